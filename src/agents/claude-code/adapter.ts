@@ -1,0 +1,121 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { InputError } from '../../load/input-error.js';
+import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
+import { parseClaudeStream } from './parse.js';
+
+/** Variables passed through from the caller: credentials, gateways, proxies. Nothing else leaks in. */
+const PASS_THROUGH = [
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_AUTH_TOKEN',
+  'ANTHROPIC_BASE_URL',
+  'ANTHROPIC_CUSTOM_HEADERS',
+  'CLAUDE_CODE_OAUTH_TOKEN',
+  'CLAUDE_CODE_USE_BEDROCK',
+  'CLAUDE_CODE_USE_VERTEX',
+  'AWS_REGION',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'ANTHROPIC_VERTEX_PROJECT_ID',
+  'CLOUD_ML_REGION',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'HTTPS_PROXY',
+  'HTTP_PROXY',
+  'NO_PROXY',
+  'NODE_EXTRA_CA_CERTS',
+  'LANG',
+  'LC_ALL',
+  'TZ',
+] as const;
+
+const require = createRequire(import.meta.url);
+
+function pinnedBinary(): string | undefined {
+  // The platform package holds the native binary itself; the wrapper's bin is only a copy made by a postinstall
+  // script that package managers may skip.
+  const platform = `@anthropic-ai/claude-code-${process.platform}-${process.arch}`;
+  for (const candidate of [
+    () => join(dirname(require.resolve(`${platform}/package.json`)), 'claude'),
+    () => join(dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'bin', 'claude.exe'),
+  ]) {
+    try {
+      const p = candidate();
+      if (existsSync(p)) return p;
+    } catch {
+      /* not installed: try the next */
+    }
+  }
+  return undefined;
+}
+
+export const claudeCode: AgentAdapter = {
+  id: 'claude-code',
+  skillsFolder: '.claude/skills',
+  deniedTools: ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'],
+
+  resolveBinary(override?: string): string {
+    const bin = override ?? pinnedBinary();
+    if (!bin || !existsSync(bin)) {
+      throw new InputError({
+        file: override ? 'agentBinary' : '@anthropic-ai/claude-code',
+        what: override ? `agent binary ${override} not found` : 'the pinned Claude Code CLI is not installed',
+        todo: override ? 'fix `agentBinary` in the config or --agent-binary' : 'run `npm ci` in the skillprobe folder',
+      });
+    }
+    return bin;
+  },
+
+  invocation(req: InvocationRequest): Invocation {
+    const env: Record<string, string> = {};
+    for (const k of PASS_THROUGH) {
+      const v = req.callerEnv[k];
+      if (v !== undefined && v !== '') env[k] = v;
+    }
+    Object.assign(env, {
+      PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: req.home,
+      // Stops every connection but the API calls (telemetry, update checks): measured in the reference §7.1.
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      DISABLE_TELEMETRY: '1',
+      DISABLE_AUTOUPDATER: '1',
+      DISABLE_ERROR_REPORTING: '1',
+      CLAUDE_CODE_MAX_RETRIES: String(req.cliRetries),
+      API_TIMEOUT_MS: '120000',
+      // Only the skills under test compete for the model's attention.
+      CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1',
+    });
+    if (req.simulator) {
+      env.ANTHROPIC_BASE_URL = req.simulator.url;
+      env.ANTHROPIC_API_KEY = 'skillprobe-simulator';
+      delete env.ANTHROPIC_AUTH_TOKEN;
+      delete env.CLAUDE_CODE_OAUTH_TOKEN;
+      env.ANTHROPIC_CUSTOM_HEADERS = Object.entries(req.simulator.headers)
+        .map(([k, v]) => `${k}: ${v}`)
+        .join('\n');
+    }
+    const args = [
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--setting-sources',
+      'project',
+      '--strict-mcp-config',
+      '--no-session-persistence',
+      // `=` forms: the variadic options would otherwise swallow what follows (reference §9.1).
+      '--tools=Read,Glob,Grep,Skill',
+      '--allowedTools=Skill',
+      '--max-turns',
+      String(req.maxTurns),
+      '--model',
+      req.model,
+      '--',
+      req.prompt,
+    ];
+    return { file: this.resolveBinary(req.binary), args, env };
+  },
+
+  parse: parseClaudeStream,
+};

@@ -1,0 +1,254 @@
+import type {
+  ErrorEvent,
+  ErrorKind,
+  ResultStatus,
+  SkillLoadEvent,
+  ToolCallEvent,
+  Transcript,
+  TranscriptEvent,
+} from '../../transcript/types.js';
+
+/**
+ * Claude Code stream-JSON (2.1.x, `-p --output-format stream-json --verbose`) → canonical transcript.
+ * Tolerant by design: unknown event types become `other`, malformed or truncated lines become warnings.
+ * Facts used here are from shared/reference/claude-code-headless.md §2, §3, §5, §10.
+ */
+
+const SKILL_TOOL = 'Skill';
+const READ_TOOL = 'Read';
+const BODY_PREFIX = 'Base directory for this skill: ';
+
+type Json = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** Text of a tool_result `content`, which is either a string or a list of blocks. */
+function resultText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content
+      .map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : ''))
+      .filter(Boolean)
+      .join('\n');
+  }
+  return '';
+}
+
+function errorKindOf(tag: string | undefined, status: number | undefined): ErrorKind {
+  switch (tag) {
+    case 'rate_limit':
+    case 'server_error':
+    case 'overloaded':
+    case 'authentication_failed':
+    case 'model_not_found':
+      return tag;
+  }
+  if (status === 429) return 'rate_limit';
+  if (status === 529) return 'overloaded';
+  if (status !== undefined && status >= 500) return 'server_error';
+  return 'unknown';
+}
+
+function syntheticErrorKind(tag: string | undefined, text: string): ErrorKind {
+  if (/Unable to connect|ConnectionRefused|ECONNREFUSED/i.test(text)) return 'connection';
+  if (/Request timed out/i.test(text)) return 'timeout';
+  return errorKindOf(tag, undefined);
+}
+
+function statusFromText(text: string): number | undefined {
+  const m = /API Error: (?:Request rejected \()?(\d{3})\b/.exec(text);
+  return m ? Number(m[1]) : undefined;
+}
+
+function skillLoadStatus(isError: boolean, text: string): SkillLoadEvent['status'] {
+  if (!isError) return 'loaded';
+  if (/Unknown skill|cannot be used with Skill tool/i.test(text)) return 'invalid';
+  return 'denied';
+}
+
+function resultStatus(subtype: string | undefined, isError: boolean): ResultStatus {
+  switch (subtype) {
+    case 'success':
+      return isError ? 'api_error' : 'success';
+    case 'error_max_turns':
+      return 'max_turns';
+    case 'error_max_budget_usd':
+      return 'max_budget';
+    case 'error_during_execution':
+      return 'execution_error';
+    default:
+      return 'other_error';
+  }
+}
+
+function toolCall(block: Json, messageId: string | undefined): ToolCallEvent {
+  const name = str(block.name) ?? '';
+  const input = isObject(block.input) ? block.input : {};
+  const call: ToolCallEvent = {
+    kind: 'tool_call',
+    source: 'assistant',
+    id: str(block.id) ?? '',
+    name,
+    input,
+    messageId,
+    intent: 'other',
+  };
+  if (name === SKILL_TOOL) {
+    call.intent = 'skill';
+    call.skill = str(input.skill) ?? '';
+    const args = str(input.args);
+    if (args !== undefined) call.args = args;
+  } else if (name === READ_TOOL) {
+    call.intent = 'read';
+    call.path = str(input.file_path) ?? '';
+  }
+  return call;
+}
+
+export function parseClaudeStream(raw: string): Transcript {
+  const events: TranscriptEvent[] = [];
+  const warnings: Transcript['warnings'] = [];
+  const skillCalls = new Map<string, ToolCallEvent>();
+  let awaitingBody: SkillLoadEvent | undefined;
+
+  const lines = raw.split('\n');
+  lines.forEach((line, i) => {
+    const lineNo = i + 1;
+    if (line.trim() === '') return;
+    let ev: unknown;
+    try {
+      ev = JSON.parse(line);
+    } catch {
+      const last = i === lines.length - 1 || lines.slice(i + 1).every((l) => l.trim() === '');
+      warnings.push({
+        line: lineNo,
+        message: last ? 'truncated final line (process ended mid-write)' : 'line is not valid JSON',
+      });
+      return;
+    }
+    if (!isObject(ev)) {
+      warnings.push({ line: lineNo, message: 'line is JSON but not an object' });
+      return;
+    }
+    const type = str(ev.type) ?? '';
+    const subtype = str(ev.subtype);
+
+    if (type === 'system' && subtype === 'init') {
+      events.push({
+        kind: 'init',
+        source: 'system',
+        model: str(ev.model) ?? '',
+        cliVersion: str(ev.claude_code_version) ?? '',
+        cwd: str(ev.cwd) ?? '',
+        tools: strings(ev.tools),
+        skills: [...new Set([...strings(ev.skills), ...strings(ev.slash_commands)])],
+      });
+      return;
+    }
+    if (type === 'system' && subtype === 'api_retry') {
+      const status = num(ev.error_status);
+      events.push({
+        kind: 'error',
+        source: 'system',
+        errorKind: errorKindOf(str(ev.error), status),
+        httpStatus: status,
+        message: `API retry ${num(ev.attempt) ?? '?'}/${num(ev.max_retries) ?? '?'}`,
+        retrying: true,
+      });
+      return;
+    }
+    if (type === 'assistant' && isObject(ev.message)) {
+      // Sub-agent traffic is not the model under test answering the user.
+      if (ev.parent_tool_use_id !== null && ev.parent_tool_use_id !== undefined) {
+        events.push({ kind: 'other', source: 'assistant', type: 'subagent' });
+        return;
+      }
+      const msg = ev.message;
+      const messageId = str(msg.id);
+      const content = Array.isArray(msg.content) ? msg.content : [];
+      const synthetic = msg.model === '<synthetic>' || ev.error !== undefined;
+      for (const block of content) {
+        if (!isObject(block)) continue;
+        if (synthetic) {
+          // The CLI wrote this, not the model: an API error report, never a plan.
+          const text = str(block.text) ?? '';
+          const err: ErrorEvent = {
+            kind: 'error',
+            source: 'system',
+            errorKind: syntheticErrorKind(str(ev.error), text),
+            httpStatus: statusFromText(text),
+            message: text,
+            retrying: false,
+          };
+          events.push(err);
+        } else if (block.type === 'text') {
+          events.push({ kind: 'text', source: 'assistant', text: str(block.text) ?? '', messageId });
+        } else if (block.type === 'tool_use') {
+          const call = toolCall(block, messageId);
+          if (call.intent === 'skill') skillCalls.set(call.id, call);
+          events.push(call);
+        } else {
+          events.push({ kind: 'other', source: 'assistant', type: str(block.type) ?? 'unknown' });
+        }
+      }
+      return;
+    }
+    if (type === 'user' && isObject(ev.message)) {
+      const content = ev.message.content;
+      const blocks = Array.isArray(content) ? content : typeof content === 'string' ? [{ type: 'text', text: content }] : [];
+      for (const block of blocks) {
+        if (!isObject(block)) continue;
+        if (block.type === 'tool_result') {
+          const id = str(block.tool_use_id) ?? '';
+          const isError = block.is_error === true;
+          const text = resultText(block.content);
+          events.push({ kind: 'tool_result', source: 'tool', id, isError, text });
+          const call = skillCalls.get(id);
+          if (call) {
+            const load: SkillLoadEvent = {
+              kind: 'skill_load',
+              source: 'harness',
+              callId: id,
+              name: call.skill ?? '',
+              status: skillLoadStatus(isError, text),
+              detail: text.replace(/<\/?tool_use_error>/g, '').trim(),
+            };
+            events.push(load);
+            awaitingBody = load.status === 'loaded' ? load : awaitingBody;
+          }
+        } else if (block.type === 'text') {
+          const text = str(block.text) ?? '';
+          // The injected skill body has no tool_use_id: link it to the last loaded skill by order (§3b).
+          if (text.startsWith(BODY_PREFIX) && awaitingBody && awaitingBody.path === undefined) {
+            awaitingBody.path = text.slice(BODY_PREFIX.length).split('\n', 1)[0]?.trim();
+            awaitingBody = undefined;
+          }
+          events.push({ kind: 'text', source: 'harness', text });
+        }
+      }
+      return;
+    }
+    if (type === 'result') {
+      const isError = ev.is_error === true;
+      const errors = strings(ev.errors);
+      events.push({
+        kind: 'result',
+        source: 'system',
+        status: resultStatus(subtype, isError),
+        turns: num(ev.num_turns),
+        costUsd: num(ev.total_cost_usd),
+        durationMs: num(ev.duration_ms),
+        finalText: str(ev.result),
+        httpStatus: num(ev.api_error_status),
+        message: errors.length ? errors.join('; ') : isError ? str(ev.result) : undefined,
+      });
+      return;
+    }
+    events.push({ kind: 'other', source: type === 'user' ? 'harness' : 'system', type: subtype ? `${type}/${subtype}` : type || 'unknown' });
+  });
+
+  return { agent: 'claude-code', events, warnings };
+}

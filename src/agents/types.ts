@@ -1,0 +1,35 @@
+import type { Transcript } from '../transcript/types.js';
+
+/** Everything an adapter needs to build one headless invocation. */
+export interface InvocationRequest {
+  prompt: string;
+  model: string;
+  maxTurns: number;
+  cliRetries: number;
+  workspace: string;
+  home: string;
+  /** The caller's environment; the adapter passes on only what it allowlists. */
+  callerEnv: NodeJS.ProcessEnv;
+  /** Set when running against the simulator: its URL and the trial's identity headers. */
+  simulator?: { url: string; headers: Record<string, string> };
+  binary?: string;
+}
+
+export interface Invocation {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */
+export interface AgentAdapter {
+  readonly id: string;
+  /** Where the family is installed inside the workspace (relative). */
+  readonly skillsFolder: string;
+  /** Tools that must never be available to the model in a trial (checked against the init event). */
+  readonly deniedTools: readonly string[];
+  invocation(req: InvocationRequest): Invocation;
+  parse(raw: string): Transcript;
+  /** Resolves the binary that will run (for the manifest and for errors before any trial). */
+  resolveBinary(override?: string): string;
+}

@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { InputError } from './load/input-error.js';
+import { ARMS } from './load/config.js';
+import { describeRunDir, executeRun, HARNESS_VERSION, loadSuite, type RunOptions } from './commands/run.js';
+import { loadProfile } from './sim/profile.js';
+import { startSimulator } from './sim/server.js';
+import { WorkspaceRootError } from './workspace/sealed.js';
+
+/** Exit codes: 0 all good, 2 usage or input error. The verdict codes are in README. */
+export const EXIT_USAGE = 2;
+
+function int(name: string, min: number) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${v}"`);
+    return n;
+  };
+}
+
+function positive(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${v}"`);
+    return n;
+  };
+}
+
+function arms(v: string) {
+  const list = v.split(',').map((s) => s.trim());
+  const bad = list.filter((a) => !(ARMS as readonly string[]).includes(a));
+  if (bad.length || list.length === 0) throw new InvalidArgumentError(`arms are ${ARMS.join(', ')} (comma-separated), got "${v}"`);
+  return list;
+}
+
+function buildProgram(): Command {
+  const program = new Command()
+    .name('skillprobe')
+    .description('Does an Agent Skill fire when it should, stay quiet when it should not, and plan a call that runs?')
+    .version(HARNESS_VERSION)
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+
+  program
+    .command('run')
+    .description('run the suite: every case × arm × trial through the real agent CLI in sealed workspaces')
+    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)')
+    .option('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)')
+    .option('-n, --trials <n>', 'trials per case and arm', int('--trials', 1))
+    .option('-j, --concurrency <n>', 'trials running at once', int('--concurrency', 1))
+    .option('-m, --model <model>', 'model passed to the agent CLI')
+    .option('--skills <dir>', 'skills folder')
+    .option('--cases <glob>', 'case files (glob)')
+    .option('--transcripts <dir>', 'where run folders are written')
+    .option('--timeout <seconds>', 'harness deadline per trial', positive('--timeout'))
+    .option('--max-turns <n>', 'agent max turns', int('--max-turns', 1))
+    .option('--arms <list>', `arms to run (${ARMS.join(',')})`, arms)
+    .option('--agent-binary <path>', 'agent CLI binary (default: the pinned one)')
+    .option('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)')
+    .option('--keep-workspaces', 'leave workspaces on disk for inspection')
+    .action(async (o: Record<string, unknown>) => {
+      const opts: RunOptions = {
+        config: o.config as string | undefined,
+        sim: o.sim as string | undefined,
+        keepWorkspaces: o.keepWorkspaces === true,
+        workdir: o.workdir as string | undefined,
+        overrides: {
+          trials: o.trials,
+          concurrency: o.concurrency,
+          model: o.model,
+          skillsDir: o.skills,
+          cases: o.cases,
+          transcriptsDir: o.transcripts,
+          maxTurns: o.maxTurns,
+          arms: o.arms,
+          agentBinary: o.agentBinary,
+          ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
+        },
+      };
+      const loaded = loadSuite(opts);
+      if (loaded.profile) process.stderr.write(`using the skillprobe model SIMULATOR (profile "${loaded.profile.name}"): numbers below are not a real model's\n`);
+      const outcome = await executeRun(loaded, opts);
+      const { manifest } = outcome;
+      process.stdout.write(
+        `run ${manifest.runId} ${manifest.status}: ${manifest.trials.finished} trials` +
+          (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
+          `\nrun folder: ${describeRunDir(outcome.store)}\n`,
+      );
+      if (manifest.status === 'interrupted') process.exitCode = 130;
+    });
+
+  program
+    .command('sim')
+    .description('serve the model SIMULATOR on 127.0.0.1 (Anthropic Messages API) until stopped')
+    .argument('<profile>', 'simulator profile (YAML)')
+    .option('-p, --port <port>', 'port (default: a free one)', int('--port', 0))
+    .action(async (profileFile: string, o: { port?: number }) => {
+      const sim = await startSimulator(loadProfile(profileFile), { port: o.port });
+      process.stdout.write(`skillprobe model SIMULATOR listening on ${sim.url} (not a real model)\nset ANTHROPIC_BASE_URL=${sim.url} to point a CLI at it; Ctrl-C stops\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => void sim.stop().then(resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      // Help and version are not errors; everything else commander reports is a usage mistake (already printed).
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : EXIT_USAGE;
+    }
+    if (e instanceof InputError) {
+      process.stderr.write(`skillprobe: input error, nothing was run:\n${e.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (e instanceof WorkspaceRootError) {
+      process.stderr.write(`skillprobe: ${e.message}\n`);
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`skillprobe: internal error (please report): ${(e as Error).stack ?? String(e)}\n`);
+    return 1;
+  }
+}
+
+main(process.argv).then((code) => {
+  process.exitCode = code;
+});

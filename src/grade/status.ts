@@ -1,0 +1,71 @@
+import type { Arm } from '../load/config.js';
+import type { ErrorEvent, InitEvent, ResultEvent, Transcript, TrialMeta } from '../transcript/types.js';
+
+export type TrialStatus = 'ok' | 'timeout' | 'max_turns' | 'agent_error' | 'infra_error' | 'killed' | 'isolation_error';
+
+export interface IsolationContext {
+  arm: Arm;
+  /** Folder names of the family installed in the skill arm. */
+  family: string[];
+  deniedTools: readonly string[];
+}
+
+export interface StatusVerdict {
+  status: TrialStatus;
+  detail?: string;
+}
+
+/** Error kinds that mean the service, not the model or the skill, failed: missing data, not a "did not trigger". */
+const INFRA_KINDS = new Set<ErrorEvent['errorKind']>(['rate_limit', 'server_error', 'overloaded', 'connection', 'timeout']);
+
+/**
+ * The isolation check, failing closed: the init event must show exactly the family (skill arm) or none of it
+ * (ablation arm), and none of the tools that must stay locked.
+ */
+export function isolationProblem(init: InitEvent | undefined, ctx: IsolationContext): string | undefined {
+  if (!init) return 'no init event: cannot verify what the agent loaded';
+  const listed = new Set(init.skills);
+  if (ctx.arm === 'skill') {
+    const missing = ctx.family.filter((s) => !listed.has(s));
+    if (missing.length) return `skill arm: ${missing.join(', ')} not loaded by the agent`;
+  } else {
+    const present = ctx.family.filter((s) => listed.has(s));
+    if (present.length) return `ablation arm: ${present.join(', ')} visible to the agent`;
+  }
+  const open = ctx.deniedTools.filter((t) => init.tools.includes(t));
+  if (open.length) return `tools that must be locked are available: ${open.join(', ')}`;
+  return undefined;
+}
+
+/** Classifies how a trial ended. Pure: the transcript and process facts in, a status out. */
+export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContext): StatusVerdict {
+  if (meta.interrupted) return { status: 'killed', detail: 'stopped by the user' };
+  if (meta.spawnError) return { status: 'agent_error', detail: meta.spawnError };
+  const init = t.events.find((e): e is InitEvent => e.kind === 'init');
+  const result = t.events.find((e): e is ResultEvent => e.kind === 'result');
+  if (!init && !meta.timedOut) {
+    return { status: 'agent_error', detail: meta.stderrTail.trim().split('\n').at(-1) || `exit ${meta.exitCode ?? meta.signal}` };
+  }
+  const leak = isolationProblem(init, ctx);
+  if (leak && init) return { status: 'isolation_error', detail: leak };
+  if (meta.timedOut) return { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` };
+  const finalError = [...t.events].reverse().find((e): e is ErrorEvent => e.kind === 'error' && !e.retrying);
+  if (!result) {
+    if (finalError && INFRA_KINDS.has(finalError.errorKind)) return { status: 'infra_error', detail: finalError.message };
+    return { status: meta.exitCode === 0 ? 'killed' : 'agent_error', detail: `no result line (exit ${meta.exitCode ?? meta.signal})` };
+  }
+  switch (result.status) {
+    case 'success':
+      return { status: 'ok' };
+    case 'max_turns':
+      return { status: 'max_turns', detail: result.message };
+    case 'api_error': {
+      const kind = finalError?.errorKind;
+      const status = result.httpStatus;
+      const infra = (kind !== undefined && INFRA_KINDS.has(kind)) || status === 429 || (status !== undefined && status >= 500);
+      return { status: infra ? 'infra_error' : 'agent_error', detail: result.message ?? finalError?.message };
+    }
+    default:
+      return { status: 'agent_error', detail: result.message ?? result.status };
+  }
+}

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import { globSync } from 'tinyglobby';
+import { z } from 'zod';
+import { InputError, ProblemList } from './input-error.js';
+import type { Skill } from './skills.js';
+import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
+
+export const NO_SKILL = 'none';
+
+const regexList = z.array(z.string().min(1)).default([]);
+
+export const caseSchema = z
+  .object({
+    id: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'id may hold only letters, digits, `.`, `_` and `-` — rename it (it becomes a folder name)'),
+    prompt: z.string(),
+    expect: z.object({ skill: z.string().min(1) }).strict(),
+    tags: z.array(z.string().min(1)).default([]),
+    /** A positive case passes only if no other family member fired as well. */
+    exclusive: z.boolean().default(false),
+    /** Command prefix for this case's plans (overrides the config's `commands`). */
+    command: z.string().min(1).optional(),
+    plan: z
+      .object({
+        matches: regexList,
+        mustNot: regexList,
+        verb: z.string().min(1).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+export const casesFileSchema = z.array(caseSchema).min(1, 'the file holds no cases — add at least one case (a YAML list of `- id: …` items)');
+
+export type Case = z.output<typeof caseSchema> & {
+  /** Where the case was written, for messages. */
+  source: { file: string; line: number };
+};
+
+export interface CaseSuite {
+  cases: Case[];
+  files: string[];
+  /** sha256 over the case files' bytes. */
+  hash: string;
+}
+
+function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml, skills: Skill[], problems: ProblemList): void {
+  const known = new Set(skills.flatMap((s) => [s.dir, s.name]));
+  if (c.prompt.trim() === '') {
+    problems.add(y.problem([index, 'prompt'], `case "${c.id}" has an empty prompt`, 'write the request as a user would type it'));
+  }
+  const slash = /^\s*\/([A-Za-z0-9:_-]+)/.exec(c.prompt);
+  if (slash) {
+    problems.add(
+      y.problem(
+        [index, 'prompt'],
+        `case "${c.id}" starts with "/${slash[1]}", which the CLI expands before the model sees it, so nothing is tested`,
+        'phrase the prompt as a request in words',
+      ),
+    );
+  }
+  if (c.expect.skill !== NO_SKILL && !known.has(c.expect.skill)) {
+    problems.add(
+      y.problem(
+        [index, 'expect', 'skill'],
+        `case "${c.id}" expects skill "${c.expect.skill}", which is not in the skills folder`,
+        `use one of ${[...known].sort().join(', ')}, or "${NO_SKILL}" for a negative case`,
+      ),
+    );
+  }
+  if (c.plan && c.expect.skill === NO_SKILL) {
+    problems.add(y.problem([index, 'plan'], `case "${c.id}" is negative but has plan checks`, 'remove `plan`, or expect a skill'));
+  }
+  for (const key of ['matches', 'mustNot'] as const) {
+    c.plan?.[key].forEach((pattern, j) => {
+      try {
+        new RegExp(pattern);
+      } catch (e) {
+        problems.add(
+          y.problem([index, 'plan', key, j], `invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`, 'fix the pattern (JavaScript RegExp syntax; escape special characters with \\\\)'),
+        );
+      }
+    });
+  }
+}
+
+/** Loads and cross-checks every case file; every problem is reported with file:line:col. */
+export function loadCases(patterns: string | string[], skills: Skill[]): CaseSuite {
+  const list = Array.isArray(patterns) ? patterns : [patterns];
+  const files = globSync(list, { onlyFiles: true, expandDirectories: false }).sort();
+  if (files.length === 0) {
+    throw new InputError({ file: list.join(', '), what: 'no case files matched', todo: 'check `cases` in skillprobe.config.yaml or --cases' });
+  }
+  const problems = new ProblemList();
+  const cases: Case[] = [];
+  const seen = new Map<string, string>();
+  const hash = createHash('sha256');
+  for (const file of files) {
+    const text = readTextFile(file, 'case file');
+    hash.update(file).update('\0').update(text).update('\0');
+    problems.collect(() => {
+      const y = parseYamlText(file, text);
+      const parsed = validateYaml(y, casesFileSchema);
+      parsed.forEach((c, i) => {
+        const pos = y.locate([i]);
+        const where = `${file}:${pos.line}`;
+        const first = seen.get(c.id);
+        if (first) {
+          problems.add(y.problem([i, 'id'], `duplicate case id "${c.id}" (first defined at ${first})`, 'give every case a unique id'));
+        } else {
+          seen.set(c.id, where);
+        }
+        checkCase(c, i, y, skills, problems);
+        cases.push({ ...c, source: { file, line: pos.line } });
+      });
+    });
+  }
+  problems.throwIfAny();
+  return { cases, files, hash: hash.digest('hex') };
+}

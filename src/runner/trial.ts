@@ -1,0 +1,83 @@
+import { spawnAgent } from '../agents/spawn.js';
+import type { AgentAdapter } from '../agents/types.js';
+import { trialStatus, type TrialStatus } from '../grade/status.js';
+import type { Case } from '../load/cases.js';
+import type { Config } from '../load/config.js';
+import type { Skill } from '../load/skills.js';
+import { CASE_HEADER, TRIAL_HEADER } from '../sim/server.js';
+import type { RunStore, TrialRef } from '../store/run-store.js';
+import type { Transcript, TrialMeta } from '../transcript/types.js';
+import { createSealedWorkspace } from '../workspace/sealed.js';
+
+export interface TrialContext {
+  adapter: AgentAdapter;
+  binary: string;
+  config: Config;
+  skills: Skill[];
+  store: RunStore;
+  callerEnv: NodeJS.ProcessEnv;
+  simulatorUrl?: string;
+  workRoot?: string;
+  keepWorkspaces: boolean;
+  signal: AbortSignal;
+}
+
+export interface TrialRecord {
+  ref: TrialRef;
+  status: TrialStatus;
+  detail?: string;
+  transcript: Transcript;
+  meta: TrialMeta;
+  /** Workspace left on disk with --keep-workspaces. */
+  keptWorkspace?: string;
+}
+
+/** The stable identity the simulator draws from: the same trial always behaves the same. */
+export function trialKey(ref: TrialRef): string {
+  return `${ref.caseId}/${ref.arm}/${ref.n}`;
+}
+
+/** Runs one trial: sealed workspace → agent → raw transcript on disk; infra errors retried as configured. */
+export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promise<TrialRecord> {
+  const maxAttempts = 1 + ctx.config.retries.infra;
+  for (let attempt = 1; ; attempt++) {
+    const ws = await createSealedWorkspace({
+      root: ctx.workRoot,
+      skills: ref.arm === 'skill' ? ctx.skills : [],
+      skillsFolder: ctx.adapter.skillsFolder,
+    });
+    try {
+      const inv = ctx.adapter.invocation({
+        prompt: c.prompt,
+        model: ctx.config.model,
+        maxTurns: ctx.config.maxTurns,
+        cliRetries: ctx.config.retries.cli,
+        workspace: ws.dir,
+        home: ws.home,
+        callerEnv: ctx.callerEnv,
+        binary: ctx.binary,
+        simulator: ctx.simulatorUrl ? { url: ctx.simulatorUrl, headers: { [TRIAL_HEADER]: trialKey(ref), [CASE_HEADER]: c.id } } : undefined,
+      });
+      const { stdout, meta } = await spawnAgent(inv, {
+        cwd: ws.dir,
+        deadlineMs: ctx.config.timeouts.trialSeconds * 1000,
+        signal: ctx.signal,
+        attempt,
+      });
+      const transcript = ctx.adapter.parse(stdout.toString('utf8'));
+      const verdict = trialStatus(transcript, meta, {
+        arm: ref.arm,
+        family: ctx.skills.map((s) => s.dir),
+        deniedTools: ctx.adapter.deniedTools,
+      });
+      const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;
+      // A failed attempt is kept beside the trial (`<n>.a1.jsonl`), never overwritten or lost.
+      await ctx.store.writeTrial(ref, stdout, meta, retry ? `.a${attempt}` : '');
+      if (!retry) {
+        return { ref, status: verdict.status, detail: verdict.detail, transcript, meta, keptWorkspace: ctx.keepWorkspaces ? ws.root : undefined };
+      }
+    } finally {
+      if (!ctx.keepWorkspaces) await ws.cleanup();
+    }
+  }
+}

@@ -1,0 +1,174 @@
+import { createHash } from 'node:crypto';
+import type { ConversationView } from './conversation.js';
+import type { Behaviour, PlanPolicy, Profile, Rule } from './profile.js';
+
+/** What the simulated model does with one request. */
+export type ReplyBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> };
+
+export type Reply =
+  | { type: 'message'; blocks: ReplyBlock[] }
+  | { type: 'http_error'; status: number; message: string; retryAfter?: number }
+  | { type: 'stall'; partialText: string };
+
+export interface TrialIdentity {
+  /** Stable for one conversation: the harness's trial key, else the CLI's session id. */
+  key: string;
+  caseId?: string;
+}
+
+/**
+ * A uniform draw in [0, 1) from a hash of the seed and labels: deterministic per trial and purpose,
+ * independent across trials, and needs no shared generator state (safe under concurrency).
+ */
+export function seededUniform(seed: number, ...labels: string[]): number {
+  const h = createHash('sha256').update([String(seed), ...labels].join('\u0000')).digest();
+  return h.readUIntBE(0, 6) / 2 ** 48;
+}
+
+export function pickWeighted<T extends { p: number }>(items: T[], u: number): T {
+  const total = items.reduce((s, b) => s + b.p, 0);
+  let x = u * total;
+  for (const item of items) {
+    if (x < item.p) return item;
+    x -= item.p;
+  }
+  return items[items.length - 1]!;
+}
+
+export function matchingRule(profile: Profile, prompt: string, caseId: string | undefined): Rule | undefined {
+  return profile.rules.find((r) => (r.case !== undefined ? r.case === caseId : new RegExp(r.prompt!, 'i').test(prompt)));
+}
+
+const DEFAULT_ANSWER = 'Here is a general answer without using any skill: I would start by checking the documentation for the tool you mentioned.';
+const DEFAULT_CLARIFY = 'Could you tell me a bit more about what you need — which project or system should I work with?';
+
+function answer(text: string | true | undefined, fallback: string): Reply {
+  return { type: 'message', blocks: [{ type: 'text', text: typeof text === 'string' ? text : fallback }] };
+}
+
+/** The behaviour this trial draws on its first turn (recomputed on later turns, never stored). */
+export function firstBehaviour(profile: Profile, view: ConversationView, id: TrialIdentity): { behaviour: Behaviour; plan: PlanPolicy } {
+  const rule = matchingRule(profile, view.prompt, id.caseId);
+  const behaviours = rule?.do ?? profile.default;
+  const behaviour = pickWeighted(behaviours, seededUniform(profile.seed, id.key, 'behaviour'));
+  return { behaviour, plan: rule?.plan ?? profile.plan };
+}
+
+function callSkill(name: string, args: string | undefined): Reply {
+  const input: Record<string, unknown> = { skill: name };
+  if (args !== undefined && args !== '') input.args = args;
+  return {
+    type: 'message',
+    blocks: [
+      { type: 'text', text: `I'll use the ${name} skill for this.` },
+      { type: 'tool_use', name: 'Skill', input },
+    ],
+  };
+}
+
+function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity): Reply {
+  const { behaviour: b } = firstBehaviour(profile, view, id);
+  const canSkill = view.tools.includes('Skill');
+  const offered = (name: string) => canSkill && view.offeredSkills.includes(name);
+  // A model cannot call what it was not shown: such behaviours degrade to a plain answer (the ablation arm).
+  if (b.skill !== undefined) return offered(b.skill) ? callSkill(b.skill, b.args) : answer(undefined, DEFAULT_ANSWER);
+  if (b.sibling !== undefined) {
+    const others = canSkill ? view.offeredSkills.filter((s) => s !== b.sibling) : [];
+    if (others.length === 0) return answer(undefined, DEFAULT_ANSWER);
+    const pick = others[Math.floor(seededUniform(profile.seed, id.key, 'sibling') * others.length)]!;
+    return callSkill(pick, b.args);
+  }
+  if (b.read !== undefined) {
+    if (!view.offeredSkills.includes(b.read) || !view.tools.includes('Read')) return answer(undefined, DEFAULT_ANSWER);
+    return {
+      type: 'message',
+      blocks: [
+        { type: 'text', text: `Let me read the ${b.read} instructions first.` },
+        { type: 'tool_use', name: 'Read', input: { file_path: `.claude/skills/${b.read}/SKILL.md` } },
+      ],
+    };
+  }
+  if (b.clarify !== undefined) return answer(b.clarify, DEFAULT_CLARIFY);
+  if (b.http !== undefined) return { type: 'http_error', status: b.http, message: `simulated HTTP ${b.http}`, retryAfter: b.retryAfter };
+  if (b.stall) return { type: 'stall', partialText: 'Let me think about' };
+  if (b.loop) return loopStep(view.turn);
+  return answer(b.answer, DEFAULT_ANSWER);
+}
+
+function loopStep(turn: number): Reply {
+  return {
+    type: 'message',
+    blocks: [
+      { type: 'text', text: `Searching, step ${turn + 1}.` },
+      { type: 'tool_use', name: 'Glob', input: { pattern: `**/*step${turn}*` } },
+    ],
+  };
+}
+
+/** Command lines of a skill body: non-empty lines inside fenced code blocks, comments dropped. */
+export function commandsIn(body: string): string[] {
+  const out: string[] = [];
+  let inFence = false;
+  for (const line of body.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    const t = line.trim();
+    if (inFence && t !== '' && !t.startsWith('#')) out.push(t.replace(/^\$\s+/, ''));
+  }
+  return out;
+}
+
+/** A plausible mistake: the first hyphenated subcommand cut short (`create-issue` → `create`), or a flag dropped. */
+export function mutateCommand(cmd: string, how: PlanPolicy['mutate']): string {
+  const tokens = cmd.split(' ');
+  if (how === 'abbreviate') {
+    const i = tokens.findIndex((t) => !t.startsWith('-') && /^[a-z]+-[a-z-]+$/.test(t));
+    if (i >= 0) {
+      tokens[i] = tokens[i]!.split('-')[0]!;
+      return tokens.join(' ');
+    }
+  }
+  const flag = tokens.map((t, i) => (t.startsWith('--') ? i : -1)).filter((i) => i >= 0).at(-1);
+  if (flag === undefined) return `${cmd} --force`;
+  const valueFollows = tokens[flag + 1] !== undefined && !tokens[flag + 1]!.startsWith('-');
+  tokens.splice(flag, valueFollows ? 2 : 1);
+  return tokens.join(' ');
+}
+
+/** Strips Read's `N\t` line prefixes and the frontmatter, and fills `$ARGUMENTS` as the CLI would. */
+function bodyFromRead(text: string, args: string): string {
+  const raw = text
+    .split('\n')
+    .map((l) => l.replace(/^\s*\d+\t/, ''))
+    .join('\n');
+  return raw.replace(/^---\n[\s\S]*?\n---\n/, '').replace(/\$ARGUMENTS/g, args);
+}
+
+function planReply(profile: Profile, id: TrialIdentity, body: string, policy: PlanPolicy): Reply {
+  let cmds = commandsIn(body);
+  if (cmds.length === 0) return answer('I loaded the skill, but it gives no command to run for this request.', '');
+  if (seededUniform(profile.seed, id.key, 'plan') < policy.wrong) cmds = [mutateCommand(cmds[0]!, policy.mutate), ...cmds.slice(1)];
+  const text = `Here is the plan:\n\n\`\`\`bash\n${cmds.join('\n')}\n\`\`\`\n\nI can't run commands in this session, so run these yourself.`;
+  return { type: 'message', blocks: [{ type: 'text', text }] };
+}
+
+/** The simulated model's reply to one request. Pure: same profile, view and identity → same reply. */
+export function decideReply(profile: Profile, view: ConversationView, id: TrialIdentity): Reply {
+  if (view.turn === 0 || view.lastResults.length === 0) {
+    return view.turn === 0 ? firstTurn(profile, view, id) : answer(undefined, DEFAULT_ANSWER);
+  }
+  const { behaviour, plan } = firstBehaviour(profile, view, id);
+  if (behaviour.loop) return loopStep(view.turn);
+  const skillResult = view.lastResults.find((r) => r.tool === 'Skill');
+  if (skillResult) {
+    if (skillResult.isError || view.injectedBody === undefined) {
+      return answer(`I could not load that skill (${skillResult.text.slice(0, 120)}). ${DEFAULT_ANSWER}`, '');
+    }
+    return planReply(profile, id, view.injectedBody, plan);
+  }
+  const read = view.lastResults.find((r) => r.tool === 'Read' && /SKILL\.md$/.test(String(r.input.file_path ?? '')));
+  if (read && !read.isError) return planReply(profile, id, bodyFromRead(read.text, behaviour.args ?? ''), plan);
+  return answer(undefined, DEFAULT_ANSWER);
+}

@@ -1,0 +1,150 @@
+/**
+ * The canonical, adapter-neutral transcript. Every agent adapter turns its raw stream into this shape;
+ * graders only ever see this. `source` says who authored an event: only `assistant` text and `assistant`
+ * tool_call inputs are graded, because tool results and injected skill bodies echo SKILL.md (the answer key).
+ */
+
+export type EventSource = 'assistant' | 'tool' | 'harness' | 'system';
+
+export type SkillLoadStatus = 'loaded' | 'denied' | 'invalid';
+
+export type ErrorKind =
+  | 'rate_limit'
+  | 'server_error'
+  | 'overloaded'
+  | 'authentication_failed'
+  | 'model_not_found'
+  | 'connection'
+  | 'timeout'
+  | 'unknown';
+
+export interface InitEvent {
+  kind: 'init';
+  source: 'system';
+  model: string;
+  cliVersion: string;
+  cwd: string;
+  tools: string[];
+  /** Skills the CLI reports as loaded (broad list: skills plus slash commands). */
+  skills: string[];
+}
+
+export interface TextEvent {
+  kind: 'text';
+  source: 'assistant' | 'harness';
+  text: string;
+  /** Id of the model message this block belongs to (several blocks can share one). */
+  messageId?: string;
+}
+
+export interface ToolCallEvent {
+  kind: 'tool_call';
+  source: 'assistant';
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+  messageId?: string;
+  /**
+   * What the adapter recognised the call as, so graders never need CLI tool names:
+   * `skill` (the agent's skill tool: `skill` is the requested name, `args` its arguments),
+   * `read` (a file read: `path` is the file asked for).
+   */
+  intent: 'skill' | 'read' | 'other';
+  skill?: string;
+  args?: string;
+  path?: string;
+}
+
+export interface ToolResultEvent {
+  kind: 'tool_result';
+  source: 'tool';
+  id: string;
+  isError: boolean;
+  text: string;
+}
+
+export interface SkillLoadEvent {
+  kind: 'skill_load';
+  source: 'harness';
+  /** The tool call that asked for it. */
+  callId: string;
+  name: string;
+  /** Absolute skill directory when the CLI injected the body ("Base directory for this skill: …"). */
+  path?: string;
+  status: SkillLoadStatus;
+  detail?: string;
+}
+
+export interface ErrorEvent {
+  kind: 'error';
+  source: 'system' | 'assistant';
+  errorKind: ErrorKind;
+  httpStatus?: number;
+  message: string;
+  /** A retry the CLI will make itself (not final). */
+  retrying: boolean;
+}
+
+export type ResultStatus =
+  | 'success'
+  | 'api_error'
+  | 'max_turns'
+  | 'max_budget'
+  | 'execution_error'
+  | 'other_error';
+
+export interface ResultEvent {
+  kind: 'result';
+  source: 'system';
+  status: ResultStatus;
+  turns?: number;
+  costUsd?: number;
+  durationMs?: number;
+  /** The CLI's own "final answer" (for Claude Code: only the last text block). Never graded as a plan. */
+  finalText?: string;
+  httpStatus?: number;
+  message?: string;
+}
+
+export interface OtherEvent {
+  kind: 'other';
+  source: EventSource;
+  type: string;
+}
+
+export type TranscriptEvent =
+  | InitEvent
+  | TextEvent
+  | ToolCallEvent
+  | ToolResultEvent
+  | SkillLoadEvent
+  | ErrorEvent
+  | ResultEvent
+  | OtherEvent;
+
+export interface ParseWarning {
+  line: number;
+  message: string;
+}
+
+export interface Transcript {
+  agent: string;
+  events: TranscriptEvent[];
+  warnings: ParseWarning[];
+}
+
+/** Process facts about one trial, stored beside the raw transcript as `<n>.meta.json`. */
+export interface TrialMeta {
+  exitCode: number | null;
+  signal: string | null;
+  wallMs: number;
+  /** The harness's own deadline fired and it killed the process tree. */
+  timedOut: boolean;
+  /** Stopped by the user (Ctrl-C) or by the run being aborted. */
+  interrupted: boolean;
+  stderrTail: string;
+  attempt: number;
+  /** A failure to start the process at all (binary missing, …). */
+  spawnError?: string;
+  startedAt: string;
+}

@@ -1,0 +1,70 @@
+import { execa } from 'execa';
+import { cp, mkdir, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { dir as tmpDir } from 'tmp-promise';
+import type { Skill } from '../load/skills.js';
+
+export interface SealedWorkspace {
+  /** The agent's working directory: a fresh git root holding only the family (skill arm) or nothing (ablation). */
+  dir: string;
+  /** A fresh HOME, so no user-level skills, settings or usage counters leak in. */
+  home: string;
+  root: string;
+  cleanup(): Promise<void>;
+}
+
+const exists = (p: string) =>
+  stat(p).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * Ancestors that would leak into a trial: Claude Code loads `CLAUDE.md` from every ancestor even inside a git root,
+ * and `.claude/skills` from ancestors up to the git root (reference §4.2).
+ */
+export async function leakingAncestors(start: string): Promise<string[]> {
+  const found: string[] = [];
+  let d = resolve(start);
+  for (;;) {
+    for (const name of ['CLAUDE.md', '.claude']) {
+      const p = join(d, name);
+      if (await exists(p)) found.push(p);
+    }
+    const up = dirname(d);
+    if (up === d) return found;
+    d = up;
+  }
+}
+
+export class WorkspaceRootError extends Error {}
+
+/** Checks the workspace root once per run; a leak there would contaminate every trial. */
+export async function checkWorkspaceRoot(root = tmpdir()): Promise<void> {
+  const leaks = await leakingAncestors(root);
+  if (leaks.length) {
+    throw new WorkspaceRootError(
+      `the workspace root ${root} has ${leaks.join(', ')} above it, which Claude Code would load into every trial — set --workdir (or TMPDIR) to a folder with no .claude/ or CLAUDE.md above it`,
+    );
+  }
+}
+
+export async function createSealedWorkspace(opts: { root?: string; skills: Skill[]; skillsFolder: string }): Promise<SealedWorkspace> {
+  const t = await tmpDir({ prefix: 'skillprobe-', tmpdir: opts.root, unsafeCleanup: true });
+  try {
+    const dir = join(t.path, 'ws');
+    const home = join(t.path, 'home');
+    await mkdir(dir);
+    await mkdir(home);
+    // A git root stops the CLI's upward walk for skills.
+    await execa('git', ['init', '-q', dir], { stdin: 'ignore', env: { GIT_CONFIG_NOSYSTEM: '1', HOME: home }, extendEnv: true });
+    for (const s of opts.skills) {
+      await cp(s.path, join(dir, opts.skillsFolder, s.dir), { recursive: true });
+    }
+    return { dir, home, root: t.path, cleanup: () => t.cleanup() };
+  } catch (e) {
+    await t.cleanup();
+    throw e;
+  }
+}
