@@ -63,7 +63,10 @@ export function viewConversation(body: unknown): ConversationView {
   const firstTexts = blocksOf(first)
     .filter((b) => b.type === 'text')
     .map((b) => String(b.text ?? ''));
-  const offeredSkills = firstTexts.flatMap(parseListing);
+  // Older models get the listing as a reminder in the first user message; newer ones as a `system`-role message.
+  const offeredSkills = [
+    ...new Set(messages.flatMap((m) => blocksOf(m).filter((b) => b.type === 'text').flatMap((b) => parseListing(String(b.text ?? ''))))),
+  ];
   const prompt = [...firstTexts].reverse().find((t) => !t.trimStart().startsWith('<system-reminder>')) ?? '';
 
   const assistantTurns = messages.filter((m) => m.role === 'assistant');
@@ -71,10 +74,11 @@ export function viewConversation(body: unknown): ConversationView {
   const lastAssistant = assistantTurns.at(-1);
   for (const b of blocksOf(lastAssistant)) if (b.type === 'tool_use') calls.set(String(b.id), b);
 
-  const last = messages.at(-1);
+  const lastAssistantAt = messages.lastIndexOf(lastAssistant as Json);
+  const last = lastAssistant ? messages.slice(lastAssistantAt + 1).find((m) => m.role === 'user') : undefined;
   const lastResults: ToolOutcome[] = [];
   let injectedBody: string | undefined;
-  if (last && last.role === 'user' && lastAssistant) {
+  if (last) {
     for (const b of blocksOf(last)) {
       if (b.type === 'tool_result') {
         const call = calls.get(String(b.tool_use_id));

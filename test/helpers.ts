@@ -1,0 +1,94 @@
+import { execa } from 'execa';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+
+export const ROOT = join(import.meta.dirname, '..');
+export const CLI = join(ROOT, 'dist', 'cli.js');
+
+/** The environment every spawned CLI gets in tests: offline variables set, nothing pointing off loopback. */
+export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: mkdtempSync(join(tmpdir(), 'sp-home-')),
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    ...extra,
+  };
+}
+
+export async function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number }) {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does it)`);
+  return execa('node', [CLI, ...args], {
+    cwd: opts.cwd,
+    env: opts.env ?? testEnv(),
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: opts.timeoutMs ?? 120_000,
+  });
+}
+
+export type Files = Record<string, string>;
+
+export function writeFiles(root: string, files: Files): void {
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, rel)), { recursive: true });
+    writeFileSync(join(root, rel), text);
+  }
+}
+
+export const skillMd = (name: string, description: string, body = 'Run:\n\n```bash\n' + name + ' $ARGUMENTS\n```\n') =>
+  `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n\n${body}`;
+
+/** A small valid project: two sibling skills and a handful of cases. */
+export function baseProject(): Files {
+  return {
+    'skills/alpha/SKILL.md': skillMd('alpha', 'Handle alpha requests, create and list alpha records.'),
+    'skills/alpha-beta/SKILL.md': skillMd('alpha-beta', 'Handle beta records inside alpha projects.'),
+    'cases/main.yaml': [
+      '- id: pos-alpha',
+      '  prompt: "please create an alpha record"',
+      '  expect: { skill: alpha }',
+      '  tags: [happy]',
+      '- id: neg-weather',
+      '  prompt: "what is the weather like"',
+      '  expect: { skill: none }',
+      '',
+    ].join('\n'),
+  };
+}
+
+/** A project folder in a fresh temp dir; the caller removes it. */
+export function makeProject(files: Files): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-proj-'));
+  writeFiles(dir, files);
+  return dir;
+}
+
+/** A stand-in agent binary that only leaves a mark when spawned: proves that no trial started. */
+export function spyBinary(dir: string): { path: string; marker: string } {
+  const marker = join(dir, 'SPAWNED');
+  const path = join(dir, 'spy-agent.sh');
+  writeFileSync(path, `#!/bin/sh\ntouch '${marker}'\n`);
+  chmodSync(path, 0o755);
+  return { path, marker };
+}
+
+/** PIDs of live processes whose working directory is under `prefix` (read from /proc). */
+export function processesUnder(prefix: string): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readlinkSync(`/proc/${entry}/cwd`).startsWith(prefix)) out.push(Number(entry));
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return out;
+}
+
+export function cleanup(...dirs: string[]): void {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}

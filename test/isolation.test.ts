@@ -1,0 +1,88 @@
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
+import { spawnAgent } from '../src/agents/spawn.js';
+import { loadSkills } from '../src/load/skills.js';
+import { parseProfile } from '../src/sim/profile.js';
+import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
+import type { InitEvent } from '../src/transcript/types.js';
+import { checkWorkspaceRoot, createSealedWorkspace } from '../src/workspace/sealed.js';
+import { baseProject, cleanup, makeProject, runCli, skillMd, testEnv, writeFiles } from './helpers.js';
+
+const initOf = (raw: string) => parseClaudeStream(raw).events.find((e): e is InitEvent => e.kind === 'init')!;
+
+describe('isolation: only the family under test is visible', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+
+  it('a skill in the caller’s ~/.claude/skills never appears; the ablation arm sees none of the family', async () => {
+    const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n' });
+    const home = mkdtempSync(join(tmpdir(), 'sp-userhome-'));
+    dirs.push(project, home);
+    writeFiles(home, {
+      '.claude/skills/home-leak/SKILL.md': skillMd('home-leak', 'A personal skill that must not leak into trials.'),
+      '.claude/CLAUDE.md': 'personal memory that must not leak\n',
+    });
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--transcripts', 'runs'], { cwd: project, env: testEnv({ HOME: home }) });
+    expect(r.exitCode).not.toBe(2);
+    const runDir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
+    for (const caseId of ['pos-alpha', 'neg-weather']) {
+      const skillArm = initOf(readFileSync(join(runDir, 'trials', caseId, 'skill', '1.jsonl'), 'utf8'));
+      expect(skillArm.skills).toEqual(expect.arrayContaining(['alpha', 'alpha-beta']));
+      expect(skillArm.skills).not.toContain('home-leak');
+      const ablation = initOf(readFileSync(join(runDir, 'trials', caseId, 'ablation', '1.jsonl'), 'utf8'));
+      expect(ablation.skills.filter((s) => ['alpha', 'alpha-beta', 'home-leak'].includes(s))).toEqual([]);
+      expect(ablation.tools).toEqual(['Glob', 'Grep', 'Read', 'Skill']);
+    }
+  });
+
+  describe('an ancestor .claude/skills', () => {
+    let ancestor: string;
+    let sim: RunningSimulator;
+    beforeAll(async () => {
+      ancestor = mkdtempSync(join(tmpdir(), 'sp-ancestor-'));
+      dirs.push(ancestor);
+      writeFiles(ancestor, { '.claude/skills/ancestor-leak/SKILL.md': skillMd('ancestor-leak', 'A skill above the workspace.') });
+      mkdirSync(join(ancestor, 'sub'));
+      sim = await startSimulator(parseProfile({ seed: 1 }));
+    });
+    afterAll(() => sim.stop());
+
+    it('makes the run refuse to start (fail closed), exit 2', async () => {
+      await expect(checkWorkspaceRoot(join(ancestor, 'sub'))).rejects.toThrow(/\.claude.*--workdir/);
+      const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n' });
+      dirs.push(project);
+      const r = await runCli(['run', '--sim', 'sim.yaml', '--transcripts', 'runs', '--workdir', join(ancestor, 'sub')], { cwd: project });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toContain(join(ancestor, '.claude'));
+    });
+
+    it('never reaches the agent even when a workspace is made below it: the git root stops the walk', async () => {
+      const project = makeProject(baseProject());
+      dirs.push(project);
+      const skills = loadSkills(join(project, 'skills'));
+      const ws = await createSealedWorkspace({ root: join(ancestor, 'sub'), skills, skillsFolder: claudeCode.skillsFolder });
+      try {
+        const inv = claudeCode.invocation({
+          prompt: 'hello',
+          model: 'claude-sonnet-4-5',
+          maxTurns: 2,
+          cliRetries: 0,
+          workspace: ws.dir,
+          home: ws.home,
+          callerEnv: testEnv(),
+          simulator: { url: sim.url, headers: {} },
+        });
+        const { stdout } = await spawnAgent(inv, { cwd: ws.dir, deadlineMs: 30_000, attempt: 1 });
+        const init = initOf(stdout.toString('utf8'));
+        expect(init.skills).toEqual(expect.arrayContaining(['alpha', 'alpha-beta']));
+        expect(init.skills).not.toContain('ancestor-leak');
+      } finally {
+        await ws.cleanup();
+      }
+    });
+  });
+});
