@@ -3,7 +3,12 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { InputError } from './load/input-error.js';
 import { ARMS } from './load/config.js';
 import { describeRunDir, executeRun, HARNESS_VERSION, loadSuite, type RunOptions } from './commands/run.js';
+import { gradeRun, loadResults, openRun, writeResults } from './commands/grade.js';
+import { jsonReporter } from './report/json.js';
+import type { ReportInput } from './report/reporter.js';
+import { terminalReporter } from './report/terminal.js';
 import { loadProfile } from './sim/profile.js';
+import { join } from 'node:path';
 import { startSimulator } from './sim/server.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
 
@@ -33,6 +38,11 @@ function arms(v: string) {
   return list;
 }
 
+function printReport(input: ReportInput, json: boolean): void {
+  const reporter = json ? jsonReporter : terminalReporter(process.stdout.isTTY === true && !process.env.NO_COLOR);
+  process.stdout.write(reporter.render(input));
+}
+
 function buildProgram(): Command {
   const program = new Command()
     .name('skillprobe')
@@ -58,6 +68,7 @@ function buildProgram(): Command {
     .option('--agent-binary <path>', 'agent CLI binary (default: the pinned one)')
     .option('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)')
     .option('--keep-workspaces', 'leave workspaces on disk for inspection')
+    .option('--json', 'print the results as JSON instead of the terminal report')
     .action(async (o: Record<string, unknown>) => {
       const opts: RunOptions = {
         config: o.config as string | undefined,
@@ -81,12 +92,35 @@ function buildProgram(): Command {
       if (loaded.profile) process.stderr.write(`using the skillprobe model SIMULATOR (profile "${loaded.profile.name}"): numbers below are not a real model's\n`);
       const outcome = await executeRun(loaded, opts);
       const { manifest } = outcome;
+      const results = await writeResults(outcome.store, manifest, outcome.outcomes, new Date());
+      printReport({ manifest, results }, o.json === true);
       process.stdout.write(
         `run ${manifest.runId} ${manifest.status}: ${manifest.trials.finished} trials` +
           (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
           `\nrun folder: ${describeRunDir(outcome.store)}\n`,
       );
       if (manifest.status === 'interrupted') process.exitCode = 130;
+    });
+
+  program
+    .command('grade')
+    .description('regrade a stored run with the current graders and rewrite its results.json (runs nothing)')
+    .argument('<run>', 'run folder, e.g. transcripts/<run-id>')
+    .option('--json', 'print the results as JSON')
+    .action(async (dir: string, o: { json?: boolean }) => {
+      const results = await gradeRun(dir);
+      const { manifest } = await openRun(dir);
+      printReport({ manifest, results }, o.json === true);
+      if (!o.json) process.stdout.write(`regraded ${results.outcomes.length} trials → ${join(dir, 'results.json')}\n`);
+    });
+
+  program
+    .command('report')
+    .description('print the report of a stored run (runs nothing)')
+    .argument('<run>', 'run folder, e.g. transcripts/<run-id>')
+    .option('--json', 'print the results as JSON')
+    .action(async (dir: string, o: { json?: boolean }) => {
+      printReport(await loadResults(dir), o.json === true);
     });
 
   program

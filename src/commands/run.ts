@@ -3,7 +3,10 @@ import { relative, resolve } from 'node:path';
 import { claudeCode } from '../agents/claude-code/adapter.js';
 import { killAllAgentGroups } from '../agents/spawn.js';
 import type { AgentAdapter } from '../agents/types.js';
-import { loadCases, type CaseSuite } from '../load/cases.js';
+import { gradeTrial, type GradableCase, type TrialOutcome } from '../grade/outcome.js';
+import { gradeOptions } from './grade.js';
+import type { FamilyMember } from '../grade/trigger.js';
+import { loadCases, type Case, type CaseSuite } from '../load/cases.js';
 import { loadConfig, type Config } from '../load/config.js';
 import { familyHash, loadSkills, type Skill } from '../load/skills.js';
 import { createProgress } from '../runner/progress.js';
@@ -49,6 +52,18 @@ export function loadSuite(opts: RunOptions): LoadedSuite {
   return { config, configFile: file, skills, suite, profile, adapter, binary };
 }
 
+/** The case as graders need it, stored in run.json so a regrade needs nothing but the run folder. */
+export function gradableCase(c: Case, config: Config): GradableCase {
+  return {
+    id: c.id,
+    expect: c.expect.skill,
+    exclusive: c.exclusive,
+    tags: c.tags,
+    plan: c.plan,
+    command: c.command ?? config.commands[c.expect.skill],
+  };
+}
+
 export type RunStatus = 'running' | 'completed' | 'interrupted' | 'failed';
 
 export interface RunManifest {
@@ -64,7 +79,8 @@ export interface RunManifest {
   configFile?: string;
   skills: { dir: string; name: string; hash: string }[];
   skillsHash: string;
-  cases: { files: string[]; hash: string; ids: string[] };
+  cases: { files: string[]; hash: string; defs: GradableCase[] };
+  family: FamilyMember[];
   simulator: { profile: string; name: string; seed: number } | null;
   trials: { planned: number; finished: number; notStarted: number };
 }
@@ -73,6 +89,7 @@ export interface RunOutcome {
   store: RunStore;
   manifest: RunManifest;
   records: TrialRecord[];
+  outcomes: TrialOutcome[];
 }
 
 export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise<RunOutcome> {
@@ -92,7 +109,8 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
     configFile: loaded.configFile,
     skills: skills.map((s) => ({ dir: s.dir, name: s.name, hash: s.hash })),
     skillsHash: familyHash(skills),
-    cases: { files: suite.files, hash: suite.hash, ids: suite.cases.map((c) => c.id) },
+    cases: { files: suite.files, hash: suite.hash, defs: suite.cases.map((c) => gradableCase(c, config)) },
+    family: skills.map((s) => ({ dir: s.dir, name: s.name })),
     simulator: profile && opts.sim ? { profile: opts.sim, name: profile.name, seed: profile.seed } : null,
     trials: { planned: scheduler.plannedTotal(), finished: 0, notStarted: 0 },
   };
@@ -112,6 +130,9 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
   process.on('SIGTERM', onSignal);
   try {
     if (profile) sim = await startSimulator(profile);
+    const gradeOpts = gradeOptions(manifest);
+    const defs = new Map(manifest.cases.defs.map((c) => [c.id, c]));
+    const outcomes: TrialOutcome[] = [];
     const result = await runSuite(
       {
         adapter,
@@ -128,7 +149,11 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
       suite.cases,
       scheduler,
       createProgress(),
-      () => undefined,
+      (r) => {
+        const o = gradeTrial(r.transcript, r.meta, defs.get(r.ref.caseId)!, r.ref.arm, r.ref.n, gradeOpts);
+        outcomes.push(o);
+        return o.passed ?? undefined;
+      },
     );
     const init = result.records.map((r) => r.transcript.events.find((e) => e.kind === 'init')).find((e) => e !== undefined);
     if (init?.kind === 'init') {
@@ -137,7 +162,7 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
     }
     manifest.status = abort.signal.aborted ? 'interrupted' : 'completed';
     manifest.trials = { planned: manifest.trials.planned, finished: result.records.length, notStarted: result.notStarted };
-    return { store, manifest, records: result.records };
+    return { store, manifest, records: result.records, outcomes };
   } catch (e) {
     manifest.status = 'failed';
     throw e;

@@ -37,6 +37,16 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    grading: z
+      .object({
+        /** Reading a skill's files counts as firing it (`fire`), or is only reported (`separate`). */
+        readTriggers: z.enum(['fire', 'separate']).default('fire'),
+        /** Timeout and max-turns stops are failures under the budget given (`fail`), or left out (`exclude`). */
+        budgetStops: z.enum(['fail', 'exclude']).default('fail'),
+        confidence: z.number().gt(0.5).lt(1).default(0.95),
+      })
+      .strict()
+      .default({}),
     /** Command prefix per skill, prepended to bare Skill args when canonicalising plans (`atl-jira: atl jira`). */
     commands: z.record(z.string(), z.string().min(1)).default({}),
   })

@@ -1,0 +1,125 @@
+import type { Arm } from '../load/config.js';
+import type { InitEvent, SkillLoadEvent, Transcript, TrialMeta } from '../transcript/types.js';
+import { extractPlans, gradePlans, type PlanChecks, type PlanGrade } from './plan.js';
+import { trialStatus, type TrialStatus } from './status.js';
+import { firings, type FamilyMember, type Firing } from './trigger.js';
+
+export const NONE = 'none';
+export const MULTIPLE = 'multiple';
+export const OTHER = 'other';
+
+/** What a grader needs to know of a case: no file positions, no I/O. */
+export interface GradableCase {
+  id: string;
+  /** A family member's folder name, or `none`. */
+  expect: string;
+  exclusive: boolean;
+  tags: string[];
+  plan?: PlanChecks;
+  command?: string;
+}
+
+export interface GradeOptions {
+  family: FamilyMember[];
+  skillsFolder: string;
+  deniedTools: readonly string[];
+  /** Whether reading a skill's files counts as firing it (the default: for some CLIs it is the only way). */
+  readCountsAsFiring: boolean;
+  /** Whether timeout and max_turns count as failures (the default) or are left out like infra errors. */
+  budgetStopsFail: boolean;
+}
+
+export type FiredCategory = 'expected' | 'sibling' | 'other' | 'none';
+
+export interface TrialOutcome {
+  caseId: string;
+  arm: Arm;
+  n: number;
+  status: TrialStatus;
+  statusDetail?: string;
+  /** null: the trial carries no evidence (infra, isolation, crash) or nothing is scored in this arm. */
+  passed: boolean | null;
+  excludedBecause?: string;
+  firings: Firing[];
+  /** The confusion-matrix column: a family member's folder name, `none`, `multiple` or `other`. */
+  firedColumn: string;
+  fired: FiredCategory;
+  readOnly: boolean;
+  flags: { noop: boolean; clarifying: boolean };
+  plan?: PlanGrade;
+  parseWarnings: number;
+}
+
+const EXCLUDED: ReadonlySet<TrialStatus> = new Set(['infra_error', 'isolation_error', 'agent_error', 'killed']);
+
+function behaviourFlags(t: Transcript): TrialOutcome['flags'] {
+  const texts = t.events.filter((e) => e.kind === 'text' && e.source === 'assistant').map((e) => (e.kind === 'text' ? e.text.trim() : ''));
+  const calls = t.events.filter((e) => e.kind === 'tool_call').length;
+  const lastText = texts.filter(Boolean).at(-1) ?? '';
+  return {
+    noop: calls === 0 && texts.every((x) => x === ''),
+    clarifying: calls === 0 && lastText.endsWith('?'),
+  };
+}
+
+function column(counted: Firing[]): string {
+  const members = [...new Set(counted.map((f) => f.skill ?? OTHER))];
+  if (members.length === 0) return NONE;
+  if (members.length > 1) return MULTIPLE;
+  return members[0]!;
+}
+
+/** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
+export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
+  const verdict = trialStatus(t, meta, { arm, family: opts.family.map((m) => m.dir), deniedTools: opts.deniedTools });
+  const all = firings(t, opts.family, opts.skillsFolder);
+  const counted = all.filter((f) => f.via === 'invoke' || opts.readCountsAsFiring);
+  const family = counted.filter((f) => f.skill !== undefined);
+  const expected = counted.filter((f) => f.skill === c.expect);
+  const positive = c.expect !== NONE;
+  const firedColumn = column(counted);
+  // `sibling`: another family member fired (for a negative case, any member: a false trigger); `other`: only
+  // names outside the family (bundled or made-up skills).
+  const fired: FiredCategory = counted.length === 0 ? 'none' : expected.length ? 'expected' : family.length ? 'sibling' : 'other';
+  const out: TrialOutcome = {
+    caseId: c.id,
+    arm,
+    n,
+    status: verdict.status,
+    statusDetail: verdict.detail,
+    passed: null,
+    firings: all,
+    firedColumn,
+    fired,
+    readOnly: expected.length > 0 && expected.every((f) => f.via === 'read'),
+    flags: behaviourFlags(t),
+    parseWarnings: t.warnings.length,
+  };
+
+  // In the ablation arm the expected skill cannot be installed: if it fired, isolation failed.
+  if (arm === 'ablation' && family.some((f) => f.status === 'loaded' || f.via === 'read')) {
+    return { ...out, status: 'isolation_error', statusDetail: 'a family skill loaded in the ablation arm', excludedBecause: 'isolation_error' };
+  }
+  if (EXCLUDED.has(verdict.status)) return { ...out, excludedBecause: verdict.status };
+  if ((verdict.status === 'timeout' || verdict.status === 'max_turns') && !opts.budgetStopsFail) {
+    return { ...out, excludedBecause: verdict.status };
+  }
+
+  const init = t.events.find((e): e is InitEvent => e.kind === 'init');
+  const skillPaths = t.events.filter((e): e is SkillLoadEvent => e.kind === 'skill_load' && e.path !== undefined).map((e) => e.path!);
+  const planCtx = { command: c.command, workspace: init?.cwd, skillPaths };
+
+  if (arm === 'ablation') {
+    // Without the skill, only the answer itself can be judged: do the plan checks pass anyway?
+    if (!positive || !c.plan) return { ...out, excludedBecause: 'nothing to score without the skill' };
+    const plan = gradePlans(extractPlans(t, [], planCtx, 0), c.plan, c.command);
+    return { ...out, plan, passed: verdict.status === 'ok' && plan.pass };
+  }
+
+  if (!positive) return { ...out, passed: verdict.status === 'ok' && family.length === 0 };
+
+  const plan = c.plan ? gradePlans(extractPlans(t, expected, planCtx, expected[0]?.at ?? t.events.length), c.plan, c.command) : undefined;
+  const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);
+  const passed = verdict.status === 'ok' && expected.length > 0 && exclusiveOk && (plan?.pass ?? true);
+  return { ...out, plan, passed };
+}

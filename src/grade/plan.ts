@@ -1,0 +1,120 @@
+import type { Transcript } from '../transcript/types.js';
+import type { Firing } from './trigger.js';
+
+export interface PlanChecks {
+  matches: string[];
+  mustNot: string[];
+  verb?: string;
+}
+
+export interface PlanContext {
+  /** Command prefix of the skill (`atl jira`), prepended to bare Skill args. */
+  command?: string;
+  /** Absolute paths to hide behind placeholders. */
+  workspace?: string;
+  skillPaths: string[];
+}
+
+export interface CheckResult {
+  check: string;
+  pass: boolean;
+  detail?: string;
+}
+
+export interface PlanGrade {
+  plans: string[];
+  checks: CheckResult[];
+  pass: boolean;
+}
+
+const QUOTES: [RegExp, string][] = [
+  [/[\u2018\u2019\u201A\u201B\u2032`]/g, "'"],
+  [/[\u201C\u201D\u201E\u201F\u2033]/g, '"'],
+];
+
+/** One canonical string per planned call: whitespace collapsed, quotes normalised, paths to placeholders. */
+export function canonicalPlan(raw: string, ctx: Pick<PlanContext, 'workspace' | 'skillPaths'>): string {
+  let s = raw.replace(/^\s*\d+\t/, ''); // a Read echo's line number, copied by the model
+  s = s.replace(/^\s*\$\s+/, '');
+  for (const [re, to] of QUOTES) s = s.replace(re, to);
+  s = s.replace(/'/g, '"');
+  // Longest first, so a skill path inside the workspace is not half-replaced by the workspace placeholder.
+  const paths = [...ctx.skillPaths.map((p) => [p, '<skill>'] as const), ...(ctx.workspace ? [[ctx.workspace, '<workspace>'] as const] : [])].sort(
+    (a, b) => b[0].length - a[0].length,
+  );
+  for (const [p, tag] of paths) if (p) s = s.split(p).join(tag);
+  return s.replace(/\s+/g, ' ').trim();
+}
+
+/** Candidate command lines in assistant text: fenced code lines, `$ ` lines, and inline code spans. */
+export function commandLines(text: string): string[] {
+  const out: string[] = [];
+  let inFence = false;
+  for (const line of text.split('\n')) {
+    if (/^\s*(```|~~~)/.test(line)) {
+      inFence = !inFence;
+      continue;
+    }
+    if (inFence) {
+      const t = line.trim();
+      if (t && !t.startsWith('#')) out.push(t);
+    } else if (/^\s*\$\s+\S/.test(line)) {
+      out.push(line.trim());
+    } else {
+      for (const m of line.matchAll(/`([^`\n]+)`/g)) out.push(m[1]!);
+    }
+  }
+  return out;
+}
+
+/**
+ * Planned calls, from assistant-authored content only: the skill tool's args for the expected skill (with its
+ * prefix), and the assistant's text from event `textFrom` on (after the skill fired; from the start in the
+ * ablation arm, where no skill can fire). Tool results and injected bodies echo
+ * SKILL.md, so they are never read here.
+ */
+export function extractPlans(t: Transcript, expected: Firing[], ctx: PlanContext, textFrom: number): string[] {
+  const plans: string[] = [];
+  for (const f of expected) {
+    if (f.via !== 'invoke') continue;
+    const call = t.events[f.at];
+    const args = call?.kind === 'tool_call' ? call.args?.trim() : undefined;
+    if (args) plans.push(ctx.command ? `${ctx.command} ${args}` : args);
+  }
+  for (const e of t.events.slice(textFrom)) {
+    if (e.kind === 'text' && e.source === 'assistant') plans.push(...commandLines(e.text));
+  }
+  return [...new Set(plans.map((p) => canonicalPlan(p, ctx)).filter(Boolean))];
+}
+
+/** The subcommand of a plan: the first token after the command prefix (or the first token without one). */
+export function verbOf(plan: string, command?: string): string | undefined {
+  const prefix = command ? canonicalPlan(command, { skillPaths: [] }) : '';
+  if (prefix && !(plan === prefix || plan.startsWith(prefix + ' '))) return undefined;
+  return plan.slice(prefix.length).trim().split(' ')[0] || undefined;
+}
+
+export function gradePlans(plans: string[], checks: PlanChecks, command?: string): PlanGrade {
+  const results: CheckResult[] = [];
+  for (const pattern of checks.matches) {
+    const re = new RegExp(pattern);
+    const hit = plans.find((p) => re.test(p));
+    results.push({ check: `matches /${pattern}/`, pass: hit !== undefined, detail: hit ?? (plans.length ? 'no plan matches' : 'no plan found') });
+  }
+  for (const pattern of checks.mustNot) {
+    const re = new RegExp(pattern);
+    const hit = plans.find((p) => re.test(p));
+    results.push({ check: `mustNot /${pattern}/`, pass: hit === undefined, detail: hit });
+  }
+  if (checks.verb !== undefined) {
+    // Every call of the command must use the exact verb: `atl jira create` is not `atl jira create-issue`.
+    const verbs = plans.map((p) => verbOf(p, command)).filter((v): v is string => v !== undefined);
+    const wrong = verbs.filter((v) => v !== checks.verb);
+    results.push({
+      check: `verb ${checks.verb}`,
+      pass: verbs.length > 0 && wrong.length === 0,
+      detail: verbs.length === 0 ? 'no call of the command found' : wrong.length ? `used ${[...new Set(wrong)].join(', ')}` : undefined,
+    });
+  }
+  return { plans, checks: results, pass: results.every((r) => r.pass) };
+}

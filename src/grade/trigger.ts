@@ -1,0 +1,64 @@
+import type { SkillLoadStatus, Transcript } from '../transcript/types.js';
+
+/** A family member as graders see it: the folder name and the frontmatter name both identify it. */
+export interface FamilyMember {
+  dir: string;
+  name: string;
+}
+
+export interface Firing {
+  /** The family member's folder name, or undefined when the model asked for something outside the family. */
+  skill?: string;
+  /** What the model wrote, as written. */
+  requested: string;
+  via: 'invoke' | 'read';
+  /** For invocations: what the CLI did with it. Reads have no load step. */
+  status?: SkillLoadStatus;
+  callId: string;
+  /** Position of the call among all events, for ordering. */
+  at: number;
+}
+
+/** `" /atl-jira "` → `atl-jira`; `plugin:atl-jira` → `atl-jira` (the CLI resolves both). Case is significant. */
+export function normaliseSkillName(requested: string): string {
+  const trimmed = requested.trim().replace(/^\//, '');
+  const colon = trimmed.lastIndexOf(':');
+  return colon >= 0 ? trimmed.slice(colon + 1) : trimmed;
+}
+
+/** Exact match on folder or frontmatter name; substrings never match (`atl` is not `atl-jira`). */
+export function resolveMember(requested: string, family: FamilyMember[]): string | undefined {
+  const n = normaliseSkillName(requested);
+  return family.find((m) => m.dir === n || m.name === n)?.dir;
+}
+
+/** The member whose folder a read path points into (`…/<skillsFolder>/<dir>/…`), if any. */
+export function memberReadBy(path: string, family: FamilyMember[], skillsFolder: string): string | undefined {
+  const p = path.replace(/\\/g, '/');
+  return family.find((m) => {
+    const marker = `${skillsFolder}/${m.dir}/`;
+    const at = p.indexOf(marker);
+    return at === 0 || (at > 0 && p[at - 1] === '/');
+  })?.dir;
+}
+
+/**
+ * Every firing in the whole run, in order: skill-tool invocations (with their load status, denied still counting
+ * as the model's choice) and reads of a skill's files. Only assistant tool calls are considered.
+ */
+export function firings(t: Transcript, family: FamilyMember[], skillsFolder: string): Firing[] {
+  const out: Firing[] = [];
+  const loads = new Map<string, SkillLoadStatus>();
+  for (const e of t.events) if (e.kind === 'skill_load') loads.set(e.callId, e.status);
+  t.events.forEach((e, at) => {
+    if (e.kind !== 'tool_call' || e.source !== 'assistant') return;
+    if (e.intent === 'skill') {
+      const requested = e.skill ?? '';
+      out.push({ skill: resolveMember(requested, family), requested, via: 'invoke', status: loads.get(e.id), callId: e.id, at });
+    } else if (e.intent === 'read' && e.path) {
+      const skill = memberReadBy(e.path, family, skillsFolder);
+      if (skill) out.push({ skill, requested: e.path, via: 'read', callId: e.id, at });
+    }
+  });
+  return out;
+}

@@ -1,0 +1,135 @@
+import pc from 'picocolors';
+import type { CaseArmSummary } from '../stats/summary.js';
+import { fmt, interval, table } from './format.js';
+import type { ReportInput, Reporter } from './reporter.js';
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+function statusList(s: CaseArmSummary): string {
+  return Object.entries(s.statuses)
+    .filter(([k]) => k !== 'ok')
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+}
+
+function firedText(s: CaseArmSummary): string {
+  const f = s.fired;
+  const read = f.readOnly ? ` (read-only ${f.readOnly})` : '';
+  return `${f.expected}/${f.sibling}/${f.other}/${f.none}${read}`;
+}
+
+function rateCell(s: CaseArmSummary, c: Colors): string {
+  if (s.rate.n === 0) return c.dim('—');
+  const text = `${fmt(s.rate.p)} ${interval(s.rate)}`;
+  return s.rate.p === 1 ? c.green(text) : s.rate.p < 0.5 ? c.red(text) : c.yellow(text);
+}
+
+function caseTable(rows: CaseArmSummary[], c: Colors): string {
+  const head = ['case', 'tags', 'expect', 'n', 'pass', 'rate [CI]', 'pass@3', 'pass^3', 'fired exp/sib/oth/none', 'plan fail', 'not scored'];
+  const body = rows.map((s) => {
+    const k3 = s.passK.find((p) => p.k === Math.min(3, s.rate.n));
+    return [
+      s.caseId,
+      s.tags.join(',') || '-',
+      s.expect,
+      String(s.rate.n),
+      String(s.rate.successes),
+      rateCell(s, c),
+      k3 ? fmt(k3.passAtK) : '—',
+      k3 ? fmt(k3.passHatK) : '—',
+      firedText(s),
+      String(s.planFailures),
+      s.excluded ? `${s.excluded}${statusList(s) ? ` (${statusList(s)})` : ''}` : '0',
+    ];
+  });
+  return table([head.map((h) => c.bold(h)), ...body], ['l', 'l', 'l', 'r', 'r', 'l', 'r', 'r', 'l', 'r', 'l']);
+}
+
+function passKBlock(rows: CaseArmSummary[]): string {
+  return rows
+    .filter((s) => s.passK.length)
+    .map((s) => `  ${s.caseId.padEnd(34)} ${s.passK.map((p) => `k=${p.k} ${fmt(p.passAtK)}/${fmt(p.passHatK)}`).join('  ')}`)
+    .join('\n');
+}
+
+export function terminalReporter(colour: boolean): Reporter {
+  const c = pc.createColors(colour);
+  return {
+    name: 'terminal',
+    render({ manifest, results }: ReportInput): string {
+      const s = results.summary;
+      const pct = Math.round(s.confidence * 100);
+      const out: string[] = [];
+      const sim = manifest.simulator ? c.magenta(` · SIMULATOR profile "${manifest.simulator.name}" (not a real model)`) : '';
+      out.push(
+        c.bold(`skillprobe run ${manifest.runId}`) +
+          ` · ${manifest.agent.id} ${manifest.agent.cliVersion ?? '?'} · model ${manifest.reportedModel ?? manifest.model}${sim}`,
+        c.dim(`${pct}% Wilson intervals · pass@k = at least one of k passes, pass^k = all k pass (unbiased, k ≤ n) · ${manifest.status}`),
+      );
+      for (const arm of manifest.config.arms) {
+        const rows = s.cases.filter((r) => r.arm === arm);
+        out.push('', c.bold(arm === 'skill' ? 'CASES · skill arm (the family installed)' : 'CASES · ablation arm (none of the family installed; scores plan checks only)'));
+        out.push(caseTable(rows, c));
+      }
+      const skillRows = s.cases.filter((r) => r.arm === 'skill');
+      out.push('', c.bold('pass@k / pass^k by k · skill arm'), passKBlock(skillRows));
+
+      const m = s.confusion;
+      if (m.rows.length) {
+        out.push('', c.bold(`CONFUSION · skill arm · rows: expected, columns: what fired (count/n, share and ${pct}% CI)`));
+        const grid = [
+          ['expected \\ fired', ...m.columns].map((h) => c.bold(h)),
+          ...m.rows.map((row) => [
+            row,
+            ...m.columns.map((col) => {
+              const cell = m.cells[row]![col]!;
+              if (cell.n === 0) return c.dim('—');
+              if (cell.successes === 0) return c.dim(`0/${cell.n} ≤${fmt(cell.hi)}`);
+              const text = `${cell.successes}/${cell.n} ${fmt(cell.p)} ${interval(cell)}`;
+              return row === col ? c.green(text) : c.red(text);
+            }),
+          ]),
+        ];
+        out.push(table(grid));
+      }
+
+      if (s.ablation.length) {
+        out.push('', c.bold('ABLATION · paired i-th skill trial vs i-th ablation trial · plan checks · McNemar exact test'));
+        out.push(
+          table(
+            [
+              ['case', 'pairs', 'skill', 'ablation', `difference [${pct}% CI]`, 'p'].map((h) => c.bold(h)),
+              ...s.ablation.map((a) => [
+                a.caseId,
+                String(a.pairs),
+                fmt(a.skillRate.p),
+                fmt(a.ablationRate.p),
+                `${a.difference.diff >= 0 ? '+' : ''}${fmt(a.difference.diff)} ${interval(a.difference)}`,
+                a.pValue < 0.05 ? c.bold(fmt(a.pValue, 3)) : fmt(a.pValue, 3),
+              ]),
+            ],
+            ['l', 'r', 'r', 'r', 'l', 'r'],
+          ),
+        );
+      }
+
+      const a = s.aggregates;
+      out.push('', c.bold('AGGREGATES · skill arm'));
+      out.push(
+        table([
+          ['trigger recall (positives)', `${fmt(a.recall.p)} ${interval(a.recall)}`, `${a.recall.successes}/${a.recall.n}`],
+          ['false-trigger rate (negatives)', `${fmt(a.falseTriggerRate.p)} ${interval(a.falseTriggerRate)}`, `${a.falseTriggerRate.successes}/${a.falseTriggerRate.n}`],
+          ['precision', `${fmt(a.precision.p)} ${interval(a.precision)}`, `${a.precision.successes}/${a.precision.n}`],
+          ['F1', fmt(a.f1), ''],
+        ]),
+      );
+      const excluded = results.outcomes.filter((o) => o.passed === null && o.excludedBecause && o.excludedBecause !== 'nothing to score without the skill');
+      if (excluded.length) {
+        out.push('', c.yellow(`${excluded.length} trial(s) carried no evidence and were left out of n (never scored as "did not trigger"):`));
+        for (const o of excluded.slice(0, 10)) out.push(`  ${o.caseId}/${o.arm}#${o.n}: ${o.status}${o.statusDetail ? ` — ${o.statusDetail.slice(0, 120)}` : ''}`);
+        if (excluded.length > 10) out.push(`  … and ${excluded.length - 10} more (see results.json)`);
+      }
+      return out.join('\n') + '\n';
+    },
+  };
+}
