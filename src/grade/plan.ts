@@ -59,7 +59,7 @@ export function commandLines(text: string): string[] {
       const t = line.trim();
       if (t && !t.startsWith('#')) out.push(t);
     } else if (/^\s*\$\s+\S/.test(line)) {
-      out.push(line.trim());
+      out.push(line.trim().replace(/^\$\s+/, ''));
     } else {
       for (const m of line.matchAll(/`([^`\n]+)`/g)) out.push(m[1]!);
     }

@@ -1,0 +1,111 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Results } from '../src/commands/grade.js';
+import type { RunManifest } from '../src/commands/run.js';
+import { configSchema } from '../src/load/config.js';
+import { RunStore } from '../src/store/run-store.js';
+import type { TrialMeta } from '../src/transcript/types.js';
+import { ClaudeStream } from './claude-stream.js';
+import { cleanup, runCli } from './helpers.js';
+
+const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
+
+/** A run folder written by hand: what a finished run leaves, without running anything. */
+async function fakeRun(root: string): Promise<string> {
+  const store = await RunStore.create(root, 'r1');
+  const manifest: RunManifest = {
+    runId: 'r1',
+    harness: { name: 'skillprobe', version: '0.1.0' },
+    status: 'completed',
+    startedAt: '2026-11-30T00:00:00.000Z',
+    agent: { id: 'claude-code', binary: 'claude', cliVersion: '2.1.197' },
+    model: 'm',
+    config: configSchema.parse({ arms: ['skill'] }),
+    skills: [],
+    skillsHash: 'x',
+    cases: {
+      files: [],
+      hash: 'y',
+      defs: [
+        { id: 'pos', expect: 'atl-jira', exclusive: false, tags: ['happy'] },
+        { id: 'neg', expect: 'none', exclusive: false, tags: [] },
+      ],
+    },
+    family: [
+      { dir: 'atl', name: 'atl' },
+      { dir: 'atl-jira', name: 'atl-jira' },
+      { dir: 'atl-confluence', name: 'atl-confluence' },
+    ],
+    simulator: null,
+    trials: { planned: 6, finished: 6, notStarted: 0 },
+  };
+  await store.writeJson('run.json', manifest);
+  const s = () => new ClaudeStream();
+  const trials: [string, number, ClaudeStream][] = [
+    ['pos', 1, s().skill('atl-jira', 'search').text('ok').result()],
+    ['pos', 2, s().read('.claude/skills/atl-jira/SKILL.md').text('ok').result()],
+    ['pos', 3, s().skill('atl').text('ok').result()],
+    ['neg', 1, s().text('no').result()],
+    ['neg', 2, s().skill('atl-jira').text('oops').result()],
+    ['neg', 3, s().apiError(429).result({ is_error: true, api_error_status: 429 })],
+  ];
+  for (const [caseId, n, stream] of trials) await store.writeTrial({ caseId, arm: 'skill', n }, Buffer.from(stream.raw()), { ...META, exitCode: caseId === 'neg' && n === 3 ? 1 : 0 });
+  return store.dir;
+}
+
+describe('grade and report: durable artifacts, regraded without rerunning anything', () => {
+  const root = mkdtempSync(join(tmpdir(), 'sp-regrade-'));
+  afterAll(() => cleanup(root));
+
+  it('grade writes results.json from the stored transcripts', async () => {
+    const dir = await fakeRun(root);
+    const r = await runCli(['grade', dir, '--json'], { cwd: root });
+    expect(r.exitCode).toBe(0);
+    const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+    expect(JSON.parse(r.stdout)).toEqual(results);
+    expect(results.outcomes.map((o) => [o.caseId, o.n, o.passed])).toEqual([
+      ['neg', 1, true],
+      ['neg', 2, false],
+      ['neg', 3, null],
+      ['pos', 1, true],
+      ['pos', 2, true],
+      ['pos', 3, false],
+    ]);
+    const pos = results.summary.cases.find((c) => c.caseId === 'pos')!;
+    expect(pos.rate).toMatchObject({ successes: 2, n: 3 });
+    expect(pos.fired).toMatchObject({ expected: 2, sibling: 1, readOnly: 1 });
+    expect(results.summary.aggregates.recall).toMatchObject({ successes: 2, n: 3 });
+    expect(results.summary.aggregates.falseTriggerRate).toMatchObject({ successes: 1, n: 2 });
+    expect(results.summary.confusion.cells['none']!['atl-jira']).toMatchObject({ successes: 1, n: 2 });
+  });
+
+  it('regrading with reads kept separate changes the verdict, from the same transcripts', async () => {
+    const dir = await fakeRun(join(root, 'b'));
+    const manifest = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunManifest;
+    manifest.config.grading.readTriggers = 'separate';
+    writeFileSync(join(dir, 'run.json'), JSON.stringify(manifest));
+    await runCli(['grade', dir], { cwd: root });
+    const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+    expect(results.outcomes.find((o) => o.caseId === 'pos' && o.n === 2)!.passed).toBe(false);
+  });
+
+  it('report prints the terminal report from the stored results, with no colour off a TTY', async () => {
+    const dir = await fakeRun(join(root, 'c'));
+    const r = await runCli(['report', dir], { cwd: root });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/CASES · skill arm/);
+    expect(r.stdout).toMatch(/pos\s+happy\s+atl-jira\s+3\s+2\s+0\.67 \[0\.21, 0\.94\]/);
+    expect(r.stdout).toMatch(/CONFUSION/);
+    expect(r.stdout).toMatch(/trigger recall \(positives\)\s+0\.67/);
+    expect(r.stdout).toMatch(/neg\/skill#3: infra_error/);
+    expect(r.stdout).not.toMatch(/\u001b\[/);
+  });
+
+  it('refuses a folder that is not a run, exit 2', async () => {
+    const r = await runCli(['report', root], { cwd: root });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/not a run folder/);
+  });
+});
