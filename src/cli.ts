@@ -2,7 +2,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { InputError } from './load/input-error.js';
 import { ARMS } from './load/config.js';
-import { describeRunDir, executeRun, HARNESS_VERSION, loadSuite, type RunOptions } from './commands/run.js';
+import { planSuite, renderPlan } from './commands/plan.js';
+import { describeRunDir, executeRun, gradableCase, HARNESS_VERSION, loadSuite, type RunOptions } from './commands/run.js';
+import { EXIT } from './verdict/verdict.js';
 import { gradeRun, loadResults, openRun, writeResults } from './commands/grade.js';
 import { jsonReporter } from './report/json.js';
 import type { ReportInput } from './report/reporter.js';
@@ -12,8 +14,7 @@ import { join } from 'node:path';
 import { startSimulator } from './sim/server.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
 
-/** Exit codes: 0 all good, 2 usage or input error. The verdict codes are in README. */
-export const EXIT_USAGE = 2;
+const EXIT_USAGE = EXIT.usage;
 
 function int(name: string, min: number) {
   return (v: string) => {
@@ -27,6 +28,14 @@ function positive(name: string) {
   return (v: string) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${v}"`);
+    return n;
+  };
+}
+
+function probability(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError(`${name} must be a number in (0, 1], got "${v}"`);
     return n;
   };
 }
@@ -69,6 +78,12 @@ function buildProgram(): Command {
     .option('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)')
     .option('--keep-workspaces', 'leave workspaces on disk for inspection')
     .option('--json', 'print the results as JSON instead of the terminal report')
+    .addOption(new Option('--mode <mode>', 'fixed: --trials per case; sprt: stop each case as soon as it is decided').choices(['fixed', 'sprt']))
+    .option('--threshold <p0>', 'pass rate every case must reach (default 0.9)', probability('--threshold'))
+    .option('--min-trials <n>', 'sequential mode: fewest trials before a decision', int('--min-trials', 1))
+    .option('--max-trials <n>', 'sequential mode: undecided after this many → INCONCLUSIVE', int('--max-trials', 1))
+    .addOption(new Option('--correction <method>', 'fixed mode: multiple-testing correction across cases').choices(['bh', 'bonferroni', 'none']))
+    .addOption(new Option('--inconclusive <policy>', 'what INCONCLUSIVE does to the exit code').choices(['fail', 'warn', 'pass']))
     .action(async (o: Record<string, unknown>) => {
       const opts: RunOptions = {
         config: o.config as string | undefined,
@@ -86,6 +101,14 @@ function buildProgram(): Command {
           arms: o.arms,
           agentBinary: o.agentBinary,
           ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
+          decision: {
+            mode: o.mode,
+            threshold: o.threshold,
+            minTrials: o.minTrials,
+            maxTrials: o.maxTrials,
+            correction: o.correction,
+            inconclusive: o.inconclusive,
+          },
         },
       };
       const loaded = loadSuite(opts);
@@ -99,7 +122,7 @@ function buildProgram(): Command {
           (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
           `\nrun folder: ${describeRunDir(outcome.store)}\n`,
       );
-      if (manifest.status === 'interrupted') process.exitCode = 130;
+      process.exitCode = manifest.status === 'interrupted' ? EXIT.interrupted : results.exitCode;
     });
 
   program
@@ -112,6 +135,7 @@ function buildProgram(): Command {
       const { manifest } = await openRun(dir);
       printReport({ manifest, results }, o.json === true);
       if (!o.json) process.stdout.write(`regraded ${results.outcomes.length} trials → ${join(dir, 'results.json')}\n`);
+      process.exitCode = results.exitCode;
     });
 
   program
@@ -120,7 +144,21 @@ function buildProgram(): Command {
     .argument('<run>', 'run folder, e.g. transcripts/<run-id>')
     .option('--json', 'print the results as JSON')
     .action(async (dir: string, o: { json?: boolean }) => {
-      printReport(await loadResults(dir), o.json === true);
+      const input = await loadResults(dir);
+      printReport(input, o.json === true);
+      process.exitCode = input.results.exitCode;
+    });
+
+  program
+    .command('plan')
+    .description('before spending anything: expected trials per case under SPRT and fixed N, and the cost')
+    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)')
+    .option('--cases <glob>', 'case files (glob)')
+    .option('--skills <dir>', 'skills folder')
+    .option('--price-per-trial <usd>', 'what one trial costs, in USD', positive('--price-per-trial'))
+    .action((o: { config?: string; cases?: string; skills?: string; pricePerTrial?: number }) => {
+      const loaded = loadSuite({ config: o.config, overrides: { cases: o.cases, skillsDir: o.skills } }, { needBinary: false });
+      process.stdout.write(renderPlan(planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))), o.pricePerTrial));
     });
 
   program

@@ -5,6 +5,7 @@ import type { AgentAdapter } from '../agents/types.js';
 import { gradeTrial, type GradeOptions, type TrialOutcome } from '../grade/outcome.js';
 import { InputError } from '../load/input-error.js';
 import { summarise, type Summary } from '../stats/summary.js';
+import { exitCode, fixedVerdicts, sprtVerdict, type CaseVerdict } from '../verdict/verdict.js';
 import { RunStore, type TrialRef } from '../store/run-store.js';
 import type { RunManifest } from './run.js';
 
@@ -15,6 +16,9 @@ export interface Results {
   options: Omit<GradeOptions, 'family' | 'deniedTools' | 'skillsFolder'>;
   outcomes: TrialOutcome[];
   summary: Summary;
+  verdicts: CaseVerdict[];
+  /** The exit code these verdicts give under the run's inconclusive policy. */
+  exitCode: number;
 }
 
 const ADAPTERS: Record<string, AgentAdapter> = { 'claude-code': claudeCode };
@@ -71,6 +75,11 @@ export async function gradeRun(dir: string, now = new Date()): Promise<Results> 
 /** Statistics over graded outcomes, written beside the transcripts; always regenerable from them. */
 export async function writeResults(store: RunStore, manifest: RunManifest, outcomes: TrialOutcome[], now: Date): Promise<Results> {
   const opts = gradeOptions(manifest);
+  const decision = manifest.config.decision;
+  const verdicts =
+    decision.mode === 'sprt'
+      ? manifest.cases.defs.map((c) => sprtVerdict(c, outcomes))
+      : fixedVerdicts(manifest.cases.defs, outcomes, decision.correction);
   const results: Results = {
     runId: manifest.runId,
     harnessVersion: manifest.harness.version,
@@ -78,6 +87,8 @@ export async function writeResults(store: RunStore, manifest: RunManifest, outco
     options: { readCountsAsFiring: opts.readCountsAsFiring, budgetStopsFail: opts.budgetStopsFail },
     outcomes: [...outcomes].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n),
     summary: summarise(manifest.cases.defs, outcomes, manifest.family.map((m) => m.dir), manifest.config.arms, manifest.config.grading.confidence),
+    verdicts,
+    exitCode: exitCode(verdicts, decision.inconclusive),
   };
   await store.writeJson('results.json', results);
   return results;

@@ -8,6 +8,7 @@ import { gradeOptions } from './grade.js';
 import type { FamilyMember } from '../grade/trigger.js';
 import { loadCases, type Case, type CaseSuite } from '../load/cases.js';
 import { loadConfig, type Config } from '../load/config.js';
+import { InputError } from '../load/input-error.js';
 import { familyHash, loadSkills, type Skill } from '../load/skills.js';
 import { createProgress } from '../runner/progress.js';
 import { runSuite } from '../runner/run-suite.js';
@@ -15,7 +16,8 @@ import type { TrialRecord } from '../runner/trial.js';
 import { loadProfile, type Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { newRunId, RunStore } from '../store/run-store.js';
-import { FixedScheduler } from '../trials/schedule.js';
+import { resolveDecision } from '../trials/decision.js';
+import { FixedScheduler, SprtScheduler, type TrialScheduler } from '../trials/schedule.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
 
 const require = createRequire(import.meta.url);
@@ -42,13 +44,16 @@ export interface LoadedSuite {
 }
 
 /** Everything that can be wrong with the user's input is found here, before a single trial starts. */
-export function loadSuite(opts: RunOptions): LoadedSuite {
+export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides'>, need: { needBinary: boolean } = { needBinary: true }): LoadedSuite {
   const { config, file } = loadConfig(opts.config, opts.overrides);
   const skills = loadSkills(config.skillsDir);
-  const suite = loadCases(config.cases, skills);
+  const suite = loadCases(config.cases, skills, config.decision);
   const profile = opts.sim ? loadProfile(opts.sim) : undefined;
+  if (config.decision.mode === 'sprt' && !config.arms.includes('skill')) {
+    throw new InputError({ file: configFileOrFlag(file), what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
+  }
   const adapter = ADAPTERS[config.agent];
-  const binary = adapter.resolveBinary(config.agentBinary);
+  const binary = need.needBinary ? adapter.resolveBinary(config.agentBinary) : (config.agentBinary ?? '');
   return { config, configFile: file, skills, suite, profile, adapter, binary };
 }
 
@@ -61,8 +66,11 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     tags: c.tags,
     plan: c.plan,
     command: c.command ?? config.commands[c.expect.skill],
+    decision: resolveDecision(config.decision, c.tags, c.decision),
   };
 }
+
+const configFileOrFlag = (file: string | undefined) => file ?? '--arms';
 
 export type RunStatus = 'running' | 'completed' | 'interrupted' | 'failed';
 
@@ -97,7 +105,9 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
   await checkWorkspaceRoot(opts.workdir ? resolve(opts.workdir) : undefined);
   const runId = newRunId();
   const store = await RunStore.create(config.transcriptsDir, runId);
-  const scheduler = new FixedScheduler(suite.cases, config.arms, config.trials);
+  const defs = suite.cases.map((c) => gradableCase(c, config));
+  const scheduler: TrialScheduler =
+    config.decision.mode === 'sprt' ? new SprtScheduler(defs, config.arms) : new FixedScheduler(suite.cases, config.arms, config.trials);
   const manifest: RunManifest = {
     runId,
     harness: { name: 'skillprobe', version: HARNESS_VERSION },
@@ -109,7 +119,7 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
     configFile: loaded.configFile,
     skills: skills.map((s) => ({ dir: s.dir, name: s.name, hash: s.hash })),
     skillsHash: familyHash(skills),
-    cases: { files: suite.files, hash: suite.hash, defs: suite.cases.map((c) => gradableCase(c, config)) },
+    cases: { files: suite.files, hash: suite.hash, defs },
     family: skills.map((s) => ({ dir: s.dir, name: s.name })),
     simulator: profile && opts.sim ? { profile: opts.sim, name: profile.name, seed: profile.seed } : null,
     trials: { planned: scheduler.plannedTotal(), finished: 0, notStarted: 0 },
@@ -131,7 +141,7 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
   try {
     if (profile) sim = await startSimulator(profile);
     const gradeOpts = gradeOptions(manifest);
-    const defs = new Map(manifest.cases.defs.map((c) => [c.id, c]));
+    const defById = new Map(defs.map((c) => [c.id, c]));
     const outcomes: TrialOutcome[] = [];
     const result = await runSuite(
       {
@@ -150,7 +160,7 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
       scheduler,
       createProgress(),
       (r) => {
-        const o = gradeTrial(r.transcript, r.meta, defs.get(r.ref.caseId)!, r.ref.arm, r.ref.n, gradeOpts);
+        const o = gradeTrial(r.transcript, r.meta, defById.get(r.ref.caseId)!, r.ref.arm, r.ref.n, gradeOpts);
         outcomes.push(o);
         return o.passed ?? undefined;
       },

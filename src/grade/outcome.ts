@@ -1,4 +1,5 @@
 import type { Arm } from '../load/config.js';
+import type { SprtParams } from '../stats/sprt.js';
 import type { InitEvent, SkillLoadEvent, Transcript, TrialMeta } from '../transcript/types.js';
 import { extractPlans, gradePlans, type PlanChecks, type PlanGrade } from './plan.js';
 import { trialStatus, type TrialStatus } from './status.js';
@@ -17,6 +18,8 @@ export interface GradableCase {
   tags: string[];
   plan?: PlanChecks;
   command?: string;
+  /** Resolved decision parameters (defaults ← tag ← case). */
+  decision: SprtParams;
 }
 
 export interface GradeOptions {

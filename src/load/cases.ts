@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { globSync } from 'tinyglobby';
 import { z } from 'zod';
+import { decisionProblem, resolveDecision } from '../trials/decision.js';
+import { decisionParamsSchema, splitProblem, type DecisionConfig } from './config.js';
 import { InputError, ProblemList } from './input-error.js';
 import type { Skill } from './skills.js';
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
@@ -21,6 +23,8 @@ export const caseSchema = z
     exclusive: z.boolean().default(false),
     /** Command prefix for this case's plans (overrides the config's `commands`). */
     command: z.string().min(1).optional(),
+    /** Decision overrides for this case (threshold, delta, alpha, beta, minTrials, maxTrials). */
+    decision: decisionParamsSchema.optional(),
     plan: z
       .object({
         matches: regexList,
@@ -46,7 +50,12 @@ export interface CaseSuite {
   hash: string;
 }
 
-function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml, skills: Skill[], problems: ProblemList): void {
+function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml, skills: Skill[], decision: DecisionConfig, problems: ProblemList): void {
+  const bad = decisionProblem(resolveDecision(decision, c.tags, c.decision));
+  if (bad) {
+    const at = c.decision ? [index, 'decision'] : c.tags.some((t) => decision.tags[t]) ? [index, 'tags'] : [index, 'id'];
+    problems.add(y.problem(at, ...splitProblem(`case "${c.id}": ${bad}`)));
+  }
   const known = new Set(skills.flatMap((s) => [s.dir, s.name]));
   if (c.prompt.trim() === '') {
     problems.add(y.problem([index, 'prompt'], `case "${c.id}" has an empty prompt`, 'write the request as a user would type it'));
@@ -87,7 +96,7 @@ function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml
 }
 
 /** Loads and cross-checks every case file; every problem is reported with file:line:col. */
-export function loadCases(patterns: string | string[], skills: Skill[]): CaseSuite {
+export function loadCases(patterns: string | string[], skills: Skill[], decision: DecisionConfig): CaseSuite {
   const list = Array.isArray(patterns) ? patterns : [patterns];
   const files = globSync(list, { onlyFiles: true, expandDirectories: false }).sort();
   if (files.length === 0) {
@@ -112,7 +121,7 @@ export function loadCases(patterns: string | string[], skills: Skill[]): CaseSui
         } else {
           seen.set(c.id, where);
         }
-        checkCase(c, i, y, skills, problems);
+        checkCase(c, i, y, skills, decision, problems);
         cases.push({ ...c, source: { file, line: pos.line } });
       });
     });

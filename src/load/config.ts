@@ -1,12 +1,32 @@
 import { existsSync } from 'node:fs';
 import { z } from 'zod';
-import { InputError } from './input-error.js';
+import { resolveDecision, decisionProblem } from '../trials/decision.js';
+import { InputError, ProblemList } from './input-error.js';
 import { loadYamlFile } from './yaml-file.js';
 
 export const ARMS = ['skill', 'ablation'] as const;
 export type Arm = (typeof ARMS)[number];
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
+
+/** Per-case decision parameters; any subset, so tags and cases can override the defaults. */
+export const decisionParamsSchema = z
+  .object({
+    /** p0: the pass rate a case must reach. */
+    threshold: z.number().gt(0).max(1),
+    /** p1 = p0 − δ: the rate the test must tell apart from p0. */
+    delta: z.number().gt(0).lt(1),
+    /** Chance of failing a case whose true rate is p0. */
+    alpha: z.number().gt(0).max(0.5),
+    /** Chance of passing a case whose true rate is p1. */
+    beta: z.number().gt(0).max(0.5),
+    minTrials: positiveInt(100_000),
+    maxTrials: positiveInt(100_000),
+  })
+  .partial()
+  .strict();
+
+export type DecisionOverrides = z.output<typeof decisionParamsSchema>;
 
 export const configSchema = z
   .object({
@@ -47,12 +67,38 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    decision: z
+      .object({
+        /** `fixed`: `trials` per case, exact binomial tests; `sprt`: each case stops as soon as the evidence decides. */
+        mode: z.enum(['fixed', 'sprt']).default('fixed'),
+        threshold: z.number().gt(0).max(1).default(0.9),
+        delta: z.number().gt(0).lt(1).default(0.1),
+        alpha: z.number().gt(0).max(0.5).default(0.05),
+        beta: z.number().gt(0).max(0.5).default(0.2),
+        minTrials: positiveInt(100_000).default(5),
+        maxTrials: positiveInt(100_000).default(50),
+        /** Fixed-N mode: multiple-testing correction across cases. */
+        correction: z.enum(['bh', 'bonferroni', 'none']).default('bh'),
+        /** What an INCONCLUSIVE case does to the exit code. */
+        inconclusive: z.enum(['fail', 'warn', 'pass']).default('warn'),
+        /** Overrides per case tag (`vague: { threshold: 0.5 }`); the first matching tag of a case wins. */
+        tags: z.record(z.string(), decisionParamsSchema).default({}),
+      })
+      .strict()
+      .default({}),
     /** Command prefix per skill, prepended to bare Skill args when canonicalising plans (`atl-jira: atl jira`). */
     commands: z.record(z.string(), z.string().min(1)).default({}),
   })
   .strict();
 
 export type Config = z.output<typeof configSchema>;
+
+/** "what — what to do" → [what, what to do]. */
+export function splitProblem(text: string): [string, string] {
+  const [what, todo] = text.split(' — ');
+  return [what!, todo ?? 'fix the value'];
+}
+export type DecisionConfig = Config['decision'];
 export const DEFAULT_CONFIG_FILE = 'skillprobe.config.yaml';
 
 /** Loads the config file (optional unless named explicitly) and applies flag overrides on top. */
@@ -61,20 +107,33 @@ export function loadConfig(file: string | undefined, overrides: Partial<Record<k
   let fromFile: Record<string, unknown> = {};
   let used: string | undefined;
   if (existsSync(path)) {
-    const { value } = loadYamlFile(path, configSchema, 'config file');
+    const { value, yaml } = loadYamlFile(path, configSchema, 'config file');
+    const problems = new ProblemList();
+    const defaults = decisionProblem(resolveDecision(value.decision, [], undefined));
+    if (defaults) problems.add(yaml.problem(['decision'], ...splitProblem(defaults)));
+    for (const tag of Object.keys(value.decision.tags)) {
+      const p = decisionProblem(resolveDecision(value.decision, [tag], undefined));
+      if (p) problems.add(yaml.problem(['decision', 'tags', tag], ...splitProblem(`tag "${tag}": ${p}`)));
+    }
+    problems.throwIfAny();
     fromFile = value;
     used = path;
   } else if (file) {
     throw new InputError({ file, what: 'config file not found', todo: 'check the --config path' });
   }
-  const merged = { ...fromFile };
-  for (const [k, v] of Object.entries(overrides)) if (v !== undefined) merged[k] = v;
+  const merged: Record<string, unknown> = { ...fromFile };
+  const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  for (const [k, v] of Object.entries(overrides)) {
+    if (v === undefined) continue;
+    // Nested sections (timeouts, decision) take flag values key by key.
+    merged[k] = isMap(v) && isMap(merged[k]) ? { ...merged[k], ...Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) } : v;
+  }
   const result = configSchema.safeParse(merged);
   if (!result.success) {
     // Only a flag can be wrong here: the file already validated on its own.
     throw new InputError(
       result.error.issues.map((i) => ({
-        file: `--${String(i.path[0] ?? 'option')}`,
+        file: `--${String(i.path.at(-1) ?? 'option')}`,
         what: `invalid value: ${i.message}`,
         todo: 'fix the flag (see `skillprobe run --help`)',
       })),

@@ -52,6 +52,25 @@ function passKBlock(rows: CaseArmSummary[]): string {
     .join('\n');
 }
 
+const VERDICT_COLOUR = { PASS: 'green', FAIL: 'red', INCONCLUSIVE: 'yellow', ERROR: 'magenta' } as const;
+
+function verdictBlock(results: ReportInput['results'], mode: string, c: Colors): string {
+  const rateOf = new Map(results.summary.cases.filter((s) => s.arm === 'skill').map((s) => [s.caseId, s]));
+  const rows = results.verdicts.map((v) => {
+    const s = rateOf.get(v.caseId);
+    const rate = s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}${v.descriptiveInterval ? '*' : ''}` : '—';
+    const used = v.mode === 'sprt' ? `${v.decidedAt ?? v.scored}${v.trials > (v.decidedAt ?? v.scored) ? ` (+${v.trials - (v.decidedAt ?? v.scored)} in flight)` : ''}` : String(v.scored);
+    return [v.caseId, c[VERDICT_COLOUR[v.verdict]](v.verdict), `${fmt(v.params.threshold)}`, used, v.fixedNEquivalent === undefined ? '—' : String(v.fixedNEquivalent), rate, v.reason];
+  });
+  const counts = (['PASS', 'FAIL', 'INCONCLUSIVE', 'ERROR'] as const).map((k) => `${results.verdicts.filter((v) => v.verdict === k).length} ${k}`).join(' · ');
+  const lines = [
+    c.bold(`VERDICTS · ${mode === 'sprt' ? 'sequential (Wald SPRT per case)' : 'fixed N (exact binomial tests)'} · ${counts} · exit code ${results.exitCode}`),
+    table([['case', 'verdict', 'p0', 'trials used', 'fixed-N equiv.', 'rate [CI]', 'why'].map((h) => c.bold(h)), ...rows], ['l', 'l', 'r', 'r', 'r', 'l', 'l']),
+  ];
+  if (results.verdicts.some((v) => v.descriptiveInterval)) lines.push(c.dim('* descriptive only: the case stopped early by a sequential rule, which biases the interval'));
+  return lines.join('\n');
+}
+
 export function terminalReporter(colour: boolean): Reporter {
   const c = pc.createColors(colour);
   return {
@@ -123,6 +142,7 @@ export function terminalReporter(colour: boolean): Reporter {
           ['F1', fmt(a.f1), ''],
         ]),
       );
+      out.push('', verdictBlock(results, manifest.config.decision.mode, c));
       const excluded = results.outcomes.filter((o) => o.passed === null && o.excludedBecause && o.excludedBecause !== 'nothing to score without the skill');
       if (excluded.length) {
         out.push('', c.yellow(`${excluded.length} trial(s) carried no evidence and were left out of n (never scored as "did not trigger"):`));

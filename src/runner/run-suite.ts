@@ -55,7 +55,6 @@ export async function runSuite(
     await Promise.allSettled(running);
     progress.stop();
   }
-  let notStarted = 0;
-  while (scheduler.next()) notStarted++;
+  const notStarted = ctx.signal.aborted && !scheduler.exhausted() ? Math.max(0, scheduler.plannedTotal() - records.length) : 0;
   return { records, notStarted };
 }

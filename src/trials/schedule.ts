@@ -1,12 +1,13 @@
 import type { Arm } from '../load/config.js';
 import type { Case } from '../load/cases.js';
+import { sprtDecide, type SprtParams } from '../stats/sprt.js';
 import type { TrialRef } from '../store/run-store.js';
 
 /** What the runner asks for its next trial. Sequential schedulers (SPRT) slot in beside the fixed one. */
 export interface TrialScheduler {
   /** The next trial to start, or undefined when none can start until a running one finishes. */
   next(): TrialRef | undefined;
-  /** A trial finished; `usable` is false for trials that carry no evidence (infra or isolation errors). */
+  /** A trial finished; `passed` is undefined for trials that carry no evidence (infra or isolation errors). */
   finished(ref: TrialRef, passed: boolean | undefined): void;
   /** True when nothing more will ever be scheduled. */
   exhausted(): boolean;
@@ -39,5 +40,84 @@ export class FixedScheduler implements TrialScheduler {
 
   plannedTotal(): number {
     return this.total;
+  }
+}
+
+interface SequentialCase {
+  id: string;
+  params: SprtParams;
+  /** Next skill-arm trial number to schedule. */
+  next: number;
+  inFlight: number;
+  /** Skill-arm results by trial number: true/false, or null for trials that carry no evidence. */
+  results: Map<number, boolean | null>;
+  done: boolean;
+}
+
+/**
+ * Wald's SPRT per case: trials are scheduled only for undecided cases, and each case stops at its boundary.
+ * The test consumes skill-arm results in trial-number order (the contiguous prefix that has finished), so the
+ * decision does not depend on which trial happened to finish first. The ablation arm runs trial n beside the
+ * skill arm's trial n, so pairs stay intact.
+ */
+export class SprtScheduler implements TrialScheduler {
+  private readonly cases: SequentialCase[];
+  private readonly companions: TrialRef[] = [];
+  private readonly withAblation: boolean;
+
+  constructor(cases: { id: string; decision: SprtParams }[], arms: readonly Arm[]) {
+    this.cases = cases.map((c) => ({ id: c.id, params: c.decision, next: 1, inFlight: 0, results: new Map(), done: false }));
+    this.withAblation = arms.includes('ablation');
+  }
+
+  private scored(c: SequentialCase): boolean[] {
+    const seq: boolean[] = [];
+    for (let n = 1; c.results.has(n); n++) {
+      const r = c.results.get(n);
+      if (r !== null && r !== undefined) seq.push(r);
+    }
+    return seq;
+  }
+
+  private canSchedule(c: SequentialCase): boolean {
+    if (c.done) return false;
+    const scored = [...c.results.values()].filter((r) => r !== null).length;
+    // Replace trials that carried no evidence, but never beyond twice the budget.
+    return scored + c.inFlight < c.params.maxTrials && c.next <= 2 * c.params.maxTrials;
+  }
+
+  next(): TrialRef | undefined {
+    while (this.companions.length) {
+      const ref = this.companions.shift()!;
+      if (!this.cases.find((c) => c.id === ref.caseId)!.done) return ref;
+    }
+    const open = this.cases.filter((c) => this.canSchedule(c));
+    if (open.length === 0) return undefined;
+    const c = open.reduce((a, b) => (b.inFlight < a.inFlight || (b.inFlight === a.inFlight && b.next < a.next) ? b : a));
+    const ref: TrialRef = { caseId: c.id, arm: 'skill', n: c.next++ };
+    c.inFlight++;
+    if (this.withAblation) this.companions.push({ caseId: c.id, arm: 'ablation', n: ref.n });
+    return ref;
+  }
+
+  finished(ref: TrialRef, passed: boolean | undefined): void {
+    if (ref.arm !== 'skill') return;
+    const c = this.cases.find((x) => x.id === ref.caseId);
+    if (!c) return;
+    c.inFlight--;
+    c.results.set(ref.n, passed ?? null);
+    const values = [...c.results.values()];
+    const excluded = values.filter((r) => r === null).length;
+    const allNoEvidence = excluded >= c.params.minTrials && values.every((r) => r === null);
+    if (sprtDecide(this.scored(c), c.params).state !== 'continue' || allNoEvidence) c.done = true;
+  }
+
+  exhausted(): boolean {
+    return this.companions.length === 0 && this.cases.every((c) => !this.canSchedule(c));
+  }
+
+  plannedTotal(): number {
+    const arms = this.withAblation ? 2 : 1;
+    return this.cases.reduce((sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.params.maxTrials)) * arms, 0);
   }
 }

@@ -1,0 +1,37 @@
+import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
+
+/**
+ * Exact one-sided binomial test of H0: p ≥ p0 against p < p0, from c passes in n trials:
+ * the p-value is P(X ≤ c) under Binomial(n, p0). A small value is evidence the case is below its threshold.
+ */
+export function binomialTestBelow(c: number, n: number, p0: number): number {
+  if (n === 0) return 1;
+  return Math.min(1, Math.max(0, binomialCdf(c, n, p0)));
+}
+
+/** Exact one-sided test of H0: p ≤ p1 against p > p1: P(X ≥ c) under Binomial(n, p1). Small = evidence above p1. */
+export function binomialTestAbove(c: number, n: number, p1: number): number {
+  if (n === 0 || c === 0) return 1;
+  return Math.min(1, Math.max(0, 1 - binomialCdf(c - 1, n, p1)));
+}
+
+/** The largest pass count that the test rejects at level α (−1 when none can be rejected). */
+export function rejectionCutoff(n: number, p0: number, alpha: number): number {
+  let k = -1;
+  while (k + 1 <= n && binomialCdf(k + 1, n, p0) <= alpha) k++;
+  return k;
+}
+
+/**
+ * The smallest fixed N whose exact test has size ≤ α at p0 and power ≥ 1 − β at p1 = p0 − δ: the fixed-N
+ * equivalent of a sequential test with the same error rates. Undefined beyond `limit`.
+ */
+export function fixedNEquivalent(p0: number, p1: number, alpha: number, beta: number, limit = 5000): number | undefined {
+  for (let n = 1; n <= limit; n++) {
+    const k = rejectionCutoff(n, p0, alpha);
+    if (k < 0) continue;
+    // PASS when more than k trials pass; at p1 that must happen with probability ≤ β.
+    if (1 - binomialCdf(k, n, p1) <= beta) return n;
+  }
+  return undefined;
+}

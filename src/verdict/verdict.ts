@@ -1,0 +1,111 @@
+import type { GradableCase, TrialOutcome } from '../grade/outcome.js';
+import { binomialTestAbove, binomialTestBelow, fixedNEquivalent } from '../stats/binomial-test.js';
+import { adjustPValues, type Correction } from '../stats/multiple-testing.js';
+import { sprtDecide, type SprtParams } from '../stats/sprt.js';
+
+export type Verdict = 'PASS' | 'FAIL' | 'INCONCLUSIVE' | 'ERROR';
+export type DecisionMode = 'fixed' | 'sprt';
+export type InconclusivePolicy = 'fail' | 'warn' | 'pass';
+
+export interface CaseVerdict {
+  caseId: string;
+  verdict: Verdict;
+  mode: DecisionMode;
+  params: SprtParams;
+  /** Skill-arm trials run, scored, passed and left out. */
+  trials: number;
+  scored: number;
+  passes: number;
+  excluded: number;
+  /** SPRT: scored trials consumed when it decided; the rest finished in flight and are descriptive only. */
+  decidedAt?: number;
+  llr?: number;
+  /** Fixed N with the same α and β (what a fixed-size test would need). */
+  fixedNEquivalent?: number;
+  /** Fixed mode: p-value of "below threshold" (raw and corrected) and of "not above p1". */
+  pBelow?: number;
+  pBelowAdjusted?: number;
+  pAbove?: number;
+  /** The pass-rate interval is descriptive only: the run stopped by a sequential rule, which biases it. */
+  descriptiveInterval: boolean;
+  reason: string;
+}
+
+/** Exit codes. 0 all PASS, 1 any FAIL, 2 usage or input error, 3 INCONCLUSIVE (no FAIL, no ERROR), 4 ERROR (no FAIL). */
+export const EXIT = { pass: 0, fail: 1, usage: 2, inconclusive: 3, error: 4, interrupted: 130 } as const;
+
+function skillArm(outcomes: TrialOutcome[], caseId: string): TrialOutcome[] {
+  return outcomes.filter((o) => o.caseId === caseId && o.arm === 'skill').sort((a, b) => a.n - b.n);
+}
+
+function counts(arm: TrialOutcome[]) {
+  const scored = arm.filter((o) => o.passed !== null);
+  return { trials: arm.length, scored: scored.length, passes: scored.filter((o) => o.passed).length, excluded: arm.length - scored.length, sequence: scored.map((o) => o.passed!) };
+}
+
+const tooFewUsable = (c: { excluded: number; scored: number }, p: SprtParams) => c.excluded > 0 && c.scored < p.minTrials;
+
+/** SPRT verdict, replayed over the scored skill-arm trials in trial order: the same decision the run made live. */
+export function sprtVerdict(c: GradableCase & { decision: SprtParams }, outcomes: TrialOutcome[]): CaseVerdict {
+  const k = counts(skillArm(outcomes, c.id));
+  const p = c.decision;
+  const d = sprtDecide(k.sequence, p);
+  const base = {
+    caseId: c.id,
+    mode: 'sprt' as const,
+    params: p,
+    trials: k.trials,
+    scored: k.scored,
+    passes: k.passes,
+    excluded: k.excluded,
+    llr: d.llr,
+    fixedNEquivalent: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
+  };
+  if (d.state === 'accept') return { ...base, verdict: 'PASS', decidedAt: d.trials, descriptiveInterval: true, reason: `SPRT accepted p ≥ ${p.threshold} after ${d.trials} trials` };
+  if (d.state === 'reject') return { ...base, verdict: 'FAIL', decidedAt: d.trials, descriptiveInterval: true, reason: `SPRT rejected p ≥ ${p.threshold} (p ≤ ${(p.threshold - p.delta).toFixed(2)}) after ${d.trials} trials` };
+  if (tooFewUsable(k, p) || k.scored === 0) {
+    return { ...base, verdict: 'ERROR', descriptiveInterval: false, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
+  }
+  return { ...base, verdict: 'INCONCLUSIVE', descriptiveInterval: false, reason: k.scored >= p.maxTrials ? `undecided at maxTrials ${p.maxTrials}` : `undecided after ${k.scored} trials` };
+}
+
+/**
+ * Fixed-N verdicts: FAIL when the exact test of "p ≥ p0" rejects at α after correction across cases; PASS when
+ * the exact test of "p ≤ p1" rejects at β (the rate is shown to be above p1); INCONCLUSIVE otherwise.
+ */
+export function fixedVerdicts(cases: (GradableCase & { decision: SprtParams })[], outcomes: TrialOutcome[], correction: Correction): CaseVerdict[] {
+  const rows = cases.map((c) => ({ c, k: counts(skillArm(outcomes, c.id)) }));
+  const testable = rows.filter((r) => r.k.scored > 0);
+  const raw = testable.map((r) => binomialTestBelow(r.k.passes, r.k.scored, r.c.decision.threshold));
+  const adjusted = adjustPValues(raw, correction);
+  const adjustedOf = new Map(testable.map((r, i) => [r.c.id, { raw: raw[i]!, adj: adjusted[i]! }]));
+  return rows.map(({ c, k }) => {
+    const p = c.decision;
+    const base = {
+      caseId: c.id,
+      mode: 'fixed' as const,
+      params: p,
+      trials: k.trials,
+      scored: k.scored,
+      passes: k.passes,
+      excluded: k.excluded,
+      descriptiveInterval: false,
+      fixedNEquivalent: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
+    };
+    const t = adjustedOf.get(c.id);
+    if (!t || tooFewUsable(k, p)) return { ...base, verdict: 'ERROR' as const, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
+    const pAbove = binomialTestAbove(k.passes, k.scored, p.threshold - p.delta);
+    const tested = { ...base, pBelow: t.raw, pBelowAdjusted: t.adj, pAbove };
+    if (t.adj <= p.alpha) return { ...tested, verdict: 'FAIL' as const, reason: `${k.passes}/${k.scored} is below ${p.threshold} (p = ${t.adj.toPrecision(2)} ≤ α ${p.alpha})` };
+    if (pAbove <= p.beta) return { ...tested, verdict: 'PASS' as const, reason: `${k.passes}/${k.scored} is above ${(p.threshold - p.delta).toFixed(2)} (p = ${pAbove.toPrecision(2)} ≤ β ${p.beta})` };
+    return { ...tested, verdict: 'INCONCLUSIVE' as const, reason: `${k.scored} trials cannot tell ${p.threshold} from ${(p.threshold - p.delta).toFixed(2)} (about ${base.fixedNEquivalent ?? '?'} would)` };
+  });
+}
+
+export function exitCode(verdicts: readonly CaseVerdict[], policy: InconclusivePolicy): number {
+  const has = (v: Verdict) => verdicts.some((x) => x.verdict === v);
+  if (has('FAIL')) return EXIT.fail;
+  if (has('ERROR')) return EXIT.error;
+  if (has('INCONCLUSIVE')) return policy === 'fail' ? EXIT.fail : policy === 'warn' ? EXIT.inconclusive : EXIT.pass;
+  return EXIT.pass;
+}
