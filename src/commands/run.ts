@@ -18,6 +18,7 @@ import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { newRunId, RunStore } from '../store/run-store.js';
 import { resolveDecision } from '../trials/decision.js';
 import { FixedScheduler, SprtScheduler, type TrialScheduler } from '../trials/schedule.js';
+import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
 
 const require = createRequire(import.meta.url);
@@ -138,6 +139,8 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  const workRoot = opts.workdir ? resolve(opts.workdir) : undefined;
+  const workspaces = new WorkspacePool({ root: workRoot, skills, skillsFolder: adapter.skillsFolder, keep: opts.keepWorkspaces ?? false, prefetch: config.concurrency });
   try {
     if (profile) sim = await startSimulator(profile);
     const gradeOpts = gradeOptions(manifest);
@@ -152,8 +155,8 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
         store,
         callerEnv: process.env,
         simulatorUrl: sim?.url,
-        workRoot: opts.workdir ? resolve(opts.workdir) : undefined,
         keepWorkspaces: opts.keepWorkspaces ?? false,
+        workspaces,
         signal: abort.signal,
       },
       suite.cases,
@@ -177,6 +180,7 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
     manifest.status = 'failed';
     throw e;
   } finally {
+    await workspaces.drain();
     manifest.endedAt = new Date().toISOString();
     await store.writeJson('run.json', manifest);
     process.off('SIGINT', onSignal);

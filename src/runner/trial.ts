@@ -7,7 +7,7 @@ import type { Skill } from '../load/skills.js';
 import { CASE_HEADER, TRIAL_HEADER } from '../sim/server.js';
 import type { RunStore, TrialRef } from '../store/run-store.js';
 import type { Transcript, TrialMeta } from '../transcript/types.js';
-import { createSealedWorkspace } from '../workspace/sealed.js';
+import type { WorkspacePool } from '../workspace/pool.js';
 
 export interface TrialContext {
   adapter: AgentAdapter;
@@ -17,8 +17,8 @@ export interface TrialContext {
   store: RunStore;
   callerEnv: NodeJS.ProcessEnv;
   simulatorUrl?: string;
-  workRoot?: string;
   keepWorkspaces: boolean;
+  workspaces: WorkspacePool;
   signal: AbortSignal;
 }
 
@@ -41,11 +41,7 @@ export function trialKey(ref: TrialRef): string {
 export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promise<TrialRecord> {
   const maxAttempts = 1 + ctx.config.retries.infra;
   for (let attempt = 1; ; attempt++) {
-    const ws = await createSealedWorkspace({
-      root: ctx.workRoot,
-      skills: ref.arm === 'skill' ? ctx.skills : [],
-      skillsFolder: ctx.adapter.skillsFolder,
-    });
+    const ws = await ctx.workspaces.take(ref.arm);
     try {
       const inv = ctx.adapter.invocation({
         prompt: c.prompt,
@@ -77,7 +73,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         return { ref, status: verdict.status, detail: verdict.detail, transcript, meta, keptWorkspace: ctx.keepWorkspaces ? ws.root : undefined };
       }
     } finally {
-      if (!ctx.keepWorkspaces) await ws.cleanup();
+      ctx.workspaces.release(ws);
     }
   }
 }

@@ -1,5 +1,4 @@
-import { execa } from 'execa';
-import { cp, mkdir, stat } from 'node:fs/promises';
+import { cp, mkdir, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { dir as tmpDir } from 'tmp-promise';
@@ -40,6 +39,19 @@ export async function leakingAncestors(start: string): Promise<string[]> {
 
 export class WorkspaceRootError extends Error {}
 
+/**
+ * Makes `dir` the root of an empty git repository, which stops the CLI's upward walk for skills. Written directly
+ * (HEAD, objects/, refs/: what git itself needs to recognise a repository) because spawning `git init` per trial
+ * costs a process start on the trial's critical path; `git rev-parse` accepts the result (tested).
+ */
+export async function initGitRoot(dir: string): Promise<void> {
+  const git = join(dir, '.git');
+  await mkdir(join(git, 'objects'), { recursive: true });
+  await mkdir(join(git, 'refs', 'heads'), { recursive: true });
+  await writeFile(join(git, 'HEAD'), 'ref: refs/heads/main\n');
+  await writeFile(join(git, 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n');
+}
+
 /** Checks the workspace root once per run; a leak there would contaminate every trial. */
 export async function checkWorkspaceRoot(root = tmpdir()): Promise<void> {
   const leaks = await leakingAncestors(root);
@@ -57,8 +69,7 @@ export async function createSealedWorkspace(opts: { root?: string; skills: Skill
     const home = join(t.path, 'home');
     await mkdir(dir);
     await mkdir(home);
-    // A git root stops the CLI's upward walk for skills.
-    await execa('git', ['init', '-q', dir], { stdin: 'ignore', env: { GIT_CONFIG_NOSYSTEM: '1', HOME: home }, extendEnv: true });
+    await initGitRoot(dir);
     for (const s of opts.skills) {
       await cp(s.path, join(dir, opts.skillsFolder, s.dir), { recursive: true });
     }
