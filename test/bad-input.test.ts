@@ -151,6 +151,25 @@ const BAD: BadInput[] = [
     says: /timeouts\.trialSeconds/,
   },
   {
+    name: 'decision threshold minus delta at or below zero',
+    change: (f) => void (f['skillprobe.config.yaml'] = 'trials: 2\ndecision:\n  threshold: 0.1\n  delta: 0.2\n'),
+    where: /skillprobe\.config\.yaml:3:3:/,
+    says: /p1 ≤ 0/,
+  },
+  {
+    name: 'case decision with minTrials above maxTrials',
+    change: cases('- id: a\n  prompt: do alpha\n  expect: { skill: alpha }\n  decision: { minTrials: 9, maxTrials: 3 }\n'),
+    where: /cases\/main\.yaml:4:13:/,
+    says: /minTrials 9 exceeds maxTrials 3/,
+  },
+  {
+    name: 'sequential mode without the skill arm',
+    change: () => {},
+    args: ['--mode', 'sprt', '--arms', 'ablation'],
+    where: /--arms/,
+    says: /decides on the skill arm/,
+  },
+  {
     name: 'simulator profile behaviour with two actions',
     change: (f) => void (f['sim.yaml'] = 'seed: 1\nrules:\n  - case: pos-alpha\n    do:\n      - { p: 1, skill: alpha, answer: "hi" }\n'),
     args: ['--sim', 'sim.yaml'],

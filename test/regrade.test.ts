@@ -10,6 +10,7 @@ import type { TrialMeta } from '../src/transcript/types.js';
 import { ClaudeStream } from './claude-stream.js';
 import { cleanup, runCli } from './helpers.js';
 
+const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
 const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
 
 /** A run folder written by hand: what a finished run leaves, without running anything. */
@@ -29,8 +30,8 @@ async function fakeRun(root: string): Promise<string> {
       files: [],
       hash: 'y',
       defs: [
-        { id: 'pos', expect: 'atl-jira', exclusive: false, tags: ['happy'] },
-        { id: 'neg', expect: 'none', exclusive: false, tags: [] },
+        { id: 'pos', expect: 'atl-jira', exclusive: false, tags: ['happy'], decision: DECISION },
+        { id: 'neg', expect: 'none', exclusive: false, tags: [], decision: DECISION },
       ],
     },
     family: [
@@ -62,8 +63,14 @@ describe('grade and report: durable artifacts, regraded without rerunning anythi
   it('grade writes results.json from the stored transcripts', async () => {
     const dir = await fakeRun(root);
     const r = await runCli(['grade', dir, '--json'], { cwd: root });
-    expect(r.exitCode).toBe(0);
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+    // 2/3 and 1/2 at p0 = 0.9 cannot be told from p1 = 0.8 with α 0.05, β 0.2: both INCONCLUSIVE, exit 3.
+    expect(results.verdicts.map((v) => [v.caseId, v.verdict])).toEqual([
+      ['pos', 'INCONCLUSIVE'],
+      ['neg', 'INCONCLUSIVE'],
+    ]);
+    expect(r.exitCode).toBe(3);
+    expect(results.exitCode).toBe(3);
     expect(JSON.parse(r.stdout)).toEqual(results);
     expect(results.outcomes.map((o) => [o.caseId, o.n, o.passed])).toEqual([
       ['neg', 1, true],
@@ -94,7 +101,7 @@ describe('grade and report: durable artifacts, regraded without rerunning anythi
   it('report prints the terminal report from the stored results, with no colour off a TTY', async () => {
     const dir = await fakeRun(join(root, 'c'));
     const r = await runCli(['report', dir], { cwd: root });
-    expect(r.exitCode).toBe(0);
+    expect(r.exitCode).toBe(3);
     expect(r.stdout).toMatch(/CASES · skill arm/);
     expect(r.stdout).toMatch(/pos\s+happy\s+atl-jira\s+3\s+2\s+0\.67 \[0\.21, 0\.94\]/);
     expect(r.stdout).toMatch(/CONFUSION/);

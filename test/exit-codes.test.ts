@@ -1,0 +1,76 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Results } from '../src/commands/grade.js';
+import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
+
+/**
+ * Exit codes end to end: the real CLI against the simulator, one profile per outcome, decided by SPRT.
+ * p0 = 0.8, p1 = 0.5: four straight passes accept, four straight fails reject, three trials decide nothing.
+ */
+const CONFIG = 'decision:\n  mode: sprt\n  threshold: 0.8\n  delta: 0.3\n  minTrials: 1\n  maxTrials: 6\n';
+const CASES = '- id: c\n  prompt: "please create an alpha record"\n  expect: { skill: alpha }\n';
+
+const PROFILES: Record<string, string> = {
+  pass: '- { p: 1, skill: alpha, args: "create" }',
+  fail: '- { p: 1, answer: "I will not use a skill." }',
+  coin: '- { p: 0.5, skill: alpha, args: "create" }\n      - { p: 0.5, answer: "no" }',
+  limited: '- { p: 1, http: 429, retryAfter: 0 }',
+};
+
+describe('exit codes through the real CLI', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+
+  async function run(profile: keyof typeof PROFILES, extra: string[] = []) {
+    const dir = makeProject({
+      ...baseProject(),
+      'cases/main.yaml': CASES,
+      'skillprobe.config.yaml': CONFIG,
+      'sim.yaml': `seed: 3\nrules:\n  - case: c\n    do:\n      ${PROFILES[profile]}\n`,
+    });
+    dirs.push(dir);
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--arms', 'skill', '--concurrency', '2', '--transcripts', 'runs', ...extra], { cwd: dir });
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+    const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;
+    return { r, results, runDir };
+  }
+
+  it('0 when every case passes, decided after 4 trials (in-flight extras recorded, not counted in the decision)', async () => {
+    const { r, results } = await run('pass');
+    expect(r.exitCode).toBe(0);
+    const v = results.verdicts[0]!;
+    expect(v).toMatchObject({ verdict: 'PASS', decidedAt: 4, mode: 'sprt' });
+    expect(v.trials).toBeGreaterThanOrEqual(4);
+    expect(v.trials).toBeLessThanOrEqual(5); // at most one more was already running (concurrency 2)
+    expect(results.outcomes.filter((o) => o.arm === 'skill')).toHaveLength(v.trials);
+    expect(r.stdout).toMatch(/VERDICTS · sequential.*1 PASS.*exit code 0/);
+  });
+
+  it('1 when a case fails', async () => {
+    const { r, results } = await run('fail');
+    expect(r.exitCode).toBe(1);
+    expect(results.verdicts[0]).toMatchObject({ verdict: 'FAIL', decidedAt: 4 });
+  });
+
+  it('3 for INCONCLUSIVE alone under the default policy, 1 under --inconclusive fail, 0 under pass', async () => {
+    const warn = await run('coin', ['--max-trials', '3']);
+    expect(warn.r.exitCode).toBe(3);
+    expect(warn.results.verdicts[0]).toMatchObject({ verdict: 'INCONCLUSIVE', scored: 3 });
+    expect((await run('coin', ['--max-trials', '3', '--inconclusive', 'fail'])).r.exitCode).toBe(1);
+    expect((await run('coin', ['--max-trials', '3', '--inconclusive', 'pass'])).r.exitCode).toBe(0);
+  });
+
+  it('4 for ERROR when HTTP 429s leave no usable trial (never scored as "did not trigger")', async () => {
+    const { r, results } = await run('limited', ['--min-trials', '2']);
+    expect(r.exitCode).toBe(4);
+    expect(results.verdicts[0]).toMatchObject({ verdict: 'ERROR', scored: 0 });
+    expect(results.outcomes.every((o) => o.status === 'infra_error' && o.passed === null)).toBe(true);
+  });
+
+  it('report on a stored run exits with the same code, without running anything', async () => {
+    const { runDir } = await run('fail');
+    const again = await runCli(['report', runDir], { cwd: runDir });
+    expect(again.exitCode).toBe(1);
+  });
+});

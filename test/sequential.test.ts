@@ -1,0 +1,260 @@
+import { describe, expect, it } from 'vitest';
+import type { GradableCase, TrialOutcome } from '../src/grade/outcome.js';
+import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff } from '../src/stats/binomial-test.js';
+import { adjustPValues } from '../src/stats/multiple-testing.js';
+import { boundaries, increments, operatingCharacteristics, sprtDecide, type SprtParams } from '../src/stats/sprt.js';
+import { SprtScheduler } from '../src/trials/schedule.js';
+import { resolveDecision, decisionProblem } from '../src/trials/decision.js';
+import { configSchema } from '../src/load/config.js';
+import { exitCode, fixedVerdicts, sprtVerdict, type CaseVerdict } from '../src/verdict/verdict.js';
+import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
+
+const P: SprtParams = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 1000 };
+const seq = (s: string) => [...s].map((ch) => ch === 'P');
+
+describe('Wald SPRT', () => {
+  it('has boundaries ≈ +1.56 and ≈ −2.77 for α = 0.05, β = 0.20', () => {
+    const b = boundaries(P);
+    expect(b.accept).toBeCloseTo(1.558, 3);
+    expect(b.reject).toBeCloseTo(-2.773, 3);
+  });
+
+  it('adds log(p0/p1) ≈ +0.118 per pass and log((1−p0)/(1−p1)) ≈ −0.693 per fail', () => {
+    const inc = increments(P);
+    expect(inc.pass).toBeCloseTo(0.1178, 4);
+    expect(inc.fail).toBeCloseTo(-0.6931, 4);
+  });
+
+  it('accepts after 14 straight passes, not 13', () => {
+    expect(sprtDecide(seq('P'.repeat(13)), P).state).toBe('continue');
+    expect(sprtDecide(seq('P'.repeat(14)), P)).toMatchObject({ state: 'accept', trials: 14 });
+  });
+
+  it('rejects pass, fail, fail, pass, fail, fail, fail at trial 7', () => {
+    expect(sprtDecide(seq('PFFPFF'), P).state).toBe('continue');
+    expect(sprtDecide(seq('PFFPFFF'), P)).toMatchObject({ state: 'reject', trials: 7 });
+  });
+
+  it('stops at the first boundary, ignoring what comes after', () => {
+    expect(sprtDecide(seq('FFFFPPPPPPPPPPPPPPPPPPPPPP'), P)).toMatchObject({ state: 'reject', trials: 4 });
+  });
+
+  it('waits for minTrials and gives up at maxTrials', () => {
+    expect(sprtDecide(seq('FFFF'), { ...P, minTrials: 6 }).state).toBe('continue');
+    expect(sprtDecide(seq('FFFFPP'), { ...P, minTrials: 6 }).state).toBe('continue'); // −2.54 > −2.77
+    expect(sprtDecide(seq('FFFFFP'), { ...P, minTrials: 6 })).toMatchObject({ state: 'reject', trials: 6 });
+    expect(sprtDecide(seq('PFPFPFPFPF'), { ...P, maxTrials: 8 })).toMatchObject({ state: 'continue', trials: 8 });
+  });
+
+  it('with threshold 1, a single failure rejects', () => {
+    expect(sprtDecide(seq('PPF'), { ...P, threshold: 1, delta: 0.1 })).toMatchObject({ state: 'reject', trials: 3 });
+  });
+
+  it('exact operating characteristics: probabilities sum to 1, errors at or below nominal', () => {
+    const s = { ...P, minTrials: 5, maxTrials: 50 };
+    for (const p of [0.6, 0.8, 0.9, 0.95]) {
+      const oc = operatingCharacteristics(p, s);
+      expect(oc.accept + oc.reject + oc.undecided).toBeCloseTo(1, 10);
+    }
+    expect(operatingCharacteristics(0.9, s).reject).toBeLessThanOrEqual(0.05);
+    expect(operatingCharacteristics(0.8, s).accept).toBeLessThanOrEqual(0.2);
+    expect(operatingCharacteristics(1, s).expectedTrials).toBe(14);
+  });
+
+  it('exact ASN agrees with a seeded simulation of the same test', () => {
+    const s = { ...P, minTrials: 5, maxTrials: 50 };
+    let x = 12345;
+    const rand = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    let total = 0;
+    for (let r = 0; r < 3000; r++) total += sprtDecide(Array.from({ length: 50 }, () => rand() < 0.95), s).trials;
+    expect(total / 3000).toBeCloseTo(operatingCharacteristics(0.95, s).expectedTrials, 0);
+  });
+});
+
+describe('exact binomial tests and the fixed-N equivalent', () => {
+  it('computes one-sided p-values', () => {
+    expect(binomialTestBelow(0, 10, 0.9)).toBeCloseTo(1e-10, 15);
+    expect(binomialTestBelow(10, 10, 0.9)).toBe(1);
+    expect(binomialTestAbove(10, 10, 0.8)).toBeCloseTo(0.8 ** 10, 12);
+    expect(binomialTestAbove(0, 10, 0.8)).toBe(1);
+  });
+
+  it('the fixed-N equivalent is the smallest N with size ≤ α and power ≥ 1 − β', () => {
+    const n = fixedNEquivalent(0.9, 0.8, 0.05, 0.2)!;
+    const ok = (m: number) => {
+      const k = rejectionCutoff(m, 0.9, 0.05);
+      return k >= 0 && binomialCdf(k, m, 0.9) <= 0.05 && 1 - binomialCdf(k, m, 0.8) <= 0.2;
+    };
+    expect(ok(n)).toBe(true);
+    for (let m = 1; m < n; m++) expect(ok(m)).toBe(false);
+    expect(n).toBe(78);
+  });
+});
+
+describe('multiple-testing corrections on the real p-values', () => {
+  // Benjamini & Hochberg (1995), J. R. Statist. Soc. B 57:289–300, section 4: 15 p-values, q = 0.05 rejects 4.
+  const P15 = [0.0001, 0.0004, 0.0019, 0.0095, 0.0201, 0.0278, 0.0298, 0.0344, 0.0459, 0.324, 0.4262, 0.5719, 0.6528, 0.759, 1.0];
+
+  it('BH rejects the 4 smallest at 0.05, as in the paper', () => {
+    const adj = adjustPValues(P15, 'bh');
+    expect(adj.filter((p) => p <= 0.05)).toHaveLength(4);
+    expect(adj[0]).toBeCloseTo(0.0015, 10);
+    expect(adj[1]).toBeCloseTo(0.003, 10);
+    expect(adj[2]).toBeCloseTo(0.0095, 10);
+    expect(adj[3]).toBeCloseTo(0.035625, 10);
+    expect(adj[4]).toBeCloseTo(0.0603, 10); // min over j ≥ 5 of p(j)·15/j
+    expect(adj[14]).toBe(1);
+  });
+
+  it('keeps the input order and monotonicity', () => {
+    const shuffled = [P15[9]!, P15[0]!, P15[4]!];
+    const adj = adjustPValues(shuffled, 'bh');
+    expect(adj[1]).toBeLessThan(adj[2]!);
+    expect(adj[2]).toBeLessThan(adj[0]!);
+  });
+
+  it('Bonferroni multiplies by m and caps at 1; none leaves them', () => {
+    expect(adjustPValues([0.01, 0.2, 0.5], 'bonferroni')).toEqual([0.03, 0.6000000000000001, 1]);
+    expect(adjustPValues([0.01, 0.2], 'none')).toEqual([0.01, 0.2]);
+  });
+});
+
+describe('decision parameters', () => {
+  const decision = configSchema.parse({ decision: { tags: { vague: { threshold: 0.5 } } } }).decision;
+
+  it('resolve defaults ← first tag with overrides ← case', () => {
+    expect(resolveDecision(decision, [], undefined).threshold).toBe(0.9);
+    expect(resolveDecision(decision, ['happy', 'vague'], undefined).threshold).toBe(0.5);
+    expect(resolveDecision(decision, ['vague'], { threshold: 0.7, maxTrials: 9 })).toMatchObject({ threshold: 0.7, maxTrials: 9, alpha: 0.05 });
+  });
+
+  it('name impossible combinations', () => {
+    expect(decisionProblem({ ...P, threshold: 0.1, delta: 0.2 })).toMatch(/p1 ≤ 0/);
+    expect(decisionProblem({ ...P, minTrials: 9, maxTrials: 3 })).toMatch(/minTrials 9 exceeds/);
+  });
+});
+
+function outcome(caseId: string, n: number, passed: boolean | null, arm: 'skill' | 'ablation' = 'skill'): TrialOutcome {
+  return {
+    caseId,
+    arm,
+    n,
+    status: passed === null ? 'infra_error' : 'ok',
+    passed,
+    firings: [],
+    firedColumn: 'none',
+    fired: 'none',
+    readOnly: false,
+    flags: { noop: false, clarifying: false },
+    parseWarnings: 0,
+  };
+}
+const caseWith = (id: string, decision: Partial<SprtParams> = {}): GradableCase => ({ id, expect: 'x', exclusive: false, tags: [], decision: { ...P, minTrials: 5, maxTrials: 50, ...decision } });
+const outcomes = (id: string, pattern: string) => [...pattern].map((ch, i) => outcome(id, i + 1, ch === 'P' ? true : ch === 'F' ? false : null));
+
+describe('verdicts', () => {
+  it.each([
+    ['P'.repeat(14), 'PASS', 14],
+    ['P'.repeat(16), 'PASS', 14], // two more finished in flight: recorded, verdict unchanged
+    ['PFFPFFF', 'FAIL', 7],
+    ['PFPFPF', 'INCONCLUSIVE', undefined],
+    ['XXXX', 'ERROR', undefined],
+    ['PPXXPP', 'ERROR', undefined], // 4 usable < minTrials 5 because of infra errors
+    ['PPXPPPP', 'INCONCLUSIVE', undefined],
+  ] as const)('SPRT over %s → %s', (pattern, verdict, decidedAt) => {
+    const v = sprtVerdict(caseWith('c'), outcomes('c', pattern));
+    expect(v.verdict).toBe(verdict);
+    expect(v.decidedAt).toBe(decidedAt);
+    expect(v.trials).toBe(pattern.length);
+    expect(v.descriptiveInterval).toBe(decidedAt !== undefined);
+  });
+
+  it('SPRT skips trials with no evidence and replays in trial order', () => {
+    const o = outcomes('c', 'PXFFPFFF').reverse(); // order of arrival must not matter
+    expect(sprtVerdict(caseWith('c'), o)).toMatchObject({ verdict: 'FAIL', decidedAt: 7, excluded: 1 });
+  });
+
+  it.each([
+    ['P'.repeat(50), 'PASS'],
+    ['P'.repeat(10), 'PASS'],
+    ['P'.repeat(5), 'INCONCLUSIVE'],
+    ['P'.repeat(30) + 'F'.repeat(20), 'FAIL'],
+    ['XXXXX', 'ERROR'],
+  ] as const)('fixed N over %s → %s', (pattern, verdict) => {
+    expect(fixedVerdicts([caseWith('c')], outcomes('c', pattern), 'bh')[0]!.verdict).toBe(verdict);
+  });
+
+  it('fixed mode corrects across cases: a marginal FAIL alone survives, among many cases BH keeps it only if it is strong', () => {
+    // 40/50 at p0 = 0.9: raw p ≈ 0.0245.
+    const marginal = outcomes('m', 'P'.repeat(40) + 'F'.repeat(10));
+    const clean = ['a', 'b', 'c', 'd'].flatMap((id) => outcomes(id, 'P'.repeat(50)));
+    const alone = fixedVerdicts([caseWith('m')], marginal, 'bh')[0]!;
+    expect(alone.pBelow).toBeCloseTo(binomialTestBelow(40, 50, 0.9), 12);
+    expect(alone.verdict).toBe('FAIL');
+    const cases = ['m', 'a', 'b', 'c', 'd'].map((id) => caseWith(id));
+    const bonf = fixedVerdicts(cases, [...marginal, ...clean], 'bonferroni').find((v) => v.caseId === 'm')!;
+    expect(bonf.pBelowAdjusted).toBeCloseTo(Math.min(1, 5 * alone.pBelow!), 12);
+    expect(bonf.verdict).not.toBe('FAIL');
+  });
+
+  it.each([
+    [['PASS', 'PASS'], 'warn', 0],
+    [['PASS', 'FAIL', 'INCONCLUSIVE', 'ERROR'], 'pass', 1],
+    [['PASS', 'ERROR', 'INCONCLUSIVE'], 'warn', 4],
+    [['PASS', 'INCONCLUSIVE'], 'warn', 3],
+    [['PASS', 'INCONCLUSIVE'], 'fail', 1],
+    [['PASS', 'INCONCLUSIVE'], 'pass', 0],
+    [['ERROR'], 'pass', 4],
+  ] as const)('exit code of %j under %s is %i', (vs, policy, code) => {
+    expect(exitCode(vs.map((verdict) => ({ verdict }) as CaseVerdict), policy)).toBe(code);
+  });
+});
+
+describe('sequential scheduler', () => {
+  const params = { ...P, minTrials: 1, maxTrials: 20 };
+
+  it('schedules only undecided cases, pairs the ablation arm, and stops at the boundary', () => {
+    const s = new SprtScheduler([{ id: 'a', decision: params }], ['skill', 'ablation']);
+    const refs = [s.next()!, s.next()!];
+    expect(refs).toEqual([
+      { caseId: 'a', arm: 'skill', n: 1 },
+      { caseId: 'a', arm: 'ablation', n: 1 },
+    ]);
+    s.finished(refs[0]!, false);
+    s.finished(refs[1]!, undefined);
+    for (let n = 2; n <= 4; n++) {
+      const r = s.next()!;
+      expect(r).toEqual({ caseId: 'a', arm: 'skill', n });
+      s.next(); // its ablation companion
+      s.finished(r, false);
+    }
+    expect(s.next()).toBeUndefined();
+    expect(s.exhausted()).toBe(true);
+  });
+
+  it('with trials in flight: decides on the finished prefix in trial order; late finishers are still recorded', () => {
+    const s = new SprtScheduler([{ id: 'a', decision: params }], ['skill']);
+    const inFlight = Array.from({ length: 6 }, () => s.next()!);
+    expect(inFlight.map((r) => r.n)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Trials 2–5 fail and finish first; trial 1 is still running, so nothing is decided yet.
+    for (const r of inFlight.slice(1, 5)) s.finished(r, false);
+    expect(s.exhausted()).toBe(false);
+    s.finished(inFlight[0]!, true); // now the prefix 1..5 is P F F F F → Λ ≈ −2.65, not yet −2.77
+    expect(s.exhausted()).toBe(false);
+    const more = s.next()!;
+    expect(more.n).toBe(7);
+    s.finished(inFlight[5]!, false); // prefix 1..6 → reject
+    expect(s.next()).toBeUndefined();
+    s.finished(more, true); // finished after the decision: recorded, and the verdict ignores it
+    const v = sprtVerdict(caseWith('a', params), outcomes('a', 'PFFFFFP'));
+    expect(v).toMatchObject({ verdict: 'FAIL', decidedAt: 6, trials: 7 });
+  });
+
+  it('gives up on a case whose trials carry no evidence', () => {
+    const s = new SprtScheduler([{ id: 'a', decision: { ...params, minTrials: 2 } }], ['skill']);
+    s.finished(s.next()!, undefined);
+    s.finished(s.next()!, undefined);
+    expect(s.next()).toBeUndefined();
+    expect(s.exhausted()).toBe(true);
+  });
+});
