@@ -171,7 +171,7 @@ describe('verdicts', () => {
 
   it('SPRT skips trials with no evidence and replays in trial order', () => {
     const o = outcomes('c', 'PXFFPFFF').reverse(); // order of arrival must not matter
-    expect(sprtVerdict(caseWith('c'), o)).toMatchObject({ verdict: 'FAIL', decidedAt: 7, excluded: 1 });
+    expect(sprtVerdict(caseWith('c'), o)).toMatchObject({ verdict: 'FAIL', decidedAt: 7, excluded: 1, afterDecision: 0 });
   });
 
   it.each([
@@ -247,7 +247,7 @@ describe('sequential scheduler', () => {
     expect(s.next()).toBeUndefined();
     s.finished(more, true); // finished after the decision: recorded, and the verdict ignores it
     const v = sprtVerdict(caseWith('a', params), outcomes('a', 'PFFFFFP'));
-    expect(v).toMatchObject({ verdict: 'FAIL', decidedAt: 6, trials: 7 });
+    expect(v).toMatchObject({ verdict: 'FAIL', decidedAt: 6, trials: 7, afterDecision: 1 });
   });
 
   it('gives up on a case whose trials carry no evidence', () => {

@@ -59,7 +59,7 @@ function verdictBlock(results: ReportInput['results'], mode: string, c: Colors):
   const rows = results.verdicts.map((v) => {
     const s = rateOf.get(v.caseId);
     const rate = s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}${v.descriptiveInterval ? '*' : ''}` : '—';
-    const used = v.mode === 'sprt' ? `${v.decidedAt ?? v.scored}${v.trials > (v.decidedAt ?? v.scored) ? ` (+${v.trials - (v.decidedAt ?? v.scored)} in flight)` : ''}` : String(v.scored);
+    const used = v.decidedAt !== undefined ? `${v.decidedAt}${v.afterDecision ? ` (+${v.afterDecision} in flight)` : ''}` : String(v.scored);
     return [v.caseId, c[VERDICT_COLOUR[v.verdict]](v.verdict), `${fmt(v.params.threshold)}`, used, v.fixedNEquivalent === undefined ? '—' : String(v.fixedNEquivalent), rate, v.reason];
   });
   const counts = (['PASS', 'FAIL', 'INCONCLUSIVE', 'ERROR'] as const).map((k) => `${results.verdicts.filter((v) => v.verdict === k).length} ${k}`).join(' · ');

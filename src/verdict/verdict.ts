@@ -17,8 +17,10 @@ export interface CaseVerdict {
   scored: number;
   passes: number;
   excluded: number;
-  /** SPRT: scored trials consumed when it decided; the rest finished in flight and are descriptive only. */
+  /** SPRT: scored trials consumed when it decided. */
   decidedAt?: number;
+  /** SPRT: trials that finished after the deciding one (they were in flight): recorded, descriptive only. */
+  afterDecision?: number;
   llr?: number;
   /** Fixed N with the same α and β (what a fixed-size test would need). */
   fixedNEquivalent?: number;
@@ -40,7 +42,15 @@ function skillArm(outcomes: TrialOutcome[], caseId: string): TrialOutcome[] {
 
 function counts(arm: TrialOutcome[]) {
   const scored = arm.filter((o) => o.passed !== null);
-  return { trials: arm.length, scored: scored.length, passes: scored.filter((o) => o.passed).length, excluded: arm.length - scored.length, sequence: scored.map((o) => o.passed!) };
+  return {
+    trials: arm.length,
+    scored: scored.length,
+    passes: scored.filter((o) => o.passed).length,
+    excluded: arm.length - scored.length,
+    sequence: scored.map((o) => o.passed!),
+    /** Trial numbers of the scored trials, in order. */
+    numbers: scored.map((o) => o.n),
+  };
 }
 
 const tooFewUsable = (c: { excluded: number; scored: number }, p: SprtParams) => c.excluded > 0 && c.scored < p.minTrials;
@@ -50,6 +60,8 @@ export function sprtVerdict(c: GradableCase & { decision: SprtParams }, outcomes
   const k = counts(skillArm(outcomes, c.id));
   const p = c.decision;
   const d = sprtDecide(k.sequence, p);
+  const decidingTrial = k.numbers[d.trials - 1] ?? 0;
+  const afterDecision = skillArm(outcomes, c.id).filter((o) => o.n > decidingTrial).length;
   const base = {
     caseId: c.id,
     mode: 'sprt' as const,
@@ -61,8 +73,8 @@ export function sprtVerdict(c: GradableCase & { decision: SprtParams }, outcomes
     llr: d.llr,
     fixedNEquivalent: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
   };
-  if (d.state === 'accept') return { ...base, verdict: 'PASS', decidedAt: d.trials, descriptiveInterval: true, reason: `SPRT accepted p ≥ ${p.threshold} after ${d.trials} trials` };
-  if (d.state === 'reject') return { ...base, verdict: 'FAIL', decidedAt: d.trials, descriptiveInterval: true, reason: `SPRT rejected p ≥ ${p.threshold} (p ≤ ${(p.threshold - p.delta).toFixed(2)}) after ${d.trials} trials` };
+  if (d.state === 'accept') return { ...base, verdict: 'PASS', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `SPRT accepted p ≥ ${p.threshold} after ${d.trials} trials` };
+  if (d.state === 'reject') return { ...base, verdict: 'FAIL', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `SPRT rejected p ≥ ${p.threshold} (p ≤ ${(p.threshold - p.delta).toFixed(2)}) after ${d.trials} trials` };
   if (tooFewUsable(k, p) || k.scored === 0) {
     return { ...base, verdict: 'ERROR', descriptiveInterval: false, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
   }
