@@ -8,5 +8,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    reporters: ['default', './test/plain-summary-reporter.ts'],
   },
 });
