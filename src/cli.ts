@@ -5,7 +5,7 @@ import { ARMS } from './load/config.js';
 import { planSuite, renderPlan } from './commands/plan.js';
 import { describeRunDir, executeRun, gradableCase, HARNESS_VERSION, loadSuite, type RunOptions } from './commands/run.js';
 import { EXIT } from './verdict/verdict.js';
-import { gradeRun, loadResults, openRun, writeResults } from './commands/grade.js';
+import { gradeRun, loadResults, writeResults } from './commands/grade.js';
 import { jsonReporter } from './report/json.js';
 import type { ReportInput } from './report/reporter.js';
 import { terminalReporter } from './report/terminal.js';
@@ -131,8 +131,7 @@ function buildProgram(): Command {
     .argument('<run>', 'run folder, e.g. transcripts/<run-id>')
     .option('--json', 'print the results as JSON')
     .action(async (dir: string, o: { json?: boolean }) => {
-      const results = await gradeRun(dir);
-      const { manifest } = await openRun(dir);
+      const { manifest, results } = await gradeRun(dir);
       printReport({ manifest, results }, o.json === true);
       if (!o.json) process.stdout.write(`regraded ${results.outcomes.length} trials → ${join(dir, 'results.json')}\n`);
       process.exitCode = results.exitCode;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewConversation } from '../src/sim/conversation.js';
-import { commandsIn, decideReply, mutateCommand, pickWeighted, seededUniform } from '../src/sim/policy.js';
+import { fencedCommands } from '../src/util/markdown.js';
+import { decideReply, mutateCommand, pickWeighted, seededUniform } from '../src/sim/policy.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 
@@ -90,7 +91,7 @@ describe('policy', () => {
   });
 
   it('extracts commands from fenced blocks and mutates them plausibly', () => {
-    expect(commandsIn('text\n```bash\n# comment\n$ atl jira create-issue --project OPS\n\n```\n`inline`')).toEqual(['atl jira create-issue --project OPS']);
+    expect(fencedCommands('text\n```bash\n# comment\n$ atl jira create-issue --project OPS\n\n```\n`inline`')).toEqual(['atl jira create-issue --project OPS']);
     expect(mutateCommand('atl jira create-issue --project OPS', 'abbreviate')).toBe('atl jira create --project OPS');
     expect(mutateCommand('atl jira search --jql x --limit 5', 'drop-flag')).toBe('atl jira search --jql x');
   });

@@ -59,7 +59,7 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (t: T) => Promise
 }
 
 /** Regrades every stored transcript with the current graders and rewrites results.json. Runs nothing. */
-export async function gradeRun(dir: string, now = new Date()): Promise<Results> {
+export async function gradeRun(dir: string, now = new Date()): Promise<{ manifest: RunManifest; results: Results }> {
   const { store, manifest } = await openRun(dir);
   const opts = gradeOptions(manifest);
   const adapter = ADAPTERS[manifest.agent.id]!;
@@ -69,7 +69,7 @@ export async function gradeRun(dir: string, now = new Date()): Promise<Results> 
     const { raw, meta } = await store.readTrial(ref);
     return gradeTrial(adapter.parse(raw), meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts);
   });
-  return writeResults(store, manifest, outcomes, now);
+  return { manifest, results: await writeResults(store, manifest, outcomes, now) };
 }
 
 /** Statistics over graded outcomes, written beside the transcripts; always regenerable from them. */
@@ -97,6 +97,6 @@ export async function writeResults(store: RunStore, manifest: RunManifest, outco
 /** The stored results, or a fresh grading when the run has none yet (e.g. it was interrupted). */
 export async function loadResults(dir: string): Promise<{ manifest: RunManifest; results: Results }> {
   const { store, manifest } = await openRun(dir);
-  const results = existsSync(join(dir, 'results.json')) ? await store.readJson<Results>('results.json') : await gradeRun(dir);
-  return { manifest, results };
+  if (!existsSync(join(dir, 'results.json'))) return gradeRun(dir);
+  return { manifest, results: await store.readJson<Results>('results.json') };
 }

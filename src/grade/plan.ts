@@ -1,4 +1,5 @@
 import type { Transcript } from '../transcript/types.js';
+import { asCommand, markdownLines } from '../util/markdown.js';
 import type { Firing } from './trigger.js';
 
 export interface PlanChecks {
@@ -49,20 +50,11 @@ export function canonicalPlan(raw: string, ctx: Pick<PlanContext, 'workspace' | 
 /** Candidate command lines in assistant text: fenced code lines, `$ ` lines, and inline code spans. */
 export function commandLines(text: string): string[] {
   const out: string[] = [];
-  let inFence = false;
-  for (const line of text.split('\n')) {
-    if (/^\s*(```|~~~)/.test(line)) {
-      inFence = !inFence;
-      continue;
-    }
-    if (inFence) {
-      const t = line.trim();
-      if (t && !t.startsWith('#')) out.push(t);
-    } else if (/^\s*\$\s+\S/.test(line)) {
-      out.push(line.trim().replace(/^\$\s+/, ''));
-    } else {
-      for (const m of line.matchAll(/`([^`\n]+)`/g)) out.push(m[1]!);
-    }
+  for (const { line, fenced } of markdownLines(text)) {
+    if (fenced || /^\s*\$\s+\S/.test(line)) {
+      const cmd = asCommand(line);
+      if (cmd !== undefined) out.push(cmd);
+    } else for (const m of line.matchAll(/`([^`\n]+)`/g)) out.push(m[1]!);
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { fencedCommands } from '../util/markdown.js';
 import type { ConversationView } from './conversation.js';
 import type { Behaviour, PlanPolicy, Profile, Rule } from './profile.js';
 
@@ -105,21 +106,6 @@ function loopStep(turn: number): Reply {
   };
 }
 
-/** Command lines of a skill body: non-empty lines inside fenced code blocks, comments dropped. */
-export function commandsIn(body: string): string[] {
-  const out: string[] = [];
-  let inFence = false;
-  for (const line of body.split('\n')) {
-    if (/^\s*(```|~~~)/.test(line)) {
-      inFence = !inFence;
-      continue;
-    }
-    const t = line.trim();
-    if (inFence && t !== '' && !t.startsWith('#')) out.push(t.replace(/^\$\s+/, ''));
-  }
-  return out;
-}
-
 /** A plausible mistake: the first hyphenated subcommand cut short (`create-issue` → `create`), or a flag dropped. */
 export function mutateCommand(cmd: string, how: PlanPolicy['mutate']): string {
   const tokens = cmd.split(' ');
@@ -147,7 +133,7 @@ function bodyFromRead(text: string, args: string): string {
 }
 
 function planReply(profile: Profile, id: TrialIdentity, body: string, policy: PlanPolicy): Reply {
-  let cmds = commandsIn(body);
+  let cmds = fencedCommands(body);
   if (cmds.length === 0) return answer('I loaded the skill, but it gives no command to run for this request.', '');
   if (seededUniform(profile.seed, id.key, 'plan') < policy.wrong) cmds = [mutateCommand(cmds[0]!, policy.mutate), ...cmds.slice(1)];
   const text = `Here is the plan:\n\n\`\`\`bash\n${cmds.join('\n')}\n\`\`\`\n\nI can't run commands in this session, so run these yourself.`;
