@@ -43,7 +43,8 @@ export async function benchRegrade() {
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const r = await benchRegrade();
-  console.log(`regrade: ${r.trials} transcripts in ${r.seconds.toFixed(2)} s (target < 10 s: ratio ${(r.seconds / 10).toFixed(2)}), peak RSS ${r.peakMb.toFixed(0)} MB (target < 300 MB: ratio ${(r.peakMb / 300).toFixed(2)})`);
+export function printRegrade(r) {
+  console.log(`regrade   ${r.trials} transcripts: ${r.seconds.toFixed(2)} s (target < 10 s, ratio ${(r.seconds / 10).toFixed(2)}); peak RSS ${r.peakMb.toFixed(0)} MB (target < 300 MB, ratio ${(r.peakMb / 300).toFixed(2)})`);
 }
+
+if (import.meta.url === `file://${process.argv[1]}`) printRegrade(await benchRegrade());

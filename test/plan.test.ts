@@ -1,0 +1,29 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { planSuite } from '../src/commands/plan.js';
+import { configSchema } from '../src/load/config.js';
+import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
+
+describe('skillprobe plan', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+
+  it('gives exact expected trials at p0 and p1, the fixed-N equivalent and costs, before spending anything', () => {
+    const config = configSchema.parse({ decision: { minTrials: 5, maxTrials: 50 } });
+    const decision = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 };
+    const plan = planSuite(config, [{ id: 'a', expect: 'x', exclusive: false, tags: [], decision }]);
+    expect(plan.cases[0]!.fixedN).toBe(78);
+    expect(plan.cases[0]!.asnAtP0).toBeCloseTo(31.0, 1);
+    expect(plan.cases[0]!.asnAtP1).toBeCloseTo(36.0, 1);
+    expect(plan.cases[0]!.asnAtP0).toBeLessThan(78);
+  });
+
+  it('prints per case and totals, with costs from --price-per-trial, and spawns nothing', async () => {
+    const dir = makeProject({ ...baseProject(), 'skillprobe.config.yaml': 'decision:\n  tags:\n    happy: { threshold: 0.95, delta: 0.1 }\n' });
+    dirs.push(dir);
+    const r = await runCli(['plan', '--price-per-trial', '0.5'], { cwd: dir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/pos-alpha\s+0\.95 vs 0\.85/);
+    expect(r.stdout).toMatch(/neg-weather\s+0\.90 vs 0\.80\s+0\.05\/0\.2\s+5–50\s+31\.0\s+36\.0\s+\S+\s+78\s+\$35\.96\s+\$78\.00/);
+    expect(r.stdout).toMatch(/total: SPRT \$[\d.]+ vs fixed N \$[\d.]+/);
+  });
+});
