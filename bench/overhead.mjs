@@ -10,7 +10,7 @@ import { median } from './lib.mjs';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CLI = join(ROOT, 'dist', 'cli.js');
-const N = Number(process.env.OVERHEAD_TRIALS ?? 20);
+const N = Number(process.env.OVERHEAD_TRIALS ?? 30);
 const ROUNDS = Number(process.env.OVERHEAD_ROUNDS ?? 5);
 
 const SKILL = '---\nname: atl-jira\ndescription: Create and find Jira issues with the atl CLI.\n---\n# atl jira\n\n```bash\natl jira $ARGUMENTS\n```\n';
