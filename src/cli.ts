@@ -84,6 +84,7 @@ function buildProgram(): Command {
     .option('--max-trials <n>', 'sequential mode: undecided after this many → INCONCLUSIVE', int('--max-trials', 1))
     .addOption(new Option('--correction <method>', 'fixed mode: multiple-testing correction across cases').choices(['bh', 'bonferroni', 'none']))
     .addOption(new Option('--inconclusive <policy>', 'what INCONCLUSIVE does to the exit code').choices(['fail', 'warn', 'pass']))
+    .option('--no-gate', 'report the verdicts but exit 0 (exploring, not gating CI); input errors still exit 2')
     .action(async (o: Record<string, unknown>) => {
       const opts: RunOptions = {
         config: o.config as string | undefined,
@@ -122,7 +123,10 @@ function buildProgram(): Command {
           (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
           `\nrun folder: ${describeRunDir(outcome.store)}\n`,
       );
-      process.exitCode = manifest.status === 'interrupted' ? EXIT.interrupted : results.exitCode;
+      if (o.gate === false && manifest.status !== 'interrupted') {
+        process.stdout.write(`gate off (--no-gate): the verdicts' exit code would be ${results.exitCode}\n`);
+        process.exitCode = EXIT.pass;
+      } else process.exitCode = manifest.status === 'interrupted' ? EXIT.interrupted : results.exitCode;
     });
 
   program

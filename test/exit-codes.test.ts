@@ -53,6 +53,12 @@ describe('exit codes through the real CLI', () => {
     expect(results.verdicts[0]).toMatchObject({ verdict: 'FAIL', decidedAt: 4 });
   });
 
+  it('0 with --no-gate, saying what the verdicts would give', async () => {
+    const { r } = await run('fail', ['--no-gate']);
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/gate off \(--no-gate\): the verdicts' exit code would be 1/);
+  });
+
   it('3 for INCONCLUSIVE alone under the default policy, 1 under --inconclusive fail, 0 under pass', async () => {
     const warn = await run('coin', ['--max-trials', '3']);
     expect(warn.r.exitCode).toBe(3);

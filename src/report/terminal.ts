@@ -45,10 +45,18 @@ function caseTable(rows: CaseArmSummary[], c: Colors): string {
   return table([head.map((h) => c.bold(h)), ...body], ['l', 'l', 'l', 'r', 'r', 'l', 'r', 'r', 'l', 'r', 'l']);
 }
 
+/** Every k ≤ n, ten to a line: `.77` style keeps the rows short. */
 function passKBlock(rows: CaseArmSummary[]): string {
+  const short = (x: number) => fmt(x).replace(/^0\./, '.');
+  const width = Math.max(...rows.map((s) => s.caseId.length));
   return rows
     .filter((s) => s.passK.length)
-    .map((s) => `  ${s.caseId.padEnd(34)} ${s.passK.map((p) => `k=${p.k} ${fmt(p.passAtK)}/${fmt(p.passHatK)}`).join('  ')}`)
+    .flatMap((s) => {
+      const cells = s.passK.map((p) => `k=${p.k} ${short(p.passAtK)}/${short(p.passHatK)}`.padEnd(16));
+      const lines: string[] = [];
+      for (let i = 0; i < cells.length; i += 10) lines.push(`  ${(i === 0 ? s.caseId : '').padEnd(width)}  ${cells.slice(i, i + 10).join('').trimEnd()}`);
+      return lines;
+    })
     .join('\n');
 }
 
