@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
@@ -31,6 +33,7 @@ const meta = (over: Partial<TrialMeta> = {}): TrialMeta => ({
   startedAt: '2026-11-30T00:00:00.000Z',
   ...over,
 });
+const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 };
 const jiraCreate: GradableCase = {
   id: 'c',
   expect: 'atl-jira',
@@ -38,9 +41,10 @@ const jiraCreate: GradableCase = {
   tags: [],
   command: 'atl jira',
   plan: { matches: ['--project OPS'], mustNot: [], verb: 'create-issue' },
+  decision: DECISION,
 };
-const triggerOnly: GradableCase = { id: 't', expect: 'atl-jira', exclusive: false, tags: [] };
-const negative: GradableCase = { id: 'n', expect: 'none', exclusive: false, tags: [] };
+const triggerOnly: GradableCase = { id: 't', expect: 'atl-jira', exclusive: false, tags: [], decision: DECISION };
+const negative: GradableCase = { id: 'n', expect: 'none', exclusive: false, tags: [], decision: DECISION };
 const BODY = 'Run:\n```bash\natl jira create-issue --project OPS --summary "x"\n```';
 
 function grade(s: ClaudeStream, c: GradableCase, o: { arm?: Arm; meta?: Partial<TrialMeta>; opts?: Partial<GradeOptions> } = {}): TrialOutcome {
@@ -273,6 +277,26 @@ const TRAPS: Trap[] = [
     expect: { passed: null, status: 'agent_error' },
   },
 ];
+
+describe('grader on the shared samples', () => {
+  const sample = (name: string) => parseClaudeStream(readFileSync(join(import.meta.dirname, '../../shared/reference/claude-samples', name), 'utf8'));
+  const pdf: GradableCase = { id: 'p', expect: 'pdf-tool', exclusive: false, tags: [], decision: DECISION };
+  const family = { family: [{ dir: 'pdf-tool', name: 'pdf-tool' }] };
+
+  it('an empty fallback answer after a stream error is missing data, not "did not trigger"', () => {
+    const o = gradeTrial(sample('sse-error-with-bad-fallback.jsonl'), meta(), pdf, 'skill', 1, { ...OPTS, ...family });
+    expect(o).toMatchObject({ status: 'infra_error', passed: null });
+  });
+
+  it('the skill sample passes and the text sample does not', () => {
+    expect(gradeTrial(sample('skill.jsonl'), meta(), pdf, 'skill', 1, { ...OPTS, ...family }).passed).toBe(true);
+    expect(gradeTrial(sample('text.jsonl'), meta(), pdf, 'skill', 1, { ...OPTS, ...family }).passed).toBe(false);
+  });
+
+  it('an error after the skill loaded is infra, though the skill fired', () => {
+    expect(gradeTrial(sample('s500.jsonl'), meta({ exitCode: 1 }), pdf, 'skill', 1, { ...OPTS, ...family })).toMatchObject({ status: 'infra_error', fired: 'expected', passed: null });
+  });
+});
 
 describe('grader traps', () => {
   it.each(TRAPS)('$name', (trap) => {

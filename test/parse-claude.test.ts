@@ -41,7 +41,7 @@ describe('Claude Code stream parser on every shared sample', () => {
     ['parallel.jsonl', 'success', [{ name: 'pdf-tool', status: 'loaded', path: true }], 0],
     ['slashcmd.jsonl', 'success', [{ name: 'pdf-tool', status: 'loaded', path: true }], 0],
     ['subst-args.jsonl', 'success', [{ name: 'subst', status: 'loaded', path: true }], 0],
-    ['sse-error-with-bad-fallback.jsonl', 'success', [], 0],
+    ['sse-error-with-bad-fallback.jsonl', 'success', [], 1],
     ['stall-kill.jsonl', null, [], 0],
   ];
 

@@ -55,8 +55,13 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
     return { status: meta.exitCode === 0 ? 'killed' : 'agent_error', detail: `no result line (exit ${meta.exitCode ?? meta.signal})` };
   }
   switch (result.status) {
-    case 'success':
+    case 'success': {
+      // A service fault the CLI papered over (e.g. an empty fallback answer) with nothing from the model after it.
+      const at = finalError ? t.events.lastIndexOf(finalError) : -1;
+      const modelAfter = at >= 0 && t.events.slice(at + 1).some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant' && (e.kind === 'tool_call' || e.text.trim() !== ''));
+      if (finalError && INFRA_KINDS.has(finalError.errorKind) && !modelAfter) return { status: 'infra_error', detail: finalError.message };
       return { status: 'ok' };
+    }
     case 'max_turns':
       return { status: 'max_turns', detail: result.message };
     case 'api_error': {

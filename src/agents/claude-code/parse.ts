@@ -17,6 +17,8 @@ import type {
 const SKILL_TOOL = 'Skill';
 const READ_TOOL = 'Read';
 const BODY_PREFIX = 'Base directory for this skill: ';
+/** The CLI's nudge after an empty answer, seen when a stream error fell back to an empty non-streaming reply (§2e). */
+const EMPTY_NUDGE = '[Your previous response had no visible output.';
 
 type Json = Record<string, unknown>;
 
@@ -227,6 +229,9 @@ export function parseClaudeStream(raw: string): Transcript {
             awaitingBody = undefined;
           }
           events.push({ kind: 'text', source: 'harness', text });
+          if (text.startsWith(EMPTY_NUDGE)) {
+            events.push({ kind: 'error', source: 'system', errorKind: 'server_error', message: 'the API returned an empty answer (the CLI nudged the model)', retrying: false });
+          }
         }
       }
       return;
