@@ -118,13 +118,16 @@ function buildProgram(): Command {
       const { manifest } = outcome;
       const results = await writeResults(outcome.store, manifest, outcome.outcomes, new Date());
       printReport({ manifest, results }, o.json === true);
-      process.stdout.write(
+      // With --json, stdout holds exactly the JSON; the human lines go to stderr.
+      const say = (text: string) => (o.json ? process.stderr : process.stdout).write(text);
+      say(
         `run ${manifest.runId} ${manifest.status}: ${manifest.trials.finished} trials` +
           (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
-          `\nrun folder: ${describeRunDir(outcome.store)}\n`,
+          `\nrun folder: ${describeRunDir(outcome.store)}\n` +
+          (opts.keepWorkspaces ? 'workspaces kept: each trial\'s <n>.meta.json names its workspace\n' : ''),
       );
       if (o.gate === false && manifest.status !== 'interrupted') {
-        process.stdout.write(`gate off (--no-gate): the verdicts' exit code would be ${results.exitCode}\n`);
+        say(`gate off (--no-gate): the verdicts' exit code would be ${results.exitCode}\n`);
         process.exitCode = EXIT.pass;
       } else process.exitCode = manifest.status === 'interrupted' ? EXIT.interrupted : results.exitCode;
     });
@@ -137,7 +140,7 @@ function buildProgram(): Command {
     .action(async (dir: string, o: { json?: boolean }) => {
       const { manifest, results } = await gradeRun(dir);
       printReport({ manifest, results }, o.json === true);
-      if (!o.json) process.stdout.write(`regraded ${results.outcomes.length} trials → ${join(dir, 'results.json')}\n`);
+      (o.json ? process.stderr : process.stdout).write(`regraded ${results.outcomes.length} trials → ${join(dir, 'results.json')}\n`);
       process.exitCode = results.exitCode;
     });
 

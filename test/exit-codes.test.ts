@@ -47,8 +47,10 @@ describe('exit codes through the real CLI', () => {
     expect(r.stdout).toMatch(/VERDICTS · sequential.*1 PASS.*exit code 0/);
   });
 
-  it('1 when a case fails', async () => {
-    const { r, results } = await run('fail');
+  it('1 when a case fails; with --json stdout is exactly the results', async () => {
+    const { r, results } = await run('fail', ['--json']);
+    expect(JSON.parse(r.stdout)).toEqual(results);
+    expect(r.stderr).toMatch(/run folder: runs\//);
     expect(r.exitCode).toBe(1);
     expect(results.verdicts[0]).toMatchObject({ verdict: 'FAIL', decidedAt: 4 });
   });

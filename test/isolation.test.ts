@@ -52,7 +52,7 @@ describe('isolation: only the family under test is visible', () => {
     afterAll(() => sim.stop());
 
     it('makes the run refuse to start (fail closed), exit 2', async () => {
-      await expect(checkWorkspaceRoot(join(ancestor, 'sub'))).rejects.toThrow(/\.claude.*--workdir/);
+      await expect(checkWorkspaceRoot(join(ancestor, 'sub'), claudeCode.ancestorLeaks)).rejects.toThrow(/\.claude.*--workdir/);
       const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n' });
       dirs.push(project);
       const r = await runCli(['run', '--sim', 'sim.yaml', '--transcripts', 'runs', '--workdir', join(ancestor, 'sub')], { cwd: project });

@@ -26,6 +26,8 @@ export interface AgentAdapter {
   readonly id: string;
   /** Where the family is installed inside the workspace (relative). */
   readonly skillsFolder: string;
+  /** Files or folders that the CLI loads from any ancestor of its working directory, leaking into trials. */
+  readonly ancestorLeaks: readonly string[];
   /** Tools that must never be available to the model in a trial (checked against the init event). */
   readonly deniedTools: readonly string[];
   invocation(req: InvocationRequest): Invocation;

@@ -103,7 +103,7 @@ export interface RunOutcome {
 
 export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise<RunOutcome> {
   const { config, skills, suite, adapter, binary, profile } = loaded;
-  await checkWorkspaceRoot(opts.workdir ? resolve(opts.workdir) : undefined);
+  await checkWorkspaceRoot(opts.workdir ? resolve(opts.workdir) : undefined, adapter.ancestorLeaks);
   const runId = newRunId();
   const store = await RunStore.create(config.transcriptsDir, runId);
   const defs = suite.cases.map((c) => gradableCase(c, config));

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { Document, isMap, isNode, isSeq, LineCounter, parseDocument, type Node } from 'yaml';
+import { Document, isMap, isNode, LineCounter, parseDocument, type Node } from 'yaml';
 import type { z } from 'zod';
 import { InputError, type InputProblem } from './input-error.js';
 
@@ -35,12 +35,6 @@ export class LocatedYaml {
 
   problem(path: readonly (string | number)[], what: string, todo: string): InputProblem {
     return { file: this.file, ...this.locate(path), what, todo };
-  }
-
-  /** Number of items in the sequence at `path` (used to map list indices back to lines). */
-  seqLength(path: readonly (string | number)[]): number {
-    const node = this.doc.getIn(path, true);
-    return isSeq(node) ? node.items.length : 0;
   }
 }
 

@@ -28,8 +28,6 @@ export interface TrialRecord {
   detail?: string;
   transcript: Transcript;
   meta: TrialMeta;
-  /** Workspace left on disk with --keep-workspaces. */
-  keptWorkspace?: string;
 }
 
 /** The stable identity the simulator draws from: the same trial always behaves the same. */
@@ -54,12 +52,13 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         binary: ctx.binary,
         simulator: ctx.simulatorUrl ? { url: ctx.simulatorUrl, headers: { [TRIAL_HEADER]: trialKey(ref), [CASE_HEADER]: c.id } } : undefined,
       });
-      const { stdout, meta } = await spawnAgent(inv, {
+      const { stdout, meta: spawned } = await spawnAgent(inv, {
         cwd: ws.dir,
         deadlineMs: ctx.config.timeouts.trialSeconds * 1000,
         signal: ctx.signal,
         attempt,
       });
+      const meta: TrialMeta = ctx.keepWorkspaces ? { ...spawned, workspace: ws.dir } : spawned;
       const transcript = ctx.adapter.parse(stdout.toString('utf8'));
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,
@@ -70,7 +69,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       // A failed attempt is kept beside the trial (`<n>.a1.jsonl`), never overwritten or lost.
       await ctx.store.writeTrial(ref, stdout, meta, retry ? `.a${attempt}` : '');
       if (!retry) {
-        return { ref, status: verdict.status, detail: verdict.detail, transcript, meta, keptWorkspace: ctx.keepWorkspaces ? ws.root : undefined };
+        return { ref, status: verdict.status, detail: verdict.detail, transcript, meta };
       }
     } finally {
       ctx.workspaces.release(ws);

@@ -147,4 +147,6 @@ export interface TrialMeta {
   /** A failure to start the process at all (binary missing, …). */
   spawnError?: string;
   startedAt: string;
+  /** Where the trial ran, when workspaces are kept (--keep-workspaces). */
+  workspace?: string;
 }

@@ -19,15 +19,12 @@ const exists = (p: string) =>
     () => false,
   );
 
-/**
- * Ancestors that would leak into a trial: Claude Code loads `CLAUDE.md` from every ancestor even inside a git root,
- * and `.claude/skills` from ancestors up to the git root (reference §4.2).
- */
-export async function leakingAncestors(start: string): Promise<string[]> {
+/** Ancestors of `start` (itself included) holding any of `names`: what the agent CLI would load into a trial. */
+export async function leakingAncestors(start: string, names: readonly string[]): Promise<string[]> {
   const found: string[] = [];
   let d = resolve(start);
   for (;;) {
-    for (const name of ['CLAUDE.md', '.claude']) {
+    for (const name of names) {
       const p = join(d, name);
       if (await exists(p)) found.push(p);
     }
@@ -53,11 +50,12 @@ export async function initGitRoot(dir: string): Promise<void> {
 }
 
 /** Checks the workspace root once per run; a leak there would contaminate every trial. */
-export async function checkWorkspaceRoot(root = tmpdir()): Promise<void> {
-  const leaks = await leakingAncestors(root);
+export async function checkWorkspaceRoot(root: string | undefined, names: readonly string[]): Promise<void> {
+  const where = root ?? tmpdir();
+  const leaks = await leakingAncestors(where, names);
   if (leaks.length) {
     throw new WorkspaceRootError(
-      `the workspace root ${root} has ${leaks.join(', ')} above it, which Claude Code would load into every trial — set --workdir (or TMPDIR) to a folder with no .claude/ or CLAUDE.md above it`,
+      `the workspace root ${where} has ${leaks.join(', ')} above it, which the agent would load into every trial — set --workdir (or TMPDIR) to a folder with no ${names.join(' or ')} above it`,
     );
   }
 }

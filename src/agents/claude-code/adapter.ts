@@ -53,6 +53,8 @@ function pinnedBinary(): string | undefined {
 export const claudeCode: AgentAdapter = {
   id: 'claude-code',
   skillsFolder: '.claude/skills',
+  // CLAUDE.md is loaded from every ancestor even inside a git root; .claude/ skills up to the git root (§4.2).
+  ancestorLeaks: ['CLAUDE.md', '.claude'],
   deniedTools: ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'],
 
   resolveBinary(override?: string): string {
