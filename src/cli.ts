@@ -1,20 +1,18 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { InputError } from './load/input-error.js';
-import { ARMS } from './load/config.js';
+import { join } from 'node:path';
+import { gradeRun, loadResults, writeResults } from './commands/grade.js';
 import { planSuite, renderPlan } from './commands/plan.js';
 import { describeRunDir, executeRun, gradableCase, HARNESS_VERSION, loadSuite, type RunOptions } from './commands/run.js';
-import { EXIT } from './verdict/verdict.js';
-import { gradeRun, loadResults, writeResults } from './commands/grade.js';
+import { ARMS } from './load/config.js';
+import { InputError } from './load/input-error.js';
 import { jsonReporter } from './report/json.js';
 import type { ReportInput } from './report/reporter.js';
 import { terminalReporter } from './report/terminal.js';
 import { loadProfile } from './sim/profile.js';
-import { join } from 'node:path';
 import { startSimulator } from './sim/server.js';
+import { EXIT } from './verdict/verdict.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
-
-const EXIT_USAGE = EXIT.usage;
 
 function int(name: string, min: number) {
   return (v: string) => {
@@ -193,18 +191,19 @@ export async function main(argv: string[]): Promise<number> {
   } catch (e) {
     if (e instanceof CommanderError) {
       // Help and version are not errors; everything else commander reports is a usage mistake (already printed).
-      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : EXIT_USAGE;
+      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : EXIT.usage;
     }
     if (e instanceof InputError) {
       process.stderr.write(`skillprobe: input error, nothing was run:\n${e.message}\n`);
-      return EXIT_USAGE;
+      return EXIT.usage;
     }
     if (e instanceof WorkspaceRootError) {
       process.stderr.write(`skillprobe: ${e.message}\n`);
-      return EXIT_USAGE;
+      return EXIT.usage;
     }
+    // A harness fault, never to be mistaken for a verdict: its own exit code.
     process.stderr.write(`skillprobe: internal error (please report): ${(e as Error).stack ?? String(e)}\n`);
-    return 1;
+    return EXIT.internal;
   }
 }
 

@@ -33,8 +33,11 @@ export interface CaseVerdict {
   reason: string;
 }
 
-/** Exit codes. 0 all PASS, 1 any FAIL, 2 usage or input error, 3 INCONCLUSIVE (no FAIL, no ERROR), 4 ERROR (no FAIL). */
-export const EXIT = { pass: 0, fail: 1, usage: 2, inconclusive: 3, error: 4, interrupted: 130 } as const;
+/**
+ * Exit codes. 0 all PASS, 1 any FAIL, 2 usage or input error, 3 INCONCLUSIVE (no FAIL, no ERROR), 4 ERROR (no FAIL),
+ * 70 the harness itself failed, 130 interrupted.
+ */
+export const EXIT = { pass: 0, fail: 1, usage: 2, inconclusive: 3, error: 4, internal: 70, interrupted: 130 } as const;
 
 function skillArm(outcomes: TrialOutcome[], caseId: string): TrialOutcome[] {
   return outcomes.filter((o) => o.caseId === caseId && o.arm === 'skill').sort((a, b) => a.n - b.n);
