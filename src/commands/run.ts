@@ -51,7 +51,7 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides'>
   const suite = loadCases(config.cases, skills, config.decision);
   const profile = opts.sim ? loadProfile(opts.sim) : undefined;
   if (config.decision.mode === 'sprt' && !config.arms.includes('skill')) {
-    throw new InputError({ file: configFileOrFlag(file), what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
+    throw new InputError({ file: file ?? '--arms', what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
   }
   const adapter = ADAPTERS[config.agent];
   const binary = need.needBinary ? adapter.resolveBinary(config.agentBinary) : (config.agentBinary ?? '');
@@ -70,8 +70,6 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     decision: resolveDecision(config.decision, c.tags, c.decision),
   };
 }
-
-const configFileOrFlag = (file: string | undefined) => file ?? '--arms';
 
 export type RunStatus = 'running' | 'completed' | 'interrupted' | 'failed';
 
