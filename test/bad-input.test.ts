@@ -1,12 +1,14 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseProject, cleanup, makeProject, runCli, skillMd, spyBinary, type Files } from './helpers.js';
+import { baseProject, cleanup, makeProject, runCli, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
 
 interface BadInput {
   name: string;
   change: (f: Files) => void;
   args?: string[];
+  /** Run without the dummy API key every other case gets. */
+  withoutKey?: boolean;
   /** What the message must name: the file and the line (and column), or the flag. */
   where: RegExp;
   /** A word of the explanation, so the message says what is wrong. */
@@ -177,6 +179,13 @@ const BAD: BadInput[] = [
     says: /exactly one action/,
   },
   {
+    name: 'a real-model run without credentials',
+    change: () => {},
+    withoutKey: true,
+    where: /environment: no credentials for Claude Code/,
+    says: /export ANTHROPIC_API_KEY/,
+  },
+  {
     name: 'flag with a bad value',
     change: () => {},
     args: ['--trials', 'lots'],
@@ -199,7 +208,9 @@ describe('bad input: one clear message, exit 2, no trial spawned', () => {
     const dir = makeProject(files);
     dirs.push(dir);
     const spy = spyBinary(dir);
-    const r = await runCli(['run', '--agent-binary', spy.path, '--transcripts', 'runs', ...(bad.args ?? [])], { cwd: dir });
+    // A dummy key, so that only the mistake under test stops the run (nothing is sent anywhere: the agent is a spy).
+    const env = testEnv(bad.withoutKey ? {} : { ANTHROPIC_API_KEY: 'dummy' });
+    const r = await runCli(['run', '--agent-binary', spy.path, '--transcripts', 'runs', ...(bad.args ?? [])], { cwd: dir, env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(bad.where);
     expect(r.stderr).toMatch(bad.says);
@@ -212,7 +223,7 @@ describe('bad input: one clear message, exit 2, no trial spawned', () => {
     const dir = makeProject(baseProject());
     dirs.push(dir);
     const spy = spyBinary(dir);
-    const r = await runCli(['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'], { cwd: dir });
+    const r = await runCli(['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
     expect(existsSync(spy.marker)).toBe(true);
     expect(r.exitCode).not.toBe(2);
   });

@@ -32,6 +32,8 @@ export interface AgentAdapter {
   readonly deniedTools: readonly string[];
   invocation(req: InvocationRequest): Invocation;
   parse(raw: string): Transcript;
+  /** Why the caller's environment cannot reach a real model (no credentials), or undefined. */
+  credentialProblem(env: NodeJS.ProcessEnv): string | undefined;
   /** Resolves the binary that will run (for the manifest and for errors before any trial). */
   resolveBinary(override?: string): string;
 }

@@ -55,6 +55,8 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides'>
   }
   const adapter = ADAPTERS[config.agent];
   const binary = need.needBinary ? adapter.resolveBinary(config.agentBinary) : (config.agentBinary ?? '');
+  const noCredentials = need.needBinary && !profile ? adapter.credentialProblem(process.env) : undefined;
+  if (noCredentials) throw new InputError({ file: 'environment', what: noCredentials.split(' — ')[0]!, todo: noCredentials.split(' — ')[1]! });
   return { config, configFile: file, skills, suite, profile, adapter, binary };
 }
 

@@ -69,6 +69,13 @@ export const claudeCode: AgentAdapter = {
     return bin;
   },
 
+  credentialProblem(env: NodeJS.ProcessEnv): string | undefined {
+    const has = (k: string) => (env[k] ?? '') !== '';
+    if (['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'].some(has)) return undefined;
+    // Every trial has a fresh HOME, so a login stored in ~/.claude cannot be used.
+    return 'no credentials for Claude Code in the environment — export ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, Bedrock or Vertex settings), or run against the simulator with --sim PROFILE';
+  },
+
   invocation(req: InvocationRequest): Invocation {
     const env: Record<string, string> = {};
     for (const k of PASS_THROUGH) {
