@@ -72,6 +72,7 @@ function buildProgram(): Command {
     .option('--timeout <seconds>', 'harness deadline per trial', positive('--timeout'))
     .option('--max-turns <n>', 'agent max turns', int('--max-turns', 1))
     .option('--arms <list>', `arms to run (${ARMS.join(',')})`, arms)
+    .addOption(new Option('--ablation <mode>', 'scored: the ablation arm only where it scores plan checks; always').choices(['scored', 'always']))
     .option('--agent-binary <path>', 'agent CLI binary (default: the pinned one)')
     .option('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)')
     .option('--keep-workspaces', 'leave workspaces on disk for inspection')
@@ -98,6 +99,7 @@ function buildProgram(): Command {
           transcriptsDir: o.transcripts,
           maxTurns: o.maxTurns,
           arms: o.arms,
+          ablation: o.ablation,
           agentBinary: o.agentBinary,
           ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
           decision: {

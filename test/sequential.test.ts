@@ -3,7 +3,7 @@ import type { GradableCase, TrialOutcome } from '../src/grade/outcome.js';
 import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff } from '../src/stats/binomial-test.js';
 import { adjustPValues } from '../src/stats/multiple-testing.js';
 import { boundaries, increments, operatingCharacteristics, sprtDecide, type SprtParams } from '../src/stats/sprt.js';
-import { SprtScheduler } from '../src/trials/schedule.js';
+import { armsFor, FixedScheduler, SprtScheduler } from '../src/trials/schedule.js';
 import { resolveDecision, decisionProblem } from '../src/trials/decision.js';
 import { configSchema } from '../src/load/config.js';
 import { exitCode, fixedVerdicts, sprtVerdict, type CaseVerdict } from '../src/verdict/verdict.js';
@@ -210,11 +210,39 @@ describe('verdicts', () => {
   });
 });
 
+describe('which arms a case runs in', () => {
+  const checks = { matches: [], mustNot: [], verb: 'create' };
+  it.each([
+    [{ expect: 'x', plan: checks }, 'scored', ['skill', 'ablation']],
+    [{ expect: 'x' }, 'scored', ['skill']],
+    [{ expect: 'none' }, 'scored', ['skill']],
+    [{ expect: 'none' }, 'always', ['skill', 'ablation']],
+  ] as const)('%j with ablation %s → %j', (c, mode, arms) => {
+    expect(armsFor(c, ['skill', 'ablation'], mode)).toEqual(arms);
+  });
+
+  it('a fixed schedule runs the ablation arm only where it scores', () => {
+    const s = new FixedScheduler(
+      [
+        { id: 'p', expect: 'x', exclusive: false, tags: [], plan: checks, decision: P },
+        { id: 'n', expect: 'none', exclusive: false, tags: [], decision: P },
+      ],
+      ['skill', 'ablation'],
+      2,
+      'scored',
+    );
+    const refs: string[] = [];
+    for (let r = s.next(); r; r = s.next()) refs.push(`${r.caseId}/${r.arm}/${r.n}`);
+    expect(refs).toEqual(['p/skill/1', 'p/ablation/1', 'n/skill/1', 'p/skill/2', 'p/ablation/2', 'n/skill/2']);
+    expect(s.plannedTotal()).toBe(6);
+  });
+});
+
 describe('sequential scheduler', () => {
   const params = { ...P, minTrials: 1, maxTrials: 20 };
 
   it('schedules only undecided cases, pairs the ablation arm, and stops at the boundary', () => {
-    const s = new SprtScheduler([{ id: 'a', decision: params }], ['skill', 'ablation']);
+    const s = new SprtScheduler([{ id: 'a', expect: 'x', decision: params }], ['skill', 'ablation'], 'always');
     const refs = [s.next()!, s.next()!];
     expect(refs).toEqual([
       { caseId: 'a', arm: 'skill', n: 1 },
@@ -233,7 +261,7 @@ describe('sequential scheduler', () => {
   });
 
   it('with trials in flight: decides on the finished prefix in trial order; late finishers are still recorded', () => {
-    const s = new SprtScheduler([{ id: 'a', decision: params }], ['skill']);
+    const s = new SprtScheduler([{ id: 'a', expect: 'x', decision: params }], ['skill'], 'scored');
     const inFlight = Array.from({ length: 6 }, () => s.next()!);
     expect(inFlight.map((r) => r.n)).toEqual([1, 2, 3, 4, 5, 6]);
     // Trials 2–5 fail and finish first; trial 1 is still running, so nothing is decided yet.
@@ -251,7 +279,7 @@ describe('sequential scheduler', () => {
   });
 
   it('gives up on a case whose trials carry no evidence', () => {
-    const s = new SprtScheduler([{ id: 'a', decision: { ...params, minTrials: 2 } }], ['skill']);
+    const s = new SprtScheduler([{ id: 'a', expect: 'x', decision: { ...params, minTrials: 2 } }], ['skill', 'ablation'], 'scored');
     s.finished(s.next()!, undefined);
     s.finished(s.next()!, undefined);
     expect(s.next()).toBeUndefined();

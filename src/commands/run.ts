@@ -108,7 +108,7 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
   const store = await RunStore.create(config.transcriptsDir, runId);
   const defs = suite.cases.map((c) => gradableCase(c, config));
   const scheduler: TrialScheduler =
-    config.decision.mode === 'sprt' ? new SprtScheduler(defs, config.arms) : new FixedScheduler(suite.cases, config.arms, config.trials);
+    config.decision.mode === 'sprt' ? new SprtScheduler(defs, config.arms, config.ablation) : new FixedScheduler(defs, config.arms, config.trials, config.ablation);
   const manifest: RunManifest = {
     runId,
     harness: { name: 'skillprobe', version: HARNESS_VERSION },

@@ -40,6 +40,8 @@ export const configSchema = z
     cases: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('cases/*.yaml'),
     transcriptsDir: z.string().min(1).default('transcripts'),
     arms: z.array(z.enum(ARMS)).min(1).default(['skill', 'ablation']),
+    /** `scored`: the ablation arm runs only where it scores something (positive cases with plan checks); `always`. */
+    ablation: z.enum(['scored', 'always']).default('scored'),
     timeouts: z
       .object({
         /** The harness's own wall-clock deadline per trial; the CLI has none that works on a stalled stream. */

@@ -156,7 +156,12 @@ export function summarise(cases: GradableCase[], outcomes: TrialOutcome[], famil
   const byCaseArm = groupBy(outcomes, (o) => `${o.caseId}\u0000${o.arm}`);
   return {
     confidence,
-    cases: cases.flatMap((c) => arms.map((arm) => summariseCaseArm(c, arm, byCaseArm.get(`${c.id}\u0000${arm}`) ?? [], confidence))),
+    // The skill arm always has a row; the ablation arm only where it ran.
+    cases: cases.flatMap((c) =>
+      arms
+        .filter((arm) => arm === 'skill' || byCaseArm.has(`${c.id}\u0000${arm}`))
+        .map((arm) => summariseCaseArm(c, arm, byCaseArm.get(`${c.id}\u0000${arm}`) ?? [], confidence)),
+    ),
     confusion: confusionMatrix(cases, outcomes, family, confidence),
     aggregates: aggregates(cases, outcomes, confidence),
     ablation: ablationTable(cases, outcomes, confidence),

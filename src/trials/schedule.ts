@@ -1,5 +1,5 @@
+import { NONE, type GradableCase } from '../grade/outcome.js';
 import type { Arm } from '../load/config.js';
-import type { Case } from '../load/cases.js';
 import { sprtDecide, type SprtParams } from '../stats/sprt.js';
 import type { TrialRef } from '../store/run-store.js';
 
@@ -15,18 +15,26 @@ export interface TrialScheduler {
   plannedTotal(): number;
 }
 
+/**
+ * The arms a case runs in. Without the skill only plan checks can be scored, so with `ablation: scored` the
+ * ablation arm runs only for positive cases that have them: no trial is paid for that nothing reads.
+ */
+export function armsFor(c: Pick<GradableCase, 'expect' | 'plan'>, arms: readonly Arm[], ablation: 'scored' | 'always'): Arm[] {
+  const scored = c.expect !== NONE && c.plan !== undefined;
+  return arms.filter((a) => a === 'skill' || ablation === 'always' || scored);
+}
+
 /** Every case × arm × n, in an order that interleaves cases so an early stop still covers the suite. */
 export class FixedScheduler implements TrialScheduler {
   private readonly queue: TrialRef[] = [];
+  private readonly total: number;
 
-  constructor(cases: Case[], arms: readonly Arm[], trials: number) {
+  constructor(cases: GradableCase[], arms: readonly Arm[], trials: number, ablation: 'scored' | 'always') {
     for (let n = 1; n <= trials; n++) {
-      for (const c of cases) for (const arm of arms) this.queue.push({ caseId: c.id, arm, n });
+      for (const c of cases) for (const arm of armsFor(c, arms, ablation)) this.queue.push({ caseId: c.id, arm, n });
     }
     this.total = this.queue.length;
   }
-
-  private readonly total: number;
 
   next(): TrialRef | undefined {
     return this.queue.shift();
@@ -45,6 +53,7 @@ export class FixedScheduler implements TrialScheduler {
 
 interface SequentialCase {
   id: string;
+  withAblation: boolean;
   params: SprtParams;
   /** Next skill-arm trial number to schedule. */
   next: number;
@@ -63,11 +72,17 @@ interface SequentialCase {
 export class SprtScheduler implements TrialScheduler {
   private readonly cases: SequentialCase[];
   private readonly companions: TrialRef[] = [];
-  private readonly withAblation: boolean;
 
-  constructor(cases: { id: string; decision: SprtParams }[], arms: readonly Arm[]) {
-    this.cases = cases.map((c) => ({ id: c.id, params: c.decision, next: 1, inFlight: 0, results: new Map(), done: false }));
-    this.withAblation = arms.includes('ablation');
+  constructor(cases: Pick<GradableCase, 'id' | 'decision' | 'expect' | 'plan'>[], arms: readonly Arm[], ablation: 'scored' | 'always') {
+    this.cases = cases.map((c) => ({
+      id: c.id,
+      withAblation: armsFor(c, arms, ablation).includes('ablation'),
+      params: c.decision,
+      next: 1,
+      inFlight: 0,
+      results: new Map(),
+      done: false,
+    }));
   }
 
   private scored(c: SequentialCase): boolean[] {
@@ -96,7 +111,7 @@ export class SprtScheduler implements TrialScheduler {
     const c = open.reduce((a, b) => (b.inFlight < a.inFlight || (b.inFlight === a.inFlight && b.next < a.next) ? b : a));
     const ref: TrialRef = { caseId: c.id, arm: 'skill', n: c.next++ };
     c.inFlight++;
-    if (this.withAblation) this.companions.push({ caseId: c.id, arm: 'ablation', n: ref.n });
+    if (c.withAblation) this.companions.push({ caseId: c.id, arm: 'ablation', n: ref.n });
     return ref;
   }
 
@@ -117,7 +132,6 @@ export class SprtScheduler implements TrialScheduler {
   }
 
   plannedTotal(): number {
-    const arms = this.withAblation ? 2 : 1;
-    return this.cases.reduce((sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.params.maxTrials)) * arms, 0);
+    return this.cases.reduce((sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.params.maxTrials)) * (c.withAblation ? 2 : 1), 0);
   }
 }
