@@ -58,6 +58,7 @@ describe('policy', () => {
       { case: 'c1', do: [{ p: 0.5, skill: 'atl-jira', args: 'create-issue --project OPS' }, { p: 0.5, answer: 'plain' }] },
       { prompt: 'wiki', do: [{ sibling: 'atl-jira' }] },
       { prompt: 'ghost', do: [{ skill: 'not-offered' }] },
+      { prompt: 'known', do: [{ skill: 'not-offered' }], unskilled: 'Run `tool go`.' },
     ],
   });
 
@@ -88,6 +89,11 @@ describe('policy', () => {
   it('answers plainly when the skill it would call is not offered (ablation arm)', () => {
     const r = decideReply(profile, viewConversation(firstRequest('ghost')), { key: 'x' });
     expect(r.type === 'message' && r.blocks.every((b) => b.type === 'text')).toBe(true);
+  });
+
+  it('answers with the rule’s unskilled text when its skill is not offered', () => {
+    const r = decideReply(profile, viewConversation(firstRequest('known')), { key: 'x' });
+    expect(r).toEqual({ type: 'message', blocks: [{ type: 'text', text: 'Run `tool go`.' }] });
   });
 
   it('extracts commands from fenced blocks and mutates them plausibly', () => {

@@ -48,11 +48,15 @@ function answer(text: string | true | undefined, fallback: string): Reply {
 }
 
 /** The behaviour this trial draws on its first turn (recomputed on later turns, never stored). */
-export function firstBehaviour(profile: Profile, view: ConversationView, id: TrialIdentity): { behaviour: Behaviour; plan: PlanPolicy } {
+export function firstBehaviour(
+  profile: Profile,
+  view: ConversationView,
+  id: TrialIdentity,
+): { behaviour: Behaviour; plan: PlanPolicy; unskilled?: string } {
   const rule = matchingRule(profile, view.prompt, id.caseId);
   const behaviours = rule?.do ?? profile.default;
   const behaviour = pickWeighted(behaviours, seededUniform(profile.seed, id.key, 'behaviour'));
-  return { behaviour, plan: rule?.plan ?? profile.plan };
+  return { behaviour, plan: rule?.plan ?? profile.plan, unskilled: rule?.unskilled };
 }
 
 function callSkill(name: string, args: string | undefined): Reply {
@@ -68,11 +72,11 @@ function callSkill(name: string, args: string | undefined): Reply {
 }
 
 function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity): Reply {
-  const { behaviour: b } = firstBehaviour(profile, view, id);
+  const { behaviour: b, unskilled } = firstBehaviour(profile, view, id);
   const canSkill = view.tools.includes('Skill');
   const offered = (name: string) => canSkill && view.offeredSkills.includes(name);
   // A model cannot call what it was not shown: such behaviours degrade to a plain answer (the ablation arm).
-  if (b.skill !== undefined) return offered(b.skill) ? callSkill(b.skill, b.args) : answer(undefined, DEFAULT_ANSWER);
+  if (b.skill !== undefined) return offered(b.skill) ? callSkill(b.skill, b.args) : answer(unskilled, DEFAULT_ANSWER);
   if (b.sibling !== undefined) {
     const others = canSkill ? view.offeredSkills.filter((s) => s !== b.sibling) : [];
     if (others.length === 0) return answer(undefined, DEFAULT_ANSWER);

@@ -43,6 +43,8 @@ const ruleSchema = z
     prompt: z.string().min(1).optional(),
     do: z.array(behaviourSchema).min(1),
     plan: planSchema.optional(),
+    /** What the model answers when the skill it would call is not offered (the ablation arm). */
+    unskilled: z.string().min(1).optional(),
   })
   .strict()
   .refine((r) => (r.case === undefined) !== (r.prompt === undefined), {
