@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { claudeCode } from '../agents/claude-code/adapter.js';
-import type { AgentAdapter } from '../agents/types.js';
+import { adapterFor } from '../agents/registry.js';
 import { gradeTrial, type GradeOptions, type TrialOutcome } from '../grade/outcome.js';
 import { InputError } from '../load/input-error.js';
 import { summarise, type Summary } from '../stats/summary.js';
@@ -21,8 +20,6 @@ export interface Results {
   exitCode: number;
 }
 
-const ADAPTERS: Record<string, AgentAdapter> = { 'claude-code': claudeCode };
-
 export async function openRun(dir: string): Promise<{ store: RunStore; manifest: RunManifest }> {
   if (!existsSync(join(dir, 'run.json'))) {
     throw new InputError({ file: dir, what: 'not a run folder (no run.json)', todo: 'pass a folder under transcripts/, e.g. transcripts/<run-id>' });
@@ -32,8 +29,7 @@ export async function openRun(dir: string): Promise<{ store: RunStore; manifest:
 }
 
 export function gradeOptions(manifest: RunManifest): GradeOptions {
-  const adapter = ADAPTERS[manifest.agent.id];
-  if (!adapter) throw new InputError({ file: 'run.json', what: `unknown agent "${manifest.agent.id}"`, todo: 'grade with the skillprobe version that made the run' });
+  const adapter = adapterFor(manifest.agent.id, 'run.json');
   return {
     family: manifest.family,
     skillsFolder: adapter.skillsFolder,
@@ -62,7 +58,7 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (t: T) => Promise
 export async function gradeRun(dir: string, now = new Date()): Promise<{ manifest: RunManifest; results: Results }> {
   const { store, manifest } = await openRun(dir);
   const opts = gradeOptions(manifest);
-  const adapter = ADAPTERS[manifest.agent.id]!;
+  const adapter = adapterFor(manifest.agent.id, 'run.json');
   const byId = new Map(manifest.cases.defs.map((c) => [c.id, c]));
   const refs = (await store.listTrials()).filter((r) => byId.has(r.caseId));
   const outcomes = await mapLimited(refs, 32, async (ref: TrialRef) => {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { relative, resolve } from 'node:path';
-import { claudeCode } from '../agents/claude-code/adapter.js';
+import { adapterFor } from '../agents/registry.js';
 import { killAllAgentGroups } from '../agents/spawn.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { gradeTrial, type GradableCase, type TrialOutcome } from '../grade/outcome.js';
@@ -24,7 +24,6 @@ import { checkWorkspaceRoot } from '../workspace/sealed.js';
 const require = createRequire(import.meta.url);
 export const HARNESS_VERSION: string = (require('../../package.json') as { version: string }).version;
 
-const ADAPTERS: Record<Config['agent'], AgentAdapter> = { 'claude-code': claudeCode };
 
 export interface RunOptions {
   config?: string;
@@ -53,7 +52,7 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides'>
   if (config.decision.mode === 'sprt' && !config.arms.includes('skill')) {
     throw new InputError({ file: file ?? '--arms', what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
   }
-  const adapter = ADAPTERS[config.agent];
+  const adapter = adapterFor(config.agent);
   const binary = need.needBinary ? adapter.resolveBinary(config.agentBinary) : (config.agentBinary ?? '');
   const noCredentials = need.needBinary && !profile ? adapter.credentialProblem(process.env) : undefined;
   if (noCredentials) throw new InputError({ file: 'environment', what: noCredentials.split(' — ')[0]!, todo: noCredentials.split(' — ')[1]! });

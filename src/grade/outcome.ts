@@ -2,7 +2,7 @@ import type { Arm } from '../load/config.js';
 import type { SprtParams } from '../stats/sprt.js';
 import type { InitEvent, SkillLoadEvent, Transcript, TrialMeta } from '../transcript/types.js';
 import { extractPlans, gradePlans, type PlanChecks, type PlanGrade } from './plan.js';
-import { trialStatus, type TrialStatus } from './status.js';
+import { NO_EVIDENCE, trialStatus, type TrialStatus } from './status.js';
 import { firings, type FamilyMember, type Firing } from './trigger.js';
 
 export const NONE = 'none';
@@ -53,8 +53,6 @@ export interface TrialOutcome {
   parseWarnings: number;
 }
 
-const EXCLUDED: ReadonlySet<TrialStatus> = new Set(['infra_error', 'isolation_error', 'agent_error', 'killed']);
-
 function behaviourFlags(t: Transcript): TrialOutcome['flags'] {
   const texts = t.events.filter((e) => e.kind === 'text' && e.source === 'assistant').map((e) => (e.kind === 'text' ? e.text.trim() : ''));
   const calls = t.events.filter((e) => e.kind === 'tool_call').length;
@@ -103,7 +101,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   if (arm === 'ablation' && family.some((f) => f.status === 'loaded' || f.via === 'read')) {
     return { ...out, status: 'isolation_error', statusDetail: 'a family skill loaded in the ablation arm', excludedBecause: 'isolation_error' };
   }
-  if (EXCLUDED.has(verdict.status)) return { ...out, excludedBecause: verdict.status };
+  if (NO_EVIDENCE.has(verdict.status)) return { ...out, excludedBecause: verdict.status };
   if ((verdict.status === 'timeout' || verdict.status === 'max_turns') && !opts.budgetStopsFail) {
     return { ...out, excludedBecause: verdict.status };
   }

@@ -3,6 +3,9 @@ import type { ErrorEvent, InitEvent, ResultEvent, Transcript, TrialMeta } from '
 
 export type TrialStatus = 'ok' | 'timeout' | 'max_turns' | 'agent_error' | 'infra_error' | 'killed' | 'isolation_error';
 
+/** Statuses that carry no evidence about the skill: left out of n, reported, never scored as "did not trigger". */
+export const NO_EVIDENCE: ReadonlySet<TrialStatus> = new Set(['infra_error', 'isolation_error', 'agent_error', 'killed']);
+
 export interface IsolationContext {
   arm: Arm;
   /** Folder names of the family installed in the skill arm. */

@@ -3,7 +3,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { viewConversation } from './conversation.js';
 import { decideReply, type TrialIdentity } from './policy.js';
 import type { Profile } from './profile.js';
-import { errorBody, jsonBody, messageStart, streamBody, blockEvents, type WireMessage } from './wire.js';
+import { errorBody, jsonBody, messageStart, openTextBlock, streamBody, type WireMessage } from './wire.js';
 
 /**
  * skillprobe's model simulator: a local stand-in for the Anthropic Messages API. It is NOT a model;
@@ -102,7 +102,7 @@ export async function startSimulator(profile: Profile, opts: { port?: number; ho
       stats.stalls++;
       res.writeHead(200, sseHeaders);
       res.write(messageStart(msg));
-      res.write(blockEvents({ type: 'text', text: reply.partialText }, 0, msg.id).split('event: content_block_stop')[0]!);
+      res.write(openTextBlock(reply.partialText, 0));
       return;
     }
     stats.messages++;

@@ -43,16 +43,18 @@ function chunks(s: string, size = 48): string[] {
   return out.length ? out : [''];
 }
 
+/** The start of a text block and its deltas, without the stop: what a stream stalled mid-block has sent. */
+export function openTextBlock(text: string, index: number): string {
+  return (
+    sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }) +
+    chunks(text)
+      .map((t) => sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: t } }))
+      .join('')
+  );
+}
+
 export function blockEvents(block: ReplyBlock, index: number, messageId: string): string {
-  if (block.type === 'text') {
-    return (
-      sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } }) +
-      chunks(block.text)
-        .map((text) => sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text } }))
-        .join('') +
-      sse('content_block_stop', { type: 'content_block_stop', index })
-    );
-  }
+  if (block.type === 'text') return openTextBlock(block.text, index) + sse('content_block_stop', { type: 'content_block_stop', index });
   return (
     sse('content_block_start', {
       type: 'content_block_start',

@@ -1,6 +1,6 @@
 import type { Arm } from '../load/config.js';
 import { MULTIPLE, NONE, OTHER, type GradableCase, type TrialOutcome } from '../grade/outcome.js';
-import type { TrialStatus } from '../grade/status.js';
+import { NO_EVIDENCE, type TrialStatus } from '../grade/status.js';
 import { mcnemarExact, pairCounts, pairedDifference, type PairedCounts } from './mcnemar.js';
 import { passKTable } from './pass-k.js';
 import { wilsonInterval, type Interval, type Rate } from './wilson.js';
@@ -58,8 +58,7 @@ export interface Summary {
   ablation: AblationRow[];
 }
 
-const NOT_EVIDENCE: ReadonlySet<TrialStatus> = new Set(['infra_error', 'isolation_error', 'agent_error', 'killed']);
-const usable = (o: TrialOutcome) => !NOT_EVIDENCE.has(o.status);
+const usable = (o: TrialOutcome) => !NO_EVIDENCE.has(o.status);
 
 function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   const m = new Map<string, T[]>();
