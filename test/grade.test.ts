@@ -279,7 +279,7 @@ const TRAPS: Trap[] = [
 ];
 
 describe('grader on the shared samples', () => {
-  const sample = (name: string) => parseClaudeStream(readFileSync(join(import.meta.dirname, '../../shared/reference/claude-samples', name), 'utf8'));
+  const sample = (name: string) => parseClaudeStream(readFileSync(join(import.meta.dirname, 'fixtures/claude-samples', name), 'utf8'));
   const pdf: GradableCase = { id: 'p', expect: 'pdf-tool', exclusive: false, tags: [], decision: DECISION };
   const family = { family: [{ dir: 'pdf-tool', name: 'pdf-tool' }] };
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 
-const SAMPLES = join(import.meta.dirname, '../../shared/reference/claude-samples');
+const SAMPLES = join(import.meta.dirname, 'fixtures/claude-samples');
 const sample = (name: string) => parseClaudeStream(readFileSync(join(SAMPLES, name), 'utf8'));
 const kinds = (t: Transcript) => t.events.map((e) => e.kind);
 const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
