@@ -19,6 +19,8 @@ export const caseSchema = z
     prompt: z.string(),
     expect: z.object({ skill: z.string().min(1) }).strict(),
     tags: z.array(z.string().min(1)).default([]),
+    /** Trap cases: the sibling(s) this prompt is built to be mistaken for (lint checks every pair has a trap each way). */
+    against: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
     /** A positive case passes only if no other family member fired as well. */
     exclusive: z.boolean().default(false),
     /** Command prefix for this case's plans (overrides the config's `commands`). */
@@ -79,6 +81,11 @@ function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml
       ),
     );
   }
+  c.against?.forEach((other, j) => {
+    const at = [index, 'against', ...(c.against!.length > 1 ? [j] : [])];
+    if (!known.has(other)) problems.add(y.problem(at, `case "${c.id}" is a trap against "${other}", which is not in the skills folder`, `use one of ${[...known].sort().join(', ')}`));
+    else if (other === c.expect.skill) problems.add(y.problem(at, `case "${c.id}" is a trap against the skill it expects`, 'name the sibling it could be mistaken for'));
+  });
   if (c.plan && c.expect.skill === NO_SKILL) {
     problems.add(y.problem([index, 'plan'], `case "${c.id}" is negative but has plan checks`, 'remove `plan`, or expect a skill'));
   }

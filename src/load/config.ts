@@ -34,7 +34,7 @@ export const configSchema = z
     /** Path to the agent binary; by default the pinned one from node_modules. */
     agentBinary: z.string().min(1).optional(),
     model: z.string().min(1).default('sonnet'),
-    trials: positiveInt(10_000).default(5),
+    trials: positiveInt(10_000).default(10),
     concurrency: positiveInt(64).default(2),
     skillsDir: z.string().min(1).default('skills'),
     cases: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('cases/*.yaml'),
@@ -72,13 +72,13 @@ export const configSchema = z
     decision: z
       .object({
         /** `fixed`: `trials` per case, exact binomial tests; `sprt`: each case stops as soon as the evidence decides. */
-        mode: z.enum(['fixed', 'sprt']).default('fixed'),
+        mode: z.enum(['fixed', 'sprt']).default('sprt'),
         threshold: z.number().gt(0).max(1).default(0.9),
-        delta: z.number().gt(0).lt(1).default(0.1),
+        delta: z.number().gt(0).lt(1).default(0.2),
         alpha: z.number().gt(0).max(0.5).default(0.05),
         beta: z.number().gt(0).max(0.5).default(0.2),
         minTrials: positiveInt(100_000).default(5),
-        maxTrials: positiveInt(100_000).default(50),
+        maxTrials: positiveInt(100_000).default(30),
         /** Fixed-N mode: multiple-testing correction across cases. */
         correction: z.enum(['bh', 'bonferroni', 'none']).default('bh'),
         /** What an INCONCLUSIVE case does to the exit code. */
