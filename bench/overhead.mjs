@@ -41,7 +41,7 @@ async function bare(dir, simUrl) {
   mkdirSync(home, { recursive: true });
   await execa('git', ['init', '-q', ws]);
   cpSync(join(dir, 'skills', 'atl-jira'), join(ws, '.claude', 'skills', 'atl-jira'), { recursive: true });
-  const inv = claudeCode.invocation({ prompt: 'file a bug in OPS', model: 'claude-sonnet-4-5', maxTurns: 8, cliRetries: 2, workspace: ws, home, callerEnv: process.env, simulator: { url: simUrl, headers: { 'x-skillprobe-case': 'bench' } } });
+  const inv = claudeCode.invocation({ prompt: 'file a bug in OPS', model: 'claude-sonnet-4-5', maxTurns: 8, cliRetries: 2, deadlineMs: 300_000, workspace: ws, home, callerEnv: process.env, simulator: { url: simUrl, headers: { 'x-skillprobe-case': 'bench' } } });
   const t0 = performance.now();
   for (let i = 0; i < N; i++) await execa(inv.file, inv.args, { cwd: ws, env: inv.env, extendEnv: false, stdin: 'ignore', reject: false });
   return performance.now() - t0;

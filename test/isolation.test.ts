@@ -71,12 +71,13 @@ describe('isolation: only the family under test is visible', () => {
           model: 'claude-sonnet-4-5',
           maxTurns: 2,
           cliRetries: 0,
+          deadlineMs: 60_000,
           workspace: ws.dir,
           home: ws.home,
           callerEnv: testEnv(),
           simulator: { url: sim.url, headers: {} },
         });
-        const { stdout } = await spawnAgent(inv, { cwd: ws.dir, deadlineMs: 30_000, attempt: 1 });
+        const { stdout } = await spawnAgent(inv, { cwd: ws.dir, deadlineMs: 60_000, attempt: 1 });
         const init = initOf(stdout.toString('utf8'));
         expect(init.skills).toEqual(expect.arrayContaining(['alpha', 'alpha-beta']));
         expect(init.skills).not.toContain('ancestor-leak');

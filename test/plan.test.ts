@@ -18,12 +18,15 @@ describe('skillprobe plan', () => {
   });
 
   it('prints per case and totals, with costs from --price-per-trial, and spawns nothing', async () => {
-    const dir = makeProject({ ...baseProject(), 'skillprobe.config.yaml': 'decision:\n  tags:\n    happy: { threshold: 0.95, delta: 0.1 }\n' });
+    const config = 'decision:\n  delta: 0.1\n  maxTrials: 50\n  tags:\n    happy: { threshold: 0.95, delta: 0.1 }\n';
+    const withPlan = baseProject()['cases/main.yaml']!.replace('  tags: [happy]', '  tags: [happy]\n  plan: { matches: ["alpha"] }');
+    const dir = makeProject({ ...baseProject(), 'cases/main.yaml': withPlan, 'skillprobe.config.yaml': config });
     dirs.push(dir);
     const r = await runCli(['plan', '--price-per-trial', '0.5'], { cwd: dir });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toMatch(/pos-alpha\s+0\.95 vs 0\.85/);
-    expect(r.stdout).toMatch(/neg-weather\s+0\.90 vs 0\.80\s+0\.05\/0\.2\s+5–50\s+31\.0\s+36\.0\s+\S+\s+78\s+\$35\.96\s+\$78\.00/);
+    // A positive case with plan checks runs both arms; a negative case runs only the skill arm, and is priced so.
+    expect(r.stdout).toMatch(/pos-alpha\s+0\.95 vs 0\.85\s+\S+\s+\S+\s+2\s/);
+    expect(r.stdout).toMatch(/neg-weather\s+0\.90 vs 0\.80\s+0\.05\/0\.2\s+5–50\s+1\s+31\.0\s+36\.0\s+\S+\s+78\s+\$17\.98\s+\$39\.00/);
     expect(r.stdout).toMatch(/total: SPRT \$[\d.]+ vs fixed N \$[\d.]+/);
   });
 });

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewConversation } from '../src/sim/conversation.js';
 import { fencedCommands } from '../src/util/markdown.js';
-import { decideReply, mutateCommand, pickWeighted, seededUniform } from '../src/sim/policy.js';
+import { decideReply, mutateCommand, pickWeighted, plannedCall, seededUniform } from '../src/sim/policy.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 
@@ -100,6 +100,29 @@ describe('policy', () => {
     expect(fencedCommands('text\n```bash\n# comment\n$ atl jira create-issue --project OPS\n\n```\n`inline`')).toEqual(['atl jira create-issue --project OPS']);
     expect(mutateCommand('atl jira create-issue --project OPS', 'abbreviate')).toBe('atl jira create --project OPS');
     expect(mutateCommand('atl jira search --jql x --limit 5', 'drop-flag')).toBe('atl jira search --jql x');
+  });
+
+  it.each([
+    ['the command that carries the args', '```bash\npip install pypdf\n```\n```bash\npdf merge a.pdf b.pdf\npdf split x\n```', 'merge a.pdf b.pdf', 'pdf merge a.pdf b.pdf'],
+    ['the first command when none carries the args', '```bash\npip install pypdf\npdf split x\n```', 'merge', 'pip install pypdf'],
+    ['the first command without args', '```bash\natl jira search\natl jira list\n```', undefined, 'atl jira search'],
+    ['nothing when the body has no command', 'Just prose.', 'x', undefined],
+  ])('plans one call after a skill loads: %s', (_, body, args, planned) => {
+    expect(plannedCall(body, args)).toBe(planned);
+  });
+
+  it('a loaded skill with many commands gets a one-call plan, not every line of its body', () => {
+    const req = firstRequest('file a bug');
+    const body = 'Base directory for this skill: /ws/.claude/skills/atl-jira\n\n```bash\npip install atl\natl jira create-issue --project OPS\natl jira search --jql x\n```';
+    req.messages.push(
+      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Skill', input: { skill: 'atl-jira', args: 'create-issue --project OPS' } }] } as never,
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Launching skill: atl-jira' }, { type: 'text', text: body }] } as never,
+    );
+    const rule = parseProfile({ rules: [{ case: 'c', do: [{ skill: 'atl-jira', args: 'create-issue --project OPS' }] }] });
+    const reply = decideReply(rule, viewConversation(req), { key: 'k', caseId: 'c' });
+    expect(reply.type).toBe('message');
+    const text = reply.type === 'message' ? reply.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') : '';
+    expect(fencedCommands(text)).toEqual(['atl jira create-issue --project OPS']);
   });
 
   it('seeded draws are uniform-ish and weighted picks respect weights', () => {

@@ -6,6 +6,8 @@ export interface InvocationRequest {
   model: string;
   maxTurns: number;
   cliRetries: number;
+  /** The harness's own deadline for the whole trial. */
+  deadlineMs: number;
   workspace: string;
   home: string;
   /** The caller's environment; the adapter passes on only what it allowlists. */

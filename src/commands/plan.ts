@@ -3,6 +3,7 @@ import type { Config } from '../load/config.js';
 import { fmt, table } from '../report/format.js';
 import { fixedNEquivalent } from '../stats/binomial-test.js';
 import { operatingCharacteristics, type SprtParams } from '../stats/sprt.js';
+import { armsFor } from '../trials/schedule.js';
 
 export interface CasePlan {
   caseId: string;
@@ -16,11 +17,12 @@ export interface CasePlan {
   fixedN?: number;
   /** Trials per case in this config's fixed mode. */
   configuredFixed: number;
+  /** Arms this case runs in (the ablation arm only where it scores, unless `ablation: always`). */
+  arms: number;
 }
 
 export interface SuitePlan {
   mode: Config['decision']['mode'];
-  arms: number;
   cases: CasePlan[];
 }
 
@@ -28,7 +30,6 @@ export interface SuitePlan {
 export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
   return {
     mode: config.decision.mode,
-    arms: config.arms.length,
     cases: cases.map((c) => {
       const p = c.decision;
       const at0 = operatingCharacteristics(p.threshold, p);
@@ -42,40 +43,46 @@ export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
         inconclusiveAtP1: at1.undecided,
         fixedN: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
         configuredFixed: config.trials,
+        arms: armsFor(c, config.arms, config.ablation).length,
       };
     }),
   };
 }
 
 export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
-  const cost = (trials: number) => (pricePerTrial === undefined ? '—' : `$${(trials * plan.arms * pricePerTrial).toFixed(2)}`);
+  const price = (trials: number) => (pricePerTrial === undefined ? '—' : `$${(trials * pricePerTrial).toFixed(2)}`);
+  // A case's trials run in each of its arms: the ablation arm only where it scores.
+  const worstSprt = (c: CasePlan) => Math.max(c.asnAtP0, c.asnAtP1) * c.arms;
+  const fixedOf = (c: CasePlan) => (c.fixedN ?? Number.NaN) * c.arms;
   const rows = plan.cases.map((c) => [
     c.caseId,
     `${fmt(c.params.threshold)} vs ${fmt(c.params.threshold - c.params.delta)}`,
     `${c.params.alpha}/${c.params.beta}`,
     `${c.params.minTrials}–${c.params.maxTrials}`,
+    String(c.arms),
     fmt(c.asnAtP0, 1),
     fmt(c.asnAtP1, 1),
     `${fmt(c.inconclusiveAtP0 * 100, 0)}%/${fmt(c.inconclusiveAtP1 * 100, 0)}%`,
     c.fixedN === undefined ? '>5000' : String(c.fixedN),
-    cost(Math.max(c.asnAtP0, c.asnAtP1)),
-    cost(c.fixedN ?? Number.NaN),
+    price(worstSprt(c)),
+    price(fixedOf(c)),
   ]);
   const sum = (f: (c: CasePlan) => number) => plan.cases.reduce((s, c) => s + f(c), 0);
-  const worstSprt = sum((c) => Math.max(c.asnAtP0, c.asnAtP1));
-  const fixed = sum((c) => c.fixedN ?? Number.NaN);
+  const sprtTotal = sum(worstSprt);
+  const fixedTotal = sum(fixedOf);
+  const configured = sum((c) => c.configuredFixed * c.arms);
   const lines = [
-    `plan · mode ${plan.mode} · ${plan.cases.length} cases × ${plan.arms} arm(s)${pricePerTrial === undefined ? ' · pass --price-per-trial for costs' : ` · $${pricePerTrial} per trial`}`,
-    'expected trials per case (exact, for the truncated test) when the true pass rate is p0 and when it is p1',
+    `plan · mode ${plan.mode} · ${plan.cases.length} cases · ${sum((c) => c.arms)} case-arms${pricePerTrial === undefined ? ' · pass --price-per-trial for costs' : ` · $${pricePerTrial} per trial`}`,
+    'expected trials per case and arm (exact, for the truncated test) when the true pass rate is p0 and when it is p1',
     '',
     table(
-      [['case', 'p0 vs p1', 'α/β', 'min–max', 'SPRT @p0', 'SPRT @p1', 'inconcl. @p0/@p1', 'fixed N', 'SPRT cost (worse)', 'fixed-N cost'], ...rows],
-      ['l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r'],
+      [['case', 'p0 vs p1', 'α/β', 'min–max', 'arms', 'SPRT @p0', 'SPRT @p1', 'inconcl. @p0/@p1', 'fixed N', 'SPRT cost (worse)', 'fixed-N cost'], ...rows],
+      ['l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
-    `suite: SPRT at most ~${fmt(worstSprt, 0)} expected trials per arm (the worse of p0 and p1 per case) vs ${fmt(fixed, 0)} for fixed N with the same α and β` +
-      (plan.mode === 'fixed' ? `; this config's fixed mode runs ${plan.cases.length * (plan.cases[0]?.configuredFixed ?? 0)} per arm` : ''),
-    `total: SPRT ${cost(worstSprt)} vs fixed N ${cost(fixed)}`,
+    `suite: SPRT at most ~${fmt(sprtTotal, 0)} expected trials in all arms (the worse of p0 and p1 per case) vs ${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
+      (plan.mode === 'fixed' ? `; this config's fixed mode runs ${configured}` : ''),
+    `total: SPRT ${price(sprtTotal)} vs fixed N ${price(fixedTotal)}`,
   ];
   return lines.join('\n') + '\n';
 }

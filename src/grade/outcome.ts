@@ -2,7 +2,7 @@ import type { Arm } from '../load/config.js';
 import type { SprtParams } from '../stats/sprt.js';
 import type { InitEvent, SkillLoadEvent, Transcript, TrialMeta } from '../transcript/types.js';
 import { extractPlans, gradePlans, type PlanChecks, type PlanGrade } from './plan.js';
-import { NO_EVIDENCE, trialStatus, type TrialStatus } from './status.js';
+import { BUDGET_STOPS, NO_EVIDENCE, trialStatus, type TrialStatus } from './status.js';
 import { firings, type FamilyMember, type Firing } from './trigger.js';
 
 export const NONE = 'none';
@@ -28,7 +28,7 @@ export interface GradeOptions {
   deniedTools: readonly string[];
   /** Whether reading a skill's files counts as firing it (the default: for some CLIs it is the only way). */
   readCountsAsFiring: boolean;
-  /** Whether timeout and max_turns count as failures (the default) or are left out like infra errors. */
+  /** Whether budget stops (timeout, max_turns, max_budget) count as failures (the default) or are left out. */
   budgetStopsFail: boolean;
 }
 
@@ -102,7 +102,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     return { ...out, status: 'isolation_error', statusDetail: 'a family skill loaded in the ablation arm', excludedBecause: 'isolation_error' };
   }
   if (NO_EVIDENCE.has(verdict.status)) return { ...out, excludedBecause: verdict.status };
-  if ((verdict.status === 'timeout' || verdict.status === 'max_turns') && !opts.budgetStopsFail) {
+  if (BUDGET_STOPS.has(verdict.status) && !opts.budgetStopsFail) {
     return { ...out, excludedBecause: verdict.status };
   }
 

@@ -1,10 +1,13 @@
 import type { Arm } from '../load/config.js';
 import type { ErrorEvent, InitEvent, ResultEvent, Transcript, TrialMeta } from '../transcript/types.js';
 
-export type TrialStatus = 'ok' | 'timeout' | 'max_turns' | 'agent_error' | 'infra_error' | 'killed' | 'isolation_error';
+export type TrialStatus = 'ok' | 'timeout' | 'max_turns' | 'max_budget' | 'agent_error' | 'infra_error' | 'killed' | 'isolation_error';
 
 /** Statuses that carry no evidence about the skill: left out of n, reported, never scored as "did not trigger". */
 export const NO_EVIDENCE: ReadonlySet<TrialStatus> = new Set(['infra_error', 'isolation_error', 'agent_error', 'killed']);
+
+/** Stops under the budget given (time, turns, money) after the model acted: failures unless `budgetStops: exclude`. */
+export const BUDGET_STOPS: ReadonlySet<TrialStatus> = new Set(['timeout', 'max_turns', 'max_budget']);
 
 export interface IsolationContext {
   arm: Arm;
@@ -51,7 +54,13 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   }
   const leak = isolationProblem(init, ctx);
   if (leak && init) return { status: 'isolation_error', detail: leak };
-  if (meta.timedOut) return { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` };
+  // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
+  const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');
+  if (meta.timedOut) {
+    return acted
+      ? { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` }
+      : { status: 'infra_error', detail: `the model sent nothing before the harness deadline (${meta.wallMs} ms): a hung or stalled API` };
+  }
   const finalError = [...t.events].reverse().find((e): e is ErrorEvent => e.kind === 'error' && !e.retrying);
   if (!result) {
     if (finalError && INFRA_KINDS.has(finalError.errorKind)) return { status: 'infra_error', detail: finalError.message };
@@ -66,7 +75,10 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
       return { status: 'ok' };
     }
     case 'max_turns':
-      return { status: 'max_turns', detail: result.message };
+    case 'max_budget':
+      return acted
+        ? { status: result.status, detail: result.message }
+        : { status: 'agent_error', detail: `the CLI stopped (${result.message ?? result.status}) before the model acted` };
     case 'api_error': {
       const kind = finalError?.errorKind;
       const status = result.httpStatus;

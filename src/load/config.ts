@@ -45,7 +45,7 @@ export const configSchema = z
     timeouts: z
       .object({
         /** The harness's own wall-clock deadline per trial; the CLI has none that works on a stalled stream. */
-        trialSeconds: z.number().positive().max(3600).default(120),
+        trialSeconds: z.number().positive().max(3600).default(300),
       })
       .strict()
       .default({}),

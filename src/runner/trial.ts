@@ -38,6 +38,7 @@ export function trialKey(ref: TrialRef): string {
 /** Runs one trial: sealed workspace → agent → raw transcript on disk; infra errors retried as configured. */
 export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promise<TrialRecord> {
   const maxAttempts = 1 + ctx.config.retries.infra;
+  const deadlineMs = ctx.config.timeouts.trialSeconds * 1000;
   for (let attempt = 1; ; attempt++) {
     const ws = await ctx.workspaces.take(ref.arm);
     try {
@@ -46,6 +47,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         model: ctx.config.model,
         maxTurns: ctx.config.maxTurns,
         cliRetries: ctx.config.retries.cli,
+        deadlineMs,
         workspace: ws.dir,
         home: ws.home,
         callerEnv: ctx.callerEnv,
@@ -54,7 +56,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       });
       const { stdout, meta: spawned } = await spawnAgent(inv, {
         cwd: ws.dir,
-        deadlineMs: ctx.config.timeouts.trialSeconds * 1000,
+        deadlineMs,
         signal: ctx.signal,
         attempt,
       });

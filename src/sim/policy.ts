@@ -136,11 +136,22 @@ function bodyFromRead(text: string, args: string): string {
   return raw.replace(/^---\n[\s\S]*?\n---\n/, '').replace(/\$ARGUMENTS/g, args);
 }
 
-function planReply(profile: Profile, id: TrialIdentity, body: string, policy: PlanPolicy): Reply {
-  let cmds = fencedCommands(body);
-  if (cmds.length === 0) return answer('I loaded the skill, but it gives no command to run for this request.', '');
-  if (seededUniform(profile.seed, id.key, 'plan') < policy.wrong) cmds = [mutateCommand(cmds[0]!, policy.mutate), ...cmds.slice(1)];
-  const text = `Here is the plan:\n\n\`\`\`bash\n${cmds.join('\n')}\n\`\`\`\n\nI can't run commands in this session, so run these yourself.`;
+/**
+ * One planned call, as a model following the skill would write it: the body's command that carries the rule's
+ * args (the CLI has substituted them), else the body's first command. Never every line of every block: a real
+ * SKILL.md holds install steps and alternatives that nobody would plan all at once.
+ */
+export function plannedCall(body: string, args: string | undefined): string | undefined {
+  const cmds = fencedCommands(body);
+  const withArgs = args ? cmds.find((c) => c.includes(args)) : undefined;
+  return withArgs ?? cmds[0];
+}
+
+function planReply(profile: Profile, id: TrialIdentity, body: string, args: string | undefined, policy: PlanPolicy): Reply {
+  let cmd = plannedCall(body, args);
+  if (cmd === undefined) return answer('I loaded the skill, but it gives no command to run for this request.', '');
+  if (seededUniform(profile.seed, id.key, 'plan') < policy.wrong) cmd = mutateCommand(cmd, policy.mutate);
+  const text = `Here is the plan:\n\n\`\`\`bash\n${cmd}\n\`\`\`\n\nI can't run commands in this session, so run it yourself.`;
   return { type: 'message', blocks: [{ type: 'text', text }] };
 }
 
@@ -156,9 +167,9 @@ export function decideReply(profile: Profile, view: ConversationView, id: TrialI
     if (skillResult.isError || view.injectedBody === undefined) {
       return answer(`I could not load that skill (${skillResult.text.slice(0, 120)}). ${DEFAULT_ANSWER}`, '');
     }
-    return planReply(profile, id, view.injectedBody, plan);
+    return planReply(profile, id, view.injectedBody, behaviour.args, plan);
   }
   const read = view.lastResults.find((r) => r.tool === 'Read' && /SKILL\.md$/.test(String(r.input.file_path ?? '')));
-  if (read && !read.isError) return planReply(profile, id, bodyFromRead(read.text, behaviour.args ?? ''), plan);
+  if (read && !read.isError) return planReply(profile, id, bodyFromRead(read.text, behaviour.args ?? ''), behaviour.args, plan);
   return answer(undefined, DEFAULT_ANSWER);
 }

@@ -32,6 +32,14 @@ const PASS_THROUGH = [
 
 const require = createRequire(import.meta.url);
 
+/**
+ * The CLI's own per-request timeout (connect to headers), short enough that every attempt of a hung request fits
+ * inside the harness deadline: a hung API then ends as the CLI's own error (missing data, retried), not a kill.
+ */
+export function apiTimeoutMs(deadlineMs: number, cliRetries: number): number {
+  return Math.max(1000, Math.min(120_000, Math.floor((0.8 * deadlineMs) / (1 + cliRetries))));
+}
+
 function pinnedBinary(): string | undefined {
   // The platform package holds the native binary itself; the wrapper's bin is only a copy made by a postinstall
   // script that package managers may skip.
@@ -91,7 +99,7 @@ export const claudeCode: AgentAdapter = {
       DISABLE_AUTOUPDATER: '1',
       DISABLE_ERROR_REPORTING: '1',
       CLAUDE_CODE_MAX_RETRIES: String(req.cliRetries),
-      API_TIMEOUT_MS: '120000',
+      API_TIMEOUT_MS: String(apiTimeoutMs(req.deadlineMs, req.cliRetries)),
       // Only the skills under test compete for the model's attention.
       CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1',
     });
