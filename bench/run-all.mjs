@@ -1,4 +1,5 @@
 // npm run bench: every benchmark, printed as ratios against its target, in one run.
+import { benchDemo, printDemo } from './demo.mjs';
 import { benchOverhead, printOverhead } from './overhead.mjs';
 import { benchRegrade, printRegrade } from './regrade.mjs';
 import { benchSprt, printSprt } from './sprt.mjs';
@@ -6,3 +7,4 @@ import { benchSprt, printSprt } from './sprt.mjs';
 printSprt(benchSprt());
 printRegrade(await benchRegrade());
 printOverhead(await benchOverhead());
+printDemo(await benchDemo());

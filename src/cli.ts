@@ -63,7 +63,7 @@ function buildProgram(): Command {
     .description('run the suite: every case × arm × trial through the real agent CLI in sealed workspaces')
     .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)')
     .option('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)')
-    .option('-n, --trials <n>', 'trials per case and arm', int('--trials', 1))
+    .option('-n, --trials <n>', 'a fixed number of trials per case and arm (implies --mode fixed)', int('--trials', 1))
     .option('-j, --concurrency <n>', 'trials running at once', int('--concurrency', 1))
     .option('-m, --model <model>', 'model passed to the agent CLI')
     .option('--skills <dir>', 'skills folder')
@@ -85,6 +85,9 @@ function buildProgram(): Command {
     .addOption(new Option('--inconclusive <policy>', 'what INCONCLUSIVE does to the exit code').choices(['fail', 'warn', 'pass']))
     .option('--no-gate', 'report the verdicts but exit 0 (exploring, not gating CI); input errors still exit 2')
     .action(async (o: Record<string, unknown>) => {
+      if (o.trials !== undefined && o.mode === 'sprt') {
+        throw new InputError({ file: '--trials', what: 'a fixed number of trials and a sequential test exclude each other', todo: 'drop --trials (sprt uses --min-trials/--max-trials) or use --mode fixed' });
+      }
       const opts: RunOptions = {
         config: o.config as string | undefined,
         sim: o.sim as string | undefined,
@@ -103,7 +106,8 @@ function buildProgram(): Command {
           agentBinary: o.agentBinary,
           ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
           decision: {
-            mode: o.mode,
+            // `--trials N` asks for exactly N trials: a fixed design, whatever the config file's mode.
+            mode: o.mode ?? (o.trials !== undefined ? 'fixed' : undefined),
             threshold: o.threshold,
             minTrials: o.minTrials,
             maxTrials: o.maxTrials,

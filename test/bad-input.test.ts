@@ -186,6 +186,13 @@ const BAD: BadInput[] = [
     says: /export ANTHROPIC_API_KEY/,
   },
   {
+    name: 'a fixed number of trials with a sequential test',
+    change: () => {},
+    args: ['--trials', '3', '--mode', 'sprt'],
+    where: /--trials/,
+    says: /exclude each other/,
+  },
+  {
     name: 'flag with a bad value',
     change: () => {},
     args: ['--trials', 'lots'],

@@ -18,6 +18,9 @@ const PROFILES: Record<string, string> = {
   limited: '- { p: 1, http: 429, retryAfter: 0 }',
 };
 
+/** One run of a few trials on a busy 2-core machine (a trial takes 0.5–11 s there), with room to spare. */
+const ONE_RUN_MS = 120_000;
+
 describe('exit codes through the real CLI', () => {
   const dirs: string[] = [];
   afterAll(() => cleanup(...dirs));
@@ -45,7 +48,7 @@ describe('exit codes through the real CLI', () => {
     expect(v.trials).toBeLessThanOrEqual(5); // at most one more was already running (concurrency 2)
     expect(results.outcomes.filter((o) => o.arm === 'skill')).toHaveLength(v.trials);
     expect(r.stdout).toMatch(/VERDICTS · sequential.*1 PASS.*exit code 0/);
-  });
+  }, ONE_RUN_MS);
 
   it('1 when a case fails; with --json stdout is exactly the results', async () => {
     const { r, results } = await run('fail', ['--json']);
@@ -53,13 +56,13 @@ describe('exit codes through the real CLI', () => {
     expect(r.stderr).toMatch(/run folder: runs\//);
     expect(r.exitCode).toBe(1);
     expect(results.verdicts[0]).toMatchObject({ verdict: 'FAIL', decidedAt: 4 });
-  });
+  }, ONE_RUN_MS);
 
   it('0 with --no-gate, saying what the verdicts would give', async () => {
     const { r } = await run('fail', ['--no-gate']);
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/gate off \(--no-gate\): the verdicts' exit code would be 1/);
-  });
+  }, ONE_RUN_MS);
 
   it('3 for INCONCLUSIVE alone under the default policy, 1 under --inconclusive fail, 0 under pass', async () => {
     const warn = await run('coin', ['--max-trials', '3']);
@@ -67,18 +70,18 @@ describe('exit codes through the real CLI', () => {
     expect(warn.results.verdicts[0]).toMatchObject({ verdict: 'INCONCLUSIVE', scored: 3 });
     expect((await run('coin', ['--max-trials', '3', '--inconclusive', 'fail'])).r.exitCode).toBe(1);
     expect((await run('coin', ['--max-trials', '3', '--inconclusive', 'pass'])).r.exitCode).toBe(0);
-  });
+  }, 3 * ONE_RUN_MS);
 
   it('4 for ERROR when HTTP 429s leave no usable trial (never scored as "did not trigger")', async () => {
     const { r, results } = await run('limited', ['--min-trials', '2']);
     expect(r.exitCode).toBe(4);
     expect(results.verdicts[0]).toMatchObject({ verdict: 'ERROR', scored: 0 });
     expect(results.outcomes.every((o) => o.status === 'infra_error' && o.passed === null)).toBe(true);
-  });
+  }, ONE_RUN_MS);
 
   it('report on a stored run exits with the same code, without running anything', async () => {
     const { runDir } = await run('fail');
     const again = await runCli(['report', runDir], { cwd: runDir });
     expect(again.exitCode).toBe(1);
-  });
+  }, ONE_RUN_MS);
 });

@@ -37,7 +37,7 @@ describe('isolation: only the family under test is visible', () => {
       expect(ablation.skills.filter((s) => ['alpha', 'alpha-beta', 'home-leak'].includes(s))).toEqual([]);
       expect(ablation.tools).toEqual(['Glob', 'Grep', 'Read', 'Skill']);
     }
-  });
+  }, 120_000);
 
   describe('an ancestor .claude/skills', () => {
     let ancestor: string;
@@ -84,6 +84,6 @@ describe('isolation: only the family under test is visible', () => {
       } finally {
         await ws.cleanup();
       }
-    });
+    }, 120_000);
   });
 });

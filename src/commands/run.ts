@@ -3,6 +3,7 @@ import { relative, resolve } from 'node:path';
 import { adapterFor } from '../agents/registry.js';
 import { killAllAgentGroups } from '../agents/spawn.js';
 import type { AgentAdapter } from '../agents/types.js';
+import { explainOutcome } from '../grade/explain.js';
 import { gradeTrial, type GradableCase, type TrialOutcome } from '../grade/outcome.js';
 import { gradeOptions } from './grade.js';
 import type { FamilyMember } from '../grade/trigger.js';
@@ -162,9 +163,10 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
       scheduler,
       createProgress(),
       (r) => {
-        const o = gradeTrial(r.transcript, r.meta, defById.get(r.ref.caseId)!, r.ref.arm, r.ref.n, gradeOpts);
+        const def = defById.get(r.ref.caseId)!;
+        const o = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, gradeOpts);
         outcomes.push(o);
-        return o.passed ?? undefined;
+        return { passed: o.passed, verdict: explainOutcome(o, def) };
       },
     );
     const init = result.records.map((r) => r.transcript.events.find((e) => e.kind === 'init')).find((e) => e !== undefined);

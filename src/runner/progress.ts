@@ -1,46 +1,69 @@
 import cliProgress from 'cli-progress';
-import type { TrialRecord } from './trial.js';
+import type { TrialRef } from '../store/run-store.js';
+
+/** Where a run stands, for progress output. */
+export interface ProgressState {
+  done: number;
+  /** Trials the run is expected to take (exact expectation for sequential designs), not an upper bound. */
+  expectedTotal: number;
+  decided: number;
+  cases: number;
+  /** Scored skill-arm failures (the ablation arm is expected to fail its plan checks). */
+  failures: number;
+}
 
 /** Progress of a run: a live bar on a terminal, one plain line per trial otherwise (CI logs). */
 export interface Progress {
-  start(total: number): void;
-  trialDone(r: TrialRecord, done: number, failures: number): void;
-  setTotal(total: number): void;
+  start(state: ProgressState): void;
+  /** `verdict` is the trial's graded result in words: pass, fail and why, or not scored and why. */
+  trialDone(ref: TrialRef, verdict: string, wallMs: number, state: ProgressState): void;
   stop(): void;
+}
+
+const trialName = (ref: TrialRef) => `${ref.caseId}/${ref.arm}#${ref.n}`;
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** Cuts `text` to `width` characters, marking the cut. */
+export function fit(text: string, width: number): string {
+  return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
+}
+
+/** The bar line's fixed part, so the last trial's text can take what is left of the terminal's width. */
+function barValues(s: ProgressState) {
+  return { total: Math.max(s.expectedTotal, s.done), decided: `${s.decided}/${s.cases}`, failures: s.failures };
 }
 
 export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
   if (stream.isTTY) {
+    const width = () => stream.columns || 100;
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format: 'trials {bar} {value}/{total} | ETA {eta_formatted} | failures so far {failures} | {last}',
+        format: '{bar} {value}/~{total} trials · {decided} cases decided · ETA {eta_formatted} · {failures} failed · {last}',
+        barsize: 16,
         hideCursor: true,
         clearOnComplete: false,
         etaBuffer: 20,
+        // The line is fitted to the terminal here; cli-progress would otherwise cut it at 80 columns when the
+        // terminal does not report its width.
+        linewrap: true,
       },
       cliProgress.Presets.shades_classic,
     );
+    const FIXED = 16 + 70;
     return {
-      start: (total) => bar.start(total, 0, { failures: 0, last: '' }),
-      trialDone: (r, done, failures) => bar.update(done, { failures, last: `${r.ref.caseId}/${r.ref.arm}#${r.ref.n} ${r.status}` }),
-      setTotal: (total) => bar.setTotal(total),
+      start: (s) => bar.start(Math.max(1, s.expectedTotal), 0, { ...barValues(s), last: '' }),
+      trialDone: (ref, verdict, _wallMs, s) => {
+        bar.setTotal(Math.max(1, s.expectedTotal, s.done));
+        bar.update(s.done, { ...barValues(s), last: fit(`${trialName(ref)} ${verdict}`, Math.max(10, width() - FIXED)) });
+      },
       stop: () => bar.stop(),
     };
   }
-  let total = 0;
   return {
-    start: (t) => {
-      total = t;
-      stream.write(`running ${t} trials\n`);
-    },
-    trialDone: (r, done, failures) =>
-      stream.write(
-        `[${done}/${total}] ${r.ref.caseId} ${r.ref.arm} #${r.ref.n}: ${r.status}${r.detail ? ` (${r.detail.slice(0, 100)})` : ''} ${r.meta.wallMs} ms; failures so far ${failures}\n`,
-      ),
-    setTotal: (t) => {
-      total = t;
-    },
+    start: (s) => stream.write(`running about ${plural(s.expectedTotal, 'trial')} (expected; sequential cases stop when decided) over ${plural(s.cases, 'case')}\n`),
+    trialDone: (ref, verdict, wallMs, s) =>
+      stream.write(`[${s.done}/~${Math.max(s.expectedTotal, s.done)} · ${s.decided}/${s.cases} decided] ${trialName(ref)}: ${fit(verdict, 160)} · ${wallMs} ms · ${s.failures} failed so far\n`),
     stop: () => {},
   };
 }

@@ -1,6 +1,6 @@
 import type { Case } from '../load/cases.js';
 import type { TrialScheduler } from '../trials/schedule.js';
-import type { Progress } from './progress.js';
+import type { Progress, ProgressState } from './progress.js';
 import { runTrial, type TrialContext, type TrialRecord } from './trial.js';
 
 export interface SuiteRun {
@@ -9,33 +9,39 @@ export interface SuiteRun {
   notStarted: number;
 }
 
+/** A finished trial as the runner needs it graded: whether it passed (null: no evidence) and why, in words. */
+export interface TrialJudgement {
+  passed: boolean | null;
+  verdict: string;
+}
+
 /**
- * Pulls trials from the scheduler and keeps up to `concurrency` of them running. `judge` says whether a finished
- * trial passed (undefined when it carries no evidence), which sequential schedulers need.
+ * Pulls trials from the scheduler and keeps up to `concurrency` of them running. `judge` grades a finished trial,
+ * which sequential schedulers need and progress shows.
  */
 export async function runSuite(
   ctx: TrialContext,
   cases: Case[],
   scheduler: TrialScheduler,
   progress: Progress,
-  judge: (r: TrialRecord) => boolean | undefined,
+  judge: (r: TrialRecord) => TrialJudgement,
 ): Promise<SuiteRun> {
   const byId = new Map(cases.map((c) => [c.id, c]));
   const records: TrialRecord[] = [];
   const running = new Set<Promise<void>>();
   let failures = 0;
-  progress.start(scheduler.plannedTotal());
+  const state = (): ProgressState => ({ done: records.length, expectedTotal: scheduler.expectedTotal(), ...scheduler.casesDecided(), failures });
+  progress.start(state());
 
   const start = () => {
     const ref = scheduler.next();
     if (!ref) return false;
     const p = runTrial(ctx, byId.get(ref.caseId)!, ref).then((r) => {
       records.push(r);
-      const passed = judge(r);
-      if (passed === false || r.status !== 'ok') failures++;
-      scheduler.finished(ref, passed);
-      progress.setTotal(Math.max(scheduler.plannedTotal(), records.length));
-      progress.trialDone(r, records.length, failures);
+      const { passed, verdict } = judge(r);
+      if (passed === false && ref.arm === 'skill') failures++;
+      scheduler.finished(ref, passed ?? undefined);
+      progress.trialDone(ref, verdict, r.meta.wallMs, state());
     });
     const tracked = p.finally(() => running.delete(tracked));
     running.add(tracked);

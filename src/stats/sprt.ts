@@ -61,16 +61,18 @@ export interface OperatingCharacteristics {
 
 /**
  * Exact operating characteristics of the truncated test at true pass rate p, by dynamic programming over the
- * number of passes (Λ depends only on passes and fails). No simulation, no approximation.
+ * number of passes (Λ depends only on passes and fails). No simulation, no approximation. `from` starts the walk
+ * in a state already reached (n scored trials, k of them passes, still undecided), so `expectedTrials` is then
+ * the expected number of further trials.
  */
-export function operatingCharacteristics(p: number, s: SprtParams): OperatingCharacteristics {
+export function operatingCharacteristics(p: number, s: SprtParams, from: { trials: number; passes: number } = { trials: 0, passes: 0 }): OperatingCharacteristics {
   const b = boundaries(s);
   const inc = increments(s);
-  let alive = new Map<number, number>([[0, 1]]); // passes → probability mass still undecided
+  let alive = new Map<number, number>([[from.passes, 1]]); // passes → probability mass still undecided
   let accept = 0;
   let reject = 0;
   let expected = 0;
-  for (let n = 1; n <= s.maxTrials; n++) {
+  for (let n = from.trials + 1; n <= s.maxTrials; n++) {
     const next = new Map<number, number>();
     for (const [k, mass] of alive) {
       next.set(k + 1, (next.get(k + 1) ?? 0) + mass * p);
@@ -83,15 +85,20 @@ export function operatingCharacteristics(p: number, s: SprtParams): OperatingCha
       const llr = k * inc.pass + (fails === 0 ? 0 : fails * inc.fail);
       if (n >= s.minTrials && llr >= b.accept) {
         accept += mass;
-        expected += n * mass;
+        expected += (n - from.trials) * mass;
       } else if (n >= s.minTrials && llr <= b.reject) {
         reject += mass;
-        expected += n * mass;
+        expected += (n - from.trials) * mass;
       } else alive.set(k, mass);
     }
   }
   let undecided = 0;
   for (const mass of alive.values()) undecided += mass;
-  expected += s.maxTrials * undecided;
+  expected += Math.max(0, s.maxTrials - from.trials) * undecided;
   return { expectedTrials: expected, accept, reject, undecided };
+}
+
+/** Expected further trials from a reached state, at the worse of p0 and p1: what a progress estimate should plan for. */
+export function expectedRemainingTrials(s: SprtParams, from: { trials: number; passes: number }): number {
+  return Math.max(operatingCharacteristics(s.threshold, s, from).expectedTrials, operatingCharacteristics(s.threshold - s.delta, s, from).expectedTrials);
 }

@@ -1,6 +1,6 @@
 import { NONE, type GradableCase } from '../grade/outcome.js';
 import type { Arm } from '../load/config.js';
-import { sprtDecide, type SprtParams } from '../stats/sprt.js';
+import { expectedRemainingTrials, sprtDecide, type SprtParams } from '../stats/sprt.js';
 import type { TrialRef } from '../store/run-store.js';
 
 /** What the runner asks for its next trial. Sequential schedulers (SPRT) slot in beside the fixed one. */
@@ -11,8 +11,12 @@ export interface TrialScheduler {
   finished(ref: TrialRef, passed: boolean | undefined): void;
   /** True when nothing more will ever be scheduled. */
   exhausted(): boolean;
-  /** Planned total, for the progress bar (an upper bound for sequential schedulers). */
+  /** Planned total: an upper bound for sequential schedulers. */
   plannedTotal(): number;
+  /** Trials this run is expected to take, all arms: exact for fixed designs, the exact expectation from the current state for sequential ones. */
+  expectedTotal(): number;
+  /** Cases whose verdict no further trial can change. */
+  casesDecided(): { decided: number; cases: number };
 }
 
 /**
@@ -28,11 +32,14 @@ export function armsFor(c: Pick<GradableCase, 'expect' | 'plan'>, arms: readonly
 export class FixedScheduler implements TrialScheduler {
   private readonly queue: TrialRef[] = [];
   private readonly total: number;
+  /** Trials still to finish, per case. */
+  private readonly open = new Map<string, number>();
 
   constructor(cases: GradableCase[], arms: readonly Arm[], trials: number, ablation: 'scored' | 'always') {
     for (let n = 1; n <= trials; n++) {
       for (const c of cases) for (const arm of armsFor(c, arms, ablation)) this.queue.push({ caseId: c.id, arm, n });
     }
+    for (const ref of this.queue) this.open.set(ref.caseId, (this.open.get(ref.caseId) ?? 0) + 1);
     this.total = this.queue.length;
   }
 
@@ -40,7 +47,17 @@ export class FixedScheduler implements TrialScheduler {
     return this.queue.shift();
   }
 
-  finished(): void {}
+  finished(ref: TrialRef): void {
+    this.open.set(ref.caseId, (this.open.get(ref.caseId) ?? 1) - 1);
+  }
+
+  expectedTotal(): number {
+    return this.total;
+  }
+
+  casesDecided(): { decided: number; cases: number } {
+    return { decided: [...this.open.values()].filter((left) => left === 0).length, cases: this.open.size };
+  }
 
   exhausted(): boolean {
     return this.queue.length === 0;
@@ -133,5 +150,17 @@ export class SprtScheduler implements TrialScheduler {
 
   plannedTotal(): number {
     return this.cases.reduce((sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.params.maxTrials)) * (c.withAblation ? 2 : 1), 0);
+  }
+
+  expectedTotal(): number {
+    return this.cases.reduce((sum, c) => {
+      const scored = [...c.results.values()].filter((r): r is boolean => r !== null && r !== undefined);
+      const expected = c.done || !this.canSchedule(c) ? 0 : c.results.size + expectedRemainingTrials(c.params, { trials: scored.length, passes: scored.filter(Boolean).length });
+      return sum + Math.max(c.next - 1, Math.round(expected)) * (c.withAblation ? 2 : 1);
+    }, 0);
+  }
+
+  casesDecided(): { decided: number; cases: number } {
+    return { decided: this.cases.filter((c) => (c.done || !this.canSchedule(c)) && c.inFlight === 0).length, cases: this.cases.length };
   }
 }

@@ -1,0 +1,22 @@
+import { NONE, type GradableCase, type TrialOutcome } from './outcome.js';
+import { BUDGET_STOPS } from './status.js';
+
+/** Why a scored trial failed, in a few words: what a progress line or a report cell says. */
+function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>): string {
+  if (BUDGET_STOPS.has(o.status)) return `${o.status.replace('_', ' ')}${o.statusDetail ? ` (${o.statusDetail})` : ''}`;
+  if (o.arm === 'skill' && c.expect === NONE) return `false trigger: ${o.firedColumn} fired`;
+  if (o.arm === 'skill' && o.fired === 'none') return o.flags.clarifying ? 'did not fire (asked a question)' : 'did not fire';
+  if (o.arm === 'skill' && o.fired === 'sibling') return `sibling fired: ${o.firedColumn}`;
+  if (o.arm === 'skill' && o.fired === 'other') return `called a skill outside the family: ${o.firings.find((f) => f.skill === undefined)?.requested ?? '?'}`;
+  const check = o.plan?.checks.find((x) => !x.pass);
+  if (check) return `plan: ${check.check}${check.detail ? `: ${check.detail}` : ''}`;
+  if (c.exclusive && o.firedColumn !== c.expect) return `another family member fired too (${o.firedColumn})`;
+  return 'failed';
+}
+
+/** One line per trial: pass, fail and why, or not scored and why. Pure. */
+export function explainOutcome(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>): string {
+  if (o.passed === true) return o.readOnly ? 'pass (read-only)' : 'pass';
+  if (o.passed === false) return `fail: ${failure(o, c)}`;
+  return `not scored: ${o.excludedBecause ?? o.status}${o.statusDetail ? ` (${o.statusDetail})` : ''}`;
+}

@@ -1,0 +1,99 @@
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { explainOutcome } from '../src/grade/explain.js';
+import { gradeTrial, type GradableCase, type GradeOptions } from '../src/grade/outcome.js';
+import type { Arm } from '../src/load/config.js';
+import { createProgress, fit } from '../src/runner/progress.js';
+import { expectedRemainingTrials, operatingCharacteristics } from '../src/stats/sprt.js';
+import type { TrialMeta } from '../src/transcript/types.js';
+import { FixedScheduler, SprtScheduler } from '../src/trials/schedule.js';
+import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
+import { ClaudeStream } from './claude-stream.js';
+
+const P = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 20 };
+const FAMILY = ['atl', 'atl-jira', 'atl-confluence'].map((dir) => ({ dir, name: dir }));
+const OPTS: GradeOptions = { family: FAMILY, skillsFolder: claudeCode.skillsFolder, deniedTools: claudeCode.deniedTools, readCountsAsFiring: true, budgetStopsFail: true };
+const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 300, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
+const jira: GradableCase = { id: 'c', expect: 'atl-jira', exclusive: true, tags: [], decision: P, command: 'atl jira', plan: { matches: [], mustNot: [], verb: 'create-issue' } };
+
+describe('each trial says pass, fail and why, or not scored and why — never just "ok"', () => {
+  const s = () => new ClaudeStream();
+  it.each<[string, ClaudeStream, GradableCase, Arm, Partial<TrialMeta>, string]>([
+    ['a pass', s().skill('atl-jira', 'create-issue --project OPS').text('```bash\natl jira create-issue --project OPS\n```').result(), jira, 'skill', {}, 'pass'],
+    ['a read-only pass', s().read('.claude/skills/atl-jira/SKILL.md').text('```bash\natl jira create-issue --project OPS\n```').result(), jira, 'skill', {}, 'pass (read-only)'],
+    ['nothing fired', s().text('Done, I think.').result(), jira, 'skill', {}, 'fail: did not fire'],
+    ['a question instead', s().text('Which project?').result(), jira, 'skill', {}, 'fail: did not fire (asked a question)'],
+    ['a sibling', s().skill('atl-confluence', 'x').text('ok').result(), jira, 'skill', {}, 'fail: sibling fired: atl-confluence'],
+    ['a plan with the wrong verb', s().skill('atl-jira', 'create --project OPS').text('ok').result(), jira, 'skill', {}, 'fail: plan: verb create-issue: used create'],
+    ['a false trigger', s().skill('atl').text('ok').result(), { ...jira, expect: 'none', plan: undefined }, 'skill', {}, 'fail: false trigger: atl fired'],
+    ['max turns', s().skill('atl-jira', 'create-issue').result({ subtype: 'error_max_turns', is_error: true, errors: ['Reached maximum number of turns (2)'] }), jira, 'skill', { exitCode: 1 }, 'fail: max turns (Reached maximum number of turns (2))'],
+    ['an infra error', s().retry(429).apiError(429).result({ is_error: true, api_error_status: 429 }), jira, 'skill', { exitCode: 1 }, 'not scored: infra_error'],
+    ['nothing to score in the ablation arm', new ClaudeStream('/ws', []).text('no').result(), { ...jira, plan: undefined }, 'ablation', {}, 'not scored: nothing to score without the skill'],
+  ])('%s', (_, stream, c, arm, meta, says) => {
+    const line = explainOutcome(gradeTrial(parseClaudeStream(stream.raw()), { ...META, ...meta }, c, arm, 1, OPTS), c);
+    expect(line.slice(0, says.length)).toBe(says);
+  });
+});
+
+describe('expected trials, for the progress estimate', () => {
+  it('from the start, the expected remaining trials are the plan figure', () => {
+    expect(operatingCharacteristics(0.9, P, { trials: 0, passes: 0 }).expectedTrials).toBeCloseTo(operatingCharacteristics(0.9, P).expectedTrials, 12);
+  });
+
+  it('from a reached state: one more pass accepts after 13 straight passes; nothing is left at the maximum', () => {
+    const s = { ...P, minTrials: 1, maxTrials: 50 };
+    expect(operatingCharacteristics(1, s, { trials: 13, passes: 13 }).expectedTrials).toBe(1);
+    expect(expectedRemainingTrials(s, { trials: 50, passes: 40 })).toBe(0);
+    expect(expectedRemainingTrials(s, { trials: 10, passes: 10 })).toBeLessThan(expectedRemainingTrials(s, { trials: 0, passes: 0 }));
+  });
+
+  it('a sequential schedule expects far fewer trials than its upper bound, and counts decided cases', () => {
+    const decision = { ...P, minTrials: 5, maxTrials: 50 };
+    const s = new SprtScheduler([{ id: 'a', expect: 'x', decision }, { id: 'b', expect: 'x', decision }], ['skill'], 'scored');
+    expect(s.plannedTotal()).toBe(100);
+    const before = s.expectedTotal();
+    expect(before).toBeGreaterThan(40);
+    expect(before).toBeLessThan(100);
+    expect(s.casesDecided()).toEqual({ decided: 0, cases: 2 });
+    // Five straight fails reject case a (Λ = 5 × log(0.1/0.2) ≈ −3.47 below −2.77); case b has passed five times.
+    for (let i = 0; i < 10; i++) {
+      const r = s.next()!;
+      s.finished(r, r.caseId === 'b');
+    }
+    expect(s.casesDecided()).toEqual({ decided: 1, cases: 2 });
+    const after = s.expectedTotal();
+    expect(after).toBeGreaterThanOrEqual(10);
+    expect(after).toBeLessThan(before);
+  });
+
+  it('a fixed schedule expects exactly its trials and decides a case when all its trials finished', () => {
+    const s = new FixedScheduler([{ id: 'a', expect: 'x', exclusive: false, tags: [], decision: P }], ['skill'], 2, 'scored');
+    expect(s.expectedTotal()).toBe(2);
+    s.finished(s.next()!);
+    expect(s.casesDecided()).toEqual({ decided: 0, cases: 1 });
+    s.finished(s.next()!);
+    expect(s.casesDecided()).toEqual({ decided: 1, cases: 1 });
+  });
+});
+
+describe('progress output', () => {
+  const state = { done: 3, expectedTotal: 40, decided: 1, cases: 5, failures: 2 };
+
+  it('off a terminal: one line per trial with the graded result, expected total and cases decided', () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    const p = createProgress(out as unknown as NodeJS.WriteStream);
+    p.start({ ...state, done: 0 });
+    p.trialDone({ caseId: 'jira', arm: 'skill', n: 3 }, 'fail: plan: verb create-issue: used create', 812, state);
+    p.stop();
+    expect(text).toContain('running about 40 trials');
+    expect(text).toContain('[3/~40 · 1/5 decided] jira/skill#3: fail: plan: verb create-issue: used create · 812 ms · 2 failed so far');
+  });
+
+  it('fits long text to a width', () => {
+    expect(fit('abcdef', 4)).toBe('abc…');
+    expect(fit('abc', 4)).toBe('abc');
+  });
+});
