@@ -19,7 +19,9 @@ export interface Skill {
 }
 
 const NAME_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+// Split by hand: frontmatter packages parse with a YAML reader of their own and lose the positions that
+// file:line:col messages need; `yaml` parses the block here with its positions.
+const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 function filesUnder(dir: string): string[] {
   const out: string[] = [];

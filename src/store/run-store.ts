@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir } from 'node:fs/promises';
+// Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
+import writeAtomic from 'write-file-atomic';
 import { join } from 'node:path';
 import type { Arm } from '../load/config.js';
 import type { TrialMeta } from '../transcript/types.js';
@@ -22,13 +24,6 @@ export interface TrialRef {
 export function newRunId(now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
   return `${stamp}-${randomBytes(3).toString('hex')}`;
-}
-
-/** Writes under a temporary name, then renames: a reader never sees half a file. */
-export async function writeAtomic(path: string, data: string | Buffer): Promise<void> {
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  await writeFile(tmp, data);
-  await rename(tmp, path);
 }
 
 export class RunStore {
