@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GradableCase, TrialOutcome } from '../src/grade/outcome.js';
-import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff } from '../src/stats/binomial-test.js';
+import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff, trialsForPerfectPass } from '../src/stats/binomial-test.js';
 import { adjustPValues } from '../src/stats/multiple-testing.js';
 import { boundaries, increments, operatingCharacteristics, sprtDecide, type SprtParams } from '../src/stats/sprt.js';
 import { armsFor, FixedScheduler, SprtScheduler } from '../src/trials/schedule.js';
@@ -182,6 +182,36 @@ describe('verdicts', () => {
     ['XXXXX', 'ERROR'],
   ] as const)('fixed N over %s → %s', (pattern, verdict) => {
     expect(fixedVerdicts([caseWith('c')], outcomes('c', pattern), 'bh')[0]!.verdict).toBe(verdict);
+  });
+
+  it('an INCONCLUSIVE says why in words: 5 of 5 cannot show 0.8 is beaten at β 0.2, and how many trials could', () => {
+    const v = fixedVerdicts([caseWith('c')], outcomes('c', 'PPPPP'), 'bh')[0]!;
+    expect(v.verdict).toBe('INCONCLUSIVE');
+    expect(v.reason).toMatch(/5 of 5 passed/);
+    expect(v.reason).toMatch(/even 5 of 5 could not, since 0\.80\^5 > β 0\.2: at least 8 trials are needed/);
+    const s = sprtVerdict(caseWith('c', { maxTrials: 6 }), outcomes('c', 'PFPPFP'));
+    expect(s.reason).toMatch(/undecided at maxTrials 6; 4 of 6 passed: the evidence sits between 0\.9 and 0\.80 \(raise maxTrials/);
+  });
+
+  it.each([
+    [0.8, 0.2, 8],
+    [0.7, 0.2, 5],
+    [0.5, 0.05, 5],
+    [0.9, 0.1, 22],
+  ])('all-pass decides above p1 = %f at β %f from %i trials on', (p1, beta, n) => {
+    expect(trialsForPerfectPass(p1, beta)).toBe(n);
+    expect(binomialTestAbove(n, n, p1)).toBeLessThanOrEqual(beta);
+    expect(binomialTestAbove(n - 1, n - 1, p1)).toBeGreaterThan(beta);
+  });
+
+  it('the default config PASSes a perfect skill within its maximum, in both designs', () => {
+    const d = configSchema.parse({}).decision;
+    const c = { ...caseWith('c'), decision: resolveDecision(d, [], undefined) };
+    const seq = sprtVerdict(c, outcomes('c', 'P'.repeat(d.maxTrials)));
+    expect(seq.verdict).toBe('PASS');
+    expect(seq.decidedAt).toBeLessThanOrEqual(d.maxTrials);
+    const fixed = fixedVerdicts([c], outcomes('c', 'P'.repeat(configSchema.parse({}).trials)), 'bh')[0]!;
+    expect(fixed.verdict).toBe('PASS');
   });
 
   it('fixed mode corrects across cases: a marginal FAIL alone survives, among many cases BH keeps it only if it is strong', () => {

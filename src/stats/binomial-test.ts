@@ -35,3 +35,8 @@ export function fixedNEquivalent(p0: number, p1: number, alpha: number, beta: nu
   }
   return undefined;
 }
+
+/** The fewest trials in which passing every one shows the rate is above p1 at level β: p1^n ≤ β. */
+export function trialsForPerfectPass(p1: number, beta: number): number {
+  return Math.max(1, Math.ceil(Math.log(beta) / Math.log(p1) - 1e-12));
+}

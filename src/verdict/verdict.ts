@@ -1,5 +1,5 @@
 import type { GradableCase, TrialOutcome } from '../grade/outcome.js';
-import { binomialTestAbove, binomialTestBelow, fixedNEquivalent } from '../stats/binomial-test.js';
+import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, trialsForPerfectPass } from '../stats/binomial-test.js';
 import { adjustPValues, type Correction } from '../stats/multiple-testing.js';
 import { sprtDecide, type SprtParams } from '../stats/sprt.js';
 
@@ -81,7 +81,16 @@ export function sprtVerdict(c: GradableCase & { decision: SprtParams }, outcomes
   if (tooFewUsable(k, p) || k.scored === 0) {
     return { ...base, verdict: 'ERROR', descriptiveInterval: false, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
   }
-  return { ...base, verdict: 'INCONCLUSIVE', descriptiveInterval: false, reason: k.scored >= p.maxTrials ? `undecided at maxTrials ${p.maxTrials}` : `undecided after ${k.scored} trials` };
+  const between = `${k.passes} of ${k.scored} passed: the evidence sits between ${p.threshold} and ${(p.threshold - p.delta).toFixed(2)}`;
+  return {
+    ...base,
+    verdict: 'INCONCLUSIVE',
+    descriptiveInterval: false,
+    reason:
+      k.scored >= p.maxTrials
+        ? `undecided at maxTrials ${p.maxTrials}; ${between} (raise maxTrials, or widen delta)`
+        : `undecided after ${k.scored} trials, stopped before maxTrials ${p.maxTrials}; ${between}`,
+  };
 }
 
 /**
@@ -113,7 +122,14 @@ export function fixedVerdicts(cases: (GradableCase & { decision: SprtParams })[]
     const tested = { ...base, pBelow: t.raw, pBelowAdjusted: t.adj, pAbove };
     if (t.adj <= p.alpha) return { ...tested, verdict: 'FAIL' as const, reason: `${k.passes}/${k.scored} is below ${p.threshold} (p = ${t.adj.toPrecision(2)} ≤ α ${p.alpha})` };
     if (pAbove <= p.beta) return { ...tested, verdict: 'PASS' as const, reason: `${k.passes}/${k.scored} is above ${(p.threshold - p.delta).toFixed(2)} (p = ${pAbove.toPrecision(2)} ≤ β ${p.beta})` };
-    return { ...tested, verdict: 'INCONCLUSIVE' as const, reason: `${k.scored} trials cannot tell ${p.threshold} from ${(p.threshold - p.delta).toFixed(2)} (about ${base.fixedNEquivalent ?? '?'} would)` };
+    const p1 = p.threshold - p.delta;
+    const perfect = trialsForPerfectPass(p1, p.beta);
+    const tooFew = k.scored < perfect ? `; even ${k.scored} of ${k.scored} could not, since ${p1.toFixed(2)}^${k.scored} > β ${p.beta}: at least ${perfect} trials are needed` : '';
+    return {
+      ...tested,
+      verdict: 'INCONCLUSIVE' as const,
+      reason: `${k.passes} of ${k.scored} passed: too few trials to tell ${p.threshold} from ${p1.toFixed(2)}${tooFew} (about ${base.fixedNEquivalent ?? '?'} decide a rate near the threshold)`,
+    };
   });
 }
 
