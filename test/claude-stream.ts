@@ -33,20 +33,24 @@ export class ClaudeStream {
   }
 
   /** A skill call and what the CLI did with it. */
-  skill(name: string, args?: string, how: { status?: 'loaded' | 'denied' | 'invalid'; body?: string; path?: string } = {}): this {
+  skill(name: string, args?: string, how: { status?: 'loaded' | 'denied' | 'unknown' | 'invalid'; body?: string; path?: string } = {}): this {
     const id = `toolu_${++this.tool}`;
     this.assistant([{ type: 'tool_use', id, name: 'Skill', input: args === undefined ? { skill: name } : { skill: name, args } }]);
     return this.skillResult(id, name, how);
   }
 
-  private skillResult(id: string, name: string, how: { status?: 'loaded' | 'denied' | 'invalid'; body?: string; path?: string }): this {
+  private skillResult(id: string, name: string, how: { status?: 'loaded' | 'denied' | 'unknown' | 'invalid'; body?: string; path?: string }): this {
     const status = how.status ?? 'loaded';
     if (status === 'loaded') {
       this.user([{ type: 'tool_result', tool_use_id: id, content: `Launching skill: ${name}` }], { tool_use_result: { success: true, commandName: name } });
       const dir = how.path ?? `${this.cwd}/.claude/skills/${name.replace(/^\//, '').trim()}`;
       return this.user([{ type: 'text', text: `Base directory for this skill: ${dir}\n\n${how.body ?? '# body'}` }], { isSynthetic: true });
     }
-    const content = status === 'denied' ? `Execute skill: ${name}` : `<tool_use_error>Unknown skill: ${name}</tool_use_error>`;
+    const content = {
+      denied: `Execute skill: ${name}`,
+      unknown: `<tool_use_error>Unknown skill: ${name}</tool_use_error>`,
+      invalid: `<tool_use_error>Skill ${name} cannot be used with Skill tool due to disable-model-invocation</tool_use_error>`,
+    }[status];
     return this.user([{ type: 'tool_result', tool_use_id: id, content, is_error: true }]);
   }
 

@@ -198,7 +198,7 @@ const TRAPS: Trap[] = [
   },
   {
     name: 'an unknown skill is "other", not a trigger',
-    build: () => new ClaudeStream().skill('jira', 'x', { status: 'invalid' }).text('Hmm.').result(),
+    build: () => new ClaudeStream().skill('jira', 'x', { status: 'unknown' }).text('Hmm.').result(),
     c: triggerOnly,
     expect: { passed: false, fired: 'other', firedColumn: 'other' },
   },

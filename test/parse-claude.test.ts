@@ -131,7 +131,7 @@ describe('Claude Code stream parser on damaged input', () => {
     );
     expect(of(t, 'skill_load').map((l) => [l.name, l.status])).toEqual([
       ['bash-skill', 'denied'],
-      ['nope', 'invalid'],
+      ['nope', 'unknown'],
     ]);
   });
 

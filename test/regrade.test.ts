@@ -103,7 +103,7 @@ describe('grade and report: durable artifacts, regraded without rerunning anythi
     const r = await runCli(['report', dir], { cwd: root });
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toMatch(/CASES · skill arm/);
-    expect(r.stdout).toMatch(/pos\s+happy\s+atl-jira\s+3\s+2\s+0\.67 \[0\.21, 0\.94\]/);
+    expect(r.stdout).toMatch(/pos\s+atl-jira\s+INCONCLUSIVE\s+0\.90\s+3\s+0\.67 \[0\.21, 0\.94\]/);
     expect(r.stdout).toMatch(/CONFUSION/);
     expect(r.stdout).toMatch(/trigger recall \(positives\)\s+0\.67/);
     expect(r.stdout).toMatch(/neg\/skill#3: infra_error/);

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import pMap from 'p-map';
 import { adapterFor } from '../agents/registry.js';
 import { gradeTrial, type GradeOptions, type TrialOutcome } from '../grade/outcome.js';
 import { InputError } from '../load/input-error.js';
@@ -8,9 +9,40 @@ import { exitCode, fixedVerdicts, sprtVerdict, type CaseVerdict } from '../verdi
 import { RunStore, type TrialRef } from '../store/run-store.js';
 import type { RunManifest } from './run.js';
 
+/** The run's essentials, from the manifest: what made these numbers, so results.json stands on its own. */
+export interface RunFacts {
+  agent: { id: string; cliVersion?: string };
+  model: { requested: string; reported?: string };
+  /** A skillprobe model simulator answered, not a model: the numbers echo its profile. */
+  simulated: boolean;
+  simulator: RunManifest['simulator'];
+  status: RunManifest['status'];
+  startedAt: string;
+  endedAt?: string;
+  trials: RunManifest['trials'];
+  decision: RunManifest['config']['decision'];
+  grading: RunManifest['config']['grading'];
+}
+
+export function runFacts(m: RunManifest): RunFacts {
+  return {
+    agent: { id: m.agent.id, cliVersion: m.agent.cliVersion },
+    model: { requested: m.model, reported: m.reportedModel },
+    simulated: m.simulator !== null,
+    simulator: m.simulator,
+    status: m.status,
+    startedAt: m.startedAt,
+    endedAt: m.endedAt,
+    trials: m.trials,
+    decision: m.config.decision,
+    grading: m.config.grading,
+  };
+}
+
 export interface Results {
   runId: string;
   harnessVersion: string;
+  run: RunFacts;
   gradedAt: string;
   options: Omit<GradeOptions, 'family' | 'deniedTools' | 'skillsFolder'>;
   outcomes: TrialOutcome[];
@@ -39,21 +71,6 @@ export function gradeOptions(manifest: RunManifest): GradeOptions {
   };
 }
 
-/** Reads in bounded batches: thousands of trials without thousands of open files. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out = new Array<R>(items.length);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) {
-        const i = next++;
-        out[i] = await fn(items[i]!);
-      }
-    }),
-  );
-  return out;
-}
-
 /** Regrades every stored transcript with the current graders and rewrites results.json. Runs nothing. */
 export async function gradeRun(dir: string, now = new Date()): Promise<{ manifest: RunManifest; results: Results }> {
   const { store, manifest } = await openRun(dir);
@@ -61,38 +78,50 @@ export async function gradeRun(dir: string, now = new Date()): Promise<{ manifes
   const adapter = adapterFor(manifest.agent.id, 'run.json');
   const byId = new Map(manifest.cases.defs.map((c) => [c.id, c]));
   const refs = (await store.listTrials()).filter((r) => byId.has(r.caseId));
-  const outcomes = await mapLimited(refs, 32, async (ref: TrialRef) => {
+  // Bounded, so thousands of trials never hold thousands of open files.
+  const outcomes = await pMap(refs, async (ref: TrialRef) => {
     const { raw, meta } = await store.readTrial(ref);
     return gradeTrial(adapter.parse(raw), meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts);
-  });
+  }, { concurrency: 32 });
   return { manifest, results: await writeResults(store, manifest, outcomes, now) };
 }
 
 /** Statistics over graded outcomes, written beside the transcripts; always regenerable from them. */
 export async function writeResults(store: RunStore, manifest: RunManifest, outcomes: TrialOutcome[], now: Date): Promise<Results> {
+  const results = buildResults(manifest, outcomes, now);
+  await store.writeJson('results.json', results);
+  return results;
+}
+
+/** Verdicts and statistics over graded outcomes. Pure: the manifest and outcomes in, the results out. */
+export function buildResults(manifest: RunManifest, outcomes: TrialOutcome[], now: Date): Results {
   const opts = gradeOptions(manifest);
   const decision = manifest.config.decision;
   const verdicts =
     decision.mode === 'sprt'
       ? manifest.cases.defs.map((c) => sprtVerdict(c, outcomes))
       : fixedVerdicts(manifest.cases.defs, outcomes, decision.correction);
-  const results: Results = {
+  return {
     runId: manifest.runId,
     harnessVersion: manifest.harness.version,
+    run: runFacts(manifest),
     gradedAt: now.toISOString(),
     options: { readCountsAsFiring: opts.readCountsAsFiring, budgetStopsFail: opts.budgetStopsFail },
     outcomes: [...outcomes].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n),
-    summary: summarise(manifest.cases.defs, outcomes, manifest.family.map((m) => m.dir), manifest.config.arms, manifest.config.grading.confidence),
+    summary: summarise(manifest.cases.defs, outcomes, manifest.family.map((m) => m.dir), manifest.config.arms, {
+      confidence: manifest.config.grading.confidence,
+      readCountsAsFiring: opts.readCountsAsFiring,
+    }),
     verdicts,
     exitCode: exitCode(verdicts, decision.inconclusive),
   };
-  await store.writeJson('results.json', results);
-  return results;
 }
 
 /** The stored results, or a fresh grading when the run has none yet (e.g. it was interrupted). */
 export async function loadResults(dir: string): Promise<{ manifest: RunManifest; results: Results }> {
   const { store, manifest } = await openRun(dir);
   if (!existsSync(join(dir, 'results.json'))) return gradeRun(dir);
-  return { manifest, results: await store.readJson<Results>('results.json') };
+  const results = await store.readJson<Results>('results.json');
+  // Results written by an older skillprobe lack the run block: regrade them from the transcripts.
+  return results.run ? { manifest, results } : gradeRun(dir);
 }

@@ -1,163 +1,298 @@
 import pc from 'picocolors';
+import { NONE } from '../grade/outcome.js';
+import { BUDGET_STOPS, NO_EVIDENCE, type TrialStatus } from '../grade/status.js';
 import type { CaseArmSummary } from '../stats/summary.js';
-import { fmt, interval, table } from './format.js';
+import type { CaseVerdict, Verdict } from '../verdict/verdict.js';
+import { advice, REFUSED_AS } from './advice.js';
+import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, visibleWidth, type Wrap } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
+type Results = ReportInput['results'];
 
-function statusList(s: CaseArmSummary): string {
-  return Object.entries(s.statuses)
-    .filter(([k]) => k !== 'ok')
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ');
-}
+const fit = (rows: string[][], align: ('l' | 'r')[], wrap: Wrap[] = ['hard']) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap });
 
-function firedText(s: CaseArmSummary): string {
-  const f = s.fired;
-  const read = f.readOnly ? ` (read-only ${f.readOnly})` : '';
-  return `${f.expected}/${f.sibling}/${f.other}/${f.none}${read}`;
-}
-
-function rateCell(s: CaseArmSummary, c: Colors): string {
-  if (s.rate.n === 0) return c.dim('—');
-  const text = `${fmt(s.rate.p)} ${interval(s.rate)}`;
-  return s.rate.p === 1 ? c.green(text) : s.rate.p < 0.5 ? c.red(text) : c.yellow(text);
-}
-
-function caseTable(rows: CaseArmSummary[], c: Colors): string {
-  const head = ['case', 'tags', 'expect', 'n', 'pass', 'rate [CI]', 'pass@3', 'pass^3', 'fired exp/sib/oth/none', 'plan fail', 'not scored'];
-  const body = rows.map((s) => {
-    const k3 = s.passK.find((p) => p.k === Math.min(3, s.rate.n));
-    return [
-      s.caseId,
-      s.tags.join(',') || '-',
-      s.expect,
-      String(s.rate.n),
-      String(s.rate.successes),
-      rateCell(s, c),
-      k3 ? fmt(k3.passAtK) : '—',
-      k3 ? fmt(k3.passHatK) : '—',
-      firedText(s),
-      String(s.planFailures),
-      s.excluded ? `${s.excluded}${statusList(s) ? ` (${statusList(s)})` : ''}` : '0',
-    ];
-  });
-  return table([head.map((h) => c.bold(h)), ...body], ['l', 'l', 'l', 'r', 'r', 'l', 'r', 'r', 'l', 'r', 'l']);
-}
-
-/** Every k ≤ n, ten to a line: `.77` style keeps the rows short. */
-function passKBlock(rows: CaseArmSummary[]): string {
-  const short = (x: number) => fmt(x).replace(/^0\./, '.');
-  const width = Math.max(...rows.map((s) => s.caseId.length));
-  return rows
-    .filter((s) => s.passK.length)
-    .flatMap((s) => {
-      const cells = s.passK.map((p) => `k=${p.k} ${short(p.passAtK)}/${short(p.passHatK)}`.padEnd(16));
-      const lines: string[] = [];
-      for (let i = 0; i < cells.length; i += 10) lines.push(`  ${(i === 0 ? s.caseId : '').padEnd(width)}  ${cells.slice(i, i + 10).join('').trimEnd()}`);
-      return lines;
-    })
-    .join('\n');
-}
+/** The k shown in the terminal; results.json keeps every k ≤ n. */
+const SHOWN_K = [1, 3, 5, 10];
 
 const VERDICT_COLOUR = { PASS: 'green', FAIL: 'red', INCONCLUSIVE: 'yellow', ERROR: 'magenta' } as const;
+const VERDICTS: Verdict[] = ['PASS', 'FAIL', 'INCONCLUSIVE', 'ERROR'];
+const MODE = { sprt: 'sequential (Wald SPRT per case)', fixed: 'fixed N (exact binomial tests)' } as const;
 
-function verdictBlock(results: ReportInput['results'], mode: string, c: Colors): string {
-  const rateOf = new Map(results.summary.cases.filter((s) => s.arm === 'skill').map((s) => [s.caseId, s]));
+const STATUS_NAME: Record<TrialStatus, [string, string]> = {
+  ok: ['ok', 'ok'],
+  timeout: ['timeout', 'timeouts'],
+  max_turns: ['max-turns stop', 'max-turns stops'],
+  max_budget: ['budget stop', 'budget stops'],
+  agent_error: ['agent error', 'agent errors'],
+  infra_error: ['infra error', 'infra errors'],
+  killed: ['killed', 'killed'],
+  isolation_error: ['isolation error', 'isolation errors'],
+};
+
+function statusCounts(s: CaseArmSummary, which: (t: TrialStatus) => boolean): { total: number; text: string } {
+  const entries = Object.entries(s.statuses).filter(([k, v]) => which(k as TrialStatus) && v) as [TrialStatus, number][];
+  return {
+    total: entries.reduce((a, [, v]) => a + v, 0),
+    text: entries.map(([k, v]) => `${v} ${STATUS_NAME[k][v === 1 ? 0 : 1]}`).join(', '),
+  };
+}
+const budgetStops = (s: CaseArmSummary) => statusCounts(s, (t) => BUDGET_STOPS.has(t));
+const noEvidence = (s: CaseArmSummary) => statusCounts(s, (t) => NO_EVIDENCE.has(t));
+
+function header({ manifest, results }: ReportInput, c: Colors): string[] {
+  const run = results.run;
+  const reported = run.model.reported && run.model.reported !== run.model.requested ? ` (the agent reported ${run.model.reported})` : '';
+  const lines = [
+    paragraph(`${c.bold(`skillprobe run ${results.runId}`)} · ${run.agent.id} ${run.agent.cliVersion ?? '?'} · model ${run.model.requested}${reported} · ${run.status}`),
+  ];
+  if (run.simulator) {
+    const sim = run.simulator;
+    lines.push(
+      paragraph(c.magenta(`${c.bold('SIMULATED')} · skillprobe's model simulator answered, profile "${sim.name}" (${sim.profile}, seed ${sim.seed}).`)),
+      paragraph(c.magenta("These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.")),
+    );
+  }
+  lines.push(paragraph(c.dim(`${Math.round(results.summary.confidence * 100)}% Wilson intervals · ${plural(manifest.trials.finished, 'trial')} run`)));
+  return lines;
+}
+
+/** Cases that get a block: every FAIL and INCONCLUSIVE, and any case with a skill call the agent refused. */
+function needsBlock(v: CaseVerdict, s: CaseArmSummary | undefined): boolean {
+  return v.verdict === 'FAIL' || v.verdict === 'INCONCLUSIVE' || (s?.failures.refused.trials ?? 0) > 0;
+}
+
+function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>, c: Colors): string[] {
+  const pct = Math.round(results.summary.confidence * 100);
+  const counts = VERDICTS.map((k) => [k, results.verdicts.filter((v) => v.verdict === k).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(' · ');
+  const marked = results.verdicts.filter((v) => needsBlock(v, skillRow.get(v.caseId)) && v.verdict !== 'FAIL' && v.verdict !== 'INCONCLUSIVE');
   const rows = results.verdicts.map((v) => {
-    const s = rateOf.get(v.caseId);
+    const s = skillRow.get(v.caseId);
     const rate = s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}${v.descriptiveInterval ? '*' : ''}` : '—';
     const used = v.decidedAt !== undefined ? `${v.decidedAt}${v.afterDecision ? ` (+${v.afterDecision} in flight)` : ''}` : String(v.scored);
-    return [v.caseId, c[VERDICT_COLOUR[v.verdict]](v.verdict), `${fmt(v.params.threshold)}`, used, v.fixedNEquivalent === undefined ? '—' : String(v.fixedNEquivalent), rate, v.reason];
+    const mark = marked.includes(v) ? ' ↓' : '';
+    return [v.caseId, s?.expect ?? '', c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark, fmt(v.params.threshold), used, rate];
   });
-  const counts = (['PASS', 'FAIL', 'INCONCLUSIVE', 'ERROR'] as const).map((k) => `${results.verdicts.filter((v) => v.verdict === k).length} ${k}`).join(' · ');
   const lines = [
-    c.bold(`VERDICTS · ${mode === 'sprt' ? 'sequential (Wald SPRT per case)' : 'fixed N (exact binomial tests)'} · ${counts} · exit code ${results.exitCode}`),
-    table([['case', 'verdict', 'p0', 'trials used', 'fixed-N equiv.', 'rate [CI]', 'why'].map((h) => c.bold(h)), ...rows], ['l', 'l', 'r', 'r', 'r', 'l', 'l']),
+    paragraph(c.bold(`VERDICTS · ${MODE[results.run.decision.mode]} · ${counts} · exit code ${results.exitCode}`)),
+    fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['hard', 'hard']),
   ];
-  if (results.verdicts.some((v) => v.descriptiveInterval)) lines.push(c.dim('* descriptive only: the case stopped early by a sequential rule, which biases the interval'));
-  return lines.join('\n');
+  const notes: string[] = [];
+  if (results.verdicts.some((v) => v.descriptiveInterval)) notes.push('* descriptive only: the case stopped early by a sequential rule, which biases the interval');
+  if (marked.length) notes.push('↓ see its block below: the agent refused some skill calls');
+  lines.push(...notes.map((n) => paragraph(c.dim(n))));
+  return lines;
+}
+
+function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors): string[] {
+  const f = s.failures;
+  const of = (k: number) => `${k} of ${s.rate.n}`;
+  const facts: string[] = [];
+  const left = noEvidence(s);
+  facts.push(`passed ${of(s.rate.successes)}${left.total ? `; ${plural(left.total, 'trial')} left out (${left.text})` : ''}`);
+  const firedOthers = f.firedOthers.map((o) => `${o.skill} fired in ${of(o.trials)}`).join('; ');
+  if (f.falseTrigger.trials) facts.push(`false trigger: ${firedOthers}`);
+  if (f.sibling.trials) facts.push(`sibling: ${firedOthers}`);
+  if (f.didNotFire.trials) {
+    const w = f.whenSilent;
+    const outside = f.didNotFire.trials - w.clarifying - w.answered - w.empty;
+    const instead = [
+      w.clarifying && `asked a clarifying question in ${w.clarifying}`,
+      w.answered && `answered without a skill in ${w.answered}`,
+      w.empty && `wrote nothing in ${w.empty}`,
+      outside > 0 && `called a skill outside the family in ${outside}`,
+    ].filter(Boolean);
+    facts.push(`did not fire in ${of(f.didNotFire.trials)}${instead.length ? `: the model ${instead.join(', ')}` : ''}`);
+  }
+  if (f.planWrong.trials) {
+    const checks = f.planChecks.map((k) => `${k.check} failed in ${k.failed} (${k.details.map((d) => (k.details.length > 1 ? `${d.detail || 'failed'} ×${d.trials}` : d.detail || 'failed')).join(', ')})`);
+    facts.push(`fired, but the plan was wrong in ${of(f.planWrong.trials)}: ${checks.join('; ')}`);
+  }
+  if (f.refused.trials) {
+    const calls = f.refused.calls.map((r) => `${r.requested} ${REFUSED_AS[r.status]} in ${r.trials}`).join('; ');
+    facts.push(c.red(`refused by the agent in ${of(f.refused.trials)}: ${calls} (graded as the model's choice, but the skill never loaded)`));
+  }
+  if (s.fired.readOnly) facts.push(`fired only by reading its SKILL.md (a read-trigger) in ${s.fired.readOnly}`);
+  const stops = budgetStops(s);
+  if (stops.total) facts.push(`stopped by the budget: ${stops.text}`);
+  const fix = advice(s, v);
+  if (fix.example !== undefined) facts.push(`example: trials/${s.caseId}/${s.arm}/${fix.example}.jsonl`);
+  return [
+    paragraph(`${c.bold(s.caseId)} · ${c[VERDICT_COLOUR[v.verdict]](v.verdict)} · expects ${s.expect} · ${v.reason}`),
+    ...facts.map((t) => paragraph(t, '  ')),
+    paragraph(c.cyan(`→ ${fix.text}`), '  '),
+  ];
+}
+
+function caseSection(rows: CaseArmSummary[], c: Colors): string[] {
+  const na = c.dim('·');
+  const body = rows.map((s) => {
+    const f = s.failures;
+    const positive = s.expect !== NONE;
+    return [
+      s.caseId,
+      String(s.rate.n),
+      String(s.rate.successes),
+      positive ? String(f.didNotFire.trials) : na,
+      positive ? String(f.planWrong.trials) : na,
+      positive ? String(f.sibling.trials) : na,
+      positive ? na : String(f.falseTrigger.trials),
+      String(f.refused.trials),
+      String(budgetStops(s).total),
+      String(s.excluded),
+    ];
+  });
+  const readOnly = rows.filter((s) => s.fired.readOnly).map((s) => `${s.caseId} ${s.fired.readOnly}`);
+  const head = ['case', 'n', 'pass', 'did not\nfire', 'plan\nwrong', 'sibling\nfired', 'false\ntrigger', 'refused', 'budget\nstops', 'left\nout'];
+  return [
+    paragraph(c.bold('CASES · skill arm (the family installed)')),
+    fit([head.map((h) => c.bold(h)), ...body], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
+    paragraph(
+      c.dim(
+        'did not fire: no family skill fired · plan wrong: the expected skill fired, a plan check failed · sibling fired: another ' +
+          'family skill fired (instead or beside) · false trigger: a family skill fired on a negative case · refused: the agent ' +
+          'refused a skill call · budget stops: timeout, max turns, max budget · left out: no evidence, or not scored (below)',
+      ),
+    ),
+    ...(readOnly.length ? [paragraph(`read-only (fired by reading SKILL.md, not by the skill tool): ${readOnly.join(', ')}`)] : []),
+  ];
+}
+
+function passKSection(rows: CaseArmSummary[], c: Colors): string[] {
+  const scored = rows.filter((s) => s.rate.n > 0);
+  const ks = SHOWN_K.filter((k) => scored.some((s) => s.rate.n >= k));
+  if (ks.length === 0) return [];
+  const body = scored.map((s) => [
+    s.caseId,
+    String(s.rate.n),
+    ...ks.map((k) => {
+      const p = s.passK.find((x) => x.k === k);
+      if (!p) return c.dim('—');
+      return k === 1 ? short(p.passAtK) : `${short(p.passAtK)} / ${short(p.passHatK)}`;
+    }),
+  ]);
+  return [
+    paragraph(c.bold(`pass@k / pass^k · skill arm · k = ${ks.join(', ')}`)),
+    fit([['case', 'n', ...ks.map((k) => `k=${k}`)].map((h) => c.bold(h)), ...body], ['l', 'r', ...ks.map(() => 'r' as const)]),
+    paragraph(c.dim('each cell: pass@k (at least one of k passes) / pass^k (all k pass); k=1 is the pass rate · every k ≤ n is in results.json')),
+  ];
+}
+
+/** Columns in groups that each fit the width beside the row labels (many siblings make a wide matrix). */
+function columnGroups(labels: string[], columns: string[][]): number[][] {
+  const labelWidth = Math.max(...labels.map(visibleWidth));
+  const groups: number[][] = [];
+  let used = labelWidth;
+  columns.forEach((col, i) => {
+    const w = 2 + Math.max(...col.map(visibleWidth));
+    if (groups.length === 0 || used + w > REPORT_WIDTH) {
+      groups.push([]);
+      used = labelWidth;
+    }
+    groups.at(-1)!.push(i);
+    used += w;
+  });
+  return groups;
+}
+
+function confusionSection(results: Results, c: Colors): string[] {
+  const m = results.summary.confusion;
+  const pct = Math.round(results.summary.confidence * 100);
+  const rows = m.rows.filter((r) => (m.cells[r]?.[m.columns[0]!]?.n ?? 0) > 0);
+  const columns = m.columns.filter((col) => rows.some((r) => m.cells[r]![col]!.successes > 0));
+  // Nothing but silence says nothing the aggregates do not.
+  if (rows.length === 0 || columns.every((col) => col === NONE)) return [];
+  const cell = (row: string, col: string) => {
+    const x = m.cells[row]![col]!;
+    if (x.successes === 0) return c.dim('0');
+    const text = `${x.successes}/${x.n} ${short(x.p)}\n[${short(x.lo)}, ${short(x.hi)}]`;
+    return row === col ? c.green(text) : c.red(text);
+  };
+  const grid = columns.map((col) => [c.bold(col), ...rows.map((r) => cell(r, col))]);
+  const labels = [c.bold('expected \\ fired'), ...rows];
+  const out = [paragraph(c.bold(`CONFUSION · skill arm · rows: expected, columns: what fired (count/n, share, ${pct}% CI)`))];
+  for (const group of columnGroups(labels, grid)) {
+    out.push(fit(labels.map((label, r) => [label, ...group.map((i) => grid[i]![r]!)]), ['l', ...group.map(() => 'r' as const)]));
+  }
+  return out;
+}
+
+function ablationSection(results: Results, c: Colors): string[] {
+  const s = results.summary;
+  if (s.ablation.length === 0) return [];
+  const pct = Math.round(s.confidence * 100);
+  const armRow = new Map(s.cases.filter((r) => r.arm === 'ablation').map((r) => [r.caseId, r]));
+  const body = s.ablation.map((a) => {
+    const r = armRow.get(a.caseId);
+    return [
+      a.caseId,
+      String(a.pairs),
+      fmt(a.skillRate.p),
+      fmt(a.ablationRate.p),
+      `${a.difference.diff >= 0 ? '+' : ''}${fmt(a.difference.diff)} ${interval(a.difference)}`,
+      a.pValue < 0.05 ? c.bold(fmt(a.pValue, 3)) : fmt(a.pValue, 3),
+      r ? String(budgetStops(r).total) : '0',
+      r ? String(noEvidence(r).total) : '0',
+    ];
+  });
+  return [
+    paragraph(c.bold('ABLATION · plan checks with the family vs without it · pairs: i-th skill trial, i-th ablation trial · McNemar exact test')),
+    fit(
+      [['case', 'pairs', 'skill', 'ablation', `difference [${pct}% CI]`, 'p', 'budget\nstops', 'left\nout'].map((h) => c.bold(h)), ...body],
+      ['l', 'r', 'r', 'r', 'l', 'r', 'r', 'r'],
+    ),
+  ];
+}
+
+function aggregateSection(results: Results, c: Colors): string[] {
+  const a = results.summary.aggregates;
+  const rows = (
+    [
+      ['trigger recall (positives)', a.recall],
+      ['false-trigger rate (negatives)', a.falseTriggerRate],
+      ['precision', a.precision],
+    ] as const
+  )
+    .filter(([, r]) => r.n > 0)
+    .map(([name, r]) => [name, `${fmt(r.p)} ${interval(r)}`, `${r.successes}/${r.n}`]);
+  if (rows.length === 0) return [];
+  if (Number.isFinite(a.f1)) rows.push(['F1', fmt(a.f1), '']);
+  return [paragraph(c.bold('AGGREGATES · skill arm')), fit(rows, ['l', 'l', 'r'], ['word'])];
+}
+
+function leftOutSection(results: Results, c: Colors): string[] {
+  const left = results.outcomes.filter((o) => o.passed === null && o.excludedBecause && o.excludedBecause !== 'nothing to score without the skill');
+  if (left.length === 0) return [];
+  const out = [c.yellow(paragraph(`${plural(left.length, 'trial')} left out of n (never scored as "did not trigger"):`))];
+  for (const o of left.slice(0, 10)) out.push(paragraph(`${o.caseId}/${o.arm}#${o.n}: ${o.status}${o.statusDetail ? ` — ${o.statusDetail.slice(0, 160)}` : ''}`, '  '));
+  if (left.length > 10) out.push(`  … and ${left.length - 10} more (see results.json)`);
+  return out;
 }
 
 export function terminalReporter(colour: boolean): Reporter {
   const c = pc.createColors(colour);
   return {
     name: 'terminal',
-    render({ manifest, results }: ReportInput): string {
-      const s = results.summary;
-      const pct = Math.round(s.confidence * 100);
-      const out: string[] = [];
-      const sim = manifest.simulator ? c.magenta(` · SIMULATOR profile "${manifest.simulator.name}" (not a real model)`) : '';
-      out.push(
-        c.bold(`skillprobe run ${manifest.runId}`) +
-          ` · ${manifest.agent.id} ${manifest.agent.cliVersion ?? '?'} · model ${manifest.reportedModel ?? manifest.model}${sim}`,
-        c.dim(`${pct}% Wilson intervals · pass@k = at least one of k passes, pass^k = all k pass (unbiased, k ≤ n) · ${manifest.status}`),
-      );
-      for (const arm of manifest.config.arms) {
-        const rows = s.cases.filter((r) => r.arm === arm);
-        out.push('', c.bold(arm === 'skill' ? 'CASES · skill arm (the family installed)' : 'CASES · ablation arm (none of the family installed; scores plan checks only)'));
-        out.push(caseTable(rows, c));
-      }
-      const skillRows = s.cases.filter((r) => r.arm === 'skill');
-      out.push('', c.bold('pass@k / pass^k by k · skill arm'), passKBlock(skillRows));
-
-      const m = s.confusion;
-      if (m.rows.length) {
-        out.push('', c.bold(`CONFUSION · skill arm · rows: expected, columns: what fired (count/n, share and ${pct}% CI)`));
-        const grid = [
-          ['expected \\ fired', ...m.columns].map((h) => c.bold(h)),
-          ...m.rows.map((row) => [
-            row,
-            ...m.columns.map((col) => {
-              const cell = m.cells[row]![col]!;
-              if (cell.n === 0) return c.dim('—');
-              if (cell.successes === 0) return c.dim(`0/${cell.n} ≤${fmt(cell.hi)}`);
-              const text = `${cell.successes}/${cell.n} ${fmt(cell.p)} ${interval(cell)}`;
-              return row === col ? c.green(text) : c.red(text);
-            }),
-          ]),
-        ];
-        out.push(table(grid));
-      }
-
-      if (s.ablation.length) {
-        out.push('', c.bold('ABLATION · paired i-th skill trial vs i-th ablation trial · plan checks · McNemar exact test'));
-        out.push(
-          table(
-            [
-              ['case', 'pairs', 'skill', 'ablation', `difference [${pct}% CI]`, 'p'].map((h) => c.bold(h)),
-              ...s.ablation.map((a) => [
-                a.caseId,
-                String(a.pairs),
-                fmt(a.skillRate.p),
-                fmt(a.ablationRate.p),
-                `${a.difference.diff >= 0 ? '+' : ''}${fmt(a.difference.diff)} ${interval(a.difference)}`,
-                a.pValue < 0.05 ? c.bold(fmt(a.pValue, 3)) : fmt(a.pValue, 3),
-              ]),
-            ],
-            ['l', 'r', 'r', 'r', 'l', 'r'],
-          ),
-        );
-      }
-
-      const a = s.aggregates;
-      out.push('', c.bold('AGGREGATES · skill arm'));
-      out.push(
-        table([
-          ['trigger recall (positives)', `${fmt(a.recall.p)} ${interval(a.recall)}`, `${a.recall.successes}/${a.recall.n}`],
-          ['false-trigger rate (negatives)', `${fmt(a.falseTriggerRate.p)} ${interval(a.falseTriggerRate)}`, `${a.falseTriggerRate.successes}/${a.falseTriggerRate.n}`],
-          ['precision', `${fmt(a.precision.p)} ${interval(a.precision)}`, `${a.precision.successes}/${a.precision.n}`],
-          ['F1', fmt(a.f1), ''],
-        ]),
-      );
-      out.push('', verdictBlock(results, manifest.config.decision.mode, c));
-      const excluded = results.outcomes.filter((o) => o.passed === null && o.excludedBecause && o.excludedBecause !== 'nothing to score without the skill');
-      if (excluded.length) {
-        out.push('', c.yellow(`${excluded.length} trial(s) carried no evidence and were left out of n (never scored as "did not trigger"):`));
-        for (const o of excluded.slice(0, 10)) out.push(`  ${o.caseId}/${o.arm}#${o.n}: ${o.status}${o.statusDetail ? ` — ${o.statusDetail.slice(0, 120)}` : ''}`);
-        if (excluded.length > 10) out.push(`  … and ${excluded.length - 10} more (see results.json)`);
-      }
-      return out.join('\n') + '\n';
+    render(input: ReportInput): string {
+      const { results } = input;
+      const skillRows = results.summary.cases.filter((r) => r.arm === 'skill');
+      const skillRow = new Map(skillRows.map((s) => [s.caseId, s]));
+      const blocks = results.verdicts.filter((v) => needsBlock(v, skillRow.get(v.caseId)) && skillRow.has(v.caseId));
+      const sections: string[][] = [
+        header(input, c),
+        verdictSection(results, skillRow, c),
+        blocks.length ? [paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')), ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c)])] : [],
+        skillRows.length ? caseSection(skillRows, c) : [],
+        passKSection(skillRows, c),
+        confusionSection(results, c),
+        ablationSection(results, c),
+        aggregateSection(results, c),
+        leftOutSection(results, c),
+      ];
+      return sections.filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';
     },
   };
 }

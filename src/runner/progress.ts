@@ -1,5 +1,6 @@
 import cliProgress from 'cli-progress';
 import type { TrialRef } from '../store/run-store.js';
+import { plural } from '../util/text.js';
 
 /** Where a run stands, for progress output. */
 export interface ProgressState {
@@ -21,16 +22,29 @@ export interface Progress {
 }
 
 const trialName = (ref: TrialRef) => `${ref.caseId}/${ref.arm}#${ref.n}`;
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** Cuts `text` to `width` characters, marking the cut. */
 export function fit(text: string, width: number): string {
   return text.length <= width ? text : `${text.slice(0, Math.max(0, width - 1))}…`;
 }
 
-/** The bar line's fixed part, so the last trial's text can take what is left of the terminal's width. */
 function barValues(s: ProgressState) {
   return { total: Math.max(s.expectedTotal, s.done), decided: `${s.decided}/${s.cases}`, failures: s.failures };
+}
+
+const BAR_SIZE = 12;
+const BAR_FORMAT = '{bar} {value}/~{total} trials · {decided} decided · ETA {eta_formatted} · {failures} failed · {last}';
+
+/** How wide the bar line is without the last trial's text (an ETA is at most 6 characters, e.g. "1h02m"). */
+function fixedWidth(s: ProgressState): number {
+  const v = barValues(s);
+  return BAR_FORMAT.replace('{bar}', ' '.repeat(BAR_SIZE))
+    .replace('{value}', String(s.done))
+    .replace('{total}', String(v.total))
+    .replace('{decided}', v.decided)
+    .replace('{eta_formatted}', '000000')
+    .replace('{failures}', String(v.failures))
+    .replace('{last}', '').length;
 }
 
 export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
@@ -39,8 +53,8 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format: '{bar} {value}/~{total} trials · {decided} cases decided · ETA {eta_formatted} · {failures} failed · {last}',
-        barsize: 16,
+        format: BAR_FORMAT,
+        barsize: BAR_SIZE,
         hideCursor: true,
         clearOnComplete: false,
         etaBuffer: 20,
@@ -50,12 +64,11 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       },
       cliProgress.Presets.shades_classic,
     );
-    const FIXED = 16 + 70;
     return {
       start: (s) => bar.start(Math.max(1, s.expectedTotal), 0, { ...barValues(s), last: '' }),
       trialDone: (ref, verdict, _wallMs, s) => {
         bar.setTotal(Math.max(1, s.expectedTotal, s.done));
-        bar.update(s.done, { ...barValues(s), last: fit(`${trialName(ref)} ${verdict}`, Math.max(10, width() - FIXED)) });
+        bar.update(s.done, { ...barValues(s), last: fit(`${trialName(ref)} ${verdict}`, Math.max(10, width() - fixedWidth(s) - 1)) });
       },
       stop: () => bar.stop(),
     };

@@ -1,6 +1,7 @@
 import type { Arm } from '../load/config.js';
 import { MULTIPLE, NONE, OTHER, type GradableCase, type TrialOutcome } from '../grade/outcome.js';
-import { NO_EVIDENCE, type TrialStatus } from '../grade/status.js';
+import { BUDGET_STOPS, NO_EVIDENCE, type TrialStatus } from '../grade/status.js';
+import type { SkillLoadStatus } from '../transcript/types.js';
 import { mcnemarExact, pairCounts, pairedDifference, type PairedCounts } from './mcnemar.js';
 import { passKTable } from './pass-k.js';
 import { wilsonInterval, type Interval, type Rate } from './wilson.js';
@@ -19,8 +20,38 @@ export interface CaseArmSummary {
   statuses: Partial<Record<TrialStatus, number>>;
   excluded: number;
   flags: { noop: number; clarifying: number };
-  planFailures: number;
+  /** Why scored trials went wrong, split so that each count points at one change to make. */
+  failures: FailureBreakdown;
 }
+
+/** A count of scored trials, and the first failing one among them (else the first one) to look at. */
+export interface TrialCount {
+  trials: number;
+  example?: number;
+}
+
+export interface FailureBreakdown {
+  /** Positive case: no family member fired. */
+  didNotFire: TrialCount;
+  /** Positive case: another family member fired, instead of the expected one or beside it. */
+  sibling: TrialCount;
+  /** The expected skill fired (ablation arm: the model answered) but a plan check failed. */
+  planWrong: TrialCount;
+  /** Negative case: a family member fired. */
+  falseTrigger: TrialCount;
+  /** Stopped by the budget (timeout, max turns, max budget) and scored. */
+  budgetStop: TrialCount;
+  /** Family members other than the expected one, by folder name: scored trials in which each fired. */
+  firedOthers: { skill: string; trials: number }[];
+  /** Plan checks that failed in `planWrong` trials: how often, with each distinct detail. */
+  planChecks: { check: string; failed: number; details: { detail: string; trials: number }[] }[];
+  /** Scored trials in which nothing fired: what the model did instead (a question, an answer, nothing). */
+  whenSilent: { clarifying: number; answered: number; empty: number };
+  /** Trials with a skill call the agent refused (denied, unknown, not model-invocable); the calls by status and name. */
+  refused: TrialCount & { calls: { status: RefusedStatus; requested: string; trials: number }[] };
+}
+
+export type RefusedStatus = Exclude<SkillLoadStatus, 'loaded'>;
 
 export interface ConfusionMatrix {
   rows: string[];
@@ -60,6 +91,17 @@ export interface Summary {
 
 const usable = (o: TrialOutcome) => !NO_EVIDENCE.has(o.status);
 
+/** Family members (folder names) that counted as fired in a trial: invocations, and reads when they count. */
+function familyFired(o: TrialOutcome, readsCount: boolean): string[] {
+  return [...new Set(o.firings.filter((f) => f.skill !== undefined && (f.via === 'invoke' || readsCount)).map((f) => f.skill!))];
+}
+
+export interface SummaryOptions {
+  confidence: number;
+  /** Whether reading a skill's files counts as firing it (the grading option the outcomes were graded with). */
+  readCountsAsFiring: boolean;
+}
+
 function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   const m = new Map<string, T[]>();
   for (const it of items) {
@@ -71,7 +113,7 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   return m;
 }
 
-export function summariseCaseArm(c: GradableCase, arm: Arm, outcomes: TrialOutcome[], confidence: number): CaseArmSummary {
+export function summariseCaseArm(c: GradableCase, arm: Arm, outcomes: TrialOutcome[], { confidence, readCountsAsFiring }: SummaryOptions): CaseArmSummary {
   const scored = outcomes.filter((o) => o.passed !== null);
   const passes = scored.filter((o) => o.passed).length;
   const ev = outcomes.filter(usable);
@@ -95,7 +137,63 @@ export function summariseCaseArm(c: GradableCase, arm: Arm, outcomes: TrialOutco
     statuses,
     excluded: outcomes.length - scored.length,
     flags: { noop: outcomes.filter((o) => o.flags.noop).length, clarifying: outcomes.filter((o) => o.flags.clarifying).length },
-    planFailures: scored.filter((o) => o.plan && !o.plan.pass).length,
+    failures: failureBreakdown(c, arm, scored, readCountsAsFiring),
+  };
+}
+
+function trialCount(trials: TrialOutcome[]): TrialCount {
+  const example = (trials.find((o) => o.passed === false) ?? trials[0])?.n;
+  return example === undefined ? { trials: 0 } : { trials: trials.length, example };
+}
+
+/** Counts of `key` over items, most frequent first (ties by name). */
+function tally<T>(items: T[], key: (t: T) => string): { key: string; count: number }[] {
+  const m = new Map<string, number>();
+  for (const it of items) m.set(key(it), (m.get(key(it)) ?? 0) + 1);
+  return [...m].map(([k, count]) => ({ key: k, count })).sort((a, b) => b.count - a.count || a.key.localeCompare(b.key));
+}
+
+/**
+ * Splits the scored trials by what went wrong. A trial where nothing fired is "did not fire", never a plan failure
+ * (its plan checks fail only because there is no plan); a refused skill call still counts as the model's choice.
+ */
+export function failureBreakdown(c: GradableCase, arm: Arm, scored: TrialOutcome[], readsCount: boolean): FailureBreakdown {
+  const positive = c.expect !== NONE;
+  const othersIn = (o: TrialOutcome) => familyFired(o, readsCount).filter((s) => s !== c.expect);
+  const others = scored.flatMap((o) => othersIn(o).map((skill) => ({ skill })));
+  const firedOther = (o: TrialOutcome) => othersIn(o).length > 0;
+  const planWrong = scored.filter((o) => o.plan && !o.plan.pass && (arm === 'ablation' || o.fired === 'expected'));
+  const failedChecks = planWrong.flatMap((o) => o.plan!.checks.filter((k) => !k.pass));
+  const silent = scored.filter((o) => o.fired === 'none');
+  const refusedIn = (o: TrialOutcome) => [...new Set(o.firings.filter((f) => f.status !== undefined && f.status !== 'loaded').map((f) => `${f.status}\u0000${f.requested.trim()}`))];
+  const refusedCalls = scored.flatMap(refusedIn);
+  return {
+    didNotFire: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.fired === 'none' || o.fired === 'other') : []),
+    sibling: trialCount(positive && arm === 'skill' ? scored.filter(firedOther) : []),
+    planWrong: trialCount(planWrong),
+    falseTrigger: trialCount(positive ? [] : scored.filter(firedOther)),
+    budgetStop: trialCount(scored.filter((o) => BUDGET_STOPS.has(o.status))),
+    firedOthers: tally(others, (x) => x.skill).map(({ key, count }) => ({ skill: key, trials: count })),
+    planChecks: tally(failedChecks, (k) => k.check).map(({ key, count }) => ({
+      check: key,
+      failed: count,
+      details: tally(
+        failedChecks.filter((k) => k.check === key),
+        (k) => k.detail ?? '',
+      ).map((d) => ({ detail: d.key, trials: d.count })),
+    })),
+    whenSilent: {
+      clarifying: silent.filter((o) => o.flags.clarifying).length,
+      empty: silent.filter((o) => o.flags.noop).length,
+      answered: silent.filter((o) => !o.flags.clarifying && !o.flags.noop).length,
+    },
+    refused: {
+      ...trialCount(scored.filter((o) => refusedIn(o).length > 0)),
+      calls: tally(refusedCalls, (x) => x).map(({ key, count }) => {
+        const [status, requested] = key.split('\u0000') as [RefusedStatus, string];
+        return { status, requested, trials: count };
+      }),
+    },
   };
 }
 
@@ -113,18 +211,18 @@ export function confusionMatrix(cases: GradableCase[], outcomes: TrialOutcome[],
   return { rows, columns, cells };
 }
 
-export function aggregates(cases: GradableCase[], outcomes: TrialOutcome[], confidence: number): Aggregates {
+export function aggregates(cases: GradableCase[], outcomes: TrialOutcome[], { confidence, readCountsAsFiring }: SummaryOptions): Aggregates {
   const expectOf = new Map(cases.map((c) => [c.id, c.expect]));
   const ev = outcomes.filter((o) => o.arm === 'skill' && usable(o));
   const positives = ev.filter((o) => expectOf.get(o.caseId) !== NONE);
   const negatives = ev.filter((o) => expectOf.get(o.caseId) === NONE);
-  const familyFired = (o: TrialOutcome) => o.firings.some((f) => f.skill !== undefined);
+  const anyFired = (o: TrialOutcome) => familyFired(o, readCountsAsFiring).length > 0;
   const tp = positives.filter((o) => o.fired === 'expected').length;
-  const fp = positives.filter((o) => o.fired === 'sibling').length + negatives.filter(familyFired).length;
+  const fp = positives.filter((o) => o.fired === 'sibling').length + negatives.filter(anyFired).length;
   const recall = wilsonInterval(tp, positives.length, confidence);
   const precision = wilsonInterval(tp, tp + fp, confidence);
   const f1 = recall.p + precision.p > 0 ? (2 * recall.p * precision.p) / (recall.p + precision.p) : Number.NaN;
-  return { recall, falseTriggerRate: wilsonInterval(negatives.filter(familyFired).length, negatives.length, confidence), precision, f1 };
+  return { recall, falseTriggerRate: wilsonInterval(negatives.filter(anyFired).length, negatives.length, confidence), precision, f1 };
 }
 
 /** Per case with scored trials in both arms: pair the i-th skill trial with the i-th ablation trial. */
@@ -151,7 +249,8 @@ export function ablationTable(cases: GradableCase[], outcomes: TrialOutcome[], c
   return rows;
 }
 
-export function summarise(cases: GradableCase[], outcomes: TrialOutcome[], family: string[], arms: readonly Arm[], confidence = 0.95): Summary {
+export function summarise(cases: GradableCase[], outcomes: TrialOutcome[], family: string[], arms: readonly Arm[], opts: SummaryOptions): Summary {
+  const { confidence } = opts;
   const byCaseArm = groupBy(outcomes, (o) => `${o.caseId}\u0000${o.arm}`);
   return {
     confidence,
@@ -159,10 +258,10 @@ export function summarise(cases: GradableCase[], outcomes: TrialOutcome[], famil
     cases: cases.flatMap((c) =>
       arms
         .filter((arm) => arm === 'skill' || byCaseArm.has(`${c.id}\u0000${arm}`))
-        .map((arm) => summariseCaseArm(c, arm, byCaseArm.get(`${c.id}\u0000${arm}`) ?? [], confidence)),
+        .map((arm) => summariseCaseArm(c, arm, byCaseArm.get(`${c.id}\u0000${arm}`) ?? [], opts)),
     ),
     confusion: confusionMatrix(cases, outcomes, family, confidence),
-    aggregates: aggregates(cases, outcomes, confidence),
+    aggregates: aggregates(cases, outcomes, opts),
     ablation: ablationTable(cases, outcomes, confidence),
   };
 }

@@ -6,7 +6,11 @@
 
 export type EventSource = 'assistant' | 'tool' | 'harness' | 'system';
 
-export type SkillLoadStatus = 'loaded' | 'denied' | 'invalid';
+/**
+ * What the agent did with a skill call: `loaded`; `denied` (a permission check refused it); `unknown` (no skill by
+ * that name); `invalid` (the skill exists but the model may not invoke it).
+ */
+export type SkillLoadStatus = 'loaded' | 'denied' | 'unknown' | 'invalid';
 
 export type ErrorKind =
   | 'rate_limit'

@@ -2,6 +2,7 @@ import type { GradableCase, TrialOutcome } from '../grade/outcome.js';
 import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, trialsForPerfectPass } from '../stats/binomial-test.js';
 import { adjustPValues, type Correction } from '../stats/multiple-testing.js';
 import { sprtDecide, type SprtParams } from '../stats/sprt.js';
+import { plural } from '../util/text.js';
 
 export type Verdict = 'PASS' | 'FAIL' | 'INCONCLUSIVE' | 'ERROR';
 export type DecisionMode = 'fixed' | 'sprt';
@@ -76,8 +77,8 @@ export function sprtVerdict(c: GradableCase & { decision: SprtParams }, outcomes
     llr: d.llr,
     fixedNEquivalent: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
   };
-  if (d.state === 'accept') return { ...base, verdict: 'PASS', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `SPRT accepted p ≥ ${p.threshold} after ${d.trials} trials` };
-  if (d.state === 'reject') return { ...base, verdict: 'FAIL', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `SPRT rejected p ≥ ${p.threshold} (p ≤ ${(p.threshold - p.delta).toFixed(2)}) after ${d.trials} trials` };
+  if (d.state === 'accept') return { ...base, verdict: 'PASS', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `SPRT accepted p ≥ ${p.threshold} after ${plural(d.trials, 'trial')}` };
+  if (d.state === 'reject') return { ...base, verdict: 'FAIL', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `SPRT rejected p ≥ ${p.threshold} (p ≤ ${(p.threshold - p.delta).toFixed(2)}) after ${plural(d.trials, 'trial')}` };
   if (tooFewUsable(k, p) || k.scored === 0) {
     return { ...base, verdict: 'ERROR', descriptiveInterval: false, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
   }
@@ -89,7 +90,7 @@ export function sprtVerdict(c: GradableCase & { decision: SprtParams }, outcomes
     reason:
       k.scored >= p.maxTrials
         ? `undecided at maxTrials ${p.maxTrials}; ${between} (raise maxTrials, or widen delta)`
-        : `undecided after ${k.scored} trials, stopped before maxTrials ${p.maxTrials}; ${between}`,
+          : `undecided after ${plural(k.scored, 'trial')}, stopped before maxTrials ${p.maxTrials}; ${between}`,
   };
 }
 

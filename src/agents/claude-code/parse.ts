@@ -67,7 +67,9 @@ function statusFromText(text: string): number | undefined {
 
 function skillLoadStatus(isError: boolean, text: string): SkillLoadEvent['status'] {
   if (!isError) return 'loaded';
-  if (/Unknown skill|cannot be used with Skill tool/i.test(text)) return 'invalid';
+  if (/Unknown skill/i.test(text)) return 'unknown';
+  // `disable-model-invocation` in the frontmatter: the skill exists, but only the user may call it.
+  if (/cannot be used with Skill tool/i.test(text)) return 'invalid';
   return 'denied';
 }
 

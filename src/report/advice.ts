@@ -1,0 +1,39 @@
+import type { CaseArmSummary, RefusedStatus, TrialCount } from '../stats/summary.js';
+import type { CaseVerdict } from '../verdict/verdict.js';
+
+/** What each refusal means, in the words a skill author needs. */
+export const REFUSED_AS: Record<RefusedStatus, string> = {
+  denied: 'denied',
+  unknown: 'unknown skill',
+  invalid: 'not model-invocable',
+};
+
+const REFUSED_FIX: Record<RefusedStatus, (asked: string) => string> = {
+  invalid: (asked) => `the model may not call ${asked}: remove disable-model-invocation from its SKILL.md frontmatter`,
+  denied: (asked) =>
+    `the agent denied loading ${asked}: drop what makes it ask permission (e.g. allowed-tools in its frontmatter) or allow the skill in the agent's settings`,
+  unknown: (asked) => `the model asked for a skill named "${asked}", which does not exist: make the description or frontmatter name the one the model reaches for`,
+};
+
+/**
+ * One line on what to change in SKILL.md, for the biggest problem of a case (ties: the order below), and a trial
+ * that shows it. Refused calls come first: until the skill can load, nothing else about it can be measured.
+ */
+export function advice(s: CaseArmSummary, v: CaseVerdict): { text: string; example?: number } {
+  const f = s.failures;
+  const refused = f.refused.calls[0];
+  if (refused) return { text: REFUSED_FIX[refused.status](refused.requested), example: f.refused.example };
+  const sibling = f.firedOthers[0]?.skill ?? 'a sibling';
+  const check = f.planChecks[0];
+  const problems: [TrialCount, string][] = [
+    [f.falseTrigger, `narrow ${sibling}'s description so it no longer claims this request (say what it is not for)`],
+    [f.sibling, `${sibling} took this from ${s.expect}: sharpen the two descriptions apart, each saying when to use the other`],
+    [f.didNotFire, `make ${s.expect}'s description name this request (its words and its intent)`],
+    [f.planWrong, `make SKILL.md's command for this unambiguous${check ? ` (${check.check}: ${check.details[0]?.detail || 'failed'})` : ''}`],
+    [f.budgetStop, 'trials ran out of budget: raise the trial timeout or maxTurns, or make the skill reach its answer in fewer steps'],
+  ];
+  const [worst, text] = problems.reduce((best, p) => (p[0].trials > best[0].trials ? p : best));
+  if (worst.trials > 0) return { text, example: worst.example };
+  const more = v.fixedNEquivalent !== undefined ? ` (about ${v.fixedNEquivalent} decide at this threshold)` : '';
+  return { text: `no failure stands out: run more trials${more}` };
+}
