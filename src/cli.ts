@@ -2,6 +2,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { join } from 'node:path';
 import { gradeRun, loadResults, writeResults } from './commands/grade.js';
+import { lintProject, type LintOptions } from './commands/lint.js';
 import { planSuite, renderPlan } from './commands/plan.js';
 import { describeRunDir, executeRun, gradableCase, HARNESS_VERSION, loadSuite, type RunOptions } from './commands/run.js';
 import { ARMS } from './load/config.js';
@@ -117,7 +118,7 @@ function buildProgram(): Command {
         },
       };
       const loaded = loadSuite(opts);
-      if (loaded.profile) process.stderr.write(`using the skillprobe model SIMULATOR (profile "${loaded.profile.name}"): numbers below are not a real model's\n`);
+      if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
       const outcome = await executeRun(loaded, opts);
       const { manifest } = outcome;
       const results = await writeResults(outcome.store, manifest, outcome.outcomes, new Date());
@@ -169,6 +170,18 @@ function buildProgram(): Command {
     .action((o: { config?: string; cases?: string; skills?: string; pricePerTrial?: number }) => {
       const loaded = loadSuite({ config: o.config, overrides: { cases: o.cases, skillsDir: o.skills } }, { needBinary: false });
       process.stdout.write(renderPlan(planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))), o.pricePerTrial));
+    });
+
+  program
+    .command('lint')
+    .description('check the skills, the cases and a simulator profile without running anything (exit 1 on any error)')
+    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)')
+    .option('--skills <dir>', 'skills folder')
+    .option('--cases <glob>', 'case files (glob)')
+    .option('--sim <profile>', 'also check this simulator profile against the skills and cases')
+    .option('--json', 'print the findings as a JSON array')
+    .action((o: LintOptions) => {
+      process.exitCode = lintProject(o, { cwd: process.cwd(), out: process.stdout });
     });
 
   program

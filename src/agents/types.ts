@@ -32,6 +32,8 @@ export interface AgentAdapter {
   readonly ancestorLeaks: readonly string[];
   /** Tools that must never be available to the model in a trial (checked against the init event). */
   readonly deniedTools: readonly string[];
+  /** The only tools a trial may use: the invocation locks the CLI to exactly these. */
+  readonly trialTools: readonly string[];
   invocation(req: InvocationRequest): Invocation;
   parse(raw: string): Transcript;
   /** Why the caller's environment cannot reach a real model (no credentials), or undefined. */

@@ -14,7 +14,7 @@ import { familyHash, loadSkills, type Skill } from '../load/skills.js';
 import { createProgress } from '../runner/progress.js';
 import { runSuite } from '../runner/run-suite.js';
 import type { TrialRecord } from '../runner/trial.js';
-import { loadProfile, type Profile } from '../sim/profile.js';
+import { loadProfileForSuite, type Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { newRunId, RunStore } from '../store/run-store.js';
 import { resolveDecision } from '../trials/decision.js';
@@ -49,7 +49,7 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides'>
   const { config, file } = loadConfig(opts.config, opts.overrides);
   const skills = loadSkills(config.skillsDir);
   const suite = loadCases(config.cases, skills, config.decision);
-  const profile = opts.sim ? loadProfile(opts.sim) : undefined;
+  const profile = opts.sim ? loadProfileForSuite(opts.sim, { skills: skills.map((s) => s.dir), caseIds: suite.cases.map((c) => c.id) }) : undefined;
   if (config.decision.mode === 'sprt' && !config.arms.includes('skill')) {
     throw new InputError({ file: file ?? '--arms', what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
   }

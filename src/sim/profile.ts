@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { InputError, ProblemList } from '../load/input-error.js';
-import { loadYamlFile } from '../load/yaml-file.js';
+import { InputError, ProblemList, type InputProblem } from '../load/input-error.js';
+import { loadYamlFile, type LocatedYaml } from '../load/yaml-file.js';
 
 /**
  * A simulator profile: how the fake model behaves, per case or prompt pattern, as a seeded distribution.
@@ -67,7 +67,14 @@ export type Behaviour = z.output<typeof behaviourSchema>;
 export type PlanPolicy = z.output<typeof planSchema>;
 export type Rule = z.output<typeof ruleSchema>;
 
-export function loadProfile(file: string): Profile {
+export interface LoadedProfile {
+  profile: Profile;
+  /** The file as parsed, so later checks can point at file:line:col. */
+  yaml: LocatedYaml;
+}
+
+/** Reads a profile on its own (schema, prompt patterns, weights); every mistake is reported with file:line:col. */
+export function readProfile(file: string): LoadedProfile {
   const { value, yaml } = loadYamlFile(file, profileSchema, 'simulator profile');
   const problems = new ProblemList();
   value.rules.forEach((r, i) => {
@@ -80,7 +87,69 @@ export function loadProfile(file: string): Profile {
     if (r.do.every((b) => b.p === 0)) problems.add(yaml.problem(['rules', i, 'do'], 'every weight is 0', 'give at least one behaviour p > 0'));
   });
   problems.throwIfAny();
-  return value;
+  return { profile: value, yaml };
+}
+
+export function loadProfile(file: string): Profile {
+  return readProfile(file).profile;
+}
+
+/** What a profile's rules may point at. */
+export interface ProfileTargets {
+  /** Skill folder names of the family (what the simulator sees offered). */
+  skills: readonly string[];
+  /** The suite's case ids; leave out when the suite could not be loaded, and case references go unchecked. */
+  caseIds?: readonly string[];
+}
+
+const SKILL_REFERENCES = ['skill', 'read', 'sibling'] as const;
+
+/** Listed in a message: enough to spot a typo, short enough for one line. */
+function someOf(names: readonly string[]): string {
+  const shown = [...names].sort().slice(0, 8).join(', ');
+  return names.length > 8 ? `${shown}, …` : shown;
+}
+
+/**
+ * Rules whose `case` names no case, and behaviours whose `skill`, `read` or `sibling` names no family member: the
+ * schema accepts them, but such a rule never applies and such a behaviour never plays as written.
+ */
+export function profileReferenceProblems({ profile, yaml }: LoadedProfile, targets: ProfileTargets): InputProblem[] {
+  const problems: InputProblem[] = [];
+  const skills = new Set(targets.skills);
+  const cases = targets.caseIds && new Set(targets.caseIds);
+  const checkBehaviours = (list: Behaviour[], at: (string | number)[], label: string) =>
+    list.forEach((b, j) => {
+      for (const key of SKILL_REFERENCES) {
+        const name = b[key];
+        if (name === undefined || skills.has(name)) continue;
+        problems.push(
+          yaml.problem(
+            [...at, j, key],
+            `${label} behaviour ${j + 1}: \`${key}: ${name}\` names no skill in the skills folder, so the simulator never plays it as written`,
+            `use one of ${someOf(targets.skills)}`,
+          ),
+        );
+      }
+    });
+  profile.rules.forEach((r, i) => {
+    if (cases && r.case !== undefined && !cases.has(r.case)) {
+      problems.push(
+        yaml.problem(['rules', i, 'case'], `rule ${i + 1} matches case "${r.case}", which is not in the suite, so the rule never applies`, `use one of the case ids (${someOf([...cases])}), or match by \`prompt\``),
+      );
+    }
+    checkBehaviours(r.do, ['rules', i, 'do'], `rule ${i + 1}`);
+  });
+  checkBehaviours(profile.default, ['default'], 'default');
+  return problems;
+}
+
+/** Reads a profile and checks it against the suite it will play: what `run --sim` uses. */
+export function loadProfileForSuite(file: string, targets: ProfileTargets): Profile {
+  const loaded = readProfile(file);
+  const problems = profileReferenceProblems(loaded, targets);
+  if (problems.length) throw new InputError(problems);
+  return loaded.profile;
 }
 
 export function parseProfile(data: unknown): Profile {

@@ -40,13 +40,21 @@ export function apiTimeoutMs(deadlineMs: number, cliRetries: number): number {
   return Math.max(1000, Math.min(120_000, Math.floor((0.8 * deadlineMs) / (1 + cliRetries))));
 }
 
+const PINNED_PACKAGE = '@anthropic-ai/claude-code';
+
+/** The version skillprobe depends on (and its tests measured), from its own package.json. */
+function pinnedVersion(): string {
+  const own = require('../../../package.json') as { dependencies?: Record<string, string> };
+  return own.dependencies?.[PINNED_PACKAGE] ?? 'latest';
+}
+
 function pinnedBinary(): string | undefined {
   // The platform package holds the native binary itself; the wrapper's bin is only a copy made by a postinstall
   // script that package managers may skip.
   const platform = `@anthropic-ai/claude-code-${process.platform}-${process.arch}`;
   for (const candidate of [
     () => join(dirname(require.resolve(`${platform}/package.json`)), 'claude'),
-    () => join(dirname(require.resolve('@anthropic-ai/claude-code/package.json')), 'bin', 'claude.exe'),
+    () => join(dirname(require.resolve(`${PINNED_PACKAGE}/package.json`)), 'bin', 'claude.exe'),
   ]) {
     try {
       const p = candidate();
@@ -64,6 +72,7 @@ export const claudeCode: AgentAdapter = {
   // CLAUDE.md is loaded from every ancestor even inside a git root; .claude/ skills up to the git root (§4.2).
   ancestorLeaks: ['CLAUDE.md', '.claude'],
   deniedTools: ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'],
+  trialTools: ['Read', 'Glob', 'Grep', 'Skill'],
 
   resolveBinary(override?: string): string {
     const bin = override ?? pinnedBinary();
@@ -71,7 +80,7 @@ export const claudeCode: AgentAdapter = {
       throw new InputError({
         file: override ? 'agentBinary' : '@anthropic-ai/claude-code',
         what: override ? `agent binary ${override} not found` : 'the pinned Claude Code CLI is not installed',
-        todo: override ? 'fix `agentBinary` in the config or --agent-binary' : 'run `npm ci` in the skillprobe folder',
+        todo: override ? 'fix `agentBinary` in the config or --agent-binary' : `install it where skillprobe is installed: npm install ${PINNED_PACKAGE}@${pinnedVersion()} (or pass --agent-binary)`,
       });
     }
     return bin;
@@ -122,7 +131,7 @@ export const claudeCode: AgentAdapter = {
       '--strict-mcp-config',
       '--no-session-persistence',
       // `=` forms: the variadic options would otherwise swallow what follows (reference §9.1).
-      '--tools=Read,Glob,Grep,Skill',
+      `--tools=${this.trialTools.join(',')}`,
       '--allowedTools=Skill',
       '--max-turns',
       String(req.maxTurns),

@@ -1,0 +1,125 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { escapePath } from 'tinyglobby';
+import { adapterFor } from '../agents/registry.js';
+import { allowedToolsFindings } from '../lint/tools.js';
+import { balanceFindings } from '../lint/balance.js';
+import { listingBudgetFindings } from '../lint/listing.js';
+import { overlapFindings, overlapTable } from '../lint/overlap.js';
+import { todoPromptFindings } from '../lint/prompts.js';
+import { hasErrors, renderFindings, renderFindingsJson, sortFindings } from '../lint/render.js';
+import type { CheckId, Finding, LintCase, LintSkill } from '../lint/types.js';
+import { loadCases, type Case } from '../load/cases.js';
+import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
+import { InputError, type InputProblem } from '../load/input-error.js';
+import { loadSkills, type Skill } from '../load/skills.js';
+import { parseYamlText, readTextFile, type LocatedYaml } from '../load/yaml-file.js';
+import { profileReferenceProblems, readProfile } from '../sim/profile.js';
+import { EXIT } from '../verdict/verdict.js';
+
+export interface LintOptions {
+  config?: string;
+  skills?: string;
+  cases?: string;
+  sim?: string;
+  json?: boolean;
+}
+
+export interface LintEnv {
+  /** Inputs are found from here and findings name files relative to it. */
+  cwd: string;
+  out: { write(text: string): unknown };
+}
+
+const asErrors = (check: CheckId, problems: readonly InputProblem[]): Finding[] => problems.map((p) => ({ ...p, severity: 'error', check }));
+
+/** The frontmatter as YAML, padded so its line numbers are the file's (the loader has already validated it). */
+function frontmatterYaml(file: string, text: string): LocatedYaml {
+  const lines = text.split(/\r?\n/);
+  const end = lines.findIndex((l, i) => i > 0 && /^---[ \t]*$/.test(l));
+  return parseYamlText(file, ['', ...lines.slice(1, end)].join('\n'));
+}
+
+function lintSkill(s: Skill): LintSkill {
+  const file = join(s.path, 'SKILL.md');
+  const y = frontmatterYaml(file, readTextFile(file, 'SKILL.md'));
+  const at = (key: string) => ({ file, ...y.locate([key]) });
+  return { dir: s.dir, name: s.name, description: s.description, allowedTools: s.allowedTools, at: { name: at('name'), description: at('description'), allowedTools: at('allowed-tools') } };
+}
+
+/** Cases with the positions of their fields; `loadCases` keeps each file's cases in order, so the k-th is item k. */
+function lintCases(cases: readonly Case[]): LintCase[] {
+  const files = new Map<string, { y: LocatedYaml; next: number }>();
+  return cases.map((c) => {
+    const { file } = c.source;
+    const seen = files.get(file) ?? { y: parseYamlText(file, readTextFile(file, 'case file')), next: 0 };
+    files.set(file, { y: seen.y, next: seen.next + 1 });
+    const at = (key: string) => ({ file, ...seen.y.locate([seen.next, key]) });
+    return { id: c.id, prompt: c.prompt, expect: c.expect.skill, against: c.against ?? [], tags: c.tags, at: { id: at('id'), prompt: at('prompt') } };
+  });
+}
+
+/**
+ * The family by folder name only, for when some SKILL.md does not load: enough to cross-check cases and a profile
+ * (which only compare names) without reporting every case of a broken skill as unknown.
+ */
+function skillFolders(root: string): Skill[] {
+  try {
+    return readdirSync(root)
+      .filter((d) => statSync(join(root, d)).isDirectory())
+      .map((dir) => ({ dir, name: dir, description: '', path: join(root, dir), body: '', hash: '' }));
+  } catch {
+    return [];
+  }
+}
+
+/** Checks a skill family and its suite without running anything; returns the exit code (1 if any error). */
+export function lintProject(opts: LintOptions, env: LintEnv): number {
+  const findings: Finding[] = [];
+  const skipped: string[] = [];
+  const attempt = <T>(fn: () => T): T | undefined => {
+    try {
+      return fn();
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      findings.push(...asErrors('load', e.problems));
+      return undefined;
+    }
+  };
+  const inCwd = (p: string) => resolve(env.cwd, p);
+
+  const defaultConfig = inCwd(DEFAULT_CONFIG_FILE);
+  const configFile = opts.config !== undefined ? inCwd(opts.config) : existsSync(defaultConfig) ? defaultConfig : undefined;
+  const config = attempt(() => loadConfig(configFile, { skillsDir: opts.skills, cases: opts.cases }).config);
+  let checkedSkills: LintSkill[] | undefined;
+  if (!config) skipped.push('skills', 'cases', 'profile');
+  else {
+    const skillsDir = inCwd(config.skillsDir);
+    const skills = attempt(() => loadSkills(skillsDir));
+    const family = skills ?? skillFolders(skillsDir);
+    const patterns = (Array.isArray(config.cases) ? config.cases : [config.cases]).map((g) => (isAbsolute(g) ? g : join(escapePath(env.cwd), g)));
+    const suite = family.length ? attempt(() => loadCases(patterns, family, config.decision)) : undefined;
+    if (opts.sim !== undefined) {
+      const profile = attempt(() => readProfile(inCwd(opts.sim!)));
+      if (profile && family.length) {
+        findings.push(...asErrors('profile', profileReferenceProblems(profile, { skills: family.map((s) => s.dir), caseIds: suite?.cases.map((c) => c.id) })));
+      }
+      if (profile && !suite) skipped.push(family.length ? 'profile case references' : 'profile references');
+    }
+    checkedSkills = skills?.map(lintSkill);
+    const checkedCases = suite && lintCases(suite.cases);
+    if (checkedSkills) {
+      findings.push(...listingBudgetFindings(checkedSkills), ...overlapFindings(checkedSkills), ...allowedToolsFindings(checkedSkills, adapterFor(config.agent).trialTools));
+    } else skipped.push('listing budget', 'sibling overlap', 'allowed-tools');
+    if (checkedCases) findings.push(...todoPromptFindings(checkedCases));
+    else skipped.push(family.length ? 'TODO prompts' : 'cases');
+    if (checkedSkills && checkedCases) findings.push(...balanceFindings(checkedSkills, checkedCases));
+    else skipped.push('suite balance');
+  }
+
+  // Loaders name files relative to the process's folder (or absolute); flags (`--cases`) are not files.
+  const shown = (file: string) => (file.startsWith('--') ? file : relative(env.cwd, resolve(file)) || file);
+  const sorted = sortFindings(findings.map((f) => ({ ...f, file: shown(f.file) })));
+  env.out.write(opts.json ? renderFindingsJson(sorted) : renderFindings(sorted, skipped) + (checkedSkills ? overlapTable(checkedSkills) : ''));
+  return hasErrors(sorted) ? EXIT.fail : EXIT.pass;
+}
