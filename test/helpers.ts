@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { afterAll } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -6,11 +7,19 @@ import { dirname, join } from 'node:path';
 export const ROOT = join(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
 
+/** Fresh HOMEs handed out by testEnv, removed after the test file that asked for them. */
+const homes: string[] = [];
+afterAll(() => {
+  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
+});
+
 /** The environment every spawned CLI gets in tests: offline variables set, nothing pointing off loopback. */
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
+  const home = mkdtempSync(join(tmpdir(), 'sp-home-'));
+  homes.push(home);
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: mkdtempSync(join(tmpdir(), 'sp-home-')),
+    HOME: home,
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_TELEMETRY: '1',
     ...extra,
