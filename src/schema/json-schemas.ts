@@ -1,0 +1,33 @@
+import type { z } from 'zod';
+import { zodToJsonSchema } from 'zod-to-json-schema';
+import { casesFileSchema } from '../load/cases.js';
+import { configSchema } from '../load/config.js';
+import { profileSchema } from '../sim/profile.js';
+
+/** The files an author writes, by the name of their JSON Schema (`schemas/<name>.schema.json`). */
+const SOURCES: Record<string, { schema: z.ZodTypeAny; title: string }> = {
+  config: { schema: configSchema, title: 'skillprobe.config.yaml' },
+  cases: { schema: casesFileSchema, title: 'skillprobe case file' },
+  profile: { schema: profileSchema, title: 'skillprobe model SIMULATOR profile' },
+};
+
+export const SCHEMA_NAMES = Object.keys(SOURCES);
+
+export const schemaFileName = (name: string) => `${name}.schema.json`;
+
+/**
+ * JSON Schemas generated from the zod schemas the loaders validate with, so an editor checks exactly what skillprobe
+ * accepts. The input side: fields with defaults are optional, and lists given as one string are allowed.
+ */
+export function jsonSchemas(): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(SOURCES).map(([name, { schema, title }]) => [
+      name,
+      { title, ...zodToJsonSchema(schema, { target: 'jsonSchema7', $refStrategy: 'none', effectStrategy: 'input', pipeStrategy: 'input' }) },
+    ]),
+  );
+}
+
+export function schemaText(schema: object): string {
+  return JSON.stringify(schema, null, 2) + '\n';
+}

@@ -1,0 +1,56 @@
+import { Ajv } from 'ajv';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { globSync } from 'tinyglobby';
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { jsonSchemas, SCHEMA_NAMES, schemaFileName, schemaText } from '../src/schema/json-schemas.js';
+import { ROOT } from './helpers.js';
+
+const schemas = jsonSchemas();
+const ajv = new Ajv({ allErrors: true, strict: false });
+const validate = (name: string, doc: unknown) => {
+  const check = ajv.compile(schemas[name]!);
+  return { ok: check(doc), errors: check.errors };
+};
+const yamlOf = (rel: string) => parse(readFileSync(join(ROOT, rel), 'utf8')) as unknown;
+
+describe('JSON Schemas generated from the zod schemas', () => {
+  it.each(SCHEMA_NAMES)('schemas/%s.schema.json is what the zod schemas generate (run `npm run build` to refresh it)', (name) => {
+    expect(readFileSync(join(ROOT, 'schemas', schemaFileName(name)), 'utf8')).toBe(schemaText(schemas[name]!));
+  });
+
+  it('the repo’s own config, case files and simulator profile validate', () => {
+    expect(validate('config', yamlOf('skillprobe.config.yaml'))).toMatchObject({ ok: true });
+    for (const file of globSync('cases/*.yaml', { cwd: ROOT })) expect(validate('cases', yamlOf(file))).toMatchObject({ ok: true });
+    expect(validate('profile', yamlOf('sim/demo.profile.yaml'))).toMatchObject({ ok: true });
+  });
+
+  it('each of the repo’s YAML files names its schema for editors', () => {
+    for (const [file, name] of [['skillprobe.config.yaml', 'config'], ['cases/atl.yaml', 'cases'], ['sim/demo.profile.yaml', 'profile']] as const) {
+      expect(readFileSync(join(ROOT, file), 'utf8').split('\n')[0]).toMatch(new RegExp(`^# yaml-language-server: \\$schema=(\\.\\./)?schemas/${name}\\.schema\\.json$`));
+    }
+  });
+
+  it.each<[string, unknown, string]>([
+    ['config', { trials: 0 }, 'a value below its minimum'],
+    ['config', { decision: { mode: 'bayes' } }, 'an unknown enum value'],
+    ['config', { concurency: 2 }, 'a misspelt key'],
+    ['cases', [{ id: 'a b', prompt: 'x', expect: { skill: 'y' } }], 'an id with a space'],
+    ['cases', [{ id: 'a', expect: { skill: 'y' } }], 'a case without a prompt'],
+    ['cases', [], 'a file with no case'],
+    ['profile', { rules: [{ case: 'a', do: [{ p: -1, answer: true }] }] }, 'a negative weight'],
+    ['profile', { seed: 1.5 }, 'a fractional seed'],
+  ])('%s rejects %j (%s)', (name, doc) => {
+    expect(validate(name, doc).ok).toBe(false);
+  });
+
+  it.each<[string, unknown]>([
+    ['config', {}],
+    ['config', { cases: ['a/*.yaml', 'b/*.yaml'], decision: { tags: { vague: { threshold: 0.5 } } } }],
+    ['cases', [{ id: 'a', prompt: 'p', expect: { skill: 'none' }, against: 'b', tags: ['trap'] }]],
+    ['profile', { rules: [{ prompt: 'wiki', do: [{ skill: 'x', args: 'y' }] }] }],
+  ])('%s accepts %j (defaults make fields optional)', (name, doc) => {
+    expect(validate(name, doc)).toMatchObject({ ok: true });
+  });
+});
