@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gradeRun, loadResults, writeResults } from './commands/grade.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
 import { planSuite, renderPlan } from './commands/plan.js';
-import { describeRunDir, executeRun, gradableCase, HARNESS_VERSION, loadSuite, type RunOptions } from './commands/run.js';
+import { describeRunDir, executeRun, gradableCase, HARNESS_VERSION, loadSuite, type CaseSelection, type LoadedSuite, type RunOptions } from './commands/run.js';
 import { ARMS } from './load/config.js';
 import { InputError } from './load/input-error.js';
 import { jsonReporter } from './report/json.js';
@@ -39,6 +39,24 @@ function probability(name: string) {
   };
 }
 
+/** `--grep`, `--tag` (repeatable) and `--last-failed`, on every command that takes a suite. */
+function withCaseSelection(cmd: Command): Command {
+  return cmd
+    .option('--grep <regex>', 'only cases whose id or prompt matches')
+    .option('--tag <tag>', 'only cases with this tag (repeatable: any of them)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--last-failed', 'only the cases that failed, were inconclusive or errored in the newest run of the transcripts folder');
+}
+
+const caseSelection = (o: Record<string, unknown>): CaseSelection => ({ grep: o.grep as string | undefined, tags: o.tag as string[] | undefined, lastFailed: o.lastFailed === true });
+
+/** With --last-failed and nothing failed last time: say so, run nothing, exit 0. */
+function nothingToRun(loaded: LoadedSuite): boolean {
+  if (loaded.nothingFailedIn === undefined) return false;
+  process.stdout.write(`--last-failed: every case passed in run ${loaded.nothingFailedIn}; nothing to run\n`);
+  process.exitCode = EXIT.pass;
+  return true;
+}
+
 function arms(v: string) {
   const list = v.split(',').map((s) => s.trim());
   const bad = list.filter((a) => !(ARMS as readonly string[]).includes(a));
@@ -59,8 +77,7 @@ function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
-  program
-    .command('run')
+  withCaseSelection(program.command('run'))
     .description('run the suite: every case × arm × trial through the real agent CLI in sealed workspaces')
     .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)')
     .option('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)')
@@ -94,6 +111,7 @@ function buildProgram(): Command {
         sim: o.sim as string | undefined,
         keepWorkspaces: o.keepWorkspaces === true,
         workdir: o.workdir as string | undefined,
+        select: caseSelection(o),
         overrides: {
           trials: o.trials,
           concurrency: o.concurrency,
@@ -118,6 +136,7 @@ function buildProgram(): Command {
         },
       };
       const loaded = loadSuite(opts);
+      if (nothingToRun(loaded)) return;
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
       const outcome = await executeRun(loaded, opts);
       const { manifest } = outcome;
@@ -160,15 +179,15 @@ function buildProgram(): Command {
       process.exitCode = input.results.exitCode;
     });
 
-  program
-    .command('plan')
+  withCaseSelection(program.command('plan'))
     .description('before spending anything: expected trials per case under SPRT and fixed N, and the cost')
     .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)')
     .option('--cases <glob>', 'case files (glob)')
     .option('--skills <dir>', 'skills folder')
     .option('--price-per-trial <usd>', 'what one trial costs, in USD', positive('--price-per-trial'))
-    .action((o: { config?: string; cases?: string; skills?: string; pricePerTrial?: number }) => {
-      const loaded = loadSuite({ config: o.config, overrides: { cases: o.cases, skillsDir: o.skills } }, { needBinary: false });
+    .action((o: { config?: string; cases?: string; skills?: string; pricePerTrial?: number } & Record<string, unknown>) => {
+      const loaded = loadSuite({ config: o.config, overrides: { cases: o.cases, skillsDir: o.skills }, select: caseSelection(o) }, { needBinary: false });
+      if (nothingToRun(loaded)) return;
       process.stdout.write(renderPlan(planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))), o.pricePerTrial));
     });
 

@@ -9,6 +9,7 @@ import { gradeOptions } from './grade.js';
 import type { FamilyMember } from '../grade/trigger.js';
 import { loadCases, type Case, type CaseSuite } from '../load/cases.js';
 import { loadConfig, type Config } from '../load/config.js';
+import { grepPattern, lastFailedCases, selectCases } from '../load/select.js';
 import { InputError } from '../load/input-error.js';
 import { familyHash, loadSkills, type Skill } from '../load/skills.js';
 import { createProgress } from '../runner/progress.js';
@@ -32,6 +33,14 @@ export interface RunOptions {
   keepWorkspaces?: boolean;
   workdir?: string;
   overrides: Partial<Record<keyof Config, unknown>>;
+  select?: CaseSelection;
+}
+
+/** Which cases to run: `--grep`, `--tag`, `--last-failed` (combined with AND). */
+export interface CaseSelection {
+  grep?: string;
+  tags?: string[];
+  lastFailed?: boolean;
 }
 
 export interface LoadedSuite {
@@ -42,18 +51,40 @@ export interface LoadedSuite {
   profile?: Profile;
   adapter: AgentAdapter;
   binary: string;
+  /** With `--last-failed`: the run it read, when nothing in it failed (then there is nothing to run). */
+  nothingFailedIn?: string;
+}
+
+/** Narrows the suite to the selected cases; an empty selection is an input error, unless nothing failed last time. */
+function selectSuite(suite: CaseSuite, select: CaseSelection, transcriptsDir: string): { suite: CaseSuite; nothingFailedIn?: string } {
+  const last = select.lastFailed ? lastFailedCases(transcriptsDir) : undefined;
+  if (last && last.ids.size === 0) return { suite: { ...suite, cases: [] }, nothingFailedIn: last.runId };
+  const cases = selectCases(suite.cases, { grep: select.grep === undefined ? undefined : grepPattern(select.grep), tags: select.tags, ids: last?.ids });
+  if (cases.length === 0) {
+    const filters = [
+      select.grep !== undefined && `--grep ${JSON.stringify(select.grep)}`,
+      select.tags?.length && `--tag ${select.tags.join(', ')}`,
+      last && `--last-failed (run ${last.runId}: ${[...last.ids].join(', ')})`,
+    ].filter(Boolean);
+    throw new InputError({ file: filters.join(' '), what: 'no case matches', todo: 'loosen the filters (they combine with AND)' });
+  }
+  return { suite: { ...suite, cases } };
 }
 
 /** Everything that can be wrong with the user's input is found here, before a single trial starts. */
-export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides'>, need: { needBinary: boolean } = { needBinary: true }): LoadedSuite {
+export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select'>, need: { needBinary: boolean } = { needBinary: true }): LoadedSuite {
   const { config, file } = loadConfig(opts.config, opts.overrides);
   const skills = loadSkills(config.skillsDir);
-  const suite = loadCases(config.cases, skills, config.decision);
-  const profile = opts.sim ? loadProfileForSuite(opts.sim, { skills: skills.map((s) => s.dir), caseIds: suite.cases.map((c) => c.id) }) : undefined;
+  const all = loadCases(config.cases, skills, config.decision);
+  // The profile is checked against every case, so one written for the whole suite stays valid for a selection.
+  const profile = opts.sim ? loadProfileForSuite(opts.sim, { skills: skills.map((s) => s.dir), caseIds: all.cases.map((c) => c.id) }) : undefined;
+  const { suite, nothingFailedIn } = selectSuite(all, opts.select ?? {}, config.transcriptsDir);
   if (config.decision.mode === 'sprt' && !config.arms.includes('skill')) {
     throw new InputError({ file: file ?? '--arms', what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
   }
   const adapter = adapterFor(config.agent);
+  // Nothing left to run: no binary or credentials are needed to say so.
+  if (nothingFailedIn !== undefined) return { config, configFile: file, skills, suite, profile, adapter, binary: '', nothingFailedIn };
   const binary = need.needBinary ? adapter.resolveBinary(config.agentBinary) : (config.agentBinary ?? '');
   const noCredentials = need.needBinary && !profile ? adapter.credentialProblem(process.env) : undefined;
   if (noCredentials) throw new InputError({ file: 'environment', what: noCredentials.split(' — ')[0]!, todo: noCredentials.split(' — ')[1]! });

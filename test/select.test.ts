@@ -1,0 +1,93 @@
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Case } from '../src/load/cases.js';
+import { lastFailedCases, selectCases, type CaseFilters } from '../src/load/select.js';
+import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
+
+const kase = (id: string, prompt: string, tags: string[] = []): Case => ({ id, prompt, tags, expect: { skill: 'x' }, exclusive: false, source: { file: 'c.yaml', line: 1 } });
+const CASES = [kase('jira-bug', 'file a bug', ['happy']), kase('wiki-page', 'write a page about bugs', ['trap']), kase('neg', 'what is jira', ['near-miss'])];
+
+describe('selecting cases', () => {
+  it.each<[string, CaseFilters, string[]]>([
+    ['no filter keeps everything', {}, ['jira-bug', 'wiki-page', 'neg']],
+    ['grep matches the id', { grep: /^jira/ }, ['jira-bug']],
+    ['grep matches the prompt too', { grep: /bug/ }, ['jira-bug', 'wiki-page']],
+    ['a tag', { tags: ['trap'] }, ['wiki-page']],
+    ['several tags: any of them', { tags: ['trap', 'near-miss'] }, ['wiki-page', 'neg']],
+    ['filters combine with AND', { grep: /bug/, tags: ['happy'] }, ['jira-bug']],
+    ['ids from an earlier run', { ids: new Set(['neg', 'gone']) }, ['neg']],
+    ['nothing matches', { grep: /zzz/ }, []],
+  ])('%s', (_, filters, ids) => {
+    expect(selectCases(CASES, filters).map((c) => c.id)).toEqual(ids);
+  });
+});
+
+describe('--last-failed reads the newest run with results', () => {
+  const root = makeProject({});
+  afterAll(() => cleanup(root));
+  const run = (id: string, verdicts: [string, string][] | string) => {
+    mkdirSync(join(root, 'runs', id), { recursive: true });
+    writeFileSync(join(root, 'runs', id, 'results.json'), typeof verdicts === 'string' ? verdicts : JSON.stringify({ verdicts: verdicts.map(([caseId, verdict]) => ({ caseId, verdict })) }));
+  };
+
+  it('no run yet is an input error', () => {
+    expect(() => lastFailedCases(join(root, 'runs'))).toThrow(/no earlier run with results/);
+  });
+
+  it('takes FAIL, INCONCLUSIVE and ERROR from the newest run only', () => {
+    run('20261130-100000-aaaaaa', [['a', 'FAIL'], ['b', 'FAIL']]);
+    run('20261130-110000-bbbbbb', [['a', 'PASS'], ['b', 'INCONCLUSIVE'], ['c', 'ERROR'], ['d', 'FAIL']]);
+    mkdirSync(join(root, 'runs', '20261130-120000-cccccc')); // started, never graded: skipped
+    expect(lastFailedCases(join(root, 'runs'))).toEqual({ runId: '20261130-110000-bbbbbb', ids: new Set(['b', 'c', 'd']) });
+  });
+
+  it('unreadable results are an input error that says how to fix them', () => {
+    run('20261130-130000-dddddd', '{ truncated');
+    expect(() => lastFailedCases(join(root, 'runs'))).toThrow(/cannot read the verdicts.*skillprobe grade/s);
+  });
+});
+
+describe('selection flags on the CLI (plan spawns nothing)', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+  const project = () => {
+    const dir = makeProject(baseProject());
+    dirs.push(dir);
+    return dir;
+  };
+  const casesIn = (stdout: string) => ['pos-alpha', 'neg-weather'].filter((id) => new RegExp(`^${id}\\s`, 'm').test(stdout));
+
+  it('--grep and --tag narrow the suite', async () => {
+    const dir = project();
+    expect(casesIn((await runCli(['plan', '--grep', 'weather'], { cwd: dir })).stdout)).toEqual(['neg-weather']);
+    expect(casesIn((await runCli(['plan', '--tag', 'happy'], { cwd: dir })).stdout)).toEqual(['pos-alpha']);
+    expect(casesIn((await runCli(['plan', '--tag', 'happy', '--tag', 'nope'], { cwd: dir })).stdout)).toEqual(['pos-alpha']);
+  });
+
+  it.each([
+    [['--grep', '(unclosed'], /--grep: invalid regular expression/],
+    [['--grep', 'zzz', '--tag', 'happy'], /--grep "zzz" --tag happy: no case matches — loosen the filters/],
+    [['--last-failed'], /--last-failed: no earlier run with results here/],
+  ])('%j is an input error, exit 2', async (args, says) => {
+    const r = await runCli(['plan', ...args], { cwd: project() });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(says);
+  });
+
+  it('--last-failed runs what did not pass last time, and says so when everything passed', async () => {
+    const dir = project();
+    const write = (id: string, verdict: string) => {
+      mkdirSync(join(dir, 'transcripts', id), { recursive: true });
+      writeFileSync(join(dir, 'transcripts', id, 'results.json'), JSON.stringify({ verdicts: [{ caseId: 'pos-alpha', verdict: 'PASS' }, { caseId: 'neg-weather', verdict }] }));
+    };
+    write('20261130-100000-aaaaaa', 'INCONCLUSIVE');
+    expect(casesIn((await runCli(['plan', '--last-failed'], { cwd: dir })).stdout)).toEqual(['neg-weather']);
+    write('20261130-110000-bbbbbb', 'PASS');
+    // No simulator and no credentials: nothing is left to run, so neither is needed to say so.
+    const r = await runCli(['run', '--last-failed'], { cwd: dir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(/every case passed in run 20261130-110000-bbbbbb; nothing to run/);
+    expect(readdirSync(join(dir, 'transcripts'))).toEqual(['20261130-100000-aaaaaa', '20261130-110000-bbbbbb']);
+  });
+});
