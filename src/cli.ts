@@ -2,6 +2,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { join } from 'node:path';
 import { gradeRun, loadResults, writeResults } from './commands/grade.js';
+import { initProject } from './commands/init.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
 import { planSuite, renderPlan } from './commands/plan.js';
 import { describeRunDir, executeRun, gradableCase, HARNESS_VERSION, loadSuite, type CaseSelection, type LoadedSuite, type RunOptions } from './commands/run.js';
@@ -190,6 +191,12 @@ function buildProgram(): Command {
       if (nothingToRun(loaded)) return;
       process.stdout.write(renderPlan(planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))), o.pricePerTrial));
     });
+
+  program
+    .command('init')
+    .description('scaffold a config, a starter suite and a simulator profile for the skills in .claude/skills or skills (never overwrites)')
+    .option('--dir <dir>', 'the project folder (default: the current folder)')
+    .action((o: { dir?: string }) => initProject(o.dir ?? process.cwd(), { out: process.stdout }));
 
   program
     .command('lint')

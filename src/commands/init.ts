@@ -1,0 +1,66 @@
+import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scaffold, type ScaffoldPaths } from '../init/scaffold.js';
+import { DEFAULT_CONFIG_FILE } from '../load/config.js';
+import { InputError } from '../load/input-error.js';
+import { loadSkills } from '../load/skills.js';
+import { schemaFileName } from '../schema/json-schemas.js';
+
+/** Where authors keep skills, in the order `init` looks. */
+const SKILL_FOLDERS = ['.claude/skills', 'skills'];
+const CASES_FILE = 'cases/skillprobe.yaml';
+const PROFILE_FILE = 'sim/skillprobe.profile.yaml';
+
+/** The schemas folder of the skillprobe that is running (in a project: node_modules/skillprobe/schemas). */
+const SCHEMAS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas');
+
+export interface InitEnv {
+  out: { write(text: string): unknown };
+}
+
+function skillsFolderIn(dir: string): string {
+  const found = SKILL_FOLDERS.find((f) => existsSync(join(dir, f)));
+  if (!found) {
+    throw new InputError({ file: dir, what: `no skills here (looked for ${SKILL_FOLDERS.map((f) => `${f}/*/SKILL.md`).join(' and ')})`, todo: 'run init in the folder that holds your skills, or pass --dir' });
+  }
+  return found;
+}
+
+/** Writes a config, a starter suite and a simulator profile for the skills in `dir`; never overwrites a file. */
+export function initProject(dir: string, env: InitEnv): void {
+  const root = realpathSync(dir);
+  const skillsDir = skillsFolderIn(root);
+  const skills = loadSkills(join(root, skillsDir));
+  const schemaFrom = (file: string, name: string) => relative(dirname(join(root, file)), join(realpathSync(SCHEMAS), schemaFileName(name)));
+  const paths: ScaffoldPaths = {
+    skillsDir,
+    casesFile: CASES_FILE,
+    profileFile: PROFILE_FILE,
+    schema: { config: schemaFrom(DEFAULT_CONFIG_FILE, 'config'), cases: schemaFrom(CASES_FILE, 'cases'), profile: schemaFrom(PROFILE_FILE, 'profile') },
+  };
+  const texts = scaffold(skills, paths);
+  const files: [string, string][] = [
+    [DEFAULT_CONFIG_FILE, texts.config],
+    [CASES_FILE, texts.cases],
+    [PROFILE_FILE, texts.profile],
+  ];
+  const lines = [`found ${skills.length} skill${skills.length === 1 ? '' : 's'} in ${skillsDir}: ${skills.map((s) => s.dir).join(', ')}`];
+  for (const [file, text] of files) {
+    const path = join(root, file);
+    if (existsSync(path)) {
+      lines.push(`kept existing ${file} (init never overwrites a file)`);
+      continue;
+    }
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text, { flag: 'wx' });
+    lines.push(`wrote ${file}`);
+  }
+  lines.push(
+    '',
+    `next: replace the TODO prompts in ${CASES_FILE}, then`,
+    '  skillprobe lint',
+    `  skillprobe run --sim ${PROFILE_FILE}   # the suite's wiring, against the model SIMULATOR`,
+  );
+  env.out.write(lines.join('\n') + '\n');
+}

@@ -1,0 +1,138 @@
+import { stringify } from 'yaml';
+import { configSchema } from '../load/config.js';
+import { NO_SKILL } from '../load/cases.js';
+
+/** A family member as the scaffold needs it. */
+export interface ScaffoldSkill {
+  dir: string;
+  description: string;
+}
+
+/** Where the scaffold's files go (relative to the project) and where each one finds its JSON Schema. */
+export interface ScaffoldPaths {
+  skillsDir: string;
+  casesFile: string;
+  profileFile: string;
+  /** Relative path from each file's folder to its schema, for the `yaml-language-server` line. */
+  schema: { config: string; cases: string; profile: string };
+}
+
+export interface ScaffoldFiles {
+  config: string;
+  cases: string;
+  profile: string;
+}
+
+const schemaLine = (path: string) => `# yaml-language-server: $schema=${path}\n`;
+
+/** The description's first clause: enough to remind the author what the skill is for. */
+export function gist(description: string): string {
+  const first = description.split(/(?<=[.!?])\s|;\s/)[0]!.trim().replace(/[.!?]$/, '');
+  return first.length > 120 ? `${first.slice(0, 119)}…` : first;
+}
+
+/** Every ordered pair of siblings: a trap each way. */
+const orderedPairs = <T>(xs: readonly T[]): [T, T][] => xs.flatMap((a) => xs.filter((b) => b !== a).map((b): [T, T] => [a, b]));
+
+interface ScaffoldCase {
+  id: string;
+  prompt: string;
+  expect: { skill: string };
+  against?: string;
+  tags: string[];
+}
+
+/** A scaffolded case and what the simulator should mostly do on it (sometimes the other thing). */
+interface Planned {
+  case: ScaffoldCase;
+  usually: Record<string, unknown>;
+  sometimes: Record<string, unknown>;
+  p: number;
+}
+
+function plannedCases(family: readonly ScaffoldSkill[]): Planned[] {
+  const perSkill = family.flatMap((s): Planned[] => [
+    {
+      case: { id: `${s.dir}-happy`, prompt: `TODO: a request a user would type that needs ${s.dir} (${gist(s.description)})`, expect: { skill: s.dir }, tags: ['happy'] },
+      usually: { skill: s.dir },
+      sometimes: { clarify: true },
+      p: 0.95,
+    },
+    {
+      case: {
+        id: `${s.dir}-near-miss`,
+        prompt: `TODO: a request close to ${s.dir}'s topic that no skill should act on (a question about it, not a task)`,
+        expect: { skill: NO_SKILL },
+        tags: ['near-miss'],
+      },
+      usually: { answer: true },
+      sometimes: { skill: s.dir },
+      p: 0.95,
+    },
+  ]);
+  const traps = orderedPairs(family).map(([a, b]): Planned => ({
+    case: { id: `trap-${a.dir}-not-${b.dir}`, prompt: `TODO: a request in ${b.dir}'s words that really needs ${a.dir}`, expect: { skill: a.dir }, against: b.dir, tags: ['trap'] },
+    usually: { skill: a.dir },
+    sometimes: { skill: b.dir },
+    p: 0.9,
+  }));
+  return [...perSkill, ...traps];
+}
+
+export const scaffoldCases = (family: readonly ScaffoldSkill[]): ScaffoldCase[] => plannedCases(family).map((c) => c.case);
+
+function configText(paths: ScaffoldPaths): string {
+  const d = configSchema.parse({}).decision;
+  return (
+    schemaLine(paths.schema.config) +
+    `# skillprobe configuration, written by \`skillprobe init\`. Flags on \`skillprobe run\` override these values.
+agent: claude-code
+model: sonnet               # passed to the agent CLI as --model
+skillsDir: ${paths.skillsDir}
+cases: ${paths.casesFile}
+transcriptsDir: transcripts # one folder per run: raw transcripts, results.json
+concurrency: 2
+# How each case is decided: Wald's sequential test stops a case as soon as the evidence decides it.
+# With these settings a skill that always passes is decided after 7 trials; see \`skillprobe plan\` for the rest.
+decision:
+  mode: ${d.mode}
+  threshold: ${d.threshold}      # p0: the pass rate a case must reach
+  delta: ${d.delta}          # p1 = p0 - delta: the rate the test must tell apart from p0
+  alpha: ${d.alpha}         # chance of failing a case whose true rate is p0
+  beta: ${d.beta}           # chance of passing a case whose true rate is p1
+  minTrials: ${d.minTrials}
+  maxTrials: ${d.maxTrials}
+# Command prefix per skill, so plan checks can read the Skill tool's args as full commands, e.g.
+# commands:
+#   my-skill: my-cli sub
+`
+  );
+}
+
+function casesText(paths: ScaffoldPaths, family: readonly ScaffoldSkill[]): string {
+  return (
+    schemaLine(paths.schema.cases) +
+    `# A starter suite written by \`skillprobe init\`: replace every TODO prompt with a request a user would type.
+# Per skill a happy case and a near-miss negative; per sibling pair a trap each way (\`against\`: the sibling the
+# prompt is built to be mistaken for). Add \`plan:\` checks where a skill's command matters (see the README).
+` +
+    stringify(scaffoldCases(family), { lineWidth: 0 })
+  );
+}
+
+/** Rules that make the simulator behave as a good but imperfect model would on exactly these cases. */
+function profileText(paths: ScaffoldPaths, family: readonly ScaffoldSkill[]): string {
+  const rules = plannedCases(family).map((c) => ({ case: c.case.id, do: [{ p: c.p, ...c.usually }, { p: Number((1 - c.p).toFixed(2)), ...c.sometimes }] }));
+  return (
+    schemaLine(paths.schema.profile) +
+    `# SIMULATOR profile written by \`skillprobe init\`: a seeded stand-in for a model, NOT a model. Its numbers only
+# echo these rules: they test skillprobe and the suite's wiring, never a skill. Run the real model for that.
+` +
+    stringify({ name: 'starter', seed: 1, rules, default: [{ p: 1, answer: true }] }, { lineWidth: 0 })
+  );
+}
+
+/** The texts of the three files `init` writes. Pure. */
+export function scaffold(family: readonly ScaffoldSkill[], paths: ScaffoldPaths): ScaffoldFiles {
+  return { config: configText(paths), cases: casesText(paths, family), profile: profileText(paths, family) };
+}

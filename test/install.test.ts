@@ -1,0 +1,89 @@
+import { execa } from 'execa';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanup, ROOT, skillMd, testEnv, writeFiles } from './helpers.js';
+
+/**
+ * skillprobe as a user gets it: `npm pack`, installed into an empty project by npm itself, then `npx skillprobe
+ * init` and a short simulated run there. npm runs offline from the local cache that `npm ci` filled, against a
+ * lockfile made from this repo's (the exact tree the tests ran), so nothing leaves the machine.
+ */
+const run = (cmd: string, args: string[], cwd: string, env: Record<string, string>) =>
+  execa(cmd, args, { cwd, env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 180_000, all: true });
+
+/** A lockfile for a project that depends only on the packed tarball, with this repo's production tree. */
+function projectLock(tarball: string, registry: string): object {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, Record<string, unknown>> };
+  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; bin: unknown };
+  const packages: Record<string, unknown> = {
+    '': { name: 'author-project', version: '1.0.0', devDependencies: { skillprobe: `file:${tarball}` } },
+    'node_modules/skillprobe': { version: own.version, resolved: `file:${tarball}`, dev: true, dependencies: own.dependencies, bin: own.bin },
+  };
+  for (const [path, entry] of Object.entries(lock.packages)) {
+    if (!path.startsWith('node_modules/') || entry.dev === true) continue;
+    // This repo's lockfile records no download addresses; npm needs one per package even when it reads the cache.
+    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    packages[path] = { ...entry, dev: true, resolved: entry.resolved ?? `${registry}${name}/-/${name.split('/').pop()}-${String(entry.version)}.tgz` };
+  }
+  return { name: 'author-project', version: '1.0.0', lockfileVersion: 3, requires: true, packages };
+}
+
+describe('installed from a packed tarball into an empty project', () => {
+  const work = realpathSync(mkdtempSync(join(tmpdir(), 'sp-install-')));
+  const project = join(work, 'author-project');
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const callerEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };
+    const cache = (await execa('npm', ['config', 'get', 'cache'], { env: callerEnv, extendEnv: false })).stdout.trim();
+    const registry = (await execa('npm', ['config', 'get', 'registry'], { env: callerEnv, extendEnv: false })).stdout.trim().replace(/\/?$/, '/');
+    // dist/ is built by `npm test`; packing must not rebuild it under the test's feet.
+    const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT, callerEnv);
+    expect(packed.exitCode).toBe(0);
+    const tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
+    env = testEnv({ npm_config_cache: cache, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' });
+    writeFiles(project, {
+      'package.json': JSON.stringify({ name: 'author-project', version: '1.0.0', private: true, devDependencies: { skillprobe: `file:${tarball}` } }, null, 2),
+      '.claude/skills/notes-search/SKILL.md': skillMd('notes-search', 'Search the team notes for a phrase and list matching pages.'),
+      '.claude/skills/notes-write/SKILL.md': skillMd('notes-write', 'Write a new page into the team notes with a title and body.'),
+    });
+    writeFileSync(join(project, 'package-lock.json'), JSON.stringify(projectLock(tarball, registry), null, 2));
+    const installed = await run('npm', ['ci'], project, env);
+    expect(installed.all).not.toMatch(/ENOTCACHED/);
+    expect(installed.exitCode).toBe(0);
+  }, 240_000);
+
+  afterAll(() => cleanup(work));
+
+  it('ships the built CLI, the JSON Schemas and the README, and no tests or sources', () => {
+    const pkg = join(project, 'node_modules', 'skillprobe');
+    const files = readdirSync(pkg);
+    expect(files).toEqual(expect.arrayContaining(['dist', 'schemas', 'README.md', 'package.json']));
+    expect(files).not.toContain('test');
+    expect(files).not.toContain('src');
+    expect(readdirSync(join(pkg, 'schemas')).sort()).toEqual(['cases.schema.json', 'config.schema.json', 'profile.schema.json']);
+  });
+
+  it('`npx skillprobe init` scaffolds the suite, then a short simulated run works with the installed Claude Code CLI', async () => {
+    const init = await run('npx', ['--no', 'skillprobe', 'init'], project, env);
+    expect(init.exitCode).toBe(0);
+    const written = readdirSync(project);
+    expect(written).toContain('skillprobe.config.yaml');
+    const profile = readdirSync(join(project, 'sim')).find((f) => f.endsWith('.yaml'))!;
+    expect(readFileSync(join(project, 'skillprobe.config.yaml'), 'utf8')).toMatch(/^# yaml-language-server: \$schema=node_modules\/skillprobe\/schemas\/config\.schema\.json/);
+
+    const r = await run('npx', ['--no', 'skillprobe', 'run', '--sim', join('sim', profile), '--max-trials', '6', '--no-gate', '--transcripts', 'runs'], project, env);
+    expect(r.exitCode).toBe(0);
+    expect(r.all).toMatch(/gate off \(--no-gate\)/);
+    const runDir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
+    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { agent: { binary: string; cliVersion?: string }; status: string };
+    expect(manifest.status).toBe('completed');
+    expect(manifest.agent.binary.startsWith(join(project, 'node_modules'))).toBe(true); // the project's own install, not this repo's
+    expect(manifest.agent.cliVersion).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies['@anthropic-ai/claude-code']);
+    const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as { outcomes: { status: string }[] };
+    expect(results.outcomes.length).toBeGreaterThan(0);
+    expect(results.outcomes.every((o) => o.status === 'ok')).toBe(true);
+  }, 300_000);
+});
