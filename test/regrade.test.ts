@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Results } from '../src/commands/grade.js';
 import type { RunManifest } from '../src/commands/run.js';
-import { configSchema } from '../src/load/config.js';
 import { RunStore } from '../src/store/run-store.js';
 import type { TrialMeta } from '../src/transcript/types.js';
 import { ClaudeStream } from './claude-stream.js';
+import { handMadeManifest } from './run-fixtures.js';
 import { cleanup, runCli } from './helpers.js';
 
 const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
@@ -16,32 +16,14 @@ const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: fals
 /** A run folder written by hand: what a finished run leaves, without running anything. */
 async function fakeRun(root: string): Promise<string> {
   const store = await RunStore.create(root, 'r1');
-  const manifest: RunManifest = {
-    runId: 'r1',
-    harness: { name: 'skillprobe', version: '0.1.0' },
-    status: 'completed',
-    startedAt: '2026-11-30T00:00:00.000Z',
-    agent: { id: 'claude-code', binary: 'claude', cliVersion: '2.1.197' },
-    model: 'm',
-    config: configSchema.parse({ arms: ['skill'] }),
-    skills: [],
-    skillsHash: 'x',
-    cases: {
-      files: [],
-      hash: 'y',
-      defs: [
-        { id: 'pos', expect: 'atl-jira', exclusive: false, tags: ['happy'], decision: DECISION },
-        { id: 'neg', expect: 'none', exclusive: false, tags: [], decision: DECISION },
-      ],
-    },
-    family: [
-      { dir: 'atl', name: 'atl' },
-      { dir: 'atl-jira', name: 'atl-jira' },
-      { dir: 'atl-confluence', name: 'atl-confluence' },
+  const manifest = handMadeManifest(
+    [
+      { id: 'pos', expect: 'atl-jira', exclusive: false, tags: ['happy'], decision: DECISION },
+      { id: 'neg', expect: 'none', exclusive: false, tags: [], decision: DECISION },
     ],
-    simulator: null,
-    trials: { planned: 6, finished: 6, notStarted: 0 },
-  };
+    6,
+    { model: 'm' },
+  );
   await store.writeJson('run.json', manifest);
   const s = () => new ClaudeStream();
   const trials: [string, number, ClaudeStream][] = [

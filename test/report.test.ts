@@ -7,18 +7,18 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { buildResults, type Results } from '../src/commands/grade.js';
 import type { RunManifest } from '../src/commands/run.js';
 import { gradeTrial, type GradableCase, type GradeOptions, type TrialOutcome } from '../src/grade/outcome.js';
-import { configSchema } from '../src/load/config.js';
 import { jsonReporter } from '../src/report/json.js';
 import { terminalReporter } from '../src/report/terminal.js';
 import { failureBreakdown } from '../src/stats/summary.js';
 import type { TrialMeta } from '../src/transcript/types.js';
 import { ClaudeStream } from './claude-stream.js';
+import { ATL_FAMILY, handMadeManifest } from './run-fixtures.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/report');
 const NOW = new Date('2026-12-01T00:00:00.000Z');
 const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
 const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
-const FAMILY = ['atl', 'atl-jira', 'atl-confluence'].map((dir) => ({ dir, name: dir }));
+const FAMILY = ATL_FAMILY;
 
 const render = (manifest: RunManifest, results: Results) => terminalReporter(true).render({ manifest, results });
 const plain = (text: string) => stripVTControlCharacters(text);
@@ -34,23 +34,7 @@ function demo(): { manifest: RunManifest; results: Results; report: string } {
 /** A hand-made run: its manifest, and outcomes graded from hand-built transcripts. */
 function run(defs: GradableCase[], trials: [string, ClaudeStream, Partial<TrialMeta>?][], over: Partial<RunManifest> = {}) {
   const family = over.family ?? FAMILY;
-  const manifest: RunManifest = {
-    runId: 'r1',
-    harness: { name: 'skillprobe', version: '0.1.0' },
-    status: 'completed',
-    startedAt: '2026-11-30T00:00:00.000Z',
-    agent: { id: 'claude-code', binary: 'claude', cliVersion: '2.1.197' },
-    model: 'claude-sonnet-4-5',
-    reportedModel: 'claude-test',
-    config: configSchema.parse({ arms: ['skill'] }),
-    skills: [],
-    skillsHash: 'x',
-    cases: { files: [], hash: 'y', defs },
-    family,
-    simulator: null,
-    trials: { planned: trials.length, finished: trials.length, notStarted: 0 },
-    ...over,
-  };
+  const manifest = handMadeManifest(defs, trials.length, { reportedModel: 'claude-test', ...over, family });
   const opts: GradeOptions = { family, skillsFolder: claudeCode.skillsFolder, deniedTools: claudeCode.deniedTools, readCountsAsFiring: true, budgetStopsFail: true };
   const seen = new Map<string, number>();
   const outcomes = trials.map(([caseId, stream, meta]) => {
