@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { explainOutcome } from '../src/grade/explain.js';
@@ -95,5 +96,42 @@ describe('progress output', () => {
   it('fits long text to a width', () => {
     expect(fit('abcdef', 4)).toBe('abc…');
     expect(fit('abc', 4)).toBe('abc');
+  });
+});
+
+describe('progress bar on a terminal', () => {
+  function tty(columns: number | undefined) {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    Object.assign(out, { isTTY: true, columns });
+    // Each redraw starts by moving the cursor to column 1: split there, then drop the escape codes.
+    const lines = () => text.split(/\u001b\[\d*G|\r|\n/).map((l) => stripVTControlCharacters(l)).filter((l) => l.includes('trials ·'));
+    return { stream: out as unknown as NodeJS.WriteStream, lines };
+  }
+  const state = { done: 7, expectedTotal: 96, decided: 2, cases: 11, failures: 3 };
+  const longVerdict = 'fail: plan: verb create-issue: used create, and a long tail of detail that will not fit';
+
+  it.each([120, 100, 80])('fills a %i-column terminal with the bar and the last trial, never more', (columns) => {
+    const t = tty(columns);
+    const p = createProgress(t.stream);
+    p.start({ ...state, done: 0 });
+    p.trialDone({ caseId: 'trap-comment-on-ticket-about-page', arm: 'skill', n: 7 }, longVerdict, 900, state);
+    p.stop();
+    const last = t.lines().at(-1)!;
+    expect(last).toMatch(/7\/~96 trials · 2\/11 decided · ETA \S+ · 3 failed · trap-/);
+    expect(last.length).toBeLessThanOrEqual(columns);
+    expect(last.length).toBeGreaterThan(columns - 12); // the last trial's text takes the room there is
+  });
+
+  it('a terminal that does not report its width gets 100 columns, not a cut at 80', () => {
+    const t = tty(undefined);
+    const p = createProgress(t.stream);
+    p.start({ ...state, done: 0 });
+    p.trialDone({ caseId: 'trap-comment-on-ticket-about-page', arm: 'skill', n: 7 }, longVerdict, 900, state);
+    p.stop();
+    const last = t.lines().at(-1)!;
+    expect(last.length).toBeGreaterThan(80);
+    expect(last.length).toBeLessThanOrEqual(100);
   });
 });

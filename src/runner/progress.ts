@@ -58,9 +58,9 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
         hideCursor: true,
         clearOnComplete: false,
         etaBuffer: 20,
-        // The line is fitted to the terminal here; cli-progress would otherwise cut it at 80 columns when the
-        // terminal does not report its width.
-        linewrap: true,
+        // The line is fitted to the terminal here (100 columns when it does not report its width); cli-progress's own
+        // fallback would cut it at 80.
+        linewrap: false,
       },
       cliProgress.Presets.shades_classic,
     );
