@@ -1,6 +1,6 @@
 import { Ajv } from 'ajv';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -27,8 +27,12 @@ describe('JSON Schemas generated from the zod schemas', () => {
   });
 
   it('each of the repo’s YAML files names its schema for editors', () => {
-    for (const [file, name] of [['skillprobe.config.yaml', 'config'], ['cases/atl.yaml', 'cases'], ['sim/demo.profile.yaml', 'profile']] as const) {
-      expect(readFileSync(join(ROOT, file), 'utf8').split('\n')[0]).toMatch(new RegExp(`^# yaml-language-server: \\$schema=(\\.\\./)?schemas/${name}\\.schema\\.json$`));
+    const files = [['skillprobe.config.yaml', 'config'], ...globSync('cases/*.yaml', { cwd: ROOT }).map((f) => [f, 'cases']), ['sim/demo.profile.yaml', 'profile']];
+    expect(files.length).toBeGreaterThan(2);
+    for (const [file, name] of files) {
+      const path = /^# yaml-language-server: \$schema=(\S+)$/.exec(readFileSync(join(ROOT, file!), 'utf8').split('\n')[0]!)?.[1];
+      // An editor resolves the path from the file's own folder.
+      expect(path && resolve(ROOT, dirname(file!), path), file).toBe(join(ROOT, 'schemas', schemaFileName(name!)));
     }
   });
 

@@ -1,8 +1,8 @@
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Case } from '../src/load/cases.js';
-import { lastFailedCases, selectCases, type CaseFilters } from '../src/load/select.js';
+import { lastFailedCases, newestRun, selectCases, type CaseFilters } from '../src/load/select.js';
 import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
 
 const kase = (id: string, prompt: string, tags: string[] = []): Case => ({ id, prompt, tags, expect: { skill: 'x' }, exclusive: false, source: { file: 'c.yaml', line: 1 } });
@@ -23,28 +23,41 @@ describe('selecting cases', () => {
   });
 });
 
-describe('--last-failed reads the newest run with results', () => {
+describe('--last-failed reads the newest run', () => {
   const root = makeProject({});
   afterAll(() => cleanup(root));
-  const run = (id: string, verdicts: [string, string][] | string) => {
-    mkdirSync(join(root, 'runs', id), { recursive: true });
-    writeFileSync(join(root, 'runs', id, 'results.json'), typeof verdicts === 'string' ? verdicts : JSON.stringify({ verdicts: verdicts.map(([caseId, verdict]) => ({ caseId, verdict })) }));
+  const runs = join(root, 'runs');
+  /** A run folder; `verdicts` is its results.json (a raw text when it is one), none when the run was never graded. */
+  const run = (id: string, verdicts?: [string, string][] | string) => {
+    mkdirSync(join(runs, id), { recursive: true });
+    writeFileSync(join(runs, id, 'run.json'), '{}');
+    if (verdicts === undefined) return;
+    writeFileSync(join(runs, id, 'results.json'), typeof verdicts === 'string' ? verdicts : JSON.stringify({ verdicts: verdicts.map(([caseId, verdict]) => ({ caseId, verdict })) }));
   };
 
   it('no run yet is an input error', () => {
-    expect(() => lastFailedCases(join(root, 'runs'))).toThrow(/no earlier run with results/);
+    expect(newestRun(runs)).toBeUndefined();
+    expect(() => lastFailedCases(runs)).toThrow(/--last-failed: no earlier run here — run the suite once first/);
   });
 
-  it('takes FAIL, INCONCLUSIVE and ERROR from the newest run only', () => {
+  it('takes FAIL, INCONCLUSIVE and ERROR from the newest run only; folders without run.json are not runs', () => {
     run('20261130-100000-aaaaaa', [['a', 'FAIL'], ['b', 'FAIL']]);
     run('20261130-110000-bbbbbb', [['a', 'PASS'], ['b', 'INCONCLUSIVE'], ['c', 'ERROR'], ['d', 'FAIL']]);
-    mkdirSync(join(root, 'runs', '20261130-120000-cccccc')); // started, never graded: skipped
-    expect(lastFailedCases(join(root, 'runs'))).toEqual({ runId: '20261130-110000-bbbbbb', ids: new Set(['b', 'c', 'd']) });
+    mkdirSync(join(runs, 'zz-notes'));
+    expect(newestRun(runs)).toBe('20261130-110000-bbbbbb');
+    expect(lastFailedCases(runs)).toEqual({ runId: '20261130-110000-bbbbbb', ids: new Set(['b', 'c', 'd']) });
   });
 
-  it('unreadable results are an input error that says how to fix them', () => {
-    run('20261130-130000-dddddd', '{ truncated');
-    expect(() => lastFailedCases(join(root, 'runs'))).toThrow(/cannot read the verdicts.*skillprobe grade/s);
+  it.each([
+    ['a newest run that was never graded', undefined, /20261130-120000-cccccc: --last-failed: the newest run \S+ has no results\.json.*skillprobe grade/s],
+    ['unreadable results', '{ truncated', /results\.json: --last-failed: cannot read the verdicts.*skillprobe grade/s],
+    ['results without verdicts', '{}', /cannot read the verdicts \(no verdicts\)/],
+  ])('%s is an input error that says how to fix it', (_, results, says) => {
+    const id = '20261130-120000-cccccc';
+    run(id, results);
+    expect(newestRun(runs)).toBe(id);
+    expect(() => lastFailedCases(runs)).toThrow(says);
+    rmSync(join(runs, id), { recursive: true });
   });
 });
 
@@ -68,7 +81,7 @@ describe('selection flags on the CLI (plan spawns nothing)', () => {
   it.each([
     [['--grep', '(unclosed'], /--grep: invalid regular expression/],
     [['--grep', 'zzz', '--tag', 'happy'], /--grep "zzz" --tag happy: no case matches — loosen the filters/],
-    [['--last-failed'], /--last-failed: no earlier run with results here/],
+    [['--last-failed'], /transcripts: --last-failed: no earlier run here/],
   ])('%j is an input error, exit 2', async (args, says) => {
     const r = await runCli(['plan', ...args], { cwd: project() });
     expect(r.exitCode).toBe(2);
@@ -79,6 +92,7 @@ describe('selection flags on the CLI (plan spawns nothing)', () => {
     const dir = project();
     const write = (id: string, verdict: string) => {
       mkdirSync(join(dir, 'transcripts', id), { recursive: true });
+      writeFileSync(join(dir, 'transcripts', id, 'run.json'), '{}');
       writeFileSync(join(dir, 'transcripts', id, 'results.json'), JSON.stringify({ verdicts: [{ caseId: 'pos-alpha', verdict: 'PASS' }, { caseId: 'neg-weather', verdict }] }));
     };
     write('20261130-100000-aaaaaa', 'INCONCLUSIVE');

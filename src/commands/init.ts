@@ -1,26 +1,27 @@
-import { existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { scaffold, type ScaffoldPaths } from '../init/scaffold.js';
 import { DEFAULT_CONFIG_FILE } from '../load/config.js';
 import { InputError } from '../load/input-error.js';
 import { loadSkills } from '../load/skills.js';
-import { schemaFileName } from '../schema/json-schemas.js';
+import { schemaFileName, SCHEMAS_DIR } from '../schema/json-schemas.js';
 
 /** Where authors keep skills, in the order `init` looks. */
 const SKILL_FOLDERS = ['.claude/skills', 'skills'];
 const CASES_FILE = 'cases/skillprobe.yaml';
+/** The config names every case file, so the author can add files beside the scaffolded one. */
+const CASES_GLOB = 'cases/*.yaml';
 const PROFILE_FILE = 'sim/skillprobe.profile.yaml';
-
-/** The schemas folder of the skillprobe that is running (in a project: node_modules/skillprobe/schemas). */
-const SCHEMAS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'schemas');
 
 export interface InitEnv {
   out: { write(text: string): unknown };
 }
 
+/** A folder holding at least one `<skill>/SKILL.md`. */
+const holdsSkills = (folder: string) => existsSync(folder) && readdirSync(folder).some((d) => existsSync(join(folder, d, 'SKILL.md')));
+
 function skillsFolderIn(dir: string): string {
-  const found = SKILL_FOLDERS.find((f) => existsSync(join(dir, f)));
+  const found = SKILL_FOLDERS.find((f) => holdsSkills(join(dir, f)));
   if (!found) {
     throw new InputError({ file: dir, what: `no skills here (looked for ${SKILL_FOLDERS.map((f) => `${f}/*/SKILL.md`).join(' and ')})`, todo: 'run init in the folder that holds your skills, or pass --dir' });
   }
@@ -29,14 +30,14 @@ function skillsFolderIn(dir: string): string {
 
 /** Writes a config, a starter suite and a simulator profile for the skills in `dir`; never overwrites a file. */
 export function initProject(dir: string, env: InitEnv): void {
+  if (!existsSync(dir)) throw new InputError({ file: dir, what: 'folder not found', todo: 'pass the project folder with --dir' });
   const root = realpathSync(dir);
   const skillsDir = skillsFolderIn(root);
   const skills = loadSkills(join(root, skillsDir));
-  const schemaFrom = (file: string, name: string) => relative(dirname(join(root, file)), join(realpathSync(SCHEMAS), schemaFileName(name)));
+  const schemaFrom = (file: string, name: string) => relative(dirname(join(root, file)), join(realpathSync(SCHEMAS_DIR), schemaFileName(name)));
   const paths: ScaffoldPaths = {
     skillsDir,
-    casesFile: CASES_FILE,
-    profileFile: PROFILE_FILE,
+    cases: CASES_GLOB,
     schema: { config: schemaFrom(DEFAULT_CONFIG_FILE, 'config'), cases: schemaFrom(CASES_FILE, 'cases'), profile: schemaFrom(PROFILE_FILE, 'profile') },
   };
   const texts = scaffold(skills, paths);

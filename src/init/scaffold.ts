@@ -1,6 +1,7 @@
-import { stringify } from 'yaml';
+import { Document, isCollection, isScalar, visit } from 'yaml';
 import { configSchema } from '../load/config.js';
 import { NO_SKILL } from '../load/cases.js';
+import { sprtDecide } from '../stats/sprt.js';
 
 /** A family member as the scaffold needs it. */
 export interface ScaffoldSkill {
@@ -8,11 +9,11 @@ export interface ScaffoldSkill {
   description: string;
 }
 
-/** Where the scaffold's files go (relative to the project) and where each one finds its JSON Schema. */
+/** What the config points at (relative to the project), and where each file finds its JSON Schema. */
 export interface ScaffoldPaths {
   skillsDir: string;
-  casesFile: string;
-  profileFile: string;
+  /** The config's `cases` glob; it must match the case file written beside it. */
+  cases: string;
   /** Relative path from each file's folder to its schema, for the `yaml-language-server` line. */
   schema: { config: string; cases: string; profile: string };
 }
@@ -27,7 +28,7 @@ const schemaLine = (path: string) => `# yaml-language-server: $schema=${path}\n`
 
 /** The description's first clause: enough to remind the author what the skill is for. */
 export function gist(description: string): string {
-  const first = description.split(/(?<=[.!?])\s|;\s/)[0]!.trim().replace(/[.!?]$/, '');
+  const first = description.replace(/\s+/g, ' ').split(/(?<=[.!?])\s|;\s/)[0]!.trim().replace(/[.!?]$/, '');
   return first.length > 120 ? `${first.slice(0, 119)}…` : first;
 }
 
@@ -53,7 +54,7 @@ interface Planned {
 function plannedCases(family: readonly ScaffoldSkill[]): Planned[] {
   const perSkill = family.flatMap((s): Planned[] => [
     {
-      case: { id: `${s.dir}-happy`, prompt: `TODO: a request a user would type that needs ${s.dir} (${gist(s.description)})`, expect: { skill: s.dir }, tags: ['happy'] },
+      case: { id: `${s.dir}-happy`, prompt: `TODO: a request a user would type that needs ${s.dir} — ${gist(s.description)}`, expect: { skill: s.dir }, tags: ['happy'] },
       usually: { skill: s.dir },
       sometimes: { clarify: true },
       p: 0.95,
@@ -81,32 +82,56 @@ function plannedCases(family: readonly ScaffoldSkill[]): Planned[] {
 
 export const scaffoldCases = (family: readonly ScaffoldSkill[]): ScaffoldCase[] => plannedCases(family).map((c) => c.case);
 
+/** `key: value`, with its comment aligned with the others. */
+const setting = (key: string, value: unknown, comment?: string) => {
+  const line = `${key}: ${String(value)}`;
+  return comment ? `${line.padEnd(28)}# ${comment}` : line;
+};
+
 function configText(paths: ScaffoldPaths): string {
-  const d = configSchema.parse({}).decision;
-  return (
-    schemaLine(paths.schema.config) +
-    `# skillprobe configuration, written by \`skillprobe init\`. Flags on \`skillprobe run\` override these values.
-agent: claude-code
-model: sonnet               # passed to the agent CLI as --model
-skillsDir: ${paths.skillsDir}
-cases: ${paths.casesFile}
-transcriptsDir: transcripts # one folder per run: raw transcripts, results.json
-concurrency: 2
-# How each case is decided: Wald's sequential test stops a case as soon as the evidence decides it.
-# With these settings a skill that always passes is decided after 7 trials; see \`skillprobe plan\` for the rest.
-decision:
-  mode: ${d.mode}
-  threshold: ${d.threshold}      # p0: the pass rate a case must reach
-  delta: ${d.delta}          # p1 = p0 - delta: the rate the test must tell apart from p0
-  alpha: ${d.alpha}         # chance of failing a case whose true rate is p0
-  beta: ${d.beta}           # chance of passing a case whose true rate is p1
-  minTrials: ${d.minTrials}
-  maxTrials: ${d.maxTrials}
-# Command prefix per skill, so plan checks can read the Skill tool's args as full commands, e.g.
-# commands:
-#   my-skill: my-cli sub
-`
-  );
+  const c = configSchema.parse({});
+  const d = c.decision;
+  const alwaysPassingDecidedAfter = sprtDecide(Array<boolean>(d.maxTrials).fill(true), d).trials;
+  return [
+    schemaLine(paths.schema.config) + '# skillprobe configuration, written by `skillprobe init`. Flags on `skillprobe run` override these values.',
+    setting('agent', c.agent),
+    setting('model', c.model, 'passed to the agent CLI as --model'),
+    setting('skillsDir', paths.skillsDir),
+    setting('cases', paths.cases, 'every case file (a glob, or a list of globs)'),
+    setting('transcriptsDir', c.transcriptsDir, 'one folder per run: raw transcripts, results.json'),
+    setting('concurrency', c.concurrency, 'trials running at once'),
+    "# How each case is decided: Wald's sequential test stops a case as soon as the evidence decides it.",
+    `# With these settings a skill that always passes is decided after ${alwaysPassingDecidedAfter} trials; \`skillprobe plan\` shows the rest.`,
+    'decision:',
+    setting('  mode', d.mode, 'sprt: sequential; fixed: `trials` per case'),
+    setting('  threshold', d.threshold, 'p0: the pass rate a case must reach'),
+    setting('  delta', d.delta, 'p1 = p0 - delta: the rate the test must tell apart from p0'),
+    setting('  alpha', d.alpha, 'chance of failing a case whose true rate is p0'),
+    setting('  beta', d.beta, 'chance of passing a case whose true rate is p1'),
+    setting('  minTrials', d.minTrials, 'no decision before this many trials'),
+    setting('  maxTrials', d.maxTrials, 'still undecided here: INCONCLUSIVE'),
+    "# Command prefix per skill, so plan checks can read the Skill tool's args as full commands, e.g.",
+    '# commands:',
+    '#   my-skill: my-cli sub',
+    '',
+  ].join('\n');
+}
+
+/**
+ * YAML with short collections on one line: the values under `flow` (`expect: { skill: x }`, `tags: [happy]`) and
+ * the items of the lists under `flowItems` (`- { p: 0.95, skill: x }`).
+ */
+function yamlText(value: unknown, keys: { flow: readonly string[]; flowItems: readonly string[] }): string {
+  const doc = new Document(value);
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isScalar(pair.key) || !isCollection(pair.value)) return;
+      const key = String(pair.key.value);
+      if (keys.flow.includes(key)) pair.value.flow = true;
+      if (keys.flowItems.includes(key)) for (const item of pair.value.items) if (isCollection(item)) item.flow = true;
+    },
+  });
+  return doc.toString({ lineWidth: 0 });
 }
 
 function casesText(paths: ScaffoldPaths, family: readonly ScaffoldSkill[]): string {
@@ -116,7 +141,7 @@ function casesText(paths: ScaffoldPaths, family: readonly ScaffoldSkill[]): stri
 # Per skill a happy case and a near-miss negative; per sibling pair a trap each way (\`against\`: the sibling the
 # prompt is built to be mistaken for). Add \`plan:\` checks where a skill's command matters (see the README).
 ` +
-    stringify(scaffoldCases(family), { lineWidth: 0 })
+    yamlText(scaffoldCases(family), { flow: ['expect', 'tags'], flowItems: [] })
   );
 }
 
@@ -127,8 +152,10 @@ function profileText(paths: ScaffoldPaths, family: readonly ScaffoldSkill[]): st
     schemaLine(paths.schema.profile) +
     `# SIMULATOR profile written by \`skillprobe init\`: a seeded stand-in for a model, NOT a model. Its numbers only
 # echo these rules: they test skillprobe and the suite's wiring, never a skill. Run the real model for that.
+# Each rule plays one scaffolded case: happy cases mostly fire their skill, near-misses mostly get a plain answer,
+# traps mostly fire the expected skill and sometimes the sibling.
 ` +
-    stringify({ name: 'starter', seed: 1, rules, default: [{ p: 1, answer: true }] }, { lineWidth: 0 })
+    yamlText({ name: 'starter', seed: 1, rules, default: [{ p: 1, answer: true }] }, { flow: [], flowItems: ['do', 'default'] })
   );
 }
 

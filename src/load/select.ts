@@ -34,28 +34,39 @@ export function grepPattern(source: string): RegExp {
 /** Verdicts that ask for another look: the case did not pass. */
 const NOT_PASSED = new Set(['FAIL', 'INCONCLUSIVE', 'ERROR']);
 
-/**
- * The cases that did not pass in the newest run of `transcriptsDir` that has results (run ids sort by start time),
- * and that run's id. Input errors when there is no such run.
- */
+/** The part of a stored results.json read here (loading comes first in the data path: it imports no later stage). */
+interface StoredVerdicts {
+  verdicts?: { caseId: string; verdict: string }[];
+}
+
+/** The newest run folder (one holding run.json) in `transcriptsDir`, if any: run ids sort by start time. */
+export function newestRun(transcriptsDir: string): string | undefined {
+  if (!existsSync(transcriptsDir)) return undefined;
+  return readdirSync(transcriptsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(transcriptsDir, d.name, 'run.json')))
+    .map((d) => d.name)
+    .sort()
+    .at(-1);
+}
+
+/** The cases that did not pass in the newest run of `transcriptsDir`, and that run's id. Input errors when it has no results. */
 export function lastFailedCases(transcriptsDir: string): { runId: string; ids: Set<string> } {
-  const runs = existsSync(transcriptsDir)
-    ? readdirSync(transcriptsDir, { withFileTypes: true })
-        .filter((d) => d.isDirectory() && existsSync(join(transcriptsDir, d.name, 'results.json')))
-        .map((d) => d.name)
-        .sort()
-    : [];
-  const newest = runs.at(-1);
-  if (!newest) {
-    throw new InputError({ file: transcriptsDir, what: '--last-failed: no earlier run with results here', todo: 'run the suite once first, or drop --last-failed' });
+  const runId = newestRun(transcriptsDir);
+  if (!runId) {
+    throw new InputError({ file: transcriptsDir, what: '--last-failed: no earlier run here', todo: 'run the suite once first, or drop --last-failed' });
   }
-  const file = join(transcriptsDir, newest, 'results.json');
-  let verdicts: { caseId: string; verdict: string }[];
+  const runDir = join(transcriptsDir, runId);
+  const file = join(runDir, 'results.json');
+  const regrade = `grade it with \`skillprobe grade ${runDir}\`, or drop --last-failed`;
+  if (!existsSync(file)) {
+    throw new InputError({ file: runDir, what: `--last-failed: the newest run ${runId} has no results.json (it never finished grading)`, todo: regrade });
+  }
+  let verdicts: NonNullable<StoredVerdicts['verdicts']>;
   try {
-    verdicts = (JSON.parse(readFileSync(file, 'utf8')) as { verdicts: { caseId: string; verdict: string }[] }).verdicts;
+    verdicts = (JSON.parse(readFileSync(file, 'utf8')) as StoredVerdicts).verdicts!;
     if (!Array.isArray(verdicts)) throw new Error('no verdicts');
   } catch (e) {
-    throw new InputError({ file, what: `--last-failed: cannot read the verdicts (${(e as Error).message})`, todo: `regrade it with \`skillprobe grade ${join(transcriptsDir, newest)}\`, or drop --last-failed` });
+    throw new InputError({ file, what: `--last-failed: cannot read the verdicts (${(e as Error).message})`, todo: regrade });
   }
-  return { runId: newest, ids: new Set(verdicts.filter((v) => NOT_PASSED.has(v.verdict)).map((v) => v.caseId)) };
+  return { runId, ids: new Set(verdicts.filter((v) => NOT_PASSED.has(v.verdict)).map((v) => v.caseId)) };
 }
