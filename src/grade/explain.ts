@@ -16,7 +16,9 @@ function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>)
 
 /** One line per trial: pass, fail and why, or not scored and why. Pure. */
 export function explainOutcome(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>): string {
-  if (o.passed === true) return o.readOnly ? 'pass (read-only)' : 'pass';
-  if (o.passed === false) return `fail: ${failure(o, c)}`;
+  // The ablation arm is expected to fail its plan checks: say which arm, so it never reads like a regression.
+  const arm = o.arm === 'ablation' ? ' without the skill' : '';
+  if (o.passed === true) return o.readOnly ? 'pass (read-only)' : `pass${arm}`;
+  if (o.passed === false) return `fail${arm}: ${failure(o, c)}`;
   return `not scored: ${o.excludedBecause ?? o.status}${o.statusDetail ? ` (${o.statusDetail})` : ''}`;
 }
