@@ -9,7 +9,7 @@ import { gradeOptions } from './grade.js';
 import type { FamilyMember } from '../grade/trigger.js';
 import { loadCases, type Case, type CaseSuite } from '../load/cases.js';
 import { loadConfig, type Config } from '../load/config.js';
-import { grepPattern, lastFailedCases, selectCases } from '../load/select.js';
+import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError } from '../load/input-error.js';
 import { familyHash, loadSkills, type Skill } from '../load/skills.js';
 import { createProgress } from '../runner/progress.js';
@@ -35,14 +35,6 @@ export interface RunOptions {
   overrides: Partial<Record<keyof Config, unknown>>;
   select?: CaseSelection;
 }
-
-/** Which cases to run: `--grep`, `--tag`, `--last-failed` (combined with AND). */
-export interface CaseSelection {
-  grep?: string;
-  tags?: string[];
-  lastFailed?: boolean;
-}
-
 export interface LoadedSuite {
   config: Config;
   configFile?: string;
@@ -53,22 +45,6 @@ export interface LoadedSuite {
   binary: string;
   /** With `--last-failed`: the run it read, when nothing in it failed (then there is nothing to run). */
   nothingFailedIn?: string;
-}
-
-/** Narrows the suite to the selected cases; an empty selection is an input error, unless nothing failed last time. */
-function selectSuite(suite: CaseSuite, select: CaseSelection, transcriptsDir: string): { suite: CaseSuite; nothingFailedIn?: string } {
-  const last = select.lastFailed ? lastFailedCases(transcriptsDir) : undefined;
-  if (last && last.ids.size === 0) return { suite: { ...suite, cases: [] }, nothingFailedIn: last.runId };
-  const cases = selectCases(suite.cases, { grep: select.grep === undefined ? undefined : grepPattern(select.grep), tags: select.tags, ids: last?.ids });
-  if (cases.length === 0) {
-    const filters = [
-      select.grep !== undefined && `--grep ${JSON.stringify(select.grep)}`,
-      select.tags?.length && `--tag ${select.tags.join(', ')}`,
-      last && `--last-failed (run ${last.runId}: ${[...last.ids].join(', ')})`,
-    ].filter(Boolean);
-    throw new InputError({ file: filters.join(' '), what: 'no case matches', todo: 'loosen the filters (they combine with AND)' });
-  }
-  return { suite: { ...suite, cases } };
 }
 
 /** Everything that can be wrong with the user's input is found here, before a single trial starts. */

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Case } from './cases.js';
+import type { Case, CaseSuite } from './cases.js';
 import { InputError } from './input-error.js';
 
 export interface CaseFilters {
@@ -69,4 +69,27 @@ export function lastFailedCases(transcriptsDir: string): { runId: string; ids: S
     throw new InputError({ file, what: `--last-failed: cannot read the verdicts (${(e as Error).message})`, todo: regrade });
   }
   return { runId, ids: new Set(verdicts.filter((v) => NOT_PASSED.has(v.verdict)).map((v) => v.caseId)) };
+}
+
+/** Which cases to run: `--grep`, `--tag`, `--last-failed` (combined with AND). */
+export interface CaseSelection {
+  grep?: string;
+  tags?: string[];
+  lastFailed?: boolean;
+}
+
+/** Narrows the suite to the selected cases; an empty selection is an input error, unless nothing failed last time. */
+export function selectSuite(suite: CaseSuite, select: CaseSelection, transcriptsDir: string): { suite: CaseSuite; nothingFailedIn?: string } {
+  const last = select.lastFailed ? lastFailedCases(transcriptsDir) : undefined;
+  if (last && last.ids.size === 0) return { suite: { ...suite, cases: [] }, nothingFailedIn: last.runId };
+  const cases = selectCases(suite.cases, { grep: select.grep === undefined ? undefined : grepPattern(select.grep), tags: select.tags, ids: last?.ids });
+  if (cases.length === 0) {
+    const filters = [
+      select.grep !== undefined && `--grep ${JSON.stringify(select.grep)}`,
+      select.tags?.length && `--tag ${select.tags.join(', ')}`,
+      last && `--last-failed (run ${last.runId}: ${[...last.ids].join(', ')})`,
+    ].filter(Boolean);
+    throw new InputError({ file: filters.join(' '), what: 'no case matches', todo: 'loosen the filters (they combine with AND)' });
+  }
+  return { suite: { ...suite, cases } };
 }
