@@ -101,37 +101,32 @@ describe('progress output', () => {
 });
 
 describe('progress bar on a terminal', () => {
-  function tty(columns: number | undefined) {
+  const state = { done: 7, expectedTotal: 96, decided: 2, cases: 11, failures: 3 };
+  const longVerdict = 'fail: plan: verb create-issue: used create, and a long tail of detail that will not fit';
+
+  /** The bar's last line on a terminal of `columns` (undefined: one that does not say), after one trial. */
+  function lastLine(columns: number | undefined): string {
     const out = new PassThrough();
     let text = '';
     out.on('data', (d: Buffer) => (text += d.toString()));
     Object.assign(out, { isTTY: true, columns });
-    // Each redraw starts by moving the cursor to column 1: split there, then drop the escape codes.
-    const lines = () => text.split(/\u001b\[\d*G|\r|\n/).map((l) => stripVTControlCharacters(l)).filter((l) => l.includes('trials ·'));
-    return { stream: out as unknown as NodeJS.WriteStream, lines };
-  }
-  const state = { done: 7, expectedTotal: 96, decided: 2, cases: 11, failures: 3 };
-  const longVerdict = 'fail: plan: verb create-issue: used create, and a long tail of detail that will not fit';
-
-  it.each([120, 100, 80])('fills a %i-column terminal with the bar and the last trial, never more', (columns) => {
-    const t = tty(columns);
-    const p = createProgress(t.stream);
+    const p = createProgress(out as unknown as NodeJS.WriteStream);
     p.start({ ...state, done: 0 });
     p.trialDone({ caseId: 'trap-comment-on-ticket-about-page', arm: 'skill', n: 7 }, longVerdict, 900, state);
     p.stop();
-    const last = t.lines().at(-1)!;
+    // Each redraw starts by moving the cursor to column 1: split there, then drop the escape codes.
+    return text.split(/\u001b\[\d*G|\r|\n/).map((l) => stripVTControlCharacters(l)).filter((l) => l.includes('trials ·')).at(-1)!;
+  }
+
+  it.each([120, 100, 80])('fills a %i-column terminal with the bar and the last trial, never more', (columns) => {
+    const last = lastLine(columns);
     expect(last).toMatch(/7\/~96 trials · 2\/11 decided · ETA \S+ · 3 failed · trap-/);
     expect(last.length).toBeLessThanOrEqual(columns);
     expect(last.length).toBeGreaterThan(columns - 12); // the last trial's text takes the room there is
   });
 
   it('a terminal that does not report its width gets 100 columns, not a cut at 80', () => {
-    const t = tty(undefined);
-    const p = createProgress(t.stream);
-    p.start({ ...state, done: 0 });
-    p.trialDone({ caseId: 'trap-comment-on-ticket-about-page', arm: 'skill', n: 7 }, longVerdict, 900, state);
-    p.stop();
-    const last = t.lines().at(-1)!;
+    const last = lastLine(undefined);
     expect(last.length).toBeGreaterThan(80);
     expect(last.length).toBeLessThanOrEqual(100);
   });
