@@ -176,7 +176,8 @@ function buildProgram(): Command {
     .argument('<run>', 'run folder, e.g. transcripts/<run-id>')
     .option('--json', 'print the results as JSON')
     .action(async (dir: string, o: { json?: boolean }) => {
-      const input = await loadResults(dir);
+      const { regraded, ...input } = await loadResults(dir);
+      if (regraded) process.stderr.write(`no current results.json in ${dir}: graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`);
       printReport(input, o.json === true);
       process.exitCode = input.results.exitCode;
     });

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { planSuite } from '../src/commands/plan.js';
+import { planSuite, renderPlan } from '../src/commands/plan.js';
 import { configSchema } from '../src/load/config.js';
 import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
 
@@ -28,5 +28,16 @@ describe('skillprobe plan', () => {
     expect(r.stdout).toMatch(/pos-alpha\s+0\.95 vs 0\.85\s+\S+\s+\S+\s+2\s/);
     expect(r.stdout).toMatch(/neg-weather\s+0\.90 vs 0\.80\s+0\.05\/0\.2\s+5–50\s+1\s+31\.0\s+36\.0\s+\S+\s+78\s+\$17\.98\s+\$39\.00/);
     expect(r.stdout).toMatch(/total: SPRT \$[\d.]+ vs fixed N \$[\d.]+/);
+  });
+});
+
+describe('skillprobe plan beyond the fixed-N search', () => {
+  it('prices a case with no fixed N at the limit and marks the totals as lower bounds, never NaN', () => {
+    const config = configSchema.parse({});
+    const decision = { threshold: 0.99, delta: 0.002, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 };
+    const text = renderPlan(planSuite(config, [{ id: 'tight', expect: 'x', exclusive: false, tags: [], decision }]), 0.01);
+    expect(text).not.toMatch(/NaN/);
+    expect(text).toMatch(/tight .* >5000 .*\$\d+\.\d\d\s+>\$50\.00/);
+    expect(text).toMatch(/total: SPRT \$[\d.]+ vs fixed N ≥ \$50\.00/);
   });
 });

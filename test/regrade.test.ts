@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -90,6 +90,9 @@ describe('grade and report: durable artifacts, regraded without rerunning anythi
     expect(r.stdout).toMatch(/trigger recall \(positives\)\s+0\.67/);
     expect(r.stdout).toMatch(/neg\/skill#3: infra_error/);
     expect(r.stdout).not.toMatch(/\u001b\[/);
+    // A run without results (e.g. interrupted) is graded in memory: report writes nothing.
+    expect(r.stderr).toMatch(/no current results\.json .*graded the stored transcripts in memory/);
+    expect(existsSync(join(dir, 'results.json'))).toBe(false);
   });
 
   it('refuses a folder that is not a run, exit 2', async () => {

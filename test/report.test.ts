@@ -54,6 +54,15 @@ describe('terminal report on the demo run', () => {
   const { results, report } = demo();
   const text = plain(report);
 
+  it('is the same whatever order the trials finished in: a regrade reproduces the run (example trials included)', () => {
+    const manifest = JSON.parse(readFileSync(join(FIXTURES, 'demo/run.json'), 'utf8')) as RunManifest;
+    const outcomes = JSON.parse(readFileSync(join(FIXTURES, 'demo/outcomes.json'), 'utf8')) as TrialOutcome[];
+    const reversed = buildResults(manifest, [...outcomes].reverse(), NOW);
+    const interleaved = buildResults(manifest, [...outcomes.filter((_, i) => i % 2), ...outcomes.filter((_, i) => i % 2 === 0)], NOW);
+    expect(reversed).toEqual(buildResults(manifest, outcomes, NOW));
+    expect(interleaved).toEqual(reversed);
+  });
+
   it('puts the VERDICTS table right after the header', () => {
     const sections = text.split('\n\n');
     expect(sections[1]).toMatch(/^VERDICTS · sequential \(Wald SPRT per case\) · 7 PASS · 2 FAIL · 2 INCONCLUSIVE · exit code 1\ncase\s+expect\s+verdict/);
@@ -116,6 +125,12 @@ describe('statistics: why scored trials failed', () => {
     ['fired with the right plan: nothing wrong', jiraCreate, s().skill('atl-jira').text(planned).result(), { didNotFire: 0, planWrong: 0, sibling: 0 }],
     ['a sibling instead: sibling, not "did not fire"', jiraCreate, s().skill('atl-confluence').text('ok').result(), { sibling: 1, didNotFire: 0, planWrong: 0 }],
     ['a family skill on a negative case: a false trigger, not a sibling', negative, s().skill('atl-jira').text('ok').result(), { falseTrigger: 1, sibling: 0 }],
+    [
+      'a sibling beside the expected skill in a passing trial (not exclusive): no failure to fix',
+      { ...jiraCreate, exclusive: false },
+      s().skill('atl-confluence').skill('atl-jira', 'create-issue --project OPS').text(planned).result(),
+      { sibling: 0, planWrong: 0 },
+    ],
   ])('%s', (_name, c, stream, want) => {
     const { outcomes } = run([c], [[c.id, stream]]);
     const f = failureBreakdown(c, 'skill', outcomes, true);

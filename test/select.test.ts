@@ -51,7 +51,8 @@ describe('--last-failed reads the newest run', () => {
   it.each([
     ['a newest run that was never graded', undefined, /20261130-120000-cccccc: --last-failed: the newest run \S+ has no results\.json.*skillprobe grade/s],
     ['unreadable results', '{ truncated', /results\.json: --last-failed: cannot read the verdicts.*skillprobe grade/s],
-    ['results without verdicts', '{}', /cannot read the verdicts \(no verdicts\)/],
+    ['results without verdicts', '{}', /cannot read the verdicts \(no list of verdicts\)/],
+    ['a verdict that is not an object', '{"verdicts":[null]}', /cannot read the verdicts \(no list of verdicts\)/],
   ])('%s is an input error that says how to fix it', (_, results, says) => {
     const id = '20261130-120000-cccccc';
     run(id, results);

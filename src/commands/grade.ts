@@ -71,8 +71,8 @@ export function gradeOptions(manifest: RunManifest): GradeOptions {
   };
 }
 
-/** Regrades every stored transcript with the current graders and rewrites results.json. Runs nothing. */
-export async function gradeRun(dir: string, now = new Date()): Promise<{ manifest: RunManifest; results: Results }> {
+/** Grades every stored transcript with the current graders, in memory. Runs nothing, writes nothing. */
+async function gradeStored(dir: string): Promise<{ store: RunStore; manifest: RunManifest; outcomes: TrialOutcome[] }> {
   const { store, manifest } = await openRun(dir);
   const opts = gradeOptions(manifest);
   const adapter = adapterFor(manifest.agent.id, 'run.json');
@@ -83,6 +83,12 @@ export async function gradeRun(dir: string, now = new Date()): Promise<{ manifes
     const { raw, meta } = await store.readTrial(ref);
     return gradeTrial(adapter.parse(raw), meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts);
   }, { concurrency: 32 });
+  return { store, manifest, outcomes };
+}
+
+/** Regrades every stored transcript with the current graders and rewrites results.json. Runs nothing. */
+export async function gradeRun(dir: string, now = new Date()): Promise<{ manifest: RunManifest; results: Results }> {
+  const { store, manifest, outcomes } = await gradeStored(dir);
   return { manifest, results: await writeResults(store, manifest, outcomes, now) };
 }
 
@@ -94,9 +100,11 @@ export async function writeResults(store: RunStore, manifest: RunManifest, outco
 }
 
 /** Verdicts and statistics over graded outcomes. Pure: the manifest and outcomes in, the results out. */
-export function buildResults(manifest: RunManifest, outcomes: TrialOutcome[], now: Date): Results {
+export function buildResults(manifest: RunManifest, graded: TrialOutcome[], now: Date): Results {
   const opts = gradeOptions(manifest);
   const decision = manifest.config.decision;
+  // One order, whatever order the trials finished in: a regrade reproduces a run's results exactly.
+  const outcomes = [...graded].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n);
   const verdicts =
     decision.mode === 'sprt'
       ? manifest.cases.defs.map((c) => sprtVerdict(c, outcomes))
@@ -107,7 +115,7 @@ export function buildResults(manifest: RunManifest, outcomes: TrialOutcome[], no
     run: runFacts(manifest),
     gradedAt: now.toISOString(),
     options: { readCountsAsFiring: opts.readCountsAsFiring, budgetStopsFail: opts.budgetStopsFail },
-    outcomes: [...outcomes].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n),
+    outcomes,
     summary: summarise(manifest.cases.defs, outcomes, manifest.family.map((m) => m.dir), manifest.config.arms, {
       confidence: manifest.config.grading.confidence,
       readCountsAsFiring: opts.readCountsAsFiring,
@@ -117,11 +125,14 @@ export function buildResults(manifest: RunManifest, outcomes: TrialOutcome[], no
   };
 }
 
-/** The stored results, or a fresh grading when the run has none yet (e.g. it was interrupted). */
-export async function loadResults(dir: string): Promise<{ manifest: RunManifest; results: Results }> {
+/**
+ * The stored results; when there are none (an interrupted run) or they predate the `run` block, the stored
+ * transcripts graded in memory, with `regraded` set. Writes nothing: `skillprobe grade` stores them.
+ */
+export async function loadResults(dir: string): Promise<{ manifest: RunManifest; results: Results; regraded: boolean }> {
   const { store, manifest } = await openRun(dir);
-  if (!existsSync(join(dir, 'results.json'))) return gradeRun(dir);
-  const results = await store.readJson<Results>('results.json');
-  // Results written by an older skillprobe lack the run block: regrade them from the transcripts.
-  return results.run ? { manifest, results } : gradeRun(dir);
+  const stored = existsSync(join(dir, 'results.json')) ? await store.readJson<Results>('results.json') : undefined;
+  if (stored?.run) return { manifest, results: stored, regraded: false };
+  const graded = await gradeStored(dir);
+  return { manifest, results: buildResults(manifest, graded.outcomes, new Date()), regraded: true };
 }

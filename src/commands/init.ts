@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { scaffold, type ScaffoldPaths } from '../init/scaffold.js';
 import { DEFAULT_CONFIG_FILE } from '../load/config.js';
@@ -18,7 +18,7 @@ export interface InitEnv {
 }
 
 /** A folder holding at least one `<skill>/SKILL.md`. */
-const holdsSkills = (folder: string) => existsSync(folder) && readdirSync(folder).some((d) => existsSync(join(folder, d, 'SKILL.md')));
+const holdsSkills = (folder: string) => existsSync(folder) && statSync(folder).isDirectory() && readdirSync(folder).some((d) => existsSync(join(folder, d, 'SKILL.md')));
 
 function skillsFolderIn(dir: string): string {
   const found = SKILL_FOLDERS.find((f) => holdsSkills(join(dir, f)));
@@ -30,7 +30,7 @@ function skillsFolderIn(dir: string): string {
 
 /** Writes a config, a starter suite and a simulator profile for the skills in `dir`; never overwrites a file. */
 export function initProject(dir: string, env: InitEnv): void {
-  if (!existsSync(dir)) throw new InputError({ file: dir, what: 'folder not found', todo: 'pass the project folder with --dir' });
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError({ file: dir, what: 'folder not found', todo: 'pass the project folder with --dir' });
   const root = realpathSync(dir);
   const skillsDir = skillsFolderIn(root);
   const skills = loadSkills(join(root, skillsDir));

@@ -1,7 +1,7 @@
 import type { GradableCase } from '../grade/outcome.js';
 import type { Config } from '../load/config.js';
 import { fmt, table } from '../report/format.js';
-import { fixedNEquivalent } from '../stats/binomial-test.js';
+import { FIXED_N_LIMIT, fixedNEquivalent } from '../stats/binomial-test.js';
 import { operatingCharacteristics, type SprtParams } from '../stats/sprt.js';
 import { armsFor } from '../trials/schedule.js';
 
@@ -53,7 +53,9 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
   const price = (trials: number) => (pricePerTrial === undefined ? '—' : `$${(trials * pricePerTrial).toFixed(2)}`);
   // A case's trials run in each of its arms: the ablation arm only where it scores.
   const worstSprt = (c: CasePlan) => Math.max(c.asnAtP0, c.asnAtP1) * c.arms;
-  const fixedOf = (c: CasePlan) => (c.fixedN ?? Number.NaN) * c.arms;
+  // Beyond the search limit a case has no fixed N: it counts as the limit, and totals become lower bounds.
+  const fixedOf = (c: CasePlan) => (c.fixedN ?? FIXED_N_LIMIT) * c.arms;
+  const beyond = plan.cases.some((c) => c.fixedN === undefined) ? '≥ ' : '';
   const rows = plan.cases.map((c) => [
     c.caseId,
     `${fmt(c.params.threshold)} vs ${fmt(c.params.threshold - c.params.delta)}`,
@@ -63,9 +65,9 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
     fmt(c.asnAtP0, 1),
     fmt(c.asnAtP1, 1),
     `${fmt(c.inconclusiveAtP0 * 100, 0)}%/${fmt(c.inconclusiveAtP1 * 100, 0)}%`,
-    c.fixedN === undefined ? '>5000' : String(c.fixedN),
+    c.fixedN === undefined ? `>${FIXED_N_LIMIT}` : String(c.fixedN),
     price(worstSprt(c)),
-    price(fixedOf(c)),
+    c.fixedN === undefined && pricePerTrial !== undefined ? `>${price(fixedOf(c))}` : price(fixedOf(c)),
   ]);
   const sum = (f: (c: CasePlan) => number) => plan.cases.reduce((s, c) => s + f(c), 0);
   const sprtTotal = sum(worstSprt);
@@ -80,9 +82,9 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
       ['l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
-    `suite: SPRT at most ~${fmt(sprtTotal, 0)} expected trials in all arms (the worse of p0 and p1 per case) vs ${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
+    `suite: SPRT at most ~${fmt(sprtTotal, 0)} expected trials in all arms (the worse of p0 and p1 per case) vs ${beyond}${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
       (plan.mode === 'fixed' ? `; this config's fixed mode runs ${configured}` : ''),
-    `total: SPRT ${price(sprtTotal)} vs fixed N ${price(fixedTotal)}`,
+    `total: SPRT ${price(sprtTotal)} vs fixed N ${beyond}${price(fixedTotal)}`,
   ];
   return lines.join('\n') + '\n';
 }

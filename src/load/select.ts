@@ -57,18 +57,17 @@ export function lastFailedCases(transcriptsDir: string): { runId: string; ids: S
   }
   const runDir = join(transcriptsDir, runId);
   const file = join(runDir, 'results.json');
-  const regrade = `grade it with \`skillprobe grade ${runDir}\`, or drop --last-failed`;
+  const regrade = `grade it with \`skillprobe grade ${JSON.stringify(runDir)}\`, or drop --last-failed`;
   if (!existsSync(file)) {
     throw new InputError({ file: runDir, what: `--last-failed: the newest run ${runId} has no results.json (it never finished grading)`, todo: regrade });
   }
-  let verdicts: NonNullable<StoredVerdicts['verdicts']>;
   try {
-    verdicts = (JSON.parse(readFileSync(file, 'utf8')) as StoredVerdicts).verdicts!;
-    if (!Array.isArray(verdicts)) throw new Error('no verdicts');
+    const verdicts = (JSON.parse(readFileSync(file, 'utf8')) as StoredVerdicts).verdicts;
+    if (!Array.isArray(verdicts) || !verdicts.every((v) => typeof v?.caseId === 'string' && typeof v.verdict === 'string')) throw new Error('no list of verdicts');
+    return { runId, ids: new Set(verdicts.filter((v) => NOT_PASSED.has(v.verdict)).map((v) => v.caseId)) };
   } catch (e) {
     throw new InputError({ file, what: `--last-failed: cannot read the verdicts (${(e as Error).message})`, todo: regrade });
   }
-  return { runId, ids: new Set(verdicts.filter((v) => NOT_PASSED.has(v.verdict)).map((v) => v.caseId)) };
 }
 
 /** Which cases to run: `--grep`, `--tag`, `--last-failed` (combined with AND). */

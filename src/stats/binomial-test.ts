@@ -22,11 +22,14 @@ export function rejectionCutoff(n: number, p0: number, alpha: number): number {
   return k;
 }
 
+/** How far the fixed-N search goes. */
+export const FIXED_N_LIMIT = 5000;
+
 /**
  * The smallest fixed N whose exact test has size ≤ α at p0 and power ≥ 1 − β at p1 = p0 − δ: the fixed-N
  * equivalent of a sequential test with the same error rates. Undefined beyond `limit`.
  */
-export function fixedNEquivalent(p0: number, p1: number, alpha: number, beta: number, limit = 5000): number | undefined {
+export function fixedNEquivalent(p0: number, p1: number, alpha: number, beta: number, limit = FIXED_N_LIMIT): number | undefined {
   for (let n = 1; n <= limit; n++) {
     const k = rejectionCutoff(n, p0, alpha);
     if (k < 0) continue;

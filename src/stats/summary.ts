@@ -33,7 +33,7 @@ export interface TrialCount {
 export interface FailureBreakdown {
   /** Positive case: no family member fired. */
   didNotFire: TrialCount;
-  /** Positive case: another family member fired, instead of the expected one or beside it. */
+  /** Positive case: failed trials in which another family member fired, instead of the expected one or beside it. */
   sibling: TrialCount;
   /** The expected skill fired (ablation arm: the model answered) but a plan check failed. */
   planWrong: TrialCount;
@@ -169,7 +169,8 @@ export function failureBreakdown(c: GradableCase, arm: Arm, scored: TrialOutcome
   const refusedCalls = scored.flatMap(refusedIn);
   return {
     didNotFire: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.fired === 'none' || o.fired === 'other') : []),
-    sibling: trialCount(positive && arm === 'skill' ? scored.filter(firedOther) : []),
+    // A sibling firing beside the expected skill in a passing trial (a non-exclusive case) is no failure to fix.
+    sibling: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.passed === false && firedOther(o)) : []),
     planWrong: trialCount(planWrong),
     falseTrigger: trialCount(positive ? [] : scored.filter(firedOther)),
     budgetStop: trialCount(scored.filter((o) => BUDGET_STOPS.has(o.status))),
