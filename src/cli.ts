@@ -51,10 +51,10 @@ function withCaseSelection(cmd: Command): Command {
 
 const caseSelection = (o: Record<string, unknown>): CaseSelection => ({ grep: o.grep as string | undefined, tags: o.tag as string[] | undefined, lastFailed: o.lastFailed === true });
 
-/** With --last-failed and nothing failed last time: say so, run nothing, exit 0. */
-function nothingToRun(loaded: LoadedSuite): boolean {
+/** With --last-failed and nothing failed last time: say so (on stderr under --json), run nothing, exit 0. */
+function nothingToRun(loaded: LoadedSuite, json = false): boolean {
   if (loaded.nothingFailedIn === undefined) return false;
-  process.stdout.write(`--last-failed: every case passed in run ${loaded.nothingFailedIn}; nothing to run\n`);
+  (json ? process.stderr : process.stdout).write(`--last-failed: every case passed in run ${loaded.nothingFailedIn}; nothing to run\n`);
   process.exitCode = EXIT.pass;
   return true;
 }
@@ -138,7 +138,7 @@ function buildProgram(): Command {
         },
       };
       const loaded = loadSuite(opts);
-      if (nothingToRun(loaded)) return;
+      if (nothingToRun(loaded, o.json === true)) return;
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
       const outcome = await executeRun(loaded, opts);
       const { manifest } = outcome;

@@ -4,6 +4,8 @@ import { configSchema } from '../src/load/config.js';
 
 describe('Claude Code adapter: the CLI times out a hung request before the harness deadline', () => {
   it.each([
+    [2_000, 2],
+    [5_000, 0],
     [300_000, 2],
     [120_000, 2],
     [60_000, 0],
@@ -11,7 +13,7 @@ describe('Claude Code adapter: the CLI times out a hung request before the harne
     [3_600_000, 2],
   ])('deadline %i ms, %i CLI retries: every attempt of a hung request fits inside the deadline', (deadline, retries) => {
     const t = apiTimeoutMs(deadline, retries);
-    expect(t).toBeGreaterThanOrEqual(1000);
+    expect(t).toBeGreaterThan(0);
     expect(t).toBeLessThanOrEqual(120_000);
     expect((1 + retries) * t).toBeLessThan(deadline);
   });

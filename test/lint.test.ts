@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { balanceFindings } from '../src/lint/balance.js';
-import { LISTING_BUDGET_CHARS, LISTING_DESCRIPTION_CAP, LISTING_WARN_SHARE, listingBudgetFindings, listingChars } from '../src/lint/listing.js';
+import { LISTING_WARN_SHARE, listingBudgetFindings, listingChars } from '../src/lint/listing.js';
+
 import { descriptionOverlaps, descriptionTerms, OVERLAP_WARNING, overlapFindings, overlapTable, SIBLING_SCORE } from '../src/lint/overlap.js';
 import { todoPromptFindings } from '../src/lint/prompts.js';
 import { renderFindings, renderFindingsJson } from '../src/lint/render.js';
@@ -11,6 +12,8 @@ import { formatProblem } from '../src/load/input-error.js';
 import { parseYamlText, validateYaml } from '../src/load/yaml-file.js';
 import { profileReferenceProblems, profileSchema } from '../src/sim/profile.js';
 import { baseProject, cleanup, makeProject, runCli, skillMd, testEnv, type Files } from './helpers.js';
+
+const LISTING = claudeCode.skillListing;
 
 const skill = (dir: string, description: string, allowedTools?: string): LintSkill => {
   const file = `skills/${dir}/SKILL.md`;
@@ -95,8 +98,8 @@ describe('listing budget', () => {
   const family = (n: number, length: number) => Array.from({ length: n }, (_, i) => skill(`s${i}`, 'x'.repeat(length)));
 
   it('counts each description up to the CLI cap, as listed', () => {
-    expect(listingChars([skill('ab', 'hello')])).toBe('- ab: hello\n'.length);
-    expect(listingChars([skill('ab', 'x'.repeat(LISTING_DESCRIPTION_CAP + 500))])).toBe(`- ab: \n`.length + LISTING_DESCRIPTION_CAP);
+    expect(listingChars([skill('ab', 'hello')], LISTING)).toBe('- ab: hello\n'.length);
+    expect(listingChars([skill('ab', 'x'.repeat(LISTING.descriptionCap + 500))], LISTING)).toBe(`- ab: \n`.length + LISTING.descriptionCap);
   });
 
   it.each([
@@ -105,13 +108,13 @@ describe('listing budget', () => {
     { n: 20, length: 400, warns: true },
   ])('$n skills of $length characters: warns $warns', ({ n, length, warns }) => {
     const skills = family(n, length);
-    expect(listingChars(skills) >= LISTING_WARN_SHARE * LISTING_BUDGET_CHARS).toBe(warns);
-    expect(listingBudgetFindings(skills)).toHaveLength(warns ? 1 : 0);
+    expect(listingChars(skills, LISTING) >= LISTING_WARN_SHARE * LISTING.budgetChars).toBe(warns);
+    expect(listingBudgetFindings(skills, LISTING)).toHaveLength(warns ? 1 : 0);
   });
 
   it('points at the longest description', () => {
     const skills = [...family(7, 900), skill('long', 'y'.repeat(1000))];
-    expect(listingBudgetFindings(skills)[0]).toMatchObject({ severity: 'warning', file: 'skills/long/SKILL.md', line: 3 });
+    expect(listingBudgetFindings(skills, LISTING)[0]).toMatchObject({ severity: 'warning', file: 'skills/long/SKILL.md', line: 3 });
   });
 });
 

@@ -205,6 +205,14 @@ describe('layout and empty sections', () => {
     for (const m of family) expect(text).toContain(m.dir);
   });
 
+  it('breaks a case id longer than a line in its block and example path, rather than outgrowing 100 columns', () => {
+    const id = `trap-${'a-very-long-skill-name'.repeat(3)}-not-${'another-very-long-skill-name'.repeat(2)}`;
+    const c: GradableCase = { ...jiraCreate, id };
+    const { report } = run([c], [[id, s().text('Which project?').result()], [id, s().text('Which one?').result()]]);
+    expect(plain(report)).toContain('WHAT TO CHANGE');
+    expect(widest(report)).toBeLessThanOrEqual(100);
+  });
+
   const quiet: GradableCase = { ...negative, decision: { ...DECISION, threshold: 0.5, delta: 0.4 } };
   const silence = () => s().text('Jira came out in 2002.').result();
 

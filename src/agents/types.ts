@@ -23,9 +23,20 @@ export interface Invocation {
   env: Record<string, string>;
 }
 
+/** How a CLI lists skills to the model: what lint measures a family's descriptions against. */
+export interface SkillListing {
+  /** The CLI's name, for messages. */
+  cli: string;
+  /** Each description is cut after this many characters. */
+  descriptionCap: number;
+  /** Characters the whole listing may take before skills lose their descriptions. */
+  budgetChars: number;
+}
+
 /** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */
 export interface AgentAdapter {
   readonly id: string;
+  readonly skillListing: SkillListing;
   /** Where the family is installed inside the workspace (relative). */
   readonly skillsFolder: string;
   /** Files or folders that the CLI loads from any ancestor of its working directory, leaking into trials. */

@@ -1,13 +1,14 @@
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { scaffold, type ScaffoldPaths } from '../init/scaffold.js';
-import { DEFAULT_CONFIG_FILE } from '../load/config.js';
+import { adapterFor } from '../agents/registry.js';
+import { configSchema, DEFAULT_CONFIG_FILE } from '../load/config.js';
 import { InputError } from '../load/input-error.js';
 import { loadSkills } from '../load/skills.js';
 import { schemaFileName, SCHEMAS_DIR } from '../schema/json-schemas.js';
 
-/** Where authors keep skills, in the order `init` looks. */
-const SKILL_FOLDERS = ['.claude/skills', 'skills'];
+/** Where authors keep skills, in the order `init` looks: the default agent's own folder, then a plain `skills/`. */
+const SKILL_FOLDERS = [adapterFor(configSchema.parse({}).agent).skillsFolder, 'skills'];
 const CASES_FILE = 'cases/skillprobe.yaml';
 /** The config names every case file, so the author can add files beside the scaffolded one. */
 const CASES_GLOB = 'cases/*.yaml';

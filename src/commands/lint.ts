@@ -109,7 +109,8 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     checkedSkills = skills?.map(lintSkill);
     const checkedCases = suite && lintCases(suite.cases);
     if (checkedSkills) {
-      findings.push(...listingBudgetFindings(checkedSkills), ...overlapFindings(checkedSkills), ...allowedToolsFindings(checkedSkills, adapterFor(config.agent).trialTools));
+      const adapter = adapterFor(config.agent);
+      findings.push(...listingBudgetFindings(checkedSkills, adapter.skillListing), ...overlapFindings(checkedSkills), ...allowedToolsFindings(checkedSkills, adapter.trialTools));
     } else skipped.push('listing budget', 'sibling overlap', 'allowed-tools');
     if (checkedCases) findings.push(...todoPromptFindings(checkedCases));
     else skipped.push(family.length ? 'TODO prompts' : 'cases');

@@ -10,7 +10,10 @@ function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>)
   if (o.arm === 'skill' && o.fired === 'other') return `called a skill outside the family: ${o.firings.find((f) => f.skill === undefined)?.requested ?? '?'}`;
   const check = o.plan?.checks.find((x) => !x.pass);
   if (check) return `plan: ${check.check}${check.detail ? `: ${check.detail}` : ''}`;
-  if (c.exclusive && o.firedColumn !== c.expect) return `another family member fired too (${o.firedColumn})`;
+  if (c.exclusive && o.firedColumn !== c.expect) {
+    const others = [...new Set(o.firings.filter((f) => f.skill !== undefined && f.skill !== c.expect).map((f) => f.skill!))];
+    return `another family member fired too (${others.join(', ')})`;
+  }
   return 'failed';
 }
 

@@ -8,6 +8,8 @@ import { firings, type FamilyMember, type Firing } from './trigger.js';
 export const NONE = 'none';
 export const MULTIPLE = 'multiple';
 export const OTHER = 'other';
+/** Why an ablation trial is not scored: without the skill only plan checks can be. */
+export const NOTHING_TO_SCORE = 'nothing to score without the skill';
 
 /** What a grader needs to know of a case: no file positions, no I/O. */
 export interface GradableCase {
@@ -112,7 +114,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
 
   if (arm === 'ablation') {
     // Without the skill, only the answer itself can be judged: do the plan checks pass anyway?
-    if (!positive || !c.plan) return { ...out, excludedBecause: 'nothing to score without the skill' };
+    if (!positive || !c.plan) return { ...out, excludedBecause: NOTHING_TO_SCORE };
     const plan = gradePlans(extractPlans(t, [], planCtx, 0), c.plan, c.command);
     return { ...out, plan, passed: verdict.status === 'ok' && plan.pass };
   }

@@ -83,7 +83,10 @@ export function table(rows: string[][], align: ('l' | 'r')[] = [], opts: TableOp
 
 /** Prose wrapped at spaces to fit `width`, every line after `indent`. */
 export function paragraph(text: string, indent = '', width = REPORT_WIDTH): string {
-  return table([[text]], [], { maxWidth: width - indent.length, wrap: ['word'] })
+  const room = width - indent.length;
+  // Wrap at spaces; a word longer than the line (a long case id or path) is broken instead.
+  const wrap: Wrap = longestWord(text) > room ? 'hard' : 'word';
+  return table([[text]], [], { maxWidth: room, wrap: [wrap] })
     .split('\n')
     .map((line) => indent + line)
     .join('\n');

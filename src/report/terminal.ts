@@ -1,5 +1,5 @@
 import pc from 'picocolors';
-import { NONE } from '../grade/outcome.js';
+import { NONE, NOTHING_TO_SCORE } from '../grade/outcome.js';
 import { BUDGET_STOPS, NO_EVIDENCE, type TrialStatus } from '../grade/status.js';
 import type { CaseArmSummary } from '../stats/summary.js';
 import type { CaseVerdict, Verdict } from '../verdict/verdict.js';
@@ -264,7 +264,7 @@ function aggregateSection(results: Results, c: Colors): string[] {
 }
 
 function leftOutSection(results: Results, c: Colors): string[] {
-  const left = results.outcomes.filter((o) => o.passed === null && o.excludedBecause && o.excludedBecause !== 'nothing to score without the skill');
+  const left = results.outcomes.filter((o) => o.passed === null && o.excludedBecause && o.excludedBecause !== NOTHING_TO_SCORE);
   if (left.length === 0) return [];
   const out = [c.yellow(paragraph(`${plural(left.length, 'trial')} left out of n (never scored as "did not trigger"):`))];
   for (const o of left.slice(0, 10)) out.push(paragraph(`${o.caseId}/${o.arm}#${o.n}: ${o.status}${o.statusDetail ? ` — ${o.statusDetail.slice(0, 160)}` : ''}`, '  '));

@@ -74,7 +74,7 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     };
   }
   return {
-    start: (s) => stream.write(`running about ${plural(s.expectedTotal, 'trial')} (expected; sequential cases stop when decided) over ${plural(s.cases, 'case')}\n`),
+    start: (s) => stream.write(`running about ${plural(s.expectedTotal, 'trial')} (the expected number) over ${plural(s.cases, 'case')}\n`),
     trialDone: (ref, verdict, wallMs, s) =>
       stream.write(`[${s.done}/~${Math.max(s.expectedTotal, s.done)} · ${s.decided}/${s.cases} decided] ${trialName(ref)}: ${fit(verdict, 160)} · ${wallMs} ms · ${s.failures} failed so far\n`),
     stop: () => {},

@@ -15,7 +15,7 @@ export interface TrialScheduler {
   plannedTotal(): number;
   /** Trials this run is expected to take, all arms: exact for fixed designs, the exact expectation from the current state for sequential ones. */
   expectedTotal(): number;
-  /** Cases whose verdict no further trial can change. */
+  /** Cases that are over: decided (or out of trials) with none of their trials still running. */
   casesDecided(): { decided: number; cases: number };
 }
 

@@ -37,7 +37,7 @@ const require = createRequire(import.meta.url);
  * inside the harness deadline: a hung API then ends as the CLI's own error (missing data, retried), not a kill.
  */
 export function apiTimeoutMs(deadlineMs: number, cliRetries: number): number {
-  return Math.max(1000, Math.min(120_000, Math.floor((0.8 * deadlineMs) / (1 + cliRetries))));
+  return Math.max(1, Math.min(120_000, Math.floor((0.8 * deadlineMs) / (1 + cliRetries))));
 }
 
 const PINNED_PACKAGE = '@anthropic-ai/claude-code';
@@ -73,6 +73,9 @@ export const claudeCode: AgentAdapter = {
   ancestorLeaks: ['CLAUDE.md', '.claude'],
   deniedTools: ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'],
   trialTools: ['Read', 'Glob', 'Grep', 'Skill'],
+  // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
+  // a 200k-token model), past which skills are listed by name only.
+  skillListing: { cli: 'Claude Code', descriptionCap: 1536, budgetChars: 8000 },
 
   resolveBinary(override?: string): string {
     const bin = override ?? pinnedBinary();
