@@ -5,7 +5,7 @@ import type { Case } from '../src/load/cases.js';
 import { lastFailedCases, newestRun, selectCases, type CaseFilters } from '../src/load/select.js';
 import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
 
-const kase = (id: string, prompt: string, tags: string[] = []): Case => ({ id, prompt, tags, expect: { skill: 'x' }, exclusive: false, source: { file: 'c.yaml', line: 1 } });
+const kase = (id: string, prompt: string, tags: string[] = []): Case => ({ id, prompt, tags, expect: { skill: 'x' }, exclusive: false, source: { file: 'c.yaml', line: 1, at: { id: { line: 1, col: 3 }, prompt: { line: 2, col: 3 } } } });
 const CASES = [kase('jira-bug', 'file a bug', ['happy']), kase('wiki-page', 'write a page about bugs', ['trap']), kase('neg', 'what is jira', ['near-miss'])];
 
 describe('selecting cases', () => {

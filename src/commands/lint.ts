@@ -13,7 +13,6 @@ import { loadCases, type Case } from '../load/cases.js';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
 import { InputError, type InputProblem } from '../load/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
-import { parseYamlText, readTextFile, type LocatedYaml } from '../load/yaml-file.js';
 import { profileReferenceProblems, readProfile } from '../sim/profile.js';
 import { EXIT } from '../verdict/verdict.js';
 
@@ -33,41 +32,25 @@ export interface LintEnv {
 
 const asErrors = (check: CheckId, problems: readonly InputProblem[]): Finding[] => problems.map((p) => ({ ...p, severity: 'error', check }));
 
-/** The frontmatter as YAML, padded so its line numbers are the file's (the loader has already validated it). */
-function frontmatterYaml(file: string, text: string): LocatedYaml {
-  const lines = text.split(/\r?\n/);
-  const end = lines.findIndex((l, i) => i > 0 && /^---[ \t]*$/.test(l));
-  return parseYamlText(file, ['', ...lines.slice(1, end)].join('\n'));
-}
+const lintSkill = (s: Skill): LintSkill => {
+  const at = (key: keyof Skill['source']['at']) => ({ file: s.source.file, ...s.source.at[key] });
+  return { dir: s.dir, name: s.name, description: s.description, allowedTools: s.allowedTools, at: { name: at('name'), description: at('description'), allowedTools: at('allowedTools') } };
+};
 
-function lintSkill(s: Skill): LintSkill {
-  const file = join(s.path, 'SKILL.md');
-  const y = frontmatterYaml(file, readTextFile(file, 'SKILL.md'));
-  const at = (key: string) => ({ file, ...y.locate([key]) });
-  return { dir: s.dir, name: s.name, description: s.description, allowedTools: s.allowedTools, at: { name: at('name'), description: at('description'), allowedTools: at('allowed-tools') } };
-}
-
-/** Cases with the positions of their fields; `loadCases` keeps each file's cases in order, so the k-th is item k. */
-function lintCases(cases: readonly Case[]): LintCase[] {
-  const files = new Map<string, { y: LocatedYaml; next: number }>();
-  return cases.map((c) => {
-    const { file } = c.source;
-    const seen = files.get(file) ?? { y: parseYamlText(file, readTextFile(file, 'case file')), next: 0 };
-    files.set(file, { y: seen.y, next: seen.next + 1 });
-    const at = (key: string) => ({ file, ...seen.y.locate([seen.next, key]) });
-    return { id: c.id, prompt: c.prompt, expect: c.expect.skill, against: c.against ?? [], tags: c.tags, at: { id: at('id'), prompt: at('prompt') } };
-  });
-}
+const lintCase = (c: Case): LintCase => {
+  const at = (key: keyof Case['source']['at']) => ({ file: c.source.file, ...c.source.at[key] });
+  return { id: c.id, prompt: c.prompt, expect: c.expect.skill, against: c.against ?? [], tags: c.tags, at: { id: at('id'), prompt: at('prompt') } };
+};
 
 /**
  * The family by folder name only, for when some SKILL.md does not load: enough to cross-check cases and a profile
  * (which only compare names) without reporting every case of a broken skill as unknown.
  */
-function skillFolders(root: string): Skill[] {
+function skillFolders(root: string): Pick<Skill, 'dir' | 'name'>[] {
   try {
     return readdirSync(root)
       .filter((d) => statSync(join(root, d)).isDirectory())
-      .map((dir) => ({ dir, name: dir, description: '', path: join(root, dir), body: '', hash: '' }));
+      .map((dir) => ({ dir, name: dir }));
   } catch {
     return [];
   }
@@ -107,7 +90,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
       if (profile && !suite) skipped.push(family.length ? 'profile case references' : 'profile references');
     }
     checkedSkills = skills?.map(lintSkill);
-    const checkedCases = suite && lintCases(suite.cases);
+    const checkedCases = suite?.cases.map(lintCase);
     if (checkedSkills) {
       const adapter = adapterFor(config.agent);
       findings.push(...listingBudgetFindings(checkedSkills, adapter.skillListing), ...overlapFindings(checkedSkills), ...allowedToolsFindings(checkedSkills, adapter.trialTools));

@@ -5,6 +5,9 @@ import { decisionProblem, resolveDecision } from '../trials/decision.js';
 import { decisionParamsSchema, splitProblem, type DecisionConfig } from './config.js';
 import { InputError, ProblemList } from './input-error.js';
 import type { Skill } from './skills.js';
+
+/** What cases are checked against: each skill's folder and frontmatter name. */
+type FamilyNames = readonly Pick<Skill, 'dir' | 'name'>[];
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
 
 export const NO_SKILL = 'none';
@@ -42,7 +45,7 @@ export const casesFileSchema = z.array(caseSchema).min(1, 'the file holds no cas
 
 export type Case = z.output<typeof caseSchema> & {
   /** Where the case was written, for messages. */
-  source: { file: string; line: number };
+  source: { file: string; line: number; at: Record<'id' | 'prompt', { line: number; col: number }> };
 };
 
 export interface CaseSuite {
@@ -52,7 +55,7 @@ export interface CaseSuite {
   hash: string;
 }
 
-function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml, skills: Skill[], decision: DecisionConfig, problems: ProblemList): void {
+function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml, skills: FamilyNames, decision: DecisionConfig, problems: ProblemList): void {
   const bad = decisionProblem(resolveDecision(decision, c.tags, c.decision));
   if (bad) {
     const at = c.decision ? [index, 'decision'] : c.tags.some((t) => decision.tags[t]) ? [index, 'tags'] : [index, 'id'];
@@ -103,7 +106,7 @@ function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml
 }
 
 /** Loads and cross-checks every case file; every problem is reported with file:line:col. */
-export function loadCases(patterns: string | string[], skills: Skill[], decision: DecisionConfig): CaseSuite {
+export function loadCases(patterns: string | string[], skills: FamilyNames, decision: DecisionConfig): CaseSuite {
   const list = Array.isArray(patterns) ? patterns : [patterns];
   const files = globSync(list, { onlyFiles: true, expandDirectories: false }).sort();
   if (files.length === 0) {
@@ -129,7 +132,7 @@ export function loadCases(patterns: string | string[], skills: Skill[], decision
           seen.set(c.id, where);
         }
         checkCase(c, i, y, skills, decision, problems);
-        cases.push({ ...c, source: { file, line: pos.line } });
+        cases.push({ ...c, source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } } });
       });
     });
   }

@@ -14,6 +14,8 @@ export interface Skill {
   path: string;
   body: string;
   allowedTools?: string;
+  /** The SKILL.md as shown in messages, and where its frontmatter keys were written (for lint's findings). */
+  source: { file: string; at: Record<'name' | 'description' | 'allowedTools', { line: number; col: number }> };
   /** sha256 over every file of the folder, so a run records exactly what was tested. */
   hash: string;
 }
@@ -85,6 +87,7 @@ export function parseSkillFile(file: string, dir: string, text: string): Omit<Sk
     description: (description as string).trim(),
     body: text.slice(m[0].length),
     allowedTools: typeof allowed === 'string' ? allowed : Array.isArray(allowed) ? allowed.join(' ') : undefined,
+    source: { file, at: { name: y.locate(['name']), description: y.locate(['description']), allowedTools: y.locate(['allowed-tools']) } },
   };
 }
 
