@@ -1,6 +1,6 @@
 import { spawnAgent } from '../agents/spawn.js';
 import type { AgentAdapter } from '../agents/types.js';
-import { trialStatus, type TrialStatus } from '../grade/status.js';
+import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
 import type { Config } from '../load/config.js';
 import type { Skill } from '../load/skills.js';
@@ -24,8 +24,6 @@ export interface TrialContext {
 
 export interface TrialRecord {
   ref: TrialRef;
-  status: TrialStatus;
-  detail?: string;
   transcript: Transcript;
   meta: TrialMeta;
 }
@@ -71,7 +69,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       // A failed attempt is kept beside the trial (`<n>.a1.jsonl`), never overwritten or lost.
       await ctx.store.writeTrial(ref, stdout, meta, retry ? `.a${attempt}` : '');
       if (!retry) {
-        return { ref, status: verdict.status, detail: verdict.detail, transcript, meta };
+        return { ref, transcript, meta };
       }
     } finally {
       ctx.workspaces.release(ws);
