@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { join } from 'node:path';
-import { gradeRun, loadResults, writeResults } from './commands/grade.js';
+import { gradeRun, loadResults } from './commands/grade.js';
 import { initProject } from './commands/init.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
 import { planSuite, renderPlan } from './commands/plan.js';
 import { describeRunDir, executeRun, gradableCase, HARNESS_VERSION, loadSuite, type LoadedSuite, type RunOptions } from './commands/run.js';
-import { ARMS } from './load/config.js';
+import { ARMS } from './run/config-schema.js';
 import type { CaseSelection } from './load/select.js';
 import { InputError } from './load/input-error.js';
 import { jsonReporter } from './report/json.js';
@@ -14,6 +14,11 @@ import type { ReportInput } from './report/reporter.js';
 import { terminalReporter } from './report/terminal.js';
 import { loadProfile } from './sim/profile.js';
 import { startSimulator } from './sim/server.js';
+import { buildResults } from './verdict/results.js';
+import { RunFolderError } from './run/store.js';
+import type { Results } from './run/schema.js';
+import { plural } from './util/text.js';
+import { TranscriptWriteError } from './agents/spawn.js';
 import { EXIT } from './verdict/verdict.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
 
@@ -69,6 +74,13 @@ function arms(v: string) {
 function printReport(input: ReportInput, json: boolean): void {
   const reporter = json ? jsonReporter : terminalReporter(process.stdout.isTTY === true && !process.env.NO_COLOR);
   process.stdout.write(reporter.render(input));
+}
+
+/** Trials the store could not read: named on stderr, one line each, and counted as missing data in the exit code. */
+function reportDamaged(results: Results): void {
+  if (!results.damaged.length) return;
+  process.stderr.write(`${plural(results.damaged.length, 'damaged trial file')} left out of grading (exit code at least ${EXIT.error}):\n`);
+  for (const d of results.damaged) process.stderr.write(`  ${d.path}: ${d.problem}\n`);
 }
 
 function buildProgram(): Command {
@@ -142,7 +154,8 @@ function buildProgram(): Command {
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
       const outcome = await executeRun(loaded, opts);
       const { manifest } = outcome;
-      const results = await writeResults(outcome.store, manifest, outcome.outcomes, new Date());
+      const results = buildResults(manifest, outcome.outcomes, [], new Date());
+      await outcome.store.writeResults(results);
       printReport({ manifest, results }, o.json === true);
       // With --json, stdout holds exactly the JSON; the human lines go to stderr.
       const say = (text: string) => (o.json ? process.stderr : process.stdout).write(text);
@@ -166,6 +179,7 @@ function buildProgram(): Command {
     .action(async (dir: string, o: { json?: boolean }) => {
       const { manifest, results } = await gradeRun(dir);
       printReport({ manifest, results }, o.json === true);
+      reportDamaged(results);
       (o.json ? process.stderr : process.stdout).write(`regraded ${results.outcomes.length} trials → ${join(dir, 'results.json')}\n`);
       process.exitCode = results.exitCode;
     });
@@ -177,8 +191,9 @@ function buildProgram(): Command {
     .option('--json', 'print the results as JSON')
     .action(async (dir: string, o: { json?: boolean }) => {
       const { regraded, ...input } = await loadResults(dir);
-      if (regraded) process.stderr.write(`no current results.json in ${dir}: graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`);
+      if (regraded) process.stderr.write(`no current results.json in ${dir} (${regraded}): graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`);
       printReport(input, o.json === true);
+      reportDamaged(input.results);
       process.exitCode = input.results.exitCode;
     });
 
@@ -241,12 +256,19 @@ export async function main(argv: string[]): Promise<number> {
       return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : EXIT.usage;
     }
     if (e instanceof InputError) {
-      process.stderr.write(`skillprobe: input error, nothing was run:\n${e.message}\n`);
+      // One problem, one line; several, a count and a line each.
+      const n = e.problems.length;
+      process.stderr.write(n === 1 ? `skillprobe: ${e.message}\n` : `skillprobe: ${n} input problems:\n${e.message}\n`);
       return EXIT.usage;
     }
-    if (e instanceof WorkspaceRootError) {
+    if (e instanceof WorkspaceRootError || e instanceof RunFolderError) {
       process.stderr.write(`skillprobe: ${e.message}\n`);
       return EXIT.usage;
+    }
+    if (e instanceof TranscriptWriteError) {
+      // The run stopped at the first trial it could not store; every trial stored before it stays gradable.
+      process.stderr.write(`skillprobe: ${e.message}\n`);
+      return EXIT.internal;
     }
     // A harness fault, never to be mistaken for a verdict: its own exit code.
     process.stderr.write(`skillprobe: internal error (please report): ${(e as Error).stack ?? String(e)}\n`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { apiTimeoutMs, claudeCode } from '../src/agents/claude-code/adapter.js';
-import { configSchema } from '../src/load/config.js';
+import { configSchema } from '../src/run/config-schema.js';
 
 describe('Claude Code adapter: the CLI times out a hung request before the harness deadline', () => {
   it.each([

@@ -2,8 +2,8 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Results } from '../src/commands/grade.js';
 import { cleanup, ROOT, runCli } from './helpers.js';
+import type { Results } from '../src/run/schema.js';
 
 /**
  * `npm run demo` as a newcomer runs it (without the build): the repo's example suite through the real CLI against

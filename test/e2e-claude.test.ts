@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
-import type { Transcript, TranscriptEvent, TrialMeta } from '../src/transcript/types.js';
+import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import { baseProject, cleanup, makeProject, processesUnder, runCli } from './helpers.js';
+import type { TrialMeta } from '../src/run/schema.js';
 
 /**
  * The real pinned `claude` binary against skillprobe's simulator, one case per scenario, all in one run.

@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Results } from '../src/commands/grade.js';
 import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
+import type { Results } from '../src/run/schema.js';
 
 /**
  * Exit codes end to end: the real CLI against the simulator, one profile per outcome, decided by SPRT.

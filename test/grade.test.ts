@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { gradeTrial, type GradableCase, type GradeOptions, type TrialOutcome } from '../src/grade/outcome.js';
+import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { canonicalPlan, commandLines, gradePlans, verbOf } from '../src/grade/plan.js';
 import { normaliseSkillName, resolveMember } from '../src/grade/trigger.js';
-import type { Arm } from '../src/load/config.js';
-import type { TrialMeta } from '../src/transcript/types.js';
+import type { Arm } from '../src/run/config-schema.js';
 import { ClaudeStream } from './claude-stream.js';
+import type { GradableCase, TrialMeta, TrialOutcome } from '../src/run/schema.js';
 
 const FAMILY = [
   { dir: 'atl', name: 'atl' },

@@ -3,7 +3,6 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } fro
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import type { Results } from '../src/commands/grade.js';
 import { gist, scaffold, scaffoldCases } from '../src/init/scaffold.js';
 import { loadCases } from '../src/load/cases.js';
 import { loadConfig } from '../src/load/config.js';
@@ -11,6 +10,7 @@ import { loadSkills } from '../src/load/skills.js';
 import { jsonSchemas } from '../src/schema/json-schemas.js';
 import { loadProfile, loadProfileForSuite } from '../src/sim/profile.js';
 import { cleanup, makeProject, ROOT, runCli, skillMd, type Files } from './helpers.js';
+import type { Results } from '../src/run/schema.js';
 
 const family = (...dirs: string[]): Files =>
   Object.fromEntries(dirs.map((d) => [`.claude/skills/${d}/SKILL.md`, skillMd(d, `Handle ${d} requests. Create and list ${d} records with the ${d} CLI.`)]));

@@ -3,9 +3,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Results } from '../src/commands/grade.js';
-import type { RunManifest } from '../src/commands/run.js';
 import { baseProject, CLI, cleanup, makeProject, processesUnder, testEnv } from './helpers.js';
+import type { Results, RunManifest } from '../src/run/schema.js';
 
 /** Ctrl-C in the middle of a run: finished transcripts kept, running trials killed, nothing left behind. */
 describe('interrupting a run', () => {

@@ -77,8 +77,9 @@ describe('isolation: only the family under test is visible', () => {
           callerEnv: testEnv(),
           simulator: { url: sim.url, headers: {} },
         });
-        const { stdout } = await spawnAgent(inv, { cwd: ws.dir, deadlineMs: 60_000, attempt: 1 });
-        const init = initOf(stdout.toString('utf8'));
+        const stdoutFile = join(ws.root, 'stdout.jsonl');
+        await spawnAgent(inv, { cwd: ws.dir, deadlineMs: 60_000, attempt: 1, stdoutFile, maxOutputBytes: 1 << 24 });
+        const init = initOf(readFileSync(stdoutFile, 'utf8'));
         expect(init.skills).toEqual(expect.arrayContaining(['alpha', 'alpha-beta']));
         expect(init.skills).not.toContain('ancestor-leak');
       } finally {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { planSuite, renderPlan } from '../src/commands/plan.js';
-import { configSchema } from '../src/load/config.js';
+import { configSchema } from '../src/run/config-schema.js';
 import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
 
 describe('skillprobe plan', () => {

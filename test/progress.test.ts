@@ -3,14 +3,14 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { explainOutcome } from '../src/grade/explain.js';
-import { gradeTrial, type GradableCase, type GradeOptions } from '../src/grade/outcome.js';
-import type { Arm } from '../src/load/config.js';
+import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
+import type { Arm } from '../src/run/config-schema.js';
 import { createProgress, fit } from '../src/runner/progress.js';
 import { expectedRemainingTrials, operatingCharacteristics } from '../src/stats/sprt.js';
-import type { TrialMeta } from '../src/transcript/types.js';
 import { FixedScheduler, SprtScheduler } from '../src/trials/schedule.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { ClaudeStream } from './claude-stream.js';
+import type { GradableCase, TrialMeta } from '../src/run/schema.js';
 
 const P = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 20 };
 const FAMILY = ['atl', 'atl-jira', 'atl-confluence'].map((dir) => ({ dir, name: dir }));

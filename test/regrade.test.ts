@@ -2,41 +2,9 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Results } from '../src/commands/grade.js';
-import type { RunManifest } from '../src/commands/run.js';
-import { RunStore } from '../src/store/run-store.js';
-import type { TrialMeta } from '../src/transcript/types.js';
-import { ClaudeStream } from './claude-stream.js';
-import { handMadeManifest } from './run-fixtures.js';
+import { fakeRun } from './run-fixtures.js';
 import { cleanup, runCli } from './helpers.js';
-
-const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
-const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
-
-/** A run folder written by hand: what a finished run leaves, without running anything. */
-async function fakeRun(root: string): Promise<string> {
-  const store = await RunStore.create(root, 'r1');
-  const manifest = handMadeManifest(
-    [
-      { id: 'pos', expect: 'atl-jira', exclusive: false, tags: ['happy'], decision: DECISION },
-      { id: 'neg', expect: 'none', exclusive: false, tags: [], decision: DECISION },
-    ],
-    6,
-    { model: 'm' },
-  );
-  await store.writeJson('run.json', manifest);
-  const s = () => new ClaudeStream();
-  const trials: [string, number, ClaudeStream][] = [
-    ['pos', 1, s().skill('atl-jira', 'search').text('ok').result()],
-    ['pos', 2, s().read('.claude/skills/atl-jira/SKILL.md').text('ok').result()],
-    ['pos', 3, s().skill('atl').text('ok').result()],
-    ['neg', 1, s().text('no').result()],
-    ['neg', 2, s().skill('atl-jira').text('oops').result()],
-    ['neg', 3, s().apiError(429).result({ is_error: true, api_error_status: 429 })],
-  ];
-  for (const [caseId, n, stream] of trials) await store.writeTrial({ caseId, arm: 'skill', n }, Buffer.from(stream.raw()), { ...META, exitCode: caseId === 'neg' && n === 3 ? 1 : 0 });
-  return store.dir;
-}
+import type { Results, RunManifest } from '../src/run/schema.js';
 
 describe('grade and report: durable artifacts, regraded without rerunning anything', () => {
   const root = mkdtempSync(join(tmpdir(), 'sp-regrade-'));

@@ -4,15 +4,14 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { buildResults, type Results } from '../src/commands/grade.js';
-import type { RunManifest } from '../src/commands/run.js';
-import { gradeTrial, type GradableCase, type GradeOptions, type TrialOutcome } from '../src/grade/outcome.js';
+import { buildResults } from '../src/verdict/results.js';
+import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { jsonReporter } from '../src/report/json.js';
 import { terminalReporter } from '../src/report/terminal.js';
 import { failureBreakdown } from '../src/stats/summary.js';
-import type { TrialMeta } from '../src/transcript/types.js';
 import { ClaudeStream } from './claude-stream.js';
 import { ATL_FAMILY, handMadeManifest } from './run-fixtures.js';
+import type { GradableCase, Results, RunManifest, TrialMeta, TrialOutcome } from '../src/run/schema.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/report');
 const NOW = new Date('2026-12-01T00:00:00.000Z');
@@ -27,7 +26,7 @@ const widest = (text: string) => Math.max(...plain(text).split('\n').map((l) => 
 function demo(): { manifest: RunManifest; results: Results; report: string } {
   const manifest = JSON.parse(readFileSync(join(FIXTURES, 'demo/run.json'), 'utf8')) as RunManifest;
   const outcomes = JSON.parse(readFileSync(join(FIXTURES, 'demo/outcomes.json'), 'utf8')) as TrialOutcome[];
-  const results = buildResults(manifest, outcomes, NOW);
+  const results = buildResults(manifest, outcomes, [], NOW);
   return { manifest, results, report: render(manifest, results) };
 }
 
@@ -42,7 +41,7 @@ function run(defs: GradableCase[], trials: [string, ClaudeStream, Partial<TrialM
     seen.set(caseId, n);
     return gradeTrial(parseClaudeStream(stream.raw()), { ...META, ...meta }, defs.find((d) => d.id === caseId)!, 'skill', n, opts);
   });
-  const results = buildResults(manifest, outcomes, NOW);
+  const results = buildResults(manifest, outcomes, [], NOW);
   return { manifest, results, outcomes, report: render(manifest, results) };
 }
 
@@ -57,9 +56,9 @@ describe('terminal report on the demo run', () => {
   it('is the same whatever order the trials finished in: a regrade reproduces the run (example trials included)', () => {
     const manifest = JSON.parse(readFileSync(join(FIXTURES, 'demo/run.json'), 'utf8')) as RunManifest;
     const outcomes = JSON.parse(readFileSync(join(FIXTURES, 'demo/outcomes.json'), 'utf8')) as TrialOutcome[];
-    const reversed = buildResults(manifest, [...outcomes].reverse(), NOW);
-    const interleaved = buildResults(manifest, [...outcomes.filter((_, i) => i % 2), ...outcomes.filter((_, i) => i % 2 === 0)], NOW);
-    expect(reversed).toEqual(buildResults(manifest, outcomes, NOW));
+    const reversed = buildResults(manifest, [...outcomes].reverse(), [], NOW);
+    const interleaved = buildResults(manifest, [...outcomes.filter((_, i) => i % 2), ...outcomes.filter((_, i) => i % 2 === 0)], [], NOW);
+    expect(reversed).toEqual(buildResults(manifest, outcomes, [], NOW));
     expect(interleaved).toEqual(reversed);
   });
 

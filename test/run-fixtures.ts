@@ -1,6 +1,8 @@
-import type { RunManifest } from '../src/commands/run.js';
-import type { GradableCase } from '../src/grade/outcome.js';
-import { configSchema } from '../src/load/config.js';
+import { writeFileSync } from 'node:fs';
+import { configSchema } from '../src/run/config-schema.js';
+import { RunStore } from '../src/run/store.js';
+import { ClaudeStream } from './claude-stream.js';
+import type { GradableCase, RunManifest, TrialMeta, TrialRef } from '../src/run/schema.js';
 
 /** The atl family the hand-built transcripts use. */
 export const ATL_FAMILY = ['atl', 'atl-jira', 'atl-confluence'].map((dir) => ({ dir, name: dir }));
@@ -24,3 +26,39 @@ export function handMadeManifest(defs: GradableCase[], trials: number, over: Par
     ...over,
   };
 }
+
+/** Stores a hand-made trial the way a run does: the transcript streamed to its .part file, then committed. */
+export async function storeTrial(store: RunStore, ref: TrialRef, raw: string, meta: TrialMeta): Promise<void> {
+  const files = await store.prepareTrial(ref);
+  writeFileSync(files.partial, raw);
+  await store.commitTrial(ref, meta);
+}
+
+const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
+const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
+
+/** A run folder written by hand: what a finished run leaves, without running anything. */
+export async function fakeRun(root: string): Promise<string> {
+  const store = await RunStore.create(root, 'r1');
+  const manifest = handMadeManifest(
+    [
+      { id: 'pos', expect: 'atl-jira', exclusive: false, tags: ['happy'], decision: DECISION },
+      { id: 'neg', expect: 'none', exclusive: false, tags: [], decision: DECISION },
+    ],
+    6,
+    { model: 'm' },
+  );
+  await store.writeManifest(manifest);
+  const s = () => new ClaudeStream();
+  const trials: [string, number, ClaudeStream][] = [
+    ['pos', 1, s().skill('atl-jira', 'search').text('ok').result()],
+    ['pos', 2, s().read('.claude/skills/atl-jira/SKILL.md').text('ok').result()],
+    ['pos', 3, s().skill('atl').text('ok').result()],
+    ['neg', 1, s().text('no').result()],
+    ['neg', 2, s().skill('atl-jira').text('oops').result()],
+    ['neg', 3, s().apiError(429).result({ is_error: true, api_error_status: 429 })],
+  ];
+  for (const [caseId, n, stream] of trials) await storeTrial(store, { caseId, arm: 'skill', n }, stream.raw(), { ...META, exitCode: caseId === 'neg' && n === 3 ? 1 : 0 });
+  return store.dir;
+}
+

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { GradableCase, TrialOutcome } from '../src/grade/outcome.js';
 import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff, trialsForPerfectPass } from '../src/stats/binomial-test.js';
 import { adjustPValues } from '../src/stats/multiple-testing.js';
-import { boundaries, increments, operatingCharacteristics, sprtDecide, type SprtParams } from '../src/stats/sprt.js';
+import { boundaries, increments, operatingCharacteristics, sprtDecide } from '../src/stats/sprt.js';
 import { armsFor, FixedScheduler, SprtScheduler } from '../src/trials/schedule.js';
 import { resolveDecision, decisionProblem } from '../src/trials/decision.js';
-import { configSchema } from '../src/load/config.js';
-import { exitCode, fixedVerdicts, sprtVerdict, type CaseVerdict } from '../src/verdict/verdict.js';
+import { configSchema } from '../src/run/config-schema.js';
+import { exitCode, fixedVerdicts, sprtVerdict } from '../src/verdict/verdict.js';
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
+import type { CaseVerdict, GradableCase, SprtParams, TrialOutcome } from '../src/run/schema.js';
 
 const P: SprtParams = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 1000 };
 const seq = (s: string) => [...s].map((ch) => ch === 'P');

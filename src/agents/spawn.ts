@@ -1,11 +1,8 @@
 import { execa } from 'execa';
-import type { TrialMeta } from '../transcript/types.js';
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 import type { Invocation } from './types.js';
-
-export interface SpawnResult {
-  stdout: Buffer;
-  meta: TrialMeta;
-}
+import type { TrialMeta } from '../run/schema.js';
 
 const STDERR_TAIL = 4096;
 const KILL_GRACE_MS = 2000;
@@ -27,38 +24,73 @@ export function killAllAgentGroups(): void {
   liveGroups.clear();
 }
 
+/** Writing the transcript failed (disk full, folder gone read-only): the run cannot go on storing trials. */
+export class TranscriptWriteError extends Error {
+  constructor(
+    readonly file: string,
+    override readonly cause: Error,
+  ) {
+    super(`cannot write ${file}: ${cause.message}`);
+    this.name = 'TranscriptWriteError';
+  }
+}
+
 /**
- * Runs one agent process in its own process group under the harness's deadline. On timeout or abort the
- * whole group gets SIGTERM, then SIGKILL after a grace period, so no descendant outlives the trial.
+ * Runs one agent process in its own process group under the harness's deadline, streaming its stdout to
+ * `stdoutFile` (never held whole in memory) up to `maxOutputBytes`. On timeout, abort or an oversized output
+ * the whole group gets SIGTERM, then SIGKILL after a grace period, so no descendant outlives the trial.
+ * Rejects with TranscriptWriteError when the transcript cannot be written; the process is stopped first.
  */
 export async function spawnAgent(
   inv: Invocation,
-  opts: { cwd: string; deadlineMs: number; signal?: AbortSignal; attempt: number },
-): Promise<SpawnResult> {
+  opts: { cwd: string; deadlineMs: number; signal?: AbortSignal; attempt: number; stdoutFile: string; maxOutputBytes: number },
+): Promise<TrialMeta> {
   const startedAt = new Date();
   const t0 = performance.now();
   let timedOut = false;
   let interrupted = false;
+  let outputBytes = 0;
+  let outputTruncated = false;
+  let writeError: Error | undefined;
+  let stderrTail = '';
+  const out = createWriteStream(opts.stdoutFile, { flags: 'w' });
   const child = execa(inv.file, inv.args, {
     cwd: opts.cwd,
     env: inv.env,
     extendEnv: false,
     stdin: 'ignore', // with an open stdin the CLI waits 3 s for piped input
     encoding: 'buffer',
+    buffer: false,
     detached: true,
     reject: false,
-    stripFinalNewline: false,
-    maxBuffer: 512 * 1024 * 1024,
   });
   const pid = child.pid;
   if (pid !== undefined) liveGroups.add(pid);
 
   let graceTimer: NodeJS.Timeout | undefined;
   const stop = () => {
-    if (pid === undefined) return;
+    if (pid === undefined || graceTimer) return;
     killGroup(pid, 'SIGTERM');
     graceTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), KILL_GRACE_MS);
   };
+  out.on('error', (e) => {
+    writeError ??= e;
+    stop();
+  });
+  child.stdout?.on('data', (chunk: Buffer) => {
+    if (outputTruncated || writeError) return;
+    const room = opts.maxOutputBytes - outputBytes;
+    if (chunk.length > room) {
+      outputTruncated = true;
+      chunk = chunk.subarray(0, room);
+      stop();
+    }
+    outputBytes += chunk.length;
+    if (chunk.length) out.write(chunk);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+  });
   const deadline = setTimeout(() => {
     timedOut = true;
     stop();
@@ -79,20 +111,23 @@ export async function spawnAgent(
     killGroup(pid, 'SIGKILL');
     liveGroups.delete(pid);
   }
-  const stderr = Buffer.from(r.stderr ?? new Uint8Array()).toString('utf8');
+  if (!out.destroyed) {
+    out.end();
+    await once(out, 'close').catch(() => {});
+  }
+  if (writeError) throw new TranscriptWriteError(opts.stdoutFile, writeError);
   const spawnError = r.failed && r.exitCode === undefined && !r.signal && !timedOut && !interrupted ? (r.originalMessage ?? r.message) : undefined;
   return {
-    stdout: Buffer.from(r.stdout ?? new Uint8Array()),
-    meta: {
-      exitCode: r.exitCode ?? null,
-      signal: r.signal ?? null,
-      wallMs: Math.round(performance.now() - t0),
-      timedOut,
-      interrupted,
-      stderrTail: stderr.slice(-STDERR_TAIL),
-      attempt: opts.attempt,
-      ...(spawnError ? { spawnError } : {}),
-      startedAt: startedAt.toISOString(),
-    },
+    exitCode: r.exitCode ?? null,
+    signal: r.signal ?? null,
+    wallMs: Math.round(performance.now() - t0),
+    timedOut,
+    interrupted,
+    stderrTail,
+    attempt: opts.attempt,
+    ...(spawnError ? { spawnError } : {}),
+    startedAt: startedAt.toISOString(),
+    outputBytes,
+    ...(outputTruncated ? { outputTruncated } : {}),
   };
 }

@@ -2,7 +2,8 @@ import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, writeFileSy
 import { dirname, join, relative } from 'node:path';
 import { scaffold, type ScaffoldPaths } from '../init/scaffold.js';
 import { adapterFor } from '../agents/registry.js';
-import { configSchema, DEFAULT_CONFIG_FILE } from '../load/config.js';
+import { DEFAULT_CONFIG_FILE } from '../load/config.js';
+import { configSchema } from '../run/config-schema.js';
 import { InputError } from '../load/input-error.js';
 import { loadSkills } from '../load/skills.js';
 import { schemaFileName, SCHEMAS_DIR } from '../schema/json-schemas.js';

@@ -1,9 +1,9 @@
-import type { GradableCase } from '../grade/outcome.js';
-import type { Config } from '../load/config.js';
+import type { Config } from '../run/config-schema.js';
 import { fmt, table } from '../report/format.js';
 import { FIXED_N_LIMIT, fixedNEquivalent } from '../stats/binomial-test.js';
-import { operatingCharacteristics, type SprtParams } from '../stats/sprt.js';
+import { operatingCharacteristics } from '../stats/sprt.js';
 import { armsFor } from '../trials/schedule.js';
+import type { GradableCase, SprtParams } from '../run/schema.js';
 
 export interface CasePlan {
   caseId: string;

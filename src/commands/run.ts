@@ -4,24 +4,28 @@ import { adapterFor } from '../agents/registry.js';
 import { killAllAgentGroups } from '../agents/spawn.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { explainOutcome } from '../grade/explain.js';
-import { gradeTrial, type GradableCase, type TrialOutcome } from '../grade/outcome.js';
+import { gradeTrial } from '../grade/outcome.js';
 import { gradeOptions } from './grade.js';
-import type { FamilyMember } from '../grade/trigger.js';
 import { loadCases, type Case, type CaseSuite } from '../load/cases.js';
-import { loadConfig, type Config } from '../load/config.js';
+import { checkValueAt, collectConfig, splitProblem } from '../load/config.js';
+import { skillFolders } from '../load/family.js';
+import { unwritableFolder, wrongEntry } from '../load/paths.js';
+import type { Config } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
-import { InputError } from '../load/input-error.js';
+import { InputError, ProblemList } from '../load/input-error.js';
 import { familyHash, loadSkills, type Skill } from '../load/skills.js';
 import { createProgress } from '../runner/progress.js';
 import { runSuite } from '../runner/run-suite.js';
 import type { TrialRecord } from '../runner/trial.js';
-import { loadProfileForSuite, type Profile } from '../sim/profile.js';
+import { loadProfile, loadProfileForSuite, type Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
-import { newRunId, RunStore } from '../store/run-store.js';
+import { currentOwner, newRunId, RunStore } from '../run/store.js';
+import type { RunManifest } from '../run/schema.js';
 import { resolveDecision } from '../trials/decision.js';
 import { FixedScheduler, SprtScheduler, type TrialScheduler } from '../trials/schedule.js';
 import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
+import type { FamilyMember, GradableCase, TrialOutcome } from '../run/schema.js';
 
 const require = createRequire(import.meta.url);
 export const HARNESS_VERSION: string = (require('../../package.json') as { version: string }).version;
@@ -47,24 +51,50 @@ export interface LoadedSuite {
   nothingFailedIn?: string;
 }
 
-/** Everything that can be wrong with the user's input is found here, before a single trial starts. */
-export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select'>, need: { needBinary: boolean } = { needBinary: true }): LoadedSuite {
-  const { config, file } = loadConfig(opts.config, opts.overrides);
-  const skills = loadSkills(config.skillsDir);
-  const all = loadCases(config.cases, skills, config.decision);
+/**
+ * Everything that can be wrong with the user's input is found here, in one pass, before a single trial starts: each
+ * stage is checked on whatever the stages before it could load, so one mistake never hides the next.
+ * `need.run`: also what only a run needs (a writable transcripts folder, the agent binary, credentials).
+ */
+export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select'>, need: { run: boolean } = { run: true }): LoadedSuite {
+  const problems = new ProblemList();
+  const loaded = collectConfig(opts.config, opts.overrides, problems);
+  // Without the config file, where the skills and cases are is unknown: the flags were all there was to check.
+  if (!loaded) throw new InputError(problems.items);
+  const { config, file, fellBack } = loaded;
+  const at = (key: keyof Config) => loaded.where([key]) ?? { file: key };
+
+  const notFolder = loaded.where(['skillsDir']) && wrongEntry(config.skillsDir, 'folder');
+  if (notFolder) problems.add({ ...at('skillsDir'), what: notFolder, todo: 'point it at the folder that holds <skill>/SKILL.md' });
+  const skillsReadable = !notFolder && !fellBack.has('skillsDir');
+  const skills = skillsReadable ? problems.collect(() => loadSkills(config.skillsDir)) : undefined;
+  // A SKILL.md that does not load still names its skill: the cases are checked against the folder names.
+  const family = skills ?? (skillsReadable ? skillFolders(config.skillsDir) : []);
+  const all = family.length && !fellBack.has('cases') ? problems.collect(() => loadCases(config.cases, family, config.decision)) : undefined;
   // The profile is checked against every case, so one written for the whole suite stays valid for a selection.
-  const profile = opts.sim ? loadProfileForSuite(opts.sim, { skills: skills.map((s) => s.dir), caseIds: all.cases.map((c) => c.id) }) : undefined;
-  const { suite, nothingFailedIn } = selectSuite(all, opts.select ?? {}, config.transcriptsDir);
+  const sim = opts.sim;
+  const profile =
+    sim === undefined
+      ? undefined
+      : problems.collect(() => (family.length ? loadProfileForSuite(sim, { skills: family.map((s) => s.dir), caseIds: all?.cases.map((c) => c.id) }) : loadProfile(sim)));
+  const unwritable = need.run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false }) : undefined;
+  if (unwritable) problems.add({ ...at('transcriptsDir'), what: unwritable, todo: 'point it at a folder you can write to (each run creates its folder there)' });
+  const selected = all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir)) : undefined;
   if (config.decision.mode === 'sprt' && !config.arms.includes('skill')) {
-    throw new InputError({ file: file ?? '--arms', what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
+    problems.add({ ...at('arms'), what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
   }
   const adapter = adapterFor(config.agent);
-  // Nothing left to run: no binary or credentials are needed to say so.
-  if (nothingFailedIn !== undefined) return { config, configFile: file, skills, suite, profile, adapter, binary: '', nothingFailedIn };
-  const binary = need.needBinary ? adapter.resolveBinary(config.agentBinary) : (config.agentBinary ?? '');
-  const noCredentials = need.needBinary && !profile ? adapter.credentialProblem(process.env) : undefined;
-  if (noCredentials) throw new InputError({ file: 'environment', what: noCredentials.split(' — ')[0]!, todo: noCredentials.split(' — ')[1]! });
-  return { config, configFile: file, skills, suite, profile, adapter, binary };
+  // Nothing left to run (--last-failed, nothing failed): no binary or credentials are needed to say so.
+  const runs = need.run && selected?.nothingFailedIn === undefined;
+  const binary = runs ? problems.collect(() => checkValueAt(loaded, 'agentBinary', () => adapter.resolveBinary(config.agentBinary))) : (config.agentBinary ?? '');
+  const noCredentials = runs && sim === undefined ? adapter.credentialProblem(process.env) : undefined;
+  if (noCredentials) {
+    const [what, todo] = splitProblem(noCredentials);
+    problems.add({ file: 'environment', what, todo });
+  }
+  problems.throwIfAny();
+  // No problem was found, so every stage loaded.
+  return { config, configFile: file, skills: skills!, suite: selected!.suite, profile, adapter, binary: binary!, nothingFailedIn: selected!.nothingFailedIn };
 }
 
 /** The case as graders need it, stored in run.json so a regrade needs nothing but the run folder. */
@@ -78,27 +108,6 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     command: c.command ?? config.commands[c.expect.skill],
     decision: resolveDecision(config.decision, c.tags, c.decision),
   };
-}
-
-export type RunStatus = 'running' | 'completed' | 'interrupted' | 'failed';
-
-export interface RunManifest {
-  runId: string;
-  harness: { name: 'skillprobe'; version: string };
-  status: RunStatus;
-  startedAt: string;
-  endedAt?: string;
-  agent: { id: string; binary: string; cliVersion?: string };
-  model: string;
-  reportedModel?: string;
-  config: Config;
-  configFile?: string;
-  skills: { dir: string; name: string; hash: string }[];
-  skillsHash: string;
-  cases: { files: string[]; hash: string; defs: GradableCase[] };
-  family: FamilyMember[];
-  simulator: { profile: string; name: string; seed: number } | null;
-  trials: { planned: number; finished: number; notStarted: number };
 }
 
 export interface RunOutcome {
@@ -121,6 +130,7 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
     harness: { name: 'skillprobe', version: HARNESS_VERSION },
     status: 'running',
     startedAt: new Date().toISOString(),
+    owner: currentOwner(),
     agent: { id: adapter.id, binary },
     model: config.model,
     config,
@@ -132,7 +142,7 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
     simulator: profile && opts.sim ? { profile: opts.sim, name: profile.name, seed: profile.seed } : null,
     trials: { planned: scheduler.plannedTotal(), finished: 0, notStarted: 0 },
   };
-  await store.writeJson('run.json', manifest);
+  await store.writeManifest(manifest);
 
   let sim: RunningSimulator | undefined;
   const abort = new AbortController();
@@ -190,7 +200,7 @@ export async function executeRun(loaded: LoadedSuite, opts: RunOptions): Promise
   } finally {
     await workspaces.drain();
     manifest.endedAt = new Date().toISOString();
-    await store.writeJson('run.json', manifest);
+    await store.writeManifest(manifest);
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     await sim?.stop();

@@ -1,5 +1,6 @@
-import { NONE, type GradableCase, type TrialOutcome } from './outcome.js';
+import { NONE } from './outcome.js';
 import { BUDGET_STOPS } from './status.js';
+import type { GradableCase, TrialOutcome } from '../run/schema.js';
 
 /** Why a scored trial failed, in a few words: what a progress line or a report cell says. */
 function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>): string {

@@ -1,28 +1,15 @@
-import type { Arm } from '../load/config.js';
-import type { SprtParams } from '../stats/sprt.js';
-import type { InitEvent, SkillLoadEvent, Transcript, TrialMeta } from '../transcript/types.js';
-import { extractPlans, gradePlans, type PlanChecks, type PlanGrade } from './plan.js';
-import { BUDGET_STOPS, NO_EVIDENCE, trialStatus, type TrialStatus } from './status.js';
-import { firings, type FamilyMember, type Firing } from './trigger.js';
+import type { Arm } from '../run/config-schema.js';
+import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../transcript/types.js';
+import { extractPlans, gradePlans } from './plan.js';
+import { BUDGET_STOPS, NO_EVIDENCE, trialStatus } from './status.js';
+import { firings } from './trigger.js';
+import type { FamilyMember, FiredCategory, Firing, GradableCase, PlanChecks, PlanGrade, SprtParams, TrialMeta, TrialOutcome, TrialStatus } from '../run/schema.js';
 
 export const NONE = 'none';
 export const MULTIPLE = 'multiple';
 export const OTHER = 'other';
 /** Why an ablation trial is not scored: without the skill only plan checks can be. */
 export const NOTHING_TO_SCORE = 'nothing to score without the skill';
-
-/** What a grader needs to know of a case: no file positions, no I/O. */
-export interface GradableCase {
-  id: string;
-  /** A family member's folder name, or `none`. */
-  expect: string;
-  exclusive: boolean;
-  tags: string[];
-  plan?: PlanChecks;
-  command?: string;
-  /** Resolved decision parameters (defaults ← tag ← case). */
-  decision: SprtParams;
-}
 
 export interface GradeOptions {
   family: FamilyMember[];
@@ -34,27 +21,6 @@ export interface GradeOptions {
   budgetStopsFail: boolean;
 }
 
-export type FiredCategory = 'expected' | 'sibling' | 'other' | 'none';
-
-export interface TrialOutcome {
-  caseId: string;
-  arm: Arm;
-  n: number;
-  status: TrialStatus;
-  statusDetail?: string;
-  /** null: the trial carries no evidence (infra, isolation, crash) or nothing is scored in this arm. */
-  passed: boolean | null;
-  excludedBecause?: string;
-  firings: Firing[];
-  /** The confusion-matrix column: a family member's folder name, `none`, `multiple` or `other`. */
-  firedColumn: string;
-  fired: FiredCategory;
-  readOnly: boolean;
-  flags: { noop: boolean; clarifying: boolean };
-  plan?: PlanGrade;
-  parseWarnings: number;
-}
-
 function behaviourFlags(t: Transcript): TrialOutcome['flags'] {
   const texts = t.events.filter((e) => e.kind === 'text' && e.source === 'assistant').map((e) => (e.kind === 'text' ? e.text.trim() : ''));
   const calls = t.events.filter((e) => e.kind === 'tool_call').length;
@@ -63,6 +29,12 @@ function behaviourFlags(t: Transcript): TrialOutcome['flags'] {
     noop: calls === 0 && texts.every((x) => x === ''),
     clarifying: calls === 0 && lastText.endsWith('?'),
   };
+}
+
+/** What the CLI says the trial cost, when it says: the budget `--max-cost` spends. */
+function costOf(t: Transcript): { costUsd?: number } {
+  const result = t.events.find((e): e is ResultEvent => e.kind === 'result');
+  return result?.costUsd !== undefined ? { costUsd: result.costUsd } : {};
 }
 
 function column(counted: Firing[]): string {
@@ -97,6 +69,9 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     readOnly: expected.length > 0 && expected.every((f) => f.via === 'read'),
     flags: behaviourFlags(t),
     parseWarnings: t.warnings.length,
+    wallMs: meta.wallMs,
+    attempt: meta.attempt,
+    ...costOf(t),
   };
 
   // In the ablation arm the expected skill cannot be installed: if it fired, isolation failed.

@@ -1,12 +1,7 @@
 import type { Transcript } from '../transcript/types.js';
+import { compileLinearRegex } from '../util/linear-regex.js';
 import { asCommand, markdownLines } from '../util/markdown.js';
-import type { Firing } from './trigger.js';
-
-export interface PlanChecks {
-  matches: string[];
-  mustNot: string[];
-  verb?: string;
-}
+import type { CheckResult, Firing, PlanChecks, PlanGrade } from '../run/schema.js';
 
 export interface PlanContext {
   /** Command prefix of the skill (`atl jira`), prepended to bare Skill args. */
@@ -14,18 +9,6 @@ export interface PlanContext {
   /** Absolute paths to hide behind placeholders. */
   workspace?: string;
   skillPaths: string[];
-}
-
-export interface CheckResult {
-  check: string;
-  pass: boolean;
-  detail?: string;
-}
-
-export interface PlanGrade {
-  plans: string[];
-  checks: CheckResult[];
-  pass: boolean;
 }
 
 const QUOTES: [RegExp, string][] = [
@@ -86,17 +69,25 @@ export function verbOf(plan: string, command?: string): string | undefined {
   return plan.slice(prefix.length).trim().split(' ')[0] || undefined;
 }
 
+/**
+ * The first plan `pattern` finds, on the linear-time engine. Loading rejects patterns it cannot compile; one can
+ * still come from a run stored before that, and then the check fails, saying why.
+ */
+function firstHit(plans: string[], pattern: string): { hit?: string; unusable?: string } {
+  const compiled = compileLinearRegex(pattern);
+  if (!compiled.ok) return { unusable: compiled.what };
+  return { hit: plans.find((p) => compiled.regex.test(p)) };
+}
+
 export function gradePlans(plans: string[], checks: PlanChecks, command?: string): PlanGrade {
   const results: CheckResult[] = [];
   for (const pattern of checks.matches) {
-    const re = new RegExp(pattern);
-    const hit = plans.find((p) => re.test(p));
-    results.push({ check: `matches /${pattern}/`, pass: hit !== undefined, detail: hit ?? (plans.length ? 'no plan matches' : 'no plan found') });
+    const { hit, unusable } = firstHit(plans, pattern);
+    results.push({ check: `matches /${pattern}/`, pass: !unusable && hit !== undefined, detail: unusable ?? hit ?? (plans.length ? 'no plan matches' : 'no plan found') });
   }
   for (const pattern of checks.mustNot) {
-    const re = new RegExp(pattern);
-    const hit = plans.find((p) => re.test(p));
-    results.push({ check: `mustNot /${pattern}/`, pass: hit === undefined, detail: hit });
+    const { hit, unusable } = firstHit(plans, pattern);
+    results.push({ check: `mustNot /${pattern}/`, pass: !unusable && hit === undefined, detail: unusable ?? hit });
   }
   if (checks.verb !== undefined) {
     // Every call of the command must use the exact verb: `atl jira create` is not `atl jira create-issue`.

@@ -1,10 +1,9 @@
-import type { Arm } from '../load/config.js';
-import type { ErrorEvent, InitEvent, ResultEvent, Transcript, TrialMeta } from '../transcript/types.js';
-
-export type TrialStatus = 'ok' | 'timeout' | 'max_turns' | 'max_budget' | 'agent_error' | 'infra_error' | 'killed' | 'isolation_error';
+import type { Arm } from '../run/config-schema.js';
+import type { ErrorEvent, InitEvent, ResultEvent, Transcript } from '../transcript/types.js';
+import type { TrialMeta, TrialStatus } from '../run/schema.js';
 
 /** Statuses that carry no evidence about the skill: left out of n, reported, never scored as "did not trigger". */
-export const NO_EVIDENCE: ReadonlySet<TrialStatus> = new Set(['infra_error', 'isolation_error', 'agent_error', 'killed']);
+export const NO_EVIDENCE: ReadonlySet<TrialStatus> = new Set(['infra_error', 'isolation_error', 'agent_error', 'killed', 'output_too_large']);
 
 /** Stops under the budget given (time, turns, money) after the model acted: failures unless `budgetStops: exclude`. */
 export const BUDGET_STOPS: ReadonlySet<TrialStatus> = new Set(['timeout', 'max_turns', 'max_budget']);
@@ -47,6 +46,7 @@ export function isolationProblem(init: InitEvent | undefined, ctx: IsolationCont
 export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContext): StatusVerdict {
   if (meta.interrupted) return { status: 'killed', detail: 'stopped by the user' };
   if (meta.spawnError) return { status: 'agent_error', detail: meta.spawnError };
+  if (meta.outputTruncated) return { status: 'output_too_large', detail: `the agent printed more than ${meta.outputBytes ?? '?'} bytes: stored up to the cap and stopped` };
   const init = t.events.find((e): e is InitEvent => e.kind === 'init');
   const result = t.events.find((e): e is ResultEvent => e.kind === 'result');
   if (!init && !meta.timedOut) {

@@ -1,23 +1,5 @@
-import type { SkillLoadStatus, Transcript } from '../transcript/types.js';
-
-/** A family member as graders see it: the folder name and the frontmatter name both identify it. */
-export interface FamilyMember {
-  dir: string;
-  name: string;
-}
-
-export interface Firing {
-  /** The family member's folder name, or undefined when the model asked for something outside the family. */
-  skill?: string;
-  /** What the model wrote, as written. */
-  requested: string;
-  via: 'invoke' | 'read';
-  /** For invocations: what the CLI did with it. Reads have no load step. */
-  status?: SkillLoadStatus;
-  callId: string;
-  /** Position of the call among all events, for ordering. */
-  at: number;
-}
+import type { Transcript } from '../transcript/types.js';
+import type { FamilyMember, Firing, SkillLoadStatus } from '../run/schema.js';
 
 /** `" /atl-jira "` → `atl-jira`; `plugin:atl-jira` → `atl-jira` (the CLI resolves both). Case is significant. */
 export function normaliseSkillName(requested: string): string {

@@ -1,5 +1,5 @@
 import { Document, isCollection, isScalar, visit } from 'yaml';
-import { configSchema } from '../load/config.js';
+import { configSchema } from '../run/config-schema.js';
 import { NO_SKILL } from '../load/cases.js';
 import { sprtDecide } from '../stats/sprt.js';
 

@@ -2,15 +2,22 @@ import { createHash } from 'node:crypto';
 import { globSync } from 'tinyglobby';
 import { z } from 'zod';
 import { decisionProblem, resolveDecision } from '../trials/decision.js';
-import { decisionParamsSchema, splitProblem, type DecisionConfig } from './config.js';
+import { decisionParamsSchema, type DecisionConfig } from '../run/config-schema.js';
+import { compileLinearRegex } from '../util/linear-regex.js';
+import { splitProblem } from './config.js';
 import { InputError, ProblemList } from './input-error.js';
-import type { Skill } from './skills.js';
+import { NO_SKILL, type Skill } from './skills.js';
 
 /** What cases are checked against: each skill's folder and frontmatter name. */
 type FamilyNames = readonly Pick<Skill, 'dir' | 'name'>[];
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
 
-export const NO_SKILL = 'none';
+export { NO_SKILL };
+
+/** Linux's limit on one argument (MAX_ARG_STRLEN), its terminating NUL included: the prompt is passed as one. */
+const MAX_ARG_BYTES = 128 * 1024;
+/** The longest file name: a case's id names its folder in the run folder. */
+const MAX_NAME_BYTES = 255;
 
 const regexList = z.array(z.string().min(1)).default([]);
 
@@ -65,6 +72,18 @@ function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml
   if (c.prompt.trim() === '') {
     problems.add(y.problem([index, 'prompt'], `case "${c.id}" has an empty prompt`, 'write the request as a user would type it'));
   }
+  const promptBytes = Buffer.byteLength(c.prompt);
+  if (c.prompt.includes('\0')) {
+    problems.add(y.problem([index, 'prompt'], `case "${c.id}": the prompt holds a NUL character, which no program can receive in an argument`, 'remove it'));
+  } else if (promptBytes >= MAX_ARG_BYTES) {
+    problems.add(
+      y.problem([index, 'prompt'], `case "${c.id}": the prompt is ${promptBytes} bytes, but one argument to a program holds at most ${MAX_ARG_BYTES - 1} (Linux)`, 'shorten it'),
+    );
+  }
+  const idBytes = Buffer.byteLength(c.id);
+  if (idBytes > MAX_NAME_BYTES) {
+    problems.add(y.problem([index, 'id'], `case id is ${idBytes} bytes, but it names a folder and file names hold at most ${MAX_NAME_BYTES}`, 'shorten it'));
+  }
   const slash = /^\s*\/([A-Za-z0-9:_-]+)/.exec(c.prompt);
   if (slash) {
     problems.add(
@@ -94,13 +113,8 @@ function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml
   }
   for (const key of ['matches', 'mustNot'] as const) {
     c.plan?.[key].forEach((pattern, j) => {
-      try {
-        new RegExp(pattern);
-      } catch (e) {
-        problems.add(
-          y.problem([index, 'plan', key, j], `invalid regular expression ${JSON.stringify(pattern)}: ${(e as Error).message}`, 'fix the pattern (JavaScript RegExp syntax; escape special characters with \\\\)'),
-        );
-      }
+      const compiled = compileLinearRegex(pattern);
+      if (!compiled.ok) problems.add(y.problem([index, 'plan', key, j], compiled.what, compiled.todo));
     });
   }
 }

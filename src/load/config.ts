@@ -1,145 +1,180 @@
 import { existsSync } from 'node:fs';
-import { z } from 'zod';
+import type { z } from 'zod';
+import { configSchema, type Config } from '../run/config-schema.js';
 import { resolveDecision, decisionProblem } from '../trials/decision.js';
-import { InputError, ProblemList } from './input-error.js';
-import { loadYamlFile } from './yaml-file.js';
-
-export const ARMS = ['skill', 'ablation'] as const;
-export type Arm = (typeof ARMS)[number];
-
-const positiveInt = (max: number) => z.number().int().min(1).max(max);
-
-/** Per-case decision parameters; any subset, so tags and cases can override the defaults. */
-export const decisionParamsSchema = z
-  .object({
-    /** p0: the pass rate a case must reach. */
-    threshold: z.number().gt(0).max(1),
-    /** p1 = p0 − δ: the rate the test must tell apart from p0. */
-    delta: z.number().gt(0).lt(1),
-    /** Chance of failing a case whose true rate is p0. */
-    alpha: z.number().gt(0).max(0.5),
-    /** Chance of passing a case whose true rate is p1. */
-    beta: z.number().gt(0).max(0.5),
-    minTrials: positiveInt(100_000),
-    maxTrials: positiveInt(100_000),
-  })
-  .partial()
-  .strict();
-
-export type DecisionOverrides = z.output<typeof decisionParamsSchema>;
-
-export const configSchema = z
-  .object({
-    agent: z.enum(['claude-code']).default('claude-code'),
-    /** Path to the agent binary; by default the pinned one from node_modules. */
-    agentBinary: z.string().min(1).optional(),
-    model: z.string().min(1).default('sonnet'),
-    trials: positiveInt(10_000).default(10),
-    concurrency: positiveInt(64).default(2),
-    skillsDir: z.string().min(1).default('skills'),
-    cases: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('cases/*.yaml'),
-    transcriptsDir: z.string().min(1).default('transcripts'),
-    arms: z.array(z.enum(ARMS)).min(1).default(['skill', 'ablation']),
-    /** `scored`: the ablation arm runs only where it scores something (positive cases with plan checks); `always`. */
-    ablation: z.enum(['scored', 'always']).default('scored'),
-    timeouts: z
-      .object({
-        /** The harness's own wall-clock deadline per trial; the CLI has none that works on a stalled stream. */
-        trialSeconds: z.number().positive().max(3600).default(300),
-      })
-      .strict()
-      .default({}),
-    maxTurns: positiveInt(200).default(8),
-    retries: z
-      .object({
-        /** CLAUDE_CODE_MAX_RETRIES: the CLI's own retries of one API call. */
-        cli: z.number().int().min(0).max(10).default(2),
-        /** How often the harness re-runs a trial that ended in an infrastructure error. */
-        infra: z.number().int().min(0).max(10).default(1),
-      })
-      .strict()
-      .default({}),
-    grading: z
-      .object({
-        /** Reading a skill's files counts as firing it (`fire`), or is only reported (`separate`). */
-        readTriggers: z.enum(['fire', 'separate']).default('fire'),
-        /** Timeout and max-turns stops are failures under the budget given (`fail`), or left out (`exclude`). */
-        budgetStops: z.enum(['fail', 'exclude']).default('fail'),
-        confidence: z.number().gt(0.5).lt(1).default(0.95),
-      })
-      .strict()
-      .default({}),
-    decision: z
-      .object({
-        /** `fixed`: `trials` per case, exact binomial tests; `sprt`: each case stops as soon as the evidence decides. */
-        mode: z.enum(['fixed', 'sprt']).default('sprt'),
-        threshold: z.number().gt(0).max(1).default(0.9),
-        delta: z.number().gt(0).lt(1).default(0.2),
-        alpha: z.number().gt(0).max(0.5).default(0.05),
-        beta: z.number().gt(0).max(0.5).default(0.2),
-        minTrials: positiveInt(100_000).default(5),
-        maxTrials: positiveInt(100_000).default(30),
-        /** Fixed-N mode: multiple-testing correction across cases. */
-        correction: z.enum(['bh', 'bonferroni', 'none']).default('bh'),
-        /** What an INCONCLUSIVE case does to the exit code. */
-        inconclusive: z.enum(['fail', 'warn', 'pass']).default('warn'),
-        /** Overrides per case tag (`vague: { threshold: 0.5 }`); the first matching tag of a case wins. */
-        tags: z.record(z.string(), decisionParamsSchema).default({}),
-      })
-      .strict()
-      .default({}),
-    /** Command prefix per skill, prepended to bare Skill args when canonicalising plans (`atl-jira: atl jira`). */
-    commands: z.record(z.string(), z.string().min(1)).default({}),
-  })
-  .strict();
-
-export type Config = z.output<typeof configSchema>;
+import { InputError, ProblemList, type InputProblem } from './input-error.js';
+import { wrongEntry } from './paths.js';
+import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
 
 /** "what — what to do" → [what, what to do]. */
 export function splitProblem(text: string): [string, string] {
   const [what, todo] = text.split(' — ');
   return [what!, todo ?? 'fix the value'];
 }
-export type DecisionConfig = Config['decision'];
 export const DEFAULT_CONFIG_FILE = 'skillprobe.config.yaml';
 
-/** Loads the config file (optional unless named explicitly) and applies flag overrides on top. */
-export function loadConfig(file: string | undefined, overrides: Partial<Record<keyof Config, unknown>>): { config: Config; file?: string } {
-  const path = file ?? DEFAULT_CONFIG_FILE;
-  let fromFile: Record<string, unknown> = {};
-  let used: string | undefined;
-  if (existsSync(path)) {
-    const { value, yaml } = loadYamlFile(path, configSchema, 'config file');
-    const problems = new ProblemList();
-    const defaults = decisionProblem(resolveDecision(value.decision, [], undefined));
-    if (defaults) problems.add(yaml.problem(['decision'], ...splitProblem(defaults)));
-    for (const tag of Object.keys(value.decision.tags)) {
-      const p = decisionProblem(resolveDecision(value.decision, [tag], undefined));
-      if (p) problems.add(yaml.problem(['decision', 'tags', tag], ...splitProblem(`tag "${tag}": ${p}`)));
-    }
-    problems.throwIfAny();
-    fromFile = value;
-    used = path;
-  } else if (file) {
-    throw new InputError({ file, what: 'config file not found', todo: 'check the --config path' });
-  }
-  const merged: Record<string, unknown> = { ...fromFile };
-  const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** Flag values by config key; nested sections (timeouts, decision) take theirs key by key. Undefined: not given. */
+export type ConfigOverrides = Partial<Record<keyof Config, unknown>>;
+
+type KeyPath = readonly (string | number)[];
+/** Where the user set a value: a flag, or a place in the config file. */
+export type ValueLocation = Pick<InputProblem, 'file' | 'line' | 'col'>;
+
+export interface LoadedConfig {
+  config: Config;
+  /** The config file read, if any. */
+  file?: string;
+  /** Top-level keys whose value was wrong and fell back to its default: later checks should not rely on them. */
+  fellBack: ReadonlySet<string>;
+  /** Where the value at `path` was set: its flag, or its place in the config file; undefined for a default. */
+  where(path: KeyPath): ValueLocation | undefined;
+}
+
+/** Flags named otherwise than their key's last part in kebab case (`decision.maxTrials`: `--max-trials`). */
+const FLAG_NAMES: Record<string, string> = { skillsDir: '--skills', transcriptsDir: '--transcripts', 'timeouts.trialSeconds': '--timeout' };
+
+/** The flag that sets the config value at `path` (a path into a list names the list's flag). */
+function flagFor(path: KeyPath): string {
+  const keys = path.filter((p): p is string => typeof p === 'string');
+  return FLAG_NAMES[keys.join('.')] ?? `--${keys.at(-1)!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The dotted paths of the values given as flags. */
+function flagPaths(overrides: ConfigOverrides): Set<string> {
+  return new Set(
+    Object.entries(overrides).flatMap(([k, v]) =>
+      isMap(v) ? Object.entries(v).flatMap(([k2, x]) => (x === undefined ? [] : [`${k}.${k2}`])) : v === undefined ? [] : [k],
+    ),
+  );
+}
+
+function withOverrides(base: Record<string, unknown>, overrides: ConfigOverrides): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) continue;
     // Nested sections (timeouts, decision) take flag values key by key.
     merged[k] = isMap(v) && isMap(merged[k]) ? { ...merged[k], ...Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) } : v;
   }
-  const result = configSchema.safeParse(merged);
-  if (!result.success) {
-    // Only a flag can be wrong here: the file already validated on its own.
-    throw new InputError(
-      result.error.issues.map((i) => ({
-        file: `--${String(i.path.at(-1) ?? 'option')}`,
-        what: `invalid value: ${i.message}`,
-        todo: 'fix the flag (see `skillprobe run --help`)',
-      })),
-    );
+  return merged;
+}
+
+/** Deletes the value at `path` (the whole list, for a path into one), so that it takes its default. */
+function dropAt(data: Record<string, unknown>, path: KeyPath): void {
+  const listAt = path.findIndex((p) => typeof p === 'number');
+  const at = listAt === -1 ? path : path.slice(0, listAt);
+  let parent: unknown = data;
+  for (const key of at.slice(0, -1)) parent = isMap(parent) ? parent[key] : undefined;
+  if (isMap(parent)) delete parent[String(at.at(-1))];
+}
+
+/**
+ * Deletes from `data` every value the schema rejects (each then takes its default), so that later stages can still
+ * be checked; the top-level keys touched go into `fellBack`. Returns the issues found first, before any deletion.
+ */
+function dropInvalid(data: Record<string, unknown>, fellBack: Set<string>): z.ZodIssue[] {
+  const first = configSchema.safeParse(data).error?.issues ?? [];
+  for (let issues = first; issues.length; issues = configSchema.safeParse(data).error?.issues ?? []) {
+    for (const issue of issues) {
+      const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
+      for (const path of paths) {
+        dropAt(data, path);
+        fellBack.add(String(path[0]));
+      }
+    }
   }
-  return { config: result.data, file: used };
+  return first;
+}
+
+/** The config file's values, each problem in them reported; undefined when the file cannot be read or parsed. */
+function readConfigFile(path: string, problems: ProblemList): { data: Record<string, unknown>; yaml: LocatedYaml } | undefined {
+  const yaml = problems.collect(() => parseYamlText(path, readTextFile(path, 'config file')));
+  if (!yaml) return undefined;
+  problems.collect(() => validateYaml(yaml, configSchema));
+  const raw: unknown = yaml.doc.toJS();
+  return isMap(raw) ? { data: raw, yaml } : undefined;
+}
+
+/** The decision parameters `decisionProblem` checks; its messages name them. */
+const CHECKED_PARAMS = ['threshold', 'delta', 'minTrials', 'maxTrials'] as const;
+
+/**
+ * Cross-field checks the schema cannot make, each reported where the user set the values; each wrong value is put
+ * back to its default, so that the cases are not blamed for it once per case.
+ */
+function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags: ReadonlySet<string>, problems: ProblemList): void {
+  const defaults = configSchema.parse({}).decision;
+  const bad = decisionProblem(resolveDecision(config.decision, [], undefined));
+  if (bad) {
+    const flags = CHECKED_PARAMS.filter((k) => bad.includes(k) && fromFlags.has(`decision.${k}`)).map((k) => flagFor(['decision', k]));
+    problems.add({ ...(flags.length ? { file: flags.join(', ') } : (at(['decision']) ?? { file: 'decision' })), ...pair(bad) });
+    for (const k of CHECKED_PARAMS) config.decision[k] = defaults[k];
+  }
+  for (const tag of Object.keys(config.decision.tags)) {
+    const p = decisionProblem(resolveDecision(config.decision, [tag], undefined));
+    if (!p) continue;
+    problems.add({ ...(at(['decision', 'tags', tag]) ?? { file: 'decision.tags' }), ...pair(`tag "${tag}": ${p}`) });
+    delete config.decision.tags[tag];
+  }
+  const arms = new Set(config.arms);
+  if (arms.size < config.arms.length) {
+    problems.add({ ...(at(['arms']) ?? { file: 'arms' }), what: `arms ${config.arms.join(', ')} names an arm twice (each trial would run twice)`, todo: 'name each arm once' });
+    config.arms = [...arms];
+  }
+}
+
+const pair = (text: string) => {
+  const [what, todo] = splitProblem(text);
+  return { what, todo };
+};
+
+/**
+ * Loads the config file (optional unless named explicitly) and applies flag overrides on top. Every problem goes into
+ * `problems`, named by the flag the user typed or the file's line, and each wrong value falls back to its default so
+ * that later stages can still be checked; undefined when a config file was meant but cannot be read at all.
+ */
+export function collectConfig(file: string | undefined, overrides: ConfigOverrides, problems: ProblemList): LoadedConfig | undefined {
+  const path = file ?? DEFAULT_CONFIG_FILE;
+  const wrong = file !== undefined ? wrongEntry(file, 'file') : undefined;
+  if (wrong) problems.add({ file: '--config', what: wrong, todo: 'pass the config YAML file, or leave --config out to use skillprobe.config.yaml if present' });
+  const present = !wrong && existsSync(path);
+  const read = present ? readConfigFile(path, problems) : undefined;
+  const fellBack = new Set<string>();
+  const fromFile = read?.data ?? {};
+  // The file's own problems are reported already (with their lines); what is left wrong after them is a flag's.
+  dropInvalid(fromFile, fellBack);
+  const merged = withOverrides(fromFile, overrides);
+  for (const issue of dropInvalid(merged, fellBack)) {
+    problems.add({ file: flagFor(issue.path), what: `invalid value: ${issue.message}`, todo: 'fix the flag (see `skillprobe run --help`)' });
+  }
+  const fromFlags = flagPaths(overrides);
+  const where = (p: KeyPath): ValueLocation | undefined => {
+    if (fromFlags.has(p.join('.'))) return { file: flagFor(p) };
+    if (read?.yaml.doc.hasIn(p)) return { file: read.yaml.file, ...read.yaml.locate(p) };
+    return undefined;
+  };
+  const config = configSchema.parse(merged);
+  checkCombinations(config, where, fromFlags, problems);
+  const usable = present ? read !== undefined : !wrong;
+  return usable ? { config, file: read ? path : undefined, fellBack, where } : undefined;
+}
+
+/** Runs a check of the config value at `key`; its problems point where the user set that value, when they did. */
+export function checkValueAt<T>(loaded: LoadedConfig, key: keyof Config, check: () => T): T {
+  try {
+    return check();
+  } catch (e) {
+    const at = loaded.where([key]);
+    if (!(e instanceof InputError) || !at) throw e;
+    throw new InputError(e.problems.map((p) => ({ ...p, line: undefined, col: undefined, ...at })));
+  }
+}
+
+/** Loads the config file (optional unless named explicitly) and applies flag overrides on top; throws every problem. */
+export function loadConfig(file: string | undefined, overrides: ConfigOverrides): { config: Config; file?: string } {
+  const problems = new ProblemList();
+  const loaded = collectConfig(file, overrides, problems);
+  problems.throwIfAny();
+  return { config: loaded!.config, file: loaded!.file };
 }

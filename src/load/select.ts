@@ -1,11 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { compileLinearRegex, type LinearRegex } from '../util/linear-regex.js';
 import type { Case, CaseSuite } from './cases.js';
 import { InputError } from './input-error.js';
 
 export interface CaseFilters {
-  /** Matches the case id or its prompt. */
-  grep?: RegExp;
+  /** Matches the case id or its prompt (a RegExp, or `--grep`'s linear-time pattern). */
+  grep?: { test(text: string): boolean };
   /** A case with any of these tags. */
   tags?: string[];
   /** Only these case ids (from an earlier run). */
@@ -23,12 +24,10 @@ export function selectCases(cases: readonly Case[], f: CaseFilters): Case[] {
 }
 
 /** `--grep`'s pattern, or an input error naming the flag. */
-export function grepPattern(source: string): RegExp {
-  try {
-    return new RegExp(source);
-  } catch (e) {
-    throw new InputError({ file: '--grep', what: `invalid regular expression ${JSON.stringify(source)}: ${(e as Error).message}`, todo: 'fix the pattern (JavaScript RegExp syntax)' });
-  }
+export function grepPattern(source: string): LinearRegex {
+  const compiled = compileLinearRegex(source);
+  if (!compiled.ok) throw new InputError({ file: '--grep', what: compiled.what, todo: compiled.todo });
+  return compiled.regex;
 }
 
 /** Verdicts that ask for another look: the case did not pass. */

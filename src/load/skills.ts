@@ -1,8 +1,11 @@
 import { createHash } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { InputError, ProblemList } from './input-error.js';
-import { parseYamlText, readTextFile } from './yaml-file.js';
+import { InputError, ProblemList, type InputProblem } from './input-error.js';
+import { parseYamlText, readTextFile, specialFileKind } from './yaml-file.js';
+
+/** The skill a negative case expects (`expect: { skill: none }`), so no skill folder may take the name. */
+export const NO_SKILL = 'none';
 
 export interface Skill {
   /** Folder name: what Claude Code lists and the first name a trigger can use. */
@@ -16,29 +19,79 @@ export interface Skill {
   allowedTools?: string;
   /** The SKILL.md as shown in messages, and where its frontmatter keys were written (for lint's findings). */
   source: { file: string; at: Record<'name' | 'description' | 'allowedTools', { line: number; col: number }> };
-  /** sha256 over every file of the folder, so a run records exactly what was tested. */
+  /** sha256 over every file and symlink of the folder, so a run records exactly what was tested. */
   hash: string;
 }
 
 const NAME_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 // Split by hand: frontmatter packages parse with a YAML reader of their own and lose the positions that
 // file:line:col messages need; `yaml` parses the block here with its positions.
-const FRONTMATTER = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+// (readTextFile has dropped a byte order mark already.)
+const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
-function filesUnder(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(p));
-    else if (entry.isFile()) out.push(p);
+const shownPath = (p: string) => relative(process.cwd(), p) || p;
+
+/** Whether `path` is `folder` or inside it. */
+const isWithin = (path: string, folder: string) => !/^\.\.(?:[\\/]|$)/.test(relative(folder, path));
+
+/** What `path` leads to, through a symlink if it is one; a link that leads nowhere is a problem naming link and target. */
+function follow(path: string): { stats: Stats; link?: string } | { problem: InputProblem } {
+  const link = lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
+  try {
+    return { stats: statSync(path), link };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const what =
+      code === 'ENOENT' ? `dangling symlink: it points to ${link}, which does not exist` : code === 'ELOOP' ? `symlink loop: ${link} leads back to itself` : `cannot follow it to ${link} (${code})`;
+    return { problem: { file: shownPath(path), what, todo: 'fix the link, or remove it' } };
   }
-  return out.sort();
 }
 
-export function hashFiles(root: string, files: string[]): string {
+/**
+ * Every file and symlink in a skill folder, as the trial copy sees it (it follows symlinks), and what that copy
+ * would hang or fail on: broken or looping links, FIFOs, sockets and devices. Only stats are taken: opening a FIFO
+ * blocks. `ancestors` are the real paths of the folders walked down so far, so a link back up is caught, not followed.
+ */
+function scanSkillFolder(dir: string, ancestors: readonly string[], out: { paths: string[]; problems: InputProblem[] }): void {
+  for (const name of readdirSync(dir).sort()) {
+    const path = join(dir, name);
+    const found = follow(path);
+    if ('problem' in found) {
+      out.problems.push(found.problem);
+      continue;
+    }
+    const { stats, link } = found;
+    const via = link === undefined ? '' : ` (through a symlink to ${link})`;
+    const special = specialFileKind(stats);
+    if (special) {
+      out.problems.push({ file: shownPath(path), what: `${special}${via} inside a skill folder`, todo: 'remove it: a trial cannot copy it' });
+    } else if (stats.isDirectory()) {
+      const real = realpathSync(path);
+      // A link to a folder holding the link itself would make the copy endless.
+      if (link !== undefined && ancestors.some((a) => isWithin(a, real))) {
+        out.problems.push({ file: shownPath(path), what: `symlink loop: it points to ${link}, a folder that holds the link itself`, todo: 'fix the link, or remove it' });
+        continue;
+      }
+      if (link !== undefined) out.paths.push(path);
+      scanSkillFolder(path, [...ancestors, real], out);
+    } else out.paths.push(path);
+  }
+}
+
+/**
+ * sha256 over a skill folder's files and symlinks (`paths`, as the scan lists them): the raw bytes of each file, and
+ * where each symlink points, so a link differs from a copy of what it names. Every field carries its length, so no
+ * two listings run together.
+ */
+export function hashFiles(root: string, paths: string[]): string {
   const h = createHash('sha256');
-  for (const f of files) {
-    h.update(relative(root, f)).update('\0').update(readTextFile(f, 'file')).update('\0');
+  const fields = (...data: (string | Buffer)[]) => {
+    for (const d of data) h.update(`${Buffer.byteLength(d)}:`).update(d);
+  };
+  for (const p of paths) {
+    const rel = relative(root, p);
+    if (lstatSync(p).isSymbolicLink()) fields('link', rel, readlinkSync(p));
+    if (statSync(p).isFile()) fields('file', rel, readFileSync(p));
   }
   return h.digest('hex');
 }
@@ -57,7 +110,7 @@ export function parseSkillFile(file: string, dir: string, text: string): Omit<Sk
   }
   // Frontmatter starts on line 2; pad so the YAML parser's line numbers are the file's.
   const y = parseYamlText(file, '\n' + m[1]!);
-  const fm = y.doc.toJS() as unknown;
+  const fm = y.value;
   if (typeof fm !== 'object' || fm === null || Array.isArray(fm)) {
     throw new InputError({ file, line: 2, col: 1, what: 'frontmatter is not a mapping', todo: 'write `name: …` and `description: …` lines' });
   }
@@ -96,7 +149,7 @@ export function loadSkills(skillsDir: string): Skill[] {
   const root = resolve(skillsDir);
   let entries: string[];
   try {
-    entries = readdirSync(root).filter((e) => statSync(join(root, e)).isDirectory()).sort();
+    entries = readdirSync(root).sort();
   } catch {
     throw new InputError({ file: skillsDir, what: 'skills folder not found', todo: 'create it, or set `skillsDir` in skillprobe.config.yaml or --skills' });
   }
@@ -104,20 +157,39 @@ export function loadSkills(skillsDir: string): Skill[] {
   const skills: Skill[] = [];
   for (const dir of entries) {
     const folder = join(root, dir);
+    const found = follow(folder);
+    if ('problem' in found) {
+      problems.add(found.problem);
+      continue;
+    }
+    if (!found.stats.isDirectory()) continue; // loose files beside the skills are not skills
+    if (dir === NO_SKILL) {
+      problems.add({
+        file: shownPath(folder),
+        what: `a skill folder named "${NO_SKILL}" clashes with \`expect: { skill: ${NO_SKILL} }\`, which marks a negative case`,
+        todo: 'rename the folder and its `name`',
+      });
+      continue;
+    }
+    const scan = { paths: [] as string[], problems: [] as InputProblem[] };
+    scanSkillFolder(folder, [realpathSync(folder)], scan);
+    if (scan.problems.length) {
+      scan.problems.forEach((p) => problems.add(p));
+      continue;
+    }
     const names = readdirSync(folder);
     const file = join(folder, 'SKILL.md');
     if (!names.includes('SKILL.md')) {
       const near = names.find((n) => n.toLowerCase() === 'skill.md');
       problems.add({
-        file: relative(process.cwd(), folder) || folder,
+        file: shownPath(folder),
         what: near ? `found ${near} but Claude Code only reads SKILL.md` : 'folder has no SKILL.md',
         todo: near ? `rename it to SKILL.md` : 'add SKILL.md or move the folder out of the skills folder',
       });
       continue;
     }
-    const shown = relative(process.cwd(), file) || file;
-    const parsed = problems.collect(() => parseSkillFile(shown, dir, readTextFile(file, 'SKILL.md')));
-    if (parsed) skills.push({ ...parsed, path: folder, hash: hashFiles(folder, filesUnder(folder)) });
+    const parsed = problems.collect(() => parseSkillFile(shownPath(file), dir, readTextFile(file, 'SKILL.md')));
+    if (parsed) skills.push({ ...parsed, path: folder, hash: hashFiles(folder, scan.paths) });
   }
   problems.throwIfAny();
   if (skills.length === 0) {

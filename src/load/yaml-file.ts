@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { Document, isMap, isNode, LineCounter, parseDocument, type Node } from 'yaml';
+import { readFileSync, statSync, type Stats } from 'node:fs';
+import { Document, isAlias, isCollection, isMap, isNode, isPair, LineCounter, parseDocument, visit, type Alias, type Node } from 'yaml';
 import type { z } from 'zod';
 import { InputError, type InputProblem } from './input-error.js';
 
@@ -8,6 +8,8 @@ export class LocatedYaml {
   constructor(
     readonly file: string,
     readonly doc: Document,
+    /** The document as plain data. */
+    readonly value: unknown,
     private readonly lines: LineCounter,
   ) {}
 
@@ -38,15 +40,75 @@ export class LocatedYaml {
   }
 }
 
+/** What a path is when it is neither a regular file nor a folder: nothing to read, copy or open (a FIFO blocks). */
+export function specialFileKind(stats: Stats): string | undefined {
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice() || stats.isBlockDevice()) return 'a device file';
+  return undefined;
+}
+
+function unreadable(file: string, what: string, e: unknown): InputError {
+  const code = (e as NodeJS.ErrnoException).code;
+  return new InputError({
+    file,
+    what: code === 'ENOENT' ? `${what} not found` : `cannot read ${what} (${code ?? String(e)})`,
+    todo: code === 'ENOENT' ? 'check the path, or create the file' : 'check its permissions',
+  });
+}
+
+/** A UTF-8 byte order mark may start a text file; it is dropped, so columns count from the first real character. */
+const BOM = '\uFEFF';
+
 export function readTextFile(file: string, what: string): string {
+  let stats: Stats;
   try {
-    return readFileSync(file, 'utf8');
+    stats = statSync(file);
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
+    throw unreadable(file, what, e);
+  }
+  // Checked before opening: opening a FIFO for reading blocks until something writes to it.
+  if (!stats.isFile()) {
+    throw new InputError({ file, what: `${what} is ${specialFileKind(stats) ?? 'a folder'}, not a file`, todo: 'point at a regular file' });
+  }
+  try {
+    const text = readFileSync(file, 'utf8');
+    return text.startsWith(BOM) ? text.slice(BOM.length) : text;
+  } catch (e) {
+    throw unreadable(file, what, e);
+  }
+}
+
+/**
+ * The alias a failed expansion is most likely about: the first whose anchor is not set before it, else the first
+ * whose anchored node holds aliases itself (nesting is what multiplies an alias bomb), else the first.
+ */
+function culpritAlias(doc: Document): Alias | undefined {
+  const anchored = new Map<string, Node>();
+  const aliases: { alias: Alias; target?: Node }[] = [];
+  visit(doc, (_, node) => {
+    if (isAlias(node)) aliases.push({ alias: node, target: anchored.get(node.source) });
+    else if (isNode(node) && node.anchor) anchored.set(node.anchor, node);
+  });
+  const holdsAlias = (n: unknown): boolean => isAlias(n) || (isPair(n) && (holdsAlias(n.key) || holdsAlias(n.value))) || (isCollection(n) && n.items.some(holdsAlias));
+  const nested = new Map<Node, boolean>(); // each anchored node is searched once, however many aliases name it
+  const multiplies = (n: Node) => nested.get(n) ?? nested.set(n, holdsAlias(n)).get(n)!;
+  return (aliases.find((a) => !a.target) ?? aliases.find((a) => multiplies(a.target!)) ?? aliases[0])?.alias;
+}
+
+/** The document as plain data; an alias that cannot be expanded (no anchor, or an alias bomb) is an InputError. */
+function plainData(file: string, doc: Document, lines: LineCounter): unknown {
+  try {
+    return doc.toJS();
+  } catch (e) {
+    // `yaml` throws ReferenceError for aliases only: a missing anchor, or too many expansions ("billion laughs").
+    if (!(e instanceof ReferenceError)) throw e;
+    const at = culpritAlias(doc)?.range?.[0];
     throw new InputError({
       file,
-      what: code === 'ENOENT' ? `${what} not found` : `cannot read ${what} (${code ?? String(e)})`,
-      todo: code === 'ENOENT' ? 'check the path, or create the file' : 'check its permissions',
+      ...(at === undefined ? {} : lines.linePos(at)),
+      what: `YAML alias cannot be expanded: ${e.message}`,
+      todo: 'set each anchor (&name) before its aliases (*name), and write repeated values out instead of nesting aliases',
     });
   }
 }
@@ -69,7 +131,7 @@ export function parseYamlText(file: string, text: string): LocatedYaml {
       }),
     );
   }
-  return new LocatedYaml(file, doc, lines);
+  return new LocatedYaml(file, doc, plainData(file, doc, lines), lines);
 }
 
 function describeIssue(issue: z.ZodIssue): { what: string; todo: string; keyPath?: string } {
@@ -101,7 +163,7 @@ function describeIssue(issue: z.ZodIssue): { what: string; todo: string; keyPath
 
 /** Validates a located YAML document against a zod schema; every issue becomes file:line:col. */
 export function validateYaml<S extends z.ZodTypeAny>(y: LocatedYaml, schema: S): z.output<S> {
-  const result = schema.safeParse(y.doc.toJS());
+  const result = schema.safeParse(y.value);
   if (result.success) return result.data;
   throw new InputError(
     result.error.issues.map((issue) => {

@@ -1,5 +1,4 @@
-import type { CaseArmSummary, RefusedStatus, TrialCount } from '../stats/summary.js';
-import type { CaseVerdict } from '../verdict/verdict.js';
+import type { CaseArmSummary, CaseVerdict, RefusedStatus, TrialCount } from '../run/schema.js';
 
 /** What each refusal means, in the words a skill author needs. */
 export const REFUSED_AS: Record<RefusedStatus, string> = {

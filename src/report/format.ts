@@ -1,6 +1,6 @@
 import Table from 'cli-table3';
 import { stripVTControlCharacters } from 'node:util';
-import type { Interval } from '../stats/wilson.js';
+import type { Interval } from '../run/schema.js';
 
 /** Small text helpers shared by the text reporters. */
 

@@ -1,5 +1,4 @@
-import type { Results } from '../commands/grade.js';
-import type { RunManifest } from '../commands/run.js';
+import type { Results, RunManifest } from '../run/schema.js';
 
 /** What every reporter gets: the manifest and the graded results, both read back from the run folder. */
 export interface ReportInput {

@@ -1,11 +1,10 @@
 import pc from 'picocolors';
 import { NONE, NOTHING_TO_SCORE } from '../grade/outcome.js';
-import { BUDGET_STOPS, NO_EVIDENCE, type TrialStatus } from '../grade/status.js';
-import type { CaseArmSummary } from '../stats/summary.js';
-import type { CaseVerdict, Verdict } from '../verdict/verdict.js';
+import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { advice, REFUSED_AS } from './advice.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, visibleWidth, type Wrap } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
+import type { CaseArmSummary, CaseVerdict, TrialStatus, Verdict } from '../run/schema.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 type Results = ReportInput['results'];
@@ -28,6 +27,7 @@ const STATUS_NAME: Record<TrialStatus, [string, string]> = {
   infra_error: ['infra error', 'infra errors'],
   killed: ['killed', 'killed'],
   isolation_error: ['isolation error', 'isolation errors'],
+  output_too_large: ['output too large', 'outputs too large'],
 };
 
 function statusCounts(s: CaseArmSummary, which: (t: TrialStatus) => boolean): { total: number; text: string } {

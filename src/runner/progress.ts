@@ -1,6 +1,6 @@
 import cliProgress from 'cli-progress';
-import type { TrialRef } from '../store/run-store.js';
 import { plural } from '../util/text.js';
+import type { TrialRef } from '../run/schema.js';
 
 /** Where a run stands, for progress output. */
 export interface ProgressState {

@@ -1,13 +1,15 @@
+import { readFile } from 'node:fs/promises';
 import { spawnAgent } from '../agents/spawn.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
-import type { Config } from '../load/config.js';
+import type { Config } from '../run/config-schema.js';
 import type { Skill } from '../load/skills.js';
 import { CASE_HEADER, TRIAL_HEADER } from '../sim/server.js';
-import type { RunStore, TrialRef } from '../store/run-store.js';
-import type { Transcript, TrialMeta } from '../transcript/types.js';
+import type { RunStore } from '../run/store.js';
+import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
+import type { TrialMeta, TrialRef } from '../run/schema.js';
 
 export interface TrialContext {
   adapter: AgentAdapter;
@@ -52,14 +54,17 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         binary: ctx.binary,
         simulator: ctx.simulatorUrl ? { url: ctx.simulatorUrl, headers: { [TRIAL_HEADER]: trialKey(ref), [CASE_HEADER]: c.id } } : undefined,
       });
-      const { stdout, meta: spawned } = await spawnAgent(inv, {
+      const files = await ctx.store.prepareTrial(ref);
+      const spawned = await spawnAgent(inv, {
         cwd: ws.dir,
         deadlineMs,
         signal: ctx.signal,
         attempt,
+        stdoutFile: files.partial,
+        maxOutputBytes: Math.round(ctx.config.maxOutputMB * 1024 * 1024),
       });
       const meta: TrialMeta = ctx.keepWorkspaces ? { ...spawned, workspace: ws.dir } : spawned;
-      const transcript = ctx.adapter.parse(stdout.toString('utf8'));
+      const transcript = ctx.adapter.parse(await readFile(files.partial, 'utf8'));
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
@@ -67,7 +72,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;
       // A failed attempt is kept beside the trial (`<n>.a1.jsonl`), never overwritten or lost.
-      await ctx.store.writeTrial(ref, stdout, meta, retry ? `.a${attempt}` : '');
+      await ctx.store.commitTrial(ref, meta, retry ? attempt : undefined);
       if (!retry) {
         return { ref, transcript, meta };
       }

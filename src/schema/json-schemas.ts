@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { casesFileSchema } from '../load/cases.js';
-import { configSchema } from '../load/config.js';
+import { configSchema } from '../run/config-schema.js';
 import { profileSchema } from '../sim/profile.js';
 
 /** The files an author writes, by the name of their JSON Schema (`schemas/<name>.schema.json`). */

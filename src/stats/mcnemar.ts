@@ -1,17 +1,6 @@
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
-import { wilsonInterval, type Interval } from './wilson.js';
-
-/** Paired outcomes of one case: the i-th skill-arm trial beside the i-th ablation trial. */
-export interface PairedCounts {
-  /** both pass */
-  both: number;
-  /** skill arm passes, ablation fails */
-  skillOnly: number;
-  /** ablation passes, skill arm fails */
-  ablationOnly: number;
-  /** both fail */
-  neither: number;
-}
+import { wilsonInterval } from './wilson.js';
+import type { Interval, PairedCounts } from '../run/schema.js';
 
 export function pairCounts(pairs: [boolean, boolean][]): PairedCounts {
   const c: PairedCounts = { both: 0, skillOnly: 0, ablationOnly: 0, neither: 0 };

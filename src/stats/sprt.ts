@@ -5,15 +5,7 @@
  * Λ ≤ log(α/(1−β)). α is then the chance of failing a case whose true rate is p0, β the chance of passing one
  * whose true rate is p1.
  */
-
-export interface SprtParams {
-  threshold: number;
-  delta: number;
-  alpha: number;
-  beta: number;
-  minTrials: number;
-  maxTrials: number;
-}
+import type { SprtParams } from '../run/schema.js';
 
 export type SprtState = 'accept' | 'reject' | 'continue';
 

@@ -1,93 +1,10 @@
-import type { Arm } from '../load/config.js';
-import { MULTIPLE, NONE, OTHER, type GradableCase, type TrialOutcome } from '../grade/outcome.js';
-import { BUDGET_STOPS, NO_EVIDENCE, type TrialStatus } from '../grade/status.js';
-import type { SkillLoadStatus } from '../transcript/types.js';
-import { mcnemarExact, pairCounts, pairedDifference, type PairedCounts } from './mcnemar.js';
+import type { Arm } from '../run/config-schema.js';
+import { MULTIPLE, NONE, OTHER } from '../grade/outcome.js';
+import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
+import { mcnemarExact, pairCounts, pairedDifference } from './mcnemar.js';
 import { passKTable } from './pass-k.js';
-import { wilsonInterval, type Interval, type Rate } from './wilson.js';
-
-export interface CaseArmSummary {
-  caseId: string;
-  arm: Arm;
-  tags: string[];
-  expect: string;
-  /** Trials run, including those excluded. */
-  trials: number;
-  /** Scored trials (n) and passes among them. */
-  rate: Rate;
-  passK: { k: number; passAtK: number; passHatK: number }[];
-  fired: { expected: number; sibling: number; other: number; none: number; readOnly: number };
-  statuses: Partial<Record<TrialStatus, number>>;
-  excluded: number;
-  flags: { noop: number; clarifying: number };
-  /** Why scored trials went wrong, split so that each count points at one change to make. */
-  failures: FailureBreakdown;
-}
-
-/** A count of scored trials, and the first failing one among them (else the first one) to look at. */
-export interface TrialCount {
-  trials: number;
-  example?: number;
-}
-
-export interface FailureBreakdown {
-  /** Positive case: no family member fired. */
-  didNotFire: TrialCount;
-  /** Positive case: failed trials in which another family member fired, instead of the expected one or beside it. */
-  sibling: TrialCount;
-  /** The expected skill fired (ablation arm: the model answered) but a plan check failed. */
-  planWrong: TrialCount;
-  /** Negative case: a family member fired. */
-  falseTrigger: TrialCount;
-  /** Stopped by the budget (timeout, max turns, max budget) and scored. */
-  budgetStop: TrialCount;
-  /** Family members other than the expected one, by folder name: scored trials in which each fired. */
-  firedOthers: { skill: string; trials: number }[];
-  /** Plan checks that failed in `planWrong` trials: how often, with each distinct detail. */
-  planChecks: { check: string; failed: number; details: { detail: string; trials: number }[] }[];
-  /** Scored trials in which nothing fired: what the model did instead (a question, an answer, nothing). */
-  whenSilent: { clarifying: number; answered: number; empty: number };
-  /** Trials with a skill call the agent refused (denied, unknown, not model-invocable); the calls by status and name. */
-  refused: TrialCount & { calls: { status: RefusedStatus; requested: string; trials: number }[] };
-}
-
-export type RefusedStatus = Exclude<SkillLoadStatus, 'loaded'>;
-
-export interface ConfusionMatrix {
-  rows: string[];
-  columns: string[];
-  /** cells[row][column]: share of the row's trials, with its Wilson interval. */
-  cells: Record<string, Record<string, Rate>>;
-}
-
-export interface Aggregates {
-  /** Positive trials (skill arm) in which the expected skill fired. */
-  recall: Rate;
-  /** Negative trials (skill arm) in which any family skill fired. */
-  falseTriggerRate: Rate;
-  /** Of all family firings that decided a trial, the share that were the expected skill. */
-  precision: Rate;
-  f1: number;
-}
-
-export interface AblationRow {
-  caseId: string;
-  pairs: number;
-  counts: PairedCounts;
-  skillRate: Rate;
-  ablationRate: Rate;
-  difference: { diff: number } & Interval;
-  /** McNemar's exact two-sided p-value. */
-  pValue: number;
-}
-
-export interface Summary {
-  confidence: number;
-  cases: CaseArmSummary[];
-  confusion: ConfusionMatrix;
-  aggregates: Aggregates;
-  ablation: AblationRow[];
-}
+import { wilsonInterval } from './wilson.js';
+import type { AblationRow, Aggregates, CaseArmSummary, ConfusionMatrix, FailureBreakdown, GradableCase, RefusedStatus, Interval, PairedCounts, Rate, SkillLoadStatus, Summary, TrialCount, TrialOutcome, TrialStatus } from '../run/schema.js';
 
 const usable = (o: TrialOutcome) => !NO_EVIDENCE.has(o.status);
 

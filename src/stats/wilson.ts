@@ -1,16 +1,5 @@
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
-
-export interface Interval {
-  lo: number;
-  hi: number;
-}
-
-export interface Rate extends Interval {
-  successes: number;
-  n: number;
-  /** Point estimate successes / n (NaN when n = 0). */
-  p: number;
-}
+import type { Interval, Rate } from '../run/schema.js';
 
 /** Two-sided standard-normal critical value for a confidence level (1.96 at 0.95). */
 export function zFor(confidence: number): number {

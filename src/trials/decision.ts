@@ -1,5 +1,5 @@
-import type { DecisionConfig, DecisionOverrides } from '../load/config.js';
-import type { SprtParams } from '../stats/sprt.js';
+import type { DecisionConfig, DecisionOverrides } from '../run/config-schema.js';
+import type { SprtParams } from '../run/schema.js';
 
 /** The decision parameters of one case: defaults, then its first tag with overrides, then the case itself. */
 export function resolveDecision(config: DecisionConfig, tags: readonly string[], own: DecisionOverrides | undefined): SprtParams {

@@ -1,7 +1,7 @@
-import { NONE, type GradableCase } from '../grade/outcome.js';
-import type { Arm } from '../load/config.js';
-import { expectedRemainingTrials, sprtDecide, type SprtParams } from '../stats/sprt.js';
-import type { TrialRef } from '../store/run-store.js';
+import { NONE } from '../grade/outcome.js';
+import type { Arm } from '../run/config-schema.js';
+import { expectedRemainingTrials, sprtDecide } from '../stats/sprt.js';
+import type { GradableCase, SprtParams, TrialRef } from '../run/schema.js';
 
 /** What the runner asks for its next trial. Sequential schedulers (SPRT) slot in beside the fixed one. */
 export interface TrialScheduler {

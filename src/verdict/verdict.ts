@@ -1,38 +1,9 @@
-import type { GradableCase, TrialOutcome } from '../grade/outcome.js';
 import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, trialsForPerfectPass } from '../stats/binomial-test.js';
 import { adjustPValues, type Correction } from '../stats/multiple-testing.js';
-import { sprtDecide, type SprtParams } from '../stats/sprt.js';
+import { sprtDecide } from '../stats/sprt.js';
 import { plural } from '../util/text.js';
-
-export type Verdict = 'PASS' | 'FAIL' | 'INCONCLUSIVE' | 'ERROR';
-export type DecisionMode = 'fixed' | 'sprt';
-export type InconclusivePolicy = 'fail' | 'warn' | 'pass';
-
-export interface CaseVerdict {
-  caseId: string;
-  verdict: Verdict;
-  mode: DecisionMode;
-  params: SprtParams;
-  /** Skill-arm trials run, scored, passed and left out. */
-  trials: number;
-  scored: number;
-  passes: number;
-  excluded: number;
-  /** SPRT: scored trials consumed when it decided. */
-  decidedAt?: number;
-  /** SPRT: trials that finished after the deciding one (they were in flight): recorded, descriptive only. */
-  afterDecision?: number;
-  llr?: number;
-  /** Fixed N with the same α and β (what a fixed-size test would need). */
-  fixedNEquivalent?: number;
-  /** Fixed mode: p-value of "below threshold" (raw and corrected) and of "not above p1". */
-  pBelow?: number;
-  pBelowAdjusted?: number;
-  pAbove?: number;
-  /** The pass-rate interval is descriptive only: the run stopped by a sequential rule, which biases it. */
-  descriptiveInterval: boolean;
-  reason: string;
-}
+import type { InconclusivePolicy } from '../run/config-schema.js';
+import type { CaseVerdict, GradableCase, SprtParams, TrialOutcome, Verdict } from '../run/schema.js';
 
 /**
  * Exit codes. 0 all PASS, 1 any FAIL, 2 usage or input error, 3 INCONCLUSIVE (no FAIL, no ERROR), 4 ERROR (no FAIL),

@@ -1,4 +1,4 @@
-import type { Arm } from '../load/config.js';
+import type { Arm } from '../run/config-schema.js';
 import type { Skill } from '../load/skills.js';
 import { createSealedWorkspace, type SealedWorkspace } from './sealed.js';
 

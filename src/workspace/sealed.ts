@@ -1,7 +1,8 @@
-import { cp, mkdir, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { dir as tmpDir } from 'tmp-promise';
+import { InputError } from '../load/input-error.js';
+import { unwritableFolder } from '../load/paths.js';
 import type { Skill } from '../load/skills.js';
 
 export interface SealedWorkspace {
@@ -49,9 +50,24 @@ export async function initGitRoot(dir: string): Promise<void> {
   await writeFile(join(git, 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n');
 }
 
-/** Checks the workspace root once per run; a leak there would contaminate every trial. */
+/**
+ * The workspace root must be an existing, writable folder: `--workdir` when given, else the system temp folder
+ * (TMPDIR), which Node reports as set even when the folder is missing.
+ */
+function checkRootFolder(root: string | undefined, where: string): void {
+  const unusable = unwritableFolder(where, { mustExist: true });
+  if (!unusable) return;
+  throw new InputError(
+    root
+      ? { file: '--workdir', what: unusable, todo: 'pass an existing folder you can write to' }
+      : { file: process.env.TMPDIR ? 'TMPDIR' : 'the system temp folder', what: unusable, todo: 'create it, point TMPDIR at a folder you can write to, or pass --workdir DIR' },
+  );
+}
+
+/** Checks the workspace root once per run, before anything is created; a leak there would contaminate every trial. */
 export async function checkWorkspaceRoot(root: string | undefined, names: readonly string[]): Promise<void> {
   const where = root ?? tmpdir();
+  checkRootFolder(root, where);
   const leaks = await leakingAncestors(where, names);
   if (leaks.length) {
     throw new WorkspaceRootError(
@@ -61,19 +77,22 @@ export async function checkWorkspaceRoot(root: string | undefined, names: readon
 }
 
 export async function createSealedWorkspace(opts: { root?: string; skills: Skill[]; skillsFolder: string }): Promise<SealedWorkspace> {
-  const t = await tmpDir({ prefix: 'skillprobe-', tmpdir: opts.root, unsafeCleanup: true });
+  // Node's own mkdtemp: a temp-folder package would read TMPDIR when imported, failing every command if it is missing.
+  const root = await mkdtemp(join(opts.root ?? tmpdir(), 'skillprobe-'));
+  const cleanup = () => rm(root, { recursive: true, force: true });
   try {
-    const dir = join(t.path, 'ws');
-    const home = join(t.path, 'home');
+    const dir = join(root, 'ws');
+    const home = join(root, 'home');
     await mkdir(dir);
     await mkdir(home);
     await initGitRoot(dir);
     for (const s of opts.skills) {
-      await cp(s.path, join(dir, opts.skillsFolder, s.dir), { recursive: true });
+      // dereference: a symlink in a skill becomes a regular copy, never a live link to the user's original.
+      await cp(s.path, join(dir, opts.skillsFolder, s.dir), { recursive: true, dereference: true });
     }
-    return { dir, home, root: t.path, cleanup: () => t.cleanup() };
+    return { dir, home, root, cleanup };
   } catch (e) {
-    await t.cleanup();
+    await cleanup();
     throw e;
   }
 }

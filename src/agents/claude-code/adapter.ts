@@ -1,34 +1,123 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../../load/input-error.js';
+import { notExecutable } from '../../load/paths.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { parseClaudeStream } from './parse.js';
 
-/** Variables passed through from the caller: credentials, gateways, proxies. Nothing else leaks in. */
-const PASS_THROUGH = [
-  'ANTHROPIC_API_KEY',
-  'ANTHROPIC_AUTH_TOKEN',
+/** Caller variables every trial keeps: they change formatting, never where a request goes. */
+const LOCALE = ['LANG', 'LC_ALL', 'TZ'];
+
+/** First-party credentials: any one lets a trial reach the real model. */
+const FIRST_PARTY_CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
+
+/** Caller variables that reach the real Anthropic API: those credentials, a gateway, proxies and their CA. */
+const REAL_API = [
+  ...FIRST_PARTY_CREDENTIALS,
   'ANTHROPIC_BASE_URL',
   'ANTHROPIC_CUSTOM_HEADERS',
-  'CLAUDE_CODE_OAUTH_TOKEN',
-  'CLAUDE_CODE_USE_BEDROCK',
-  'CLAUDE_CODE_USE_VERTEX',
-  'AWS_REGION',
-  'AWS_ACCESS_KEY_ID',
-  'AWS_SECRET_ACCESS_KEY',
-  'AWS_SESSION_TOKEN',
-  'ANTHROPIC_VERTEX_PROJECT_ID',
-  'CLOUD_ML_REGION',
-  'GOOGLE_APPLICATION_CREDENTIALS',
   'HTTPS_PROXY',
   'HTTP_PROXY',
   'NO_PROXY',
   'NODE_EXTRA_CA_CERTS',
-  'LANG',
-  'LC_ALL',
-  'TZ',
-] as const;
+];
+
+/** A cloud provider the CLI can be switched to, and the caller variables (credentials, endpoints) only it reads. */
+interface Provider {
+  /** The variable that selects it. */
+  switch: string;
+  /** Its own variables, by exact name. */
+  names: readonly string[];
+  /** Its SDK's variables, by prefix (AWS_*: keys, profiles, roles, regions, …). */
+  prefixes: readonly string[];
+}
+
+/**
+ * The cloud providers of the pinned CLI (its getAPIProvider): a cloud credential reaches a trial only when its
+ * provider is selected, so a key kept for something else never rides along.
+ */
+const PROVIDERS: readonly Provider[] = [
+  {
+    switch: 'CLAUDE_CODE_USE_BEDROCK',
+    names: ['ANTHROPIC_BEDROCK_BASE_URL', 'ANTHROPIC_BEDROCK_SERVICE_TIER', 'ANTHROPIC_SMALL_FAST_MODEL_AWS_REGION', 'CLAUDE_CODE_SKIP_BEDROCK_AUTH'],
+    prefixes: ['AWS_'],
+  },
+  {
+    switch: 'CLAUDE_CODE_USE_MANTLE',
+    names: ['ANTHROPIC_BEDROCK_MANTLE_API_KEY', 'ANTHROPIC_BEDROCK_MANTLE_BASE_URL', 'CLAUDE_CODE_SKIP_MANTLE_AUTH'],
+    prefixes: ['AWS_'],
+  },
+  {
+    switch: 'CLAUDE_CODE_USE_ANTHROPIC_AWS',
+    names: ['ANTHROPIC_AWS_API_KEY', 'ANTHROPIC_AWS_BASE_URL', 'ANTHROPIC_AWS_WORKSPACE_ID', 'CLAUDE_CODE_SKIP_ANTHROPIC_AWS_AUTH'],
+    prefixes: ['AWS_'],
+  },
+  {
+    switch: 'CLAUDE_CODE_USE_VERTEX',
+    names: ['ANTHROPIC_VERTEX_PROJECT_ID', 'ANTHROPIC_VERTEX_BASE_URL', 'CLOUD_ML_REGION', 'CLAUDE_CODE_SKIP_VERTEX_AUTH'],
+    prefixes: ['GOOGLE_', 'GCLOUD_', 'CLOUDSDK_', 'VERTEX_REGION_'],
+  },
+  {
+    switch: 'CLAUDE_CODE_USE_FOUNDRY',
+    names: ['ANTHROPIC_FOUNDRY_API_KEY', 'ANTHROPIC_FOUNDRY_BASE_URL', 'ANTHROPIC_FOUNDRY_RESOURCE', 'CLAUDE_CODE_SKIP_FOUNDRY_AUTH'],
+    prefixes: ['AZURE_'],
+  },
+];
+
+/** Where the simulator listens: exempt from any proxy the CLI may still find. */
+const LOOPBACK_HOSTS = '127.0.0.1,localhost';
+
+/** A switch is on as the CLI reads it (so `CLAUDE_CODE_USE_BEDROCK=0` selects nothing). */
+const isOn = (value: string | undefined) => ['1', 'true', 'yes', 'on'].includes((value ?? '').toLowerCase().trim());
+
+const selectedProviders = (env: NodeJS.ProcessEnv) => PROVIDERS.filter((p) => isOn(env[p.switch]));
+
+const readBy = (p: Provider, name: string) => name === p.switch || p.names.includes(name) || p.prefixes.some((x) => name.startsWith(x));
+
+/**
+ * The caller's variables a trial keeps: the locale, and for the real model what reaches it, with cloud credentials
+ * only for the selected provider. Against the simulator no credential, provider switch or proxy is kept, so nothing
+ * can send a simulated trial anywhere but the simulator.
+ */
+function callerVariables(callerEnv: NodeJS.ProcessEnv, simulated: boolean): Record<string, string> {
+  const realApi = simulated ? [] : REAL_API;
+  const providers = simulated ? [] : selectedProviders(callerEnv);
+  const kept = (name: string) => LOCALE.includes(name) || realApi.includes(name) || providers.some((p) => readBy(p, name));
+  return Object.fromEntries(Object.entries(callerEnv).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '' && kept(e[0])));
+}
+
+/** Points the CLI at the simulator: its URL, a placeholder key, the trial's identity headers, no proxy for loopback. */
+function simulatorVariables(simulator: NonNullable<InvocationRequest['simulator']>): Record<string, string> {
+  return {
+    ANTHROPIC_BASE_URL: simulator.url,
+    ANTHROPIC_API_KEY: 'skillprobe-simulator',
+    ANTHROPIC_CUSTOM_HEADERS: Object.entries(simulator.headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n'),
+    NO_PROXY: LOOPBACK_HOSTS,
+    no_proxy: LOOPBACK_HOSTS,
+  };
+}
+
+/** A trial's whole environment: the caller's variables it keeps, then the harness's own settings. */
+export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'cliRetries' | 'deadlineMs' | 'simulator'>): Record<string, string> {
+  return {
+    ...callerVariables(req.callerEnv, req.simulator !== undefined),
+    PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: req.home,
+    // Stops every connection but the API calls (telemetry, update checks): measured in the reference §7.1.
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    CLAUDE_CODE_MAX_RETRIES: String(req.cliRetries),
+    API_TIMEOUT_MS: String(apiTimeoutMs(req.deadlineMs, req.cliRetries)),
+    // Only the skills under test compete for the model's attention.
+    CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1',
+    ...(req.simulator && simulatorVariables(req.simulator)),
+  };
+}
 
 const require = createRequire(import.meta.url);
 
@@ -78,52 +167,37 @@ export const claudeCode: AgentAdapter = {
   skillListing: { cli: 'Claude Code', descriptionCap: 1536, budgetChars: 8000 },
 
   resolveBinary(override?: string): string {
-    const bin = override ?? pinnedBinary();
-    if (!bin || !existsSync(bin)) {
+    if (override !== undefined) {
+      // Absolute now: trials run in their own workspaces, where a relative path would name nothing.
+      const bin = resolve(override);
+      const unusable = notExecutable(bin);
+      if (unusable) {
+        throw new InputError({ file: 'agentBinary', what: `agent binary ${unusable}`, todo: 'give the path of the agent CLI (for a command on PATH: its full path, `command -v claude`)' });
+      }
+      return bin;
+    }
+    const bin = pinnedBinary();
+    if (!bin) {
       throw new InputError({
-        file: override ? 'agentBinary' : '@anthropic-ai/claude-code',
-        what: override ? `agent binary ${override} not found` : 'the pinned Claude Code CLI is not installed',
-        todo: override ? 'fix `agentBinary` in the config or --agent-binary' : `install it where skillprobe is installed: npm install ${PINNED_PACKAGE}@${pinnedVersion()} (or pass --agent-binary)`,
+        file: '@anthropic-ai/claude-code',
+        what: 'the pinned Claude Code CLI is not installed',
+        todo: `install it where skillprobe is installed: npm install ${PINNED_PACKAGE}@${pinnedVersion()} (or pass --agent-binary)`,
       });
     }
     return bin;
   },
 
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined {
-    const has = (k: string) => (env[k] ?? '') !== '';
-    if (['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_VERTEX'].some(has)) return undefined;
+    if (FIRST_PARTY_CREDENTIALS.some((k) => (env[k] ?? '') !== '')) return undefined;
+    // A selected cloud provider may find its credentials outside the environment (instance metadata, workload
+    // identity), so selecting one is enough here: the CLI reports what is missing.
+    if (selectedProviders(env).length > 0) return undefined;
     // Every trial has a fresh HOME, so a login stored in ~/.claude cannot be used.
-    return 'no credentials for Claude Code in the environment — export ANTHROPIC_API_KEY (or ANTHROPIC_AUTH_TOKEN, CLAUDE_CODE_OAUTH_TOKEN, Bedrock or Vertex settings), or run against the simulator with --sim PROFILE';
+    const switches = PROVIDERS.map((p) => `${p.switch}=1`).join(', ');
+    return `no credentials for Claude Code in the environment — export ${FIRST_PARTY_CREDENTIALS.join(' or ')}, or select a cloud provider (${switches}) with its credentials, or run against the simulator with --sim PROFILE`;
   },
 
   invocation(req: InvocationRequest): Invocation {
-    const env: Record<string, string> = {};
-    for (const k of PASS_THROUGH) {
-      const v = req.callerEnv[k];
-      if (v !== undefined && v !== '') env[k] = v;
-    }
-    Object.assign(env, {
-      PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-      HOME: req.home,
-      // Stops every connection but the API calls (telemetry, update checks): measured in the reference §7.1.
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      DISABLE_TELEMETRY: '1',
-      DISABLE_AUTOUPDATER: '1',
-      DISABLE_ERROR_REPORTING: '1',
-      CLAUDE_CODE_MAX_RETRIES: String(req.cliRetries),
-      API_TIMEOUT_MS: String(apiTimeoutMs(req.deadlineMs, req.cliRetries)),
-      // Only the skills under test compete for the model's attention.
-      CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1',
-    });
-    if (req.simulator) {
-      env.ANTHROPIC_BASE_URL = req.simulator.url;
-      env.ANTHROPIC_API_KEY = 'skillprobe-simulator';
-      delete env.ANTHROPIC_AUTH_TOKEN;
-      delete env.CLAUDE_CODE_OAUTH_TOKEN;
-      env.ANTHROPIC_CUSTOM_HEADERS = Object.entries(req.simulator.headers)
-        .map(([k, v]) => `${k}: ${v}`)
-        .join('\n');
-    }
     const args = [
       '-p',
       '--output-format',
@@ -143,7 +217,7 @@ export const claudeCode: AgentAdapter = {
       '--',
       req.prompt,
     ];
-    return { file: this.resolveBinary(req.binary), args, env };
+    return { file: this.resolveBinary(req.binary), args, env: trialEnv(req) };
   },
 
   parse: parseClaudeStream,

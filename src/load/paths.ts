@@ -1,0 +1,61 @@
+import { accessSync, constants, statSync, type Stats } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+/**
+ * What is at `path`: its stats; undefined for nothing (or a file where a folder should be above it); or, as
+ * "<path> …", why it cannot be looked at.
+ */
+function entryAt(path: string): Stats | undefined | string {
+  try {
+    return statSync(path);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : `${path} cannot be reached (${code ?? String(e)})`;
+  }
+}
+
+/** Why `path` is not an existing entry of `kind`, as "<path> …", or undefined. */
+export function wrongEntry(path: string, kind: 'file' | 'folder'): string | undefined {
+  const entry = entryAt(path);
+  if (typeof entry === 'string') return entry;
+  if (!entry) return `${path} does not exist`;
+  if (kind === 'folder' && !entry.isDirectory()) return `${path} is not a folder`;
+  if (kind === 'file' && entry.isDirectory()) return `${path} is a folder, not a file`;
+  return undefined;
+}
+
+/**
+ * Why nothing can be written in the folder `path`, as "<path> …", or undefined. Creates nothing: a folder that may be
+ * created later (unless `mustExist`) is judged by its nearest existing ancestor, the folder it would be created in.
+ */
+export function unwritableFolder(path: string, opts: { mustExist: boolean }): string | undefined {
+  const target = resolve(path);
+  let at = target;
+  let entry = entryAt(at);
+  if (entry === undefined && opts.mustExist) return `${path} does not exist`;
+  while (entry === undefined) {
+    at = dirname(at);
+    entry = entryAt(at);
+  }
+  if (typeof entry === 'string') return entry;
+  const named = at === target ? path : `${at} (where ${path} would be created)`;
+  if (!entry.isDirectory()) return `${named} is not a folder`;
+  try {
+    accessSync(at, constants.W_OK | constants.X_OK);
+  } catch {
+    return `${named} is not writable`;
+  }
+  return undefined;
+}
+
+/** Why `path` is not an executable file, as "<path> …", or undefined. */
+export function notExecutable(path: string): string | undefined {
+  const wrong = wrongEntry(path, 'file');
+  if (wrong) return wrong;
+  try {
+    accessSync(path, constants.X_OK);
+  } catch {
+    return `${path} is not executable`;
+  }
+  return undefined;
+}

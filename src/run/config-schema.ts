@@ -1,0 +1,101 @@
+import { z } from 'zod';
+
+/**
+ * The config file's schema. It lives with the run folder's contract because every run.json stores the resolved
+ * config: a regrade, a resume or a comparison reads it back from there.
+ */
+
+export const ARMS = ['skill', 'ablation'] as const;
+export type Arm = (typeof ARMS)[number];
+
+const positiveInt = (max: number) => z.number().int().min(1).max(max);
+
+/** Per-case decision parameters; any subset, so tags and cases can override the defaults. */
+export const decisionParamsSchema = z
+  .object({
+    /** p0: the pass rate a case must reach. */
+    threshold: z.number().gt(0).max(1),
+    /** p1 = p0 − δ: the rate the test must tell apart from p0. */
+    delta: z.number().gt(0).lt(1),
+    /** Chance of failing a case whose true rate is p0. */
+    alpha: z.number().gt(0).max(0.5),
+    /** Chance of passing a case whose true rate is p1. */
+    beta: z.number().gt(0).max(0.5),
+    minTrials: positiveInt(100_000),
+    maxTrials: positiveInt(100_000),
+  })
+  .partial()
+  .strict();
+
+export type DecisionOverrides = z.output<typeof decisionParamsSchema>;
+
+export const configSchema = z
+  .object({
+    agent: z.enum(['claude-code']).default('claude-code'),
+    /** Path to the agent binary; by default the pinned one from node_modules. */
+    agentBinary: z.string().min(1).optional(),
+    model: z.string().min(1).default('sonnet'),
+    trials: positiveInt(10_000).default(10),
+    concurrency: positiveInt(64).default(2),
+    skillsDir: z.string().min(1).default('skills'),
+    cases: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('cases/*.yaml'),
+    transcriptsDir: z.string().min(1).default('transcripts'),
+    arms: z.array(z.enum(ARMS)).min(1).default(['skill', 'ablation']),
+    /** `scored`: the ablation arm runs only where it scores something (positive cases with plan checks); `always`. */
+    ablation: z.enum(['scored', 'always']).default('scored'),
+    timeouts: z
+      .object({
+        /** The harness's own wall-clock deadline per trial; the CLI has none that works on a stalled stream. */
+        trialSeconds: z.number().positive().max(3600).default(300),
+      })
+      .strict()
+      .default({}),
+    maxTurns: positiveInt(200).default(8),
+    /** What one trial may print before it is stopped and recorded as `output_too_large` (MB). */
+    maxOutputMB: z.number().positive().max(4096).default(64),
+    retries: z
+      .object({
+        /** CLAUDE_CODE_MAX_RETRIES: the CLI's own retries of one API call. */
+        cli: z.number().int().min(0).max(10).default(2),
+        /** How often the harness re-runs a trial that ended in an infrastructure error. */
+        infra: z.number().int().min(0).max(10).default(1),
+      })
+      .strict()
+      .default({}),
+    grading: z
+      .object({
+        /** Reading a skill's files counts as firing it (`fire`), or is only reported (`separate`). */
+        readTriggers: z.enum(['fire', 'separate']).default('fire'),
+        /** Timeout and max-turns stops are failures under the budget given (`fail`), or left out (`exclude`). */
+        budgetStops: z.enum(['fail', 'exclude']).default('fail'),
+        confidence: z.number().gt(0.5).lt(1).default(0.95),
+      })
+      .strict()
+      .default({}),
+    decision: z
+      .object({
+        /** `fixed`: `trials` per case, exact binomial tests; `sprt`: each case stops as soon as the evidence decides. */
+        mode: z.enum(['fixed', 'sprt']).default('sprt'),
+        threshold: z.number().gt(0).max(1).default(0.9),
+        delta: z.number().gt(0).lt(1).default(0.2),
+        alpha: z.number().gt(0).max(0.5).default(0.05),
+        beta: z.number().gt(0).max(0.5).default(0.2),
+        minTrials: positiveInt(100_000).default(5),
+        maxTrials: positiveInt(100_000).default(30),
+        /** Fixed-N mode: multiple-testing correction across cases. */
+        correction: z.enum(['bh', 'bonferroni', 'none']).default('bh'),
+        /** What an INCONCLUSIVE case does to the exit code. */
+        inconclusive: z.enum(['fail', 'warn', 'pass']).default('warn'),
+        /** Overrides per case tag (`vague: { threshold: 0.5 }`); the first matching tag of a case wins. */
+        tags: z.record(z.string(), decisionParamsSchema).default({}),
+      })
+      .strict()
+      .default({}),
+    /** Command prefix per skill, prepended to bare Skill args when canonicalising plans (`atl-jira: atl jira`). */
+    commands: z.record(z.string(), z.string().min(1)).default({}),
+  })
+  .strict();
+
+export type Config = z.output<typeof configSchema>;
+export type DecisionConfig = Config['decision'];
+export type InconclusivePolicy = DecisionConfig['inconclusive'];

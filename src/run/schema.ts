@@ -1,0 +1,308 @@
+import { z } from 'zod';
+import { ARMS, configSchema, type Arm } from './config-schema.js';
+
+/**
+ * The run folder's contract: what run.json, <n>.meta.json and results.json hold. Every stage takes its
+ * vocabulary (arms, statuses, verdicts, the stored case, the graded outcome) from here, so a literal is written
+ * once, and every read of a run folder is validated against it.
+ *
+ * Format versions: 1 adds `version`, the run's owner, trial costs and the `cost_capped` status. A folder
+ * without `version` was written before versioning (format 0) and is read with the defaults below; a folder
+ * of a newer version than this harness knows is refused rather than guessed at.
+ */
+export const RUN_FORMAT_VERSION = 1;
+
+// Stamped by the store on every write; absent in format 0.
+const version = z.number().int().min(0).optional();
+
+export const armSchema = z.enum(ARMS);
+
+export interface TrialRef {
+  caseId: string;
+  arm: Arm;
+  /** 1-based trial number within case and arm. */
+  n: number;
+}
+
+export const sprtParamsSchema = z.object({
+  threshold: z.number(),
+  delta: z.number(),
+  alpha: z.number(),
+  beta: z.number(),
+  minTrials: z.number().int(),
+  maxTrials: z.number().int(),
+});
+export type SprtParams = z.output<typeof sprtParamsSchema>;
+
+export const planChecksSchema = z.object({
+  matches: z.array(z.string()),
+  mustNot: z.array(z.string()),
+  verb: z.string().optional(),
+});
+export type PlanChecks = z.output<typeof planChecksSchema>;
+
+/** A case as run.json stores it: what graders need, plus the prompt and where it was written. */
+export const storedCaseSchema = z.object({
+  id: z.string().min(1),
+  /** A family member's folder name, or `none`. */
+  expect: z.string().min(1),
+  exclusive: z.boolean(),
+  tags: z.array(z.string()),
+  plan: planChecksSchema.optional(),
+  command: z.string().optional(),
+  /** Resolved decision parameters (defaults ← tag ← case). */
+  decision: sprtParamsSchema,
+  /** Absent in format 0. */
+  prompt: z.string().optional(),
+  source: z.object({ file: z.string(), line: z.number().int() }).optional(),
+});
+export type GradableCase = z.output<typeof storedCaseSchema>;
+
+export const familyMemberSchema = z.object({ dir: z.string(), name: z.string() });
+export type FamilyMember = z.output<typeof familyMemberSchema>;
+
+export const RUN_STATUSES = ['running', 'completed', 'interrupted', 'cost_capped', 'failed'] as const;
+export const runStatusSchema = z.enum(RUN_STATUSES);
+export type RunStatus = z.output<typeof runStatusSchema>;
+
+export const runManifestSchema = z.object({
+  version,
+  runId: z.string().min(1),
+  harness: z.object({ name: z.literal('skillprobe'), version: z.string() }),
+  status: runStatusSchema,
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  /** The process writing the run: a `running` run whose owner is gone was interrupted (format 0: unknown). */
+  owner: z.object({ pid: z.number().int(), host: z.string() }).optional(),
+  agent: z.object({ id: z.string(), binary: z.string(), cliVersion: z.string().optional() }),
+  model: z.string(),
+  reportedModel: z.string().optional(),
+  config: configSchema,
+  configFile: z.string().optional(),
+  skills: z.array(z.object({ dir: z.string(), name: z.string(), hash: z.string() })),
+  skillsHash: z.string(),
+  cases: z.object({ files: z.array(z.string()), hash: z.string(), defs: z.array(storedCaseSchema) }),
+  family: z.array(familyMemberSchema),
+  simulator: z.object({ profile: z.string(), name: z.string(), seed: z.number() }).nullable(),
+  trials: z.object({ planned: z.number().int(), finished: z.number().int(), notStarted: z.number().int() }),
+  /** `--max-cost`, in USD, when one was set. */
+  maxCostUsd: z.number().positive().optional(),
+  /** What this run resumed, when it did. */
+  resumedFrom: z.array(z.string()).optional(),
+});
+export type RunManifest = z.output<typeof runManifestSchema>;
+
+/** Process facts of one trial, beside its transcript. */
+export const trialMetaSchema = z.object({
+  version,
+  exitCode: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  wallMs: z.number(),
+  /** The harness's own deadline fired and it killed the process tree. */
+  timedOut: z.boolean(),
+  /** Stopped by the user (Ctrl-C) or by the run being aborted. */
+  interrupted: z.boolean(),
+  stderrTail: z.string(),
+  attempt: z.number().int().min(1),
+  /** A failure to start the process at all (binary missing, …). */
+  spawnError: z.string().optional(),
+  startedAt: z.string(),
+  /** Where the trial ran, when workspaces are kept (--keep-workspaces). */
+  workspace: z.string().optional(),
+  /** Bytes the agent wrote to stdout (format 0: not recorded). */
+  outputBytes: z.number().int().min(0).optional(),
+  /** The agent printed more than the cap: the transcript holds the first `outputBytes` bytes and it was stopped. */
+  outputTruncated: z.boolean().optional(),
+});
+export type TrialMeta = z.output<typeof trialMetaSchema>;
+
+export const TRIAL_STATUSES = ['ok', 'timeout', 'max_turns', 'max_budget', 'agent_error', 'infra_error', 'killed', 'isolation_error', 'output_too_large'] as const;
+export const trialStatusSchema = z.enum(TRIAL_STATUSES);
+export type TrialStatus = z.output<typeof trialStatusSchema>;
+
+export const SKILL_LOAD_STATUSES = ['loaded', 'denied', 'unknown', 'invalid'] as const;
+export const skillLoadStatusSchema = z.enum(SKILL_LOAD_STATUSES);
+export type SkillLoadStatus = z.output<typeof skillLoadStatusSchema>;
+
+export const firingSchema = z.object({
+  /** The family member's folder name, or undefined when the model asked for something outside the family. */
+  skill: z.string().optional(),
+  /** What the model wrote, as written. */
+  requested: z.string(),
+  via: z.enum(['invoke', 'read']),
+  /** For invocations: what the CLI did with it. Reads have no load step. */
+  status: skillLoadStatusSchema.optional(),
+  callId: z.string(),
+  /** Position of the call among all events, for ordering. */
+  at: z.number().int(),
+});
+export type Firing = z.output<typeof firingSchema>;
+
+export const checkResultSchema = z.object({ check: z.string(), pass: z.boolean(), detail: z.string().optional() });
+export type CheckResult = z.output<typeof checkResultSchema>;
+export const planGradeSchema = z.object({ plans: z.array(z.string()), checks: z.array(checkResultSchema), pass: z.boolean() });
+export type PlanGrade = z.output<typeof planGradeSchema>;
+
+export const FIRED_CATEGORIES = ['expected', 'sibling', 'other', 'none'] as const;
+export type FiredCategory = (typeof FIRED_CATEGORIES)[number];
+
+export const trialOutcomeSchema = z.object({
+  caseId: z.string(),
+  arm: armSchema,
+  n: z.number().int(),
+  status: trialStatusSchema,
+  statusDetail: z.string().optional(),
+  /** null: the trial carries no evidence (infra, isolation, crash) or nothing is scored in this arm. */
+  passed: z.boolean().nullable(),
+  excludedBecause: z.string().optional(),
+  firings: z.array(firingSchema),
+  /** The confusion-matrix column: a family member's folder name, `none`, `multiple` or `other`. */
+  firedColumn: z.string(),
+  fired: z.enum(FIRED_CATEGORIES),
+  readOnly: z.boolean(),
+  flags: z.object({ noop: z.boolean(), clarifying: z.boolean() }),
+  plan: planGradeSchema.optional(),
+  parseWarnings: z.number().int(),
+  /** Process facts that reports and cost caps need (format 0: absent). */
+  wallMs: z.number().optional(),
+  attempt: z.number().int().optional(),
+  /** What the CLI says the trial cost, in USD, when it says. */
+  costUsd: z.number().optional(),
+});
+export type TrialOutcome = z.output<typeof trialOutcomeSchema>;
+
+const intervalShape = { lo: z.number(), hi: z.number() };
+export const intervalSchema = z.object(intervalShape);
+export type Interval = z.output<typeof intervalSchema>;
+// NaN (n = 0) is stored as null by JSON.stringify.
+const estimate = z.number().nullable().transform((x) => x ?? Number.NaN);
+export const rateSchema = z.object({ ...intervalShape, successes: z.number(), n: z.number(), p: estimate });
+export type Rate = z.output<typeof rateSchema>;
+
+const trialCountShape = { trials: z.number().int(), example: z.number().int().optional() };
+const trialCountSchema = z.object(trialCountShape);
+export type TrialCount = z.output<typeof trialCountSchema>;
+
+export const failureBreakdownSchema = z.object({
+  didNotFire: trialCountSchema,
+  sibling: trialCountSchema,
+  planWrong: trialCountSchema,
+  falseTrigger: trialCountSchema,
+  budgetStop: trialCountSchema,
+  firedOthers: z.array(z.object({ skill: z.string(), trials: z.number().int() })),
+  planChecks: z.array(
+    z.object({ check: z.string(), failed: z.number().int(), details: z.array(z.object({ detail: z.string(), trials: z.number().int() })) }),
+  ),
+  whenSilent: z.object({ clarifying: z.number().int(), answered: z.number().int(), empty: z.number().int() }),
+  refused: z.object({
+    ...trialCountShape,
+    calls: z.array(z.object({ status: skillLoadStatusSchema.exclude(['loaded']), requested: z.string(), trials: z.number().int() })),
+  }),
+});
+export type FailureBreakdown = z.output<typeof failureBreakdownSchema>;
+
+export const caseArmSummarySchema = z.object({
+  caseId: z.string(),
+  arm: armSchema,
+  tags: z.array(z.string()),
+  expect: z.string(),
+  trials: z.number().int(),
+  rate: rateSchema,
+  passK: z.array(z.object({ k: z.number().int(), passAtK: estimate, passHatK: estimate })),
+  fired: z.object({ expected: z.number(), sibling: z.number(), other: z.number(), none: z.number(), readOnly: z.number() }),
+  statuses: z.record(trialStatusSchema, z.number()),
+  excluded: z.number().int(),
+  flags: z.object({ noop: z.number(), clarifying: z.number() }),
+  failures: failureBreakdownSchema,
+});
+export type CaseArmSummary = z.output<typeof caseArmSummarySchema>;
+
+export const pairedCountsSchema = z.object({ both: z.number(), skillOnly: z.number(), ablationOnly: z.number(), neither: z.number() });
+export type PairedCounts = z.output<typeof pairedCountsSchema>;
+
+export const summarySchema = z.object({
+  confidence: z.number(),
+  cases: z.array(caseArmSummarySchema),
+  confusion: z.object({ rows: z.array(z.string()), columns: z.array(z.string()), cells: z.record(z.record(rateSchema)) }),
+  aggregates: z.object({ recall: rateSchema, falseTriggerRate: rateSchema, precision: rateSchema, f1: estimate }),
+  ablation: z.array(
+    z.object({
+      caseId: z.string(),
+      pairs: z.number().int(),
+      counts: pairedCountsSchema,
+      skillRate: rateSchema,
+      ablationRate: rateSchema,
+      difference: z.object({ diff: estimate, ...intervalShape }),
+      pValue: estimate,
+    }),
+  ),
+});
+export type Summary = z.output<typeof summarySchema>;
+export type ConfusionMatrix = Summary['confusion'];
+export type Aggregates = Summary['aggregates'];
+export type AblationRow = Summary['ablation'][number];
+export type RefusedStatus = FailureBreakdown['refused']['calls'][number]['status'];
+
+export const VERDICTS = ['PASS', 'FAIL', 'INCONCLUSIVE', 'ERROR'] as const;
+export const verdictSchema = z.enum(VERDICTS);
+export type Verdict = z.output<typeof verdictSchema>;
+
+const optionalNumber = z.number().nullable().optional().transform((x) => (x === null ? Number.NaN : x));
+export const caseVerdictSchema = z.object({
+  caseId: z.string(),
+  verdict: verdictSchema,
+  mode: configSchema.shape.decision.removeDefault().shape.mode.removeDefault(),
+  params: sprtParamsSchema,
+  trials: z.number().int(),
+  scored: z.number().int(),
+  passes: z.number().int(),
+  excluded: z.number().int(),
+  decidedAt: z.number().int().optional(),
+  afterDecision: z.number().int().optional(),
+  llr: optionalNumber,
+  fixedNEquivalent: z.number().optional(),
+  pBelow: optionalNumber,
+  pBelowAdjusted: optionalNumber,
+  pAbove: optionalNumber,
+  descriptiveInterval: z.boolean(),
+  reason: z.string(),
+});
+export type CaseVerdict = z.output<typeof caseVerdictSchema>;
+
+/** The run's essentials, from the manifest: what made these numbers, so results.json stands on its own. */
+export const runFactsSchema = z.object({
+  agent: z.object({ id: z.string(), cliVersion: z.string().optional() }),
+  model: z.object({ requested: z.string(), reported: z.string().optional() }),
+  /** A skillprobe model simulator answered, not a model: the numbers echo its profile. */
+  simulated: z.boolean(),
+  simulator: runManifestSchema.shape.simulator,
+  status: runStatusSchema,
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  trials: runManifestSchema.shape.trials,
+  decision: configSchema.shape.decision.removeDefault(),
+  grading: configSchema.shape.grading.removeDefault(),
+  /** Sum of the trials' reported costs, in USD (absent when the CLI reported none). */
+  costUsd: z.number().optional(),
+});
+export type RunFacts = z.output<typeof runFactsSchema>;
+
+/** Trials the store could not read: listed, left out, never a crash. */
+export const damagedTrialSchema = z.object({ path: z.string(), problem: z.string() });
+export type DamagedTrial = z.output<typeof damagedTrialSchema>;
+
+export const resultsSchema = z.object({
+  version,
+  runId: z.string(),
+  harnessVersion: z.string(),
+  run: runFactsSchema,
+  gradedAt: z.string(),
+  options: z.object({ readCountsAsFiring: z.boolean(), budgetStopsFail: z.boolean() }),
+  outcomes: z.array(trialOutcomeSchema),
+  summary: summarySchema,
+  verdicts: z.array(caseVerdictSchema),
+  damaged: z.array(damagedTrialSchema).default([]),
+  /** The exit code these results give under the run's inconclusive policy. */
+  exitCode: z.number().int(),
+});
+export type Results = z.output<typeof resultsSchema>;

@@ -1,0 +1,253 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, relative } from 'node:path';
+// Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
+import writeAtomic from 'write-file-atomic';
+import type { z } from 'zod';
+import type { Arm } from './config-schema.js';
+import {
+  RUN_FORMAT_VERSION,
+  resultsSchema,
+  runManifestSchema,
+  trialMetaSchema,
+  type DamagedTrial,
+  type Results,
+  type RunManifest,
+  type TrialMeta,
+  type TrialRef,
+} from './schema.js';
+
+/**
+ * The run folder: durable artifacts that can be regraded and re-reported without rerunning anything.
+ *   run.json                               manifest
+ *   trials/<case>/<arm>/<n>.jsonl          agent stdout, byte for byte (streamed to <n>.jsonl.part while it runs)
+ *   trials/<case>/<arm>/<n>.meta.json      process facts; written last, so a trial is stored when both exist
+ *   trials/<case>/<arm>/<n>.a<k>.*         an earlier attempt of the same trial (infra error, retried)
+ *   results.json                           graded outcomes + statistics (regenerable)
+ */
+
+/** A run folder that cannot be read: one line, naming the file, for the user. */
+export class RunFolderError extends Error {
+  constructor(
+    readonly file: string,
+    readonly what: string,
+    readonly todo: string,
+  ) {
+    super(`${file}: ${what} — ${todo}`);
+    this.name = 'RunFolderError';
+  }
+}
+
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-');
+  return `${stamp}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The process that writes a run, so a reader can tell a live run from one whose writer died. */
+export function currentOwner(): NonNullable<RunManifest['owner']> {
+  return { pid: process.pid, host: hostname() };
+}
+
+/** Whether a process with this pid exists on this machine (EPERM: it exists, owned by someone else). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** A `running` run whose writer is gone from this machine was interrupted, whatever its run.json still says. */
+export function effectiveStatus(m: RunManifest, alive: (pid: number) => boolean = processAlive): RunManifest['status'] {
+  if (m.status !== 'running' || !m.owner || m.owner.host !== hostname()) return m.status;
+  return alive(m.owner.pid) ? 'running' : 'interrupted';
+}
+
+function zodProblem(e: z.ZodError): string {
+  const i = e.issues[0]!;
+  const at = i.path.length ? `at ${i.path.join('.')}: ` : '';
+  return `${at}${i.message}${e.issues.length > 1 ? ` (and ${e.issues.length - 1} more)` : ''}`;
+}
+
+type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/** Reads and validates one JSON file of the folder; a newer format version is refused by name, never guessed at. */
+async function readValidated<S extends z.ZodTypeAny>(file: string, schema: S): Promise<Parsed<z.output<S>>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return { ok: false, problem: code === 'ENOENT' ? 'missing' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? String(e)})` };
+  }
+  if (text.trim() === '') return { ok: false, problem: 'empty (a write was cut off)' };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, problem: `not valid JSON (${(e as Error).message}): truncated or corrupt` };
+  }
+  const v = (json as { version?: unknown } | null)?.version;
+  if (typeof v === 'number' && v > RUN_FORMAT_VERSION) {
+    return { ok: false, problem: `written in run-folder format ${v}, newer than this skillprobe reads (${RUN_FORMAT_VERSION})` };
+  }
+  const r = schema.safeParse(json);
+  return r.success ? { ok: true, value: r.data } : { ok: false, problem: `does not match the run-folder format: ${zodProblem(r.error)}` };
+}
+
+/** A stored trial's files; the transcript is streamed to `partial` and renamed when the trial is stored. */
+export interface TrialFiles {
+  transcript: string;
+  partial: string;
+  meta: string;
+}
+
+const TRIAL_FILE = /^(\d+)(\.a\d+)?\.(jsonl|meta\.json)$/;
+// A transcript still streaming, or an atomic write's temp file (`<name>.<hash>`): an interrupted run leaves them.
+const IN_FLIGHT = /^\d+(\.a\d+)?\.(jsonl|meta\.json)\.[^.]+$/;
+
+export class RunStore {
+  private constructor(readonly dir: string) {}
+
+  /** A new run folder; never reuses one. */
+  static async create(transcriptsDir: string, runId: string): Promise<RunStore> {
+    await mkdir(transcriptsDir, { recursive: true });
+    const dir = join(transcriptsDir, runId);
+    await mkdir(dir);
+    await mkdir(join(dir, 'trials'));
+    return new RunStore(dir);
+  }
+
+  /** An existing run folder with its validated manifest (its status corrected when its writer is gone). */
+  static async open(dir: string): Promise<{ store: RunStore; manifest: RunManifest }> {
+    const file = join(dir, 'run.json');
+    const kind = await stat(dir).then(
+      (s) => (s.isDirectory() ? 'folder' : 'file'),
+      () => 'missing',
+    );
+    const pass = 'pass a folder under transcripts/, e.g. transcripts/<run-id>';
+    if (kind !== 'folder') throw new RunFolderError(dir, kind === 'file' ? 'a file, not a run folder' : 'no such run folder', pass);
+    const r = await readValidated(file, runManifestSchema);
+    if (!r.ok) {
+      if (r.problem === 'missing') throw new RunFolderError(dir, 'not a run folder (no run.json)', pass);
+      const todo = r.problem.includes('newer than')
+          ? 'read it with the skillprobe version that wrote it, or a newer one'
+          : 'restore run.json (the transcripts under trials/ are intact, but cannot be graded without it), or run the suite again';
+      throw new RunFolderError(file, `run.json ${r.problem}`, todo);
+    }
+    return { store: new RunStore(dir), manifest: { ...r.value, status: effectiveStatus(r.value) } };
+  }
+
+  async writeManifest(m: RunManifest): Promise<void> {
+    await this.writeJson('run.json', { ...m, version: RUN_FORMAT_VERSION });
+  }
+
+  async writeResults(r: Results): Promise<void> {
+    await this.writeJson('results.json', { ...r, version: RUN_FORMAT_VERSION });
+  }
+
+  /** The stored results, or why they cannot be used (missing, damaged, another format). */
+  async readResults(): Promise<Parsed<Results>> {
+    return readValidated(join(this.dir, 'results.json'), resultsSchema);
+  }
+
+  private async writeJson(name: string, value: unknown): Promise<void> {
+    await writeAtomic(join(this.dir, name), JSON.stringify(value, null, 2) + '\n');
+  }
+
+  trialFiles(t: TrialRef, attempt?: number): TrialFiles {
+    const base = join(this.dir, 'trials', t.caseId, t.arm, `${t.n}${attempt === undefined ? '' : `.a${attempt}`}`);
+    return { transcript: `${base}.jsonl`, partial: `${base}.jsonl.part`, meta: `${base}.meta.json` };
+  }
+
+  /** Makes the folder a trial's transcript is streamed into. */
+  async prepareTrial(t: TrialRef): Promise<TrialFiles> {
+    const files = this.trialFiles(t);
+    await mkdir(join(this.dir, 'trials', t.caseId, t.arm), { recursive: true });
+    return files;
+  }
+
+  /**
+   * Stores a finished trial whose transcript was streamed to `partial`: the transcript under its name, then the
+   * meta, which marks the trial complete. `attempt` files an earlier, retried attempt beside the trial.
+   */
+  async commitTrial(t: TrialRef, meta: TrialMeta, attempt?: number): Promise<void> {
+    const streamed = this.trialFiles(t).partial;
+    const files = this.trialFiles(t, attempt);
+    await rename(streamed, files.transcript);
+    await writeAtomic(files.meta, JSON.stringify({ ...meta, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+  }
+
+  /** Removes what an interrupted trial left half-written, so it can run again (resume). */
+  async discardUnfinished(t: TrialRef): Promise<void> {
+    await rm(this.trialFiles(t).partial, { force: true });
+  }
+
+  /**
+   * Every stored final trial, and every damaged one (a transcript without its meta or the reverse, a folder
+   * where a file belongs, a stray entry): listed, never a reason to stop reading the rest.
+   */
+  async listTrials(): Promise<{ trials: TrialRef[]; damaged: DamagedTrial[] }> {
+    const trials: TrialRef[] = [];
+    const damaged: DamagedTrial[] = [];
+    const root = join(this.dir, 'trials');
+    const rel = (p: string) => relative(this.dir, p);
+    const entries = async (d: string) => readdir(d, { withFileTypes: true }).catch(() => []);
+    for (const c of await entries(root)) {
+      const caseDir = join(root, c.name);
+      if (!c.isDirectory()) {
+        damaged.push({ path: rel(caseDir), problem: 'stray file where a case folder belongs' });
+        continue;
+      }
+      for (const a of await entries(caseDir)) {
+        const armDir = join(caseDir, a.name);
+        if (!a.isDirectory() || (a.name !== 'skill' && a.name !== 'ablation')) {
+          damaged.push({ path: rel(armDir), problem: 'stray entry where an arm folder (skill, ablation) belongs' });
+          continue;
+        }
+        const seen = new Map<number, Set<string>>();
+        const unreadable = new Set<number>();
+        for (const f of await entries(armDir)) {
+          if (IN_FLIGHT.test(f.name)) continue;
+          const m = TRIAL_FILE.exec(f.name);
+          if (!m) {
+            damaged.push({ path: rel(join(armDir, f.name)), problem: 'stray entry, not a trial file' });
+            continue;
+          }
+          if (m[2]) continue; // an earlier attempt: kept for the record, not a trial
+          const n = Number(m[1]);
+          if (!f.isFile()) {
+            damaged.push({ path: rel(join(armDir, f.name)), problem: 'a folder where a trial file belongs' });
+            unreadable.add(n);
+            continue;
+          }
+          seen.set(n, (seen.get(n) ?? new Set()).add(m[3]!));
+        }
+        for (const [n, kinds] of seen) {
+          if (unreadable.has(n)) continue;
+          if (kinds.size === 2) trials.push({ caseId: c.name, arm: a.name as Arm, n });
+          else {
+            const have = [...kinds][0]!;
+            damaged.push({ path: rel(join(armDir, `${n}.${have}`)), problem: have === 'jsonl' ? 'transcript without its meta.json' : 'meta.json without its transcript' });
+          }
+        }
+      }
+    }
+    trials.sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n);
+    return { trials, damaged };
+  }
+
+  /** One stored trial, validated: its raw transcript and process facts, or why it cannot be read. */
+  async readTrial(t: TrialRef): Promise<{ ok: true; raw: string; meta: TrialMeta } | { ok: false; damaged: DamagedTrial }> {
+    const files = this.trialFiles(t);
+    const meta = await readValidated(files.meta, trialMetaSchema);
+    if (!meta.ok) return { ok: false, damaged: { path: relative(this.dir, files.meta), problem: meta.problem } };
+    try {
+      return { ok: true, raw: await readFile(files.transcript, 'utf8'), meta: meta.value };
+    } catch (e) {
+      return { ok: false, damaged: { path: relative(this.dir, files.transcript), problem: `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` } };
+    }
+  }
+}

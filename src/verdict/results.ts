@@ -1,0 +1,52 @@
+import { summarise } from '../stats/summary.js';
+import { RUN_FORMAT_VERSION, type DamagedTrial, type Results, type RunFacts, type RunManifest, type TrialOutcome } from '../run/schema.js';
+import { EXIT, exitCode, fixedVerdicts, sprtVerdict } from './verdict.js';
+
+export function runFacts(m: RunManifest, outcomes: readonly TrialOutcome[]): RunFacts {
+  const costs = outcomes.map((o) => o.costUsd).filter((c): c is number => c !== undefined);
+  return {
+    agent: { id: m.agent.id, cliVersion: m.agent.cliVersion },
+    model: { requested: m.model, reported: m.reportedModel },
+    simulated: m.simulator !== null,
+    simulator: m.simulator,
+    status: m.status,
+    startedAt: m.startedAt,
+    endedAt: m.endedAt,
+    trials: m.trials,
+    decision: m.config.decision,
+    grading: m.config.grading,
+    ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
+  };
+}
+
+/**
+ * The exit code of a run's results: the verdicts' code, except that trials the store could not read are
+ * missing data, never a pass: then at least ERROR (4), unless a case already FAILs.
+ */
+export function resultsExitCode(verdictCode: number, damaged: number): number {
+  return damaged > 0 && verdictCode !== EXIT.fail ? EXIT.error : verdictCode;
+}
+
+/** Verdicts and statistics over graded outcomes. Pure: the manifest, outcomes and damaged trials in, the results out. */
+export function buildResults(manifest: RunManifest, graded: readonly TrialOutcome[], damaged: readonly DamagedTrial[], now: Date): Results {
+  const decision = manifest.config.decision;
+  const grading = manifest.config.grading;
+  // One order, whatever order the trials finished in: a regrade reproduces a run's results exactly.
+  const outcomes = [...graded].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n);
+  const defs = manifest.cases.defs;
+  const verdicts = decision.mode === 'sprt' ? defs.map((c) => sprtVerdict(c, outcomes)) : fixedVerdicts(defs, outcomes, decision.correction);
+  const readCountsAsFiring = grading.readTriggers === 'fire';
+  return {
+    version: RUN_FORMAT_VERSION,
+    runId: manifest.runId,
+    harnessVersion: manifest.harness.version,
+    run: runFacts(manifest, outcomes),
+    gradedAt: now.toISOString(),
+    options: { readCountsAsFiring, budgetStopsFail: grading.budgetStops === 'fail' },
+    outcomes,
+    summary: summarise(defs, outcomes, manifest.family.map((m) => m.dir), manifest.config.arms, { confidence: grading.confidence, readCountsAsFiring }),
+    verdicts,
+    damaged: [...damaged],
+    exitCode: resultsExitCode(exitCode(verdicts, decision.inconclusive), damaged.length),
+  };
+}
