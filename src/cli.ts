@@ -5,10 +5,14 @@ import { gradeRun, loadResults } from './commands/grade.js';
 import { initProject } from './commands/init.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
 import { planSuite, renderPlan } from './commands/plan.js';
-import { describeRunDir, executeRun, gradableCase, HARNESS_VERSION, loadSuite, type LoadedSuite, type RunOptions } from './commands/run.js';
+import { describeRunDir, loadSuite, type LoadedSuite, type RunOptions } from './commands/run.js';
+import { gradeStored } from './grade/stored.js';
+import { executeRun, HARNESS_VERSION, prepareRun } from './runner/execute.js';
+import { gradableCase } from './trials/stored-case.js';
 import { ARMS } from './run/config-schema.js';
 import type { CaseSelection } from './load/select.js';
-import { InputError } from './load/input-error.js';
+import { InputError, ProblemList } from './load/input-error.js';
+import { wrongEntry } from './load/paths.js';
 import { jsonReporter } from './report/json.js';
 import type { ReportInput } from './report/reporter.js';
 import { terminalReporter } from './report/terminal.js';
@@ -22,12 +26,43 @@ import { TranscriptWriteError } from './agents/spawn.js';
 import { EXIT } from './verdict/verdict.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
 
-function int(name: string, min: number) {
+function int(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   return (v: string) => {
     const n = Number(v);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`${name} must be a whole number ≥ ${min}, got "${v}"`);
+    if (!/^\s*\d+\s*$/.test(v) || n < min || n > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got "${v}"`);
+    }
     return n;
   };
+}
+
+/** A flag's text: an empty one is a mistake (usually an unset shell variable), never a request for "nothing". */
+function text(name: string) {
+  return (v: string) => {
+    if (v.trim() === '') throw new InvalidArgumentError(`${name} is empty — give a value, or leave ${name} out`);
+    return v;
+  };
+}
+
+/** Paths given as flags must exist as the kind of entry they name: a usage mistake (exit 2), never a finding. */
+function checkFlagPaths(paths: readonly [flag: string, path: string | undefined, kind: 'file' | 'folder'][]): void {
+  const problems = new ProblemList();
+  for (const [flag, path, kind] of paths) {
+    const wrong = path === undefined ? undefined : wrongEntry(path, kind);
+    if (wrong) problems.add({ file: flag, what: wrong, todo: `check the ${flag} path` });
+  }
+  problems.throwIfAny();
+}
+
+/** A port the simulator cannot listen on is the user's to fix (exit 2), not a harness fault. */
+function listenProblem(e: unknown, port: number | undefined): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (port === undefined || (code !== 'EADDRINUSE' && code !== 'EACCES')) return e;
+  return new InputError({
+    file: '--port',
+    what: code === 'EADDRINUSE' ? `port ${port} is already in use` : `port ${port} needs privileges this process lacks`,
+    todo: 'pick another port, or leave --port out for a free one',
+  });
 }
 
 function positive(name: string) {
@@ -49,8 +84,8 @@ function probability(name: string) {
 /** `--grep`, `--tag` (repeatable) and `--last-failed`, on every command that takes a suite. */
 function withCaseSelection(cmd: Command): Command {
   return cmd
-    .option('--grep <regex>', 'only cases whose id or prompt matches')
-    .option('--tag <tag>', 'only cases with this tag (repeatable: any of them)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--grep <regex>', 'only cases whose id or prompt matches', text('--grep'))
+    .option('--tag <tag>', 'only cases with this tag (repeatable: any of them)', (v: string, prev: string[] = []) => [...prev, text('--tag')(v)])
     .option('--last-failed', 'only the cases that failed, were inconclusive or errored in the newest run of the transcripts folder');
 }
 
@@ -66,6 +101,7 @@ function nothingToRun(loaded: LoadedSuite, json = false): boolean {
 
 function arms(v: string) {
   const list = v.split(',').map((s) => s.trim());
+  // A repeated arm is left to the config check, which reports it for the file's `arms` too.
   const bad = list.filter((a) => !(ARMS as readonly string[]).includes(a));
   if (bad.length || list.length === 0) throw new InvalidArgumentError(`arms are ${ARMS.join(', ')} (comma-separated), got "${v}"`);
   return list;
@@ -93,20 +129,20 @@ function buildProgram(): Command {
 
   withCaseSelection(program.command('run'))
     .description('run the suite: every case × arm × trial through the real agent CLI in sealed workspaces')
-    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)')
-    .option('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)')
+    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
+    .option('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)', text('--sim'))
     .option('-n, --trials <n>', 'a fixed number of trials per case and arm (implies --mode fixed)', int('--trials', 1))
     .option('-j, --concurrency <n>', 'trials running at once', int('--concurrency', 1))
-    .option('-m, --model <model>', 'model passed to the agent CLI')
-    .option('--skills <dir>', 'skills folder')
-    .option('--cases <glob>', 'case files (glob)')
-    .option('--transcripts <dir>', 'where run folders are written')
+    .option('-m, --model <model>', 'model passed to the agent CLI', text('--model'))
+    .option('--skills <dir>', 'skills folder', text('--skills'))
+    .option('--cases <glob>', 'case files (glob)', text('--cases'))
+    .option('--transcripts <dir>', 'where run folders are written', text('--transcripts'))
     .option('--timeout <seconds>', 'harness deadline per trial', positive('--timeout'))
     .option('--max-turns <n>', 'agent max turns', int('--max-turns', 1))
     .option('--arms <list>', `arms to run (${ARMS.join(',')})`, arms)
     .addOption(new Option('--ablation <mode>', 'scored: the ablation arm only where it scores plan checks; always').choices(['scored', 'always']))
-    .option('--agent-binary <path>', 'agent CLI binary (default: the pinned one)')
-    .option('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)')
+    .option('--agent-binary <path>', 'agent CLI binary (default: the pinned one)', text('--agent-binary'))
+    .option('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir'))
     .option('--keep-workspaces', 'leave workspaces on disk for inspection')
     .option('--json', 'print the results as JSON instead of the terminal report')
     .addOption(new Option('--mode <mode>', 'fixed: --trials per case; sprt: stop each case as soon as it is decided').choices(['fixed', 'sprt']))
@@ -116,7 +152,13 @@ function buildProgram(): Command {
     .addOption(new Option('--correction <method>', 'fixed mode: multiple-testing correction across cases').choices(['bh', 'bonferroni', 'none']))
     .addOption(new Option('--inconclusive <policy>', 'what INCONCLUSIVE does to the exit code').choices(['fail', 'warn', 'pass']))
     .option('--no-gate', 'report the verdicts but exit 0 (exploring, not gating CI); input errors still exit 2')
+    .option('--resume <run>', 'finish an interrupted run folder: replay its stored trials, run only the missing ones (same inputs required)', text('--resume'))
+    .option('--force', 'with --resume: go on although skills, cases, config or agent changed (recorded in run.json)')
+    .option('--max-cost <usd>', `stop scheduling once the trials' reported costs reach this many USD (a partial run: exit ${EXIT.costCapped})`, positive('--max-cost'))
     .action(async (o: Record<string, unknown>) => {
+      if (o.force === true && o.resume === undefined) {
+        throw new InputError({ file: '--force', what: 'only means something with --resume', todo: 'add --resume <run folder>, or drop --force' });
+      }
       if (o.trials !== undefined && o.mode === 'sprt') {
         throw new InputError({ file: '--trials', what: 'a fixed number of trials and a sequential test exclude each other', todo: 'drop --trials (sprt uses --min-trials/--max-trials) or use --mode fixed' });
       }
@@ -125,6 +167,8 @@ function buildProgram(): Command {
         sim: o.sim as string | undefined,
         keepWorkspaces: o.keepWorkspaces === true,
         workdir: o.workdir as string | undefined,
+        resume: o.resume as string | undefined,
+        force: o.force === true,
         select: caseSelection(o),
         overrides: {
           trials: o.trials,
@@ -137,6 +181,7 @@ function buildProgram(): Command {
           arms: o.arms,
           ablation: o.ablation,
           agentBinary: o.agentBinary,
+          maxCostUsd: o.maxCost,
           ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
           decision: {
             // `--trials N` asks for exactly N trials: a fixed design, whatever the config file's mode.
@@ -152,9 +197,11 @@ function buildProgram(): Command {
       const loaded = loadSuite(opts);
       if (nothingToRun(loaded, o.json === true)) return;
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
-      const outcome = await executeRun(loaded, opts);
+      const outcome = await executeRun(loaded, opts, await prepareRun(loaded, opts));
       const { manifest } = outcome;
-      const results = buildResults(manifest, outcome.outcomes, [], new Date());
+      // Graded from the folder, so a resumed run's results cover the trials it replayed as well.
+      const { outcomes, damaged } = await gradeStored(outcome.store, manifest);
+      const results = buildResults(manifest, outcomes, damaged, new Date());
       await outcome.store.writeResults(results);
       printReport({ manifest, results }, o.json === true);
       // With --json, stdout holds exactly the JSON; the human lines go to stderr.
@@ -165,10 +212,13 @@ function buildProgram(): Command {
           `\nrun folder: ${describeRunDir(outcome.store)}\n` +
           (opts.keepWorkspaces ? 'workspaces kept: each trial\'s <n>.meta.json names its workspace\n' : ''),
       );
-      if (o.gate === false && manifest.status !== 'interrupted') {
+      if (manifest.status === 'cost_capped') say(`stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`skillprobe run --resume ${describeRunDir(outcome.store)} --max-cost <more>\` goes on\n`);
+      if (manifest.status === 'interrupted') say(`interrupted: \`skillprobe run --resume ${describeRunDir(outcome.store)}\` runs the missing trials\n`);
+      const stopped = manifest.status === 'interrupted' ? EXIT.interrupted : manifest.status === 'cost_capped' ? EXIT.costCapped : undefined;
+      if (o.gate === false && stopped === undefined) {
         say(`gate off (--no-gate): the verdicts' exit code would be ${results.exitCode}\n`);
         process.exitCode = EXIT.pass;
-      } else process.exitCode = manifest.status === 'interrupted' ? EXIT.interrupted : results.exitCode;
+      } else process.exitCode = stopped ?? results.exitCode;
     });
 
   program
@@ -199,12 +249,12 @@ function buildProgram(): Command {
 
   withCaseSelection(program.command('plan'))
     .description('before spending anything: expected trials per case under SPRT and fixed N, and the cost')
-    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)')
-    .option('--cases <glob>', 'case files (glob)')
-    .option('--skills <dir>', 'skills folder')
+    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
+    .option('--cases <glob>', 'case files (glob)', text('--cases'))
+    .option('--skills <dir>', 'skills folder', text('--skills'))
     .option('--price-per-trial <usd>', 'what one trial costs, in USD', positive('--price-per-trial'))
     .action((o: { config?: string; cases?: string; skills?: string; pricePerTrial?: number } & Record<string, unknown>) => {
-      const loaded = loadSuite({ config: o.config, overrides: { cases: o.cases, skillsDir: o.skills }, select: caseSelection(o) }, { needBinary: false });
+      const loaded = loadSuite({ config: o.config, overrides: { cases: o.cases, skillsDir: o.skills }, select: caseSelection(o) }, { run: false });
       if (nothingToRun(loaded)) return;
       process.stdout.write(renderPlan(planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))), o.pricePerTrial));
     });
@@ -212,18 +262,23 @@ function buildProgram(): Command {
   program
     .command('init')
     .description('scaffold a config, a starter suite and a simulator profile for the skills in .claude/skills or skills (never overwrites)')
-    .option('--dir <dir>', 'the project folder (default: the current folder)')
+    .option('--dir <dir>', 'the project folder (default: the current folder)', text('--dir'))
     .action((o: { dir?: string }) => initProject(o.dir ?? process.cwd(), { out: process.stdout }));
 
   program
     .command('lint')
     .description('check the skills, the cases and a simulator profile without running anything (exit 1 on any error)')
-    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)')
-    .option('--skills <dir>', 'skills folder')
-    .option('--cases <glob>', 'case files (glob)')
-    .option('--sim <profile>', 'also check this simulator profile against the skills and cases')
+    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
+    .option('--skills <dir>', 'skills folder', text('--skills'))
+    .option('--cases <glob>', 'case files (glob)', text('--cases'))
+    .option('--sim <profile>', 'also check this simulator profile against the skills and cases', text('--sim'))
     .option('--json', 'print the findings as a JSON array')
     .action((o: LintOptions) => {
+      checkFlagPaths([
+        ['--config', o.config, 'file'],
+        ['--sim', o.sim, 'file'],
+        ['--skills', o.skills, 'folder'],
+      ]);
       process.exitCode = lintProject(o, { cwd: process.cwd(), out: process.stdout });
     });
 
@@ -231,9 +286,11 @@ function buildProgram(): Command {
     .command('sim')
     .description('serve the model SIMULATOR on 127.0.0.1 (Anthropic Messages API) until stopped')
     .argument('<profile>', 'simulator profile (YAML)')
-    .option('-p, --port <port>', 'port (default: a free one)', int('--port', 0))
+    .option('-p, --port <port>', 'port (default: a free one)', int('--port', 0, 65_535))
     .action(async (profileFile: string, o: { port?: number }) => {
-      const sim = await startSimulator(loadProfile(profileFile), { port: o.port });
+      const sim = await startSimulator(loadProfile(profileFile), { port: o.port }).catch((e: unknown) => {
+        throw listenProblem(e, o.port);
+      });
       process.stdout.write(`skillprobe model SIMULATOR listening on ${sim.url} (not a real model)\nset ANTHROPIC_BASE_URL=${sim.url} to point a CLI at it; Ctrl-C stops\n`);
       await new Promise<void>((resolve) => {
         const stop = () => void sim.stop().then(resolve);
@@ -252,8 +309,9 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) {
-      // Help and version are not errors; everything else commander reports is a usage mistake (already printed).
-      return e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help' ? 0 : EXIT.usage;
+      // Help asked for and the version are not errors; everything else commander reports (a bad flag, an unknown or
+      // missing command, whose usage it printed on stderr) is a usage mistake.
+      return e.exitCode === 0 ? 0 : EXIT.usage;
     }
     if (e instanceof InputError) {
       // One problem, one line; several, a count and a line each.

@@ -58,96 +58,96 @@ const planCheck = (key: 'matches' | 'mustNot', patterns: string[]) =>
 
 const BAD: Row[] = [
   // 1. alias bombs, in every YAML input
-  { name: 'alias bomb in the config', change: put('skillprobe.config.yaml', aliasBomb('l#: ')), where: /^skillprobe\.config\.yaml:3:10:/m, says: /alias cannot be expanded.*Excessive alias count/ },
-  { name: 'alias bomb in a case file', change: caseFile(aliasBomb('- ')), where: /^cases\/main\.yaml:3:8:/m, says: /Excessive alias count/ },
+  { name: 'alias bomb in the config', change: put('skillprobe.config.yaml', aliasBomb('l#: ')), where: /skillprobe\.config\.yaml:3:10:/, says: /alias cannot be expanded.*Excessive alias count/ },
+  { name: 'alias bomb in a case file', change: caseFile(aliasBomb('- ')), where: /cases\/main\.yaml:3:8:/, says: /Excessive alias count/ },
   {
     name: 'alias bomb in SKILL.md frontmatter',
     change: put('skills/alpha/SKILL.md', `---\nname: alpha\ndescription: Handle alpha.\n${aliasBomb('x#: ')}---\nbody\n`),
-    where: /^skills\/alpha\/SKILL\.md:6:10:/m,
+    where: /skills\/alpha\/SKILL\.md:6:10:/,
     says: /Excessive alias count/,
   },
-  { name: 'alias bomb in a simulator profile (--sim)', change: put('sim.yaml', aliasBomb('l#: ')), args: ['--sim', 'sim.yaml'], where: /^sim\.yaml:3:10:/m, says: /Excessive alias count/ },
-  { name: 'alias bomb in a case file (plan)', command: 'plan', change: caseFile(aliasBomb('- ')), where: /^cases\/main\.yaml:3:8:/m, says: /Excessive alias count/ },
-  { name: 'alias bomb in the config (lint)', command: 'lint', change: put('skillprobe.config.yaml', aliasBomb('l#: ')), where: /^skillprobe\.config\.yaml:3:10:/m, says: /Excessive alias count/ },
+  { name: 'alias bomb in a simulator profile (--sim)', change: put('sim.yaml', aliasBomb('l#: ')), args: ['--sim', 'sim.yaml'], where: /sim\.yaml:3:10:/, says: /Excessive alias count/ },
+  { name: 'alias bomb in a case file (plan)', command: 'plan', change: caseFile(aliasBomb('- ')), where: /cases\/main\.yaml:3:8:/, says: /Excessive alias count/ },
+  { name: 'alias bomb in the config (lint)', command: 'lint', change: put('skillprobe.config.yaml', aliasBomb('l#: ')), where: /skillprobe\.config\.yaml:3:10:/, says: /Excessive alias count/ },
   {
     name: 'alias bomb in frontmatter (lint)',
     command: 'lint',
     change: put('skills/alpha-beta/SKILL.md', `---\nname: alpha-beta\ndescription: Beta.\n${aliasBomb('x#: ')}---\n`),
-    where: /^skills\/alpha-beta\/SKILL\.md:6:10:/m,
+    where: /skills\/alpha-beta\/SKILL\.md:6:10:/,
     says: /Excessive alias count/,
   },
-  { name: 'alias bomb in a profile (lint --sim)', command: 'lint', change: put('sim.yaml', aliasBomb('l#: ')), args: ['--sim', 'sim.yaml'], where: /^sim\.yaml:3:10:/m, says: /Excessive alias count/ },
+  { name: 'alias bomb in a profile (lint --sim)', command: 'lint', change: put('sim.yaml', aliasBomb('l#: ')), args: ['--sim', 'sim.yaml'], where: /sim\.yaml:3:10:/, says: /Excessive alias count/ },
   {
     name: 'a hundred and one flat aliases to one anchor',
     change: caseFile(oneCase(`  prompt: &p do alpha\n  expect: { skill: alpha }\n  tags: [${Array(101).fill('*p').join(', ')}]\n`)),
-    where: /^cases\/main\.yaml:4:10:/m,
+    where: /cases\/main\.yaml:4:10:/,
     says: /Excessive alias count/,
   },
-  { name: 'alias with no anchor', change: caseFile(oneCase('  prompt: *nothing\n  expect: { skill: alpha }\n')), where: /^cases\/main\.yaml:2:11:/m, says: /Unresolved alias/ },
+  { name: 'alias with no anchor', change: caseFile(oneCase('  prompt: *nothing\n  expect: { skill: alpha }\n')), where: /cases\/main\.yaml:2:11:/, says: /Unresolved alias/ },
 
   // 2. a byte order mark is accepted, and does not shift columns
-  { name: 'BOM case file: a bad id is still at column 7', change: caseFile(`${BOM}- id: "a/b"\n  prompt: hello\n  expect: { skill: none }\n`), where: /^cases\/main\.yaml:1:7:/m, says: /letters, digits/ },
-  { name: 'BOM config: a wrong type is still at column 9', change: put('skillprobe.config.yaml', `${BOM}trials: many\n`), where: /^skillprobe\.config\.yaml:1:9:/m, says: /should be number/ },
-  { name: 'BOM SKILL.md: a bad name is still at 2:7', change: put('skills/alpha/SKILL.md', BOM + skillMd('Alpha_Tool', 'Does alpha.')), where: /^skills\/alpha\/SKILL\.md:2:7:/m, says: /breaks the Agent Skills rule/ },
+  { name: 'BOM case file: a bad id is still at column 7', change: caseFile(`${BOM}- id: "a/b"\n  prompt: hello\n  expect: { skill: none }\n`), where: /cases\/main\.yaml:1:7:/, says: /letters, digits/ },
+  { name: 'BOM config: a wrong type is still at column 9', change: put('skillprobe.config.yaml', `${BOM}trials: many\n`), where: /skillprobe\.config\.yaml:1:9:/, says: /should be number/ },
+  { name: 'BOM SKILL.md: a bad name is still at 2:7', change: put('skills/alpha/SKILL.md', BOM + skillMd('Alpha_Tool', 'Does alpha.')), where: /skills\/alpha\/SKILL\.md:2:7:/, says: /breaks the Agent Skills rule/ },
 
   // 3. dangling and looping symlinks
-  { name: 'dangling symlink to a missing folder', make: link('skills/gamma', '../missing-folder'), where: /^skills\/gamma:/m, says: /dangling symlink.*\.\.\/missing-folder/ },
-  { name: 'dangling symlink to a missing file inside a skill', make: link('skills/alpha/ref.md', '../../nowhere.md'), where: /^skills\/alpha\/ref\.md:/m, says: /dangling symlink.*nowhere\.md/ },
-  { name: 'SKILL.md that is a dangling symlink', change: without('skills/alpha/SKILL.md'), make: link('skills/alpha/SKILL.md', '/no/such/SKILL.md'), where: /^skills\/alpha\/SKILL\.md:/m, says: /dangling symlink.*\/no\/such/ },
-  { name: 'dangling symlink deep inside a skill', make: link('skills/alpha-beta/scripts/lib/tool.sh', '../../gone.sh'), where: /^skills\/alpha-beta\/scripts\/lib\/tool\.sh:/m, says: /dangling symlink/ },
-  { name: 'symlink to itself', make: link('skills/alpha/loop', 'loop'), where: /^skills\/alpha\/loop:/m, says: /symlink loop/ },
-  { name: 'symlink up to a folder holding it', make: link('skills/alpha/up', '..'), where: /^skills\/alpha\/up:/m, says: /symlink loop.*holds the link itself/ },
-  { name: 'symlink to the root folder', make: link('skills/alpha/root', '/'), where: /^skills\/alpha\/root:/m, says: /symlink loop/ },
-  { name: 'dangling symlink (plan)', command: 'plan', make: link('skills/gamma', 'missing'), where: /^skills\/gamma:/m, says: /dangling symlink/ },
-  { name: 'dangling symlink (lint)', command: 'lint', make: link('skills/alpha/ref.md', 'missing.md'), where: /^skills\/alpha\/ref\.md:/m, says: /dangling symlink/ },
+  { name: 'dangling symlink to a missing folder', make: link('skills/gamma', '../missing-folder'), where: /skills\/gamma:/, says: /dangling symlink.*\.\.\/missing-folder/ },
+  { name: 'dangling symlink to a missing file inside a skill', make: link('skills/alpha/ref.md', '../../nowhere.md'), where: /skills\/alpha\/ref\.md:/, says: /dangling symlink.*nowhere\.md/ },
+  { name: 'SKILL.md that is a dangling symlink', change: without('skills/alpha/SKILL.md'), make: link('skills/alpha/SKILL.md', '/no/such/SKILL.md'), where: /skills\/alpha\/SKILL\.md:/, says: /dangling symlink.*\/no\/such/ },
+  { name: 'dangling symlink deep inside a skill', make: link('skills/alpha-beta/scripts/lib/tool.sh', '../../gone.sh'), where: /skills\/alpha-beta\/scripts\/lib\/tool\.sh:/, says: /dangling symlink/ },
+  { name: 'symlink to itself', make: link('skills/alpha/loop', 'loop'), where: /skills\/alpha\/loop:/, says: /symlink loop/ },
+  { name: 'symlink up to a folder holding it', make: link('skills/alpha/up', '..'), where: /skills\/alpha\/up:/, says: /symlink loop.*holds the link itself/ },
+  { name: 'symlink to the root folder', make: link('skills/alpha/root', '/'), where: /skills\/alpha\/root:/, says: /symlink loop/ },
+  { name: 'dangling symlink (plan)', command: 'plan', make: link('skills/gamma', 'missing'), where: /skills\/gamma:/, says: /dangling symlink/ },
+  { name: 'dangling symlink (lint)', command: 'lint', make: link('skills/alpha/ref.md', 'missing.md'), where: /skills\/alpha\/ref\.md:/, says: /dangling symlink/ },
 
   // 4. FIFOs, sockets and devices inside a skill (never opened: the checks must not block)
-  { name: 'FIFO at the top of a skill', make: fifo('skills/alpha/pipe'), where: /^skills\/alpha\/pipe:/m, says: /FIFO/ },
-  { name: 'FIFO nested in a skill', make: fifo('skills/alpha/scripts/deep/pipe'), where: /^skills\/alpha\/scripts\/deep\/pipe:/m, says: /FIFO/ },
-  { name: 'SKILL.md that is a FIFO', change: without('skills/alpha/SKILL.md'), make: fifo('skills/alpha/SKILL.md'), where: /^skills\/alpha\/SKILL\.md:/m, says: /FIFO/ },
-  { name: 'symlink to a FIFO outside the skills', make: both(fifo('elsewhere/pipe'), link('skills/alpha/tool', '../../elsewhere/pipe')), where: /^skills\/alpha\/tool:/m, says: /FIFO.*through a symlink/ },
-  { name: 'socket in a skill', make: socket('skills/alpha/agent.sock'), where: /^skills\/alpha\/agent\.sock:/m, says: /socket/ },
-  { name: 'socket nested in a skill', make: socket('skills/alpha-beta/run/s.sock'), where: /^skills\/alpha-beta\/run\/s\.sock:/m, says: /socket/ },
-  { name: 'symlink to /dev/null in a skill', make: link('skills/alpha/null', '/dev/null'), where: /^skills\/alpha\/null:/m, says: /device file.*\/dev\/null/ },
-  { name: 'SKILL.md linked to /dev/null', change: without('skills/alpha/SKILL.md'), make: link('skills/alpha/SKILL.md', '/dev/null'), where: /^skills\/alpha\/SKILL\.md:/m, says: /device file/ },
-  { name: 'FIFO in a skill (plan)', command: 'plan', make: fifo('skills/alpha/pipe'), where: /^skills\/alpha\/pipe:/m, says: /FIFO/ },
-  { name: 'FIFO in a skill (lint)', command: 'lint', make: fifo('skills/alpha-beta/pipe'), where: /^skills\/alpha-beta\/pipe:/m, says: /FIFO/ },
-  { name: 'config file that is a FIFO', make: fifo('pipe.yaml'), args: ['--config', 'pipe.yaml'], where: /^pipe\.yaml:/m, says: /config file is a FIFO/ },
-  { name: 'config file that is a folder', make: (dir) => mkdirSync(join(dir, 'conf.yaml')), args: ['--config', 'conf.yaml'], where: /^conf\.yaml:/m, says: /config file is a folder/ },
-  { name: 'simulator profile that is a device', args: ['--sim', '/dev/null'], where: /^\/dev\/null:/m, says: /simulator profile is a device file/ },
+  { name: 'FIFO at the top of a skill', make: fifo('skills/alpha/pipe'), where: /skills\/alpha\/pipe:/, says: /FIFO/ },
+  { name: 'FIFO nested in a skill', make: fifo('skills/alpha/scripts/deep/pipe'), where: /skills\/alpha\/scripts\/deep\/pipe:/, says: /FIFO/ },
+  { name: 'SKILL.md that is a FIFO', change: without('skills/alpha/SKILL.md'), make: fifo('skills/alpha/SKILL.md'), where: /skills\/alpha\/SKILL\.md:/, says: /FIFO/ },
+  { name: 'symlink to a FIFO outside the skills', make: both(fifo('elsewhere/pipe'), link('skills/alpha/tool', '../../elsewhere/pipe')), where: /skills\/alpha\/tool:/, says: /FIFO.*through a symlink/ },
+  { name: 'socket in a skill', make: socket('skills/alpha/agent.sock'), where: /skills\/alpha\/agent\.sock:/, says: /socket/ },
+  { name: 'socket nested in a skill', make: socket('skills/alpha-beta/run/s.sock'), where: /skills\/alpha-beta\/run\/s\.sock:/, says: /socket/ },
+  { name: 'symlink to /dev/null in a skill', make: link('skills/alpha/null', '/dev/null'), where: /skills\/alpha\/null:/, says: /device file.*\/dev\/null/ },
+  { name: 'SKILL.md linked to /dev/null', change: without('skills/alpha/SKILL.md'), make: link('skills/alpha/SKILL.md', '/dev/null'), where: /skills\/alpha\/SKILL\.md:/, says: /device file/ },
+  { name: 'FIFO in a skill (plan)', command: 'plan', make: fifo('skills/alpha/pipe'), where: /skills\/alpha\/pipe:/, says: /FIFO/ },
+  { name: 'FIFO in a skill (lint)', command: 'lint', make: fifo('skills/alpha-beta/pipe'), where: /skills\/alpha-beta\/pipe:/, says: /FIFO/ },
+  { name: 'config file that is a FIFO', make: fifo('pipe.yaml'), args: ['--config', 'pipe.yaml'], where: /pipe\.yaml:/, says: /config file is a FIFO/ },
+  { name: 'config file that is a folder', make: (dir) => mkdirSync(join(dir, 'conf.yaml')), args: ['--config', 'conf.yaml'], where: /conf\.yaml/, says: /is a folder/ },
+  { name: 'simulator profile that is a device', args: ['--sim', '/dev/null'], where: /\/dev\/null:/, says: /simulator profile is a device file/ },
 
   // 5. a skill folder called `none`
-  { name: 'skill folder named none', change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')), where: /^skills\/none:/m, says: /clashes with `expect: \{ skill: none \}`/ },
-  { name: 'skill folder named none (plan)', command: 'plan', change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')), where: /^skills\/none:/m, says: /clashes/ },
-  { name: 'skill folder named none (lint)', command: 'lint', change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')), where: /^skills\/none:/m, says: /clashes/ },
+  { name: 'skill folder named none', change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')), where: /skills\/none:/, says: /clashes with `expect: \{ skill: none \}`/ },
+  { name: 'skill folder named none (plan)', command: 'plan', change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')), where: /skills\/none:/, says: /clashes/ },
+  { name: 'skill folder named none (lint)', command: 'lint', change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')), where: /skills\/none:/, says: /clashes/ },
 
   // 6. prompts and ids the OS cannot take
-  { name: 'NUL in a prompt ("\\0")', change: caseFile(oneCase('  prompt: "before\\0after"\n  expect: { skill: alpha }\n')), where: /^cases\/main\.yaml:2:11:/m, says: /NUL character/ },
+  { name: 'NUL in a prompt ("\\0")', change: caseFile(oneCase('  prompt: "before\\0after"\n  expect: { skill: alpha }\n')), where: /cases\/main\.yaml:2:11:/, says: /NUL character/ },
   {
     name: 'NUL in the second case\'s prompt ("\\x00")',
     change: caseFile(`- id: a\n  prompt: fine\n  expect: { skill: alpha }\n- id: b\n  prompt: "x\\x00"\n  expect: { skill: none }\n`),
-    where: /^cases\/main\.yaml:5:11:/m,
+    where: /cases\/main\.yaml:5:11:/,
     says: /case "b".*NUL/,
   },
-  { name: 'prompt of 131072 bytes', change: caseFile(oneCase(`  prompt: ${'x'.repeat(MAX_ARG_STRLEN)}\n  expect: { skill: alpha }\n`)), where: /^cases\/main\.yaml:2:11:/m, says: /131072 bytes.*at most 131071/ },
-  { name: 'prompt of 43691 three-byte characters (bytes, not characters)', change: caseFile(oneCase(`  prompt: ${'€'.repeat(43691)}\n  expect: { skill: alpha }\n`)), where: /^cases\/main\.yaml:2:11:/m, says: /131073 bytes/ },
-  { name: 'too long a prompt in a block scalar', change: caseFile(oneCase(`  expect: { skill: none }\n  prompt: |\n    ${'y'.repeat(MAX_ARG_STRLEN)}\n`)), where: /^cases\/main\.yaml:3:11:/m, says: /bytes/ },
-  { name: 'too long a prompt (plan)', command: 'plan', change: caseFile(oneCase(`  prompt: ${'x'.repeat(200_000)}\n  expect: { skill: alpha }\n`)), where: /^cases\/main\.yaml:2:11:/m, says: /200000 bytes/ },
-  { name: 'case id of 300 characters', change: caseFile(`- id: ${'a'.repeat(300)}\n  prompt: hi\n  expect: { skill: none }\n`), where: /^cases\/main\.yaml:1:7:/m, says: /300 bytes.*at most 255/ },
-  { name: 'case id of 256 characters', change: caseFile(`- id: ${'b'.repeat(256)}\n  prompt: hi\n  expect: { skill: none }\n`), where: /^cases\/main\.yaml:1:7:/m, says: /256 bytes/ },
+  { name: 'prompt of 131072 bytes', change: caseFile(oneCase(`  prompt: ${'x'.repeat(MAX_ARG_STRLEN)}\n  expect: { skill: alpha }\n`)), where: /cases\/main\.yaml:2:11:/, says: /131072 bytes.*at most 131071/ },
+  { name: 'prompt of 43691 three-byte characters (bytes, not characters)', change: caseFile(oneCase(`  prompt: ${'€'.repeat(43691)}\n  expect: { skill: alpha }\n`)), where: /cases\/main\.yaml:2:11:/, says: /131073 bytes/ },
+  { name: 'too long a prompt in a block scalar', change: caseFile(oneCase(`  expect: { skill: none }\n  prompt: |\n    ${'y'.repeat(MAX_ARG_STRLEN)}\n`)), where: /cases\/main\.yaml:3:11:/, says: /bytes/ },
+  { name: 'too long a prompt (plan)', command: 'plan', change: caseFile(oneCase(`  prompt: ${'x'.repeat(200_000)}\n  expect: { skill: alpha }\n`)), where: /cases\/main\.yaml:2:11:/, says: /200000 bytes/ },
+  { name: 'case id of 300 characters', change: caseFile(`- id: ${'a'.repeat(300)}\n  prompt: hi\n  expect: { skill: none }\n`), where: /cases\/main\.yaml:1:7:/, says: /300 bytes.*at most 255/ },
+  { name: 'case id of 256 characters', change: caseFile(`- id: ${'b'.repeat(256)}\n  prompt: hi\n  expect: { skill: none }\n`), where: /cases\/main\.yaml:1:7:/, says: /256 bytes/ },
 
   // 7. regular expressions the linear-time engine cannot run
-  { name: 'backreference in plan.matches', change: planCheck('matches', ['(a)\\1']), where: /^cases\/main\.yaml:5:15:/m, says: /syntax the linear-time engine does not support/ },
-  { name: 'lookahead in plan.mustNot', change: planCheck('mustNot', ['(?=x)']), where: /^cases\/main\.yaml:5:15:/m, says: /does not support/ },
-  { name: 'negative lookahead', change: planCheck('matches', ['create(?!-issue)']), where: /^cases\/main\.yaml:5:15:/m, says: /does not support/ },
-  { name: 'lookbehind', change: planCheck('matches', ['(?<=--project )OPS']), where: /^cases\/main\.yaml:5:15:/m, says: /does not support/ },
-  { name: 'negative lookbehind', change: planCheck('mustNot', ['(?<!no-)force']), where: /^cases\/main\.yaml:5:15:/m, says: /does not support/ },
-  { name: 'named backreference', change: planCheck('matches', ['(?<q>["])x\\k<q>']), where: /^cases\/main\.yaml:5:15:/m, says: /does not support/ },
-  { name: 'the second pattern of a list', change: planCheck('matches', ['create', '(a)\\1']), where: /^cases\/main\.yaml:5:25:/m, says: /"\(a\)\\\\1" uses syntax/ },
-  { name: 'broken pattern (plan)', command: 'plan', change: planCheck('matches', ['[unclosed']), where: /^cases\/main\.yaml:5:15:/m, says: /invalid regular expression.*missing closing \]/ },
-  { name: 'backreference in --grep', args: ['--grep', '(a)\\1'], where: /^--grep:/m, says: /does not support/ },
-  { name: 'lookahead in --grep (plan)', command: 'plan', args: ['--grep', 'pos(?=-)'], where: /^--grep:/m, says: /does not support/ },
-  { name: 'broken --grep', args: ['--grep', '['], where: /^--grep:/m, says: /invalid regular expression/ },
+  { name: 'backreference in plan.matches', change: planCheck('matches', ['(a)\\1']), where: /cases\/main\.yaml:5:15:/, says: /syntax the linear-time engine does not support/ },
+  { name: 'lookahead in plan.mustNot', change: planCheck('mustNot', ['(?=x)']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
+  { name: 'negative lookahead', change: planCheck('matches', ['create(?!-issue)']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
+  { name: 'lookbehind', change: planCheck('matches', ['(?<=--project )OPS']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
+  { name: 'negative lookbehind', change: planCheck('mustNot', ['(?<!no-)force']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
+  { name: 'named backreference', change: planCheck('matches', ['(?<q>["])x\\k<q>']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
+  { name: 'the second pattern of a list', change: planCheck('matches', ['create', '(a)\\1']), where: /cases\/main\.yaml:5:25:/, says: /"\(a\)\\\\1" uses syntax/ },
+  { name: 'broken pattern (plan)', command: 'plan', change: planCheck('matches', ['[unclosed']), where: /cases\/main\.yaml:5:15:/, says: /invalid regular expression.*missing closing \]/ },
+  { name: 'backreference in --grep', args: ['--grep', '(a)\\1'], where: /--grep:/, says: /does not support/ },
+  { name: 'lookahead in --grep (plan)', command: 'plan', args: ['--grep', 'pos(?=-)'], where: /--grep:/, says: /does not support/ },
+  { name: 'broken --grep', args: ['--grep', '['], where: /--grep:/, says: /invalid regular expression/ },
 ];
 
 /** Rows that must get through loading: the spy agent is spawned. */
@@ -169,8 +169,9 @@ const GOOD: Row[] = [
 
 const EXIT = { run: 2, plan: 2, lint: 1 } as const; // lint reports findings and exits 1 on any error
 
-/** Every path in the project, symlinks not followed: what must still be there after a refused run. */
-const listing = (dir: string) => readdirSync(dir, { recursive: true }).map(String);
+/** Every path in the project, symlinks not followed (readdir's `recursive` follows them): what must still be there after a refused run. */
+const listing = (dir: string, rel = ''): string[] =>
+  readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? [join(rel, d.name), ...listing(dir, join(rel, d.name))] : [join(rel, d.name)]));
 
 async function runRow(row: Row, dirs: string[]) {
   const files = baseProject();
@@ -184,7 +185,7 @@ async function runRow(row: Row, dirs: string[]) {
   const args = command === 'run' ? ['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'] : [command];
   try {
     const r = await runCli([...args, ...(row.args ?? [])], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }), timeoutMs: 50_000 });
-    return { r, dir, spy, before, command };
+    return { r, dir, spy, before, after: listing(dir), command };
   } finally {
     await undo?.();
   }
@@ -199,7 +200,7 @@ describe('bad input files: one clear line, refused before anything is created or
   });
 
   it.each(BAD)('$name', async (row) => {
-    const { r, dir, spy, before, command } = await runRow(row, dirs);
+    const { r, dir, spy, before, after, command } = await runRow(row, dirs);
     const out = command === 'lint' ? r.stdout : r.stderr;
     expect(r.exitCode, out).toBe(EXIT[command]);
     const line = out.split('\n').find((l) => row.where.test(l));
@@ -208,13 +209,13 @@ describe('bad input files: one clear line, refused before anything is created or
     expect(r.stderr + r.stdout).not.toMatch(/\n\s+at .*\.js:\d+/); // no stack trace
     expect(existsSync(spy.marker)).toBe(false);
     expect(existsSync(join(dir, 'runs'))).toBe(false);
-    expect(listing(dir)).toEqual(expect.arrayContaining(before));
+    expect(after).toEqual(expect.arrayContaining(before));
   });
 
   it.each(GOOD)('accepted: $name (the agent is spawned)', async (row) => {
     const { r, spy } = await runRow(row, dirs);
     expect(r.exitCode, r.stderr).not.toBe(2);
-    expect(existsSync(spy.marker)).toBe(true);
+    expect(existsSync(spy.marker), r.stderr + r.stdout).toBe(true);
   });
 });
 

@@ -1,14 +1,26 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { accessSync, chmodSync, constants, existsSync, mkdirSync, readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import pMap from 'p-map';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseProject, cleanup, makeProject, runCli, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
 
 interface BadInput {
   name: string;
-  change: (f: Files) => void;
+  /** What to change in the valid base project. */
+  change?: (f: Files) => void;
+  /** The whole command line (`SPY`: the spy agent; `BUSY_PORT`: a port something listens on). Default: `run` with the spy agent and `--transcripts runs`, then `args`. */
+  argv?: string[];
   args?: string[];
+  /** Environment variables on top of the test environment (`PROJECT`: the project folder). */
+  env?: Record<string, string>;
   /** Run without the dummy API key every other case gets. */
   withoutKey?: boolean;
+  /** A folder of the project made read-only before the command runs. */
+  readOnly?: string;
+  /** stderr is commander's usage text, not a one-line message. */
+  usage?: boolean;
   /** What the message must name: the file and the line (and column), or the flag. */
   where: RegExp;
   /** A word of the explanation, so the message says what is wrong. */
@@ -166,7 +178,6 @@ const BAD: BadInput[] = [
   },
   {
     name: 'sequential mode without the skill arm',
-    change: () => {},
     args: ['--mode', 'sprt', '--arms', 'ablation'],
     where: /--arms/,
     says: /decides on the skill arm/,
@@ -180,58 +191,263 @@ const BAD: BadInput[] = [
   },
   {
     name: 'a real-model run without credentials',
-    change: () => {},
     withoutKey: true,
     where: /environment: no credentials for Claude Code/,
     says: /export ANTHROPIC_API_KEY/,
   },
   {
     name: 'a fixed number of trials with a sequential test',
-    change: () => {},
     args: ['--trials', '3', '--mode', 'sprt'],
     where: /--trials/,
     says: /exclude each other/,
   },
   {
     name: 'flag with a bad value',
-    change: () => {},
     args: ['--trials', 'lots'],
     where: /--trials/,
     says: /whole number/,
   },
+
+  // Flags with values that cannot work: named as typed, reported once.
+  { name: 'a fixed number of trials of zero', args: ['--trials', '0'], where: /--trials/, says: /whole number ≥ 1/ },
+  { name: 'a fractional number of trials', args: ['--trials', '1.5'], where: /--trials/, says: /whole number/ },
+  { name: 'concurrency of zero', args: ['--concurrency', '0'], where: /--concurrency/, says: /whole number ≥ 1/ },
+  { name: 'concurrency above what the config allows', args: ['--concurrency', '1000'], where: /^skillprobe: --concurrency: 1000 /, says: /64/ },
+  { name: 'a timeout that is not a number', args: ['--timeout', 'abc'], where: /--timeout/, says: /positive number/ },
+  { name: 'a timeout of zero', args: ['--timeout', '0'], where: /--timeout/, says: /positive number/ },
+  { name: 'a timeout above the limit, named as the flag typed', args: ['--timeout', '99999'], where: /^skillprobe: --timeout: 99999 /, says: /3600/ },
+  { name: 'max turns above the limit, named as the flag typed', args: ['--max-turns', '1000'], where: /^skillprobe: --max-turns: 1000 /, says: /200/ },
+  { name: 'an empty model', args: ['--model', ''], where: /--model/, says: /empty/ },
+  { name: 'a threshold above 1', args: ['--threshold', '1.5'], where: /--threshold/, says: /\(0, 1\]/ },
+  { name: 'a threshold leaving no room for delta, reported once against the flag', args: ['--threshold', '0.1'], where: /^skillprobe: --threshold: /, says: /p1 ≤ 0/ },
+  { name: 'min trials above max trials, reported once against the flags', args: ['--min-trials', '50', '--max-trials', '10'], where: /^skillprobe: --min-trials, --max-trials: /, says: /minTrials 50 exceeds maxTrials 10/ },
+  { name: 'max trials below the default min trials', args: ['--max-trials', '3'], where: /^skillprobe: --max-trials: /, says: /minTrials 5 exceeds maxTrials 3/ },
+  { name: 'max trials of zero', args: ['--max-trials', '0'], where: /--max-trials/, says: /whole number ≥ 1/ },
+  { name: 'an unknown inconclusive policy', args: ['--inconclusive', 'maybe'], where: /--inconclusive/, says: /Allowed choices/ },
+  { name: 'a misspelt flag', args: ['--trails', '3'], where: /--trails/, says: /unknown option/ },
+  { name: 'an argument run does not take', args: ['cases/main.yaml'], where: /too many arguments/, says: /run/ },
+  { name: 'an arm named twice', args: ['--arms', 'skill,skill'], where: /^skillprobe: --arms: /, says: /more than once/ },
+  { name: 'an arm named twice in the config file', change: (f) => void (f['skillprobe.config.yaml'] = 'arms: [skill, skill]\n'), where: /skillprobe\.config\.yaml:1:7:/, says: /more than once/ },
+  { name: 'an unknown arm', args: ['--arms', 'skill,control'], where: /--arms/, says: /arms are skill, ablation/ },
+  { name: 'an empty arm list', args: ['--arms', ''], where: /--arms/, says: /arms are skill, ablation/ },
+  { name: 'a fixed number of trials with a sequential test, flags in the other order', args: ['--mode', 'sprt', '-n', '2'], where: /--trials/, says: /exclude each other/ },
+  // Paths given as flags or config keys.
+  { name: 'a config file that does not exist', args: ['--config', 'nope.yaml'], where: /^skillprobe: --config: nope\.yaml /, says: /does not exist/ },
+  { name: 'a config file that is a folder', args: ['--config', 'cases'], where: /^skillprobe: --config: cases /, says: /is a folder/ },
+  { name: 'an empty config path', args: ['--config', ''], where: /--config/, says: /empty/ },
+  { name: 'a case glob matching nothing', args: ['--cases', 'nothing/*.yaml'], where: /nothing\/\*\.yaml/, says: /no case files matched/ },
+  { name: 'a skills folder that is a file', args: ['--skills', 'cases/main.yaml'], where: /^skillprobe: --skills: cases\/main\.yaml /, says: /not a folder/ },
+  { name: 'a skills folder that does not exist', args: ['--skills', 'nowhere'], where: /^skillprobe: --skills: nowhere /, says: /does not exist/ },
+  { name: 'a simulator profile that does not exist', args: ['--sim', 'nope.yaml'], where: /nope\.yaml/, says: /simulator profile not found/ },
+  { name: 'transcripts folder that is a file', change: (f) => void (f['notes.txt'] = 'x\n'), args: ['--transcripts', 'notes.txt'], where: /^skillprobe: --transcripts: notes\.txt /, says: /not a folder/ },
+  { name: 'transcripts folder under /dev/null', args: ['--transcripts', '/dev/null/x'], where: /^skillprobe: --transcripts: \/dev\/null /, says: /not a folder/ },
+  { name: 'transcripts folder under a read-only folder', readOnly: 'locked', args: ['--transcripts', 'locked/runs'], where: /^skillprobe: --transcripts: .*locked /, says: /not writable/ },
+  { name: 'transcripts folder from the config file that is a file', change: (f) => void ((f['skillprobe.config.yaml'] = 'transcriptsDir: notes.txt\n'), (f['notes.txt'] = 'x\n')), argv: ['run', '--agent-binary', 'SPY'], where: /skillprobe\.config\.yaml:1:17:/, says: /not a folder/ },
+  { name: 'workdir that does not exist', args: ['--workdir', 'nowhere'], where: /^skillprobe: --workdir: .*nowhere /, says: /does not exist/ },
+  { name: 'workdir that is a file', args: ['--workdir', 'cases/main.yaml'], where: /^skillprobe: --workdir: .*main\.yaml /, says: /not a folder/ },
+  { name: 'workdir that is read-only', readOnly: 'locked', args: ['--workdir', 'locked'], where: /^skillprobe: --workdir: .*locked /, says: /not writable/ },
+  { name: 'workdir with a CLAUDE.md above it', change: (f) => void ((f['CLAUDE.md'] = '# notes\n'), (f['work/.keep'] = '')), args: ['--workdir', 'work'], where: /CLAUDE\.md above it/, says: /--workdir/ },
+  { name: 'TMPDIR that does not exist', env: { TMPDIR: '/nonexistent-skillprobe-tmp' }, where: /^skillprobe: TMPDIR: \/nonexistent-skillprobe-tmp /, says: /does not exist — .*--workdir/ },
+  { name: 'TMPDIR that is a file', env: { TMPDIR: 'PROJECT/cases/main.yaml' }, where: /^skillprobe: TMPDIR: /, says: /not a folder/ },
+  { name: 'agent binary that is a folder', args: ['--agent-binary', 'skills'], where: /^skillprobe: --agent-binary: /, says: /is a folder/ },
+  { name: 'agent binary that is not executable', args: ['--agent-binary', 'cases/main.yaml'], where: /^skillprobe: --agent-binary: /, says: /not executable/ },
+  { name: 'agent binary that does not exist, relative', args: ['--agent-binary', 'bin/claude'], where: /^skillprobe: --agent-binary: .*bin\/claude /, says: /does not exist/ },
+  { name: 'agent binary from the config file that does not exist', change: (f) => void (f['skillprobe.config.yaml'] = 'agentBinary: ./nope\n'), argv: ['run', '--transcripts', 'runs'], where: /skillprobe\.config\.yaml:1:14:/, says: /nope does not exist/ },
+  { name: 'an empty agent binary', args: ['--agent-binary', ''], where: /--agent-binary/, says: /empty/ },
+  // Case selection.
+  { name: 'an empty --grep', args: ['--grep', ''], where: /--grep/, says: /empty/ },
+  { name: 'a --grep that is not a regular expression', args: ['--grep', '('], where: /--grep/, says: /invalid regular expression/ },
+  { name: 'a --tag no case has', args: ['--tag', 'nosuch'], where: /--tag nosuch/, says: /no case matches/ },
+  { name: 'an empty --tag', args: ['--tag', ''], where: /--tag/, says: /empty/ },
+  { name: '--last-failed with no earlier run', args: ['--last-failed'], where: /--last-failed/, says: /no earlier run/ },
+  // Other commands.
+  { name: 'no command at all', argv: [], usage: true, where: /^Usage: skillprobe/m, says: /Commands:/ },
+  { name: 'an unknown command', argv: ['bogus'], where: /unknown command 'bogus'/, says: /error/ },
+  { name: 'report on a folder that does not exist', argv: ['report', 'runs/nope'], where: /runs\/nope/, says: /not a run folder/ },
+  { name: 'report on a file', argv: ['report', 'cases/main.yaml'], where: /cases\/main\.yaml/, says: /not a run folder/ },
+  { name: 'grade on a folder without run.json', argv: ['grade', 'cases'], where: /^skillprobe: cases: /, says: /not a run folder/ },
+  { name: 'grade without a run folder', argv: ['grade'], where: /missing required argument/, says: /run/ },
+  { name: 'sim on a port above 65535', argv: ['sim', 'sim.yaml', '--port', '70000'], change: (f) => void (f['sim.yaml'] = 'seed: 1\n'), where: /--port/, says: /from 0 to 65535/ },
+  { name: 'sim on a negative port', argv: ['sim', 'sim.yaml', '--port', '-1'], change: (f) => void (f['sim.yaml'] = 'seed: 1\n'), where: /--port/, says: /from 0 to 65535/ },
+  { name: 'sim on a port already in use', argv: ['sim', 'sim.yaml', '--port', 'BUSY_PORT'], change: (f) => void (f['sim.yaml'] = 'seed: 1\n'), where: /^skillprobe: --port: /, says: /already in use/ },
+  { name: 'sim with a profile that does not exist', argv: ['sim', 'nope.yaml'], where: /nope\.yaml/, says: /simulator profile not found/ },
+  { name: 'plan with a negative price', argv: ['plan', '--price-per-trial', '-1'], where: /--price-per-trial/, says: /positive number/ },
+  { name: 'plan with a skills folder that does not exist', argv: ['plan', '--skills', 'nowhere'], where: /^skillprobe: --skills: nowhere /, says: /does not exist/ },
+  { name: 'plan with a config file that is a folder', argv: ['plan', '--config', 'cases'], where: /^skillprobe: --config: /, says: /is a folder/ },
+  { name: 'lint with a profile that does not exist', argv: ['lint', '--sim', 'missing.yaml'], where: /^skillprobe: --sim: missing\.yaml /, says: /does not exist/ },
+  { name: 'lint with a config file that does not exist', argv: ['lint', '--config', 'nope.yaml'], where: /^skillprobe: --config: nope\.yaml /, says: /does not exist/ },
+  { name: 'lint with a skills folder that is a file', argv: ['lint', '--skills', 'cases/main.yaml'], where: /^skillprobe: --skills: /, says: /not a folder/ },
+  { name: 'init in a folder that is a file', argv: ['init', '--dir', 'cases/main.yaml'], where: /cases\/main\.yaml/, says: /--dir/ },
+  { name: 'init with an empty folder', argv: ['init', '--dir', ''], where: /--dir/, says: /empty/ },
 ];
 
-describe('bad input: one clear message, exit 2, no trial spawned', () => {
-  const dirs: string[] = [];
-  afterAll(() => cleanup(...dirs));
-
-  it('covers at least 15 kinds of bad input', () => {
-    expect(BAD.length).toBeGreaterThanOrEqual(15);
+/** A port something is listening on, for the busy-port case. */
+function listenAnywhere(): Promise<Server> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => resolve(server));
   });
+}
 
-  it.each(BAD)('$name', async (bad) => {
+const writable = (path: string) => {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Makes a new folder read-only; undefined when that cannot be done (root ignores modes: then `chattr +i`, where the
+ * file system has it). Returns how to undo it, so that the folder can be removed.
+ */
+function readOnlyFolder(path: string): (() => void) | undefined {
+  mkdirSync(path);
+  chmodSync(path, 0o555);
+  const chattr = (flag: string) => {
+    try {
+      execFileSync('chattr', [flag, path], { stdio: 'ignore' });
+    } catch {
+      /* no chattr, or not on this file system */
+    }
+  };
+  if (writable(path)) chattr('+i');
+  const undo = () => {
+    chattr('-i');
+    chmodSync(path, 0o755);
+  };
+  if (!writable(path)) return undo;
+  undo();
+  return undefined;
+}
+
+interface Attempt {
+  /** Why the case could not be set up here. */
+  skipped?: string;
+  exitCode?: number;
+  stderr: string;
+  spawned: boolean;
+  /** The project's entries before and after the command. */
+  before: string[];
+  after: string[];
+}
+
+const entries = (dir: string) => (readdirSync(dir, { recursive: true }) as string[]).sort();
+
+describe('bad input: one clear message, exit 2, nothing started, created or deleted', () => {
+  const dirs: string[] = [];
+  let busy: Server;
+  let attempts: Attempt[] = [];
+
+  async function attempt(bad: BadInput): Promise<Attempt> {
     const files = baseProject();
-    bad.change(files);
+    bad.change?.(files);
     const dir = makeProject(files);
     dirs.push(dir);
     const spy = spyBinary(dir);
-    // A dummy key, so that only the mistake under test stops the run (nothing is sent anywhere: the agent is a spy).
-    const env = testEnv(bad.withoutKey ? {} : { ANTHROPIC_API_KEY: 'dummy' });
-    const r = await runCli(['run', '--agent-binary', spy.path, '--transcripts', 'runs', ...(bad.args ?? [])], { cwd: dir, env });
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(bad.where);
-    expect(r.stderr).toMatch(bad.says);
-    expect(r.stderr).not.toMatch(/\n\s+at .*\.js:\d+/); // no stack trace
-    expect(existsSync(spy.marker)).toBe(false);
-    expect(existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs')) : []).toEqual([]);
+    const undo = bad.readOnly ? readOnlyFolder(join(dir, bad.readOnly)) : undefined;
+    if (bad.readOnly && !undo) return { skipped: 'no way to make a folder read-only here', stderr: '', spawned: false, before: [], after: [] };
+    try {
+      const before = entries(dir);
+      const fill = (s: string) => s.replace('SPY', spy.path).replace('BUSY_PORT', String((busy.address() as { port: number }).port)).replace('PROJECT', dir);
+      const argv = (bad.argv ?? ['run', '--agent-binary', 'SPY', '--transcripts', 'runs', ...(bad.args ?? [])]).map(fill);
+      // A dummy key, so that only the mistake under test stops the run (nothing is sent anywhere: the agent is a spy).
+      const env = testEnv({ ...(bad.withoutKey ? {} : { ANTHROPIC_API_KEY: 'dummy' }), ...Object.fromEntries(Object.entries(bad.env ?? {}).map(([k, v]) => [k, fill(v)])) });
+      const r = await runCli(argv, { cwd: dir, env, timeoutMs: 60_000 });
+      return { exitCode: r.exitCode, stderr: r.stderr, spawned: existsSync(spy.marker), before, after: entries(dir) };
+    } finally {
+      undo?.();
+    }
+  }
+
+  beforeAll(async () => {
+    busy = await listenAnywhere();
+    // Three at a time: each is a CLI start (~0.5 s of CPU), on two shared cores.
+    attempts = await pMap(BAD, attempt, { concurrency: 3 });
+  }, 240_000);
+  afterAll(() => {
+    busy?.close();
+    cleanup(...dirs);
   });
 
-  it('a valid project passes loading and spawns the agent (the spy can fail)', async () => {
-    const dir = makeProject(baseProject());
+  it('covers at least 60 kinds of bad input', () => {
+    expect(BAD.length).toBeGreaterThanOrEqual(60);
+  });
+
+  BAD.forEach((bad, i) =>
+    it(bad.name, (ctx) => {
+      const a = attempts[i]!;
+      if (a.skipped) ctx.skip(a.skipped);
+      expect(a.exitCode, a.stderr).toBe(2);
+      expect(a.stderr).toMatch(bad.where);
+      expect(a.stderr).toMatch(bad.says);
+      if (!bad.usage) expect(a.stderr.trim().split('\n'), 'one line').toHaveLength(1);
+      expect(a.stderr).not.toMatch(/\n\s+at .*\.js:\d+/); // no stack trace
+      expect(a.spawned).toBe(false);
+      expect(a.after).toEqual(a.before); // no run folder, no workspace, nothing deleted
+    }),
+  );
+});
+
+describe('input checks across stages, and what needs no temp folder', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+
+  function project(change?: (f: Files) => void): { dir: string; spy: string } {
+    const files = baseProject();
+    change?.(files);
+    const dir = makeProject(files);
     dirs.push(dir);
-    const spy = spyBinary(dir);
-    const r = await runCli(['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
-    expect(existsSync(spy.marker)).toBe(true);
+    return { dir, spy: spyBinary(dir).path };
+  }
+  const lines = (text: string, pattern: RegExp) => text.split('\n').filter((l) => pattern.test(l));
+
+  it('reports the config, skill, case and flag problems in one pass, each once', async () => {
+    const { dir, spy } = project((f) => {
+      f['skillprobe.config.yaml'] = 'concurency: 4\n';
+      f['skills/alpha-beta/SKILL.md'] = '---\nname: alpha-beta\n---\nbody\n';
+      f['cases/main.yaml'] += '- id: gamma\n  prompt: do gamma\n  expect: { skill: gamma }\n- id: beta\n  prompt: beta things\n  expect: { skill: alpha-beta }\n';
+    });
+    const r = await runCli(['run', '--agent-binary', spy, '--transcripts', 'runs', '--timeout', '99999'], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
+    expect(r.exitCode).toBe(2);
+    expect(lines(r.stderr, /skillprobe\.config\.yaml:1:1: unknown key `concurency`/)).toHaveLength(1);
+    expect(lines(r.stderr, /skills\/alpha-beta\/SKILL\.md:\d+:\d+: .*description/)).toHaveLength(1);
+    expect(lines(r.stderr, /cases\/main\.yaml:\d+:\d+: case "gamma" expects skill "gamma"/)).toHaveLength(1);
+    expect(lines(r.stderr, /--timeout: 99999 /)).toHaveLength(1);
+    // The broken skill still names its folder, so a case expecting it is not reported as unknown.
+    expect(r.stderr).not.toMatch(/expects skill "alpha-beta"/);
+    expect(existsSync(join(dir, 'runs'))).toBe(false);
+  });
+
+  it('checks the flags even when the config file does not parse', async () => {
+    const { dir, spy } = project((f) => void (f['skillprobe.config.yaml'] = 'trials: [\n'));
+    const r = await runCli(['run', '--agent-binary', spy, '--transcripts', 'runs', '--max-turns', '1000'], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/skillprobe\.config\.yaml:\d+:\d+: YAML syntax error/);
+    expect(r.stderr).toMatch(/--max-turns: 1000 /);
+  });
+
+  it('a valid project passes loading and spawns the agent, found by a path relative to the current folder', async () => {
+    const { dir } = project();
+    const marker = join(dir, 'SPAWNED');
+    const r = await runCli(['run', '--agent-binary', 'spy-agent.sh', '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
+    expect(existsSync(marker), r.stderr).toBe(true);
     expect(r.exitCode).not.toBe(2);
   });
+
+  it('with TMPDIR missing: run works given --workdir, and --version, report and grade need no temp folder', async () => {
+    const { dir } = project((f) => {
+      f['sim.yaml'] = 'seed: 1\nrules:\n  - case: pos-alpha\n    do:\n      - { p: 1, skill: alpha, args: "create" }\n';
+      f['work/.keep'] = '';
+    });
+    const env = testEnv({ TMPDIR: join(dir, 'no-such-tmp') });
+    const run = await runCli(['run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '1', '--workdir', 'work', '--transcripts', 'runs'], { cwd: dir, env });
+    expect([0, 1, 3], run.stderr).toContain(run.exitCode);
+    const runDir = join('runs', readdirSync(join(dir, 'runs'))[0]!);
+    for (const argv of [['--version'], ['report', runDir], ['grade', runDir]]) {
+      const r = await runCli(argv, { cwd: dir, env });
+      expect([0, 1, 3], `${argv.join(' ')}: ${r.stderr}`).toContain(r.exitCode);
+      expect(r.stderr).not.toMatch(/TMPDIR|ENOENT|internal error/);
+    }
+  }, 180_000);
 });

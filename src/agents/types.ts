@@ -51,4 +51,6 @@ export interface AgentAdapter {
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined;
   /** Resolves the binary that will run (for the manifest and for errors before any trial). */
   resolveBinary(override?: string): string;
+  /** The version the binary says it is (what a resumed run must match), or undefined when it will not say. */
+  cliVersion(binary: string): Promise<string | undefined>;
 }

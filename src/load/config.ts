@@ -117,10 +117,10 @@ function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags:
     problems.add({ ...(at(['decision', 'tags', tag]) ?? { file: 'decision.tags' }), ...pair(`tag "${tag}": ${p}`) });
     delete config.decision.tags[tag];
   }
-  const arms = new Set(config.arms);
-  if (arms.size < config.arms.length) {
-    problems.add({ ...(at(['arms']) ?? { file: 'arms' }), what: `arms ${config.arms.join(', ')} names an arm twice (each trial would run twice)`, todo: 'name each arm once' });
-    config.arms = [...arms];
+  const twice = config.arms.filter((arm, i) => config.arms.indexOf(arm) !== i);
+  if (twice.length) {
+    problems.add({ ...(at(['arms']) ?? { file: 'arms' }), what: `arms name ${[...new Set(twice)].join(', ')} more than once (its trials would run twice)`, todo: 'name each arm once' });
+    config.arms = [...new Set(config.arms)];
   }
 }
 
@@ -146,7 +146,8 @@ export function collectConfig(file: string | undefined, overrides: ConfigOverrid
   dropInvalid(fromFile, fellBack);
   const merged = withOverrides(fromFile, overrides);
   for (const issue of dropInvalid(merged, fellBack)) {
-    problems.add({ file: flagFor(issue.path), what: `invalid value: ${issue.message}`, todo: 'fix the flag (see `skillprobe run --help`)' });
+    const given: unknown = issue.path.reduce<unknown>((v, k) => (typeof v === 'object' && v !== null ? (v as Record<string | number, unknown>)[k] : undefined), overrides);
+    problems.add({ file: flagFor(issue.path), what: `${JSON.stringify(given)} is not accepted: ${issue.message}`, todo: 'fix the flag (see `skillprobe run --help`)' });
   }
   const fromFlags = flagPaths(overrides);
   const where = (p: KeyPath): ValueLocation | undefined => {

@@ -51,6 +51,8 @@ export const configSchema = z
       .strict()
       .default({}),
     maxTurns: positiveInt(200).default(8),
+    /** Stop scheduling trials once their reported costs reach this many USD (`--max-cost`); the run is then partial. */
+    maxCostUsd: z.number().positive().optional(),
     /** What one trial may print before it is stopped and recorded as `output_too_large` (MB). */
     maxOutputMB: z.number().positive().max(4096).default(64),
     retries: z

@@ -24,6 +24,11 @@ export interface TrialRef {
   n: number;
 }
 
+/** A trial's stable identity: the simulator draws from it, and a resumed run matches stored trials by it. */
+export function trialKey(ref: TrialRef): string {
+  return `${ref.caseId}/${ref.arm}/${ref.n}`;
+}
+
 export const sprtParamsSchema = z.object({
   threshold: z.number(),
   delta: z.number(),
@@ -85,10 +90,10 @@ export const runManifestSchema = z.object({
   family: z.array(familyMemberSchema),
   simulator: z.object({ profile: z.string(), name: z.string(), seed: z.number() }).nullable(),
   trials: z.object({ planned: z.number().int(), finished: z.number().int(), notStarted: z.number().int() }),
-  /** `--max-cost`, in USD, when one was set. */
-  maxCostUsd: z.number().positive().optional(),
-  /** What this run resumed, when it did. */
-  resumedFrom: z.array(z.string()).optional(),
+  /** When the run was resumed (`--resume`), oldest first. */
+  resumedAt: z.array(z.string()).optional(),
+  /** What had changed when a resume was forced (`--force`): trials before and after differ in these. */
+  forcedChanges: z.array(z.string()).optional(),
 });
 export type RunManifest = z.output<typeof runManifestSchema>;
 

@@ -9,7 +9,7 @@ import { CASE_HEADER, TRIAL_HEADER } from '../sim/server.js';
 import type { RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
-import type { TrialMeta, TrialRef } from '../run/schema.js';
+import { trialKey, type TrialMeta, type TrialRef } from '../run/schema.js';
 
 export interface TrialContext {
   adapter: AgentAdapter;
@@ -28,11 +28,6 @@ export interface TrialRecord {
   ref: TrialRef;
   transcript: Transcript;
   meta: TrialMeta;
-}
-
-/** The stable identity the simulator draws from: the same trial always behaves the same. */
-export function trialKey(ref: TrialRef): string {
-  return `${ref.caseId}/${ref.arm}/${ref.n}`;
 }
 
 /** Runs one trial: sealed workspace → agent → raw transcript on disk; infra errors retried as configured. */

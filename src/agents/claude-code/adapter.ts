@@ -1,3 +1,4 @@
+import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
@@ -185,6 +186,12 @@ export const claudeCode: AgentAdapter = {
       });
     }
     return bin;
+  },
+
+  async cliVersion(binary: string): Promise<string | undefined> {
+    // `claude --version` prints "2.1.197 (Claude Code)": offline, in about 0.2 s.
+    const r = await execa(binary, ['--version'], { reject: false, timeout: 30_000, stdin: 'ignore', extendEnv: false, env: { PATH: process.env.PATH ?? '' } });
+    return /\d+\.\d+\.\d+\S*/.exec(String(r.stdout ?? ''))?.[0];
   },
 
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined {

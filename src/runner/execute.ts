@@ -1,0 +1,172 @@
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import type { AgentAdapter } from '../agents/types.js';
+import { explainOutcome } from '../grade/explain.js';
+import { gradeTrial } from '../grade/outcome.js';
+import { gradeOptions } from '../grade/stored.js';
+import type { CaseSuite } from '../load/cases.js';
+import { familyHash, type Skill } from '../load/skills.js';
+import type { Config } from '../run/config-schema.js';
+import { trialKey, type GradableCase, type RunManifest, type TrialOutcome } from '../run/schema.js';
+import { currentOwner, newRunId, RunStore } from '../run/store.js';
+import type { Profile } from '../sim/profile.js';
+import { startSimulator, type RunningSimulator } from '../sim/server.js';
+import { CostCappedScheduler, ReplayingScheduler } from '../trials/replay.js';
+import { FixedScheduler, SprtScheduler, type TrialScheduler } from '../trials/schedule.js';
+import { gradableCase } from '../trials/stored-case.js';
+import { WorkspacePool } from '../workspace/pool.js';
+import { checkWorkspaceRoot } from '../workspace/sealed.js';
+import { createProgress } from './progress.js';
+import { reopenRun } from './resume.js';
+import { runSuite } from './run-suite.js';
+import type { TrialRecord } from './trial.js';
+import { killAllAgentGroups } from '../agents/spawn.js';
+
+const require = createRequire(import.meta.url);
+export const HARNESS_VERSION: string = (require('../../package.json') as { version: string }).version;
+
+/** A loaded, checked suite: everything a run needs from the user's files and flags. */
+export interface SuiteToRun {
+  config: Config;
+  configFile?: string;
+  skills: Skill[];
+  suite: CaseSuite;
+  profile?: Profile;
+  adapter: AgentAdapter;
+  binary: string;
+}
+
+/** Where and how a run goes, beyond the suite. */
+export interface RunPlace {
+  sim?: string;
+  workdir?: string;
+  keepWorkspaces?: boolean;
+  /** A run folder to resume instead of starting a new one. */
+  resume?: string;
+  /** Resume even though inputs changed. */
+  force?: boolean;
+}
+
+export interface RunTarget {
+  store: RunStore;
+  manifest: RunManifest;
+  /** Trials an interrupted run already stored (resume), replayed through the scheduler. */
+  stored: TrialOutcome[];
+}
+
+export interface RunOutcome {
+  store: RunStore;
+  manifest: RunManifest;
+  records: TrialRecord[];
+}
+
+export function makeScheduler(config: Config, defs: GradableCase[]): TrialScheduler {
+  return config.decision.mode === 'sprt' ? new SprtScheduler(defs, config.arms, config.ablation) : new FixedScheduler(defs, config.arms, config.trials, config.ablation);
+}
+
+/** The manifest of a new run of `s`. Pure but for the run id, the clock and the owner it records. */
+export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
+  const defs = s.suite.cases.map((c) => gradableCase(c, s.config));
+  return {
+    runId: newRunId(),
+    harness: { name: 'skillprobe', version: HARNESS_VERSION },
+    status: 'running',
+    startedAt: new Date().toISOString(),
+    owner: currentOwner(),
+    agent: { id: s.adapter.id, binary: s.binary },
+    model: s.config.model,
+    config: s.config,
+    configFile: s.configFile,
+    skills: s.skills.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
+    skillsHash: familyHash(s.skills),
+    cases: { files: s.suite.files, hash: s.suite.hash, defs },
+    family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
+    simulator: s.profile && place.sim ? { profile: place.sim, name: s.profile.name, seed: s.profile.seed } : null,
+    trials: { planned: makeScheduler(s.config, defs).plannedTotal(), finished: 0, notStarted: 0 },
+  };
+}
+
+/** The run folder trials go to: a new one, or the interrupted one `--resume` names. Checks the workspace root first. */
+export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTarget> {
+  await checkWorkspaceRoot(place.workdir ? resolve(place.workdir) : undefined, s.adapter.ancestorLeaks);
+  const fresh = newManifest(s, place);
+  if (place.resume !== undefined) return reopenRun(place.resume, fresh, await s.adapter.cliVersion(s.binary), place.force === true);
+  const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
+  await store.writeManifest(fresh);
+  return { store, manifest: fresh, stored: [] };
+}
+
+/** Runs the trials `target` still needs, through the real agent CLI, and records the run's end in run.json. */
+export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarget): Promise<RunOutcome> {
+  const { config, skills, suite, adapter, binary, profile } = s;
+  const { store, manifest } = target;
+  const defs = manifest.cases.defs;
+  const gradeOpts = gradeOptions(manifest);
+  const replay = new ReplayingScheduler(makeScheduler(config, defs), new Map(target.stored.map((o) => [trialKey(o), o.passed ?? undefined])));
+  const spentBefore = target.stored.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
+  const budget = config.maxCostUsd !== undefined ? new CostCappedScheduler(replay, config.maxCostUsd, spentBefore) : undefined;
+  const scheduler = budget ?? replay;
+
+  let sim: RunningSimulator | undefined;
+  const abort = new AbortController();
+  const onSignal = () => {
+    if (abort.signal.aborted) {
+      killAllAgentGroups();
+      process.exit(130);
+    }
+    process.stderr.write('\nstopping: killing running trials and saving what finished (Ctrl-C again to force)\n');
+    abort.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const workRoot = place.workdir ? resolve(place.workdir) : undefined;
+  const workspaces = new WorkspacePool({ root: workRoot, skills, skillsFolder: adapter.skillsFolder, keep: place.keepWorkspaces ?? false, prefetch: config.concurrency });
+  try {
+    if (profile) sim = await startSimulator(profile);
+    const defById = new Map(defs.map((c) => [c.id, c]));
+    const result = await runSuite(
+      {
+        adapter,
+        binary,
+        config,
+        skills,
+        store,
+        callerEnv: process.env,
+        simulatorUrl: sim?.url,
+        keepWorkspaces: place.keepWorkspaces ?? false,
+        workspaces,
+        signal: abort.signal,
+      },
+      suite.cases,
+      scheduler,
+      createProgress(),
+      (r) => {
+        const def = defById.get(r.ref.caseId)!;
+        const o: TrialOutcome = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, gradeOpts);
+        budget?.spend(o.costUsd);
+        return { passed: o.passed, verdict: explainOutcome(o, def) };
+      },
+    );
+    const init = result.records.map((r) => r.transcript.events.find((e) => e.kind === 'init')).find((e) => e !== undefined);
+    if (init?.kind === 'init') {
+      manifest.agent.cliVersion = init.cliVersion;
+      manifest.reportedModel = init.model;
+    }
+    // Capped only when the cap left trials unscheduled: a suite that finished under it is complete.
+    const capped = budget?.capped === true && !replay.exhausted();
+    manifest.status = abort.signal.aborted ? 'interrupted' : capped ? 'cost_capped' : 'completed';
+    const finished = replay.replayed.length + result.records.length;
+    manifest.trials = { planned: manifest.trials.planned, finished, notStarted: abort.signal.aborted || capped ? Math.max(0, scheduler.plannedTotal() - finished) : 0 };
+    return { store, manifest, records: result.records };
+  } catch (e) {
+    manifest.status = 'failed';
+    throw e;
+  } finally {
+    await workspaces.drain();
+    manifest.endedAt = new Date().toISOString();
+    await store.writeManifest(manifest);
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await sim?.stop();
+  }
+}

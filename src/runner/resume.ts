@@ -1,0 +1,83 @@
+import { join } from 'node:path';
+import { gradeStored } from '../grade/stored.js';
+import { InputError } from '../load/input-error.js';
+import type { RunManifest, TrialOutcome } from '../run/schema.js';
+import { currentOwner, RunStore } from '../run/store.js';
+
+/** Config keys a resumed run may change: how fast, where and how far, never what a trial does. */
+const FREE_TO_CHANGE = new Set(['concurrency', 'transcriptsDir', 'maxCostUsd']);
+
+/** Dotted paths under which two JSON values differ. Pure. */
+export function differingPaths(a: unknown, b: unknown, at = ''): string[] {
+  const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  if (isMap(a) && isMap(b)) {
+    return [...new Set([...Object.keys(a), ...Object.keys(b)])].sort().flatMap((k) => differingPaths(a[k], b[k], at ? `${at}.${k}` : k));
+  }
+  return JSON.stringify(a) === JSON.stringify(b) ? [] : [at || '(the whole value)'];
+}
+
+const short = (hash: string) => hash.slice(0, 8);
+
+/**
+ * What differs between the run as stored and the suite as loaded now, in words; empty when a resume can go on.
+ * Pure: the stored manifest, a fresh one for the same run, and the CLI version the binary reports now.
+ */
+export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionNow: string | undefined): string[] {
+  const changes: string[] = [];
+  if (stored.skillsHash !== now.skillsHash) {
+    const was = new Map(stored.skills.map((s) => [s.dir, s.hash]));
+    const is = new Map(now.skills.map((s) => [s.dir, s.hash]));
+    const which = [...new Set([...was.keys(), ...is.keys()])].filter((d) => was.get(d) !== is.get(d));
+    changes.push(`skills (${which.join(', ') || 'contents'}: ${short(stored.skillsHash)} → ${short(now.skillsHash)})`);
+  }
+  if (stored.cases.hash !== now.cases.hash) changes.push(`case files (${short(stored.cases.hash)} → ${short(now.cases.hash)})`);
+  const ids = (m: RunManifest) => m.cases.defs.map((c) => c.id).join(',');
+  if (ids(stored) !== ids(now)) changes.push('the selected cases (--grep, --tag, --last-failed)');
+  const config = differingPaths(stored.config, now.config).filter((p) => !FREE_TO_CHANGE.has(p.split('.')[0]!));
+  if (config.length) changes.push(`config (${config.join(', ')})`);
+  if (stored.agent.id !== now.agent.id) changes.push(`agent (${stored.agent.id} → ${now.agent.id})`);
+  if (stored.agent.binary !== now.agent.binary) changes.push(`agent binary (${stored.agent.binary} → ${now.agent.binary})`);
+  if (stored.agent.cliVersion !== undefined && cliVersionNow !== undefined && stored.agent.cliVersion !== cliVersionNow) {
+    changes.push(`agent CLI version (${stored.agent.cliVersion} → ${cliVersionNow})`);
+  }
+  if (JSON.stringify(stored.simulator) !== JSON.stringify(now.simulator)) changes.push('simulator profile (--sim)');
+  return changes;
+}
+
+export interface ResumedRun {
+  store: RunStore;
+  manifest: RunManifest;
+  /** The stored trials that count: graded now, replayed through the scheduler in trial order. */
+  stored: TrialOutcome[];
+}
+
+/**
+ * Reopens an interrupted run for `--resume`: refuses one still running, or one whose inputs changed (unless
+ * forced); grades what it stored. Trials stopped by the interruption (status `killed`) are not kept as results:
+ * they run again, as they would have in an uninterrupted run.
+ */
+export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: string | undefined, force: boolean): Promise<ResumedRun> {
+  const { store, manifest: stored } = await RunStore.open(dir);
+  const file = join(dir, 'run.json');
+  if (stored.status === 'running') {
+    throw new InputError({ file, what: `the run is still running (process ${stored.owner?.pid ?? '?'})`, todo: 'wait for it, or stop it first (Ctrl-C), then resume' });
+  }
+  const changes = resumeChanges(stored, fresh, cliVersionNow);
+  if (changes.length && !force) {
+    throw new InputError({ file, what: `changed since this run started: ${changes.join('; ')}`, todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones' });
+  }
+  const graded = await gradeStored(store, stored);
+  const manifest: RunManifest = {
+    ...(force ? fresh : stored),
+    runId: stored.runId,
+    startedAt: stored.startedAt,
+    status: 'running',
+    owner: currentOwner(),
+    endedAt: undefined,
+    agent: { ...(force ? fresh : stored).agent, cliVersion: stored.agent.cliVersion },
+    resumedAt: [...(stored.resumedAt ?? []), new Date().toISOString()],
+    ...(changes.length ? { forcedChanges: [...(stored.forcedChanges ?? []), ...changes] } : {}),
+  };
+  await store.writeManifest(manifest);
+  return { store, manifest, stored: graded.outcomes.filter((o) => o.status !== 'killed') };
+}

@@ -1,0 +1,19 @@
+import type { Case } from '../load/cases.js';
+import type { Config } from '../run/config-schema.js';
+import type { GradableCase } from '../run/schema.js';
+import { resolveDecision } from './decision.js';
+
+/** The case as run.json stores it: what graders need, its prompt and where it was written, so a regrade needs nothing but the run folder. */
+export function gradableCase(c: Case, config: Config): GradableCase {
+  return {
+    id: c.id,
+    expect: c.expect.skill,
+    exclusive: c.exclusive,
+    tags: c.tags,
+    plan: c.plan,
+    command: c.command ?? config.commands[c.expect.skill],
+    decision: resolveDecision(config.decision, c.tags, c.decision),
+    prompt: c.prompt,
+    source: { file: c.source.file, line: c.source.line },
+  };
+}

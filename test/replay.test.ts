@@ -1,0 +1,137 @@
+import { describe, expect, it } from 'vitest';
+import { configSchema } from '../src/run/config-schema.js';
+import { trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../src/run/schema.js';
+import { sprtVerdict } from '../src/verdict/verdict.js';
+import { differingPaths, resumeChanges } from '../src/runner/resume.js';
+import { CostCappedScheduler, ReplayingScheduler } from '../src/trials/replay.js';
+import { FixedScheduler, SprtScheduler, type TrialScheduler } from '../src/trials/schedule.js';
+import { handMadeManifest } from './run-fixtures.js';
+
+const DECISION = { threshold: 0.9, delta: 0.3, alpha: 0.05, beta: 0.2, minTrials: 3, maxTrials: 12 };
+const CASES: GradableCase[] = ['a', 'b', 'c'].map((id) => ({ id, expect: 'alpha', exclusive: false, tags: [], decision: DECISION }));
+
+/** A deterministic outcome per trial, as the seeded simulator gives: the same trial always ends the same. */
+const outcome = (ref: TrialRef): boolean => (ref.caseId === 'a' ? true : ref.caseId === 'b' ? ref.n % 3 !== 0 : ref.n % 2 === 0);
+
+/** Runs a scheduler to the end with `concurrency` trials in flight, finishing the oldest first; the trials it ran, in order. */
+function drive(s: TrialScheduler, concurrency: number, stopAfter = Infinity): TrialRef[] {
+  const ran: TrialRef[] = [];
+  const running: TrialRef[] = [];
+  for (;;) {
+    while (running.length < concurrency && ran.length + running.length < stopAfter) {
+      const ref = s.next();
+      if (!ref) break;
+      running.push(ref);
+    }
+    const done = running.shift();
+    if (!done) return ran;
+    s.finished(done, outcome(done));
+    ran.push(done);
+  }
+}
+
+const keys = (refs: TrialRef[]) => refs.map(trialKey).sort();
+
+/** A graded outcome as verdicts read it. */
+const graded = (ref: TrialRef): TrialOutcome => ({
+  ...ref,
+  status: 'ok',
+  passed: outcome(ref),
+  firings: [],
+  firedColumn: 'alpha',
+  fired: 'expected',
+  readOnly: false,
+  flags: { noop: false, clarifying: false },
+  parseWarnings: 0,
+});
+const decisions = (refs: TrialRef[]) => CASES.map((c) => sprtVerdict(c, refs.map(graded))).map((v) => [v.caseId, v.verdict, v.decidedAt, v.llr]);
+
+describe('ReplayingScheduler: a resumed run takes the decisions of an uninterrupted one', () => {
+  const rows = [1, 2, 4].flatMap((concurrency) => [3, 7, 11].map((cut) => ({ concurrency, cut })));
+
+  it.each(rows)('fixed design, concurrency $concurrency, interrupted after $cut trials: exactly the same trials', ({ concurrency, cut }) => {
+    const make = () => new FixedScheduler(CASES, ['skill'], 5, 'scored');
+    const whole = drive(make(), concurrency);
+    const first = drive(make(), concurrency, cut);
+    const stored = new Map(first.map((r) => [trialKey(r), outcome(r)]));
+    const resumed = new ReplayingScheduler(make(), stored);
+    const rest = drive(resumed, concurrency);
+    // Nothing stored runs twice, and together they are exactly the uninterrupted run's trials.
+    expect(rest.filter((r) => stored.has(trialKey(r)))).toEqual([]);
+    expect(keys([...first, ...rest])).toEqual(keys(whole));
+    expect(resumed.replayed).toHaveLength(cut);
+    expect(resumed.exhausted()).toBe(true);
+  });
+
+  it.each(rows)('SPRT, concurrency $concurrency, interrupted after $cut trials: the same decisions', ({ concurrency, cut }) => {
+    const make = () => new SprtScheduler(CASES, ['skill'], 'scored');
+    const whole = drive(make(), concurrency);
+    const first = drive(make(), concurrency, cut);
+    expect(first.length).toBeLessThan(whole.length);
+    const stored = new Map(first.map((r) => [trialKey(r), outcome(r)]));
+    const rest = drive(new ReplayingScheduler(make(), stored), concurrency);
+    expect(rest.filter((r) => stored.has(trialKey(r)))).toEqual([]);
+    // Which in-flight trials run past a decision depends on timing, in any run; the decisions do not.
+    expect(decisions([...first, ...rest])).toEqual(decisions(whole));
+    expect(decisions(whole).map((d) => d[1])).toEqual(['PASS', 'INCONCLUSIVE', 'FAIL']);
+  });
+
+  it('a trial stored without evidence is replayed as such, not run again', () => {
+    const stored = new Map<string, boolean | undefined>([['a/skill/1', undefined]]);
+    const s = new ReplayingScheduler(new FixedScheduler(CASES.slice(0, 1), ['skill'], 2, 'scored'), stored);
+    expect(s.next()).toEqual({ caseId: 'a', arm: 'skill', n: 2 });
+    expect(s.replayed).toEqual([{ caseId: 'a', arm: 'skill', n: 1 }]);
+  });
+});
+
+describe('CostCappedScheduler', () => {
+  it('stops handing out trials once the cost reaches the cap, and counts what was spent before', () => {
+    const s = new CostCappedScheduler(new FixedScheduler(CASES, ['skill'], 5, 'scored'), 1, 0.4);
+    expect(s.next()).toBeDefined();
+    s.spend(0.5);
+    expect(s.capped).toBe(false);
+    expect(s.next()).toBeDefined();
+    s.spend(0.1);
+    expect(s.capped).toBe(true);
+    expect(s.next()).toBeUndefined();
+    expect(s.exhausted()).toBe(true);
+    expect(s.spent).toBeCloseTo(1.0);
+  });
+  it('a trial that reports no cost spends nothing', () => {
+    const s = new CostCappedScheduler(new FixedScheduler(CASES, ['skill'], 1, 'scored'), 0.5);
+    s.spend(undefined);
+    expect(s.capped).toBe(false);
+  });
+});
+
+describe('resumeChanges names what changed since a run started', () => {
+  const base = handMadeManifest(CASES, 0, { skills: [{ dir: 'alpha', name: 'alpha', hash: 'h1' }], skillsHash: 'sk1' });
+  const table: [string, Partial<typeof base>, RegExp | null][] = [
+    ['nothing', {}, null],
+    ['a skill', { skills: [{ dir: 'alpha', name: 'alpha', hash: 'h2' }], skillsHash: 'sk2' }, /^skills \(alpha: sk1 → sk2\)$/],
+    ['the case files', { cases: { ...base.cases, hash: 'z' } }, /^case files/],
+    ['the selection', { cases: { ...base.cases, defs: CASES.slice(1) } }, /selected cases/],
+    ['a decision parameter', { config: configSchema.parse({ arms: ['skill'], decision: { threshold: 0.8 } }) }, /^config \(decision\.threshold\)$/],
+    ['the timeout', { config: configSchema.parse({ arms: ['skill'], timeouts: { trialSeconds: 60 } }) }, /^config \(timeouts\.trialSeconds\)$/],
+    ['only the concurrency (free to change)', { config: configSchema.parse({ arms: ['skill'], concurrency: 7 }) }, null],
+    ['only the cost cap (free to change)', { config: configSchema.parse({ arms: ['skill'], maxCostUsd: 3 }) }, null],
+    ['the agent binary', { agent: { ...base.agent, binary: '/other/claude' } }, /^agent binary/],
+    ['the simulator', { simulator: { profile: 'p.yaml', name: 'p', seed: 2 } }, /^simulator profile/],
+  ];
+  it.each(table)('%s', (_name, over, expected) => {
+    const changes = resumeChanges(base, { ...base, ...over }, '2.1.197');
+    if (expected === null) expect(changes).toEqual([]);
+    else {
+      expect(changes).toHaveLength(1);
+      expect(changes[0]).toMatch(expected);
+    }
+  });
+  it('the CLI version the binary reports now', () => {
+    expect(resumeChanges(base, base, '2.2.0')).toEqual(['agent CLI version (2.1.197 → 2.2.0)']);
+    expect(resumeChanges(base, base, undefined)).toEqual([]);
+  });
+  it('differingPaths walks nested maps and compares the rest whole', () => {
+    expect(differingPaths({ a: { b: 1, c: [1] }, d: 2 }, { a: { b: 1, c: [2] }, e: 3 })).toEqual(['a.c', 'd', 'e']);
+    expect(differingPaths(1, 1)).toEqual([]);
+  });
+});
