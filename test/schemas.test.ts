@@ -1,11 +1,16 @@
 import { Ajv } from 'ajv';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { jsonSchemas, SCHEMA_NAMES, schemaFileName, schemaText } from '../src/schema/json-schemas.js';
+import { gradeStored } from '../src/grade/stored.js';
+import { RunStore } from '../src/run/store.js';
+import { buildResults } from '../src/verdict/results.js';
 import { ROOT } from './helpers.js';
+import { fakeRun } from './run-fixtures.js';
 
 const schemas = jsonSchemas();
 const ajv = new Ajv({ allErrors: true, strict: false });
@@ -33,6 +38,24 @@ describe('JSON Schemas generated from the zod schemas', () => {
       const path = /^# yaml-language-server: \$schema=(\S+)$/.exec(readFileSync(join(ROOT, file!), 'utf8').split('\n')[0]!)?.[1];
       // An editor resolves the path from the file's own folder.
       expect(path && resolve(ROOT, dirname(file!), path), file).toBe(join(ROOT, 'schemas', schemaFileName(name!)));
+    }
+  });
+
+  it('a run folder’s run.json, meta.json and results.json validate against the published run-folder schemas', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sp-schema-run-'));
+    try {
+      const dir = await fakeRun(root);
+      const { store, manifest } = await RunStore.open(dir);
+      const { outcomes, damaged } = await gradeStored(store, manifest);
+      await store.writeResults(buildResults(manifest, outcomes, damaged, new Date()));
+      const json = (rel: string) => JSON.parse(readFileSync(join(dir, rel), 'utf8')) as unknown;
+      expect(validate('run', json('run.json'))).toMatchObject({ ok: true });
+      expect(validate('trial-meta', json('trials/pos/skill/1.meta.json'))).toMatchObject({ ok: true });
+      // NaN estimates (n = 0) are stored as null, which the schema allows.
+      expect(validate('results', json('results.json'))).toMatchObject({ ok: true });
+      expect(validate('run', { ...(json('run.json') as object), status: 'paused' }).ok).toBe(false);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 

@@ -4,7 +4,7 @@ import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { advice, REFUSED_AS } from './advice.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, visibleWidth, type Wrap } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
-import type { CaseArmSummary, CaseVerdict, TrialStatus, Verdict } from '../run/schema.js';
+import { VERDICTS, type CaseArmSummary, type CaseVerdict, type TrialStatus, type Verdict } from '../run/schema.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 type Results = ReportInput['results'];
@@ -15,7 +15,6 @@ const fit = (rows: string[][], align: ('l' | 'r')[], wrap: Wrap[] = ['hard']) =>
 const SHOWN_K = [1, 3, 5, 10];
 
 const VERDICT_COLOUR = { PASS: 'green', FAIL: 'red', INCONCLUSIVE: 'yellow', ERROR: 'magenta' } as const;
-const VERDICTS: Verdict[] = ['PASS', 'FAIL', 'INCONCLUSIVE', 'ERROR'];
 const MODE = { sprt: 'sequential (Wald SPRT per case)', fixed: 'fixed N (exact binomial tests)' } as const;
 
 const STATUS_NAME: Record<TrialStatus, [string, string]> = {

@@ -3,13 +3,20 @@ import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { casesFileSchema } from '../load/cases.js';
 import { configSchema } from '../run/config-schema.js';
+import { resultsSchema, RUN_FORMAT_VERSION, runManifestSchema, trialMetaSchema } from '../run/schema.js';
 import { profileSchema } from '../sim/profile.js';
 
-/** The files an author writes, by the name of their JSON Schema (`schemas/<name>.schema.json`). */
+/**
+ * The files an author writes, and the run folder's files that tools read, by the name of their JSON Schema
+ * (`schemas/<name>.schema.json`).
+ */
 const SOURCES: Record<string, { schema: z.ZodTypeAny; title: string }> = {
   config: { schema: configSchema, title: 'skillprobe.config.yaml' },
   cases: { schema: casesFileSchema, title: 'skillprobe case file' },
   profile: { schema: profileSchema, title: 'skillprobe model SIMULATOR profile' },
+  run: { schema: runManifestSchema, title: `skillprobe run folder: run.json (format ${RUN_FORMAT_VERSION})` },
+  'trial-meta': { schema: trialMetaSchema, title: `skillprobe run folder: trials/<case>/<arm>/<n>.meta.json (format ${RUN_FORMAT_VERSION})` },
+  results: { schema: resultsSchema, title: `skillprobe run folder: results.json (format ${RUN_FORMAT_VERSION})` },
 };
 
 export const SCHEMA_NAMES = Object.keys(SOURCES);
@@ -20,8 +27,8 @@ export const schemaFileName = (name: string) => `${name}.schema.json`;
 export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas', import.meta.url));
 
 /**
- * JSON Schemas generated from the zod schemas the loaders validate with, so an editor checks exactly what skillprobe
- * accepts. The input side: fields with defaults are optional, and lists given as one string are allowed.
+ * JSON Schemas generated from the zod schemas the loaders and the run store validate with, so an editor or a tool checks
+ * exactly what skillprobe accepts and writes. The input side: fields with defaults are optional, and lists given as one string are allowed.
  */
 export function jsonSchemas(): Record<string, object> {
   return Object.fromEntries(

@@ -1,5 +1,5 @@
 import { NONE } from '../grade/outcome.js';
-import type { Arm } from '../run/config-schema.js';
+import type { Arm, Config } from '../run/config-schema.js';
 import { expectedRemainingTrials, sprtDecide } from '../stats/sprt.js';
 import type { GradableCase, SprtParams, TrialRef } from '../run/schema.js';
 
@@ -23,7 +23,7 @@ export interface TrialScheduler {
  * The arms a case runs in. Without the skill only plan checks can be scored, so with `ablation: scored` the
  * ablation arm runs only for positive cases that have them: no trial is paid for that nothing reads.
  */
-export function armsFor(c: Pick<GradableCase, 'expect' | 'plan'>, arms: readonly Arm[], ablation: 'scored' | 'always'): Arm[] {
+export function armsFor(c: Pick<GradableCase, 'expect' | 'plan'>, arms: readonly Arm[], ablation: Config['ablation']): Arm[] {
   const scored = c.expect !== NONE && c.plan !== undefined;
   return arms.filter((a) => a === 'skill' || ablation === 'always' || scored);
 }
@@ -35,7 +35,7 @@ export class FixedScheduler implements TrialScheduler {
   /** Trials still to finish, per case. */
   private readonly open = new Map<string, number>();
 
-  constructor(cases: GradableCase[], arms: readonly Arm[], trials: number, ablation: 'scored' | 'always') {
+  constructor(cases: GradableCase[], arms: readonly Arm[], trials: number, ablation: Config['ablation']) {
     for (let n = 1; n <= trials; n++) {
       for (const c of cases) for (const arm of armsFor(c, arms, ablation)) this.queue.push({ caseId: c.id, arm, n });
     }
@@ -90,7 +90,7 @@ export class SprtScheduler implements TrialScheduler {
   private readonly cases: SequentialCase[];
   private readonly companions: TrialRef[] = [];
 
-  constructor(cases: Pick<GradableCase, 'id' | 'decision' | 'expect' | 'plan'>[], arms: readonly Arm[], ablation: 'scored' | 'always') {
+  constructor(cases: Pick<GradableCase, 'id' | 'decision' | 'expect' | 'plan'>[], arms: readonly Arm[], ablation: Config['ablation']) {
     this.cases = cases.map((c) => ({
       id: c.id,
       withAblation: armsFor(c, arms, ablation).includes('ablation'),

@@ -1,0 +1,153 @@
+import { execa } from 'execa';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Results, RunManifest } from '../src/run/schema.js';
+import { baseProject, CLI, cleanup, makeProject, runCli, skillMd, testEnv } from './helpers.js';
+
+/** A small sequential suite whose simulated model is imperfect, so cases need several trials to decide. */
+function project(): string {
+  return makeProject({
+    ...baseProject(),
+    'cases/main.yaml': [
+      '- id: pos-alpha',
+      '  prompt: "please create an alpha record"',
+      '  expect: { skill: alpha }',
+      '- id: pos-beta',
+      '  prompt: "list the beta records of project alpha"',
+      '  expect: { skill: alpha-beta }',
+      '- id: neg-weather',
+      '  prompt: "what is the weather like"',
+      '  expect: { skill: none }',
+      '',
+    ].join('\n'),
+    'sim.yaml': [
+      'seed: 7',
+      'rules:',
+      '  - case: pos-alpha',
+      '    do: [{ p: 0.8, skill: alpha, args: "create" }, { p: 0.2, answer: "done" }]',
+      '  - case: pos-beta',
+      '    do: [{ p: 0.6, skill: alpha-beta, args: "list" }, { p: 0.4, skill: alpha, args: "list" }]',
+      '  - case: neg-weather',
+      '    do: [{ answer: "sunny" }]',
+      '',
+    ].join('\n'),
+  });
+}
+
+const RUN = ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--concurrency', '2', '--min-trials', '3', '--max-trials', '8', '--threshold', '0.9'];
+
+const runsIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
+const read = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
+const storedTrials = (runDir: string) =>
+  existsSync(join(runDir, 'trials'))
+    ? readdirSync(join(runDir, 'trials')).flatMap((c) => readdirSync(join(runDir, 'trials', c, 'skill')).filter((f) => /^\d+\.meta\.json$/.test(f)))
+    : [];
+const decisions = (r: Results) => r.verdicts.map((v) => [v.caseId, v.verdict, v.decidedAt ?? null, v.passes, v.scored]);
+
+describe('run --resume: an interrupted run finishes with the decisions of an uninterrupted one', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+  const env = testEnv();
+
+  it('after Ctrl-C, --resume runs only the missing trials and reaches the same verdicts', async () => {
+    const dir = project();
+    dirs.push(dir);
+    const whole = await runCli([...RUN, '--transcripts', 'whole', '--json'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(whole.stderr).not.toMatch(/internal error/);
+    const baseline = JSON.parse(whole.stdout) as Results;
+
+    const child = execa('node', [CLI, ...RUN, '--transcripts', 'cut'], { cwd: dir, env, extendEnv: false, reject: false, stdin: 'ignore' });
+    const deadline = Date.now() + 120_000;
+    const runDir = () => join(dir, 'cut', runsIn(join(dir, 'cut'))[0] ?? 'none');
+    while (storedTrials(runDir()).length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGINT');
+    const cut = await child;
+    expect(cut.exitCode).toBe(130);
+    expect(cut.stdout).toMatch(/skillprobe run --resume .* runs the missing trials/);
+    const before = storedTrials(runDir()).length;
+    expect(before).toBeGreaterThanOrEqual(4);
+    expect(before).toBeLessThan(baseline.outcomes.length);
+    expect(read<RunManifest>(join(runDir(), 'run.json')).status).toBe('interrupted');
+
+    const resumed = await runCli([...RUN, '--resume', runDir(), '--json'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(resumed.stderr).not.toMatch(/internal error/);
+    const results = JSON.parse(resumed.stdout) as Results;
+    expect(decisions(results)).toEqual(decisions(baseline));
+    expect(resumed.exitCode).toBe(whole.exitCode);
+    // One folder: no new run was started, and the manifest says it was resumed.
+    expect(runsIn(join(dir, 'cut'))).toHaveLength(1);
+    const manifest = read<RunManifest>(join(runDir(), 'run.json'));
+    expect(manifest.status).toBe('completed');
+    expect(manifest.resumedAt).toHaveLength(1);
+    expect(read<Results>(join(runDir(), 'results.json')).verdicts.map((v) => v.verdict)).toEqual(baseline.verdicts.map((v) => v.verdict));
+  }, 600_000);
+
+  it('refuses to resume when a skill changed, naming it; --force goes on and records why', async () => {
+    const dir = project();
+    dirs.push(dir);
+    const first = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(first.stderr).not.toMatch(/internal error/);
+    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    writeFileSync(join(dir, 'skills/alpha/SKILL.md'), skillMd('alpha', 'Handle alpha requests; now with a different description.'));
+    const refused = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/run\.json: changed since this run started: skills \(alpha:/);
+    expect(refused.stderr).toMatch(/--force/);
+    const changedFlag = await runCli([...RUN, '--max-trials', '4', '--min-trials', '3', '--resume', runDir, '--force'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(changedFlag.stderr).not.toMatch(/internal error/);
+    const manifest = read<RunManifest>(join(runDir, 'run.json'));
+    expect(manifest.forcedChanges?.join(' ')).toMatch(/skills \(alpha/);
+    expect(manifest.forcedChanges?.join(' ')).toMatch(/config \(decision\.maxTrials\)/);
+  }, 600_000);
+
+  it('refuses a run that is still running, and --force without --resume', async () => {
+    const dir = project();
+    dirs.push(dir);
+    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
+    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const m = read<RunManifest>(join(runDir, 'run.json'));
+    // This test's own process stands in for a live writer.
+    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...m, status: 'running', owner: { ...m.owner!, pid: process.pid } }));
+    const r = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/still running \(process \d+\)/);
+    const f = await runCli([...RUN, '--force'], { cwd: dir, env });
+    expect(f.exitCode).toBe(2);
+    expect(f.stderr).toMatch(/--force: only means something with --resume/);
+  }, 300_000);
+});
+
+describe('run --max-cost: a partial run, stopped at the cap, that --resume can finish', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+  const env = testEnv();
+
+  it('stops scheduling at the cap with exit 5, then resumes to the end under a higher cap', async () => {
+    const dir = project();
+    dirs.push(dir);
+    const fixed = ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--concurrency', '1', '--trials', '4', '--transcripts', 'runs'];
+    const capped = await runCli([...fixed, '--max-cost', '0.15'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(capped.stderr).not.toMatch(/internal error/);
+    expect(capped.exitCode).toBe(5);
+    expect(capped.stdout).toMatch(/stopped at --max-cost 0\.15 USD: a partial run/);
+    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const m = read<RunManifest>(join(runDir, 'run.json'));
+    expect(m.status).toBe('cost_capped');
+    const results = read<Results>(join(runDir, 'results.json'));
+    const spent = results.run.costUsd!;
+    expect(spent).toBeGreaterThanOrEqual(0.15);
+    // One trial at a time: the cap is passed by at most the one trial that crossed it.
+    const perTrial = spent / results.outcomes.length;
+    expect(spent - perTrial).toBeLessThan(0.15);
+    expect(results.outcomes.length).toBeLessThan(12);
+    expect(m.trials.notStarted).toBe(12 - results.outcomes.length);
+
+    const rest = await runCli([...fixed, '--max-cost', '100', '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(rest.stderr).not.toMatch(/internal error/);
+    expect(rest.exitCode).not.toBe(5);
+    const all = read<Results>(join(runDir, 'results.json'));
+    expect(all.outcomes).toHaveLength(12);
+    expect(read<RunManifest>(join(runDir, 'run.json')).status).toBe('completed');
+  }, 600_000);
+});
