@@ -26,12 +26,12 @@ import { TranscriptWriteError } from './agents/spawn.js';
 import { EXIT } from './verdict/verdict.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
 
-function int(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+function int(name: string, min: number, max?: number) {
+  const range = max === undefined ? `≥ ${min}` : `from ${min} to ${max}`;
   return (v: string) => {
+    // Digits only: Number() would also take "1e3", "0x10" and "".
     const n = Number(v);
-    if (!/^\s*\d+\s*$/.test(v) || n < min || n > max) {
-      throw new InvalidArgumentError(`${name} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got "${v}"`);
-    }
+    if (!/^\s*\d+\s*$/.test(v) || n < min || (max !== undefined && n > max)) throw new InvalidArgumentError(`${name} must be a whole number ${range}, got "${v}"`);
     return n;
   };
 }
@@ -41,6 +41,22 @@ function text(name: string) {
   return (v: string) => {
     if (v.trim() === '') throw new InvalidArgumentError(`${name} is empty — give a value, or leave ${name} out`);
     return v;
+  };
+}
+
+function positive(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${v}"`);
+    return n;
+  };
+}
+
+function probability(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError(`${name} must be a number in (0, 1], got "${v}"`);
+    return n;
   };
 }
 
@@ -63,22 +79,6 @@ function listenProblem(e: unknown, port: number | undefined): unknown {
     what: code === 'EADDRINUSE' ? `port ${port} is already in use` : `port ${port} needs privileges this process lacks`,
     todo: 'pick another port, or leave --port out for a free one',
   });
-}
-
-function positive(name: string) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError(`${name} must be a positive number, got "${v}"`);
-    return n;
-  };
-}
-
-function probability(name: string) {
-  return (v: string) => {
-    const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError(`${name} must be a number in (0, 1], got "${v}"`);
-    return n;
-  };
 }
 
 /** `--grep`, `--tag` (repeatable) and `--last-failed`, on every command that takes a suite. */
@@ -139,6 +139,7 @@ function buildProgram(): Command {
     .option('--transcripts <dir>', 'where run folders are written', text('--transcripts'))
     .option('--timeout <seconds>', 'harness deadline per trial', positive('--timeout'))
     .option('--max-turns <n>', 'agent max turns', int('--max-turns', 1))
+    .option('--max-output-mb <n>', 'stop a trial that prints more than this many MB (stored up to the cap, not scored)', positive('--max-output-mb'))
     .option('--arms <list>', `arms to run (${ARMS.join(',')})`, arms)
     .addOption(new Option('--ablation <mode>', 'scored: the ablation arm only where it scores plan checks; always').choices(['scored', 'always']))
     .option('--agent-binary <path>', 'agent CLI binary (default: the pinned one)', text('--agent-binary'))
@@ -178,6 +179,7 @@ function buildProgram(): Command {
           cases: o.cases,
           transcriptsDir: o.transcripts,
           maxTurns: o.maxTurns,
+          maxOutputMB: o.maxOutputMb,
           arms: o.arms,
           ablation: o.ablation,
           agentBinary: o.agentBinary,

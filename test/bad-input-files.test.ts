@@ -13,13 +13,18 @@ import { baseProject, cleanup, makeProject, runCli, skillMd, spyBinary, testEnv,
 /** Undoes what `make` set up once the CLI has finished (a socket lives only while its server listens). */
 type Undo = () => Promise<void>;
 
-interface Row {
+/** A project: the base one, changed. */
+interface Setup {
   name: string;
   change?: (f: Files) => void;
   /** What text files cannot express: symlinks, FIFOs, sockets; made inside the project folder. */
   make?: (dir: string) => void | Promise<Undo>;
   command?: 'run' | 'plan' | 'lint';
   args?: string[];
+}
+
+/** A bad input and the message it must get. */
+interface Row extends Setup {
   /** The file[:line:col] (or flag) the message must name. */
   where: RegExp;
   /** A word of the explanation, on the same line. */
@@ -151,19 +156,17 @@ const BAD: Row[] = [
 ];
 
 /** Rows that must get through loading: the spy agent is spawned. */
-const GOOD: Row[] = [
-  { name: 'BOM in SKILL.md', change: put('skills/alpha/SKILL.md', BOM + skillMd('alpha', 'Handle alpha.')), where: /./, says: /./ },
-  { name: 'BOM in a case file', change: (f) => void (f['cases/main.yaml'] = BOM + f['cases/main.yaml']!), where: /./, says: /./ },
-  { name: 'BOM in the config', change: put('skillprobe.config.yaml', `${BOM}model: sonnet\n`), where: /./, says: /./ },
-  { name: 'BOM in a simulator profile', change: put('sim.yaml', `${BOM}seed: 3\n`), args: ['--sim', 'sim.yaml'], where: /./, says: /./ },
-  { name: 'prompt of 131071 bytes', change: caseFile(oneCase(`  prompt: ${'x'.repeat(MAX_ARG_STRLEN - 1)}\n  expect: { skill: alpha }\n`)), where: /./, says: /./ },
-  { name: 'case id of 255 characters', change: caseFile(`- id: ${'c'.repeat(255)}\n  prompt: hi\n  expect: { skill: none }\n`), where: /./, says: /./ },
-  { name: 'catastrophic-for-backtracking pattern', change: planCheck('matches', ['^(a+)+$']), where: /./, says: /./ },
+const GOOD: Setup[] = [
+  { name: 'BOM in SKILL.md', change: put('skills/alpha/SKILL.md', BOM + skillMd('alpha', 'Handle alpha.')) },
+  { name: 'BOM in a case file', change: (f) => void (f['cases/main.yaml'] = BOM + f['cases/main.yaml']!) },
+  { name: 'BOM in the config', change: put('skillprobe.config.yaml', `${BOM}model: sonnet\n`) },
+  { name: 'BOM in a simulator profile', change: put('sim.yaml', `${BOM}seed: 3\n`), args: ['--sim', 'sim.yaml'] },
+  { name: 'prompt of 131071 bytes', change: caseFile(oneCase(`  prompt: ${'x'.repeat(MAX_ARG_STRLEN - 1)}\n  expect: { skill: alpha }\n`)) },
+  { name: 'case id of 255 characters', change: caseFile(`- id: ${'c'.repeat(255)}\n  prompt: hi\n  expect: { skill: none }\n`) },
+  { name: 'catastrophic-for-backtracking pattern', change: planCheck('matches', ['^(a+)+$']) },
   {
     name: 'symlinked file and folder inside a skill',
     make: both(link('skills/alpha/ref.md', '../alpha-beta/SKILL.md'), (dir) => writeFileSync(inside(dir, 'shared/x.sh'), 'echo\n'), link('skills/alpha/shared', '../../shared')),
-    where: /./,
-    says: /./,
   },
 ];
 
@@ -173,7 +176,7 @@ const EXIT = { run: 2, plan: 2, lint: 1 } as const; // lint reports findings and
 const listing = (dir: string, rel = ''): string[] =>
   readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? [join(rel, d.name), ...listing(dir, join(rel, d.name))] : [join(rel, d.name)]));
 
-async function runRow(row: Row, dirs: string[]) {
+async function runRow(row: Setup, dirs: string[]) {
   const files = baseProject();
   row.change?.(files);
   const dir = makeProject(files);

@@ -19,8 +19,8 @@ interface BadInput {
   withoutKey?: boolean;
   /** A folder of the project made read-only before the command runs. */
   readOnly?: string;
-  /** stderr is commander's usage text, not a one-line message. */
-  usage?: boolean;
+  /** stderr is commander's own text (usage, a suggestion), not a one-line message. */
+  commanderText?: boolean;
   /** What the message must name: the file and the line (and column), or the flag. */
   where: RegExp;
   /** A word of the explanation, so the message says what is wrong. */
@@ -224,7 +224,7 @@ const BAD: BadInput[] = [
   { name: 'max trials below the default min trials', args: ['--max-trials', '3'], where: /^skillprobe: --max-trials: /, says: /minTrials 5 exceeds maxTrials 3/ },
   { name: 'max trials of zero', args: ['--max-trials', '0'], where: /--max-trials/, says: /whole number ≥ 1/ },
   { name: 'an unknown inconclusive policy', args: ['--inconclusive', 'maybe'], where: /--inconclusive/, says: /Allowed choices/ },
-  { name: 'a misspelt flag', args: ['--trails', '3'], where: /--trails/, says: /unknown option/ },
+  { name: 'a misspelt flag', args: ['--trails', '3'], commanderText: true, where: /unknown option '--trails'/, says: /Did you mean --trials/ },
   { name: 'an argument run does not take', args: ['cases/main.yaml'], where: /too many arguments/, says: /run/ },
   { name: 'an arm named twice', args: ['--arms', 'skill,skill'], where: /^skillprobe: --arms: /, says: /more than once/ },
   { name: 'an arm named twice in the config file', change: (f) => void (f['skillprobe.config.yaml'] = 'arms: [skill, skill]\n'), where: /skillprobe\.config\.yaml:1:7:/, says: /more than once/ },
@@ -242,11 +242,11 @@ const BAD: BadInput[] = [
   { name: 'transcripts folder that is a file', change: (f) => void (f['notes.txt'] = 'x\n'), args: ['--transcripts', 'notes.txt'], where: /^skillprobe: --transcripts: notes\.txt /, says: /not a folder/ },
   { name: 'transcripts folder under /dev/null', args: ['--transcripts', '/dev/null/x'], where: /^skillprobe: --transcripts: \/dev\/null /, says: /not a folder/ },
   { name: 'transcripts folder under a read-only folder', readOnly: 'locked', args: ['--transcripts', 'locked/runs'], where: /^skillprobe: --transcripts: .*locked /, says: /not writable/ },
-  { name: 'transcripts folder from the config file that is a file', change: (f) => void ((f['skillprobe.config.yaml'] = 'transcriptsDir: notes.txt\n'), (f['notes.txt'] = 'x\n')), argv: ['run', '--agent-binary', 'SPY'], where: /skillprobe\.config\.yaml:1:17:/, says: /not a folder/ },
+  { name: 'transcripts folder from the config file that is a file', change: (f) => Object.assign(f, { 'skillprobe.config.yaml': 'transcriptsDir: notes.txt\n', 'notes.txt': 'x\n' }), argv: ['run', '--agent-binary', 'SPY'], where: /skillprobe\.config\.yaml:1:17:/, says: /not a folder/ },
   { name: 'workdir that does not exist', args: ['--workdir', 'nowhere'], where: /^skillprobe: --workdir: .*nowhere /, says: /does not exist/ },
   { name: 'workdir that is a file', args: ['--workdir', 'cases/main.yaml'], where: /^skillprobe: --workdir: .*main\.yaml /, says: /not a folder/ },
   { name: 'workdir that is read-only', readOnly: 'locked', args: ['--workdir', 'locked'], where: /^skillprobe: --workdir: .*locked /, says: /not writable/ },
-  { name: 'workdir with a CLAUDE.md above it', change: (f) => void ((f['CLAUDE.md'] = '# notes\n'), (f['work/.keep'] = '')), args: ['--workdir', 'work'], where: /CLAUDE\.md above it/, says: /--workdir/ },
+  { name: 'workdir with a CLAUDE.md above it', change: (f) => Object.assign(f, { 'CLAUDE.md': '# notes\n', 'work/.keep': '' }), args: ['--workdir', 'work'], where: /CLAUDE\.md above it/, says: /--workdir/ },
   { name: 'TMPDIR that does not exist', env: { TMPDIR: '/nonexistent-skillprobe-tmp' }, where: /^skillprobe: TMPDIR: \/nonexistent-skillprobe-tmp /, says: /does not exist — .*--workdir/ },
   { name: 'TMPDIR that is a file', env: { TMPDIR: 'PROJECT/cases/main.yaml' }, where: /^skillprobe: TMPDIR: /, says: /not a folder/ },
   { name: 'agent binary that is a folder', args: ['--agent-binary', 'skills'], where: /^skillprobe: --agent-binary: /, says: /is a folder/ },
@@ -261,10 +261,10 @@ const BAD: BadInput[] = [
   { name: 'an empty --tag', args: ['--tag', ''], where: /--tag/, says: /empty/ },
   { name: '--last-failed with no earlier run', args: ['--last-failed'], where: /--last-failed/, says: /no earlier run/ },
   // Other commands.
-  { name: 'no command at all', argv: [], usage: true, where: /^Usage: skillprobe/m, says: /Commands:/ },
+  { name: 'no command at all', argv: [], commanderText: true, where: /^Usage: skillprobe/m, says: /Commands:/ },
   { name: 'an unknown command', argv: ['bogus'], where: /unknown command 'bogus'/, says: /error/ },
-  { name: 'report on a folder that does not exist', argv: ['report', 'runs/nope'], where: /runs\/nope/, says: /not a run folder/ },
-  { name: 'report on a file', argv: ['report', 'cases/main.yaml'], where: /cases\/main\.yaml/, says: /not a run folder/ },
+  { name: 'report on a folder that does not exist', argv: ['report', 'runs/nope'], where: /^skillprobe: runs\/nope: /, says: /run folder/ },
+  { name: 'report on a file', argv: ['report', 'cases/main.yaml'], where: /^skillprobe: cases\/main\.yaml: /, says: /not a run folder/ },
   { name: 'grade on a folder without run.json', argv: ['grade', 'cases'], where: /^skillprobe: cases: /, says: /not a run folder/ },
   { name: 'grade without a run folder', argv: ['grade'], where: /missing required argument/, says: /run/ },
   { name: 'sim on a port above 65535', argv: ['sim', 'sim.yaml', '--port', '70000'], change: (f) => void (f['sim.yaml'] = 'seed: 1\n'), where: /--port/, says: /from 0 to 65535/ },
@@ -381,7 +381,7 @@ describe('bad input: one clear message, exit 2, nothing started, created or dele
       expect(a.exitCode, a.stderr).toBe(2);
       expect(a.stderr).toMatch(bad.where);
       expect(a.stderr).toMatch(bad.says);
-      if (!bad.usage) expect(a.stderr.trim().split('\n'), 'one line').toHaveLength(1);
+      if (!bad.commanderText) expect(a.stderr.trim().split('\n'), 'one line').toHaveLength(1);
       expect(a.stderr).not.toMatch(/\n\s+at .*\.js:\d+/); // no stack trace
       expect(a.spawned).toBe(false);
       expect(a.after).toEqual(a.before); // no run folder, no workspace, nothing deleted

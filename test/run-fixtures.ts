@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { configSchema } from '../src/run/config-schema.js';
 import { RunStore } from '../src/run/store.js';
 import { ClaudeStream } from './claude-stream.js';
-import type { GradableCase, RunManifest, TrialMeta, TrialRef } from '../src/run/schema.js';
+import type { GradableCase, RunManifest, TrialMeta, TrialRef, Verdict } from '../src/run/schema.js';
+import { buildResults } from '../src/verdict/results.js';
 
 /** The atl family the hand-built transcripts use. */
 export const ATL_FAMILY = ['atl', 'atl-jira', 'atl-confluence'].map((dir) => ({ dir, name: dir }));
@@ -62,3 +63,10 @@ export async function fakeRun(root: string): Promise<string> {
   return store.dir;
 }
 
+
+/** A valid results.json text whose cases have the given verdicts (nothing else in it is meaningful). */
+export function resultsWithVerdicts(verdicts: [string, Verdict][]): string {
+  const defs = verdicts.map(([id]) => ({ id, expect: 'atl', exclusive: false, tags: [], decision: DECISION }));
+  const results = buildResults(handMadeManifest(defs, 0), [], [], new Date('2026-11-30T00:00:00Z'));
+  return JSON.stringify({ ...results, verdicts: results.verdicts.map((v, i) => ({ ...v, verdict: verdicts[i]![1] })) });
+}

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Case } from '../src/load/cases.js';
 import { lastFailedCases, newestRun, selectCases, type CaseFilters } from '../src/load/select.js';
+import type { Verdict } from '../src/run/schema.js';
 import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
+import { resultsWithVerdicts } from './run-fixtures.js';
 
 const kase = (id: string, prompt: string, tags: string[] = []): Case => ({ id, prompt, tags, expect: { skill: 'x' }, exclusive: false, source: { file: 'c.yaml', line: 1, at: { id: { line: 1, col: 3 }, prompt: { line: 2, col: 3 } } } });
 const CASES = [kase('jira-bug', 'file a bug', ['happy']), kase('wiki-page', 'write a page about bugs', ['trap']), kase('neg', 'what is jira', ['near-miss'])];
@@ -28,11 +30,11 @@ describe('--last-failed reads the newest run', () => {
   afterAll(() => cleanup(root));
   const runs = join(root, 'runs');
   /** A run folder; `verdicts` is its results.json (a raw text when it is one), none when the run was never graded. */
-  const run = (id: string, verdicts?: [string, string][] | string) => {
+  const run = (id: string, verdicts?: [string, Verdict][] | string) => {
     mkdirSync(join(runs, id), { recursive: true });
     writeFileSync(join(runs, id, 'run.json'), '{}');
     if (verdicts === undefined) return;
-    writeFileSync(join(runs, id, 'results.json'), typeof verdicts === 'string' ? verdicts : JSON.stringify({ verdicts: verdicts.map(([caseId, verdict]) => ({ caseId, verdict })) }));
+    writeFileSync(join(runs, id, 'results.json'), typeof verdicts === 'string' ? verdicts : resultsWithVerdicts(verdicts));
   };
 
   it('no run yet is an input error', () => {
@@ -50,9 +52,10 @@ describe('--last-failed reads the newest run', () => {
 
   it.each([
     ['a newest run that was never graded', undefined, /20261130-120000-cccccc: --last-failed: the newest run \S+ has no results\.json.*skillprobe grade/s],
-    ['unreadable results', '{ truncated', /results\.json: --last-failed: cannot read the verdicts.*skillprobe grade/s],
-    ['results without verdicts', '{}', /cannot read the verdicts \(no list of verdicts\)/],
-    ['a verdict that is not an object', '{"verdicts":[null]}', /cannot read the verdicts \(no list of verdicts\)/],
+    ['unreadable results', '{ truncated', /results\.json: --last-failed: results\.json not valid JSON.*skillprobe grade/s],
+    ['results without verdicts', '{}', /results\.json: --last-failed: results\.json does not match the run-folder format/],
+    ['a verdict that is not an object', resultsWithVerdicts([['a', 'PASS']]).replace(/"verdicts":\[.*?\],"damaged"/s, '"verdicts":[null],"damaged"'), /does not match the run-folder format: at verdicts\.0/],
+    ['results of a newer format', JSON.stringify({ version: 99 }), /newer than this skillprobe reads/],
   ])('%s is an input error that says how to fix it', (_, results, says) => {
     const id = '20261130-120000-cccccc';
     run(id, results);
@@ -91,10 +94,10 @@ describe('selection flags on the CLI (plan spawns nothing)', () => {
 
   it('--last-failed runs what did not pass last time, and says so when everything passed', async () => {
     const dir = project();
-    const write = (id: string, verdict: string) => {
+    const write = (id: string, verdict: Verdict) => {
       mkdirSync(join(dir, 'transcripts', id), { recursive: true });
       writeFileSync(join(dir, 'transcripts', id, 'run.json'), '{}');
-      writeFileSync(join(dir, 'transcripts', id, 'results.json'), JSON.stringify({ verdicts: [{ caseId: 'pos-alpha', verdict: 'PASS' }, { caseId: 'neg-weather', verdict }] }));
+      writeFileSync(join(dir, 'transcripts', id, 'results.json'), resultsWithVerdicts([['pos-alpha', 'PASS'], ['neg-weather', verdict]]));
     };
     write('20261130-100000-aaaaaa', 'INCONCLUSIVE');
     expect(casesIn((await runCli(['plan', '--last-failed'], { cwd: dir })).stdout)).toEqual(['neg-weather']);

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import type { Invocation } from './types.js';
 import type { TrialMeta } from '../run/schema.js';
+import { killGroup } from '../util/process-group.js';
 
 const STDERR_TAIL = 4096;
 const KILL_GRACE_MS = 2000;
@@ -10,12 +11,13 @@ const KILL_GRACE_MS = 2000;
 /** Process groups still alive, so an exiting harness can take them down with it. */
 const liveGroups = new Set<number>();
 
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    /* ESRCH: the group is already gone */
-  }
+/** Hears of every agent process group as it starts, with the agent's working folder (see runner/run-guard.ts). */
+export type AgentGroupListener = (group: number, cwd: string) => void;
+let groupStarted: AgentGroupListener | undefined;
+
+/** Registers the listener (undefined: none) that records where each agent group runs, for the watchdog. */
+export function listenToAgentGroups(listener: AgentGroupListener | undefined): void {
+  groupStarted = listener;
 }
 
 /** Last-resort cleanup when the harness itself is exiting. */
@@ -65,7 +67,10 @@ export async function spawnAgent(
     reject: false,
   });
   const pid = child.pid;
-  if (pid !== undefined) liveGroups.add(pid);
+  if (pid !== undefined) {
+    liveGroups.add(pid);
+    groupStarted?.(pid, opts.cwd);
+  }
 
   let graceTimer: NodeJS.Timeout | undefined;
   const stop = () => {

@@ -14,6 +14,7 @@ export interface InvocationRequest {
   callerEnv: NodeJS.ProcessEnv;
   /** Set when running against the simulator: its URL and the trial's identity headers. */
   simulator?: { url: string; headers: Record<string, string> };
+  /** The binary the run resolved, once, before any trial; by default the pinned one. */
   binary?: string;
 }
 

@@ -35,6 +35,7 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   const { config, file, fellBack } = loaded;
   const at = (key: keyof Config) => loaded.where([key]) ?? { file: key };
 
+  // A skills folder the user named is checked here, to name their flag or line; the default is loadSkills' to report.
   const notFolder = loaded.where(['skillsDir']) && wrongEntry(config.skillsDir, 'folder');
   if (notFolder) problems.add({ ...at('skillsDir'), what: notFolder, todo: 'point it at the folder that holds <skill>/SKILL.md' });
   const skillsReadable = !notFolder && !fellBack.has('skillsDir');

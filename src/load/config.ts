@@ -24,14 +24,14 @@ export interface LoadedConfig {
   config: Config;
   /** The config file read, if any. */
   file?: string;
-  /** Top-level keys whose value was wrong and fell back to its default: later checks should not rely on them. */
+  /** The values (dotted paths) that were wrong and fell back to their defaults: later checks should not rely on them. */
   fellBack: ReadonlySet<string>;
-  /** Where the value at `path` was set: its flag, or its place in the config file; undefined for a default. */
+  /** Where the value in use at `path` was set: its flag, or its place in the config file; undefined for a default. */
   where(path: KeyPath): ValueLocation | undefined;
 }
 
 /** Flags named otherwise than their key's last part in kebab case (`decision.maxTrials`: `--max-trials`). */
-const FLAG_NAMES: Record<string, string> = { skillsDir: '--skills', transcriptsDir: '--transcripts', 'timeouts.trialSeconds': '--timeout' };
+const FLAG_NAMES: Record<string, string> = { skillsDir: '--skills', transcriptsDir: '--transcripts', 'timeouts.trialSeconds': '--timeout', maxCostUsd: '--max-cost' };
 
 /** The flag that sets the config value at `path` (a path into a list names the list's flag). */
 function flagFor(path: KeyPath): string {
@@ -54,33 +54,46 @@ function withOverrides(base: Record<string, unknown>, overrides: ConfigOverrides
   const merged: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) continue;
-    // Nested sections (timeouts, decision) take flag values key by key.
-    merged[k] = isMap(v) && isMap(merged[k]) ? { ...merged[k], ...Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) } : v;
+    // Nested sections (timeouts, decision) take flag values key by key, into a copy: invalid values are deleted later.
+    merged[k] = isMap(v) ? { ...(isMap(merged[k]) ? merged[k] : {}), ...Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) } : v;
   }
   return merged;
 }
 
-/** Deletes the value at `path` (the whole list, for a path into one), so that it takes its default. */
-function dropAt(data: Record<string, unknown>, path: KeyPath): void {
+const valueAt = (data: unknown, path: KeyPath): unknown =>
+  path.reduce<unknown>((v, key) => (typeof v === 'object' && v !== null ? (v as Record<string | number, unknown>)[key] : undefined), data);
+
+/**
+ * Deletes the value at `path` (the whole list, for a path into one), so that it takes its default; returns the dotted
+ * path deleted, if there was a value.
+ */
+function dropAt(data: Record<string, unknown>, path: KeyPath): string | undefined {
   const listAt = path.findIndex((p) => typeof p === 'number');
   const at = listAt === -1 ? path : path.slice(0, listAt);
-  let parent: unknown = data;
-  for (const key of at.slice(0, -1)) parent = isMap(parent) ? parent[key] : undefined;
-  if (isMap(parent)) delete parent[String(at.at(-1))];
+  const parent = valueAt(data, at.slice(0, -1));
+  const key = String(at.at(-1));
+  if (!isMap(parent) || !(key in parent)) return undefined;
+  delete parent[key];
+  return at.join('.');
 }
 
 /**
  * Deletes from `data` every value the schema rejects (each then takes its default), so that later stages can still
- * be checked; the top-level keys touched go into `fellBack`. Returns the issues found first, before any deletion.
+ * be checked; their paths go into `fellBack`. Returns the issues found first, before any deletion.
  */
 function dropInvalid(data: Record<string, unknown>, fellBack: Set<string>): z.ZodIssue[] {
   const first = configSchema.safeParse(data).error?.issues ?? [];
-  for (let issues = first; issues.length; issues = configSchema.safeParse(data).error?.issues ?? []) {
+  let issues = first;
+  // A pass that deletes nothing (an issue about a value that is not there) would repeat forever: parsing then throws.
+  for (let deleted = true; issues.length && deleted; issues = configSchema.safeParse(data).error?.issues ?? []) {
+    deleted = false;
     for (const issue of issues) {
       const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
       for (const path of paths) {
-        dropAt(data, path);
-        fellBack.add(String(path[0]));
+        const dropped = dropAt(data, path);
+        if (dropped === undefined) continue;
+        fellBack.add(dropped);
+        deleted = true;
       }
     }
   }
@@ -95,6 +108,12 @@ function readConfigFile(path: string, problems: ProblemList): { data: Record<str
   const raw: unknown = yaml.doc.toJS();
   return isMap(raw) ? { data: raw, yaml } : undefined;
 }
+
+/** A "what — what to do" text as the two fields of a problem. */
+const pair = (text: string) => {
+  const [what, todo] = splitProblem(text);
+  return { what, todo };
+};
 
 /** The decision parameters `decisionProblem` checks; its messages name them. */
 const CHECKED_PARAMS = ['threshold', 'delta', 'minTrials', 'maxTrials'] as const;
@@ -124,11 +143,6 @@ function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags:
   }
 }
 
-const pair = (text: string) => {
-  const [what, todo] = splitProblem(text);
-  return { what, todo };
-};
-
 /**
  * Loads the config file (optional unless named explicitly) and applies flag overrides on top. Every problem goes into
  * `problems`, named by the flag the user typed or the file's line, and each wrong value falls back to its default so
@@ -145,12 +159,15 @@ export function collectConfig(file: string | undefined, overrides: ConfigOverrid
   // The file's own problems are reported already (with their lines); what is left wrong after them is a flag's.
   dropInvalid(fromFile, fellBack);
   const merged = withOverrides(fromFile, overrides);
-  for (const issue of dropInvalid(merged, fellBack)) {
-    const given: unknown = issue.path.reduce<unknown>((v, k) => (typeof v === 'object' && v !== null ? (v as Record<string | number, unknown>)[k] : undefined), overrides);
-    problems.add({ file: flagFor(issue.path), what: `${JSON.stringify(given)} is not accepted: ${issue.message}`, todo: 'fix the flag (see `skillprobe run --help`)' });
-  }
   const fromFlags = flagPaths(overrides);
+  // A flag's value replaces the file's, right or wrong.
+  for (const p of fromFlags) fellBack.delete(p);
+  for (const issue of dropInvalid(merged, fellBack)) {
+    const given = JSON.stringify(valueAt(overrides, issue.path));
+    problems.add({ file: flagFor(issue.path), what: `${given} is not accepted: ${issue.message}`, todo: 'fix the flag (see `skillprobe run --help`)' });
+  }
   const where = (p: KeyPath): ValueLocation | undefined => {
+    if (fellBack.has(p.join('.'))) return undefined;
     if (fromFlags.has(p.join('.'))) return { file: flagFor(p) };
     if (read?.yaml.doc.hasIn(p)) return { file: read.yaml.file, ...read.yaml.locate(p) };
     return undefined;
@@ -177,5 +194,6 @@ export function loadConfig(file: string | undefined, overrides: ConfigOverrides)
   const problems = new ProblemList();
   const loaded = collectConfig(file, overrides, problems);
   problems.throwIfAny();
+  // No problem: the config loaded.
   return { config: loaded!.config, file: loaded!.file };
 }

@@ -1,8 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileLinearRegex, type LinearRegex } from '../util/linear-regex.js';
 import type { Case, CaseSuite } from './cases.js';
 import { InputError } from './input-error.js';
+import type { Verdict } from '../run/schema.js';
+import { readResultsSync } from '../run/store.js';
 
 export interface CaseFilters {
   /** Matches the case id or its prompt (a RegExp, or `--grep`'s linear-time pattern). */
@@ -31,12 +33,7 @@ export function grepPattern(source: string): LinearRegex {
 }
 
 /** Verdicts that ask for another look: the case did not pass. */
-const NOT_PASSED = new Set(['FAIL', 'INCONCLUSIVE', 'ERROR']);
-
-/** The part of a stored results.json read here (loading comes first in the data path: it imports no later stage). */
-interface StoredVerdicts {
-  verdicts?: { caseId: string; verdict: string }[];
-}
+const NOT_PASSED: ReadonlySet<Verdict> = new Set(['FAIL', 'INCONCLUSIVE', 'ERROR']);
 
 /** The newest run folder (one holding run.json) in `transcriptsDir`, if any: run ids sort by start time. */
 export function newestRun(transcriptsDir: string): string | undefined {
@@ -57,16 +54,12 @@ export function lastFailedCases(transcriptsDir: string): { runId: string; ids: S
   const runDir = join(transcriptsDir, runId);
   const file = join(runDir, 'results.json');
   const regrade = `grade it with \`skillprobe grade ${JSON.stringify(runDir)}\`, or drop --last-failed`;
-  if (!existsSync(file)) {
-    throw new InputError({ file: runDir, what: `--last-failed: the newest run ${runId} has no results.json (it never finished grading)`, todo: regrade });
+  const stored = readResultsSync(runDir);
+  if (!stored.ok) {
+    const what = stored.problem === 'missing' ? `--last-failed: the newest run ${runId} has no results.json (it never finished grading)` : `--last-failed: results.json ${stored.problem}`;
+    throw new InputError({ file: stored.problem === 'missing' ? runDir : file, what, todo: regrade });
   }
-  try {
-    const verdicts = (JSON.parse(readFileSync(file, 'utf8')) as StoredVerdicts).verdicts;
-    if (!Array.isArray(verdicts) || !verdicts.every((v) => typeof v?.caseId === 'string' && typeof v.verdict === 'string')) throw new Error('no list of verdicts');
-    return { runId, ids: new Set(verdicts.filter((v) => NOT_PASSED.has(v.verdict)).map((v) => v.caseId)) };
-  } catch (e) {
-    throw new InputError({ file, what: `--last-failed: cannot read the verdicts (${(e as Error).message})`, todo: regrade });
-  }
+  return { runId, ids: new Set(stored.value.verdicts.filter((v) => NOT_PASSED.has(v.verdict)).map((v) => v.caseId)) };
 }
 
 /** Which cases to run: `--grep`, `--tag`, `--last-failed` (combined with AND). */

@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, readdir, readFile, rename, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 // Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
 import writeAtomic from 'write-file-atomic';
 import type { z } from 'zod';
+import { TranscriptWriteError } from '../agents/spawn.js';
 import type { Arm } from './config-schema.js';
 import {
   RUN_FORMAT_VERSION,
@@ -71,17 +73,15 @@ function zodProblem(e: z.ZodError): string {
   return `${at}${i.message}${e.issues.length > 1 ? ` (and ${e.issues.length - 1} more)` : ''}`;
 }
 
-type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
-/** Reads and validates one JSON file of the folder; a newer format version is refused by name, never guessed at. */
-async function readValidated<S extends z.ZodTypeAny>(file: string, schema: S): Promise<Parsed<z.output<S>>> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    return { ok: false, problem: code === 'ENOENT' ? 'missing' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? String(e)})` };
-  }
+function readProblem(e: unknown): string {
+  const code = (e as NodeJS.ErrnoException).code;
+  return code === 'ENOENT' ? 'missing' : code === 'EISDIR' ? 'is a folder, not a file' : `cannot be read (${code ?? String(e)})`;
+}
+
+/** Validates one JSON file's text; a newer format version is refused by name, never guessed at. Pure. */
+export function parseValidated<S extends z.ZodTypeAny>(text: string, schema: S): Parsed<z.output<S>> {
   if (text.trim() === '') return { ok: false, problem: 'empty (a write was cut off)' };
   let json: unknown;
   try {
@@ -95,6 +95,23 @@ async function readValidated<S extends z.ZodTypeAny>(file: string, schema: S): P
   }
   const r = schema.safeParse(json);
   return r.success ? { ok: true, value: r.data } : { ok: false, problem: `does not match the run-folder format: ${zodProblem(r.error)}` };
+}
+
+async function readValidated<S extends z.ZodTypeAny>(file: string, schema: S): Promise<Parsed<z.output<S>>> {
+  try {
+    return parseValidated(await readFile(file, 'utf8'), schema);
+  } catch (e) {
+    return { ok: false, problem: readProblem(e) };
+  }
+}
+
+/** A run folder's stored results, read synchronously for loaders that run before anything async (`--last-failed`). */
+export function readResultsSync(runDir: string): Parsed<Results> {
+  try {
+    return parseValidated(readFileSync(join(runDir, 'results.json'), 'utf8'), resultsSchema);
+  } catch (e) {
+    return { ok: false, problem: readProblem(e) };
+  }
 }
 
 /** A stored trial's files; the transcript is streamed to `partial` and renamed when the trial is stored. */
@@ -144,6 +161,11 @@ export class RunStore {
     await this.writeJson('run.json', { ...m, version: RUN_FORMAT_VERSION });
   }
 
+  /** For a process about to exit (a forced stop), which cannot wait for an asynchronous write. */
+  writeManifestSync(m: RunManifest): void {
+    writeAtomic.sync(join(this.dir, 'run.json'), JSON.stringify({ ...m, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+  }
+
   async writeResults(r: Results): Promise<void> {
     await this.writeJson('results.json', { ...r, version: RUN_FORMAT_VERSION });
   }
@@ -165,7 +187,10 @@ export class RunStore {
   /** Makes the folder a trial's transcript is streamed into. */
   async prepareTrial(t: TrialRef): Promise<TrialFiles> {
     const files = this.trialFiles(t);
-    await mkdir(join(this.dir, 'trials', t.caseId, t.arm), { recursive: true });
+    const folder = join(this.dir, 'trials', t.caseId, t.arm);
+    await mkdir(folder, { recursive: true }).catch((e: Error) => {
+      throw new TranscriptWriteError(folder, e);
+    });
     return files;
   }
 
@@ -176,14 +201,15 @@ export class RunStore {
   async commitTrial(t: TrialRef, meta: TrialMeta, attempt?: number): Promise<void> {
     const streamed = this.trialFiles(t).partial;
     const files = this.trialFiles(t, attempt);
-    await rename(streamed, files.transcript);
-    await writeAtomic(files.meta, JSON.stringify({ ...meta, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+    try {
+      await rename(streamed, files.transcript);
+      await writeAtomic(files.meta, JSON.stringify({ ...meta, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+    } catch (e) {
+      // Disk full, folder gone read-only: named in one line, and the run stops (runner/run-suite.ts).
+      throw new TranscriptWriteError(files.transcript, e as Error);
+    }
   }
 
-  /** Removes what an interrupted trial left half-written, so it can run again (resume). */
-  async discardUnfinished(t: TrialRef): Promise<void> {
-    await rm(this.trialFiles(t).partial, { force: true });
-  }
 
   /**
    * Every stored final trial, and every damaged one (a transcript without its meta or the reverse, a folder

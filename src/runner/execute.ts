@@ -18,9 +18,9 @@ import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
 import { createProgress } from './progress.js';
 import { reopenRun } from './resume.js';
+import { guardRun } from './run-guard.js';
 import { runSuite } from './run-suite.js';
 import type { TrialRecord } from './trial.js';
-import { killAllAgentGroups } from '../agents/spawn.js';
 
 const require = createRequire(import.meta.url);
 export const HARNESS_VERSION: string = (require('../../package.json') as { version: string }).version;
@@ -109,18 +109,9 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
 
   let sim: RunningSimulator | undefined;
   const abort = new AbortController();
-  const onSignal = () => {
-    if (abort.signal.aborted) {
-      killAllAgentGroups();
-      process.exit(130);
-    }
-    process.stderr.write('\nstopping: killing running trials and saving what finished (Ctrl-C again to force)\n');
-    abort.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
   const workRoot = place.workdir ? resolve(place.workdir) : undefined;
   const workspaces = new WorkspacePool({ root: workRoot, skills, skillsFolder: adapter.skillsFolder, keep: place.keepWorkspaces ?? false, prefetch: config.concurrency });
+  const guard = await guardRun({ abort, workspaces, store, manifest });
   try {
     if (profile) sim = await startSimulator(profile);
     const defById = new Map(defs.map((c) => [c.id, c]));
@@ -163,10 +154,12 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     throw e;
   } finally {
     await workspaces.drain();
-    manifest.endedAt = new Date().toISOString();
-    await store.writeManifest(manifest);
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
     await sim?.stop();
+    guard.release();
+    manifest.endedAt = new Date().toISOString();
+    // A run that failed because its folder cannot be written may not be able to say so: its first error is reported.
+    await store.writeManifest(manifest).catch((e: unknown) => {
+      if (manifest.status !== 'failed') throw e;
+    });
   }
 }

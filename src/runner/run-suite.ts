@@ -17,7 +17,9 @@ export interface TrialJudgement {
 
 /**
  * Pulls trials from the scheduler and keeps up to `concurrency` of them running. `judge` grades a finished trial,
- * which sequential schedulers need and progress shows.
+ * which sequential schedulers need and progress shows. A trial that fails (its transcript cannot be stored: disk
+ * full, folder gone read-only) stops the run at once: the trials still running are killed rather than left to run
+ * out their deadlines, they store what they can, and the first error is rethrown.
  */
 export async function runSuite(
   ctx: TrialContext,
@@ -30,27 +32,35 @@ export async function runSuite(
   const records: TrialRecord[] = [];
   const running = new Set<Promise<void>>();
   let failures = 0;
+  const failed = new AbortController();
+  const trialCtx: TrialContext = { ...ctx, signal: AbortSignal.any([ctx.signal, failed.signal]) };
+  let firstError: { error: unknown } | undefined;
   const state = (): ProgressState => ({ done: records.length, expectedTotal: scheduler.expectedTotal(), ...scheduler.casesDecided(), failures });
   progress.start(state());
 
   const start = () => {
     const ref = scheduler.next();
     if (!ref) return false;
-    const p = runTrial(ctx, byId.get(ref.caseId)!, ref).then((r) => {
+    const p = runTrial(trialCtx, byId.get(ref.caseId)!, ref).then((r) => {
       records.push(r);
       const { passed, verdict } = judge(r);
       if (passed === false && ref.arm === 'skill') failures++;
       scheduler.finished(ref, passed ?? undefined);
       progress.trialDone(ref, verdict, r.meta.wallMs, state());
     });
-    const tracked = p.finally(() => running.delete(tracked));
+    const tracked = p
+      .catch((error: unknown) => {
+        firstError ??= { error };
+        failed.abort();
+      })
+      .finally(() => running.delete(tracked));
     running.add(tracked);
     return true;
   };
 
   try {
     for (;;) {
-      while (!ctx.signal.aborted && running.size < ctx.config.concurrency && start()) {
+      while (!trialCtx.signal.aborted && running.size < ctx.config.concurrency && start()) {
         /* fill the pool */
       }
       if (running.size === 0) break;
@@ -61,6 +71,7 @@ export async function runSuite(
     await Promise.allSettled(running);
     progress.stop();
   }
+  if (firstError) throw firstError.error;
   const notStarted = ctx.signal.aborted && !scheduler.exhausted() ? Math.max(0, scheduler.plannedTotal() - records.length) : 0;
   return { records, notStarted };
 }

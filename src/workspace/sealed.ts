@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../load/input-error.js';
 import { unwritableFolder } from '../load/paths.js';
 import type { Skill } from '../load/skills.js';
+import { workspacePrefix, writeOwner } from './owner.js';
 
 export interface SealedWorkspace {
   /** The agent's working directory: a fresh git root holding only the family (skill arm) or nothing (ablation). */
@@ -78,9 +79,12 @@ export async function checkWorkspaceRoot(root: string | undefined, names: readon
 
 export async function createSealedWorkspace(opts: { root?: string; skills: Skill[]; skillsFolder: string }): Promise<SealedWorkspace> {
   // Node's own mkdtemp: a temp-folder package would read TMPDIR when imported, failing every command if it is missing.
-  const root = await mkdtemp(join(opts.root ?? tmpdir(), 'skillprobe-'));
+  // The owner's pid is in the name from the start, and the marker follows at once (owner.ts): a harness that dies
+  // leaves nothing its watchdog or the next run cannot attribute.
+  const root = await mkdtemp(join(opts.root ?? tmpdir(), workspacePrefix()));
   const cleanup = () => rm(root, { recursive: true, force: true });
   try {
+    await writeOwner(root);
     const dir = join(root, 'ws');
     const home = join(root, 'home');
     await mkdir(dir);

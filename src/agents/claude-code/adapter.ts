@@ -224,7 +224,9 @@ export const claudeCode: AgentAdapter = {
       '--',
       req.prompt,
     ];
-    return { file: this.resolveBinary(req.binary), args, env: trialEnv(req) };
+    // The run resolved and checked its binary once, before any trial: a binary that vanishes mid-run fails the
+    // trials that spawn it (agent errors), not the whole run.
+    return { file: req.binary ?? this.resolveBinary(), args, env: trialEnv(req) };
   },
 
   parse: parseClaudeStream,

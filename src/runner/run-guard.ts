@@ -1,0 +1,55 @@
+import { killAllAgentGroups, listenToAgentGroups } from '../agents/spawn.js';
+import type { RunManifest } from '../run/schema.js';
+import type { RunStore } from '../run/store.js';
+import { plural } from '../util/text.js';
+import { EXIT } from '../verdict/verdict.js';
+import { recordAgentGroup } from '../workspace/owner.js';
+import type { WorkspacePool } from '../workspace/pool.js';
+import { sweepStaleWorkspaces } from '../workspace/reap.js';
+import { onStopSignals } from './signals.js';
+import { startWatchdog } from './watchdog.js';
+
+export interface RunGuard {
+  /** The run cleaned up after itself: signals back to their defaults, the watchdog stands down. */
+  release(): void;
+}
+
+/**
+ * Keeps a stopped or killed run from leaving agents, workspaces or a `running` run.json behind:
+ * - sweeps the workspaces earlier runs left in the pool's folder when they died with their watchdog;
+ * - records each agent's process group in its workspace, and starts the watchdog that reaps them if this process
+ *   dies outright (SIGKILL runs no handler);
+ * - SIGINT, SIGTERM and SIGHUP stop the run gracefully (`abort`: running trials killed, finished ones kept); a second
+ *   one forces the exit, still cleaning up, synchronously: agents killed, workspaces removed, run.json `interrupted`.
+ */
+export async function guardRun(run: { abort: AbortController; workspaces: WorkspacePool; store: RunStore; manifest: RunManifest }): Promise<RunGuard> {
+  const { abort, workspaces, store, manifest } = run;
+  const swept = await sweepStaleWorkspaces(workspaces.base);
+  if (swept) process.stderr.write(`swept ${plural(swept, 'workspace')} left in ${workspaces.base} by skillprobe runs that are gone\n`);
+  const watchdog = startWatchdog(workspaces.base);
+  listenToAgentGroups(recordAgentGroup);
+  const offSignals = onStopSignals(
+    () => {
+      process.stderr.write('\nstopping: killing running trials and saving what finished (Ctrl-C again to force)\n');
+      abort.abort();
+    },
+    () => {
+      killAllAgentGroups();
+      workspaces.removeAllSync();
+      try {
+        store.writeManifestSync({ ...manifest, status: 'interrupted', endedAt: new Date().toISOString() });
+      } catch {
+        /* a run.json left `running` reads as interrupted once this process is gone */
+      }
+      process.stderr.write('forced stop: running trials killed; trials stored so far are kept\n');
+      process.exit(EXIT.interrupted);
+    },
+  );
+  return {
+    release() {
+      offSignals();
+      listenToAgentGroups(undefined);
+      watchdog.standDown();
+    },
+  };
+}

@@ -1,0 +1,30 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** What the harness writes when it cleaned up itself, so the watchdog leaves without reaping. */
+export const STAND_DOWN = 'stand-down\n';
+
+// Compiled beside this module (dist/runner/), so it is found from an installed package too.
+const ENTRY = fileURLToPath(new URL('./watchdog-main.js', import.meta.url));
+
+export interface Watchdog {
+  /** This process cleaned up after itself: the watchdog exits without touching anything. */
+  standDown(): void;
+}
+
+/**
+ * Starts the run's watchdog: a small process of its own (own session, so a terminal's signals do not reach it)
+ * holding a pipe from this one. A process killed with SIGKILL runs no handler, but the kernel closes its end of the
+ * pipe; the watchdog then reaps the workspaces this process owned in `base`, with their agents (watchdog-main.ts).
+ * One per run, idle until then: a trial costs it nothing.
+ */
+export function startWatchdog(base: string): Watchdog {
+  const child = spawn(process.execPath, [ENTRY, String(process.pid), base], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], cwd: '/' });
+  // A watchdog that could not start (or died) must not take the run with it: the next start's sweep remains.
+  child.on('error', () => {});
+  child.stdin.on('error', () => {});
+  // Neither the process nor the pipe keeps this one alive.
+  child.unref();
+  (child.stdin as unknown as { unref(): void }).unref();
+  return { standDown: () => child.stdin.end(STAND_DOWN) };
+}

@@ -1,0 +1,92 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
+
+/**
+ * Who a sealed workspace belongs to, so what a harness killed outright leaves behind can be reaped (by its watchdog
+ * at once, else by the next run's start) without ever touching the workspace of a run that is still alive.
+ *
+ * The owner's pid is part of the folder's name (`skillprobe-<pid>-XXXXXX`), which is created in one step with the
+ * folder: a harness killed before it wrote the marker still leaves a folder whose owner is known. The marker
+ * (`owner.json` beside `ws/` and `home/`) adds the host and, once the agent started, its process group.
+ */
+
+export const WORKSPACE_PREFIX = 'skillprobe-';
+const MARKER = 'owner.json';
+const NAME = /^skillprobe-(\d+)-[^/]+$/;
+
+export interface WorkspaceOwner {
+  pid: number;
+  host: string;
+  /** The agent's process group, once it started. */
+  group?: number;
+  /** Kept for the user (`--keep-workspaces`) once its trial was stored: never reaped. */
+  kept?: true;
+}
+
+export interface OwnedWorkspace {
+  root: string;
+  owner: WorkspaceOwner;
+}
+
+/** The name prefix of the workspaces this process creates. */
+export function workspacePrefix(pid = process.pid): string {
+  return `${WORKSPACE_PREFIX}${pid}-`;
+}
+
+const self = (): WorkspaceOwner => ({ pid: process.pid, host: hostname() });
+
+export async function writeOwner(root: string): Promise<void> {
+  await writeFile(join(root, MARKER), JSON.stringify(self()));
+}
+
+/**
+ * Records the agent's process group in the workspace its working folder `dir` belongs to. Synchronous, so the
+ * record exists before anything else can happen to this process; a folder that is no workspace is left alone.
+ */
+export function recordAgentGroup(group: number, dir: string): void {
+  const marker = join(dirname(dir), MARKER);
+  try {
+    if (existsSync(marker)) writeFileSync(marker, JSON.stringify({ ...self(), group }));
+  } catch {
+    /* unrecorded, the group is still killed by this process and its watchdog; only a later sweep misses it */
+  }
+}
+
+/** Hands a workspace over to the user: from now on no sweep or watchdog removes it. */
+export function markKept(root: string): void {
+  try {
+    writeFileSync(join(root, MARKER), JSON.stringify({ ...self(), kept: true }));
+  } catch {
+    /* the folder is gone already */
+  }
+}
+
+/** The marker; else (cut off before it was written, or torn by a kill) the owner its name records, on this host. */
+function readOwner(root: string, name: string): WorkspaceOwner | undefined {
+  try {
+    const m = JSON.parse(readFileSync(join(root, MARKER), 'utf8')) as Partial<WorkspaceOwner>;
+    if (typeof m.pid === 'number' && typeof m.host === 'string') return m as WorkspaceOwner;
+  } catch {
+    /* missing or torn: fall back to the name */
+  }
+  const pid = NAME.exec(name)?.[1];
+  return pid === undefined ? undefined : { pid: Number(pid), host: hostname() };
+}
+
+/** The workspaces in `base` whose name starts with `prefix` and whose owner is known. */
+export function listWorkspaces(base: string, prefix = WORKSPACE_PREFIX): OwnedWorkspace[] {
+  let entries;
+  try {
+    entries = readdirSync(base, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries.flatMap((e) => {
+    if (!e.isDirectory() || !e.name.startsWith(prefix)) return [];
+    const root = join(base, e.name);
+    const owner = readOwner(root, e.name);
+    return owner ? [{ root, owner }] : [];
+  });
+}

@@ -1,0 +1,62 @@
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { sep } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive } from '../run/store.js';
+import { groupAlive, killGroup } from '../util/process-group.js';
+import { listWorkspaces, workspacePrefix, type OwnedWorkspace } from './owner.js';
+
+/** How long reaped agents get to exit on SIGTERM before SIGKILL. */
+const KILL_GRACE_MS = 2000;
+
+/**
+ * The recorded groups that still run something inside their own workspace. A recorded id may belong to an unrelated
+ * group by now (a sweep can come days later), so where /proc shows it, a group counts only while one of its processes
+ * works in the workspace; elsewhere a live group is trusted by its id.
+ */
+function groupsStillIn(list: OwnedWorkspace[]): number[] {
+  const wanted = new Map(list.flatMap((w) => (w.owner.group === undefined ? [] : [[w.owner.group, w.root + sep] as const])));
+  if (wanted.size === 0) return [];
+  if (!existsSync('/proc/self/stat')) return [...wanted.keys()].filter(groupAlive);
+  const found = new Set<number>();
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      // "pid (comm) state ppid pgrp …", where comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const group = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+      const root = wanted.get(group);
+      if (root !== undefined && `${readlinkSync(`/proc/${pid}/cwd`)}${sep}`.startsWith(root)) found.add(group);
+    } catch {
+      /* gone meanwhile, or not ours to read */
+    }
+  }
+  return [...found];
+}
+
+/** Kills the agents still running in these workspaces (SIGTERM, then SIGKILL after a grace period) and removes them. */
+export async function reapWorkspaces(list: OwnedWorkspace[]): Promise<void> {
+  const groups = groupsStillIn(list);
+  for (const g of groups) killGroup(g, 'SIGTERM');
+  const until = Date.now() + KILL_GRACE_MS;
+  while (groups.some(groupAlive) && Date.now() < until) await sleep(100);
+  for (const g of groups) killGroup(g, 'SIGKILL');
+  await Promise.all(list.map((w) => rm(w.root, { recursive: true, force: true }).catch(() => {})));
+}
+
+const reapable = (w: OwnedWorkspace) => w.owner.kept !== true && w.owner.host === hostname();
+
+/** What the process `pid` left in `base`: its watchdog's job once it is gone. Returns how many workspaces went. */
+export async function reapWorkspacesOf(base: string, pid: number): Promise<number> {
+  const list = listWorkspaces(base, workspacePrefix(pid)).filter((w) => reapable(w) && w.owner.pid === pid);
+  await reapWorkspaces(list);
+  return list.length;
+}
+
+/** What runs that are gone left in `base` (their watchdog killed too, or never started). Returns how many went. */
+export async function sweepStaleWorkspaces(base: string): Promise<number> {
+  const list = listWorkspaces(base).filter((w) => reapable(w) && w.owner.pid !== process.pid && !processAlive(w.owner.pid));
+  await reapWorkspaces(list);
+  return list.length;
+}
