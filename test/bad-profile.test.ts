@@ -23,6 +23,12 @@ const BAD = [
     where: /sim\.yaml:3:19:/,
     says: /default behaviour 1: `read: beta`/,
   },
+  {
+    name: 'a prompt rule with a lookahead (the simulator matches prompts in linear time)',
+    profile: 'seed: 1\nrules:\n  - prompt: "(?=alpha)alpha"\n    do:\n      - { p: 1, skill: alpha }\n',
+    where: /sim\.yaml:3:13:/,
+    says: /uses syntax the linear-time engine does not support/,
+  },
 ];
 
 describe('run --sim refuses a profile that points at nothing: exit 2, file:line:col, no trial spawned', () => {

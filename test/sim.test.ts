@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { viewConversation } from '../src/sim/conversation.js';
 import { fencedCommands } from '../src/util/markdown.js';
-import { decideReply, mutateCommand, pickWeighted, plannedCall, seededUniform } from '../src/sim/policy.js';
+import { decideReply, matchingRule, mutateCommand, pickWeighted, plannedCall, seededUniform } from '../src/sim/policy.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 
@@ -177,5 +177,15 @@ describe('simulator HTTP server', () => {
   it('rejects unreadable bodies with 400', async () => {
     const r = await fetch(`${sim.url}/v1/messages`, { method: 'POST', body: '{' });
     expect(r.status).toBe(400);
+  });
+});
+
+describe('prompt rules match in linear time', () => {
+  it('a catastrophic pattern against a long prompt answers at once, case-insensitively', () => {
+    const profile = parseProfile({ seed: 1, rules: [{ prompt: '^(a+)+$', do: [{ answer: 'no' }] }, { prompt: 'ALPHA', do: [{ answer: 'yes' }] }] });
+    const t0 = performance.now();
+    expect(matchingRule(profile, `${'a'.repeat(5000)}!`, undefined)).toBeUndefined();
+    expect(matchingRule(profile, 'an alpha record', undefined)?.prompt).toBe('ALPHA');
+    expect(performance.now() - t0).toBeLessThan(2000);
   });
 });

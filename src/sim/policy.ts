@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { fencedCommands } from '../util/markdown.js';
 import type { ConversationView } from './conversation.js';
 import type { Behaviour, PlanPolicy, Profile, Rule } from './profile.js';
+import { compileLinearRegex } from '../util/linear-regex.js';
 
 /** What the simulated model does with one request. */
 export type ReplyBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> };
@@ -37,7 +38,12 @@ export function pickWeighted<T extends { p: number }>(items: T[], u: number): T 
 }
 
 export function matchingRule(profile: Profile, prompt: string, caseId: string | undefined): Rule | undefined {
-  return profile.rules.find((r) => (r.case !== undefined ? r.case === caseId : new RegExp(r.prompt!, 'i').test(prompt)));
+  return profile.rules.find((r) => {
+    if (r.case !== undefined) return r.case === caseId;
+    // Checked when the profile loaded; a pattern that does not compile matches nothing.
+    const compiled = compileLinearRegex(r.prompt!, { ignoreCase: true });
+    return compiled.ok && compiled.regex.test(prompt);
+  });
 }
 
 const DEFAULT_ANSWER = 'Here is a general answer without using any skill: I would start by checking the documentation for the tool you mentioned.';

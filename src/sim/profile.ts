@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { InputError, ProblemList, type InputProblem } from '../load/input-error.js';
 import { loadYamlFile, type LocatedYaml } from '../load/yaml-file.js';
+import { compileLinearRegex } from '../util/linear-regex.js';
 
 /**
  * A simulator profile: how the fake model behaves, per case or prompt pattern, as a seeded distribution.
@@ -39,7 +40,7 @@ const planSchema = z
 const ruleSchema = z
   .object({
     case: z.string().min(1).optional(),
-    /** Case-insensitive regular expression over the user's prompt. */
+    /** Case-insensitive regular expression (RE2 syntax) over the user's prompt. */
     prompt: z.string().min(1).optional(),
     do: z.array(behaviourSchema).min(1),
     plan: planSchema.optional(),
@@ -79,11 +80,8 @@ export function readProfile(file: string): LoadedProfile {
   const problems = new ProblemList();
   value.rules.forEach((r, i) => {
     if (r.prompt === undefined) return;
-    try {
-      new RegExp(r.prompt, 'i');
-    } catch (e) {
-      problems.add(yaml.problem(['rules', i, 'prompt'], `invalid regular expression: ${(e as Error).message}`, 'fix the pattern'));
-    }
+    const compiled = compileLinearRegex(r.prompt, { ignoreCase: true });
+    if (!compiled.ok) problems.add(yaml.problem(['rules', i, 'prompt'], compiled.what, compiled.todo));
     if (r.do.every((b) => b.p === 0)) problems.add(yaml.problem(['rules', i, 'do'], 'every weight is 0', 'give at least one behaviour p > 0'));
   });
   problems.throwIfAny();

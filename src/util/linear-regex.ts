@@ -1,7 +1,7 @@
 import { RE2JS } from 're2js';
 
 /**
- * A user's regular expression (plan checks, `--grep`), run by RE2: matching takes time linear in the text, so no
+ * A user's regular expression (plan checks, `--grep`, simulator prompt rules), run by RE2: matching takes time linear in the text, so no
  * pattern can hang the harness. The price is RE2 syntax: no backreferences, no lookaround.
  */
 export type LinearRegex = RE2JS;
@@ -9,9 +9,9 @@ export type LinearRegex = RE2JS;
 export type CompiledRegex = { ok: true; regex: LinearRegex } | { ok: false; what: string; todo: string };
 
 /** `source` compiled for the linear-time engine, or what is wrong with it, as "what" and "what to do". */
-export function compileLinearRegex(source: string): CompiledRegex {
+export function compileLinearRegex(source: string, opts: { ignoreCase?: boolean } = {}): CompiledRegex {
   try {
-    return { ok: true, regex: RE2JS.compile(source) };
+    return { ok: true, regex: RE2JS.compile(source, opts.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0) };
   } catch (e) {
     const detail = (e as Error).message.replace(/^error parsing regexp: /, '');
     return supportedByJavaScript(source)
