@@ -277,6 +277,14 @@ const BAD: BadInput[] = [
   { name: 'lint with a profile that does not exist', argv: ['lint', '--sim', 'missing.yaml'], where: /^skillprobe: --sim: missing\.yaml /, says: /does not exist/ },
   { name: 'lint with a config file that does not exist', argv: ['lint', '--config', 'nope.yaml'], where: /^skillprobe: --config: nope\.yaml /, says: /does not exist/ },
   { name: 'lint with a skills folder that is a file', argv: ['lint', '--skills', 'cases/main.yaml'], where: /^skillprobe: --skills: /, says: /not a folder/ },
+  { name: 'plan --last-failed with a transcripts folder that is a file', change: (f) => Object.assign(f, { 'skillprobe.config.yaml': 'transcriptsDir: notes.txt\n', 'notes.txt': 'x\n' }), argv: ['plan', '--last-failed'], where: /^skillprobe: notes\.txt: /, says: /a file where the transcripts folder belongs/ },
+  { name: 'init --dir naming a file', argv: ['init', '--dir', 'cases/main.yaml'], where: /^skillprobe: cases\/main\.yaml: /, says: /a file, not a folder/ },
+  { name: '--resume a run folder that does not exist', args: ['--resume', 'runs/nope'], where: /^skillprobe: runs\/nope: /, says: /no such run folder/ },
+  { name: '--resume a file', args: ['--resume', 'cases/main.yaml'], where: /^skillprobe: cases\/main\.yaml: /, says: /a file, not a run folder/ },
+  { name: '--resume a folder that is not a run', args: ['--resume', 'cases'], where: /^skillprobe: cases: /, says: /not a run folder \(no run\.json\)/ },
+  { name: '--force without --resume', args: ['--force'], where: /^skillprobe: --force: /, says: /only means something with --resume/ },
+  { name: '--max-cost zero', args: ['--max-cost', '0'], commanderText: true, where: /--max-cost/, says: /positive number/ },
+  { name: '--max-cost not a number', args: ['--max-cost', 'lots'], commanderText: true, where: /--max-cost/, says: /positive number/ },
   { name: 'init in a folder that is a file', argv: ['init', '--dir', 'cases/main.yaml'], where: /cases\/main\.yaml/, says: /--dir/ },
   { name: 'init with an empty folder', argv: ['init', '--dir', ''], where: /--dir/, says: /empty/ },
 ];
@@ -349,7 +357,8 @@ describe('bad input: one clear message, exit 2, nothing started, created or dele
     if (bad.readOnly && !undo) return { skipped: 'no way to make a folder read-only here', stderr: '', spawned: false, before: [], after: [] };
     try {
       const before = entries(dir);
-      const fill = (s: string) => s.replace('SPY', spy.path).replace('BUSY_PORT', String((busy.address() as { port: number }).port)).replace('PROJECT', dir);
+      const busyPort = String((busy.address() as { port: number }).port);
+      const fill = (s: string) => s.replace('SPY', spy.path).replace('BUSY_PORT', busyPort).replace('PROJECT', dir);
       const argv = (bad.argv ?? ['run', '--agent-binary', 'SPY', '--transcripts', 'runs', ...(bad.args ?? [])]).map(fill);
       // A dummy key, so that only the mistake under test stops the run (nothing is sent anywhere: the agent is a spy).
       const env = testEnv({ ...(bad.withoutKey ? {} : { ANTHROPIC_API_KEY: 'dummy' }), ...Object.fromEntries(Object.entries(bad.env ?? {}).map(([k, v]) => [k, fill(v)])) });

@@ -32,7 +32,7 @@ function skillsFolderIn(dir: string): string {
 
 /** Writes a config, a starter suite and a simulator profile for the skills in `dir`; never overwrites a file. */
 export function initProject(dir: string, env: InitEnv): void {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError({ file: dir, what: 'folder not found', todo: 'pass the project folder with --dir' });
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError({ file: dir, what: existsSync(dir) ? 'a file, not a folder' : 'folder not found', todo: 'pass the project folder with --dir' });
   const root = realpathSync(dir);
   const skillsDir = skillsFolderIn(root);
   const skills = loadSkills(join(root, skillsDir));

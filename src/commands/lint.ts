@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { escapePath } from 'tinyglobby';
 import { adapterFor } from '../agents/registry.js';
@@ -15,6 +15,7 @@ import { InputError, type InputProblem } from '../load/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
 import { profileReferenceProblems, readProfile } from '../sim/profile.js';
 import { EXIT } from '../verdict/verdict.js';
+import { skillFolders } from '../load/family.js';
 
 export interface LintOptions {
   config?: string;
@@ -41,20 +42,6 @@ const lintCase = (c: Case): LintCase => {
   const at = (key: keyof Case['source']['at']) => ({ file: c.source.file, ...c.source.at[key] });
   return { id: c.id, prompt: c.prompt, expect: c.expect.skill, against: c.against ?? [], tags: c.tags, at: { id: at('id'), prompt: at('prompt') } };
 };
-
-/**
- * The family by folder name only, for when some SKILL.md does not load: enough to cross-check cases and a profile
- * (which only compare names) without reporting every case of a broken skill as unknown.
- */
-function skillFolders(root: string): Pick<Skill, 'dir' | 'name'>[] {
-  try {
-    return readdirSync(root)
-      .filter((d) => statSync(join(root, d)).isDirectory())
-      .map((dir) => ({ dir, name: dir }));
-  } catch {
-    return [];
-  }
-}
 
 /** Checks a skill family and its suite without running anything; returns the exit code (1 if any error). */
 export function lintProject(opts: LintOptions, env: LintEnv): number {

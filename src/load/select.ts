@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileLinearRegex, type LinearRegex } from '../util/linear-regex.js';
 import type { Case, CaseSuite } from './cases.js';
@@ -38,6 +38,9 @@ const NOT_PASSED: ReadonlySet<Verdict> = new Set(['FAIL', 'INCONCLUSIVE', 'ERROR
 /** The newest run folder (one holding run.json) in `transcriptsDir`, if any: run ids sort by start time. */
 export function newestRun(transcriptsDir: string): string | undefined {
   if (!existsSync(transcriptsDir)) return undefined;
+  if (!statSync(transcriptsDir).isDirectory()) {
+    throw new InputError({ file: transcriptsDir, what: 'a file where the transcripts folder belongs', todo: 'set `transcriptsDir` (or --transcripts) to a folder' });
+  }
   return readdirSync(transcriptsDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(transcriptsDir, d.name, 'run.json')))
     .map((d) => d.name)

@@ -150,8 +150,9 @@ export function loadSkills(skillsDir: string): Skill[] {
   let entries: string[];
   try {
     entries = readdirSync(root).sort();
-  } catch {
-    throw new InputError({ file: skillsDir, what: 'skills folder not found', todo: 'create it, or set `skillsDir` in skillprobe.config.yaml or --skills' });
+  } catch (e) {
+    const notFolder = (e as NodeJS.ErrnoException).code === 'ENOTDIR';
+    throw new InputError({ file: skillsDir, what: notFolder ? 'a file where the skills folder belongs' : 'skills folder not found', todo: 'create it, or set `skillsDir` in skillprobe.config.yaml or --skills' });
   }
   const problems = new ProblemList();
   const skills: Skill[] = [];

@@ -50,6 +50,7 @@ export function specialFileKind(stats: Stats): string | undefined {
 
 function unreadable(file: string, what: string, e: unknown): InputError {
   const code = (e as NodeJS.ErrnoException).code;
+  if (code === 'EISDIR') return new InputError({ file, what: `a folder where the ${what} belongs`, todo: 'give the path of a file' });
   return new InputError({
     file,
     what: code === 'ENOENT' ? `${what} not found` : `cannot read ${what} (${code ?? String(e)})`,

@@ -90,7 +90,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
 export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTarget> {
   await checkWorkspaceRoot(place.workdir ? resolve(place.workdir) : undefined, s.adapter.ancestorLeaks);
   const fresh = newManifest(s, place);
-  if (place.resume !== undefined) return reopenRun(place.resume, fresh, await s.adapter.cliVersion(s.binary), place.force === true);
+  if (place.resume !== undefined) return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), place.force === true);
   const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
   await store.writeManifest(fresh);
   return { store, manifest: fresh, stored: [] };

@@ -56,13 +56,14 @@ export interface ResumedRun {
  * forced); grades what it stored. Trials stopped by the interruption (status `killed`) are not kept as results:
  * they run again, as they would have in an uninterrupted run.
  */
-export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: string | undefined, force: boolean): Promise<ResumedRun> {
+export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: () => Promise<string | undefined>, force: boolean): Promise<ResumedRun> {
   const { store, manifest: stored } = await RunStore.open(dir);
   const file = join(dir, 'run.json');
   if (stored.status === 'running') {
     throw new InputError({ file, what: `the run is still running (process ${stored.owner?.pid ?? '?'})`, todo: 'wait for it, or stop it first (Ctrl-C), then resume' });
   }
-  const changes = resumeChanges(stored, fresh, cliVersionNow);
+  // Asked only of a folder that can be resumed: asking starts the binary.
+  const changes = resumeChanges(stored, fresh, await cliVersionNow());
   if (changes.length && !force) {
     throw new InputError({ file, what: `changed since this run started: ${changes.join('; ')}`, todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones' });
   }
