@@ -19,10 +19,9 @@ import { terminalReporter } from './report/terminal.js';
 import { loadProfile } from './sim/profile.js';
 import { startSimulator } from './sim/server.js';
 import { buildResults } from './verdict/results.js';
-import { RunFolderError } from './run/store.js';
+import { RunFolderError, TranscriptWriteError } from './run/store.js';
 import type { Results } from './run/schema.js';
 import { plural } from './util/text.js';
-import { TranscriptWriteError } from './agents/spawn.js';
 import { EXIT } from './verdict/verdict.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
 

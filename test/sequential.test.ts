@@ -3,7 +3,7 @@ import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff
 import { adjustPValues } from '../src/stats/multiple-testing.js';
 import { boundaries, increments, operatingCharacteristics, sprtDecide } from '../src/stats/sprt.js';
 import { armsFor, FixedScheduler, SprtScheduler } from '../src/trials/schedule.js';
-import { resolveDecision, decisionProblem } from '../src/trials/decision.js';
+import { resolveDecision, decisionProblem } from '../src/load/decision.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { exitCode, fixedVerdicts, sprtVerdict } from '../src/verdict/verdict.js';
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';

@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import type { Invocation } from './types.js';
 import type { TrialMeta } from '../run/schema.js';
 import { killGroup } from '../util/process-group.js';
+import { TranscriptWriteError } from '../run/store.js';
 
 const STDERR_TAIL = 4096;
 const KILL_GRACE_MS = 2000;
@@ -24,17 +25,6 @@ export function listenToAgentGroups(listener: AgentGroupListener | undefined): v
 export function killAllAgentGroups(): void {
   for (const pid of liveGroups) killGroup(pid, 'SIGKILL');
   liveGroups.clear();
-}
-
-/** Writing the transcript failed (disk full, folder gone read-only): the run cannot go on storing trials. */
-export class TranscriptWriteError extends Error {
-  constructor(
-    readonly file: string,
-    override readonly cause: Error,
-  ) {
-    super(`cannot write ${file}: ${cause.message}`);
-    this.name = 'TranscriptWriteError';
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { globSync } from 'tinyglobby';
 import { z } from 'zod';
-import { decisionProblem, resolveDecision } from '../trials/decision.js';
+import { decisionProblem, resolveDecision } from './decision.js';
 import { decisionParamsSchema, type DecisionConfig } from '../run/config-schema.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
 import { splitProblem } from './config.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import type { z } from 'zod';
 import { configSchema, type Config } from '../run/config-schema.js';
-import { resolveDecision, decisionProblem } from '../trials/decision.js';
+import { resolveDecision, decisionProblem } from './decision.js';
 import { InputError, ProblemList, type InputProblem } from './input-error.js';
 import { wrongEntry } from './paths.js';
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';

@@ -6,7 +6,6 @@ import { join, relative } from 'node:path';
 // Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
 import writeAtomic from 'write-file-atomic';
 import type { z } from 'zod';
-import { TranscriptWriteError } from '../agents/spawn.js';
 import type { Arm } from './config-schema.js';
 import {
   RUN_FORMAT_VERSION,
@@ -38,6 +37,17 @@ export class RunFolderError extends Error {
   ) {
     super(`${file}: ${what} — ${todo}`);
     this.name = 'RunFolderError';
+  }
+}
+
+/** Writing the transcript failed (disk full, folder gone read-only): the run cannot go on storing trials. */
+export class TranscriptWriteError extends Error {
+  constructor(
+    readonly file: string,
+    override readonly cause: Error,
+  ) {
+    super(`cannot write ${file}: ${cause.message}`);
+    this.name = 'TranscriptWriteError';
   }
 }
 

@@ -1,4 +1,4 @@
-import { NONE } from '../grade/outcome.js';
+import { NO_SKILL } from '../load/skills.js';
 import type { Arm, Config } from '../run/config-schema.js';
 import { expectedRemainingTrials, sprtDecide } from '../stats/sprt.js';
 import type { GradableCase, SprtParams, TrialRef } from '../run/schema.js';
@@ -24,7 +24,7 @@ export interface TrialScheduler {
  * ablation arm runs only for positive cases that have them: no trial is paid for that nothing reads.
  */
 export function armsFor(c: Pick<GradableCase, 'expect' | 'plan'>, arms: readonly Arm[], ablation: Config['ablation']): Arm[] {
-  const scored = c.expect !== NONE && c.plan !== undefined;
+  const scored = c.expect !== NO_SKILL && c.plan !== undefined;
   return arms.filter((a) => a === 'skill' || ablation === 'always' || scored);
 }
 

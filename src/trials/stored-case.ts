@@ -1,7 +1,7 @@
 import type { Case } from '../load/cases.js';
 import type { Config } from '../run/config-schema.js';
 import type { GradableCase } from '../run/schema.js';
-import { resolveDecision } from './decision.js';
+import { resolveDecision } from '../load/decision.js';
 
 /** The case as run.json stores it: what graders need, its prompt and where it was written, so a regrade needs nothing but the run folder. */
 export function gradableCase(c: Case, config: Config): GradableCase {
