@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { InputError, ProblemList, type InputProblem } from './input-error.js';
 import { parseYamlText, readTextFile, specialFileKind } from './yaml-file.js';
@@ -52,7 +52,23 @@ function follow(path: string): { stats: Stats; link?: string } | { problem: Inpu
  * would hang or fail on: broken or looping links, FIFOs, sockets and devices. Only stats are taken: opening a FIFO
  * blocks. `ancestors` are the real paths of the folders walked down so far, so a link back up is caught, not followed.
  */
+/** Why a file or folder of a skill cannot be read (the copy into a trial would fail), or undefined. */
+function unreadableEntry(path: string, folder: boolean): InputProblem | undefined {
+  try {
+    accessSync(path, folder ? constants.R_OK | constants.X_OK : constants.R_OK);
+    return undefined;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    return { file: shownPath(path), what: `${folder ? 'folder' : 'file'} inside a skill folder cannot be read (${code})`, todo: 'fix its permissions (chmod), or remove it' };
+  }
+}
+
 function scanSkillFolder(dir: string, ancestors: readonly string[], out: { paths: string[]; problems: InputProblem[] }): void {
+  const cannotRead = unreadableEntry(dir, true);
+  if (cannotRead) {
+    out.problems.push(cannotRead);
+    return;
+  }
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
     const found = follow(path);
@@ -74,7 +90,11 @@ function scanSkillFolder(dir: string, ancestors: readonly string[], out: { paths
       }
       if (link !== undefined) out.paths.push(path);
       scanSkillFolder(path, [...ancestors, real], out);
-    } else out.paths.push(path);
+    } else {
+      const cannotRead = unreadableEntry(path, false);
+      if (cannotRead) out.problems.push(cannotRead);
+      else out.paths.push(path);
+    }
   }
 }
 
