@@ -205,6 +205,7 @@ function buildProgram(): Command {
       const results = buildResults(manifest, outcomes, damaged, new Date());
       await outcome.store.writeResults(results);
       printReport({ manifest, results }, o.json === true);
+      reportDamaged(results);
       // With --json, stdout holds exactly the JSON; the human lines go to stderr.
       const say = (text: string) => (o.json ? process.stderr : process.stdout).write(text);
       say(
