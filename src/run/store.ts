@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, relative } from 'node:path';
 // Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
@@ -192,6 +192,18 @@ export class RunStore {
   trialFiles(t: TrialRef, attempt?: number): TrialFiles {
     const base = join(this.dir, 'trials', t.caseId, t.arm, `${t.n}${attempt === undefined ? '' : `.a${attempt}`}`);
     return { transcript: `${base}.jsonl`, partial: `${base}.jsonl.part`, meta: `${base}.meta.json` };
+  }
+
+  /**
+   * Removes what an interrupted run left half-written (transcripts still streaming, atomic writes' temp files), so
+   * a resume starts those trials clean; returns how many. Stored trials are never touched.
+   */
+  async removeLeftovers(): Promise<number> {
+    const root = join(this.dir, 'trials');
+    const found = (await readdir(root, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => !e.isDirectory() && IN_FLIGHT.test(e.name));
+    // `path` is the name Node before 20.12 gives the entry's folder.
+    await Promise.all(found.map((e) => rm(join(e.parentPath ?? e.path, e.name), { force: true })));
+    return found.length;
   }
 
   /** Makes the folder a trial's transcript is streamed into. */

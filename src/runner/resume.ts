@@ -67,6 +67,7 @@ export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: 
   if (changes.length && !force) {
     throw new InputError({ file, what: `changed since this run started: ${changes.join('; ')}`, todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones' });
   }
+  await store.removeLeftovers();
   const graded = await gradeStored(store, stored);
   const manifest: RunManifest = {
     ...(force ? fresh : stored),

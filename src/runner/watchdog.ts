@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 
 /** What the harness writes when it cleaned up itself, so the watchdog leaves without reaping. */
@@ -25,6 +26,6 @@ export function startWatchdog(base: string): Watchdog {
   child.stdin.on('error', () => {});
   // Neither the process nor the pipe keeps this one alive.
   child.unref();
-  (child.stdin as unknown as { unref(): void }).unref();
+  (child.stdin as Socket).unref();
   return { standDown: () => child.stdin.end(STAND_DOWN) };
 }

@@ -35,28 +35,28 @@ function groupsStillIn(list: OwnedWorkspace[]): number[] {
   return [...found];
 }
 
-/** Kills the agents still running in these workspaces (SIGTERM, then SIGKILL after a grace period) and removes them. */
-export async function reapWorkspaces(list: OwnedWorkspace[]): Promise<void> {
+/**
+ * Kills the agents still running in these workspaces (SIGTERM, then SIGKILL after a grace period) and removes them.
+ * Returns how many were removed (another user's, say, may refuse).
+ */
+async function reapWorkspaces(list: OwnedWorkspace[]): Promise<number> {
   const groups = groupsStillIn(list);
   for (const g of groups) killGroup(g, 'SIGTERM');
   const until = Date.now() + KILL_GRACE_MS;
   while (groups.some(groupAlive) && Date.now() < until) await sleep(100);
   for (const g of groups) killGroup(g, 'SIGKILL');
-  await Promise.all(list.map((w) => rm(w.root, { recursive: true, force: true }).catch(() => {})));
+  const removed = await Promise.all(list.map((w) => rm(w.root, { recursive: true, force: true }).then(() => true, () => false)));
+  return removed.filter(Boolean).length;
 }
 
 const reapable = (w: OwnedWorkspace) => w.owner.kept !== true && w.owner.host === hostname();
 
 /** What the process `pid` left in `base`: its watchdog's job once it is gone. Returns how many workspaces went. */
-export async function reapWorkspacesOf(base: string, pid: number): Promise<number> {
-  const list = listWorkspaces(base, workspacePrefix(pid)).filter((w) => reapable(w) && w.owner.pid === pid);
-  await reapWorkspaces(list);
-  return list.length;
+export function reapWorkspacesOf(base: string, pid: number): Promise<number> {
+  return reapWorkspaces(listWorkspaces(base, workspacePrefix(pid)).filter((w) => reapable(w) && w.owner.pid === pid));
 }
 
 /** What runs that are gone left in `base` (their watchdog killed too, or never started). Returns how many went. */
-export async function sweepStaleWorkspaces(base: string): Promise<number> {
-  const list = listWorkspaces(base).filter((w) => reapable(w) && w.owner.pid !== process.pid && !processAlive(w.owner.pid));
-  await reapWorkspaces(list);
-  return list.length;
+export function sweepStaleWorkspaces(base: string): Promise<number> {
+  return reapWorkspaces(listWorkspaces(base).filter((w) => reapable(w) && w.owner.pid !== process.pid && !processAlive(w.owner.pid)));
 }

@@ -1,0 +1,454 @@
+import { execa } from 'execa';
+import fc from 'fast-check';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { basename, join, sep } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import type { Results, RunManifest, TrialMeta } from '../src/run/schema.js';
+import { workspacePrefix } from '../src/workspace/owner.js';
+import { sweepStaleWorkspaces } from '../src/workspace/reap.js';
+import { baseProject, CLI, cleanup, makeProject, runCli, testEnv } from './helpers.js';
+
+/**
+ * The fault matrix (issue 8 §4): the real CLI against the simulator, a fault landing mid-run. Every row checks that
+ * no finished transcript is lost, that no agent process and no workspace is left once the next run has started
+ * (the next start sweeps), and that `skillprobe grade` still reads the run folder. `runFolders` keeps each row's
+ * folder(s) for checks that come after (resume).
+ */
+
+const PINNED = claudeCode.resolveBinary();
+const root = mkdtempSync(join(tmpdir(), 'sp-faults-'));
+const project = makeProject({
+  ...baseProject(),
+  // Stalls until the deadline: an agent that is surely running when the fault lands.
+  'cases/slow.yaml': '- id: slow\n  prompt: "take your time and ponder"\n  expect: { skill: none }\n',
+  'sim/steady.yaml': [
+    'seed: 1',
+    'rules:',
+    '  - { case: pos-alpha, do: [{ skill: alpha }] }',
+    '  - { case: neg-weather, do: [{ answer: "sunny" }] }',
+    '  - { case: slow, do: [{ stall: true }] }',
+    '',
+  ].join('\n'),
+  'sim/failing.yaml': [
+    'seed: 1',
+    'rules:',
+    '  - { case: pos-alpha, do: [{ http: 500 }] }',
+    '  - { case: neg-weather, do: [{ stall: true }] }',
+    '  - { case: slow, do: [{ http: 529 }] }',
+    '',
+  ].join('\n'),
+  // No retries: a failing simulator fails each trial once, quickly.
+  'no-retries.config.yaml': 'retries: { cli: 0, infra: 0 }\n',
+});
+
+/** Every row's run folders, by row, with the flags each was started with (so it can be resumed). */
+const runFolders = new Map<string, { dir: string; args: string[] }[]>();
+
+afterAll(() => {
+  // Whatever a failed row left running in its workspaces (agents this file started, by their ids).
+  for (const pid of processesIn(root, 'cwd')) process.kill(pid, 'SIGKILL');
+  cleanup(root, project);
+});
+
+/** A stand-in agent binary: a shell script, executable, in the test's folder. */
+function agentScript(name: string, body: string): string {
+  const path = join(root, name);
+  writeFileSync(path, `#!/bin/sh\n${body}\n`);
+  chmodSync(path, 0o755);
+  return path;
+}
+
+/**
+ * Live processes working in `dir` (agents and their descendants), or also naming it in their arguments (a
+ * watchdog), read from /proc; this one aside.
+ */
+function processesIn(dir: string, by: 'cwd' | 'cwd or args' = 'cwd or args'): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      const cwd = readlinkSync(`/proc/${entry}/cwd`);
+      const named = by === 'cwd or args' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir);
+      if (cwd === dir || cwd.startsWith(dir + sep) || named) out.push(Number(entry));
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
+  return out;
+}
+
+async function until(ok: () => boolean, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) return false;
+    await sleep(100);
+  }
+  return true;
+}
+
+const left = (workdir: string) => ({ processes: processesIn(workdir), workspaces: readdirSync(workdir) });
+
+const spawnCli = (args: string[]) =>
+  execa('node', [CLI, ...args], { cwd: project, env: testEnv(), extendEnv: false, reject: false, stdin: 'ignore', timeout: 120_000 });
+
+/** One row of the matrix: its own workspace root and transcripts folder. */
+class Row {
+  readonly workdir: string;
+  constructor(readonly name: string) {
+    this.workdir = join(root, `work-${name}`);
+    mkdirSync(this.workdir);
+  }
+
+  transcripts(i = 0): string {
+    return join(project, 'runs', `${this.name}-${i}`);
+  }
+
+  /** The run folder the i-th run of this row wrote, if it got that far. */
+  runDir(i = 0): string | undefined {
+    const t = this.transcripts(i);
+    const id = existsSync(t) ? readdirSync(t)[0] : undefined;
+    return id === undefined ? undefined : join(t, id);
+  }
+
+  private readonly args = new Map<number, string[]>();
+
+  start(args: string[], i = 0): Harness {
+    this.args.set(i, args);
+    return new Harness(spawnCli(['run', '--arms', 'skill', '--concurrency', '2', '--transcripts', this.transcripts(i), '--workdir', this.workdir, ...args]));
+  }
+
+  keep(runDir: string | undefined, i = 0): void {
+    if (runDir) runFolders.set(this.name, [...(runFolders.get(this.name) ?? []), { dir: runDir, args: this.args.get(i)! }]);
+  }
+}
+
+/** skillprobe running; its non-TTY progress lines say which trials finished (each is printed once stored). */
+class Harness {
+  private err = '';
+  constructor(readonly child: ReturnType<typeof spawnCli>) {
+    child.stderr?.on('data', (d: Buffer) => (this.err += d.toString('utf8')));
+  }
+
+  /** "case/arm/n" of every trial reported finished. */
+  finished(): string[] {
+    return [...this.err.matchAll(/\] (\S+)\/(skill|ablation)#(\d+): /g)].map((m) => `${m[1]}/${m[2]}/${m[3]}`);
+  }
+
+  async waitFor(ok: () => boolean, what: string, ms = 45_000): Promise<void> {
+    if (!(await until(ok, ms))) throw new Error(`gave up waiting for ${what}; stderr so far:\n${this.err}`);
+  }
+}
+
+/** Every trial reported finished has its transcript and its meta. */
+function expectStored(runDir: string | undefined, finished: string[]): void {
+  if (!runDir) {
+    expect(finished).toEqual([]);
+    return;
+  }
+  for (const t of finished) {
+    const [caseId, arm, n] = t.split('/');
+    for (const ext of ['jsonl', 'meta.json']) expect(existsSync(join(runDir, 'trials', caseId!, arm!, `${n}.${ext}`)), `${t}: ${ext}`).toBe(true);
+  }
+}
+
+/** The next start (a short run on the same workspace root) sweeps whatever the fault left: nothing remains. */
+async function expectNothingLeftAfterNextStart(row: Row): Promise<string> {
+  const r = await runCli(['run', '--sim', 'sim/steady.yaml', '--grep', '^neg-weather$', '--trials', '1', '--arms', 'skill', '--transcripts', join(project, 'runs-next', row.name), '--workdir', row.workdir], {
+    cwd: project,
+  });
+  expect([0, 3], r.stderr).toContain(r.exitCode);
+  // Its own watchdog leaves a moment after it.
+  await until(() => processesIn(row.workdir).length === 0, 5000);
+  expect(left(row.workdir)).toEqual({ processes: [], workspaces: [] });
+  return r.stderr;
+}
+
+/** `skillprobe grade` reads the folder: a verdict, or 4 for what is missing; never a usage error or a crash. */
+async function expectGradable(runDir: string | undefined): Promise<void> {
+  // Killed before it wrote run.json (a few milliseconds after making the folder), a folder is no run to grade.
+  if (!runDir || !existsSync(join(runDir, 'run.json'))) return;
+  const r = await runCli(['grade', runDir], { cwd: project });
+  expect([0, 1, 3, 4], r.stderr).toContain(r.exitCode);
+  expect(r.stderr).not.toMatch(/internal error/);
+}
+
+const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
+
+describe('the sweep at the start of a run: what a dead run left, and nothing else', () => {
+  /** A workspace in `base` as a run of process `pid` makes it, with the marker it writes (none: killed before). */
+  function workspaceOf(base: string, pid: number, marker: object | undefined): string {
+    const dir = mkdtempSync(join(base, workspacePrefix(pid)));
+    mkdirSync(join(dir, 'ws'));
+    if (marker) writeFileSync(join(dir, 'owner.json'), JSON.stringify({ pid, host: hostname(), ...marker }));
+    return dir;
+  }
+
+  it('removes the workspaces of processes that are gone, with the agents still working in them; never a live owner\'s or a kept one', async () => {
+    const base = mkdtempSync(join(root, 'sweep-'));
+    const gone = Number((await execa('node', ['-e', 'process.stdout.write(String(process.pid))'])).stdout);
+    const live = execa('sleep', ['30'], { reject: false });
+    const stale = workspaceOf(base, gone, {});
+    const agent = execa('sleep', ['30'], { cwd: join(stale, 'ws'), detached: true, reject: false });
+    writeFileSync(join(stale, 'owner.json'), JSON.stringify({ pid: gone, host: hostname(), group: agent.pid }));
+    // A recorded group id that now belongs to someone else (working elsewhere): never killed.
+    const stranger = execa('sleep', ['30'], { detached: true, reject: false });
+    const reused = workspaceOf(base, gone, { group: stranger.pid });
+    const unmarked = workspaceOf(base, gone, undefined);
+    const kept = workspaceOf(base, gone, { kept: true });
+    const alive = workspaceOf(base, live.pid!, {});
+    try {
+      expect(await sweepStaleWorkspaces(base)).toBe(3);
+      expect(readdirSync(base).sort()).toEqual([basename(kept), basename(alive)].sort());
+      expect([stale, reused, unmarked].some(existsSync)).toBe(false);
+      expect((await agent).signal).toBe('SIGTERM');
+      expect(() => process.kill(stranger.pid!, 0)).not.toThrow(); // still running
+    } finally {
+      for (const p of [live, agent, stranger]) p.kill('SIGKILL');
+      await Promise.all([live, agent, stranger]);
+    }
+  });
+});
+
+describe('faults: every fault survived, nothing lost, nothing left behind', () => {
+  it('kill -9 of skillprobe at 10 seeded points: its watchdog reaps every agent and workspace within seconds', async () => {
+    const row = new Row('kill9');
+    const points = fc.sample(fc.integer({ min: 1000, max: 5000 }), { seed: 8, numRuns: 10 });
+    for (const [i, at] of points.entries()) {
+      const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '2', '--timeout', '6'], i);
+      await sleep(at);
+      h.child.kill('SIGKILL');
+      await h.child;
+      const killedAt = Date.now();
+      const finished = h.finished();
+      // A SIGKILLed process cleans nothing: all of this is the watchdog's doing.
+      await until(() => processesIn(row.workdir).length === 0 && readdirSync(row.workdir).length === 0, 8000);
+      expect(left(row.workdir), `killed at ${at} ms`).toEqual({ processes: [], workspaces: [] });
+      expect(Date.now() - killedAt, `killed at ${at} ms: reaped within seconds`).toBeLessThan(5000);
+      expectStored(row.runDir(i), finished);
+      row.keep(row.runDir(i), i);
+    }
+    await expectNothingLeftAfterNextStart(row);
+    for (const { dir } of runFolders.get(row.name) ?? []) await expectGradable(dir);
+  }, 150_000);
+
+  it('kill -9 of skillprobe and its watchdog: the next start kills the agents still running and removes their workspaces', async () => {
+    const row = new Row('kill9-both');
+    // A descendant that ignores its parent's death, as agents' tools can: only a process-group kill ends it.
+    const agent = agentScript('lingering-agent.sh', `sleep 300 >/dev/null 2>&1 &\nexec '${PINNED}' "$@"`);
+    const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--grep', '^slow$', '--trials', '4', '--timeout', '15', '--agent-binary', agent]);
+    const pid = h.child.pid!;
+    // Naming the workspace root but working elsewhere: skillprobe itself and its watchdog.
+    const watchdogs = () => processesIn(row.workdir).filter((p) => p !== pid && !processesIn(row.workdir, 'cwd').includes(p));
+    // Two trials: each the agent and its lingering descendant.
+    await h.waitFor(() => watchdogs().length === 1 && processesIn(row.workdir, 'cwd').length >= 4, 'two agents running');
+    process.kill(watchdogs()[0]!, 'SIGKILL');
+    process.kill(pid, 'SIGKILL');
+    await h.child;
+    await sleep(1000);
+    expect(processesIn(row.workdir, 'cwd').length).toBeGreaterThan(0); // nobody left to clean up
+    expect(readdirSync(row.workdir).length).toBeGreaterThan(0);
+
+    const next = await expectNothingLeftAfterNextStart(row);
+    expect(next).toMatch(/swept [1-9]\d* workspaces? left in /);
+    row.keep(row.runDir());
+    await expectGradable(row.runDir());
+  }, 60_000);
+
+  it('SIGHUP stops a run like Ctrl-C: finished transcripts kept, run.json interrupted, exit 130', async () => {
+    const row = new Row('sighup');
+    const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '3', '--timeout', '15']);
+    await h.waitFor(() => h.finished().length >= 2 && processesIn(row.workdir, 'cwd').length > 0, 'a stored trial and a stalled agent');
+    h.child.kill('SIGHUP');
+    const r = await h.child;
+    expect(r.exitCode, r.stderr).toBe(130);
+    expect(r.stderr).toMatch(/stopping: killing running trials/);
+    const runDir = row.runDir()!;
+    expect(readJson<RunManifest>(join(runDir, 'run.json')).status).toBe('interrupted');
+    expectStored(runDir, h.finished());
+    expect(readJson<Results>(join(runDir, 'results.json')).outcomes.filter((o) => o.caseId === 'slow').every((o) => o.status === 'killed')).toBe(true);
+    row.keep(runDir);
+    await expectNothingLeftAfterNextStart(row);
+    await expectGradable(runDir);
+  }, 60_000);
+
+  it('Ctrl-C twice: a forced exit within seconds that still kills the agents, removes the workspaces and marks run.json interrupted', async () => {
+    const row = new Row('sigint2');
+    // Slow to stop (it outlasts SIGTERM until the kill grace ends), which is when a user presses Ctrl-C again.
+    const agent = agentScript('stubborn-agent.sh', `trap 'sleep 30' TERM\n'${PINNED}' "$@"`);
+    const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '3', '--timeout', '15', '--agent-binary', agent]);
+    await h.waitFor(() => h.finished().length >= 2 && processesIn(row.workdir, 'cwd').length > 0, 'a stored trial and a stalled agent');
+    const finishedBefore = h.finished();
+    h.child.kill('SIGINT');
+    await sleep(300);
+    h.child.kill('SIGINT');
+    const forcedAt = Date.now();
+    const r = await h.child;
+    expect(Date.now() - forcedAt).toBeLessThan(3000);
+    expect(r.exitCode, r.stderr).toBe(130);
+    expect(r.stderr).toMatch(/forced stop/);
+    const runDir = row.runDir()!;
+    expect(readJson<RunManifest>(join(runDir, 'run.json')).status).toBe('interrupted');
+    // Removed before the exit; only a workspace still being made when it came is the watchdog's.
+    await until(() => readdirSync(row.workdir).length === 0 && processesIn(row.workdir).length === 0, 3000);
+    expect(left(row.workdir)).toEqual({ processes: [], workspaces: [] });
+    expectStored(runDir, finishedBefore);
+    row.keep(runDir);
+    await expectNothingLeftAfterNextStart(row);
+    await expectGradable(runDir);
+  }, 60_000);
+
+  /** Stops the run's writes into one arm folder once its first trial is stored; exit 70 within seconds, naming it. */
+  async function expectStopsOnWriteFault(row: Row, fault: (armDir: string) => unknown, undo: (armDir: string) => unknown, message: RegExp): Promise<void> {
+    const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '4', '--timeout', '20']);
+    await h.waitFor(() => h.finished().includes('neg-weather/skill/1'), 'the first stored trial of neg-weather');
+    const runDir = row.runDir()!;
+    const armDir = join(runDir, 'trials', 'neg-weather', 'skill');
+    const finishedBefore = h.finished();
+    await fault(armDir);
+    const faultAt = Date.now();
+    try {
+      const r = await h.child;
+      // Not the trials' 20 s deadline: the running ones were killed when the first write failed.
+      expect(Date.now() - faultAt).toBeLessThan(12_000);
+      expect(r.exitCode, r.stderr).toBe(70);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/internal error/);
+      expect(readJson<RunManifest>(join(runDir, 'run.json')).status).toBe('failed');
+      expectStored(runDir, finishedBefore);
+    } finally {
+      await undo(armDir);
+    }
+    row.keep(runDir);
+    await expectNothingLeftAfterNextStart(row);
+    await expectGradable(runDir);
+  }
+
+  it('the transcripts folder turning read-only mid-run: exit 70 within seconds, stored trials kept', async (ctx) => {
+    const row = new Row('read-only');
+    // chmod does not stop root; the immutable attribute does, where the file system and capabilities allow it.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot && (await execa('chattr', ['+i', root], { reject: false })).exitCode !== 0) {
+      ctx.skip('running as root, where chmod does not stop writes, and `chattr +i` is unavailable here');
+    }
+    if (asRoot) await execa('chattr', ['-i', root]);
+    await expectStopsOnWriteFault(
+      row,
+      (dir) => (asRoot ? execa('chattr', ['+i', dir]) : chmodSync(dir, 0o555)),
+      (dir) => (asRoot ? execa('chattr', ['-i', dir]) : chmodSync(dir, 0o755)),
+      /skillprobe: cannot write .*neg-weather\/skill\/\d+\.jsonl.*(EACCES|EPERM)/,
+    );
+  }, 60_000);
+
+  it('the disk filling up mid-run: exit 70 within seconds naming ENOSPC, stored trials kept', async () => {
+    const row = new Row('disk-full');
+    // The trials still to come stream into /dev/full, which fails every write with ENOSPC, as a full disk does.
+    const fill = (dir: string) => {
+      for (let n = 2; n <= 4; n++) {
+        const part = join(dir, `${n}.jsonl.part`);
+        if (!existsSync(part) && !existsSync(join(dir, `${n}.jsonl`))) symlinkSync('/dev/full', part);
+      }
+    };
+    await expectStopsOnWriteFault(row, fill, () => {}, /skillprobe: cannot write .*neg-weather\/skill\/\d+\.jsonl\.part: ENOSPC/);
+  }, 60_000);
+
+  it('a failing simulator (HTTP errors, a stalled stream): every trial recorded, the run reports what ran', async () => {
+    const row = new Row('sim-failing');
+    const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/failing.yaml', '--trials', '2', '--timeout', '4']);
+    const r = await h.child;
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(r.stdout).toMatch(/run \S+ completed: 6 trials/);
+    const runDir = row.runDir()!;
+    expectStored(runDir, h.finished());
+    expect(h.finished()).toHaveLength(6);
+    row.keep(runDir);
+    await expectNothingLeftAfterNextStart(row);
+    await expectGradable(runDir);
+  }, 60_000);
+
+  it('the agent binary vanishing mid-run: later trials are agent errors and the run reports what ran', async () => {
+    const row = new Row('binary-gone');
+    const agent = agentScript('vanishing-agent.sh', `exec '${PINNED}' "$@"`);
+    const h = row.start(['--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', '3', '--agent-binary', agent]);
+    await h.waitFor(() => h.finished().length >= 1, 'the first stored trial');
+    unlinkSync(agent);
+    const r = await h.child;
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(r.stdout).toMatch(/run \S+ completed: 6 trials/);
+    const runDir = row.runDir()!;
+    expectStored(runDir, h.finished());
+    const outcomes = readJson<Results>(join(runDir, 'results.json')).outcomes;
+    const gone = outcomes.filter((o) => o.status === 'agent_error');
+    // How many were already running when the file went depends on timing; the ones after it cannot start.
+    expect(gone.length).toBeGreaterThanOrEqual(1);
+    for (const o of gone) expect(o.passed).toBeNull();
+    // A trial starting after the file went cannot spawn; one whose shell was reading the script then fails inside it.
+    const spawnErrors = gone.map((o) => readJson<TrialMeta>(join(runDir, 'trials', o.caseId, o.arm, `${o.n}.meta.json`)).spawnError).filter((e) => e !== undefined);
+    expect(spawnErrors.length).toBeGreaterThanOrEqual(1);
+    for (const e of spawnErrors) expect(e).toMatch(/ENOENT/);
+    row.keep(runDir);
+    await expectNothingLeftAfterNextStart(row);
+    await expectGradable(runDir);
+  }, 60_000);
+
+  it('a trial printing more than --max-output-mb: stored up to the cap, recorded as output too large, the run goes on', async () => {
+    const row = new Row('oversized');
+    const agent = agentScript('noisy-agent.sh', `case "$*" in *weather*) exec yes '{"type":"noise"}' ;; esac\nexec '${PINNED}' "$@"`);
+    const h = row.start(['--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', '2', '--max-output-mb', '1', '--agent-binary', agent]);
+    const r = await h.child;
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(r.stdout).toMatch(/run \S+ completed: 4 trials/);
+    const runDir = row.runDir()!;
+    const outcomes = readJson<Results>(join(runDir, 'results.json')).outcomes;
+    for (const o of outcomes) {
+      const base = join(runDir, 'trials', o.caseId, o.arm, String(o.n));
+      if (o.caseId === 'neg-weather') {
+        expect(o.status).toBe('output_too_large');
+        expect(statSync(`${base}.jsonl`).size).toBe(1024 * 1024);
+        expect(readJson<TrialMeta>(`${base}.meta.json`).outputTruncated).toBe(true);
+      } else expect(o.status).toBe('ok');
+    }
+    row.keep(runDir);
+    await expectNothingLeftAfterNextStart(row);
+    await expectGradable(runDir);
+  }, 60_000);
+});
+
+describe('--resume after each fault reaches the verdicts of the uninterrupted run', () => {
+  const verdictsOf = (stdout: string) => (JSON.parse(stdout) as Results).verdicts.map((v) => [v.caseId, v.verdict, v.scored, v.passes]);
+  // Concurrency may differ on a resume; the stalled trials only wait, so more of them at once costs no CPU.
+  const run = (args: string[], transcripts: string, workdir: string) =>
+    runCli(['run', '--arms', 'skill', '--concurrency', '6', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], { cwd: project, timeoutMs: 180_000 });
+
+  it('every run folder a fault interrupted, resumed with the flags it started with', async () => {
+    const workdir = mkdtempSync(join(root, 'work-resume-'));
+    // Killed before run.json existed: there is no run to resume (and nothing was stored). Completed: nothing to do.
+    const interrupted = [...runFolders].flatMap(([row, kept]) =>
+      kept.filter(({ dir }) => existsSync(join(dir, 'run.json')) && readJson<RunManifest>(join(dir, 'run.json')).status !== 'completed').map((k) => ({ row, ...k })),
+    );
+    // The ten kill -9 points, the double kill, SIGHUP, double Ctrl-C, read-only and disk full, minus those killed before run.json.
+    expect(interrupted.length).toBeGreaterThanOrEqual(10);
+    const flagSets = [...new Set(interrupted.map((k) => k.args.join('\u0000')))].map((k) => k.split('\u0000'));
+    // Two at a time: the trials mostly wait on stalled streams, and a quick trial must never meet its deadline.
+    const inBatches = async <T, R>(items: T[], f: (t: T, i: number) => Promise<R>): Promise<R[]> => {
+      const out: R[] = [];
+      for (let i = 0; i < items.length; i += 2) out.push(...(await Promise.all(items.slice(i, i + 2).map((t, j) => f(t, i + j)))));
+      return out;
+    };
+    const wholes = await inBatches(flagSets, (args, i) => run(args, join(project, 'runs-baseline', String(i)), workdir));
+    const baseline = new Map(flagSets.map((args, i) => [args.join(' '), wholes[i]!]));
+    for (const w of wholes) expect(w.stderr).not.toMatch(/internal error/);
+    const resumes = await inBatches(interrupted, ({ args, dir }) => run([...args, '--resume', dir], join(project, 'runs-unused'), workdir));
+    interrupted.forEach(({ row, dir, args }, i) => {
+      const r = resumes[i]!;
+      expect(r.stderr, `${row}: ${dir}`).not.toMatch(/internal error|input error/);
+      expect(verdictsOf(r.stdout), `${row}: ${dir}`).toEqual(verdictsOf(baseline.get(args.join(' '))!.stdout));
+      expect(readJson<RunManifest>(join(dir, 'run.json')).status).toBe('completed');
+    });
+    expect(existsSync(join(project, 'runs-unused'))).toBe(false);
+    await until(() => processesIn(workdir).length === 0, 5000);
+    expect(left(workdir)).toEqual({ processes: [], workspaces: [] });
+  }, 600_000);
+});
