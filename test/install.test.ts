@@ -1,9 +1,10 @@
 import { execa } from 'execa';
-import { mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, ROOT, skillMd, testEnv, writeFiles } from './helpers.js';
+import { SCHEMA_NAMES, schemaFileName } from '../src/schema/json-schemas.js';
 
 /**
  * skillprobe as a user gets it: `npm pack`, installed into an empty project by npm itself, then `npx skillprobe
@@ -63,7 +64,9 @@ describe('installed from a packed tarball into an empty project', () => {
     expect(files).toEqual(expect.arrayContaining(['dist', 'schemas', 'README.md', 'package.json']));
     expect(files).not.toContain('test');
     expect(files).not.toContain('src');
-    expect(readdirSync(join(pkg, 'schemas')).sort()).toEqual(['cases.schema.json', 'config.schema.json', 'profile.schema.json']);
+    expect(readdirSync(join(pkg, 'schemas')).sort()).toEqual(SCHEMA_NAMES.map(schemaFileName).sort());
+    // The watchdog runs as its own process: its entry must ship beside the CLI.
+    expect(existsSync(join(pkg, 'dist', 'runner', 'watchdog-main.js'))).toBe(true);
   });
 
   it('`npx skillprobe init` scaffolds the suite, then a short simulated run works with the installed Claude Code CLI', async () => {
