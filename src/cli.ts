@@ -198,7 +198,11 @@ function buildProgram(): Command {
       const loaded = loadSuite(opts);
       if (nothingToRun(loaded, o.json === true)) return;
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
-      const outcome = await executeRun(loaded, opts, await prepareRun(loaded, opts));
+      const target = await prepareRun(loaded, opts);
+      if (opts.resume !== undefined) {
+        process.stderr.write(`resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`);
+      }
+      const outcome = await executeRun(loaded, opts, target);
       const { manifest } = outcome;
       // Graded from the folder, so a resumed run's results cover the trials it replayed as well.
       const { outcomes, damaged } = await gradeStored(outcome.store, manifest);

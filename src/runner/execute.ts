@@ -137,6 +137,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
         budget?.spend(o.costUsd);
         return { passed: o.passed, verdict: explainOutcome(o, def) };
       },
+      () => replay.replayed.length,
     );
     const init = result.records.map((r) => r.transcript.events.find((e) => e.kind === 'init')).find((e) => e !== undefined);
     if (init?.kind === 'init') {

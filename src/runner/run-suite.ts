@@ -27,6 +27,8 @@ export async function runSuite(
   scheduler: TrialScheduler,
   progress: Progress,
   judge: (r: TrialRecord) => TrialJudgement,
+  /** Trials counted as done without running here (a resumed run's stored ones, replayed by the scheduler). */
+  replayed: () => number = () => 0,
 ): Promise<SuiteRun> {
   const byId = new Map(cases.map((c) => [c.id, c]));
   const records: TrialRecord[] = [];
@@ -35,7 +37,7 @@ export async function runSuite(
   const failed = new AbortController();
   const trialCtx: TrialContext = { ...ctx, signal: AbortSignal.any([ctx.signal, failed.signal]) };
   let firstError: { error: unknown } | undefined;
-  const state = (): ProgressState => ({ done: records.length, expectedTotal: scheduler.expectedTotal(), ...scheduler.casesDecided(), failures });
+  const state = (): ProgressState => ({ done: records.length + replayed(), expectedTotal: scheduler.expectedTotal(), ...scheduler.casesDecided(), failures });
   progress.start(state());
 
   const start = () => {
