@@ -175,6 +175,13 @@ async function expectGradable(runDir: string | undefined): Promise<void> {
   expect(r.stderr).not.toMatch(/internal error/);
 }
 
+/** What every row checks once its fault is over: the folder kept for resuming, nothing left after the next start, gradable. */
+async function afterFault(row: Row, runDir: string): Promise<void> {
+  row.keep(runDir);
+  await expectNothingLeftAfterNextStart(row);
+  await expectGradable(runDir);
+}
+
 const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
 describe('the sweep at the start of a run: what a dead run left, and nothing else', () => {
@@ -269,9 +276,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     expect(readJson<RunManifest>(join(runDir, 'run.json')).status).toBe('interrupted');
     expectStored(runDir, h.finished());
     expect(readJson<Results>(join(runDir, 'results.json')).outcomes.filter((o) => o.caseId === 'slow').every((o) => o.status === 'killed')).toBe(true);
-    row.keep(runDir);
-    await expectNothingLeftAfterNextStart(row);
-    await expectGradable(runDir);
+    await afterFault(row, runDir);
   }, 60_000);
 
   it('Ctrl-C twice: a forced exit within seconds that still kills the agents, removes the workspaces and marks run.json interrupted', async () => {
@@ -295,9 +300,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     await until(() => readdirSync(row.workdir).length === 0 && processesIn(row.workdir).length === 0, 3000);
     expect(left(row.workdir)).toEqual({ processes: [], workspaces: [] });
     expectStored(runDir, finishedBefore);
-    row.keep(runDir);
-    await expectNothingLeftAfterNextStart(row);
-    await expectGradable(runDir);
+    await afterFault(row, runDir);
   }, 60_000);
 
   /** Stops the run's writes into one arm folder once its first trial is stored; exit 70 within seconds, naming it. */
@@ -321,9 +324,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     } finally {
       await undo(armDir);
     }
-    row.keep(runDir);
-    await expectNothingLeftAfterNextStart(row);
-    await expectGradable(runDir);
+    await afterFault(row, runDir);
   }
 
   it('the transcripts folder turning read-only mid-run: exit 70 within seconds, stored trials kept', async (ctx) => {
@@ -363,9 +364,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     const runDir = row.runDir()!;
     expectStored(runDir, h.finished());
     expect(h.finished()).toHaveLength(6);
-    row.keep(runDir);
-    await expectNothingLeftAfterNextStart(row);
-    await expectGradable(runDir);
+    await afterFault(row, runDir);
   }, 60_000);
 
   it('the agent binary vanishing mid-run: later trials are agent errors and the run reports what ran', async () => {
@@ -388,9 +387,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     const spawnErrors = gone.map((o) => readJson<TrialMeta>(join(runDir, 'trials', o.caseId, o.arm, `${o.n}.meta.json`)).spawnError).filter((e) => e !== undefined);
     expect(spawnErrors.length).toBeGreaterThanOrEqual(1);
     for (const e of spawnErrors) expect(e).toMatch(/ENOENT/);
-    row.keep(runDir);
-    await expectNothingLeftAfterNextStart(row);
-    await expectGradable(runDir);
+    await afterFault(row, runDir);
   }, 60_000);
 
   it('a trial printing more than --max-output-mb: stored up to the cap, recorded as output too large, the run goes on', async () => {
@@ -410,9 +407,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
         expect(readJson<TrialMeta>(`${base}.meta.json`).outputTruncated).toBe(true);
       } else expect(o.status).toBe('ok');
     }
-    row.keep(runDir);
-    await expectNothingLeftAfterNextStart(row);
-    await expectGradable(runDir);
+    await afterFault(row, runDir);
   }, 60_000);
 });
 

@@ -58,7 +58,7 @@ describe('trial environment against the simulator: nothing but the simulator is 
   });
 
   it('talks to the simulator with a placeholder key, whatever the caller set', () => {
-    const env = envFor({ ANTHROPIC_BASE_URL: 'https://gateway.invalid', ANTHROPIC_API_KEY: 'real-key', ANTHROPIC_CUSTOM_HEADERS: 'x: y' }, SIMULATOR);
+    const env = envFor({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'real-key', ANTHROPIC_CUSTOM_HEADERS: 'x: y' }, SIMULATOR);
     expect(env).toMatchObject({ ANTHROPIC_BASE_URL: SIMULATOR.url, ANTHROPIC_API_KEY: 'skillprobe-simulator', ANTHROPIC_CUSTOM_HEADERS: 'x-trial: c/skill/1' });
   });
 
