@@ -423,8 +423,10 @@ describe('--resume after each fault reaches the verdicts of the uninterrupted ru
     const interrupted = [...runFolders].flatMap(([row, kept]) =>
       kept.filter(({ dir }) => existsSync(join(dir, 'run.json')) && readJson<RunManifest>(join(dir, 'run.json')).status !== 'completed').map((k) => ({ row, ...k })),
     );
-    // The ten kill -9 points, the double kill, SIGHUP, double Ctrl-C, read-only and disk full, minus those killed before run.json.
-    expect(interrupted.length).toBeGreaterThanOrEqual(10);
+    // The double kill, SIGHUP, double Ctrl-C, read-only and disk full, and the kill -9 points that came after run.json
+    // was written (on a busy machine an early point can come before it).
+    expect(interrupted.filter((k) => k.row !== 'kill9').length).toBe(5);
+    expect(interrupted.filter((k) => k.row === 'kill9').length).toBeGreaterThanOrEqual(3);
     const flagSets = [...new Set(interrupted.map((k) => k.args.join('\u0000')))].map((k) => k.split('\u0000'));
     // Two at a time: the trials mostly wait on stalled streams, and a quick trial must never meet its deadline.
     const inBatches = async <T, R>(items: T[], f: (t: T, i: number) => Promise<R>): Promise<R[]> => {

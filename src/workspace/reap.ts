@@ -11,23 +11,24 @@ import { listWorkspaces, workspacePrefix, type OwnedWorkspace } from './owner.js
 const KILL_GRACE_MS = 2000;
 
 /**
- * The recorded groups that still run something inside their own workspace. A recorded id may belong to an unrelated
- * group by now (a sweep can come days later), so where /proc shows it, a group counts only while one of its processes
- * works in the workspace; elsewhere a live group is trusted by its id.
+ * The process groups still running something inside these workspaces. Where /proc shows processes' working folders,
+ * that is any process working in one (an agent started the moment its harness was killed has no recorded group
+ * yet), and a recorded id that now belongs to an unrelated group (a sweep can come days later) is never taken;
+ * elsewhere a recorded group still alive is trusted by its id.
  */
 function groupsStillIn(list: OwnedWorkspace[]): number[] {
-  const wanted = new Map(list.flatMap((w) => (w.owner.group === undefined ? [] : [[w.owner.group, w.root + sep] as const])));
-  if (wanted.size === 0) return [];
-  if (!existsSync('/proc/self/stat')) return [...wanted.keys()].filter(groupAlive);
+  if (list.length === 0) return [];
+  if (!existsSync('/proc/self/stat')) return list.flatMap((w) => (w.owner.group === undefined ? [] : [w.owner.group])).filter(groupAlive);
+  const roots = list.map((w) => w.root + sep);
   const found = new Set<number>();
   for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
+    if (!/^\d+$/.test(pid) || Number(pid) === process.pid) continue;
     try {
+      const cwd = `${readlinkSync(`/proc/${pid}/cwd`)}${sep}`;
+      if (!roots.some((r) => cwd.startsWith(r))) continue;
       // "pid (comm) state ppid pgrp …", where comm may hold spaces and parentheses.
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const group = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-      const root = wanted.get(group);
-      if (root !== undefined && `${readlinkSync(`/proc/${pid}/cwd`)}${sep}`.startsWith(root)) found.add(group);
+      found.add(Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]));
     } catch {
       /* gone meanwhile, or not ours to read */
     }
@@ -45,7 +46,7 @@ async function reapWorkspaces(list: OwnedWorkspace[]): Promise<number> {
   const until = Date.now() + KILL_GRACE_MS;
   while (groups.some(groupAlive) && Date.now() < until) await sleep(100);
   for (const g of groups) killGroup(g, 'SIGKILL');
-  const removed = await Promise.all(list.map((w) => rm(w.root, { recursive: true, force: true }).then(() => true, () => false)));
+  const removed = await Promise.all(list.map((w) => rm(w.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }).then(() => true, () => false)));
   return removed.filter(Boolean).length;
 }
 
