@@ -3,7 +3,7 @@ import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../tran
 import { extractPlans, gradePlans } from './plan.js';
 import { BUDGET_STOPS, NO_EVIDENCE, trialStatus } from './status.js';
 import { firings } from './trigger.js';
-import type { FamilyMember, FiredCategory, Firing, GradableCase, PlanChecks, PlanGrade, SprtParams, TrialMeta, TrialOutcome, TrialStatus } from '../run/schema.js';
+import type { FamilyMember, FiredCategory, Firing, GradableCase, TrialMeta, TrialOutcome } from '../run/schema.js';
 
 export const NONE = 'none';
 export const MULTIPLE = 'multiple';

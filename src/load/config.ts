@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import { configSchema, type Config } from '../run/config-schema.js';
 import { resolveDecision, decisionProblem } from './decision.js';
 import { InputError, ProblemList, type InputProblem } from './input-error.js';
+import { isPlainObject } from '../util/json.js';
 import { wrongEntry } from './paths.js';
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
 
@@ -39,13 +40,11 @@ function flagFor(path: KeyPath): string {
   return FLAG_NAMES[keys.join('.')] ?? `--${keys.at(-1)!.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }
 
-const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The dotted paths of the values given as flags. */
 function flagPaths(overrides: ConfigOverrides): Set<string> {
   return new Set(
     Object.entries(overrides).flatMap(([k, v]) =>
-      isMap(v) ? Object.entries(v).flatMap(([k2, x]) => (x === undefined ? [] : [`${k}.${k2}`])) : v === undefined ? [] : [k],
+      isPlainObject(v) ? Object.entries(v).flatMap(([k2, x]) => (x === undefined ? [] : [`${k}.${k2}`])) : v === undefined ? [] : [k],
     ),
   );
 }
@@ -55,7 +54,7 @@ function withOverrides(base: Record<string, unknown>, overrides: ConfigOverrides
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) continue;
     // Nested sections (timeouts, decision) take flag values key by key, into a copy: invalid values are deleted later.
-    merged[k] = isMap(v) ? { ...(isMap(merged[k]) ? merged[k] : {}), ...Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) } : v;
+    merged[k] = isPlainObject(v) ? { ...(isPlainObject(merged[k]) ? merged[k] : {}), ...Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) } : v;
   }
   return merged;
 }
@@ -72,7 +71,7 @@ function dropAt(data: Record<string, unknown>, path: KeyPath): string | undefine
   const at = listAt === -1 ? path : path.slice(0, listAt);
   const parent = valueAt(data, at.slice(0, -1));
   const key = String(at.at(-1));
-  if (!isMap(parent) || !(key in parent)) return undefined;
+  if (!isPlainObject(parent) || !(key in parent)) return undefined;
   delete parent[key];
   return at.join('.');
 }
@@ -105,8 +104,9 @@ function readConfigFile(path: string, problems: ProblemList): { data: Record<str
   const yaml = problems.collect(() => parseYamlText(path, readTextFile(path, 'config file')));
   if (!yaml) return undefined;
   problems.collect(() => validateYaml(yaml, configSchema));
-  const raw: unknown = yaml.doc.toJS();
-  return isMap(raw) ? { data: raw, yaml } : undefined;
+  // A copy: invalid values are deleted from it, and the parsed file stays as it was read.
+  const raw = structuredClone(yaml.value);
+  return isPlainObject(raw) ? { data: raw, yaml } : undefined;
 }
 
 /** A "what — what to do" text as the two fields of a problem. */

@@ -4,7 +4,7 @@ import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { advice, REFUSED_AS } from './advice.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, visibleWidth, type Wrap } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
-import { VERDICTS, type CaseArmSummary, type CaseVerdict, type TrialStatus, type Verdict } from '../run/schema.js';
+import { VERDICTS, type CaseArmSummary, type CaseVerdict, type TrialStatus } from '../run/schema.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 type Results = ReportInput['results'];

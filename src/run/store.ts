@@ -18,6 +18,7 @@ import {
   type TrialMeta,
   type TrialRef,
 } from './schema.js';
+import { processAlive } from '../util/process-group.js';
 
 /**
  * The run folder: durable artifacts that can be regraded and re-reported without rerunning anything.
@@ -59,16 +60,6 @@ export function newRunId(now = new Date()): string {
 /** The process that writes a run, so a reader can tell a live run from one whose writer died. */
 export function currentOwner(): NonNullable<RunManifest['owner']> {
   return { pid: process.pid, host: hostname() };
-}
-
-/** Whether a process with this pid exists on this machine (EPERM: it exists, owned by someone else). */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** A `running` run whose writer is gone from this machine was interrupted, whatever its run.json still says. */

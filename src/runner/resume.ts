@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { gradeStored } from '../grade/stored.js';
 import { InputError } from '../load/input-error.js';
+import { isPlainObject } from '../util/json.js';
 import type { RunManifest, TrialOutcome } from '../run/schema.js';
 import { currentOwner, RunStore } from '../run/store.js';
 
@@ -9,8 +10,7 @@ const FREE_TO_CHANGE = new Set(['concurrency', 'transcriptsDir', 'maxCostUsd']);
 
 /** Dotted paths under which two JSON values differ. Pure. */
 export function differingPaths(a: unknown, b: unknown, at = ''): string[] {
-  const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (isMap(a) && isMap(b)) {
+  if (isPlainObject(a) && isPlainObject(b)) {
     return [...new Set([...Object.keys(a), ...Object.keys(b)])].sort().flatMap((k) => differingPaths(a[k], b[k], at ? `${at}.${k}` : k));
   }
   return JSON.stringify(a) === JSON.stringify(b) ? [] : [at || '(the whole value)'];

@@ -4,7 +4,7 @@ import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { mcnemarExact, pairCounts, pairedDifference } from './mcnemar.js';
 import { passKTable } from './pass-k.js';
 import { wilsonInterval } from './wilson.js';
-import type { AblationRow, Aggregates, CaseArmSummary, ConfusionMatrix, FailureBreakdown, GradableCase, RefusedStatus, Interval, PairedCounts, Rate, SkillLoadStatus, Summary, TrialCount, TrialOutcome, TrialStatus } from '../run/schema.js';
+import type { AblationRow, Aggregates, CaseArmSummary, ConfusionMatrix, FailureBreakdown, GradableCase, RefusedStatus, Summary, TrialCount, TrialOutcome, TrialStatus } from '../run/schema.js';
 
 const usable = (o: TrialOutcome) => !NO_EVIDENCE.has(o.status);
 

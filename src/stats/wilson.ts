@@ -1,5 +1,5 @@
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
-import type { Interval, Rate } from '../run/schema.js';
+import type { Rate } from '../run/schema.js';
 
 /** Two-sided standard-normal critical value for a confidence level (1.96 at 0.95). */
 export function zFor(confidence: number): number {

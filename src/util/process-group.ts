@@ -1,4 +1,4 @@
-/** Process groups by id (an agent runs as the leader of its own group: its pid is the group's id). */
+/** Processes and process groups by id (an agent runs as the leader of its own group: its pid is the group's id). */
 
 export function killGroup(group: number, signal: NodeJS.Signals): void {
   try {
@@ -8,12 +8,15 @@ export function killGroup(group: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Whether any process of the group is still there (EPERM: it is, owned by someone else). */
-export function groupAlive(group: number): boolean {
+/** Whether a process with this pid exists on this machine (EPERM: it does, owned by someone else). */
+export function processAlive(pid: number): boolean {
   try {
-    process.kill(-group, 0);
+    process.kill(pid, 0);
     return true;
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/** Whether any process of the group is still there. */
+export const groupAlive = (group: number): boolean => processAlive(-group);

@@ -3,8 +3,7 @@ import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { processAlive } from '../run/store.js';
-import { groupAlive, killGroup } from '../util/process-group.js';
+import { groupAlive, killGroup, processAlive } from '../util/process-group.js';
 import { listWorkspaces, workspacePrefix, type OwnedWorkspace } from './owner.js';
 
 /** How long reaped agents get to exit on SIGTERM before SIGKILL. */
