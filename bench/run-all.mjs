@@ -3,8 +3,10 @@ import { benchDemo, printDemo } from './demo.mjs';
 import { benchOverhead, printOverhead } from './overhead.mjs';
 import { benchRegrade, printRegrade } from './regrade.mjs';
 import { benchSprt, printSprt } from './sprt.mjs';
+import { benchCompare, printCompare } from './compare.mjs';
 
 printSprt(benchSprt());
+printCompare(benchCompare());
 printRegrade(await benchRegrade());
 printOverhead(await benchOverhead());
 printDemo(await benchDemo());

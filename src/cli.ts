@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gradeRun, loadResults } from './commands/grade.js';
 import { initProject } from './commands/init.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
-import { planSuite, renderPlan } from './commands/plan.js';
+import { planComparison, planSuite, renderComparisonPlan, renderPlan } from './commands/plan.js';
 import { describeRunDir, loadSuite, type LoadedSuite, type RunOptions } from './commands/run.js';
 import { gradeStored } from './grade/stored.js';
 import { executeRun, HARNESS_VERSION, prepareRun } from './runner/execute.js';
@@ -12,10 +12,14 @@ import { gradableCase } from './trials/stored-case.js';
 import { ARMS } from './run/config-schema.js';
 import type { CaseSelection } from './load/select.js';
 import { InputError, ProblemList } from './load/input-error.js';
-import { wrongEntry } from './load/paths.js';
-import { jsonReporter } from './report/json.js';
-import type { ReportInput } from './report/reporter.js';
-import { terminalReporter } from './report/terminal.js';
+import { unwritableFolder, wrongEntry } from './load/paths.js';
+import { compareCommand } from './commands/compare.js';
+import { readHistory, renderCaseHistory, renderHistory } from './commands/history.js';
+import { mergeShards } from './commands/merge.js';
+import { COMPARE_DEFAULTS } from './verdict/compare.js';
+import type { Shard } from './trials/shard.js';
+import { chooseReporters, humanStream, reporterFlag, reportRun, type ReporterChoice, type ReportIo } from './commands/reports.js';
+import { REPORTER_NAMES } from './report/registry.js';
 import { loadProfile } from './sim/profile.js';
 import { startSimulator } from './sim/server.js';
 import { buildResults } from './verdict/results.js';
@@ -55,6 +59,23 @@ function probability(name: string) {
   return (v: string) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n <= 0 || n > 1) throw new InvalidArgumentError(`${name} must be a number in (0, 1], got "${v}"`);
+    return n;
+  };
+}
+
+/** `--shard I/N`: a share of the suite, 1 ≤ I ≤ N. */
+function shardFlag(v: string): Shard {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(v);
+  const [index, total] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+  if (!m || total < 1 || index < 1 || index > total) throw new InvalidArgumentError(`--shard must be I/N with 1 ≤ I ≤ N (e.g. 2/3), got "${v}"`);
+  return { index, total };
+}
+
+/** A share strictly between 0 and 1: a significance level, a power, a margin. */
+function fraction(name: string) {
+  return (v: string) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0 || n >= 1) throw new InvalidArgumentError(`${name} must be a number strictly between 0 and 1, got "${v}"`);
     return n;
   };
 }
@@ -106,9 +127,18 @@ function arms(v: string) {
   return list;
 }
 
-function printReport(input: ReportInput, json: boolean): void {
-  const reporter = json ? jsonReporter : terminalReporter(process.stdout.isTTY === true && !process.env.NO_COLOR);
-  process.stdout.write(reporter.render(input));
+const IO: ReportIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
+
+/** `--reporter NAME[=FILE]` (repeatable) on every command that reports. */
+function withReporters(cmd: Command): Command {
+  return cmd.option('--reporter <name[=file]>', `${REPORTER_NAMES.join(', ')}; to stdout, or to FILE (repeatable; default terminal)`, reporterFlag);
+}
+
+/** A reporter that failed turns a clean exit into a harness fault: CI must not go green on a missing report. */
+function exitWithReports(code: number, failed: readonly string[]): number {
+  if (failed.length === 0 || code !== EXIT.pass) return code;
+  process.stderr.write(`skillprobe: ${failed.join(', ')} failed; the verdicts' exit code would be ${code}\n`);
+  return EXIT.internal;
 }
 
 /** Trials the store could not read: named on stderr, one line each, and counted as missing data in the exit code. */
@@ -126,7 +156,7 @@ function buildProgram(): Command {
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 
-  withCaseSelection(program.command('run'))
+  withReporters(withCaseSelection(program.command('run')))
     .description('run the suite: every case × arm × trial through the real agent CLI in sealed workspaces')
     .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
     .option('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)', text('--sim'))
@@ -144,7 +174,7 @@ function buildProgram(): Command {
     .option('--agent-binary <path>', 'agent CLI binary (default: the pinned one)', text('--agent-binary'))
     .option('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir'))
     .option('--keep-workspaces', 'leave workspaces on disk for inspection')
-    .option('--json', 'print the results as JSON instead of the terminal report')
+    .option('--json', 'print the results as JSON instead of the terminal report (--reporter json)')
     .addOption(new Option('--mode <mode>', 'fixed: --trials per case; sprt: stop each case as soon as it is decided').choices(['fixed', 'sprt']))
     .option('--threshold <p0>', 'pass rate every case must reach (default 0.9)', probability('--threshold'))
     .option('--min-trials <n>', 'sequential mode: fewest trials before a decision', int('--min-trials', 1))
@@ -154,6 +184,7 @@ function buildProgram(): Command {
     .option('--no-gate', 'report the verdicts but exit 0 (exploring, not gating CI); input errors still exit 2')
     .option('--resume <run>', 'finish an interrupted run folder: replay its stored trials, run only the missing ones (same inputs required)', text('--resume'))
     .option('--force', 'with --resume: go on although skills, cases, config or agent changed (recorded in run.json)')
+    .option('--shard <i/n>', 'run only share I of N of the cases (for a CI matrix; join the shards with `skillprobe merge`)', shardFlag)
     .option('--max-cost <usd>', `stop scheduling once the trials' reported costs reach this many USD (a partial run: exit ${EXIT.costCapped})`, positive('--max-cost'))
     .action(async (o: Record<string, unknown>) => {
       if (o.force === true && o.resume === undefined) {
@@ -170,6 +201,7 @@ function buildProgram(): Command {
         resume: o.resume as string | undefined,
         force: o.force === true,
         select: caseSelection(o),
+        shard: o.shard as Shard | undefined,
         overrides: {
           trials: o.trials,
           concurrency: o.concurrency,
@@ -195,8 +227,14 @@ function buildProgram(): Command {
           },
         },
       };
+      const reporters = chooseReporters(o, process.env);
       const loaded = loadSuite(opts);
-      if (nothingToRun(loaded, o.json === true)) return;
+      if (nothingToRun(loaded, humanStream(reporters, IO) !== process.stdout)) return;
+      if (loaded.shard && loaded.suite.cases.length === 0) {
+        humanStream(reporters, IO).write(`shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`);
+        process.exitCode = EXIT.pass;
+        return;
+      }
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
       const target = await prepareRun(loaded, opts);
       if (opts.resume !== undefined) {
@@ -208,10 +246,11 @@ function buildProgram(): Command {
       const { outcomes, damaged } = await gradeStored(outcome.store, manifest);
       const results = buildResults(manifest, outcomes, damaged, new Date());
       await outcome.store.writeResults(results);
-      printReport({ manifest, results }, o.json === true);
+      const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(outcome.store) }, outcome.store, IO);
       reportDamaged(results);
-      // With --json, stdout holds exactly the JSON; the human lines go to stderr.
-      const say = (text: string) => (o.json ? process.stderr : process.stdout).write(text);
+      // With a document (JSON, markdown, …) on stdout, stdout holds exactly it; the human lines go to stderr.
+      const human = humanStream(reporters, IO);
+      const say = (text: string) => human.write(text);
       say(
         `run ${manifest.runId} ${manifest.status}: ${manifest.trials.finished} trials` +
           (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
@@ -223,34 +262,76 @@ function buildProgram(): Command {
       const stopped = manifest.status === 'interrupted' ? EXIT.interrupted : manifest.status === 'cost_capped' ? EXIT.costCapped : undefined;
       if (o.gate === false && stopped === undefined) {
         say(`gate off (--no-gate): the verdicts' exit code would be ${results.exitCode}\n`);
-        process.exitCode = EXIT.pass;
-      } else process.exitCode = stopped ?? results.exitCode;
+        process.exitCode = exitWithReports(EXIT.pass, failed);
+      } else process.exitCode = exitWithReports(stopped ?? results.exitCode, failed);
     });
 
-  program
-    .command('grade')
+  withReporters(program.command('grade'))
     .description('regrade a stored run with the current graders and rewrite its results.json (runs nothing)')
     .argument('<run>', 'run folder, e.g. transcripts/<run-id>')
-    .option('--json', 'print the results as JSON')
-    .action(async (dir: string, o: { json?: boolean }) => {
-      const { manifest, results } = await gradeRun(dir);
-      printReport({ manifest, results }, o.json === true);
+    .option('--json', 'print the results as JSON (--reporter json)')
+    .action(async (dir: string, o: { json?: boolean; reporter?: ReporterChoice[] }) => {
+      const reporters = chooseReporters(o, process.env);
+      const { store, manifest, results } = await gradeRun(dir);
+      const { failed } = await reportRun(reporters, { manifest, results, runDir: dir }, store, IO);
       reportDamaged(results);
-      (o.json ? process.stderr : process.stdout).write(`regraded ${results.outcomes.length} trials → ${join(dir, 'results.json')}\n`);
-      process.exitCode = results.exitCode;
+      humanStream(reporters, IO).write(`regraded ${results.outcomes.length} trials → ${join(dir, 'results.json')}\n`);
+      process.exitCode = exitWithReports(results.exitCode, failed);
+    });
+
+  withReporters(program.command('report'))
+    .description('print the report of a stored run (runs nothing; writes only the files --reporter names)')
+    .argument('<run>', 'run folder, e.g. transcripts/<run-id>')
+    .option('--json', 'print the results as JSON (--reporter json)')
+    .action(async (dir: string, o: { json?: boolean; reporter?: ReporterChoice[] }) => {
+      const reporters = chooseReporters(o, process.env);
+      const { regraded, store, ...loaded } = await loadResults(dir);
+      if (regraded) process.stderr.write(`no current results.json in ${dir} (${regraded}): graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`);
+      const { failed } = await reportRun(reporters, { ...loaded, runDir: dir }, store, IO);
+      reportDamaged(loaded.results);
+      process.exitCode = exitWithReports(loaded.results.exitCode, failed);
+    });
+
+  withReporters(program.command('compare'))
+    .description('the model-update canary: did CANDIDATE route worse than BASE? per case, with exact tests (exit 1 on a significant regression)')
+    .argument('<base>', 'the run folder to compare against, e.g. before the model update')
+    .argument('<candidate>', 'the run folder under test')
+    .option('--alpha <a>', `false-discovery rate across cases (Benjamini–Hochberg; default ${COMPARE_DEFAULTS.alpha})`, fraction('--alpha'))
+    .option('--margin <d>', `the smallest change worth detecting: a difference interval within ±d is UNCHANGED (default ${COMPARE_DEFAULTS.margin})`, fraction('--margin'))
+    .option('--power <p>', `the power "trials to decide" plans for (default ${COMPARE_DEFAULTS.power})`, fraction('--power'))
+    .option('--json', 'print the comparison as JSON (--reporter json)')
+    .action(async (base: string, candidate: string, o: { alpha?: number; margin?: number; power?: number; json?: boolean; reporter?: ReporterChoice[] }) => {
+      const reporters = chooseReporters(o, process.env);
+      const opts = { alpha: o.alpha ?? COMPARE_DEFAULTS.alpha, margin: o.margin ?? COMPARE_DEFAULTS.margin, power: o.power ?? COMPARE_DEFAULTS.power };
+      const { exitCode, failed } = await compareCommand({ base, candidate }, opts, reporters, IO);
+      process.exitCode = exitWithReports(exitCode, failed);
+    });
+
+  withReporters(program.command('merge'))
+    .description('join the run folders of a sharded run (run --shard I/N) into one run and report it')
+    .argument('<runs...>', 'every shard\'s run folder')
+    .option('--transcripts <dir>', 'where the merged run folder is created (default: transcripts)', text('--transcripts'))
+    .option('--json', 'print the results as JSON (--reporter json)')
+    .action(async (dirs: string[], o: { transcripts?: string; json?: boolean; reporter?: ReporterChoice[] }) => {
+      const reporters = chooseReporters(o, process.env);
+      const out = o.transcripts ?? 'transcripts';
+      const unwritable = unwritableFolder(out, { mustExist: false });
+      if (unwritable) throw new InputError({ file: '--transcripts', what: unwritable, todo: 'point it at a folder you can write to' });
+      const { store, manifest, results } = await mergeShards(dirs, out);
+      const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(store) }, store, IO);
+      reportDamaged(results);
+      humanStream(reporters, IO).write(`merged ${plural(dirs.length, 'shard')} (${plural(results.outcomes.length, 'trial')}) → run folder ${describeRunDir(store)}\n`);
+      process.exitCode = exitWithReports(results.exitCode, failed);
     });
 
   program
-    .command('report')
-    .description('print the report of a stored run (runs nothing)')
-    .argument('<run>', 'run folder, e.g. transcripts/<run-id>')
-    .option('--json', 'print the results as JSON')
-    .action(async (dir: string, o: { json?: boolean }) => {
-      const { regraded, ...input } = await loadResults(dir);
-      if (regraded) process.stderr.write(`no current results.json in ${dir} (${regraded}): graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`);
-      printReport(input, o.json === true);
-      reportDamaged(input.results);
-      process.exitCode = input.results.exitCode;
+    .command('history')
+    .description('the runs in a transcripts folder, newest first: agent, model, CLI version, verdicts, trials, cost')
+    .option('--transcripts <dir>', 'the transcripts folder (default: transcripts)', text('--transcripts'))
+    .option('--case <id>', 'one case across the runs: its rate and verdict in each', text('--case'))
+    .action(async (o: { transcripts?: string; case?: string }) => {
+      const rows = await readHistory(o.transcripts ?? 'transcripts');
+      process.stdout.write(o.case === undefined ? renderHistory(rows) : renderCaseHistory(rows, o.case));
     });
 
   withCaseSelection(program.command('plan'))
@@ -259,9 +340,23 @@ function buildProgram(): Command {
     .option('--cases <glob>', 'case files (glob)', text('--cases'))
     .option('--skills <dir>', 'skills folder', text('--skills'))
     .option('--price-per-trial <usd>', 'what one trial costs, in USD', positive('--price-per-trial'))
-    .action((o: { config?: string; cases?: string; skills?: string; pricePerTrial?: number } & Record<string, unknown>) => {
+    .option('--compare', 'plan a model-update canary instead: trials per case to catch a drop --from → --to')
+    .option('--from <p>', 'with --compare: the pass rate before (default 0.9)', probability('--from'))
+    .option('--to <p>', 'with --compare: the pass rate a regression drops to (default 0.75)', probability('--to'))
+    .option('--power <p>', `with --compare: the chance to catch it (default ${COMPARE_DEFAULTS.power})`, fraction('--power'))
+    .option('--alpha <a>', `with --compare: the false-alarm rate (default ${COMPARE_DEFAULTS.alpha})`, fraction('--alpha'))
+    .action((o: { config?: string; cases?: string; skills?: string; pricePerTrial?: number; compare?: boolean; from?: number; to?: number; power?: number; alpha?: number } & Record<string, unknown>) => {
+      const onlyWithCompare = (['from', 'to', 'power', 'alpha'] as const).filter((k) => o[k] !== undefined && !o.compare);
+      if (onlyWithCompare.length) throw new InputError({ file: `--${onlyWithCompare[0]}`, what: 'only means something with --compare', todo: 'add --compare, or drop it' });
       const loaded = loadSuite({ config: o.config, overrides: { cases: o.cases, skillsDir: o.skills }, select: caseSelection(o) }, { run: false });
       if (nothingToRun(loaded)) return;
+      if (o.compare) {
+        const [from, to] = [o.from ?? 0.9, o.to ?? 0.75];
+        if (to >= from) throw new InputError({ file: '--to', what: `a drop must end below where it starts (--from ${from}, --to ${to})`, todo: 'give --to a rate below --from' });
+        const plan = planComparison(from, to, o.alpha ?? COMPARE_DEFAULTS.alpha, o.power ?? COMPARE_DEFAULTS.power, loaded.suite.cases.length);
+        process.stdout.write(renderComparisonPlan(plan, o.pricePerTrial));
+        return;
+      }
       process.stdout.write(renderPlan(planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))), o.pricePerTrial));
     });
 

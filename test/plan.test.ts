@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { planSuite, renderPlan } from '../src/commands/plan.js';
+import { trialsToDetect } from '../src/stats/sample-size.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
 
@@ -39,5 +40,32 @@ describe('skillprobe plan beyond the fixed-N search', () => {
     expect(text).not.toMatch(/NaN/);
     expect(text).toMatch(/tight .* >5000 .*\$\d+\.\d\d\s+>\$50\.00/);
     expect(text).toMatch(/total: SPRT \$[\d.]+ vs fixed N ≥ \$50\.00/);
+  });
+});
+
+describe('skillprobe plan --compare', () => {
+  const dir = makeProject(baseProject());
+  afterAll(() => cleanup(dir));
+
+  it('gives the trials per case in each run to catch a drop, alone and corrected across the suite\'s cases', async () => {
+    const r = await runCli(['plan', '--compare', '--from', '0.9', '--to', '0.75', '--price-per-trial', '0.01'], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const perCase = trialsToDetect(0.9, 0.75, 0.05, 0.8);
+    const across = trialsToDetect(0.9, 0.75, 0.05 / 2, 0.8);
+    expect(across).toBeGreaterThan(perCase);
+    expect(r.stdout).toContain(`${perCase} trials per case in each run, for one case tested alone`);
+    expect(r.stdout).toContain(`${across} trials per case in each run, when the drop is in one of 2 cases`);
+    expect(r.stdout).toContain(`(both runs: $${(2 * across * 2 * 0.01).toFixed(2)})`);
+    expect(r.stdout).toContain(`skillprobe run --mode fixed -n ${across}`);
+  });
+
+  it.each<[string, string[], RegExp]>([
+    ['a drop that rises', ['--compare', '--from', '0.7', '--to', '0.9'], /--to: a drop must end below where it starts/],
+    ['--from without --compare', ['--from', '0.7'], /--from: only means something with --compare/],
+    ['a power of 1', ['--compare', '--power', '1'], /--power must be a number strictly between 0 and 1/],
+  ])('%s: exit 2', async (_, args, says) => {
+    const r = await runCli(['plan', ...args], { cwd: dir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(says);
   });
 });

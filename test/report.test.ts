@@ -19,7 +19,7 @@ const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: fals
 const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
 const FAMILY = ATL_FAMILY;
 
-const render = (manifest: RunManifest, results: Results) => terminalReporter(true).render({ manifest, results });
+const render = (manifest: RunManifest, results: Results) => terminalReporter(true).render({ manifest, results, runDir: 'runs/r1' });
 const plain = (text: string) => stripVTControlCharacters(text);
 const widest = (text: string) => Math.max(...plain(text).split('\n').map((l) => l.length));
 
@@ -245,7 +245,7 @@ describe('layout and empty sections', () => {
 describe('results.json carries the run essentials', () => {
   it('says the numbers are simulated, with the profile, agent, model and decision settings', () => {
     const { results } = demo();
-    const json = JSON.parse(jsonReporter.render({ manifest: {} as RunManifest, results })) as Results;
+    const json = JSON.parse(jsonReporter.render({ manifest: {} as RunManifest, results, runDir: 'runs/r1' })) as Results;
     expect(json.run).toMatchObject({
       agent: { id: 'claude-code', cliVersion: '2.1.197' },
       model: { requested: 'claude-sonnet-4-5', reported: 'claude-sonnet-4-5' },

@@ -2,7 +2,8 @@ import { writeFileSync } from 'node:fs';
 import { configSchema } from '../src/run/config-schema.js';
 import { RunStore } from '../src/run/store.js';
 import { ClaudeStream } from './claude-stream.js';
-import type { GradableCase, RunManifest, TrialMeta, TrialRef, Verdict } from '../src/run/schema.js';
+import type { GradableCase, RunManifest, TrialMeta, TrialOutcome, TrialRef, Verdict } from '../src/run/schema.js';
+import type { RunToCompare } from '../src/verdict/compare.js';
 import { buildResults } from '../src/verdict/results.js';
 
 /** The atl family the hand-built transcripts use. */
@@ -69,4 +70,55 @@ export function resultsWithVerdicts(verdicts: [string, Verdict][]): string {
   const defs = verdicts.map(([id]) => ({ id, expect: 'atl', exclusive: false, tags: [], decision: DECISION }));
   const results = buildResults(handMadeManifest(defs, 0), [], [], new Date('2026-11-30T00:00:00Z'));
   return JSON.stringify({ ...results, verdicts: results.verdicts.map((v, i) => ({ ...v, verdict: verdicts[i]![1] })) });
+}
+
+
+/** A case's trials: `passes` of `n` passed; the failures fired `failedColumn` (a sibling, or none). */
+export interface CaseTrials {
+  passes: number;
+  n: number;
+  failedColumn?: string;
+}
+
+function passFailTrials(caseId: string, expect: string, t: CaseTrials): TrialOutcome[] {
+  return Array.from({ length: t.n }, (_, i) => {
+    const passed = i < t.passes;
+    const column = passed ? expect : (t.failedColumn ?? 'none');
+    return {
+      caseId,
+      arm: 'skill' as const,
+      n: i + 1,
+      status: 'ok' as const,
+      passed,
+      firings: [],
+      firedColumn: column,
+      fired: column === expect ? ('expected' as const) : column === 'none' ? ('none' as const) : ('sibling' as const),
+      readOnly: false,
+      flags: { noop: false, clarifying: false },
+      parseWarnings: 0,
+      wallMs: 500,
+      costUsd: 0.01,
+    };
+  });
+}
+
+/** A finished run of hand-made outcomes, for comparisons: each case expects `atl-jira`. */
+export function syntheticRun(cases: Record<string, CaseTrials>, over: { mode?: 'fixed' | 'sprt'; model?: string; skills?: Record<string, string>; dir?: string } = {}): RunToCompare {
+  const defs: GradableCase[] = Object.keys(cases).map((id) => ({ id, expect: 'atl-jira', exclusive: false, tags: [], decision: { ...DECISION, maxTrials: 200 } }));
+  const manifest = handMadeManifest(defs, 0, {
+    config: configSchema.parse({ arms: ['skill'], decision: { mode: over.mode ?? 'fixed' } }),
+    model: over.model ?? 'claude-sonnet-4-5',
+    skills: Object.entries(over.skills ?? { 'atl-jira': 'h1' }).map(([name, hash]) => ({ dir: name, name, hash })),
+  });
+  const outcomes = Object.entries(cases).flatMap(([id, t]) => passFailTrials(id, 'atl-jira', t));
+  return { dir: over.dir ?? 'runs/x', manifest, results: buildResults(manifest, outcomes, [], new Date('2026-11-30T00:00:00Z')) };
+}
+
+
+/** Writes a synthetic run as a run folder (run.json and results.json, no transcripts) under `root`; returns its path. */
+export async function storeSyntheticRun(root: string, runId: string, run: RunToCompare): Promise<string> {
+  const store = await RunStore.create(root, runId);
+  await store.writeManifest({ ...run.manifest, runId });
+  await store.writeResults({ ...run.results, runId });
+  return store.dir;
 }

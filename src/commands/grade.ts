@@ -4,22 +4,22 @@ import { RunStore } from '../run/store.js';
 import { buildResults } from '../verdict/results.js';
 
 /** Regrades every stored transcript with the current graders and rewrites results.json. Runs nothing. */
-export async function gradeRun(dir: string, now = new Date()): Promise<{ manifest: RunManifest; results: Results }> {
+export async function gradeRun(dir: string, now = new Date()): Promise<{ store: RunStore; manifest: RunManifest; results: Results }> {
   const { store, manifest } = await RunStore.open(dir);
   const { outcomes, damaged } = await gradeStored(store, manifest);
   const results = buildResults(manifest, outcomes, damaged, now);
   await store.writeResults(results);
-  return { manifest, results };
+  return { store, manifest, results };
 }
 
 /**
  * The stored results; when they are missing (an interrupted or live run) or unusable, the stored transcripts
  * graded in memory, with why in `regraded`. Writes nothing: `skillprobe grade` stores them.
  */
-export async function loadResults(dir: string): Promise<{ manifest: RunManifest; results: Results; regraded?: string }> {
+export async function loadResults(dir: string): Promise<{ store: RunStore; manifest: RunManifest; results: Results; regraded?: string }> {
   const { store, manifest } = await RunStore.open(dir);
   const stored = await store.readResults();
-  if (stored.ok) return { manifest, results: stored.value };
+  if (stored.ok) return { store, manifest, results: stored.value };
   const { outcomes, damaged } = await gradeStored(store, manifest);
-  return { manifest, results: buildResults(manifest, outcomes, damaged, new Date()), regraded: stored.problem };
+  return { store, manifest, results: buildResults(manifest, outcomes, damaged, new Date()), regraded: stored.problem };
 }

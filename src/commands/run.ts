@@ -11,11 +11,16 @@ import { loadSkills } from '../load/skills.js';
 import { loadProfile, loadProfileForSuite } from '../sim/profile.js';
 import { RunStore } from '../run/store.js';
 import type { RunPlace, SuiteToRun } from '../runner/execute.js';
+import { casesOfShard, type Shard } from '../trials/shard.js';
+import { gradableCase } from '../trials/stored-case.js';
+import { planSuite, type CasePlan } from './plan.js';
 
 export interface RunOptions extends RunPlace {
   config?: string;
   overrides: Partial<Record<keyof Config, unknown>>;
   select?: CaseSelection;
+  /** Run only this share of the selected cases (`--shard I/N`). */
+  shard?: Shard;
 }
 export interface LoadedSuite extends SuiteToRun {
   /** With `--last-failed`: the run it read, when nothing in it failed (then there is nothing to run). */
@@ -27,7 +32,7 @@ export interface LoadedSuite extends SuiteToRun {
  * stage is checked on whatever the stages before it could load, so one mistake never hides the next.
  * `need.run`: also what only a run needs (a writable transcripts folder, the agent binary, credentials).
  */
-export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select'>, need: { run: boolean } = { run: true }): LoadedSuite {
+export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard'>, need: { run: boolean } = { run: true }): LoadedSuite {
   const problems = new ProblemList();
   const loaded = collectConfig(opts.config, opts.overrides, problems);
   // Without the config file, where the skills and cases are is unknown: the flags were all there was to check.
@@ -66,11 +71,22 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   }
   problems.throwIfAny();
   // No problem was found, so every stage loaded.
-  return { config, configFile: file, skills: skills!, suite: selected!.suite, profile, adapter, binary: binary!, nothingFailedIn: selected!.nothingFailedIn };
+  const loadedSuite = { config, configFile: file, skills: skills!, suite: selected!.suite, profile, adapter, binary: binary!, nothingFailedIn: selected!.nothingFailedIn };
+  return opts.shard ? shareOf(loadedSuite, opts.shard) : loadedSuite;
 }
 
-
-
+/** The suite narrowed to one shard's cases, balanced across shards by the trials each case is expected to take. */
+function shareOf(loaded: LoadedSuite, shard: Shard): LoadedSuite {
+  const { config, suite } = loaded;
+  const plan = planSuite(config, suite.cases.map((c) => gradableCase(c, config)));
+  const expected = (c: CasePlan) => (plan.mode === 'sprt' ? Math.max(c.asnAtP0, c.asnAtP1) : c.configuredFixed) * c.arms;
+  const mine = casesOfShard(plan.cases.map((c) => ({ id: c.caseId, expectedTrials: expected(c) })), shard);
+  return {
+    ...loaded,
+    suite: { ...suite, cases: suite.cases.filter((c) => mine.has(c.id)) },
+    shard: { ...shard, suiteCases: suite.cases.map((c) => c.id) },
+  };
+}
 
 export function describeRunDir(store: RunStore): string {
   return relative(process.cwd(), store.dir) || store.dir;

@@ -1,6 +1,6 @@
 import pMap from 'p-map';
 import { adapterFor } from '../agents/registry.js';
-import type { DamagedTrial, RunManifest, TrialOutcome, TrialRef } from '../run/schema.js';
+import { transcriptPath, type DamagedTrial, type RunManifest, type TrialOutcome, type TrialRef } from '../run/schema.js';
 import type { RunStore } from '../run/store.js';
 import { gradeTrial, type GradeOptions } from './outcome.js';
 
@@ -30,7 +30,7 @@ export async function gradeStored(store: RunStore, manifest: RunManifest): Promi
   const damaged = [...listed.damaged];
   const known = listed.trials.filter((r) => byId.has(r.caseId));
   for (const r of listed.trials.filter((t) => !byId.has(t.caseId))) {
-    damaged.push({ path: `trials/${r.caseId}/${r.arm}/${r.n}.jsonl`, problem: `a trial of case "${r.caseId}", which run.json does not list` });
+    damaged.push({ path: transcriptPath(r), problem: `a trial of case "${r.caseId}", which run.json does not list` });
   }
   // Bounded, so thousands of trials never hold thousands of open files.
   const read = await pMap(known, async (ref: TrialRef) => {

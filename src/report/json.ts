@@ -1,7 +1,11 @@
 import type { Reporter } from './reporter.js';
 
-/** The results for machines: exactly results.json. */
+const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
+
+/** The results for machines: exactly results.json; a comparison as its own JSON document. */
 export const jsonReporter: Reporter = {
   name: 'json',
-  render: ({ results }) => JSON.stringify(results, null, 2) + '\n',
+  description: 'the results as JSON (exactly results.json; compare: the comparison)',
+  render: ({ results }) => json(results),
+  renderComparison: (comparison) => json(comparison),
 };

@@ -1,13 +1,28 @@
 import type { Results, RunManifest } from '../run/schema.js';
+import type { Transcript } from '../transcript/types.js';
+import type { Comparison } from '../verdict/comparison.js';
 
-/** What every reporter gets: the manifest and the graded results, both read back from the run folder. */
+/** What every reporter gets for one run: the manifest and the graded results, both read back from the run folder. */
 export interface ReportInput {
   manifest: RunManifest;
   results: Results;
+  /** The run folder as the user named it (transcript paths in reports are relative to it). */
+  runDir: string;
+  /**
+   * Canonical transcripts by `trialKey`, loaded at the edge only for reporters that ask for them
+   * (`needsTranscripts`); a trial missing here is shown without its drill-down.
+   */
+  transcripts?: ReadonlyMap<string, Transcript>;
 }
 
-/** One interface, many reporters (terminal, json; markdown, junit and html slot in beside them). */
+/** One interface, one registry (report/registry.ts): each reporter renders a run and a comparison of two runs. */
 export interface Reporter {
   readonly name: string;
+  /** One line for `--help`. */
+  readonly description: string;
+  /** The html drill-down shows each trial's canonical transcript; reading them costs a pass over the run folder. */
+  readonly needsTranscripts?: boolean;
   render(input: ReportInput): string;
+  renderComparison(comparison: Comparison): string;
 }
+

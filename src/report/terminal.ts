@@ -1,10 +1,25 @@
 import pc from 'picocolors';
 import { NONE, NOTHING_TO_SCORE } from '../grade/outcome.js';
-import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
-import { advice, REFUSED_AS } from './advice.js';
+import { advice } from './advice.js';
+import { comparisonText } from './compare-terminal.js';
+import { costBreakdown } from './cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, visibleWidth, type Wrap } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
-import { VERDICTS, type CaseArmSummary, type CaseVerdict, type TrialStatus } from '../run/schema.js';
+import { transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
+import {
+  budgetStops,
+  caseFacts,
+  DESCRIPTIVE_NOTE,
+  modelText,
+  needsBlock,
+  noEvidence,
+  signedDifference,
+  SIMULATED_NOTE,
+  simulatorText,
+  trialsUsed,
+  verdictCounts,
+  verdictRate,
+} from './wording.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 type Results = ReportInput['results'];
@@ -17,108 +32,45 @@ const SHOWN_K = [1, 3, 5, 10];
 const VERDICT_COLOUR = { PASS: 'green', FAIL: 'red', INCONCLUSIVE: 'yellow', ERROR: 'magenta' } as const;
 const MODE = { sprt: 'sequential (Wald SPRT per case)', fixed: 'fixed N (exact binomial tests)' } as const;
 
-const STATUS_NAME: Record<TrialStatus, [string, string]> = {
-  ok: ['ok', 'ok'],
-  timeout: ['timeout', 'timeouts'],
-  max_turns: ['max-turns stop', 'max-turns stops'],
-  max_budget: ['budget stop', 'budget stops'],
-  agent_error: ['agent error', 'agent errors'],
-  infra_error: ['infra error', 'infra errors'],
-  killed: ['killed', 'killed'],
-  isolation_error: ['isolation error', 'isolation errors'],
-  output_too_large: ['output too large', 'outputs too large'],
-};
-
-function statusCounts(s: CaseArmSummary, which: (t: TrialStatus) => boolean): { total: number; text: string } {
-  const entries = Object.entries(s.statuses).filter(([k, v]) => which(k as TrialStatus) && v) as [TrialStatus, number][];
-  return {
-    total: entries.reduce((a, [, v]) => a + v, 0),
-    text: entries.map(([k, v]) => `${v} ${STATUS_NAME[k][v === 1 ? 0 : 1]}`).join(', '),
-  };
-}
-const budgetStops = (s: CaseArmSummary) => statusCounts(s, (t) => BUDGET_STOPS.has(t));
-const noEvidence = (s: CaseArmSummary) => statusCounts(s, (t) => NO_EVIDENCE.has(t));
-
 function header({ manifest, results }: ReportInput, c: Colors): string[] {
   const run = results.run;
-  const reported = run.model.reported && run.model.reported !== run.model.requested ? ` (the agent reported ${run.model.reported})` : '';
-  const lines = [
-    paragraph(`${c.bold(`skillprobe run ${results.runId}`)} · ${run.agent.id} ${run.agent.cliVersion ?? '?'} · model ${run.model.requested}${reported} · ${run.status}`),
-  ];
+  const lines = [paragraph(`${c.bold(`skillprobe run ${results.runId}`)} · ${run.agent.id} ${run.agent.cliVersion ?? '?'} · ${modelText(run)} · ${run.status}`)];
   if (run.simulator) {
-    const sim = run.simulator;
-    lines.push(
-      paragraph(c.magenta(`${c.bold('SIMULATED')} · skillprobe's model simulator answered, profile "${sim.name}" (${sim.profile}, seed ${sim.seed}).`)),
-      paragraph(c.magenta("These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.")),
-    );
+    lines.push(paragraph(c.magenta(`${c.bold('SIMULATED')} · ${simulatorText(run.simulator)}`)), paragraph(c.magenta(SIMULATED_NOTE)));
   }
+  if (manifest.shard) {
+    const { index, total, suiteCases } = manifest.shard;
+    lines.push(paragraph(c.cyan(`shard ${index}/${total}: ${manifest.cases.defs.length} of the suite's ${suiteCases.length} cases; \`skillprobe merge\` joins the shards into one run`)));
+  }
+  if (manifest.mergedFrom) lines.push(paragraph(c.dim(`merged from ${plural(manifest.mergedFrom.length, 'shard')}: ${manifest.mergedFrom.map((m) => `${m.shard} ${m.runId}`).join(', ')}`)));
   lines.push(paragraph(c.dim(`${Math.round(results.summary.confidence * 100)}% Wilson intervals · ${plural(manifest.trials.finished, 'trial')} run`)));
   return lines;
 }
 
-/** Cases that get a block: every FAIL and INCONCLUSIVE, and any case with a skill call the agent refused. */
-function needsBlock(v: CaseVerdict, s: CaseArmSummary | undefined): boolean {
-  return v.verdict === 'FAIL' || v.verdict === 'INCONCLUSIVE' || (s?.failures.refused.trials ?? 0) > 0;
-}
-
 function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>, c: Colors): string[] {
   const pct = Math.round(results.summary.confidence * 100);
-  const counts = VERDICTS.map((k) => [k, results.verdicts.filter((v) => v.verdict === k).length] as const)
-    .filter(([, n]) => n > 0)
-    .map(([k, n]) => `${n} ${k}`)
-    .join(' · ');
+  const counts = verdictCounts(results.verdicts);
   const marked = results.verdicts.filter((v) => needsBlock(v, skillRow.get(v.caseId)) && v.verdict !== 'FAIL' && v.verdict !== 'INCONCLUSIVE');
   const rows = results.verdicts.map((v) => {
     const s = skillRow.get(v.caseId);
-    const rate = s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}${v.descriptiveInterval ? '*' : ''}` : '—';
-    const used = v.decidedAt !== undefined ? `${v.decidedAt}${v.afterDecision ? ` (+${v.afterDecision} in flight)` : ''}` : String(v.scored);
     const mark = marked.includes(v) ? ' ↓' : '';
-    return [v.caseId, s?.expect ?? '', c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark, fmt(v.params.threshold), used, rate];
+    return [v.caseId, s?.expect ?? '', c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark, fmt(v.params.threshold), trialsUsed(v), verdictRate(v, s)];
   });
   const lines = [
     paragraph(c.bold(`VERDICTS · ${MODE[results.run.decision.mode]} · ${counts} · exit code ${results.exitCode}`)),
     fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['hard', 'hard']),
   ];
   const notes: string[] = [];
-  if (results.verdicts.some((v) => v.descriptiveInterval)) notes.push('* descriptive only: the case stopped early by a sequential rule, which biases the interval');
+  if (results.verdicts.some((v) => v.descriptiveInterval)) notes.push(DESCRIPTIVE_NOTE);
   if (marked.length) notes.push('↓ see its block below: the agent refused some skill calls');
   lines.push(...notes.map((n) => paragraph(c.dim(n))));
   return lines;
 }
 
 function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors): string[] {
-  const f = s.failures;
-  const of = (k: number) => `${k} of ${s.rate.n}`;
-  const facts: string[] = [];
-  const left = noEvidence(s);
-  facts.push(`passed ${of(s.rate.successes)}${left.total ? `; ${plural(left.total, 'trial')} left out (${left.text})` : ''}`);
-  const firedOthers = f.firedOthers.map((o) => `${o.skill} fired in ${of(o.trials)}`).join('; ');
-  if (f.falseTrigger.trials) facts.push(`false trigger: ${firedOthers}`);
-  if (f.sibling.trials) facts.push(`sibling: ${firedOthers}`);
-  if (f.didNotFire.trials) {
-    const w = f.whenSilent;
-    const outside = f.didNotFire.trials - w.clarifying - w.answered - w.empty;
-    const instead = [
-      w.clarifying && `asked a clarifying question in ${w.clarifying}`,
-      w.answered && `answered without a skill in ${w.answered}`,
-      w.empty && `wrote nothing in ${w.empty}`,
-      outside > 0 && `called a skill outside the family in ${outside}`,
-    ].filter(Boolean);
-    facts.push(`did not fire in ${of(f.didNotFire.trials)}${instead.length ? `: the model ${instead.join(', ')}` : ''}`);
-  }
-  if (f.planWrong.trials) {
-    const checks = f.planChecks.map((k) => `${k.check} failed in ${k.failed} (${k.details.map((d) => (k.details.length > 1 ? `${d.detail || 'failed'} ×${d.trials}` : d.detail || 'failed')).join(', ')})`);
-    facts.push(`fired, but the plan was wrong in ${of(f.planWrong.trials)}: ${checks.join('; ')}`);
-  }
-  if (f.refused.trials) {
-    const calls = f.refused.calls.map((r) => `${r.requested} ${REFUSED_AS[r.status]} in ${r.trials}`).join('; ');
-    facts.push(c.red(`refused by the agent in ${of(f.refused.trials)}: ${calls} (graded as the model's choice, but the skill never loaded)`));
-  }
-  if (s.fired.readOnly) facts.push(`fired only by reading its SKILL.md (a read-trigger) in ${s.fired.readOnly}`);
-  const stops = budgetStops(s);
-  if (stops.total) facts.push(`stopped by the budget: ${stops.text}`);
+  const facts = caseFacts(s).map((f) => (f.alarm ? c.red(f.text) : f.text));
   const fix = advice(s, v);
-  if (fix.example !== undefined) facts.push(`example: trials/${s.caseId}/${s.arm}/${fix.example}.jsonl`);
+  if (fix.example !== undefined) facts.push(`example: ${transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })}`);
   return [
     paragraph(`${c.bold(s.caseId)} · ${c[VERDICT_COLOUR[v.verdict]](v.verdict)} · expects ${s.expect} · ${v.reason}`),
     ...facts.map((t) => paragraph(t, '  ')),
@@ -231,7 +183,7 @@ function ablationSection(results: Results, c: Colors): string[] {
       String(a.pairs),
       fmt(a.skillRate.p),
       fmt(a.ablationRate.p),
-      `${a.difference.diff >= 0 ? '+' : ''}${fmt(a.difference.diff)} ${interval(a.difference)}`,
+      signedDifference(a.difference),
       a.pValue < 0.05 ? c.bold(fmt(a.pValue, 3)) : fmt(a.pValue, 3),
       r ? String(budgetStops(r).total) : '0',
       r ? String(noEvidence(r).total) : '0',
@@ -271,10 +223,28 @@ function leftOutSection(results: Results, c: Colors): string[] {
   return out;
 }
 
+/** Money and trial time, when the CLI reported costs: in all, per verdict, and the costliest cases. */
+function costSection(results: Results, c: Colors): string[] {
+  const cost = costBreakdown(results);
+  if (cost.total.costUsd === undefined) return [];
+  const usd = (x: number | undefined) => (x === undefined ? '—' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
+  const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  const rows = [
+    ...cost.byVerdict.map((v) => [`${v.verdict} cases`, String(v.trials), usd(v.costUsd), secs(v.wallMs)]),
+    ...[...cost.byCase].sort((a, b) => (b.costUsd ?? 0) - (a.costUsd ?? 0)).slice(0, 5).map((k) => [`  ${k.caseId}`, String(k.trials), usd(k.costUsd), secs(k.wallMs)]),
+  ];
+  return [
+    paragraph(c.bold(`COST · ${usd(cost.total.costUsd)} reported by the CLI for ${plural(cost.total.trials, 'trial')} · ${secs(cost.total.wallMs)} of trial time`)),
+    fit([['', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...rows], ['l', 'r', 'r', 'r']),
+  ];
+}
+
 export function terminalReporter(colour: boolean): Reporter {
   const c = pc.createColors(colour);
   return {
     name: 'terminal',
+    description: 'the report for people (default; colour on a terminal)',
+    renderComparison: (comparison) => comparisonText(comparison, c),
     render(input: ReportInput): string {
       const { results } = input;
       const skillRows = results.summary.cases.filter((r) => r.arm === 'skill');
@@ -289,6 +259,7 @@ export function terminalReporter(colour: boolean): Reporter {
         confusionSection(results, c),
         ablationSection(results, c),
         aggregateSection(results, c),
+        costSection(results, c),
         leftOutSection(results, c),
       ];
       return sections.filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';

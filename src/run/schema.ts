@@ -29,6 +29,11 @@ export function trialKey(ref: TrialRef): string {
   return `${ref.caseId}/${ref.arm}/${ref.n}`;
 }
 
+/** Where a trial's raw transcript lives inside its run folder (what reports point a reader to). */
+export function transcriptPath(ref: TrialRef): string {
+  return `trials/${ref.caseId}/${ref.arm}/${ref.n}.jsonl`;
+}
+
 export const sprtParamsSchema = z.object({
   threshold: z.number(),
   delta: z.number(),
@@ -94,6 +99,10 @@ export const runManifestSchema = z.object({
   resumedAt: z.array(z.string()).optional(),
   /** What had changed when a resume was forced (`--force`): trials before and after differ in these. */
   forcedChanges: z.array(z.string()).optional(),
+  /** A share of the suite (`run --shard I/N`): `suiteCases` are all the cases the N shards split between them. */
+  shard: z.object({ index: z.number().int().min(1), total: z.number().int().min(1), suiteCases: z.array(z.string()) }).optional(),
+  /** A run joined from shard folders (`skillprobe merge`): where its trials came from. */
+  mergedFrom: z.array(z.object({ runId: z.string(), dir: z.string(), shard: z.string() })).optional(),
 });
 export type RunManifest = z.output<typeof runManifestSchema>;
 

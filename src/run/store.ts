@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { constants as fsConstants, readFileSync } from 'node:fs';
+import { copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 // Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
 import writeAtomic from 'write-file-atomic';
 import type { z } from 'zod';
@@ -195,6 +195,22 @@ export class RunStore {
     // `path` is the name Node before 20.12 gives the entry's folder.
     await Promise.all(found.map((e) => rm(join(e.parentPath ?? e.path, e.name), { force: true })));
     return found.length;
+  }
+
+  /**
+   * Copies another run folder's stored trials (committed files only, never half-written ones) into this one, for
+   * `merge`; refuses to overwrite a trial this folder already holds. Returns how many files it copied.
+   */
+  async copyTrialsFrom(other: RunStore): Promise<number> {
+    const root = join(other.dir, 'trials');
+    const files = (await readdir(root, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => !e.isDirectory() && TRIAL_FILE.test(e.name));
+    for (const e of files) {
+      const from = join(e.parentPath ?? e.path, e.name);
+      const to = join(this.dir, 'trials', relative(root, from));
+      await mkdir(dirname(to), { recursive: true });
+      await copyFile(from, to, fsConstants.COPYFILE_EXCL);
+    }
+    return files.length;
   }
 
   /** Makes the folder a trial's transcript is streamed into. */

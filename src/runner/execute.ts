@@ -34,6 +34,8 @@ export interface SuiteToRun {
   profile?: Profile;
   adapter: AgentAdapter;
   binary: string;
+  /** This run is one share of the suite (`--shard I/N`); `suite` holds only the share's cases. */
+  shard?: NonNullable<RunManifest['shard']>;
 }
 
 /** Where and how a run goes, beyond the suite. */
@@ -83,6 +85,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
     simulator: s.profile && place.sim ? { profile: place.sim, name: s.profile.name, seed: s.profile.seed } : null,
     trials: { planned: makeScheduler(s.config, defs).plannedTotal(), finished: 0, notStarted: 0 },
+    ...(s.shard ? { shard: s.shard } : {}),
   };
 }
 

@@ -1,0 +1,19 @@
+import { compareRuns, type CompareOptions } from '../verdict/compare.js';
+import { loadResults } from './grade.js';
+import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
+
+/**
+ * `skillprobe compare BASE CANDIDATE`: the model-update canary. Reads two run folders (grading in memory what has
+ * no current results.json), compares them case by case, writes every chosen report, and returns the exit code:
+ * 1 on any significant regression.
+ */
+export async function compareCommand(dirs: { base: string; candidate: string }, opts: CompareOptions, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ exitCode: number; failed: string[] }> {
+  const [base, candidate] = await Promise.all([loadResults(dirs.base), loadResults(dirs.candidate)]);
+  for (const [dir, r] of [[dirs.base, base], [dirs.candidate, candidate]] as const) {
+    if (r.regraded) io.stderr.write(`no current results.json in ${dir} (${r.regraded}): graded its stored transcripts in memory\n`);
+    if (r.manifest.status !== 'completed') io.stderr.write(`${dir}: the run is ${r.manifest.status}; its cases are compared on the trials it has\n`);
+  }
+  const comparison = compareRuns({ dir: dirs.base, ...base }, { dir: dirs.candidate, ...candidate }, opts);
+  const { failed } = await writeReports(reporters, (r) => r.renderComparison(comparison), io);
+  return { exitCode: comparison.exitCode, failed };
+}

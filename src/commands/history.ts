@@ -1,0 +1,80 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fmt, interval, table } from '../report/format.js';
+import { readResultsSync, RunFolderError, RunStore } from '../run/store.js';
+import { VERDICTS, type Results, type RunManifest } from '../run/schema.js';
+import { InputError } from '../load/input-error.js';
+
+export interface HistoryRow {
+  runId: string;
+  manifest?: RunManifest;
+  results?: Results;
+  /** Why the folder could not be read, or why it has no results. */
+  problem?: string;
+}
+
+/** Every run folder in `transcriptsDir`, newest first; an unreadable one is a row that says why, never a crash. */
+export async function readHistory(transcriptsDir: string): Promise<HistoryRow[]> {
+  if (!existsSync(transcriptsDir)) throw new InputError({ file: transcriptsDir, what: 'no such transcripts folder', todo: 'run the suite first, or point --transcripts at the folder that holds run folders' });
+  const ids = readdirSync(transcriptsDir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(transcriptsDir, d.name, 'run.json')))
+    .map((d) => d.name)
+    .sort()
+    .reverse();
+  return Promise.all(
+    ids.map(async (runId): Promise<HistoryRow> => {
+      const dir = join(transcriptsDir, runId);
+      try {
+        const { manifest } = await RunStore.open(dir);
+        const stored = readResultsSync(dir);
+        return stored.ok ? { runId, manifest, results: stored.value } : { runId, manifest, problem: `results.json ${stored.problem}: \`skillprobe grade ${dir}\`` };
+      } catch (e) {
+        if (e instanceof RunFolderError) return { runId, problem: e.message };
+        throw e;
+      }
+    }),
+  );
+}
+
+const usd = (x: number | undefined) => (x === undefined ? '—' : `$${x.toFixed(2)}`);
+
+/** The runs, newest first: who ran them, what came out, what they cost. Pure. */
+export function renderHistory(rows: readonly HistoryRow[]): string {
+  if (rows.length === 0) return 'no runs in this transcripts folder\n';
+  const body = rows.map((r) => {
+    const m = r.manifest;
+    const res = r.results;
+    const verdicts = res ? VERDICTS.map((v) => [v, res.verdicts.filter((x) => x.verdict === v).length] as const).filter(([, n]) => n).map(([v, n]) => `${n} ${v}`).join(', ') : (r.problem ?? '');
+    return [
+      r.runId,
+      m ? `${m.agent.id} ${m.agent.cliVersion ?? '?'}` : '?',
+      m ? `${m.reportedModel ?? m.model}${m.simulator ? ' (SIM)' : ''}` : '?',
+      m?.status ?? '?',
+      verdicts,
+      res ? String(res.outcomes.length) : m ? String(m.trials.finished) : '?',
+      usd(res?.run.costUsd),
+    ];
+  });
+  return table([['run', 'agent', 'model', 'status', 'verdicts', 'trials', 'cost'], ...body], ['l', 'l', 'l', 'l', 'l', 'r', 'r'], { maxWidth: 140, wrap: ['word'] }) + '\n';
+}
+
+/** One case across runs, newest first: its skill-arm rate and verdict, to see a trend. Pure. */
+export function renderCaseHistory(rows: readonly HistoryRow[], caseId: string): string {
+  const seen = rows.filter((r) => r.results?.verdicts.some((v) => v.caseId === caseId));
+  if (seen.length === 0) throw new InputError({ file: '--case', what: `no graded run has a case "${caseId}"`, todo: 'check the case id (skillprobe history lists the runs)' });
+  const body = seen.map((r) => {
+    const res = r.results!;
+    const v = res.verdicts.find((x) => x.caseId === caseId)!;
+    const s = res.summary.cases.find((x) => x.caseId === caseId && x.arm === 'skill');
+    const cost = res.outcomes.filter((o) => o.caseId === caseId).map((o) => o.costUsd).filter((c): c is number => c !== undefined);
+    return [
+      r.runId,
+      `${r.manifest!.reportedModel ?? r.manifest!.model}${r.manifest!.simulator ? ' (SIM)' : ''}`,
+      v.verdict,
+      s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}` : '—',
+      s ? `${s.rate.successes}/${s.rate.n}` : '—',
+      usd(cost.length ? cost.reduce((a, b) => a + b, 0) : undefined),
+    ];
+  });
+  return `case ${caseId}, newest first (skill arm)\n` + table([['run', 'model', 'verdict', 'rate [CI]', 'passes', 'cost'], ...body], ['l', 'l', 'l', 'l', 'r', 'r'], { maxWidth: 140, wrap: ['word'] }) + '\n';
+}

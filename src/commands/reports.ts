@@ -1,0 +1,122 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import pMap from 'p-map';
+import writeFileAtomic from 'write-file-atomic';
+import { InvalidArgumentError } from 'commander';
+import { adapterFor } from '../agents/registry.js';
+import { ProblemList } from '../load/input-error.js';
+import { unwritableFolder, wrongEntry } from '../load/paths.js';
+import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
+import type { Reporter, ReportInput } from '../report/reporter.js';
+import { trialKey, type RunManifest, type TrialOutcome } from '../run/schema.js';
+import type { RunStore } from '../run/store.js';
+import type { Transcript } from '../transcript/types.js';
+
+/** One `--reporter NAME[=FILE]`: a reporter and where its text goes (stdout when no file is named). */
+export interface ReporterChoice {
+  name: ReporterName;
+  file?: string;
+}
+
+/** The world reports are written to, passed in so a command never reaches for process globals itself. */
+export interface ReportIo {
+  stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  stderr: NodeJS.WritableStream;
+  env: NodeJS.ProcessEnv;
+}
+
+/** Parses one `--reporter` value for commander, collecting repeats. */
+export function reporterFlag(v: string, prev: ReporterChoice[] = []): ReporterChoice[] {
+  const eq = v.indexOf('=');
+  const [name, file] = eq < 0 ? [v.trim(), undefined] : [v.slice(0, eq).trim(), v.slice(eq + 1).trim()];
+  if (!isReporterName(name)) throw new InvalidArgumentError(`--reporter: "${name}" is not a reporter; choose one of ${REPORTER_NAMES.join(', ')} (NAME or NAME=FILE)`);
+  if (file === '') throw new InvalidArgumentError(`--reporter ${name}= names no file; give one (--reporter ${name}=FILE), or write --reporter ${name} for stdout`);
+  return [...prev, { name, ...(file !== undefined ? { file } : {}) }];
+}
+
+/** Reporters whose output fits a GitHub step summary. */
+const STEP_SUMMARY_REPORTERS: ReadonlySet<string> = new Set(['markdown']);
+
+/** The markdown reporter with no file goes to a GitHub step summary when the job has one. */
+const destination = (c: ReporterChoice, env: NodeJS.ProcessEnv): { file?: string; append: boolean } =>
+  c.file !== undefined ? { file: c.file, append: false } : STEP_SUMMARY_REPORTERS.has(c.name) && env.GITHUB_STEP_SUMMARY ? { file: env.GITHUB_STEP_SUMMARY, append: true } : { append: false };
+
+/**
+ * The reporters a command will use (terminal by default; `--json` is `--reporter json`), checked before anything
+ * runs: at most one writes to stdout, and every file can be written. A mistake here is the user's (exit 2).
+ */
+export function chooseReporters(flags: { reporter?: ReporterChoice[]; json?: boolean }, env: NodeJS.ProcessEnv): ReporterChoice[] {
+  const chosen = [...(flags.reporter ?? []), ...(flags.json ? [{ name: 'json' as const }] : [])];
+  const choices = chosen.length ? chosen : [{ name: 'terminal' as const }];
+  const problems = new ProblemList();
+  const toStdout = choices.filter((c) => destination(c, env).file === undefined);
+  if (toStdout.length > 1) {
+    problems.add({ file: '--reporter', what: `${toStdout.map((c) => c.name).join(' and ')} would both print to stdout`, todo: 'give all but one a file: --reporter NAME=FILE' });
+  }
+  const files = new Map<string, string>();
+  for (const c of choices) {
+    const { file } = destination(c, env);
+    if (file === undefined) continue;
+    const same = files.get(resolve(file));
+    if (same) problems.add({ file: '--reporter', what: `${same} and ${c.name} would both write ${file}`, todo: 'give each reporter its own file' });
+    files.set(resolve(file), c.name);
+    const isFolder = wrongEntry(file, 'file') === `${file} is a folder, not a file`;
+    const why = isFolder ? `${file} is a folder` : unwritableFolder(dirname(file), { mustExist: false });
+    if (why) problems.add({ file: `--reporter ${c.name}=${file}`, what: why, todo: 'name a file in a folder you can write to' });
+  }
+  problems.throwIfAny();
+  return choices;
+}
+
+/** Human lines (where the run folder is, how to resume) go to stdout only when no reporter's document is printed there. */
+export function humanStream(choices: readonly ReporterChoice[], io: ReportIo): NodeJS.WritableStream {
+  const printed = choices.filter((c) => destination(c, io.env).file === undefined);
+  return printed.every((c) => c.name === 'terminal') ? io.stdout : io.stderr;
+}
+
+export const needsTranscripts = (choices: readonly ReporterChoice[]) => choices.some((c) => REPORTERS[c.name]({ colour: false }).needsTranscripts);
+
+/**
+ * The canonical transcripts of a run's graded trials, for the reporters that show them. A trial whose file cannot
+ * be read any more is simply left out of the drill-down: its outcome still stands.
+ */
+export async function readTranscripts(store: RunStore, manifest: RunManifest, outcomes: readonly TrialOutcome[]): Promise<Map<string, Transcript>> {
+  const adapter = adapterFor(manifest.agent.id, 'run.json');
+  const read = await pMap(outcomes, async (o) => {
+    const t = await store.readTrial(o);
+    return t.ok ? ([trialKey(o), adapter.parse(t.raw)] as const) : undefined;
+  }, { concurrency: 32 });
+  return new Map(read.filter((x) => x !== undefined));
+}
+
+/**
+ * Renders and writes every chosen report. One reporter failing (a full disk, a bug) never costs the others their
+ * output: each failure is named on stderr and the caller learns that one failed.
+ */
+export async function writeReports(choices: readonly ReporterChoice[], render: (r: Reporter) => string, io: ReportIo): Promise<{ failed: string[] }> {
+  const failed: string[] = [];
+  for (const c of choices) {
+    const { file, append } = destination(c, io.env);
+    const reporter = REPORTERS[c.name]({ colour: file === undefined && io.stdout.isTTY === true && !io.env.NO_COLOR });
+    try {
+      const text = render(reporter);
+      if (file === undefined) io.stdout.write(text);
+      else {
+        mkdirSync(dirname(resolve(file)), { recursive: true });
+        if (append) appendFileSync(file, text);
+        else await writeFileAtomic(file, text);
+      }
+    } catch (e) {
+      failed.push(c.name);
+      io.stderr.write(`skillprobe: the ${c.name} report could not be ${file === undefined ? 'printed' : `written to ${file}`}: ${(e as Error).message}\n`);
+    }
+  }
+  return { failed };
+}
+
+/** Every report of one run, with the transcripts loaded first when a chosen reporter shows them. */
+export async function reportRun(choices: readonly ReporterChoice[], input: ReportInput, store: RunStore, io: ReportIo): Promise<{ failed: string[] }> {
+  const transcripts = needsTranscripts(choices) ? await readTranscripts(store, input.manifest, input.results.outcomes) : undefined;
+  const full = transcripts ? { ...input, transcripts } : input;
+  return writeReports(choices, (r) => r.render(full), io);
+}

@@ -1,0 +1,60 @@
+import type pc from 'picocolors';
+import { CHANGES, type Change, type Comparison, type ComparedRun } from '../verdict/comparison.js';
+import { paragraph, plural, REPORT_WIDTH, table } from './format.js';
+import { pValueText } from '../util/text.js';
+import { kindCounts, METHOD_NAME, signedDifference } from './wording.js';
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+const CHANGE_COLOUR: Record<Change, 'red' | 'green' | 'yellow' | 'dim'> = { REGRESSED: 'red', IMPROVED: 'green', UNDECIDED: 'yellow', UNCHANGED: 'dim' };
+const signed = signedDifference;
+const runLine = (label: string, r: ComparedRun) =>
+  `${label} ${r.runId} · ${r.agent.id} ${r.agent.cliVersion ?? '?'} · ${r.model.reported ?? r.model.requested} · ${r.decisionMode}, ${plural(r.trials, 'trial')}` +
+  (r.costUsd !== undefined ? `, $${r.costUsd.toFixed(2)}` : '') +
+  (r.simulated ? ' · SIMULATED' : '');
+
+/** The terminal's comparison: changes first, then what moved in routing, then drift. */
+export function comparisonText(c: Comparison, colors: Colors): string {
+  const fit = (rows: string[][], align: ('l' | 'r')[]) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap: ['hard'] });
+  const counts = kindCounts(CHANGES, c.cases.map((x) => x.change));
+  const across = [c.crossAgent && 'DIFFERENT AGENTS', c.crossModel && 'DIFFERENT MODELS'].filter(Boolean).join(' · ');
+  const head = [
+    paragraph(colors.bold(`skillprobe compare · ${counts || 'no cases in common'} · exit code ${c.exitCode}`)),
+    paragraph(runLine('base     ', c.base)),
+    paragraph(runLine('candidate', c.candidate)),
+    ...(across ? [paragraph(colors.magenta(`${across}: the comparison is across them (a canary's point); read the drift below`))] : []),
+    paragraph(colors.dim(`${METHOD_NAME[c.cases[0]?.method ?? 'boschloo']} · Benjamini–Hochberg at ${c.alpha} · unchanged = interval within ±${c.margin}`)),
+  ];
+  const rows = c.cases.map((x) => [
+    x.arm === 'skill' ? x.caseId : `${x.caseId} [${x.arm}]`,
+    `${x.base.successes}/${x.base.n}`,
+    `${x.candidate.successes}/${x.candidate.n}`,
+    signed(x.difference),
+    pValueText(x.pAdjusted),
+    colors[CHANGE_COLOUR[x.change]](x.change) + (x.trialsToDecide !== undefined ? ` (n≈${x.trialsToDecide})` : ''),
+  ]);
+  const caseTable = fit([['case', 'base', 'candidate', 'difference', 'p adj.', 'change'].map((h) => colors.bold(h)), ...rows], ['l', 'r', 'r', 'l', 'r', 'l']);
+  const reasons = c.cases.filter((x) => x.change === 'REGRESSED' || x.change === 'IMPROVED').map((x) => paragraph(`${x.caseId} [${x.arm}]: ${x.reason}`, '  '));
+  const routing = c.routing.length
+    ? [
+        paragraph(colors.bold('ROUTING · confusion-matrix cells that moved significantly (skill arm)')),
+        fit(
+          [
+            ['case', 'expect', 'fired', 'base', 'candidate', 'difference', 'p adj.'].map((h) => colors.bold(h)),
+            ...c.routing.map((r) => [r.caseId, r.expect, r.column, `${r.base.successes}/${r.base.n}`, `${r.candidate.successes}/${r.candidate.n}`, signed(r.difference), pValueText(r.pAdjusted)]),
+          ],
+          ['l', 'l', 'l', 'r', 'r', 'l', 'r'],
+        ),
+      ]
+    : [];
+  const changedSkills = c.drift.skills.filter((s) => s.state !== 'same');
+  const drift = [
+    paragraph(colors.bold('DRIFT · what differs besides the model\'s behaviour')),
+    ...c.drift.facts.filter((f) => f.differs).map((f) => paragraph(colors.yellow(`${f.name}: ${f.base} → ${f.candidate}`), '  ')),
+    paragraph(`the same in both: ${c.drift.facts.filter((f) => !f.differs).map((f) => `${f.name} ${f.base}`).join('; ') || 'nothing'}`, '  '),
+    paragraph(changedSkills.length ? `skills: ${changedSkills.map((s) => `${s.name} ${s.state}`).join(', ')}` : 'skills: all the same', '  '),
+    ...(c.onlyIn.base.length ? [paragraph(`only in base (not compared): ${c.onlyIn.base.join(', ')}`, '  ')] : []),
+    ...(c.onlyIn.candidate.length ? [paragraph(`only in candidate (not compared): ${c.onlyIn.candidate.join(', ')}`, '  ')] : []),
+  ];
+  return [head, [caseTable, ...reasons], routing, drift].filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';
+}

@@ -1,0 +1,171 @@
+import { NONE } from '../../grade/outcome.js';
+import { fmt, interval } from '../format.js';
+import type { ReportInput } from '../reporter.js';
+import { differenceWhisker, passKChart, rateWhisker } from './charts.js';
+import { html, type Html } from './markup.js';
+import { standalonePage } from './page.js';
+import { anchor, rateText, rateTitle, section, signed, simulatedBanner, usd, VERDICT_TONE, verdictBadge } from './parts.js';
+import { llrPath, sprtChart } from './sprt-chart.js';
+import { trialsSection } from './trials.js';
+import { VERDICTS, type CaseArmSummary, type Results } from '../../run/schema.js';
+
+const MODE = { sprt: 'sequential (Wald SPRT per case)', fixed: 'fixed N (exact binomial tests)' } as const;
+
+const percent = (confidence: number) => `${Math.round(confidence * 100)}%`;
+
+function header({ results, manifest }: ReportInput, sections: { id: string; title: string }[]): Html {
+  const run = results.run;
+  const reported = run.model.reported && run.model.reported !== run.model.requested ? html` <span title="the model the agent reported">(reported ${run.model.reported})</span>` : '';
+  const tiles = VERDICTS.map((v) => {
+    const n = results.verdicts.filter((x) => x.verdict === v).length;
+    return html`<div class="tile tone-${VERDICT_TONE[v]}${n ? '' : ' zero'}" data-verdict="${v}"><span class="count">${n}</span><span class="name">${v}</span></div>`;
+  });
+  const sim = run.simulator;
+  const banner = run.simulated
+    ? simulatedBanner(
+        `skillprobe's model simulator answered${sim ? ` (profile "${sim.name}", ${sim.profile}, seed ${sim.seed})` : ''}. These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.`,
+      )
+    : '';
+  const status = run.status === 'completed' ? '' : html`<p class="banner warn" role="status">This run is <strong>${run.status}</strong>: ${manifest.trials.finished} of ${manifest.trials.planned} planned trials finished.</p>`;
+  const damaged = results.damaged.length ? html`<p class="banner warn" role="status">${results.damaged.length} stored trials could not be read and are left out: ${results.damaged.slice(0, 5).map((d) => `${d.path} (${d.problem})`).join('; ')}${results.damaged.length > 5 ? '; …' : ''}</p>` : '';
+  return html`<header class="top">
+<div class="title-row"><h1>skillprobe run <code>${results.runId}</code></h1><span class="status">${run.status}</span></div>
+<ul class="meta">
+<li>agent <b>${run.agent.id} ${run.agent.cliVersion ?? '(version unknown)'}</b></li>
+<li>model <b>${run.model.requested}</b>${reported}</li>
+<li>${MODE[run.decision.mode]}</li>
+<li>${results.outcomes.length} trials</li>
+${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b></li>` : ''}
+<li>started ${run.startedAt}</li>
+<li>exit code <b>${results.exitCode}</b></li>
+</ul>
+${banner}${status}${damaged}
+<div class="strip" role="group" aria-label="case verdicts">${tiles}</div>
+<nav class="toc" aria-label="sections">${sections.map((s) => html`<a href="#${s.id}">${s.title}</a>`)}</nav>
+</header>`;
+}
+
+function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, prompts: Map<string, string>): Html {
+  const conf = results.summary.confidence;
+  const rows = results.verdicts.map((v, i) => {
+    const s = skillRow.get(v.caseId);
+    const rate = s?.rate;
+    const prompt = prompts.get(v.caseId);
+    const used = v.decidedAt !== undefined ? html`${v.scored}<div class="muted">decided at ${v.decidedAt}</div>` : html`${v.scored}`;
+    const whisker = rate && rate.n ? rateWhisker(rate, `${rateTitle(v.caseId, rate, conf)}; threshold ${v.params.threshold}`, VERDICT_TONE[v.verdict], v.params.threshold) : '';
+    return html`<tr data-case="${v.caseId}">
+<th scope="row"><a class="case-id" href="#${anchor('trials', i)}">${v.caseId}</a>${prompt ? html`<span class="prompt" title="${prompt}">${prompt}</span>` : ''}${s?.tags.length ? html`<div>${s.tags.map((t) => html`<span class="tag">${t}</span>`)}</div>` : ''}</th>
+<td><code>${s?.expect ?? ''}</code></td>
+<td>${verdictBadge(v.verdict)}</td>
+<td class="num">${rate ? rateText(rate) : '—'}${v.descriptiveInterval ? html`<sup title="descriptive only: the case stopped early under a sequential rule, which biases the interval">*</sup>` : ''}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
+<td>${whisker}</td>
+<td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
+<td class="why">${v.reason}</td>
+</tr>`;
+  });
+  const a = results.summary.aggregates;
+  const aggregate = (name: string, r: (typeof a)['recall']) => (r.n ? html`<div><span class="k">${name}</span><span class="v" title="${rateTitle(name, r, conf)}">${fmt(r.p)} <small>${interval(r)} · ${r.successes}/${r.n}</small></span></div>` : '');
+  const aggregates = html`<div class="kv">${aggregate('trigger recall (positive cases)', a.recall)}${aggregate('false-trigger rate (negative cases)', a.falseTriggerRate)}${aggregate('precision', a.precision)}${Number.isFinite(a.f1) ? html`<div><span class="k">F1</span><span class="v">${fmt(a.f1)}</span></div>` : ''}</div>`;
+  const notes = results.verdicts.some((v) => v.descriptiveInterval) ? html`<p class="note">* descriptive only: the case stopped early under a sequential rule, which biases the interval.</p>` : '';
+  const lead = html`Skill arm (the family installed). Rate: the share of scored trials that passed, with its ${percent(conf)} Wilson interval drawn as a whisker; the black tick is the case's threshold p0.`;
+  return section(
+    'cases',
+    'Cases',
+    lead,
+    html`<div class="table-wrap"><table class="cases"><thead><tr><th scope="col">Case</th><th scope="col">Expects</th><th scope="col">Verdict</th><th scope="col" class="num">Rate</th><th scope="col">${percent(conf)} interval</th><th scope="col" class="num">Trials</th><th scope="col">Why</th></tr></thead><tbody>${rows}</tbody></table></div>${notes}${aggregates}`,
+  );
+}
+
+/** A cell's colour: green on the diagonal (routed as expected), red elsewhere, stronger with the share. */
+function heatStyle(share: number, right: boolean): { style: string; dark: boolean } {
+  const alpha = 0.1 + 0.8 * share;
+  const rgb = right ? '26, 127, 55' : '207, 34, 46';
+  return { style: `background: rgba(${rgb}, ${alpha.toFixed(2)})`, dark: alpha > 0.55 };
+}
+
+function confusionSection(results: Results): Html | '' {
+  const m = results.summary.confusion;
+  const conf = results.summary.confidence;
+  const rows = m.rows.filter((r) => (m.cells[r]?.[m.columns[0]!]?.n ?? 0) > 0);
+  if (rows.length === 0) return '';
+  const body = rows.map((row) => {
+    const cells = m.columns.map((col) => {
+      const x = m.cells[row]![col]!;
+      const title = `expected ${row}, fired ${col}: ${x.successes} of ${x.n} trials = ${fmt(x.p, 3)}, ${percent(conf)} interval ${interval(x, 3)}`;
+      if (x.successes === 0) return html`<td class="cell empty" title="${title}" data-row="${row}" data-col="${col}"><span class="count">0</span></td>`;
+      const heat = heatStyle(x.p, row === col);
+      return html`<td class="cell${heat.dark ? ' dark' : ''}" style="${heat.style}" title="${title}" data-row="${row}" data-col="${col}"><span class="count">${x.successes}/${x.n}</span><span class="share">${fmt(x.p)}</span></td>`;
+    });
+    return html`<tr><th scope="row">${row}</th>${cells}</tr>`;
+  });
+  const lead = html`Skill arm. Rows: the skill a case expects (${NONE}: negative cases); columns: what fired. Each cell: trials/total of the row and the share; green where the route was right, red where it was not. Hover a cell for its ${percent(conf)} interval.`;
+  return section(
+    'confusion',
+    'Routing among siblings',
+    lead,
+    html`<div class="table-wrap"><table class="heatmap"><thead><tr><th class="corner" scope="col">expected ↓ · fired →</th>${m.columns.map((col) => html`<th scope="col">${col}</th>`)}</tr></thead><tbody>${body}</tbody></table></div>`,
+  );
+}
+
+function passKSection(skillRows: CaseArmSummary[]): Html | '' {
+  const rows = skillRows.filter((s) => s.rate.n > 0 && s.passK.length > 0);
+  if (rows.length === 0) return '';
+  const legend = html`<p class="legend"><span><span class="swatch at"></span>pass@k: at least one of k trials passes</span><span><span class="swatch hat"></span>pass^k: all k trials pass</span><span>(the lines meet where every trial or none passed)</span></p>`;
+  const figures = rows.map(
+    (s) => html`<figure><figcaption><span class="case-id">${s.caseId}</span><span class="muted">n = ${s.rate.n}</span></figcaption>${passKChart(s.passK, `pass@k and pass^k of ${s.caseId} over k = 1 … ${s.passK.length}`)}</figure>`,
+  );
+  return section('passk', 'pass@k and pass^k', html`Skill arm, unbiased estimates from the n scored trials: how often a user retrying k times gets one success, and how often k runs in a row all succeed.`, html`${legend}<div class="multiples">${figures}</div>`);
+}
+
+function sprtSection(results: Results): Html | '' {
+  if (results.run.decision.mode !== 'sprt') return '';
+  const figures = results.verdicts.map((v) => {
+    const scored = results.outcomes
+      .filter((o) => o.caseId === v.caseId && o.arm === 'skill' && o.passed !== null)
+      .sort((a, b) => a.n - b.n)
+      .map((o) => ({ n: o.n, passed: o.passed! }));
+    const steps = llrPath(scored, v.params);
+    const last = steps.at(-1)?.llr ?? 0;
+    const title = `SPRT path of ${v.caseId}: Λ = ${fmt(last, 3)} after ${scored.length} scored trials, ${v.verdict}`;
+    return html`<figure data-case="${v.caseId}"><figcaption><span class="case-id">${v.caseId}</span>${verdictBadge(v.verdict)}<span class="muted params">p0 ${v.params.threshold} vs p1 ${fmt(v.params.threshold - v.params.delta)} · α ${v.params.alpha} · β ${v.params.beta} · ${v.params.minTrials}–${v.params.maxTrials} trials</span></figcaption>${steps.length ? sprtChart(steps, v.params, v.decidedAt, title) : html`<p class="note">No scored trial: nothing to walk.</p>`}</figure>`;
+  });
+  const lead = html`Each case's log-likelihood ratio Λ after every scored trial of the skill arm, in trial order: a pass steps up, a fail steps down. The case PASSes when Λ reaches the upper boundary and FAILs at the lower one (from minTrials on, the dashed line); between them it stays undecided. Filled dots: passes; hollow: fails; the ringed dot is where the test decided.`;
+  return section('sprt', 'Sequential test paths', lead, html`<div class="multiples wide">${figures}</div>`);
+}
+
+function ablationSection(results: Results): Html | '' {
+  const s = results.summary;
+  if (s.ablation.length === 0) return '';
+  const conf = s.confidence;
+  const rows = s.ablation.map((a) => {
+    const d = a.difference;
+    const tone = !Number.isFinite(d.diff) ? 'neutral' : d.lo > 0 ? 'pass' : d.hi < 0 ? 'fail' : 'neutral';
+    const title = `${a.caseId}: skill − ablation = ${fmt(d.diff, 3)}, ${percent(conf)} interval ${interval(d, 3)}`;
+    return html`<tr><th scope="row"><span class="case-id">${a.caseId}</span></th><td class="num">${a.pairs}</td><td class="num" title="${rateTitle('with the family', a.skillRate, conf)}">${rateText(a.skillRate)}</td><td class="num" title="${rateTitle('without it', a.ablationRate, conf)}">${rateText(a.ablationRate)}</td><td class="num">${signed(d.diff)}</td><td>${differenceWhisker(d, 0, title, tone)}</td><td class="num">${fmt(a.pValue, 3)}</td><td class="num">${a.counts.both}</td><td class="num">${a.counts.skillOnly}</td><td class="num">${a.counts.ablationOnly}</td><td class="num">${a.counts.neither}</td></tr>`;
+  });
+  const lead = html`Plan checks with the family installed against the same prompt without it. Pairs: the i-th skill trial with the i-th ablation trial; McNemar's exact test on the pairs that disagree. The whisker is the difference with its interval, on −1 … +1 around 0.`;
+  return section(
+    'ablation',
+    'Ablation',
+    lead,
+    html`<div class="table-wrap"><table><thead><tr><th scope="col">Case</th><th scope="col" class="num">Pairs</th><th scope="col" class="num">With skill</th><th scope="col" class="num">Without</th><th scope="col" class="num">Difference</th><th scope="col">${percent(conf)} interval</th><th scope="col" class="num">p</th><th scope="col" class="num" title="pairs where both trials passed">Both</th><th scope="col" class="num" title="pairs where only the skill trial passed">Skill only</th><th scope="col" class="num" title="pairs where only the ablation trial passed">Ablation only</th><th scope="col" class="num" title="pairs where neither passed">Neither</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+  );
+}
+
+export function runPage(input: ReportInput): string {
+  const { results, manifest } = input;
+  const skillRows = results.summary.cases.filter((r) => r.arm === 'skill');
+  const skillRow = new Map(skillRows.map((s) => [s.caseId, s]));
+  const prompts = new Map(manifest.cases.defs.flatMap((c) => (c.prompt ? [[c.id, c.prompt] as const] : [])));
+  const parts: [string, string, Html | ''][] = [
+    ['cases', 'Cases', casesSection(results, skillRow, prompts)],
+    ['confusion', 'Routing', confusionSection(results)],
+    ['passk', 'pass@k', passKSection(skillRows)],
+    ['sprt', 'Sequential paths', sprtSection(results)],
+    ['ablation', 'Ablation', ablationSection(results)],
+    ['trials', 'Trials', trialsSection(input)],
+  ];
+  const shown = parts.filter(([, , body]) => body !== '');
+  const body = html`${header(input, shown.map(([id, title]) => ({ id, title })))}${shown.map(([, , b]) => b)}<footer>skillprobe ${results.harnessVersion} · graded ${results.gradedAt} · run folder <code>${input.runDir}</code></footer>`;
+  return standalonePage(`skillprobe ${results.runId}${results.run.simulated ? ' (simulated)' : ''}`, body);
+}

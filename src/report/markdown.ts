@@ -1,0 +1,208 @@
+import { join } from 'node:path';
+import { advice } from './advice.js';
+import { fmt, plural } from './format.js';
+import type { ReportInput, Reporter } from './reporter.js';
+import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
+import { CHANGES, type Change, type Comparison, type ComparedRun } from '../verdict/comparison.js';
+import {
+  caseFacts,
+  DESCRIPTIVE_NOTE,
+  kindCounts,
+  METHOD_NAME,
+  modelText,
+  needsBlock,
+  rateText,
+  signedDifference,
+  SIMULATED_NOTE,
+  simulatorText,
+  trialsUsed,
+  verdictCounts,
+  verdictRate,
+} from './wording.js';
+
+/** A GitHub comment holds 65,536 characters; the rest is room for what a workflow wraps around the report. */
+export const MARKDOWN_LIMIT = 65_000;
+
+const HTML_ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+// Control characters (tab aside) mean nothing in a comment and some break its rendering; a lone surrogate is no
+// character at all (with the u flag, only unpaired surrogates match).
+const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F\uD800-\uDFFF]/gu;
+
+/** Text on one line: a line break could start a heading, a list or a rule, or end a table or a <details> line. */
+const oneLine = (s: string) => s.replace(/\s*[\r\n]+\s*/g, ' ').replace(CONTROL, '\uFFFD');
+
+/** Text inside an HTML element (a <summary>): entities only, since markdown is not parsed there. */
+const html = (s: string) => oneLine(s).replace(/[&<>]/g, (ch) => HTML_ENTITY[ch]!);
+
+/** Text shown as written in a table cell or a list item: HTML as entities, what markdown or a table reads as syntax backslash-escaped. */
+const inline = (s: string) => html(s).replace(/[\\`*_[\]|~#]/g, '\\$&');
+
+/** A code span that holds any text: the fence is longer than any run of backticks inside. */
+function code(s: string): string {
+  const one = oneLine(s);
+  const fence = '`'.repeat(Math.max(0, ...(one.match(/`+/g) ?? []).map((r) => r.length)) + 1);
+  const pad = one.startsWith('`') || one.endsWith('`') ? ' ' : '';
+  return `${fence}${pad}${one}${pad}${fence}`;
+}
+
+/** A table of cells already escaped (`inline`). */
+function table(head: string[], rows: string[][], align: ('l' | 'r')[]): string[] {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(head), line(align.map((a) => (a === 'r' ? '---:' : '---'))), ...rows.map((r) => line(r))];
+}
+
+const VERDICT_MARK: Record<Verdict, string> = { PASS: '✅ PASS', FAIL: '❌ FAIL', INCONCLUSIVE: '⚠️ INCONCLUSIVE', ERROR: '⛔ ERROR' };
+const CHANGE_MARK: Record<Change, string> = { REGRESSED: '❌ REGRESSED', IMPROVED: '✅ IMPROVED', UNCHANGED: 'UNCHANGED', UNDECIDED: '⚠️ UNDECIDED' };
+
+const CUT_NOTE = `\n\n> ✂️ **Cut here** to fit a GitHub comment (${MARKDOWN_LIMIT.toLocaleString('en-US')} characters): the terminal reporter prints it whole.\n`;
+
+/**
+ * Blocks (lists of lines) joined into one document; past the limit, whole lines are kept while they fit, then a note.
+ * A cut never falls inside a line, so never inside a <details> block, which is a block of one line.
+ */
+function fit(blocks: string[][]): string {
+  const full = blocks.map((b) => b.join('\n')).join('\n\n') + '\n';
+  if (full.length <= MARKDOWN_LIMIT) return full;
+  let out = '';
+  for (const [i, block] of blocks.entries()) {
+    for (const [j, line] of block.entries()) {
+      const next = `${i === 0 && j === 0 ? '' : j === 0 ? '\n\n' : '\n'}${line}`;
+      if (out.length + next.length + CUT_NOTE.length > MARKDOWN_LIMIT) return out + CUT_NOTE;
+      out += next;
+    }
+  }
+  return out + CUT_NOTE;
+}
+
+function header({ results, manifest }: ReportInput): string[] {
+  const run = results.run;
+  const lines = [
+    `### skillprobe run ${inline(results.runId)} · ${inline(run.agent.id)} ${inline(run.agent.cliVersion ?? '?')} · ${inline(modelText(run))} · ${run.status}`,
+  ];
+  if (run.simulator) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(run.simulator))} ${inline(SIMULATED_NOTE)}`);
+  const cost = run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)} (as the agent CLI reported it)`;
+  lines.push('', `**${verdictCounts(results.verdicts)}** · exit code ${results.exitCode} · ${plural(manifest.trials.finished, 'trial')} run${cost}`);
+  return lines;
+}
+
+function verdictTable({ results }: ReportInput, skillRow: Map<string, CaseArmSummary>): string[] {
+  const pct = Math.round(results.summary.confidence * 100);
+  const rows = results.verdicts.map((v) => {
+    const s = skillRow.get(v.caseId);
+    return [inline(v.caseId), inline(s?.expect ?? ''), VERDICT_MARK[v.verdict], inline(trialsUsed(v)), inline(verdictRate(v, s))];
+  });
+  const lines = table(['case', 'expect', 'verdict', 'trials', `rate [${pct}% CI]`], rows, ['l', 'l', 'l', 'r', 'l']);
+  if (results.verdicts.some((v) => v.descriptiveInterval)) lines.push('', inline(DESCRIPTIVE_NOTE));
+  return lines;
+}
+
+/** What the terminal's case block says, folded away: the facts, what to change, and a trial that shows it. */
+function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string): string {
+  const fix = advice(s, v);
+  const items = [
+    ...caseFacts(s).map((f) => (f.alarm ? `**${inline(f.text)}**` : inline(f.text))),
+    `→ ${inline(fix.text)}`,
+    ...(fix.example !== undefined ? [`example trial: ${code(join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })))}`] : []),
+  ];
+  const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]} · expects ${html(s.expect)} · ${html(v.reason)}`;
+  return [`<details><summary>${summary}</summary>`, '', ...items.map((i) => `- ${i}`), '', '</details>'].join('\n');
+}
+
+function render(input: ReportInput): string {
+  const { results, runDir } = input;
+  const skillRow = new Map(results.summary.cases.filter((r) => r.arm === 'skill').map((s) => [s.caseId, s]));
+  // Every case that did not pass cleanly: the terminal's blocks, and ERROR cases, whose reason a reader needs too.
+  const explained = results.verdicts.filter((v) => skillRow.has(v.caseId) && (needsBlock(v, skillRow.get(v.caseId)) || v.verdict === 'ERROR'));
+  return fit([
+    header(input),
+    verdictTable(input, skillRow),
+    ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir)]),
+  ]);
+}
+
+function runRow(label: string, r: ComparedRun): string[] {
+  return [
+    label,
+    inline(r.runId),
+    inline(`${r.agent.id} ${r.agent.cliVersion ?? '?'}`),
+    inline(r.model.reported ?? r.model.requested) + (r.simulated ? ' (**SIMULATED**)' : ''),
+    r.decisionMode,
+    String(r.trials),
+    r.costUsd === undefined ? '—' : `$${r.costUsd.toFixed(2)}`,
+  ];
+}
+
+function comparisonHeader(c: Comparison): string[][] {
+  const counts = kindCounts(CHANGES, c.cases.map((x) => x.change));
+  const across = [c.crossAgent && 'different agents', c.crossModel && 'different models'].filter(Boolean).join(' and ');
+  return [
+    [
+      `### skillprobe compare · ${inline(c.base.runId)} → ${inline(c.candidate.runId)} · ${counts || 'no cases in common'} · exit code ${c.exitCode}`,
+      ...(across ? ['', `> ⚠️ **${across}**: the comparison is across them, so read the drift below with the changes.`] : []),
+      ...(c.base.simulated || c.candidate.simulated ? ['', `> ⚠️ **SIMULATED** · ${inline(SIMULATED_NOTE)}`] : []),
+    ],
+    table(['run', 'id', 'agent', 'model', 'decision', 'trials', 'cost'], [runRow('base', c.base), runRow('candidate', c.candidate)], ['l', 'l', 'l', 'l', 'l', 'r', 'r']),
+  ];
+}
+
+function changeTables(c: Comparison): string[][] {
+  const rows = c.cases.map((x) => [
+    inline(x.caseId),
+    x.arm,
+    inline(rateText(x.base)),
+    inline(rateText(x.candidate)),
+    inline(signedDifference(x.difference)),
+    fmt(x.pAdjusted, 3),
+    CHANGE_MARK[x.change] + (x.trialsToDecide === undefined ? '' : ` (≈${x.trialsToDecide} trials per run decide)`),
+    METHOD_NAME[x.method],
+  ]);
+  const why = c.cases.filter((x) => x.change !== 'UNCHANGED').map((x) => `- **${inline(x.caseId)} [${x.arm}]** ${x.change}: ${inline(x.reason)}`);
+  const cases = [
+    ...table(['case', 'arm', 'base rate', 'candidate rate', 'difference [CI]', 'p adj.', 'change', 'test'], rows, ['l', 'l', 'l', 'l', 'l', 'r', 'l', 'l']),
+    '',
+    inline(`p adj.: Benjamini–Hochberg across ${c.cases.length} comparisons at α ${c.alpha}; unchanged: the difference's interval lies within ±${c.margin}`),
+    ...(why.length ? ['', ...why] : []),
+  ];
+  const routing = c.routing.length
+    ? [
+        '#### Routing changes · what fired, skill arm',
+        '',
+        ...table(
+          ['case', 'expect', 'fired', 'base', 'candidate', 'difference [CI]', 'p adj.'],
+          c.routing.map((r) => [inline(r.caseId), inline(r.expect), inline(r.column), inline(rateText(r.base)), inline(rateText(r.candidate)), inline(signedDifference(r.difference)), fmt(r.pAdjusted, 3)]),
+          ['l', 'l', 'l', 'l', 'l', 'l', 'r'],
+        ),
+      ]
+    : [];
+  return [cases, ...(routing.length ? [routing] : [])];
+}
+
+function driftSection(c: Comparison): string[] {
+  const changed = c.drift.skills.filter((s) => s.state !== 'same');
+  const hashes = (s: (typeof changed)[number]) => (s.base || s.candidate ? ` (${code(s.base ?? '—')} → ${code(s.candidate ?? '—')})` : '');
+  return [
+    "#### Drift · what differs besides the model's behaviour",
+    '',
+    ...table(
+      ['fact', 'base', 'candidate'],
+      c.drift.facts.map((f) => [inline(f.name), inline(f.base), f.differs ? `**${inline(f.candidate)}**` : '=']),
+      ['l', 'l', 'l'],
+    ),
+    '',
+    changed.length ? `Skills changed: ${changed.map((s) => `${inline(s.name)} ${s.state}${hashes(s)}`).join(', ')}` : 'Skills: all the same.',
+    ...(c.onlyIn.base.length ? ['', `Only in base (not compared): ${c.onlyIn.base.map(inline).join(', ')}`] : []),
+    ...(c.onlyIn.candidate.length ? ['', `Only in candidate (not compared): ${c.onlyIn.candidate.map(inline).join(', ')}`] : []),
+  ];
+}
+
+function renderComparison(c: Comparison): string {
+  return fit([...comparisonHeader(c), ...changeTables(c), driftSection(c)]);
+}
+
+/** GitHub-flavoured markdown for a job's step summary or a pull-request comment. */
+export const markdownReporter: Reporter = {
+  name: 'markdown',
+  description: 'GitHub-flavoured markdown for a step summary or a pull-request comment',
+  render,
+  renderComparison,
+};

@@ -1,0 +1,25 @@
+import { htmlReporter } from './html.js';
+import { jsonReporter } from './json.js';
+import { junitReporter } from './junit.js';
+import { markdownReporter } from './markdown.js';
+import type { Reporter } from './reporter.js';
+import { terminalReporter } from './terminal.js';
+
+/** Where a reporter's text goes decides its styling: colour only on a terminal. */
+export interface ReporterTarget {
+  colour: boolean;
+}
+
+/** The only list of reporter names: `--reporter` takes these, `--help` lists them. */
+export const REPORTERS = {
+  terminal: (t: ReporterTarget) => terminalReporter(t.colour),
+  json: () => jsonReporter,
+  junit: () => junitReporter,
+  markdown: () => markdownReporter,
+  html: () => htmlReporter,
+} as const satisfies Record<string, (t: ReporterTarget) => Reporter>;
+
+export type ReporterName = keyof typeof REPORTERS;
+export const REPORTER_NAMES = Object.keys(REPORTERS) as ReporterName[];
+
+export const isReporterName = (name: string): name is ReporterName => Object.hasOwn(REPORTERS, name);

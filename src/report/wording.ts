@@ -1,0 +1,121 @@
+import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
+import { REFUSED_AS } from './advice.js';
+import { fmt, interval, plural } from './format.js';
+import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RunFacts, type TrialStatus } from '../run/schema.js';
+import type { ChangeMethod, RateDifference } from '../verdict/comparison.js';
+
+/**
+ * What the reports say about a run and its cases, in plain words and without styling: the terminal, markdown and
+ * junit reporters share these, so they never explain the same result differently.
+ */
+
+const STATUS_NAME: Record<TrialStatus, [string, string]> = {
+  ok: ['ok', 'ok'],
+  timeout: ['timeout', 'timeouts'],
+  max_turns: ['max-turns stop', 'max-turns stops'],
+  max_budget: ['budget stop', 'budget stops'],
+  agent_error: ['agent error', 'agent errors'],
+  infra_error: ['infra error', 'infra errors'],
+  killed: ['killed', 'killed'],
+  isolation_error: ['isolation error', 'isolation errors'],
+  output_too_large: ['output too large', 'outputs too large'],
+};
+
+function statusCounts(s: CaseArmSummary, which: (t: TrialStatus) => boolean): { total: number; text: string } {
+  const entries = Object.entries(s.statuses).filter(([k, v]) => which(k as TrialStatus) && v) as [TrialStatus, number][];
+  return {
+    total: entries.reduce((a, [, v]) => a + v, 0),
+    text: entries.map(([k, v]) => `${v} ${STATUS_NAME[k][v === 1 ? 0 : 1]}`).join(', '),
+  };
+}
+export const budgetStops = (s: CaseArmSummary) => statusCounts(s, (t) => BUDGET_STOPS.has(t));
+export const noEvidence = (s: CaseArmSummary) => statusCounts(s, (t) => NO_EVIDENCE.has(t));
+
+/** Cases that get a block: every FAIL and INCONCLUSIVE, and any case with a skill call the agent refused. */
+export function needsBlock(v: CaseVerdict, s: CaseArmSummary | undefined): boolean {
+  return v.verdict === 'FAIL' || v.verdict === 'INCONCLUSIVE' || (s?.failures.refused.trials ?? 0) > 0;
+}
+
+/** `7 PASS · 2 FAIL`: how many of each kind occur, in the kinds' order, absent kinds left out. */
+export function kindCounts<K extends string>(kinds: readonly K[], values: readonly K[]): string {
+  return kinds
+    .map((k) => [k, values.filter((v) => v === k).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(' · ');
+}
+export const verdictCounts = (verdicts: readonly CaseVerdict[]) => kindCounts(VERDICTS, verdicts.map((v) => v.verdict));
+
+/** A case's skill-arm pass rate and interval; `*` marks an interval that is descriptive only (DESCRIPTIVE_NOTE). */
+export function verdictRate(v: CaseVerdict, s: CaseArmSummary | undefined): string {
+  return s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}${v.descriptiveInterval ? '*' : ''}` : '—';
+}
+export const DESCRIPTIVE_NOTE = '* descriptive only: the case stopped early by a sequential rule, which biases the interval';
+
+/** The trials a verdict used: where a sequential rule decided, and how many were already running then. */
+export function trialsUsed(v: CaseVerdict): string {
+  return v.decidedAt !== undefined ? `${v.decidedAt}${v.afterDecision ? ` (+${v.afterDecision} in flight)` : ''}` : String(v.scored);
+}
+
+/** `+0.12 [-0.03, 0.27]`: a difference of rates with its interval. */
+export const signedDifference = (d: RateDifference) => `${d.diff >= 0 ? '+' : ''}${fmt(d.diff)} ${interval(d)}`;
+
+/** `model X`, and what the agent reported when it differs. */
+export function modelText(run: RunFacts): string {
+  const reported = run.model.reported && run.model.reported !== run.model.requested ? ` (the agent reported ${run.model.reported})` : '';
+  return `model ${run.model.requested}${reported}`;
+}
+
+export const simulatorText = (sim: NonNullable<RunFacts['simulator']>) => `skillprobe's model simulator answered, profile "${sim.name}" (${sim.profile}, seed ${sim.seed}).`;
+export const SIMULATED_NOTE = "These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.";
+
+export interface CaseFact {
+  text: string;
+  /** The agent refused a skill call: the skill never loaded, which reports make stand out. */
+  alarm: boolean;
+}
+
+/** Why a case's skill-arm trials passed or failed, one fact a line: what fired, what the model did instead, what stopped it. */
+export function caseFacts(s: CaseArmSummary): CaseFact[] {
+  const f = s.failures;
+  const of = (k: number) => `${k} of ${s.rate.n}`;
+  const facts: CaseFact[] = [];
+  const say = (text: string, alarm = false) => facts.push({ text, alarm });
+  const left = noEvidence(s);
+  say(`passed ${of(s.rate.successes)}${left.total ? `; ${plural(left.total, 'trial')} left out (${left.text})` : ''}`);
+  const firedOthers = f.firedOthers.map((o) => `${o.skill} fired in ${of(o.trials)}`).join('; ');
+  if (f.falseTrigger.trials) say(`false trigger: ${firedOthers}`);
+  if (f.sibling.trials) say(`sibling: ${firedOthers}`);
+  if (f.didNotFire.trials) {
+    const w = f.whenSilent;
+    const outside = f.didNotFire.trials - w.clarifying - w.answered - w.empty;
+    const instead = [
+      w.clarifying && `asked a clarifying question in ${w.clarifying}`,
+      w.answered && `answered without a skill in ${w.answered}`,
+      w.empty && `wrote nothing in ${w.empty}`,
+      outside > 0 && `called a skill outside the family in ${outside}`,
+    ].filter(Boolean);
+    say(`did not fire in ${of(f.didNotFire.trials)}${instead.length ? `: the model ${instead.join(', ')}` : ''}`);
+  }
+  if (f.planWrong.trials) {
+    const checks = f.planChecks.map((k) => `${k.check} failed in ${k.failed} (${k.details.map((d) => (k.details.length > 1 ? `${d.detail || 'failed'} ×${d.trials}` : d.detail || 'failed')).join(', ')})`);
+    say(`fired, but the plan was wrong in ${of(f.planWrong.trials)}: ${checks.join('; ')}`);
+  }
+  if (f.refused.trials) {
+    const calls = f.refused.calls.map((r) => `${r.requested} ${REFUSED_AS[r.status]} in ${r.trials}`).join('; ');
+    say(`refused by the agent in ${of(f.refused.trials)}: ${calls} (graded as the model's choice, but the skill never loaded)`, true);
+  }
+  if (s.fired.readOnly) say(`fired only by reading its SKILL.md (a read-trigger) in ${s.fired.readOnly}`);
+  const stops = budgetStops(s);
+  if (stops.total) say(`stopped by the budget: ${stops.text}`);
+  return facts;
+}
+
+/** `0.80 [0.49, 0.94] (8/10)`: a rate, its interval and its counts. */
+export const rateText = (r: Rate) => (r.n === 0 ? 'no scored trials' : `${fmt(r.p)} ${interval(r)} (${r.successes}/${r.n})`);
+
+/** How a comparison tested a case's difference, in a reader's words. */
+export const METHOD_NAME: Record<ChangeMethod, string> = {
+  boschloo: "Boschloo's exact test",
+  anytime: 'anytime-valid tests (a run stopped cases early)',
+};

@@ -1,0 +1,217 @@
+import { NO_EVIDENCE } from '../grade/status.js';
+import type { Arm } from '../run/config-schema.js';
+import type { CaseArmSummary, Rate, Results, RunManifest, TrialOutcome } from '../run/schema.js';
+import { boschlooTest } from '../stats/boschloo.js';
+import { anytimeDifferenceTest } from '../stats/confidence-sequence.js';
+import { adjustPValues } from '../stats/multiple-testing.js';
+import { newcombeDifference } from '../stats/newcombe.js';
+import { pairedSignTest } from '../stats/paired-sign.js';
+import { trialsToDetect } from '../stats/sample-size.js';
+import { wilsonInterval } from '../stats/wilson.js';
+import type { CaseChange, ChangeMethod, ComparedRun, Comparison, Drift, RateDifference, RoutingChange } from './comparison.js';
+import { pValueText } from '../util/text.js';
+import { EXIT } from './verdict.js';
+
+/** One side of a comparison: a run folder's manifest and results, and the folder as the user named it. */
+export interface RunToCompare {
+  dir: string;
+  manifest: RunManifest;
+  results: Results;
+}
+
+export interface CompareOptions {
+  /** False-discovery rate across every case and arm (Benjamini–Hochberg), and the significance level. */
+  alpha: number;
+  /** The smallest change worth detecting: a difference interval inside ±margin is UNCHANGED. */
+  margin: number;
+  /** The power `trialsToDecide` plans for. */
+  power: number;
+}
+
+export const COMPARE_DEFAULTS: CompareOptions = { alpha: 0.05, margin: 0.15, power: 0.8 };
+
+interface Tested {
+  difference: RateDifference;
+  pValue: number;
+}
+
+/** One side of a tested difference: the rate, and the per-trial outcomes it counts in trial order. */
+interface Sample {
+  rate: Rate;
+  sequence: boolean[];
+}
+
+/**
+ * Fixed-N runs get Boschloo's exact unconditional test (more powerful than Fisher's, and exact at any n) with
+ * Newcombe's interval. A run that stopped cases early (SPRT) makes both wrong: there the p-value is the paired
+ * sign e-process and the interval the difference of time-uniform confidence sequences, both valid under any
+ * stopping rule, at the price of power.
+ */
+function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, confidence: number): Tested {
+  const [x1, n1, x2, n2] = [base.rate.successes, base.rate.n, candidate.rate.successes, candidate.rate.n];
+  if (method === 'anytime') {
+    const t = anytimeDifferenceTest(x1, n1, x2, n2, confidence);
+    return { difference: { diff: t.diff, lo: t.lo, hi: t.hi }, pValue: pairedSignTest(base.sequence, candidate.sequence).pValue };
+  }
+  return { difference: newcombeDifference(x1, n1, x2, n2, confidence), pValue: boschlooTest(x1, n1, x2, n2).twoSided };
+}
+
+/** A run's scored outcomes of one case and arm, in trial order. */
+function scoredSequence(r: RunToCompare, caseId: string, arm: Arm): TrialOutcome[] {
+  return r.results.outcomes.filter((o) => o.caseId === caseId && o.arm === arm && o.passed !== null).sort((a, b) => a.n - b.n);
+}
+
+function comparedRun(r: RunToCompare): ComparedRun {
+  const run = r.results.run;
+  return {
+    runId: r.results.runId,
+    dir: r.dir,
+    agent: run.agent,
+    model: run.model,
+    simulated: run.simulated,
+    startedAt: run.startedAt,
+    decisionMode: run.decision.mode,
+    trials: r.results.outcomes.length,
+    ...(run.costUsd !== undefined ? { costUsd: run.costUsd } : {}),
+  };
+}
+
+function decisionText(c: RunManifest['config']): string {
+  const d = c.decision;
+  const design = d.mode === 'sprt' ? `sprt ${d.minTrials}–${d.maxTrials} trials` : `fixed ${c.trials} trials, ${d.correction}`;
+  return `${design}, p0 ${d.threshold}, δ ${d.delta}, α ${d.alpha}, β ${d.beta}`;
+}
+
+const modelOf = (r: RunToCompare) => r.results.run.model.reported ?? r.results.run.model.requested;
+const show = (v: unknown) => (v === undefined || v === null ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+
+/** What else differs besides the model's behaviour: always reported, whether or not it differs. */
+export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
+  const fact = (name: string, of: (r: RunToCompare) => unknown) => {
+    const [b, c] = [show(of(base)), show(of(candidate))];
+    return { name, base: b, candidate: c, differs: b !== c };
+  };
+  const simulator = (r: RunToCompare) => (r.manifest.simulator ? `${r.manifest.simulator.name} (seed ${r.manifest.simulator.seed})` : 'none');
+  const facts = [
+    fact('agent', (r) => r.manifest.agent.id),
+    fact('CLI version', (r) => r.manifest.agent.cliVersion),
+    fact('model requested', (r) => r.manifest.model),
+    fact('model reported', (r) => r.manifest.reportedModel),
+    fact('simulator', simulator),
+    fact('harness version', (r) => r.manifest.harness.version),
+    fact('cases hash', (r) => r.manifest.cases.hash.slice(0, 12)),
+    fact('skills hash', (r) => r.manifest.skillsHash.slice(0, 12)),
+    fact('decision', (r) => decisionText(r.manifest.config)),
+    fact('grading', (r) => {
+      const g = r.manifest.config.grading;
+      return `reads ${g.readTriggers === 'fire' ? 'fire' : 'do not fire'}, budget stops ${g.budgetStops}, confidence ${g.confidence}`;
+    }),
+  ];
+  const hashes = (r: RunToCompare) => new Map(r.manifest.skills.map((s) => [s.name, s.hash]));
+  const [b, c] = [hashes(base), hashes(candidate)];
+  const names = [...new Set([...b.keys(), ...c.keys()])].sort();
+  const skills = names.map((name) => {
+    const [bh, ch] = [b.get(name), c.get(name)];
+    const state = bh === undefined ? 'added' : ch === undefined ? 'removed' : bh === ch ? 'same' : 'changed';
+    return { name, ...(bh ? { base: bh.slice(0, 12) } : {}), ...(ch ? { candidate: ch.slice(0, 12) } : {}), state } as const;
+  });
+  return { facts, skills };
+}
+
+const inside = (d: RateDifference, margin: number) => d.lo > -margin && d.hi < margin;
+
+/** The change a case made: significant after correction, shown equivalent within ±margin, or not yet decided. */
+function caseChange(
+  caseId: string,
+  arm: Arm,
+  base: Rate,
+  candidate: Rate,
+  method: ChangeMethod,
+  tested: Tested,
+  pAdjusted: number,
+  o: CompareOptions,
+): CaseChange {
+  const { difference, pValue } = tested;
+  const common = { caseId, arm, base, candidate, difference, method, pValue, pAdjusted };
+  const p = (x: number) => x.toFixed(3);
+  if (base.n === 0 || candidate.n === 0) {
+    return { ...common, change: 'UNDECIDED', reason: `no scored trials in the ${base.n === 0 ? 'base' : 'candidate'} run` };
+  }
+  if (pAdjusted <= o.alpha) {
+    const change = difference.diff < 0 ? 'REGRESSED' : 'IMPROVED';
+    return { ...common, change, reason: `${change === 'REGRESSED' ? 'dropped' : 'rose'} from ${p(base.p)} to ${p(candidate.p)}: adjusted p ${pValueText(pAdjusted)} ≤ ${o.alpha}` };
+  }
+  if (inside(difference, o.margin)) {
+    return { ...common, change: 'UNCHANGED', reason: `the difference's interval lies within ±${o.margin}` };
+  }
+  // The trials that would tell a drop of `margin` from the base rate at the planned power (in each run).
+  const from = Math.min(Math.max(base.p, o.margin), 1);
+  const trialsToDecide = trialsToDetect(from, from - o.margin, o.alpha, o.power);
+  return {
+    ...common,
+    change: 'UNDECIDED',
+    trialsToDecide,
+    reason: `not significant (adjusted p ${pValueText(pAdjusted)}), yet a change of ±${o.margin} is not ruled out: about ${trialsToDecide} trials in each run would decide it`,
+  };
+}
+
+/** Pure: two runs' results in, the per-case changes, routing deltas and drift out. */
+export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: CompareOptions = COMPARE_DEFAULTS): Comparison {
+  const confidence = 1 - o.alpha;
+  const method: ChangeMethod = base.results.run.decision.mode === 'sprt' || candidate.results.run.decision.mode === 'sprt' ? 'anytime' : 'boschloo';
+  const key = (s: { caseId: string; arm: string }) => `${s.caseId}\0${s.arm}`;
+  const baseRows = new Map(base.results.summary.cases.map((s) => [key(s), s]));
+  const pairs = candidate.results.summary.cases.filter((s) => baseRows.has(key(s))).map((c) => ({ b: baseRows.get(key(c))!, c }));
+  const sample = (r: RunToCompare, s: CaseArmSummary): Sample => ({ rate: s.rate, sequence: scoredSequence(r, s.caseId, s.arm).map((o) => o.passed === true) });
+  const tested = pairs.map(({ b, c }) => testDifference(sample(base, b), sample(candidate, c), method, confidence));
+  const adjusted = adjustPValues(tested.map((t) => t.pValue), 'bh');
+  const cases = pairs.map(({ b, c }, i) => caseChange(c.caseId, c.arm, b.rate, c.rate, method, tested[i]!, adjusted[i]!, o));
+
+  const routing = routingChanges(base, candidate, method, o);
+  const ids = (r: RunToCompare) => new Set(r.manifest.cases.defs.map((d) => d.id));
+  const [bIds, cIds] = [ids(base), ids(candidate)];
+  return {
+    base: comparedRun(base),
+    candidate: comparedRun(candidate),
+    crossAgent: base.manifest.agent.id !== candidate.manifest.agent.id,
+    crossModel: modelOf(base) !== modelOf(candidate),
+    alpha: o.alpha,
+    margin: o.margin,
+    cases,
+    routing,
+    drift: drift(base, candidate),
+    onlyIn: { base: [...bIds].filter((id) => !cIds.has(id)), candidate: [...cIds].filter((id) => !bIds.has(id)) },
+    exitCode: cases.some((c) => c.change === 'REGRESSED') ? EXIT.fail : EXIT.pass,
+  };
+}
+
+/**
+ * The confusion-matrix cells, per case (skill arm, trials with evidence), whose share moved significantly: a sibling
+ * newly stealing a case shows here by name, even when the pass rate's change alone is not yet significant.
+ */
+function routingChanges(base: RunToCompare, candidate: RunToCompare, method: ChangeMethod, o: CompareOptions): RoutingChange[] {
+  const columnsByCase = (r: RunToCompare) => {
+    const byCase = new Map<string, string[]>();
+    const usable = r.results.outcomes.filter((t) => t.arm === 'skill' && !NO_EVIDENCE.has(t.status)).sort((a, b) => a.n - b.n);
+    for (const t of usable) byCase.set(t.caseId, [...(byCase.get(t.caseId) ?? []), t.firedColumn]);
+    return byCase;
+  };
+  const [bCases, cCases] = [columnsByCase(base), columnsByCase(candidate)];
+  const expectOf = new Map(candidate.manifest.cases.defs.map((d) => [d.id, d.expect]));
+  const share = (fired: string[], column: string): Sample => {
+    const sequence = fired.map((f) => f === column);
+    return { rate: wilsonInterval(sequence.filter(Boolean).length, sequence.length, 1 - o.alpha), sequence };
+  };
+  const cells = [...cCases].flatMap(([caseId, cFired]) => {
+    const bFired = bCases.get(caseId);
+    if (!bFired) return [];
+    // The expected skill's own column is the pass rate's change, already tested per case.
+    const columns = [...new Set([...bFired, ...cFired])].filter((column) => column !== expectOf.get(caseId)).sort();
+    return columns.map((column) => ({ caseId, column, b: share(bFired, column), c: share(cFired, column) }));
+  });
+  const tested = cells.map((x) => testDifference(x.b, x.c, method, 1 - o.alpha));
+  const adjusted = adjustPValues(tested.map((t) => t.pValue), 'bh');
+  return cells
+    .map((x, i) => ({ caseId: x.caseId, expect: expectOf.get(x.caseId) ?? '', column: x.column, base: x.b.rate, candidate: x.c.rate, ...tested[i]!, pAdjusted: adjusted[i]! }))
+    .filter((r) => r.pAdjusted <= o.alpha);
+}

@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { boschlooTest } from '../src/stats/boschloo.js';
+import { adjustPValues } from '../src/stats/multiple-testing.js';
+import { compareRuns, COMPARE_DEFAULTS } from '../src/verdict/compare.js';
+import { syntheticRun as run } from './run-fixtures.js';
+
+const byCase = (c: ReturnType<typeof compareRuns>) => Object.fromEntries(c.cases.map((x) => [x.caseId, x]));
+
+describe('compare: constructed run pairs with known answers', () => {
+  it('a clear drop is REGRESSED, with Boschloo\'s p corrected by Benjamini–Hochberg, and exits 1', () => {
+    const base = run({ drop: { passes: 48, n: 50 }, same: { passes: 45, n: 50 }, up: { passes: 30, n: 50 } });
+    const cand = run({ drop: { passes: 30, n: 50 }, same: { passes: 45, n: 50 }, up: { passes: 48, n: 50 } });
+    const c = compareRuns(base, cand);
+    const raw = [[48, 30], [45, 45], [30, 48]].map(([b, k]) => boschlooTest(b!, 50, k!, 50).twoSided);
+    const adjusted = adjustPValues(raw, 'bh');
+    const x = byCase(c);
+    expect(x.drop).toMatchObject({ change: 'REGRESSED', method: 'boschloo' });
+    expect(x.drop!.pValue).toBeCloseTo(raw[0]!, 10);
+    expect(x.drop!.pAdjusted).toBeCloseTo(adjusted[0]!, 10);
+    expect(x.drop!.difference.diff).toBeCloseTo(-0.36, 10);
+    expect(x.drop!.difference.hi).toBeLessThan(0);
+    expect(x.up!.change).toBe('IMPROVED');
+    expect(x.same!.change).not.toMatch(/REGRESSED|IMPROVED/);
+    expect(c.exitCode).toBe(1);
+  });
+
+  it('the same numbers twice: nothing regressed, exit 0', () => {
+    const cases = { a: { passes: 18, n: 20 }, b: { passes: 10, n: 20 }, c: { passes: 20, n: 20 } };
+    const c = compareRuns(run(cases), run(cases));
+    expect(c.cases.map((x) => x.change).filter((k) => k === 'REGRESSED' || k === 'IMPROVED')).toEqual([]);
+    expect(c.cases.every((x) => x.pValue > 0.5)).toBe(true);
+    expect(c.exitCode).toBe(0);
+  });
+
+  it('few trials and a visible drop: UNDECIDED, with the trials per run that would decide it', () => {
+    const c = compareRuns(run({ a: { passes: 9, n: 10 } }), run({ a: { passes: 7, n: 10 } }));
+    const a = byCase(c).a!;
+    expect(a.change).toBe('UNDECIDED');
+    expect(a.trialsToDecide).toBeGreaterThan(10);
+    expect(a.reason).toContain(`about ${a.trialsToDecide} trials in each run`);
+    expect(c.exitCode).toBe(0);
+  });
+
+  it('many trials and no change: UNCHANGED, the difference interval inside ±margin', () => {
+    const c = compareRuns(run({ a: { passes: 196, n: 200 } }), run({ a: { passes: 195, n: 200 } }));
+    const a = byCase(c).a!;
+    expect(a.change).toBe('UNCHANGED');
+    expect(a.difference.lo).toBeGreaterThan(-COMPARE_DEFAULTS.margin);
+    expect(a.difference.hi).toBeLessThan(COMPARE_DEFAULTS.margin);
+  });
+
+  it('a p-value significant alone is not a regression once corrected across the cases', () => {
+    const steady = { passes: 25, n: 50 };
+    const base = run({ hit: { passes: 40, n: 50 }, b: steady, c: steady, d: steady, e: steady, f: steady, g: steady, h: steady });
+    const cand = run({ hit: { passes: 30, n: 50 }, b: steady, c: steady, d: steady, e: steady, f: steady, g: steady, h: steady });
+    const hit = byCase(compareRuns(base, cand)).hit!;
+    expect(hit.pValue).toBeLessThan(0.05);
+    expect(hit.pAdjusted).toBeGreaterThan(0.05);
+    expect(hit.change).not.toBe('REGRESSED');
+  });
+
+  it('runs that stopped early (SPRT) are compared with time-uniform intervals: wider than Boschloo\'s, never narrower', () => {
+    const fixed = compareRuns(run({ a: { passes: 40, n: 40 } }), run({ a: { passes: 20, n: 40 } }));
+    const seq = compareRuns(run({ a: { passes: 40, n: 40 } }, { mode: 'sprt' }), run({ a: { passes: 20, n: 40 } }));
+    const [f, s] = [byCase(fixed).a!, byCase(seq).a!];
+    expect(s.method).toBe('anytime');
+    expect(s.difference.hi - s.difference.lo).toBeGreaterThan(f.difference.hi - f.difference.lo);
+    expect(s.pValue).toBeGreaterThanOrEqual(f.pValue);
+    expect(s.change).toBe('REGRESSED');
+  });
+
+  it('a sibling newly stealing a case is a routing change, named by column', () => {
+    const base = run({ a: { passes: 38, n: 40, failedColumn: 'none' } });
+    const cand = run({ a: { passes: 20, n: 40, failedColumn: 'atl-confluence' } });
+    const c = compareRuns(base, cand);
+    const stolen = c.routing.find((r) => r.column === 'atl-confluence');
+    expect(stolen).toMatchObject({ caseId: 'a', expect: 'atl-jira' });
+    expect(stolen!.base.successes).toBe(0);
+    expect(stolen!.candidate.successes).toBe(20);
+    expect(stolen!.pAdjusted).toBeLessThanOrEqual(0.05);
+    // `none` went from 2 to 0 of 40: too small a move to be significant, so it is not listed.
+    expect(c.routing.find((r) => r.column === 'none')).toBeUndefined();
+  });
+
+  it('drift is always reported: a different model is named, changed and added skills are listed, cases only in one run are not compared', () => {
+    const base = run({ a: { passes: 9, n: 10 }, gone: { passes: 5, n: 10 } }, { skills: { 'atl-jira': 'h1', atl: 'h2' } });
+    const cand = run({ a: { passes: 9, n: 10 }, fresh: { passes: 5, n: 10 } }, { model: 'claude-next', skills: { 'atl-jira': 'h9', atl: 'h2', 'atl-confluence': 'h3' } });
+    const c = compareRuns(base, cand);
+    expect(c.crossModel).toBe(true);
+    expect(c.crossAgent).toBe(false);
+    expect(c.drift.facts.find((f) => f.name === 'model requested')).toMatchObject({ base: 'claude-sonnet-4-5', candidate: 'claude-next', differs: true });
+    expect(c.drift.facts.find((f) => f.name === 'CLI version')).toMatchObject({ differs: false });
+    expect(Object.fromEntries(c.drift.skills.map((s) => [s.name, s.state]))).toEqual({ atl: 'same', 'atl-confluence': 'added', 'atl-jira': 'changed' });
+    expect(c.onlyIn).toEqual({ base: ['gone'], candidate: ['fresh'] });
+    expect(c.cases.map((x) => x.caseId)).toEqual(['a']);
+  });
+});

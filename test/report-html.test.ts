@@ -1,0 +1,309 @@
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adapterFor } from '../src/agents/registry.js';
+import { gradeStored } from '../src/grade/stored.js';
+import { divergence, type Divergence, type TrialSteps } from '../src/report/divergence.js';
+import { htmlReporter } from '../src/report/html.js';
+import { chooseEmbedded, EMBED_LIMITS } from '../src/report/html/trials.js';
+import type { ReportInput } from '../src/report/reporter.js';
+import { configSchema } from '../src/run/config-schema.js';
+import { trialKey, type GradableCase, type TrialMeta, type TrialOutcome } from '../src/run/schema.js';
+import { RunStore } from '../src/run/store.js';
+import { wilsonInterval } from '../src/stats/wilson.js';
+import type { Transcript } from '../src/transcript/types.js';
+import type { Comparison } from '../src/verdict/comparison.js';
+import { buildResults } from '../src/verdict/results.js';
+import { ClaudeStream } from './claude-stream.js';
+import { handMadeManifest, storeTrial } from './run-fixtures.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = join(import.meta.dirname, 'artifacts');
+const INJECTION = '</script><img src=x onerror=alert(1)>';
+const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 1200, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
+// p0 0.8 against p1 0.5: a few trials decide, so one small run shows every verdict.
+const DECISION = { threshold: 0.8, delta: 0.3, alpha: 0.05, beta: 0.2, minTrials: 3, maxTrials: 10 };
+
+const DEFS: GradableCase[] = [
+  {
+    id: 'jira-create',
+    expect: 'atl-jira',
+    exclusive: true,
+    tags: ['happy'],
+    command: 'atl jira',
+    plan: { matches: ['--project OPS'], mustNot: [], verb: 'create-issue' },
+    decision: DECISION,
+    prompt: 'File a bug in OPS: the login page returns a 500.',
+  },
+  { id: 'confluence-page', expect: 'atl-confluence', exclusive: false, tags: ['trap'], decision: DECISION, prompt: 'Write up the OPS-12 incident as a page.' },
+  { id: 'jira-search', expect: 'atl-jira', exclusive: false, tags: [], decision: DECISION, prompt: 'Which OPS tickets are open?' },
+  { id: 'neg-trivia', expect: 'none', exclusive: false, tags: ['near-miss'], decision: DECISION, prompt: `What is Jira? ${INJECTION}` },
+];
+
+const s = () => new ClaudeStream();
+const planned = (args: string) => s().skill('atl-jira', args).text(`Here is the plan:\n\n\`\`\`bash\natl jira ${args}\n\`\`\`\n\nRun it yourself.`).result();
+const sibling = () => s().skill('atl-confluence', 'create-page --space OPS').text('Done: the page is drafted.').result();
+
+/** Every trial of the run, in the order they are stored: case, arm, stream (numbered per case and arm). */
+const TRIALS: [string, 'skill' | 'ablation', ClaudeStream, Partial<TrialMeta>?][] = [
+  ['jira-create', 'skill', planned('create-issue --project OPS --summary "Login 500"')],
+  ['jira-create', 'skill', planned('create-issue --project OPS --summary "Login 500"')],
+  ['jira-create', 'skill', sibling()],
+  ['jira-create', 'skill', planned('create-issue --project OPS --summary "Login returns 500"')],
+  ['jira-create', 'skill', planned('create --project OPS --summary "Login 500"')],
+  ['jira-create', 'skill', sibling()],
+  ['jira-create', 'ablation', new ClaudeStream('/ws', []).text('I have no tool for that; try `atl jira create --project OPS`.').result()],
+  ['jira-create', 'ablation', new ClaudeStream('/ws', []).text('Which project?').result()],
+  ['confluence-page', 'skill', s().skill('atl-jira', 'create-issue --project OPS').text('Filed.').result()],
+  ['confluence-page', 'skill', s().skill('atl-jira', 'create-issue --project OPS').text('Filed.').result()],
+  ['confluence-page', 'skill', s().skill('atl-jira', 'create-issue --project OPS').text('Filed.').result()],
+  ['confluence-page', 'skill', s().skill('atl-jira', 'create-issue --project OPS').text('Filed.').result()],
+  ['jira-search', 'skill', s().apiError(429).result({ is_error: true, api_error_status: 429 }), { exitCode: 1 }],
+  ['jira-search', 'skill', s().apiError(429).result({ is_error: true, api_error_status: 429 }), { exitCode: 1 }],
+  ['neg-trivia', 'skill', s().read('/ws/notes.md', `notes ${INJECTION}`).text(`Jira is an issue tracker. ${INJECTION}`).result()],
+  ['neg-trivia', 'skill', s().text('Jira is an issue tracker by Atlassian.').result()],
+  ['neg-trivia', 'skill', s().text('An issue tracker.').result()],
+  ['neg-trivia', 'skill', s().text('An issue tracker.').result()],
+];
+
+/** A finished run written the way a run writes it, graded by the real graders, transcripts parsed by the adapter. */
+async function handMadeRun(root: string): Promise<ReportInput> {
+  const store = await RunStore.create(root, '20261130-000000-html');
+  const config = configSchema.parse({ arms: ['skill', 'ablation'], decision: { mode: 'sprt' } });
+  const manifest = handMadeManifest(DEFS, TRIALS.length, { runId: '20261130-000000-html', config, reportedModel: 'claude-sonnet-4-5', model: 'claude-sonnet-4-5' });
+  await store.writeManifest(manifest);
+  const numbers = new Map<string, number>();
+  for (const [caseId, arm, stream, meta] of TRIALS) {
+    const n = (numbers.get(`${caseId}/${arm}`) ?? 0) + 1;
+    numbers.set(`${caseId}/${arm}`, n);
+    await storeTrial(store, { caseId, arm, n }, stream.raw(), { ...META, ...meta });
+  }
+  const { outcomes, damaged } = await gradeStored(store, manifest);
+  const results = buildResults(manifest, outcomes, damaged, new Date('2026-11-30T00:01:00.000Z'));
+  const adapter = adapterFor(manifest.agent.id);
+  const transcripts = new Map<string, Transcript>();
+  for (const o of results.outcomes) {
+    const t = await store.readTrial(o);
+    if (t.ok) transcripts.set(trialKey(o), adapter.parse(t.raw));
+  }
+  return { manifest, results, runDir: store.dir, transcripts };
+}
+
+const rate = (successes: number, n: number) => wilsonInterval(successes, n);
+const difference = (diff: number, lo: number, hi: number) => ({ diff, lo, hi });
+
+const COMPARISON: Comparison = {
+  base: { runId: 'base-run', dir: 'transcripts/base-run', agent: { id: 'claude-code', cliVersion: '2.1.197' }, model: { requested: 'claude-sonnet-4-5', reported: 'claude-sonnet-4-5' }, simulated: false, startedAt: '2026-11-29T00:00:00.000Z', decisionMode: 'fixed', trials: 40, costUsd: 1.2 },
+  candidate: { runId: 'cand-run', dir: 'transcripts/cand-run', agent: { id: 'claude-code', cliVersion: '2.1.197' }, model: { requested: 'claude-opus-4-1' }, simulated: false, startedAt: '2026-11-30T00:00:00.000Z', decisionMode: 'fixed', trials: 40, costUsd: 3.4 },
+  crossAgent: false,
+  crossModel: true,
+  alpha: 0.05,
+  margin: 0.15,
+  cases: [
+    { caseId: 'jira-create', arm: 'skill', base: rate(19, 20), candidate: rate(8, 20), difference: difference(-0.55, -0.74, -0.28), method: 'boschloo', pValue: 0.0002, pAdjusted: 0.0008, change: 'REGRESSED', reason: 'the pass rate fell by 0.55' },
+    { caseId: 'confluence-page', arm: 'skill', base: rate(10, 20), candidate: rate(18, 20), difference: difference(0.4, 0.13, 0.6), method: 'boschloo', pValue: 0.008, pAdjusted: 0.016, change: 'IMPROVED', reason: 'the pass rate rose by 0.40' },
+    { caseId: 'neg-trivia', arm: 'skill', base: rate(20, 20), candidate: rate(20, 20), difference: difference(0, -0.13, 0.13), method: 'boschloo', pValue: 1, pAdjusted: 1, change: 'UNCHANGED', reason: `the interval lies inside ±0.15 ${INJECTION}` },
+    { caseId: 'jira-search', arm: 'skill', base: rate(15, 20), candidate: rate(12, 20), difference: difference(-0.15, -0.42, 0.14), method: 'boschloo', pValue: 0.5, pAdjusted: 0.67, change: 'UNDECIDED', trialsToDecide: 64, reason: 'too few trials to tell' },
+  ],
+  routing: [
+    { caseId: 'jira-create', expect: 'atl-jira', column: 'atl-confluence', base: rate(1, 20), candidate: rate(11, 20), difference: difference(0.5, 0.24, 0.69), pValue: 0.0004, pAdjusted: 0.0016 },
+  ],
+  drift: {
+    facts: [
+      { name: 'model', base: 'claude-sonnet-4-5', candidate: 'claude-opus-4-1', differs: true },
+      { name: 'CLI version', base: '2.1.197', candidate: '2.1.197', differs: false },
+      { name: 'cases hash', base: 'y', candidate: 'y', differs: false },
+    ],
+    skills: [
+      { name: 'atl-jira', base: 'a1b2c3', candidate: 'd4e5f6', state: 'changed' },
+      { name: 'atl-confluence', base: '0f0f0f', candidate: '0f0f0f', state: 'same' },
+    ],
+  },
+  onlyIn: { base: ['old-case'], candidate: [] },
+  exitCode: 1,
+};
+
+describe('divergence: the first step at which the trials of a case call different tools', () => {
+  const t = (trial: number, ...steps: string[]): TrialSteps => ({ trial, steps });
+  const table: [string, TrialSteps[], Divergence | undefined][] = [
+    ['nothing to compare with one trial', [t(1, 'Skill(atl-jira)')], undefined],
+    ['every trial the same', [t(1, 'Skill(atl-jira)', 'Read(a)'), t(2, 'Skill(atl-jira)', 'Read(a)')], { kind: 'same', steps: ['Skill(atl-jira)', 'Read(a)'], trials: 2 }],
+    ['no trial calls anything', [t(1), t(2), t(3)], { kind: 'same', steps: [], trials: 3 }],
+    [
+      'a split at the first call, larger branch first',
+      [t(1, 'Skill(atl-jira)'), t(2, 'Skill(atl-confluence)'), t(3, 'Skill(atl-jira)')],
+      { kind: 'diverge', step: 1, shared: [], branches: [{ call: 'Skill(atl-jira)', trials: [1, 3] }, { call: 'Skill(atl-confluence)', trials: [2] }] },
+    ],
+    [
+      'a split after a shared prefix',
+      [t(4, 'Skill(atl)', 'Skill(atl-jira)'), t(2, 'Skill(atl)', 'Skill(atl-confluence)')],
+      { kind: 'diverge', step: 2, shared: ['Skill(atl)'], branches: [{ call: 'Skill(atl-confluence)', trials: [2] }, { call: 'Skill(atl-jira)', trials: [4] }] },
+    ],
+    [
+      'a trial that stops early is its own branch, after calls of the same size',
+      [t(1, 'Skill(atl)'), t(2, 'Skill(atl)', 'Read(x)')],
+      { kind: 'diverge', step: 2, shared: ['Skill(atl)'], branches: [{ call: 'Read(x)', trials: [2] }, { call: null, trials: [1] }] },
+    ],
+    [
+      'no call at all against a call',
+      [t(1), t(2), t(3, 'Read(notes.md)')],
+      { kind: 'diverge', step: 1, shared: [], branches: [{ call: null, trials: [1, 2] }, { call: 'Read(notes.md)', trials: [3] }] },
+    ],
+  ];
+  it.each(table)('%s', (_, trials, expected) => {
+    expect(divergence(trials)).toEqual(expected);
+  });
+});
+
+describe('html report as text', () => {
+  let root: string;
+  let input: ReportInput;
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'sp-html-'));
+    input = await handMadeRun(root);
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('escapes what transcripts, prompts and reasons hold: the injection is text, never markup', () => {
+    const page = htmlReporter.render(input);
+    expect(page).not.toContain(INJECTION);
+    expect(page).toContain('&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;');
+    expect(page.match(/<script/g)).toBeNull();
+    const compare = htmlReporter.renderComparison(COMPARISON);
+    expect(compare).not.toContain(INJECTION);
+    expect(compare).toContain('&lt;/script&gt;');
+  });
+
+  it('asks for transcripts, needs no network and draws SPRT paths only for a sequential run', () => {
+    expect(htmlReporter).toMatchObject({ name: 'html', needsTranscripts: true });
+    const page = htmlReporter.render(input);
+    expect(page).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(page).toContain('id="sprt"');
+    const fixed = { ...input, results: { ...input.results, run: { ...input.results.run, decision: { ...input.results.run.decision, mode: 'fixed' as const } } } };
+    expect(htmlReporter.render(fixed)).not.toContain('id="sprt"');
+  });
+
+  it('embeds every failing trial up to its cap, a few passing ones, and names the rest', () => {
+    const trial = (n: number, passed: boolean | null): TrialOutcome => ({ ...input.results.outcomes[0]!, n, passed, excludedBecause: undefined });
+    const many = [...Array.from({ length: 30 }, (_, i) => trial(i + 1, false)), ...Array.from({ length: 10 }, (_, i) => trial(i + 31, true))];
+    const { shown, left } = chooseEmbedded(many);
+    expect(shown.filter((o) => o.passed === false)).toHaveLength(EMBED_LIMITS.notable);
+    expect(shown.filter((o) => o.passed === true)).toHaveLength(EMBED_LIMITS.passing);
+    expect(shown.length + left.length).toBe(many.length);
+  });
+});
+
+const hasBrowser = existsSync(CHROMIUM);
+if (!hasBrowser) console.warn(`report-html: ${CHROMIUM} is missing, so the real-browser test of the html report is skipped (apt-get install chromium)`);
+
+describe.skipIf(!hasBrowser)('html report in a real headless browser', () => {
+  let root: string;
+  let browser: Browser;
+  let input: ReportInput;
+
+  beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'sp-html-'));
+    input = await handMadeRun(root);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  /** Opens a page from file:// and records everything that must not happen: console errors, dialogs, network. */
+  async function open(html: string, name: string): Promise<{ page: Page; problems: string[] }> {
+    const file = join(root, name);
+    writeFileSync(file, html);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('dialog', (d) => {
+      problems.push(`dialog: ${d.message()}`);
+      void d.dismiss();
+    });
+    page.on('request', (r) => {
+      if (!/^(file|data):/.test(r.url())) problems.push(`request: ${r.url()}`);
+    });
+    page.on('requestfailed', (r) => problems.push(`failed request: ${r.url()}`));
+    await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+    return { page, problems };
+  }
+
+  it('renders the run: verdict strip, cases, heatmap, SPRT paths and a drill-down that keeps authors apart', async () => {
+    const { page, problems } = await open(htmlReporter.render(input), 'report.html');
+
+    const tile = (v: string) => page.locator(`.tile[data-verdict="${v}"] .count`).textContent();
+    expect(await Promise.all(['PASS', 'FAIL', 'INCONCLUSIVE', 'ERROR'].map(tile))).toEqual(['1', '1', '1', '1']);
+    await expect(page.locator('header.top').textContent()).resolves.toContain('claude-code 2.1.197');
+    expect(await page.locator('.banner.simulated').count()).toBe(0);
+
+    const row = page.locator('table.cases tr[data-case="jira-create"]');
+    await expect(row.textContent()).resolves.toMatch(/INCONCLUSIVE[\s\S]*0\.50 \(3\/6\)/);
+    expect(await row.locator('svg.whisker title').textContent()).toContain('3 of 6');
+
+    const cell = (r: string, c: string) => page.locator(`table.heatmap td[data-row="${r}"][data-col="${c}"] .count`).textContent();
+    expect(await cell('atl-jira', 'atl-jira')).toBe('4/6');
+    expect(await cell('atl-jira', 'atl-confluence')).toBe('2/6');
+    expect(await cell('atl-confluence', 'atl-jira')).toBe('4/4');
+    expect(await cell('none', 'none')).toBe('4/4');
+
+    // One path per case but jira-search, whose trials all failed to run: it has no scored trial to walk.
+    expect(await page.locator('#sprt figure').count()).toBe(DEFS.length);
+    expect(await page.locator('#sprt svg.chart.sprt').count()).toBe(DEFS.length - 1);
+    expect(await page.locator('#sprt figure[data-case="confluence-page"] svg polyline.path').count()).toBe(1);
+    expect(await page.locator('#passk svg.chart.passk').count()).toBeGreaterThan(0);
+    expect(await page.locator('#ablation tbody tr').count()).toBe(1);
+
+    await expect(page.locator('#trials').textContent()).resolves.toContain('Trials diverge at step 1: 4 trials call Skill(atl-jira), 2 trials call Skill(atl-confluence)');
+    const summaries = await page.locator('details.trial > summary').all();
+    for (const summary of summaries) await summary.click();
+    for (const source of ['assistant', 'tool', 'harness', 'system']) {
+      await expect(page.locator(`#trials .ev.src-${source}`).first().isVisible()).resolves.toBe(true);
+    }
+    const graded = page.locator('details[data-trial="jira-create/skill/1"] .ev.graded-call');
+    await expect(graded.textContent()).resolves.toContain('Skill(atl-jira)');
+    // The graded plan, where the model wrote it: in the skill call's args and in its text.
+    await expect(page.locator('details[data-trial="jira-create/skill/1"] .ev.src-assistant mark.plan').allTextContents()).resolves.toEqual([
+      'create-issue --project OPS --summary "Login 500"',
+      'atl jira create-issue --project OPS --summary "Login 500"',
+    ]);
+
+    const injected = page.locator('details[data-trial="neg-trivia/skill/1"]');
+    await expect(injected.locator('.ev.src-assistant pre').last().textContent()).resolves.toContain(INJECTION);
+    await expect(injected.locator('.ev.src-tool pre').textContent()).resolves.toContain(INJECTION);
+    expect(await page.locator('img').count()).toBe(0);
+
+    // The screenshot shows one trial opened, the way a reader meets the drill-down.
+    for (const summary of summaries.slice(1)) await summary.click();
+    await page.screenshot({ path: join(ARTIFACTS, 'report.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it('renders a comparison: both runs, the cross-model banner, changes and their difference whiskers', async () => {
+    const { page, problems } = await open(htmlReporter.renderComparison(COMPARISON), 'compare.html');
+    await expect(page.locator('.banner.warn').textContent()).resolves.toContain('CROSS-MODEL');
+    const tile = (c: string) => page.locator(`.tile[data-change="${c}"] .count`).textContent();
+    expect(await Promise.all(['REGRESSED', 'IMPROVED', 'UNCHANGED', 'UNDECIDED'].map(tile))).toEqual(['1', '1', '1', '1']);
+    const regressed = page.locator('tr[data-case="jira-create"]');
+    await expect(regressed.locator('.verdict').textContent()).resolves.toBe('REGRESSED');
+    expect(await regressed.locator('svg.whisker rect.band').count()).toBe(1);
+    await expect(page.locator('#routing').textContent()).resolves.toContain('atl-confluence');
+    await expect(page.locator('#drift tr.differs').first().textContent()).resolves.toContain('claude-opus-4-1');
+    await expect(page.locator('tr[data-case="neg-trivia"] .why').textContent()).resolves.toContain(INJECTION);
+    await page.screenshot({ path: join(ARTIFACTS, 'compare.png'), fullPage: true });
+    expect(problems).toEqual([]);
+    await page.close();
+  }, 120_000);
+});

@@ -1,0 +1,156 @@
+import { NOTHING_TO_SCORE } from '../src/grade/outcome.js';
+import { configSchema } from '../src/run/config-schema.js';
+import type { ReportInput } from '../src/report/reporter.js';
+import type { GradableCase, Rate, RunManifest, SprtParams, TrialOutcome } from '../src/run/schema.js';
+import type { CaseChange, Comparison, ComparedRun } from '../src/verdict/comparison.js';
+import { buildResults } from '../src/verdict/results.js';
+import { handMadeManifest } from './run-fixtures.js';
+
+/**
+ * Reporter inputs built by hand, without running anything: one run whose cases end PASS, FAIL, INCONCLUSIVE and
+ * ERROR, with passing, failing and unscored trials in both arms, and a comparison of two runs with every kind of change.
+ */
+
+export const RUN_DIR = 'transcripts/r1';
+/** Model text with what XML and markdown read as syntax, characters XML 1.0 forbids (NUL, ESC, a lone surrogate), and a line break. */
+export const HOSTILE = 'used <create> & "quoted" | piped \u0000\u001b[31m\ud800 *starred*\n\tsecond line';
+
+// Lenient enough that a couple of trials decide (one pass accepts, two failures reject), so each verdict is built on purpose.
+const QUICK: SprtParams = { threshold: 0.5, delta: 0.4, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
+// Strict: nothing below decides, so a case stays INCONCLUSIVE.
+const STRICT: SprtParams = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
+
+export const CASES: GradableCase[] = [
+  { id: 'jira-create', expect: 'atl-jira', exclusive: true, tags: ['happy'], command: 'atl jira', plan: { matches: [], mustNot: [], verb: 'create-issue' }, decision: { ...QUICK, threshold: 0.9 } },
+  { id: 'neg-weather', expect: 'none', exclusive: false, tags: ['near-miss'], decision: QUICK },
+  { id: 'vague-sprint', expect: 'atl-jira', exclusive: false, tags: ['vague'], decision: STRICT },
+  { id: 'rate-limited', expect: 'atl-confluence', exclusive: false, tags: [], decision: QUICK },
+];
+export const EXPECTED_VERDICTS = { 'jira-create': 'FAIL', 'neg-weather': 'PASS', 'vague-sprint': 'INCONCLUSIVE', 'rate-limited': 'ERROR' } as const;
+
+const quiet: TrialOutcome['flags'] = { noop: false, clarifying: false };
+
+/** A scored, clean trial that fired `column`; the fields a case needs beyond that come in `over`. */
+function trial(caseId: string, n: number, over: Partial<TrialOutcome>): TrialOutcome {
+  return { caseId, arm: 'skill', n, status: 'ok', passed: true, firings: [], firedColumn: 'none', fired: 'none', readOnly: false, flags: quiet, parseWarnings: 0, wallMs: 1000 + n * 250, attempt: 1, costUsd: 0.01, ...over };
+}
+const invoked = (skill: string, at: number) => ({ skill, requested: skill, via: 'invoke' as const, status: 'loaded' as const, callId: `c${at}`, at });
+const planOk = { plans: ['atl jira create-issue --project OPS'], checks: [{ check: 'verb create-issue', pass: true }], pass: true };
+
+export const OUTCOMES: TrialOutcome[] = [
+  trial('jira-create', 1, { firings: [invoked('atl-jira', 3)], firedColumn: 'atl-jira', fired: 'expected', plan: planOk }),
+  // Sibling fired instead: the trap this case is built for.
+  trial('jira-create', 2, { passed: false, firings: [invoked('atl-confluence', 3)], firedColumn: 'atl-confluence', fired: 'sibling' }),
+  // The right skill, the wrong command.
+  trial('jira-create', 3, {
+    passed: false,
+    firings: [invoked('atl-jira', 3)],
+    firedColumn: 'atl-jira',
+    fired: 'expected',
+    plan: { plans: ['atl jira create --project OPS'], checks: [{ check: 'verb create-issue', pass: false, detail: HOSTILE }], pass: false },
+  }),
+  trial('jira-create', 4, { passed: false, firings: [invoked('atl-confluence', 5)], firedColumn: 'atl-confluence', fired: 'sibling' }),
+  // The service failed: no evidence, left out of n.
+  trial('jira-create', 5, { status: 'infra_error', statusDetail: 'API Error: 429 rate limited', passed: null, excludedBecause: 'infra_error', wallMs: undefined }),
+  { ...trial('jira-create', 1, { passed: null, excludedBecause: NOTHING_TO_SCORE }), arm: 'ablation' },
+  { ...trial('jira-create', 2, { passed: false, plan: { plans: [], checks: [{ check: 'verb create-issue', pass: false, detail: 'no planned call' }], pass: false } }), arm: 'ablation' },
+  trial('neg-weather', 1, {}),
+  trial('neg-weather', 2, {}),
+  trial('vague-sprint', 1, { firings: [invoked('atl-jira', 2)], firedColumn: 'atl-jira', fired: 'expected' }),
+  trial('vague-sprint', 2, { passed: false, flags: { noop: false, clarifying: true } }),
+  trial('rate-limited', 1, { status: 'infra_error', statusDetail: 'API Error: 429', passed: null, excludedBecause: 'infra_error' }),
+  trial('rate-limited', 2, { status: 'isolation_error', statusDetail: 'skill arm: atl-confluence not loaded by the agent', passed: null, excludedBecause: 'isolation_error' }),
+];
+
+const NOW = new Date('2026-12-01T00:00:00.000Z');
+
+/** The run above, as every reporter receives it; `over` changes the manifest (a simulator, other cases). */
+export function reportInput(over: Partial<RunManifest> = {}, outcomes: TrialOutcome[] = OUTCOMES): ReportInput {
+  const manifest = handMadeManifest(CASES, outcomes.length, { config: configSchema.parse({ arms: ['skill', 'ablation'] }), ...over });
+  return { manifest, results: buildResults(manifest, outcomes, [], NOW), runDir: RUN_DIR };
+}
+
+const rate = (successes: number, n: number, lo: number, hi: number): Rate => ({ successes, n, p: successes / n, lo, hi });
+
+function comparedRun(runId: string, model: string, over: Partial<ComparedRun> = {}): ComparedRun {
+  return {
+    runId,
+    dir: `transcripts/${runId}`,
+    agent: { id: 'claude-code', cliVersion: '2.1.197' },
+    model: { requested: model },
+    simulated: false,
+    startedAt: '2026-12-01T00:00:00.000Z',
+    decisionMode: 'fixed',
+    trials: 80,
+    ...over,
+  };
+}
+
+function change(caseId: string, over: Partial<CaseChange> & Pick<CaseChange, 'change' | 'reason'>): CaseChange {
+  return {
+    caseId,
+    arm: 'skill',
+    base: rate(18, 20, 0.7, 0.97),
+    candidate: rate(18, 20, 0.7, 0.97),
+    difference: { diff: 0, lo: -0.1, hi: 0.1 },
+    method: 'boschloo',
+    pValue: 1,
+    pAdjusted: 1,
+    ...over,
+  };
+}
+
+/** A base run and a candidate on another model: one change of each kind, a routing shift, and drift. */
+export const COMPARISON: Comparison = {
+  base: comparedRun('r1', 'claude-sonnet-4-5', { costUsd: 1.5 }),
+  candidate: comparedRun('r2', 'claude|<next>'),
+  crossAgent: false,
+  crossModel: true,
+  alpha: 0.05,
+  margin: 0.15,
+  cases: [
+    change('jira-create', {
+      change: 'REGRESSED',
+      candidate: rate(9, 20, 0.26, 0.66),
+      difference: { diff: -0.45, lo: -0.66, hi: -0.18 },
+      pValue: 0.0021,
+      pAdjusted: 0.0084,
+      reason: 'dropped from 0.90 to 0.45: adjusted p 0.0084 ≤ 0.05',
+    }),
+    change('neg-weather', {
+      change: 'IMPROVED',
+      base: rate(12, 20, 0.39, 0.78),
+      candidate: rate(20, 20, 0.84, 1),
+      difference: { diff: 0.4, lo: 0.17, hi: 0.61 },
+      pValue: 0.0031,
+      pAdjusted: 0.0062,
+      reason: 'rose from 0.60 to 1.00: adjusted p 0.0062 ≤ 0.05',
+    }),
+    change('jira-create', { arm: 'ablation', change: 'UNCHANGED', reason: "the difference's interval lies within ±0.15" }),
+    change('vague-sprint', {
+      change: 'UNDECIDED',
+      method: 'anytime',
+      candidate: rate(15, 20, 0.53, 0.89),
+      difference: { diff: -0.15, lo: -0.38, hi: 0.09 },
+      pValue: 0.24,
+      pAdjusted: 0.32,
+      trialsToDecide: 120,
+      reason: 'not significant (adjusted p 0.32), yet a change of ±0.15 is not ruled out: about 120 trials in each run would decide it',
+    }),
+  ],
+  routing: [
+    { caseId: 'jira-create', expect: 'atl-jira', column: 'atl-confluence', base: rate(1, 20, 0.01, 0.24), candidate: rate(10, 20, 0.3, 0.7), difference: { diff: 0.45, lo: 0.18, hi: 0.66 }, pValue: 0.002, pAdjusted: 0.004 },
+  ],
+  drift: {
+    facts: [
+      { name: 'model', base: 'claude-sonnet-4-5', candidate: 'claude|<next>', differs: true },
+      { name: 'CLI version', base: '2.1.197', candidate: '2.1.197', differs: false },
+    ],
+    skills: [
+      { name: 'atl-jira', base: 'aaa111', candidate: 'bbb222', state: 'changed' },
+      { name: 'atl-confluence', base: 'ccc333', candidate: 'ccc333', state: 'same' },
+    ],
+  },
+  onlyIn: { base: ['retired-case'], candidate: [] },
+  exitCode: 1,
+};

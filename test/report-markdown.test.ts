@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { MARKDOWN_LIMIT, markdownReporter } from '../src/report/markdown.js';
+import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
+import { CASES, COMPARISON, HOSTILE, OUTCOMES, reportInput } from './report-inputs.js';
+
+/** A table's rows (header and separator excluded) whose first cell is `first`, as cells; escaped pipes stay inside a cell. */
+function rows(md: string, header: string): string[][] {
+  const lines = md.split('\n');
+  const start = lines.indexOf(header);
+  expect(start).toBeGreaterThanOrEqual(0);
+  const body: string[] = [];
+  for (const line of lines.slice(start + 2)) {
+    if (!line.startsWith('|')) break;
+    body.push(line);
+  }
+  return body.map((l) => l.slice(2, -2).split(/ (?<!\\)\| /));
+}
+
+const details = (md: string) => [...md.matchAll(/<details><summary>(.*?)<\/summary>\n\n([\s\S]*?)\n\n<\/details>/g)].map((m) => ({ summary: m[1]!, body: m[2]! }));
+
+describe('markdown reporter: one run', () => {
+  const md = markdownReporter.render(reportInput());
+  const lines = md.split('\n');
+  const block = (caseId: string) => details(md).find((d) => d.summary.startsWith(`<b>${caseId}</b>`))!;
+
+  it('opens with one line naming the run, agent, CLI version, model and status, then the counts and cost', () => {
+    expect(lines[0]).toBe('### skillprobe run r1 · claude-code 2.1.197 · model claude-sonnet-4-5 · completed');
+    expect(md).toContain('**1 PASS · 1 FAIL · 1 INCONCLUSIVE · 1 ERROR** · exit code 1 · 13 trials run · total cost $0.13 (as the agent CLI reported it)');
+    expect(md).not.toContain('SIMULATED');
+  });
+
+  it('shows the verdict table before any case block: case, expect, verdict, trials, rate with interval', () => {
+    const header = '| case | expect | verdict | trials | rate [95% CI] |';
+    expect(lines.indexOf(header)).toBeLessThan(lines.findIndex((l) => l.startsWith('<details>')));
+    expect(rows(md, header)).toEqual([
+      ['jira-create', 'atl-jira', '❌ FAIL', '4 (+1 in flight)', '0.25 \\[0.05, 0.70\\]\\*'],
+      ['neg-weather', 'none', '✅ PASS', '1 (+1 in flight)', '1.00 \\[0.34, 1.00\\]\\*'],
+      ['vague-sprint', 'atl-jira', '⚠️ INCONCLUSIVE', '2', '0.50 \\[0.09, 0.91\\]'],
+      ['rate-limited', 'atl-confluence', '⛔ ERROR', '0', '—'],
+    ]);
+    expect(md).toContain('\n\\* descriptive only: the case stopped early by a sequential rule');
+  });
+
+  it('folds a block for every case that did not pass, with its reason, and none for a clean PASS', () => {
+    expect(details(md).map((d) => d.summary.split(' · ').slice(0, 2))).toEqual([
+      ['<b>jira-create</b>', '❌ FAIL'],
+      ['<b>vague-sprint</b>', '⚠️ INCONCLUSIVE'],
+      ['<b>rate-limited</b>', '⛔ ERROR'],
+    ]);
+    expect(block('rate-limited').summary).toContain('only 0 usable trials (2 infra/isolation/crash)');
+    expect(md.split('<details>').length).toBe(md.split('</details>').length);
+  });
+
+  it("a block says what the terminal's block says: what fired, what failed, what to change, and an example trial", () => {
+    const items = block('jira-create').body.split('\n');
+    expect(items[0]).toBe('- passed 1 of 4; 1 trial left out (1 infra error)');
+    expect(items).toContain('- sibling: atl-confluence fired in 2 of 4');
+    expect(items.find((i) => i.startsWith('- fired, but the plan was wrong in 1 of 4: verb create-issue failed in 1'))).toBeDefined();
+    expect(items).toContain('- → atl-confluence took this from atl-jira: sharpen the two descriptions apart, each saying when to use the other');
+    const example = /^- example trial: `transcripts\/r1\/trials\/jira-create\/skill\/(\d+)\.jsonl`$/.exec(items.at(-1)!)!;
+    expect(OUTCOMES.find((o) => o.caseId === 'jira-create' && o.arm === 'skill' && o.n === Number(example[1]))!.passed).toBe(false);
+    expect(block('vague-sprint').body).toContain('- did not fire in 1 of 2: the model asked a clarifying question in 1');
+  });
+
+  it('escapes model text: HTML as entities, markdown syntax and pipes backslashed, line breaks and control characters gone', () => {
+    const plan = block('jira-create').body.split('\n').find((i) => i.includes('plan was wrong'))!;
+    expect(plan).toContain('(used &lt;create&gt; &amp; "quoted" \\| piped \uFFFD\uFFFD\\[31m\uFFFD \\*starred\\* second line)');
+    expect(md).not.toContain('<create>');
+    expect(md).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F\uD800-\uDFFF]/u);
+    expect(HOSTILE).toContain('\n');
+  });
+
+  it('says loudly when a simulator answered', () => {
+    const simulated = markdownReporter.render(reportInput({ simulator: { profile: 'sim/demo.profile.yaml', name: 'demo', seed: 7 } }));
+    expect(simulated.split('\n')[2]).toBe(
+      "> ⚠️ **SIMULATED** · skillprobe's model simulator answered, profile \"demo\" (sim/demo.profile.yaml, seed 7). These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.",
+    );
+  });
+
+  it('escapes pipes and markup in table cells, so a row keeps its columns', () => {
+    const odd: GradableCase = { ...CASES[1]!, id: 'odd|<b>case</b>' };
+    const outcomes: TrialOutcome[] = OUTCOMES.filter((o) => o.caseId === 'neg-weather').map((o) => ({ ...o, caseId: odd.id }));
+    const text = markdownReporter.render(reportInput({ cases: { files: [], hash: 'y', defs: [odd] } }, outcomes));
+    expect(rows(text, '| case | expect | verdict | trials | rate [95% CI] |')).toEqual([['odd\\|&lt;b&gt;case&lt;/b&gt;', 'none', '✅ PASS', '1 (+1 in flight)', '1.00 \\[0.34, 1.00\\]\\*']]);
+  });
+
+  it(`stays under ${MARKDOWN_LIMIT} characters for a GitHub comment: whole lines and blocks, then a note`, () => {
+    const many: GradableCase[] = Array.from({ length: 300 }, (_, i) => ({ ...CASES[0]!, id: `case-${i}` }));
+    const failing = OUTCOMES.filter((o) => o.caseId === 'jira-create' && o.arm === 'skill');
+    const outcomes = many.flatMap((c) => failing.map((o) => ({ ...o, caseId: c.id })));
+    const text = markdownReporter.render(reportInput({ cases: { files: [], hash: 'y', defs: many } }, outcomes));
+    expect(text.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
+    expect(text.length).toBeGreaterThan(MARKDOWN_LIMIT - 2_000);
+    expect(text).toMatch(/\n\n> ✂️ \*\*Cut here\*\* to fit a GitHub comment \(65,000 characters\): the terminal reporter prints it whole\.\n$/);
+    expect(rows(text, '| case | expect | verdict | trials | rate [95% CI] |')).toHaveLength(300);
+    expect(text.split('<details>').length).toBe(text.split('</details>').length);
+    expect(details(text).length).toBeGreaterThan(10);
+  });
+});
+
+describe('markdown reporter: a comparison', () => {
+  const md = markdownReporter.renderComparison(COMPARISON);
+
+  it('names both runs, and says the models differ', () => {
+    expect(md.split('\n')[0]).toBe('### skillprobe compare · r1 → r2 · 1 REGRESSED · 1 IMPROVED · 1 UNCHANGED · 1 UNDECIDED · exit code 1');
+    expect(md).toContain('> ⚠️ **different models**: the comparison is across them');
+    expect(md).not.toContain('different agents');
+    expect(rows(md, '| run | id | agent | model | decision | trials | cost |')).toEqual([
+      ['base', 'r1', 'claude-code 2.1.197', 'claude-sonnet-4-5', 'fixed', '80', '$1.50'],
+      ['candidate', 'r2', 'claude-code 2.1.197', 'claude\\|&lt;next&gt;', 'fixed', '80', '—'],
+    ]);
+  });
+
+  it('has a row per case and arm: both rates, the difference with its interval, adjusted p and the change', () => {
+    const table = rows(md, '| case | arm | base rate | candidate rate | difference [CI] | p adj. | change | test |');
+    expect(table.map((r) => r.length)).toEqual([8, 8, 8, 8]);
+    expect(table[0]).toEqual(['jira-create', 'skill', '0.90 \\[0.70, 0.97\\] (18/20)', '0.45 \\[0.26, 0.66\\] (9/20)', '-0.45 \\[-0.66, -0.18\\]', '0.008', '❌ REGRESSED', "Boschloo's exact test"]);
+    expect(table.map((r) => r[6])).toEqual(['❌ REGRESSED', '✅ IMPROVED', 'UNCHANGED', '⚠️ UNDECIDED (≈120 trials per run decide)']);
+    expect(md).toContain('- **jira-create [skill]** REGRESSED: dropped from 0.90 to 0.45: adjusted p 0.0084 ≤ 0.05');
+  });
+
+  it('lists the routing changes, the drift facts and the changed skills', () => {
+    expect(rows(md, '| case | expect | fired | base | candidate | difference [CI] | p adj. |')).toEqual([
+      ['jira-create', 'atl-jira', 'atl-confluence', '0.05 \\[0.01, 0.24\\] (1/20)', '0.50 \\[0.30, 0.70\\] (10/20)', '+0.45 \\[0.18, 0.66\\]', '0.004'],
+    ]);
+    expect(rows(md, '| fact | base | candidate |')).toEqual([
+      ['model', 'claude-sonnet-4-5', '**claude\\|&lt;next&gt;**'],
+      ['CLI version', '2.1.197', '='],
+    ]);
+    expect(md).toContain('Skills changed: atl-jira changed (`aaa111` → `bbb222`)');
+    expect(md).not.toContain('atl-confluence same');
+    expect(md).toContain('Only in base (not compared): retired-case');
+  });
+});

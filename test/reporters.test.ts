@@ -1,0 +1,110 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPORTER_NAMES } from '../src/report/registry.js';
+import { cleanup, makeProject, runCli, testEnv } from './helpers.js';
+import { fakeRun, storeSyntheticRun, syntheticRun } from './run-fixtures.js';
+
+describe('--reporter NAME[=FILE] on report', () => {
+  const root = makeProject({});
+  afterAll(() => cleanup(root));
+  let run: string;
+  const report = async (args: string[], env: Record<string, string> = {}) => {
+    run ??= await fakeRun(join(root, 'runs'));
+    return runCli(['report', run, ...args], { cwd: root, env: testEnv(env) });
+  };
+
+  it('every reporter of the registry writes its file in one call; nothing is printed but what goes to stdout', async () => {
+    const files = Object.fromEntries(REPORTER_NAMES.map((n) => [n, join(root, 'out', `report.${n}`)]));
+    const r = await report(REPORTER_NAMES.map((n) => `--reporter=${n}=${files[n]}`));
+    expect(r.stderr).not.toMatch(/could not be/);
+    expect(r.stdout).toBe('');
+    expect(JSON.parse(readFileSync(files.json!, 'utf8')).runId).toBe('r1');
+    expect(readFileSync(files.junit!, 'utf8')).toMatch(/^<\?xml[^]*<testsuites/);
+    expect(readFileSync(files.markdown!, 'utf8')).toMatch(/\|\s*case\s*\|/);
+    expect(readFileSync(files.html!, 'utf8')).toMatch(/^<!doctype html>/i);
+    expect(readFileSync(files.terminal!, 'utf8')).toContain('VERDICTS');
+    // Colour only on a terminal: never in a file.
+    expect(readFileSync(files.terminal!, 'utf8')).not.toContain('\u001b[');
+  });
+
+  it.each<[string, string[], RegExp]>([
+    ['an unknown reporter', ['--reporter', 'pdf'], /"pdf" is not a reporter; choose one of terminal, json, junit, markdown, html/],
+    ['two documents on stdout', ['--reporter', 'json', '--reporter', 'markdown'], /json and markdown would both print to stdout — give all but one a file/],
+    ['two reporters, one file', ['--reporter', 'json=x.out', '--reporter', 'junit=x.out'], /json and junit would both write x\.out/],
+    ['a file under a file', ['--reporter', 'junit=notes.txt/junit.xml'], /notes\.txt .*is not a folder/],
+    ['an empty file name', ['--reporter', 'junit='], /names no file/],
+  ])('%s: exit 2, one clear line', async (_, args, says) => {
+    writeFileSync(join(root, 'notes.txt'), 'x');
+    const r = await report(args);
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(says);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('markdown with no file is appended to the GitHub step summary, after what earlier steps wrote', async () => {
+    const summary = join(root, 'step-summary.md');
+    writeFileSync(summary, '# earlier step\n');
+    const r = await report(['--reporter', 'markdown', '--reporter', 'terminal'], { GITHUB_STEP_SUMMARY: summary });
+    const text = readFileSync(summary, 'utf8');
+    expect(text.startsWith('# earlier step\n')).toBe(true);
+    expect(text).toMatch(/\|\s*case\s*\|/);
+    expect(r.stdout).toContain('VERDICTS');
+  });
+
+  it('one reporter failing never loses the others\' output, and is never a clean exit', async () => {
+    // Every write to /dev/full fails (no space left): the markdown step summary cannot be written.
+    const junit = join(root, 'survivor.xml');
+    const r = await report(['--reporter', 'markdown', `--reporter=junit=${junit}`], { GITHUB_STEP_SUMMARY: '/dev/full' });
+    expect(existsSync(junit)).toBe(true);
+    expect(r.stderr).toMatch(/the markdown report could not be written to \/dev\/full/);
+    expect(r.exitCode).not.toBe(0);
+  });
+});
+
+describe('compare and history through the CLI', () => {
+  const root = makeProject({});
+  afterAll(() => cleanup(root));
+
+  it('a regression exits 1 and every reporter renders the comparison', async () => {
+    const base = await storeSyntheticRun(join(root, 'runs'), '20261201-000000-aaaaaa', syntheticRun({ a: { passes: 48, n: 50 }, b: { passes: 20, n: 20 } }));
+    const cand = await storeSyntheticRun(join(root, 'runs'), '20261201-010000-bbbbbb', syntheticRun({ a: { passes: 25, n: 50, failedColumn: 'atl-confluence' }, b: { passes: 20, n: 20 } }, { model: 'claude-next' }));
+    const out = (n: string) => join(root, `compare.${n}`);
+    const r = await runCli(['compare', base, cand, ...REPORTER_NAMES.filter((n) => n !== 'terminal').map((n) => `--reporter=${n}=${out(n)}`), '--reporter', 'terminal'], { cwd: root });
+    expect(r.exitCode, r.stderr).toBe(1);
+    expect(r.stdout).toMatch(/a\s.*REGRESSED/);
+    expect(r.stdout).toContain('DIFFERENT MODELS');
+    expect(r.stdout).toMatch(/ROUTING[^]*atl-confluence/);
+    const json = JSON.parse(readFileSync(out('json'), 'utf8'));
+    expect(json.cases.find((c: { caseId: string }) => c.caseId === 'a').change).toBe('REGRESSED');
+    expect(readFileSync(out('junit'), 'utf8')).toMatch(/<failure[^>]*>/);
+    expect(readFileSync(out('markdown'), 'utf8')).toContain('REGRESSED');
+    expect(readFileSync(out('html'), 'utf8')).toContain('REGRESSED');
+
+    const same = await runCli(['compare', base, base], { cwd: root });
+    expect(same.exitCode, same.stderr).toBe(0);
+    expect(same.stdout).not.toContain('REGRESSED');
+  });
+
+  it('compare names a folder that is not a run: exit 2', async () => {
+    const r = await runCli(['compare', join(root, 'nope'), join(root, 'nope2')], { cwd: root });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/nope: no such run folder/);
+  });
+
+  it('history lists the runs newest first, and one case across them', async () => {
+    const r = await runCli(['history', '--transcripts', join(root, 'runs')], { cwd: root });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    const [newer, older] = ['20261201-010000-bbbbbb', '20261201-000000-aaaaaa'].map((id) => lines.findIndex((l) => l.includes(id)));
+    expect(newer).toBeGreaterThan(0);
+    expect(older).toBeGreaterThan(newer!);
+    expect(lines[newer!]).toMatch(/claude-next/);
+    expect(lines[newer!]).toMatch(/\$0\.70/);
+    const one = await runCli(['history', '--transcripts', join(root, 'runs'), '--case', 'a'], { cwd: root });
+    expect(one.stdout).toMatch(/20261201-010000-bbbbbb.*0\.50.*25\/50/);
+    expect(one.stdout).toMatch(/20261201-000000-aaaaaa.*0\.96.*48\/50/);
+    const missing = await runCli(['history', '--transcripts', join(root, 'runs'), '--case', 'zz'], { cwd: root });
+    expect(missing.exitCode).toBe(2);
+  });
+});
