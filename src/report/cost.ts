@@ -1,4 +1,4 @@
-import type { Results, Verdict } from '../run/schema.js';
+import { VERDICTS, type Results, type Verdict } from '../run/schema.js';
 
 export interface CostLine {
   trials: number;
@@ -28,7 +28,7 @@ export function costBreakdown(results: Results): CostBreakdown {
   const verdictOf = new Map(results.verdicts.map((v) => [v.caseId, v.verdict]));
   const caseIds = [...new Set(results.outcomes.map((o) => o.caseId))];
   const byCase = caseIds.map((caseId) => ({ caseId, ...line(results.outcomes.filter((o) => o.caseId === caseId)), ...(verdictOf.has(caseId) ? { verdict: verdictOf.get(caseId)! } : {}) }));
-  const verdicts = [...new Set(results.verdicts.map((v) => v.verdict))];
+  const verdicts = VERDICTS.filter((k) => results.verdicts.some((v) => v.verdict === k));
   const byVerdict = verdicts.map((verdict) => ({ verdict, ...line(results.outcomes.filter((o) => verdictOf.get(o.caseId) === verdict)) }));
   return { total: line(results.outcomes), byCase, byVerdict };
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { advice } from './advice.js';
+import { costBreakdown, type CostLine } from './cost.js';
 import { fmt, plural } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
@@ -108,6 +109,22 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string): string 
   return [`<details><summary>${summary}</summary>`, '', ...items.map((i) => `- ${i}`), '', '</details>'].join('\n');
 }
 
+/** What the run cost, folded away: per verdict and per case, when the agent CLI reported costs. */
+function costDetails({ results }: ReportInput): string[] {
+  const cost = costBreakdown(results);
+  if (cost.total.costUsd === undefined) return [];
+  const usd = (x: number | undefined) => (x === undefined ? '—' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
+  const row = (name: string, l: CostLine) => [name, String(l.trials), usd(l.costUsd), `${(l.wallMs / 1000).toFixed(0)} s`];
+  const rows = [...cost.byVerdict.map((v) => row(`${v.verdict} cases`, v)), ...cost.byCase.map((k) => row(inline(k.caseId), k))];
+  return [
+    `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time</summary>`,
+    '',
+    ...table(['', 'trials', 'cost', 'trial time'], rows, ['l', 'r', 'r', 'r']),
+    '',
+    '</details>',
+  ];
+}
+
 function render(input: ReportInput): string {
   const { results, runDir } = input;
   const skillRow = new Map(results.summary.cases.filter((r) => r.arm === 'skill').map((s) => [s.caseId, s]));
@@ -117,6 +134,7 @@ function render(input: ReportInput): string {
     header(input),
     verdictTable(input, skillRow),
     ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir)]),
+    ...[costDetails(input)].filter((block) => block.length),
   ]);
 }
 

@@ -7,6 +7,7 @@ import { standalonePage } from './page.js';
 import { anchor, rateText, rateTitle, section, signed, simulatedBanner, usd, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
 import { trialsSection } from './trials.js';
+import { costBreakdown, type CostLine } from '../cost.js';
 import { VERDICTS, type CaseArmSummary, type Results } from '../../run/schema.js';
 
 const MODE = { sprt: 'sequential (Wald SPRT per case)', fixed: 'fixed N (exact binomial tests)' } as const;
@@ -152,6 +153,24 @@ function ablationSection(results: Results): Html | '' {
   );
 }
 
+/** What the run cost as the agent CLI reported it, per verdict and per case, beside the trials' time. */
+function costSection(results: Results): Html | '' {
+  const cost = costBreakdown(results);
+  if (cost.total.costUsd === undefined) return '';
+  const row = (name: Html, l: CostLine) => html`<tr><th scope="row">${name}</th><td class="num">${l.trials}</td><td class="num">${l.costUsd === undefined ? '—' : usd(l.costUsd)}</td><td class="num">${(l.wallMs / 1000).toFixed(0)} s</td></tr>`;
+  const rows = [
+    ...cost.byVerdict.map((v) => row(html`${verdictBadge(v.verdict)} cases`, v)),
+    ...cost.byCase.map((k) => row(html`<span class="case-id">${k.caseId}</span>`, k)),
+  ];
+  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time (each trial's own wall time, summed).`;
+  return section(
+    'cost',
+    'Cost',
+    lead,
+    html`<div class="table-wrap"><table><thead><tr><th scope="col"></th><th scope="col" class="num">Trials</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Trial time</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+  );
+}
+
 export function runPage(input: ReportInput): string {
   const { results, manifest } = input;
   const skillRows = results.summary.cases.filter((r) => r.arm === 'skill');
@@ -163,6 +182,7 @@ export function runPage(input: ReportInput): string {
     ['passk', 'pass@k', passKSection(skillRows)],
     ['sprt', 'Sequential paths', sprtSection(results)],
     ['ablation', 'Ablation', ablationSection(results)],
+    ['cost', 'Cost', costSection(results)],
     ['trials', 'Trials', trialsSection(input)],
   ];
   const shown = parts.filter(([, , body]) => body !== '');
