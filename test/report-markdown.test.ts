@@ -42,7 +42,9 @@ describe('markdown reporter: one run', () => {
   });
 
   it('folds a block for every case that did not pass, with its reason, and none for a clean PASS', () => {
-    expect(details(md).map((d) => d.summary.split(' · ').slice(0, 2))).toEqual([
+    // Case blocks name their case in bold; the cost block closes the report.
+    expect(details(md).at(-1)!.summary).toMatch(/^Cost: \$[\d.]+ for 13 trials/);
+    expect(details(md).filter((d) => d.summary.startsWith('<b>')).map((d) => d.summary.split(' · ').slice(0, 2))).toEqual([
       ['<b>jira-create</b>', '❌ FAIL'],
       ['<b>vague-sprint</b>', '⚠️ INCONCLUSIVE'],
       ['<b>rate-limited</b>', '⛔ ERROR'],

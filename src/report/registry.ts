@@ -11,15 +11,15 @@ export interface ReporterTarget {
 }
 
 /** The only list of reporter names: `--reporter` takes these, `--help` lists them. */
-export const REPORTERS = {
+export const REPORTER_NAMES = ['terminal', 'json', 'junit', 'markdown', 'html'] as const;
+export type ReporterName = (typeof REPORTER_NAMES)[number];
+
+export const REPORTERS: Record<ReporterName, (t: ReporterTarget) => Reporter> = {
   terminal: (t: ReporterTarget) => terminalReporter(t.colour),
   json: () => jsonReporter,
   junit: () => junitReporter,
   markdown: () => markdownReporter,
   html: () => htmlReporter,
-} as const satisfies Record<string, (t: ReporterTarget) => Reporter>;
-
-export type ReporterName = keyof typeof REPORTERS;
-export const REPORTER_NAMES = Object.keys(REPORTERS) as ReporterName[];
+};
 
 export const isReporterName = (name: string): name is ReporterName => Object.hasOwn(REPORTERS, name);
