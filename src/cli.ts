@@ -12,6 +12,7 @@ import { gradableCase } from './trials/stored-case.js';
 import { ARMS } from './run/config-schema.js';
 import type { CaseSelection } from './load/select.js';
 import { InputError, ProblemList } from './load/input-error.js';
+import { collectConfig } from './load/config.js';
 import { unwritableFolder, wrongEntry } from './load/paths.js';
 import { compareCommand } from './commands/compare.js';
 import { readHistory, renderCaseHistory, renderHistory } from './commands/history.js';
@@ -19,12 +20,12 @@ import { mergeShards } from './commands/merge.js';
 import { COMPARE_DEFAULTS } from './verdict/compare.js';
 import type { Shard } from './trials/shard.js';
 import { chooseReporters, humanStream, reporterFlag, reportRun, type ReporterChoice, type ReportIo } from './commands/reports.js';
-import { REPORTER_NAMES } from './report/registry.js';
+import { REPORTER_NAMES, REPORTERS } from './report/registry.js';
 import { loadProfile } from './sim/profile.js';
 import { startSimulator } from './sim/server.js';
 import { buildResults } from './verdict/results.js';
 import { RunFolderError, TranscriptWriteError } from './run/store.js';
-import type { Results } from './run/schema.js';
+import type { Results, RunStatus } from './run/schema.js';
 import { plural } from './util/text.js';
 import { EXIT } from './verdict/verdict.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
@@ -127,11 +128,25 @@ function arms(v: string) {
   return list;
 }
 
+/** A run that stopped short exits as such, never with verdicts that look final. */
+const STOPPED_EXIT: Partial<Record<RunStatus, number>> = { interrupted: EXIT.interrupted, cost_capped: EXIT.costCapped, failed: EXIT.internal };
+
+/** `--transcripts`, else the config file's `transcriptsDir` (skillprobe.config.yaml when present), else the default. */
+function transcriptsFolder(o: { transcripts?: string; config?: string }): string {
+  const problems = new ProblemList();
+  const loaded = collectConfig(o.config, { transcriptsDir: o.transcripts }, problems);
+  problems.throwIfAny();
+  return loaded!.config.transcriptsDir;
+}
+
 const IO: ReportIo = { stdout: process.stdout, stderr: process.stderr, env: process.env };
 
 /** `--reporter NAME[=FILE]` (repeatable) on every command that reports. */
 function withReporters(cmd: Command): Command {
-  return cmd.option('--reporter <name[=file]>', `${REPORTER_NAMES.join(', ')}; to stdout, or to FILE (repeatable; default terminal)`, reporterFlag);
+  const list = REPORTER_NAMES.map((name) => `  ${name.padEnd(9)} ${REPORTERS[name]({ colour: false }).description}`).join('\n');
+  return cmd
+    .option('--reporter <name[=file]>', `${REPORTER_NAMES.join(', ')}; to stdout, or to FILE (repeatable; default terminal)`, reporterFlag)
+    .addHelpText('after', `\nReporters (--reporter NAME or NAME=FILE; at most one prints to stdout):\n${list}\n`);
 }
 
 /** A reporter that failed turns a clean exit into a harness fault: CI must not go green on a missing report. */
@@ -259,7 +274,7 @@ function buildProgram(): Command {
       );
       if (manifest.status === 'cost_capped') say(`stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`skillprobe run --resume ${describeRunDir(outcome.store)} --max-cost <more>\` goes on\n`);
       if (manifest.status === 'interrupted') say(`interrupted: \`skillprobe run --resume ${describeRunDir(outcome.store)}\` runs the missing trials\n`);
-      const stopped = manifest.status === 'interrupted' ? EXIT.interrupted : manifest.status === 'cost_capped' ? EXIT.costCapped : undefined;
+      const stopped = STOPPED_EXIT[manifest.status];
       if (o.gate === false && stopped === undefined) {
         say(`gate off (--no-gate): the verdicts' exit code would be ${results.exitCode}\n`);
         process.exitCode = exitWithReports(EXIT.pass, failed);
@@ -310,27 +325,33 @@ function buildProgram(): Command {
   withReporters(program.command('merge'))
     .description('join the run folders of a sharded run (run --shard I/N) into one run and report it')
     .argument('<runs...>', 'every shard\'s run folder')
-    .option('--transcripts <dir>', 'where the merged run folder is created (default: transcripts)', text('--transcripts'))
+    .option('--transcripts <dir>', 'where the merged run folder is created (default: the config\'s transcriptsDir)', text('--transcripts'))
+    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
     .option('--json', 'print the results as JSON (--reporter json)')
-    .action(async (dirs: string[], o: { transcripts?: string; json?: boolean; reporter?: ReporterChoice[] }) => {
+    .action(async (dirs: string[], o: { transcripts?: string; config?: string; json?: boolean; reporter?: ReporterChoice[] }) => {
       const reporters = chooseReporters(o, process.env);
-      const out = o.transcripts ?? 'transcripts';
+      const out = transcriptsFolder(o);
       const unwritable = unwritableFolder(out, { mustExist: false });
       if (unwritable) throw new InputError({ file: '--transcripts', what: unwritable, todo: 'point it at a folder you can write to' });
-      const { store, manifest, results } = await mergeShards(dirs, out);
+      const { store, manifest, results, unfinished } = await mergeShards(dirs, out);
       const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(store) }, store, IO);
       reportDamaged(results);
-      humanStream(reporters, IO).write(`merged ${plural(dirs.length, 'shard')} (${plural(results.outcomes.length, 'trial')}) → run folder ${describeRunDir(store)}\n`);
-      process.exitCode = exitWithReports(results.exitCode, failed);
+      const human = humanStream(reporters, IO);
+      human.write(`merged ${plural(dirs.length, 'shard')} (${plural(results.outcomes.length, 'trial')}) → run folder ${describeRunDir(store)}\n`);
+      for (const u of unfinished) {
+        human.write(`${u.name} is ${u.status}: a partial run; \`skillprobe run --resume ${u.dir} --shard ${u.shard}\` finishes it, then merge again\n`);
+      }
+      process.exitCode = exitWithReports(STOPPED_EXIT[manifest.status] ?? results.exitCode, failed);
     });
 
   program
     .command('history')
     .description('the runs in a transcripts folder, newest first: agent, model, CLI version, verdicts, trials, cost')
-    .option('--transcripts <dir>', 'the transcripts folder (default: transcripts)', text('--transcripts'))
+    .option('--transcripts <dir>', 'the transcripts folder (default: the config\'s transcriptsDir)', text('--transcripts'))
+    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
     .option('--case <id>', 'one case across the runs: its rate and verdict in each', text('--case'))
-    .action(async (o: { transcripts?: string; case?: string }) => {
-      const rows = await readHistory(o.transcripts ?? 'transcripts');
+    .action(async (o: { transcripts?: string; config?: string; case?: string }) => {
+      const rows = await readHistory(transcriptsFolder(o));
       process.stdout.write(o.case === undefined ? renderHistory(rows) : renderCaseHistory(rows, o.case));
     });
 
@@ -353,7 +374,8 @@ function buildProgram(): Command {
       if (o.compare) {
         const [from, to] = [o.from ?? 0.9, o.to ?? 0.75];
         if (to >= from) throw new InputError({ file: '--to', what: `a drop must end below where it starts (--from ${from}, --to ${to})`, todo: 'give --to a rate below --from' });
-        const plan = planComparison(from, to, o.alpha ?? COMPARE_DEFAULTS.alpha, o.power ?? COMPARE_DEFAULTS.power, loaded.suite.cases.length);
+        const arms = planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))).cases.reduce((sum, c) => sum + c.arms, 0);
+        const plan = planComparison(from, to, o.alpha ?? COMPARE_DEFAULTS.alpha, o.power ?? COMPARE_DEFAULTS.power, { cases: loaded.suite.cases.length, caseArms: arms });
         process.stdout.write(renderComparisonPlan(plan, o.pricePerTrial));
         return;
       }

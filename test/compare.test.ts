@@ -69,6 +69,17 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(s.change).toBe('REGRESSED');
   });
 
+  it('after SPRT stopping, the direction is the paired trials\' own, never the overall rates\' (which count trials past the shorter run)', () => {
+    const base = { passes: 12, n: 40, order: 'P'.repeat(12) + 'F'.repeat(28) };
+    const cand = { passes: 4, n: 12, order: 'F'.repeat(8) + 'P'.repeat(4) };
+    const a = byCase(compareRuns(run({ a: base }, { mode: 'sprt' }), run({ a: cand }, { mode: 'sprt' }))).a!;
+    // Overall the candidate's rate is higher (0.33 vs 0.30), but the 12 pairs favour the base 8 to 0.
+    expect(a.difference.diff).toBeGreaterThan(0);
+    expect(a.pValue).toBeLessThan(0.05);
+    expect(a.change).toBe('REGRESSED');
+    expect(a.reason).toContain('(paired trials)');
+  });
+
   it('a sibling newly stealing a case is a routing change, named by column', () => {
     const base = run({ a: { passes: 38, n: 40, failedColumn: 'none' } });
     const cand = run({ a: { passes: 20, n: 40, failedColumn: 'atl-confluence' } });

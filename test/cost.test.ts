@@ -33,11 +33,11 @@ describe('cost: in all, per case, per verdict', () => {
 
   it('every report for people shows it: terminal, markdown and html', () => {
     const terminal = stripVTControlCharacters(REPORTERS.terminal({ colour: false }).render(input));
-    expect(terminal).toMatch(/COST · \$0\.6000 reported by the CLI for 60 trials · 30 s of trial time/);
-    expect(terminal).toMatch(/FAIL cases\s+10\s+\$0\.1000/);
+    expect(terminal).toMatch(/COST · \$0\.600 reported by the CLI for 60 trials · 30 s of trial time/);
+    expect(terminal).toMatch(/FAIL cases\s+10\s+\$0\.100/);
     const markdown = REPORTERS.markdown({ colour: false }).render(input);
-    expect(markdown).toContain('<summary>Cost: $0.6000 for 60 trials, 30 s of trial time</summary>');
-    expect(markdown).toMatch(/\| c \| 30 \| \$0\.3000 \| 15 s \|/);
+    expect(markdown).toContain('<summary>Cost: $0.600 for 60 trials, 30 s of trial time</summary>');
+    expect(markdown).toMatch(/\| c \| 30 \| \$0\.300 \| 15 s \|/);
     const page = REPORTERS.html({ colour: false }).render(input);
     expect(page).toMatch(/id="cost"[^]*\$0\.600 for 60 trials/);
   });

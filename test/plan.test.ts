@@ -55,7 +55,7 @@ describe('skillprobe plan --compare', () => {
     expect(across).toBeGreaterThan(perCase);
     expect(r.stdout).toContain(`${perCase} trials per case in each run, for one case tested alone`);
     expect(r.stdout).toContain(`${across} trials per case in each run, when the drop is in one of 2 cases`);
-    expect(r.stdout).toContain(`(both runs: $${(2 * across * 2 * 0.01).toFixed(2)})`);
+    expect(r.stdout).toContain(`(both runs, 2 case-arms each: $${(2 * across * 2 * 0.01).toFixed(2)})`);
     expect(r.stdout).toContain(`skillprobe run --mode fixed -n ${across}`);
   });
 

@@ -126,6 +126,13 @@ describe('resumeChanges names what changed since a run started', () => {
       expect(changes[0]).toMatch(expected);
     }
   });
+  it('a shard resumed without its --shard (or with another) is named as the shard, not as a selection', () => {
+    const shard = { index: 1, total: 3, suiteCases: CASES.map((c) => c.id) };
+    const stored = { ...base, shard, cases: { ...base.cases, defs: CASES.slice(0, 1) } };
+    expect(resumeChanges(stored, base, '2.1.197')).toEqual(['the shard (--shard 1/3 → none)']);
+    expect(resumeChanges(stored, { ...stored, shard: { ...shard, index: 2 } }, '2.1.197')).toEqual(['the shard (--shard 1/3 → 2/3)']);
+    expect(resumeChanges(stored, stored, '2.1.197')).toEqual([]);
+  });
   it('the CLI version the binary reports now', () => {
     expect(resumeChanges(base, base, '2.2.0')).toEqual(['agent CLI version (2.1.197 → 2.2.0)']);
     expect(resumeChanges(base, base, undefined)).toEqual([]);

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPORTER_NAMES } from '../src/report/registry.js';
@@ -52,13 +52,18 @@ describe('--reporter NAME[=FILE] on report', () => {
     expect(r.stdout).toContain('VERDICTS');
   });
 
-  it('one reporter failing never loses the others\' output, and is never a clean exit', async () => {
-    // Every write to /dev/full fails (no space left): the markdown step summary cannot be written.
+  it('one reporter failing never loses the others\' output, and turns a clean exit into 70', async () => {
+    // Every verdict PASS (exit 0 on its own); every write to /dev/full fails (no space left), so the markdown step
+    // summary cannot be written.
+    const passing = await storeSyntheticRun(join(root, 'passing'), '20261201-000000-passes', syntheticRun({ c: { passes: 30, n: 30 } }));
+    const clean = await runCli(['report', passing], { cwd: root });
+    expect(clean.exitCode, clean.stderr).toBe(0);
     const junit = join(root, 'survivor.xml');
-    const r = await report(['--reporter', 'markdown', `--reporter=junit=${junit}`], { GITHUB_STEP_SUMMARY: '/dev/full' });
-    expect(existsSync(junit)).toBe(true);
+    const r = await runCli(['report', passing, '--reporter', 'markdown', `--reporter=junit=${junit}`], { cwd: root, env: testEnv({ GITHUB_STEP_SUMMARY: '/dev/full' }) });
+    expect(readFileSync(junit, 'utf8')).toContain('<testsuites');
     expect(r.stderr).toMatch(/the markdown report could not be written to \/dev\/full/);
-    expect(r.exitCode).not.toBe(0);
+    expect(r.stderr).toMatch(/markdown failed; the verdicts' exit code would be 0/);
+    expect(r.exitCode).toBe(70);
   });
 });
 

@@ -73,16 +73,20 @@ export function resultsWithVerdicts(verdicts: [string, Verdict][]): string {
 }
 
 
-/** A case's trials: `passes` of `n` passed; the failures fired `failedColumn` (a sibling, or none). */
+/**
+ * A case's trials: `passes` of `n` passed, the passes first unless `order` spells each trial out ('P' pass, 'F'
+ * fail); the failures fired `failedColumn` (a sibling, or none).
+ */
 export interface CaseTrials {
   passes: number;
   n: number;
   failedColumn?: string;
+  order?: string;
 }
 
 function passFailTrials(caseId: string, expect: string, t: CaseTrials): TrialOutcome[] {
   return Array.from({ length: t.n }, (_, i) => {
-    const passed = i < t.passes;
+    const passed = t.order === undefined ? i < t.passes : t.order[i] === 'P';
     const column = passed ? expect : (t.failedColumn ?? 'none');
     return {
       caseId,

@@ -8,6 +8,7 @@ import { RunStore } from '../src/run/store.js';
 import type { Results } from '../src/run/schema.js';
 import { CLI, cleanup, makeProject, ROOT, runCli, testEnv } from './helpers.js';
 import { handMadeManifest } from './run-fixtures.js';
+import { configSchema } from '../src/run/config-schema.js';
 
 describe('casesOfShard: a deterministic, balanced share', () => {
   const cases = [9, 7, 6, 5, 5, 4, 3, 1, 1].map((w, i) => ({ id: `c${i}`, expectedTrials: w }));
@@ -90,12 +91,26 @@ describe('merge refuses shards that are not one run, naming the difference', () 
     return store.dir;
   }
 
+  it('a concurrency or binary of a machine\'s own is no disagreement; an unfinished shard makes a partial run that names how to finish it', async () => {
+    const own = { config: configSchema.parse({ arms: ['skill'], concurrency: 8, agentBinary: '/opt/claude' }) };
+    const folders = [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { ...own, status: 'interrupted' }), await shardFolder(3, ['c'])];
+    const r = await runCli(['merge', ...folders, '--transcripts', join(root, 'partial')], { cwd: root });
+    expect(r.exitCode, r.stderr).toBe(130);
+    expect(r.stdout).toContain(`shard 2/3 (${folders[1]}) is interrupted: a partial run; \`skillprobe run --resume ${folders[1]} --shard 2/3\` finishes it, then merge again`);
+    const [merged] = readdirSync(join(root, 'partial'));
+    const { manifest } = await RunStore.open(join(root, 'partial', merged!));
+    expect(manifest.status).toBe('interrupted');
+    expect(manifest.cases.defs.map((d) => d.id)).toEqual(['a', 'b', 'c']);
+  });
+
   it.each<[string, () => Promise<string[]>, RegExp]>([
     ['a different CLI version', async () => [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { agent: { id: 'claude-code', binary: 'claude', cliVersion: '9.9.9' } }), await shardFolder(3, ['c'])], /differs from .* in CLI version: 9\.9\.9 vs 2\.1\.197/],
     ['a different model', async () => [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { model: 'other-model' }), await shardFolder(3, ['c'])], /in model: other-model vs/],
     ['different cases', async () => [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { cases: { files: [], hash: 'zzz', defs: defs(['b']) } }), await shardFolder(3, ['c'])], /in cases \(hash\): zzz vs y/],
     ['a shard missing', async () => [await shardFolder(1, ['a']), await shardFolder(3, ['c'])], /1 case\(s\) of the suite are in no shard given: b \(shard 2 of 3 not given\)/],
     ['the same shard twice', async () => [await shardFolder(1, ['a']), await shardFolder(1, ['a']), await shardFolder(2, ['b']), await shardFolder(3, ['c'])], /is shard 1 again/],
+    ['a case in two shards', async () => [await shardFolder(1, ['a', 'b']), await shardFolder(2, ['b']), await shardFolder(3, ['c'])], /holds case "b", which .*run-\d+ holds too/],
+    ['a config that differs', async () => [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { config: configSchema.parse({ arms: ['skill'], grading: { confidence: 0.9 } }) }), await shardFolder(3, ['c'])], /in config: grading\.confidence 0\.9 vs 0\.95/],
     ['a run that is not a shard', async () => [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { shard: undefined })], /is not a shard/],
   ])('%s: exit 2, one line per problem, nothing merged', async (_, folders, says) => {
     const r = await runCli(['merge', ...(await folders()), '--transcripts', join(root, 'merged')], { cwd: root });

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fmt, interval, table } from '../report/format.js';
+import { fmt, interval, table, usd } from '../report/format.js';
 import { readResultsSync, RunFolderError, RunStore } from '../run/store.js';
 import { VERDICTS, type Results, type RunManifest } from '../run/schema.js';
 import { InputError } from '../load/input-error.js';
@@ -36,7 +36,6 @@ export async function readHistory(transcriptsDir: string): Promise<HistoryRow[]>
   );
 }
 
-const usd = (x: number | undefined) => (x === undefined ? '—' : `$${x.toFixed(2)}`);
 
 /** The runs, newest first: who ran them, what came out, what they cost. Pure. */
 export function renderHistory(rows: readonly HistoryRow[]): string {

@@ -1,9 +1,9 @@
-import { isDeepStrictEqual } from 'node:util';
+import { rm } from 'node:fs/promises';
 import { gradeStored } from '../grade/stored.js';
 import { InputError, ProblemList } from '../load/input-error.js';
-import type { Config } from '../run/config-schema.js';
 import { RUN_STATUSES, type Results, type RunManifest } from '../run/schema.js';
 import { currentOwner, newRunId, RunStore } from '../run/store.js';
+import { configDifferences } from '../runner/resume.js';
 import { buildResults } from '../verdict/results.js';
 
 interface Shard {
@@ -12,45 +12,59 @@ interface Shard {
   manifest: RunManifest;
 }
 
-/** Settings a machine may choose for itself: how many trials at once, where folders go, where its binary lives. */
-const local = (c: Config) => ({ ...c, concurrency: 0, transcriptsDir: '', agentBinary: undefined });
+const shardName = (s: Shard) => (s.manifest.shard ? `shard ${s.manifest.shard.index}/${s.manifest.shard.total} (${s.dir})` : s.dir);
 
-/** What must be the same in every shard for their trials to form one run, each with how to show it. */
-const MUST_AGREE: [what: string, of: (m: RunManifest) => unknown][] = [
+/** What must be the same in every shard for their trials to form one run, each as it reads in a message. */
+const MUST_AGREE: [what: string, of: (m: RunManifest) => string][] = [
   ['agent', (m) => m.agent.id],
-  ['CLI version', (m) => m.agent.cliVersion],
+  ['CLI version', (m) => m.agent.cliVersion ?? 'unknown'],
   ['model', (m) => m.model],
-  ['model reported by the CLI', (m) => m.reportedModel],
+  ['model reported by the CLI', (m) => m.reportedModel ?? 'unknown'],
   ['skills (hash)', (m) => m.skillsHash],
   ['cases (hash)', (m) => m.cases.hash],
-  ['simulator', (m) => (m.simulator ? { name: m.simulator.name, seed: m.simulator.seed } : null)],
-  ['config', (m) => local(m.config)],
-  ['shard count', (m) => m.shard?.total],
-  ['suite the shards split', (m) => m.shard?.suiteCases],
+  ['simulator', (m) => (m.simulator ? `${m.simulator.name} seed ${m.simulator.seed}` : 'none')],
+  ['shard count', (m) => String(m.shard?.total)],
+  ['suite the shards split', (m) => `${m.shard?.suiteCases.length} cases: ${m.shard?.suiteCases.join(', ')}`.slice(0, 100)],
 ];
 
-const show = (v: unknown) => (v === undefined ? 'unknown' : typeof v === 'string' ? v : JSON.stringify(v).slice(0, 120));
+/** A config value at a dotted path, as it reads in a message. */
+function configValue(config: RunManifest['config'], path: string): string {
+  const value = path.split('.').reduce<unknown>((v, k) => (v as Record<string, unknown> | undefined)?.[k], config);
+  return value === undefined ? 'unset' : JSON.stringify(value);
+}
 
 /** Every reason the shards cannot be one run, each naming the folders and the difference. */
 function disagreements(shards: readonly Shard[]): ProblemList {
   const problems = new ProblemList();
+  const todo = 'run every shard of one suite with the same skills, cases, config, agent and model';
   const [first, ...rest] = shards;
   for (const s of shards.filter((s) => !s.manifest.shard)) {
     problems.add({ file: s.dir, what: 'is not a shard (it was not run with --shard I/N)', todo: 'merge only the folders of one sharded run' });
   }
   for (const s of rest) {
     for (const [what, of] of MUST_AGREE) {
-      if (!isDeepStrictEqual(of(first!.manifest), of(s.manifest))) {
-        problems.add({ file: s.dir, what: `differs from ${first!.dir} in ${what}: ${show(of(s.manifest))} vs ${show(of(first!.manifest))}`, todo: 'run every shard of one suite with the same skills, cases, config, agent and model' });
-      }
+      const [theirs, ours] = [of(s.manifest), of(first!.manifest)];
+      if (theirs !== ours) problems.add({ file: s.dir, what: `differs from ${first!.dir} in ${what}: ${theirs} vs ${ours}`, todo });
+    }
+    // Each machine may pick its own binary path; what it is shows in the CLI version.
+    const config = configDifferences(s.manifest.config, first!.manifest.config).filter((p) => p !== 'agentBinary');
+    if (config.length) {
+      const each = config.map((p) => `${p} ${configValue(s.manifest.config, p)} vs ${configValue(first!.manifest.config, p)}`);
+      problems.add({ file: s.dir, what: `differs from ${first!.dir} in config: ${each.join(', ')}`, todo });
     }
   }
-  const seen = new Map<number, string>();
+  const indexOf = new Map<number, string>();
+  const caseOf = new Map<string, string>();
   for (const s of shards) {
     const i = s.manifest.shard?.index;
-    if (i === undefined) continue;
-    if (seen.has(i)) problems.add({ file: s.dir, what: `is shard ${i} again (also ${seen.get(i)})`, todo: 'give each shard once' });
-    seen.set(i, s.dir);
+    if (i !== undefined && indexOf.has(i)) problems.add({ file: s.dir, what: `is shard ${i} again (also ${indexOf.get(i)})`, todo: 'give each shard once' });
+    else {
+      if (i !== undefined) indexOf.set(i, s.dir);
+      for (const id of s.manifest.cases.defs.map((d) => d.id)) {
+        if (caseOf.has(id)) problems.add({ file: s.dir, what: `holds case "${id}", which ${caseOf.get(id)} holds too`, todo: 'give the shards of one run, each run with its own --shard I/N' });
+        caseOf.set(id, s.dir);
+      }
+    }
   }
   for (const s of shards.filter((s) => s.manifest.status === 'running')) {
     problems.add({ file: s.dir, what: 'is still running', todo: 'wait for it to finish, or resume it first (skillprobe run --resume)' });
@@ -80,44 +94,67 @@ function missingCases(shards: readonly Shard[]): ProblemList {
 /** The worst status of the shards: a merged run is complete only when every shard is. */
 const worstStatus = (shards: readonly Shard[]) => shards.map((s) => s.manifest.status).sort((a, b) => RUN_STATUSES.indexOf(b) - RUN_STATUSES.indexOf(a))[0]!;
 
-/**
- * `skillprobe merge RUN…`: joins the folders of one sharded run into a new run folder in `transcriptsDir`, after
- * checking the shards are shares of the same run, and computes results once over all cases (so the multiple-testing
- * correction spans the whole suite, as in an unsharded run).
- */
-export async function mergeShards(dirs: readonly string[], transcriptsDir: string, now = new Date()): Promise<{ store: RunStore; manifest: RunManifest; results: Results }> {
-  const shards: Shard[] = [];
-  for (const dir of dirs) shards.push({ dir, ...(await RunStore.open(dir)) });
-  const problems = disagreements(shards);
-  problems.throwIfAny();
-  missingCases(shards).throwIfAny();
-  if (shards.length === 0) throw new InputError({ file: 'merge', what: 'no shard folders given', todo: 'pass the run folders of every shard' });
+export interface MergedRun {
+  store: RunStore;
+  manifest: RunManifest;
+  results: Results;
+  /** Shards that did not complete (interrupted, cost-capped, failed): the merged run is partial until they do. */
+  unfinished: { name: string; dir: string; status: RunManifest['status']; shard: string }[];
+}
 
+/** One run's manifest from its shards: the cases in the suite's order, the trial counts and histories summed. */
+function mergedManifest(shards: readonly Shard[]): RunManifest {
   const first = shards[0]!.manifest;
   const order = first.shard!.suiteCases;
   const defs = shards.flatMap((s) => s.manifest.cases.defs).sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   const sum = (k: keyof RunManifest['trials']) => shards.reduce((n, s) => n + s.manifest.trials[k], 0);
-  const times = shards.map((s) => s.manifest.startedAt).sort();
+  const resumedAt = shards.flatMap((s) => s.manifest.resumedAt ?? []).sort();
+  const forcedChanges = shards.flatMap((s) => (s.manifest.forcedChanges ?? []).map((c) => `${shardName(s)}: ${c}`));
   const ends = shards.map((s) => s.manifest.endedAt).filter((e): e is string => e !== undefined).sort();
-  const { shard: _shard, ...common } = first;
-  const merged: RunManifest = {
+  const { shard: _shard, resumedAt: _resumed, forcedChanges: _forced, endedAt: _ended, ...common } = first;
+  return {
     ...common,
     runId: newRunId(),
-    status: 'running',
+    status: worstStatus(shards),
     owner: currentOwner(),
-    startedAt: times[0]!,
+    startedAt: shards.map((s) => s.manifest.startedAt).sort()[0]!,
+    ...(ends.length ? { endedAt: ends.at(-1)! } : {}),
     cases: { ...first.cases, defs },
     trials: { planned: sum('planned'), finished: sum('finished'), notStarted: sum('notStarted') },
+    ...(resumedAt.length ? { resumedAt } : {}),
+    ...(forcedChanges.length ? { forcedChanges } : {}),
     mergedFrom: shards.map((s) => ({ runId: s.manifest.runId, dir: s.dir, shard: `${s.manifest.shard!.index}/${s.manifest.shard!.total}` })),
   };
-  const store = await RunStore.create(transcriptsDir, merged.runId);
-  // Written first as running: a merge that dies half-way leaves a folder that says it is unfinished.
-  await store.writeManifest(merged);
-  for (const s of shards) await store.copyTrialsFrom(s.store);
-  const manifest: RunManifest = { ...merged, status: worstStatus(shards), ...(ends.length ? { endedAt: ends.at(-1)! } : {}) };
-  await store.writeManifest(manifest);
-  const { outcomes, damaged } = await gradeStored(store, manifest);
-  const results = buildResults(manifest, outcomes, damaged, now);
-  await store.writeResults(results);
-  return { store, manifest, results };
+}
+
+/**
+ * `skillprobe merge RUN…`: joins the folders of one sharded run into a new run folder in `transcriptsDir`, after
+ * checking the shards are shares of the same run, and computes results once over all cases (so the multiple-testing
+ * correction spans the whole suite, as in an unsharded run). A merge that fails part-way leaves no folder behind.
+ */
+export async function mergeShards(dirs: readonly string[], transcriptsDir: string, now = new Date()): Promise<MergedRun> {
+  if (dirs.length === 0) throw new InputError({ file: 'merge', what: 'no shard folders given', todo: 'pass the run folders of every shard' });
+  const shards: Shard[] = [];
+  for (const dir of dirs) shards.push({ dir, ...(await RunStore.open(dir)) });
+  disagreements(shards).throwIfAny();
+  missingCases(shards).throwIfAny();
+
+  const final = mergedManifest(shards);
+  const store = await RunStore.create(transcriptsDir, final.runId);
+  try {
+    // Written first as running: were this process killed mid-copy, the folder would read as unfinished.
+    await store.writeManifest({ ...final, status: 'running' });
+    for (const s of shards) await store.copyTrialsFrom(s.store);
+    await store.writeManifest(final);
+    const { outcomes, damaged } = await gradeStored(store, final);
+    const results = buildResults(final, outcomes, damaged, now);
+    await store.writeResults(results);
+    const unfinished = shards
+      .filter((s) => s.manifest.status !== 'completed')
+      .map((s) => ({ name: shardName(s), dir: s.dir, status: s.manifest.status, shard: `${s.manifest.shard!.index}/${s.manifest.shard!.total}` }));
+    return { store, manifest: final, results, unfinished };
+  } catch (e) {
+    await rm(store.dir, { recursive: true, force: true });
+    throw e;
+  }
 }

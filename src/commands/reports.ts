@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pMap from 'p-map';
 import writeFileAtomic from 'write-file-atomic';
@@ -60,8 +60,7 @@ export function chooseReporters(flags: { reporter?: ReporterChoice[]; json?: boo
     const same = files.get(resolve(file));
     if (same) problems.add({ file: '--reporter', what: `${same} and ${c.name} would both write ${file}`, todo: 'give each reporter its own file' });
     files.set(resolve(file), c.name);
-    const isFolder = wrongEntry(file, 'file') === `${file} is a folder, not a file`;
-    const why = isFolder ? `${file} is a folder` : unwritableFolder(dirname(file), { mustExist: false });
+    const why = existsSync(file) ? wrongEntry(file, 'file') : unwritableFolder(dirname(file), { mustExist: false });
     if (why) problems.add({ file: `--reporter ${c.name}=${file}`, what: why, todo: 'name a file in a folder you can write to' });
   }
   problems.throwIfAny();

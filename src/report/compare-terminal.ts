@@ -7,7 +7,6 @@ import { kindCounts, METHOD_NAME, signedDifference } from './wording.js';
 type Colors = ReturnType<typeof pc.createColors>;
 
 const CHANGE_COLOUR: Record<Change, 'red' | 'green' | 'yellow' | 'dim'> = { REGRESSED: 'red', IMPROVED: 'green', UNDECIDED: 'yellow', UNCHANGED: 'dim' };
-const signed = signedDifference;
 const runLine = (label: string, r: ComparedRun) =>
   `${label} ${r.runId} · ${r.agent.id} ${r.agent.cliVersion ?? '?'} · ${r.model.reported ?? r.model.requested} · ${r.decisionMode}, ${plural(r.trials, 'trial')}` +
   (r.costUsd !== undefined ? `, $${r.costUsd.toFixed(2)}` : '') +
@@ -29,7 +28,7 @@ export function comparisonText(c: Comparison, colors: Colors): string {
     x.arm === 'skill' ? x.caseId : `${x.caseId} [${x.arm}]`,
     `${x.base.successes}/${x.base.n}`,
     `${x.candidate.successes}/${x.candidate.n}`,
-    signed(x.difference),
+    signedDifference(x.difference),
     pValueText(x.pAdjusted),
     colors[CHANGE_COLOUR[x.change]](x.change) + (x.trialsToDecide !== undefined ? ` (n≈${x.trialsToDecide})` : ''),
   ]);
@@ -41,7 +40,7 @@ export function comparisonText(c: Comparison, colors: Colors): string {
         fit(
           [
             ['case', 'expect', 'fired', 'base', 'candidate', 'difference', 'p adj.'].map((h) => colors.bold(h)),
-            ...c.routing.map((r) => [r.caseId, r.expect, r.column, `${r.base.successes}/${r.base.n}`, `${r.candidate.successes}/${r.candidate.n}`, signed(r.difference), pValueText(r.pAdjusted)]),
+            ...c.routing.map((r) => [r.caseId, r.expect, r.column, `${r.base.successes}/${r.base.n}`, `${r.candidate.successes}/${r.candidate.n}`, signedDifference(r.difference), pValueText(r.pAdjusted)]),
           ],
           ['l', 'l', 'l', 'r', 'r', 'l', 'r'],
         ),

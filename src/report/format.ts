@@ -19,6 +19,9 @@ export const visibleWidth = (s: string) => Math.max(0, ...s.split('\n').map((lin
 /** Every line of the terminal report fits this many columns. */
 export const REPORT_WIDTH = 100;
 
+/** Money as every report shows it: a trial costs cents (three decimals), a run dollars; unknown is a dash. */
+export const usd = (x: number | undefined): string => (x === undefined ? '—' : `$${x.toFixed(x < 1 ? 3 : 2)}`);
+
 const GAP = '  ';
 const NO_BORDERS = {
   top: '', 'top-mid': '', 'top-left': '', 'top-right': '',

@@ -13,8 +13,10 @@ import { caseFacts, METHOD_NAME, rateText, signedDifference, trialsUsed } from '
  *   `skipped` count on the root, so that one is per suite only).
  * - one <testsuite> per case and arm, "<case> [<arm>]", whose <properties> carry the case's verdict, its reason and
  *   the arm's rate;
- * - one <testcase> per trial, "<case> [<arm>] #n": passed → plain; failed → <failure> with what fired, the plan check
- *   that failed and the transcript; no evidence, or nothing scored in that arm → <skipped> saying why;
+ * - one <testcase> per trial, "<case> [<arm>] #n": passed → plain; failed, in the skill arm of a FAIL case →
+ *   <failure> with what fired, the plan check that failed and the transcript; failed anywhere else (a PASS case's
+ *   expected few, an undecided case's, the ablation arm's) → <skipped> with the same evidence, so a CI tool that
+ *   fails on any failure agrees with the gate; no evidence, or nothing scored in that arm → <skipped> saying why;
  * - the skill-arm suite also holds "<case> verdict", the decision the gate takes: PASS plain, FAIL <failure>,
  *   INCONCLUSIVE and ERROR <skipped> (not decided either way, so CI shows them as neither). Verdicts are taken on the
  *   skill arm, so the ablation suite has none.
@@ -132,10 +134,13 @@ function trialEvidence(o: TrialOutcome, explanation: string, runDir: string): st
   ].join('\n');
 }
 
-function trialCase(o: TrialOutcome, def: GradableCase, runDir: string): TestCase {
+function trialCase(o: TrialOutcome, def: GradableCase, verdict: CaseVerdict['verdict'], runDir: string): TestCase {
   const explanation = explainOutcome(o, def);
-  const result: Result = o.passed === true ? 'passed' : o.passed === false ? 'failure' : 'skipped';
-  return testCase(`${o.caseId} [${o.arm}] #${o.n}`, o.caseId, result, { message: explanation, text: trialEvidence(o, explanation, runDir) }, o.wallMs);
+  const gates = o.arm === 'skill' && verdict === 'FAIL';
+  const result: Result = o.passed === true ? 'passed' : o.passed === false && gates ? 'failure' : 'skipped';
+  const context = o.arm === 'ablation' ? 'the ablation arm is context, not the gate' : `the case's verdict is ${verdict}`;
+  const message = o.passed === false && !gates ? `failed, not a failure of the gate (${context}): ${explanation}` : explanation;
+  return testCase(`${o.caseId} [${o.arm}] #${o.n}`, o.caseId, result, { message, text: trialEvidence(o, explanation, runDir) }, o.wallMs);
 }
 
 const VERDICT_RESULT: Record<CaseVerdict['verdict'], Result> = { PASS: 'passed', FAIL: 'failure', INCONCLUSIVE: 'skipped', ERROR: 'skipped' };
@@ -161,7 +166,7 @@ function render({ manifest, results, runDir }: ReportInput): string {
     // Summary rows are built from the manifest's cases, and every case has a verdict.
     const def = defs.get(s.caseId)!;
     const v = verdicts.get(s.caseId)!;
-    const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, runDir));
+    const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, v.verdict, runDir));
     const cases = s.arm === 'skill' ? [...trials, verdictCase(v, s, runDir)] : trials;
     const properties = { verdict: v.verdict, reason: v.reason, expect: s.expect, arm: s.arm, rate: rateText(s.rate), threshold: v.params.threshold, 'left out': s.excluded };
     return testSuite(`${s.caseId} [${s.arm}]`, properties, cases, { timestamp });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { advice } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
-import { fmt, plural } from './format.js';
+import { fmt, plural, usd } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
 import { CHANGES, type Change, type Comparison, type ComparedRun } from '../verdict/comparison.js';
@@ -113,7 +113,6 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string): string 
 function costDetails({ results }: ReportInput): string[] {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return [];
-  const usd = (x: number | undefined) => (x === undefined ? '—' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
   const row = (name: string, l: CostLine) => [name, String(l.trials), usd(l.costUsd), `${(l.wallMs / 1000).toFixed(0)} s`];
   const rows = [...cost.byVerdict.map((v) => row(`${v.verdict} cases`, v)), ...cost.byCase.map((k) => row(inline(k.caseId), k))];
   return [

@@ -3,7 +3,7 @@ import { NONE, NOTHING_TO_SCORE } from '../grade/outcome.js';
 import { advice } from './advice.js';
 import { comparisonText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
-import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, visibleWidth, type Wrap } from './format.js';
+import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
 import {
@@ -227,7 +227,6 @@ function leftOutSection(results: Results, c: Colors): string[] {
 function costSection(results: Results, c: Colors): string[] {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return [];
-  const usd = (x: number | undefined) => (x === undefined ? '—' : `$${x.toFixed(x < 1 ? 4 : 2)}`);
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const rows = [
     ...cost.byVerdict.map((v) => [`${v.verdict} cases`, String(v.trials), usd(v.costUsd), secs(v.wallMs)]),

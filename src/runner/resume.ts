@@ -16,7 +16,13 @@ export function differingPaths(a: unknown, b: unknown, at = ''): string[] {
   return JSON.stringify(a) === JSON.stringify(b) ? [] : [at || '(the whole value)'];
 }
 
+/** Config paths under which two runs differ in what a trial does (how fast, where and how far may differ). */
+export function configDifferences(a: RunManifest['config'], b: RunManifest['config']): string[] {
+  return differingPaths(a, b).filter((p) => !FREE_TO_CHANGE.has(p.split('.')[0]!));
+}
+
 const short = (hash: string) => hash.slice(0, 8);
+const shardText = (m: RunManifest) => (m.shard ? `${m.shard.index}/${m.shard.total}` : 'none');
 
 /**
  * What differs between the run as stored and the suite as loaded now, in words; empty when a resume can go on.
@@ -32,8 +38,9 @@ export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionN
   }
   if (stored.cases.hash !== now.cases.hash) changes.push(`case files (${short(stored.cases.hash)} → ${short(now.cases.hash)})`);
   const ids = (m: RunManifest) => m.cases.defs.map((c) => c.id).join(',');
-  if (ids(stored) !== ids(now)) changes.push('the selected cases (--grep, --tag, --last-failed)');
-  const config = differingPaths(stored.config, now.config).filter((p) => !FREE_TO_CHANGE.has(p.split('.')[0]!));
+  if (shardText(stored) !== shardText(now)) changes.push(`the shard (--shard ${shardText(stored)} → ${shardText(now)})`);
+  else if (ids(stored) !== ids(now)) changes.push('the selected cases (--grep, --tag, --last-failed)');
+  const config = configDifferences(stored.config, now.config);
   if (config.length) changes.push(`config (${config.join(', ')})`);
   if (stored.agent.id !== now.agent.id) changes.push(`agent (${stored.agent.id} → ${now.agent.id})`);
   if (stored.agent.binary !== now.agent.binary) changes.push(`agent binary (${stored.agent.binary} → ${now.agent.binary})`);

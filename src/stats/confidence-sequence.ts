@@ -54,36 +54,12 @@ function boundary(out: number, inside: number, excluded: (p: number) => boolean)
 /**
  * Candidate − base difference (p2 − p1) that stays valid under any stopping rule in either run: each run's
  * confidence sequence at α/2 (together they hold with probability ≥ 1 − α) and their Minkowski difference
- * [lo2 − hi1, hi2 − lo1]. The p-value is the smallest α' at which the two sequences at α'/2 are disjoint.
+ * [lo2 − hi1, hi2 − lo1].
  */
-export function anytimeDifferenceTest(x1: number, n1: number, x2: number, n2: number, confidence = 0.95): { diff: number; pValue: number } & Interval {
+export function anytimeDifference(x1: number, n1: number, x2: number, n2: number, confidence = 0.95): { diff: number } & Interval {
   const alpha = 1 - confidence;
   const base = confidenceSequence(x1, n1, alpha / 2);
   const candidate = confidenceSequence(x2, n2, alpha / 2);
   const diff = n1 === 0 || n2 === 0 ? Number.NaN : x2 / n2 - x1 / n1;
-  return { diff, lo: candidate.lo - base.hi, hi: candidate.hi - base.lo, pValue: disjointnessPValue(x1, n1, x2, n2) };
-}
-
-/**
- * The sequences at α'/2 are disjoint when every rate q is excluded by one of them: max(M1(q), M2(q)) ≥ 2/α' for
- * all q. So the smallest such α' is 2 / min over q of max(M1(q), M2(q)). Between the two estimates log M1 rises
- * and log M2 falls (outside it both rise), so the minimum of the maximum is where they cross, if they cross there.
- */
-function disjointnessPValue(x1: number, n1: number, x2: number, n2: number): number {
-  if (n1 === 0 || n2 === 0) return 1;
-  const [low, high] = x1 / n1 <= x2 / n2 ? [{ s: x1, n: n1 }, { s: x2, n: n2 }] : [{ s: x2, n: n2 }, { s: x1, n: n1 }];
-  const lowRatio = logMixtureRatio(low.s, low.n);
-  const highRatio = logMixtureRatio(high.s, high.n);
-  const logMax = (q: number): number => Math.max(lowRatio(q), highRatio(q));
-  const lowLeads = (q: number): boolean => lowRatio(q) >= highRatio(q);
-  let a = low.s / low.n;
-  let b = high.s / high.n;
-  // No crossing between the estimates: the minimum is one run's own minimum, ≤ 0, and nothing is rejected.
-  if (lowLeads(a) || !lowLeads(b)) return 1;
-  for (let i = 0; i < BISECTION_STEPS && b - a > Number.EPSILON * b; i++) {
-    const mid = (a + b) / 2;
-    if (lowLeads(mid)) b = mid;
-    else a = mid;
-  }
-  return Math.min(1, 2 * Math.exp(-Math.min(logMax(a), logMax(b))));
+  return { diff, lo: candidate.lo - base.hi, hi: candidate.hi - base.lo };
 }

@@ -21,8 +21,8 @@ export function mcnemarExact(c: PairedCounts): number {
 }
 
 /**
- * Difference of paired rates (skill − ablation) with Newcombe's hybrid score interval for paired data
- * (Newcombe 1998, method 10): Wilson limits of each margin combined with the pairs' correlation.
+ * Difference of paired rates (skill − ablation) with Newcombe's hybrid score interval for paired data: Wilson
+ * limits of each margin combined with the pairs' correlation.
  */
 export function pairedDifference(c: PairedCounts, confidence = 0.95): { diff: number } & Interval {
   const n = c.both + c.skillOnly + c.ablationOnly + c.neither;

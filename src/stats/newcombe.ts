@@ -2,7 +2,7 @@ import { wilsonInterval } from './wilson.js';
 import type { Interval } from '../run/schema.js';
 
 /**
- * Difference of independent rates, candidate − base (p2 − p1), with Newcombe's hybrid score interval (method 10):
+ * Difference of independent rates, candidate − base (p2 − p1), with Newcombe's hybrid score interval:
  * each limit combines the two runs' Wilson limits on the side that moves the difference that way. It stays inside
  * [−1, 1] and keeps its coverage at 0 % and 100 %, where the Wald interval collapses. Either run empty gives NaN
  * and the uninformative [−1, 1].

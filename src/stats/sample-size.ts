@@ -7,7 +7,7 @@ export const EXACT_SEARCH_LIMIT = 150;
 
 /**
  * Trials per run for a two-sided level-α test to detect pBase → pCandidate with the given power: the normal
- * approximation with continuity correction of Fleiss, Tytun and Ury, which tracks Fisher's exact test. No change
+ * approximation with a continuity correction, which tracks Fisher's exact test. No change
  * cannot be detected: Infinity.
  */
 export function normalApproxTrials(pBase: number, pCandidate: number, alpha: number, power: number): number {

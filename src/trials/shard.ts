@@ -12,7 +12,7 @@ export interface Shard {
 export function casesOfShard(cases: readonly { id: string; expectedTrials: number }[], shard: Shard): Set<string> {
   const load = new Array<number>(shard.total).fill(0);
   const mine = new Set<string>();
-  const order = [...cases].sort((a, b) => b.expectedTrials - a.expectedTrials || a.id.localeCompare(b.id));
+  const order = [...cases].sort((a, b) => b.expectedTrials - a.expectedTrials || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (const c of order) {
     const least = load.indexOf(Math.min(...load));
     load[least]! += c.expectedTrials;

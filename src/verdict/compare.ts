@@ -1,8 +1,8 @@
 import { NO_EVIDENCE } from '../grade/status.js';
-import type { Arm } from '../run/config-schema.js';
+import { ARMS, type Arm } from '../run/config-schema.js';
 import type { CaseArmSummary, Rate, Results, RunManifest, TrialOutcome } from '../run/schema.js';
 import { boschlooTest } from '../stats/boschloo.js';
-import { anytimeDifferenceTest } from '../stats/confidence-sequence.js';
+import { anytimeDifference } from '../stats/confidence-sequence.js';
 import { adjustPValues } from '../stats/multiple-testing.js';
 import { newcombeDifference } from '../stats/newcombe.js';
 import { pairedSignTest } from '../stats/paired-sign.js';
@@ -33,6 +33,8 @@ export const COMPARE_DEFAULTS: CompareOptions = { alpha: 0.05, margin: 0.15, pow
 interface Tested {
   difference: RateDifference;
   pValue: number;
+  /** Which run the test's own evidence favours: −1 the base, +1 the candidate, 0 neither. */
+  direction: -1 | 0 | 1;
 }
 
 /** One side of a tested difference: the rate, and the per-trial outcomes it counts in trial order. */
@@ -50,10 +52,12 @@ interface Sample {
 function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, confidence: number): Tested {
   const [x1, n1, x2, n2] = [base.rate.successes, base.rate.n, candidate.rate.successes, candidate.rate.n];
   if (method === 'anytime') {
-    const t = anytimeDifferenceTest(x1, n1, x2, n2, confidence);
-    return { difference: { diff: t.diff, lo: t.lo, hi: t.hi }, pValue: pairedSignTest(base.sequence, candidate.sequence).pValue };
+    // The direction is the paired test's own: the overall rates also count trials past the shorter run.
+    const paired = pairedSignTest(base.sequence, candidate.sequence);
+    return { difference: anytimeDifference(x1, n1, x2, n2, confidence), pValue: paired.pValue, direction: Math.sign(paired.candidateOnly - paired.baseOnly) as Tested['direction'] };
   }
-  return { difference: newcombeDifference(x1, n1, x2, n2, confidence), pValue: boschlooTest(x1, n1, x2, n2).twoSided };
+  const difference = newcombeDifference(x1, n1, x2, n2, confidence);
+  return { difference, pValue: boschlooTest(x1, n1, x2, n2).twoSided, direction: (Math.sign(difference.diff) || 0) as Tested['direction'] };
 }
 
 /** A run's scored outcomes of one case and arm, in trial order. */
@@ -120,38 +124,51 @@ export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
 
 const inside = (d: RateDifference, margin: number) => d.lo > -margin && d.hi < margin;
 
+/**
+ * The trials per run that would tell a drop of `margin` from the base rate, at the planned power and at the level
+ * the correction across `family` cases asks of one case (as `plan --compare` plans it). Memoised: many undecided
+ * cases share a base rate.
+ */
+function decidingTrials(o: CompareOptions, family: number): (baseRate: number) => number {
+  const known = new Map<number, number>();
+  return (baseRate) => {
+    const from = Math.min(Math.max(baseRate, o.margin + 0.01), 1);
+    if (!known.has(from)) known.set(from, trialsToDetect(from, from - o.margin, o.alpha / Math.max(1, family), o.power));
+    return known.get(from)!;
+  };
+}
+
 /** The change a case made: significant after correction, shown equivalent within ±margin, or not yet decided. */
 function caseChange(
-  caseId: string,
-  arm: Arm,
-  base: Rate,
-  candidate: Rate,
+  c: { caseId: string; arm: Arm; base: Rate; candidate: Rate },
   method: ChangeMethod,
   tested: Tested,
   pAdjusted: number,
   o: CompareOptions,
+  trialsFor: (baseRate: number) => number,
 ): CaseChange {
-  const { difference, pValue } = tested;
-  const common = { caseId, arm, base, candidate, difference, method, pValue, pAdjusted };
+  const { difference, pValue, direction } = tested;
+  const { base, candidate } = c;
+  const common = { ...c, difference, method, pValue, pAdjusted };
   const p = (x: number) => x.toFixed(3);
   if (base.n === 0 || candidate.n === 0) {
     return { ...common, change: 'UNDECIDED', reason: `no scored trials in the ${base.n === 0 ? 'base' : 'candidate'} run` };
   }
-  if (pAdjusted <= o.alpha) {
-    const change = difference.diff < 0 ? 'REGRESSED' : 'IMPROVED';
-    return { ...common, change, reason: `${change === 'REGRESSED' ? 'dropped' : 'rose'} from ${p(base.p)} to ${p(candidate.p)}: adjusted p ${pValueText(pAdjusted)} ≤ ${o.alpha}` };
+  if (pAdjusted <= o.alpha && direction !== 0) {
+    const change = direction < 0 ? 'REGRESSED' : 'IMPROVED';
+    const paired = method === 'anytime' ? ' (paired trials)' : '';
+    return { ...common, change, reason: `${change === 'REGRESSED' ? 'dropped' : 'rose'} from ${p(base.p)} to ${p(candidate.p)}${paired}: adjusted p ${pValueText(pAdjusted)} ≤ ${o.alpha}` };
   }
   if (inside(difference, o.margin)) {
     return { ...common, change: 'UNCHANGED', reason: `the difference's interval lies within ±${o.margin}` };
   }
-  // The trials that would tell a drop of `margin` from the base rate at the planned power (in each run).
-  const from = Math.min(Math.max(base.p, o.margin), 1);
-  const trialsToDecide = trialsToDetect(from, from - o.margin, o.alpha, o.power);
+  const trialsToDecide = trialsFor(base.p);
+  const how = method === 'anytime' ? `run both fixed-N (\`--mode fixed -n ${trialsToDecide}\`) to decide it` : `about ${trialsToDecide} trials in each run would decide it`;
   return {
     ...common,
     change: 'UNDECIDED',
     trialsToDecide,
-    reason: `not significant (adjusted p ${pValueText(pAdjusted)}), yet a change of ±${o.margin} is not ruled out: about ${trialsToDecide} trials in each run would decide it`,
+    reason: `not significant (adjusted p ${pValueText(pAdjusted)}), yet a change of ±${o.margin} is not ruled out: ${how}`,
   };
 }
 
@@ -163,9 +180,15 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
   const baseRows = new Map(base.results.summary.cases.map((s) => [key(s), s]));
   const pairs = candidate.results.summary.cases.filter((s) => baseRows.has(key(s))).map((c) => ({ b: baseRows.get(key(c))!, c }));
   const sample = (r: RunToCompare, s: CaseArmSummary): Sample => ({ rate: s.rate, sequence: scoredSequence(r, s.caseId, s.arm).map((o) => o.passed === true) });
-  const tested = pairs.map(({ b, c }) => testDifference(sample(base, b), sample(candidate, c), method, confidence));
-  const adjusted = adjustPValues(tested.map((t) => t.pValue), 'bh');
-  const cases = pairs.map(({ b, c }, i) => caseChange(c.caseId, c.arm, b.rate, c.rate, method, tested[i]!, adjusted[i]!, o));
+  // Each arm is its own family: the skill arm's cases are corrected among themselves and alone gate the exit code;
+  // the ablation arm is context (how the model does without the family), never a regression of the skill.
+  const cases = ARMS.flatMap((arm) => {
+    const inArm = pairs.filter(({ c }) => c.arm === arm);
+    const tested = inArm.map(({ b, c }) => testDifference(sample(base, b), sample(candidate, c), method, confidence));
+    const adjusted = adjustPValues(tested.map((t) => t.pValue), 'bh');
+    const trialsFor = decidingTrials(o, inArm.length);
+    return inArm.map(({ b, c }, i) => caseChange({ caseId: c.caseId, arm, base: b.rate, candidate: c.rate }, method, tested[i]!, adjusted[i]!, o, trialsFor));
+  });
 
   const routing = routingChanges(base, candidate, method, o);
   const ids = (r: RunToCompare) => new Set(r.manifest.cases.defs.map((d) => d.id));
@@ -181,7 +204,7 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
     routing,
     drift: drift(base, candidate),
     onlyIn: { base: [...bIds].filter((id) => !cIds.has(id)), candidate: [...cIds].filter((id) => !bIds.has(id)) },
-    exitCode: cases.some((c) => c.change === 'REGRESSED') ? EXIT.fail : EXIT.pass,
+    exitCode: cases.some((c) => c.arm === 'skill' && c.change === 'REGRESSED') ? EXIT.fail : EXIT.pass,
   };
 }
 

@@ -4,7 +4,7 @@ import { differenceWhisker, type Tone } from './charts.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
 import { METHOD_NAME } from '../wording.js';
-import { rateText, rateTitle, section, signed, simulatedBanner, usd } from './parts.js';
+import { rateWithCounts, rateTitle, section, signed, simulatedBanner, usd } from './parts.js';
 import { CHANGES, type Change, type ComparedRun, type Comparison, type RateDifference } from '../../verdict/comparison.js';
 
 const CHANGE_TONE: Record<Change, Tone> = { REGRESSED: 'fail', IMPROVED: 'pass', UNCHANGED: 'neutral', UNDECIDED: 'inconclusive' };
@@ -43,7 +43,7 @@ function casesSection(c: Comparison): Html {
   const rows = c.cases.map((x) => {
     const title = differenceTitle(`${x.caseId} (${x.arm} arm)`, x.difference, c.margin);
     const decide = x.trialsToDecide !== undefined ? html`<div>about ${x.trialsToDecide} trials per run would decide it</div>` : '';
-    return html`<tr data-case="${x.caseId}" data-arm="${x.arm}"><th scope="row"><span class="case-id">${x.caseId}</span></th><td>${x.arm}</td><td class="num" title="${rateTitle('base', x.base)}">${rateText(x.base)}</td><td class="num" title="${rateTitle('candidate', x.candidate)}">${rateText(x.candidate)}</td><td class="num">${signed(x.difference.diff)}</td><td>${differenceWhisker(x.difference, c.margin, title, CHANGE_TONE[x.change])}</td><td class="num" title="unadjusted p = ${fmt(x.pValue, 4)}">${pValueText(x.pAdjusted)}</td><td>${changeBadge(x.change)}</td><td class="why">${x.reason}<div class="muted">${METHOD_NAME[x.method]}</div>${decide}</td></tr>`;
+    return html`<tr data-case="${x.caseId}" data-arm="${x.arm}"><th scope="row"><span class="case-id">${x.caseId}</span></th><td>${x.arm}</td><td class="num" title="${rateTitle('base', x.base)}">${rateWithCounts(x.base)}</td><td class="num" title="${rateTitle('candidate', x.candidate)}">${rateWithCounts(x.candidate)}</td><td class="num">${signed(x.difference.diff)}</td><td>${differenceWhisker(x.difference, c.margin, title, CHANGE_TONE[x.change])}</td><td class="num" title="unadjusted p = ${fmt(x.pValue, 4)}">${pValueText(x.pAdjusted)}</td><td>${changeBadge(x.change)}</td><td class="why">${x.reason}<div class="muted">${METHOD_NAME[x.method]}</div>${decide}</td></tr>`;
   });
   const only = [
     c.onlyIn.base.length ? html`<p class="note">Only in the base run (not compared): ${c.onlyIn.base.join(', ')}</p>` : '',
@@ -63,7 +63,7 @@ function routingSection(c: Comparison): Html {
   const rows = c.routing.map((r) => {
     const title = differenceTitle(`${r.caseId} routed to ${r.column}`, r.difference, c.margin);
     const tone: Tone = r.pAdjusted > c.alpha ? 'neutral' : (r.column === r.expect) === (r.difference.diff > 0) ? 'pass' : 'fail';
-    return html`<tr><th scope="row"><span class="case-id">${r.caseId}</span></th><td><code>${r.expect}</code></td><td><code>${r.column}</code></td><td class="num">${rateText(r.base)}</td><td class="num">${rateText(r.candidate)}</td><td class="num">${signed(r.difference.diff)}</td><td>${differenceWhisker(r.difference, c.margin, title, tone)}</td><td class="num" title="unadjusted p = ${fmt(r.pValue, 4)}">${fmt(r.pAdjusted, 3)}</td></tr>`;
+    return html`<tr><th scope="row"><span class="case-id">${r.caseId}</span></th><td><code>${r.expect}</code></td><td><code>${r.column}</code></td><td class="num">${rateWithCounts(r.base)}</td><td class="num">${rateWithCounts(r.candidate)}</td><td class="num">${signed(r.difference.diff)}</td><td>${differenceWhisker(r.difference, c.margin, title, tone)}</td><td class="num" title="unadjusted p = ${fmt(r.pValue, 4)}">${fmt(r.pAdjusted, 3)}</td></tr>`;
   });
   return section(
     'routing',

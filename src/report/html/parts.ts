@@ -10,14 +10,14 @@ export const VERDICT_TONE: Record<Verdict, Tone> = { PASS: 'pass', FAIL: 'fail',
 export const verdictBadge = (v: Verdict): Html => html`<span class="verdict tone-${VERDICT_TONE[v]}">${v}</span>`;
 
 /** `0.83 (5/6)`, or a dash when nothing was scored. */
-export const rateText = (r: Rate): string => (r.n ? `${fmt(r.p)} (${r.successes}/${r.n})` : '—');
+export const rateWithCounts = (r: Rate): string => (r.n ? `${fmt(r.p)} (${r.successes}/${r.n})` : '—');
 
 /** The exact numbers of a rate, for titles. */
 export const rateTitle = (what: string, r: Rate, confidence?: number): string =>
   r.n ? `${what}: ${r.successes} of ${r.n} = ${fmt(r.p, 3)}, ${confidence ? `${Math.round(confidence * 100)}% ` : ''}interval ${interval(r, 3)}` : `${what}: no scored trials`;
 
 // A trial costs cents, a run dollars.
-export const usd = (x: number): string => `$${x.toFixed(x < 1 ? 3 : 2)}`;
+export { usd } from '../format.js';
 
 /** A difference or a log-likelihood ratio: signed, with a true minus sign (a hyphen reads badly beside a number). */
 export const signed = (x: number): string => {

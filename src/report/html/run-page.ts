@@ -4,7 +4,7 @@ import type { ReportInput } from '../reporter.js';
 import { differenceWhisker, passKChart, rateWhisker } from './charts.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
-import { anchor, rateText, rateTitle, section, signed, simulatedBanner, usd, VERDICT_TONE, verdictBadge } from './parts.js';
+import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, usd, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
 import { trialsSection } from './trials.js';
 import { costBreakdown, type CostLine } from '../cost.js';
@@ -58,7 +58,7 @@ function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, p
 <th scope="row"><a class="case-id" href="#${anchor('trials', i)}">${v.caseId}</a>${prompt ? html`<span class="prompt" title="${prompt}">${prompt}</span>` : ''}${s?.tags.length ? html`<div>${s.tags.map((t) => html`<span class="tag">${t}</span>`)}</div>` : ''}</th>
 <td><code>${s?.expect ?? ''}</code></td>
 <td>${verdictBadge(v.verdict)}</td>
-<td class="num">${rate ? rateText(rate) : '—'}${v.descriptiveInterval ? html`<sup title="descriptive only: the case stopped early under a sequential rule, which biases the interval">*</sup>` : ''}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
+<td class="num">${rate ? rateWithCounts(rate) : '—'}${v.descriptiveInterval ? html`<sup title="descriptive only: the case stopped early under a sequential rule, which biases the interval">*</sup>` : ''}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
 <td>${whisker}</td>
 <td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
 <td class="why">${v.reason}</td>
@@ -142,7 +142,7 @@ function ablationSection(results: Results): Html | '' {
     const d = a.difference;
     const tone = !Number.isFinite(d.diff) ? 'neutral' : d.lo > 0 ? 'pass' : d.hi < 0 ? 'fail' : 'neutral';
     const title = `${a.caseId}: skill − ablation = ${fmt(d.diff, 3)}, ${percent(conf)} interval ${interval(d, 3)}`;
-    return html`<tr><th scope="row"><span class="case-id">${a.caseId}</span></th><td class="num">${a.pairs}</td><td class="num" title="${rateTitle('with the family', a.skillRate, conf)}">${rateText(a.skillRate)}</td><td class="num" title="${rateTitle('without it', a.ablationRate, conf)}">${rateText(a.ablationRate)}</td><td class="num">${signed(d.diff)}</td><td>${differenceWhisker(d, 0, title, tone)}</td><td class="num">${fmt(a.pValue, 3)}</td><td class="num">${a.counts.both}</td><td class="num">${a.counts.skillOnly}</td><td class="num">${a.counts.ablationOnly}</td><td class="num">${a.counts.neither}</td></tr>`;
+    return html`<tr><th scope="row"><span class="case-id">${a.caseId}</span></th><td class="num">${a.pairs}</td><td class="num" title="${rateTitle('with the family', a.skillRate, conf)}">${rateWithCounts(a.skillRate)}</td><td class="num" title="${rateTitle('without it', a.ablationRate, conf)}">${rateWithCounts(a.ablationRate)}</td><td class="num">${signed(d.diff)}</td><td>${differenceWhisker(d, 0, title, tone)}</td><td class="num">${fmt(a.pValue, 3)}</td><td class="num">${a.counts.both}</td><td class="num">${a.counts.skillOnly}</td><td class="num">${a.counts.ablationOnly}</td><td class="num">${a.counts.neither}</td></tr>`;
   });
   const lead = html`Plan checks with the family installed against the same prompt without it. Pairs: the i-th skill trial with the i-th ablation trial; McNemar's exact test on the pairs that disagree. The whisker is the difference with its interval, on −1 … +1 around 0.`;
   return section(
