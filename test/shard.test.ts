@@ -77,6 +77,14 @@ describe('the example GitHub Actions workflow, run step by step on this machine'
     expect(junit.match(/<testsuite /g)?.length).toBe(results.summary.cases.length);
     expect(readFileSync(join(project, 'skillprobe-report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
     expect(merged.stdout).toContain('VERDICTS');
+
+    // The same trials, sharded or not: the canary sees no change in any case.
+    const [singleRun] = readdirSync(join(project, 'single'));
+    const aa = await runCli(['compare', join('single', singleRun!), join('merged', mergedRun!), '--json'], { cwd: project });
+    expect(aa.exitCode, aa.stderr).toBe(0);
+    const comparison = JSON.parse(aa.stdout) as { cases: { change: string; pValue: number; method: string }[] };
+    expect(comparison.cases.length).toBe(results.summary.cases.length);
+    expect(comparison.cases.every((c) => c.change !== 'REGRESSED' && c.change !== 'IMPROVED' && c.pValue === 1 && c.method === 'anytime')).toBe(true);
   }, 600_000);
 });
 
