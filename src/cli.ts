@@ -102,6 +102,9 @@ function listenProblem(e: unknown, port: number | undefined): unknown {
   });
 }
 
+/** `-c, --config`, the same on every command that reads the config. */
+const CONFIG_FLAG = ['-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)'] as const;
+
 /** `--grep`, `--tag` (repeatable) and `--last-failed`, on every command that takes a suite. */
 function withCaseSelection(cmd: Command): Command {
   return cmd
@@ -173,7 +176,7 @@ function buildProgram(): Command {
 
   withReporters(withCaseSelection(program.command('run')))
     .description('run the suite: every case × arm × trial through the real agent CLI in sealed workspaces')
-    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
+    .option(...CONFIG_FLAG, text('--config'))
     .option('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)', text('--sim'))
     .option('-n, --trials <n>', 'a fixed number of trials per case and arm (implies --mode fixed)', int('--trials', 1))
     .option('-j, --concurrency <n>', 'trials running at once', int('--concurrency', 1))
@@ -326,7 +329,7 @@ function buildProgram(): Command {
     .description('join the run folders of a sharded run (run --shard I/N) into one run and report it')
     .argument('<runs...>', 'every shard\'s run folder')
     .option('--transcripts <dir>', 'where the merged run folder is created (default: the config\'s transcriptsDir)', text('--transcripts'))
-    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
+    .option(...CONFIG_FLAG, text('--config'))
     .option('--json', 'print the results as JSON (--reporter json)')
     .action(async (dirs: string[], o: { transcripts?: string; config?: string; json?: boolean; reporter?: ReporterChoice[] }) => {
       const reporters = chooseReporters(o, process.env);
@@ -348,7 +351,7 @@ function buildProgram(): Command {
     .command('history')
     .description('the runs in a transcripts folder, newest first: agent, model, CLI version, verdicts, trials, cost')
     .option('--transcripts <dir>', 'the transcripts folder (default: the config\'s transcriptsDir)', text('--transcripts'))
-    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
+    .option(...CONFIG_FLAG, text('--config'))
     .option('--case <id>', 'one case across the runs: its rate and verdict in each', text('--case'))
     .action(async (o: { transcripts?: string; config?: string; case?: string }) => {
       const rows = await readHistory(transcriptsFolder(o));
@@ -357,7 +360,7 @@ function buildProgram(): Command {
 
   withCaseSelection(program.command('plan'))
     .description('before spending anything: expected trials per case under SPRT and fixed N, and the cost')
-    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
+    .option(...CONFIG_FLAG, text('--config'))
     .option('--cases <glob>', 'case files (glob)', text('--cases'))
     .option('--skills <dir>', 'skills folder', text('--skills'))
     .option('--price-per-trial <usd>', 'what one trial costs, in USD', positive('--price-per-trial'))
@@ -391,7 +394,7 @@ function buildProgram(): Command {
   program
     .command('lint')
     .description('check the skills, the cases and a simulator profile without running anything (exit 1 on any error)')
-    .option('-c, --config <file>', 'config file (default: skillprobe.config.yaml if present)', text('--config'))
+    .option(...CONFIG_FLAG, text('--config'))
     .option('--skills <dir>', 'skills folder', text('--skills'))
     .option('--cases <glob>', 'case files (glob)', text('--cases'))
     .option('--sim <profile>', 'also check this simulator profile against the skills and cases', text('--sim'))

@@ -281,7 +281,7 @@ describe('anytime-valid difference interval', () => {
 });
 
 describe('trials needed to detect a change', () => {
-  // Fleiss, Tytun & Ury's continuity-corrected formula, evaluated by hand in Python (e.g. 0.9 → 0.75: n' = 99.54,
+  // The continuity-corrected normal formula, evaluated by hand in Python (e.g. 0.9 → 0.75: n' = 99.54,
   // corrected 112.48).
   it.each([
     [0.9, 0.75, 0.05, 0.8, 113],
