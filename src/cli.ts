@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { gradeRun, loadResults } from './commands/grade.js';
 import { initProject } from './commands/init.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
-import { planComparison, planSuite, renderComparisonPlan, renderPlan } from './commands/plan.js';
+import { planSuite, renderPlan } from './commands/plan.js';
 import { describeRunDir, loadSuite, type LoadedSuite, type RunOptions } from './commands/run.js';
 import { gradeStored } from './grade/stored.js';
 import { executeRun, HARNESS_VERSION, prepareRun } from './runner/execute.js';
@@ -14,10 +14,7 @@ import type { CaseSelection } from './load/select.js';
 import { InputError, ProblemList } from './load/input-error.js';
 import { collectConfig } from './load/config.js';
 import { unwritableFolder, wrongEntry } from './load/paths.js';
-import { compareCommand } from './commands/compare.js';
-import { readHistory, renderCaseHistory, renderHistory } from './commands/history.js';
-import { mergeShards } from './commands/merge.js';
-import { COMPARE_DEFAULTS } from './verdict/compare.js';
+import { COMPARE_DEFAULTS } from './verdict/compare-defaults.js';
 import type { Shard } from './trials/shard.js';
 import { chooseReporters, humanStream, reporterFlag, reportRun, type ReporterChoice, type ReportIo } from './commands/reports.js';
 import { REPORTER_NAMES, REPORTERS } from './report/registry.js';
@@ -321,6 +318,8 @@ function buildProgram(): Command {
     .action(async (base: string, candidate: string, o: { alpha?: number; margin?: number; power?: number; json?: boolean; reporter?: ReporterChoice[] }) => {
       const reporters = chooseReporters(o, process.env);
       const opts = { alpha: o.alpha ?? COMPARE_DEFAULTS.alpha, margin: o.margin ?? COMPARE_DEFAULTS.margin, power: o.power ?? COMPARE_DEFAULTS.power };
+      // Loaded when asked for: the exact tests' statistics would slow every other command's start.
+      const { compareCommand } = await import('./commands/compare.js');
       const { exitCode, failed } = await compareCommand({ base, candidate }, opts, reporters, IO);
       process.exitCode = exitWithReports(exitCode, failed);
     });
@@ -336,6 +335,7 @@ function buildProgram(): Command {
       const out = transcriptsFolder(o);
       const unwritable = unwritableFolder(out, { mustExist: false });
       if (unwritable) throw new InputError({ file: '--transcripts', what: unwritable, todo: 'point it at a folder you can write to' });
+      const { mergeShards } = await import('./commands/merge.js');
       const { store, manifest, results, unfinished } = await mergeShards(dirs, out);
       const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(store) }, store, IO);
       reportDamaged(results);
@@ -354,6 +354,7 @@ function buildProgram(): Command {
     .option(...CONFIG_FLAG, text('--config'))
     .option('--case <id>', 'one case across the runs: its rate and verdict in each', text('--case'))
     .action(async (o: { transcripts?: string; config?: string; case?: string }) => {
+      const { readHistory, renderCaseHistory, renderHistory } = await import('./commands/history.js');
       const rows = await readHistory(transcriptsFolder(o));
       process.stdout.write(o.case === undefined ? renderHistory(rows) : renderCaseHistory(rows, o.case));
     });
@@ -369,7 +370,7 @@ function buildProgram(): Command {
     .option('--to <p>', 'with --compare: the pass rate a regression drops to (default 0.75)', probability('--to'))
     .option('--power <p>', `with --compare: the chance to catch it (default ${COMPARE_DEFAULTS.power})`, fraction('--power'))
     .option('--alpha <a>', `with --compare: the false-alarm rate (default ${COMPARE_DEFAULTS.alpha})`, fraction('--alpha'))
-    .action((o: { config?: string; cases?: string; skills?: string; pricePerTrial?: number; compare?: boolean; from?: number; to?: number; power?: number; alpha?: number } & Record<string, unknown>) => {
+    .action(async (o: { config?: string; cases?: string; skills?: string; pricePerTrial?: number; compare?: boolean; from?: number; to?: number; power?: number; alpha?: number } & Record<string, unknown>) => {
       const onlyWithCompare = (['from', 'to', 'power', 'alpha'] as const).filter((k) => o[k] !== undefined && !o.compare);
       if (onlyWithCompare.length) throw new InputError({ file: `--${onlyWithCompare[0]}`, what: 'only means something with --compare', todo: 'add --compare, or drop it' });
       const loaded = loadSuite({ config: o.config, overrides: { cases: o.cases, skillsDir: o.skills }, select: caseSelection(o) }, { run: false });
@@ -378,6 +379,7 @@ function buildProgram(): Command {
         const [from, to] = [o.from ?? 0.9, o.to ?? 0.75];
         if (to >= from) throw new InputError({ file: '--to', what: `a drop must end below where it starts (--from ${from}, --to ${to})`, todo: 'give --to a rate below --from' });
         const arms = planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))).cases.reduce((sum, c) => sum + c.arms, 0);
+        const { planComparison, renderComparisonPlan } = await import('./commands/plan-compare.js');
         const plan = planComparison(from, to, o.alpha ?? COMPARE_DEFAULTS.alpha, o.power ?? COMPARE_DEFAULTS.power, { cases: loaded.suite.cases.length, caseArms: arms });
         process.stdout.write(renderComparisonPlan(plan, o.pricePerTrial));
         return;

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { boschlooTest } from '../src/stats/boschloo.js';
 import { adjustPValues } from '../src/stats/multiple-testing.js';
-import { compareRuns, COMPARE_DEFAULTS } from '../src/verdict/compare.js';
+import { compareRuns } from '../src/verdict/compare.js';
+import { COMPARE_DEFAULTS } from '../src/verdict/compare-defaults.js';
 import { syntheticRun as run } from './run-fixtures.js';
 
 const byCase = (c: ReturnType<typeof compareRuns>) => Object.fromEntries(c.cases.map((x) => [x.caseId, x]));

@@ -1,4 +1,5 @@
-import { compareRuns, type CompareOptions } from '../verdict/compare.js';
+import { compareRuns } from '../verdict/compare.js';
+import type { CompareOptions } from '../verdict/compare-defaults.js';
 import { loadResults } from './grade.js';
 import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
 

@@ -55,7 +55,8 @@ function table(head: string[], rows: string[][], align: ('l' | 'r')[]): string[]
 const VERDICT_MARK: Record<Verdict, string> = { PASS: '✅ PASS', FAIL: '❌ FAIL', INCONCLUSIVE: '⚠️ INCONCLUSIVE', ERROR: '⛔ ERROR' };
 const CHANGE_MARK: Record<Change, string> = { REGRESSED: '❌ REGRESSED', IMPROVED: '✅ IMPROVED', UNCHANGED: 'UNCHANGED', UNDECIDED: '⚠️ UNDECIDED' };
 
-const CUT_NOTE = `\n\n> ✂️ **Cut here** to fit a GitHub comment (${MARKDOWN_LIMIT.toLocaleString('en-US')} characters): the terminal reporter prints it whole.\n`;
+// Digits grouped by hand: toLocaleString would load the ICU data at every start of the CLI.
+const CUT_NOTE = `\n\n> ✂️ **Cut here** to fit a GitHub comment (${String(MARKDOWN_LIMIT).replace(/\B(?=(\d{3})+$)/g, ',')} characters): the terminal reporter prints it whole.\n`;
 
 /**
  * Blocks (lists of lines) joined into one document; past the limit, whole lines are kept while they fit, then a note.

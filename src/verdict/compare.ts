@@ -10,6 +10,7 @@ import { trialsToDetect } from '../stats/sample-size.js';
 import { wilsonInterval } from '../stats/wilson.js';
 import type { CaseChange, ChangeMethod, ComparedRun, Comparison, Drift, RateDifference, RoutingChange } from './comparison.js';
 import { pValueText } from '../util/text.js';
+import { COMPARE_DEFAULTS, type CompareOptions } from './compare-defaults.js';
 import { EXIT } from './verdict.js';
 
 /** One side of a comparison: a run folder's manifest and results, and the folder as the user named it. */
@@ -19,16 +20,6 @@ export interface RunToCompare {
   results: Results;
 }
 
-export interface CompareOptions {
-  /** False-discovery rate across every case and arm (Benjamini–Hochberg), and the significance level. */
-  alpha: number;
-  /** The smallest change worth detecting: a difference interval inside ±margin is UNCHANGED. */
-  margin: number;
-  /** The power `trialsToDecide` plans for. */
-  power: number;
-}
-
-export const COMPARE_DEFAULTS: CompareOptions = { alpha: 0.05, margin: 0.15, power: 0.8 };
 
 interface Tested {
   difference: RateDifference;
