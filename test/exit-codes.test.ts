@@ -45,7 +45,10 @@ describe('exit codes through the real CLI', () => {
     const v = results.verdicts[0]!;
     expect(v).toMatchObject({ verdict: 'PASS', decidedAt: 4, mode: 'sprt' });
     expect(v.trials).toBeGreaterThanOrEqual(4);
-    expect(v.trials).toBeLessThanOrEqual(5); // at most one more was already running (concurrency 2)
+    // Extras are trials scheduled before the decision was known. On a busy machine a later trial can finish before
+    // an earlier one, so their number is not bounded by the concurrency (the scheduler's own tests pin that nothing
+    // is scheduled after a decision); here: every extra is recorded, and none moved the decision.
+    expect(v.afterDecision ?? 0).toBe(v.trials - 4);
     expect(results.outcomes.filter((o) => o.arm === 'skill')).toHaveLength(v.trials);
     expect(r.stdout).toMatch(/VERDICTS · sequential.*1 PASS.*exit code 0/);
   }, ONE_RUN_MS);
