@@ -246,6 +246,7 @@ const BAD: BadInput[] = [
   { name: 'workdir that does not exist', args: ['--workdir', 'nowhere'], where: /^skillprobe: --workdir: .*nowhere /, says: /does not exist/ },
   { name: 'workdir that is a file', args: ['--workdir', 'cases/main.yaml'], where: /^skillprobe: --workdir: .*main\.yaml /, says: /not a folder/ },
   { name: 'a shard of zero', args: ['--shard', '0/3'], where: /--shard/, says: /I\/N with 1 ≤ I ≤ N/ },
+  { name: 'an agent the registry does not know, at its line', change: (f) => void (f['skillprobe.config.yaml'] = 'agent: robot\n'), args: [], where: /skillprobe\.config\.yaml:1:8:/, says: /unknown agent "robot" — use one of claude-code/ },
   { name: 'a shard beyond the count', args: ['--shard', '4/3'], where: /--shard/, says: /I\/N with 1 ≤ I ≤ N/ },
   { name: 'a shard that is not I/N', args: ['--shard', 'two'], where: /--shard/, says: /got "two"/ },
   { name: 'an unknown reporter', args: ['--reporter', 'pdf'], where: /--reporter/, says: /choose one of terminal, json, junit, markdown, html/ },

@@ -6,6 +6,7 @@ import { globSync } from 'tinyglobby';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { jsonSchemas, SCHEMA_NAMES, schemaFileName, schemaText } from '../src/schema/json-schemas.js';
+import { AGENT_IDS } from '../src/agents/registry.js';
 import { gradeStored } from '../src/grade/stored.js';
 import { RunStore } from '../src/run/store.js';
 import { buildResults } from '../src/verdict/results.js';
@@ -29,6 +30,12 @@ describe('JSON Schemas generated from the zod schemas', () => {
     expect(validate('config', yamlOf('skillprobe.config.yaml'))).toMatchObject({ ok: true });
     for (const file of globSync('cases/*.yaml', { cwd: ROOT })) expect(validate('cases', yamlOf(file))).toMatchObject({ ok: true });
     expect(validate('profile', yamlOf('sim/demo.profile.yaml'))).toMatchObject({ ok: true });
+  });
+
+  it('the config schema offers exactly the agents registry\'s ids, so an editor flags an agent skillprobe cannot drive', () => {
+    expect(validate('config', { agent: AGENT_IDS[0] })).toMatchObject({ ok: true });
+    expect(validate('config', { agent: 'robot' })).toMatchObject({ ok: false });
+    expect((schemas.config as { properties: { agent: { enum: string[] } } }).properties.agent.enum).toEqual(AGENT_IDS);
   });
 
   it('each of the repo’s YAML files names its schema for editors', () => {

@@ -60,9 +60,9 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   if (config.decision.mode === 'sprt' && !config.arms.includes('skill')) {
     problems.add({ ...at('arms'), what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
   }
-  const adapter = adapterFor(config.agent);
+  const adapter = problems.collect(() => checkValueAt(loaded, 'agent', () => adapterFor(config.agent)));
   // Nothing left to run (--last-failed, nothing failed): no binary or credentials are needed to say so.
-  const runs = need.run && selected?.nothingFailedIn === undefined;
+  const runs = need.run && selected?.nothingFailedIn === undefined && adapter !== undefined;
   const binary = runs ? problems.collect(() => checkValueAt(loaded, 'agentBinary', () => adapter.resolveBinary(config.agentBinary))) : (config.agentBinary ?? '');
   const noCredentials = runs && sim === undefined ? adapter.credentialProblem(process.env) : undefined;
   if (noCredentials) {
@@ -71,7 +71,7 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   }
   problems.throwIfAny();
   // No problem was found, so every stage loaded.
-  const loadedSuite = { config, configFile: file, skills: skills!, suite: selected!.suite, profile, adapter, binary: binary!, nothingFailedIn: selected!.nothingFailedIn };
+  const loadedSuite = { config, configFile: file, skills: skills!, suite: selected!.suite, profile, adapter: adapter!, binary: binary!, nothingFailedIn: selected!.nothingFailedIn };
   return opts.shard ? shareOf(loadedSuite, opts.shard) : loadedSuite;
 }
 

@@ -31,7 +31,8 @@ export type DecisionOverrides = z.output<typeof decisionParamsSchema>;
 
 export const configSchema = z
   .object({
-    agent: z.enum(['claude-code']).default('claude-code'),
+    /** An agent id of the agents registry, its only list (checked where the config is loaded). */
+    agent: z.string().min(1).default('claude-code'),
     /** Path to the agent binary; by default the pinned one from node_modules. */
     agentBinary: z.string().min(1).optional(),
     model: z.string().min(1).default('sonnet'),

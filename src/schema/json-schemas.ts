@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { casesFileSchema } from '../load/cases.js';
+import { AGENT_IDS } from '../agents/registry.js';
 import { configSchema } from '../run/config-schema.js';
 import { resultsSchema, RUN_FORMAT_VERSION, runManifestSchema, trialMetaSchema } from '../run/schema.js';
 import { profileSchema } from '../sim/profile.js';
@@ -31,12 +32,16 @@ export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas', import.meta.ur
  * exactly what skillprobe accepts and writes. The input side: fields with defaults are optional, and lists given as one string are allowed.
  */
 export function jsonSchemas(): Record<string, object> {
-  return Object.fromEntries(
+  const schemas: Record<string, object> = Object.fromEntries(
     Object.entries(SOURCES).map(([name, { schema, title }]) => [
       name,
       { title, ...zodToJsonSchema(schema, { target: 'jsonSchema7', $refStrategy: 'none', effectStrategy: 'input', pipeStrategy: 'input' }) },
     ]),
   );
+  // The config's schema lives in the run-folder contract, which knows no stage: the agents registry adds its ids.
+  const config = schemas.config as { properties: Record<string, object> };
+  schemas.config = { ...config, properties: { ...config.properties, agent: { ...config.properties.agent, enum: AGENT_IDS } } };
+  return schemas;
 }
 
 export function schemaText(schema: object): string {
