@@ -5,7 +5,7 @@ import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { canonicalPlan, commandLines, gradePlans, verbOf } from '../src/grade/plan.js';
-import { normaliseSkillName, resolveMember } from '../src/grade/trigger.js';
+import { resolveMember } from '../src/grade/trigger.js';
 import type { Arm } from '../src/run/config-schema.js';
 import { ClaudeStream } from './claude-stream.js';
 import type { GradableCase, TrialMeta, TrialOutcome } from '../src/run/schema.js';
@@ -21,6 +21,7 @@ const OPTS: GradeOptions = {
   deniedTools: claudeCode.deniedTools,
   readCountsAsFiring: true,
   budgetStopsFail: true,
+  conventions: claudeCode.grading,
 };
 const meta = (over: Partial<TrialMeta> = {}): TrialMeta => ({
   exitCode: 0,
@@ -358,7 +359,11 @@ describe('plan canonicalisation', () => {
     ['11\tpython scripts/x.py', 'python scripts/x.py'],
     ['python /tmp/ws/.claude/skills/csv/scripts/r.py --input /tmp/ws/data.csv', 'python <skill>/scripts/r.py --input <workspace>/data.csv'],
   ])('%j → %j', (raw, want) => {
-    expect(canonicalPlan(raw, { workspace: '/tmp/ws', skillPaths: ['/tmp/ws/.claude/skills/csv'] })).toBe(want);
+    expect(canonicalPlan(raw, { workspace: '/tmp/ws', skillPaths: ['/tmp/ws/.claude/skills/csv'], echoPrefix: claudeCode.grading.readEchoPrefix })).toBe(want);
+  });
+
+  it('strips a read echo only as the adapter defines it: a CLI whose reads print no line numbers keeps them', () => {
+    expect(canonicalPlan('11\tpython x.py', { skillPaths: [] })).toBe('11 python x.py');
   });
 
   it('finds fenced lines, $ lines and inline code, skipping comments', () => {
@@ -397,10 +402,13 @@ describe('skill name resolution', () => {
     ['ATL-JIRA', undefined],
     ['jira', undefined],
   ])('%j resolves to %j', (requested, want) => {
-    expect(resolveMember(requested, FAMILY)).toBe(want);
+    expect(resolveMember(requested, FAMILY, claudeCode.grading)).toBe(want);
   });
 
-  it('normalises', () => {
-    expect(normaliseSkillName(' /x ')).toBe('x');
+  it('resolves a name the way the CLI does: Claude Code drops a leading slash and a plugin prefix', () => {
+    expect(claudeCode.grading.skillName(' /x ')).toBe('x');
+    expect(claudeCode.grading.skillName('plugin:x')).toBe('x');
+    // Another CLI's rules come from its adapter: with none, `/atl-jira` names nothing in the family.
+    expect(resolveMember('/atl-jira', FAMILY, { skillName: (s) => s })).toBeUndefined();
   });
 });

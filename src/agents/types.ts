@@ -34,10 +34,19 @@ export interface SkillListing {
   budgetChars: number;
 }
 
+/** How a CLI names and echoes what the graders read through: the graders see only the canonical transcript. */
+export interface GradingConventions {
+  /** The name a requested skill name resolves to, as the CLI resolves it (the graders then match it exactly). */
+  skillName(requested: string): string;
+  /** What the CLI's file-read tool prints before each line, which a model may copy into a planned call. */
+  readEchoPrefix?: RegExp;
+}
+
 /** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */
 export interface AgentAdapter {
   readonly id: string;
   readonly skillListing: SkillListing;
+  readonly grading: GradingConventions;
   /** Where the family is installed inside the workspace (relative). */
   readonly skillsFolder: string;
   /** Files or folders that the CLI loads from any ancestor of its working directory, leaking into trials. */

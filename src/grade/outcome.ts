@@ -1,3 +1,4 @@
+import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
 import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../transcript/types.js';
 import { extractPlans, gradePlans } from './plan.js';
@@ -19,6 +20,8 @@ export interface GradeOptions {
   readCountsAsFiring: boolean;
   /** Whether budget stops (timeout, max_turns, max_budget) count as failures (the default) or are left out. */
   budgetStopsFail: boolean;
+  /** How the agent CLI names skills and echoes files (its adapter's). */
+  conventions: GradingConventions;
 }
 
 function behaviourFlags(t: Transcript): TrialOutcome['flags'] {
@@ -47,7 +50,7 @@ function column(counted: Firing[]): string {
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
   const verdict = trialStatus(t, meta, { arm, family: opts.family.map((m) => m.dir), deniedTools: opts.deniedTools });
-  const all = firings(t, opts.family, opts.skillsFolder);
+  const all = firings(t, opts.family, opts.skillsFolder, opts.conventions);
   const counted = all.filter((f) => f.via === 'invoke' || opts.readCountsAsFiring);
   const family = counted.filter((f) => f.skill !== undefined);
   const expected = counted.filter((f) => f.skill === c.expect);
@@ -85,7 +88,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
 
   const init = t.events.find((e): e is InitEvent => e.kind === 'init');
   const skillPaths = t.events.filter((e): e is SkillLoadEvent => e.kind === 'skill_load' && e.path !== undefined).map((e) => e.path!);
-  const planCtx = { command: c.command, workspace: init?.cwd, skillPaths };
+  const planCtx = { command: c.command, workspace: init?.cwd, skillPaths, echoPrefix: opts.conventions.readEchoPrefix };
 
   if (arm === 'ablation') {
     // Without the skill, only the answer itself can be judged: do the plan checks pass anyway?

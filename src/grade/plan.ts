@@ -9,6 +9,8 @@ export interface PlanContext {
   /** Absolute paths to hide behind placeholders. */
   workspace?: string;
   skillPaths: string[];
+  /** What the CLI's file-read tool prints before each line, which a model may copy (the adapter's convention). */
+  echoPrefix?: RegExp;
 }
 
 const QUOTES: [RegExp, string][] = [
@@ -17,8 +19,8 @@ const QUOTES: [RegExp, string][] = [
 ];
 
 /** One canonical string per planned call: whitespace collapsed, quotes normalised, paths to placeholders. */
-export function canonicalPlan(raw: string, ctx: Pick<PlanContext, 'workspace' | 'skillPaths'>): string {
-  let s = raw.replace(/^\s*\d+\t/, ''); // a Read echo's line number, copied by the model
+export function canonicalPlan(raw: string, ctx: Pick<PlanContext, 'workspace' | 'skillPaths' | 'echoPrefix'>): string {
+  let s = ctx.echoPrefix ? raw.replace(ctx.echoPrefix, '') : raw;
   s = s.replace(/^\s*\$\s+/, '');
   for (const [re, to] of QUOTES) s = s.replace(re, to);
   s = s.replace(/'/g, '"');

@@ -12,6 +12,7 @@ export function gradeOptions(manifest: RunManifest): GradeOptions {
     deniedTools: adapter.deniedTools,
     readCountsAsFiring: manifest.config.grading.readTriggers === 'fire',
     budgetStopsFail: manifest.config.grading.budgetStops === 'fail',
+    conventions: adapter.grading,
   };
 }
 

@@ -1,16 +1,13 @@
+import type { GradingConventions } from '../agents/types.js';
 import type { Transcript } from '../transcript/types.js';
 import type { FamilyMember, Firing, SkillLoadStatus } from '../run/schema.js';
 
-/** `" /atl-jira "` → `atl-jira`; `plugin:atl-jira` → `atl-jira` (the CLI resolves both). Case is significant. */
-export function normaliseSkillName(requested: string): string {
-  const trimmed = requested.trim().replace(/^\//, '');
-  const colon = trimmed.lastIndexOf(':');
-  return colon >= 0 ? trimmed.slice(colon + 1) : trimmed;
-}
-
-/** Exact match on folder or frontmatter name; substrings never match (`atl` is not `atl-jira`). */
-export function resolveMember(requested: string, family: FamilyMember[]): string | undefined {
-  const n = normaliseSkillName(requested);
+/**
+ * Exact match on folder or frontmatter name of the name the CLI resolves the request to; substrings never match
+ * (`atl` is not `atl-jira`).
+ */
+export function resolveMember(requested: string, family: FamilyMember[], conventions: GradingConventions): string | undefined {
+  const n = conventions.skillName(requested);
   return family.find((m) => m.dir === n || m.name === n)?.dir;
 }
 
@@ -28,7 +25,7 @@ export function memberReadBy(path: string, family: FamilyMember[], skillsFolder:
  * Every firing in the whole run, in order: skill-tool invocations (with their load status, denied still counting
  * as the model's choice) and reads of a skill's files. Only assistant tool calls are considered.
  */
-export function firings(t: Transcript, family: FamilyMember[], skillsFolder: string): Firing[] {
+export function firings(t: Transcript, family: FamilyMember[], skillsFolder: string, conventions: GradingConventions): Firing[] {
   const out: Firing[] = [];
   const loads = new Map<string, SkillLoadStatus>();
   for (const e of t.events) if (e.kind === 'skill_load') loads.set(e.callId, e.status);
@@ -36,7 +33,7 @@ export function firings(t: Transcript, family: FamilyMember[], skillsFolder: str
     if (e.kind !== 'tool_call' || e.source !== 'assistant') return;
     if (e.intent === 'skill') {
       const requested = e.skill ?? '';
-      out.push({ skill: resolveMember(requested, family), requested, via: 'invoke', status: loads.get(e.id), callId: e.id, at });
+      out.push({ skill: resolveMember(requested, family, conventions), requested, via: 'invoke', status: loads.get(e.id), callId: e.id, at });
     } else if (e.intent === 'read' && e.path) {
       const skill = memberReadBy(e.path, family, skillsFolder);
       if (skill) out.push({ skill, requested: e.path, via: 'read', callId: e.id, at });

@@ -166,6 +166,16 @@ export const claudeCode: AgentAdapter = {
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
   // a 200k-token model), past which skills are listed by name only.
   skillListing: { cli: 'Claude Code', descriptionCap: 1536, budgetChars: 8000 },
+  grading: {
+    // `" /atl-jira "` → `atl-jira`; `plugin:atl-jira` → `atl-jira` (Claude Code resolves both). Case is significant.
+    skillName(requested: string): string {
+      const trimmed = requested.trim().replace(/^\//, '');
+      const colon = trimmed.lastIndexOf(':');
+      return colon >= 0 ? trimmed.slice(colon + 1) : trimmed;
+    },
+    // The Read tool numbers each line ("    12\t…"); a model copying a command from SKILL.md may keep the number.
+    readEchoPrefix: /^\s*\d+\t/,
+  },
 
   resolveBinary(override?: string): string {
     if (override !== undefined) {

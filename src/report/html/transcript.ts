@@ -14,6 +14,8 @@ export interface GradedEvidence {
   plans: ReadonlySet<string>;
   /** The case's command prefix, which the graders put before a skill call's bare args. */
   command?: string;
+  /** What the agent's file-read tool prints before each line (its adapter's convention, as the graders strip it). */
+  echoPrefix?: RegExp;
 }
 
 /** Beyond this, a block is cut: injected skill bodies and tool results can be long, and the file stays whole on disk. */
@@ -34,7 +36,7 @@ type IsPlan = (candidate: string | undefined) => boolean;
 function planMatcher(t: Transcript, evidence: GradedEvidence): IsPlan {
   const workspace = t.events.find((e): e is InitEvent => e.kind === 'init')?.cwd;
   const skillPaths = t.events.filter((e): e is SkillLoadEvent => e.kind === 'skill_load' && e.path !== undefined).map((e) => e.path!);
-  return (candidate) => candidate !== undefined && evidence.plans.has(canonicalPlan(candidate, { workspace, skillPaths }));
+  return (candidate) => candidate !== undefined && evidence.plans.has(canonicalPlan(candidate, { workspace, skillPaths, echoPrefix: evidence.echoPrefix }));
 }
 
 /** Assistant text with each line that holds a graded plan marked. */
