@@ -18,7 +18,6 @@ const FAMILY = [
 const OPTS: GradeOptions = {
   family: FAMILY,
   skillsFolder: claudeCode.skillsFolder,
-  deniedTools: claudeCode.deniedTools,
   readCountsAsFiring: true,
   budgetStopsFail: true,
   conventions: claudeCode.grading,
@@ -409,6 +408,6 @@ describe('skill name resolution', () => {
     expect(claudeCode.grading.skillName(' /x ')).toBe('x');
     expect(claudeCode.grading.skillName('plugin:x')).toBe('x');
     // Another CLI's rules come from its adapter: with none, `/atl-jira` names nothing in the family.
-    expect(resolveMember('/atl-jira', FAMILY, { skillName: (s) => s })).toBeUndefined();
+    expect(resolveMember('/atl-jira', FAMILY, { ...claudeCode.grading, skillName: (s) => s })).toBeUndefined();
   });
 });

@@ -14,7 +14,7 @@ import type { GradableCase, TrialMeta } from '../src/run/schema.js';
 
 const P = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 20 };
 const FAMILY = ['atl', 'atl-jira', 'atl-confluence'].map((dir) => ({ dir, name: dir }));
-const OPTS: GradeOptions = { family: FAMILY, skillsFolder: claudeCode.skillsFolder, deniedTools: claudeCode.deniedTools, readCountsAsFiring: true, budgetStopsFail: true, conventions: claudeCode.grading };
+const OPTS: GradeOptions = { family: FAMILY, skillsFolder: claudeCode.skillsFolder, readCountsAsFiring: true, budgetStopsFail: true, conventions: claudeCode.grading };
 const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 300, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
 const jira: GradableCase = { id: 'c', expect: 'atl-jira', exclusive: true, tags: [], decision: P, command: 'atl jira', plan: { matches: [], mustNot: [], verb: 'create-issue' } };
 

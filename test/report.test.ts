@@ -34,7 +34,7 @@ function demo(): { manifest: RunManifest; results: Results; report: string } {
 function run(defs: GradableCase[], trials: [string, ClaudeStream, Partial<TrialMeta>?][], over: Partial<RunManifest> = {}) {
   const family = over.family ?? FAMILY;
   const manifest = handMadeManifest(defs, trials.length, { reportedModel: 'claude-test', ...over, family });
-  const opts: GradeOptions = { family, skillsFolder: claudeCode.skillsFolder, deniedTools: claudeCode.deniedTools, readCountsAsFiring: true, budgetStopsFail: true, conventions: claudeCode.grading };
+  const opts: GradeOptions = { family, skillsFolder: claudeCode.skillsFolder, readCountsAsFiring: true, budgetStopsFail: true, conventions: claudeCode.grading };
   const seen = new Map<string, number>();
   const outcomes = trials.map(([caseId, stream, meta]) => {
     const n = (seen.get(caseId) ?? 0) + 1;

@@ -1,3 +1,4 @@
+import type { Arm } from '../run/config-schema.js';
 import type { Transcript } from '../transcript/types.js';
 
 /** Everything an adapter needs to build one headless invocation. */
@@ -40,6 +41,11 @@ export interface GradingConventions {
   skillName(requested: string): string;
   /** What the CLI's file-read tool prints before each line, which a model may copy into a planned call. */
   readEchoPrefix?: RegExp;
+  /**
+   * Why the trial's own evidence (what the CLI says it loaded and offered) shows the family missing in the skill
+   * arm, visible in the ablation arm, or a locked tool open; undefined when it checks out.
+   */
+  isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined;
 }
 
 /** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */

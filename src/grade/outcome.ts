@@ -15,7 +15,6 @@ export const NOTHING_TO_SCORE = 'nothing to score without the skill';
 export interface GradeOptions {
   family: FamilyMember[];
   skillsFolder: string;
-  deniedTools: readonly string[];
   /** Whether reading a skill's files counts as firing it (the default: for some CLIs it is the only way). */
   readCountsAsFiring: boolean;
   /** Whether budget stops (timeout, max_turns, max_budget) count as failures (the default) or are left out. */
@@ -49,7 +48,7 @@ function column(counted: Firing[]): string {
 
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
-  const verdict = trialStatus(t, meta, { arm, family: opts.family.map((m) => m.dir), deniedTools: opts.deniedTools });
+  const verdict = trialStatus(t, meta, { arm, family: opts.family.map((m) => m.dir), isolationProblem: opts.conventions.isolationProblem });
   const all = firings(t, opts.family, opts.skillsFolder, opts.conventions);
   const counted = all.filter((f) => f.via === 'invoke' || opts.readCountsAsFiring);
   const family = counted.filter((f) => f.skill !== undefined);

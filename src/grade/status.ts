@@ -1,3 +1,4 @@
+import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
 import type { ErrorEvent, InitEvent, ResultEvent, Transcript } from '../transcript/types.js';
 import type { TrialMeta, TrialStatus } from '../run/schema.js';
@@ -12,7 +13,8 @@ export interface IsolationContext {
   arm: Arm;
   /** Folder names of the family installed in the skill arm. */
   family: string[];
-  deniedTools: readonly string[];
+  /** The agent's own isolation check (its adapter's): the graders know no CLI's evidence. */
+  isolationProblem: GradingConventions['isolationProblem'];
 }
 
 export interface StatusVerdict {
@@ -22,25 +24,6 @@ export interface StatusVerdict {
 
 /** Error kinds that mean the service, not the model or the skill, failed: missing data, not a "did not trigger". */
 const INFRA_KINDS = new Set<ErrorEvent['errorKind']>(['rate_limit', 'server_error', 'overloaded', 'connection', 'timeout']);
-
-/**
- * The isolation check, failing closed: the init event must show exactly the family (skill arm) or none of it
- * (ablation arm), and none of the tools that must stay locked.
- */
-export function isolationProblem(init: InitEvent | undefined, ctx: IsolationContext): string | undefined {
-  if (!init) return 'no init event: cannot verify what the agent loaded';
-  const listed = new Set(init.skills);
-  if (ctx.arm === 'skill') {
-    const missing = ctx.family.filter((s) => !listed.has(s));
-    if (missing.length) return `skill arm: ${missing.join(', ')} not loaded by the agent`;
-  } else {
-    const present = ctx.family.filter((s) => listed.has(s));
-    if (present.length) return `ablation arm: ${present.join(', ')} visible to the agent`;
-  }
-  const open = ctx.deniedTools.filter((t) => init.tools.includes(t));
-  if (open.length) return `tools that must be locked are available: ${open.join(', ')}`;
-  return undefined;
-}
 
 /** Classifies how a trial ended. Pure: the transcript and process facts in, a status out. */
 export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContext): StatusVerdict {
@@ -52,7 +35,7 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   if (!init && !meta.timedOut) {
     return { status: 'agent_error', detail: meta.stderrTail.trim().split('\n').at(-1) || `exit ${meta.exitCode ?? meta.signal}` };
   }
-  const leak = isolationProblem(init, ctx);
+  const leak = ctx.isolationProblem(t, ctx);
   if (leak && init) return { status: 'isolation_error', detail: leak };
   // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
   const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');

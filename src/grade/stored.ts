@@ -9,7 +9,6 @@ export function gradeOptions(manifest: RunManifest): GradeOptions {
   return {
     family: manifest.family,
     skillsFolder: adapter.skillsFolder,
-    deniedTools: adapter.deniedTools,
     readCountsAsFiring: manifest.config.grading.readTriggers === 'fire',
     budgetStopsFail: manifest.config.grading.budgetStops === 'fail',
     conventions: adapter.grading,

@@ -63,7 +63,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
-        deniedTools: ctx.adapter.deniedTools,
+        isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;
       // A failed attempt is kept beside the trial (`<n>.a1.jsonl`), never overwritten or lost.

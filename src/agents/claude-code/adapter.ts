@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../../load/input-error.js';
 import { notExecutable } from '../../load/paths.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
+import { initListingProblem } from '../init-isolation.js';
 import { parseClaudeStream } from './parse.js';
 
 /** Caller variables every trial keeps: they change formatting, never where a request goes. */
@@ -156,12 +157,14 @@ function pinnedBinary(): string | undefined {
   return undefined;
 }
 
+const DENIED_TOOLS = ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'];
+
 export const claudeCode: AgentAdapter = {
   id: 'claude-code',
   skillsFolder: '.claude/skills',
   // CLAUDE.md is loaded from every ancestor even inside a git root; .claude/ skills up to the git root (§4.2).
   ancestorLeaks: ['CLAUDE.md', '.claude'],
-  deniedTools: ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'],
+  deniedTools: DENIED_TOOLS,
   trialTools: ['Read', 'Glob', 'Grep', 'Skill'],
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
   // a 200k-token model), past which skills are listed by name only.
@@ -175,6 +178,8 @@ export const claudeCode: AgentAdapter = {
     },
     // The Read tool numbers each line ("    12\t…"); a model copying a command from SKILL.md may keep the number.
     readEchoPrefix: /^\s*\d+\t/,
+    // The init event lists the skills Claude Code loaded and the tools it offers the model.
+    isolationProblem: (t, expected) => initListingProblem(t, expected, DENIED_TOOLS),
   },
 
   resolveBinary(override?: string): string {
