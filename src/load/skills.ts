@@ -204,7 +204,7 @@ export function loadSkills(skillsDir: string): Skill[] {
       const near = names.find((n) => n.toLowerCase() === 'skill.md');
       problems.add({
         file: shownPath(folder),
-        what: near ? `found ${near} but Claude Code only reads SKILL.md` : 'folder has no SKILL.md',
+        what: near ? `found ${near} but agent CLIs read only SKILL.md (the name is case-sensitive)` : 'folder has no SKILL.md',
         todo: near ? `rename it to SKILL.md` : 'add SKILL.md or move the folder out of the skills folder',
       });
       continue;
