@@ -6,6 +6,7 @@ import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { buildResults } from '../src/verdict/results.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
+import { advice } from '../src/report/advice.js';
 import { jsonReporter } from '../src/report/json.js';
 import { terminalReporter } from '../src/report/terminal.js';
 import { failureBreakdown } from '../src/stats/summary.js';
@@ -187,6 +188,13 @@ describe('skill calls the agent refused', () => {
     const text = plain(run([trigger], [['jira', fromFixture(file)]]).report).replace(/\n\s+/g, ' ');
     expect(text).toContain(named);
     expect(text).toContain(fix);
+  });
+
+  it('a refusal\'s fix is the agent\'s own where its adapter names a cause, and generic otherwise', () => {
+    const { results } = run([trigger], [['jira', fromFixture('skill-not-invocable.jsonl')]]);
+    const [summary, verdict] = [results.summary.cases[0]!, results.verdicts[0]!];
+    expect(advice(summary, verdict, claudeCode.refusalFixes).text).toBe('the model may not call atl-jira: remove disable-model-invocation from its SKILL.md frontmatter');
+    expect(advice(summary, verdict).text).toBe('the agent will not let the model call atl-jira: remove what in its SKILL.md frontmatter reserves it for the user');
   });
 });
 

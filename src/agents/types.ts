@@ -1,4 +1,5 @@
 import type { Arm } from '../run/config-schema.js';
+import type { RefusedStatus } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 
 /** Everything an adapter needs to build one headless invocation. */
@@ -53,6 +54,8 @@ export interface AgentAdapter {
   readonly id: string;
   readonly skillListing: SkillListing;
   readonly grading: GradingConventions;
+  /** What to change when this CLI refuses to load a skill for a cause of its own (else the generic advice). */
+  readonly refusalFixes?: Partial<Record<RefusedStatus, (asked: string) => string>>;
   /** Where the family is installed inside the workspace (relative). */
   readonly skillsFolder: string;
   /** Files or folders that the CLI loads from any ancestor of its working directory, leaking into trials. */

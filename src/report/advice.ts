@@ -1,4 +1,6 @@
-import type { CaseArmSummary, CaseVerdict, RefusedStatus, TrialCount } from '../run/schema.js';
+import { adapterFor } from '../agents/registry.js';
+import type { AgentAdapter } from '../agents/types.js';
+import type { CaseArmSummary, CaseVerdict, RefusedStatus, RunManifest, TrialCount } from '../run/schema.js';
 
 /** What each refusal means, in the words a skill author needs. */
 export const REFUSED_AS: Record<RefusedStatus, string> = {
@@ -7,21 +9,25 @@ export const REFUSED_AS: Record<RefusedStatus, string> = {
   invalid: 'not model-invocable',
 };
 
+/** What to change per refusal, in any CLI's terms; an adapter names its own cause where it has one. */
 const REFUSED_FIX: Record<RefusedStatus, (asked: string) => string> = {
-  invalid: (asked) => `the model may not call ${asked}: remove disable-model-invocation from its SKILL.md frontmatter`,
+  invalid: (asked) => `the agent will not let the model call ${asked}: remove what in its SKILL.md frontmatter reserves it for the user`,
   denied: (asked) =>
     `the agent denied loading ${asked}: drop what makes it ask permission (e.g. allowed-tools in its frontmatter) or allow the skill in the agent's settings`,
   unknown: (asked) => `the model asked for a skill named "${asked}", which does not exist: make the description or frontmatter name the one the model reaches for`,
 };
 
+/** The refusal causes of the agent that ran: its adapter's, by the id run.json records. */
+export const agentRefusalFixes = (manifest: Pick<RunManifest, 'agent'>): AgentAdapter['refusalFixes'] => adapterFor(manifest.agent.id, 'run.json').refusalFixes;
+
 /**
  * One line on what to change in SKILL.md, for the biggest problem of a case (ties: the order below), and a trial
  * that shows it. Refused calls come first: until the skill can load, nothing else about it can be measured.
  */
-export function advice(s: CaseArmSummary, v: CaseVerdict): { text: string; example?: number } {
+export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: AgentAdapter['refusalFixes'] = {}): { text: string; example?: number } {
   const f = s.failures;
   const refused = f.refused.calls[0];
-  if (refused) return { text: REFUSED_FIX[refused.status](refused.requested), example: f.refused.example };
+  if (refused) return { text: (agentFixes[refused.status] ?? REFUSED_FIX[refused.status])(refused.requested), example: f.refused.example };
   const sibling = f.firedOthers[0]?.skill ?? 'a sibling';
   const check = f.planChecks[0];
   const problems: [TrialCount, string][] = [

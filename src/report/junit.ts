@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { explainOutcome } from '../grade/explain.js';
-import { advice, REFUSED_AS } from './advice.js';
+import type { AgentAdapter } from '../agents/types.js';
+import { advice, agentRefusalFixes, REFUSED_AS } from './advice.js';
 import { fmt } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
@@ -146,8 +147,8 @@ function trialCase(o: TrialOutcome, def: GradableCase, verdict: CaseVerdict['ver
 const VERDICT_RESULT: Record<CaseVerdict['verdict'], Result> = { PASS: 'passed', FAIL: 'failure', INCONCLUSIVE: 'skipped', ERROR: 'skipped' };
 
 /** The case's decision as a test: its reason, the skill arm's numbers, and what the terminal report would say to change. */
-function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string): TestCase {
-  const fix = advice(s, v);
+function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: AgentAdapter['refusalFixes']): TestCase {
+  const fix = advice(s, v, fixes);
   const text = [
     `${v.verdict}: ${v.reason}`,
     `expects ${s.expect} · threshold ${fmt(v.params.threshold)} · trials used ${trialsUsed(v)} · pass rate ${rateText(s.rate)}`,
@@ -167,7 +168,7 @@ function render({ manifest, results, runDir }: ReportInput): string {
     const def = defs.get(s.caseId)!;
     const v = verdicts.get(s.caseId)!;
     const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, v.verdict, runDir));
-    const cases = s.arm === 'skill' ? [...trials, verdictCase(v, s, runDir)] : trials;
+    const cases = s.arm === 'skill' ? [...trials, verdictCase(v, s, runDir, agentRefusalFixes(manifest))] : trials;
     const properties = { verdict: v.verdict, reason: v.reason, expect: s.expect, arm: s.arm, rate: rateText(s.rate), threshold: v.params.threshold, 'left out': s.excluded };
     return testSuite(`${s.caseId} [${s.arm}]`, properties, cases, { timestamp });
   });

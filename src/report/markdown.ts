@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { advice } from './advice.js';
+import type { AgentAdapter } from '../agents/types.js';
+import { advice, agentRefusalFixes } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
 import { fmt, plural, usd } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
@@ -99,8 +100,8 @@ function verdictTable({ results }: ReportInput, skillRow: Map<string, CaseArmSum
 }
 
 /** What the terminal's case block says, folded away: the facts, what to change, and a trial that shows it. */
-function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string): string {
-  const fix = advice(s, v);
+function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: AgentAdapter['refusalFixes']): string {
+  const fix = advice(s, v, fixes);
   const items = [
     ...caseFacts(s).map((f) => (f.alarm ? `**${inline(f.text)}**` : inline(f.text))),
     `→ ${inline(fix.text)}`,
@@ -133,7 +134,7 @@ function render(input: ReportInput): string {
   return fit([
     header(input),
     verdictTable(input, skillRow),
-    ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir)]),
+    ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir, agentRefusalFixes(input.manifest))]),
     ...[costDetails(input)].filter((block) => block.length),
   ]);
 }

@@ -1,6 +1,7 @@
 import pc from 'picocolors';
 import { NONE, NOTHING_TO_SCORE } from '../grade/outcome.js';
-import { advice } from './advice.js';
+import type { AgentAdapter } from '../agents/types.js';
+import { advice, agentRefusalFixes } from './advice.js';
 import { comparisonText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
@@ -67,9 +68,9 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
   return lines;
 }
 
-function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors): string[] {
+function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: AgentAdapter['refusalFixes']): string[] {
   const facts = caseFacts(s).map((f) => (f.alarm ? c.red(f.text) : f.text));
-  const fix = advice(s, v);
+  const fix = advice(s, v, fixes);
   if (fix.example !== undefined) facts.push(`example: ${transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })}`);
   return [
     paragraph(`${c.bold(s.caseId)} · ${c[VERDICT_COLOUR[v.verdict]](v.verdict)} · expects ${s.expect} · ${v.reason}`),
@@ -252,7 +253,7 @@ export function terminalReporter(colour: boolean): Reporter {
       const sections: string[][] = [
         header(input, c),
         verdictSection(results, skillRow, c),
-        blocks.length ? [paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')), ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c)])] : [],
+        blocks.length ? [paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')), ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c, agentRefusalFixes(input.manifest))])] : [],
         skillRows.length ? caseSection(skillRows, c) : [],
         passKSection(skillRows, c),
         confusionSection(results, c),

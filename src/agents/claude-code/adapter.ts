@@ -169,6 +169,8 @@ export const claudeCode: AgentAdapter = {
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
   // a 200k-token model), past which skills are listed by name only.
   skillListing: { cli: 'Claude Code', descriptionCap: 1536, budgetChars: 8000 },
+  // Claude Code refuses a model's call to a skill whose frontmatter sets disable-model-invocation.
+  refusalFixes: { invalid: (asked) => `the model may not call ${asked}: remove disable-model-invocation from its SKILL.md frontmatter` },
   grading: {
     // `" /atl-jira "` → `atl-jira`; `plugin:atl-jira` → `atl-jira` (Claude Code resolves both). Case is significant.
     skillName(requested: string): string {
