@@ -27,19 +27,25 @@ export function increments(p: Pick<SprtParams, 'threshold' | 'delta'>): { pass: 
   return { pass: Math.log(p0 / p1), fail: Math.log((1 - p0) / (1 - p1)) };
 }
 
+/** Λ after each scored outcome, in trial order: the walk the sequential test makes. */
+export function llrWalk(outcomes: readonly boolean[], p: Pick<SprtParams, 'threshold' | 'delta'>): number[] {
+  const inc = increments(p);
+  let llr = 0;
+  return outcomes.map((passed) => (llr += passed ? inc.pass : inc.fail));
+}
+
 /** Runs the test over scored outcomes in trial order; stops at the first boundary crossed at or after minTrials. */
 export function sprtDecide(outcomes: readonly boolean[], p: SprtParams): SprtDecision {
   const b = boundaries(p);
-  const inc = increments(p);
-  let llr = 0;
-  for (let i = 0; i < outcomes.length && i < p.maxTrials; i++) {
-    llr += outcomes[i] ? inc.pass : inc.fail;
+  const walk = llrWalk(outcomes.slice(0, p.maxTrials), p);
+  for (let i = 0; i < walk.length; i++) {
+    const llr = walk[i]!;
     const n = i + 1;
     if (n < p.minTrials) continue;
     if (llr >= b.accept) return { state: 'accept', trials: n, llr };
     if (llr <= b.reject) return { state: 'reject', trials: n, llr };
   }
-  return { state: 'continue', trials: Math.min(outcomes.length, p.maxTrials), llr };
+  return { state: 'continue', trials: walk.length, llr: walk.at(-1) ?? 0 };
 }
 
 export interface OperatingCharacteristics {

@@ -1,4 +1,4 @@
-import { boundaries, increments } from '../../stats/sprt.js';
+import { boundaries, llrWalk } from '../../stats/sprt.js';
 import { fmt } from '../format.js';
 import { linear, svg } from './charts.js';
 import { html, type Html } from './markup.js';
@@ -15,12 +15,8 @@ export interface LlrStep {
 
 /** Λ after each scored trial, in trial order: the walk the sequential test made. */
 export function llrPath(scored: readonly { n: number; passed: boolean }[], p: Pick<SprtParams, 'threshold' | 'delta'>): LlrStep[] {
-  const inc = increments(p);
-  let llr = 0;
-  return scored.map((o) => {
-    llr += o.passed ? inc.pass : inc.fail;
-    return { trial: o.n, passed: o.passed, llr };
-  });
+  const walk = llrWalk(scored.map((o) => o.passed), p);
+  return scored.map((o, i) => ({ trial: o.n, passed: o.passed, llr: walk[i]! }));
 }
 
 const c = (x: number) => x.toFixed(1);
