@@ -4,6 +4,7 @@ import type { AgentAdapter } from '../agents/types.js';
 import { advice, agentRefusalFixes, REFUSED_AS } from './advice.js';
 import { fmt } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
+import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
 import type { CaseChange, Comparison, ComparedRun } from '../verdict/comparison.js';
 import { caseFacts, METHOD_NAME, rateText, signedDifference, trialsUsed } from './wording.js';
@@ -190,7 +191,7 @@ function changeCase(c: CaseChange, cmp: Comparison): TestCase {
     `base ${cmp.base.runId}: ${rateText(c.base)}`,
     `candidate ${cmp.candidate.runId}: ${rateText(c.candidate)}`,
     `difference (candidate − base): ${signedDifference(c.difference)}`,
-    `p ${fmt(c.pValue, 3)} (${METHOD_NAME[c.method]}) · adjusted p ${fmt(c.pAdjusted, 3)} (Benjamini–Hochberg, α ${cmp.alpha})`,
+    `p ${pValueText(c.pValue)} (${METHOD_NAME[c.method]}) · adjusted p ${pValueText(c.pAdjusted)} (Benjamini–Hochberg, α ${cmp.alpha})`,
     ...(c.trialsToDecide === undefined ? [] : [`trials to decide: ${c.trialsToDecide} in each run`]),
   ].join('\n');
   const result: Result = c.change === 'REGRESSED' ? 'failure' : c.change === 'UNDECIDED' ? 'skipped' : 'passed';
@@ -202,7 +203,7 @@ function driftText(cmp: Comparison): string {
   return [
     ...cmp.drift.facts.map((f) => `${f.name}: ${f.base}${f.differs ? ` → ${f.candidate}` : ' (same)'}`),
     `skills: ${changedSkills.length ? changedSkills.map((s) => `${s.name} ${s.state}`).join(', ') : 'all the same'}`,
-    ...cmp.routing.map((r) => `routing ${r.caseId} (expects ${r.expect}) fired ${r.column}: ${rateText(r.base)} → ${rateText(r.candidate)}, adjusted p ${fmt(r.pAdjusted, 3)}`),
+    ...cmp.routing.map((r) => `routing ${r.caseId} (expects ${r.expect}) fired ${r.column}: ${rateText(r.base)} → ${rateText(r.candidate)}, adjusted p ${pValueText(r.pAdjusted)}`),
     ...(cmp.onlyIn.base.length ? [`only in base (not compared): ${cmp.onlyIn.base.join(', ')}`] : []),
     ...(cmp.onlyIn.candidate.length ? [`only in candidate (not compared): ${cmp.onlyIn.candidate.join(', ')}`] : []),
   ].join('\n');

@@ -2,8 +2,9 @@ import { join } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
 import { advice, agentRefusalFixes } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
-import { fmt, plural, usd } from './format.js';
+import { plural, usd } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
+import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
 import { CHANGES, type Change, type Comparison, type ComparedRun } from '../verdict/comparison.js';
 import {
@@ -171,7 +172,7 @@ function changeTables(c: Comparison): string[][] {
     inline(rateText(x.base)),
     inline(rateText(x.candidate)),
     inline(signedDifference(x.difference)),
-    fmt(x.pAdjusted, 3),
+    pValueText(x.pAdjusted),
     CHANGE_MARK[x.change] + (x.trialsToDecide === undefined ? '' : ` (≈${x.trialsToDecide} trials per run decide)`),
     METHOD_NAME[x.method],
   ]);
@@ -188,7 +189,7 @@ function changeTables(c: Comparison): string[][] {
         '',
         ...table(
           ['case', 'expect', 'fired', 'base', 'candidate', 'difference [CI]', 'p adj.'],
-          c.routing.map((r) => [inline(r.caseId), inline(r.expect), inline(r.column), inline(rateText(r.base)), inline(rateText(r.candidate)), inline(signedDifference(r.difference)), fmt(r.pAdjusted, 3)]),
+          c.routing.map((r) => [inline(r.caseId), inline(r.expect), inline(r.column), inline(rateText(r.base)), inline(rateText(r.candidate)), inline(signedDifference(r.difference)), pValueText(r.pAdjusted)]),
           ['l', 'l', 'l', 'l', 'l', 'l', 'r'],
         ),
       ]

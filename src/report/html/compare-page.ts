@@ -1,10 +1,10 @@
-import { fmt, interval } from '../format.js';
+import { fmt, interval, usd } from '../format.js';
 import { pValueText } from '../../util/text.js';
 import { differenceWhisker, type Tone } from './charts.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
 import { METHOD_NAME } from '../wording.js';
-import { rateWithCounts, rateTitle, section, signed, simulatedBanner, usd } from './parts.js';
+import { rateWithCounts, rateTitle, section, signed, simulatedBanner } from './parts.js';
 import { CHANGES, type Change, type ComparedRun, type Comparison, type RateDifference } from '../../verdict/comparison.js';
 
 const CHANGE_TONE: Record<Change, Tone> = { REGRESSED: 'fail', IMPROVED: 'pass', UNCHANGED: 'neutral', UNDECIDED: 'inconclusive' };
@@ -62,8 +62,9 @@ function routingSection(c: Comparison): Html {
   if (c.routing.length === 0) return section('routing', 'Routing changes', '', html`<p class="note">No confusion-matrix cell moved.</p>`);
   const rows = c.routing.map((r) => {
     const title = differenceTitle(`${r.caseId} routed to ${r.column}`, r.difference, c.margin);
-    const tone: Tone = r.pAdjusted > c.alpha ? 'neutral' : (r.column === r.expect) === (r.difference.diff > 0) ? 'pass' : 'fail';
-    return html`<tr><th scope="row"><span class="case-id">${r.caseId}</span></th><td><code>${r.expect}</code></td><td><code>${r.column}</code></td><td class="num">${rateWithCounts(r.base)}</td><td class="num">${rateWithCounts(r.candidate)}</td><td class="num">${signed(r.difference.diff)}</td><td>${differenceWhisker(r.difference, c.margin, title, tone)}</td><td class="num" title="unadjusted p = ${fmt(r.pValue, 4)}">${fmt(r.pAdjusted, 3)}</td></tr>`;
+    // Routing rows are columns other than the expected skill: one gaining a case's trials is a routing loss.
+    const tone: Tone = r.pAdjusted > c.alpha ? 'neutral' : r.difference.diff > 0 ? 'fail' : 'pass';
+    return html`<tr><th scope="row"><span class="case-id">${r.caseId}</span></th><td><code>${r.expect}</code></td><td><code>${r.column}</code></td><td class="num">${rateWithCounts(r.base)}</td><td class="num">${rateWithCounts(r.candidate)}</td><td class="num">${signed(r.difference.diff)}</td><td>${differenceWhisker(r.difference, c.margin, title, tone)}</td><td class="num" title="unadjusted p = ${fmt(r.pValue, 4)}">${pValueText(r.pAdjusted)}</td></tr>`;
   });
   return section(
     'routing',

@@ -16,9 +16,6 @@ export const rateWithCounts = (r: Rate): string => (r.n ? `${fmt(r.p)} (${r.succ
 export const rateTitle = (what: string, r: Rate, confidence?: number): string =>
   r.n ? `${what}: ${r.successes} of ${r.n} = ${fmt(r.p, 3)}, ${confidence ? `${Math.round(confidence * 100)}% ` : ''}interval ${interval(r, 3)}` : `${what}: no scored trials`;
 
-// A trial costs cents, a run dollars.
-export { usd } from '../format.js';
-
 /** A difference or a log-likelihood ratio: signed, with a true minus sign (a hyphen reads badly beside a number). */
 export const signed = (x: number): string => {
   if (x === -Infinity) return '−∞';

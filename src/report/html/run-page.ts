@@ -1,10 +1,10 @@
 import { NONE } from '../../grade/outcome.js';
-import { fmt, interval } from '../format.js';
+import { fmt, interval, usd } from '../format.js';
 import type { ReportInput } from '../reporter.js';
 import { differenceWhisker, passKChart, rateWhisker } from './charts.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
-import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, usd, VERDICT_TONE, verdictBadge } from './parts.js';
+import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
 import { trialsSection } from './trials.js';
 import { costBreakdown, type CostLine } from '../cost.js';

@@ -1,11 +1,11 @@
 import { adapterFor } from '../../agents/registry.js';
 import { NOTHING_TO_SCORE } from '../../grade/outcome.js';
 import { divergence, toolCallSteps, type Divergence } from '../divergence.js';
-import { fmt } from '../format.js';
+import { fmt, usd } from '../format.js';
 import type { Tone } from './charts.js';
 import type { ReportInput } from '../reporter.js';
 import { html, join, type Html } from './markup.js';
-import { anchor, section, usd, verdictBadge } from './parts.js';
+import { anchor, section, verdictBadge } from './parts.js';
 import { transcriptView } from './transcript.js';
 import { ARMS, type Arm } from '../../run/config-schema.js';
 import { transcriptPath, trialKey, type GradableCase, type TrialOutcome } from '../../run/schema.js';
