@@ -5,9 +5,9 @@ import { gradeRun, loadResults } from './commands/grade.js';
 import { initProject } from './commands/init.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
 import { planSuite, renderPlan } from './commands/plan.js';
-import { describeRunDir, loadSuite, type LoadedSuite, type RunOptions } from './commands/run.js';
-import { gradeStored } from './grade/stored.js';
-import { executeRun, HARNESS_VERSION, prepareRun } from './runner/execute.js';
+import { describeRunDir, loadSuite, loadSuites, type LoadedSuite, type RunOptions } from './commands/run.js';
+import { runAgents, runAndGrade } from './commands/run-agents.js';
+import { HARNESS_VERSION } from './runner/execute.js';
 import { gradableCase } from './trials/stored-case.js';
 import { ARMS } from './run/config-schema.js';
 import type { CaseSelection } from './load/select.js';
@@ -18,9 +18,9 @@ import { COMPARE_DEFAULTS } from './verdict/compare-defaults.js';
 import type { Shard } from './trials/shard.js';
 import { chooseReporters, humanStream, reporterFlag, reportRun, type ReporterChoice, type ReportIo } from './commands/reports.js';
 import { REPORTER_NAMES, REPORTERS } from './report/registry.js';
+import { AGENT_IDS } from './agents/registry.js';
 import { loadProfile } from './sim/profile.js';
 import { startSimulator } from './sim/server.js';
-import { buildResults } from './verdict/results.js';
 import { RunFolderError, TranscriptWriteError } from './run/store.js';
 import type { Results, RunStatus } from './run/schema.js';
 import { plural } from './util/text.js';
@@ -120,6 +120,13 @@ function nothingToRun(loaded: LoadedSuite, json = false): boolean {
   return true;
 }
 
+/** `--agent a,b`: the agents to run, each once (unknown ids are the config check's, which names the flag). */
+function agentList(v: string): string[] {
+  const list = v.split(',').map((s) => s.trim());
+  if (list.some((a) => a === '')) throw new InvalidArgumentError(`--agent takes agent ids separated by commas (${AGENT_IDS.join(', ')}), got "${v}"`);
+  return list;
+}
+
 function arms(v: string) {
   const list = v.split(',').map((s) => s.trim());
   // A repeated arm is left to the config check, which reports it for the file's `arms` too.
@@ -186,6 +193,7 @@ function buildProgram(): Command {
     .option('--max-output-mb <n>', 'stop a trial that prints more than this many MB (stored up to the cap, not scored)', positive('--max-output-mb'))
     .option('--arms <list>', `arms to run (${ARMS.join(',')})`, arms)
     .addOption(new Option('--ablation <mode>', 'scored: the ablation arm only where it scores plan checks; always').choices(['scored', 'always']))
+    .option('--agent <ids>', `the agent CLI, or several (comma-separated: the suite runs once per agent): ${AGENT_IDS.join(', ')}`, agentList)
     .option('--agent-binary <path>', 'agent CLI binary (default: the pinned one)', text('--agent-binary'))
     .option('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir'))
     .option('--keep-workspaces', 'leave workspaces on disk for inspection')
@@ -228,6 +236,7 @@ function buildProgram(): Command {
           maxOutputMB: o.maxOutputMb,
           arms: o.arms,
           ablation: o.ablation,
+          agents: o.agent,
           agentBinary: o.agentBinary,
           maxCostUsd: o.maxCost,
           ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
@@ -243,37 +252,47 @@ function buildProgram(): Command {
         },
       };
       const reporters = chooseReporters(o, process.env);
-      const loaded = loadSuite(opts);
-      if (nothingToRun(loaded, humanStream(reporters, IO) !== process.stdout)) return;
+      const human = humanStream(reporters, IO);
+      const say = (text: string) => human.write(text);
+      const suites = loadSuites(opts);
+      if (suites.length > 1) {
+        if (suites[0]!.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${suites[0]!.profile.name}": no real model answers\n`);
+        const { dir, runs, failed } = await runAgents(suites, opts, reporters, IO, say);
+        for (const r of runs) reportDamaged(r.results);
+        say(`run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir })} (agents.json names each agent's run folder)\n`);
+        const stopped = runs.map((r) => STOPPED_EXIT[r.manifest.status]).find((x) => x !== undefined);
+        // Every agent's verdicts gate: the worst exit code of them.
+        const verdicts = Math.max(...runs.map((r) => r.results.exitCode));
+        if (o.gate === false && stopped === undefined) {
+          say(`gate off (--no-gate): the verdicts' exit code would be ${verdicts}\n`);
+          process.exitCode = exitWithReports(EXIT.pass, failed);
+        } else process.exitCode = exitWithReports(stopped ?? verdicts, failed);
+        return;
+      }
+      const loaded = suites[0]!;
+      if (nothingToRun(loaded, human !== process.stdout)) return;
       if (loaded.shard && loaded.suite.cases.length === 0) {
-        humanStream(reporters, IO).write(`shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`);
+        say(`shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`);
         process.exitCode = EXIT.pass;
         return;
       }
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
-      const target = await prepareRun(loaded, opts);
-      if (opts.resume !== undefined) {
-        process.stderr.write(`resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`);
-      }
-      const outcome = await executeRun(loaded, opts, target);
-      const { manifest } = outcome;
-      // Graded from the folder, so a resumed run's results cover the trials it replayed as well.
-      const { outcomes, damaged } = await gradeStored(outcome.store, manifest);
-      const results = buildResults(manifest, outcomes, damaged, new Date());
-      await outcome.store.writeResults(results);
-      const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(outcome.store) }, outcome.store, IO);
+      const { store, manifest, results } = await runAndGrade(loaded, opts, (target) => {
+        if (opts.resume !== undefined) {
+          process.stderr.write(`resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`);
+        }
+      });
+      const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(store) }, store, IO);
       reportDamaged(results);
       // With a document (JSON, markdown, …) on stdout, stdout holds exactly it; the human lines go to stderr.
-      const human = humanStream(reporters, IO);
-      const say = (text: string) => human.write(text);
       say(
         `run ${manifest.runId} ${manifest.status}: ${manifest.trials.finished} trials` +
           (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
-          `\nrun folder: ${describeRunDir(outcome.store)}\n` +
+          `\nrun folder: ${describeRunDir(store)}\n` +
           (opts.keepWorkspaces ? 'workspaces kept: each trial\'s <n>.meta.json names its workspace\n' : ''),
       );
-      if (manifest.status === 'cost_capped') say(`stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`skillprobe run --resume ${describeRunDir(outcome.store)} --max-cost <more>\` goes on\n`);
-      if (manifest.status === 'interrupted') say(`interrupted: \`skillprobe run --resume ${describeRunDir(outcome.store)}\` runs the missing trials\n`);
+      if (manifest.status === 'cost_capped') say(`stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`skillprobe run --resume ${describeRunDir(store)} --max-cost <more>\` goes on\n`);
+      if (manifest.status === 'interrupted') say(`interrupted: \`skillprobe run --resume ${describeRunDir(store)}\` runs the missing trials\n`);
       const stopped = STOPPED_EXIT[manifest.status];
       if (o.gate === false && stopped === undefined) {
         say(`gate off (--no-gate): the verdicts' exit code would be ${results.exitCode}\n`);
@@ -419,7 +438,12 @@ function buildProgram(): Command {
       const sim = await startSimulator(loadProfile(profileFile), { port: o.port }).catch((e: unknown) => {
         throw listenProblem(e, o.port);
       });
-      process.stdout.write(`skillprobe model SIMULATOR listening on ${sim.url} (not a real model)\nset ANTHROPIC_BASE_URL=${sim.url} to point a CLI at it; Ctrl-C stops\n`);
+      process.stdout.write(
+        `skillprobe model SIMULATOR listening on ${sim.url} (not a real model); Ctrl-C stops\n` +
+          `  Claude Code: ANTHROPIC_BASE_URL=${sim.url}\n` +
+          `  Codex CLI:   a model provider with base_url = "${sim.url}/v1" and wire_api = "responses"\n` +
+          `  Gemini CLI:  GOOGLE_GEMINI_BASE_URL=${sim.url} with security.auth.selectedType "gemini-api-key"\n`,
+      );
       await new Promise<void>((resolve) => {
         const stop = () => void sim.stop().then(resolve);
         process.once('SIGINT', stop);

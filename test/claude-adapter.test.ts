@@ -29,6 +29,8 @@ describe('Claude Code adapter: the CLI times out a hung request before the harne
       deadlineMs,
       workspace: '/tmp',
       home: '/tmp',
+      tmp: '/tmp',
+      harnessDir: '/tmp',
       callerEnv: { PATH: '/usr/bin' },
       binary: process.execPath,
     });

@@ -74,8 +74,10 @@ describe('isolation: only the family under test is visible', () => {
           deadlineMs: 60_000,
           workspace: ws.dir,
           home: ws.home,
+          tmp: ws.tmp,
+          harnessDir: ws.harnessDir,
           callerEnv: testEnv(),
-          simulator: { url: sim.url, headers: {} },
+          simulator: { url: sim.url, headers: {}, identityUrl: sim.url },
         });
         const stdoutFile = join(ws.root, 'stdout.jsonl');
         await spawnAgent(inv, { cwd: ws.dir, deadlineMs: 60_000, attempt: 1, stdoutFile, maxOutputBytes: 1 << 24 });

@@ -185,7 +185,7 @@ describe('allowed-tools against the trial tool lock', () => {
   });
 
   it('the adapter locks trials to exactly its trialTools', () => {
-    const inv = claudeCode.invocation({ prompt: 'p', model: 'm', maxTurns: 1, cliRetries: 0, deadlineMs: 1000, workspace: '/tmp', home: '/tmp', callerEnv: {}, binary: process.execPath });
+    const inv = claudeCode.invocation({ prompt: 'p', model: 'm', maxTurns: 1, cliRetries: 0, deadlineMs: 1000, workspace: '/tmp', home: '/tmp', tmp: '/tmp', harnessDir: '/tmp', callerEnv: {}, binary: process.execPath });
     expect(claudeCode.trialTools).toEqual(['Read', 'Glob', 'Grep', 'Skill']);
     expect(inv.args.filter((a) => a.startsWith('--tools'))).toEqual([`--tools=${claudeCode.trialTools.join(',')}`]);
   });

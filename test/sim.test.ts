@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { viewConversation } from '../src/sim/conversation.js';
+import { anthropicView } from '../src/sim/dialects/anthropic-view.js';
 import { fencedCommands } from '../src/util/markdown.js';
 import { decideReply, matchingRule, mutateCommand, pickWeighted, plannedCall, seededUniform } from '../src/sim/policy.js';
 import { parseProfile } from '../src/sim/profile.js';
@@ -22,7 +22,7 @@ const firstRequest = (prompt: string, listingAs: 'reminder' | 'system' = 'remind
 
 describe('conversation view', () => {
   it.each(['reminder', 'system'] as const)('reads the skill listing given as a %s', (form) => {
-    const v = viewConversation(firstRequest('file a bug', form));
+    const v = anthropicView(firstRequest('file a bug', form));
     expect(v.offeredSkills).toEqual(['atl', 'atl-jira', 'bare-name']);
     expect(v.prompt).toBe('file a bug');
     expect(v.turn).toBe(0);
@@ -40,14 +40,14 @@ describe('conversation view', () => {
         ],
       } as never,
     );
-    const v = viewConversation(req);
+    const v = anthropicView(req);
     expect(v.turn).toBe(1);
-    expect(v.lastResults).toEqual([{ tool: 'Skill', input: { skill: 'atl-jira' }, isError: false, text: 'Launching skill: atl-jira' }]);
-    expect(v.injectedBody).toContain('atl jira create-issue');
+    expect(v.lastResults).toEqual([{ action: 'skill', skill: 'atl-jira', isError: false, text: 'Launching skill: atl-jira' }]);
+    expect(v.skillBody).toEqual({ text: expect.stringContaining('atl jira create-issue'), argumentsFilled: true });
   });
 
   it('survives garbage', () => {
-    expect(viewConversation(null)).toMatchObject({ offeredSkills: [], prompt: '', turn: 0 });
+    expect(anthropicView(null)).toMatchObject({ offeredSkills: [], prompt: '', turn: 0 });
   });
 });
 
@@ -63,36 +63,36 @@ describe('policy', () => {
   });
 
   it('is deterministic per trial key', () => {
-    const v = viewConversation(firstRequest('anything'));
+    const v = anthropicView(firstRequest('anything'));
     const a = decideReply(profile, v, { key: 'k1', caseId: 'c1' });
     expect(decideReply(profile, v, { key: 'k1', caseId: 'c1' })).toEqual(a);
   });
 
   it('draws behaviours at their weights across trials', () => {
-    const v = viewConversation(firstRequest('anything'));
+    const v = anthropicView(firstRequest('anything'));
     let calls = 0;
     for (let i = 0; i < 2000; i++) {
       const r = decideReply(profile, v, { key: `t${i}`, caseId: 'c1' });
-      if (r.type === 'message' && r.blocks.some((b) => b.type === 'tool_use')) calls++;
+      if (r.type === 'message' && r.blocks.some((b) => b.type === 'skill')) calls++;
     }
     expect(calls / 2000).toBeGreaterThan(0.46);
     expect(calls / 2000).toBeLessThan(0.54);
   });
 
   it('calls a sibling other than the named skill', () => {
-    const r = decideReply(profile, viewConversation(firstRequest('the wiki page')), { key: 'x' });
-    const call = r.type === 'message' ? r.blocks.find((b) => b.type === 'tool_use') : undefined;
-    expect(call?.type === 'tool_use' && call.input.skill).not.toBe('atl-jira');
-    expect(['atl', 'bare-name']).toContain(call?.type === 'tool_use' ? call.input.skill : undefined);
+    const r = decideReply(profile, anthropicView(firstRequest('the wiki page')), { key: 'x' });
+    const call = r.type === 'message' ? r.blocks.find((b) => b.type === 'skill') : undefined;
+    expect(call?.type === 'skill' && call.name).not.toBe('atl-jira');
+    expect(['atl', 'bare-name']).toContain(call?.type === 'skill' ? call.name : undefined);
   });
 
   it('answers plainly when the skill it would call is not offered (ablation arm)', () => {
-    const r = decideReply(profile, viewConversation(firstRequest('ghost')), { key: 'x' });
+    const r = decideReply(profile, anthropicView(firstRequest('ghost')), { key: 'x' });
     expect(r.type === 'message' && r.blocks.every((b) => b.type === 'text')).toBe(true);
   });
 
   it('answers with the rule’s unskilled text when its skill is not offered', () => {
-    const r = decideReply(profile, viewConversation(firstRequest('known')), { key: 'x' });
+    const r = decideReply(profile, anthropicView(firstRequest('known')), { key: 'x' });
     expect(r).toEqual({ type: 'message', blocks: [{ type: 'text', text: 'Run `tool go`.' }] });
   });
 
@@ -119,7 +119,7 @@ describe('policy', () => {
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Launching skill: atl-jira' }, { type: 'text', text: body }] } as never,
     );
     const rule = parseProfile({ rules: [{ case: 'c', do: [{ skill: 'atl-jira', args: 'create-issue --project OPS' }] }] });
-    const reply = decideReply(rule, viewConversation(req), { key: 'k', caseId: 'c' });
+    const reply = decideReply(rule, anthropicView(req), { key: 'k', caseId: 'c' });
     expect(reply.type).toBe('message');
     const text = reply.type === 'message' ? reply.blocks.map((b) => (b.type === 'text' ? b.text : '')).join('') : '';
     expect(fencedCommands(text)).toEqual(['atl jira create-issue --project OPS']);

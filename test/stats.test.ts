@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { viewConversation } from '../src/sim/conversation.js';
+import { anthropicView } from '../src/sim/dialects/anthropic-view.js';
 import { decideReply } from '../src/sim/policy.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { mcnemarExact, pairCounts, pairedDifference } from '../src/stats/mcnemar.js';
@@ -141,7 +141,7 @@ describe('ground truth from the simulator', () => {
   it('the 95% Wilson interval covers the simulator’s known trigger probability in 93–97% of repetitions', () => {
     const p = 0.8;
     const profile = parseProfile({ seed: 424242, rules: [{ case: 'c', do: [{ p, skill: 'atl-jira' }, { p: 1 - p, answer: 'no' }] }] });
-    const view = viewConversation({
+    const view = anthropicView({
       tools: [{ name: 'Skill' }],
       messages: [{ role: 'user', content: [{ type: 'text', text: '<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n- atl-jira: x\n</system-reminder>' }, { type: 'text', text: 'go' }] }],
     });
@@ -152,7 +152,7 @@ describe('ground truth from the simulator', () => {
       let fired = 0;
       for (let i = 0; i < n; i++) {
         const reply = decideReply(profile, view, { key: `rep${r}/trial${i}`, caseId: 'c' });
-        if (reply.type === 'message' && reply.blocks.some((b) => b.type === 'tool_use')) fired++;
+        if (reply.type === 'message' && reply.blocks.some((b) => b.type === 'skill')) fired++;
       }
       const w = wilsonInterval(fired, n);
       if (w.lo <= p && p <= w.hi) covered++;

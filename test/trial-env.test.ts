@@ -5,8 +5,8 @@ import { claudeCode, trialEnv } from '../src/agents/claude-code/adapter.js';
 import type { Results } from '../src/run/schema.js';
 import { baseProject, cleanup, makeProject, runCli, testEnv } from './helpers.js';
 
-const SIMULATOR = { url: 'http://127.0.0.1:4567', headers: { 'x-trial': 'c/skill/1' } };
-const envFor = (callerEnv: NodeJS.ProcessEnv, simulator?: typeof SIMULATOR) => trialEnv({ callerEnv, home: '/tmp/h', cliRetries: 2, deadlineMs: 60_000, simulator });
+const SIMULATOR = { url: 'http://127.0.0.1:4567', headers: { 'x-trial': 'c/skill/1' }, identityUrl: 'http://127.0.0.1:4567/t/c%2Fskill%2F1/c' };
+const envFor = (callerEnv: NodeJS.ProcessEnv, simulator?: typeof SIMULATOR) => trialEnv({ callerEnv, home: '/tmp/h', tmp: '/tmp/t', cliRetries: 2, deadlineMs: 60_000, simulator });
 
 /** Every provider switch the pinned CLI knows (model providers and the remote-session one). */
 const SWITCHES = [
@@ -114,7 +114,7 @@ describe('trial environment: unrelated variables', () => {
     ['simulator', SIMULATOR],
   ])('%s: the locale is kept, anything else dropped, PATH and HOME set', (_, simulator) => {
     const env = envFor({ LANG: 'de_DE.UTF-8', TZ: 'UTC', EDITOR: 'vim', SECRET_THING: 'x', PATH: '/opt/bin', HOME: '/home/me' }, simulator);
-    expect(env).toMatchObject({ LANG: 'de_DE.UTF-8', TZ: 'UTC', PATH: '/opt/bin', HOME: '/tmp/h' });
+    expect(env).toMatchObject({ LANG: 'de_DE.UTF-8', TZ: 'UTC', PATH: '/opt/bin', HOME: '/tmp/h', TMPDIR: '/tmp/t' });
     expect(env).not.toHaveProperty('EDITOR');
     expect(env).not.toHaveProperty('SECRET_THING');
   });

@@ -1,9 +1,11 @@
 import { InputError } from '../load/input-error.js';
 import { claudeCode } from './claude-code/adapter.js';
+import { codex } from './codex/adapter.js';
+import { gemini } from './gemini/adapter.js';
 import type { AgentAdapter } from './types.js';
 
 /** Every agent CLI skillprobe can drive, by the id stored in config and run.json. */
-const ADAPTERS: Readonly<Record<string, AgentAdapter>> = { 'claude-code': claudeCode };
+const ADAPTERS: Readonly<Record<string, AgentAdapter>> = { 'claude-code': claudeCode, codex, gemini };
 
 /** The agent ids, in the registry's order: what `agent:` accepts. */
 export const AGENT_IDS = Object.keys(ADAPTERS);

@@ -35,7 +35,16 @@ export function killAllAgentGroups(): void {
  */
 export async function spawnAgent(
   inv: Invocation,
-  opts: { cwd: string; deadlineMs: number; signal?: AbortSignal; attempt: number; stdoutFile: string; maxOutputBytes: number },
+  opts: {
+    cwd: string;
+    deadlineMs: number;
+    signal?: AbortSignal;
+    attempt: number;
+    stdoutFile: string;
+    maxOutputBytes: number;
+    /** For a CLI with no turn limit of its own: stop it once more than `max` tool calls have started. */
+    toolCallLimit?: { startsToolCall: (line: string) => boolean; max: number };
+  },
 ): Promise<TrialMeta> {
   const startedAt = new Date();
   const t0 = performance.now();
@@ -43,6 +52,8 @@ export async function spawnAgent(
   let interrupted = false;
   let outputBytes = 0;
   let outputTruncated = false;
+  let turnLimitHit = false;
+  const countToolCalls = opts.toolCallLimit && toolCallCounter(opts.toolCallLimit.startsToolCall);
   let writeError: Error | undefined;
   let stderrTail = '';
   const out = createWriteStream(opts.stdoutFile, { flags: 'w' });
@@ -82,6 +93,10 @@ export async function spawnAgent(
     }
     outputBytes += chunk.length;
     if (chunk.length) out.write(chunk);
+    if (countToolCalls && !turnLimitHit && countToolCalls(chunk) > opts.toolCallLimit!.max) {
+      turnLimitHit = true;
+      stop();
+    }
   });
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
@@ -124,5 +139,18 @@ export async function spawnAgent(
     startedAt: startedAt.toISOString(),
     outputBytes,
     ...(outputTruncated ? { outputTruncated } : {}),
+    ...(turnLimitHit ? { turnLimitHit } : {}),
+  };
+}
+
+/** Counts the tool calls started so far in a stream arriving in chunks that may split lines. */
+function toolCallCounter(startsToolCall: (line: string) => boolean): (chunk: Buffer) => number {
+  let partial = '';
+  let count = 0;
+  return (chunk) => {
+    const lines = (partial + chunk.toString('utf8')).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) if (startsToolCall(line)) count++;
+    return count;
   };
 }

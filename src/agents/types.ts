@@ -1,5 +1,5 @@
 import type { Arm } from '../run/config-schema.js';
-import type { RefusedStatus } from '../run/schema.js';
+import type { RefusedStatus, ShownEvidence, TrialEvidence, TrialMeta } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 
 /** Everything an adapter needs to build one headless invocation. */
@@ -12,10 +12,17 @@ export interface InvocationRequest {
   deadlineMs: number;
   workspace: string;
   home: string;
+  /** A fresh temp folder for the CLI (its TMPDIR), inside the trial's own root. */
+  tmp: string;
+  /** A folder for the adapter's own files (config, policy), outside the workspace the model can read. */
+  harnessDir: string;
   /** The caller's environment; the adapter passes on only what it allowlists. */
   callerEnv: NodeJS.ProcessEnv;
-  /** Set when running against the simulator: its URL and the trial's identity headers. */
-  simulator?: { url: string; headers: Record<string, string> };
+  /**
+   * Set when running against the simulator: its URL and the trial's identity, as headers or (for a CLI that cannot
+   * send headers) as a base URL whose path carries it.
+   */
+  simulator?: { url: string; headers: Record<string, string>; identityUrl: string };
   /** The binary the run resolved, once, before any trial; by default the pinned one. */
   binary?: string;
 }
@@ -52,6 +59,8 @@ export interface GradingConventions {
 /** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */
 export interface AgentAdapter {
   readonly id: string;
+  /** The model a trial asks for when the config names none: the pinned CLI's own default. */
+  readonly defaultModel: string;
   readonly skillListing: SkillListing;
   readonly grading: GradingConventions;
   /** What to change when this CLI refuses to load a skill for a cause of its own (else the generic advice). */
@@ -60,12 +69,33 @@ export interface AgentAdapter {
   readonly skillsFolder: string;
   /** Files or folders that the CLI loads from any ancestor of its working directory, leaking into trials. */
   readonly ancestorLeaks: readonly string[];
-  /** Tools that must never be available to the model in a trial (checked against the init event). */
-  readonly deniedTools: readonly string[];
   /** The only tools a trial may use: the invocation locks the CLI to exactly these. */
   readonly trialTools: readonly string[];
   invocation(req: InvocationRequest): Invocation;
-  parse(raw: string): Transcript;
+  /**
+   * Writes what this CLI needs per trial beyond the sealed workspace (config files, planted nonces), before it
+   * starts; returns what the parser will need to read the trial.
+   */
+  prepareTrial?(req: InvocationRequest): Promise<TrialEvidence>;
+  /** After the process ended: what the CLI's own files say it showed the model (merged into the trial's evidence). */
+  collectEvidence?(req: InvocationRequest): Promise<TrialEvidence>;
+  /**
+   * For a CLI whose trials leave no record of the skills it listed: its own listing for a prepared trial, measured
+   * once per arm before any trial runs.
+   */
+  probeListing?(req: InvocationRequest): Promise<ShownEvidence>;
+  /**
+   * Why this machine cannot lock the CLI down as a trial needs (a sandbox that does not block writes), measured
+   * before anything is created; undefined when it can.
+   */
+  lockdownProblem?(binary: string, scratch: string, callerEnv: NodeJS.ProcessEnv): Promise<{ what: string; todo: string } | undefined>;
+  /** For a CLI with no turn limit of its own: whether a line of its stdout starts a tool call (the harness counts). */
+  startsToolCall?(line: string): boolean;
+  /**
+   * The raw stream → the canonical transcript, reading the trial's evidence and exit code where the stream alone
+   * does not say enough.
+   */
+  parse(raw: string, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript;
   /** Why the caller's environment cannot reach a real model (no credentials), or undefined. */
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined;
   /** Resolves the binary that will run (for the manifest and for errors before any trial). */

@@ -32,7 +32,7 @@ export interface LoadedSuite extends SuiteToRun {
  * stage is checked on whatever the stages before it could load, so one mistake never hides the next.
  * `need.run`: also what only a run needs (a writable transcripts folder, the agent binary, credentials).
  */
-export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard'>, need: { run: boolean } = { run: true }): LoadedSuite {
+export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard'>, need: { run: boolean } = { run: true }, agentId?: string): LoadedSuite {
   const problems = new ProblemList();
   const loaded = collectConfig(opts.config, opts.overrides, problems);
   // Without the config file, where the skills and cases are is unknown: the flags were all there was to check.
@@ -60,7 +60,17 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   if (config.decision.mode === 'sprt' && !config.arms.includes('skill')) {
     problems.add({ ...at('arms'), what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
   }
-  const adapter = problems.collect(() => checkValueAt(loaded, 'agent', () => adapterFor(config.agent)));
+  const agentKey = config.agents ? 'agents' : 'agent';
+  const adapter = problems.collect(() => checkValueAt(loaded, agentKey, () => adapterFor(agentId ?? config.agents?.[0] ?? config.agent)));
+  for (const id of Object.keys(config.models ?? {})) problems.collect(() => checkValueAt(loaded, 'models', () => adapterFor(id, 'models')));
+  if (adapter) {
+    // Each agent's run is a run of one agent: its config says which, and which model it asked for (a model the
+    // user did not name is the agent's own default, not another CLI's).
+    config.agent = adapter.id;
+    delete config.agents;
+    config.model = config.models?.[adapter.id] ?? (loaded.where(['model']) ? config.model : adapter.defaultModel);
+    delete config.models;
+  }
   // Nothing left to run (--last-failed, nothing failed): no binary or credentials are needed to say so.
   const runs = need.run && selected?.nothingFailedIn === undefined && adapter !== undefined;
   const binary = runs ? problems.collect(() => checkValueAt(loaded, 'agentBinary', () => adapter.resolveBinary(config.agentBinary))) : (config.agentBinary ?? '');
@@ -73,6 +83,20 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   // No problem was found, so every stage loaded.
   const loadedSuite = { config, configFile: file, skills: skills!, suite: selected!.suite, profile, adapter: adapter!, binary: binary!, nothingFailedIn: selected!.nothingFailedIn };
   return opts.shard ? shareOf(loadedSuite, opts.shard) : loadedSuite;
+}
+
+/**
+ * The suite once per agent the config or `--agent` names (one for a run of one agent), each checked in full before
+ * any trial starts.
+ */
+export function loadSuites(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume'>): LoadedSuite[] {
+  const agents = collectConfig(opts.config, opts.overrides, new ProblemList())?.config.agents;
+  if (!agents || agents.length === 1) return [loadSuite(opts)];
+  const one = (flag: string, what: string, todo: string) => new InputError({ file: flag, what: `${what}, and ${agents.length} agents were named`, todo });
+  if (opts.shard) throw one('--shard', "runs one share of one agent's suite", "shard each agent's run on its own (--agent ID --shard I/N)");
+  if (opts.resume !== undefined) throw one('--resume', "finishes one agent's run folder", "resume each agent's folder on its own (--agent ID --resume DIR/<run-id>-ID; agents.json lists them)");
+  // The agent ids are checked by the first load; each agent's own problems (binary, credentials) by its load.
+  return agents.map((id) => loadSuite(opts, { run: true }, id));
 }
 
 /** The suite narrowed to one shard's cases, balanced across shards by the trials each case is expected to take. */
@@ -88,6 +112,6 @@ function shareOf(loaded: LoadedSuite, shard: Shard): LoadedSuite {
   };
 }
 
-export function describeRunDir(store: RunStore): string {
+export function describeRunDir(store: Pick<RunStore, 'dir'>): string {
   return relative(process.cwd(), store.dir) || store.dir;
 }

@@ -32,7 +32,7 @@ export interface LoadedConfig {
 }
 
 /** Flags named otherwise than their key's last part in kebab case (`decision.maxTrials`: `--max-trials`). */
-const FLAG_NAMES: Record<string, string> = { skillsDir: '--skills', transcriptsDir: '--transcripts', 'timeouts.trialSeconds': '--timeout', maxCostUsd: '--max-cost' };
+const FLAG_NAMES: Record<string, string> = { agents: '--agent', skillsDir: '--skills', transcriptsDir: '--transcripts', 'timeouts.trialSeconds': '--timeout', maxCostUsd: '--max-cost' };
 
 /** The flag that sets the config value at `path` (a path into a list names the list's flag). */
 function flagFor(path: KeyPath): string {
@@ -123,6 +123,14 @@ const CHECKED_PARAMS = ['threshold', 'delta', 'minTrials', 'maxTrials'] as const
  * back to its default, so that the cases are not blamed for it once per case.
  */
 function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags: ReadonlySet<string>, problems: ProblemList): void {
+  if (config.agents && at(['agent']) && !fromFlags.has('agents')) {
+    problems.add({ ...(at(['agents']) ?? { file: 'agents' }), what: 'both `agent` and `agents` are set', todo: 'keep one: `agents: [a, b]` runs each, `agent: a` runs one' });
+  }
+  const repeated = (config.agents ?? []).filter((a, i, all) => all.indexOf(a) !== i);
+  if (repeated.length) {
+    problems.add({ ...(at(['agents']) ?? { file: 'agents' }), what: `agents name ${[...new Set(repeated)].join(', ')} more than once (its trials would run twice)`, todo: 'name each agent once' });
+    config.agents = [...new Set(config.agents)];
+  }
   const defaults = configSchema.parse({}).decision;
   const bad = decisionProblem(resolveDecision(config.decision, [], undefined));
   if (bad) {

@@ -1,3 +1,4 @@
+import { agentsPage } from './html/agents-page.js';
 import { comparePage } from './html/compare-page.js';
 import { runPage } from './html/run-page.js';
 import type { Reporter } from './reporter.js';
@@ -9,4 +10,5 @@ export const htmlReporter: Reporter = {
   needsTranscripts: true,
   render: runPage,
   renderComparison: comparePage,
+  renderAgents: agentsPage,
 };

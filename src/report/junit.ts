@@ -160,20 +160,20 @@ function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: A
   return testCase(`${v.caseId} verdict`, v.caseId, VERDICT_RESULT[v.verdict], { message: `${v.verdict}: ${v.reason}`, text });
 }
 
-function render({ manifest, results, runDir }: ReportInput): string {
+/** A suite per case and arm; with several agents each suite's name starts with its agent's. */
+function suitesOf({ manifest, results, runDir }: ReportInput, agentPrefix = ''): { counts: Counts; element: XmlElement }[] {
   const defs = new Map(manifest.cases.defs.map((d) => [d.id, d]));
   const verdicts = new Map(results.verdicts.map((v) => [v.caseId, v]));
   const timestamp = results.run.startedAt;
-  const suites = results.summary.cases.map((s) => {
+  return results.summary.cases.map((s) => {
     // Summary rows are built from the manifest's cases, and every case has a verdict.
     const def = defs.get(s.caseId)!;
     const v = verdicts.get(s.caseId)!;
     const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, v.verdict, runDir));
     const cases = s.arm === 'skill' ? [...trials, verdictCase(v, s, runDir, agentRefusalFixes(manifest))] : trials;
     const properties = { verdict: v.verdict, reason: v.reason, expect: s.expect, arm: s.arm, rate: rateText(s.rate), threshold: v.params.threshold, 'left out': s.excluded };
-    return testSuite(`${s.caseId} [${s.arm}]`, properties, cases, { timestamp });
+    return testSuite(`${agentPrefix}${s.caseId} [${s.arm}]`, properties, cases, { timestamp });
   });
-  return document(suites);
 }
 
 function runProperties(label: string, r: ComparedRun): Attributes {
@@ -226,6 +226,7 @@ function renderComparison(cmp: Comparison): string {
 export const junitReporter: Reporter = {
   name: 'junit',
   description: 'JUnit XML for CI test views: a suite per case and arm, a test per trial, one more for the verdict',
-  render,
+  render: (input) => document(suitesOf(input)),
   renderComparison,
+  renderAgents: ({ runs }) => document(runs.flatMap((r) => suitesOf(r, `${r.results.run.agent.id} · `))),
 };

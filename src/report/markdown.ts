@@ -3,11 +3,13 @@ import type { AgentAdapter } from '../agents/types.js';
 import { advice, agentRefusalFixes } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
 import { plural, usd } from './format.js';
-import type { ReportInput, Reporter } from './reporter.js';
+import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
 import { CHANGES, type Change, type Comparison, type ComparedRun } from '../verdict/comparison.js';
 import {
+  AGENT_MATRIX_NOTE,
+  agentCellText,
   caseFacts,
   DESCRIPTIVE_NOTE,
   kindCounts,
@@ -219,10 +221,25 @@ function renderComparison(c: Comparison): string {
   return fit([...comparisonHeader(c), ...changeTables(c), driftSection(c)]);
 }
 
+function agentsHeader({ runs, matrix }: AgentsReportInput): string[] {
+  const agents = matrix.agents.map((a, i) => `${inline(a.id)} ${inline(a.cliVersion ?? '?')} (${inline(a.model)}, exit ${runs[i]!.results.exitCode})`);
+  const lines = [`### skillprobe run of ${plural(agents.length, 'agent')}: ${agents.join(' · ')}`];
+  const simulated = runs.find((r) => r.results.run.simulator)?.results.run.simulator;
+  if (simulated) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(simulated))} ${inline(SIMULATED_NOTE)}`);
+  const rows = matrix.rows.map((r) => [`${r.divergent ? '◆ ' : ''}${inline(r.caseId)}`, inline(r.expect), ...r.cells.map((c) => inline(agentCellText(c, r.expect)))]);
+  lines.push('', ...table(['case', 'expect', ...matrix.agents.map((a) => inline(a.id))], rows, ['l', 'l', ...matrix.agents.map(() => 'l' as const)]), '', inline(AGENT_MATRIX_NOTE));
+  return lines;
+}
+
+function renderAgents(input: AgentsReportInput): string {
+  return fit([agentsHeader(input), ...input.runs.map((r) => ['', render(r).trimEnd()])]);
+}
+
 /** GitHub-flavoured markdown for a job's step summary or a pull-request comment. */
 export const markdownReporter: Reporter = {
   name: 'markdown',
   description: 'GitHub-flavoured markdown for a step summary or a pull-request comment',
   render,
   renderComparison,
+  renderAgents,
 };

@@ -1,5 +1,6 @@
 import type { Results, RunManifest } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
+import type { AgentMatrix } from '../verdict/agent-matrix.js';
 import type { Comparison } from '../verdict/comparison.js';
 
 /** What every reporter gets for one run: the manifest and the graded results, both read back from the run folder. */
@@ -15,6 +16,14 @@ export interface ReportInput {
   transcripts?: ReadonlyMap<string, Transcript>;
 }
 
+/** A run of several agents: each agent's run as one report's input, and their verdicts side by side. */
+export interface AgentsReportInput {
+  /** The folder holding every agent's run folder, as the user named it. */
+  runDir: string;
+  runs: ReportInput[];
+  matrix: AgentMatrix;
+}
+
 /** One interface, one registry (report/registry.ts): each reporter renders a run and a comparison of two runs. */
 export interface Reporter {
   readonly name: string;
@@ -24,5 +33,7 @@ export interface Reporter {
   readonly needsTranscripts?: boolean;
   render(input: ReportInput): string;
   renderComparison(comparison: Comparison): string;
+  /** A run of several agents: each agent's report and the agents × cases matrix, as one document. */
+  renderAgents(input: AgentsReportInput): string;
 }
 

@@ -5,9 +5,11 @@ import { advice, agentRefusalFixes } from './advice.js';
 import { comparisonText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
-import type { ReportInput, Reporter } from './reporter.js';
+import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
 import {
+  AGENT_MATRIX_NOTE,
+  agentCellText,
   budgetStops,
   caseFacts,
   DESCRIPTIVE_NOTE,
@@ -239,12 +241,31 @@ function costSection(results: Results, c: Colors): string[] {
   ];
 }
 
+/** The agents × cases matrix: each agent's verdict and trigger rate per case, disagreements marked. */
+function agentMatrixSection({ matrix }: AgentsReportInput, c: Colors): string[] {
+  const head = ['case', 'expect', ...matrix.agents.map((a) => `${a.id} ${a.cliVersion ?? '?'}`)].map((h) => c.bold(h));
+  const rows = matrix.rows.map((r) => [
+    r.divergent ? c.yellow(`◆ ${r.caseId}`) : r.caseId,
+    r.expect,
+    ...r.cells.map((cell) => (cell ? c[VERDICT_COLOUR[cell.verdict]](agentCellText(cell, r.expect)) : '—')),
+  ]);
+  return [
+    paragraph(c.bold(`AGENTS × CASES · ${plural(matrix.agents.length, 'agent')} · ${plural(matrix.rows.filter((r) => r.divergent).length, 'case')} where they disagree`)),
+    fit([head, ...rows], ['l', 'l', ...matrix.agents.map(() => 'l' as const)], ['hard']),
+    paragraph(c.dim(AGENT_MATRIX_NOTE)),
+  ];
+}
+
 export function terminalReporter(colour: boolean): Reporter {
   const c = pc.createColors(colour);
-  return {
+  const reporter: Reporter = {
     name: 'terminal',
     description: 'the report for people (default; colour on a terminal)',
     renderComparison: (comparison) => comparisonText(comparison, c),
+    renderAgents(input: AgentsReportInput): string {
+      const each = input.runs.map((r) => `${c.bold(`═══ agent ${r.results.run.agent.id} · run folder ${r.runDir}`)}\n\n${reporter.render(r)}`);
+      return [...each, agentMatrixSection(input, c).join('\n')].join('\n') + '\n';
+    },
     render(input: ReportInput): string {
       const { results } = input;
       const skillRows = results.summary.cases.filter((r) => r.arm === 'skill');
@@ -265,4 +286,5 @@ export function terminalReporter(colour: boolean): Reporter {
       return sections.filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';
     },
   };
+  return reporter;
 }

@@ -1,7 +1,9 @@
+import { NONE } from '../grade/outcome.js';
 import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { REFUSED_AS } from './advice.js';
 import { fmt, interval, plural } from './format.js';
 import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RunFacts, type TrialStatus } from '../run/schema.js';
+import type { AgentCell } from '../verdict/agent-matrix.js';
 import type { ChangeMethod, RateDifference } from '../verdict/comparison.js';
 
 /**
@@ -119,3 +121,12 @@ export const METHOD_NAME: Record<ChangeMethod, string> = {
   boschloo: "Boschloo's exact test",
   anytime: 'anytime-valid tests (a run stopped cases early)',
 };
+
+/** An agent's result for one case, in the agents × cases matrix: `PASS 9/10 · fires 90%` (negative: false triggers). */
+export function agentCellText(cell: AgentCell | undefined, expect: string): string {
+  if (!cell) return '—';
+  const rate = cell.triggerRate === undefined ? 'no evidence' : `${expect === NONE ? 'false triggers' : 'fires'} ${Math.round(cell.triggerRate * 100)}%`;
+  return `${cell.verdict} ${cell.passes}/${cell.scored} · ${rate}`;
+}
+
+export const AGENT_MATRIX_NOTE = 'Each cell: verdict, passes/scored, and how often the expected skill fired (for a negative case, how often any skill fired). ◆ marks a case where the agents disagree.';

@@ -33,8 +33,13 @@ export const configSchema = z
   .object({
     /** An agent id of the agents registry, its only list (checked where the config is loaded). */
     agent: z.string().min(1).default('claude-code'),
+    /** Several agents: the suite runs once per agent, each a run folder of its own under one folder (`--agent a,b`). */
+    agents: z.array(z.string().min(1)).min(1).optional(),
+    /** A model per agent id, for runs of several agents (else `model`, else each agent's own default). */
+    models: z.record(z.string().min(1)).optional(),
     /** Path to the agent binary; by default the pinned one from node_modules. */
     agentBinary: z.string().min(1).optional(),
+    /** By default the agent's own default model (its adapter's), filled in where the config is loaded. */
     model: z.string().min(1).default('sonnet'),
     trials: positiveInt(10_000).default(10),
     concurrency: positiveInt(64).default(2),

@@ -106,6 +106,58 @@ export const runManifestSchema = z.object({
 });
 export type RunManifest = z.output<typeof runManifestSchema>;
 
+/**
+ * What the agent's adapter set up for one trial and gathered beside its stdout, kept so the transcript can be
+ * parsed again (regrade) exactly as it was graded.
+ */
+export const trialEvidenceSchema = z.object({
+  /** Per-trial secrets planted in each installed SKILL.md, by skill folder: one in a command's output proves a read. */
+  skillNonces: z.record(z.string()).optional(),
+  /** What the CLI itself says the model was shown, for a CLI whose event stream does not say. */
+  shown: z
+    .object({
+      /** Where this came from (the CLI's session record, or its skill listing measured once per arm). */
+      source: z.string(),
+      /** Skills listed to the model, by name. */
+      skills: z.array(z.string()),
+      /** Instruction files the CLI put into the model's context (AGENTS.md, GEMINI.md, …). */
+      contextFiles: z.array(z.string()).default([]),
+      /** The sandbox the CLI ran tools in, in its own words. */
+      sandbox: z.string().optional(),
+      model: z.string().optional(),
+      cwd: z.string().optional(),
+      cliVersion: z.string().optional(),
+    })
+    .optional(),
+});
+export type TrialEvidence = z.output<typeof trialEvidenceSchema>;
+export type ShownEvidence = NonNullable<TrialEvidence['shown']>;
+
+/** The file that makes a folder a run of several agents (`run --agent a,b`). */
+export const AGENT_RUNS_FILE = 'agents.json';
+
+/** A run of several agents: the suite ran once per agent, each a complete run folder of its own inside this one. */
+export const agentRunsSchema = z.object({
+  version,
+  runId: z.string(),
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  agents: z.array(
+    z.object({
+      id: z.string(),
+      /** The agent's run folder, relative to this one. */
+      dir: z.string(),
+      binary: z.string(),
+      cliVersion: z.string().optional(),
+      model: z.string(),
+      status: runStatusSchema,
+      /** The exit code its verdicts give (absent until it is graded). */
+      exitCode: z.number().int().optional(),
+    }),
+  ),
+});
+export type AgentRuns = z.output<typeof agentRunsSchema>;
+
 /** Process facts of one trial, beside its transcript. */
 export const trialMetaSchema = z.object({
   version,
@@ -127,6 +179,9 @@ export const trialMetaSchema = z.object({
   outputBytes: z.number().int().min(0).optional(),
   /** The agent printed more than the cap: the transcript holds the first `outputBytes` bytes and it was stopped. */
   outputTruncated: z.boolean().optional(),
+  /** The harness stopped the agent at the turn limit, for a CLI that has no limit of its own. */
+  turnLimitHit: z.boolean().optional(),
+  evidence: trialEvidenceSchema.optional(),
 });
 export type TrialMeta = z.output<typeof trialMetaSchema>;
 

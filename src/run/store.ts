@@ -8,10 +8,13 @@ import writeAtomic from 'write-file-atomic';
 import type { z } from 'zod';
 import type { Arm } from './config-schema.js';
 import {
+  AGENT_RUNS_FILE,
+  agentRunsSchema,
   RUN_FORMAT_VERSION,
   resultsSchema,
   runManifestSchema,
   trialMetaSchema,
+  type AgentRuns,
   type DamagedTrial,
   type Results,
   type RunManifest,
@@ -27,6 +30,9 @@ import { processAlive } from '../util/process-group.js';
  *   trials/<case>/<arm>/<n>.meta.json      process facts; written last, so a trial is stored when both exist
  *   trials/<case>/<arm>/<n>.a<k>.*         an earlier attempt of the same trial (infra error, retried)
  *   results.json                           graded outcomes + statistics (regenerable)
+ * A run of several agents (`run --agent a,b`) is a folder holding one such run folder per agent:
+ *   agents.json                            each agent's run folder, binary, version, model, status
+ *   <run-id>-<agent>/                      that agent's run folder, as above
  */
 
 /** A run folder that cannot be read: one line, naming the file, for the user. */
@@ -125,6 +131,17 @@ export interface TrialFiles {
 const TRIAL_FILE = /^(\d+)(\.a\d+)?\.(jsonl|meta\.json)$/;
 // A transcript still streaming, or an atomic write's temp file (`<name>.<hash>`): an interrupted run leaves them.
 const IN_FLIGHT = /^\d+(\.a\d+)?\.(jsonl|meta\.json)\.[^.]+$/;
+
+/** Writes a run of several agents' record into its folder (made if missing). */
+export async function writeAgentRuns(dir: string, runs: AgentRuns): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  await writeAtomic(join(dir, AGENT_RUNS_FILE), JSON.stringify({ ...runs, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+}
+
+/** A folder's record of a run of several agents, or why there is none (missing: not such a run). */
+export async function readAgentRuns(dir: string): Promise<Parsed<AgentRuns>> {
+  return readValidated(join(dir, AGENT_RUNS_FILE), agentRunsSchema);
+}
 
 export class RunStore {
   private constructor(readonly dir: string) {}

@@ -1,10 +1,12 @@
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
 import { explainOutcome } from '../grade/explain.js';
 import { gradeTrial } from '../grade/outcome.js';
 import { gradeOptions } from '../grade/stored.js';
 import type { CaseSuite } from '../load/cases.js';
+import { InputError } from '../load/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
 import { trialKey, type GradableCase, type RunManifest, type TrialOutcome } from '../run/schema.js';
@@ -20,7 +22,7 @@ import { createProgress } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun } from './run-guard.js';
 import { runSuite } from './run-suite.js';
-import type { TrialRecord } from './trial.js';
+import { probeArmListings, type TrialContext, type TrialRecord } from './trial.js';
 
 const require = createRequire(import.meta.url);
 export const HARNESS_VERSION: string = (require('../../package.json') as { version: string }).version;
@@ -47,6 +49,8 @@ export interface RunPlace {
   resume?: string;
   /** Resume even though inputs changed. */
   force?: boolean;
+  /** The new run's id (and folder name); by default a fresh one. */
+  runId?: string;
 }
 
 export interface RunTarget {
@@ -70,7 +74,7 @@ export function makeScheduler(config: Config, defs: GradableCase[]): TrialSchedu
 export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
   const defs = s.suite.cases.map((c) => gradableCase(c, s.config));
   return {
-    runId: newRunId(),
+    runId: place.runId ?? newRunId(),
     harness: { name: 'skillprobe', version: HARNESS_VERSION },
     status: 'running',
     startedAt: new Date().toISOString(),
@@ -91,7 +95,10 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
 
 /** The run folder trials go to: a new one, or the interrupted one `--resume` names. Checks the workspace root first. */
 export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTarget> {
-  await checkWorkspaceRoot(place.workdir ? resolve(place.workdir) : undefined, s.adapter.ancestorLeaks);
+  const workRoot = place.workdir ? resolve(place.workdir) : undefined;
+  await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
+  const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), process.env);
+  if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
   const fresh = newManifest(s, place);
   if (place.resume !== undefined) return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), place.force === true);
   const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
@@ -118,19 +125,21 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   try {
     if (profile) sim = await startSimulator(profile);
     const defById = new Map(defs.map((c) => [c.id, c]));
+    const trialCtx: TrialContext = {
+      adapter,
+      binary,
+      config,
+      skills,
+      store,
+      callerEnv: process.env,
+      simulatorUrl: sim?.url,
+      keepWorkspaces: place.keepWorkspaces ?? false,
+      workspaces,
+      signal: abort.signal,
+    };
+    trialCtx.armListings = await probeArmListings(trialCtx, config.arms);
     const result = await runSuite(
-      {
-        adapter,
-        binary,
-        config,
-        skills,
-        store,
-        callerEnv: process.env,
-        simulatorUrl: sim?.url,
-        keepWorkspaces: place.keepWorkspaces ?? false,
-        workspaces,
-        signal: abort.signal,
-      },
+      trialCtx,
       suite.cases,
       scheduler,
       createProgress(),
@@ -144,7 +153,8 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     );
     const init = result.records.map((r) => r.transcript.events.find((e) => e.kind === 'init')).find((e) => e !== undefined);
     if (init?.kind === 'init') {
-      manifest.agent.cliVersion = init.cliVersion;
+      // A CLI whose stream does not say its version is asked once.
+      manifest.agent.cliVersion = init.cliVersion || (await adapter.cliVersion(binary));
       manifest.reportedModel = init.model;
     }
     // Capped only when the cap left trials unscheduled: a suite that finished under it is complete.

@@ -1,15 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { spawnAgent } from '../agents/spawn.js';
-import type { AgentAdapter } from '../agents/types.js';
+import type { AgentAdapter, InvocationRequest } from '../agents/types.js';
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
-import type { Config } from '../run/config-schema.js';
+import type { Arm, Config } from '../run/config-schema.js';
 import type { Skill } from '../load/skills.js';
-import { CASE_HEADER, TRIAL_HEADER } from '../sim/server.js';
+import { CASE_HEADER, simulatorBaseUrl, TRIAL_HEADER } from '../sim/server.js';
 import type { RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
-import { trialKey, type TrialMeta, type TrialRef } from '../run/schema.js';
+import type { SealedWorkspace } from '../workspace/sealed.js';
+import { trialKey, type ShownEvidence, type TrialEvidence, type TrialMeta, type TrialRef } from '../run/schema.js';
 
 export interface TrialContext {
   adapter: AgentAdapter;
@@ -22,12 +23,54 @@ export interface TrialContext {
   keepWorkspaces: boolean;
   workspaces: WorkspacePool;
   signal: AbortSignal;
+  /** What the CLI lists in each arm, measured once before any trial, for a CLI whose trials do not record it. */
+  armListings?: Partial<Record<Arm, ShownEvidence>>;
 }
 
 export interface TrialRecord {
   ref: TrialRef;
   transcript: Transcript;
   meta: TrialMeta;
+}
+
+/** What the adapter is asked to run in workspace `ws`; `identity` tells the simulator which trial is asking. */
+function invocationRequest(ctx: TrialContext, ws: SealedWorkspace, prompt: string, identity: { key: string; caseId: string }): InvocationRequest {
+  const url = ctx.simulatorUrl;
+  return {
+    prompt,
+    model: ctx.config.model,
+    maxTurns: ctx.config.maxTurns,
+    cliRetries: ctx.config.retries.cli,
+    deadlineMs: ctx.config.timeouts.trialSeconds * 1000,
+    workspace: ws.dir,
+    home: ws.home,
+    tmp: ws.tmp,
+    harnessDir: ws.harnessDir,
+    callerEnv: ctx.callerEnv,
+    binary: ctx.binary,
+    simulator: url ? { url, headers: { [TRIAL_HEADER]: identity.key, [CASE_HEADER]: identity.caseId }, identityUrl: simulatorBaseUrl(url, identity.key, identity.caseId) } : undefined,
+  };
+}
+
+/**
+ * For a CLI whose trials do not record the skills it listed: its own listing in a workspace prepared exactly as
+ * each arm's trials are, measured once per arm before any trial.
+ */
+export async function probeArmListings(ctx: TrialContext, arms: readonly Arm[]): Promise<Partial<Record<Arm, ShownEvidence>>> {
+  const probe = ctx.adapter.probeListing?.bind(ctx.adapter);
+  if (!probe) return {};
+  const listings: Partial<Record<Arm, ShownEvidence>> = {};
+  for (const arm of arms) {
+    const ws = await ctx.workspaces.take(arm);
+    try {
+      const req = invocationRequest(ctx, ws, '', { key: `listing/${arm}`, caseId: '' });
+      await ctx.adapter.prepareTrial?.(req);
+      listings[arm] = await probe(req);
+    } finally {
+      ctx.workspaces.release(ws);
+    }
+  }
+  return listings;
 }
 
 /** Runs one trial: sealed workspace → agent → raw transcript on disk; infra errors retried as configured. */
@@ -37,18 +80,9 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
   for (let attempt = 1; ; attempt++) {
     const ws = await ctx.workspaces.take(ref.arm);
     try {
-      const inv = ctx.adapter.invocation({
-        prompt: c.prompt,
-        model: ctx.config.model,
-        maxTurns: ctx.config.maxTurns,
-        cliRetries: ctx.config.retries.cli,
-        deadlineMs,
-        workspace: ws.dir,
-        home: ws.home,
-        callerEnv: ctx.callerEnv,
-        binary: ctx.binary,
-        simulator: ctx.simulatorUrl ? { url: ctx.simulatorUrl, headers: { [TRIAL_HEADER]: trialKey(ref), [CASE_HEADER]: c.id } } : undefined,
-      });
+      const req = invocationRequest(ctx, ws, c.prompt, { key: trialKey(ref), caseId: c.id });
+      const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
+      const inv = ctx.adapter.invocation(req);
       const files = await ctx.store.prepareTrial(ref);
       const spawned = await spawnAgent(inv, {
         cwd: ws.dir,
@@ -57,9 +91,11 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         attempt,
         stdoutFile: files.partial,
         maxOutputBytes: Math.round(ctx.config.maxOutputMB * 1024 * 1024),
+        ...(ctx.adapter.startsToolCall ? { toolCallLimit: { startsToolCall: ctx.adapter.startsToolCall, max: ctx.config.maxTurns } } : {}),
       });
-      const meta: TrialMeta = ctx.keepWorkspaces ? { ...spawned, workspace: ws.dir } : spawned;
-      const transcript = ctx.adapter.parse(await readFile(files.partial, 'utf8'));
+      const evidence = trialEvidence(prepared, await ctx.adapter.collectEvidence?.(req), ctx.armListings?.[ref.arm]);
+      const meta: TrialMeta = { ...spawned, ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}), ...(evidence ? { evidence } : {}) };
+      const transcript = ctx.adapter.parse(await readFile(files.partial, 'utf8'), meta);
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
@@ -75,4 +111,11 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       ctx.workspaces.release(ws);
     }
   }
+}
+
+/** A trial's evidence: what preparation planted, what the CLI recorded, else its listing for the arm; none when empty. */
+function trialEvidence(prepared: TrialEvidence, collected: TrialEvidence | undefined, armListing: ShownEvidence | undefined): TrialEvidence | undefined {
+  const shown = collected?.shown ?? prepared.shown ?? armListing;
+  const evidence: TrialEvidence = { ...prepared, ...collected, ...(shown ? { shown } : {}) };
+  return Object.keys(evidence).length ? evidence : undefined;
 }

@@ -39,8 +39,17 @@ export function jsonSchemas(): Record<string, object> {
     ]),
   );
   // The config's schema lives in the run-folder contract, which knows no stage: the agents registry adds its ids.
-  const config = schemas.config as { properties: Record<string, object> };
-  schemas.config = { ...config, properties: { ...config.properties, agent: { ...config.properties.agent, enum: AGENT_IDS } } };
+  const config = schemas.config as { properties: Record<string, Record<string, object>> };
+  const { agent, agents, models } = config.properties;
+  schemas.config = {
+    ...config,
+    properties: {
+      ...config.properties,
+      agent: { ...agent, enum: AGENT_IDS },
+      agents: { ...agents, items: { ...agents!.items, enum: AGENT_IDS } },
+      models: { ...models, propertyNames: { enum: AGENT_IDS } },
+    },
+  };
   return schemas;
 }
 

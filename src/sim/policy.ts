@@ -1,11 +1,18 @@
 import { createHash } from 'node:crypto';
 import { fencedCommands } from '../util/markdown.js';
-import type { ConversationView } from './conversation.js';
+import type { ConversationView, SkillBody } from './conversation.js';
 import type { Behaviour, PlanPolicy, Profile, Rule } from './profile.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
 
-/** What the simulated model does with one request. */
-export type ReplyBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> };
+/**
+ * What the simulated model does with one request, in terms every CLI shares; each dialect writes these its CLI's way.
+ * `skill` invokes a skill, `read` reads its SKILL.md with a file read, `search` is a harmless tool call.
+ */
+export type ReplyBlock =
+  | { type: 'text'; text: string }
+  | { type: 'skill'; name: string; args?: string }
+  | { type: 'read'; name: string }
+  | { type: 'search'; pattern: string };
 
 export type Reply =
   | { type: 'message'; blocks: ReplyBlock[] }
@@ -66,36 +73,33 @@ export function firstBehaviour(
 }
 
 function callSkill(name: string, args: string | undefined): Reply {
-  const input: Record<string, unknown> = { skill: name };
-  if (args !== undefined && args !== '') input.args = args;
   return {
     type: 'message',
     blocks: [
       { type: 'text', text: `I'll use the ${name} skill for this.` },
-      { type: 'tool_use', name: 'Skill', input },
+      { type: 'skill', name, ...(args ? { args } : {}) },
     ],
   };
 }
 
 function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity): Reply {
   const { behaviour: b, unskilled } = firstBehaviour(profile, view, id);
-  const canSkill = view.tools.includes('Skill');
-  const offered = (name: string) => canSkill && view.offeredSkills.includes(name);
+  const offered = (name: string) => view.canInvokeSkill && view.offeredSkills.includes(name);
   // A model cannot call what it was not shown: such behaviours degrade to a plain answer (the ablation arm).
   if (b.skill !== undefined) return offered(b.skill) ? callSkill(b.skill, b.args) : answer(unskilled, DEFAULT_ANSWER);
   if (b.sibling !== undefined) {
-    const others = canSkill ? view.offeredSkills.filter((s) => s !== b.sibling) : [];
+    const others = view.canInvokeSkill ? view.offeredSkills.filter((s) => s !== b.sibling) : [];
     if (others.length === 0) return answer(undefined, DEFAULT_ANSWER);
     const pick = others[Math.floor(seededUniform(profile.seed, id.key, 'sibling') * others.length)]!;
     return callSkill(pick, b.args);
   }
   if (b.read !== undefined) {
-    if (!view.offeredSkills.includes(b.read) || !view.tools.includes('Read')) return answer(undefined, DEFAULT_ANSWER);
+    if (!view.offeredSkills.includes(b.read) || !view.canReadFile) return answer(undefined, DEFAULT_ANSWER);
     return {
       type: 'message',
       blocks: [
         { type: 'text', text: `Let me read the ${b.read} instructions first.` },
-        { type: 'tool_use', name: 'Read', input: { file_path: `.claude/skills/${b.read}/SKILL.md` } },
+        { type: 'read', name: b.read },
       ],
     };
   }
@@ -111,7 +115,7 @@ function loopStep(turn: number): Reply {
     type: 'message',
     blocks: [
       { type: 'text', text: `Searching, step ${turn + 1}.` },
-      { type: 'tool_use', name: 'Glob', input: { pattern: `**/*step${turn}*` } },
+      { type: 'search', pattern: `**/*step${turn}*` },
     ],
   };
 }
@@ -133,13 +137,10 @@ export function mutateCommand(cmd: string, how: PlanPolicy['mutate']): string {
   return tokens.join(' ');
 }
 
-/** Strips Read's `N\t` line prefixes and the frontmatter, and fills `$ARGUMENTS` as the CLI would. */
-function bodyFromRead(text: string, args: string): string {
-  const raw = text
-    .split('\n')
-    .map((l) => l.replace(/^\s*\d+\t/, ''))
-    .join('\n');
-  return raw.replace(/^---\n[\s\S]*?\n---\n/, '').replace(/\$ARGUMENTS/g, args);
+/** The instructions as the model follows them: a SKILL.md as stored loses its frontmatter and gets `$ARGUMENTS` filled. */
+function instructions(body: SkillBody, args: string): string {
+  if (body.argumentsFilled) return body.text;
+  return body.text.replace(/^---\n[\s\S]*?\n---\n/, '').replace(/\$ARGUMENTS/g, args);
 }
 
 /**
@@ -153,8 +154,8 @@ export function plannedCall(body: string, args: string | undefined): string | un
   return withArgs ?? cmds[0];
 }
 
-function planReply(profile: Profile, id: TrialIdentity, body: string, args: string | undefined, policy: PlanPolicy): Reply {
-  let cmd = plannedCall(body, args);
+function planReply(profile: Profile, id: TrialIdentity, body: SkillBody, args: string | undefined, policy: PlanPolicy): Reply {
+  let cmd = plannedCall(instructions(body, args ?? ''), args);
   if (cmd === undefined) return answer('I loaded the skill, but it gives no command to run for this request.', '');
   if (seededUniform(profile.seed, id.key, 'plan') < policy.wrong) cmd = mutateCommand(cmd, policy.mutate);
   const text = `Here is the plan:\n\n\`\`\`bash\n${cmd}\n\`\`\`\n\nI can't run commands in this session, so run it yourself.`;
@@ -168,14 +169,14 @@ export function decideReply(profile: Profile, view: ConversationView, id: TrialI
   }
   const { behaviour, plan } = firstBehaviour(profile, view, id);
   if (behaviour.loop) return loopStep(view.turn);
-  const skillResult = view.lastResults.find((r) => r.tool === 'Skill');
+  const skillResult = view.lastResults.find((r) => r.action === 'skill');
   if (skillResult) {
-    if (skillResult.isError || view.injectedBody === undefined) {
+    if (skillResult.isError || view.skillBody === undefined) {
       return answer(`I could not load that skill (${skillResult.text.slice(0, 120)}). ${DEFAULT_ANSWER}`, '');
     }
-    return planReply(profile, id, view.injectedBody, behaviour.args, plan);
+    return planReply(profile, id, view.skillBody, behaviour.args, plan);
   }
-  const read = view.lastResults.find((r) => r.tool === 'Read' && /SKILL\.md$/.test(String(r.input.file_path ?? '')));
-  if (read && !read.isError) return planReply(profile, id, bodyFromRead(read.text, behaviour.args ?? ''), behaviour.args, plan);
+  const read = view.lastResults.find((r) => r.action === 'read');
+  if (read && !read.isError && view.skillBody) return planReply(profile, id, view.skillBody, behaviour.args, plan);
   return answer(undefined, DEFAULT_ANSWER);
 }

@@ -1,18 +1,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { viewConversation } from './conversation.js';
+import type { Wire } from './conversation.js';
+import type { Dialect, ModelReply } from './dialects/dialect.js';
+import { dialectFor } from './dialects/index.js';
+import { CASE_HEADER, splitTrialPrefix, TRIAL_HEADER } from './identity.js';
 import { decideReply, type TrialIdentity } from './policy.js';
 import type { Profile } from './profile.js';
-import { errorBody, jsonBody, messageStart, openTextBlock, streamBody, type WireMessage } from './wire.js';
+
+export { CASE_HEADER, simulatorBaseUrl, TRIAL_HEADER } from './identity.js';
 
 /**
- * skillprobe's model simulator: a local stand-in for the Anthropic Messages API. It is NOT a model;
- * it plays a seeded profile so that tests and the demo have a known ground truth.
+ * skillprobe's model simulator: a local stand-in for the model APIs of Claude Code (Anthropic Messages), Codex (OpenAI
+ * Responses) and the Gemini CLI (Gemini generateContent). It is NOT a model; it plays a seeded profile so that tests
+ * and the demo have a known ground truth.
  */
-
-export const TRIAL_HEADER = 'x-skillprobe-trial';
-export const CASE_HEADER = 'x-skillprobe-case';
-const SESSION_HEADER = 'x-claude-code-session-id';
 
 export interface SimulatorStats {
   requests: number;
@@ -21,11 +22,31 @@ export interface SimulatorStats {
   stalls: number;
 }
 
+/** A model call as it arrived, kept when the simulator records (for isolation tests). */
+export interface ReceivedRequest {
+  wire: Wire;
+  /** The API path, after any trial prefix. */
+  path: string;
+  /** The trial key and case the harness sent, by header or path prefix. */
+  trial?: string;
+  caseId?: string;
+  body: unknown;
+}
+
 export interface RunningSimulator {
   url: string;
   port: number;
   stats: SimulatorStats;
+  /** Every model call, in arrival order, when started with `record`; else stays empty. */
+  received: ReceivedRequest[];
   stop(): Promise<void>;
+}
+
+export interface SimulatorOptions {
+  port?: number;
+  host?: string;
+  /** Keep every model call on `received`. Off by default, so long runs do not grow memory. */
+  record?: boolean;
 }
 
 const MAX_BODY = 32 * 1024 * 1024;
@@ -51,22 +72,32 @@ function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
+const SIMULATOR_HEADER = { 'x-skillprobe-simulator': '1' };
+
 function sendJson(res: ServerResponse, status: number, body: unknown, extra: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'x-skillprobe-simulator': '1', ...extra });
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...SIMULATOR_HEADER, ...extra });
   res.end(text);
 }
 
-export async function startSimulator(profile: Profile, opts: { port?: number; host?: string } = {}): Promise<RunningSimulator> {
+/** The conversation's own id when the harness sent no trial key: the CLI's session header, else the prompt. */
+function sessionOf(req: IncomingMessage, dialect: Dialect): string | undefined {
+  return dialect.sessionHeaders.map((h) => header(req, h)).find((v) => v !== undefined && v !== '');
+}
+
+export async function startSimulator(profile: Profile, opts: SimulatorOptions = {}): Promise<RunningSimulator> {
   const stats: SimulatorStats = { requests: 0, messages: 0, errors: 0, stalls: 0 };
+  const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   let counter = 0;
 
   const server = createServer(async (req, res) => {
     stats.requests++;
     const url = new URL(req.url ?? '/', 'http://sim');
-    if (req.method !== 'POST' || !url.pathname.endsWith('/v1/messages')) {
-      // The CLI's connectivity probe (HEAD on the base URL) and anything else: a plain 200.
+    const { path, trial: trialInPath, caseId: caseInPath } = splitTrialPrefix(url.pathname);
+    const dialect = req.method === 'POST' ? dialectFor(path) : undefined;
+    if (!dialect) {
+      // A CLI's connectivity probe (HEAD on the base URL) and anything else: a plain 200.
       sendJson(res, 200, { simulator: 'skillprobe', profile: profile.name });
       return;
     }
@@ -74,43 +105,46 @@ export async function startSimulator(profile: Profile, opts: { port?: number; ho
     try {
       body = JSON.parse(await readBody(req));
     } catch (e) {
-      sendJson(res, 400, errorBody(400, `simulator: unreadable request (${(e as Error).message})`));
+      sendJson(res, 400, dialect.errorBody(400, `simulator: unreadable request (${(e as Error).message})`));
       return;
     }
-    const view = viewConversation(body);
-    const id: TrialIdentity = {
-      key: header(req, TRIAL_HEADER) ?? header(req, SESSION_HEADER) ?? view.prompt,
-      caseId: header(req, CASE_HEADER),
-    };
-    const reply = decideReply(profile, view, id);
-    const b = body as { model?: unknown; stream?: unknown };
-    const msg: WireMessage = {
-      id: `msg_sim_${++counter}`,
-      model: typeof b.model === 'string' ? b.model : 'simulated',
-      blocks: reply.type === 'message' ? reply.blocks : [],
-      inputTokens: Math.ceil(JSON.stringify(body).length / 4),
-    };
-    if (reply.type === 'http_error') {
+    const trial = header(req, TRIAL_HEADER) ?? trialInPath;
+    const caseId = header(req, CASE_HEADER) ?? caseInPath;
+    if (opts.record) received.push({ wire: dialect.wire, path, trial, caseId, body });
+
+    const view = dialect.view(body);
+    const id: TrialIdentity = { key: trial ?? sessionOf(req, dialect) ?? view.prompt, caseId };
+    const decided = decideReply(profile, view, id);
+    const replyId = `sim_${++counter}`;
+    if (decided.type === 'http_error') {
       stats.errors++;
-      const extra: Record<string, string> = reply.retryAfter !== undefined ? { 'retry-after': String(reply.retryAfter) } : {};
-      sendJson(res, reply.status, errorBody(reply.status, reply.message), extra);
+      const extra: Record<string, string> = decided.retryAfter !== undefined ? { 'retry-after': String(decided.retryAfter) } : {};
+      sendJson(res, decided.status, dialect.errorBody(decided.status, decided.message), extra);
       return;
     }
-    const sseHeaders = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'x-skillprobe-simulator': '1', 'request-id': `req_${msg.id}` };
-    if (reply.type === 'stall') {
-      // Headers and a first delta, then nothing: only the harness's own deadline ends this.
+    const apiRequest = { path, body };
+    const reply: ModelReply = {
+      id: replyId,
+      model: dialect.model(apiRequest),
+      blocks: decided.type === 'message' ? decided.blocks : [],
+      inputTokens: Math.ceil(JSON.stringify(body).length / 4),
+      skillFiles: view.skillFiles,
+    };
+    const requestId = { 'request-id': `req_${reply.id}` };
+    const sseHeaders = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...SIMULATOR_HEADER, ...requestId };
+    if (decided.type === 'stall') {
+      // Headers and a first piece of text, then nothing: only the harness's own deadline ends this.
       stats.stalls++;
       res.writeHead(200, sseHeaders);
-      res.write(messageStart(msg));
-      res.write(openTextBlock(reply.partialText, 0));
+      res.write(dialect.stalledStart(reply, decided.partialText));
       return;
     }
     stats.messages++;
-    if (b.stream === true) {
+    if (dialect.streams(apiRequest)) {
       res.writeHead(200, sseHeaders);
-      res.end(streamBody(msg));
+      res.end(dialect.stream(reply));
     } else {
-      sendJson(res, 200, jsonBody(msg), { 'request-id': `req_${msg.id}` });
+      sendJson(res, 200, dialect.json(reply), requestId);
     }
   });
   server.on('connection', (s) => {
@@ -126,6 +160,7 @@ export async function startSimulator(profile: Profile, opts: { port?: number; ho
     url: `http://${opts.host ?? '127.0.0.1'}:${port}`,
     port,
     stats,
+    received,
     stop: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();

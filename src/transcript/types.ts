@@ -31,6 +31,12 @@ export interface InitEvent {
   tools: string[];
   /** Skills the CLI reports as loaded (broad list: skills plus slash commands). */
   skills: string[];
+  /** Where `skills` came from when the CLI's stream does not list them (its session record, a listing probe). */
+  skillsFrom?: string;
+  /** Instruction files the CLI put into the model's context (AGENTS.md, GEMINI.md), when it says. */
+  contextFiles?: string[];
+  /** The sandbox the CLI runs tools in, when it says. */
+  sandbox?: string;
 }
 
 export interface TextEvent {
@@ -135,22 +141,4 @@ export interface Transcript {
   agent: string;
   events: TranscriptEvent[];
   warnings: ParseWarning[];
-}
-
-/** Process facts about one trial, stored beside the raw transcript as `<n>.meta.json`. */
-export interface TrialMeta {
-  exitCode: number | null;
-  signal: string | null;
-  wallMs: number;
-  /** The harness's own deadline fired and it killed the process tree. */
-  timedOut: boolean;
-  /** Stopped by the user (Ctrl-C) or by the run being aborted. */
-  interrupted: boolean;
-  stderrTail: string;
-  attempt: number;
-  /** A failure to start the process at all (binary missing, …). */
-  spawnError?: string;
-  startedAt: string;
-  /** Where the trial ran, when workspaces are kept (--keep-workspaces). */
-  workspace?: string;
 }

@@ -11,6 +11,10 @@ export interface SealedWorkspace {
   dir: string;
   /** A fresh HOME, so no user-level skills, settings or usage counters leak in. */
   home: string;
+  /** A fresh TMPDIR, so nothing the CLI leaves in temp outlives the trial or meets another trial's. */
+  tmp: string;
+  /** The harness's own files for this trial (the CLI's config, policy), beside the workspace, not inside it. */
+  harnessDir: string;
   root: string;
   cleanup(): Promise<void>;
 }
@@ -87,14 +91,15 @@ export async function createSealedWorkspace(opts: { root?: string; skills: Skill
     await writeOwner(root);
     const dir = join(root, 'ws');
     const home = join(root, 'home');
-    await mkdir(dir);
-    await mkdir(home);
+    const tmp = join(root, 'tmp');
+    const harnessDir = join(root, 'harness');
+    for (const d of [dir, home, tmp, harnessDir]) await mkdir(d);
     await initGitRoot(dir);
     for (const s of opts.skills) {
       // dereference: a symlink in a skill becomes a regular copy, never a live link to the user's original.
       await cp(s.path, join(dir, opts.skillsFolder, s.dir), { recursive: true, dereference: true });
     }
-    return { dir, home, root, cleanup };
+    return { dir, home, tmp, harnessDir, root, cleanup };
   } catch (e) {
     await cleanup();
     throw e;

@@ -1,29 +1,16 @@
-import { execa } from 'execa';
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
-import { InputError } from '../../load/input-error.js';
-import { notExecutable } from '../../load/paths.js';
+import { dirname, join } from 'node:path';
+import { keptVariables, LOCALE, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { initListingProblem } from '../init-isolation.js';
 import { parseClaudeStream } from './parse.js';
-
-/** Caller variables every trial keeps: they change formatting, never where a request goes. */
-const LOCALE = ['LANG', 'LC_ALL', 'TZ'];
 
 /** First-party credentials: any one lets a trial reach the real model. */
 const FIRST_PARTY_CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
 
 /** Caller variables that reach the real Anthropic API: those credentials, a gateway, proxies and their CA. */
-const REAL_API = [
-  ...FIRST_PARTY_CREDENTIALS,
-  'ANTHROPIC_BASE_URL',
-  'ANTHROPIC_CUSTOM_HEADERS',
-  'HTTPS_PROXY',
-  'HTTP_PROXY',
-  'NO_PROXY',
-  'NODE_EXTRA_CA_CERTS',
-];
+const REAL_API = [...FIRST_PARTY_CREDENTIALS, 'ANTHROPIC_BASE_URL', 'ANTHROPIC_CUSTOM_HEADERS', ...NETWORK];
 
 /** A cloud provider the CLI can be switched to, and the caller variables (credentials, endpoints) only it reads. */
 interface Provider {
@@ -67,9 +54,6 @@ const PROVIDERS: readonly Provider[] = [
   },
 ];
 
-/** Where the simulator listens: exempt from any proxy the CLI may still find. */
-const LOOPBACK_HOSTS = '127.0.0.1,localhost';
-
 /** A switch is on as the CLI reads it (so `CLAUDE_CODE_USE_BEDROCK=0` selects nothing). */
 const isOn = (value: string | undefined) => ['1', 'true', 'yes', 'on'].includes((value ?? '').toLowerCase().trim());
 
@@ -86,7 +70,7 @@ function callerVariables(callerEnv: NodeJS.ProcessEnv, simulated: boolean): Reco
   const realApi = simulated ? [] : REAL_API;
   const providers = simulated ? [] : selectedProviders(callerEnv);
   const kept = (name: string) => LOCALE.includes(name) || realApi.includes(name) || providers.some((p) => readBy(p, name));
-  return Object.fromEntries(Object.entries(callerEnv).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '' && kept(e[0])));
+  return keptVariables(callerEnv, kept);
 }
 
 /** Points the CLI at the simulator: its URL, a placeholder key, the trial's identity headers, no proxy for loopback. */
@@ -97,17 +81,17 @@ function simulatorVariables(simulator: NonNullable<InvocationRequest['simulator'
     ANTHROPIC_CUSTOM_HEADERS: Object.entries(simulator.headers)
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n'),
-    NO_PROXY: LOOPBACK_HOSTS,
-    no_proxy: LOOPBACK_HOSTS,
+    ...NO_PROXY_LOOPBACK,
   };
 }
 
 /** A trial's whole environment: the caller's variables it keeps, then the harness's own settings. */
-export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'cliRetries' | 'deadlineMs' | 'simulator'>): Record<string, string> {
+export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'cliRetries' | 'deadlineMs' | 'simulator'>): Record<string, string> {
   return {
     ...callerVariables(req.callerEnv, req.simulator !== undefined),
     PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
     HOME: req.home,
+    TMPDIR: req.tmp,
     // Stops every connection but the API calls (telemetry, update checks): measured in the reference §7.1.
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_TELEMETRY: '1',
@@ -121,8 +105,6 @@ export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'cl
   };
 }
 
-const require = createRequire(import.meta.url);
-
 /**
  * The CLI's own per-request timeout (connect to headers), short enough that every attempt of a hung request fits
  * inside the harness deadline: a hung API then ends as the CLI's own error (missing data, retried), not a kill.
@@ -133,38 +115,23 @@ export function apiTimeoutMs(deadlineMs: number, cliRetries: number): number {
 
 const PINNED_PACKAGE = '@anthropic-ai/claude-code';
 
-/** The version skillprobe depends on (and its tests measured), from its own package.json. */
-function pinnedVersion(): string {
-  const own = require('../../../package.json') as { dependencies?: Record<string, string> };
-  return own.dependencies?.[PINNED_PACKAGE] ?? 'latest';
-}
-
 function pinnedBinary(): string | undefined {
   // The platform package holds the native binary itself; the wrapper's bin is only a copy made by a postinstall
   // script that package managers may skip.
-  const platform = `@anthropic-ai/claude-code-${process.platform}-${process.arch}`;
-  for (const candidate of [
-    () => join(dirname(require.resolve(`${platform}/package.json`)), 'claude'),
-    () => join(dirname(require.resolve(`${PINNED_PACKAGE}/package.json`)), 'bin', 'claude.exe'),
-  ]) {
-    try {
-      const p = candidate();
-      if (existsSync(p)) return p;
-    } catch {
-      /* not installed: try the next */
-    }
-  }
-  return undefined;
+  const platform = installedFile(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`);
+  const wrapper = installedFile(`${PINNED_PACKAGE}/package.json`);
+  const candidates = [platform && join(dirname(platform), 'claude'), wrapper && join(dirname(wrapper), 'bin', 'claude.exe')];
+  return candidates.find((p): p is string => p !== undefined && existsSync(p));
 }
 
 const DENIED_TOOLS = ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'];
 
 export const claudeCode: AgentAdapter = {
   id: 'claude-code',
+  defaultModel: 'sonnet',
   skillsFolder: '.claude/skills',
   // CLAUDE.md is loaded from every ancestor even inside a git root; .claude/ skills up to the git root (§4.2).
   ancestorLeaks: ['CLAUDE.md', '.claude'],
-  deniedTools: DENIED_TOOLS,
   trialTools: ['Read', 'Glob', 'Grep', 'Skill'],
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
   // a 200k-token model), past which skills are listed by name only.
@@ -185,31 +152,14 @@ export const claudeCode: AgentAdapter = {
   },
 
   resolveBinary(override?: string): string {
-    if (override !== undefined) {
-      // Absolute now: trials run in their own workspaces, where a relative path would name nothing.
-      const bin = resolve(override);
-      const unusable = notExecutable(bin);
-      if (unusable) {
-        throw new InputError({ file: 'agentBinary', what: `agent binary ${unusable}`, todo: 'give the path of the agent CLI (for a command on PATH: its full path, `command -v claude`)' });
-      }
-      return bin;
-    }
+    if (override !== undefined) return overrideBinary(override, 'claude');
     const bin = pinnedBinary();
-    if (!bin) {
-      throw new InputError({
-        file: '@anthropic-ai/claude-code',
-        what: 'the pinned Claude Code CLI is not installed',
-        todo: `install it where skillprobe is installed: npm install ${PINNED_PACKAGE}@${pinnedVersion()} (or pass --agent-binary)`,
-      });
-    }
+    if (!bin) throw notInstalled(PINNED_PACKAGE, 'Claude Code CLI');
     return bin;
   },
 
-  async cliVersion(binary: string): Promise<string | undefined> {
-    // `claude --version` prints "2.1.197 (Claude Code)": offline, in about 0.2 s.
-    const r = await execa(binary, ['--version'], { reject: false, timeout: 30_000, stdin: 'ignore', extendEnv: false, env: { PATH: process.env.PATH ?? '' } });
-    return /\d+\.\d+\.\d+\S*/.exec(String(r.stdout ?? ''))?.[0];
-  },
+  // `claude --version` prints "2.1.197 (Claude Code)": offline, in about 0.2 s.
+  cliVersion: (binary) => printedVersion(binary, ['--version']),
 
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined {
     if (FIRST_PARTY_CREDENTIALS.some((k) => (env[k] ?? '') !== '')) return undefined;

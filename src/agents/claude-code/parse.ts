@@ -7,6 +7,7 @@ import type {
   Transcript,
   TranscriptEvent,
 } from '../../transcript/types.js';
+import { isObject, num, readJsonLines, str, strings, type Json } from '../json-lines.js';
 
 /**
  * Claude Code stream-JSON (2.1.x, `-p --output-format stream-json --verbose`) → canonical transcript.
@@ -19,13 +20,6 @@ const READ_TOOL = 'Read';
 const BODY_PREFIX = 'Base directory for this skill: ';
 /** The CLI's nudge after an empty answer, seen when a stream error fell back to an empty non-streaming reply (§2e). */
 const EMPTY_NUDGE = '[Your previous response had no visible output.';
-
-type Json = Record<string, unknown>;
-
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** Text of a tool_result `content`, which is either a string or a list of blocks. */
 function resultText(content: unknown): string {
@@ -114,29 +108,10 @@ function toolCall(block: Json, messageId: string | undefined): ToolCallEvent {
 
 export function parseClaudeStream(raw: string): Transcript {
   const events: TranscriptEvent[] = [];
-  const warnings: Transcript['warnings'] = [];
   const skillCalls = new Map<string, ToolCallEvent>();
   let awaitingBody: SkillLoadEvent | undefined;
 
-  const lines = raw.split('\n');
-  lines.forEach((line, i) => {
-    const lineNo = i + 1;
-    if (line.trim() === '') return;
-    let ev: unknown;
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      const last = i === lines.length - 1 || lines.slice(i + 1).every((l) => l.trim() === '');
-      warnings.push({
-        line: lineNo,
-        message: last ? 'truncated final line (process ended mid-write)' : 'line is not valid JSON',
-      });
-      return;
-    }
-    if (!isObject(ev)) {
-      warnings.push({ line: lineNo, message: 'line is JSON but not an object' });
-      return;
-    }
+  const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
     const subtype = str(ev.subtype);
 

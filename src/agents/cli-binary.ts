@@ -1,0 +1,50 @@
+import { execa } from 'execa';
+import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
+import { InputError } from '../load/input-error.js';
+import { notExecutable } from '../load/paths.js';
+
+const require = createRequire(import.meta.url);
+
+/** The version of `pkg` skillprobe depends on (and its tests measured), from its own package.json. */
+export function pinnedVersion(pkg: string): string {
+  const own = require('../../package.json') as { dependencies?: Record<string, string> };
+  return own.dependencies?.[pkg] ?? 'latest';
+}
+
+/** `require.resolve` that answers undefined for a package that is not installed. */
+export function installedFile(specifier: string): string | undefined {
+  try {
+    return require.resolve(specifier);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * An `--agent-binary` override, made absolute now (trials run in their own workspaces, where a relative path would
+ * name nothing) and checked to be an executable file.
+ */
+export function overrideBinary(override: string, command: string): string {
+  const bin = resolve(override);
+  const unusable = notExecutable(bin);
+  if (unusable) {
+    throw new InputError({ file: 'agentBinary', what: `agent binary ${unusable}`, todo: `give the path of the agent CLI (for a command on PATH: its full path, \`command -v ${command}\`)` });
+  }
+  return bin;
+}
+
+/** The pinned CLI is missing: how to install it where skillprobe is installed. */
+export function notInstalled(pkg: string, cli: string): InputError {
+  return new InputError({
+    file: pkg,
+    what: `the pinned ${cli} is not installed`,
+    todo: `install it where skillprobe is installed: npm install ${pkg}@${pinnedVersion(pkg)} (or pass --agent-binary)`,
+  });
+}
+
+/** The first version number a CLI prints for `args` (offline), or undefined when it will not say. */
+export async function printedVersion(file: string, args: readonly string[]): Promise<string | undefined> {
+  const r = await execa(file, args, { reject: false, timeout: 30_000, stdin: 'ignore', extendEnv: false, env: { PATH: process.env.PATH ?? '' } });
+  return /\d+\.\d+\.\d+\S*/.exec(String(r.stdout ?? ''))?.[0];
+}

@@ -1,0 +1,161 @@
+import { execa } from 'execa';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Arm } from '../../run/config-schema.js';
+import type { Transcript } from '../../transcript/types.js';
+import { keptVariables, LOCALE, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
+import { codexConfig, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
+import { plantNonces } from './nonce.js';
+import { parseCodexStream, SHELL_TOOL } from './parse.js';
+import { readSessionEvidence } from './session.js';
+
+const PINNED_PACKAGE = '@openai/codex';
+
+/** Rust target triples of the platform packages the pinned wrapper ships (the native binary lives there). */
+const TRIPLES: Record<string, string> = {
+  'linux-x64': 'x86_64-unknown-linux-musl',
+  'linux-arm64': 'aarch64-unknown-linux-musl',
+  'darwin-x64': 'x86_64-apple-darwin',
+  'darwin-arm64': 'aarch64-apple-darwin',
+};
+
+function pinnedBinary(): string | undefined {
+  // The native binary itself: the package's `bin` is a Node wrapper that only finds and execs it.
+  const key = `${process.platform}-${process.arch}`;
+  const triple = TRIPLES[key];
+  const platform = triple && installedFile(`@openai/codex-${key}/package.json`);
+  const bin = platform && join(dirname(platform), 'vendor', triple, 'bin', 'codex');
+  return bin && existsSync(bin) ? bin : undefined;
+}
+
+const codexHome = (home: string) => join(home, '.codex');
+
+/** Every variable a trial runs with: the caller's locale (and for a real model its key and proxies), then ours. */
+function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'simulator'>): Record<string, string> {
+  const real = req.simulator ? [] : [REAL_KEY_VARIABLE, ...NETWORK];
+  return {
+    ...keptVariables(req.callerEnv, (name) => LOCALE.includes(name) || real.includes(name)),
+    PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: req.home,
+    CODEX_HOME: codexHome(req.home),
+    // Codex puts its daemon and sandbox mount folders in TMPDIR: per trial, never shared.
+    TMPDIR: req.tmp,
+    ...(req.simulator ? { [SIM_KEY_VARIABLE]: 'skillprobe-simulator', ...NO_PROXY_LOOPBACK } : {}),
+  };
+}
+
+/** Writes the trial's config where Codex reads it. */
+async function writeConfig(req: Parameters<typeof codexConfig>[0] & Pick<InvocationRequest, 'home'>): Promise<void> {
+  await mkdir(codexHome(req.home), { recursive: true });
+  await writeFile(join(codexHome(req.home), 'config.toml'), codexConfig(req));
+}
+
+/** Codex's listing must show exactly the family in the skill arm and nothing in the ablation arm. */
+function listingProblem(listed: readonly string[], expected: { arm: Arm; family: readonly string[] }): string | undefined {
+  const family = new Set(expected.family);
+  const outside = listed.filter((s) => !family.has(s));
+  if (outside.length) return `skills from outside the family reached the model: ${[...new Set(outside)].join(', ')}`;
+  if (expected.arm === 'ablation') return listed.length ? `ablation arm: ${listed.join(', ')} visible to the agent` : undefined;
+  const missing = expected.family.filter((s) => !listed.includes(s));
+  return missing.length ? `skill arm: ${missing.join(', ')} not listed to the model` : undefined;
+}
+
+function isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined {
+  const init = t.events.find((e) => e.kind === 'init');
+  if (init?.kind !== 'init') return 'no thread.started event: cannot verify what the agent was shown';
+  // Codex's stream says nothing of skills or sandbox: its session record does, and without it nothing is verified.
+  if (init.skillsFrom === undefined) return 'no Codex session record: cannot verify which skills the model was shown';
+  if (init.contextFiles?.length) return `instruction files reached the model: ${init.contextFiles.join(', ')}`;
+  if (init.sandbox !== 'read-only') return `tools ran in the "${init.sandbox ?? 'unknown'}" sandbox, not read-only`;
+  return listingProblem(init.skills, expected);
+}
+
+/** Where the write probe writes: it must not exist afterwards. */
+const PROBE_FILE = 'skillprobe-write-probe';
+const PROBE_READ = 'readable';
+
+export const codex: AgentAdapter = {
+  id: 'codex',
+  // What the pinned CLI requests when its config names no model.
+  defaultModel: 'gpt-6.1-sol',
+  // Codex lists skills from `.agents/skills` in every folder from the git root down to its working directory.
+  skillsFolder: '.agents/skills',
+  // Instruction files and skill folders Codex reads from a project; the workspace is a git root, which stops its
+  // walk, and these are refused above the workspace root in case a future version walks further.
+  ancestorLeaks: ['AGENTS.md', 'AGENTS.override.md', '.codex', '.agents'],
+  // The shell is the only way to read a skill; the read-only sandbox stops writes and network.
+  trialTools: [SHELL_TOOL],
+  // Codex lists every skill's full description on one line; it sets no budget of its own.
+  skillListing: { cli: 'Codex CLI', descriptionCap: 1024, budgetChars: Number.POSITIVE_INFINITY },
+  grading: {
+    // The skill is the folder whose planted secret the read showed: already a member's exact name.
+    skillName: (requested) => requested.trim(),
+    isolationProblem,
+  },
+
+  resolveBinary(override?: string): string {
+    if (override !== undefined) return overrideBinary(override, 'codex');
+    const bin = pinnedBinary();
+    if (!bin) throw notInstalled(PINNED_PACKAGE, 'Codex CLI');
+    return bin;
+  },
+
+  // `codex --version` prints "codex-cli 0.169.0".
+  cliVersion: (binary) => printedVersion(binary, ['--version']),
+
+  credentialProblem(env: NodeJS.ProcessEnv): string | undefined {
+    if ((env[REAL_KEY_VARIABLE] ?? '') !== '') return undefined;
+    // Every trial has a fresh CODEX_HOME, so a stored `codex login` cannot be used.
+    return `no credentials for the Codex CLI in the environment — export ${REAL_KEY_VARIABLE} (and OPENAI_BASE_URL for another endpoint), or run against the simulator with --sim PROFILE`;
+  },
+
+  async prepareTrial(req) {
+    await writeConfig(req);
+    return { skillNonces: await plantNonces(join(req.workspace, this.skillsFolder)) };
+  },
+
+  async collectEvidence(req) {
+    const shown = await readSessionEvidence(codexHome(req.home));
+    return shown ? { shown } : {};
+  },
+
+  // Codex has no turn limit: the harness counts the commands it starts and stops it past the limit.
+  startsToolCall: (line) => line.includes('"item.started"'),
+
+  async lockdownProblem(binary, scratch, callerEnv) {
+    // Codex's sandbox needs kernel features a container may lack; then it may run commands unconfined. Measured
+    // with the trial's own config, by the CLI's own sandbox command, before anything else is created.
+    const root = await mkdtemp(join(scratch, 'skillprobe-sandbox-'));
+    try {
+      const req = { home: join(root, 'home'), tmp: join(root, 'tmp'), callerEnv, model: 'probe', cliRetries: 0, deadlineMs: 30_000 };
+      const ws = join(root, 'ws');
+      for (const d of [req.home, req.tmp, ws]) await mkdir(d, { recursive: true });
+      await writeFile(join(ws, PROBE_READ), 'ok');
+      await writeConfig(req);
+      const script = `echo probe > ${PROBE_FILE}; cat ${PROBE_READ}`;
+      const r = await execa(binary, ['sandbox', '--', '/bin/sh', '-c', script], { cwd: ws, env: trialEnv(req), extendEnv: false, reject: false, timeout: 30_000, stdin: 'ignore' });
+      const wrote = existsSync(join(ws, PROBE_FILE));
+      if (wrote) {
+        return { what: "the Codex CLI's read-only sandbox did not stop a write on this machine, so trials would run unlocked", todo: 'run where the sandbox works (a container needs user namespaces or seccomp), or use another agent' };
+      }
+      if (!String(r.stdout).includes('ok')) {
+        const said = (String(r.stderr).trim().split('\n').at(-1) ?? '') || `exit ${r.exitCode ?? r.signal}`;
+        return { what: `the Codex CLI's sandbox does not run commands on this machine (${said}), so no trial could read a skill`, todo: 'run where the sandbox works (a container needs user namespaces or seccomp), or use another agent' };
+      }
+      return undefined;
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  },
+
+  invocation(req: InvocationRequest): Invocation {
+    // --strict-config: a key this version does not know fails the trial rather than leaving a lock unset.
+    const args = ['exec', '--json', '--strict-config', '--skip-git-repo-check', '--ignore-rules', '--', req.prompt];
+    return { file: req.binary ?? this.resolveBinary(), args, env: trialEnv(req) };
+  },
+
+  parse: parseCodexStream,
+};

@@ -1,0 +1,161 @@
+import type { TrialMeta } from '../../run/schema.js';
+import type { ErrorEvent, ErrorKind, InitEvent, SkillLoadEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
+
+/**
+ * Codex CLI `exec --json` events → canonical transcript. Codex has no skill tool: a model uses a skill by reading
+ * its SKILL.md with a shell command, so that read is the skill call here, proven by the per-trial secret planted in
+ * the file appearing in the command's output (naming the path, or listing the folder, proves nothing).
+ */
+
+type Json = Record<string, unknown>;
+const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
+
+export const SHELL_TOOL = 'exec_command';
+const SKILLS_PATH = '.agents/skills/';
+
+/** A SKILL.md path a command names: its folder is the skill asked for. */
+const SKILL_MD = /([^\s'"`;|&<>()]*?)([^\s'"`;|&<>()/]+)\/SKILL\.md\b/g;
+
+/** The skill folders whose secret is in `output`, in the order they appear. */
+export function membersRead(output: string, nonces: Readonly<Record<string, string>>): string[] {
+  return Object.entries(nonces)
+    .map(([dir, nonce]) => [dir, output.indexOf(nonce)] as const)
+    .filter(([, at]) => at >= 0)
+    .sort((a, b) => a[1] - b[1])
+    .map(([dir]) => dir);
+}
+
+/** The folders of the SKILL.md files a command names, each once. */
+export function skillFoldersNamed(command: string): string[] {
+  return [...new Set([...command.matchAll(SKILL_MD)].map((m) => m[2]!))];
+}
+
+/** The status a Codex error message reports (`last status: 429`, `unexpected status 401`), if any. */
+function statusIn(message: string): number | undefined {
+  const m = /\bstatus:? (\d{3})\b/i.exec(message);
+  return m ? Number(m[1]) : undefined;
+}
+
+export function errorKindOf(message: string, status: number | undefined): ErrorKind {
+  if (status === 429) return 'rate_limit';
+  if (status === 401 || status === 403) return 'authentication_failed';
+  if (status === 404) return 'model_not_found';
+  if (status !== undefined && status >= 500) return 'server_error';
+  // Codex's own words for a 5xx it retried, a cut stream, and a stream that went quiet.
+  if (/high demand|temporary errors/i.test(message)) return 'server_error';
+  if (/idle timeout/i.test(message)) return 'timeout';
+  if (/stream disconnected|transport error|error sending request|connection refused|network/i.test(message)) return 'connection';
+  return 'unknown';
+}
+
+function errorEvent(message: string, retrying: boolean): ErrorEvent {
+  const httpStatus = statusIn(message);
+  return { kind: 'error', source: 'system', errorKind: errorKindOf(message, httpStatus), httpStatus, message, retrying };
+}
+
+/** Where a read skill's folder is, for plan canonicalisation: from the command, else under the session's cwd. */
+function skillDir(command: string, dir: string, cwd: string | undefined): string | undefined {
+  const m = new RegExp(`(/[^\\s'"\`;|&<>()]*/${SKILLS_PATH.replace(/[.]/g, '\\.')}${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})/`).exec(command);
+  if (m) return m[1];
+  return cwd ? `${cwd.replace(/\/$/, '')}/${SKILLS_PATH}${dir}` : undefined;
+}
+
+export function parseCodexStream(raw: string, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript {
+  const events: TranscriptEvent[] = [];
+  const warnings: Transcript['warnings'] = [];
+  const nonces = trial?.evidence?.skillNonces ?? {};
+  const shown = trial?.evidence?.shown;
+  const members = new Set(Object.keys(nonces));
+  /** Tool calls started and not yet completed, by item id. */
+  const open = new Map<string, ToolCallEvent>();
+  let turns = 0;
+
+  const commandCall = (id: string, command: string): ToolCallEvent => ({ kind: 'tool_call', source: 'assistant', id, name: SHELL_TOOL, input: { command }, intent: 'other' });
+
+  const completeCommand = (item: Json) => {
+    const id = str(item.id) ?? '';
+    const command = str(item.command) ?? '';
+    const output = str(item.aggregated_output) ?? '';
+    const exitCode = num(item.exit_code);
+    const call = open.get(id) ?? commandCall(id, command);
+    if (!open.has(id)) events.push(call);
+    open.delete(id);
+    events.push({ kind: 'tool_result', source: 'tool', id, isError: exitCode !== 0, text: output });
+    const read = membersRead(output, nonces);
+    if (read.length) {
+      read.forEach((dir, i) => {
+        // One command can read several SKILL.md files: each is its own skill call.
+        const c = i === 0 ? call : commandCall(`${id}/${dir}`, command);
+        Object.assign(c, { intent: 'skill', skill: dir });
+        if (i > 0) events.push(c);
+        const load: SkillLoadEvent = { kind: 'skill_load', source: 'harness', callId: c.id, name: dir, status: 'loaded' };
+        const path = skillDir(command, dir, shown?.cwd);
+        if (path) load.path = path;
+        events.push(load);
+      });
+      return;
+    }
+    // A failed read of a SKILL.md outside the family: the model asked for a skill that is not there.
+    const asked = exitCode !== 0 ? skillFoldersNamed(command).filter((d) => !members.has(d)) : [];
+    if (asked.length) {
+      Object.assign(call, { intent: 'skill', skill: asked[0] });
+      events.push({ kind: 'skill_load', source: 'harness', callId: call.id, name: asked[0]!, status: 'unknown', detail: output.trim().slice(0, 500) });
+    }
+  };
+
+  const lines = raw.split('\n');
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    let ev: unknown;
+    try {
+      ev = JSON.parse(line);
+    } catch {
+      const last = lines.slice(i + 1).every((l) => l.trim() === '');
+      warnings.push({ line: i + 1, message: last ? 'truncated final line (process ended mid-write)' : 'line is not valid JSON' });
+      return;
+    }
+    if (!isObject(ev)) {
+      warnings.push({ line: i + 1, message: 'line is JSON but not an object' });
+      return;
+    }
+    const type = str(ev.type) ?? '';
+    const item = isObject(ev.item) ? ev.item : undefined;
+    const itemType = str(item?.type);
+    if (type === 'thread.started') {
+      const init: InitEvent = { kind: 'init', source: 'system', model: shown?.model ?? '', cliVersion: shown?.cliVersion ?? '', cwd: shown?.cwd ?? '', tools: [], skills: shown?.skills ?? [] };
+      if (shown) Object.assign(init, { skillsFrom: shown.source, contextFiles: shown.contextFiles, ...(shown.sandbox ? { sandbox: shown.sandbox } : {}) });
+      events.push(init);
+    } else if (type === 'item.started' && item && itemType === 'command_execution') {
+      const call = commandCall(str(item.id) ?? '', str(item.command) ?? '');
+      open.set(call.id, call);
+      events.push(call);
+    } else if (type === 'item.completed' && item && itemType === 'command_execution') {
+      completeCommand(item);
+    } else if (type === 'item.completed' && item && itemType === 'agent_message') {
+      events.push({ kind: 'text', source: 'assistant', text: str(item.text) ?? '', messageId: str(item.id) });
+    } else if (type === 'error') {
+      // Top-level errors are Codex retrying ("Reconnecting... 2/5"), or the last one before `turn.failed`.
+      const message = str(ev.message) ?? '';
+      events.push(errorEvent(message, /^Reconnecting/i.test(message)));
+    } else if (type === 'turn.completed' || type === 'turn.failed') {
+      turns++;
+      const failed = type === 'turn.failed';
+      const message = failed && isObject(ev.error) ? str(ev.error.message) : undefined;
+      const last = [...events].reverse().find((e): e is ErrorEvent => e.kind === 'error');
+      if (failed && message !== undefined && last?.message !== message) events.push(errorEvent(message, false));
+      events.push({
+        kind: 'result',
+        source: 'system',
+        status: failed ? 'api_error' : 'success',
+        turns,
+        ...(message !== undefined ? { message, httpStatus: statusIn(message) } : {}),
+      });
+    } else {
+      // Non-fatal notices (`item.completed` of type error: unknown model metadata, deprecations), reasoning, turn starts.
+      events.push({ kind: 'other', source: itemType === 'reasoning' ? 'assistant' : 'system', type: itemType ? `${type}/${itemType}` : type || 'unknown' });
+    }
+  });
+  return { agent: 'codex', events, warnings };
+}

@@ -1,0 +1,183 @@
+import { execa } from 'execa';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { InputError } from '../../load/input-error.js';
+import type { Arm } from '../../run/config-schema.js';
+import type { ShownEvidence } from '../../run/schema.js';
+import type { Transcript } from '../../transcript/types.js';
+import { keptVariables, LOCALE, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import { listingProblem } from '../init-isolation.js';
+import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
+import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
+import { builtinSkills, geminiPolicy, geminiSettings } from './settings.js';
+
+const PINNED_PACKAGE = '@google/gemini-cli';
+
+/** The key the API-key auth reads (GOOGLE_API_KEY is Vertex AI's, which the trial's settings never select). */
+const KEY_VARIABLE = 'GEMINI_API_KEY';
+/** Where the CLI sends its requests (it appends `/v1beta/models/…`): the simulator, or the caller's own endpoint. */
+const BASE_URL_VARIABLE = 'GOOGLE_GEMINI_BASE_URL';
+
+/** The pinned CLI's entry point: the JavaScript file its package.json names as `bin`. */
+function pinnedScript(): string | undefined {
+  const manifest = installedFile(`${PINNED_PACKAGE}/package.json`);
+  if (!manifest) return undefined;
+  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: string | Record<string, string> }).bin;
+  const script = typeof bin === 'string' ? bin : bin?.gemini;
+  return script === undefined ? undefined : join(dirname(manifest), script);
+}
+
+/** A JavaScript entry point runs under this Node, so a trial's PATH need not hold one; any other binary runs itself. */
+function command(binary: string): { file: string; args: string[] } {
+  return /\.[cm]?js$/.test(binary) ? { file: process.execPath, args: [binary] } : { file: binary, args: [] };
+}
+
+const PINNED_SCRIPT = pinnedScript();
+
+/** The built-in skills every trial hides: read once from the pinned bundle, which ships them beside its entry point. */
+const BUILTIN_SKILLS = builtinSkills(PINNED_SCRIPT && dirname(PINNED_SCRIPT));
+
+const policyFile = (harnessDir: string) => join(harnessDir, 'policy.toml');
+
+/** Every variable a trial runs with: the caller's locale (and for a real model its key, endpoint, proxies), then ours. */
+function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'harnessDir' | 'simulator'>): Record<string, string> {
+  const real = req.simulator ? [] : [KEY_VARIABLE, BASE_URL_VARIABLE, ...NETWORK];
+  return {
+    ...keptVariables(req.callerEnv, (name) => LOCALE.includes(name) || real.includes(name)),
+    PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: req.home,
+    GEMINI_CLI_HOME: req.home,
+    // The CLI writes crash reports to TMPDIR: per trial, never shared.
+    TMPDIR: req.tmp,
+    TERM: 'dumb',
+    NO_COLOR: '1',
+    // Else the CLI re-spawns itself as a child Node with a larger heap: one process less to start and to kill.
+    GEMINI_CLI_NO_RELAUNCH: 'true',
+    // Machine-wide settings (and the defaults read beside them) override the trial's own: pointed at a file that
+    // does not exist, none apply.
+    GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(req.harnessDir, 'system-settings.json'),
+    ...(req.simulator ? { [KEY_VARIABLE]: 'skillprobe-simulator', [BASE_URL_VARIABLE]: req.simulator.identityUrl, ...NO_PROXY_LOOPBACK } : {}),
+  };
+}
+
+/** Where the CLI reads machine-wide policies; they cannot be moved, and while they exist it ignores `--admin-policy`. */
+function systemPoliciesDir(): string {
+  if (process.platform === 'darwin') return '/Library/Application Support/GeminiCli/policies';
+  if (process.platform === 'win32') return 'C:\\ProgramData\\gemini-cli\\policies';
+  return '/etc/gemini-cli/policies';
+}
+
+/** Why the machine-wide policies in `dir` would unlock a trial's tools; undefined when it holds none. */
+export function systemPolicyProblem(dir: string): { what: string; todo: string } | undefined {
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.toml'));
+  } catch {
+    return undefined;
+  }
+  if (!files.length) return undefined;
+  return {
+    what: `the Gemini CLI ignores the trial's tool lock (--admin-policy) while machine-wide policies exist, and ${dir} holds ${files.join(', ')}`,
+    todo: `run on a machine without policy files in ${dir}, or use another agent`,
+  };
+}
+
+/** The skills `gemini skills list --all` shows enabled: `<name> [Enabled]` lines, each followed by its description. */
+export function enabledSkills(listing: string): string[] {
+  const lines = listing.replace(/\x1b\[[0-9;]*m/g, '').split('\n');
+  return lines.flatMap((line, i) => {
+    const m = /^(\S.*?) \[Enabled\](?: \[Built-in\])?$/.exec(line.trimEnd());
+    return m && lines[i + 1]?.startsWith('  Description:') ? [m[1]!] : [];
+  });
+}
+
+const LISTING_SOURCE = 'gemini skills list (once per arm)';
+const LISTING_TIMEOUT_MS = 60_000;
+
+function isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined {
+  const init = t.events.find((e) => e.kind === 'init');
+  if (init?.kind !== 'init') return 'no init event: cannot verify what the agent was shown';
+  // The stream lists no skills: the CLI's own listing for the arm does, and without it nothing is verified.
+  if (init.skillsFrom === undefined) return 'no skill listing for this arm: cannot verify which skills the model was shown';
+  if (t.events.some((e) => e.kind === 'skill_load' && notRegistered(e))) return `${SKILL_TOOL} was not offered: the tool lock is wrong`;
+  return listingProblem(init.skills, expected, true);
+}
+
+export const gemini: AgentAdapter = {
+  id: 'gemini',
+  // The CLI's own default is `auto`, which routes every turn through an extra model call to a model it picks; a
+  // trial needs one model, so this is the model the CLI names its default (DEFAULT_GEMINI_MODEL in its bundle).
+  defaultModel: 'gemini-2.5-pro',
+  // A workspace skill folder the CLI shares with other agents; it lists skills only at depth 1 below it.
+  skillsFolder: '.agents/skills',
+  // Context files, settings, policies and skill folders the CLI reads from a project and its ancestors.
+  ancestorLeaks: ['GEMINI.md', '.gemini', '.agents'],
+  trialTools: ['list_directory', 'read_file', 'grep_search', 'glob', SKILL_TOOL],
+  // The pinned CLI lists every enabled skill with its whole description (skillLoader.ts, renderAgentSkills in its
+  // bundle): no cap and no budget of its own.
+  skillListing: { cli: 'Gemini CLI', descriptionCap: Number.POSITIVE_INFINITY, budgetChars: Number.POSITIVE_INFINITY },
+  grading: {
+    // The skill tool takes only a name from its list, exactly as listed.
+    skillName: (requested) => requested.trim(),
+    isolationProblem,
+  },
+
+  resolveBinary(override?: string): string {
+    if (override !== undefined) return overrideBinary(override, 'gemini');
+    if (!PINNED_SCRIPT || !existsSync(PINNED_SCRIPT)) throw notInstalled(PINNED_PACKAGE, 'Gemini CLI');
+    return PINNED_SCRIPT;
+  },
+
+  // `gemini --version` prints "0.61.0", offline.
+  cliVersion(binary) {
+    const { file, args } = command(binary);
+    return printedVersion(file, [...args, '--version']);
+  },
+
+  credentialProblem(env: NodeJS.ProcessEnv): string | undefined {
+    if ((env[KEY_VARIABLE] ?? '') !== '') return undefined;
+    // Every trial has a fresh HOME, so a stored Google login cannot be used.
+    return `no credentials for the Gemini CLI in the environment — export ${KEY_VARIABLE} (and ${BASE_URL_VARIABLE} for another endpoint), or run against the simulator with --sim PROFILE`;
+  },
+
+  async prepareTrial(req) {
+    await mkdir(join(req.home, '.gemini'), { recursive: true });
+    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, BUILTIN_SKILLS));
+    await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL));
+    // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
+    return {};
+  },
+
+  async probeListing(req): Promise<ShownEvidence> {
+    const binary = req.binary ?? this.resolveBinary();
+    const { file, args } = command(binary);
+    // `skills list` has no --skip-trust; trusting the workspace by variable is the same here, since a prepared
+    // workspace has no .gemini/settings.json for trust to load.
+    const r = await execa(file, [...args, 'skills', 'list', '--all'], {
+      cwd: req.workspace,
+      env: { ...trialEnv(req), GEMINI_CLI_TRUST_WORKSPACE: 'true' },
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: LISTING_TIMEOUT_MS,
+    });
+    if (r.exitCode !== 0) {
+      const said = r.timedOut ? `no answer in ${LISTING_TIMEOUT_MS / 1000} s` : String(r.stderr).trim().split('\n').at(-1) || `exit ${r.exitCode ?? r.signal}`;
+      throw new InputError({ file: binary, what: `\`gemini skills list\` failed (${said}), so no trial could be checked for the skills it was shown`, todo: 'check that the agent binary is the Gemini CLI and runs on this machine' });
+    }
+    return { source: LISTING_SOURCE, skills: enabledSkills(String(r.stdout)), contextFiles: [] };
+  },
+
+  lockdownProblem: async () => systemPolicyProblem(systemPoliciesDir()),
+
+  invocation(req: InvocationRequest): Invocation {
+    const { file, args } = command(req.binary ?? this.resolveBinary());
+    // `--prompt=`: a prompt starting with `-` stays the prompt, not an option.
+    const flags = ['--skip-trust', '--admin-policy', policyFile(req.harnessDir), '--output-format', 'stream-json', '--model', req.model, `--prompt=${req.prompt}`];
+    return { file, args: [...args, ...flags], env: trialEnv(req) };
+  },
+
+  parse: parseGeminiStream,
+};

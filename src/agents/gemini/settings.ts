@@ -1,0 +1,75 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'smol-toml';
+import { parse } from 'yaml';
+import type { InvocationRequest } from '../types.js';
+
+/** The built-in skills of Gemini CLI 0.61, for a bundle whose own folder of them cannot be read. */
+const KNOWN_BUILTIN_SKILLS = ['antigravity-support', 'skill-creator'];
+
+/** The CLI caps its attempts per request at this many, whatever the settings ask. */
+const MAX_ATTEMPTS = 10;
+
+/** Tools the admin policy denies outright: everything that runs, writes, fetches, delegates or remembers. */
+export const DENIED_TOOLS = ['run_shell_command', 'write_file', 'replace', 'web_fetch', 'google_web_search', 'invoke_agent', 'enter_plan_mode', 'save_memory'];
+
+/** The name a built-in SKILL.md gives itself in its frontmatter (the CLI lists it by that), else its folder's. */
+function declaredName(folder: string, dir: string): string {
+  const file = join(folder, dir, 'SKILL.md');
+  const frontmatter = existsSync(file) ? /^---\r?\n([\s\S]*?)\r?\n---/.exec(readFileSync(file, 'utf8'))?.[1] : undefined;
+  try {
+    const name: unknown = frontmatter && (parse(frontmatter) as { name?: unknown } | null)?.name;
+    return typeof name === 'string' && name.trim() ? name.trim() : dir;
+  } catch {
+    return dir;
+  }
+}
+
+/** The skills the bundle at `bundleDir` ships built in (its `builtin/` folder), or the known ones if unreadable. */
+export function builtinSkills(bundleDir: string | undefined): string[] {
+  const folder = bundleDir && join(bundleDir, 'builtin');
+  if (!folder || !existsSync(folder)) return KNOWN_BUILTIN_SKILLS;
+  const dirs = readdirSync(folder, { withFileTypes: true }).filter((d) => d.isDirectory());
+  return dirs.length ? dirs.map((d) => declaredName(folder, d.name)).sort() : KNOWN_BUILTIN_SKILLS;
+}
+
+/**
+ * The trial's user settings (`<home>/.gemini/settings.json`): the API-key auth (without it a custom endpoint is
+ * refused), the model and turn limit, the CLI's own retries, the tools as an allowlist, only the family's skills,
+ * and everything that phones home, updates, checkpoints, delegates or reads an IDE switched off.
+ */
+export function geminiSettings(req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>, tools: readonly string[], builtins: readonly string[]): string {
+  const settings = {
+    security: { auth: { selectedType: 'gemini-api-key' }, disableYoloMode: true },
+    model: { name: req.model, maxSessionTurns: req.maxTurns },
+    general: {
+      enableAutoUpdate: false,
+      enableAutoUpdateNotification: false,
+      maxAttempts: Math.min(MAX_ATTEMPTS, 1 + req.cliRetries),
+      checkpointing: { enabled: false },
+    },
+    privacy: { usageStatisticsEnabled: false },
+    telemetry: { enabled: false },
+    // An allowlist: the CLI allows these and denies every other tool, so no other tool is even offered.
+    tools: { core: tools },
+    experimental: { enableAgents: false },
+    skills: { enabled: true, disabled: builtins },
+    ide: { enabled: false },
+    // A `.env` in the workspace or above it would otherwise fill in variables the trial's environment leaves unset.
+    advanced: { ignoreLocalEnv: true },
+  };
+  return `${JSON.stringify(settings, null, 2)}\n`;
+}
+
+/**
+ * The admin-tier policy (`--admin-policy`), which outranks workspace and user policies: the skill tool allowed
+ * (the CLI's own headless policy denies it), everything in DENIED_TOOLS denied.
+ */
+export function geminiPolicy(skillTool: string): string {
+  return stringify({
+    rule: [
+      { toolName: skillTool, decision: 'allow', priority: 100 },
+      { toolName: DENIED_TOOLS, decision: 'deny', priority: 100 },
+    ],
+  });
+}

@@ -1,0 +1,58 @@
+import { basename, join } from 'node:path';
+import { gradeStored } from '../grade/stored.js';
+import { executeRun, prepareRun, type RunTarget } from '../runner/execute.js';
+import type { Results, RunManifest } from '../run/schema.js';
+import { newRunId, RunStore, writeAgentRuns } from '../run/store.js';
+import { agentMatrix } from '../verdict/agent-matrix.js';
+import { buildResults } from '../verdict/results.js';
+import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
+import { describeRunDir, type LoadedSuite, type RunOptions } from './run.js';
+
+export interface FinishedRun {
+  store: RunStore;
+  manifest: RunManifest;
+  results: Results;
+}
+
+/** Runs one agent's suite to its end and grades it from the folder (so a resumed run's replayed trials count too). */
+export async function runAndGrade(loaded: LoadedSuite, opts: RunOptions, onPrepared?: (target: RunTarget) => void): Promise<FinishedRun> {
+  const target = await prepareRun(loaded, opts);
+  onPrepared?.(target);
+  const { store, manifest } = await executeRun(loaded, opts, target);
+  const { outcomes, damaged } = await gradeStored(store, manifest);
+  const results = buildResults(manifest, outcomes, damaged, new Date());
+  await store.writeResults(results);
+  return { store, manifest, results };
+}
+
+export interface AgentsRun {
+  dir: string;
+  runs: FinishedRun[];
+  /** Reporters that failed to write (each named on stderr). */
+  failed: string[];
+}
+
+/**
+ * The suite once per agent, one after another, each a complete run folder inside one folder whose agents.json
+ * names them; then one report of all of them with the agents × cases matrix. A run stopped short (Ctrl-C, the cost
+ * cap, a fault) ends the sequence: the agents after it are not started.
+ */
+export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions, reporters: readonly ReporterChoice[], io: ReportIo, say: (text: string) => void): Promise<AgentsRun> {
+  const runId = newRunId();
+  const dir = join(suites[0]!.config.transcriptsDir, runId);
+  const record = { runId, startedAt: new Date().toISOString(), agents: [] as Parameters<typeof writeAgentRuns>[1]['agents'] };
+  await writeAgentRuns(dir, record);
+  const runs: FinishedRun[] = [];
+  for (const suite of suites) {
+    say(`agent ${suite.adapter.id}: running the suite (${runs.length + 1} of ${suites.length})\n`);
+    const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: `${runId}-${suite.adapter.id}` });
+    runs.push(run);
+    const { manifest, results } = run;
+    record.agents.push({ id: manifest.agent.id, dir: basename(run.store.dir), binary: manifest.agent.binary, cliVersion: manifest.agent.cliVersion, model: manifest.model, status: manifest.status, exitCode: results.exitCode });
+    await writeAgentRuns(dir, { ...record, ...(runs.length === suites.length ? { endedAt: new Date().toISOString() } : {}) });
+    if (manifest.status !== 'completed') break;
+  }
+  const input = { runDir: describeRunDir({ dir }), runs: runs.map((r) => ({ manifest: r.manifest, results: r.results, runDir: describeRunDir(r.store) })), matrix: agentMatrix(runs.map((r) => r.results)) };
+  const { failed } = await writeReports(reporters, (r) => r.renderAgents(input), io);
+  return { dir, runs, failed };
+}

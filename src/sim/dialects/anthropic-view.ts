@@ -1,0 +1,106 @@
+import { isPlainObject } from '../../util/json.js';
+import type { ConversationView, SkillBody, ToolOutcome } from '../conversation.js';
+import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
+import { isSkillFile, skillOfFile } from './skill-files.js';
+
+/** Claude Code's Anthropic Messages request, as the simulated model reads it. */
+
+const LISTING_HEAD = 'The following skills are available for use with the Skill tool:';
+/** How Claude Code starts the skill body it injects after a Skill call. */
+const BODY_PREFIX = 'Base directory for this skill: ';
+export const SKILL_TOOL = 'Skill';
+export const READ_TOOL = 'Read';
+export const SEARCH_TOOL = 'Glob';
+
+/** Claude Code's listing names skills but gives no paths. */
+const NO_FILES: ReadonlyMap<string, string> = new Map();
+
+function blocksOf(message: unknown): Json[] {
+  if (!isPlainObject(message)) return [];
+  const c = message.content;
+  if (typeof c === 'string') return [{ type: 'text', text: c }];
+  return objectsIn(c);
+}
+
+const textsOf = (message: unknown): string[] =>
+  blocksOf(message)
+    .filter((b) => b.type === 'text')
+    .map((b) => stringIn(b.text));
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return objectsIn(content)
+    .map((b) => stringIn(b.text))
+    .join('\n');
+}
+
+function parseListing(text: string): string[] {
+  const at = text.indexOf(LISTING_HEAD);
+  if (at < 0) return [];
+  const names: string[] = [];
+  for (const line of text.slice(at + LISTING_HEAD.length).split('\n')) {
+    if (line.startsWith('</system-reminder>')) break;
+    const m = /^- ([^:\s]+)(?::|$)/.exec(line);
+    if (m) names.push(m[1]!);
+  }
+  return names;
+}
+
+/** Read prefixes every line with its number and a tab. */
+const withoutLineNumbers = (text: string): string =>
+  text
+    .split('\n')
+    .map((l) => l.replace(/^\s*\d+\t/, ''))
+    .join('\n');
+
+function outcome(call: Json | undefined, result: Json): ToolOutcome {
+  const input = isPlainObject(call?.input) ? call.input : {};
+  const filePath = stringIn(input.file_path);
+  const seen = { isError: result.is_error === true, text: textOf(result.content) };
+  switch (stringIn(call?.name)) {
+    case SKILL_TOOL:
+      return { action: 'skill', skill: stringIn(input.skill) || undefined, ...seen };
+    case READ_TOOL:
+      return isSkillFile(filePath) ? { action: 'read', skill: skillOfFile(filePath, NO_FILES), ...seen } : { action: 'other', ...seen };
+    case SEARCH_TOOL:
+      return { action: 'search', ...seen };
+    default:
+      return { action: 'other', ...seen };
+  }
+}
+
+export function anthropicView(body: unknown): ConversationView {
+  const req = isPlainObject(body) ? body : {};
+  const messages = objectsIn(req.messages);
+  const tools = objectsIn(req.tools).map((t) => String(t.name ?? ''));
+  // Older models get the listing as a reminder in the first user message; newer ones as a `system`-role message.
+  const offeredSkills = [...new Set(messages.flatMap((m) => textsOf(m).flatMap(parseListing)))];
+
+  const { turns, lastTurn, after } = splitTurns(messages, (m) => m.role === 'assistant');
+  const calls = new Map(
+    lastTurn
+      .flatMap(blocksOf)
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => [String(b.id), b]),
+  );
+  const answer = blocksOf(after.find((m) => m.role === 'user'));
+  const lastResults = answer.filter((b) => b.type === 'tool_result').map((b) => outcome(calls.get(String(b.tool_use_id)), b));
+  const injected = answer.find((b) => b.type === 'text' && stringIn(b.text).startsWith(BODY_PREFIX));
+  const read = lastResults.find((r) => r.action === 'read' && !r.isError);
+  const skillBody: SkillBody | undefined = injected
+    ? { text: stringIn(injected.text), argumentsFilled: true }
+    : read && { text: withoutLineNumbers(read.text), argumentsFilled: false };
+
+  return {
+    wire: 'anthropic',
+    offeredSkills,
+    skillFiles: NO_FILES,
+    canInvokeSkill: tools.includes(SKILL_TOOL),
+    canReadFile: tools.includes(READ_TOOL),
+    tools,
+    prompt: promptAmong(textsOf(messages.find((m) => m.role === 'user')), ['<system-reminder>']),
+    turn: turns,
+    lastResults,
+    skillBody,
+  };
+}

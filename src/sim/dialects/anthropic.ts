@@ -1,0 +1,109 @@
+import type { ReplyBlock } from '../policy.js';
+import { anthropicView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './anthropic-view.js';
+import type { Dialect, ModelReply } from './dialect.js';
+import { outputTokens, pieces, sseEvent } from './reply-writing.js';
+import { asksForStream, modelIn } from './request-reading.js';
+
+/** Claude Code's Anthropic Messages API: SSE events for streaming, one JSON message otherwise. */
+
+type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> };
+
+/** Claude Code has a Skill tool; a read or search uses its own file tools. */
+function contentBlock(block: ReplyBlock): ContentBlock {
+  switch (block.type) {
+    case 'text':
+      return block;
+    case 'skill':
+      return { type: 'tool_use', name: SKILL_TOOL, input: block.args ? { skill: block.name, args: block.args } : { skill: block.name } };
+    case 'read':
+      return { type: 'tool_use', name: READ_TOOL, input: { file_path: `.claude/skills/${block.name}/SKILL.md` } };
+    case 'search':
+      return { type: 'tool_use', name: SEARCH_TOOL, input: { pattern: block.pattern } };
+  }
+}
+
+const messageId = (r: ModelReply) => `msg_${r.id}`;
+const toolUseId = (r: ModelReply, index: number) => `toolu_${r.id}_${index}`;
+
+const usage = (input: number, output: number) => ({
+  input_tokens: input,
+  output_tokens: output,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+});
+
+const written = (blocks: ContentBlock[]) => outputTokens(blocks.map((b) => (b.type === 'text' ? b.text : JSON.stringify(b.input))).join(''));
+
+const stopReason = (blocks: ContentBlock[]) => (blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
+
+function messageStart(r: ModelReply): string {
+  return sseEvent(
+    {
+      type: 'message_start',
+      message: { id: messageId(r), type: 'message', role: 'assistant', model: r.model, content: [], stop_reason: null, stop_sequence: null, usage: usage(r.inputTokens, 1) },
+    },
+    'message_start',
+  );
+}
+
+/** The start of a text block and its deltas, without the stop: what a stream stalled mid-block has sent. */
+function openTextBlock(text: string, index: number): string {
+  return (
+    sseEvent({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } }, 'content_block_start') +
+    pieces(text)
+      .map((t) => sseEvent({ type: 'content_block_delta', index, delta: { type: 'text_delta', text: t } }, 'content_block_delta'))
+      .join('')
+  );
+}
+
+function blockEvents(r: ModelReply, block: ContentBlock, index: number): string {
+  const stop = sseEvent({ type: 'content_block_stop', index }, 'content_block_stop');
+  if (block.type === 'text') return openTextBlock(block.text, index) + stop;
+  return (
+    sseEvent({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolUseId(r, index), name: block.name, input: {} } }, 'content_block_start') +
+    pieces(JSON.stringify(block.input))
+      .map((partial_json) => sseEvent({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } }, 'content_block_delta'))
+      .join('') +
+    stop
+  );
+}
+
+function messageEnd(blocks: ContentBlock[]): string {
+  return (
+    sseEvent({ type: 'message_delta', delta: { stop_reason: stopReason(blocks), stop_sequence: null }, usage: { output_tokens: written(blocks) } }, 'message_delta') +
+    sseEvent({ type: 'message_stop' }, 'message_stop')
+  );
+}
+
+function errorBody(status: number, message: string): unknown {
+  const type = status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : status === 401 ? 'authentication_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+  return { type: 'error', error: { type, message } };
+}
+
+export const anthropic: Dialect = {
+  wire: 'anthropic',
+  handles: (path) => path.endsWith('/v1/messages'),
+  sessionHeaders: ['x-claude-code-session-id'],
+  view: anthropicView,
+  model: ({ body }) => modelIn(body),
+  streams: ({ body }) => asksForStream(body),
+  stream(r) {
+    const blocks = r.blocks.map(contentBlock);
+    return messageStart(r) + blocks.map((b, i) => blockEvents(r, b, i)).join('') + messageEnd(blocks);
+  },
+  json(r) {
+    const blocks = r.blocks.map(contentBlock);
+    return {
+      id: messageId(r),
+      type: 'message',
+      role: 'assistant',
+      model: r.model,
+      content: blocks.map((b, i) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: toolUseId(r, i), name: b.name, input: b.input })),
+      stop_reason: stopReason(blocks),
+      stop_sequence: null,
+      usage: usage(r.inputTokens, written(blocks)),
+    };
+  },
+  stalledStart: (r, partialText) => messageStart(r) + openTextBlock(partialText, 0),
+  errorBody,
+};

@@ -1,0 +1,38 @@
+import type { ConversationView, Wire } from '../conversation.js';
+import type { ReplyBlock } from '../policy.js';
+
+/** A request to a model API: its path (after any trial prefix) and its parsed JSON body. */
+export interface ApiRequest {
+  path: string;
+  body: unknown;
+}
+
+/** One reply of the simulated model, ready to be written in a dialect. */
+export interface ModelReply {
+  /** Unique per reply, so that ids in streams never collide. */
+  id: string;
+  model: string;
+  blocks: ReplyBlock[];
+  inputTokens: number;
+  /** Where the CLI's listing put each skill's SKILL.md: Codex's and Gemini's calls name the file. */
+  skillFiles: ReadonlyMap<string, string>;
+}
+
+/** One model API: which requests are its model calls, how to read them, and how to write replies and failures. */
+export interface Dialect {
+  wire: Wire;
+  /** Whether a POST to this path is a model call of this API. */
+  handles(path: string): boolean;
+  /** Headers the CLI keeps for one conversation: the trial's key when the harness sent none. */
+  sessionHeaders: readonly string[];
+  view(body: unknown): ConversationView;
+  /** The model the request names. */
+  model(req: ApiRequest): string;
+  /** Whether the reply is a stream of events, else one JSON object. */
+  streams(req: ApiRequest): boolean;
+  stream(reply: ModelReply): string;
+  json(reply: ModelReply): unknown;
+  /** What a stream that stalls mid-reply has sent: its start and a first piece of text. */
+  stalledStart(reply: ModelReply, partialText: string): string;
+  errorBody(status: number, message: string): unknown;
+}

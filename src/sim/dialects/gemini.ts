@@ -1,0 +1,79 @@
+import type { ReplyBlock } from '../policy.js';
+import type { Dialect, ModelReply } from './dialect.js';
+import { geminiView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './gemini-view.js';
+import { outputTokens, pieces, sseEvent } from './reply-writing.js';
+import { decodedSegment } from './request-reading.js';
+import { skillFileOf } from './skill-files.js';
+
+/**
+ * The Gemini API as the Gemini CLI calls it: `models/<model>:streamGenerateContent?alt=sse` streams `data:` chunks,
+ * the last with `finishReason` and `usageMetadata`; `:generateContent` answers the same shape as one JSON object.
+ */
+
+type Part = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
+
+const MODEL_CALL = /\/models\/([^/]+):(streamGenerateContent|generateContent)$/;
+
+function part(block: ReplyBlock, skillFiles: ReadonlyMap<string, string>): Part {
+  switch (block.type) {
+    case 'text':
+      return { text: block.text };
+    case 'skill':
+      return { functionCall: { name: SKILL_TOOL, args: { name: block.name } } };
+    case 'read':
+      return { functionCall: { name: READ_TOOL, args: { file_path: skillFileOf(block.name, skillFiles) } } };
+    case 'search':
+      return { functionCall: { name: SEARCH_TOOL, args: { pattern: block.pattern } } };
+  }
+}
+
+const parts = (r: ModelReply): Part[] => r.blocks.map((b) => part(b, r.skillFiles));
+
+function usageMetadata(r: ModelReply) {
+  const written = outputTokens(parts(r).map((p) => ('text' in p ? p.text : JSON.stringify(p.functionCall))).join(''));
+  return { promptTokenCount: r.inputTokens, candidatesTokenCount: written, totalTokenCount: r.inputTokens + written };
+}
+
+/** One response chunk; the final one says why the model stopped and what it used. */
+function chunk(r: ModelReply, chunkParts: Part[], final: boolean) {
+  return {
+    candidates: [{ content: { role: 'model', parts: chunkParts }, index: 0, ...(final ? { finishReason: 'STOP' } : {}) }],
+    ...(final ? { usageMetadata: usageMetadata(r) } : {}),
+    modelVersion: r.model,
+    responseId: `resp_${r.id}`,
+  };
+}
+
+/** Text arrives in pieces, each call whole. */
+const streamedParts = (r: ModelReply): Part[] => parts(r).flatMap((p): Part[] => ('text' in p ? pieces(p.text).map((text) => ({ text })) : [p]));
+
+const STATUS_NAMES: Record<number, string> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  409: 'ABORTED',
+  429: 'RESOURCE_EXHAUSTED',
+  499: 'CANCELLED',
+  500: 'INTERNAL',
+  501: 'NOT_IMPLEMENTED',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
+export const gemini: Dialect = {
+  wire: 'gemini',
+  handles: (path) => MODEL_CALL.test(path),
+  // The Gemini CLI sends no conversation id with its model calls.
+  sessionHeaders: [],
+  view: geminiView,
+  model: ({ path }) => decodedSegment(MODEL_CALL.exec(path)?.[1] ?? 'simulated'),
+  streams: ({ path }) => path.endsWith(':streamGenerateContent'),
+  stream(r) {
+    const streamed = streamedParts(r);
+    return streamed.map((p, i) => sseEvent(chunk(r, [p], i === streamed.length - 1))).join('');
+  },
+  json: (r) => chunk(r, parts(r), true),
+  stalledStart: (r, partialText) => sseEvent(chunk(r, [{ text: partialText }], false)),
+  errorBody: (status, message) => ({ error: { code: status, message, status: STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') } }),
+};

@@ -1,0 +1,94 @@
+import { isPlainObject } from '../../util/json.js';
+import type { ConversationView, ToolOutcome } from '../conversation.js';
+import { commandAction, commandResult, SHELL_TOOL } from './codex-commands.js';
+import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
+
+/** Codex's OpenAI Responses request, as the simulated model reads it. */
+
+/** Context Codex sends as user messages around the user's own prompt. */
+const INJECTED = ['<environment_context>', '# AGENTS.md instructions', '<skill>'];
+
+export interface CodexListing {
+  names: string[];
+  /** Absolute SKILL.md paths: the listing's short `r0/name/SKILL.md` with its root alias expanded. */
+  files: Map<string, string>;
+}
+
+/**
+ * Codex lists skills in a `<skills_instructions>` developer message: a `### Skill roots` table of aliases, then
+ * `### Available skills` lines `- name: description (file: r0/name/SKILL.md)`.
+ */
+export function parseCodexListing(text: string): CodexListing {
+  const listing: CodexListing = { names: [], files: new Map() };
+  const block = /<skills_instructions>([\s\S]*?)<\/skills_instructions>/.exec(text)?.[1];
+  if (block === undefined) return listing;
+  const roots = new Map<string, string>();
+  for (const m of block.matchAll(/^- `([^`]+)` = `([^`]+)`\s*$/gm)) roots.set(m[1]!, m[2]!);
+  const expand = (short: string) => {
+    const slash = short.indexOf('/');
+    const root = slash > 0 ? roots.get(short.slice(0, slash)) : undefined;
+    return root === undefined ? short : root + short.slice(slash);
+  };
+  const available = block.split('### Available skills')[1]?.split(/^### /m)[0] ?? '';
+  for (const line of available.split('\n')) {
+    const m = /^- ([^:\s]+):(.*)$/.exec(line);
+    if (!m) continue;
+    const name = m[1]!;
+    if (!listing.names.includes(name)) listing.names.push(name);
+    const file = /\(file: (.+)\)\s*$/.exec(m[2]!)?.[1];
+    if (file !== undefined && !listing.files.has(name)) listing.files.set(name, expand(file));
+  }
+  return listing;
+}
+
+/** Message content and tool output come as a string or as parts with text. */
+const textsIn = (content: unknown): string[] => (typeof content === 'string' ? [content] : objectsIn(content).map((c) => stringIn(c.text)));
+
+const isMessage = (item: Json, role: string) => item.type === 'message' && item.role === role;
+
+/** What the model wrote: assistant messages, reasoning and calls; everything else comes from the CLI or the user. */
+const byModel = (item: Json) => (item.type === 'message' ? item.role === 'assistant' : !stringIn(item.type).endsWith('_output'));
+
+function commandOf(call: Json): string {
+  try {
+    const args: unknown = JSON.parse(stringIn(call.arguments));
+    return isPlainObject(args) ? stringIn(args.cmd) : '';
+  } catch {
+    return '';
+  }
+}
+
+function outcome(call: Json | undefined, result: Json, skillFiles: ReadonlyMap<string, string>): ToolOutcome {
+  const text = textsIn(result.output).join('\n');
+  if (call?.name !== SHELL_TOOL) return { action: 'other', isError: false, text };
+  return { ...commandAction(commandOf(call), skillFiles), ...commandResult(text) };
+}
+
+export function openaiResponsesView(body: unknown): ConversationView {
+  const req = isPlainObject(body) ? body : {};
+  const input = objectsIn(req.input);
+  const tools = objectsIn(req.tools).map((t) => stringIn(t.name) || stringIn(t.type));
+  const listing = parseCodexListing(input.flatMap((item) => (item.type === 'message' ? textsIn(item.content) : [])).join('\n'));
+
+  const firstModelItem = input.findIndex(byModel);
+  const userTexts = input.slice(0, firstModelItem < 0 ? input.length : firstModelItem).flatMap((item) => (isMessage(item, 'user') ? textsIn(item.content) : []));
+
+  const { turns, lastTurn, after } = splitTurns(input, byModel);
+  const calls = new Map(lastTurn.filter((item) => stringIn(item.call_id) !== '').map((item) => [stringIn(item.call_id), item]));
+  const lastResults = after.filter((item) => stringIn(item.type).endsWith('_output')).map((r) => outcome(calls.get(stringIn(r.call_id)), r, listing.files));
+  const shown = lastResults.find((r) => (r.action === 'skill' || r.action === 'read') && !r.isError);
+
+  const canShell = tools.includes(SHELL_TOOL);
+  return {
+    wire: 'openai-responses',
+    offeredSkills: listing.names,
+    skillFiles: listing.files,
+    canInvokeSkill: canShell,
+    canReadFile: canShell,
+    tools,
+    prompt: promptAmong(userTexts, INJECTED),
+    turn: turns,
+    lastResults,
+    skillBody: shown && { text: shown.text, argumentsFilled: false },
+  };
+}

@@ -1,0 +1,54 @@
+import { isPlainObject } from '../../util/json.js';
+
+/** Small readers the dialects share for requests that arrive as untrusted JSON. */
+
+export type Json = Record<string, unknown>;
+
+export const objectsIn = (v: unknown): Json[] => (Array.isArray(v) ? v.filter(isPlainObject) : []);
+
+export const stringIn = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The user's prompt among the texts sent before the model's first turn: the last one the CLI did not inject. */
+export function promptAmong(texts: readonly string[], injectedPrefixes: readonly string[]): string {
+  const own = [...texts].reverse().find((t) => !injectedPrefixes.some((p) => t.trimStart().startsWith(p)));
+  return (own ?? '').trim();
+}
+
+/** A percent-encoded URL path segment, decoded; as sent when it does not decode. */
+export function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** The model a request body names. */
+export const modelIn = (body: unknown): string => (isPlainObject(body) && typeof body.model === 'string' ? body.model : 'simulated');
+
+/** Whether a request body asks for a stream. */
+export const asksForStream = (body: unknown): boolean => isPlainObject(body) && body.stream === true;
+
+export interface TurnSplit<T> {
+  /** The model's turns so far: runs of consecutive items the model wrote. */
+  turns: number;
+  /** The items of the last such run. */
+  lastTurn: T[];
+  /** Everything after it: the CLI's answers to that turn. */
+  after: T[];
+}
+
+export function splitTurns<T>(items: readonly T[], byModel: (item: T) => boolean): TurnSplit<T> {
+  let turns = 0;
+  let start = -1;
+  let end = -1;
+  items.forEach((item, i) => {
+    if (!byModel(item)) return;
+    if (i !== end) {
+      turns++;
+      start = i;
+    }
+    end = i + 1;
+  });
+  return start < 0 ? { turns, lastTurn: [], after: [] } : { turns, lastTurn: items.slice(start, end), after: items.slice(end) };
+}

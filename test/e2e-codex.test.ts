@@ -1,0 +1,210 @@
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { codex } from '../src/agents/codex/adapter.js';
+import { parseCodexStream } from '../src/agents/codex/parse.js';
+import type { Results, TrialMeta } from '../src/run/schema.js';
+import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
+import { baseProject, cleanup, makeProject, processesUnder, runCli, skillMd, spyBinary, testEnv, writeFiles } from './helpers.js';
+
+/**
+ * The real pinned Codex CLI against skillprobe's simulator, one case per scenario, all in one run. Every assertion
+ * reads the stored transcript and meta, as a regrade would.
+ */
+const PROFILE = `
+name: e2e-codex
+seed: 7
+rules:
+  - { case: fires, do: [{ skill: alpha, args: "create --name demo" }] }
+  - { case: quiet, do: [{ answer: "Just an answer." }] }
+  - { case: sibling, do: [{ sibling: alpha, args: "beta-thing" }] }
+  - { case: reads, do: [{ read: alpha, args: "list" }] }
+  - { case: limited, do: [{ http: 429, retryAfter: 0 }] }
+  - { case: loops, do: [{ loop: true }] }
+`;
+const casesFor = (ids: string[]) => ids.map((id) => `- id: ${id}\n  prompt: "scenario ${id}: please handle an alpha record"\n  expect: { skill: alpha }\n`).join('');
+const CONFIG = 'agent: codex\nmodel: sim-model\nretries:\n  cli: 1\n';
+/** A deadline no normal trial comes near, even on a loaded machine (a Codex trial takes about 0.5 s here). */
+const NORMAL_DEADLINE_S = 120;
+/** The stall scenario's own deadline: long enough for the CLI to start and reach the stall on a busy machine. */
+const STALL_DEADLINE_S = 15;
+
+function trial(dir: string, caseId: string, arm = 'skill', n = 1, suffix = ''): { t: Transcript; meta: TrialMeta } {
+  const base = join(dir, 'trials', caseId, arm, `${n}${suffix}`);
+  const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
+  return { meta, t: parseCodexStream(readFileSync(`${base}.jsonl`, 'utf8'), meta) };
+}
+const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
+const results = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+const onlyRun = (project: string) => join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
+
+describe('end to end: real Codex CLI against the simulator', () => {
+  let project: string;
+  let workdir: string;
+  let runDir: string;
+  let exitCode: number | undefined;
+
+  beforeAll(async () => {
+    project = makeProject({ ...baseProject(), 'cases/main.yaml': casesFor(['fires', 'quiet', 'sibling', 'reads', 'limited', 'loops']), 'sim.yaml': PROFILE, 'skillprobe.config.yaml': CONFIG });
+    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+    const r = await runCli(
+      ['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(NORMAL_DEADLINE_S), '--max-turns', '3', '--concurrency', '3', '--transcripts', 'runs', '--workdir', workdir],
+      { cwd: project, timeoutMs: 240_000 },
+    );
+    exitCode = r.exitCode;
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    runDir = onlyRun(project);
+  }, 240_000);
+
+  afterAll(() => cleanup(project, workdir));
+
+  it('completes, naming the agent and the CLI version', () => {
+    expect(exitCode).not.toBe(2);
+    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
+    expect(manifest).toMatchObject({ status: 'completed', agent: { id: 'codex', cliVersion: '0.169.0' }, model: 'sim-model', trials: { planned: 6, finished: 6 } });
+  });
+
+  it('a skill fires: the shell read shows the planted secret, the plan comes from the model', () => {
+    const { t, meta } = trial(runDir, 'fires');
+    expect(meta.exitCode).toBe(0);
+    expect(Object.keys(meta.evidence?.skillNonces ?? {}).sort()).toEqual(['alpha', 'alpha-beta']);
+    expect(of(t, 'tool_call').filter((c) => c.intent === 'skill').map((c) => c.skill)).toEqual(['alpha']);
+    expect(of(t, 'skill_load')[0]).toMatchObject({ name: 'alpha', status: 'loaded' });
+    expect(of(t, 'skill_load')[0]!.path).toMatch(/\/ws\/\.agents\/skills\/alpha$/);
+    expect(of(t, 'text').at(-1)!.text).toContain('alpha create --name demo');
+    expect(of(t, 'result')[0]!.status).toBe('success');
+    expect(results(runDir).outcomes.find((o) => o.caseId === 'fires')).toMatchObject({ status: 'ok', fired: 'expected', passed: true });
+  });
+
+  it('nothing fires: a plain answer and no command', () => {
+    const { t } = trial(runDir, 'quiet');
+    expect(of(t, 'tool_call')).toEqual([]);
+    expect(of(t, 'text').map((e) => e.text)).toEqual(['Just an answer.']);
+    expect(results(runDir).outcomes.find((o) => o.caseId === 'quiet')).toMatchObject({ status: 'ok', fired: 'none', passed: false });
+  });
+
+  it('a wrong sibling fires: the confusion column is the sibling', () => {
+    const { t } = trial(runDir, 'sibling');
+    expect(of(t, 'skill_load').map((l) => l.name)).toEqual(['alpha-beta']);
+    expect(results(runDir).outcomes.find((o) => o.caseId === 'sibling')).toMatchObject({ fired: 'sibling', firedColumn: 'alpha-beta', passed: false });
+  });
+
+  it('a plain file read of SKILL.md is the trigger for Codex too', () => {
+    const { t } = trial(runDir, 'reads');
+    expect(of(t, 'skill_load')).toEqual([expect.objectContaining({ name: 'alpha', status: 'loaded' })]);
+    expect(of(t, 'text').at(-1)!.text).toContain('alpha list');
+  });
+
+  it('HTTP 429 until the CLI gives up: missing data, retried once by the harness, both attempts kept', () => {
+    for (const { t, meta } of [trial(runDir, 'limited', 'skill', 1, '.a1'), trial(runDir, 'limited')]) {
+      expect(meta.exitCode).toBe(1);
+      expect(of(t, 'error').filter((e) => !e.retrying).at(-1)).toMatchObject({ errorKind: 'rate_limit', httpStatus: 429 });
+      expect(of(t, 'result')[0]).toMatchObject({ status: 'api_error' });
+    }
+    expect(results(runDir).outcomes.find((o) => o.caseId === 'limited')).toMatchObject({ status: 'infra_error', passed: null });
+  });
+
+  it('stops at the turn limit: the harness counts the commands Codex has no limit for', () => {
+    const { t, meta } = trial(runDir, 'loops');
+    expect(meta.turnLimitHit).toBe(true);
+    expect(of(t, 'tool_call').length).toBeGreaterThan(3);
+    expect(results(runDir).outcomes.find((o) => o.caseId === 'loops')).toMatchObject({ status: 'max_turns' });
+  });
+
+  it('every trial shows, from Codex’s own session record, exactly the family in a read-only sandbox', () => {
+    for (const caseId of ['fires', 'quiet', 'sibling']) {
+      const shown = trial(runDir, caseId).meta.evidence?.shown;
+      expect(shown).toMatchObject({ skills: ['alpha', 'alpha-beta'], contextFiles: [], sandbox: 'read-only' });
+    }
+  });
+
+  it('leaves no process and no workspace behind', () => {
+    expect(processesUnder(workdir)).toEqual([]);
+    expect(readdirSync(workdir)).toEqual([]);
+  });
+});
+
+describe('end to end: a Codex trial whose API never answers is killed at the harness deadline', () => {
+  let project: string;
+  let workdir: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    project = makeProject({
+      ...baseProject(),
+      'cases/main.yaml': casesFor(['stalls']),
+      'sim.yaml': 'name: stall\nseed: 1\nrules:\n  - { case: stalls, do: [{ stall: true }] }\n',
+      'skillprobe.config.yaml': `${CONFIG}  infra: 0\n`,
+    });
+    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(STALL_DEADLINE_S), '--transcripts', 'runs', '--workdir', workdir], { cwd: project, timeoutMs: 120_000 });
+    expect(r.exitCode).toBe(4); // the only trial carries no evidence: ERROR, never a "did not trigger" FAIL
+    dir = onlyRun(project);
+  }, 150_000);
+
+  afterAll(() => cleanup(project, workdir));
+
+  it('kills it at the deadline, keeps the partial transcript, and scores it as missing data', () => {
+    const { t, meta } = trial(dir, 'stalls');
+    expect(meta.timedOut).toBe(true);
+    expect(meta.wallMs).toBeGreaterThanOrEqual(STALL_DEADLINE_S * 1000);
+    expect(of(t, 'init')).toHaveLength(1);
+    expect(of(t, 'result')).toEqual([]);
+    expect(results(dir).outcomes).toEqual([expect.objectContaining({ status: 'infra_error', passed: null })]);
+  });
+
+  it('leaves no process and no workspace behind', () => {
+    expect(processesUnder(workdir)).toEqual([]);
+    expect(readdirSync(workdir)).toEqual([]);
+  });
+});
+
+describe('end to end: Codex isolation', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+
+  it('a user-level skill, a user and a project AGENTS.md and bundled skills never reach the model; the ablation arm sees none of the family', async () => {
+    const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CONFIG, 'AGENTS.md': 'PROJECT-MARKER: answer in French\n' });
+    const home = mkdtempSync(join(tmpdir(), 'sp-userhome-'));
+    dirs.push(project, home);
+    writeFiles(home, {
+      '.codex/skills/home-leak/SKILL.md': skillMd('home-leak', 'A personal Codex skill that must not leak.'),
+      '.agents/skills/agents-leak/SKILL.md': skillMd('agents-leak', 'A personal shared skill that must not leak.'),
+      '.codex/AGENTS.md': 'HOME-MARKER: personal instructions\n',
+    });
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--ablation', 'always', '--transcripts', 'runs'], { cwd: project, env: testEnv({ HOME: home, CODEX_HOME: join(home, '.codex') }) });
+    expect(r.exitCode).not.toBe(2);
+    const runDir = onlyRun(project);
+    for (const caseId of ['pos-alpha', 'neg-weather']) {
+      const skillArm = trial(runDir, caseId, 'skill').meta.evidence?.shown;
+      expect(skillArm).toMatchObject({ skills: ['alpha', 'alpha-beta'], contextFiles: [] });
+      const ablation = trial(runDir, caseId, 'ablation').meta.evidence?.shown;
+      expect(ablation).toMatchObject({ skills: [], contextFiles: [] });
+    }
+    expect(results(runDir).outcomes.every((o) => o.status === 'ok')).toBe(true);
+  }, 120_000);
+
+  it('a sandbox that lets a write through makes the run refuse to start: exit 2, no trial', async () => {
+    const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CONFIG });
+    dirs.push(project);
+    // A stand-in CLI whose `sandbox` runs the command unconfined, as a container without the kernel features would.
+    const spy = spyBinary(project);
+    const unlocked = join(project, 'unlocked-codex.sh');
+    writeFileSync(unlocked, `#!/bin/sh\nif [ "$1" = sandbox ]; then shift 2; exec "$@"; fi\nexec '${spy.path}'\n`);
+    chmodSync(unlocked, 0o755);
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--transcripts', 'runs', '--agent-binary', unlocked], { cwd: project });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('did not stop a write');
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    expect(existsSync(spy.marker)).toBe(false);
+    expect(existsSync(join(project, 'runs'))).toBe(false);
+  }, 60_000);
+
+  it('the real sandbox passes the write probe on this machine', async () => {
+    const scratch = mkdtempSync(join(tmpdir(), 'sp-probe-'));
+    dirs.push(scratch);
+    expect(await codex.lockdownProblem!(codex.resolveBinary(), scratch, testEnv())).toBeUndefined();
+    expect(readdirSync(scratch)).toEqual([]);
+  }, 60_000);
+});

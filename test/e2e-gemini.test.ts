@@ -1,0 +1,390 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gemini } from '../src/agents/gemini/adapter.js';
+import { parseGeminiStream } from '../src/agents/gemini/parse.js';
+import { trialStatus } from '../src/grade/status.js';
+import { loadCases } from '../src/load/cases.js';
+import { loadSkills } from '../src/load/skills.js';
+import { configSchema, type Arm } from '../src/run/config-schema.js';
+import type { Results, TrialMeta } from '../src/run/schema.js';
+import { RunStore } from '../src/run/store.js';
+import { probeArmListings, runTrial, type TrialContext, type TrialRecord } from '../src/runner/trial.js';
+import { parseProfile } from '../src/sim/profile.js';
+import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
+import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
+import { WorkspacePool } from '../src/workspace/pool.js';
+import { baseProject, cleanup, makeProject, processesUnder, runCli, skillMd, testEnv, writeFiles } from './helpers.js';
+
+/**
+ * The real pinned Gemini CLI against skillprobe's simulator on 127.0.0.1, every trial with a fresh HOME. Every
+ * assertion reads the stored transcript and meta, as a regrade would, or what the simulator received.
+ */
+const PROFILE = `
+name: e2e-gemini
+seed: 7
+rules:
+  - { case: fires, do: [{ skill: alpha, args: "create --name demo" }] }
+  - { case: quiet, do: [{ answer: "Just an answer." }] }
+  - { case: sibling, do: [{ sibling: alpha, args: "beta-thing" }] }
+  - { case: reads, do: [{ read: alpha, args: "list" }] }
+  - { case: limited, do: [{ http: 429 }] }
+  - { case: loops, do: [{ loop: true }] }
+`;
+const casesFor = (ids: string[]) => ids.map((id) => `- id: ${id}\n  prompt: "scenario ${id}: please handle an alpha record"\n  expect: { skill: alpha }\n`).join('');
+const MODEL = 'gemini-2.5-flash';
+// One CLI retry: a 429 then costs one backoff (about 5 s), not the default two.
+const CONFIG = `agent: gemini\nmodel: ${MODEL}\nretries:\n  cli: 1\n`;
+/** A deadline no normal trial comes near, even on a loaded machine (a Gemini trial takes 1–2 s here). */
+const NORMAL_DEADLINE_S = 120;
+/** The stall scenario's own deadline: long enough for the CLI to start and reach the stall on a busy machine. */
+const STALL_DEADLINE_S = 20;
+
+function trial(dir: string, caseId: string, arm = 'skill', n = 1, suffix = ''): { t: Transcript; meta: TrialMeta } {
+  const base = join(dir, 'trials', caseId, arm, `${n}${suffix}`);
+  const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
+  return { meta, t: parseGeminiStream(readFileSync(`${base}.jsonl`, 'utf8'), meta) };
+}
+const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
+const results = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+const outcome = (dir: string, caseId: string) => results(dir).outcomes.find((o) => o.caseId === caseId);
+const onlyRun = (project: string) => join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
+const noStackTrace = (stderr: string) => expect(stderr).not.toMatch(/at .*\.js:\d+/);
+
+describe('end to end: real Gemini CLI against the simulator', () => {
+  let project: string;
+  let workdir: string;
+  let runDir: string;
+  let exitCode: number | undefined;
+
+  beforeAll(async () => {
+    project = makeProject({ ...baseProject(), 'cases/main.yaml': casesFor(['fires', 'quiet', 'sibling', 'reads', 'limited', 'loops']), 'sim.yaml': PROFILE, 'skillprobe.config.yaml': CONFIG });
+    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+    const r = await runCli(
+      ['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(NORMAL_DEADLINE_S), '--max-turns', '3', '--concurrency', '3', '--transcripts', 'runs', '--workdir', workdir],
+      { cwd: project, timeoutMs: 240_000 },
+    );
+    exitCode = r.exitCode;
+    noStackTrace(r.stderr);
+    runDir = onlyRun(project);
+  }, 240_000);
+
+  afterAll(() => cleanup(project, workdir));
+
+  it('completes, naming the agent, the CLI version and the model', () => {
+    expect(exitCode).not.toBe(2);
+    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
+    expect(manifest).toMatchObject({ status: 'completed', agent: { id: 'gemini', cliVersion: '0.61.0' }, model: MODEL, reportedModel: MODEL, trials: { planned: 6, finished: 6 } });
+  });
+
+  it('a skill fires: activate_skill, loaded from the workspace, the plan from the model', () => {
+    const { t, meta } = trial(runDir, 'fires');
+    expect(meta.exitCode).toBe(0);
+    expect(of(t, 'tool_call').map((c) => [c.name, c.intent, c.skill])).toEqual([['activate_skill', 'skill', 'alpha']]);
+    expect(of(t, 'skill_load')).toEqual([expect.objectContaining({ name: 'alpha', status: 'loaded', path: expect.stringMatching(/\/ws\/\.agents\/skills\/alpha$/) })]);
+    expect(of(t, 'text').at(-1)!.text).toContain('alpha create --name demo');
+    expect(of(t, 'result')[0]!.status).toBe('success');
+    expect(outcome(runDir, 'fires')).toMatchObject({ status: 'ok', fired: 'expected', passed: true });
+  });
+
+  it('nothing fires: a plain answer and no tool call', () => {
+    const { t } = trial(runDir, 'quiet');
+    expect(of(t, 'tool_call')).toEqual([]);
+    expect(of(t, 'text').map((e) => e.text)).toEqual(['Just an answer.']);
+    expect(outcome(runDir, 'quiet')).toMatchObject({ status: 'ok', fired: 'none', passed: false });
+  });
+
+  it('a wrong sibling fires', () => {
+    const { t } = trial(runDir, 'sibling');
+    expect(of(t, 'skill_load')).toEqual([expect.objectContaining({ name: 'alpha-beta', status: 'loaded' })]);
+    expect(outcome(runDir, 'sibling')).toMatchObject({ fired: 'sibling', firedColumn: 'alpha-beta', passed: false });
+  });
+
+  it('a read_file of SKILL.md is a read, not a skill call', () => {
+    const { t } = trial(runDir, 'reads');
+    expect(of(t, 'tool_call').map((c) => [c.intent, c.path])).toEqual([['read', expect.stringMatching(/\/ws\/\.agents\/skills\/alpha\/SKILL\.md$/)]]);
+    expect(of(t, 'skill_load')).toEqual([]);
+    expect(of(t, 'text').at(-1)!.text).toContain('alpha list');
+  });
+
+  it('HTTP 429 until the CLI gives up: missing data, retried once by the harness, both attempts kept', () => {
+    for (const { t, meta } of [trial(runDir, 'limited', 'skill', 1, '.a1'), trial(runDir, 'limited')]) {
+      expect(meta.exitCode).toBe(173); // 429 & 0xFF
+      expect(of(t, 'error').at(-1)).toMatchObject({ errorKind: 'rate_limit', httpStatus: 429, retrying: false });
+      expect(of(t, 'result')[0]).toMatchObject({ status: 'api_error', httpStatus: 429 });
+    }
+    expect(outcome(runDir, 'limited')).toMatchObject({ status: 'infra_error', passed: null });
+  });
+
+  it('stops at the CLI’s own turn limit', () => {
+    const { t, meta } = trial(runDir, 'loops');
+    expect(meta.exitCode).toBe(53);
+    expect(of(t, 'tool_call').map((c) => c.name)).toEqual(['glob', 'glob', 'glob']);
+    expect(of(t, 'result')[0]).toMatchObject({ status: 'max_turns', message: expect.stringMatching(/^Reached max session turns/) });
+    expect(outcome(runDir, 'loops')).toMatchObject({ status: 'max_turns', passed: false });
+  });
+
+  it('every trial carries the arm’s listing: exactly the family', () => {
+    for (const caseId of ['fires', 'quiet', 'sibling', 'reads', 'loops']) {
+      expect(trial(runDir, caseId).meta.evidence?.shown).toEqual({ source: 'gemini skills list (once per arm)', skills: ['alpha', 'alpha-beta'], contextFiles: [] });
+    }
+  });
+
+  it('leaves no process and no workspace behind', () => {
+    expect(processesUnder(workdir)).toEqual([]);
+    expect(readdirSync(workdir)).toEqual([]);
+  });
+});
+
+describe('end to end: a Gemini trial whose stream stalls is killed at the harness deadline', () => {
+  let project: string;
+  let workdir: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    project = makeProject({
+      ...baseProject(),
+      'cases/main.yaml': casesFor(['stalls']),
+      'sim.yaml': 'name: stall\nseed: 1\nrules:\n  - { case: stalls, do: [{ stall: true }] }\n',
+      // One attempt: a stall is missing data and would otherwise be re-run once.
+      'skillprobe.config.yaml': `${CONFIG}  infra: 0\n`,
+    });
+    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(STALL_DEADLINE_S), '--transcripts', 'runs', '--workdir', workdir], { cwd: project, timeoutMs: 120_000 });
+    expect(r.exitCode).toBe(4); // the only trial carries no evidence: ERROR, never a "did not trigger" FAIL
+    dir = onlyRun(project);
+  }, 150_000);
+
+  afterAll(() => cleanup(project, workdir));
+
+  it('kills it at the deadline and keeps the partial transcript: the first words, never finished', () => {
+    const { t, meta } = trial(dir, 'stalls');
+    expect(meta.timedOut).toBe(true);
+    expect(meta.wallMs).toBeGreaterThanOrEqual(STALL_DEADLINE_S * 1000);
+    expect(meta.wallMs).toBeLessThan((STALL_DEADLINE_S + 15) * 1000); // SIGTERM, then SIGKILL after a 2 s grace
+    expect(of(t, 'init')).toHaveLength(1);
+    expect(of(t, 'text')).toEqual([]);
+    expect(t.events.at(-1)).toEqual({ kind: 'other', source: 'assistant', type: 'unfinished_text' });
+    expect(of(t, 'result')).toEqual([]);
+  });
+
+  it('scores it as missing data: the model never acted', () => {
+    expect(results(dir).outcomes).toEqual([expect.objectContaining({ status: 'infra_error', passed: null })]);
+  });
+
+  it('leaves no process and no workspace behind', () => {
+    expect(processesUnder(workdir)).toEqual([]);
+    expect(readdirSync(workdir)).toEqual([]);
+  });
+});
+
+/** A caller's own Gemini setup, none of which may reach a trial: personal skills and instruction files. */
+const LEAKY_HOME = {
+  '.gemini/skills/home-leak/SKILL.md': skillMd('home-leak', 'A personal Gemini skill that must not leak.'),
+  '.agents/skills/agents-leak/SKILL.md': skillMd('agents-leak', 'A personal shared skill that must not leak.'),
+  '.gemini/GEMINI.md': 'HOME-MARKER-1: personal instructions\n',
+  'GEMINI.md': 'HOME-MARKER-2: personal instructions\n',
+};
+const LEAKS = ['home-leak', 'agents-leak', 'HOME-MARKER', 'PROJECT-MARKER', 'skill-creator', 'antigravity-support'];
+
+describe('end to end: Gemini isolation through the CLI', () => {
+  let project: string;
+  let home: string;
+  let runDir: string;
+
+  beforeAll(async () => {
+    project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': `${CONFIG}ablation: always\n`, 'GEMINI.md': 'PROJECT-MARKER: answer in French\n' });
+    home = mkdtempSync(join(tmpdir(), 'sp-userhome-'));
+    writeFiles(home, LEAKY_HOME);
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--transcripts', 'runs'], { cwd: project, env: testEnv({ HOME: home }) });
+    expect(r.exitCode).not.toBe(2);
+    noStackTrace(r.stderr);
+    runDir = onlyRun(project);
+  }, 120_000);
+
+  afterAll(() => cleanup(project, home));
+
+  it('the skill arm lists exactly the family and the ablation arm none of it, and no trial is an isolation error', () => {
+    for (const caseId of ['pos-alpha', 'neg-weather']) {
+      expect(trial(runDir, caseId, 'skill').meta.evidence?.shown).toMatchObject({ skills: ['alpha', 'alpha-beta'] });
+      expect(trial(runDir, caseId, 'ablation').meta.evidence?.shown).toMatchObject({ skills: [] });
+    }
+    expect(results(runDir).outcomes.map((o) => o.status)).toEqual(['ok', 'ok', 'ok', 'ok']);
+  });
+});
+
+/**
+ * skillprobe's own runner (the arm listings, then one trial at a time) against a model server of the test's, with
+ * the caller's environment as given: what `run` does, minus the reporting.
+ */
+async function runTrials(project: string, modelUrl: string, callerEnv: NodeJS.ProcessEnv, plan: [caseId: string, arm: Arm][]): Promise<{ records: TrialRecord[]; workdir: string }> {
+  const config = configSchema.parse({ agent: 'gemini', model: MODEL, maxTurns: 3, retries: { cli: 0, infra: 0 }, timeouts: { trialSeconds: NORMAL_DEADLINE_S } });
+  const skills = loadSkills(join(project, 'skills'));
+  const suite = loadCases(join(project, 'cases/*.yaml'), skills, config.decision);
+  const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+  const workspaces = new WorkspacePool({ root: workdir, skills, skillsFolder: gemini.skillsFolder, keep: false, prefetch: 0 });
+  const ctx: TrialContext = {
+    adapter: gemini,
+    binary: gemini.resolveBinary(),
+    config,
+    skills,
+    store: await RunStore.create(join(project, 'runs'), 'run'),
+    callerEnv,
+    simulatorUrl: modelUrl,
+    keepWorkspaces: false,
+    workspaces,
+    signal: new AbortController().signal,
+  };
+  ctx.armListings = await probeArmListings(ctx, [...new Set(plan.map(([, arm]) => arm))]);
+  const records: TrialRecord[] = [];
+  for (const [caseId, arm] of plan) records.push(await runTrial(ctx, suite.cases.find((c) => c.id === caseId)!, { caseId, arm, n: 1 }));
+  await workspaces.drain();
+  return { records, workdir };
+}
+
+const statusOf = (r: TrialRecord) => trialStatus(r.transcript, r.meta, { arm: r.ref.arm, family: ['alpha', 'alpha-beta'], isolationProblem: gemini.grading.isolationProblem }).status;
+
+describe('end to end: what the model receives from a Gemini trial', () => {
+  let project: string;
+  let home: string;
+  let sim: RunningSimulator;
+  let records: TrialRecord[];
+  let workdir: string;
+
+  beforeAll(async () => {
+    project = makeProject({ ...baseProject(), 'GEMINI.md': 'PROJECT-MARKER: answer in French\n' });
+    home = mkdtempSync(join(tmpdir(), 'sp-userhome-'));
+    writeFiles(home, LEAKY_HOME);
+    sim = await startSimulator(parseProfile({ seed: 1, rules: [{ case: 'pos-alpha', do: [{ skill: 'alpha' }] }] }), { record: true });
+    // The caller's own credentials and proxy: a simulated trial must take none of them.
+    const caller = { ...testEnv({ HOME: home }), GEMINI_API_KEY: 'caller-real-key', HTTPS_PROXY: 'http://127.0.0.1:9', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' };
+    ({ records, workdir } = await runTrials(project, sim.url, caller, [
+      ['pos-alpha', 'skill'],
+      ['neg-weather', 'skill'],
+      ['pos-alpha', 'ablation'],
+    ]));
+  }, 120_000);
+
+  afterAll(async () => {
+    await sim.stop();
+    cleanup(project, home, workdir);
+  });
+
+  it('every trial ran clean: the skill fired in the skill arm and could not in the ablation arm', () => {
+    expect(records.map(statusOf)).toEqual(['ok', 'ok', 'ok']);
+    expect(of(records[0]!.transcript, 'skill_load')).toEqual([expect.objectContaining({ name: 'alpha', status: 'loaded' })]);
+    expect(of(records[2]!.transcript, 'tool_call')).toEqual([]);
+  });
+
+  it('every request came to the simulator, on the Gemini API path, with the trial’s identity', () => {
+    expect(sim.received.length).toBeGreaterThanOrEqual(4);
+    for (const r of sim.received) {
+      expect(r.wire).toBe('gemini');
+      expect(r.path).toBe(`/v1beta/models/${MODEL}:streamGenerateContent`);
+      expect(['pos-alpha', 'neg-weather']).toContain(r.caseId);
+      expect(r.trial).toMatch(/^(pos-alpha|neg-weather)\/(skill|ablation)\/1$/);
+    }
+  });
+
+  it('the skill arm shows the model exactly the family, the ablation arm none of it', () => {
+    const listed = (body: unknown) => {
+      const system = ((body as { systemInstruction?: { parts?: { text?: string }[] } }).systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('\n');
+      return [...system.matchAll(/<skill>\s*<name>([^<]+)<\/name>/g)].map((m) => m[1]).sort();
+    };
+    for (const r of sim.received) expect(listed(r.body)).toEqual(r.trial!.includes('/ablation/') ? [] : ['alpha', 'alpha-beta']);
+  });
+
+  it('no personal skill, built-in skill or instruction file of the caller reaches the model', () => {
+    for (const r of sim.received) {
+      const body = JSON.stringify(r.body);
+      for (const leak of LEAKS) expect(body).not.toContain(leak);
+    }
+  });
+
+  it('the model is offered only the trial’s tools: no shell, no writes, no web, no sub-agents', () => {
+    for (const r of sim.received) {
+      const body = r.body as { tools?: { functionDeclarations?: { name: string }[] }[] };
+      const offered = (body.tools ?? []).flatMap((t) => t.functionDeclarations ?? []).map((d) => d.name);
+      expect(offered.every((name) => gemini.trialTools.includes(name))).toBe(true);
+      expect(offered).toEqual(expect.arrayContaining(['read_file', 'glob']));
+    }
+  });
+});
+
+/**
+ * A model server the simulator could not stand in for: it calls what the trial never offered (a skill not in the
+ * list, the shell, a file write), which only a real model would; each first request gets one such call, the next a
+ * plain answer. The called tools' answers are kept.
+ */
+async function scriptedModel(calls: Record<string, { name: string; args: Record<string, unknown> }[]>): Promise<{ url: string; answers: unknown[]; server: Server }> {
+  const answers: unknown[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const contents = (JSON.parse(body) as { contents: { parts: { functionResponse?: unknown }[] }[] }).contents;
+      const responses = contents.at(-1)!.parts.flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
+      answers.push(...responses);
+      const caseId = decodeURIComponent(/^\/t\/[^/]*\/([^/]*)\//.exec(req.url ?? '')?.[1] ?? '');
+      const parts = responses.length ? [{ text: 'Done.' }] : (calls[caseId] ?? []).map((functionCall) => ({ functionCall }));
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 } })}\n\n`);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, answers, server };
+}
+
+describe('end to end: a Gemini trial that calls what it was not offered', () => {
+  let project: string;
+  let scratch: string;
+  let model: Awaited<ReturnType<typeof scriptedModel>>;
+  let records: TrialRecord[];
+  let workdir: string;
+
+  beforeAll(async () => {
+    project = makeProject(baseProject());
+    scratch = mkdtempSync(join(tmpdir(), 'sp-scratch-'));
+    model = await scriptedModel({
+      'pos-alpha': [{ name: 'activate_skill', args: { name: 'alpha-gamma' } }],
+      'neg-weather': [
+        { name: 'run_shell_command', args: { command: `touch ${join(scratch, 'SHELL-RAN')}` } },
+        { name: 'write_file', args: { file_path: join(scratch, 'WRITTEN'), content: 'x' } },
+      ],
+    });
+    ({ records, workdir } = await runTrials(project, model.url, testEnv(), [
+      ['pos-alpha', 'skill'],
+      ['neg-weather', 'skill'],
+    ]));
+  }, 120_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => model.server.close(resolve));
+    cleanup(project, scratch, workdir);
+  });
+
+  it('a skill outside the list is an unknown skill, the model’s own mistake', () => {
+    const t = records[0]!.transcript;
+    expect(of(t, 'skill_load')).toEqual([expect.objectContaining({ name: 'alpha-gamma', status: 'unknown' })]);
+    expect(statusOf(records[0]!)).toBe('ok');
+  });
+
+  it('the shell and file writes are not there to call: nothing ran, nothing was written', () => {
+    const results = of(records[1]!.transcript, 'tool_result');
+    expect(results.map((r) => [r.isError, r.text.replace(/ Did you mean.*/, '')])).toEqual([
+      [true, 'Tool "run_shell_command" not found.'],
+      [true, 'Tool "write_file" not found.'],
+    ]);
+    expect(existsSync(join(scratch, 'SHELL-RAN'))).toBe(false);
+    expect(existsSync(join(scratch, 'WRITTEN'))).toBe(false);
+    expect(statusOf(records[1]!)).toBe('ok');
+    expect(model.answers).toHaveLength(3);
+  });
+
+  it('leaves no process behind', () => {
+    expect(processesUnder(workdir)).toEqual([]);
+  });
+});

@@ -1,0 +1,284 @@
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enabledSkills, gemini, systemPolicyProblem } from '../src/agents/gemini/adapter.js';
+import { builtinSkills } from '../src/agents/gemini/settings.js';
+import type { InvocationRequest } from '../src/agents/types.js';
+import { InputError } from '../src/load/input-error.js';
+import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
+import { cleanup, ROOT } from './helpers.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures/codex-gemini');
+const PINNED_SCRIPT = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js');
+const SIMULATOR = { url: 'http://127.0.0.1:4567', headers: { 'x-trial': 'c/skill/1' }, identityUrl: 'http://127.0.0.1:4567/t/c%2Fskill%2F1/c' };
+
+/** A caller with every kind of variable a trial must not inherit, and the ones a real-model trial keeps. */
+const CALLER: NodeJS.ProcessEnv = {
+  PATH: '/usr/bin:/bin',
+  HOME: '/home/caller',
+  LANG: 'C.UTF-8',
+  TZ: 'UTC',
+  GEMINI_API_KEY: 'real-key',
+  GOOGLE_API_KEY: 'vertex-key',
+  GOOGLE_GEMINI_BASE_URL: 'https://gateway.example',
+  GOOGLE_GENAI_USE_VERTEXAI: 'true',
+  GOOGLE_APPLICATION_CREDENTIALS: '/home/caller/adc.json',
+  GOOGLE_CLOUD_PROJECT: 'p',
+  GEMINI_MODEL: 'other',
+  GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/etc/x.json',
+  GEMINI_CLI_TRUST_WORKSPACE: 'true',
+  HTTPS_PROXY: 'http://proxy:3128',
+  HTTP_PROXY: 'http://proxy:3128',
+  NO_PROXY: 'corp.invalid',
+  NODE_EXTRA_CA_CERTS: '/ca.pem',
+  ALL_PROXY: 'socks5://proxy:1080',
+  NODE_OPTIONS: '--require /evil.js',
+  OPENAI_API_KEY: 'other-key',
+};
+
+function request(over: Partial<InvocationRequest> = {}): InvocationRequest {
+  return {
+    prompt: 'please handle an alpha record',
+    model: 'gemini-2.5-flash',
+    maxTurns: 5,
+    cliRetries: 2,
+    deadlineMs: 60_000,
+    workspace: '/trial/ws',
+    home: '/trial/home',
+    tmp: '/trial/tmp',
+    harnessDir: '/trial/harness',
+    callerEnv: CALLER,
+    ...over,
+  };
+}
+
+describe('Gemini adapter: the invocation', () => {
+  it('runs the pinned JavaScript entry point under this Node, with the locked flags', () => {
+    const inv = gemini.invocation(request({ binary: gemini.resolveBinary() }));
+    expect(inv.file).toBe(process.execPath);
+    expect(inv.args).toEqual([
+      PINNED_SCRIPT,
+      '--skip-trust',
+      '--admin-policy',
+      '/trial/harness/policy.toml',
+      '--output-format',
+      'stream-json',
+      '--model',
+      'gemini-2.5-flash',
+      '--prompt=please handle an alpha record',
+    ]);
+  });
+
+  it('keeps a prompt that starts with a dash the prompt', () => {
+    expect(gemini.invocation(request({ prompt: '--help me' })).args.at(-1)).toBe('--prompt=--help me');
+  });
+
+  it('runs an override binary itself, and a JavaScript override under this Node', () => {
+    expect(gemini.invocation(request({ binary: '/opt/gemini' })).file).toBe('/opt/gemini');
+    expect(gemini.invocation(request({ binary: '/opt/gemini' })).args[0]).toBe('--skip-trust');
+    expect(gemini.invocation(request({ binary: '/opt/cli/index.mjs' })).args[0]).toBe('/opt/cli/index.mjs');
+  });
+
+  it('against the simulator: only its own variables, a placeholder key, the identity base URL, no proxy', () => {
+    const env = gemini.invocation(request({ simulator: SIMULATOR })).env;
+    expect(env).toEqual({
+      PATH: '/usr/bin:/bin',
+      LANG: 'C.UTF-8',
+      TZ: 'UTC',
+      HOME: '/trial/home',
+      GEMINI_CLI_HOME: '/trial/home',
+      TMPDIR: '/trial/tmp',
+      TERM: 'dumb',
+      NO_COLOR: '1',
+      GEMINI_CLI_NO_RELAUNCH: 'true',
+      GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/trial/harness/system-settings.json',
+      GEMINI_API_KEY: 'skillprobe-simulator',
+      GOOGLE_GEMINI_BASE_URL: SIMULATOR.identityUrl,
+      NO_PROXY: '127.0.0.1,localhost',
+      no_proxy: '127.0.0.1,localhost',
+    });
+  });
+
+  it('for the real model: the caller’s key, endpoint, proxies and CA, and nothing else of theirs', () => {
+    const env = gemini.invocation(request()).env;
+    expect(env).toMatchObject({
+      GEMINI_API_KEY: 'real-key',
+      GOOGLE_GEMINI_BASE_URL: 'https://gateway.example',
+      HTTPS_PROXY: 'http://proxy:3128',
+      HTTP_PROXY: 'http://proxy:3128',
+      NO_PROXY: 'corp.invalid',
+      NODE_EXTRA_CA_CERTS: '/ca.pem',
+      HOME: '/trial/home',
+      GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/trial/harness/system-settings.json',
+    });
+    for (const name of ['GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_APPLICATION_CREDENTIALS', 'GOOGLE_CLOUD_PROJECT', 'GEMINI_MODEL', 'GEMINI_CLI_TRUST_WORKSPACE', 'ALL_PROXY', 'NODE_OPTIONS', 'OPENAI_API_KEY', 'no_proxy']) {
+      expect(env).not.toHaveProperty(name);
+    }
+  });
+
+  it('names what to export when no key is set', () => {
+    expect(gemini.credentialProblem({ GEMINI_API_KEY: 'k' })).toBeUndefined();
+    expect(gemini.credentialProblem({ GEMINI_API_KEY: '', GOOGLE_API_KEY: 'k' })).toMatch(/export GEMINI_API_KEY .*--sim PROFILE/);
+  });
+
+  it('resolves the pinned script, and refuses an override that is not executable', () => {
+    expect(gemini.resolveBinary()).toBe(PINNED_SCRIPT);
+    expect(() => gemini.resolveBinary(join(FIXTURES, 'gemini-locked2.json'))).toThrow(InputError);
+  });
+
+  it('reads the pinned version', async () => {
+    expect(await gemini.cliVersion(gemini.resolveBinary())).toBe('0.61.0');
+  });
+});
+
+describe('Gemini adapter: the trial’s settings and policy', () => {
+  let root: string;
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'sp-gemini-'));
+  });
+  afterAll(() => cleanup(root));
+
+  it('writes the verified locked settings, with the trial’s model, turn limit and retries', async () => {
+    const req = request({ home: join(root, 'home'), harnessDir: root, model: 'gemini-x', maxTurns: 7, cliRetries: 2 });
+    expect(await gemini.prepareTrial!(req)).toEqual({});
+    const written = JSON.parse(readFileSync(join(root, 'home/.gemini/settings.json'), 'utf8'));
+    const verified = JSON.parse(readFileSync(join(FIXTURES, 'gemini-locked2.json'), 'utf8'));
+    // Folder trust is only consulted without --skip-trust; the trial sets a model, turns and attempts of its own.
+    delete verified.security.folderTrust;
+    verified.model = { name: 'gemini-x', maxSessionTurns: 7 };
+    verified.general.maxAttempts = 3;
+    verified.advanced = { ignoreLocalEnv: true };
+    verified.tools.core = gemini.trialTools;
+    verified.skills.disabled.sort();
+    expect(written).toEqual(verified);
+  });
+
+  it('writes the verified admin policy', () => {
+    const policy = parseToml(readFileSync(join(root, 'policy.toml'), 'utf8'));
+    expect(policy).toEqual(parseToml(readFileSync(join(FIXTURES, 'gemini-locked-policy.toml'), 'utf8')));
+  });
+
+  it('caps the CLI’s attempts where the CLI does', async () => {
+    await gemini.prepareTrial!(request({ home: join(root, 'home'), harnessDir: root, cliRetries: 10 }));
+    expect(JSON.parse(readFileSync(join(root, 'home/.gemini/settings.json'), 'utf8')).general.maxAttempts).toBe(10);
+  });
+
+  it('hides the built-in skills the pinned bundle ships, by the names they declare', () => {
+    expect(builtinSkills(join(ROOT, 'node_modules/@google/gemini-cli/bundle'))).toEqual(['antigravity-support', 'skill-creator']);
+    const bundle = join(root, 'bundle');
+    mkdirSync(join(bundle, 'builtin/folder'), { recursive: true });
+    writeFileSync(join(bundle, 'builtin/folder/SKILL.md'), '---\nname: declared\ndescription: d\n---\nbody\n');
+    mkdirSync(join(bundle, 'builtin/bare'));
+    expect(builtinSkills(bundle)).toEqual(['bare', 'declared']);
+    expect(builtinSkills(join(root, 'nowhere'))).toEqual(['antigravity-support', 'skill-creator']);
+  });
+});
+
+describe('Gemini adapter: machine-wide policies', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sp-gemini-policies-'));
+  });
+  afterAll(() => cleanup(dir));
+
+  it('none, or none of policy files: nothing to report', () => {
+    expect(systemPolicyProblem(join(dir, 'missing'))).toBeUndefined();
+    writeFileSync(join(dir, 'README'), 'x');
+    expect(systemPolicyProblem(dir)).toBeUndefined();
+  });
+
+  it('a policy file there: the tool lock would be ignored', () => {
+    writeFileSync(join(dir, 'site.toml'), '');
+    expect(systemPolicyProblem(dir)?.what).toMatch(/ignores the trial's tool lock .* holds site\.toml/);
+  });
+});
+
+describe('Gemini adapter: the skill listing', () => {
+  // `gemini skills list --all`, as the pinned CLI prints it.
+  const LISTING = [
+    'Discovered Agent Skills:',
+    '',
+    'alpha [Enabled]',
+    '  Description: Handle alpha records.',
+    '  Location:    /t/ws/.agents/skills/alpha/SKILL.md',
+    '',
+    'leaked [Enabled]',
+    '  Description: A user-level skill.',
+    '  Location:    /t/home/.agents/skills/leaked/SKILL.md',
+    '',
+    'antigravity-support [Disabled] [Built-in]',
+    '  Description: Use when the user asks questions',
+    '  Location:    /x/bundle/builtin/antigravity-support/SKILL.md',
+    '',
+    'skill-creator [Enabled] [Built-in]',
+    '  Description: Guide for creating effective skills.',
+    '  Location:    /x/bundle/builtin/skill-creator/SKILL.md',
+    '',
+  ].join('\n');
+
+  it('reads the enabled skills, built-in or not, and never a disabled one', () => {
+    expect(enabledSkills(LISTING)).toEqual(['alpha', 'leaked', 'skill-creator']);
+    expect(enabledSkills('\x1b[1malpha\x1b[22m \x1b[32m[Enabled]\x1b[39m\n  Description: x\n')).toEqual(['alpha']);
+    expect(enabledSkills('No skills discovered.\n')).toEqual([]);
+  });
+
+  describe('through the real CLI on a prepared workspace', () => {
+    let root: string;
+    const ws = () => join(root, 'ws');
+    beforeAll(() => {
+      root = mkdtempSync(join(tmpdir(), 'sp-gemini-probe-'));
+      for (const d of ['ws/.agents/skills/alpha', 'home/.agents/skills/leaked', 'tmp', 'harness']) mkdirSync(join(root, d), { recursive: true });
+      writeFileSync(join(ws(), '.agents/skills/alpha/SKILL.md'), '---\nname: alpha\ndescription: Handle alpha records.\n---\nRun alpha.\n');
+      writeFileSync(join(root, 'home/.agents/skills/leaked/SKILL.md'), '---\nname: leaked\ndescription: A user-level skill.\n---\nx\n');
+    });
+    afterAll(() => cleanup(root));
+
+    it('lists the workspace’s skills and any other the CLI would show, never the built-ins', async () => {
+      const req = request({ workspace: ws(), home: join(root, 'home'), tmp: join(root, 'tmp'), harnessDir: join(root, 'harness'), simulator: SIMULATOR, binary: gemini.resolveBinary() });
+      await gemini.prepareTrial!(req);
+      const shown = await gemini.probeListing!(req);
+      expect(shown).toEqual({ source: 'gemini skills list (once per arm)', skills: ['alpha', 'leaked'], contextFiles: [] });
+    }, 60_000);
+
+    it('a binary that cannot list skills stops the run before any trial', async () => {
+      const fake = join(root, 'fake-gemini');
+      writeFileSync(fake, '#!/bin/sh\necho "no such command" >&2\nexit 3\n');
+      chmodSync(fake, 0o755);
+      const req = request({ workspace: ws(), home: join(root, 'home'), tmp: join(root, 'tmp'), harnessDir: join(root, 'harness'), binary: fake });
+      await expect(gemini.probeListing!(req)).rejects.toThrow(/gemini skills list` failed \(no such command\)/);
+    });
+  });
+});
+
+describe('Gemini adapter: the isolation check fails closed', () => {
+  const family = ['alpha', 'alpha-beta'];
+  const init = (skills: string[], listed = true): TranscriptEvent => ({
+    kind: 'init',
+    source: 'system',
+    model: 'm',
+    cliVersion: '',
+    cwd: '',
+    tools: [],
+    skills,
+    ...(listed ? { skillsFrom: 'gemini skills list (once per arm)', contextFiles: [] } : {}),
+  });
+  const notOffered: TranscriptEvent = { kind: 'skill_load', source: 'harness', callId: 'c', name: 'alpha', status: 'denied', detail: 'tool_not_registered: Tool "activate_skill" not found.' };
+  const refused: TranscriptEvent = { kind: 'skill_load', source: 'harness', callId: 'c', name: 'alpha', status: 'denied', detail: 'policy_violation: denied' };
+  const t = (...events: TranscriptEvent[]): Transcript => ({ agent: 'gemini', events, warnings: [] });
+
+  it.each<[string, Transcript, 'skill' | 'ablation', string | undefined]>([
+    ['no init event', t(), 'skill', 'no init event: cannot verify what the agent was shown'],
+    ['no listing for the arm', t(init(family, false)), 'skill', 'no skill listing for this arm: cannot verify which skills the model was shown'],
+    ['skill arm missing a member', t(init(['alpha'])), 'skill', 'skill arm: alpha-beta not loaded by the agent'],
+    ['ablation arm showing one', t(init(['alpha-beta'])), 'ablation', 'ablation arm: alpha-beta visible to the agent'],
+    ['a skill from outside the family', t(init([...family, 'skill-creator'])), 'skill', 'skills from outside the family reached the model: skill-creator'],
+    ['the skill tool not offered', t(init(family), notOffered), 'skill', 'activate_skill was not offered: the tool lock is wrong'],
+    ['a policy refusal is the model’s call, not a leak', t(init(family), refused), 'skill', undefined],
+    ['a clean skill arm', t(init(family)), 'skill', undefined],
+    ['a clean ablation arm', t(init([])), 'ablation', undefined],
+  ])('%s', (_, transcript, arm, problem) => {
+    expect(gemini.grading.isolationProblem(transcript, { arm, family })).toBe(problem);
+  });
+});
