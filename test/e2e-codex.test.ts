@@ -1,3 +1,5 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +8,9 @@ import { codex } from '../src/agents/codex/adapter.js';
 import { parseCodexStream } from '../src/agents/codex/parse.js';
 import type { Results, TrialMeta } from '../src/run/schema.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
+import type { TrialRecord } from '../src/runner/trial.js';
 import { baseProject, cleanup, makeProject, processesUnder, runCli, skillMd, spyBinary, testEnv, writeFiles } from './helpers.js';
+import { runTrials } from './trial-runner.js';
 
 /**
  * The real pinned Codex CLI against skillprobe's simulator, one case per scenario, all in one run. Every assertion
@@ -207,4 +211,75 @@ describe('end to end: Codex isolation', () => {
     expect(await codex.lockdownProblem!(codex.resolveBinary(), scratch, testEnv())).toBeUndefined();
     expect(readdirSync(scratch)).toEqual([]);
   }, 60_000);
+});
+
+/**
+ * A model server of the test's own, for what the simulator never plays: a model reading a skill that is not there,
+ * and one trying to write. Each case's first request gets one shell command, the next a plain answer.
+ */
+async function scriptedModel(commands: Record<string, string>): Promise<{ url: string; outputs: string[]; server: Server }> {
+  const outputs: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+    req.on('end', () => {
+      const input = (JSON.parse(body) as { input: { type: string; output?: unknown }[] }).input;
+      const answered = input.filter((i) => i.type === 'function_call_output');
+      outputs.push(...answered.map((i) => String(i.output)));
+      const caseId = decodeURIComponent(/^\/t\/[^/]*\/([^/]*)\//.exec(req.url ?? '')?.[1] ?? '');
+      const item = answered.length
+        ? { type: 'message', id: 'm1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Done.', annotations: [] }] }
+        : { type: 'function_call', id: 'fc1', call_id: 'call1', name: 'exec_command', arguments: JSON.stringify({ cmd: commands[caseId] }), status: 'completed' };
+      const sse = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        sse('response.created', { response: { id: 'r1', status: 'in_progress', output: [] } }) +
+          sse('response.output_item.done', { output_index: 0, item }) +
+          sse('response.completed', { response: { id: 'r1', status: 'completed', output: [item], usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } } }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, outputs, server };
+}
+
+describe('end to end: a Codex trial that reads what is not there, or writes', () => {
+  let project: string;
+  let model: Awaited<ReturnType<typeof scriptedModel>>;
+  let records: TrialRecord[];
+  let workdir: string;
+
+  beforeAll(async () => {
+    project = makeProject(baseProject());
+    model = await scriptedModel({
+      'pos-alpha': 'cat .agents/skills/alpha-gamma/SKILL.md',
+      'neg-weather': 'echo pwned > WRITTEN.txt && cat WRITTEN.txt',
+    });
+    ({ records, workdir } = await runTrials(codex, project, model.url, testEnv(), [
+      ['pos-alpha', 'skill'],
+      ['neg-weather', 'skill'],
+    ], { model: 'sim-model', deadlineSeconds: NORMAL_DEADLINE_S }));
+  }, 120_000);
+
+  afterAll(async () => {
+    await new Promise((resolve) => model.server.close(resolve));
+    cleanup(project, workdir);
+  });
+
+  it('a SKILL.md outside the family that is not there is an unknown skill, the model’s own mistake', () => {
+    const t = records[0]!.transcript;
+    expect(of(t, 'tool_call')).toEqual([expect.objectContaining({ intent: 'skill', skill: 'alpha-gamma' })]);
+    expect(of(t, 'skill_load')).toEqual([expect.objectContaining({ name: 'alpha-gamma', status: 'unknown' })]);
+  });
+
+  it('the read-only sandbox stops a write: the model is told so, and nothing is written', () => {
+    expect(model.outputs.at(-1)).toMatch(/Read-only file system/);
+    // Codex reports no item for a command its sandbox refused: the model's own answer is all the stream shows.
+    expect(of(records[1]!.transcript, 'tool_call')).toEqual([]);
+    expect(records[1]!.meta.exitCode).toBe(0);
+  });
+
+  it('leaves no process behind', () => {
+    expect(processesUnder(workdir)).toEqual([]);
+  });
 });

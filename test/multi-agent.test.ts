@@ -49,7 +49,7 @@ describe('one run, three agents', () => {
 
   it('asks each agent for its own model unless the config names one for it', () => {
     const models = Object.fromEntries(readJson<AgentRuns>(join(dir, 'agents.json')).agents.map((a) => [a.id, a.model]));
-    expect(models).toEqual({ 'claude-code': 'claude-sonnet-4-5', codex: 'gpt-6.1-sol', gemini: 'gemini-2.5-flash' });
+    expect(models).toEqual({ 'claude-code': 'claude-sonnet-4-5', codex: 'gpt-6.1-sol', gemini: 'gemini-2.5-pro' });
   });
 
   it('reports every agent, then the agents × cases matrix, and gates on the worst', () => {

@@ -198,16 +198,16 @@ describe('Codex isolation, from its session evidence', () => {
   const withShown = (shown: ShownEvidence | undefined) => parse(stream(START[0]!, DONE), meta({ evidence: shown ? { shown } : {} }));
   const problem = (shown: ShownEvidence | undefined, arm: 'skill' | 'ablation' = 'skill', family = ['mock-skill']) => codex.grading.isolationProblem(withShown(shown), { arm, family });
 
-  it.each([
+  it.each<[string, ShownEvidence | undefined, 'skill' | 'ablation', string | undefined]>([
     ['the family, read-only, no instruction file', SHOWN, 'skill', undefined],
     ['nothing listed in the ablation arm', { ...SHOWN, skills: [] }, 'ablation', undefined],
     ['no session record', undefined, 'skill', 'no Codex session record'],
     ['a skill from outside the family', { ...SHOWN, skills: ['mock-skill', 'user-level'] }, 'skill', 'outside the family reached the model: user-level'],
-    ['a member missing in the skill arm', { ...SHOWN, skills: [] }, 'skill', 'not listed'],
+    ['a member missing in the skill arm', { ...SHOWN, skills: [] }, 'skill', 'mock-skill not loaded'],
     ['a member in the ablation arm', SHOWN, 'ablation', 'ablation arm: mock-skill'],
     ['an AGENTS.md in context', { ...SHOWN, contextFiles: ['AGENTS.md (/x)'] }, 'skill', 'instruction files reached the model: AGENTS.md'],
     ['a writable sandbox', { ...SHOWN, sandbox: 'workspace-write' }, 'skill', 'workspace-write'],
-  ] as const)('%s', (_, shown, arm, expected) => {
+  ])('%s', (_, shown, arm, expected) => {
     const p = problem(shown, arm);
     if (expected === undefined) expect(p).toBeUndefined();
     else expect(p).toContain(expected);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConversationView, Wire } from '../src/sim/conversation.js';
-import { commandAction, commandResult, shellWords } from '../src/sim/dialects/codex-commands.js';
+import { commandAction, commandInScript, commandResult, execScript, scriptResult, shellWords } from '../src/sim/dialects/codex-commands.js';
 import type { ModelReply } from '../src/sim/dialects/dialect.js';
 import { DIALECTS, dialectFor, viewRequest } from '../src/sim/dialects/index.js';
 import { parseGeminiListing } from '../src/sim/dialects/gemini-view.js';
@@ -20,6 +20,8 @@ const fixtureJson = <T = Json>(name: string) => JSON.parse(fixture(name)) as T;
 
 /** Requests the real Codex 0.169 and Gemini CLI 0.61 sent to this simulator (long context trimmed, paths under /trial). */
 const codex169 = fixtureJson<Record<'first' | 'after-skill' | 'after-read' | 'after-search', Json>>('sim-codex-0.169-requests.json');
+/** Codex 0.169 with a "responses lite" model: tools in an `additional_tools` input item, the shell only inside `exec` scripts. */
+const codexLite = fixtureJson<Record<'first' | 'afterExec', Json & { input: Json[] }>>('codex-lite-requests.json');
 const gemini061 = fixtureJson<Record<'first' | 'after-skill' | 'after-read' | 'after-search', Json>>('sim-gemini-0.61-requests.json');
 /** Requests measured on Codex 0.171 and Gemini 0.61 against another stand-in; the second ones hold only the new tail. */
 const codexSample1 = fixtureJson<{ body: Json & { input: unknown[] } }>('codex-request1-skill-trimmed.json').body;
@@ -29,6 +31,17 @@ const geminiSample2 = { ...geminiSample1, contents: [...geminiSample1.contents, 
 
 const MOCK_MD = '---\nname: mock-skill\ndescription: Test skill. Use when asked for the phrase.\n---\n# mock\n```bash\nmock run --fast\n```\n';
 const TRIAL_FILES = { 'mock-skill': '/trial/ws/.agents/skills/mock-skill/SKILL.md', 'other-skill': '/trial/ws/.agents/skills/other-skill/SKILL.md' };
+const LITE_MD = '---\nname: mock-skill\ndescription: Test skill.\n---\n# mock\nNONCE-xyz\n';
+
+/** Codex's answer to an `exec` script that passed a command's result to `text()`, as it reports one. */
+const scriptOutput = (call_id: unknown, exit_code: number, output: string) => ({
+  type: 'custom_tool_call_output',
+  call_id,
+  output: [
+    { type: 'input_text', text: 'Script completed\nWall time 0.1 seconds\nOutput:\n' },
+    { type: 'input_text', text: JSON.stringify({ chunk_id: 'c1', wall_time_seconds: 0, exit_code, original_token_count: 3, output }) },
+  ],
+});
 
 /** A view with its map as a plain object, for comparing with expectations. */
 const viewed = (wire: Wire, body: unknown) => {
@@ -67,6 +80,28 @@ describe('views of real requests', () => {
       { turn: 1, lastResults: [{ action: 'read', skill: 'mock-skill', isError: false, text: MOCK_MD }], skillBody: { text: MOCK_MD, argumentsFilled: false } },
     ],
     ['Codex 0.169, after a search', 'openai-responses', codex169['after-search'], { turn: 1, lastResults: [{ action: 'search', isError: false, text: '' }], skillBody: undefined }],
+    [
+      'Codex 0.169 responses lite, first request',
+      'openai-responses',
+      codexLite.first,
+      {
+        offeredSkills: ['mock-skill'],
+        skillFiles: { 'mock-skill': '/trial/ws/.agents/skills/mock-skill/SKILL.md' },
+        canInvokeSkill: true,
+        canReadFile: true,
+        tools: ['exec', 'wait', 'request_user_input', 'request_user_input_async', 'sleep'],
+        prompt: 'hi',
+        turn: 0,
+        lastResults: [],
+        skillBody: undefined,
+      },
+    ],
+    [
+      'Codex 0.169 responses lite, after an exec script printed the skill',
+      'openai-responses',
+      codexLite.afterExec,
+      { turn: 1, prompt: 'hi', lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: LITE_MD }], skillBody: { text: LITE_MD, argumentsFilled: false } },
+    ],
     [
       'Codex 0.171 sample, first request',
       'openai-responses',
@@ -140,7 +175,8 @@ describe('views of real requests', () => {
   });
 
   it.each(['anthropic', 'openai-responses', 'gemini'] as const)('%s: garbage gives an empty view, never a throw', (wire) => {
-    for (const body of [null, 'text', 42, [], { input: 5, contents: [null, { parts: 'x' }], messages: [{ role: 'assistant', content: 7 }] }]) {
+    const liteGarbage = { input: [{ type: 'additional_tools', tools: [{ type: 'namespace', tools: 7 }, 'exec'] }, { type: 'custom_tool_call', call_id: 'c', name: 'exec', input: 5 }, { type: 'custom_tool_call_output', call_id: 'c', output: [{ text: '{"output":3}' }, 'x'] }] };
+    for (const body of [null, 'text', 42, [], { input: 5, contents: [null, { parts: 'x' }], messages: [{ role: 'assistant', content: 7 }] }, liteGarbage]) {
       expect(viewed(wire, body)).toMatchObject({ wire, offeredSkills: [], skillFiles: {}, canInvokeSkill: false, canReadFile: false, tools: [], prompt: '' });
     }
   });
@@ -155,6 +191,32 @@ describe('views of real requests', () => {
     expect(commandResult('Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 1\nOriginal token count: 3\nOutput:\ncat: x: No such file')).toEqual({ isError: true, text: 'cat: x: No such file' });
     expect(commandResult('Process exited with code 0\nOutput:\nok\n')).toEqual({ isError: false, text: 'ok\n' });
     expect(commandResult('failed to parse function arguments')).toEqual({ isError: true, text: 'failed to parse function arguments' });
+  });
+
+  it('a Codex exec script reports the command’s exit code and output; without that result the script failed', () => {
+    const report = (exit_code?: number) => ['Script completed\nOutput:\n', JSON.stringify({ chunk_id: 'c', wall_time_seconds: 0, exit_code, output: 'out' })];
+    expect(scriptResult(report(0))).toEqual({ isError: false, text: 'out' });
+    expect(scriptResult(report(2))).toEqual({ isError: true, text: 'out' });
+    expect(scriptResult(report(undefined))).toEqual({ isError: true, text: 'out' });
+    expect(scriptResult(['Script failed', 'ReferenceError: x is not defined'])).toEqual({ isError: true, text: 'Script failed\nReferenceError: x is not defined' });
+  });
+
+  it('a Codex exec script’s command reads back from either quotes; a script that runs none gives none', () => {
+    expect(commandInScript(`const r = await tools.exec_command({cmd: 'sed -n \\'1,9p\\' a\\\\b'});`)).toBe(`sed -n '1,9p' a\\b`);
+    expect(commandInScript('await tools.exec_command( { cmd : "cat \\"x y\\"\\u0041\\x42" } )')).toBe('cat "x y"AB');
+    expect(commandInScript('text(await tools.view_image({path: "a.png"}))')).toBe('');
+    expect(commandInScript('await tools.exec_command({cmd: "unterminated})')).toBe('');
+  });
+
+  it.each([`cat '/my ws/it'\\''s/SKILL.md'`, 'printf "%s\\n" "a\\b" `x` ${y}', 'echo \u2028 — ünï 💡', 'line one\nline two'])('a Codex exec script runs the command as written, and reads back: %j', async (cmd) => {
+    const script = execScript(cmd);
+    expect(commandInScript(script)).toBe(cmd);
+    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...args: unknown[]) => Promise<void>;
+    const ran: unknown[] = [];
+    const texts: unknown[] = [];
+    await new AsyncFunction('tools', 'text', script)({ exec_command: async (args: unknown) => (ran.push(args), { exit_code: 0, output: '' }) }, (v: unknown) => texts.push(v));
+    expect(ran).toEqual([{ cmd }]);
+    expect(texts).toEqual([{ exit_code: 0, output: '' }]);
   });
 
   it('a Gemini function response with an error is an error', () => {
@@ -240,6 +302,7 @@ describe('the policy plays the same profile on every CLI', () => {
 
   it.each([
     ['Codex without its shell', 'openai-responses', { ...codex169.first, tools: [] }],
+    ['Codex lite without its exec tool', 'openai-responses', { ...codexLite.first, input: codexLite.first.input.filter((item) => item.type !== 'additional_tools') }],
     ['Gemini without activate_skill', 'gemini', { ...gemini061.first, tools: [{ functionDeclarations: [{ name: 'read_file' }] }] }],
     ['Gemini listing no skills', 'gemini', { ...gemini061.first, systemInstruction: { parts: [{ text: 'no skills here' }] } }],
   ] as const)('%s: the skill behaviour degrades to a plain answer', (_, wire, body) => {
@@ -258,6 +321,15 @@ describe('the policy plays the same profile on every CLI', () => {
     const reply = decideReply(profile, viewRequest('openai-responses', body), { key: 'k', caseId: 'fires' });
     expect(blocksOf(reply)).toEqual([{ type: 'text', text: expect.stringMatching(/^I could not load that skill/) }]);
   });
+
+  it('Codex lite: invokes, reads and searches; a failed exec script print is a skill that did not load', () => {
+    const first = viewRequest('openai-responses', codexLite.first);
+    expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'fires' }))).toContainEqual({ type: 'skill', name: 'mock-skill', args: '--fast' });
+    expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'reads' }))).toContainEqual({ type: 'read', name: 'mock-skill' });
+    expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'loops' }))).toContainEqual({ type: 'search', pattern: '**/*step0*' });
+    const failed = { ...codexLite.afterExec, input: [...codexLite.afterExec.input.slice(0, -1), scriptOutput('call_1', 1, 'cat: x: No such file')] };
+    expect(blocksOf(decideReply(profile, viewRequest('openai-responses', failed), { key: 'k', caseId: 'fires' }))).toEqual([{ type: 'text', text: expect.stringMatching(/^I could not load that skill \(cat: x: No such file\)/) }]);
+  });
 });
 
 /** Server-sent events as (event, data) pairs; lines may end in CRLF. */
@@ -274,22 +346,34 @@ function parseSse(text: string): { event?: string; data: Json }[] {
     });
 }
 
-const reply = (blocks: ReplyBlock[], skillFiles = new Map([['mock-skill', '/ws/.agents/skills/mock-skill/SKILL.md']])): ModelReply => ({ id: 'sim_7', model: 'm1', blocks, inputTokens: 100, skillFiles });
+const CLASSIC_TOOLS = ['exec_command', 'write_stdin'];
+const LITE_TOOLS = ['exec', 'wait'];
+const reply = (blocks: ReplyBlock[], skillFiles = new Map([['mock-skill', '/ws/.agents/skills/mock-skill/SKILL.md']]), tools: readonly string[] = CLASSIC_TOOLS): ModelReply => ({
+  id: 'sim_7',
+  model: 'm1',
+  blocks,
+  inputTokens: 100,
+  skillFiles,
+  tools,
+});
 
 describe('encodings', () => {
+  const intro = "I'll use the mock-skill skill for this, and this sentence is long enough to be split.";
   const skillReply = reply([
-    { type: 'text', text: "I'll use the mock-skill skill for this, and this sentence is long enough to be split." },
+    { type: 'text', text: intro },
     { type: 'skill', name: 'mock-skill', args: '--fast' },
   ]);
+  /** Event types, a run of text deltas as one. */
+  const eventTypes = (events: { event?: string }[]) => events.map((e) => e.event).filter((t, i, types) => !(t === 'response.output_text.delta' && types[i - 1] === t));
+  const codexItems = (tools: readonly string[], blocks: ReplyBlock[], files?: Map<string, string>) => (DIALECTS['openai-responses'].json(reply(blocks, files, tools)) as { output: Json[] }).output;
 
   it('Codex: the same event sequence the CLI accepted from the reference stand-in, a shell print of the listed file', () => {
     const events = parseSse(DIALECTS['openai-responses'].stream(skillReply));
-    const collapse = (types: (string | undefined)[]) => types.filter((t, i) => !(t === 'response.output_text.delta' && types[i - 1] === t));
-    expect(collapse(events.map((e) => e.event))).toEqual(parseSse(fixture('mock-codex-sse-functioncall.txt')).map((e) => e.event));
+    expect(eventTypes(events)).toEqual(parseSse(fixture('mock-codex-sse-functioncall.txt')).map((e) => e.event));
     expect(events.every((e) => e.event === e.data.type)).toBe(true);
     const text = events.filter((e) => e.event === 'response.output_text.delta').map((e) => e.data.delta);
     expect(text.length).toBeGreaterThan(1);
-    expect(text.join('')).toBe("I'll use the mock-skill skill for this, and this sentence is long enough to be split.");
+    expect(text.join('')).toBe(intro);
     const done = events.filter((e) => e.event === 'response.output_item.done').map((e) => e.data.item as Json);
     expect(done[1]).toMatchObject({ type: 'function_call', name: 'exec_command', call_id: 'call_sim_7_1', status: 'completed' });
     expect(JSON.parse(String(done[1]!.arguments))).toEqual({ cmd: 'cat /ws/.agents/skills/mock-skill/SKILL.md' });
@@ -298,30 +382,83 @@ describe('encodings', () => {
     expect(completed.usage).toEqual({ input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: expect.any(Number), output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 100 + (completed.usage as { output_tokens: number }).output_tokens });
   });
 
+  it('Codex lite: the shell print streams as a custom `exec` call whose script runs it', () => {
+    const events = parseSse(DIALECTS['openai-responses'].stream(reply(skillReply.blocks, undefined, LITE_TOOLS)));
+    expect(eventTypes(events)).toEqual([
+      'response.created',
+      'response.output_item.added',
+      'response.output_text.delta',
+      'response.output_item.done',
+      'response.output_item.added',
+      'response.custom_tool_call_input.delta',
+      'response.custom_tool_call_input.done',
+      'response.output_item.done',
+      'response.completed',
+    ]);
+    expect(events.every((e) => e.event === e.data.type)).toBe(true);
+    const input = 'const r = await tools.exec_command({cmd: "cat /ws/.agents/skills/mock-skill/SKILL.md"});\ntext(r);';
+    const call = { type: 'custom_tool_call', id: 'ct_sim_7_1', call_id: 'call_sim_7_1', name: 'exec', input, status: 'completed' };
+    expect(events.slice(-5, -1).map((e) => e.data)).toEqual([
+      { type: 'response.output_item.added', output_index: 1, item: { ...call, status: 'in_progress', input: '' } },
+      { type: 'response.custom_tool_call_input.delta', item_id: 'ct_sim_7_1', output_index: 1, delta: input },
+      { type: 'response.custom_tool_call_input.done', item_id: 'ct_sim_7_1', output_index: 1, input },
+      { type: 'response.output_item.done', output_index: 1, item: call },
+    ]);
+    const completed = events.at(-1)!.data.response as { output: Json[]; usage: Json };
+    expect(completed.output[1]).toEqual(call);
+    expect(completed.usage.output_tokens).toBe(Math.ceil((intro + input).length / 4));
+  });
+
   it.each([
     ['read', { type: 'read', name: 'mock-skill' }, `sed -n '1,400p' /ws/.agents/skills/mock-skill/SKILL.md`],
     ['search', { type: 'search', pattern: '**/*step2*' }, `find . -path './**/*step2*'`],
     ['skill not in the listing', { type: 'skill', name: 'gone' }, 'cat .agents/skills/gone/SKILL.md'],
-  ] as const)('Codex: %s is a shell command', (_, block, cmd) => {
-    const item = (DIALECTS['openai-responses'].json(reply([block])) as { output: Json[] }).output[0]!;
-    expect(JSON.parse(String(item.arguments))).toEqual({ cmd });
+  ] as const)('Codex: %s is a shell command, run through whichever tool was offered', (_, block, cmd) => {
+    expect(codexItems(CLASSIC_TOOLS, [block])).toEqual([expect.objectContaining({ type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd }) })]);
+    expect(codexItems(LITE_TOOLS, [block])).toEqual([expect.objectContaining({ type: 'custom_tool_call', name: 'exec', input: execScript(cmd) })]);
   });
 
-  it('Codex: a path with spaces is quoted, and the view reads the call back', () => {
-    const files = new Map([['mock-skill', "/my ws/it's/SKILL.md"]]);
-    const item = (DIALECTS['openai-responses'].json(reply([{ type: 'skill', name: 'mock-skill' }], files)) as { output: Json[] }).output[0]!;
-    expect(JSON.parse(String(item.arguments)).cmd).toBe(`cat '/my ws/it'\\''s/SKILL.md'`);
-    const listing = `<skills_instructions>\n### Available skills\n- mock-skill: x (file: /my ws/it's/SKILL.md)\n</skills_instructions>`;
+  it.each([
+    ['exec_command only', ['exec_command'], 'function_call'],
+    ['exec only', ['exec', 'wait'], 'custom_tool_call'],
+    ['both', ['exec', 'exec_command'], 'function_call'],
+    ['neither', [], 'function_call'],
+  ] as const)('Codex: offered %s, the shell call is a %s', (_, tools, type) => {
+    expect(codexItems(tools, [{ type: 'search', pattern: 'p' }])[0]!.type).toBe(type);
+  });
+
+  const LISTING_WITH_SPACES = `<skills_instructions>\n### Available skills\n- mock-skill: x (file: /my ws/it's/SKILL.md)\n</skills_instructions>`;
+  it.each([
+    {
+      via: 'exec_command',
+      tools: CLASSIC_TOOLS,
+      offer: { tools: [{ type: 'function', name: 'exec_command' }] },
+      offerItems: [],
+      written: (cmd: string) => ({ arguments: JSON.stringify({ cmd }) }),
+      result: (item: Json) => ({ type: 'function_call_output', call_id: item.call_id, output: 'Process exited with code 0\nOutput:\nbody' }),
+    },
+    {
+      via: 'an exec script',
+      tools: LITE_TOOLS,
+      offer: {},
+      offerItems: [{ type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }] }] }],
+      written: (cmd: string) => ({ input: execScript(cmd) }),
+      result: (item: Json) => scriptOutput(item.call_id, 0, 'body'),
+    },
+  ])('Codex through $via: a path with spaces is quoted, and the view reads the call back', ({ tools, offer, offerItems, written, result }) => {
+    const item = codexItems(tools, [{ type: 'skill', name: 'mock-skill' }], new Map([['mock-skill', "/my ws/it's/SKILL.md"]]))[0]!;
+    expect(item).toMatchObject(written(`cat '/my ws/it'\\''s/SKILL.md'`));
     const body = {
-      tools: [{ type: 'function', name: 'exec_command' }],
+      ...offer,
       input: [
-        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: listing }] },
+        ...offerItems,
+        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: LISTING_WITH_SPACES }] },
         { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] },
         item,
-        { type: 'function_call_output', call_id: item.call_id, output: 'Process exited with code 0\nOutput:\nbody' },
+        result(item),
       ],
     };
-    expect(viewRequest('openai-responses', body).lastResults).toEqual([{ action: 'skill', skill: 'mock-skill', isError: false, text: 'body' }]);
+    expect(viewRequest('openai-responses', body)).toMatchObject({ canInvokeSkill: true, turn: 1, lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: 'body' }] });
   });
 
   it('Gemini: data-only JSON chunks like the reference stand-in’s; the last says STOP and carries the usage', () => {
@@ -333,7 +470,7 @@ describe('encodings', () => {
     expect(candidates.slice(0, -1).every((c) => c.finishReason === undefined)).toBe(true);
     expect(candidates.at(-1)!.finishReason).toBe('STOP');
     const parts = candidates.flatMap((c) => (c.content as { parts: Json[] }).parts);
-    expect(parts.filter((p) => 'text' in p).map((p) => p.text).join('')).toBe("I'll use the mock-skill skill for this, and this sentence is long enough to be split.");
+    expect(parts.filter((p) => 'text' in p).map((p) => p.text).join('')).toBe(intro);
     expect(parts.at(-1)).toEqual({ functionCall: { name: 'activate_skill', args: { name: 'mock-skill' } } });
     const usage = chunks.at(-1)!.data.usageMetadata as { candidatesTokenCount: number };
     expect(usage).toEqual({ promptTokenCount: 100, candidatesTokenCount: expect.any(Number), totalTokenCount: 100 + usage.candidatesTokenCount });
@@ -436,6 +573,17 @@ describe('simulator over HTTP, every wire', () => {
     const call = events.find((e) => e.event === 'response.output_item.done' && (e.data.item as Json).type === 'function_call')!.data.item as Json;
     expect(JSON.parse(String(call.arguments))).toEqual({ cmd: 'cat /trial/ws/.agents/skills/mock-skill/SKILL.md' });
     expect(events.at(-1)!.event).toBe('response.completed');
+  });
+
+  it('Codex lite: a skill call streams as an exec script; the result Codex reports for it leads to the plan', async () => {
+    const outputOf = async (body: unknown) => (parseSse(await (await codexAt('lite/skill/1', 'fires', body)).text()).at(-1)!.data.response as { output: Json[] }).output;
+    const output = await outputOf(codexLite.first);
+    expect(output).toEqual([
+      expect.objectContaining({ type: 'message' }),
+      expect.objectContaining({ type: 'custom_tool_call', name: 'exec', input: 'const r = await tools.exec_command({cmd: "cat /trial/ws/.agents/skills/mock-skill/SKILL.md"});\ntext(r);' }),
+    ]);
+    const next = { ...codexLite.first, input: [...codexLite.first.input, ...output, scriptOutput(output[1]!.call_id, 0, MOCK_MD)] };
+    expect(await outputOf(next)).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: expect.stringContaining('```bash\nmock run --fast\n```') })] })]);
   });
 
   it('Gemini: a skill call streams as activate_skill; generateContent answers one JSON object', async () => {

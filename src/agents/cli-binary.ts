@@ -1,6 +1,8 @@
 import { execa } from 'execa';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { InputError } from '../load/input-error.js';
 import { notExecutable } from '../load/paths.js';
 
@@ -43,8 +45,16 @@ export function notInstalled(pkg: string, cli: string): InputError {
   });
 }
 
-/** The first version number a CLI prints for `args` (offline), or undefined when it will not say. */
-export async function printedVersion(file: string, args: readonly string[]): Promise<string | undefined> {
-  const r = await execa(file, args, { reject: false, timeout: 30_000, stdin: 'ignore', extendEnv: false, env: { PATH: process.env.PATH ?? '' } });
-  return /\d+\.\d+\.\d+\S*/.exec(String(r.stdout ?? ''))?.[0];
+/**
+ * The first version number a CLI prints for `args` (offline), or undefined when it will not say. It runs with a
+ * HOME of its own, since some CLIs write state there even to print their version; `env` adds what the CLI needs.
+ */
+export async function printedVersion(file: string, args: readonly string[], env: (home: string) => Record<string, string> = () => ({})): Promise<string | undefined> {
+  const home = await mkdtemp(join(tmpdir(), 'skillprobe-version-'));
+  try {
+    const r = await execa(file, args, { reject: false, timeout: 30_000, stdin: 'ignore', extendEnv: false, env: { PATH: process.env.PATH ?? '', HOME: home, ...env(home) } });
+    return /\d+\.\d+\.\d+\S*/.exec(String(r.stdout ?? ''))?.[0];
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
 }

@@ -129,6 +129,7 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
       blocks: decided.type === 'message' ? decided.blocks : [],
       inputTokens: Math.ceil(JSON.stringify(body).length / 4),
       skillFiles: view.skillFiles,
+      tools: view.tools,
     };
     const requestId = { 'request-id': `req_${reply.id}` };
     const sseHeaders = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', ...SIMULATOR_HEADER, ...requestId };

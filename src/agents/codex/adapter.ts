@@ -6,6 +6,7 @@ import type { Arm } from '../../run/config-schema.js';
 import type { Transcript } from '../../transcript/types.js';
 import { keptVariables, LOCALE, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { codexConfig, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
 import { plantNonces } from './nonce.js';
@@ -53,16 +54,6 @@ async function writeConfig(req: Parameters<typeof codexConfig>[0] & Pick<Invocat
   await writeFile(join(codexHome(req.home), 'config.toml'), codexConfig(req));
 }
 
-/** Codex's listing must show exactly the family in the skill arm and nothing in the ablation arm. */
-function listingProblem(listed: readonly string[], expected: { arm: Arm; family: readonly string[] }): string | undefined {
-  const family = new Set(expected.family);
-  const outside = listed.filter((s) => !family.has(s));
-  if (outside.length) return `skills from outside the family reached the model: ${[...new Set(outside)].join(', ')}`;
-  if (expected.arm === 'ablation') return listed.length ? `ablation arm: ${listed.join(', ')} visible to the agent` : undefined;
-  const missing = expected.family.filter((s) => !listed.includes(s));
-  return missing.length ? `skill arm: ${missing.join(', ')} not listed to the model` : undefined;
-}
-
 function isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined {
   const init = t.events.find((e) => e.kind === 'init');
   if (init?.kind !== 'init') return 'no thread.started event: cannot verify what the agent was shown';
@@ -70,7 +61,8 @@ function isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly 
   if (init.skillsFrom === undefined) return 'no Codex session record: cannot verify which skills the model was shown';
   if (init.contextFiles?.length) return `instruction files reached the model: ${init.contextFiles.join(', ')}`;
   if (init.sandbox !== 'read-only') return `tools ran in the "${init.sandbox ?? 'unknown'}" sandbox, not read-only`;
-  return listingProblem(init.skills, expected);
+  // The session record lists exactly what the model was shown: any skill beyond the family leaked in.
+  return listingProblem(init.skills, expected, true);
 }
 
 /** Where the write probe writes: it must not exist afterwards. */

@@ -1,5 +1,6 @@
 import type { TrialMeta } from '../../run/schema.js';
 import type { ErrorEvent, ErrorKind, InitEvent, SkillLoadEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
+import { isObject, num, readJsonLines, str, type Json } from '../json-lines.js';
 
 /**
  * Codex CLI `exec --json` events → canonical transcript. Codex has no skill tool: a model uses a skill by reading
@@ -7,10 +8,6 @@ import type { ErrorEvent, ErrorKind, InitEvent, SkillLoadEvent, ToolCallEvent, T
  * the file appearing in the command's output (naming the path, or listing the folder, proves nothing).
  */
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
-const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 
 export const SHELL_TOOL = 'exec_command';
 const SKILLS_PATH = '.agents/skills/';
@@ -64,7 +61,6 @@ function skillDir(command: string, dir: string, cwd: string | undefined): string
 
 export function parseCodexStream(raw: string, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript {
   const events: TranscriptEvent[] = [];
-  const warnings: Transcript['warnings'] = [];
   const nonces = trial?.evidence?.skillNonces ?? {};
   const shown = trial?.evidence?.shown;
   const members = new Set(Object.keys(nonces));
@@ -105,21 +101,7 @@ export function parseCodexStream(raw: string, trial?: Pick<TrialMeta, 'evidence'
     }
   };
 
-  const lines = raw.split('\n');
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
-    let ev: unknown;
-    try {
-      ev = JSON.parse(line);
-    } catch {
-      const last = lines.slice(i + 1).every((l) => l.trim() === '');
-      warnings.push({ line: i + 1, message: last ? 'truncated final line (process ended mid-write)' : 'line is not valid JSON' });
-      return;
-    }
-    if (!isObject(ev)) {
-      warnings.push({ line: i + 1, message: 'line is JSON but not an object' });
-      return;
-    }
+  const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
     const item = isObject(ev.item) ? ev.item : undefined;
     const itemType = str(item?.type);

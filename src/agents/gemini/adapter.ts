@@ -130,10 +130,10 @@ export const gemini: AgentAdapter = {
     return PINNED_SCRIPT;
   },
 
-  // `gemini --version` prints "0.61.0", offline.
+  // `gemini --version` prints "0.61.0", offline (writing into the HOME it is given).
   cliVersion(binary) {
     const { file, args } = command(binary);
-    return printedVersion(file, [...args, '--version']);
+    return printedVersion(file, [...args, '--version'], (home) => ({ GEMINI_CLI_HOME: home, GEMINI_CLI_NO_RELAUNCH: 'true' }));
   },
 
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined {

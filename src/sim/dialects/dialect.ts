@@ -16,6 +16,8 @@ export interface ModelReply {
   inputTokens: number;
   /** Where the CLI's listing put each skill's SKILL.md: Codex's and Gemini's calls name the file. */
   skillFiles: ReadonlyMap<string, string>;
+  /** The tools the request offered: where a CLI offers an action in more than one way, the reply uses the one offered. */
+  tools: readonly string[];
 }
 
 /** One model API: which requests are its model calls, how to read them, and how to write replies and failures. */

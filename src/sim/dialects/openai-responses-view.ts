@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../util/json.js';
 import type { ConversationView, ToolOutcome } from '../conversation.js';
-import { commandAction, commandResult, SHELL_TOOL } from './codex-commands.js';
+import { commandAction, commandInArguments, commandInScript, commandResult, offersShell, SCRIPT_TOOL, scriptResult, SHELL_TOOL } from './codex-commands.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
 
 /** Codex's OpenAI Responses request, as the simulated model reads it. */
@@ -47,27 +47,30 @@ const textsIn = (content: unknown): string[] => (typeof content === 'string' ? [
 const isMessage = (item: Json, role: string) => item.type === 'message' && item.role === role;
 
 /** What the model wrote: assistant messages, reasoning and calls; everything else comes from the CLI or the user. */
-const byModel = (item: Json) => (item.type === 'message' ? item.role === 'assistant' : !stringIn(item.type).endsWith('_output'));
+const byModel = (item: Json) => (item.type === 'message' ? item.role === 'assistant' : item.type === 'reasoning' || stringIn(item.type).endsWith('_call'));
 
-function commandOf(call: Json): string {
-  try {
-    const args: unknown = JSON.parse(stringIn(call.arguments));
-    return isPlainObject(args) ? stringIn(args.cmd) : '';
-  } catch {
-    return '';
-  }
-}
+/** Tool names, a namespace's tools by their own names. */
+const toolNames = (tools: unknown): string[] => objectsIn(tools).flatMap((t) => (t.type === 'namespace' ? toolNames(t.tools) : [stringIn(t.name) || stringIn(t.type)]));
 
+/** Tools come in the body, or (responses lite) in `additional_tools` items of the input. */
+const offeredTools = (body: Json, input: Json[]): string[] => [...toolNames(body.tools), ...input.flatMap((item) => (item.type === 'additional_tools' ? toolNames(item.tools) : []))];
+
+/** A shell command read in skill terms, with Codex's report of it, for either way of running one; any other call is `other`. */
 function outcome(call: Json | undefined, result: Json, skillFiles: ReadonlyMap<string, string>): ToolOutcome {
-  const text = textsIn(result.output).join('\n');
-  if (call?.name !== SHELL_TOOL) return { action: 'other', isError: false, text };
-  return { ...commandAction(commandOf(call), skillFiles), ...commandResult(text) };
+  const output = textsIn(result.output);
+  if (call?.type === 'function_call' && call.name === SHELL_TOOL) {
+    return { ...commandAction(commandInArguments(stringIn(call.arguments)), skillFiles), ...commandResult(output.join('\n')) };
+  }
+  if (call?.type === 'custom_tool_call' && call.name === SCRIPT_TOOL) {
+    return { ...commandAction(commandInScript(stringIn(call.input)), skillFiles), ...scriptResult(output) };
+  }
+  return { action: 'other', isError: false, text: output.join('\n') };
 }
 
 export function openaiResponsesView(body: unknown): ConversationView {
   const req = isPlainObject(body) ? body : {};
   const input = objectsIn(req.input);
-  const tools = objectsIn(req.tools).map((t) => stringIn(t.name) || stringIn(t.type));
+  const tools = offeredTools(req, input);
   const listing = parseCodexListing(input.flatMap((item) => (item.type === 'message' ? textsIn(item.content) : [])).join('\n'));
 
   const firstModelItem = input.findIndex(byModel);
@@ -78,7 +81,7 @@ export function openaiResponsesView(body: unknown): ConversationView {
   const lastResults = after.filter((item) => stringIn(item.type).endsWith('_output')).map((r) => outcome(calls.get(stringIn(r.call_id)), r, listing.files));
   const shown = lastResults.find((r) => (r.action === 'skill' || r.action === 'read') && !r.isError);
 
-  const canShell = tools.includes(SHELL_TOOL);
+  const canShell = offersShell(tools);
   return {
     wire: 'openai-responses',
     offeredSkills: listing.names,

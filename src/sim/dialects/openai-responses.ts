@@ -1,5 +1,5 @@
 import type { ReplyBlock } from '../policy.js';
-import { invokeCommand, readCommand, searchCommand, SHELL_TOOL } from './codex-commands.js';
+import { execScript, invokeCommand, readCommand, SCRIPT_TOOL, searchCommand, shellArguments, shellOnlyThroughScripts, SHELL_TOOL } from './codex-commands.js';
 import type { Dialect, ModelReply } from './dialect.js';
 import { openaiResponsesView } from './openai-responses-view.js';
 import { outputTokens, pieces, sseEvent } from './reply-writing.js';
@@ -25,7 +25,17 @@ interface FunctionCallItem {
   status: 'completed';
 }
 
-type OutputItem = MessageItem | FunctionCallItem;
+interface CustomToolCallItem {
+  type: 'custom_tool_call';
+  id: string;
+  call_id: string;
+  name: string;
+  input: string;
+  status: 'completed';
+}
+
+type OutputItem = MessageItem | FunctionCallItem | CustomToolCallItem;
+type CallItem = Exclude<OutputItem, MessageItem>;
 type ToolBlock = Exclude<ReplyBlock, { type: 'text' }>;
 
 /** Every skill action is a shell command here: Codex has no other way to a file. */
@@ -48,28 +58,30 @@ const messageItem = (r: ModelReply, index: number, text: string): MessageItem =>
   content: [{ type: 'output_text', text, annotations: [] }],
 });
 
-function outputItem(r: ModelReply, block: ReplyBlock, index: number): OutputItem {
-  if (block.type === 'text') return messageItem(r, index, block.text);
-  return {
-    type: 'function_call',
-    id: `fc_${r.id}_${index}`,
-    call_id: `call_${r.id}_${index}`,
-    name: SHELL_TOOL,
-    arguments: JSON.stringify({ cmd: command(block, r.skillFiles) }),
-    status: 'completed',
-  };
+/** A shell command, run the way the request offered the shell. */
+function shellCall(r: ModelReply, cmd: string, index: number): CallItem {
+  const call_id = `call_${r.id}_${index}`;
+  return shellOnlyThroughScripts(r.tools)
+    ? { type: 'custom_tool_call', id: `ct_${r.id}_${index}`, call_id, name: SCRIPT_TOOL, input: execScript(cmd), status: 'completed' }
+    : { type: 'function_call', id: `fc_${r.id}_${index}`, call_id, name: SHELL_TOOL, arguments: shellArguments(cmd), status: 'completed' };
 }
+
+const outputItem = (r: ModelReply, block: ReplyBlock, index: number): OutputItem =>
+  block.type === 'text' ? messageItem(r, index, block.text) : shellCall(r, command(block, r.skillFiles), index);
+
+/** What the model wrote in an item: its text, a function's arguments or a custom tool's input. */
+const written = (item: OutputItem): string => (item.type === 'message' ? item.content[0]!.text : item.type === 'function_call' ? item.arguments : item.input);
 
 const responseId = (r: ModelReply) => `resp_${r.id}`;
 
 function usage(r: ModelReply, output: OutputItem[]) {
-  const written = outputTokens(output.map((item) => (item.type === 'message' ? item.content[0]!.text : item.arguments)).join(''));
+  const tokens = outputTokens(output.map(written).join(''));
   return {
     input_tokens: r.inputTokens,
     input_tokens_details: { cached_tokens: 0 },
-    output_tokens: written,
+    output_tokens: tokens,
     output_tokens_details: { reasoning_tokens: 0 },
-    total_tokens: r.inputTokens + written,
+    total_tokens: r.inputTokens + tokens,
   };
 }
 
@@ -85,8 +97,8 @@ const created = (r: ModelReply) => event('response.created', { response: { id: r
 
 /** An item's start, as streamed before its content is known. */
 function added(item: OutputItem, output_index: number): string {
-  const opening = item.type === 'message' ? { ...item, status: 'in_progress', content: [] } : { ...item, status: 'in_progress', arguments: '' };
-  return event('response.output_item.added', { output_index, item: opening });
+  const unwritten = item.type === 'message' ? { content: [] } : item.type === 'function_call' ? { arguments: '' } : { input: '' };
+  return event('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', ...unwritten } });
 }
 
 function textDeltas(item: MessageItem, output_index: number, text: string): string {
@@ -95,12 +107,15 @@ function textDeltas(item: MessageItem, output_index: number, text: string): stri
     .join('');
 }
 
+/** A call's arguments or input in one piece, then once more as done. */
+function callDeltas(item: CallItem, output_index: number): string {
+  const [stream, field] = item.type === 'function_call' ? ['response.function_call_arguments', 'arguments'] : ['response.custom_tool_call_input', 'input'];
+  const whole = written(item);
+  return event(`${stream}.delta`, { item_id: item.id, output_index, delta: whole }) + event(`${stream}.done`, { item_id: item.id, output_index, [field]: whole });
+}
+
 function itemEvents(item: OutputItem, output_index: number): string {
-  const deltas =
-    item.type === 'message'
-      ? textDeltas(item, output_index, item.content[0]!.text)
-      : event('response.function_call_arguments.delta', { item_id: item.id, output_index, delta: item.arguments }) +
-        event('response.function_call_arguments.done', { item_id: item.id, output_index, arguments: item.arguments });
+  const deltas = item.type === 'message' ? textDeltas(item, output_index, item.content[0]!.text) : callDeltas(item, output_index);
   return added(item, output_index) + deltas + event('response.output_item.done', { output_index, item });
 }
 
