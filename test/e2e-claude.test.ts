@@ -1,30 +1,16 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
-import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
-import { baseProject, cleanup, makeProject, processesUnder, runCli } from './helpers.js';
+import type { Transcript } from '../src/transcript/types.js';
+import { cleanup } from './helpers.js';
+import { describeStalledTrial, leftBehind, of, scenarioRun } from './e2e-scenarios.js';
 import type { TrialMeta } from '../src/run/schema.js';
 
 /**
  * The real pinned `claude` binary against skillprobe's simulator, one case per scenario, all in one run.
  * Every assertion reads the stored transcript and meta, as a regrade would.
  */
-const PROFILE = `
-name: e2e
-seed: 7
-rules:
-  - { case: fires, do: [{ skill: alpha, args: "create --name demo" }] }
-  - { case: quiet, do: [{ answer: "Just an answer." }] }
-  - { case: sibling, do: [{ sibling: alpha, args: "beta-thing" }] }
-  - { case: reads, do: [{ read: alpha, args: "list" }] }
-  - { case: limited, do: [{ http: 429, retryAfter: 0 }] }
-  - { case: loops, do: [{ loop: true }] }
-`;
-
-const casesFor = (ids: string[]) => ids.map((id) => `- id: ${id}\n  prompt: "scenario ${id}: please handle an alpha record"\n  expect: { skill: alpha }\n`).join('');
-const CASES = casesFor(['fires', 'quiet', 'sibling', 'reads', 'limited', 'loops']);
 /** A deadline no normal trial comes near, even on a loaded machine (a trial takes 0.5–11 s there). */
 const NORMAL_DEADLINE_S = 120;
 /** The stall scenario's own deadline: long enough for the CLI to start and reach the stall on a busy machine. */
@@ -42,21 +28,11 @@ function trial(caseId: string, n = 1, suffix = '', dir = runDir): { t: Transcrip
   return { raw, t: parseClaudeStream(raw), meta: JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta };
 }
 
-const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
 
 describe('end to end: real Claude Code CLI against the simulator', () => {
   beforeAll(async () => {
-    project = makeProject({ ...baseProject(), 'cases/main.yaml': CASES, 'sim.yaml': PROFILE });
-    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-    const r = await runCli(
-      ['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(NORMAL_DEADLINE_S), '--max-turns', '3', '--concurrency', '3', '--transcripts', 'runs', '--workdir', workdir],
-      { cwd: project, timeoutMs: 240_000 },
-    );
-    exitCode = r.exitCode;
-    stdout = r.stdout;
-    const runs = readdirSync(join(project, 'runs'));
-    expect(runs).toHaveLength(1);
-    runDir = join(project, 'runs', runs[0]!);
+    ({ project, workdir, runDir, exitCode, stdout } = await scenarioRun('e2e', undefined, NORMAL_DEADLINE_S));
+    expect(readdirSync(join(project, 'runs'))).toHaveLength(1);
   }, 240_000);
 
   afterAll(() => cleanup(project, workdir));
@@ -122,8 +98,7 @@ describe('end to end: real Claude Code CLI against the simulator', () => {
   });
 
   it('leaves no process and no workspace behind', () => {
-    expect(processesUnder(workdir)).toEqual([]);
-    expect(readdirSync(workdir)).toEqual([]);
+    expect(leftBehind(workdir)).toEqual({ processes: [], files: [] });
   });
 
   it('stops at max turns', () => {
@@ -141,47 +116,4 @@ describe('end to end: real Claude Code CLI against the simulator', () => {
   });
 });
 
-describe('end to end: a stalled stream is killed at the harness deadline', () => {
-  let project: string;
-  let workdir: string;
-  let dir: string;
-  let results: { outcomes: { status: string; passed: boolean | null }[] };
-
-  beforeAll(async () => {
-    project = makeProject({
-      ...baseProject(),
-      'cases/main.yaml': casesFor(['stalls']),
-      'sim.yaml': 'name: stall\nseed: 1\nrules:\n  - { case: stalls, do: [{ stall: true }] }\n',
-      // One attempt: a stall is missing data and would otherwise be re-run once.
-      'skillprobe.config.yaml': 'retries:\n  infra: 0\n',
-    });
-    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(STALL_DEADLINE_S), '--transcripts', 'runs', '--workdir', workdir], {
-      cwd: project,
-      timeoutMs: 120_000,
-    });
-    expect(r.exitCode).toBe(4); // the only trial carries no evidence: ERROR, never a "did not trigger" FAIL
-    dir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
-    results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
-  }, 150_000);
-
-  afterAll(() => cleanup(project, workdir));
-
-  it('kills it at the deadline and keeps the partial transcript', () => {
-    const { t, meta } = trial('stalls', 1, '', dir);
-    expect(meta.timedOut).toBe(true);
-    expect(meta.wallMs).toBeGreaterThanOrEqual(STALL_DEADLINE_S * 1000);
-    expect(meta.wallMs).toBeLessThan((STALL_DEADLINE_S + 15) * 1000); // SIGTERM, then SIGKILL after a 2 s grace
-    expect(of(t, 'init')).toHaveLength(1);
-    expect(of(t, 'result')).toEqual([]);
-  });
-
-  it('scores it as missing data: the model never acted', () => {
-    expect(results.outcomes).toEqual([expect.objectContaining({ status: 'infra_error', passed: null })]);
-  });
-
-  it('leaves no process and no workspace behind', () => {
-    expect(processesUnder(workdir)).toEqual([]);
-    expect(readdirSync(workdir)).toEqual([]);
-  });
-});
+describeStalledTrial('Claude Code', '', STALL_DEADLINE_S, parseClaudeStream, () => {});

@@ -6,42 +6,24 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codex } from '../src/agents/codex/adapter.js';
 import { parseCodexStream } from '../src/agents/codex/parse.js';
-import type { Results, TrialMeta } from '../src/run/schema.js';
-import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import type { TrialRecord } from '../src/runner/trial.js';
 import { baseProject, cleanup, makeProject, processesUnder, runCli, skillMd, spyBinary, testEnv, writeFiles } from './helpers.js';
 import { runTrials } from './trial-runner.js';
+import { describeStalledTrial, leftBehind, of, onlyRun, resultsOf, scenarioRun, storedTrial } from './e2e-scenarios.js';
 
 /**
  * The real pinned Codex CLI against skillprobe's simulator, one case per scenario, all in one run. Every assertion
  * reads the stored transcript and meta, as a regrade would.
  */
-const PROFILE = `
-name: e2e-codex
-seed: 7
-rules:
-  - { case: fires, do: [{ skill: alpha, args: "create --name demo" }] }
-  - { case: quiet, do: [{ answer: "Just an answer." }] }
-  - { case: sibling, do: [{ sibling: alpha, args: "beta-thing" }] }
-  - { case: reads, do: [{ read: alpha, args: "list" }] }
-  - { case: limited, do: [{ http: 429, retryAfter: 0 }] }
-  - { case: loops, do: [{ loop: true }] }
-`;
-const casesFor = (ids: string[]) => ids.map((id) => `- id: ${id}\n  prompt: "scenario ${id}: please handle an alpha record"\n  expect: { skill: alpha }\n`).join('');
-const CONFIG = 'agent: codex\nmodel: sim-model\nretries:\n  cli: 1\n';
+const AGENT = 'agent: codex\nmodel: sim-model\n';
+const CONFIG = `${AGENT}retries:\n  cli: 1\n`;
 /** A deadline no normal trial comes near, even on a loaded machine (a Codex trial takes about 0.5 s here). */
 const NORMAL_DEADLINE_S = 120;
 /** The stall scenario's own deadline: long enough for the CLI to start and reach the stall on a busy machine. */
 const STALL_DEADLINE_S = 15;
 
-function trial(dir: string, caseId: string, arm = 'skill', n = 1, suffix = ''): { t: Transcript; meta: TrialMeta } {
-  const base = join(dir, 'trials', caseId, arm, `${n}${suffix}`);
-  const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
-  return { meta, t: parseCodexStream(readFileSync(`${base}.jsonl`, 'utf8'), meta) };
-}
-const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
-const results = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
-const onlyRun = (project: string) => join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
+const trial = (dir: string, caseId: string, arm = 'skill', n = 1, suffix = '') => storedTrial(parseCodexStream, dir, caseId, arm, n, suffix);
+const results = resultsOf;
 
 describe('end to end: real Codex CLI against the simulator', () => {
   let project: string;
@@ -50,15 +32,9 @@ describe('end to end: real Codex CLI against the simulator', () => {
   let exitCode: number | undefined;
 
   beforeAll(async () => {
-    project = makeProject({ ...baseProject(), 'cases/main.yaml': casesFor(['fires', 'quiet', 'sibling', 'reads', 'limited', 'loops']), 'sim.yaml': PROFILE, 'skillprobe.config.yaml': CONFIG });
-    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-    const r = await runCli(
-      ['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(NORMAL_DEADLINE_S), '--max-turns', '3', '--concurrency', '3', '--transcripts', 'runs', '--workdir', workdir],
-      { cwd: project, timeoutMs: 240_000 },
-    );
-    exitCode = r.exitCode;
-    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
-    runDir = onlyRun(project);
+    let stderr: string;
+    ({ project, workdir, runDir, exitCode, stderr } = await scenarioRun('e2e-codex', CONFIG, NORMAL_DEADLINE_S));
+    expect(stderr).not.toMatch(/at .*\.js:\d+/);
   }, 240_000);
 
   afterAll(() => cleanup(project, workdir));
@@ -124,44 +100,14 @@ describe('end to end: real Codex CLI against the simulator', () => {
   });
 
   it('leaves no process and no workspace behind', () => {
-    expect(processesUnder(workdir)).toEqual([]);
-    expect(readdirSync(workdir)).toEqual([]);
+    expect(leftBehind(workdir)).toEqual({ processes: [], files: [] });
   });
 });
 
-describe('end to end: a Codex trial whose API never answers is killed at the harness deadline', () => {
-  let project: string;
-  let workdir: string;
-  let dir: string;
-
-  beforeAll(async () => {
-    project = makeProject({
-      ...baseProject(),
-      'cases/main.yaml': casesFor(['stalls']),
-      'sim.yaml': 'name: stall\nseed: 1\nrules:\n  - { case: stalls, do: [{ stall: true }] }\n',
-      'skillprobe.config.yaml': `${CONFIG}  infra: 0\n`,
-    });
-    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(STALL_DEADLINE_S), '--transcripts', 'runs', '--workdir', workdir], { cwd: project, timeoutMs: 120_000 });
-    expect(r.exitCode).toBe(4); // the only trial carries no evidence: ERROR, never a "did not trigger" FAIL
-    dir = onlyRun(project);
-  }, 150_000);
-
-  afterAll(() => cleanup(project, workdir));
-
-  it('kills it at the deadline, keeps the partial transcript, and scores it as missing data', () => {
-    const { t, meta } = trial(dir, 'stalls');
-    expect(meta.timedOut).toBe(true);
-    expect(meta.wallMs).toBeGreaterThanOrEqual(STALL_DEADLINE_S * 1000);
-    expect(of(t, 'init')).toHaveLength(1);
-    expect(of(t, 'result')).toEqual([]);
-    expect(results(dir).outcomes).toEqual([expect.objectContaining({ status: 'infra_error', passed: null })]);
-  });
-
-  it('leaves no process and no workspace behind', () => {
-    expect(processesUnder(workdir)).toEqual([]);
-    expect(readdirSync(workdir)).toEqual([]);
-  });
+// Codex shows nothing the model wrote: at most its own stream-idle timeout, retried, before the harness kill.
+describeStalledTrial('Codex', AGENT, STALL_DEADLINE_S, parseCodexStream, (t) => {
+  expect([...of(t, 'text'), ...of(t, 'tool_call')]).toEqual([]);
+  expect(of(t, 'error').every((e) => e.retrying)).toBe(true);
 });
 
 describe('end to end: Codex isolation', () => {

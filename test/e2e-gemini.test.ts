@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,47 +8,29 @@ import { gemini } from '../src/agents/gemini/adapter.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { trialStatus } from '../src/grade/status.js';
 import type { Arm } from '../src/run/config-schema.js';
-import type { Results, TrialMeta } from '../src/run/schema.js';
 import type { TrialRecord } from '../src/runner/trial.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
-import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import { baseProject, cleanup, makeProject, processesUnder, runCli, skillMd, testEnv, writeFiles } from './helpers.js';
 import { runTrials as runGeminiTrials } from './trial-runner.js';
+import { describeStalledTrial, leftBehind, of, onlyRun, resultsOf, scenarioRun, storedTrial } from './e2e-scenarios.js';
 
 /**
  * The real pinned Gemini CLI against skillprobe's simulator on 127.0.0.1, every trial with a fresh HOME. Every
  * assertion reads the stored transcript and meta, as a regrade would, or what the simulator received.
  */
-const PROFILE = `
-name: e2e-gemini
-seed: 7
-rules:
-  - { case: fires, do: [{ skill: alpha, args: "create --name demo" }] }
-  - { case: quiet, do: [{ answer: "Just an answer." }] }
-  - { case: sibling, do: [{ sibling: alpha, args: "beta-thing" }] }
-  - { case: reads, do: [{ read: alpha, args: "list" }] }
-  - { case: limited, do: [{ http: 429 }] }
-  - { case: loops, do: [{ loop: true }] }
-`;
-const casesFor = (ids: string[]) => ids.map((id) => `- id: ${id}\n  prompt: "scenario ${id}: please handle an alpha record"\n  expect: { skill: alpha }\n`).join('');
 const MODEL = 'gemini-2.5-flash';
 // One CLI retry: a 429 then costs one backoff (about 5 s), not the default two.
-const CONFIG = `agent: gemini\nmodel: ${MODEL}\nretries:\n  cli: 1\n`;
+const AGENT = `agent: gemini\nmodel: ${MODEL}\n`;
+const CONFIG = `${AGENT}retries:\n  cli: 1\n`;
 /** A deadline no normal trial comes near, even on a loaded machine (a Gemini trial takes 1–2 s here). */
 const NORMAL_DEADLINE_S = 120;
 /** The stall scenario's own deadline: long enough for the CLI to start and reach the stall on a busy machine. */
 const STALL_DEADLINE_S = 20;
 
-function trial(dir: string, caseId: string, arm = 'skill', n = 1, suffix = ''): { t: Transcript; meta: TrialMeta } {
-  const base = join(dir, 'trials', caseId, arm, `${n}${suffix}`);
-  const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
-  return { meta, t: parseGeminiStream(readFileSync(`${base}.jsonl`, 'utf8'), meta) };
-}
-const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
-const results = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+const trial = (dir: string, caseId: string, arm = 'skill', n = 1, suffix = '') => storedTrial(parseGeminiStream, dir, caseId, arm, n, suffix);
+const results = resultsOf;
 const outcome = (dir: string, caseId: string) => results(dir).outcomes.find((o) => o.caseId === caseId);
-const onlyRun = (project: string) => join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
 const noStackTrace = (stderr: string) => expect(stderr).not.toMatch(/at .*\.js:\d+/);
 
 describe('end to end: real Gemini CLI against the simulator', () => {
@@ -58,15 +40,9 @@ describe('end to end: real Gemini CLI against the simulator', () => {
   let exitCode: number | undefined;
 
   beforeAll(async () => {
-    project = makeProject({ ...baseProject(), 'cases/main.yaml': casesFor(['fires', 'quiet', 'sibling', 'reads', 'limited', 'loops']), 'sim.yaml': PROFILE, 'skillprobe.config.yaml': CONFIG });
-    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-    const r = await runCli(
-      ['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(NORMAL_DEADLINE_S), '--max-turns', '3', '--concurrency', '3', '--transcripts', 'runs', '--workdir', workdir],
-      { cwd: project, timeoutMs: 240_000 },
-    );
-    exitCode = r.exitCode;
-    noStackTrace(r.stderr);
-    runDir = onlyRun(project);
+    let stderr: string;
+    ({ project, workdir, runDir, exitCode, stderr } = await scenarioRun('e2e-gemini', CONFIG, NORMAL_DEADLINE_S));
+    noStackTrace(stderr);
   }, 240_000);
 
   afterAll(() => cleanup(project, workdir));
@@ -131,51 +107,14 @@ describe('end to end: real Gemini CLI against the simulator', () => {
   });
 
   it('leaves no process and no workspace behind', () => {
-    expect(processesUnder(workdir)).toEqual([]);
-    expect(readdirSync(workdir)).toEqual([]);
+    expect(leftBehind(workdir)).toEqual({ processes: [], files: [] });
   });
 });
 
-describe('end to end: a Gemini trial whose stream stalls is killed at the harness deadline', () => {
-  let project: string;
-  let workdir: string;
-  let dir: string;
-
-  beforeAll(async () => {
-    project = makeProject({
-      ...baseProject(),
-      'cases/main.yaml': casesFor(['stalls']),
-      'sim.yaml': 'name: stall\nseed: 1\nrules:\n  - { case: stalls, do: [{ stall: true }] }\n',
-      // One attempt: a stall is missing data and would otherwise be re-run once.
-      'skillprobe.config.yaml': `${CONFIG}  infra: 0\n`,
-    });
-    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(STALL_DEADLINE_S), '--transcripts', 'runs', '--workdir', workdir], { cwd: project, timeoutMs: 120_000 });
-    expect(r.exitCode).toBe(4); // the only trial carries no evidence: ERROR, never a "did not trigger" FAIL
-    dir = onlyRun(project);
-  }, 150_000);
-
-  afterAll(() => cleanup(project, workdir));
-
-  it('kills it at the deadline and keeps the partial transcript: the first words, never finished', () => {
-    const { t, meta } = trial(dir, 'stalls');
-    expect(meta.timedOut).toBe(true);
-    expect(meta.wallMs).toBeGreaterThanOrEqual(STALL_DEADLINE_S * 1000);
-    expect(meta.wallMs).toBeLessThan((STALL_DEADLINE_S + 15) * 1000); // SIGTERM, then SIGKILL after a 2 s grace
-    expect(of(t, 'init')).toHaveLength(1);
-    expect(of(t, 'text')).toEqual([]);
-    expect(t.events.at(-1)).toEqual({ kind: 'other', source: 'assistant', type: 'unfinished_text' });
-    expect(of(t, 'result')).toEqual([]);
-  });
-
-  it('scores it as missing data: the model never acted', () => {
-    expect(results(dir).outcomes).toEqual([expect.objectContaining({ status: 'infra_error', passed: null })]);
-  });
-
-  it('leaves no process and no workspace behind', () => {
-    expect(processesUnder(workdir)).toEqual([]);
-    expect(readdirSync(workdir)).toEqual([]);
-  });
+// The stream's first words arrive and never finish: kept, but not as the model's text.
+describeStalledTrial('Gemini', AGENT, STALL_DEADLINE_S, parseGeminiStream, (t) => {
+  expect(of(t, 'text')).toEqual([]);
+  expect(t.events.at(-1)).toEqual({ kind: 'other', source: 'assistant', type: 'unfinished_text' });
 });
 
 /** A caller's own Gemini setup, none of which may reach a trial: personal skills and instruction files. */

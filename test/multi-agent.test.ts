@@ -1,9 +1,10 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRuns, Results, RunManifest } from '../src/run/schema.js';
-import { baseProject, cleanup, makeProject, processesUnder, runCli, spyBinary } from './helpers.js';
+import { baseProject, cleanup, makeProject, runCli, spyBinary } from './helpers.js';
+import { leftBehind } from './e2e-scenarios.js';
 
 /** One suite through all three real CLIs against the simulator, in one run. */
 const PROFILE = `
@@ -61,9 +62,24 @@ describe('one run, three agents', () => {
     expect(r.exitCode).toBe(worst);
   });
 
+  it('compare takes two agents of the run: the header says the agents differ, and nothing regressed here', async () => {
+    const record = readJson<AgentRuns>(join(dir, 'agents.json'));
+    const [claude, codex] = record.agents.map((a) => join(dir, a.dir));
+    const c = await runCli(['compare', claude!, codex!, '--reporter', 'json'], { cwd: project });
+    expect(c.exitCode).toBe(0);
+    const comparison = JSON.parse(c.stdout) as { crossAgent: boolean; cases: { change: string }[] };
+    expect(comparison.crossAgent).toBe(true);
+    expect(comparison.cases.map((x) => x.change)).not.toContain('REGRESSED');
+  });
+
+  it('history lists each agent’s run of it', async () => {
+    const h = await runCli(['history', '--transcripts', 'runs'], { cwd: project });
+    expect(h.exitCode).toBe(0);
+    for (const id of AGENTS) expect(h.stdout).toMatch(new RegExp(`${basename(dir)}/${basename(dir)}-${id}\\s+${id}`));
+  });
+
   it('leaves no process and no workspace behind', () => {
-    expect(processesUnder(workdir)).toEqual([]);
-    expect(readdirSync(workdir)).toEqual([]);
+    expect(leftBehind(workdir)).toEqual({ processes: [], files: [] });
   });
 });
 

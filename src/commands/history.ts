@@ -2,7 +2,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fmt, interval, table, usd } from '../report/format.js';
 import { readResultsSync, RunFolderError, RunStore } from '../run/store.js';
-import { VERDICTS, type Results, type RunManifest } from '../run/schema.js';
+import { AGENT_RUNS_FILE, VERDICTS, type Results, type RunManifest } from '../run/schema.js';
 import { InputError } from '../load/input-error.js';
 
 export interface HistoryRow {
@@ -16,11 +16,12 @@ export interface HistoryRow {
 /** Every run folder in `transcriptsDir`, newest first; an unreadable one is a row that says why, never a crash. */
 export async function readHistory(transcriptsDir: string): Promise<HistoryRow[]> {
   if (!existsSync(transcriptsDir)) throw new InputError({ file: transcriptsDir, what: 'no such transcripts folder', todo: 'run the suite first, or point --transcripts at the folder that holds run folders' });
-  const ids = readdirSync(transcriptsDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(transcriptsDir, d.name, 'run.json')))
-    .map((d) => d.name)
-    .sort()
-    .reverse();
+  // A run of several agents holds one run folder per agent: each is a row of its own, named `<run>/<agent's run>`.
+  const runsIn = (dir: string, prefix = ''): string[] =>
+    readdirSync(dir, { withFileTypes: true })
+      .filter((d) => d.isDirectory())
+      .flatMap((d) => (existsSync(join(dir, d.name, 'run.json')) ? [prefix + d.name] : !prefix && existsSync(join(dir, d.name, AGENT_RUNS_FILE)) ? runsIn(join(dir, d.name), `${d.name}/`) : []));
+  const ids = runsIn(transcriptsDir).sort().reverse();
   return Promise.all(
     ids.map(async (runId): Promise<HistoryRow> => {
       const dir = join(transcriptsDir, runId);

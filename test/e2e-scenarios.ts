@@ -1,0 +1,103 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Results, TrialMeta } from '../src/run/schema.js';
+import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
+import { baseProject, cleanup, makeProject, processesUnder, runCli } from './helpers.js';
+
+/** The scenarios every agent's end-to-end test runs, one case each, all in one run against the simulator. */
+export const SCENARIO_IDS = ['fires', 'quiet', 'sibling', 'reads', 'limited', 'loops'];
+
+export function scenarioProfile(name: string): string {
+  return `
+name: ${name}
+seed: 7
+rules:
+  - { case: fires, do: [{ skill: alpha, args: "create --name demo" }] }
+  - { case: quiet, do: [{ answer: "Just an answer." }] }
+  - { case: sibling, do: [{ sibling: alpha, args: "beta-thing" }] }
+  - { case: reads, do: [{ read: alpha, args: "list" }] }
+  - { case: limited, do: [{ http: 429, retryAfter: 0 }] }
+  - { case: loops, do: [{ loop: true }] }
+`;
+}
+
+export const casesFor = (ids: string[]) => ids.map((id) => `- id: ${id}\n  prompt: "scenario ${id}: please handle an alpha record"\n  expect: { skill: alpha }\n`).join('');
+
+export const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
+export const resultsOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+export const onlyRun = (project: string) => join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
+
+/**
+ * One case whose model stream stalls, with one attempt (a stall is missing data and would otherwise be re-run), run
+ * at `deadlineS`: the project, the workspace folder and the run folder, for the caller to check and remove.
+ */
+export async function stalledRun(config: string, deadlineS: number): Promise<{ project: string; workdir: string; dir: string; exitCode: number | undefined }> {
+  const project = makeProject({
+    ...baseProject(),
+    'cases/main.yaml': casesFor(['stalls']),
+    'sim.yaml': 'name: stall\nseed: 1\nrules:\n  - { case: stalls, do: [{ stall: true }] }\n',
+    'skillprobe.config.yaml': `${config}retries:\n  infra: 0\n`,
+  });
+  const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+  const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(deadlineS), '--transcripts', 'runs', '--workdir', workdir], { cwd: project, timeoutMs: 120_000 });
+  return { project, workdir, dir: onlyRun(project), exitCode: r.exitCode };
+}
+
+/** What a run left in its workspace folder: live processes working there, and files. Both must be empty. */
+export const leftBehind = (workdir: string) => ({ processes: processesUnder(workdir), files: readdirSync(workdir) });
+
+/**
+ * The stalled-stream scenario for one agent: killed at the harness deadline, the partial transcript kept (what it
+ * holds is the agent's own: `partial` checks it), scored as missing data, nothing left behind.
+ */
+export function describeStalledTrial(agent: string, agentConfig: string, deadlineS: number, parse: (raw: string, meta: TrialMeta) => Transcript, partial: (t: Transcript) => void): void {
+  describe(`end to end: a stalled ${agent} trial is killed at the harness deadline`, () => {
+    let run: Awaited<ReturnType<typeof stalledRun>>;
+    beforeAll(async () => {
+      run = await stalledRun(agentConfig, deadlineS);
+    }, 150_000);
+    afterAll(() => cleanup(run.project, run.workdir));
+
+    it('kills it at the deadline and keeps the partial transcript', () => {
+      const base = join(run.dir, 'trials', 'stalls', 'skill', '1');
+      const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
+      expect(meta.timedOut).toBe(true);
+      expect(meta.wallMs).toBeGreaterThanOrEqual(deadlineS * 1000);
+      expect(meta.wallMs).toBeLessThan((deadlineS + 15) * 1000); // SIGTERM, then SIGKILL after a 2 s grace
+      const t = parse(readFileSync(`${base}.jsonl`, 'utf8'), meta);
+      expect(of(t, 'init')).toHaveLength(1);
+      expect(of(t, 'result')).toEqual([]);
+      partial(t);
+    });
+
+    it('scores it as missing data, never a "did not trigger" FAIL: the model never acted', () => {
+      expect(run.exitCode).toBe(4);
+      expect(resultsOf(run.dir).outcomes).toEqual([expect.objectContaining({ status: 'infra_error', passed: null })]);
+    });
+
+    it('leaves no process and no workspace behind', () => {
+      expect(leftBehind(run.workdir)).toEqual({ processes: [], files: [] });
+    });
+  });
+}
+
+/**
+ * Every scenario in one run (one trial each, skill arm, concurrency 3, max turns 3) with `config` (none: the defaults): the project, the
+ * workspace folder and the run folder for the caller to check and remove, and what the run printed.
+ */
+export async function scenarioRun(name: string, config: string | undefined, deadlineS: number) {
+  const project = makeProject({ ...baseProject(), 'cases/main.yaml': casesFor(SCENARIO_IDS), 'sim.yaml': scenarioProfile(name), ...(config === undefined ? {} : { 'skillprobe.config.yaml': config }) });
+  const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+  const args = ['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(deadlineS), '--max-turns', '3', '--concurrency', '3', '--transcripts', 'runs', '--workdir', workdir];
+  const r = await runCli(args, { cwd: project, timeoutMs: 240_000 });
+  return { project, workdir, runDir: onlyRun(project), exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A stored trial read back as a regrade would: its meta, and its transcript parsed with that meta. */
+export function storedTrial(parse: (raw: string, meta: TrialMeta) => Transcript, dir: string, caseId: string, arm = 'skill', n = 1, suffix = ''): { t: Transcript; meta: TrialMeta } {
+  const base = join(dir, 'trials', caseId, arm, `${n}${suffix}`);
+  const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
+  return { meta, t: parse(readFileSync(`${base}.jsonl`, 'utf8'), meta) };
+}
