@@ -24,7 +24,7 @@ import { startSimulator } from './sim/server.js';
 import { RunFolderError, TranscriptWriteError } from './run/store.js';
 import type { Results, RunStatus } from './run/schema.js';
 import { plural } from './util/text.js';
-import { EXIT } from './verdict/verdict.js';
+import { EXIT, worstExitCode } from './verdict/verdict.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
 
 function int(name: string, min: number, max?: number) {
@@ -261,8 +261,8 @@ function buildProgram(): Command {
         for (const r of runs) reportDamaged(r.results);
         say(`run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir })} (agents.json names each agent's run folder)\n`);
         const stopped = runs.map((r) => STOPPED_EXIT[r.manifest.status]).find((x) => x !== undefined);
-        // Every agent's verdicts gate: the worst exit code of them.
-        const verdicts = Math.max(...runs.map((r) => r.results.exitCode));
+        // Every agent's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
+        const verdicts = worstExitCode(runs.map((r) => r.results.exitCode));
         if (o.gate === false && stopped === undefined) {
           say(`gate off (--no-gate): the verdicts' exit code would be ${verdicts}\n`);
           process.exitCode = exitWithReports(EXIT.pass, failed);

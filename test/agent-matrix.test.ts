@@ -64,6 +64,8 @@ describe('every reporter renders a run of several agents', () => {
     const xml = REPORTERS.junit({ colour: false }).renderAgents(input);
     expect(xml.match(/<testsuite name="claude-code · /g)).toHaveLength(input.runs[0]!.results.summary.cases.length);
     expect(xml.match(/<testsuite name="codex · /g)).toHaveLength(input.runs[1]!.results.summary.cases.length);
+    expect(xml).toContain('classname="skillprobe.codex.jira-create"');
+    expect(xml).toContain('classname="skillprobe.claude-code.jira-create"');
   });
 
   it('terminal and markdown show the matrix with its legend', () => {

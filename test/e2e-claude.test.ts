@@ -116,4 +116,4 @@ describe('end to end: real Claude Code CLI against the simulator', () => {
   });
 });
 
-describeStalledTrial('Claude Code', '', STALL_DEADLINE_S, parseClaudeStream, () => {});
+describeStalledTrial('Claude Code', '', STALL_DEADLINE_S, 'deadline', parseClaudeStream, () => {});

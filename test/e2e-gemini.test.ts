@@ -112,7 +112,7 @@ describe('end to end: real Gemini CLI against the simulator', () => {
 });
 
 // The stream's first words arrive and never finish: kept, but not as the model's text.
-describeStalledTrial('Gemini', AGENT, STALL_DEADLINE_S, parseGeminiStream, (t) => {
+describeStalledTrial('Gemini', AGENT, STALL_DEADLINE_S, 'deadline', parseGeminiStream, (t) => {
   expect(of(t, 'text')).toEqual([]);
   expect(t.events.at(-1)).toEqual({ kind: 'other', source: 'assistant', type: 'unfinished_text' });
 });

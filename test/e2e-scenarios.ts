@@ -49,26 +49,28 @@ export async function stalledRun(config: string, deadlineS: number): Promise<{ p
 export const leftBehind = (workdir: string) => ({ processes: processesUnder(workdir), files: readdirSync(workdir) });
 
 /**
- * The stalled-stream scenario for one agent: killed at the harness deadline, the partial transcript kept (what it
- * holds is the agent's own: `partial` checks it), scored as missing data, nothing left behind.
+ * The stalled-stream scenario for one agent. A CLI with no stream timeout of its own is killed at the harness
+ * deadline (`ends: 'deadline'`); one whose idle timeout is set to fit every retry inside the deadline gives up first
+ * with its own error (`ends: 'cli'`). Either way the partial transcript is kept (what it holds is the agent's own:
+ * `partial` checks it), it is scored as missing data, and nothing is left behind.
  */
-export function describeStalledTrial(agent: string, agentConfig: string, deadlineS: number, parse: (raw: string, meta: TrialMeta) => Transcript, partial: (t: Transcript) => void): void {
-  describe(`end to end: a stalled ${agent} trial is killed at the harness deadline`, () => {
+export function describeStalledTrial(agent: string, agentConfig: string, deadlineS: number, ends: 'deadline' | 'cli', parse: (raw: string, meta: TrialMeta) => Transcript, partial: (t: Transcript) => void): void {
+  describe(`end to end: a stalled ${agent} trial ends by the harness deadline`, () => {
     let run: Awaited<ReturnType<typeof stalledRun>>;
     beforeAll(async () => {
       run = await stalledRun(agentConfig, deadlineS);
     }, 150_000);
     afterAll(() => cleanup(run.project, run.workdir));
 
-    it('kills it at the deadline and keeps the partial transcript', () => {
+    it(ends === 'deadline' ? 'kills it at the deadline and keeps the partial transcript' : 'the CLI gives up before the deadline, with an error of its own', () => {
       const base = join(run.dir, 'trials', 'stalls', 'skill', '1');
       const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
-      expect(meta.timedOut).toBe(true);
-      expect(meta.wallMs).toBeGreaterThanOrEqual(deadlineS * 1000);
+      expect(meta.timedOut).toBe(ends === 'deadline');
+      if (ends === 'deadline') expect(meta.wallMs).toBeGreaterThanOrEqual(deadlineS * 1000);
       expect(meta.wallMs).toBeLessThan((deadlineS + 15) * 1000); // SIGTERM, then SIGKILL after a 2 s grace
       const t = parse(readFileSync(`${base}.jsonl`, 'utf8'), meta);
       expect(of(t, 'init')).toHaveLength(1);
-      expect(of(t, 'result')).toEqual([]);
+      expect(of(t, 'result').map((r) => r.status)).toEqual(ends === 'deadline' ? [] : ['api_error']);
       partial(t);
     });
 

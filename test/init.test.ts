@@ -140,6 +140,13 @@ describe('skillprobe init (CLI)', () => {
     expect(again.stdout.match(/kept existing/g)).toHaveLength(3);
   }, 120_000);
 
+  it('finds skills kept in .agents/skills, the folder Codex and Gemini read', async () => {
+    const dir = project({ '.agents/skills/notes/SKILL.md': skillMd('notes', 'Search the team notes for a phrase.') });
+    const r = await runCli(['init'], { cwd: dir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('found 1 skill in .agents/skills: notes');
+  }, 120_000);
+
   it('a --dir that does not exist is an input error', async () => {
     const dir = project({});
     const r = await runCli(['init', '--dir', 'nowhere'], { cwd: dir });
@@ -148,7 +155,7 @@ describe('skillprobe init (CLI)', () => {
   }, 120_000);
 
   it.each([
-    [{ 'README.md': 'no skills' }, /no skills here \(looked for \.claude\/skills\/\*\/SKILL\.md and skills\/\*\/SKILL\.md\)/],
+    [{ 'README.md': 'no skills' }, /no skills here \(looked for \.claude\/skills\/\*\/SKILL\.md, \.agents\/skills\/\*\/SKILL\.md, skills\/\*\/SKILL\.md\)/],
     [{ 'skills/notes/README.md': 'a folder without SKILL.md' }, /no skills here/],
     [{ '.claude/skills': 'a file where the skills folder should be' }, /no skills here/],
     [{ '.claude/skills/Bad_Name/SKILL.md': skillMd('Bad_Name', 'x') }, /SKILL\.md:2:7: name "Bad_Name" breaks the Agent Skills rule/],

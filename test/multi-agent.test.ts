@@ -93,15 +93,19 @@ describe('several agents: bad input is refused before anything runs', () => {
     [['--agent', 'codex,'], '--agent', 'separated by commas'],
     [['--agent', 'codex,gemini', '--shard', '1/2'], '--shard', "one agent's suite"],
     [['--agent', 'codex,gemini', '--resume', 'runs/x'], '--resume', "one agent's run folder"],
+    [['--agent', 'codex,gemini', '--last-failed'], '--last-failed', "one agent's newest run"],
+    [['--agent', 'codex,gemini', '--agent-binary', 'SPY'], '--agent-binary', 'one CLI binary for several agents'],
+    [['--agent', 'codex,gemini', '--model', 'gpt-5.5'], '--model', 'would send gpt-5.5 to the Codex CLI too'],
+    [['--agent', 'codex', '--max-cost', '5'], '--max-cost', 'the Codex CLI reports no cost'],
   ])('%j: exit 2, naming %s', async (flags, where, what) => {
     const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n' });
     dirs.push(project);
     const spy = spyBinary(project);
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--transcripts', 'runs', '--agent-binary', spy.path, ...flags], { cwd: project });
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--transcripts', 'runs', ...flags.map((f) => (f === 'SPY' ? spy.path : f))], { cwd: project });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(where);
     expect(r.stderr).toContain(what);
-    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
     expect(existsSync(spy.marker)).toBe(false);
     expect(existsSync(join(project, 'runs'))).toBe(false);
   });

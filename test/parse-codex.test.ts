@@ -81,7 +81,7 @@ describe('the Codex stream parser', () => {
 
   it('one command reading two SKILL.md files is two skill calls, in the order the output shows them', () => {
     const nonces = { alpha: 'aaaa1111', beta: 'bbbb2222' };
-    const out = '---\n# skillprobe-read-check: bbbb2222\nname: beta\n---\n---\n# skillprobe-read-check: aaaa1111\nname: alpha\n---\n';
+    const out = '---\nname: beta\n---\n<!-- bbbb2222 -->\n---\nname: alpha\n---\n<!-- aaaa1111 -->\n';
     const t = parse(stream(...START, ...command('i1', "cat /w/.agents/skills/beta/SKILL.md /w/.agents/skills/alpha/SKILL.md", out), DONE), meta({ evidence: { skillNonces: nonces, shown: SHOWN } }));
     const calls = t.events.filter((e): e is ToolCallEvent => e.kind === 'tool_call');
     expect(calls.map((c) => [c.id, c.skill])).toEqual([['i1', 'beta'], ['i1/alpha', 'alpha']]);
@@ -94,9 +94,10 @@ describe('the Codex stream parser', () => {
     expect(t.events.find((e) => e.kind === 'skill_load')).toMatchObject({ name: 'ghost', status: 'unknown' });
   });
 
-  it('a failed read of a family member is no call at all: the model never saw its instructions', () => {
-    const t = parse(stream(...START, ...command('i1', 'cat .agents/skills/mock-skill/SKILL.md | head -c0 && false', '', 1), DONE));
-    expect(t.events.find((e) => e.kind === 'tool_call')).toMatchObject({ intent: 'other' });
+  it('a failed read of a family member is still the model choosing it: a skill call it could not open (denied)', () => {
+    const t = parse(stream(...START, ...command('i1', 'cat skills/mock-skill/SKILL.md', 'cat: skills/mock-skill/SKILL.md: No such file or directory\n', 1), DONE));
+    expect(t.events.find((e) => e.kind === 'tool_call')).toMatchObject({ intent: 'skill', skill: 'mock-skill' });
+    expect(t.events.find((e) => e.kind === 'skill_load')).toMatchObject({ name: 'mock-skill', status: 'denied' });
   });
 
   it('a blocked network command and a write the sandbox stopped (no item at all) are plain', () => {
@@ -180,6 +181,11 @@ describe('what the Codex session record shows', () => {
     expect(shown).toEqual({ source: SESSION_SOURCE, skills: ['mock-skill'], contextFiles: ['AGENTS.md (/ws)'], sandbox: 'read-only', model: 'sim', cwd: '/ws', cliVersion: '0.169.0' });
   });
 
+  it('a prompt that merely has an instructions heading is not an instruction file', () => {
+    const shown = shownInSession(rollout(user('# Deploy instructions for staging\n\nShip it.'), user('# AGENTS.md instructions for /ws\n\nno tag follows')));
+    expect(shown.contextFiles).toEqual([]);
+  });
+
   it.each([
     ['the measured block with the usage section', 'codex-skills-block-with-catalog.txt', ['mock-skill']],
     ['the measured block without it', 'codex-skills-block-fallback-metadata.txt', ['mock-skill']],
@@ -221,9 +227,12 @@ describe('Codex isolation, from its session evidence', () => {
 
 describe('the planted secret', () => {
   it.each([
-    ['a plain frontmatter', '---\nname: a\n---\nbody\n', '---\n# skillprobe-read-check: n1\nname: a\n---\nbody\n'],
-    ['CRLF and a BOM', '\uFEFF---\r\nname: a\r\n---\r\n', '\uFEFF---\r\n# skillprobe-read-check: n1\nname: a\r\n---\r\n'],
-  ])('goes on the first line inside %s', (_, text, planted) => {
+    ['a plain frontmatter', '---\nname: a\n---\nbody\n', '---\nname: a\n---\n<!-- n1 -->\nbody\n'],
+    ['CRLF and a BOM', '\uFEFF---\r\nname: a\r\n---\r\nbody\r\n', '\uFEFF---\r\nname: a\r\n---\r\n<!-- n1 -->\nbody\r\n'],
+    ['a frontmatter ending the file', '---\nname: a\n---', '---\nname: a\n---\n<!-- n1 -->\n'],
+    ['no frontmatter', 'body\n', '<!-- n1 -->\nbody\n'],
+    ['a body holding another fence', '---\nname: a\n---\ntext\n---\nmore\n', '---\nname: a\n---\n<!-- n1 -->\ntext\n---\nmore\n'],
+  ])('goes first in the body after %s', (_, text, planted) => {
     expect(withNonce(text, 'n1')).toBe(planted);
   });
 
@@ -246,7 +255,7 @@ describe('grading a Codex trial end to end (pure)', () => {
   const opts: GradeOptions = { family: [{ dir: 'mock-skill', name: 'mock-skill' }], skillsFolder: codex.skillsFolder, readCountsAsFiring: true, budgetStopsFail: true, conventions: codex.grading };
 
   it('the read fires the expected skill and the plan after it is graded from the model text alone', () => {
-    const out = '---\n# skillprobe-read-check: 7f3a9c\nname: mock-skill\n---\n```bash\nmock run --fast\n```\n';
+    const out = '---\nname: mock-skill\n---\n<!-- 7f3a9c -->\n```bash\nmock run --fast\n```\n';
     const raw = stream(...START, ...command('i1', "/bin/bash -lc 'cat /ws/.agents/skills/mock-skill/SKILL.md'", out), { type: 'item.completed', item: { id: 'm', type: 'agent_message', text: 'Plan:\n```bash\nmock run --fast\n```' } }, DONE);
     const o = gradeTrial(parse(raw), meta(), c, 'skill', 1, opts);
     expect(o).toMatchObject({ status: 'ok', fired: 'expected', firedColumn: 'mock-skill', passed: true, readOnly: false });
@@ -254,7 +263,7 @@ describe('grading a Codex trial end to end (pure)', () => {
   });
 
   it('reading the skill in the ablation arm is an isolation error', () => {
-    const out = '# skillprobe-read-check: 7f3a9c\n';
+    const out = '<!-- 7f3a9c -->\n';
     const raw = stream(...START, ...command('i1', 'cat .agents/skills/mock-skill/SKILL.md', out), DONE);
     const o = gradeTrial(parse(raw, meta({ evidence: { ...EVIDENCE, shown: { ...SHOWN, skills: [] } } })), meta({ evidence: { ...EVIDENCE, shown: { ...SHOWN, skills: [] } } }), c, 'ablation', 1, opts);
     expect(o.status).toBe('isolation_error');

@@ -1,4 +1,5 @@
 import { execa } from 'execa';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,12 @@ const require = createRequire(import.meta.url);
 export function pinnedVersion(pkg: string): string {
   const own = require('../../package.json') as { dependencies?: Record<string, string> };
   return own.dependencies?.[pkg] ?? 'latest';
+}
+
+/** The version of `pkg` as installed (its own package.json), or undefined when it is not installed. */
+export function installedVersion(pkg: string): string | undefined {
+  const manifest = installedFile(`${pkg}/package.json`);
+  return manifest ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version : undefined;
 }
 
 /** `require.resolve` that answers undefined for a package that is not installed. */

@@ -23,8 +23,8 @@ export function listingProblem(listed: readonly string[], expected: { arm: Arm; 
 
 /**
  * The isolation check for a CLI whose init event lists the skills it loaded and the tools it offers, failing
- * closed: the init event must show exactly the family (skill arm) or none of it (ablation arm), and none of the
- * tools that must stay locked.
+ * closed: the init event must show the whole family (skill arm; it also lists slash commands and the like) or none
+ * of it (ablation arm), and none of the tools that must stay locked.
  */
 export function initListingProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }, deniedTools: readonly string[]): string | undefined {
   const init = t.events.find((e): e is InitEvent => e.kind === 'init');

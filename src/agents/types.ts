@@ -61,6 +61,8 @@ export interface AgentAdapter {
   readonly id: string;
   /** The model a trial asks for when the config names none: the pinned CLI's own default. */
   readonly defaultModel: string;
+  /** Whether the CLI reports what a trial cost (what `--max-cost` spends); without it the cap could never stop a run. */
+  readonly reportsCost: boolean;
   readonly skillListing: SkillListing;
   readonly grading: GradingConventions;
   /** What to change when this CLI refuses to load a skill for a cause of its own (else the generic advice). */

@@ -1,15 +1,15 @@
 import { existsSync, mkdirSync, readdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { scaffold, type ScaffoldPaths } from '../init/scaffold.js';
-import { adapterFor } from '../agents/registry.js';
+import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import { DEFAULT_CONFIG_FILE } from '../load/config.js';
 import { configSchema } from '../run/config-schema.js';
 import { InputError } from '../load/input-error.js';
 import { loadSkills } from '../load/skills.js';
 import { schemaFileName, SCHEMAS_DIR } from '../schema/json-schemas.js';
 
-/** Where authors keep skills, in the order `init` looks: the default agent's own folder, then a plain `skills/`. */
-const SKILL_FOLDERS = [adapterFor(configSchema.parse({}).agent).skillsFolder, 'skills'];
+/** Where authors keep skills, in the order `init` looks: the default agent's own folder, every other agent's, then a plain `skills/`. */
+const SKILL_FOLDERS = [...new Set([configSchema.parse({}).agent, ...AGENT_IDS].map((id) => adapterFor(id).skillsFolder)), 'skills'];
 const CASES_FILE = 'cases/skillprobe.yaml';
 /** The config names every case file, so the author can add files beside the scaffolded one. */
 const CASES_GLOB = 'cases/*.yaml';
@@ -25,7 +25,7 @@ const holdsSkills = (folder: string) => existsSync(folder) && statSync(folder).i
 function skillsFolderIn(dir: string): string {
   const found = SKILL_FOLDERS.find((f) => holdsSkills(join(dir, f)));
   if (!found) {
-    throw new InputError({ file: dir, what: `no skills here (looked for ${SKILL_FOLDERS.map((f) => `${f}/*/SKILL.md`).join(' and ')})`, todo: 'run init in the folder that holds your skills, or pass --dir' });
+    throw new InputError({ file: dir, what: `no skills here (looked for ${SKILL_FOLDERS.map((f) => `${f}/*/SKILL.md`).join(', ')})`, todo: 'run init in the folder that holds your skills, or pass --dir' });
   }
   return found;
 }

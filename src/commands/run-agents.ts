@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import { gradeStored } from '../grade/stored.js';
-import { executeRun, prepareRun, type RunTarget } from '../runner/execute.js';
-import type { Results, RunManifest } from '../run/schema.js';
+import { checkRunnable, executeRun, prepareRun, type RunTarget } from '../runner/execute.js';
+import type { AgentRuns, Results, RunManifest } from '../run/schema.js';
 import { newRunId, RunStore, writeAgentRuns } from '../run/store.js';
 import { agentMatrix } from '../verdict/agent-matrix.js';
 import { buildResults } from '../verdict/results.js';
@@ -38,19 +38,26 @@ export interface AgentsRun {
  * cap, a fault) ends the sequence: the agents after it are not started.
  */
 export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions, reporters: readonly ReporterChoice[], io: ReportIo, say: (text: string) => void): Promise<AgentsRun> {
+  // Every agent's machine checks first: a problem with the last agent must not wait for the first one's trials.
+  for (const suite of suites) await checkRunnable(suite, opts);
   const runId = newRunId();
   const dir = join(suites[0]!.config.transcriptsDir, runId);
-  const record = { runId, startedAt: new Date().toISOString(), agents: [] as Parameters<typeof writeAgentRuns>[1]['agents'] };
+  const record: AgentRuns = { runId, startedAt: new Date().toISOString(), agents: [] };
   await writeAgentRuns(dir, record);
   const runs: FinishedRun[] = [];
-  for (const suite of suites) {
-    say(`agent ${suite.adapter.id}: running the suite (${runs.length + 1} of ${suites.length})\n`);
-    const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: `${runId}-${suite.adapter.id}` });
-    runs.push(run);
-    const { manifest, results } = run;
-    record.agents.push({ id: manifest.agent.id, dir: basename(run.store.dir), binary: manifest.agent.binary, cliVersion: manifest.agent.cliVersion, model: manifest.model, status: manifest.status, exitCode: results.exitCode });
-    await writeAgentRuns(dir, { ...record, ...(runs.length === suites.length ? { endedAt: new Date().toISOString() } : {}) });
-    if (manifest.status !== 'completed') break;
+  try {
+    for (const suite of suites) {
+      say(`agent ${suite.adapter.id}: running the suite (${runs.length + 1} of ${suites.length})\n`);
+      const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: `${runId}-${suite.adapter.id}` });
+      runs.push(run);
+      const { manifest, results } = run;
+      record.agents.push({ id: manifest.agent.id, dir: basename(run.store.dir), binary: manifest.agent.binary, cliVersion: manifest.agent.cliVersion, model: manifest.model, status: manifest.status, exitCode: results.exitCode });
+      await writeAgentRuns(dir, record);
+      if (manifest.status !== 'completed') break;
+    }
+  } finally {
+    // Whatever stopped the sequence, the record says when; the agents it never reached are simply not in it.
+    await writeAgentRuns(dir, { ...record, endedAt: new Date().toISOString() });
   }
   const input = { runDir: describeRunDir({ dir }), runs: runs.map((r) => ({ manifest: r.manifest, results: r.results, runDir: describeRunDir(r.store) })), matrix: agentMatrix(runs.map((r) => r.results)) };
   const { failed } = await writeReports(reporters, (r) => r.renderAgents(input), io);

@@ -63,6 +63,15 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   const agentKey = config.agents ? 'agents' : 'agent';
   const adapter = problems.collect(() => checkValueAt(loaded, agentKey, () => adapterFor(agentId ?? config.agents?.[0] ?? config.agent)));
   for (const id of Object.keys(config.models ?? {})) problems.collect(() => checkValueAt(loaded, 'models', () => adapterFor(id, 'models')));
+  if (adapter && config.maxCostUsd !== undefined && !adapter.reportsCost) {
+    problems.add({ ...at('maxCostUsd'), what: `the ${adapter.skillListing.cli} reports no cost, so the cap could never stop the run`, todo: 'drop --max-cost for this agent, and bound the spend with --trials or decision.maxTrials (`skillprobe plan` prices them)' });
+  }
+  if (agentId !== undefined && config.agentBinary !== undefined) {
+    problems.add({ ...at('agentBinary'), what: 'one CLI binary for several agents would run it for each of them', todo: 'leave it out (each agent runs its pinned CLI), or run the agent it belongs to on its own' });
+  }
+  if (adapter && agentId !== undefined && loaded.where(['model']) && !config.models?.[adapter.id]) {
+    problems.add({ ...at('model'), what: `one model for several agents would send ${config.model} to the ${adapter.skillListing.cli} too`, todo: `name each agent's model under \`models:\` (e.g. \`models: { ${adapter.id}: … }\`), or leave it out for the CLI's own default` });
+  }
   if (adapter) {
     // Each agent's run is a run of one agent: its config says which, and which model it asked for (a model the
     // user did not name is the agent's own default, not another CLI's).
@@ -90,11 +99,15 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
  * any trial starts.
  */
 export function loadSuites(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume'>): LoadedSuite[] {
-  const agents = collectConfig(opts.config, opts.overrides, new ProblemList())?.config.agents;
-  if (!agents || agents.length === 1) return [loadSuite(opts)];
+  const loaded = collectConfig(opts.config, opts.overrides, new ProblemList());
+  const agents = loaded?.config.agents;
+  if (!loaded || !agents || agents.length === 1) return [loadSuite(opts)];
+  // Every id first, so a mistyped last agent is named before the first one's files are even read.
+  for (const id of agents) checkValueAt(loaded, 'agents', () => adapterFor(id));
   const one = (flag: string, what: string, todo: string) => new InputError({ file: flag, what: `${what}, and ${agents.length} agents were named`, todo });
   if (opts.shard) throw one('--shard', "runs one share of one agent's suite", "shard each agent's run on its own (--agent ID --shard I/N)");
   if (opts.resume !== undefined) throw one('--resume', "finishes one agent's run folder", "resume each agent's folder on its own (--agent ID --resume DIR/<run-id>-ID; agents.json lists them)");
+  if (opts.select?.lastFailed) throw one('--last-failed', "reads one agent's newest run", 'rerun the failures of each agent on its own (--agent ID --last-failed)');
   // The agent ids are checked by the first load; each agent's own problems (binary, credentials) by its load.
   return agents.map((id) => loadSuite(opts, { run: true }, id));
 }

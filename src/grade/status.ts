@@ -39,7 +39,8 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   if (leak && init) return { status: 'isolation_error', detail: leak };
   // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
   const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');
-  if (meta.turnLimitHit) return { status: 'max_turns', detail: 'stopped by the harness at the turn limit (the CLI has none of its own)' };
+  // A CLI that finished in the same breath as its last allowed call has its own result, which stands.
+  if (meta.turnLimitHit && !result) return { status: 'max_turns', detail: 'stopped by the harness at the turn limit (the CLI has none of its own)' };
   if (meta.timedOut) {
     return acted
       ? { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` }

@@ -160,8 +160,11 @@ function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: A
   return testCase(`${v.caseId} verdict`, v.caseId, VERDICT_RESULT[v.verdict], { message: `${v.verdict}: ${v.reason}`, text });
 }
 
-/** A suite per case and arm; with several agents each suite's name starts with its agent's. */
-function suitesOf({ manifest, results, runDir }: ReportInput, agentPrefix = ''): { counts: Counts; element: XmlElement }[] {
+/**
+ * A suite per case and arm; with several agents, each suite's name starts with its agent's and each test's class
+ * names the agent, so CI views that key tests by class and name never merge two agents' trials.
+ */
+function suitesOf({ manifest, results, runDir }: ReportInput, agent?: string): { counts: Counts; element: XmlElement }[] {
   const defs = new Map(manifest.cases.defs.map((d) => [d.id, d]));
   const verdicts = new Map(results.verdicts.map((v) => [v.caseId, v]));
   const timestamp = results.run.startedAt;
@@ -171,8 +174,9 @@ function suitesOf({ manifest, results, runDir }: ReportInput, agentPrefix = ''):
     const v = verdicts.get(s.caseId)!;
     const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, v.verdict, runDir));
     const cases = s.arm === 'skill' ? [...trials, verdictCase(v, s, runDir, agentRefusalFixes(manifest))] : trials;
+    if (agent !== undefined) for (const c of cases) c.element.attributes = { ...c.element.attributes, classname: `skillprobe.${agent}.${s.caseId}` };
     const properties = { verdict: v.verdict, reason: v.reason, expect: s.expect, arm: s.arm, rate: rateText(s.rate), threshold: v.params.threshold, 'left out': s.excluded };
-    return testSuite(`${agentPrefix}${s.caseId} [${s.arm}]`, properties, cases, { timestamp });
+    return testSuite(`${agent === undefined ? '' : `${agent} · `}${s.caseId} [${s.arm}]`, properties, cases, { timestamp });
   });
 }
 
@@ -228,5 +232,5 @@ export const junitReporter: Reporter = {
   description: 'JUnit XML for CI test views: a suite per case and arm, a test per trial, one more for the verdict',
   render: (input) => document(suitesOf(input)),
   renderComparison,
-  renderAgents: ({ runs }) => document(runs.flatMap((r) => suitesOf(r, `${r.results.run.agent.id} · `))),
+  renderAgents: ({ runs }) => document(runs.flatMap((r) => suitesOf(r, r.results.run.agent.id))),
 };

@@ -93,7 +93,9 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         maxOutputBytes: Math.round(ctx.config.maxOutputMB * 1024 * 1024),
         ...(ctx.adapter.startsToolCall ? { toolCallLimit: { startsToolCall: ctx.adapter.startsToolCall, max: ctx.config.maxTurns } } : {}),
       });
-      const evidence = trialEvidence(prepared, await ctx.adapter.collectEvidence?.(req), ctx.armListings?.[ref.arm]);
+      // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial.
+      const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);
+      const evidence = trialEvidence(prepared, collected, ctx.armListings?.[ref.arm]);
       const meta: TrialMeta = { ...spawned, ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}), ...(evidence ? { evidence } : {}) };
       const transcript = ctx.adapter.parse(await readFile(files.partial, 'utf8'), meta);
       const verdict = trialStatus(transcript, meta, {

@@ -1,3 +1,4 @@
+import { NONE } from '../grade/outcome.js';
 import type { CaseArmSummary, Results, Verdict } from '../run/schema.js';
 
 /** One agent's result for one case: its verdict and how its trials routed. */
@@ -34,7 +35,7 @@ function cellOf(results: Results, caseId: string): AgentCell | undefined {
   const skill = results.summary.cases.find((c) => c.caseId === caseId && c.arm === 'skill');
   if (!verdict || !skill) return undefined;
   const withEvidence = skill.fired.expected + skill.fired.sibling + skill.fired.other + skill.fired.none;
-  const hits = skill.expect === 'none' ? withEvidence - skill.fired.none : skill.fired.expected;
+  const hits = skill.expect === NONE ? withEvidence - skill.fired.none : skill.fired.expected;
   return {
     verdict: verdict.verdict,
     scored: verdict.scored,
@@ -50,7 +51,7 @@ export function agentMatrix(runs: readonly Results[]): AgentMatrix {
   for (const r of runs) for (const c of r.summary.cases) if (c.arm === 'skill' && !seen.has(c.caseId)) seen.set(c.caseId, c.expect);
   const rows = [...seen].map(([caseId, expect]) => {
     const cells = runs.map((r) => cellOf(r, caseId));
-    const verdicts = new Set(cells.map((c) => c?.verdict));
+    const verdicts = new Set(cells.flatMap((c) => (c ? [c.verdict] : [])));
     return { caseId, expect, cells, divergent: verdicts.size > 1 };
   });
   return { agents: runs.map((r) => ({ id: r.run.agent.id, cliVersion: r.run.agent.cliVersion, model: r.run.model.reported ?? r.run.model.requested })), rows };

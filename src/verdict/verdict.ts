@@ -106,6 +106,14 @@ export function fixedVerdicts(cases: (GradableCase & { decision: SprtParams })[]
   });
 }
 
+/** The verdict codes from the worst down: what several runs' codes combine to (the first any of them gives). */
+const VERDICT_CODES_WORST_FIRST = [EXIT.fail, EXIT.error, EXIT.inconclusive, EXIT.pass];
+
+/** The exit code of several runs' verdicts (several agents): the worst any of them gives, by meaning, not by number. */
+export function worstExitCode(codes: readonly number[]): number {
+  return VERDICT_CODES_WORST_FIRST.find((c) => codes.includes(c)) ?? Math.max(...codes);
+}
+
 export function exitCode(verdicts: readonly CaseVerdict[], policy: InconclusivePolicy): number {
   const has = (v: Verdict) => verdicts.some((x) => x.verdict === v);
   if (has('FAIL')) return EXIT.fail;

@@ -129,6 +129,7 @@ const DENIED_TOOLS = ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'Web
 export const claudeCode: AgentAdapter = {
   id: 'claude-code',
   defaultModel: 'sonnet',
+  reportsCost: true,
   skillsFolder: '.claude/skills',
   // CLAUDE.md is loaded from every ancestor even inside a git root; .claude/ skills up to the git root (§4.2).
   ancestorLeaks: ['CLAUDE.md', '.claude'],

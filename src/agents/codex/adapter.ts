@@ -10,7 +10,7 @@ import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { codexConfig, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
 import { plantNonces } from './nonce.js';
-import { parseCodexStream, SHELL_TOOL } from './parse.js';
+import { parseCodexStream, SHELL_TOOL, SKILLS_FOLDER } from './parse.js';
 import { readSessionEvidence } from './session.js';
 
 const PINNED_PACKAGE = '@openai/codex';
@@ -73,8 +73,9 @@ export const codex: AgentAdapter = {
   id: 'codex',
   // What the pinned CLI requests when its config names no model.
   defaultModel: 'gpt-6.1-sol',
-  // Codex lists skills from `.agents/skills` in every folder from the git root down to its working directory.
-  skillsFolder: '.agents/skills',
+  // Codex reports tokens, never a price.
+  reportsCost: false,
+  skillsFolder: SKILLS_FOLDER,
   // Instruction files and skill folders Codex reads from a project; the workspace is a git root, which stops its
   // walk, and these are refused above the workspace root in case a future version walks further.
   ancestorLeaks: ['AGENTS.md', 'AGENTS.override.md', '.codex', '.agents'],
@@ -122,7 +123,8 @@ export const codex: AgentAdapter = {
     // with the trial's own config, by the CLI's own sandbox command, before anything else is created.
     const root = await mkdtemp(join(scratch, 'skillprobe-sandbox-'));
     try {
-      const req = { home: join(root, 'home'), tmp: join(root, 'tmp'), callerEnv, model: 'probe', cliRetries: 0, deadlineMs: 30_000 };
+      // Only PATH of the caller's: the probe runs one local command and must carry no credential.
+      const req = { home: join(root, 'home'), tmp: join(root, 'tmp'), callerEnv: { PATH: callerEnv.PATH }, model: 'probe', cliRetries: 0, deadlineMs: 30_000 };
       const ws = join(root, 'ws');
       for (const d of [req.home, req.tmp, ws]) await mkdir(d, { recursive: true });
       await writeFile(join(ws, PROBE_READ), 'ok');

@@ -7,9 +7,12 @@ export const REAL_KEY_VARIABLE = 'OPENAI_API_KEY';
 const REAL_BASE_URL = 'https://api.openai.com/v1';
 const PROVIDER = 'skillprobe';
 
-/** The provider's idle timeout between stream events: long enough for a slow model, inside the harness deadline. */
-function streamIdleMs(deadlineMs: number): number {
-  return Math.max(1000, Math.min(300_000, Math.floor(deadlineMs * 0.8)));
+/**
+ * The provider's idle timeout between stream events, short enough that every retry of a stalled stream fits inside
+ * the harness deadline: a stall then ends as the CLI's own error (missing data), not as a kill after the model acted.
+ */
+function streamIdleMs(deadlineMs: number, cliRetries: number): number {
+  return Math.max(1000, Math.min(300_000, Math.floor((0.8 * deadlineMs) / (1 + cliRetries))));
 }
 
 /**
@@ -41,7 +44,7 @@ export function codexConfig(req: Pick<InvocationRequest, 'model' | 'cliRetries' 
         wire_api: 'responses',
         request_max_retries: req.cliRetries,
         stream_max_retries: req.cliRetries,
-        stream_idle_timeout_ms: streamIdleMs(req.deadlineMs),
+        stream_idle_timeout_ms: streamIdleMs(req.deadlineMs, req.cliRetries),
       },
     },
   });

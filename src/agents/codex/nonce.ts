@@ -2,14 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
-/** The comment line planted in each copied SKILL.md: the model sees it only by reading the file. */
-const NONCE_LABEL = 'skillprobe-read-check';
-
-/** Puts `nonce` on the line after the frontmatter's opening fence, so any read from the top of the file shows it. */
+/**
+ * Puts `nonce` first in the body, right after the frontmatter, as a bare markdown comment: any read of the skill's
+ * instructions shows it, a read of the frontmatter alone (name and description, already listed) does not, and the
+ * model is told nothing about a test.
+ */
 export function withNonce(skillMd: string, nonce: string): string {
-  const open = /^(\uFEFF?---[ \t]*\r?\n)/.exec(skillMd);
-  const line = `# ${NONCE_LABEL}: ${nonce}\n`;
-  return open ? open[1] + line + skillMd.slice(open[1]!.length) : `${line}${skillMd}`;
+  const frontmatter = /^\uFEFF?---[ \t]*\r?\n[\s\S]*?\r?\n---[ \t]*(?:\r?\n|$)/.exec(skillMd);
+  const line = `<!-- ${nonce} -->\n`;
+  if (!frontmatter) return `${line}${skillMd}`;
+  const end = frontmatter[0].length;
+  return skillMd.slice(0, end) + (frontmatter[0].endsWith('\n') ? '' : '\n') + line + skillMd.slice(end);
 }
 
 /**

@@ -10,7 +10,9 @@ import { isObject, num, readJsonLines, str, type Json } from '../json-lines.js';
 
 
 export const SHELL_TOOL = 'exec_command';
-const SKILLS_PATH = '.agents/skills/';
+/** Where Codex lists skills from, in every folder from the git root down to its working directory. */
+export const SKILLS_FOLDER = '.agents/skills';
+const SKILLS_PATH = `${SKILLS_FOLDER}/`;
 
 /** A SKILL.md path a command names: its folder is the skill asked for. */
 const SKILL_MD = /([^\s'"`;|&<>()]*?)([^\s'"`;|&<>()/]+)\/SKILL\.md\b/g;
@@ -93,11 +95,12 @@ export function parseCodexStream(raw: string, trial?: Pick<TrialMeta, 'evidence'
       });
       return;
     }
-    // A failed read of a SKILL.md outside the family: the model asked for a skill that is not there.
-    const asked = exitCode !== 0 ? skillFoldersNamed(command).filter((d) => !members.has(d)) : [];
-    if (asked.length) {
-      Object.assign(call, { intent: 'skill', skill: asked[0] });
-      events.push({ kind: 'skill_load', source: 'harness', callId: call.id, name: asked[0]!, status: 'unknown', detail: output.trim().slice(0, 500) });
+    // A failed read of a SKILL.md is still the model choosing that skill, as a refused skill call is for a CLI with
+    // a skill tool: a family member's it could not open (denied), or one outside the family, not there (unknown).
+    const asked = exitCode !== 0 ? skillFoldersNamed(command)[0] : undefined;
+    if (asked !== undefined) {
+      Object.assign(call, { intent: 'skill', skill: asked });
+      events.push({ kind: 'skill_load', source: 'harness', callId: call.id, name: asked, status: members.has(asked) ? 'denied' : 'unknown', detail: output.trim().slice(0, 500) });
     }
   };
 

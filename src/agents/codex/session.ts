@@ -22,8 +22,11 @@ export function listedSkills(text: string): string[] {
   return names;
 }
 
-/** `# AGENTS.md instructions for <dir>`: an instruction file Codex put into the model's context. */
-const CONTEXT_FILE = /^# (\S+) instructions for (.+)$/m;
+/**
+ * `# AGENTS.md instructions for <dir>` then `<INSTRUCTIONS>`, a message of its own: an instruction file Codex put
+ * into the model's context (anchored, so a user's prompt that merely has such a heading is not one).
+ */
+const CONTEXT_FILE = /^# (AGENTS(?:\.override)?\.md) instructions for ([^\n]+)\n\n<INSTRUCTIONS>/;
 
 function texts(message: Json): string[] {
   const content = Array.isArray(message.content) ? message.content : [];

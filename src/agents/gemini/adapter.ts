@@ -7,7 +7,7 @@ import type { Arm } from '../../run/config-schema.js';
 import type { ShownEvidence } from '../../run/schema.js';
 import type { Transcript } from '../../transcript/types.js';
 import { keptVariables, LOCALE, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
-import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import { installedFile, installedVersion, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
@@ -110,6 +110,8 @@ export const gemini: AgentAdapter = {
   // The CLI's own default is `auto`, which routes every turn through an extra model call to a model it picks; a
   // trial needs one model, so this is the model the CLI names its default (DEFAULT_GEMINI_MODEL in its bundle).
   defaultModel: 'gemini-2.5-pro',
+  // Gemini reports tokens, never a price.
+  reportsCost: false,
   // A workspace skill folder the CLI shares with other agents; it lists skills only at depth 1 below it.
   skillsFolder: '.agents/skills',
   // Context files, settings, policies and skill folders the CLI reads from a project and its ancestors.
@@ -130,8 +132,10 @@ export const gemini: AgentAdapter = {
     return PINNED_SCRIPT;
   },
 
-  // `gemini --version` prints "0.61.0", offline (writing into the HOME it is given).
-  cliVersion(binary) {
+  // The pinned CLI's version is its package's; any other binary is asked (`gemini --version` prints "0.61.0",
+  // offline, in about 0.8 s, writing into the HOME it is given).
+  async cliVersion(binary) {
+    if (binary === PINNED_SCRIPT) return installedVersion(PINNED_PACKAGE);
     const { file, args } = command(binary);
     return printedVersion(file, [...args, '--version'], (home) => ({ GEMINI_CLI_HOME: home, GEMINI_CLI_NO_RELAUNCH: 'true' }));
   },
