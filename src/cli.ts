@@ -6,7 +6,7 @@ import { initProject } from './commands/init.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
 import { planSuite, renderPlan } from './commands/plan.js';
 import { describeRunDir, loadSuite, loadSuites, type LoadedSuite, type RunOptions } from './commands/run.js';
-import { runAgents, runAndGrade } from './commands/run-agents.js';
+import { reportStoredAgents, runAgents, runAndGrade } from './commands/run-agents.js';
 import { HARNESS_VERSION } from './runner/execute.js';
 import { gradableCase } from './trials/stored-case.js';
 import { ARMS } from './run/config-schema.js';
@@ -315,10 +315,16 @@ function buildProgram(): Command {
 
   withReporters(program.command('report'))
     .description('print the report of a stored run (runs nothing; writes only the files --reporter names)')
-    .argument('<run>', 'run folder, e.g. transcripts/<run-id>')
+    .argument('<run>', 'run folder, e.g. transcripts/<run-id> (a run of several agents: all of them, with the matrix)')
     .option('--json', 'print the results as JSON (--reporter json)')
     .action(async (dir: string, o: { json?: boolean; reporter?: ReporterChoice[] }) => {
       const reporters = chooseReporters(o, process.env);
+      const agents = await reportStoredAgents(dir, reporters, IO);
+      if (agents) {
+        for (const r of agents.runs) reportDamaged(r.results);
+        process.exitCode = exitWithReports(worstExitCode(agents.runs.map((r) => r.results.exitCode)), agents.failed);
+        return;
+      }
       const { regraded, store, ...loaded } = await loadResults(dir);
       if (regraded) process.stderr.write(`no current results.json in ${dir} (${regraded}): graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`);
       const { failed } = await reportRun(reporters, { ...loaded, runDir: dir }, store, IO);

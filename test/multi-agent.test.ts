@@ -72,6 +72,13 @@ describe('one run, three agents', () => {
     expect(comparison.cases.map((x) => x.change)).not.toContain('REGRESSED');
   });
 
+  it('report on the run prints every agent and the matrix again, and exits as the run did', async () => {
+    const again = await runCli(['report', dir], { cwd: project });
+    expect(again.exitCode).toBe(r.exitCode);
+    expect(again.stdout).toMatch(/AGENTS × CASES · 3 agents/);
+    for (const id of AGENTS) expect(again.stdout).toContain(`═══ agent ${id}`);
+  });
+
   it('history lists each agent’s run of it', async () => {
     const h = await runCli(['history', '--transcripts', 'runs'], { cwd: project });
     expect(h.exitCode).toBe(0);

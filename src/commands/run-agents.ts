@@ -2,7 +2,8 @@ import { basename, join } from 'node:path';
 import { gradeStored } from '../grade/stored.js';
 import { checkRunnable, executeRun, prepareRun, type RunTarget } from '../runner/execute.js';
 import type { AgentRuns, Results, RunManifest } from '../run/schema.js';
-import { newRunId, RunStore, writeAgentRuns } from '../run/store.js';
+import { newRunId, readAgentRuns, RunFolderError, RunStore, writeAgentRuns } from '../run/store.js';
+import { loadResults } from './grade.js';
 import { agentMatrix } from '../verdict/agent-matrix.js';
 import { buildResults } from '../verdict/results.js';
 import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
@@ -59,7 +60,24 @@ export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions
     // Whatever stopped the sequence, the record says when; the agents it never reached are simply not in it.
     await writeAgentRuns(dir, { ...record, endedAt: new Date().toISOString() });
   }
-  const input = { runDir: describeRunDir({ dir }), runs: runs.map((r) => ({ manifest: r.manifest, results: r.results, runDir: describeRunDir(r.store) })), matrix: agentMatrix(runs.map((r) => r.results)) };
-  const { failed } = await writeReports(reporters, (r) => r.renderAgents(input), io);
+  const { failed } = await reportAgents(dir, runs, reporters, io);
   return { dir, runs, failed };
+}
+
+/** One report of several agents' runs: each agent's report and the agents × cases matrix. */
+function reportAgents(dir: string, runs: readonly FinishedRun[], reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ failed: string[] }> {
+  const input = { runDir: describeRunDir({ dir }), runs: runs.map((r) => ({ manifest: r.manifest, results: r.results, runDir: describeRunDir(r.store) })), matrix: agentMatrix(runs.map((r) => r.results)) };
+  return writeReports(reporters, (r) => r.renderAgents(input), io);
+}
+
+/**
+ * `skillprobe report` of a run of several agents: every agent's stored results (graded in memory where they are
+ * missing), reported together; undefined when `dir` is not such a run.
+ */
+export async function reportStoredAgents(dir: string, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ runs: FinishedRun[]; failed: string[] } | undefined> {
+  const record = await readAgentRuns(dir);
+  if (!record.ok && record.problem === 'missing') return undefined;
+  if (!record.ok) throw new RunFolderError(join(dir, 'agents.json'), `agents.json ${record.problem}`, 'report each agent\'s run folder in it on its own');
+  const runs = await Promise.all(record.value.agents.map((a) => loadResults(join(dir, a.dir))));
+  return { runs, ...(await reportAgents(dir, runs, reporters, io)) };
 }
