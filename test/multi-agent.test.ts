@@ -117,6 +117,15 @@ describe('several agents: bad input is refused before anything runs', () => {
     expect(existsSync(join(project, 'runs'))).toBe(false);
   });
 
+  it('report on a folder whose agents.json is damaged says so in one line, exit 2', async () => {
+    const project = makeProject({ 'runs/r1/agents.json': '{ not json' });
+    dirs.push(project);
+    const r = await runCli(['report', 'runs/r1'], { cwd: project });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/runs\/r1\/agents\.json: agents\.json .* — report each agent's run folder in it on its own/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('a config naming both agent and agents is refused at its line', async () => {
     const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': 'agent: codex\nagents: [codex, gemini]\n' });
     dirs.push(project);

@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gradeStored } from '../grade/stored.js';
 import { checkRunnable, executeRun, prepareRun, type RunTarget } from '../runner/execute.js';
-import type { AgentRuns, Results, RunManifest } from '../run/schema.js';
+import { AGENT_RUNS_FILE, type AgentRuns, type Results, type RunManifest } from '../run/schema.js';
 import { newRunId, readAgentRuns, RunFolderError, RunStore, writeAgentRuns } from '../run/store.js';
 import { loadResults } from './grade.js';
 import { agentMatrix } from '../verdict/agent-matrix.js';
@@ -75,8 +76,9 @@ function reportAgents(dir: string, runs: readonly FinishedRun[], reporters: read
  * missing), reported together; undefined when `dir` is not such a run.
  */
 export async function reportStoredAgents(dir: string, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ runs: FinishedRun[]; failed: string[] } | undefined> {
+  // Anything else (a run folder, a file, nothing) is the single-run report's to read or refuse.
+  if (!existsSync(join(dir, AGENT_RUNS_FILE))) return undefined;
   const record = await readAgentRuns(dir);
-  if (!record.ok && record.problem === 'missing') return undefined;
   if (!record.ok) throw new RunFolderError(join(dir, 'agents.json'), `agents.json ${record.problem}`, 'report each agent\'s run folder in it on its own');
   const runs = await Promise.all(record.value.agents.map((a) => loadResults(join(dir, a.dir))));
   return { runs, ...(await reportAgents(dir, runs, reporters, io)) };
