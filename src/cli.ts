@@ -18,7 +18,7 @@ import { COMPARE_DEFAULTS } from './verdict/compare-defaults.js';
 import type { Shard } from './trials/shard.js';
 import { chooseReporters, humanStream, reporterFlag, reportRun, type ReporterChoice, type ReportIo } from './commands/reports.js';
 import { REPORTER_NAMES, REPORTERS } from './report/registry.js';
-import { AGENT_IDS } from './agents/registry.js';
+import { adapterFor, AGENT_IDS } from './agents/registry.js';
 import { loadProfile } from './sim/profile.js';
 import { startSimulator } from './sim/server.js';
 import { RunFolderError, TranscriptWriteError } from './run/store.js';
@@ -277,10 +277,12 @@ function buildProgram(): Command {
         return;
       }
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
-      const { store, manifest, results } = await runAndGrade(loaded, opts, (target) => {
-        if (opts.resume !== undefined) {
-          process.stderr.write(`resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`);
-        }
+      const { store, manifest, results } = await runAndGrade(loaded, opts, {
+        onPrepared: (target) => {
+          if (opts.resume !== undefined) {
+            process.stderr.write(`resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`);
+          }
+        },
       });
       const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(store) }, store, IO);
       reportDamaged(results);
@@ -446,9 +448,7 @@ function buildProgram(): Command {
       });
       process.stdout.write(
         `skillprobe model SIMULATOR listening on ${sim.url} (not a real model); Ctrl-C stops\n` +
-          `  Claude Code: ANTHROPIC_BASE_URL=${sim.url}\n` +
-          `  Codex CLI:   a model provider with base_url = "${sim.url}/v1" and wire_api = "responses"\n` +
-          `  Gemini CLI:  GOOGLE_GEMINI_BASE_URL=${sim.url} with security.auth.selectedType "gemini-api-key"\n`,
+          AGENT_IDS.map((id) => `  ${adapterFor(id).skillListing.cli}: ${adapterFor(id).simulatorHint(sim.url)}\n`).join(''),
       );
       await new Promise<void>((resolve) => {
         const stop = () => void sim.stop().then(resolve);

@@ -15,10 +15,10 @@ export function pinnedVersion(pkg: string): string {
   return own.dependencies?.[pkg] ?? 'latest';
 }
 
-/** The version of `pkg` as installed (its own package.json), or undefined when it is not installed. */
-export function installedVersion(pkg: string): string | undefined {
-  const manifest = installedFile(`${pkg}/package.json`);
-  return manifest ? (JSON.parse(readFileSync(manifest, 'utf8')) as { version?: string }).version : undefined;
+/** An installed package's own package.json (where it is, and what it says), or undefined when it is not installed. */
+export function installedManifest(pkg: string): { path: string; json: { version?: string; bin?: string | Record<string, string> } } | undefined {
+  const path = installedFile(`${pkg}/package.json`);
+  return path ? { path, json: JSON.parse(readFileSync(path, 'utf8')) as { version?: string; bin?: string | Record<string, string> } } : undefined;
 }
 
 /** `require.resolve` that answers undefined for a package that is not installed. */

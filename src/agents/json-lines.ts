@@ -1,10 +1,10 @@
 import type { ParseWarning } from '../transcript/types.js';
+import { isPlainObject } from '../util/json.js';
 
 /** Reading the JSON-lines streams agent CLIs print: tolerant, since a killed process can stop mid-line. */
 
 export type Json = Record<string, unknown>;
 
-export const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 export const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
@@ -26,7 +26,7 @@ export function readJsonLines(raw: string, onEvent: (ev: Json) => void): ParseWa
       warnings.push({ line: i + 1, message: last ? 'truncated final line (process ended mid-write)' : 'line is not valid JSON' });
       return;
     }
-    if (isObject(ev)) onEvent(ev);
+    if (isPlainObject(ev)) onEvent(ev);
     else warnings.push({ line: i + 1, message: 'line is JSON but not an object' });
   });
   return warnings;

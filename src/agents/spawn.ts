@@ -1,6 +1,7 @@
 import { execa } from 'execa';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
+import { StringDecoder } from 'node:string_decoder';
 import type { Invocation } from './types.js';
 import type { TrialMeta } from '../run/schema.js';
 import { killGroup } from '../util/process-group.js';
@@ -143,12 +144,13 @@ export async function spawnAgent(
   };
 }
 
-/** Counts the tool calls started so far in a stream arriving in chunks that may split lines. */
+/** Counts the tool calls started so far in a stream arriving in chunks that may split lines and characters. */
 function toolCallCounter(startsToolCall: (line: string) => boolean): (chunk: Buffer) => number {
+  const decoder = new StringDecoder('utf8');
   let partial = '';
   let count = 0;
   return (chunk) => {
-    const lines = (partial + chunk.toString('utf8')).split('\n');
+    const lines = (partial + decoder.write(chunk)).split('\n');
     partial = lines.pop() ?? '';
     for (const line of lines) if (startsToolCall(line)) count++;
     return count;

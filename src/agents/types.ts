@@ -74,6 +74,8 @@ export interface AgentAdapter {
   /** The only tools a trial may use: the invocation locks the CLI to exactly these. */
   readonly trialTools: readonly string[];
   invocation(req: InvocationRequest): Invocation;
+  /** How a user points this CLI at a simulator serving on `url`, in one line (`skillprobe sim` prints it). */
+  simulatorHint(url: string): string;
   /**
    * Writes what this CLI needs per trial beyond the sealed workspace (config files, planted nonces), before it
    * starts; returns what the parser will need to read the trial.

@@ -16,10 +16,14 @@ export interface FinishedRun {
   results: Results;
 }
 
-/** Runs one agent's suite to its end and grades it from the folder (so a resumed run's replayed trials count too). */
-export async function runAndGrade(loaded: LoadedSuite, opts: RunOptions, onPrepared?: (target: RunTarget) => void): Promise<FinishedRun> {
+/**
+ * Runs one agent's suite to its end and grades it from the folder (so a resumed run's replayed trials count too);
+ * the machine is checked first unless the caller has (`checked`).
+ */
+export async function runAndGrade(loaded: LoadedSuite, opts: RunOptions, hooks: { checked?: boolean; onPrepared?: (target: RunTarget) => void } = {}): Promise<FinishedRun> {
+  if (!hooks.checked) await checkRunnable(loaded, opts);
   const target = await prepareRun(loaded, opts);
-  onPrepared?.(target);
+  hooks.onPrepared?.(target);
   const { store, manifest } = await executeRun(loaded, opts, target);
   const { outcomes, damaged } = await gradeStored(store, manifest);
   const results = buildResults(manifest, outcomes, damaged, new Date());
@@ -50,7 +54,7 @@ export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions
   try {
     for (const suite of suites) {
       say(`agent ${suite.adapter.id}: running the suite (${runs.length + 1} of ${suites.length})\n`);
-      const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: `${runId}-${suite.adapter.id}` });
+      const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: `${runId}-${suite.adapter.id}` }, { checked: true });
       runs.push(run);
       const { manifest, results } = run;
       record.agents.push({ id: manifest.agent.id, dir: basename(run.store.dir), binary: manifest.agent.binary, cliVersion: manifest.agent.cliVersion, model: manifest.model, status: manifest.status, exitCode: results.exitCode });

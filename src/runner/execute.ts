@@ -93,7 +93,6 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
   };
 }
 
-/** The run folder trials go to: a new one, or the interrupted one `--resume` names. Checks the workspace root first. */
 /**
  * What must hold on this machine before a run of `s` creates anything: no ancestor of the workspace root holding what
  * the agent would load into every trial, and the agent's lock-down working here (exit 2 otherwise).
@@ -105,8 +104,8 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
 }
 
+/** The run folder trials go to: a new one, or the interrupted one `--resume` names (after `checkRunnable`). */
 export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTarget> {
-  await checkRunnable(s, place);
   const fresh = newManifest(s, place);
   if (place.resume !== undefined) return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), place.force === true);
   const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);

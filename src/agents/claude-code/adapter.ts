@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { keptVariables, LOCALE, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { attemptTimeoutMs } from '../attempt-timeout.js';
+import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { initListingProblem } from '../init-isolation.js';
@@ -62,15 +63,14 @@ const selectedProviders = (env: NodeJS.ProcessEnv) => PROVIDERS.filter((p) => is
 const readBy = (p: Provider, name: string) => name === p.switch || p.names.includes(name) || p.prefixes.some((x) => name.startsWith(x));
 
 /**
- * The caller's variables a trial keeps: the locale, and for the real model what reaches it, with cloud credentials
+ * The caller's variables a trial keeps beyond the locale: for the real model what reaches it, with cloud credentials
  * only for the selected provider. Against the simulator no credential, provider switch or proxy is kept, so nothing
  * can send a simulated trial anywhere but the simulator.
  */
-function callerVariables(callerEnv: NodeJS.ProcessEnv, simulated: boolean): Record<string, string> {
+function realModelVariable(callerEnv: NodeJS.ProcessEnv, simulated: boolean): (name: string) => boolean {
   const realApi = simulated ? [] : REAL_API;
   const providers = simulated ? [] : selectedProviders(callerEnv);
-  const kept = (name: string) => LOCALE.includes(name) || realApi.includes(name) || providers.some((p) => readBy(p, name));
-  return keptVariables(callerEnv, kept);
+  return (name) => realApi.includes(name) || providers.some((p) => readBy(p, name));
 }
 
 /** Points the CLI at the simulator: its URL, a placeholder key, the trial's identity headers, no proxy for loopback. */
@@ -88,11 +88,8 @@ function simulatorVariables(simulator: NonNullable<InvocationRequest['simulator'
 /** A trial's whole environment: the caller's variables it keeps, then the harness's own settings. */
 export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'cliRetries' | 'deadlineMs' | 'simulator'>): Record<string, string> {
   return {
-    ...callerVariables(req.callerEnv, req.simulator !== undefined),
-    PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: req.home,
-    TMPDIR: req.tmp,
-    // Stops every connection but the API calls (telemetry, update checks): measured in the reference §7.1.
+    ...baseTrialEnv(req, realModelVariable(req.callerEnv, req.simulator !== undefined)),
+    // Stops every connection but the API calls (telemetry, update checks).
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_TELEMETRY: '1',
     DISABLE_AUTOUPDATER: '1',
@@ -105,13 +102,8 @@ export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tm
   };
 }
 
-/**
- * The CLI's own per-request timeout (connect to headers), short enough that every attempt of a hung request fits
- * inside the harness deadline: a hung API then ends as the CLI's own error (missing data, retried), not a kill.
- */
-export function apiTimeoutMs(deadlineMs: number, cliRetries: number): number {
-  return Math.max(1, Math.min(120_000, Math.floor((0.8 * deadlineMs) / (1 + cliRetries))));
-}
+/** The CLI's own per-request timeout (connect to headers), every attempt inside the harness deadline. */
+export const apiTimeoutMs = (deadlineMs: number, cliRetries: number): number => attemptTimeoutMs(deadlineMs, cliRetries, { min: 1, max: 120_000 });
 
 const PINNED_PACKAGE = '@anthropic-ai/claude-code';
 
@@ -171,6 +163,8 @@ export const claudeCode: AgentAdapter = {
     const switches = PROVIDERS.map((p) => `${p.switch}=1`).join(', ');
     return `no credentials for Claude Code in the environment — export ${FIRST_PARTY_CREDENTIALS.join(' or ')}, or select a cloud provider (${switches}) with its credentials, or run against the simulator with --sim PROFILE`;
   },
+
+  simulatorHint: (url) => `ANTHROPIC_BASE_URL=${url}`,
 
   invocation(req: InvocationRequest): Invocation {
     const args = [

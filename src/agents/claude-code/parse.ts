@@ -7,7 +7,8 @@ import type {
   Transcript,
   TranscriptEvent,
 } from '../../transcript/types.js';
-import { isObject, num, readJsonLines, str, strings, type Json } from '../json-lines.js';
+import { num, readJsonLines, str, strings, type Json } from '../json-lines.js';
+import { isPlainObject } from '../../util/json.js';
 
 /**
  * Claude Code stream-JSON (2.1.x, `-p --output-format stream-json --verbose`) → canonical transcript.
@@ -26,7 +27,7 @@ function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
     return content
-      .map((b) => (isObject(b) && typeof b.text === 'string' ? b.text : ''))
+      .map((b) => (isPlainObject(b) && typeof b.text === 'string' ? b.text : ''))
       .filter(Boolean)
       .join('\n');
   }
@@ -84,7 +85,7 @@ function resultStatus(subtype: string | undefined, isError: boolean): ResultStat
 
 function toolCall(block: Json, messageId: string | undefined): ToolCallEvent {
   const name = str(block.name) ?? '';
-  const input = isObject(block.input) ? block.input : {};
+  const input = isPlainObject(block.input) ? block.input : {};
   const call: ToolCallEvent = {
     kind: 'tool_call',
     source: 'assistant',
@@ -139,7 +140,7 @@ export function parseClaudeStream(raw: string): Transcript {
       });
       return;
     }
-    if (type === 'assistant' && isObject(ev.message)) {
+    if (type === 'assistant' && isPlainObject(ev.message)) {
       // Sub-agent traffic is not the model under test answering the user.
       if (ev.parent_tool_use_id !== null && ev.parent_tool_use_id !== undefined) {
         events.push({ kind: 'other', source: 'assistant', type: 'subagent' });
@@ -150,7 +151,7 @@ export function parseClaudeStream(raw: string): Transcript {
       const content = Array.isArray(msg.content) ? msg.content : [];
       const synthetic = msg.model === '<synthetic>' || ev.error !== undefined;
       for (const block of content) {
-        if (!isObject(block)) continue;
+        if (!isPlainObject(block)) continue;
         if (synthetic) {
           // The CLI wrote this, not the model: an API error report, never a plan.
           const text = str(block.text) ?? '';
@@ -175,11 +176,11 @@ export function parseClaudeStream(raw: string): Transcript {
       }
       return;
     }
-    if (type === 'user' && isObject(ev.message)) {
+    if (type === 'user' && isPlainObject(ev.message)) {
       const content = ev.message.content;
       const blocks = Array.isArray(content) ? content : typeof content === 'string' ? [{ type: 'text', text: content }] : [];
       for (const block of blocks) {
-        if (!isObject(block)) continue;
+        if (!isPlainObject(block)) continue;
         if (block.type === 'tool_result') {
           const id = str(block.tool_use_id) ?? '';
           const isError = block.is_error === true;

@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Arm } from '../../run/config-schema.js';
 import type { Transcript } from '../../transcript/types.js';
-import { keptVariables, LOCALE, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
@@ -38,12 +38,9 @@ const codexHome = (home: string) => join(home, '.codex');
 function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'simulator'>): Record<string, string> {
   const real = req.simulator ? [] : [REAL_KEY_VARIABLE, ...NETWORK];
   return {
-    ...keptVariables(req.callerEnv, (name) => LOCALE.includes(name) || real.includes(name)),
-    PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: req.home,
-    CODEX_HOME: codexHome(req.home),
     // Codex puts its daemon and sandbox mount folders in TMPDIR: per trial, never shared.
-    TMPDIR: req.tmp,
+    ...baseTrialEnv(req, (name) => real.includes(name)),
+    CODEX_HOME: codexHome(req.home),
     ...(req.simulator ? { [SIM_KEY_VARIABLE]: 'skillprobe-simulator', ...NO_PROXY_LOOPBACK } : {}),
   };
 }
@@ -144,6 +141,8 @@ export const codex: AgentAdapter = {
       await rm(root, { recursive: true, force: true });
     }
   },
+
+  simulatorHint: (url) => `a model provider with base_url = "${url}/v1" and wire_api = "responses"`,
 
   invocation(req: InvocationRequest): Invocation {
     // --strict-config: a key this version does not know fails the trial rather than leaving a lock unset.

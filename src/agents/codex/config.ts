@@ -1,4 +1,5 @@
 import { stringify } from 'smol-toml';
+import { attemptTimeoutMs } from '../attempt-timeout.js';
 import type { InvocationRequest } from '../types.js';
 
 /** The variable the generated provider reads its key from: the simulator's placeholder, or the caller's real key. */
@@ -7,13 +8,6 @@ export const REAL_KEY_VARIABLE = 'OPENAI_API_KEY';
 const REAL_BASE_URL = 'https://api.openai.com/v1';
 const PROVIDER = 'skillprobe';
 
-/**
- * The provider's idle timeout between stream events, short enough that every retry of a stalled stream fits inside
- * the harness deadline: a stall then ends as the CLI's own error (missing data), not as a kill after the model acted.
- */
-function streamIdleMs(deadlineMs: number, cliRetries: number): number {
-  return Math.max(1000, Math.min(300_000, Math.floor((0.8 * deadlineMs) / (1 + cliRetries))));
-}
 
 /**
  * The trial's `$CODEX_HOME/config.toml`: one custom provider (the only way this CLI sends a key to an endpoint of
@@ -44,7 +38,8 @@ export function codexConfig(req: Pick<InvocationRequest, 'model' | 'cliRetries' 
         wire_api: 'responses',
         request_max_retries: req.cliRetries,
         stream_max_retries: req.cliRetries,
-        stream_idle_timeout_ms: streamIdleMs(req.deadlineMs, req.cliRetries),
+        // Between stream events, every retry of a stalled stream inside the harness deadline.
+        stream_idle_timeout_ms: attemptTimeoutMs(req.deadlineMs, req.cliRetries, { min: 1000, max: 300_000 }),
       },
     },
   });

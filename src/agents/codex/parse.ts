@@ -1,6 +1,7 @@
 import type { TrialMeta } from '../../run/schema.js';
 import type { ErrorEvent, ErrorKind, InitEvent, SkillLoadEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
-import { isObject, num, readJsonLines, str, type Json } from '../json-lines.js';
+import { num, readJsonLines, str, type Json } from '../json-lines.js';
+import { isPlainObject } from '../../util/json.js';
 
 /**
  * Codex CLI `exec --json` events → canonical transcript. Codex has no skill tool: a model uses a skill by reading
@@ -106,7 +107,7 @@ export function parseCodexStream(raw: string, trial?: Pick<TrialMeta, 'evidence'
 
   const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
-    const item = isObject(ev.item) ? ev.item : undefined;
+    const item = isPlainObject(ev.item) ? ev.item : undefined;
     const itemType = str(item?.type);
     if (type === 'thread.started') {
       const init: InitEvent = { kind: 'init', source: 'system', model: shown?.model ?? '', cliVersion: shown?.cliVersion ?? '', cwd: shown?.cwd ?? '', tools: [], skills: shown?.skills ?? [] };
@@ -127,7 +128,7 @@ export function parseCodexStream(raw: string, trial?: Pick<TrialMeta, 'evidence'
     } else if (type === 'turn.completed' || type === 'turn.failed') {
       turns++;
       const failed = type === 'turn.failed';
-      const message = failed && isObject(ev.error) ? str(ev.error.message) : undefined;
+      const message = failed && isPlainObject(ev.error) ? str(ev.error.message) : undefined;
       const last = [...events].reverse().find((e): e is ErrorEvent => e.kind === 'error');
       if (failed && message !== undefined && last?.message !== message) events.push(errorEvent(message, false));
       events.push({

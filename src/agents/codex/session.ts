@@ -1,13 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { glob } from 'tinyglobby';
 import type { ShownEvidence } from '../../run/schema.js';
+import { isPlainObject } from '../../util/json.js';
+import { readJsonLines, str, type Json } from '../json-lines.js';
 
 /** Where the evidence came from, as reports name it. */
 export const SESSION_SOURCE = 'Codex session record';
 
-type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 /** The names in Codex's skill listing (`### Available skills` then `- name: description (file: …)` lines). */
 export function listedSkills(text: string): string[] {
@@ -30,7 +29,7 @@ const CONTEXT_FILE = /^# (AGENTS(?:\.override)?\.md) instructions for ([^\n]+)\n
 
 function texts(message: Json): string[] {
   const content = Array.isArray(message.content) ? message.content : [];
-  return content.filter(isObject).map((c) => str(c.text) ?? '');
+  return content.filter(isPlainObject).map((c) => str(c.text) ?? '');
 }
 
 /**
@@ -39,21 +38,16 @@ function texts(message: Json): string[] {
  */
 export function shownInSession(rollout: string): ShownEvidence {
   const shown: ShownEvidence = { source: SESSION_SOURCE, skills: [], contextFiles: [] };
-  for (const line of rollout.split('\n')) {
-    let entry: unknown;
-    try {
-      entry = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    if (!isObject(entry) || !isObject(entry.payload)) continue;
+  // A line the reader cannot take is left out: what it would have shown stays unverified, which fails closed.
+  readJsonLines(rollout, (entry) => {
+    if (!isPlainObject(entry.payload)) return;
     const p = entry.payload;
     if (entry.type === 'session_meta') {
       shown.cwd = str(p.cwd);
       shown.cliVersion = str(p.cli_version);
     } else if (entry.type === 'turn_context') {
       shown.model = str(p.model);
-      shown.sandbox = isObject(p.sandbox_policy) ? str(p.sandbox_policy.type) : undefined;
+      shown.sandbox = isPlainObject(p.sandbox_policy) ? str(p.sandbox_policy.type) : undefined;
     } else if (entry.type === 'response_item' && p.type === 'message') {
       for (const text of texts(p)) {
         if (p.role === 'developer' && text.includes('<skills_instructions>')) shown.skills.push(...listedSkills(text));
@@ -61,7 +55,7 @@ export function shownInSession(rollout: string): ShownEvidence {
         if (context) shown.contextFiles.push(`${context[1]} (${context[2]!.trim()})`);
       }
     }
-  }
+  });
   return shown;
 }
 

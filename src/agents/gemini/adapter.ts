@@ -1,13 +1,13 @@
 import { execa } from 'execa';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InputError } from '../../load/input-error.js';
 import type { Arm } from '../../run/config-schema.js';
 import type { ShownEvidence } from '../../run/schema.js';
 import type { Transcript } from '../../transcript/types.js';
-import { keptVariables, LOCALE, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
-import { installedFile, installedVersion, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { installedManifest, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
@@ -22,11 +22,10 @@ const BASE_URL_VARIABLE = 'GOOGLE_GEMINI_BASE_URL';
 
 /** The pinned CLI's entry point: the JavaScript file its package.json names as `bin`. */
 function pinnedScript(): string | undefined {
-  const manifest = installedFile(`${PINNED_PACKAGE}/package.json`);
-  if (!manifest) return undefined;
-  const bin = (JSON.parse(readFileSync(manifest, 'utf8')) as { bin?: string | Record<string, string> }).bin;
+  const manifest = installedManifest(PINNED_PACKAGE);
+  const bin = manifest?.json.bin;
   const script = typeof bin === 'string' ? bin : bin?.gemini;
-  return script === undefined ? undefined : join(dirname(manifest), script);
+  return manifest && script !== undefined ? join(dirname(manifest.path), script) : undefined;
 }
 
 /** A JavaScript entry point runs under this Node, so a trial's PATH need not hold one; any other binary runs itself. */
@@ -36,8 +35,16 @@ function command(binary: string): { file: string; args: string[] } {
 
 const PINNED_SCRIPT = pinnedScript();
 
-/** The built-in skills every trial hides: read once from the pinned bundle, which ships them beside its entry point. */
-const BUILTIN_SKILLS = builtinSkills(PINNED_SCRIPT && dirname(PINNED_SCRIPT));
+/** Built-in skills by bundle folder: read when a trial first needs them, not when any command loads this module. */
+const builtinsByBundle = new Map<string, string[]>();
+
+/** The built-in skills every trial hides: those of the bundle that runs, which ships them beside its entry point. */
+function builtinsOf(binary: string): string[] {
+  const bundle = dirname(binary);
+  const known = builtinsByBundle.get(bundle) ?? builtinSkills(bundle);
+  builtinsByBundle.set(bundle, known);
+  return known;
+}
 
 const policyFile = (harnessDir: string) => join(harnessDir, 'policy.toml');
 
@@ -45,12 +52,9 @@ const policyFile = (harnessDir: string) => join(harnessDir, 'policy.toml');
 function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'harnessDir' | 'simulator'>): Record<string, string> {
   const real = req.simulator ? [] : [KEY_VARIABLE, BASE_URL_VARIABLE, ...NETWORK];
   return {
-    ...keptVariables(req.callerEnv, (name) => LOCALE.includes(name) || real.includes(name)),
-    PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-    HOME: req.home,
-    GEMINI_CLI_HOME: req.home,
     // The CLI writes crash reports to TMPDIR: per trial, never shared.
-    TMPDIR: req.tmp,
+    ...baseTrialEnv(req, (name) => real.includes(name)),
+    GEMINI_CLI_HOME: req.home,
     TERM: 'dumb',
     NO_COLOR: '1',
     // Else the CLI re-spawns itself as a child Node with a larger heap: one process less to start and to kill.
@@ -135,7 +139,7 @@ export const gemini: AgentAdapter = {
   // The pinned CLI's version is its package's; any other binary is asked (`gemini --version` prints "0.61.0",
   // offline, in about 0.8 s, writing into the HOME it is given).
   async cliVersion(binary) {
-    if (binary === PINNED_SCRIPT) return installedVersion(PINNED_PACKAGE);
+    if (binary === PINNED_SCRIPT) return installedManifest(PINNED_PACKAGE)?.json.version;
     const { file, args } = command(binary);
     return printedVersion(file, [...args, '--version'], (home) => ({ GEMINI_CLI_HOME: home, GEMINI_CLI_NO_RELAUNCH: 'true' }));
   },
@@ -148,7 +152,7 @@ export const gemini: AgentAdapter = {
 
   async prepareTrial(req) {
     await mkdir(join(req.home, '.gemini'), { recursive: true });
-    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, BUILTIN_SKILLS));
+    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, builtinsOf(req.binary ?? this.resolveBinary())));
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
@@ -175,6 +179,8 @@ export const gemini: AgentAdapter = {
   },
 
   lockdownProblem: async () => systemPolicyProblem(systemPoliciesDir()),
+
+  simulatorHint: (url) => `${BASE_URL_VARIABLE}=${url} with security.auth.selectedType "gemini-api-key"`,
 
   invocation(req: InvocationRequest): Invocation {
     const { file, args } = command(req.binary ?? this.resolveBinary());

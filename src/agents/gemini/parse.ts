@@ -1,6 +1,7 @@
 import type { TrialMeta } from '../../run/schema.js';
 import type { ErrorEvent, ErrorKind, InitEvent, ResultStatus, SkillLoadEvent, TextEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
-import { isObject, num, readJsonLines, str, type Json } from '../json-lines.js';
+import { num, readJsonLines, str, type Json } from '../json-lines.js';
+import { isPlainObject } from '../../util/json.js';
 
 /**
  * Gemini CLI `--output-format stream-json` (0.61) → canonical transcript. The stream says nothing of the skills
@@ -87,7 +88,7 @@ function skillLoadStatus(errorType: string | undefined): SkillLoadEvent['status'
 
 function toolCall(ev: Json): ToolCallEvent {
   const name = str(ev.tool_name) ?? '';
-  const input = isObject(ev.parameters) ? ev.parameters : {};
+  const input = isPlainObject(ev.parameters) ? ev.parameters : {};
   const call: ToolCallEvent = { kind: 'tool_call', source: 'assistant', id: str(ev.tool_id) ?? '', name, input, intent: 'other' };
   if (name === SKILL_TOOL) {
     call.intent = 'skill';
@@ -119,7 +120,7 @@ export function parseGeminiStream(raw: string, trial?: Pick<TrialMeta, 'evidence
 
   const toolResult = (ev: Json) => {
     const id = str(ev.tool_id) ?? '';
-    const error = ev.status === 'error' ? (isObject(ev.error) ? ev.error : {}) : undefined;
+    const error = ev.status === 'error' ? (isPlainObject(ev.error) ? ev.error : {}) : undefined;
     const errorType = error && (str(error.type) ?? 'unknown');
     const output = str(ev.output) ?? '';
     push({ kind: 'tool_result', source: 'tool', id, isError: error !== undefined, text: output || (error && str(error.message)) || '' });
@@ -133,7 +134,7 @@ export function parseGeminiStream(raw: string, trial?: Pick<TrialMeta, 'evidence
   };
 
   const result = (ev: Json) => {
-    const durationMs = isObject(ev.stats) ? num(ev.stats.duration_ms) : undefined;
+    const durationMs = isPlainObject(ev.stats) ? num(ev.stats.duration_ms) : undefined;
     const end = (status: ResultStatus, message?: string, httpStatus?: number) =>
       push({ kind: 'result', source: 'system', status, ...(durationMs !== undefined ? { durationMs } : {}), ...(message !== undefined ? { message } : {}), ...(httpStatus !== undefined ? { httpStatus } : {}) });
     if (ev.status === 'success') {
@@ -141,7 +142,7 @@ export function parseGeminiStream(raw: string, trial?: Pick<TrialMeta, 'evidence
       else end('success');
       return;
     }
-    const error = isObject(ev.error) ? ev.error : {};
+    const error = isPlainObject(ev.error) ? ev.error : {};
     const message = str(error.message);
     if (message === undefined) {
       // After a stream the API ended badly: its `error` event just before says how.

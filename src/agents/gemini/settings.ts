@@ -15,9 +15,9 @@ const DENIED_TOOLS = ['run_shell_command', 'write_file', 'replace', 'web_fetch',
 
 /** The name a built-in SKILL.md gives itself in its frontmatter (the CLI lists it by that), else its folder's. */
 function declaredName(folder: string, dir: string): string {
-  const file = join(folder, dir, 'SKILL.md');
-  const frontmatter = existsSync(file) ? /^---\r?\n([\s\S]*?)\r?\n---/.exec(readFileSync(file, 'utf8'))?.[1] : undefined;
   try {
+    const file = join(folder, dir, 'SKILL.md');
+    const frontmatter = existsSync(file) ? /^---\r?\n([\s\S]*?)\r?\n---/.exec(readFileSync(file, 'utf8'))?.[1] : undefined;
     const name: unknown = frontmatter && (parse(frontmatter) as { name?: unknown } | null)?.name;
     return typeof name === 'string' && name.trim() ? name.trim() : dir;
   } catch {
