@@ -2,10 +2,10 @@
 import { benchDemo, printDemo } from './demo.mjs';
 import { benchOverhead, printOverhead } from './overhead.mjs';
 import { benchRegrade, printRegrade } from './regrade.mjs';
-import { benchSprt, printSprt } from './sprt.mjs';
+import { benchSequential, printSequential } from './sequential.mjs';
 import { benchCompare, printCompare } from './compare.mjs';
 
-printSprt(benchSprt());
+printSequential(benchSequential());
 printCompare(benchCompare());
 printRegrade(await benchRegrade());
 printOverhead(await benchOverhead());

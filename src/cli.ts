@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { gradeRun, loadResults } from './commands/grade.js';
 import { initProject } from './commands/init.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
-import { planSuite, renderPlan } from './commands/plan.js';
+import { capWarnings, planSuite, renderPlan } from './commands/plan.js';
 import { describeRunDir, loadSuite, loadSuites, type LoadedSuite, type RunOptions } from './commands/run.js';
 import { reportStoredAgents, runAgents, runAndGrade } from './commands/run-agents.js';
 import { HARNESS_VERSION } from './runner/execute.js';
 import { gradableCase } from './trials/stored-case.js';
-import { ARMS } from './run/config-schema.js';
+import { ARMS, DECISION_MODES } from './run/config-schema.js';
 import type { CaseSelection } from './load/select.js';
 import { InputError, ProblemList } from './load/input-error.js';
 import { collectConfig } from './load/config.js';
@@ -163,6 +163,12 @@ function exitWithReports(code: number, failed: readonly string[]): number {
   return EXIT.internal;
 }
 
+/** Before anything is spent: each case whose maxTrials cuts its design short, and what that costs. */
+function warnCaps(loaded: LoadedSuite): void {
+  const plan = planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config)));
+  for (const w of capWarnings(plan)) process.stderr.write(`warning: ${w}\n`);
+}
+
 /** Trials the store could not read: named on stderr, one line each, and counted as missing data in the exit code. */
 function reportDamaged(results: Results): void {
   if (!results.damaged.length) return;
@@ -198,10 +204,10 @@ function buildProgram(): Command {
     .option('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir'))
     .option('--keep-workspaces', 'leave workspaces on disk for inspection')
     .option('--json', 'print the results as JSON instead of the terminal report (--reporter json)')
-    .addOption(new Option('--mode <mode>', 'fixed: --trials per case; sprt: stop each case as soon as it is decided').choices(['fixed', 'sprt']))
+    .addOption(new Option('--mode <mode>', "sequential: stop each case as soon as it is decided, every case decided by the design's maximum; sprt: Wald's test; fixed: --trials per case").choices([...DECISION_MODES]))
     .option('--threshold <p0>', 'pass rate every case must reach (default 0.9)', probability('--threshold'))
     .option('--min-trials <n>', 'sequential mode: fewest trials before a decision', int('--min-trials', 1))
-    .option('--max-trials <n>', 'sequential mode: undecided after this many → INCONCLUSIVE', int('--max-trials', 1))
+    .option('--max-trials <n>', "sequential modes: a cap on trials per case (default: the design's maximum); undecided there → INCONCLUSIVE", int('--max-trials', 1))
     .addOption(new Option('--correction <method>', 'fixed mode: multiple-testing correction across cases').choices(['bh', 'bonferroni', 'none']))
     .addOption(new Option('--inconclusive <policy>', 'what INCONCLUSIVE does to the exit code').choices(['fail', 'warn', 'pass']))
     .option('--no-gate', 'report the verdicts but exit 0 (exploring, not gating CI); input errors still exit 2')
@@ -213,8 +219,8 @@ function buildProgram(): Command {
       if (o.force === true && o.resume === undefined) {
         throw new InputError({ file: '--force', what: 'only means something with --resume', todo: 'add --resume <run folder>, or drop --force' });
       }
-      if (o.trials !== undefined && o.mode === 'sprt') {
-        throw new InputError({ file: '--trials', what: 'a fixed number of trials and a sequential test exclude each other', todo: 'drop --trials (sprt uses --min-trials/--max-trials) or use --mode fixed' });
+      if (o.trials !== undefined && o.mode !== undefined && o.mode !== 'fixed') {
+        throw new InputError({ file: '--trials', what: 'a fixed number of trials and a sequential test exclude each other', todo: `drop --trials (${String(o.mode)} uses --min-trials/--max-trials) or use --mode fixed` });
       }
       const opts: RunOptions = {
         config: o.config as string | undefined,
@@ -255,6 +261,7 @@ function buildProgram(): Command {
       const human = humanStream(reporters, IO);
       const say = (text: string) => human.write(text);
       const suites = loadSuites(opts);
+      warnCaps(suites[0]!);
       if (suites.length > 1) {
         if (suites[0]!.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${suites[0]!.profile.name}": no real model answers\n`);
         const { dir, runs, failed } = await runAgents(suites, opts, reporters, IO, say);

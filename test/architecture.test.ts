@@ -13,7 +13,9 @@ const ORDER = ['util', 'run', 'load', 'trials', 'workspace', 'transcript', 'agen
 
 /** The imports that run against the order on purpose, each with its reason. */
 const ALLOWED_UPSTREAM: Record<string, string> = {
-  'trials/schedule.ts -> stats/sprt.ts': 'the sequential scheduler is the SPRT: it asks the test whether a case is decided',
+  'trials/schedule.ts -> stats/sequential-design.ts': 'the sequential scheduler walks the design: it asks it whether a case is decided',
+  'trials/schedule.ts -> stats/case-design.ts': 'the scheduler reads the design stored with each case',
+  'trials/stored-case.ts -> stats/case-design.ts': 'a case carries its design, built once before any trial, so every stage replays the same boundaries',
 };
 
 const stage = (file: string) => file.split('/')[0]!;

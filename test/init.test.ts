@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } fro
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { gist, scaffold, scaffoldCases } from '../src/init/scaffold.js';
+import { gist, scaffold, scaffoldCases, TAG_PRESETS } from '../src/init/scaffold.js';
 import { loadCases } from '../src/load/cases.js';
 import { loadConfig } from '../src/load/config.js';
 import { loadSkills } from '../src/load/skills.js';
@@ -61,9 +61,12 @@ describe('the scaffold (pure)', () => {
         skillsDir: '.claude/skills',
         cases: 'cases/*.yaml',
         transcriptsDir: 'transcripts',
-        decision: { mode: 'sprt', threshold: 0.9, delta: 0.2, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 30 },
+        decision: { mode: 'sequential', threshold: 0.9, delta: 0.2, alpha: 0.05, beta: 0.2, minTrials: 5, tags: TAG_PRESETS },
       });
-      for (const key of ['mode', 'threshold', 'delta', 'alpha', 'beta', 'minTrials', 'maxTrials']) expect(t.config).toMatch(new RegExp(`^  ${key}: \\S+`, 'm'));
+      // No cap by default: every case is decided by its design's maximum; the cap is shown, commented out.
+      expect(config.decision.maxTrials).toBeUndefined();
+      expect(t.config).toMatch(/^ {2}# maxTrials: \d+ +# a cap/m);
+      for (const key of ['mode', 'threshold', 'delta', 'alpha', 'beta', 'minTrials']) expect(t.config).toMatch(new RegExp(`^  ${key}: \\S+`, 'm'));
       const suite = loadCases(join(dir, config.cases as string), skills, config.decision);
       expect(suite.cases.map((c) => c.id)).toEqual(['notes-search-happy', 'notes-search-near-miss', 'notes-write-happy', 'notes-write-near-miss', 'trap-notes-search-not-notes-write', 'trap-notes-write-not-notes-search']);
       expect(suite.cases.filter((c) => c.against).map((c) => [c.expect.skill, c.against])).toEqual([['notes-search', ['notes-write']], ['notes-write', ['notes-search']]]);

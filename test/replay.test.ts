@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../src/run/config-schema.js';
 import { trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../src/run/schema.js';
-import { sprtVerdict } from '../src/verdict/verdict.js';
+import { sequentialVerdict } from '../src/verdict/verdict.js';
 import { differingPaths, resumeChanges } from '../src/runner/resume.js';
 import { CostCappedScheduler, ReplayingScheduler } from '../src/trials/replay.js';
-import { FixedScheduler, SprtScheduler, type TrialScheduler } from '../src/trials/schedule.js';
+import { FixedScheduler, SequentialScheduler, type TrialScheduler } from '../src/trials/schedule.js';
 import { handMadeManifest } from './run-fixtures.js';
 
 const DECISION = { threshold: 0.9, delta: 0.3, alpha: 0.05, beta: 0.2, minTrials: 3, maxTrials: 12 };
@@ -44,7 +44,7 @@ const graded = (ref: TrialRef): TrialOutcome => ({
   flags: { noop: false, clarifying: false },
   parseWarnings: 0,
 });
-const decisions = (refs: TrialRef[]) => CASES.map((c) => sprtVerdict(c, refs.map(graded))).map((v) => [v.caseId, v.verdict, v.decidedAt, v.llr]);
+const decisions = (refs: TrialRef[]) => CASES.map((c) => sequentialVerdict(c, refs.map(graded))).map((v) => [v.caseId, v.verdict, v.decidedAt, v.llr]);
 
 describe('ReplayingScheduler: a resumed run takes the decisions of an uninterrupted one', () => {
   const rows = [1, 2, 4].flatMap((concurrency) => [3, 7, 11].map((cut) => ({ concurrency, cut })));
@@ -64,7 +64,7 @@ describe('ReplayingScheduler: a resumed run takes the decisions of an uninterrup
   });
 
   it.each(rows)('SPRT, concurrency $concurrency, interrupted after $cut trials: the same decisions', ({ concurrency, cut }) => {
-    const make = () => new SprtScheduler(CASES, ['skill'], 'scored');
+    const make = () => new SequentialScheduler(CASES, ['skill'], 'scored');
     const whole = drive(make(), concurrency);
     const first = drive(make(), concurrency, cut);
     expect(first.length).toBeLessThan(whole.length);

@@ -1,16 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff, trialsForPerfectPass } from '../src/stats/binomial-test.js';
 import { adjustPValues } from '../src/stats/multiple-testing.js';
-import { boundaries, increments, operatingCharacteristics, sprtDecide } from '../src/stats/sprt.js';
-import { armsFor, FixedScheduler, SprtScheduler } from '../src/trials/schedule.js';
+import { boundaries, increments, waldDesign } from '../src/stats/sprt.js';
+import { decideSequential, designOperating } from '../src/stats/sequential-design.js';
+import { armsFor, FixedScheduler, SequentialScheduler } from '../src/trials/schedule.js';
 import { resolveDecision, decisionProblem } from '../src/load/decision.js';
 import { configSchema } from '../src/run/config-schema.js';
-import { exitCode, fixedVerdicts, sprtVerdict } from '../src/verdict/verdict.js';
+import { exitCode, fixedVerdicts, sequentialVerdict } from '../src/verdict/verdict.js';
+import { buildDesign } from '../src/stats/case-design.js';
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import type { CaseVerdict, GradableCase, SprtParams, TrialOutcome } from '../src/run/schema.js';
 
 const P: SprtParams = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 1000 };
 const seq = (s: string) => [...s].map((ch) => ch === 'P');
+/** Wald's test over outcomes, as the sequential walk runs it. */
+const sprtDecide = (outcomes: boolean[], p: SprtParams) => decideSequential(outcomes, waldDesign(p));
 
 describe('Wald SPRT', () => {
   it('has boundaries ≈ +1.56 and ≈ −2.77 for α = 0.05, β = 0.20', () => {
@@ -53,12 +57,12 @@ describe('Wald SPRT', () => {
   it('exact operating characteristics: probabilities sum to 1, errors at or below nominal', () => {
     const s = { ...P, minTrials: 5, maxTrials: 50 };
     for (const p of [0.6, 0.8, 0.9, 0.95]) {
-      const oc = operatingCharacteristics(p, s);
+      const oc = designOperating(waldDesign(s), p);
       expect(oc.accept + oc.reject + oc.undecided).toBeCloseTo(1, 10);
     }
-    expect(operatingCharacteristics(0.9, s).reject).toBeLessThanOrEqual(0.05);
-    expect(operatingCharacteristics(0.8, s).accept).toBeLessThanOrEqual(0.2);
-    expect(operatingCharacteristics(1, s).expectedTrials).toBe(14);
+    expect(designOperating(waldDesign(s), 0.9).reject).toBeLessThanOrEqual(0.05);
+    expect(designOperating(waldDesign(s), 0.8).accept).toBeLessThanOrEqual(0.2);
+    expect(designOperating(waldDesign(s), 1).expectedTrials).toBe(14);
   });
 
   it('exact ASN agrees with a seeded simulation of the same test', () => {
@@ -67,7 +71,7 @@ describe('Wald SPRT', () => {
     const rand = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
     let total = 0;
     for (let r = 0; r < 3000; r++) total += sprtDecide(Array.from({ length: 50 }, () => rand() < 0.95), s).trials;
-    expect(total / 3000).toBeCloseTo(operatingCharacteristics(0.95, s).expectedTrials, 0);
+    expect(total / 3000).toBeCloseTo(designOperating(waldDesign(s), 0.95).expectedTrials, 0);
   });
 });
 
@@ -162,7 +166,7 @@ describe('verdicts', () => {
     ['PPXXPP', 'ERROR', undefined], // 4 usable < minTrials 5 because of infra errors
     ['PPXPPPP', 'INCONCLUSIVE', undefined],
   ] as const)('SPRT over %s → %s', (pattern, verdict, decidedAt) => {
-    const v = sprtVerdict(caseWith('c'), outcomes('c', pattern));
+    const v = sequentialVerdict(caseWith('c'), outcomes('c', pattern));
     expect(v.verdict).toBe(verdict);
     expect(v.decidedAt).toBe(decidedAt);
     expect(v.trials).toBe(pattern.length);
@@ -171,7 +175,7 @@ describe('verdicts', () => {
 
   it('SPRT skips trials with no evidence and replays in trial order', () => {
     const o = outcomes('c', 'PXFFPFFF').reverse(); // order of arrival must not matter
-    expect(sprtVerdict(caseWith('c'), o)).toMatchObject({ verdict: 'FAIL', decidedAt: 7, excluded: 1, afterDecision: 0 });
+    expect(sequentialVerdict(caseWith('c'), o)).toMatchObject({ verdict: 'FAIL', decidedAt: 7, excluded: 1, afterDecision: 0 });
   });
 
   it.each([
@@ -189,8 +193,8 @@ describe('verdicts', () => {
     expect(v.verdict).toBe('INCONCLUSIVE');
     expect(v.reason).toMatch(/5 of 5 passed/);
     expect(v.reason).toMatch(/even 5 of 5 could not, since 0\.80\^5 > β 0\.2: at least 8 trials are needed/);
-    const s = sprtVerdict(caseWith('c', { maxTrials: 6 }), outcomes('c', 'PFPPFP'));
-    expect(s.reason).toMatch(/undecided at maxTrials 6; 4 of 6 passed: the evidence sits between 0\.9 and 0\.80 \(raise maxTrials/);
+    const s = sequentialVerdict(caseWith('c', { maxTrials: 6 }), outcomes('c', 'PFPPFP'));
+    expect(s.reason).toMatch(/4 of 6 passed: the evidence sits between 0\.9 and 0\.80; undecided at maxTrials 6 \(raise maxTrials/);
   });
 
   it.each([
@@ -206,10 +210,12 @@ describe('verdicts', () => {
 
   it('the default config PASSes a perfect skill within its maximum, in both designs', () => {
     const d = configSchema.parse({}).decision;
-    const c = { ...caseWith('c'), decision: resolveDecision(d, [], undefined) };
-    const seq = sprtVerdict(c, outcomes('c', 'P'.repeat(d.maxTrials)));
+    const built = buildDesign(resolveDecision(d, [], undefined), d.mode);
+    const c = { ...caseWith('c'), decision: built.params, design: built.design };
+    const seq = sequentialVerdict(c, outcomes('c', 'P'.repeat(built.params.maxTrials)));
     expect(seq.verdict).toBe('PASS');
-    expect(seq.decidedAt).toBeLessThanOrEqual(d.maxTrials);
+    expect(seq.mode).toBe('sequential');
+    expect(seq.decidedAt).toBeLessThanOrEqual(built.design.maxTrials);
     const fixed = fixedVerdicts([c], outcomes('c', 'P'.repeat(configSchema.parse({}).trials)), 'bh')[0]!;
     expect(fixed.verdict).toBe('PASS');
   });
@@ -272,7 +278,7 @@ describe('sequential scheduler', () => {
   const params = { ...P, minTrials: 1, maxTrials: 20 };
 
   it('schedules only undecided cases, pairs the ablation arm, and stops at the boundary', () => {
-    const s = new SprtScheduler([{ id: 'a', expect: 'x', decision: params }], ['skill', 'ablation'], 'always');
+    const s = new SequentialScheduler([{ id: 'a', expect: 'x', decision: params }], ['skill', 'ablation'], 'always');
     const refs = [s.next()!, s.next()!];
     expect(refs).toEqual([
       { caseId: 'a', arm: 'skill', n: 1 },
@@ -291,7 +297,7 @@ describe('sequential scheduler', () => {
   });
 
   it('with trials in flight: decides on the finished prefix in trial order; late finishers are still recorded', () => {
-    const s = new SprtScheduler([{ id: 'a', expect: 'x', decision: params }], ['skill'], 'scored');
+    const s = new SequentialScheduler([{ id: 'a', expect: 'x', decision: params }], ['skill'], 'scored');
     const inFlight = Array.from({ length: 6 }, () => s.next()!);
     expect(inFlight.map((r) => r.n)).toEqual([1, 2, 3, 4, 5, 6]);
     // Trials 2–5 fail and finish first; trial 1 is still running, so nothing is decided yet.
@@ -304,12 +310,12 @@ describe('sequential scheduler', () => {
     s.finished(inFlight[5]!, false); // prefix 1..6 → reject
     expect(s.next()).toBeUndefined();
     s.finished(more, true); // finished after the decision: recorded, and the verdict ignores it
-    const v = sprtVerdict(caseWith('a', params), outcomes('a', 'PFFFFFP'));
+    const v = sequentialVerdict(caseWith('a', params), outcomes('a', 'PFFFFFP'));
     expect(v).toMatchObject({ verdict: 'FAIL', decidedAt: 6, trials: 7, afterDecision: 1 });
   });
 
   it('gives up on a case whose trials carry no evidence', () => {
-    const s = new SprtScheduler([{ id: 'a', expect: 'x', decision: { ...params, minTrials: 2 } }], ['skill', 'ablation'], 'scored');
+    const s = new SequentialScheduler([{ id: 'a', expect: 'x', decision: { ...params, minTrials: 2 } }], ['skill', 'ablation'], 'scored');
     s.finished(s.next()!, undefined);
     s.finished(s.next()!, undefined);
     expect(s.next()).toBeUndefined();

@@ -1,18 +1,37 @@
 import type { Config } from '../run/config-schema.js';
 import { fmt, table } from '../report/format.js';
-import { FIXED_N_LIMIT, fixedNEquivalent } from '../stats/binomial-test.js';
-import { operatingCharacteristics } from '../stats/sprt.js';
+import { FIXED_N_LIMIT, fixedNEquivalent, rejectionCutoff } from '../stats/binomial-test.js';
+import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
+import { caseDesign } from '../stats/case-design.js';
+import { designOperating, exactErrors, worstExpectedTrials } from '../stats/sequential-design.js';
 import { armsFor } from '../trials/schedule.js';
-import type { GradableCase, SprtParams } from '../run/schema.js';
+import type { GradableCase, SprtParams, StoredDesign } from '../run/schema.js';
+
+/** A user's maxTrials below the design's maximum: what it costs in decisions, and what any test could do there. */
+export interface CapShortfall {
+  cap: number;
+  designMax: number;
+  /** Chance a case ends INCONCLUSIVE at the cap, when its true rate is p0 and when it is p1. */
+  undecidedAtP0: number;
+  undecidedAtP1: number;
+  /** The smallest β any test of `cap` trials reaches while holding α (the exact fixed-N test at the cap). */
+  bestBetaAtCap: number;
+}
 
 export interface CasePlan {
   caseId: string;
   params: SprtParams;
-  /** Expected scored trials under SPRT when the true rate is p0, and when it is p1 (exact, truncated test). */
+  design: Pick<StoredDesign, 'kind' | 'maxTrials'>;
+  /** Exact error rates of the design as it will run (with any cap). */
+  alpha: number;
+  beta: number;
+  /** Expected scored trials when the true rate is p0, p1, and at the rate between them where it is largest (exact). */
   asnAtP0: number;
   asnAtP1: number;
+  worst: { p: number; expectedTrials: number };
   inconclusiveAtP0: number;
   inconclusiveAtP1: number;
+  capped?: CapShortfall;
   /** The smallest fixed N with the same α and β. */
   fixedN?: number;
   /** Trials per case in this config's fixed mode. */
@@ -26,21 +45,35 @@ export interface SuitePlan {
   cases: CasePlan[];
 }
 
+/** The β of the best test that uses exactly `cap` trials and holds α: Neyman–Pearson's bound for any design capped there. */
+function bestBetaAt(cap: number, p: SprtParams): number {
+  const k = rejectionCutoff(cap, p.threshold, p.alpha);
+  return 1 - binomialCdf(k, cap, p.threshold - p.delta);
+}
+
 /** Pure: the expected cost of a suite before any trial runs. */
 export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
   return {
     mode: config.decision.mode,
     cases: cases.map((c) => {
       const p = c.decision;
-      const at0 = operatingCharacteristics(p.threshold, p);
-      const at1 = operatingCharacteristics(p.threshold - p.delta, p);
+      const design = caseDesign(c);
+      const designMax = c.design?.maxTrials ?? design.maxTrials;
+      const at0 = designOperating(design, design.p0);
+      const at1 = designOperating(design, design.p1);
+      const errors = exactErrors(design);
       return {
         caseId: c.id,
         params: p,
+        design: { kind: c.design?.kind ?? 'wald', maxTrials: designMax },
+        alpha: errors.alpha,
+        beta: errors.beta,
         asnAtP0: at0.expectedTrials,
         asnAtP1: at1.expectedTrials,
+        worst: worstExpectedTrials(design),
         inconclusiveAtP0: at0.undecided,
         inconclusiveAtP1: at1.undecided,
+        ...(p.maxTrials < designMax ? { capped: { cap: p.maxTrials, designMax, undecidedAtP0: at0.undecided, undecidedAtP1: at1.undecided, bestBetaAtCap: bestBetaAt(p.maxTrials, p) } } : {}),
         fixedN: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
         configuredFixed: config.trials,
         arms: armsFor(c, config.arms, config.ablation).length,
@@ -49,10 +82,27 @@ export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
   };
 }
 
+const pct = (x: number) => `${fmt(x * 100, 0)}%`;
+
+/**
+ * One line per case whose maxTrials cuts its design short: said before anything is spent, with the error rates a
+ * test capped there could reach instead.
+ */
+export function capWarnings(plan: SuitePlan): string[] {
+  return plan.cases.flatMap((c) => {
+    const s = c.capped;
+    if (!s || plan.mode === 'fixed') return [];
+    const best = s.bestBetaAtCap >= 1 ? `no test of ${s.cap} trials can FAIL a case at α ${c.params.alpha}` : `a test of ${s.cap} trials that always decides can hold α ${c.params.alpha} only with β ${fmt(s.bestBetaAtCap, 2)} or more`;
+    return [
+      `case ${c.caseId}: maxTrials ${s.cap} is below the ${s.designMax} by which its design decides: it ends INCONCLUSIVE with chance ${pct(s.undecidedAtP0)} at p0 and ${pct(s.undecidedAtP1)} at p1; ${best} (nominal β ${c.params.beta}). Remove maxTrials, or raise it to ${s.designMax}, to decide every case at the nominal error rates.`,
+    ];
+  });
+}
+
 export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
   const price = (trials: number) => (pricePerTrial === undefined ? '—' : `$${(trials * pricePerTrial).toFixed(2)}`);
   // A case's trials run in each of its arms: the ablation arm only where it scores.
-  const worstSprt = (c: CasePlan) => Math.max(c.asnAtP0, c.asnAtP1) * c.arms;
+  const worstSequential = (c: CasePlan) => c.worst.expectedTrials * c.arms;
   // Beyond the search limit a case has no fixed N: it counts as the limit, and totals become lower bounds.
   const fixedOf = (c: CasePlan) => (c.fixedN ?? FIXED_N_LIMIT) * c.arms;
   const beyond = plan.cases.some((c) => c.fixedN === undefined) ? '≥ ' : '';
@@ -60,31 +110,36 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
     c.caseId,
     `${fmt(c.params.threshold)} vs ${fmt(c.params.threshold - c.params.delta)}`,
     `${c.params.alpha}/${c.params.beta}`,
-    `${c.params.minTrials}–${c.params.maxTrials}`,
+    `${fmt(c.alpha, 3)}/${fmt(c.beta, 3)}`,
+    `${c.params.minTrials}–${c.params.maxTrials}${c.capped ? ` (of ${c.capped.designMax})` : ''}`,
     String(c.arms),
     fmt(c.asnAtP0, 1),
     fmt(c.asnAtP1, 1),
-    `${fmt(c.inconclusiveAtP0 * 100, 0)}%/${fmt(c.inconclusiveAtP1 * 100, 0)}%`,
+    `${fmt(c.worst.expectedTrials, 1)} @${fmt(c.worst.p, 2)}`,
+    `${pct(c.inconclusiveAtP0)}/${pct(c.inconclusiveAtP1)}`,
     c.fixedN === undefined ? `>${FIXED_N_LIMIT}` : String(c.fixedN),
-    price(worstSprt(c)),
+    price(worstSequential(c)),
     c.fixedN === undefined && pricePerTrial !== undefined ? `>${price(fixedOf(c))}` : price(fixedOf(c)),
   ]);
   const sum = (f: (c: CasePlan) => number) => plan.cases.reduce((s, c) => s + f(c), 0);
-  const sprtTotal = sum(worstSprt);
+  const sequentialTotal = sum(worstSequential);
   const fixedTotal = sum(fixedOf);
   const configured = sum((c) => c.configuredFixed * c.arms);
+  const test = plan.mode === 'sprt' ? "Wald's SPRT" : 'the sequential design';
+  const warnings = capWarnings(plan);
   const lines = [
     `plan · mode ${plan.mode} · ${plan.cases.length} cases · ${sum((c) => c.arms)} case-arms${pricePerTrial === undefined ? ' · pass --price-per-trial for costs' : ` · $${pricePerTrial} per trial`}`,
-    'expected trials per case and arm (exact, for the truncated test) when the true pass rate is p0 and when it is p1',
+    `expected trials per case and arm under ${test} (exact, by dynamic programming over its boundaries) when the true pass rate is p0, p1, and the rate between them where it is largest; exact α/β as the design will run`,
     '',
     table(
-      [['case', 'p0 vs p1', 'α/β', 'min–max', 'arms', 'SPRT @p0', 'SPRT @p1', 'inconcl. @p0/@p1', 'fixed N', 'SPRT cost (worse)', 'fixed-N cost'], ...rows],
-      ['l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+      [['case', 'p0 vs p1', 'α/β asked', 'α/β exact', 'min–max', 'arms', 'E[n] @p0', 'E[n] @p1', 'E[n] worst', 'inconcl. @p0/@p1', 'fixed N', 'cost (worst)', 'fixed-N cost'], ...rows],
+      ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
-    `suite: SPRT at most ~${fmt(sprtTotal, 0)} expected trials in all arms (the worse of p0 and p1 per case) vs ${beyond}${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
+    `suite: ${test} at most ~${fmt(sequentialTotal, 0)} expected trials in all arms (each case at its worst rate) vs ${beyond}${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
       (plan.mode === 'fixed' ? `; this config's fixed mode runs ${configured}` : ''),
-    `total: SPRT ${price(sprtTotal)} vs fixed N ${beyond}${price(fixedTotal)}`,
+    `total: sequential ${price(sequentialTotal)} vs fixed N ${beyond}${price(fixedTotal)}`,
+    ...(warnings.length ? ['', ...warnings.map((w) => `warning: ${w}`)] : []),
   ];
   return lines.join('\n') + '\n';
 }

@@ -116,7 +116,7 @@ export function loadSuites(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides'
 function shareOf(loaded: LoadedSuite, shard: Shard): LoadedSuite {
   const { config, suite } = loaded;
   const plan = planSuite(config, suite.cases.map((c) => gradableCase(c, config)));
-  const expected = (c: CasePlan) => (plan.mode === 'sprt' ? Math.max(c.asnAtP0, c.asnAtP1) : c.configuredFixed) * c.arms;
+  const expected = (c: CasePlan) => (plan.mode === 'fixed' ? c.configuredFixed : c.worst.expectedTrials) * c.arms;
   const mine = casesOfShard(plan.cases.map((c) => ({ id: c.caseId, expectedTrials: expected(c) })), shard);
   return {
     ...loaded,

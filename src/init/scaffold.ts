@@ -1,7 +1,9 @@
 import { Document, isCollection, isScalar, visit } from 'yaml';
 import { configSchema } from '../run/config-schema.js';
 import { NO_SKILL } from '../load/cases.js';
-import { sprtDecide } from '../stats/sprt.js';
+import { resolveDecision } from '../load/decision.js';
+import { buildDesign, caseDesign } from '../stats/case-design.js';
+import { decideSequential } from '../stats/sequential-design.js';
 
 /** A family member as the scaffold needs it. */
 export interface ScaffoldSkill {
@@ -88,16 +90,27 @@ function plannedCases(family: readonly ScaffoldSkill[]): Planned[] {
 
 export const scaffoldCases = (family: readonly ScaffoldSkill[]): ScaffoldCase[] => plannedCases(family).map((c) => c.case);
 
+/**
+ * Decision overrides for the tags `init` scaffolds: a vague request may fairly go either way, a near-miss must
+ * stay quiet almost always. The repo's own config ships the same two.
+ */
+export const TAG_PRESETS = { vague: { threshold: 0.5, delta: 0.3 }, 'near-miss': { threshold: 0.95, delta: 0.2 } } as const;
+const TAG_PRESET_NOTES: Record<keyof typeof TAG_PRESETS, string> = {
+  vague: 'a vague request: firing half the time is enough',
+  'near-miss': 'a near-miss negative must stay quiet',
+};
+
 /** `key: value`, with its comment aligned with the others. */
 const setting = (key: string, value: unknown, comment?: string) => {
   const line = `${key}: ${String(value)}`;
-  return comment ? `${line.padEnd(28)}# ${comment}` : line;
+  return comment ? `${line.padEnd(27)} # ${comment}` : line;
 };
 
 function configText(paths: ScaffoldPaths): string {
   const c = configSchema.parse({});
   const d = c.decision;
-  const alwaysPassingDecidedAfter = sprtDecide(Array<boolean>(d.maxTrials).fill(true), d).trials;
+  const { params, design } = buildDesign(resolveDecision(d, [], undefined), d.mode);
+  const alwaysPassingDecidedAfter = decideSequential(Array<boolean>(params.maxTrials).fill(true), caseDesign({ decision: params, design })).trials;
   return [
     schemaLine(paths.schema.config) + '# skillprobe configuration, written by `skillprobe init`. Flags on `skillprobe run` override these values.',
     setting('agent', c.agent),
@@ -106,16 +119,18 @@ function configText(paths: ScaffoldPaths): string {
     setting('cases', paths.cases, 'every case file (a glob, or a list of globs)'),
     setting('transcriptsDir', c.transcriptsDir, 'one folder per run: raw transcripts, results.json'),
     setting('concurrency', c.concurrency, 'trials running at once'),
-    "# How each case is decided: Wald's sequential test stops a case as soon as the evidence decides it.",
-    `# With these settings a skill that always passes is decided after ${alwaysPassingDecidedAfter} trials; \`skillprobe plan\` shows the rest.`,
+    '# How each case is decided: the sequential test stops a case as soon as the evidence decides it, and decides',
+    `# every case by ${design.maxTrials} trials. A skill that always passes is decided after ${alwaysPassingDecidedAfter}; \`skillprobe plan\` shows the rest.`,
     'decision:',
-    setting('  mode', d.mode, 'sprt: sequential; fixed: `trials` per case'),
+    setting('  mode', d.mode, "sprt: Wald's test; fixed: `trials` per case"),
     setting('  threshold', d.threshold, 'p0: the pass rate a case must reach'),
     setting('  delta', d.delta, 'p1 = p0 - delta: the rate the test must tell apart from p0'),
     setting('  alpha', d.alpha, 'chance of failing a case whose true rate is p0'),
     setting('  beta', d.beta, 'chance of passing a case whose true rate is p1'),
     setting('  minTrials', d.minTrials, 'no decision before this many trials'),
-    setting('  maxTrials', d.maxTrials, 'still undecided here: INCONCLUSIVE'),
+    setting(`  # maxTrials`, design.maxTrials, 'a cap: below the design\'s maximum, a case can end INCONCLUSIVE'),
+    '  tags:                     # per-tag overrides; the first matching tag of a case wins',
+    ...Object.entries(TAG_PRESETS).map(([tag, o]) => setting(`    ${tag}`, `{ ${Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', ')} }`, TAG_PRESET_NOTES[tag as keyof typeof TAG_PRESETS])),
     "# Command prefix per skill, so plan checks can read the Skill tool's args as full commands, e.g.",
     '# commands:',
     '#   my-skill: my-cli sub',

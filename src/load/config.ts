@@ -116,7 +116,7 @@ const pair = (text: string) => {
 };
 
 /** The decision parameters `decisionProblem` checks; its messages name them. */
-const CHECKED_PARAMS = ['threshold', 'delta', 'minTrials', 'maxTrials'] as const;
+const CHECKED_PARAMS = ['threshold', 'delta', 'alpha', 'beta', 'minTrials', 'maxTrials'] as const;
 
 /**
  * Cross-field checks the schema cannot make, each reported where the user set the values; each wrong value is put
@@ -136,7 +136,8 @@ function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags:
   if (bad) {
     const flags = CHECKED_PARAMS.filter((k) => bad.includes(k) && fromFlags.has(`decision.${k}`)).map((k) => flagFor(['decision', k]));
     problems.add({ ...(flags.length ? { file: flags.join(', ') } : (at(['decision']) ?? { file: 'decision' })), ...pair(bad) });
-    for (const k of CHECKED_PARAMS) config.decision[k] = defaults[k];
+    Object.assign(config.decision, Object.fromEntries(CHECKED_PARAMS.map((k) => [k, defaults[k]])));
+    if (defaults.maxTrials === undefined) delete config.decision.maxTrials;
   }
   for (const tag of Object.keys(config.decision.tags)) {
     const p = decisionProblem(resolveDecision(config.decision, [tag], undefined));

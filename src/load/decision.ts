@@ -1,23 +1,38 @@
+import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import type { DecisionConfig, DecisionOverrides } from '../run/config-schema.js';
-import type { SprtParams } from '../run/schema.js';
+import type { DecisionParams } from '../run/schema.js';
 
 /** The decision parameters of one case: defaults, then its first tag with overrides, then the case itself. */
-export function resolveDecision(config: DecisionConfig, tags: readonly string[], own: DecisionOverrides | undefined): SprtParams {
+export function resolveDecision(config: DecisionConfig, tags: readonly string[], own: DecisionOverrides | undefined): DecisionParams {
   const tag = tags.find((t) => config.tags[t] !== undefined);
-  const base: SprtParams = {
+  const base: DecisionParams = {
     threshold: config.threshold,
     delta: config.delta,
     alpha: config.alpha,
     beta: config.beta,
     minTrials: config.minTrials,
-    maxTrials: config.maxTrials,
+    ...(config.maxTrials === undefined ? {} : { maxTrials: config.maxTrials }),
   };
   return { ...base, ...(tag ? config.tags[tag] : {}), ...(own ?? {}) };
 }
 
+/** The largest design built for a sequential test, in trials: its construction time grows as the square. */
+export const DESIGN_LIMIT = 1000;
+
+/** Trials a fixed test needs for these error rates, by the normal approximation: a quick size check. */
+function approximateTrials(p: DecisionParams): number {
+  const p1 = p.threshold - p.delta;
+  const z = normalQuantile(1 - p.alpha, 0, 1) * Math.sqrt(p.threshold * (1 - p.threshold)) + normalQuantile(1 - p.beta, 0, 1) * Math.sqrt(p1 * (1 - p1));
+  return Math.ceil((z / p.delta) ** 2);
+}
+
 /** What is wrong with resolved parameters, as "what — what to do", or undefined. */
-export function decisionProblem(p: SprtParams): string | undefined {
+export function decisionProblem(p: DecisionParams): string | undefined {
   if (p.threshold - p.delta <= 0) return `threshold ${p.threshold} minus delta ${p.delta} leaves p1 ≤ 0 — lower delta or raise threshold`;
-  if (p.minTrials > p.maxTrials) return `minTrials ${p.minTrials} exceeds maxTrials ${p.maxTrials} — make minTrials ≤ maxTrials`;
+  if (p.maxTrials !== undefined && p.minTrials > p.maxTrials) return `minTrials ${p.minTrials} exceeds maxTrials ${p.maxTrials} — make minTrials ≤ maxTrials`;
+  const trials = approximateTrials(p);
+  if (trials > DESIGN_LIMIT) {
+    return `telling ${p.threshold} from ${(p.threshold - p.delta).toFixed(3)} at α ${p.alpha}, β ${p.beta} takes about ${trials} trials per case, more than the ${DESIGN_LIMIT} a design is built for — widen delta or raise alpha/beta`;
+  }
   return undefined;
 }

@@ -13,6 +13,7 @@ import {
   budgetStops,
   caseFacts,
   DESCRIPTIVE_NOTE,
+  MODE_LABEL,
   modelText,
   needsBlock,
   noEvidence,
@@ -33,7 +34,6 @@ const fit = (rows: string[][], align: ('l' | 'r')[], wrap: Wrap[] = ['hard']) =>
 const SHOWN_K = [1, 3, 5, 10];
 
 const VERDICT_COLOUR = { PASS: 'green', FAIL: 'red', INCONCLUSIVE: 'yellow', ERROR: 'magenta' } as const;
-const MODE = { sprt: 'sequential (Wald SPRT per case)', fixed: 'fixed N (exact binomial tests)' } as const;
 
 function header({ manifest, results }: ReportInput, c: Colors): string[] {
   const run = results.run;
@@ -60,7 +60,7 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
     return [v.caseId, s?.expect ?? '', c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark, fmt(v.params.threshold), trialsUsed(v), verdictRate(v, s)];
   });
   const lines = [
-    paragraph(c.bold(`VERDICTS · ${MODE[results.run.decision.mode]} · ${counts} · exit code ${results.exitCode}`)),
+    paragraph(c.bold(`VERDICTS · ${MODE_LABEL[results.run.decision.mode]} · ${counts} · exit code ${results.exitCode}`)),
     fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['hard', 'hard']),
   ];
   const notes: string[] = [];

@@ -5,6 +5,14 @@ import { fmt, interval, plural } from './format.js';
 import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RunFacts, type TrialStatus } from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
 import type { ChangeMethod, RateDifference } from '../verdict/comparison.js';
+import type { DecisionMode } from '../run/config-schema.js';
+
+/** How a run decided its cases, in one phrase. */
+export const MODE_LABEL: Record<DecisionMode, string> = {
+  sequential: 'sequential (a design that decides every case by its maximum)',
+  sprt: 'sequential (Wald SPRT per case)',
+  fixed: 'fixed N (exact binomial tests)',
+};
 
 /**
  * What the reports say about a run and its cases, in plain words and without styling: the terminal, markdown and

@@ -11,6 +11,10 @@ export type Arm = (typeof ARMS)[number];
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
 /** Per-case decision parameters; any subset, so tags and cases can override the defaults. */
+/** How cases are decided; `sprt` is Wald's test, kept selectable beside the design that always decides. */
+export const DECISION_MODES = ['sequential', 'sprt', 'fixed'] as const;
+export type DecisionMode = (typeof DECISION_MODES)[number];
+
 export const decisionParamsSchema = z
   .object({
     /** p0: the pass rate a case must reach. */
@@ -82,14 +86,18 @@ export const configSchema = z
       .default({}),
     decision: z
       .object({
-        /** `fixed`: `trials` per case, exact binomial tests; `sprt`: each case stops as soon as the evidence decides. */
-        mode: z.enum(['fixed', 'sprt']).default('sprt'),
+        /**
+         * `sequential`: each case stops as soon as the evidence decides it, and every case is decided by the design's
+         * maximum; `sprt`: Wald's test, which may leave a case undecided at maxTrials; `fixed`: `trials` per case.
+         */
+        mode: z.enum(DECISION_MODES).default('sequential'),
         threshold: z.number().gt(0).max(1).default(0.9),
         delta: z.number().gt(0).lt(1).default(0.2),
         alpha: z.number().gt(0).max(0.5).default(0.05),
         beta: z.number().gt(0).max(0.5).default(0.2),
         minTrials: positiveInt(100_000).default(5),
-        maxTrials: positiveInt(100_000).default(30),
+        /** A cap on trials per case; by default the design's own maximum (by which every case is decided). */
+        maxTrials: positiveInt(100_000).optional(),
         /** Fixed-N mode: multiple-testing correction across cases. */
         correction: z.enum(['bh', 'bonferroni', 'none']).default('bh'),
         /** What an INCONCLUSIVE case does to the exit code. */

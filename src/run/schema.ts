@@ -10,7 +10,8 @@ import { ARMS, configSchema, type Arm } from './config-schema.js';
  * without `version` was written before versioning (format 0) and is read with the defaults below; a folder
  * of a newer version than this harness knows is refused rather than guessed at.
  */
-export const RUN_FORMAT_VERSION = 1;
+/** Format 2 added the sequential design (mode `sequential`, stored boundaries, adjusted estimates). */
+export const RUN_FORMAT_VERSION = 2;
 
 // Stamped by the store on every write; absent in format 0.
 const version = z.number().int().min(0).optional();
@@ -43,6 +44,20 @@ export const sprtParamsSchema = z.object({
   maxTrials: z.number().int(),
 });
 export type SprtParams = z.output<typeof sprtParamsSchema>;
+/** A case's decision parameters before its design is built: maxTrials is only the user's cap, if any. */
+export type DecisionParams = Omit<SprtParams, 'maxTrials'> & { maxTrials?: number };
+
+/** The sequential design a case was run under: its boundaries, so that a regrade replays exactly these. */
+export const storedDesignSchema = z.object({
+  /** `optimal`: the truncated design that always decides (mode sequential); `wald`: Wald's SPRT (mode sprt). */
+  kind: z.enum(['optimal', 'wald']),
+  /** The design's own last stage; the case's `decision.maxTrials` may cap it lower. */
+  maxTrials: z.number().int().positive(),
+  /** Per number of scored trials n (index 0 unused): fewest passes that PASS, most passes that FAIL. */
+  acceptFrom: z.array(z.number().int()),
+  rejectUpTo: z.array(z.number().int()),
+});
+export type StoredDesign = z.output<typeof storedDesignSchema>;
 
 export const planChecksSchema = z.object({
   matches: z.array(z.string()),
@@ -60,8 +75,10 @@ export const storedCaseSchema = z.object({
   tags: z.array(z.string()),
   plan: planChecksSchema.optional(),
   command: z.string().optional(),
-  /** Resolved decision parameters (defaults ← tag ← case). */
+  /** Resolved decision parameters (defaults ← tag ← case); maxTrials is the last stage the case may reach. */
   decision: sprtParamsSchema,
+  /** The sequential design's boundaries; absent in runs made before designs were stored (Wald's, rebuilt from `decision`). */
+  design: storedDesignSchema.optional(),
   /** Absent in format 0. */
   prompt: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number().int() }).optional(),
@@ -333,6 +350,10 @@ export const caseVerdictSchema = z.object({
   pBelow: optionalNumber,
   pBelowAdjusted: optionalNumber,
   pAbove: optionalNumber,
+  /** The design's exact error rates as run (with any cap), and its own maximum. */
+  design: z.object({ kind: storedDesignSchema.shape.kind, maxTrials: z.number().int(), alpha: z.number(), beta: z.number() }).optional(),
+  /** The rate adjusted for stopping early: median-unbiased estimate and exact interval under the design's stopping rule. */
+  estimate: z.object({ rate: z.number(), lower: z.number(), upper: z.number(), level: z.number() }).optional(),
   descriptiveInterval: z.boolean(),
   reason: z.string(),
 });

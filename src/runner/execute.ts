@@ -14,7 +14,7 @@ import { currentOwner, newRunId, RunStore } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { CostCappedScheduler, ReplayingScheduler } from '../trials/replay.js';
-import { FixedScheduler, SprtScheduler, type TrialScheduler } from '../trials/schedule.js';
+import { FixedScheduler, SequentialScheduler, type TrialScheduler } from '../trials/schedule.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
@@ -67,7 +67,7 @@ export interface RunOutcome {
 }
 
 export function makeScheduler(config: Config, defs: GradableCase[]): TrialScheduler {
-  return config.decision.mode === 'sprt' ? new SprtScheduler(defs, config.arms, config.ablation) : new FixedScheduler(defs, config.arms, config.trials, config.ablation);
+  return config.decision.mode === 'fixed' ? new FixedScheduler(defs, config.arms, config.trials, config.ablation) : new SequentialScheduler(defs, config.arms, config.ablation);
 }
 
 /** The manifest of a new run of `s`. Pure but for the run id, the clock and the owner it records. */

@@ -1,9 +1,10 @@
 import { NO_SKILL } from '../load/skills.js';
 import type { Arm, Config } from '../run/config-schema.js';
-import { expectedRemainingTrials, sprtDecide } from '../stats/sprt.js';
-import type { GradableCase, SprtParams, TrialRef } from '../run/schema.js';
+import { caseDesign } from '../stats/case-design.js';
+import { decideSequential, designOperating, type SequentialDesign } from '../stats/sequential-design.js';
+import type { GradableCase, TrialRef } from '../run/schema.js';
 
-/** What the runner asks for its next trial. Sequential schedulers (SPRT) slot in beside the fixed one. */
+/** What the runner asks for its next trial. The sequential scheduler slots in beside the fixed one. */
 export interface TrialScheduler {
   /** The next trial to start, or undefined when none can start until a running one finishes. */
   next(): TrialRef | undefined;
@@ -71,7 +72,7 @@ export class FixedScheduler implements TrialScheduler {
 interface SequentialCase {
   id: string;
   withAblation: boolean;
-  params: SprtParams;
+  design: SequentialDesign;
   /** Next skill-arm trial number to schedule. */
   next: number;
   inFlight: number;
@@ -81,20 +82,21 @@ interface SequentialCase {
 }
 
 /**
- * Wald's SPRT per case: trials are scheduled only for undecided cases, and each case stops at its boundary.
+ * A sequential design per case (the optimal one, or Wald's): trials are scheduled only for undecided cases, and
+ * each case stops at its boundary.
  * The test consumes skill-arm results in trial-number order (the contiguous prefix that has finished), so the
  * decision does not depend on which trial happened to finish first. The ablation arm runs trial n beside the
  * skill arm's trial n, so pairs stay intact.
  */
-export class SprtScheduler implements TrialScheduler {
+export class SequentialScheduler implements TrialScheduler {
   private readonly cases: SequentialCase[];
   private readonly companions: TrialRef[] = [];
 
-  constructor(cases: Pick<GradableCase, 'id' | 'decision' | 'expect' | 'plan'>[], arms: readonly Arm[], ablation: Config['ablation']) {
+  constructor(cases: Pick<GradableCase, 'id' | 'decision' | 'design' | 'expect' | 'plan'>[], arms: readonly Arm[], ablation: Config['ablation']) {
     this.cases = cases.map((c) => ({
       id: c.id,
       withAblation: armsFor(c, arms, ablation).includes('ablation'),
-      params: c.decision,
+      design: caseDesign(c),
       next: 1,
       inFlight: 0,
       results: new Map(),
@@ -115,7 +117,7 @@ export class SprtScheduler implements TrialScheduler {
     if (c.done) return false;
     const scored = [...c.results.values()].filter((r) => r !== null).length;
     // Replace trials that carried no evidence, but never beyond twice the budget.
-    return scored + c.inFlight < c.params.maxTrials && c.next <= 2 * c.params.maxTrials;
+    return scored + c.inFlight < c.design.maxTrials && c.next <= 2 * c.design.maxTrials;
   }
 
   next(): TrialRef | undefined {
@@ -140,8 +142,8 @@ export class SprtScheduler implements TrialScheduler {
     c.results.set(ref.n, passed ?? null);
     const values = [...c.results.values()];
     const excluded = values.filter((r) => r === null).length;
-    const allNoEvidence = excluded >= c.params.minTrials && values.every((r) => r === null);
-    if (sprtDecide(this.scored(c), c.params).state !== 'continue' || allNoEvidence) c.done = true;
+    const allNoEvidence = excluded >= c.design.minTrials && values.every((r) => r === null);
+    if (decideSequential(this.scored(c), c.design).state !== 'continue' || allNoEvidence) c.done = true;
   }
 
   exhausted(): boolean {
@@ -149,13 +151,13 @@ export class SprtScheduler implements TrialScheduler {
   }
 
   plannedTotal(): number {
-    return this.cases.reduce((sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.params.maxTrials)) * (c.withAblation ? 2 : 1), 0);
+    return this.cases.reduce((sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.design.maxTrials)) * (c.withAblation ? 2 : 1), 0);
   }
 
   expectedTotal(): number {
     return this.cases.reduce((sum, c) => {
       const scored = [...c.results.values()].filter((r): r is boolean => r !== null && r !== undefined);
-      const expected = c.done || !this.canSchedule(c) ? 0 : c.results.size + expectedRemainingTrials(c.params, { trials: scored.length, passes: scored.filter(Boolean).length });
+      const expected = c.done || !this.canSchedule(c) ? 0 : c.results.size + expectedRemainingTrials(c.design, { trials: scored.length, passes: scored.filter(Boolean).length });
       return sum + Math.max(c.next - 1, Math.round(expected)) * (c.withAblation ? 2 : 1);
     }, 0);
   }
@@ -163,4 +165,9 @@ export class SprtScheduler implements TrialScheduler {
   casesDecided(): { decided: number; cases: number } {
     return { decided: this.cases.filter((c) => (c.done || !this.canSchedule(c)) && c.inFlight === 0).length, cases: this.cases.length };
   }
+}
+
+/** Expected further trials from a reached state, at the worse of p0 and p1: what a progress estimate should plan for. */
+function expectedRemainingTrials(d: SequentialDesign, from: { trials: number; passes: number }): number {
+  return Math.max(designOperating(d, d.p0, from).expectedTrials, designOperating(d, d.p1, from).expectedTrials);
 }

@@ -2,6 +2,15 @@ import type { Case } from '../load/cases.js';
 import type { Config } from '../run/config-schema.js';
 import type { GradableCase } from '../run/schema.js';
 import { resolveDecision } from '../load/decision.js';
+import { buildDesign } from '../stats/case-design.js';
+import type { DecisionParams } from '../run/schema.js';
+import type { DecisionMode } from '../run/config-schema.js';
+
+/** The resolved parameters and the design they give (maxTrials: the user's cap, else the design's maximum). */
+function caseDecision(p: DecisionParams, mode: DecisionMode): Pick<GradableCase, 'decision' | 'design'> {
+  const built = buildDesign(p, mode);
+  return { decision: built.params, design: built.design };
+}
 
 /** The case as run.json stores it: what graders need, its prompt and where it was written, so a regrade needs nothing but the run folder. */
 export function gradableCase(c: Case, config: Config): GradableCase {
@@ -12,7 +21,7 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     tags: c.tags,
     plan: c.plan,
     command: c.command ?? config.commands[c.expect.skill],
-    decision: resolveDecision(config.decision, c.tags, c.decision),
+    ...caseDecision(resolveDecision(config.decision, c.tags, c.decision), config.decision.mode),
     prompt: c.prompt,
     source: { file: c.source.file, line: c.source.line },
   };

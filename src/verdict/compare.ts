@@ -73,7 +73,7 @@ function comparedRun(r: RunToCompare): ComparedRun {
 
 function decisionText(c: RunManifest['config']): string {
   const d = c.decision;
-  const design = d.mode === 'sprt' ? `sprt ${d.minTrials}–${d.maxTrials} trials` : `fixed ${c.trials} trials, ${d.correction}`;
+  const design = d.mode === 'fixed' ? `fixed ${c.trials} trials, ${d.correction}` : `${d.mode} ${d.minTrials}–${d.maxTrials ?? 'design max'} trials`;
   return `${design}, p0 ${d.threshold}, δ ${d.delta}, α ${d.alpha}, β ${d.beta}`;
 }
 
@@ -166,7 +166,7 @@ function caseChange(
 /** Pure: two runs' results in, the per-case changes, routing deltas and drift out. */
 export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: CompareOptions = COMPARE_DEFAULTS): Comparison {
   const confidence = 1 - o.alpha;
-  const method: ChangeMethod = base.results.run.decision.mode === 'sprt' || candidate.results.run.decision.mode === 'sprt' ? 'anytime' : 'boschloo';
+  const method: ChangeMethod = base.results.run.decision.mode !== 'fixed' || candidate.results.run.decision.mode !== 'fixed' ? 'anytime' : 'boschloo';
   const key = (s: { caseId: string; arm: string }) => `${s.caseId}\0${s.arm}`;
   const baseRows = new Map(base.results.summary.cases.map((s) => [key(s), s]));
   const pairs = candidate.results.summary.cases.filter((s) => baseRows.has(key(s))).map((c) => ({ b: baseRows.get(key(c))!, c }));

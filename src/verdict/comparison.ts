@@ -1,4 +1,4 @@
-import type { Arm } from '../run/config-schema.js';
+import type { Arm, DecisionMode } from '../run/config-schema.js';
 import type { Interval, Rate } from '../run/schema.js';
 
 /** What became of a case between two runs. A change's verdict, not a run's verdict. */
@@ -56,7 +56,7 @@ export interface ComparedRun {
   model: { requested: string; reported?: string };
   simulated: boolean;
   startedAt: string;
-  decisionMode: 'fixed' | 'sprt';
+  decisionMode: DecisionMode;
   trials: number;
   costUsd?: number;
 }

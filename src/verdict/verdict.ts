@@ -1,6 +1,9 @@
 import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, trialsForPerfectPass } from '../stats/binomial-test.js';
 import { adjustPValues, type Correction } from '../stats/multiple-testing.js';
-import { sprtDecide } from '../stats/sprt.js';
+import { caseDesign } from '../stats/case-design.js';
+import { decideSequential, exactErrors, type SequentialDesign } from '../stats/sequential-design.js';
+import { llrAt } from '../stats/sprt.js';
+import { stagewiseEstimate } from '../stats/stagewise.js';
 import { plural } from '../util/text.js';
 import type { InconclusivePolicy } from '../run/config-schema.js';
 import type { CaseVerdict, GradableCase, SprtParams, TrialOutcome, Verdict } from '../run/schema.js';
@@ -31,38 +34,52 @@ function counts(arm: TrialOutcome[]) {
 
 const tooFewUsable = (c: { excluded: number; scored: number }, p: SprtParams) => c.excluded > 0 && c.scored < p.minTrials;
 
-/** SPRT verdict, replayed over the scored skill-arm trials in trial order: the same decision the run made live. */
-export function sprtVerdict(c: GradableCase & { decision: SprtParams }, outcomes: TrialOutcome[]): CaseVerdict {
+const decided = (d: SequentialDesign) => `the design decides by ${d.maxTrials} trials`;
+
+/**
+ * Sequential verdict, replayed over the scored skill-arm trials in trial order through the case's stored design:
+ * the same decision the run made live. A case stopped by the design (decided, or at its last stage) also gets the
+ * rate adjusted for stopping early, with an exact interval under the design's stopping rule.
+ */
+export function sequentialVerdict(c: Pick<GradableCase, 'id' | 'decision' | 'design'>, outcomes: TrialOutcome[]): CaseVerdict {
   const k = counts(skillArm(outcomes, c.id));
   const p = c.decision;
-  const d = sprtDecide(k.sequence, p);
+  const design = caseDesign(c);
+  const d = decideSequential(k.sequence, design);
   const decidingTrial = k.numbers[d.trials - 1] ?? 0;
   const afterDecision = skillArm(outcomes, c.id).filter((o) => o.n > decidingTrial).length;
+  const errors = exactErrors(design);
+  const kind = c.design?.kind ?? 'wald';
   const base = {
     caseId: c.id,
-    mode: 'sprt' as const,
+    mode: kind === 'wald' ? ('sprt' as const) : ('sequential' as const),
     params: p,
     trials: k.trials,
     scored: k.scored,
     passes: k.passes,
     excluded: k.excluded,
-    llr: d.llr,
+    llr: llrAt(d.trials, d.passes, p),
     fixedNEquivalent: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
+    design: { kind, maxTrials: c.design?.maxTrials ?? design.maxTrials, alpha: errors.alpha, beta: errors.beta },
   };
-  if (d.state === 'accept') return { ...base, verdict: 'PASS', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `SPRT accepted p ≥ ${p.threshold} after ${plural(d.trials, 'trial')}` };
-  if (d.state === 'reject') return { ...base, verdict: 'FAIL', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `SPRT rejected p ≥ ${p.threshold} (p ≤ ${(p.threshold - p.delta).toFixed(2)}) after ${plural(d.trials, 'trial')}` };
+  const stopped = d.state !== 'continue' || d.trials >= design.maxTrials;
+  const estimate = stopped && d.trials > 0 ? { estimate: stagewiseEstimate(design, d.trials, d.passes) } : {};
+  const test = kind === 'wald' ? 'SPRT' : 'the sequential test';
+  const p1 = (p.threshold - p.delta).toFixed(2);
+  if (d.state === 'accept') return { ...base, ...estimate, verdict: 'PASS', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `${test} accepted p ≥ ${p.threshold} after ${plural(d.trials, 'trial')}` };
+  if (d.state === 'reject') return { ...base, ...estimate, verdict: 'FAIL', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `${test} rejected p ≥ ${p.threshold} (p ≤ ${p1}) after ${plural(d.trials, 'trial')}` };
   if (tooFewUsable(k, p) || k.scored === 0) {
     return { ...base, verdict: 'ERROR', descriptiveInterval: false, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
   }
-  const between = `${k.passes} of ${k.scored} passed: the evidence sits between ${p.threshold} and ${(p.threshold - p.delta).toFixed(2)}`;
+  const between = `${k.passes} of ${k.scored} passed: the evidence sits between ${p.threshold} and ${p1}`;
+  const own = c.design?.maxTrials ?? design.maxTrials;
+  const capped = p.maxTrials < own ? `maxTrials ${p.maxTrials} is below the ${own} by which the design decides (remove or raise maxTrials)` : `undecided at maxTrials ${p.maxTrials} (raise maxTrials, or widen delta)`;
   return {
     ...base,
+    ...estimate,
     verdict: 'INCONCLUSIVE',
-    descriptiveInterval: false,
-    reason:
-      k.scored >= p.maxTrials
-        ? `undecided at maxTrials ${p.maxTrials}; ${between} (raise maxTrials, or widen delta)`
-          : `undecided after ${plural(k.scored, 'trial')}, stopped before maxTrials ${p.maxTrials}; ${between}`,
+    descriptiveInterval: stopped,
+    reason: stopped ? `${between}; ${capped}` : `undecided after ${plural(k.scored, 'trial')}, stopped before ${decided(design)}; ${between}`,
   };
 }
 

@@ -7,10 +7,10 @@ import { standalonePage } from './page.js';
 import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
 import { trialsSection } from './trials.js';
+import { MODE_LABEL } from '../wording.js';
 import { costBreakdown, type CostLine } from '../cost.js';
 import { VERDICTS, type CaseArmSummary, type Results } from '../../run/schema.js';
 
-const MODE = { sprt: 'sequential (Wald SPRT per case)', fixed: 'fixed N (exact binomial tests)' } as const;
 
 const percent = (confidence: number) => `${Math.round(confidence * 100)}%`;
 
@@ -34,7 +34,7 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
 <ul class="meta">
 <li>agent <b>${run.agent.id} ${run.agent.cliVersion ?? '(version unknown)'}</b></li>
 <li>model <b>${run.model.requested}</b>${reported}</li>
-<li>${MODE[run.decision.mode]}</li>
+<li>${MODE_LABEL[run.decision.mode]}</li>
 <li>${results.outcomes.length} trials</li>
 ${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b></li>` : ''}
 <li>started ${run.startedAt}</li>
@@ -119,7 +119,7 @@ function passKSection(skillRows: CaseArmSummary[]): Html | '' {
 }
 
 function sprtSection(results: Results): Html | '' {
-  if (results.run.decision.mode !== 'sprt') return '';
+  if (results.run.decision.mode === 'fixed') return '';
   const figures = results.verdicts.map((v) => {
     const scored = results.outcomes
       .filter((o) => o.caseId === v.caseId && o.arm === 'skill' && o.passed !== null)

@@ -1,0 +1,82 @@
+/**
+ * The rate of a case stopped by a sequential design, without the bias of stopping early: an exact interval and a
+ * median-unbiased estimate under the stagewise ordering of the design's outcomes. Stopping at a boundary
+ * inflates the naive k/n (a case that passes its first trials stops before they can be diluted); these hold
+ * whatever the true rate, because they are computed from the design's own stopping rule.
+ */
+import { stateAt, type SequentialDesign } from './sequential-design.js';
+
+export interface SequentialEstimate {
+  /** Median-unbiased estimate of the pass rate. */
+  rate: number;
+  lower: number;
+  upper: number;
+  /** Two-sided coverage of [lower, upper]. */
+  level: number;
+}
+
+/**
+ * Where an outcome (stopped at n with k passes) ranks, higher meaning better for the rate: PASSing earlier beats
+ * PASSing later, which beats every outcome at the last stage (ranked by passes), which beats FAILing later,
+ * which beats FAILing earlier; within a stage, more passes rank higher.
+ */
+function rank(d: SequentialDesign, n: number, k: number): [number, number, number] {
+  if (n >= d.maxTrials) return [1, 0, k];
+  return stateAt(d, n, k) === 'accept' ? [2, -n, k] : [0, n, k];
+}
+
+function compare(a: readonly number[], b: readonly number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+/** P(outcome ranks at or above `at`) and P(at or below it) when the true rate is p. */
+function tails(d: SequentialDesign, p: number, at: [number, number, number]): { above: number; below: number } {
+  let alive = [1];
+  let above = 0;
+  let below = 0;
+  for (let n = 1; n <= d.maxTrials; n++) {
+    const next = new Array<number>(n + 1).fill(0);
+    for (let k = 0; k < alive.length; k++) {
+      next[k + 1]! += alive[k]! * p;
+      next[k]! += alive[k]! * (1 - p);
+    }
+    for (let k = 0; k <= n; k++) {
+      const mass = next[k]!;
+      if (mass === 0 || (n < d.maxTrials && stateAt(d, n, k) === 'continue')) continue;
+      const order = compare(rank(d, n, k), at);
+      if (order >= 0) above += mass;
+      if (order <= 0) below += mass;
+      next[k] = 0;
+    }
+    alive = next;
+  }
+  return { above, below };
+}
+
+/** The p at which a tail probability rising with p (falling, for `rising` false) reaches `target`, by bisection. */
+function solve(tail: (p: number) => number, target: number, rising: boolean): number {
+  let [lo, hi] = [0, 1];
+  for (let i = 0; i < 50; i++) {
+    const mid = (lo + hi) / 2;
+    if (tail(mid) < target === rising) lo = mid;
+    else hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+/**
+ * The exact interval (Clopper–Pearson-like, each tail at most (1−level)/2) and the median-unbiased estimate for
+ * the outcome the design stopped at: `trials` scored trials with `passes` passes.
+ */
+export function stagewiseEstimate(d: SequentialDesign, trials: number, passes: number, level = 0.95): SequentialEstimate {
+  const at = rank(d, trials, passes);
+  const above = (p: number) => tails(d, p, at).above;
+  const below = (p: number) => tails(d, p, at).below;
+  const tail = (1 - level) / 2;
+  // P(at or above) rises with p: the lower limit is where it reaches the tail; the upper limit mirrors it.
+  const lower = above(0) >= tail ? 0 : solve(above, tail, true);
+  const upper = below(1) >= tail ? 1 : solve(below, tail, false);
+  const rate = (solve(above, 0.5, true) + solve(below, 0.5, false)) / 2;
+  return { rate: Math.min(upper, Math.max(lower, rate)), lower, upper, level };
+}
