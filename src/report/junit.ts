@@ -7,14 +7,15 @@ import type { ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
 import type { CaseChange, Comparison, ComparedRun } from '../verdict/comparison.js';
-import { caseFacts, METHOD_NAME, rateText, signedDifference, trialsUsed } from './wording.js';
+import { ADJUSTED_MARK, adjustedMeaning, adjustedNote, caseFacts, designText, estimateText, METHOD_NAME, rateText, signedDifference, trialsUsed } from './wording.js';
 
 /*
  * How a run maps onto JUnit, for CI tools that know nothing of verdicts:
  * - <testsuites name="skillprobe">: the run; its counts are the sums of its suites' (junit-10.xsd allows no
  *   `skipped` count on the root, so that one is per suite only).
  * - one <testsuite> per case and arm, "<case> [<arm>]", whose <properties> carry the case's verdict, its reason and
- *   the arm's rate;
+ *   the arm's rate; the skill arm's also its design and, when the design stopped the case, the rate adjusted for
+ *   stopping early;
  * - one <testcase> per trial, "<case> [<arm>] #n": passed → plain; failed, in the skill arm of a FAIL case →
  *   <failure> with what fired, the plan check that failed and the transcript; failed anywhere else (a PASS case's
  *   expected few, an undecided case's, the ablation arm's) → <skipped> with the same evidence, so a CI tool that
@@ -150,9 +151,14 @@ const VERDICT_RESULT: Record<CaseVerdict['verdict'], Result> = { PASS: 'passed',
 /** The case's decision as a test: its reason, the skill arm's numbers, and what the terminal report would say to change. */
 function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: AgentAdapter['refusalFixes']): TestCase {
   const fix = advice(s, v, fixes);
+  // Stopped by its design: the rate adjusted for stopping early, beside the counts it comes from.
+  const rate = v.estimate ? `${estimateText(v.estimate)}${ADJUSTED_MARK} (${s.rate.successes}/${s.rate.n})` : rateText(s.rate);
+  const design = designText(v);
   const text = [
     `${v.verdict}: ${v.reason}`,
-    `expects ${s.expect} · threshold ${fmt(v.params.threshold)} · trials used ${trialsUsed(v)} · pass rate ${rateText(s.rate)}`,
+    `expects ${s.expect} · threshold ${fmt(v.params.threshold)} · trials used ${trialsUsed(v)} · pass rate ${rate}`,
+    ...(v.estimate ? [adjustedNote([v.estimate.level])] : []),
+    ...(design ? [`design: ${design}`] : []),
     ...caseFacts(s).map((f) => f.text),
     `→ ${fix.text}`,
     ...(fix.example !== undefined ? [`example: ${join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example }))}`] : []),
@@ -175,7 +181,20 @@ function suitesOf({ manifest, results, runDir }: ReportInput, agent?: string): {
     const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, v.verdict, runDir));
     const cases = s.arm === 'skill' ? [...trials, verdictCase(v, s, runDir, agentRefusalFixes(manifest))] : trials;
     if (agent !== undefined) for (const c of cases) c.element.attributes = { ...c.element.attributes, classname: `skillprobe.${agent}.${s.caseId}` };
-    const properties = { verdict: v.verdict, reason: v.reason, expect: s.expect, arm: s.arm, rate: rateText(s.rate), threshold: v.params.threshold, 'left out': s.excluded };
+    // The verdict is taken on the skill arm: its suite also carries the design and the rate adjusted for stopping early.
+    const verdictArm = s.arm === 'skill';
+    const adjusted = verdictArm && v.estimate ? `${estimateText(v.estimate)} (${adjustedMeaning([v.estimate.level])})` : undefined;
+    const properties = {
+      verdict: v.verdict,
+      reason: v.reason,
+      expect: s.expect,
+      arm: s.arm,
+      rate: rateText(s.rate),
+      'adjusted rate': adjusted,
+      design: verdictArm ? designText(v) : undefined,
+      threshold: v.params.threshold,
+      'left out': s.excluded,
+    };
     return testSuite(`${agent === undefined ? '' : `${agent} · `}${s.caseId} [${s.arm}]`, properties, cases, { timestamp });
   });
 }

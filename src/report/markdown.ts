@@ -11,11 +11,12 @@ import {
   AGENT_MATRIX_NOTE,
   agentCellText,
   caseFacts,
-  DESCRIPTIVE_NOTE,
+  designText,
   kindCounts,
   METHOD_NAME,
   modelText,
   needsBlock,
+  rateNotes,
   rateText,
   signedDifference,
   SIMULATED_NOTE,
@@ -98,15 +99,17 @@ function verdictTable({ results }: ReportInput, skillRow: Map<string, CaseArmSum
     return [inline(v.caseId), inline(s?.expect ?? ''), VERDICT_MARK[v.verdict], inline(trialsUsed(v)), inline(verdictRate(v, s))];
   });
   const lines = table(['case', 'expect', 'verdict', 'trials', `rate [${pct}% CI]`], rows, ['l', 'l', 'l', 'r', 'l']);
-  if (results.verdicts.some((v) => v.descriptiveInterval)) lines.push('', inline(DESCRIPTIVE_NOTE));
+  for (const note of rateNotes(results.verdicts)) lines.push('', inline(note));
   return lines;
 }
 
 /** What the terminal's case block says, folded away: the facts, what to change, and a trial that shows it. */
 function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: AgentAdapter['refusalFixes']): string {
   const fix = advice(s, v, fixes);
+  const design = designText(v);
   const items = [
     ...caseFacts(s).map((f) => (f.alarm ? `**${inline(f.text)}**` : inline(f.text))),
+    ...(design ? [inline(`design: ${design}`)] : []),
     `→ ${inline(fix.text)}`,
     ...(fix.example !== undefined ? [`example trial: ${code(join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })))}`] : []),
   ];

@@ -11,12 +11,14 @@ import {
   AGENT_MATRIX_NOTE,
   agentCellText,
   budgetStops,
+  ADJUSTED_MARK,
   caseFacts,
-  DESCRIPTIVE_NOTE,
+  designText,
   MODE_LABEL,
   modelText,
   needsBlock,
   noEvidence,
+  rateNotes,
   signedDifference,
   SIMULATED_NOTE,
   simulatorText,
@@ -46,7 +48,8 @@ function header({ manifest, results }: ReportInput, c: Colors): string[] {
     lines.push(paragraph(c.cyan(`shard ${index}/${total}: ${manifest.cases.defs.length} of the suite's ${suiteCases.length} cases; \`skillprobe merge\` joins the shards into one run`)));
   }
   if (manifest.mergedFrom) lines.push(paragraph(c.dim(`merged from ${plural(manifest.mergedFrom.length, 'shard')}: ${manifest.mergedFrom.map((m) => `${m.shard} ${m.runId}`).join(', ')}`)));
-  lines.push(paragraph(c.dim(`${Math.round(results.summary.confidence * 100)}% Wilson intervals · ${plural(manifest.trials.finished, 'trial')} run`)));
+  const exact = results.verdicts.some((v) => v.estimate) ? ` (exact under the sequential design where marked ${ADJUSTED_MARK})` : '';
+  lines.push(paragraph(c.dim(`${Math.round(results.summary.confidence * 100)}% Wilson intervals${exact} · ${plural(manifest.trials.finished, 'trial')} run`)));
   return lines;
 }
 
@@ -63,8 +66,7 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
     paragraph(c.bold(`VERDICTS · ${MODE_LABEL[results.run.decision.mode]} · ${counts} · exit code ${results.exitCode}`)),
     fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['hard', 'hard']),
   ];
-  const notes: string[] = [];
-  if (results.verdicts.some((v) => v.descriptiveInterval)) notes.push(DESCRIPTIVE_NOTE);
+  const notes = rateNotes(results.verdicts);
   if (marked.length) notes.push('↓ see its block below: the agent refused some skill calls');
   lines.push(...notes.map((n) => paragraph(c.dim(n))));
   return lines;
@@ -72,6 +74,8 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
 
 function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: AgentAdapter['refusalFixes']): string[] {
   const facts = caseFacts(s).map((f) => (f.alarm ? c.red(f.text) : f.text));
+  const design = designText(v);
+  if (design) facts.push(`design: ${design}`);
   const fix = advice(s, v, fixes);
   if (fix.example !== undefined) facts.push(`example: ${transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })}`);
   return [

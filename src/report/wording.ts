@@ -56,11 +56,57 @@ export function kindCounts<K extends string>(kinds: readonly K[], values: readon
 }
 export const verdictCounts = (verdicts: readonly CaseVerdict[]) => kindCounts(VERDICTS, verdicts.map((v) => v.verdict));
 
-/** A case's skill-arm pass rate and interval; `*` marks an interval that is descriptive only (DESCRIPTIVE_NOTE). */
+/** Marks beside a verdict's rate, one meaning each: `†` adjusted for stopping early (adjustedNote), `*` descriptive only (DESCRIPTIVE_NOTE). */
+export const ADJUSTED_MARK = '†';
+export const DESCRIPTIVE_MARK = '*';
+
+export type RateEstimate = NonNullable<CaseVerdict['estimate']>;
+
+/** `0.87 [0.71, 0.95]`: the rate adjusted for stopping early and its exact interval, unmarked. */
+export const estimateText = (e: RateEstimate) => `${fmt(e.rate)} ${interval({ lo: e.lower, hi: e.upper })}`;
+
+/**
+ * The rate a case's verdict stands on. When the design stopped the case, its rate adjusted for stopping early
+ * (median-unbiased, exact interval under the stopping rule), marked `†`; otherwise the skill arm's pass rate and
+ * Wilson interval, marked `*` when that interval is descriptive only (a sequential stop without an adjusted rate,
+ * as results.json files written before designs had).
+ */
 export function verdictRate(v: CaseVerdict, s: CaseArmSummary | undefined): string {
-  return s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}${v.descriptiveInterval ? '*' : ''}` : '—';
+  if (v.estimate) return `${estimateText(v.estimate)}${ADJUSTED_MARK}`;
+  return s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}${v.descriptiveInterval ? DESCRIPTIVE_MARK : ''}` : '—';
 }
-export const DESCRIPTIVE_NOTE = '* descriptive only: the case stopped early by a sequential rule, which biases the interval';
+
+const percentOf = (level: number) => `${Math.round(level * 100)}%`;
+
+/** What an adjusted rate is, at the estimates' level(s). */
+export const adjustedMeaning = (levels: readonly number[]) =>
+  `adjusted for stopping early: median-unbiased estimate and exact ${[...new Set(levels.map(percentOf))].join(' or ')} interval under the sequential design's stopping rule`;
+/** What `†` means. */
+export const adjustedNote = (levels: readonly number[]) => `${ADJUSTED_MARK} ${adjustedMeaning(levels)}`;
+export const DESCRIPTIVE_MEANING = 'descriptive only: the case stopped early by a sequential rule, which biases the interval';
+/** What `*` means. */
+export const DESCRIPTIVE_NOTE = `${DESCRIPTIVE_MARK} ${DESCRIPTIVE_MEANING}`;
+
+/** The notes the marks on these verdicts' rates need (verdictRate), each once. */
+export function rateNotes(verdicts: readonly CaseVerdict[]): string[] {
+  const levels = verdicts.flatMap((v) => (v.estimate ? [v.estimate.level] : []));
+  return [...(levels.length ? [adjustedNote(levels)] : []), ...(verdicts.some((v) => v.descriptiveInterval && !v.estimate) ? [DESCRIPTIVE_NOTE] : [])];
+}
+
+/**
+ * The design that decided a case, briefly: its maximum (or, for Wald's test, where it gives up) and its exact error
+ * rates as run, e.g. `decides by 19 trials · exact α 0.050 β 0.196`. Undefined for fixed N and older results.
+ */
+export function designText(v: CaseVerdict): string | undefined {
+  const d = v.design;
+  if (!d) return undefined;
+  const cap = v.params.maxTrials < d.maxTrials ? v.params.maxTrials : undefined;
+  const reach =
+    d.kind === 'optimal'
+      ? `decides by ${d.maxTrials} trials${cap === undefined ? '' : `, cut at ${cap} by maxTrials`}`
+      : `Wald's SPRT, at most ${cap ?? d.maxTrials} trials`;
+  return `${reach} · exact α ${fmt(d.alpha, 3)} β ${fmt(d.beta, 3)}`;
+}
 
 /** The trials a verdict used: where a sequential rule decided, and how many were already running then. */
 export function trialsUsed(v: CaseVerdict): string {

@@ -6,7 +6,7 @@
  * modified Kiefer–Weiss problem; no library provides it for the binomial, hence by hand.
  */
 import { calibrate, type Multipliers } from './calibrate.js';
-import { worstExpectedTrials, type SequentialDesign } from './sequential-design.js';
+import { endWhereDecided, worstExpectedTrials, type SequentialDesign } from './sequential-design.js';
 
 export interface DesignGoal {
   p0: number;
@@ -88,7 +88,7 @@ function induce(goal: DesignGoal, l: Lattice, lambda0: number, lambda1: number):
     acceptFrom[n] = accept;
     risk = here;
   }
-  return { p0: goal.p0, p1: goal.p1, minTrials: goal.minTrials, maxTrials: N, acceptFrom, rejectUpTo };
+  return endWhereDecided({ p0: goal.p0, p1: goal.p1, minTrials: goal.minTrials, maxTrials: N, acceptFrom, rejectUpTo });
 }
 
 export interface InducedDesign {
@@ -130,7 +130,7 @@ const chosen = new Map<string, SequentialDesign>();
  * little and make the rare long path longer. Deterministic, so a run's design can always be rebuilt; memoised.
  */
 export function optimalDesign(goal: DesignGoal, fixedN: number): SequentialDesign {
-  const key = JSON.stringify([goal.p0, goal.p1, goal.alpha, goal.beta, goal.minTrials]);
+  const key = JSON.stringify([goal.p0, goal.p1, goal.alpha, goal.beta, goal.minTrials, fixedN]);
   const known = chosen.get(key);
   if (known) return known;
   const points = costPoints(goal);

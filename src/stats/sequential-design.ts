@@ -56,7 +56,15 @@ export function alwaysDecides(d: SequentialDesign): boolean {
 /** The design stopped at `cap` trials (a user's budget): paths still open there end undecided. */
 export function truncateDesign(d: SequentialDesign, cap: number): SequentialDesign {
   if (cap >= d.maxTrials) return d;
-  return { ...d, maxTrials: cap, minTrials: Math.min(d.minTrials, cap), acceptFrom: d.acceptFrom.slice(0, cap + 1), rejectUpTo: d.rejectUpTo.slice(0, cap + 1) };
+  return { ...d, maxTrials: cap, acceptFrom: d.acceptFrom.slice(0, cap + 1), rejectUpTo: d.rejectUpTo.slice(0, cap + 1) };
+}
+
+/** The design ended at the first stage (from minTrials on) where its boundaries meet: stages after it are never reached. */
+export function endWhereDecided(d: SequentialDesign): SequentialDesign {
+  for (let n = Math.max(1, d.minTrials); n < d.maxTrials; n++) {
+    if (d.acceptFrom[n]! <= d.rejectUpTo[n]! + 1) return truncateDesign(d, n);
+  }
+  return d;
 }
 
 export interface OperatingCharacteristics {

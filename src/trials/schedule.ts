@@ -168,6 +168,6 @@ export class SequentialScheduler implements TrialScheduler {
 }
 
 /** Expected further trials from a reached state, at the worse of p0 and p1: what a progress estimate should plan for. */
-function expectedRemainingTrials(d: SequentialDesign, from: { trials: number; passes: number }): number {
+export function expectedRemainingTrials(d: SequentialDesign, from: { trials: number; passes: number }): number {
   return Math.max(designOperating(d, d.p0, from).expectedTrials, designOperating(d, d.p1, from).expectedTrials);
 }

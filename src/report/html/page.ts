@@ -101,6 +101,11 @@ svg .zone-accept { fill: var(--pass-bg); opacity: .7; }
 svg .zone-reject { fill: var(--fail-bg); opacity: .8; }
 svg line.accept { stroke: var(--pass); stroke-width: 1.5; }
 svg line.reject { stroke: var(--fail); stroke-width: 1.5; }
+svg polyline.boundary { stroke-width: 1.5; stroke-linejoin: miter; }
+svg polyline.accept { stroke: var(--pass); }
+svg polyline.reject { stroke: var(--fail); }
+svg line.design-max { stroke: var(--fg); stroke-width: 1.5; }
+svg text.design-max { fill: var(--fg); font-weight: 600; }
 svg text.accept { fill: var(--pass); font-weight: 600; }
 svg text.reject { fill: var(--fail); font-weight: 600; }
 svg .min-trials { stroke: #8c959f; stroke-dasharray: 3 3; }

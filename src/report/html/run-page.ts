@@ -7,10 +7,10 @@ import { standalonePage } from './page.js';
 import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
 import { trialsSection } from './trials.js';
-import { MODE_LABEL } from '../wording.js';
+import { ADJUSTED_MARK, adjustedMeaning, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, rateNotes } from '../wording.js';
 import { costBreakdown, type CostLine } from '../cost.js';
-import { VERDICTS, type CaseArmSummary, type Results } from '../../run/schema.js';
-
+import { caseDesign } from '../../stats/case-design.js';
+import { VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
 
 const percent = (confidence: number) => `${Math.round(confidence * 100)}%`;
 
@@ -53,12 +53,21 @@ function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, p
     const rate = s?.rate;
     const prompt = prompts.get(v.caseId);
     const used = v.decidedAt !== undefined ? html`${v.scored}<div class="muted">decided at ${v.decidedAt}</div>` : html`${v.scored}`;
-    const whisker = rate && rate.n ? rateWhisker(rate, `${rateTitle(v.caseId, rate, conf)}; threshold ${v.params.threshold}`, VERDICT_TONE[v.verdict], v.params.threshold) : '';
+    const e = v.estimate;
+    const counts = rate && rate.n ? `${rate.successes} of ${rate.n} passed` : 'no scored trials';
+    const whisker = e
+      ? rateWhisker({ successes: rate?.successes ?? 0, n: rate?.n ?? 0, p: e.rate, lo: e.lower, hi: e.upper }, `${v.caseId}: ${estimateText(e)}, ${adjustedMeaning([e.level])} (${counts}); threshold ${v.params.threshold}`, VERDICT_TONE[v.verdict], v.params.threshold)
+      : rate && rate.n
+        ? rateWhisker(rate, `${rateTitle(v.caseId, rate, conf)}; threshold ${v.params.threshold}`, VERDICT_TONE[v.verdict], v.params.threshold)
+        : '';
+    const shown = e
+      ? html`${fmt(e.rate)}<sup title="${adjustedMeaning([e.level])}">${ADJUSTED_MARK}</sup><div class="muted">${rate ? `${rate.successes}/${rate.n} passed` : ''}</div>`
+      : html`${rate ? rateWithCounts(rate) : '—'}${v.descriptiveInterval ? html`<sup title="${DESCRIPTIVE_MEANING}">${DESCRIPTIVE_MARK}</sup>` : ''}`;
     return html`<tr data-case="${v.caseId}">
 <th scope="row"><a class="case-id" href="#${anchor('trials', i)}">${v.caseId}</a>${prompt ? html`<span class="prompt" title="${prompt}">${prompt}</span>` : ''}${s?.tags.length ? html`<div>${s.tags.map((t) => html`<span class="tag">${t}</span>`)}</div>` : ''}</th>
 <td><code>${s?.expect ?? ''}</code></td>
 <td>${verdictBadge(v.verdict)}</td>
-<td class="num">${rate ? rateWithCounts(rate) : '—'}${v.descriptiveInterval ? html`<sup title="descriptive only: the case stopped early under a sequential rule, which biases the interval">*</sup>` : ''}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
+<td class="num">${shown}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
 <td>${whisker}</td>
 <td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
 <td class="why">${v.reason}</td>
@@ -67,8 +76,9 @@ function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, p
   const a = results.summary.aggregates;
   const aggregate = (name: string, r: (typeof a)['recall']) => (r.n ? html`<div><span class="k">${name}</span><span class="v" title="${rateTitle(name, r, conf)}">${fmt(r.p)} <small>${interval(r)} · ${r.successes}/${r.n}</small></span></div>` : '');
   const aggregates = html`<div class="kv">${aggregate('trigger recall (positive cases)', a.recall)}${aggregate('false-trigger rate (negative cases)', a.falseTriggerRate)}${aggregate('precision', a.precision)}${Number.isFinite(a.f1) ? html`<div><span class="k">F1</span><span class="v">${fmt(a.f1)}</span></div>` : ''}</div>`;
-  const notes = results.verdicts.some((v) => v.descriptiveInterval) ? html`<p class="note">* descriptive only: the case stopped early under a sequential rule, which biases the interval.</p>` : '';
-  const lead = html`Skill arm (the family installed). Rate: the share of scored trials that passed, with its ${percent(conf)} Wilson interval drawn as a whisker; the black tick is the case's threshold p0.`;
+  const notes = rateNotes(results.verdicts).map((n) => html`<p class="note">${n}.</p>`);
+  const adjusted = results.verdicts.some((v) => v.estimate) ? html` Where the sequential design stopped a case (${ADJUSTED_MARK}), the rate and whisker are adjusted for stopping early instead.` : '';
+  const lead = html`Skill arm (the family installed). Rate: the share of scored trials that passed, with its ${percent(conf)} Wilson interval drawn as a whisker; the black tick is the case's threshold p0.${adjusted}`;
   return section(
     'cases',
     'Cases',
@@ -118,19 +128,40 @@ function passKSection(skillRows: CaseArmSummary[]): Html | '' {
   return section('passk', 'pass@k and pass^k', html`Skill arm, unbiased estimates from the n scored trials: how often a user retrying k times gets one success, and how often k runs in a row all succeed.`, html`${legend}<div class="multiples">${figures}</div>`);
 }
 
-function sprtSection(results: Results): Html | '' {
+/** The figure caption's decision parameters: the targets, then the design as run with its exact error rates. */
+function designParams(v: CaseVerdict): string {
+  const p = v.params;
+  const design = designText(v);
+  const targets = `p0 ${p.threshold} vs p1 ${fmt(p.threshold - p.delta)} · α ${p.alpha} · β ${p.beta}`;
+  return design ? `${targets} · from ${p.minTrials} trials · ${design}` : `${targets} · ${p.minTrials}–${p.maxTrials} trials`;
+}
+
+function sprtSection(results: Results, manifest: RunManifest): Html | '' {
   if (results.run.decision.mode === 'fixed') return '';
+  const defs = new Map(manifest.cases.defs.map((d) => [d.id, d]));
+  const kinds = new Set<string>();
   const figures = results.verdicts.map((v) => {
     const scored = results.outcomes
       .filter((o) => o.caseId === v.caseId && o.arm === 'skill' && o.passed !== null)
       .sort((a, b) => a.n - b.n)
       .map((o) => ({ n: o.n, passed: o.passed! }));
+    // The design the case ran under, as the verdict replays it (runs made before designs were stored ran Wald's).
+    const def: Pick<GradableCase, 'decision' | 'design'> = defs.get(v.caseId) ?? { decision: v.params };
+    const kind = def.design?.kind ?? 'wald';
+    kinds.add(kind);
     const steps = llrPath(scored, v.params);
     const last = steps.at(-1)?.llr ?? 0;
-    const title = `SPRT path of ${v.caseId}: Λ = ${fmt(last, 3)} after ${scored.length} scored trials, ${v.verdict}`;
-    return html`<figure data-case="${v.caseId}"><figcaption><span class="case-id">${v.caseId}</span>${verdictBadge(v.verdict)}<span class="muted params">p0 ${v.params.threshold} vs p1 ${fmt(v.params.threshold - v.params.delta)} · α ${v.params.alpha} · β ${v.params.beta} · ${v.params.minTrials}–${v.params.maxTrials} trials</span></figcaption>${steps.length ? sprtChart(steps, v.params, v.decidedAt, title) : html`<p class="note">No scored trial: nothing to walk.</p>`}</figure>`;
+    const title = `${kind === 'wald' ? 'SPRT' : 'Sequential test'} path of ${v.caseId}: Λ = ${fmt(last, 3)} after ${scored.length} scored trials, ${v.verdict}`;
+    const chart = steps.length ? sprtChart(steps, v.params, { kind, design: caseDesign(def) }, v.decidedAt, title) : html`<p class="note">No scored trial: nothing to walk.</p>`;
+    return html`<figure data-case="${v.caseId}" data-design="${kind}"><figcaption><span class="case-id">${v.caseId}</span>${verdictBadge(v.verdict)}<span class="muted params">${designParams(v)}</span></figcaption>${chart}</figure>`;
   });
-  const lead = html`Each case's log-likelihood ratio Λ after every scored trial of the skill arm, in trial order: a pass steps up, a fail steps down. The case PASSes when Λ reaches the upper boundary and FAILs at the lower one (from minTrials on, the dashed line); between them it stays undecided. Filled dots: passes; hollow: fails; the ringed dot is where the test decided.`;
+  const optimal = kinds.has('optimal')
+    ? html` Under the sequential design the boundaries are steps, one per number of scored trials, that close in until they meet at the design's maximum (the number marked on the trials axis): every case is decided by then.`
+    : '';
+  const wald = kinds.has('wald')
+    ? html` Under Wald's SPRT they are flat lines; a case still between them at its last trial (marked on the axis) is INCONCLUSIVE.`
+    : '';
+  const lead = html`Each case's log-likelihood ratio Λ (of p0 against p1) after every scored trial of the skill arm, in trial order: a pass steps up, a fail steps down. The case PASSes when Λ reaches the green zone and FAILs in the red one (from minTrials on, the dashed line); between them it goes on.${optimal}${wald} The caption gives the target error rates and the design's exact ones. Filled dots: passes; hollow: fails; the ringed dot is where the test decided.`;
   return section('sprt', 'Sequential test paths', lead, html`<div class="multiples wide">${figures}</div>`);
 }
 
@@ -180,7 +211,7 @@ export function runPage(input: ReportInput): string {
     ['cases', 'Cases', casesSection(results, skillRow, prompts)],
     ['confusion', 'Routing', confusionSection(results)],
     ['passk', 'pass@k', passKSection(skillRows)],
-    ['sprt', 'Sequential paths', sprtSection(results)],
+    ['sprt', 'Sequential paths', sprtSection(results, manifest)],
     ['ablation', 'Ablation', ablationSection(results)],
     ['cost', 'Cost', costSection(results)],
     ['trials', 'Trials', trialsSection(input)],
