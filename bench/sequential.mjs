@@ -122,6 +122,9 @@ function printSet({ set, goal, fixedN, rates, designs }, reps) {
   );
   console.log('  cells: avg trials simulated/exact, undecided (simulated), simulated avg / fixed N. (worst): the rate where the optimal');
   console.log('  design is slowest. Targets are marked on exact values; simulated α and β beside, ± their binomial standard error.');
+  // No design may stop before minTrials: with a small fixed N that alone can exceed the trial targets.
+  const floor = goal.minTrials / fixedN;
+  if (floor > TARGET.outer) console.log(`  floor: minTrials/N = ${f2(floor)} > ${f2(TARGET.outer)}, so no design can meet the outer-rate targets here; they are the headline's.`);
   line('true p', designs.map((d) => d.name));
   rates.forEach((p, i) => {
     const label = i === rates.length - 1 ? `${p.toFixed(3)} (worst)` : p.toFixed(3);

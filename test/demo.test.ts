@@ -33,12 +33,19 @@ describe('the demo', () => {
     expect(results.outcomes.length).toBeLessThanOrEqual(130);
   });
 
-  it('shows SPRT PASS and FAIL and exactly one INCONCLUSIVE', () => {
+  it('decides every case by its sequential design, PASS and FAIL, none left INCONCLUSIVE, each with its adjusted rate', () => {
     const verdicts = results.verdicts.map((v) => v.verdict);
     expect(verdicts).toContain('PASS');
     expect(verdicts).toContain('FAIL');
-    expect(verdicts.filter((v) => v === 'INCONCLUSIVE')).toHaveLength(1);
-    expect(results.verdicts.every((v) => v.mode === 'sprt')).toBe(true);
+    expect(verdicts.filter((v) => v === 'INCONCLUSIVE')).toHaveLength(0);
+    for (const v of results.verdicts) {
+      expect(v.mode).toBe('sequential');
+      expect(v.decidedAt).toBeLessThanOrEqual(v.design!.maxTrials);
+      expect(v.design!.alpha).toBeLessThanOrEqual(v.params.alpha);
+      expect(v.design!.beta).toBeLessThanOrEqual(v.params.beta);
+      expect(v.estimate!.lower).toBeLessThanOrEqual(v.estimate!.rate);
+      expect(v.estimate!.rate).toBeLessThanOrEqual(v.estimate!.upper);
+    }
   });
 
   it('shows a sibling stealing a case, in the confusion matrix', () => {
