@@ -9,6 +9,8 @@ import type { Results } from '../src/run/schema.js';
  * p0 = 0.8, p1 = 0.5: four straight passes accept, four straight fails reject, three trials decide nothing.
  */
 const CONFIG = 'decision:\n  mode: sprt\n  threshold: 0.8\n  delta: 0.3\n  minTrials: 1\n  maxTrials: 6\n';
+/** The same, under the design that always decides: no cap, so the design's own maximum. */
+const SEQUENTIAL = 'decision:\n  threshold: 0.8\n  delta: 0.3\n  minTrials: 1\n';
 const CASES = '- id: c\n  prompt: "please create an alpha record"\n  expect: { skill: alpha }\n';
 
 const PROFILES: Record<string, string> = {
@@ -25,11 +27,11 @@ describe('exit codes through the real CLI', () => {
   const dirs: string[] = [];
   afterAll(() => cleanup(...dirs));
 
-  async function run(profile: keyof typeof PROFILES, extra: string[] = []) {
+  async function run(profile: keyof typeof PROFILES, extra: string[] = [], config = CONFIG) {
     const dir = makeProject({
       ...baseProject(),
       'cases/main.yaml': CASES,
-      'skillprobe.config.yaml': CONFIG,
+      'skillprobe.config.yaml': config,
       'sim.yaml': `seed: 3\nrules:\n  - case: c\n    do:\n      ${PROFILES[profile]}\n`,
     });
     dirs.push(dir);
@@ -74,6 +76,30 @@ describe('exit codes through the real CLI', () => {
     expect((await run('coin', ['--max-trials', '3', '--inconclusive', 'fail'])).r.exitCode).toBe(1);
     expect((await run('coin', ['--max-trials', '3', '--inconclusive', 'pass'])).r.exitCode).toBe(0);
   }, 3 * ONE_RUN_MS);
+
+  it('the design that always decides: the coin-flip case Wald left INCONCLUSIVE is decided, with its rate adjusted for stopping', async () => {
+    const { r, results } = await run('coin', [], SEQUENTIAL);
+    const v = results.verdicts[0]!;
+    expect(v.mode).toBe('sequential');
+    expect(['PASS', 'FAIL']).toContain(v.verdict);
+    expect(r.exitCode).toBe(v.verdict === 'PASS' ? 0 : 1);
+    expect(v.decidedAt).toBeLessThanOrEqual(v.design!.maxTrials);
+    expect(v.estimate!.lower).toBeLessThanOrEqual(v.estimate!.rate);
+    expect(v.estimate!.upper).toBeGreaterThanOrEqual(v.estimate!.rate);
+    expect(r.stderr).not.toMatch(/warning: case/);
+  }, ONE_RUN_MS);
+
+  it('a maxTrials below the design\'s maximum is said before any trial, and a case it stops undecided is INCONCLUSIVE', async () => {
+    const { r, results } = await run('coin', ['--max-trials', '3'], SEQUENTIAL);
+    const warning = /warning: case c: maxTrials 3 is below the (\d+) by which its design decides: it ends INCONCLUSIVE with chance \d+% at p0 and \d+% at p1/.exec(r.stderr);
+    expect(warning, r.stderr).not.toBeNull();
+    // Said before the first trial: ahead of the simulator banner that precedes the run.
+    expect(r.stderr.indexOf('warning: case c')).toBeLessThan(r.stderr.indexOf('SIMULATOR'));
+    const v = results.verdicts[0]!;
+    expect(v).toMatchObject({ verdict: 'INCONCLUSIVE', scored: 3 });
+    expect(v.reason).toContain(`maxTrials 3 is below the ${warning![1]} by which the design decides`);
+    expect(r.exitCode).toBe(3);
+  }, ONE_RUN_MS);
 
   it('4 for ERROR when HTTP 429s leave no usable trial (never scored as "did not trigger")', async () => {
     const { r, results } = await run('limited', ['--min-trials', '2']);

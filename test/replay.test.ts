@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { configSchema } from '../src/run/config-schema.js';
 import { trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../src/run/schema.js';
 import { sequentialVerdict } from '../src/verdict/verdict.js';
+import { buildDesign } from '../src/stats/case-design.js';
 import { differingPaths, resumeChanges } from '../src/runner/resume.js';
 import { CostCappedScheduler, ReplayingScheduler } from '../src/trials/replay.js';
 import { FixedScheduler, SequentialScheduler, type TrialScheduler } from '../src/trials/schedule.js';
@@ -44,7 +45,14 @@ const graded = (ref: TrialRef): TrialOutcome => ({
   flags: { noop: false, clarifying: false },
   parseWarnings: 0,
 });
-const decisions = (refs: TrialRef[]) => CASES.map((c) => sequentialVerdict(c, refs.map(graded))).map((v) => [v.caseId, v.verdict, v.decidedAt, v.llr]);
+const decisions = (refs: TrialRef[], cases = CASES) => cases.map((c) => sequentialVerdict(c, refs.map(graded))).map((v) => [v.caseId, v.verdict, v.decidedAt, v.llr, v.estimate?.rate]);
+
+/** The same cases under the design that always decides, built and stored as a run stores them. */
+const UNCAPPED = { ...DECISION, maxTrials: undefined };
+const DESIGNED: GradableCase[] = CASES.map((c) => {
+  const built = buildDesign(UNCAPPED, 'sequential');
+  return { ...c, decision: built.params, design: built.design };
+});
 
 describe('ReplayingScheduler: a resumed run takes the decisions of an uninterrupted one', () => {
   const rows = [1, 2, 4].flatMap((concurrency) => [3, 7, 11].map((cut) => ({ concurrency, cut })));
@@ -74,6 +82,17 @@ describe('ReplayingScheduler: a resumed run takes the decisions of an uninterrup
     // Which in-flight trials run past a decision depends on timing, in any run; the decisions do not.
     expect(decisions([...first, ...rest])).toEqual(decisions(whole));
     expect(decisions(whole).map((d) => d[1])).toEqual(['PASS', 'INCONCLUSIVE', 'FAIL']);
+  });
+
+  it.each(rows)('the design that always decides, concurrency $concurrency, interrupted after $cut trials: the same decisions, every case decided', ({ concurrency, cut }) => {
+    const make = () => new SequentialScheduler(DESIGNED, ['skill'], 'scored');
+    const whole = drive(make(), concurrency);
+    const first = drive(make(), concurrency, cut);
+    const stored = new Map(first.map((r) => [trialKey(r), outcome(r)]));
+    const rest = drive(new ReplayingScheduler(make(), stored), concurrency);
+    expect(decisions([...first, ...rest], DESIGNED)).toEqual(decisions(whole, DESIGNED));
+    // Case b passes 2 in 3 and case c 1 in 2: between p1 0.6 and p0 0.9 or below, where Wald's capped test left b undecided.
+    expect(decisions(whole, DESIGNED).map((d) => d[1])).toEqual(['PASS', 'FAIL', 'FAIL']);
   });
 
   it('a trial stored without evidence is replayed as such, not run again', () => {
