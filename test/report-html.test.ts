@@ -10,14 +10,19 @@ import { divergence, type Divergence, type TrialSteps } from '../src/report/dive
 import { htmlReporter } from '../src/report/html.js';
 import { chooseEmbedded, EMBED_LIMITS } from '../src/report/html/trials.js';
 import type { ReportInput } from '../src/report/reporter.js';
+import { stageBoundaries } from '../src/report/html/sprt-chart.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { trialKey, type GradableCase, type TrialMeta, type TrialOutcome } from '../src/run/schema.js';
 import { RunStore } from '../src/run/store.js';
+import { buildDesign, caseDesign } from '../src/stats/case-design.js';
+import { alwaysDecides, stateAt, truncateDesign, type SequentialDesign } from '../src/stats/sequential-design.js';
+import { llrAt, waldDesign } from '../src/stats/sprt.js';
 import { wilsonInterval } from '../src/stats/wilson.js';
 import type { Transcript } from '../src/transcript/types.js';
 import type { Comparison } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
 import { ClaudeStream } from './claude-stream.js';
+import { adjustedText, designedCases, designedInput, designFacts, OUTCOMES, reportInput, withoutEstimates } from './report-inputs.js';
 import { handMadeManifest, storeTrial } from './run-fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -193,6 +198,132 @@ describe('html report as text', () => {
     expect(shown.filter((o) => o.passed === false)).toHaveLength(EMBED_LIMITS.notable);
     expect(shown.filter((o) => o.passed === true)).toHaveLength(EMBED_LIMITS.passing);
     expect(shown.length + left.length).toBe(many.length);
+  });
+});
+
+const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+/** Text as the page escapes it. */
+const escaped = (text: string) => text.replace(/[&<>"']/g, (ch) => ENTITY[ch]!);
+const attribute = (tag: string, name: string) => new RegExp(` ${name}="([^"]*)"`).exec(tag)?.[1];
+const pointsOf = (tag: string) => attribute(tag, 'points')!.split(' ').map((p) => p.split(',').map(Number) as [number, number]);
+
+/** The sequential-path figure of a case: its design kind, caption and chart. */
+function figureOf(page: string, caseId: string): { kind: string; body: string } {
+  const m = new RegExp(`<figure data-case="${caseId}" data-design="(\\w+)">([\\s\\S]*?)</figure>`).exec(page)!;
+  return { kind: m[1]!, body: m[2]! };
+}
+const tags = (body: string, pattern: string) => [...body.matchAll(new RegExp(`<${pattern}[^>]*>`, 'g'))].map((m) => m[0]);
+
+describe('html report: the rate beside a verdict, adjusted for stopping early where the design gives it', () => {
+  const ADJUSTED = "† adjusted for stopping early: median-unbiased estimate and exact 95% interval under the sequential design's stopping rule.";
+  const DESCRIPTIVE = '* descriptive only: the case stopped early by a sequential rule, which biases the interval.';
+  const row = (page: string, caseId: string) => new RegExp(`<tr data-case="${caseId}">([\\s\\S]*?)</tr>`).exec(page)![1]!;
+  // Per input: the mark on each case's rate (none: ''), and the notes under the table.
+  const table: [string, ReportInput, Record<string, string>, string[]][] = [
+    ['a run with stored designs: a stopped case shows its adjusted rate, †', designedInput(), { 'jira-create': '†', 'neg-weather': '†', 'vague-sprint': '' }, [ADJUSTED]],
+    ['results without adjusted rates: the naive rate, * where a sequential stop biases its interval', withoutEstimates(reportInput()), { 'jira-create': '*', 'neg-weather': '*', 'vague-sprint': '' }, [DESCRIPTIVE]],
+  ];
+  it.each(table)('%s', (_, input, marks, notes) => {
+    const page = htmlReporter.render(input);
+    const skill = new Map(input.results.summary.cases.filter((s) => s.arm === 'skill').map((s) => [s.caseId, s]));
+    for (const [id, mark] of Object.entries(marks)) {
+      const cells = row(page, id);
+      const v = input.results.verdicts.find((x) => x.caseId === id)!;
+      const rate = skill.get(id)!.rate;
+      expect([...cells.matchAll(/<sup title="[^"]*">(.)<\/sup>/g)].map((m) => m[1])).toEqual(mark ? [mark] : []);
+      const whisker = /<svg class="whisker[^"]*"[^>]*><title>([^<]*)<\/title>/.exec(cells)![1]!;
+      if (mark === '†') {
+        // The adjusted rate leads the cell, the counts under it; the whisker draws the exact interval.
+        expect(cells).toContain(`${v.estimate!.rate.toFixed(2)}<sup`);
+        expect(cells).toContain(`${rate.successes}/${rate.n} passed`);
+        expect(whisker).toContain(escaped(adjustedText(v)));
+      } else {
+        expect(cells).toContain(`${rate.p.toFixed(2)} (${rate.successes}/${rate.n})`);
+        expect(whisker).toContain(`${rate.successes} of ${rate.n}`);
+      }
+    }
+    for (const note of [ADJUSTED, DESCRIPTIVE]) expect(page.includes(`<p class="note">${escaped(note)}</p>`), note).toBe(notes.includes(note));
+  });
+});
+
+describe('html report: sequential paths against the boundaries of the design each case ran under', () => {
+  it.each([
+    ['the optimal design', 'optimal', designedInput(), designedCases()],
+    ['the optimal design, minTrials 3', 'optimal', designedInput('sequential', OUTCOMES, { minTrials: 3 }), designedCases('sequential', { minTrials: 3 })],
+    ["Wald's SPRT", 'wald', designedInput('sprt'), designedCases('sprt')],
+    ["Wald's SPRT rebuilt for a run from before designs were stored", 'wald', reportInput(), reportInput().manifest.cases.defs],
+  ] as const)('%s: boundaries end at the design’s maximum, marked on the axis; dots, titles and the decided ring stay', (_, kind, input, defs) => {
+    const page = htmlReporter.render(input);
+    for (const v of input.results.verdicts.filter((x) => x.scored > 0)) {
+      const def = defs.find((d) => d.id === v.caseId)!;
+      const design = caseDesign(def);
+      const { kind: drawn, body } = figureOf(page, v.caseId);
+      expect(drawn).toBe(kind);
+      expect(body).toContain(escaped(designFacts(v)));
+      const tick = tags(body, 'line class="tick design-max"');
+      expect(tick).toHaveLength(1);
+      const end = Number(attribute(tick[0]!, 'x1'));
+      expect(body).toMatch(new RegExp(`<text class="label design-max"[^>]*>${design.maxTrials}<title>`));
+      if (kind === 'optimal') {
+        const boundary = (k: string) => pointsOf(tags(body, `polyline class="boundary ${k}"`)[0]!);
+        const [accept, reject] = [boundary('accept'), boundary('reject')];
+        // One point per stage from minTrials to the last; the two boundaries meet there.
+        expect(accept).toHaveLength(design.maxTrials - Math.max(1, def.decision.minTrials) + 1);
+        expect(reject).toHaveLength(accept.length);
+        expect(accept.at(-1)).toEqual(reject.at(-1));
+        expect(accept.at(-1)![0]).toBe(end);
+        // They close in: the gap at the last stage is none, narrower than anywhere before.
+        const gaps = accept.map((a, i) => reject[i]![1] - a[1]);
+        expect(gaps.at(-1)).toBe(0);
+        expect(gaps.slice(0, -1).every((g) => g > 0)).toBe(true);
+        expect(tags(body, 'line class="accept"')).toEqual([]);
+      } else {
+        const lines = ['accept', 'reject'].map((k) => tags(body, `line class="${k}"`)[0]!);
+        for (const l of lines) {
+          expect(attribute(l, 'y1')).toBe(attribute(l, 'y2'));
+          expect(Number(attribute(l, 'x2'))).toBe(end);
+        }
+        expect(tags(body, 'polyline class="boundary')).toEqual([]);
+      }
+      expect(tags(body, 'line class="min-trials"')).toHaveLength(def.decision.minTrials > 1 ? 1 : 0);
+      const dots = tags(body, 'circle class="step-');
+      expect(dots).toHaveLength(v.scored);
+      expect(dots.filter((d) => d.includes(' decided')).map((d) => dots.indexOf(d) + 1)).toEqual(v.decidedAt === undefined ? [] : [v.decidedAt]);
+      expect(body.match(/<circle [^>]*><title>scored trial \d+ \(#\d+\): (pass|fail), Λ = /g)).toHaveLength(v.scored);
+    }
+    // The section's lead describes the designs drawn, and only those.
+    const lead = /<section class="card" id="sprt"[^>]*><h2[^>]*>[^<]*<\/h2><p class="lead">([^<]*)<\/p>/.exec(page)![1]!;
+    expect(lead.includes("close in until they meet at the design's maximum")).toBe(kind === 'optimal');
+    expect(lead.includes("Under Wald's SPRT they are flat lines")).toBe(kind === 'wald');
+  });
+
+  const p = (threshold: number, delta: number, minTrials: number) => ({ threshold, delta, alpha: 0.05, beta: 0.2, minTrials });
+  const optimal = (q: ReturnType<typeof p>) => {
+    const { params: decision, design } = buildDesign(q, 'sequential');
+    return caseDesign({ decision, design });
+  };
+  const params = (d: SequentialDesign) => ({ threshold: d.p0, delta: d.p0 - d.p1 });
+  it.each([
+    ['optimal, p0 0.9 vs 0.5', optimal(p(0.9, 0.4, 1))],
+    ['optimal, p0 0.8 vs 0.5, minTrials 3', optimal(p(0.8, 0.3, 3))],
+    ['optimal, p0 0.9 vs 0.8 (a long design)', optimal(p(0.9, 0.1, 1))],
+    ['optimal, cut short by maxTrials', truncateDesign(optimal(p(0.85, 0.15, 5)), 20)],
+    ["Wald's, truncated", waldDesign({ ...p(0.85, 0.15, 5), maxTrials: 40 })],
+  ])('stageBoundaries of %s split every stage’s pass counts exactly as the design does', (_, d) => {
+    const stages = stageBoundaries(d, params(d));
+    expect(stages.map((s) => s.n)).toEqual(Array.from({ length: d.maxTrials - Math.max(1, d.minTrials) + 1 }, (_, i) => Math.max(1, d.minTrials) + i));
+    for (const s of stages) {
+      expect(s.accept).toBeGreaterThanOrEqual(s.reject);
+      for (let k = 0; k <= s.n; k++) {
+        const llr = llrAt(s.n, k, params(d));
+        const state = stateAt(d, s.n, k);
+        expect(llr > s.accept, `n ${s.n} k ${k}`).toBe(state === 'accept');
+        expect(llr < s.reject, `n ${s.n} k ${k}`).toBe(state === 'reject');
+      }
+    }
+    // A design that always decides leaves nothing between its boundaries at its last stage: they meet.
+    const last = stages.at(-1)!;
+    expect(last.accept === last.reject).toBe(alwaysDecides(d));
   });
 });
 

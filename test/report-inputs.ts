@@ -1,7 +1,7 @@
 import { NOTHING_TO_SCORE } from '../src/grade/outcome.js';
 import { configSchema, type DecisionMode } from '../src/run/config-schema.js';
 import type { ReportInput } from '../src/report/reporter.js';
-import type { GradableCase, Rate, RunManifest, SprtParams, TrialOutcome } from '../src/run/schema.js';
+import type { CaseVerdict, DecisionParams, GradableCase, Rate, RunManifest, SprtParams, TrialOutcome } from '../src/run/schema.js';
 import { buildDesign } from '../src/stats/case-design.js';
 import type { CaseChange, Comparison, ComparedRun } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
@@ -71,23 +71,32 @@ export function reportInput(over: Partial<RunManifest> = {}, outcomes: TrialOutc
   return { manifest, results: buildResults(manifest, outcomes, [], NOW), runDir: RUN_DIR };
 }
 
+type SequentialMode = Exclude<DecisionMode, 'fixed'>;
+
 /**
  * CASES as a run of format 2 stores them: each under the design its mode builds (the optimal design for
  * `sequential`, Wald's for `sprt`), without a maxTrials cap, so each design runs to its own maximum.
  */
-export function designedCases(mode: Exclude<DecisionMode, 'fixed'> = 'sequential'): GradableCase[] {
+export function designedCases(mode: SequentialMode = 'sequential', over: Partial<DecisionParams> = {}): GradableCase[] {
   return CASES.map((c) => {
     const { maxTrials: _cap, ...p } = c.decision;
-    const { params, design } = buildDesign(p, mode);
+    const { params, design } = buildDesign({ ...p, ...over }, mode);
     return { ...c, decision: params, design };
   });
 }
 
 /** The run above with its designs stored: the verdicts replay them and carry their exact error rates and adjusted rates. */
-export function designedInput(mode: Exclude<DecisionMode, 'fixed'> = 'sequential', outcomes: TrialOutcome[] = OUTCOMES): ReportInput {
+export function designedInput(mode: SequentialMode = 'sequential', outcomes: TrialOutcome[] = OUTCOMES, over: Partial<DecisionParams> = {}): ReportInput {
   const config = configSchema.parse({ arms: ['skill', 'ablation'], decision: { mode } });
-  return reportInput({ config, cases: { files: [], hash: 'y', defs: designedCases(mode) } }, outcomes);
+  return reportInput({ config, cases: { files: [], hash: 'y', defs: designedCases(mode, over) } }, outcomes);
 }
+
+/** `0.40 [0.01, 0.91]`: a verdict's adjusted rate and exact interval, formatted here rather than by the reporters. */
+export const adjustedText = (v: CaseVerdict) => `${v.estimate!.rate.toFixed(2)} [${v.estimate!.lower.toFixed(2)}, ${v.estimate!.upper.toFixed(2)}]`;
+
+/** `decides by 10 trials · exact α 0.047 β 0.198`: what reports say of a verdict's design, formatted here. */
+export const designFacts = (v: CaseVerdict) =>
+  `${v.design!.kind === 'optimal' ? `decides by ${v.design!.maxTrials} trials` : `Wald's SPRT, at most ${v.design!.maxTrials} trials`} · exact α ${v.design!.alpha.toFixed(3)} β ${v.design!.beta.toFixed(3)}`;
 
 /** An input as a results.json written before designs reads: verdicts with neither a design nor an adjusted rate. */
 export function withoutEstimates(input: ReportInput): ReportInput {

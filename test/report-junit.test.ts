@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { junitReporter } from '../src/report/junit.js';
-import { COMPARISON, EXPECTED_VERDICTS, HOSTILE, OUTCOMES, reportInput } from './report-inputs.js';
+import type { ReportInput } from '../src/report/reporter.js';
+import { adjustedText, COMPARISON, designedInput, designFacts, EXPECTED_VERDICTS, HOSTILE, OUTCOMES, reportInput, withoutEstimates } from './report-inputs.js';
 
 const XSD = readFileSync(join(import.meta.dirname, 'fixtures/junit/junit-10.xsd'), 'utf8');
 
@@ -172,6 +173,41 @@ describe('junit reporter: one run', () => {
     expect(xml).not.toMatch(/[\uD800-\uDFFF]/u);
     expect(xml).not.toContain('<create>');
     expect(xml).toContain('message="fail: plan: verb create-issue: used &lt;create&gt; &amp; &quot;quoted&quot; | piped \uFFFD\uFFFD[31m\uFFFD *starred*&#10;&#9;second line"');
+  });
+});
+
+describe('junit reporter: the rate a verdict stands on, adjusted for stopping early where the design gives it', () => {
+  const NOTE = "† adjusted for stopping early: median-unbiased estimate and exact 95% interval under the sequential design's stopping rule";
+  const MEANING = NOTE.slice(2);
+  const table: [string, ReportInput, boolean][] = [
+    ['a run with stored designs', designedInput(), true],
+    ["a run from before designs were stored, regraded under Wald's design", reportInput(), true],
+    ['results without designs or adjusted rates', withoutEstimates(reportInput()), false],
+  ];
+  it.each(table)('%s', async (_, input, adjusted) => {
+    const xml = junitReporter.render(input);
+    expect(await xsdErrors(xml)).toEqual([]);
+    const { suites } = parse(xml);
+    const suite = (name: string) => only(suites.filter((s) => s.attributes.name === name));
+    const v = input.results.verdicts.find((x) => x.caseId === 'jira-create')!;
+    const text = only(only(suite('jira-create [skill]').cases.filter((t) => t.attributes.name === 'jira-create verdict')).children).text.split('\n');
+    const rateLine = text.find((l) => l.startsWith('expects '))!;
+    if (adjusted) {
+      // The adjusted rate with its mark and counts, its meaning on the next line, then the design.
+      expect(rateLine).toMatch(new RegExp(` · pass rate ${adjustedText(v).replace(/[[\].]/g, '\\$&')}† \\(1/4\\)$`));
+      expect(text[text.indexOf(rateLine) + 1]).toBe(NOTE);
+      expect(text).toContain(`design: ${designFacts(v)}`);
+      expect(suite('jira-create [skill]').properties).toMatchObject({ 'adjusted rate': `${adjustedText(v)} (${MEANING})`, design: designFacts(v), rate: '0.25 [0.05, 0.70] (1/4)' });
+    } else {
+      expect(rateLine).toMatch(/ · pass rate 0\.25 \[0\.05, 0\.70\] \(1\/4\)$/);
+      expect(text.some((l) => l.includes('†') || l.startsWith('design: '))).toBe(false);
+      expect(suite('jira-create [skill]').properties).not.toHaveProperty('adjusted rate');
+      expect(suite('jira-create [skill]').properties).not.toHaveProperty('design');
+    }
+    // The ablation arm takes no verdict: neither an adjusted rate nor a design; an unstopped case has no adjusted rate.
+    expect(Object.keys(suite('jira-create [ablation]').properties)).not.toContain('adjusted rate');
+    expect(Object.keys(suite('jira-create [ablation]').properties)).not.toContain('design');
+    expect(Object.keys(suite('vague-sprint [skill]').properties)).not.toContain('adjusted rate');
   });
 });
 

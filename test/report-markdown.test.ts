@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { MARKDOWN_LIMIT, markdownReporter } from '../src/report/markdown.js';
+import type { ReportInput } from '../src/report/reporter.js';
 import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
-import { CASES, COMPARISON, HOSTILE, OUTCOMES, reportInput } from './report-inputs.js';
+import { adjustedText, CASES, COMPARISON, designedInput, designFacts, HOSTILE, OUTCOMES, reportInput, withoutEstimates } from './report-inputs.js';
 
 /** A table's rows (header and separator excluded) whose first cell is `first`, as cells; escaped pipes stay inside a cell. */
 function rows(md: string, header: string): string[][] {
@@ -32,13 +33,12 @@ describe('markdown reporter: one run', () => {
   it('shows the verdict table before any case block: case, expect, verdict, trials, rate with interval', () => {
     const header = '| case | expect | verdict | trials | rate [95% CI] |';
     expect(lines.indexOf(header)).toBeLessThan(lines.findIndex((l) => l.startsWith('<details>')));
-    expect(rows(md, header)).toEqual([
-      ['jira-create', 'atl-jira', '❌ FAIL', '4 (+1 in flight)', '0.25 \\[0.05, 0.70\\]\\*'],
-      ['neg-weather', 'none', '✅ PASS', '1 (+1 in flight)', '1.00 \\[0.34, 1.00\\]\\*'],
-      ['vague-sprint', 'atl-jira', '⚠️ INCONCLUSIVE', '2', '0.50 \\[0.09, 0.91\\]'],
-      ['rate-limited', 'atl-confluence', '⛔ ERROR', '0', '—'],
+    expect(rows(md, header).map((r) => r.slice(0, 4))).toEqual([
+      ['jira-create', 'atl-jira', '❌ FAIL', '4 (+1 in flight)'],
+      ['neg-weather', 'none', '✅ PASS', '1 (+1 in flight)'],
+      ['vague-sprint', 'atl-jira', '⚠️ INCONCLUSIVE', '2'],
+      ['rate-limited', 'atl-confluence', '⛔ ERROR', '0'],
     ]);
-    expect(md).toContain('\n\\* descriptive only: the case stopped early by a sequential rule');
   });
 
   it('folds a block for every case that did not pass, with its reason, and none for a clean PASS', () => {
@@ -82,7 +82,8 @@ describe('markdown reporter: one run', () => {
   it('escapes pipes and markup in table cells, so a row keeps its columns', () => {
     const odd: GradableCase = { ...CASES[1]!, id: 'odd|<b>case</b>' };
     const outcomes: TrialOutcome[] = OUTCOMES.filter((o) => o.caseId === 'neg-weather').map((o) => ({ ...o, caseId: odd.id }));
-    const text = markdownReporter.render(reportInput({ cases: { files: [], hash: 'y', defs: [odd] } }, outcomes));
+    // Without an adjusted rate the row ends in `*`, which must be escaped too.
+    const text = markdownReporter.render(withoutEstimates(reportInput({ cases: { files: [], hash: 'y', defs: [odd] } }, outcomes)));
     expect(rows(text, '| case | expect | verdict | trials | rate [95% CI] |')).toEqual([['odd\\|&lt;b&gt;case&lt;/b&gt;', 'none', '✅ PASS', '1 (+1 in flight)', '1.00 \\[0.34, 1.00\\]\\*']]);
   });
 
@@ -97,6 +98,56 @@ describe('markdown reporter: one run', () => {
     expect(rows(text, '| case | expect | verdict | trials | rate [95% CI] |')).toHaveLength(300);
     expect(text.split('<details>').length).toBe(text.split('</details>').length);
     expect(details(text).length).toBeGreaterThan(10);
+  });
+});
+
+const HEADER = '| case | expect | verdict | trials | rate [95% CI] |';
+const ADJUSTED_NOTE = "† adjusted for stopping early: median-unbiased estimate and exact 95% interval under the sequential design's stopping rule";
+const DESCRIPTIVE_NOTE = '\\* descriptive only: the case stopped early by a sequential rule, which biases the interval';
+
+describe('markdown reporter: the rate beside a verdict, adjusted for stopping early where the design gives it', () => {
+  // Per input: the rate cell of each case (`adjusted`: the verdict's adjusted rate, then †), and which notes follow the table.
+  const table: [string, ReportInput, Record<string, 'adjusted' | string>, string[]][] = [
+    [
+      'a run with stored designs: a stopped case shows its adjusted rate and exact interval, †',
+      designedInput(),
+      { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', 'vague-sprint': '0.50 \\[0.09, 0.91\\]', 'rate-limited': '—' },
+      [ADJUSTED_NOTE],
+    ],
+    [
+      "a run from before designs were stored, regraded: Wald's design is rebuilt and adjusts the rate too",
+      reportInput(),
+      { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', 'vague-sprint': '0.50 \\[0.09, 0.91\\]', 'rate-limited': '—' },
+      [ADJUSTED_NOTE],
+    ],
+    [
+      'results without adjusted rates: the Wilson interval, marked * where a sequential stop biases it',
+      withoutEstimates(reportInput()),
+      { 'jira-create': '0.25 \\[0.05, 0.70\\]\\*', 'neg-weather': '1.00 \\[0.34, 1.00\\]\\*', 'vague-sprint': '0.50 \\[0.09, 0.91\\]', 'rate-limited': '—' },
+      [DESCRIPTIVE_NOTE],
+    ],
+  ];
+  it.each(table)('%s', (_, input, cells, notes) => {
+    const md = markdownReporter.render(input);
+    const verdict = new Map(input.results.verdicts.map((v) => [v.caseId, v]));
+    const expected = Object.entries(cells).map(([id, cell]) => [id, cell === 'adjusted' ? `${adjustedText(verdict.get(id)!).replace(/[[\]]/g, '\\$&')}†` : cell]);
+    expect(rows(md, HEADER).map((r) => [r[0], r[4]])).toEqual(expected);
+    // One meaning per mark: each note follows the table exactly when its mark is used, and no rate carries both.
+    const after = md.split('\n').slice(md.split('\n').indexOf(HEADER));
+    for (const note of [ADJUSTED_NOTE, DESCRIPTIVE_NOTE]) expect(after.includes(note)).toBe(notes.includes(note));
+    expect(rows(md, HEADER).some((r) => r[4]!.includes('†') && r[4]!.includes('*'))).toBe(false);
+  });
+
+  it.each([
+    ['the optimal design: its maximum and exact error rates', designedInput(), true],
+    ["Wald's design rebuilt for an older run", reportInput(), true],
+    ['no design in the results: no line', withoutEstimates(reportInput()), false],
+  ] as const)("a case's block names the design that decided it: %s", (_, input, shown) => {
+    const md = markdownReporter.render(input);
+    const fail = input.results.verdicts.find((v) => v.caseId === 'jira-create')!;
+    const block = details(md).find((d) => d.summary.startsWith('<b>jira-create</b>'))!.body.split('\n');
+    const design = block.filter((l) => l.startsWith('- design: '));
+    expect(design).toEqual(shown ? [`- design: ${designFacts(fail)}`] : []);
   });
 });
 

@@ -8,10 +8,10 @@ import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visi
 import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
 import {
+  ADJUSTED_MARK,
   AGENT_MATRIX_NOTE,
   agentCellText,
   budgetStops,
-  ADJUSTED_MARK,
   caseFacts,
   designText,
   MODE_LABEL,

@@ -133,7 +133,7 @@ function designParams(v: CaseVerdict): string {
   const p = v.params;
   const design = designText(v);
   const targets = `p0 ${p.threshold} vs p1 ${fmt(p.threshold - p.delta)} · α ${p.alpha} · β ${p.beta}`;
-  return design ? `${targets} · from ${p.minTrials} trials · ${design}` : `${targets} · ${p.minTrials}–${p.maxTrials} trials`;
+  return design ? `${targets} · minTrials ${p.minTrials} · ${design}` : `${targets} · ${p.minTrials}–${p.maxTrials} trials`;
 }
 
 function sprtSection(results: Results, manifest: RunManifest): Html | '' {
@@ -156,7 +156,7 @@ function sprtSection(results: Results, manifest: RunManifest): Html | '' {
     return html`<figure data-case="${v.caseId}" data-design="${kind}"><figcaption><span class="case-id">${v.caseId}</span>${verdictBadge(v.verdict)}<span class="muted params">${designParams(v)}</span></figcaption>${chart}</figure>`;
   });
   const optimal = kinds.has('optimal')
-    ? html` Under the sequential design the boundaries are steps, one per number of scored trials, that close in until they meet at the design's maximum (the number marked on the trials axis): every case is decided by then.`
+    ? html` Under the sequential design the boundaries are set anew after each number of scored trials, from the design's pass counts, and close in until they meet at the design's maximum (the number marked on the trials axis): every case is decided by then, unless maxTrials cuts the design short (a case still between them there is INCONCLUSIVE).`
     : '';
   const wald = kinds.has('wald')
     ? html` Under Wald's SPRT they are flat lines; a case still between them at its last trial (marked on the axis) is INCONCLUSIVE.`

@@ -1,5 +1,5 @@
 import { alwaysDecides, type SequentialDesign } from '../../stats/sequential-design.js';
-import { boundaries, llrAt, llrWalk } from '../../stats/sprt.js';
+import { boundaries, increments, llrAt, llrWalk } from '../../stats/sprt.js';
 import { fmt } from '../format.js';
 import { linear, svg } from './charts.js';
 import { html, type Html } from './markup.js';
@@ -30,22 +30,70 @@ export interface ChartDesign {
 export interface StageBoundary {
   /** Scored trials. */
   n: number;
-  /** Λ at or above which the case PASSes after n trials; at or below `reject` it FAILs. */
+  /** Λ above which the case PASSes after n trials; below `reject` it FAILs. */
   accept: number;
   reject: number;
 }
 
+const clamp = (v: number, lo: number, hi: number) => Math.min(hi, Math.max(lo, v));
+
 /**
- * A design's boundaries in Λ, one per stage from minTrials to its last: each midway between the Λ of the last pass
- * count that goes on and of the first that decides (after n trials Λ takes only n + 1 values, so any line between
- * those two splits the walk exactly as the design does). Where a design decides every case by its last stage,
- * nothing goes on there and the two boundaries meet.
+ * The smoothest line through per-stage ranges: relaxation towards each neighbour's average, kept inside every
+ * range, so it runs straight wherever the ranges allow and bends only where a stage demands. `fixedEnd` pins the
+ * last value (where two boundaries meet).
+ */
+function smooth(ranges: readonly { lo: number; hi: number; at: number }[], fixedEnd: boolean): number[] {
+  const b = ranges.map((r) => r.at);
+  const free = fixedEnd ? b.length - 1 : b.length;
+  for (let sweep = 0; sweep < 5000; sweep++) {
+    let moved = 0;
+    for (let i = 0; i < free; i++) {
+      const target = i === 0 ? (b[1] ?? b[0]!) : i === b.length - 1 ? b[i - 1]! : (b[i - 1]! + b[i + 1]!) / 2;
+      const next = clamp(target, ranges[i]!.lo, ranges[i]!.hi);
+      moved = Math.max(moved, Math.abs(next - b[i]!));
+      b[i] = next;
+    }
+    if (moved < 1e-5) break;
+  }
+  return b;
+}
+
+/**
+ * A design's boundaries in Λ, one value per stage from minTrials to its last. After n scored trials Λ takes only
+ * n + 1 values, one per pass count, a step (log(p0/p1) − log((1−p0)/(1−p1))) apart; the accept boundary at n lies
+ * between the Λ of the most passes that go on and of the fewest that PASS (acceptFrom[n]), the reject boundary
+ * between the most that FAIL (rejectUpTo[n]) and the fewest that go on, each at least a quarter step from both,
+ * so every stage's pass counts fall on the side the design puts them. Within those ranges each boundary is drawn
+ * as smooth as it can be (Λ's steps would otherwise make it a saw); where the design decides every case by its
+ * last stage, the two meet there.
  */
 export function stageBoundaries(d: SequentialDesign, p: Pick<SprtParams, 'threshold' | 'delta'>): StageBoundary[] {
-  const mid = (n: number, k: number) => (llrAt(n, k, p) + llrAt(n, k + 1, p)) / 2;
-  const rows: StageBoundary[] = [];
-  for (let n = Math.max(1, d.minTrials); n <= d.maxTrials; n++) rows.push({ n, accept: mid(n, d.acceptFrom[n]! - 1), reject: mid(n, d.rejectUpTo[n]!) });
-  return rows;
+  const first = Math.max(1, d.minTrials);
+  if (first > d.maxTrials) return [];
+  const ns = Array.from({ length: d.maxTrials - first + 1 }, (_, i) => first + i);
+  const inc = increments(p);
+  const quarter = (inc.pass - inc.fail) / 4;
+  // The Λ range between pass counts `below` (the last on the lower side) and below + 1 (the first above), margins kept.
+  const between = (n: number, below: number) => {
+    const lo = below >= 0 ? llrAt(n, below, p) + quarter : -Infinity;
+    const hi = below + 1 <= n ? llrAt(n, below + 1, p) - quarter : Infinity;
+    return { lo, hi, at: Number.isFinite(lo) && Number.isFinite(hi) ? (lo + hi) / 2 : Number.isFinite(lo) ? lo : hi };
+  };
+  const accept = ns.map((n) => between(n, d.acceptFrom[n]! - 1));
+  const reject = ns.map((n) => between(n, d.rejectUpTo[n]!));
+  // A rate of 1 or 0 makes a step infinite: no room to smooth, the middle of each range is drawn as it is.
+  if (!Number.isFinite(quarter) || [...accept, ...reject].some((r) => Number.isNaN(r.at))) {
+    return ns.map((n, i) => ({ n, accept: accept[i]!.at, reject: reject[i]!.at }));
+  }
+  const meets = alwaysDecides(d);
+  const a = smooth(accept, meets);
+  const r = smooth(reject, meets);
+  return ns.map((n, i) => {
+    // Where no case goes on at a stage the two ranges coincide: the lines may not cross there.
+    const cross = a[i]! < r[i]!;
+    const both = (a[i]! + r[i]!) / 2;
+    return { n, accept: cross ? both : a[i]!, reject: cross ? both : r[i]! };
+  });
 }
 
 const c = (x: number) => x.toFixed(1);
@@ -53,7 +101,8 @@ const c = (x: number) => x.toFixed(1);
 /**
  * The walk against its accept (PASS) and reject (FAIL) boundaries, up to the design's last stage (marked on the
  * trials axis); no decision is taken before minTrials. Wald's boundaries are flat lines in Λ; the optimal design's
- * are steps, one per stage, that close in until they meet where it has decided every case.
+ * are drawn through one point per stage (stageBoundaries) and close in until they meet where it has decided every
+ * case.
  */
 export function sprtChart(steps: readonly LlrStep[], p: SprtParams, chart: ChartDesign, decidedAt: number | undefined, title: string): Html {
   const [width, height] = [350, 170];
@@ -82,11 +131,9 @@ export function sprtChart(steps: readonly LlrStep[], p: SprtParams, chart: Chart
       html`<line class="${cls}" x1="${m.l}" x2="${c(end)}" y1="${c(y(v))}" y2="${c(y(v))}"><title>${name} boundary: Λ = ${fmt(v, 3)}</title></line><text class="label ${cls}" x="${right + 4}" y="${c(y(v) + 3.5)}">${name} ${signed(v)}</text>`;
     lines = html`${boundary(b.accept, 'accept', 'PASS')}${boundary(b.reject, 'reject', 'FAIL')}`;
   } else {
-    // Stage n's boundary spans n ± ½ (the last stage stops at its own trial), so a dot and its stage line up.
-    const points = (key: 'accept' | 'reject') =>
-      stages.flatMap((s) => [`${c(x(s.n - 0.5))},${c(yOf(s[key]))}`, `${c(x(s.n === d.maxTrials ? s.n : s.n + 0.5))},${c(yOf(s[key]))}`]);
+    const points = (key: 'accept' | 'reject') => stages.map((s) => `${c(x(s.n))},${c(yOf(s[key]))}`);
     const [accept, reject] = [points('accept'), points('reject')];
-    const start = c(x((stages[0]?.n ?? 1) - 0.5));
+    const start = c(x(stages[0]?.n ?? 0));
     zones = html`<polygon class="zone-accept" points="${[`${start},${m.t}`, ...accept, `${c(end)},${m.t}`].join(' ')}"/><polygon class="zone-reject" points="${[`${start},${bottom}`, ...reject, `${c(end)},${bottom}`].join(' ')}"/>`;
     const lastStage = stages.at(-1);
     const meet = decides ? `; it meets the FAIL boundary at ${d.maxTrials} trials, where every case is decided` : '';
