@@ -133,8 +133,14 @@ describe('decision parameters', () => {
   });
 
   it('name impossible combinations', () => {
-    expect(decisionProblem({ ...P, threshold: 0.1, delta: 0.2 })).toMatch(/p1 ≤ 0/);
-    expect(decisionProblem({ ...P, minTrials: 9, maxTrials: 3 })).toMatch(/minTrials 9 exceeds/);
+    expect(decisionProblem({ ...P, threshold: 0.1, delta: 0.2 }, 'sequential')).toMatch(/p1 ≤ 0/);
+    expect(decisionProblem({ ...P, minTrials: 9, maxTrials: 3 }, 'sequential')).toMatch(/minTrials 9 exceeds/);
+    // A design for 0.99 against 0.985 would need thousands of trials: refused for the sequential modes, fine for fixed N.
+    const tight = { ...P, threshold: 0.99, delta: 0.005 };
+    expect(decisionProblem(tight, 'sequential')).toMatch(/takes about \d+ trials per case, more than the 1000 a sequential design is built for — widen delta/);
+    expect(decisionProblem(tight, 'sprt')).toMatch(/more than the 1000/);
+    expect(decisionProblem(tight, 'fixed')).toBeUndefined();
+    expect(buildDesign(tight, 'fixed').design).toBeUndefined();
   });
 });
 
@@ -210,7 +216,8 @@ describe('verdicts', () => {
 
   it('the default config PASSes a perfect skill within its maximum, in both designs', () => {
     const d = configSchema.parse({}).decision;
-    const built = buildDesign(resolveDecision(d, [], undefined), d.mode);
+    expect(d.mode).toBe('sequential');
+    const built = buildDesign(resolveDecision(d, [], undefined), 'sequential');
     const c = { ...caseWith('c'), decision: built.params, design: built.design };
     const seq = sequentialVerdict(c, outcomes('c', 'P'.repeat(built.params.maxTrials)));
     expect(seq.verdict).toBe('PASS');

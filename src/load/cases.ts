@@ -63,7 +63,7 @@ export interface CaseSuite {
 }
 
 function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml, skills: FamilyNames, decision: DecisionConfig, problems: ProblemList): void {
-  const bad = decisionProblem(resolveDecision(decision, c.tags, c.decision));
+  const bad = decisionProblem(resolveDecision(decision, c.tags, c.decision), decision.mode);
   if (bad) {
     const at = c.decision ? [index, 'decision'] : c.tags.some((t) => decision.tags[t]) ? [index, 'tags'] : [index, 'id'];
     problems.add(y.problem(at, ...splitProblem(`case "${c.id}": ${bad}`)));

@@ -132,7 +132,7 @@ function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags:
     config.agents = [...new Set(config.agents)];
   }
   const defaults = configSchema.parse({}).decision;
-  const bad = decisionProblem(resolveDecision(config.decision, [], undefined));
+  const bad = decisionProblem(resolveDecision(config.decision, [], undefined), config.decision.mode);
   if (bad) {
     const flags = CHECKED_PARAMS.filter((k) => bad.includes(k) && fromFlags.has(`decision.${k}`)).map((k) => flagFor(['decision', k]));
     problems.add({ ...(flags.length ? { file: flags.join(', ') } : (at(['decision']) ?? { file: 'decision' })), ...pair(bad) });
@@ -140,7 +140,7 @@ function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags:
     if (defaults.maxTrials === undefined) delete config.decision.maxTrials;
   }
   for (const tag of Object.keys(config.decision.tags)) {
-    const p = decisionProblem(resolveDecision(config.decision, [tag], undefined));
+    const p = decisionProblem(resolveDecision(config.decision, [tag], undefined), config.decision.mode);
     if (!p) continue;
     problems.add({ ...(at(['decision', 'tags', tag]) ?? { file: 'decision.tags' }), ...pair(`tag "${tag}": ${p}`) });
     delete config.decision.tags[tag];

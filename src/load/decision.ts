@@ -1,5 +1,5 @@
 import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
-import type { DecisionConfig, DecisionOverrides } from '../run/config-schema.js';
+import { DESIGN_LIMIT, type DecisionConfig, type DecisionMode, type DecisionOverrides } from '../run/config-schema.js';
 import type { DecisionParams } from '../run/schema.js';
 
 /** The decision parameters of one case: defaults, then its first tag with overrides, then the case itself. */
@@ -16,9 +16,6 @@ export function resolveDecision(config: DecisionConfig, tags: readonly string[],
   return { ...base, ...(tag ? config.tags[tag] : {}), ...(own ?? {}) };
 }
 
-/** The largest design built for a sequential test, in trials: its construction time grows as the square. */
-export const DESIGN_LIMIT = 1000;
-
 /** Trials a fixed test needs for these error rates, by the normal approximation: a quick size check. */
 function approximateTrials(p: DecisionParams): number {
   const p1 = p.threshold - p.delta;
@@ -26,13 +23,13 @@ function approximateTrials(p: DecisionParams): number {
   return Math.ceil((z / p.delta) ** 2);
 }
 
-/** What is wrong with resolved parameters, as "what — what to do", or undefined. */
-export function decisionProblem(p: DecisionParams): string | undefined {
+/** What is wrong with resolved parameters, as "what — what to do", or undefined. Fixed mode builds no design. */
+export function decisionProblem(p: DecisionParams, mode: DecisionMode): string | undefined {
   if (p.threshold - p.delta <= 0) return `threshold ${p.threshold} minus delta ${p.delta} leaves p1 ≤ 0 — lower delta or raise threshold`;
   if (p.maxTrials !== undefined && p.minTrials > p.maxTrials) return `minTrials ${p.minTrials} exceeds maxTrials ${p.maxTrials} — make minTrials ≤ maxTrials`;
-  const trials = approximateTrials(p);
+  const trials = mode === 'fixed' ? 0 : approximateTrials(p);
   if (trials > DESIGN_LIMIT) {
-    return `telling ${p.threshold} from ${(p.threshold - p.delta).toFixed(3)} at α ${p.alpha}, β ${p.beta} takes about ${trials} trials per case, more than the ${DESIGN_LIMIT} a design is built for — widen delta or raise alpha/beta`;
+    return `telling ${p.threshold} from ${(p.threshold - p.delta).toFixed(3)} at α ${p.alpha}, β ${p.beta} takes about ${trials} trials per case, more than the ${DESIGN_LIMIT} a sequential design is built for — widen delta, raise alpha/beta, or use --mode fixed`;
   }
   return undefined;
 }

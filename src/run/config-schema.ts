@@ -15,6 +15,9 @@ const positiveInt = (max: number) => z.number().int().min(1).max(max);
 export const DECISION_MODES = ['sequential', 'sprt', 'fixed'] as const;
 export type DecisionMode = (typeof DECISION_MODES)[number];
 
+/** The largest sequential design built, in trials per case: its construction time grows as the square. */
+export const DESIGN_LIMIT = 1000;
+
 export const decisionParamsSchema = z
   .object({
     /** p0: the pass rate a case must reach. */

@@ -9,7 +9,7 @@ import type { DecisionMode } from '../run/config-schema.js';
 /** The resolved parameters and the design they give (maxTrials: the user's cap, else the design's maximum). */
 function caseDecision(p: DecisionParams, mode: DecisionMode): Pick<GradableCase, 'decision' | 'design'> {
   const built = buildDesign(p, mode);
-  return { decision: built.params, design: built.design };
+  return { decision: built.params, ...(built.design ? { design: built.design } : {}) };
 }
 
 /** The case as run.json stores it: what graders need, its prompt and where it was written, so a regrade needs nothing but the run folder. */
