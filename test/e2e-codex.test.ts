@@ -221,8 +221,12 @@ describe('end to end: a Codex trial that reads what is not there, or writes', ()
 
   it('the read-only sandbox stops a write: the model is told so, and nothing is written', () => {
     expect(model.outputs.at(-1)).toMatch(/Read-only file system/);
-    // Codex reports no item for a command its sandbox refused: the model's own answer is all the stream shows.
-    expect(of(records[1]!.transcript, 'tool_call')).toEqual([]);
+    expect(model.outputs.at(-1)).not.toMatch(/^pwned$/m);
+    // Codex mostly prints no item for a command its sandbox refused, but on a loaded machine it sometimes does (measured
+    // both): either way the stream shows at most that one refused command, and the model was told why.
+    const calls = of(records[1]!.transcript, 'tool_call');
+    expect(calls.length).toBeLessThanOrEqual(1);
+    expect(calls.every((c) => JSON.stringify(c.input).includes('> WRITTEN.txt'))).toBe(true);
     expect(records[1]!.meta.exitCode).toBe(0);
   });
 
