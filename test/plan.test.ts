@@ -60,6 +60,17 @@ describe('skillprobe plan', () => {
   });
 });
 
+describe('fixed mode with a delta finer than any sequential design', () => {
+  it('is allowed, and its cases store no design (building one would take minutes)', () => {
+    const config = configSchema.parse({ decision: { mode: 'fixed', threshold: 0.99, delta: 0.005 } });
+    const c = gradableCase(loadedCase('tight'), config);
+    expect(c.design).toBeUndefined();
+    expect(c.decision.maxTrials).toBeGreaterThan(1000);
+    // Within the limit, a fixed-mode case stores the sequential design, which `plan` shows beside fixed N.
+    expect(gradableCase(loadedCase('ok'), configSchema.parse({ decision: { mode: 'fixed', threshold: 0.9, delta: 0.2 } })).design).toMatchObject({ kind: 'optimal' });
+  });
+});
+
 describe('skillprobe plan beyond the fixed-N search', () => {
   it('prices a case with no fixed N at the limit and marks the totals as lower bounds, never NaN', () => {
     const config = configSchema.parse({});

@@ -109,8 +109,7 @@ const setting = (key: string, value: unknown, comment?: string) => {
 function configText(paths: ScaffoldPaths): string {
   const c = configSchema.parse({});
   const d = c.decision;
-  // The text describes the design the default mode runs.
-  const { params, design } = buildDesign(resolveDecision(d, [], undefined), 'sequential');
+  const { params, design } = buildDesign(resolveDecision(d, [], undefined), d.mode);
   const alwaysPassingDecidedAfter = decideSequential(Array<boolean>(params.maxTrials).fill(true), caseDesign({ decision: params, design })).trials;
   return [
     schemaLine(paths.schema.config) + '# skillprobe configuration, written by `skillprobe init`. Flags on `skillprobe run` override these values.',

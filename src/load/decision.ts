@@ -17,7 +17,7 @@ export function resolveDecision(config: DecisionConfig, tags: readonly string[],
 }
 
 /** Trials a fixed test needs for these error rates, by the normal approximation: a quick size check. */
-function approximateTrials(p: DecisionParams): number {
+export function approximateTrials(p: DecisionParams): number {
   const p1 = p.threshold - p.delta;
   const z = normalQuantile(1 - p.alpha, 0, 1) * Math.sqrt(p.threshold * (1 - p.threshold)) + normalQuantile(1 - p.beta, 0, 1) * Math.sqrt(p1 * (1 - p1));
   return Math.ceil((z / p.delta) ** 2);

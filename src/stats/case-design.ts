@@ -6,23 +6,19 @@ import { FIXED_N_LIMIT, fixedNEquivalent } from './binomial-test.js';
 import { optimalDesign } from './optimal-design.js';
 import { truncateDesign, type SequentialDesign } from './sequential-design.js';
 import { waldDesign } from './sprt.js';
-import { DESIGN_LIMIT, type DecisionMode } from '../run/config-schema.js';
+import type { DecisionMode } from '../run/config-schema.js';
 import type { DecisionParams, GradableCase, SprtParams, StoredDesign } from '../run/schema.js';
 
 /**
  * The design for a case's parameters and mode, and the parameters with maxTrials resolved: the user's cap, else
  * the design's maximum. Wald's test without a cap is truncated where the optimal design would end, so the two
- * spend the same worst case. Fixed mode stores the sequential design too, for `plan` to show what it would cost,
- * unless it is beyond the designs built (fixed mode allows any delta): then none, and Wald's at the fixed N.
+ * spend the same worst case. Fixed mode stores the sequential design too, for `plan` to show what it would cost.
  */
-export function buildDesign(p: DecisionParams, mode: Exclude<DecisionMode, 'fixed'>): { params: SprtParams; design: StoredDesign };
-export function buildDesign(p: DecisionParams, mode: DecisionMode): { params: SprtParams; design?: StoredDesign };
-export function buildDesign(p: DecisionParams, mode: DecisionMode): { params: SprtParams; design?: StoredDesign } {
+export function buildDesign(p: DecisionParams, mode: DecisionMode): { params: SprtParams; design: StoredDesign } {
   const p1 = p.threshold - p.delta;
-  const fixedN = fixedNEquivalent(p.threshold, p1, p.alpha, p.beta);
-  if (mode === 'fixed' && (fixedN === undefined || fixedN > DESIGN_LIMIT)) return { params: { ...p, maxTrials: p.maxTrials ?? fixedN ?? FIXED_N_LIMIT } };
-  // Within the limit for the sequential modes: decisionProblem refused larger designs when the config loaded.
-  const optimal = () => optimalDesign({ p0: p.threshold, p1, alpha: p.alpha, beta: p.beta, minTrials: p.minTrials }, Math.max(fixedN ?? FIXED_N_LIMIT, p.minTrials));
+  // Within the limit: decisionProblem refused larger designs when the config loaded, and fixed mode builds none.
+  const fixedN = fixedNEquivalent(p.threshold, p1, p.alpha, p.beta) ?? FIXED_N_LIMIT;
+  const optimal = () => optimalDesign({ p0: p.threshold, p1, alpha: p.alpha, beta: p.beta, minTrials: p.minTrials }, Math.max(fixedN, p.minTrials));
   const params = { ...p, maxTrials: p.maxTrials ?? optimal().maxTrials };
   const d = mode === 'sprt' ? waldDesign(params) : optimal();
   return { params, design: { kind: mode === 'sprt' ? 'wald' : 'optimal', maxTrials: d.maxTrials, acceptFrom: d.acceptFrom, rejectUpTo: d.rejectUpTo } };

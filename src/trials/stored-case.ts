@@ -1,15 +1,20 @@
 import type { Case } from '../load/cases.js';
 import type { Config } from '../run/config-schema.js';
 import type { GradableCase } from '../run/schema.js';
-import { resolveDecision } from '../load/decision.js';
+import { approximateTrials, resolveDecision } from '../load/decision.js';
 import { buildDesign } from '../stats/case-design.js';
 import type { DecisionParams } from '../run/schema.js';
-import type { DecisionMode } from '../run/config-schema.js';
+import { DESIGN_LIMIT, type DecisionMode } from '../run/config-schema.js';
 
-/** The resolved parameters and the design they give (maxTrials: the user's cap, else the design's maximum). */
+/**
+ * The resolved parameters and the design they give (maxTrials: the user's cap, else the design's maximum). Fixed
+ * mode allows a delta finer than any design is built for: such a case stores none, and `plan` falls back to Wald's.
+ */
 function caseDecision(p: DecisionParams, mode: DecisionMode): Pick<GradableCase, 'decision' | 'design'> {
+  const size = approximateTrials(p);
+  if (mode === 'fixed' && size > DESIGN_LIMIT) return { decision: { ...p, maxTrials: p.maxTrials ?? size } };
   const built = buildDesign(p, mode);
-  return { decision: built.params, ...(built.design ? { design: built.design } : {}) };
+  return { decision: built.params, design: built.design };
 }
 
 /** The case as run.json stores it: what graders need, its prompt and where it was written, so a regrade needs nothing but the run folder. */
