@@ -165,6 +165,7 @@ function exitWithReports(code: number, failed: readonly string[]): number {
 
 /** Before anything is spent: each case whose maxTrials cuts its design short, and what that costs. */
 function warnCaps(loaded: LoadedSuite): void {
+  if (loaded.config.decision.mode === 'fixed') return;
   const plan = planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config)));
   for (const w of capWarnings(plan)) process.stderr.write(`warning: ${w}\n`);
 }
@@ -394,7 +395,7 @@ function buildProgram(): Command {
     });
 
   withCaseSelection(program.command('plan'))
-    .description('before spending anything: expected trials per case under SPRT and fixed N, and the cost')
+    .description("before spending anything: per case the sequential design's maximum, exact expected trials and α/β, fixed N, and the cost")
     .option(...CONFIG_FLAG, text('--config'))
     .option('--cases <glob>', 'case files (glob)', text('--cases'))
     .option('--skills <dir>', 'skills folder', text('--skills'))

@@ -177,7 +177,13 @@ const BAD: BadInput[] = [
     says: /minTrials 9 exceeds maxTrials 3/,
   },
   {
-    name: 'sequential mode without the skill arm',
+    name: 'sequential mode (the default) without the skill arm',
+    args: ['--arms', 'ablation'],
+    where: /--arms/,
+    says: /decides on the skill arm/,
+  },
+  {
+    name: "Wald's SPRT without the skill arm",
     args: ['--mode', 'sprt', '--arms', 'ablation'],
     where: /--arms/,
     says: /decides on the skill arm/,

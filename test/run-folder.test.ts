@@ -57,6 +57,18 @@ const UNREADABLE_MANIFEST: Damage[] = [
     exit: 2,
     says: /at config\.decision\.mode: Invalid enum value/,
   },
+  {
+    name: 'a stored design with a stage missing',
+    damage: (d) => edit(d, 'run.json', (j) => void ((j.cases as { defs: Record<string, unknown>[] }).defs[0]!.design = { kind: 'optimal', maxTrials: 3, acceptFrom: [1, 2, 3], rejectUpTo: [-1, -1, -1] })),
+    exit: 2,
+    says: /design: the boundaries must list 4 stages/,
+  },
+  {
+    name: 'a stored design that would PASS and FAIL the same outcome',
+    damage: (d) => edit(d, 'run.json', (j) => void ((j.cases as { defs: Record<string, unknown>[] }).defs[0]!.design = { kind: 'optimal', maxTrials: 2, acceptFrom: [1, 1, 1], rejectUpTo: [-1, -1, 1] })),
+    exit: 2,
+    says: /design: stage 2 would both PASS and FAIL/,
+  },
   { name: 'a run status the code does not know', damage: (d) => edit(d, 'run.json', (j) => void (j.status = 'paused')), exit: 2, says: /at status:/ },
   { name: 'written by a newer format', damage: (d) => edit(d, 'run.json', (j) => void (j.version = RUN_FORMAT_VERSION + 1)), exit: 2, says: /newer than this skillprobe reads/ },
   { name: 'run.json a folder', damage: (d) => (rmSync(join(d, 'run.json')), mkdirSync(join(d, 'run.json'))), exit: 2, says: /run\.json is a folder/ },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff, trialsForPerfectPass } from '../src/stats/binomial-test.js';
+import { bestBetaAt, binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff, trialsForPerfectPass } from '../src/stats/binomial-test.js';
 import { adjustPValues } from '../src/stats/multiple-testing.js';
 import { boundaries, increments, waldDesign } from '../src/stats/sprt.js';
 import { decideSequential, designOperating } from '../src/stats/sequential-design.js';
@@ -138,8 +138,11 @@ describe('decision parameters', () => {
     // A design for 0.99 against 0.985 would need thousands of trials: refused for the sequential modes, fine for fixed N.
     const tight = { ...P, threshold: 0.99, delta: 0.005 };
     expect(decisionProblem(tight, 'sequential')).toMatch(/takes about \d+ trials per case, more than the 1000 a sequential design is built for — widen delta/);
-    expect(decisionProblem(tight, 'sprt')).toMatch(/more than the 1000/);
+    // Wald's test needs the design only for its default maximum: with a maxTrials of its own it needs none.
+    expect(decisionProblem({ ...tight, maxTrials: undefined }, 'sprt')).toMatch(/more than the 1000/);
+    expect(decisionProblem(tight, 'sprt')).toBeUndefined();
     expect(decisionProblem(tight, 'fixed')).toBeUndefined();
+    expect(decisionProblem({ ...P, minTrials: 5000, maxTrials: undefined }, 'sequential')).toMatch(/minTrials 5000 is more than the 1000 .* — lower minTrials/);
   });
 });
 
@@ -200,6 +203,19 @@ describe('verdicts', () => {
     expect(v.reason).toMatch(/even 5 of 5 could not, since 0\.80\^5 > β 0\.2: at least 8 trials are needed/);
     const s = sequentialVerdict(caseWith('c', { maxTrials: 6 }), outcomes('c', 'PFPPFP'));
     expect(s.reason).toMatch(/4 of 6 passed: the evidence sits between 0\.9 and 0\.80; undecided at maxTrials 6 \(raise maxTrials/);
+  });
+
+  it.each([
+    // Neyman–Pearson's randomised test (values from a separate summation over math.comb): below the plain exact
+    // test's β, which it must never exceed.
+    [50, 0.9, 0.8, 0.3395, 0.44],
+    [10, 0.9, 0.7, 0.4766, 0.65],
+    [78, 0.9, 0.8, 0.1837, 0.2],
+  ])('the best β of any test of %i trials, %f against %f at α 0.05, is %f (the plain exact test reaches %f)', (n, p0, p1, best, plain) => {
+    expect(bestBetaAt(n, p0, p1, 0.05)).toBeCloseTo(best, 4);
+    const k = rejectionCutoff(n, p0, 0.05);
+    expect(1 - binomialCdf(k, n, p1)).toBeLessThanOrEqual(plain + 0.005);
+    expect(bestBetaAt(n, p0, p1, 0.05)).toBeLessThan(1 - binomialCdf(k, n, p1));
   });
 
   it.each([

@@ -1,7 +1,6 @@
 import type { Config } from '../run/config-schema.js';
 import { fmt, table } from '../report/format.js';
-import { FIXED_N_LIMIT, fixedNEquivalent, rejectionCutoff } from '../stats/binomial-test.js';
-import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
+import { bestBetaAt, FIXED_N_LIMIT, fixedNEquivalent } from '../stats/binomial-test.js';
 import { caseDesign } from '../stats/case-design.js';
 import { designOperating, exactErrors, worstExpectedTrials } from '../stats/sequential-design.js';
 import { armsFor } from '../trials/schedule.js';
@@ -14,7 +13,7 @@ export interface CapShortfall {
   /** Chance a case ends INCONCLUSIVE at the cap, when its true rate is p0 and when it is p1. */
   undecidedAtP0: number;
   undecidedAtP1: number;
-  /** The smallest β any test of `cap` trials reaches while holding α (the exact fixed-N test at the cap). */
+  /** The smallest β any test of `cap` trials reaches while holding α (Neyman–Pearson's randomised test at the cap). */
   bestBetaAtCap: number;
 }
 
@@ -45,12 +44,6 @@ export interface SuitePlan {
   cases: CasePlan[];
 }
 
-/** The β of the best test that uses exactly `cap` trials and holds α: Neyman–Pearson's bound for any design capped there. */
-function bestBetaAt(cap: number, p: SprtParams): number {
-  const k = rejectionCutoff(cap, p.threshold, p.alpha);
-  return 1 - binomialCdf(k, cap, p.threshold - p.delta);
-}
-
 /** Pure: the expected cost of a suite before any trial runs. */
 export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
   return {
@@ -73,7 +66,7 @@ export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
         worst: worstExpectedTrials(design),
         inconclusiveAtP0: at0.undecided,
         inconclusiveAtP1: at1.undecided,
-        ...(p.maxTrials < designMax ? { capped: { cap: p.maxTrials, designMax, undecidedAtP0: at0.undecided, undecidedAtP1: at1.undecided, bestBetaAtCap: bestBetaAt(p.maxTrials, p) } } : {}),
+        ...(p.maxTrials < designMax ? { capped: { cap: p.maxTrials, designMax, undecidedAtP0: at0.undecided, undecidedAtP1: at1.undecided, bestBetaAtCap: bestBetaAt(p.maxTrials, p.threshold, p.threshold - p.delta, p.alpha) } } : {}),
         fixedN: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
         configuredFixed: config.trials,
         arms: armsFor(c, config.arms, config.ablation).length,
@@ -92,7 +85,7 @@ export function capWarnings(plan: SuitePlan): string[] {
   return plan.cases.flatMap((c) => {
     const s = c.capped;
     if (!s || plan.mode === 'fixed') return [];
-    const best = s.bestBetaAtCap >= 1 ? `no test of ${s.cap} trials can FAIL a case at α ${c.params.alpha}` : `a test of ${s.cap} trials that always decides can hold α ${c.params.alpha} only with β ${fmt(s.bestBetaAtCap, 2)} or more`;
+    const best = s.bestBetaAtCap >= 1 ? `no test of ${s.cap} trials can FAIL a case at α ${c.params.alpha}` : `no test of ${s.cap} trials holds α ${c.params.alpha} with β below ${fmt(s.bestBetaAtCap, 2)}`;
     return [
       `case ${c.caseId}: maxTrials ${s.cap} is below the ${s.designMax} by which its design decides: it ends INCONCLUSIVE with chance ${pct(s.undecidedAtP0)} at p0 and ${pct(s.undecidedAtP1)} at p1; ${best} (nominal β ${c.params.beta}). Remove maxTrials, or raise it to ${s.designMax}, to decide every case at the nominal error rates.`,
     ];

@@ -57,7 +57,7 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   const unwritable = need.run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false }) : undefined;
   if (unwritable) problems.add({ ...at('transcriptsDir'), what: unwritable, todo: 'point it at a folder you can write to (each run creates its folder there)' });
   const selected = all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir)) : undefined;
-  if (config.decision.mode === 'sprt' && !config.arms.includes('skill')) {
+  if (config.decision.mode !== 'fixed' && !config.arms.includes('skill')) {
     problems.add({ ...at('arms'), what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
   }
   const agentKey = config.agents ? 'agents' : 'agent';

@@ -17,18 +17,28 @@ export function resolveDecision(config: DecisionConfig, tags: readonly string[],
 }
 
 /** Trials a fixed test needs for these error rates, by the normal approximation: a quick size check. */
-export function approximateTrials(p: DecisionParams): number {
+function approximateTrials(p: DecisionParams): number {
   const p1 = p.threshold - p.delta;
   const z = normalQuantile(1 - p.alpha, 0, 1) * Math.sqrt(p.threshold * (1 - p.threshold)) + normalQuantile(1 - p.beta, 0, 1) * Math.sqrt(p1 * (1 - p1));
   return Math.ceil((z / p.delta) ** 2);
 }
 
-/** What is wrong with resolved parameters, as "what — what to do", or undefined. Fixed mode builds no design. */
+/** The trials per case a sequential design for these parameters starts from: its fixed N (approximately) or minTrials. */
+export function designSize(p: DecisionParams): number {
+  return Math.max(approximateTrials(p), p.minTrials);
+}
+
+/**
+ * What is wrong with resolved parameters, as "what — what to do", or undefined. Only the sequential design is
+ * bounded in size: fixed mode builds none, and Wald's test with a maxTrials needs none.
+ */
 export function decisionProblem(p: DecisionParams, mode: DecisionMode): string | undefined {
   if (p.threshold - p.delta <= 0) return `threshold ${p.threshold} minus delta ${p.delta} leaves p1 ≤ 0 — lower delta or raise threshold`;
   if (p.maxTrials !== undefined && p.minTrials > p.maxTrials) return `minTrials ${p.minTrials} exceeds maxTrials ${p.maxTrials} — make minTrials ≤ maxTrials`;
-  const trials = mode === 'fixed' ? 0 : approximateTrials(p);
-  if (trials > DESIGN_LIMIT) {
+  const needsDesign = mode === 'sequential' || (mode === 'sprt' && p.maxTrials === undefined);
+  if (needsDesign && p.minTrials > DESIGN_LIMIT) return `minTrials ${p.minTrials} is more than the ${DESIGN_LIMIT} trials per case a sequential design is built for — lower minTrials, or use --mode fixed`;
+  const trials = approximateTrials(p);
+  if (needsDesign && trials > DESIGN_LIMIT) {
     return `telling ${p.threshold} from ${(p.threshold - p.delta).toFixed(3)} at α ${p.alpha}, β ${p.beta} takes about ${trials} trials per case, more than the ${DESIGN_LIMIT} a sequential design is built for — widen delta, raise alpha/beta, or use --mode fixed`;
   }
   return undefined;

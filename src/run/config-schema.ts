@@ -10,13 +10,17 @@ export type Arm = (typeof ARMS)[number];
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
-/** Per-case decision parameters; any subset, so tags and cases can override the defaults. */
 /** How cases are decided; `sprt` is Wald's test, kept selectable beside the design that always decides. */
 export const DECISION_MODES = ['sequential', 'sprt', 'fixed'] as const;
 export type DecisionMode = (typeof DECISION_MODES)[number];
 
-/** The largest sequential design built, in trials per case: its construction time grows as the square. */
+/**
+ * The most trials per case a sequential design may need (its equal-error fixed N, or its minTrials): the design
+ * itself reaches up to 1.5 times that, and its construction time grows as the square.
+ */
 export const DESIGN_LIMIT = 1000;
+
+/** Per-case decision parameters; any subset, so tags and cases can override the defaults. */
 
 export const decisionParamsSchema = z
   .object({

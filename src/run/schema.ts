@@ -48,7 +48,7 @@ export type SprtParams = z.output<typeof sprtParamsSchema>;
 export type DecisionParams = Omit<SprtParams, 'maxTrials'> & { maxTrials?: number };
 
 /** The sequential design a case was run under: its boundaries, so that a regrade replays exactly these. */
-export const storedDesignSchema = z.object({
+const storedDesignFields = z.object({
   /** `optimal`: the truncated design that always decides (mode sequential); `wald`: Wald's SPRT (mode sprt). */
   kind: z.enum(['optimal', 'wald']),
   /** The design's own last stage; the case's `decision.maxTrials` may cap it lower. */
@@ -56,6 +56,15 @@ export const storedDesignSchema = z.object({
   /** Per number of scored trials n (index 0 unused): fewest passes that PASS, most passes that FAIL. */
   acceptFrom: z.array(z.number().int()),
   rejectUpTo: z.array(z.number().int()),
+});
+export const storedDesignSchema = storedDesignFields.superRefine((d, ctx) => {
+  // Boundaries a damaged file could garble into different decisions: refused, never replayed.
+  if (d.acceptFrom.length !== d.maxTrials + 1 || d.rejectUpTo.length !== d.maxTrials + 1) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `the boundaries must list ${d.maxTrials + 1} stages` });
+    return;
+  }
+  const bad = d.acceptFrom.findIndex((a, n) => !(d.rejectUpTo[n]! >= -1 && d.rejectUpTo[n]! < a && a <= n + 1));
+  if (bad >= 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `stage ${bad} would both PASS and FAIL, or lies outside 0–${bad} passes` });
 });
 export type StoredDesign = z.output<typeof storedDesignSchema>;
 
@@ -351,7 +360,7 @@ export const caseVerdictSchema = z.object({
   pBelowAdjusted: optionalNumber,
   pAbove: optionalNumber,
   /** The design's exact error rates as run (with any cap), and its own maximum. */
-  design: z.object({ kind: storedDesignSchema.shape.kind, maxTrials: z.number().int(), alpha: z.number(), beta: z.number() }).optional(),
+  design: z.object({ kind: storedDesignFields.shape.kind, maxTrials: z.number().int(), alpha: z.number(), beta: z.number() }).optional(),
   /** The rate adjusted for stopping early: median-unbiased estimate and exact interval under the design's stopping rule. */
   estimate: z.object({ rate: z.number(), lower: z.number(), upper: z.number(), level: z.number() }).optional(),
   descriptiveInterval: z.boolean(),

@@ -39,6 +39,20 @@ export function fixedNEquivalent(p0: number, p1: number, alpha: number, beta: nu
   return undefined;
 }
 
+/**
+ * The smallest β any test of exactly n trials can reach while holding α: the randomised Neyman–Pearson test of p0
+ * against p1 (FAIL at k passes or fewer, and at k + 1 with the chance that brings its size to exactly α). No design
+ * capped at n trials, sequential or not, does better.
+ */
+export function bestBetaAt(n: number, p0: number, p1: number, alpha: number): number {
+  const k = rejectionCutoff(n, p0, alpha);
+  const below = k < 0 ? 0 : binomialCdf(k, n, p0);
+  const atNext = binomialCdf(k + 1, n, p0) - below;
+  const gamma = atNext > 0 ? Math.min(1, (alpha - below) / atNext) : 0;
+  const next1 = binomialCdf(k + 1, n, p1) - (k < 0 ? 0 : binomialCdf(k, n, p1));
+  return Math.max(0, 1 - binomialCdf(k + 1, n, p1) + (1 - gamma) * next1);
+}
+
 /** The fewest trials in which passing every one shows the rate is above p1 at level β: p1^n ≤ β. */
 export function trialsForPerfectPass(p1: number, beta: number): number {
   return Math.max(1, Math.ceil(Math.log(beta) / Math.log(p1) - 1e-12));

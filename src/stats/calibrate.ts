@@ -2,7 +2,7 @@
  * Tuning a two-parameter family of sequential designs until its exact error rates sit at or just under α and β.
  * u0 moves the FAIL boundary (raising it makes FAILs rarer: α falls, β rises), u1 the PASS boundary (the reverse).
  */
-import { designOperating, type SequentialDesign } from './sequential-design.js';
+import { alphaOf, betaOf, type SequentialDesign } from './sequential-design.js';
 
 export interface Multipliers {
   u0: number;
@@ -13,9 +13,6 @@ export interface ErrorGoal {
   alpha: number;
   beta: number;
 }
-
-const alphaOf = (d: SequentialDesign) => designOperating(d, d.p0).reject;
-const betaOf = (d: SequentialDesign) => designOperating(d, d.p1).accept;
 
 /** How far from its start a multiplier may move, and how finely it is placed (log scale). */
 const REACH = 50;
@@ -52,6 +49,8 @@ function smallestMeeting(near: number, ok: (u: number) => boolean): number | und
  */
 export function calibrate(goal: ErrorGoal, make: (u: Multipliers) => SequentialDesign, start: Multipliers): { design: SequentialDesign; start: Multipliers } | undefined {
   let u0 = start.u0;
+  // The last design that held both, with its multipliers: what is returned, never one rebuilt afterwards.
+  let held: { design: SequentialDesign; start: Multipliers } | undefined;
   const holdAlpha = (u1: number): number | undefined => {
     const found = smallestMeeting(u0, (u) => alphaOf(make({ u0: u, u1 })) <= goal.alpha);
     if (found !== undefined) u0 = found;
@@ -59,9 +58,11 @@ export function calibrate(goal: ErrorGoal, make: (u: Multipliers) => SequentialD
   };
   const u1 = smallestMeeting(start.u1, (u) => {
     const v0 = holdAlpha(u);
-    return v0 !== undefined && betaOf(make({ u0: v0, u1: u })) <= goal.beta;
+    if (v0 === undefined) return false;
+    const design = make({ u0: v0, u1: u });
+    if (betaOf(design) > goal.beta) return false;
+    held = { design, start: { u0: v0, u1: u } };
+    return true;
   });
-  if (u1 === undefined) return undefined;
-  const v0 = holdAlpha(u1);
-  return v0 === undefined ? undefined : { design: make({ u0: v0, u1 }), start: { u0: v0, u1 } };
+  return u1 === undefined ? undefined : held;
 }

@@ -12,7 +12,7 @@ import type { DecisionParams, GradableCase, SprtParams, StoredDesign } from '../
 /**
  * The design for a case's parameters and mode, and the parameters with maxTrials resolved: the user's cap, else
  * the design's maximum. Wald's test without a cap is truncated where the optimal design would end, so the two
- * spend the same worst case. Fixed mode stores the sequential design too, for `plan` to show what it would cost.
+ * have the same maximum. Fixed mode stores the sequential design too, for `plan` to show what it would cost.
  */
 export function buildDesign(p: DecisionParams, mode: DecisionMode): { params: SprtParams; design: StoredDesign } {
   const p1 = p.threshold - p.delta;

@@ -24,14 +24,16 @@ export interface CostPoint {
 
 /** The likelihood ratios the induction needs, per (n, k), computed once per maximum. */
 interface Lattice {
+  /** The maximum: stages 0..n. */
   n: number;
-  /** Offset of stage n in the flat arrays: n(n+1)/2. */
+  /** Per (n, k): the likelihood ratio at p0 and at p1, and the cost of one more trial, all against pRef. */
   rho0: Float64Array;
   rho1: Float64Array;
   cost: Float64Array;
   pRef: number;
 }
 
+/** Index of (n, k) in the flat arrays: stage n starts at n(n+1)/2. */
 const at = (n: number, k: number) => (n * (n + 1)) / 2 + k;
 
 /** p^k (1−p)^(n−k) over the reference rate's, safe at p = 1 (no fails allowed) and p = 0. */
@@ -138,15 +140,17 @@ export function optimalDesign(goal: DesignGoal, fixedN: number): SequentialDesig
   const hi = Math.max(lo, Math.ceil(SEARCH_FACTOR * fixedN));
   // About 25 maxima for small designs, 10 for large ones (each costs time growing as the maximum squared).
   const step = Math.max(1, Math.round(fixedN / (fixedN > 200 ? 10 : 25)));
+  // The grid, and the fixed N itself: a design deciding by fixedN holds both error rates (the fixed test does).
+  const maxima = [...new Set([...Array.from({ length: Math.floor((hi - lo) / step) + 1 }, (_, i) => lo + i * step), Math.max(lo, fixedN)])].sort((a, b) => a - b);
   const found: { design: SequentialDesign; worst: number }[] = [];
   let start: Multipliers | undefined;
-  for (let n = lo; n <= hi; n += step) {
+  for (const n of maxima) {
     const induced = inducedDesign(goal, n, points, start);
     if (!induced) continue;
     start = induced.start;
     found.push({ design: induced.design, worst: worstExpectedTrials(induced.design).expectedTrials });
   }
-  // The fixed-N test itself decides by fixedN with these error rates, so the search always finds one.
+  if (found.length === 0) throw new RangeError(`no sequential design holds α ${goal.alpha} and β ${goal.beta} for ${goal.p0} against ${goal.p1} within ${hi} trials`);
   const best = Math.min(...found.map((f) => f.worst));
   const design = found.find((f) => f.worst <= SETTLE_WITHIN * best)!.design;
   chosen.set(key, design);

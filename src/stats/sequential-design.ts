@@ -117,9 +117,19 @@ export function designOperating(d: SequentialDesign, p: number, from: { trials: 
   return { expectedTrials: expected, accept, reject, undecided };
 }
 
-/** The design's exact error rates: α, the chance of failing a case whose rate is p0; β, of passing one at p1. */
+/** Exact α: the chance the design FAILs a case whose rate is p0. */
+export const alphaOf = (d: SequentialDesign): number => designOperating(d, d.p0).reject;
+/** Exact β: the chance it PASSes a case whose rate is p1. */
+export const betaOf = (d: SequentialDesign): number => designOperating(d, d.p1).accept;
+
+/** The design's exact error rates. */
 export function exactErrors(d: SequentialDesign): { alpha: number; beta: number } {
-  return { alpha: designOperating(d, d.p0).reject, beta: designOperating(d, d.p1).accept };
+  return { alpha: alphaOf(d), beta: betaOf(d) };
+}
+
+/** Expected further trials from a reached state, at the worse of p0 and p1: what a progress estimate should plan for. */
+export function expectedRemainingTrials(d: SequentialDesign, from: { trials: number; passes: number }): number {
+  return Math.max(designOperating(d, d.p0, from).expectedTrials, designOperating(d, d.p1, from).expectedTrials);
 }
 
 /**

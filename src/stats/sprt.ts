@@ -41,13 +41,20 @@ export function waldDesign(p: SprtParams, maxTrials = p.maxTrials): SequentialDe
   const b = boundaries(p);
   const acceptFrom = [1];
   const rejectUpTo = [-1];
+  // Λ is linear in the passes k: start from where each line crosses its boundary, then settle by Λ itself, so a
+  // boundary is exactly where llrAt places it (a tie included), in time linear in maxTrials.
+  const inc = increments(p);
+  const crossing = (n: number, bound: number) => (Number.isFinite(inc.fail) ? (bound - n * inc.fail) / (inc.pass - inc.fail) : n);
+  const clamp = (k: number, n: number) => Math.min(n + 1, Math.max(-1, Math.round(k)));
   for (let n = 1; n <= maxTrials; n++) {
-    let accept = n + 1;
+    let accept = clamp(crossing(n, b.accept), n);
+    while (accept <= n && llrAt(n, accept, p) < b.accept) accept++;
     while (accept > 0 && llrAt(n, accept - 1, p) >= b.accept) accept--;
-    let reject = -1;
+    let reject = clamp(crossing(n, b.reject), n);
+    while (reject >= 0 && llrAt(n, reject, p) > b.reject) reject--;
     while (reject < n && llrAt(n, reject + 1, p) <= b.reject) reject++;
-    acceptFrom.push(accept);
-    rejectUpTo.push(reject);
+    acceptFrom.push(Math.max(accept, 0));
+    rejectUpTo.push(Math.min(reject, n));
   }
   return { p0: p.threshold, p1: p.threshold - p.delta, minTrials: p.minTrials, maxTrials, acceptFrom, rejectUpTo };
 }

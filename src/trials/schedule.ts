@@ -1,7 +1,7 @@
 import { NO_SKILL } from '../load/skills.js';
 import type { Arm, Config } from '../run/config-schema.js';
 import { caseDesign } from '../stats/case-design.js';
-import { decideSequential, designOperating, type SequentialDesign } from '../stats/sequential-design.js';
+import { decideSequential, expectedRemainingTrials, type SequentialDesign } from '../stats/sequential-design.js';
 import type { GradableCase, TrialRef } from '../run/schema.js';
 
 /** What the runner asks for its next trial. The sequential scheduler slots in beside the fixed one. */
@@ -165,9 +165,4 @@ export class SequentialScheduler implements TrialScheduler {
   casesDecided(): { decided: number; cases: number } {
     return { decided: this.cases.filter((c) => (c.done || !this.canSchedule(c)) && c.inFlight === 0).length, cases: this.cases.length };
   }
-}
-
-/** Expected further trials from a reached state, at the worse of p0 and p1: what a progress estimate should plan for. */
-export function expectedRemainingTrials(d: SequentialDesign, from: { trials: number; passes: number }): number {
-  return Math.max(designOperating(d, d.p0, from).expectedTrials, designOperating(d, d.p1, from).expectedTrials);
 }

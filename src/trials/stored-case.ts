@@ -1,18 +1,17 @@
 import type { Case } from '../load/cases.js';
-import type { Config } from '../run/config-schema.js';
-import type { GradableCase } from '../run/schema.js';
-import { approximateTrials, resolveDecision } from '../load/decision.js';
+import { DESIGN_LIMIT, type Config, type DecisionMode } from '../run/config-schema.js';
+import type { DecisionParams, GradableCase } from '../run/schema.js';
+import { designSize, resolveDecision } from '../load/decision.js';
 import { buildDesign } from '../stats/case-design.js';
-import type { DecisionParams } from '../run/schema.js';
-import { DESIGN_LIMIT, type DecisionMode } from '../run/config-schema.js';
 
 /**
  * The resolved parameters and the design they give (maxTrials: the user's cap, else the design's maximum). Fixed
  * mode allows a delta finer than any design is built for: such a case stores none, and `plan` falls back to Wald's.
  */
 function caseDecision(p: DecisionParams, mode: DecisionMode): Pick<GradableCase, 'decision' | 'design'> {
-  const size = approximateTrials(p);
+  const size = designSize(p);
   if (mode === 'fixed' && size > DESIGN_LIMIT) return { decision: { ...p, maxTrials: p.maxTrials ?? size } };
+  // Wald's test under a cap needs no optimal design, whatever its size; decisionProblem bounded the rest.
   const built = buildDesign(p, mode);
   return { decision: built.params, design: built.design };
 }
