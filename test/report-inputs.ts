@@ -99,6 +99,24 @@ export const designFacts = (v: CaseVerdict) =>
   `${v.design!.kind === 'optimal' ? `decides by ${v.design!.maxTrials} trials` : `Wald's SPRT, at most ${v.design!.maxTrials} trials`} · exact α ${v.design!.alpha.toFixed(3)} β ${v.design!.beta.toFixed(3)}`;
 
 /** An input as a results.json written before designs reads: verdicts with neither a design nor an adjusted rate. */
+/**
+ * The inputs every reporter's rate cell is checked on, with each case's expected cell (`adjusted`: the verdict's
+ * adjusted rate then †; else a literal, written with `cell` in the reporter's escaping) and the note its marks need.
+ */
+export function rateCellCases(cell: (text: string) => string): [string, ReportInput, Record<string, string>, 'adjusted' | 'descriptive'][] {
+  const unstopped = { 'vague-sprint': cell('0.50 [0.09, 0.91]'), 'rate-limited': '—' };
+  return [
+    ['a run with stored designs: a stopped case shows its adjusted rate and exact interval, †', designedInput(), { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', ...unstopped }, 'adjusted'],
+    ["a run from before designs were stored, regraded: Wald's design is rebuilt and adjusts the rate too", reportInput(), { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', ...unstopped }, 'adjusted'],
+    [
+      'results without adjusted rates: the Wilson interval, marked * where a sequential stop biases it',
+      withoutEstimates(reportInput()),
+      { 'jira-create': cell('0.25 [0.05, 0.70]*'), 'neg-weather': cell('1.00 [0.34, 1.00]*'), ...unstopped },
+      'descriptive',
+    ],
+  ];
+}
+
 export function withoutEstimates(input: ReportInput): ReportInput {
   const verdicts = input.results.verdicts.map(({ estimate: _estimate, design: _design, ...v }) => v);
   return { ...input, results: { ...input.results, verdicts } };

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MARKDOWN_LIMIT, markdownReporter } from '../src/report/markdown.js';
-import type { ReportInput } from '../src/report/reporter.js';
 import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
-import { adjustedText, CASES, COMPARISON, designedInput, designFacts, HOSTILE, OUTCOMES, reportInput, withoutEstimates } from './report-inputs.js';
+import { adjustedText, CASES, COMPARISON, designedInput, designFacts, HOSTILE, OUTCOMES, rateCellCases, reportInput, withoutEstimates } from './report-inputs.js';
 
 /** A table's rows (header and separator excluded) whose first cell is `first`, as cells; escaped pipes stay inside a cell. */
 function rows(md: string, header: string): string[][] {
@@ -107,26 +106,7 @@ const DESCRIPTIVE_NOTE = '\\* descriptive only: the case stopped early by a sequ
 
 describe('markdown reporter: the rate beside a verdict, adjusted for stopping early where the design gives it', () => {
   // Per input: the rate cell of each case (`adjusted`: the verdict's adjusted rate, then †), and which notes follow the table.
-  const table: [string, ReportInput, Record<string, 'adjusted' | string>, string[]][] = [
-    [
-      'a run with stored designs: a stopped case shows its adjusted rate and exact interval, †',
-      designedInput(),
-      { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', 'vague-sprint': '0.50 \\[0.09, 0.91\\]', 'rate-limited': '—' },
-      [ADJUSTED_NOTE],
-    ],
-    [
-      "a run from before designs were stored, regraded: Wald's design is rebuilt and adjusts the rate too",
-      reportInput(),
-      { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', 'vague-sprint': '0.50 \\[0.09, 0.91\\]', 'rate-limited': '—' },
-      [ADJUSTED_NOTE],
-    ],
-    [
-      'results without adjusted rates: the Wilson interval, marked * where a sequential stop biases it',
-      withoutEstimates(reportInput()),
-      { 'jira-create': '0.25 \\[0.05, 0.70\\]\\*', 'neg-weather': '1.00 \\[0.34, 1.00\\]\\*', 'vague-sprint': '0.50 \\[0.09, 0.91\\]', 'rate-limited': '—' },
-      [DESCRIPTIVE_NOTE],
-    ],
-  ];
+  const table = rateCellCases((text) => text.replace(/[[\]*]/g, '\\$&')).map(([name, input, cells, mark]) => [name, input, cells, mark === 'adjusted' ? [ADJUSTED_NOTE] : [DESCRIPTIVE_NOTE]] as const);
   it.each(table)('%s', (_, input, cells, notes) => {
     const md = markdownReporter.render(input);
     const verdict = new Map(input.results.verdicts.map((v) => [v.caseId, v]));

@@ -4,7 +4,7 @@ import type { ReportInput } from '../src/report/reporter.js';
 import { terminalReporter } from '../src/report/terminal.js';
 import { designText, verdictRate } from '../src/report/wording.js';
 import type { CaseVerdict } from '../src/run/schema.js';
-import { adjustedText, designedInput, designFacts, reportInput, withoutEstimates } from './report-inputs.js';
+import { adjustedText, designedInput, designFacts, rateCellCases, reportInput, withoutEstimates } from './report-inputs.js';
 
 const render = (input: ReportInput) => stripVTControlCharacters(terminalReporter(false).render(input));
 /** Lines of the report with their wrapping undone: a paragraph wrapped at 100 columns reads as one line again. */
@@ -15,26 +15,7 @@ const DESCRIPTIVE_NOTE = '* descriptive only: the case stopped early by a sequen
 
 describe('terminal report: the rate beside a verdict, adjusted for stopping early where the design gives it', () => {
   // Per input: each case's rate cell (`adjusted`: its verdict's adjusted rate, then †), and the notes under the table.
-  const table: [string, ReportInput, Record<string, string>, string[]][] = [
-    [
-      'a run with stored designs: a stopped case shows its adjusted rate and exact interval, †',
-      designedInput(),
-      { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', 'vague-sprint': '0.50 [0.09, 0.91]', 'rate-limited': '—' },
-      [ADJUSTED_NOTE],
-    ],
-    [
-      "a Wald run from before designs were stored, regraded: Wald's design is rebuilt and adjusts the rate too",
-      reportInput(),
-      { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', 'vague-sprint': '0.50 [0.09, 0.91]', 'rate-limited': '—' },
-      [ADJUSTED_NOTE],
-    ],
-    [
-      'results without adjusted rates: the Wilson interval, marked * where a sequential stop biases it',
-      withoutEstimates(reportInput()),
-      { 'jira-create': '0.25 [0.05, 0.70]*', 'neg-weather': '1.00 [0.34, 1.00]*', 'vague-sprint': '0.50 [0.09, 0.91]', 'rate-limited': '—' },
-      [DESCRIPTIVE_NOTE],
-    ],
-  ];
+  const table = rateCellCases((text) => text).map(([name, input, cells, mark]) => [name, input, cells, mark === 'adjusted' ? [ADJUSTED_NOTE] : [DESCRIPTIVE_NOTE]] as const);
 
   it.each(table)('%s', (_, input, cells, notes) => {
     const text = render(input);
