@@ -9,7 +9,11 @@ import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
  * 1 on any significant regression.
  */
 export async function compareCommand(dirs: { base: string; candidate: string }, opts: CompareOptions, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ exitCode: number; failed: string[] }> {
-  const [base, candidate] = await Promise.all([loadResults(dirs.base), loadResults(dirs.candidate)]);
+  // Both read at once, but a problem is named in argument order (the base's first), whichever read failed sooner.
+  const reads = [loadResults(dirs.base), loadResults(dirs.candidate)] as const;
+  await Promise.allSettled(reads);
+  const base = await reads[0];
+  const candidate = await reads[1];
   for (const [dir, r] of [[dirs.base, base], [dirs.candidate, candidate]] as const) {
     if (r.regraded) io.stderr.write(`no current results.json in ${dir} (${r.regraded}): graded its stored transcripts in memory\n`);
     if (r.manifest.status !== 'completed') io.stderr.write(`${dir}: the run is ${r.manifest.status}; its cases are compared on the trials it has\n`);
