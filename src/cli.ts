@@ -6,7 +6,7 @@ import { initProject } from './commands/init.js';
 import { lintProject, type LintOptions } from './commands/lint.js';
 import { capWarnings, planSuite, renderPlan } from './commands/plan.js';
 import { describeRunDir, loadSuite, loadSuites, type LoadedSuite, type RunOptions } from './commands/run.js';
-import { reportStoredAgents, runAgents, runAndGrade } from './commands/run-agents.js';
+import { agentsToResume, readAgentsRecord, reportStoredAgents, runAgents, runAndGrade } from './commands/run-agents.js';
 import { HARNESS_VERSION } from './runner/execute.js';
 import { gradableCase } from './trials/stored-case.js';
 import { ARMS, DECISION_MODES } from './run/config-schema.js';
@@ -261,9 +261,12 @@ function buildProgram(): Command {
       const reporters = chooseReporters(o, process.env);
       const human = humanStream(reporters, IO);
       const say = (text: string) => human.write(text);
+      // A run of several agents resumes as one: the agents it was for come from its agents.json.
+      const outer = opts.resume === undefined ? undefined : await readAgentsRecord(opts.resume);
+      if (outer) opts.overrides.agents = agentsToResume(outer, o.agent as string[] | undefined);
       const suites = loadSuites(opts);
       warnCaps(suites[0]!);
-      if (suites.length > 1) {
+      if (suites.length > 1 || outer) {
         if (suites[0]!.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${suites[0]!.profile.name}": no real model answers\n`);
         const { dir, runs, failed } = await runAgents(suites, opts, reporters, IO, say);
         for (const r of runs) reportDamaged(r.results);
@@ -332,7 +335,10 @@ function buildProgram(): Command {
       const agents = await reportStoredAgents(dir, reporters, IO);
       if (agents) {
         for (const r of agents.runs) reportDamaged(r.results);
-        process.exitCode = exitWithReports(worstExitCode(agents.runs.map((r) => r.results.exitCode)), agents.failed);
+        for (const m of agents.missing) process.stderr.write(`agent ${m.id}: nothing to report, ${m.why} (\`skillprobe run --resume ${dir}\` runs it)\n`);
+        // An agent with nothing to report is missing data, as a damaged trial is.
+        const codes = [...agents.runs.map((r) => r.results.exitCode), ...agents.missing.map(() => EXIT.error)];
+        process.exitCode = exitWithReports(worstExitCode(codes), agents.failed);
         return;
       }
       const { regraded, store, ...loaded } = await loadResults(dir);

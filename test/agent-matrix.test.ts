@@ -15,7 +15,7 @@ function agentsInput(): AgentsReportInput {
   const codex = reportInput({ agent: { id: 'codex', binary: '/bin/codex', cliVersion: '0.169.0' } }, SECOND);
   codex.results.run.agent = { id: 'codex', cliVersion: '0.169.0' };
   const runs = [claude, { ...codex, runDir: 'transcripts/r1/r1-codex' }];
-  return { runDir: 'transcripts/r1', runs, matrix: agentMatrix(runs.map((r) => r.results)) };
+  return { runDir: 'transcripts/r1', runs, matrix: agentMatrix(runs.map((r) => r.results)), missing: [] };
 }
 
 describe('the agents × cases matrix', () => {

@@ -114,6 +114,11 @@ const BAD: Row[] = [
   { name: 'socket in a skill', make: socket('skills/alpha/agent.sock'), where: /skills\/alpha\/agent\.sock:/, says: /socket/ },
   { name: 'socket nested in a skill', make: socket('skills/alpha-beta/run/s.sock'), where: /skills\/alpha-beta\/run\/s\.sock:/, says: /socket/ },
   { name: 'symlink to /dev/null in a skill', make: link('skills/alpha/null', '/dev/null'), where: /skills\/alpha\/null:/, says: /device file.*\/dev\/null/ },
+  // 4b. links out of the skill folder would hand what they name to the model in every trial
+  { name: 'symlink to a secret outside the project', make: both((dir) => writeFileSync(inside(dir, '../secret.txt'), 'key\n'), link('skills/alpha/ref.md', '../../../secret.txt')), where: /skills\/alpha\/ref\.md:/, says: /leads outside the skill folder.*secret\.txt/ },
+  { name: "symlink to a sibling skill's SKILL.md", make: link('skills/alpha/ref.md', '../alpha-beta/SKILL.md'), where: /skills\/alpha\/ref\.md:/, says: /leads outside the skill folder/ },
+  { name: 'symlink to a shared folder beside the skills', make: both((dir) => writeFileSync(inside(dir, 'shared/x.sh'), 'echo\n'), link('skills/alpha/shared', '../../shared')), where: /skills\/alpha\/shared:/, says: /leads outside the skill folder/ },
+  { name: 'symlink out of the skill folder (lint)', command: 'lint', make: link('skills/alpha/home', '/etc/hostname'), where: /skills\/alpha\/home:/, says: /leads outside the skill folder/ },
   { name: 'SKILL.md linked to /dev/null', change: without('skills/alpha/SKILL.md'), make: link('skills/alpha/SKILL.md', '/dev/null'), where: /skills\/alpha\/SKILL\.md:/, says: /device file/ },
   { name: 'FIFO in a skill (plan)', command: 'plan', make: fifo('skills/alpha/pipe'), where: /skills\/alpha\/pipe:/, says: /FIFO/ },
   { name: 'FIFO in a skill (lint)', command: 'lint', make: fifo('skills/alpha-beta/pipe'), where: /skills\/alpha-beta\/pipe:/, says: /FIFO/ },
@@ -166,7 +171,11 @@ const GOOD: Setup[] = [
   { name: 'catastrophic-for-backtracking pattern', change: planCheck('matches', ['^(a+)+$']) },
   {
     name: 'symlinked file and folder inside a skill',
-    make: both(link('skills/alpha/ref.md', '../alpha-beta/SKILL.md'), (dir) => writeFileSync(inside(dir, 'shared/x.sh'), 'echo\n'), link('skills/alpha/shared', '../../shared')),
+    make: both((dir) => writeFileSync(inside(dir, 'skills/alpha/docs/x.sh'), 'echo\n'), link('skills/alpha/ref.md', 'docs/x.sh'), link('skills/alpha/scripts', 'docs')),
+  },
+  {
+    name: 'a skill folder that is itself a symlink',
+    make: both((dir) => writeFileSync(inside(dir, 'elsewhere/gamma/SKILL.md'), skillMd('gamma', 'Handle gamma.')), link('skills/gamma', '../elsewhere/gamma')),
   },
 ];
 
@@ -283,15 +292,29 @@ describe('the skills hash and the trial copy', () => {
   });
 
   it('the trial copy of a symlinked file is a regular file, not a live link', async () => {
-    const outside = join(root, 'outside.md');
-    writeFileSync(outside, 'original\n');
-    const s = skill('copy-out', { 'ref.md': { link: outside } });
+    const s = skill('copy-in', { 'notes.md': Buffer.from('original\n'), 'ref.md': { link: 'notes.md' } });
+    expect(s.links).toEqual([{ file: expect.stringMatching(/ref\.md$/), target: 'notes.md' }]);
     const ws = await createSealedWorkspace({ skills: [s], skillsFolder: '.claude/skills', root });
     try {
       const copy = join(ws.dir, '.claude/skills/alpha/ref.md');
       expect(lstatSync(copy).isSymbolicLink()).toBe(false);
+      expect(readFileSync(copy, 'utf8')).toBe('original\n');
       writeFileSync(copy, 'changed by a trial\n');
-      expect(readFileSync(outside, 'utf8')).toBe('original\n');
+      expect(readFileSync(join(s.path, 'notes.md'), 'utf8')).toBe('original\n');
+    } finally {
+      await ws.cleanup();
+    }
+  });
+
+  it('a link out of the folder made after loading is not copied into a trial', async () => {
+    const secret = join(root, 'secret.txt');
+    writeFileSync(secret, 'key\n');
+    const s = skill('late-link', {});
+    symlinkSync(secret, join(s.path, 'ref.md'));
+    const ws = await createSealedWorkspace({ skills: [s], skillsFolder: '.claude/skills', root });
+    try {
+      expect(existsSync(join(ws.dir, '.claude/skills/alpha/SKILL.md'))).toBe(true);
+      expect(existsSync(join(ws.dir, '.claude/skills/alpha/ref.md'))).toBe(false);
     } finally {
       await ws.cleanup();
     }

@@ -54,10 +54,12 @@ export class ClaudeStream {
     return this.user([{ type: 'tool_result', tool_use_id: id, content, is_error: true }]);
   }
 
-  read(path: string, content = '1\t---\n2\tname: x\n3\t---\n4\t```bash\n5\tatl jira create-issue --project OPS\n6\t```'): this {
+  /** A Read and its result: the file's lines, or (`error`) the CLI's error for a file it could not read. */
+  read(path: string, result: string | { error: string } = '1\t---\n2\tname: x\n3\t---\n4\t```bash\n5\tatl jira create-issue --project OPS\n6\t```'): this {
     const id = `toolu_${++this.tool}`;
     this.assistant([{ type: 'tool_use', id, name: 'Read', input: { file_path: path } }]);
-    return this.user([{ type: 'tool_result', tool_use_id: id, content }]);
+    const content = typeof result === 'string' ? { content: result } : { content: `<tool_use_error>${result.error}</tool_use_error>`, is_error: true };
+    return this.user([{ type: 'tool_result', tool_use_id: id, ...content }]);
   }
 
   /** One assistant message with several blocks, results in the CLI's stream order (§3b, parallel). */

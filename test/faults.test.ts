@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import fc from 'fast-check';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, join, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -193,28 +193,36 @@ describe('the sweep at the start of a run: what a dead run left, and nothing els
     return dir;
   }
 
-  it('removes the workspaces of processes that are gone, with the agents still working in them; never a live owner\'s or a kept one', async () => {
+  it('removes the workspaces of processes that are gone, with their agents; never a live owner\'s, a kept one, an unmarked one, or a process that is not the agent', async () => {
     const base = mkdtempSync(join(root, 'sweep-'));
     const gone = Number((await execa('node', ['-e', 'process.stdout.write(String(process.pid))'])).stdout);
     const live = execa('sleep', ['30'], { reject: false });
     const stale = workspaceOf(base, gone, {});
     const agent = execa('sleep', ['30'], { cwd: join(stale, 'ws'), detached: true, reject: false });
     writeFileSync(join(stale, 'owner.json'), JSON.stringify({ pid: gone, host: hostname(), group: agent.pid }));
+    // Working in a stale workspace without being its agent (a shell, a test): never killed.
+    const bystander = execa('sleep', ['30'], { cwd: join(stale, 'ws'), detached: true, reject: false });
+    // An agent started the moment its harness died, before its group was recorded: only a trial's agent has its HOME.
+    const early = workspaceOf(base, gone, {});
+    mkdirSync(join(early, 'home'));
+    const unrecorded = execa('sleep', ['30'], { cwd: join(early, 'ws'), env: { HOME: join(early, 'home') }, detached: true, reject: false });
     // A recorded group id that now belongs to someone else (working elsewhere): never killed.
     const stranger = execa('sleep', ['30'], { detached: true, reject: false });
     const reused = workspaceOf(base, gone, { group: stranger.pid });
+    // Named like a workspace, but without skillprobe's owner record: not skillprobe's to remove.
     const unmarked = workspaceOf(base, gone, undefined);
     const kept = workspaceOf(base, gone, { kept: true });
     const alive = workspaceOf(base, live.pid!, {});
     try {
       expect(await sweepStaleWorkspaces(base)).toBe(3);
-      expect(readdirSync(base).sort()).toEqual([basename(kept), basename(alive)].sort());
-      expect([stale, reused, unmarked].some(existsSync)).toBe(false);
+      expect(readdirSync(base).sort()).toEqual([basename(kept), basename(alive), basename(unmarked)].sort());
+      expect([stale, early, reused].some(existsSync)).toBe(false);
       expect((await agent).signal).toBe('SIGTERM');
-      expect(() => process.kill(stranger.pid!, 0)).not.toThrow(); // still running
+      expect((await unrecorded).signal).toBe('SIGTERM');
+      for (const p of [stranger, bystander]) expect(() => process.kill(p.pid!, 0)).not.toThrow(); // still running
     } finally {
-      for (const p of [live, agent, stranger]) p.kill('SIGKILL');
-      await Promise.all([live, agent, stranger]);
+      for (const p of [live, agent, stranger, bystander, unrecorded]) p.kill('SIGKILL');
+      await Promise.all([live, agent, stranger, bystander, unrecorded]);
     }
   });
 });
@@ -224,7 +232,9 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     const row = new Row('kill9');
     const points = fc.sample(fc.integer({ min: 1000, max: 5000 }), { seed: 8, numRuns: 10 });
     for (const [i, at] of points.entries()) {
-      const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '2', '--timeout', '6'], i);
+      // The deadline only ends the stalled case's trials; the resume check below reruns these flags many at a time, and
+      // a quick trial must never meet it on a busy machine (a 6 s deadline did: its trials became missing data).
+      const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '2', '--timeout', '20'], i);
       await sleep(at);
       h.child.kill('SIGKILL');
       await h.child;
@@ -411,11 +421,40 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
   }, 60_000);
 });
 
+describe('a transcript longer than any JavaScript string', () => {
+  it('a trial printing 600 MB (past the ~512 MB a string can hold) under --max-output-mb 700: stored whole, graded, the run goes on', async () => {
+    const row = new Row('huge');
+    // About 1 MB a line, 600 lines, then the real CLI's run: a transcript the size of the one that crashed the run.
+    const agent = agentScript(
+      'huge-agent.sh',
+      `case "$*" in *weather*) pad=$(head -c 1048000 /dev/zero | tr '\\0' x); i=0; while [ $i -lt 600 ]; do printf '{"type":"noise","pad":"%s"}\\n' "$pad"; i=$((i+1)); done ;; esac\nexec '${PINNED}' "$@"`,
+    );
+    const h = row.start(['--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', '1', '--max-output-mb', '700', '--agent-binary', agent]);
+    const r = await h.child;
+    expect(r.stderr).not.toMatch(/Invalid string length|internal error/);
+    expect(r.stdout).toMatch(/run \S+ completed: 2 trials/);
+    const runDir = row.runDir()!;
+    const outcomes = readJson<Results>(join(runDir, 'results.json')).outcomes;
+    const huge = outcomes.find((o) => o.caseId === 'neg-weather')!;
+    expect(statSync(join(runDir, 'trials', 'neg-weather', 'skill', '1.jsonl')).size).toBeGreaterThan(600 * 1048000);
+    // The noise before the CLI's own stream is one counted event; the trial is graded on what the CLI printed.
+    expect(huge).toMatchObject({ status: 'ok', passed: true });
+    expect(outcomes.find((o) => o.caseId === 'pos-alpha')).toMatchObject({ status: 'ok', passed: true });
+    const regraded = await runCli(['grade', runDir], { cwd: project });
+    expect(regraded.stderr).not.toMatch(/Invalid string length|internal error/);
+    expect(regraded.exitCode).toBe(r.exitCode);
+    await until(() => processesIn(row.workdir).length === 0, 5000);
+    expect(left(row.workdir)).toEqual({ processes: [], workspaces: [] });
+    rmSync(runDir, { recursive: true }); // 600 MB
+  }, 180_000);
+});
+
 describe('--resume after each fault reaches the verdicts of the uninterrupted run', () => {
   const verdictsOf = (stdout: string) => (JSON.parse(stdout) as Results).verdicts.map((v) => [v.caseId, v.verdict, v.scored, v.passes]);
-  // Concurrency may differ on a resume; the stalled trials only wait, so more of them at once costs no CPU.
+  // Concurrency may differ on a resume. Stalled trials only wait, but every CLI start costs CPU: two runs at 4 each
+  // keep a quick trial's start well inside the rows' deadlines on two busy cores.
   const run = (args: string[], transcripts: string, workdir: string) =>
-    runCli(['run', '--arms', 'skill', '--concurrency', '6', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], { cwd: project, timeoutMs: 180_000 });
+    runCli(['run', '--arms', 'skill', '--concurrency', '4', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], { cwd: project, timeoutMs: 180_000 });
 
   it('every run folder a fault interrupted, resumed with the flags it started with', async () => {
     const workdir = mkdtempSync(join(root, 'work-resume-'));

@@ -1,3 +1,5 @@
+import { symlinkSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { balanceFindings } from '../src/lint/balance.js';
@@ -17,7 +19,7 @@ const LISTING = claudeCode.skillListing;
 
 const skill = (dir: string, description: string, allowedTools?: string): LintSkill => {
   const file = `skills/${dir}/SKILL.md`;
-  return { dir, name: dir, description, allowedTools, at: { name: { file, line: 2, col: 7 }, description: { file, line: 3, col: 14 }, allowedTools: { file, line: 4, col: 16 } } };
+  return { dir, name: dir, description, allowedTools, links: [], at: { name: { file, line: 2, col: 7 }, description: { file, line: 3, col: 14 }, allowedTools: { file, line: 4, col: 16 } } };
 };
 
 const kase = (id: string, expect: string, extra: Partial<Pick<LintCase, 'prompt' | 'against' | 'tags'>> = {}): LintCase => ({
@@ -308,6 +310,22 @@ describe('skillprobe lint (CLI)', () => {
     expect(r.stdout).toMatch(/^sim\/p\.yaml:3:11: error: rule 1 matches case "rian", which is not in the suite/m);
     expect(r.stdout).toMatch(/^sim\/p\.yaml:5:24: error: rule 1 behaviour 1: `skill: wether` names no skill/m);
     expect(r.stdout).toMatch(/^2 errors, 0 warnings$/m);
+  });
+
+  it('a symlink inside a skill is a warning (trials get a copy), one out of it an error (it would leak what it names)', async () => {
+    const f = cleanProject();
+    f['skills/weather/docs/cities.md'] = 'Oslo\n';
+    f['secret.txt'] = 'key\n';
+    const dir = makeProject(f);
+    dirs.push(dir);
+    symlinkSync('docs/cities.md', join(dir, 'skills/weather/cities.md'));
+    const inside = await runCli(['lint'], { cwd: dir, env: testEnv() });
+    expect(inside.exitCode).toBe(0);
+    expect(inside.stdout).toMatch(/^skills\/weather\/cities\.md: warning: symlink to docs\/cities\.md: each trial gets a copy of the file it names/m);
+    symlinkSync('../../secret.txt', join(dir, 'skills/csv-report/key.txt'));
+    const outside = await runCli(['lint'], { cwd: dir, env: testEnv() });
+    expect(outside.exitCode).toBe(1);
+    expect(outside.stdout).toMatch(/^skills\/csv-report\/key\.txt: error: symlink to \.\.\/\.\.\/secret\.txt leads outside the skill folder .*secret\.txt.* — copy the file into the skill folder/m);
   });
 
   it('--json prints the findings as a JSON array and nothing else', async () => {

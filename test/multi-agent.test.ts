@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AgentRuns, Results, RunManifest } from '../src/run/schema.js';
-import { baseProject, cleanup, makeProject, runCli, spyBinary } from './helpers.js';
+import { execa } from 'execa';
+import { baseProject, CLI, cleanup, makeProject, runCli, spyBinary, testEnv } from './helpers.js';
 import { leftBehind } from './e2e-scenarios.js';
 
 /** One suite through all three real CLIs against the simulator, in one run. */
@@ -90,6 +91,57 @@ describe('one run, three agents', () => {
   });
 });
 
+describe('a run of several agents killed mid-way is reported and resumed as one run', () => {
+  let project: string;
+  let workdir: string;
+  afterAll(() => cleanup(project, workdir));
+
+  it('kill -9 during the first agent: report shows what exists and names what is missing; --resume finishes every agent', async () => {
+    project = makeProject({ ...baseProject(), 'sim.yaml': PROFILE });
+    workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+    const args = ['run', '--sim', 'sim.yaml', '--agent', 'claude-code,codex', '--trials', '4', '--threshold', '0.5', '--concurrency', '1', '--transcripts', 'runs', '--workdir', workdir];
+    const child = execa('node', [CLI, ...args], { cwd: project, env: testEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
+    const runs = join(project, 'runs');
+    const outer = () => join(runs, existsSync(runs) ? (readdirSync(runs)[0] ?? 'none') : 'none');
+    const firstAgentTrials = () => {
+      const trials = join(outer(), `${basename(outer())}-claude-code`, 'trials', 'pos-alpha', 'skill');
+      return existsSync(trials) ? readdirSync(trials).filter((f) => f.endsWith('.meta.json')).length : 0;
+    };
+    const deadline = Date.now() + 120_000;
+    while (firstAgentTrials() < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGKILL');
+    await child;
+    const dir = outer();
+    const record = readJson<AgentRuns>(join(dir, 'agents.json'));
+    expect(record.planned).toEqual(['claude-code', 'codex']);
+    expect(record.agents.map((a) => [a.id, a.status])).toEqual([['claude-code', 'running']]);
+
+    const partial = await runCli(['report', dir], { cwd: project });
+    expect(partial.stderr).not.toMatch(/internal error|RangeError|at .*\.js:\d+/);
+    expect(partial.stdout).toContain('═══ agent claude-code');
+    expect(partial.stderr).toMatch(/agent codex: nothing to report, not started: the run stopped before it \(`skillprobe run --resume .*` runs it\)/);
+    expect(partial.exitCode).toBeGreaterThanOrEqual(1); // missing data (4) or a failing verdict (1), never a clean 0
+    expect(partial.exitCode).not.toBe(70);
+
+    const resumed = await runCli(['run', '--sim', 'sim.yaml', '--resume', dir, '--workdir', workdir], { cwd: project, timeoutMs: 300_000 });
+    expect(resumed.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
+    expect(resumed.stdout).toMatch(/agent claude-code: resuming its run \(1 of 2\)/);
+    expect(resumed.stdout).toMatch(/agent codex: running the suite \(2 of 2\)/);
+    expect(resumed.stdout).toMatch(/AGENTS × CASES · 2 agents/);
+    const done = readJson<AgentRuns>(join(dir, 'agents.json'));
+    expect(done.agents.map((a) => [a.id, a.status])).toEqual([['claude-code', 'completed'], ['codex', 'completed']]);
+    expect(readdirSync(runs)).toHaveLength(1); // one run, resumed in place
+    for (const a of done.agents) expect(readJson<Results>(join(dir, a.dir, 'results.json')).outcomes).toHaveLength(8);
+    const whole = await runCli(['report', dir], { cwd: project });
+    expect(whole.exitCode).toBe(resumed.exitCode);
+    expect(whole.stderr).not.toMatch(/nothing to report/);
+    // Agents named again must be the run's own.
+    const other = await runCli(['run', '--sim', 'sim.yaml', '--resume', dir, '--agent', 'gemini'], { cwd: project });
+    expect(other.exitCode).toBe(2);
+    expect(other.stderr).toMatch(/--agent: the run being resumed is for claude-code, codex, not gemini/);
+  }, 600_000);
+});
+
 describe('several agents: bad input is refused before anything runs', () => {
   const dirs: string[] = [];
   afterAll(() => cleanup(...dirs));
@@ -122,7 +174,7 @@ describe('several agents: bad input is refused before anything runs', () => {
     dirs.push(project);
     const r = await runCli(['report', 'runs/r1'], { cwd: project });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/runs\/r1\/agents\.json: agents\.json .* — report each agent's run folder in it on its own/);
+    expect(r.stderr).toMatch(/runs\/r1\/agents\.json: agents\.json .* — report or resume each agent's run folder in it on its own/);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 

@@ -93,8 +93,15 @@ describe('Claude Code stream parser on every shared sample', () => {
     ]);
   });
 
-  it('keeps unknown event types as other', () => {
-    expect(kinds(sample('stall-kill.jsonl'))).toEqual(['init', 'other', 'other', 'other', 'other']);
+  it('keeps unknown event types as other, a run of the same one counted, not repeated', () => {
+    const t = parseClaudeStream(readFileSync(join(SAMPLES, 'stall-kill.jsonl'), 'utf8'));
+    expect(t.events.map((e) => (e.kind === 'other' ? [e.type, e.repeats ?? 1] : e.kind))).toEqual(['init', ['system/status', 1], ['stream_event', 3]]);
+  });
+
+  it('a CLI printing noise costs one event, however long it goes on', () => {
+    const noise = Array.from({ length: 100_000 }, () => '{"type":"noise"}');
+    const t = parseClaudeStream(noise);
+    expect(t.events).toEqual([{ kind: 'other', source: 'system', type: 'noise', repeats: 100_000 }]);
   });
 });
 

@@ -92,7 +92,7 @@ async function handMadeRun(root: string): Promise<ReportInput> {
   const transcripts = new Map<string, Transcript>();
   for (const o of results.outcomes) {
     const t = await store.readTrial(o);
-    if (t.ok) transcripts.set(trialKey(o), adapter.parse(t.raw));
+    if (t.ok) transcripts.set(trialKey(o), adapter.parse(t.lines));
   }
   return { manifest, results, runDir: store.dir, transcripts };
 }

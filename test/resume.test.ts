@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Results, RunManifest } from '../src/run/schema.js';
@@ -120,6 +120,30 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
     const f = await runCli([...RUN, '--force'], { cwd: dir, env });
     expect(f.exitCode).toBe(2);
     expect(f.stderr).toMatch(/--force: only means something with --resume/);
+  }, 300_000);
+});
+
+describe('run --resume: one writer per run folder', () => {
+  it('two resumes of one folder started together: one goes ahead, the other is refused at once, naming the holder', async () => {
+    const dir = project();
+    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
+    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    // Back to an interrupted run with every trial still to run, so the resume that goes ahead takes a while.
+    rmSync(join(runDir, 'trials'), { recursive: true });
+    rmSync(join(runDir, 'results.json'));
+    const m = read<RunManifest>(join(runDir, 'run.json'));
+    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...m, status: 'interrupted' }));
+    const resume = () => runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    const [a, b] = await Promise.all([resume(), resume()]);
+    const [refused, ran] = a.exitCode === 2 ? [a, b] : [b, a];
+    expect(refused.exitCode, refused.stderr).toBe(2);
+    expect(refused.stderr).toMatch(/the run folder is in use by skillprobe process \d+ on .*\(run --resume, since .*\) — wait for it to finish/);
+    expect(refused.stderr).not.toMatch(/internal error/);
+    expect(ran.exitCode, ran.stderr).not.toBe(2);
+    expect(ran.stderr).not.toMatch(/internal error/);
+    expect(read<RunManifest>(join(runDir, 'run.json')).status).toBe('completed');
+    expect(read<Results>(join(runDir, 'results.json')).outcomes.length).toBeGreaterThanOrEqual(9);
+    expect(existsSync(join(runDir, 'run.lock'))).toBe(false);
   }, 300_000);
 });
 

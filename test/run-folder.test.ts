@@ -1,8 +1,9 @@
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUN_FORMAT_VERSION, type Results } from '../src/run/schema.js';
+import { LOCK_FILE, lockRunFolder } from '../src/run/lock.js';
 import { effectiveStatus } from '../src/run/store.js';
 import { cleanup, runCli } from './helpers.js';
 import { fakeRun, handMadeManifest } from './run-fixtures.js';
@@ -189,3 +190,44 @@ describe('a run whose writer is gone reads as interrupted', () => {
   });
 });
 
+
+describe('a run folder has one writer (run.lock)', () => {
+  const root = mkdtempSync(join(tmpdir(), 'sp-lock-'));
+  afterAll(() => cleanup(root));
+  const folder = (name: string) => {
+    const dir = join(root, name);
+    mkdirSync(dir);
+    return dir;
+  };
+  const lockFile = (dir: string) => join(dir, LOCK_FILE);
+
+  it('a second writer is refused at once, naming the holder; released, the folder can be taken again', () => {
+    const dir = folder('live');
+    const lock = lockRunFolder(dir, 'run --resume');
+    expect(JSON.parse(readFileSync(lockFile(dir), 'utf8'))).toMatchObject({ pid: process.pid, host: hostname(), command: 'run --resume' });
+    expect(() => lockRunFolder(dir, 'grade')).toThrow(new RegExp(`in use by skillprobe process ${process.pid} on .*\\(run --resume, since `));
+    lock.release();
+    expect(existsSync(lockFile(dir))).toBe(false);
+    lockRunFolder(dir, 'grade').release();
+  });
+
+  it.each([
+    ['its holder is gone (killed outright)', (dir: string) => writeFileSync(lockFile(dir), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), since: 'x', command: 'run' }))],
+    ['it was torn mid-write long ago', (dir: string) => {
+      writeFileSync(lockFile(dir), '{"pid": 12');
+      utimesSync(lockFile(dir), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    }],
+  ])('a lock is taken over when %s', (_, make) => {
+    const dir = folder(`stale-${make.length}-${Math.random()}`);
+    make(dir);
+    const lock = lockRunFolder(dir, 'run');
+    expect(JSON.parse(readFileSync(lockFile(dir), 'utf8')).pid).toBe(process.pid);
+    lock.release();
+  });
+
+  it('a holder on another machine is never taken over: the message says how to clear it', () => {
+    const dir = folder('remote');
+    writeFileSync(lockFile(dir), JSON.stringify({ pid: 1, host: 'elsewhere', since: 'x', command: 'run' }));
+    expect(() => lockRunFolder(dir, 'run')).toThrow(/in use by skillprobe process 1 on elsewhere .*if that process is gone, delete .*run\.lock/);
+  });
+});

@@ -1,4 +1,4 @@
-import type { ParseWarning } from '../transcript/types.js';
+import type { OtherEvent, ParseWarning, TranscriptEvent } from '../transcript/types.js';
 import { isPlainObject } from '../util/json.js';
 
 /** Reading the JSON-lines streams agent CLIs print: tolerant, since a killed process can stop mid-line. */
@@ -9,25 +9,40 @@ export const str = (v: unknown): string | undefined => (typeof v === 'string' ? 
 export const num = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
 export const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
+/** A transcript as its text, or its lines as they are read (a stored transcript is never read into one string). */
+export type TranscriptLines = string | Iterable<string>;
+
 /**
- * Calls `onEvent` with each line of `raw` that is a JSON object, in order, and returns a warning for every other
- * non-blank line: a broken last line is a process that ended mid-write, anything else is not JSON.
+ * Calls `onEvent` with each line that is a JSON object, in order, and returns a warning for every other non-blank
+ * line: a broken last line is a process that ended mid-write, anything else is not JSON.
  */
-export function readJsonLines(raw: string, onEvent: (ev: Json) => void): ParseWarning[] {
+export function readJsonLines(input: TranscriptLines, onEvent: (ev: Json) => void): ParseWarning[] {
   const warnings: ParseWarning[] = [];
-  const lines = raw.split('\n');
-  lines.forEach((text, i) => {
-    if (text.trim() === '') return;
+  // Whether a line that is not JSON was the last one is known only once the lines after it are read.
+  let broken: number | undefined;
+  let line = 0;
+  for (const text of typeof input === 'string' ? input.split('\n') : input) {
+    line++;
+    if (text.trim() === '') continue;
+    if (broken !== undefined) warnings.push({ line: broken, message: 'line is not valid JSON' });
+    broken = undefined;
     let ev: unknown;
     try {
       ev = JSON.parse(text);
     } catch {
-      const last = lines.slice(i + 1).every((l) => l.trim() === '');
-      warnings.push({ line: i + 1, message: last ? 'truncated final line (process ended mid-write)' : 'line is not valid JSON' });
-      return;
+      broken = line;
+      continue;
     }
     if (isPlainObject(ev)) onEvent(ev);
-    else warnings.push({ line: i + 1, message: 'line is JSON but not an object' });
-  });
+    else warnings.push({ line, message: 'line is JSON but not an object' });
+  }
+  if (broken !== undefined) warnings.push({ line: broken, message: 'truncated final line (process ended mid-write)' });
   return warnings;
+}
+
+/** Appends an event the canonical transcript has no kind for; one like the event before it only counts there. */
+export function pushOther(events: TranscriptEvent[], ev: Omit<OtherEvent, 'kind'>): void {
+  const last = events.at(-1);
+  if (last?.kind === 'other' && last.type === ev.type && last.source === ev.source) last.repeats = (last.repeats ?? 1) + 1;
+  else events.push({ kind: 'other', ...ev });
 }

@@ -52,6 +52,7 @@ export async function spawnAgent(
   let timedOut = false;
   let interrupted = false;
   let outputBytes = 0;
+  let lastOutputAt = t0;
   let outputTruncated = false;
   let turnLimitHit = false;
   const countToolCalls = opts.toolCallLimit && toolCallCounter(opts.toolCallLimit.startsToolCall);
@@ -85,6 +86,7 @@ export async function spawnAgent(
     stop();
   });
   child.stdout?.on('data', (chunk: Buffer) => {
+    lastOutputAt = performance.now();
     if (outputTruncated || writeError) return;
     const room = opts.maxOutputBytes - outputBytes;
     if (chunk.length > room) {
@@ -128,10 +130,12 @@ export async function spawnAgent(
   }
   if (writeError) throw new TranscriptWriteError(opts.stdoutFile, writeError);
   const spawnError = r.failed && r.exitCode === undefined && !r.signal && !timedOut && !interrupted ? (r.originalMessage ?? r.message) : undefined;
+  const endedAt = performance.now();
   return {
     exitCode: r.exitCode ?? null,
     signal: r.signal ?? null,
-    wallMs: Math.round(performance.now() - t0),
+    wallMs: Math.round(endedAt - t0),
+    quietMs: Math.round(endedAt - lastOutputAt),
     timedOut,
     interrupted,
     stderrTail,

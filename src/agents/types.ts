@@ -1,3 +1,4 @@
+import type { TranscriptLines } from './json-lines.js';
 import type { Arm } from '../run/config-schema.js';
 import type { RefusedStatus, ShownEvidence, TrialEvidence, TrialMeta } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
@@ -96,10 +97,10 @@ export interface AgentAdapter {
   /** For a CLI with no turn limit of its own: whether a line of its stdout starts a tool call (the harness counts). */
   startsToolCall?(line: string): boolean;
   /**
-   * The raw stream → the canonical transcript, reading the trial's evidence and exit code where the stream alone
-   * does not say enough.
+   * The raw stream (its text, or its lines as they are read) → the canonical transcript, reading the trial's
+   * evidence and exit code where the stream alone does not say enough.
    */
-  parse(raw: string, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript;
+  parse(raw: TranscriptLines, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript;
   /** Why the caller's environment cannot reach a real model (no credentials), or undefined. */
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined;
   /** Resolves the binary that will run (for the manifest and for errors before any trial). */

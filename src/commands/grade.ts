@@ -1,15 +1,21 @@
 import { gradeStored } from '../grade/stored.js';
 import type { Results, RunManifest } from '../run/schema.js';
+import { lockRunFolder } from '../run/lock.js';
 import { RunStore } from '../run/store.js';
 import { buildResults } from '../verdict/results.js';
 
 /** Regrades every stored transcript with the current graders and rewrites results.json. Runs nothing. */
 export async function gradeRun(dir: string, now = new Date()): Promise<{ store: RunStore; manifest: RunManifest; results: Results }> {
   const { store, manifest } = await RunStore.open(dir);
-  const { outcomes, damaged } = await gradeStored(store, manifest);
-  const results = buildResults(manifest, outcomes, damaged, now);
-  await store.writeResults(results);
-  return { store, manifest, results };
+  const lock = lockRunFolder(dir, 'grade');
+  try {
+    const { outcomes, damaged } = await gradeStored(store, manifest);
+    const results = buildResults(manifest, outcomes, damaged, now);
+    await store.writeResults(results);
+    return { store, manifest, results };
+  } finally {
+    lock.release();
+  }
 }
 
 /**

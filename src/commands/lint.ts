@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { escapePath } from 'tinyglobby';
 import { adapterFor } from '../agents/registry.js';
 import { allowedToolsFindings } from '../lint/tools.js';
+import { symlinkFindings } from '../lint/links.js';
 import { balanceFindings } from '../lint/balance.js';
 import { listingBudgetFindings } from '../lint/listing.js';
 import { overlapFindings, overlapTable } from '../lint/overlap.js';
@@ -35,7 +36,7 @@ const asErrors = (check: CheckId, problems: readonly InputProblem[]): Finding[] 
 
 const lintSkill = (s: Skill): LintSkill => {
   const at = (key: keyof Skill['source']['at']) => ({ file: s.source.file, ...s.source.at[key] });
-  return { dir: s.dir, name: s.name, description: s.description, allowedTools: s.allowedTools, at: { name: at('name'), description: at('description'), allowedTools: at('allowedTools') } };
+  return { dir: s.dir, name: s.name, description: s.description, allowedTools: s.allowedTools, links: s.links, at: { name: at('name'), description: at('description'), allowedTools: at('allowedTools') } };
 };
 
 const lintCase = (c: Case): LintCase => {
@@ -80,7 +81,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     const checkedCases = suite?.cases.map(lintCase);
     if (checkedSkills) {
       const adapter = adapterFor(config.agent);
-      findings.push(...listingBudgetFindings(checkedSkills, adapter.skillListing), ...overlapFindings(checkedSkills), ...allowedToolsFindings(checkedSkills, adapter.trialTools));
+      findings.push(...listingBudgetFindings(checkedSkills, adapter.skillListing), ...overlapFindings(checkedSkills), ...allowedToolsFindings(checkedSkills, adapter.trialTools), ...symlinkFindings(checkedSkills));
     } else skipped.push('listing budget', 'sibling overlap', 'allowed-tools');
     if (checkedCases) findings.push(...todoPromptFindings(checkedCases));
     else skipped.push(family.length ? 'TODO prompts' : 'cases');

@@ -83,7 +83,7 @@ export async function readTranscripts(store: RunStore, manifest: RunManifest, ou
   const adapter = adapterFor(manifest.agent.id, 'run.json');
   const read = await pMap(outcomes, async (o) => {
     const t = await store.readTrial(o);
-    return t.ok ? ([trialKey(o), adapter.parse(t.raw, t.meta)] as const) : undefined;
+    return t.ok ? ([trialKey(o), adapter.parse(t.lines, t.meta)] as const) : undefined;
   }, { concurrency: 32 });
   return new Map(read.filter((x) => x !== undefined));
 }

@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { gradeStored } from '../grade/stored.js';
-import { checkRunnable, executeRun, prepareRun, type RunTarget } from '../runner/execute.js';
+import { checkRunnable, executeRun, newManifest, prepareRun, type RunTarget } from '../runner/execute.js';
+import { resumeChanges } from '../runner/resume.js';
+import { InputError } from '../load/input-error.js';
+import { lockRunFolder } from '../run/lock.js';
+import type { MissingAgent } from '../report/reporter.js';
 import { AGENT_RUNS_FILE, type AgentRuns, type Results, type RunManifest } from '../run/schema.js';
 import { newRunId, readAgentRuns, RunFolderError, RunStore, writeAgentRuns } from '../run/store.js';
 import { loadResults } from './grade.js';
@@ -23,12 +27,16 @@ export interface FinishedRun {
 export async function runAndGrade(loaded: LoadedSuite, opts: RunOptions, hooks: { checked?: boolean; onPrepared?: (target: RunTarget) => void } = {}): Promise<FinishedRun> {
   if (!hooks.checked) await checkRunnable(loaded, opts);
   const target = await prepareRun(loaded, opts);
-  hooks.onPrepared?.(target);
-  const { store, manifest } = await executeRun(loaded, opts, target);
-  const { outcomes, damaged } = await gradeStored(store, manifest);
-  const results = buildResults(manifest, outcomes, damaged, new Date());
-  await store.writeResults(results);
-  return { store, manifest, results };
+  try {
+    hooks.onPrepared?.(target);
+    const { store, manifest } = await executeRun(loaded, opts, target);
+    const { outcomes, damaged } = await gradeStored(store, manifest);
+    const results = buildResults(manifest, outcomes, damaged, new Date());
+    await store.writeResults(results);
+    return { store, manifest, results };
+  } finally {
+    target.lock.release();
+  }
 }
 
 export interface AgentsRun {
@@ -38,52 +46,132 @@ export interface AgentsRun {
   failed: string[];
 }
 
+type AgentEntry = AgentRuns['agents'][number];
+
+/** The agents a run of several agents is for, in order. */
+const plannedAgents = (record: AgentRuns) => record.planned ?? record.agents.map((a) => a.id);
+
+/**
+ * The agents `--resume` of a run of several agents runs: those it was for. `--agent` may name them again, not
+ * others (each agent's folder is resumed with its own stored inputs).
+ */
+export function agentsToResume(record: AgentRuns, named: readonly string[] | undefined): string[] {
+  const planned = plannedAgents(record);
+  if (named && named.join(',') !== planned.join(',')) {
+    throw new InputError({ file: '--agent', what: `the run being resumed is for ${planned.join(', ')}, not ${named.join(', ')}`, todo: `leave --agent out (it resumes ${planned.join(', ')}), or start a new run` });
+  }
+  return planned;
+}
+
+/** A folder's record of a run of several agents, refused in one line when damaged; undefined when it is not one. */
+export async function readAgentsRecord(dir: string): Promise<AgentRuns | undefined> {
+  if (!existsSync(join(dir, AGENT_RUNS_FILE))) return undefined;
+  const record = await readAgentRuns(dir);
+  if (!record.ok) throw new RunFolderError(join(dir, AGENT_RUNS_FILE), `agents.json ${record.problem}`, "report or resume each agent's run folder in it on its own");
+  return record.value;
+}
+
 /**
  * The suite once per agent, one after another, each a complete run folder inside one folder whose agents.json
- * names them; then one report of all of them with the agents × cases matrix. A run stopped short (Ctrl-C, the cost
- * cap, a fault) ends the sequence: the agents after it are not started.
+ * names them all from the start; then one report of all of them with the agents × cases matrix. A run stopped short
+ * (Ctrl-C, the cost cap, a fault) ends the sequence: the agents after it are not started. `--resume` of that folder
+ * (`opts.resume`) resumes the agent that was stopped and runs the ones never started.
  */
 export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions, reporters: readonly ReporterChoice[], io: ReportIo, say: (text: string) => void): Promise<AgentsRun> {
   // Every agent's machine checks first: a problem with the last agent must not wait for the first one's trials.
   for (const suite of suites) await checkRunnable(suite, opts);
-  const runId = newRunId();
-  const dir = join(suites[0]!.config.transcriptsDir, runId);
-  const record: AgentRuns = { runId, startedAt: new Date().toISOString(), agents: [] };
-  await writeAgentRuns(dir, record);
+  const resumed = opts.resume === undefined ? undefined : await readAgentsRecord(opts.resume);
+  const runId = resumed?.runId ?? newRunId();
+  const dir = opts.resume ?? join(suites[0]!.config.transcriptsDir, runId);
+  const record: AgentRuns = resumed ? { ...resumed, endedAt: undefined } : { runId, startedAt: new Date().toISOString(), agents: [] };
+  record.planned = suites.map((s) => s.adapter.id);
+  if (!resumed) await writeAgentRuns(dir, record);
+  const lock = lockRunFolder(dir, opts.resume === undefined ? 'run' : 'run --resume');
   const runs: FinishedRun[] = [];
+  const place = (entry: AgentEntry) => {
+    const i = record.agents.findIndex((a) => a.id === entry.id);
+    if (i < 0) record.agents.push(entry);
+    else record.agents[i] = entry;
+    return writeAgentRuns(dir, record);
+  };
   try {
-    for (const suite of suites) {
-      say(`agent ${suite.adapter.id}: running the suite (${runs.length + 1} of ${suites.length})\n`);
-      const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: `${runId}-${suite.adapter.id}` }, { checked: true });
+    await writeAgentRuns(dir, record);
+    for (const [i, suite] of suites.entries()) {
+      const id = suite.adapter.id;
+      const agentDir = join(dir, `${runId}-${id}`);
+      const done = resumed?.agents.find((a) => a.id === id && a.status === 'completed');
+      if (done) {
+        runs.push(await completedAgentRun(join(dir, done.dir), suite, opts));
+        say(`agent ${id}: completed before, kept (${i + 1} of ${suites.length})\n`);
+        continue;
+      }
+      // Stopped mid-way: resumed in its own folder; never started: started now.
+      const again = existsSync(join(agentDir, 'run.json'));
+      say(`agent ${id}: ${again ? 'resuming its run' : 'running the suite'} (${i + 1} of ${suites.length})\n`);
+      await place({ id, dir: basename(agentDir), binary: suite.binary, model: suite.config.model, status: 'running' });
+      const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined }, { checked: true });
       runs.push(run);
       const { manifest, results } = run;
-      record.agents.push({ id: manifest.agent.id, dir: basename(run.store.dir), binary: manifest.agent.binary, cliVersion: manifest.agent.cliVersion, model: manifest.model, status: manifest.status, exitCode: results.exitCode });
-      await writeAgentRuns(dir, record);
+      await place({ id, dir: basename(run.store.dir), binary: manifest.agent.binary, cliVersion: manifest.agent.cliVersion, model: manifest.model, status: manifest.status, exitCode: results.exitCode });
       if (manifest.status !== 'completed') break;
     }
   } finally {
-    // Whatever stopped the sequence, the record says when; the agents it never reached are simply not in it.
-    await writeAgentRuns(dir, { ...record, endedAt: new Date().toISOString() });
+    // Whatever stopped the sequence, the record says when; the agents it never reached are planned, not listed.
+    await writeAgentRuns(dir, { ...record, endedAt: new Date().toISOString() }).finally(() => lock.release());
   }
-  const { failed } = await reportAgents(dir, runs, reporters, io);
+  const { failed } = await reportAgents(dir, runs, missingAgents(record, runs), reporters, io);
   return { dir, runs, failed };
 }
 
-/** One report of several agents' runs: each agent's report and the agents × cases matrix. */
-function reportAgents(dir: string, runs: readonly FinishedRun[], reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ failed: string[] }> {
-  const input = { runDir: describeRunDir({ dir }), runs: runs.map((r) => ({ manifest: r.manifest, results: r.results, runDir: describeRunDir(r.store) })), matrix: agentMatrix(runs.map((r) => r.results)) };
+/** An agent a resumed run finished before: its stored results, refused (unless forced) if its inputs changed since. */
+async function completedAgentRun(agentDir: string, suite: LoadedSuite, opts: RunOptions): Promise<FinishedRun> {
+  const run = await loadResults(agentDir);
+  const changes = resumeChanges(run.manifest, newManifest(suite, opts), undefined);
+  if (changes.length && !opts.force) {
+    throw new InputError({ file: join(agentDir, 'run.json'), what: `changed since this run started: ${changes.join('; ')}`, todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones' });
+  }
+  return run;
+}
+
+/** The planned agents without a run to report, and why. */
+function missingAgents(record: AgentRuns, runs: readonly FinishedRun[]): MissingAgent[] {
+  const reported = new Set(runs.map((r) => r.manifest.agent.id));
+  return plannedAgents(record)
+    .filter((id) => !reported.has(id))
+    .map((id) => ({ id, why: record.agents.some((a) => a.id === id) ? 'its run folder could not be read' : 'not started: the run stopped before it' }));
+}
+
+/** One report of several agents' runs: each agent's report, the agents × cases matrix, and the agents missing. */
+function reportAgents(dir: string, runs: readonly FinishedRun[], missing: MissingAgent[], reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ failed: string[] }> {
+  const input = {
+    runDir: describeRunDir({ dir }),
+    runs: runs.map((r) => ({ manifest: r.manifest, results: r.results, runDir: describeRunDir(r.store) })),
+    matrix: agentMatrix(runs.map((r) => r.results)),
+    missing,
+  };
   return writeReports(reporters, (r) => r.renderAgents(input), io);
 }
 
 /**
  * `skillprobe report` of a run of several agents: every agent's stored results (graded in memory where they are
- * missing), reported together; undefined when `dir` is not such a run.
+ * missing), reported together, with the agents the run never reached named; undefined when `dir` is not such a run.
  */
-export async function reportStoredAgents(dir: string, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ runs: FinishedRun[]; failed: string[] } | undefined> {
+export async function reportStoredAgents(dir: string, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ runs: FinishedRun[]; missing: MissingAgent[]; failed: string[] } | undefined> {
   // Anything else (a run folder, a file, nothing) is the single-run report's to read or refuse.
-  if (!existsSync(join(dir, AGENT_RUNS_FILE))) return undefined;
-  const record = await readAgentRuns(dir);
-  if (!record.ok) throw new RunFolderError(join(dir, 'agents.json'), `agents.json ${record.problem}`, 'report each agent\'s run folder in it on its own');
-  const runs = await Promise.all(record.value.agents.map((a) => loadResults(join(dir, a.dir))));
-  return { runs, ...(await reportAgents(dir, runs, reporters, io)) };
+  const record = await readAgentsRecord(dir);
+  if (!record) return undefined;
+  const read = await Promise.all(
+    record.agents.map(async (a) => {
+      try {
+        return await loadResults(join(dir, a.dir));
+      } catch (e) {
+        // Killed before its run.json was written, or damaged: named as missing, never the end of the others' report.
+        if (e instanceof RunFolderError) return undefined;
+        throw e;
+      }
+    }),
+  );
+  const runs = read.filter((r) => r !== undefined);
+  const missing = missingAgents(record, runs);
+  return { runs, missing, ...(await reportAgents(dir, runs, missing, reporters, io)) };
 }

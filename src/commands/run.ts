@@ -1,4 +1,6 @@
-import { relative } from 'node:path';
+import { existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { adapterFor } from '../agents/registry.js';
 import { loadCases } from '../load/cases.js';
 import { checkValueAt, collectConfig, splitProblem } from '../load/config.js';
@@ -106,7 +108,10 @@ export function loadSuites(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides'
   for (const id of agents) checkValueAt(loaded, 'agents', () => adapterFor(id));
   const one = (flag: string, what: string, todo: string) => new InputError({ file: flag, what: `${what}, and ${agents.length} agents were named`, todo });
   if (opts.shard) throw one('--shard', "runs one share of one agent's suite", "shard each agent's run on its own (--agent ID --shard I/N)");
-  if (opts.resume !== undefined) throw one('--resume', "finishes one agent's run folder", "resume each agent's folder on its own (--agent ID --resume DIR/<run-id>-ID; agents.json lists them)");
+  if (opts.resume !== undefined && !existsSync(join(opts.resume, AGENT_RUNS_FILE))) {
+    throw one('--resume', "names one agent's run folder", 'resume the folder of the whole run (the one holding agents.json), or this agent on its own (--agent ID)');
+  }
+
   if (opts.select?.lastFailed) throw one('--last-failed', "reads one agent's newest run", 'rerun the failures of each agent on its own (--agent ID --last-failed)');
   // The agent ids are checked by the first load; each agent's own problems (binary, credentials) by its load.
   return agents.map((id) => loadSuite(opts, { run: true }, id));

@@ -25,6 +25,8 @@ export interface StatusVerdict {
 /** Error kinds that mean the service, not the model or the skill, failed: missing data, not a "did not trigger". */
 const INFRA_KINDS = new Set<ErrorEvent['errorKind']>(['rate_limit', 'server_error', 'overloaded', 'connection', 'timeout']);
 
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
 /** Classifies how a trial ended. Pure: the transcript and process facts in, a status out. */
 export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContext): StatusVerdict {
   if (meta.interrupted) return { status: 'killed', detail: 'stopped by the user' };
@@ -42,9 +44,12 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   // A CLI that finished in the same breath as its last allowed call has its own result, which stands.
   if (meta.turnLimitHit && !result) return { status: 'max_turns', detail: 'stopped by the harness at the turn limit (the CLI has none of its own)' };
   if (meta.timedOut) {
-    return acted
-      ? { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` }
-      : { status: 'infra_error', detail: `the model sent nothing before the harness deadline (${meta.wallMs} ms): a hung or stalled API` };
+    if (!acted) return { status: 'infra_error', detail: `the model sent nothing before the harness deadline (${meta.wallMs} ms): a hung or stalled API` };
+    // Silent for the latter half of its time: the service stopped answering, the model did not run out of time.
+    if (meta.quietMs !== undefined && meta.quietMs >= meta.wallMs / 2) {
+      return { status: 'infra_error', detail: `the stream went silent after the model acted (nothing for the last ${seconds(meta.quietMs)} of ${seconds(meta.wallMs)}): a stalled API` };
+    }
+    return { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` };
   }
   const finalError = [...t.events].reverse().find((e): e is ErrorEvent => e.kind === 'error' && !e.retrying);
   if (!result) {

@@ -35,7 +35,7 @@ export async function gradeStored(store: RunStore, manifest: RunManifest): Promi
   // Bounded, so thousands of trials never hold thousands of open files.
   const read = await pMap(known, async (ref: TrialRef) => {
     const t = await store.readTrial(ref);
-    return t.ok ? gradeTrial(adapter.parse(t.raw, t.meta), t.meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts) : t.damaged;
+    return t.ok ? gradeTrial(adapter.parse(t.lines, t.meta), t.meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts) : t.damaged;
   }, { concurrency: 32 });
   const outcomes = read.filter((x): x is TrialOutcome => 'caseId' in x);
   damaged.push(...read.filter((x): x is DamagedTrial => 'problem' in x));

@@ -1,9 +1,10 @@
 import type { InputProblem } from '../load/input-error.js';
+import type { SkillLink } from '../load/skills.js';
 
 export type Severity = 'error' | 'warning';
 
 /** Which check produced a finding (kept in --json so tools can filter). */
-export type CheckId = 'load' | 'listing-budget' | 'overlap' | 'balance' | 'prompt' | 'allowed-tools' | 'profile';
+export type CheckId = 'load' | 'listing-budget' | 'overlap' | 'balance' | 'prompt' | 'allowed-tools' | 'profile' | 'symlink';
 
 export interface Finding extends InputProblem {
   severity: Severity;
@@ -22,6 +23,8 @@ export interface LintSkill {
   name: string;
   description: string;
   allowedTools?: string;
+  /** Symlinks inside the folder. */
+  links: SkillLink[];
   at: { name: Position; description: Position; allowedTools: Position };
 }
 

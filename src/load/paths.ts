@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 
 /**
  * What is at `path`: its stats; undefined for nothing (or a file where a folder should be above it); or, as
@@ -59,3 +59,6 @@ export function notExecutable(path: string): string | undefined {
   }
   return undefined;
 }
+
+/** Whether `path` is `folder` or inside it. */
+export const isWithin = (path: string, folder: string): boolean => !/^\.\.(?:[\\/]|$)/.test(relative(folder, path));

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { InputError, ProblemList, type InputProblem } from './input-error.js';
+import { isWithin } from './paths.js';
 import { parseYamlText, readTextFile, specialFileKind } from './yaml-file.js';
 
 /** The skill a negative case expects (`expect: { skill: none }`), so no skill folder may take the name. */
@@ -21,6 +22,15 @@ export interface Skill {
   source: { file: string; at: Record<'name' | 'description' | 'allowedTools', { line: number; col: number }> };
   /** sha256 over every file and symlink of the folder, so a run records exactly what was tested. */
   hash: string;
+  /** Symlinks inside the folder (each leads to a file or folder within it): a trial gets a copy of what they name. */
+  links: SkillLink[];
+}
+
+export interface SkillLink {
+  /** The link, as shown in messages. */
+  file: string;
+  /** What it points to, as written. */
+  target: string;
 }
 
 const NAME_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -31,8 +41,6 @@ const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 const shownPath = (p: string) => relative(process.cwd(), p) || p;
 
-/** Whether `path` is `folder` or inside it. */
-const isWithin = (path: string, folder: string) => !/^\.\.(?:[\\/]|$)/.test(relative(folder, path));
 
 /** What `path` leads to, through a symlink if it is one; a link that leads nowhere is a problem naming link and target. */
 function follow(path: string): { stats: Stats; link?: string } | { problem: InputProblem } {
@@ -47,11 +55,6 @@ function follow(path: string): { stats: Stats; link?: string } | { problem: Inpu
   }
 }
 
-/**
- * Every file and symlink in a skill folder, as the trial copy sees it (it follows symlinks), and what that copy
- * would hang or fail on: broken or looping links, FIFOs, sockets and devices. Only stats are taken: opening a FIFO
- * blocks. `ancestors` are the real paths of the folders walked down so far, so a link back up is caught, not followed.
- */
 /** Why a file or folder of a skill cannot be read (the copy into a trial would fail), or undefined. */
 function unreadableEntry(path: string, folder: boolean): InputProblem | undefined {
   try {
@@ -63,7 +66,30 @@ function unreadableEntry(path: string, folder: boolean): InputProblem | undefine
   }
 }
 
-function scanSkillFolder(dir: string, ancestors: readonly string[], out: { paths: string[]; problems: InputProblem[] }): void {
+interface FolderScan {
+  paths: string[];
+  problems: InputProblem[];
+  links: SkillLink[];
+}
+
+/** A link whose target is outside the skill folder would hand that file (a key, a home folder) to every trial's model. */
+function leavesSkill(path: string, link: string, real: string, skillRoot: string): InputProblem | undefined {
+  if (isWithin(real, skillRoot)) return undefined;
+  return {
+    file: shownPath(path),
+    what: `symlink to ${link} leads outside the skill folder (to ${real}), and a trial would hand what it names to the model`,
+    todo: 'copy the file into the skill folder if the skill needs it, or remove the link',
+  };
+}
+
+/**
+ * Every file and symlink in a skill folder, as the trial copy sees it (it follows symlinks), and what that copy
+ * would hang, fail or leak on: broken or looping links, links out of the skill folder, FIFOs, sockets and devices.
+ * Only stats are taken: opening a FIFO blocks. `ancestors` are the real paths of the folders walked down so far
+ * (the first is the skill folder's), so a link back up is caught, not followed.
+ */
+function scanSkillFolder(dir: string, ancestors: readonly string[], out: FolderScan): void {
+  const skillRoot = ancestors[0]!;
   const cannotRead = unreadableEntry(dir, true);
   if (cannotRead) {
     out.problems.push(cannotRead);
@@ -81,13 +107,21 @@ function scanSkillFolder(dir: string, ancestors: readonly string[], out: { paths
     const special = specialFileKind(stats);
     if (special) {
       out.problems.push({ file: shownPath(path), what: `${special}${via} inside a skill folder`, todo: 'remove it: a trial cannot copy it' });
-    } else if (stats.isDirectory()) {
-      const real = realpathSync(path);
-      // A link to a folder holding the link itself would make the copy endless.
-      if (link !== undefined && ancestors.some((a) => isWithin(a, real))) {
-        out.problems.push({ file: shownPath(path), what: `symlink loop: it points to ${link}, a folder that holds the link itself`, todo: 'fix the link, or remove it' });
-        continue;
-      }
+      continue;
+    }
+    const real = link === undefined ? path : realpathSync(path);
+    // A link to a folder holding the link itself would make the copy endless.
+    if (link !== undefined && stats.isDirectory() && ancestors.some((a) => isWithin(a, real))) {
+      out.problems.push({ file: shownPath(path), what: `symlink loop: it points to ${link}, a folder that holds the link itself`, todo: 'fix the link, or remove it' });
+      continue;
+    }
+    const outside = link === undefined ? undefined : leavesSkill(path, link, real, skillRoot);
+    if (outside) {
+      out.problems.push(outside);
+      continue;
+    }
+    if (link !== undefined) out.links.push({ file: shownPath(path), target: link });
+    if (stats.isDirectory()) {
       if (link !== undefined) out.paths.push(path);
       scanSkillFolder(path, [...ancestors, real], out);
     } else {
@@ -117,7 +151,7 @@ export function hashFiles(root: string, paths: string[]): string {
 }
 
 /** Parses one SKILL.md against the Agent Skills spec. Throws InputError with file:line:col. */
-export function parseSkillFile(file: string, dir: string, text: string): Omit<Skill, 'path' | 'hash'> {
+export function parseSkillFile(file: string, dir: string, text: string): Omit<Skill, 'path' | 'hash' | 'links'> {
   const m = FRONTMATTER.exec(text);
   if (!m) {
     throw new InputError({
@@ -192,7 +226,7 @@ export function loadSkills(skillsDir: string): Skill[] {
       });
       continue;
     }
-    const scan = { paths: [] as string[], problems: [] as InputProblem[] };
+    const scan: FolderScan = { paths: [], problems: [], links: [] };
     scanSkillFolder(folder, [realpathSync(folder)], scan);
     if (scan.problems.length) {
       scan.problems.forEach((p) => problems.add(p));
@@ -210,7 +244,7 @@ export function loadSkills(skillsDir: string): Skill[] {
       continue;
     }
     const parsed = problems.collect(() => parseSkillFile(shownPath(file), dir, readTextFile(file, 'SKILL.md')));
-    if (parsed) skills.push({ ...parsed, path: folder, hash: hashFiles(folder, scan.paths) });
+    if (parsed) skills.push({ ...parsed, path: folder, hash: hashFiles(folder, scan.paths), links: scan.links });
   }
   problems.throwIfAny();
   if (skills.length === 0) {

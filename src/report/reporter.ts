@@ -22,6 +22,13 @@ export interface AgentsReportInput {
   runDir: string;
   runs: ReportInput[];
   matrix: AgentMatrix;
+  /** Agents the run was for that have no run to report (never started, or their folder unreadable). */
+  missing: MissingAgent[];
+}
+
+export interface MissingAgent {
+  id: string;
+  why: string;
 }
 
 /** One interface, one registry (report/registry.ts): each reporter renders a run and a comparison of two runs. */

@@ -168,6 +168,9 @@ export const agentRunsSchema = z.object({
   runId: z.string(),
   startedAt: z.string(),
   endedAt: z.string().optional(),
+  /** Every agent the run is for, in order (absent in older folders: the agents listed are all there were). */
+  planned: z.array(z.string()).optional(),
+  /** The agents started so far, each as it started and, once it ended, as it ended. */
   agents: z.array(
     z.object({
       id: z.string(),
@@ -207,6 +210,8 @@ export const trialMetaSchema = z.object({
   outputTruncated: z.boolean().optional(),
   /** The harness stopped the agent at the turn limit, for a CLI that has no limit of its own. */
   turnLimitHit: z.boolean().optional(),
+  /** How long the agent had printed nothing when it ended, in ms: a stream that stalled shows as a long quiet. */
+  quietMs: z.number().int().min(0).optional(),
   evidence: trialEvidenceSchema.optional(),
 });
 export type TrialMeta = z.output<typeof trialMetaSchema>;
@@ -263,6 +268,11 @@ export const trialOutcomeSchema = z.object({
   attempt: z.number().int().optional(),
   /** What the CLI says the trial cost, in USD, when it says. */
   costUsd: z.number().optional(),
+  /**
+   * How a trial graded `ok` was cut short (a stalled or failing service) after what came before had already
+   * settled its outcome, which stands.
+   */
+  stoppedAfterSettled: trialStatusSchema.optional(),
 });
 export type TrialOutcome = z.output<typeof trialOutcomeSchema>;
 

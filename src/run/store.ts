@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants as fsConstants, readFileSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { access, copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 // Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
@@ -21,6 +21,7 @@ import {
   type TrialMeta,
   type TrialRef,
 } from './schema.js';
+import { fileLines } from '../util/file-lines.js';
 import { processAlive } from '../util/process-group.js';
 
 /**
@@ -311,13 +312,18 @@ export class RunStore {
     return { trials, damaged };
   }
 
-  /** One stored trial, validated: its raw transcript and process facts, or why it cannot be read. */
-  async readTrial(t: TrialRef): Promise<{ ok: true; raw: string; meta: TrialMeta } | { ok: false; damaged: DamagedTrial }> {
+  /**
+   * One stored trial, validated: its transcript's lines (read as they are pulled: a transcript of any size is never
+   * one string) and its process facts, or why it cannot be read.
+   */
+  async readTrial(t: TrialRef): Promise<{ ok: true; lines: Iterable<string>; meta: TrialMeta } | { ok: false; damaged: DamagedTrial }> {
     const files = this.trialFiles(t);
     const meta = await readValidated(files.meta, trialMetaSchema);
     if (!meta.ok) return { ok: false, damaged: { path: relative(this.dir, files.meta), problem: meta.problem } };
     try {
-      return { ok: true, raw: await readFile(files.transcript, 'utf8'), meta: meta.value };
+      // Opened here, so a transcript that cannot be read is named now, not half-way through its grading.
+      await access(files.transcript, fsConstants.R_OK);
+      return { ok: true, lines: fileLines(files.transcript), meta: meta.value };
     } catch (e) {
       return { ok: false, damaged: { path: relative(this.dir, files.transcript), problem: `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` } };
     }

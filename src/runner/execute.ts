@@ -10,6 +10,7 @@ import { InputError } from '../load/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
 import { trialKey, type GradableCase, type RunManifest, type TrialOutcome } from '../run/schema.js';
+import { lockRunFolder, type RunLock } from '../run/lock.js';
 import { currentOwner, newRunId, RunStore } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
@@ -55,6 +56,8 @@ export interface RunPlace {
 
 export interface RunTarget {
   store: RunStore;
+  /** The folder is this process's to write until the run's results are stored. */
+  lock: RunLock;
   manifest: RunManifest;
   /** Trials an interrupted run already stored (resume), replayed through the scheduler. */
   stored: TrialOutcome[];
@@ -109,8 +112,9 @@ export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTar
   const fresh = newManifest(s, place);
   if (place.resume !== undefined) return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), place.force === true);
   const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
+  const lock = lockRunFolder(store.dir, 'run');
   await store.writeManifest(fresh);
-  return { store, manifest: fresh, stored: [] };
+  return { store, lock, manifest: fresh, stored: [] };
 }
 
 /** Runs the trials `target` still needs, through the real agent CLI, and records the run's end in run.json. */

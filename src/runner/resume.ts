@@ -3,6 +3,7 @@ import { gradeStored } from '../grade/stored.js';
 import { InputError } from '../load/input-error.js';
 import { isPlainObject } from '../util/json.js';
 import type { RunManifest, TrialOutcome } from '../run/schema.js';
+import { lockRunFolder, type RunLock } from '../run/lock.js';
 import { currentOwner, RunStore } from '../run/store.js';
 
 /** Config keys a resumed run may change: how fast, where and how far, never what a trial does. */
@@ -53,6 +54,7 @@ export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionN
 
 export interface ResumedRun {
   store: RunStore;
+  lock: RunLock;
   manifest: RunManifest;
   /** The stored trials that count: graded now, replayed through the scheduler in trial order. */
   stored: TrialOutcome[];
@@ -64,6 +66,18 @@ export interface ResumedRun {
  * they run again, as they would have in an uninterrupted run.
  */
 export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: () => Promise<string | undefined>, force: boolean): Promise<ResumedRun> {
+  await RunStore.open(dir);
+  // Taken before the manifest is read for good: of two resumes started together, the second is refused here.
+  const lock = lockRunFolder(dir, 'run --resume');
+  try {
+    return await reopenLocked(dir, lock, fresh, cliVersionNow, force);
+  } catch (e) {
+    lock.release();
+    throw e;
+  }
+}
+
+async function reopenLocked(dir: string, lock: RunLock, fresh: RunManifest, cliVersionNow: () => Promise<string | undefined>, force: boolean): Promise<ResumedRun> {
   const { store, manifest: stored } = await RunStore.open(dir);
   const file = join(dir, 'run.json');
   if (stored.status === 'running') {
@@ -88,5 +102,5 @@ export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: 
     ...(changes.length ? { forcedChanges: [...(stored.forcedChanges ?? []), ...changes] } : {}),
   };
   await store.writeManifest(manifest);
-  return { store, manifest, stored: graded.outcomes.filter((o) => o.status !== 'killed') };
+  return { store, lock, manifest, stored: graded.outcomes.filter((o) => o.status !== 'killed') };
 }

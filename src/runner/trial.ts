@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs/promises';
+import { fileLines } from '../util/file-lines.js';
 import { spawnAgent } from '../agents/spawn.js';
 import type { AgentAdapter, InvocationRequest } from '../agents/types.js';
 import { trialStatus } from '../grade/status.js';
@@ -97,7 +97,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);
       const evidence = trialEvidence(prepared, collected, ctx.armListings?.[ref.arm]);
       const meta: TrialMeta = { ...spawned, ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}), ...(evidence ? { evidence } : {}) };
-      const transcript = ctx.adapter.parse(await readFile(files.partial, 'utf8'), meta);
+      const transcript = ctx.adapter.parse(fileLines(files.partial), meta);
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),

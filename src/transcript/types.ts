@@ -120,6 +120,8 @@ export interface OtherEvent {
   kind: 'other';
   source: EventSource;
   type: string;
+  /** How many such events came in a row (absent: one), so a CLI printing noise cannot fill memory. */
+  repeats?: number;
 }
 
 export type TranscriptEvent =

@@ -63,20 +63,27 @@ export function markKept(root: string): void {
   }
 }
 
-/** The marker; else (cut off before it was written, or torn by a kill) the owner its name records, on this host. */
-function readOwner(root: string, name: string): WorkspaceOwner | undefined {
+/**
+ * The marker; else, only where the caller knows the owner just died (`byName`: its watchdog), the owner the name
+ * records, for a folder cut off before its marker was written. A folder without the marker is otherwise not
+ * skillprobe's to touch: anything may be named like one.
+ */
+function readOwner(root: string, name: string, byName: boolean): WorkspaceOwner | undefined {
   try {
     const m = JSON.parse(readFileSync(join(root, MARKER), 'utf8')) as Partial<WorkspaceOwner>;
     if (typeof m.pid === 'number' && typeof m.host === 'string') return m as WorkspaceOwner;
   } catch {
-    /* missing or torn: fall back to the name */
+    /* missing or torn */
   }
-  const pid = NAME.exec(name)?.[1];
+  const pid = byName ? NAME.exec(name)?.[1] : undefined;
   return pid === undefined ? undefined : { pid: Number(pid), host: hostname() };
 }
 
-/** The workspaces in `base` whose name starts with `prefix` and whose owner is known. */
-export function listWorkspaces(base: string, prefix = WORKSPACE_PREFIX): OwnedWorkspace[] {
+/**
+ * The workspaces in `base` whose name starts with `prefix` and whose owner is recorded (`byName`: or named, see
+ * readOwner).
+ */
+export function listWorkspaces(base: string, prefix = WORKSPACE_PREFIX, byName = false): OwnedWorkspace[] {
   let entries;
   try {
     entries = readdirSync(base, { withFileTypes: true });
@@ -86,7 +93,7 @@ export function listWorkspaces(base: string, prefix = WORKSPACE_PREFIX): OwnedWo
   return entries.flatMap((e) => {
     if (!e.isDirectory() || !e.name.startsWith(prefix)) return [];
     const root = join(base, e.name);
-    const owner = readOwner(root, e.name);
+    const owner = readOwner(root, e.name, byName);
     return owner ? [{ root, owner }] : [];
   });
 }

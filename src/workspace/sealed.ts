@@ -1,8 +1,8 @@
-import { cp, mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../load/input-error.js';
-import { unwritableFolder } from '../load/paths.js';
+import { isWithin, unwritableFolder } from '../load/paths.js';
 import type { Skill } from '../load/skills.js';
 import { workspacePrefix, writeOwner } from './owner.js';
 
@@ -96,8 +96,11 @@ export async function createSealedWorkspace(opts: { root?: string; skills: Skill
     for (const d of [dir, home, tmp, harnessDir]) await mkdir(d);
     await initGitRoot(dir);
     for (const s of opts.skills) {
-      // dereference: a symlink in a skill becomes a regular copy, never a live link to the user's original.
-      await cp(s.path, join(dir, opts.skillsFolder, s.dir), { recursive: true, dereference: true });
+      // dereference: a symlink in a skill becomes a regular copy, never a live link to the user's original. Loading
+      // refused links out of the folder; one made since then is not followed either.
+      const skillRoot = await realpath(s.path);
+      const staysIn = async (src: string) => isWithin(await realpath(src), skillRoot);
+      await cp(s.path, join(dir, opts.skillsFolder, s.dir), { recursive: true, dereference: true, filter: staysIn });
     }
     return { dir, home, tmp, harnessDir, root, cleanup };
   } catch (e) {

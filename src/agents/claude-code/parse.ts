@@ -7,7 +7,7 @@ import type {
   Transcript,
   TranscriptEvent,
 } from '../../transcript/types.js';
-import { num, readJsonLines, str, strings, type Json } from '../json-lines.js';
+import { num, pushOther, readJsonLines, str, strings, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 
 /**
@@ -107,7 +107,7 @@ function toolCall(block: Json, messageId: string | undefined): ToolCallEvent {
   return call;
 }
 
-export function parseClaudeStream(raw: string): Transcript {
+export function parseClaudeStream(raw: TranscriptLines): Transcript {
   const events: TranscriptEvent[] = [];
   const skillCalls = new Map<string, ToolCallEvent>();
   let awaitingBody: SkillLoadEvent | undefined;
@@ -143,7 +143,7 @@ export function parseClaudeStream(raw: string): Transcript {
     if (type === 'assistant' && isPlainObject(ev.message)) {
       // Sub-agent traffic is not the model under test answering the user.
       if (ev.parent_tool_use_id !== null && ev.parent_tool_use_id !== undefined) {
-        events.push({ kind: 'other', source: 'assistant', type: 'subagent' });
+        pushOther(events, { source: 'assistant', type: 'subagent' });
         return;
       }
       const msg = ev.message;
@@ -171,7 +171,7 @@ export function parseClaudeStream(raw: string): Transcript {
           if (call.intent === 'skill') skillCalls.set(call.id, call);
           events.push(call);
         } else {
-          events.push({ kind: 'other', source: 'assistant', type: str(block.type) ?? 'unknown' });
+          pushOther(events, { source: 'assistant', type: str(block.type) ?? 'unknown' });
         }
       }
       return;
@@ -230,7 +230,7 @@ export function parseClaudeStream(raw: string): Transcript {
       });
       return;
     }
-    events.push({ kind: 'other', source: type === 'user' ? 'harness' : 'system', type: subtype ? `${type}/${subtype}` : type || 'unknown' });
+    pushOther(events, { source: type === 'user' ? 'harness' : 'system', type: subtype ? `${type}/${subtype}` : type || 'unknown' });
   });
 
   return { agent: 'claude-code', events, warnings };

@@ -1,6 +1,6 @@
 import type { TrialMeta } from '../../run/schema.js';
 import type { ErrorEvent, ErrorKind, InitEvent, SkillLoadEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
-import { num, readJsonLines, str, type Json } from '../json-lines.js';
+import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 
 /**
@@ -62,7 +62,7 @@ function skillDir(command: string, dir: string, cwd: string | undefined): string
   return cwd ? `${cwd.replace(/\/$/, '')}/${SKILLS_PATH}${dir}` : undefined;
 }
 
-export function parseCodexStream(raw: string, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript {
+export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript {
   const events: TranscriptEvent[] = [];
   const nonces = trial?.evidence?.skillNonces ?? {};
   const shown = trial?.evidence?.shown;
@@ -140,7 +140,7 @@ export function parseCodexStream(raw: string, trial?: Pick<TrialMeta, 'evidence'
       });
     } else {
       // Non-fatal notices (`item.completed` of type error: unknown model metadata, deprecations), reasoning, turn starts.
-      events.push({ kind: 'other', source: itemType === 'reasoning' ? 'assistant' : 'system', type: itemType ? `${type}/${itemType}` : type || 'unknown' });
+      pushOther(events, { source: itemType === 'reasoning' ? 'assistant' : 'system', type: itemType ? `${type}/${itemType}` : type || 'unknown' });
     }
   });
   return { agent: 'codex', events, warnings };

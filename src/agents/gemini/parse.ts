@@ -1,6 +1,6 @@
 import type { TrialMeta } from '../../run/schema.js';
-import type { ErrorEvent, ErrorKind, InitEvent, ResultStatus, SkillLoadEvent, TextEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
-import { num, readJsonLines, str, type Json } from '../json-lines.js';
+import type { ErrorEvent, ErrorKind, InitEvent, OtherEvent, ResultStatus, SkillLoadEvent, TextEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
+import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 
 /**
@@ -105,7 +105,7 @@ export function notRegistered(load: SkillLoadEvent): boolean {
   return load.detail?.startsWith(`${NOT_REGISTERED}:`) === true;
 }
 
-export function parseGeminiStream(raw: string, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript {
+export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript {
   const events: TranscriptEvent[] = [];
   const shown = trial?.evidence?.shown;
   const calls = new Map<string, ToolCallEvent>();
@@ -116,6 +116,10 @@ export function parseGeminiStream(raw: string, trial?: Pick<TrialMeta, 'evidence
   const push = (e: TranscriptEvent) => {
     text = undefined;
     events.push(e);
+  };
+  const other = (e: Omit<OtherEvent, 'kind'>) => {
+    text = undefined;
+    pushOther(events, e);
   };
 
   const toolResult = (ev: Json) => {
@@ -174,7 +178,7 @@ export function parseGeminiStream(raw: string, trial?: Pick<TrialMeta, 'evidence
       }
     } else if (type === 'message') {
       // The prompt, echoed.
-      push({ kind: 'other', source: 'harness', type: `message/${str(ev.role) ?? 'unknown'}` });
+      other({ source: 'harness', type: `message/${str(ev.role) ?? 'unknown'}` });
     } else if (type === 'tool_use') {
       const call = toolCall(ev);
       calls.set(call.id, call);
@@ -191,7 +195,7 @@ export function parseGeminiStream(raw: string, trial?: Pick<TrialMeta, 'evidence
     } else if (type === 'result') {
       result(ev);
     } else {
-      push({ kind: 'other', source: 'system', type: type || 'unknown' });
+      other({ source: 'system', type: type || 'unknown' });
     }
   });
 

@@ -1,0 +1,111 @@
+import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { processAlive } from '../util/process-group.js';
+import { RunFolderError } from './store.js';
+
+/**
+ * A run folder has one writer. Written by hand: lock packages judge a holder by the age of a file they keep
+ * touching, while this one names its holder (pid, host) and knows at once when that process is gone.
+ */
+export const LOCK_FILE = 'run.lock';
+const TAKEOVER = `${LOCK_FILE}.takeover`;
+/** A takeover is a few system calls: one older than this was left by a process killed in the middle of it. */
+const TAKEOVER_STALE_MS = 10_000;
+/** For a synchronous pause (Atomics.wait on a value nothing changes). */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+interface Holder {
+  pid: number;
+  host: string;
+  since: string;
+  command: string;
+}
+
+export interface RunLock {
+  release(): void;
+}
+
+const held = new Set<string>();
+// A forced stop exits at once: its lock goes with it (kill -9 leaves the file; its holder is then gone).
+process.once('exit', () => held.forEach((f) => rmSync(f, { force: true })));
+
+function createExclusive(file: string, text: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw e;
+  }
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
+}
+
+function readHolder(file: string): Holder | undefined {
+  try {
+    const h = JSON.parse(readFileSync(file, 'utf8')) as Partial<Holder>;
+    return typeof h.pid === 'number' && typeof h.host === 'string' ? (h as Holder) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const ageMs = (file: string) => {
+  try {
+    return Date.now() - statSync(file).mtimeMs;
+  } catch {
+    return 0;
+  }
+};
+
+/** Whether the lock's holder is gone for sure: a process of this host that no longer runs, or a file torn mid-write. */
+const holderGone = (file: string, h: Holder | undefined) => (h ? h.host === hostname() && !processAlive(h.pid) : ageMs(file) > TAKEOVER_STALE_MS);
+
+/**
+ * Takes the run folder `dir` for this process (`command` says what for), or refuses at once, naming who holds it.
+ * A lock whose holder is gone (killed outright) is taken over; two processes taking over one stale lock together
+ * are kept apart by an exclusive takeover file of their own.
+ */
+export function lockRunFolder(dir: string, command: string): RunLock {
+  const file = join(dir, LOCK_FILE);
+  const me: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), command };
+  const text = JSON.stringify(me) + '\n';
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (createExclusive(file, text)) {
+      held.add(file);
+      return {
+        release() {
+          held.delete(file);
+          rmSync(file, { force: true });
+        },
+      };
+    }
+    const holder = readHolder(file);
+    if (!holderGone(file, holder)) {
+      const who = holder ? `skillprobe process ${holder.pid} on ${holder.host} (${holder.command}, since ${holder.since})` : 'another skillprobe process';
+      const todo =
+        holder && holder.host !== hostname()
+          ? `wait for it to finish; if that process is gone, delete ${file}`
+          : `wait for it to finish, or stop it (Ctrl-C), then try again; if process ${holder?.pid ?? '?'} is not skillprobe, delete ${file}`;
+      throw new RunFolderError(dir, `the run folder is in use by ${who}`, todo);
+    }
+    const takeover = join(dir, TAKEOVER);
+    if (ageMs(takeover) > TAKEOVER_STALE_MS) rmSync(takeover, { force: true });
+    if (!createExclusive(takeover, text)) {
+      Atomics.wait(PAUSE, 0, 0, 50); // someone else is taking it over: look again in a moment
+      continue;
+    }
+    try {
+      // Still the stale lock we judged (not one a faster taker made meanwhile): only then is it ours to remove.
+      if (JSON.stringify(readHolder(file)) === JSON.stringify(holder)) rmSync(file, { force: true });
+    } finally {
+      rmSync(takeover, { force: true });
+    }
+  }
+  throw new RunFolderError(dir, 'the run folder is being taken over by another skillprobe process', 'try again in a moment');
+}
