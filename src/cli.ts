@@ -293,6 +293,7 @@ function buildProgram(): Command {
           if (opts.resume !== undefined) {
             process.stderr.write(`resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`);
           }
+          for (const kept of target.setAside ?? []) process.stderr.write(`a transcript without its meta.json, kept as ${kept}: its trial runs again\n`);
         },
       });
       const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(store) }, store, IO);

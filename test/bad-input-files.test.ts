@@ -65,6 +65,8 @@ const BAD: Row[] = [
   // 1. alias bombs, in every YAML input
   { name: 'alias bomb in the config', change: put('skillprobe.config.yaml', aliasBomb('l#: ')), where: /skillprobe\.config\.yaml:3:10:/, says: /alias cannot be expanded.*Excessive alias count/ },
   { name: 'alias bomb in a case file', change: caseFile(aliasBomb('- ')), where: /cases\/main\.yaml:3:8:/, says: /Excessive alias count/ },
+  { name: 'an unknown YAML tag in a case file', change: caseFile('- id: a\n  prompt: !!python/object:os.system hi\n  expect: { skill: alpha }\n'), where: /cases\/main\.yaml:2:11:/, says: /unknown YAML tag !!python\/object:os\.system — remove the tag/ },
+  { name: 'an unknown YAML tag in the config', change: put('skillprobe.config.yaml', 'trials: !custom 3\n'), where: /skillprobe\.config\.yaml:1:9:/, says: /unknown YAML tag !custom/ },
   {
     name: 'alias bomb in SKILL.md frontmatter',
     change: put('skills/alpha/SKILL.md', `---\nname: alpha\ndescription: Handle alpha.\n${aliasBomb('x#: ')}---\nbody\n`),

@@ -84,13 +84,25 @@ const BAD: BadInput[] = [
     name: 'case without a prompt',
     change: cases('- id: a\n  expect: { skill: alpha }\n'),
     where: /cases\/main\.yaml:1:3:/,
-    says: /`0\.prompt` is missing/,
+    says: /case "a": `prompt` is missing/,
   },
   {
     name: 'case with a misspelt key',
     change: cases('- id: a\n  prompt: do alpha\n  expected: { skill: alpha }\n  expect: { skill: alpha }\n'),
     where: /cases\/main\.yaml:3:3:/,
-    says: /unknown key `expected`/,
+    says: /unknown key `expected` in case "a" — did you mean `expect`\?/,
+  },
+  {
+    name: 'case with a misspelt key it then lacks: one mistake, one line, named by the case id',
+    change: cases('- id: jira-create\n  prompt: do alpha\n  expct: { skill: alpha }\n'),
+    where: /cases\/main\.yaml:3:3:/,
+    says: /^skillprobe: cases\/main\.yaml:3:3: unknown key `expct` in case "jira-create" — did you mean `expect`\?$/m,
+  },
+  {
+    name: 'a misspelt plan key',
+    change: cases('- id: a\n  prompt: do alpha\n  expect: { skill: alpha }\n  plan: { mustnot: ["--force"] }\n'),
+    where: /cases\/main\.yaml:4:11:/,
+    says: /unknown key `mustnot` in case "a" `plan` — did you mean `mustNot`\?/,
   },
   {
     name: 'case expecting a skill that does not exist',
@@ -150,7 +162,7 @@ const BAD: BadInput[] = [
     name: 'config with an unknown key',
     change: (f) => void (f['skillprobe.config.yaml'] = 'trials: 3\nconcurency: 4\n'),
     where: /skillprobe\.config\.yaml:2:1:/,
-    says: /unknown key `concurency`/,
+    says: /unknown key `concurency` — did you mean `concurrency`\?/,
   },
   {
     name: 'config with a wrong type',

@@ -94,6 +94,33 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(c.routing.find((r) => r.column === 'none')).toBeUndefined();
   });
 
+  it.each<[string, (r: ReturnType<typeof run>) => void, RegExp]>([
+    ['a candidate stopped after one trial', (r) => Object.assign(r.manifest, { status: 'interrupted', trials: { planned: 40, finished: 1, notStarted: 39 } }), /the candidate run \(runs\/x\) is interrupted: 1 of 40 trials ran/],
+    ['a candidate with its trials gone', (r) => Object.assign(r.results, { outcomes: [], summary: { ...r.results.summary, cases: r.results.summary.cases.map((c) => ({ ...c, rate: { ...c.rate, n: 0, successes: 0, p: Number.NaN } })) } }), /the candidate run has no scored trial of 2 cases: a, b/],
+    ['a candidate with damaged trial files', (r) => Object.assign(r.results, { damaged: [{ path: 'trials/a/skill/3.meta.json', problem: 'not valid JSON' }] }), /the candidate run has 1 damaged trial file: trials\/a\/skill\/3\.meta\.json/],
+  ])('missing data is named and never a clean pass: %s', (_, damage, says) => {
+    const cases = { a: { passes: 9, n: 10 }, b: { passes: 8, n: 10 } };
+    const cand = run(cases);
+    damage(cand);
+    const c = compareRuns(run(cases), cand);
+    expect(c.missingData.join('\n')).toMatch(says);
+    expect(c.exitCode).toBe(4);
+    // A regression still says so first.
+    const dropped = run({ a: { passes: 2, n: 50 }, b: { passes: 8, n: 10 } });
+    damage(dropped);
+    expect(compareRuns(run({ a: { passes: 48, n: 50 }, b: { passes: 8, n: 10 } }), dropped).exitCode).toBe(dropped.results.outcomes.length ? 1 : 4);
+  });
+
+  it('a run with no trial reports no model: that is no model change', () => {
+    const cand = run({ a: { passes: 9, n: 10 } });
+    cand.results.run.model = { requested: 'claude-sonnet-4-5' };
+    const base = run({ a: { passes: 9, n: 10 } });
+    base.results.run.model = { requested: 'claude-sonnet-4-5', reported: 'claude-sonnet-4-5-20250929' };
+    expect(compareRuns(base, cand).crossModel).toBe(false);
+    cand.results.run.model = { requested: 'claude-opus-4-1' };
+    expect(compareRuns(base, cand).crossModel).toBe(true);
+  });
+
   it('drift is always reported: a different model is named, changed and added skills are listed, cases only in one run are not compared', () => {
     const base = run({ a: { passes: 9, n: 10 }, gone: { passes: 5, n: 10 } }, { skills: { 'atl-jira': 'h1', atl: 'h2' } });
     const cand = run({ a: { passes: 9, n: 10 }, fresh: { passes: 5, n: 10 } }, { model: 'claude-next', skills: { 'atl-jira': 'h9', atl: 'h2', 'atl-confluence': 'h3' } });

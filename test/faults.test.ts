@@ -305,7 +305,11 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     expect(r.exitCode, r.stderr).toBe(130);
     expect(r.stderr).toMatch(/forced stop/);
     const runDir = row.runDir()!;
-    expect(readJson<RunManifest>(join(runDir, 'run.json')).status).toBe('interrupted');
+    const forced = readJson<RunManifest>(join(runDir, 'run.json'));
+    expect(forced.status).toBe('interrupted');
+    // The trials stored before the forced stop are counted, not left at 0.
+    expect(forced.trials.finished).toBeGreaterThanOrEqual(finishedBefore.length);
+    expect(forced.trials.finished).toBeGreaterThan(0);
     // Removed before the exit; only a workspace still being made when it came is the watchdog's.
     await until(() => readdirSync(row.workdir).length === 0 && processesIn(row.workdir).length === 0, 3000);
     expect(left(row.workdir)).toEqual({ processes: [], workspaces: [] });
@@ -313,14 +317,34 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     await afterFault(row, runDir);
   }, 60_000);
 
+  it('Ctrl-C twice after the last trial (grading, writing results): run.json is final, results.json is written or its command named', async () => {
+    const row = new Row('sigint-last');
+    const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', '2']);
+    await h.waitFor(() => h.finished().length === 4, 'every trial stored');
+    h.child.kill('SIGINT');
+    await sleep(50);
+    h.child.kill('SIGINT');
+    const r = await h.child;
+    // Never killed by the signal itself (its default action), which would leave what was being written half done.
+    expect(r.signal, r.stderr).toBeUndefined();
+    expect([0, 1, 3, 130]).toContain(r.exitCode);
+    const runDir = row.runDir()!;
+    expect(readJson<RunManifest>(join(runDir, 'run.json')).status).toMatch(/^(completed|interrupted)$/);
+    if (!existsSync(join(runDir, 'results.json'))) expect(r.stderr).toMatch(/`skillprobe grade .*` writes it from the stored trials/);
+    expect(r.stderr).not.toMatch(/internal error/);
+    // Every trial ran: nothing for the resume check below.
+    await expectNothingLeftAfterNextStart(row);
+    await expectGradable(runDir);
+  }, 60_000);
+
   /** Stops the run's writes into one arm folder once its first trial is stored; exit 70 within seconds, naming it. */
-  async function expectStopsOnWriteFault(row: Row, fault: (armDir: string) => unknown, undo: (armDir: string) => unknown, message: RegExp): Promise<void> {
+  async function expectStopsOnWriteFault(row: Row, fault: (armDir: string, runDir: string) => unknown, undo: (armDir: string, runDir: string) => unknown, message: RegExp): Promise<void> {
     const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '4', '--timeout', '20']);
     await h.waitFor(() => h.finished().includes('neg-weather/skill/1'), 'the first stored trial of neg-weather');
     const runDir = row.runDir()!;
     const armDir = join(runDir, 'trials', 'neg-weather', 'skill');
     const finishedBefore = h.finished();
-    await fault(armDir);
+    await fault(armDir, runDir);
     const faultAt = Date.now();
     try {
       const r = await h.child;
@@ -332,7 +356,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
       expect(readJson<RunManifest>(join(runDir, 'run.json')).status).toBe('failed');
       expectStored(runDir, finishedBefore);
     } finally {
-      await undo(armDir);
+      await undo(armDir, runDir);
     }
     await afterFault(row, runDir);
   }
@@ -349,6 +373,23 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
       row,
       (dir) => (asRoot ? execa('chattr', ['+i', dir]) : chmodSync(dir, 0o555)),
       (dir) => (asRoot ? execa('chattr', ['-i', dir]) : chmodSync(dir, 0o755)),
+      /skillprobe: cannot write .*neg-weather\/skill\/\d+\.jsonl.*(EACCES|EPERM)/,
+    );
+  }, 60_000);
+
+  it('the whole run folder turning read-only mid-run: run.json still says failed (rewritten in place)', async (ctx) => {
+    const row = new Row('read-only-run');
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot && (await execa('chattr', ['+i', root], { reject: false })).exitCode !== 0) {
+      ctx.skip('running as root, where chmod does not stop writes, and `chattr +i` is unavailable here');
+    }
+    if (asRoot) await execa('chattr', ['-i', root]);
+    // No new entry can be made in the run folder (an atomic write's temp file), nor in the arm folder.
+    const lock = (dirs: string[], on: boolean) => Promise.all(dirs.map((d) => (asRoot ? execa('chattr', [on ? '+i' : '-i', d]) : chmodSync(d, on ? 0o555 : 0o755))));
+    await expectStopsOnWriteFault(
+      row,
+      (arm, run) => lock([arm, run], true),
+      (arm, run) => lock([arm, run], false),
       /skillprobe: cannot write .*neg-weather\/skill\/\d+\.jsonl.*(EACCES|EPERM)/,
     );
   }, 60_000);
@@ -462,9 +503,9 @@ describe('--resume after each fault reaches the verdicts of the uninterrupted ru
     const interrupted = [...runFolders].flatMap(([row, kept]) =>
       kept.filter(({ dir }) => existsSync(join(dir, 'run.json')) && readJson<RunManifest>(join(dir, 'run.json')).status !== 'completed').map((k) => ({ row, ...k })),
     );
-    // The double kill, SIGHUP, double Ctrl-C, read-only and disk full, and the kill -9 points that came after run.json
-    // was written (on a busy machine an early point can come before it).
-    expect(interrupted.filter((k) => k.row !== 'kill9').length).toBe(5);
+    // The double kill, SIGHUP, double Ctrl-C, read-only (arm and run folder) and disk full, and the kill -9 points that
+    // came after run.json was written (on a busy machine an early point can come before it).
+    expect(interrupted.filter((k) => k.row !== 'kill9').length).toBe(6);
     expect(interrupted.filter((k) => k.row === 'kill9').length).toBeGreaterThanOrEqual(3);
     const flagSets = [...new Set(interrupted.map((k) => k.args.join('\u0000')))].map((k) => k.split('\u0000'));
     // Two at a time: the trials mostly wait on stalled streams, and a quick trial must never meet its deadline.

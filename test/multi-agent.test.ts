@@ -123,7 +123,9 @@ describe('a run of several agents killed mid-way is reported and resumed as one 
     expect(partial.exitCode).toBeGreaterThanOrEqual(1); // missing data (4) or a failing verdict (1), never a clean 0
     expect(partial.exitCode).not.toBe(70);
 
-    const resumed = await runCli(['run', '--sim', 'sim.yaml', '--resume', dir, '--workdir', workdir], { cwd: project, timeoutMs: 300_000 });
+    // Resumed with the flags it started with (the agents come from the run itself).
+    const flags = ['--sim', 'sim.yaml', '--trials', '4', '--threshold', '0.5', '--workdir', workdir];
+    const resumed = await runCli(['run', ...flags, '--resume', dir], { cwd: project, timeoutMs: 300_000 });
     expect(resumed.stderr).not.toMatch(/internal error|at .*\.js:\d+/);
     expect(resumed.stdout).toMatch(/agent claude-code: resuming its run \(1 of 2\)/);
     expect(resumed.stdout).toMatch(/agent codex: running the suite \(2 of 2\)/);
@@ -136,7 +138,7 @@ describe('a run of several agents killed mid-way is reported and resumed as one 
     expect(whole.exitCode).toBe(resumed.exitCode);
     expect(whole.stderr).not.toMatch(/nothing to report/);
     // Agents named again must be the run's own.
-    const other = await runCli(['run', '--sim', 'sim.yaml', '--resume', dir, '--agent', 'gemini'], { cwd: project });
+    const other = await runCli(['run', ...flags, '--resume', dir, '--agent', 'gemini'], { cwd: project });
     expect(other.exitCode).toBe(2);
     expect(other.stderr).toMatch(/--agent: the run being resumed is for claude-code, codex, not gemini/);
   }, 600_000);

@@ -128,6 +128,7 @@ const COMPARISON: Comparison = {
     ],
   },
   onlyIn: { base: ['old-case'], candidate: [] },
+  missingData: [],
   exitCode: 1,
 };
 

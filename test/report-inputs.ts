@@ -204,5 +204,6 @@ export const COMPARISON: Comparison = {
     ],
   },
   onlyIn: { base: ['retired-case'], candidate: [] },
+  missingData: [],
   exitCode: 1,
 };

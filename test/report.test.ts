@@ -245,8 +245,18 @@ describe('layout and empty sections', () => {
       ['jira-create', s().skill('atl-jira').result({ subtype: 'error_max_turns', is_error: true, errors: ['Reached maximum number of turns (8)'] }), { exitCode: 1 }],
     ]);
     const text = plain(report);
-    expect(text).toMatch(/\njira-create\s+3\s+0\s+1\s+2\s+0\s+·\s+0\s+3\s+0\n/);
+    // The timeout came before anything fired: a budget stop, never "did not fire" (the model did not answer).
+    expect(text).toMatch(/\njira-create\s+3\s+0\s+0\s+2\s+0\s+·\s+0\s+3\s+0\n/);
     expect(text.replace(/\n\s+/g, ' ')).toContain('stopped by the budget: 1 timeout, 2 max-turns stops');
+    expect(text).not.toMatch(/answered without a skill|did not fire in/);
+  });
+
+  it('a budget stop before any skill fired gets the budget\'s advice, not a description to change', () => {
+    const timeout = (): [string, ClaudeStream, Partial<TrialMeta>] => ['jira-create', s().text('Let me search first.'), { exitCode: null, signal: 'SIGTERM', timedOut: true }];
+    const { report } = run([{ ...jiraCreate, plan: undefined }], [timeout(), timeout(), timeout()]);
+    const text = plain(report).replace(/\n\s+/g, ' ');
+    expect(text).toContain('trials ran out of budget: raise the trial timeout or maxTurns');
+    expect(text).not.toMatch(/answered without a skill|name this request/);
   });
 });
 

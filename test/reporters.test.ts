@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPORTER_NAMES } from '../src/report/registry.js';
@@ -89,6 +89,17 @@ describe('compare and history through the CLI', () => {
     const same = await runCli(['compare', base, base], { cwd: root });
     expect(same.exitCode, same.stderr).toBe(0);
     expect(same.stdout).not.toContain('REGRESSED');
+  });
+
+  it('a candidate whose results and trials are gone is missing data: named, exit 4, no false model change', async () => {
+    const base = await storeSyntheticRun(join(root, 'broken'), '20261201-020000-cccccc', syntheticRun({ a: { passes: 48, n: 50 } }));
+    const cand = await storeSyntheticRun(join(root, 'broken'), '20261201-030000-dddddd', syntheticRun({ a: { passes: 48, n: 50 } }));
+    rmSync(join(cand, 'results.json'));
+    const r = await runCli(['compare', base, cand], { cwd: root });
+    expect(r.exitCode, r.stderr).toBe(4);
+    expect(r.stderr).toMatch(/missing data: the candidate run has no scored trial of 1 case: a/);
+    expect(r.stderr).toMatch(/the comparison is incomplete \(exit code at least 4\)/);
+    expect(r.stdout).not.toContain('DIFFERENT MODELS');
   });
 
   it('compare names a folder that is not a run: exit 2', async () => {

@@ -147,6 +147,54 @@ describe('run --resume: one writer per run folder', () => {
   }, 300_000);
 });
 
+describe('run --resume: what it must never do', () => {
+  it('a transcript whose meta.json is missing is kept as an earlier attempt, never overwritten, and its trial runs again', async () => {
+    const dir = project();
+    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
+    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const arm = join(runDir, 'trials', 'pos-alpha', 'skill');
+    const before = readFileSync(join(arm, '2.jsonl'));
+    rmSync(join(arm, '2.meta.json'));
+    const m = read<RunManifest>(join(runDir, 'run.json'));
+    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...m, status: 'interrupted' }));
+    const r = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.stderr).toMatch(/a transcript without its meta\.json, kept as trials\/pos-alpha\/skill\/2\.a1\.jsonl: its trial runs again/);
+    expect(readFileSync(join(arm, '2.a1.jsonl'))).toEqual(before);
+    expect(existsSync(join(arm, '2.jsonl')) && existsSync(join(arm, '2.meta.json'))).toBe(true);
+    expect(read<Results>(join(runDir, 'results.json')).damaged).toEqual([]);
+  }, 300_000);
+
+  it('a simulated run resumed without --sim names the flag, not missing credentials', async () => {
+    const dir = project();
+    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
+    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const withoutSim = RUN.filter((a, i) => a !== '--sim' && RUN[i - 1] !== '--sim');
+    const r = await runCli([...withoutSim, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--sim: run .* ran against the model simulator \(profile sim\.yaml\), and its resume must too — add --sim sim\.yaml/);
+    expect(r.stderr).not.toMatch(/credential|API key/i);
+  }, 300_000);
+
+  it('an edit of the simulator profile that changes behaviour is refused by name; one that does not (a comment) is not', async () => {
+    const dir = project();
+    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
+    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const m = read<RunManifest>(join(runDir, 'run.json'));
+    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...m, status: 'interrupted' }));
+    const profile = readFileSync(join(dir, 'sim.yaml'), 'utf8');
+    writeFileSync(join(dir, 'sim.yaml'), `# a comment changes nothing\n${profile}`);
+    const comment = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(comment.exitCode, comment.stderr).not.toBe(2);
+    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...read<RunManifest>(join(runDir, 'run.json')), status: 'interrupted' }));
+    // Two behaviour weights, and nothing else.
+    writeFileSync(join(dir, 'sim.yaml'), profile.replace('{ p: 0.8, skill: alpha, args: "create" }, { p: 0.2, answer: "done" }', '{ p: 0.7, skill: alpha, args: "create" }, { p: 0.3, answer: "done" }'));
+    const edited = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
+    expect(edited.exitCode).toBe(2);
+    expect(edited.stderr).toMatch(/changed since this run started: simulator profile \(--sim: its behaviour was edited \([0-9a-f]{8} → [0-9a-f]{8}\)\)/);
+  }, 300_000);
+});
+
 describe('run --max-cost: a partial run, stopped at the cap, that --resume can finish', () => {
   it('stops scheduling at the cap with exit 5, then resumes to the end under a higher cap', async () => {
     const dir = project();

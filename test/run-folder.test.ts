@@ -89,6 +89,17 @@ const DAMAGED_TRIALS: Damage[] = [
   { name: 'a stray folder in an arm folder', damage: (d) => mkdirSync(trial(d, 'pos/skill/old')), exit: 4, graded: 6, damaged: 1, says: /pos\/skill\/old: stray entry/ },
   { name: 'an arm folder the run does not know', damage: (d) => mkdirSync(trial(d, 'pos/control')), exit: 4, graded: 6, damaged: 1, says: /pos\/control: stray entry where an arm folder/ },
   { name: 'a case folder run.json does not list', damage: (d) => (mkdirSync(trial(d, 'ghost/skill'), { recursive: true }), writeFileSync(trial(d, 'ghost/skill/1.jsonl'), '{}\n'), writeFileSync(trial(d, 'ghost/skill/1.meta.json'), readFileSync(trial(d, 'pos/skill/1.meta.json')))), exit: 4, graded: 6, damaged: 1, says: /case "ghost", which run\.json does not list/ },
+  {
+    name: 'run.json edited to name another agent than the one that wrote the trials',
+    damage: (d) => {
+      for (const f of readdirSync(join(d, 'trials'), { recursive: true, encoding: 'utf8' }).filter((x) => x.endsWith('.meta.json'))) edit(join(d, 'trials'), f, (j) => void (j.agent = 'claude-code'));
+      edit(d, 'run.json', (j) => void ((j.agent as { id: string }).id = 'codex'));
+    },
+    exit: 4,
+    graded: 0,
+    damaged: 6,
+    says: /1\.meta\.json: written by the claude-code agent, but run\.json names codex: not read with another CLI's parser/,
+  },
   { name: 'two damaged trials at once', damage: (d) => (rmSync(trial(d, 'pos/skill/1.meta.json')), rmSync(trial(d, 'neg/skill/1.jsonl'))), exit: 4, graded: 4, damaged: 2, says: /2 damaged trial files left out/ },
 ];
 

@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { cpSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -125,6 +125,20 @@ describe('merge refuses shards that are not one run, naming the difference', () 
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toMatch(says);
     expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stderr).not.toMatch(/undefined/);
     expect(existsSync(join(root, 'merged'))).toBe(false);
+  });
+
+  it('a symlink among a shard\'s trials is refused, never followed into the merged run', async () => {
+    const folders = [await shardFolder(1, ['a']), await shardFolder(2, ['b']), await shardFolder(3, ['c'])];
+    const arm = join(folders[1]!, 'trials', 'b', 'skill');
+    mkdirSync(arm, { recursive: true });
+    writeFileSync(join(root, 'secret.txt'), 'key\n');
+    symlinkSync(join(root, 'secret.txt'), join(arm, '1.jsonl'));
+    writeFileSync(join(arm, '1.meta.json'), '{}');
+    const r = await runCli(['merge', ...folders, '--transcripts', join(root, 'linked')], { cwd: root });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/trials\/b\/skill\/1\.jsonl: a symlink inside a shard's trials, which merge does not follow/);
+    expect(existsSync(join(root, 'linked')) ? readdirSync(join(root, 'linked')) : []).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { compareRuns } from '../verdict/compare.js';
+import { EXIT } from '../verdict/verdict.js';
 import type { CompareOptions } from '../verdict/compare-defaults.js';
 import { loadResults } from './grade.js';
 import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
@@ -16,9 +17,11 @@ export async function compareCommand(dirs: { base: string; candidate: string }, 
   const candidate = await reads[1];
   for (const [dir, r] of [[dirs.base, base], [dirs.candidate, candidate]] as const) {
     if (r.regraded) io.stderr.write(`no current results.json in ${dir} (${r.regraded}): graded its stored transcripts in memory\n`);
-    if (r.manifest.status !== 'completed') io.stderr.write(`${dir}: the run is ${r.manifest.status}; its cases are compared on the trials it has\n`);
+    for (const d of r.results.damaged) io.stderr.write(`${dir}: damaged trial file left out: ${d.path}: ${d.problem}\n`);
   }
   const comparison = compareRuns({ dir: dirs.base, ...base }, { dir: dirs.candidate, ...candidate }, opts);
   const { failed } = await writeReports(reporters, (r) => r.renderComparison(comparison), io);
+  for (const m of comparison.missingData) io.stderr.write(`missing data: ${m}\n`);
+  if (comparison.missingData.length) io.stderr.write(`the comparison is incomplete (exit code at least ${EXIT.error}): finish the runs (\`skillprobe run --resume DIR\`), then compare again\n`);
   return { exitCode: comparison.exitCode, failed };
 }

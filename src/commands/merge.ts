@@ -22,9 +22,9 @@ const MUST_AGREE: [what: string, of: (m: RunManifest) => string][] = [
   ['model reported by the CLI', (m) => m.reportedModel ?? 'unknown'],
   ['skills (hash)', (m) => m.skillsHash],
   ['cases (hash)', (m) => m.cases.hash],
-  ['simulator', (m) => (m.simulator ? `${m.simulator.name} seed ${m.simulator.seed}` : 'none')],
-  ['shard count', (m) => String(m.shard?.total)],
-  ['suite the shards split', (m) => `${m.shard?.suiteCases.length} cases: ${m.shard?.suiteCases.join(', ')}`.slice(0, 100)],
+  ['simulator', (m) => (m.simulator ? `${m.simulator.name} seed ${m.simulator.seed} behaviour ${m.simulator.behaviourHash?.slice(0, 8) ?? 'unrecorded'}` : 'none')],
+  ['shard count', (m) => String(m.shard!.total)],
+  ['suite the shards split', (m) => `${m.shard!.suiteCases.length} cases: ${m.shard!.suiteCases.join(', ')}`.slice(0, 100)],
 ];
 
 /** A config value at a dotted path, as it reads in a message. */
@@ -37,10 +37,11 @@ function configValue(config: RunManifest['config'], path: string): string {
 function disagreements(shards: readonly Shard[]): ProblemList {
   const problems = new ProblemList();
   const todo = 'run every shard of one suite with the same skills, cases, config, agent and model';
-  const [first, ...rest] = shards;
   for (const s of shards.filter((s) => !s.manifest.shard)) {
     problems.add({ file: s.dir, what: 'is not a shard (it was not run with --shard I/N)', todo: 'merge only the folders of one sharded run' });
   }
+  // What shards must agree on is compared among the shards only: a folder that is none is named above.
+  const [first, ...rest] = shards.filter((s) => s.manifest.shard);
   for (const s of rest) {
     for (const [what, of] of MUST_AGREE) {
       const [theirs, ours] = [of(s.manifest), of(first!.manifest)];

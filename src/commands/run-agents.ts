@@ -29,11 +29,15 @@ export async function runAndGrade(loaded: LoadedSuite, opts: RunOptions, hooks: 
   const target = await prepareRun(loaded, opts);
   try {
     hooks.onPrepared?.(target);
-    const { store, manifest } = await executeRun(loaded, opts, target);
-    const { outcomes, damaged } = await gradeStored(store, manifest);
-    const results = buildResults(manifest, outcomes, damaged, new Date());
-    await store.writeResults(results);
-    return { store, manifest, results };
+    const { store, manifest, guard } = await executeRun(loaded, opts, target);
+    try {
+      const { outcomes, damaged } = await gradeStored(store, manifest);
+      const results = buildResults(manifest, outcomes, damaged, new Date());
+      await store.writeResults(results);
+      return { store, manifest, results };
+    } finally {
+      guard.release();
+    }
   } finally {
     target.lock.release();
   }

@@ -11,7 +11,7 @@ import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../load/input-error.js';
 import { loadSkills } from '../load/skills.js';
 import { loadProfile, loadProfileForSuite } from '../sim/profile.js';
-import { RunStore } from '../run/store.js';
+import { readAgentRunsSync, readManifestSync, RunStore } from '../run/store.js';
 import type { RunPlace, SuiteToRun } from '../runner/execute.js';
 import { casesOfShard, type Shard } from '../trials/shard.js';
 import { gradableCase } from '../trials/stored-case.js';
@@ -34,7 +34,7 @@ export interface LoadedSuite extends SuiteToRun {
  * stage is checked on whatever the stages before it could load, so one mistake never hides the next.
  * `need.run`: also what only a run needs (a writable transcripts folder, the agent binary, credentials).
  */
-export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard'>, need: { run: boolean } = { run: true }, agentId?: string): LoadedSuite {
+export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume'>, need: { run: boolean } = { run: true }, agentId?: string): LoadedSuite {
   const problems = new ProblemList();
   const loaded = collectConfig(opts.config, opts.overrides, problems);
   // Without the config file, where the skills and cases are is unknown: the flags were all there was to check.
@@ -85,7 +85,10 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   // Nothing left to run (--last-failed, nothing failed): no binary or credentials are needed to say so.
   const runs = need.run && selected?.nothingFailedIn === undefined && adapter !== undefined;
   const binary = runs ? problems.collect(() => checkValueAt(loaded, 'agentBinary', () => adapter.resolveBinary(config.agentBinary))) : (config.agentBinary ?? '');
-  const noCredentials = runs && sim === undefined ? adapter.credentialProblem(process.env) : undefined;
+  // A simulated run resumed without --sim would ask for credentials it never needed: name the flag instead.
+  const simulated = opts.resume !== undefined && sim === undefined ? simulatedRun(opts.resume) : undefined;
+  if (simulated) problems.add({ file: '--sim', what: `run ${opts.resume} ran against the model simulator (profile ${simulated}), and its resume must too`, todo: `add --sim ${simulated}` });
+  const noCredentials = runs && sim === undefined && !simulated ? adapter.credentialProblem(process.env) : undefined;
   if (noCredentials) {
     const [what, todo] = splitProblem(noCredentials);
     problems.add({ file: 'environment', what, todo });
@@ -115,6 +118,14 @@ export function loadSuites(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides'
   if (opts.select?.lastFailed) throw one('--last-failed', "reads one agent's newest run", 'rerun the failures of each agent on its own (--agent ID --last-failed)');
   // The agent ids are checked by the first load; each agent's own problems (binary, credentials) by its load.
   return agents.map((id) => loadSuite(opts, { run: true }, id));
+}
+
+/** The simulator profile a stored run (one agent's, or the first of several) ran with, if it did. */
+function simulatedRun(dir: string): string | undefined {
+  const outer = readAgentRunsSync(dir);
+  const first = outer.ok ? outer.value.agents[0]?.dir : undefined;
+  const m = readManifestSync(first ? join(dir, first) : dir);
+  return m.ok ? m.value.simulator?.profile : undefined;
 }
 
 /** The suite narrowed to one shard's cases, balanced across shards by the trials each case is expected to take. */

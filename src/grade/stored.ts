@@ -1,6 +1,6 @@
 import pMap from 'p-map';
 import { adapterFor } from '../agents/registry.js';
-import { transcriptPath, type DamagedTrial, type RunManifest, type TrialOutcome, type TrialRef } from '../run/schema.js';
+import { metaPath, transcriptPath, type DamagedTrial, type RunManifest, type TrialOutcome, type TrialRef } from '../run/schema.js';
 import type { RunStore } from '../run/store.js';
 import { gradeTrial, type GradeOptions } from './outcome.js';
 
@@ -35,7 +35,12 @@ export async function gradeStored(store: RunStore, manifest: RunManifest): Promi
   // Bounded, so thousands of trials never hold thousands of open files.
   const read = await pMap(known, async (ref: TrialRef) => {
     const t = await store.readTrial(ref);
-    return t.ok ? gradeTrial(adapter.parse(t.lines, t.meta), t.meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts) : t.damaged;
+    if (!t.ok) return t.damaged;
+    // run.json edited to name another agent: its trials are never read with that CLI's parser.
+    if (t.meta.agent !== undefined && t.meta.agent !== manifest.agent.id) {
+      return { path: metaPath(ref), problem: `written by the ${t.meta.agent} agent, but run.json names ${manifest.agent.id}: not read with another CLI's parser` };
+    }
+    return gradeTrial(adapter.parse(t.lines, t.meta), t.meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts);
   }, { concurrency: 32 });
   const outcomes = read.filter((x): x is TrialOutcome => 'caseId' in x);
   damaged.push(...read.filter((x): x is DamagedTrial => 'problem' in x));

@@ -135,7 +135,7 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
     hash.update(file).update('\0').update(text).update('\0');
     problems.collect(() => {
       const y = parseYamlText(file, text);
-      const parsed = validateYaml(y, casesFileSchema);
+      const parsed = validateYaml(y, casesFileSchema, 'case');
       parsed.forEach((c, i) => {
         const pos = y.locate([i]);
         const where = `${file}:${pos.line}`;

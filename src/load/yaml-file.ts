@@ -1,6 +1,6 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import { Document, isAlias, isCollection, isMap, isNode, isPair, LineCounter, parseDocument, visit, type Alias, type Node } from 'yaml';
-import type { z } from 'zod';
+import { ZodArray as zArray, ZodObject as zObject, type z } from 'zod';
 import { InputError, type InputProblem } from './input-error.js';
 
 /** A parsed YAML document that can say where any path in it came from. */
@@ -132,23 +132,101 @@ export function parseYamlText(file: string, text: string): LocatedYaml {
       }),
     );
   }
+  // An unknown tag (`!!python/object`, `!custom`) is read as if it were not there: refused, so nothing means other
+  // than it says.
+  const tags = doc.warnings.filter((w) => w.code === 'TAG_RESOLVE_FAILED');
+  if (tags.length) {
+    throw new InputError(
+      tags.map((w) => {
+        const tag = (/^Unresolved tag: (\S+)/.exec(w.message)?.[1] ?? 'a tag').replace(/^tag:yaml\.org,2002:/, '!!');
+        return { file, ...lines.linePos(w.pos[0]), what: `unknown YAML tag ${tag}`, todo: 'remove the tag: these files take plain YAML values' };
+      }),
+    );
+  }
   return new LocatedYaml(file, doc, plainData(file, doc, lines), lines);
 }
 
-function describeIssue(issue: z.ZodIssue): { what: string; todo: string; keyPath?: string } {
-  const at = issue.path.length ? `\`${issue.path.join('.')}\`` : 'the document';
+/** Edit distance with transpositions. Written by hand: ten lines, for "did you mean" on a handful of keys. */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
+    }
+  }
+  return d[a.length]![b.length]!;
+}
+
+/** The known key nearest to a mistyped one, when it is near enough to be what was meant (as flags suggest). */
+export function nearestKey(typed: string, known: readonly string[]): string | undefined {
+  const scored = known.map((k) => ({ k, d: editDistance(typed.toLowerCase(), k.toLowerCase()) })).sort((x, y) => x.d - y.d);
+  const best = scored[0];
+  return best && best.k !== typed && best.d <= Math.max(1, Math.floor(0.4 * Math.max(typed.length, best.k.length))) ? best.k : undefined;
+}
+
+/** The keys an object schema at `path` takes (through lists, optional, default, refined and transformed values). */
+function keysAt(schema: z.ZodTypeAny, path: readonly (string | number)[]): string[] {
+  let at: z.ZodTypeAny | undefined = schema;
+  const unwrap = (t: z.ZodTypeAny): z.ZodTypeAny => {
+    // Optional, nullable and default wrap an `innerType`; refinements and transforms wrap a `schema`.
+    const def = t._def as { innerType?: z.ZodTypeAny; schema?: z.ZodTypeAny };
+    const inner = def.innerType ?? def.schema;
+    return inner ? unwrap(inner) : t;
+  };
+  for (const key of path) {
+    const t = unwrap(at);
+    if (typeof key === 'number' && t instanceof zArray) at = (t as z.ZodArray<z.ZodTypeAny>).element;
+    else if (typeof key === 'string' && t instanceof zObject) at = (t as z.AnyZodObject).shape[key] as z.ZodTypeAny | undefined;
+    else at = undefined;
+    if (!at) return [];
+  }
+  const end = unwrap(at);
+  return end instanceof zObject ? Object.keys((end as z.AnyZodObject).shape) : [];
+}
+
+/**
+ * A path as a message says it: `plan.verb`, and for a list of items with ids (cases), the item by its id rather
+ * than its index (`case "jira-create": \`plan.verb\``).
+ */
+function pathText(value: unknown, path: readonly (string | number)[], itemName: string | undefined): string {
+  const item = typeof path[0] === 'number' && Array.isArray(value) ? (value[path[0]] as { id?: unknown } | undefined) : undefined;
+  if (itemName && typeof item?.id === 'string') {
+    const rest = path.slice(1);
+    return `${itemName} "${item.id}"${rest.length ? ` ${'`'}${rest.join('.')}${'`'}` : ''}`;
+  }
+  return path.length ? `${'`'}${path.join('.')}${'`'}` : 'the document';
+}
+
+interface Described {
+  what: string;
+  todo: string;
+  keyPath?: string;
+  /** A missing key an unknown key was probably meant to be: said once, at the typo. */
+  meant?: string;
+}
+
+function describeIssue(issue: z.ZodIssue, value: unknown, schema: z.ZodTypeAny, itemName: string | undefined): Described {
+  const at = pathText(value, issue.path, itemName);
   switch (issue.code) {
     case 'invalid_type':
       if (issue.received === 'undefined') {
-        return { what: `${at} is missing`, todo: `add \`${String(issue.path.at(-1))}\` (${issue.expected})` };
+        const key = String(issue.path.at(-1));
+        const owner = pathText(value, issue.path.slice(0, -1), itemName);
+        return { what: `${issue.path.length > 1 ? `${owner}: ` : ''}\`${key}\` is missing`, todo: `add \`${key}\` (${issue.expected})` };
       }
       return { what: `${at} should be ${issue.expected}, not ${issue.received}`, todo: `write it as ${issue.expected}` };
-    case 'unrecognized_keys':
+    case 'unrecognized_keys': {
+      const known = keysAt(schema, issue.path);
+      const meant = issue.keys.length === 1 ? nearestKey(issue.keys[0]!, known) : undefined;
+      const where = issue.path.length ? ` in ${at}` : '';
       return {
-        what: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')} in ${at}`,
-        todo: 'remove it or fix its spelling',
+        what: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}${where}`,
+        todo: meant ? `did you mean \`${meant}\`?` : known.length ? `remove it or fix its spelling (known keys: ${known.join(', ')})` : 'remove it or fix its spelling',
         keyPath: issue.keys[0],
+        ...(meant ? { meant } : {}),
       };
+    }
     case 'invalid_enum_value':
       return {
         what: `${at} is ${JSON.stringify(issue.received)}`,
@@ -162,16 +240,24 @@ function describeIssue(issue: z.ZodIssue): { what: string; todo: string; keyPath
   }
 }
 
-/** Validates a located YAML document against a zod schema; every issue becomes file:line:col. */
-export function validateYaml<S extends z.ZodTypeAny>(y: LocatedYaml, schema: S): z.output<S> {
+/**
+ * Validates a located YAML document against a zod schema; every issue becomes file:line:col. `itemName` names the
+ * items of a top-level list by their `id` in messages (a cases file: "case").
+ */
+export function validateYaml<S extends z.ZodTypeAny>(y: LocatedYaml, schema: S, itemName?: string): z.output<S> {
   const result = schema.safeParse(y.value);
   if (result.success) return result.data;
+  const described = result.error.issues.map((issue) => ({ issue, d: describeIssue(issue, y.value, schema, itemName) }));
+  // `expct:` is one mistake, not two: its "did you mean" stands for the `expect` it leaves missing.
+  const meantAt = new Set(described.flatMap(({ issue, d }) => (d.meant ? [[...issue.path, d.meant].join('\u0000')] : [])));
+  const missingMeant = (issue: z.ZodIssue) => issue.code === 'invalid_type' && issue.received === 'undefined' && meantAt.has(issue.path.join('\u0000'));
   throw new InputError(
-    result.error.issues.map((issue) => {
-      const d = describeIssue(issue);
-      const pos = d.keyPath ? y.locateKey(issue.path, d.keyPath) : y.locate(issue.path);
-      return { file: y.file, ...pos, what: d.what, todo: d.todo };
-    }),
+    described
+      .filter(({ issue }) => !missingMeant(issue))
+      .map(({ issue, d }) => {
+        const pos = d.keyPath ? y.locateKey(issue.path, d.keyPath) : y.locate(issue.path);
+        return { file: y.file, ...pos, what: d.what, todo: d.todo };
+      }),
   );
 }
 

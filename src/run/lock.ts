@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processAlive } from '../util/process-group.js';
@@ -27,8 +27,19 @@ export interface RunLock {
 }
 
 const held = new Set<string>();
+
+/** Removes a lock file; one that cannot be removed (a folder gone read-only) is left for the next taker to judge. */
+function unlock(file: string): void {
+  held.delete(file);
+  try {
+    unlinkSync(file);
+  } catch {
+    /* its holder is gone once this process is: the next one takes it over */
+  }
+}
+
 // A forced stop exits at once: its lock goes with it (kill -9 leaves the file; its holder is then gone).
-process.once('exit', () => held.forEach((f) => rmSync(f, { force: true })));
+process.once('exit', () => held.forEach(unlock));
 
 function createExclusive(file: string, text: string): boolean {
   let fd: number;
@@ -78,12 +89,7 @@ export function lockRunFolder(dir: string, command: string): RunLock {
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createExclusive(file, text)) {
       held.add(file);
-      return {
-        release() {
-          held.delete(file);
-          rmSync(file, { force: true });
-        },
-      };
+      return { release: () => unlock(file) };
     }
     const holder = readHolder(file);
     if (!holderGone(file, holder)) {

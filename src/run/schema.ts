@@ -35,6 +35,11 @@ export function transcriptPath(ref: TrialRef): string {
   return `trials/${ref.caseId}/${ref.arm}/${ref.n}.jsonl`;
 }
 
+/** Where a stored trial's process facts are, relative to the run folder. */
+export function metaPath(ref: TrialRef): string {
+  return `trials/${ref.caseId}/${ref.arm}/${ref.n}.meta.json`;
+}
+
 export const sprtParamsSchema = z.object({
   threshold: z.number(),
   delta: z.number(),
@@ -119,7 +124,8 @@ export const runManifestSchema = z.object({
   skillsHash: z.string(),
   cases: z.object({ files: z.array(z.string()), hash: z.string(), defs: z.array(storedCaseSchema) }),
   family: z.array(familyMemberSchema),
-  simulator: z.object({ profile: z.string(), name: z.string(), seed: z.number() }).nullable(),
+  /** The simulator's profile file, name and seed, and a hash of everything in it that sets behaviour. */
+  simulator: z.object({ profile: z.string(), name: z.string(), seed: z.number(), behaviourHash: z.string().optional() }).nullable(),
   trials: z.object({ planned: z.number().int(), finished: z.number().int(), notStarted: z.number().int() }),
   /** When the run was resumed (`--resume`), oldest first. */
   resumedAt: z.array(z.string()).optional(),
@@ -210,6 +216,8 @@ export const trialMetaSchema = z.object({
   outputTruncated: z.boolean().optional(),
   /** The harness stopped the agent at the turn limit, for a CLI that has no limit of its own. */
   turnLimitHit: z.boolean().optional(),
+  /** The agent CLI that wrote the transcript (its id), so it is never read with another CLI's parser. */
+  agent: z.string().optional(),
   /** How long the agent had printed nothing when it ended, in ms: a stream that stalled shows as a long quiet. */
   quietMs: z.number().int().min(0).optional(),
   evidence: trialEvidenceSchema.optional(),

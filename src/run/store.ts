@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { constants as fsConstants, readFileSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { access, copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 // Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
 import writeAtomic from 'write-file-atomic';
 import type { z } from 'zod';
@@ -122,6 +122,24 @@ export function readResultsSync(runDir: string): Parsed<Results> {
   }
 }
 
+/** A folder's record of a run of several agents, read synchronously (missing: not such a run). */
+export function readAgentRunsSync(dir: string): Parsed<AgentRuns> {
+  try {
+    return parseValidated(readFileSync(join(dir, AGENT_RUNS_FILE), 'utf8'), agentRunsSchema);
+  } catch (e) {
+    return { ok: false, problem: readProblem(e) };
+  }
+}
+
+/** A run folder's manifest, read synchronously for the loaders' checks before anything async (`--resume`). */
+export function readManifestSync(runDir: string): Parsed<RunManifest> {
+  try {
+    return parseValidated(readFileSync(join(runDir, 'run.json'), 'utf8'), runManifestSchema);
+  } catch (e) {
+    return { ok: false, problem: readProblem(e) };
+  }
+}
+
 /** A stored trial's files; the transcript is streamed to `partial` and renamed when the trial is stored. */
 export interface TrialFiles {
   transcript: string;
@@ -129,6 +147,7 @@ export interface TrialFiles {
   meta: string;
 }
 
+const ORPHAN_TRANSCRIPT = 'transcript without its meta.json';
 const TRIAL_FILE = /^(\d+)(\.a\d+)?\.(jsonl|meta\.json)$/;
 // A transcript still streaming, or an atomic write's temp file (`<name>.<hash>`): an interrupted run leaves them.
 const IN_FLIGHT = /^\d+(\.a\d+)?\.(jsonl|meta\.json)\.[^.]+$/;
@@ -142,6 +161,27 @@ export async function writeAgentRuns(dir: string, runs: AgentRuns): Promise<void
 /** A folder's record of a run of several agents, or why there is none (missing: not such a run). */
 export async function readAgentRuns(dir: string): Promise<Parsed<AgentRuns>> {
   return readValidated(join(dir, AGENT_RUNS_FILE), agentRunsSchema);
+}
+
+/**
+ * The fallback when an atomic write cannot make its temp file (a folder gone read-only, a full disk): the file that
+ * is already there rewritten in place, which needs neither a new entry nor, mostly, new blocks. So a run stopped
+ * by such a fault can still say `failed`. Returns whether it worked.
+ */
+function overwriteInPlace(file: string, text: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r+');
+    const bytes = Buffer.from(text);
+    writeSync(fd, bytes, 0, bytes.length, 0);
+    ftruncateSync(fd, bytes.length);
+    fsyncSync(fd);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 export class RunStore {
@@ -182,7 +222,13 @@ export class RunStore {
 
   /** For a process about to exit (a forced stop), which cannot wait for an asynchronous write. */
   writeManifestSync(m: RunManifest): void {
-    writeAtomic.sync(join(this.dir, 'run.json'), JSON.stringify({ ...m, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+    const file = join(this.dir, 'run.json');
+    const text = JSON.stringify({ ...m, version: RUN_FORMAT_VERSION }, null, 2) + '\n';
+    try {
+      writeAtomic.sync(file, text);
+    } catch (e) {
+      if (!overwriteInPlace(file, text)) throw e;
+    }
   }
 
   async writeResults(r: Results): Promise<void> {
@@ -195,7 +241,13 @@ export class RunStore {
   }
 
   private async writeJson(name: string, value: unknown): Promise<void> {
-    await writeAtomic(join(this.dir, name), JSON.stringify(value, null, 2) + '\n');
+    const file = join(this.dir, name);
+    const text = JSON.stringify(value, null, 2) + '\n';
+    try {
+      await writeAtomic(file, text);
+    } catch (e) {
+      if (!overwriteInPlace(file, text)) throw e;
+    }
   }
 
   trialFiles(t: TrialRef, attempt?: number): TrialFiles {
@@ -216,12 +268,40 @@ export class RunStore {
   }
 
   /**
+   * Transcripts stored without their meta.json (a run killed between the two writes) renamed to their trial's next
+   * earlier-attempt name (`<n>.a<k>.jsonl`), kept for the record, so that running the trial again overwrites
+   * nothing. Returns where each went, relative to the folder.
+   */
+  async setAsideOrphanTranscripts(): Promise<string[]> {
+    const { damaged } = await this.listTrials();
+    const moved: string[] = [];
+    for (const d of damaged.filter((x) => x.problem === ORPHAN_TRANSCRIPT)) {
+      const from = join(this.dir, d.path);
+      const taken = new Set(await readdir(dirname(from)));
+      const n = basename(from, '.jsonl');
+      let k = 1;
+      while (taken.has(`${n}.a${k}.jsonl`) || taken.has(`${n}.a${k}.meta.json`)) k++;
+      const to = join(dirname(from), `${n}.a${k}.jsonl`);
+      await rename(from, to);
+      moved.push(relative(this.dir, to));
+    }
+    return moved;
+  }
+
+  /**
    * Copies another run folder's stored trials (committed files only, never half-written ones) into this one, for
    * `merge`; refuses to overwrite a trial this folder already holds. Returns how many files it copied.
    */
   async copyTrialsFrom(other: RunStore): Promise<number> {
     const root = join(other.dir, 'trials');
-    const files = (await readdir(root, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => !e.isDirectory() && TRIAL_FILE.test(e.name));
+    const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+    // A link would copy whatever it names (a file anywhere on the machine) into the merged run as a transcript.
+    const link = entries.find((e) => e.isSymbolicLink());
+    if (link) {
+      const where = relative(other.dir, join(link.parentPath ?? link.path, link.name));
+      throw new RunFolderError(join(other.dir, where), 'a symlink inside a shard\'s trials, which merge does not follow', 'replace it with the file a run wrote, or remove it, then merge again');
+    }
+    const files = entries.filter((e) => e.isFile() && TRIAL_FILE.test(e.name));
     for (const e of files) {
       const from = join(e.parentPath ?? e.path, e.name);
       const to = join(this.dir, 'trials', relative(root, from));
@@ -303,7 +383,7 @@ export class RunStore {
           if (kinds.size === 2) trials.push({ caseId: c.name, arm: a.name as Arm, n });
           else {
             const have = [...kinds][0]!;
-            damaged.push({ path: rel(join(armDir, `${n}.${have}`)), problem: have === 'jsonl' ? 'transcript without its meta.json' : 'meta.json without its transcript' });
+            damaged.push({ path: rel(join(armDir, `${n}.${have}`)), problem: have === 'jsonl' ? ORPHAN_TRANSCRIPT : 'meta.json without its transcript' });
           }
         }
       }

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { valueHash } from '../util/json.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
@@ -21,7 +22,7 @@ import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
 import { createProgress } from './progress.js';
 import { reopenRun } from './resume.js';
-import { guardRun } from './run-guard.js';
+import { guardRun, type RunGuard } from './run-guard.js';
 import { runSuite } from './run-suite.js';
 import { probeArmListings, type TrialContext, type TrialRecord } from './trial.js';
 
@@ -61,12 +62,16 @@ export interface RunTarget {
   manifest: RunManifest;
   /** Trials an interrupted run already stored (resume), replayed through the scheduler. */
   stored: TrialOutcome[];
+  /** On a resume: transcripts without their meta.json, kept as earlier attempts while their trials run again. */
+  setAside?: string[];
 }
 
 export interface RunOutcome {
   store: RunStore;
   manifest: RunManifest;
   records: TrialRecord[];
+  /** Still guarding the run while its results are written: the caller releases it. */
+  guard: RunGuard;
 }
 
 export function makeScheduler(config: Config, defs: GradableCase[]): TrialScheduler {
@@ -90,7 +95,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     skillsHash: familyHash(s.skills),
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
-    simulator: s.profile && place.sim ? { profile: place.sim, name: s.profile.name, seed: s.profile.seed } : null,
+    simulator: s.profile && place.sim ? { profile: place.sim, name: s.profile.name, seed: s.profile.seed, behaviourHash: valueHash(s.profile) } : null,
     trials: { planned: makeScheduler(s.config, defs).plannedTotal(), finished: 0, notStarted: 0 },
     ...(s.shard ? { shard: s.shard } : {}),
   };
@@ -132,7 +137,10 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const abort = new AbortController();
   const workRoot = place.workdir ? resolve(place.workdir) : undefined;
   const workspaces = new WorkspacePool({ root: workRoot, skills, skillsFolder: adapter.skillsFolder, keep: place.keepWorkspaces ?? false, prefetch: config.concurrency });
-  const guard = await guardRun({ abort, workspaces, store, manifest });
+  // Trials stored by this process, so a run that stops any way says how many it has.
+  let storedHere = 0;
+  const finished = () => replay.replayed.length + storedHere;
+  const guard = await guardRun({ abort, workspaces, store, manifest, finished });
   try {
     if (profile) sim = await startSimulator(profile);
     const defById = new Map(defs.map((c) => [c.id, c]));
@@ -157,6 +165,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       (r) => {
         const def = defById.get(r.ref.caseId)!;
         const o: TrialOutcome = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, gradeOpts);
+        storedHere++;
         budget?.spend(o.costUsd);
         return { passed: o.passed, verdict: explainOutcome(o, def) };
       },
@@ -171,20 +180,25 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     // Capped only when the cap left trials unscheduled: a suite that finished under it is complete.
     const capped = budget?.capped === true && !replay.exhausted();
     manifest.status = abort.signal.aborted ? 'interrupted' : capped ? 'cost_capped' : 'completed';
-    const finished = replay.replayed.length + result.records.length;
-    manifest.trials = { planned: manifest.trials.planned, finished, notStarted: abort.signal.aborted || capped ? Math.max(0, scheduler.plannedTotal() - finished) : 0 };
-    return { store, manifest, records: result.records };
+    const stopped = abort.signal.aborted || capped;
+    manifest.trials = { planned: manifest.trials.planned, finished: finished(), notStarted: stopped ? Math.max(0, scheduler.plannedTotal() - finished()) : 0 };
+    guard.trialsDone();
+    return { store, manifest, records: result.records, guard };
   } catch (e) {
     manifest.status = 'failed';
+    manifest.trials = { ...manifest.trials, finished: finished() };
     throw e;
   } finally {
     await workspaces.drain();
     await sim?.stop();
-    guard.release();
     manifest.endedAt = new Date().toISOString();
     // A run that failed because its folder cannot be written may not be able to say so: its first error is reported.
-    await store.writeManifest(manifest).catch((e: unknown) => {
-      if (manifest.status !== 'failed') throw e;
-    });
+    const unwritten = await store.writeManifest(manifest).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    // Handed to the caller only with a run that goes on to its results.
+    if (manifest.status === 'failed' || unwritten !== undefined) guard.release();
+    if (unwritten !== undefined && manifest.status !== 'failed') throw unwritten;
   }
 }

@@ -23,6 +23,21 @@ export function configDifferences(a: RunManifest['config'], b: RunManifest['conf
 }
 
 const short = (hash: string) => hash.slice(0, 8);
+
+/**
+ * How the simulator differs, in words, or undefined: its profile file, name or seed, or any edit of what it does
+ * (a run stored before profiles were hashed is compared on the rest).
+ */
+export function simulatorChange(a: RunManifest['simulator'], b: RunManifest['simulator']): string | undefined {
+  if (!a || !b) return a === b ? undefined : a ? 'the run used the simulator, now a real model' : 'the run used a real model, now the simulator';
+  const what = [
+    a.profile !== b.profile && `profile ${a.profile} → ${b.profile}`,
+    a.name !== b.name && `name ${a.name} → ${b.name}`,
+    a.seed !== b.seed && `seed ${a.seed} → ${b.seed}`,
+    a.behaviourHash && b.behaviourHash && a.behaviourHash !== b.behaviourHash && `its behaviour was edited (${short(a.behaviourHash)} → ${short(b.behaviourHash)})`,
+  ].filter(Boolean);
+  return what.length ? what.join(', ') : undefined;
+}
 const shardText = (m: RunManifest) => (m.shard ? `${m.shard.index}/${m.shard.total}` : 'none');
 
 /**
@@ -48,7 +63,8 @@ export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionN
   if (stored.agent.cliVersion !== undefined && cliVersionNow !== undefined && stored.agent.cliVersion !== cliVersionNow) {
     changes.push(`agent CLI version (${stored.agent.cliVersion} → ${cliVersionNow})`);
   }
-  if (JSON.stringify(stored.simulator) !== JSON.stringify(now.simulator)) changes.push('simulator profile (--sim)');
+  const sim = simulatorChange(stored.simulator, now.simulator);
+  if (sim) changes.push(`simulator profile (--sim: ${sim})`);
   return changes;
 }
 
@@ -58,6 +74,8 @@ export interface ResumedRun {
   manifest: RunManifest;
   /** The stored trials that count: graded now, replayed through the scheduler in trial order. */
   stored: TrialOutcome[];
+  /** Transcripts without their meta.json, kept as earlier attempts (their trials run again). */
+  setAside: string[];
 }
 
 /**
@@ -89,6 +107,7 @@ async function reopenLocked(dir: string, lock: RunLock, fresh: RunManifest, cliV
     throw new InputError({ file, what: `changed since this run started: ${changes.join('; ')}`, todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones' });
   }
   await store.removeLeftovers();
+  const setAside = await store.setAsideOrphanTranscripts();
   const graded = await gradeStored(store, stored);
   const manifest: RunManifest = {
     ...(force ? fresh : stored),
@@ -102,5 +121,5 @@ async function reopenLocked(dir: string, lock: RunLock, fresh: RunManifest, cliV
     ...(changes.length ? { forcedChanges: [...(stored.forcedChanges ?? []), ...changes] } : {}),
   };
   await store.writeManifest(manifest);
-  return { store, lock, manifest, stored: graded.outcomes.filter((o) => o.status !== 'killed') };
+  return { store, lock, manifest, stored: graded.outcomes.filter((o) => o.status !== 'killed'), setAside };
 }

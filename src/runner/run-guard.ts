@@ -10,6 +10,12 @@ import { onStopSignals } from './signals.js';
 import { startWatchdog } from './watchdog.js';
 
 export interface RunGuard {
+  /**
+   * The trials are over and the manifest says how the run ended: from now on a stop signal lets the results be
+   * written (saying so), and only a second one exits at once, run.json written as it ended (`skillprobe grade` stores
+   * the results later).
+   */
+  trialsDone(): void;
   /** The run cleaned up after itself: signals back to their defaults, the watchdog stands down. */
   release(): void;
 }
@@ -20,32 +26,44 @@ export interface RunGuard {
  * - records each agent's process group in its workspace, and starts the watchdog that reaps them if this process
  *   dies outright (SIGKILL runs no handler);
  * - SIGINT, SIGTERM and SIGHUP stop the run gracefully (`abort`: running trials killed, finished ones kept); a second
- *   one forces the exit, still cleaning up, synchronously: agents killed, workspaces removed, run.json `interrupted`.
+ *   one forces the exit, still cleaning up, synchronously: agents killed, workspaces removed, run.json `interrupted`
+ *   with the trials stored so far (`finished`).
  */
-export async function guardRun(run: { abort: AbortController; workspaces: WorkspacePool; store: RunStore; manifest: RunManifest }): Promise<RunGuard> {
+export async function guardRun(run: { abort: AbortController; workspaces: WorkspacePool; store: RunStore; manifest: RunManifest; finished: () => number }): Promise<RunGuard> {
   const { abort, workspaces, store, manifest } = run;
   const swept = await sweepStaleWorkspaces(workspaces.base);
   if (swept) process.stderr.write(`swept ${plural(swept, 'workspace')} left in ${workspaces.base} by skillprobe runs that are gone\n`);
   const watchdog = startWatchdog(workspaces.base);
   listenToAgentGroups(recordAgentGroup);
-  const offSignals = onStopSignals(
-    () => {
-      process.stderr.write('\nstopping: killing running trials and saving what finished (Ctrl-C again to force)\n');
-      abort.abort();
-    },
-    () => {
-      killAllAgentGroups();
-      workspaces.removeAllSync();
-      try {
-        store.writeManifestSync({ ...manifest, status: 'interrupted', endedAt: new Date().toISOString() });
-      } catch {
-        /* a run.json left `running` reads as interrupted once this process is gone */
-      }
-      process.stderr.write('forced stop: running trials killed; trials stored so far are kept\n');
-      process.exit(EXIT.interrupted);
-    },
-  );
+  let trialsOver = false;
+  const force = (): never => {
+    killAllAgentGroups();
+    workspaces.removeAllSync();
+    // Once the trials are over run.json says how the run ended; before, the stop interrupted it.
+    const ended = trialsOver ? manifest : { ...manifest, status: 'interrupted' as const, trials: { ...manifest.trials, finished: run.finished() } };
+    try {
+      store.writeManifestSync({ ...ended, endedAt: manifest.endedAt ?? new Date().toISOString() });
+    } catch {
+      /* a run.json left `running` reads as interrupted once this process is gone */
+    }
+    process.stderr.write(
+      trialsOver
+        ? `exiting before results.json was written: \`skillprobe grade ${store.dir}\` writes it from the stored trials\n`
+        : 'forced stop: running trials killed; trials stored so far are kept\n',
+    );
+    process.exit(EXIT.interrupted);
+  };
+  let offSignals = onStopSignals(() => {
+    process.stderr.write('\nstopping: killing running trials and saving what finished (Ctrl-C again to force)\n');
+    abort.abort();
+  }, force);
   return {
+    trialsDone() {
+      trialsOver = true;
+      // Counted afresh: the signal that stopped the trials (if one did) is not the one that skips the results.
+      offSignals();
+      offSignals = onStopSignals(() => process.stderr.write('\nfinishing: grading the stored trials and writing results.json (Ctrl-C again to exit now)\n'), force);
+    },
     release() {
       offSignals();
       listenToAgentGroups(undefined);

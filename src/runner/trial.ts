@@ -96,7 +96,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial.
       const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);
       const evidence = trialEvidence(prepared, collected, ctx.armListings?.[ref.arm]);
-      const meta: TrialMeta = { ...spawned, ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}), ...(evidence ? { evidence } : {}) };
+      const meta: TrialMeta = { ...spawned, agent: ctx.adapter.id, ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}), ...(evidence ? { evidence } : {}) };
       const transcript = ctx.adapter.parse(fileLines(files.partial), meta);
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,

@@ -81,16 +81,18 @@ export function failureBreakdown(c: GradableCase, arm: Arm, scored: TrialOutcome
   const firedOther = (o: TrialOutcome) => othersIn(o).length > 0;
   const planWrong = scored.filter((o) => o.plan && !o.plan.pass && (arm === 'ablation' || o.fired === 'expected'));
   const failedChecks = planWrong.flatMap((o) => o.plan!.checks.filter((k) => !k.pass));
-  const silent = scored.filter((o) => o.fired === 'none');
+  // A trial the budget stopped before anything fired did not answer without a skill: it ran out (see budgetStop).
+  const stopped = (o: TrialOutcome) => BUDGET_STOPS.has(o.status);
+  const silent = scored.filter((o) => o.fired === 'none' && !stopped(o));
   const refusedIn = (o: TrialOutcome) => [...new Set(o.firings.filter((f) => f.status !== undefined && f.status !== 'loaded').map((f) => `${f.status}\u0000${f.requested.trim()}`))];
   const refusedCalls = scored.flatMap(refusedIn);
   return {
-    didNotFire: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.fired === 'none' || o.fired === 'other') : []),
+    didNotFire: trialCount(positive && arm === 'skill' ? scored.filter((o) => (o.fired === 'none' || o.fired === 'other') && !stopped(o)) : []),
     // A sibling firing beside the expected skill in a passing trial (a non-exclusive case) is no failure to fix.
     sibling: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.passed === false && firedOther(o)) : []),
     planWrong: trialCount(planWrong),
     falseTrigger: trialCount(positive ? [] : scored.filter(firedOther)),
-    budgetStop: trialCount(scored.filter((o) => BUDGET_STOPS.has(o.status))),
+    budgetStop: trialCount(scored.filter(stopped)),
     firedOthers: tally(others, (x) => x.skill).map(({ key, count }) => ({ skill: key, trials: count })),
     planChecks: tally(failedChecks, (k) => k.check).map(({ key, count }) => ({
       check: key,

@@ -9,7 +9,7 @@ import { pairedSignTest } from '../stats/paired-sign.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { wilsonInterval } from '../stats/wilson.js';
 import type { CaseChange, ChangeMethod, ComparedRun, Comparison, Drift, RateDifference, RoutingChange } from './comparison.js';
-import { pValueText } from '../util/text.js';
+import { plural, pValueText } from '../util/text.js';
 import { COMPARE_DEFAULTS, type CompareOptions } from './compare-defaults.js';
 import { EXIT } from './verdict.js';
 
@@ -77,7 +77,25 @@ function decisionText(c: RunManifest['config']): string {
   return `${design}, p0 ${d.threshold}, δ ${d.delta}, α ${d.alpha}, β ${d.beta}`;
 }
 
-const modelOf = (r: RunToCompare) => r.results.run.model.reported ?? r.results.run.model.requested;
+/**
+ * Whether the two runs asked for, or were answered by, different models: the reported ones where both runs have one
+ * (a run with no trial reports none, which is no model change).
+ */
+function differentModels(base: RunToCompare, candidate: RunToCompare): boolean {
+  const [b, c] = [base.results.run.model, candidate.results.run.model];
+  return b.reported !== undefined && c.reported !== undefined ? b.reported !== c.reported : b.requested !== c.requested;
+}
+
+/** What a run lacks to be compared in full, in words naming the run. Pure. */
+function missingIn(r: RunToCompare, side: 'base' | 'candidate', cases: readonly CaseChange[]): string[] {
+  const out: string[] = [];
+  const { status, trials } = r.manifest;
+  if (status !== 'completed') out.push(`the ${side} run (${r.dir}) is ${status}: ${trials.finished} of ${trials.planned} trials ran`);
+  if (r.results.damaged.length) out.push(`the ${side} run has ${plural(r.results.damaged.length, 'damaged trial file')}: ${r.results.damaged.map((d) => d.path).join(', ')}`);
+  const empty = cases.filter((c) => c.arm === 'skill' && (side === 'base' ? c.base : c.candidate).n === 0).map((c) => c.caseId);
+  if (empty.length) out.push(`the ${side} run has no scored trial of ${plural(empty.length, 'case')}: ${empty.join(', ')}`);
+  return out;
+}
 const show = (v: unknown) => (v === undefined || v === null ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
 /** What else differs besides the model's behaviour: always reported, whether or not it differs. */
@@ -86,7 +104,10 @@ export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
     const [b, c] = [show(of(base)), show(of(candidate))];
     return { name, base: b, candidate: c, differs: b !== c };
   };
-  const simulator = (r: RunToCompare) => (r.manifest.simulator ? `${r.manifest.simulator.name} (seed ${r.manifest.simulator.seed})` : 'none');
+  const simulator = (r: RunToCompare) => {
+    const s = r.manifest.simulator;
+    return s ? `${s.name} (seed ${s.seed}${s.behaviourHash ? `, behaviour ${s.behaviourHash.slice(0, 8)}` : ''})` : 'none';
+  };
   const facts = [
     fact('agent', (r) => r.manifest.agent.id),
     fact('CLI version', (r) => r.manifest.agent.cliVersion),
@@ -184,18 +205,22 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
   const routing = routingChanges(base, candidate, method, o);
   const ids = (r: RunToCompare) => new Set(r.manifest.cases.defs.map((d) => d.id));
   const [bIds, cIds] = [ids(base), ids(candidate)];
+  const missingData = [...missingIn(base, 'base', cases), ...missingIn(candidate, 'candidate', cases)];
+  const regressed = cases.some((c) => c.arm === 'skill' && c.change === 'REGRESSED');
   return {
     base: comparedRun(base),
     candidate: comparedRun(candidate),
     crossAgent: base.manifest.agent.id !== candidate.manifest.agent.id,
-    crossModel: modelOf(base) !== modelOf(candidate),
+    crossModel: differentModels(base, candidate),
     alpha: o.alpha,
     margin: o.margin,
     cases,
     routing,
     drift: drift(base, candidate),
     onlyIn: { base: [...bIds].filter((id) => !cIds.has(id)), candidate: [...cIds].filter((id) => !bIds.has(id)) },
-    exitCode: cases.some((c) => c.arm === 'skill' && c.change === 'REGRESSED') ? EXIT.fail : EXIT.pass,
+    missingData,
+    // A gate must never go green on a run that is not all there.
+    exitCode: regressed ? EXIT.fail : missingData.length ? EXIT.error : EXIT.pass,
   };
 }
 

@@ -90,6 +90,11 @@ export interface Comparison {
   drift: Drift;
   /** Cases that only one run has: listed, not compared. */
   onlyIn: { base: string[]; candidate: string[] };
-  /** 1 on any significant regression, 0 otherwise. */
+  /**
+   * What either run lacks to be compared in full (stopped short, damaged trial files, cases without a scored
+   * trial): each named, and never a clean pass.
+   */
+  missingData: string[];
+  /** 1 on any significant regression; else 4 when data is missing; 0 otherwise. */
   exitCode: number;
 }
