@@ -21,9 +21,9 @@ import { REPORTER_NAMES, REPORTERS } from './report/registry.js';
 import { adapterFor, AGENT_IDS } from './agents/registry.js';
 import { loadProfile } from './sim/profile.js';
 import { startSimulator } from './sim/server.js';
-import { RunFolderError, TranscriptWriteError } from './run/store.js';
+import { RunFolderError, StoreWriteError } from './run/store.js';
 import type { Results, RunStatus } from './run/schema.js';
-import { plural } from './util/text.js';
+import { nearestName, plural } from './util/text.js';
 import { EXIT, worstExitCode } from './verdict/verdict.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
 
@@ -475,8 +475,35 @@ function buildProgram(): Command {
   return program;
 }
 
+/** A reader that went away (`skillprobe run | head`) stops what is printed, never the command. */
+function tolerateClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EPIPE') process.exitCode = EXIT.internal;
+    });
+  }
+}
+
+/**
+ * A first word that is no command, even with `--help` after it (which commander would answer with the top help and
+ * exit 0): a usage mistake, said as commander says one.
+ */
+function unknownCommand(program: Command, argv: readonly string[]): string | undefined {
+  const first = argv.slice(2).find((a) => !a.startsWith('-'));
+  const names = program.commands.flatMap((c) => [c.name(), ...c.aliases()]);
+  if (first === undefined || names.includes(first) || first === 'help' || argv.slice(2).indexOf(first) !== 0) return undefined;
+  const near = nearestName(first, names);
+  return `error: unknown command '${first}'${near ? `\n(Did you mean ${near}?)` : ''}\n`;
+}
+
 export async function main(argv: string[]): Promise<number> {
+  tolerateClosedOutput();
   const program = buildProgram();
+  const unknown = unknownCommand(program, argv);
+  if (unknown) {
+    process.stderr.write(unknown);
+    return EXIT.usage;
+  }
   try {
     await program.parseAsync(argv);
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
@@ -496,7 +523,7 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`skillprobe: ${e.message}\n`);
       return EXIT.usage;
     }
-    if (e instanceof TranscriptWriteError) {
+    if (e instanceof StoreWriteError) {
       // The run stopped at the first trial it could not store; every trial stored before it stays gradable.
       process.stderr.write(`skillprobe: ${e.message}\n`);
       return EXIT.internal;

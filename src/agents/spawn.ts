@@ -5,7 +5,7 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Invocation } from './types.js';
 import type { TrialMeta } from '../run/schema.js';
 import { killGroup } from '../util/process-group.js';
-import { TranscriptWriteError } from '../run/store.js';
+import { StoreWriteError } from '../run/store.js';
 
 const STDERR_TAIL = 4096;
 const KILL_GRACE_MS = 2000;
@@ -32,7 +32,7 @@ export function killAllAgentGroups(): void {
  * Runs one agent process in its own process group under the harness's deadline, streaming its stdout to
  * `stdoutFile` (never held whole in memory) up to `maxOutputBytes`. On timeout, abort or an oversized output
  * the whole group gets SIGTERM, then SIGKILL after a grace period, so no descendant outlives the trial.
- * Rejects with TranscriptWriteError when the transcript cannot be written; the process is stopped first.
+ * Rejects with StoreWriteError when the transcript cannot be written; the process is stopped first.
  */
 export async function spawnAgent(
   inv: Invocation,
@@ -128,7 +128,7 @@ export async function spawnAgent(
     out.end();
     await once(out, 'close').catch(() => {});
   }
-  if (writeError) throw new TranscriptWriteError(opts.stdoutFile, writeError);
+  if (writeError) throw new StoreWriteError(opts.stdoutFile, writeError);
   const spawnError = r.failed && r.exitCode === undefined && !r.signal && !timedOut && !interrupted ? (r.originalMessage ?? r.message) : undefined;
   const endedAt = performance.now();
   return {

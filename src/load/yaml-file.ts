@@ -2,6 +2,7 @@ import { readFileSync, statSync, type Stats } from 'node:fs';
 import { Document, isAlias, isCollection, isMap, isNode, isPair, LineCounter, parseDocument, visit, type Alias, type Node } from 'yaml';
 import { ZodArray as zArray, ZodObject as zObject, type z } from 'zod';
 import { InputError, type InputProblem } from './input-error.js';
+import { nearestName } from '../util/text.js';
 
 /** A parsed YAML document that can say where any path in it came from. */
 export class LocatedYaml {
@@ -146,25 +147,6 @@ export function parseYamlText(file: string, text: string): LocatedYaml {
   return new LocatedYaml(file, doc, plainData(file, doc, lines), lines);
 }
 
-/** Edit distance with transpositions. Written by hand: ten lines, for "did you mean" on a handful of keys. */
-function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
-/** The known key nearest to a mistyped one, when it is near enough to be what was meant (as flags suggest). */
-export function nearestKey(typed: string, known: readonly string[]): string | undefined {
-  const scored = known.map((k) => ({ k, d: editDistance(typed.toLowerCase(), k.toLowerCase()) })).sort((x, y) => x.d - y.d);
-  const best = scored[0];
-  return best && best.k !== typed && best.d <= Math.max(1, Math.floor(0.4 * Math.max(typed.length, best.k.length))) ? best.k : undefined;
-}
-
 /** The keys an object schema at `path` takes (through lists, optional, default, refined and transformed values). */
 function keysAt(schema: z.ZodTypeAny, path: readonly (string | number)[]): string[] {
   let at: z.ZodTypeAny | undefined = schema;
@@ -218,7 +200,7 @@ function describeIssue(issue: z.ZodIssue, value: unknown, schema: z.ZodTypeAny, 
       return { what: `${at} should be ${issue.expected}, not ${issue.received}`, todo: `write it as ${issue.expected}` };
     case 'unrecognized_keys': {
       const known = keysAt(schema, issue.path);
-      const meant = issue.keys.length === 1 ? nearestKey(issue.keys[0]!, known) : undefined;
+      const meant = issue.keys.length === 1 ? nearestName(issue.keys[0]!, known) : undefined;
       const where = issue.path.length ? ` in ${at}` : '';
       return {
         what: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}${where}`,

@@ -48,14 +48,14 @@ export class RunFolderError extends Error {
   }
 }
 
-/** Writing the transcript failed (disk full, folder gone read-only): the run cannot go on storing trials. */
-export class TranscriptWriteError extends Error {
+/** Writing the run folder failed (disk full, a folder gone read-only or removed): the run cannot go on storing. */
+export class StoreWriteError extends Error {
   constructor(
     readonly file: string,
     override readonly cause: Error,
   ) {
     super(`cannot write ${file}: ${cause.message}`);
-    this.name = 'TranscriptWriteError';
+    this.name = 'StoreWriteError';
   }
 }
 
@@ -246,7 +246,7 @@ export class RunStore {
     try {
       await writeAtomic(file, text);
     } catch (e) {
-      if (!overwriteInPlace(file, text)) throw e;
+      if (!overwriteInPlace(file, text)) throw new StoreWriteError(file, e as Error);
     }
   }
 
@@ -314,9 +314,14 @@ export class RunStore {
   /** Makes the folder a trial's transcript is streamed into. */
   async prepareTrial(t: TrialRef): Promise<TrialFiles> {
     const files = this.trialFiles(t);
-    const folder = join(this.dir, 'trials', t.caseId, t.arm);
+    const trials = join(this.dir, 'trials');
+    // A run folder removed mid-run is not made again piece by piece: the run stops, saying so.
+    await stat(trials).catch(() => {
+      throw new StoreWriteError(trials, new Error('the run folder is gone (removed while the run was going)'));
+    });
+    const folder = join(trials, t.caseId, t.arm);
     await mkdir(folder, { recursive: true }).catch((e: Error) => {
-      throw new TranscriptWriteError(folder, e);
+      throw new StoreWriteError(folder, e);
     });
     return files;
   }
@@ -333,7 +338,7 @@ export class RunStore {
       await writeAtomic(files.meta, JSON.stringify({ ...meta, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
     } catch (e) {
       // Disk full, folder gone read-only: named in one line, and the run stops (runner/run-suite.ts).
-      throw new TranscriptWriteError(files.transcript, e as Error);
+      throw new StoreWriteError(files.transcript, e as Error);
     }
   }
 

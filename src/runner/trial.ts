@@ -6,7 +6,7 @@ import type { Case } from '../load/cases.js';
 import type { Arm, Config } from '../run/config-schema.js';
 import type { Skill } from '../load/skills.js';
 import { CASE_HEADER, simulatorBaseUrl, TRIAL_HEADER } from '../sim/server.js';
-import type { RunStore } from '../run/store.js';
+import { StoreWriteError, type RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
 import type { SealedWorkspace } from '../workspace/sealed.js';
@@ -97,7 +97,14 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);
       const evidence = trialEvidence(prepared, collected, ctx.armListings?.[ref.arm]);
       const meta: TrialMeta = { ...spawned, agent: ctx.adapter.id, ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}), ...(evidence ? { evidence } : {}) };
-      const transcript = ctx.adapter.parse(fileLines(files.partial), meta);
+      let transcript: Transcript;
+      try {
+        transcript = ctx.adapter.parse(fileLines(files.partial), meta);
+      } catch (e) {
+        // The transcript just written cannot be read back: the folder is gone or broken, not the agent.
+        if ((e as NodeJS.ErrnoException).code !== undefined) throw new StoreWriteError(files.partial, e as Error);
+        throw e;
+      }
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
