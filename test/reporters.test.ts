@@ -14,11 +14,12 @@ describe('--reporter NAME[=FILE] on report', () => {
     return runCli(['report', run, ...args], { cwd: root, env: testEnv(env) });
   };
 
-  it('every reporter of the registry writes its file in one call; nothing is printed but what goes to stdout', async () => {
+  it('every reporter of the registry writes its file in one call; the terminal report still prints, and each file is named', async () => {
     const files = Object.fromEntries(REPORTER_NAMES.map((n) => [n, join(root, 'out', `report.${n}`)]));
     const r = await report(REPORTER_NAMES.map((n) => `--reporter=${n}=${files[n]}`));
     expect(r.stderr).not.toMatch(/could not be/);
-    expect(r.stdout).toBe('');
+    expect(r.stdout).toMatch(/^skillprobe run r1 [^]*\nVERDICTS · /);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('wrote '))).toEqual(REPORTER_NAMES.map((n) => `wrote ${files[n]} (${n})`));
     expect(JSON.parse(readFileSync(files.json!, 'utf8')).runId).toBe('r1');
     expect(readFileSync(files.junit!, 'utf8')).toMatch(/^<\?xml[^]*<testsuites/);
     expect(readFileSync(files.markdown!, 'utf8')).toMatch(/\|\s*case\s*\|/);
@@ -28,12 +29,48 @@ describe('--reporter NAME[=FILE] on report', () => {
     expect(readFileSync(files.terminal!, 'utf8')).not.toContain('\u001b[');
   });
 
+  it.each<[string, string[], (r: { stdout: string; stderr: string }, file: string) => void]>([
+    [
+      'a file reporter alone: the terminal report on stdout, then the file named',
+      ['--reporter', 'junit=FILE'],
+      (r, file) => {
+        expect(r.stdout).toMatch(/^skillprobe run r1 [^]*\nVERDICTS · /);
+        expect(r.stdout.endsWith(`\nwrote ${file} (junit)`)).toBe(true);
+        expect(r.stderr).not.toContain('wrote ');
+      },
+    ],
+    [
+      '--json beside a file: stdout holds exactly the JSON document, the file is named on stderr',
+      ['--json', '--reporter', 'junit=FILE'],
+      (r, file) => {
+        expect(JSON.parse(r.stdout).runId).toBe('r1');
+        expect(r.stderr.split('\n')).toContain(`wrote ${file} (junit)`);
+      },
+    ],
+    [
+      '--reporter none beside a file: nothing on stdout, the file named on stderr',
+      ['--reporter', 'none', '--reporter', 'junit=FILE'],
+      (r, file) => {
+        expect(r.stdout).toBe('');
+        expect(r.stderr.split('\n')).toContain(`wrote ${file} (junit)`);
+      },
+    ],
+  ])('%s', async (_, args, check) => {
+    const file = join(root, 'out', 'alone.xml');
+    const r = await report(args.map((a) => a.replace('FILE', file)));
+    expect([0, 1, 3, 4], r.stderr).toContain(r.exitCode);
+    expect(readFileSync(file, 'utf8')).toContain('<testsuites');
+    check(r, file);
+  });
+
   it.each<[string, string[], RegExp]>([
     ['an unknown reporter', ['--reporter', 'pdf'], /"pdf" is not a reporter; choose one of terminal, json, junit, markdown, html/],
     ['two documents on stdout', ['--reporter', 'json', '--reporter', 'markdown'], /json and markdown would both print to stdout — give all but one a file/],
     ['two reporters, one file', ['--reporter', 'json=x.out', '--reporter', 'junit=x.out'], /json and junit would both write x\.out/],
     ['a file under a file', ['--reporter', 'junit=notes.txt/junit.xml'], /notes\.txt .*is not a folder/],
     ['an empty file name', ['--reporter', 'junit='], /names no file/],
+    ['none with a file', ['--reporter', 'none=x.out'], /--reporter none leaves stdout empty and writes nothing: it takes no file/],
+    ['none beside a document on stdout', ['--reporter', 'none', '--json'], /none keeps stdout empty, and json would print there — drop one of them/],
   ])('%s: exit 2, one clear line', async (_, args, says) => {
     writeFileSync(join(root, 'notes.txt'), 'x');
     const r = await report(args);
@@ -89,6 +126,17 @@ describe('compare and history through the CLI', () => {
     const same = await runCli(['compare', base, base], { cwd: root });
     expect(same.exitCode, same.stderr).toBe(0);
     expect(same.stdout).not.toContain('REGRESSED');
+  });
+
+  it('compare and grade with only a file reporter still print the terminal report, and name the file', async () => {
+    const base = await storeSyntheticRun(join(root, 'files'), '20261201-000000-aaaaaa', syntheticRun({ a: { passes: 48, n: 50 } }));
+    const junit = join(root, 'files', 'junit.xml');
+    const compared = await runCli(['compare', base, base, `--reporter=junit=${junit}`], { cwd: root });
+    expect(compared.exitCode, compared.stderr).toBe(0);
+    expect(compared.stdout).toMatch(/^skillprobe compare · 1 UNCHANGED · exit code 0\n/);
+    expect(compared.stdout.endsWith(`\nwrote ${junit} (junit)`)).toBe(true);
+    const graded = await runCli(['grade', await fakeRun(join(root, 'files')), `--reporter=junit=${junit}`], { cwd: root });
+    expect(graded.stdout).toMatch(/^skillprobe run r1 [^]*\nVERDICTS · [^]*\nwrote \S+junit\.xml \(junit\)\nregraded 6 trials → /);
   });
 
   it('compare names a folder that is not a run: exit 2', async () => {
