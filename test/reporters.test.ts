@@ -152,8 +152,9 @@ describe('compare and history through the CLI', () => {
     const [newer, older] = ['20261201-010000-bbbbbb', '20261201-000000-aaaaaa'].map((id) => lines.findIndex((l) => l.includes(id)));
     expect(newer).toBeGreaterThan(0);
     expect(older).toBeGreaterThan(newer!);
-    expect(lines[newer!]).toMatch(/claude-next/);
+    // Under each run id, who ran it: agent, model and status.
     expect(lines[newer!]).toMatch(/\$0\.70/);
+    expect(lines[newer! + 1]).toMatch(/^ {2}claude-code 2\.1\.197 · claude-next · completed/);
     const one = await runCli(['history', '--transcripts', join(root, 'runs'), '--case', 'a'], { cwd: root });
     expect(one.stdout).toMatch(/20261201-010000-bbbbbb.*0\.50.*25\/50/);
     expect(one.stdout).toMatch(/20261201-000000-aaaaaa.*0\.96.*48\/50/);

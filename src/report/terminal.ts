@@ -30,7 +30,7 @@ import {
 type Colors = ReturnType<typeof pc.createColors>;
 type Results = ReportInput['results'];
 
-const fit = (rows: string[][], align: ('l' | 'r')[], wrap: Wrap[] = ['hard']) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap });
+const fit = (rows: string[][], align: ('l' | 'r')[], wrap: Wrap[] = ['id']) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap });
 
 /** The k shown in the terminal; results.json keeps every k ≤ n. */
 const SHOWN_K = [1, 3, 5, 10];
@@ -64,7 +64,7 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
   });
   const lines = [
     paragraph(c.bold(`VERDICTS · ${MODE_LABEL[results.run.decision.mode]} · ${counts} · exit code ${results.exitCode}`)),
-    fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['hard', 'hard']),
+    fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['id', 'id']),
   ];
   const notes = rateNotes(results.verdicts);
   if (marked.length) notes.push('↓ see its block below: the agent refused some skill calls');
@@ -255,7 +255,7 @@ function agentMatrixSection({ matrix }: AgentsReportInput, c: Colors): string[] 
   ]);
   return [
     paragraph(c.bold(`AGENTS × CASES · ${plural(matrix.agents.length, 'agent')} · ${plural(matrix.rows.filter((r) => r.divergent).length, 'case')} where they disagree`)),
-    fit([head, ...rows], ['l', 'l', ...matrix.agents.map(() => 'l' as const)], ['hard']),
+    fit([head, ...rows], ['l', 'l', ...matrix.agents.map(() => 'l' as const)], ['id', 'id', ...matrix.agents.map(() => 'word' as const)]),
     paragraph(c.dim(AGENT_MATRIX_NOTE)),
   ];
 }
