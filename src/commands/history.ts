@@ -1,9 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fmt, interval, paragraph, REPORT_WIDTH, table, usd } from '../report/format.js';
+import { paragraph, REPORT_WIDTH, table, usd } from '../report/format.js';
 import { readResultsSync, RunFolderError, RunStore } from '../run/store.js';
 import { AGENT_RUNS_FILE, type Results, type RunManifest } from '../run/schema.js';
-import { verdictCounts } from '../report/wording.js';
+import { rateNotes, verdictCounts, verdictRate } from '../report/wording.js';
 import { InputError } from '../load/input-error.js';
 
 export interface HistoryRow {
@@ -65,7 +65,7 @@ export function renderHistory(rows: readonly HistoryRow[]): string {
   return [runs, ...(problems.length ? ['', ...problems] : [])].join('\n') + '\n';
 }
 
-/** One case across runs, newest first: its skill-arm rate and verdict, to see a trend. Pure. */
+/** One case across runs, newest first: its verdict and the rate it stands on, as each run's report shows it. Pure. */
 export function renderCaseHistory(rows: readonly HistoryRow[], caseId: string): string {
   const seen = rows.filter((r) => r.results?.verdicts.some((v) => v.caseId === caseId));
   if (seen.length === 0) throw new InputError({ file: '--case', what: `no graded run has a case "${caseId}"`, todo: 'check the case id (skillprobe history lists the runs)' });
@@ -77,10 +77,12 @@ export function renderCaseHistory(rows: readonly HistoryRow[], caseId: string): 
     return [
       runCell(r, [modelOf(r.manifest!)]),
       v.verdict,
-      s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}` : '—',
+      verdictRate(v, s),
       s ? `${s.rate.successes}/${s.rate.n}` : '—',
       usd(cost.length ? cost.reduce((a, b) => a + b, 0) : undefined),
     ];
   });
-  return paragraph(`case ${caseId}, newest first (skill arm)`) + '\n' + table([['run\n  model', 'verdict', 'rate [CI]', 'passes', 'cost'], ...body], ['l', 'l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word', 'word'] }) + '\n';
+  const notes = rateNotes(seen.map((r) => r.results!.verdicts.find((x) => x.caseId === caseId)!)).map((n) => paragraph(n));
+  const runs = table([['run\n  model', 'verdict', 'rate [CI]', 'passes', 'cost'], ...body], ['l', 'l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word', 'word'] });
+  return [paragraph(`case ${caseId}, newest first (skill arm)`), runs, ...notes].join('\n') + '\n';
 }
