@@ -206,3 +206,17 @@ export const COMPARISON: Comparison = {
   onlyIn: { base: ['retired-case'], candidate: [] },
   exitCode: 1,
 };
+
+/**
+ * A run whose one case PASSes with a rate below its threshold: at p0 0.50 against p1 0.20 the design accepts after
+ * 14 trials with 6 passes, and the rate adjusted for stopping early is about 0.33, between p1 and p0.
+ */
+export function passBelowThresholdInput(): ReportInput {
+  const { params, design } = buildDesign({ threshold: 0.5, delta: 0.3, alpha: 0.05, beta: 0.2, minTrials: 1 }, 'sequential');
+  const c: GradableCase = { id: 'pdf-convert', expect: 'atl-jira', exclusive: false, tags: [], decision: params, design };
+  const outcomes = [...'FFFPPFFFPFFPPP'].map((r, i) =>
+    trial(c.id, i + 1, r === 'P' ? { firings: [invoked('atl-jira', 2)], firedColumn: 'atl-jira', fired: 'expected' } : { passed: false }),
+  );
+  const config = configSchema.parse({ arms: ['skill'], decision: { mode: 'sequential' } });
+  return reportInput({ config, cases: { files: [], hash: 'y', defs: [c] } }, outcomes);
+}

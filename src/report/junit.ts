@@ -7,7 +7,7 @@ import type { ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
 import type { CaseChange, Comparison, ComparedRun } from '../verdict/comparison.js';
-import { ADJUSTED_MARK, adjustedMeaning, adjustedNote, caseFacts, designText, estimateText, METHOD_NAME, rateText, signedDifference, trialsUsed } from './wording.js';
+import { ADJUSTED_MARK, adjustedMeaning, adjustedNote, caseFacts, designText, estimateText, METHOD_NAME, passBelowThreshold, rateText, signedDifference, trialsUsed } from './wording.js';
 
 /*
  * How a run maps onto JUnit, for CI tools that know nothing of verdicts:
@@ -157,6 +157,7 @@ function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: A
   const text = [
     `${v.verdict}: ${v.reason}`,
     `expects ${s.expect} · threshold ${fmt(v.params.threshold)} · trials used ${trialsUsed(v)} · pass rate ${rate}`,
+    ...[passBelowThreshold(v, s)].filter((note) => note !== undefined),
     ...(v.estimate ? [adjustedNote([v.estimate.level])] : []),
     ...(design ? [`design: ${design}`] : []),
     ...caseFacts(s).map((f) => f.text),

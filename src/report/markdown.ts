@@ -16,6 +16,7 @@ import {
   METHOD_NAME,
   modelText,
   needsBlock,
+  passNotes,
   rateNotes,
   rateText,
   signedDifference,
@@ -99,7 +100,7 @@ function verdictTable({ results }: ReportInput, skillRow: Map<string, CaseArmSum
     return [inline(v.caseId), inline(s?.expect ?? ''), VERDICT_MARK[v.verdict], inline(trialsUsed(v)), inline(verdictRate(v, s))];
   });
   const lines = table(['case', 'expect', 'verdict', 'trials', `rate [${pct}% CI]`], rows, ['l', 'l', 'l', 'r', 'l']);
-  for (const note of rateNotes(results.verdicts)) lines.push('', inline(note));
+  for (const note of [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow)]) lines.push('', inline(note));
   return lines;
 }
 

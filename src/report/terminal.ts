@@ -18,6 +18,7 @@ import {
   modelText,
   needsBlock,
   noEvidence,
+  passNotes,
   rateNotes,
   signedDifference,
   SIMULATED_NOTE,
@@ -66,7 +67,7 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
     paragraph(c.bold(`VERDICTS · ${MODE_LABEL[results.run.decision.mode]} · ${counts} · exit code ${results.exitCode}`)),
     fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['id', 'id']),
   ];
-  const notes = rateNotes(results.verdicts);
+  const notes = [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow)];
   if (marked.length) notes.push('↓ see its block below: the agent refused some skill calls');
   lines.push(...notes.map((n) => paragraph(c.dim(n))));
   return lines;

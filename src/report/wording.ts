@@ -87,6 +87,26 @@ export const DESCRIPTIVE_MEANING = 'descriptive only: the case stopped early by 
 /** What `*` means. */
 export const DESCRIPTIVE_NOTE = `${DESCRIPTIVE_MARK} ${DESCRIPTIVE_MEANING}`;
 
+/**
+ * A PASS rules out p ≤ p1 at the design's β; it never shows p ≥ p0. Said for a PASS whose rate (adjusted where the
+ * design stopped the case) sits below its threshold, which would otherwise read as a contradiction.
+ */
+export function passBelowThreshold(v: CaseVerdict, s: CaseArmSummary | undefined): string | undefined {
+  const rate = v.estimate?.rate ?? (s?.rate.n ? s.rate.p : undefined);
+  const p0 = v.params.threshold;
+  if (v.verdict !== 'PASS' || rate === undefined || rate >= p0) return undefined;
+  const p1 = fmt(p0 - v.params.delta);
+  const beta = v.design ? fmt(v.design.beta, 3) : String(v.params.beta);
+  return (
+    `${v.caseId} passed with a rate of ${fmt(rate)}, below its p0 ${fmt(p0)}: a PASS rules out p ≤ ${p1} (a case at ${p1} passes with chance ` +
+    `β ${beta}), it does not show p ≥ ${fmt(p0)}; to tell rates nearer ${fmt(p0)} apart, narrow delta`
+  );
+}
+
+/** What each PASS below its threshold means, one note per case (passBelowThreshold). */
+export const passNotes = (verdicts: readonly CaseVerdict[], skillRow: ReadonlyMap<string, CaseArmSummary>): string[] =>
+  verdicts.flatMap((v) => passBelowThreshold(v, skillRow.get(v.caseId)) ?? []);
+
 /** The notes the marks on these verdicts' rates need (verdictRate), each once. */
 export function rateNotes(verdicts: readonly CaseVerdict[]): string[] {
   const levels = verdicts.flatMap((v) => (v.estimate ? [v.estimate.level] : []));

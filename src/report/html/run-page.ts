@@ -7,7 +7,7 @@ import { standalonePage } from './page.js';
 import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
 import { trialsSection } from './trials.js';
-import { ADJUSTED_MARK, adjustedMeaning, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, rateNotes } from '../wording.js';
+import { ADJUSTED_MARK, adjustedMeaning, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, passBelowThreshold, rateNotes } from '../wording.js';
 import { costBreakdown, type CostLine } from '../cost.js';
 import { caseDesign } from '../../stats/case-design.js';
 import { VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
@@ -55,6 +55,7 @@ function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, p
     const used = v.decidedAt !== undefined ? html`${v.scored}<div class="muted">decided at ${v.decidedAt}</div>` : html`${v.scored}`;
     const e = v.estimate;
     const counts = rate && rate.n ? `${rate.successes} of ${rate.n} passed` : 'no scored trials';
+    const below = passBelowThreshold(v, s);
     const whisker = e
       ? rateWhisker({ successes: rate?.successes ?? 0, n: rate?.n ?? 0, p: e.rate, lo: e.lower, hi: e.upper }, `${v.caseId}: ${estimateText(e)}, ${adjustedMeaning([e.level])} (${counts}); threshold ${v.params.threshold}`, VERDICT_TONE[v.verdict], v.params.threshold)
       : rate && rate.n
@@ -70,7 +71,7 @@ function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, p
 <td class="num">${shown}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
 <td>${whisker}</td>
 <td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
-<td class="why">${v.reason}</td>
+<td class="why">${v.reason}${below ? html`<div class="muted">${below}</div>` : ''}</td>
 </tr>`;
   });
   const a = results.summary.aggregates;
