@@ -20,6 +20,7 @@ import {
   rateNotes,
   rateText,
   signedDifference,
+  SIMULATED_COST,
   SIMULATED_NOTE,
   simulatorText,
   trialsUsed,
@@ -88,7 +89,7 @@ function header({ results, manifest }: ReportInput): string[] {
     `### skillprobe run ${inline(results.runId)} · ${inline(run.agent.id)} ${inline(run.agent.cliVersion ?? '?')} · ${inline(modelText(run))} · ${run.status}`,
   ];
   if (run.simulator) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(run.simulator))} ${inline(SIMULATED_NOTE)}`);
-  const cost = run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)} (as the agent CLI reported it)`;
+  const cost = run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)} (${inline(run.simulated ? SIMULATED_COST : 'as the agent CLI reported it')})`;
   lines.push('', `**${verdictCounts(results.verdicts)}** · exit code ${results.exitCode} · ${plural(manifest.trials.finished, 'trial')} run${cost}`);
   return lines;
 }
@@ -122,12 +123,14 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: A
 function costDetails({ results }: ReportInput): string[] {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return [];
-  const row = (name: string, l: CostLine) => [name, String(l.trials), usd(l.costUsd), `${(l.wallMs / 1000).toFixed(0)} s`];
-  const rows = [...cost.byVerdict.map((v) => row(`${v.verdict} cases`, v)), ...cost.byCase.map((k) => row(inline(k.caseId), k))];
+  const numbers = (l: CostLine) => [String(l.trials), usd(l.costUsd), `${(l.wallMs / 1000).toFixed(0)} s`];
+  const simulated = results.run.simulated ? ` (${html(SIMULATED_COST)})` : '';
   return [
-    `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time</summary>`,
+    `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time${simulated}</summary>`,
     '',
-    ...table(['', 'trials', 'cost', 'trial time'], rows, ['l', 'r', 'r', 'r']),
+    ...table(['verdict', 'trials', 'cost', 'trial time'], cost.byVerdict.map((v) => [v.verdict, ...numbers(v)]), ['l', 'r', 'r', 'r']),
+    '',
+    ...table(['case', 'verdict', 'trials', 'cost', 'trial time'], cost.byCase.map((k) => [inline(k.caseId), k.verdict ?? '—', ...numbers(k)]), ['l', 'l', 'r', 'r', 'r']),
     '',
     '</details>',
   ];

@@ -21,6 +21,7 @@ import {
   passNotes,
   rateNotes,
   signedDifference,
+  SIMULATED_COST,
   SIMULATED_NOTE,
   simulatorText,
   trialsUsed,
@@ -231,18 +232,21 @@ function leftOutSection(results: Results, c: Colors): string[] {
   return out;
 }
 
-/** Money and trial time, when the CLI reported costs: in all, per verdict, and the costliest cases. */
+/** Money and trial time, when the CLI reported costs: in all, per verdict, and the costliest cases with their verdicts. */
 function costSection(results: Results, c: Colors): string[] {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return [];
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
-  const rows = [
-    ...cost.byVerdict.map((v) => [`${v.verdict} cases`, String(v.trials), usd(v.costUsd), secs(v.wallMs)]),
-    ...[...cost.byCase].sort((a, b) => (b.costUsd ?? 0) - (a.costUsd ?? 0)).slice(0, 5).map((k) => [`  ${k.caseId}`, String(k.trials), usd(k.costUsd), secs(k.wallMs)]),
-  ];
+  const byVerdict = cost.byVerdict.map((v) => [v.verdict, String(v.trials), usd(v.costUsd), secs(v.wallMs)]);
+  const costliest = [...cost.byCase].sort((a, b) => (b.costUsd ?? 0) - (a.costUsd ?? 0)).slice(0, 5);
   return [
     paragraph(c.bold(`COST · ${usd(cost.total.costUsd)} reported by the CLI for ${plural(cost.total.trials, 'trial')} · ${secs(cost.total.wallMs)} of trial time`)),
-    fit([['', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...rows], ['l', 'r', 'r', 'r']),
+    ...(results.run.simulated ? [paragraph(c.magenta(SIMULATED_COST))] : []),
+    fit([['verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...byVerdict], ['l', 'r', 'r', 'r']),
+    fit(
+      [['costliest cases', 'verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...costliest.map((k) => [k.caseId, k.verdict ?? '—', String(k.trials), usd(k.costUsd), secs(k.wallMs)])],
+      ['l', 'l', 'r', 'r', 'r'],
+    ),
   ];
 }
 

@@ -144,6 +144,8 @@ export function modelText(run: RunFacts): string {
 
 export const simulatorText = (sim: NonNullable<RunFacts['simulator']>) => `skillprobe's model simulator answered, profile "${sim.name}" (${sim.profile}, seed ${sim.seed}).`;
 export const SIMULATED_NOTE = "These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.";
+/** Beside a simulated run's dollars: the CLI prices the token counts the simulator reports, as if a model had answered. */
+export const SIMULATED_COST = "simulated: the CLI priced the simulator's token counts, and no model was paid";
 
 export interface CaseFact {
   text: string;

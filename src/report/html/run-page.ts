@@ -7,7 +7,7 @@ import { standalonePage } from './page.js';
 import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
 import { trialsSection } from './trials.js';
-import { ADJUSTED_MARK, adjustedMeaning, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, passBelowThreshold, rateNotes } from '../wording.js';
+import { ADJUSTED_MARK, adjustedMeaning, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, passBelowThreshold, rateNotes, SIMULATED_COST } from '../wording.js';
 import { costBreakdown, type CostLine } from '../cost.js';
 import { caseDesign } from '../../stats/case-design.js';
 import { VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
@@ -36,7 +36,7 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
 <li>model <b>${run.model.requested}</b>${reported}</li>
 <li>${MODE_LABEL[run.decision.mode]}</li>
 <li>${results.outcomes.length} trials</li>
-${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b></li>` : ''}
+${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${run.simulated ? ' (simulated)' : ''}</li>` : ''}
 <li>started ${run.startedAt}</li>
 <li>exit code <b>${results.exitCode}</b></li>
 </ul>
@@ -185,21 +185,21 @@ function ablationSection(results: Results): Html | '' {
   );
 }
 
-/** What the run cost as the agent CLI reported it, per verdict and per case, beside the trials' time. */
+/** What the run cost as the agent CLI reported it, per verdict and per case (with its verdict), beside the trials' time. */
 function costSection(results: Results): Html | '' {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return '';
-  const row = (name: Html, l: CostLine) => html`<tr><th scope="row">${name}</th><td class="num">${l.trials}</td><td class="num">${l.costUsd === undefined ? '—' : usd(l.costUsd)}</td><td class="num">${(l.wallMs / 1000).toFixed(0)} s</td></tr>`;
-  const rows = [
-    ...cost.byVerdict.map((v) => row(html`${verdictBadge(v.verdict)} cases`, v)),
-    ...cost.byCase.map((k) => row(html`<span class="case-id">${k.caseId}</span>`, k)),
-  ];
-  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time (each trial's own wall time, summed).`;
+  const numbers = (l: CostLine) => html`<td class="num">${l.trials}</td><td class="num">${l.costUsd === undefined ? '—' : usd(l.costUsd)}</td><td class="num">${(l.wallMs / 1000).toFixed(0)} s</td>`;
+  const head = (...names: string[]) => html`<thead><tr>${names.map((n, i) => html`<th scope="col"${i > names.length - 4 ? html` class="num"` : ''}>${n}</th>`)}</tr></thead>`;
+  const byVerdict = cost.byVerdict.map((v) => html`<tr><th scope="row">${verdictBadge(v.verdict)}</th>${numbers(v)}</tr>`);
+  const byCase = cost.byCase.map((k) => html`<tr><th scope="row"><span class="case-id">${k.caseId}</span></th><td>${k.verdict ? verdictBadge(k.verdict) : '—'}</td>${numbers(k)}</tr>`);
+  const simulated = results.run.simulated ? html` <strong>${SIMULATED_COST}.</strong>` : '';
+  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time (each trial's own wall time, summed).${simulated}`;
   return section(
     'cost',
     'Cost',
     lead,
-    html`<div class="table-wrap"><table><thead><tr><th scope="col"></th><th scope="col" class="num">Trials</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Trial time</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+    html`<div class="table-wrap"><table>${head('Verdict', 'Trials', 'Cost', 'Trial time')}<tbody>${byVerdict}</tbody></table></div><div class="table-wrap"><table>${head('Case', 'Verdict', 'Trials', 'Cost', 'Trial time')}<tbody>${byCase}</tbody></table></div>`,
   );
 }
 
