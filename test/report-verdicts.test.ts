@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REPORTERS } from '../src/report/registry.js';
-import { designedInput, passBelowThresholdInput } from './report-inputs.js';
+import { advice } from '../src/report/advice.js';
+import { designedInput, passBelowThresholdInput, reportInput } from './report-inputs.js';
 
 /** A report's words as a reader sees them: tags, entities, markdown escapes and colour codes gone, lines joined. */
 const words = (text: string) =>
@@ -41,5 +42,15 @@ describe('a PASS says what it means under the design: p ≤ p1 ruled out at its 
       `pdf-convert passed with a rate of ${v.estimate!.rate.toFixed(2)}, below its p0 0.50: a PASS rules out p ≤ 0.20 (a case at 0.20 passes ` +
         `with chance β ${v.design!.beta.toFixed(3)}), it does not show p ≥ 0.50; to tell rates nearer 0.50 apart, narrow delta`,
     );
+  });
+});
+
+describe('what to change for a case without usable trials', () => {
+  it('an ERROR case is told to fix what left its trials out, not to run more of them', () => {
+    const input = reportInput();
+    const v = input.results.verdicts.find((x) => x.caseId === 'rate-limited')!;
+    const s = input.results.summary.cases.find((x) => x.caseId === 'rate-limited' && x.arm === 'skill')!;
+    expect(v.verdict).toBe('ERROR');
+    expect(advice(s, v).text).toBe('nothing to change in SKILL.md yet: too few trials were usable (1 infra error, 1 isolation error); fix what left them out, then run again');
   });
 });

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
 import { explainOutcome } from '../grade/explain.js';
 import type { AgentAdapter } from '../agents/types.js';
-import { advice, agentRefusalFixes, REFUSED_AS } from './advice.js';
+import { advice, agentRefusalFixes } from './advice.js';
 import { fmt } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
 import type { CaseChange, Comparison, ComparedRun } from '../verdict/comparison.js';
-import { ADJUSTED_MARK, adjustedMeaning, adjustedNote, caseFacts, designText, estimateText, METHOD_NAME, passBelowThreshold, rateText, signedDifference, trialsUsed } from './wording.js';
+import { ADJUSTED_MARK, adjustedMeaning, adjustedNote, caseFacts, designText, estimateText, METHOD_NAME, passBelowThreshold, rateText, REFUSED_AS, signedDifference, trialsUsed } from './wording.js';
 
 /*
  * How a run maps onto JUnit, for CI tools that know nothing of verdicts:

@@ -15,7 +15,7 @@ import {
   kindCounts,
   METHOD_NAME,
   modelText,
-  needsBlock,
+  needsExplaining,
   passNotes,
   rateNotes,
   rateText,
@@ -139,8 +139,7 @@ function costDetails({ results }: ReportInput): string[] {
 function render(input: ReportInput): string {
   const { results, runDir } = input;
   const skillRow = new Map(results.summary.cases.filter((r) => r.arm === 'skill').map((s) => [s.caseId, s]));
-  // Every case that did not pass cleanly: the terminal's blocks, and ERROR cases, whose reason a reader needs too.
-  const explained = results.verdicts.filter((v) => skillRow.has(v.caseId) && (needsBlock(v, skillRow.get(v.caseId)) || v.verdict === 'ERROR'));
+  const explained = results.verdicts.filter((v) => skillRow.has(v.caseId) && needsExplaining(v, skillRow.get(v.caseId)));
   return fit([
     header(input),
     verdictTable(input, skillRow),

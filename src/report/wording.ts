@@ -1,8 +1,7 @@
 import { NONE } from '../grade/outcome.js';
 import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
-import { REFUSED_AS } from './advice.js';
 import { fmt, interval, plural } from './format.js';
-import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RunFacts, type TrialStatus } from '../run/schema.js';
+import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RefusedStatus, type RunFacts, type TrialStatus } from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
 import type { ChangeMethod, RateDifference } from '../verdict/comparison.js';
 import type { DecisionMode } from '../run/config-schema.js';
@@ -18,6 +17,13 @@ export const MODE_LABEL: Record<DecisionMode, string> = {
  * What the reports say about a run and its cases, in plain words and without styling: the terminal, markdown and
  * junit reporters share these, so they never explain the same result differently.
  */
+
+/** What each refusal means, in the words a skill author needs. */
+export const REFUSED_AS: Record<RefusedStatus, string> = {
+  denied: 'denied',
+  unknown: 'unknown skill',
+  invalid: 'not model-invocable',
+};
 
 const STATUS_NAME: Record<TrialStatus, [string, string]> = {
   ok: ['ok', 'ok'],
@@ -45,6 +51,9 @@ export const noEvidence = (s: CaseArmSummary) => statusCounts(s, (t) => NO_EVIDE
 export function needsBlock(v: CaseVerdict, s: CaseArmSummary | undefined): boolean {
   return v.verdict === 'FAIL' || v.verdict === 'INCONCLUSIVE' || (s?.failures.refused.trials ?? 0) > 0;
 }
+
+/** Cases the markdown and html reports explain: the terminal's blocks, and ERROR cases, whose reason a reader needs too. */
+export const needsExplaining = (v: CaseVerdict, s: CaseArmSummary | undefined): boolean => needsBlock(v, s) || v.verdict === 'ERROR';
 
 /** `7 PASS · 2 FAIL`: how many of each kind occur, in the kinds' order, absent kinds left out. */
 export function kindCounts<K extends string>(kinds: readonly K[], values: readonly K[]): string {

@@ -6,8 +6,9 @@ import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
 import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
-import { trialsSection } from './trials.js';
-import { ADJUSTED_MARK, adjustedMeaning, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, passBelowThreshold, rateNotes, SIMULATED_COST } from '../wording.js';
+import { inRunDir, trialsSection } from './trials.js';
+import { ADJUSTED_MARK, adjustedMeaning, caseFacts, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, needsExplaining, passBelowThreshold, rateNotes, SIMULATED_COST } from '../wording.js';
+import { advice, agentRefusalFixes } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
 import { caseDesign } from '../../stats/case-design.js';
 import { VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
@@ -46,7 +47,16 @@ ${banner}${status}${damaged}
 </header>`;
 }
 
-function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, prompts: Map<string, string>): Html {
+/** What the terminal's block says of a case that did not pass cleanly: why, one fact a line, and what to change. */
+function whatToChange(v: CaseVerdict, s: CaseArmSummary, input: ReportInput): Html {
+  const fix = advice(s, v, agentRefusalFixes(input.manifest));
+  const facts = caseFacts(s).map((f) => html`<li${f.alarm ? html` class="alarm"` : ''}>${f.text}</li>`);
+  const example = fix.example !== undefined ? html`<div class="muted">example: <code>${inRunDir(input, { caseId: s.caseId, arm: s.arm, n: fix.example })}</code></div>` : '';
+  return html`<ul class="cause">${facts}</ul><p class="fix">→ ${fix.text}</p>${example}`;
+}
+
+function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>, prompts: Map<string, string>): Html {
+  const { results } = input;
   const conf = results.summary.confidence;
   const rows = results.verdicts.map((v, i) => {
     const s = skillRow.get(v.caseId);
@@ -71,7 +81,7 @@ function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, p
 <td class="num">${shown}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
 <td>${whisker}</td>
 <td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
-<td class="why">${v.reason}${below ? html`<div class="muted">${below}</div>` : ''}</td>
+<td class="why">${v.reason}${below ? html`<div class="muted">${below}</div>` : ''}${s && needsExplaining(v, s) ? whatToChange(v, s, input) : ''}</td>
 </tr>`;
   });
   const a = results.summary.aggregates;
@@ -193,7 +203,7 @@ function costSection(results: Results): Html | '' {
   const head = (...names: string[]) => html`<thead><tr>${names.map((n, i) => html`<th scope="col"${i > names.length - 4 ? html` class="num"` : ''}>${n}</th>`)}</tr></thead>`;
   const byVerdict = cost.byVerdict.map((v) => html`<tr><th scope="row">${verdictBadge(v.verdict)}</th>${numbers(v)}</tr>`);
   const byCase = cost.byCase.map((k) => html`<tr><th scope="row"><span class="case-id">${k.caseId}</span></th><td>${k.verdict ? verdictBadge(k.verdict) : '—'}</td>${numbers(k)}</tr>`);
-  const simulated = results.run.simulated ? html` <strong>${SIMULATED_COST}.</strong>` : '';
+  const simulated = results.run.simulated ? html` · <strong>${SIMULATED_COST}</strong>` : '';
   const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time (each trial's own wall time, summed).${simulated}`;
   return section(
     'cost',
@@ -209,7 +219,7 @@ export function runPage(input: ReportInput): string {
   const skillRow = new Map(skillRows.map((s) => [s.caseId, s]));
   const prompts = new Map(manifest.cases.defs.flatMap((c) => (c.prompt ? [[c.id, c.prompt] as const] : [])));
   const parts: [string, string, Html | ''][] = [
-    ['cases', 'Cases', casesSection(results, skillRow, prompts)],
+    ['cases', 'Cases', casesSection(input, skillRow, prompts)],
     ['confusion', 'Routing', confusionSection(results)],
     ['passk', 'pass@k', passKSection(skillRows)],
     ['sprt', 'Sequential paths', sprtSection(results, manifest)],
