@@ -187,7 +187,7 @@ export const COMPARISON: Comparison = {
       pValue: 0.24,
       pAdjusted: 0.32,
       trialsToDecide: 120,
-      reason: 'not significant (adjusted p 0.32), yet a change of ±0.15 is not ruled out: about 120 trials in each run would decide it',
+      reason: 'not significant (adjusted p 0.32), yet a change of ±0.15 is not ruled out: run both fixed-N (`--mode fixed -n 120`) to decide it',
     }),
   ],
   routing: [

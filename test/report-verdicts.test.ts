@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REPORTERS } from '../src/report/registry.js';
 import { advice } from '../src/report/advice.js';
-import { designedInput, passBelowThresholdInput, reportInput } from './report-inputs.js';
+import { COMPARISON, designedInput, passBelowThresholdInput, reportInput } from './report-inputs.js';
 
 /** A report's words as a reader sees them: tags, entities, markdown escapes and colour codes gone, lines joined. */
 const words = (text: string) =>
@@ -52,5 +52,25 @@ describe('what to change for a case without usable trials', () => {
     const s = input.results.summary.cases.find((x) => x.caseId === 'rate-limited' && x.arm === 'skill')!;
     expect(v.verdict).toBe('ERROR');
     expect(advice(s, v).text).toBe('nothing to change in SKILL.md yet: too few trials were usable (1 infra error, 1 isolation error); fix what left them out, then run again');
+  });
+});
+
+describe('inline code in what the reports say: rendered as code, never as literal backticks', () => {
+  const undecided = COMPARISON.cases.find((x) => x.change === 'UNDECIDED')!;
+
+  it('the fixture reason holds a command in backticks, as compare writes it for a run stopped early', () => {
+    expect(undecided.reason).toContain('(`--mode fixed -n 120`)');
+  });
+
+  it('html: the comparison page shows the command as code', () => {
+    const page = REPORTERS.html({ colour: false }).renderComparison(COMPARISON);
+    expect(page).toContain('run both fixed-N (<code>--mode fixed -n 120</code>) to decide it');
+    expect(words(page)).not.toContain('`');
+  });
+
+  it('markdown: the comparison shows the command as a code span, its backticks not escaped', () => {
+    const text = REPORTERS.markdown({ colour: false }).renderComparison(COMPARISON);
+    expect(text).toContain('run both fixed-N (`--mode fixed -n 120`) to decide it');
+    expect(text).not.toContain('\\`');
   });
 });

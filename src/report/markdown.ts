@@ -53,6 +53,12 @@ function code(s: string): string {
   return `${fence}${pad}${one}${pad}${fence}`;
 }
 
+/** The reports' prose, where a command stands in backticks: each `…` span a code span, the rest shown as written. */
+const prose = (s: string) => oneLine(s).split(/`([^`]+)`/).map((part, i) => (i % 2 ? code(part) : inline(part))).join('');
+
+/** The same inside an HTML element (a <summary>), where markdown is not parsed: the spans as <code>. */
+const htmlProse = (s: string) => oneLine(s).split(/`([^`]+)`/).map((part, i) => (i % 2 ? `<code>${html(part)}</code>` : html(part))).join('');
+
 /** A table of cells already escaped (`inline`). */
 function table(head: string[], rows: string[][], align: ('l' | 'r')[]): string[] {
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
@@ -110,12 +116,12 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: A
   const fix = advice(s, v, fixes);
   const design = designText(v);
   const items = [
-    ...caseFacts(s).map((f) => (f.alarm ? `**${inline(f.text)}**` : inline(f.text))),
+    ...caseFacts(s).map((f) => (f.alarm ? `**${prose(f.text)}**` : prose(f.text))),
     ...(design ? [inline(`design: ${design}`)] : []),
-    `→ ${inline(fix.text)}`,
+    `→ ${prose(fix.text)}`,
     ...(fix.example !== undefined ? [`example trial: ${code(join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })))}`] : []),
   ];
-  const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]} · expects ${html(s.expect)} · ${html(v.reason)}`;
+  const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]} · expects ${html(s.expect)} · ${htmlProse(v.reason)}`;
   return [`<details><summary>${summary}</summary>`, '', ...items.map((i) => `- ${i}`), '', '</details>'].join('\n');
 }
 
@@ -184,7 +190,7 @@ function changeTables(c: Comparison): string[][] {
     CHANGE_MARK[x.change] + (x.trialsToDecide === undefined ? '' : ` (≈${x.trialsToDecide} trials per run decide)`),
     METHOD_NAME[x.method],
   ]);
-  const why = c.cases.filter((x) => x.change !== 'UNCHANGED').map((x) => `- **${inline(x.caseId)} [${x.arm}]** ${x.change}: ${inline(x.reason)}`);
+  const why = c.cases.filter((x) => x.change !== 'UNCHANGED').map((x) => `- **${inline(x.caseId)} [${x.arm}]** ${x.change}: ${prose(x.reason)}`);
   const cases = [
     ...table(['case', 'arm', 'base rate', 'candidate rate', 'difference [CI]', 'p adj.', 'change', 'test'], rows, ['l', 'l', 'l', 'l', 'l', 'r', 'l', 'l']),
     '',

@@ -153,6 +153,17 @@ export function modelText(run: RunFacts): string {
 
 export const simulatorText = (sim: NonNullable<RunFacts['simulator']>) => `skillprobe's model simulator answered, profile "${sim.name}" (${sim.profile}, seed ${sim.seed}).`;
 export const SIMULATED_NOTE = "These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.";
+/** Which of two compared runs the simulator answered, in a sentence; undefined when a model answered both. */
+export function simulatedRunsText(c: { base: { simulated: boolean }; candidate: { simulated: boolean } }): string | undefined {
+  const which = simulatedRuns(c);
+  if (!which) return undefined;
+  return `the ${which} run${which.includes(' and ') ? 's were' : ' was'} answered by skillprobe's model simulator: the differences echo simulator profiles, not a model.`;
+}
+
+/** `base`, `candidate` or `base and candidate`: the compared runs the simulator answered. */
+export const simulatedRuns = (c: { base: { simulated: boolean }; candidate: { simulated: boolean } }) =>
+  [c.base.simulated && 'base', c.candidate.simulated && 'candidate'].filter(Boolean).join(' and ');
+
 /** Beside a simulated run's dollars: the CLI prices the token counts the simulator reports, as if a model had answered. */
 export const SIMULATED_COST = "simulated: the CLI priced the simulator's token counts, and no model was paid";
 

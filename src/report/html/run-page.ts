@@ -4,7 +4,7 @@ import type { ReportInput } from '../reporter.js';
 import { differenceWhisker, passKChart, rateWhisker } from './charts.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
-import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
+import { anchor, prose, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
 import { inRunDir, trialsSection } from './trials.js';
 import { ADJUSTED_MARK, adjustedMeaning, caseFacts, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, needsExplaining, passBelowThreshold, rateNotes, SIMULATED_COST } from '../wording.js';
@@ -50,9 +50,9 @@ ${banner}${status}${damaged}
 /** What the terminal's block says of a case that did not pass cleanly: why, one fact a line, and what to change. */
 function whatToChange(v: CaseVerdict, s: CaseArmSummary, input: ReportInput): Html {
   const fix = advice(s, v, agentRefusalFixes(input.manifest));
-  const facts = caseFacts(s).map((f) => html`<li${f.alarm ? html` class="alarm"` : ''}>${f.text}</li>`);
+  const facts = caseFacts(s).map((f) => html`<li${f.alarm ? html` class="alarm"` : ''}>${prose(f.text)}</li>`);
   const example = fix.example !== undefined ? html`<div class="muted">example: <code>${inRunDir(input, { caseId: s.caseId, arm: s.arm, n: fix.example })}</code></div>` : '';
-  return html`<ul class="cause">${facts}</ul><p class="fix">→ ${fix.text}</p>${example}`;
+  return html`<ul class="cause">${facts}</ul><p class="fix">→ ${prose(fix.text)}</p>${example}`;
 }
 
 function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>, prompts: Map<string, string>): Html {
@@ -81,7 +81,7 @@ function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>,
 <td class="num">${shown}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
 <td>${whisker}</td>
 <td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
-<td class="why">${v.reason}${below ? html`<div class="muted">${below}</div>` : ''}${s && needsExplaining(v, s) ? whatToChange(v, s, input) : ''}</td>
+<td class="why">${prose(v.reason)}${below ? html`<div class="muted">${prose(below)}</div>` : ''}${s && needsExplaining(v, s) ? whatToChange(v, s, input) : ''}</td>
 </tr>`;
   });
   const a = results.summary.aggregates;
