@@ -195,13 +195,19 @@ describe('html report as text', () => {
   });
 
   /** What a reader sees of some markup: tags gone, entities decoded, spaces collapsed. */
-  const words = (markup: string) => markup.replace(/<[^>]*>/g, ' ').replace(/&(lt|gt|quot|#39|amp);/g, (e) => ({ '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' })[e]!).replace(/\s+/g, ' ');
+  const TEXT: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
+  const words = (markup: string) =>
+    markup
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&(lt|gt|quot|#39|amp);/g, (e) => TEXT[e]!)
+      .replace(/\s+/g, ' ');
   /** A trial's drill-down: from its <details> to the next trial's. */
   const trialOf = (page: string, key: string) => page.slice(page.indexOf(`data-trial="${key}"`)).split(/<details class="trial /)[0]!;
 
   it("the cases table says what to change: each case's cause and the terminal's advice, beside the statistical reason", () => {
     const page = htmlReporter.render(input);
-    const why = (id: string) => words(/<td class="why">([\s\S]*?)<\/td>\s*<\/tr>/.exec(new RegExp(`<tr data-case="${id}">([\\s\\S]*?)</tr>`).exec(page)![0])![1]!);
+    const row = (id: string) => new RegExp(`<tr data-case="${id}">([\\s\\S]*?)</tr>`).exec(page)![0];
+    const why = (id: string) => words(/<td class="why">([\s\S]*?)<\/td>\s*<\/tr>/.exec(row(id))![1]!);
     const skill = new Map(input.results.summary.cases.filter((c) => c.arm === 'skill').map((c) => [c.caseId, c]));
     const verdict = new Map(input.results.verdicts.map((v) => [v.caseId, v]));
     const jira = why('jira-create');
@@ -221,7 +227,8 @@ describe('html report as text', () => {
     const summary = (key: string) => /<summary>([\s\S]*?)<\/summary>/.exec(trialOf(page, key))![1]!;
     for (const key of ['jira-create/ablation/1', 'jira-create/ablation/2']) {
       expect(summary(key)).not.toMatch(/tone-fail|>FAIL</);
-      expect(summary(key)).toContain('<span class="verdict tone-neutral" title="the ablation arm (none of the family installed) is context for what the skill adds, never the gate">plan wrong</span>');
+      const context = 'the ablation arm (none of the family installed) is context for what the skill adds, never the gate';
+      expect(summary(key)).toContain(`<span class="verdict tone-neutral" title="${context}">plan wrong</span>`);
     }
     expect(summary('jira-create/skill/3')).toContain('<span class="verdict tone-fail">FAIL</span>');
   });

@@ -276,7 +276,8 @@ describe('junit reporter: a simulated run says so where a CI tool shows it', () 
 
   it('in the names CI lists: the root, and every suite', () => {
     expect(root.name).toBe('skillprobe (SIMULATED)');
-    expect(suites.map((s) => s.attributes.name)).toEqual(['jira-create [skill]', 'jira-create [ablation]', 'neg-weather [skill]', 'vague-sprint [skill]', 'rate-limited [skill]'].map((n) => `SIMULATED · ${n}`));
+    const names = ['jira-create [skill]', 'jira-create [ablation]', 'neg-weather [skill]', 'vague-sprint [skill]', 'rate-limited [skill]'];
+    expect(suites.map((s) => s.attributes.name)).toEqual(names.map((n) => `SIMULATED · ${n}`));
   });
 
   it("in every suite's properties and output, and in each verdict's text", () => {

@@ -72,7 +72,9 @@ describe('wording: a verdict rate and its design, in words every text report sha
 });
 
 describe('history --case: the rate each run\'s verdict stands on, as its report shows it', () => {
-  const table = rateCellCases((text) => text).map(([name, input, cells, mark]) => [name, input, cells, mark === 'adjusted' ? ADJUSTED_NOTE : DESCRIPTIVE_NOTE] as const);
+  const table = rateCellCases((text) => text).map(
+    ([name, input, cells, mark]) => [name, input, cells, mark === 'adjusted' ? ADJUSTED_NOTE : DESCRIPTIVE_NOTE] as const,
+  );
 
   it.each(table)('%s', (_, input, cells, note) => {
     const verdict = new Map(input.results.verdicts.map((v) => [v.caseId, v]));

@@ -51,7 +51,9 @@ describe('what to change for a case without usable trials', () => {
     const v = input.results.verdicts.find((x) => x.caseId === 'rate-limited')!;
     const s = input.results.summary.cases.find((x) => x.caseId === 'rate-limited' && x.arm === 'skill')!;
     expect(v.verdict).toBe('ERROR');
-    expect(advice(s, v).text).toBe('nothing to change in SKILL.md yet: too few trials were usable (1 infra error, 1 isolation error); fix what left them out, then run again');
+    expect(advice(s, v).text).toBe(
+      'nothing to change in SKILL.md yet: too few trials were usable (1 infra error, 1 isolation error); fix what left them out, then run again',
+    );
   });
 });
 

@@ -22,16 +22,23 @@ import { handMadeManifest } from './run-fixtures.js';
  */
 
 const WIDTH = 100;
-const SKILL: Record<string, string> = { 'atl-jira': 'document-converter-pdf', 'atl-confluence': 'document-converter-docx', atl: 'document-converter' };
+const SKILL: Record<string, string> = {
+  'atl-jira': 'document-converter-pdf',
+  'atl-confluence': 'document-converter-docx',
+  atl: 'document-converter',
+};
 const ID: Record<string, string> = {
   'jira-create': 'trap-document-converter-pdf-not-document-converter-docx',
   'neg-weather': 'neg-document-converter-docx-near-miss-weather-forecast',
   'vague-sprint': 'document-converter-pdf-vague-convert-the-quarterly-report',
   'rate-limited': 'trap-document-converter-docx-not-document-converter-pdf',
 };
+const RUN = '20261201-093000-4f2a9c';
+const OLDER = '20261130-170512-9b1d3e';
 const FAMILY = Object.values(SKILL).map((dir) => ({ dir, name: dir }));
 const skill = (s: string) => SKILL[s] ?? s;
 
+const WIDE_DETAIL = 'used 创建问题 (the model wrote the verb in Chinese)';
 const CASES_LONG: GradableCase[] = CASES.map((c) => ({ ...c, id: ID[c.id]!, expect: skill(c.expect) }));
 /** The fixture's trials under the long names; a plan check's detail in a script two columns wide per character. */
 const OUTCOMES_LONG: TrialOutcome[] = OUTCOMES.map((o) => ({
@@ -39,12 +46,13 @@ const OUTCOMES_LONG: TrialOutcome[] = OUTCOMES.map((o) => ({
   caseId: ID[o.caseId]!,
   firedColumn: skill(o.firedColumn),
   firings: o.firings.map((f) => ({ ...f, skill: f.skill && skill(f.skill), requested: skill(f.requested) })),
-  ...(o.plan ? { plan: { ...o.plan, checks: o.plan.checks.map((k) => (k.detail ? { ...k, detail: 'used 创建问题 (the model wrote the verb in Chinese)' } : k)) } } : {}),
+  ...(o.plan ? { plan: { ...o.plan, checks: o.plan.checks.map((k) => (k.detail ? { ...k, detail: WIDE_DETAIL } : k)) } } : {}),
 }));
 
 function longInput(agent = { id: 'claude-code', binary: 'claude', cliVersion: '2.1.197' }): ReportInput {
   const config = configSchema.parse({ arms: ['skill', 'ablation'] });
-  const manifest = handMadeManifest(CASES_LONG, OUTCOMES_LONG.length, { runId: '20261201-093000-4f2a9c', config, family: FAMILY, agent, model: 'claude-sonnet-4-5-20260929' });
+  const over = { runId: RUN, config, family: FAMILY, agent, model: 'claude-sonnet-4-5-20260929' };
+  const manifest = handMadeManifest(CASES_LONG, OUTCOMES_LONG.length, over);
   const results = buildResults(manifest, OUTCOMES_LONG, [], new Date('2026-12-01T10:00:00.000Z'));
   results.run.agent = { id: agent.id, cliVersion: agent.cliVersion };
   return { manifest, results, runDir: RUN_DIR };
@@ -90,9 +98,9 @@ describe('wrapText: whole words, never mid-word', () => {
   const red = (t: string) => `\u001b[31m${t}\u001b[39m`;
   it.each<[string, string, number, string[]]>([
     ['prose at spaces', 'the model asked a clarifying question', 16, ['the model asked', 'a clarifying', 'question']],
-    ['an id after its hyphens', 'trap-document-converter-pdf-not-document-converter-docx', 24, ['trap-document-converter-', 'pdf-not-document-', 'converter-docx']],
+    ['an id after its hyphens', ID['jira-create']!, 24, ['trap-document-converter-', 'pdf-not-document-', 'converter-docx']],
     ['a hyphenated name moves to the next line whole', 'fired claude-sonnet-4-5 twice', 20, ['fired', 'claude-sonnet-4-5', 'twice']],
-    ['a nested run id at its slash', '20261201-093000-4f2a9c/20261201-093000-4f2a9c-codex', 40, ['20261201-093000-4f2a9c/', '20261201-093000-4f2a9c-codex']],
+    ['a nested run id at its slash', `${RUN}/${RUN}-codex`, 40, [`${RUN}/`, `${RUN}-codex`]],
     ['numbers stay whole', 'rate 0.95 [-0.03, 0.27]', 8, ['rate', '0.95', '[-0.03,', '0.27]']],
     ['colour codes take no room', red('sibling fired twice'), 13, [`${red('sibling fired').slice(0, -5)}`, `twice${'\u001b[39m'}`]],
     ['a wide character takes two columns', 'used 创建问题 then', 10, ['used', '创建问题', 'then']],
@@ -128,7 +136,8 @@ describe('text reports at 100 columns, with long realistic ids', () => {
 
   it('plan, sequential with a cap and priced: every line fits, each case id whole', () => {
     const config = configSchema.parse({ decision: { threshold: 0.9, delta: 0.1, minTrials: 5 } });
-    const cases = CASES_LONG.map((c, i) => ({ ...c, decision: { ...config.decision, threshold: 0.9, delta: 0.1, minTrials: 5, maxTrials: i === 0 ? 40 : 200 } }));
+    // The first case capped below its design's maximum, so the plan warns about it.
+    const cases = CASES_LONG.map((c, i) => ({ ...c, decision: { ...config.decision, maxTrials: i === 0 ? 40 : 200 } }));
     const text = renderPlan(planSuite(config, cases), 0.03);
     expectFits(text);
     expectWholeIds(firstColumn(text, /^case\s+p0 vs p1/), ids);
@@ -145,12 +154,13 @@ describe('text reports at 100 columns, with long realistic ids', () => {
 
   const agentRun = (agent: string): HistoryRow => {
     const r = longInput({ id: agent, binary: agent, cliVersion: agent === 'codex' ? '0.169.0' : '2.1.197' });
-    return { runId: `20261201-093000-4f2a9c/20261201-093000-4f2a9c-${agent}`, manifest: { ...r.manifest, simulator: { profile: 'sim/skillprobe.profile.yaml', name: 'starter', seed: 7 } }, results: r.results };
+    const simulator = { profile: 'sim/skillprobe.profile.yaml', name: 'starter', seed: 7 };
+    return { runId: `${RUN}/${RUN}-${agent}`, manifest: { ...r.manifest, simulator }, results: r.results };
   };
   const rows: HistoryRow[] = [
     agentRun('claude-code'),
     agentRun('codex'),
-    { runId: '20261130-170512-9b1d3e', manifest: longInput().manifest, problem: 'results.json is missing: `skillprobe grade transcripts/20261130-170512-9b1d3e`' },
+    { runId: OLDER, manifest: longInput().manifest, problem: `results.json is missing: \`skillprobe grade transcripts/${OLDER}\`` },
   ];
 
   it('history: every line fits, each run id whole', () => {

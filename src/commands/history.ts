@@ -83,6 +83,7 @@ export function renderCaseHistory(rows: readonly HistoryRow[], caseId: string): 
     ];
   });
   const notes = rateNotes(seen.map((r) => r.results!.verdicts.find((x) => x.caseId === caseId)!)).map((n) => paragraph(n));
-  const runs = table([['run\n  model', 'verdict', 'rate [CI]', 'passes', 'cost'], ...body], ['l', 'l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word', 'word'] });
+  const head = ['run\n  model', 'verdict', 'rate [CI]', 'passes', 'cost'];
+  const runs = table([head, ...body], ['l', 'l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word', 'word'] });
   return [paragraph(`case ${caseId}, newest first (skill arm)`), runs, ...notes].join('\n') + '\n';
 }

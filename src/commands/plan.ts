@@ -125,15 +125,16 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
   const warnings = capWarnings(plan);
   // Two tables, so each fits the report's width: the design per case, then what it is expected to take.
   const fit = (rows: string[][], align: ('l' | 'r')[]) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap: ['id'] });
+  const priced = pricePerTrial === undefined ? 'pass --price-per-trial for costs' : `$${pricePerTrial} per trial`;
   const lines = [
-    paragraph(`plan · mode ${plan.mode} · ${plan.cases.length} cases · ${sum((c) => c.arms)} case-arms${pricePerTrial === undefined ? ' · pass --price-per-trial for costs' : ` · $${pricePerTrial} per trial`}`),
+    paragraph(`plan · mode ${plan.mode} · ${plan.cases.length} cases · ${sum((c) => c.arms)} case-arms · ${priced}`),
     '',
-    paragraph(`the design per case: p0 against p1, α/β as asked and exact as the design will run under ${test}, its trials (min–max) and the arms it runs in`),
+    paragraph(`the design per case: p0 against p1, α/β as asked and exact as the design will run under ${test}, its trials (min–max), its arms`),
     fit([['case', 'p0 vs p1', 'α/β asked', 'α/β exact', 'min–max', 'arms'], ...designRows], ['l', 'l', 'l', 'l', 'l', 'r']),
     '',
     paragraph(
-      'expected trials per case and arm (exact, by dynamic programming over its boundaries) when the true pass rate is p0, p1, and the rate ' +
-        'between them where it is largest; the chance of ending INCONCLUSIVE; the smallest fixed N with the same α and β; the costs',
+      'expected trials per case and arm (exact, by dynamic programming over its boundaries) when the true pass rate is p0, p1, and ' +
+        'the rate between them where it is largest; the chance of ending INCONCLUSIVE; the smallest fixed N with the same α and β; the costs',
     ),
     fit(
       [['case', 'E[n]\n@p0', 'E[n]\n@p1', 'E[n]\nworst', 'inconcl.\n@p0/@p1', 'fixed\nN', 'cost\n(worst)', 'fixed-N\ncost'], ...trialRows],
@@ -141,7 +142,8 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
     ),
     '',
     paragraph(
-      `suite: ${test} at most ~${fmt(sequentialTotal, 0)} expected trials in all arms (each case at its worst rate) vs ${beyond}${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
+      `suite: ${test} at most ~${fmt(sequentialTotal, 0)} expected trials in all arms (each case at its worst rate) ` +
+        `vs ${beyond}${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
         (plan.mode === 'fixed' ? `; this config's fixed mode runs ${configured}` : ''),
     ),
     paragraph(`total: sequential ${price(sequentialTotal)} vs fixed N ${beyond}${price(fixedTotal)}`),

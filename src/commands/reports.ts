@@ -33,10 +33,15 @@ export function reporterFlag(v: string, prev: ReporterChoice[] = []): ReporterCh
   const eq = v.indexOf('=');
   const [name, file] = eq < 0 ? [v.trim(), undefined] : [v.slice(0, eq).trim(), v.slice(eq + 1).trim()];
   if (name === NO_STDOUT) {
-    if (file !== undefined) throw new InvalidArgumentError(`--reporter ${NO_STDOUT} leaves stdout empty and writes nothing: it takes no file; write --reporter ${NO_STDOUT}`);
+    if (file !== undefined) {
+      throw new InvalidArgumentError(`--reporter ${NO_STDOUT} leaves stdout empty and writes nothing: it takes no file; write --reporter ${NO_STDOUT}`);
+    }
     return [...prev, { name }];
   }
-  if (!isReporterName(name)) throw new InvalidArgumentError(`--reporter: "${name}" is not a reporter; choose one of ${REPORTER_NAMES.join(', ')}, or ${NO_STDOUT} (NAME or NAME=FILE)`);
+  if (!isReporterName(name)) {
+    const names = `${REPORTER_NAMES.join(', ')}, or ${NO_STDOUT}`;
+    throw new InvalidArgumentError(`--reporter: "${name}" is not a reporter; choose one of ${names} (NAME or NAME=FILE)`);
+  }
   if (file === '') throw new InvalidArgumentError(`--reporter ${name}= names no file; give one (--reporter ${name}=FILE), or write --reporter ${name} for stdout`);
   return [...prev, { name, ...(file !== undefined ? { file } : {}) }];
 }
@@ -61,7 +66,8 @@ export function chooseReporters(flags: { reporter?: ReporterChoice[]; json?: boo
   const empty = toStdout.find((c) => c.name === NO_STDOUT);
   if (empty && toStdout.length > 1) {
     const others = toStdout.filter((c) => c !== empty).map((c) => c.name).join(' and ');
-    problems.add({ file: '--reporter', what: `${NO_STDOUT} keeps stdout empty, and ${others} would print there`, todo: 'drop one of them, or give the reporter a file: --reporter NAME=FILE' });
+    const todo = 'drop one of them, or give the reporter a file: --reporter NAME=FILE';
+    problems.add({ file: '--reporter', what: `${NO_STDOUT} keeps stdout empty, and ${others} would print there`, todo });
   } else if (toStdout.length > 1) {
     problems.add({ file: '--reporter', what: `${toStdout.map((c) => c.name).join(' and ')} would both print to stdout`, todo: 'give all but one a file: --reporter NAME=FILE' });
   }
@@ -89,9 +95,11 @@ export function humanStream(choices: readonly ReporterChoice[], io: ReportIo): N
 }
 
 /** The reporters that render something (`none` renders nothing). */
-const rendering = (choices: readonly ReporterChoice[]) => choices.filter((c): c is Extract<ReporterChoice, { name: ReporterName }> => c.name !== NO_STDOUT);
+const rendering = (choices: readonly ReporterChoice[]) =>
+  choices.filter((c): c is Extract<ReporterChoice, { name: ReporterName }> => c.name !== NO_STDOUT);
 
-export const needsTranscripts = (choices: readonly ReporterChoice[]) => rendering(choices).some((c) => REPORTERS[c.name]({ colour: false }).needsTranscripts);
+export const needsTranscripts = (choices: readonly ReporterChoice[]) =>
+  rendering(choices).some((c) => REPORTERS[c.name]({ colour: false }).needsTranscripts);
 
 /**
  * The canonical transcripts of a run's graded trials, for the reporters that show them. A trial whose file cannot

@@ -34,7 +34,9 @@ export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: AgentAdapt
   const [worst, text] = problems.reduce((best, p) => (p[0].trials > best[0].trials ? p : best));
   if (worst.trials > 0) return { text, example: worst.example };
   // No evidence to read SKILL.md by: more of the same trials would be left out too.
-  if (v.verdict === 'ERROR') return { text: `nothing to change in SKILL.md yet: too few trials were usable (${noEvidence(s).text}); fix what left them out, then run again` };
+  if (v.verdict === 'ERROR') {
+    return { text: `nothing to change in SKILL.md yet: too few trials were usable (${noEvidence(s).text}); fix what left them out, then run again` };
+  }
   const more = v.fixedNEquivalent !== undefined ? ` (about ${v.fixedNEquivalent} decide at this threshold)` : '';
   return { text: `no failure stands out: run more trials${more}` };
 }

@@ -74,7 +74,8 @@ function pieces(line: string): Piece[] {
     i += ch.length;
     const next = line.slice(i).replace(LEADING_ANSI, '')[0] ?? '';
     text += ch;
-    const breaks = (ch === ' ' && next !== ' ') || (/[-_/]/.test(ch) && isAlnum(prev) && isAlnum(next)) || (ch === '.' && isAlnum(prev) && /\p{L}/u.test(next));
+    const breaks =
+      (ch === ' ' && next !== ' ') || (/[-_/]/.test(ch) && isAlnum(prev) && isAlnum(next)) || (ch === '.' && isAlnum(prev) && /\p{L}/u.test(next));
     if (breaks && next) {
       out.push({ text, rank: ch === ' ' ? 2 : ch === '/' ? 1 : 0 });
       text = '';
@@ -84,6 +85,7 @@ function pieces(line: string): Piece[] {
   return text ? [...out, { text, rank: 2 }] : out;
 }
 
+const indentOf = (line: string) => /^ */.exec(line)![0];
 const trimEnd = (line: string) => line.replace(/ +((?:\u001b\[[0-9;]*m)*)$/, '$1');
 const widthOf = (ps: readonly Piece[]) => visibleWidth(trimEnd(ps.map((p) => p.text).join('')));
 
@@ -109,7 +111,7 @@ function cut(piece: string, width: number): string[] {
  */
 export function wrapText(text: string, width: number): string[] {
   return text.split('\n').flatMap((source) => {
-    const indent = /^ */.exec(source)![0];
+    const indent = indentOf(source);
     const room = Math.max(1, width - indent.length);
     const lines: string[] = [];
     let current: Piece[] = [];
@@ -146,7 +148,7 @@ const PROSE_MIN = 20;
 
 /** The widest piece of a cell, after its line's indentation: how narrow a column wrapped at whole words can get. */
 const longestPiece = (cell: string) =>
-  Math.max(1, ...cell.split('\n').map((line) => /^ */.exec(line)![0].length + Math.max(0, ...pieces(line.trimStart()).map((p) => widthOf([p])))));
+  Math.max(1, ...cell.split('\n').map((line) => indentOf(line).length + Math.max(0, ...pieces(line.trimStart()).map((p) => widthOf([p])))));
 
 /** Borderless columns, two spaces apart (cli-table3: ANSI-aware display widths); wrappable columns wrap at whole words. */
 export function table(rows: string[][], align: ('l' | 'r')[] = [], opts: TableOptions = {}): string {
@@ -177,7 +179,8 @@ export function table(rows: string[][], align: ('l' | 'r')[] = [], opts: TableOp
     colAligns: Array.from({ length: columns }, (_, i) => (align[i] === 'r' ? 'right' : 'left')),
   });
   for (const row of rows) {
-    t.push(Array.from({ length: columns }, (_, i) => (widths[i]! < natural[i]! ? wrapText(row[i] ?? '', widths[i]!).join('\n') : (row[i] ?? ''))));
+    const cell = (i: number) => row[i] ?? '';
+    t.push(Array.from({ length: columns }, (_, i) => (widths[i]! < natural[i]! ? wrapText(cell(i), widths[i]!).join('\n') : cell(i))));
   }
   return t
     .toString()

@@ -7,7 +7,24 @@ import type { ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
 import type { CaseChange, Comparison, ComparedRun } from '../verdict/comparison.js';
-import { ADJUSTED_MARK, adjustedMeaning, adjustedNote, caseFacts, designText, estimateText, METHOD_NAME, passBelowThreshold, rateText, REFUSED_AS, signedDifference, SIMULATED_NOTE, simulatedRuns, simulatedRunsText, simulatorText, trialsUsed } from './wording.js';
+import {
+  ADJUSTED_MARK,
+  adjustedMeaning,
+  adjustedNote,
+  caseFacts,
+  designText,
+  estimateText,
+  METHOD_NAME,
+  passBelowThreshold,
+  rateText,
+  REFUSED_AS,
+  signedDifference,
+  SIMULATED_NOTE,
+  simulatedRuns,
+  simulatedRunsText,
+  simulatorText,
+  trialsUsed,
+} from './wording.js';
 
 /*
  * How a run maps onto JUnit, for CI tools that know nothing of verdicts:
@@ -111,7 +128,13 @@ function document(suites: { counts: Counts; element: XmlElement }[], simulated =
   const sum = (k: keyof Counts) => suites.reduce((a, s) => a + s.counts[k], 0);
   const root: XmlElement = {
     name: 'testsuites',
-    attributes: { name: simulated ? 'skillprobe (SIMULATED)' : 'skillprobe', tests: sum('tests'), failures: sum('failures'), errors: 0, time: seconds(sum('ms')) },
+    attributes: {
+      name: simulated ? 'skillprobe (SIMULATED)' : 'skillprobe',
+      tests: sum('tests'),
+      failures: sum('failures'),
+      errors: 0,
+      time: seconds(sum('ms')),
+    },
     children: suites.map((s) => s.element),
   };
   return `<?xml version="1.0" encoding="UTF-8"?>\n${serialize(root)}\n`;
@@ -185,7 +208,8 @@ function suitesOf({ manifest, results, runDir }: ReportInput, agent?: string): {
     const def = defs.get(s.caseId)!;
     const v = verdicts.get(s.caseId)!;
     const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, v.verdict, runDir));
-    const cases = s.arm === 'skill' ? [...trials, verdictCase(v, s, runDir, agentRefusalFixes(manifest), simulated && `SIMULATED: ${simulated}`)] : trials;
+    const verdictTest = () => verdictCase(v, s, runDir, agentRefusalFixes(manifest), simulated && `SIMULATED: ${simulated}`);
+    const cases = s.arm === 'skill' ? [...trials, verdictTest()] : trials;
     if (agent !== undefined) for (const c of cases) c.element.attributes = { ...c.element.attributes, classname: `skillprobe.${agent}.${s.caseId}` };
     // The verdict is taken on the skill arm: its suite also carries the design and the rate adjusted for stopping early.
     const verdictArm = s.arm === 'skill';

@@ -57,7 +57,11 @@ function code(s: string): string {
 const prose = (s: string) => oneLine(s).split(/`([^`]+)`/).map((part, i) => (i % 2 ? code(part) : inline(part))).join('');
 
 /** The same inside an HTML element (a <summary>), where markdown is not parsed: the spans as <code>. */
-const htmlProse = (s: string) => oneLine(s).split(/`([^`]+)`/).map((part, i) => (i % 2 ? `<code>${html(part)}</code>` : html(part))).join('');
+const htmlProse = (s: string) =>
+  oneLine(s)
+    .split(/`([^`]+)`/)
+    .map((part, i) => (i % 2 ? `<code>${html(part)}</code>` : html(part)))
+    .join('');
 
 /** A table of cells already escaped (`inline`). */
 function table(head: string[], rows: string[][], align: ('l' | 'r')[]): string[] {
@@ -95,7 +99,8 @@ function header({ results, manifest }: ReportInput): string[] {
     `### skillprobe run ${inline(results.runId)} · ${inline(run.agent.id)} ${inline(run.agent.cliVersion ?? '?')} · ${inline(modelText(run))} · ${run.status}`,
   ];
   if (run.simulator) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(run.simulator))} ${inline(SIMULATED_NOTE)}`);
-  const cost = run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)} (${inline(run.simulated ? SIMULATED_COST : 'as the agent CLI reported it')})`;
+  const whose = run.simulated ? SIMULATED_COST : 'as the agent CLI reported it';
+  const cost = run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)} (${inline(whose)})`;
   lines.push('', `**${verdictCounts(results.verdicts)}** · exit code ${results.exitCode} · ${plural(manifest.trials.finished, 'trial')} run${cost}`);
   return lines;
 }
@@ -129,14 +134,17 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: A
 function costDetails({ results }: ReportInput): string[] {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return [];
-  const numbers = (l: CostLine) => [String(l.trials), usd(l.costUsd), `${(l.wallMs / 1000).toFixed(0)} s`];
+  const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  const numbers = (l: CostLine) => [String(l.trials), usd(l.costUsd), secs(l.wallMs)];
   const simulated = results.run.simulated ? ` (${html(SIMULATED_COST)})` : '';
+  const byCase = cost.byCase.map((k) => [inline(k.caseId), k.verdict ?? '—', ...numbers(k)]);
   return [
-    `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time${simulated}</summary>`,
+    `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}, ${secs(cost.total.wallMs)} of trial time${simulated}` +
+      '</summary>',
     '',
     ...table(['verdict', 'trials', 'cost', 'trial time'], cost.byVerdict.map((v) => [v.verdict, ...numbers(v)]), ['l', 'r', 'r', 'r']),
     '',
-    ...table(['case', 'verdict', 'trials', 'cost', 'trial time'], cost.byCase.map((k) => [inline(k.caseId), k.verdict ?? '—', ...numbers(k)]), ['l', 'l', 'r', 'r', 'r']),
+    ...table(['case', 'verdict', 'trials', 'cost', 'trial time'], byCase, ['l', 'l', 'r', 'r', 'r']),
     '',
     '</details>',
   ];
@@ -190,7 +198,9 @@ function changeTables(c: Comparison): string[][] {
     CHANGE_MARK[x.change] + (x.trialsToDecide === undefined ? '' : ` (≈${x.trialsToDecide} trials per run decide)`),
     METHOD_NAME[x.method],
   ]);
-  const why = c.cases.filter((x) => x.change !== 'UNCHANGED').map((x) => `- **${inline(x.caseId)} [${x.arm}]** ${x.change}: ${prose(x.reason)}`);
+  const why = c.cases
+    .filter((x) => x.change !== 'UNCHANGED')
+    .map((x) => `- **${inline(x.caseId)} [${x.arm}]** ${x.change}: ${prose(x.reason)}`);
   const cases = [
     ...table(['case', 'arm', 'base rate', 'candidate rate', 'difference [CI]', 'p adj.', 'change', 'test'], rows, ['l', 'l', 'l', 'l', 'l', 'r', 'l', 'l']),
     '',

@@ -244,7 +244,10 @@ function costSection(results: Results, c: Colors): string[] {
     ...(results.run.simulated ? [paragraph(c.magenta(SIMULATED_COST))] : []),
     fit([['verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...byVerdict], ['l', 'r', 'r', 'r']),
     fit(
-      [['costliest cases', 'verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...costliest.map((k) => [k.caseId, k.verdict ?? '—', String(k.trials), usd(k.costUsd), secs(k.wallMs)])],
+      [
+        ['costliest cases', 'verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)),
+        ...costliest.map((k) => [k.caseId, k.verdict ?? '—', String(k.trials), usd(k.costUsd), secs(k.wallMs)]),
+      ],
       ['l', 'l', 'r', 'r', 'r'],
     ),
   ];

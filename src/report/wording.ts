@@ -157,7 +157,8 @@ export const SIMULATED_NOTE = "These numbers only echo the simulator profile: th
 export function simulatedRunsText(c: { base: { simulated: boolean }; candidate: { simulated: boolean } }): string | undefined {
   const which = simulatedRuns(c);
   if (!which) return undefined;
-  return `the ${which} run${which.includes(' and ') ? 's were' : ' was'} answered by skillprobe's model simulator: the differences echo simulator profiles, not a model.`;
+  const were = which.includes(' and ') ? 's were' : ' was';
+  return `the ${which} run${were} answered by skillprobe's model simulator: the differences echo simulator profiles, not a model.`;
 }
 
 /** `base`, `candidate` or `base and candidate`: the compared runs the simulator answered. */

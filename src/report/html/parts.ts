@@ -35,4 +35,5 @@ export function simulatedBanner(what: string): Html {
 }
 
 /** The reports' prose, where a command stands in backticks: each `…` span shown as code, the rest as text. */
-export const prose = (text: string): Html => join(text.split(/`([^`]+)`/).map((part, i) => (i % 2 ? html`<code>${part}</code>` : part)), '');
+export const prose = (text: string): Html =>
+  join(text.split(/`([^`]+)`/).map((part, i) => (i % 2 ? html`<code>${part}</code>` : part)), '');

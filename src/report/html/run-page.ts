@@ -7,7 +7,20 @@ import { standalonePage } from './page.js';
 import { anchor, prose, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
 import { inRunDir, trialsSection } from './trials.js';
-import { ADJUSTED_MARK, adjustedMeaning, caseFacts, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, needsExplaining, passBelowThreshold, rateNotes, SIMULATED_COST } from '../wording.js';
+import {
+  ADJUSTED_MARK,
+  adjustedMeaning,
+  caseFacts,
+  DESCRIPTIVE_MARK,
+  DESCRIPTIVE_MEANING,
+  designText,
+  estimateText,
+  MODE_LABEL,
+  needsExplaining,
+  passBelowThreshold,
+  rateNotes,
+  SIMULATED_COST,
+} from '../wording.js';
 import { advice, agentRefusalFixes } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
 import { caseDesign } from '../../stats/case-design.js';
@@ -51,7 +64,7 @@ ${banner}${status}${damaged}
 function whatToChange(v: CaseVerdict, s: CaseArmSummary, input: ReportInput): Html {
   const fix = advice(s, v, agentRefusalFixes(input.manifest));
   const facts = caseFacts(s).map((f) => html`<li${f.alarm ? html` class="alarm"` : ''}>${prose(f.text)}</li>`);
-  const example = fix.example !== undefined ? html`<div class="muted">example: <code>${inRunDir(input, { caseId: s.caseId, arm: s.arm, n: fix.example })}</code></div>` : '';
+  const example = fix.example === undefined ? '' : html`<div class="muted">example: <code>${inRunDir(input, { ...s, n: fix.example })}</code></div>`;
   return html`<ul class="cause">${facts}</ul><p class="fix">→ ${prose(fix.text)}</p>${example}`;
 }
 
@@ -199,18 +212,18 @@ function ablationSection(results: Results): Html | '' {
 function costSection(results: Results): Html | '' {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return '';
-  const numbers = (l: CostLine) => html`<td class="num">${l.trials}</td><td class="num">${l.costUsd === undefined ? '—' : usd(l.costUsd)}</td><td class="num">${(l.wallMs / 1000).toFixed(0)} s</td>`;
-  const head = (...names: string[]) => html`<thead><tr>${names.map((n, i) => html`<th scope="col"${i > names.length - 4 ? html` class="num"` : ''}>${n}</th>`)}</tr></thead>`;
+  const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  const numbers = (l: CostLine) => html`<td class="num">${l.trials}</td><td class="num">${usd(l.costUsd)}</td><td class="num">${secs(l.wallMs)}</td>`;
+  // The last three columns hold numbers.
+  const table = (names: string[], rows: Html[]) =>
+    html`<div class="table-wrap"><table><thead><tr>${names.map((n, i) => html`<th scope="col"${i >= names.length - 3 ? html` class="num"` : ''}>${n}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
   const byVerdict = cost.byVerdict.map((v) => html`<tr><th scope="row">${verdictBadge(v.verdict)}</th>${numbers(v)}</tr>`);
-  const byCase = cost.byCase.map((k) => html`<tr><th scope="row"><span class="case-id">${k.caseId}</span></th><td>${k.verdict ? verdictBadge(k.verdict) : '—'}</td>${numbers(k)}</tr>`);
-  const simulated = results.run.simulated ? html` · <strong>${SIMULATED_COST}</strong>` : '';
-  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time (each trial's own wall time, summed).${simulated}`;
-  return section(
-    'cost',
-    'Cost',
-    lead,
-    html`<div class="table-wrap"><table>${head('Verdict', 'Trials', 'Cost', 'Trial time')}<tbody>${byVerdict}</tbody></table></div><div class="table-wrap"><table>${head('Case', 'Verdict', 'Trials', 'Cost', 'Trial time')}<tbody>${byCase}</tbody></table></div>`,
+  const byCase = cost.byCase.map(
+    (k) => html`<tr><th scope="row"><span class="case-id">${k.caseId}</span></th><td>${k.verdict ? verdictBadge(k.verdict) : '—'}</td>${numbers(k)}</tr>`,
   );
+  const simulated = results.run.simulated ? html` · <strong>${SIMULATED_COST}</strong>` : '';
+  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${secs(cost.total.wallMs)} of trial time (each trial's own wall time, summed).${simulated}`;
+  return section('cost', 'Cost', lead, html`${table(['Verdict', 'Trials', 'Cost', 'Trial time'], byVerdict)}${table(['Case', 'Verdict', 'Trials', 'Cost', 'Trial time'], byCase)}`);
 }
 
 export function runPage(input: ReportInput): string {

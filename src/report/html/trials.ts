@@ -117,7 +117,8 @@ function armBlock(arm: Arm, trials: readonly TrialOutcome[], c: GradableCase | u
     : '';
   const scored = trials.filter((o) => o.passed !== null);
   const passed = scored.filter((o) => o.passed).length;
-  const tally = !scored.length ? '' : arm === 'ablation' ? ` · plan right in ${passed} of ${scored.length}` : ` · ${passed} of ${scored.length} passed`;
+  const of = `${passed} of ${scored.length}`;
+  const tally = !scored.length ? '' : arm === 'ablation' ? ` · plan right in ${of}` : ` · ${of} passed`;
   const head = `${arm} arm · ${trialsWord(trials.length)}${tally}`;
   const context = arm === 'ablation' && scored.length ? html`<p class="note">${ABLATION_CONTEXT}.</p>` : '';
   return html`<h4>${head}</h4>${context}${divergenceNote(divergence(steps))}${shown.map((o) => trialDetails(o, c, input))}${leftNote}`;
