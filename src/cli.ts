@@ -16,7 +16,7 @@ import { collectConfig } from './load/config.js';
 import { unwritableFolder, wrongEntry } from './load/paths.js';
 import { COMPARE_DEFAULTS } from './verdict/compare-defaults.js';
 import type { Shard } from './trials/shard.js';
-import { chooseReporters, humanStream, reporterFlag, reportRun, type ReporterChoice, type ReportIo } from './commands/reports.js';
+import { chooseReporters, humanStream, NO_STDOUT, reporterFlag, reportRun, type ReporterChoice, type ReportIo } from './commands/reports.js';
 import { REPORTER_NAMES, REPORTERS } from './report/registry.js';
 import { adapterFor, AGENT_IDS } from './agents/registry.js';
 import { loadProfile } from './sim/profile.js';
@@ -152,8 +152,12 @@ const IO: ReportIo = { stdout: process.stdout, stderr: process.stderr, env: proc
 function withReporters(cmd: Command): Command {
   const list = REPORTER_NAMES.map((name) => `  ${name.padEnd(9)} ${REPORTERS[name]({ colour: false }).description}`).join('\n');
   return cmd
-    .option('--reporter <name[=file]>', `${REPORTER_NAMES.join(', ')}; to stdout, or to FILE (repeatable; default terminal)`, reporterFlag)
-    .addHelpText('after', `\nReporters (--reporter NAME or NAME=FILE; at most one prints to stdout):\n${list}\n`);
+    .option(
+      '--reporter <name[=file]>',
+      `${REPORTER_NAMES.join(', ')}; to stdout, or to FILE (repeatable; the terminal report prints unless another takes stdout, or ${NO_STDOUT})`,
+      reporterFlag,
+    )
+    .addHelpText('after', `\nReporters (--reporter NAME or NAME=FILE; at most one prints to stdout, ${NO_STDOUT} nothing):\n${list}\n`);
 }
 
 /** A reporter that failed turns a clean exit into a harness fault: CI must not go green on a missing report. */

@@ -34,11 +34,40 @@ describe('cost: in all, per case, per verdict', () => {
   it('every report for people shows it: terminal, markdown and html', () => {
     const terminal = stripVTControlCharacters(REPORTERS.terminal({ colour: false }).render(input));
     expect(terminal).toMatch(/COST · \$0\.600 reported by the CLI for 60 trials · 30 s of trial time/);
-    expect(terminal).toMatch(/FAIL cases\s+10\s+\$0\.100/);
+    expect(terminal).toMatch(/\nFAIL\s+10\s+\$0\.100/);
     const markdown = REPORTERS.markdown({ colour: false }).render(input);
     expect(markdown).toContain('<summary>Cost: $0.600 for 60 trials, 30 s of trial time</summary>');
-    expect(markdown).toMatch(/\| c \| 30 \| \$0\.300 \| 15 s \|/);
+    expect(markdown).toMatch(/\| c \| PASS \| 30 \| \$0\.300 \| 15 s \|/);
     const page = REPORTERS.html({ colour: false }).render(input);
     expect(page).toMatch(/id="cost"[^]*\$0\.600 for 60 trials/);
+  });
+});
+
+describe('cost: what the numbers are', () => {
+  const terminal = (i: typeof input) => stripVTControlCharacters(REPORTERS.terminal({ colour: false }).render(i));
+  const section = (text: string) => text.slice(text.indexOf('COST · '));
+
+  it('the terminal lists the costliest cases apart from the verdicts, each with its own verdict', () => {
+    const cost = section(terminal(input));
+    const [byVerdict, costliest] = cost.split('\n\n')[0]!.split(/\n(?=costliest cases)/);
+    expect(byVerdict).toMatch(/^COST · [^\n]*\nverdict\s+trials\s+cost\s+trial time\n/);
+    for (const id of ['a', 'b', 'c']) expect(byVerdict).not.toMatch(new RegExp(`^\\s*${id}\\s`, 'm'));
+    const verdictOf = new Map(run.results.verdicts.map((v) => [v.caseId, v.verdict]));
+    expect(costliest).toMatch(/^costliest cases\s+verdict\s+trials\s+cost\s+trial time\n/);
+    const rows = costliest!.split('\n').slice(1).filter(Boolean);
+    expect(rows.map((r) => r.split(/\s+/).slice(0, 2))).toEqual([['c', 'PASS'], ['a', verdictOf.get('a')], ['b', 'FAIL']]);
+  });
+
+  const simulated = { ...input, manifest: { ...run.manifest, simulator: { profile: 'sim/demo.profile.yaml', name: 'demo', seed: 1 } } };
+  const sim = { ...simulated, results: { ...run.results, run: { ...run.results.run, simulated: true, simulator: simulated.manifest.simulator } } };
+  const SAYS = "simulated: the CLI priced the simulator's token counts, and no model was paid";
+
+  it.each([
+    ['terminal', (i: typeof input) => section(terminal(i))],
+    ['markdown', (i: typeof input) => REPORTERS.markdown({ colour: false }).render(i).split('<summary>Cost:')[1]!],
+    ['html', (i: typeof input) => REPORTERS.html({ colour: false }).render(i).split('id="cost"')[1]!.replace(/&#39;/g, "'")],
+  ])('%s says a simulated run\'s dollars are simulated, and a real run\'s are not', (_, costOf) => {
+    expect(costOf(sim).replace(/\s+/g, ' ')).toContain(SAYS);
+    expect(costOf(input)).not.toMatch(/simulat/i);
   });
 });

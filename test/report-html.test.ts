@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { adapterFor } from '../src/agents/registry.js';
+import { advice } from '../src/report/advice.js';
+import { caseFacts } from '../src/report/wording.js';
 import { gradeStored } from '../src/grade/stored.js';
 import { divergence, type Divergence, type TrialSteps } from '../src/report/divergence.js';
 import { htmlReporter } from '../src/report/html.js';
@@ -190,6 +193,52 @@ describe('html report as text', () => {
     expect(page).toContain('id="sprt"');
     const fixed = { ...input, results: { ...input.results, run: { ...input.results.run, decision: { ...input.results.run.decision, mode: 'fixed' as const } } } };
     expect(htmlReporter.render(fixed)).not.toContain('id="sprt"');
+  });
+
+  /** What a reader sees of some markup: tags gone, entities decoded, spaces collapsed. */
+  const TEXT: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&amp;': '&' };
+  const words = (markup: string) =>
+    markup
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/&(lt|gt|quot|#39|amp);/g, (e) => TEXT[e]!)
+      .replace(/\s+/g, ' ');
+  /** A trial's drill-down: from its <details> to the next trial's. */
+  const trialOf = (page: string, key: string) => page.slice(page.indexOf(`data-trial="${key}"`)).split(/<details class="trial /)[0]!;
+
+  it("the cases table says what to change: each case's cause and the terminal's advice, beside the statistical reason", () => {
+    const page = htmlReporter.render(input);
+    const row = (id: string) => new RegExp(`<tr data-case="${id}">([\\s\\S]*?)</tr>`).exec(page)![0];
+    const why = (id: string) => words(/<td class="why">([\s\S]*?)<\/td>\s*<\/tr>/.exec(row(id))![1]!);
+    const skill = new Map(input.results.summary.cases.filter((c) => c.arm === 'skill').map((c) => [c.caseId, c]));
+    const verdict = new Map(input.results.verdicts.map((v) => [v.caseId, v]));
+    const jira = why('jira-create');
+    expect(jira).toContain('sibling: atl-confluence fired in 2 of 6');
+    expect(jira).toContain('fired, but the plan was wrong in 1 of 6: verb create-issue failed in 1 (used create)');
+    // Exactly what the terminal's block says, for every case that did not pass cleanly.
+    for (const id of ['jira-create', 'confluence-page', 'jira-search']) {
+      const s = skill.get(id)!;
+      for (const fact of caseFacts(s)) expect(why(id), id).toContain(fact.text);
+      expect(why(id), id).toContain(`→ ${advice(s, verdict.get(id)!, claudeCode.refusalFixes).text}`);
+    }
+    expect(why('neg-trivia')).not.toContain('→');
+  });
+
+  it('an ablation trial is context, never a red FAIL: its badge names the plan check, in a neutral tone', () => {
+    const page = htmlReporter.render(input);
+    const summary = (key: string) => /<summary>([\s\S]*?)<\/summary>/.exec(trialOf(page, key))![1]!;
+    for (const key of ['jira-create/ablation/1', 'jira-create/ablation/2']) {
+      expect(summary(key)).not.toMatch(/tone-fail|>FAIL</);
+      const context = 'the ablation arm (none of the family installed) is context for what the skill adds, never the gate';
+      expect(summary(key)).toContain(`<span class="verdict tone-neutral" title="${context}">plan wrong</span>`);
+    }
+    expect(summary('jira-create/skill/3')).toContain('<span class="verdict tone-fail">FAIL</span>');
+  });
+
+  it('a session start counts the family members the CLI listed, apart from its other skills and commands', () => {
+    const page = htmlReporter.render(input);
+    const start = (key: string) => words(/<span class="what">session start<\/span>([\s\S]*?)<\/div>/.exec(trialOf(page, key))![1]!);
+    expect(start('jira-create/skill/1')).toContain('3 of 3 family skills listed · 1 other skill or command');
+    expect(start('jira-create/ablation/1')).toContain('none of the 3 family skills listed · 1 other skill or command');
   });
 
   it('embeds every failing trial up to its cap, a few passing ones, and names the rest', () => {

@@ -187,7 +187,7 @@ export const COMPARISON: Comparison = {
       pValue: 0.24,
       pAdjusted: 0.32,
       trialsToDecide: 120,
-      reason: 'not significant (adjusted p 0.32), yet a change of ±0.15 is not ruled out: about 120 trials in each run would decide it',
+      reason: 'not significant (adjusted p 0.32), yet a change of ±0.15 is not ruled out: run both fixed-N (`--mode fixed -n 120`) to decide it',
     }),
   ],
   routing: [
@@ -207,3 +207,17 @@ export const COMPARISON: Comparison = {
   missingData: [],
   exitCode: 1,
 };
+
+/**
+ * A run whose one case PASSes with a rate below its threshold: at p0 0.50 against p1 0.20 the design accepts after
+ * 14 trials with 6 passes, and the rate adjusted for stopping early is about 0.33, between p1 and p0.
+ */
+export function passBelowThresholdInput(): ReportInput {
+  const { params, design } = buildDesign({ threshold: 0.5, delta: 0.3, alpha: 0.05, beta: 0.2, minTrials: 1 }, 'sequential');
+  const c: GradableCase = { id: 'pdf-convert', expect: 'atl-jira', exclusive: false, tags: [], decision: params, design };
+  const outcomes = [...'FFFPPFFFPFFPPP'].map((r, i) =>
+    trial(c.id, i + 1, r === 'P' ? { firings: [invoked('atl-jira', 2)], firedColumn: 'atl-jira', fired: 'expected' } : { passed: false }),
+  );
+  const config = configSchema.parse({ arms: ['skill'], decision: { mode: 'sequential' } });
+  return reportInput({ config, cases: { files: [], hash: 'y', defs: [c] } }, outcomes);
+}

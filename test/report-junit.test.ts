@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateXML } from 'xmllint-wasm';
 import { junitReporter } from '../src/report/junit.js';
+import { SIMULATED_NOTE } from '../src/report/wording.js';
 import type { ReportInput } from '../src/report/reporter.js';
 import { adjustedText, COMPARISON, designedInput, designFacts, EXPECTED_VERDICTS, HOSTILE, OUTCOMES, reportInput, withoutEstimates } from './report-inputs.js';
 
@@ -259,5 +260,43 @@ describe('junit reporter: a comparison', () => {
     expect(compare.properties).toMatchObject({ 'base run': 'r1 (transcripts/r1)', 'candidate model': 'claude|<next>', 'different models': 'true', 'different agents': 'false' });
     expect(xml).toContain('<system-out>model: claude-sonnet-4-5 → claude|&lt;next&gt;\nCLI version: 2.1.197 (same)\nskills: atl-jira changed');
     expect(xml).toContain('only in base (not compared): retired-case');
+  });
+});
+
+describe('junit reporter: a simulated run says so where a CI tool shows it', () => {
+  const simulator = { profile: 'sim/demo.profile.yaml', name: 'demo-imperfect-model', seed: 7 };
+  const input = reportInput({ simulator });
+  const xml = junitReporter.render(input);
+  const { root, suites } = parse(xml);
+  const SAYS = `SIMULATED: skillprobe's model simulator answered, profile "demo-imperfect-model" (sim/demo.profile.yaml, seed 7). ${SIMULATED_NOTE}`;
+
+  it("is still valid against Jenkins' junit-10.xsd", async () => {
+    expect(await xsdErrors(xml)).toEqual([]);
+  });
+
+  it('in the names CI lists: the root, and every suite', () => {
+    expect(root.name).toBe('skillprobe (SIMULATED)');
+    const names = ['jira-create [skill]', 'jira-create [ablation]', 'neg-weather [skill]', 'vague-sprint [skill]', 'rate-limited [skill]'];
+    expect(suites.map((s) => s.attributes.name)).toEqual(names.map((n) => `SIMULATED · ${n}`));
+  });
+
+  it("in every suite's properties and output, and in each verdict's text", () => {
+    for (const s of suites) expect(s.properties).toMatchObject({ simulated: 'true', simulator: SAYS.replace(/^SIMULATED: /, '') });
+    expect(xml.match(/<system-out>SIMULATED: [^<]*<\/system-out>\n\s*<\/testsuite>/g)).toHaveLength(suites.length);
+    const verdicts = suites.flatMap((s) => s.cases).filter((t) => t.attributes.name!.endsWith(' verdict'));
+    expect(verdicts).toHaveLength(4);
+    for (const t of verdicts) expect(t.children[0]!.text.split('\n').at(-1)).toBe(SAYS);
+  });
+
+  it('and a real run says nothing of the kind', () => {
+    const real = junitReporter.render(reportInput());
+    expect(real).not.toMatch(/SIMULATED|name="simulated"/);
+  });
+
+  it('a comparison with a simulated run: its suite name and output say which', () => {
+    const cmp = junitReporter.renderComparison({ ...COMPARISON, candidate: { ...COMPARISON.candidate, simulated: true } });
+    const { suites: [suite] } = parse(cmp);
+    expect(suite!.attributes.name).toBe('skillprobe compare · SIMULATED (candidate)');
+    expect(cmp).toMatch(/<system-out>SIMULATED: the candidate run was answered by skillprobe's model simulator/);
   });
 });

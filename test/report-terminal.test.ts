@@ -2,6 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { ReportInput } from '../src/report/reporter.js';
 import { terminalReporter } from '../src/report/terminal.js';
+import { renderCaseHistory } from '../src/commands/history.js';
 import { designText, verdictRate } from '../src/report/wording.js';
 import type { CaseVerdict } from '../src/run/schema.js';
 import { adjustedText, designedInput, designFacts, rateCellCases, reportInput, withoutEstimates } from './report-inputs.js';
@@ -67,5 +68,24 @@ describe('wording: a verdict rate and its design, in words every text report sha
   ])('%s', (_, v, expected) => {
     const skill = designedInput().results.summary.cases.find((s) => s.caseId === 'jira-create' && s.arm === 'skill')!;
     expect(verdictRate(v, skill)).toBe(expected);
+  });
+});
+
+describe('history --case: the rate each run\'s verdict stands on, as its report shows it', () => {
+  const table = rateCellCases((text) => text).map(
+    ([name, input, cells, mark]) => [name, input, cells, mark === 'adjusted' ? ADJUSTED_NOTE : DESCRIPTIVE_NOTE] as const,
+  );
+
+  it.each(table)('%s', (_, input, cells, note) => {
+    const verdict = new Map(input.results.verdicts.map((v) => [v.caseId, v]));
+    for (const [id, cell] of Object.entries(cells)) {
+      const text = renderCaseHistory([{ runId: 'r1', manifest: input.manifest, results: input.results }], id);
+      const row = text.split('\n').find((l) => l.startsWith('r1 '))!;
+      const expected = cell === 'adjusted' ? `${adjustedText(verdict.get(id)!)}†` : cell;
+      expect(row, text).toMatch(new RegExp(`\\s${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s`));
+      // A mark on the row, and the note that says what it means under the table; no mark, no note.
+      const marked = /[†*]$/.test(expected);
+      expect(unwrapped(text).includes(note), text).toBe(marked);
+    }
   });
 });

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPORTER_NAMES } from '../src/report/registry.js';
-import { cleanup, makeProject, runCli, testEnv } from './helpers.js';
+import { baseProject, cleanup, makeProject, runCli, testEnv } from './helpers.js';
 import { fakeRun, storeSyntheticRun, syntheticRun } from './run-fixtures.js';
 
 describe('--reporter NAME[=FILE] on report', () => {
@@ -14,11 +14,12 @@ describe('--reporter NAME[=FILE] on report', () => {
     return runCli(['report', run, ...args], { cwd: root, env: testEnv(env) });
   };
 
-  it('every reporter of the registry writes its file in one call; nothing is printed but what goes to stdout', async () => {
+  it('every reporter of the registry writes its file in one call; the terminal report still prints, and each file is named', async () => {
     const files = Object.fromEntries(REPORTER_NAMES.map((n) => [n, join(root, 'out', `report.${n}`)]));
     const r = await report(REPORTER_NAMES.map((n) => `--reporter=${n}=${files[n]}`));
     expect(r.stderr).not.toMatch(/could not be/);
-    expect(r.stdout).toBe('');
+    expect(r.stdout).toMatch(/^skillprobe run r1 [^]*\nVERDICTS · /);
+    expect(r.stdout.split('\n').filter((l) => l.startsWith('wrote '))).toEqual(REPORTER_NAMES.map((n) => `wrote ${files[n]} (${n})`));
     expect(JSON.parse(readFileSync(files.json!, 'utf8')).runId).toBe('r1');
     expect(readFileSync(files.junit!, 'utf8')).toMatch(/^<\?xml[^]*<testsuites/);
     expect(readFileSync(files.markdown!, 'utf8')).toMatch(/\|\s*case\s*\|/);
@@ -28,12 +29,48 @@ describe('--reporter NAME[=FILE] on report', () => {
     expect(readFileSync(files.terminal!, 'utf8')).not.toContain('\u001b[');
   });
 
+  it.each<[string, string[], (r: { stdout: string; stderr: string }, file: string) => void]>([
+    [
+      'a file reporter alone: the terminal report on stdout, then the file named',
+      ['--reporter', 'junit=FILE'],
+      (r, file) => {
+        expect(r.stdout).toMatch(/^skillprobe run r1 [^]*\nVERDICTS · /);
+        expect(r.stdout.endsWith(`\nwrote ${file} (junit)`)).toBe(true);
+        expect(r.stderr).not.toContain('wrote ');
+      },
+    ],
+    [
+      '--json beside a file: stdout holds exactly the JSON document, the file is named on stderr',
+      ['--json', '--reporter', 'junit=FILE'],
+      (r, file) => {
+        expect(JSON.parse(r.stdout).runId).toBe('r1');
+        expect(r.stderr.split('\n')).toContain(`wrote ${file} (junit)`);
+      },
+    ],
+    [
+      '--reporter none beside a file: nothing on stdout, the file named on stderr',
+      ['--reporter', 'none', '--reporter', 'junit=FILE'],
+      (r, file) => {
+        expect(r.stdout).toBe('');
+        expect(r.stderr.split('\n')).toContain(`wrote ${file} (junit)`);
+      },
+    ],
+  ])('%s', async (_, args, check) => {
+    const file = join(root, 'out', 'alone.xml');
+    const r = await report(args.map((a) => a.replace('FILE', file)));
+    expect([0, 1, 3, 4], r.stderr).toContain(r.exitCode);
+    expect(readFileSync(file, 'utf8')).toContain('<testsuites');
+    check(r, file);
+  });
+
   it.each<[string, string[], RegExp]>([
     ['an unknown reporter', ['--reporter', 'pdf'], /"pdf" is not a reporter; choose one of terminal, json, junit, markdown, html/],
     ['two documents on stdout', ['--reporter', 'json', '--reporter', 'markdown'], /json and markdown would both print to stdout — give all but one a file/],
     ['two reporters, one file', ['--reporter', 'json=x.out', '--reporter', 'junit=x.out'], /json and junit would both write x\.out/],
     ['a file under a file', ['--reporter', 'junit=notes.txt/junit.xml'], /notes\.txt .*is not a folder/],
     ['an empty file name', ['--reporter', 'junit='], /names no file/],
+    ['none with a file', ['--reporter', 'none=x.out'], /--reporter none leaves stdout empty and writes nothing: it takes no file/],
+    ['none beside a document on stdout', ['--reporter', 'none', '--json'], /none keeps stdout empty, and json would print there — drop one of them/],
   ])('%s: exit 2, one clear line', async (_, args, says) => {
     writeFileSync(join(root, 'notes.txt'), 'x');
     const r = await report(args);
@@ -102,6 +139,36 @@ describe('compare and history through the CLI', () => {
     expect(r.stdout).not.toContain('DIFFERENT MODELS');
   });
 
+  it('compare and grade with only a file reporter still print the terminal report, and name the file', async () => {
+    const base = await storeSyntheticRun(join(root, 'files'), '20261201-000000-aaaaaa', syntheticRun({ a: { passes: 48, n: 50 } }));
+    const junit = join(root, 'files', 'junit.xml');
+    const compared = await runCli(['compare', base, base, `--reporter=junit=${junit}`], { cwd: root });
+    expect(compared.exitCode, compared.stderr).toBe(0);
+    expect(compared.stdout).toMatch(/^skillprobe compare · 1 UNCHANGED · exit code 0\n/);
+    expect(compared.stdout.endsWith(`\nwrote ${junit} (junit)`)).toBe(true);
+    const graded = await runCli(['grade', await fakeRun(join(root, 'files')), `--reporter=junit=${junit}`], { cwd: root });
+    expect(graded.stdout).toMatch(/^skillprobe run r1 [^]*\nVERDICTS · [^]*\nwrote \S+junit\.xml \(junit\)\nregraded 6 trials → /);
+  });
+
+  it('run with only a file reporter still prints the terminal report and its own lines, and names the file', async () => {
+    const dir = makeProject({
+      ...baseProject(),
+      'cases/main.yaml': '- id: c\n  prompt: "please create an alpha record"\n  expect: { skill: alpha }\n',
+      'skillprobe.config.yaml': 'decision:\n  mode: fixed\n',
+      'sim.yaml': 'seed: 3\nrules:\n  - case: c\n    do:\n      - { p: 1, skill: alpha, args: "create" }\n',
+    });
+    try {
+      const junit = join(dir, 'junit.xml');
+      const args = ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '2', '--transcripts', 'runs', `--reporter=junit=${junit}`];
+      const r = await runCli(args, { cwd: dir });
+      expect(r.exitCode, r.stderr).not.toBe(2);
+      expect(readFileSync(junit, 'utf8')).toContain('<testsuites name="skillprobe (SIMULATED)"');
+      expect(r.stdout).toMatch(new RegExp(`^skillprobe run [^]*\\nVERDICTS · [^]*\\nwrote ${junit} \\(junit\\)\\nrun \\S+ completed: 2 trials\\n`));
+    } finally {
+      cleanup(dir);
+    }
+  }, 120_000);
+
   it('compare names a folder that is not a run: exit 2', async () => {
     const r = await runCli(['compare', join(root, 'nope'), join(root, 'nope2')], { cwd: root });
     expect(r.exitCode).toBe(2);
@@ -115,8 +182,9 @@ describe('compare and history through the CLI', () => {
     const [newer, older] = ['20261201-010000-bbbbbb', '20261201-000000-aaaaaa'].map((id) => lines.findIndex((l) => l.includes(id)));
     expect(newer).toBeGreaterThan(0);
     expect(older).toBeGreaterThan(newer!);
-    expect(lines[newer!]).toMatch(/claude-next/);
+    // Under each run id, who ran it: agent, model and status.
     expect(lines[newer!]).toMatch(/\$0\.70/);
+    expect(lines[newer! + 1]).toMatch(/^ {2}claude-code 2\.1\.197 · claude-next · completed/);
     const one = await runCli(['history', '--transcripts', join(root, 'runs'), '--case', 'a'], { cwd: root });
     expect(one.stdout).toMatch(/20261201-010000-bbbbbb.*0\.50.*25\/50/);
     expect(one.stdout).toMatch(/20261201-000000-aaaaaa.*0\.96.*48\/50/);

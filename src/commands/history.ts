@@ -1,8 +1,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fmt, interval, table, usd } from '../report/format.js';
+import { paragraph, REPORT_WIDTH, table, usd } from '../report/format.js';
 import { readResultsSync, RunFolderError, RunStore } from '../run/store.js';
-import { AGENT_RUNS_FILE, VERDICTS, type Results, type RunManifest } from '../run/schema.js';
+import { AGENT_RUNS_FILE, type Results, type RunManifest } from '../run/schema.js';
+import { rateNotes, verdictCounts, verdictRate } from '../report/wording.js';
 import { InputError } from '../load/input-error.js';
 
 export interface HistoryRow {
@@ -38,27 +39,33 @@ export async function readHistory(transcriptsDir: string): Promise<HistoryRow[]>
 }
 
 
-/** The runs, newest first: who ran them, what came out, what they cost. Pure. */
+/** The run's id, and under it who ran it: the agent, its CLI version, the model, and the run's status. */
+function runCell(r: HistoryRow, facts: readonly string[]): string {
+  return `${r.runId}\n  ${facts.join(' · ')}`;
+}
+
+const modelOf = (m: RunManifest) => `${m.reportedModel ?? m.model}${m.simulator ? ' (SIM)' : ''}`;
+
+/** The runs, newest first: who ran them, what came out, what they cost; a run that could not be read, why, below. Pure. */
 export function renderHistory(rows: readonly HistoryRow[]): string {
   if (rows.length === 0) return 'no runs in this transcripts folder\n';
   const body = rows.map((r) => {
     const m = r.manifest;
     const res = r.results;
-    const verdicts = res ? VERDICTS.map((v) => [v, res.verdicts.filter((x) => x.verdict === v).length] as const).filter(([, n]) => n).map(([v, n]) => `${n} ${v}`).join(', ') : (r.problem ?? '');
     return [
-      r.runId,
-      m ? `${m.agent.id} ${m.agent.cliVersion ?? '?'}` : '?',
-      m ? `${m.reportedModel ?? m.model}${m.simulator ? ' (SIM)' : ''}` : '?',
-      m?.status ?? '?',
-      verdicts,
+      runCell(r, m ? [`${m.agent.id} ${m.agent.cliVersion ?? '?'}`, modelOf(m), m.status] : ['?']),
+      res ? verdictCounts(res.verdicts) : 'see below',
       res ? String(res.outcomes.length) : m ? String(m.trials.finished) : '?',
       usd(res?.run.costUsd),
     ];
   });
-  return table([['run', 'agent', 'model', 'status', 'verdicts', 'trials', 'cost'], ...body], ['l', 'l', 'l', 'l', 'l', 'r', 'r'], { maxWidth: 140, wrap: ['word'] }) + '\n';
+  const problems = rows.flatMap((r) => (r.problem && !r.results ? [paragraph(`${r.runId}: ${r.problem}`)] : []));
+  const head = ['run\n  agent · model · status', 'verdicts', 'trials', 'cost'];
+  const runs = table([head, ...body], ['l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word'] });
+  return [runs, ...(problems.length ? ['', ...problems] : [])].join('\n') + '\n';
 }
 
-/** One case across runs, newest first: its skill-arm rate and verdict, to see a trend. Pure. */
+/** One case across runs, newest first: its verdict and the rate it stands on, as each run's report shows it. Pure. */
 export function renderCaseHistory(rows: readonly HistoryRow[], caseId: string): string {
   const seen = rows.filter((r) => r.results?.verdicts.some((v) => v.caseId === caseId));
   if (seen.length === 0) throw new InputError({ file: '--case', what: `no graded run has a case "${caseId}"`, todo: 'check the case id (skillprobe history lists the runs)' });
@@ -68,13 +75,15 @@ export function renderCaseHistory(rows: readonly HistoryRow[], caseId: string): 
     const s = res.summary.cases.find((x) => x.caseId === caseId && x.arm === 'skill');
     const cost = res.outcomes.filter((o) => o.caseId === caseId).map((o) => o.costUsd).filter((c): c is number => c !== undefined);
     return [
-      r.runId,
-      `${r.manifest!.reportedModel ?? r.manifest!.model}${r.manifest!.simulator ? ' (SIM)' : ''}`,
+      runCell(r, [modelOf(r.manifest!)]),
       v.verdict,
-      s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}` : '—',
+      verdictRate(v, s),
       s ? `${s.rate.successes}/${s.rate.n}` : '—',
       usd(cost.length ? cost.reduce((a, b) => a + b, 0) : undefined),
     ];
   });
-  return `case ${caseId}, newest first (skill arm)\n` + table([['run', 'model', 'verdict', 'rate [CI]', 'passes', 'cost'], ...body], ['l', 'l', 'l', 'l', 'r', 'r'], { maxWidth: 140, wrap: ['word'] }) + '\n';
+  const notes = rateNotes(seen.map((r) => r.results!.verdicts.find((x) => x.caseId === caseId)!)).map((n) => paragraph(n));
+  const head = ['run\n  model', 'verdict', 'rate [CI]', 'passes', 'cost'];
+  const runs = table([head, ...body], ['l', 'l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word', 'word'] });
+  return [paragraph(`case ${caseId}, newest first (skill arm)`), runs, ...notes].join('\n') + '\n';
 }

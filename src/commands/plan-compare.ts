@@ -1,3 +1,4 @@
+import { paragraph } from '../report/format.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 
 export interface ComparisonPlan {
@@ -25,12 +26,18 @@ export function planComparison(from: number, to: number, alpha: number, power: n
 
 export function renderComparisonPlan(p: ComparisonPlan, pricePerTrial?: number): string {
   const cost = (n: number) => (pricePerTrial === undefined ? '' : ` (both runs, ${p.caseArms} case-arms each: $${(2 * n * p.caseArms * pricePerTrial).toFixed(2)})`);
+  const drop = `a drop from ${p.from} to ${p.to} with power ${p.power} at α = ${p.alpha}`;
+  const across = `when the drop is in one of ${p.cases} cases and Benjamini–Hochberg corrects across them`;
   return [
-    `plan --compare · catch a drop from ${p.from} to ${p.to} with power ${p.power} at α = ${p.alpha} (two-sided, Boschloo's exact test) · ${p.cases} cases`,
-    `  ${p.perCase} trials per case in each run, for one case tested alone${cost(p.perCase)}`,
-    `  ${p.acrossCases} trials per case in each run, when the drop is in one of ${p.cases} cases and Benjamini–Hochberg corrects across them${cost(p.acrossCases)}`,
+    paragraph(`plan --compare · catch ${drop} (two-sided, Boschloo's exact test) · ${p.cases} cases`),
+    paragraph(`${p.perCase} trials per case in each run, for one case tested alone${cost(p.perCase)}`, '  '),
+    paragraph(`${p.acrossCases} trials per case in each run, ${across}${cost(p.acrossCases)}`, '  '),
     '',
-    `run the canary fixed-N in both runs (SPRT runs stop early, and compare then falls back to wider time-uniform intervals):`,
-    `  skillprobe run --mode fixed -n ${p.acrossCases}    # before the update, and again after it; then skillprobe compare BASE CANDIDATE`,
+    paragraph(
+      'run the canary fixed-N in both runs, before the update and again after it (SPRT runs stop early, and compare then falls back to ' +
+        'wider time-uniform intervals):',
+    ),
+    `  skillprobe run --mode fixed -n ${p.acrossCases}`,
+    '  skillprobe compare BASE CANDIDATE',
   ].join('\n') + '\n';
 }

@@ -1,5 +1,5 @@
 import type { Config } from '../run/config-schema.js';
-import { fmt, table } from '../report/format.js';
+import { fmt, paragraph, REPORT_WIDTH, table } from '../report/format.js';
 import { bestBetaAt, FIXED_N_LIMIT, fixedNEquivalent } from '../stats/binomial-test.js';
 import { caseDesign } from '../stats/case-design.js';
 import { designOperating, exactErrors, worstExpectedTrials } from '../stats/sequential-design.js';
@@ -99,13 +99,16 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
   // Beyond the search limit a case has no fixed N: it counts as the limit, and totals become lower bounds.
   const fixedOf = (c: CasePlan) => (c.fixedN ?? FIXED_N_LIMIT) * c.arms;
   const beyond = plan.cases.some((c) => c.fixedN === undefined) ? '≥ ' : '';
-  const rows = plan.cases.map((c) => [
+  const designRows = plan.cases.map((c) => [
     c.caseId,
     `${fmt(c.params.threshold)} vs ${fmt(c.params.threshold - c.params.delta)}`,
     `${c.params.alpha}/${c.params.beta}`,
     `${fmt(c.alpha, 3)}/${fmt(c.beta, 3)}`,
     `${c.params.minTrials}–${c.params.maxTrials}${c.capped ? ` (of ${c.capped.designMax})` : ''}`,
     String(c.arms),
+  ]);
+  const trialRows = plan.cases.map((c) => [
+    c.caseId,
     fmt(c.asnAtP0, 1),
     fmt(c.asnAtP1, 1),
     `${fmt(c.worst.expectedTrials, 1)} @${fmt(c.worst.p, 2)}`,
@@ -120,19 +123,31 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
   const configured = sum((c) => c.configuredFixed * c.arms);
   const test = plan.mode === 'sprt' ? "Wald's SPRT" : 'the sequential design';
   const warnings = capWarnings(plan);
+  // Two tables, so each fits the report's width: the design per case, then what it is expected to take.
+  const fit = (rows: string[][], align: ('l' | 'r')[]) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap: ['id'] });
+  const priced = pricePerTrial === undefined ? 'pass --price-per-trial for costs' : `$${pricePerTrial} per trial`;
   const lines = [
-    `plan · mode ${plan.mode} · ${plan.cases.length} cases · ${sum((c) => c.arms)} case-arms${pricePerTrial === undefined ? ' · pass --price-per-trial for costs' : ` · $${pricePerTrial} per trial`}`,
-    `expected trials per case and arm under ${test} (exact, by dynamic programming over its boundaries) when the true pass rate is p0, p1, and the rate between them where it is largest; exact α/β as the design will run`,
+    paragraph(`plan · mode ${plan.mode} · ${plan.cases.length} cases · ${sum((c) => c.arms)} case-arms · ${priced}`),
     '',
-    table(
-      [['case', 'p0 vs p1', 'α/β asked', 'α/β exact', 'min–max', 'arms', 'E[n] @p0', 'E[n] @p1', 'E[n] worst', 'inconcl. @p0/@p1', 'fixed N', 'cost (worst)', 'fixed-N cost'], ...rows],
-      ['l', 'l', 'l', 'l', 'l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
+    paragraph(`the design per case: p0 against p1, α/β as asked and exact as the design will run under ${test}, its trials (min–max), its arms`),
+    fit([['case', 'p0 vs p1', 'α/β asked', 'α/β exact', 'min–max', 'arms'], ...designRows], ['l', 'l', 'l', 'l', 'l', 'r']),
+    '',
+    paragraph(
+      'expected trials per case and arm (exact, by dynamic programming over its boundaries) when the true pass rate is p0, p1, and ' +
+        'the rate between them where it is largest; the chance of ending INCONCLUSIVE; the smallest fixed N with the same α and β; the costs',
+    ),
+    fit(
+      [['case', 'E[n]\n@p0', 'E[n]\n@p1', 'E[n]\nworst', 'inconcl.\n@p0/@p1', 'fixed\nN', 'cost\n(worst)', 'fixed-N\ncost'], ...trialRows],
+      ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r'],
     ),
     '',
-    `suite: ${test} at most ~${fmt(sequentialTotal, 0)} expected trials in all arms (each case at its worst rate) vs ${beyond}${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
-      (plan.mode === 'fixed' ? `; this config's fixed mode runs ${configured}` : ''),
-    `total: sequential ${price(sequentialTotal)} vs fixed N ${beyond}${price(fixedTotal)}`,
-    ...(warnings.length ? ['', ...warnings.map((w) => `warning: ${w}`)] : []),
+    paragraph(
+      `suite: ${test} at most ~${fmt(sequentialTotal, 0)} expected trials in all arms (each case at its worst rate) ` +
+        `vs ${beyond}${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
+        (plan.mode === 'fixed' ? `; this config's fixed mode runs ${configured}` : ''),
+    ),
+    paragraph(`total: sequential ${price(sequentialTotal)} vs fixed N ${beyond}${price(fixedTotal)}`),
+    ...(warnings.length ? ['', ...warnings.map((w) => paragraph(`warning: ${w}`))] : []),
   ];
   return lines.join('\n') + '\n';
 }

@@ -12,11 +12,14 @@ import { trialKey, type RunManifest, type TrialOutcome } from '../run/schema.js'
 import type { RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
 
-/** One `--reporter NAME[=FILE]`: a reporter and where its text goes (stdout when no file is named). */
-export interface ReporterChoice {
-  name: ReporterName;
-  file?: string;
-}
+/** `--reporter none`: stdout stays empty (the files alone); the human lines go to stderr. */
+export const NO_STDOUT = 'none';
+
+/**
+ * One `--reporter NAME[=FILE]`: a reporter and where its text goes (stdout when no file is named), or `none`, which
+ * claims stdout and prints nothing there.
+ */
+export type ReporterChoice = { name: ReporterName; file?: string } | { name: typeof NO_STDOUT; file?: undefined };
 
 /** The world reports are written to, passed in so a command never reaches for process globals itself. */
 export interface ReportIo {
@@ -29,7 +32,16 @@ export interface ReportIo {
 export function reporterFlag(v: string, prev: ReporterChoice[] = []): ReporterChoice[] {
   const eq = v.indexOf('=');
   const [name, file] = eq < 0 ? [v.trim(), undefined] : [v.slice(0, eq).trim(), v.slice(eq + 1).trim()];
-  if (!isReporterName(name)) throw new InvalidArgumentError(`--reporter: "${name}" is not a reporter; choose one of ${REPORTER_NAMES.join(', ')} (NAME or NAME=FILE)`);
+  if (name === NO_STDOUT) {
+    if (file !== undefined) {
+      throw new InvalidArgumentError(`--reporter ${NO_STDOUT} leaves stdout empty and writes nothing: it takes no file; write --reporter ${NO_STDOUT}`);
+    }
+    return [...prev, { name }];
+  }
+  if (!isReporterName(name)) {
+    const names = `${REPORTER_NAMES.join(', ')}, or ${NO_STDOUT}`;
+    throw new InvalidArgumentError(`--reporter: "${name}" is not a reporter; choose one of ${names} (NAME or NAME=FILE)`);
+  }
   if (file === '') throw new InvalidArgumentError(`--reporter ${name}= names no file; give one (--reporter ${name}=FILE), or write --reporter ${name} for stdout`);
   return [...prev, { name, ...(file !== undefined ? { file } : {}) }];
 }
@@ -42,15 +54,21 @@ const destination = (c: ReporterChoice, env: NodeJS.ProcessEnv): { file?: string
   c.file !== undefined ? { file: c.file, append: false } : STEP_SUMMARY_REPORTERS.has(c.name) && env.GITHUB_STEP_SUMMARY ? { file: env.GITHUB_STEP_SUMMARY, append: true } : { append: false };
 
 /**
- * The reporters a command will use (terminal by default; `--json` is `--reporter json`), checked before anything
- * runs: at most one writes to stdout, and every file can be written. A mistake here is the user's (exit 2).
+ * The reporters a command will use (`--json` is `--reporter json`), checked before anything runs: at most one takes
+ * stdout, and every file can be written. A file adds to the terminal report: unless a reporter (or `none`) takes
+ * stdout, the terminal report prints there, first. A mistake here is the user's (exit 2).
  */
 export function chooseReporters(flags: { reporter?: ReporterChoice[]; json?: boolean }, env: NodeJS.ProcessEnv): ReporterChoice[] {
-  const chosen = [...(flags.reporter ?? []), ...(flags.json ? [{ name: 'json' as const }] : [])];
-  const choices = chosen.length ? chosen : [{ name: 'terminal' as const }];
+  const chosen: ReporterChoice[] = [...(flags.reporter ?? []), ...(flags.json ? [{ name: 'json' as const }] : [])];
   const problems = new ProblemList();
-  const toStdout = choices.filter((c) => destination(c, env).file === undefined);
-  if (toStdout.length > 1) {
+  const toStdout = chosen.filter((c) => destination(c, env).file === undefined);
+  const choices: ReporterChoice[] = toStdout.length ? chosen : [{ name: 'terminal' }, ...chosen];
+  const empty = toStdout.find((c) => c.name === NO_STDOUT);
+  if (empty && toStdout.length > 1) {
+    const others = toStdout.filter((c) => c !== empty).map((c) => c.name).join(' and ');
+    const todo = 'drop one of them, or give the reporter a file: --reporter NAME=FILE';
+    problems.add({ file: '--reporter', what: `${NO_STDOUT} keeps stdout empty, and ${others} would print there`, todo });
+  } else if (toStdout.length > 1) {
     problems.add({ file: '--reporter', what: `${toStdout.map((c) => c.name).join(' and ')} would both print to stdout`, todo: 'give all but one a file: --reporter NAME=FILE' });
   }
   const files = new Map<string, string>();
@@ -67,13 +85,21 @@ export function chooseReporters(flags: { reporter?: ReporterChoice[]; json?: boo
   return choices;
 }
 
-/** Human lines (where the run folder is, how to resume) go to stdout only when no reporter's document is printed there. */
+/**
+ * Human lines (where the run folder is, how to resume, which files were written) go to stdout only beside the
+ * terminal report: a document printed there, or `none`, keeps stdout to itself.
+ */
 export function humanStream(choices: readonly ReporterChoice[], io: ReportIo): NodeJS.WritableStream {
   const printed = choices.filter((c) => destination(c, io.env).file === undefined);
   return printed.every((c) => c.name === 'terminal') ? io.stdout : io.stderr;
 }
 
-export const needsTranscripts = (choices: readonly ReporterChoice[]) => choices.some((c) => REPORTERS[c.name]({ colour: false }).needsTranscripts);
+/** The reporters that render something (`none` renders nothing). */
+const rendering = (choices: readonly ReporterChoice[]) =>
+  choices.filter((c): c is Extract<ReporterChoice, { name: ReporterName }> => c.name !== NO_STDOUT);
+
+export const needsTranscripts = (choices: readonly ReporterChoice[]) =>
+  rendering(choices).some((c) => REPORTERS[c.name]({ colour: false }).needsTranscripts);
 
 /**
  * The canonical transcripts of a run's graded trials, for the reporters that show them. A trial whose file cannot
@@ -94,7 +120,8 @@ export async function readTranscripts(store: RunStore, manifest: RunManifest, ou
  */
 export async function writeReports(choices: readonly ReporterChoice[], render: (r: Reporter) => string, io: ReportIo): Promise<{ failed: string[] }> {
   const failed: string[] = [];
-  for (const c of choices) {
+  const human = humanStream(choices, io);
+  for (const c of rendering(choices)) {
     const { file, append } = destination(c, io.env);
     const reporter = REPORTERS[c.name]({ colour: file === undefined && io.stdout.isTTY === true && !io.env.NO_COLOR });
     try {
@@ -104,6 +131,7 @@ export async function writeReports(choices: readonly ReporterChoice[], render: (
         mkdirSync(dirname(resolve(file)), { recursive: true });
         if (append) appendFileSync(file, text);
         else await writeFileAtomic(file, text);
+        human.write(`${append ? 'appended to' : 'wrote'} ${file} (${c.name})\n`);
       }
     } catch (e) {
       failed.push(c.name);

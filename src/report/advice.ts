@@ -1,13 +1,7 @@
 import { adapterFor } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import type { CaseArmSummary, CaseVerdict, RefusedStatus, RunManifest, TrialCount } from '../run/schema.js';
-
-/** What each refusal means, in the words a skill author needs. */
-export const REFUSED_AS: Record<RefusedStatus, string> = {
-  denied: 'denied',
-  unknown: 'unknown skill',
-  invalid: 'not model-invocable',
-};
+import { noEvidence } from './wording.js';
 
 /** What to change per refusal, in any CLI's terms; an adapter names its own cause where it has one. */
 const REFUSED_FIX: Record<RefusedStatus, (asked: string) => string> = {
@@ -39,6 +33,10 @@ export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: AgentAdapt
   ];
   const [worst, text] = problems.reduce((best, p) => (p[0].trials > best[0].trials ? p : best));
   if (worst.trials > 0) return { text, example: worst.example };
+  // No evidence to read SKILL.md by: more of the same trials would be left out too.
+  if (v.verdict === 'ERROR') {
+    return { text: `nothing to change in SKILL.md yet: too few trials were usable (${noEvidence(s).text}); fix what left them out, then run again` };
+  }
   const more = v.fixedNEquivalent !== undefined ? ` (about ${v.fixedNEquivalent} decide at this threshold)` : '';
   return { text: `no failure stands out: run more trials${more}` };
 }

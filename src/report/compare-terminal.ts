@@ -14,7 +14,7 @@ const runLine = (label: string, r: ComparedRun) =>
 
 /** The terminal's comparison: changes first, then what moved in routing, then drift. */
 export function comparisonText(c: Comparison, colors: Colors): string {
-  const fit = (rows: string[][], align: ('l' | 'r')[]) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap: ['hard'] });
+  const fit = (rows: string[][], align: ('l' | 'r')[]) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap: ['id'] });
   const counts = kindCounts(CHANGES, c.cases.map((x) => x.change));
   const across = [c.crossAgent && 'DIFFERENT AGENTS', c.crossModel && 'DIFFERENT MODELS'].filter(Boolean).join(' · ');
   const head = [

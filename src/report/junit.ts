@@ -1,13 +1,30 @@
 import { join } from 'node:path';
 import { explainOutcome } from '../grade/explain.js';
 import type { AgentAdapter } from '../agents/types.js';
-import { advice, agentRefusalFixes, REFUSED_AS } from './advice.js';
+import { advice, agentRefusalFixes } from './advice.js';
 import { fmt } from './format.js';
 import type { ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
 import type { CaseChange, Comparison, ComparedRun } from '../verdict/comparison.js';
-import { ADJUSTED_MARK, adjustedMeaning, adjustedNote, caseFacts, designText, estimateText, METHOD_NAME, rateText, signedDifference, trialsUsed } from './wording.js';
+import {
+  ADJUSTED_MARK,
+  adjustedMeaning,
+  adjustedNote,
+  caseFacts,
+  designText,
+  estimateText,
+  METHOD_NAME,
+  passBelowThreshold,
+  rateText,
+  REFUSED_AS,
+  signedDifference,
+  SIMULATED_NOTE,
+  simulatedRuns,
+  simulatedRunsText,
+  simulatorText,
+  trialsUsed,
+} from './wording.js';
 
 /*
  * How a run maps onto JUnit, for CI tools that know nothing of verdicts:
@@ -24,6 +41,8 @@ import { ADJUSTED_MARK, adjustedMeaning, adjustedNote, caseFacts, designText, es
  *   INCONCLUSIVE and ERROR <skipped> (not decided either way, so CI shows them as neither). Verdicts are taken on the
  *   skill arm, so the ablation suite has none.
  * - <error> is never written: a trial that says nothing about the skill is skipped, never an error of the test.
+ * - a simulated run says so where CI tools show it: the root's and every suite's name, each suite's properties and
+ *   output, and each verdict's text.
  * A comparison is one suite, "skillprobe compare": REGRESSED → <failure>, UNDECIDED → <skipped>, IMPROVED and
  * UNCHANGED pass, each with its numbers.
  */
@@ -105,11 +124,17 @@ function testSuite(name: string, properties: Attributes, cases: TestCase[], extr
   };
 }
 
-function document(suites: { counts: Counts; element: XmlElement }[]): string {
+function document(suites: { counts: Counts; element: XmlElement }[], simulated = false): string {
   const sum = (k: keyof Counts) => suites.reduce((a, s) => a + s.counts[k], 0);
   const root: XmlElement = {
     name: 'testsuites',
-    attributes: { name: 'skillprobe', tests: sum('tests'), failures: sum('failures'), errors: 0, time: seconds(sum('ms')) },
+    attributes: {
+      name: simulated ? 'skillprobe (SIMULATED)' : 'skillprobe',
+      tests: sum('tests'),
+      failures: sum('failures'),
+      errors: 0,
+      time: seconds(sum('ms')),
+    },
     children: suites.map((s) => s.element),
   };
   return `<?xml version="1.0" encoding="UTF-8"?>\n${serialize(root)}\n`;
@@ -149,7 +174,7 @@ function trialCase(o: TrialOutcome, def: GradableCase, verdict: CaseVerdict['ver
 const VERDICT_RESULT: Record<CaseVerdict['verdict'], Result> = { PASS: 'passed', FAIL: 'failure', INCONCLUSIVE: 'skipped', ERROR: 'skipped' };
 
 /** The case's decision as a test: its reason, the skill arm's numbers, and what the terminal report would say to change. */
-function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: AgentAdapter['refusalFixes']): TestCase {
+function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: AgentAdapter['refusalFixes'], simulated?: string): TestCase {
   const fix = advice(s, v, fixes);
   // Stopped by its design: the rate adjusted for stopping early, beside the counts it comes from.
   const rate = v.estimate ? `${estimateText(v.estimate)}${ADJUSTED_MARK} (${s.rate.successes}/${s.rate.n})` : rateText(s.rate);
@@ -157,11 +182,13 @@ function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: A
   const text = [
     `${v.verdict}: ${v.reason}`,
     `expects ${s.expect} · threshold ${fmt(v.params.threshold)} · trials used ${trialsUsed(v)} · pass rate ${rate}`,
+    ...[passBelowThreshold(v, s)].filter((note) => note !== undefined),
     ...(v.estimate ? [adjustedNote([v.estimate.level])] : []),
     ...(design ? [`design: ${design}`] : []),
     ...caseFacts(s).map((f) => f.text),
     `→ ${fix.text}`,
     ...(fix.example !== undefined ? [`example: ${join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example }))}`] : []),
+    ...(simulated ? [simulated] : []),
   ].join('\n');
   return testCase(`${v.caseId} verdict`, v.caseId, VERDICT_RESULT[v.verdict], { message: `${v.verdict}: ${v.reason}`, text });
 }
@@ -174,12 +201,15 @@ function suitesOf({ manifest, results, runDir }: ReportInput, agent?: string): {
   const defs = new Map(manifest.cases.defs.map((d) => [d.id, d]));
   const verdicts = new Map(results.verdicts.map((v) => [v.caseId, v]));
   const timestamp = results.run.startedAt;
+  const sim = results.run.simulator;
+  const simulated = sim ? `${simulatorText(sim)} ${SIMULATED_NOTE}` : undefined;
   return results.summary.cases.map((s) => {
     // Summary rows are built from the manifest's cases, and every case has a verdict.
     const def = defs.get(s.caseId)!;
     const v = verdicts.get(s.caseId)!;
     const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, v.verdict, runDir));
-    const cases = s.arm === 'skill' ? [...trials, verdictCase(v, s, runDir, agentRefusalFixes(manifest))] : trials;
+    const verdictTest = () => verdictCase(v, s, runDir, agentRefusalFixes(manifest), simulated && `SIMULATED: ${simulated}`);
+    const cases = s.arm === 'skill' ? [...trials, verdictTest()] : trials;
     if (agent !== undefined) for (const c of cases) c.element.attributes = { ...c.element.attributes, classname: `skillprobe.${agent}.${s.caseId}` };
     // The verdict is taken on the skill arm: its suite also carries the design and the rate adjusted for stopping early.
     const verdictArm = s.arm === 'skill';
@@ -194,8 +224,11 @@ function suitesOf({ manifest, results, runDir }: ReportInput, agent?: string): {
       design: verdictArm ? designText(v) : undefined,
       threshold: v.params.threshold,
       'left out': s.excluded,
+      ...(simulated ? { simulated: 'true', simulator: simulated } : {}),
     };
-    return testSuite(`${agent === undefined ? '' : `${agent} · `}${s.caseId} [${s.arm}]`, properties, cases, { timestamp });
+    // A CI view lists suites by name: a simulated run's say so there, and in the output it shows beside them.
+    const name = `${simulated ? 'SIMULATED · ' : ''}${agent === undefined ? '' : `${agent} · `}${s.caseId} [${s.arm}]`;
+    return testSuite(name, properties, cases, { timestamp, ...(simulated ? { systemOut: `SIMULATED: ${simulated}` } : {}) });
   });
 }
 
@@ -242,14 +275,17 @@ function renderComparison(cmp: Comparison): string {
     margin: cmp.margin,
   };
   const cases = cmp.cases.map((c) => changeCase(c, cmp));
-  return document([testSuite('skillprobe compare', properties, cases, { timestamp: cmp.candidate.startedAt, systemOut: driftText(cmp) })]);
+  const simulated = simulatedRunsText(cmp);
+  const name = simulated ? `skillprobe compare · SIMULATED (${simulatedRuns(cmp)})` : 'skillprobe compare';
+  const systemOut = [...(simulated ? [`SIMULATED: ${simulated}`] : []), driftText(cmp)].join('\n');
+  return document([testSuite(name, properties, cases, { timestamp: cmp.candidate.startedAt, systemOut })], simulated !== undefined);
 }
 
 /** JUnit XML for CI test views (mapping above), valid against the junit-10.xsd schema CI tools validate with. */
 export const junitReporter: Reporter = {
   name: 'junit',
   description: 'JUnit XML for CI test views: a suite per case and arm, a test per trial, one more for the verdict',
-  render: (input) => document(suitesOf(input)),
+  render: (input) => document(suitesOf(input), input.results.run.simulated),
   renderComparison,
-  renderAgents: ({ runs }) => document(runs.flatMap((r) => suitesOf(r, r.results.run.agent.id))),
+  renderAgents: ({ runs }) => document(runs.flatMap((r) => suitesOf(r, r.results.run.agent.id)), runs.some((r) => r.results.run.simulated)),
 };

@@ -15,10 +15,12 @@ import {
   kindCounts,
   METHOD_NAME,
   modelText,
-  needsBlock,
+  needsExplaining,
+  passNotes,
   rateNotes,
   rateText,
   signedDifference,
+  SIMULATED_COST,
   SIMULATED_NOTE,
   simulatorText,
   trialsUsed,
@@ -50,6 +52,16 @@ function code(s: string): string {
   const pad = one.startsWith('`') || one.endsWith('`') ? ' ' : '';
   return `${fence}${pad}${one}${pad}${fence}`;
 }
+
+/** The reports' prose, where a command stands in backticks: each `…` span a code span, the rest shown as written. */
+const prose = (s: string) => oneLine(s).split(/`([^`]+)`/).map((part, i) => (i % 2 ? code(part) : inline(part))).join('');
+
+/** The same inside an HTML element (a <summary>), where markdown is not parsed: the spans as <code>. */
+const htmlProse = (s: string) =>
+  oneLine(s)
+    .split(/`([^`]+)`/)
+    .map((part, i) => (i % 2 ? `<code>${html(part)}</code>` : html(part)))
+    .join('');
 
 /** A table of cells already escaped (`inline`). */
 function table(head: string[], rows: string[][], align: ('l' | 'r')[]): string[] {
@@ -87,7 +99,8 @@ function header({ results, manifest }: ReportInput): string[] {
     `### skillprobe run ${inline(results.runId)} · ${inline(run.agent.id)} ${inline(run.agent.cliVersion ?? '?')} · ${inline(modelText(run))} · ${run.status}`,
   ];
   if (run.simulator) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(run.simulator))} ${inline(SIMULATED_NOTE)}`);
-  const cost = run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)} (as the agent CLI reported it)`;
+  const whose = run.simulated ? SIMULATED_COST : 'as the agent CLI reported it';
+  const cost = run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)} (${inline(whose)})`;
   lines.push('', `**${verdictCounts(results.verdicts)}** · exit code ${results.exitCode} · ${plural(manifest.trials.finished, 'trial')} run${cost}`);
   return lines;
 }
@@ -99,7 +112,7 @@ function verdictTable({ results }: ReportInput, skillRow: Map<string, CaseArmSum
     return [inline(v.caseId), inline(s?.expect ?? ''), VERDICT_MARK[v.verdict], inline(trialsUsed(v)), inline(verdictRate(v, s))];
   });
   const lines = table(['case', 'expect', 'verdict', 'trials', `rate [${pct}% CI]`], rows, ['l', 'l', 'l', 'r', 'l']);
-  for (const note of rateNotes(results.verdicts)) lines.push('', inline(note));
+  for (const note of [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow)]) lines.push('', inline(note));
   return lines;
 }
 
@@ -108,12 +121,12 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: A
   const fix = advice(s, v, fixes);
   const design = designText(v);
   const items = [
-    ...caseFacts(s).map((f) => (f.alarm ? `**${inline(f.text)}**` : inline(f.text))),
+    ...caseFacts(s).map((f) => (f.alarm ? `**${prose(f.text)}**` : prose(f.text))),
     ...(design ? [inline(`design: ${design}`)] : []),
-    `→ ${inline(fix.text)}`,
+    `→ ${prose(fix.text)}`,
     ...(fix.example !== undefined ? [`example trial: ${code(join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })))}`] : []),
   ];
-  const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]} · expects ${html(s.expect)} · ${html(v.reason)}`;
+  const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]} · expects ${html(s.expect)} · ${htmlProse(v.reason)}`;
   return [`<details><summary>${summary}</summary>`, '', ...items.map((i) => `- ${i}`), '', '</details>'].join('\n');
 }
 
@@ -121,12 +134,17 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: A
 function costDetails({ results }: ReportInput): string[] {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return [];
-  const row = (name: string, l: CostLine) => [name, String(l.trials), usd(l.costUsd), `${(l.wallMs / 1000).toFixed(0)} s`];
-  const rows = [...cost.byVerdict.map((v) => row(`${v.verdict} cases`, v)), ...cost.byCase.map((k) => row(inline(k.caseId), k))];
+  const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  const numbers = (l: CostLine) => [String(l.trials), usd(l.costUsd), secs(l.wallMs)];
+  const simulated = results.run.simulated ? ` (${html(SIMULATED_COST)})` : '';
+  const byCase = cost.byCase.map((k) => [inline(k.caseId), k.verdict ?? '—', ...numbers(k)]);
   return [
-    `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time</summary>`,
+    `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}, ${secs(cost.total.wallMs)} of trial time${simulated}` +
+      '</summary>',
     '',
-    ...table(['', 'trials', 'cost', 'trial time'], rows, ['l', 'r', 'r', 'r']),
+    ...table(['verdict', 'trials', 'cost', 'trial time'], cost.byVerdict.map((v) => [v.verdict, ...numbers(v)]), ['l', 'r', 'r', 'r']),
+    '',
+    ...table(['case', 'verdict', 'trials', 'cost', 'trial time'], byCase, ['l', 'l', 'r', 'r', 'r']),
     '',
     '</details>',
   ];
@@ -135,8 +153,7 @@ function costDetails({ results }: ReportInput): string[] {
 function render(input: ReportInput): string {
   const { results, runDir } = input;
   const skillRow = new Map(results.summary.cases.filter((r) => r.arm === 'skill').map((s) => [s.caseId, s]));
-  // Every case that did not pass cleanly: the terminal's blocks, and ERROR cases, whose reason a reader needs too.
-  const explained = results.verdicts.filter((v) => skillRow.has(v.caseId) && (needsBlock(v, skillRow.get(v.caseId)) || v.verdict === 'ERROR'));
+  const explained = results.verdicts.filter((v) => skillRow.has(v.caseId) && needsExplaining(v, skillRow.get(v.caseId)));
   return fit([
     header(input),
     verdictTable(input, skillRow),
@@ -181,7 +198,9 @@ function changeTables(c: Comparison): string[][] {
     CHANGE_MARK[x.change] + (x.trialsToDecide === undefined ? '' : ` (≈${x.trialsToDecide} trials per run decide)`),
     METHOD_NAME[x.method],
   ]);
-  const why = c.cases.filter((x) => x.change !== 'UNCHANGED').map((x) => `- **${inline(x.caseId)} [${x.arm}]** ${x.change}: ${inline(x.reason)}`);
+  const why = c.cases
+    .filter((x) => x.change !== 'UNCHANGED')
+    .map((x) => `- **${inline(x.caseId)} [${x.arm}]** ${x.change}: ${prose(x.reason)}`);
   const cases = [
     ...table(['case', 'arm', 'base rate', 'candidate rate', 'difference [CI]', 'p adj.', 'change', 'test'], rows, ['l', 'l', 'l', 'l', 'l', 'r', 'l', 'l']),
     '',

@@ -18,8 +18,10 @@ import {
   modelText,
   needsBlock,
   noEvidence,
+  passNotes,
   rateNotes,
   signedDifference,
+  SIMULATED_COST,
   SIMULATED_NOTE,
   simulatorText,
   trialsUsed,
@@ -30,7 +32,7 @@ import {
 type Colors = ReturnType<typeof pc.createColors>;
 type Results = ReportInput['results'];
 
-const fit = (rows: string[][], align: ('l' | 'r')[], wrap: Wrap[] = ['hard']) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap });
+const fit = (rows: string[][], align: ('l' | 'r')[], wrap: Wrap[] = ['id']) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap });
 
 /** The k shown in the terminal; results.json keeps every k ≤ n. */
 const SHOWN_K = [1, 3, 5, 10];
@@ -64,9 +66,9 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
   });
   const lines = [
     paragraph(c.bold(`VERDICTS · ${MODE_LABEL[results.run.decision.mode]} · ${counts} · exit code ${results.exitCode}`)),
-    fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['hard', 'hard']),
+    fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['id', 'id']),
   ];
-  const notes = rateNotes(results.verdicts);
+  const notes = [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow)];
   if (marked.length) notes.push('↓ see its block below: the agent refused some skill calls');
   lines.push(...notes.map((n) => paragraph(c.dim(n))));
   return lines;
@@ -230,18 +232,24 @@ function leftOutSection(results: Results, c: Colors): string[] {
   return out;
 }
 
-/** Money and trial time, when the CLI reported costs: in all, per verdict, and the costliest cases. */
+/** Money and trial time, when the CLI reported costs: in all, per verdict, and the costliest cases with their verdicts. */
 function costSection(results: Results, c: Colors): string[] {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return [];
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
-  const rows = [
-    ...cost.byVerdict.map((v) => [`${v.verdict} cases`, String(v.trials), usd(v.costUsd), secs(v.wallMs)]),
-    ...[...cost.byCase].sort((a, b) => (b.costUsd ?? 0) - (a.costUsd ?? 0)).slice(0, 5).map((k) => [`  ${k.caseId}`, String(k.trials), usd(k.costUsd), secs(k.wallMs)]),
-  ];
+  const byVerdict = cost.byVerdict.map((v) => [v.verdict, String(v.trials), usd(v.costUsd), secs(v.wallMs)]);
+  const costliest = [...cost.byCase].sort((a, b) => (b.costUsd ?? 0) - (a.costUsd ?? 0)).slice(0, 5);
   return [
     paragraph(c.bold(`COST · ${usd(cost.total.costUsd)} reported by the CLI for ${plural(cost.total.trials, 'trial')} · ${secs(cost.total.wallMs)} of trial time`)),
-    fit([['', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...rows], ['l', 'r', 'r', 'r']),
+    ...(results.run.simulated ? [paragraph(c.magenta(SIMULATED_COST))] : []),
+    fit([['verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...byVerdict], ['l', 'r', 'r', 'r']),
+    fit(
+      [
+        ['costliest cases', 'verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)),
+        ...costliest.map((k) => [k.caseId, k.verdict ?? '—', String(k.trials), usd(k.costUsd), secs(k.wallMs)]),
+      ],
+      ['l', 'l', 'r', 'r', 'r'],
+    ),
   ];
 }
 
@@ -255,7 +263,7 @@ function agentMatrixSection({ matrix }: AgentsReportInput, c: Colors): string[] 
   ]);
   return [
     paragraph(c.bold(`AGENTS × CASES · ${plural(matrix.agents.length, 'agent')} · ${plural(matrix.rows.filter((r) => r.divergent).length, 'case')} where they disagree`)),
-    fit([head, ...rows], ['l', 'l', ...matrix.agents.map(() => 'l' as const)], ['hard']),
+    fit([head, ...rows], ['l', 'l', ...matrix.agents.map(() => 'l' as const)], ['id', 'id', ...matrix.agents.map(() => 'word' as const)]),
     paragraph(c.dim(AGENT_MATRIX_NOTE)),
   ];
 }

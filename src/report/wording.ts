@@ -1,8 +1,7 @@
 import { NONE } from '../grade/outcome.js';
 import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
-import { REFUSED_AS } from './advice.js';
 import { fmt, interval, plural } from './format.js';
-import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RunFacts, type TrialStatus } from '../run/schema.js';
+import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RefusedStatus, type RunFacts, type TrialStatus } from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
 import type { ChangeMethod, RateDifference } from '../verdict/comparison.js';
 import type { DecisionMode } from '../run/config-schema.js';
@@ -18,6 +17,13 @@ export const MODE_LABEL: Record<DecisionMode, string> = {
  * What the reports say about a run and its cases, in plain words and without styling: the terminal, markdown and
  * junit reporters share these, so they never explain the same result differently.
  */
+
+/** What each refusal means, in the words a skill author needs. */
+export const REFUSED_AS: Record<RefusedStatus, string> = {
+  denied: 'denied',
+  unknown: 'unknown skill',
+  invalid: 'not model-invocable',
+};
 
 const STATUS_NAME: Record<TrialStatus, [string, string]> = {
   ok: ['ok', 'ok'],
@@ -45,6 +51,9 @@ export const noEvidence = (s: CaseArmSummary) => statusCounts(s, (t) => NO_EVIDE
 export function needsBlock(v: CaseVerdict, s: CaseArmSummary | undefined): boolean {
   return v.verdict === 'FAIL' || v.verdict === 'INCONCLUSIVE' || (s?.failures.refused.trials ?? 0) > 0;
 }
+
+/** Cases the markdown and html reports explain: the terminal's blocks, and ERROR cases, whose reason a reader needs too. */
+export const needsExplaining = (v: CaseVerdict, s: CaseArmSummary | undefined): boolean => needsBlock(v, s) || v.verdict === 'ERROR';
 
 /** `7 PASS · 2 FAIL`: how many of each kind occur, in the kinds' order, absent kinds left out. */
 export function kindCounts<K extends string>(kinds: readonly K[], values: readonly K[]): string {
@@ -87,6 +96,26 @@ export const DESCRIPTIVE_MEANING = 'descriptive only: the case stopped early by 
 /** What `*` means. */
 export const DESCRIPTIVE_NOTE = `${DESCRIPTIVE_MARK} ${DESCRIPTIVE_MEANING}`;
 
+/**
+ * A PASS rules out p ≤ p1 at the design's β; it never shows p ≥ p0. Said for a PASS whose rate (adjusted where the
+ * design stopped the case) sits below its threshold, which would otherwise read as a contradiction.
+ */
+export function passBelowThreshold(v: CaseVerdict, s: CaseArmSummary | undefined): string | undefined {
+  const rate = v.estimate?.rate ?? (s?.rate.n ? s.rate.p : undefined);
+  const p0 = v.params.threshold;
+  if (v.verdict !== 'PASS' || rate === undefined || rate >= p0) return undefined;
+  const p1 = fmt(p0 - v.params.delta);
+  const beta = v.design ? fmt(v.design.beta, 3) : String(v.params.beta);
+  return (
+    `${v.caseId} passed with a rate of ${fmt(rate)}, below its p0 ${fmt(p0)}: a PASS rules out p ≤ ${p1} (a case at ${p1} passes with chance ` +
+    `β ${beta}), it does not show p ≥ ${fmt(p0)}; to tell rates nearer ${fmt(p0)} apart, narrow delta`
+  );
+}
+
+/** What each PASS below its threshold means, one note per case (passBelowThreshold). */
+export const passNotes = (verdicts: readonly CaseVerdict[], skillRow: ReadonlyMap<string, CaseArmSummary>): string[] =>
+  verdicts.flatMap((v) => passBelowThreshold(v, skillRow.get(v.caseId)) ?? []);
+
 /** The notes the marks on these verdicts' rates need (verdictRate), each once. */
 export function rateNotes(verdicts: readonly CaseVerdict[]): string[] {
   const levels = verdicts.flatMap((v) => (v.estimate ? [v.estimate.level] : []));
@@ -124,6 +153,20 @@ export function modelText(run: RunFacts): string {
 
 export const simulatorText = (sim: NonNullable<RunFacts['simulator']>) => `skillprobe's model simulator answered, profile "${sim.name}" (${sim.profile}, seed ${sim.seed}).`;
 export const SIMULATED_NOTE = "These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.";
+/** Which of two compared runs the simulator answered, in a sentence; undefined when a model answered both. */
+export function simulatedRunsText(c: { base: { simulated: boolean }; candidate: { simulated: boolean } }): string | undefined {
+  const which = simulatedRuns(c);
+  if (!which) return undefined;
+  const were = which.includes(' and ') ? 's were' : ' was';
+  return `the ${which} run${were} answered by skillprobe's model simulator: the differences echo simulator profiles, not a model.`;
+}
+
+/** `base`, `candidate` or `base and candidate`: the compared runs the simulator answered. */
+export const simulatedRuns = (c: { base: { simulated: boolean }; candidate: { simulated: boolean } }) =>
+  [c.base.simulated && 'base', c.candidate.simulated && 'candidate'].filter(Boolean).join(' and ');
+
+/** Beside a simulated run's dollars: the CLI prices the token counts the simulator reports, as if a model had answered. */
+export const SIMULATED_COST = "simulated: the CLI priced the simulator's token counts, and no model was paid";
 
 export interface CaseFact {
   text: string;

@@ -66,8 +66,11 @@ export function sequentialVerdict(c: Pick<GradableCase, 'id' | 'decision' | 'des
   const estimate = stopped && d.trials > 0 ? { estimate: stagewiseEstimate(design, d.trials, d.passes) } : {};
   const test = kind === 'wald' ? 'SPRT' : 'the sequential test';
   const p1 = (p.threshold - p.delta).toFixed(2);
-  if (d.state === 'accept') return { ...base, ...estimate, verdict: 'PASS', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `${test} accepted p ≥ ${p.threshold} after ${plural(d.trials, 'trial')}` };
-  if (d.state === 'reject') return { ...base, ...estimate, verdict: 'FAIL', decidedAt: d.trials, afterDecision, descriptiveInterval: true, reason: `${test} rejected p ≥ ${p.threshold} (p ≤ ${p1}) after ${plural(d.trials, 'trial')}` };
+  // What a decision shows, and no more: a PASS rules out p ≤ p1 (at β), a FAIL rules out p ≥ p0 (at α).
+  const after = `after ${plural(d.trials, 'trial')}`;
+  const decision = { ...base, ...estimate, decidedAt: d.trials, afterDecision, descriptiveInterval: true };
+  if (d.state === 'accept') return { ...decision, verdict: 'PASS', reason: `${test} ruled out p ≤ ${p1} (β ${errors.beta.toFixed(3)}) ${after}` };
+  if (d.state === 'reject') return { ...decision, verdict: 'FAIL', reason: `${test} ruled out p ≥ ${p.threshold} (α ${errors.alpha.toFixed(3)}) ${after}` };
   if (tooFewUsable(k, p) || k.scored === 0) {
     return { ...base, verdict: 'ERROR', descriptiveInterval: false, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
   }

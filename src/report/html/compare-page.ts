@@ -3,8 +3,8 @@ import { pValueText } from '../../util/text.js';
 import { differenceWhisker, type Tone } from './charts.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
-import { METHOD_NAME, MODE_LABEL } from '../wording.js';
-import { rateWithCounts, rateTitle, section, signed, simulatedBanner } from './parts.js';
+import { METHOD_NAME, MODE_LABEL, simulatedRunsText } from '../wording.js';
+import { prose, rateWithCounts, rateTitle, section, signed, simulatedBanner } from './parts.js';
 import { CHANGES, type Change, type ComparedRun, type Comparison, type RateDifference } from '../../verdict/comparison.js';
 
 const CHANGE_TONE: Record<Change, Tone> = { REGRESSED: 'fail', IMPROVED: 'pass', UNCHANGED: 'neutral', UNDECIDED: 'inconclusive' };
@@ -28,8 +28,8 @@ function header(c: Comparison): Html {
     c.crossModel && `different models: ${c.base.model.requested} → ${c.candidate.model.requested}`,
   ].filter((x): x is string => Boolean(x));
   const crossBanner = cross.length ? html`<p class="banner warn" role="status"><strong>CROSS-${c.crossAgent ? 'AGENT' : 'MODEL'}</strong> · ${cross.join('; ')}. Every difference below mixes this change with the skills' own.</p>` : '';
-  const simulated = [c.base.simulated && 'base', c.candidate.simulated && 'candidate'].filter(Boolean).join(' and ');
-  const simBanner = simulated ? simulatedBanner(`the ${simulated} run${simulated.includes(' and ') ? 's were' : ' was'} answered by skillprobe's model simulator: the differences echo simulator profiles, not a model.`) : '';
+  const simulated = simulatedRunsText(c);
+  const simBanner = simulated ? simulatedBanner(simulated) : '';
   return html`<header class="top">
 <div class="title-row"><h1>skillprobe comparison <code>${c.base.runId}</code> → <code>${c.candidate.runId}</code></h1><span class="status">exit code ${c.exitCode}</span></div>
 <div class="run-cards">${runCard('Base', c.base)}${runCard('Candidate', c.candidate)}</div>
@@ -43,7 +43,7 @@ function casesSection(c: Comparison): Html {
   const rows = c.cases.map((x) => {
     const title = differenceTitle(`${x.caseId} (${x.arm} arm)`, x.difference, c.margin);
     const decide = x.trialsToDecide !== undefined ? html`<div>about ${x.trialsToDecide} trials per run would decide it</div>` : '';
-    return html`<tr data-case="${x.caseId}" data-arm="${x.arm}"><th scope="row"><span class="case-id">${x.caseId}</span></th><td>${x.arm}</td><td class="num" title="${rateTitle('base', x.base)}">${rateWithCounts(x.base)}</td><td class="num" title="${rateTitle('candidate', x.candidate)}">${rateWithCounts(x.candidate)}</td><td class="num">${signed(x.difference.diff)}</td><td>${differenceWhisker(x.difference, c.margin, title, CHANGE_TONE[x.change])}</td><td class="num" title="unadjusted p = ${fmt(x.pValue, 4)}">${pValueText(x.pAdjusted)}</td><td>${changeBadge(x.change)}</td><td class="why">${x.reason}<div class="muted">${METHOD_NAME[x.method]}</div>${decide}</td></tr>`;
+    return html`<tr data-case="${x.caseId}" data-arm="${x.arm}"><th scope="row"><span class="case-id">${x.caseId}</span></th><td>${x.arm}</td><td class="num" title="${rateTitle('base', x.base)}">${rateWithCounts(x.base)}</td><td class="num" title="${rateTitle('candidate', x.candidate)}">${rateWithCounts(x.candidate)}</td><td class="num">${signed(x.difference.diff)}</td><td>${differenceWhisker(x.difference, c.margin, title, CHANGE_TONE[x.change])}</td><td class="num" title="unadjusted p = ${fmt(x.pValue, 4)}">${pValueText(x.pAdjusted)}</td><td>${changeBadge(x.change)}</td><td class="why">${prose(x.reason)}<div class="muted">${METHOD_NAME[x.method]}</div>${decide}</td></tr>`;
   });
   const only = [
     c.onlyIn.base.length ? html`<p class="note">Only in the base run (not compared): ${c.onlyIn.base.join(', ')}</p>` : '',

@@ -66,6 +66,9 @@ thead th { font-size: 11.5px; text-transform: uppercase; letter-spacing: .04em; 
 tbody th { font-weight: 600; }
 td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 td.why { color: var(--muted); font-size: 12.5px; min-width: 200px; }
+td.why .cause { margin: 6px 0 0; padding-left: 16px; }
+td.why .cause .alarm { color: var(--fail); font-weight: 600; }
+td.why .fix { margin: 4px 0 0; color: var(--fg); }
 td.nowrap, td code { white-space: nowrap; }
 .case-id { font-family: var(--mono); font-size: 12.5px; font-weight: 600; overflow-wrap: break-word; }
 .prompt { display: block; max-width: 240px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--muted); font-weight: 400; font-size: 12px; }

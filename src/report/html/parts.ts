@@ -1,6 +1,6 @@
 import { fmt, interval } from '../format.js';
 import type { Tone } from './charts.js';
-import { html, type Html } from './markup.js';
+import { html, join, type Html } from './markup.js';
 import type { Rate, Verdict } from '../../run/schema.js';
 
 /** Pieces both pages use. */
@@ -33,3 +33,7 @@ export function section(id: string, title: string, lead: Html | string, body: Ht
 export function simulatedBanner(what: string): Html {
   return html`<p class="banner simulated" role="alert"><strong>SIMULATED</strong> · ${what}</p>`;
 }
+
+/** The reports' prose, where a command stands in backticks: each `…` span shown as code, the rest as text. */
+export const prose = (text: string): Html =>
+  join(text.split(/`([^`]+)`/).map((part, i) => (i % 2 ? html`<code>${part}</code>` : part)), '');

@@ -4,10 +4,24 @@ import type { ReportInput } from '../reporter.js';
 import { differenceWhisker, passKChart, rateWhisker } from './charts.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
-import { anchor, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
+import { anchor, prose, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
-import { trialsSection } from './trials.js';
-import { ADJUSTED_MARK, adjustedMeaning, DESCRIPTIVE_MARK, DESCRIPTIVE_MEANING, designText, estimateText, MODE_LABEL, rateNotes } from '../wording.js';
+import { inRunDir, trialsSection } from './trials.js';
+import {
+  ADJUSTED_MARK,
+  adjustedMeaning,
+  caseFacts,
+  DESCRIPTIVE_MARK,
+  DESCRIPTIVE_MEANING,
+  designText,
+  estimateText,
+  MODE_LABEL,
+  needsExplaining,
+  passBelowThreshold,
+  rateNotes,
+  SIMULATED_COST,
+} from '../wording.js';
+import { advice, agentRefusalFixes } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
 import { caseDesign } from '../../stats/case-design.js';
 import { VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
@@ -36,7 +50,7 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
 <li>model <b>${run.model.requested}</b>${reported}</li>
 <li>${MODE_LABEL[run.decision.mode]}</li>
 <li>${results.outcomes.length} trials</li>
-${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b></li>` : ''}
+${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${run.simulated ? ' (simulated)' : ''}</li>` : ''}
 <li>started ${run.startedAt}</li>
 <li>exit code <b>${results.exitCode}</b></li>
 </ul>
@@ -46,7 +60,16 @@ ${banner}${status}${damaged}
 </header>`;
 }
 
-function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, prompts: Map<string, string>): Html {
+/** What the terminal's block says of a case that did not pass cleanly: why, one fact a line, and what to change. */
+function whatToChange(v: CaseVerdict, s: CaseArmSummary, input: ReportInput): Html {
+  const fix = advice(s, v, agentRefusalFixes(input.manifest));
+  const facts = caseFacts(s).map((f) => html`<li${f.alarm ? html` class="alarm"` : ''}>${prose(f.text)}</li>`);
+  const example = fix.example === undefined ? '' : html`<div class="muted">example: <code>${inRunDir(input, { ...s, n: fix.example })}</code></div>`;
+  return html`<ul class="cause">${facts}</ul><p class="fix">→ ${prose(fix.text)}</p>${example}`;
+}
+
+function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>, prompts: Map<string, string>): Html {
+  const { results } = input;
   const conf = results.summary.confidence;
   const rows = results.verdicts.map((v, i) => {
     const s = skillRow.get(v.caseId);
@@ -55,6 +78,7 @@ function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, p
     const used = v.decidedAt !== undefined ? html`${v.scored}<div class="muted">decided at ${v.decidedAt}</div>` : html`${v.scored}`;
     const e = v.estimate;
     const counts = rate && rate.n ? `${rate.successes} of ${rate.n} passed` : 'no scored trials';
+    const below = passBelowThreshold(v, s);
     const whisker = e
       ? rateWhisker({ successes: rate?.successes ?? 0, n: rate?.n ?? 0, p: e.rate, lo: e.lower, hi: e.upper }, `${v.caseId}: ${estimateText(e)}, ${adjustedMeaning([e.level])} (${counts}); threshold ${v.params.threshold}`, VERDICT_TONE[v.verdict], v.params.threshold)
       : rate && rate.n
@@ -70,7 +94,7 @@ function casesSection(results: Results, skillRow: Map<string, CaseArmSummary>, p
 <td class="num">${shown}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
 <td>${whisker}</td>
 <td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
-<td class="why">${v.reason}</td>
+<td class="why">${prose(v.reason)}${below ? html`<div class="muted">${prose(below)}</div>` : ''}${s && needsExplaining(v, s) ? whatToChange(v, s, input) : ''}</td>
 </tr>`;
   });
   const a = results.summary.aggregates;
@@ -184,22 +208,22 @@ function ablationSection(results: Results): Html | '' {
   );
 }
 
-/** What the run cost as the agent CLI reported it, per verdict and per case, beside the trials' time. */
+/** What the run cost as the agent CLI reported it, per verdict and per case (with its verdict), beside the trials' time. */
 function costSection(results: Results): Html | '' {
   const cost = costBreakdown(results);
   if (cost.total.costUsd === undefined) return '';
-  const row = (name: Html, l: CostLine) => html`<tr><th scope="row">${name}</th><td class="num">${l.trials}</td><td class="num">${l.costUsd === undefined ? '—' : usd(l.costUsd)}</td><td class="num">${(l.wallMs / 1000).toFixed(0)} s</td></tr>`;
-  const rows = [
-    ...cost.byVerdict.map((v) => row(html`${verdictBadge(v.verdict)} cases`, v)),
-    ...cost.byCase.map((k) => row(html`<span class="case-id">${k.caseId}</span>`, k)),
-  ];
-  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${(cost.total.wallMs / 1000).toFixed(0)} s of trial time (each trial's own wall time, summed).`;
-  return section(
-    'cost',
-    'Cost',
-    lead,
-    html`<div class="table-wrap"><table><thead><tr><th scope="col"></th><th scope="col" class="num">Trials</th><th scope="col" class="num">Cost</th><th scope="col" class="num">Trial time</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+  const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+  const numbers = (l: CostLine) => html`<td class="num">${l.trials}</td><td class="num">${usd(l.costUsd)}</td><td class="num">${secs(l.wallMs)}</td>`;
+  // The last three columns hold numbers.
+  const table = (names: string[], rows: Html[]) =>
+    html`<div class="table-wrap"><table><thead><tr>${names.map((n, i) => html`<th scope="col"${i >= names.length - 3 ? html` class="num"` : ''}>${n}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+  const byVerdict = cost.byVerdict.map((v) => html`<tr><th scope="row">${verdictBadge(v.verdict)}</th>${numbers(v)}</tr>`);
+  const byCase = cost.byCase.map(
+    (k) => html`<tr><th scope="row"><span class="case-id">${k.caseId}</span></th><td>${k.verdict ? verdictBadge(k.verdict) : '—'}</td>${numbers(k)}</tr>`,
   );
+  const simulated = results.run.simulated ? html` · <strong>${SIMULATED_COST}</strong>` : '';
+  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${secs(cost.total.wallMs)} of trial time (each trial's own wall time, summed).${simulated}`;
+  return section('cost', 'Cost', lead, html`${table(['Verdict', 'Trials', 'Cost', 'Trial time'], byVerdict)}${table(['Case', 'Verdict', 'Trials', 'Cost', 'Trial time'], byCase)}`);
 }
 
 export function runPage(input: ReportInput): string {
@@ -208,7 +232,7 @@ export function runPage(input: ReportInput): string {
   const skillRow = new Map(skillRows.map((s) => [s.caseId, s]));
   const prompts = new Map(manifest.cases.defs.flatMap((c) => (c.prompt ? [[c.id, c.prompt] as const] : [])));
   const parts: [string, string, Html | ''][] = [
-    ['cases', 'Cases', casesSection(results, skillRow, prompts)],
+    ['cases', 'Cases', casesSection(input, skillRow, prompts)],
     ['confusion', 'Routing', confusionSection(results)],
     ['passk', 'pass@k', passKSection(skillRows)],
     ['sprt', 'Sequential paths', sprtSection(results, manifest)],

@@ -1,7 +1,7 @@
 import { canonicalPlan, commandLines } from '../../grade/plan.js';
 import { asCommand } from '../../util/markdown.js';
 import { callLabel } from '../divergence.js';
-import { fmt } from '../format.js';
+import { fmt, plural } from '../format.js';
 import { html, join, type Html, type Part } from './markup.js';
 import type { Firing } from '../../run/schema.js';
 import type { EventSource, InitEvent, SkillLoadEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
@@ -16,6 +16,21 @@ export interface GradedEvidence {
   command?: string;
   /** What the agent's file-read tool prints before each line (its adapter's convention, as the graders strip it). */
   echoPrefix?: RegExp;
+  /** The family under test, by folder and frontmatter name: what a session start's listing is counted against. */
+  family: readonly { dir: string; name: string }[];
+}
+
+/**
+ * What a CLI listed at session start, in true words: how many of the family, and how many others (a CLI may list
+ * slash commands and built-in skills in the same list).
+ */
+function listingText(listed: readonly string[], family: GradedEvidence['family']): string {
+  const shown = new Set(listed);
+  const members = family.filter((m) => shown.has(m.dir) || shown.has(m.name));
+  const names = new Set(members.flatMap((m) => [m.dir, m.name]));
+  const others = [...shown].filter((s) => !names.has(s)).length;
+  const ofFamily = members.length ? `${members.length} of ${family.length}` : `none of the ${family.length}`;
+  return `${ofFamily} family skills listed${others ? ` · ${plural(others, 'other skill or command', 'other skills or commands')}` : ''}`;
 }
 
 /** Beyond this, a block is cut: injected skill bodies and tool results can be long, and the file stays whole on disk. */
@@ -68,7 +83,7 @@ function toolCall(e: ToolCallEvent, step: number, cwd: string | undefined, evide
 function event(e: TranscriptEvent, ctx: { steps: Map<string, number>; cwd?: string; evidence: GradedEvidence; isPlan: IsPlan }): Html {
   switch (e.kind) {
     case 'init':
-      return block('system', html`<span class="what">session start</span><span class="facts">model ${e.model} · CLI ${e.cliVersion} · tools ${e.tools.join(', ') || 'none'} · ${e.skills.length} skills listed</span>`, '');
+      return block('system', html`<span class="what">session start</span><span class="facts">model ${e.model} · CLI ${e.cliVersion} · tools ${e.tools.join(', ') || 'none'} · ${listingText(e.skills, ctx.evidence.family)}</span>`, '');
     case 'text':
       if (e.source === 'harness') {
         return block('harness', html`<span class="what">injected skill body</span>`, html`<details><summary>${e.text.length.toLocaleString('en-US')} characters shown to the model, never graded (it echoes SKILL.md)</summary>${pre(clip(e.text))}</details>`);

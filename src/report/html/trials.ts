@@ -8,7 +8,7 @@ import { html, join, type Html } from './markup.js';
 import { anchor, section, verdictBadge } from './parts.js';
 import { transcriptView } from './transcript.js';
 import { ARMS, type Arm } from '../../run/config-schema.js';
-import { transcriptPath, trialKey, type GradableCase, type TrialOutcome } from '../../run/schema.js';
+import { transcriptPath, trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../../run/schema.js';
 
 /**
  * How many trials of one case and arm are embedded with their transcripts: a big run stays a page a browser opens
@@ -47,15 +47,26 @@ function divergenceNote(d: Divergence | undefined): Html | '' {
   return html`<p class="divergence"><strong>Trials diverge at step ${d.step}</strong>${after}: ${join(branches, ', ')}</p>`;
 }
 
-const inRunDir = (input: ReportInput, o: TrialOutcome) => `${input.runDir.replace(/\/+$/, '')}/${transcriptPath(o)}`;
+/** A trial's transcript file, under the run folder as the user named it. */
+export const inRunDir = (input: Pick<ReportInput, 'runDir'>, o: TrialRef) => `${input.runDir.replace(/\/+$/, '')}/${transcriptPath(o)}`;
+
+/** Why an ablation trial's result is no verdict on the skill: it says what the model plans without the family. */
+const ABLATION_CONTEXT = 'the ablation arm (none of the family installed) is context for what the skill adds, never the gate';
+
+const scoredInAblation = (o: TrialOutcome) => o.arm === 'ablation' && o.passed !== null;
 
 function resultTone(o: TrialOutcome): Tone {
+  if (scoredInAblation(o)) return 'neutral';
   if (o.passed === true) return 'pass';
   if (o.passed === false) return 'fail';
   return o.excludedBecause === NOTHING_TO_SCORE ? 'neutral' : 'error';
 }
 
-const resultWord = (o: TrialOutcome) => (o.passed === true ? 'PASS' : o.passed === false ? 'FAIL' : 'NOT SCORED');
+/** PASS, FAIL or NOT SCORED; in the ablation arm, which scores plan checks only, whether the plan was right. */
+function resultWord(o: TrialOutcome): string {
+  if (scoredInAblation(o)) return o.passed ? 'plan right' : 'plan wrong';
+  return o.passed === true ? 'PASS' : o.passed === false ? 'FAIL' : 'NOT SCORED';
+}
 
 function firedText(o: TrialOutcome): string {
   const names = [...new Set(o.firings.map((f) => f.skill ?? f.requested))];
@@ -89,9 +100,9 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
         (k) => html`<li class="${k.pass ? 'ok' : 'bad'}"><span class="mark">${k.pass ? '✓' : '✗'}</span>${k.check}${k.detail ? html`<span class="detail">${k.detail}</span>` : ''}</li>`,
       )}</ul>${o.plan.plans.length ? html`<p class="note">planned calls found (marked in the transcript):</p><ol class="plans">${o.plan.plans.map((p) => html`<li><code>${p}</code></li>`)}</ol>` : ''}`
     : '';
-  const evidence = { firings: new Map(o.firings.map((f) => [f.callId, f])), plans: new Set(o.plan?.plans ?? []), command: c?.command, echoPrefix: adapterFor(input.manifest.agent.id, 'run.json').grading.readEchoPrefix };
+  const evidence = { firings: new Map(o.firings.map((f) => [f.callId, f])), plans: new Set(o.plan?.plans ?? []), command: c?.command, echoPrefix: adapterFor(input.manifest.agent.id, 'run.json').grading.readEchoPrefix, family: input.manifest.family };
   const body = transcript ? html`<h4>Transcript</h4>${transcriptView(transcript, evidence)}` : html`<p class="note">The transcript was not loaded into this page; it is at <code>${file}</code>.</p>`;
-  const summary = html`<span class="trial-n">#${o.n}</span><span class="verdict tone-${resultTone(o)}">${resultWord(o)}</span><span>${o.status}</span><span class="muted">${firedText(o)}</span>${o.plan ? html`<span class="muted">plan ${passedChecks}/${checks.length}</span>` : ''}`;
+  const summary = html`<span class="trial-n">#${o.n}</span><span class="verdict tone-${resultTone(o)}"${scoredInAblation(o) ? html` title="${ABLATION_CONTEXT}"` : ''}>${resultWord(o)}</span><span>${o.status}</span><span class="muted">${firedText(o)}</span>${o.plan ? html`<span class="muted">plan ${passedChecks}/${checks.length}</span>` : ''}`;
   return html`<details class="trial tone-${resultTone(o)}" data-trial="${trialKey(o)}"><summary>${summary}</summary><div class="trial-body"><ul class="facts-list">${facts}</ul>${firings}${plan}${body}</div></details>`;
 }
 
@@ -105,8 +116,12 @@ function armBlock(arm: Arm, trials: readonly TrialOutcome[], c: GradableCase | u
     ? html`<p class="left-out">${trialsWord(left.length)} not embedded (${trialList(left.map((o) => o.n))}); their transcripts sit beside <code>${inRunDir(input, left[0]!)}</code></p>`
     : '';
   const scored = trials.filter((o) => o.passed !== null);
-  const head = `${arm} arm · ${trialsWord(trials.length)}${scored.length ? ` · ${scored.filter((o) => o.passed).length} of ${scored.length} passed` : ''}`;
-  return html`<h4>${head}</h4>${divergenceNote(divergence(steps))}${shown.map((o) => trialDetails(o, c, input))}${leftNote}`;
+  const passed = scored.filter((o) => o.passed).length;
+  const of = `${passed} of ${scored.length}`;
+  const tally = !scored.length ? '' : arm === 'ablation' ? ` · plan right in ${of}` : ` · ${of} passed`;
+  const head = `${arm} arm · ${trialsWord(trials.length)}${tally}`;
+  const context = arm === 'ablation' && scored.length ? html`<p class="note">${ABLATION_CONTEXT}.</p>` : '';
+  return html`<h4>${head}</h4>${context}${divergenceNote(divergence(steps))}${shown.map((o) => trialDetails(o, c, input))}${leftNote}`;
 }
 
 /** Every case's trials, each with what was graded and its transcript: the evidence behind each verdict. */
