@@ -14,7 +14,7 @@ export function balanceFindings(skills: readonly LintSkill[], cases: readonly Li
     }
   }
   const traps = (a: LintSkill, b: LintSkill) => cases.some((c) => namesSkill(a, c.expect) && c.against.some((o) => namesSkill(b, o)));
-  for (const p of descriptionOverlaps(skills.map((s) => s.description))) {
+  for (const p of descriptionOverlaps(skills)) {
     if (p.score < SIBLING_SCORE) continue;
     for (const [a, b] of [[skills[p.a]!, skills[p.b]!], [skills[p.b]!, skills[p.a]!]] as const) {
       if (traps(a, b)) continue;
