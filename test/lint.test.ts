@@ -363,6 +363,16 @@ describe('skillprobe lint (CLI)', () => {
     expect(r.stdout).toMatch(/^2 errors, 0 warnings$/m);
   });
 
+  it('without --sim, the project’s default profile is checked when it exists; --sim names another', async () => {
+    const stale = 'seed: 1\nrules:\n  - case: rian\n    do: [{ skill: weather }]\n';
+    const r = await lint({ ...cleanProject(), 'sim/skillprobe.profile.yaml': stale });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/^sim\/skillprobe\.profile\.yaml:3:11: error: rule 1 matches case "rian", which is not in the suite/m);
+    const files = { ...cleanProject(), 'sim/skillprobe.profile.yaml': stale, 'sim/p.yaml': 'seed: 1\n' };
+    const other = await lint(files, ['--sim', 'sim/p.yaml']);
+    expect(other.exitCode).toBe(0);
+  });
+
   it('--json prints the findings as a JSON array and nothing else', async () => {
     const f = cleanProject();
     f['skills/weather/SKILL.md'] = skillMd('weather', WEATHER).replace('description:', 'allowed-tools: Bash(curl:*)\ndescription:');

@@ -101,6 +101,10 @@ export const OVERLAP_WARNING = 0.3;
 /** From this score on, a pair shares enough vocabulary for a prompt to pull between them, so it needs traps each way. */
 export const SIBLING_SCORE = 0.1;
 
+/** The pairs whose descriptions share enough vocabulary to need a trap each way: what lint asks for and init writes. */
+export const confusablePairs = (family: readonly DescribedSkill[]): PairOverlap[] =>
+  descriptionOverlaps(family).filter((p) => p.score >= SIBLING_SCORE);
+
 const SHOWN_WORDS = 6;
 
 const sharedWords = (p: PairOverlap) => p.shared.slice(0, SHOWN_WORDS).join(', ') + (p.shared.length > SHOWN_WORDS ? ', …' : '');
