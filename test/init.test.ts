@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { gist, scaffold, scaffoldCases, TAG_PRESETS } from '../src/init/scaffold.js';
 import { confusablePairs } from '../src/lint/overlap.js';
+import { adapterFor, AGENT_IDS } from '../src/agents/registry.js';
 import { loadCases } from '../src/load/cases.js';
 import { loadConfig } from '../src/load/config.js';
 import { loadSkills } from '../src/load/skills.js';
@@ -75,6 +76,10 @@ describe('the scaffold (pure)', () => {
         transcriptsDir: 'transcripts',
         decision: { mode: 'sequential', threshold: 0.9, delta: 0.2, alpha: 0.05, beta: 0.2, minTrials: 5, tags: TAG_PRESETS },
       });
+      // No model: each agent asks for its CLI's own default; a commented block shows how to name one per agent.
+      expect(config.model).toBeUndefined();
+      expect(config.models).toBeUndefined();
+      expect(t.config).toContain(['# models:', ...AGENT_IDS.map((id) => `#   ${id}: ${adapterFor(id).defaultModel}`)].join('\n'));
       // No cap by default: every case is decided by its design's maximum; the cap is shown, commented out.
       expect(config.decision.maxTrials).toBeUndefined();
       expect(t.config).toMatch(/^ {2}# maxTrials: \d+ +# a cap/m);
@@ -194,6 +199,19 @@ describe('skillprobe init (CLI)', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(readdirSync(dir).sort()).toEqual([...new Set(Object.keys(files).map((f) => f.split('/')[0]!))].sort());
   }, 120_000);
+
+  it('a run of one agent on the scaffold asks for that agent’s own default model, never another CLI’s', async () => {
+    const dir = project(family('notes-search'));
+    expect((await runCli(['init'], { cwd: dir })).exitCode).toBe(0);
+    const args = ['run', '--sim', 'sim/skillprobe.profile.yaml', '--agent', 'codex', '--grep', '^notes-search-happy$'];
+    args.push('--trials', '1', '--arms', 'skill');
+    const r = await runCli(args, { cwd: dir, timeoutMs: 180_000 });
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const runDir = join(dir, 'transcripts', readdirSync(join(dir, 'transcripts'))[0]!);
+    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { model: string; config: { model: string } };
+    expect(manifest.model).toBe(adapterFor('codex').defaultModel);
+    expect(manifest.config.model).toBe(adapterFor('codex').defaultModel);
+  }, 200_000);
 
   it('the scaffold runs as written: its own profile PASSes every case within the default maximum (the real CLI against the simulator)', async () => {
     const dir = project(family('notes-search', 'notes-write'));

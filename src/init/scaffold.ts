@@ -1,4 +1,5 @@
 import { Document, isCollection, isScalar, visit } from 'yaml';
+import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import { configSchema } from '../run/config-schema.js';
 import { NO_SKILL } from '../load/cases.js';
 import { resolveDecision } from '../load/decision.js';
@@ -112,8 +113,10 @@ function configText(paths: ScaffoldPaths): string {
   const alwaysPassingDecidedAfter = decideSequential(Array<boolean>(params.maxTrials).fill(true), caseDesign({ decision: params, design })).trials;
   return [
     schemaLine(paths.schema.config) + '# skillprobe configuration, written by `skillprobe init`. Flags on `skillprobe run` override these values.',
-    setting('agent', c.agent),
-    setting('model', c.model, 'passed to the agent CLI as --model'),
+    setting('agent', c.agent, `or run several: --agent ${AGENT_IDS.join(',')}`),
+    "# No model named: each agent asks for its CLI's own default. To choose one, name it per agent:",
+    '# models:',
+    ...AGENT_IDS.map((id) => `#   ${id}: ${adapterFor(id).defaultModel}`),
     setting('skillsDir', paths.skillsDir),
     setting('cases', paths.cases, 'every case file (a glob, or a list of globs)'),
     setting('transcriptsDir', c.transcriptsDir, 'one folder per run: raw transcripts, results.json'),
