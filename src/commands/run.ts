@@ -71,11 +71,11 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   }
   if (adapter && agentId !== undefined && loaded.where(['model']) && !config.models?.[adapter.id]) {
     // A model name belongs to one CLI, and which one is not for skillprobe to guess: every agent it would reach is named.
-    const reached = (config.agents ?? [adapter.id]).filter((id) => !config.models?.[id]).join(', ');
+    const reached = (config.agents ?? [adapter.id]).filter((id) => !config.models?.[id]);
     problems.add({
       ...at('model'),
-      what: `one model for several agents would send ${config.model} to each agent not named under \`models:\` (${reached})`,
-      todo: "name each agent's model under `models:` (`models: { codex: … }`), or leave `model` out for each CLI's own default",
+      what: `one model for several agents would send ${config.model} to each agent not named under \`models:\` (${reached.join(', ')})`,
+      todo: `name each agent's model under \`models:\` (\`models: { ${reached[0]}: … }\`), or leave \`model\` out for each CLI's own default`,
     });
   }
   if (adapter) {
