@@ -2,8 +2,10 @@ import { Ajv } from 'ajv';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { gist, scaffold, scaffoldCases, TAG_PRESETS } from '../src/init/scaffold.js';
+import { confusablePairs } from '../src/lint/overlap.js';
+import { adapterFor, AGENT_IDS } from '../src/agents/registry.js';
 import { loadCases } from '../src/load/cases.js';
 import { loadConfig } from '../src/load/config.js';
 import { loadSkills } from '../src/load/skills.js';
@@ -18,21 +20,32 @@ const family = (...dirs: string[]): Files =>
 const SCHEMA_LINE = /^# yaml-language-server: \$schema=(\S+)\n/;
 
 describe('the scaffold (pure)', () => {
+  const NOTES = 'Search the team notes for a phrase.';
+  const WRITE = 'Write a page into the team notes.';
+  const WEATHER = 'Fetch the forecast for a city.';
+  const described = (skills: Record<string, string>) =>
+    Object.entries(skills).map(([dir, description]) => ({ dir, name: dir, description }));
+  const BOTH_WAYS = ['notes-search>notes-write', 'notes-write>notes-search'];
+
   it.each([
-    [['a'], 2, 0],
-    [['a', 'b'], 4, 2],
-    [['a', 'b', 'c'], 6, 6],
-  ])('%j: a happy case and a near-miss negative per skill, a trap each way per sibling pair', (dirs, perSkill, traps) => {
-    const cases = scaffoldCases(dirs.map((dir) => ({ dir, description: `About ${dir}.` })));
+    [{ a: NOTES }, 2, []],
+    [{ 'notes-search': NOTES, 'notes-write': WRITE }, 4, BOTH_WAYS],
+    [{ 'notes-search': NOTES, 'notes-write': WRITE, weather: WEATHER }, 6, BOTH_WAYS],
+    [{ csv: 'Summarise a CSV export.', weather: WEATHER, pdf: 'Merge PDF files.' }, 6, []],
+  ])('%j: a happy case and a near-miss negative per skill, a trap each way per pair sharing vocabulary', (skills, perSkill, traps) => {
+    const family = described(skills);
+    const dirs = Object.keys(skills);
+    const cases = scaffoldCases(family);
+    // The pairs lint asks traps for.
+    const linted = confusablePairs(family).flatMap((p) => [`${dirs[p.a]}>${dirs[p.b]}`, `${dirs[p.b]}>${dirs[p.a]}`]);
+    expect(linted).toEqual(traps);
     const happy = cases.filter((c) => c.tags.includes('happy'));
     const nearMiss = cases.filter((c) => c.tags.includes('near-miss'));
     expect(happy.map((c) => c.expect.skill)).toEqual(dirs);
     expect(nearMiss.every((c) => c.expect.skill === 'none')).toBe(true);
     expect(happy.length + nearMiss.length).toBe(perSkill);
     const trapCases = cases.filter((c) => c.tags.includes('trap'));
-    expect(trapCases).toHaveLength(traps);
-    for (const t of trapCases) expect(t.against).not.toBe(t.expect.skill);
-    expect(new Set(trapCases.map((t) => `${t.expect.skill}>${t.against}`)).size).toBe(traps);
+    expect(trapCases.map((t) => `${t.expect.skill}>${t.against}`)).toEqual(traps);
     expect(cases.every((c) => c.prompt.startsWith('TODO: ') && c.prompt.includes(c.expect.skill === 'none' ? c.id.replace(/-near-miss$/, '') : c.expect.skill))).toBe(true);
   });
 
@@ -63,6 +76,10 @@ describe('the scaffold (pure)', () => {
         transcriptsDir: 'transcripts',
         decision: { mode: 'sequential', threshold: 0.9, delta: 0.2, alpha: 0.05, beta: 0.2, minTrials: 5, tags: TAG_PRESETS },
       });
+      // No model: each agent asks for its CLI's own default; a commented block shows how to name one per agent.
+      expect(config.model).toBeUndefined();
+      expect(config.models).toBeUndefined();
+      expect(t.config).toContain(['# models:', ...AGENT_IDS.map((id) => `#   ${id}: ${adapterFor(id).defaultModel}`)].join('\n'));
       // No cap by default: every case is decided by its design's maximum; the cap is shown, commented out.
       expect(config.decision.maxTrials).toBeUndefined();
       expect(t.config).toMatch(/^ {2}# maxTrials: \d+ +# a cap/m);
@@ -118,6 +135,18 @@ describe('skillprobe init (CLI)', () => {
     expect(lint.stdout).toMatch(/TODO/);
   }, 120_000);
 
+  it('a trap deleted from the suite its profile still plays is an error of plain `lint`, at the profile’s rule', async () => {
+    const dir = project(family('notes-search', 'notes-write'));
+    expect((await runCli(['init'], { cwd: dir })).exitCode).toBe(0);
+    const casesFile = join(dir, 'cases/skillprobe.yaml');
+    const kept = (parse(readFileSync(casesFile, 'utf8')) as { id: string }[]).filter((c) => c.id !== 'trap-notes-write-not-notes-search');
+    writeFileSync(casesFile, stringify(kept));
+    const r = await runCli(['lint'], { cwd: dir });
+    expect(r.exitCode).toBe(1);
+    const deleted = 'rule \\d+ matches case "trap-notes-write-not-notes-search", which is not in the suite';
+    expect(r.stdout).toMatch(new RegExp(`^sim/skillprobe\\.profile\\.yaml:\\d+:\\d+: error: ${deleted}`, 'm'));
+  }, 120_000);
+
   it('prefers .claude/skills when both folders hold skills', async () => {
     const dir = project({ ...family('alpha'), 'skills/other/SKILL.md': skillMd('other', 'Handle other.') });
     const elsewhere = project({});
@@ -170,6 +199,19 @@ describe('skillprobe init (CLI)', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     expect(readdirSync(dir).sort()).toEqual([...new Set(Object.keys(files).map((f) => f.split('/')[0]!))].sort());
   }, 120_000);
+
+  it('a run of one agent on the scaffold asks for that agent’s own default model, never another CLI’s', async () => {
+    const dir = project(family('notes-search'));
+    expect((await runCli(['init'], { cwd: dir })).exitCode).toBe(0);
+    const args = ['run', '--sim', 'sim/skillprobe.profile.yaml', '--agent', 'codex', '--grep', '^notes-search-happy$'];
+    args.push('--trials', '1', '--arms', 'skill');
+    const r = await runCli(args, { cwd: dir, timeoutMs: 180_000 });
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    const runDir = join(dir, 'transcripts', readdirSync(join(dir, 'transcripts'))[0]!);
+    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { model: string; config: { model: string } };
+    expect(manifest.model).toBe(adapterFor('codex').defaultModel);
+    expect(manifest.config.model).toBe(adapterFor('codex').defaultModel);
+  }, 200_000);
 
   it('the scaffold runs as written: its own profile PASSes every case within the default maximum (the real CLI against the simulator)', async () => {
     const dir = project(family('notes-search', 'notes-write'));

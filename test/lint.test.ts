@@ -5,7 +5,15 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { balanceFindings } from '../src/lint/balance.js';
 import { LISTING_WARN_SHARE, listingBudgetFindings, listingChars } from '../src/lint/listing.js';
 
-import { descriptionOverlaps, descriptionTerms, OVERLAP_WARNING, overlapFindings, overlapTable, SIBLING_SCORE } from '../src/lint/overlap.js';
+import {
+  descriptionOverlaps,
+  descriptionTerms,
+  OVERLAP_WARNING,
+  overlapFindings,
+  overlapTable,
+  ownDescription,
+  SIBLING_SCORE,
+} from '../src/lint/overlap.js';
 import { todoPromptFindings } from '../src/lint/prompts.js';
 import { renderFindings, renderFindingsJson } from '../src/lint/render.js';
 import { allowedToolNames, allowedToolsFindings } from '../src/lint/tools.js';
@@ -48,7 +56,8 @@ describe('descriptionTerms', () => {
 });
 
 describe('description overlap: a score in [0, 1] per pair, with the shared words', () => {
-  const score = (family: string[], a: number, b: number) => descriptionOverlaps(family).find((p) => p.a === a && p.b === b)!;
+  const score = (family: string[], a: number, b: number) =>
+    descriptionOverlaps(family.map((d, i) => skill(`s${i}`, d))).find((p) => p.a === a && p.b === b)!;
 
   it.each([
     { name: 'near-duplicates', family: [JIRA, JIRA.replace('Jira issues', 'Jira tickets'), CSV], high: true },
@@ -96,6 +105,50 @@ describe('description overlap: a score in [0, 1] per pair, with the shared words
   });
 });
 
+describe('the report’s advice and lint agree: a sentence naming a sibling separates the two, it does not make them alike', () => {
+  const pair = (a: string, b: string) => descriptionOverlaps([skill('atl-jira', a), skill('atl-confluence', b), skill('csv', CSV)])[0]!;
+  const ISSUES = 'Create, find, move and comment on Jira issues with the atl CLI (atl jira …). Use for bugs, tickets and sprints.';
+  const PAGES = 'Create, find and update Confluence pages and spaces with the atl CLI (atl confluence …). Use for docs and wiki.';
+
+  it.each([
+    ['use X for …', 'Use atl-confluence for Confluence pages, spaces and docs.', 'Use atl-jira for Jira issues, tickets and sprints.'],
+    [
+      'for …, use X instead',
+      'For Confluence pages and wiki docs, use atl-confluence instead.',
+      'For Jira tickets, bugs and sprints, use atl-jira instead.',
+    ],
+    [
+      'one sentence, two clauses',
+      'Not for pages or spaces; use atl-confluence for those.',
+      'Not for issues or sprints; use atl-jira for those.',
+    ],
+    ['in parentheses', '(Pages and spaces: use atl-confluence.)', '(Issues and sprints: use atl-jira.)'],
+  ])('%s: below the warning before and after the advice', (_, toJira, toConfluence) => {
+    const before = pair(ISSUES, PAGES).score;
+    const after = pair(`${ISSUES} ${toJira}`, `${PAGES} ${toConfluence}`).score;
+    expect(before).toBeLessThanOrEqual(OVERLAP_WARNING);
+    expect(after).toBeLessThanOrEqual(OVERLAP_WARNING);
+    expect(after).toBeCloseTo(before, 10);
+  });
+
+  it('the sibling’s words without its name still count', () => {
+    const toJira = 'Also handles Confluence pages, spaces and docs.';
+    const toConfluence = 'Also handles Jira issues, tickets and sprints.';
+    expect(pair(`${ISSUES} ${toJira}`, `${PAGES} ${toConfluence}`).score).toBeGreaterThan(OVERLAP_WARNING);
+  });
+
+  const FAMILY = [skill('atl', 'Router.'), skill('atl-jira', 'Issues.'), skill('atl-confluence', 'Pages.')];
+  it.each([
+    ['a sentence naming a sibling is left out', skill('atl-jira', 'Jira issues. Use atl-confluence for pages.'), 'Jira issues.'],
+    ['the tool a skill is named after is no sibling', skill('atl-jira', 'Issues via the atl CLI.'), 'Issues via the atl CLI.'],
+    ['a longer name is another name (not atl-jira)', skill('atl-confluence', 'Pages, not atl-jira-cloud.'), 'Pages, not atl-jira-cloud.'],
+    ['the router names its sub-skills', skill('atl', 'Set up atl. For issues use atl-jira. Login.'), 'Set up atl. Login.'],
+  ])('%s', (_, own, kept) => {
+    const family = FAMILY.map((s) => (s.dir === own.dir ? own : s));
+    expect(ownDescription(own, family)).toBe(kept);
+  });
+});
+
 describe('listing budget', () => {
   const family = (n: number, length: number) => Array.from({ length: n }, (_, i) => skill(`s${i}`, 'x'.repeat(length)));
 
@@ -133,7 +186,7 @@ describe('suite balance', () => {
   const without = (id: string) => complete.filter((c) => c.id !== id);
 
   it('the shared-tool siblings count as confusable, the unrelated skill does not', () => {
-    const pairs = descriptionOverlaps(family.map((s) => s.description));
+    const pairs = descriptionOverlaps(family);
     expect(pairs.find((p) => p.a === 0 && p.b === 1)!.score).toBeGreaterThanOrEqual(SIBLING_SCORE);
     expect(pairs.filter((p) => p.b === 2).every((p) => p.score < SIBLING_SCORE)).toBe(true);
   });
@@ -326,6 +379,16 @@ describe('skillprobe lint (CLI)', () => {
     const outside = await runCli(['lint'], { cwd: dir, env: testEnv() });
     expect(outside.exitCode).toBe(1);
     expect(outside.stdout).toMatch(/^skills\/csv-report\/key\.txt: error: symlink to \.\.\/\.\.\/secret\.txt leads outside the skill folder .*secret\.txt.* — copy the file into the skill folder/m);
+  });
+
+  it('without --sim, the project’s default profile is checked when it exists; --sim names another', async () => {
+    const stale = 'seed: 1\nrules:\n  - case: rian\n    do: [{ skill: weather }]\n';
+    const r = await lint({ ...cleanProject(), 'sim/skillprobe.profile.yaml': stale });
+    expect(r.exitCode).toBe(1);
+    expect(r.stdout).toMatch(/^sim\/skillprobe\.profile\.yaml:3:11: error: rule 1 matches case "rian", which is not in the suite/m);
+    const files = { ...cleanProject(), 'sim/skillprobe.profile.yaml': stale, 'sim/p.yaml': 'seed: 1\n' };
+    const other = await lint(files, ['--sim', 'sim/p.yaml']);
+    expect(other.exitCode).toBe(0);
   });
 
   it('--json prints the findings as a JSON array and nothing else', async () => {

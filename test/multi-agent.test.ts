@@ -158,7 +158,8 @@ describe('several agents: bad input is refused before anything runs', () => {
     [['--agent', 'codex,gemini', '--resume', 'runs/x'], '--resume', "one agent's run folder"],
     [['--agent', 'codex,gemini', '--last-failed'], '--last-failed', "one agent's newest run"],
     [['--agent', 'codex,gemini', '--agent-binary', 'SPY'], '--agent-binary', 'one CLI binary for several agents'],
-    [['--agent', 'codex,gemini', '--model', 'gpt-5.5'], '--model', 'would send gpt-5.5 to the Codex CLI too'],
+    [['--agent', 'codex,gemini', '--model', 'gpt-5.5'], '--model', 'would send gpt-5.5 to each agent not named under `models:` (codex, gemini)'],
+    [['--agent', 'claude-code,codex', '--model', 'sonnet'], '--model', 'send sonnet to each agent not named under `models:` (claude-code, codex)'],
     [['--agent', 'codex', '--max-cost', '5'], '--max-cost', 'the Codex CLI reports no cost'],
   ])('%j: exit 2, naming %s', async (flags, where, what) => {
     const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n' });
@@ -171,6 +172,16 @@ describe('several agents: bad input is refused before anything runs', () => {
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
     expect(existsSync(spy.marker)).toBe(false);
     expect(existsSync(join(project, 'runs'))).toBe(false);
+  });
+
+  it('a model beside per-agent models names only the agents it would still reach, at its line', async () => {
+    const config = 'model: sonnet\nmodels:\n  claude-code: sonnet\n';
+    const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': config });
+    dirs.push(project);
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--agent', 'claude-code,codex,gemini', '--transcripts', 'runs'], { cwd: project });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toContain('skillprobe.config.yaml:1:8: one model for several agents would send sonnet to each agent not named under');
+    expect(r.stderr).toContain('`models:` (codex, gemini)');
   });
 
   it('report on a folder whose agents.json is damaged says so in one line, exit 2', async () => {

@@ -38,6 +38,13 @@ describe('JSON Schemas generated from the zod schemas', () => {
     expect((schemas.config as { properties: { agent: { enum: string[] } } }).properties.agent.enum).toEqual(AGENT_IDS);
   });
 
+  it('the config schema says models are per agent: `model` for a run of one agent, with no default for any CLI', () => {
+    const { model, models } = (schemas.config as { properties: Record<string, { default?: unknown; description?: string }> }).properties;
+    expect(model).not.toHaveProperty('default');
+    expect(model!.description).toMatch(/a run of one agent.*the CLI's own default.*Several agents: `models`/);
+    expect(models!.description).toMatch(/per agent id.*its CLI's own default/);
+  });
+
   it('each of the repo’s YAML files names its schema for editors', () => {
     const files = [['skillprobe.config.yaml', 'config'], ...globSync('cases/*.yaml', { cwd: ROOT }).map((f) => [f, 'cases']), ['sim/demo.profile.yaml', 'profile']];
     expect(files.length).toBeGreaterThan(2);

@@ -300,6 +300,41 @@ describe('the policy plays the same profile on every CLI', () => {
     expect(planOf(decideReply(profile, view, { key: 'k', caseId: 'fires' }))).toEqual(['mock --fast']);
   });
 
+  describe('a body without $ARGUMENTS (a skill written for every CLI)', () => {
+    const BODY = 'mock setup\nmock run --name NAME\nmock list';
+    const ARGS = 'run --name demo';
+    const rule = parseProfile({ seed: 2, rules: [{ case: 'fires', do: [{ skill: 'mock-skill', args: ARGS }] }] });
+    /** A CLI's real request after the skill loaded, its SKILL.md's one command replaced by BODY's. */
+    const withBody = (request: Json) =>
+      JSON.parse(JSON.stringify(request).replaceAll('mock run --fast', BODY.replaceAll('\n', '\\n'))) as Json;
+    /** Claude Code fills no placeholder here: it injects the body and appends the args it was given. */
+    const listing = ['<system-reminder>', 'The following skills are available for use with the Skill tool:', '', '- mock-skill: Test.', '</system-reminder>'];
+    const injected = ['Base directory for this skill: /ws/.claude/skills/mock-skill', '', '# mock', '```bash', BODY, '```', '', `ARGUMENTS: ${ARGS}`];
+    const claudeAfterSkill = {
+      model: 'm',
+      tools: [{ name: 'Skill' }, { name: 'Read' }],
+      messages: [
+        { role: 'user', content: [{ type: 'text', text: listing.join('\n') }, { type: 'text', text: 'run it' }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Skill', input: { skill: 'mock-skill', args: ARGS } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 't1', content: 'Launching skill: mock-skill' },
+            { type: 'text', text: injected.join('\n') },
+          ],
+        },
+      ],
+    };
+
+    it.each([
+      ['Claude Code', 'anthropic', claudeAfterSkill],
+      ['Codex', 'openai-responses', withBody(codex169['after-skill'])],
+      ['Gemini', 'gemini', withBody(gemini061['after-skill'])],
+    ] as const)('%s plans the rule\'s args after the command prefix the body gives them', (_, wire, body) => {
+      expect(planOf(decideReply(rule, viewRequest(wire, body), { key: 'k', caseId: 'fires' }))).toEqual(['mock run --name demo']);
+    });
+  });
+
   it.each([
     ['Codex without its shell', 'openai-responses', { ...codex169.first, tools: [] }],
     ['Codex lite without its exec tool', 'openai-responses', { ...codexLite.first, input: codexLite.first.input.filter((item) => item.type !== 'additional_tools') }],

@@ -104,6 +104,18 @@ describe('policy', () => {
 
   it.each([
     ['the command that carries the args', '```bash\npip install pypdf\n```\n```bash\npdf merge a.pdf b.pdf\npdf split x\n```', 'merge a.pdf b.pdf', 'pdf merge a.pdf b.pdf'],
+    [
+      'the args after the words a command puts before their subcommand',
+      '```bash\npip install atl\natl jira search --jql "…"\natl jira create-issue --project KEY\n```',
+      "create-issue --project OPS --summary 'x'",
+      "atl jira create-issue --project OPS --summary 'x'",
+    ],
+    [
+      'the args after the words a command puts before their first flag',
+      '```bash\natl jira create-issue --project KEY --type Task\n```',
+      '--project OPS --type Bug',
+      'atl jira create-issue --project OPS --type Bug',
+    ],
     ['the first command when none carries the args', '```bash\npip install pypdf\npdf split x\n```', 'merge', 'pip install pypdf'],
     ['the first command without args', '```bash\natl jira search\natl jira list\n```', undefined, 'atl jira search'],
     ['nothing when the body has no command', 'Just prose.', 'x', undefined],

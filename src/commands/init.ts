@@ -7,13 +7,13 @@ import { configSchema } from '../run/config-schema.js';
 import { InputError } from '../load/input-error.js';
 import { loadSkills } from '../load/skills.js';
 import { schemaFileName, SCHEMAS_DIR } from '../schema/json-schemas.js';
+import { DEFAULT_PROFILE_FILE } from '../sim/profile.js';
 
 /** Where authors keep skills, in the order `init` looks: the default agent's own folder, every other agent's, then a plain `skills/`. */
 const SKILL_FOLDERS = [...new Set([configSchema.parse({}).agent, ...AGENT_IDS].map((id) => adapterFor(id).skillsFolder)), 'skills'];
 const CASES_FILE = 'cases/skillprobe.yaml';
 /** The config names every case file, so the author can add files beside the scaffolded one. */
 const CASES_GLOB = 'cases/*.yaml';
-const PROFILE_FILE = 'sim/skillprobe.profile.yaml';
 
 export interface InitEnv {
   out: { write(text: string): unknown };
@@ -40,13 +40,17 @@ export function initProject(dir: string, env: InitEnv): void {
   const paths: ScaffoldPaths = {
     skillsDir,
     cases: CASES_GLOB,
-    schema: { config: schemaFrom(DEFAULT_CONFIG_FILE, 'config'), cases: schemaFrom(CASES_FILE, 'cases'), profile: schemaFrom(PROFILE_FILE, 'profile') },
+    schema: {
+      config: schemaFrom(DEFAULT_CONFIG_FILE, 'config'),
+      cases: schemaFrom(CASES_FILE, 'cases'),
+      profile: schemaFrom(DEFAULT_PROFILE_FILE, 'profile'),
+    },
   };
   const texts = scaffold(skills, paths);
   const files: [string, string][] = [
     [DEFAULT_CONFIG_FILE, texts.config],
     [CASES_FILE, texts.cases],
-    [PROFILE_FILE, texts.profile],
+    [DEFAULT_PROFILE_FILE, texts.profile],
   ];
   const lines = [`found ${skills.length} skill${skills.length === 1 ? '' : 's'} in ${skillsDir}: ${skills.map((s) => s.dir).join(', ')}`];
   for (const [file, text] of files) {
@@ -63,7 +67,7 @@ export function initProject(dir: string, env: InitEnv): void {
     '',
     `next: replace the TODO prompts in ${CASES_FILE}, then`,
     '  skillprobe lint',
-    `  skillprobe run --sim ${PROFILE_FILE}   # the suite's wiring, against the model SIMULATOR`,
+    `  skillprobe run --sim ${DEFAULT_PROFILE_FILE}   # the suite's wiring, against the model SIMULATOR`,
   );
   env.out.write(lines.join('\n') + '\n');
 }

@@ -14,7 +14,7 @@ import { loadCases, type Case } from '../load/cases.js';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
 import { InputError, type InputProblem } from '../load/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
-import { profileReferenceProblems, readProfile } from '../sim/profile.js';
+import { DEFAULT_PROFILE_FILE, profileReferenceProblems, readProfile } from '../sim/profile.js';
 import { EXIT } from '../verdict/verdict.js';
 import { skillFolders } from '../load/family.js';
 
@@ -22,6 +22,7 @@ export interface LintOptions {
   config?: string;
   skills?: string;
   cases?: string;
+  /** The simulator profile to check; else the project's default one, when it exists. */
   sim?: string;
   json?: boolean;
 }
@@ -70,8 +71,9 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     const family = skills ?? skillFolders(skillsDir);
     const patterns = (Array.isArray(config.cases) ? config.cases : [config.cases]).map((g) => (isAbsolute(g) ? g : join(escapePath(env.cwd), g)));
     const suite = family.length ? attempt(() => loadCases(patterns, family, config.decision)) : undefined;
-    if (opts.sim !== undefined) {
-      const profile = attempt(() => readProfile(inCwd(opts.sim!)));
+    const sim = opts.sim ?? (existsSync(inCwd(DEFAULT_PROFILE_FILE)) ? DEFAULT_PROFILE_FILE : undefined);
+    if (sim !== undefined) {
+      const profile = attempt(() => readProfile(inCwd(sim)));
       if (profile && family.length) {
         findings.push(...asErrors('profile', profileReferenceProblems(profile, { skills: family.map((s) => s.dir), caseIds: suite?.cases.map((c) => c.id) })));
       }

@@ -112,7 +112,7 @@ export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions
       // Stopped mid-way: resumed in its own folder; never started: started now.
       const again = existsSync(join(agentDir, 'run.json'));
       say(`agent ${id}: ${again ? 'resuming its run' : 'running the suite'} (${i + 1} of ${suites.length})\n`);
-      await place({ id, dir: basename(agentDir), binary: suite.binary, model: suite.config.model, status: 'running' });
+      await place({ id, dir: basename(agentDir), binary: suite.binary, model: suite.config.model ?? suite.adapter.defaultModel, status: 'running' });
       const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined }, { checked: true });
       runs.push(run);
       const { manifest, results } = run;

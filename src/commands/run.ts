@@ -72,7 +72,13 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
     problems.add({ ...at('agentBinary'), what: 'one CLI binary for several agents would run it for each of them', todo: 'leave it out (each agent runs its pinned CLI), or run the agent it belongs to on its own' });
   }
   if (adapter && agentId !== undefined && loaded.where(['model']) && !config.models?.[adapter.id]) {
-    problems.add({ ...at('model'), what: `one model for several agents would send ${config.model} to the ${adapter.skillListing.cli} too`, todo: `name each agent's model under \`models:\` (e.g. \`models: { ${adapter.id}: … }\`), or leave it out for the CLI's own default` });
+    // A model name belongs to one CLI, and which one is not for skillprobe to guess: every agent it would reach is named.
+    const reached = (config.agents ?? [adapter.id]).filter((id) => !config.models?.[id]);
+    problems.add({
+      ...at('model'),
+      what: `one model for several agents would send ${config.model} to each agent not named under \`models:\` (${reached.join(', ')})`,
+      todo: `name each agent's model under \`models:\` (\`models: { ${reached[0]}: … }\`), or leave \`model\` out for each CLI's own default`,
+    });
   }
   if (adapter) {
     // Each agent's run is a run of one agent: its config says which, and which model it asked for (a model the

@@ -1,15 +1,11 @@
 import { Document, isCollection, isScalar, visit } from 'yaml';
+import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import { configSchema } from '../run/config-schema.js';
 import { NO_SKILL } from '../load/cases.js';
 import { resolveDecision } from '../load/decision.js';
 import { buildDesign, caseDesign } from '../stats/case-design.js';
 import { decideSequential } from '../stats/sequential-design.js';
-
-/** A family member as the scaffold needs it. */
-export interface ScaffoldSkill {
-  dir: string;
-  description: string;
-}
+import { confusablePairs, type DescribedSkill } from '../lint/overlap.js';
 
 /** What the config points at (relative to the project), and where each file finds its JSON Schema. */
 export interface ScaffoldPaths {
@@ -34,8 +30,12 @@ export function gist(description: string): string {
   return first.length > 120 ? `${first.slice(0, 119)}…` : first;
 }
 
-/** Every ordered pair of siblings: a trap each way. */
-const orderedPairs = <T>(xs: readonly T[]): [T, T][] => xs.flatMap((a) => xs.filter((b) => b !== a).map((b): [T, T] => [a, b]));
+/** The siblings a prompt could pull between, each way round: the pairs lint asks a trap each way for. */
+const trapPairs = (family: readonly DescribedSkill[]): [DescribedSkill, DescribedSkill][] =>
+  confusablePairs(family).flatMap(({ a, b }): [DescribedSkill, DescribedSkill][] => [
+    [family[a]!, family[b]!],
+    [family[b]!, family[a]!],
+  ]);
 
 interface ScaffoldCase {
   id: string;
@@ -59,7 +59,7 @@ interface Planned {
  */
 const SIM_USUALLY = 0.98;
 
-function plannedCases(family: readonly ScaffoldSkill[]): Planned[] {
+function plannedCases(family: readonly DescribedSkill[]): Planned[] {
   const perSkill = family.flatMap((s): Planned[] => [
     {
       case: { id: `${s.dir}-happy`, prompt: `TODO: a request a user would type that needs ${s.dir} — ${gist(s.description)}`, expect: { skill: s.dir }, tags: ['happy'] },
@@ -79,7 +79,7 @@ function plannedCases(family: readonly ScaffoldSkill[]): Planned[] {
       p: SIM_USUALLY,
     },
   ]);
-  const traps = orderedPairs(family).map(([a, b]): Planned => ({
+  const traps = trapPairs(family).map(([a, b]): Planned => ({
     case: { id: `trap-${a.dir}-not-${b.dir}`, prompt: `TODO: a request in ${b.dir}'s words that really needs ${a.dir}`, expect: { skill: a.dir }, against: b.dir, tags: ['trap'] },
     usually: { skill: a.dir },
     sometimes: { skill: b.dir },
@@ -88,7 +88,7 @@ function plannedCases(family: readonly ScaffoldSkill[]): Planned[] {
   return [...perSkill, ...traps];
 }
 
-export const scaffoldCases = (family: readonly ScaffoldSkill[]): ScaffoldCase[] => plannedCases(family).map((c) => c.case);
+export const scaffoldCases = (family: readonly DescribedSkill[]): ScaffoldCase[] => plannedCases(family).map((c) => c.case);
 
 /**
  * Decision overrides for the tags `init` scaffolds: a vague request may fairly go either way, a near-miss must
@@ -113,8 +113,10 @@ function configText(paths: ScaffoldPaths): string {
   const alwaysPassingDecidedAfter = decideSequential(Array<boolean>(params.maxTrials).fill(true), caseDesign({ decision: params, design })).trials;
   return [
     schemaLine(paths.schema.config) + '# skillprobe configuration, written by `skillprobe init`. Flags on `skillprobe run` override these values.',
-    setting('agent', c.agent),
-    setting('model', c.model, 'passed to the agent CLI as --model'),
+    setting('agent', c.agent, `or run several: --agent ${AGENT_IDS.join(',')}`),
+    "# No model named: each agent asks for its CLI's own default. To choose one, name it per agent:",
+    '# models:',
+    ...AGENT_IDS.map((id) => `#   ${id}: ${adapterFor(id).defaultModel}`),
     setting('skillsDir', paths.skillsDir),
     setting('cases', paths.cases, 'every case file (a glob, or a list of globs)'),
     setting('transcriptsDir', c.transcriptsDir, 'one folder per run: raw transcripts, results.json'),
@@ -155,19 +157,20 @@ function yamlText(value: unknown, keys: { flow: readonly string[]; flowItems: re
   return doc.toString({ lineWidth: 0 });
 }
 
-function casesText(paths: ScaffoldPaths, family: readonly ScaffoldSkill[]): string {
+function casesText(paths: ScaffoldPaths, family: readonly DescribedSkill[]): string {
   return (
     schemaLine(paths.schema.cases) +
     `# A starter suite written by \`skillprobe init\`: replace every TODO prompt with a request a user would type.
-# Per skill a happy case and a near-miss negative; per sibling pair a trap each way (\`against\`: the sibling the
-# prompt is built to be mistaken for). Add \`plan:\` checks where a skill's command matters (see the README).
+# Per skill a happy case and a near-miss negative; a trap each way for every pair of siblings whose descriptions share
+# vocabulary (\`against\`: the sibling the prompt is built to be mistaken for). Add \`plan:\` checks where a skill's
+# command matters (see the README).
 ` +
     yamlText(scaffoldCases(family), { flow: ['expect', 'tags'], flowItems: [] })
   );
 }
 
 /** Rules that make the simulator behave as a good but imperfect model would on exactly these cases. */
-function profileText(paths: ScaffoldPaths, family: readonly ScaffoldSkill[]): string {
+function profileText(paths: ScaffoldPaths, family: readonly DescribedSkill[]): string {
   const rules = plannedCases(family).map((c) => ({ case: c.case.id, do: [{ p: c.p, ...c.usually }, { p: Number((1 - c.p).toFixed(2)), ...c.sometimes }] }));
   return (
     schemaLine(paths.schema.profile) +
@@ -181,6 +184,6 @@ function profileText(paths: ScaffoldPaths, family: readonly ScaffoldSkill[]): st
 }
 
 /** The texts of the three files `init` writes. Pure. */
-export function scaffold(family: readonly ScaffoldSkill[], paths: ScaffoldPaths): ScaffoldFiles {
+export function scaffold(family: readonly DescribedSkill[], paths: ScaffoldPaths): ScaffoldFiles {
   return { config: configText(paths), cases: casesText(paths, family), profile: profileText(paths, family) };
 }

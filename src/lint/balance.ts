@@ -1,5 +1,5 @@
 import { NO_SKILL } from '../load/cases.js';
-import { descriptionOverlaps, SIBLING_SCORE } from './overlap.js';
+import { confusablePairs } from './overlap.js';
 import { finding, namesSkill, type Finding, type LintCase, type LintSkill } from './types.js';
 
 /**
@@ -14,8 +14,7 @@ export function balanceFindings(skills: readonly LintSkill[], cases: readonly Li
     }
   }
   const traps = (a: LintSkill, b: LintSkill) => cases.some((c) => namesSkill(a, c.expect) && c.against.some((o) => namesSkill(b, o)));
-  for (const p of descriptionOverlaps(skills.map((s) => s.description))) {
-    if (p.score < SIBLING_SCORE) continue;
+  for (const p of confusablePairs(skills)) {
     for (const [a, b] of [[skills[p.a]!, skills[p.b]!], [skills[p.b]!, skills[p.a]!]] as const) {
       if (traps(a, b)) continue;
       out.push(

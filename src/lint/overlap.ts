@@ -25,8 +25,41 @@ export function descriptionTerms(text: string): string[] {
     .map((w) => (w.length > 4 && w.endsWith('ies') ? `${w.slice(0, -3)}y` : w.length > 3 && /[^su]s$/.test(w) ? w.slice(0, -1) : w));
 }
 
+/** A family member as the similarity reads it: its names and its description. */
+export type DescribedSkill = Pick<LintSkill, 'dir' | 'name' | 'description'>;
+
+const sentences = (text: string): string[] => text.split(/(?<=[.!?])\s+/);
+
+/** The names a text uses, whole: `atl-jira's` uses atl-jira, never atl. */
+const namesIn = (text: string): string[] => text.toLowerCase().match(/[a-z0-9]+(?:-[a-z0-9]+)*/g) ?? [];
+
+/** A name and its leading parts: `atl-jira` → atl, atl-jira. */
+const leadingParts = (name: string): string[] => name.split('-').map((_, i, parts) => parts.slice(0, i + 1).join('-'));
+
+/**
+ * Whether `text` sends the reader to `sibling`. A name that leads the skill's own (`atl` for `atl-jira`) is the tool
+ * both are named after, not a pointer to the other skill.
+ */
+function namesSibling(text: string, own: DescribedSkill, sibling: DescribedSkill): boolean {
+  const ownNames = [own.dir, own.name].flatMap(leadingParts);
+  const used = namesIn(text);
+  return [sibling.dir, sibling.name].some((n) => !ownNames.includes(n) && used.includes(n.toLowerCase()));
+}
+
+/**
+ * The description as it tells the skill apart: without the sentences that name a sibling. "Use atl-confluence for
+ * pages" separates the two skills, though it borrows the sibling's words; counting them would make the advice to say
+ * when to use the other raise the very similarity it lowers for a model.
+ */
+export function ownDescription(skill: DescribedSkill, family: readonly DescribedSkill[]): string {
+  const siblings = family.filter((s) => s !== skill);
+  return sentences(skill.description)
+    .filter((t) => !siblings.some((s) => namesSibling(t, skill, s)))
+    .join(' ');
+}
+
 export interface PairOverlap {
-  /** Indices into the descriptions given. */
+  /** Indices into the skills given. */
   a: number;
   b: number;
   /** Cosine similarity in [0, 1]. */
@@ -36,18 +69,18 @@ export interface PairOverlap {
 }
 
 /**
- * Every pair's similarity. IDF is smoothed (ln((1+N)/(1+df)) + 1) so that a word all siblings use still counts,
- * only less than a word two of them share.
+ * Every pair's similarity, over each description without its sentences that name a sibling. IDF is smoothed
+ * (ln((1+N)/(1+df)) + 1) so that a word all siblings use still counts, only less than a word two of them share.
  */
-export function descriptionOverlaps(descriptions: readonly string[]): PairOverlap[] {
-  const counts = descriptions.map((d) => {
+export function descriptionOverlaps(family: readonly DescribedSkill[]): PairOverlap[] {
+  const counts = family.map((skill) => {
     const m = new Map<string, number>();
-    for (const t of descriptionTerms(d)) m.set(t, (m.get(t) ?? 0) + 1);
+    for (const t of descriptionTerms(ownDescription(skill, family))) m.set(t, (m.get(t) ?? 0) + 1);
     return m;
   });
   const df = new Map<string, number>();
   for (const m of counts) for (const t of m.keys()) df.set(t, (df.get(t) ?? 0) + 1);
-  const n = descriptions.length;
+  const n = family.length;
   const vectors = counts.map((m) => new Map([...m].map(([t, c]) => [t, c * (Math.log((1 + n) / (1 + df.get(t)!)) + 1)])));
   const norm = vectors.map((v) => Math.sqrt([...v.values()].reduce((s, w) => s + w * w, 0)));
   const pairs: PairOverlap[] = [];
@@ -68,13 +101,17 @@ export const OVERLAP_WARNING = 0.3;
 /** From this score on, a pair shares enough vocabulary for a prompt to pull between them, so it needs traps each way. */
 export const SIBLING_SCORE = 0.1;
 
+/** The pairs whose descriptions share enough vocabulary to need a trap each way: what lint asks for and init writes. */
+export const confusablePairs = (family: readonly DescribedSkill[]): PairOverlap[] =>
+  descriptionOverlaps(family).filter((p) => p.score >= SIBLING_SCORE);
+
 const SHOWN_WORDS = 6;
 
 const sharedWords = (p: PairOverlap) => p.shared.slice(0, SHOWN_WORDS).join(', ') + (p.shared.length > SHOWN_WORDS ? ', …' : '');
 
 /** Every pair that shares any distinctive word, most alike first: why two siblings could be confused, before any run. */
 export function overlapTable(skills: readonly LintSkill[]): string {
-  const pairs = descriptionOverlaps(skills.map((s) => s.description))
+  const pairs = descriptionOverlaps(skills)
     .filter((p) => p.score > 0)
     .sort((x, y) => y.score - x.score);
   if (pairs.length === 0) return '';
@@ -85,7 +122,7 @@ export function overlapTable(skills: readonly LintSkill[]): string {
 
 /** A warning per pair of siblings whose descriptions read alike, with the score and the words behind it. */
 export function overlapFindings(skills: readonly LintSkill[]): Finding[] {
-  return descriptionOverlaps(skills.map((s) => s.description))
+  return descriptionOverlaps(skills)
     .filter((p) => p.score > OVERLAP_WARNING)
     .map((p) => {
       const [a, b] = [skills[p.a]!, skills[p.b]!];

@@ -46,12 +46,18 @@ export const configSchema = z
     agent: z.string().min(1).default('claude-code'),
     /** Several agents: the suite runs once per agent, each a run folder of its own under one folder (`--agent a,b`). */
     agents: z.array(z.string().min(1)).min(1).optional(),
-    /** A model per agent id, for runs of several agents (else `model`, else each agent's own default). */
-    models: z.record(z.string().min(1)).optional(),
+    models: z
+      .record(z.string().min(1))
+      .optional()
+      .describe("A model per agent id (`codex: gpt-5.5`); an agent not named here asks for its CLI's own default model."),
     /** Path to the agent binary; by default the pinned one from node_modules. */
     agentBinary: z.string().min(1).optional(),
-    /** By default the agent's own default model (its adapter's), filled in where the config is loaded. */
-    model: z.string().min(1).default('sonnet'),
+    // No default here: a model belongs to one CLI, so the agent's own default is filled in where the agent is known.
+    model: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("The model for a run of one agent, passed to its CLI; without it, the CLI's own default. Several agents: `models`."),
     trials: positiveInt(10_000).default(10),
     concurrency: positiveInt(64).default(2),
     skillsDir: z.string().min(1).default('skills'),

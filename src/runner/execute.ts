@@ -88,7 +88,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     startedAt: new Date().toISOString(),
     owner: currentOwner(),
     agent: { id: s.adapter.id, binary: s.binary },
-    model: s.config.model,
+    model: s.config.model ?? s.adapter.defaultModel,
     config: s.config,
     configFile: s.configFile,
     skills: s.skills.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),

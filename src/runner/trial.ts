@@ -38,7 +38,7 @@ function invocationRequest(ctx: TrialContext, ws: SealedWorkspace, prompt: strin
   const url = ctx.simulatorUrl;
   return {
     prompt,
-    model: ctx.config.model,
+    model: ctx.config.model ?? ctx.adapter.defaultModel,
     maxTurns: ctx.config.maxTurns,
     cliRetries: ctx.config.retries.cli,
     deadlineMs: ctx.config.timeouts.trialSeconds * 1000,

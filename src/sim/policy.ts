@@ -143,15 +143,29 @@ function instructions(body: SkillBody, args: string): string {
   return body.text.replace(/^---\n[\s\S]*?\n---\n/, '').replace(/\$ARGUMENTS/g, args);
 }
 
+/** The words `command` puts before `word`, when `word` is one of its words after the first. */
+function wordsBefore(command: string, word: string): string | undefined {
+  const words = command.split(/\s+/);
+  const at = words.indexOf(word, 1);
+  return at > 0 ? words.slice(0, at).join(' ') : undefined;
+}
+
 /**
- * One planned call, as a model following the skill would write it: the body's command that carries the rule's
- * args (the CLI has substituted them), else the body's first command. Never every line of every block: a real
+ * The one call a model following the skill plans, whichever CLI loaded it: the rule's args after the skill's command
+ * prefix. The body gives the prefix: its command that carries the args (`atl jira $ARGUMENTS`, filled in by the CLI or
+ * the model), else the words a command puts before the args' subcommand (`atl jira` of `atl jira create-issue
+ * --project KEY`). Without args, or a prefix, the body's first command. Never every line of every block: a real
  * SKILL.md holds install steps and alternatives that nobody would plan all at once.
  */
 export function plannedCall(body: string, args: string | undefined): string | undefined {
   const cmds = fencedCommands(body);
-  const withArgs = args ? cmds.find((c) => c.includes(args)) : undefined;
-  return withArgs ?? cmds[0];
+  const given = args?.trim();
+  if (!given) return cmds[0];
+  const carrying = cmds.find((c) => c.includes(given));
+  if (carrying !== undefined) return carrying;
+  const subcommand = given.split(/\s+/)[0]!;
+  const prefix = cmds.map((c) => wordsBefore(c, subcommand)).find((p) => p !== undefined);
+  return prefix === undefined ? cmds[0] : `${prefix} ${given}`;
 }
 
 function planReply(profile: Profile, id: TrialIdentity, body: SkillBody, args: string | undefined, policy: PlanPolicy): Reply {

@@ -68,6 +68,9 @@ export type Behaviour = z.output<typeof behaviourSchema>;
 export type PlanPolicy = z.output<typeof planSchema>;
 export type Rule = z.output<typeof ruleSchema>;
 
+/** Where `init` writes the project's simulator profile, and where `lint` looks for one when given none. */
+export const DEFAULT_PROFILE_FILE = 'sim/skillprobe.profile.yaml';
+
 export interface LoadedProfile {
   profile: Profile;
   /** The file as parsed, so later checks can point at file:line:col. */
