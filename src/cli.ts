@@ -340,7 +340,6 @@ function buildProgram(): Command {
       const agents = await reportStoredAgents(dir, reporters, IO);
       if (agents) {
         for (const r of agents.runs) reportDamaged(r.results);
-        for (const m of agents.missing) process.stderr.write(`agent ${m.id}: nothing to report, ${m.why} (\`skillprobe run --resume ${dir}\` runs it)\n`);
         // An agent with nothing to report is missing data, as a damaged trial is.
         const codes = [...agents.runs.map((r) => r.results.exitCode), ...agents.missing.map(() => EXIT.error)];
         process.exitCode = exitWithReports(worstExitCode(codes), agents.failed);

@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { validateXML } from 'xmllint-wasm';
 import { describe, expect, it } from 'vitest';
 import { REPORTER_NAMES, REPORTERS } from '../src/report/registry.js';
 import type { AgentsReportInput } from '../src/report/reporter.js';
@@ -66,6 +69,18 @@ describe('every reporter renders a run of several agents', () => {
     expect(xml.match(/<testsuite name="codex · /g)).toHaveLength(input.runs[1]!.results.summary.cases.length);
     expect(xml).toContain('classname="skillprobe.codex.jira-create"');
     expect(xml).toContain('classname="skillprobe.claude-code.jira-create"');
+  });
+
+  it.each(REPORTER_NAMES)('%s names an agent the run was for that has nothing to report, and how to run it', async (name) => {
+    const text = REPORTERS[name]({ colour: false }).renderAgents({ ...input, missing: [{ id: 'gemini', why: 'not started: the run stopped before it' }] });
+    expect(text).toContain('gemini');
+    expect(text).toContain('not started: the run stopped before it');
+    if (name !== 'json') expect(text.replace(/\s+/g, ' ')).toContain('skillprobe run --resume transcripts/r1');
+    if (name === 'junit') {
+      expect(text).toMatch(/<testsuite name="gemini · no run to report"[^>]*skipped="1"/);
+      const result = await validateXML({ xml: [{ fileName: 'agents.xml', contents: text }], schema: [readFileSync(join(import.meta.dirname, 'fixtures/junit/junit-10.xsd'), 'utf8')] });
+      expect(result.errors.map((e) => e.rawMessage)).toEqual([]);
+    }
   });
 
   it('terminal and markdown show the matrix with its legend', () => {

@@ -30,14 +30,22 @@ export const resultsOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'res
 export const onlyRun = (project: string) => join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
 
 /**
- * One case whose model stream stalls, with one attempt (a stall is missing data and would otherwise be re-run), run
- * at `deadlineS`: the project, the workspace folder and the run folder, for the caller to check and remove.
+ * Two cases whose model stream stalls, with one attempt each (a stall is missing data and would otherwise be re-run),
+ * run at `deadlineS`: `stalls` before the model acts, `stalls-after` once the expected skill loaded. The project,
+ * the workspace folder and the run folder, for the caller to check and remove.
  */
 export async function stalledRun(config: string, deadlineS: number): Promise<{ project: string; workdir: string; dir: string; exitCode: number | undefined }> {
   const project = makeProject({
     ...baseProject(),
-    'cases/main.yaml': casesFor(['stalls']),
-    'sim.yaml': 'name: stall\nseed: 1\nrules:\n  - { case: stalls, do: [{ stall: true }] }\n',
+    'cases/main.yaml': casesFor(['stalls', 'stalls-after']),
+    'sim.yaml': [
+      'name: stall',
+      'seed: 1',
+      'rules:',
+      '  - { case: stalls, do: [{ stall: true }] }',
+      '  - { case: stalls-after, do: [{ skill: alpha, args: "create --name demo" }], plan: { stall: 1 } }',
+      '',
+    ].join('\n'),
     'skillprobe.config.yaml': `${config}retries:\n  infra: 0\n`,
   });
   const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
@@ -76,7 +84,13 @@ export function describeStalledTrial(agent: string, agentConfig: string, deadlin
 
     it('scores it as missing data, never a "did not trigger" FAIL: the model never acted', () => {
       expect(run.exitCode).toBe(4);
-      expect(resultsOf(run.dir).outcomes).toEqual([expect.objectContaining({ status: 'infra_error', passed: null })]);
+      expect(resultsOf(run.dir).outcomes.filter((o) => o.caseId === 'stalls')).toEqual([expect.objectContaining({ status: 'infra_error', passed: null })]);
+    });
+
+    it('a stall once the expected skill loaded is not a miss: the trigger was settled before it, and the pass stands', () => {
+      expect(resultsOf(run.dir).outcomes.filter((o) => o.caseId === 'stalls-after')).toEqual([
+        expect.objectContaining({ status: 'ok', stoppedAfterSettled: 'infra_error', fired: 'expected', passed: true }),
+      ]);
     });
 
     it('leaves no process and no workspace behind', () => {

@@ -1,7 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
+import { baseProject, CLI, cleanup, makeProject, runCli, testEnv } from './helpers.js';
 import type { Results } from '../src/run/schema.js';
 
 /**
@@ -113,4 +114,56 @@ describe('exit codes through the real CLI', () => {
     const again = await runCli(['report', runDir], { cwd: runDir });
     expect(again.exitCode).toBe(1);
   }, ONE_RUN_MS);
+});
+
+describe('the output and the run folder going away under a run', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+  const project = () => {
+    const dir = makeProject({
+      ...baseProject(),
+      'cases/main.yaml': CASES,
+      'sim.yaml': 'seed: 3\nrules:\n  - case: c\n    do:\n      - { p: 1, skill: alpha, args: "create" }\n',
+    });
+    dirs.push(dir);
+    return dir;
+  };
+
+  it('a reader that closes stdout early (run | head -1): no EPIPE trace, and the run goes on to its results', async () => {
+    const dir = project();
+    // The shell reports the exit status of skillprobe itself, not of head.
+    const r = await execa('bash', ['-c', `node '${CLI}' run --sim sim.yaml --arms skill --trials 3 --transcripts runs | head -1; exit "\${PIPESTATUS[0]}"`], {
+      cwd: dir,
+      env: testEnv(),
+      extendEnv: false,
+      reject: false,
+      timeout: ONE_RUN_MS,
+    });
+    expect(r.stdout.split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/EPIPE|internal error|\n\s+at /);
+    expect(r.exitCode).toBe(3); // the verdicts' code: three passes cannot tell 0.8 from 0.5
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+    expect((JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results).outcomes).toHaveLength(3);
+  }, ONE_RUN_MS);
+
+  it('the transcripts folder deleted mid-run: the storage error, named (exit 70), never an internal one', async () => {
+    const dir = project();
+    const child = execa('node', [CLI, 'run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '12', '--concurrency', '1', '--transcripts', 'runs'], { cwd: dir, env: testEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
+    const stored = () => (existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs'), { recursive: true, encoding: 'utf8' }).some((f) => f.endsWith('.meta.json')) : false);
+    const deadline = Date.now() + ONE_RUN_MS;
+    while (!stored() && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
+    rmSync(join(dir, 'runs'), { recursive: true, force: true });
+    const r = await child;
+    expect(r.stderr).not.toMatch(/internal error/);
+    expect(r.stderr).toMatch(/skillprobe: cannot write \S*runs\S*: /);
+    expect(r.exitCode).toBe(70);
+  }, ONE_RUN_MS);
+
+  it.each([['NOSUCHCOMMAND', '--help'], ['rnu', '--help'], ['nope', '']])('an unknown command (%s %s) is a usage mistake, exit 2, even with --help', async (...args) => {
+    const r = await runCli(args.filter(Boolean), { cwd: project() });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(new RegExp(`error: unknown command '${args[0]}'`));
+    if (args[0] === 'rnu') expect(r.stderr).toMatch(/Did you mean run\?/);
+    expect(r.stdout).toBe('');
+  });
 });

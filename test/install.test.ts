@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,7 +61,9 @@ describe('installed from a packed tarball into an empty project', () => {
   it('ships the built CLI, the JSON Schemas and the README, and no tests or sources', () => {
     const pkg = join(project, 'node_modules', 'skillprobe');
     const files = readdirSync(pkg);
-    expect(files).toEqual(expect.arrayContaining(['dist', 'schemas', 'README.md', 'package.json']));
+    expect(files).toEqual(expect.arrayContaining(['dist', 'schemas', 'examples', 'README.md', 'package.json']));
+    // The README points at the example workflow: it ships.
+    expect(existsSync(join(pkg, 'examples', 'github-actions', 'skillprobe-sharded.yml'))).toBe(true);
     expect(files).not.toContain('test');
     expect(files).not.toContain('src');
     expect(readdirSync(join(pkg, 'schemas')).sort()).toEqual(SCHEMA_NAMES.map(schemaFileName).sort());
@@ -89,4 +91,24 @@ describe('installed from a packed tarball into an empty project', () => {
     expect(results.outcomes.length).toBeGreaterThan(0);
     expect(results.outcomes.every((o) => o.status === 'ok')).toBe(true);
   }, 300_000);
+});
+
+describe('installed from a git checkout', () => {
+  const work = realpathSync(mkdtempSync(join(tmpdir(), 'sp-git-install-')));
+  afterAll(() => cleanup(work));
+
+  it('npm\'s prepare hook (what a git install runs after cloning) builds dist/ from the sources, and packs it', async () => {
+    // What a clone holds: the sources, never dist/; its dependencies as npm installs them before `prepare`.
+    for (const f of ['package.json', 'tsconfig.json', 'README.md']) cpSync(join(ROOT, f), join(work, f));
+    for (const d of ['src', 'examples']) cpSync(join(ROOT, d), join(work, d), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
+    expect(existsSync(join(work, 'dist'))).toBe(false);
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', npm_config_offline: 'true', npm_config_update_notifier: 'false' };
+    const packed = await run('npm', ['pack', '--dry-run', '--json'], work, env);
+    expect(packed.exitCode, packed.all).toBe(0);
+    const listed = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+    expect(listed).toEqual(expect.arrayContaining(['dist/cli.js', 'dist/runner/watchdog-main.js', 'schemas/config.schema.json', 'examples/github-actions/skillprobe-sharded.yml']));
+    const version = await run('node', [join(work, 'dist', 'cli.js'), '--version'], work, env);
+    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
+  }, 240_000);
 });

@@ -121,7 +121,9 @@ describe('a run of several agents killed mid-way is reported and resumed as one 
     const partial = await runCli(['report', dir], { cwd: project });
     expect(partial.stderr).not.toMatch(/internal error|RangeError|at .*\.js:\d+/);
     expect(partial.stdout).toContain('═══ agent claude-code');
-    expect(partial.stderr).toMatch(/agent codex: nothing to report, not started: the run stopped before it \(`skillprobe run --resume .*` runs it\)/);
+    expect(partial.stdout.replace(/\s+/g, ' ')).toMatch(/MISSING · 1 agent of this run with nothing to report agent codex: nothing to report, not started: the run stopped before it \(`skillprobe run --resume .*` runs it\)/);
+    const json = JSON.parse((await runCli(['report', dir, '--json'], { cwd: project })).stdout) as { missing: { id: string }[] };
+    expect(json.missing.map((m) => m.id)).toEqual(['codex']);
     expect(partial.exitCode).toBeGreaterThanOrEqual(1); // missing data (4) or a failing verdict (1), never a clean 0
     expect(partial.exitCode).not.toBe(70);
 
@@ -138,7 +140,7 @@ describe('a run of several agents killed mid-way is reported and resumed as one 
     for (const a of done.agents) expect(readJson<Results>(join(dir, a.dir, 'results.json')).outcomes).toHaveLength(8);
     const whole = await runCli(['report', dir], { cwd: project });
     expect(whole.exitCode).toBe(resumed.exitCode);
-    expect(whole.stderr).not.toMatch(/nothing to report/);
+    expect(whole.stdout).not.toMatch(/nothing to report/);
     // Agents named again must be the run's own.
     const other = await runCli(['run', ...flags, '--resume', dir, '--agent', 'gemini'], { cwd: project });
     expect(other.exitCode).toBe(2);

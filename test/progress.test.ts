@@ -5,7 +5,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { explainOutcome } from '../src/grade/explain.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import type { Arm } from '../src/run/config-schema.js';
-import { createProgress, fit } from '../src/runner/progress.js';
+import { createProgress, fit, startLine } from '../src/runner/progress.js';
 import { waldDesign } from '../src/stats/sprt.js';
 import { designOperating, expectedRemainingTrials } from '../src/stats/sequential-design.js';
 import { FixedScheduler, SequentialScheduler } from '../src/trials/schedule.js';
@@ -78,7 +78,7 @@ describe('expected trials, for the progress estimate', () => {
 });
 
 describe('progress output', () => {
-  const state = { done: 3, expectedTotal: 40, decided: 1, cases: 5, failures: 2 };
+  const state = { done: 3, expectedTotal: 40, plannedTotal: 90, decided: 1, cases: 5, failures: 2 };
 
   it('off a terminal: one line per trial with the graded result, expected total and cases decided', () => {
     const out = new PassThrough();
@@ -88,8 +88,12 @@ describe('progress output', () => {
     p.start({ ...state, done: 0 });
     p.trialDone({ caseId: 'jira', arm: 'skill', n: 3 }, 'fail: plan: verb create-issue: used create', 812, state);
     p.stop();
-    expect(text).toContain('running about 40 trials');
+    expect(text).toContain("running about 40 trials over 5 cases (at most 90; updated as cases decide)\n  40 is the designs' expected number if each case's rate sits at its threshold");
     expect(text).toContain('[3/~40 · 1/5 decided] jira/skill#3: fail: plan: verb create-issue: used create · 812 ms · 2 failed so far');
+  });
+
+  it('a fixed design says its exact count, with nothing to explain', () => {
+    expect(startLine({ ...state, done: 0, expectedTotal: 60, plannedTotal: 60 })).toBe('running 60 trials over 5 cases\n');
   });
 
   it('fits long text to a width', () => {
@@ -99,7 +103,7 @@ describe('progress output', () => {
 });
 
 describe('progress bar on a terminal', () => {
-  const state = { done: 7, expectedTotal: 96, decided: 2, cases: 11, failures: 3 };
+  const state = { done: 7, expectedTotal: 96, plannedTotal: 200, decided: 2, cases: 11, failures: 3 };
   const longVerdict = 'fail: plan: verb create-issue: used create, and a long tail of detail that will not fit';
 
   /** The bar's last line on a terminal of `columns` (undefined: one that does not say), after one trial. */

@@ -8,5 +8,5 @@ export const jsonReporter: Reporter = {
   description: 'the results as JSON (exactly results.json; compare: the comparison; several agents: each one\'s and the matrix)',
   render: ({ results }) => json(results),
   renderComparison: (comparison) => json(comparison),
-  renderAgents: ({ runs, matrix }) => json({ agents: runs.map((r) => r.results), matrix }),
+  renderAgents: ({ runs, matrix, missing }) => json({ agents: runs.map((r) => r.results), matrix, missing }),
 };

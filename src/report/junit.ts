@@ -3,7 +3,7 @@ import { explainOutcome } from '../grade/explain.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { advice, agentRefusalFixes } from './advice.js';
 import { fmt } from './format.js';
-import type { ReportInput, Reporter } from './reporter.js';
+import type { MissingAgent, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
 import type { CaseChange, Comparison, ComparedRun } from '../verdict/comparison.js';
@@ -15,6 +15,7 @@ import {
   designText,
   estimateText,
   METHOD_NAME,
+  missingAgentText,
   passBelowThreshold,
   rateText,
   REFUSED_AS,
@@ -232,6 +233,12 @@ function suitesOf({ manifest, results, runDir }: ReportInput, agent?: string): {
   });
 }
 
+/** An agent of the run with nothing to report: one skipped test, neither pass nor fail (the exit code gates on it). */
+function missingAgentSuite(m: MissingAgent, runDir: string): { counts: Counts; element: XmlElement } {
+  const text = missingAgentText(m, runDir);
+  return testSuite(`${m.id} · no run to report`, { agent: m.id, missing: m.why }, [testCase(`${m.id} run`, m.id, 'skipped', { message: text, text })], { timestamp: new Date(0).toISOString() });
+}
+
 function runProperties(label: string, r: ComparedRun): Attributes {
   return {
     [`${label} run`]: `${r.runId} (${r.dir})`,
@@ -287,5 +294,6 @@ export const junitReporter: Reporter = {
   description: 'JUnit XML for CI test views: a suite per case and arm, a test per trial, one more for the verdict',
   render: (input) => document(suitesOf(input), input.results.run.simulated),
   renderComparison,
-  renderAgents: ({ runs }) => document(runs.flatMap((r) => suitesOf(r, r.results.run.agent.id)), runs.some((r) => r.results.run.simulated)),
+  renderAgents: ({ runs, missing, runDir }) =>
+    document([...runs.flatMap((r) => suitesOf(r, r.results.run.agent.id)), ...missing.map((m) => missingAgentSuite(m, runDir))], runs.some((r) => r.results.run.simulated)),
 };

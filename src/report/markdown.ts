@@ -14,6 +14,7 @@ import {
   designText,
   kindCounts,
   METHOD_NAME,
+  missingAgentText,
   modelText,
   needsExplaining,
   passNotes,
@@ -254,7 +255,8 @@ function agentsHeader({ runs, matrix }: AgentsReportInput): string[] {
 }
 
 function renderAgents(input: AgentsReportInput): string {
-  return fit([agentsHeader(input), ...input.runs.map((r) => ['', render(r).trimEnd()])]);
+  const missing = input.missing.map((m) => `> ⚠️ **missing** · ${inline(missingAgentText(m, input.runDir))}`);
+  return fit([agentsHeader(input), ...(missing.length ? [['', ...missing]] : []), ...input.runs.map((r) => ['', render(r).trimEnd()])]);
 }
 
 /** GitHub-flavoured markdown for a job's step summary or a pull-request comment. */

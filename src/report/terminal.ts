@@ -10,6 +10,7 @@ import { transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/sc
 import {
   ADJUSTED_MARK,
   AGENT_MATRIX_NOTE,
+  missingAgentText,
   agentCellText,
   budgetStops,
   caseFacts,
@@ -276,7 +277,8 @@ export function terminalReporter(colour: boolean): Reporter {
     renderComparison: (comparison) => comparisonText(comparison, c),
     renderAgents(input: AgentsReportInput): string {
       const each = input.runs.map((r) => `${c.bold(`═══ agent ${r.results.run.agent.id} · run folder ${r.runDir}`)}\n\n${reporter.render(r)}`);
-      return [...each, agentMatrixSection(input, c).join('\n')].join('\n') + '\n';
+      const missing = input.missing.length ? [paragraph(c.red(`MISSING · ${plural(input.missing.length, 'agent')} of this run with nothing to report`)), ...input.missing.map((m) => paragraph(missingAgentText(m, input.runDir)))] : [];
+      return [...each, agentMatrixSection(input, c).join('\n'), ...(missing.length ? [missing.join('\n')] : [])].join('\n') + '\n';
     },
     render(input: ReportInput): string {
       const { results } = input;

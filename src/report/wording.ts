@@ -1,3 +1,4 @@
+import type { MissingAgent } from './reporter.js';
 import { NONE } from '../grade/outcome.js';
 import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { fmt, interval, plural } from './format.js';
@@ -225,5 +226,8 @@ export function agentCellText(cell: AgentCell | undefined, expect: string): stri
   const rate = cell.triggerRate === undefined ? 'no evidence' : `${expect === NONE ? 'false triggers' : 'fires'} ${Math.round(cell.triggerRate * 100)}%`;
   return `${cell.verdict} ${cell.passes}/${cell.scored} · ${rate}`;
 }
+
+/** An agent the run was for with nothing to report, and how to get it: `agent codex: nothing to report (…)`. */
+export const missingAgentText = (m: MissingAgent, runDir: string) => `agent ${m.id}: nothing to report, ${m.why} (\`skillprobe run --resume ${runDir}\` runs it)`;
 
 export const AGENT_MATRIX_NOTE = 'Each cell: verdict, passes/scored, and how often the expected skill fired (for a negative case, how often any skill fired). ◆ marks a case where the agents disagree.';

@@ -5,8 +5,13 @@ import type { TrialRef } from '../run/schema.js';
 /** Where a run stands, for progress output. */
 export interface ProgressState {
   done: number;
-  /** Trials the run is expected to take (exact expectation for sequential designs), not an upper bound. */
+  /**
+   * Trials the run is expected to take: exact for a fixed design; for sequential ones the exact expectation from
+   * where each case stands, when its rate sits at a threshold (p0 or p1, whichever takes longer).
+   */
   expectedTotal: number;
+  /** The most it can take: every undecided case to its design's maximum. */
+  plannedTotal: number;
   decided: number;
   cases: number;
   /** Scored skill-arm failures (the ablation arm is expected to fail its plan checks). */
@@ -47,6 +52,18 @@ function fixedWidth(s: ProgressState): number {
     .replace('{last}', '').length;
 }
 
+/**
+ * What the run expects to take, said as what it is: before any trial nothing is known of a case's rate, so the
+ * expectation is the one at its threshold, where a sequential design is slowest; the counts below update it.
+ */
+export function startLine(s: ProgressState): string {
+  if (s.plannedTotal <= s.expectedTotal) return `running ${plural(s.expectedTotal, 'trial')} over ${plural(s.cases, 'case')}\n`;
+  return (
+    `running about ${plural(s.expectedTotal, 'trial')} over ${plural(s.cases, 'case')} (at most ${s.plannedTotal}; updated as cases decide)\n` +
+    `  ${s.expectedTotal} is the designs' expected number if each case's rate sits at its threshold: fewer the further it is from one\n`
+  );
+}
+
 export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
   if (stream.isTTY) {
     const width = () => stream.columns || 100;
@@ -74,7 +91,7 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     };
   }
   return {
-    start: (s) => stream.write(`running about ${plural(s.expectedTotal, 'trial')} (the expected number) over ${plural(s.cases, 'case')}\n`),
+    start: (s) => stream.write(startLine(s)),
     trialDone: (ref, verdict, wallMs, s) =>
       stream.write(`[${s.done}/~${Math.max(s.expectedTotal, s.done)} · ${s.decided}/${s.cases} decided] ${trialName(ref)}: ${fit(verdict, 160)} · ${wallMs} ms · ${s.failures} failed so far\n`),
     stop: () => {},

@@ -169,6 +169,8 @@ export function plannedCall(body: string, args: string | undefined): string | un
 }
 
 function planReply(profile: Profile, id: TrialIdentity, body: SkillBody, args: string | undefined, policy: PlanPolicy): Reply {
+  // The service failing after the model chose its skill: what a trial cut short with its trigger settled looks like.
+  if (seededUniform(profile.seed, id.key, 'plan-stall') < policy.stall) return { type: 'stall', partialText: 'Here is the plan' };
   let cmd = plannedCall(instructions(body, args ?? ''), args);
   if (cmd === undefined) return answer('I loaded the skill, but it gives no command to run for this request.', '');
   if (seededUniform(profile.seed, id.key, 'plan') < policy.wrong) cmd = mutateCommand(cmd, policy.mutate);

@@ -34,6 +34,8 @@ const planSchema = z
     /** Probability that the plan after a loaded skill is deliberately wrong. */
     wrong: z.number().min(0).max(1).default(0),
     mutate: z.enum(['abbreviate', 'drop-flag']).default('abbreviate'),
+    /** Probability that the stream stalls once the skill loaded (headers and a first piece, then nothing). */
+    stall: z.number().min(0).max(1).default(0),
   })
   .strict();
 

@@ -1,5 +1,5 @@
 import type { AgentsReportInput } from '../reporter.js';
-import { AGENT_MATRIX_NOTE, agentCellText, simulatorText, SIMULATED_NOTE } from '../wording.js';
+import { AGENT_MATRIX_NOTE, agentCellText, missingAgentText, simulatorText, SIMULATED_NOTE } from '../wording.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
 import { section, simulatedBanner, VERDICT_TONE } from './parts.js';
@@ -23,6 +23,7 @@ export function agentsPage(input: AgentsReportInput): string {
   const body = html`<h1>skillprobe · ${input.runs.length} agents · <code>${input.runDir}</code></h1>
 ${simulated ? simulatedBanner(`${simulatorText(simulated)} ${SIMULATED_NOTE}`) : ''}
 ${section('agents', 'Agents × cases', AGENT_MATRIX_NOTE, matrixTable(input))}
-${section('runs', 'Each agent’s run', 'Every agent ran the whole suite in its own run folder.', html`<ul>${folders}</ul>`)}`;
+${section('runs', 'Each agent’s run', 'Every agent ran the whole suite in its own run folder.', html`<ul>${folders}</ul>`)}
+${input.missing.length ? section('missing', 'Agents with nothing to report', 'The run was for these agents too; the exit code counts them as missing data.', html`<ul>${input.missing.map((m) => html`<li>${missingAgentText(m, input.runDir)}</li>`)}</ul>`) : ''}`;
   return standalonePage(`skillprobe · ${input.runs.map((r) => r.results.run.agent.id).join(', ')}`, body);
 }
