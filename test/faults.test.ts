@@ -232,9 +232,9 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     const row = new Row('kill9');
     const points = fc.sample(fc.integer({ min: 1000, max: 5000 }), { seed: 8, numRuns: 10 });
     for (const [i, at] of points.entries()) {
-      // The deadline only ends the stalled case's trials; the resume check below reruns these flags many at a time, and
-      // a quick trial must never meet it on a busy machine (a 6 s deadline did: its trials became missing data).
-      const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '2', '--timeout', '20'], i);
+      // The deadline only ends the stalled case's trials; the resume check below reruns these flags, and a quick trial
+      // must never meet it on a busy machine (6 s did, with twelve CLIs starting at once: its trials became missing data).
+      const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '2', '--timeout', '10'], i);
       await sleep(at);
       h.child.kill('SIGKILL');
       await h.child;
@@ -361,37 +361,30 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     await afterFault(row, runDir);
   }
 
-  it('the transcripts folder turning read-only mid-run: exit 70 within seconds, stored trials kept', async (ctx) => {
-    const row = new Row('read-only');
-    // chmod does not stop root; the immutable attribute does, where the file system and capabilities allow it.
+  /**
+   * Makes folders read-only, or back: chmod, or as root (whom chmod does not stop) the immutable attribute, where the
+   * file system and capabilities allow it; undefined when neither can stop a write here.
+   */
+  async function readOnlyFolders(): Promise<((dirs: string[], on: boolean) => Promise<unknown>) | undefined> {
     const asRoot = process.getuid?.() === 0;
-    if (asRoot && (await execa('chattr', ['+i', root], { reject: false })).exitCode !== 0) {
-      ctx.skip('running as root, where chmod does not stop writes, and `chattr +i` is unavailable here');
-    }
+    if (asRoot && (await execa('chattr', ['+i', root], { reject: false })).exitCode !== 0) return undefined;
     if (asRoot) await execa('chattr', ['-i', root]);
-    await expectStopsOnWriteFault(
-      row,
-      (dir) => (asRoot ? execa('chattr', ['+i', dir]) : chmodSync(dir, 0o555)),
-      (dir) => (asRoot ? execa('chattr', ['-i', dir]) : chmodSync(dir, 0o755)),
-      /skillprobe: cannot write .*neg-weather\/skill\/\d+\.jsonl.*(EACCES|EPERM)/,
-    );
+    return (dirs, on) => Promise.all(dirs.map((d) => (asRoot ? execa('chattr', [on ? '+i' : '-i', d]) : chmodSync(d, on ? 0o555 : 0o755))));
+  }
+  const NO_READ_ONLY = 'running as root, where chmod does not stop writes, and `chattr +i` is unavailable here';
+  const READ_ONLY_ERROR = /skillprobe: cannot write .*neg-weather\/skill\/\d+\.jsonl.*(EACCES|EPERM)/;
+
+  it('the transcripts folder turning read-only mid-run: exit 70 within seconds, stored trials kept', async (ctx) => {
+    const lock = await readOnlyFolders();
+    if (!lock) return ctx.skip(NO_READ_ONLY);
+    await expectStopsOnWriteFault(new Row('read-only'), (arm) => lock([arm], true), (arm) => lock([arm], false), READ_ONLY_ERROR);
   }, 60_000);
 
   it('the whole run folder turning read-only mid-run: run.json still says failed (rewritten in place)', async (ctx) => {
-    const row = new Row('read-only-run');
-    const asRoot = process.getuid?.() === 0;
-    if (asRoot && (await execa('chattr', ['+i', root], { reject: false })).exitCode !== 0) {
-      ctx.skip('running as root, where chmod does not stop writes, and `chattr +i` is unavailable here');
-    }
-    if (asRoot) await execa('chattr', ['-i', root]);
+    const lock = await readOnlyFolders();
+    if (!lock) return ctx.skip(NO_READ_ONLY);
     // No new entry can be made in the run folder (an atomic write's temp file), nor in the arm folder.
-    const lock = (dirs: string[], on: boolean) => Promise.all(dirs.map((d) => (asRoot ? execa('chattr', [on ? '+i' : '-i', d]) : chmodSync(d, on ? 0o555 : 0o755))));
-    await expectStopsOnWriteFault(
-      row,
-      (arm, run) => lock([arm, run], true),
-      (arm, run) => lock([arm, run], false),
-      /skillprobe: cannot write .*neg-weather\/skill\/\d+\.jsonl.*(EACCES|EPERM)/,
-    );
+    await expectStopsOnWriteFault(new Row('read-only-run'), (arm, run) => lock([arm, run], true), (arm, run) => lock([arm, run], false), READ_ONLY_ERROR);
   }, 60_000);
 
   it('the disk filling up mid-run: exit 70 within seconds naming ENOSPC, stored trials kept', async () => {
@@ -492,10 +485,10 @@ describe('a transcript longer than any JavaScript string', () => {
 
 describe('--resume after each fault reaches the verdicts of the uninterrupted run', () => {
   const verdictsOf = (stdout: string) => (JSON.parse(stdout) as Results).verdicts.map((v) => [v.caseId, v.verdict, v.scored, v.passes]);
-  // Concurrency may differ on a resume. Stalled trials only wait, but every CLI start costs CPU: two runs at 4 each
+  // Concurrency may differ on a resume. Stalled trials only wait, but every CLI start costs CPU: two runs at 3 each
   // keep a quick trial's start well inside the rows' deadlines on two busy cores.
   const run = (args: string[], transcripts: string, workdir: string) =>
-    runCli(['run', '--arms', 'skill', '--concurrency', '4', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], { cwd: project, timeoutMs: 180_000 });
+    runCli(['run', '--arms', 'skill', '--concurrency', '3', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], { cwd: project, timeoutMs: 180_000 });
 
   it('every run folder a fault interrupted, resumed with the flags it started with', async () => {
     const workdir = mkdtempSync(join(root, 'work-resume-'));

@@ -57,6 +57,15 @@ const storedTrials = (runDir: string) =>
 // how each case was decided does not.
 const decisions = (r: Results) => r.verdicts.map((v) => [v.caseId, v.verdict, v.decidedAt ?? null, v.llr]);
 
+/** The three-trial run every refusal below starts from: the run folder it wrote. */
+const SHORT = [...RUN, '--max-trials', '3', '--min-trials', '3'];
+async function shortRun(dir: string): Promise<string> {
+  await runCli([...SHORT, '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
+  return join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+}
+/** Marks a stored run interrupted, as a Ctrl-C would have left it. */
+const markInterrupted = (runDir: string) => writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...read<RunManifest>(join(runDir, 'run.json')), status: 'interrupted' }));
+
 describe('run --resume: an interrupted run finishes with the decisions of an uninterrupted one', () => {
   it('after Ctrl-C, --resume runs only the missing trials and reaches the same verdicts', async () => {
     const dir = project();
@@ -126,14 +135,12 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
 describe('run --resume: one writer per run folder', () => {
   it('two resumes of one folder started together: one goes ahead, the other is refused at once, naming the holder', async () => {
     const dir = project();
-    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
-    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const runDir = await shortRun(dir);
     // Back to an interrupted run with every trial still to run, so the resume that goes ahead takes a while.
     rmSync(join(runDir, 'trials'), { recursive: true });
     rmSync(join(runDir, 'results.json'));
-    const m = read<RunManifest>(join(runDir, 'run.json'));
-    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...m, status: 'interrupted' }));
-    const resume = () => runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    markInterrupted(runDir);
+    const resume = () => runCli([...SHORT, '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
     const [a, b] = await Promise.all([resume(), resume()]);
     const [refused, ran] = a.exitCode === 2 ? [a, b] : [b, a];
     expect(refused.exitCode, refused.stderr).toBe(2);
@@ -150,14 +157,12 @@ describe('run --resume: one writer per run folder', () => {
 describe('run --resume: what it must never do', () => {
   it('a transcript whose meta.json is missing is kept as an earlier attempt, never overwritten, and its trial runs again', async () => {
     const dir = project();
-    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
-    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const runDir = await shortRun(dir);
     const arm = join(runDir, 'trials', 'pos-alpha', 'skill');
     const before = readFileSync(join(arm, '2.jsonl'));
     rmSync(join(arm, '2.meta.json'));
-    const m = read<RunManifest>(join(runDir, 'run.json'));
-    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...m, status: 'interrupted' }));
-    const r = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    markInterrupted(runDir);
+    const r = await runCli([...SHORT, '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.stderr).toMatch(/a transcript without its meta\.json, kept as trials\/pos-alpha\/skill\/2\.a1\.jsonl: its trial runs again/);
     expect(readFileSync(join(arm, '2.a1.jsonl'))).toEqual(before);
@@ -167,10 +172,9 @@ describe('run --resume: what it must never do', () => {
 
   it('a simulated run resumed without --sim names the flag, not missing credentials', async () => {
     const dir = project();
-    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
-    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
-    const withoutSim = RUN.filter((a, i) => a !== '--sim' && RUN[i - 1] !== '--sim');
-    const r = await runCli([...withoutSim, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
+    const runDir = await shortRun(dir);
+    const withoutSim = SHORT.filter((a, i) => a !== '--sim' && SHORT[i - 1] !== '--sim');
+    const r = await runCli([...withoutSim, '--resume', runDir], { cwd: dir, env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--sim: run .* ran against the model simulator \(profile sim\.yaml\), and its resume must too — add --sim sim\.yaml/);
     expect(r.stderr).not.toMatch(/credential|API key/i);
@@ -178,18 +182,16 @@ describe('run --resume: what it must never do', () => {
 
   it('an edit of the simulator profile that changes behaviour is refused by name; one that does not (a comment) is not', async () => {
     const dir = project();
-    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
-    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
-    const m = read<RunManifest>(join(runDir, 'run.json'));
-    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...m, status: 'interrupted' }));
+    const runDir = await shortRun(dir);
+    markInterrupted(runDir);
     const profile = readFileSync(join(dir, 'sim.yaml'), 'utf8');
     writeFileSync(join(dir, 'sim.yaml'), `# a comment changes nothing\n${profile}`);
-    const comment = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    const comment = await runCli([...SHORT, '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
     expect(comment.exitCode, comment.stderr).not.toBe(2);
-    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...read<RunManifest>(join(runDir, 'run.json')), status: 'interrupted' }));
+    markInterrupted(runDir);
     // Two behaviour weights, and nothing else.
     writeFileSync(join(dir, 'sim.yaml'), profile.replace('{ p: 0.8, skill: alpha, args: "create" }, { p: 0.2, answer: "done" }', '{ p: 0.7, skill: alpha, args: "create" }, { p: 0.3, answer: "done" }'));
-    const edited = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
+    const edited = await runCli([...SHORT, '--resume', runDir], { cwd: dir, env });
     expect(edited.exitCode).toBe(2);
     expect(edited.stderr).toMatch(/changed since this run started: simulator profile \(--sim: its behaviour was edited \([0-9a-f]{8} → [0-9a-f]{8}\)\)/);
   }, 300_000);

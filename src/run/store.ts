@@ -113,32 +113,22 @@ async function readValidated<S extends z.ZodTypeAny>(file: string, schema: S): P
   }
 }
 
-/** A run folder's stored results, read synchronously for loaders that run before anything async (`--last-failed`). */
-export function readResultsSync(runDir: string): Parsed<Results> {
+function readValidatedSync<S extends z.ZodTypeAny>(file: string, schema: S): Parsed<z.output<S>> {
   try {
-    return parseValidated(readFileSync(join(runDir, 'results.json'), 'utf8'), resultsSchema);
+    return parseValidated(readFileSync(file, 'utf8'), schema);
   } catch (e) {
     return { ok: false, problem: readProblem(e) };
   }
 }
+
+/** A run folder's stored results, read synchronously for loaders that run before anything async (`--last-failed`). */
+export const readResultsSync = (runDir: string): Parsed<Results> => readValidatedSync(join(runDir, 'results.json'), resultsSchema);
 
 /** A folder's record of a run of several agents, read synchronously (missing: not such a run). */
-export function readAgentRunsSync(dir: string): Parsed<AgentRuns> {
-  try {
-    return parseValidated(readFileSync(join(dir, AGENT_RUNS_FILE), 'utf8'), agentRunsSchema);
-  } catch (e) {
-    return { ok: false, problem: readProblem(e) };
-  }
-}
+export const readAgentRunsSync = (dir: string): Parsed<AgentRuns> => readValidatedSync(join(dir, AGENT_RUNS_FILE), agentRunsSchema);
 
 /** A run folder's manifest, read synchronously for the loaders' checks before anything async (`--resume`). */
-export function readManifestSync(runDir: string): Parsed<RunManifest> {
-  try {
-    return parseValidated(readFileSync(join(runDir, 'run.json'), 'utf8'), runManifestSchema);
-  } catch (e) {
-    return { ok: false, problem: readProblem(e) };
-  }
-}
+export const readManifestSync = (runDir: string): Parsed<RunManifest> => readValidatedSync(join(runDir, 'run.json'), runManifestSchema);
 
 /** A stored trial's files; the transcript is streamed to `partial` and renamed when the trial is stored. */
 export interface TrialFiles {
@@ -314,12 +304,11 @@ export class RunStore {
   /** Makes the folder a trial's transcript is streamed into. */
   async prepareTrial(t: TrialRef): Promise<TrialFiles> {
     const files = this.trialFiles(t);
-    const trials = join(this.dir, 'trials');
     // A run folder removed mid-run is not made again piece by piece: the run stops, saying so.
-    await stat(trials).catch(() => {
-      throw new StoreWriteError(trials, new Error('the run folder is gone (removed while the run was going)'));
+    await stat(this.dir).catch(() => {
+      throw new StoreWriteError(this.dir, new Error('the run folder is gone (removed while the run was going)'));
     });
-    const folder = join(trials, t.caseId, t.arm);
+    const folder = join(this.dir, 'trials', t.caseId, t.arm);
     await mkdir(folder, { recursive: true }).catch((e: Error) => {
       throw new StoreWriteError(folder, e);
     });
