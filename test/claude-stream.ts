@@ -32,6 +32,11 @@ export class ClaudeStream {
     return this.assistant(texts.map((text) => ({ type: 'text', text })));
   }
 
+  /** A tool call the CLI has not answered yet (its tool still running when the stream ends). */
+  toolCall(name: string, input: Record<string, unknown>): this {
+    return this.assistant([{ type: 'tool_use', id: `toolu_${++this.tool}`, name, input }]);
+  }
+
   /** A skill call and what the CLI did with it. */
   skill(name: string, args?: string, how: { status?: 'loaded' | 'denied' | 'unknown' | 'invalid'; body?: string; path?: string } = {}): this {
     const id = `toolu_${++this.tool}`;

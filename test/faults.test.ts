@@ -485,10 +485,10 @@ describe('a transcript longer than any JavaScript string', () => {
 
 describe('--resume after each fault reaches the verdicts of the uninterrupted run', () => {
   const verdictsOf = (stdout: string) => (JSON.parse(stdout) as Results).verdicts.map((v) => [v.caseId, v.verdict, v.scored, v.passes]);
-  // Concurrency may differ on a resume. Stalled trials only wait, but every CLI start costs CPU: two runs at 3 each
-  // keep a quick trial's start well inside the rows' deadlines on two busy cores.
+  // Concurrency may differ on a resume. Four runs every row's stalled trials in one wave (they only wait); with two
+  // runs at a time, eight CLI starts keep a quick trial's start well inside the rows' deadlines on two busy cores.
   const run = (args: string[], transcripts: string, workdir: string) =>
-    runCli(['run', '--arms', 'skill', '--concurrency', '3', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], { cwd: project, timeoutMs: 180_000 });
+    runCli(['run', '--arms', 'skill', '--concurrency', '4', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], { cwd: project, timeoutMs: 180_000 });
 
   it('every run folder a fault interrupted, resumed with the flags it started with', async () => {
     const workdir = mkdtempSync(join(root, 'work-resume-'));

@@ -58,7 +58,7 @@ interface Trap {
   arm?: Arm;
   meta?: Partial<TrialMeta>;
   opts?: Partial<GradeOptions>;
-  expect: Partial<Pick<TrialOutcome, 'passed' | 'status' | 'fired' | 'firedColumn' | 'readOnly' | 'excludedBecause' | 'stoppedAfterSettled'>> & { planPass?: boolean; plans?: string[] };
+  expect: Partial<Pick<TrialOutcome, 'passed' | 'status' | 'fired' | 'firedColumn' | 'readOnly' | 'excludedBecause'>> & { planPass?: boolean; plans?: string[] };
 }
 
 const TRAPS: Trap[] = [
@@ -147,46 +147,25 @@ const TRAPS: Trap[] = [
     expect: { passed: false, status: 'timeout' },
   },
   {
-    name: 'a stream that stalled after the expected skill loaded: the trigger was settled, so the pass stands',
+    name: 'a stream that stalled after the expected skill loaded is missing data (re-run), never a miss',
     build: () => new ClaudeStream().skill('atl-jira', 'search'),
     c: triggerOnly,
     meta: { exitCode: null, signal: 'SIGTERM', timedOut: true, wallMs: 20_000, quietMs: 18_000 },
-    expect: { passed: true, status: 'ok', stoppedAfterSettled: 'infra_error', fired: 'expected' },
+    expect: { passed: null, status: 'infra_error', excludedBecause: 'infra_error', fired: 'expected' },
   },
   {
-    name: 'a stream that stalled before the outcome was settled is missing data, never a miss',
+    name: 'a stream that stalled before the skill fired is missing data too: a stall is the service, whatever came before',
     build: () => new ClaudeStream().text('Let me look into it.'),
     c: triggerOnly,
     meta: { exitCode: null, signal: 'SIGTERM', timedOut: true, wallMs: 20_000, quietMs: 18_000 },
     expect: { passed: null, status: 'infra_error', excludedBecause: 'infra_error' },
   },
   {
-    name: 'stalled after the skill fired, with a verb check later calls could still fail: open, so missing data',
-    build: () => new ClaudeStream().skill('atl-jira', 'create-issue --project OPS'),
-    c: jiraCreate,
+    name: 'silent at the deadline while a tool call has no result yet: the trial waited on a tool, a budget stop',
+    build: () => new ClaudeStream().skill('atl-jira', 'search').toolCall('Grep', { pattern: 'x' }),
+    c: triggerOnly,
     meta: { exitCode: null, signal: 'SIGTERM', timedOut: true, wallMs: 20_000, quietMs: 18_000 },
-    expect: { passed: null, status: 'infra_error' },
-  },
-  {
-    name: 'stalled after a forbidden call was planned: the failure was settled',
-    build: () => new ClaudeStream().skill('atl-jira', 'create-issue --project OPS --force'),
-    c: { ...jiraCreate, plan: { matches: [], mustNot: ['--force'] } },
-    meta: { exitCode: null, signal: 'SIGTERM', timedOut: true, wallMs: 20_000, quietMs: 18_000 },
-    expect: { passed: false, status: 'ok', stoppedAfterSettled: 'infra_error', planPass: false },
-  },
-  {
-    name: 'a 429 after a sibling fired on an exclusive case: the failure was settled',
-    build: () => new ClaudeStream().skill('atl-confluence', 'search').retry(429).apiError(429).result({ is_error: true, api_error_status: 429, result: 'API Error' }),
-    c: { ...triggerOnly, exclusive: true },
-    meta: { exitCode: 1 },
-    expect: { passed: false, status: 'ok', stoppedAfterSettled: 'infra_error', fired: 'sibling' },
-  },
-  {
-    name: 'a 429 after a family skill fired on a negative case: the false trigger was settled',
-    build: () => new ClaudeStream().skill('atl-jira', 'search').retry(429).apiError(429).result({ is_error: true, api_error_status: 429, result: 'API Error' }),
-    c: negative,
-    meta: { exitCode: 1 },
-    expect: { passed: false, status: 'ok', stoppedAfterSettled: 'infra_error' },
+    expect: { passed: false, status: 'timeout' },
   },
   {
     name: 'busy to the deadline (printing, not stalled) after the skill fired is a timeout, a failure under the budget',
@@ -392,17 +371,8 @@ describe('grader on the shared samples', () => {
     expect(gradeTrial(sample('text.jsonl'), meta(), pdf, 'skill', 1, { ...OPTS, ...family }).passed).toBe(false);
   });
 
-  it('a server error after the skill fired cuts the trial short, but the skill had fired: the pass stands', () => {
-    expect(gradeTrial(sample('s500.jsonl'), meta({ exitCode: 1 }), pdf, 'skill', 1, { ...OPTS, ...family })).toMatchObject({
-      status: 'ok',
-      stoppedAfterSettled: 'infra_error',
-      statusDetail: expect.stringMatching(/^infra error \(.*\), after the outcome was settled: graded on what came before$/),
-      fired: 'expected',
-      passed: true,
-    });
-    // With a plan check that later calls could still fail, nothing was settled: missing data.
-    const open = { ...pdf, command: 'pdf', plan: { matches: [], mustNot: ['--force'], verb: undefined } };
-    expect(gradeTrial(sample('s500.jsonl'), meta({ exitCode: 1 }), open, 'skill', 1, { ...OPTS, ...family })).toMatchObject({ status: 'infra_error', passed: null });
+  it('an error after the skill loaded is infra, though the skill fired', () => {
+    expect(gradeTrial(sample('s500.jsonl'), meta({ exitCode: 1 }), pdf, 'skill', 1, { ...OPTS, ...family })).toMatchObject({ status: 'infra_error', fired: 'expected', passed: null });
   });
 });
 

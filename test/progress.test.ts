@@ -31,7 +31,7 @@ describe('each trial says pass, fail and why, or not scored and why — never ju
     ['a false trigger', s().skill('atl').text('ok').result(), { ...jira, expect: 'none', plan: undefined }, 'skill', {}, 'fail: false trigger: atl fired'],
     ['max turns', s().skill('atl-jira', 'create-issue').result({ subtype: 'error_max_turns', is_error: true, errors: ['Reached maximum number of turns (2)'] }), jira, 'skill', { exitCode: 1 }, 'fail: max turns (Reached maximum number of turns (2))'],
     ['an infra error', s().retry(429).apiError(429).result({ is_error: true, api_error_status: 429 }), jira, 'skill', { exitCode: 1 }, 'not scored: infra_error'],
-    ['a stall after a settled pass', s().skill('atl-jira', 'x'), { ...jira, exclusive: false, plan: undefined }, 'skill', { exitCode: null, signal: 'SIGTERM', timedOut: true, wallMs: 9000, quietMs: 8000 }, 'pass (settled, then the service failed)'],
+    ['a stream stalled after the skill fired', s().skill('atl-jira', 'x'), jira, 'skill', { exitCode: null, signal: 'SIGTERM', timedOut: true, wallMs: 9000, quietMs: 8000 }, 'not scored: infra_error (the stream went silent after the model acted'],
     ['nothing to score in the ablation arm', new ClaudeStream('/ws', []).text('no').result(), { ...jira, plan: undefined }, 'ablation', {}, 'not scored: nothing to score without the skill'],
     ['the ablation arm failing its plan checks, as expected', new ClaudeStream('/ws', []).text('Try the tracker.').result(), jira, 'ablation', {}, 'fail without the skill: plan: verb create-issue: no call of the command found'],
   ])('%s', (_, stream, c, arm, meta, says) => {

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { adapterFor } from '../src/agents/registry.js';
+import { readTranscripts } from '../src/commands/reports.js';
 import { advice } from '../src/report/advice.js';
 import { caseFacts } from '../src/report/wording.js';
 import { gradeStored } from '../src/grade/stored.js';
@@ -15,13 +15,12 @@ import { chooseEmbedded, EMBED_LIMITS } from '../src/report/html/trials.js';
 import type { ReportInput } from '../src/report/reporter.js';
 import { stageBoundaries } from '../src/report/html/sprt-chart.js';
 import { configSchema } from '../src/run/config-schema.js';
-import { trialKey, type GradableCase, type TrialMeta, type TrialOutcome } from '../src/run/schema.js';
+import type { GradableCase, TrialMeta, TrialOutcome } from '../src/run/schema.js';
 import { RunStore } from '../src/run/store.js';
 import { buildDesign, caseDesign } from '../src/stats/case-design.js';
 import { alwaysDecides, stateAt, truncateDesign, type SequentialDesign } from '../src/stats/sequential-design.js';
 import { llrAt, waldDesign } from '../src/stats/sprt.js';
 import { wilsonInterval } from '../src/stats/wilson.js';
-import type { Transcript } from '../src/transcript/types.js';
 import type { Comparison } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
 import { ClaudeStream } from './claude-stream.js';
@@ -91,13 +90,7 @@ async function handMadeRun(root: string): Promise<ReportInput> {
   }
   const { outcomes, damaged } = await gradeStored(store, manifest);
   const results = buildResults(manifest, outcomes, damaged, new Date('2026-11-30T00:01:00.000Z'));
-  const adapter = adapterFor(manifest.agent.id);
-  const transcripts = new Map<string, Transcript>();
-  for (const o of results.outcomes) {
-    const t = await store.readTrial(o);
-    if (t.ok) transcripts.set(trialKey(o), adapter.parse(t.lines));
-  }
-  return { manifest, results, runDir: store.dir, transcripts };
+  return { manifest, results, runDir: store.dir, transcripts: await readTranscripts(store, manifest, results.outcomes) };
 }
 
 const rate = (successes: number, n: number) => wilsonInterval(successes, n);

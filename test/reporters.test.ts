@@ -135,7 +135,7 @@ describe('compare and history through the CLI', () => {
     const r = await runCli(['compare', base, cand], { cwd: root });
     expect(r.exitCode, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/missing data: the candidate run has no scored trial of 1 case: a/);
-    expect(r.stderr).toMatch(/the comparison is incomplete \(exit code at least 4\)/);
+    expect(r.stderr).toMatch(/the comparison is incomplete: finish the runs/);
     expect(r.stdout).not.toContain('DIFFERENT MODELS');
   });
 

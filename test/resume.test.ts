@@ -1,5 +1,6 @@
 import { execa } from 'execa';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Results, RunManifest } from '../src/run/schema.js';
@@ -57,11 +58,21 @@ const storedTrials = (runDir: string) =>
 // how each case was decided does not.
 const decisions = (r: Results) => r.verdicts.map((v) => [v.caseId, v.verdict, v.decidedAt ?? null, v.llr]);
 
-/** The three-trial run every refusal below starts from: the run folder it wrote. */
+/** The three-trial run every refusal below starts from, made once: each test takes a copy of its project. */
 const SHORT = [...RUN, '--max-trials', '3', '--min-trials', '3'];
-async function shortRun(dir: string): Promise<string> {
-  await runCli([...SHORT, '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
-  return join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+let shortProject: Promise<string> | undefined;
+async function shortRun(): Promise<{ dir: string; runDir: string }> {
+  shortProject ??= (async () => {
+    const base = project();
+    const r = await runCli([...SHORT, '--transcripts', 'runs'], { cwd: base, env, timeoutMs: 240_000 });
+    expect(r.stderr).not.toMatch(/internal error/);
+    return base;
+  })();
+  const base = await shortProject;
+  const dir = mkdtempSync(join(tmpdir(), 'sp-resume-copy-'));
+  dirs.push(dir);
+  cpSync(base, dir, { recursive: true });
+  return { dir, runDir: join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!) };
 }
 /** Marks a stored run interrupted, as a Ctrl-C would have left it. */
 const markInterrupted = (runDir: string) => writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...read<RunManifest>(join(runDir, 'run.json')), status: 'interrupted' }));
@@ -100,10 +111,7 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
   }, 600_000);
 
   it('refuses to resume when a skill changed, naming it; --force goes on and records why', async () => {
-    const dir = project();
-    const first = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
-    expect(first.stderr).not.toMatch(/internal error/);
-    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const { dir, runDir } = await shortRun();
     writeFileSync(join(dir, 'skills/alpha/SKILL.md'), skillMd('alpha', 'Handle alpha requests; now with a different description.'));
     const refused = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
     expect(refused.exitCode).toBe(2);
@@ -117,9 +125,7 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
   }, 600_000);
 
   it('refuses a run that is still running, and --force without --resume', async () => {
-    const dir = project();
-    await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
-    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const { dir, runDir } = await shortRun();
     const m = read<RunManifest>(join(runDir, 'run.json'));
     // This test's own process stands in for a live writer.
     writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...m, status: 'running', owner: { ...m.owner!, pid: process.pid } }));
@@ -134,8 +140,7 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
 
 describe('run --resume: one writer per run folder', () => {
   it('two resumes of one folder started together: one goes ahead, the other is refused at once, naming the holder', async () => {
-    const dir = project();
-    const runDir = await shortRun(dir);
+    const { dir, runDir } = await shortRun();
     // Back to an interrupted run with every trial still to run, so the resume that goes ahead takes a while.
     rmSync(join(runDir, 'trials'), { recursive: true });
     rmSync(join(runDir, 'results.json'));
@@ -155,24 +160,22 @@ describe('run --resume: one writer per run folder', () => {
 });
 
 describe('run --resume: what it must never do', () => {
-  it('a transcript whose meta.json is missing is kept as an earlier attempt, never overwritten, and its trial runs again', async () => {
-    const dir = project();
-    const runDir = await shortRun(dir);
+  it('a transcript whose meta.json is missing is set aside, never overwritten, and its trial runs again', async () => {
+    const { dir, runDir } = await shortRun();
     const arm = join(runDir, 'trials', 'pos-alpha', 'skill');
     const before = readFileSync(join(arm, '2.jsonl'));
     rmSync(join(arm, '2.meta.json'));
     markInterrupted(runDir);
     const r = await runCli([...SHORT, '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
     expect(r.stderr).not.toMatch(/internal error/);
-    expect(r.stderr).toMatch(/a transcript without its meta\.json, kept as trials\/pos-alpha\/skill\/2\.a1\.jsonl: its trial runs again/);
-    expect(readFileSync(join(arm, '2.a1.jsonl'))).toEqual(before);
+    expect(r.stderr).toMatch(/a transcript without its meta\.json, kept as trials\/pos-alpha\/skill\/2\.s1\.jsonl: its trial runs again/);
+    expect(readFileSync(join(arm, '2.s1.jsonl'))).toEqual(before);
     expect(existsSync(join(arm, '2.jsonl')) && existsSync(join(arm, '2.meta.json'))).toBe(true);
     expect(read<Results>(join(runDir, 'results.json')).damaged).toEqual([]);
   }, 300_000);
 
   it('a simulated run resumed without --sim names the flag, not missing credentials', async () => {
-    const dir = project();
-    const runDir = await shortRun(dir);
+    const { dir, runDir } = await shortRun();
     const withoutSim = SHORT.filter((a, i) => a !== '--sim' && SHORT[i - 1] !== '--sim');
     const r = await runCli([...withoutSim, '--resume', runDir], { cwd: dir, env });
     expect(r.exitCode).toBe(2);
@@ -181,8 +184,7 @@ describe('run --resume: what it must never do', () => {
   }, 300_000);
 
   it('an edit of the simulator profile that changes behaviour is refused by name; one that does not (a comment) is not', async () => {
-    const dir = project();
-    const runDir = await shortRun(dir);
+    const { dir, runDir } = await shortRun();
     markInterrupted(runDir);
     const profile = readFileSync(join(dir, 'sim.yaml'), 'utf8');
     writeFileSync(join(dir, 'sim.yaml'), `# a comment changes nothing\n${profile}`);

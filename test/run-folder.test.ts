@@ -224,6 +224,7 @@ describe('a run folder has one writer (run.lock)', () => {
 
   it.each([
     ['its holder is gone (killed outright)', (dir: string) => writeFileSync(lockFile(dir), JSON.stringify({ pid: 2 ** 22 + 1, host: hostname(), since: 'x', command: 'run' }))],
+    ['it names this very pid, left by an earlier process (a restart reused it), not held here', (dir: string) => writeFileSync(lockFile(dir), JSON.stringify({ pid: process.pid, host: hostname(), since: 'x', command: 'run' }))],
     ['it was torn mid-write long ago', (dir: string) => {
       writeFileSync(lockFile(dir), '{"pid": 12');
       utimesSync(lockFile(dir), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
@@ -234,6 +235,13 @@ describe('a run folder has one writer (run.lock)', () => {
     const lock = lockRunFolder(dir, 'run');
     expect(JSON.parse(readFileSync(lockFile(dir), 'utf8')).pid).toBe(process.pid);
     lock.release();
+  });
+
+  it('a lock just made and not yet written is not taken over, and a folder that cannot take one is a storage error', () => {
+    const dir = folder('fresh');
+    writeFileSync(lockFile(dir), '');
+    expect(() => lockRunFolder(dir, 'run')).toThrow(/in use by another skillprobe process/);
+    expect(() => lockRunFolder(join(root, 'no-such-folder'), 'grade')).toThrow(/cannot write .*no-such-folder\/run\.lock: ENOENT/);
   });
 
   it('a holder on another machine is never taken over: the message says how to clear it', () => {

@@ -1,5 +1,4 @@
 import { compareRuns } from '../verdict/compare.js';
-import { EXIT } from '../verdict/verdict.js';
 import type { CompareOptions } from '../verdict/compare-defaults.js';
 import { loadResults } from './grade.js';
 import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
@@ -22,6 +21,6 @@ export async function compareCommand(dirs: { base: string; candidate: string }, 
   const comparison = compareRuns({ dir: dirs.base, ...base }, { dir: dirs.candidate, ...candidate }, opts);
   const { failed } = await writeReports(reporters, (r) => r.renderComparison(comparison), io);
   for (const m of comparison.missingData) io.stderr.write(`missing data: ${m}\n`);
-  if (comparison.missingData.length) io.stderr.write(`the comparison is incomplete (exit code at least ${EXIT.error}): finish the runs (\`skillprobe run --resume DIR\`), then compare again\n`);
+  if (comparison.missingData.length) io.stderr.write('the comparison is incomplete: finish the runs (`skillprobe run --resume DIR`), then compare again\n');
   return { exitCode: comparison.exitCode, failed };
 }

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import pMap from 'p-map';
 import writeFileAtomic from 'write-file-atomic';
 import { InvalidArgumentError } from 'commander';
-import { adapterFor } from '../agents/registry.js';
+import { readStoredTranscript } from '../grade/stored.js';
 import { ProblemList } from '../load/input-error.js';
 import { unwritableFolder, wrongEntry } from '../load/paths.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
@@ -106,10 +106,9 @@ export const needsTranscripts = (choices: readonly ReporterChoice[]) =>
  * be read any more is simply left out of the drill-down: its outcome still stands.
  */
 export async function readTranscripts(store: RunStore, manifest: RunManifest, outcomes: readonly TrialOutcome[]): Promise<Map<string, Transcript>> {
-  const adapter = adapterFor(manifest.agent.id, 'run.json');
   const read = await pMap(outcomes, async (o) => {
-    const t = await store.readTrial(o);
-    return t.ok ? ([trialKey(o), adapter.parse(t.lines, t.meta)] as const) : undefined;
+    const t = await readStoredTranscript(store, manifest, o);
+    return t.ok ? ([trialKey(o), t.transcript] as const) : undefined;
   }, { concurrency: 32 });
   return new Map(read.filter((x) => x !== undefined));
 }

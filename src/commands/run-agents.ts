@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { gradeStored } from '../grade/stored.js';
 import { checkRunnable, executeRun, newManifest, prepareRun, type RunTarget } from '../runner/execute.js';
-import { resumeChanges } from '../runner/resume.js';
+import { changedSinceStart, resumeChanges } from '../runner/resume.js';
 import { InputError } from '../load/input-error.js';
-import { lockRunFolder } from '../run/lock.js';
+import { LOCK_FILE, lockRunFolder } from '../run/lock.js';
 import type { MissingAgent } from '../report/reporter.js';
 import { AGENT_RUNS_FILE, type AgentRuns, type Results, type RunManifest } from '../run/schema.js';
 import { newRunId, readAgentRuns, RunFolderError, RunStore, writeAgentRuns } from '../run/store.js';
@@ -84,13 +85,16 @@ export async function readAgentsRecord(dir: string): Promise<AgentRuns | undefin
 export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions, reporters: readonly ReporterChoice[], io: ReportIo, say: (text: string) => void): Promise<AgentsRun> {
   // Every agent's machine checks first: a problem with the last agent must not wait for the first one's trials.
   for (const suite of suites) await checkRunnable(suite, opts);
-  const resumed = opts.resume === undefined ? undefined : await readAgentsRecord(opts.resume);
-  const runId = resumed?.runId ?? newRunId();
-  const dir = opts.resume ?? join(suites[0]!.config.transcriptsDir, runId);
-  const record: AgentRuns = resumed ? { ...resumed, endedAt: undefined } : { runId, startedAt: new Date().toISOString(), agents: [] };
-  record.planned = suites.map((s) => s.adapter.id);
-  if (!resumed) await writeAgentRuns(dir, record);
+  const dir = opts.resume ?? join(suites[0]!.config.transcriptsDir, newRunId());
+  if (opts.resume === undefined) await mkdir(dir, { recursive: true });
+  // Taken before the record is read: of two resumes started together, the second is refused here.
   const lock = lockRunFolder(dir, opts.resume === undefined ? 'run' : 'run --resume');
+  const resumed = opts.resume === undefined ? undefined : await readAgentsRecord(opts.resume).catch((e: unknown) => {
+    lock.release();
+    throw e;
+  });
+  const record: AgentRuns = resumed ? { ...resumed, endedAt: undefined } : { runId: basename(dir), startedAt: new Date().toISOString(), agents: [] };
+  record.planned = suites.map((s) => s.adapter.id);
   const runs: FinishedRun[] = [];
   const place = (entry: AgentEntry) => {
     const i = record.agents.findIndex((a) => a.id === entry.id);
@@ -102,15 +106,16 @@ export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions
     await writeAgentRuns(dir, record);
     for (const [i, suite] of suites.entries()) {
       const id = suite.adapter.id;
-      const agentDir = join(dir, `${runId}-${id}`);
+      const agentDir = join(dir, `${record.runId}-${id}`);
       const done = resumed?.agents.find((a) => a.id === id && a.status === 'completed');
       if (done) {
         runs.push(await completedAgentRun(join(dir, done.dir), suite, opts));
         say(`agent ${id}: completed before, kept (${i + 1} of ${suites.length})\n`);
         continue;
       }
-      // Stopped mid-way: resumed in its own folder; never started: started now.
+      // Stopped mid-way: resumed in its own folder; never started (or killed before its run.json): started now.
       const again = existsSync(join(agentDir, 'run.json'));
+      if (!again) await removeUnstartedFolder(agentDir);
       say(`agent ${id}: ${again ? 'resuming its run' : 'running the suite'} (${i + 1} of ${suites.length})\n`);
       await place({ id, dir: basename(agentDir), binary: suite.binary, model: suite.config.model ?? suite.adapter.defaultModel, status: 'running' });
       const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined }, { checked: true });
@@ -127,13 +132,25 @@ export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions
   return { dir, runs, failed };
 }
 
+/**
+ * The folder of an agent killed before it wrote run.json: at most its empty trials/ and a lock, which go, so the
+ * agent's run starts there afresh. Anything else in it is refused, never removed.
+ */
+async function removeUnstartedFolder(agentDir: string): Promise<void> {
+  const entries = await readdir(agentDir).catch(() => undefined);
+  if (entries === undefined) return;
+  const trials = entries.includes('trials') ? await readdir(join(agentDir, 'trials')).catch(() => ['?']) : [];
+  if (trials.length || entries.some((e) => e !== 'trials' && e !== LOCK_FILE)) {
+    throw new RunFolderError(agentDir, 'an agent folder without run.json that holds files', 'restore its run.json, or move the folder away, then resume');
+  }
+  await rm(agentDir, { recursive: true, force: true });
+}
+
 /** An agent a resumed run finished before: its stored results, refused (unless forced) if its inputs changed since. */
 async function completedAgentRun(agentDir: string, suite: LoadedSuite, opts: RunOptions): Promise<FinishedRun> {
   const run = await loadResults(agentDir);
   const changes = resumeChanges(run.manifest, newManifest(suite, opts), undefined);
-  if (changes.length && !opts.force) {
-    throw new InputError({ file: join(agentDir, 'run.json'), what: `changed since this run started: ${changes.join('; ')}`, todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones' });
-  }
+  if (changes.length && !opts.force) throw changedSinceStart(join(agentDir, 'run.json'), changes);
   return run;
 }
 

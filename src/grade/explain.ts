@@ -22,9 +22,7 @@ function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>)
 export function explainOutcome(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>): string {
   // The ablation arm is expected to fail its plan checks: say which arm, so it never reads like a regression.
   const arm = o.arm === 'ablation' ? ' without the skill' : '';
-  // A trial the service cut short after its outcome was settled says so: its verdict came before the stop.
-  const cut = o.stoppedAfterSettled ? ' (settled, then the service failed)' : '';
-  if (o.passed === true) return (o.readOnly ? 'pass (read-only)' : `pass${arm}`) + cut;
-  if (o.passed === false) return `fail${arm}: ${failure(o, c)}${cut}`;
+  if (o.passed === true) return o.readOnly ? 'pass (read-only)' : `pass${arm}`;
+  if (o.passed === false) return `fail${arm}: ${failure(o, c)}`;
   return `not scored: ${o.excludedBecause ?? o.status}${o.statusDetail ? ` (${o.statusDetail})` : ''}`;
 }

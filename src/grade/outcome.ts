@@ -1,10 +1,10 @@
 import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
 import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../transcript/types.js';
-import { extractPlans, gradePlans, settledPlanVerdict } from './plan.js';
+import { extractPlans, gradePlans } from './plan.js';
 import { BUDGET_STOPS, NO_EVIDENCE, trialStatus } from './status.js';
 import { firings } from './trigger.js';
-import type { FamilyMember, FiredCategory, Firing, GradableCase, TrialMeta, TrialOutcome, TrialStatus } from '../run/schema.js';
+import type { FamilyMember, FiredCategory, Firing, GradableCase, TrialMeta, TrialOutcome } from '../run/schema.js';
 
 export const NONE = 'none';
 export const MULTIPLE = 'multiple';
@@ -82,53 +82,26 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   if (arm === 'ablation' && family.some((f) => f.status === 'loaded' || (f.via === 'read' && !failed.has(f.callId)))) {
     return { ...out, status: 'isolation_error', statusDetail: 'a family skill loaded in the ablation arm', excludedBecause: 'isolation_error' };
   }
-  const init = t.events.find((e): e is InitEvent => e.kind === 'init');
-  const skillPaths = t.events.filter((e): e is SkillLoadEvent => e.kind === 'skill_load' && e.path !== undefined).map((e) => e.path!);
-  const planCtx = { command: c.command, workspace: init?.cwd, skillPaths, echoPrefix: opts.conventions.readEchoPrefix };
-  // Without the skill only the answer itself can be judged (do the plan checks pass anyway?), from its start.
-  const plans = arm === 'ablation' ? extractPlans(t, [], planCtx, 0) : extractPlans(t, expected, planCtx, expected[0]?.at ?? t.events.length);
-  const plan = c.plan && positive ? gradePlans(plans, c.plan, c.command) : undefined;
-
-  if (CUT_SHORT.has(verdict.status)) {
-    // The service failed after what came before had already settled the outcome.
-    const settled = settledOutcome(c, arm, expected, family, plans);
-    if (settled !== undefined) {
-      const detail = `${verdict.status.replace('_', ' ')}${verdict.detail ? ` (${verdict.detail})` : ''}, after the outcome was settled: graded on what came before`;
-      return { ...out, status: 'ok', statusDetail: detail, stoppedAfterSettled: verdict.status, ...(plan ? { plan } : {}), passed: settled };
-    }
-  }
   if (NO_EVIDENCE.has(verdict.status)) return { ...out, excludedBecause: verdict.status };
   if (BUDGET_STOPS.has(verdict.status) && !opts.budgetStopsFail) {
     return { ...out, excludedBecause: verdict.status };
   }
+
+  const init = t.events.find((e): e is InitEvent => e.kind === 'init');
+  const skillPaths = t.events.filter((e): e is SkillLoadEvent => e.kind === 'skill_load' && e.path !== undefined).map((e) => e.path!);
+  const planCtx = { command: c.command, workspace: init?.cwd, skillPaths, echoPrefix: opts.conventions.readEchoPrefix };
+
   if (arm === 'ablation') {
-    if (!plan) return { ...out, excludedBecause: NOTHING_TO_SCORE };
+    // Without the skill, only the answer itself can be judged: do the plan checks pass anyway?
+    if (!positive || !c.plan) return { ...out, excludedBecause: NOTHING_TO_SCORE };
+    const plan = gradePlans(extractPlans(t, [], planCtx, 0), c.plan, c.command);
     return { ...out, plan, passed: verdict.status === 'ok' && plan.pass };
   }
+
   if (!positive) return { ...out, passed: verdict.status === 'ok' && family.length === 0 };
+
+  const plan = c.plan ? gradePlans(extractPlans(t, expected, planCtx, expected[0]?.at ?? t.events.length), c.plan, c.command) : undefined;
   const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);
   const passed = verdict.status === 'ok' && expected.length > 0 && exclusiveOk && (plan?.pass ?? true);
   return { ...out, plan, passed };
-}
-
-/**
- * Stops by the service (a stalled stream, 429s or 5xx after every retry) after which a trial's outcome stands when
- * what came before settles it: missing data only while it was open. Budget stops are the model's and stay failures.
- */
-const CUT_SHORT: ReadonlySet<TrialStatus> = new Set(['infra_error']);
-
-/**
- * The pass or fail no later event could change, for a trial cut short; undefined while the outcome was still open.
- * A fired skill stays fired and a forbidden call stays made, so: a positive case whose skill fired (and whose plan
- * checks are settled, with no sibling able to spoil an exclusive case), a negative case a family skill fired on, an
- * exclusive case a sibling fired on.
- */
-function settledOutcome(c: GradableCase, arm: Arm, expected: Firing[], family: Firing[], plans: string[]): boolean | undefined {
-  const planVerdict = c.plan ? settledPlanVerdict(plans, c.plan, c.command) : true;
-  if (arm === 'ablation') return c.expect !== NONE && c.plan ? planVerdict : undefined;
-  if (c.expect === NONE) return family.length ? false : undefined;
-  if (c.exclusive && family.some((f) => f.skill !== c.expect)) return false;
-  if (!expected.length) return undefined;
-  if (planVerdict === false) return false;
-  return planVerdict === true && !c.exclusive ? true : undefined;
 }

@@ -104,16 +104,3 @@ export function gradePlans(plans: string[], checks: PlanChecks, command?: string
   return { plans, checks: results, pass: results.every((r) => r.pass) };
 }
 
-/**
- * Whether more planned calls could still change the plan checks' verdict on `plans`: `true` or `false` once no later
- * call can (every pattern already matched with nothing forbidden to watch for; a forbidden call made, a wrong verb
- * used, a pattern that cannot run), undefined while it is open. For a trial cut short after the model acted.
- */
-export function settledPlanVerdict(plans: string[], checks: PlanChecks, command?: string): boolean | undefined {
-  const hits = (patterns: string[]) => patterns.map((p) => firstHit(plans, p));
-  const wrongVerb = checks.verb !== undefined && plans.some((p) => ![undefined, checks.verb].includes(verbOf(p, command)));
-  const forbidden = hits(checks.mustNot).some((h) => h.hit !== undefined || h.unusable !== undefined);
-  if (wrongVerb || forbidden || hits(checks.matches).some((h) => h.unusable !== undefined)) return false;
-  const open = checks.mustNot.length > 0 || checks.verb !== undefined;
-  return !open && hits(checks.matches).every((h) => h.hit !== undefined) ? true : undefined;
-}

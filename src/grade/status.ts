@@ -27,6 +27,13 @@ const INFRA_KINDS = new Set<ErrorEvent['errorKind']>(['rate_limit', 'server_erro
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
+/** Whether the model's last tool call has no result yet: a tool, not the model, was what the trial waited on. */
+function toolStillRunning(t: Transcript): boolean {
+  const calls = t.events.filter((e) => e.kind === 'tool_call' && e.source === 'assistant');
+  const last = calls.at(-1);
+  return last?.kind === 'tool_call' && !t.events.some((e) => e.kind === 'tool_result' && e.id === last.id);
+}
+
 /** Classifies how a trial ended. Pure: the transcript and process facts in, a status out. */
 export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContext): StatusVerdict {
   if (meta.interrupted) return { status: 'killed', detail: 'stopped by the user' };
@@ -45,8 +52,9 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   if (meta.turnLimitHit && !result) return { status: 'max_turns', detail: 'stopped by the harness at the turn limit (the CLI has none of its own)' };
   if (meta.timedOut) {
     if (!acted) return { status: 'infra_error', detail: `the model sent nothing before the harness deadline (${meta.wallMs} ms): a hung or stalled API` };
-    // Silent for the latter half of its time: the service stopped answering, the model did not run out of time.
-    if (meta.quietMs !== undefined && meta.quietMs >= meta.wallMs / 2) {
+    // Silent for the latter half of its time while the CLI waited on the model (no tool call of its still running):
+    // the service stopped answering, the model did not run out of time.
+    if (meta.quietMs !== undefined && meta.quietMs >= meta.wallMs / 2 && !toolStillRunning(t)) {
       return { status: 'infra_error', detail: `the stream went silent after the model acted (nothing for the last ${seconds(meta.quietMs)} of ${seconds(meta.wallMs)}): a stalled API` };
     }
     return { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` };

@@ -1,6 +1,7 @@
 import pMap from 'p-map';
 import { adapterFor } from '../agents/registry.js';
-import { metaPath, transcriptPath, type DamagedTrial, type RunManifest, type TrialOutcome, type TrialRef } from '../run/schema.js';
+import { metaPath, transcriptPath, type DamagedTrial, type RunManifest, type TrialMeta, type TrialOutcome, type TrialRef } from '../run/schema.js';
+import type { Transcript } from '../transcript/types.js';
 import type { RunStore } from '../run/store.js';
 import { gradeTrial, type GradeOptions } from './outcome.js';
 
@@ -15,6 +16,26 @@ export function gradeOptions(manifest: RunManifest): GradeOptions {
   };
 }
 
+/**
+ * A stored trial's canonical transcript, parsed by the agent that wrote it, or why it cannot be: unreadable, a read
+ * that fails half-way (the file removed meanwhile, an I/O error), or a meta.json naming another agent than run.json
+ * (an edited run.json), whose trials are never read with the other CLI's parser.
+ */
+export async function readStoredTranscript(store: RunStore, manifest: RunManifest, ref: TrialRef): Promise<{ ok: true; transcript: Transcript; meta: TrialMeta } | { ok: false; damaged: DamagedTrial }> {
+  const t = await store.readTrial(ref);
+  if (!t.ok) return t;
+  if (t.meta.agent !== undefined && t.meta.agent !== manifest.agent.id) {
+    return { ok: false, damaged: { path: metaPath(ref), problem: `written by the ${t.meta.agent} agent, but run.json names ${manifest.agent.id}: not read with another CLI's parser` } };
+  }
+  try {
+    return { ok: true, transcript: adapterFor(manifest.agent.id, 'run.json').parse(t.lines, t.meta), meta: t.meta };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === undefined) throw e;
+    return { ok: false, damaged: { path: transcriptPath(ref), problem: `cannot be read (${code})` } };
+  }
+}
+
 export interface StoredGrades {
   outcomes: TrialOutcome[];
   /** Trials that could not be read or belong to no case of the run: listed, left out. */
@@ -24,7 +45,6 @@ export interface StoredGrades {
 /** Grades every intact stored transcript with the current graders, in memory. Runs nothing, writes nothing. */
 export async function gradeStored(store: RunStore, manifest: RunManifest): Promise<StoredGrades> {
   const opts = gradeOptions(manifest);
-  const adapter = adapterFor(manifest.agent.id, 'run.json');
   const byId = new Map(manifest.cases.defs.map((c) => [c.id, c]));
   const listed = await store.listTrials();
   const damaged = [...listed.damaged];
@@ -34,13 +54,8 @@ export async function gradeStored(store: RunStore, manifest: RunManifest): Promi
   }
   // Bounded, so thousands of trials never hold thousands of open files.
   const read = await pMap(known, async (ref: TrialRef) => {
-    const t = await store.readTrial(ref);
-    if (!t.ok) return t.damaged;
-    // run.json edited to name another agent: its trials are never read with that CLI's parser.
-    if (t.meta.agent !== undefined && t.meta.agent !== manifest.agent.id) {
-      return { path: metaPath(ref), problem: `written by the ${t.meta.agent} agent, but run.json names ${manifest.agent.id}: not read with another CLI's parser` };
-    }
-    return gradeTrial(adapter.parse(t.lines, t.meta), t.meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts);
+    const t = await readStoredTranscript(store, manifest, ref);
+    return t.ok ? gradeTrial(t.transcript, t.meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts) : t.damaged;
   }, { concurrency: 32 });
   const outcomes = read.filter((x): x is TrialOutcome => 'caseId' in x);
   damaged.push(...read.filter((x): x is DamagedTrial => 'problem' in x));

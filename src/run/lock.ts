@@ -2,7 +2,7 @@ import { closeSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeS
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processAlive } from '../util/process-group.js';
-import { RunFolderError } from './store.js';
+import { RunFolderError, StoreWriteError } from './store.js';
 
 /**
  * A run folder has one writer. Written by hand: lock packages judge a holder by the age of a file they keep
@@ -47,7 +47,8 @@ function createExclusive(file: string, text: string): boolean {
     fd = openSync(file, 'wx');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw e;
+    // A folder gone read-only or removed: the store's fault to name, not a stack trace.
+    throw new StoreWriteError(file, e as Error);
   }
   try {
     writeSync(fd, text);
@@ -66,16 +67,26 @@ function readHolder(file: string): Holder | undefined {
   }
 }
 
-const ageMs = (file: string) => {
+/** The file as it is now (which one, and when written), or undefined once it is gone. */
+const fileState = (file: string) => {
   try {
-    return Date.now() - statSync(file).mtimeMs;
+    const s = statSync(file);
+    return { ino: s.ino, mtimeMs: s.mtimeMs };
   } catch {
-    return 0;
+    return undefined;
   }
 };
+const ageMs = (file: string) => Date.now() - (fileState(file)?.mtimeMs ?? Date.now());
 
-/** Whether the lock's holder is gone for sure: a process of this host that no longer runs, or a file torn mid-write. */
-const holderGone = (file: string, h: Holder | undefined) => (h ? h.host === hostname() && !processAlive(h.pid) : ageMs(file) > TAKEOVER_STALE_MS);
+/**
+ * Whether the lock's holder is gone for sure: a process of this host that no longer runs (or this very pid, reused
+ * after a restart, for a lock this process does not hold), or a file torn mid-write long ago.
+ */
+function holderGone(file: string, h: Holder | undefined): boolean {
+  if (!h) return ageMs(file) > TAKEOVER_STALE_MS;
+  if (h.host !== hostname()) return false;
+  return h.pid === process.pid ? !held.has(file) : !processAlive(h.pid);
+}
 
 /**
  * Takes the run folder `dir` for this process (`command` says what for), or refuses at once, naming who holds it.
@@ -91,6 +102,7 @@ export function lockRunFolder(dir: string, command: string): RunLock {
       held.add(file);
       return { release: () => unlock(file) };
     }
+    const judged = fileState(file);
     const holder = readHolder(file);
     if (!holderGone(file, holder)) {
       const who = holder ? `skillprobe process ${holder.pid} on ${holder.host} (${holder.command}, since ${holder.since})` : 'another skillprobe process';
@@ -107,8 +119,9 @@ export function lockRunFolder(dir: string, command: string): RunLock {
       continue;
     }
     try {
-      // Still the stale lock we judged (not one a faster taker made meanwhile): only then is it ours to remove.
-      if (JSON.stringify(readHolder(file)) === JSON.stringify(holder)) rmSync(file, { force: true });
+      // Still the very file we judged stale (not one a faster taker made meanwhile): only then is it ours to remove.
+      const now = fileState(file);
+      if (judged && now && now.ino === judged.ino && now.mtimeMs === judged.mtimeMs) rmSync(file, { force: true });
     } finally {
       rmSync(takeover, { force: true });
     }

@@ -276,11 +276,6 @@ export const trialOutcomeSchema = z.object({
   attempt: z.number().int().optional(),
   /** What the CLI says the trial cost, in USD, when it says. */
   costUsd: z.number().optional(),
-  /**
-   * How a trial graded `ok` was cut short (a stalled or failing service) after what came before had already
-   * settled its outcome, which stands.
-   */
-  stoppedAfterSettled: trialStatusSchema.optional(),
 });
 export type TrialOutcome = z.output<typeof trialOutcomeSchema>;
 

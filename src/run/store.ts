@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants as fsConstants, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import { closeSync, constants as fsConstants, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
 import { access, copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
@@ -30,6 +30,7 @@ import { processAlive } from '../util/process-group.js';
  *   trials/<case>/<arm>/<n>.jsonl          agent stdout, byte for byte (streamed to <n>.jsonl.part while it runs)
  *   trials/<case>/<arm>/<n>.meta.json      process facts; written last, so a trial is stored when both exist
  *   trials/<case>/<arm>/<n>.a<k>.*         an earlier attempt of the same trial (infra error, retried)
+ *   trials/<case>/<arm>/<n>.s<k>.jsonl     a transcript set aside by a resume: its meta.json was never written
  *   results.json                           graded outcomes + statistics (regenerable)
  * A run of several agents (`run --agent a,b`) is a folder holding one such run folder per agent:
  *   agents.json                            each agent's run folder, binary, version, model, status
@@ -138,9 +139,9 @@ export interface TrialFiles {
 }
 
 const ORPHAN_TRANSCRIPT = 'transcript without its meta.json';
-const TRIAL_FILE = /^(\d+)(\.a\d+)?\.(jsonl|meta\.json)$/;
+const TRIAL_FILE = /^(\d+)(\.[as]\d+)?\.(jsonl|meta\.json)$/;
 // A transcript still streaming, or an atomic write's temp file (`<name>.<hash>`): an interrupted run leaves them.
-const IN_FLIGHT = /^\d+(\.a\d+)?\.(jsonl|meta\.json)\.[^.]+$/;
+const IN_FLIGHT = /^\d+(\.[as]\d+)?\.(jsonl|meta\.json)\.[^.]+$/;
 
 /** Writes a run of several agents' record into its folder (made if missing). */
 export async function writeAgentRuns(dir: string, runs: AgentRuns): Promise<void> {
@@ -153,17 +154,24 @@ export async function readAgentRuns(dir: string): Promise<Parsed<AgentRuns>> {
   return readValidated(join(dir, AGENT_RUNS_FILE), agentRunsSchema);
 }
 
+/** Why an atomic write failed when its temp file could not be made: a folder gone read-only, or a full disk. */
+const NO_NEW_FILE = new Set(['EACCES', 'EPERM', 'ENOSPC']);
+
 /**
  * The fallback when an atomic write cannot make its temp file (a folder gone read-only, a full disk): the file that
- * is already there rewritten in place, which needs neither a new entry nor, mostly, new blocks. So a run stopped
- * by such a fault can still say `failed`. Returns whether it worked.
+ * is already there rewritten in place, which needs no new entry; on a full disk only when the blocks it holds take
+ * the new text, so a short write can never leave it torn. So a run stopped by such a fault can still say `failed`.
+ * Returns whether it worked.
  */
-function overwriteInPlace(file: string, text: string): boolean {
+function overwriteInPlace(file: string, text: string, cause: unknown): boolean {
+  const code = (cause as NodeJS.ErrnoException).code;
+  if (code === undefined || !NO_NEW_FILE.has(code)) return false;
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r+');
     const bytes = Buffer.from(text);
-    writeSync(fd, bytes, 0, bytes.length, 0);
+    if (code === 'ENOSPC' && fstatSync(fd).blocks * 512 < bytes.length) return false;
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, at);
     ftruncateSync(fd, bytes.length);
     fsyncSync(fd);
     return true;
@@ -217,7 +225,7 @@ export class RunStore {
     try {
       writeAtomic.sync(file, text);
     } catch (e) {
-      if (!overwriteInPlace(file, text)) throw e;
+      if (!overwriteInPlace(file, text, e)) throw e;
     }
   }
 
@@ -236,7 +244,7 @@ export class RunStore {
     try {
       await writeAtomic(file, text);
     } catch (e) {
-      if (!overwriteInPlace(file, text)) throw new StoreWriteError(file, e as Error);
+      if (!overwriteInPlace(file, text, e)) throw new StoreWriteError(file, e as Error);
     }
   }
 
@@ -258,9 +266,9 @@ export class RunStore {
   }
 
   /**
-   * Transcripts stored without their meta.json (a run killed between the two writes) renamed to their trial's next
-   * earlier-attempt name (`<n>.a<k>.jsonl`), kept for the record, so that running the trial again overwrites
-   * nothing. Returns where each went, relative to the folder.
+   * Transcripts stored without their meta.json (a run killed between the two writes) renamed to a set-aside name of
+   * their trial's (`<n>.s<k>.jsonl`, apart from the retried attempts' `<n>.a<k>`), kept for the record, so that
+   * running the trial again overwrites nothing. Returns where each went, relative to the folder.
    */
   async setAsideOrphanTranscripts(): Promise<string[]> {
     const { damaged } = await this.listTrials();
@@ -270,8 +278,8 @@ export class RunStore {
       const taken = new Set(await readdir(dirname(from)));
       const n = basename(from, '.jsonl');
       let k = 1;
-      while (taken.has(`${n}.a${k}.jsonl`) || taken.has(`${n}.a${k}.meta.json`)) k++;
-      const to = join(dirname(from), `${n}.a${k}.jsonl`);
+      while (taken.has(`${n}.s${k}.jsonl`)) k++;
+      const to = join(dirname(from), `${n}.s${k}.jsonl`);
       await rename(from, to);
       moved.push(relative(this.dir, to));
     }

@@ -62,7 +62,7 @@ export interface RunTarget {
   manifest: RunManifest;
   /** Trials an interrupted run already stored (resume), replayed through the scheduler. */
   stored: TrialOutcome[];
-  /** On a resume: transcripts without their meta.json, kept as earlier attempts while their trials run again. */
+  /** On a resume: transcripts without their meta.json, set aside (`<n>.s<k>.jsonl`) while their trials run again. */
   setAside?: string[];
 }
 
@@ -118,7 +118,10 @@ export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTar
   if (place.resume !== undefined) return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), place.force === true);
   const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
   const lock = lockRunFolder(store.dir, 'run');
-  await store.writeManifest(fresh);
+  await store.writeManifest(fresh).catch((e: unknown) => {
+    lock.release();
+    throw e;
+  });
   return { store, lock, manifest: fresh, stored: [] };
 }
 

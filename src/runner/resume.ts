@@ -68,13 +68,17 @@ export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionN
   return changes;
 }
 
+/** A resume refused because what a trial does changed since the run started, each change named. */
+export const changedSinceStart = (file: string, changes: readonly string[]) =>
+  new InputError({ file, what: `changed since this run started: ${changes.join('; ')}`, todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones' });
+
 export interface ResumedRun {
   store: RunStore;
   lock: RunLock;
   manifest: RunManifest;
   /** The stored trials that count: graded now, replayed through the scheduler in trial order. */
   stored: TrialOutcome[];
-  /** Transcripts without their meta.json, kept as earlier attempts (their trials run again). */
+  /** Transcripts without their meta.json, set aside (their trials run again). */
   setAside: string[];
 }
 
@@ -103,9 +107,7 @@ async function reopenLocked(dir: string, lock: RunLock, fresh: RunManifest, cliV
   }
   // Asked only of a folder that can be resumed: asking starts the binary.
   const changes = resumeChanges(stored, fresh, await cliVersionNow());
-  if (changes.length && !force) {
-    throw new InputError({ file, what: `changed since this run started: ${changes.join('; ')}`, todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones' });
-  }
+  if (changes.length && !force) throw changedSinceStart(file, changes);
   await store.removeLeftovers();
   const setAside = await store.setAsideOrphanTranscripts();
   const graded = await gradeStored(store, stored);
