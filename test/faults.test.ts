@@ -493,11 +493,11 @@ describe('--resume after each fault reaches the verdicts of the uninterrupted ru
   it('every run folder a fault interrupted, resumed with the flags it started with', async () => {
     const workdir = mkdtempSync(join(root, 'work-resume-'));
     // Killed before run.json existed: there is no run to resume (and nothing was stored). Completed: nothing to do.
-    // Of the kill -9 points, the first four: each waits out the stalled case's deadline, and more say nothing new.
+    // Of the kill -9 points, the first three: each waits out the stalled case's deadline, and more say nothing new.
     const interrupted = [...runFolders].flatMap(([row, kept]) =>
       kept
         .filter(({ dir }) => existsSync(join(dir, 'run.json')) && readJson<RunManifest>(join(dir, 'run.json')).status !== 'completed')
-        .slice(0, row === 'kill9' ? 4 : undefined)
+        .slice(0, row === 'kill9' ? 3 : undefined)
         .map((k) => ({ row, ...k })),
     );
     // The double kill, SIGHUP, double Ctrl-C, read-only (arm and run folder) and disk full, and the kill -9 points that
