@@ -119,7 +119,7 @@ const BAD: Row[] = [
   // 4b. links out of the skill folder would hand what they name to the model in every trial
   { name: 'symlink to a secret outside the project', make: both((dir) => writeFileSync(inside(dir, '../secret.txt'), 'key\n'), link('skills/alpha/ref.md', '../../../secret.txt')), where: /skills\/alpha\/ref\.md:/, says: /leads outside the skill folder.*secret\.txt/ },
   { name: "symlink to a sibling skill's SKILL.md", make: link('skills/alpha/ref.md', '../alpha-beta/SKILL.md'), where: /skills\/alpha\/ref\.md:/, says: /leads outside the skill folder/ },
-  { name: 'symlink to a shared folder beside the skills', make: both((dir) => writeFileSync(inside(dir, 'shared/x.sh'), 'echo\n'), link('skills/alpha/shared', '../../shared')), where: /skills\/alpha\/shared:/, says: /leads outside the skill folder/ },
+  { name: 'symlink to a common folder beside the skills', make: both((dir) => writeFileSync(inside(dir, 'common/x.sh'), 'echo\n'), link('skills/alpha/common', '../../common')), where: /skills\/alpha\/common:/, says: /leads outside the skill folder/ },
   { name: 'symlink out of the skill folder (lint)', command: 'lint', make: link('skills/alpha/home', '/etc/hostname'), where: /skills\/alpha\/home:/, says: /leads outside the skill folder/ },
   { name: 'SKILL.md linked to /dev/null', change: without('skills/alpha/SKILL.md'), make: link('skills/alpha/SKILL.md', '/dev/null'), where: /skills\/alpha\/SKILL\.md:/, says: /device file/ },
   { name: 'FIFO in a skill (plan)', command: 'plan', make: fifo('skills/alpha/pipe'), where: /skills\/alpha\/pipe:/, says: /FIFO/ },
