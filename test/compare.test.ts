@@ -1,9 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { boschlooTest } from '../src/stats/boschloo.js';
 import { adjustPValues } from '../src/stats/multiple-testing.js';
+import { fisherCombination } from '../src/stats/combine-p-values.js';
+import { anytimeDifference } from '../src/stats/confidence-sequence.js';
+import { decideSequential } from '../src/stats/sequential-design.js';
+import { waldDesign } from '../src/stats/sprt.js';
+import { fixedTrialsDesign } from '../src/stats/stopped-binomial.js';
+import { stoppedTwoSampleTest } from '../src/stats/stopped-two-sample.js';
 import { compareRuns } from '../src/verdict/compare.js';
 import { COMPARE_DEFAULTS } from '../src/verdict/compare-defaults.js';
-import { syntheticRun as run } from './run-fixtures.js';
+import { DECISION, syntheticRun as run } from './run-fixtures.js';
 
 const byCase = (c: ReturnType<typeof compareRuns>) => Object.fromEntries(c.cases.map((x) => [x.caseId, x]));
 
@@ -60,25 +66,42 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(hit.change).not.toBe('REGRESSED');
   });
 
-  it('runs that stopped early (SPRT) are compared with time-uniform intervals: wider than Boschloo\'s, never narrower', () => {
+  it('a case stopped by its stored design is tested exactly under the design, on the trials up to its decision', () => {
     const fixed = compareRuns(run({ a: { passes: 40, n: 40 } }), run({ a: { passes: 20, n: 40 } }));
     const seq = compareRuns(run({ a: { passes: 40, n: 40 } }, { mode: 'sprt' }), run({ a: { passes: 20, n: 40 } }));
     const [f, s] = [byCase(fixed).a!, byCase(seq).a!];
-    expect(s.method).toBe('anytime');
-    expect(s.difference.hi - s.difference.lo).toBeGreaterThan(f.difference.hi - f.difference.lo);
-    expect(s.pValue).toBeGreaterThanOrEqual(f.pValue);
+    expect(f.method).toBe('boschloo');
+    expect(s.method).toBe('design');
+    // The base's design decided after its first few passes: the trials after that decision are not counted.
+    const stoppedAt = decideSequential(new Array<boolean>(40).fill(true), waldDesign({ ...DECISION, maxTrials: 200 })).trials;
+    expect(s.base).toMatchObject({ successes: stoppedAt, n: stoppedAt });
+    expect(s.candidate).toMatchObject({ successes: 20, n: 40 });
+    const exact = stoppedTwoSampleTest({ design: waldDesign({ ...DECISION, maxTrials: 200 }), trials: stoppedAt, passes: stoppedAt }, { design: fixedTrialsDesign(40), trials: 40, passes: 20 });
+    expect(s.pValue).toBeCloseTo(exact.twoSided, 12);
     expect(s.change).toBe('REGRESSED');
+    expect(s.reason).toContain('(under both stopping rules)');
   });
 
-  it('after SPRT stopping, the direction is the paired trials\' own, never the overall rates\' (which count trials past the shorter run)', () => {
-    const base = { passes: 12, n: 40, order: 'P'.repeat(12) + 'F'.repeat(28) };
-    const cand = { passes: 4, n: 12, order: 'F'.repeat(8) + 'P'.repeat(4) };
+  it('a case a run stopped short of its design (interrupted) keeps the anytime-valid tests, never the design\'s', () => {
+    const base = run({ a: { passes: 40, n: 40 } });
+    // Three failures: the design cannot decide before its minimum, so the run stopped this case short of its rule.
+    const cand = run({ a: { passes: 0, n: 3 } }, { mode: 'sprt' });
+    const a = byCase(compareRuns(base, cand)).a!;
+    expect(a.method).toBe('anytime');
+    expect(a.candidate).toMatchObject({ successes: 0, n: 3 });
+    const anytime = anytimeDifference(40, 40, 0, 3, 0.95);
+    expect(a.difference.lo).toBeCloseTo(anytime.lo, 12);
+  });
+
+  it('after stopping by a design, the direction is the test\'s own, never the overall rates\' (which count trials past the decision)', () => {
+    const base = { passes: 20, n: 40, order: 'P'.repeat(20) + 'F'.repeat(20) };
+    const cand = { passes: 35, n: 40, order: 'F'.repeat(5) + 'P'.repeat(35) };
     const a = byCase(compareRuns(run({ a: base }, { mode: 'sprt' }), run({ a: cand }, { mode: 'sprt' }))).a!;
-    // Overall the candidate's rate is higher (0.33 vs 0.30), but the 12 pairs favour the base 8 to 0.
-    expect(a.difference.diff).toBeGreaterThan(0);
-    expect(a.pValue).toBeLessThan(0.05);
+    // Overall the candidate's rate is higher (0.88 vs 0.50), but each run's design decided on its first trials.
+    expect(a.base.successes).toBe(a.base.n);
+    expect(a.candidate.successes).toBe(0);
+    expect(a.difference.diff).toBeLessThan(0);
     expect(a.change).toBe('REGRESSED');
-    expect(a.reason).toContain('(paired trials)');
   });
 
   it('a sibling newly stealing a case is a routing change, named by column', () => {
@@ -134,3 +157,68 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(c.cases.map((x) => x.caseId)).toEqual(['a']);
   });
 });
+
+describe('compare: the suite-level verdict', () => {
+  const cases = (n: number, passes: (i: number) => number, count = 8) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`c${i}`, { passes: passes(i), n }]));
+
+  it('a model update that moves every case a little: no case is significant alone, the suite REGRESSED, exit 1', () => {
+    const c = compareRuns(run(cases(20, () => 20)), run(cases(20, () => 17)));
+    expect(c.cases.filter((x) => x.change === 'REGRESSED')).toEqual([]);
+    expect(c.suite.change).toBe('REGRESSED');
+    expect(c.suite.pRegressed).toBeLessThanOrEqual(0.05);
+    expect(c.suite.cases).toBe(8);
+    expect(c.suite.rates.passRate.diff).toBeCloseTo(-0.15, 12);
+    expect(c.suite.rates.passRate.hi).toBeLessThan(0);
+    expect(c.suite.reason).toMatch(/dropped across the suite: combined p <?0\.\d+ ≤ 0\.05 over 8 cases/);
+    expect(c.exitCode).toBe(1);
+  });
+
+  it('the same numbers twice: UNCHANGED, the suite pass rate within the margin, exit 0', () => {
+    const same = cases(40, (i) => 36 + (i % 4));
+    const c = compareRuns(run(same), run(same));
+    expect(c.suite.change).toBe('UNCHANGED');
+    expect(c.suite.pRegressed).toBeGreaterThan(0.5);
+    expect(c.suite.pImproved).toBeGreaterThan(0.5);
+    expect(c.suite.rates.passRate.lo).toBeGreaterThan(-0.15);
+    expect(c.exitCode).toBe(0);
+  });
+
+  it('a few trials and no visible change: UNDECIDED, never UNCHANGED, as a change of the margin is not ruled out', () => {
+    const c = compareRuns(run(cases(4, () => 3, 2)), run(cases(4, () => 3, 2)));
+    expect(c.suite.change).toBe('UNDECIDED');
+    expect(c.exitCode).toBe(0);
+  });
+
+  it('every case a little better: IMPROVED, exit 0', () => {
+    const c = compareRuns(run(cases(20, () => 16)), run(cases(20, () => 20)));
+    expect(c.suite.change).toBe('IMPROVED');
+    expect(c.suite.pImproved).toBeLessThanOrEqual(0.05);
+    expect(c.exitCode).toBe(0);
+  });
+
+  it('names the cases that moved most, largest first', () => {
+    const c = compareRuns(run({ a: { passes: 20, n: 20 }, b: { passes: 20, n: 20 }, d: { passes: 20, n: 20 } }), run({ a: { passes: 19, n: 20 }, b: { passes: 10, n: 20 }, d: { passes: 20, n: 20 } }));
+    expect(c.suite.moved.map((m) => m.caseId)).toEqual(['b', 'a']);
+    expect(c.suite.moved[0]).toMatchObject({ diff: -0.5, change: 'REGRESSED' });
+  });
+
+  it('trigger recall and sibling confusion come from what fired: a sibling stealing trials moves both', () => {
+    const c = compareRuns(run(cases(20, () => 20, 3)), run(Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`c${i}`, { passes: 14, n: 20, failedColumn: 'atl-confluence' }]))));
+    expect(c.suite.rates.recall.diff).toBeCloseTo(-0.3, 12);
+    expect(c.suite.rates.siblingConfusion.diff).toBeCloseTo(0.3, 12);
+    // No negative case: no false-trigger rate to compare.
+    expect(c.suite.rates.falseTriggers.cases).toBe(0);
+  });
+
+  it('sequential runs: each case adds its exact null, less by chance than the uniform the χ² reference assumes', () => {
+    const base = run(cases(40, () => 40), { mode: 'sprt' });
+    const cand = run(Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, { passes: 3, n: 40, order: 'PPFPF' + 'F'.repeat(35) }])), { mode: 'sprt' });
+    const c = compareRuns(base, cand);
+    expect(c.cases.every((x) => x.method === 'design')).toBe(true);
+    expect(c.suite.change).toBe('REGRESSED');
+    // Each case's one-sided p-value is half its two-sided one here (the other side is 1).
+    const asUniform = fisherCombination(c.cases.map((k) => ({ p: k.pValue / 2 })));
+    expect(c.suite.pRegressed).toBeLessThan(asUniform / 2);
+  });
+});
+

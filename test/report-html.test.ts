@@ -24,7 +24,7 @@ import { wilsonInterval } from '../src/stats/wilson.js';
 import type { Comparison } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
 import { ClaudeStream } from './claude-stream.js';
-import { adjustedText, designedCases, designedInput, designFacts, OUTCOMES, reportInput, withoutEstimates } from './report-inputs.js';
+import { adjustedText, designedCases, designedInput, designFacts, OUTCOMES, reportInput, SUITE, withoutEstimates } from './report-inputs.js';
 import { handMadeManifest, storeTrial } from './run-fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -103,6 +103,7 @@ const COMPARISON: Comparison = {
   crossModel: true,
   alpha: 0.05,
   margin: 0.15,
+  suite: SUITE,
   cases: [
     { caseId: 'jira-create', arm: 'skill', base: rate(19, 20), candidate: rate(8, 20), difference: difference(-0.55, -0.74, -0.28), method: 'boschloo', pValue: 0.0002, pAdjusted: 0.0008, change: 'REGRESSED', reason: 'the pass rate fell by 0.55' },
     { caseId: 'confluence-page', arm: 'skill', base: rate(10, 20), candidate: rate(18, 20), difference: difference(0.4, 0.13, 0.6), method: 'boschloo', pValue: 0.008, pAdjusted: 0.016, change: 'IMPROVED', reason: 'the pass rate rose by 0.40' },

@@ -3,7 +3,7 @@ import { configSchema, type DecisionMode } from '../src/run/config-schema.js';
 import type { ReportInput } from '../src/report/reporter.js';
 import type { CaseVerdict, DecisionParams, GradableCase, Rate, RunManifest, SprtParams, TrialOutcome } from '../src/run/schema.js';
 import { buildDesign } from '../src/stats/case-design.js';
-import type { CaseChange, Comparison, ComparedRun } from '../src/verdict/comparison.js';
+import type { CaseChange, Comparison, ComparedRun, SuiteChange } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
 import { handMadeManifest } from './run-fixtures.js';
 
@@ -152,6 +152,25 @@ function change(caseId: string, over: Partial<CaseChange> & Pick<CaseChange, 'ch
   };
 }
 
+/** A suite that regressed: the pass rate and recall down, a false trigger less, the cases that moved most. */
+export const SUITE: SuiteChange = {
+  change: 'REGRESSED',
+  cases: 3,
+  pRegressed: 0.004,
+  pImproved: 0.6,
+  rates: {
+    passRate: { diff: -0.1, lo: -0.3, hi: -0.02, cases: 3 },
+    recall: { diff: -0.2, lo: -0.41, hi: -0.05, cases: 2 },
+    falseTriggers: { diff: -0.4, lo: -0.6, hi: -0.1, cases: 1 },
+    siblingConfusion: { diff: 0.45, lo: 0.18, hi: 0.66, cases: 2 },
+  },
+  moved: [
+    { caseId: 'jira-create', diff: -0.45, change: 'REGRESSED' },
+    { caseId: 'neg-weather', diff: 0.4, change: 'IMPROVED' },
+  ],
+  reason: "the cases' pass rates dropped across the suite: combined p 0.0040 ≤ 0.05 over 3 cases",
+};
+
 /** A base run and a candidate on another model: one change of each kind, a routing shift, and drift. */
 export const COMPARISON: Comparison = {
   base: comparedRun('r1', 'claude-sonnet-4-5', { costUsd: 1.5 }),
@@ -160,6 +179,7 @@ export const COMPARISON: Comparison = {
   crossModel: true,
   alpha: 0.05,
   margin: 0.15,
+  suite: SUITE,
   cases: [
     change('jira-create', {
       change: 'REGRESSED',

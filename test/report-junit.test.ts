@@ -222,10 +222,11 @@ describe('junit reporter: a comparison', () => {
     expect(await xsdErrors(xml)).toEqual([]);
   });
 
-  it('is one suite with one test per case and arm compared, counted exactly', () => {
-    expect(compare.attributes).toMatchObject({ name: 'skillprobe compare', tests: '4', failures: '1', errors: '0', skipped: '1' });
-    expect(root).toMatchObject({ tests: '4', failures: '1', errors: '0' });
+  it('is one suite with the suite-level verdict first, then one test per case and arm compared, counted exactly', () => {
+    expect(compare.attributes).toMatchObject({ name: 'skillprobe compare', tests: '5', failures: '2', errors: '0', skipped: '1' });
+    expect(root).toMatchObject({ tests: '5', failures: '2', errors: '0' });
     expect(compare.cases.map((t) => [t.attributes.name, kinds(t)])).toEqual([
+      ['suite', ['failure']],
       ['jira-create [skill]', ['failure']],
       ['neg-weather [skill]', []],
       ['jira-create [ablation]', []],
@@ -241,6 +242,19 @@ describe('junit reporter: a comparison', () => {
       'candidate r2: 0.45 [0.26, 0.66] (9/20)',
       'difference (candidate − base): -0.45 [-0.66, -0.18]',
       "p 0.002 (Boschloo's exact test) · adjusted p 0.008 (Benjamini–Hochberg, α 0.05)",
+    ]);
+  });
+
+  it('the suite-level regression fails with every rate of the suite, the cases that moved most, and how it was tested', () => {
+    const failure = only(testCase('suite').children);
+    expect(failure.message).toBe("REGRESSED: the cases' pass rates dropped across the suite: combined p 0.0040 ≤ 0.05 over 3 cases");
+    expect(failure.text.split('\n').slice(1)).toEqual([
+      'pass rate · -0.10 [-0.30, -0.02] · 3 cases',
+      'trigger recall · -0.20 [-0.41, -0.05] · 2 cases',
+      'false triggers · -0.40 [-0.60, -0.10] · 1 case',
+      'sibling confusion · +0.45 [0.18, 0.66] · 2 cases',
+      'moved most: jira-create -0.45 (REGRESSED), neg-weather +0.40 (IMPROVED)',
+      "one-sided toward a drop: Fisher's combination of every case's exact test (skill arm); rates: the mean of the cases' changes",
     ]);
   });
 

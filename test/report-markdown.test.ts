@@ -134,8 +134,20 @@ describe('markdown reporter: the rate beside a verdict, adjusted for stopping ea
 describe('markdown reporter: a comparison', () => {
   const md = markdownReporter.renderComparison(COMPARISON);
 
+  it('gives the suite-level verdict before the cases: its reason and every rate of the suite with its interval', () => {
+    expect(md).toContain("#### Suite · ");
+    expect(md).toContain("the cases' pass rates dropped across the suite: combined p 0.0040 ≤ 0.05 over 3 cases");
+    expect(rows(md, '| rate | change [CI] | over |')).toEqual([
+      ['pass rate', '-0.10 \\[-0.30, -0.02\\]', '3 cases'],
+      ['trigger recall', '-0.20 \\[-0.41, -0.05\\]', '2 cases'],
+      ['false triggers', '-0.40 \\[-0.60, -0.10\\]', '1 case'],
+      ['sibling confusion', '+0.45 \\[0.18, 0.66\\]', '2 cases'],
+    ]);
+    expect(md.indexOf('#### Suite')).toBeLessThan(md.indexOf('| case | arm |'));
+  });
+
   it('names both runs, and says the models differ', () => {
-    expect(md.split('\n')[0]).toBe('### skillprobe compare · r1 → r2 · 1 REGRESSED · 1 IMPROVED · 1 UNCHANGED · 1 UNDECIDED · exit code 1');
+    expect(md.split('\n')[0]).toBe('### skillprobe compare · r1 → r2 · suite REGRESSED · 1 REGRESSED · 1 IMPROVED · 1 UNCHANGED · 1 UNDECIDED · exit code 1');
     expect(md).toContain('> ⚠️ **different models**: the comparison is across them');
     expect(md).not.toContain('different agents');
     expect(rows(md, '| run | id | agent | model | decision | trials | cost |')).toEqual([

@@ -144,7 +144,7 @@ describe('compare and history through the CLI', () => {
     const junit = join(root, 'files', 'junit.xml');
     const compared = await runCli(['compare', base, base, `--reporter=junit=${junit}`], { cwd: root });
     expect(compared.exitCode, compared.stderr).toBe(0);
-    expect(compared.stdout).toMatch(/^skillprobe compare · 1 UNCHANGED · exit code 0\n/);
+    expect(compared.stdout).toMatch(/^skillprobe compare · suite UNCHANGED · 1 UNCHANGED · exit code 0\n/);
     expect(compared.stdout.endsWith(`\nwrote ${junit} (junit)`)).toBe(true);
     const graded = await runCli(['grade', await fakeRun(join(root, 'files')), `--reporter=junit=${junit}`], { cwd: root });
     expect(graded.stdout).toMatch(/^skillprobe run r1 [^]*\nVERDICTS · [^]*\nwrote \S+junit\.xml \(junit\)\nregraded 6 trials → /);

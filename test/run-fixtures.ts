@@ -3,7 +3,7 @@ import { configSchema } from '../src/run/config-schema.js';
 import { RunStore } from '../src/run/store.js';
 import { ClaudeStream } from './claude-stream.js';
 import type { GradableCase, RunManifest, TrialMeta, TrialOutcome, TrialRef, Verdict } from '../src/run/schema.js';
-import type { RunToCompare } from '../src/verdict/compare.js';
+import type { RunToCompare } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
 
 /** The atl family the hand-built transcripts use. */
@@ -36,7 +36,7 @@ export async function storeTrial(store: RunStore, ref: TrialRef, raw: string, me
   await store.commitTrial(ref, meta);
 }
 
-const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
+export const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
 const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
 
 /** A run folder written by hand: what a finished run leaves, without running anything. */

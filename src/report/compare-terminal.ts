@@ -1,11 +1,13 @@
 import type pc from 'picocolors';
-import { CHANGES, type Change, type Comparison, type ComparedRun } from '../verdict/comparison.js';
+import { CHANGES, type Change, type ChangeMethod, type Comparison, type ComparedRun } from '../verdict/comparison.js';
 import { paragraph, plural, REPORT_WIDTH, table } from './format.js';
 import { pValueText } from '../util/text.js';
-import { kindCounts, METHOD_NAME, signedDifference } from './wording.js';
+import { kindCounts, METHOD_NAME, movedText, signedDifference, SUITE_METHOD, suiteRateRows } from './wording.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
+/** A row's test, in the table's narrow column. */
+const TEST_LABEL: Record<ChangeMethod, string> = { boschloo: 'exact', design: 'design', anytime: 'anytime' };
 const CHANGE_COLOUR: Record<Change, 'red' | 'green' | 'yellow' | 'dim'> = { REGRESSED: 'red', IMPROVED: 'green', UNDECIDED: 'yellow', UNCHANGED: 'dim' };
 const runLine = (label: string, r: ComparedRun) =>
   `${label} ${r.runId} · ${r.agent.id} ${r.agent.cliVersion ?? '?'} · ${r.model.reported ?? r.model.requested} · ${r.decisionMode}, ${plural(r.trials, 'trial')}` +
@@ -18,21 +20,29 @@ export function comparisonText(c: Comparison, colors: Colors): string {
   const counts = kindCounts(CHANGES, c.cases.map((x) => x.change));
   const across = [c.crossAgent && 'DIFFERENT AGENTS', c.crossModel && 'DIFFERENT MODELS'].filter(Boolean).join(' · ');
   const head = [
-    paragraph(colors.bold(`skillprobe compare · ${counts || 'no cases in common'} · exit code ${c.exitCode}`)),
+    paragraph(colors.bold(`skillprobe compare · suite ${c.suite.change} · ${counts || 'no cases in common'} · exit code ${c.exitCode}`)),
     paragraph(runLine('base     ', c.base)),
     paragraph(runLine('candidate', c.candidate)),
     ...(across ? [paragraph(colors.magenta(`${across}: the comparison is across them (a canary's point); read the drift below`))] : []),
-    paragraph(colors.dim(`${METHOD_NAME[c.cases[0]?.method ?? 'boschloo']} · Benjamini–Hochberg at ${c.alpha} · unchanged = interval within ±${c.margin}`)),
   ];
+  const suite = [
+    paragraph(colors.bold(`SUITE · `) + colors[CHANGE_COLOUR[c.suite.change]](c.suite.change) + ` · ${c.suite.reason}`),
+    fit(suiteRateRows(c.suite).map(([name, change, cases]) => [`  ${name}`, change, cases]), ['l', 'l', 'r']),
+    paragraph(movedText(c.suite), '  '),
+    paragraph(colors.dim(SUITE_METHOD), '  '),
+  ];
+  const methods = [...new Set(c.cases.map((x) => x.method))].map((m) => `${TEST_LABEL[m]}: ${METHOD_NAME[m]}`);
   const rows = c.cases.map((x) => [
     x.arm === 'skill' ? x.caseId : `${x.caseId} [${x.arm}]`,
     `${x.base.successes}/${x.base.n}`,
     `${x.candidate.successes}/${x.candidate.n}`,
     signedDifference(x.difference),
     pValueText(x.pAdjusted),
+    TEST_LABEL[x.method],
     colors[CHANGE_COLOUR[x.change]](x.change) + (x.trialsToDecide !== undefined ? ` (n≈${x.trialsToDecide})` : ''),
   ]);
-  const caseTable = fit([['case', 'base', 'candidate', 'difference', 'p adj.', 'change'].map((h) => colors.bold(h)), ...rows], ['l', 'r', 'r', 'l', 'r', 'l']);
+  const caseTable = fit([['case', 'base', 'candidate', 'difference', 'p adj.', 'test', 'change'].map((h) => colors.bold(h)), ...rows], ['l', 'r', 'r', 'l', 'r', 'l', 'l']);
+  const legend = paragraph(colors.dim(`${methods.join(' · ')} · Benjamini–Hochberg at ${c.alpha} · unchanged = interval within ±${c.margin}`));
   const reasons = c.cases.filter((x) => x.change === 'REGRESSED' || x.change === 'IMPROVED').map((x) => paragraph(`${x.caseId} [${x.arm}]: ${x.reason}`, '  '));
   const routing = c.routing.length
     ? [
@@ -55,5 +65,5 @@ export function comparisonText(c: Comparison, colors: Colors): string {
     ...(c.onlyIn.base.length ? [paragraph(`only in base (not compared): ${c.onlyIn.base.join(', ')}`, '  ')] : []),
     ...(c.onlyIn.candidate.length ? [paragraph(`only in candidate (not compared): ${c.onlyIn.candidate.join(', ')}`, '  ')] : []),
   ];
-  return [head, [caseTable, ...reasons], routing, drift].filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';
+  return [head, suite, [caseTable, legend, ...reasons], routing, drift].filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';
 }

@@ -15,6 +15,9 @@ import {
   designText,
   estimateText,
   METHOD_NAME,
+  movedText,
+  SUITE_METHOD,
+  suiteRateRows,
   missingAgentText,
   passBelowThreshold,
   rateText,
@@ -261,6 +264,14 @@ function changeCase(c: CaseChange, cmp: Comparison): TestCase {
   return testCase(`${c.caseId} [${c.arm}]`, c.caseId, result, { message: `${c.change}: ${c.reason}`, text });
 }
 
+/** The suite-level verdict as its own test: it fails on REGRESSED as a case does. */
+function suiteCase(cmp: Comparison): TestCase {
+  const s = cmp.suite;
+  const text = [`${s.change}: ${s.reason}`, ...suiteRateRows(s).map((row) => row.join(' · ')), movedText(s), SUITE_METHOD].join('\n');
+  const result: Result = s.change === 'REGRESSED' ? 'failure' : s.change === 'UNDECIDED' ? 'skipped' : 'passed';
+  return testCase('suite', 'suite', result, { message: `${s.change}: ${s.reason}`, text });
+}
+
 function driftText(cmp: Comparison): string {
   const changedSkills = cmp.drift.skills.filter((s) => s.state !== 'same');
   return [
@@ -281,7 +292,7 @@ function renderComparison(cmp: Comparison): string {
     alpha: cmp.alpha,
     margin: cmp.margin,
   };
-  const cases = cmp.cases.map((c) => changeCase(c, cmp));
+  const cases = [suiteCase(cmp), ...cmp.cases.map((c) => changeCase(c, cmp))];
   const simulated = simulatedRunsText(cmp);
   const name = simulated ? `skillprobe compare · SIMULATED (${simulatedRuns(cmp)})` : 'skillprobe compare';
   const systemOut = [...(simulated ? [`SIMULATED: ${simulated}`] : []), driftText(cmp)].join('\n');

@@ -14,6 +14,9 @@ import {
   designText,
   kindCounts,
   METHOD_NAME,
+  movedText,
+  SUITE_METHOD,
+  suiteRateRows,
   missingAgentText,
   modelText,
   needsExplaining,
@@ -180,11 +183,25 @@ function comparisonHeader(c: Comparison): string[][] {
   const across = [c.crossAgent && 'different agents', c.crossModel && 'different models'].filter(Boolean).join(' and ');
   return [
     [
-      `### skillprobe compare · ${inline(c.base.runId)} → ${inline(c.candidate.runId)} · ${counts || 'no cases in common'} · exit code ${c.exitCode}`,
+      `### skillprobe compare · ${inline(c.base.runId)} → ${inline(c.candidate.runId)} · suite ${c.suite.change} · ${counts || 'no cases in common'} · exit code ${c.exitCode}`,
       ...(across ? ['', `> ⚠️ **${across}**: the comparison is across them, so read the drift below with the changes.`] : []),
       ...(c.base.simulated || c.candidate.simulated ? ['', `> ⚠️ **SIMULATED** · ${inline(SIMULATED_NOTE)}`] : []),
     ],
     table(['run', 'id', 'agent', 'model', 'decision', 'trials', 'cost'], [runRow('base', c.base), runRow('candidate', c.candidate)], ['l', 'l', 'l', 'l', 'l', 'r', 'r']),
+  ];
+}
+
+function suiteSection(c: Comparison): string[] {
+  return [
+    `#### Suite · ${CHANGE_MARK[c.suite.change]}`,
+    '',
+    prose(c.suite.reason),
+    '',
+    ...table(['rate', 'change [CI]', 'over'], suiteRateRows(c.suite).map((row) => row.map(inline)), ['l', 'l', 'r']),
+    '',
+    inline(movedText(c.suite)),
+    '',
+    inline(SUITE_METHOD),
   ];
 }
 
@@ -241,7 +258,7 @@ function driftSection(c: Comparison): string[] {
 }
 
 function renderComparison(c: Comparison): string {
-  return fit([...comparisonHeader(c), ...changeTables(c), driftSection(c)]);
+  return fit([...comparisonHeader(c), suiteSection(c), ...changeTables(c), driftSection(c)]);
 }
 
 function agentsHeader({ runs, matrix }: AgentsReportInput): string[] {

@@ -4,7 +4,7 @@ import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { fmt, interval, plural } from './format.js';
 import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RefusedStatus, type RunFacts, type TrialStatus } from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
-import type { ChangeMethod, RateDifference } from '../verdict/comparison.js';
+import { SUITE_RATES, type ChangeMethod, type RateDifference, type SuiteChange, type SuiteRateName } from '../verdict/comparison.js';
 import type { DecisionMode } from '../run/config-schema.js';
 
 /** How a run decided its cases, in one phrase. */
@@ -146,6 +146,21 @@ export function trialsUsed(v: CaseVerdict): string {
 /** `+0.12 [-0.03, 0.27]`: a difference of rates with its interval. */
 export const signedDifference = (d: RateDifference) => `${d.diff >= 0 ? '+' : ''}${fmt(d.diff)} ${interval(d)}`;
 
+const SUITE_RATE_LABEL: Record<SuiteRateName, string> = { passRate: 'pass rate', recall: 'trigger recall', falseTriggers: 'false triggers', siblingConfusion: 'sibling confusion' };
+
+/** How the suite-level verdict is reached, in one phrase. */
+export const SUITE_METHOD = "one-sided toward a drop: Fisher's combination of every case's exact test (skill arm); rates: the mean of the cases' changes";
+
+/** The suite's rates as rows: name, change with its interval, the cases it averages. Rates no case has are left out. */
+export function suiteRateRows(s: SuiteChange): [string, string, string][] {
+  return SUITE_RATES.filter((r) => s.rates[r].cases > 0).map((r) => [SUITE_RATE_LABEL[r], signedDifference(s.rates[r]), plural(s.rates[r].cases, 'case')]);
+}
+
+/** `moved most: a −0.83 (REGRESSED), b −0.50 (UNDECIDED)`. */
+export function movedText(s: SuiteChange): string {
+  return s.moved.length ? `moved most: ${s.moved.map((m) => `${m.caseId} ${m.diff >= 0 ? '+' : ''}${fmt(m.diff)} (${m.change})`).join(', ')}` : 'no case moved';
+}
+
 /** `model X`, and what the agent reported when it differs. */
 export function modelText(run: RunFacts): string {
   const reported = run.model.reported && run.model.reported !== run.model.requested ? ` (the agent reported ${run.model.reported})` : '';
@@ -217,7 +232,8 @@ export const rateText = (r: Rate) => (r.n === 0 ? 'no scored trials' : `${fmt(r.
 /** How a comparison tested a case's difference, in a reader's words. */
 export const METHOD_NAME: Record<ChangeMethod, string> = {
   boschloo: "Boschloo's exact test",
-  anytime: 'anytime-valid tests (a run stopped cases early)',
+  design: 'the exact test under both runs\' stopping rules',
+  anytime: 'anytime-valid tests (a run stopped the case short of its rule)',
 };
 
 /** An agent's result for one case, in the agents × cases matrix: `PASS 9/10 · fires 90%` (negative: false triggers). */

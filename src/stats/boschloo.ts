@@ -7,6 +7,8 @@
  * Hand-written because no maintained JavaScript package offers an exact unconditional test.
  */
 import hypergeometricCdf from '@stdlib/stats-base-dists-hypergeometric-cdf';
+import { supremumOverRate } from './rate-supremum.js';
+import { logAdd } from './log-space.js';
 
 export interface BoschlooResult {
   /** One-sided p-value for H1: p2 < p1 (the candidate is worse). */
@@ -19,14 +21,6 @@ export interface BoschlooResult {
 
 /** Fisher p-values of tied tables are summed along different paths (apart by ~1e-11 at n = 500); keep them tied. */
 const TIE_TOLERANCE = 1e-9;
-/**
- * Grid points over π, evenly spaced in arcsine scale (θ with π = sin²θ), where binomial spread is constant.
- * With the refinement below, 128 already matched a 2048-point grid to 1e-12 at n = 500 per side (64 did not).
- */
-const GRID_POINTS = 256;
-/** Grid maxima refined by golden-section search: the supremum can have a twin peak of nearly equal height. */
-const PEAKS_REFINED = 3;
-const GOLDEN_ITERATIONS = 30;
 
 export function boschlooTest(x1: number, n1: number, x2: number, n2: number): BoschlooResult {
   checkCounts(x1, n1);
@@ -108,28 +102,13 @@ function fisherRegion(n1: number, n2: number, threshold: number): Int32Array {
   return boundary;
 }
 
-/**
- * sup over π of P(region) when both runs pass at rate π, worked in log space so that n up to 500 per side does
- * not underflow: a grid in θ (π = sin²θ) and golden-section refinement around the highest grid peaks.
- */
+/** sup over π of P(region) when both runs pass at rate π, worked in log space so that n up to 500 per side does not underflow. */
 function regionSupremum(n1: number, n2: number, boundary: Int32Array): number {
   const first = boundary.findIndex((b) => b >= 0);
   if (first < 0) return 0;
   if (boundary[0] === n2) return 1;
   const lp = new LogRegionProbability(n1, n2, boundary, first);
-  const step = Math.PI / 2 / GRID_POINTS;
-  const values = new Float64Array(GRID_POINTS);
-  for (let i = 0; i < GRID_POINTS; i++) values[i] = lp.at((i + 0.5) * step);
-  const peaks: number[] = [];
-  for (let i = 0; i < GRID_POINTS; i++) {
-    if ((i === 0 || values[i]! >= values[i - 1]!) && (i === GRID_POINTS - 1 || values[i]! >= values[i + 1]!)) peaks.push(i);
-  }
-  peaks.sort((i, j) => values[j]! - values[i]!);
-  let best = values[peaks[0]!]!;
-  for (const i of peaks.slice(0, PEAKS_REFINED)) {
-    best = Math.max(best, goldenMaximum((t) => lp.at(t), Math.max(0, i - 0.5) * step, Math.min(GRID_POINTS, i + 1.5) * step));
-  }
-  return Math.min(1, Math.exp(best));
+  return supremumOverRate((theta) => lp.at(theta));
 }
 
 /** log P(region) at π = sin²θ, reusing buffers across the many evaluations of one supremum. */
@@ -177,36 +156,4 @@ function logBinomialCoefficients(n: number): Float64Array {
   const out = new Float64Array(n + 1);
   for (let k = 1; k <= n; k++) out[k] = out[k - 1]! + Math.log((n - k + 1) / k);
   return out;
-}
-
-function logAdd(x: number, y: number): number {
-  if (x === Number.NEGATIVE_INFINITY) return y;
-  return x > y ? x + Math.log1p(Math.exp(y - x)) : y + Math.log1p(Math.exp(x - y));
-}
-
-/** Maximum of f on [lo, hi] by golden-section search (f is unimodal there: a bracket around one grid peak). */
-function goldenMaximum(f: (x: number) => number, lo: number, hi: number): number {
-  const r = (Math.sqrt(5) - 1) / 2;
-  let a = lo;
-  let b = hi;
-  let c = b - r * (b - a);
-  let d = a + r * (b - a);
-  let fc = f(c);
-  let fd = f(d);
-  for (let i = 0; i < GOLDEN_ITERATIONS; i++) {
-    if (fc >= fd) {
-      b = d;
-      d = c;
-      fd = fc;
-      c = b - r * (b - a);
-      fc = f(c);
-    } else {
-      a = c;
-      c = d;
-      fc = fd;
-      d = a + r * (b - a);
-      fd = f(d);
-    }
-  }
-  return Math.max(fc, fd);
 }

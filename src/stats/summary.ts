@@ -9,7 +9,7 @@ import type { AblationRow, Aggregates, CaseArmSummary, ConfusionMatrix, FailureB
 const usable = (o: TrialOutcome) => !NO_EVIDENCE.has(o.status);
 
 /** Family members (folder names) that counted as fired in a trial: invocations, and reads when they count. */
-function familyFired(o: TrialOutcome, readsCount: boolean): string[] {
+export function familyFired(o: TrialOutcome, readsCount: boolean): string[] {
   return [...new Set(o.firings.filter((f) => f.skill !== undefined && (f.via === 'invoke' || readsCount)).map((f) => f.skill!))];
 }
 

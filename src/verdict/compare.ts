@@ -1,54 +1,100 @@
 import { NO_EVIDENCE } from '../grade/status.js';
 import { ARMS, type Arm } from '../run/config-schema.js';
-import type { CaseArmSummary, Rate, Results, RunManifest, TrialOutcome } from '../run/schema.js';
+import type { CaseArmSummary, Rate, RunManifest, TrialOutcome } from '../run/schema.js';
 import { boschlooTest } from '../stats/boschloo.js';
+import type { CombinedEvidence } from '../stats/combine-p-values.js';
+import { caseDesign } from '../stats/case-design.js';
+import { decideSequential } from '../stats/sequential-design.js';
+import { stagewiseEstimate } from '../stats/stagewise.js';
+import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
+import { stoppedTwoSampleTest, type StoppedSample } from '../stats/stopped-two-sample.js';
+import { suiteChange, suiteRates } from './suite-change.js';
 import { anytimeDifference } from '../stats/confidence-sequence.js';
 import { adjustPValues } from '../stats/multiple-testing.js';
 import { newcombeDifference } from '../stats/newcombe.js';
 import { pairedSignTest } from '../stats/paired-sign.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { wilsonInterval } from '../stats/wilson.js';
-import type { CaseChange, ChangeMethod, ComparedRun, Comparison, Drift, RateDifference, RoutingChange } from './comparison.js';
+import type { CaseChange, ChangeMethod, ComparedRun, Comparison, Drift, RateDifference, RoutingChange, RunToCompare } from './comparison.js';
 import { plural, pValueText } from '../util/text.js';
 import { COMPARE_DEFAULTS, type CompareOptions } from './compare-defaults.js';
 import { EXIT } from './verdict.js';
-
-/** One side of a comparison: a run folder's manifest and results, and the folder as the user named it. */
-export interface RunToCompare {
-  dir: string;
-  manifest: RunManifest;
-  results: Results;
-}
 
 
 interface Tested {
   difference: RateDifference;
   pValue: number;
+  /** One-sided evidence that the candidate is worse, and better: what the suite-level test combines. */
+  worse: CombinedEvidence;
+  better: CombinedEvidence;
   /** Which run the test's own evidence favours: −1 the base, +1 the candidate, 0 neither. */
   direction: -1 | 0 | 1;
 }
 
-/** One side of a tested difference: the rate, and the per-trial outcomes it counts in trial order. */
+/** One side of a tested difference: the rate, the per-trial outcomes it counts in trial order, and its stopping rule. */
 interface Sample {
   rate: Rate;
   sequence: boolean[];
+  /** Where the run's known stopping rule ended this case; absent when the run stopped it short of that rule. */
+  stopped?: StoppedSample;
 }
 
+const directionOf = (worse: number, better: number): Tested['direction'] => (worse < better ? -1 : better < worse ? 1 : 0);
+
 /**
- * Fixed-N runs get Boschloo's exact unconditional test (more powerful than Fisher's, and exact at any n) with
- * Newcombe's interval. A run that stopped cases early (SPRT) makes both wrong: there the p-value is the paired
- * sign e-process and the interval the difference of time-uniform confidence sequences, both valid under any
- * stopping rule, at the price of power.
+ * Both runs fixed-N: Boschloo's exact unconditional test with Newcombe's interval. A case stopped by a stored
+ * sequential design (in either run): the exact test under both stopping rules, with the difference of the designs'
+ * exact stagewise intervals (each at half the error). A case whose stopping rule is not known (a run stopped short
+ * of it): the paired sign e-process and time-uniform confidence sequences, valid under any stopping rule.
  */
 function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, confidence: number): Tested {
   const [x1, n1, x2, n2] = [base.rate.successes, base.rate.n, candidate.rate.successes, candidate.rate.n];
   if (method === 'anytime') {
     // The direction is the paired test's own: the overall rates also count trials past the shorter run.
     const paired = pairedSignTest(base.sequence, candidate.sequence);
-    return { difference: anytimeDifference(x1, n1, x2, n2, confidence), pValue: paired.pValue, direction: Math.sign(paired.candidateOnly - paired.baseOnly) as Tested['direction'] };
+    const direction = Math.sign(paired.candidateOnly - paired.baseOnly) as Tested['direction'];
+    return { difference: anytimeDifference(x1, n1, x2, n2, confidence), pValue: paired.pValue, worse: { p: direction < 0 ? paired.pValue : 1 }, better: { p: direction > 0 ? paired.pValue : 1 }, direction };
   }
-  const difference = newcombeDifference(x1, n1, x2, n2, confidence);
-  return { difference, pValue: boschlooTest(x1, n1, x2, n2).twoSided, direction: (Math.sign(difference.diff) || 0) as Tested['direction'] };
+  if (method === 'design') {
+    const [b, c] = [base.stopped!, candidate.stopped!];
+    const test = stoppedTwoSampleTest(b, c);
+    const level = 1 - (1 - confidence) / 2;
+    const [eb, ec] = [stagewiseEstimate(b.design, b.trials, b.passes, level), stagewiseEstimate(c.design, c.trials, c.passes, level)];
+    const difference = { diff: ec.rate - eb.rate, lo: ec.lower - eb.upper, hi: ec.upper - eb.lower };
+    return {
+      difference,
+      pValue: test.twoSided,
+      worse: { p: test.lowerNull.observed, nullValues: test.lowerNull.values },
+      better: { p: test.upperNull.observed, nullValues: test.upperNull.values },
+      direction: directionOf(test.lower, test.upper),
+    };
+  }
+  const test = boschlooTest(x1, n1, x2, n2);
+  return { difference: newcombeDifference(x1, n1, x2, n2, confidence), pValue: test.twoSided, worse: { p: test.lower }, better: { p: test.upper }, direction: directionOf(test.lower, test.upper) };
+}
+
+/**
+ * Where a run's known stopping rule ended a case's skill arm: a fixed run at its scored trials; a sequential one at
+ * the scored trial its design decided on, or at the design's last stage. Undefined when the run stopped the case
+ * short of both (interrupted, or capped by cost): then the rule that stopped it is not known.
+ */
+function stoppedSample(r: RunToCompare, caseId: string, sequence: boolean[]): StoppedSample | undefined {
+  if (sequence.length === 0) return undefined;
+  if (r.results.run.decision.mode === 'fixed') return { design: fixedTrialsDesign(sequence.length), trials: sequence.length, passes: sequence.filter(Boolean).length };
+  const def = r.manifest.cases.defs.find((d) => d.id === caseId);
+  if (!def) return undefined;
+  const design = caseDesign(def);
+  const d = decideSequential(sequence, design);
+  return d.state !== 'continue' || d.trials === design.maxTrials ? { design, trials: d.trials, passes: d.passes } : undefined;
+}
+
+/**
+ * The test a row gets. The ablation arm's trials run beside the skill arm's, so how many there are is set by the
+ * skill arm, never by their own outcomes: an exact fixed-N test holds for them given that count.
+ */
+function rowMethod(arm: Arm, fixed: boolean, base: Sample, candidate: Sample): ChangeMethod {
+  if (fixed || arm === 'ablation') return 'boschloo';
+  return base.stopped && candidate.stopped ? 'design' : 'anytime';
 }
 
 /** A run's scored outcomes of one case and arm, in trial order. */
@@ -168,14 +214,14 @@ function caseChange(
   }
   if (pAdjusted <= o.alpha && direction !== 0) {
     const change = direction < 0 ? 'REGRESSED' : 'IMPROVED';
-    const paired = method === 'anytime' ? ' (paired trials)' : '';
+    const paired = method === 'anytime' ? ' (paired trials)' : method === 'design' ? ' (under both stopping rules)' : '';
     return { ...common, change, reason: `${change === 'REGRESSED' ? 'dropped' : 'rose'} from ${p(base.p)} to ${p(candidate.p)}${paired}: adjusted p ${pValueText(pAdjusted)} ≤ ${o.alpha}` };
   }
   if (inside(difference, o.margin)) {
     return { ...common, change: 'UNCHANGED', reason: `the difference's interval lies within ±${o.margin}` };
   }
   const trialsToDecide = trialsFor(base.p);
-  const how = method === 'anytime' ? `run both fixed-N (\`--mode fixed -n ${trialsToDecide}\`) to decide it` : `about ${trialsToDecide} trials in each run would decide it`;
+  const how = method !== 'boschloo' ? `run both fixed-N (\`--mode fixed -n ${trialsToDecide}\`) to decide it` : `about ${trialsToDecide} trials in each run would decide it`;
   return {
     ...common,
     change: 'UNDECIDED',
@@ -187,26 +233,39 @@ function caseChange(
 /** Pure: two runs' results in, the per-case changes, routing deltas and drift out. */
 export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: CompareOptions = COMPARE_DEFAULTS): Comparison {
   const confidence = 1 - o.alpha;
-  const method: ChangeMethod = base.results.run.decision.mode !== 'fixed' || candidate.results.run.decision.mode !== 'fixed' ? 'anytime' : 'boschloo';
+  const fixed = base.results.run.decision.mode === 'fixed' && candidate.results.run.decision.mode === 'fixed';
   const key = (s: { caseId: string; arm: string }) => `${s.caseId}\0${s.arm}`;
   const baseRows = new Map(base.results.summary.cases.map((s) => [key(s), s]));
   const pairs = candidate.results.summary.cases.filter((s) => baseRows.has(key(s))).map((c) => ({ b: baseRows.get(key(c))!, c }));
-  const sample = (r: RunToCompare, s: CaseArmSummary): Sample => ({ rate: s.rate, sequence: scoredSequence(r, s.caseId, s.arm).map((o) => o.passed === true) });
+  const sample = (r: RunToCompare, s: CaseArmSummary): Sample => {
+    const sequence = scoredSequence(r, s.caseId, s.arm).map((o) => o.passed === true);
+    const stopped = s.arm === 'skill' ? stoppedSample(r, s.caseId, sequence) : undefined;
+    // The test counts the trials up to where the rule stopped: trials still running then are left out.
+    return { rate: stopped ? wilsonInterval(stopped.passes, stopped.trials, confidence) : s.rate, sequence, ...(stopped ? { stopped } : {}) };
+  };
   // Each arm is its own family: the skill arm's cases are corrected among themselves and alone gate the exit code;
   // the ablation arm is context (how the model does without the family), never a regression of the skill.
-  const cases = ARMS.flatMap((arm) => {
-    const inArm = pairs.filter(({ c }) => c.arm === arm);
-    const tested = inArm.map(({ b, c }) => testDifference(sample(base, b), sample(candidate, c), method, confidence));
-    const adjusted = adjustPValues(tested.map((t) => t.pValue), 'bh');
+  const tested = ARMS.flatMap((arm) => {
+    const inArm = pairs.filter(({ c }) => c.arm === arm).map(({ b, c }) => {
+      const [sb, sc] = [sample(base, b), sample(candidate, c)];
+      const method = rowMethod(arm, fixed, sb, sc);
+      return { caseId: c.caseId, arm, sb, sc, method, test: testDifference(sb, sc, method, confidence) };
+    });
+    const adjusted = adjustPValues(inArm.map((t) => t.test.pValue), 'bh');
     const trialsFor = decidingTrials(o, inArm.length);
-    return inArm.map(({ b, c }, i) => caseChange({ caseId: c.caseId, arm, base: b.rate, candidate: c.rate }, method, tested[i]!, adjusted[i]!, o, trialsFor));
+    return inArm.map((t, i) => ({ ...t, change: caseChange({ caseId: t.caseId, arm, base: t.sb.rate, candidate: t.sc.rate }, t.method, t.test, adjusted[i]!, o, trialsFor) }));
   });
-
-  const routing = routingChanges(base, candidate, method, o);
+  const cases = tested.map((t) => t.change);
+  const routing = routingChanges(base, candidate, fixed, o);
   const ids = (r: RunToCompare) => new Set(r.manifest.cases.defs.map((d) => d.id));
   const [bIds, cIds] = [ids(base), ids(candidate)];
   const missingData = [...missingIn(base, 'base', cases), ...missingIn(candidate, 'candidate', cases)];
-  const regressed = cases.some((c) => c.arm === 'skill' && c.change === 'REGRESSED');
+  const suite = suiteChange(
+    tested.filter((t) => t.arm === 'skill').map((t) => ({ change: t.change, worse: t.test.worse, better: t.test.better })),
+    suiteRates(base, candidate, confidence),
+    o,
+  );
+  const regressed = suite.change === 'REGRESSED' || cases.some((c) => c.arm === 'skill' && c.change === 'REGRESSED');
   return {
     base: comparedRun(base),
     candidate: comparedRun(candidate),
@@ -214,6 +273,7 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
     crossModel: differentModels(base, candidate),
     alpha: o.alpha,
     margin: o.margin,
+    suite,
     cases,
     routing,
     drift: drift(base, candidate),
@@ -228,7 +288,7 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
  * The confusion-matrix cells, per case (skill arm, trials with evidence), whose share moved significantly: a sibling
  * newly stealing a case shows here by name, even when the pass rate's change alone is not yet significant.
  */
-function routingChanges(base: RunToCompare, candidate: RunToCompare, method: ChangeMethod, o: CompareOptions): RoutingChange[] {
+function routingChanges(base: RunToCompare, candidate: RunToCompare, fixed: boolean, o: CompareOptions): RoutingChange[] {
   const columnsByCase = (r: RunToCompare) => {
     const byCase = new Map<string, string[]>();
     const usable = r.results.outcomes.filter((t) => t.arm === 'skill' && !NO_EVIDENCE.has(t.status)).sort((a, b) => a.n - b.n);
@@ -248,6 +308,8 @@ function routingChanges(base: RunToCompare, candidate: RunToCompare, method: Cha
     const columns = [...new Set([...bFired, ...cFired])].filter((column) => column !== expectOf.get(caseId)).sort();
     return columns.map((column) => ({ caseId, column, b: share(bFired, column), c: share(cFired, column) }));
   });
+  // A cell's share is not what a design stopped on, so a sequential run's cells keep the anytime-valid test.
+  const method: ChangeMethod = fixed ? 'boschloo' : 'anytime';
   const tested = cells.map((x) => testDifference(x.b, x.c, method, 1 - o.alpha));
   const adjusted = adjustPValues(tested.map((t) => t.pValue), 'bh');
   return cells

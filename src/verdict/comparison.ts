@@ -1,16 +1,24 @@
 import type { Arm, DecisionMode } from '../run/config-schema.js';
-import type { Interval, Rate } from '../run/schema.js';
+import type { Interval, Rate, Results, RunManifest } from '../run/schema.js';
+
+/** One side of a comparison: a run folder's manifest and results, and the folder as the user named it. */
+export interface RunToCompare {
+  dir: string;
+  manifest: RunManifest;
+  results: Results;
+}
 
 /** What became of a case between two runs. A change's verdict, not a run's verdict. */
 export const CHANGES = ['REGRESSED', 'IMPROVED', 'UNCHANGED', 'UNDECIDED'] as const;
 export type Change = (typeof CHANGES)[number];
 
 /**
- * How a difference was tested. `boschloo`: both runs ran a fixed number of trials, so an exact unconditional test
- * applies. `anytime`: a run was sequential (SPRT stops cases early, which makes fixed-sample p-values wrong): a
- * paired sign e-process and time-uniform confidence sequences, valid under any stopping rule.
+ * How a difference was tested. `boschloo`: both runs ran a fixed number of trials (or, for the ablation arm, as many
+ * as the skill arm set), so an exact unconditional test applies. `design`: a run stopped the case by its stored
+ * sequential design: the exact test under both runs' stopping rules. `anytime`: a run stopped the case short of any
+ * known rule: a paired sign e-process and time-uniform confidence sequences, valid under any stopping rule.
  */
-export type ChangeMethod = 'boschloo' | 'anytime';
+export type ChangeMethod = 'boschloo' | 'design' | 'anytime';
 
 export interface RateDifference extends Interval {
   /** candidate − base. */
@@ -75,6 +83,32 @@ export interface Drift {
   skills: SkillDrift[];
 }
 
+/** The suite's rates, compared. */
+export const SUITE_RATES = ['passRate', 'recall', 'falseTriggers', 'siblingConfusion'] as const;
+export type SuiteRateName = (typeof SUITE_RATES)[number];
+
+/** A rate's change across the suite, candidate − base: the mean of the cases' changes, with its interval. */
+export interface SuiteDifference extends RateDifference {
+  /** Cases that have trials for this rate in both runs. */
+  cases: number;
+}
+export type SuiteRates = Record<SuiteRateName, SuiteDifference>;
+
+/** The suite-level verdict: every case of the skill arm at once, one-sided toward regression. */
+export interface SuiteChange {
+  change: Change;
+  /** Cases combined (those with scored trials in both runs). */
+  cases: number;
+  /** Fisher's combination of the cases' one-sided p-values toward a drop, and toward a rise. */
+  pRegressed: number;
+  pImproved: number;
+  /** Pass rate, trigger recall, false triggers, sibling confusion. */
+  rates: SuiteRates;
+  /** The cases whose pass rate moved most. */
+  moved: { caseId: string; diff: number; change: Change }[];
+  reason: string;
+}
+
 export interface Comparison {
   base: ComparedRun;
   candidate: ComparedRun;
@@ -85,6 +119,8 @@ export interface Comparison {
   alpha: number;
   /** The smallest change worth detecting; a difference interval inside ±margin is UNCHANGED. */
   margin: number;
+  /** The suite-level verdict (skill arm): it gates beside the cases. */
+  suite: SuiteChange;
   cases: CaseChange[];
   routing: RoutingChange[];
   drift: Drift;
@@ -95,6 +131,6 @@ export interface Comparison {
    * trial): each named, and never a clean pass.
    */
   missingData: string[];
-  /** 1 on any significant regression; else 4 when data is missing; 0 otherwise. */
+  /** 1 on a suite-level or any case's significant regression; else 4 when data is missing; 0 otherwise. */
   exitCode: number;
 }

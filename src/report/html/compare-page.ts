@@ -3,7 +3,7 @@ import { pValueText } from '../../util/text.js';
 import { differenceWhisker, type Tone } from './charts.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
-import { METHOD_NAME, MODE_LABEL, simulatedRunsText } from '../wording.js';
+import { METHOD_NAME, MODE_LABEL, movedText, simulatedRunsText, SUITE_METHOD, suiteRateRows } from '../wording.js';
 import { prose, rateWithCounts, rateTitle, section, signed, simulatedBanner } from './parts.js';
 import { CHANGES, type Change, type ComparedRun, type Comparison, type RateDifference } from '../../verdict/comparison.js';
 
@@ -31,7 +31,7 @@ function header(c: Comparison): Html {
   const simulated = simulatedRunsText(c);
   const simBanner = simulated ? simulatedBanner(simulated) : '';
   return html`<header class="top">
-<div class="title-row"><h1>skillprobe comparison <code>${c.base.runId}</code> → <code>${c.candidate.runId}</code></h1><span class="status">exit code ${c.exitCode}</span></div>
+<div class="title-row"><h1>skillprobe comparison <code>${c.base.runId}</code> → <code>${c.candidate.runId}</code></h1><span class="status">suite ${changeBadge(c.suite.change)} · exit code ${c.exitCode}</span></div>
 <div class="run-cards">${runCard('Base', c.base)}${runCard('Candidate', c.candidate)}</div>
 ${crossBanner}${simBanner}
 <div class="strip" role="group" aria-label="changes">${tiles}</div>
@@ -55,6 +55,17 @@ function casesSection(c: Comparison): Html {
     'Cases',
     lead,
     html`<div class="table-wrap"><table><thead><tr><th scope="col">Case</th><th scope="col">Arm</th><th scope="col" class="num">Base</th><th scope="col" class="num">Candidate</th><th scope="col" class="num">Difference</th><th scope="col">Interval (−1 … +1)</th><th scope="col" class="num">p adj.</th><th scope="col">Change</th><th scope="col">Why</th></tr></thead><tbody>${rows}</tbody></table></div>${only}`,
+  );
+}
+
+function suiteSection(c: Comparison): Html {
+  const s = c.suite;
+  const rows = suiteRateRows(s).map(([name, change, cases]) => html`<tr><th scope="row">${name}</th><td class="num">${change}</td><td class="num">${cases}</td></tr>`);
+  return section(
+    'suite',
+    'The whole suite',
+    SUITE_METHOD,
+    html`<p>${changeBadge(s.change)} ${prose(s.reason)}</p><div class="table-wrap"><table><thead><tr><th scope="col">Rate</th><th scope="col" class="num">Change [interval]</th><th scope="col" class="num">Over</th></tr></thead><tbody>${rows}</tbody></table></div><p class="note">${movedText(s)}</p>`,
   );
 }
 
@@ -86,6 +97,6 @@ function driftSection(c: Comparison): Html {
 }
 
 export function comparePage(c: Comparison): string {
-  const body = html`${header(c)}${casesSection(c)}${routingSection(c)}${driftSection(c)}<footer>skillprobe comparison · base <code>${c.base.dir}</code> · candidate <code>${c.candidate.dir}</code></footer>`;
+  const body = html`${header(c)}${suiteSection(c)}${casesSection(c)}${routingSection(c)}${driftSection(c)}<footer>skillprobe comparison · base <code>${c.base.dir}</code> · candidate <code>${c.candidate.dir}</code></footer>`;
   return standalonePage(`skillprobe ${c.base.runId} → ${c.candidate.runId}`, body);
 }
