@@ -18,12 +18,15 @@ import { decideSequential } from '../dist/stats/sequential-design.js';
 import { logEndProbability, stoppedEnds } from '../dist/stats/stopped-binomial.js';
 import { stoppedTwoSampleTest } from '../dist/stats/stopped-two-sample.js';
 import { boschlooTest } from '../dist/stats/boschloo.js';
+import { suiteCanaryPower } from '../dist/stats/suite-power.js';
 import { gradableCase } from '../dist/trials/stored-case.js';
+import { SUITE_TRUNCATION } from '../dist/verdict/compare-defaults.js';
+import { planComparison } from '../dist/commands/plan-compare.js';
 import { compareRuns } from '../dist/verdict/compare.js';
 import { buildResults } from '../dist/verdict/results.js';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const REPS = Number(process.env.CANARY_REPS ?? 300);
+const REPS = Number(process.env.CANARY_REPS ?? 200);
 const ALPHA = 0.05;
 const FAMILY = ['atl', 'atl-confluence', 'atl-jira', 'csv-report'];
 const NONE = 'none';
@@ -32,7 +35,7 @@ const { config: userConfig } = loadConfig(join(ROOT, 'skillprobe.config.yaml'), 
 // The skill arm only: the suite-level verdict and the gate read it alone.
 const CONFIG = { ...userConfig, arms: ['skill'] };
 const SUITE = loadCases(join(ROOT, 'cases/*.yaml'), FAMILY.map((name) => ({ dir: name, name })), CONFIG.decision);
-const DEFS = SUITE.cases.map((c) => gradableCase(c, CONFIG));
+export const DEFS = SUITE.cases.map((c) => gradableCase(c, CONFIG));
 const DEMO = loadProfile(join(ROOT, 'sim/demo.profile.yaml'));
 const HALVED = loadProfile(join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml'));
 
@@ -95,7 +98,7 @@ function anytimeOnly(run) {
 }
 
 /** Each case's pass rate under a profile: the share of its seeded draws that pass, over many trial keys. */
-function trueRates(profile) {
+export function trueRates(profile) {
   return new Map(DEFS.map((c) => {
     let k = 0;
     for (let n = 1; n <= 20_000; n++) if (passes(profile, c, n)) k++;
@@ -129,6 +132,21 @@ function exactSizes() {
 
 const regressedAny = (cmp) => cmp.cases.some((c) => c.arm === 'skill' && c.change === 'REGRESSED');
 
+/** Rates kept strictly inside (0, 1), where the exact distributions are defined. */
+const inside = (p) => Math.min(1 - 1e-9, Math.max(1e-9, p));
+
+/** The suite-level test's exact power (and, with equal rates, its exact size) at the default designs. */
+function exactPower(from, to, tau) {
+  return suiteCanaryPower(DEFS.map((c) => ({ base: caseDesign(c), candidate: caseDesign(c), from: inside(from.get(c.id)), to: inside(to.get(c.id)) })), ALPHA, tau);
+}
+
+/** The one-case drop of the baseline canary's target, 0.90 → 0.60 among ten unchanged cases at 0.90, at the demo's default design. */
+function oneCaseDrop() {
+  const at = (p) => new Map(DEFS.map((c, i) => [c.id, i === 0 ? p : 0.9]));
+  const fixed = planComparison(0.9, 0.6, ALPHA, 0.8, { cases: DEFS.length, caseArms: DEFS.length });
+  return { suite: exactPower(at(0.9), at(0.6), SUITE_TRUNCATION), fixedN: fixed.acrossCases, fixedTotal: 2 * fixed.acrossCases * DEFS.length };
+}
+
 export function benchCanary() {
   const t0 = performance.now();
   const tally = { aaSuite: 0, aaCase: 0, aaSuiteOld: 0, aaCaseOld: 0, hSuite: 0, hCase: 0, hOld: 0, trialsBase: 0, trialsHalved: 0, coverAA: 0, coverH: 0 };
@@ -155,18 +173,29 @@ export function benchCanary() {
     tally.coverAA += ia.lo <= 0 && 0 <= ia.hi;
     tally.coverH += ih.lo <= trueDiff && trueDiff <= ih.hi;
   }
-  return { reps: REPS, cases: DEFS.length, tally, trueDiff, sizes: exactSizes(), seconds: (performance.now() - t0) / 1000 };
+  const exact = {
+    halved: exactPower(demoRates, halvedRates, SUITE_TRUNCATION),
+    halvedFisher: exactPower(demoRates, halvedRates, 1),
+    aa: exactPower(demoRates, demoRates, SUITE_TRUNCATION),
+    aaFisher: exactPower(demoRates, demoRates, 1),
+    one: oneCaseDrop(),
+  };
+  return { reps: REPS, cases: DEFS.length, tally, trueDiff, exact, sizes: exactSizes(), seconds: (performance.now() - t0) / 1000 };
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
-export function printCanary({ reps, cases, tally: t, trueDiff, sizes, seconds }) {
+export function printCanary({ reps, cases, tally: t, trueDiff, exact, sizes, seconds }) {
   const per = (x) => x / reps;
-  console.log(`canary    the demo suite (${cases} cases) at its default sequential design, two seeded runs per comparison, ${reps} repetitions, ${seconds.toFixed(0)} s`);
-  console.log(`          A/A  suite-level REGRESSED ${pct(per(t.aaSuite))} (target ≤ ${100 * ALPHA}%: ratio ${(per(t.aaSuite) / ALPHA).toFixed(2)}) · any case REGRESSED after BH ${pct(per(t.aaCase))} (ratio ${(per(t.aaCase) / ALPHA).toFixed(2)}) · before: ${pct(per(t.aaSuiteOld))} and ${pct(per(t.aaCaseOld))}`);
-  console.log(`          halved routing: suite-level REGRESSED ${pct(per(t.hSuite))} (target ≥ 95%: ratio ${(per(t.hSuite) / 0.95).toFixed(2)}) · a case REGRESSED ${pct(per(t.hCase))} · before (anytime tests): exit 1 in ${pct(per(t.hOld))} · no extra trials: ${(t.trialsBase / reps).toFixed(0)} + ${(t.trialsHalved / reps).toFixed(0)} per comparison`);
-  console.log(`          suite pass-rate difference, 95% interval coverage: A/A ${pct(per(t.coverAA))} · halved ${pct(per(t.coverH))} (true mean change ${trueDiff.toFixed(3)})`);
+  const ratio = (x, target) => (x / target).toFixed(2);
+  console.log(`canary    the demo suite (${cases} cases) at its default sequential design; simulated: ${reps} repetitions of two seeded runs per comparison; ${seconds.toFixed(0)} s`);
+  console.log(`          A/A  suite-level REGRESSED: exact ${pct(exact.aa)} at the demo's rates (Fisher untruncated ${pct(exact.aaFisher)}), simulated ${pct(per(t.aaSuite))} (target ≤ ${100 * ALPHA}%: ratio ${ratio(Math.max(exact.aa, per(t.aaSuite)), ALPHA)})`);
+  console.log(`               any case REGRESSED after BH: simulated ${pct(per(t.aaCase))} (ratio ${ratio(per(t.aaCase), ALPHA)}) · before (anytime tests): ${pct(per(t.aaSuiteOld))} suite, ${pct(per(t.aaCaseOld))} a case`);
+  console.log(`          halved routing, both runs at the default design, no extra trials (${(t.trialsBase / reps).toFixed(0)} + ${(t.trialsHalved / reps).toFixed(0)} trials):`);
+  console.log(`               suite-level REGRESSED: exact ${pct(exact.halved)} (target ≥ 95%: ratio ${ratio(exact.halved, 0.95)}; Fisher untruncated ${pct(exact.halvedFisher)}), simulated ${pct(per(t.hSuite))} · a case REGRESSED ${pct(per(t.hCase))} · before (anytime tests): exit 1 in ${pct(per(t.hOld))}`);
+  console.log(`          suite pass-rate difference, 95% interval coverage (simulated): A/A ${pct(per(t.coverAA))} · halved ${pct(per(t.coverH))} (true mean change ${trueDiff.toFixed(3)})`);
   console.log(`          per-case test, exact size at α ${ALPHA} (sup over the common rate; design max ${sizes.maxTrials}, ${sizes.ends} ends): under both designs ${sizes.exact.toFixed(4)} · Boschloo on the stopped counts ${sizes.naive.toFixed(4)}`);
+  console.log(`          one case 0.90 → 0.60 among ${cases - 1} at 0.90: the suite-level test at the default design flags it in ${pct(exact.one.suite)} (exact); the fixed-N canary takes ${exact.one.fixedN} trials per case and run (${exact.one.fixedTotal} in all) for 80% · the baseline canary (run --baseline) is not built yet`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) printCanary(benchCanary());

@@ -4,9 +4,11 @@ import { benchOverhead, printOverhead } from './overhead.mjs';
 import { benchRegrade, printRegrade } from './regrade.mjs';
 import { benchSequential, printSequential } from './sequential.mjs';
 import { benchCompare, printCompare } from './compare.mjs';
+import { benchCanary, printCanary } from './canary.mjs';
 
 printSequential(benchSequential());
 printCompare(benchCompare());
+printCanary(benchCanary());
 printRegrade(await benchRegrade());
 printOverhead(await benchOverhead());
 printDemo(await benchDemo());

@@ -423,9 +423,13 @@ function buildProgram(): Command {
       if (o.compare) {
         const [from, to] = [o.from ?? 0.9, o.to ?? 0.75];
         if (to >= from) throw new InputError({ file: '--to', what: `a drop must end below where it starts (--from ${from}, --to ${to})`, todo: 'give --to a rate below --from' });
-        const arms = planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))).cases.reduce((sum, c) => sum + c.arms, 0);
+        const defs = loaded.suite.cases.map((c) => gradableCase(c, loaded.config));
+        const arms = planSuite(loaded.config, defs).cases.map((c) => c.arms);
         const { planComparison, renderComparisonPlan } = await import('./commands/plan-compare.js');
-        const plan = planComparison(from, to, o.alpha ?? COMPARE_DEFAULTS.alpha, o.power ?? COMPARE_DEFAULTS.power, { cases: loaded.suite.cases.length, caseArms: arms });
+        const { caseDesign } = await import('./stats/case-design.js');
+        const designs = loaded.config.decision.mode === 'fixed' ? undefined : defs.map((c, i) => ({ design: caseDesign(c), arms: arms[i]! }));
+        const caseArms = arms.reduce((sum, a) => sum + a, 0);
+        const plan = planComparison(from, to, o.alpha ?? COMPARE_DEFAULTS.alpha, o.power ?? COMPARE_DEFAULTS.power, { cases: loaded.suite.cases.length, caseArms, ...(designs ? { designs } : {}) });
         process.stdout.write(renderComparisonPlan(plan, o.pricePerTrial));
         return;
       }

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { boschlooTest } from '../src/stats/boschloo.js';
 import { adjustPValues } from '../src/stats/multiple-testing.js';
-import { fisherCombination } from '../src/stats/combine-p-values.js';
+import { truncatedProduct } from '../src/stats/combine-p-values.js';
 import { anytimeDifference } from '../src/stats/confidence-sequence.js';
 import { decideSequential } from '../src/stats/sequential-design.js';
 import { waldDesign } from '../src/stats/sprt.js';
 import { fixedTrialsDesign } from '../src/stats/stopped-binomial.js';
 import { stoppedTwoSampleTest } from '../src/stats/stopped-two-sample.js';
 import { compareRuns } from '../src/verdict/compare.js';
-import { COMPARE_DEFAULTS } from '../src/verdict/compare-defaults.js';
+import { COMPARE_DEFAULTS, SUITE_TRUNCATION } from '../src/verdict/compare-defaults.js';
 import { DECISION, syntheticRun as run } from './run-fixtures.js';
 
 const byCase = (c: ReturnType<typeof compareRuns>) => Object.fromEntries(c.cases.map((x) => [x.caseId, x]));
@@ -211,13 +211,13 @@ describe('compare: the suite-level verdict', () => {
   });
 
   it('sequential runs: each case adds its exact null, less by chance than the uniform the χ² reference assumes', () => {
-    const base = run(cases(40, () => 40), { mode: 'sprt' });
-    const cand = run(Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, { passes: 3, n: 40, order: 'PPFPF' + 'F'.repeat(35) }])), { mode: 'sprt' });
+    const base = run(cases(40, () => 40), { mode: 'sprt', maxTrials: 40 });
+    const cand = run(Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, { passes: 3, n: 40, order: 'PPFPF' + 'F'.repeat(35) }])), { mode: 'sprt', maxTrials: 40 });
     const c = compareRuns(base, cand);
     expect(c.cases.every((x) => x.method === 'design')).toBe(true);
     expect(c.suite.change).toBe('REGRESSED');
     // Each case's one-sided p-value is half its two-sided one here (the other side is 1).
-    const asUniform = fisherCombination(c.cases.map((k) => ({ p: k.pValue / 2 })));
+    const asUniform = truncatedProduct(c.cases.map((k) => ({ p: k.pValue / 2 })), SUITE_TRUNCATION);
     expect(c.suite.pRegressed).toBeLessThan(asUniform / 2);
   });
 });

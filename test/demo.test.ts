@@ -1,8 +1,10 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { cpSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cleanup, ROOT, runCli } from './helpers.js';
+import { parse } from 'yaml';
+import { CLI, cleanup, demoProject, ROOT, runCli, testEnv } from './helpers.js';
 import type { Results } from '../src/run/schema.js';
 import { loadProfile, type Profile } from '../src/sim/profile.js';
 import type { Comparison } from '../src/verdict/comparison.js';
@@ -82,33 +84,54 @@ function halvedRouting(demo: Profile): Profile {
 }
 
 /**
- * The canary on the runs users already make: the demo (its default sequential design) as the base, and the same
- * suite through the real CLI against the halved profile. No case is significant alone at six trials, and the
- * suite-level test sees the regression with no extra trial.
+ * The canary on the runs users already make, through the example scheduled workflow's own steps: the demo (its
+ * default sequential design) is the accepted baseline, and the workflow runs the same suite through the real CLI
+ * against the halved profile. No case is significant alone at six trials; the suite-level test sees the
+ * regression with no extra trial.
  */
-describe('the demo as a canary base', () => {
-  const halvedProfile = join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml');
-  let halvedRun: string;
+describe('the demo as a canary base, through the example scheduled workflow', () => {
+  const workflow = parse(readFileSync(join(ROOT, 'examples/github-actions/skillprobe-canary.yml'), 'utf8'));
+  const steps = workflow.jobs.canary.steps as { name?: string; run?: string; if?: string; uses?: string; with?: Record<string, unknown> }[];
+  const step = (name: string) => steps.find((x) => x.name === name)!;
+  const project = demoProject();
+  const bare = demoProject();
+  afterAll(() => cleanup(project, bare));
+  const bash = (dir: string, script: string, env: Record<string, string> = {}) =>
+    execa('bash', ['-ec', script.replaceAll('npx skillprobe', `node ${JSON.stringify(CLI)}`)], { cwd: dir, env: testEnv({ GITHUB_STEP_SUMMARY: join(dir, 'summary.md'), ...env }), extendEnv: false, reject: false, stdin: 'ignore', timeout: 600_000 });
+  const runOf = (dir: string) => join(dir, readdirSync(dir)[0]!);
 
   beforeAll(async () => {
-    const r = await runCli(['run', '--sim', halvedProfile, '--no-gate', '--reporter', 'none', '--transcripts', join(out, 'halved')], { cwd: ROOT, timeoutMs: 600_000 });
+    // What "Fetch the last accepted run" leaves: the baseline's run folder under baseline/.
+    cpSync(demoRun(), join(project, 'baseline', 'demo'), { recursive: true });
+    // The skill arm alone: the suite-level test and the gate read nothing else.
+    const r = await bash(project, step('Run the suite').run!, { SKILLPROBE_RUN_FLAGS: '--sim sim/demo-halved.profile.yaml --arms skill' });
     expect(r.exitCode, r.stderr).toBe(0);
-    halvedRun = join(out, 'halved', readdirSync(join(out, 'halved'))[0]!);
   }, 600_000);
 
+  it('runs nightly and on a change of the pinned model, and accepts a run as the baseline only after a green comparison', () => {
+    expect(workflow.on.schedule[0].cron).toMatch(/^\S+ \S+ \* \* \*$/);
+    expect(workflow.on.push.paths).toEqual(['skillprobe.config.yaml']);
+    const accept = steps.findIndex((x) => x.name === 'Accept this run as the new baseline');
+    expect(accept).toBeGreaterThan(steps.findIndex((x) => x.name === 'Compare with the last accepted run'));
+    expect(steps[accept]).toMatchObject({ if: 'success()', with: { name: 'skillprobe-baseline', path: 'candidate/' } });
+    expect(step('Fetch the last accepted run').run).toContain('--name skillprobe-baseline --dir baseline');
+  });
+
   it('the halved profile is the demo profile with half of every rule\'s skill-calling mass, and nothing else', () => {
-    const [demo, halved] = [loadProfile(join(ROOT, 'sim/demo.profile.yaml')), loadProfile(halvedProfile)];
+    const [demo, halved] = [loadProfile(join(ROOT, 'sim/demo.profile.yaml')), loadProfile(join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml'))];
     expect(halved).toEqual(halvedRouting(demo));
   });
 
-  it('compare demo halved: the suite REGRESSED, named, exit 1', async () => {
-    const r = await runCli(['compare', demoRun(), halvedRun], { cwd: ROOT });
+  it('its comparison step: the suite REGRESSED, named in the log and the step summary, exit 1, so the baseline stays', async () => {
+    const r = await bash(project, step('Compare with the last accepted run').run!);
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^skillprobe compare · suite REGRESSED · /);
     expect(r.stdout).toMatch(/SUITE · REGRESSED · the cases' pass rates dropped across the suite: combined p <?0\.\d+ ≤ 0\.05 over 11\s+cases/);
     expect(r.stdout).toMatch(/trigger recall\s+-0\.\d\d \[-0\.\d\d, -0\.\d\d\]/);
+    expect(readFileSync(join(project, 'summary.md'), 'utf8')).toMatch(/#### Suite · .*REGRESSED/);
+    expect(readFileSync(join(project, 'skillprobe-canary-junit.xml'), 'utf8')).toMatch(/<testcase name="suite"[^>]*>\s*<failure/);
     // Every skill-arm row was tested under both runs' designs.
-    const json = JSON.parse((await runCli(['compare', demoRun(), halvedRun, '--reporter', 'json'], { cwd: ROOT })).stdout) as Comparison;
+    const json = JSON.parse((await runCli(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout) as Comparison;
     expect(json.cases.filter((c) => c.arm === 'skill').every((c) => c.method === 'design')).toBe(true);
     expect(json.suite.rates.passRate.hi).toBeLessThan(0);
   });
@@ -117,6 +140,12 @@ describe('the demo as a canary base', () => {
     const r = await runCli(['compare', demoRun(), demoRun()], { cwd: ROOT });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^skillprobe compare · suite UNCHANGED · /);
+  });
+
+  it('the first run has no baseline: the comparison step passes and says so, so the run is accepted', async () => {
+    const r = await bash(bare, step('Compare with the last accepted run').run!);
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(readFileSync(join(bare, 'summary.md'), 'utf8')).toContain('no baseline to compare with');
   });
 });
 

@@ -1,6 +1,6 @@
 import { execa } from 'execa';
 import { afterAll } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -72,6 +72,14 @@ export function baseProject(): Files {
 export function makeProject(files: Files): string {
   const dir = mkdtempSync(join(tmpdir(), 'sp-proj-'));
   writeFiles(dir, files);
+  return dir;
+}
+
+/** The demo project of this repository in a temp folder: its skills, cases, config and simulator profiles. */
+export function demoProject(): string {
+  const dir = makeProject({});
+  for (const entry of ['skills', 'cases', 'sim', 'skillprobe.config.yaml']) cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
+  cpSync(join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml'), join(dir, 'sim/demo-halved.profile.yaml'));
   return dir;
 }
 

@@ -101,6 +101,10 @@ describe('skillprobe plan --compare', () => {
     expect(r.stdout).toContain(`${across} trials per case in each run, when the drop is in one of 2 cases`);
     expect(r.stdout).toContain(`(both runs, 2 case-arms each: $${(2 * across * 2 * 0.01).toFixed(2)})`);
     expect(r.stdout).toContain(`skillprobe run --mode fixed -n ${across}`);
+    // The suite runs sequentially: the suite-level canary on those runs is priced beside the fixed-N one.
+    expect(r.stdout).toMatch(/suite-level canary, on the runs the suite makes anyway/);
+    expect(r.stdout).toMatch(/about \d+ trials per run at 0\.9 \(both runs: \$\d+\.\d\d\)/);
+    expect(r.stdout).toMatch(/flags the drop in every case with power \d+(\.\d)?%, in one case alone with \d+(\.\d)?% \(exact, at α 0\.05\)/);
   });
 
   it.each<[string, string[], RegExp]>([

@@ -107,8 +107,8 @@ function passFailTrials(caseId: string, expect: string, t: CaseTrials): TrialOut
 }
 
 /** A finished run of hand-made outcomes, for comparisons: each case expects `atl-jira`. */
-export function syntheticRun(cases: Record<string, CaseTrials>, over: { mode?: 'fixed' | 'sprt'; model?: string; skills?: Record<string, string>; dir?: string } = {}): RunToCompare {
-  const defs: GradableCase[] = Object.keys(cases).map((id) => ({ id, expect: 'atl-jira', exclusive: false, tags: [], decision: { ...DECISION, maxTrials: 200 } }));
+export function syntheticRun(cases: Record<string, CaseTrials>, over: { mode?: 'fixed' | 'sprt'; model?: string; skills?: Record<string, string>; dir?: string; maxTrials?: number } = {}): RunToCompare {
+  const defs: GradableCase[] = Object.keys(cases).map((id) => ({ id, expect: 'atl-jira', exclusive: false, tags: [], decision: { ...DECISION, maxTrials: over.maxTrials ?? 200 } }));
   const manifest = handMadeManifest(defs, 0, {
     config: configSchema.parse({ arms: ['skill'], decision: { mode: over.mode ?? 'fixed' } }),
     model: over.model ?? 'claude-sonnet-4-5',

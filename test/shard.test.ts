@@ -1,12 +1,13 @@
 import { execa } from 'execa';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { casesOfShard } from '../src/trials/shard.js';
 import { RunStore } from '../src/run/store.js';
 import type { Results } from '../src/run/schema.js';
-import { CLI, cleanup, makeProject, ROOT, runCli, testEnv } from './helpers.js';
+import type { Comparison } from '../src/verdict/comparison.js';
+import { CLI, cleanup, demoProject, makeProject, ROOT, runCli, testEnv } from './helpers.js';
 import { handMadeManifest } from './run-fixtures.js';
 import { configSchema } from '../src/run/config-schema.js';
 
@@ -26,13 +27,6 @@ describe('casesOfShard: a deterministic, balanced share', () => {
     expect(loads).toEqual([14, 13, 14]);
   });
 });
-
-/** The demo project of this repository: its skills, cases, config and simulator profile. */
-function demoProject(): string {
-  const dir = makeProject({});
-  for (const entry of ['skills', 'cases', 'sim', 'skillprobe.config.yaml']) cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
-  return dir;
-}
 
 const RUN_FLAGS = '--sim sim/demo.profile.yaml --arms skill --min-trials 3 --max-trials 6 --concurrency 2';
 const verdictsOf = (r: Pick<Results, 'verdicts'>) => r.verdicts.map((v) => ({ caseId: v.caseId, verdict: v.verdict, decidedAt: v.decidedAt }));
@@ -82,9 +76,11 @@ describe('the example GitHub Actions workflow, run step by step on this machine'
     const [singleRun] = readdirSync(join(project, 'single'));
     const aa = await runCli(['compare', join('single', singleRun!), join('merged', mergedRun!), '--json'], { cwd: project });
     expect(aa.exitCode, aa.stderr).toBe(0);
-    const comparison = JSON.parse(aa.stdout) as { cases: { change: string; pValue: number; method: string }[] };
+    const comparison = JSON.parse(aa.stdout) as Comparison;
     expect(comparison.cases.length).toBe(results.summary.cases.length);
-    expect(comparison.cases.every((c) => c.change !== 'REGRESSED' && c.change !== 'IMPROVED' && c.pValue === 1 && c.method === 'anytime')).toBe(true);
+    // Each case stopped by its design in both runs, at the same end: tested under both designs, nothing moved.
+    expect(comparison.cases.every((c) => c.change !== 'REGRESSED' && c.change !== 'IMPROVED' && c.method === 'design' && c.difference.diff === 0)).toBe(true);
+    expect(comparison.suite).toMatchObject({ pRegressed: 1, pImproved: 1 });
   }, 600_000);
 });
 

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { buildDesign, caseDesign } from '../src/stats/case-design.js';
-import { fisherCombination } from '../src/stats/combine-p-values.js';
+import { truncatedProduct } from '../src/stats/combine-p-values.js';
 import { designOperating, stateAt, type SequentialDesign } from '../src/stats/sequential-design.js';
 import { fixedTrialsDesign, logEndProbability, stoppedEnds } from '../src/stats/stopped-binomial.js';
-import { pooledZ, stoppedTwoSampleTest } from '../src/stats/stopped-two-sample.js';
+import { stoppedTwoSampleTest } from '../src/stats/stopped-two-sample.js';
 import { waldDesign } from '../src/stats/sprt.js';
 import { stratifiedDifference } from '../src/stats/stratified-difference.js';
+import { suiteCanaryPower } from '../src/stats/suite-power.js';
 
 const logChoose = (n: number, k: number) => {
   let s = 0;
@@ -71,16 +72,17 @@ describe('stoppedEnds: where a run under a design can end, and by how many paths
   });
 });
 
-/** The same test by brute force: every pair of ends, the region by pooled z, the supremum on a fine grid of π. */
+/** The same test by brute force: every pair of ends, the region by the rates' difference, the supremum on a fine grid of π. */
 function bruteLower(b: SequentialDesign, bObs: [number, number], c: SequentialDesign, cObs: [number, number]): number {
   const [eb, ec] = [stoppedEnds(b), stoppedEnds(c)];
-  const z0 = pooledZ(bObs[1], bObs[0], cObs[1], cObs[0]);
+  const difference = (bp: number, bn: number, cp: number, cn: number) => cp / cn - bp / bn;
+  const d0 = difference(bObs[1], bObs[0], cObs[1], cObs[0]);
   let best = 0;
   // The supremum can sit at a limit (both runs failing every trial as π → 0): the grid reaches almost to it.
   for (const p of [1e-12, ...Array.from({ length: 3999 }, (_, i) => (i + 1) / 4000), 1 - 1e-12]) {
     const [lp, lq] = [Math.log(p), Math.log1p(-p)];
     let mass = 0;
-    for (const x of eb) for (const y of ec) if (pooledZ(x.passes, x.trials, y.passes, y.trials) <= z0 + 1e-9) mass += Math.exp(logEndProbability(x, lp, lq) + logEndProbability(y, lp, lq));
+    for (const x of eb) for (const y of ec) if (difference(x.passes, x.trials, y.passes, y.trials) <= d0 + 1e-9) mass += Math.exp(logEndProbability(x, lp, lq) + logEndProbability(y, lp, lq));
     best = Math.max(best, mass);
   }
   return best;
@@ -102,20 +104,22 @@ describe('stoppedTwoSampleTest: equal rates, each run stopped by its own known r
     expect(t.lower).toBeLessThanOrEqual(brute * (1 + 1e-4) + 1e-12);
   });
 
-  it.each([0.01, 0.05, 0.1])('exact size at α %f: under both demo designs it rejects at most α at every common rate', (alpha) => {
+  it('exact size at α 0.01, 0.05 and 0.1: under both demo designs it rejects at most α at every common rate, one- and two-sided', () => {
     const ends = stoppedEnds(DEMO);
     const p = ends.map((x) => ends.map((y) => stoppedTwoSampleTest({ design: DEMO, ...x }, { design: DEMO, ...y })));
-    for (let i = 1; i < 100; i++) {
-      const pi = i / 100;
-      const [lp, lq] = [Math.log(pi), Math.log1p(-pi)];
-      let [lower, twoSided] = [0, 0];
-      ends.forEach((x, a) => ends.forEach((y, b) => {
-        const mass = Math.exp(logEndProbability(x, lp, lq) + logEndProbability(y, lp, lq));
-        if (p[a]![b]!.lower <= alpha) lower += mass;
-        if (p[a]![b]!.twoSided <= alpha) twoSided += mass;
-      }));
-      expect(lower).toBeLessThanOrEqual(alpha * (1 + 1e-9));
-      expect(twoSided).toBeLessThanOrEqual(alpha * (1 + 1e-9));
+    for (const alpha of [0.01, 0.05, 0.1]) {
+      for (let i = 1; i < 100; i++) {
+        const pi = i / 100;
+        const [lp, lq] = [Math.log(pi), Math.log1p(-pi)];
+        let [lower, twoSided] = [0, 0];
+        ends.forEach((x, a) => ends.forEach((y, b) => {
+          const mass = Math.exp(logEndProbability(x, lp, lq) + logEndProbability(y, lp, lq));
+          if (p[a]![b]!.lower <= alpha) lower += mass;
+          if (p[a]![b]!.twoSided <= alpha) twoSided += mass;
+        }));
+        expect(lower).toBeLessThanOrEqual(alpha * (1 + 1e-9));
+        expect(twoSided).toBeLessThanOrEqual(alpha * (1 + 1e-9));
+      }
     }
   });
 
@@ -160,24 +164,25 @@ const chiSquareSurvival = (x: number, k: number) => {
   return total;
 };
 
-describe("fisherCombination: Fisher's method against each p-value's own null", () => {
+describe("truncatedProduct: Fisher's method, p-values above τ left out, against each p-value's own null", () => {
   it.each([
     [[0.05]],
     [[0.01, 0.2]],
     [[0.3, 0.3, 0.3, 0.3]],
     [[0.001, 0.5, 0.9, 1, 0.04]],
-  ])('uniform p-values %j: the χ² tail, over- and never understated, by at most the binning', (ps) => {
+  ])('τ = 1 (Fisher), uniform p-values %j: the χ² tail, over- and never understated, by at most the binning', (ps) => {
     const x = -2 * ps.reduce((s, p) => s + Math.log(p), 0);
     const exact = chiSquareSurvival(x, ps.length);
-    const got = fisherCombination(ps.map((p) => ({ p })));
+    const got = truncatedProduct(ps.map((p) => ({ p })), 1);
     expect(got).toBeGreaterThanOrEqual(exact * (1 - 1e-9));
     expect(got).toBeLessThanOrEqual(chiSquareSurvival(x * (1 - ps.length / 2000), ps.length) + 1e-12);
   });
 
-  it('staircase nulls: the exact tail over every combination of their values, and well under the χ² one', () => {
+  it.each([1, 0.2])('staircase nulls, τ %f: the exact tail over every combination of their values, and well under the uniform one', (tau) => {
     const nulls = [[0.01, 0.2, 1], [0.05, 0.5, 1], [0.002, 0.03, 0.4, 1]];
     const observed = [0.01, 0.05, 0.03];
-    const x = -2 * observed.reduce((s, p) => s + Math.log(p), 0);
+    const term = (u: number) => (u <= tau ? -2 * Math.log(u) : 0);
+    const x = observed.reduce((s, p) => s + term(p), 0);
     // Brute force: each value with its step's mass.
     let exact = 0;
     const walk = (i: number, sum: number, mass: number) => {
@@ -185,20 +190,29 @@ describe("fisherCombination: Fisher's method against each p-value's own null", (
         if (sum >= x - 1e-12) exact += mass;
         return;
       }
-      nulls[i]!.forEach((u, j) => walk(i + 1, sum - 2 * Math.log(u), mass * (u - (j ? nulls[i]![j - 1]! : 0))));
+      nulls[i]!.forEach((u, j) => walk(i + 1, sum + term(u), mass * (u - (j ? nulls[i]![j - 1]! : 0))));
     };
     walk(0, 0, 1);
-    const got = fisherCombination(observed.map((p, i) => ({ p, nullValues: nulls[i]! })));
+    const got = truncatedProduct(observed.map((p, i) => ({ p, nullValues: nulls[i]! })), tau);
     expect(got).toBeGreaterThanOrEqual(exact * (1 - 1e-9));
     expect(got).toBeLessThanOrEqual(exact + 0.002);
-    expect(got).toBeLessThan(chiSquareSurvival(x, 3) / 2);
+    expect(got).toBeLessThan(truncatedProduct(observed.map((p) => ({ p })), tau) / 2);
+  });
+
+  it.each([
+    [0.05, 0.2, 0.05],
+    [0.19, 0.2, 0.19],
+    [0.5, 0.2, 1],
+  ])('one uniform p-value %f truncated at %f: its own p-value, or 1 above τ', (p, tau, expected) => {
+    expect(truncatedProduct([{ p }], tau)).toBeCloseTo(expected, 2);
+    expect(truncatedProduct([{ p }], tau)).toBeGreaterThanOrEqual(expected * (1 - 1e-9));
   });
 
   it('p-values of 1 add nothing; none at all, or all at 1, combine to 1; a zero to 0', () => {
-    expect(fisherCombination([])).toBe(1);
-    expect(fisherCombination([{ p: 1 }, { p: 1, nullValues: [0.2, 1] }])).toBe(1);
-    expect(fisherCombination([{ p: 0 }, { p: 0.5 }])).toBe(0);
-    expect(fisherCombination([{ p: 0.04, nullValues: [0.04, 1] }, { p: 1, nullValues: [0.3, 1] }])).toBeCloseTo(0.04 + 0.96 * 0, 2);
+    expect(truncatedProduct([], 1)).toBe(1);
+    expect(truncatedProduct([{ p: 1 }, { p: 1, nullValues: [0.2, 1] }], 1)).toBe(1);
+    expect(truncatedProduct([{ p: 0 }, { p: 0.5 }], 1)).toBe(0);
+    expect(truncatedProduct([{ p: 0.04, nullValues: [0.04, 1] }, { p: 1, nullValues: [0.3, 1] }], 1)).toBeCloseTo(0.04, 2);
   });
 });
 
@@ -226,3 +240,49 @@ describe('stratifiedDifference: a rate across the suite, each case weighing the 
     expect(stratifiedDifference([])).toMatchObject({ diff: Number.NaN, lo: -1, hi: 1, cases: 0 });
   });
 });
+
+describe('suiteCanaryPower: the suite-level test\'s exact power before any trial', () => {
+  /** One seeded run of a case under `d` at rate p: where it stops. */
+  function seededEnd(d: SequentialDesign, p: number, next: () => number): { trials: number; passes: number } {
+    let passes = 0;
+    for (let n = 1; n <= d.maxTrials; n++) {
+      if (next() < p) passes++;
+      if (n === d.maxTrials || stateAt(d, n, passes) !== 'continue') return { trials: n, passes };
+    }
+    throw new Error('unreachable');
+  }
+
+  it('matches a seeded simulation of the test it plans for, within sampling error', () => {
+    const cases = [
+      { base: DEMO, candidate: DEMO, from: 0.95, to: 0.55 },
+      { base: DEMO, candidate: DEMO, from: 0.9, to: 0.6 },
+      { base: VAGUE, candidate: VAGUE, from: 0.5, to: 0.5 },
+    ];
+    const exact = suiteCanaryPower(cases, 0.05, 0.2);
+    let seed = 7;
+    const next = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const reps = 200;
+    let flagged = 0;
+    for (let r = 0; r < reps; r++) {
+      const evidence = cases.map((c) => {
+        const t = stoppedTwoSampleTest({ design: c.base, ...seededEnd(c.base, c.from, next) }, { design: c.candidate, ...seededEnd(c.candidate, c.to, next) });
+        return { p: t.lowerNull.observed, nullValues: t.lowerNull.values };
+      });
+      if (truncatedProduct(evidence, 0.2) <= 0.05) flagged++;
+    }
+    const se = Math.sqrt((exact * (1 - exact)) / reps);
+    expect(Math.abs(flagged / reps - exact)).toBeLessThan(4 * se + 0.01);
+    expect(exact).toBeGreaterThan(0.3);
+  });
+
+  it.each([0.3, 0.65, 0.9, 0.99])('no drop, every case at %f: at most α', (p) => {
+    expect(suiteCanaryPower([{ base: DEMO, candidate: DEMO, from: p, to: p }, { base: VAGUE, candidate: DEMO, from: p, to: p }], 0.05, 0.2)).toBeLessThanOrEqual(0.05);
+  });
+
+  it('grows with the drop and with the cases that drop', () => {
+    const power = (to: number, dropping: number) => suiteCanaryPower(Array.from({ length: 6 }, (_, i) => ({ base: DEMO, candidate: DEMO, from: 0.9, to: i < dropping ? to : 0.9 })), 0.05, 0.2);
+    expect(power(0.5, 6)).toBeGreaterThan(power(0.7, 6));
+    expect(power(0.5, 6)).toBeGreaterThan(power(0.5, 2));
+  });
+});
+

@@ -1,5 +1,23 @@
 import { paragraph } from '../report/format.js';
 import { trialsToDetect } from '../stats/sample-size.js';
+import { designOperating, type SequentialDesign } from '../stats/sequential-design.js';
+import { suiteCanaryPower } from '../stats/suite-power.js';
+import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
+
+/** A case as the suite runs it: the design that stops it, and how many arms each of its trials runs in. */
+export interface PlannedCaseRun {
+  design: SequentialDesign;
+  arms: number;
+}
+
+/** The suite-level canary on the runs the suite makes anyway: what they cost, and what they can see. */
+export interface SuiteCanaryPlan {
+  /** Expected trials per run (all arms) at the rate before the drop: exact, from each case's design. */
+  expectedTrials: number;
+  /** Exact power of the suite-level test when every case drops, and when one case alone does. */
+  everyCase: number;
+  oneCase: number;
+}
 
 export interface ComparisonPlan {
   from: number;
@@ -13,31 +31,59 @@ export interface ComparisonPlan {
   perCase: number;
   /** The same when the skill arm's cases are corrected together (Benjamini–Hochberg) and one of them drops (α/m). */
   acrossCases: number;
+  /** Absent when the suite runs fixed-N (the fixed-N canary above is then the runs it makes). */
+  suite?: SuiteCanaryPlan;
+}
+
+/** Exact power of the suite-level test when the cases numbered in `dropped` go from → to and the rest stay. */
+function suitePower(cases: readonly PlannedCaseRun[], from: number, to: number, alpha: number, dropped: (i: number) => boolean): number {
+  return suiteCanaryPower(cases.map((c, i) => ({ base: c.design, candidate: c.design, from, to: dropped(i) ? to : from })), alpha, SUITE_TRUNCATION);
 }
 
 /**
- * Pure: how many fixed-N trials a canary needs per case, in each of the two runs, to catch a drop `from → to` in
- * the skill arm (the arm `compare` gates on, corrected across its cases).
+ * Pure: what a canary for a drop `from → to` in the skill arm costs. Fixed-N: trials per case in each of the two
+ * runs. Suite-level (sequential suites): the two runs the suite makes anyway, and the exact chance its test flags
+ * the drop in every case or in one.
  */
-export function planComparison(from: number, to: number, alpha: number, power: number, suite: { cases: number; caseArms: number }): ComparisonPlan {
-  const { cases, caseArms } = suite;
-  return { from, to, alpha, power, cases, caseArms, perCase: trialsToDetect(from, to, alpha, power), acrossCases: trialsToDetect(from, to, alpha / Math.max(1, cases), power) };
+export function planComparison(from: number, to: number, alpha: number, power: number, suite: { cases: number; caseArms: number; designs?: readonly PlannedCaseRun[] }): ComparisonPlan {
+  const { cases, caseArms, designs } = suite;
+  const plan: ComparisonPlan = { from, to, alpha, power, cases, caseArms, perCase: trialsToDetect(from, to, alpha, power), acrossCases: trialsToDetect(from, to, alpha / Math.max(1, cases), power) };
+  if (!designs?.length) return plan;
+  return {
+    ...plan,
+    suite: {
+      expectedTrials: designs.reduce((sum, c) => sum + c.arms * designOperating(c.design, from).expectedTrials, 0),
+      everyCase: suitePower(designs, from, to, alpha, () => true),
+      oneCase: suitePower(designs, from, to, alpha, (i) => i === 0),
+    },
+  };
 }
 
+const pct = (x: number) => `${(100 * x).toFixed((x > 0.995 && x < 1) || x < 0.1 ? 1 : 0)}%`;
+
 export function renderComparisonPlan(p: ComparisonPlan, pricePerTrial?: number): string {
-  const cost = (n: number) => (pricePerTrial === undefined ? '' : ` (both runs, ${p.caseArms} case-arms each: $${(2 * n * p.caseArms * pricePerTrial).toFixed(2)})`);
+  const usd = (trials: number) => `$${(trials * (pricePerTrial ?? 0)).toFixed(2)}`;
+  const cost = (n: number) => (pricePerTrial === undefined ? '' : ` (both runs, ${p.caseArms} case-arms each: ${usd(2 * n * p.caseArms)})`);
   const drop = `a drop from ${p.from} to ${p.to} with power ${p.power} at α = ${p.alpha}`;
   const across = `when the drop is in one of ${p.cases} cases and Benjamini–Hochberg corrects across them`;
+  const suite = p.suite
+    ? [
+        '',
+        paragraph(`suite-level canary, on the runs the suite makes anyway (each case's own sequential design, in both runs):`),
+        paragraph(`about ${Math.round(p.suite.expectedTrials)} trials per run at ${p.from}${pricePerTrial === undefined ? '' : ` (both runs: ${usd(2 * p.suite.expectedTrials)})`}`, '  '),
+        paragraph(`flags the drop in every case with power ${pct(p.suite.everyCase)}, in one case alone with ${pct(p.suite.oneCase)} (exact, at α ${p.alpha})`, '  '),
+        '  skillprobe run                     (before the update, and again after it)',
+        '  skillprobe compare BASE CANDIDATE  (exit 1 on a suite-level or a case\'s regression)',
+      ]
+    : [];
   return [
-    paragraph(`plan --compare · catch ${drop} (two-sided, Boschloo's exact test) · ${p.cases} cases`),
+    paragraph(`plan --compare · catch ${drop} · ${p.cases} cases`),
+    '',
+    paragraph('fixed-N canary (two-sided, Boschloo\'s exact test per case):'),
     paragraph(`${p.perCase} trials per case in each run, for one case tested alone${cost(p.perCase)}`, '  '),
     paragraph(`${p.acrossCases} trials per case in each run, ${across}${cost(p.acrossCases)}`, '  '),
-    '',
-    paragraph(
-      'run the canary fixed-N in both runs, before the update and again after it (SPRT runs stop early, and compare then falls back to ' +
-        'wider time-uniform intervals):',
-    ),
-    `  skillprobe run --mode fixed -n ${p.acrossCases}`,
+    `  skillprobe run --mode fixed -n ${p.acrossCases}   (before the update, and again after it)`,
     '  skillprobe compare BASE CANDIDATE',
+    ...suite,
   ].join('\n') + '\n';
 }

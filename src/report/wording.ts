@@ -4,6 +4,7 @@ import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { fmt, interval, plural } from './format.js';
 import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RefusedStatus, type RunFacts, type TrialStatus } from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
+import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 import { SUITE_RATES, type ChangeMethod, type RateDifference, type SuiteChange, type SuiteRateName } from '../verdict/comparison.js';
 import type { DecisionMode } from '../run/config-schema.js';
 
@@ -149,7 +150,7 @@ export const signedDifference = (d: RateDifference) => `${d.diff >= 0 ? '+' : ''
 const SUITE_RATE_LABEL: Record<SuiteRateName, string> = { passRate: 'pass rate', recall: 'trigger recall', falseTriggers: 'false triggers', siblingConfusion: 'sibling confusion' };
 
 /** How the suite-level verdict is reached, in one phrase. */
-export const SUITE_METHOD = "one-sided toward a drop: Fisher's combination of every case's exact test (skill arm); rates: the mean of the cases' changes";
+export const SUITE_METHOD = `one-sided toward a drop: the truncated product (p ≤ ${SUITE_TRUNCATION}) of every case's exact test against its exact null (skill arm); rates: the mean of the cases' changes`;
 
 /** The suite's rates as rows: name, change with its interval, the cases it averages. Rates no case has are left out. */
 export function suiteRateRows(s: SuiteChange): [string, string, string][] {

@@ -3,10 +3,12 @@
  * or a fixed number of trials. Under the null both runs pass at one unknown rate π; each run's end (trials,
  * passes) then has the exact distribution of `stoppedEnds`, the two are independent, and the p-value is the
  * supremum over π of the probability of the pairs of ends at least as extreme as the one observed, as Boschloo's
- * test handles the nuisance rate. Pairs of ends are ordered by the pooled z statistic of the two observed rates,
- * which needs no assumption about how either run stopped: validity comes from the exact null, not from the
- * statistic. (Ordering by the conditional p-value given both runs' totals, as Boschloo orders fixed tables, was
- * tried and lost: under early stopping few pairs share a total, and 6 of 6 against 3 of 6 came out at p 0.46.)
+ * test handles the nuisance rate. Pairs of ends are ordered by the difference of the two observed rates, which needs
+ * no assumption about how either run stopped: validity comes from the exact null, not from the statistic. Of the
+ * orderings tried it has the most power where early stopping leaves few trials: the exact power of the suite-level
+ * canary on the halved demo profile is 94.1% with it, 91.5% with the pooled z, 91.9% with the signed root
+ * likelihood ratio; ordering by the conditional p-value given both runs' totals (Boschloo's ordering of fixed
+ * tables) fails outright, as few pairs of ends share a total: 6 of 6 against 3 of 6 came out at p 0.46.
  *
  * Beside the observed p-value the test gives its whole null: the value the p-value takes at every level of the
  * ordering, which the suite-level combination uses instead of treating the p-value as uniform.
@@ -39,11 +41,9 @@ export interface StoppedTwoSampleResult {
   upperNull: PValueNull;
 }
 
-/** Pooled z of candidate − base; 0 when the pooled rate is 0 or 1 (no difference can show). */
-export function pooledZ(basePasses: number, baseTrials: number, candidatePasses: number, candidateTrials: number): number {
-  const pooled = (basePasses + candidatePasses) / (baseTrials + candidateTrials);
-  const se = Math.sqrt(pooled * (1 - pooled) * (1 / baseTrials + 1 / candidateTrials));
-  return se > 0 ? (candidatePasses / candidateTrials - basePasses / baseTrials) / se : 0;
+/** The candidate's observed rate minus the base's: the test's ordering. */
+export function rateDifference(basePasses: number, baseTrials: number, candidatePasses: number, candidateTrials: number): number {
+  return candidatePasses / candidateTrials - basePasses / baseTrials;
 }
 
 /** Keys computed along different paths must still tie. */
@@ -52,7 +52,7 @@ const TIE_TOLERANCE = 1e-9;
 const NULL_GRID = 1024;
 
 /** One tail: the pairs of ends sorted from most extreme, cut into levels of equal key. */
-interface Tail {
+export interface Tail {
   /** Pair index (base end i, candidate end j: i · candidate ends + j) to its level. */
   levelOf: Int32Array;
   /** Pairs sorted from most extreme; `cuts[l]` of them are at level l or beyond. */
@@ -62,7 +62,7 @@ interface Tail {
   values: number[];
 }
 
-interface StoppedNull {
+export interface StoppedNull {
   ends: { base: StoppedEnd[]; candidate: StoppedEnd[] };
   lower: Tail;
   upper: Tail;
@@ -82,9 +82,9 @@ function endProbabilities(ends: StoppedEnd[], thetas: Float64Array): Float64Arra
  * are smooth functions of the rate) is covered by an allowance of 2·N·h² relative (N the most trials of a pair, h
  * the grid step), at least 0.1%.
  */
-function buildTail(ends: StoppedNull['ends'], z: Float64Array, side: -1 | 1): Tail {
+function buildTail(ends: StoppedNull['ends'], difference: Float64Array, side: -1 | 1): Tail {
   const m = ends.candidate.length;
-  const key = Float64Array.from(z, (v) => -side * v);
+  const key = Float64Array.from(difference, (v) => -side * v);
   const sorted = Int32Array.from(key.keys()).sort((a, b) => key[a]! - key[b]!);
   const levelOf = new Int32Array(key.length);
   const cuts: number[] = [];
@@ -122,15 +122,15 @@ function buildTail(ends: StoppedNull['ends'], z: Float64Array, side: -1 | 1): Ta
 
 function buildNull(b: SequentialDesign, c: SequentialDesign): StoppedNull {
   const ends = { base: stoppedEnds(b), candidate: stoppedEnds(c) };
-  const z = new Float64Array(ends.base.length * ends.candidate.length);
-  ends.base.forEach((x, i) => ends.candidate.forEach((y, j) => (z[i * ends.candidate.length + j] = pooledZ(x.passes, x.trials, y.passes, y.trials))));
-  return { ends, lower: buildTail(ends, z, -1), upper: buildTail(ends, z, 1) };
+  const difference = new Float64Array(ends.base.length * ends.candidate.length);
+  ends.base.forEach((x, i) => ends.candidate.forEach((y, j) => (difference[i * ends.candidate.length + j] = rateDifference(x.passes, x.trials, y.passes, y.trials))));
+  return { ends, lower: buildTail(ends, difference, -1), upper: buildTail(ends, difference, 1) };
 }
 
 const designKey = (d: SequentialDesign) => `${d.minTrials}/${d.maxTrials}/${d.acceptFrom.join(',')}/${d.rejectUpTo.join(',')}`;
-/** A suite has few distinct designs: each pair's null is built once per process. */
+/** The test's null for a pair of designs. A suite has few distinct designs: each pair's is built once per process. */
 const nulls = new Map<string, StoppedNull>();
-function nullFor(b: SequentialDesign, c: SequentialDesign): StoppedNull {
+export function nullFor(b: SequentialDesign, c: SequentialDesign): StoppedNull {
   const key = `${designKey(b)}|${designKey(c)}`;
   let found = nulls.get(key);
   if (!found) nulls.set(key, (found = buildNull(b, c)));

@@ -9,3 +9,10 @@ export interface CompareOptions {
 }
 
 export const COMPARE_DEFAULTS: CompareOptions = { alpha: 0.05, margin: 0.15, power: 0.8 };
+
+/**
+ * The suite-level test's truncation: cases whose one-sided p-value is above it add nothing to the combination.
+ * Measured exactly on the demo suite at its default design (bench/canary): power against the halved profile 95.9%
+ * at 0.2 against 94.1% for Fisher's method (no truncation), with false alarms far under α either way.
+ */
+export const SUITE_TRUNCATION = 0.2;

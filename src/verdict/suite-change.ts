@@ -1,11 +1,11 @@
 import { NONE } from '../grade/outcome.js';
 import { NO_EVIDENCE } from '../grade/status.js';
 import type { TrialOutcome } from '../run/schema.js';
-import { fisherCombination, type CombinedEvidence } from '../stats/combine-p-values.js';
+import { truncatedProduct, type CombinedEvidence } from '../stats/combine-p-values.js';
 import { stratifiedDifference, type Stratum } from '../stats/stratified-difference.js';
 import { familyFired } from '../stats/summary.js';
 import { pValueText } from '../util/text.js';
-import type { CompareOptions } from './compare-defaults.js';
+import { SUITE_TRUNCATION, type CompareOptions } from './compare-defaults.js';
 import type { CaseChange, RunToCompare, SuiteChange, SuiteRateName, SuiteRates } from './comparison.js';
 
 /** A case's evidence as the suite-level test takes it: its change, and its one-sided p-values either way. */
@@ -57,16 +57,16 @@ export function suiteRates(base: RunToCompare, candidate: RunToCompare, confiden
 
 /**
  * The suite-level verdict: one test across the skill arm's cases, one-sided toward regression, stratified by case
- * (each case's own exact test under its runs' stopping rules), combined by Fisher's method against the exact null
- * of each case's test where it is known. A model update rarely
+ * (each case's own exact test under its runs' stopping rules), combined by the truncated product of their p-values
+ * against the exact null of each case's test where it is known. A model update rarely
  * breaks one case; it moves many, which the combination sees long before any one case is significant.
  * REGRESSED when the combined "worse" p-value is at most α; else IMPROVED when the "better" one is; else UNCHANGED
  * when the suite's pass rate moved less than the margin either way; else UNDECIDED.
  */
 export function suiteChange(evidence: readonly CaseEvidence[], rates: SuiteRates, o: CompareOptions): SuiteChange {
   const scored = evidence.filter((e) => e.change.base.n > 0 && e.change.candidate.n > 0);
-  const pRegressed = fisherCombination(scored.map((e) => e.worse));
-  const pImproved = fisherCombination(scored.map((e) => e.better));
+  const pRegressed = truncatedProduct(scored.map((e) => e.worse), SUITE_TRUNCATION);
+  const pImproved = truncatedProduct(scored.map((e) => e.better), SUITE_TRUNCATION);
   const moved = scored
     .map((e) => e.change)
     .filter((c) => Number.isFinite(c.difference.diff) && c.difference.diff !== 0)

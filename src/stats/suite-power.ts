@@ -1,0 +1,84 @@
+/**
+ * The exact power of the suite-level canary (the truncated product of the cases' one-sided design tests against
+ * their exact nulls) before any trial: the combined statistic's distribution is the convolution of the cases'
+ * own, under the null (its critical value) and under a drop (its power), each from the exact distribution of
+ * where both runs' designs end. No simulation.
+ */
+import { logEndProbability } from './stopped-binomial.js';
+import { nullFor } from './stopped-two-sample.js';
+import type { SequentialDesign } from './sequential-design.js';
+
+/** One case of the suite: the design each run stops it by, and its pass rate before and after. */
+export interface PlannedCase {
+  base: SequentialDesign;
+  candidate: SequentialDesign;
+  from: number;
+  to: number;
+}
+
+const BINS = 4000;
+
+/** Per case, −2 ln of the combination's p-value at each pair of ends, with that pair's chance under the drop. */
+function dropTerms(c: PlannedCase, term: (u: number) => number): { value: number; mass: number }[] {
+  const table = nullFor(c.base, c.candidate);
+  const { base, candidate } = table.ends;
+  const at = (p: number) => [Math.log(p), Math.log1p(-p)] as const;
+  const [f, t] = [at(c.from), at(c.to)];
+  return base.flatMap((b, i) =>
+    candidate.map((e, j) => {
+      const u = table.lower.values[table.lower.levelOf[i * candidate.length + j]!]!;
+      return { value: term(u), mass: Math.exp(logEndProbability(b, ...f) + logEndProbability(e, ...t)) };
+    }),
+  );
+}
+
+/** The staircase null of one case's −2 ln p: each value of its p-value with its step's mass. */
+function nullTerms(c: PlannedCase, term: (u: number) => number): { value: number; mass: number }[] {
+  const values = nullFor(c.base, c.candidate).lower.values;
+  return values.map((u, l) => ({ value: term(u), mass: u - (l ? values[l - 1]! : 0) })).filter((x) => x.mass > 0);
+}
+
+function convolve(terms: { value: number; mass: number }[][], width: number, round: (x: number) => number): Float64Array {
+  let sum = new Float64Array(BINS + 1);
+  sum[0] = 1;
+  for (const term of terms) {
+    const binned = new Map<number, number>();
+    for (const { value, mass } of term) {
+      const b = Math.min(BINS, round(value / width));
+      binned.set(b, (binned.get(b) ?? 0) + mass);
+    }
+    const next = new Float64Array(BINS + 1);
+    for (let a = 0; a <= BINS; a++) {
+      if (sum[a] === 0) continue;
+      for (const [b, m] of binned) next[Math.min(BINS, a + b)]! += sum[a]! * m;
+    }
+    sum = next;
+  }
+  return sum;
+}
+
+/**
+ * The chance the suite-level test (truncated at τ) flags a regression at level α when every case drops from its
+ * `from` to its `to` (a case with from = to does not move). The null's tail is rounded up and the drop's values down, so the
+ * power is never overstated.
+ */
+export function suiteCanaryPower(cases: readonly PlannedCase[], alpha: number, tau: number): number {
+  if (cases.length === 0) return 0;
+  const term = (u: number) => (u <= tau ? -2 * Math.log(u) : 0);
+  const nulls = cases.map((c) => nullTerms(c, term));
+  const top = nulls.reduce((s, t) => s + Math.max(...t.map((x) => x.value)), 0);
+  const width = top / BINS;
+  const underNull = convolve(nulls, width, Math.ceil);
+  // The smallest bin whose tail under the null is at most α: the critical value.
+  let tail = 0;
+  let critical = BINS + 1;
+  for (let b = BINS; b >= 0; b--) {
+    if (tail + underNull[b]! > alpha) break;
+    tail += underNull[b]!;
+    critical = b;
+  }
+  const underDrop = convolve(cases.map((c) => dropTerms(c, term)), width, Math.floor);
+  let power = 0;
+  for (let b = critical; b <= BINS; b++) power += underDrop[b]!;
+  return Math.min(1, power);
+}
