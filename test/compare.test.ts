@@ -66,20 +66,25 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(hit.change).not.toBe('REGRESSED');
   });
 
-  it('a case stopped by its stored design is tested exactly under the design, on the trials up to its decision', () => {
+  it('a case stopped by its stored design is tested exactly under the design', () => {
+    const wald = waldDesign({ ...DECISION, maxTrials: 200 });
+    const stoppedAt = decideSequential(new Array<boolean>(40).fill(true), wald).trials;
     const fixed = compareRuns(run({ a: { passes: 40, n: 40 } }), run({ a: { passes: 20, n: 40 } }));
-    const seq = compareRuns(run({ a: { passes: 40, n: 40 } }, { mode: 'sprt' }), run({ a: { passes: 20, n: 40 } }));
+    const seq = compareRuns(run({ a: { passes: stoppedAt, n: stoppedAt } }, { mode: 'sprt' }), run({ a: { passes: 20, n: 40 } }));
     const [f, s] = [byCase(fixed).a!, byCase(seq).a!];
     expect(f.method).toBe('boschloo');
     expect(s.method).toBe('design');
-    // The base's design decided after its first few passes: the trials after that decision are not counted.
-    const stoppedAt = decideSequential(new Array<boolean>(40).fill(true), waldDesign({ ...DECISION, maxTrials: 200 })).trials;
     expect(s.base).toMatchObject({ successes: stoppedAt, n: stoppedAt });
-    expect(s.candidate).toMatchObject({ successes: 20, n: 40 });
-    const exact = stoppedTwoSampleTest({ design: waldDesign({ ...DECISION, maxTrials: 200 }), trials: stoppedAt, passes: stoppedAt }, { design: fixedTrialsDesign(40), trials: 40, passes: 20 });
+    const exact = stoppedTwoSampleTest({ design: wald, trials: stoppedAt, passes: stoppedAt }, { design: fixedTrialsDesign(40), trials: 40, passes: 20 });
     expect(s.pValue).toBeCloseTo(exact.twoSided, 12);
     expect(s.change).toBe('REGRESSED');
     expect(s.reason).toContain('(under both stopping rules)');
+  });
+
+  it('trials past the decision beyond what was still running then: the run stopped on other outcomes (a regrade), so the anytime tests', () => {
+    const base = { passes: 20, n: 40, order: 'P'.repeat(20) + 'F'.repeat(20) };
+    const a = byCase(compareRuns(run({ a: base }, { mode: 'sprt' }), run({ a: { passes: 0, n: 5 } }, { mode: 'sprt' }))).a!;
+    expect(a.method).toBe('anytime');
   });
 
   it('a case a run stopped short of its design (interrupted) keeps the anytime-valid tests, never the design\'s', () => {
@@ -93,15 +98,11 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(a.difference.lo).toBeCloseTo(anytime.lo, 12);
   });
 
-  it('after stopping by a design, the direction is the test\'s own, never the overall rates\' (which count trials past the decision)', () => {
-    const base = { passes: 20, n: 40, order: 'P'.repeat(20) + 'F'.repeat(20) };
-    const cand = { passes: 35, n: 40, order: 'F'.repeat(5) + 'P'.repeat(35) };
-    const a = byCase(compareRuns(run({ a: base }, { mode: 'sprt' }), run({ a: cand }, { mode: 'sprt' }))).a!;
-    // Overall the candidate's rate is higher (0.88 vs 0.50), but each run's design decided on its first trials.
-    expect(a.base.successes).toBe(a.base.n);
-    expect(a.candidate.successes).toBe(0);
-    expect(a.difference.diff).toBeLessThan(0);
-    expect(a.change).toBe('REGRESSED');
+  it('a run that did not complete keeps the anytime tests for every case, also those that happened to decide', () => {
+    const cand = run({ a: { passes: 0, n: 5 } }, { mode: 'sprt' });
+    Object.assign(cand.manifest, { status: 'interrupted' });
+    const a = byCase(compareRuns(run({ a: { passes: 14, n: 14 } }, { mode: 'sprt' }), cand)).a!;
+    expect(a.method).toBe('anytime');
   });
 
   it('a sibling newly stealing a case is a routing change, named by column', () => {
@@ -169,7 +170,7 @@ describe('compare: the suite-level verdict', () => {
     expect(c.suite.cases).toBe(8);
     expect(c.suite.rates.passRate.diff).toBeCloseTo(-0.15, 12);
     expect(c.suite.rates.passRate.hi).toBeLessThan(0);
-    expect(c.suite.reason).toMatch(/dropped across the suite: combined p <?0\.\d+ ≤ 0\.05 over 8 cases/);
+    expect(c.suite.reason).toMatch(/dropped in the suite \(in one case or more\): combined p <?0\.\d+ ≤ 0\.05 over 8 cases/);
     expect(c.exitCode).toBe(1);
   });
 
@@ -211,8 +212,9 @@ describe('compare: the suite-level verdict', () => {
   });
 
   it('sequential runs: each case adds its exact null, less by chance than the uniform the χ² reference assumes', () => {
-    const base = run(cases(40, () => 40), { mode: 'sprt', maxTrials: 40 });
-    const cand = run(Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, { passes: 3, n: 40, order: 'PPFPF' + 'F'.repeat(35) }])), { mode: 'sprt', maxTrials: 40 });
+    // Each run stopped where its design decided: the base after 14 passes, the candidate after 8 trials.
+    const base = run(cases(14, () => 14), { mode: 'sprt', maxTrials: 40 });
+    const cand = run(Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, { passes: 3, n: 8, order: 'PPFPFFFF' }])), { mode: 'sprt', maxTrials: 40 });
     const c = compareRuns(base, cand);
     expect(c.cases.every((x) => x.method === 'design')).toBe(true);
     expect(c.suite.change).toBe('REGRESSED');

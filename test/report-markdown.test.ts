@@ -136,7 +136,7 @@ describe('markdown reporter: a comparison', () => {
 
   it('gives the suite-level verdict before the cases: its reason and every rate of the suite with its interval', () => {
     expect(md).toContain("#### Suite · ");
-    expect(md).toContain("the cases' pass rates dropped across the suite: combined p 0.0040 ≤ 0.05 over 3 cases");
+    expect(md).toContain("pass rates dropped in the suite (in one case or more): combined p 0.0040 ≤ 0.05 over 3 cases");
     expect(rows(md, '| rate | change [CI] | over |')).toEqual([
       ['pass rate', '-0.10 \\[-0.30, -0.02\\]', '3 cases'],
       ['trigger recall', '-0.20 \\[-0.41, -0.05\\]', '2 cases'],

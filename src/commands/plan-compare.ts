@@ -14,7 +14,7 @@ export interface PlannedCaseRun {
 export interface SuiteCanaryPlan {
   /** Expected trials per run (all arms) at the rate before the drop: exact, from each case's design. */
   expectedTrials: number;
-  /** Exact power of the suite-level test when every case drops, and when one case alone does. */
+  /** Exact power of the suite-level test when every case drops, and when one case alone does (the case it is lowest for). */
   everyCase: number;
   oneCase: number;
 }
@@ -40,6 +40,16 @@ function suitePower(cases: readonly PlannedCaseRun[], from: number, to: number, 
   return suiteCanaryPower(cases.map((c, i) => ({ base: c.design, candidate: c.design, from, to: dropped(i) ? to : from })), alpha, SUITE_TRUNCATION);
 }
 
+/** The index of the first case of each distinct design: cases sharing a design are alike to the suite-level test. */
+function distinctDesigns(cases: readonly PlannedCaseRun[]): number[] {
+  const seen = new Map<string, number>();
+  cases.forEach((c, i) => {
+    const key = `${c.design.minTrials}/${c.design.acceptFrom.join(',')}/${c.design.rejectUpTo.join(',')}`;
+    if (!seen.has(key)) seen.set(key, i);
+  });
+  return [...seen.values()];
+}
+
 /**
  * Pure: what a canary for a drop `from → to` in the skill arm costs. Fixed-N: trials per case in each of the two
  * runs. Suite-level (sequential suites): the two runs the suite makes anyway, and the exact chance its test flags
@@ -54,7 +64,7 @@ export function planComparison(from: number, to: number, alpha: number, power: n
     suite: {
       expectedTrials: designs.reduce((sum, c) => sum + c.arms * designOperating(c.design, from).expectedTrials, 0),
       everyCase: suitePower(designs, from, to, alpha, () => true),
-      oneCase: suitePower(designs, from, to, alpha, (i) => i === 0),
+      oneCase: Math.min(...distinctDesigns(designs).map((at) => suitePower(designs, from, to, alpha, (i) => i === at))),
     },
   };
 }

@@ -21,9 +21,6 @@ export interface CombinedEvidence {
 /** Bins the statistic is rounded up to: the tail is over-, never under-stated, by at most cases × X / BINS. */
 const BINS = 2000;
 
-/** One term's distribution over bins: [bin, mass] pairs. */
-type Term = [number, number][];
-
 /** The combined p-value: P(X ≥ X_observed) under the staircase (or uniform) nulls, p-values above τ left out. */
 export function truncatedProduct(evidence: readonly CombinedEvidence[], tau: number): number {
   if (evidence.length === 0) return 1;
@@ -35,23 +32,31 @@ export function truncatedProduct(evidence: readonly CombinedEvidence[], tau: num
   // Each term rounded up to whole bins and capped at BINS: a term past X reaches the tail on its own, and the
   // terms are never negative, so the cap changes nothing the tail counts.
   const bin = (v: number) => Math.min(BINS, Math.max(0, Math.ceil(v / width - 1e-9)));
-  let sum = new Float64Array(BINS + 1);
+  const terms = evidence.map((e) => (e.nullValues?.length ? staircaseTerm(e.nullValues, (u) => bin(term(u))) : uniformTerm(tau, width)));
+  return Math.min(1, convolveTerms(terms, BINS)[BINS]!);
+}
+
+/** One term's distribution over bins 0..bins: [bin, mass] pairs. */
+export type BinnedTerm = [number, number][];
+
+/** The distribution of the sum of independent binned terms, over bins 0..bins, every sum past the last bin in it. */
+export function convolveTerms(terms: readonly BinnedTerm[], bins: number): Float64Array {
+  let sum = new Float64Array(bins + 1);
   sum[0] = 1;
-  for (const e of evidence) {
-    const next = new Float64Array(BINS + 1);
-    const masses = e.nullValues?.length ? staircaseTerm(e.nullValues, (u) => bin(term(u))) : uniformTerm(tau, width);
-    for (let a = 0; a <= BINS; a++) {
+  for (const masses of terms) {
+    const next = new Float64Array(bins + 1);
+    for (let a = 0; a <= bins; a++) {
       const pa = sum[a]!;
       if (pa === 0) continue;
-      for (const [b, pb] of masses) next[Math.min(BINS, a + b)]! += pa * pb;
+      for (const [b, pb] of masses) next[Math.min(bins, a + b)]! += pa * pb;
     }
     sum = next;
   }
-  return Math.min(1, sum[BINS]!);
+  return sum;
 }
 
 /** A staircase null's term over bins: each step's mass at its value's bin. */
-function staircaseTerm(values: readonly number[], binOf: (u: number) => number): Term {
+function staircaseTerm(values: readonly number[], binOf: (u: number) => number): BinnedTerm {
   const masses = new Map<number, number>();
   let before = 0;
   for (const raw of values) {
@@ -67,9 +72,9 @@ function staircaseTerm(values: readonly number[], binOf: (u: number) => number):
  * A uniform p-value's term over bins: 0 above τ; below it −2 ln U, exponential with mean 2, over bins
  * ((b − 1)w, bw] from −2 ln τ on, the rest capped.
  */
-function uniformTerm(tau: number, width: number): Term {
+function uniformTerm(tau: number, width: number): BinnedTerm {
   const from = -2 * Math.log(tau);
-  const out: Term = [[0, 1 - tau]];
+  const out: BinnedTerm = [[0, 1 - tau]];
   for (let b = Math.max(1, Math.ceil(from / width - 1e-9)); b < BINS; b++) {
     const mass = Math.exp(-Math.max((b - 1) * width, from) / 2) - Math.exp((-b * width) / 2);
     if (mass > 0) out.push([b, mass]);

@@ -4,6 +4,7 @@
  * own, under the null (its critical value) and under a drop (its power), each from the exact distribution of
  * where both runs' designs end. No simulation.
  */
+import { convolveTerms, type BinnedTerm } from './combine-p-values.js';
 import { logEndProbability } from './stopped-binomial.js';
 import { nullFor } from './stopped-two-sample.js';
 import type { SequentialDesign } from './sequential-design.js';
@@ -22,7 +23,11 @@ const BINS = 4000;
 function dropTerms(c: PlannedCase, term: (u: number) => number): { value: number; mass: number }[] {
   const table = nullFor(c.base, c.candidate);
   const { base, candidate } = table.ends;
-  const at = (p: number) => [Math.log(p), Math.log1p(-p)] as const;
+  // Rates of exactly 0 or 1 are taken just inside, where every end's probability is defined.
+  const at = (p: number) => {
+    const q = Math.min(1 - 1e-12, Math.max(1e-12, p));
+    return [Math.log(q), Math.log1p(-q)] as const;
+  };
   const [f, t] = [at(c.from), at(c.to)];
   return base.flatMap((b, i) =>
     candidate.map((e, j) => {
@@ -38,23 +43,14 @@ function nullTerms(c: PlannedCase, term: (u: number) => number): { value: number
   return values.map((u, l) => ({ value: term(u), mass: u - (l ? values[l - 1]! : 0) })).filter((x) => x.mass > 0);
 }
 
-function convolve(terms: { value: number; mass: number }[][], width: number, round: (x: number) => number): Float64Array {
-  let sum = new Float64Array(BINS + 1);
-  sum[0] = 1;
-  for (const term of terms) {
-    const binned = new Map<number, number>();
-    for (const { value, mass } of term) {
-      const b = Math.min(BINS, round(value / width));
-      binned.set(b, (binned.get(b) ?? 0) + mass);
-    }
-    const next = new Float64Array(BINS + 1);
-    for (let a = 0; a <= BINS; a++) {
-      if (sum[a] === 0) continue;
-      for (const [b, m] of binned) next[Math.min(BINS, a + b)]! += sum[a]! * m;
-    }
-    sum = next;
+/** Values binned by `round` (capped at the last bin), masses of equal bins merged. */
+function binned(term: { value: number; mass: number }[], width: number, round: (x: number) => number): BinnedTerm {
+  const masses = new Map<number, number>();
+  for (const { value, mass } of term) {
+    const b = Math.min(BINS, round(value / width));
+    masses.set(b, (masses.get(b) ?? 0) + mass);
   }
-  return sum;
+  return [...masses];
 }
 
 /**
@@ -68,7 +64,7 @@ export function suiteCanaryPower(cases: readonly PlannedCase[], alpha: number, t
   const nulls = cases.map((c) => nullTerms(c, term));
   const top = nulls.reduce((s, t) => s + Math.max(...t.map((x) => x.value)), 0);
   const width = top / BINS;
-  const underNull = convolve(nulls, width, Math.ceil);
+  const underNull = convolveTerms(nulls.map((t) => binned(t, width, Math.ceil)), BINS);
   // The smallest bin whose tail under the null is at most α: the critical value.
   let tail = 0;
   let critical = BINS + 1;
@@ -77,7 +73,7 @@ export function suiteCanaryPower(cases: readonly PlannedCase[], alpha: number, t
     tail += underNull[b]!;
     critical = b;
   }
-  const underDrop = convolve(cases.map((c) => dropTerms(c, term)), width, Math.floor);
+  const underDrop = convolveTerms(cases.map((c) => binned(dropTerms(c, term), width, Math.floor)), BINS);
   let power = 0;
   for (let b = critical; b <= BINS; b++) power += underDrop[b]!;
   return Math.min(1, power);

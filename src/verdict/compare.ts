@@ -8,7 +8,7 @@ import { decideSequential } from '../stats/sequential-design.js';
 import { stagewiseEstimate } from '../stats/stagewise.js';
 import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
 import { stoppedTwoSampleTest, type StoppedSample } from '../stats/stopped-two-sample.js';
-import { suiteChange, suiteRates } from './suite-change.js';
+import { routingRates, suiteChange } from './suite-change.js';
 import { anytimeDifference } from '../stats/confidence-sequence.js';
 import { adjustPValues } from '../stats/multiple-testing.js';
 import { newcombeDifference } from '../stats/newcombe.js';
@@ -75,17 +75,21 @@ function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, c
 
 /**
  * Where a run's known stopping rule ended a case's skill arm: a fixed run at its scored trials; a sequential one at
- * the scored trial its design decided on, or at the design's last stage. Undefined when the run stopped the case
- * short of both (interrupted, or capped by cost): then the rule that stopped it is not known.
+ * the scored trial its design decided on, or at the design's last stage. Undefined, so the case keeps the
+ * anytime-valid tests, when the rule that stopped it is not known: the run did not complete (an interruption or a
+ * cost cap cuts cases wherever they were, and the design's null would not hold for those that happened to
+ * decide), or the trials go on past the decision further than trials still running then could (the run stopped
+ * on other outcomes than these: a regrade with other grading options).
  */
 function stoppedSample(r: RunToCompare, caseId: string, sequence: boolean[]): StoppedSample | undefined {
-  if (sequence.length === 0) return undefined;
+  if (sequence.length === 0 || r.manifest.status !== 'completed') return undefined;
   if (r.results.run.decision.mode === 'fixed') return { design: fixedTrialsDesign(sequence.length), trials: sequence.length, passes: sequence.filter(Boolean).length };
   const def = r.manifest.cases.defs.find((d) => d.id === caseId);
   if (!def) return undefined;
   const design = caseDesign(def);
   const d = decideSequential(sequence, design);
-  return d.state !== 'continue' || d.trials === design.maxTrials ? { design, trials: d.trials, passes: d.passes } : undefined;
+  const decided = d.state !== 'continue' || d.trials === design.maxTrials;
+  return decided && sequence.length - d.trials < r.manifest.config.concurrency ? { design, trials: d.trials, passes: d.passes } : undefined;
 }
 
 /**
@@ -262,7 +266,7 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
   const missingData = [...missingIn(base, 'base', cases), ...missingIn(candidate, 'candidate', cases)];
   const suite = suiteChange(
     tested.filter((t) => t.arm === 'skill').map((t) => ({ change: t.change, worse: t.test.worse, better: t.test.better })),
-    suiteRates(base, candidate, confidence),
+    routingRates(base, candidate, confidence),
     o,
   );
   const regressed = suite.change === 'REGRESSED' || cases.some((c) => c.arm === 'skill' && c.change === 'REGRESSED');

@@ -99,7 +99,7 @@ export interface SuiteChange {
   change: Change;
   /** Cases combined (those with scored trials in both runs). */
   cases: number;
-  /** Fisher's combination of the cases' one-sided p-values toward a drop, and toward a rise. */
+  /** The truncated product of the cases' one-sided p-values toward a drop, and toward a rise, against their exact nulls. */
   pRegressed: number;
   pImproved: number;
   /** Pass rate, trigger recall, false triggers, sibling confusion. */
