@@ -60,6 +60,8 @@ export interface Tail {
   cuts: number[];
   /** The p-value at each level, from the grid: nondecreasing, the last 1. */
   values: number[];
+  /** Levels whose p-value has been refined, and that p-value. */
+  refined: Map<number, number>;
 }
 
 export interface StoppedNull {
@@ -117,7 +119,7 @@ function buildTail(ends: StoppedNull['ends'], difference: Float64Array, side: -1
   const allowance = 1 + Math.max(1e-3, 2 * most * (Math.PI / 2 / NULL_GRID) ** 2);
   const values: number[] = [];
   best.forEach((b, l) => values.push(l === cuts.length - 1 ? 1 : Math.min(1, Math.max(b * allowance, values[l - 1] ?? 0))));
-  return { levelOf, sorted, cuts, values };
+  return { levelOf, sorted, cuts, values, refined: new Map() };
 }
 
 function buildNull(b: SequentialDesign, c: SequentialDesign): StoppedNull {
@@ -137,17 +139,25 @@ export function nullFor(b: SequentialDesign, c: SequentialDesign): StoppedNull {
   return found;
 }
 
-/** The observed level's p-value, its supremum refined (golden-section search around the grid's peaks). */
+/**
+ * The observed level's p-value, its supremum refined (golden-section search around the grid's peaks); kept per
+ * level, as the cases of a suite share their designs and often their ends.
+ */
 function refinedPValue(table: StoppedNull, tail: Tail, level: number): number {
   if (level === tail.cuts.length - 1) return 1;
+  const known = tail.refined.get(level);
+  if (known !== undefined) return known;
   const m = table.ends.candidate.length;
-  const region = Array.from(tail.sorted.subarray(0, tail.cuts[level]), (pair) => [table.ends.base[(pair / m) | 0]!, table.ends.candidate[pair % m]!] as const);
-  return supremumOverRate((theta) => {
+  const region = tail.sorted.subarray(0, tail.cuts[level]);
+  const p = supremumOverRate((theta) => {
     const [logP, logQ] = [2 * Math.log(Math.sin(theta)), 2 * Math.log(Math.cos(theta))];
+    const [pb, pc] = [table.ends.base, table.ends.candidate].map((ends) => ends.map((e) => Math.exp(logEndProbability(e, logP, logQ)))) as [number[], number[]];
     let mass = 0;
-    for (const [x, y] of region) mass += Math.exp(logEndProbability(x, logP, logQ) + logEndProbability(y, logP, logQ));
+    for (const pair of region) mass += pb[(pair / m) | 0]! * pc[pair % m]!;
     return Math.log(mass);
   });
+  tail.refined.set(level, p);
+  return p;
 }
 
 /**
