@@ -234,28 +234,35 @@ describe('junit reporter: a comparison', () => {
     ]);
   });
 
-  it('a regression fails with both rates, the difference and its interval, p and adjusted p, and the reason', () => {
-    const failure = only(testCase('jira-create [skill]').children);
-    expect(failure.message).toBe('REGRESSED: dropped from 0.90 to 0.45: adjusted p 0.0084 ≤ 0.05');
-    expect(failure.text.split('\n').slice(1)).toEqual([
-      'base r1: 0.90 [0.70, 0.97] (18/20)',
-      'candidate r2: 0.45 [0.26, 0.66] (9/20)',
-      'difference (candidate − base): -0.45 [-0.66, -0.18]',
-      "p 0.002 (Boschloo's exact test) · adjusted p 0.008 (Benjamini–Hochberg, α 0.05)",
-    ]);
-  });
-
-  it('the suite-level regression fails with every rate of the suite, the cases that moved most, and how it was tested', () => {
-    const failure = only(testCase('suite').children);
-    expect(failure.message).toBe("REGRESSED: pass rates dropped in the suite (in one case or more): combined p 0.0040 ≤ 0.05 over 3 cases");
-    expect(failure.text.split('\n').slice(1)).toEqual([
-      'pass rate · -0.10 [-0.30, -0.02] · 3 cases',
-      'trigger recall · -0.20 [-0.41, -0.05] · 2 cases',
-      'false triggers · -0.40 [-0.60, -0.10] · 1 case',
-      'sibling confusion · +0.45 [0.18, 0.66] · 2 cases',
-      'moved most: jira-create -0.45 (REGRESSED), neg-weather +0.40 (IMPROVED)',
-      "one-sided toward a drop: the truncated product (p ≤ 0.2) of every case's exact test against its exact null (skill arm); rates: the mean of the cases' changes",
-    ]);
+  it.each<[string, string, string, string[]]>([
+    [
+      'a regression fails with both rates, the difference and its interval, p and adjusted p, and the reason',
+      'jira-create [skill]',
+      'REGRESSED: dropped from 0.90 to 0.45: adjusted p 0.0084 ≤ 0.05',
+      [
+        'base r1: 0.90 [0.70, 0.97] (18/20)',
+        'candidate r2: 0.45 [0.26, 0.66] (9/20)',
+        'difference (candidate − base): -0.45 [-0.66, -0.18]',
+        "p 0.002 (Boschloo's exact test) · adjusted p 0.008 (Benjamini–Hochberg, α 0.05)",
+      ],
+    ],
+    [
+      'the suite-level regression fails with every rate of the suite, the cases that moved most, and how it was tested',
+      'suite',
+      'REGRESSED: pass rates dropped in the suite (in one case or more): combined p 0.0040 ≤ 0.05 over 3 cases',
+      [
+        'pass rate · -0.10 [-0.30, -0.02] · 3 cases',
+        'trigger recall · -0.20 [-0.41, -0.05] · 2 cases',
+        'false triggers · -0.40 [-0.60, -0.10] · 1 case',
+        'sibling confusion · +0.45 [0.18, 0.66] · 2 cases',
+        'moved most: jira-create -0.45 (REGRESSED), neg-weather +0.40 (IMPROVED)',
+        "one-sided toward a drop: the truncated product (p ≤ 0.2) of every case's exact test against its exact null (skill arm); rates: the mean of the cases' changes",
+      ],
+    ],
+  ])('%s', (_, name, message, lines) => {
+    const failure = only(testCase(name).children);
+    expect(failure.message).toBe(message);
+    expect(failure.text.split('\n').slice(1)).toEqual(lines);
   });
 
   it('an undecided change is skipped, saying how many trials would decide it', () => {
