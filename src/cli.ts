@@ -353,7 +353,7 @@ function buildProgram(): Command {
     });
 
   withReporters(program.command('compare'))
-    .description('the model-update canary: did CANDIDATE route worse than BASE? per case, with exact tests (exit 1 on a significant regression)')
+    .description('the model-update canary: did CANDIDATE route worse than BASE? across the suite and per case, exact under each run\'s stopping rule (exit 1 on a significant regression)')
     .argument('<base>', 'the run folder to compare against, e.g. before the model update')
     .argument('<candidate>', 'the run folder under test')
     .option('--alpha <a>', `false-discovery rate across cases (Benjamini–Hochberg; default ${COMPARE_DEFAULTS.alpha})`, fraction('--alpha'))
