@@ -81,12 +81,6 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(s.reason).toContain('(under both stopping rules)');
   });
 
-  it('trials past the decision beyond what was still running then: the run stopped on other outcomes (a regrade), so the anytime tests', () => {
-    const base = { passes: 20, n: 40, order: 'P'.repeat(20) + 'F'.repeat(20) };
-    const a = byCase(compareRuns(run({ a: base }, { mode: 'sprt' }), run({ a: { passes: 0, n: 5 } }, { mode: 'sprt' }))).a!;
-    expect(a.method).toBe('anytime');
-  });
-
   it('a case a run stopped short of its design (interrupted) keeps the anytime-valid tests, never the design\'s', () => {
     const base = run({ a: { passes: 40, n: 40 } });
     // Three failures: the design cannot decide before its minimum, so the run stopped this case short of its rule.

@@ -75,11 +75,10 @@ function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, c
 
 /**
  * Where a run's known stopping rule ended a case's skill arm: a fixed run at its scored trials; a sequential one at
- * the scored trial its design decided on, or at the design's last stage. Undefined, so the case keeps the
- * anytime-valid tests, when the rule that stopped it is not known: the run did not complete (an interruption or a
- * cost cap cuts cases wherever they were, and the design's null would not hold for those that happened to
- * decide), or the trials go on past the decision further than trials still running then could (the run stopped
- * on other outcomes than these: a regrade with other grading options).
+ * the scored trial its design decided on, or at the design's last stage (trials that finished after it were
+ * started before it, and are left out). Undefined, so the case keeps the anytime-valid tests, when the run did not
+ * complete: an interruption or a cost cap cuts every case wherever it was, and the design's null would not hold
+ * for the cases that happened to decide.
  */
 function stoppedSample(r: RunToCompare, caseId: string, sequence: boolean[]): StoppedSample | undefined {
   if (sequence.length === 0 || r.manifest.status !== 'completed') return undefined;
@@ -88,8 +87,7 @@ function stoppedSample(r: RunToCompare, caseId: string, sequence: boolean[]): St
   if (!def) return undefined;
   const design = caseDesign(def);
   const d = decideSequential(sequence, design);
-  const decided = d.state !== 'continue' || d.trials === design.maxTrials;
-  return decided && sequence.length - d.trials < r.manifest.config.concurrency ? { design, trials: d.trials, passes: d.passes } : undefined;
+  return d.state !== 'continue' || d.trials === design.maxTrials ? { design, trials: d.trials, passes: d.passes } : undefined;
 }
 
 /**
