@@ -35,7 +35,7 @@ const { config: userConfig } = loadConfig(join(ROOT, 'skillprobe.config.yaml'), 
 // The skill arm only: the suite-level verdict and the gate read it alone.
 const CONFIG = { ...userConfig, arms: ['skill'] };
 const SUITE = loadCases(join(ROOT, 'cases/*.yaml'), FAMILY.map((name) => ({ dir: name, name })), CONFIG.decision);
-export const DEFS = SUITE.cases.map((c) => gradableCase(c, CONFIG));
+const DEFS = SUITE.cases.map((c) => gradableCase(c, CONFIG));
 const DEMO = loadProfile(join(ROOT, 'sim/demo.profile.yaml'));
 const HALVED = loadProfile(join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml'));
 
@@ -60,7 +60,7 @@ function outcome(c, n, passed) {
 }
 
 /** One run of the suite at its sequential designs: each case draws trials until its design decides. */
-export function designedRun(profile, seed, label = 'run') {
+function designedRun(profile, seed, label = 'run') {
   const p = { ...profile, seed };
   const outcomes = DEFS.flatMap((c) => {
     const design = caseDesign(c);
@@ -98,7 +98,7 @@ function anytimeOnly(run) {
 }
 
 /** Each case's pass rate under a profile: the share of its seeded draws that pass, over many trial keys. */
-export function trueRates(profile) {
+function trueRates(profile) {
   return new Map(DEFS.map((c) => {
     let k = 0;
     for (let n = 1; n <= 20_000; n++) if (passes(profile, c, n)) k++;

@@ -1,6 +1,7 @@
 import { paragraph } from '../report/format.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { designOperating, type SequentialDesign } from '../stats/sequential-design.js';
+import { designKey } from '../stats/stopped-two-sample.js';
 import { suiteCanaryPower } from '../stats/suite-power.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 
@@ -44,7 +45,7 @@ function suitePower(cases: readonly PlannedCaseRun[], from: number, to: number, 
 function distinctDesigns(cases: readonly PlannedCaseRun[]): number[] {
   const seen = new Map<string, number>();
   cases.forEach((c, i) => {
-    const key = `${c.design.minTrials}/${c.design.acceptFrom.join(',')}/${c.design.rejectUpTo.join(',')}`;
+    const key = designKey(c.design);
     if (!seen.has(key)) seen.set(key, i);
   });
   return [...seen.values()];

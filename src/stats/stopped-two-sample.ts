@@ -129,7 +129,8 @@ function buildNull(b: SequentialDesign, c: SequentialDesign): StoppedNull {
   return { ends, lower: buildTail(ends, difference, -1), upper: buildTail(ends, difference, 1) };
 }
 
-const designKey = (d: SequentialDesign) => `${d.minTrials}/${d.maxTrials}/${d.acceptFrom.join(',')}/${d.rejectUpTo.join(',')}`;
+/** A design's identity: two designs with equal keys stop every path alike. */
+export const designKey = (d: SequentialDesign) => `${d.minTrials}/${d.maxTrials}/${d.acceptFrom.join(',')}/${d.rejectUpTo.join(',')}`;
 /** The test's null for a pair of designs. A suite has few distinct designs: each pair's is built once per process. */
 const nulls = new Map<string, StoppedNull>();
 export function nullFor(b: SequentialDesign, c: SequentialDesign): StoppedNull {
