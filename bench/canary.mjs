@@ -82,7 +82,7 @@ function fixedRun(profile, seed, n) {
   return storedRun(`fixed-${seed}`, config, DEFS, outcomes, seed);
 }
 
-function storedRun(runId, config, defs, outcomes, seed) {
+export function storedRun(runId, config, defs, outcomes, seed) {
   const manifest = {
     runId, harness: { name: 'skillprobe', version: 'bench' }, status: 'completed', startedAt: '2026-12-01T00:00:00Z',
     agent: { id: 'claude-code', binary: 'claude', cliVersion: 'bench' }, model: 'simulated', config,
@@ -143,7 +143,7 @@ function exactPower(from, to, tau) {
 /** The one-case drop of the baseline canary's target, 0.90 → 0.60 among ten unchanged cases at 0.90, at the demo's default design. */
 function oneCaseDrop() {
   const at = (p) => new Map(DEFS.map((c, i) => [c.id, i === 0 ? p : 0.9]));
-  const fixed = planComparison(0.9, 0.6, ALPHA, 0.8, { cases: DEFS.length, caseArms: DEFS.length });
+  const fixed = planComparison(0.9, 0.6, ALPHA, 0.8, { cases: DEFS.length, caseArms: DEFS.length, minTrials: 6 });
   return { suite: exactPower(at(0.9), at(0.6), SUITE_TRUNCATION), fixedN: fixed.acrossCases, fixedTotal: 2 * fixed.acrossCases * DEFS.length };
 }
 
@@ -195,7 +195,7 @@ export function printCanary({ reps, cases, tally: t, trueDiff, exact, sizes, sec
   console.log(`               suite-level REGRESSED: exact ${pct(exact.halved)} (target ≥ 95%: ratio ${ratio(exact.halved, 0.95)}; Fisher untruncated ${pct(exact.halvedFisher)}), simulated ${pct(per(t.hSuite))} · a case REGRESSED ${pct(per(t.hCase))} · before (anytime tests): exit 1 in ${pct(per(t.hOld))}`);
   console.log(`          suite pass-rate difference, 95% interval coverage (simulated): A/A ${pct(per(t.coverAA))} · halved ${pct(per(t.coverH))} (true mean change ${trueDiff.toFixed(3)})`);
   console.log(`          per-case test, exact size at α ${ALPHA} (sup over the common rate; design max ${sizes.maxTrials}, ${sizes.ends} ends): under both designs ${sizes.exact.toFixed(4)} · Boschloo on the stopped counts ${sizes.naive.toFixed(4)}`);
-  console.log(`          one case 0.90 → 0.60 among ${cases - 1} at 0.90: the suite-level test at the default design flags it in ${pct(exact.one.suite)} (exact); the fixed-N canary takes ${exact.one.fixedN} trials per case and run (${exact.one.fixedTotal} in all) for 80% · the baseline canary (run --baseline) is not built yet`);
+  console.log(`          one case 0.90 → 0.60 among ${cases - 1} at 0.90: the suite-level test at the default design flags it in ${pct(exact.one.suite)} (exact); the fixed-N canary takes ${exact.one.fixedN} trials per case and run (${exact.one.fixedTotal} in all) for 80% (the baseline canary: bench/baseline-canary)`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) printCanary(benchCanary());

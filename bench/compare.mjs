@@ -63,7 +63,7 @@ function simulatedRun(profile, n) {
 }
 
 export function benchCompare() {
-  const plan = planComparison(FROM, TO, ALPHA, POWER, { cases: CASES.length, caseArms: CASES.length });
+  const plan = planComparison(FROM, TO, ALPHA, POWER, { cases: CASES.length, caseArms: CASES.length, minTrials: 6 });
   const n = plan.acrossCases;
   const t0 = performance.now();
   let falseRegressions = 0;

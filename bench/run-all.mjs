@@ -5,10 +5,12 @@ import { benchRegrade, printRegrade } from './regrade.mjs';
 import { benchSequential, printSequential } from './sequential.mjs';
 import { benchCompare, printCompare } from './compare.mjs';
 import { benchCanary, printCanary } from './canary.mjs';
+import { benchBaselineCanary, printBaselineCanary } from './baseline-canary.mjs';
 
 printSequential(benchSequential());
 printCompare(benchCompare());
 printCanary(benchCanary());
+printBaselineCanary(benchBaselineCanary());
 printRegrade(await benchRegrade());
 printOverhead(await benchOverhead());
 printDemo(await benchDemo());

@@ -15,6 +15,7 @@ import { InputError, ProblemList } from './load/input-error.js';
 import { collectConfig } from './load/config.js';
 import { unwritableFolder, wrongEntry } from './load/paths.js';
 import { COMPARE_DEFAULTS } from './verdict/compare-defaults.js';
+import { prepareCanary, reportAgainstBase } from './commands/run-baseline.js';
 import type { Shard } from './trials/shard.js';
 import { chooseReporters, humanStream, NO_STDOUT, reporterFlag, reportRun, type ReporterChoice, type ReportIo } from './commands/reports.js';
 import { REPORTER_NAMES, REPORTERS } from './report/registry.js';
@@ -167,6 +168,26 @@ function exitWithReports(code: number, failed: readonly string[]): number {
   return EXIT.internal;
 }
 
+/** `--baseline` and `--add-trials` and the flags that only mean something beside them. */
+function checkBaselineFlags(o: Record<string, unknown>): void {
+  const refuse = (file: string, what: string, todo: string) => {
+    throw new InputError({ file, what, todo });
+  };
+  for (const flag of ['margin', 'alpha', 'keepGoing'] as const) {
+    if (o[flag] !== undefined && o.baseline === undefined) refuse(`--${flag === 'keepGoing' ? 'keep-going' : flag}`, 'only means something with --baseline', 'add --baseline <run folder>, or drop it');
+  }
+  if (o.addTrials !== undefined && o.resume === undefined) refuse('--add-trials', 'tops up a stored run, and names none', 'add --resume <run folder>');
+  if (o.baseline === undefined) return;
+  const excluded = [
+    ['resume', '--resume', 'a resumed canary keeps the canary it started with', 'drop --baseline (the run folder remembers its base)'],
+    ['trials', '--trials', 'a canary samples each case until it is decided, not a fixed number of times', 'drop --trials (cap a case with --max-trials)'],
+    ['shard', '--shard', "a canary's false-alarm rate is shared across all the suite's cases", 'run the canary unsharded'],
+  ] as const;
+  for (const [key, file, what, todo] of excluded) if (o[key] !== undefined) refuse(file, what, todo);
+  if (o.mode === 'fixed') refuse('--mode', 'a canary samples each case until it is decided, not a fixed number of times', 'drop --mode fixed');
+  if (Array.isArray(o.agent) && o.agent.length > 1) refuse('--agent', 'a canary runs one agent against its base', 'run one canary per agent (--agent ID)');
+}
+
 /** Before anything is spent: each case whose maxTrials cuts its design short, and what that costs. */
 function warnCaps(loaded: LoadedSuite): void {
   if (loaded.config.decision.mode === 'fixed') return;
@@ -220,10 +241,16 @@ function buildProgram(): Command {
     .option('--force', 'with --resume: go on although skills, cases, config or agent changed (recorded in run.json)')
     .option('--shard <i/n>', 'run only share I of N of the cases (for a CI matrix; join the shards with `skillprobe merge`)', shardFlag)
     .option('--max-cost <usd>', `stop scheduling once the trials' reported costs reach this many USD (a partial run: exit ${EXIT.costCapped})`, positive('--max-cost'))
+    .option('--baseline <run>', 'run as a canary against this stored run: each case samples until its drop is shown or ruled out, then the two are compared (exit 1 on a regression)', text('--baseline'))
+    .option('--margin <d>', `with --baseline: the drop worth catching; UNCHANGED rules it out (default ${COMPARE_DEFAULTS.margin})`, fraction('--margin'))
+    .option('--alpha <a>', `with --baseline: the false-alarm rate across cases (default ${COMPARE_DEFAULTS.alpha})`, fraction('--alpha'))
+    .option('--keep-going', 'with --baseline: run every case to its canary\'s end instead of stopping at the first regression')
+    .option('--add-trials <n>', 'with --resume: top a finished run up by this many trials per case, after each case\'s design stopped it', int('--add-trials', 1))
     .action(async (o: Record<string, unknown>) => {
       if (o.force === true && o.resume === undefined) {
         throw new InputError({ file: '--force', what: 'only means something with --resume', todo: 'add --resume <run folder>, or drop --force' });
       }
+      checkBaselineFlags(o);
       if (o.trials !== undefined && o.mode !== undefined && o.mode !== 'fixed') {
         throw new InputError({ file: '--trials', what: 'a fixed number of trials and a sequential test exclude each other', todo: `drop --trials (${String(o.mode)} uses --min-trials/--max-trials) or use --mode fixed` });
       }
@@ -236,6 +263,7 @@ function buildProgram(): Command {
         force: o.force === true,
         select: caseSelection(o),
         shard: o.shard as Shard | undefined,
+        addTrials: o.addTrials as number | undefined,
         overrides: {
           trials: o.trials,
           concurrency: o.concurrency,
@@ -256,7 +284,8 @@ function buildProgram(): Command {
             mode: o.mode ?? (o.trials !== undefined ? 'fixed' : undefined),
             threshold: o.threshold,
             minTrials: o.minTrials,
-            maxTrials: o.maxTrials,
+            // With --baseline it caps the canary, not the cases' own designs.
+            maxTrials: o.baseline === undefined ? o.maxTrials : undefined,
             correction: o.correction,
             inconclusive: o.inconclusive,
           },
@@ -269,6 +298,7 @@ function buildProgram(): Command {
       const outer = opts.resume === undefined ? undefined : await readAgentsRecord(opts.resume);
       if (outer) opts.overrides.agents = agentsToResume(outer, o.agent as string[] | undefined);
       const suites = loadSuites(opts);
+      if (suites.length > 1 && o.baseline !== undefined) throw new InputError({ file: 'agents', what: 'a canary runs one agent against its base, and the config names several', todo: 'run one canary per agent (--agent ID)' });
       warnCaps(suites[0]!);
       if (suites.length > 1 || outer) {
         if (suites[0]!.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${suites[0]!.profile.name}": no real model answers\n`);
@@ -292,6 +322,9 @@ function buildProgram(): Command {
         return;
       }
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
+      const baseline = o.baseline === undefined ? undefined : { baseline: o.baseline as string, margin: o.margin as number | undefined, alpha: o.alpha as number | undefined, maxTrials: o.maxTrials as number | undefined, keepGoing: o.keepGoing === true };
+      const against = baseline ? await prepareCanary(loaded, baseline, (text) => process.stderr.write(text)) : undefined;
+      if (against) opts.canary = against.canary;
       const { store, manifest, results } = await runAndGrade(loaded, opts, {
         onPrepared: (target) => {
           if (opts.resume !== undefined) {
@@ -300,7 +333,10 @@ function buildProgram(): Command {
           for (const kept of target.setAside ?? []) process.stderr.write(`a transcript without its meta.json, kept as ${kept}: its trial runs again\n`);
         },
       });
-      const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(store) }, store, IO);
+      const candidate = { dir: describeRunDir(store), manifest, results };
+      const { failed, exitCode } = against
+        ? await reportAgainstBase(against.base, candidate, baseline!, reporters, IO)
+        : { ...(await reportRun(reporters, { ...candidate, runDir: candidate.dir }, store, IO)), exitCode: results.exitCode };
       reportDamaged(results);
       // With a document (JSON, markdown, …) on stdout, stdout holds exactly it; the human lines go to stderr.
       say(
@@ -313,9 +349,9 @@ function buildProgram(): Command {
       if (manifest.status === 'interrupted') say(`interrupted: \`skillprobe run --resume ${describeRunDir(store)}\` runs the missing trials\n`);
       const stopped = STOPPED_EXIT[manifest.status];
       if (o.gate === false && stopped === undefined) {
-        say(`gate off (--no-gate): the verdicts' exit code would be ${results.exitCode}\n`);
+        say(`gate off (--no-gate): the ${against ? "comparison's" : "verdicts'"} exit code would be ${exitCode}\n`);
         process.exitCode = exitWithReports(EXIT.pass, failed);
-      } else process.exitCode = exitWithReports(stopped ?? results.exitCode, failed);
+      } else process.exitCode = exitWithReports(stopped ?? exitCode, failed);
     });
 
   withReporters(program.command('grade'))
@@ -429,7 +465,7 @@ function buildProgram(): Command {
         const { caseDesign } = await import('./stats/case-design.js');
         const designs = loaded.config.decision.mode === 'fixed' ? undefined : defs.map((c, i) => ({ design: caseDesign(c), arms: arms[i]! }));
         const caseArms = arms.reduce((sum, a) => sum + a, 0);
-        const plan = planComparison(from, to, o.alpha ?? COMPARE_DEFAULTS.alpha, o.power ?? COMPARE_DEFAULTS.power, { cases: loaded.suite.cases.length, caseArms, ...(designs ? { designs } : {}) });
+        const plan = planComparison(from, to, o.alpha ?? COMPARE_DEFAULTS.alpha, o.power ?? COMPARE_DEFAULTS.power, { cases: loaded.suite.cases.length, caseArms, minTrials: loaded.config.decision.minTrials, ...(designs ? { designs } : {}) });
         process.stdout.write(renderComparisonPlan(plan, o.pricePerTrial));
         return;
       }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CLI, cleanup, demoProject, ROOT, runCli, testEnv } from './helpers.js';
-import type { Results } from '../src/run/schema.js';
+import type { Results, RunManifest } from '../src/run/schema.js';
 import { loadProfile, type Profile } from '../src/sim/profile.js';
 import type { Comparison } from '../src/verdict/comparison.js';
 
@@ -85,34 +85,37 @@ function halvedRouting(demo: Profile): Profile {
 
 /**
  * The canary on the runs users already make, through the example scheduled workflow's own steps: the demo (its
- * default sequential design) is the accepted baseline, and the workflow runs the same suite through the real CLI
- * against the halved profile. No case is significant alone at six trials; the suite-level test sees the
- * regression with no extra trial.
+ * default sequential design) is the accepted baseline, and the workflow runs the suite as a canary against it
+ * (`run --baseline`) through the real CLI and the halved profile. The bench measures the suite-level test on two
+ * runs at the default design (no extra trial); here `compare` meets the halved canary run with the demo.
  */
 describe('the demo as a canary base, through the example scheduled workflow', () => {
   const workflow = parse(readFileSync(join(ROOT, 'examples/github-actions/skillprobe-canary.yml'), 'utf8'));
   const steps = workflow.jobs.canary.steps as { name?: string; run?: string; if?: string; uses?: string; with?: Record<string, unknown> }[];
   const step = (name: string) => steps.find((x) => x.name === name)!;
+  const CANARY = 'Run the canary against the last accepted run';
+  const CANARY_CASES = ['csv-summary', 'jira-move-done', 'confluence-meeting-notes', 'neg-csv-meaning'];
   const project = demoProject();
   const bare = demoProject();
   afterAll(() => cleanup(project, bare));
   const bash = (dir: string, script: string, env: Record<string, string> = {}) =>
     execa('bash', ['-ec', script.replaceAll('npx skillprobe', `node ${JSON.stringify(CLI)}`)], { cwd: dir, env: testEnv({ GITHUB_STEP_SUMMARY: join(dir, 'summary.md'), ...env }), extendEnv: false, reject: false, stdin: 'ignore', timeout: 600_000 });
   const runOf = (dir: string) => join(dir, readdirSync(dir)[0]!);
+  let canary: Awaited<ReturnType<typeof bash>>;
 
   beforeAll(async () => {
     // What "Fetch the last accepted run" leaves: the baseline's run folder under baseline/.
     cpSync(demoRun(), join(project, 'baseline', 'demo'), { recursive: true });
-    // The skill arm alone: the suite-level test and the gate read nothing else.
-    const r = await bash(project, step('Run the suite').run!, { SKILLPROBE_RUN_FLAGS: '--sim sim/demo-halved.profile.yaml --arms skill' });
-    expect(r.exitCode, r.stderr).toBe(0);
+    // The skill arm alone (the canary and the gate read nothing else), and four of the cases: two the halved profile
+    // moves most, one it moves less, one it leaves alone (a negative case).
+    canary = await bash(project, step(CANARY).run!, { SKILLPROBE_RUN_FLAGS: `--sim sim/demo-halved.profile.yaml --arms skill --grep ^(${CANARY_CASES.join('|')})$` });
   }, 600_000);
 
-  it('runs nightly and on a change of the pinned model, and accepts a run as the baseline only after a green comparison', () => {
+  it('runs nightly and on a change of the pinned model, and accepts a run as the baseline only after a green canary', () => {
     expect(workflow.on.schedule[0].cron).toMatch(/^\S+ \S+ \* \* \*$/);
     expect(workflow.on.push.paths).toEqual(['skillprobe.config.yaml']);
     const accept = steps.findIndex((x) => x.name === 'Accept this run as the new baseline');
-    expect(accept).toBeGreaterThan(steps.findIndex((x) => x.name === 'Compare with the last accepted run'));
+    expect(accept).toBeGreaterThan(steps.findIndex((x) => x.name === CANARY));
     expect(steps[accept]).toMatchObject({ if: 'success()', with: { name: 'skillprobe-baseline', path: 'candidate/' } });
     expect(step('Fetch the last accepted run').run).toContain('--name skillprobe-baseline --dir baseline');
   });
@@ -122,18 +125,28 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     expect(halved).toEqual(halvedRouting(demo));
   });
 
-  it('its comparison step: the suite REGRESSED, named in the log and the step summary, exit 1, so the baseline stays', async () => {
-    const r = await bash(project, step('Compare with the last accepted run').run!);
+  it('its canary step: REGRESSED, named in the log, the step summary and JUnit, exit 1, so the baseline stays', async () => {
+    expect(canary.exitCode, canary.stderr).toBe(1);
+    expect(canary.stderr).toMatch(/canary against \S+: 4 cases, each REGRESSED at α 0\.013 \(0\.05 across them\)/);
+    expect(canary.stdout).toMatch(/^skillprobe compare · suite REGRESSED · [1-9]\d* REGRESSED · /);
+    expect(readFileSync(join(project, 'summary.md'), 'utf8')).toMatch(/#### Suite · .*REGRESSED/);
+    expect(readFileSync(join(project, 'skillprobe-canary-junit.xml'), 'utf8')).toMatch(/<testcase name="suite"[^>]*>\s*<failure/);
+    // Every skill-arm row was the canary's own test, and the run stopped at the first regression.
+    const json = JSON.parse((await runCli(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout) as Comparison;
+    expect(json.cases.every((c) => c.method === 'canary')).toBe(true);
+    const manifest = JSON.parse(readFileSync(join(runOf(join(project, 'candidate')), 'run.json'), 'utf8')) as RunManifest;
+    expect(manifest.canary!.cases.map((c) => c.caseId).sort()).toEqual([...CANARY_CASES].sort());
+    expect(json.candidate.trials).toBeLessThan(4 * Math.max(...manifest.canary!.cases.map((c) => c.design.maxTrials)));
+  });
+
+  it('compare demo halved: the suite REGRESSED, exit 1', async () => {
+    const r = await runCli(['compare', demoRun(), runOf(join(project, 'candidate'))], { cwd: ROOT });
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^skillprobe compare · suite REGRESSED · /);
     // The terminal wraps at 100 columns: read it as one line.
-    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/SUITE · REGRESSED · pass rates dropped in the suite \(in one case or more\): combined p <?0\.\d+ ≤ 0\.05 over 11 cases/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/SUITE · REGRESSED · pass rates dropped in the suite \(in one case or more\): combined p <?0\.\d+ ≤ 0\.05 over 4 cases/);
     expect(r.stdout).toMatch(/trigger recall\s+-0\.\d\d \[-0\.\d\d, -0\.\d\d\]/);
-    expect(readFileSync(join(project, 'summary.md'), 'utf8')).toMatch(/#### Suite · .*REGRESSED/);
-    expect(readFileSync(join(project, 'skillprobe-canary-junit.xml'), 'utf8')).toMatch(/<testcase name="suite"[^>]*>\s*<failure/);
-    // Every skill-arm row was tested under both runs' designs.
     const json = JSON.parse((await runCli(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout) as Comparison;
-    expect(json.cases.filter((c) => c.arm === 'skill').every((c) => c.method === 'design')).toBe(true);
     expect(json.suite.rates.passRate.hi).toBeLessThan(0);
   });
 
@@ -143,10 +156,10 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     expect(r.stdout).toMatch(/^skillprobe compare · suite UNCHANGED · /);
   });
 
-  it('the first run has no baseline: the comparison step passes and says so, so the run is accepted', async () => {
-    const r = await bash(bare, step('Compare with the last accepted run').run!);
+  it('the first run has no baseline: it runs as any run, passes and says so, so it is accepted', async () => {
+    const r = await bash(bare, step(CANARY).run!, { SKILLPROBE_RUN_FLAGS: '--sim sim/demo.profile.yaml --arms skill --grep csv-summary' });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(join(bare, 'summary.md'), 'utf8')).toContain('no baseline to compare with');
+    expect(readdirSync(join(bare, 'candidate'))).toHaveLength(1);
   });
 });
-

@@ -107,6 +107,22 @@ describe('skillprobe plan --compare', () => {
     expect(r.stdout).toMatch(/flags the drop in every case with power \d+(\.\d)?%, in one case alone with \d+(\.\d)?% \(exact, at α 0\.05\)/);
   });
 
+  it('prices the baseline canary against a base of the fixed-N size: fewer candidate trials, the power its exact programme gives', async () => {
+    const r = await runCli(['plan', '--compare', '--from', '0.9', '--to', '0.6'], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    const text = r.stdout.replace(/\s+/g, ' ');
+    const across = trialsToDetect(0.9, 0.6, 0.05 / 2, 0.8);
+    const m = /baseline canary .* against a base of (\d+) per case: about (\d+) candidate trials when nothing moved, (\d+) when one case drops \(at most (\d+) per case; .*against (\d+) for the fixed-N candidate flags the drop in one case with power (\d+)%/.exec(text);
+    expect(m, text).not.toBeNull();
+    const [base, unchanged, oneDrop, cap, fixed, power] = m!.slice(1).map(Number) as [number, number, number, number, number, number];
+    expect([base, fixed]).toEqual([across, 2 * across]);
+    expect(unchanged).toBeLessThan(oneDrop);
+    expect(oneDrop).toBeLessThan(0.5 * fixed);
+    expect(cap).toBeLessThanOrEqual(4 * across);
+    expect(power).toBeGreaterThanOrEqual(80);
+    expect(text).toContain('skillprobe run --baseline BASE --margin 0.30');
+  });
+
   it.each<[string, string[], RegExp]>([
     ['a drop that rises', ['--compare', '--from', '0.7', '--to', '0.9'], /--to: a drop must end below where it starts/],
     ['--from without --compare', ['--from', '0.7'], /--from: only means something with --compare/],

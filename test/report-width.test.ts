@@ -144,7 +144,7 @@ describe('text reports at 100 columns, with long realistic ids', () => {
   });
 
   it('plan --compare: every line fits', () => {
-    expectFits(renderComparisonPlan(planComparison(0.9, 0.75, 0.05, 0.8, { cases: 12, caseArms: 20 }), 0.03));
+    expectFits(renderComparisonPlan(planComparison(0.9, 0.75, 0.05, 0.8, { cases: 12, caseArms: 20, minTrials: 5 }), 0.03));
   });
 
   it('compare: every line fits', () => {

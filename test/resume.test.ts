@@ -227,3 +227,32 @@ describe('run --max-cost: a partial run, stopped at the cap, that --resume can f
     expect(read<RunManifest>(join(runDir, 'run.json')).status).toBe('completed');
   }, 600_000);
 });
+
+describe('--resume --add-trials: a finished run topped up, as a canary base the base is the bottleneck of', () => {
+  it('a sequential run gets that many trials per case after its design stopped it; compare reads the topped-up rule; an unfinished run is refused', async () => {
+    const dir = project();
+    const first = await runCli([...RUN, '--grep', '^pos-alpha$', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect([0, 1, 3]).toContain(first.exitCode);
+    const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
+    const before = read<Results>(join(runDir, 'results.json'));
+    const decidedAt = before.verdicts[0]!.decidedAt!;
+    const topped = await runCli([...RUN, '--grep', '^pos-alpha$', '--transcripts', 'runs', '--resume', runDir, '--add-trials', '3'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(topped.stderr).not.toMatch(/internal error|input error/);
+    const manifest = read<RunManifest>(join(runDir, 'run.json'));
+    expect(manifest).toMatchObject({ status: 'completed', topUps: [3] });
+    const after = read<Results>(join(runDir, 'results.json'));
+    // Trials that finished past the decision count among the three: at least decidedAt + 3 in all, and the design's
+    // own decision is unchanged.
+    expect(after.outcomes.length).toBeGreaterThanOrEqual(decidedAt + 3);
+    expect(after.outcomes.length).toBeLessThanOrEqual(Math.max(before.outcomes.length, decidedAt + 3) + 1);
+    expect(after.verdicts[0]!.decidedAt).toBe(decidedAt);
+    const json = JSON.parse((await runCli(['compare', runDir, runDir, '--reporter', 'json'], { cwd: dir, env })).stdout) as { cases: { method: string; base: { n: number } }[] };
+    expect(json.cases[0]).toMatchObject({ method: 'design', base: { n: decidedAt + 3 } });
+    // A run that did not finish is refused, naming what to do, before any trial.
+    writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...manifest, status: 'interrupted' }));
+    const refused = await runCli([...RUN, '--grep', '^pos-alpha$', '--resume', runDir, '--add-trials', '2'], { cwd: dir, env });
+    expect(refused.exitCode).toBe(2);
+    expect(refused.stderr).toMatch(/the run is interrupted: --add-trials tops up a finished run — finish it first/);
+    expect(read<Results>(join(runDir, 'results.json')).outcomes).toHaveLength(after.outcomes.length);
+  });
+});

@@ -28,7 +28,7 @@ describe('casesOfShard: a deterministic, balanced share', () => {
   });
 });
 
-const RUN_FLAGS = '--sim sim/demo.profile.yaml --arms skill --min-trials 3 --max-trials 6 --concurrency 2';
+const RUN_FLAGS = '--sim sim/demo.profile.yaml --arms skill --min-trials 3 --max-trials 4 --concurrency 2';
 const verdictsOf = (r: Pick<Results, 'verdicts'>) => r.verdicts.map((v) => ({ caseId: v.caseId, verdict: v.verdict, decidedAt: v.decidedAt }));
 
 describe('the example GitHub Actions workflow, run step by step on this machine', () => {

@@ -2,6 +2,9 @@ import { paragraph } from '../report/format.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { designOperating, type SequentialDesign } from '../stats/sequential-design.js';
 import { designKey } from '../stats/stopped-two-sample.js';
+import { canaryCritical, canaryOperating } from '../stats/canary-design.js';
+import { fixedTrialsDesign, stoppedEnds } from '../stats/stopped-binomial.js';
+import { CANARY_FUTILITY_LEVEL, canaryCap } from '../verdict/canary.js';
 import { suiteCanaryPower } from '../stats/suite-power.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 
@@ -34,6 +37,30 @@ export interface ComparisonPlan {
   acrossCases: number;
   /** Absent when the suite runs fixed-N (the fixed-N canary above is then the runs it makes). */
   suite?: SuiteCanaryPlan;
+  baseline: BaselineCanaryPlan;
+}
+
+/** `run --baseline` against a base of the fixed-N canary's size: what the candidate run costs, and what it sees. */
+export interface BaselineCanaryPlan {
+  baseTrials: number;
+  cap: number;
+  /** Expected candidate trials per run, exact: every case unchanged, and one case dropping (no early stop counted). */
+  unchangedTrials: number;
+  oneDropTrials: number;
+  /** Exact chance the dropping case is flagged REGRESSED. */
+  power: number;
+}
+
+/** The baseline canary's exact plan: each case at α/m (Bonferroni), the base fixed at `baseTrials` per case. */
+function baselinePlan(from: number, to: number, alpha: number, power: number, cases: number, baseTrials: number, minTrialsAsked: number): BaselineCanaryPlan {
+  const caseAlpha = alpha / Math.max(1, cases);
+  const cap = canaryCap(from, from - to, caseAlpha, power, baseTrials);
+  const minTrials = Math.min(cap, minTrialsAsked);
+  const ends = stoppedEnds(fixedTrialsDesign(baseTrials));
+  const c = canaryCritical({ ends, observed: { trials: baseTrials, passes: baseTrials } }, { alpha: caseAlpha, minTrials, maxTrials: cap });
+  const params = { margin: from - to, futilityLevel: CANARY_FUTILITY_LEVEL, minTrials, maxTrials: cap };
+  const [kept, dropped] = [canaryOperating(ends, from, from, c, params), canaryOperating(ends, from, to, c, params)];
+  return { baseTrials, cap, unchangedTrials: cases * kept.expectedTrials, oneDropTrials: (cases - 1) * kept.expectedTrials + dropped.expectedTrials, power: dropped.regressed };
 }
 
 /** Exact power of the suite-level test when the cases numbered in `dropped` go from → to and the rest stay. */
@@ -56,9 +83,10 @@ function distinctDesigns(cases: readonly PlannedCaseRun[]): number[] {
  * runs. Suite-level (sequential suites): the two runs the suite makes anyway, and the exact chance its test flags
  * the drop in every case or in one.
  */
-export function planComparison(from: number, to: number, alpha: number, power: number, suite: { cases: number; caseArms: number; designs?: readonly PlannedCaseRun[] }): ComparisonPlan {
+export function planComparison(from: number, to: number, alpha: number, power: number, suite: { cases: number; caseArms: number; minTrials: number; designs?: readonly PlannedCaseRun[] }): ComparisonPlan {
   const { cases, caseArms, designs } = suite;
-  const plan: ComparisonPlan = { from, to, alpha, power, cases, caseArms, perCase: trialsToDetect(from, to, alpha, power), acrossCases: trialsToDetect(from, to, alpha / Math.max(1, cases), power) };
+  const acrossCases = trialsToDetect(from, to, alpha / Math.max(1, cases), power);
+  const plan: ComparisonPlan = { from, to, alpha, power, cases, caseArms, perCase: trialsToDetect(from, to, alpha, power), acrossCases, baseline: baselinePlan(from, to, alpha, power, cases, acrossCases, suite.minTrials) };
   if (!designs?.length) return plan;
   return {
     ...plan,
@@ -87,6 +115,15 @@ export function renderComparisonPlan(p: ComparisonPlan, pricePerTrial?: number):
         '  skillprobe compare BASE CANDIDATE  (exit 1 on a suite-level or a case\'s regression)',
       ]
     : [];
+  const b = p.baseline;
+  const baseline = [
+    '',
+    paragraph(`baseline canary (\`run --baseline\`: the candidate samples each case until its drop is shown or ruled out), against a base of ${b.baseTrials} per case:`),
+    paragraph(`about ${Math.round(b.unchangedTrials)} candidate trials when nothing moved, ${Math.round(b.oneDropTrials)} when one case drops (at most ${b.cap} per case; exact, before the early stop at the first regression), against ${b.baseTrials * p.cases} for the fixed-N candidate${pricePerTrial === undefined ? '' : ` (${usd(b.oneDropTrials)})`}`, '  '),
+    paragraph(`flags the drop in one case with power ${pct(b.power)} (exact, α ${p.alpha} across the cases)`, '  '),
+    `  skillprobe run --mode fixed -n ${b.baseTrials}                (once: the base)`,
+    `  skillprobe run --baseline BASE --margin ${(p.from - p.to).toFixed(2)}   (after each update: exit 1 on a regression)`,
+  ];
   return [
     paragraph(`plan --compare · catch ${drop} · ${p.cases} cases`),
     '',
@@ -95,6 +132,7 @@ export function renderComparisonPlan(p: ComparisonPlan, pricePerTrial?: number):
     paragraph(`${p.acrossCases} trials per case in each run, ${across}${cost(p.acrossCases)}`, '  '),
     `  skillprobe run --mode fixed -n ${p.acrossCases}   (before the update, and again after it)`,
     '  skillprobe compare BASE CANDIDATE',
+    ...baseline,
     ...suite,
   ].join('\n') + '\n';
 }

@@ -7,7 +7,7 @@ import { kindCounts, METHOD_NAME, movedText, signedDifference, SUITE_METHOD, sui
 type Colors = ReturnType<typeof pc.createColors>;
 
 /** A row's test, in the table's narrow column. */
-const TEST_LABEL: Record<ChangeMethod, string> = { boschloo: 'exact', design: 'design', anytime: 'anytime' };
+const TEST_LABEL: Record<ChangeMethod, string> = { boschloo: 'exact', design: 'design', anytime: 'anytime', canary: 'canary' };
 const CHANGE_COLOUR: Record<Change, 'red' | 'green' | 'yellow' | 'dim'> = { REGRESSED: 'red', IMPROVED: 'green', UNDECIDED: 'yellow', UNCHANGED: 'dim' };
 const runLine = (label: string, r: ComparedRun) =>
   `${label} ${r.runId} · ${r.agent.id} ${r.agent.cliVersion ?? '?'} · ${r.model.reported ?? r.model.requested} · ${r.decisionMode}, ${plural(r.trials, 'trial')}` +

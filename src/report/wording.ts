@@ -235,6 +235,7 @@ export const METHOD_NAME: Record<ChangeMethod, string> = {
   boschloo: "Boschloo's exact test",
   design: 'the exact test under both runs\' stopping rules',
   anytime: 'anytime-valid tests (a run stopped the case short of its rule)',
+  canary: 'the canary against this base (one-sided exact test of a drop, under the candidate\'s stopping rule)',
 };
 
 /** An agent's result for one case, in the agents × cases matrix: `PASS 9/10 · fires 90%` (negative: false triggers). */

@@ -102,6 +102,42 @@ export type GradableCase = z.output<typeof storedCaseSchema>;
 export const familyMemberSchema = z.object({ dir: z.string(), name: z.string() });
 export type FamilyMember = z.output<typeof familyMemberSchema>;
 
+/** Stage boundaries as a scheduler walks them: per number of scored trials (index 0 unused). */
+export const boundariesSchema = z.object({
+  minTrials: z.number().int().min(0),
+  maxTrials: z.number().int().positive(),
+  acceptFrom: z.array(z.number().int()),
+  rejectUpTo: z.array(z.number().int()),
+});
+
+/**
+ * `run --baseline`: the stored run the candidate ran against, and each case's canary. Its boundaries stop the
+ * candidate's skill arm (accept: a drop of `margin` ruled out; reject: the drop shown); `base` is where the base
+ * run's case ended, `baseRule` the rule it ended by (with `baseAdded` trials topped up after it), from which the
+ * critical z was calibrated.
+ */
+export const canarySchema = z.object({
+  base: z.object({ runId: z.string(), dir: z.string() }),
+  /** The false-alarm rate across the compared cases, and each case's share of it (Bonferroni). */
+  alpha: z.number(),
+  caseAlpha: z.number(),
+  margin: z.number(),
+  futilityLevel: z.number(),
+  /** The run stops scheduling once any case is REGRESSED. */
+  stopAtFirstRegression: z.boolean(),
+  cases: z.array(
+    z.object({
+      caseId: z.string(),
+      base: z.object({ trials: z.number().int().positive(), passes: z.number().int().min(0) }),
+      baseRule: boundariesSchema,
+      baseAdded: z.number().int().min(0),
+      critical: z.number(),
+      design: boundariesSchema,
+    }),
+  ),
+});
+export type StoredCanary = z.output<typeof canarySchema>;
+
 export const RUN_STATUSES = ['running', 'completed', 'interrupted', 'cost_capped', 'failed'] as const;
 export const runStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.output<typeof runStatusSchema>;
@@ -135,6 +171,9 @@ export const runManifestSchema = z.object({
   shard: z.object({ index: z.number().int().min(1), total: z.number().int().min(1), suiteCases: z.array(z.string()) }).optional(),
   /** A run joined from shard folders (`skillprobe merge`): where its trials came from. */
   mergedFrom: z.array(z.object({ runId: z.string(), dir: z.string(), shard: z.string() })).optional(),
+  canary: canarySchema.optional(),
+  /** `run --resume --add-trials N`: trials added to every case after its design stopped it, oldest first. */
+  topUps: z.array(z.number().int().positive()).optional(),
 });
 export type RunManifest = z.output<typeof runManifestSchema>;
 

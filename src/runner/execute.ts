@@ -10,7 +10,7 @@ import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../load/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
-import { trialKey, type GradableCase, type RunManifest, type TrialOutcome } from '../run/schema.js';
+import { trialKey, type GradableCase, type RunManifest, type StoredCanary, type TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';
 import { currentOwner, newRunId, RunStore } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
@@ -53,6 +53,10 @@ export interface RunPlace {
   force?: boolean;
   /** The new run's id (and folder name); by default a fresh one. */
   runId?: string;
+  /** `--baseline`: the canary each case runs under against the stored base. */
+  canary?: StoredCanary;
+  /** `--resume --add-trials N`: trials every case of a finished run takes after its design stopped it. */
+  addTrials?: number;
 }
 
 export interface RunTarget {
@@ -74,8 +78,15 @@ export interface RunOutcome {
   guard: RunGuard;
 }
 
-export function makeScheduler(config: Config, defs: GradableCase[]): TrialScheduler {
-  return config.decision.mode === 'fixed' ? new FixedScheduler(defs, config.arms, config.trials, config.ablation) : new SequentialScheduler(defs, config.arms, config.ablation);
+/**
+ * The scheduler for a run's cases: their own designs, a canary's boundaries where the run has one (`--baseline`), and
+ * the trials topped up after them (`--add-trials`).
+ */
+export function makeScheduler(config: Config, defs: GradableCase[], run: Pick<RunManifest, 'canary' | 'topUps'> = {}): TrialScheduler {
+  const added = (run.topUps ?? []).reduce((sum, n) => sum + n, 0);
+  if (config.decision.mode === 'fixed') return new FixedScheduler(defs, config.arms, config.trials + added, config.ablation);
+  const designs = new Map(run.canary?.cases.map((c) => [c.caseId, { p0: c.base.passes / c.base.trials, p1: Math.max(0, c.base.passes / c.base.trials - run.canary!.margin), ...c.design }]));
+  return new SequentialScheduler(defs, config.arms, config.ablation, { designs, stopAtFirstReject: run.canary?.stopAtFirstRegression, added });
 }
 
 /** The manifest of a new run of `s`. Pure but for the run id, the clock and the owner it records. */
@@ -96,8 +107,9 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
     simulator: s.profile && place.sim ? { profile: place.sim, name: s.profile.name, seed: s.profile.seed, behaviourHash: valueHash(s.profile) } : null,
-    trials: { planned: makeScheduler(s.config, defs).plannedTotal(), finished: 0, notStarted: 0 },
+    trials: { planned: makeScheduler(s.config, defs, place).plannedTotal(), finished: 0, notStarted: 0 },
     ...(s.shard ? { shard: s.shard } : {}),
+    ...(place.canary ? { canary: place.canary } : {}),
   };
 }
 
@@ -115,7 +127,7 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
 /** The run folder trials go to: a new one, or the interrupted one `--resume` names (after `checkRunnable`). */
 export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTarget> {
   const fresh = newManifest(s, place);
-  if (place.resume !== undefined) return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), place.force === true);
+  if (place.resume !== undefined) return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), { force: place.force === true, addTrials: place.addTrials });
   const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
   const lock = lockRunFolder(store.dir, 'run');
   await store.writeManifest(fresh).catch((e: unknown) => {
@@ -131,7 +143,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const { store, manifest } = target;
   const defs = manifest.cases.defs;
   const gradeOpts = gradeOptions(manifest);
-  const replay = new ReplayingScheduler(makeScheduler(config, defs), new Map(target.stored.map((o) => [trialKey(o), o.passed ?? undefined])));
+  const replay = new ReplayingScheduler(makeScheduler(config, defs, manifest), new Map(target.stored.map((o) => [trialKey(o), o.passed ?? undefined])));
   const spentBefore = target.stored.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
   const budget = config.maxCostUsd !== undefined ? new CostCappedScheduler(replay, config.maxCostUsd, spentBefore) : undefined;
   const scheduler = budget ?? replay;

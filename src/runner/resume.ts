@@ -87,24 +87,40 @@ export interface ResumedRun {
  * forced); grades what it stored. Trials stopped by the interruption (status `killed`) are not kept as results:
  * they run again, as they would have in an uninterrupted run.
  */
-export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: () => Promise<string | undefined>, force: boolean): Promise<ResumedRun> {
+/** How a resume goes: `force` past changed inputs; `addTrials` tops a finished run up by that many trials per case. */
+export interface ResumeOptions {
+  force: boolean;
+  addTrials?: number;
+}
+
+export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: () => Promise<string | undefined>, o: ResumeOptions): Promise<ResumedRun> {
   await RunStore.open(dir);
   // Taken before the manifest is read for good: of two resumes started together, the second is refused here.
   const lock = lockRunFolder(dir, 'run --resume');
   try {
-    return await reopenLocked(dir, lock, fresh, cliVersionNow, force);
+    return await reopenLocked(dir, lock, fresh, cliVersionNow, o);
   } catch (e) {
     lock.release();
     throw e;
   }
 }
 
-async function reopenLocked(dir: string, lock: RunLock, fresh: RunManifest, cliVersionNow: () => Promise<string | undefined>, force: boolean): Promise<ResumedRun> {
+/** Why a stored run cannot be topped up, or undefined when it can. */
+function topUpProblem(stored: RunManifest): { what: string; todo: string } | undefined {
+  if (stored.status !== 'completed') return { what: `the run is ${stored.status}: --add-trials tops up a finished run`, todo: 'finish it first (`skillprobe run --resume` without --add-trials), then add trials' };
+  if (stored.canary) return { what: "the run is a canary (`--baseline`): its boundaries set each case's trials", todo: 'top up the base run instead, or run a new canary' };
+  return undefined;
+}
+
+async function reopenLocked(dir: string, lock: RunLock, fresh: RunManifest, cliVersionNow: () => Promise<string | undefined>, o: ResumeOptions): Promise<ResumedRun> {
   const { store, manifest: stored } = await RunStore.open(dir);
   const file = join(dir, 'run.json');
+  const { force, addTrials } = o;
   if (stored.status === 'running') {
     throw new InputError({ file, what: `the run is still running (process ${stored.owner?.pid ?? '?'})`, todo: 'wait for it, or stop it first (Ctrl-C), then resume' });
   }
+  const cannotTopUp = addTrials === undefined ? undefined : topUpProblem(stored);
+  if (cannotTopUp) throw new InputError({ file, ...cannotTopUp });
   // Asked only of a folder that can be resumed: asking starts the binary.
   const changes = resumeChanges(stored, fresh, await cliVersionNow());
   if (changes.length && !force) throw changedSinceStart(file, changes);
@@ -120,6 +136,9 @@ async function reopenLocked(dir: string, lock: RunLock, fresh: RunManifest, cliV
     endedAt: undefined,
     agent: { ...(force ? fresh : stored).agent, cliVersion: stored.agent.cliVersion },
     resumedAt: [...(stored.resumedAt ?? []), new Date().toISOString()],
+    // What stops each case is the stored run's, whatever was forced.
+    canary: stored.canary,
+    topUps: addTrials !== undefined ? [...(stored.topUps ?? []), addTrials] : stored.topUps,
     ...(changes.length ? { forcedChanges: [...(stored.forcedChanges ?? []), ...changes] } : {}),
   };
   await store.writeManifest(manifest);

@@ -8,18 +8,21 @@ const GRID_POINTS = 256;
 const PEAKS_REFINED = 3;
 const GOLDEN_ITERATIONS = 30;
 
-/** sup over θ in (0, π/2) of exp(logAt(θ)), at most 1; `logAt` is log P at π = sin²θ. */
-export function supremumOverRate(logAt: (theta: number) => number): number {
-  const step = Math.PI / 2 / GRID_POINTS;
-  const values = Float64Array.from({ length: GRID_POINTS }, (_, i) => logAt((i + 0.5) * step));
+/**
+ * sup over θ in (0, π/2) of exp(logAt(θ)), at most 1; `logAt` is log P at π = sin²θ. A caller whose function is
+ * costly and smooth may ask for a coarser grid: the refinement around its peaks stays the same.
+ */
+export function supremumOverRate(logAt: (theta: number) => number, gridPoints = GRID_POINTS): number {
+  const step = Math.PI / 2 / gridPoints;
+  const values = Float64Array.from({ length: gridPoints }, (_, i) => logAt((i + 0.5) * step));
   const peaks: number[] = [];
-  for (let i = 0; i < GRID_POINTS; i++) {
-    if ((i === 0 || values[i]! >= values[i - 1]!) && (i === GRID_POINTS - 1 || values[i]! >= values[i + 1]!)) peaks.push(i);
+  for (let i = 0; i < gridPoints; i++) {
+    if ((i === 0 || values[i]! >= values[i - 1]!) && (i === gridPoints - 1 || values[i]! >= values[i + 1]!)) peaks.push(i);
   }
   peaks.sort((i, j) => values[j]! - values[i]!);
   let best = values[peaks[0]!]!;
   for (const i of peaks.slice(0, PEAKS_REFINED)) {
-    best = Math.max(best, goldenMaximum(logAt, Math.max(0, i - 0.5) * step, Math.min(GRID_POINTS, i + 1.5) * step));
+    best = Math.max(best, goldenMaximum(logAt, Math.max(0, i - 0.5) * step, Math.min(gridPoints, i + 1.5) * step));
   }
   return Math.min(1, Math.exp(best));
 }

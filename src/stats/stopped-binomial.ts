@@ -53,3 +53,23 @@ export function stoppedEnds(d: SequentialDesign): StoppedEnd[] {
 export function logEndProbability(e: StoppedEnd, logP: number, logQ: number): number {
   return e.logPaths + e.passes * logP + (e.trials - e.passes) * logQ;
 }
+
+/**
+ * The ends of "the design, then `added` more trials" (a finished run topped up): each end of the design followed by
+ * every count of passes among the added trials, the path counts multiplied by the binomial coefficient.
+ */
+export function addedEnds(ends: readonly StoppedEnd[], added: number): StoppedEnd[] {
+  if (added === 0) return [...ends];
+  const logChoose = [0];
+  for (let i = 1; i <= added; i++) logChoose.push(logChoose[i - 1]! + Math.log((added - i + 1) / i));
+  const merged = new Map<string, StoppedEnd>();
+  for (const e of ends) {
+    for (let i = 0; i <= added; i++) {
+      const key = `${e.trials + added}:${e.passes + i}`;
+      const was = merged.get(key);
+      const logPaths = e.logPaths + logChoose[i]!;
+      merged.set(key, { trials: e.trials + added, passes: e.passes + i, logPaths: was ? logAdd(was.logPaths, logPaths) : logPaths });
+    }
+  }
+  return [...merged.values()];
+}

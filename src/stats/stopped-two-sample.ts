@@ -13,16 +13,23 @@
  * Beside the observed p-value the test gives its whole null: the value the p-value takes at every level of the
  * ordering, which the suite-level combination uses instead of treating the p-value as uniform.
  */
-import { logEndProbability, stoppedEnds, type StoppedEnd } from './stopped-binomial.js';
+import { addedEnds, logEndProbability, stoppedEnds, type StoppedEnd } from './stopped-binomial.js';
 import { supremumOverRate } from './rate-supremum.js';
 import type { SequentialDesign } from './sequential-design.js';
 
-/** One run of a case: the rule it stopped by, and where it ended. */
+/** One run of a case: the rule it stopped by (its design, then `added` more trials if it was topped up), and where it ended. */
 export interface StoppedSample {
   design: SequentialDesign;
+  added?: number;
   trials: number;
   passes: number;
 }
+
+/** A stopping rule: a design, then a number of trials added after it stopped. */
+export type StoppingRule = Pick<StoppedSample, 'design' | 'added'>;
+
+/** Every end a rule allows, with its log path count. */
+export const ruleEnds = (r: StoppingRule): StoppedEnd[] => addedEnds(stoppedEnds(r.design), r.added ?? 0);
 
 /** One tail's null: every value its p-value can take (ascending, the last 1), and the observation's among them. */
 export interface PValueNull {
@@ -122,8 +129,8 @@ function buildTail(ends: StoppedNull['ends'], difference: Float64Array, side: -1
   return { levelOf, sorted, cuts, values, refined: new Map() };
 }
 
-function buildNull(b: SequentialDesign, c: SequentialDesign): StoppedNull {
-  const ends = { base: stoppedEnds(b), candidate: stoppedEnds(c) };
+function buildNull(b: StoppingRule, c: StoppingRule): StoppedNull {
+  const ends = { base: ruleEnds(b), candidate: ruleEnds(c) };
   const difference = new Float64Array(ends.base.length * ends.candidate.length);
   ends.base.forEach((x, i) => ends.candidate.forEach((y, j) => (difference[i * ends.candidate.length + j] = rateDifference(x.passes, x.trials, y.passes, y.trials))));
   return { ends, lower: buildTail(ends, difference, -1), upper: buildTail(ends, difference, 1) };
@@ -131,10 +138,11 @@ function buildNull(b: SequentialDesign, c: SequentialDesign): StoppedNull {
 
 /** A design's identity: two designs with equal keys stop every path alike. */
 export const designKey = (d: SequentialDesign) => `${d.minTrials}/${d.maxTrials}/${d.acceptFrom.join(',')}/${d.rejectUpTo.join(',')}`;
-/** The test's null for a pair of designs. A suite has few distinct designs: each pair's is built once per process. */
+const ruleKey = (r: StoppingRule) => `${designKey(r.design)}+${r.added ?? 0}`;
+/** The test's null for a pair of rules. A suite has few distinct designs: each pair's is built once per process. */
 const nulls = new Map<string, StoppedNull>();
-export function nullFor(b: SequentialDesign, c: SequentialDesign): StoppedNull {
-  const key = `${designKey(b)}|${designKey(c)}`;
+export function nullFor(b: StoppingRule, c: StoppingRule): StoppedNull {
+  const key = `${ruleKey(b)}|${ruleKey(c)}`;
   let found = nulls.get(key);
   if (!found) nulls.set(key, (found = buildNull(b, c)));
   return found;
@@ -166,7 +174,7 @@ function refinedPValue(table: StoppedNull, tail: Tail, level: number): number {
  * stopped short of its rule is not covered: the caller falls back to anytime-valid methods).
  */
 export function stoppedTwoSampleTest(base: StoppedSample, candidate: StoppedSample): StoppedTwoSampleResult {
-  const table = nullFor(base.design, candidate.design);
+  const table = nullFor(base, candidate);
   const where = (name: string, s: StoppedSample, ends: StoppedEnd[]) => {
     const i = ends.findIndex((e) => e.trials === s.trials && e.passes === s.passes);
     if (i < 0) throw new RangeError(`the ${name} run's ${s.passes} of ${s.trials} is not where its design stops`);

@@ -21,7 +21,7 @@ const BINS = 4000;
 
 /** Per case, −2 ln of the combination's p-value at each pair of ends, with that pair's chance under the drop. */
 function dropTerms(c: PlannedCase, term: (u: number) => number): { value: number; mass: number }[] {
-  const table = nullFor(c.base, c.candidate);
+  const table = nullFor({ design: c.base }, { design: c.candidate });
   const { base, candidate } = table.ends;
   // Rates of exactly 0 or 1 are taken just inside, where every end's probability is defined.
   const at = (p: number) => {
@@ -39,7 +39,7 @@ function dropTerms(c: PlannedCase, term: (u: number) => number): { value: number
 
 /** The staircase null of one case's −2 ln p: each value of its p-value with its step's mass. */
 function nullTerms(c: PlannedCase, term: (u: number) => number): { value: number; mass: number }[] {
-  const values = nullFor(c.base, c.candidate).lower.values;
+  const values = nullFor({ design: c.base }, { design: c.candidate }).lower.values;
   return values.map((u, l) => ({ value: term(u), mass: u - (l ? values[l - 1]! : 0) })).filter((x) => x.mass > 0);
 }
 

@@ -73,6 +73,10 @@ interface SequentialCase {
   id: string;
   withAblation: boolean;
   design: SequentialDesign;
+  /** Scored trials to run after the design stopped the case (`--add-trials`). */
+  added: number;
+  /** Scored trials at which the design stopped it, once it has. */
+  stoppedAt?: number;
   /** Next skill-arm trial number to schedule. */
   next: number;
   inFlight: number;
@@ -81,9 +85,19 @@ interface SequentialCase {
   done: boolean;
 }
 
+/** How a sequential run departs from each case's own design. */
+export interface SequentialOptions {
+  /** Boundaries that stop these cases instead of their own designs (a canary against a stored base). */
+  designs?: ReadonlyMap<string, SequentialDesign>;
+  /** Stop scheduling every case once one of the `designs` cases reaches its reject boundary. */
+  stopAtFirstReject?: boolean;
+  /** Scored trials each case runs after its design stopped it (a top-up of a finished run). */
+  added?: number;
+}
+
 /**
  * A sequential design per case (the optimal one, or Wald's): trials are scheduled only for undecided cases, and
- * each case stops at its boundary.
+ * each case stops at its boundary, then runs `added` more trials if asked to.
  * The test consumes skill-arm results in trial-number order (the contiguous prefix that has finished), so the
  * decision does not depend on which trial happened to finish first. The ablation arm runs trial n beside the
  * skill arm's trial n, so pairs stay intact.
@@ -91,12 +105,16 @@ interface SequentialCase {
 export class SequentialScheduler implements TrialScheduler {
   private readonly cases: SequentialCase[];
   private readonly companions: TrialRef[] = [];
+  /** Cases whose reject boundary stops the whole run. */
+  private readonly stoppingIds: ReadonlySet<string>;
 
-  constructor(cases: Pick<GradableCase, 'id' | 'decision' | 'design' | 'expect' | 'plan'>[], arms: readonly Arm[], ablation: Config['ablation']) {
+  constructor(cases: Pick<GradableCase, 'id' | 'decision' | 'design' | 'expect' | 'plan'>[], arms: readonly Arm[], ablation: Config['ablation'], options: SequentialOptions = {}) {
+    this.stoppingIds = new Set(options.stopAtFirstReject ? options.designs?.keys() : []);
     this.cases = cases.map((c) => ({
       id: c.id,
       withAblation: armsFor(c, arms, ablation).includes('ablation'),
-      design: caseDesign(c),
+      design: options.designs?.get(c.id) ?? caseDesign(c),
+      added: options.added ?? 0,
       next: 1,
       inFlight: 0,
       results: new Map(),
@@ -113,11 +131,16 @@ export class SequentialScheduler implements TrialScheduler {
     return seq;
   }
 
+  /** Scored trials the case may take: its design's maximum, or where the design stopped it plus the top-up. */
+  private budget(c: SequentialCase): number {
+    return c.stoppedAt === undefined ? c.design.maxTrials : c.stoppedAt + c.added;
+  }
+
   private canSchedule(c: SequentialCase): boolean {
     if (c.done) return false;
     const scored = [...c.results.values()].filter((r) => r !== null).length;
     // Replace trials that carried no evidence, but never beyond twice the budget.
-    return scored + c.inFlight < c.design.maxTrials && c.next <= 2 * c.design.maxTrials;
+    return scored + c.inFlight < this.budget(c) && c.next <= 2 * (c.design.maxTrials + c.added);
   }
 
   next(): TrialRef | undefined {
@@ -143,7 +166,13 @@ export class SequentialScheduler implements TrialScheduler {
     const values = [...c.results.values()];
     const excluded = values.filter((r) => r === null).length;
     const allNoEvidence = excluded >= c.design.minTrials && values.every((r) => r === null);
-    if (decideSequential(this.scored(c), c.design).state !== 'continue' || allNoEvidence) c.done = true;
+    if (allNoEvidence) c.done = true;
+    if (c.done || c.stoppedAt !== undefined) return;
+    const d = decideSequential(this.scored(c), c.design);
+    if (d.state === 'continue' && d.trials < c.design.maxTrials) return;
+    if (c.added > 0) c.stoppedAt = d.trials;
+    else c.done = true;
+    if (d.state === 'reject' && this.stoppingIds.has(c.id)) for (const other of this.cases) other.done = true;
   }
 
   exhausted(): boolean {
@@ -151,13 +180,15 @@ export class SequentialScheduler implements TrialScheduler {
   }
 
   plannedTotal(): number {
-    return this.cases.reduce((sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.design.maxTrials)) * (c.withAblation ? 2 : 1), 0);
+    return this.cases.reduce((sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.design.maxTrials + c.added)) * (c.withAblation ? 2 : 1), 0);
   }
 
   expectedTotal(): number {
     return this.cases.reduce((sum, c) => {
       const scored = [...c.results.values()].filter((r): r is boolean => r !== null && r !== undefined);
-      const expected = c.done || !this.canSchedule(c) ? 0 : c.results.size + expectedRemainingTrials(c.design, { trials: scored.length, passes: scored.filter(Boolean).length });
+      const from = { trials: scored.length, passes: scored.filter(Boolean).length };
+      const remaining = c.stoppedAt !== undefined ? this.budget(c) - from.trials : expectedRemainingTrials(c.design, from) + c.added;
+      const expected = c.done || !this.canSchedule(c) ? 0 : c.results.size + remaining;
       return sum + Math.max(c.next - 1, Math.round(expected)) * (c.withAblation ? 2 : 1);
     }, 0);
   }

@@ -3,11 +3,10 @@ import { ARMS, type Arm } from '../run/config-schema.js';
 import type { CaseArmSummary, Rate, RunManifest, TrialOutcome } from '../run/schema.js';
 import { boschlooTest } from '../stats/boschloo.js';
 import type { CombinedEvidence } from '../stats/combine-p-values.js';
-import { caseDesign } from '../stats/case-design.js';
-import { decideSequential } from '../stats/sequential-design.js';
 import { stagewiseEstimate } from '../stats/stagewise.js';
-import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
 import { stoppedTwoSampleTest, type StoppedSample } from '../stats/stopped-two-sample.js';
+import { canaryTest, sameBase, type CanaryTest } from './canary.js';
+import { canaryOf, stoppedSample } from './stopped-sample.js';
 import { routingRates, suiteChange } from './suite-change.js';
 import { anytimeDifference } from '../stats/confidence-sequence.js';
 import { adjustPValues } from '../stats/multiple-testing.js';
@@ -29,6 +28,8 @@ interface Tested {
   better: CombinedEvidence;
   /** Which run the test's own evidence favours: −1 the base, +1 the candidate, 0 neither. */
   direction: -1 | 0 | 1;
+  /** A canary's own UNCHANGED (a drop of its margin ruled out where the run stopped sampling), in words. */
+  unchanged?: string;
 }
 
 /** One side of a tested difference: the rate, the per-trial outcomes it counts in trial order, and its stopping rule. */
@@ -37,9 +38,23 @@ interface Sample {
   sequence: boolean[];
   /** Where the run's known stopping rule ended this case; absent when the run stopped it short of that rule. */
   stopped?: StoppedSample;
+  /** The candidate's canary against this very base (`run --baseline`). */
+  canary?: CanaryTest;
 }
 
 const directionOf = (worse: number, better: number): Tested['direction'] => (worse < better ? -1 : better < worse ? 1 : 0);
+
+/**
+ * The difference of the two runs' exact stagewise intervals (each at half the error) when both stopped by their
+ * designs alone; a top-up after the design has no stagewise ordering, so then the time-uniform intervals.
+ */
+function stoppedDifference(base: Sample, candidate: Sample, confidence: number): RateDifference {
+  const [b, c] = [base.stopped, candidate.stopped];
+  if (!b || !c || b.added || c.added) return anytimeDifference(base.rate.successes, base.rate.n, candidate.rate.successes, candidate.rate.n, confidence);
+  const level = 1 - (1 - confidence) / 2;
+  const [eb, ec] = [stagewiseEstimate(b.design, b.trials, b.passes, level), stagewiseEstimate(c.design, c.trials, c.passes, level)];
+  return { diff: ec.rate - eb.rate, lo: ec.lower - eb.upper, hi: ec.upper - eb.lower };
+}
 
 /**
  * Both runs fixed-N: Boschloo's exact unconditional test with Newcombe's interval. A case stopped by a stored
@@ -55,14 +70,15 @@ function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, c
     const direction = Math.sign(paired.candidateOnly - paired.baseOnly) as Tested['direction'];
     return { difference: anytimeDifference(x1, n1, x2, n2, confidence), pValue: paired.pValue, worse: { p: direction < 0 ? paired.pValue : 1 }, better: { p: direction > 0 ? paired.pValue : 1 }, direction };
   }
+  if (method === 'canary') {
+    // One-sided: a canary looks for a drop, and says UNCHANGED where it ruled the margin out.
+    const t = candidate.canary!;
+    return { difference: stoppedDifference(base, candidate, confidence), pValue: t.pValue, worse: { p: t.pValue }, better: { p: 1 }, direction: -1, ...(t.state === 'accept' ? { unchanged: `the canary ruled out a drop of ${t.margin} (one-sided, ${100 * t.futilityLevel}%) where it stopped` } : {}) };
+  }
   if (method === 'design') {
-    const [b, c] = [base.stopped!, candidate.stopped!];
-    const test = stoppedTwoSampleTest(b, c);
-    const level = 1 - (1 - confidence) / 2;
-    const [eb, ec] = [stagewiseEstimate(b.design, b.trials, b.passes, level), stagewiseEstimate(c.design, c.trials, c.passes, level)];
-    const difference = { diff: ec.rate - eb.rate, lo: ec.lower - eb.upper, hi: ec.upper - eb.lower };
+    const test = stoppedTwoSampleTest(base.stopped!, candidate.stopped!);
     return {
-      difference,
+      difference: stoppedDifference(base, candidate, confidence),
       pValue: test.twoSided,
       worse: { p: test.lowerNull.observed, nullValues: test.lowerNull.values },
       better: { p: test.upperNull.observed, nullValues: test.upperNull.values },
@@ -74,27 +90,11 @@ function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, c
 }
 
 /**
- * Where a run's known stopping rule ended a case's skill arm: a fixed run at its scored trials; a sequential one at
- * the scored trial its design decided on, or at the design's last stage (trials that finished after it were
- * started before it, and are left out). Undefined, so the case keeps the anytime-valid tests, when the run did not
- * complete: an interruption or a cost cap cuts every case wherever it was, and the design's null would not hold
- * for the cases that happened to decide.
- */
-function stoppedSample(r: RunToCompare, caseId: string, sequence: boolean[]): StoppedSample | undefined {
-  if (sequence.length === 0 || r.manifest.status !== 'completed') return undefined;
-  if (r.results.run.decision.mode === 'fixed') return { design: fixedTrialsDesign(sequence.length), trials: sequence.length, passes: sequence.filter(Boolean).length };
-  const def = r.manifest.cases.defs.find((d) => d.id === caseId);
-  if (!def) return undefined;
-  const design = caseDesign(def);
-  const d = decideSequential(sequence, design);
-  return d.state !== 'continue' || d.trials === design.maxTrials ? { design, trials: d.trials, passes: d.passes } : undefined;
-}
-
-/**
  * The test a row gets. The ablation arm's trials run beside the skill arm's, so how many there are is set by the
  * skill arm, never by their own outcomes: an exact fixed-N test holds for them given that count.
  */
 function rowMethod(arm: Arm, fixed: boolean, base: Sample, candidate: Sample): ChangeMethod {
+  if (candidate.canary && arm === 'skill') return 'canary';
   if (fixed || arm === 'ablation') return 'boschloo';
   return base.stopped && candidate.stopped ? 'design' : 'anytime';
 }
@@ -206,6 +206,7 @@ function caseChange(
   pAdjusted: number,
   o: CompareOptions,
   trialsFor: (baseRate: number) => number,
+  baseDir: string,
 ): CaseChange {
   const { difference, pValue, direction } = tested;
   const { base, candidate } = c;
@@ -216,14 +217,22 @@ function caseChange(
   }
   if (pAdjusted <= o.alpha && direction !== 0) {
     const change = direction < 0 ? 'REGRESSED' : 'IMPROVED';
-    const paired = method === 'anytime' ? ' (paired trials)' : method === 'design' ? ' (under both stopping rules)' : '';
+    const paired = method === 'anytime' ? ' (paired trials)' : method === 'design' ? ' (under both stopping rules)' : method === 'canary' ? ' (the canary against this base)' : '';
     return { ...common, change, reason: `${change === 'REGRESSED' ? 'dropped' : 'rose'} from ${p(base.p)} to ${p(candidate.p)}${paired}: adjusted p ${pValueText(pAdjusted)} ≤ ${o.alpha}` };
+  }
+  if (tested.unchanged) {
+    return { ...common, change: 'UNCHANGED', reason: tested.unchanged };
   }
   if (inside(difference, o.margin)) {
     return { ...common, change: 'UNCHANGED', reason: `the difference's interval lies within ±${o.margin}` };
   }
   const trialsToDecide = trialsFor(base.p);
-  const how = method !== 'boschloo' ? `run both fixed-N (\`--mode fixed -n ${trialsToDecide}\`) to decide it` : `about ${trialsToDecide} trials in each run would decide it`;
+  const how =
+    method === 'canary'
+      ? `the base's ${base.n} trials bound this canary: about ${Math.max(1, trialsToDecide - base.n)} more in the base (\`skillprobe run --resume ${baseDir} --add-trials N\`), then a new canary, would decide it`
+      : method !== 'boschloo'
+        ? `run both fixed-N (\`--mode fixed -n ${trialsToDecide}\`) to decide it`
+        : `about ${trialsToDecide} trials in each run would decide it`;
   return {
     ...common,
     change: 'UNDECIDED',
@@ -239,11 +248,18 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
   const key = (s: { caseId: string; arm: string }) => `${s.caseId}\0${s.arm}`;
   const baseRows = new Map(base.results.summary.cases.map((s) => [key(s), s]));
   const pairs = candidate.results.summary.cases.filter((s) => baseRows.has(key(s))).map((c) => ({ b: baseRows.get(key(c))!, c }));
+  const canaryFor = (caseId: string) => {
+    const [canary, entry] = [candidate.manifest.canary, canaryOf(candidate.manifest, caseId)];
+    return canary && entry && sameBase(base, canary, entry) ? entry : undefined;
+  };
   const sample = (r: RunToCompare, s: CaseArmSummary): Sample => {
     const sequence = scoredSequence(r, s.caseId, s.arm).map((o) => o.passed === true);
     const stopped = s.arm === 'skill' ? stoppedSample(r, s.caseId, sequence) : undefined;
+    const entry = r === candidate && s.arm === 'skill' ? canaryFor(s.caseId) : undefined;
+    const canary = entry ? canaryTest(entry, candidate.manifest.canary!, sequence) : undefined;
     // The test counts the trials up to where the rule stopped: trials still running then are left out.
-    return { rate: stopped ? wilsonInterval(stopped.passes, stopped.trials, confidence) : s.rate, sequence, ...(stopped ? { stopped } : {}) };
+    const counted = stopped ?? canary;
+    return { rate: counted ? wilsonInterval(counted.passes, counted.trials, confidence) : s.rate, sequence, ...(stopped ? { stopped } : {}), ...(canary ? { canary } : {}) };
   };
   // Each arm is its own family: the skill arm's cases are corrected among themselves and alone gate the exit code;
   // the ablation arm is context (how the model does without the family), never a regression of the skill.
@@ -255,7 +271,7 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
     });
     const adjusted = adjustPValues(inArm.map((t) => t.test.pValue), 'bh');
     const trialsFor = decidingTrials(o, inArm.length);
-    return inArm.map((t, i) => ({ ...t, change: caseChange({ caseId: t.caseId, arm, base: t.sb.rate, candidate: t.sc.rate }, t.method, t.test, adjusted[i]!, o, trialsFor) }));
+    return inArm.map((t, i) => ({ ...t, change: caseChange({ caseId: t.caseId, arm, base: t.sb.rate, candidate: t.sc.rate }, t.method, t.test, adjusted[i]!, o, trialsFor, base.dir) }));
   });
   const cases = tested.map((t) => t.change);
   const routing = routingChanges(base, candidate, fixed, o);

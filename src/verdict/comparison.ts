@@ -17,8 +17,9 @@ export type Change = (typeof CHANGES)[number];
  * as the skill arm set), so an exact unconditional test applies. `design`: a run stopped the case by its stored
  * sequential design: the exact test under both runs' stopping rules. `anytime`: a run stopped the case short of any
  * known rule: a paired sign e-process and time-uniform confidence sequences, valid under any stopping rule.
+ * `canary`: the candidate ran against this very base (`run --baseline`): its one-sided exact test of a drop.
  */
-export type ChangeMethod = 'boschloo' | 'design' | 'anytime';
+export type ChangeMethod = 'boschloo' | 'design' | 'anytime' | 'canary';
 
 export interface RateDifference extends Interval {
   /** candidate − base. */

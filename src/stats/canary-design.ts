@@ -1,0 +1,228 @@
+/**
+ * A sequential canary against a stored base run: the candidate keeps sampling a case until its drop from the base
+ * is shown (REGRESSED), a drop of the margin is ruled out (UNCHANGED), or it reaches its cap. The base has already
+ * ended, at a known end of its own known stopping rule, so the candidate's boundaries are drawn for that end; their
+ * level is calibrated over every end the base could have had, so that under no change (one unknown rate π for both
+ * runs) the chance of a REGRESSED is at most α whatever π is:
+ *
+ *   sup over π of  Σ over base ends e  P_π(e) · P_π(the candidate's pooled z against e reaches c by the cap)
+ *
+ * computed exactly by dynamic programming over the candidate's passes, for each base end. The UNCHANGED boundary
+ * only stops sampling: it is left out of the level (non-binding), so stopping there never adds a false alarm.
+ */
+import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
+import { designOperating, type SequentialDesign } from './sequential-design.js';
+import { logEndProbability, type StoppedEnd } from './stopped-binomial.js';
+import { supremumOverRate } from './rate-supremum.js';
+
+export interface CanaryParams {
+  /** The chance of a REGRESSED under no change, for this case (already corrected across the suite's cases). */
+  alpha: number;
+  /** The drop UNCHANGED rules out, one-sided at `futilityLevel`. */
+  margin: number;
+  /** Confidence of the bound that rules the margin out (not corrected: it only stops sampling). */
+  futilityLevel: number;
+  /** No decision before this many candidate trials. */
+  minTrials: number;
+  /** The candidate's cap. */
+  maxTrials: number;
+}
+
+/** The base run's case: every end its rule allows (with log path counts), and the one it stopped at. */
+export interface BaseEnds {
+  ends: readonly StoppedEnd[];
+  observed: { trials: number; passes: number };
+}
+
+/** The pooled z of a drop from the base's rate to the candidate's: positive when the candidate is lower. */
+export function dropZ(basePasses: number, baseTrials: number, passes: number, trials: number): number {
+  const pooled = (basePasses + passes) / (baseTrials + trials);
+  if (pooled <= 0 || pooled >= 1) return 0;
+  return (basePasses / baseTrials - passes / trials) / Math.sqrt(pooled * (1 - pooled) * (1 / baseTrials + 1 / trials));
+}
+
+/**
+ * The z a stage must reach: c at the cap, higher before it as the information falls (Wang and Tsiatis' shape with
+ * Δ = SHAPE: between O'Brien and Fleming's 0, which keeps nearly all of a fixed test's power at the cap, and
+ * Pocock's ½, which stops soonest).
+ */
+const SHAPE = 0.25;
+const stageZ = (c: number, baseTrials: number, m: number, maxTrials: number) => c * ((1 / baseTrials + 1 / m) / (1 / baseTrials + 1 / maxTrials)) ** (0.5 - SHAPE);
+
+/** Most candidate passes at each stage that reach the stage's z against a base end; −1 where none can (and before minTrials). */
+export function regressedUpTo(base: { trials: number; passes: number }, c: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number[] {
+  const out = new Array<number>(p.maxTrials + 1).fill(-1);
+  for (let m = Math.max(1, p.minTrials); m <= p.maxTrials; m++) {
+    const needed = stageZ(c, base.trials, m, p.maxTrials);
+    let j = -1;
+    while (j + 1 <= m && dropZ(base.passes, base.trials, j + 1, m) >= needed) j++;
+    out[m] = j;
+  }
+  return out;
+}
+
+/**
+ * Fewest candidate passes at each stage that rule a drop of the margin out: the Agresti–Caffo upper bound on the
+ * base's rate minus the candidate's is below the margin. n + 1 where none can.
+ */
+export function unchangedFrom(base: { trials: number; passes: number }, p: Omit<CanaryParams, 'alpha'>): number[] {
+  const z = normalQuantile(p.futilityLevel, 0, 1);
+  const [pb, nb] = [(base.passes + 1) / (base.trials + 2), base.trials + 2];
+  const out = new Array<number>(p.maxTrials + 1).fill(p.maxTrials + 2);
+  for (let m = 1; m <= p.maxTrials; m++) {
+    out[m] = m + 1;
+    if (m < p.minTrials) continue;
+    for (let j = 0; j <= m; j++) {
+      const pc = (j + 1) / (m + 2);
+      if (pb - pc + z * Math.sqrt((pb * (1 - pb)) / nb + (pc * (1 - pc)) / (m + 2)) < p.margin) {
+        out[m] = j;
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+/** The candidate's design against one base end, at critical z `c`: its boundaries walked like any other design's. */
+export function canaryDesign(base: { trials: number; passes: number }, c: number, p: Omit<CanaryParams, 'alpha'>): SequentialDesign {
+  const rejectUpTo = regressedUpTo(base, c, p);
+  const acceptFrom = unchangedFrom(base, p).map((a, m) => Math.max(a, rejectUpTo[m]! + 1));
+  const rate = base.passes / base.trials;
+  return { p0: rate, p1: Math.max(0, rate - p.margin), minTrials: p.minTrials, maxTrials: p.maxTrials, acceptFrom, rejectUpTo };
+}
+
+const NEGLIGIBLE = 1e-13;
+
+/** P(a path of `maxTrials` trials at rate q reaches passes ≤ upTo[m] at some stage m). */
+function reachProbability(upTo: readonly number[], q: number, maxTrials: number): number {
+  // One array updated in place from the top down: alive[j] is the chance of j passes so far, never yet reached.
+  const alive = new Float64Array(maxTrials + 1);
+  alive[0] = 1;
+  let [hit, low] = [0, 0];
+  for (let m = 1; m <= maxTrials; m++) {
+    for (let j = m; j > low; j--) alive[j] = alive[j]! * (1 - q) + alive[j - 1]! * q;
+    alive[low] = alive[low]! * (1 - q);
+    for (let j = low; j <= upTo[m]!; j++) {
+      hit += alive[j]!;
+      alive[j] = 0;
+    }
+    // Below the boundary every state is empty: the walk starts above it.
+    low = Math.max(low, upTo[m]! + 1);
+  }
+  return hit;
+}
+
+/** The base ends that can lead to a REGRESSED at critical z `c`, each with its boundary. */
+function reachableEnds(base: BaseEnds, c: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>) {
+  return base.ends.map((e) => ({ e, upTo: regressedUpTo(e, c, p) })).filter((x) => x.upTo.some((j) => j >= 0));
+}
+
+/** log P_π(REGRESSED at critical z c) under no change, π = sin²θ: the base end weighed by its own rule. */
+function logFalseAlarm(ends: ReturnType<typeof reachableEnds>, maxTrials: number, theta: number): number {
+  // The search may touch the ends of the range, where log 0 would turn 0 · log 0 into NaN.
+  const q = Math.min(Math.max(Math.sin(theta) ** 2, 1e-300), 1 - 1e-16);
+  const [logP, logQ] = [Math.log(q), Math.log(1 - q)];
+  let mass = 0;
+  for (const { e, upTo } of ends) {
+    const weight = Math.exp(logEndProbability(e, logP, logQ));
+    // A base end this unlikely at this rate moves no false-alarm rate anyone reads (they are shown to 3 digits).
+    if (weight > NEGLIGIBLE) mass += weight * reachProbability(upTo, q, maxTrials);
+  }
+  return Math.log(mass);
+}
+
+/**
+ * Rates the supremum scans before refining its peaks: the false-alarm rate is a smooth function of the rate (a sum
+ * of polynomials), and each point costs a pass over every base end.
+ */
+const CANARY_GRID = 64;
+
+/** The exact false-alarm rate of critical z `c`: the supremum over the common rate. */
+export function canaryFalseAlarm(base: BaseEnds, c: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number {
+  const ends = reachableEnds(base, c, p);
+  return ends.length === 0 ? 0 : supremumOverRate((theta) => logFalseAlarm(ends, p.maxTrials, theta), CANARY_GRID);
+}
+
+/** Halvings of the search for the critical z from [0, 12] on a coarse grid of rates, then with the exact supremum. */
+const COARSE_BISECTIONS = 12;
+const COARSE_GRID = 16;
+const EXACT_BISECTIONS = 6;
+const HIGHEST_Z = 12;
+
+/**
+ * The smallest critical z whose exact false-alarm rate is at most α, by bisection (the rate only falls as z rises,
+ * and at HIGHEST_Z no path reaches it). Memoised per base rule and parameters: a suite's cases share them.
+ */
+const criticals = new Map<string, number>();
+export function canaryCritical(base: BaseEnds, p: Pick<CanaryParams, 'alpha' | 'minTrials' | 'maxTrials'>): number {
+  const key = `${base.ends.map((e) => `${e.trials}:${e.passes}:${e.logPaths.toFixed(9)}`).join(',')}|${p.alpha}|${p.minTrials}|${p.maxTrials}`;
+  const known = criticals.get(key);
+  if (known !== undefined) return known;
+  // A coarse grid can only miss the peak, never exceed it: its answer is a lower bound on the critical z.
+  const coarse = (c: number) => {
+    const ends = reachableEnds(base, c, p);
+    let best = 0;
+    for (let g = 0; g < COARSE_GRID; g++) best = Math.max(best, Math.exp(logFalseAlarm(ends, p.maxTrials, ((g + 0.5) * Math.PI) / 2 / COARSE_GRID)));
+    return best;
+  };
+  const bisect = (lo: number, hi: number, times: number, rate: (c: number) => number) => {
+    for (let i = 0; i < times; i++) {
+      const mid = (lo + hi) / 2;
+      if (rate(mid) <= p.alpha) hi = mid;
+      else lo = mid;
+    }
+    return [lo, hi] as const;
+  };
+  const exact = (c: number) => canaryFalseAlarm(base, c, p);
+  const [below] = bisect(0, HIGHEST_Z, COARSE_BISECTIONS, coarse);
+  // Widen the bracket upward until the exact rate holds at its top, then close it with the exact rate.
+  let top = below + 0.05;
+  while (top < HIGHEST_Z && exact(top) > p.alpha) top = Math.min(HIGHEST_Z, below + 2 * (top - below));
+  const [, c] = bisect(below, top, EXACT_BISECTIONS, exact);
+  criticals.set(key, c);
+  return c;
+}
+
+/** The largest pooled z the candidate's passes reached against the base, from minTrials up to `trials` of them. */
+export function largestDropZ(base: { trials: number; passes: number }, sequence: readonly boolean[], minTrials: number): number {
+  let [passes, best] = [0, Number.NEGATIVE_INFINITY];
+  sequence.forEach((passed, i) => {
+    if (passed) passes++;
+    if (i + 1 >= minTrials) best = Math.max(best, dropZ(base.passes, base.trials, passes, i + 1));
+  });
+  return best;
+}
+
+/**
+ * The canary's one-sided p-value: the exact chance, under no change, that the candidate's z would have reached the
+ * observed largest z by the cap. Sampling stopped earlier, at UNCHANGED or when the run stopped, only lowers the
+ * largest z, so the p-value stays valid however the candidate stopped; at or below α exactly when z reached c.
+ */
+export function canaryPValue(base: BaseEnds, largestZ: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number {
+  return largestZ === Number.NEGATIVE_INFINITY ? 1 : canaryFalseAlarm(base, largestZ, p);
+}
+
+export interface CanaryOperating {
+  /** P(REGRESSED). */
+  regressed: number;
+  unchanged: number;
+  undecided: number;
+  /** Expected candidate trials. */
+  expectedTrials: number;
+}
+
+/** Exact operating characteristics when the base's rate is `baseRate` and the candidate's `rate`, at critical z c. */
+export function canaryOperating(base: readonly StoppedEnd[], baseRate: number, rate: number, c: number, p: Omit<CanaryParams, 'alpha'>): CanaryOperating {
+  const [logP, logQ] = [Math.log(baseRate), Math.log(1 - baseRate)];
+  const out = { regressed: 0, unchanged: 0, undecided: 0, expectedTrials: 0 };
+  for (const e of base) {
+    const w = baseRate <= 0 ? (e.passes === 0 ? Math.exp(e.logPaths) : 0) : baseRate >= 1 ? (e.passes === e.trials ? Math.exp(e.logPaths) : 0) : Math.exp(logEndProbability(e, logP, logQ));
+    if (w === 0) continue;
+    const o = designOperating(canaryDesign(e, c, p), rate);
+    out.regressed += w * o.reject;
+    out.unchanged += w * o.accept;
+    out.undecided += w * o.undecided;
+    out.expectedTrials += w * o.expectedTrials;
+  }
+  return out;
+}

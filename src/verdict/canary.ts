@@ -1,0 +1,124 @@
+/**
+ * `run --baseline`: the candidate's canary per case, drawn against where the stored base run ended it, and the
+ * canary's test when `compare` meets the run against that same base. Pure.
+ */
+import type { GradableCase, StoredCanary } from '../run/schema.js';
+import { canaryCritical, canaryDesign, canaryPValue, largestDropZ, type BaseEnds } from '../stats/canary-design.js';
+import { normalApproxTrials } from '../stats/sample-size.js';
+import { decideSequential, type SequentialState } from '../stats/sequential-design.js';
+import { ruleEnds } from '../stats/stopped-two-sample.js';
+import type { RunToCompare } from './comparison.js';
+import { boundariesDesign, stoppedSample } from './stopped-sample.js';
+
+export interface CanaryOptions {
+  /** False alarms across the compared cases. */
+  alpha: number;
+  /** The drop worth catching: UNCHANGED rules it out. */
+  margin: number;
+  /** The power the default cap plans for. */
+  power: number;
+  /** A cap on the candidate's trials per case; by default enough to catch a drop of the margin at `power`. */
+  maxTrials?: number;
+  stopAtFirstRegression: boolean;
+}
+
+/** The one-sided confidence with which UNCHANGED rules the margin out; it only stops sampling, so it is not corrected. */
+export const CANARY_FUTILITY_LEVEL = 0.99;
+/**
+ * The default cap over the fixed-N count for the margin: the canary looks after every trial, and its boundary is
+ * raised for that, so it needs somewhat more trials than one look would to keep the power at the cap.
+ */
+const CAP_OVER_FIXED_N = 1.3;
+/**
+ * Nor more than this many times the base's trials: past it the base's own error is most of the difference's
+ * (the variance is within a quarter of its floor), and a top-up of the base is what would decide the case.
+ */
+const CAP_OVER_BASE = 4;
+
+/** The candidate's default cap per case, for a case planned at `rate` against a base of `baseTrials`. */
+export function canaryCap(rate: number, margin: number, caseAlpha: number, power: number, baseTrials: number): number {
+  const from = Math.min(Math.max(rate, margin + 0.01), 0.99);
+  return Math.min(Math.ceil(CAP_OVER_FIXED_N * normalApproxTrials(from, from - margin, 2 * caseAlpha, power)), CAP_OVER_BASE * baseTrials);
+}
+
+/** A case the base cannot be a canary for, and why. */
+export interface CanaryGap {
+  caseId: string;
+  why: string;
+}
+
+/** The candidate's skill-arm scored outcomes of a case, in trial order. */
+export const scoredSkillSequence = (r: Pick<RunToCompare, 'results'>, caseId: string) =>
+  r.results.outcomes
+    .filter((o) => o.caseId === caseId && o.arm === 'skill' && o.passed !== null)
+    .sort((a, b) => a.n - b.n)
+    .map((o) => o.passed === true);
+
+/**
+ * Each case of the candidate's suite that the base ran to its stopping rule gets boundaries against the base's
+ * end: Bonferroni's share of α each, so that any case's REGRESSED is a false alarm with chance at most α. Cases the
+ * base lacks, or did not stop by a known rule, are returned as gaps (they run on their own designs).
+ */
+export function planCanary(base: RunToCompare, defs: readonly Pick<GradableCase, 'id' | 'decision'>[], o: CanaryOptions): { canary: StoredCanary; gaps: CanaryGap[] } {
+  const gaps: CanaryGap[] = [];
+  const ready = defs.flatMap((def) => {
+    const sample = stoppedSample(base, def.id, scoredSkillSequence(base, def.id));
+    if (!sample) {
+      gaps.push({ caseId: def.id, why: base.manifest.cases.defs.some((d) => d.id === def.id) ? 'the base run did not stop it by a known rule' : 'the base run has no such case' });
+      return [];
+    }
+    return [{ def, sample }];
+  });
+  const caseAlpha = o.alpha / Math.max(1, ready.length);
+  const cases = ready.map(({ def, sample }) => {
+    const observed = { trials: sample.trials, passes: sample.passes };
+    const minTrials = def.decision.minTrials;
+    // Planned at the rate the case must reach, not the base's draw: cases alike share a cap, and so a calibration.
+    const maxTrials = Math.max(minTrials, o.maxTrials ?? canaryCap(def.decision.threshold, o.margin, caseAlpha, o.power, observed.trials));
+    const params = { margin: o.margin, futilityLevel: CANARY_FUTILITY_LEVEL, minTrials, maxTrials };
+    const critical = canaryCritical({ ends: ruleEnds(sample), observed }, { alpha: caseAlpha, minTrials, maxTrials });
+    const d = canaryDesign(observed, critical, params);
+    const { design } = sample;
+    return {
+      caseId: def.id,
+      base: observed,
+      baseRule: { minTrials: design.minTrials, maxTrials: design.maxTrials, acceptFrom: design.acceptFrom, rejectUpTo: design.rejectUpTo },
+      baseAdded: sample.added ?? 0,
+      critical,
+      design: { minTrials: d.minTrials, maxTrials: d.maxTrials, acceptFrom: d.acceptFrom, rejectUpTo: d.rejectUpTo },
+    };
+  });
+  return {
+    canary: { base: { runId: base.results.runId, dir: base.dir }, alpha: o.alpha, caseAlpha, margin: o.margin, futilityLevel: CANARY_FUTILITY_LEVEL, stopAtFirstRegression: o.stopAtFirstRegression, cases },
+    gaps,
+  };
+}
+
+export interface CanaryTest {
+  /** The exact one-sided p-value of a drop (valid however the candidate stopped). */
+  pValue: number;
+  /** Where the candidate's trials reached its boundaries: reject REGRESSED, accept UNCHANGED. */
+  state: SequentialState;
+  /** Scored trials up to the decision (all of them while undecided), and their passes. */
+  trials: number;
+  passes: number;
+  /** The drop UNCHANGED rules out, and the one-sided confidence it does so with. */
+  margin: number;
+  futilityLevel: number;
+}
+
+/** The canary of one case against its base: the base as the run stored it, the candidate's outcomes in trial order. */
+export function canaryTest(entry: StoredCanary['cases'][number], canary: Pick<StoredCanary, 'margin' | 'futilityLevel'>, sequence: readonly boolean[]): CanaryTest {
+  const design = boundariesDesign(entry.design);
+  const d = decideSequential(sequence, design);
+  const base: BaseEnds = { ends: ruleEnds({ design: boundariesDesign(entry.baseRule), added: entry.baseAdded }), observed: entry.base };
+  const z = largestDropZ(entry.base, sequence.slice(0, d.trials), design.minTrials);
+  return { pValue: canaryPValue(base, z, design), state: d.state, trials: d.trials, passes: d.passes, margin: canary.margin, futilityLevel: canary.futilityLevel };
+}
+
+/** True when the base run is the one the canary was drawn against, still ending where it did then. */
+export function sameBase(base: RunToCompare, canary: StoredCanary, entry: StoredCanary['cases'][number]): boolean {
+  if (base.results.runId !== canary.base.runId) return false;
+  const s = stoppedSample(base, entry.caseId, scoredSkillSequence(base, entry.caseId));
+  return s !== undefined && s.trials === entry.base.trials && s.passes === entry.base.passes && (s.added ?? 0) === entry.baseAdded;
+}
