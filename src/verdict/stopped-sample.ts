@@ -16,13 +16,13 @@ type Boundaries = StoredCanary['cases'][number]['design'];
 export const boundariesDesign = (b: Boundaries, p0 = 0.5, p1 = 0.5): SequentialDesign => ({ p0, p1, ...b });
 
 /** Trials topped up after every case's design stopped it. */
-export const addedTrials = (m: Pick<RunManifest, 'topUps'>) => (m.topUps ?? []).reduce((sum, n) => sum + n, 0);
+const addedTrials = (m: Pick<RunManifest, 'topUps'>) => (m.topUps ?? []).reduce((sum, n) => sum + n, 0);
 
 /** The canary a `run --baseline` ran a case under, if it did. */
 export const canaryOf = (m: Pick<RunManifest, 'canary'>, caseId: string) => m.canary?.cases.find((c) => c.caseId === caseId);
 
 /** True when a canary run stopped every case at its first regression: the other cases were cut wherever they were. */
-export function canaryCutShort(r: RunToCompare): boolean {
+function canaryCutShort(r: RunToCompare): boolean {
   const canary = r.manifest.canary;
   if (!canary?.stopAtFirstRegression) return false;
   return canary.cases.some((c) => {
