@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { makeScheduler } from '../src/runner/execute.js';
 import { configSchema } from '../src/run/config-schema.js';
 import type { GradableCase, TrialRef } from '../src/run/schema.js';
-import { canaryCritical, canaryDesign, canaryFalseAlarm, canaryOperating, canaryPValue, dropZ, largestDropZ, regressedUpTo } from '../src/stats/canary-design.js';
+import { canaryCritical, canaryDesign, canaryFalseAlarm, canaryOperating, canaryPValue, dropZ, largestCritical, regressedUpTo } from '../src/stats/canary-design.js';
 import { decideSequential, type SequentialDesign } from '../src/stats/sequential-design.js';
 import { addedEnds, fixedTrialsDesign, logEndProbability, stoppedEnds } from '../src/stats/stopped-binomial.js';
 import { planCanary, canaryTest } from '../src/verdict/canary.js';
@@ -87,8 +87,29 @@ describe('the canary boundaries and its p-value', () => {
   ])('%s: the p-value is at most α exactly when the trials reached the reject boundary', (_, order) => {
     const seq = [...order].map((x) => x === 'P');
     const d = decideSequential(seq, design);
-    const p = canaryPValue({ ends, observed: base }, largestDropZ(base, seq.slice(0, d.trials), 5), design);
+    const p = canaryPValue({ ends, observed: base }, largestCritical(base, seq.slice(0, d.trials), design), design);
     expect(p <= 0.01).toBe(d.state === 'reject');
+  });
+
+  it('the same on 300 seeded paths at rates 0.5 to 0.9, early crossings of the raw z included', () => {
+    let seed = 11;
+    const uniform = () => {
+      seed = (seed + 0x6d2b79f5) >>> 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    let [rejected, agreed] = [0, 0];
+    for (let r = 0; r < 300; r++) {
+      const rate = 0.5 + (0.4 * r) / 300;
+      const seq = Array.from({ length: 40 }, () => uniform() < rate);
+      const d = decideSequential(seq, design);
+      const p = canaryPValue({ ends, observed: base }, largestCritical(base, seq.slice(0, d.trials), design), design);
+      rejected += d.state === 'reject' ? 1 : 0;
+      agreed += (p <= 0.01) === (d.state === 'reject') ? 1 : 0;
+    }
+    expect(rejected).toBeGreaterThan(20);
+    expect(agreed).toBe(300);
   });
 
   it('dropZ is the pooled z, positive when the candidate is lower, 0 when every trial passed in both', () => {

@@ -47,13 +47,14 @@ export function dropZ(basePasses: number, baseTrials: number, passes: number, tr
  * Pocock's ½, which stops soonest).
  */
 const SHAPE = 0.25;
-const stageZ = (c: number, baseTrials: number, m: number, maxTrials: number) => c * ((1 / baseTrials + 1 / m) / (1 / baseTrials + 1 / maxTrials)) ** (0.5 - SHAPE);
+/** How much higher than the cap's critical z stage m's must be. */
+const stageFactor = (baseTrials: number, m: number, maxTrials: number) => ((1 / baseTrials + 1 / m) / (1 / baseTrials + 1 / maxTrials)) ** (0.5 - SHAPE);
 
 /** Most candidate passes at each stage that reach the stage's z against a base end; −1 where none can (and before minTrials). */
 export function regressedUpTo(base: { trials: number; passes: number }, c: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number[] {
   const out = new Array<number>(p.maxTrials + 1).fill(-1);
   for (let m = Math.max(1, p.minTrials); m <= p.maxTrials; m++) {
-    const needed = stageZ(c, base.trials, m, p.maxTrials);
+    const needed = c * stageFactor(base.trials, m, p.maxTrials);
     let j = -1;
     while (j + 1 <= m && dropZ(base.passes, base.trials, j + 1, m) >= needed) j++;
     out[m] = j;
@@ -183,23 +184,28 @@ export function canaryCritical(base: BaseEnds, p: Pick<CanaryParams, 'alpha' | '
   return c;
 }
 
-/** The largest pooled z the candidate's passes reached against the base, from minTrials up to `trials` of them. */
-export function largestDropZ(base: { trials: number; passes: number }, sequence: readonly boolean[], minTrials: number): number {
+/**
+ * The largest critical z the candidate's trials would have reached: at each stage from minTrials on, its pooled z
+ * over that stage's factor, so that the path crossed the boundary of critical z c exactly when this is at least c.
+ */
+export function largestCritical(base: { trials: number; passes: number }, sequence: readonly boolean[], p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number {
   let [passes, best] = [0, Number.NEGATIVE_INFINITY];
   sequence.forEach((passed, i) => {
     if (passed) passes++;
-    if (i + 1 >= minTrials) best = Math.max(best, dropZ(base.passes, base.trials, passes, i + 1));
+    const m = i + 1;
+    if (m >= p.minTrials && m <= p.maxTrials) best = Math.max(best, dropZ(base.passes, base.trials, passes, m) / stageFactor(base.trials, m, p.maxTrials));
   });
   return best;
 }
 
 /**
- * The canary's one-sided p-value: the exact chance, under no change, that the candidate's z would have reached the
- * observed largest z by the cap. Sampling stopped earlier, at UNCHANGED or when the run stopped, only lowers the
- * largest z, so the p-value stays valid however the candidate stopped; at or below α exactly when z reached c.
+ * The canary's one-sided p-value: the exact chance, under no change, that the candidate would have crossed the
+ * boundary of the observed largest critical z by the cap. Sampling stopped earlier, at UNCHANGED or when the run
+ * stopped, only lowers that largest value, so the p-value stays valid however the candidate stopped; it is at or
+ * below α exactly when the trials crossed the run's own boundary.
  */
-export function canaryPValue(base: BaseEnds, largestZ: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number {
-  return largestZ === Number.NEGATIVE_INFINITY ? 1 : canaryFalseAlarm(base, largestZ, p);
+export function canaryPValue(base: BaseEnds, reached: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number {
+  return reached === Number.NEGATIVE_INFINITY ? 1 : canaryFalseAlarm(base, reached, p);
 }
 
 export interface CanaryOperating {

@@ -3,7 +3,7 @@
  * canary's test when `compare` meets the run against that same base. Pure.
  */
 import type { GradableCase, StoredCanary } from '../run/schema.js';
-import { canaryCritical, canaryDesign, canaryPValue, largestDropZ, type BaseEnds } from '../stats/canary-design.js';
+import { canaryCritical, canaryDesign, canaryPValue, largestCritical, type BaseEnds } from '../stats/canary-design.js';
 import { normalApproxTrials } from '../stats/sample-size.js';
 import { decideSequential, type SequentialState } from '../stats/sequential-design.js';
 import { ruleEnds } from '../stats/stopped-two-sample.js';
@@ -112,8 +112,8 @@ export function canaryTest(entry: StoredCanary['cases'][number], canary: Pick<St
   const design = boundariesDesign(entry.design);
   const d = decideSequential(sequence, design);
   const base: BaseEnds = { ends: ruleEnds({ design: boundariesDesign(entry.baseRule), added: entry.baseAdded }), observed: entry.base };
-  const z = largestDropZ(entry.base, sequence.slice(0, d.trials), design.minTrials);
-  return { pValue: canaryPValue(base, z, design), state: d.state, trials: d.trials, passes: d.passes, margin: canary.margin, futilityLevel: canary.futilityLevel };
+  const reached = largestCritical(entry.base, sequence.slice(0, d.trials), design);
+  return { pValue: canaryPValue(base, reached, design), state: d.state, trials: d.trials, passes: d.passes, margin: canary.margin, futilityLevel: canary.futilityLevel };
 }
 
 /** True when the base run is the one the canary was drawn against, still ending where it did then. */
