@@ -15,7 +15,6 @@ import { InputError, ProblemList } from './load/input-error.js';
 import { collectConfig } from './load/config.js';
 import { unwritableFolder, wrongEntry } from './load/paths.js';
 import { COMPARE_DEFAULTS } from './verdict/compare-defaults.js';
-import { prepareCanary, reportAgainstBase } from './commands/run-baseline.js';
 import type { Shard } from './trials/shard.js';
 import { chooseReporters, humanStream, NO_STDOUT, reporterFlag, reportRun, type ReporterChoice, type ReportIo } from './commands/reports.js';
 import { REPORTER_NAMES, REPORTERS } from './report/registry.js';
@@ -323,7 +322,9 @@ function buildProgram(): Command {
       }
       if (loaded.profile) process.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
       const baseline = o.baseline === undefined ? undefined : { baseline: o.baseline as string, margin: o.margin as number | undefined, alpha: o.alpha as number | undefined, maxTrials: o.maxTrials as number | undefined, keepGoing: o.keepGoing === true };
-      const against = baseline ? await prepareCanary(loaded, baseline, (text) => process.stderr.write(text)) : undefined;
+      // Loaded only for a canary: the exact tests it needs are no part of an ordinary run's start.
+      const canaryCommand = baseline ? await import('./commands/run-baseline.js') : undefined;
+      const against = baseline ? await canaryCommand!.prepareCanary(loaded, baseline, (text) => process.stderr.write(text)) : undefined;
       if (against) opts.canary = against.canary;
       const { store, manifest, results } = await runAndGrade(loaded, opts, {
         onPrepared: (target) => {
@@ -335,7 +336,7 @@ function buildProgram(): Command {
       });
       const candidate = { dir: describeRunDir(store), manifest, results };
       const { failed, exitCode } = against
-        ? await reportAgainstBase(against.base, candidate, baseline!, reporters, IO)
+        ? await canaryCommand!.reportAgainstBase(against.base, candidate, baseline!, reporters, IO)
         : { ...(await reportRun(reporters, { ...candidate, runDir: candidate.dir }, store, IO)), exitCode: results.exitCode };
       reportDamaged(results);
       // With a document (JSON, markdown, …) on stdout, stdout holds exactly it; the human lines go to stderr.

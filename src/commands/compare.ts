@@ -1,4 +1,5 @@
 import { compareRuns } from '../verdict/compare.js';
+import type { Comparison } from '../verdict/comparison.js';
 import type { CompareOptions } from '../verdict/compare-defaults.js';
 import { loadResults } from './grade.js';
 import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
@@ -19,8 +20,14 @@ export async function compareCommand(dirs: { base: string; candidate: string }, 
     for (const d of r.results.damaged) io.stderr.write(`${dir}: damaged trial file left out: ${d.path}: ${d.problem}\n`);
   }
   const comparison = compareRuns({ dir: dirs.base, ...base }, { dir: dirs.candidate, ...candidate }, opts);
+  const reported = await reportComparison(comparison, reporters, io);
+  if (comparison.missingData.length) io.stderr.write('the comparison is incomplete: finish the runs (`skillprobe run --resume DIR`), then compare again\n');
+  return reported;
+}
+
+/** A comparison in every chosen reporter, its missing data named on stderr; its exit code. */
+export async function reportComparison(comparison: Comparison, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ exitCode: number; failed: string[] }> {
   const { failed } = await writeReports(reporters, (r) => r.renderComparison(comparison), io);
   for (const m of comparison.missingData) io.stderr.write(`missing data: ${m}\n`);
-  if (comparison.missingData.length) io.stderr.write('the comparison is incomplete: finish the runs (`skillprobe run --resume DIR`), then compare again\n');
   return { exitCode: comparison.exitCode, failed };
 }

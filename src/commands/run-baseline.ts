@@ -12,7 +12,8 @@ import { compareRuns } from '../verdict/compare.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plural } from '../util/text.js';
 import { loadResults } from './grade.js';
-import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
+import { reportComparison } from './compare.js';
+import type { ReporterChoice, ReportIo } from './reports.js';
 import type { LoadedSuite } from './run.js';
 
 export interface BaselineFlags {
@@ -61,7 +62,5 @@ export async function prepareCanary(loaded: LoadedSuite, flags: BaselineFlags, s
 /** The finished canary run against its base, in every chosen reporter; the comparison's exit code. */
 export async function reportAgainstBase(base: RunToCompare, candidate: RunToCompare, flags: BaselineFlags, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ exitCode: number; failed: string[] }> {
   const comparison = compareRuns(base, candidate, { ...COMPARE_DEFAULTS, ...(flags.alpha !== undefined ? { alpha: flags.alpha } : {}), ...(flags.margin !== undefined ? { margin: flags.margin } : {}) });
-  const { failed } = await writeReports(reporters, (r) => r.renderComparison(comparison), io);
-  for (const m of comparison.missingData) io.stderr.write(`missing data: ${m}\n`);
-  return { exitCode: comparison.exitCode, failed };
+  return reportComparison(comparison, reporters, io);
 }

@@ -18,6 +18,7 @@ import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { CostCappedScheduler, ReplayingScheduler } from '../trials/replay.js';
 import { FixedScheduler, SequentialScheduler, type TrialScheduler } from '../trials/schedule.js';
 import { gradableCase } from '../trials/stored-case.js';
+import { boundariesDesign } from '../verdict/stopped-sample.js';
 import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
 import { createProgress } from './progress.js';
@@ -85,7 +86,8 @@ export interface RunOutcome {
 export function makeScheduler(config: Config, defs: GradableCase[], run: Pick<RunManifest, 'canary' | 'topUps'> = {}): TrialScheduler {
   const added = (run.topUps ?? []).reduce((sum, n) => sum + n, 0);
   if (config.decision.mode === 'fixed') return new FixedScheduler(defs, config.arms, config.trials + added, config.ablation);
-  const designs = new Map(run.canary?.cases.map((c) => [c.caseId, { p0: c.base.passes / c.base.trials, p1: Math.max(0, c.base.passes / c.base.trials - run.canary!.margin), ...c.design }]));
+  const rate = (c: StoredCanary['cases'][number]) => c.base.passes / c.base.trials;
+  const designs = new Map(run.canary?.cases.map((c) => [c.caseId, boundariesDesign(c.design, rate(c), Math.max(0, rate(c) - run.canary!.margin))]));
   return new SequentialScheduler(defs, config.arms, config.ablation, { designs, stopAtFirstReject: run.canary?.stopAtFirstRegression, added });
 }
 
