@@ -152,7 +152,8 @@ describe('the output and the run folder going away under a run', () => {
     const stored = () => (existsSync(join(dir, 'runs')) ? readdirSync(join(dir, 'runs'), { recursive: true, encoding: 'utf8' }).some((f) => f.endsWith('.meta.json')) : false);
     const deadline = Date.now() + ONE_RUN_MS;
     while (!stored() && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
-    rmSync(join(dir, 'runs'), { recursive: true, force: true });
+    // The run may be writing a trial file as the folder goes: a removal racing a write is retried (ENOTEMPTY).
+    rmSync(join(dir, 'runs'), { recursive: true, force: true, maxRetries: 20, retryDelay: 20 });
     const r = await child;
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.stderr).toMatch(/skillprobe: cannot write \S*runs\S*: /);
