@@ -9,7 +9,7 @@ import { ROOT } from './helpers.js';
  * adapters' output type, so it comes before `agents`; `schema`, `lint`, `init`, `runner`, `commands` and the CLI
  * put the stages together and come last.
  */
-const ORDER = ['util', 'run', 'load', 'trials', 'workspace', 'transcript', 'agents', 'grade', 'stats', 'verdict', 'report', 'sim', 'schema', 'lint', 'init', 'runner', 'commands', 'cli.ts'];
+const ORDER = ['util', 'run', 'load', 'trials', 'workspace', 'transcript', 'agents', 'grade', 'stats', 'verdict', 'report', 'sim', 'schema', 'lint', 'init', 'runner', 'commands', 'cli', 'cli.ts'];
 
 /** The imports that run against the order on purpose, each with its reason. */
 const ALLOWED_UPSTREAM: Record<string, string> = {

@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { baseProject, cleanup, makeProject, runCli, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
+import { baseProject, cleanup, makeProject, runCli, runInProcess, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
 
 interface BadInput {
   name: string;
@@ -370,6 +370,9 @@ interface Attempt {
   after: string[];
 }
 
+/** An environment the operating system reads (TMPDIR) reaches a command only through a process of its own. */
+const needsOwnProcess = (bad: BadInput) => bad.env !== undefined;
+
 const entries = (dir: string) => (readdirSync(dir, { recursive: true }) as string[]).sort();
 
 describe('bad input: one clear message, exit 2, nothing started, created or deleted', () => {
@@ -392,7 +395,7 @@ describe('bad input: one clear message, exit 2, nothing started, created or dele
       const argv = (bad.argv ?? ['run', '--agent-binary', 'SPY', '--transcripts', 'runs', ...(bad.args ?? [])]).map(fill);
       // A dummy key, so that only the mistake under test stops the run (nothing is sent anywhere: the agent is a spy).
       const env = testEnv({ ...(bad.withoutKey ? {} : { ANTHROPIC_API_KEY: 'dummy' }), ...Object.fromEntries(Object.entries(bad.env ?? {}).map(([k, v]) => [k, fill(v)])) });
-      const r = await runCli(argv, { cwd: dir, env, timeoutMs: 60_000 });
+      const r = needsOwnProcess(bad) ? await runCli(argv, { cwd: dir, env, timeoutMs: 60_000 }) : await runInProcess(argv, { cwd: dir, env });
       return { exitCode: r.exitCode, stderr: r.stderr, spawned: existsSync(spy.marker), before, after: entries(dir) };
     } finally {
       undo?.();
@@ -401,8 +404,12 @@ describe('bad input: one clear message, exit 2, nothing started, created or dele
 
   beforeAll(async () => {
     busy = await listenAnywhere();
-    // Three at a time: each is a CLI start (~0.5 s of CPU), on two shared cores.
-    attempts = await pMap(BAD, attempt, { concurrency: 3 });
+    // In this process one at a time: a command reads the working folder, which is the whole process's.
+    attempts = new Array<Attempt>(BAD.length);
+    for (const [i, bad] of BAD.entries()) if (!needsOwnProcess(bad)) attempts[i] = await attempt(bad);
+    // A spawned CLI start costs ~0.5 s of CPU: three at a time on two shared cores.
+    const spawned = [...BAD.entries()].filter(([, bad]) => needsOwnProcess(bad));
+    await pMap(spawned, async ([i, bad]) => (attempts[i] = await attempt(bad)), { concurrency: 3 });
   }, 240_000);
   afterAll(() => {
     busy?.close();

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseProject, CLI, cleanup, makeProject, runCli, testEnv } from './helpers.js';
+import { baseProject, CLI, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
 import type { Results } from '../src/run/schema.js';
 
 /**
@@ -36,7 +36,7 @@ describe('exit codes through the real CLI', () => {
       'sim.yaml': `seed: 3\nrules:\n  - case: c\n    do:\n      ${PROFILES[profile]}\n`,
     });
     dirs.push(dir);
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--arms', 'skill', '--concurrency', '2', '--transcripts', 'runs', ...extra], { cwd: dir });
+    const r = await runInProcess(['run', '--sim', 'sim.yaml', '--arms', 'skill', '--concurrency', '2', '--transcripts', 'runs', ...extra], { cwd: dir });
     const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
     const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;
     return { r, results, runDir };
@@ -111,7 +111,7 @@ describe('exit codes through the real CLI', () => {
 
   it('report on a stored run exits with the same code, without running anything', async () => {
     const { runDir } = await run('fail');
-    const again = await runCli(['report', runDir], { cwd: runDir });
+    const again = await runInProcess(['report', runDir], { cwd: runDir });
     expect(again.exitCode).toBe(1);
   }, ONE_RUN_MS);
 });
@@ -161,7 +161,7 @@ describe('the output and the run folder going away under a run', () => {
   }, ONE_RUN_MS);
 
   it.each([['NOSUCHCOMMAND', '--help'], ['rnu', '--help'], ['nope', '']])('an unknown command (%s %s) is a usage mistake, exit 2, even with --help', async (...args) => {
-    const r = await runCli(args.filter(Boolean), { cwd: project() });
+    const r = await runInProcess(args.filter(Boolean), { cwd: project() });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(new RegExp(`error: unknown command '${args[0]}'`));
     if (args[0] === 'rnu') expect(r.stderr).toMatch(/Did you mean run\?/);

@@ -3,6 +3,7 @@ import { afterAll } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -108,4 +109,32 @@ export function processesUnder(prefix: string): number[] {
 
 export function cleanup(...dirs: string[]): void {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
+}
+
+/** A stream that keeps what is written to it, as a command's stdout or stderr in-process. */
+class Captured extends Writable {
+  text = '';
+  isTTY = false;
+  override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+/**
+ * Runs a skillprobe command line in this process, as the installed CLI would run it from `cwd`, and returns what a
+ * spawned one would: its exit code and what it printed. For behaviour that needs no process of its own.
+ */
+export async function runInProcess(args: string[], opts: { cwd: string; env?: Record<string, string> }) {
+  const { main } = await import('../src/cli/main.js');
+  const [stdout, stderr] = [new Captured(), new Captured()];
+  const before = process.cwd();
+  // Paths in messages are shown relative to the working folder, as the spawned CLI shows them.
+  process.chdir(opts.cwd);
+  try {
+    const exitCode = await main(args, { stdout, stderr, env: opts.env ?? testEnv(), cwd: opts.cwd });
+    return { exitCode, stdout: stdout.text, stderr: stderr.text };
+  } finally {
+    process.chdir(before);
+  }
 }

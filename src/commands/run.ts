@@ -34,7 +34,7 @@ export interface LoadedSuite extends SuiteToRun {
  * stage is checked on whatever the stages before it could load, so one mistake never hides the next.
  * `need.run`: also what only a run needs (a writable transcripts folder, the agent binary, credentials).
  */
-export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume'>, need: { run: boolean } = { run: true }, agentId?: string): LoadedSuite {
+export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>, need: { run: boolean } = { run: true }, agentId?: string): LoadedSuite {
   const problems = new ProblemList();
   const loaded = collectConfig(opts.config, opts.overrides, problems);
   // Without the config file, where the skills and cases are is unknown: the flags were all there was to check.
@@ -94,7 +94,7 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   // A simulated run resumed without --sim would ask for credentials it never needed: name the flag instead.
   const simulated = opts.resume !== undefined && sim === undefined ? simulatedRun(opts.resume) : undefined;
   if (simulated) problems.add({ file: '--sim', what: `run ${opts.resume} ran against the model simulator (profile ${simulated}), and its resume must too`, todo: `add --sim ${simulated}` });
-  const noCredentials = runs && sim === undefined && !simulated ? adapter.credentialProblem(process.env) : undefined;
+  const noCredentials = runs && sim === undefined && !simulated ? adapter.credentialProblem(opts.callerEnv ?? process.env) : undefined;
   if (noCredentials) {
     const [what, todo] = splitProblem(noCredentials);
     problems.add({ file: 'environment', what, todo });
@@ -109,7 +109,7 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
  * The suite once per agent the config or `--agent` names (one for a run of one agent), each checked in full before
  * any trial starts.
  */
-export function loadSuites(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume'>): LoadedSuite[] {
+export function loadSuites(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>): LoadedSuite[] {
   const loaded = collectConfig(opts.config, opts.overrides, new ProblemList());
   const agents = loaded?.config.agents;
   if (!loaded || !agents || agents.length === 1) return [loadSuite(opts)];

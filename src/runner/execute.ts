@@ -21,7 +21,7 @@ import { gradableCase } from '../trials/stored-case.js';
 import { boundariesDesign } from '../verdict/stopped-sample.js';
 import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
-import { createProgress } from './progress.js';
+import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun, type RunGuard } from './run-guard.js';
 import { runSuite } from './run-suite.js';
@@ -58,6 +58,10 @@ export interface RunPlace {
   canary?: StoredCanary;
   /** `--resume --add-trials N`: trials every case of a finished run takes after its design stopped it. */
   addTrials?: number;
+  /** The environment the run was started from, whose allowlisted variables reach the agent (this process's by default). */
+  callerEnv?: NodeJS.ProcessEnv;
+  /** Where progress and the run's own notices go (this process's stderr by default). */
+  stderr?: ProgressStream;
 }
 
 export interface RunTarget {
@@ -122,7 +126,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
 export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<void> {
   const workRoot = place.workdir ? resolve(place.workdir) : undefined;
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
-  const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), process.env);
+  const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
 }
 
@@ -157,7 +161,8 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   // Trials stored by this process, so a run that stops any way says how many it has.
   let storedHere = 0;
   const finished = () => replay.replayed.length + storedHere;
-  const guard = await guardRun({ abort, workspaces, store, manifest, finished });
+  const stderr = place.stderr ?? process.stderr;
+  const guard = await guardRun({ abort, workspaces, store, manifest, finished, stderr });
   try {
     if (profile) sim = await startSimulator(profile);
     const defById = new Map(defs.map((c) => [c.id, c]));
@@ -167,7 +172,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       config,
       skills,
       store,
-      callerEnv: process.env,
+      callerEnv: place.callerEnv ?? process.env,
       simulatorUrl: sim?.url,
       keepWorkspaces: place.keepWorkspaces ?? false,
       workspaces,
@@ -178,7 +183,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       trialCtx,
       suite.cases,
       scheduler,
-      createProgress(),
+      createProgress(stderr),
       (r) => {
         const def = defById.get(r.ref.caseId)!;
         const o: TrialOutcome = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, gradeOpts);

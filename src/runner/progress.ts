@@ -64,7 +64,10 @@ export function startLine(s: ProgressState): string {
   );
 }
 
-export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
+/** Where progress is shown: a terminal gets a bar, anything else a line a trial. */
+export type ProgressStream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+export function createProgress(stream: ProgressStream): Progress {
   if (stream.isTTY) {
     const width = () => stream.columns || 100;
     const bar = new cliProgress.SingleBar(

@@ -29,10 +29,10 @@ export interface RunGuard {
  *   one forces the exit, still cleaning up, synchronously: agents killed, workspaces removed, run.json `interrupted`
  *   with the trials stored so far (`finished`).
  */
-export async function guardRun(run: { abort: AbortController; workspaces: WorkspacePool; store: RunStore; manifest: RunManifest; finished: () => number }): Promise<RunGuard> {
-  const { abort, workspaces, store, manifest } = run;
+export async function guardRun(run: { abort: AbortController; workspaces: WorkspacePool; store: RunStore; manifest: RunManifest; finished: () => number; stderr: NodeJS.WritableStream }): Promise<RunGuard> {
+  const { abort, workspaces, store, manifest, stderr } = run;
   const swept = await sweepStaleWorkspaces(workspaces.base);
-  if (swept) process.stderr.write(`swept ${plural(swept, 'workspace')} left in ${workspaces.base} by skillprobe runs that are gone\n`);
+  if (swept) stderr.write(`swept ${plural(swept, 'workspace')} left in ${workspaces.base} by skillprobe runs that are gone\n`);
   const watchdog = startWatchdog(workspaces.base);
   listenToAgentGroups(recordAgentGroup);
   let trialsOver = false;
@@ -46,7 +46,7 @@ export async function guardRun(run: { abort: AbortController; workspaces: Worksp
     } catch {
       /* a run.json left `running` reads as interrupted once this process is gone */
     }
-    process.stderr.write(
+    stderr.write(
       trialsOver
         ? `exiting before results.json was written: \`skillprobe grade ${store.dir}\` writes it from the stored trials\n`
         : 'forced stop: running trials killed; trials stored so far are kept\n',
@@ -54,7 +54,7 @@ export async function guardRun(run: { abort: AbortController; workspaces: Worksp
     process.exit(EXIT.interrupted);
   };
   let offSignals = onStopSignals(() => {
-    process.stderr.write('\nstopping: killing running trials and saving what finished (Ctrl-C again to force)\n');
+    stderr.write('\nstopping: killing running trials and saving what finished (Ctrl-C again to force)\n');
     abort.abort();
   }, force);
   return {
@@ -62,7 +62,7 @@ export async function guardRun(run: { abort: AbortController; workspaces: Worksp
       trialsOver = true;
       // Counted afresh: the signal that stopped the trials (if one did) is not the one that skips the results.
       offSignals();
-      offSignals = onStopSignals(() => process.stderr.write('\nfinishing: grading the stored trials and writing results.json (Ctrl-C again to exit now)\n'), force);
+      offSignals = onStopSignals(() => stderr.write('\nfinishing: grading the stored trials and writing results.json (Ctrl-C again to exit now)\n'), force);
     },
     release() {
       offSignals();

@@ -1,0 +1,14 @@
+import { initProject } from '../commands/init.js';
+import { defineCommand } from './command.js';
+import { text, valued } from './flags.js';
+
+export const initCommand = defineCommand({
+  name: 'init',
+  description: 'scaffold a config, a starter suite and a simulator profile for the skills in .claude/skills or skills (never overwrites)',
+  flags: { dir: valued('--dir <dir>', 'the project folder (default: the current folder)', text('--dir')) },
+  optionsFrom: (o) => o,
+  run(_args, o, io) {
+    initProject(o.dir ?? io.cwd, { out: io.stdout });
+    return 0;
+  },
+});

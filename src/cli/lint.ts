@@ -1,0 +1,35 @@
+import { lintProject } from '../commands/lint.js';
+import { ProblemList } from '../load/input-error.js';
+import { wrongEntry } from '../load/paths.js';
+import { defineCommand } from './command.js';
+import { CONFIG_FLAGS, SUITE_FLAGS, text, toggle, valued } from './flags.js';
+
+/** Paths given as flags must exist as the kind of entry they name: a usage mistake (exit 2), never a finding. */
+function checkFlagPaths(paths: readonly [flag: string, path: string | undefined, kind: 'file' | 'folder'][]): void {
+  const problems = new ProblemList();
+  for (const [flag, path, kind] of paths) {
+    const wrong = path === undefined ? undefined : wrongEntry(path, kind);
+    if (wrong) problems.add({ file: flag, what: wrong, todo: `check the ${flag} path` });
+  }
+  problems.throwIfAny();
+}
+
+export const lintCommand = defineCommand({
+  name: 'lint',
+  description: 'check the skills, the cases and a simulator profile without running anything (exit 1 on any error)',
+  flags: {
+    ...CONFIG_FLAGS,
+    ...SUITE_FLAGS,
+    sim: valued('--sim <profile>', 'also check this simulator profile against the skills and cases', text('--sim')),
+    json: toggle('--json', 'print the findings as a JSON array'),
+  },
+  optionsFrom(o) {
+    checkFlagPaths([
+      ['--config', o.config, 'file'],
+      ['--sim', o.sim, 'file'],
+      ['--skills', o.skills, 'folder'],
+    ]);
+    return o;
+  },
+  run: (_args, o, io) => lintProject(o, { cwd: io.cwd, out: io.stdout }),
+});

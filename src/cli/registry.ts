@@ -1,0 +1,25 @@
+import type { RegisteredCommand } from './command.js';
+import { compareCommand } from './compare.js';
+import { gradeCommand } from './grade.js';
+import { historyCommand } from './history.js';
+import { initCommand } from './init.js';
+import { lintCommand } from './lint.js';
+import { mergeCommand } from './merge.js';
+import { planCommand } from './plan.js';
+import { reportCommand } from './report.js';
+import { runCommand } from './run.js';
+import { simCommand } from './sim.js';
+
+/** Every command, in the order help lists them: the only list of their names. */
+export const COMMANDS: readonly RegisteredCommand[] = [
+  runCommand,
+  gradeCommand,
+  reportCommand,
+  compareCommand,
+  mergeCommand,
+  historyCommand,
+  planCommand,
+  initCommand,
+  lintCommand,
+  simCommand,
+];

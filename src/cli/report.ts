@@ -1,0 +1,31 @@
+import { loadResults } from '../commands/grade.js';
+import { chooseReporters, reportRun } from '../commands/reports.js';
+import { reportStoredAgents } from '../commands/run-agents.js';
+import { EXIT } from '../verdict/verdict.js';
+import { defineCommand } from './command.js';
+import { exitCodeFor, reportDamaged } from './exit.js';
+import { reporterFlags, REPORTERS_HELP } from './flags.js';
+
+export const reportCommand = defineCommand({
+  name: 'report',
+  description: 'print the report of a stored run (runs nothing; writes only the files --reporter names)',
+  args: [['<run>', 'run folder, e.g. transcripts/<run-id> (a run of several agents: all of them, with the matrix)']],
+  flags: reporterFlags(),
+  helpAfter: REPORTERS_HELP,
+  optionsFrom: (o) => o,
+  async run([dir], o, io) {
+    const reporters = chooseReporters(o, io.env);
+    const agents = await reportStoredAgents(dir!, reporters, io);
+    if (agents) {
+      for (const r of agents.runs) reportDamaged(r.results, io);
+      // An agent with nothing to report is missing data, as a damaged trial is.
+      const verdicts = [...agents.runs.map((r) => r.results.exitCode), ...agents.missing.map(() => EXIT.error)];
+      return exitCodeFor({ verdicts, failedReporters: agents.failed }, io);
+    }
+    const { regraded, store, ...loaded } = await loadResults(dir!);
+    if (regraded) io.stderr.write(`no current results.json in ${dir} (${regraded}): graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`);
+    const { failed } = await reportRun(reporters, { ...loaded, runDir: dir! }, store, io);
+    reportDamaged(loaded.results, io);
+    return exitCodeFor({ verdicts: [loaded.results.exitCode], failedReporters: failed }, io);
+  },
+});

@@ -1,0 +1,106 @@
+import { capWarnings, planSuite } from '../commands/plan.js';
+import { chooseReporters, humanStream, reportRun, type ReporterChoice } from '../commands/reports.js';
+import { describeRunDir, loadSuites, type LoadedSuite } from '../commands/run.js';
+import { agentsToResume, readAgentsRecord, runAgents, runAndGrade } from '../commands/run-agents.js';
+import { InputError } from '../load/input-error.js';
+import { gradableCase } from '../trials/stored-case.js';
+import { plural } from '../util/text.js';
+import { EXIT } from '../verdict/verdict.js';
+import { defineCommand, type CliIo } from './command.js';
+import { exitCodeFor, reportDamaged } from './exit.js';
+import { REPORTERS_HELP } from './flags.js';
+import { RUN_FLAGS, runOptionsFrom, type RunCommandOptions } from './run-flags.js';
+import { nothingToRun } from './suite-flags.js';
+
+/** Before anything is spent: each case whose maxTrials cuts its design short, and what that costs. */
+function warnCaps(loaded: LoadedSuite, io: CliIo): void {
+  if (loaded.config.decision.mode === 'fixed') return;
+  const plan = planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config)));
+  for (const w of capWarnings(plan)) io.stderr.write(`warning: ${w}\n`);
+}
+
+const simulatorNotice = (loaded: LoadedSuite, io: CliIo) => {
+  if (loaded.profile) io.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
+};
+
+/** The suite once per agent (or a run of several agents resumed), into one folder that names each agent's run. */
+async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<number> {
+  const say = (text: string) => humanStream(reporters, io).write(text);
+  simulatorNotice(suites[0]!, io);
+  const { dir, runs, failed } = await runAgents(suites, o.run, reporters, io, say);
+  for (const r of runs) reportDamaged(r.results, io);
+  say(`run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir })} (agents.json names each agent's run folder)\n`);
+  // Every agent's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
+  return exitCodeFor({
+    verdicts: runs.map((r) => r.results.exitCode),
+    statuses: runs.map((r) => r.manifest.status),
+    failedReporters: failed,
+    ...(o.gate ? {} : { gateOff: { say, whose: "verdicts'" } }),
+  }, io);
+}
+
+/** One agent's run, or a canary against its base: trials, grading, reports, and what to do next. */
+async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<number> {
+  const human = humanStream(reporters, io);
+  const say = (text: string) => human.write(text);
+  if (nothingToRun(loaded, io, human !== io.stdout)) return EXIT.pass;
+  if (loaded.shard && loaded.suite.cases.length === 0) {
+    say(`shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`);
+    return EXIT.pass;
+  }
+  simulatorNotice(loaded, io);
+  // Loaded only for a canary: the exact tests it needs are no part of an ordinary run's start.
+  const canaryCommand = o.baseline ? await import('../commands/run-baseline.js') : undefined;
+  const against = o.baseline ? await canaryCommand!.prepareCanary(loaded, o.baseline, (text) => io.stderr.write(text)) : undefined;
+  const opts = against ? { ...o.run, canary: against.canary } : o.run;
+  const { store, manifest, results } = await runAndGrade(loaded, opts, {
+    onPrepared: (target) => {
+      if (opts.resume !== undefined) {
+        io.stderr.write(`resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`);
+      }
+      for (const kept of target.setAside ?? []) io.stderr.write(`a transcript without its meta.json, kept as ${kept}: its trial runs again\n`);
+    },
+  });
+  const candidate = { dir: describeRunDir(store), manifest, results };
+  const { failed, exitCode } = against
+    ? await canaryCommand!.reportAgainstBase(against.base, candidate, o.baseline!, reporters, io)
+    : { ...(await reportRun(reporters, { ...candidate, runDir: candidate.dir }, store, io)), exitCode: results.exitCode };
+  reportDamaged(results, io);
+  // With a document (JSON, markdown, …) on stdout, stdout holds exactly it; the human lines go to stderr.
+  say(
+    `run ${manifest.runId} ${manifest.status}: ${manifest.trials.finished} trials` +
+      (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
+      `\nrun folder: ${describeRunDir(store)}\n` +
+      (opts.keepWorkspaces ? "workspaces kept: each trial's <n>.meta.json names its workspace\n" : ''),
+  );
+  if (manifest.status === 'cost_capped') say(`stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`skillprobe run --resume ${describeRunDir(store)} --max-cost <more>\` goes on\n`);
+  if (manifest.status === 'interrupted') say(`interrupted: \`skillprobe run --resume ${describeRunDir(store)}\` runs the missing trials\n`);
+  return exitCodeFor({
+    verdicts: [exitCode],
+    statuses: [manifest.status],
+    failedReporters: failed,
+    ...(o.gate ? {} : { gateOff: { say, whose: against ? "comparison's" : "verdicts'" } }),
+  }, io);
+}
+
+export const runCommand = defineCommand({
+  name: 'run',
+  description: 'run the suite: every case × arm × trial through the real agent CLI in sealed workspaces',
+  flags: RUN_FLAGS,
+  helpAfter: REPORTERS_HELP,
+  optionsFrom: runOptionsFrom,
+  async run(_args, o, io) {
+    const reporters = chooseReporters(o, io.env);
+    o.run.callerEnv = io.env;
+    o.run.stderr = io.stderr;
+    // A run of several agents resumes as one: the agents it was for come from its agents.json.
+    const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
+    if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
+    const suites = loadSuites(o.run);
+    if (suites.length > 1 && o.baseline !== undefined) {
+      throw new InputError({ file: 'agents', what: 'a canary runs one agent against its base, and the config names several', todo: 'run one canary per agent (--agent ID)' });
+    }
+    warnCaps(suites[0]!, io);
+    return suites.length > 1 || outer ? runSeveral(suites, o, reporters, io) : runOne(suites[0]!, o, reporters, io);
+  },
+});

@@ -1,0 +1,44 @@
+import { adapterFor, AGENT_IDS } from '../agents/registry.js';
+import { InputError } from '../load/input-error.js';
+import { loadProfile } from '../sim/profile.js';
+import { startSimulator } from '../sim/server.js';
+import { defineCommand } from './command.js';
+import { int, valued } from './flags.js';
+
+/** A port the simulator cannot listen on is the user's to fix (exit 2), not a harness fault. */
+function listenProblem(e: unknown, port: number | undefined): unknown {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (port === undefined || (code !== 'EADDRINUSE' && code !== 'EACCES')) return e;
+  return new InputError({
+    file: '--port',
+    what: code === 'EADDRINUSE' ? `port ${port} is already in use` : `port ${port} needs privileges this process lacks`,
+    todo: 'pick another port, or leave --port out for a free one',
+  });
+}
+
+/** Resolves at the first Ctrl-C or SIGTERM: the simulator serves until then. */
+const stopSignal = () =>
+  new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+
+export const simCommand = defineCommand({
+  name: 'sim',
+  description: 'serve the model SIMULATOR on 127.0.0.1 (Anthropic Messages API) until stopped',
+  args: [['<profile>', 'simulator profile (YAML)']],
+  flags: { port: valued('-p, --port <port>', 'port (default: a free one)', int('--port', 0, 65_535)) },
+  optionsFrom: (o) => o,
+  async run([profileFile], o, io) {
+    const sim = await startSimulator(loadProfile(profileFile!), { port: o.port }).catch((e: unknown) => {
+      throw listenProblem(e, o.port);
+    });
+    io.stdout.write(
+      `skillprobe model SIMULATOR listening on ${sim.url} (not a real model); Ctrl-C stops\n` +
+        AGENT_IDS.map((id) => `  ${adapterFor(id).skillListing.cli}: ${adapterFor(id).simulatorHint(sim.url)}\n`).join(''),
+    );
+    await stopSignal();
+    await sim.stop();
+    return 0;
+  },
+});

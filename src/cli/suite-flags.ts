@@ -1,0 +1,23 @@
+import { collectConfig } from '../load/config.js';
+import { ProblemList } from '../load/input-error.js';
+import type { CaseSelection } from '../load/select.js';
+import type { LoadedSuite } from '../commands/run.js';
+import type { CliIo } from './command.js';
+import type { FlagValues, SELECTION_FLAGS } from './flags.js';
+
+export const caseSelection = (o: FlagValues<typeof SELECTION_FLAGS>): CaseSelection => ({ grep: o.grep, tags: o.tag, lastFailed: o.lastFailed === true });
+
+/** With --last-failed and nothing failed last time: says so (on stderr beside a document on stdout); true then. */
+export function nothingToRun(loaded: LoadedSuite, io: CliIo, toStderr = false): boolean {
+  if (loaded.nothingFailedIn === undefined) return false;
+  (toStderr ? io.stderr : io.stdout).write(`--last-failed: every case passed in run ${loaded.nothingFailedIn}; nothing to run\n`);
+  return true;
+}
+
+/** `--transcripts`, else the config file's `transcriptsDir` (skillprobe.config.yaml when present), else the default. */
+export function transcriptsFolder(o: { transcripts?: string; config?: string }): string {
+  const problems = new ProblemList();
+  const loaded = collectConfig(o.config, { transcriptsDir: o.transcripts }, problems);
+  problems.throwIfAny();
+  return loaded!.config.transcriptsDir;
+}

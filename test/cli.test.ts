@@ -1,0 +1,99 @@
+import { Writable } from 'node:stream';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { CliIo } from '../src/cli/command.js';
+import { exitCodeFor, type Ending } from '../src/cli/exit.js';
+import { optionFor, toggle, valued, text } from '../src/cli/flags.js';
+import { COMMANDS } from '../src/cli/registry.js';
+import { EXIT } from '../src/verdict/verdict.js';
+import { cleanup, makeProject, baseProject, runInProcess } from './helpers.js';
+
+class Lines extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _e: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+function ioCapturing(): CliIo & { stderr: Lines } {
+  return { stdout: new Lines(), stderr: new Lines(), env: {}, cwd: '/' };
+}
+
+describe('exitCodeFor: the one rule every command exits by', () => {
+  const said: string[] = [];
+  const gateOff = { say: (t: string) => said.push(t), whose: "verdicts'" };
+  const rows: [name: string, ending: Ending, code: number, stderr: RegExp | undefined][] = [
+    ['a pass', { verdicts: [EXIT.pass] }, EXIT.pass, undefined],
+    ['the worst verdict of several agents (FAIL over ERROR)', { verdicts: [EXIT.error, EXIT.fail, EXIT.pass] }, EXIT.fail, undefined],
+    ['ERROR over INCONCLUSIVE', { verdicts: [EXIT.inconclusive, EXIT.error] }, EXIT.error, undefined],
+    ['an interrupted run, whatever its verdicts', { verdicts: [EXIT.pass], statuses: ['interrupted'] }, EXIT.interrupted, undefined],
+    ['a cost-capped run', { verdicts: [EXIT.fail], statuses: ['completed', 'cost_capped'] }, EXIT.costCapped, undefined],
+    ['a failed run', { verdicts: [EXIT.pass], statuses: ['failed'] }, EXIT.internal, undefined],
+    ['a completed run keeps its verdicts', { verdicts: [EXIT.fail], statuses: ['completed'] }, EXIT.fail, undefined],
+    ['gate off: a FAIL exits 0', { verdicts: [EXIT.fail], gateOff }, EXIT.pass, undefined],
+    ['gate off does not hide a stopped run', { verdicts: [EXIT.fail], statuses: ['interrupted'], gateOff }, EXIT.interrupted, undefined],
+    ['a failed reporter turns a pass into a harness fault', { verdicts: [EXIT.pass], failedReporters: ['junit'] }, EXIT.internal, /junit failed; the verdicts' exit code would be 0/],
+    ['a failed reporter leaves a FAIL a FAIL', { verdicts: [EXIT.fail], failedReporters: ['junit'] }, EXIT.fail, undefined],
+    ['gate off with a failed reporter is a harness fault', { verdicts: [EXIT.fail], failedReporters: ['html'], gateOff }, EXIT.internal, /html failed/],
+  ];
+  it.each(rows)('%s', (_name, ending, code, stderr) => {
+    const io = ioCapturing();
+    expect(exitCodeFor(ending, io)).toBe(code);
+    if (stderr) expect(io.stderr.text).toMatch(stderr);
+    else expect(io.stderr.text).toBe('');
+  });
+
+  it('gate off says what the code would have been, once', () => {
+    said.length = 0;
+    exitCodeFor({ verdicts: [EXIT.inconclusive], gateOff }, ioCapturing());
+    expect(said).toEqual(["gate off (--no-gate): the verdicts' exit code would be 3\n"]);
+  });
+});
+
+describe('flags as data', () => {
+  it('a flag listed under the name commander stores it as becomes its option', () => {
+    expect(optionFor('maxTurns', valued('--max-turns <n>', 'turns', text('--max-turns'))).attributeName()).toBe('maxTurns');
+    expect(optionFor('gate', toggle('--no-gate', 'off')).negate).toBe(true);
+  });
+
+  it('a flag listed under another name is refused when the program is built', () => {
+    expect(() => optionFor('turns', valued('--max-turns <n>', 'turns', text('--max-turns')))).toThrow(/listed as turns, but commander stores it as maxTurns/);
+  });
+
+  it('the registry lists every command once', () => {
+    const names = COMMANDS.map((c) => c.name);
+    expect(new Set(names).size).toBe(names.length);
+    expect(names).toEqual(['run', 'grade', 'report', 'compare', 'merge', 'history', 'plan', 'init', 'lint', 'sim']);
+  });
+});
+
+describe('main in this process: exit codes without spawning anything', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+  const project = () => {
+    const dir = makeProject(baseProject());
+    dirs.push(dir);
+    return dir;
+  };
+  it.each([
+    [['--version'], EXIT.pass, /^0\.1\.0\n$/, ''],
+    [['run', '--trials', 'three'], EXIT.usage, /^$/, '--trials must be a whole number'],
+    [['run', '--resume', 'x', '--baseline', 'y'], EXIT.usage, /^$/, '--resume: a resumed canary keeps the canary it started with'],
+    [['plan', '--from', '0.9'], EXIT.usage, /^$/, '--from: only means something with --compare'],
+    [['compare', 'only-one'], EXIT.usage, /^$/, "missing required argument 'candidate'"],
+    [['report', 'no-such-run'], EXIT.usage, /^$/, 'no-such-run'],
+    [['rnu'], EXIT.usage, /^$/, "unknown command 'rnu'"],
+  ])('%j exits %i', async (args, code, stdout, stderr) => {
+    const r = await runInProcess(args, { cwd: project() });
+    expect(r.exitCode, r.stderr).toBe(code);
+    expect(r.stdout).toMatch(stdout);
+    expect(r.stderr).toContain(stderr);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+  });
+
+  it('plan prints the suite and exits 0', async () => {
+    const r = await runInProcess(['plan'], { cwd: project() });
+    expect(r.exitCode).toBe(EXIT.pass);
+    expect(r.stdout).toMatch(/pos-alpha/);
+  });
+});
