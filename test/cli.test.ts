@@ -76,7 +76,7 @@ describe('main in this process: exit codes without spawning anything', () => {
     return dir;
   };
   it.each([
-    [['--version'], EXIT.pass, /^0\.1\.0\n$/, ''],
+    [['--version'], EXIT.pass, /^0\.1\.0$/, ''],
     [['run', '--trials', 'three'], EXIT.usage, /^$/, '--trials must be a whole number'],
     [['run', '--resume', 'x', '--baseline', 'y'], EXIT.usage, /^$/, '--resume: a resumed canary keeps the canary it started with'],
     [['plan', '--from', '0.9'], EXIT.usage, /^$/, '--from: only means something with --compare'],

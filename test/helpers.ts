@@ -133,7 +133,9 @@ export async function runInProcess(args: string[], opts: { cwd: string; env?: Re
   process.chdir(opts.cwd);
   try {
     const exitCode = await main(args, { stdout, stderr, env: opts.env ?? testEnv(), cwd: opts.cwd });
-    return { exitCode, stdout: stdout.text, stderr: stderr.text };
+    // As a spawned CLI's output reaches a test (execa strips the final newline).
+    const strip = (text: string) => text.replace(/\r?\n$/, '');
+    return { exitCode, stdout: strip(stdout.text), stderr: strip(stderr.text) };
   } finally {
     process.chdir(before);
   }

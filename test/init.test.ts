@@ -11,7 +11,7 @@ import { loadConfig } from '../src/load/config.js';
 import { loadSkills } from '../src/load/skills.js';
 import { jsonSchemas } from '../src/schema/json-schemas.js';
 import { loadProfile, loadProfileForSuite } from '../src/sim/profile.js';
-import { cleanup, makeProject, ROOT, runCli, skillMd, type Files } from './helpers.js';
+import { cleanup, makeProject, ROOT, runInProcess, skillMd, type Files } from './helpers.js';
 import type { Results } from '../src/run/schema.js';
 
 const family = (...dirs: string[]): Files =>
@@ -118,7 +118,7 @@ describe('skillprobe init (CLI)', () => {
 
   it('finds skills/ when .claude/skills holds none, and points each schema line at this skillprobe’s schemas', async () => {
     const dir = project({ '.claude/skills/README.md': 'not a skill', 'skills/alpha/SKILL.md': skillMd('alpha', 'Handle alpha.') });
-    const r = await runCli(['init'], { cwd: dir });
+    const r = await runInProcess(['init'], { cwd: dir });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/found 1 skill in skills: alpha/);
     expect(r.stdout).toMatch(/wrote skillprobe\.config\.yaml\nwrote cases\/skillprobe\.yaml\nwrote sim\/skillprobe\.profile\.yaml/);
@@ -130,18 +130,18 @@ describe('skillprobe init (CLI)', () => {
       // The editor resolves the path from the file's own folder.
       expect(realpathSync(resolve(dirname(join(dir, file!)), schema!))).toBe(realpathSync(join(ROOT, 'schemas', `${name}.schema.json`)));
     }
-    const lint = await runCli(['lint', '--sim', 'sim/skillprobe.profile.yaml'], { cwd: dir });
+    const lint = await runInProcess(['lint', '--sim', 'sim/skillprobe.profile.yaml'], { cwd: dir });
     expect(lint.exitCode).toBe(0); // TODO prompts are warnings, not errors
     expect(lint.stdout).toMatch(/TODO/);
   }, 120_000);
 
   it('a trap deleted from the suite its profile still plays is an error of plain `lint`, at the profile’s rule', async () => {
     const dir = project(family('notes-search', 'notes-write'));
-    expect((await runCli(['init'], { cwd: dir })).exitCode).toBe(0);
+    expect((await runInProcess(['init'], { cwd: dir })).exitCode).toBe(0);
     const casesFile = join(dir, 'cases/skillprobe.yaml');
     const kept = (parse(readFileSync(casesFile, 'utf8')) as { id: string }[]).filter((c) => c.id !== 'trap-notes-write-not-notes-search');
     writeFileSync(casesFile, stringify(kept));
-    const r = await runCli(['lint'], { cwd: dir });
+    const r = await runInProcess(['lint'], { cwd: dir });
     expect(r.exitCode).toBe(1);
     const deleted = 'rule \\d+ matches case "trap-notes-write-not-notes-search", which is not in the suite';
     expect(r.stdout).toMatch(new RegExp(`^sim/skillprobe\\.profile\\.yaml:\\d+:\\d+: error: ${deleted}`, 'm'));
@@ -150,7 +150,7 @@ describe('skillprobe init (CLI)', () => {
   it('prefers .claude/skills when both folders hold skills', async () => {
     const dir = project({ ...family('alpha'), 'skills/other/SKILL.md': skillMd('other', 'Handle other.') });
     const elsewhere = project({});
-    const r = await runCli(['init', '--dir', dir], { cwd: elsewhere });
+    const r = await runInProcess(['init', '--dir', dir], { cwd: elsewhere });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/found 1 skill in \.claude\/skills: alpha/);
     expect(readFileSync(join(dir, 'skillprobe.config.yaml'), 'utf8')).toMatch(/\nskillsDir: \.claude\/skills\n/);
@@ -159,7 +159,7 @@ describe('skillprobe init (CLI)', () => {
 
   it('never overwrites a file: existing ones are kept and named, the others written', async () => {
     const dir = project({ ...family('alpha'), 'skillprobe.config.yaml': 'model: mine\n', 'sim/skillprobe.profile.yaml': 'seed: 9\n' });
-    const r = await runCli(['init'], { cwd: dir });
+    const r = await runInProcess(['init'], { cwd: dir });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/kept existing skillprobe\.config\.yaml/);
     expect(r.stdout).toMatch(/wrote cases\/skillprobe\.yaml/);
@@ -167,21 +167,21 @@ describe('skillprobe init (CLI)', () => {
     expect(readFileSync(join(dir, 'skillprobe.config.yaml'), 'utf8')).toBe('model: mine\n');
     expect(readFileSync(join(dir, 'sim/skillprobe.profile.yaml'), 'utf8')).toBe('seed: 9\n');
     expect(readdirSync(join(dir, 'cases'))).toEqual(['skillprobe.yaml']);
-    const again = await runCli(['init'], { cwd: dir });
+    const again = await runInProcess(['init'], { cwd: dir });
     expect(again.exitCode).toBe(0);
     expect(again.stdout.match(/kept existing/g)).toHaveLength(3);
   }, 120_000);
 
   it('finds skills kept in .agents/skills, the folder Codex and Gemini read', async () => {
     const dir = project({ '.agents/skills/notes/SKILL.md': skillMd('notes', 'Search the team notes for a phrase.') });
-    const r = await runCli(['init'], { cwd: dir });
+    const r = await runInProcess(['init'], { cwd: dir });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain('found 1 skill in .agents/skills: notes');
   }, 120_000);
 
   it('a --dir that does not exist is an input error', async () => {
     const dir = project({});
-    const r = await runCli(['init', '--dir', 'nowhere'], { cwd: dir });
+    const r = await runInProcess(['init', '--dir', 'nowhere'], { cwd: dir });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/nowhere: folder not found — pass the project folder with --dir/);
   }, 120_000);
@@ -193,7 +193,7 @@ describe('skillprobe init (CLI)', () => {
     [{ '.claude/skills/Bad_Name/SKILL.md': skillMd('Bad_Name', 'x') }, /SKILL\.md:2:7: name "Bad_Name" breaks the Agent Skills rule/],
   ])('refuses %j with exit 2 and writes nothing', async (files, says) => {
     const dir = project(files);
-    const r = await runCli(['init'], { cwd: dir });
+    const r = await runInProcess(['init'], { cwd: dir });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(says);
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
@@ -202,10 +202,10 @@ describe('skillprobe init (CLI)', () => {
 
   it('a run of one agent on the scaffold asks for that agent’s own default model, never another CLI’s', async () => {
     const dir = project(family('notes-search'));
-    expect((await runCli(['init'], { cwd: dir })).exitCode).toBe(0);
+    expect((await runInProcess(['init'], { cwd: dir })).exitCode).toBe(0);
     const args = ['run', '--sim', 'sim/skillprobe.profile.yaml', '--agent', 'codex', '--grep', '^notes-search-happy$'];
     args.push('--trials', '1', '--arms', 'skill');
-    const r = await runCli(args, { cwd: dir, timeoutMs: 180_000 });
+    const r = await runInProcess(args, { cwd: dir });
     expect(r.stderr).not.toMatch(/\n\s+at /);
     const runDir = join(dir, 'transcripts', readdirSync(join(dir, 'transcripts'))[0]!);
     const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { model: string; config: { model: string } };
@@ -215,8 +215,8 @@ describe('skillprobe init (CLI)', () => {
 
   it('the scaffold runs as written: its own profile PASSes every case within the default maximum (the real CLI against the simulator)', async () => {
     const dir = project(family('notes-search', 'notes-write'));
-    expect((await runCli(['init'], { cwd: dir })).exitCode).toBe(0);
-    const r = await runCli(['run', '--sim', 'sim/skillprobe.profile.yaml', '--concurrency', '2'], { cwd: dir, timeoutMs: 300_000 });
+    expect((await runInProcess(['init'], { cwd: dir })).exitCode).toBe(0);
+    const r = await runInProcess(['run', '--sim', 'sim/skillprobe.profile.yaml', '--concurrency', '2'], { cwd: dir });
     expect(r.exitCode).toBe(0);
     const runDir = join(dir, 'transcripts', readdirSync(join(dir, 'transcripts'))[0]!);
     const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;

@@ -21,7 +21,7 @@ import type { Finding, LintCase, LintSkill } from '../src/lint/types.js';
 import { formatProblem } from '../src/load/input-error.js';
 import { parseYamlText, validateYaml } from '../src/load/yaml-file.js';
 import { profileReferenceProblems, profileSchema } from '../src/sim/profile.js';
-import { baseProject, cleanup, makeProject, runCli, skillMd, testEnv, type Files } from './helpers.js';
+import { baseProject, cleanup, makeProject, runInProcess, skillMd, testEnv, type Files } from './helpers.js';
 
 const LISTING = claudeCode.skillListing;
 
@@ -311,7 +311,7 @@ describe('skillprobe lint (CLI)', () => {
   const lint = async (files: Files, args: string[] = []) => {
     const dir = makeProject(files);
     dirs.push(dir);
-    return runCli(['lint', ...args], { cwd: dir, env: testEnv() });
+    return runInProcess(['lint', ...args], { cwd: dir, env: testEnv() });
   };
 
   it('a clean project: exit 0 and only the count', async () => {
@@ -372,11 +372,11 @@ describe('skillprobe lint (CLI)', () => {
     const dir = makeProject(f);
     dirs.push(dir);
     symlinkSync('docs/cities.md', join(dir, 'skills/weather/cities.md'));
-    const inside = await runCli(['lint'], { cwd: dir, env: testEnv() });
+    const inside = await runInProcess(['lint'], { cwd: dir, env: testEnv() });
     expect(inside.exitCode).toBe(0);
     expect(inside.stdout).toMatch(/^skills\/weather\/cities\.md: warning: symlink to docs\/cities\.md: each trial gets a copy of the file it names/m);
     symlinkSync('../../secret.txt', join(dir, 'skills/csv-report/key.txt'));
-    const outside = await runCli(['lint'], { cwd: dir, env: testEnv() });
+    const outside = await runInProcess(['lint'], { cwd: dir, env: testEnv() });
     expect(outside.exitCode).toBe(1);
     expect(outside.stdout).toMatch(/^skills\/csv-report\/key\.txt: error: symlink to \.\.\/\.\.\/secret\.txt leads outside the skill folder .*secret\.txt.* — copy the file into the skill folder/m);
   });

@@ -7,7 +7,7 @@ import type { Case } from '../src/load/cases.js';
 const loadedCase = (id: string): Case => ({ id, prompt: 'p', expect: { skill: 'x' }, exclusive: false, tags: [], source: { file: 'c.yaml', line: 1, at: { id: { line: 1, col: 1 }, prompt: { line: 1, col: 1 } } } }) as Case;
 import { trialsToDetect } from '../src/stats/sample-size.js';
 import { configSchema } from '../src/run/config-schema.js';
-import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
+import { baseProject, cleanup, makeProject, runInProcess } from './helpers.js';
 
 describe('skillprobe plan', () => {
   const dirs: string[] = [];
@@ -28,7 +28,7 @@ describe('skillprobe plan', () => {
     const withPlan = baseProject()['cases/main.yaml']!.replace('  tags: [happy]', '  tags: [happy]\n  plan: { matches: ["alpha"] }');
     const dir = makeProject({ ...baseProject(), 'cases/main.yaml': withPlan, 'skillprobe.config.yaml': config });
     dirs.push(dir);
-    const r = await runCli(['plan', '--price-per-trial', '0.5'], { cwd: dir });
+    const r = await runInProcess(['plan', '--price-per-trial', '0.5'], { cwd: dir });
     expect(r.exitCode).toBe(0);
     // A positive case with plan checks runs both arms; a negative case runs only the skill arm, and is priced so.
     expect(r.stdout).toMatch(/pos-alpha\s+0\.95 vs 0\.85\s+0\.05\/0\.2\s+\S+\s+5–50 \(of \d+\)\s+2\s/);
@@ -92,7 +92,7 @@ describe('skillprobe plan --compare', () => {
   afterAll(() => cleanup(dir));
 
   it('gives the trials per case in each run to catch a drop, alone and corrected across the suite\'s cases', async () => {
-    const r = await runCli(['plan', '--compare', '--from', '0.9', '--to', '0.75', '--price-per-trial', '0.01'], { cwd: dir });
+    const r = await runInProcess(['plan', '--compare', '--from', '0.9', '--to', '0.75', '--price-per-trial', '0.01'], { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(0);
     const perCase = trialsToDetect(0.9, 0.75, 0.05, 0.8);
     const across = trialsToDetect(0.9, 0.75, 0.05 / 2, 0.8);
@@ -108,7 +108,7 @@ describe('skillprobe plan --compare', () => {
   });
 
   it('prices the baseline canary against a base of the fixed-N size: fewer candidate trials, the power its exact programme gives', async () => {
-    const r = await runCli(['plan', '--compare', '--from', '0.9', '--to', '0.6'], { cwd: dir });
+    const r = await runInProcess(['plan', '--compare', '--from', '0.9', '--to', '0.6'], { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(0);
     const text = r.stdout.replace(/\s+/g, ' ');
     const across = trialsToDetect(0.9, 0.6, 0.05 / 2, 0.8);
@@ -128,7 +128,7 @@ describe('skillprobe plan --compare', () => {
     ['--from without --compare', ['--from', '0.7'], /--from: only means something with --compare/],
     ['a power of 1', ['--compare', '--power', '1'], /--power must be a number strictly between 0 and 1/],
   ])('%s: exit 2', async (_, args, says) => {
-    const r = await runCli(['plan', ...args], { cwd: dir });
+    const r = await runInProcess(['plan', ...args], { cwd: dir });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(says);
   });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { fakeRun } from './run-fixtures.js';
-import { cleanup, runCli } from './helpers.js';
+import { cleanup, runInProcess } from './helpers.js';
 import type { Results, RunManifest } from '../src/run/schema.js';
 
 describe('grade and report: durable artifacts, regraded without rerunning anything', () => {
@@ -12,7 +12,7 @@ describe('grade and report: durable artifacts, regraded without rerunning anythi
 
   it('grade writes results.json from the stored transcripts', async () => {
     const dir = await fakeRun(root);
-    const r = await runCli(['grade', dir, '--json'], { cwd: root });
+    const r = await runInProcess(['grade', dir, '--json'], { cwd: root });
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
     // 2/3 and 1/2 at p0 = 0.9 cannot be told from p1 = 0.8 with α 0.05, β 0.2: both INCONCLUSIVE, exit 3.
     expect(results.verdicts.map((v) => [v.caseId, v.verdict])).toEqual([
@@ -43,14 +43,14 @@ describe('grade and report: durable artifacts, regraded without rerunning anythi
     const manifest = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as RunManifest;
     manifest.config.grading.readTriggers = 'separate';
     writeFileSync(join(dir, 'run.json'), JSON.stringify(manifest));
-    await runCli(['grade', dir], { cwd: root });
+    await runInProcess(['grade', dir], { cwd: root });
     const results = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
     expect(results.outcomes.find((o) => o.caseId === 'pos' && o.n === 2)!.passed).toBe(false);
   });
 
   it('report prints the terminal report from the stored results, with no colour off a TTY', async () => {
     const dir = await fakeRun(join(root, 'c'));
-    const r = await runCli(['report', dir], { cwd: root });
+    const r = await runInProcess(['report', dir], { cwd: root });
     expect(r.exitCode).toBe(3);
     expect(r.stdout).toMatch(/CASES · skill arm/);
     expect(r.stdout).toMatch(/pos\s+atl-jira\s+INCONCLUSIVE\s+0\.90\s+3\s+0\.67 \[0\.21, 0\.94\]/);
@@ -64,7 +64,7 @@ describe('grade and report: durable artifacts, regraded without rerunning anythi
   });
 
   it('refuses a folder that is not a run, exit 2', async () => {
-    const r = await runCli(['report', root], { cwd: root });
+    const r = await runInProcess(['report', root], { cwd: root });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/not a run folder/);
   });

@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPORTER_NAMES } from '../src/report/registry.js';
-import { baseProject, cleanup, makeProject, runCli, testEnv } from './helpers.js';
+import { baseProject, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
 import { fakeRun, storeSyntheticRun, syntheticRun } from './run-fixtures.js';
 
 describe('--reporter NAME[=FILE] on report', () => {
@@ -11,7 +11,7 @@ describe('--reporter NAME[=FILE] on report', () => {
   let run: string;
   const report = async (args: string[], env: Record<string, string> = {}) => {
     run ??= await fakeRun(join(root, 'runs'));
-    return runCli(['report', run, ...args], { cwd: root, env: testEnv(env) });
+    return runInProcess(['report', run, ...args], { cwd: root, env: testEnv(env) });
   };
 
   it('every reporter of the registry writes its file in one call; the terminal report still prints, and each file is named', async () => {
@@ -93,10 +93,10 @@ describe('--reporter NAME[=FILE] on report', () => {
     // Every verdict PASS (exit 0 on its own); every write to /dev/full fails (no space left), so the markdown step
     // summary cannot be written.
     const passing = await storeSyntheticRun(join(root, 'passing'), '20261201-000000-passes', syntheticRun({ c: { passes: 30, n: 30 } }));
-    const clean = await runCli(['report', passing], { cwd: root });
+    const clean = await runInProcess(['report', passing], { cwd: root });
     expect(clean.exitCode, clean.stderr).toBe(0);
     const junit = join(root, 'survivor.xml');
-    const r = await runCli(['report', passing, '--reporter', 'markdown', `--reporter=junit=${junit}`], { cwd: root, env: testEnv({ GITHUB_STEP_SUMMARY: '/dev/full' }) });
+    const r = await runInProcess(['report', passing, '--reporter', 'markdown', `--reporter=junit=${junit}`], { cwd: root, env: testEnv({ GITHUB_STEP_SUMMARY: '/dev/full' }) });
     expect(readFileSync(junit, 'utf8')).toContain('<testsuites');
     expect(r.stderr).toMatch(/the markdown report could not be written to \/dev\/full/);
     expect(r.stderr).toMatch(/markdown failed; the verdicts' exit code would be 0/);
@@ -112,7 +112,7 @@ describe('compare and history through the CLI', () => {
     const base = await storeSyntheticRun(join(root, 'runs'), '20261201-000000-aaaaaa', syntheticRun({ a: { passes: 48, n: 50 }, b: { passes: 20, n: 20 } }));
     const cand = await storeSyntheticRun(join(root, 'runs'), '20261201-010000-bbbbbb', syntheticRun({ a: { passes: 25, n: 50, failedColumn: 'atl-confluence' }, b: { passes: 20, n: 20 } }, { model: 'claude-next' }));
     const out = (n: string) => join(root, `compare.${n}`);
-    const r = await runCli(['compare', base, cand, ...REPORTER_NAMES.filter((n) => n !== 'terminal').map((n) => `--reporter=${n}=${out(n)}`), '--reporter', 'terminal'], { cwd: root });
+    const r = await runInProcess(['compare', base, cand, ...REPORTER_NAMES.filter((n) => n !== 'terminal').map((n) => `--reporter=${n}=${out(n)}`), '--reporter', 'terminal'], { cwd: root });
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/a\s.*REGRESSED/);
     expect(r.stdout).toContain('DIFFERENT MODELS');
@@ -123,7 +123,7 @@ describe('compare and history through the CLI', () => {
     expect(readFileSync(out('markdown'), 'utf8')).toContain('REGRESSED');
     expect(readFileSync(out('html'), 'utf8')).toContain('REGRESSED');
 
-    const same = await runCli(['compare', base, base], { cwd: root });
+    const same = await runInProcess(['compare', base, base], { cwd: root });
     expect(same.exitCode, same.stderr).toBe(0);
     expect(same.stdout).not.toContain('REGRESSED');
   });
@@ -132,7 +132,7 @@ describe('compare and history through the CLI', () => {
     const base = await storeSyntheticRun(join(root, 'broken'), '20261201-020000-cccccc', syntheticRun({ a: { passes: 48, n: 50 } }));
     const cand = await storeSyntheticRun(join(root, 'broken'), '20261201-030000-dddddd', syntheticRun({ a: { passes: 48, n: 50 } }));
     rmSync(join(cand, 'results.json'));
-    const r = await runCli(['compare', base, cand], { cwd: root });
+    const r = await runInProcess(['compare', base, cand], { cwd: root });
     expect(r.exitCode, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/missing data: the candidate run has no scored trial of 1 case: a/);
     expect(r.stderr).toMatch(/the comparison is incomplete: finish the runs/);
@@ -142,11 +142,11 @@ describe('compare and history through the CLI', () => {
   it('compare and grade with only a file reporter still print the terminal report, and name the file', async () => {
     const base = await storeSyntheticRun(join(root, 'files'), '20261201-000000-aaaaaa', syntheticRun({ a: { passes: 48, n: 50 } }));
     const junit = join(root, 'files', 'junit.xml');
-    const compared = await runCli(['compare', base, base, `--reporter=junit=${junit}`], { cwd: root });
+    const compared = await runInProcess(['compare', base, base, `--reporter=junit=${junit}`], { cwd: root });
     expect(compared.exitCode, compared.stderr).toBe(0);
     expect(compared.stdout).toMatch(/^skillprobe compare · suite UNCHANGED · 1 UNCHANGED · exit code 0\n/);
     expect(compared.stdout.endsWith(`\nwrote ${junit} (junit)`)).toBe(true);
-    const graded = await runCli(['grade', await fakeRun(join(root, 'files')), `--reporter=junit=${junit}`], { cwd: root });
+    const graded = await runInProcess(['grade', await fakeRun(join(root, 'files')), `--reporter=junit=${junit}`], { cwd: root });
     expect(graded.stdout).toMatch(/^skillprobe run r1 [^]*\nVERDICTS · [^]*\nwrote \S+junit\.xml \(junit\)\nregraded 6 trials → /);
   });
 
@@ -160,7 +160,7 @@ describe('compare and history through the CLI', () => {
     try {
       const junit = join(dir, 'junit.xml');
       const args = ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '2', '--transcripts', 'runs', `--reporter=junit=${junit}`];
-      const r = await runCli(args, { cwd: dir });
+      const r = await runInProcess(args, { cwd: dir });
       expect(r.exitCode, r.stderr).not.toBe(2);
       expect(readFileSync(junit, 'utf8')).toContain('<testsuites name="skillprobe (SIMULATED)"');
       expect(r.stdout).toMatch(new RegExp(`^skillprobe run [^]*\\nVERDICTS · [^]*\\nwrote ${junit} \\(junit\\)\\nrun \\S+ completed: 2 trials\\n`));
@@ -170,13 +170,13 @@ describe('compare and history through the CLI', () => {
   }, 120_000);
 
   it('compare names a folder that is not a run: exit 2', async () => {
-    const r = await runCli(['compare', join(root, 'nope'), join(root, 'nope2')], { cwd: root });
+    const r = await runInProcess(['compare', join(root, 'nope'), join(root, 'nope2')], { cwd: root });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/nope: no such run folder/);
   });
 
   it('history lists the runs newest first, and one case across them', async () => {
-    const r = await runCli(['history', '--transcripts', join(root, 'runs')], { cwd: root });
+    const r = await runInProcess(['history', '--transcripts', join(root, 'runs')], { cwd: root });
     expect(r.exitCode, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     const [newer, older] = ['20261201-010000-bbbbbb', '20261201-000000-aaaaaa'].map((id) => lines.findIndex((l) => l.includes(id)));
@@ -185,10 +185,10 @@ describe('compare and history through the CLI', () => {
     // Under each run id, who ran it: agent, model and status.
     expect(lines[newer!]).toMatch(/\$0\.70/);
     expect(lines[newer! + 1]).toMatch(/^ {2}claude-code 2\.1\.197 · claude-next · completed/);
-    const one = await runCli(['history', '--transcripts', join(root, 'runs'), '--case', 'a'], { cwd: root });
+    const one = await runInProcess(['history', '--transcripts', join(root, 'runs'), '--case', 'a'], { cwd: root });
     expect(one.stdout).toMatch(/20261201-010000-bbbbbb.*0\.50.*25\/50/);
     expect(one.stdout).toMatch(/20261201-000000-aaaaaa.*0\.96.*48\/50/);
-    const missing = await runCli(['history', '--transcripts', join(root, 'runs'), '--case', 'zz'], { cwd: root });
+    const missing = await runInProcess(['history', '--transcripts', join(root, 'runs'), '--case', 'zz'], { cwd: root });
     expect(missing.exitCode).toBe(2);
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { RUN_FORMAT_VERSION, type Results } from '../src/run/schema.js';
 import { LOCK_FILE, lockRunFolder } from '../src/run/lock.js';
 import { effectiveStatus } from '../src/run/store.js';
-import { cleanup, runCli } from './helpers.js';
+import { cleanup, runInProcess } from './helpers.js';
 import { fakeRun, handMadeManifest } from './run-fixtures.js';
 
 /** Every file under `dir` with its size and mtime: proof that a command wrote nothing. */
@@ -136,7 +136,7 @@ describe('damaged run folders: a one-line message, the intact trials graded, nev
   it.each([...UNREADABLE_MANIFEST, ...DAMAGED_TRIALS, ...TOLERATED])('report: $name', async (d) => {
     const dir = await damaged(d);
     const before = snapshot(dir);
-    const r = await runCli(['report', dir, '--json'], { cwd: root, timeoutMs: 60_000 });
+    const r = await runInProcess(['report', dir, '--json'], { cwd: root });
     expect(r.exitCode).toBe(d.exit);
     expect(r.stderr).not.toMatch(/\n\s+at .*\.js:\d+/);
     expect(r.stderr).not.toMatch(/internal error/);
@@ -153,7 +153,7 @@ describe('damaged run folders: a one-line message, the intact trials graded, nev
 
   it.each([...DAMAGED_TRIALS, ...TOLERATED])('grade: $name', async (d) => {
     const dir = await damaged(d);
-    const r = await runCli(['grade', dir], { cwd: root, timeoutMs: 60_000 });
+    const r = await runInProcess(['grade', dir], { cwd: root });
     expect(r.exitCode).toBe(d.exit);
     expect(r.stderr).not.toMatch(/\n\s+at .*\.js:\d+/);
     const results = json(dir, 'results.json') as unknown as Results;
@@ -166,7 +166,7 @@ describe('damaged run folders: a one-line message, the intact trials graded, nev
     const d = UNREADABLE_MANIFEST[0]!;
     const dir = await damaged(d);
     const before = snapshot(dir);
-    const r = await runCli(['grade', dir], { cwd: root, timeoutMs: 60_000 });
+    const r = await runInProcess(['grade', dir], { cwd: root });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(d.says!);
     expect(snapshot(dir)).toEqual(before);
@@ -174,11 +174,11 @@ describe('damaged run folders: a one-line message, the intact trials graded, nev
 
   it('report reads a stored results.json as stored, and names the version it was written in', async () => {
     const dir = await fakeRun(join(root, 'stored'));
-    expect((await runCli(['grade', dir], { cwd: root })).exitCode).toBe(3);
+    expect((await runInProcess(['grade', dir], { cwd: root })).exitCode).toBe(3);
     const stored = json(dir, 'results.json');
     expect(stored.version).toBe(RUN_FORMAT_VERSION);
     expect(json(dir, 'run.json').version).toBe(RUN_FORMAT_VERSION);
-    const r = await runCli(['report', dir, '--json'], { cwd: root });
+    const r = await runInProcess(['report', dir, '--json'], { cwd: root });
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual(stored);
   }, 60_000);

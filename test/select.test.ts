@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Case } from '../src/load/cases.js';
 import { lastFailedCases, newestRun, selectCases, type CaseFilters } from '../src/load/select.js';
 import type { Verdict } from '../src/run/schema.js';
-import { baseProject, cleanup, makeProject, runCli } from './helpers.js';
+import { baseProject, cleanup, makeProject, runInProcess } from './helpers.js';
 import { resultsWithVerdicts } from './run-fixtures.js';
 
 const kase = (id: string, prompt: string, tags: string[] = []): Case => ({ id, prompt, tags, expect: { skill: 'x' }, exclusive: false, source: { file: 'c.yaml', line: 1, at: { id: { line: 1, col: 3 }, prompt: { line: 2, col: 3 } } } });
@@ -77,9 +77,9 @@ describe('selection flags on the CLI (plan spawns nothing)', () => {
 
   it('--grep and --tag narrow the suite', async () => {
     const dir = project();
-    expect(casesIn((await runCli(['plan', '--grep', 'weather'], { cwd: dir })).stdout)).toEqual(['neg-weather']);
-    expect(casesIn((await runCli(['plan', '--tag', 'happy'], { cwd: dir })).stdout)).toEqual(['pos-alpha']);
-    expect(casesIn((await runCli(['plan', '--tag', 'happy', '--tag', 'nope'], { cwd: dir })).stdout)).toEqual(['pos-alpha']);
+    expect(casesIn((await runInProcess(['plan', '--grep', 'weather'], { cwd: dir })).stdout)).toEqual(['neg-weather']);
+    expect(casesIn((await runInProcess(['plan', '--tag', 'happy'], { cwd: dir })).stdout)).toEqual(['pos-alpha']);
+    expect(casesIn((await runInProcess(['plan', '--tag', 'happy', '--tag', 'nope'], { cwd: dir })).stdout)).toEqual(['pos-alpha']);
   });
 
   it.each([
@@ -87,7 +87,7 @@ describe('selection flags on the CLI (plan spawns nothing)', () => {
     [['--grep', 'zzz', '--tag', 'happy'], /--grep "zzz" --tag happy: no case matches — loosen the filters/],
     [['--last-failed'], /transcripts: --last-failed: no earlier run here/],
   ])('%j is an input error, exit 2', async (args, says) => {
-    const r = await runCli(['plan', ...args], { cwd: project() });
+    const r = await runInProcess(['plan', ...args], { cwd: project() });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(says);
   });
@@ -100,10 +100,10 @@ describe('selection flags on the CLI (plan spawns nothing)', () => {
       writeFileSync(join(dir, 'transcripts', id, 'results.json'), resultsWithVerdicts([['pos-alpha', 'PASS'], ['neg-weather', verdict]]));
     };
     write('20261130-100000-aaaaaa', 'INCONCLUSIVE');
-    expect(casesIn((await runCli(['plan', '--last-failed'], { cwd: dir })).stdout)).toEqual(['neg-weather']);
+    expect(casesIn((await runInProcess(['plan', '--last-failed'], { cwd: dir })).stdout)).toEqual(['neg-weather']);
     write('20261130-110000-bbbbbb', 'PASS');
     // No simulator and no credentials: nothing is left to run, so neither is needed to say so.
-    const r = await runCli(['run', '--last-failed'], { cwd: dir });
+    const r = await runInProcess(['run', '--last-failed'], { cwd: dir });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toMatch(/every case passed in run 20261130-110000-bbbbbb; nothing to run/);
     expect(readdirSync(join(dir, 'transcripts'))).toEqual(['20261130-100000-aaaaaa', '20261130-110000-bbbbbb']);

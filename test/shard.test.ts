@@ -7,7 +7,7 @@ import { casesOfShard } from '../src/trials/shard.js';
 import { RunStore } from '../src/run/store.js';
 import type { Results } from '../src/run/schema.js';
 import type { Comparison } from '../src/verdict/comparison.js';
-import { CLI, cleanup, demoProject, makeProject, ROOT, runCli, testEnv } from './helpers.js';
+import { CLI, cleanup, demoProject, makeProject, ROOT, runInProcess, testEnv } from './helpers.js';
 import { handMadeManifest } from './run-fixtures.js';
 import { configSchema } from '../src/run/config-schema.js';
 
@@ -54,7 +54,7 @@ describe('the example GitHub Actions workflow, run step by step on this machine'
     const [mergeStep] = commands('merge');
     const merged = await bash(mergeStep!, env);
 
-    const single = await runCli(['run', ...RUN_FLAGS.split(' '), '--transcripts', 'single', '--json'], { cwd: project, timeoutMs: 240_000 });
+    const single = await runInProcess(['run', ...RUN_FLAGS.split(' '), '--transcripts', 'single', '--json'], { cwd: project });
     const unsharded = JSON.parse(single.stdout) as Results;
     expect(merged.exitCode, merged.stderr).toBe(unsharded.exitCode);
     const [mergedRun] = readdirSync(join(project, 'merged'));
@@ -74,7 +74,7 @@ describe('the example GitHub Actions workflow, run step by step on this machine'
 
     // The same trials, sharded or not: the canary sees no change in any case.
     const [singleRun] = readdirSync(join(project, 'single'));
-    const aa = await runCli(['compare', join('single', singleRun!), join('merged', mergedRun!), '--json'], { cwd: project });
+    const aa = await runInProcess(['compare', join('single', singleRun!), join('merged', mergedRun!), '--json'], { cwd: project });
     expect(aa.exitCode, aa.stderr).toBe(0);
     const comparison = JSON.parse(aa.stdout) as Comparison;
     expect(comparison.cases.length).toBe(results.summary.cases.length);
@@ -98,7 +98,7 @@ describe('merge refuses shards that are not one run, naming the difference', () 
   it('a concurrency or binary of a machine\'s own is no disagreement; an unfinished shard makes a partial run that names how to finish it', async () => {
     const own = { config: configSchema.parse({ arms: ['skill'], concurrency: 8, agentBinary: '/opt/claude' }) };
     const folders = [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { ...own, status: 'interrupted' }), await shardFolder(3, ['c'])];
-    const r = await runCli(['merge', ...folders, '--transcripts', join(root, 'partial')], { cwd: root });
+    const r = await runInProcess(['merge', ...folders, '--transcripts', join(root, 'partial')], { cwd: root });
     expect(r.exitCode, r.stderr).toBe(130);
     expect(r.stdout).toContain(`shard 2/3 (${folders[1]}) is interrupted: a partial run; \`skillprobe run --resume ${folders[1]} --shard 2/3\` finishes it, then merge again`);
     const [merged] = readdirSync(join(root, 'partial'));
@@ -117,7 +117,7 @@ describe('merge refuses shards that are not one run, naming the difference', () 
     ['a config that differs', async () => [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { config: configSchema.parse({ arms: ['skill'], grading: { confidence: 0.9 } }) }), await shardFolder(3, ['c'])], /in config: grading\.confidence 0\.9 vs 0\.95/],
     ['a run that is not a shard', async () => [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { shard: undefined })], /is not a shard/],
   ])('%s: exit 2, one line per problem, nothing merged', async (_, folders, says) => {
-    const r = await runCli(['merge', ...(await folders()), '--transcripts', join(root, 'merged')], { cwd: root });
+    const r = await runInProcess(['merge', ...(await folders()), '--transcripts', join(root, 'merged')], { cwd: root });
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toMatch(says);
     expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -132,7 +132,7 @@ describe('merge refuses shards that are not one run, naming the difference', () 
     writeFileSync(join(root, 'secret.txt'), 'key\n');
     symlinkSync(join(root, 'secret.txt'), join(arm, '1.jsonl'));
     writeFileSync(join(arm, '1.meta.json'), '{}');
-    const r = await runCli(['merge', ...folders, '--transcripts', join(root, 'linked')], { cwd: root });
+    const r = await runInProcess(['merge', ...folders, '--transcripts', join(root, 'linked')], { cwd: root });
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/trials\/b\/skill\/1\.jsonl: a symlink inside a shard's trials, which merge does not follow/);
     expect(existsSync(join(root, 'linked')) ? readdirSync(join(root, 'linked')) : []).toEqual([]);
