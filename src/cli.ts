@@ -22,9 +22,10 @@ import { adapterFor, AGENT_IDS } from './agents/registry.js';
 import { loadProfile } from './sim/profile.js';
 import { startSimulator } from './sim/server.js';
 import { RunFolderError, StoreWriteError } from './run/store.js';
+import { EXIT } from './run/exit-codes.js';
 import type { Results, RunStatus } from './run/schema.js';
 import { nearestName, plural } from './util/text.js';
-import { EXIT, worstExitCode } from './verdict/verdict.js';
+import { worstExitCode } from './verdict/verdict.js';
 import { WorkspaceRootError } from './workspace/sealed.js';
 
 function int(name: string, min: number, max?: number) {

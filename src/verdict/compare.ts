@@ -17,7 +17,7 @@ import { wilsonInterval } from '../stats/wilson.js';
 import type { CaseChange, ChangeMethod, ComparedRun, Comparison, Drift, RateDifference, RoutingChange, RunToCompare } from './comparison.js';
 import { plural, pValueText } from '../util/text.js';
 import { COMPARE_DEFAULTS, type CompareOptions } from './compare-defaults.js';
-import { EXIT } from './verdict.js';
+import { EXIT } from '../run/exit-codes.js';
 
 
 interface Tested {
