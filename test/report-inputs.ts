@@ -1,7 +1,6 @@
-import { NOTHING_TO_SCORE } from '../src/grade/outcome.js';
 import { configSchema, type DecisionMode } from '../src/run/config-schema.js';
 import type { ReportInput } from '../src/report/reporter.js';
-import type { CaseVerdict, DecisionParams, GradableCase, Rate, RunManifest, SprtParams, TrialOutcome } from '../src/run/schema.js';
+import { NOTHING_TO_SCORE, type CaseVerdict, type DecisionParams, type GradableCase, type Rate, type RunManifest, type SprtParams, type TrialOutcome } from '../src/run/schema.js';
 import { buildDesign } from '../src/stats/case-design.js';
 import type { CaseChange, Comparison, ComparedRun, SuiteChange } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { explainOutcome } from '../grade/explain.js';
+import { explainOutcome } from './explain.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { advice, agentRefusalFixes } from './advice.js';
 import { fmt } from './format.js';
@@ -14,6 +14,7 @@ import {
   caseFacts,
   designText,
   estimateText,
+  exclusionText,
   METHOD_NAME,
   movedText,
   SUITE_METHOD,
@@ -161,7 +162,7 @@ function trialEvidence(o: TrialOutcome, explanation: string, runDir: string): st
     ...failedChecks.map((k) => `plan check failed: ${k.check}${k.detail ? `: ${k.detail}` : ''}`),
     ...(failedChecks.length ? (o.plan?.plans ?? []).map((p) => `planned: ${p}`) : []),
     ...(o.status === 'ok' ? [] : [`status: ${o.status}${o.statusDetail ? `: ${o.statusDetail}` : ''}`]),
-    ...(o.excludedBecause ? [`left out because: ${o.excludedBecause}`] : []),
+    ...(o.excludedBecause ? [`left out because: ${exclusionText(o.excludedBecause)}`] : []),
     `transcript: ${join(runDir, transcriptPath(o))}`,
   ].join('\n');
 }

@@ -1,12 +1,11 @@
 import pc from 'picocolors';
-import { NONE, NOTHING_TO_SCORE } from '../grade/outcome.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { advice, agentRefusalFixes } from './advice.js';
 import { comparisonText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
 import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
-import { transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
+import { NONE, NOTHING_TO_SCORE, transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
 import {
   ADJUSTED_MARK,
   AGENT_MATRIX_NOTE,

@@ -1,4 +1,3 @@
-import { NONE } from '../../grade/outcome.js';
 import { fmt, interval, usd } from '../format.js';
 import type { ReportInput } from '../reporter.js';
 import { differenceWhisker, passKChart, rateWhisker } from './charts.js';
@@ -24,7 +23,7 @@ import {
 import { advice, agentRefusalFixes } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
 import { caseDesign } from '../../stats/case-design.js';
-import { VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
+import { NONE, VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
 
 const percent = (confidence: number) => `${Math.round(confidence * 100)}%`;
 

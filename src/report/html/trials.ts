@@ -1,14 +1,14 @@
 import { adapterFor } from '../../agents/registry.js';
-import { NOTHING_TO_SCORE } from '../../grade/outcome.js';
 import { divergence, toolCallSteps, type Divergence } from '../divergence.js';
 import { fmt, usd } from '../format.js';
 import type { Tone } from './charts.js';
 import type { ReportInput } from '../reporter.js';
+import { exclusionText } from '../wording.js';
 import { html, join, type Html } from './markup.js';
 import { anchor, section, verdictBadge } from './parts.js';
 import { transcriptView } from './transcript.js';
 import { ARMS, type Arm } from '../../run/config-schema.js';
-import { transcriptPath, trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../../run/schema.js';
+import { NOTHING_TO_SCORE, transcriptPath, trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../../run/schema.js';
 
 /**
  * How many trials of one case and arm are embedded with their transcripts: a big run stays a page a browser opens
@@ -80,7 +80,7 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
   const passedChecks = checks.filter((k) => k.pass).length;
   const facts = [
     html`<li>status <b>${o.status}</b>${o.statusDetail ? ` — ${o.statusDetail}` : ''}</li>`,
-    o.excludedBecause ? html`<li>not scored: <b>${o.excludedBecause}</b></li>` : '',
+    o.excludedBecause ? html`<li>not scored: <b>${exclusionText(o.excludedBecause)}</b></li>` : '',
     html`<li>routed to <b>${o.firedColumn}</b> (${o.fired})</li>`,
     o.readOnly ? html`<li>fired only by reading SKILL.md</li>` : '',
     o.flags.clarifying ? html`<li>asked a clarifying question</li>` : '',
