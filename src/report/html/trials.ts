@@ -1,4 +1,3 @@
-import { adapterFor } from '../../agents/registry.js';
 import { divergence, toolCallSteps, type Divergence } from '../divergence.js';
 import { fmt, usd } from '../format.js';
 import type { Tone } from './charts.js';
@@ -100,7 +99,7 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
         (k) => html`<li class="${k.pass ? 'ok' : 'bad'}"><span class="mark">${k.pass ? '✓' : '✗'}</span>${k.check}${k.detail ? html`<span class="detail">${k.detail}</span>` : ''}</li>`,
       )}</ul>${o.plan.plans.length ? html`<p class="note">planned calls found (marked in the transcript):</p><ol class="plans">${o.plan.plans.map((p) => html`<li><code>${p}</code></li>`)}</ol>` : ''}`
     : '';
-  const evidence = { firings: new Map(o.firings.map((f) => [f.callId, f])), plans: new Set(o.plan?.plans ?? []), command: c?.command, echoPrefix: adapterFor(input.manifest.agent.id, 'run.json').grading.readEchoPrefix, family: input.manifest.family };
+  const evidence = { firings: new Map(o.firings.map((f) => [f.callId, f])), plans: new Set(o.plan?.plans ?? []), command: c?.command, echoPrefix: input.agentNotes.readEchoPrefix, family: input.manifest.family };
   const body = transcript ? html`<h4>Transcript</h4>${transcriptView(transcript, evidence)}` : html`<p class="note">The transcript was not loaded into this page; it is at <code>${file}</code>.</p>`;
   const summary = html`<span class="trial-n">#${o.n}</span><span class="verdict tone-${resultTone(o)}"${scoredInAblation(o) ? html` title="${ABLATION_CONTEXT}"` : ''}>${resultWord(o)}</span><span>${o.status}</span><span class="muted">${firedText(o)}</span>${o.plan ? html`<span class="muted">plan ${passedChecks}/${checks.length}</span>` : ''}`;
   return html`<details class="trial tone-${resultTone(o)}" data-trial="${trialKey(o)}"><summary>${summary}</summary><div class="trial-body"><ul class="facts-list">${facts}</ul>${firings}${plan}${body}</div></details>`;
