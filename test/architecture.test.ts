@@ -27,7 +27,7 @@ const ASSEMBLY = ORDER.slice(ORDER.indexOf('schema'));
  * groups) is the run folder's vocabulary, in `run`.
  */
 const ALLOWED_INTO_GRADE: Record<string, string> = {
-  'report/html/transcript.ts -> grade/plan.ts': "the transcript view marks the planned calls the grader found, in the grader's own canonical form",
+  'report/html/transcript.ts -> grade/plan.ts': "the transcript view marks the grader's planned calls, in the grader's canonical form",
 };
 
 const stage = (file: string) => file.split('/')[0]!;

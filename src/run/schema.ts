@@ -271,7 +271,13 @@ export const trialStatusSchema = z.enum(TRIAL_STATUSES);
 export type TrialStatus = z.output<typeof trialStatusSchema>;
 
 /** Statuses that carry no evidence about the skill: left out of n, reported, never scored as "did not trigger". */
-const NO_EVIDENCE_STATUSES = ['infra_error', 'isolation_error', 'agent_error', 'killed', 'output_too_large'] as const satisfies readonly TrialStatus[];
+const NO_EVIDENCE_STATUSES = [
+  'infra_error',
+  'isolation_error',
+  'agent_error',
+  'killed',
+  'output_too_large',
+] as const satisfies readonly TrialStatus[];
 export const NO_EVIDENCE: ReadonlySet<TrialStatus> = new Set(NO_EVIDENCE_STATUSES);
 
 /** Stops under the budget given (time, turns, money) after the model acted: failures unless `budgetStops: exclude`. */
