@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { main } from './cli/main.js';
-import { EXIT } from './verdict/verdict.js';
+import { EXIT } from './run/exit-codes.js';
 
 // A reader that went away (`skillprobe run | head`) stops what is printed, never the command.
 let outputLost = false;

@@ -18,6 +18,18 @@ const ALLOWED_UPSTREAM: Record<string, string> = {
   'trials/stored-case.ts -> stats/case-design.ts': 'a case carries its design, built once before any trial, so every stage replays the same boundaries',
 };
 
+/** The folders that put the stages together: they call any stage, grading included. */
+const ASSEMBLY = ORDER.slice(ORDER.indexOf('schema'));
+
+/**
+ * The stages' imports of grading, each with its reason; at most two, counted as madge sees them (`import type`
+ * included). What the stages share with grading (the fired-column literals, the exclusion reasons, the status
+ * groups) is the run folder's vocabulary, in `run`.
+ */
+const ALLOWED_INTO_GRADE: Record<string, string> = {
+  'report/html/transcript.ts -> grade/plan.ts': "the transcript view marks the grader's planned calls, in the grader's canonical form",
+};
+
 const stage = (file: string) => file.split('/')[0]!;
 
 describe('architecture: the data path has no cycles and no import runs upstream', () => {
@@ -43,6 +55,18 @@ describe('architecture: the data path has no cycles and no import runs upstream'
       .filter(([f]) => stage(f) === 'run')
       .flatMap(([f, deps]) => deps.filter((d) => stage(d) !== 'run' && stage(d) !== 'util').map((d) => `${f} -> ${d}`));
     expect(outside).toEqual([]);
+  });
+
+  const imports = () => Object.entries(graph).flatMap(([f, deps]) => deps.map((d) => ({ from: f, to: d, edge: `${f} -> ${d}` })));
+
+  it('reporters know no agent: what they say of one (its refusal advice, its read echo) comes in their input', () => {
+    expect(imports().filter((i) => stage(i.from) === 'report' && stage(i.to) === 'agents').map((i) => i.edge)).toEqual([]);
+  });
+
+  it('the stages import grading only where listed with a reason', () => {
+    const intoGrade = imports().filter((i) => stage(i.to) === 'grade' && stage(i.from) !== 'grade' && !ASSEMBLY.includes(stage(i.from)));
+    expect(intoGrade.map((i) => i.edge).sort()).toEqual(Object.keys(ALLOWED_INTO_GRADE).sort());
+    expect(Object.keys(ALLOWED_INTO_GRADE).length).toBeLessThanOrEqual(2);
   });
 
   it('no import runs upstream, but for the ones listed with a reason', () => {

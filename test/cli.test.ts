@@ -4,7 +4,7 @@ import type { CliIo } from '../src/cli/command.js';
 import { exitCodeFor, type Ending } from '../src/cli/exit.js';
 import { optionFor, toggle, valued, text } from '../src/cli/flags.js';
 import { COMMANDS } from '../src/cli/registry.js';
-import { EXIT } from '../src/verdict/verdict.js';
+import { EXIT } from '../src/run/exit-codes.js';
 import { cleanup, makeProject, baseProject, runInProcess } from './helpers.js';
 
 class Lines extends Writable {

@@ -1,12 +1,13 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { agentNotes } from '../src/commands/reports.js';
 import { costBreakdown } from '../src/report/cost.js';
 import { REPORTERS } from '../src/report/registry.js';
 import { syntheticRun } from './run-fixtures.js';
 
 // a: 18 of 20 pass (INCONCLUSIVE at p0 0.9 with 20 fixed trials), b: 2 of 10 (FAIL), c: 30 of 30 (PASS); each trial $0.01, 500 ms.
 const run = syntheticRun({ a: { passes: 18, n: 20 }, b: { passes: 2, n: 10 }, c: { passes: 30, n: 30 } });
-const input = { manifest: run.manifest, results: run.results, runDir: 'runs/r1' };
+const input = { manifest: run.manifest, results: run.results, runDir: 'runs/r1', agentNotes: agentNotes(run.manifest) };
 
 describe('cost: in all, per case, per verdict', () => {
   it('sums the reported costs and the trials\' own wall times', () => {

@@ -2,7 +2,7 @@ import { PassThrough } from 'node:stream';
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { explainOutcome } from '../src/grade/explain.js';
+import { explainOutcome } from '../src/report/explain.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import type { Arm } from '../src/run/config-schema.js';
 import { createProgress, fit, startLine } from '../src/runner/progress.js';

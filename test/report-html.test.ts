@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { readTranscripts } from '../src/commands/reports.js';
+import { agentNotes, readTranscripts } from '../src/commands/reports.js';
 import { advice } from '../src/report/advice.js';
 import { caseFacts } from '../src/report/wording.js';
 import { gradeStored } from '../src/grade/stored.js';
@@ -90,7 +90,7 @@ async function handMadeRun(root: string): Promise<ReportInput> {
   }
   const { outcomes, damaged } = await gradeStored(store, manifest);
   const results = buildResults(manifest, outcomes, damaged, new Date('2026-11-30T00:01:00.000Z'));
-  return { manifest, results, runDir: store.dir, transcripts: await readTranscripts(store, manifest, results.outcomes) };
+  return { manifest, results, runDir: store.dir, agentNotes: agentNotes(manifest), transcripts: await readTranscripts(store, manifest, results.outcomes) };
 }
 
 const rate = (successes: number, n: number) => wilsonInterval(successes, n);

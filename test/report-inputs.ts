@@ -1,7 +1,7 @@
-import { NOTHING_TO_SCORE } from '../src/grade/outcome.js';
+import { agentNotes } from '../src/commands/reports.js';
 import { configSchema, type DecisionMode } from '../src/run/config-schema.js';
 import type { ReportInput } from '../src/report/reporter.js';
-import type { CaseVerdict, DecisionParams, GradableCase, Rate, RunManifest, SprtParams, TrialOutcome } from '../src/run/schema.js';
+import { NOTHING_TO_SCORE, type CaseVerdict, type DecisionParams, type GradableCase, type Rate, type RunManifest, type SprtParams, type TrialOutcome } from '../src/run/schema.js';
 import { buildDesign } from '../src/stats/case-design.js';
 import type { CaseChange, Comparison, ComparedRun, SuiteChange } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
@@ -68,7 +68,7 @@ const NOW = new Date('2026-12-01T00:00:00.000Z');
 /** The run above, as every reporter receives it; `over` changes the manifest (a simulator, other cases). */
 export function reportInput(over: Partial<RunManifest> = {}, outcomes: TrialOutcome[] = OUTCOMES): ReportInput {
   const manifest = handMadeManifest(CASES, outcomes.length, { config: configSchema.parse({ arms: ['skill', 'ablation'] }), ...over });
-  return { manifest, results: buildResults(manifest, outcomes, [], NOW), runDir: RUN_DIR };
+  return { manifest, results: buildResults(manifest, outcomes, [], NOW), runDir: RUN_DIR, agentNotes: agentNotes(manifest) };
 }
 
 type SequentialMode = Exclude<DecisionMode, 'fixed'>;

@@ -1,6 +1,7 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { renderCaseHistory, renderHistory, type HistoryRow } from '../src/commands/history.js';
+import { agentNotes } from '../src/commands/reports.js';
 import { planComparison, renderComparisonPlan } from '../src/commands/plan-compare.js';
 import { planSuite, renderPlan } from '../src/commands/plan.js';
 import { comparisonText } from '../src/report/compare-terminal.js';
@@ -55,7 +56,7 @@ function longInput(agent = { id: 'claude-code', binary: 'claude', cliVersion: '2
   const manifest = handMadeManifest(CASES_LONG, OUTCOMES_LONG.length, over);
   const results = buildResults(manifest, OUTCOMES_LONG, [], new Date('2026-12-01T10:00:00.000Z'));
   results.run.agent = { id: agent.id, cliVersion: agent.cliVersion };
-  return { manifest, results, runDir: RUN_DIR };
+  return { manifest, results, runDir: RUN_DIR, agentNotes: agentNotes(manifest) };
 }
 
 const plain = (text: string) => text.split('\n').map((l) => l.replace(/\u001b\[[0-9;]*m/g, ''));

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { buildResults } from '../src/verdict/results.js';
+import { agentNotes } from '../src/commands/reports.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { advice } from '../src/report/advice.js';
 import { jsonReporter } from '../src/report/json.js';
@@ -20,7 +21,7 @@ const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: fals
 const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
 const FAMILY = ATL_FAMILY;
 
-const render = (manifest: RunManifest, results: Results) => terminalReporter(true).render({ manifest, results, runDir: 'runs/r1' });
+const render = (manifest: RunManifest, results: Results) => terminalReporter(true).render({ manifest, results, runDir: 'runs/r1', agentNotes: agentNotes(manifest) });
 const plain = (text: string) => stripVTControlCharacters(text);
 const widest = (text: string) => Math.max(...plain(text).split('\n').map((l) => l.length));
 
@@ -263,7 +264,7 @@ describe('layout and empty sections', () => {
 describe('results.json carries the run essentials', () => {
   it('says the numbers are simulated, with the profile, agent, model and decision settings', () => {
     const { results } = demo();
-    const json = JSON.parse(jsonReporter.render({ manifest: {} as RunManifest, results, runDir: 'runs/r1' })) as Results;
+    const json = JSON.parse(jsonReporter.render({ manifest: {} as RunManifest, results, runDir: 'runs/r1', agentNotes: { refusalFixes: {} } })) as Results;
     expect(json.run).toMatchObject({
       agent: { id: 'claude-code', cliVersion: '2.1.197' },
       model: { requested: 'claude-sonnet-4-5', reported: 'claude-sonnet-4-5' },

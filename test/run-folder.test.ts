@@ -4,7 +4,8 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUN_FORMAT_VERSION, type Results } from '../src/run/schema.js';
 import { LOCK_FILE, lockRunFolder } from '../src/run/lock.js';
-import { effectiveStatus } from '../src/run/store.js';
+import { effectiveStatus, readResultsSync } from '../src/run/store.js';
+import { explainOutcome } from '../src/report/explain.js';
 import { cleanup, runInProcess } from './helpers.js';
 import { fakeRun, handMadeManifest } from './run-fixtures.js';
 
@@ -182,6 +183,22 @@ describe('damaged run folders: a one-line message, the intact trials graded, nev
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual(stored);
   }, 60_000);
+});
+
+describe('a results.json of format 2, as that skillprobe wrote it, still reads', () => {
+  const FORMAT_2 = join(import.meta.dirname, 'fixtures/run-format-2');
+  const reasons = (outcomes: readonly { excludedBecause?: string }[]) => [...new Set(outcomes.map((o) => o.excludedBecause))].sort();
+
+  it('a reason stored as a sentence reads as its code, and is worded as before', () => {
+    const stored = JSON.parse(readFileSync(join(FORMAT_2, 'results.json'), 'utf8')) as Results;
+    expect(stored.version).toBe(2);
+    expect(reasons(stored.outcomes)).toEqual(['infra_error', 'nothing to score without the skill', undefined]);
+    const read = readResultsSync(FORMAT_2);
+    if (!read.ok) throw new Error(read.problem);
+    expect(reasons(read.value.outcomes)).toEqual(['infra_error', 'nothing_to_score', undefined]);
+    const unscored = read.value.outcomes.find((o) => o.excludedBecause === 'nothing_to_score')!;
+    expect(explainOutcome(unscored, { expect: 'atl-jira', exclusive: false })).toBe('not scored: nothing to score without the skill');
+  });
 });
 
 describe('a run whose writer is gone reads as interrupted', () => {

@@ -3,12 +3,10 @@ import { InputError } from '../load/input-error.js';
 import { RunFolderError, StoreWriteError } from '../run/store.js';
 import type { Results, RunStatus } from '../run/schema.js';
 import { plural } from '../util/text.js';
-import { EXIT, worstExitCode } from '../verdict/verdict.js';
+import { EXIT, STOPPED_EXIT } from '../run/exit-codes.js';
+import { worstExitCode } from '../verdict/verdict.js';
 import { WorkspaceRootError } from '../workspace/sealed.js';
 import type { CliIo } from './command.js';
-
-/** A run that stopped short exits as such, never with verdicts that look final. */
-const STOPPED_EXIT: Partial<Record<RunStatus, number>> = { interrupted: EXIT.interrupted, cost_capped: EXIT.costCapped, failed: EXIT.internal };
 
 /** How a command that judged something ended: what its exit code is made of. */
 export interface Ending {

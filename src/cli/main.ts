@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { HARNESS_VERSION } from '../runner/execute.js';
 import { nearestName } from '../util/text.js';
-import { EXIT } from '../verdict/verdict.js';
+import { EXIT } from '../run/exit-codes.js';
 import type { CliIo } from './command.js';
 import { exitCodeForError } from './exit.js';
 import { COMMANDS } from './registry.js';

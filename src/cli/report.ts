@@ -1,7 +1,7 @@
 import { loadResults } from '../commands/grade.js';
 import { chooseReporters, reportRun } from '../commands/reports.js';
 import { reportStoredAgents } from '../commands/run-agents.js';
-import { EXIT } from '../verdict/verdict.js';
+import { EXIT } from '../run/exit-codes.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { reporterFlags, REPORTERS_HELP } from './flags.js';

@@ -4,7 +4,7 @@ import type { BaselineFlags } from '../commands/run-baseline.js';
 import { InputError } from '../load/input-error.js';
 import { ARMS, DECISION_MODES } from '../run/config-schema.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
-import { EXIT } from '../verdict/verdict.js';
+import { EXIT } from '../run/exit-codes.js';
 import { caseSelection } from './suite-flags.js';
 import { agentList, armList, choice, CONFIG_FLAGS, fraction, int, positive, probability, reporterFlags, SELECTION_FLAGS, shard, SUITE_FLAGS, text, toggle, valued, type FlagValues } from './flags.js';
 

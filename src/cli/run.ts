@@ -5,7 +5,7 @@ import { agentsToResume, readAgentsRecord, runAgents, runAndGrade } from '../com
 import { InputError } from '../load/input-error.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { plural } from '../util/text.js';
-import { EXIT } from '../verdict/verdict.js';
+import { EXIT } from '../run/exit-codes.js';
 import { defineCommand, type CliIo } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { REPORTERS_HELP } from './flags.js';

@@ -15,7 +15,7 @@ import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
 import { InputError, type InputProblem } from '../load/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
 import { DEFAULT_PROFILE_FILE, profileReferenceProblems, readProfile } from '../sim/profile.js';
-import { EXIT } from '../verdict/verdict.js';
+import { EXIT } from '../run/exit-codes.js';
 import { skillFolders } from '../load/family.js';
 
 export interface LintOptions {

@@ -3,11 +3,12 @@ import { dirname, resolve } from 'node:path';
 import pMap from 'p-map';
 import writeFileAtomic from 'write-file-atomic';
 import { InvalidArgumentError } from 'commander';
+import { adapterFor } from '../agents/registry.js';
 import { readStoredTranscript } from '../grade/stored.js';
 import { ProblemList } from '../load/input-error.js';
 import { unwritableFolder, wrongEntry } from '../load/paths.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
-import type { Reporter, ReportInput } from '../report/reporter.js';
+import type { AgentNotes, Reporter, ReportInput } from '../report/reporter.js';
 import { trialKey, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import type { RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
@@ -140,9 +141,23 @@ export async function writeReports(choices: readonly ReporterChoice[], render: (
   return { failed };
 }
 
-/** Every report of one run, with the transcripts loaded first when a chosen reporter shows them. */
-export async function reportRun(choices: readonly ReporterChoice[], input: ReportInput, store: RunStore, io: ReportIo): Promise<{ failed: string[] }> {
-  const transcripts = needsTranscripts(choices) ? await readTranscripts(store, input.manifest, input.results.outcomes) : undefined;
-  const full = transcripts ? { ...input, transcripts } : input;
-  return writeReports(choices, (r) => r.render(full), io);
+/** What reports say of the agent that ran: its adapter's, by the id run.json records. */
+export function agentNotes(manifest: Pick<RunManifest, 'agent'>): AgentNotes {
+  const adapter = adapterFor(manifest.agent.id, 'run.json');
+  return { refusalFixes: adapter.refusalFixes ?? {}, readEchoPrefix: adapter.grading.readEchoPrefix };
+}
+
+/**
+ * Every report of one run, with what they need of its agent, and with the transcripts loaded first when a chosen
+ * reporter shows them.
+ */
+export async function reportRun(
+  choices: readonly ReporterChoice[],
+  run: Omit<ReportInput, 'agentNotes' | 'transcripts'>,
+  store: RunStore,
+  io: ReportIo,
+): Promise<{ failed: string[] }> {
+  const transcripts = needsTranscripts(choices) ? await readTranscripts(store, run.manifest, run.results.outcomes) : undefined;
+  const input: ReportInput = { ...run, agentNotes: agentNotes(run.manifest), ...(transcripts ? { transcripts } : {}) };
+  return writeReports(choices, (r) => r.render(input), io);
 }

@@ -12,7 +12,7 @@ import { newRunId, readAgentRuns, RunFolderError, RunStore, writeAgentRuns } fro
 import { loadResults } from './grade.js';
 import { agentMatrix } from '../verdict/agent-matrix.js';
 import { buildResults } from '../verdict/results.js';
-import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
+import { agentNotes, writeReports, type ReporterChoice, type ReportIo } from './reports.js';
 import { describeRunDir, type LoadedSuite, type RunOptions } from './run.js';
 
 export interface FinishedRun {
@@ -166,7 +166,7 @@ function missingAgents(record: AgentRuns, runs: readonly FinishedRun[]): Missing
 function reportAgents(dir: string, runs: readonly FinishedRun[], missing: MissingAgent[], reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ failed: string[] }> {
   const input = {
     runDir: describeRunDir({ dir }),
-    runs: runs.map((r) => ({ manifest: r.manifest, results: r.results, runDir: describeRunDir(r.store) })),
+    runs: runs.map((r) => ({ manifest: r.manifest, results: r.results, runDir: describeRunDir(r.store), agentNotes: agentNotes(r.manifest) })),
     matrix: agentMatrix(runs.map((r) => r.results)),
     missing,
   };

@@ -2,15 +2,23 @@ import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
 import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../transcript/types.js';
 import { extractPlans, gradePlans } from './plan.js';
-import { BUDGET_STOPS, NO_EVIDENCE, trialStatus } from './status.js';
+import { trialStatus } from './status.js';
 import { firings } from './trigger.js';
-import type { FamilyMember, FiredCategory, Firing, GradableCase, TrialMeta, TrialOutcome } from '../run/schema.js';
-
-export const NONE = 'none';
-export const MULTIPLE = 'multiple';
-export const OTHER = 'other';
-/** Why an ablation trial is not scored: without the skill only plan checks can be. */
-export const NOTHING_TO_SCORE = 'nothing to score without the skill';
+import {
+  BUDGET_STOPS,
+  MULTIPLE,
+  NO_EVIDENCE,
+  NONE,
+  NOTHING_TO_SCORE,
+  OTHER,
+  type ExclusionReason,
+  type FamilyMember,
+  type FiredCategory,
+  type Firing,
+  type GradableCase,
+  type TrialMeta,
+  type TrialOutcome,
+} from '../run/schema.js';
 
 export interface GradeOptions {
   family: FamilyMember[];
@@ -82,9 +90,9 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   if (arm === 'ablation' && family.some((f) => f.status === 'loaded' || (f.via === 'read' && !failed.has(f.callId)))) {
     return { ...out, status: 'isolation_error', statusDetail: 'a family skill loaded in the ablation arm', excludedBecause: 'isolation_error' };
   }
-  if (NO_EVIDENCE.has(verdict.status)) return { ...out, excludedBecause: verdict.status };
-  if (BUDGET_STOPS.has(verdict.status) && !opts.budgetStopsFail) {
-    return { ...out, excludedBecause: verdict.status };
+  // A status without evidence, or a budget stop left out, is itself the reason (never `ok`: an exclusion reason).
+  if (NO_EVIDENCE.has(verdict.status) || (BUDGET_STOPS.has(verdict.status) && !opts.budgetStopsFail)) {
+    return { ...out, excludedBecause: verdict.status as ExclusionReason };
   }
 
   const init = t.events.find((e): e is InitEvent => e.kind === 'init');

@@ -3,12 +3,6 @@ import type { Arm } from '../run/config-schema.js';
 import type { ErrorEvent, InitEvent, ResultEvent, Transcript } from '../transcript/types.js';
 import type { TrialMeta, TrialStatus } from '../run/schema.js';
 
-/** Statuses that carry no evidence about the skill: left out of n, reported, never scored as "did not trigger". */
-export const NO_EVIDENCE: ReadonlySet<TrialStatus> = new Set(['infra_error', 'isolation_error', 'agent_error', 'killed', 'output_too_large']);
-
-/** Stops under the budget given (time, turns, money) after the model acted: failures unless `budgetStops: exclude`. */
-export const BUDGET_STOPS: ReadonlySet<TrialStatus> = new Set(['timeout', 'max_turns', 'max_budget']);
-
 export interface IsolationContext {
   arm: Arm;
   /** Folder names of the family installed in the skill arm. */

@@ -1,6 +1,5 @@
-import { adapterFor } from '../agents/registry.js';
-import type { AgentAdapter } from '../agents/types.js';
-import type { CaseArmSummary, CaseVerdict, RefusedStatus, RunManifest, TrialCount } from '../run/schema.js';
+import type { CaseArmSummary, CaseVerdict, RefusedStatus, TrialCount } from '../run/schema.js';
+import type { RefusalFixes } from './reporter.js';
 import { noEvidence } from './wording.js';
 
 /** What to change per refusal, in any CLI's terms; an adapter names its own cause where it has one. */
@@ -11,14 +10,11 @@ const REFUSED_FIX: Record<RefusedStatus, (asked: string) => string> = {
   unknown: (asked) => `the model asked for a skill named "${asked}", which does not exist: make the description or frontmatter name the one the model reaches for`,
 };
 
-/** The refusal causes of the agent that ran: its adapter's, by the id run.json records. */
-export const agentRefusalFixes = (manifest: Pick<RunManifest, 'agent'>): AgentAdapter['refusalFixes'] => adapterFor(manifest.agent.id, 'run.json').refusalFixes;
-
 /**
  * One line on what to change in SKILL.md, for the biggest problem of a case (ties: the order below), and a trial
  * that shows it. Refused calls come first: until the skill can load, nothing else about it can be measured.
  */
-export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: AgentAdapter['refusalFixes'] = {}): { text: string; example?: number } {
+export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: RefusalFixes = {}): { text: string; example?: number } {
   const f = s.failures;
   const refused = f.refused.calls[0];
   if (refused) return { text: (agentFixes[refused.status] ?? REFUSED_FIX[refused.status])(refused.requested), example: f.refused.example };

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import { explainOutcome } from '../grade/explain.js';
-import type { AgentAdapter } from '../agents/types.js';
-import { advice, agentRefusalFixes } from './advice.js';
+import { explainOutcome } from './explain.js';
+import { advice } from './advice.js';
 import { fmt } from './format.js';
-import type { MissingAgent, ReportInput, Reporter } from './reporter.js';
+import type { MissingAgent, RefusalFixes, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
 import type { CaseChange, Comparison, ComparedRun } from '../verdict/comparison.js';
@@ -14,6 +13,7 @@ import {
   caseFacts,
   designText,
   estimateText,
+  exclusionText,
   METHOD_NAME,
   movedText,
   SUITE_METHOD,
@@ -161,7 +161,7 @@ function trialEvidence(o: TrialOutcome, explanation: string, runDir: string): st
     ...failedChecks.map((k) => `plan check failed: ${k.check}${k.detail ? `: ${k.detail}` : ''}`),
     ...(failedChecks.length ? (o.plan?.plans ?? []).map((p) => `planned: ${p}`) : []),
     ...(o.status === 'ok' ? [] : [`status: ${o.status}${o.statusDetail ? `: ${o.statusDetail}` : ''}`]),
-    ...(o.excludedBecause ? [`left out because: ${o.excludedBecause}`] : []),
+    ...(o.excludedBecause ? [`left out because: ${exclusionText(o.excludedBecause)}`] : []),
     `transcript: ${join(runDir, transcriptPath(o))}`,
   ].join('\n');
 }
@@ -178,7 +178,7 @@ function trialCase(o: TrialOutcome, def: GradableCase, verdict: CaseVerdict['ver
 const VERDICT_RESULT: Record<CaseVerdict['verdict'], Result> = { PASS: 'passed', FAIL: 'failure', INCONCLUSIVE: 'skipped', ERROR: 'skipped' };
 
 /** The case's decision as a test: its reason, the skill arm's numbers, and what the terminal report would say to change. */
-function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: AgentAdapter['refusalFixes'], simulated?: string): TestCase {
+function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: RefusalFixes, simulated?: string): TestCase {
   const fix = advice(s, v, fixes);
   // Stopped by its design: the rate adjusted for stopping early, beside the counts it comes from.
   const rate = v.estimate ? `${estimateText(v.estimate)}${ADJUSTED_MARK} (${s.rate.successes}/${s.rate.n})` : rateText(s.rate);
@@ -201,7 +201,7 @@ function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: A
  * A suite per case and arm; with several agents, each suite's name starts with its agent's and each test's class
  * names the agent, so CI views that key tests by class and name never merge two agents' trials.
  */
-function suitesOf({ manifest, results, runDir }: ReportInput, agent?: string): { counts: Counts; element: XmlElement }[] {
+function suitesOf({ manifest, results, runDir, agentNotes }: ReportInput, agent?: string): { counts: Counts; element: XmlElement }[] {
   const defs = new Map(manifest.cases.defs.map((d) => [d.id, d]));
   const verdicts = new Map(results.verdicts.map((v) => [v.caseId, v]));
   const timestamp = results.run.startedAt;
@@ -212,7 +212,7 @@ function suitesOf({ manifest, results, runDir }: ReportInput, agent?: string): {
     const def = defs.get(s.caseId)!;
     const v = verdicts.get(s.caseId)!;
     const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, v.verdict, runDir));
-    const verdictTest = () => verdictCase(v, s, runDir, agentRefusalFixes(manifest), simulated && `SIMULATED: ${simulated}`);
+    const verdictTest = () => verdictCase(v, s, runDir, agentNotes.refusalFixes, simulated && `SIMULATED: ${simulated}`);
     const cases = s.arm === 'skill' ? [...trials, verdictTest()] : trials;
     if (agent !== undefined) for (const c of cases) c.element.attributes = { ...c.element.attributes, classname: `skillprobe.${agent}.${s.caseId}` };
     // The verdict is taken on the skill arm: its suite also carries the design and the rate adjusted for stopping early.

@@ -1,9 +1,8 @@
 import { join } from 'node:path';
-import type { AgentAdapter } from '../agents/types.js';
-import { advice, agentRefusalFixes } from './advice.js';
+import { advice } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
 import { plural, usd } from './format.js';
-import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
+import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
 import { CHANGES, type Change, type Comparison, type ComparedRun } from '../verdict/comparison.js';
@@ -121,7 +120,7 @@ function verdictTable({ results }: ReportInput, skillRow: Map<string, CaseArmSum
 }
 
 /** What the terminal's case block says, folded away: the facts, what to change, and a trial that shows it. */
-function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: AgentAdapter['refusalFixes']): string {
+function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: RefusalFixes): string {
   const fix = advice(s, v, fixes);
   const design = designText(v);
   const items = [
@@ -161,7 +160,7 @@ function render(input: ReportInput): string {
   return fit([
     header(input),
     verdictTable(input, skillRow),
-    ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir, agentRefusalFixes(input.manifest))]),
+    ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir, input.agentNotes.refusalFixes)]),
     ...[costDetails(input)].filter((block) => block.length),
   ]);
 }

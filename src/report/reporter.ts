@@ -1,12 +1,23 @@
-import type { Results, RunManifest } from '../run/schema.js';
+import type { RefusedStatus, Results, RunManifest } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { AgentMatrix } from '../verdict/agent-matrix.js';
 import type { Comparison } from '../verdict/comparison.js';
+
+/** What to change per refused skill call, where an agent names a cause of its own (else the generic advice). */
+export type RefusalFixes = Partial<Record<RefusedStatus, (asked: string) => string>>;
+
+/** What reports need to know of the agent that ran: its adapter's, looked up by the command layer, so reporters know no agent. */
+export interface AgentNotes {
+  refusalFixes: RefusalFixes;
+  /** What its file-read tool prints before each line, which a model may copy into a planned call. */
+  readEchoPrefix?: RegExp;
+}
 
 /** What every reporter gets for one run: the manifest and the graded results, both read back from the run folder. */
 export interface ReportInput {
   manifest: RunManifest;
   results: Results;
+  agentNotes: AgentNotes;
   /** The run folder as the user named it (transcript paths in reports are relative to it). */
   runDir: string;
   /**

@@ -1,12 +1,10 @@
 import pc from 'picocolors';
-import { NONE, NOTHING_TO_SCORE } from '../grade/outcome.js';
-import type { AgentAdapter } from '../agents/types.js';
-import { advice, agentRefusalFixes } from './advice.js';
+import { advice } from './advice.js';
 import { comparisonText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
-import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
-import { transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
+import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
+import { NONE, NOTHING_TO_SCORE, transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
 import {
   ADJUSTED_MARK,
   AGENT_MATRIX_NOTE,
@@ -75,7 +73,7 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
   return lines;
 }
 
-function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: AgentAdapter['refusalFixes']): string[] {
+function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: RefusalFixes): string[] {
   const facts = caseFacts(s).map((f) => (f.alarm ? c.red(f.text) : f.text));
   const design = designText(v);
   if (design) facts.push(`design: ${design}`);
@@ -288,7 +286,7 @@ export function terminalReporter(colour: boolean): Reporter {
       const sections: string[][] = [
         header(input, c),
         verdictSection(results, skillRow, c),
-        blocks.length ? [paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')), ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c, agentRefusalFixes(input.manifest))])] : [],
+        blocks.length ? [paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')), ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c, input.agentNotes.refusalFixes)])] : [],
         skillRows.length ? caseSection(skillRows, c) : [],
         passKSection(skillRows, c),
         confusionSection(results, c),

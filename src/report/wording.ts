@@ -1,8 +1,19 @@
 import type { MissingAgent } from './reporter.js';
-import { NONE } from '../grade/outcome.js';
-import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { fmt, interval, plural } from './format.js';
-import { VERDICTS, type CaseArmSummary, type CaseVerdict, type Rate, type RefusedStatus, type RunFacts, type TrialStatus } from '../run/schema.js';
+import {
+  BUDGET_STOPS,
+  NO_EVIDENCE,
+  NONE,
+  NOTHING_TO_SCORE,
+  VERDICTS,
+  type CaseArmSummary,
+  type CaseVerdict,
+  type ExclusionReason,
+  type Rate,
+  type RefusedStatus,
+  type RunFacts,
+  type TrialStatus,
+} from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 import { SUITE_RATES, type ChangeMethod, type RateDifference, type SuiteChange, type SuiteRateName } from '../verdict/comparison.js';
@@ -48,6 +59,9 @@ function statusCounts(s: CaseArmSummary, which: (t: TrialStatus) => boolean): { 
 }
 export const budgetStops = (s: CaseArmSummary) => statusCounts(s, (t) => BUDGET_STOPS.has(t));
 export const noEvidence = (s: CaseArmSummary) => statusCounts(s, (t) => NO_EVIDENCE.has(t));
+
+/** Why a trial is not scored: a status that left it out is named as stored; an arm with nothing to score, in words. */
+export const exclusionText = (r: ExclusionReason): string => (r === NOTHING_TO_SCORE ? 'nothing to score without the skill' : r);
 
 /** Cases that get a block: every FAIL and INCONCLUSIVE, and any case with a skill call the agent refused. */
 export function needsBlock(v: CaseVerdict, s: CaseArmSummary | undefined): boolean {

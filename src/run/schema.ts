@@ -10,8 +10,11 @@ import { ARMS, configSchema, type Arm } from './config-schema.js';
  * without `version` was written before versioning (format 0) and is read with the defaults below; a folder
  * of a newer version than this harness knows is refused rather than guessed at.
  */
-/** Format 2 added the sequential design (mode `sequential`, stored boundaries, adjusted estimates). */
-export const RUN_FORMAT_VERSION = 2;
+/**
+ * Format 2 added the sequential design (mode `sequential`, stored boundaries, adjusted estimates); format 3 stores
+ * why a trial is not scored as a code (`nothing_to_score`), where format 2 stored a sentence (read as its code).
+ */
+export const RUN_FORMAT_VERSION = 3;
 
 // Stamped by the store on every write; absent in format 0.
 const version = z.number().int().min(0).optional();
@@ -267,6 +270,32 @@ export const TRIAL_STATUSES = ['ok', 'timeout', 'max_turns', 'max_budget', 'agen
 export const trialStatusSchema = z.enum(TRIAL_STATUSES);
 export type TrialStatus = z.output<typeof trialStatusSchema>;
 
+/** Statuses that carry no evidence about the skill: left out of n, reported, never scored as "did not trigger". */
+const NO_EVIDENCE_STATUSES = [
+  'infra_error',
+  'isolation_error',
+  'agent_error',
+  'killed',
+  'output_too_large',
+] as const satisfies readonly TrialStatus[];
+export const NO_EVIDENCE: ReadonlySet<TrialStatus> = new Set(NO_EVIDENCE_STATUSES);
+
+/** Stops under the budget given (time, turns, money) after the model acted: failures unless `budgetStops: exclude`. */
+const BUDGET_STOP_STATUSES = ['timeout', 'max_turns', 'max_budget'] as const satisfies readonly TrialStatus[];
+export const BUDGET_STOPS: ReadonlySet<TrialStatus> = new Set(BUDGET_STOP_STATUSES);
+
+/** Why an ablation trial is not scored: without the skill only plan checks can be. */
+export const NOTHING_TO_SCORE = 'nothing_to_score';
+
+/** Why a trial is not scored: the status that left it out, or an arm with nothing to score. Reporters word them. */
+export const EXCLUSION_REASONS = [...NO_EVIDENCE_STATUSES, ...BUDGET_STOP_STATUSES, NOTHING_TO_SCORE] as const;
+export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
+export const exclusionReasonSchema = z.union([
+  z.enum(EXCLUSION_REASONS),
+  // Format 2 and older stored this reason as the sentence reports showed.
+  z.literal('nothing to score without the skill').transform((): ExclusionReason => NOTHING_TO_SCORE),
+]);
+
 export const SKILL_LOAD_STATUSES = ['loaded', 'denied', 'unknown', 'invalid'] as const;
 export const skillLoadStatusSchema = z.enum(SKILL_LOAD_STATUSES);
 export type SkillLoadStatus = z.output<typeof skillLoadStatusSchema>;
@@ -293,6 +322,13 @@ export type PlanGrade = z.output<typeof planGradeSchema>;
 export const FIRED_CATEGORIES = ['expected', 'sibling', 'other', 'none'] as const;
 export type FiredCategory = (typeof FIRED_CATEGORIES)[number];
 
+/** No skill: a negative case's `expect`, and the confusion-matrix column of a trial where none fired. */
+export const NONE = 'none';
+/** The confusion-matrix column of a trial where more than one skill fired (names outside the family count as one). */
+export const MULTIPLE = 'multiple';
+/** The confusion-matrix column of a trial where only names outside the family fired. */
+export const OTHER = 'other';
+
 export const trialOutcomeSchema = z.object({
   caseId: z.string(),
   arm: armSchema,
@@ -301,7 +337,7 @@ export const trialOutcomeSchema = z.object({
   statusDetail: z.string().optional(),
   /** null: the trial carries no evidence (infra, isolation, crash) or nothing is scored in this arm. */
   passed: z.boolean().nullable(),
-  excludedBecause: z.string().optional(),
+  excludedBecause: exclusionReasonSchema.optional(),
   firings: z.array(firingSchema),
   /** The confusion-matrix column: a family member's folder name, `none`, `multiple` or `other`. */
   firedColumn: z.string(),

@@ -1,8 +1,8 @@
 import { killAllAgentGroups, listenToAgentGroups } from '../agents/spawn.js';
+import { EXIT } from '../run/exit-codes.js';
 import type { RunManifest } from '../run/schema.js';
 import type { RunStore } from '../run/store.js';
 import { plural } from '../util/text.js';
-import { EXIT } from '../verdict/verdict.js';
 import { recordAgentGroup } from '../workspace/owner.js';
 import type { WorkspacePool } from '../workspace/pool.js';
 import { sweepStaleWorkspaces } from '../workspace/reap.js';

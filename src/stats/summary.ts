@@ -1,10 +1,25 @@
 import type { Arm } from '../run/config-schema.js';
-import { MULTIPLE, NONE, OTHER } from '../grade/outcome.js';
-import { BUDGET_STOPS, NO_EVIDENCE } from '../grade/status.js';
 import { mcnemarExact, pairCounts, pairedDifference } from './mcnemar.js';
 import { passKTable } from './pass-k.js';
 import { wilsonInterval } from './wilson.js';
-import type { AblationRow, Aggregates, CaseArmSummary, ConfusionMatrix, FailureBreakdown, GradableCase, RefusedStatus, Summary, TrialCount, TrialOutcome, TrialStatus } from '../run/schema.js';
+import {
+  BUDGET_STOPS,
+  MULTIPLE,
+  NO_EVIDENCE,
+  NONE,
+  OTHER,
+  type AblationRow,
+  type Aggregates,
+  type CaseArmSummary,
+  type ConfusionMatrix,
+  type FailureBreakdown,
+  type GradableCase,
+  type RefusedStatus,
+  type Summary,
+  type TrialCount,
+  type TrialOutcome,
+  type TrialStatus,
+} from '../run/schema.js';
 
 const usable = (o: TrialOutcome) => !NO_EVIDENCE.has(o.status);
 

@@ -1,5 +1,4 @@
-import { NONE } from '../grade/outcome.js';
-import type { CaseArmSummary, Results, Verdict } from '../run/schema.js';
+import { NONE, type CaseArmSummary, type Results, type Verdict } from '../run/schema.js';
 
 /** One agent's result for one case: its verdict and how its trials routed. */
 export interface AgentCell {

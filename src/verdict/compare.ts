@@ -1,6 +1,5 @@
-import { NO_EVIDENCE } from '../grade/status.js';
 import { ARMS, type Arm } from '../run/config-schema.js';
-import type { CaseArmSummary, Rate, RunManifest, TrialOutcome } from '../run/schema.js';
+import { NO_EVIDENCE, type CaseArmSummary, type Rate, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import { boschlooTest } from '../stats/boschloo.js';
 import type { CombinedEvidence } from '../stats/combine-p-values.js';
 import { stagewiseEstimate } from '../stats/stagewise.js';
@@ -17,7 +16,7 @@ import { wilsonInterval } from '../stats/wilson.js';
 import type { CaseChange, ChangeMethod, ComparedRun, Comparison, Drift, RateDifference, RoutingChange, RunToCompare } from './comparison.js';
 import { plural, pValueText } from '../util/text.js';
 import { COMPARE_DEFAULTS, type CompareOptions } from './compare-defaults.js';
-import { EXIT } from './verdict.js';
+import { EXIT } from '../run/exit-codes.js';
 
 
 interface Tested {

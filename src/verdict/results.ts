@@ -1,6 +1,7 @@
 import { summarise } from '../stats/summary.js';
 import { RUN_FORMAT_VERSION, type DamagedTrial, type Results, type RunFacts, type RunManifest, type TrialOutcome } from '../run/schema.js';
-import { EXIT, exitCode, fixedVerdicts, sequentialVerdict } from './verdict.js';
+import { EXIT } from '../run/exit-codes.js';
+import { exitCode, fixedVerdicts, sequentialVerdict } from './verdict.js';
 
 export function runFacts(m: RunManifest, outcomes: readonly TrialOutcome[]): RunFacts {
   const costs = outcomes.map((o) => o.costUsd).filter((c): c is number => c !== undefined);

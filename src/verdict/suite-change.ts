@@ -1,6 +1,4 @@
-import { NONE } from '../grade/outcome.js';
-import { NO_EVIDENCE } from '../grade/status.js';
-import type { TrialOutcome } from '../run/schema.js';
+import { NO_EVIDENCE, NONE, type TrialOutcome } from '../run/schema.js';
 import { truncatedProduct, type CombinedEvidence } from '../stats/combine-p-values.js';
 import { stratifiedDifference, type Stratum } from '../stats/stratified-difference.js';
 import { familyFired } from '../stats/summary.js';

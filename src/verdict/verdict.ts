@@ -6,14 +6,8 @@ import { llrAt } from '../stats/sprt.js';
 import { stagewiseEstimate } from '../stats/stagewise.js';
 import { plural } from '../util/text.js';
 import type { InconclusivePolicy } from '../run/config-schema.js';
+import { EXIT } from '../run/exit-codes.js';
 import type { CaseVerdict, GradableCase, SprtParams, TrialOutcome, Verdict } from '../run/schema.js';
-
-/**
- * Exit codes. 0 all PASS, 1 any FAIL, 2 usage or input error, 3 INCONCLUSIVE (no FAIL, no ERROR), 4 ERROR (no FAIL),
- * 5 stopped at --max-cost (a partial run), 70 the harness itself failed, 130 interrupted. Damaged trial files in a run
- * folder are missing data: at least 4 unless a case FAILs.
- */
-export const EXIT = { pass: 0, fail: 1, usage: 2, inconclusive: 3, error: 4, costCapped: 5, internal: 70, interrupted: 130 } as const;
 
 function skillArm(outcomes: TrialOutcome[], caseId: string): TrialOutcome[] {
   return outcomes.filter((o) => o.caseId === caseId && o.arm === 'skill').sort((a, b) => a.n - b.n);

@@ -1,4 +1,3 @@
-import { NONE } from '../../grade/outcome.js';
 import { fmt, interval, usd } from '../format.js';
 import type { ReportInput } from '../reporter.js';
 import { differenceWhisker, passKChart, rateWhisker } from './charts.js';
@@ -21,10 +20,10 @@ import {
   rateNotes,
   SIMULATED_COST,
 } from '../wording.js';
-import { advice, agentRefusalFixes } from '../advice.js';
+import { advice } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
 import { caseDesign } from '../../stats/case-design.js';
-import { VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
+import { NONE, VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
 
 const percent = (confidence: number) => `${Math.round(confidence * 100)}%`;
 
@@ -62,7 +61,7 @@ ${banner}${status}${damaged}
 
 /** What the terminal's block says of a case that did not pass cleanly: why, one fact a line, and what to change. */
 function whatToChange(v: CaseVerdict, s: CaseArmSummary, input: ReportInput): Html {
-  const fix = advice(s, v, agentRefusalFixes(input.manifest));
+  const fix = advice(s, v, input.agentNotes.refusalFixes);
   const facts = caseFacts(s).map((f) => html`<li${f.alarm ? html` class="alarm"` : ''}>${prose(f.text)}</li>`);
   const example = fix.example === undefined ? '' : html`<div class="muted">example: <code>${inRunDir(input, { ...s, n: fix.example })}</code></div>`;
   return html`<ul class="cause">${facts}</ul><p class="fix">→ ${prose(fix.text)}</p>${example}`;

@@ -1,14 +1,13 @@
-import { adapterFor } from '../../agents/registry.js';
-import { NOTHING_TO_SCORE } from '../../grade/outcome.js';
 import { divergence, toolCallSteps, type Divergence } from '../divergence.js';
 import { fmt, usd } from '../format.js';
 import type { Tone } from './charts.js';
 import type { ReportInput } from '../reporter.js';
+import { exclusionText } from '../wording.js';
 import { html, join, type Html } from './markup.js';
 import { anchor, section, verdictBadge } from './parts.js';
 import { transcriptView } from './transcript.js';
 import { ARMS, type Arm } from '../../run/config-schema.js';
-import { transcriptPath, trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../../run/schema.js';
+import { NOTHING_TO_SCORE, transcriptPath, trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../../run/schema.js';
 
 /**
  * How many trials of one case and arm are embedded with their transcripts: a big run stays a page a browser opens
@@ -80,7 +79,7 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
   const passedChecks = checks.filter((k) => k.pass).length;
   const facts = [
     html`<li>status <b>${o.status}</b>${o.statusDetail ? ` — ${o.statusDetail}` : ''}</li>`,
-    o.excludedBecause ? html`<li>not scored: <b>${o.excludedBecause}</b></li>` : '',
+    o.excludedBecause ? html`<li>not scored: <b>${exclusionText(o.excludedBecause)}</b></li>` : '',
     html`<li>routed to <b>${o.firedColumn}</b> (${o.fired})</li>`,
     o.readOnly ? html`<li>fired only by reading SKILL.md</li>` : '',
     o.flags.clarifying ? html`<li>asked a clarifying question</li>` : '',
@@ -100,7 +99,7 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
         (k) => html`<li class="${k.pass ? 'ok' : 'bad'}"><span class="mark">${k.pass ? '✓' : '✗'}</span>${k.check}${k.detail ? html`<span class="detail">${k.detail}</span>` : ''}</li>`,
       )}</ul>${o.plan.plans.length ? html`<p class="note">planned calls found (marked in the transcript):</p><ol class="plans">${o.plan.plans.map((p) => html`<li><code>${p}</code></li>`)}</ol>` : ''}`
     : '';
-  const evidence = { firings: new Map(o.firings.map((f) => [f.callId, f])), plans: new Set(o.plan?.plans ?? []), command: c?.command, echoPrefix: adapterFor(input.manifest.agent.id, 'run.json').grading.readEchoPrefix, family: input.manifest.family };
+  const evidence = { firings: new Map(o.firings.map((f) => [f.callId, f])), plans: new Set(o.plan?.plans ?? []), command: c?.command, echoPrefix: input.agentNotes.readEchoPrefix, family: input.manifest.family };
   const body = transcript ? html`<h4>Transcript</h4>${transcriptView(transcript, evidence)}` : html`<p class="note">The transcript was not loaded into this page; it is at <code>${file}</code>.</p>`;
   const summary = html`<span class="trial-n">#${o.n}</span><span class="verdict tone-${resultTone(o)}"${scoredInAblation(o) ? html` title="${ABLATION_CONTEXT}"` : ''}>${resultWord(o)}</span><span>${o.status}</span><span class="muted">${firedText(o)}</span>${o.plan ? html`<span class="muted">plan ${passedChecks}/${checks.length}</span>` : ''}`;
   return html`<details class="trial tone-${resultTone(o)}" data-trial="${trialKey(o)}"><summary>${summary}</summary><div class="trial-body"><ul class="facts-list">${facts}</ul>${firings}${plan}${body}</div></details>`;

@@ -1,6 +1,5 @@
-import { NONE } from './outcome.js';
-import { BUDGET_STOPS } from './status.js';
-import type { GradableCase, TrialOutcome } from '../run/schema.js';
+import { BUDGET_STOPS, NONE, type GradableCase, type TrialOutcome } from '../run/schema.js';
+import { exclusionText } from './wording.js';
 
 /** Why a scored trial failed, in a few words: what a progress line or a report cell says. */
 function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>): string {
@@ -24,5 +23,5 @@ export function explainOutcome(o: TrialOutcome, c: Pick<GradableCase, 'expect' |
   const arm = o.arm === 'ablation' ? ' without the skill' : '';
   if (o.passed === true) return o.readOnly ? 'pass (read-only)' : `pass${arm}`;
   if (o.passed === false) return `fail${arm}: ${failure(o, c)}`;
-  return `not scored: ${o.excludedBecause ?? o.status}${o.statusDetail ? ` (${o.statusDetail})` : ''}`;
+  return `not scored: ${o.excludedBecause ? exclusionText(o.excludedBecause) : o.status}${o.statusDetail ? ` (${o.statusDetail})` : ''}`;
 }
