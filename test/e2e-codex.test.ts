@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,107 +9,18 @@ import { parseCodexStream } from '../src/agents/codex/parse.js';
 import type { TrialRecord } from '../src/runner/trial.js';
 import { baseProject, cleanup, makeProject, processesUnder, runCli, skillMd, spyBinary, testEnv, writeFiles } from './helpers.js';
 import { runTrials } from './trial-runner.js';
-import { describeStalledTrial, leftBehind, of, onlyRun, resultsOf, scenarioRun, storedTrial } from './e2e-scenarios.js';
+import { of, onlyRun, resultsOf, storedTrial } from './e2e-scenarios.js';
 
 /**
- * The real pinned Codex CLI against skillprobe's simulator, one case per scenario, all in one run. Every assertion
- * reads the stored transcript and meta, as a regrade would.
+ * What only Codex has to prove, through its real pinned CLI against skillprobe's simulator: its isolation and its
+ * sandbox. The scenarios every agent shares are in agent-conformance.test.ts.
  */
-const AGENT = 'agent: codex\nmodel: sim-model\n';
-const CONFIG = `${AGENT}retries:\n  cli: 1\n`;
+const CONFIG = 'agent: codex\nmodel: sim-model\nretries:\n  cli: 1\n';
 /** A deadline no normal trial comes near, even on a loaded machine (a Codex trial takes about 0.5 s here). */
 const NORMAL_DEADLINE_S = 120;
-/** The stall scenario's own deadline: long enough for the CLI to start and reach the stall on a busy machine. */
-const STALL_DEADLINE_S = 15;
 
 const trial = (dir: string, caseId: string, arm = 'skill', n = 1, suffix = '') => storedTrial(parseCodexStream, dir, caseId, arm, n, suffix);
 const results = resultsOf;
-
-describe('end to end: real Codex CLI against the simulator', () => {
-  let project: string;
-  let workdir: string;
-  let runDir: string;
-  let exitCode: number | undefined;
-
-  beforeAll(async () => {
-    let stderr: string;
-    ({ project, workdir, runDir, exitCode, stderr } = await scenarioRun('e2e-codex', CONFIG, NORMAL_DEADLINE_S));
-    expect(stderr).not.toMatch(/at .*\.js:\d+/);
-  }, 240_000);
-
-  afterAll(() => cleanup(project, workdir));
-
-  it('completes, naming the agent and the CLI version', () => {
-    expect(exitCode).not.toBe(2);
-    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
-    expect(manifest).toMatchObject({ status: 'completed', agent: { id: 'codex', cliVersion: '0.169.0' }, model: 'sim-model', trials: { planned: 6, finished: 6 } });
-  });
-
-  it('a skill fires: the shell read shows the planted secret, the plan comes from the model', () => {
-    const { t, meta } = trial(runDir, 'fires');
-    expect(meta.exitCode).toBe(0);
-    expect(Object.keys(meta.evidence?.skillNonces ?? {}).sort()).toEqual(['alpha', 'alpha-beta']);
-    expect(of(t, 'tool_call').filter((c) => c.intent === 'skill').map((c) => c.skill)).toEqual(['alpha']);
-    expect(of(t, 'skill_load')[0]).toMatchObject({ name: 'alpha', status: 'loaded' });
-    expect(of(t, 'skill_load')[0]!.path).toMatch(/\/ws\/\.agents\/skills\/alpha$/);
-    expect(of(t, 'text').at(-1)!.text).toContain('alpha create --name demo');
-    expect(of(t, 'result')[0]!.status).toBe('success');
-    expect(results(runDir).outcomes.find((o) => o.caseId === 'fires')).toMatchObject({ status: 'ok', fired: 'expected', passed: true });
-  });
-
-  it('nothing fires: a plain answer and no command', () => {
-    const { t } = trial(runDir, 'quiet');
-    expect(of(t, 'tool_call')).toEqual([]);
-    expect(of(t, 'text').map((e) => e.text)).toEqual(['Just an answer.']);
-    expect(results(runDir).outcomes.find((o) => o.caseId === 'quiet')).toMatchObject({ status: 'ok', fired: 'none', passed: false });
-  });
-
-  it('a wrong sibling fires: the confusion column is the sibling', () => {
-    const { t } = trial(runDir, 'sibling');
-    expect(of(t, 'skill_load').map((l) => l.name)).toEqual(['alpha-beta']);
-    expect(results(runDir).outcomes.find((o) => o.caseId === 'sibling')).toMatchObject({ fired: 'sibling', firedColumn: 'alpha-beta', passed: false });
-  });
-
-  it('a plain file read of SKILL.md is the trigger for Codex too', () => {
-    const { t } = trial(runDir, 'reads');
-    expect(of(t, 'skill_load')).toEqual([expect.objectContaining({ name: 'alpha', status: 'loaded' })]);
-    expect(of(t, 'text').at(-1)!.text).toContain('alpha list');
-  });
-
-  it('HTTP 429 until the CLI gives up: missing data, retried once by the harness, both attempts kept', () => {
-    for (const { t, meta } of [trial(runDir, 'limited', 'skill', 1, '.a1'), trial(runDir, 'limited')]) {
-      expect(meta.exitCode).toBe(1);
-      expect(of(t, 'error').filter((e) => !e.retrying).at(-1)).toMatchObject({ errorKind: 'rate_limit', httpStatus: 429 });
-      expect(of(t, 'result')[0]).toMatchObject({ status: 'api_error' });
-    }
-    expect(results(runDir).outcomes.find((o) => o.caseId === 'limited')).toMatchObject({ status: 'infra_error', passed: null });
-  });
-
-  it('stops at the turn limit: the harness counts the commands Codex has no limit for', () => {
-    const { t, meta } = trial(runDir, 'loops');
-    expect(meta.turnLimitHit).toBe(true);
-    expect(of(t, 'tool_call').length).toBeGreaterThan(3);
-    expect(results(runDir).outcomes.find((o) => o.caseId === 'loops')).toMatchObject({ status: 'max_turns' });
-  });
-
-  it('every trial shows, from Codex’s own session record, exactly the family in a read-only sandbox', () => {
-    for (const caseId of ['fires', 'quiet', 'sibling']) {
-      const shown = trial(runDir, caseId).meta.evidence?.shown;
-      expect(shown).toMatchObject({ skills: ['alpha', 'alpha-beta'], contextFiles: [], sandbox: 'read-only' });
-    }
-  });
-
-  it('leaves no process and no workspace behind', () => {
-    expect(leftBehind(workdir)).toEqual({ processes: [], files: [] });
-  });
-});
-
-// Codex's stream-idle timeout is set so that it and its retries end inside the deadline: its own error, nothing the
-// model wrote.
-describeStalledTrial('Codex', AGENT, STALL_DEADLINE_S, 'cli', parseCodexStream, (t) => {
-  expect([...of(t, 'text'), ...of(t, 'tool_call')]).toEqual([]);
-  expect(of(t, 'error').filter((e) => !e.retrying)).toEqual([expect.objectContaining({ errorKind: 'timeout' })]);
-});
 
 describe('end to end: Codex isolation', () => {
   const dirs: string[] = [];
