@@ -9,7 +9,15 @@ import { alwaysDecides } from '../src/stats/sequential-design.js';
 const PARAMS = { threshold: 0.9, delta: 0.2, alpha: 0.05, beta: 0.2, minTrials: 5 };
 
 /** What each mode must be: the design its cases store, its names, and how it schedules. */
-const EXPECTED: Record<DecisionMode, { kind: string; label: string; planTest: string; sequential: boolean; alwaysDecides: boolean; settings: string }> = {
+interface Expected {
+  kind: string;
+  label: string;
+  planTest: string;
+  sequential: boolean;
+  alwaysDecides: boolean;
+  settings: string;
+}
+const EXPECTED: Record<DecisionMode, Expected> = {
   sequential: {
     kind: 'optimal',
     label: 'sequential (a design that decides every case by its maximum)',
@@ -18,8 +26,22 @@ const EXPECTED: Record<DecisionMode, { kind: string; label: string; planTest: st
     alwaysDecides: true,
     settings: 'sequential 5–design max trials',
   },
-  sprt: { kind: 'wald', label: 'sequential (Wald SPRT per case)', planTest: "Wald's SPRT", sequential: true, alwaysDecides: false, settings: 'sprt 5–design max trials' },
-  fixed: { kind: 'optimal', label: 'fixed N (exact binomial tests)', planTest: 'the sequential design', sequential: false, alwaysDecides: true, settings: 'fixed 10 trials, bh' },
+  sprt: {
+    kind: 'wald',
+    label: 'sequential (Wald SPRT per case)',
+    planTest: "Wald's SPRT",
+    sequential: true,
+    alwaysDecides: false,
+    settings: 'sprt 5–design max trials',
+  },
+  fixed: {
+    kind: 'optimal',
+    label: 'fixed N (exact binomial tests)',
+    planTest: 'the sequential design',
+    sequential: false,
+    alwaysDecides: true,
+    settings: 'fixed 10 trials, bh',
+  },
 };
 
 describe('the decision mode registry', () => {
@@ -56,7 +78,8 @@ describe('the decision mode registry', () => {
     });
 
     it('has its plan row: its mode, the test it is priced under, and what it runs', () => {
-      const c: GradableCase = { id: 'a', expect: 'x', exclusive: false, tags: [], ...(({ params, design }) => ({ decision: params, design }))(buildDesign(PARAMS, name)) };
+      const { params, design } = buildDesign(PARAMS, name);
+      const c: GradableCase = { id: 'a', expect: 'x', exclusive: false, tags: [], decision: params, design };
       const plan = planSuite(config, [c]);
       expect(plan.mode).toBe(name);
       expect(plan.cases[0]!.design.kind).toBe(want.kind);

@@ -35,4 +35,5 @@ export interface ModeDefinition {
 }
 
 /** A sequential mode's settings: its name and trials per case. */
-export const sequentialSettings = ({ decision: d }: Pick<Config, 'decision'>) => `${d.mode} ${d.minTrials}–${d.maxTrials ?? 'design max'} trials`;
+export const sequentialSettings = ({ decision: d }: Pick<Config, 'decision'>) =>
+  `${d.mode} ${d.minTrials}–${d.maxTrials ?? 'design max'} trials`;

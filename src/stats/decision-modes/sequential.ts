@@ -11,7 +11,9 @@ export const SEQUENTIAL_MODE: ModeDefinition = {
     reach: (maxTrials, cap) => `decides by ${maxTrials} trials${cap === undefined ? '' : `, cut at ${cap} by maxTrials`}`,
     flatInLlr: false,
     chartNote:
-      "Under the sequential design the boundaries are set anew after each number of scored trials, from the design's pass counts, and close in until they meet at the design's maximum (the number marked on the trials axis): every case is decided by then, unless maxTrials cuts the design short (a case still between them there is INCONCLUSIVE).",
+      "Under the sequential design the boundaries are set anew after each number of scored trials, from the design's pass counts, " +
+      "and close in until they meet at the design's maximum (the number marked on the trials axis): every case is decided by then, " +
+      'unless maxTrials cuts the design short (a case still between them there is INCONCLUSIVE).',
   },
   needsDesign: () => true,
   settings: sequentialSettings,
