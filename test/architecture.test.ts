@@ -16,6 +16,7 @@ const ALLOWED_UPSTREAM: Record<string, string> = {
   'trials/schedule.ts -> stats/sequential-design.ts': 'the sequential scheduler walks the design: it asks it whether a case is decided',
   'trials/schedule.ts -> stats/case-design.ts': 'the scheduler reads the design stored with each case',
   'trials/stored-case.ts -> stats/case-design.ts': 'a case carries its design, built once before any trial, so every stage replays the same boundaries',
+  'load/decision.ts -> stats/decision-modes/registry.ts': 'a config is refused where its decision mode could not build its design: the mode says when it builds one',
 };
 
 /** The folders that put the stages together: they call any stage, grading included. */

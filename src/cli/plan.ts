@@ -1,6 +1,7 @@
 import { planSuite, renderPlan } from '../commands/plan.js';
 import { loadSuite, type LoadedSuite } from '../commands/run.js';
 import { InputError } from '../load/input-error.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { defineCommand, type CliIo } from './command.js';
@@ -23,7 +24,7 @@ async function planCanary(loaded: LoadedSuite, drop: CanaryToPlan, pricePerTrial
   const arms = planSuite(loaded.config, defs).cases.map((c) => c.arms);
   const { planComparison, renderComparisonPlan } = await import('../commands/plan-compare.js');
   const { caseDesign } = await import('../stats/case-design.js');
-  const designs = loaded.config.decision.mode === 'fixed' ? undefined : defs.map((c, i) => ({ design: caseDesign(c), arms: arms[i]! }));
+  const designs = !decisionMode(loaded.config.decision.mode).sequential ? undefined : defs.map((c, i) => ({ design: caseDesign(c), arms: arms[i]! }));
   const caseArms = arms.reduce((sum, a) => sum + a, 0);
   const suite = { cases: loaded.suite.cases.length, caseArms, minTrials: loaded.config.decision.minTrials, ...(designs ? { designs } : {}) };
   io.stdout.write(renderComparisonPlan(planComparison(drop.from, drop.to, drop.alpha, drop.power, suite), pricePerTrial));

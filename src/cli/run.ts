@@ -3,6 +3,7 @@ import { chooseReporters, humanStream, reportRun, type ReporterChoice } from '..
 import { describeRunDir, loadSuites, type LoadedSuite } from '../commands/run.js';
 import { agentsToResume, readAgentsRecord, runAgents, runAndGrade } from '../commands/run-agents.js';
 import { InputError } from '../load/input-error.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { plural } from '../util/text.js';
 import { EXIT } from '../run/exit-codes.js';
@@ -14,7 +15,7 @@ import { nothingToRun } from './suite-flags.js';
 
 /** Before anything is spent: each case whose maxTrials cuts its design short, and what that costs. */
 function warnCaps(loaded: LoadedSuite, io: CliIo): void {
-  if (loaded.config.decision.mode === 'fixed') return;
+  if (!decisionMode(loaded.config.decision.mode).sequential) return;
   const plan = planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config)));
   for (const w of capWarnings(plan)) io.stderr.write(`warning: ${w}\n`);
 }

@@ -1,7 +1,8 @@
 import type { Config } from '../run/config-schema.js';
 import { fmt, paragraph, REPORT_WIDTH, table } from '../report/format.js';
 import { bestBetaAt, FIXED_N_LIMIT, fixedNEquivalent } from '../stats/binomial-test.js';
-import { caseDesign } from '../stats/case-design.js';
+import { caseDesign, caseDesignKind } from '../stats/case-design.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { designOperating, exactErrors, worstExpectedTrials } from '../stats/sequential-design.js';
 import { armsFor } from '../trials/schedule.js';
 import type { GradableCase, SprtParams, StoredDesign } from '../run/schema.js';
@@ -58,7 +59,7 @@ export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
       return {
         caseId: c.id,
         params: p,
-        design: { kind: c.design?.kind ?? 'wald', maxTrials: designMax },
+        design: { kind: caseDesignKind(c).kind, maxTrials: designMax },
         alpha: errors.alpha,
         beta: errors.beta,
         asnAtP0: at0.expectedTrials,
@@ -84,7 +85,7 @@ const pct = (x: number) => `${fmt(x * 100, 0)}%`;
 export function capWarnings(plan: SuitePlan): string[] {
   return plan.cases.flatMap((c) => {
     const s = c.capped;
-    if (!s || plan.mode === 'fixed') return [];
+    if (!s || !decisionMode(plan.mode).sequential) return [];
     const best = s.bestBetaAtCap >= 1 ? `no test of ${s.cap} trials can FAIL a case at α ${c.params.alpha}` : `no test of ${s.cap} trials holds α ${c.params.alpha} with β below ${fmt(s.bestBetaAtCap, 2)}`;
     return [
       `case ${c.caseId}: maxTrials ${s.cap} is below the ${s.designMax} by which its design decides: it ends INCONCLUSIVE with chance ${pct(s.undecidedAtP0)} at p0 and ${pct(s.undecidedAtP1)} at p1; ${best} (nominal β ${c.params.beta}). Remove maxTrials, or raise it to ${s.designMax}, to decide every case at the nominal error rates.`,
@@ -121,7 +122,8 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
   const sequentialTotal = sum(worstSequential);
   const fixedTotal = sum(fixedOf);
   const configured = sum((c) => c.configuredFixed * c.arms);
-  const test = plan.mode === 'sprt' ? "Wald's SPRT" : 'the sequential design';
+  const mode = decisionMode(plan.mode);
+  const test = mode.design.names.plan;
   const warnings = capWarnings(plan);
   // Two tables, so each fits the report's width: the design per case, then what it is expected to take.
   const fit = (rows: string[][], align: ('l' | 'r')[]) => table(rows, align, { maxWidth: REPORT_WIDTH, wrap: ['id'] });
@@ -144,7 +146,7 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
     paragraph(
       `suite: ${test} at most ~${fmt(sequentialTotal, 0)} expected trials in all arms (each case at its worst rate) ` +
         `vs ${beyond}${fmt(fixedTotal, 0)} for fixed N with the same α and β` +
-        (plan.mode === 'fixed' ? `; this config's fixed mode runs ${configured}` : ''),
+        (mode.sequential ? '' : `; this config's ${plan.mode} mode runs ${configured}`),
     ),
     paragraph(`total: sequential ${price(sequentialTotal)} vs fixed N ${beyond}${price(fixedTotal)}`),
     ...(warnings.length ? ['', ...warnings.map((w) => paragraph(`warning: ${w}`))] : []),

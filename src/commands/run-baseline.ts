@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { InputError } from '../load/input-error.js';
 import type { StoredCanary } from '../run/schema.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { planCanary, type CanaryOptions } from '../verdict/canary.js';
 import type { RunToCompare } from '../verdict/comparison.js';
@@ -27,7 +28,7 @@ export interface BaselineFlags {
 
 /** The stored base, read and checked, and the canary each case of the suite runs under against it. */
 export async function prepareCanary(loaded: LoadedSuite, flags: BaselineFlags, say: (text: string) => void): Promise<{ base: RunToCompare; canary: StoredCanary }> {
-  if (loaded.config.decision.mode === 'fixed') {
+  if (!decisionMode(loaded.config.decision.mode).sequential) {
     throw new InputError({ file: loaded.configFile ?? 'decision.mode', what: 'the config runs a fixed number of trials, and a canary samples each case until it is decided', todo: 'set decision.mode to sequential (or pass --mode sequential) for the canary' });
   }
   const read = await loadResults(flags.baseline);

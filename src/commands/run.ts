@@ -15,6 +15,7 @@ import { readAgentRunsSync, readManifestSync, RunStore } from '../run/store.js';
 import type { RunPlace, SuiteToRun } from '../runner/execute.js';
 import { casesOfShard, type Shard } from '../trials/shard.js';
 import { gradableCase } from '../trials/stored-case.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { planSuite, type CasePlan } from './plan.js';
 
 export interface RunOptions extends RunPlace {
@@ -59,7 +60,7 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   const unwritable = need.run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false }) : undefined;
   if (unwritable) problems.add({ ...at('transcriptsDir'), what: unwritable, todo: 'point it at a folder you can write to (each run creates its folder there)' });
   const selected = all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir)) : undefined;
-  if (config.decision.mode !== 'fixed' && !config.arms.includes('skill')) {
+  if (decisionMode(config.decision.mode).sequential && !config.arms.includes('skill')) {
     problems.add({ ...at('arms'), what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
   }
   const agentKey = config.agents ? 'agents' : 'agent';
@@ -138,7 +139,7 @@ function simulatedRun(dir: string): string | undefined {
 function shareOf(loaded: LoadedSuite, shard: Shard): LoadedSuite {
   const { config, suite } = loaded;
   const plan = planSuite(config, suite.cases.map((c) => gradableCase(c, config)));
-  const expected = (c: CasePlan) => (plan.mode === 'fixed' ? c.configuredFixed : c.worst.expectedTrials) * c.arms;
+  const expected = (c: CasePlan) => (decisionMode(plan.mode).sequential ? c.worst.expectedTrials : c.configuredFixed) * c.arms;
   const mine = casesOfShard(plan.cases.map((c) => ({ id: c.caseId, expectedTrials: expected(c) })), shard);
   return {
     ...loaded,

@@ -4,6 +4,7 @@ import { comparisonText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
 import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { NONE, NOTHING_TO_SCORE, transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
 import {
   ADJUSTED_MARK,
@@ -13,7 +14,6 @@ import {
   budgetStops,
   caseFacts,
   designText,
-  MODE_LABEL,
   modelText,
   needsBlock,
   noEvidence,
@@ -64,7 +64,7 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
     return [v.caseId, s?.expect ?? '', c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark, fmt(v.params.threshold), trialsUsed(v), verdictRate(v, s)];
   });
   const lines = [
-    paragraph(c.bold(`VERDICTS · ${MODE_LABEL[results.run.decision.mode]} · ${counts} · exit code ${results.exitCode}`)),
+    paragraph(c.bold(`VERDICTS · ${decisionMode(results.run.decision.mode).label} · ${counts} · exit code ${results.exitCode}`)),
     fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['id', 'id']),
   ];
   const notes = [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow)];

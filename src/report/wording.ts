@@ -17,14 +17,7 @@ import {
 import type { AgentCell } from '../verdict/agent-matrix.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 import { SUITE_RATES, type ChangeMethod, type RateDifference, type SuiteChange, type SuiteRateName } from '../verdict/comparison.js';
-import type { DecisionMode } from '../run/config-schema.js';
-
-/** How a run decided its cases, in one phrase. */
-export const MODE_LABEL: Record<DecisionMode, string> = {
-  sequential: 'sequential (a design that decides every case by its maximum)',
-  sprt: 'sequential (Wald SPRT per case)',
-  fixed: 'fixed N (exact binomial tests)',
-};
+import { designOfKind } from '../stats/decision-modes/registry.js';
 
 /**
  * What the reports say about a run and its cases, in plain words and without styling: the terminal, markdown and
@@ -146,11 +139,7 @@ export function designText(v: CaseVerdict): string | undefined {
   const d = v.design;
   if (!d) return undefined;
   const cap = v.params.maxTrials < d.maxTrials ? v.params.maxTrials : undefined;
-  const reach =
-    d.kind === 'optimal'
-      ? `decides by ${d.maxTrials} trials${cap === undefined ? '' : `, cut at ${cap} by maxTrials`}`
-      : `Wald's SPRT, at most ${cap ?? d.maxTrials} trials`;
-  return `${reach} · exact α ${fmt(d.alpha, 3)} β ${fmt(d.beta, 3)}`;
+  return `${designOfKind(d.kind).reach(d.maxTrials, cap)} · exact α ${fmt(d.alpha, 3)} β ${fmt(d.beta, 3)}`;
 }
 
 /** The trials a verdict used: where a sequential rule decided, and how many were already running then. */

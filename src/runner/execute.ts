@@ -15,6 +15,7 @@ import { lockRunFolder, type RunLock } from '../run/lock.js';
 import { currentOwner, newRunId, RunStore } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { CostCappedScheduler, ReplayingScheduler } from '../trials/replay.js';
 import { FixedScheduler, SequentialScheduler, type TrialScheduler } from '../trials/schedule.js';
 import { gradableCase } from '../trials/stored-case.js';
@@ -89,7 +90,7 @@ export interface RunOutcome {
  */
 export function makeScheduler(config: Config, defs: GradableCase[], run: Pick<RunManifest, 'canary' | 'topUps'> = {}): TrialScheduler {
   const added = (run.topUps ?? []).reduce((sum, n) => sum + n, 0);
-  if (config.decision.mode === 'fixed') return new FixedScheduler(defs, config.arms, config.trials + added, config.ablation);
+  if (!decisionMode(config.decision.mode).sequential) return new FixedScheduler(defs, config.arms, config.trials + added, config.ablation);
   const rate = (c: StoredCanary['cases'][number]) => c.base.passes / c.base.trials;
   const designs = new Map(run.canary?.cases.map((c) => [c.caseId, boundariesDesign(c.design, rate(c), Math.max(0, rate(c) - run.canary!.margin))]));
   return new SequentialScheduler(defs, config.arms, config.ablation, { designs, stopAtFirstReject: run.canary?.stopAtFirstRegression, added });

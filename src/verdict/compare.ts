@@ -2,6 +2,7 @@ import { ARMS, type Arm } from '../run/config-schema.js';
 import { NO_EVIDENCE, type CaseArmSummary, type Rate, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import { boschlooTest } from '../stats/boschloo.js';
 import type { CombinedEvidence } from '../stats/combine-p-values.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { stagewiseEstimate } from '../stats/stagewise.js';
 import { stoppedTwoSampleTest, type StoppedSample } from '../stats/stopped-two-sample.js';
 import { canaryTest, sameBase, type CanaryTest } from './canary.js';
@@ -120,8 +121,7 @@ function comparedRun(r: RunToCompare): ComparedRun {
 
 function decisionText(c: RunManifest['config']): string {
   const d = c.decision;
-  const design = d.mode === 'fixed' ? `fixed ${c.trials} trials, ${d.correction}` : `${d.mode} ${d.minTrials}–${d.maxTrials ?? 'design max'} trials`;
-  return `${design}, p0 ${d.threshold}, δ ${d.delta}, α ${d.alpha}, β ${d.beta}`;
+  return `${decisionMode(d.mode).settings(c)}, p0 ${d.threshold}, δ ${d.delta}, α ${d.alpha}, β ${d.beta}`;
 }
 
 /**
@@ -243,7 +243,7 @@ function caseChange(
 /** Pure: two runs' results in, the per-case changes, routing deltas and drift out. */
 export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: CompareOptions = COMPARE_DEFAULTS): Comparison {
   const confidence = 1 - o.alpha;
-  const fixed = base.results.run.decision.mode === 'fixed' && candidate.results.run.decision.mode === 'fixed';
+  const fixed = [base, candidate].every((r) => !decisionMode(r.results.run.decision.mode).sequential);
   const key = (s: { caseId: string; arm: string }) => `${s.caseId}\0${s.arm}`;
   const baseRows = new Map(base.results.summary.cases.map((s) => [key(s), s]));
   const pairs = candidate.results.summary.cases.filter((s) => baseRows.has(key(s))).map((c) => ({ b: baseRows.get(key(c))!, c }));

@@ -1,3 +1,4 @@
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { summarise } from '../stats/summary.js';
 import { RUN_FORMAT_VERSION, type DamagedTrial, type Results, type RunFacts, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import { EXIT } from '../run/exit-codes.js';
@@ -35,7 +36,7 @@ export function buildResults(manifest: RunManifest, graded: readonly TrialOutcom
   // One order, whatever order the trials finished in: a regrade reproduces a run's results exactly.
   const outcomes = [...graded].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n);
   const defs = manifest.cases.defs;
-  const verdicts = decision.mode === 'fixed' ? fixedVerdicts(defs, outcomes, decision.correction) : defs.map((c) => sequentialVerdict(c, outcomes));
+  const verdicts = decisionMode(decision.mode).sequential ? defs.map((c) => sequentialVerdict(c, outcomes)) : fixedVerdicts(defs, outcomes, decision.correction);
   const readCountsAsFiring = grading.readTriggers === 'fire';
   return {
     version: RUN_FORMAT_VERSION,

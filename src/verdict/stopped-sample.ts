@@ -5,6 +5,7 @@
  */
 import type { RunManifest, StoredCanary } from '../run/schema.js';
 import { caseDesign } from '../stats/case-design.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import { decideSequential, type SequentialDesign } from '../stats/sequential-design.js';
 import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
 import type { StoppedSample } from '../stats/stopped-two-sample.js';
@@ -41,7 +42,7 @@ function canaryCutShort(r: RunToCompare): boolean {
 export function stoppedSample(r: RunToCompare, caseId: string, sequence: boolean[]): StoppedSample | undefined {
   if (sequence.length === 0 || r.manifest.status !== 'completed') return undefined;
   const passes = (s: readonly boolean[]) => s.filter(Boolean).length;
-  if (r.results.run.decision.mode === 'fixed') return { design: fixedTrialsDesign(sequence.length), trials: sequence.length, passes: passes(sequence) };
+  if (!decisionMode(r.results.run.decision.mode).sequential) return { design: fixedTrialsDesign(sequence.length), trials: sequence.length, passes: passes(sequence) };
   const def = r.manifest.cases.defs.find((d) => d.id === caseId);
   if (!def || canaryCutShort(r)) return undefined;
   const canary = canaryOf(r.manifest, caseId);

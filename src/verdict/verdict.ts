@@ -1,6 +1,7 @@
 import { binomialTestAbove, binomialTestBelow, fixedNEquivalent, trialsForPerfectPass } from '../stats/binomial-test.js';
 import { adjustPValues, type Correction } from '../stats/multiple-testing.js';
-import { caseDesign } from '../stats/case-design.js';
+import { caseDesign, caseDesignKind } from '../stats/case-design.js';
+import { modeOfDesign } from '../stats/decision-modes/registry.js';
 import { decideSequential, exactErrors, type SequentialDesign } from '../stats/sequential-design.js';
 import { llrAt } from '../stats/sprt.js';
 import { stagewiseEstimate } from '../stats/stagewise.js';
@@ -43,10 +44,10 @@ export function sequentialVerdict(c: Pick<GradableCase, 'id' | 'decision' | 'des
   const decidingTrial = k.numbers[d.trials - 1] ?? 0;
   const afterDecision = skillArm(outcomes, c.id).filter((o) => o.n > decidingTrial).length;
   const errors = exactErrors(design);
-  const kind = c.design?.kind ?? 'wald';
+  const stored = caseDesignKind(c);
   const base = {
     caseId: c.id,
-    mode: kind === 'wald' ? ('sprt' as const) : ('sequential' as const),
+    mode: modeOfDesign(stored.kind),
     params: p,
     trials: k.trials,
     scored: k.scored,
@@ -54,11 +55,11 @@ export function sequentialVerdict(c: Pick<GradableCase, 'id' | 'decision' | 'des
     excluded: k.excluded,
     llr: llrAt(d.trials, d.passes, p),
     fixedNEquivalent: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
-    design: { kind, maxTrials: c.design?.maxTrials ?? design.maxTrials, alpha: errors.alpha, beta: errors.beta },
+    design: { kind: stored.kind, maxTrials: c.design?.maxTrials ?? design.maxTrials, alpha: errors.alpha, beta: errors.beta },
   };
   const stopped = d.state !== 'continue' || d.trials >= design.maxTrials;
   const estimate = stopped && d.trials > 0 ? { estimate: stagewiseEstimate(design, d.trials, d.passes) } : {};
-  const test = kind === 'wald' ? 'SPRT' : 'the sequential test';
+  const test = stored.names.verdict;
   const p1 = (p.threshold - p.delta).toFixed(2);
   // What a decision shows, and no more: a PASS rules out p ≤ p1 (at β), a FAIL rules out p ≥ p0 (at α).
   const after = `after ${plural(d.trials, 'trial')}`;

@@ -3,8 +3,9 @@ import { pValueText } from '../../util/text.js';
 import { differenceWhisker, type Tone } from './charts.js';
 import { html, type Html } from './markup.js';
 import { standalonePage } from './page.js';
-import { METHOD_NAME, MODE_LABEL, movedText, simulatedRunsText, SUITE_METHOD, suiteRateRows } from '../wording.js';
+import { METHOD_NAME, movedText, simulatedRunsText, SUITE_METHOD, suiteRateRows } from '../wording.js';
 import { prose, rateWithCounts, rateTitle, section, signed, simulatedBanner } from './parts.js';
+import { decisionMode } from '../../stats/decision-modes/registry.js';
 import { CHANGES, type Change, type ComparedRun, type Comparison, type RateDifference } from '../../verdict/comparison.js';
 
 const CHANGE_TONE: Record<Change, Tone> = { REGRESSED: 'fail', IMPROVED: 'pass', UNCHANGED: 'neutral', UNDECIDED: 'inconclusive' };
@@ -15,7 +16,7 @@ const differenceTitle = (what: string, d: RateDifference, margin: number) => `${
 function runCard(role: string, r: ComparedRun): Html {
   const reported = r.model.reported && r.model.reported !== r.model.requested ? ` (reported ${r.model.reported})` : '';
   return html`<div class="run-card"><h3>${role} ${r.simulated ? html`<span class="verdict tone-error" title="a model simulator answered">SIMULATED</span>` : ''}</h3>
-<ul class="facts-list"><li>run <b><code>${r.runId}</code></b></li><li>folder <code>${r.dir}</code></li><li>agent <b>${r.agent.id} ${r.agent.cliVersion ?? '(version unknown)'}</b></li><li>model <b>${r.model.requested}</b>${reported}</li><li>${MODE_LABEL[r.decisionMode]}</li><li>${r.trials} trials</li>${r.costUsd !== undefined ? html`<li>cost <b>${usd(r.costUsd)}</b></li>` : ''}<li>started ${r.startedAt}</li></ul></div>`;
+<ul class="facts-list"><li>run <b><code>${r.runId}</code></b></li><li>folder <code>${r.dir}</code></li><li>agent <b>${r.agent.id} ${r.agent.cliVersion ?? '(version unknown)'}</b></li><li>model <b>${r.model.requested}</b>${reported}</li><li>${decisionMode(r.decisionMode).label}</li><li>${r.trials} trials</li>${r.costUsd !== undefined ? html`<li>cost <b>${usd(r.costUsd)}</b></li>` : ''}<li>started ${r.startedAt}</li></ul></div>`;
 }
 
 function header(c: Comparison): Html {

@@ -1,7 +1,7 @@
 import { fmt, interval, usd } from '../format.js';
 import type { ReportInput } from '../reporter.js';
 import { differenceWhisker, passKChart, rateWhisker } from './charts.js';
-import { html, type Html } from './markup.js';
+import { html, trusted, type Html } from './markup.js';
 import { standalonePage } from './page.js';
 import { anchor, prose, rateWithCounts, rateTitle, section, signed, simulatedBanner, VERDICT_TONE, verdictBadge } from './parts.js';
 import { llrPath, sprtChart } from './sprt-chart.js';
@@ -14,7 +14,6 @@ import {
   DESCRIPTIVE_MEANING,
   designText,
   estimateText,
-  MODE_LABEL,
   needsExplaining,
   passBelowThreshold,
   rateNotes,
@@ -22,7 +21,9 @@ import {
 } from '../wording.js';
 import { advice } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
-import { caseDesign } from '../../stats/case-design.js';
+import { caseDesign, caseDesignKind } from '../../stats/case-design.js';
+import type { CaseDesignKind } from '../../stats/decision-modes/decision-mode.js';
+import { decisionMode, DESIGN_KINDS } from '../../stats/decision-modes/registry.js';
 import { NONE, VERDICTS, type CaseArmSummary, type CaseVerdict, type GradableCase, type Results, type RunManifest } from '../../run/schema.js';
 
 const percent = (confidence: number) => `${Math.round(confidence * 100)}%`;
@@ -47,7 +48,7 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
 <ul class="meta">
 <li>agent <b>${run.agent.id} ${run.agent.cliVersion ?? '(version unknown)'}</b></li>
 <li>model <b>${run.model.requested}</b>${reported}</li>
-<li>${MODE_LABEL[run.decision.mode]}</li>
+<li>${decisionMode(run.decision.mode).label}</li>
 <li>${results.outcomes.length} trials</li>
 ${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${run.simulated ? ' (simulated)' : ''}</li>` : ''}
 <li>started ${run.startedAt}</li>
@@ -160,9 +161,9 @@ function designParams(v: CaseVerdict): string {
 }
 
 function sprtSection(results: Results, manifest: RunManifest): Html | '' {
-  if (results.run.decision.mode === 'fixed') return '';
+  if (!decisionMode(results.run.decision.mode).sequential) return '';
   const defs = new Map(manifest.cases.defs.map((d) => [d.id, d]));
-  const kinds = new Set<string>();
+  const kinds = new Set<CaseDesignKind>();
   const figures = results.verdicts.map((v) => {
     const scored = results.outcomes
       .filter((o) => o.caseId === v.caseId && o.arm === 'skill' && o.passed !== null)
@@ -170,21 +171,16 @@ function sprtSection(results: Results, manifest: RunManifest): Html | '' {
       .map((o) => ({ n: o.n, passed: o.passed! }));
     // The design the case ran under, as the verdict replays it (runs made before designs were stored ran Wald's).
     const def: Pick<GradableCase, 'decision' | 'design'> = defs.get(v.caseId) ?? { decision: v.params };
-    const kind = def.design?.kind ?? 'wald';
-    kinds.add(kind);
+    const stored = caseDesignKind(def);
+    kinds.add(stored);
     const steps = llrPath(scored, v.params);
     const last = steps.at(-1)?.llr ?? 0;
-    const title = `${kind === 'wald' ? 'SPRT' : 'Sequential test'} path of ${v.caseId}: Λ = ${fmt(last, 3)} after ${scored.length} scored trials, ${v.verdict}`;
-    const chart = steps.length ? sprtChart(steps, v.params, { kind, design: caseDesign(def) }, v.decidedAt, title) : html`<p class="note">No scored trial: nothing to walk.</p>`;
-    return html`<figure data-case="${v.caseId}" data-design="${kind}"><figcaption><span class="case-id">${v.caseId}</span>${verdictBadge(v.verdict)}<span class="muted params">${designParams(v)}</span></figcaption>${chart}</figure>`;
+    const title = `${stored.names.chart} path of ${v.caseId}: Λ = ${fmt(last, 3)} after ${scored.length} scored trials, ${v.verdict}`;
+    const chart = steps.length ? sprtChart(steps, v.params, { kind: stored.kind, design: caseDesign(def) }, v.decidedAt, title) : html`<p class="note">No scored trial: nothing to walk.</p>`;
+    return html`<figure data-case="${v.caseId}" data-design="${stored.kind}"><figcaption><span class="case-id">${v.caseId}</span>${verdictBadge(v.verdict)}<span class="muted params">${designParams(v)}</span></figcaption>${chart}</figure>`;
   });
-  const optimal = kinds.has('optimal')
-    ? html` Under the sequential design the boundaries are set anew after each number of scored trials, from the design's pass counts, and close in until they meet at the design's maximum (the number marked on the trials axis): every case is decided by then, unless maxTrials cuts the design short (a case still between them there is INCONCLUSIVE).`
-    : '';
-  const wald = kinds.has('wald')
-    ? html` Under Wald's SPRT they are flat lines; a case still between them at its last trial (marked on the axis) is INCONCLUSIVE.`
-    : '';
-  const lead = html`Each case's log-likelihood ratio Λ (of p0 against p1) after every scored trial of the skill arm, in trial order: a pass steps up, a fail steps down. The case PASSes when Λ reaches the green zone and FAILs in the red one (from minTrials on, the dashed line); between them it goes on.${optimal}${wald} The caption gives the target error rates and the design's exact ones. Filled dots: passes; hollow: fails; the ringed dot is where the test decided.`;
+  const notes = DESIGN_KINDS.filter((d) => kinds.has(d)).map((d) => html` ${trusted(d.chartNote)}`);
+  const lead = html`Each case's log-likelihood ratio Λ (of p0 against p1) after every scored trial of the skill arm, in trial order: a pass steps up, a fail steps down. The case PASSes when Λ reaches the green zone and FAILs in the red one (from minTrials on, the dashed line); between them it goes on.${notes} The caption gives the target error rates and the design's exact ones. Filled dots: passes; hollow: fails; the ringed dot is where the test decided.`;
   return section('sprt', 'Sequential test paths', lead, html`<div class="multiples wide">${figures}</div>`);
 }
 

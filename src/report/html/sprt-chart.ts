@@ -1,3 +1,4 @@
+import { designOfKind } from '../../stats/decision-modes/registry.js';
 import { alwaysDecides, type SequentialDesign } from '../../stats/sequential-design.js';
 import { boundaries, increments, llrAt, llrWalk } from '../../stats/sprt.js';
 import { fmt } from '../format.js';
@@ -108,10 +109,10 @@ export function sprtChart(steps: readonly LlrStep[], p: SprtParams, chart: Chart
   const [width, height] = [350, 170];
   const m = { l: 34, r: 78, t: 10, b: 28 };
   const d = chart.design;
-  const wald = chart.kind === 'wald';
+  const flat = designOfKind(chart.kind).flatInLlr;
   const b = boundaries(p);
-  const stages = wald ? [] : stageBoundaries(d, p);
-  const finite = [...steps.map((s) => s.llr), ...(wald ? [b.accept, b.reject] : stages.flatMap((s) => [s.accept, s.reject]))].filter(Number.isFinite);
+  const stages = flat ? [] : stageBoundaries(d, p);
+  const finite = [...steps.map((s) => s.llr), ...(flat ? [b.accept, b.reject] : stages.flatMap((s) => [s.accept, s.reject]))].filter(Number.isFinite);
   const lo = Math.min(0, ...finite) * 1.15;
   const hi = Math.max(lo + 1, Math.max(0, ...finite) * 1.15);
   const last = Math.max(steps.length, p.minTrials, d.maxTrials, 1);
@@ -121,11 +122,11 @@ export function sprtChart(steps: readonly LlrStep[], p: SprtParams, chart: Chart
   // A fail at p0 = 1 is −∞: drawn on the floor, its title says so; a boundary out of reach sits on the edge.
   const yOf = (v: number) => (Number.isFinite(v) ? y(v) : v > 0 ? m.t : bottom);
   const end = x(d.maxTrials);
-  const decides = !wald && alwaysDecides(d);
+  const decides = !flat && alwaysDecides(d);
 
   let zones: Html;
   let lines: Html;
-  if (wald) {
+  if (flat) {
     zones = html`<rect class="zone-accept" x="${m.l}" y="${m.t}" width="${c(end - m.l)}" height="${c(y(b.accept) - m.t)}"/><rect class="zone-reject" x="${m.l}" y="${c(y(b.reject))}" width="${c(end - m.l)}" height="${c(bottom - y(b.reject))}"/>`;
     const boundary = (v: number, cls: string, name: string) =>
       html`<line class="${cls}" x1="${m.l}" x2="${c(end)}" y1="${c(y(v))}" y2="${c(y(v))}"><title>${name} boundary: Λ = ${fmt(v, 3)}</title></line><text class="label ${cls}" x="${right + 4}" y="${c(y(v) + 3.5)}">${name} ${signed(v)}</text>`;
