@@ -7,8 +7,13 @@ import { verb } from './verb.js';
 /**
  * Every kind of plan check, by the key a case's `plan` writes it under: the only list of their names. The case
  * schema, run.json's schema and the published JSON Schemas are built from it, and results list checks in its order.
+ * One kind a line, so adding one is a line of its own.
  */
-export const CHECK_KINDS = { matches, mustNot, verb };
+export const CHECK_KINDS = {
+  matches,
+  mustNot,
+  verb,
+};
 
 type Kinds = typeof CHECK_KINDS;
 type AnyKind = CheckKind<z.ZodTypeAny, z.ZodTypeAny>;
