@@ -5,11 +5,12 @@ import { ROOT } from './helpers.js';
 
 /**
  * The folder list is the data path. A module may import its own folder and any folder before it, never one after
- * it. `util` and `run` (the run folder's contract) come first because every stage uses them; `transcript` is the
- * adapters' output type, so it comes before `agents`; `schema`, `lint`, `init`, `runner`, `commands` and the CLI
- * put the stages together and come last.
+ * it. `util` and `run` (the run folder's contract) come first because every stage uses them; `checks` (the plan-check
+ * kinds: schemas and pure graders) sits between them, because the run folder stores each case's checks; `transcript`
+ * is the adapters' output type, so it comes before `agents`; `schema`, `lint`, `init`, `runner`, `commands` and the
+ * CLI put the stages together and come last.
  */
-const ORDER = ['util', 'run', 'load', 'trials', 'workspace', 'transcript', 'agents', 'grade', 'stats', 'verdict', 'report', 'sim', 'schema', 'lint', 'init', 'runner', 'commands', 'cli', 'cli.ts'];
+const ORDER = ['util', 'checks', 'run', 'load', 'trials', 'workspace', 'transcript', 'agents', 'grade', 'stats', 'verdict', 'report', 'sim', 'schema', 'lint', 'init', 'runner', 'commands', 'cli', 'cli.ts'];
 
 /** The imports that run against the order on purpose, each with its reason. */
 const ALLOWED_UPSTREAM: Record<string, string> = {
@@ -51,10 +52,10 @@ describe('architecture: the data path has no cycles and no import runs upstream'
     expect(circular).toEqual([]);
   });
 
-  it('the run folder contract imports no stage: only itself and util', () => {
+  it('the run folder contract imports no stage: only itself, util and checks', () => {
     const outside = Object.entries(graph)
       .filter(([f]) => stage(f) === 'run')
-      .flatMap(([f, deps]) => deps.filter((d) => stage(d) !== 'run' && stage(d) !== 'util').map((d) => `${f} -> ${d}`));
+      .flatMap(([f, deps]) => deps.filter((d) => !['run', 'util', 'checks'].includes(stage(d))).map((d) => `${f} -> ${d}`));
     expect(outside).toEqual([]);
   });
 

@@ -1,7 +1,7 @@
 import type { Transcript } from '../transcript/types.js';
-import { compileLinearRegex } from '../util/linear-regex.js';
+import { gradeChecks, type StoredChecks } from '../checks/registry.js';
 import { asCommand, markdownLines } from '../util/markdown.js';
-import type { CheckResult, Firing, PlanChecks, PlanGrade } from '../run/schema.js';
+import type { Firing, PlanGrade } from '../run/schema.js';
 
 export interface PlanContext {
   /** Command prefix of the skill (`atl jira`), prepended to bare Skill args. */
@@ -64,43 +64,8 @@ export function extractPlans(t: Transcript, expected: Firing[], ctx: PlanContext
   return [...new Set(plans.map((p) => canonicalPlan(p, ctx)).filter(Boolean))];
 }
 
-/** The subcommand of a plan: the first token after the command prefix (or the first token without one). */
-export function verbOf(plan: string, command?: string): string | undefined {
-  const prefix = command ? canonicalPlan(command, { skillPaths: [] }) : '';
-  if (prefix && !(plan === prefix || plan.startsWith(prefix + ' '))) return undefined;
-  return plan.slice(prefix.length).trim().split(' ')[0] || undefined;
-}
-
-/**
- * The first plan `pattern` finds, on the linear-time engine. Loading rejects patterns it cannot compile; one can
- * still come from a run stored before that, and then the check fails, saying why.
- */
-function firstHit(plans: string[], pattern: string): { hit?: string; unusable?: string } {
-  const compiled = compileLinearRegex(pattern);
-  if (!compiled.ok) return { unusable: compiled.what };
-  return { hit: plans.find((p) => compiled.regex.test(p)) };
-}
-
-export function gradePlans(plans: string[], checks: PlanChecks, command?: string): PlanGrade {
-  const results: CheckResult[] = [];
-  for (const pattern of checks.matches) {
-    const { hit, unusable } = firstHit(plans, pattern);
-    results.push({ check: `matches /${pattern}/`, pass: !unusable && hit !== undefined, detail: unusable ?? hit ?? (plans.length ? 'no plan matches' : 'no plan found') });
-  }
-  for (const pattern of checks.mustNot) {
-    const { hit, unusable } = firstHit(plans, pattern);
-    results.push({ check: `mustNot /${pattern}/`, pass: !unusable && hit === undefined, detail: unusable ?? hit });
-  }
-  if (checks.verb !== undefined) {
-    // Every call of the command must use the exact verb: `atl jira create` is not `atl jira create-issue`.
-    const verbs = plans.map((p) => verbOf(p, command)).filter((v): v is string => v !== undefined);
-    const wrong = verbs.filter((v) => v !== checks.verb);
-    results.push({
-      check: `verb ${checks.verb}`,
-      pass: verbs.length > 0 && wrong.length === 0,
-      detail: verbs.length === 0 ? 'no call of the command found' : wrong.length ? `used ${[...new Set(wrong)].join(', ')}` : undefined,
-    });
-  }
+/** Grades the plans against each check, the case's command prefix made canonical as the plans are. */
+export function gradePlans(plans: string[], checks: StoredChecks, command?: string): PlanGrade {
+  const results = gradeChecks(checks, { plans, command: command && canonicalPlan(command, { skillPaths: [] }) });
   return { plans, checks: results, pass: results.every((r) => r.pass) };
 }
-

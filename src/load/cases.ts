@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { globSync } from 'tinyglobby';
 import { z } from 'zod';
+import { authoredChecksSchema, checkProblems } from '../checks/registry.js';
 import { decisionProblem, resolveDecision } from './decision.js';
 import { decisionParamsSchema, type DecisionConfig } from '../run/config-schema.js';
-import { compileLinearRegex } from '../util/linear-regex.js';
 import { splitProblem } from './config.js';
 import { InputError, ProblemList } from './input-error.js';
 import { NO_SKILL, type Skill } from './skills.js';
@@ -18,8 +18,6 @@ export { NO_SKILL };
 const MAX_ARG_BYTES = 128 * 1024;
 /** The longest file name: a case's id names its folder in the run folder. */
 const MAX_NAME_BYTES = 255;
-
-const regexList = z.array(z.string().min(1)).default([]);
 
 export const caseSchema = z
   .object({
@@ -37,14 +35,7 @@ export const caseSchema = z
     command: z.string().min(1).optional(),
     /** Decision overrides for this case (threshold, delta, alpha, beta, minTrials, maxTrials). */
     decision: decisionParamsSchema.optional(),
-    plan: z
-      .object({
-        matches: regexList,
-        mustNot: regexList,
-        verb: z.string().min(1).optional(),
-      })
-      .strict()
-      .optional(),
+    plan: authoredChecksSchema.strict().optional(),
   })
   .strict();
 
@@ -111,12 +102,7 @@ function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml
   if (c.plan && c.expect.skill === NO_SKILL) {
     problems.add(y.problem([index, 'plan'], `case "${c.id}" is negative but has plan checks`, 'remove `plan`, or expect a skill'));
   }
-  for (const key of ['matches', 'mustNot'] as const) {
-    c.plan?.[key].forEach((pattern, j) => {
-      const compiled = compileLinearRegex(pattern);
-      if (!compiled.ok) problems.add(y.problem([index, 'plan', key, j], compiled.what, compiled.todo));
-    });
-  }
+  if (c.plan) for (const p of checkProblems(c.plan)) problems.add(y.problem([index, 'plan', ...p.at], p.what, p.todo));
 }
 
 /** Loads and cross-checks every case file; every problem is reported with file:line:col. */

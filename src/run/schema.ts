@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { checkResultSchema } from '../checks/kind.js';
+import { storedChecksSchema } from '../checks/registry.js';
 import { ARMS, configSchema, type Arm } from './config-schema.js';
 
 /**
@@ -76,13 +78,6 @@ export const storedDesignSchema = storedDesignFields.superRefine((d, ctx) => {
 });
 export type StoredDesign = z.output<typeof storedDesignSchema>;
 
-export const planChecksSchema = z.object({
-  matches: z.array(z.string()),
-  mustNot: z.array(z.string()),
-  verb: z.string().optional(),
-});
-export type PlanChecks = z.output<typeof planChecksSchema>;
-
 /** A case as run.json stores it: what graders need, plus the prompt and where it was written. */
 export const storedCaseSchema = z.object({
   id: z.string().min(1),
@@ -90,7 +85,7 @@ export const storedCaseSchema = z.object({
   expect: z.string().min(1),
   exclusive: z.boolean(),
   tags: z.array(z.string()),
-  plan: planChecksSchema.optional(),
+  plan: storedChecksSchema.optional(),
   command: z.string().optional(),
   /** Resolved decision parameters (defaults ← tag ← case); maxTrials is the last stage the case may reach. */
   decision: sprtParamsSchema,
@@ -314,8 +309,6 @@ export const firingSchema = z.object({
 });
 export type Firing = z.output<typeof firingSchema>;
 
-export const checkResultSchema = z.object({ check: z.string(), pass: z.boolean(), detail: z.string().optional() });
-export type CheckResult = z.output<typeof checkResultSchema>;
 export const planGradeSchema = z.object({ plans: z.array(z.string()), checks: z.array(checkResultSchema), pass: z.boolean() });
 export type PlanGrade = z.output<typeof planGradeSchema>;
 
