@@ -26,7 +26,13 @@ const COMPARED = 10;
 const { config: userConfig } = loadConfig(join(ROOT, 'skillprobe.config.yaml'), {});
 const CONFIG = { ...userConfig, arms: ['skill'] };
 const DECISION = { threshold: 0.9, delta: 0.25, alpha: 0.05, beta: 0.2, minTrials: CONFIG.decision.minTrials, maxTrials: 19 };
-const DEFS = Array.from({ length: CASES }, (_, i) => ({ id: `case-${i + 1}`, expect: 'atl-jira', exclusive: false, tags: [], decision: DECISION }));
+const DEFS = Array.from({ length: CASES }, (_, i) => ({
+  id: `case-${i + 1}`,
+  expect: 'atl-jira',
+  exclusive: false,
+  tags: [],
+  decision: DECISION,
+}));
 const rateOf = (i) => (i === 0 ? TO : FROM);
 
 /** A seeded uniform generator (mulberry32): the bench's only randomness. */
@@ -41,8 +47,17 @@ function generator(seed) {
 }
 
 const outcome = (caseId, n, passed) => ({
-  caseId, arm: 'skill', n, status: 'ok', passed, firings: [], firedColumn: passed ? 'atl-jira' : 'none',
-  fired: passed ? 'expected' : 'none', readOnly: false, flags: { noop: false, clarifying: false }, parseWarnings: 0,
+  caseId,
+  arm: 'skill',
+  n,
+  status: 'ok',
+  passed,
+  firings: [],
+  firedColumn: passed ? 'atl-jira' : 'none',
+  fired: passed ? 'expected' : 'none',
+  readOnly: false,
+  flags: { noop: false, clarifying: false },
+  parseWarnings: 0,
 });
 
 function baseRun(n, seed) {
@@ -69,7 +84,10 @@ function candidateRun(canary, rates, seed) {
 /** The cases a canary run flagged REGRESSED as it ran: their trials in order reached the reject boundary. */
 function flaggedBy(canary, run) {
   const reached = (c) => {
-    const seq = run.results.outcomes.filter((o) => o.caseId === c.caseId).sort((a, b) => a.n - b.n).map((o) => o.passed);
+    const seq = run.results.outcomes
+      .filter((o) => o.caseId === c.caseId)
+      .sort((a, b) => a.n - b.n)
+      .map((o) => o.passed);
     let k = 0;
     return seq.some((p, i) => (k += p) <= (c.design.rejectUpTo[i + 1] ?? -1));
   };
@@ -94,7 +112,15 @@ export function benchBaselineCanary() {
       const ends = stoppedEnds(fixedTrialsDesign(n));
       const params = { margin: MARGIN, futilityLevel: canary.futilityLevel, minTrials: e.design.minTrials, maxTrials: e.design.maxTrials };
       const [dropped, kept] = [canaryOperating(ends, FROM, TO, e.critical, params), canaryOperating(ends, FROM, FROM, e.critical, params)];
-      exact = { power: dropped.regressed, falseAlarm: kept.regressed, trials: dropped.expectedTrials + (CASES - 1) * kept.expectedTrials, aaTrials: CASES * kept.expectedTrials, cap: e.design.maxTrials, critical: e.critical, caseAlpha: canary.caseAlpha };
+      exact = {
+        power: dropped.regressed,
+        falseAlarm: kept.regressed,
+        trials: dropped.expectedTrials + (CASES - 1) * kept.expectedTrials,
+        aaTrials: CASES * kept.expectedTrials,
+        cap: e.design.maxTrials,
+        critical: e.critical,
+        caseAlpha: canary.caseAlpha,
+      };
       exact.aa = 1 - (1 - kept.regressed) ** CASES;
     }
     const candidate = candidateRun(canary, drop, 2000 + r);
@@ -117,24 +143,54 @@ export function benchBaselineCanary() {
   }
   // What a base at the default design (the run users make anyway) can see of the same drop, exactly.
   const design = caseDesign({ decision: DECISION });
-  const small = planCanary(storedRun('small', CONFIG, DEFS, DEFS.flatMap((c) => Array.from({ length: 6 }, (_, i) => outcome(c.id, i + 1, true))), 1), DEFS, options).canary.cases[0];
+  const small = planCanary(
+    storedRun(
+      'small',
+      CONFIG,
+      DEFS,
+      DEFS.flatMap((c) => Array.from({ length: 6 }, (_, i) => outcome(c.id, i + 1, true))),
+      1,
+    ),
+    DEFS,
+    options,
+  ).canary.cases[0];
   const smallEnds = stoppedEnds(design);
   const smallParams = { margin: MARGIN, futilityLevel: 0.99, minTrials: small.design.minTrials, maxTrials: small.design.maxTrials };
   const smallPower = canaryOperating(smallEnds, FROM, TO, small.critical, smallParams).regressed;
-  return { reps: REPS, n, fixedCandidate: n * CASES, exact, tally, small: { power: smallPower, cap: small.design.maxTrials }, seconds: (performance.now() - t0) / 1000 };
+  return {
+    reps: REPS,
+    n,
+    fixedCandidate: n * CASES,
+    exact,
+    tally,
+    small: { power: smallPower, cap: small.design.maxTrials },
+    seconds: (performance.now() - t0) / 1000,
+  };
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
 export function printBaselineCanary({ reps, n, fixedCandidate, exact, tally: t, small, seconds }) {
   const per = (x) => x / reps;
-  console.log(`baseline  run --baseline: one case of ${CASES} drops ${FROM} → ${TO}, the rest stay; base: the fixed-N run plan --compare prescribes (${n} per case); ${reps} repetitions; ${seconds.toFixed(0)} s`);
-  console.log(`          canary per case: α ${exact.caseAlpha.toPrecision(2)} (Bonferroni), critical z ${exact.critical.toFixed(2)}, cap ${exact.cap}, UNCHANGED once a drop of ${MARGIN.toFixed(2)} is ruled out`);
-  console.log(`          flagged: exact ${pct(exact.power)}, simulated ${pct(per(t.flagged))} (target ≥ 80%: ratio ${(Math.min(exact.power, per(t.flagged)) / 0.8).toFixed(2)}) · another case flagged too: ${pct(per(t.falseCase))}`);
-  console.log(`          candidate trials: simulated mean ${(t.trials / reps).toFixed(0)} with the early stop, exact ${exact.trials.toFixed(0)} without it · fixed-N candidate ${fixedCandidate} (ratio ${(t.trials / reps / fixedCandidate).toFixed(2)}, target ≤ 0.5; base included: ${((t.trials / reps + fixedCandidate) / (2 * fixedCandidate)).toFixed(2)})`);
-  console.log(`          A/A (all ${CASES} at ${FROM}): any case REGRESSED exact ${pct(exact.aa)}, simulated ${pct(per(t.aa))} (target ≤ ${100 * ALPHA}%: ratio ${(Math.max(exact.aa, per(t.aa)) / ALPHA).toFixed(2)}); ${(t.aaTrials / reps).toFixed(0)} candidate trials (exact ${exact.aaTrials.toFixed(0)})`);
+  console.log(
+    `baseline  run --baseline: one case of ${CASES} drops ${FROM} → ${TO}, the rest stay; base: the fixed-N run plan --compare prescribes (${n} per case); ${reps} repetitions; ${seconds.toFixed(0)} s`,
+  );
+  console.log(
+    `          canary per case: α ${exact.caseAlpha.toPrecision(2)} (Bonferroni), critical z ${exact.critical.toFixed(2)}, cap ${exact.cap}, UNCHANGED once a drop of ${MARGIN.toFixed(2)} is ruled out`,
+  );
+  console.log(
+    `          flagged: exact ${pct(exact.power)}, simulated ${pct(per(t.flagged))} (target ≥ 80%: ratio ${(Math.min(exact.power, per(t.flagged)) / 0.8).toFixed(2)}) · another case flagged too: ${pct(per(t.falseCase))}`,
+  );
+  console.log(
+    `          candidate trials: simulated mean ${(t.trials / reps).toFixed(0)} with the early stop, exact ${exact.trials.toFixed(0)} without it · fixed-N candidate ${fixedCandidate} (ratio ${(t.trials / reps / fixedCandidate).toFixed(2)}, target ≤ 0.5; base included: ${((t.trials / reps + fixedCandidate) / (2 * fixedCandidate)).toFixed(2)})`,
+  );
+  console.log(
+    `          A/A (all ${CASES} at ${FROM}): any case REGRESSED exact ${pct(exact.aa)}, simulated ${pct(per(t.aa))} (target ≤ ${100 * ALPHA}%: ratio ${(Math.max(exact.aa, per(t.aa)) / ALPHA).toFixed(2)}); ${(t.aaTrials / reps).toFixed(0)} candidate trials (exact ${exact.aaTrials.toFixed(0)})`,
+  );
   console.log(`          compare BASE CANDIDATE names every case the run flagged: ${t.compareAgrees}/${t.compared} repetitions checked`);
-  console.log(`          a base at the default design (6 of 6, ends by 19): the same canary flags the drop in ${pct(small.power)} (exact, cap ${small.cap}): the base is the bottleneck, and --add-trials tops it up`);
+  console.log(
+    `          a base at the default design (6 of 6, ends by 19): the same canary flags the drop in ${pct(small.power)} (exact, cap ${small.cap}): the base is the bottleneck, and --add-trials tops it up`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) printBaselineCanary(benchBaselineCanary());

@@ -34,7 +34,11 @@ const NONE = 'none';
 const { config: userConfig } = loadConfig(join(ROOT, 'skillprobe.config.yaml'), {});
 // The skill arm only: the suite-level verdict and the gate read it alone.
 const CONFIG = { ...userConfig, arms: ['skill'] };
-const SUITE = loadCases(join(ROOT, 'cases/*.yaml'), FAMILY.map((name) => ({ dir: name, name })), CONFIG.decision);
+const SUITE = loadCases(
+  join(ROOT, 'cases/*.yaml'),
+  FAMILY.map((name) => ({ dir: name, name })),
+  CONFIG.decision,
+);
 const DEFS = SUITE.cases.map((c) => gradableCase(c, CONFIG));
 const DEMO = loadProfile(join(ROOT, 'sim/demo.profile.yaml'));
 const HALVED = loadProfile(join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml'));
@@ -53,9 +57,17 @@ function passes(profile, c, n) {
 function outcome(c, n, passed) {
   const column = passed ? (c.expect === NONE ? NONE : c.expect) : c.expect === NONE ? 'atl-jira' : NONE;
   return {
-    caseId: c.id, arm: 'skill', n, status: 'ok', passed, firings: [], firedColumn: column,
+    caseId: c.id,
+    arm: 'skill',
+    n,
+    status: 'ok',
+    passed,
+    firings: [],
+    firedColumn: column,
     fired: column === NONE ? 'none' : column === c.expect ? 'expected' : 'sibling',
-    readOnly: false, flags: { noop: false, clarifying: false }, parseWarnings: 0,
+    readOnly: false,
+    flags: { noop: false, clarifying: false },
+    parseWarnings: 0,
   };
 }
 
@@ -84,10 +96,19 @@ function fixedRun(profile, seed, n) {
 
 export function storedRun(runId, config, defs, outcomes, seed) {
   const manifest = {
-    runId, harness: { name: 'skillprobe', version: 'bench' }, status: 'completed', startedAt: '2026-12-01T00:00:00Z',
-    agent: { id: 'claude-code', binary: 'claude', cliVersion: 'bench' }, model: 'simulated', config,
-    skills: FAMILY.map((name) => ({ dir: name, name, hash: 'h' })), skillsHash: 'h', cases: { files: [], hash: 'c', defs },
-    family: FAMILY.map((name) => ({ dir: name, name })), simulator: { profile: 'bench', name: 'bench', seed }, trials: { planned: outcomes.length, finished: outcomes.length, notStarted: 0 },
+    runId,
+    harness: { name: 'skillprobe', version: 'bench' },
+    status: 'completed',
+    startedAt: '2026-12-01T00:00:00Z',
+    agent: { id: 'claude-code', binary: 'claude', cliVersion: 'bench' },
+    model: 'simulated',
+    config,
+    skills: FAMILY.map((name) => ({ dir: name, name, hash: 'h' })),
+    skillsHash: 'h',
+    cases: { files: [], hash: 'c', defs },
+    family: FAMILY.map((name) => ({ dir: name, name })),
+    simulator: { profile: 'bench', name: 'bench', seed },
+    trials: { planned: outcomes.length, finished: outcomes.length, notStarted: 0 },
   };
   return { dir: runId, manifest, results: buildResults(manifest, outcomes, [], new Date(0)) };
 }
@@ -99,11 +120,13 @@ function anytimeOnly(run) {
 
 /** Each case's pass rate under a profile: the share of its seeded draws that pass, over many trial keys. */
 function trueRates(profile) {
-  return new Map(DEFS.map((c) => {
-    let k = 0;
-    for (let n = 1; n <= 20_000; n++) if (passes(profile, c, n)) k++;
-    return [c.id, k / 20_000];
-  }));
+  return new Map(
+    DEFS.map((c) => {
+      let k = 0;
+      for (let n = 1; n <= 20_000; n++) if (passes(profile, c, n)) k++;
+      return [c.id, k / 20_000];
+    }),
+  );
 }
 
 /**
@@ -122,7 +145,11 @@ function exactSizes() {
       const pi = i / 200;
       const [lp, lq] = [Math.log(pi), Math.log(1 - pi)];
       let mass = 0;
-      ends.forEach((b, x) => ends.forEach((c, y) => { if (region[x][y]) mass += Math.exp(logEndProbability(b, lp, lq) + logEndProbability(c, lp, lq)); }));
+      ends.forEach((b, x) =>
+        ends.forEach((c, y) => {
+          if (region[x][y]) mass += Math.exp(logEndProbability(b, lp, lq) + logEndProbability(c, lp, lq));
+        }),
+      );
       worst = Math.max(worst, mass);
     }
     return worst;
@@ -137,19 +164,39 @@ const inside = (p) => Math.min(1 - 1e-9, Math.max(1e-9, p));
 
 /** The suite-level test's exact power (and, with equal rates, its exact size) at the default designs. */
 function exactPower(from, to, tau) {
-  return suiteCanaryPower(DEFS.map((c) => ({ base: caseDesign(c), candidate: caseDesign(c), from: inside(from.get(c.id)), to: inside(to.get(c.id)) })), ALPHA, tau);
+  return suiteCanaryPower(
+    DEFS.map((c) => ({ base: caseDesign(c), candidate: caseDesign(c), from: inside(from.get(c.id)), to: inside(to.get(c.id)) })),
+    ALPHA,
+    tau,
+  );
 }
 
 /** The one-case drop of the baseline canary's target, 0.90 → 0.60 among ten unchanged cases at 0.90, at the demo's default design. */
 function oneCaseDrop() {
   const at = (p) => new Map(DEFS.map((c, i) => [c.id, i === 0 ? p : 0.9]));
   const fixed = planComparison(0.9, 0.6, ALPHA, 0.8, { cases: DEFS.length, caseArms: DEFS.length, minTrials: 6 });
-  return { suite: exactPower(at(0.9), at(0.6), SUITE_TRUNCATION), fixedN: fixed.acrossCases, fixedTotal: 2 * fixed.acrossCases * DEFS.length };
+  return {
+    suite: exactPower(at(0.9), at(0.6), SUITE_TRUNCATION),
+    fixedN: fixed.acrossCases,
+    fixedTotal: 2 * fixed.acrossCases * DEFS.length,
+  };
 }
 
 export function benchCanary() {
   const t0 = performance.now();
-  const tally = { aaSuite: 0, aaCase: 0, aaSuiteOld: 0, aaCaseOld: 0, hSuite: 0, hCase: 0, hOld: 0, trialsBase: 0, trialsHalved: 0, coverAA: 0, coverH: 0 };
+  const tally = {
+    aaSuite: 0,
+    aaCase: 0,
+    aaSuiteOld: 0,
+    aaCaseOld: 0,
+    hSuite: 0,
+    hCase: 0,
+    hOld: 0,
+    trialsBase: 0,
+    trialsHalved: 0,
+    coverAA: 0,
+    coverH: 0,
+  };
   const [demoRates, halvedRates] = [trueRates(DEMO), trueRates(HALVED)];
   const trueDiff = [...demoRates.keys()].reduce((s, id) => s + halvedRates.get(id) - demoRates.get(id), 0) / demoRates.size;
   for (let r = 0; r < REPS; r++) {
@@ -188,14 +235,30 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 export function printCanary({ reps, cases, tally: t, trueDiff, exact, sizes, seconds }) {
   const per = (x) => x / reps;
   const ratio = (x, target) => (x / target).toFixed(2);
-  console.log(`canary    the demo suite (${cases} cases) at its default sequential design; simulated: ${reps} repetitions of two seeded runs per comparison; ${seconds.toFixed(0)} s`);
-  console.log(`          A/A  suite-level REGRESSED: exact ${pct(exact.aa)} at the demo's rates (Fisher untruncated ${pct(exact.aaFisher)}), simulated ${pct(per(t.aaSuite))} (target ≤ ${100 * ALPHA}%: ratio ${ratio(Math.max(exact.aa, per(t.aaSuite)), ALPHA)})`);
-  console.log(`               any case REGRESSED after BH: simulated ${pct(per(t.aaCase))} (ratio ${ratio(per(t.aaCase), ALPHA)}) · before (anytime tests): ${pct(per(t.aaSuiteOld))} suite, ${pct(per(t.aaCaseOld))} a case`);
-  console.log(`          halved routing, both runs at the default design, no extra trials (${(t.trialsBase / reps).toFixed(0)} + ${(t.trialsHalved / reps).toFixed(0)} trials):`);
-  console.log(`               suite-level REGRESSED: exact ${pct(exact.halved)} (target ≥ 95%: ratio ${ratio(exact.halved, 0.95)}; Fisher untruncated ${pct(exact.halvedFisher)}), simulated ${pct(per(t.hSuite))} · a case REGRESSED ${pct(per(t.hCase))} · before (anytime tests): exit 1 in ${pct(per(t.hOld))}`);
-  console.log(`          suite pass-rate difference, 95% interval coverage (simulated): A/A ${pct(per(t.coverAA))} · halved ${pct(per(t.coverH))} (true mean change ${trueDiff.toFixed(3)})`);
-  console.log(`          per-case test, exact size at α ${ALPHA} (sup over the common rate; design max ${sizes.maxTrials}, ${sizes.ends} ends): under both designs ${sizes.exact.toFixed(4)} · Boschloo on the stopped counts ${sizes.naive.toFixed(4)}`);
-  console.log(`          one case 0.90 → 0.60 among ${cases - 1} at 0.90: the suite-level test at the default design flags it in ${pct(exact.one.suite)} (exact); the fixed-N canary takes ${exact.one.fixedN} trials per case and run (${exact.one.fixedTotal} in all) for 80% (the baseline canary: bench/baseline-canary)`);
+  console.log(
+    `canary    the demo suite (${cases} cases) at its default sequential design; simulated: ${reps} repetitions of two seeded runs per comparison; ${seconds.toFixed(0)} s`,
+  );
+  console.log(
+    `          A/A  suite-level REGRESSED: exact ${pct(exact.aa)} at the demo's rates (Fisher untruncated ${pct(exact.aaFisher)}), simulated ${pct(per(t.aaSuite))} (target ≤ ${100 * ALPHA}%: ratio ${ratio(Math.max(exact.aa, per(t.aaSuite)), ALPHA)})`,
+  );
+  console.log(
+    `               any case REGRESSED after BH: simulated ${pct(per(t.aaCase))} (ratio ${ratio(per(t.aaCase), ALPHA)}) · before (anytime tests): ${pct(per(t.aaSuiteOld))} suite, ${pct(per(t.aaCaseOld))} a case`,
+  );
+  console.log(
+    `          halved routing, both runs at the default design, no extra trials (${(t.trialsBase / reps).toFixed(0)} + ${(t.trialsHalved / reps).toFixed(0)} trials):`,
+  );
+  console.log(
+    `               suite-level REGRESSED: exact ${pct(exact.halved)} (target ≥ 95%: ratio ${ratio(exact.halved, 0.95)}; Fisher untruncated ${pct(exact.halvedFisher)}), simulated ${pct(per(t.hSuite))} · a case REGRESSED ${pct(per(t.hCase))} · before (anytime tests): exit 1 in ${pct(per(t.hOld))}`,
+  );
+  console.log(
+    `          suite pass-rate difference, 95% interval coverage (simulated): A/A ${pct(per(t.coverAA))} · halved ${pct(per(t.coverH))} (true mean change ${trueDiff.toFixed(3)})`,
+  );
+  console.log(
+    `          per-case test, exact size at α ${ALPHA} (sup over the common rate; design max ${sizes.maxTrials}, ${sizes.ends} ends): under both designs ${sizes.exact.toFixed(4)} · Boschloo on the stopped counts ${sizes.naive.toFixed(4)}`,
+  );
+  console.log(
+    `          one case 0.90 → 0.60 among ${cases - 1} at 0.90: the suite-level test at the default design flags it in ${pct(exact.one.suite)} (exact); the fixed-N canary takes ${exact.one.fixedN} trials per case and run (${exact.one.fixedTotal} in all) for 80% (the baseline canary: bench/baseline-canary)`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) printCanary(benchCanary());

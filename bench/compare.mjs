@@ -23,28 +23,54 @@ const [FROM, TO] = [0.9, 0.75];
 const DROPPED = 'jira-create-bug';
 
 const FAMILY = ['atl', 'atl-jira', 'atl-confluence'];
-const CASES = parse(readFileSync(join(ROOT, 'cases/atl.yaml'), 'utf8')).map((c) => ({ id: c.id, prompt: c.prompt, expect: c.expect.skill }));
+const CASES = parse(readFileSync(join(ROOT, 'cases/atl.yaml'), 'utf8')).map((c) => ({
+  id: c.id,
+  prompt: c.prompt,
+  expect: c.expect.skill,
+}));
 const DEMO = loadProfile(join(ROOT, 'sim/demo.profile.yaml'));
 
 /** The demo profile with the dropped case's trigger rate set to `p` (its other behaviour: a plain answer). */
 function profileWith(p, seed) {
   const rules = DEMO.rules.map((r) =>
-    r.case === DROPPED ? { ...r, do: [{ p, skill: 'atl-jira', args: 'create-issue' }, { p: 1 - p, answer: 'Open Jira and file it there.' }] } : r,
+    r.case === DROPPED
+      ? {
+          ...r,
+          do: [
+            { p, skill: 'atl-jira', args: 'create-issue' },
+            { p: 1 - p, answer: 'Open Jira and file it there.' },
+          ],
+        }
+      : r,
   );
   return { ...DEMO, seed, rules };
 }
 
 function outcome(c, n, passed, column) {
   return {
-    caseId: c.id, arm: 'skill', n, status: 'ok', passed, firings: [], firedColumn: column,
+    caseId: c.id,
+    arm: 'skill',
+    n,
+    status: 'ok',
+    passed,
+    firings: [],
+    firedColumn: column,
     fired: column === c.expect ? 'expected' : column === 'none' ? 'none' : FAMILY.includes(column) ? 'sibling' : 'other',
-    readOnly: false, flags: { noop: false, clarifying: false }, parseWarnings: 0,
+    readOnly: false,
+    flags: { noop: false, clarifying: false },
+    parseWarnings: 0,
   };
 }
 
 /** One fixed-N run of the atl cases: each trial the simulator's draw for its key. */
 function simulatedRun(profile, n) {
-  const defs = CASES.map((c) => ({ id: c.id, expect: c.expect, exclusive: false, tags: [], decision: { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: n } }));
+  const defs = CASES.map((c) => ({
+    id: c.id,
+    expect: c.expect,
+    exclusive: false,
+    tags: [],
+    decision: { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: n },
+  }));
   const outcomes = CASES.flatMap((c) =>
     Array.from({ length: n }, (_, i) => {
       const view = { offeredSkills: FAMILY, tools: ['Skill', 'Read'], prompt: c.prompt, turn: 0, lastResults: [] };
@@ -54,10 +80,19 @@ function simulatedRun(profile, n) {
     }),
   );
   const manifest = {
-    runId: `sim-${profile.seed}`, harness: { name: 'skillprobe', version: 'bench' }, status: 'completed', startedAt: '2026-12-01T00:00:00Z',
-    agent: { id: 'claude-code', binary: 'claude', cliVersion: 'bench' }, model: 'simulated', config: configSchema.parse({ arms: ['skill'], decision: { mode: 'fixed' }, trials: n }),
-    skills: FAMILY.map((name) => ({ dir: name, name, hash: 'h' })), skillsHash: 'h', cases: { files: [], hash: 'c', defs },
-    family: FAMILY.map((name) => ({ dir: name, name })), simulator: { profile: 'bench', name: DEMO.name, seed: profile.seed }, trials: { planned: outcomes.length, finished: outcomes.length, notStarted: 0 },
+    runId: `sim-${profile.seed}`,
+    harness: { name: 'skillprobe', version: 'bench' },
+    status: 'completed',
+    startedAt: '2026-12-01T00:00:00Z',
+    agent: { id: 'claude-code', binary: 'claude', cliVersion: 'bench' },
+    model: 'simulated',
+    config: configSchema.parse({ arms: ['skill'], decision: { mode: 'fixed' }, trials: n }),
+    skills: FAMILY.map((name) => ({ dir: name, name, hash: 'h' })),
+    skillsHash: 'h',
+    cases: { files: [], hash: 'c', defs },
+    family: FAMILY.map((name) => ({ dir: name, name })),
+    simulator: { profile: 'bench', name: DEMO.name, seed: profile.seed },
+    trials: { planned: outcomes.length, finished: outcomes.length, notStarted: 0 },
   };
   return { dir: manifest.runId, manifest, results: buildResults(manifest, outcomes, [], new Date(0)) };
 }
@@ -79,9 +114,15 @@ export function benchCompare() {
 }
 
 export function printCompare({ reps, n, plan, aaRate, power, seconds }) {
-  console.log(`compare   canary on the simulator's seeded draws: ${CASES.length} cases, N = ${n} per case and run (plan --compare: ${FROM} → ${TO}, power ${POWER}, α ${ALPHA}, BH across cases), ${reps} repetitions, ${seconds.toFixed(0)} s`);
-  console.log(`          A/A false-regression rate ${(100 * aaRate).toFixed(1)}% (target ≤ ${100 * ALPHA}%: ratio ${(aaRate / ALPHA).toFixed(2)})`);
-  console.log(`          power to flag ${DROPPED} ${FROM} → ${TO}: ${(100 * power).toFixed(1)}% (target ≥ ${100 * POWER}%: ratio ${(power / POWER).toFixed(2)}; one case tested alone would need N = ${plan.perCase})`);
+  console.log(
+    `compare   canary on the simulator's seeded draws: ${CASES.length} cases, N = ${n} per case and run (plan --compare: ${FROM} → ${TO}, power ${POWER}, α ${ALPHA}, BH across cases), ${reps} repetitions, ${seconds.toFixed(0)} s`,
+  );
+  console.log(
+    `          A/A false-regression rate ${(100 * aaRate).toFixed(1)}% (target ≤ ${100 * ALPHA}%: ratio ${(aaRate / ALPHA).toFixed(2)})`,
+  );
+  console.log(
+    `          power to flag ${DROPPED} ${FROM} → ${TO}: ${(100 * power).toFixed(1)}% (target ≥ ${100 * POWER}%: ratio ${(power / POWER).toFixed(2)}; one case tested alone would need N = ${plan.perCase})`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) printCompare(benchCompare());

@@ -13,7 +13,11 @@ export async function benchDemo() {
   for (let i = 0; i < RUNS; i++) {
     const work = mkdtempSync(join(tmpdir(), 'sp-bench-demo-'));
     try {
-      const r = await measure('node', [join(ROOT, 'dist', 'cli.js'), 'run', '--sim', 'sim/demo.profile.yaml', '--no-gate', '--transcripts', work], { cwd: ROOT });
+      const r = await measure(
+        'node',
+        [join(ROOT, 'dist', 'cli.js'), 'run', '--sim', 'sim/demo.profile.yaml', '--no-gate', '--transcripts', work],
+        { cwd: ROOT },
+      );
       if (r.code !== 0) throw new Error(`demo failed (exit ${r.code}): ${r.stderr.slice(-2000)}`);
       const results = JSON.parse(readFileSync(join(work, readdirSync(work)[0], 'results.json'), 'utf8'));
       rows.push({ seconds: r.ms / 1000, trials: results.outcomes.length });

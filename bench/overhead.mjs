@@ -14,9 +14,13 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const CLI = join(ROOT, 'dist', 'cli.js');
 /** Trials per side and rounds: a Gemini CLI trial takes about three times a Claude Code one, so it gets fewer. */
 const SIZES = { 'claude-code': [30, 5], codex: [30, 5], gemini: [12, 3] };
-const sizeOf = (id) => [Number(process.env.OVERHEAD_TRIALS ?? SIZES[id]?.[0] ?? 10), Number(process.env.OVERHEAD_ROUNDS ?? SIZES[id]?.[1] ?? 3)];
+const sizeOf = (id) => [
+  Number(process.env.OVERHEAD_TRIALS ?? SIZES[id]?.[0] ?? 10),
+  Number(process.env.OVERHEAD_ROUNDS ?? SIZES[id]?.[1] ?? 3),
+];
 
-const SKILL = '---\nname: atl-jira\ndescription: Create and find Jira issues with the atl CLI.\n---\n# atl jira\n\n```bash\natl jira $ARGUMENTS\n```\n';
+const SKILL =
+  '---\nname: atl-jira\ndescription: Create and find Jira issues with the atl CLI.\n---\n# atl jira\n\n```bash\natl jira $ARGUMENTS\n```\n';
 const PROFILE = 'name: overhead\nseed: 1\nrules:\n  - { case: bench, do: [{ skill: atl-jira, args: "create-issue --project OPS" }] }\n';
 const CASES = '- id: bench\n  prompt: "file a bug in OPS"\n  expect: { skill: atl-jira }\n';
 const MODEL = 'bench-model';
@@ -33,7 +37,26 @@ function project() {
 
 async function harness(dir, id, n, concurrency) {
   const t0 = performance.now();
-  const args = ['run', '--sim', 'sim.yaml', '--agent', id, '--model', MODEL, '--mode', 'fixed', '--trials', String(n), '--arms', 'skill', '--concurrency', String(concurrency), '--transcripts', 'runs', '--json'];
+  const args = [
+    'run',
+    '--sim',
+    'sim.yaml',
+    '--agent',
+    id,
+    '--model',
+    MODEL,
+    '--mode',
+    'fixed',
+    '--trials',
+    String(n),
+    '--arms',
+    'skill',
+    '--concurrency',
+    String(concurrency),
+    '--transcripts',
+    'runs',
+    '--json',
+  ];
   await execa('node', [CLI, ...args], { cwd: dir, stdin: 'ignore', reject: false });
   return performance.now() - t0;
 }
@@ -60,7 +83,11 @@ async function bare(dir, adapter, n, simUrl) {
       harnessDir,
       callerEnv: process.env,
       binary: adapter.resolveBinary(),
-      simulator: { url: simUrl, headers: { 'x-skillprobe-case': 'bench', 'x-skillprobe-trial': `bare-${i}` }, identityUrl: simulatorBaseUrl(simUrl, `bare-${i}`, 'bench') },
+      simulator: {
+        url: simUrl,
+        headers: { 'x-skillprobe-case': 'bench', 'x-skillprobe-trial': `bare-${i}` },
+        identityUrl: simulatorBaseUrl(simUrl, `bare-${i}`, 'bench'),
+      },
     };
     // Files the CLI reads are the trial's to write; the bare side writes them too, off the clock.
     await adapter.prepareTrial?.(req);
@@ -80,7 +107,10 @@ async function benchAgent(dir, id, simUrl) {
   const per = { harness: [], bare: [], c2: [] };
   for (let r = 0; r < rounds; r++) {
     // Alternate which goes first, so drift on a shared machine hits both sides alike.
-    const [h, b] = r % 2 === 0 ? [await harness(dir, id, n, 1), await bare(dir, adapter, n, simUrl)] : await bare(dir, adapter, n, simUrl).then(async (b) => [await harness(dir, id, n, 1), b]);
+    const [h, b] =
+      r % 2 === 0
+        ? [await harness(dir, id, n, 1), await bare(dir, adapter, n, simUrl)]
+        : await bare(dir, adapter, n, simUrl).then(async (b) => [await harness(dir, id, n, 1), b]);
     per.harness.push(h / n);
     per.bare.push(b / n);
     ratio.push(h / b);
@@ -90,7 +120,15 @@ async function benchAgent(dir, id, simUrl) {
       speedup.push(h / c2);
     }
   }
-  return { id, n, rounds, ratio: median(ratio), msHarness: median(per.harness), msBare: median(per.bare), ...(speedup.length ? { speedup: median(speedup), msC2: median(per.c2) } : {}) };
+  return {
+    id,
+    n,
+    rounds,
+    ratio: median(ratio),
+    msHarness: median(per.harness),
+    msBare: median(per.bare),
+    ...(speedup.length ? { speedup: median(speedup), msC2: median(per.c2) } : {}),
+  };
 }
 
 export async function benchOverhead() {
@@ -116,9 +154,14 @@ export async function benchOverhead() {
 
 export function printOverhead(agents) {
   for (const r of agents) {
-    console.log(`overhead  ${r.id}: ${r.rounds} alternated rounds of ${r.n} trials (medians): harness ${r.msHarness.toFixed(0)} ms/trial, bare CLI ${r.msBare.toFixed(0)} ms/trial`);
+    console.log(
+      `overhead  ${r.id}: ${r.rounds} alternated rounds of ${r.n} trials (medians): harness ${r.msHarness.toFixed(0)} ms/trial, bare CLI ${r.msBare.toFixed(0)} ms/trial`,
+    );
     console.log(`          harness/bare wall ratio at concurrency 1: ${r.ratio.toFixed(3)} (target ≤ 1.05)`);
-    if (r.speedup !== undefined) console.log(`          throughput concurrency 2 / concurrency 1: ${r.speedup.toFixed(2)}× (target ≥ 1.8×; ${r.msC2.toFixed(0)} ms/trial at concurrency 2)`);
+    if (r.speedup !== undefined)
+      console.log(
+        `          throughput concurrency 2 / concurrency 1: ${r.speedup.toFixed(2)}× (target ≥ 1.8×; ${r.msC2.toFixed(0)} ms/trial at concurrency 2)`,
+      );
   }
 }
 

@@ -12,7 +12,11 @@ const TOTAL = Number(process.env.REGRADE_TRIALS ?? 10_000);
 export async function benchRegrade() {
   const work = mkdtempSync(join(tmpdir(), 'sp-bench-regrade-'));
   try {
-    const seed = await measure('node', [CLI, 'run', '--sim', 'sim/demo.profile.yaml', '--mode', 'fixed', '--trials', '2', '--transcripts', work, '--json'], { cwd: ROOT });
+    const seed = await measure(
+      'node',
+      [CLI, 'run', '--sim', 'sim/demo.profile.yaml', '--mode', 'fixed', '--trials', '2', '--transcripts', work, '--json'],
+      { cwd: ROOT },
+    );
     // Any verdict will do (0, 1, 3, 4); 2 and crashes mean no run.
     if (![0, 1, 3, 4].includes(seed.code)) throw new Error(`seed run failed: ${seed.stderr}`);
     const template = join(work, readdirSync(work)[0]);
@@ -45,7 +49,9 @@ export async function benchRegrade() {
 }
 
 export function printRegrade(r) {
-  console.log(`regrade   ${r.trials} transcripts: ${r.seconds.toFixed(2)} s (target < 10 s, ratio ${(r.seconds / 10).toFixed(2)}); peak RSS ${r.peakMb.toFixed(0)} MB (target < 300 MB, ratio ${(r.peakMb / 300).toFixed(2)})`);
+  console.log(
+    `regrade   ${r.trials} transcripts: ${r.seconds.toFixed(2)} s (target < 10 s, ratio ${(r.seconds / 10).toFixed(2)}); peak RSS ${r.peakMb.toFixed(0)} MB (target < 300 MB, ratio ${(r.peakMb / 300).toFixed(2)})`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) printRegrade(await benchRegrade());

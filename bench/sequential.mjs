@@ -91,9 +91,24 @@ function benchSet(set) {
     const rows = rates.map((p, j) => {
       const t = tallies[j][i];
       const exact = designOperating(design, p);
-      return { p, avgTrials: t.trials / REPS, accept: t.accept / REPS, reject: t.reject / REPS, undecided: (REPS - t.accept - t.reject) / REPS, exact };
+      return {
+        p,
+        avgTrials: t.trials / REPS,
+        accept: t.accept / REPS,
+        reject: t.reject / REPS,
+        undecided: (REPS - t.accept - t.reject) / REPS,
+        exact,
+      };
     });
-    return { name, ms, maxTrials: design.maxTrials, decides: alwaysDecides(design), errors: exactErrors(design), worst: worstExpectedTrials(design), rows };
+    return {
+      name,
+      ms,
+      maxTrials: design.maxTrials,
+      decides: alwaysDecides(design),
+      errors: exactErrors(design),
+      worst: worstExpectedTrials(design),
+      rows,
+    };
   });
   return { set, goal, fixedN, rates, designs };
 }
@@ -105,7 +120,14 @@ export function benchSequential() {
 const W = 22;
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 const mark = (ok, value) => `${ok ? 'PASS' : 'FAIL'} ${value}`;
-const line = (label, cells) => console.log(`  ${label.padEnd(21)}` + cells.map((c) => c.padEnd(W)).join('').trimEnd());
+const line = (label, cells) =>
+  console.log(
+    `  ${label.padEnd(21)}` +
+      cells
+        .map((c) => c.padEnd(W))
+        .join('')
+        .trimEnd(),
+  );
 
 /** One cell per design; `n/a` where the design family could not hold the error rates. */
 const cells = (designs, f) => designs.map((d) => (d.rows ? f(d) : 'n/a'));
@@ -124,28 +146,66 @@ function printSet({ set, goal, fixedN, rates, designs }, reps) {
   console.log('  design is slowest. Targets are marked on exact values; simulated α and β beside, ± their binomial standard error.');
   // No design may stop before minTrials: with a small fixed N that alone can exceed the trial targets.
   const floor = goal.minTrials / fixedN;
-  if (floor > TARGET.outer) console.log(`  floor: minTrials/N = ${f2(floor)} > ${f2(TARGET.outer)}, so no design can meet the outer-rate targets here; they are the headline's.`);
-  line('true p', designs.map((d) => d.name));
+  if (floor > TARGET.outer)
+    console.log(
+      `  floor: minTrials/N = ${f2(floor)} > ${f2(TARGET.outer)}, so no design can meet the outer-rate targets here; they are the headline's.`,
+    );
+  line(
+    'true p',
+    designs.map((d) => d.name),
+  );
   rates.forEach((p, i) => {
     const label = i === rates.length - 1 ? `${p.toFixed(3)} (worst)` : p.toFixed(3);
-    line(label, cells(designs, (d) => {
-      const r = at(d, p);
-      return `${`${r.avgTrials.toFixed(1)}/${r.exact.expectedTrials.toFixed(1)}`.padStart(9)} ${pct(r.undecided).padStart(5)} ${f2(r.avgTrials / fixedN)}`;
-    }));
+    line(
+      label,
+      cells(designs, (d) => {
+        const r = at(d, p);
+        return `${`${r.avgTrials.toFixed(1)}/${r.exact.expectedTrials.toFixed(1)}`.padStart(9)} ${pct(r.undecided).padStart(5)} ${f2(r.avgTrials / fixedN)}`;
+      }),
+    );
   });
   const [p1, p0] = [clean(goal.p1), clean(goal.p0)];
-  line('undecided = 0', cells(designs, (d) => mark(d.decides, pct(Math.max(...d.rows.map((r) => r.exact.undecided))))));
-  line(`exact α ≤ ${f2(goal.alpha)}`, cells(designs, (d) => mark(d.errors.alpha <= goal.alpha, d.errors.alpha.toFixed(4))));
-  line('  simulated ± se', cells(designs, (d) => `${at(d, p0).reject.toFixed(4)} ± ${se(at(d, p0).reject, reps).toFixed(4)}`));
-  line(`exact β ≤ ${f2(goal.beta)}`, cells(designs, (d) => mark(d.errors.beta <= goal.beta, d.errors.beta.toFixed(4))));
-  line('  simulated ± se', cells(designs, (d) => `${at(d, p1).accept.toFixed(4)} ± ${se(at(d, p1).accept, reps).toFixed(4)}`));
-  line(`worst E/N ≤ ${f2(TARGET.worst)}`, cells(designs, (d) => mark(d.worst.expectedTrials <= TARGET.worst * fixedN, `${f2(d.worst.expectedTrials / fixedN)} at ${d.worst.p.toFixed(3)}`)));
+  line(
+    'undecided = 0',
+    cells(designs, (d) => mark(d.decides, pct(Math.max(...d.rows.map((r) => r.exact.undecided))))),
+  );
+  line(
+    `exact α ≤ ${f2(goal.alpha)}`,
+    cells(designs, (d) => mark(d.errors.alpha <= goal.alpha, d.errors.alpha.toFixed(4))),
+  );
+  line(
+    '  simulated ± se',
+    cells(designs, (d) => `${at(d, p0).reject.toFixed(4)} ± ${se(at(d, p0).reject, reps).toFixed(4)}`),
+  );
+  line(
+    `exact β ≤ ${f2(goal.beta)}`,
+    cells(designs, (d) => mark(d.errors.beta <= goal.beta, d.errors.beta.toFixed(4))),
+  );
+  line(
+    '  simulated ± se',
+    cells(designs, (d) => `${at(d, p1).accept.toFixed(4)} ± ${se(at(d, p1).accept, reps).toFixed(4)}`),
+  );
+  line(
+    `worst E/N ≤ ${f2(TARGET.worst)}`,
+    cells(designs, (d) =>
+      mark(d.worst.expectedTrials <= TARGET.worst * fixedN, `${f2(d.worst.expectedTrials / fixedN)} at ${d.worst.p.toFixed(3)}`),
+    ),
+  );
   for (const p of [rates[0], rates[4]]) {
-    line(`E/N at ${p.toFixed(3)} ≤ ${f2(TARGET.outer)}`, cells(designs, (d) => mark(at(d, p).exact.expectedTrials <= TARGET.outer * fixedN, f2(at(d, p).exact.expectedTrials / fixedN))));
+    line(
+      `E/N at ${p.toFixed(3)} ≤ ${f2(TARGET.outer)}`,
+      cells(designs, (d) => mark(at(d, p).exact.expectedTrials <= TARGET.outer * fixedN, f2(at(d, p).exact.expectedTrials / fixedN))),
+    );
   }
-  line('max trials', cells(designs, (d) => String(d.maxTrials)));
+  line(
+    'max trials',
+    cells(designs, (d) => String(d.maxTrials)),
+  );
   // Wall time, so this one row varies between runs and machines.
-  line('build ms', designs.map((d) => d.ms.toFixed(0)));
+  line(
+    'build ms',
+    designs.map((d) => d.ms.toFixed(0)),
+  );
 }
 
 export function printSequential({ reps, sets }) {

@@ -22,10 +22,27 @@ try {
     const t0 = performance.now();
     const r = await execa('npx', ['vitest', 'run'], { reject: false, all: true, env: { FORCE_COLOR: '0' } });
     const summary = /^(\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(r.all ?? '');
-    const row = { run: i, exitCode: r.exitCode, passed: Number(summary?.[1] ?? 0), failed: Number(summary?.[2] ?? -1), skipped: Number(summary?.[3] ?? 0), seconds: Math.round((performance.now() - t0) / 1000), load1: loadavg()[0].toFixed(1) };
+    const row = {
+      run: i,
+      exitCode: r.exitCode,
+      passed: Number(summary?.[1] ?? 0),
+      failed: Number(summary?.[2] ?? -1),
+      skipped: Number(summary?.[3] ?? 0),
+      seconds: Math.round((performance.now() - t0) / 1000),
+      load1: loadavg()[0].toFixed(1),
+    };
     rows.push(row);
-    console.log(`run ${i}/${runs} with ${burners} CPU burners: exit ${row.exitCode}, ${row.passed} passed, ${row.failed} failed, ${row.skipped} skipped, ${row.seconds} s, load ${row.load1}`);
-    if (r.exitCode !== 0) console.log((r.all ?? '').split('\n').filter((l) => /FAIL|✗|×|Error/.test(l)).slice(0, 40).join('\n'));
+    console.log(
+      `run ${i}/${runs} with ${burners} CPU burners: exit ${row.exitCode}, ${row.passed} passed, ${row.failed} failed, ${row.skipped} skipped, ${row.seconds} s, load ${row.load1}`,
+    );
+    if (r.exitCode !== 0)
+      console.log(
+        (r.all ?? '')
+          .split('\n')
+          .filter((l) => /FAIL|✗|×|Error/.test(l))
+          .slice(0, 40)
+          .join('\n'),
+      );
   }
 } finally {
   stopBurners();

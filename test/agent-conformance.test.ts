@@ -51,7 +51,12 @@ const AGENTS: Record<string, AgentRow> = {
     parse: parseClaudeStream,
     manifest: { agent: { id: 'claude-code', cliVersion: '2.1.197' } },
     skillsFolder: '.claude/skills',
-    fires: ({ t }) => expect(of(t, 'tool_call').filter((c) => c.intent === 'skill').map((c) => [c.skill, c.args])).toEqual([['alpha', 'create --name demo']]),
+    fires: ({ t }) =>
+      expect(
+        of(t, 'tool_call')
+          .filter((c) => c.intent === 'skill')
+          .map((c) => [c.skill, c.args]),
+      ).toEqual([['alpha', 'create --name demo']]),
     reads: (trial) => {
       expect(of(trial.t, 'tool_call').map((c) => [c.intent, c.path])).toEqual([['read', '.claude/skills/alpha/SKILL.md']]);
       modelRead(trial);
@@ -79,13 +84,22 @@ const AGENTS: Record<string, AgentRow> = {
     // Codex has no skill tool: the shell read of a SKILL.md is the firing, made unforgeable by a planted nonce.
     fires: ({ meta }) => expect(Object.keys(meta.evidence?.skillNonces ?? {}).sort()).toEqual(['alpha', 'alpha-beta']),
     reads: ({ t }) => expect(of(t, 'skill_load')).toEqual([expect.objectContaining({ name: 'alpha', status: 'loaded' })]),
-    limited: { exitCode: 1, check: ({ t }) => expect(of(t, 'error').filter((e) => !e.retrying).at(-1)).toMatchObject({ errorKind: 'rate_limit', httpStatus: 429 }) },
+    limited: {
+      exitCode: 1,
+      check: ({ t }) =>
+        expect(
+          of(t, 'error')
+            .filter((e) => !e.retrying)
+            .at(-1),
+        ).toMatchObject({ errorKind: 'rate_limit', httpStatus: 429 }),
+    },
     // The harness counts the commands Codex has no limit for.
     loops: ({ t, meta }) => {
       expect(meta.turnLimitHit).toBe(true);
       expect(of(t, 'tool_call').length).toBeGreaterThan(3);
     },
-    shown: (meta) => expect(meta.evidence?.shown).toMatchObject({ skills: ['alpha', 'alpha-beta'], contextFiles: [], sandbox: 'read-only' }),
+    shown: (meta) =>
+      expect(meta.evidence?.shown).toMatchObject({ skills: ['alpha', 'alpha-beta'], contextFiles: [], sandbox: 'read-only' }),
     // Its stream-idle timeout is set so that it and its retries end inside the deadline: its own error.
     stall: {
       agentConfig: CODEX,
@@ -105,7 +119,9 @@ const AGENTS: Record<string, AgentRow> = {
     skillsFolder: '.agents/skills',
     fires: ({ t }) => expect(of(t, 'tool_call').map((c) => [c.name, c.intent, c.skill])).toEqual([['activate_skill', 'skill', 'alpha']]),
     reads: (trial) => {
-      expect(of(trial.t, 'tool_call').map((c) => [c.intent, c.path])).toEqual([['read', expect.stringMatching(/\/ws\/\.agents\/skills\/alpha\/SKILL\.md$/)]]);
+      expect(of(trial.t, 'tool_call').map((c) => [c.intent, c.path])).toEqual([
+        ['read', expect.stringMatching(/\/ws\/\.agents\/skills\/alpha\/SKILL\.md$/)],
+      ]);
       modelRead(trial);
     },
     limited: {
@@ -120,7 +136,12 @@ const AGENTS: Record<string, AgentRow> = {
       expect(of(t, 'tool_call').map((c) => c.name)).toEqual(['glob', 'glob', 'glob']);
       expect(of(t, 'result')[0]).toMatchObject({ status: 'max_turns', message: expect.stringMatching(/^Reached max session turns/) });
     },
-    shown: (meta) => expect(meta.evidence?.shown).toEqual({ source: 'gemini skills list (once per arm)', skills: ['alpha', 'alpha-beta'], contextFiles: [] }),
+    shown: (meta) =>
+      expect(meta.evidence?.shown).toEqual({
+        source: 'gemini skills list (once per arm)',
+        skills: ['alpha', 'alpha-beta'],
+        contextFiles: [],
+      }),
     // The stream's first words arrive and never finish: kept, but not as the model's text.
     stall: {
       agentConfig: GEMINI,
@@ -163,7 +184,12 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
     expect(exitCode).not.toBe(2);
     expect(stdout).toMatch(/run folder: runs\/\d{8}-\d{6}-[0-9a-f]{6}/);
     const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
-    expect(manifest).toMatchObject({ status: 'completed', simulator: { name: `e2e-${id}`, seed: 7 }, trials: { planned: 6, finished: 6 }, ...row.manifest });
+    expect(manifest).toMatchObject({
+      status: 'completed',
+      simulator: { name: `e2e-${id}`, seed: 7 },
+      trials: { planned: 6, finished: 6 },
+      ...row.manifest,
+    });
     expect(manifest.skills.map((s: { dir: string }) => s.dir)).toEqual(['alpha', 'alpha-beta']);
     expect(manifest.skillsHash).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -172,9 +198,23 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
     const fired = trial('fires');
     expect(fired.meta.exitCode).toBe(0);
     row.fires(fired);
-    expect(of(fired.t, 'tool_call').filter((c) => c.intent === 'skill').map((c) => c.skill)).toEqual(['alpha']);
-    expect(of(fired.t, 'skill_load')).toEqual([expect.objectContaining({ name: 'alpha', status: 'loaded', path: expect.stringMatching(new RegExp(`/ws/${row.skillsFolder.replaceAll('.', '\\.')}/alpha$`)) })]);
-    expect(of(fired.t, 'text').filter((e) => e.source === 'assistant').at(-1)!.text).toContain('alpha create --name demo');
+    expect(
+      of(fired.t, 'tool_call')
+        .filter((c) => c.intent === 'skill')
+        .map((c) => c.skill),
+    ).toEqual(['alpha']);
+    expect(of(fired.t, 'skill_load')).toEqual([
+      expect.objectContaining({
+        name: 'alpha',
+        status: 'loaded',
+        path: expect.stringMatching(new RegExp(`/ws/${row.skillsFolder.replaceAll('.', '\\.')}/alpha$`)),
+      }),
+    ]);
+    expect(
+      of(fired.t, 'text')
+        .filter((e) => e.source === 'assistant')
+        .at(-1)!.text,
+    ).toContain('alpha create --name demo');
     expect(of(fired.t, 'result')[0]!.status).toBe('success');
     expect(outcome('fires')).toMatchObject({ status: 'ok', fired: 'expected', passed: true });
   });
@@ -196,14 +236,20 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
   it('a read of SKILL.md is recorded as the CLI gives it, and the plan still comes from the model', () => {
     const read = trial('reads');
     row.reads(read);
-    expect(of(read.t, 'text').filter((e) => e.source === 'assistant').at(-1)!.text).toContain('alpha list');
+    expect(
+      of(read.t, 'text')
+        .filter((e) => e.source === 'assistant')
+        .at(-1)!.text,
+    ).toContain('alpha list');
   });
 
   it('HTTP 429 until the CLI gives up: missing data, retried once by the harness, both attempts kept', () => {
     const attempts = [trial('limited', '.a1'), trial('limited')];
     for (const attempt of attempts) {
       expect(attempt.meta.exitCode).toBe(row.limited.exitCode);
-      expect(of(attempt.t, 'error').filter((e) => !e.retrying)).toContainEqual(expect.objectContaining({ errorKind: 'rate_limit', httpStatus: 429 }));
+      expect(of(attempt.t, 'error').filter((e) => !e.retrying)).toContainEqual(
+        expect.objectContaining({ errorKind: 'rate_limit', httpStatus: 429 }),
+      );
       expect(of(attempt.t, 'result')[0]).toMatchObject({ status: 'api_error' });
       row.limited.check?.(attempt);
     }
@@ -225,7 +271,9 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
 
   it('writes every transcript atomically (no temporary files left)', () => {
     const leftovers = (dir: string): string[] =>
-      readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? leftovers(join(dir, e.name)) : e.name.endsWith('.tmp') ? [e.name] : []));
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? leftovers(join(dir, e.name)) : e.name.endsWith('.tmp') ? [e.name] : [],
+      );
     expect(leftovers(runDir)).toEqual([]);
     expect(existsSync(join(runDir, 'trials', 'fires', 'skill', '1.meta.json'))).toBe(true);
   });
@@ -235,4 +283,5 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
   });
 });
 
-for (const [id, row] of Object.entries(AGENTS)) describeStalledTrial(id, row.stall.agentConfig, row.stall.deadlineS, row.stall.ends, row.parse, row.stall.partial);
+for (const [id, row] of Object.entries(AGENTS))
+  describeStalledTrial(id, row.stall.agentConfig, row.stall.deadlineS, row.stall.ends, row.parse, row.stall.partial);

@@ -10,7 +10,15 @@ import { OUTCOMES, reportInput } from './report-inputs.js';
 
 /** The same suite as a second agent that routes the trap right and stays quiet where the first did too. */
 const SECOND: TrialOutcome[] = OUTCOMES.map((o) =>
-  o.caseId === 'jira-create' && o.arm === 'skill' && o.fired === 'sibling' ? { ...o, passed: true, fired: 'expected', firedColumn: 'atl-jira', firings: [{ ...o.firings[0]!, skill: 'atl-jira', requested: 'atl-jira' }] } : o,
+  o.caseId === 'jira-create' && o.arm === 'skill' && o.fired === 'sibling'
+    ? {
+        ...o,
+        passed: true,
+        fired: 'expected',
+        firedColumn: 'atl-jira',
+        firings: [{ ...o.firings[0]!, skill: 'atl-jira', requested: 'atl-jira' }],
+      }
+    : o,
 );
 
 function agentsInput(): AgentsReportInput {
@@ -72,13 +80,19 @@ describe('every reporter renders a run of several agents', () => {
   });
 
   it.each(REPORTER_NAMES)('%s names an agent the run was for that has nothing to report, and how to run it', async (name) => {
-    const text = REPORTERS[name]({ colour: false }).renderAgents({ ...input, missing: [{ id: 'gemini', why: 'not started: the run stopped before it' }] });
+    const text = REPORTERS[name]({ colour: false }).renderAgents({
+      ...input,
+      missing: [{ id: 'gemini', why: 'not started: the run stopped before it' }],
+    });
     expect(text).toContain('gemini');
     expect(text).toContain('not started: the run stopped before it');
     if (name !== 'json') expect(text.replace(/\s+/g, ' ')).toContain('skillprobe run --resume transcripts/r1');
     if (name === 'junit') {
       expect(text).toMatch(/<testsuite name="gemini · no run to report"[^>]*skipped="1"/);
-      const result = await validateXML({ xml: [{ fileName: 'agents.xml', contents: text }], schema: [readFileSync(join(import.meta.dirname, 'fixtures/junit/junit-10.xsd'), 'utf8')] });
+      const result = await validateXML({
+        xml: [{ fileName: 'agents.xml', contents: text }],
+        schema: [readFileSync(join(import.meta.dirname, 'fixtures/junit/junit-10.xsd'), 'utf8')],
+      });
       expect(result.errors.map((e) => e.rawMessage)).toEqual([]);
     }
   });

@@ -10,14 +10,37 @@ import { ROOT } from './helpers.js';
  * is the adapters' output type, so it comes before `agents`; `schema`, `lint`, `init`, `runner`, `commands` and the
  * CLI put the stages together and come last.
  */
-const ORDER = ['util', 'checks', 'run', 'load', 'trials', 'workspace', 'transcript', 'agents', 'grade', 'stats', 'verdict', 'report', 'sim', 'schema', 'lint', 'init', 'runner', 'commands', 'cli', 'cli.ts'];
+const ORDER = [
+  'util',
+  'checks',
+  'run',
+  'load',
+  'trials',
+  'workspace',
+  'transcript',
+  'agents',
+  'grade',
+  'stats',
+  'verdict',
+  'report',
+  'sim',
+  'schema',
+  'lint',
+  'init',
+  'runner',
+  'commands',
+  'cli',
+  'cli.ts',
+];
 
 /** The imports that run against the order on purpose, each with its reason. */
 const ALLOWED_UPSTREAM: Record<string, string> = {
   'trials/schedule.ts -> stats/sequential-design.ts': 'the sequential scheduler walks the design: it asks it whether a case is decided',
   'trials/schedule.ts -> stats/case-design.ts': 'the scheduler reads the design stored with each case',
-  'trials/stored-case.ts -> stats/case-design.ts': 'a case carries its design, built once before any trial, so every stage replays the same boundaries',
-  'load/decision.ts -> stats/decision-modes/registry.ts': 'a config is refused where its decision mode could not build its design: the mode says when it builds one',
+  'trials/stored-case.ts -> stats/case-design.ts':
+    'a case carries its design, built once before any trial, so every stage replays the same boundaries',
+  'load/decision.ts -> stats/decision-modes/registry.ts':
+    'a config is refused where its decision mode could not build its design: the mode says when it builds one',
 };
 
 /** The folders that put the stages together: they call any stage, grading included. */
@@ -62,7 +85,11 @@ describe('architecture: the data path has no cycles and no import runs upstream'
   const imports = () => Object.entries(graph).flatMap(([f, deps]) => deps.map((d) => ({ from: f, to: d, edge: `${f} -> ${d}` })));
 
   it('reporters know no agent: what they say of one (its refusal advice, its read echo) comes in their input', () => {
-    expect(imports().filter((i) => stage(i.from) === 'report' && stage(i.to) === 'agents').map((i) => i.edge)).toEqual([]);
+    expect(
+      imports()
+        .filter((i) => stage(i.from) === 'report' && stage(i.to) === 'agents')
+        .map((i) => i.edge),
+    ).toEqual([]);
   });
 
   it('the stages import grading only where listed with a reason', () => {

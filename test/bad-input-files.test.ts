@@ -53,7 +53,13 @@ const socket = (rel: string) => async (dir: string) => {
 
 /** "Billion laughs": each level names the one before nine times, so six short lines stand for 9^6 values. */
 const aliasBomb = (lineStart: string) =>
-  Array.from({ length: 6 }, (_, i) => `${lineStart.replace('#', String(i))}&l${i} [${Array(9).fill(i === 0 ? '"lol"' : `*l${i - 1}`).join(', ')}]`).join('\n') + '\n';
+  Array.from(
+    { length: 6 },
+    (_, i) =>
+      `${lineStart.replace('#', String(i))}&l${i} [${Array(9)
+        .fill(i === 0 ? '"lol"' : `*l${i - 1}`)
+        .join(', ')}]`,
+  ).join('\n') + '\n';
 
 const BOM = '\uFEFF';
 const MAX_ARG_STRLEN = 131072;
@@ -63,19 +69,52 @@ const planCheck = (key: 'matches' | 'mustNot', patterns: string[]) =>
 
 const BAD: Row[] = [
   // 1. alias bombs, in every YAML input
-  { name: 'alias bomb in the config', change: put('skillprobe.config.yaml', aliasBomb('l#: ')), where: /skillprobe\.config\.yaml:3:10:/, says: /alias cannot be expanded.*Excessive alias count/ },
+  {
+    name: 'alias bomb in the config',
+    change: put('skillprobe.config.yaml', aliasBomb('l#: ')),
+    where: /skillprobe\.config\.yaml:3:10:/,
+    says: /alias cannot be expanded.*Excessive alias count/,
+  },
   { name: 'alias bomb in a case file', change: caseFile(aliasBomb('- ')), where: /cases\/main\.yaml:3:8:/, says: /Excessive alias count/ },
-  { name: 'an unknown YAML tag in a case file', change: caseFile('- id: a\n  prompt: !!python/object:os.system hi\n  expect: { skill: alpha }\n'), where: /cases\/main\.yaml:2:11:/, says: /unknown YAML tag !!python\/object:os\.system — remove the tag/ },
-  { name: 'an unknown YAML tag in the config', change: put('skillprobe.config.yaml', 'trials: !custom 3\n'), where: /skillprobe\.config\.yaml:1:9:/, says: /unknown YAML tag !custom/ },
+  {
+    name: 'an unknown YAML tag in a case file',
+    change: caseFile('- id: a\n  prompt: !!python/object:os.system hi\n  expect: { skill: alpha }\n'),
+    where: /cases\/main\.yaml:2:11:/,
+    says: /unknown YAML tag !!python\/object:os\.system — remove the tag/,
+  },
+  {
+    name: 'an unknown YAML tag in the config',
+    change: put('skillprobe.config.yaml', 'trials: !custom 3\n'),
+    where: /skillprobe\.config\.yaml:1:9:/,
+    says: /unknown YAML tag !custom/,
+  },
   {
     name: 'alias bomb in SKILL.md frontmatter',
     change: put('skills/alpha/SKILL.md', `---\nname: alpha\ndescription: Handle alpha.\n${aliasBomb('x#: ')}---\nbody\n`),
     where: /skills\/alpha\/SKILL\.md:6:10:/,
     says: /Excessive alias count/,
   },
-  { name: 'alias bomb in a simulator profile (--sim)', change: put('sim.yaml', aliasBomb('l#: ')), args: ['--sim', 'sim.yaml'], where: /sim\.yaml:3:10:/, says: /Excessive alias count/ },
-  { name: 'alias bomb in a case file (plan)', command: 'plan', change: caseFile(aliasBomb('- ')), where: /cases\/main\.yaml:3:8:/, says: /Excessive alias count/ },
-  { name: 'alias bomb in the config (lint)', command: 'lint', change: put('skillprobe.config.yaml', aliasBomb('l#: ')), where: /skillprobe\.config\.yaml:3:10:/, says: /Excessive alias count/ },
+  {
+    name: 'alias bomb in a simulator profile (--sim)',
+    change: put('sim.yaml', aliasBomb('l#: ')),
+    args: ['--sim', 'sim.yaml'],
+    where: /sim\.yaml:3:10:/,
+    says: /Excessive alias count/,
+  },
+  {
+    name: 'alias bomb in a case file (plan)',
+    command: 'plan',
+    change: caseFile(aliasBomb('- ')),
+    where: /cases\/main\.yaml:3:8:/,
+    says: /Excessive alias count/,
+  },
+  {
+    name: 'alias bomb in the config (lint)',
+    command: 'lint',
+    change: put('skillprobe.config.yaml', aliasBomb('l#: ')),
+    where: /skillprobe\.config\.yaml:3:10:/,
+    says: /Excessive alias count/,
+  },
   {
     name: 'alias bomb in frontmatter (lint)',
     command: 'lint',
@@ -83,80 +122,310 @@ const BAD: Row[] = [
     where: /skills\/alpha-beta\/SKILL\.md:6:10:/,
     says: /Excessive alias count/,
   },
-  { name: 'alias bomb in a profile (lint --sim)', command: 'lint', change: put('sim.yaml', aliasBomb('l#: ')), args: ['--sim', 'sim.yaml'], where: /sim\.yaml:3:10:/, says: /Excessive alias count/ },
+  {
+    name: 'alias bomb in a profile (lint --sim)',
+    command: 'lint',
+    change: put('sim.yaml', aliasBomb('l#: ')),
+    args: ['--sim', 'sim.yaml'],
+    where: /sim\.yaml:3:10:/,
+    says: /Excessive alias count/,
+  },
   {
     name: 'a hundred and one flat aliases to one anchor',
     change: caseFile(oneCase(`  prompt: &p do alpha\n  expect: { skill: alpha }\n  tags: [${Array(101).fill('*p').join(', ')}]\n`)),
     where: /cases\/main\.yaml:4:10:/,
     says: /Excessive alias count/,
   },
-  { name: 'alias with no anchor', change: caseFile(oneCase('  prompt: *nothing\n  expect: { skill: alpha }\n')), where: /cases\/main\.yaml:2:11:/, says: /Unresolved alias/ },
+  {
+    name: 'alias with no anchor',
+    change: caseFile(oneCase('  prompt: *nothing\n  expect: { skill: alpha }\n')),
+    where: /cases\/main\.yaml:2:11:/,
+    says: /Unresolved alias/,
+  },
 
   // 2. a byte order mark is accepted, and does not shift columns
-  { name: 'BOM case file: a bad id is still at column 7', change: caseFile(`${BOM}- id: "a/b"\n  prompt: hello\n  expect: { skill: none }\n`), where: /cases\/main\.yaml:1:7:/, says: /letters, digits/ },
-  { name: 'BOM config: a wrong type is still at column 9', change: put('skillprobe.config.yaml', `${BOM}trials: many\n`), where: /skillprobe\.config\.yaml:1:9:/, says: /should be number/ },
-  { name: 'BOM SKILL.md: a bad name is still at 2:7', change: put('skills/alpha/SKILL.md', BOM + skillMd('Alpha_Tool', 'Does alpha.')), where: /skills\/alpha\/SKILL\.md:2:7:/, says: /breaks the Agent Skills rule/ },
+  {
+    name: 'BOM case file: a bad id is still at column 7',
+    change: caseFile(`${BOM}- id: "a/b"\n  prompt: hello\n  expect: { skill: none }\n`),
+    where: /cases\/main\.yaml:1:7:/,
+    says: /letters, digits/,
+  },
+  {
+    name: 'BOM config: a wrong type is still at column 9',
+    change: put('skillprobe.config.yaml', `${BOM}trials: many\n`),
+    where: /skillprobe\.config\.yaml:1:9:/,
+    says: /should be number/,
+  },
+  {
+    name: 'BOM SKILL.md: a bad name is still at 2:7',
+    change: put('skills/alpha/SKILL.md', BOM + skillMd('Alpha_Tool', 'Does alpha.')),
+    where: /skills\/alpha\/SKILL\.md:2:7:/,
+    says: /breaks the Agent Skills rule/,
+  },
 
   // 3. dangling and looping symlinks
-  { name: 'dangling symlink to a missing folder', make: link('skills/gamma', '../missing-folder'), where: /skills\/gamma:/, says: /dangling symlink.*\.\.\/missing-folder/ },
-  { name: 'dangling symlink to a missing file inside a skill', make: link('skills/alpha/ref.md', '../../nowhere.md'), where: /skills\/alpha\/ref\.md:/, says: /dangling symlink.*nowhere\.md/ },
-  { name: 'SKILL.md that is a dangling symlink', change: without('skills/alpha/SKILL.md'), make: link('skills/alpha/SKILL.md', '/no/such/SKILL.md'), where: /skills\/alpha\/SKILL\.md:/, says: /dangling symlink.*\/no\/such/ },
-  { name: 'dangling symlink deep inside a skill', make: link('skills/alpha-beta/scripts/lib/tool.sh', '../../gone.sh'), where: /skills\/alpha-beta\/scripts\/lib\/tool\.sh:/, says: /dangling symlink/ },
+  {
+    name: 'dangling symlink to a missing folder',
+    make: link('skills/gamma', '../missing-folder'),
+    where: /skills\/gamma:/,
+    says: /dangling symlink.*\.\.\/missing-folder/,
+  },
+  {
+    name: 'dangling symlink to a missing file inside a skill',
+    make: link('skills/alpha/ref.md', '../../nowhere.md'),
+    where: /skills\/alpha\/ref\.md:/,
+    says: /dangling symlink.*nowhere\.md/,
+  },
+  {
+    name: 'SKILL.md that is a dangling symlink',
+    change: without('skills/alpha/SKILL.md'),
+    make: link('skills/alpha/SKILL.md', '/no/such/SKILL.md'),
+    where: /skills\/alpha\/SKILL\.md:/,
+    says: /dangling symlink.*\/no\/such/,
+  },
+  {
+    name: 'dangling symlink deep inside a skill',
+    make: link('skills/alpha-beta/scripts/lib/tool.sh', '../../gone.sh'),
+    where: /skills\/alpha-beta\/scripts\/lib\/tool\.sh:/,
+    says: /dangling symlink/,
+  },
   { name: 'symlink to itself', make: link('skills/alpha/loop', 'loop'), where: /skills\/alpha\/loop:/, says: /symlink loop/ },
-  { name: 'symlink up to a folder holding it', make: link('skills/alpha/up', '..'), where: /skills\/alpha\/up:/, says: /symlink loop.*holds the link itself/ },
+  {
+    name: 'symlink up to a folder holding it',
+    make: link('skills/alpha/up', '..'),
+    where: /skills\/alpha\/up:/,
+    says: /symlink loop.*holds the link itself/,
+  },
   { name: 'symlink to the root folder', make: link('skills/alpha/root', '/'), where: /skills\/alpha\/root:/, says: /symlink loop/ },
-  { name: 'dangling symlink (plan)', command: 'plan', make: link('skills/gamma', 'missing'), where: /skills\/gamma:/, says: /dangling symlink/ },
-  { name: 'dangling symlink (lint)', command: 'lint', make: link('skills/alpha/ref.md', 'missing.md'), where: /skills\/alpha\/ref\.md:/, says: /dangling symlink/ },
+  {
+    name: 'dangling symlink (plan)',
+    command: 'plan',
+    make: link('skills/gamma', 'missing'),
+    where: /skills\/gamma:/,
+    says: /dangling symlink/,
+  },
+  {
+    name: 'dangling symlink (lint)',
+    command: 'lint',
+    make: link('skills/alpha/ref.md', 'missing.md'),
+    where: /skills\/alpha\/ref\.md:/,
+    says: /dangling symlink/,
+  },
 
   // 4. FIFOs, sockets and devices inside a skill (never opened: the checks must not block)
   { name: 'FIFO at the top of a skill', make: fifo('skills/alpha/pipe'), where: /skills\/alpha\/pipe:/, says: /FIFO/ },
-  { name: 'FIFO nested in a skill', make: fifo('skills/alpha/scripts/deep/pipe'), where: /skills\/alpha\/scripts\/deep\/pipe:/, says: /FIFO/ },
-  { name: 'SKILL.md that is a FIFO', change: without('skills/alpha/SKILL.md'), make: fifo('skills/alpha/SKILL.md'), where: /skills\/alpha\/SKILL\.md:/, says: /FIFO/ },
-  { name: 'symlink to a FIFO outside the skills', make: both(fifo('elsewhere/pipe'), link('skills/alpha/tool', '../../elsewhere/pipe')), where: /skills\/alpha\/tool:/, says: /FIFO.*through a symlink/ },
+  {
+    name: 'FIFO nested in a skill',
+    make: fifo('skills/alpha/scripts/deep/pipe'),
+    where: /skills\/alpha\/scripts\/deep\/pipe:/,
+    says: /FIFO/,
+  },
+  {
+    name: 'SKILL.md that is a FIFO',
+    change: without('skills/alpha/SKILL.md'),
+    make: fifo('skills/alpha/SKILL.md'),
+    where: /skills\/alpha\/SKILL\.md:/,
+    says: /FIFO/,
+  },
+  {
+    name: 'symlink to a FIFO outside the skills',
+    make: both(fifo('elsewhere/pipe'), link('skills/alpha/tool', '../../elsewhere/pipe')),
+    where: /skills\/alpha\/tool:/,
+    says: /FIFO.*through a symlink/,
+  },
   { name: 'socket in a skill', make: socket('skills/alpha/agent.sock'), where: /skills\/alpha\/agent\.sock:/, says: /socket/ },
-  { name: 'socket nested in a skill', make: socket('skills/alpha-beta/run/s.sock'), where: /skills\/alpha-beta\/run\/s\.sock:/, says: /socket/ },
-  { name: 'symlink to /dev/null in a skill', make: link('skills/alpha/null', '/dev/null'), where: /skills\/alpha\/null:/, says: /device file.*\/dev\/null/ },
+  {
+    name: 'socket nested in a skill',
+    make: socket('skills/alpha-beta/run/s.sock'),
+    where: /skills\/alpha-beta\/run\/s\.sock:/,
+    says: /socket/,
+  },
+  {
+    name: 'symlink to /dev/null in a skill',
+    make: link('skills/alpha/null', '/dev/null'),
+    where: /skills\/alpha\/null:/,
+    says: /device file.*\/dev\/null/,
+  },
   // 4b. links out of the skill folder would hand what they name to the model in every trial
-  { name: 'symlink to a secret outside the project', make: both((dir) => writeFileSync(inside(dir, '../secret.txt'), 'key\n'), link('skills/alpha/ref.md', '../../../secret.txt')), where: /skills\/alpha\/ref\.md:/, says: /leads outside the skill folder.*secret\.txt/ },
-  { name: "symlink to a sibling skill's SKILL.md", make: link('skills/alpha/ref.md', '../alpha-beta/SKILL.md'), where: /skills\/alpha\/ref\.md:/, says: /leads outside the skill folder/ },
-  { name: 'symlink to a common folder beside the skills', make: both((dir) => writeFileSync(inside(dir, 'common/x.sh'), 'echo\n'), link('skills/alpha/common', '../../common')), where: /skills\/alpha\/common:/, says: /leads outside the skill folder/ },
-  { name: 'symlink out of the skill folder (lint)', command: 'lint', make: link('skills/alpha/home', '/etc/hostname'), where: /skills\/alpha\/home:/, says: /leads outside the skill folder/ },
-  { name: 'SKILL.md linked to /dev/null', change: without('skills/alpha/SKILL.md'), make: link('skills/alpha/SKILL.md', '/dev/null'), where: /skills\/alpha\/SKILL\.md:/, says: /device file/ },
+  {
+    name: 'symlink to a secret outside the project',
+    make: both((dir) => writeFileSync(inside(dir, '../secret.txt'), 'key\n'), link('skills/alpha/ref.md', '../../../secret.txt')),
+    where: /skills\/alpha\/ref\.md:/,
+    says: /leads outside the skill folder.*secret\.txt/,
+  },
+  {
+    name: "symlink to a sibling skill's SKILL.md",
+    make: link('skills/alpha/ref.md', '../alpha-beta/SKILL.md'),
+    where: /skills\/alpha\/ref\.md:/,
+    says: /leads outside the skill folder/,
+  },
+  {
+    name: 'symlink to a common folder beside the skills',
+    make: both((dir) => writeFileSync(inside(dir, 'common/x.sh'), 'echo\n'), link('skills/alpha/common', '../../common')),
+    where: /skills\/alpha\/common:/,
+    says: /leads outside the skill folder/,
+  },
+  {
+    name: 'symlink out of the skill folder (lint)',
+    command: 'lint',
+    make: link('skills/alpha/home', '/etc/hostname'),
+    where: /skills\/alpha\/home:/,
+    says: /leads outside the skill folder/,
+  },
+  {
+    name: 'SKILL.md linked to /dev/null',
+    change: without('skills/alpha/SKILL.md'),
+    make: link('skills/alpha/SKILL.md', '/dev/null'),
+    where: /skills\/alpha\/SKILL\.md:/,
+    says: /device file/,
+  },
   { name: 'FIFO in a skill (plan)', command: 'plan', make: fifo('skills/alpha/pipe'), where: /skills\/alpha\/pipe:/, says: /FIFO/ },
-  { name: 'FIFO in a skill (lint)', command: 'lint', make: fifo('skills/alpha-beta/pipe'), where: /skills\/alpha-beta\/pipe:/, says: /FIFO/ },
-  { name: 'config file that is a FIFO', make: fifo('pipe.yaml'), args: ['--config', 'pipe.yaml'], where: /pipe\.yaml:/, says: /config file is a FIFO/ },
-  { name: 'config file that is a folder', make: (dir) => mkdirSync(join(dir, 'conf.yaml')), args: ['--config', 'conf.yaml'], where: /conf\.yaml/, says: /is a folder/ },
-  { name: 'simulator profile that is a device', args: ['--sim', '/dev/null'], where: /\/dev\/null:/, says: /simulator profile is a device file/ },
+  {
+    name: 'FIFO in a skill (lint)',
+    command: 'lint',
+    make: fifo('skills/alpha-beta/pipe'),
+    where: /skills\/alpha-beta\/pipe:/,
+    says: /FIFO/,
+  },
+  {
+    name: 'config file that is a FIFO',
+    make: fifo('pipe.yaml'),
+    args: ['--config', 'pipe.yaml'],
+    where: /pipe\.yaml:/,
+    says: /config file is a FIFO/,
+  },
+  {
+    name: 'config file that is a folder',
+    make: (dir) => mkdirSync(join(dir, 'conf.yaml')),
+    args: ['--config', 'conf.yaml'],
+    where: /conf\.yaml/,
+    says: /is a folder/,
+  },
+  {
+    name: 'simulator profile that is a device',
+    args: ['--sim', '/dev/null'],
+    where: /\/dev\/null:/,
+    says: /simulator profile is a device file/,
+  },
 
   // 5. a skill folder called `none`
-  { name: 'skill folder named none', change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')), where: /skills\/none:/, says: /clashes with `expect: \{ skill: none \}`/ },
-  { name: 'skill folder named none (plan)', command: 'plan', change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')), where: /skills\/none:/, says: /clashes/ },
-  { name: 'skill folder named none (lint)', command: 'lint', change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')), where: /skills\/none:/, says: /clashes/ },
+  {
+    name: 'skill folder named none',
+    change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')),
+    where: /skills\/none:/,
+    says: /clashes with `expect: \{ skill: none \}`/,
+  },
+  {
+    name: 'skill folder named none (plan)',
+    command: 'plan',
+    change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')),
+    where: /skills\/none:/,
+    says: /clashes/,
+  },
+  {
+    name: 'skill folder named none (lint)',
+    command: 'lint',
+    change: put('skills/none/SKILL.md', skillMd('none', 'Does nothing.')),
+    where: /skills\/none:/,
+    says: /clashes/,
+  },
 
   // 6. prompts and ids the OS cannot take
-  { name: 'NUL in a prompt ("\\0")', change: caseFile(oneCase('  prompt: "before\\0after"\n  expect: { skill: alpha }\n')), where: /cases\/main\.yaml:2:11:/, says: /NUL character/ },
+  {
+    name: 'NUL in a prompt ("\\0")',
+    change: caseFile(oneCase('  prompt: "before\\0after"\n  expect: { skill: alpha }\n')),
+    where: /cases\/main\.yaml:2:11:/,
+    says: /NUL character/,
+  },
   {
     name: 'NUL in the second case\'s prompt ("\\x00")',
     change: caseFile(`- id: a\n  prompt: fine\n  expect: { skill: alpha }\n- id: b\n  prompt: "x\\x00"\n  expect: { skill: none }\n`),
     where: /cases\/main\.yaml:5:11:/,
     says: /case "b".*NUL/,
   },
-  { name: 'prompt of 131072 bytes', change: caseFile(oneCase(`  prompt: ${'x'.repeat(MAX_ARG_STRLEN)}\n  expect: { skill: alpha }\n`)), where: /cases\/main\.yaml:2:11:/, says: /131072 bytes.*at most 131071/ },
-  { name: 'prompt of 43691 three-byte characters (bytes, not characters)', change: caseFile(oneCase(`  prompt: ${'€'.repeat(43691)}\n  expect: { skill: alpha }\n`)), where: /cases\/main\.yaml:2:11:/, says: /131073 bytes/ },
-  { name: 'too long a prompt in a block scalar', change: caseFile(oneCase(`  expect: { skill: none }\n  prompt: |\n    ${'y'.repeat(MAX_ARG_STRLEN)}\n`)), where: /cases\/main\.yaml:3:11:/, says: /bytes/ },
-  { name: 'too long a prompt (plan)', command: 'plan', change: caseFile(oneCase(`  prompt: ${'x'.repeat(200_000)}\n  expect: { skill: alpha }\n`)), where: /cases\/main\.yaml:2:11:/, says: /200000 bytes/ },
-  { name: 'case id of 300 characters', change: caseFile(`- id: ${'a'.repeat(300)}\n  prompt: hi\n  expect: { skill: none }\n`), where: /cases\/main\.yaml:1:7:/, says: /300 bytes.*at most 255/ },
-  { name: 'case id of 256 characters', change: caseFile(`- id: ${'b'.repeat(256)}\n  prompt: hi\n  expect: { skill: none }\n`), where: /cases\/main\.yaml:1:7:/, says: /256 bytes/ },
+  {
+    name: 'prompt of 131072 bytes',
+    change: caseFile(oneCase(`  prompt: ${'x'.repeat(MAX_ARG_STRLEN)}\n  expect: { skill: alpha }\n`)),
+    where: /cases\/main\.yaml:2:11:/,
+    says: /131072 bytes.*at most 131071/,
+  },
+  {
+    name: 'prompt of 43691 three-byte characters (bytes, not characters)',
+    change: caseFile(oneCase(`  prompt: ${'€'.repeat(43691)}\n  expect: { skill: alpha }\n`)),
+    where: /cases\/main\.yaml:2:11:/,
+    says: /131073 bytes/,
+  },
+  {
+    name: 'too long a prompt in a block scalar',
+    change: caseFile(oneCase(`  expect: { skill: none }\n  prompt: |\n    ${'y'.repeat(MAX_ARG_STRLEN)}\n`)),
+    where: /cases\/main\.yaml:3:11:/,
+    says: /bytes/,
+  },
+  {
+    name: 'too long a prompt (plan)',
+    command: 'plan',
+    change: caseFile(oneCase(`  prompt: ${'x'.repeat(200_000)}\n  expect: { skill: alpha }\n`)),
+    where: /cases\/main\.yaml:2:11:/,
+    says: /200000 bytes/,
+  },
+  {
+    name: 'case id of 300 characters',
+    change: caseFile(`- id: ${'a'.repeat(300)}\n  prompt: hi\n  expect: { skill: none }\n`),
+    where: /cases\/main\.yaml:1:7:/,
+    says: /300 bytes.*at most 255/,
+  },
+  {
+    name: 'case id of 256 characters',
+    change: caseFile(`- id: ${'b'.repeat(256)}\n  prompt: hi\n  expect: { skill: none }\n`),
+    where: /cases\/main\.yaml:1:7:/,
+    says: /256 bytes/,
+  },
 
   // 7. regular expressions the linear-time engine cannot run
-  { name: 'backreference in plan.matches', change: planCheck('matches', ['(a)\\1']), where: /cases\/main\.yaml:5:15:/, says: /syntax the linear-time engine does not support/ },
-  { name: 'lookahead in plan.mustNot', change: planCheck('mustNot', ['(?=x)']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
-  { name: 'negative lookahead', change: planCheck('matches', ['create(?!-issue)']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
+  {
+    name: 'backreference in plan.matches',
+    change: planCheck('matches', ['(a)\\1']),
+    where: /cases\/main\.yaml:5:15:/,
+    says: /syntax the linear-time engine does not support/,
+  },
+  {
+    name: 'lookahead in plan.mustNot',
+    change: planCheck('mustNot', ['(?=x)']),
+    where: /cases\/main\.yaml:5:15:/,
+    says: /does not support/,
+  },
+  {
+    name: 'negative lookahead',
+    change: planCheck('matches', ['create(?!-issue)']),
+    where: /cases\/main\.yaml:5:15:/,
+    says: /does not support/,
+  },
   { name: 'lookbehind', change: planCheck('matches', ['(?<=--project )OPS']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
-  { name: 'negative lookbehind', change: planCheck('mustNot', ['(?<!no-)force']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
-  { name: 'named backreference', change: planCheck('matches', ['(?<q>["])x\\k<q>']), where: /cases\/main\.yaml:5:15:/, says: /does not support/ },
-  { name: 'the second pattern of a list', change: planCheck('matches', ['create', '(a)\\1']), where: /cases\/main\.yaml:5:25:/, says: /"\(a\)\\\\1" uses syntax/ },
-  { name: 'broken pattern (plan)', command: 'plan', change: planCheck('matches', ['[unclosed']), where: /cases\/main\.yaml:5:15:/, says: /invalid regular expression.*missing closing \]/ },
+  {
+    name: 'negative lookbehind',
+    change: planCheck('mustNot', ['(?<!no-)force']),
+    where: /cases\/main\.yaml:5:15:/,
+    says: /does not support/,
+  },
+  {
+    name: 'named backreference',
+    change: planCheck('matches', ['(?<q>["])x\\k<q>']),
+    where: /cases\/main\.yaml:5:15:/,
+    says: /does not support/,
+  },
+  {
+    name: 'the second pattern of a list',
+    change: planCheck('matches', ['create', '(a)\\1']),
+    where: /cases\/main\.yaml:5:25:/,
+    says: /"\(a\)\\\\1" uses syntax/,
+  },
+  {
+    name: 'broken pattern (plan)',
+    command: 'plan',
+    change: planCheck('matches', ['[unclosed']),
+    where: /cases\/main\.yaml:5:15:/,
+    says: /invalid regular expression.*missing closing \]/,
+  },
   { name: 'backreference in --grep', args: ['--grep', '(a)\\1'], where: /--grep:/, says: /does not support/ },
   { name: 'lookahead in --grep (plan)', command: 'plan', args: ['--grep', 'pos(?=-)'], where: /--grep:/, says: /does not support/ },
   { name: 'broken --grep', args: ['--grep', '['], where: /--grep:/, says: /invalid regular expression/ },
@@ -168,16 +437,26 @@ const GOOD: Setup[] = [
   { name: 'BOM in a case file', change: (f) => void (f['cases/main.yaml'] = BOM + f['cases/main.yaml']!) },
   { name: 'BOM in the config', change: put('skillprobe.config.yaml', `${BOM}model: sonnet\n`) },
   { name: 'BOM in a simulator profile', change: put('sim.yaml', `${BOM}seed: 3\n`), args: ['--sim', 'sim.yaml'] },
-  { name: 'prompt of 131071 bytes', change: caseFile(oneCase(`  prompt: ${'x'.repeat(MAX_ARG_STRLEN - 1)}\n  expect: { skill: alpha }\n`)) },
+  {
+    name: 'prompt of 131071 bytes',
+    change: caseFile(oneCase(`  prompt: ${'x'.repeat(MAX_ARG_STRLEN - 1)}\n  expect: { skill: alpha }\n`)),
+  },
   { name: 'case id of 255 characters', change: caseFile(`- id: ${'c'.repeat(255)}\n  prompt: hi\n  expect: { skill: none }\n`) },
   { name: 'catastrophic-for-backtracking pattern', change: planCheck('matches', ['^(a+)+$']) },
   {
     name: 'symlinked file and folder inside a skill',
-    make: both((dir) => writeFileSync(inside(dir, 'skills/alpha/docs/x.sh'), 'echo\n'), link('skills/alpha/ref.md', 'docs/x.sh'), link('skills/alpha/scripts', 'docs')),
+    make: both(
+      (dir) => writeFileSync(inside(dir, 'skills/alpha/docs/x.sh'), 'echo\n'),
+      link('skills/alpha/ref.md', 'docs/x.sh'),
+      link('skills/alpha/scripts', 'docs'),
+    ),
   },
   {
     name: 'a skill folder that is itself a symlink',
-    make: both((dir) => writeFileSync(inside(dir, 'elsewhere/gamma/SKILL.md'), skillMd('gamma', 'Handle gamma.')), link('skills/gamma', '../elsewhere/gamma')),
+    make: both(
+      (dir) => writeFileSync(inside(dir, 'elsewhere/gamma/SKILL.md'), skillMd('gamma', 'Handle gamma.')),
+      link('skills/gamma', '../elsewhere/gamma'),
+    ),
   },
 ];
 
@@ -185,7 +464,9 @@ const EXIT = { run: 2, plan: 2, lint: 1 } as const; // lint reports findings and
 
 /** Every path in the project, symlinks not followed (readdir's `recursive` follows them): what must still be there after a refused run. */
 const listing = (dir: string, rel = ''): string[] =>
-  readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? [join(rel, d.name), ...listing(dir, join(rel, d.name))] : [join(rel, d.name)]));
+  readdirSync(join(dir, rel), { withFileTypes: true }).flatMap((d) =>
+    d.isDirectory() ? [join(rel, d.name), ...listing(dir, join(rel, d.name))] : [join(rel, d.name)],
+  );
 
 async function runRow(row: Setup, dirs: string[]) {
   const files = baseProject();
@@ -196,7 +477,8 @@ async function runRow(row: Setup, dirs: string[]) {
   const spy = spyBinary(dir);
   const before = listing(dir);
   const command = row.command ?? 'run';
-  const args = command === 'run' ? ['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'] : [command];
+  const args =
+    command === 'run' ? ['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'] : [command];
   try {
     const r = await runCli([...args, ...(row.args ?? [])], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }), timeoutMs: 50_000 });
     return { r, dir, spy, before, after: listing(dir), command };

@@ -230,54 +230,213 @@ const BAD: BadInput[] = [
   { name: 'a fixed number of trials of zero', args: ['--trials', '0'], where: /--trials/, says: /whole number ≥ 1/ },
   { name: 'a fractional number of trials', args: ['--trials', '1.5'], where: /--trials/, says: /whole number/ },
   { name: 'concurrency of zero', args: ['--concurrency', '0'], where: /--concurrency/, says: /whole number ≥ 1/ },
-  { name: 'concurrency above what the config allows', args: ['--concurrency', '1000'], where: /^skillprobe: --concurrency: 1000 /, says: /64/ },
+  {
+    name: 'concurrency above what the config allows',
+    args: ['--concurrency', '1000'],
+    where: /^skillprobe: --concurrency: 1000 /,
+    says: /64/,
+  },
   { name: 'a timeout that is not a number', args: ['--timeout', 'abc'], where: /--timeout/, says: /positive number/ },
   { name: 'a timeout of zero', args: ['--timeout', '0'], where: /--timeout/, says: /positive number/ },
-  { name: 'a timeout above the limit, named as the flag typed', args: ['--timeout', '99999'], where: /^skillprobe: --timeout: 99999 /, says: /3600/ },
-  { name: 'max turns above the limit, named as the flag typed', args: ['--max-turns', '1000'], where: /^skillprobe: --max-turns: 1000 /, says: /200/ },
+  {
+    name: 'a timeout above the limit, named as the flag typed',
+    args: ['--timeout', '99999'],
+    where: /^skillprobe: --timeout: 99999 /,
+    says: /3600/,
+  },
+  {
+    name: 'max turns above the limit, named as the flag typed',
+    args: ['--max-turns', '1000'],
+    where: /^skillprobe: --max-turns: 1000 /,
+    says: /200/,
+  },
   { name: 'an empty model', args: ['--model', ''], where: /--model/, says: /empty/ },
   { name: 'a threshold above 1', args: ['--threshold', '1.5'], where: /--threshold/, says: /\(0, 1\]/ },
-  { name: 'a threshold leaving no room for delta, reported once against the flag', args: ['--threshold', '0.1'], where: /^skillprobe: --threshold: /, says: /p1 ≤ 0/ },
-  { name: 'min trials above max trials, reported once against the flags', args: ['--min-trials', '50', '--max-trials', '10'], where: /^skillprobe: --min-trials, --max-trials: /, says: /minTrials 50 exceeds maxTrials 10/ },
-  { name: 'max trials below the default min trials', args: ['--max-trials', '3'], where: /^skillprobe: --max-trials: /, says: /minTrials 5 exceeds maxTrials 3/ },
+  {
+    name: 'a threshold leaving no room for delta, reported once against the flag',
+    args: ['--threshold', '0.1'],
+    where: /^skillprobe: --threshold: /,
+    says: /p1 ≤ 0/,
+  },
+  {
+    name: 'min trials above max trials, reported once against the flags',
+    args: ['--min-trials', '50', '--max-trials', '10'],
+    where: /^skillprobe: --min-trials, --max-trials: /,
+    says: /minTrials 50 exceeds maxTrials 10/,
+  },
+  {
+    name: 'max trials below the default min trials',
+    args: ['--max-trials', '3'],
+    where: /^skillprobe: --max-trials: /,
+    says: /minTrials 5 exceeds maxTrials 3/,
+  },
   { name: 'max trials of zero', args: ['--max-trials', '0'], where: /--max-trials/, says: /whole number ≥ 1/ },
   { name: 'an unknown inconclusive policy', args: ['--inconclusive', 'maybe'], where: /--inconclusive/, says: /Allowed choices/ },
-  { name: 'a misspelt flag', args: ['--trails', '3'], commanderText: true, where: /unknown option '--trails'/, says: /Did you mean --trials/ },
+  {
+    name: 'a misspelt flag',
+    args: ['--trails', '3'],
+    commanderText: true,
+    where: /unknown option '--trails'/,
+    says: /Did you mean --trials/,
+  },
   { name: 'an argument run does not take', args: ['cases/main.yaml'], where: /too many arguments/, says: /run/ },
   { name: 'an arm named twice', args: ['--arms', 'skill,skill'], where: /^skillprobe: --arms: /, says: /more than once/ },
-  { name: 'an arm named twice in the config file', change: (f) => void (f['skillprobe.config.yaml'] = 'arms: [skill, skill]\n'), where: /skillprobe\.config\.yaml:1:7:/, says: /more than once/ },
+  {
+    name: 'an arm named twice in the config file',
+    change: (f) => void (f['skillprobe.config.yaml'] = 'arms: [skill, skill]\n'),
+    where: /skillprobe\.config\.yaml:1:7:/,
+    says: /more than once/,
+  },
   { name: 'an unknown arm', args: ['--arms', 'skill,control'], where: /--arms/, says: /arms are skill, ablation/ },
   { name: 'an empty arm list', args: ['--arms', ''], where: /--arms/, says: /arms are skill, ablation/ },
-  { name: 'a fixed number of trials with a sequential test, flags in the other order', args: ['--mode', 'sprt', '-n', '2'], where: /--trials/, says: /exclude each other/ },
+  {
+    name: 'a fixed number of trials with a sequential test, flags in the other order',
+    args: ['--mode', 'sprt', '-n', '2'],
+    where: /--trials/,
+    says: /exclude each other/,
+  },
   // Paths given as flags or config keys.
-  { name: 'a config file that does not exist', args: ['--config', 'nope.yaml'], where: /^skillprobe: --config: nope\.yaml /, says: /does not exist/ },
+  {
+    name: 'a config file that does not exist',
+    args: ['--config', 'nope.yaml'],
+    where: /^skillprobe: --config: nope\.yaml /,
+    says: /does not exist/,
+  },
   { name: 'a config file that is a folder', args: ['--config', 'cases'], where: /^skillprobe: --config: cases /, says: /is a folder/ },
   { name: 'an empty config path', args: ['--config', ''], where: /--config/, says: /empty/ },
   { name: 'a case glob matching nothing', args: ['--cases', 'nothing/*.yaml'], where: /nothing\/\*\.yaml/, says: /no case files matched/ },
-  { name: 'a skills folder that is a file', args: ['--skills', 'cases/main.yaml'], where: /^skillprobe: --skills: cases\/main\.yaml /, says: /not a folder/ },
-  { name: 'a skills folder that does not exist', args: ['--skills', 'nowhere'], where: /^skillprobe: --skills: nowhere /, says: /does not exist/ },
-  { name: 'a simulator profile that does not exist', args: ['--sim', 'nope.yaml'], where: /nope\.yaml/, says: /simulator profile not found/ },
-  { name: 'transcripts folder that is a file', change: (f) => void (f['notes.txt'] = 'x\n'), args: ['--transcripts', 'notes.txt'], where: /^skillprobe: --transcripts: notes\.txt /, says: /not a folder/ },
-  { name: 'transcripts folder under /dev/null', args: ['--transcripts', '/dev/null/x'], where: /^skillprobe: --transcripts: \/dev\/null /, says: /not a folder/ },
-  { name: 'transcripts folder under a read-only folder', readOnly: 'locked', args: ['--transcripts', 'locked/runs'], where: /^skillprobe: --transcripts: .*locked /, says: /not writable/ },
-  { name: 'transcripts folder from the config file that is a file', change: (f) => Object.assign(f, { 'skillprobe.config.yaml': 'transcriptsDir: notes.txt\n', 'notes.txt': 'x\n' }), argv: ['run', '--agent-binary', 'SPY'], where: /skillprobe\.config\.yaml:1:17:/, says: /not a folder/ },
-  { name: 'workdir that does not exist', args: ['--workdir', 'nowhere'], where: /^skillprobe: --workdir: .*nowhere /, says: /does not exist/ },
-  { name: 'workdir that is a file', args: ['--workdir', 'cases/main.yaml'], where: /^skillprobe: --workdir: .*main\.yaml /, says: /not a folder/ },
+  {
+    name: 'a skills folder that is a file',
+    args: ['--skills', 'cases/main.yaml'],
+    where: /^skillprobe: --skills: cases\/main\.yaml /,
+    says: /not a folder/,
+  },
+  {
+    name: 'a skills folder that does not exist',
+    args: ['--skills', 'nowhere'],
+    where: /^skillprobe: --skills: nowhere /,
+    says: /does not exist/,
+  },
+  {
+    name: 'a simulator profile that does not exist',
+    args: ['--sim', 'nope.yaml'],
+    where: /nope\.yaml/,
+    says: /simulator profile not found/,
+  },
+  {
+    name: 'transcripts folder that is a file',
+    change: (f) => void (f['notes.txt'] = 'x\n'),
+    args: ['--transcripts', 'notes.txt'],
+    where: /^skillprobe: --transcripts: notes\.txt /,
+    says: /not a folder/,
+  },
+  {
+    name: 'transcripts folder under /dev/null',
+    args: ['--transcripts', '/dev/null/x'],
+    where: /^skillprobe: --transcripts: \/dev\/null /,
+    says: /not a folder/,
+  },
+  {
+    name: 'transcripts folder under a read-only folder',
+    readOnly: 'locked',
+    args: ['--transcripts', 'locked/runs'],
+    where: /^skillprobe: --transcripts: .*locked /,
+    says: /not writable/,
+  },
+  {
+    name: 'transcripts folder from the config file that is a file',
+    change: (f) => Object.assign(f, { 'skillprobe.config.yaml': 'transcriptsDir: notes.txt\n', 'notes.txt': 'x\n' }),
+    argv: ['run', '--agent-binary', 'SPY'],
+    where: /skillprobe\.config\.yaml:1:17:/,
+    says: /not a folder/,
+  },
+  {
+    name: 'workdir that does not exist',
+    args: ['--workdir', 'nowhere'],
+    where: /^skillprobe: --workdir: .*nowhere /,
+    says: /does not exist/,
+  },
+  {
+    name: 'workdir that is a file',
+    args: ['--workdir', 'cases/main.yaml'],
+    where: /^skillprobe: --workdir: .*main\.yaml /,
+    says: /not a folder/,
+  },
   { name: 'a shard of zero', args: ['--shard', '0/3'], where: /--shard/, says: /I\/N with 1 ≤ I ≤ N/ },
-  { name: 'an agent the registry does not know, at its line', change: (f) => void (f['skillprobe.config.yaml'] = 'agent: robot\n'), args: [], where: /skillprobe\.config\.yaml:1:8:/, says: /unknown agent "robot" — use one of claude-code/ },
+  {
+    name: 'an agent the registry does not know, at its line',
+    change: (f) => void (f['skillprobe.config.yaml'] = 'agent: robot\n'),
+    args: [],
+    where: /skillprobe\.config\.yaml:1:8:/,
+    says: /unknown agent "robot" — use one of claude-code/,
+  },
   { name: 'a shard beyond the count', args: ['--shard', '4/3'], where: /--shard/, says: /I\/N with 1 ≤ I ≤ N/ },
   { name: 'a shard that is not I/N', args: ['--shard', 'two'], where: /--shard/, says: /got "two"/ },
-  { name: 'an unknown reporter', args: ['--reporter', 'pdf'], where: /--reporter/, says: /choose one of terminal, json, junit, markdown, html/ },
-  { name: 'two reporters printing to stdout', args: ['--reporter', 'markdown', '--json'], where: /^skillprobe: --reporter: /, says: /markdown and json would both print to stdout/ },
-  { name: 'a report file under a read-only folder', readOnly: 'locked', args: ['--reporter', 'junit=locked/out/j.xml'], where: /^skillprobe: --reporter junit=locked\/out\/j\.xml: /, says: /not writable/ },
-  { name: 'workdir that is read-only', readOnly: 'locked', args: ['--workdir', 'locked'], where: /^skillprobe: --workdir: .*locked /, says: /not writable/ },
-  { name: 'workdir with a CLAUDE.md above it', change: (f) => Object.assign(f, { 'CLAUDE.md': '# notes\n', 'work/.keep': '' }), args: ['--workdir', 'work'], where: /CLAUDE\.md above it/, says: /--workdir/ },
-  { name: 'TMPDIR that does not exist', env: { TMPDIR: '/nonexistent-skillprobe-tmp' }, where: /^skillprobe: TMPDIR: \/nonexistent-skillprobe-tmp /, says: /does not exist — .*--workdir/ },
+  {
+    name: 'an unknown reporter',
+    args: ['--reporter', 'pdf'],
+    where: /--reporter/,
+    says: /choose one of terminal, json, junit, markdown, html/,
+  },
+  {
+    name: 'two reporters printing to stdout',
+    args: ['--reporter', 'markdown', '--json'],
+    where: /^skillprobe: --reporter: /,
+    says: /markdown and json would both print to stdout/,
+  },
+  {
+    name: 'a report file under a read-only folder',
+    readOnly: 'locked',
+    args: ['--reporter', 'junit=locked/out/j.xml'],
+    where: /^skillprobe: --reporter junit=locked\/out\/j\.xml: /,
+    says: /not writable/,
+  },
+  {
+    name: 'workdir that is read-only',
+    readOnly: 'locked',
+    args: ['--workdir', 'locked'],
+    where: /^skillprobe: --workdir: .*locked /,
+    says: /not writable/,
+  },
+  {
+    name: 'workdir with a CLAUDE.md above it',
+    change: (f) => Object.assign(f, { 'CLAUDE.md': '# notes\n', 'work/.keep': '' }),
+    args: ['--workdir', 'work'],
+    where: /CLAUDE\.md above it/,
+    says: /--workdir/,
+  },
+  {
+    name: 'TMPDIR that does not exist',
+    env: { TMPDIR: '/nonexistent-skillprobe-tmp' },
+    where: /^skillprobe: TMPDIR: \/nonexistent-skillprobe-tmp /,
+    says: /does not exist — .*--workdir/,
+  },
   { name: 'TMPDIR that is a file', env: { TMPDIR: 'PROJECT/cases/main.yaml' }, where: /^skillprobe: TMPDIR: /, says: /not a folder/ },
-  { name: 'agent binary that is a folder', args: ['--agent-binary', 'skills'], where: /^skillprobe: --agent-binary: /, says: /is a folder/ },
-  { name: 'agent binary that is not executable', args: ['--agent-binary', 'cases/main.yaml'], where: /^skillprobe: --agent-binary: /, says: /not executable/ },
-  { name: 'agent binary that does not exist, relative', args: ['--agent-binary', 'bin/claude'], where: /^skillprobe: --agent-binary: .*bin\/claude /, says: /does not exist/ },
-  { name: 'agent binary from the config file that does not exist', change: (f) => void (f['skillprobe.config.yaml'] = 'agentBinary: ./nope\n'), argv: ['run', '--transcripts', 'runs'], where: /skillprobe\.config\.yaml:1:14:/, says: /nope does not exist/ },
+  {
+    name: 'agent binary that is a folder',
+    args: ['--agent-binary', 'skills'],
+    where: /^skillprobe: --agent-binary: /,
+    says: /is a folder/,
+  },
+  {
+    name: 'agent binary that is not executable',
+    args: ['--agent-binary', 'cases/main.yaml'],
+    where: /^skillprobe: --agent-binary: /,
+    says: /not executable/,
+  },
+  {
+    name: 'agent binary that does not exist, relative',
+    args: ['--agent-binary', 'bin/claude'],
+    where: /^skillprobe: --agent-binary: .*bin\/claude /,
+    says: /does not exist/,
+  },
+  {
+    name: 'agent binary from the config file that does not exist',
+    change: (f) => void (f['skillprobe.config.yaml'] = 'agentBinary: ./nope\n'),
+    argv: ['run', '--transcripts', 'runs'],
+    where: /skillprobe\.config\.yaml:1:14:/,
+    says: /nope does not exist/,
+  },
   { name: 'an empty agent binary', args: ['--agent-binary', ''], where: /--agent-binary/, says: /empty/ },
   // Case selection.
   { name: 'an empty --grep', args: ['--grep', ''], where: /--grep/, says: /empty/ },
@@ -292,27 +451,121 @@ const BAD: BadInput[] = [
   { name: 'report on a file', argv: ['report', 'cases/main.yaml'], where: /^skillprobe: cases\/main\.yaml: /, says: /not a run folder/ },
   { name: 'grade on a folder without run.json', argv: ['grade', 'cases'], where: /^skillprobe: cases: /, says: /not a run folder/ },
   { name: 'grade without a run folder', argv: ['grade'], where: /missing required argument/, says: /run/ },
-  { name: 'sim on a port above 65535', argv: ['sim', 'sim.yaml', '--port', '70000'], change: (f) => void (f['sim.yaml'] = 'seed: 1\n'), where: /--port/, says: /from 0 to 65535/ },
-  { name: 'sim on a negative port', argv: ['sim', 'sim.yaml', '--port', '-1'], change: (f) => void (f['sim.yaml'] = 'seed: 1\n'), where: /--port/, says: /from 0 to 65535/ },
-  { name: 'sim on a port already in use', argv: ['sim', 'sim.yaml', '--port', 'BUSY_PORT'], change: (f) => void (f['sim.yaml'] = 'seed: 1\n'), where: /^skillprobe: --port: /, says: /already in use/ },
+  {
+    name: 'sim on a port above 65535',
+    argv: ['sim', 'sim.yaml', '--port', '70000'],
+    change: (f) => void (f['sim.yaml'] = 'seed: 1\n'),
+    where: /--port/,
+    says: /from 0 to 65535/,
+  },
+  {
+    name: 'sim on a negative port',
+    argv: ['sim', 'sim.yaml', '--port', '-1'],
+    change: (f) => void (f['sim.yaml'] = 'seed: 1\n'),
+    where: /--port/,
+    says: /from 0 to 65535/,
+  },
+  {
+    name: 'sim on a port already in use',
+    argv: ['sim', 'sim.yaml', '--port', 'BUSY_PORT'],
+    change: (f) => void (f['sim.yaml'] = 'seed: 1\n'),
+    where: /^skillprobe: --port: /,
+    says: /already in use/,
+  },
   { name: 'sim with a profile that does not exist', argv: ['sim', 'nope.yaml'], where: /nope\.yaml/, says: /simulator profile not found/ },
   { name: 'plan with a negative price', argv: ['plan', '--price-per-trial', '-1'], where: /--price-per-trial/, says: /positive number/ },
-  { name: 'plan with a skills folder that does not exist', argv: ['plan', '--skills', 'nowhere'], where: /^skillprobe: --skills: nowhere /, says: /does not exist/ },
-  { name: 'plan with a config file that is a folder', argv: ['plan', '--config', 'cases'], where: /^skillprobe: --config: /, says: /is a folder/ },
-  { name: 'lint with a profile that does not exist', argv: ['lint', '--sim', 'missing.yaml'], where: /^skillprobe: --sim: missing\.yaml /, says: /does not exist/ },
-  { name: 'lint with a config file that does not exist', argv: ['lint', '--config', 'nope.yaml'], where: /^skillprobe: --config: nope\.yaml /, says: /does not exist/ },
-  { name: 'lint with a skills folder that is a file', argv: ['lint', '--skills', 'cases/main.yaml'], where: /^skillprobe: --skills: /, says: /not a folder/ },
-  { name: 'plan --last-failed with a transcripts folder that is a file', change: (f) => Object.assign(f, { 'skillprobe.config.yaml': 'transcriptsDir: notes.txt\n', 'notes.txt': 'x\n' }), argv: ['plan', '--last-failed'], where: /^skillprobe: notes\.txt: /, says: /a file where the transcripts folder belongs/ },
-  { name: 'init --dir naming a file', argv: ['init', '--dir', 'cases/main.yaml'], where: /^skillprobe: cases\/main\.yaml: /, says: /a file, not a folder/ },
-  { name: '--resume a run folder that does not exist', args: ['--resume', 'runs/nope'], where: /^skillprobe: runs\/nope: /, says: /no such run folder/ },
-  { name: '--resume a file', args: ['--resume', 'cases/main.yaml'], where: /^skillprobe: cases\/main\.yaml: /, says: /a file, not a run folder/ },
-  { name: '--resume a folder that is not a run', args: ['--resume', 'cases'], where: /^skillprobe: cases: /, says: /not a run folder \(no run\.json\)/ },
+  {
+    name: 'plan with a skills folder that does not exist',
+    argv: ['plan', '--skills', 'nowhere'],
+    where: /^skillprobe: --skills: nowhere /,
+    says: /does not exist/,
+  },
+  {
+    name: 'plan with a config file that is a folder',
+    argv: ['plan', '--config', 'cases'],
+    where: /^skillprobe: --config: /,
+    says: /is a folder/,
+  },
+  {
+    name: 'lint with a profile that does not exist',
+    argv: ['lint', '--sim', 'missing.yaml'],
+    where: /^skillprobe: --sim: missing\.yaml /,
+    says: /does not exist/,
+  },
+  {
+    name: 'lint with a config file that does not exist',
+    argv: ['lint', '--config', 'nope.yaml'],
+    where: /^skillprobe: --config: nope\.yaml /,
+    says: /does not exist/,
+  },
+  {
+    name: 'lint with a skills folder that is a file',
+    argv: ['lint', '--skills', 'cases/main.yaml'],
+    where: /^skillprobe: --skills: /,
+    says: /not a folder/,
+  },
+  {
+    name: 'plan --last-failed with a transcripts folder that is a file',
+    change: (f) => Object.assign(f, { 'skillprobe.config.yaml': 'transcriptsDir: notes.txt\n', 'notes.txt': 'x\n' }),
+    argv: ['plan', '--last-failed'],
+    where: /^skillprobe: notes\.txt: /,
+    says: /a file where the transcripts folder belongs/,
+  },
+  {
+    name: 'init --dir naming a file',
+    argv: ['init', '--dir', 'cases/main.yaml'],
+    where: /^skillprobe: cases\/main\.yaml: /,
+    says: /a file, not a folder/,
+  },
+  {
+    name: '--resume a run folder that does not exist',
+    args: ['--resume', 'runs/nope'],
+    where: /^skillprobe: runs\/nope: /,
+    says: /no such run folder/,
+  },
+  {
+    name: '--resume a file',
+    args: ['--resume', 'cases/main.yaml'],
+    where: /^skillprobe: cases\/main\.yaml: /,
+    says: /a file, not a run folder/,
+  },
+  {
+    name: '--resume a folder that is not a run',
+    args: ['--resume', 'cases'],
+    where: /^skillprobe: cases: /,
+    says: /not a run folder \(no run\.json\)/,
+  },
   { name: '--force without --resume', args: ['--force'], where: /^skillprobe: --force: /, says: /only means something with --resume/ },
-  { name: '--margin without --baseline', args: ['--margin', '0.2'], where: /^skillprobe: --margin: /, says: /only means something with --baseline/ },
-  { name: '--add-trials without --resume', args: ['--add-trials', '5'], where: /^skillprobe: --add-trials: /, says: /tops up a stored run, and names none/ },
-  { name: '--baseline with a fixed number of trials', args: ['--baseline', 'runs/base', '--trials', '5'], where: /^skillprobe: --trials: /, says: /samples each case until it is decided/ },
-  { name: '--baseline with --resume', args: ['--baseline', 'runs/base', '--resume', 'runs/x'], where: /^skillprobe: --resume: /, says: /keeps the canary it started with/ },
-  { name: '--baseline naming a folder that is not a run', args: ['--baseline', 'cases'], where: /^skillprobe: cases: /, says: /not a run folder \(no run\.json\)/ },
+  {
+    name: '--margin without --baseline',
+    args: ['--margin', '0.2'],
+    where: /^skillprobe: --margin: /,
+    says: /only means something with --baseline/,
+  },
+  {
+    name: '--add-trials without --resume',
+    args: ['--add-trials', '5'],
+    where: /^skillprobe: --add-trials: /,
+    says: /tops up a stored run, and names none/,
+  },
+  {
+    name: '--baseline with a fixed number of trials',
+    args: ['--baseline', 'runs/base', '--trials', '5'],
+    where: /^skillprobe: --trials: /,
+    says: /samples each case until it is decided/,
+  },
+  {
+    name: '--baseline with --resume',
+    args: ['--baseline', 'runs/base', '--resume', 'runs/x'],
+    where: /^skillprobe: --resume: /,
+    says: /keeps the canary it started with/,
+  },
+  {
+    name: '--baseline naming a folder that is not a run',
+    args: ['--baseline', 'cases'],
+    where: /^skillprobe: cases: /,
+    says: /not a run folder \(no run\.json\)/,
+  },
   { name: '--max-cost zero', args: ['--max-cost', '0'], commanderText: true, where: /--max-cost/, says: /positive number/ },
   { name: '--max-cost not a number', args: ['--max-cost', 'lots'], commanderText: true, where: /--max-cost/, says: /positive number/ },
   { name: 'init in a folder that is a file', argv: ['init', '--dir', 'cases/main.yaml'], where: /cases\/main\.yaml/, says: /--dir/ },
@@ -387,15 +640,21 @@ describe('bad input: one clear message, exit 2, nothing started, created or dele
     dirs.push(dir);
     const spy = spyBinary(dir);
     const undo = bad.readOnly ? readOnlyFolder(join(dir, bad.readOnly)) : undefined;
-    if (bad.readOnly && !undo) return { skipped: 'no way to make a folder read-only here', stderr: '', spawned: false, before: [], after: [] };
+    if (bad.readOnly && !undo)
+      return { skipped: 'no way to make a folder read-only here', stderr: '', spawned: false, before: [], after: [] };
     try {
       const before = entries(dir);
       const busyPort = String((busy.address() as { port: number }).port);
       const fill = (s: string) => s.replace('SPY', spy.path).replace('BUSY_PORT', busyPort).replace('PROJECT', dir);
       const argv = (bad.argv ?? ['run', '--agent-binary', 'SPY', '--transcripts', 'runs', ...(bad.args ?? [])]).map(fill);
       // A dummy key, so that only the mistake under test stops the run (nothing is sent anywhere: the agent is a spy).
-      const env = testEnv({ ...(bad.withoutKey ? {} : { ANTHROPIC_API_KEY: 'dummy' }), ...Object.fromEntries(Object.entries(bad.env ?? {}).map(([k, v]) => [k, fill(v)])) });
-      const r = needsOwnProcess(bad) ? await runCli(argv, { cwd: dir, env, timeoutMs: 60_000 }) : await runInProcess(argv, { cwd: dir, env });
+      const env = testEnv({
+        ...(bad.withoutKey ? {} : { ANTHROPIC_API_KEY: 'dummy' }),
+        ...Object.fromEntries(Object.entries(bad.env ?? {}).map(([k, v]) => [k, fill(v)])),
+      });
+      const r = needsOwnProcess(bad)
+        ? await runCli(argv, { cwd: dir, env, timeoutMs: 60_000 })
+        : await runInProcess(argv, { cwd: dir, env });
       return { exitCode: r.exitCode, stderr: r.stderr, spawned: existsSync(spy.marker), before, after: entries(dir) };
     } finally {
       undo?.();
@@ -452,9 +711,13 @@ describe('input checks across stages, and what needs no temp folder', () => {
     const { dir, spy } = project((f) => {
       f['skillprobe.config.yaml'] = 'concurency: 4\n';
       f['skills/alpha-beta/SKILL.md'] = '---\nname: alpha-beta\n---\nbody\n';
-      f['cases/main.yaml'] += '- id: gamma\n  prompt: do gamma\n  expect: { skill: gamma }\n- id: beta\n  prompt: beta things\n  expect: { skill: alpha-beta }\n';
+      f['cases/main.yaml'] +=
+        '- id: gamma\n  prompt: do gamma\n  expect: { skill: gamma }\n- id: beta\n  prompt: beta things\n  expect: { skill: alpha-beta }\n';
     });
-    const r = await runCli(['run', '--agent-binary', spy, '--transcripts', 'runs', '--timeout', '99999'], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
+    const r = await runCli(['run', '--agent-binary', spy, '--transcripts', 'runs', '--timeout', '99999'], {
+      cwd: dir,
+      env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }),
+    });
     expect(r.exitCode).toBe(2);
     expect(lines(r.stderr, /skillprobe\.config\.yaml:1:1: unknown key `concurency`/)).toHaveLength(1);
     expect(lines(r.stderr, /skills\/alpha-beta\/SKILL\.md:\d+:\d+: .*description/)).toHaveLength(1);
@@ -467,7 +730,10 @@ describe('input checks across stages, and what needs no temp folder', () => {
 
   it('checks the flags even when the config file does not parse', async () => {
     const { dir, spy } = project((f) => void (f['skillprobe.config.yaml'] = 'trials: [\n'));
-    const r = await runCli(['run', '--agent-binary', spy, '--transcripts', 'runs', '--max-turns', '1000'], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
+    const r = await runCli(['run', '--agent-binary', spy, '--transcripts', 'runs', '--max-turns', '1000'], {
+      cwd: dir,
+      env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }),
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/skillprobe\.config\.yaml:\d+:\d+: YAML syntax error/);
     expect(r.stderr).toMatch(/--max-turns: 1000 /);
@@ -476,7 +742,10 @@ describe('input checks across stages, and what needs no temp folder', () => {
   it('a valid project passes loading and spawns the agent, found by a path relative to the current folder', async () => {
     const { dir } = project();
     const marker = join(dir, 'SPAWNED');
-    const r = await runCli(['run', '--agent-binary', 'spy-agent.sh', '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
+    const r = await runCli(['run', '--agent-binary', 'spy-agent.sh', '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'], {
+      cwd: dir,
+      env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }),
+    });
     expect(existsSync(marker), r.stderr).toBe(true);
     expect(r.exitCode).not.toBe(2);
   });
@@ -487,7 +756,10 @@ describe('input checks across stages, and what needs no temp folder', () => {
       f['work/.keep'] = '';
     });
     const env = testEnv({ TMPDIR: join(dir, 'no-such-tmp') });
-    const run = await runCli(['run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '1', '--workdir', 'work', '--transcripts', 'runs'], { cwd: dir, env });
+    const run = await runCli(
+      ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '1', '--workdir', 'work', '--transcripts', 'runs'],
+      { cwd: dir, env },
+    );
     expect([0, 1, 3], run.stderr).toContain(run.exitCode);
     const runDir = join('runs', readdirSync(join(dir, 'runs'))[0]!);
     for (const argv of [['--version'], ['report', runDir], ['grade', runDir]]) {

@@ -41,7 +41,10 @@ describe('run --sim refuses a profile that points at nothing: exit 2, file:line:
       const dir = makeProject({ ...baseProject(), 'sim.yaml': bad.profile });
       dirs.push(dir);
       const spy = spyBinary(dir);
-      const r = await runCli(['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--sim', 'sim.yaml'], { cwd: dir, env: testEnv() });
+      const r = await runCli(['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--sim', 'sim.yaml'], {
+        cwd: dir,
+        env: testEnv(),
+      });
       expect(r.exitCode).toBe(2);
       expect(r.stderr).toMatch(bad.where);
       expect(r.stderr).toMatch(bad.says);
@@ -52,16 +55,18 @@ describe('run --sim refuses a profile that points at nothing: exit 2, file:line:
     120_000,
   );
 
-  it(
-    'a profile whose references all exist passes loading and spawns the agent',
-    async () => {
-      const dir = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\nrules:\n  - case: pos-alpha\n    do:\n      - { p: 1, skill: alpha }\n' });
-      dirs.push(dir);
-      const spy = spyBinary(dir);
-      const r = await runCli(['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill'], { cwd: dir, env: testEnv() });
-      expect(r.exitCode).not.toBe(2);
-      expect(existsSync(spy.marker)).toBe(true);
-    },
-    120_000,
-  );
+  it('a profile whose references all exist passes loading and spawns the agent', async () => {
+    const dir = makeProject({
+      ...baseProject(),
+      'sim.yaml': 'seed: 1\nrules:\n  - case: pos-alpha\n    do:\n      - { p: 1, skill: alpha }\n',
+    });
+    dirs.push(dir);
+    const spy = spyBinary(dir);
+    const r = await runCli(
+      ['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill'],
+      { cwd: dir, env: testEnv() },
+    );
+    expect(r.exitCode).not.toBe(2);
+    expect(existsSync(spy.marker)).toBe(true);
+  }, 120_000);
 });

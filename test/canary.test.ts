@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { makeScheduler } from '../src/runner/execute.js';
 import { configSchema } from '../src/run/config-schema.js';
 import type { GradableCase, TrialRef } from '../src/run/schema.js';
-import { canaryCritical, canaryDesign, canaryFalseAlarm, canaryOperating, canaryPValue, dropZ, largestCritical, regressedUpTo } from '../src/stats/canary-design.js';
+import {
+  canaryCritical,
+  canaryDesign,
+  canaryFalseAlarm,
+  canaryOperating,
+  canaryPValue,
+  dropZ,
+  largestCritical,
+  regressedUpTo,
+} from '../src/stats/canary-design.js';
 import { decideSequential, type SequentialDesign } from '../src/stats/sequential-design.js';
 import { addedEnds, fixedTrialsDesign, logEndProbability, stoppedEnds } from '../src/stats/stopped-binomial.js';
 import { planCanary, canaryTest } from '../src/verdict/canary.js';
@@ -18,7 +27,9 @@ function bruteFalseAlarm(c: number, q: number): number {
   let mass = 0;
   for (let kb = 0; kb <= BASE_TRIALS; kb++) {
     const upTo = regressedUpTo({ trials: BASE_TRIALS, passes: kb }, c, PARAMS);
-    const pb = Math.exp(logEndProbability({ trials: BASE_TRIALS, passes: kb, logPaths: Math.log([1, 4, 6, 4, 1][kb]!) }, Math.log(q), Math.log(1 - q)));
+    const pb = Math.exp(
+      logEndProbability({ trials: BASE_TRIALS, passes: kb, logPaths: Math.log([1, 4, 6, 4, 1][kb]!) }, Math.log(q), Math.log(1 - q)),
+    );
     for (let order = 0; order < 2 ** PARAMS.maxTrials; order++) {
       let [k, hit, p] = [0, false, 1];
       for (let m = 1; m <= PARAMS.maxTrials; m++) {
@@ -42,16 +53,19 @@ describe('the canary against a stored base: its exact false-alarm rate', () => {
     expect(exact).toBeLessThan(worst + 1e-3);
   });
 
-  it.each([0.01, 0.05, 0.1])('the calibrated critical z keeps false alarms at most α = %s at every common rate, and a lower one would not', (alpha) => {
-    const base = { ends: stoppedEnds(fixedTrialsDesign(20)), observed: { trials: 20, passes: 18 } };
-    const p = { alpha, minTrials: 5, maxTrials: 30 };
-    const c = canaryCritical(base, p);
-    expect(canaryFalseAlarm(base, c, p)).toBeLessThanOrEqual(alpha);
-    expect(canaryFalseAlarm(base, c - 0.05, p)).toBeGreaterThan(canaryFalseAlarm(base, c, p));
-    // A base topped up after its design: the level holds over the topped-up rule's ends too.
-    const topped = { ends: addedEnds(stoppedEnds(fixedTrialsDesign(12)), 8), observed: { trials: 20, passes: 18 } };
-    expect(canaryFalseAlarm(topped, canaryCritical(topped, p), p)).toBeLessThanOrEqual(alpha);
-  });
+  it.each([0.01, 0.05, 0.1])(
+    'the calibrated critical z keeps false alarms at most α = %s at every common rate, and a lower one would not',
+    (alpha) => {
+      const base = { ends: stoppedEnds(fixedTrialsDesign(20)), observed: { trials: 20, passes: 18 } };
+      const p = { alpha, minTrials: 5, maxTrials: 30 };
+      const c = canaryCritical(base, p);
+      expect(canaryFalseAlarm(base, c, p)).toBeLessThanOrEqual(alpha);
+      expect(canaryFalseAlarm(base, c - 0.05, p)).toBeGreaterThan(canaryFalseAlarm(base, c, p));
+      // A base topped up after its design: the level holds over the topped-up rule's ends too.
+      const topped = { ends: addedEnds(stoppedEnds(fixedTrialsDesign(12)), 8), observed: { trials: 20, passes: 18 } };
+      expect(canaryFalseAlarm(topped, canaryCritical(topped, p), p)).toBeLessThanOrEqual(alpha);
+    },
+  );
 
   it('addedEnds: the design then n more trials, every end weighed as its paths say (the probabilities sum to 1)', () => {
     const d = fixedTrialsDesign(3);
@@ -106,7 +120,7 @@ describe('the canary boundaries and its p-value', () => {
       const d = decideSequential(seq, design);
       const p = canaryPValue({ ends, observed: base }, largestCritical(base, seq.slice(0, d.trials), design), design);
       rejected += d.state === 'reject' ? 1 : 0;
-      agreed += (p <= 0.01) === (d.state === 'reject') ? 1 : 0;
+      agreed += p <= 0.01 === (d.state === 'reject') ? 1 : 0;
     }
     expect(rejected).toBeGreaterThan(20);
     expect(agreed).toBe(300);
@@ -143,7 +157,8 @@ describe('the canary boundaries and its p-value', () => {
   });
 });
 
-const defsOf = (ids: string[]): GradableCase[] => ids.map((id) => ({ id, expect: 'atl-jira', exclusive: false, tags: [], decision: { ...DECISION, minTrials: 5 } }));
+const defsOf = (ids: string[]): GradableCase[] =>
+  ids.map((id) => ({ id, expect: 'atl-jira', exclusive: false, tags: [], decision: { ...DECISION, minTrials: 5 } }));
 const SEQUENTIAL = configSchema.parse({ arms: ['skill'], decision: { mode: 'sequential', minTrials: 5 } });
 
 /** Runs a scheduler to its end, one trial at a time, each case passing by its own order of outcomes. */
@@ -179,7 +194,11 @@ describe('run --baseline: the canary as the run stores and schedules it, and as 
 
   it('with --keep-going every case runs to its own end', () => {
     const { canary: all } = planCanary(base, defsOf(['a', 'b', 'c']), { ...options, stopAtFirstRegression: false });
-    const refs = drive(makeScheduler(SEQUENTIAL, defsOf(['a', 'b', 'c']), { canary: all }), { a: () => true, b: () => false, c: () => true });
+    const refs = drive(makeScheduler(SEQUENTIAL, defsOf(['a', 'b', 'c']), { canary: all }), {
+      a: () => true,
+      b: () => false,
+      c: () => true,
+    });
     const design = { p0: 0.9, p1: 0.6, ...all.cases[0]!.design };
     expect(decideSequential(Array<boolean>(refs.filter((r) => r.caseId === 'a').length).fill(true), design).state).toBe('accept');
   });
@@ -198,11 +217,24 @@ describe('run --baseline: the canary as the run stores and schedules it, and as 
     const ran = Object.fromEntries(
       all.cases.map((e) => {
         const d = decideSequential(outcomes[e.caseId as 'a'], { p0: 0.9, p1: 0.6, ...e.design });
-        return [e.caseId, { passes: outcomes[e.caseId as 'a'].slice(0, d.trials).filter(Boolean).length, n: d.trials, order: outcomes[e.caseId as 'a'].slice(0, d.trials).map((x) => (x ? 'P' : 'F')).join('') }];
+        return [
+          e.caseId,
+          {
+            passes: outcomes[e.caseId as 'a'].slice(0, d.trials).filter(Boolean).length,
+            n: d.trials,
+            order: outcomes[e.caseId as 'a']
+              .slice(0, d.trials)
+              .map((x) => (x ? 'P' : 'F'))
+              .join(''),
+          },
+        ];
       }),
     );
     const run = syntheticRun(ran, { mode: 'sprt', dir: 'runs/candidate' });
-    const candidate = { ...run, manifest: { ...run.manifest, config: SEQUENTIAL, cases: { ...run.manifest.cases, defs: defsOf(['a', 'b', 'c']) }, canary: all } };
+    const candidate = {
+      ...run,
+      manifest: { ...run.manifest, config: SEQUENTIAL, cases: { ...run.manifest.cases, defs: defsOf(['a', 'b', 'c']) }, canary: all },
+    };
     const cmp = compareRuns(base, candidate);
     const row = (id: string) => cmp.cases.find((c) => c.caseId === id)!;
     expect(cmp.cases.map((c) => c.method)).toEqual(['canary', 'canary', 'canary']);

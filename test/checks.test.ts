@@ -43,7 +43,13 @@ const ROWS: Record<Name, KindRows> = {
       {
         value: ['(a)\\1'],
         ctx: { plans: ['aa'] },
-        results: [{ check: 'matches /(a)\\1/', pass: false, detail: 'regular expression "(a)\\\\1" uses syntax the linear-time engine does not support (invalid escape sequence: `\\1`)' }],
+        results: [
+          {
+            check: 'matches /(a)\\1/',
+            pass: false,
+            detail: 'regular expression "(a)\\\\1" uses syntax the linear-time engine does not support (invalid escape sequence: `\\1`)',
+          },
+        ],
       },
     ],
   },
@@ -131,17 +137,25 @@ describe('check registry: every kind, its schemas, its loading problems, its gra
 
 describe('check registry: every schema lists exactly the registered kinds', () => {
   const schemas = jsonSchemas();
-  const keysAt = (doc: unknown, path: string[]) => Object.keys(path.reduce((at, key) => (at as Record<string, object>)[key]!, doc) as object);
+  const keysAt = (doc: unknown, path: string[]) =>
+    Object.keys(path.reduce((at, key) => (at as Record<string, object>)[key]!, doc) as object);
   it.each<[string, () => string[]]>([
     ['the case schema', () => Object.keys(caseSchema.shape.plan.unwrap().shape)],
     ["run.json's stored case", () => Object.keys(storedCaseSchema.shape.plan.unwrap().shape)],
     ['the published cases JSON Schema', () => keysAt(schemas.cases, ['items', 'properties', 'plan', 'properties'])],
-    ['the published run.json JSON Schema', () => keysAt(schemas.run, ['properties', 'cases', 'properties', 'defs', 'items', 'properties', 'plan', 'properties'])],
+    [
+      'the published run.json JSON Schema',
+      () => keysAt(schemas.run, ['properties', 'cases', 'properties', 'defs', 'items', 'properties', 'plan', 'properties']),
+    ],
   ])('%s', (_, listed) => {
     expect(listed()).toEqual(kinds);
   });
 
   it('results list checks kind by kind, in registry order', () => {
-    expect(gradeChecks({ matches: ['a'], mustNot: ['b'], verb: 'c' }, { plans: ['a c'] }).map((r) => r.check)).toEqual(['matches /a/', 'mustNot /b/', 'verb c']);
+    expect(gradeChecks({ matches: ['a'], mustNot: ['b'], verb: 'c' }, { plans: ['a c'] }).map((r) => r.check)).toEqual([
+      'matches /a/',
+      'mustNot /b/',
+      'verb c',
+    ]);
   });
 });

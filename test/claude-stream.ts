@@ -12,13 +12,27 @@ export class ClaudeStream {
     skills: string[] = ['atl', 'atl-jira', 'atl-confluence'],
     tools: string[] = ['Glob', 'Grep', 'Read', 'Skill'],
   ) {
-    this.lines.push({ type: 'system', subtype: 'init', cwd, tools, model: 'claude-test', claude_code_version: '2.1.197', skills, slash_commands: [...skills, 'clear'] });
+    this.lines.push({
+      type: 'system',
+      subtype: 'init',
+      cwd,
+      tools,
+      model: 'claude-test',
+      claude_code_version: '2.1.197',
+      skills,
+      slash_commands: [...skills, 'clear'],
+    });
   }
 
   private assistant(content: unknown[], extra: Record<string, unknown> = {}, model = 'claude-test'): this {
     const id = `msg_${++this.msg}`;
     for (const block of content) {
-      this.lines.push({ type: 'assistant', message: { id, role: 'assistant', model, content: [block], stop_reason: null }, parent_tool_use_id: null, ...extra });
+      this.lines.push({
+        type: 'assistant',
+        message: { id, role: 'assistant', model, content: [block], stop_reason: null },
+        parent_tool_use_id: null,
+        ...extra,
+      });
     }
     return this;
   }
@@ -38,16 +52,26 @@ export class ClaudeStream {
   }
 
   /** A skill call and what the CLI did with it. */
-  skill(name: string, args?: string, how: { status?: 'loaded' | 'denied' | 'unknown' | 'invalid'; body?: string; path?: string } = {}): this {
+  skill(
+    name: string,
+    args?: string,
+    how: { status?: 'loaded' | 'denied' | 'unknown' | 'invalid'; body?: string; path?: string } = {},
+  ): this {
     const id = `toolu_${++this.tool}`;
     this.assistant([{ type: 'tool_use', id, name: 'Skill', input: args === undefined ? { skill: name } : { skill: name, args } }]);
     return this.skillResult(id, name, how);
   }
 
-  private skillResult(id: string, name: string, how: { status?: 'loaded' | 'denied' | 'unknown' | 'invalid'; body?: string; path?: string }): this {
+  private skillResult(
+    id: string,
+    name: string,
+    how: { status?: 'loaded' | 'denied' | 'unknown' | 'invalid'; body?: string; path?: string },
+  ): this {
     const status = how.status ?? 'loaded';
     if (status === 'loaded') {
-      this.user([{ type: 'tool_result', tool_use_id: id, content: `Launching skill: ${name}` }], { tool_use_result: { success: true, commandName: name } });
+      this.user([{ type: 'tool_result', tool_use_id: id, content: `Launching skill: ${name}` }], {
+        tool_use_result: { success: true, commandName: name },
+      });
       const dir = how.path ?? `${this.cwd}/.claude/skills/${name.replace(/^\//, '').trim()}`;
       return this.user([{ type: 'text', text: `Base directory for this skill: ${dir}\n\n${how.body ?? '# body'}` }], { isSynthetic: true });
     }
@@ -60,10 +84,14 @@ export class ClaudeStream {
   }
 
   /** A Read and its result: the file's lines, or (`error`) the CLI's error for a file it could not read. */
-  read(path: string, result: string | { error: string } = '1\t---\n2\tname: x\n3\t---\n4\t```bash\n5\tatl jira create-issue --project OPS\n6\t```'): this {
+  read(
+    path: string,
+    result: string | { error: string } = '1\t---\n2\tname: x\n3\t---\n4\t```bash\n5\tatl jira create-issue --project OPS\n6\t```',
+  ): this {
     const id = `toolu_${++this.tool}`;
     this.assistant([{ type: 'tool_use', id, name: 'Read', input: { file_path: path } }]);
-    const content = typeof result === 'string' ? { content: result } : { content: `<tool_use_error>${result.error}</tool_use_error>`, is_error: true };
+    const content =
+      typeof result === 'string' ? { content: result } : { content: `<tool_use_error>${result.error}</tool_use_error>`, is_error: true };
     return this.user([{ type: 'tool_result', tool_use_id: id, ...content }]);
   }
 
@@ -71,7 +99,10 @@ export class ClaudeStream {
   parallelSkillAndRead(skill: string, args: string, path: string, text = 'Let me look.'): this {
     const sid = `toolu_${++this.tool}`;
     const rid = `toolu_${++this.tool}`;
-    this.assistant([{ type: 'text', text }, { type: 'tool_use', id: sid, name: 'Skill', input: { skill, args } }]);
+    this.assistant([
+      { type: 'text', text },
+      { type: 'tool_use', id: sid, name: 'Skill', input: { skill, args } },
+    ]);
     this.skillResult(sid, skill, {});
     this.assistant([{ type: 'tool_use', id: rid, name: 'Read', input: { file_path: path } }]);
     return this.user([{ type: 'tool_result', tool_use_id: rid, content: '1\t---' }]);
@@ -83,12 +114,28 @@ export class ClaudeStream {
   }
 
   retry(status: number): this {
-    this.lines.push({ type: 'system', subtype: 'api_retry', attempt: 1, max_retries: 2, retry_delay_ms: 0, error_status: status, error: 'rate_limit' });
+    this.lines.push({
+      type: 'system',
+      subtype: 'api_retry',
+      attempt: 1,
+      max_retries: 2,
+      retry_delay_ms: 0,
+      error_status: status,
+      error: 'rate_limit',
+    });
     return this;
   }
 
   result(r: { subtype?: string; is_error?: boolean; result?: string; api_error_status?: number; errors?: string[] } = {}): this {
-    this.lines.push({ type: 'result', subtype: r.subtype ?? 'success', is_error: r.is_error ?? false, num_turns: 3, result: r.result ?? '', api_error_status: r.api_error_status ?? null, ...(r.errors ? { errors: r.errors } : {}) });
+    this.lines.push({
+      type: 'result',
+      subtype: r.subtype ?? 'success',
+      is_error: r.is_error ?? false,
+      num_turns: 3,
+      result: r.result ?? '',
+      api_error_status: r.api_error_status ?? null,
+      ...(r.errors ? { errors: r.errors } : {}),
+    });
     return this;
   }
 

@@ -32,9 +32,19 @@ describe('exitCodeFor: the one rule every command exits by', () => {
     ['a completed run keeps its verdicts', { verdicts: [EXIT.fail], statuses: ['completed'] }, EXIT.fail, undefined],
     ['gate off: a FAIL exits 0', { verdicts: [EXIT.fail], gateOff }, EXIT.pass, undefined],
     ['gate off does not hide a stopped run', { verdicts: [EXIT.fail], statuses: ['interrupted'], gateOff }, EXIT.interrupted, undefined],
-    ['a failed reporter turns a pass into a harness fault', { verdicts: [EXIT.pass], failedReporters: ['junit'] }, EXIT.internal, /junit failed; the verdicts' exit code would be 0/],
+    [
+      'a failed reporter turns a pass into a harness fault',
+      { verdicts: [EXIT.pass], failedReporters: ['junit'] },
+      EXIT.internal,
+      /junit failed; the verdicts' exit code would be 0/,
+    ],
     ['a failed reporter leaves a FAIL a FAIL', { verdicts: [EXIT.fail], failedReporters: ['junit'] }, EXIT.fail, undefined],
-    ['gate off with a failed reporter is a harness fault', { verdicts: [EXIT.fail], failedReporters: ['html'], gateOff }, EXIT.internal, /html failed/],
+    [
+      'gate off with a failed reporter is a harness fault',
+      { verdicts: [EXIT.fail], failedReporters: ['html'], gateOff },
+      EXIT.internal,
+      /html failed/,
+    ],
   ];
   it.each(rows)('%s', (_name, ending, code, stderr) => {
     const io = ioCapturing();
@@ -57,7 +67,9 @@ describe('flags as data', () => {
   });
 
   it('a flag listed under another name is refused when the program is built', () => {
-    expect(() => optionFor('turns', valued('--max-turns <n>', 'turns', text('--max-turns')))).toThrow(/listed as turns, but commander stores it as maxTurns/);
+    expect(() => optionFor('turns', valued('--max-turns <n>', 'turns', text('--max-turns')))).toThrow(
+      /listed as turns, but commander stores it as maxTurns/,
+    );
   });
 
   it('the registry lists every command once', () => {

@@ -14,11 +14,15 @@ import { DECISION, syntheticRun as run } from './run-fixtures.js';
 const byCase = (c: ReturnType<typeof compareRuns>) => Object.fromEntries(c.cases.map((x) => [x.caseId, x]));
 
 describe('compare: constructed run pairs with known answers', () => {
-  it('a clear drop is REGRESSED, with Boschloo\'s p corrected by Benjamini–Hochberg, and exits 1', () => {
+  it("a clear drop is REGRESSED, with Boschloo's p corrected by Benjamini–Hochberg, and exits 1", () => {
     const base = run({ drop: { passes: 48, n: 50 }, same: { passes: 45, n: 50 }, up: { passes: 30, n: 50 } });
     const cand = run({ drop: { passes: 30, n: 50 }, same: { passes: 45, n: 50 }, up: { passes: 48, n: 50 } });
     const c = compareRuns(base, cand);
-    const raw = [[48, 30], [45, 45], [30, 48]].map(([b, k]) => boschlooTest(b!, 50, k!, 50).twoSided);
+    const raw = [
+      [48, 30],
+      [45, 45],
+      [30, 48],
+    ].map(([b, k]) => boschlooTest(b!, 50, k!, 50).twoSided);
     const adjusted = adjustPValues(raw, 'bh');
     const x = byCase(c);
     expect(x.drop).toMatchObject({ change: 'REGRESSED', method: 'boschloo' });
@@ -75,13 +79,16 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(f.method).toBe('boschloo');
     expect(s.method).toBe('design');
     expect(s.base).toMatchObject({ successes: stoppedAt, n: stoppedAt });
-    const exact = stoppedTwoSampleTest({ design: wald, trials: stoppedAt, passes: stoppedAt }, { design: fixedTrialsDesign(40), trials: 40, passes: 20 });
+    const exact = stoppedTwoSampleTest(
+      { design: wald, trials: stoppedAt, passes: stoppedAt },
+      { design: fixedTrialsDesign(40), trials: 40, passes: 20 },
+    );
     expect(s.pValue).toBeCloseTo(exact.twoSided, 12);
     expect(s.change).toBe('REGRESSED');
     expect(s.reason).toContain('(under both stopping rules)');
   });
 
-  it('a case a run stopped short of its design (interrupted) keeps the anytime-valid tests, never the design\'s', () => {
+  it("a case a run stopped short of its design (interrupted) keeps the anytime-valid tests, never the design's", () => {
     const base = run({ a: { passes: 40, n: 40 } });
     // Three failures: the design cannot decide before its minimum, so the run stopped this case short of its rule.
     const cand = run({ a: { passes: 0, n: 3 } }, { mode: 'sprt' });
@@ -113,9 +120,28 @@ describe('compare: constructed run pairs with known answers', () => {
   });
 
   it.each<[string, (r: ReturnType<typeof run>) => void, RegExp]>([
-    ['a candidate stopped after one trial', (r) => Object.assign(r.manifest, { status: 'interrupted', trials: { planned: 40, finished: 1, notStarted: 39 } }), /the candidate run \(runs\/x\) is interrupted: 1 of 40 trials ran/],
-    ['a candidate with its trials gone', (r) => Object.assign(r.results, { outcomes: [], summary: { ...r.results.summary, cases: r.results.summary.cases.map((c) => ({ ...c, rate: { ...c.rate, n: 0, successes: 0, p: Number.NaN } })) } }), /the candidate run has no scored trial of 2 cases: a, b/],
-    ['a candidate with damaged trial files', (r) => Object.assign(r.results, { damaged: [{ path: 'trials/a/skill/3.meta.json', problem: 'not valid JSON' }] }), /the candidate run has 1 damaged trial file: trials\/a\/skill\/3\.meta\.json/],
+    [
+      'a candidate stopped after one trial',
+      (r) => Object.assign(r.manifest, { status: 'interrupted', trials: { planned: 40, finished: 1, notStarted: 39 } }),
+      /the candidate run \(runs\/x\) is interrupted: 1 of 40 trials ran/,
+    ],
+    [
+      'a candidate with its trials gone',
+      (r) =>
+        Object.assign(r.results, {
+          outcomes: [],
+          summary: {
+            ...r.results.summary,
+            cases: r.results.summary.cases.map((c) => ({ ...c, rate: { ...c.rate, n: 0, successes: 0, p: Number.NaN } })),
+          },
+        }),
+      /the candidate run has no scored trial of 2 cases: a, b/,
+    ],
+    [
+      'a candidate with damaged trial files',
+      (r) => Object.assign(r.results, { damaged: [{ path: 'trials/a/skill/3.meta.json', problem: 'not valid JSON' }] }),
+      /the candidate run has 1 damaged trial file: trials\/a\/skill\/3\.meta\.json/,
+    ],
   ])('missing data is named and never a clean pass: %s', (_, damage, says) => {
     const cases = { a: { passes: 9, n: 10 }, b: { passes: 8, n: 10 } };
     const cand = run(cases);
@@ -126,7 +152,9 @@ describe('compare: constructed run pairs with known answers', () => {
     // A regression still says so first.
     const dropped = run({ a: { passes: 2, n: 50 }, b: { passes: 8, n: 10 } });
     damage(dropped);
-    expect(compareRuns(run({ a: { passes: 48, n: 50 }, b: { passes: 8, n: 10 } }), dropped).exitCode).toBe(dropped.results.outcomes.length ? 1 : 4);
+    expect(compareRuns(run({ a: { passes: 48, n: 50 }, b: { passes: 8, n: 10 } }), dropped).exitCode).toBe(
+      dropped.results.outcomes.length ? 1 : 4,
+    );
   });
 
   it('a run with no trial reports no model: that is no model change', () => {
@@ -141,20 +169,32 @@ describe('compare: constructed run pairs with known answers', () => {
 
   it('drift is always reported: a different model is named, changed and added skills are listed, cases only in one run are not compared', () => {
     const base = run({ a: { passes: 9, n: 10 }, gone: { passes: 5, n: 10 } }, { skills: { 'atl-jira': 'h1', atl: 'h2' } });
-    const cand = run({ a: { passes: 9, n: 10 }, fresh: { passes: 5, n: 10 } }, { model: 'claude-next', skills: { 'atl-jira': 'h9', atl: 'h2', 'atl-confluence': 'h3' } });
+    const cand = run(
+      { a: { passes: 9, n: 10 }, fresh: { passes: 5, n: 10 } },
+      { model: 'claude-next', skills: { 'atl-jira': 'h9', atl: 'h2', 'atl-confluence': 'h3' } },
+    );
     const c = compareRuns(base, cand);
     expect(c.crossModel).toBe(true);
     expect(c.crossAgent).toBe(false);
-    expect(c.drift.facts.find((f) => f.name === 'model requested')).toMatchObject({ base: 'claude-sonnet-4-5', candidate: 'claude-next', differs: true });
+    expect(c.drift.facts.find((f) => f.name === 'model requested')).toMatchObject({
+      base: 'claude-sonnet-4-5',
+      candidate: 'claude-next',
+      differs: true,
+    });
     expect(c.drift.facts.find((f) => f.name === 'CLI version')).toMatchObject({ differs: false });
-    expect(Object.fromEntries(c.drift.skills.map((s) => [s.name, s.state]))).toEqual({ atl: 'same', 'atl-confluence': 'added', 'atl-jira': 'changed' });
+    expect(Object.fromEntries(c.drift.skills.map((s) => [s.name, s.state]))).toEqual({
+      atl: 'same',
+      'atl-confluence': 'added',
+      'atl-jira': 'changed',
+    });
     expect(c.onlyIn).toEqual({ base: ['gone'], candidate: ['fresh'] });
     expect(c.cases.map((x) => x.caseId)).toEqual(['a']);
   });
 });
 
 describe('compare: the suite-level verdict', () => {
-  const cases = (n: number, passes: (i: number) => number, count = 8) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`c${i}`, { passes: passes(i), n }]));
+  const cases = (n: number, passes: (i: number) => number, count = 8) =>
+    Object.fromEntries(Array.from({ length: count }, (_, i) => [`c${i}`, { passes: passes(i), n }]));
 
   it('a model update that moves every case a little: no case is significant alone, the suite REGRESSED, exit 1', () => {
     const c = compareRuns(run(cases(20, () => 20)), run(cases(20, () => 17)));
@@ -192,13 +232,19 @@ describe('compare: the suite-level verdict', () => {
   });
 
   it('names the cases that moved most, largest first', () => {
-    const c = compareRuns(run({ a: { passes: 20, n: 20 }, b: { passes: 20, n: 20 }, d: { passes: 20, n: 20 } }), run({ a: { passes: 19, n: 20 }, b: { passes: 10, n: 20 }, d: { passes: 20, n: 20 } }));
+    const c = compareRuns(
+      run({ a: { passes: 20, n: 20 }, b: { passes: 20, n: 20 }, d: { passes: 20, n: 20 } }),
+      run({ a: { passes: 19, n: 20 }, b: { passes: 10, n: 20 }, d: { passes: 20, n: 20 } }),
+    );
     expect(c.suite.moved.map((m) => m.caseId)).toEqual(['b', 'a']);
     expect(c.suite.moved[0]).toMatchObject({ diff: -0.5, change: 'REGRESSED' });
   });
 
   it('trigger recall and sibling confusion come from what fired: a sibling stealing trials moves both', () => {
-    const c = compareRuns(run(cases(20, () => 20, 3)), run(Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`c${i}`, { passes: 14, n: 20, failedColumn: 'atl-confluence' }]))));
+    const c = compareRuns(
+      run(cases(20, () => 20, 3)),
+      run(Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`c${i}`, { passes: 14, n: 20, failedColumn: 'atl-confluence' }]))),
+    );
     expect(c.suite.rates.recall.diff).toBeCloseTo(-0.3, 12);
     expect(c.suite.rates.siblingConfusion.diff).toBeCloseTo(0.3, 12);
     // No negative case: no false-trigger rate to compare.
@@ -207,14 +253,22 @@ describe('compare: the suite-level verdict', () => {
 
   it('sequential runs: each case adds its exact null, less by chance than the uniform the χ² reference assumes', () => {
     // Each run stopped where its design decided: the base after 14 passes, the candidate after 8 trials.
-    const base = run(cases(14, () => 14), { mode: 'sprt', maxTrials: 40 });
-    const cand = run(Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, { passes: 3, n: 8, order: 'PPFPFFFF' }])), { mode: 'sprt', maxTrials: 40 });
+    const base = run(
+      cases(14, () => 14),
+      { mode: 'sprt', maxTrials: 40 },
+    );
+    const cand = run(Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`c${i}`, { passes: 3, n: 8, order: 'PPFPFFFF' }])), {
+      mode: 'sprt',
+      maxTrials: 40,
+    });
     const c = compareRuns(base, cand);
     expect(c.cases.every((x) => x.method === 'design')).toBe(true);
     expect(c.suite.change).toBe('REGRESSED');
     // Each case's one-sided p-value is half its two-sided one here (the other side is 1).
-    const asUniform = truncatedProduct(c.cases.map((k) => ({ p: k.pValue / 2 })), SUITE_TRUNCATION);
+    const asUniform = truncatedProduct(
+      c.cases.map((k) => ({ p: k.pValue / 2 })),
+      SUITE_TRUNCATION,
+    );
     expect(c.suite.pRegressed).toBeLessThan(asUniform / 2);
   });
 });
-

@@ -10,7 +10,7 @@ const run = syntheticRun({ a: { passes: 18, n: 20 }, b: { passes: 2, n: 10 }, c:
 const input = { manifest: run.manifest, results: run.results, runDir: 'runs/r1', agentNotes: agentNotes(run.manifest) };
 
 describe('cost: in all, per case, per verdict', () => {
-  it('sums the reported costs and the trials\' own wall times', () => {
+  it("sums the reported costs and the trials' own wall times", () => {
     const cost = costBreakdown(run.results);
     expect(cost.total).toEqual({ trials: 60, costUsd: expect.closeTo(0.6, 10), wallMs: 30_000 });
     expect(cost.byCase.map((k) => [k.caseId, k.trials, k.verdict])).toEqual([
@@ -56,18 +56,25 @@ describe('cost: what the numbers are', () => {
     const verdictOf = new Map(run.results.verdicts.map((v) => [v.caseId, v.verdict]));
     expect(costliest).toMatch(/^costliest cases\s+verdict\s+trials\s+cost\s+trial time\n/);
     const rows = costliest!.split('\n').slice(1).filter(Boolean);
-    expect(rows.map((r) => r.split(/\s+/).slice(0, 2))).toEqual([['c', 'PASS'], ['a', verdictOf.get('a')], ['b', 'FAIL']]);
+    expect(rows.map((r) => r.split(/\s+/).slice(0, 2))).toEqual([
+      ['c', 'PASS'],
+      ['a', verdictOf.get('a')],
+      ['b', 'FAIL'],
+    ]);
   });
 
   const simulated = { ...input, manifest: { ...run.manifest, simulator: { profile: 'sim/demo.profile.yaml', name: 'demo', seed: 1 } } };
-  const sim = { ...simulated, results: { ...run.results, run: { ...run.results.run, simulated: true, simulator: simulated.manifest.simulator } } };
+  const sim = {
+    ...simulated,
+    results: { ...run.results, run: { ...run.results.run, simulated: true, simulator: simulated.manifest.simulator } },
+  };
   const SAYS = "simulated: the CLI priced the simulator's token counts, and no model was paid";
 
   it.each([
     ['terminal', (i: typeof input) => section(terminal(i))],
     ['markdown', (i: typeof input) => REPORTERS.markdown({ colour: false }).render(i).split('<summary>Cost:')[1]!],
     ['html', (i: typeof input) => REPORTERS.html({ colour: false }).render(i).split('id="cost"')[1]!.replace(/&#39;/g, "'")],
-  ])('%s says a simulated run\'s dollars are simulated, and a real run\'s are not', (_, costOf) => {
+  ])("%s says a simulated run's dollars are simulated, and a real run's are not", (_, costOf) => {
     expect(costOf(sim).replace(/\s+/g, ' ')).toContain(SAYS);
     expect(costOf(input)).not.toMatch(/simulat/i);
   });

@@ -23,7 +23,10 @@ describe('the demo', () => {
   let exitCode: number | undefined;
 
   beforeAll(async () => {
-    const r = await runCli(['run', '--sim', 'sim/demo.profile.yaml', '--no-gate', '--transcripts', join(out, 'demo')], { cwd: ROOT, timeoutMs: 600_000 });
+    const r = await runCli(['run', '--sim', 'sim/demo.profile.yaml', '--no-gate', '--transcripts', join(out, 'demo')], {
+      cwd: ROOT,
+      timeoutMs: 600_000,
+    });
     exitCode = r.exitCode;
     stdout = r.stdout;
     results = JSON.parse(readFileSync(join(demoRun(), 'results.json'), 'utf8')) as Results;
@@ -56,7 +59,9 @@ describe('the demo', () => {
   it('shows a sibling stealing a case, in the confusion matrix', () => {
     const m = results.summary.confusion;
     const notMembers = ['none', 'multiple', 'other'];
-    const stolen = m.rows.filter((row) => row !== 'none').flatMap((row) => m.columns.filter((col) => col !== row && !notMembers.includes(col) && m.cells[row]![col]!.successes > 0));
+    const stolen = m.rows
+      .filter((row) => row !== 'none')
+      .flatMap((row) => m.columns.filter((col) => col !== row && !notMembers.includes(col) && m.cells[row]![col]!.successes > 0));
     expect(stolen.length).toBeGreaterThan(0);
   });
 
@@ -99,7 +104,14 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
   const bare = demoProject();
   afterAll(() => cleanup(project, bare));
   const bash = (dir: string, script: string, env: Record<string, string> = {}) =>
-    execa('bash', ['-ec', script.replaceAll('npx skillprobe', `node ${JSON.stringify(CLI)}`)], { cwd: dir, env: testEnv({ GITHUB_STEP_SUMMARY: join(dir, 'summary.md'), ...env }), extendEnv: false, reject: false, stdin: 'ignore', timeout: 600_000 });
+    execa('bash', ['-ec', script.replaceAll('npx skillprobe', `node ${JSON.stringify(CLI)}`)], {
+      cwd: dir,
+      env: testEnv({ GITHUB_STEP_SUMMARY: join(dir, 'summary.md'), ...env }),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+      timeout: 600_000,
+    });
   const runOf = (dir: string) => join(dir, readdirSync(dir)[0]!);
   let canary: Awaited<ReturnType<typeof bash>>;
 
@@ -108,7 +120,9 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     cpSync(demoRun(), join(project, 'baseline', 'demo'), { recursive: true });
     // The skill arm alone (the canary and the gate read nothing else), and four of the cases: two the halved profile
     // moves most, one it moves less, one it leaves alone (a negative case).
-    canary = await bash(project, step(CANARY).run!, { SKILLPROBE_RUN_FLAGS: `--sim sim/demo-halved.profile.yaml --arms skill --grep ^(${CANARY_CASES.join('|')})$` });
+    canary = await bash(project, step(CANARY).run!, {
+      SKILLPROBE_RUN_FLAGS: `--sim sim/demo-halved.profile.yaml --arms skill --grep ^(${CANARY_CASES.join('|')})$`,
+    });
   }, 600_000);
 
   it('runs nightly and on a change of the pinned model, and accepts a run as the baseline only after a green canary', () => {
@@ -120,8 +134,11 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     expect(step('Fetch the last accepted run').run).toContain('--name skillprobe-baseline --dir baseline');
   });
 
-  it('the halved profile is the demo profile with half of every rule\'s skill-calling mass, and nothing else', () => {
-    const [demo, halved] = [loadProfile(join(ROOT, 'sim/demo.profile.yaml')), loadProfile(join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml'))];
+  it("the halved profile is the demo profile with half of every rule's skill-calling mass, and nothing else", () => {
+    const [demo, halved] = [
+      loadProfile(join(ROOT, 'sim/demo.profile.yaml')),
+      loadProfile(join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml')),
+    ];
     expect(halved).toEqual(halvedRouting(demo));
   });
 
@@ -132,7 +149,9 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     expect(readFileSync(join(project, 'summary.md'), 'utf8')).toMatch(/#### Suite · .*REGRESSED/);
     expect(readFileSync(join(project, 'skillprobe-canary-junit.xml'), 'utf8')).toMatch(/<testcase name="suite"[^>]*>\s*<failure/);
     // Every skill-arm row was the canary's own test, and the run stopped at the first regression.
-    const json = JSON.parse((await runCli(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout) as Comparison;
+    const json = JSON.parse(
+      (await runCli(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout,
+    ) as Comparison;
     expect(json.cases.every((c) => c.method === 'canary')).toBe(true);
     const manifest = JSON.parse(readFileSync(join(runOf(join(project, 'candidate')), 'run.json'), 'utf8')) as RunManifest;
     expect(manifest.canary!.cases.map((c) => c.caseId).sort()).toEqual([...CANARY_CASES].sort());
@@ -144,9 +163,13 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^skillprobe compare · suite REGRESSED · /);
     // The terminal wraps at 100 columns: read it as one line.
-    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(/SUITE · REGRESSED · pass rates dropped in the suite \(in one case or more\): combined p <?0\.\d+ ≤ 0\.05 over 4 cases/);
+    expect(r.stdout.replace(/\s+/g, ' ')).toMatch(
+      /SUITE · REGRESSED · pass rates dropped in the suite \(in one case or more\): combined p <?0\.\d+ ≤ 0\.05 over 4 cases/,
+    );
     expect(r.stdout).toMatch(/trigger recall\s+-0\.\d\d \[-0\.\d\d, -0\.\d\d\]/);
-    const json = JSON.parse((await runCli(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout) as Comparison;
+    const json = JSON.parse(
+      (await runCli(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout,
+    ) as Comparison;
     expect(json.suite.rates.passRate.hi).toBeLessThan(0);
   });
 

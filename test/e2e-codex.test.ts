@@ -19,7 +19,8 @@ const CONFIG = 'agent: codex\nmodel: sim-model\nretries:\n  cli: 1\n';
 /** A deadline no normal trial comes near, even on a loaded machine (a Codex trial takes about 0.5 s here). */
 const NORMAL_DEADLINE_S = 120;
 
-const trial = (dir: string, caseId: string, arm = 'skill', n = 1, suffix = '') => storedTrial(parseCodexStream, dir, caseId, arm, n, suffix);
+const trial = (dir: string, caseId: string, arm = 'skill', n = 1, suffix = '') =>
+  storedTrial(parseCodexStream, dir, caseId, arm, n, suffix);
 const results = resultsOf;
 
 describe('end to end: Codex isolation', () => {
@@ -27,7 +28,12 @@ describe('end to end: Codex isolation', () => {
   afterAll(() => cleanup(...dirs));
 
   it('a user-level skill, a user and a project AGENTS.md and bundled skills never reach the model; the ablation arm sees none of the family', async () => {
-    const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CONFIG, 'AGENTS.md': 'PROJECT-MARKER: answer in French\n' });
+    const project = makeProject({
+      ...baseProject(),
+      'sim.yaml': 'seed: 1\n',
+      'skillprobe.config.yaml': CONFIG,
+      'AGENTS.md': 'PROJECT-MARKER: answer in French\n',
+    });
     const home = mkdtempSync(join(tmpdir(), 'sp-userhome-'));
     dirs.push(project, home);
     writeFiles(home, {
@@ -35,7 +41,10 @@ describe('end to end: Codex isolation', () => {
       '.agents/skills/agents-leak/SKILL.md': skillMd('agents-leak', 'A personal shared skill that must not leak.'),
       '.codex/AGENTS.md': 'HOME-MARKER: personal instructions\n',
     });
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--ablation', 'always', '--transcripts', 'runs'], { cwd: project, env: testEnv({ HOME: home, CODEX_HOME: join(home, '.codex') }) });
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--ablation', 'always', '--transcripts', 'runs'], {
+      cwd: project,
+      env: testEnv({ HOME: home, CODEX_HOME: join(home, '.codex') }),
+    });
     expect(r.exitCode).not.toBe(2);
     const runDir = onlyRun(project);
     for (const caseId of ['pos-alpha', 'neg-weather']) {
@@ -86,14 +95,29 @@ async function scriptedModel(commands: Record<string, string>): Promise<{ url: s
       outputs.push(...answered.map((i) => String(i.output)));
       const caseId = decodeURIComponent(/^\/t\/[^/]*\/([^/]*)\//.exec(req.url ?? '')?.[1] ?? '');
       const item = answered.length
-        ? { type: 'message', id: 'm1', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Done.', annotations: [] }] }
-        : { type: 'function_call', id: 'fc1', call_id: 'call1', name: 'exec_command', arguments: JSON.stringify({ cmd: commands[caseId] }), status: 'completed' };
+        ? {
+            type: 'message',
+            id: 'm1',
+            role: 'assistant',
+            status: 'completed',
+            content: [{ type: 'output_text', text: 'Done.', annotations: [] }],
+          }
+        : {
+            type: 'function_call',
+            id: 'fc1',
+            call_id: 'call1',
+            name: 'exec_command',
+            arguments: JSON.stringify({ cmd: commands[caseId] }),
+            status: 'completed',
+          };
       const sse = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(
         sse('response.created', { response: { id: 'r1', status: 'in_progress', output: [] } }) +
           sse('response.output_item.done', { output_index: 0, item }) +
-          sse('response.completed', { response: { id: 'r1', status: 'completed', output: [item], usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } } }),
+          sse('response.completed', {
+            response: { id: 'r1', status: 'completed', output: [item], usage: { input_tokens: 1, output_tokens: 1, total_tokens: 2 } },
+          }),
       );
     });
   });
@@ -113,10 +137,17 @@ describe('end to end: a Codex trial that reads what is not there, or writes', ()
       'pos-alpha': 'cat .agents/skills/alpha-gamma/SKILL.md',
       'neg-weather': 'echo pwned > WRITTEN.txt && cat WRITTEN.txt',
     });
-    ({ records, workdir } = await runTrials(codex, project, model.url, testEnv(), [
-      ['pos-alpha', 'skill'],
-      ['neg-weather', 'skill'],
-    ], { model: 'sim-model', deadlineSeconds: NORMAL_DEADLINE_S }));
+    ({ records, workdir } = await runTrials(
+      codex,
+      project,
+      model.url,
+      testEnv(),
+      [
+        ['pos-alpha', 'skill'],
+        ['neg-weather', 'skill'],
+      ],
+      { model: 'sim-model', deadlineSeconds: NORMAL_DEADLINE_S },
+    ));
   }, 120_000);
 
   afterAll(async () => {

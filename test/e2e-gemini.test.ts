@@ -26,7 +26,8 @@ const CONFIG = `agent: gemini\nmodel: ${MODEL}\nretries:\n  cli: 1\n`;
 /** A deadline no normal trial comes near, even on a loaded machine (a Gemini trial takes 1–2 s here). */
 const NORMAL_DEADLINE_S = 120;
 
-const trial = (dir: string, caseId: string, arm = 'skill', n = 1, suffix = '') => storedTrial(parseGeminiStream, dir, caseId, arm, n, suffix);
+const trial = (dir: string, caseId: string, arm = 'skill', n = 1, suffix = '') =>
+  storedTrial(parseGeminiStream, dir, caseId, arm, n, suffix);
 const results = resultsOf;
 const noStackTrace = (stderr: string) => expect(stderr).not.toMatch(/at .*\.js:\d+/);
 
@@ -45,10 +46,18 @@ describe('end to end: Gemini isolation through the CLI', () => {
   let runDir: string;
 
   beforeAll(async () => {
-    project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': `${CONFIG}ablation: always\n`, 'GEMINI.md': 'PROJECT-MARKER: answer in French\n' });
+    project = makeProject({
+      ...baseProject(),
+      'sim.yaml': 'seed: 1\n',
+      'skillprobe.config.yaml': `${CONFIG}ablation: always\n`,
+      'GEMINI.md': 'PROJECT-MARKER: answer in French\n',
+    });
     home = mkdtempSync(join(tmpdir(), 'sp-userhome-'));
     writeFiles(home, LEAKY_HOME);
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--transcripts', 'runs'], { cwd: project, env: testEnv({ HOME: home }) });
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--transcripts', 'runs'], {
+      cwd: project,
+      env: testEnv({ HOME: home }),
+    });
     expect(r.exitCode).not.toBe(2);
     noStackTrace(r.stderr);
     runDir = onlyRun(project);
@@ -69,7 +78,9 @@ describe('end to end: Gemini isolation through the CLI', () => {
 const runTrials = (project: string, modelUrl: string, callerEnv: NodeJS.ProcessEnv, plan: [caseId: string, arm: Arm][]) =>
   runGeminiTrials(gemini, project, modelUrl, callerEnv, plan, { model: MODEL, deadlineSeconds: NORMAL_DEADLINE_S });
 
-const statusOf = (r: TrialRecord) => trialStatus(r.transcript, r.meta, { arm: r.ref.arm, family: ['alpha', 'alpha-beta'], isolationProblem: gemini.grading.isolationProblem }).status;
+const statusOf = (r: TrialRecord) =>
+  trialStatus(r.transcript, r.meta, { arm: r.ref.arm, family: ['alpha', 'alpha-beta'], isolationProblem: gemini.grading.isolationProblem })
+    .status;
 
 describe('end to end: what the model receives from a Gemini trial', () => {
   let project: string;
@@ -84,7 +95,12 @@ describe('end to end: what the model receives from a Gemini trial', () => {
     writeFiles(home, LEAKY_HOME);
     sim = await startSimulator(parseProfile({ seed: 1, rules: [{ case: 'pos-alpha', do: [{ skill: 'alpha' }] }] }), { record: true });
     // The caller's own credentials and proxy: a simulated trial must take none of them.
-    const caller = { ...testEnv({ HOME: home }), GEMINI_API_KEY: 'caller-real-key', HTTPS_PROXY: 'http://127.0.0.1:9', GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9' };
+    const caller = {
+      ...testEnv({ HOME: home }),
+      GEMINI_API_KEY: 'caller-real-key',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      GOOGLE_GEMINI_BASE_URL: 'http://127.0.0.1:9',
+    };
     ({ records, workdir } = await runTrials(project, sim.url, caller, [
       ['pos-alpha', 'skill'],
       ['neg-weather', 'skill'],
@@ -115,7 +131,9 @@ describe('end to end: what the model receives from a Gemini trial', () => {
 
   it('the skill arm shows the model exactly the family, the ablation arm none of it', () => {
     const listed = (body: unknown) => {
-      const system = ((body as { systemInstruction?: { parts?: { text?: string }[] } }).systemInstruction?.parts ?? []).map((p) => p.text ?? '').join('\n');
+      const system = ((body as { systemInstruction?: { parts?: { text?: string }[] } }).systemInstruction?.parts ?? [])
+        .map((p) => p.text ?? '')
+        .join('\n');
       return [...system.matchAll(/<skill>\s*<name>([^<]+)<\/name>/g)].map((m) => m[1]).sort();
     };
     for (const r of sim.received) expect(listed(r.body)).toEqual(r.trial!.includes('/ablation/') ? [] : ['alpha', 'alpha-beta']);
@@ -143,7 +161,9 @@ describe('end to end: what the model receives from a Gemini trial', () => {
  * list, the shell, a file write), which only a real model would; each first request gets one such call, the next a
  * plain answer. The called tools' answers are kept.
  */
-async function scriptedModel(calls: Record<string, { name: string; args: Record<string, unknown> }[]>): Promise<{ url: string; answers: unknown[]; server: Server }> {
+async function scriptedModel(
+  calls: Record<string, { name: string; args: Record<string, unknown> }[]>,
+): Promise<{ url: string; answers: unknown[]; server: Server }> {
   const answers: unknown[] = [];
   const server = createServer((req, res) => {
     let body = '';
@@ -155,7 +175,9 @@ async function scriptedModel(calls: Record<string, { name: string; args: Record<
       const caseId = decodeURIComponent(/^\/t\/[^/]*\/([^/]*)\//.exec(req.url ?? '')?.[1] ?? '');
       const parts = responses.length ? [{ text: 'Done.' }] : (calls[caseId] ?? []).map((functionCall) => ({ functionCall }));
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      res.end(`data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 } })}\n\n`);
+      res.end(
+        `data: ${JSON.stringify({ candidates: [{ content: { role: 'model', parts }, index: 0, finishReason: 'STOP' }], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 1, totalTokenCount: 2 } })}\n\n`,
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

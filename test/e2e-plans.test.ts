@@ -15,7 +15,17 @@ const AGENTS = ['claude-code', 'codex', 'gemini'];
 /** Each agent's results in a run of several agents, by agent id. */
 function resultsByAgent(transcripts: string): Record<string, Results> {
   const run = join(transcripts, readdirSync(transcripts)[0]!);
-  return Object.fromEntries(AGENTS.map((id) => [id, resultsOf(join(run, readdirSync(run).find((d) => d.endsWith(`-${id}`))!))]));
+  return Object.fromEntries(
+    AGENTS.map((id) => [
+      id,
+      resultsOf(
+        join(
+          run,
+          readdirSync(run).find((d) => d.endsWith(`-${id}`))!,
+        ),
+      ),
+    ]),
+  );
 }
 
 describe('plan checks through every agent: a skill without $ARGUMENTS', () => {
@@ -83,7 +93,20 @@ describe('the demo through every agent', () => {
   beforeAll(async () => {
     // One trial of every case, skill arm: the simulator draws per trial, so each trial must come out the same on
     // every CLI, which says more than the verdicts would, at a fraction of the demo's trials.
-    const args = ['run', '--sim', 'sim/demo.profile.yaml', '--agent', AGENTS.join(','), '--arms', 'skill', '--trials', '1', '--concurrency', '3', '--no-gate'];
+    const args = [
+      'run',
+      '--sim',
+      'sim/demo.profile.yaml',
+      '--agent',
+      AGENTS.join(','),
+      '--arms',
+      'skill',
+      '--trials',
+      '1',
+      '--concurrency',
+      '3',
+      '--no-gate',
+    ];
     args.push('--transcripts', out);
     const r = await runCli(args, { cwd: ROOT, timeoutMs: 600_000 });
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
@@ -94,7 +117,9 @@ describe('the demo through every agent', () => {
 
   it('Codex and Gemini grade every trial as Claude Code does, plan-check cases included', () => {
     const trials = (id: string) =>
-      byAgent[id]!.outcomes.map((o) => ({ trial: `${o.caseId}#${o.n}`, passed: o.passed, fired: o.fired, planPass: o.plan?.pass })).sort((a, b) => a.trial.localeCompare(b.trial));
+      byAgent[id]!.outcomes.map((o) => ({ trial: `${o.caseId}#${o.n}`, passed: o.passed, fired: o.fired, planPass: o.plan?.pass })).sort(
+        (a, b) => a.trial.localeCompare(b.trial),
+      );
     const planChecked = byAgent['claude-code']!.outcomes.filter((o) => o.plan !== undefined).map((o) => o.caseId);
     expect(new Set(planChecked).size).toBeGreaterThanOrEqual(5);
     expect(trials('claude-code')).toHaveLength(11);

@@ -23,9 +23,11 @@ rules:
 `;
 }
 
-export const casesFor = (ids: string[]) => ids.map((id) => `- id: ${id}\n  prompt: "scenario ${id}: please handle an alpha record"\n  expect: { skill: alpha }\n`).join('');
+export const casesFor = (ids: string[]) =>
+  ids.map((id) => `- id: ${id}\n  prompt: "scenario ${id}: please handle an alpha record"\n  expect: { skill: alpha }\n`).join('');
 
-export const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
+export const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) =>
+  t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
 export const resultsOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
 export const onlyRun = (project: string) => join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
 
@@ -34,7 +36,10 @@ export const onlyRun = (project: string) => join(project, 'runs', readdirSync(jo
  * run at `deadlineS`: `stalls` before the model acts, `stalls-after` once the expected skill loaded. The project,
  * the workspace folder and the run folder, for the caller to check and remove.
  */
-export async function stalledRun(config: string, deadlineS: number): Promise<{ project: string; workdir: string; dir: string; exitCode: number | undefined }> {
+export async function stalledRun(
+  config: string,
+  deadlineS: number,
+): Promise<{ project: string; workdir: string; dir: string; exitCode: number | undefined }> {
   const project = makeProject({
     ...baseProject(),
     'cases/main.yaml': casesFor(['stalls', 'stalls-after']),
@@ -49,7 +54,24 @@ export async function stalledRun(config: string, deadlineS: number): Promise<{ p
     'skillprobe.config.yaml': `${config}retries:\n  infra: 0\n`,
   });
   const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-  const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(deadlineS), '--transcripts', 'runs', '--workdir', workdir], { cwd: project, timeoutMs: 120_000 });
+  const r = await runCli(
+    [
+      'run',
+      '--sim',
+      'sim.yaml',
+      '--trials',
+      '1',
+      '--arms',
+      'skill',
+      '--timeout',
+      String(deadlineS),
+      '--transcripts',
+      'runs',
+      '--workdir',
+      workdir,
+    ],
+    { cwd: project, timeoutMs: 120_000 },
+  );
   return { project, workdir, dir: onlyRun(project), exitCode: r.exitCode };
 }
 
@@ -62,7 +84,14 @@ export const leftBehind = (workdir: string) => ({ processes: processesUnder(work
  * with its own error (`ends: 'cli'`). Either way the partial transcript is kept (what it holds is the agent's own:
  * `partial` checks it), it is scored as missing data, and nothing is left behind.
  */
-export function describeStalledTrial(agent: string, agentConfig: string, deadlineS: number, ends: 'deadline' | 'cli', parse: (raw: string, meta: TrialMeta) => Transcript, partial: (t: Transcript) => void): void {
+export function describeStalledTrial(
+  agent: string,
+  agentConfig: string,
+  deadlineS: number,
+  ends: 'deadline' | 'cli',
+  parse: (raw: string, meta: TrialMeta) => Transcript,
+  partial: (t: Transcript) => void,
+): void {
   describe(`end to end: a stalled ${agent} trial ends by the harness deadline`, () => {
     let run: Awaited<ReturnType<typeof stalledRun>>;
     beforeAll(async () => {
@@ -70,25 +99,34 @@ export function describeStalledTrial(agent: string, agentConfig: string, deadlin
     }, 150_000);
     afterAll(() => cleanup(run.project, run.workdir));
 
-    it(ends === 'deadline' ? 'kills it at the deadline and keeps the partial transcript' : 'the CLI gives up before the deadline, with an error of its own', () => {
-      const base = join(run.dir, 'trials', 'stalls', 'skill', '1');
-      const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
-      expect(meta.timedOut).toBe(ends === 'deadline');
-      if (ends === 'deadline') expect(meta.wallMs).toBeGreaterThanOrEqual(deadlineS * 1000);
-      expect(meta.wallMs).toBeLessThan((deadlineS + 15) * 1000); // SIGTERM, then SIGKILL after a 2 s grace
-      const t = parse(readFileSync(`${base}.jsonl`, 'utf8'), meta);
-      expect(of(t, 'init')).toHaveLength(1);
-      expect(of(t, 'result').map((r) => r.status)).toEqual(ends === 'deadline' ? [] : ['api_error']);
-      partial(t);
-    });
+    it(
+      ends === 'deadline'
+        ? 'kills it at the deadline and keeps the partial transcript'
+        : 'the CLI gives up before the deadline, with an error of its own',
+      () => {
+        const base = join(run.dir, 'trials', 'stalls', 'skill', '1');
+        const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
+        expect(meta.timedOut).toBe(ends === 'deadline');
+        if (ends === 'deadline') expect(meta.wallMs).toBeGreaterThanOrEqual(deadlineS * 1000);
+        expect(meta.wallMs).toBeLessThan((deadlineS + 15) * 1000); // SIGTERM, then SIGKILL after a 2 s grace
+        const t = parse(readFileSync(`${base}.jsonl`, 'utf8'), meta);
+        expect(of(t, 'init')).toHaveLength(1);
+        expect(of(t, 'result').map((r) => r.status)).toEqual(ends === 'deadline' ? [] : ['api_error']);
+        partial(t);
+      },
+    );
 
     it('scores it as missing data, never a "did not trigger" FAIL: the model never acted', () => {
       expect(run.exitCode).toBe(4);
-      expect(resultsOf(run.dir).outcomes.filter((o) => o.caseId === 'stalls')).toEqual([expect.objectContaining({ status: 'infra_error', passed: null })]);
+      expect(resultsOf(run.dir).outcomes.filter((o) => o.caseId === 'stalls')).toEqual([
+        expect.objectContaining({ status: 'infra_error', passed: null }),
+      ]);
     });
 
     it('a stall once the expected skill loaded is missing data too, never a miss (the skill fired, the service then failed)', () => {
-      expect(resultsOf(run.dir).outcomes.filter((o) => o.caseId === 'stalls-after')).toEqual([expect.objectContaining({ status: 'infra_error', fired: 'expected', passed: null })]);
+      expect(resultsOf(run.dir).outcomes.filter((o) => o.caseId === 'stalls-after')).toEqual([
+        expect.objectContaining({ status: 'infra_error', fired: 'expected', passed: null }),
+      ]);
     });
 
     it('leaves no process and no workspace behind', () => {
@@ -102,15 +140,45 @@ export function describeStalledTrial(agent: string, agentConfig: string, deadlin
  * workspace folder and the run folder for the caller to check and remove, and what the run printed.
  */
 export async function scenarioRun(name: string, config: string | undefined, deadlineS: number) {
-  const project = makeProject({ ...baseProject(), 'cases/main.yaml': casesFor(SCENARIO_IDS), 'sim.yaml': scenarioProfile(name), ...(config === undefined ? {} : { 'skillprobe.config.yaml': config }) });
+  const project = makeProject({
+    ...baseProject(),
+    'cases/main.yaml': casesFor(SCENARIO_IDS),
+    'sim.yaml': scenarioProfile(name),
+    ...(config === undefined ? {} : { 'skillprobe.config.yaml': config }),
+  });
   const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-  const args = ['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--timeout', String(deadlineS), '--max-turns', '3', '--concurrency', '3', '--transcripts', 'runs', '--workdir', workdir];
+  const args = [
+    'run',
+    '--sim',
+    'sim.yaml',
+    '--trials',
+    '1',
+    '--arms',
+    'skill',
+    '--timeout',
+    String(deadlineS),
+    '--max-turns',
+    '3',
+    '--concurrency',
+    '3',
+    '--transcripts',
+    'runs',
+    '--workdir',
+    workdir,
+  ];
   const r = await runCli(args, { cwd: project, timeoutMs: 240_000 });
   return { project, workdir, runDir: onlyRun(project), exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** A stored trial read back as a regrade would: its meta, and its transcript parsed with that meta. */
-export function storedTrial(parse: (raw: string, meta: TrialMeta) => Transcript, dir: string, caseId: string, arm = 'skill', n = 1, suffix = ''): { t: Transcript; meta: TrialMeta } {
+export function storedTrial(
+  parse: (raw: string, meta: TrialMeta) => Transcript,
+  dir: string,
+  caseId: string,
+  arm = 'skill',
+  n = 1,
+  suffix = '',
+): { t: Transcript; meta: TrialMeta } {
   const base = join(dir, 'trials', caseId, arm, `${n}${suffix}`);
   const meta = JSON.parse(readFileSync(`${base}.meta.json`, 'utf8')) as TrialMeta;
   return { meta, t: parse(readFileSync(`${base}.jsonl`, 'utf8'), meta) };

@@ -1,6 +1,19 @@
 import { execa } from 'execa';
 import fc from 'fast-check';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { basename, join, sep } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -117,7 +130,9 @@ class Row {
 
   start(args: string[], i = 0): Harness {
     this.args.set(i, args);
-    return new Harness(spawnCli(['run', '--arms', 'skill', '--concurrency', '2', '--transcripts', this.transcripts(i), '--workdir', this.workdir, ...args]));
+    return new Harness(
+      spawnCli(['run', '--arms', 'skill', '--concurrency', '2', '--transcripts', this.transcripts(i), '--workdir', this.workdir, ...args]),
+    );
   }
 
   keep(runDir: string | undefined, i = 0): void {
@@ -150,15 +165,33 @@ function expectStored(runDir: string | undefined, finished: string[]): void {
   }
   for (const t of finished) {
     const [caseId, arm, n] = t.split('/');
-    for (const ext of ['jsonl', 'meta.json']) expect(existsSync(join(runDir, 'trials', caseId!, arm!, `${n}.${ext}`)), `${t}: ${ext}`).toBe(true);
+    for (const ext of ['jsonl', 'meta.json'])
+      expect(existsSync(join(runDir, 'trials', caseId!, arm!, `${n}.${ext}`)), `${t}: ${ext}`).toBe(true);
   }
 }
 
 /** The next start (a short run on the same workspace root) sweeps whatever the fault left: nothing remains. */
 async function expectNothingLeftAfterNextStart(row: Row): Promise<string> {
-  const r = await runCli(['run', '--sim', 'sim/steady.yaml', '--grep', '^neg-weather$', '--trials', '1', '--arms', 'skill', '--transcripts', join(project, 'runs-next', row.name), '--workdir', row.workdir], {
-    cwd: project,
-  });
+  const r = await runCli(
+    [
+      'run',
+      '--sim',
+      'sim/steady.yaml',
+      '--grep',
+      '^neg-weather$',
+      '--trials',
+      '1',
+      '--arms',
+      'skill',
+      '--transcripts',
+      join(project, 'runs-next', row.name),
+      '--workdir',
+      row.workdir,
+    ],
+    {
+      cwd: project,
+    },
+  );
   expect([0, 3], r.stderr).toContain(r.exitCode);
   // Its own watchdog leaves a moment after it.
   await until(() => processesIn(row.workdir).length === 0, 5000);
@@ -193,7 +226,7 @@ describe('the sweep at the start of a run: what a dead run left, and nothing els
     return dir;
   }
 
-  it('removes the workspaces of processes that are gone, with their agents; never a live owner\'s, a kept one, an unmarked one, or a process that is not the agent', async () => {
+  it("removes the workspaces of processes that are gone, with their agents; never a live owner's, a kept one, an unmarked one, or a process that is not the agent", async () => {
     const base = mkdtempSync(join(root, 'sweep-'));
     const gone = Number((await execa('node', ['-e', 'process.stdout.write(String(process.pid))'])).stdout);
     const live = execa('sleep', ['30'], { reject: false });
@@ -205,7 +238,12 @@ describe('the sweep at the start of a run: what a dead run left, and nothing els
     // An agent started the moment its harness died, before its group was recorded: only a trial's agent has its HOME.
     const early = workspaceOf(base, gone, {});
     mkdirSync(join(early, 'home'));
-    const unrecorded = execa('sleep', ['30'], { cwd: join(early, 'ws'), env: { HOME: join(early, 'home') }, detached: true, reject: false });
+    const unrecorded = execa('sleep', ['30'], {
+      cwd: join(early, 'ws'),
+      env: { HOME: join(early, 'home') },
+      detached: true,
+      reject: false,
+    });
     // A recorded group id that now belongs to someone else (working elsewhere): never killed.
     const stranger = execa('sleep', ['30'], { detached: true, reject: false });
     const reused = workspaceOf(base, gone, { group: stranger.pid });
@@ -255,7 +293,20 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     const row = new Row('kill9-both');
     // A descendant that ignores its parent's death, as agents' tools can: only a process-group kill ends it.
     const agent = agentScript('lingering-agent.sh', `sleep 300 >/dev/null 2>&1 &\nexec '${PINNED}' "$@"`);
-    const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--grep', '^slow$', '--trials', '4', '--timeout', '15', '--agent-binary', agent]);
+    const h = row.start([
+      '-c',
+      'no-retries.config.yaml',
+      '--sim',
+      'sim/steady.yaml',
+      '--grep',
+      '^slow$',
+      '--trials',
+      '4',
+      '--timeout',
+      '15',
+      '--agent-binary',
+      agent,
+    ]);
     const pid = h.child.pid!;
     // Naming the workspace root but working elsewhere: skillprobe itself and its watchdog.
     const watchdogs = () => processesIn(row.workdir).filter((p) => p !== pid && !processesIn(row.workdir, 'cwd').includes(p));
@@ -285,7 +336,11 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     const runDir = row.runDir()!;
     expect(readJson<RunManifest>(join(runDir, 'run.json')).status).toBe('interrupted');
     expectStored(runDir, h.finished());
-    expect(readJson<Results>(join(runDir, 'results.json')).outcomes.filter((o) => o.caseId === 'slow').every((o) => o.status === 'killed')).toBe(true);
+    expect(
+      readJson<Results>(join(runDir, 'results.json'))
+        .outcomes.filter((o) => o.caseId === 'slow')
+        .every((o) => o.status === 'killed'),
+    ).toBe(true);
     await afterFault(row, runDir);
   }, 60_000);
 
@@ -293,7 +348,18 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     const row = new Row('sigint2');
     // Slow to stop (it outlasts SIGTERM until the kill grace ends), which is when a user presses Ctrl-C again.
     const agent = agentScript('stubborn-agent.sh', `trap 'sleep 30' TERM\n'${PINNED}' "$@"`);
-    const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '3', '--timeout', '15', '--agent-binary', agent]);
+    const h = row.start([
+      '-c',
+      'no-retries.config.yaml',
+      '--sim',
+      'sim/steady.yaml',
+      '--trials',
+      '3',
+      '--timeout',
+      '15',
+      '--agent-binary',
+      agent,
+    ]);
     await h.waitFor(() => h.finished().length >= 2 && processesIn(row.workdir, 'cwd').length > 0, 'a stored trial and a stalled agent');
     const finishedBefore = h.finished();
     h.child.kill('SIGINT');
@@ -319,7 +385,16 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
 
   it('Ctrl-C twice after the last trial (grading, writing results): run.json is final, results.json is written or its command named', async () => {
     const row = new Row('sigint-last');
-    const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', '2']);
+    const h = row.start([
+      '-c',
+      'no-retries.config.yaml',
+      '--sim',
+      'sim/steady.yaml',
+      '--grep',
+      '^(pos-alpha|neg-weather)$',
+      '--trials',
+      '2',
+    ]);
     await h.waitFor(() => h.finished().length === 4, 'every trial stored');
     h.child.kill('SIGINT');
     await sleep(50);
@@ -338,7 +413,12 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
   }, 60_000);
 
   /** Stops the run's writes into one arm folder once its first trial is stored; exit 70 within seconds, naming it. */
-  async function expectStopsOnWriteFault(row: Row, fault: (armDir: string, runDir: string) => unknown, undo: (armDir: string, runDir: string) => unknown, message: RegExp): Promise<void> {
+  async function expectStopsOnWriteFault(
+    row: Row,
+    fault: (armDir: string, runDir: string) => unknown,
+    undo: (armDir: string, runDir: string) => unknown,
+    message: RegExp,
+  ): Promise<void> {
     const h = row.start(['-c', 'no-retries.config.yaml', '--sim', 'sim/steady.yaml', '--trials', '4', '--timeout', '20']);
     await h.waitFor(() => h.finished().includes('neg-weather/skill/1'), 'the first stored trial of neg-weather');
     const runDir = row.runDir()!;
@@ -377,14 +457,24 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
   it('the transcripts folder turning read-only mid-run: exit 70 within seconds, stored trials kept', async (ctx) => {
     const lock = await readOnlyFolders();
     if (!lock) return ctx.skip(NO_READ_ONLY);
-    await expectStopsOnWriteFault(new Row('read-only'), (arm) => lock([arm], true), (arm) => lock([arm], false), READ_ONLY_ERROR);
+    await expectStopsOnWriteFault(
+      new Row('read-only'),
+      (arm) => lock([arm], true),
+      (arm) => lock([arm], false),
+      READ_ONLY_ERROR,
+    );
   }, 60_000);
 
   it('the whole run folder turning read-only mid-run: run.json still says failed (rewritten in place)', async (ctx) => {
     const lock = await readOnlyFolders();
     if (!lock) return ctx.skip(NO_READ_ONLY);
     // No new entry can be made in the run folder (an atomic write's temp file), nor in the arm folder.
-    await expectStopsOnWriteFault(new Row('read-only-run'), (arm, run) => lock([arm, run], true), (arm, run) => lock([arm, run], false), READ_ONLY_ERROR);
+    await expectStopsOnWriteFault(
+      new Row('read-only-run'),
+      (arm, run) => lock([arm, run], true),
+      (arm, run) => lock([arm, run], false),
+      READ_ONLY_ERROR,
+    );
   }, 60_000);
 
   it('the disk filling up mid-run: exit 70 within seconds naming ENOSPC, stored trials kept', async () => {
@@ -428,7 +518,9 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     expect(gone.length).toBeGreaterThanOrEqual(1);
     for (const o of gone) expect(o.passed).toBeNull();
     // A trial starting after the file went cannot spawn; one whose shell was reading the script then fails inside it.
-    const spawnErrors = gone.map((o) => readJson<TrialMeta>(join(runDir, 'trials', o.caseId, o.arm, `${o.n}.meta.json`)).spawnError).filter((e) => e !== undefined);
+    const spawnErrors = gone
+      .map((o) => readJson<TrialMeta>(join(runDir, 'trials', o.caseId, o.arm, `${o.n}.meta.json`)).spawnError)
+      .filter((e) => e !== undefined);
     expect(spawnErrors.length).toBeGreaterThanOrEqual(1);
     for (const e of spawnErrors) expect(e).toMatch(/ENOENT/);
     await afterFault(row, runDir);
@@ -437,7 +529,18 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
   it('a trial printing more than --max-output-mb: stored up to the cap, recorded as output too large, the run goes on', async () => {
     const row = new Row('oversized');
     const agent = agentScript('noisy-agent.sh', `case "$*" in *weather*) exec yes '{"type":"noise"}' ;; esac\nexec '${PINNED}' "$@"`);
-    const h = row.start(['--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', '2', '--max-output-mb', '1', '--agent-binary', agent]);
+    const h = row.start([
+      '--sim',
+      'sim/steady.yaml',
+      '--grep',
+      '^(pos-alpha|neg-weather)$',
+      '--trials',
+      '2',
+      '--max-output-mb',
+      '1',
+      '--agent-binary',
+      agent,
+    ]);
     const r = await h.child;
     expect(r.exitCode, r.stderr).toBe(4);
     expect(r.stdout).toMatch(/run \S+ completed: 4 trials/);
@@ -463,7 +566,18 @@ describe('a transcript longer than any JavaScript string', () => {
       'huge-agent.sh',
       `case "$*" in *weather*) pad=$(head -c 1048000 /dev/zero | tr '\\0' x); i=0; while [ $i -lt 600 ]; do printf '{"type":"noise","pad":"%s"}\\n' "$pad"; i=$((i+1)); done ;; esac\nexec '${PINNED}' "$@"`,
     );
-    const h = row.start(['--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', '1', '--max-output-mb', '700', '--agent-binary', agent]);
+    const h = row.start([
+      '--sim',
+      'sim/steady.yaml',
+      '--grep',
+      '^(pos-alpha|neg-weather)$',
+      '--trials',
+      '1',
+      '--max-output-mb',
+      '700',
+      '--agent-binary',
+      agent,
+    ]);
     const r = await h.child;
     expect(r.stderr).not.toMatch(/Invalid string length|internal error/);
     expect(r.stdout).toMatch(/run \S+ completed: 2 trials/);
@@ -488,7 +602,10 @@ describe('--resume after each fault reaches the verdicts of the uninterrupted ru
   // Concurrency may differ on a resume. Four runs every row's stalled trials in one wave (they only wait); with two
   // runs at a time, eight CLI starts keep a quick trial's start well inside the rows' deadlines on two busy cores.
   const run = (args: string[], transcripts: string, workdir: string) =>
-    runCli(['run', '--arms', 'skill', '--concurrency', '4', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], { cwd: project, timeoutMs: 180_000 });
+    runCli(['run', '--arms', 'skill', '--concurrency', '4', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], {
+      cwd: project,
+      timeoutMs: 180_000,
+    });
 
   it('every run folder a fault interrupted, resumed with the flags it started with', async () => {
     const workdir = mkdtempSync(join(root, 'work-resume-'));

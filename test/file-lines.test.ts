@@ -23,7 +23,11 @@ describe('fileLines: a file read a chunk at a time, line by line', () => {
     ['lines ending in a newline', 'a\nb\n', ['a', 'b']],
     ['blank lines kept', 'a\n\nb', ['a', '', 'b']],
     ['a line across the 1 MiB chunk boundary', `${'x'.repeat(mb - 2)}\n${'y'.repeat(10)}\nz`, ['x'.repeat(mb - 2), 'y'.repeat(10), 'z']],
-    ['a multi-byte character split by the chunk boundary', Buffer.concat([Buffer.from('x'.repeat(mb - 1)), Buffer.from('é\nok')]), [`${'x'.repeat(mb - 1)}é`, 'ok']],
+    [
+      'a multi-byte character split by the chunk boundary',
+      Buffer.concat([Buffer.from('x'.repeat(mb - 1)), Buffer.from('é\nok')]),
+      [`${'x'.repeat(mb - 1)}é`, 'ok'],
+    ],
   ])('%s', (_, content, lines) => {
     expect([...fileLines(file(content))]).toEqual(lines);
   });
@@ -42,7 +46,11 @@ describe('readJsonLines reads lines as they come, as it read one string', () => 
   it.each([
     ['a broken last line is a cut-off write', '{"a":1}\n{"b":', [{ line: 2, message: 'truncated final line (process ended mid-write)' }]],
     ['a broken line before others is not JSON', '{"a":1}\nnope\n{"b":2}\n', [{ line: 2, message: 'line is not valid JSON' }]],
-    ['blank lines after a broken one still leave it last', '{"a":1}\n{"b":\n\n  \n', [{ line: 2, message: 'truncated final line (process ended mid-write)' }]],
+    [
+      'blank lines after a broken one still leave it last',
+      '{"a":1}\n{"b":\n\n  \n',
+      [{ line: 2, message: 'truncated final line (process ended mid-write)' }],
+    ],
     ['JSON that is no object', '[1]\n{"a":1}', [{ line: 1, message: 'line is JSON but not an object' }]],
   ])('%s', (_, text, warnings) => {
     expect(readJsonLines(text, () => {})).toEqual(warnings);

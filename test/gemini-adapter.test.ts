@@ -12,7 +12,11 @@ import { cleanup, ROOT } from './helpers.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/codex-gemini');
 const PINNED_SCRIPT = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js');
-const SIMULATOR = { url: 'http://127.0.0.1:4567', headers: { 'x-trial': 'c/skill/1' }, identityUrl: 'http://127.0.0.1:4567/t/c%2Fskill%2F1/c' };
+const SIMULATOR = {
+  url: 'http://127.0.0.1:4567',
+  headers: { 'x-trial': 'c/skill/1' },
+  identityUrl: 'http://127.0.0.1:4567/t/c%2Fskill%2F1/c',
+};
 
 /** A caller with every kind of variable a trial must not inherit, and the ones a real-model trial keeps. */
 const CALLER: NodeJS.ProcessEnv = {
@@ -113,7 +117,18 @@ describe('Gemini adapter: the invocation', () => {
       HOME: '/trial/home',
       GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/trial/harness/system-settings.json',
     });
-    for (const name of ['GOOGLE_API_KEY', 'GOOGLE_GENAI_USE_VERTEXAI', 'GOOGLE_APPLICATION_CREDENTIALS', 'GOOGLE_CLOUD_PROJECT', 'GEMINI_MODEL', 'GEMINI_CLI_TRUST_WORKSPACE', 'ALL_PROXY', 'NODE_OPTIONS', 'OPENAI_API_KEY', 'no_proxy']) {
+    for (const name of [
+      'GOOGLE_API_KEY',
+      'GOOGLE_GENAI_USE_VERTEXAI',
+      'GOOGLE_APPLICATION_CREDENTIALS',
+      'GOOGLE_CLOUD_PROJECT',
+      'GEMINI_MODEL',
+      'GEMINI_CLI_TRUST_WORKSPACE',
+      'ALL_PROXY',
+      'NODE_OPTIONS',
+      'OPENAI_API_KEY',
+      'no_proxy',
+    ]) {
       expect(env).not.toHaveProperty(name);
     }
   });
@@ -229,14 +244,22 @@ describe('Gemini adapter: the skill listing', () => {
     const ws = () => join(root, 'ws');
     beforeAll(() => {
       root = mkdtempSync(join(tmpdir(), 'sp-gemini-probe-'));
-      for (const d of ['ws/.agents/skills/alpha', 'home/.agents/skills/leaked', 'tmp', 'harness']) mkdirSync(join(root, d), { recursive: true });
+      for (const d of ['ws/.agents/skills/alpha', 'home/.agents/skills/leaked', 'tmp', 'harness'])
+        mkdirSync(join(root, d), { recursive: true });
       writeFileSync(join(ws(), '.agents/skills/alpha/SKILL.md'), '---\nname: alpha\ndescription: Handle alpha records.\n---\nRun alpha.\n');
       writeFileSync(join(root, 'home/.agents/skills/leaked/SKILL.md'), '---\nname: leaked\ndescription: A user-level skill.\n---\nx\n');
     });
     afterAll(() => cleanup(root));
 
     it('lists the workspace’s skills and any other the CLI would show, never the built-ins', async () => {
-      const req = request({ workspace: ws(), home: join(root, 'home'), tmp: join(root, 'tmp'), harnessDir: join(root, 'harness'), simulator: SIMULATOR, binary: gemini.resolveBinary() });
+      const req = request({
+        workspace: ws(),
+        home: join(root, 'home'),
+        tmp: join(root, 'tmp'),
+        harnessDir: join(root, 'harness'),
+        simulator: SIMULATOR,
+        binary: gemini.resolveBinary(),
+      });
       await gemini.prepareTrial!(req);
       const shown = await gemini.probeListing!(req);
       expect(shown).toEqual({ source: 'gemini skills list (once per arm)', skills: ['alpha', 'leaked'], contextFiles: [] });
@@ -246,7 +269,13 @@ describe('Gemini adapter: the skill listing', () => {
       const fake = join(root, 'fake-gemini');
       writeFileSync(fake, '#!/bin/sh\necho "no such command" >&2\nexit 3\n');
       chmodSync(fake, 0o755);
-      const req = request({ workspace: ws(), home: join(root, 'home'), tmp: join(root, 'tmp'), harnessDir: join(root, 'harness'), binary: fake });
+      const req = request({
+        workspace: ws(),
+        home: join(root, 'home'),
+        tmp: join(root, 'tmp'),
+        harnessDir: join(root, 'harness'),
+        binary: fake,
+      });
       await expect(gemini.probeListing!(req)).rejects.toThrow(/gemini skills list` failed \(no such command\)/);
     });
   });
@@ -264,16 +293,40 @@ describe('Gemini adapter: the isolation check fails closed', () => {
     skills,
     ...(listed ? { skillsFrom: 'gemini skills list (once per arm)', contextFiles: [] } : {}),
   });
-  const notOffered: TranscriptEvent = { kind: 'skill_load', source: 'harness', callId: 'c', name: 'alpha', status: 'denied', detail: 'tool_not_registered: Tool "activate_skill" not found.' };
-  const refused: TranscriptEvent = { kind: 'skill_load', source: 'harness', callId: 'c', name: 'alpha', status: 'denied', detail: 'policy_violation: denied' };
+  const notOffered: TranscriptEvent = {
+    kind: 'skill_load',
+    source: 'harness',
+    callId: 'c',
+    name: 'alpha',
+    status: 'denied',
+    detail: 'tool_not_registered: Tool "activate_skill" not found.',
+  };
+  const refused: TranscriptEvent = {
+    kind: 'skill_load',
+    source: 'harness',
+    callId: 'c',
+    name: 'alpha',
+    status: 'denied',
+    detail: 'policy_violation: denied',
+  };
   const t = (...events: TranscriptEvent[]): Transcript => ({ agent: 'gemini', events, warnings: [] });
 
   it.each<[string, Transcript, 'skill' | 'ablation', string | undefined]>([
     ['no init event', t(), 'skill', 'no init event: cannot verify what the agent was shown'],
-    ['no listing for the arm', t(init(family, false)), 'skill', 'no skill listing for this arm: cannot verify which skills the model was shown'],
+    [
+      'no listing for the arm',
+      t(init(family, false)),
+      'skill',
+      'no skill listing for this arm: cannot verify which skills the model was shown',
+    ],
     ['skill arm missing a member', t(init(['alpha'])), 'skill', 'skill arm: alpha-beta not loaded by the agent'],
     ['ablation arm showing one', t(init(['alpha-beta'])), 'ablation', 'ablation arm: alpha-beta visible to the agent'],
-    ['a skill from outside the family', t(init([...family, 'skill-creator'])), 'skill', 'skills from outside the family reached the model: skill-creator'],
+    [
+      'a skill from outside the family',
+      t(init([...family, 'skill-creator'])),
+      'skill',
+      'skills from outside the family reached the model: skill-creator',
+    ],
     ['the skill tool not offered', t(init(family), notOffered), 'skill', 'activate_skill was not offered: the tool lock is wrong'],
     ['a policy refusal is the model’s call, not a leak', t(init(family), refused), 'skill', undefined],
     ['a clean skill arm', t(init(family)), 'skill', undefined],

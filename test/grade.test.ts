@@ -48,7 +48,11 @@ const triggerOnly: GradableCase = { id: 't', expect: 'atl-jira', exclusive: fals
 const negative: GradableCase = { id: 'n', expect: 'none', exclusive: false, tags: [], decision: DECISION };
 const BODY = 'Run:\n```bash\natl jira create-issue --project OPS --summary "x"\n```';
 
-function grade(s: ClaudeStream, c: GradableCase, o: { arm?: Arm; meta?: Partial<TrialMeta>; opts?: Partial<GradeOptions> } = {}): TrialOutcome {
+function grade(
+  s: ClaudeStream,
+  c: GradableCase,
+  o: { arm?: Arm; meta?: Partial<TrialMeta>; opts?: Partial<GradeOptions> } = {},
+): TrialOutcome {
   return gradeTrial(parseClaudeStream(s.raw()), meta(o.meta), c, o.arm ?? 'skill', 1, { ...OPTS, ...o.opts });
 }
 
@@ -59,7 +63,10 @@ interface Trap {
   arm?: Arm;
   meta?: Partial<TrialMeta>;
   opts?: Partial<GradeOptions>;
-  expect: Partial<Pick<TrialOutcome, 'passed' | 'status' | 'fired' | 'firedColumn' | 'readOnly' | 'excludedBecause'>> & { planPass?: boolean; plans?: string[] };
+  expect: Partial<Pick<TrialOutcome, 'passed' | 'status' | 'fired' | 'firedColumn' | 'readOnly' | 'excludedBecause'>> & {
+    planPass?: boolean;
+    plans?: string[];
+  };
 }
 
 const TRAPS: Trap[] = [
@@ -77,7 +84,11 @@ const TRAPS: Trap[] = [
   },
   {
     name: 'the same plan written by the model passes',
-    build: () => new ClaudeStream().skill('atl-jira', undefined, { body: BODY }).text('Plan:\n```bash\natl jira create-issue --project OPS --summary "x"\n```').result(),
+    build: () =>
+      new ClaudeStream()
+        .skill('atl-jira', undefined, { body: BODY })
+        .text('Plan:\n```bash\natl jira create-issue --project OPS --summary "x"\n```')
+        .result(),
     c: jiraCreate,
     expect: { passed: true, planPass: true, plans: ['atl jira create-issue --project OPS --summary "x"'] },
   },
@@ -113,7 +124,11 @@ const TRAPS: Trap[] = [
   },
   {
     name: 'parallel Skill and Read calls in one message: one firing of the expected skill, plan from args',
-    build: () => new ClaudeStream().parallelSkillAndRead('atl-jira', 'create-issue --project OPS', '/ws/.claude/skills/atl-jira/SKILL.md').text('Plan ready.').result(),
+    build: () =>
+      new ClaudeStream()
+        .parallelSkillAndRead('atl-jira', 'create-issue --project OPS', '/ws/.claude/skills/atl-jira/SKILL.md')
+        .text('Plan ready.')
+        .result(),
     c: { ...jiraCreate, exclusive: true },
     expect: { passed: true, fired: 'expected', firedColumn: 'atl-jira', readOnly: false },
   },
@@ -129,7 +144,11 @@ const TRAPS: Trap[] = [
   },
   {
     name: 'result.result holds only the last text block: the plan in the first block still counts',
-    build: () => new ClaudeStream().skill('atl-jira').text('```bash\natl jira create-issue --project OPS\n```', 'Let me know if you want changes.').result({ result: 'Let me know if you want changes.' }),
+    build: () =>
+      new ClaudeStream()
+        .skill('atl-jira')
+        .text('```bash\natl jira create-issue --project OPS\n```', 'Let me know if you want changes.')
+        .result({ result: 'Let me know if you want changes.' }),
     c: jiraCreate,
     expect: { passed: true, planPass: true },
   },
@@ -191,14 +210,20 @@ const TRAPS: Trap[] = [
   },
   {
     name: 'a budget stop (max budget) after the model acted is a failure under the budget, like max turns',
-    build: () => new ClaudeStream().skill('atl-jira').result({ subtype: 'error_max_budget_usd', is_error: true, errors: ['Reached maximum budget ($0.0003)'] }),
+    build: () =>
+      new ClaudeStream()
+        .skill('atl-jira')
+        .result({ subtype: 'error_max_budget_usd', is_error: true, errors: ['Reached maximum budget ($0.0003)'] }),
     c: triggerOnly,
     meta: { exitCode: 1 },
     expect: { passed: false, status: 'max_budget', fired: 'expected' },
   },
   {
     name: 'a budget stop is left out when budget stops are excluded',
-    build: () => new ClaudeStream().skill('atl-jira').result({ subtype: 'error_max_budget_usd', is_error: true, errors: ['Reached maximum budget ($0.0003)'] }),
+    build: () =>
+      new ClaudeStream()
+        .skill('atl-jira')
+        .result({ subtype: 'error_max_budget_usd', is_error: true, errors: ['Reached maximum budget ($0.0003)'] }),
     c: triggerOnly,
     meta: { exitCode: 1 },
     opts: { budgetStopsFail: false },
@@ -206,7 +231,8 @@ const TRAPS: Trap[] = [
   },
   {
     name: 'a budget stop before the model acted is missing data (the CLI ended the trial)',
-    build: () => new ClaudeStream().result({ subtype: 'error_max_budget_usd', is_error: true, errors: ['Reached maximum budget ($0.0003)'] }),
+    build: () =>
+      new ClaudeStream().result({ subtype: 'error_max_budget_usd', is_error: true, errors: ['Reached maximum budget ($0.0003)'] }),
     c: triggerOnly,
     meta: { exitCode: 1 },
     expect: { passed: null, status: 'agent_error' },
@@ -303,7 +329,11 @@ const TRAPS: Trap[] = [
   },
   {
     name: 'ablation arm: a read of a skill path that fails (no such file, as it should be) loaded nothing: no isolation error',
-    build: () => new ClaudeStream('/ws', []).read('/ws/.claude/skills/atl-jira/SKILL.md', { error: 'File does not exist.' }).text('Try `atl jira create-issue --project OPS`.').result(),
+    build: () =>
+      new ClaudeStream('/ws', [])
+        .read('/ws/.claude/skills/atl-jira/SKILL.md', { error: 'File does not exist.' })
+        .text('Try `atl jira create-issue --project OPS`.')
+        .result(),
     c: jiraCreate,
     arm: 'ablation',
     expect: { passed: true, status: 'ok', planPass: true },
@@ -330,13 +360,17 @@ const TRAPS: Trap[] = [
   },
   {
     name: 'a locked tool left available is an isolation error',
-    build: () => new ClaudeStream('/ws', ['atl', 'atl-jira', 'atl-confluence'], ['Bash', 'Read', 'Skill']).skill('atl-jira').text('ok').result(),
+    build: () =>
+      new ClaudeStream('/ws', ['atl', 'atl-jira', 'atl-confluence'], ['Bash', 'Read', 'Skill']).skill('atl-jira').text('ok').result(),
     c: triggerOnly,
     expect: { passed: null, status: 'isolation_error' },
   },
   {
     name: 'max turns is a failure under the budget',
-    build: () => new ClaudeStream().skill('atl-jira').result({ subtype: 'error_max_turns', is_error: true, errors: ['Reached maximum number of turns (1)'] }),
+    build: () =>
+      new ClaudeStream()
+        .skill('atl-jira')
+        .result({ subtype: 'error_max_turns', is_error: true, errors: ['Reached maximum number of turns (1)'] }),
     c: triggerOnly,
     meta: { exitCode: 1 },
     expect: { passed: false, status: 'max_turns', fired: 'expected' },
@@ -350,7 +384,8 @@ const TRAPS: Trap[] = [
   },
   {
     name: 'an auth failure is an agent error, excluded and reported',
-    build: () => new ClaudeStream().apiError(401, 'Failed to authenticate. API Error: 401').result({ is_error: true, api_error_status: 401 }),
+    build: () =>
+      new ClaudeStream().apiError(401, 'Failed to authenticate. API Error: 401').result({ is_error: true, api_error_status: 401 }),
     c: triggerOnly,
     meta: { exitCode: 1 },
     expect: { passed: null, status: 'agent_error' },
@@ -373,7 +408,11 @@ describe('grader on the shared samples', () => {
   });
 
   it('an error after the skill loaded is infra, though the skill fired', () => {
-    expect(gradeTrial(sample('s500.jsonl'), meta({ exitCode: 1 }), pdf, 'skill', 1, { ...OPTS, ...family })).toMatchObject({ status: 'infra_error', fired: 'expected', passed: null });
+    expect(gradeTrial(sample('s500.jsonl'), meta({ exitCode: 1 }), pdf, 'skill', 1, { ...OPTS, ...family })).toMatchObject({
+      status: 'infra_error',
+      fired: 'expected',
+      passed: null,
+    });
   });
 });
 
@@ -387,7 +426,10 @@ describe('grader traps', () => {
   });
 
   it('flags a clarifying question and a no-op', () => {
-    expect(grade(new ClaudeStream().text('Which project do you mean?').result(), triggerOnly).flags).toEqual({ noop: false, clarifying: true });
+    expect(grade(new ClaudeStream().text('Which project do you mean?').result(), triggerOnly).flags).toEqual({
+      noop: false,
+      clarifying: true,
+    });
     expect(grade(new ClaudeStream().text('').result(), triggerOnly).flags).toEqual({ noop: true, clarifying: false });
   });
 });
@@ -401,7 +443,13 @@ describe('plan canonicalisation', () => {
     ['11\tpython scripts/x.py', 'python scripts/x.py'],
     ['python /tmp/ws/.claude/skills/csv/scripts/r.py --input /tmp/ws/data.csv', 'python <skill>/scripts/r.py --input <workspace>/data.csv'],
   ])('%j → %j', (raw, want) => {
-    expect(canonicalPlan(raw, { workspace: '/tmp/ws', skillPaths: ['/tmp/ws/.claude/skills/csv'], echoPrefix: claudeCode.grading.readEchoPrefix })).toBe(want);
+    expect(
+      canonicalPlan(raw, {
+        workspace: '/tmp/ws',
+        skillPaths: ['/tmp/ws/.claude/skills/csv'],
+        echoPrefix: claudeCode.grading.readEchoPrefix,
+      }),
+    ).toBe(want);
   });
 
   it('strips a read echo only as the adapter defines it: a CLI whose reads print no line numbers keeps them', () => {
@@ -423,13 +471,20 @@ describe('plan canonicalisation', () => {
   });
 
   it('checks matches, mustNot and verb', () => {
-    const g = gradePlans(['atl jira create-issue --project OPS --force'], { matches: ['--project OPS', 'nope'], mustNot: ['--force'], verb: 'create-issue' }, 'atl jira');
+    const g = gradePlans(
+      ['atl jira create-issue --project OPS --force'],
+      { matches: ['--project OPS', 'nope'], mustNot: ['--force'], verb: 'create-issue' },
+      'atl jira',
+    );
     expect(g.checks.map((c) => c.pass)).toEqual([true, false, false, true]);
     expect(g.pass).toBe(false);
   });
 
   it('fails a verb check when no plan calls the command', () => {
-    expect(gradePlans([], { matches: [], mustNot: [], verb: 'x' }, 'atl').checks[0]).toMatchObject({ pass: false, detail: 'no call of the command found' });
+    expect(gradePlans([], { matches: [], mustNot: [], verb: 'x' }, 'atl').checks[0]).toMatchObject({
+      pass: false,
+      detail: 'no call of the command found',
+    });
   });
 });
 

@@ -79,7 +79,8 @@ export function makeProject(files: Files): string {
 /** The demo project of this repository in a temp folder: its skills, cases, config and simulator profiles. */
 export function demoProject(): string {
   const dir = makeProject({});
-  for (const entry of ['skills', 'cases', 'sim', 'skillprobe.config.yaml']) cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
+  for (const entry of ['skills', 'cases', 'sim', 'skillprobe.config.yaml'])
+    cpSync(join(ROOT, entry), join(dir, entry), { recursive: true });
   cpSync(join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml'), join(dir, 'sim/demo-halved.profile.yaml'));
   return dir;
 }

@@ -15,7 +15,9 @@ import { cleanup, makeProject, ROOT, runInProcess, skillMd, type Files } from '.
 import type { Results } from '../src/run/schema.js';
 
 const family = (...dirs: string[]): Files =>
-  Object.fromEntries(dirs.map((d) => [`.claude/skills/${d}/SKILL.md`, skillMd(d, `Handle ${d} requests. Create and list ${d} records with the ${d} CLI.`)]));
+  Object.fromEntries(
+    dirs.map((d) => [`.claude/skills/${d}/SKILL.md`, skillMd(d, `Handle ${d} requests. Create and list ${d} records with the ${d} CLI.`)]),
+  );
 
 const SCHEMA_LINE = /^# yaml-language-server: \$schema=(\S+)\n/;
 
@@ -46,7 +48,12 @@ describe('the scaffold (pure)', () => {
     expect(happy.length + nearMiss.length).toBe(perSkill);
     const trapCases = cases.filter((c) => c.tags.includes('trap'));
     expect(trapCases.map((t) => `${t.expect.skill}>${t.against}`)).toEqual(traps);
-    expect(cases.every((c) => c.prompt.startsWith('TODO: ') && c.prompt.includes(c.expect.skill === 'none' ? c.id.replace(/-near-miss$/, '') : c.expect.skill))).toBe(true);
+    expect(
+      cases.every(
+        (c) =>
+          c.prompt.startsWith('TODO: ') && c.prompt.includes(c.expect.skill === 'none' ? c.id.replace(/-near-miss$/, '') : c.expect.skill),
+      ),
+    ).toBe(true);
   });
 
   it.each([
@@ -62,7 +69,11 @@ describe('the scaffold (pure)', () => {
     const dir = makeProject(family('notes-search', 'notes-write'));
     try {
       const skills = loadSkills(join(dir, '.claude/skills'));
-      const paths = { skillsDir: '.claude/skills', cases: 'cases/*.yaml', schema: { config: 'c.json', cases: 'k.json', profile: 'p.json' } };
+      const paths = {
+        skillsDir: '.claude/skills',
+        cases: 'cases/*.yaml',
+        schema: { config: 'c.json', cases: 'k.json', profile: 'p.json' },
+      };
       const t = scaffold(skills, paths);
       mkdirSync(join(dir, 'cases'));
       mkdirSync(join(dir, 'sim'));
@@ -83,12 +94,26 @@ describe('the scaffold (pure)', () => {
       // No cap by default: every case is decided by its design's maximum; the cap is shown, commented out.
       expect(config.decision.maxTrials).toBeUndefined();
       expect(t.config).toMatch(/^ {2}# maxTrials: \d+ +# a cap/m);
-      for (const key of ['mode', 'threshold', 'delta', 'alpha', 'beta', 'minTrials']) expect(t.config).toMatch(new RegExp(`^  ${key}: \\S+`, 'm'));
+      for (const key of ['mode', 'threshold', 'delta', 'alpha', 'beta', 'minTrials'])
+        expect(t.config).toMatch(new RegExp(`^  ${key}: \\S+`, 'm'));
       const suite = loadCases(join(dir, config.cases as string), skills, config.decision);
-      expect(suite.cases.map((c) => c.id)).toEqual(['notes-search-happy', 'notes-search-near-miss', 'notes-write-happy', 'notes-write-near-miss', 'trap-notes-search-not-notes-write', 'trap-notes-write-not-notes-search']);
-      expect(suite.cases.filter((c) => c.against).map((c) => [c.expect.skill, c.against])).toEqual([['notes-search', ['notes-write']], ['notes-write', ['notes-search']]]);
+      expect(suite.cases.map((c) => c.id)).toEqual([
+        'notes-search-happy',
+        'notes-search-near-miss',
+        'notes-write-happy',
+        'notes-write-near-miss',
+        'trap-notes-search-not-notes-write',
+        'trap-notes-write-not-notes-search',
+      ]);
+      expect(suite.cases.filter((c) => c.against).map((c) => [c.expect.skill, c.against])).toEqual([
+        ['notes-search', ['notes-write']],
+        ['notes-write', ['notes-search']],
+      ]);
       expect(loadProfile(join(dir, 'sim/p.yaml')).rules.map((r) => r.case)).toEqual(suite.cases.map((c) => c.id));
-      const profile = loadProfileForSuite(join(dir, 'sim/p.yaml'), { skills: skills.map((s) => s.dir), caseIds: suite.cases.map((c) => c.id) });
+      const profile = loadProfileForSuite(join(dir, 'sim/p.yaml'), {
+        skills: skills.map((s) => s.dir),
+        caseIds: suite.cases.map((c) => c.id),
+      });
       const mostly = (id: string) => profile.rules.find((r) => r.case === id)!.do.reduce((a, b) => (b.p > a.p ? b : a));
       expect(mostly('notes-search-happy')).toMatchObject({ skill: 'notes-search' });
       expect(mostly('notes-search-near-miss')).toMatchObject({ answer: true });
@@ -97,7 +122,11 @@ describe('the scaffold (pure)', () => {
 
       const ajv = new Ajv({ strict: false });
       const schemas = jsonSchemas();
-      for (const [text, name, schema] of [[t.config, 'config', 'c.json'], [t.cases, 'cases', 'k.json'], [t.profile, 'profile', 'p.json']] as const) {
+      for (const [text, name, schema] of [
+        [t.config, 'config', 'c.json'],
+        [t.cases, 'cases', 'k.json'],
+        [t.profile, 'profile', 'p.json'],
+      ] as const) {
         expect(SCHEMA_LINE.exec(text)?.[1]).toBe(schema);
         expect(ajv.validate(schemas[name]!, parse(text)), `${name}: ${ajv.errorsText()}`).toBe(true);
       }
@@ -124,7 +153,11 @@ describe('skillprobe init (CLI)', () => {
     expect(r.stdout).toMatch(/wrote skillprobe\.config\.yaml\nwrote cases\/skillprobe\.yaml\nwrote sim\/skillprobe\.profile\.yaml/);
     expect(r.stdout).toMatch(/\n  skillprobe lint\n  skillprobe run --sim sim\/skillprobe\.profile\.yaml /);
     expect(readFileSync(join(dir, 'skillprobe.config.yaml'), 'utf8')).toMatch(/\nskillsDir: skills\n/);
-    for (const [file, name] of [['skillprobe.config.yaml', 'config'], ['cases/skillprobe.yaml', 'cases'], ['sim/skillprobe.profile.yaml', 'profile']]) {
+    for (const [file, name] of [
+      ['skillprobe.config.yaml', 'config'],
+      ['cases/skillprobe.yaml', 'cases'],
+      ['sim/skillprobe.profile.yaml', 'profile'],
+    ]) {
       const schema = SCHEMA_LINE.exec(readFileSync(join(dir, file!), 'utf8'))?.[1];
       expect(schema, file).toBeDefined();
       // The editor resolves the path from the file's own folder.
@@ -187,18 +220,25 @@ describe('skillprobe init (CLI)', () => {
   }, 120_000);
 
   it.each([
-    [{ 'README.md': 'no skills' }, /no skills here \(looked for \.claude\/skills\/\*\/SKILL\.md, \.agents\/skills\/\*\/SKILL\.md, skills\/\*\/SKILL\.md\)/],
+    [
+      { 'README.md': 'no skills' },
+      /no skills here \(looked for \.claude\/skills\/\*\/SKILL\.md, \.agents\/skills\/\*\/SKILL\.md, skills\/\*\/SKILL\.md\)/,
+    ],
     [{ 'skills/notes/README.md': 'a folder without SKILL.md' }, /no skills here/],
     [{ '.claude/skills': 'a file where the skills folder should be' }, /no skills here/],
     [{ '.claude/skills/Bad_Name/SKILL.md': skillMd('Bad_Name', 'x') }, /SKILL\.md:2:7: name "Bad_Name" breaks the Agent Skills rule/],
-  ])('refuses %j with exit 2 and writes nothing', async (files, says) => {
-    const dir = project(files);
-    const r = await runInProcess(['init'], { cwd: dir });
-    expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(says);
-    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    expect(readdirSync(dir).sort()).toEqual([...new Set(Object.keys(files).map((f) => f.split('/')[0]!))].sort());
-  }, 120_000);
+  ])(
+    'refuses %j with exit 2 and writes nothing',
+    async (files, says) => {
+      const dir = project(files);
+      const r = await runInProcess(['init'], { cwd: dir });
+      expect(r.exitCode).toBe(2);
+      expect(r.stderr).toMatch(says);
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      expect(readdirSync(dir).sort()).toEqual([...new Set(Object.keys(files).map((f) => f.split('/')[0]!))].sort());
+    },
+    120_000,
+  );
 
   it('a run of one agent on the scaffold asks for that agent’s own default model, never another CLI’s', async () => {
     const dir = project(family('notes-search'));
@@ -221,7 +261,14 @@ describe('skillprobe init (CLI)', () => {
     const runDir = join(dir, 'transcripts', readdirSync(join(dir, 'transcripts'))[0]!);
     const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;
     expect(results.verdicts.map((v) => [v.caseId, v.verdict])).toEqual(
-      ['notes-search-happy', 'notes-search-near-miss', 'notes-write-happy', 'notes-write-near-miss', 'trap-notes-search-not-notes-write', 'trap-notes-write-not-notes-search'].map((id) => [id, 'PASS']),
+      [
+        'notes-search-happy',
+        'notes-search-near-miss',
+        'notes-write-happy',
+        'notes-write-near-miss',
+        'trap-notes-search-not-notes-write',
+        'trap-notes-write-not-notes-search',
+      ].map((id) => [id, 'PASS']),
     );
     for (const v of results.verdicts) expect(v.decidedAt).toBeLessThanOrEqual(30);
     expect(results.run.simulated).toBe(true);

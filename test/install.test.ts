@@ -17,16 +17,30 @@ const run = (cmd: string, args: string[], cwd: string, env: Record<string, strin
 /** A lockfile for a project that depends only on the packed tarball, with this repo's production tree. */
 function projectLock(tarball: string, registry: string): object {
   const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, Record<string, unknown>> };
-  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string; dependencies: Record<string, string>; bin: unknown };
+  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies: Record<string, string>;
+    bin: unknown;
+  };
   const packages: Record<string, unknown> = {
     '': { name: 'author-project', version: '1.0.0', devDependencies: { skillprobe: `file:${tarball}` } },
-    'node_modules/skillprobe': { version: own.version, resolved: `file:${tarball}`, dev: true, dependencies: own.dependencies, bin: own.bin },
+    'node_modules/skillprobe': {
+      version: own.version,
+      resolved: `file:${tarball}`,
+      dev: true,
+      dependencies: own.dependencies,
+      bin: own.bin,
+    },
   };
   for (const [path, entry] of Object.entries(lock.packages)) {
     if (!path.startsWith('node_modules/') || entry.dev === true) continue;
     // This repo's lockfile records no download addresses; npm needs one per package even when it reads the cache.
     const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
-    packages[path] = { ...entry, dev: true, resolved: entry.resolved ?? `${registry}${name}/-/${name.split('/').pop()}-${String(entry.version)}.tgz` };
+    packages[path] = {
+      ...entry,
+      dev: true,
+      resolved: entry.resolved ?? `${registry}${name}/-/${name.split('/').pop()}-${String(entry.version)}.tgz`,
+    };
   }
   return { name: 'author-project', version: '1.0.0', lockfileVersion: 3, requires: true, packages };
 }
@@ -39,14 +53,26 @@ describe('installed from a packed tarball into an empty project', () => {
   beforeAll(async () => {
     const callerEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root' };
     const cache = (await execa('npm', ['config', 'get', 'cache'], { env: callerEnv, extendEnv: false })).stdout.trim();
-    const registry = (await execa('npm', ['config', 'get', 'registry'], { env: callerEnv, extendEnv: false })).stdout.trim().replace(/\/?$/, '/');
+    const registry = (await execa('npm', ['config', 'get', 'registry'], { env: callerEnv, extendEnv: false })).stdout
+      .trim()
+      .replace(/\/?$/, '/');
     // dist/ is built by `npm test`; packing must not rebuild it under the test's feet.
     const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT, callerEnv);
     expect(packed.exitCode).toBe(0);
     const tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
-    env = testEnv({ npm_config_cache: cache, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' });
+    env = testEnv({
+      npm_config_cache: cache,
+      npm_config_offline: 'true',
+      npm_config_audit: 'false',
+      npm_config_fund: 'false',
+      npm_config_update_notifier: 'false',
+    });
     writeFiles(project, {
-      'package.json': JSON.stringify({ name: 'author-project', version: '1.0.0', private: true, devDependencies: { skillprobe: `file:${tarball}` } }, null, 2),
+      'package.json': JSON.stringify(
+        { name: 'author-project', version: '1.0.0', private: true, devDependencies: { skillprobe: `file:${tarball}` } },
+        null,
+        2,
+      ),
       '.claude/skills/notes-search/SKILL.md': skillMd('notes-search', 'Search the team notes for a phrase and list matching pages.'),
       '.claude/skills/notes-write/SKILL.md': skillMd('notes-write', 'Write a new page into the team notes with a title and body.'),
     });
@@ -77,16 +103,28 @@ describe('installed from a packed tarball into an empty project', () => {
     const written = readdirSync(project);
     expect(written).toContain('skillprobe.config.yaml');
     const profile = readdirSync(join(project, 'sim')).find((f) => f.endsWith('.yaml'))!;
-    expect(readFileSync(join(project, 'skillprobe.config.yaml'), 'utf8')).toMatch(/^# yaml-language-server: \$schema=node_modules\/skillprobe\/schemas\/config\.schema\.json/);
+    expect(readFileSync(join(project, 'skillprobe.config.yaml'), 'utf8')).toMatch(
+      /^# yaml-language-server: \$schema=node_modules\/skillprobe\/schemas\/config\.schema\.json/,
+    );
 
-    const r = await run('npx', ['--no', 'skillprobe', 'run', '--sim', join('sim', profile), '--max-trials', '6', '--no-gate', '--transcripts', 'runs'], project, env);
+    const r = await run(
+      'npx',
+      ['--no', 'skillprobe', 'run', '--sim', join('sim', profile), '--max-trials', '6', '--no-gate', '--transcripts', 'runs'],
+      project,
+      env,
+    );
     expect(r.exitCode).toBe(0);
     expect(r.all).toMatch(/gate off \(--no-gate\)/);
     const runDir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
-    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { agent: { binary: string; cliVersion?: string }; status: string };
+    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as {
+      agent: { binary: string; cliVersion?: string };
+      status: string;
+    };
     expect(manifest.status).toBe('completed');
     expect(manifest.agent.binary.startsWith(join(project, 'node_modules'))).toBe(true); // the project's own install, not this repo's
-    expect(manifest.agent.cliVersion).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies['@anthropic-ai/claude-code']);
+    expect(manifest.agent.cliVersion).toBe(
+      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies['@anthropic-ai/claude-code'],
+    );
     const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as { outcomes: { status: string }[] };
     expect(results.outcomes.length).toBeGreaterThan(0);
     expect(results.outcomes.every((o) => o.status === 'ok')).toBe(true);
@@ -97,17 +135,31 @@ describe('installed from a git checkout', () => {
   const work = realpathSync(mkdtempSync(join(tmpdir(), 'sp-git-install-')));
   afterAll(() => cleanup(work));
 
-  it('npm\'s prepare hook (what a git install runs after cloning) builds dist/ from the sources, and packs it', async () => {
+  it("npm's prepare hook (what a git install runs after cloning) builds dist/ from the sources, and packs it", async () => {
     // What a clone holds: the sources, never dist/; its dependencies as npm installs them before `prepare`.
     for (const f of ['package.json', 'tsconfig.json', 'README.md']) cpSync(join(ROOT, f), join(work, f));
     for (const d of ['src', 'examples']) cpSync(join(ROOT, d), join(work, d), { recursive: true });
     symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
     expect(existsSync(join(work, 'dist'))).toBe(false);
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/root', npm_config_offline: 'true', npm_config_update_notifier: 'false' };
+    const env = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/root',
+      npm_config_offline: 'true',
+      npm_config_update_notifier: 'false',
+    };
     const packed = await run('npm', ['pack', '--dry-run', '--json'], work, env);
     expect(packed.exitCode, packed.all).toBe(0);
-    const listed = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
-    expect(listed).toEqual(expect.arrayContaining(['dist/cli.js', 'dist/runner/watchdog-main.js', 'schemas/config.schema.json', 'examples/github-actions/skillprobe-sharded.yml']));
+    const listed = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0]!.files.map(
+      (f) => f.path,
+    );
+    expect(listed).toEqual(
+      expect.arrayContaining([
+        'dist/cli.js',
+        'dist/runner/watchdog-main.js',
+        'schemas/config.schema.json',
+        'examples/github-actions/skillprobe-sharded.yml',
+      ]),
+    );
     const version = await run('node', [join(work, 'dist', 'cli.js'), '--version'], work, env);
     expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
   }, 240_000);

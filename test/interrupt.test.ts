@@ -18,16 +18,44 @@ describe('interrupting a run', () => {
     });
     const workdir = mkdtempSync(join(tmpdir(), 'sp-int-work-'));
     dirs.push(project, workdir);
-    const child = execa('node', [CLI, 'run', '--sim', 'sim.yaml', '--trials', '3', '--arms', 'skill', '--concurrency', '2', '--timeout', '100', '--transcripts', 'runs', '--workdir', workdir], {
-      cwd: project,
-      env: testEnv(),
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-    });
+    const child = execa(
+      'node',
+      [
+        CLI,
+        'run',
+        '--sim',
+        'sim.yaml',
+        '--trials',
+        '3',
+        '--arms',
+        'skill',
+        '--concurrency',
+        '2',
+        '--timeout',
+        '100',
+        '--transcripts',
+        'runs',
+        '--workdir',
+        workdir,
+      ],
+      {
+        cwd: project,
+        env: testEnv(),
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+      },
+    );
     // Wait until the quick case has finished at least once while the stalled ones hang.
     const deadline = Date.now() + 60_000;
-    const finished = () => (existsSync(join(project, 'runs')) ? readdirSync(join(project, 'runs')).flatMap((r) => (existsSync(join(project, 'runs', r, 'trials', 'neg-weather', 'skill')) ? readdirSync(join(project, 'runs', r, 'trials', 'neg-weather', 'skill')) : [])) : []);
+    const finished = () =>
+      existsSync(join(project, 'runs'))
+        ? readdirSync(join(project, 'runs')).flatMap((r) =>
+            existsSync(join(project, 'runs', r, 'trials', 'neg-weather', 'skill'))
+              ? readdirSync(join(project, 'runs', r, 'trials', 'neg-weather', 'skill'))
+              : [],
+          )
+        : [];
     while (!finished().some((f) => f.endsWith('.meta.json')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     await new Promise((r) => setTimeout(r, 500));
     expect(processesUnder(workdir).length).toBeGreaterThan(0); // a stalled agent is running right now

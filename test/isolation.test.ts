@@ -26,7 +26,10 @@ describe('isolation: only the family under test is visible', () => {
       '.claude/skills/home-leak/SKILL.md': skillMd('home-leak', 'A personal skill that must not leak into trials.'),
       '.claude/CLAUDE.md': 'personal memory that must not leak\n',
     });
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--ablation', 'always', '--transcripts', 'runs'], { cwd: project, env: testEnv({ HOME: home }) });
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--ablation', 'always', '--transcripts', 'runs'], {
+      cwd: project,
+      env: testEnv({ HOME: home }),
+    });
     expect(r.exitCode).not.toBe(2);
     const runDir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
     for (const caseId of ['pos-alpha', 'neg-weather']) {

@@ -27,7 +27,14 @@ const LISTING = claudeCode.skillListing;
 
 const skill = (dir: string, description: string, allowedTools?: string): LintSkill => {
   const file = `skills/${dir}/SKILL.md`;
-  return { dir, name: dir, description, allowedTools, links: [], at: { name: { file, line: 2, col: 7 }, description: { file, line: 3, col: 14 }, allowedTools: { file, line: 4, col: 16 } } };
+  return {
+    dir,
+    name: dir,
+    description,
+    allowedTools,
+    links: [],
+    at: { name: { file, line: 2, col: 7 }, description: { file, line: 3, col: 14 }, allowedTools: { file, line: 4, col: 16 } },
+  };
 };
 
 const kase = (id: string, expect: string, extra: Partial<Pick<LintCase, 'prompt' | 'against' | 'tags'>> = {}): LintCase => ({
@@ -61,10 +68,22 @@ describe('description overlap: a score in [0, 1] per pair, with the shared words
 
   it.each([
     { name: 'near-duplicates', family: [JIRA, JIRA.replace('Jira issues', 'Jira tickets'), CSV], high: true },
-    { name: 'the same words in another order', family: ['Create and search Jira tickets and sprints.', 'Search sprints and create tickets in Jira.', WEATHER], high: true },
-    { name: 'one skill a subset of the other', family: ['Export Grafana dashboards as JSON.', 'Export Grafana dashboards as JSON or PNG snapshots.'], high: true },
+    {
+      name: 'the same words in another order',
+      family: ['Create and search Jira tickets and sprints.', 'Search sprints and create tickets in Jira.', WEATHER],
+      high: true,
+    },
+    {
+      name: 'one skill a subset of the other',
+      family: ['Export Grafana dashboards as JSON.', 'Export Grafana dashboards as JSON or PNG snapshots.'],
+      high: true,
+    },
     { name: 'unrelated skills', family: [CSV, WEATHER], high: false },
-    { name: 'stop words alone in common', family: ['Use this when the user wants it.', 'Use this when the user asks for it and more.'], high: false },
+    {
+      name: 'stop words alone in common',
+      family: ['Use this when the user wants it.', 'Use this when the user asks for it and more.'],
+      high: false,
+    },
     { name: 'siblings that only share their tool', family: [JIRA, CONFLUENCE, CSV], high: false },
   ])('$name', ({ family, high }) => {
     const p = score(family, 0, 1);
@@ -95,7 +114,12 @@ describe('description overlap: a score in [0, 1] per pair, with the shared words
   });
 
   it('prints a score for every pair that shares a distinctive word, most alike first, below the warning threshold too', () => {
-    const table = overlapTable([skill('jira', JIRA), skill('jira-b', JIRA.replace('Jira issues', 'Jira tickets')), skill('csv', CSV), skill('weather', WEATHER)]);
+    const table = overlapTable([
+      skill('jira', JIRA),
+      skill('jira-b', JIRA.replace('Jira issues', 'Jira tickets')),
+      skill('csv', CSV),
+      skill('weather', WEATHER),
+    ]);
     const rows = table.split('\n').filter((l) => l.startsWith('  '));
     expect(rows[0]).toMatch(/^ {2}jira ~ jira-b\s+0\.\d\d {2}ticket, atl, /);
     const scores = rows.map((r) => Number(/ (\d\.\d\d) /.exec(r)![1]));
@@ -194,13 +218,26 @@ describe('suite balance', () => {
   it.each([
     { name: 'a complete suite', cases: complete, expected: [] },
     { name: 'a skill without a positive case', cases: without('v'), expected: [/no case expects csv/] },
-    { name: 'a pair with a trap one way only', cases: without('c-trap'), expected: [/no trap case expects confluence against its sibling jira/] },
+    {
+      name: 'a pair with a trap one way only',
+      cases: without('c-trap'),
+      expected: [/no trap case expects confluence against its sibling jira/],
+    },
     { name: 'no negative case', cases: without('neg'), expected: [/no negative case/] },
-    { name: 'a trap tag without `against`', cases: [...complete, kase('t', 'jira', { tags: ['trap'] })], expected: [/"t" is tagged trap but names no sibling/] },
+    {
+      name: 'a trap tag without `against`',
+      cases: [...complete, kase('t', 'jira', { tags: ['trap'] })],
+      expected: [/"t" is tagged trap but names no sibling/],
+    },
     {
       name: 'no cases of a skill at all',
       cases: [kase('v', 'csv'), kase('neg', 'none')],
-      expected: [/no case expects jira/, /no case expects confluence/, /expects jira against its sibling confluence/, /expects confluence against its sibling jira/],
+      expected: [
+        /no case expects jira/,
+        /no case expects confluence/,
+        /expects jira against its sibling confluence/,
+        /expects confluence against its sibling jira/,
+      ],
     },
   ])('$name', ({ cases, expected }) => {
     const found = balanceFindings(family, cases);
@@ -234,13 +271,31 @@ describe('allowed-tools against the trial tool lock', () => {
   });
 
   it('warns once per denied tool, naming it, and never for a trial tool', () => {
-    const found = allowedToolsFindings([skill('git', 'Commits.', 'Bash(git add:*) Bash(git commit:*) Read Write'), skill('reader', 'Reads.', 'Read, Grep')], claudeCode.trialTools);
-    expect(found.map((f) => f.what)).toEqual([expect.stringMatching(/git allows Bash, but trials offer only Read, Glob, Grep, Skill/), expect.stringMatching(/git allows Write/)]);
+    const found = allowedToolsFindings(
+      [skill('git', 'Commits.', 'Bash(git add:*) Bash(git commit:*) Read Write'), skill('reader', 'Reads.', 'Read, Grep')],
+      claudeCode.trialTools,
+    );
+    expect(found.map((f) => f.what)).toEqual([
+      expect.stringMatching(/git allows Bash, but trials offer only Read, Glob, Grep, Skill/),
+      expect.stringMatching(/git allows Write/),
+    ]);
     expect(found[0]).toMatchObject({ severity: 'warning', file: 'skills/git/SKILL.md', line: 4, col: 16 });
   });
 
   it('the adapter locks trials to exactly its trialTools', () => {
-    const inv = claudeCode.invocation({ prompt: 'p', model: 'm', maxTurns: 1, cliRetries: 0, deadlineMs: 1000, workspace: '/tmp', home: '/tmp', tmp: '/tmp', harnessDir: '/tmp', callerEnv: {}, binary: process.execPath });
+    const inv = claudeCode.invocation({
+      prompt: 'p',
+      model: 'm',
+      maxTurns: 1,
+      cliRetries: 0,
+      deadlineMs: 1000,
+      workspace: '/tmp',
+      home: '/tmp',
+      tmp: '/tmp',
+      harnessDir: '/tmp',
+      callerEnv: {},
+      binary: process.execPath,
+    });
     expect(claudeCode.trialTools).toEqual(['Read', 'Glob', 'Grep', 'Skill']);
     expect(inv.args.filter((a) => a.startsWith('--tools'))).toEqual([`--tools=${claudeCode.trialTools.join(',')}`]);
   });
@@ -253,11 +308,31 @@ describe('profile references', () => {
   };
 
   it.each([
-    { name: 'a rule for a case that exists, behaviours naming members', text: 'rules:\n  - case: pos-alpha\n    do:\n      - { skill: alpha }\n      - { read: alpha-beta }\n      - { sibling: alpha }\n', expected: [] },
-    { name: 'a rule for a missing case', text: 'rules:\n  - case: pos-alfa\n    do:\n      - { skill: alpha }\n', expected: ['sim.yaml:2:11: rule 1 matches case "pos-alfa", which is not in the suite'] },
-    { name: 'a skill behaviour naming no member', text: 'rules:\n  - case: pos-alpha\n    do:\n      - { p: 1, skill: gamma }\n', expected: ['sim.yaml:4:24: rule 1 behaviour 1: `skill: gamma` names no skill'] },
-    { name: 'read and sibling naming no member', text: 'rules:\n  - prompt: alpha\n    do:\n      - { read: alph }\n      - { sibling: beta }\n', expected: ['sim.yaml:4:17: rule 1 behaviour 1: `read: alph`', 'sim.yaml:5:20: rule 1 behaviour 2: `sibling: beta`'] },
-    { name: 'a default behaviour naming no member', text: 'default:\n  - { p: 1, answer: true }\n  - { p: 1, skill: omega }\n', expected: ['sim.yaml:3:20: default behaviour 2: `skill: omega`'] },
+    {
+      name: 'a rule for a case that exists, behaviours naming members',
+      text: 'rules:\n  - case: pos-alpha\n    do:\n      - { skill: alpha }\n      - { read: alpha-beta }\n      - { sibling: alpha }\n',
+      expected: [],
+    },
+    {
+      name: 'a rule for a missing case',
+      text: 'rules:\n  - case: pos-alfa\n    do:\n      - { skill: alpha }\n',
+      expected: ['sim.yaml:2:11: rule 1 matches case "pos-alfa", which is not in the suite'],
+    },
+    {
+      name: 'a skill behaviour naming no member',
+      text: 'rules:\n  - case: pos-alpha\n    do:\n      - { p: 1, skill: gamma }\n',
+      expected: ['sim.yaml:4:24: rule 1 behaviour 1: `skill: gamma` names no skill'],
+    },
+    {
+      name: 'read and sibling naming no member',
+      text: 'rules:\n  - prompt: alpha\n    do:\n      - { read: alph }\n      - { sibling: beta }\n',
+      expected: ['sim.yaml:4:17: rule 1 behaviour 1: `read: alph`', 'sim.yaml:5:20: rule 1 behaviour 2: `sibling: beta`'],
+    },
+    {
+      name: 'a default behaviour naming no member',
+      text: 'default:\n  - { p: 1, answer: true }\n  - { p: 1, skill: omega }\n',
+      expected: ['sim.yaml:3:20: default behaviour 2: `skill: omega`'],
+    },
   ])('$name', ({ text, expected }) => {
     const lines = check(text, ['pos-alpha', 'neg']).map(formatProblem);
     expect(lines).toHaveLength(expected.length);
@@ -276,12 +351,18 @@ describe('rendering', () => {
   ];
 
   it('one finding per line, then the count', () => {
-    expect(renderFindings(findings, [])).toBe('cases/a.yaml:2:11: error: bad — fix it\nskills/a/SKILL.md:3:14: warning: alike — reword\n1 error, 1 warning\n');
-    expect(renderFindings([], ['suite balance']).trim()).toBe('0 errors, 0 warnings (not checked until the errors are fixed: suite balance)');
+    expect(renderFindings(findings, [])).toBe(
+      'cases/a.yaml:2:11: error: bad — fix it\nskills/a/SKILL.md:3:14: warning: alike — reword\n1 error, 1 warning\n',
+    );
+    expect(renderFindings([], ['suite balance']).trim()).toBe(
+      '0 errors, 0 warnings (not checked until the errors are fixed: suite balance)',
+    );
   });
 
   it('--json is the findings as an array', () => {
-    expect(JSON.parse(renderFindingsJson(findings))).toEqual(findings.map(({ severity, check, file, line, col, what, todo }) => ({ severity, check, file, line, col, what, todo })));
+    expect(JSON.parse(renderFindingsJson(findings))).toEqual(
+      findings.map(({ severity, check, file, line, col, what, todo }) => ({ severity, check, file, line, col, what, todo })),
+    );
   });
 });
 
@@ -357,7 +438,8 @@ describe('skillprobe lint (CLI)', () => {
   });
 
   it('--sim: profile rules naming no case or no skill are errors at the profile position', async () => {
-    const profile = 'seed: 1\nrules:\n  - case: rian\n    do:\n      - { p: 1, skill: wether }\n  - case: rain\n    do:\n      - { p: 1, skill: weather }\n';
+    const profile =
+      'seed: 1\nrules:\n  - case: rian\n    do:\n      - { p: 1, skill: wether }\n  - case: rain\n    do:\n      - { p: 1, skill: weather }\n';
     const r = await lint({ ...cleanProject(), 'sim/p.yaml': profile }, ['--sim', 'sim/p.yaml']);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^sim\/p\.yaml:3:11: error: rule 1 matches case "rian", which is not in the suite/m);
@@ -374,11 +456,15 @@ describe('skillprobe lint (CLI)', () => {
     symlinkSync('docs/cities.md', join(dir, 'skills/weather/cities.md'));
     const inside = await runInProcess(['lint'], { cwd: dir, env: testEnv() });
     expect(inside.exitCode).toBe(0);
-    expect(inside.stdout).toMatch(/^skills\/weather\/cities\.md: warning: symlink to docs\/cities\.md: each trial gets a copy of the file it names/m);
+    expect(inside.stdout).toMatch(
+      /^skills\/weather\/cities\.md: warning: symlink to docs\/cities\.md: each trial gets a copy of the file it names/m,
+    );
     symlinkSync('../../secret.txt', join(dir, 'skills/csv-report/key.txt'));
     const outside = await runInProcess(['lint'], { cwd: dir, env: testEnv() });
     expect(outside.exitCode).toBe(1);
-    expect(outside.stdout).toMatch(/^skills\/csv-report\/key\.txt: error: symlink to \.\.\/\.\.\/secret\.txt leads outside the skill folder .*secret\.txt.* — copy the file into the skill folder/m);
+    expect(outside.stdout).toMatch(
+      /^skills\/csv-report\/key\.txt: error: symlink to \.\.\/\.\.\/secret\.txt leads outside the skill folder .*secret\.txt.* — copy the file into the skill folder/m,
+    );
   });
 
   it('without --sim, the project’s default profile is checked when it exists; --sim names another', async () => {
@@ -397,7 +483,15 @@ describe('skillprobe lint (CLI)', () => {
     const r = await lint(f, ['--json']);
     expect(r.exitCode).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual([
-      { severity: 'warning', check: 'allowed-tools', file: 'skills/weather/SKILL.md', line: 3, col: 16, what: expect.stringMatching(/allows Bash/), todo: expect.any(String) },
+      {
+        severity: 'warning',
+        check: 'allowed-tools',
+        file: 'skills/weather/SKILL.md',
+        line: 3,
+        col: 16,
+        what: expect.stringMatching(/allows Bash/),
+        todo: expect.any(String),
+      },
     ]);
   });
 });

@@ -25,9 +25,30 @@ describe('one run, three agents', () => {
   let r: Awaited<ReturnType<typeof runCli>>;
 
   beforeAll(async () => {
-    project = makeProject({ ...baseProject(), 'sim.yaml': PROFILE, 'skillprobe.config.yaml': 'models:\n  claude-code: claude-sonnet-4-5\n' });
+    project = makeProject({
+      ...baseProject(),
+      'sim.yaml': PROFILE,
+      'skillprobe.config.yaml': 'models:\n  claude-code: claude-sonnet-4-5\n',
+    });
     workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-    r = await runCli(['run', '--sim', 'sim.yaml', '--agent', AGENTS.join(','), '--trials', '5', '--threshold', '0.5', '--transcripts', 'runs', '--workdir', workdir], { cwd: project, timeoutMs: 300_000 });
+    r = await runCli(
+      [
+        'run',
+        '--sim',
+        'sim.yaml',
+        '--agent',
+        AGENTS.join(','),
+        '--trials',
+        '5',
+        '--threshold',
+        '0.5',
+        '--transcripts',
+        'runs',
+        '--workdir',
+        workdir,
+      ],
+      { cwd: project, timeoutMs: 300_000 },
+    );
     dir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
   }, 300_000);
 
@@ -101,7 +122,23 @@ describe('a run of several agents killed mid-way is reported and resumed as one 
   it('kill -9 during the first agent: report shows what exists and names what is missing; --resume finishes every agent', async () => {
     project = makeProject({ ...baseProject(), 'sim.yaml': PROFILE });
     workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
-    const args = ['run', '--sim', 'sim.yaml', '--agent', 'claude-code,codex', '--trials', '4', '--threshold', '0.5', '--concurrency', '1', '--transcripts', 'runs', '--workdir', workdir];
+    const args = [
+      'run',
+      '--sim',
+      'sim.yaml',
+      '--agent',
+      'claude-code,codex',
+      '--trials',
+      '4',
+      '--threshold',
+      '0.5',
+      '--concurrency',
+      '1',
+      '--transcripts',
+      'runs',
+      '--workdir',
+      workdir,
+    ];
     const child = execa('node', [CLI, ...args], { cwd: project, env: testEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
     const runs = join(project, 'runs');
     const outer = () => join(runs, existsSync(runs) ? (readdirSync(runs)[0] ?? 'none') : 'none');
@@ -121,7 +158,9 @@ describe('a run of several agents killed mid-way is reported and resumed as one 
     const partial = await runCli(['report', dir], { cwd: project });
     expect(partial.stderr).not.toMatch(/internal error|RangeError|at .*\.js:\d+/);
     expect(partial.stdout).toContain('═══ agent claude-code');
-    expect(partial.stdout.replace(/\s+/g, ' ')).toMatch(/MISSING · 1 agent of this run with nothing to report agent codex: nothing to report, not started: the run stopped before it \(`skillprobe run --resume .*` runs it\)/);
+    expect(partial.stdout.replace(/\s+/g, ' ')).toMatch(
+      /MISSING · 1 agent of this run with nothing to report agent codex: nothing to report, not started: the run stopped before it \(`skillprobe run --resume .*` runs it\)/,
+    );
     const json = JSON.parse((await runCli(['report', dir, '--json'], { cwd: project })).stdout) as { missing: { id: string }[] };
     expect(json.missing.map((m) => m.id)).toEqual(['codex']);
     expect(partial.exitCode).toBeGreaterThanOrEqual(1); // missing data (4) or a failing verdict (1), never a clean 0
@@ -135,7 +174,10 @@ describe('a run of several agents killed mid-way is reported and resumed as one 
     expect(resumed.stdout).toMatch(/agent codex: running the suite \(2 of 2\)/);
     expect(resumed.stdout).toMatch(/AGENTS × CASES · 2 agents/);
     const done = readJson<AgentRuns>(join(dir, 'agents.json'));
-    expect(done.agents.map((a) => [a.id, a.status])).toEqual([['claude-code', 'completed'], ['codex', 'completed']]);
+    expect(done.agents.map((a) => [a.id, a.status])).toEqual([
+      ['claude-code', 'completed'],
+      ['codex', 'completed'],
+    ]);
     expect(readdirSync(runs)).toHaveLength(1); // one run, resumed in place
     for (const a of done.agents) expect(readJson<Results>(join(dir, a.dir, 'results.json')).outcomes).toHaveLength(8);
     const whole = await runCli(['report', dir], { cwd: project });
@@ -160,14 +202,24 @@ describe('several agents: bad input is refused before anything runs', () => {
     [['--agent', 'codex,gemini', '--resume', 'runs/x'], '--resume', "one agent's run folder"],
     [['--agent', 'codex,gemini', '--last-failed'], '--last-failed', "one agent's newest run"],
     [['--agent', 'codex,gemini', '--agent-binary', 'SPY'], '--agent-binary', 'one CLI binary for several agents'],
-    [['--agent', 'codex,gemini', '--model', 'gpt-5.5'], '--model', 'would send gpt-5.5 to each agent not named under `models:` (codex, gemini)'],
-    [['--agent', 'claude-code,codex', '--model', 'sonnet'], '--model', 'send sonnet to each agent not named under `models:` (claude-code, codex)'],
+    [
+      ['--agent', 'codex,gemini', '--model', 'gpt-5.5'],
+      '--model',
+      'would send gpt-5.5 to each agent not named under `models:` (codex, gemini)',
+    ],
+    [
+      ['--agent', 'claude-code,codex', '--model', 'sonnet'],
+      '--model',
+      'send sonnet to each agent not named under `models:` (claude-code, codex)',
+    ],
     [['--agent', 'codex', '--max-cost', '5'], '--max-cost', 'the Codex CLI reports no cost'],
   ])('%j: exit 2, naming %s', async (flags, where, what) => {
     const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n' });
     dirs.push(project);
     const spy = spyBinary(project);
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--transcripts', 'runs', ...flags.map((f) => (f === 'SPY' ? spy.path : f))], { cwd: project });
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--transcripts', 'runs', ...flags.map((f) => (f === 'SPY' ? spy.path : f))], {
+      cwd: project,
+    });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toContain(where);
     expect(r.stderr).toContain(what);
@@ -196,7 +248,11 @@ describe('several agents: bad input is refused before anything runs', () => {
   });
 
   it('a config naming both agent and agents is refused at its line', async () => {
-    const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': 'agent: codex\nagents: [codex, gemini]\n' });
+    const project = makeProject({
+      ...baseProject(),
+      'sim.yaml': 'seed: 1\n',
+      'skillprobe.config.yaml': 'agent: codex\nagents: [codex, gemini]\n',
+    });
     dirs.push(project);
     const r = await runCli(['run', '--sim', 'sim.yaml', '--transcripts', 'runs'], { cwd: project });
     expect(r.exitCode).toBe(2);

@@ -7,7 +7,8 @@ import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 const SAMPLES = join(import.meta.dirname, 'fixtures/claude-samples');
 const sample = (name: string) => parseClaudeStream(readFileSync(join(SAMPLES, name), 'utf8'));
 const kinds = (t: Transcript) => t.events.map((e) => e.kind);
-const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
+const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) =>
+  t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
 
 describe('Claude Code stream parser on every shared sample', () => {
   const files = readdirSync(SAMPLES).filter((f) => f.endsWith('.jsonl'));
@@ -57,7 +58,11 @@ describe('Claude Code stream parser on every shared sample', () => {
     const t = sample('skill.jsonl');
     const body = t.events.find((e) => e.kind === 'text' && e.text.startsWith('Base directory for this skill:'));
     expect(body?.source).toBe('harness');
-    expect(of(t, 'text').filter((e) => e.source === 'assistant').map((e) => e.text)).toEqual([
+    expect(
+      of(t, 'text')
+        .filter((e) => e.source === 'assistant')
+        .map((e) => e.text),
+    ).toEqual([
       "I'll use the pdf-tool skill for this.",
       'PLAN:\n1. Run `python scripts/extract.py --input "input.pdf" --format text`\n2. Report the output.',
     ]);
@@ -95,7 +100,11 @@ describe('Claude Code stream parser on every shared sample', () => {
 
   it('keeps unknown event types as other, a run of the same one counted, not repeated', () => {
     const t = parseClaudeStream(readFileSync(join(SAMPLES, 'stall-kill.jsonl'), 'utf8'));
-    expect(t.events.map((e) => (e.kind === 'other' ? [e.type, e.repeats ?? 1] : e.kind))).toEqual(['init', ['system/status', 1], ['stream_event', 3]]);
+    expect(t.events.map((e) => (e.kind === 'other' ? [e.type, e.repeats ?? 1] : e.kind))).toEqual([
+      'init',
+      ['system/status', 1],
+      ['stream_event', 3],
+    ]);
   });
 
   it('a CLI printing noise costs one event, however long it goes on', () => {
@@ -130,11 +139,23 @@ describe('Claude Code stream parser on damaged input', () => {
 
   it('classifies denied and unknown skills', () => {
     const call = (id: string, skill: string) =>
-      JSON.stringify({ type: 'assistant', parent_tool_use_id: null, message: { id: 'm', model: 'x', content: [{ type: 'tool_use', id, name: 'Skill', input: { skill } }] } });
+      JSON.stringify({
+        type: 'assistant',
+        parent_tool_use_id: null,
+        message: { id: 'm', model: 'x', content: [{ type: 'tool_use', id, name: 'Skill', input: { skill } }] },
+      });
     const res = (id: string, content: string) =>
-      JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, is_error: true }] } });
+      JSON.stringify({
+        type: 'user',
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content, is_error: true }] },
+      });
     const t = parseClaudeStream(
-      [call('a', 'bash-skill'), res('a', 'Execute skill: bash-skill'), call('b', 'nope'), res('b', '<tool_use_error>Unknown skill: nope</tool_use_error>')].join('\n'),
+      [
+        call('a', 'bash-skill'),
+        res('a', 'Execute skill: bash-skill'),
+        call('b', 'nope'),
+        res('b', '<tool_use_error>Unknown skill: nope</tool_use_error>'),
+      ].join('\n'),
     );
     expect(of(t, 'skill_load').map((l) => [l.name, l.status])).toEqual([
       ['bash-skill', 'denied'],
@@ -143,7 +164,11 @@ describe('Claude Code stream parser on damaged input', () => {
   });
 
   it('ignores sub-agent assistant traffic', () => {
-    const line = JSON.stringify({ type: 'assistant', parent_tool_use_id: 'toolu_1', message: { id: 'm', content: [{ type: 'text', text: 'sub' }] } });
+    const line = JSON.stringify({
+      type: 'assistant',
+      parent_tool_use_id: 'toolu_1',
+      message: { id: 'm', content: [{ type: 'text', text: 'sub' }] },
+    });
     expect(kinds(parseClaudeStream(line))).toEqual(['other']);
   });
 });

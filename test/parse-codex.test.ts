@@ -13,7 +13,15 @@ import type { SkillLoadEvent, ToolCallEvent, Transcript } from '../src/transcrip
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'codex-gemini');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 
-const SHOWN: ShownEvidence = { source: SESSION_SOURCE, skills: ['mock-skill'], contextFiles: [], sandbox: 'read-only', cwd: '/ws', model: 'm', cliVersion: '0.169.0' };
+const SHOWN: ShownEvidence = {
+  source: SESSION_SOURCE,
+  skills: ['mock-skill'],
+  contextFiles: [],
+  sandbox: 'read-only',
+  cwd: '/ws',
+  model: 'm',
+  cliVersion: '0.169.0',
+};
 const EVIDENCE: TrialEvidence = { skillNonces: { 'mock-skill': '7f3a9c' }, shown: SHOWN };
 const meta = (over: Partial<TrialMeta> = {}): TrialMeta => ({
   exitCode: 0,
@@ -28,13 +36,27 @@ const meta = (over: Partial<TrialMeta> = {}): TrialMeta => ({
   ...over,
 });
 const parse = (raw: string, m: TrialMeta = meta()) => parseCodexStream(raw, m);
-const status = (t: Transcript, m: TrialMeta, family = ['mock-skill']) => trialStatus(t, m, { arm: 'skill', family, isolationProblem: codex.grading.isolationProblem }).status;
+const status = (t: Transcript, m: TrialMeta, family = ['mock-skill']) =>
+  trialStatus(t, m, { arm: 'skill', family, isolationProblem: codex.grading.isolationProblem }).status;
 
 /** One JSONL line per event, as Codex prints them. */
 const stream = (...events: object[]) => events.map((e) => JSON.stringify(e)).join('\n') + '\n';
 const command = (id: string, cmd: string, output: string, exitCode = 0) => [
-  { type: 'item.started', item: { id, type: 'command_execution', command: cmd, aggregated_output: '', exit_code: null, status: 'in_progress' } },
-  { type: 'item.completed', item: { id, type: 'command_execution', command: cmd, aggregated_output: output, exit_code: exitCode, status: exitCode === 0 ? 'completed' : 'failed' } },
+  {
+    type: 'item.started',
+    item: { id, type: 'command_execution', command: cmd, aggregated_output: '', exit_code: null, status: 'in_progress' },
+  },
+  {
+    type: 'item.completed',
+    item: {
+      id,
+      type: 'command_execution',
+      command: cmd,
+      aggregated_output: output,
+      exit_code: exitCode,
+      status: exitCode === 0 ? 'completed' : 'failed',
+    },
+  },
 ];
 const START = [{ type: 'thread.started', thread_id: 't' }, { type: 'turn.started' }];
 const DONE = { type: 'turn.completed', usage: { input_tokens: 10, output_tokens: 2 } };
@@ -58,20 +80,31 @@ describe('the Codex stream parser', () => {
     expect(call).toMatchObject({ name: 'exec_command', intent: 'skill', skill: 'mock-skill', source: 'assistant' });
     const load = t.events.find((e): e is SkillLoadEvent => e.kind === 'skill_load')!;
     expect(load).toMatchObject({ callId: call.id, name: 'mock-skill', status: 'loaded', path: '/ws/.agents/skills/mock-skill' });
-    expect(t.events.filter((e) => e.kind === 'text').map((e) => (e.kind === 'text' ? e.text : ''))).toEqual(['Using the mock-skill skill.', expect.stringContaining('MOCK_FINAL')]);
+    expect(t.events.filter((e) => e.kind === 'text').map((e) => (e.kind === 'text' ? e.text : ''))).toEqual([
+      'Using the mock-skill skill.',
+      expect.stringContaining('MOCK_FINAL'),
+    ]);
     expect(t.events.at(-1)).toMatchObject({ kind: 'result', status: 'success' });
     expect(status(t, meta())).toBe('ok');
   });
 
   it('without the secret in the output, the same read is no skill call (the path alone proves nothing)', () => {
-    const t = parse(fixture('codex-events-skill.jsonl'), meta({ evidence: { ...EVIDENCE, skillNonces: { 'mock-skill': 'not-in-output' } } }));
+    const t = parse(
+      fixture('codex-events-skill.jsonl'),
+      meta({ evidence: { ...EVIDENCE, skillNonces: { 'mock-skill': 'not-in-output' } } }),
+    );
     expect(t.events.filter((e) => e.kind === 'tool_call').map((e) => (e.kind === 'tool_call' ? e.intent : ''))).toEqual(['other']);
     expect(t.events.some((e) => e.kind === 'skill_load')).toBe(false);
   });
 
   it.each([
     ['lists the folder', 'ls -la .agents/skills/mock-skill', 'SKILL.md\n', 0],
-    ['names the path in an echo', "echo 'I will read .agents/skills/mock-skill/SKILL.md'", 'I will read .agents/skills/mock-skill/SKILL.md\n', 0],
+    [
+      'names the path in an echo',
+      "echo 'I will read .agents/skills/mock-skill/SKILL.md'",
+      'I will read .agents/skills/mock-skill/SKILL.md\n',
+      0,
+    ],
     ['counts its lines', 'wc -l .agents/skills/mock-skill/SKILL.md', '7 .agents/skills/mock-skill/SKILL.md\n', 0],
   ])('a command that %s is not a skill call', (_, cmd, output, rc) => {
     const t = parse(stream(...START, ...command('i1', cmd, output, rc), DONE));
@@ -82,20 +115,46 @@ describe('the Codex stream parser', () => {
   it('one command reading two SKILL.md files is two skill calls, in the order the output shows them', () => {
     const nonces = { alpha: 'aaaa1111', beta: 'bbbb2222' };
     const out = '---\nname: beta\n---\n<!-- bbbb2222 -->\n---\nname: alpha\n---\n<!-- aaaa1111 -->\n';
-    const t = parse(stream(...START, ...command('i1', "cat /w/.agents/skills/beta/SKILL.md /w/.agents/skills/alpha/SKILL.md", out), DONE), meta({ evidence: { skillNonces: nonces, shown: SHOWN } }));
+    const t = parse(
+      stream(...START, ...command('i1', 'cat /w/.agents/skills/beta/SKILL.md /w/.agents/skills/alpha/SKILL.md', out), DONE),
+      meta({ evidence: { skillNonces: nonces, shown: SHOWN } }),
+    );
     const calls = t.events.filter((e): e is ToolCallEvent => e.kind === 'tool_call');
-    expect(calls.map((c) => [c.id, c.skill])).toEqual([['i1', 'beta'], ['i1/alpha', 'alpha']]);
-    expect(t.events.filter((e): e is SkillLoadEvent => e.kind === 'skill_load').map((l) => l.path)).toEqual(['/w/.agents/skills/beta', '/w/.agents/skills/alpha']);
+    expect(calls.map((c) => [c.id, c.skill])).toEqual([
+      ['i1', 'beta'],
+      ['i1/alpha', 'alpha'],
+    ]);
+    expect(t.events.filter((e): e is SkillLoadEvent => e.kind === 'skill_load').map((l) => l.path)).toEqual([
+      '/w/.agents/skills/beta',
+      '/w/.agents/skills/alpha',
+    ]);
   });
 
   it('a failed read of a SKILL.md outside the family is a call to an unknown skill', () => {
-    const t = parse(stream(...START, ...command('i1', "/bin/bash -lc 'cat .agents/skills/ghost/SKILL.md'", 'cat: .agents/skills/ghost/SKILL.md: No such file or directory\n', 1), DONE));
+    const t = parse(
+      stream(
+        ...START,
+        ...command(
+          'i1',
+          "/bin/bash -lc 'cat .agents/skills/ghost/SKILL.md'",
+          'cat: .agents/skills/ghost/SKILL.md: No such file or directory\n',
+          1,
+        ),
+        DONE,
+      ),
+    );
     expect(t.events.find((e) => e.kind === 'tool_call')).toMatchObject({ intent: 'skill', skill: 'ghost' });
     expect(t.events.find((e) => e.kind === 'skill_load')).toMatchObject({ name: 'ghost', status: 'unknown' });
   });
 
   it('a failed read of a family member is still the model choosing it: a skill call it could not open (denied)', () => {
-    const t = parse(stream(...START, ...command('i1', 'cat skills/mock-skill/SKILL.md', 'cat: skills/mock-skill/SKILL.md: No such file or directory\n', 1), DONE));
+    const t = parse(
+      stream(
+        ...START,
+        ...command('i1', 'cat skills/mock-skill/SKILL.md', 'cat: skills/mock-skill/SKILL.md: No such file or directory\n', 1),
+        DONE,
+      ),
+    );
     expect(t.events.find((e) => e.kind === 'tool_call')).toMatchObject({ intent: 'skill', skill: 'mock-skill' });
     expect(t.events.find((e) => e.kind === 'skill_load')).toMatchObject({ name: 'mock-skill', status: 'denied' });
   });
@@ -126,7 +185,14 @@ describe('the Codex stream parser', () => {
   });
 
   it('a non-fatal notice (unknown model metadata) is neither an error nor a result', () => {
-    const t = parse(stream(START[0]!, { type: 'item.completed', item: { id: 'item_0', type: 'error', message: 'Model metadata for `m` not found.' } }, START[1]!, DONE));
+    const t = parse(
+      stream(
+        START[0]!,
+        { type: 'item.completed', item: { id: 'item_0', type: 'error', message: 'Model metadata for `m` not found.' } },
+        START[1]!,
+        DONE,
+      ),
+    );
     expect(t.events.filter((e) => e.kind === 'error')).toEqual([]);
     expect(status(t, meta())).toBe('ok');
   });
@@ -162,8 +228,14 @@ describe('the Codex stream parser', () => {
 
 describe('what the Codex session record shows', () => {
   const rollout = (...entries: object[]) => entries.map((e) => JSON.stringify(e)).join('\n');
-  const developer = (text: string) => ({ type: 'response_item', payload: { type: 'message', role: 'developer', content: [{ type: 'input_text', text }] } });
-  const user = (text: string) => ({ type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] } });
+  const developer = (text: string) => ({
+    type: 'response_item',
+    payload: { type: 'message', role: 'developer', content: [{ type: 'input_text', text }] },
+  });
+  const user = (text: string) => ({
+    type: 'response_item',
+    payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+  });
 
   it('reads the listed skills, the sandbox, the model, the cwd and any instruction file', () => {
     const text = fixture('codex-skills-block-with-catalog.txt');
@@ -178,11 +250,21 @@ describe('what the Codex session record shows', () => {
         user('What is the phrase?'),
       ),
     );
-    expect(shown).toEqual({ source: SESSION_SOURCE, skills: ['mock-skill'], contextFiles: ['AGENTS.md (/ws)'], sandbox: 'read-only', model: 'sim', cwd: '/ws', cliVersion: '0.169.0' });
+    expect(shown).toEqual({
+      source: SESSION_SOURCE,
+      skills: ['mock-skill'],
+      contextFiles: ['AGENTS.md (/ws)'],
+      sandbox: 'read-only',
+      model: 'sim',
+      cwd: '/ws',
+      cliVersion: '0.169.0',
+    });
   });
 
   it('a prompt that merely has an instructions heading is not an instruction file', () => {
-    const shown = shownInSession(rollout(user('# Deploy instructions for staging\n\nShip it.'), user('# AGENTS.md instructions for /ws\n\nno tag follows')));
+    const shown = shownInSession(
+      rollout(user('# Deploy instructions for staging\n\nShip it.'), user('# AGENTS.md instructions for /ws\n\nno tag follows')),
+    );
     expect(shown.contextFiles).toEqual([]);
   });
 
@@ -194,7 +276,8 @@ describe('what the Codex session record shows', () => {
   });
 
   it('several skills, descriptions with colons, and nothing after the list', () => {
-    const block = '### Available skills\n- atl-jira: Jira: issues. (file: r0/atl-jira/SKILL.md)\n- csv-report: CSV. (file: r0/csv-report/SKILL.md)\n### How to use skills\n- Discovery: x';
+    const block =
+      '### Available skills\n- atl-jira: Jira: issues. (file: r0/atl-jira/SKILL.md)\n- csv-report: CSV. (file: r0/csv-report/SKILL.md)\n### How to use skills\n- Discovery: x';
     expect(listedSkills(block)).toEqual(['atl-jira', 'csv-report']);
     expect(listedSkills('no listing here')).toEqual([]);
   });
@@ -202,13 +285,19 @@ describe('what the Codex session record shows', () => {
 
 describe('Codex isolation, from its session evidence', () => {
   const withShown = (shown: ShownEvidence | undefined) => parse(stream(START[0]!, DONE), meta({ evidence: shown ? { shown } : {} }));
-  const problem = (shown: ShownEvidence | undefined, arm: 'skill' | 'ablation' = 'skill', family = ['mock-skill']) => codex.grading.isolationProblem(withShown(shown), { arm, family });
+  const problem = (shown: ShownEvidence | undefined, arm: 'skill' | 'ablation' = 'skill', family = ['mock-skill']) =>
+    codex.grading.isolationProblem(withShown(shown), { arm, family });
 
   it.each<[string, ShownEvidence | undefined, 'skill' | 'ablation', string | undefined]>([
     ['the family, read-only, no instruction file', SHOWN, 'skill', undefined],
     ['nothing listed in the ablation arm', { ...SHOWN, skills: [] }, 'ablation', undefined],
     ['no session record', undefined, 'skill', 'no Codex session record'],
-    ['a skill from outside the family', { ...SHOWN, skills: ['mock-skill', 'user-level'] }, 'skill', 'outside the family reached the model: user-level'],
+    [
+      'a skill from outside the family',
+      { ...SHOWN, skills: ['mock-skill', 'user-level'] },
+      'skill',
+      'outside the family reached the model: user-level',
+    ],
     ['a member missing in the skill arm', { ...SHOWN, skills: [] }, 'skill', 'mock-skill not loaded'],
     ['a member in the ablation arm', SHOWN, 'ablation', 'ablation arm: mock-skill'],
     ['an AGENTS.md in context', { ...SHOWN, contextFiles: ['AGENTS.md (/x)'] }, 'skill', 'instruction files reached the model: AGENTS.md'],
@@ -252,11 +341,22 @@ describe('grading a Codex trial end to end (pure)', () => {
     plan: { matches: ['--fast'], mustNot: [], verb: 'run' },
     decision: { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 },
   };
-  const opts: GradeOptions = { family: [{ dir: 'mock-skill', name: 'mock-skill' }], skillsFolder: codex.skillsFolder, readCountsAsFiring: true, budgetStopsFail: true, conventions: codex.grading };
+  const opts: GradeOptions = {
+    family: [{ dir: 'mock-skill', name: 'mock-skill' }],
+    skillsFolder: codex.skillsFolder,
+    readCountsAsFiring: true,
+    budgetStopsFail: true,
+    conventions: codex.grading,
+  };
 
   it('the read fires the expected skill and the plan after it is graded from the model text alone', () => {
     const out = '---\nname: mock-skill\n---\n<!-- 7f3a9c -->\n```bash\nmock run --fast\n```\n';
-    const raw = stream(...START, ...command('i1', "/bin/bash -lc 'cat /ws/.agents/skills/mock-skill/SKILL.md'", out), { type: 'item.completed', item: { id: 'm', type: 'agent_message', text: 'Plan:\n```bash\nmock run --fast\n```' } }, DONE);
+    const raw = stream(
+      ...START,
+      ...command('i1', "/bin/bash -lc 'cat /ws/.agents/skills/mock-skill/SKILL.md'", out),
+      { type: 'item.completed', item: { id: 'm', type: 'agent_message', text: 'Plan:\n```bash\nmock run --fast\n```' } },
+      DONE,
+    );
     const o = gradeTrial(parse(raw), meta(), c, 'skill', 1, opts);
     expect(o).toMatchObject({ status: 'ok', fired: 'expected', firedColumn: 'mock-skill', passed: true, readOnly: false });
     expect(o.plan?.pass).toBe(true);
@@ -265,7 +365,14 @@ describe('grading a Codex trial end to end (pure)', () => {
   it('reading the skill in the ablation arm is an isolation error', () => {
     const out = '<!-- 7f3a9c -->\n';
     const raw = stream(...START, ...command('i1', 'cat .agents/skills/mock-skill/SKILL.md', out), DONE);
-    const o = gradeTrial(parse(raw, meta({ evidence: { ...EVIDENCE, shown: { ...SHOWN, skills: [] } } })), meta({ evidence: { ...EVIDENCE, shown: { ...SHOWN, skills: [] } } }), c, 'ablation', 1, opts);
+    const o = gradeTrial(
+      parse(raw, meta({ evidence: { ...EVIDENCE, shown: { ...SHOWN, skills: [] } } })),
+      meta({ evidence: { ...EVIDENCE, shown: { ...SHOWN, skills: [] } } }),
+      c,
+      'ablation',
+      1,
+      opts,
+    );
     expect(o.status).toBe('isolation_error');
   });
 });

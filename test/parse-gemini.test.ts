@@ -9,17 +9,29 @@ import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/codex-gemini');
 const read = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
-const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) => t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
+const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) =>
+  t.events.filter((e): e is Extract<TranscriptEvent, { kind: K }> => e.kind === kind);
 
 /** What the arm's listing said: the evidence every trial is parsed with. */
 const SHOWN: ShownEvidence = { source: 'gemini skills list (once per arm)', skills: ['mock-skill'], contextFiles: [] };
 const parse = (raw: string, exitCode: number | null = 0) => parseGeminiStream(raw, { evidence: { shown: SHOWN }, exitCode });
 
 function meta(exitCode: number | null, extra: Partial<TrialMeta> = {}): TrialMeta {
-  return { exitCode, signal: null, wallMs: 100, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-01-01T00:00:00Z', ...extra };
+  return {
+    exitCode,
+    signal: null,
+    wallMs: 100,
+    timedOut: false,
+    interrupted: false,
+    stderrTail: '',
+    attempt: 1,
+    startedAt: '2026-01-01T00:00:00Z',
+    ...extra,
+  };
 }
 
-const statusOf = (t: Transcript, m: TrialMeta) => trialStatus(t, m, { arm: 'skill', family: ['mock-skill'], isolationProblem: gemini.grading.isolationProblem }).status;
+const statusOf = (t: Transcript, m: TrialMeta) =>
+  trialStatus(t, m, { arm: 'skill', family: ['mock-skill'], isolationProblem: gemini.grading.isolationProblem }).status;
 
 describe('Gemini stream parser on the recorded streams', () => {
   it('a skill activation: init from the listing, text runs joined, the call, its load with the folder, success', () => {
@@ -27,7 +39,17 @@ describe('Gemini stream parser on the recorded streams', () => {
     expect(t.warnings).toEqual([]);
     expect(t.agent).toBe('gemini');
     expect(of(t, 'init')).toEqual([
-      { kind: 'init', source: 'system', model: 'gemini-2.5-flash', cliVersion: '', cwd: '', tools: [], skills: ['mock-skill'], skillsFrom: SHOWN.source, contextFiles: [] },
+      {
+        kind: 'init',
+        source: 'system',
+        model: 'gemini-2.5-flash',
+        cliVersion: '',
+        cwd: '',
+        tools: [],
+        skills: ['mock-skill'],
+        skillsFrom: SHOWN.source,
+        contextFiles: [],
+      },
     ]);
     const texts = of(t, 'text');
     expect(texts.map((e) => e.source)).toEqual(['assistant', 'assistant']);
@@ -35,10 +57,23 @@ describe('Gemini stream parser on the recorded streams', () => {
     // Two deltas, one text event.
     expect(texts[1]!.text).toMatch(/^MOCK_FINAL: skill result: .*<\/instructions>.*└───SKILL\.md\\$/s);
     expect(of(t, 'tool_call')).toEqual([
-      expect.objectContaining({ name: 'activate_skill', intent: 'skill', skill: 'mock-skill', id: 'activate_skill__activate_skill_1796031981372_0', input: { name: 'mock-skill' } }),
+      expect.objectContaining({
+        name: 'activate_skill',
+        intent: 'skill',
+        skill: 'mock-skill',
+        id: 'activate_skill__activate_skill_1796031981372_0',
+        input: { name: 'mock-skill' },
+      }),
     ]);
     expect(of(t, 'skill_load')).toEqual([
-      { kind: 'skill_load', source: 'harness', callId: 'activate_skill__activate_skill_1796031981372_0', name: 'mock-skill', status: 'loaded', path: '/ws/.agents/skills/mock-skill' },
+      {
+        kind: 'skill_load',
+        source: 'harness',
+        callId: 'activate_skill__activate_skill_1796031981372_0',
+        name: 'mock-skill',
+        status: 'loaded',
+        path: '/ws/.agents/skills/mock-skill',
+      },
     ]);
     expect(of(t, 'tool_result')[0]).toMatchObject({ isError: false, text: expect.stringContaining('Skill **mock-skill** activated.') });
     expect(of(t, 'result')).toEqual([{ kind: 'result', source: 'system', status: 'success', durationMs: 92 }]);
@@ -172,7 +207,9 @@ describe('Gemini errors as measured: each case maps to the trial status it must 
 
   it('a loop-detection warning is not a retry and not a service fault', () => {
     const { t } = asTrial(cases.find((x) => x.name === 'g11-loopdetect')!);
-    expect(of(t, 'error')).toEqual([{ kind: 'error', source: 'system', errorKind: 'unknown', message: 'Loop detected, stopping execution', retrying: false }]);
+    expect(of(t, 'error')).toEqual([
+      { kind: 'error', source: 'system', errorKind: 'unknown', message: 'Loop detected, stopping execution', retrying: false },
+    ]);
     // Two deltas in a row are one text event.
     expect(of(t, 'text').at(-1)!.text).toBe('turn 4turn 4');
   });
@@ -186,9 +223,21 @@ describe('Gemini stream parser on other input', () => {
     const raw = [
       init,
       line({ type: 'tool_use', tool_name: 'activate_skill', tool_id: 'a', parameters: { name: 'nope' } }),
-      line({ type: 'tool_result', tool_id: 'a', status: 'error', output: 'params/name must be equal to one of the allowed values', error: { type: 'invalid_tool_params', message: 'params/name must be equal to one of the allowed values' } }),
+      line({
+        type: 'tool_result',
+        tool_id: 'a',
+        status: 'error',
+        output: 'params/name must be equal to one of the allowed values',
+        error: { type: 'invalid_tool_params', message: 'params/name must be equal to one of the allowed values' },
+      }),
       line({ type: 'tool_use', tool_name: 'activate_skill', tool_id: 'b', parameters: { name: 'mock-skill' } }),
-      line({ type: 'tool_result', tool_id: 'b', status: 'error', output: '', error: { type: 'policy_violation', message: 'Tool execution denied by policy.' } }),
+      line({
+        type: 'tool_result',
+        tool_id: 'b',
+        status: 'error',
+        output: '',
+        error: { type: 'policy_violation', message: 'Tool execution denied by policy.' },
+      }),
     ].join('\n');
     const loads = of(parse(raw), 'skill_load');
     expect(loads.map((l) => [l.name, l.status, l.detail])).toEqual([
@@ -199,22 +248,49 @@ describe('Gemini stream parser on other input', () => {
   });
 
   it('a read by absolute_path is a read too', () => {
-    const t = parse([init, line({ type: 'tool_use', tool_name: 'read_file', tool_id: 'r', parameters: { absolute_path: '/w/.agents/skills/x/SKILL.md' } })].join('\n'));
+    const t = parse(
+      [
+        init,
+        line({ type: 'tool_use', tool_name: 'read_file', tool_id: 'r', parameters: { absolute_path: '/w/.agents/skills/x/SKILL.md' } }),
+      ].join('\n'),
+    );
     expect(of(t, 'tool_call')[0]).toMatchObject({ intent: 'read', path: '/w/.agents/skills/x/SKILL.md' });
   });
 
   it('the turn limit the loop recovery hits ends as max_turns, though the CLI says success', () => {
-    const raw = [init, line({ type: 'message', role: 'assistant', content: 'x', delta: true }), line({ type: 'error', severity: 'error', message: 'Maximum session turns exceeded' }), line({ type: 'result', status: 'success', stats: {} })].join('\n');
+    const raw = [
+      init,
+      line({ type: 'message', role: 'assistant', content: 'x', delta: true }),
+      line({ type: 'error', severity: 'error', message: 'Maximum session turns exceeded' }),
+      line({ type: 'result', status: 'success', stats: {} }),
+    ].join('\n');
     expect(of(parse(raw), 'result')[0]).toMatchObject({ status: 'max_turns' });
   });
 
   it('a CLI error that is not the API is other_error; no cost is ever claimed', () => {
-    const raw = [init, line({ type: 'result', status: 'error', error: { type: 'FatalToolExecutionError', message: 'Error executing tool x: disk full' }, stats: { duration_ms: 5 } })].join('\n');
-    expect(of(parse(raw, 54), 'result')).toEqual([{ kind: 'result', source: 'system', status: 'other_error', message: 'Error executing tool x: disk full', durationMs: 5 }]);
+    const raw = [
+      init,
+      line({
+        type: 'result',
+        status: 'error',
+        error: { type: 'FatalToolExecutionError', message: 'Error executing tool x: disk full' },
+        stats: { duration_ms: 5 },
+      }),
+    ].join('\n');
+    expect(of(parse(raw, 54), 'result')).toEqual([
+      { kind: 'result', source: 'system', status: 'other_error', message: 'Error executing tool x: disk full', durationMs: 5 },
+    ]);
   });
 
   it('a refused connection is a connection error, whatever the exit code', () => {
-    const raw = [init, line({ type: 'result', status: 'error', error: { type: 'unknown', message: '[API Error: exception TypeError: fetch failed sending request]' } })].join('\n');
+    const raw = [
+      init,
+      line({
+        type: 'result',
+        status: 'error',
+        error: { type: 'unknown', message: '[API Error: exception TypeError: fetch failed sending request]' },
+      }),
+    ].join('\n');
     expect(of(parse(raw, 1), 'error')[0]).toMatchObject({ errorKind: 'connection', httpStatus: undefined });
   });
 

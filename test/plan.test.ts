@@ -4,7 +4,15 @@ import { gradableCase } from '../src/trials/stored-case.js';
 import type { Case } from '../src/load/cases.js';
 
 /** A loaded case as the loader gives it, for the stages that take one. */
-const loadedCase = (id: string): Case => ({ id, prompt: 'p', expect: { skill: 'x' }, exclusive: false, tags: [], source: { file: 'c.yaml', line: 1, at: { id: { line: 1, col: 1 }, prompt: { line: 1, col: 1 } } } }) as Case;
+const loadedCase = (id: string): Case =>
+  ({
+    id,
+    prompt: 'p',
+    expect: { skill: 'x' },
+    exclusive: false,
+    tags: [],
+    source: { file: 'c.yaml', line: 1, at: { id: { line: 1, col: 1 }, prompt: { line: 1, col: 1 } } },
+  }) as Case;
 import { trialsToDetect } from '../src/stats/sample-size.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { baseProject, cleanup, makeProject, runInProcess } from './helpers.js';
@@ -71,7 +79,9 @@ describe('fixed mode with a delta finer than any sequential design', () => {
     expect(c.design).toBeUndefined();
     expect(c.decision.maxTrials).toBeGreaterThan(1000);
     // Within the limit, a fixed-mode case stores the sequential design, which `plan` shows beside fixed N.
-    expect(gradableCase(loadedCase('ok'), configSchema.parse({ decision: { mode: 'fixed', threshold: 0.9, delta: 0.2 } })).design).toMatchObject({ kind: 'optimal' });
+    expect(
+      gradableCase(loadedCase('ok'), configSchema.parse({ decision: { mode: 'fixed', threshold: 0.9, delta: 0.2 } })).design,
+    ).toMatchObject({ kind: 'optimal' });
   });
 });
 
@@ -91,7 +101,7 @@ describe('skillprobe plan --compare', () => {
   const dir = makeProject(baseProject());
   afterAll(() => cleanup(dir));
 
-  it('gives the trials per case in each run to catch a drop, alone and corrected across the suite\'s cases', async () => {
+  it("gives the trials per case in each run to catch a drop, alone and corrected across the suite's cases", async () => {
     const r = await runInProcess(['plan', '--compare', '--from', '0.9', '--to', '0.75', '--price-per-trial', '0.01'], { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(0);
     const perCase = trialsToDetect(0.9, 0.75, 0.05, 0.8);
@@ -104,7 +114,9 @@ describe('skillprobe plan --compare', () => {
     // The suite runs sequentially: the suite-level canary on those runs is priced beside the fixed-N one.
     expect(r.stdout).toMatch(/suite-level canary, on the runs the suite makes anyway/);
     expect(r.stdout).toMatch(/about \d+ trials per run at 0\.9 \(both runs: \$\d+\.\d\d\)/);
-    expect(r.stdout).toMatch(/flags the drop in every case with power \d+(\.\d)?%, in one case alone with \d+(\.\d)?% \(exact, at α 0\.05\)/);
+    expect(r.stdout).toMatch(
+      /flags the drop in every case with power \d+(\.\d)?%, in one case alone with \d+(\.\d)?% \(exact, at α 0\.05\)/,
+    );
   });
 
   it('prices the baseline canary against a base of the fixed-N size: fewer candidate trials, the power its exact programme gives', async () => {
@@ -112,7 +124,10 @@ describe('skillprobe plan --compare', () => {
     expect(r.exitCode, r.stderr).toBe(0);
     const text = r.stdout.replace(/\s+/g, ' ');
     const across = trialsToDetect(0.9, 0.6, 0.05 / 2, 0.8);
-    const m = /baseline canary .* against a base of (\d+) per case: about (\d+) candidate trials when nothing moved, (\d+) when one case drops \(at most (\d+) per case; .*against (\d+) for the fixed-N candidate flags the drop in one case with power (\d+)%/.exec(text);
+    const m =
+      /baseline canary .* against a base of (\d+) per case: about (\d+) candidate trials when nothing moved, (\d+) when one case drops \(at most (\d+) per case; .*against (\d+) for the fixed-N candidate flags the drop in one case with power (\d+)%/.exec(
+        text,
+      );
     expect(m, text).not.toBeNull();
     const [base, unchanged, oneDrop, cap, fixed, power] = m!.slice(1).map(Number) as [number, number, number, number, number, number];
     expect([base, fixed]).toEqual([across, 2 * across]);

@@ -15,25 +15,113 @@ import type { GradableCase, TrialMeta } from '../src/run/schema.js';
 
 const P = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 20 };
 const FAMILY = ['atl', 'atl-jira', 'atl-confluence'].map((dir) => ({ dir, name: dir }));
-const OPTS: GradeOptions = { family: FAMILY, skillsFolder: claudeCode.skillsFolder, readCountsAsFiring: true, budgetStopsFail: true, conventions: claudeCode.grading };
-const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 300, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
-const jira: GradableCase = { id: 'c', expect: 'atl-jira', exclusive: true, tags: [], decision: P, command: 'atl jira', plan: { matches: [], mustNot: [], verb: 'create-issue' } };
+const OPTS: GradeOptions = {
+  family: FAMILY,
+  skillsFolder: claudeCode.skillsFolder,
+  readCountsAsFiring: true,
+  budgetStopsFail: true,
+  conventions: claudeCode.grading,
+};
+const META: TrialMeta = {
+  exitCode: 0,
+  signal: null,
+  wallMs: 300,
+  timedOut: false,
+  interrupted: false,
+  stderrTail: '',
+  attempt: 1,
+  startedAt: '2026-11-30T00:00:00.000Z',
+};
+const jira: GradableCase = {
+  id: 'c',
+  expect: 'atl-jira',
+  exclusive: true,
+  tags: [],
+  decision: P,
+  command: 'atl jira',
+  plan: { matches: [], mustNot: [], verb: 'create-issue' },
+};
 
 describe('each trial says pass, fail and why, or not scored and why — never just "ok"', () => {
   const s = () => new ClaudeStream();
   it.each<[string, ClaudeStream, GradableCase, Arm, Partial<TrialMeta>, string]>([
-    ['a pass', s().skill('atl-jira', 'create-issue --project OPS').text('```bash\natl jira create-issue --project OPS\n```').result(), jira, 'skill', {}, 'pass'],
-    ['a read-only pass', s().read('.claude/skills/atl-jira/SKILL.md').text('```bash\natl jira create-issue --project OPS\n```').result(), jira, 'skill', {}, 'pass (read-only)'],
+    [
+      'a pass',
+      s().skill('atl-jira', 'create-issue --project OPS').text('```bash\natl jira create-issue --project OPS\n```').result(),
+      jira,
+      'skill',
+      {},
+      'pass',
+    ],
+    [
+      'a read-only pass',
+      s().read('.claude/skills/atl-jira/SKILL.md').text('```bash\natl jira create-issue --project OPS\n```').result(),
+      jira,
+      'skill',
+      {},
+      'pass (read-only)',
+    ],
     ['nothing fired', s().text('Done, I think.').result(), jira, 'skill', {}, 'fail: did not fire'],
     ['a question instead', s().text('Which project?').result(), jira, 'skill', {}, 'fail: did not fire (asked a question)'],
     ['a sibling', s().skill('atl-confluence', 'x').text('ok').result(), jira, 'skill', {}, 'fail: sibling fired: atl-confluence'],
-    ['a plan with the wrong verb', s().skill('atl-jira', 'create --project OPS').text('ok').result(), jira, 'skill', {}, 'fail: plan: verb create-issue: used create'],
-    ['a false trigger', s().skill('atl').text('ok').result(), { ...jira, expect: 'none', plan: undefined }, 'skill', {}, 'fail: false trigger: atl fired'],
-    ['max turns', s().skill('atl-jira', 'create-issue').result({ subtype: 'error_max_turns', is_error: true, errors: ['Reached maximum number of turns (2)'] }), jira, 'skill', { exitCode: 1 }, 'fail: max turns (Reached maximum number of turns (2))'],
-    ['an infra error', s().retry(429).apiError(429).result({ is_error: true, api_error_status: 429 }), jira, 'skill', { exitCode: 1 }, 'not scored: infra_error'],
-    ['a stream stalled after the skill fired', s().skill('atl-jira', 'x'), jira, 'skill', { exitCode: null, signal: 'SIGTERM', timedOut: true, wallMs: 9000, quietMs: 8000 }, 'not scored: infra_error (the stream went silent after the model acted'],
-    ['nothing to score in the ablation arm', new ClaudeStream('/ws', []).text('no').result(), { ...jira, plan: undefined }, 'ablation', {}, 'not scored: nothing to score without the skill'],
-    ['the ablation arm failing its plan checks, as expected', new ClaudeStream('/ws', []).text('Try the tracker.').result(), jira, 'ablation', {}, 'fail without the skill: plan: verb create-issue: no call of the command found'],
+    [
+      'a plan with the wrong verb',
+      s().skill('atl-jira', 'create --project OPS').text('ok').result(),
+      jira,
+      'skill',
+      {},
+      'fail: plan: verb create-issue: used create',
+    ],
+    [
+      'a false trigger',
+      s().skill('atl').text('ok').result(),
+      { ...jira, expect: 'none', plan: undefined },
+      'skill',
+      {},
+      'fail: false trigger: atl fired',
+    ],
+    [
+      'max turns',
+      s()
+        .skill('atl-jira', 'create-issue')
+        .result({ subtype: 'error_max_turns', is_error: true, errors: ['Reached maximum number of turns (2)'] }),
+      jira,
+      'skill',
+      { exitCode: 1 },
+      'fail: max turns (Reached maximum number of turns (2))',
+    ],
+    [
+      'an infra error',
+      s().retry(429).apiError(429).result({ is_error: true, api_error_status: 429 }),
+      jira,
+      'skill',
+      { exitCode: 1 },
+      'not scored: infra_error',
+    ],
+    [
+      'a stream stalled after the skill fired',
+      s().skill('atl-jira', 'x'),
+      jira,
+      'skill',
+      { exitCode: null, signal: 'SIGTERM', timedOut: true, wallMs: 9000, quietMs: 8000 },
+      'not scored: infra_error (the stream went silent after the model acted',
+    ],
+    [
+      'nothing to score in the ablation arm',
+      new ClaudeStream('/ws', []).text('no').result(),
+      { ...jira, plan: undefined },
+      'ablation',
+      {},
+      'not scored: nothing to score without the skill',
+    ],
+    [
+      'the ablation arm failing its plan checks, as expected',
+      new ClaudeStream('/ws', []).text('Try the tracker.').result(),
+      jira,
+      'ablation',
+      {},
+      'fail without the skill: plan: verb create-issue: no call of the command found',
+    ],
   ])('%s', (_, stream, c, arm, meta, says) => {
     const line = explainOutcome(gradeTrial(parseClaudeStream(stream.raw()), { ...META, ...meta }, c, arm, 1, OPTS), c);
     expect(line.slice(0, says.length)).toBe(says);
@@ -50,7 +138,14 @@ describe('expected trials, for the progress estimate', () => {
 
   it('a sequential schedule expects far fewer trials than its upper bound, and counts decided cases', () => {
     const decision = { ...P, minTrials: 5, maxTrials: 50 };
-    const s = new SequentialScheduler([{ id: 'a', expect: 'x', decision }, { id: 'b', expect: 'x', decision }], ['skill'], 'scored');
+    const s = new SequentialScheduler(
+      [
+        { id: 'a', expect: 'x', decision },
+        { id: 'b', expect: 'x', decision },
+      ],
+      ['skill'],
+      'scored',
+    );
     expect(s.plannedTotal()).toBe(100);
     const before = s.expectedTotal();
     expect(before).toBeGreaterThan(40);
@@ -88,7 +183,9 @@ describe('progress output', () => {
     p.start({ ...state, done: 0 });
     p.trialDone({ caseId: 'jira', arm: 'skill', n: 3 }, 'fail: plan: verb create-issue: used create', 812, state);
     p.stop();
-    expect(text).toContain("running about 40 trials over 5 cases (at most 90; updated as cases decide)\n  40 is the designs' expected number if each case's rate sits at its threshold");
+    expect(text).toContain(
+      "running about 40 trials over 5 cases (at most 90; updated as cases decide)\n  40 is the designs' expected number if each case's rate sits at its threshold",
+    );
     expect(text).toContain('[3/~40 · 1/5 decided] jira/skill#3: fail: plan: verb create-issue: used create · 812 ms · 2 failed so far');
   });
 
@@ -117,7 +214,11 @@ describe('progress bar on a terminal', () => {
     p.trialDone({ caseId: 'trap-comment-on-ticket-about-page', arm: 'skill', n: 7 }, longVerdict, 900, state);
     p.stop();
     // Each redraw starts by moving the cursor to column 1: split there, then drop the escape codes.
-    return text.split(/\u001b\[\d*G|\r|\n/).map((l) => stripVTControlCharacters(l)).filter((l) => l.includes('trials ·')).at(-1)!;
+    return text
+      .split(/\u001b\[\d*G|\r|\n/)
+      .map((l) => stripVTControlCharacters(l))
+      .filter((l) => l.includes('trials ·'))
+      .at(-1)!;
   }
 
   it.each([120, 100, 80])('fills a %i-column terminal with the bar and the last trial, never more', (columns) => {

@@ -45,7 +45,8 @@ const graded = (ref: TrialRef): TrialOutcome => ({
   flags: { noop: false, clarifying: false },
   parseWarnings: 0,
 });
-const decisions = (refs: TrialRef[], cases = CASES) => cases.map((c) => sequentialVerdict(c, refs.map(graded))).map((v) => [v.caseId, v.verdict, v.decidedAt, v.llr, v.estimate?.rate]);
+const decisions = (refs: TrialRef[], cases = CASES) =>
+  cases.map((c) => sequentialVerdict(c, refs.map(graded))).map((v) => [v.caseId, v.verdict, v.decidedAt, v.llr, v.estimate?.rate]);
 
 /** The same cases under the design that always decides, built and stored as a run stores them. */
 const UNCAPPED = { ...DECISION, maxTrials: undefined };
@@ -57,19 +58,22 @@ const DESIGNED: GradableCase[] = CASES.map((c) => {
 describe('ReplayingScheduler: a resumed run takes the decisions of an uninterrupted one', () => {
   const rows = [1, 2, 4].flatMap((concurrency) => [3, 7, 11].map((cut) => ({ concurrency, cut })));
 
-  it.each(rows)('fixed design, concurrency $concurrency, interrupted after $cut trials: exactly the same trials', ({ concurrency, cut }) => {
-    const make = () => new FixedScheduler(CASES, ['skill'], 5, 'scored');
-    const whole = drive(make(), concurrency);
-    const first = drive(make(), concurrency, cut);
-    const stored = new Map(first.map((r) => [trialKey(r), outcome(r)]));
-    const resumed = new ReplayingScheduler(make(), stored);
-    const rest = drive(resumed, concurrency);
-    // Nothing stored runs twice, and together they are exactly the uninterrupted run's trials.
-    expect(rest.filter((r) => stored.has(trialKey(r)))).toEqual([]);
-    expect(keys([...first, ...rest])).toEqual(keys(whole));
-    expect(resumed.replayed).toHaveLength(cut);
-    expect(resumed.exhausted()).toBe(true);
-  });
+  it.each(rows)(
+    'fixed design, concurrency $concurrency, interrupted after $cut trials: exactly the same trials',
+    ({ concurrency, cut }) => {
+      const make = () => new FixedScheduler(CASES, ['skill'], 5, 'scored');
+      const whole = drive(make(), concurrency);
+      const first = drive(make(), concurrency, cut);
+      const stored = new Map(first.map((r) => [trialKey(r), outcome(r)]));
+      const resumed = new ReplayingScheduler(make(), stored);
+      const rest = drive(resumed, concurrency);
+      // Nothing stored runs twice, and together they are exactly the uninterrupted run's trials.
+      expect(rest.filter((r) => stored.has(trialKey(r)))).toEqual([]);
+      expect(keys([...first, ...rest])).toEqual(keys(whole));
+      expect(resumed.replayed).toHaveLength(cut);
+      expect(resumed.exhausted()).toBe(true);
+    },
+  );
 
   it.each(rows)('SPRT, concurrency $concurrency, interrupted after $cut trials: the same decisions', ({ concurrency, cut }) => {
     const make = () => new SequentialScheduler(CASES, ['skill'], 'scored');
@@ -84,16 +88,19 @@ describe('ReplayingScheduler: a resumed run takes the decisions of an uninterrup
     expect(decisions(whole).map((d) => d[1])).toEqual(['PASS', 'INCONCLUSIVE', 'FAIL']);
   });
 
-  it.each(rows)('the design that always decides, concurrency $concurrency, interrupted after $cut trials: the same decisions, every case decided', ({ concurrency, cut }) => {
-    const make = () => new SequentialScheduler(DESIGNED, ['skill'], 'scored');
-    const whole = drive(make(), concurrency);
-    const first = drive(make(), concurrency, cut);
-    const stored = new Map(first.map((r) => [trialKey(r), outcome(r)]));
-    const rest = drive(new ReplayingScheduler(make(), stored), concurrency);
-    expect(decisions([...first, ...rest], DESIGNED)).toEqual(decisions(whole, DESIGNED));
-    // Case b passes 2 in 3 and case c 1 in 2: between p1 0.6 and p0 0.9 or below, where Wald's capped test left b undecided.
-    expect(decisions(whole, DESIGNED).map((d) => d[1])).toEqual(['PASS', 'FAIL', 'FAIL']);
-  });
+  it.each(rows)(
+    'the design that always decides, concurrency $concurrency, interrupted after $cut trials: the same decisions, every case decided',
+    ({ concurrency, cut }) => {
+      const make = () => new SequentialScheduler(DESIGNED, ['skill'], 'scored');
+      const whole = drive(make(), concurrency);
+      const first = drive(make(), concurrency, cut);
+      const stored = new Map(first.map((r) => [trialKey(r), outcome(r)]));
+      const rest = drive(new ReplayingScheduler(make(), stored), concurrency);
+      expect(decisions([...first, ...rest], DESIGNED)).toEqual(decisions(whole, DESIGNED));
+      // Case b passes 2 in 3 and case c 1 in 2: between p1 0.6 and p0 0.9 or below, where Wald's capped test left b undecided.
+      expect(decisions(whole, DESIGNED).map((d) => d[1])).toEqual(['PASS', 'FAIL', 'FAIL']);
+    },
+  );
 
   it('a trial stored without evidence is replayed as such, not run again', () => {
     const stored = new Map<string, boolean | undefined>([['a/skill/1', undefined]]);
@@ -130,8 +137,16 @@ describe('resumeChanges names what changed since a run started', () => {
     ['a skill', { skills: [{ dir: 'alpha', name: 'alpha', hash: 'h2' }], skillsHash: 'sk2' }, /^skills \(alpha: sk1 → sk2\)$/],
     ['the case files', { cases: { ...base.cases, hash: 'z' } }, /^case files/],
     ['the selection', { cases: { ...base.cases, defs: CASES.slice(1) } }, /selected cases/],
-    ['a decision parameter', { config: configSchema.parse({ arms: ['skill'], decision: { threshold: 0.8 } }) }, /^config \(decision\.threshold\)$/],
-    ['the timeout', { config: configSchema.parse({ arms: ['skill'], timeouts: { trialSeconds: 60 } }) }, /^config \(timeouts\.trialSeconds\)$/],
+    [
+      'a decision parameter',
+      { config: configSchema.parse({ arms: ['skill'], decision: { threshold: 0.8 } }) },
+      /^config \(decision\.threshold\)$/,
+    ],
+    [
+      'the timeout',
+      { config: configSchema.parse({ arms: ['skill'], timeouts: { trialSeconds: 60 } }) },
+      /^config \(timeouts\.trialSeconds\)$/,
+    ],
     ['only the concurrency (free to change)', { config: configSchema.parse({ arms: ['skill'], concurrency: 7 }) }, null],
     ['only the cost cap (free to change)', { config: configSchema.parse({ arms: ['skill'], maxCostUsd: 3 }) }, null],
     ['the agent binary', { agent: { ...base.agent, binary: '/other/claude' } }, /^agent binary/],

@@ -24,13 +24,31 @@ import { wilsonInterval } from '../src/stats/wilson.js';
 import type { Comparison } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
 import { ClaudeStream } from './claude-stream.js';
-import { adjustedText, designedCases, designedInput, designFacts, OUTCOMES, reportInput, SUITE, withoutEstimates } from './report-inputs.js';
+import {
+  adjustedText,
+  designedCases,
+  designedInput,
+  designFacts,
+  OUTCOMES,
+  reportInput,
+  SUITE,
+  withoutEstimates,
+} from './report-inputs.js';
 import { handMadeManifest, storeTrial } from './run-fixtures.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, 'artifacts');
 const INJECTION = '</script><img src=x onerror=alert(1)>';
-const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 1200, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
+const META: TrialMeta = {
+  exitCode: 0,
+  signal: null,
+  wallMs: 1200,
+  timedOut: false,
+  interrupted: false,
+  stderrTail: '',
+  attempt: 1,
+  startedAt: '2026-11-30T00:00:00.000Z',
+};
 // p0 0.8 against p1 0.5: a few trials decide, so one small run shows every verdict.
 const DECISION = { threshold: 0.8, delta: 0.3, alpha: 0.05, beta: 0.2, minTrials: 3, maxTrials: 10 };
 
@@ -45,13 +63,21 @@ const DEFS: GradableCase[] = [
     decision: DECISION,
     prompt: 'File a bug in OPS: the login page returns a 500.',
   },
-  { id: 'confluence-page', expect: 'atl-confluence', exclusive: false, tags: ['trap'], decision: DECISION, prompt: 'Write up the OPS-12 incident as a page.' },
+  {
+    id: 'confluence-page',
+    expect: 'atl-confluence',
+    exclusive: false,
+    tags: ['trap'],
+    decision: DECISION,
+    prompt: 'Write up the OPS-12 incident as a page.',
+  },
   { id: 'jira-search', expect: 'atl-jira', exclusive: false, tags: [], decision: DECISION, prompt: 'Which OPS tickets are open?' },
   { id: 'neg-trivia', expect: 'none', exclusive: false, tags: ['near-miss'], decision: DECISION, prompt: `What is Jira? ${INJECTION}` },
 ];
 
 const s = () => new ClaudeStream();
-const planned = (args: string) => s().skill('atl-jira', args).text(`Here is the plan:\n\n\`\`\`bash\natl jira ${args}\n\`\`\`\n\nRun it yourself.`).result();
+const planned = (args: string) =>
+  s().skill('atl-jira', args).text(`Here is the plan:\n\n\`\`\`bash\natl jira ${args}\n\`\`\`\n\nRun it yourself.`).result();
 const sibling = () => s().skill('atl-confluence', 'create-page --space OPS').text('Done: the page is drafted.').result();
 
 /** Every trial of the run, in the order they are stored: case, arm, stream (numbered per case and arm). */
@@ -80,7 +106,12 @@ const TRIALS: [string, 'skill' | 'ablation', ClaudeStream, Partial<TrialMeta>?][
 async function handMadeRun(root: string): Promise<ReportInput> {
   const store = await RunStore.create(root, '20261130-000000-html');
   const config = configSchema.parse({ arms: ['skill', 'ablation'], decision: { mode: 'sprt' } });
-  const manifest = handMadeManifest(DEFS, TRIALS.length, { runId: '20261130-000000-html', config, reportedModel: 'claude-sonnet-4-5', model: 'claude-sonnet-4-5' });
+  const manifest = handMadeManifest(DEFS, TRIALS.length, {
+    runId: '20261130-000000-html',
+    config,
+    reportedModel: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-4-5',
+  });
   await store.writeManifest(manifest);
   const numbers = new Map<string, number>();
   for (const [caseId, arm, stream, meta] of TRIALS) {
@@ -90,28 +121,108 @@ async function handMadeRun(root: string): Promise<ReportInput> {
   }
   const { outcomes, damaged } = await gradeStored(store, manifest);
   const results = buildResults(manifest, outcomes, damaged, new Date('2026-11-30T00:01:00.000Z'));
-  return { manifest, results, runDir: store.dir, agentNotes: agentNotes(manifest), transcripts: await readTranscripts(store, manifest, results.outcomes) };
+  return {
+    manifest,
+    results,
+    runDir: store.dir,
+    agentNotes: agentNotes(manifest),
+    transcripts: await readTranscripts(store, manifest, results.outcomes),
+  };
 }
 
 const rate = (successes: number, n: number) => wilsonInterval(successes, n);
 const difference = (diff: number, lo: number, hi: number) => ({ diff, lo, hi });
 
 const COMPARISON: Comparison = {
-  base: { runId: 'base-run', dir: 'transcripts/base-run', agent: { id: 'claude-code', cliVersion: '2.1.197' }, model: { requested: 'claude-sonnet-4-5', reported: 'claude-sonnet-4-5' }, simulated: false, startedAt: '2026-11-29T00:00:00.000Z', decisionMode: 'fixed', trials: 40, costUsd: 1.2 },
-  candidate: { runId: 'cand-run', dir: 'transcripts/cand-run', agent: { id: 'claude-code', cliVersion: '2.1.197' }, model: { requested: 'claude-opus-4-1' }, simulated: false, startedAt: '2026-11-30T00:00:00.000Z', decisionMode: 'fixed', trials: 40, costUsd: 3.4 },
+  base: {
+    runId: 'base-run',
+    dir: 'transcripts/base-run',
+    agent: { id: 'claude-code', cliVersion: '2.1.197' },
+    model: { requested: 'claude-sonnet-4-5', reported: 'claude-sonnet-4-5' },
+    simulated: false,
+    startedAt: '2026-11-29T00:00:00.000Z',
+    decisionMode: 'fixed',
+    trials: 40,
+    costUsd: 1.2,
+  },
+  candidate: {
+    runId: 'cand-run',
+    dir: 'transcripts/cand-run',
+    agent: { id: 'claude-code', cliVersion: '2.1.197' },
+    model: { requested: 'claude-opus-4-1' },
+    simulated: false,
+    startedAt: '2026-11-30T00:00:00.000Z',
+    decisionMode: 'fixed',
+    trials: 40,
+    costUsd: 3.4,
+  },
   crossAgent: false,
   crossModel: true,
   alpha: 0.05,
   margin: 0.15,
   suite: SUITE,
   cases: [
-    { caseId: 'jira-create', arm: 'skill', base: rate(19, 20), candidate: rate(8, 20), difference: difference(-0.55, -0.74, -0.28), method: 'boschloo', pValue: 0.0002, pAdjusted: 0.0008, change: 'REGRESSED', reason: 'the pass rate fell by 0.55' },
-    { caseId: 'confluence-page', arm: 'skill', base: rate(10, 20), candidate: rate(18, 20), difference: difference(0.4, 0.13, 0.6), method: 'boschloo', pValue: 0.008, pAdjusted: 0.016, change: 'IMPROVED', reason: 'the pass rate rose by 0.40' },
-    { caseId: 'neg-trivia', arm: 'skill', base: rate(20, 20), candidate: rate(20, 20), difference: difference(0, -0.13, 0.13), method: 'boschloo', pValue: 1, pAdjusted: 1, change: 'UNCHANGED', reason: `the interval lies inside ±0.15 ${INJECTION}` },
-    { caseId: 'jira-search', arm: 'skill', base: rate(15, 20), candidate: rate(12, 20), difference: difference(-0.15, -0.42, 0.14), method: 'boschloo', pValue: 0.5, pAdjusted: 0.67, change: 'UNDECIDED', trialsToDecide: 64, reason: 'too few trials to tell' },
+    {
+      caseId: 'jira-create',
+      arm: 'skill',
+      base: rate(19, 20),
+      candidate: rate(8, 20),
+      difference: difference(-0.55, -0.74, -0.28),
+      method: 'boschloo',
+      pValue: 0.0002,
+      pAdjusted: 0.0008,
+      change: 'REGRESSED',
+      reason: 'the pass rate fell by 0.55',
+    },
+    {
+      caseId: 'confluence-page',
+      arm: 'skill',
+      base: rate(10, 20),
+      candidate: rate(18, 20),
+      difference: difference(0.4, 0.13, 0.6),
+      method: 'boschloo',
+      pValue: 0.008,
+      pAdjusted: 0.016,
+      change: 'IMPROVED',
+      reason: 'the pass rate rose by 0.40',
+    },
+    {
+      caseId: 'neg-trivia',
+      arm: 'skill',
+      base: rate(20, 20),
+      candidate: rate(20, 20),
+      difference: difference(0, -0.13, 0.13),
+      method: 'boschloo',
+      pValue: 1,
+      pAdjusted: 1,
+      change: 'UNCHANGED',
+      reason: `the interval lies inside ±0.15 ${INJECTION}`,
+    },
+    {
+      caseId: 'jira-search',
+      arm: 'skill',
+      base: rate(15, 20),
+      candidate: rate(12, 20),
+      difference: difference(-0.15, -0.42, 0.14),
+      method: 'boschloo',
+      pValue: 0.5,
+      pAdjusted: 0.67,
+      change: 'UNDECIDED',
+      trialsToDecide: 64,
+      reason: 'too few trials to tell',
+    },
   ],
   routing: [
-    { caseId: 'jira-create', expect: 'atl-jira', column: 'atl-confluence', base: rate(1, 20), candidate: rate(11, 20), difference: difference(0.5, 0.24, 0.69), pValue: 0.0004, pAdjusted: 0.0016 },
+    {
+      caseId: 'jira-create',
+      expect: 'atl-jira',
+      column: 'atl-confluence',
+      base: rate(1, 20),
+      candidate: rate(11, 20),
+      difference: difference(0.5, 0.24, 0.69),
+      pValue: 0.0004,
+      pAdjusted: 0.0016,
+    },
   ],
   drift: {
     facts: [
@@ -133,27 +244,63 @@ describe('divergence: the first step at which the trials of a case call differen
   const t = (trial: number, ...steps: string[]): TrialSteps => ({ trial, steps });
   const table: [string, TrialSteps[], Divergence | undefined][] = [
     ['nothing to compare with one trial', [t(1, 'Skill(atl-jira)')], undefined],
-    ['every trial the same', [t(1, 'Skill(atl-jira)', 'Read(a)'), t(2, 'Skill(atl-jira)', 'Read(a)')], { kind: 'same', steps: ['Skill(atl-jira)', 'Read(a)'], trials: 2 }],
+    [
+      'every trial the same',
+      [t(1, 'Skill(atl-jira)', 'Read(a)'), t(2, 'Skill(atl-jira)', 'Read(a)')],
+      { kind: 'same', steps: ['Skill(atl-jira)', 'Read(a)'], trials: 2 },
+    ],
     ['no trial calls anything', [t(1), t(2), t(3)], { kind: 'same', steps: [], trials: 3 }],
     [
       'a split at the first call, larger branch first',
       [t(1, 'Skill(atl-jira)'), t(2, 'Skill(atl-confluence)'), t(3, 'Skill(atl-jira)')],
-      { kind: 'diverge', step: 1, shared: [], branches: [{ call: 'Skill(atl-jira)', trials: [1, 3] }, { call: 'Skill(atl-confluence)', trials: [2] }] },
+      {
+        kind: 'diverge',
+        step: 1,
+        shared: [],
+        branches: [
+          { call: 'Skill(atl-jira)', trials: [1, 3] },
+          { call: 'Skill(atl-confluence)', trials: [2] },
+        ],
+      },
     ],
     [
       'a split after a shared prefix',
       [t(4, 'Skill(atl)', 'Skill(atl-jira)'), t(2, 'Skill(atl)', 'Skill(atl-confluence)')],
-      { kind: 'diverge', step: 2, shared: ['Skill(atl)'], branches: [{ call: 'Skill(atl-confluence)', trials: [2] }, { call: 'Skill(atl-jira)', trials: [4] }] },
+      {
+        kind: 'diverge',
+        step: 2,
+        shared: ['Skill(atl)'],
+        branches: [
+          { call: 'Skill(atl-confluence)', trials: [2] },
+          { call: 'Skill(atl-jira)', trials: [4] },
+        ],
+      },
     ],
     [
       'a trial that stops early is its own branch, after calls of the same size',
       [t(1, 'Skill(atl)'), t(2, 'Skill(atl)', 'Read(x)')],
-      { kind: 'diverge', step: 2, shared: ['Skill(atl)'], branches: [{ call: 'Read(x)', trials: [2] }, { call: null, trials: [1] }] },
+      {
+        kind: 'diverge',
+        step: 2,
+        shared: ['Skill(atl)'],
+        branches: [
+          { call: 'Read(x)', trials: [2] },
+          { call: null, trials: [1] },
+        ],
+      },
     ],
     [
       'no call at all against a call',
       [t(1), t(2), t(3, 'Read(notes.md)')],
-      { kind: 'diverge', step: 1, shared: [], branches: [{ call: null, trials: [1, 2] }, { call: 'Read(notes.md)', trials: [3] }] },
+      {
+        kind: 'diverge',
+        step: 1,
+        shared: [],
+        branches: [
+          { call: null, trials: [1, 2] },
+          { call: 'Read(notes.md)', trials: [3] },
+        ],
+      },
     ],
   ];
   it.each(table)('%s', (_, trials, expected) => {
@@ -185,7 +332,10 @@ describe('html report as text', () => {
     const page = htmlReporter.render(input);
     expect(page).not.toMatch(/(src|href)="(https?:)?\/\//);
     expect(page).toContain('id="sprt"');
-    const fixed = { ...input, results: { ...input.results, run: { ...input.results.run, decision: { ...input.results.run.decision, mode: 'fixed' as const } } } };
+    const fixed = {
+      ...input,
+      results: { ...input.results, run: { ...input.results.run, decision: { ...input.results.run.decision, mode: 'fixed' as const } } },
+    };
     expect(htmlReporter.render(fixed)).not.toContain('id="sprt"');
   });
 
@@ -236,8 +386,16 @@ describe('html report as text', () => {
   });
 
   it('embeds every failing trial up to its cap, a few passing ones, and names the rest', () => {
-    const trial = (n: number, passed: boolean | null): TrialOutcome => ({ ...input.results.outcomes[0]!, n, passed, excludedBecause: undefined });
-    const many = [...Array.from({ length: 30 }, (_, i) => trial(i + 1, false)), ...Array.from({ length: 10 }, (_, i) => trial(i + 31, true))];
+    const trial = (n: number, passed: boolean | null): TrialOutcome => ({
+      ...input.results.outcomes[0]!,
+      n,
+      passed,
+      excludedBecause: undefined,
+    });
+    const many = [
+      ...Array.from({ length: 30 }, (_, i) => trial(i + 1, false)),
+      ...Array.from({ length: 10 }, (_, i) => trial(i + 31, true)),
+    ];
     const { shown, left } = chooseEmbedded(many);
     expect(shown.filter((o) => o.passed === false)).toHaveLength(EMBED_LIMITS.notable);
     expect(shown.filter((o) => o.passed === true)).toHaveLength(EMBED_LIMITS.passing);
@@ -249,7 +407,10 @@ const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;',
 /** Text as the page escapes it. */
 const escaped = (text: string) => text.replace(/[&<>"']/g, (ch) => ENTITY[ch]!);
 const attribute = (tag: string, name: string) => new RegExp(` ${name}="([^"]*)"`).exec(tag)?.[1];
-const pointsOf = (tag: string) => attribute(tag, 'points')!.split(' ').map((p) => p.split(',').map(Number) as [number, number]);
+const pointsOf = (tag: string) =>
+  attribute(tag, 'points')!
+    .split(' ')
+    .map((p) => p.split(',').map(Number) as [number, number]);
 
 /** The sequential-path figure of a case: its design kind, caption and chart. */
 function figureOf(page: string, caseId: string): { kind: string; body: string } {
@@ -259,13 +420,24 @@ function figureOf(page: string, caseId: string): { kind: string; body: string } 
 const tags = (body: string, pattern: string) => [...body.matchAll(new RegExp(`<${pattern}[^>]*>`, 'g'))].map((m) => m[0]);
 
 describe('html report: the rate beside a verdict, adjusted for stopping early where the design gives it', () => {
-  const ADJUSTED = "† adjusted for stopping early: median-unbiased estimate and exact 95% interval under the sequential design's stopping rule.";
+  const ADJUSTED =
+    "† adjusted for stopping early: median-unbiased estimate and exact 95% interval under the sequential design's stopping rule.";
   const DESCRIPTIVE = '* descriptive only: the case stopped early by a sequential rule, which biases the interval.';
   const row = (page: string, caseId: string) => new RegExp(`<tr data-case="${caseId}">([\\s\\S]*?)</tr>`).exec(page)![1]!;
   // Per input: the mark on each case's rate (none: ''), and the notes under the table.
   const table: [string, ReportInput, Record<string, string>, string[]][] = [
-    ['a run with stored designs: a stopped case shows its adjusted rate, †', designedInput(), { 'jira-create': '†', 'neg-weather': '†', 'vague-sprint': '' }, [ADJUSTED]],
-    ['results without adjusted rates: the naive rate, * where a sequential stop biases its interval', withoutEstimates(reportInput()), { 'jira-create': '*', 'neg-weather': '*', 'vague-sprint': '' }, [DESCRIPTIVE]],
+    [
+      'a run with stored designs: a stopped case shows its adjusted rate, †',
+      designedInput(),
+      { 'jira-create': '†', 'neg-weather': '†', 'vague-sprint': '' },
+      [ADJUSTED],
+    ],
+    [
+      'results without adjusted rates: the naive rate, * where a sequential stop biases its interval',
+      withoutEstimates(reportInput()),
+      { 'jira-create': '*', 'neg-weather': '*', 'vague-sprint': '' },
+      [DESCRIPTIVE],
+    ],
   ];
   it.each(table)('%s', (_, input, marks, notes) => {
     const page = htmlReporter.render(input);
@@ -286,60 +458,71 @@ describe('html report: the rate beside a verdict, adjusted for stopping early wh
         expect(whisker).toContain(`${rate.successes} of ${rate.n}`);
       }
     }
-    for (const note of [ADJUSTED, DESCRIPTIVE]) expect(page.includes(`<p class="note">${escaped(note)}</p>`), note).toBe(notes.includes(note));
+    for (const note of [ADJUSTED, DESCRIPTIVE])
+      expect(page.includes(`<p class="note">${escaped(note)}</p>`), note).toBe(notes.includes(note));
   });
 });
 
 describe('html report: sequential paths against the boundaries of the design each case ran under', () => {
   it.each([
     ['the optimal design', 'optimal', designedInput(), designedCases()],
-    ['the optimal design, minTrials 3', 'optimal', designedInput('sequential', OUTCOMES, { minTrials: 3 }), designedCases('sequential', { minTrials: 3 })],
+    [
+      'the optimal design, minTrials 3',
+      'optimal',
+      designedInput('sequential', OUTCOMES, { minTrials: 3 }),
+      designedCases('sequential', { minTrials: 3 }),
+    ],
     ["Wald's SPRT", 'wald', designedInput('sprt'), designedCases('sprt')],
     ["Wald's SPRT rebuilt for a run from before designs were stored", 'wald', reportInput(), reportInput().manifest.cases.defs],
-  ] as const)('%s: boundaries end at the design’s maximum, marked on the axis; dots, titles and the decided ring stay', (_, kind, input, defs) => {
-    const page = htmlReporter.render(input);
-    for (const v of input.results.verdicts.filter((x) => x.scored > 0)) {
-      const def = defs.find((d) => d.id === v.caseId)!;
-      const design = caseDesign(def);
-      const { kind: drawn, body } = figureOf(page, v.caseId);
-      expect(drawn).toBe(kind);
-      expect(body).toContain(escaped(designFacts(v)));
-      const tick = tags(body, 'line class="tick design-max"');
-      expect(tick).toHaveLength(1);
-      const end = Number(attribute(tick[0]!, 'x1'));
-      expect(body).toMatch(new RegExp(`<text class="label design-max"[^>]*>${design.maxTrials}<title>`));
-      if (kind === 'optimal') {
-        const boundary = (k: string) => pointsOf(tags(body, `polyline class="boundary ${k}"`)[0]!);
-        const [accept, reject] = [boundary('accept'), boundary('reject')];
-        // One point per stage from minTrials to the last; the two boundaries meet there.
-        expect(accept).toHaveLength(design.maxTrials - Math.max(1, def.decision.minTrials) + 1);
-        expect(reject).toHaveLength(accept.length);
-        expect(accept.at(-1)).toEqual(reject.at(-1));
-        expect(accept.at(-1)![0]).toBe(end);
-        // They close in: the gap at the last stage is none, narrower than anywhere before.
-        const gaps = accept.map((a, i) => reject[i]![1] - a[1]);
-        expect(gaps.at(-1)).toBe(0);
-        expect(gaps.slice(0, -1).every((g) => g > 0)).toBe(true);
-        expect(tags(body, 'line class="accept"')).toEqual([]);
-      } else {
-        const lines = ['accept', 'reject'].map((k) => tags(body, `line class="${k}"`)[0]!);
-        for (const l of lines) {
-          expect(attribute(l, 'y1')).toBe(attribute(l, 'y2'));
-          expect(Number(attribute(l, 'x2'))).toBe(end);
+  ] as const)(
+    '%s: boundaries end at the design’s maximum, marked on the axis; dots, titles and the decided ring stay',
+    (_, kind, input, defs) => {
+      const page = htmlReporter.render(input);
+      for (const v of input.results.verdicts.filter((x) => x.scored > 0)) {
+        const def = defs.find((d) => d.id === v.caseId)!;
+        const design = caseDesign(def);
+        const { kind: drawn, body } = figureOf(page, v.caseId);
+        expect(drawn).toBe(kind);
+        expect(body).toContain(escaped(designFacts(v)));
+        const tick = tags(body, 'line class="tick design-max"');
+        expect(tick).toHaveLength(1);
+        const end = Number(attribute(tick[0]!, 'x1'));
+        expect(body).toMatch(new RegExp(`<text class="label design-max"[^>]*>${design.maxTrials}<title>`));
+        if (kind === 'optimal') {
+          const boundary = (k: string) => pointsOf(tags(body, `polyline class="boundary ${k}"`)[0]!);
+          const [accept, reject] = [boundary('accept'), boundary('reject')];
+          // One point per stage from minTrials to the last; the two boundaries meet there.
+          expect(accept).toHaveLength(design.maxTrials - Math.max(1, def.decision.minTrials) + 1);
+          expect(reject).toHaveLength(accept.length);
+          expect(accept.at(-1)).toEqual(reject.at(-1));
+          expect(accept.at(-1)![0]).toBe(end);
+          // They close in: the gap at the last stage is none, narrower than anywhere before.
+          const gaps = accept.map((a, i) => reject[i]![1] - a[1]);
+          expect(gaps.at(-1)).toBe(0);
+          expect(gaps.slice(0, -1).every((g) => g > 0)).toBe(true);
+          expect(tags(body, 'line class="accept"')).toEqual([]);
+        } else {
+          const lines = ['accept', 'reject'].map((k) => tags(body, `line class="${k}"`)[0]!);
+          for (const l of lines) {
+            expect(attribute(l, 'y1')).toBe(attribute(l, 'y2'));
+            expect(Number(attribute(l, 'x2'))).toBe(end);
+          }
+          expect(tags(body, 'polyline class="boundary')).toEqual([]);
         }
-        expect(tags(body, 'polyline class="boundary')).toEqual([]);
+        expect(tags(body, 'line class="min-trials"')).toHaveLength(def.decision.minTrials > 1 ? 1 : 0);
+        const dots = tags(body, 'circle class="step-');
+        expect(dots).toHaveLength(v.scored);
+        expect(dots.filter((d) => d.includes(' decided')).map((d) => dots.indexOf(d) + 1)).toEqual(
+          v.decidedAt === undefined ? [] : [v.decidedAt],
+        );
+        expect(body.match(/<circle [^>]*><title>scored trial \d+ \(#\d+\): (pass|fail), Λ = /g)).toHaveLength(v.scored);
       }
-      expect(tags(body, 'line class="min-trials"')).toHaveLength(def.decision.minTrials > 1 ? 1 : 0);
-      const dots = tags(body, 'circle class="step-');
-      expect(dots).toHaveLength(v.scored);
-      expect(dots.filter((d) => d.includes(' decided')).map((d) => dots.indexOf(d) + 1)).toEqual(v.decidedAt === undefined ? [] : [v.decidedAt]);
-      expect(body.match(/<circle [^>]*><title>scored trial \d+ \(#\d+\): (pass|fail), Λ = /g)).toHaveLength(v.scored);
-    }
-    // The section's lead describes the designs drawn, and only those.
-    const lead = /<section class="card" id="sprt"[^>]*><h2[^>]*>[^<]*<\/h2><p class="lead">([^<]*)<\/p>/.exec(page)![1]!;
-    expect(lead.includes("close in until they meet at the design's maximum")).toBe(kind === 'optimal');
-    expect(lead.includes("Under Wald's SPRT they are flat lines")).toBe(kind === 'wald');
-  });
+      // The section's lead describes the designs drawn, and only those.
+      const lead = /<section class="card" id="sprt"[^>]*><h2[^>]*>[^<]*<\/h2><p class="lead">([^<]*)<\/p>/.exec(page)![1]!;
+      expect(lead.includes("close in until they meet at the design's maximum")).toBe(kind === 'optimal');
+      expect(lead.includes("Under Wald's SPRT they are flat lines")).toBe(kind === 'wald');
+    },
+  );
 
   const p = (threshold: number, delta: number, minTrials: number) => ({ threshold, delta, alpha: 0.05, beta: 0.2, minTrials });
   const optimal = (q: ReturnType<typeof p>) => {
@@ -355,7 +538,9 @@ describe('html report: sequential paths against the boundaries of the design eac
     ["Wald's, truncated", waldDesign({ ...p(0.85, 0.15, 5), maxTrials: 40 })],
   ])('stageBoundaries of %s split every stage’s pass counts exactly as the design does', (_, d) => {
     const stages = stageBoundaries(d, params(d));
-    expect(stages.map((s) => s.n)).toEqual(Array.from({ length: d.maxTrials - Math.max(1, d.minTrials) + 1 }, (_, i) => Math.max(1, d.minTrials) + i));
+    expect(stages.map((s) => s.n)).toEqual(
+      Array.from({ length: d.maxTrials - Math.max(1, d.minTrials) + 1 }, (_, i) => Math.max(1, d.minTrials) + i),
+    );
     for (const s of stages) {
       expect(s.accept).toBeGreaterThanOrEqual(s.reject);
       for (let k = 0; k <= s.n; k++) {
@@ -372,7 +557,8 @@ describe('html report: sequential paths against the boundaries of the design eac
 });
 
 const hasBrowser = existsSync(CHROMIUM);
-if (!hasBrowser) console.warn(`report-html: ${CHROMIUM} is missing, so the real-browser test of the html report is skipped (apt-get install chromium)`);
+if (!hasBrowser)
+  console.warn(`report-html: ${CHROMIUM} is missing, so the real-browser test of the html report is skipped (apt-get install chromium)`);
 
 describe.skipIf(!hasBrowser)('html report in a real headless browser', () => {
   let root: string;
@@ -385,7 +571,16 @@ describe.skipIf(!hasBrowser)('html report in a real headless browser', () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
   }, 120_000);
   afterAll(async () => {
@@ -440,7 +635,9 @@ describe.skipIf(!hasBrowser)('html report in a real headless browser', () => {
     expect(await page.locator('#passk svg.chart.passk').count()).toBeGreaterThan(0);
     expect(await page.locator('#ablation tbody tr').count()).toBe(1);
 
-    await expect(page.locator('#trials').textContent()).resolves.toContain('Trials diverge at step 1: 4 trials call Skill(atl-jira), 2 trials call Skill(atl-confluence)');
+    await expect(page.locator('#trials').textContent()).resolves.toContain(
+      'Trials diverge at step 1: 4 trials call Skill(atl-jira), 2 trials call Skill(atl-confluence)',
+    );
     const summaries = await page.locator('details.trial > summary').all();
     for (const summary of summaries) await summary.click();
     for (const source of ['assistant', 'tool', 'harness', 'system']) {

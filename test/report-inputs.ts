@@ -1,7 +1,16 @@
 import { agentNotes } from '../src/commands/reports.js';
 import { configSchema, type DecisionMode } from '../src/run/config-schema.js';
 import type { ReportInput } from '../src/report/reporter.js';
-import { NOTHING_TO_SCORE, type CaseVerdict, type DecisionParams, type GradableCase, type Rate, type RunManifest, type SprtParams, type TrialOutcome } from '../src/run/schema.js';
+import {
+  NOTHING_TO_SCORE,
+  type CaseVerdict,
+  type DecisionParams,
+  type GradableCase,
+  type Rate,
+  type RunManifest,
+  type SprtParams,
+  type TrialOutcome,
+} from '../src/run/schema.js';
 import { buildDesign } from '../src/stats/case-design.js';
 import type { CaseChange, Comparison, ComparedRun, SuiteChange } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
@@ -22,20 +31,56 @@ const QUICK: SprtParams = { threshold: 0.5, delta: 0.4, alpha: 0.05, beta: 0.2, 
 const STRICT: SprtParams = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
 
 export const CASES: GradableCase[] = [
-  { id: 'jira-create', expect: 'atl-jira', exclusive: true, tags: ['happy'], command: 'atl jira', plan: { matches: [], mustNot: [], verb: 'create-issue' }, decision: { ...QUICK, threshold: 0.9 } },
+  {
+    id: 'jira-create',
+    expect: 'atl-jira',
+    exclusive: true,
+    tags: ['happy'],
+    command: 'atl jira',
+    plan: { matches: [], mustNot: [], verb: 'create-issue' },
+    decision: { ...QUICK, threshold: 0.9 },
+  },
   { id: 'neg-weather', expect: 'none', exclusive: false, tags: ['near-miss'], decision: QUICK },
   { id: 'vague-sprint', expect: 'atl-jira', exclusive: false, tags: ['vague'], decision: STRICT },
   { id: 'rate-limited', expect: 'atl-confluence', exclusive: false, tags: [], decision: QUICK },
 ];
-export const EXPECTED_VERDICTS = { 'jira-create': 'FAIL', 'neg-weather': 'PASS', 'vague-sprint': 'INCONCLUSIVE', 'rate-limited': 'ERROR' } as const;
+export const EXPECTED_VERDICTS = {
+  'jira-create': 'FAIL',
+  'neg-weather': 'PASS',
+  'vague-sprint': 'INCONCLUSIVE',
+  'rate-limited': 'ERROR',
+} as const;
 
 const quiet: TrialOutcome['flags'] = { noop: false, clarifying: false };
 
 /** A scored, clean trial that fired `column`; the fields a case needs beyond that come in `over`. */
 function trial(caseId: string, n: number, over: Partial<TrialOutcome>): TrialOutcome {
-  return { caseId, arm: 'skill', n, status: 'ok', passed: true, firings: [], firedColumn: 'none', fired: 'none', readOnly: false, flags: quiet, parseWarnings: 0, wallMs: 1000 + n * 250, attempt: 1, costUsd: 0.01, ...over };
+  return {
+    caseId,
+    arm: 'skill',
+    n,
+    status: 'ok',
+    passed: true,
+    firings: [],
+    firedColumn: 'none',
+    fired: 'none',
+    readOnly: false,
+    flags: quiet,
+    parseWarnings: 0,
+    wallMs: 1000 + n * 250,
+    attempt: 1,
+    costUsd: 0.01,
+    ...over,
+  };
 }
-const invoked = (skill: string, at: number) => ({ skill, requested: skill, via: 'invoke' as const, status: 'loaded' as const, callId: `c${at}`, at });
+const invoked = (skill: string, at: number) => ({
+  skill,
+  requested: skill,
+  via: 'invoke' as const,
+  status: 'loaded' as const,
+  callId: `c${at}`,
+  at,
+});
 const planOk = { plans: ['atl jira create-issue --project OPS'], checks: [{ check: 'verb create-issue', pass: true }], pass: true };
 
 export const OUTCOMES: TrialOutcome[] = [
@@ -52,15 +97,32 @@ export const OUTCOMES: TrialOutcome[] = [
   }),
   trial('jira-create', 4, { passed: false, firings: [invoked('atl-confluence', 5)], firedColumn: 'atl-confluence', fired: 'sibling' }),
   // The service failed: no evidence, left out of n.
-  trial('jira-create', 5, { status: 'infra_error', statusDetail: 'API Error: 429 rate limited', passed: null, excludedBecause: 'infra_error', wallMs: undefined }),
+  trial('jira-create', 5, {
+    status: 'infra_error',
+    statusDetail: 'API Error: 429 rate limited',
+    passed: null,
+    excludedBecause: 'infra_error',
+    wallMs: undefined,
+  }),
   { ...trial('jira-create', 1, { passed: null, excludedBecause: NOTHING_TO_SCORE }), arm: 'ablation' },
-  { ...trial('jira-create', 2, { passed: false, plan: { plans: [], checks: [{ check: 'verb create-issue', pass: false, detail: 'no planned call' }], pass: false } }), arm: 'ablation' },
+  {
+    ...trial('jira-create', 2, {
+      passed: false,
+      plan: { plans: [], checks: [{ check: 'verb create-issue', pass: false, detail: 'no planned call' }], pass: false },
+    }),
+    arm: 'ablation',
+  },
   trial('neg-weather', 1, {}),
   trial('neg-weather', 2, {}),
   trial('vague-sprint', 1, { firings: [invoked('atl-jira', 2)], firedColumn: 'atl-jira', fired: 'expected' }),
   trial('vague-sprint', 2, { passed: false, flags: { noop: false, clarifying: true } }),
   trial('rate-limited', 1, { status: 'infra_error', statusDetail: 'API Error: 429', passed: null, excludedBecause: 'infra_error' }),
-  trial('rate-limited', 2, { status: 'isolation_error', statusDetail: 'skill arm: atl-confluence not loaded by the agent', passed: null, excludedBecause: 'isolation_error' }),
+  trial('rate-limited', 2, {
+    status: 'isolation_error',
+    statusDetail: 'skill arm: atl-confluence not loaded by the agent',
+    passed: null,
+    excludedBecause: 'isolation_error',
+  }),
 ];
 
 const NOW = new Date('2026-12-01T00:00:00.000Z');
@@ -86,13 +148,18 @@ export function designedCases(mode: SequentialMode = 'sequential', over: Partial
 }
 
 /** The run above with its designs stored: the verdicts replay them and carry their exact error rates and adjusted rates. */
-export function designedInput(mode: SequentialMode = 'sequential', outcomes: TrialOutcome[] = OUTCOMES, over: Partial<DecisionParams> = {}): ReportInput {
+export function designedInput(
+  mode: SequentialMode = 'sequential',
+  outcomes: TrialOutcome[] = OUTCOMES,
+  over: Partial<DecisionParams> = {},
+): ReportInput {
   const config = configSchema.parse({ arms: ['skill', 'ablation'], decision: { mode } });
   return reportInput({ config, cases: { files: [], hash: 'y', defs: designedCases(mode, over) } }, outcomes);
 }
 
 /** `0.40 [0.01, 0.91]`: a verdict's adjusted rate and exact interval, formatted here rather than by the reporters. */
-export const adjustedText = (v: CaseVerdict) => `${v.estimate!.rate.toFixed(2)} [${v.estimate!.lower.toFixed(2)}, ${v.estimate!.upper.toFixed(2)}]`;
+export const adjustedText = (v: CaseVerdict) =>
+  `${v.estimate!.rate.toFixed(2)} [${v.estimate!.lower.toFixed(2)}, ${v.estimate!.upper.toFixed(2)}]`;
 
 /** `decides by 10 trials · exact α 0.047 β 0.198`: what reports say of a verdict's design, formatted here. */
 export const designFacts = (v: CaseVerdict) =>
@@ -106,8 +173,18 @@ export const designFacts = (v: CaseVerdict) =>
 export function rateCellCases(cell: (text: string) => string): [string, ReportInput, Record<string, string>, 'adjusted' | 'descriptive'][] {
   const unstopped = { 'vague-sprint': cell('0.50 [0.09, 0.91]'), 'rate-limited': '—' };
   return [
-    ['a run with stored designs: a stopped case shows its adjusted rate and exact interval, †', designedInput(), { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', ...unstopped }, 'adjusted'],
-    ["a run from before designs were stored, regraded: Wald's design is rebuilt and adjusts the rate too", reportInput(), { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', ...unstopped }, 'adjusted'],
+    [
+      'a run with stored designs: a stopped case shows its adjusted rate and exact interval, †',
+      designedInput(),
+      { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', ...unstopped },
+      'adjusted',
+    ],
+    [
+      "a run from before designs were stored, regraded: Wald's design is rebuilt and adjusts the rate too",
+      reportInput(),
+      { 'jira-create': 'adjusted', 'neg-weather': 'adjusted', ...unstopped },
+      'adjusted',
+    ],
     [
       'results without adjusted rates: the Wilson interval, marked * where a sequential stop biases it',
       withoutEstimates(reportInput()),
@@ -168,7 +245,7 @@ export const SUITE: SuiteChange = {
     { caseId: 'jira-create', diff: -0.45, change: 'REGRESSED' },
     { caseId: 'neg-weather', diff: 0.4, change: 'IMPROVED' },
   ],
-  reason: "pass rates dropped in the suite (in one case or more): combined p 0.0040 ≤ 0.05 over 3 cases",
+  reason: 'pass rates dropped in the suite (in one case or more): combined p 0.0040 ≤ 0.05 over 3 cases',
 };
 
 /** A base run and a candidate on another model: one change of each kind, a routing shift, and drift. */
@@ -207,11 +284,21 @@ export const COMPARISON: Comparison = {
       pValue: 0.24,
       pAdjusted: 0.32,
       trialsToDecide: 120,
-      reason: 'not significant (adjusted p 0.32), yet a change of ±0.15 is not ruled out: run both fixed-N (`--mode fixed -n 120`) to decide it',
+      reason:
+        'not significant (adjusted p 0.32), yet a change of ±0.15 is not ruled out: run both fixed-N (`--mode fixed -n 120`) to decide it',
     }),
   ],
   routing: [
-    { caseId: 'jira-create', expect: 'atl-jira', column: 'atl-confluence', base: rate(1, 20, 0.01, 0.24), candidate: rate(10, 20, 0.3, 0.7), difference: { diff: 0.45, lo: 0.18, hi: 0.66 }, pValue: 0.002, pAdjusted: 0.004 },
+    {
+      caseId: 'jira-create',
+      expect: 'atl-jira',
+      column: 'atl-confluence',
+      base: rate(1, 20, 0.01, 0.24),
+      candidate: rate(10, 20, 0.3, 0.7),
+      difference: { diff: 0.45, lo: 0.18, hi: 0.66 },
+      pValue: 0.002,
+      pAdjusted: 0.004,
+    },
   ],
   drift: {
     facts: [

@@ -5,7 +5,17 @@ import { validateXML } from 'xmllint-wasm';
 import { junitReporter } from '../src/report/junit.js';
 import { SIMULATED_NOTE } from '../src/report/wording.js';
 import type { ReportInput } from '../src/report/reporter.js';
-import { adjustedText, COMPARISON, designedInput, designFacts, EXPECTED_VERDICTS, HOSTILE, OUTCOMES, reportInput, withoutEstimates } from './report-inputs.js';
+import {
+  adjustedText,
+  COMPARISON,
+  designedInput,
+  designFacts,
+  EXPECTED_VERDICTS,
+  HOSTILE,
+  OUTCOMES,
+  reportInput,
+  withoutEstimates,
+} from './report-inputs.js';
 
 const XSD = readFileSync(join(import.meta.dirname, 'fixtures/junit/junit-10.xsd'), 'utf8');
 
@@ -14,7 +24,15 @@ async function xsdErrors(xml: string): Promise<string[]> {
   return result.valid ? [] : result.errors.map((e) => e.rawMessage);
 }
 
-const ENTITIES: Record<string, string> = { '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#9;': '\t', '&#10;': '\n', '&#13;': '\r', '&amp;': '&' };
+const ENTITIES: Record<string, string> = {
+  '&lt;': '<',
+  '&gt;': '>',
+  '&quot;': '"',
+  '&#9;': '\t',
+  '&#10;': '\n',
+  '&#13;': '\r',
+  '&amp;': '&',
+};
 const decode = (s: string) => s.replace(/&(lt|gt|quot|amp|#9|#10|#13);/g, (e) => ENTITIES[e]!);
 const attributesOf = (tag: string) => Object.fromEntries([...tag.matchAll(/ ([\w-]+)="([^"]*)"/g)].map((m) => [m[1]!, decode(m[2]!)]));
 
@@ -38,7 +56,9 @@ function parse(xml: string): { root: Record<string, string>; suites: Suite[] } {
   const root = attributesOf(/<testsuites\b[^>]*>/.exec(xml)![0]);
   const suites = [...xml.matchAll(/<testsuite\b([^>]*)>([\s\S]*?)<\/testsuite>/g)].map((m) => ({
     attributes: attributesOf(m[1]!),
-    properties: Object.fromEntries([...m[2]!.matchAll(/<property\b([^>]*)\/>/g)].map((p) => attributesOf(p[1]!)).map((a) => [a.name!, a.value!])),
+    properties: Object.fromEntries(
+      [...m[2]!.matchAll(/<property\b([^>]*)\/>/g)].map((p) => attributesOf(p[1]!)).map((a) => [a.name!, a.value!]),
+    ),
     cases: [...m[2]!.matchAll(/<testcase\b([^>]*?)(?:\/>|>([\s\S]*?)<\/testcase>)/g)].map((t) => ({
       attributes: attributesOf(t[1]!),
       children: [...(t[2] ?? '').matchAll(/<(failure|skipped|error|system-out)\b([^>]*)>([\s\S]*?)<\/\1>/g)].map((c) => ({
@@ -73,12 +93,22 @@ describe('junit reporter: one run', () => {
   });
 
   it('the schema check bites: the same report without a required count, or with a count the root may not have, is refused', async () => {
-    expect(await xsdErrors(xml.replace(/(<testsuite\b[^>]*?) failures="\d+"/, '$1'))).toEqual([expect.stringContaining("attribute 'failures' is required")]);
-    expect(await xsdErrors(xml.replace('<testsuites name="skillprobe"', '<testsuites name="skillprobe" skipped="1"'))).toEqual([expect.stringContaining("attribute 'skipped' is not allowed")]);
+    expect(await xsdErrors(xml.replace(/(<testsuite\b[^>]*?) failures="\d+"/, '$1'))).toEqual([
+      expect.stringContaining("attribute 'failures' is required"),
+    ]);
+    expect(await xsdErrors(xml.replace('<testsuites name="skillprobe"', '<testsuites name="skillprobe" skipped="1"'))).toEqual([
+      expect.stringContaining("attribute 'skipped' is not allowed"),
+    ]);
   });
 
   it('has one suite per case and arm, and one test per trial plus one for the verdict in the skill arm', () => {
-    expect(suites.map((s) => s.attributes.name)).toEqual(['jira-create [skill]', 'jira-create [ablation]', 'neg-weather [skill]', 'vague-sprint [skill]', 'rate-limited [skill]']);
+    expect(suites.map((s) => s.attributes.name)).toEqual([
+      'jira-create [skill]',
+      'jira-create [ablation]',
+      'neg-weather [skill]',
+      'vague-sprint [skill]',
+      'rate-limited [skill]',
+    ]);
     for (const s of suites) {
       const [caseId, arm] = s.attributes.name!.replace(/[[\]]/g, '').split(' ') as [string, string];
       const trials = OUTCOMES.filter((o) => o.caseId === caseId && o.arm === arm).map((o) => `${caseId} [${arm}] #${o.n}`);
@@ -104,7 +134,9 @@ describe('junit reporter: one run', () => {
   it('fails a trial only in the skill arm of a FAIL case: elsewhere a failed trial is skipped with its evidence, so CI agrees with the gate', () => {
     const failing = suites.flatMap((s) => s.cases.filter((t) => kinds(t).includes('failure')).map((t) => t.attributes.name));
     expect(failing.every((name) => name!.startsWith('jira-create '))).toBe(true);
-    const notGating = suites.flatMap((s) => s.cases).filter((t) => t.children.some((c) => c.kind === 'skipped' && c.message?.startsWith('failed, not a failure of the gate')));
+    const notGating = suites
+      .flatMap((s) => s.cases)
+      .filter((t) => t.children.some((c) => c.kind === 'skipped' && c.message?.startsWith('failed, not a failure of the gate')));
     expect(notGating.map((t) => t.attributes.name)).toHaveLength(2);
     for (const t of notGating) expect(t.children[0]!.text).toMatch(/transcript: /);
   });
@@ -118,7 +150,11 @@ describe('junit reporter: one run', () => {
     const failure = only(testCase('jira-create [skill] #2').children.filter((c) => c.kind === 'failure'));
     expect(failure.message).toBe('fail: sibling fired: atl-confluence');
     expect(failure.text.split('\n')).toEqual(
-      expect.arrayContaining(['fired: sibling (column atl-confluence)', 'skill calls: atl-confluence via the skill tool, loaded', 'transcript: transcripts/r1/trials/jira-create/skill/2.jsonl']),
+      expect.arrayContaining([
+        'fired: sibling (column atl-confluence)',
+        'skill calls: atl-confluence via the skill tool, loaded',
+        'transcript: transcripts/r1/trials/jira-create/skill/2.jsonl',
+      ]),
     );
   });
 
@@ -126,15 +162,24 @@ describe('junit reporter: one run', () => {
     const failure = only(testCase('jira-create [skill] #3').children.filter((c) => c.kind === 'failure'));
     const shown = HOSTILE.replace(/[\u0000\u001b\ud800]/g, '\uFFFD');
     expect(failure.message).toBe(`fail: plan: verb create-issue: ${shown}`);
-    expect(failure.text).toContain(`plan check failed: verb create-issue: ${shown}\nplanned: atl jira create --project OPS\ntranscript: transcripts/r1/trials/jira-create/skill/3.jsonl`);
+    expect(failure.text).toContain(
+      `plan check failed: verb create-issue: ${shown}\nplanned: atl jira create --project OPS\ntranscript: transcripts/r1/trials/jira-create/skill/3.jsonl`,
+    );
   });
 
   it('a trial without evidence, or with nothing to score in its arm, is skipped with the reason', () => {
     const infra = only(testCase('jira-create [skill] #5').children);
     expect(infra).toMatchObject({ kind: 'skipped', message: 'not scored: infra_error (API Error: 429 rate limited)' });
-    expect(infra.text).toContain('status: infra_error: API Error: 429 rate limited\nleft out because: infra_error\ntranscript: transcripts/r1/trials/jira-create/skill/5.jsonl');
-    expect(only(testCase('rate-limited [skill] #2').children).message).toBe('not scored: isolation_error (skill arm: atl-confluence not loaded by the agent)');
-    expect(only(testCase('jira-create [ablation] #1').children)).toMatchObject({ kind: 'skipped', message: 'not scored: nothing to score without the skill' });
+    expect(infra.text).toContain(
+      'status: infra_error: API Error: 429 rate limited\nleft out because: infra_error\ntranscript: transcripts/r1/trials/jira-create/skill/5.jsonl',
+    );
+    expect(only(testCase('rate-limited [skill] #2').children).message).toBe(
+      'not scored: isolation_error (skill arm: atl-confluence not loaded by the agent)',
+    );
+    expect(only(testCase('jira-create [ablation] #1').children)).toMatchObject({
+      kind: 'skipped',
+      message: 'not scored: nothing to score without the skill',
+    });
   });
 
   it('a passed trial passes, its transcript named in its output', () => {
@@ -153,19 +198,31 @@ describe('junit reporter: one run', () => {
     expect(suite('jira-create [ablation]').cases.some((t) => t.attributes.name!.endsWith('verdict'))).toBe(false);
   });
 
-  it("the verdict test explains the case the way the terminal does: reason, facts, what to change, an example trial", () => {
+  it('the verdict test explains the case the way the terminal does: reason, facts, what to change, an example trial', () => {
     const failure = only(testCase('jira-create verdict').children);
     expect(failure.message).toBe(`FAIL: ${input.results.verdicts[0]!.reason}`);
     expect(failure.text).toContain('sibling: atl-confluence fired in 2 of 4');
     expect(failure.text).toContain('→ atl-confluence took this from atl-jira');
     expect(failure.text).toContain('example: transcripts/r1/trials/jira-create/skill/2.jsonl');
-    expect(only(testCase('rate-limited verdict').children).text).toContain('passed 0 of 0; 2 trials left out (1 infra error, 1 isolation error)');
+    expect(only(testCase('rate-limited verdict').children).text).toContain(
+      'passed 0 of 0; 2 trials left out (1 infra error, 1 isolation error)',
+    );
   });
 
   it("puts the case's verdict, reason and the arm's rate in every suite's properties", () => {
-    expect(suite('vague-sprint [skill]').properties).toMatchObject({ verdict: 'INCONCLUSIVE', expect: 'atl-jira', arm: 'skill', rate: '0.50 [0.09, 0.91] (1/2)' });
+    expect(suite('vague-sprint [skill]').properties).toMatchObject({
+      verdict: 'INCONCLUSIVE',
+      expect: 'atl-jira',
+      arm: 'skill',
+      rate: '0.50 [0.09, 0.91] (1/2)',
+    });
     expect(suite('vague-sprint [skill]').properties.reason).toMatch(/^undecided after 2 trials/);
-    expect(suite('jira-create [ablation]').properties).toMatchObject({ verdict: 'FAIL', arm: 'ablation', rate: '0.00 [0.00, 0.79] (0/1)', 'left out': '1' });
+    expect(suite('jira-create [ablation]').properties).toMatchObject({
+      verdict: 'FAIL',
+      arm: 'ablation',
+      rate: '0.00 [0.00, 0.79] (0/1)',
+      'left out': '1',
+    });
     expect(suite('rate-limited [skill]').properties).toMatchObject({ verdict: 'ERROR', rate: 'no scored trials' });
   });
 
@@ -173,7 +230,9 @@ describe('junit reporter: one run', () => {
     expect(xml).not.toMatch(/[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/);
     expect(xml).not.toMatch(/[\uD800-\uDFFF]/u);
     expect(xml).not.toContain('<create>');
-    expect(xml).toContain('message="fail: plan: verb create-issue: used &lt;create&gt; &amp; &quot;quoted&quot; | piped \uFFFD\uFFFD[31m\uFFFD *starred*&#10;&#9;second line"');
+    expect(xml).toContain(
+      'message="fail: plan: verb create-issue: used &lt;create&gt; &amp; &quot;quoted&quot; | piped \uFFFD\uFFFD[31m\uFFFD *starred*&#10;&#9;second line"',
+    );
   });
 });
 
@@ -191,14 +250,20 @@ describe('junit reporter: the rate a verdict stands on, adjusted for stopping ea
     const { suites } = parse(xml);
     const suite = (name: string) => only(suites.filter((s) => s.attributes.name === name));
     const v = input.results.verdicts.find((x) => x.caseId === 'jira-create')!;
-    const text = only(only(suite('jira-create [skill]').cases.filter((t) => t.attributes.name === 'jira-create verdict')).children).text.split('\n');
+    const text = only(
+      only(suite('jira-create [skill]').cases.filter((t) => t.attributes.name === 'jira-create verdict')).children,
+    ).text.split('\n');
     const rateLine = text.find((l) => l.startsWith('expects '))!;
     if (adjusted) {
       // The adjusted rate with its mark and counts, its meaning on the next line, then the design.
       expect(rateLine).toMatch(new RegExp(` · pass rate ${adjustedText(v).replace(/[[\].]/g, '\\$&')}† \\(1/4\\)$`));
       expect(text[text.indexOf(rateLine) + 1]).toBe(NOTE);
       expect(text).toContain(`design: ${designFacts(v)}`);
-      expect(suite('jira-create [skill]').properties).toMatchObject({ 'adjusted rate': `${adjustedText(v)} (${MEANING})`, design: designFacts(v), rate: '0.25 [0.05, 0.70] (1/4)' });
+      expect(suite('jira-create [skill]').properties).toMatchObject({
+        'adjusted rate': `${adjustedText(v)} (${MEANING})`,
+        design: designFacts(v),
+        rate: '0.25 [0.05, 0.70] (1/4)',
+      });
     } else {
       expect(rateLine).toMatch(/ · pass rate 0\.25 \[0\.05, 0\.70\] \(1\/4\)$/);
       expect(text.some((l) => l.includes('†') || l.startsWith('design: '))).toBe(false);
@@ -273,13 +338,22 @@ describe('junit reporter: a comparison', () => {
   });
 
   it('an improvement or no change passes, its numbers in its output', () => {
-    expect(only(testCase('neg-weather [skill]').children).text).toContain('candidate r2: 1.00 [0.84, 1.00] (20/20)\ndifference (candidate − base): +0.40 [0.17, 0.61]');
+    expect(only(testCase('neg-weather [skill]').children).text).toContain(
+      'candidate r2: 1.00 [0.84, 1.00] (20/20)\ndifference (candidate − base): +0.40 [0.17, 0.61]',
+    );
     expect(only(testCase('jira-create [ablation]').children).text).toMatch(/^UNCHANGED: /);
   });
 
   it('names both runs and the drift: properties and the suite output', () => {
-    expect(compare.properties).toMatchObject({ 'base run': 'r1 (transcripts/r1)', 'candidate model': 'claude|<next>', 'different models': 'true', 'different agents': 'false' });
-    expect(xml).toContain('<system-out>model: claude-sonnet-4-5 → claude|&lt;next&gt;\nCLI version: 2.1.197 (same)\nskills: atl-jira changed');
+    expect(compare.properties).toMatchObject({
+      'base run': 'r1 (transcripts/r1)',
+      'candidate model': 'claude|<next>',
+      'different models': 'true',
+      'different agents': 'false',
+    });
+    expect(xml).toContain(
+      '<system-out>model: claude-sonnet-4-5 → claude|&lt;next&gt;\nCLI version: 2.1.197 (same)\nskills: atl-jira changed',
+    );
     expect(xml).toContain('only in base (not compared): retired-case');
   });
 });
@@ -316,7 +390,9 @@ describe('junit reporter: a simulated run says so where a CI tool shows it', () 
 
   it('a comparison with a simulated run: its suite name and output say which', () => {
     const cmp = junitReporter.renderComparison({ ...COMPARISON, candidate: { ...COMPARISON.candidate, simulated: true } });
-    const { suites: [suite] } = parse(cmp);
+    const {
+      suites: [suite],
+    } = parse(cmp);
     expect(suite!.attributes.name).toBe('skillprobe compare · SIMULATED (candidate)');
     expect(cmp).toMatch(/<system-out>SIMULATED: the candidate run was answered by skillprobe's model simulator/);
   });

@@ -1,7 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { MARKDOWN_LIMIT, markdownReporter } from '../src/report/markdown.js';
 import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
-import { adjustedText, CASES, COMPARISON, designedInput, designFacts, HOSTILE, OUTCOMES, rateCellCases, reportInput, withoutEstimates } from './report-inputs.js';
+import {
+  adjustedText,
+  CASES,
+  COMPARISON,
+  designedInput,
+  designFacts,
+  HOSTILE,
+  OUTCOMES,
+  rateCellCases,
+  reportInput,
+  withoutEstimates,
+} from './report-inputs.js';
 
 /** A table's rows (header and separator excluded) whose first cell is `first`, as cells; escaped pipes stay inside a cell. */
 function rows(md: string, header: string): string[][] {
@@ -16,7 +27,8 @@ function rows(md: string, header: string): string[][] {
   return body.map((l) => l.slice(2, -2).split(/ (?<!\\)\| /));
 }
 
-const details = (md: string) => [...md.matchAll(/<details><summary>(.*?)<\/summary>\n\n([\s\S]*?)\n\n<\/details>/g)].map((m) => ({ summary: m[1]!, body: m[2]! }));
+const details = (md: string) =>
+  [...md.matchAll(/<details><summary>(.*?)<\/summary>\n\n([\s\S]*?)\n\n<\/details>/g)].map((m) => ({ summary: m[1]!, body: m[2]! }));
 
 describe('markdown reporter: one run', () => {
   const md = markdownReporter.render(reportInput());
@@ -25,7 +37,9 @@ describe('markdown reporter: one run', () => {
 
   it('opens with one line naming the run, agent, CLI version, model and status, then the counts and cost', () => {
     expect(lines[0]).toBe('### skillprobe run r1 · claude-code 2.1.197 · model claude-sonnet-4-5 · completed');
-    expect(md).toContain('**1 PASS · 1 FAIL · 1 INCONCLUSIVE · 1 ERROR** · exit code 1 · 13 trials run · total cost $0.13 (as the agent CLI reported it)');
+    expect(md).toContain(
+      '**1 PASS · 1 FAIL · 1 INCONCLUSIVE · 1 ERROR** · exit code 1 · 13 trials run · total cost $0.13 (as the agent CLI reported it)',
+    );
     expect(md).not.toContain('SIMULATED');
   });
 
@@ -43,7 +57,11 @@ describe('markdown reporter: one run', () => {
   it('folds a block for every case that did not pass, with its reason, and none for a clean PASS', () => {
     // Case blocks name their case in bold; the cost block closes the report.
     expect(details(md).at(-1)!.summary).toMatch(/^Cost: \$[\d.]+ for 13 trials/);
-    expect(details(md).filter((d) => d.summary.startsWith('<b>')).map((d) => d.summary.split(' · ').slice(0, 2))).toEqual([
+    expect(
+      details(md)
+        .filter((d) => d.summary.startsWith('<b>'))
+        .map((d) => d.summary.split(' · ').slice(0, 2)),
+    ).toEqual([
       ['<b>jira-create</b>', '❌ FAIL'],
       ['<b>vague-sprint</b>', '⚠️ INCONCLUSIVE'],
       ['<b>rate-limited</b>', '⛔ ERROR'],
@@ -57,14 +75,18 @@ describe('markdown reporter: one run', () => {
     expect(items[0]).toBe('- passed 1 of 4; 1 trial left out (1 infra error)');
     expect(items).toContain('- sibling: atl-confluence fired in 2 of 4');
     expect(items.find((i) => i.startsWith('- fired, but the plan was wrong in 1 of 4: verb create-issue failed in 1'))).toBeDefined();
-    expect(items).toContain('- → atl-confluence took this from atl-jira: sharpen the two descriptions apart, each saying when to use the other');
+    expect(items).toContain(
+      '- → atl-confluence took this from atl-jira: sharpen the two descriptions apart, each saying when to use the other',
+    );
     const example = /^- example trial: `transcripts\/r1\/trials\/jira-create\/skill\/(\d+)\.jsonl`$/.exec(items.at(-1)!)!;
     expect(OUTCOMES.find((o) => o.caseId === 'jira-create' && o.arm === 'skill' && o.n === Number(example[1]))!.passed).toBe(false);
     expect(block('vague-sprint').body).toContain('- did not fire in 1 of 2: the model asked a clarifying question in 1');
   });
 
   it('escapes model text: HTML as entities, markdown syntax and pipes backslashed, line breaks and control characters gone', () => {
-    const plan = block('jira-create').body.split('\n').find((i) => i.includes('plan was wrong'))!;
+    const plan = block('jira-create')
+      .body.split('\n')
+      .find((i) => i.includes('plan was wrong'))!;
     expect(plan).toContain('(used &lt;create&gt; &amp; "quoted" \\| piped \uFFFD\uFFFD\\[31m\uFFFD \\*starred\\* second line)');
     expect(md).not.toContain('<create>');
     expect(md).not.toMatch(/[\u0000-\u0008\u000B-\u001F\u007F\uD800-\uDFFF]/u);
@@ -74,7 +96,7 @@ describe('markdown reporter: one run', () => {
   it('says loudly when a simulator answered', () => {
     const simulated = markdownReporter.render(reportInput({ simulator: { profile: 'sim/demo.profile.yaml', name: 'demo', seed: 7 } }));
     expect(simulated.split('\n')[2]).toBe(
-      "> ⚠️ **SIMULATED** · skillprobe's model simulator answered, profile \"demo\" (sim/demo.profile.yaml, seed 7). These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.",
+      '> ⚠️ **SIMULATED** · skillprobe\'s model simulator answered, profile "demo" (sim/demo.profile.yaml, seed 7). These numbers only echo the simulator profile: they test skillprobe and the suite\'s wiring, not the skill.',
     );
   });
 
@@ -83,7 +105,9 @@ describe('markdown reporter: one run', () => {
     const outcomes: TrialOutcome[] = OUTCOMES.filter((o) => o.caseId === 'neg-weather').map((o) => ({ ...o, caseId: odd.id }));
     // Without an adjusted rate the row ends in `*`, which must be escaped too.
     const text = markdownReporter.render(withoutEstimates(reportInput({ cases: { files: [], hash: 'y', defs: [odd] } }, outcomes)));
-    expect(rows(text, '| case | expect | verdict | trials | rate [95% CI] |')).toEqual([['odd\\|&lt;b&gt;case&lt;/b&gt;', 'none', '✅ PASS', '1 (+1 in flight)', '1.00 \\[0.34, 1.00\\]\\*']]);
+    expect(rows(text, '| case | expect | verdict | trials | rate [95% CI] |')).toEqual([
+      ['odd\\|&lt;b&gt;case&lt;/b&gt;', 'none', '✅ PASS', '1 (+1 in flight)', '1.00 \\[0.34, 1.00\\]\\*'],
+    ]);
   });
 
   it(`stays under ${MARKDOWN_LIMIT} characters for a GitHub comment: whole lines and blocks, then a note`, () => {
@@ -93,7 +117,9 @@ describe('markdown reporter: one run', () => {
     const text = markdownReporter.render(reportInput({ cases: { files: [], hash: 'y', defs: many } }, outcomes));
     expect(text.length).toBeLessThanOrEqual(MARKDOWN_LIMIT);
     expect(text.length).toBeGreaterThan(MARKDOWN_LIMIT - 2_000);
-    expect(text).toMatch(/\n\n> ✂️ \*\*Cut here\*\* to fit a GitHub comment \(65,000 characters\): the terminal reporter prints it whole\.\n$/);
+    expect(text).toMatch(
+      /\n\n> ✂️ \*\*Cut here\*\* to fit a GitHub comment \(65,000 characters\): the terminal reporter prints it whole\.\n$/,
+    );
     expect(rows(text, '| case | expect | verdict | trials | rate [95% CI] |')).toHaveLength(300);
     expect(text.split('<details>').length).toBe(text.split('</details>').length);
     expect(details(text).length).toBeGreaterThan(10);
@@ -101,16 +127,22 @@ describe('markdown reporter: one run', () => {
 });
 
 const HEADER = '| case | expect | verdict | trials | rate [95% CI] |';
-const ADJUSTED_NOTE = "† adjusted for stopping early: median-unbiased estimate and exact 95% interval under the sequential design's stopping rule";
+const ADJUSTED_NOTE =
+  "† adjusted for stopping early: median-unbiased estimate and exact 95% interval under the sequential design's stopping rule";
 const DESCRIPTIVE_NOTE = '\\* descriptive only: the case stopped early by a sequential rule, which biases the interval';
 
 describe('markdown reporter: the rate beside a verdict, adjusted for stopping early where the design gives it', () => {
   // Per input: the rate cell of each case (`adjusted`: the verdict's adjusted rate, then †), and which notes follow the table.
-  const table = rateCellCases((text) => text.replace(/[[\]*]/g, '\\$&')).map(([name, input, cells, mark]) => [name, input, cells, mark === 'adjusted' ? [ADJUSTED_NOTE] : [DESCRIPTIVE_NOTE]] as const);
+  const table = rateCellCases((text) => text.replace(/[[\]*]/g, '\\$&')).map(
+    ([name, input, cells, mark]) => [name, input, cells, mark === 'adjusted' ? [ADJUSTED_NOTE] : [DESCRIPTIVE_NOTE]] as const,
+  );
   it.each(table)('%s', (_, input, cells, notes) => {
     const md = markdownReporter.render(input);
     const verdict = new Map(input.results.verdicts.map((v) => [v.caseId, v]));
-    const expected = Object.entries(cells).map(([id, cell]) => [id, cell === 'adjusted' ? `${adjustedText(verdict.get(id)!).replace(/[[\]]/g, '\\$&')}†` : cell]);
+    const expected = Object.entries(cells).map(([id, cell]) => [
+      id,
+      cell === 'adjusted' ? `${adjustedText(verdict.get(id)!).replace(/[[\]]/g, '\\$&')}†` : cell,
+    ]);
     expect(rows(md, HEADER).map((r) => [r[0], r[4]])).toEqual(expected);
     // One meaning per mark: each note follows the table exactly when its mark is used, and no rate carries both.
     const after = md.split('\n').slice(md.split('\n').indexOf(HEADER));
@@ -125,7 +157,9 @@ describe('markdown reporter: the rate beside a verdict, adjusted for stopping ea
   ] as const)("a case's block names the design that decided it: %s", (_, input, shown) => {
     const md = markdownReporter.render(input);
     const fail = input.results.verdicts.find((v) => v.caseId === 'jira-create')!;
-    const block = details(md).find((d) => d.summary.startsWith('<b>jira-create</b>'))!.body.split('\n');
+    const block = details(md)
+      .find((d) => d.summary.startsWith('<b>jira-create</b>'))!
+      .body.split('\n');
     const design = block.filter((l) => l.startsWith('- design: '));
     expect(design).toEqual(shown ? [`- design: ${designFacts(fail)}`] : []);
   });
@@ -135,8 +169,8 @@ describe('markdown reporter: a comparison', () => {
   const md = markdownReporter.renderComparison(COMPARISON);
 
   it('gives the suite-level verdict before the cases: its reason and every rate of the suite with its interval', () => {
-    expect(md).toContain("#### Suite · ");
-    expect(md).toContain("pass rates dropped in the suite (in one case or more): combined p 0.0040 ≤ 0.05 over 3 cases");
+    expect(md).toContain('#### Suite · ');
+    expect(md).toContain('pass rates dropped in the suite (in one case or more): combined p 0.0040 ≤ 0.05 over 3 cases');
     expect(rows(md, '| rate | change [CI] | over |')).toEqual([
       ['pass rate', '-0.10 \\[-0.30, -0.02\\]', '3 cases'],
       ['trigger recall', '-0.20 \\[-0.41, -0.05\\]', '2 cases'],
@@ -147,7 +181,9 @@ describe('markdown reporter: a comparison', () => {
   });
 
   it('names both runs, and says the models differ', () => {
-    expect(md.split('\n')[0]).toBe('### skillprobe compare · r1 → r2 · suite REGRESSED · 1 REGRESSED · 1 IMPROVED · 1 UNCHANGED · 1 UNDECIDED · exit code 1');
+    expect(md.split('\n')[0]).toBe(
+      '### skillprobe compare · r1 → r2 · suite REGRESSED · 1 REGRESSED · 1 IMPROVED · 1 UNCHANGED · 1 UNDECIDED · exit code 1',
+    );
     expect(md).toContain('> ⚠️ **different models**: the comparison is across them');
     expect(md).not.toContain('different agents');
     expect(rows(md, '| run | id | agent | model | decision | trials | cost |')).toEqual([
@@ -159,14 +195,31 @@ describe('markdown reporter: a comparison', () => {
   it('has a row per case and arm: both rates, the difference with its interval, adjusted p and the change', () => {
     const table = rows(md, '| case | arm | base rate | candidate rate | difference [CI] | p adj. | change | test |');
     expect(table.map((r) => r.length)).toEqual([8, 8, 8, 8]);
-    expect(table[0]).toEqual(['jira-create', 'skill', '0.90 \\[0.70, 0.97\\] (18/20)', '0.45 \\[0.26, 0.66\\] (9/20)', '-0.45 \\[-0.66, -0.18\\]', '0.008', '❌ REGRESSED', "Boschloo's exact test"]);
+    expect(table[0]).toEqual([
+      'jira-create',
+      'skill',
+      '0.90 \\[0.70, 0.97\\] (18/20)',
+      '0.45 \\[0.26, 0.66\\] (9/20)',
+      '-0.45 \\[-0.66, -0.18\\]',
+      '0.008',
+      '❌ REGRESSED',
+      "Boschloo's exact test",
+    ]);
     expect(table.map((r) => r[6])).toEqual(['❌ REGRESSED', '✅ IMPROVED', 'UNCHANGED', '⚠️ UNDECIDED (≈120 trials per run decide)']);
     expect(md).toContain('- **jira-create [skill]** REGRESSED: dropped from 0.90 to 0.45: adjusted p 0.0084 ≤ 0.05');
   });
 
   it('lists the routing changes, the drift facts and the changed skills', () => {
     expect(rows(md, '| case | expect | fired | base | candidate | difference [CI] | p adj. |')).toEqual([
-      ['jira-create', 'atl-jira', 'atl-confluence', '0.05 \\[0.01, 0.24\\] (1/20)', '0.50 \\[0.30, 0.70\\] (10/20)', '+0.45 \\[0.18, 0.66\\]', '0.004'],
+      [
+        'jira-create',
+        'atl-jira',
+        'atl-confluence',
+        '0.05 \\[0.01, 0.24\\] (1/20)',
+        '0.50 \\[0.30, 0.70\\] (10/20)',
+        '+0.45 \\[0.18, 0.66\\]',
+        '0.004',
+      ],
     ]);
     expect(rows(md, '| fact | base | candidate |')).toEqual([
       ['model', 'claude-sonnet-4-5', '**claude\\|&lt;next&gt;**'],

@@ -29,8 +29,16 @@ describe('a PASS says what it means under the design: p ≤ p1 ruled out at its 
   });
 
   it.each([
-    ['a PASS rules out p ≤ p1, at the design\'s β', v, `the sequential test ruled out p ≤ 0.20 (β ${v.design!.beta.toFixed(3)}) after 14 trials`],
-    ['a FAIL rules out p ≥ p0, at the design\'s α', fail, `the sequential test ruled out p ≥ 0.9 (α ${fail.design!.alpha.toFixed(3)}) after 3 trials`],
+    [
+      "a PASS rules out p ≤ p1, at the design's β",
+      v,
+      `the sequential test ruled out p ≤ 0.20 (β ${v.design!.beta.toFixed(3)}) after 14 trials`,
+    ],
+    [
+      "a FAIL rules out p ≥ p0, at the design's α",
+      fail,
+      `the sequential test ruled out p ≥ 0.9 (α ${fail.design!.alpha.toFixed(3)}) after 3 trials`,
+    ],
   ])("the verdict's reason claims no more than the test shows: %s", (_, verdict, reason) => {
     expect(verdict.reason).toBe(reason);
   });

@@ -79,7 +79,10 @@ function firstColumn(text: string, head: RegExp): string[] {
   const body = lines.slice(at + 1);
   const end = body.findIndex((l) => l.trim() === '');
   // An indented line is a row's second line (what ran it, under a run id), not an id.
-  return (end < 0 ? body : body.slice(0, end)).filter((l) => !l.startsWith(' ')).map((l) => l.slice(0, width).trim()).filter(Boolean);
+  return (end < 0 ? body : body.slice(0, end))
+    .filter((l) => !l.startsWith(' '))
+    .map((l) => l.slice(0, width).trim())
+    .filter(Boolean);
 }
 
 /** The first column holds the ids in order, each whole on one line or in pieces that each end at a separator. */
@@ -129,7 +132,12 @@ describe('text reports at 100 columns, with long realistic ids', () => {
       longInput({ id: 'codex', binary: 'codex', cliVersion: '0.169.0' }),
       longInput({ id: 'gemini', binary: 'gemini', cliVersion: '0.61.0' }),
     ];
-    const text = terminalReporter(false).renderAgents({ runDir: RUN_DIR, runs, matrix: agentMatrix(runs.map((r) => r.results)), missing: [] });
+    const text = terminalReporter(false).renderAgents({
+      runDir: RUN_DIR,
+      runs,
+      matrix: agentMatrix(runs.map((r) => r.results)),
+      missing: [],
+    });
     expectFits(text);
     const matrix = text.slice(text.indexOf('AGENTS × CASES'));
     expectWholeIds(firstColumn(matrix, /^case\s+expect\s+claude-code/), ids);
@@ -167,12 +175,18 @@ describe('text reports at 100 columns, with long realistic ids', () => {
   it('history: every line fits, each run id whole', () => {
     const text = renderHistory(rows);
     expectFits(text);
-    expectWholeIds(firstColumn(text, /^run\s+verdicts/), rows.map((r) => r.runId));
+    expectWholeIds(
+      firstColumn(text, /^run\s+verdicts/),
+      rows.map((r) => r.runId),
+    );
   });
 
   it('history --case: every line fits, each run id whole', () => {
     const text = renderCaseHistory(rows, ID['jira-create']!);
     expectFits(text);
-    expectWholeIds(firstColumn(text, /^run\s+verdict\s/), rows.slice(0, 2).map((r) => r.runId));
+    expectWholeIds(
+      firstColumn(text, /^run\s+verdict\s/),
+      rows.slice(0, 2).map((r) => r.runId),
+    );
   });
 });

@@ -65,12 +65,20 @@ describe('--reporter NAME[=FILE] on report', () => {
 
   it.each<[string, string[], RegExp]>([
     ['an unknown reporter', ['--reporter', 'pdf'], /"pdf" is not a reporter; choose one of terminal, json, junit, markdown, html/],
-    ['two documents on stdout', ['--reporter', 'json', '--reporter', 'markdown'], /json and markdown would both print to stdout — give all but one a file/],
+    [
+      'two documents on stdout',
+      ['--reporter', 'json', '--reporter', 'markdown'],
+      /json and markdown would both print to stdout — give all but one a file/,
+    ],
     ['two reporters, one file', ['--reporter', 'json=x.out', '--reporter', 'junit=x.out'], /json and junit would both write x\.out/],
     ['a file under a file', ['--reporter', 'junit=notes.txt/junit.xml'], /notes\.txt .*is not a folder/],
     ['an empty file name', ['--reporter', 'junit='], /names no file/],
     ['none with a file', ['--reporter', 'none=x.out'], /--reporter none leaves stdout empty and writes nothing: it takes no file/],
-    ['none beside a document on stdout', ['--reporter', 'none', '--json'], /none keeps stdout empty, and json would print there — drop one of them/],
+    [
+      'none beside a document on stdout',
+      ['--reporter', 'none', '--json'],
+      /none keeps stdout empty, and json would print there — drop one of them/,
+    ],
   ])('%s: exit 2, one clear line', async (_, args, says) => {
     writeFileSync(join(root, 'notes.txt'), 'x');
     const r = await report(args);
@@ -89,14 +97,17 @@ describe('--reporter NAME[=FILE] on report', () => {
     expect(r.stdout).toContain('VERDICTS');
   });
 
-  it('one reporter failing never loses the others\' output, and turns a clean exit into 70', async () => {
+  it("one reporter failing never loses the others' output, and turns a clean exit into 70", async () => {
     // Every verdict PASS (exit 0 on its own); every write to /dev/full fails (no space left), so the markdown step
     // summary cannot be written.
     const passing = await storeSyntheticRun(join(root, 'passing'), '20261201-000000-passes', syntheticRun({ c: { passes: 30, n: 30 } }));
     const clean = await runInProcess(['report', passing], { cwd: root });
     expect(clean.exitCode, clean.stderr).toBe(0);
     const junit = join(root, 'survivor.xml');
-    const r = await runInProcess(['report', passing, '--reporter', 'markdown', `--reporter=junit=${junit}`], { cwd: root, env: testEnv({ GITHUB_STEP_SUMMARY: '/dev/full' }) });
+    const r = await runInProcess(['report', passing, '--reporter', 'markdown', `--reporter=junit=${junit}`], {
+      cwd: root,
+      env: testEnv({ GITHUB_STEP_SUMMARY: '/dev/full' }),
+    });
     expect(readFileSync(junit, 'utf8')).toContain('<testsuites');
     expect(r.stderr).toMatch(/the markdown report could not be written to \/dev\/full/);
     expect(r.stderr).toMatch(/markdown failed; the verdicts' exit code would be 0/);
@@ -109,10 +120,28 @@ describe('compare and history through the CLI', () => {
   afterAll(() => cleanup(root));
 
   it('a regression exits 1 and every reporter renders the comparison', async () => {
-    const base = await storeSyntheticRun(join(root, 'runs'), '20261201-000000-aaaaaa', syntheticRun({ a: { passes: 48, n: 50 }, b: { passes: 20, n: 20 } }));
-    const cand = await storeSyntheticRun(join(root, 'runs'), '20261201-010000-bbbbbb', syntheticRun({ a: { passes: 25, n: 50, failedColumn: 'atl-confluence' }, b: { passes: 20, n: 20 } }, { model: 'claude-next' }));
+    const base = await storeSyntheticRun(
+      join(root, 'runs'),
+      '20261201-000000-aaaaaa',
+      syntheticRun({ a: { passes: 48, n: 50 }, b: { passes: 20, n: 20 } }),
+    );
+    const cand = await storeSyntheticRun(
+      join(root, 'runs'),
+      '20261201-010000-bbbbbb',
+      syntheticRun({ a: { passes: 25, n: 50, failedColumn: 'atl-confluence' }, b: { passes: 20, n: 20 } }, { model: 'claude-next' }),
+    );
     const out = (n: string) => join(root, `compare.${n}`);
-    const r = await runInProcess(['compare', base, cand, ...REPORTER_NAMES.filter((n) => n !== 'terminal').map((n) => `--reporter=${n}=${out(n)}`), '--reporter', 'terminal'], { cwd: root });
+    const r = await runInProcess(
+      [
+        'compare',
+        base,
+        cand,
+        ...REPORTER_NAMES.filter((n) => n !== 'terminal').map((n) => `--reporter=${n}=${out(n)}`),
+        '--reporter',
+        'terminal',
+      ],
+      { cwd: root },
+    );
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/a\s.*REGRESSED/);
     expect(r.stdout).toContain('DIFFERENT MODELS');
@@ -163,7 +192,9 @@ describe('compare and history through the CLI', () => {
       const r = await runInProcess(args, { cwd: dir });
       expect(r.exitCode, r.stderr).not.toBe(2);
       expect(readFileSync(junit, 'utf8')).toContain('<testsuites name="skillprobe (SIMULATED)"');
-      expect(r.stdout).toMatch(new RegExp(`^skillprobe run [^]*\\nVERDICTS · [^]*\\nwrote ${junit} \\(junit\\)\\nrun \\S+ completed: 2 trials\\n`));
+      expect(r.stdout).toMatch(
+        new RegExp(`^skillprobe run [^]*\\nVERDICTS · [^]*\\nwrote ${junit} \\(junit\\)\\nrun \\S+ completed: 2 trials\\n`),
+      );
     } finally {
       cleanup(dir);
     }

@@ -42,7 +42,21 @@ function project(): string {
   return dir;
 }
 
-const RUN = ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--concurrency', '2', '--min-trials', '3', '--max-trials', '8', '--threshold', '0.9'];
+const RUN = [
+  'run',
+  '--sim',
+  'sim.yaml',
+  '--arms',
+  'skill',
+  '--concurrency',
+  '2',
+  '--min-trials',
+  '3',
+  '--max-trials',
+  '8',
+  '--threshold',
+  '0.9',
+];
 
 const runsIn = (dir: string) => (existsSync(dir) ? readdirSync(dir).sort() : []);
 const read = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
@@ -75,7 +89,8 @@ async function shortRun(): Promise<{ dir: string; runDir: string }> {
   return { dir, runDir: join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!) };
 }
 /** Marks a stored run interrupted, as a Ctrl-C would have left it. */
-const markInterrupted = (runDir: string) => writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...read<RunManifest>(join(runDir, 'run.json')), status: 'interrupted' }));
+const markInterrupted = (runDir: string) =>
+  writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...read<RunManifest>(join(runDir, 'run.json')), status: 'interrupted' }));
 
 describe('run --resume: an interrupted run finishes with the decisions of an uninterrupted one', () => {
   it('after Ctrl-C, --resume runs only the missing trials and reaches the same verdicts', async () => {
@@ -117,7 +132,11 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/run\.json: changed since this run started: skills \(alpha:/);
     expect(refused.stderr).toMatch(/--force/);
-    const changedFlag = await runCli([...RUN, '--max-trials', '4', '--min-trials', '3', '--resume', runDir, '--force'], { cwd: dir, env, timeoutMs: 240_000 });
+    const changedFlag = await runCli([...RUN, '--max-trials', '4', '--min-trials', '3', '--resume', runDir, '--force'], {
+      cwd: dir,
+      env,
+      timeoutMs: 240_000,
+    });
     expect(changedFlag.stderr).not.toMatch(/internal error/);
     const manifest = read<RunManifest>(join(runDir, 'run.json'));
     expect(manifest.forcedChanges?.join(' ')).toMatch(/skills \(alpha/);
@@ -149,7 +168,9 @@ describe('run --resume: one writer per run folder', () => {
     const [a, b] = await Promise.all([resume(), resume()]);
     const [refused, ran] = a.exitCode === 2 ? [a, b] : [b, a];
     expect(refused.exitCode, refused.stderr).toBe(2);
-    expect(refused.stderr).toMatch(/the run folder is in use by skillprobe process \d+ on .*\(run --resume, since .*\) — wait for it to finish/);
+    expect(refused.stderr).toMatch(
+      /the run folder is in use by skillprobe process \d+ on .*\(run --resume, since .*\) — wait for it to finish/,
+    );
     expect(refused.stderr).not.toMatch(/internal error/);
     expect(ran.exitCode, ran.stderr).not.toBe(2);
     expect(ran.stderr).not.toMatch(/internal error/);
@@ -179,7 +200,9 @@ describe('run --resume: what it must never do', () => {
     const withoutSim = SHORT.filter((a, i) => a !== '--sim' && SHORT[i - 1] !== '--sim');
     const r = await runCli([...withoutSim, '--resume', runDir], { cwd: dir, env });
     expect(r.exitCode).toBe(2);
-    expect(r.stderr).toMatch(/--sim: run .* ran against the model simulator \(profile sim\.yaml\), and its resume must too — add --sim sim\.yaml/);
+    expect(r.stderr).toMatch(
+      /--sim: run .* ran against the model simulator \(profile sim\.yaml\), and its resume must too — add --sim sim\.yaml/,
+    );
     expect(r.stderr).not.toMatch(/credential|API key/i);
   }, 300_000);
 
@@ -192,10 +215,18 @@ describe('run --resume: what it must never do', () => {
     expect(comment.exitCode, comment.stderr).not.toBe(2);
     markInterrupted(runDir);
     // Two behaviour weights, and nothing else.
-    writeFileSync(join(dir, 'sim.yaml'), profile.replace('{ p: 0.8, skill: alpha, args: "create" }, { p: 0.2, answer: "done" }', '{ p: 0.7, skill: alpha, args: "create" }, { p: 0.3, answer: "done" }'));
+    writeFileSync(
+      join(dir, 'sim.yaml'),
+      profile.replace(
+        '{ p: 0.8, skill: alpha, args: "create" }, { p: 0.2, answer: "done" }',
+        '{ p: 0.7, skill: alpha, args: "create" }, { p: 0.3, answer: "done" }',
+      ),
+    );
     const edited = await runCli([...SHORT, '--resume', runDir], { cwd: dir, env });
     expect(edited.exitCode).toBe(2);
-    expect(edited.stderr).toMatch(/changed since this run started: simulator profile \(--sim: its behaviour was edited \([0-9a-f]{8} → [0-9a-f]{8}\)\)/);
+    expect(edited.stderr).toMatch(
+      /changed since this run started: simulator profile \(--sim: its behaviour was edited \([0-9a-f]{8} → [0-9a-f]{8}\)\)/,
+    );
   }, 300_000);
 });
 
@@ -236,7 +267,11 @@ describe('--resume --add-trials: a finished run topped up, as a canary base the 
     const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
     const before = read<Results>(join(runDir, 'results.json'));
     const decidedAt = before.verdicts[0]!.decidedAt!;
-    const topped = await runCli([...RUN, '--grep', '^pos-alpha$', '--transcripts', 'runs', '--resume', runDir, '--add-trials', '3'], { cwd: dir, env, timeoutMs: 240_000 });
+    const topped = await runCli([...RUN, '--grep', '^pos-alpha$', '--transcripts', 'runs', '--resume', runDir, '--add-trials', '3'], {
+      cwd: dir,
+      env,
+      timeoutMs: 240_000,
+    });
     expect(topped.stderr).not.toMatch(/internal error|input error/);
     const manifest = read<RunManifest>(join(runDir, 'run.json'));
     expect(manifest).toMatchObject({ status: 'completed', topUps: [3] });
@@ -246,7 +281,9 @@ describe('--resume --add-trials: a finished run topped up, as a canary base the 
     expect(after.outcomes.length).toBeGreaterThanOrEqual(decidedAt + 3);
     expect(after.outcomes.length).toBeLessThanOrEqual(Math.max(before.outcomes.length, decidedAt + 3) + 1);
     expect(after.verdicts[0]!.decidedAt).toBe(decidedAt);
-    const json = JSON.parse((await runCli(['compare', runDir, runDir, '--reporter', 'json'], { cwd: dir, env })).stdout) as { cases: { method: string; base: { n: number } }[] };
+    const json = JSON.parse((await runCli(['compare', runDir, runDir, '--reporter', 'json'], { cwd: dir, env })).stdout) as {
+      cases: { method: string; base: { n: number } }[];
+    };
     expect(json.cases[0]).toMatchObject({ method: 'design', base: { n: decidedAt + 3 } });
     // A run that did not finish is refused, naming what to do, before any trial.
     writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...manifest, status: 'interrupted' }));

@@ -37,7 +37,16 @@ export async function storeTrial(store: RunStore, ref: TrialRef, raw: string, me
 }
 
 export const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
-const META: TrialMeta = { exitCode: 0, signal: null, wallMs: 400, timedOut: false, interrupted: false, stderrTail: '', attempt: 1, startedAt: '2026-11-30T00:00:00.000Z' };
+const META: TrialMeta = {
+  exitCode: 0,
+  signal: null,
+  wallMs: 400,
+  timedOut: false,
+  interrupted: false,
+  stderrTail: '',
+  attempt: 1,
+  startedAt: '2026-11-30T00:00:00.000Z',
+};
 
 /** A run folder written by hand: what a finished run leaves, without running anything. */
 export async function fakeRun(root: string): Promise<string> {
@@ -60,10 +69,10 @@ export async function fakeRun(root: string): Promise<string> {
     ['neg', 2, s().skill('atl-jira').text('oops').result()],
     ['neg', 3, s().apiError(429).result({ is_error: true, api_error_status: 429 })],
   ];
-  for (const [caseId, n, stream] of trials) await storeTrial(store, { caseId, arm: 'skill', n }, stream.raw(), { ...META, exitCode: caseId === 'neg' && n === 3 ? 1 : 0 });
+  for (const [caseId, n, stream] of trials)
+    await storeTrial(store, { caseId, arm: 'skill', n }, stream.raw(), { ...META, exitCode: caseId === 'neg' && n === 3 ? 1 : 0 });
   return store.dir;
 }
-
 
 /** A valid results.json text whose cases have the given verdicts (nothing else in it is meaningful). */
 export function resultsWithVerdicts(verdicts: [string, Verdict][]): string {
@@ -71,7 +80,6 @@ export function resultsWithVerdicts(verdicts: [string, Verdict][]): string {
   const results = buildResults(handMadeManifest(defs, 0), [], [], new Date('2026-11-30T00:00:00Z'));
   return JSON.stringify({ ...results, verdicts: results.verdicts.map((v, i) => ({ ...v, verdict: verdicts[i]![1] })) });
 }
-
 
 /**
  * A case's trials: `passes` of `n` passed, the passes first unless `order` spells each trial out ('P' pass, 'F'
@@ -107,8 +115,17 @@ function passFailTrials(caseId: string, expect: string, t: CaseTrials): TrialOut
 }
 
 /** A finished run of hand-made outcomes, for comparisons: each case expects `atl-jira`. */
-export function syntheticRun(cases: Record<string, CaseTrials>, over: { mode?: 'fixed' | 'sprt'; model?: string; skills?: Record<string, string>; dir?: string; maxTrials?: number } = {}): RunToCompare {
-  const defs: GradableCase[] = Object.keys(cases).map((id) => ({ id, expect: 'atl-jira', exclusive: false, tags: [], decision: { ...DECISION, maxTrials: over.maxTrials ?? 200 } }));
+export function syntheticRun(
+  cases: Record<string, CaseTrials>,
+  over: { mode?: 'fixed' | 'sprt'; model?: string; skills?: Record<string, string>; dir?: string; maxTrials?: number } = {},
+): RunToCompare {
+  const defs: GradableCase[] = Object.keys(cases).map((id) => ({
+    id,
+    expect: 'atl-jira',
+    exclusive: false,
+    tags: [],
+    decision: { ...DECISION, maxTrials: over.maxTrials ?? 200 },
+  }));
   const manifest = handMadeManifest(defs, 0, {
     config: configSchema.parse({ arms: ['skill'], decision: { mode: over.mode ?? 'fixed' } }),
     model: over.model ?? 'claude-sonnet-4-5',
@@ -117,7 +134,6 @@ export function syntheticRun(cases: Record<string, CaseTrials>, over: { mode?: '
   const outcomes = Object.entries(cases).flatMap(([id, t]) => passFailTrials(id, 'atl-jira', t));
   return { dir: over.dir ?? 'runs/x', manifest, results: buildResults(manifest, outcomes, [], new Date('2026-11-30T00:00:00Z')) };
 }
-
 
 /** Writes a synthetic run as a run folder (run.json and results.json, no transcripts) under `root`; returns its path. */
 export async function storeSyntheticRun(root: string, runId: string, run: RunToCompare): Promise<string> {

@@ -32,7 +32,7 @@ describe('JSON Schemas generated from the zod schemas', () => {
     expect(validate('profile', yamlOf('sim/demo.profile.yaml'))).toMatchObject({ ok: true });
   });
 
-  it('the config schema offers exactly the agents registry\'s ids, so an editor flags an agent skillprobe cannot drive', () => {
+  it("the config schema offers exactly the agents registry's ids, so an editor flags an agent skillprobe cannot drive", () => {
     expect(validate('config', { agent: AGENT_IDS[0] })).toMatchObject({ ok: true });
     expect(validate('config', { agent: 'robot' })).toMatchObject({ ok: false });
     expect((schemas.config as { properties: { agent: { enum: string[] } } }).properties.agent.enum).toEqual(AGENT_IDS);
@@ -46,7 +46,11 @@ describe('JSON Schemas generated from the zod schemas', () => {
   });
 
   it('each of the repo’s YAML files names its schema for editors', () => {
-    const files = [['skillprobe.config.yaml', 'config'], ...globSync('cases/*.yaml', { cwd: ROOT }).map((f) => [f, 'cases']), ['sim/demo.profile.yaml', 'profile']];
+    const files = [
+      ['skillprobe.config.yaml', 'config'],
+      ...globSync('cases/*.yaml', { cwd: ROOT }).map((f) => [f, 'cases']),
+      ['sim/demo.profile.yaml', 'profile'],
+    ];
     expect(files.length).toBeGreaterThan(2);
     for (const [file, name] of files) {
       const path = /^# yaml-language-server: \$schema=(\S+)$/.exec(readFileSync(join(ROOT, file!), 'utf8').split('\n')[0]!)?.[1];

@@ -7,8 +7,19 @@ import type { Verdict } from '../src/run/schema.js';
 import { baseProject, cleanup, makeProject, runInProcess } from './helpers.js';
 import { resultsWithVerdicts } from './run-fixtures.js';
 
-const kase = (id: string, prompt: string, tags: string[] = []): Case => ({ id, prompt, tags, expect: { skill: 'x' }, exclusive: false, source: { file: 'c.yaml', line: 1, at: { id: { line: 1, col: 3 }, prompt: { line: 2, col: 3 } } } });
-const CASES = [kase('jira-bug', 'file a bug', ['happy']), kase('wiki-page', 'write a page about bugs', ['trap']), kase('neg', 'what is jira', ['near-miss'])];
+const kase = (id: string, prompt: string, tags: string[] = []): Case => ({
+  id,
+  prompt,
+  tags,
+  expect: { skill: 'x' },
+  exclusive: false,
+  source: { file: 'c.yaml', line: 1, at: { id: { line: 1, col: 3 }, prompt: { line: 2, col: 3 } } },
+});
+const CASES = [
+  kase('jira-bug', 'file a bug', ['happy']),
+  kase('wiki-page', 'write a page about bugs', ['trap']),
+  kase('neg', 'what is jira', ['near-miss']),
+];
 
 describe('selecting cases', () => {
   it.each<[string, CaseFilters, string[]]>([
@@ -43,18 +54,34 @@ describe('--last-failed reads the newest run', () => {
   });
 
   it('takes FAIL, INCONCLUSIVE and ERROR from the newest run only; folders without run.json are not runs', () => {
-    run('20261130-100000-aaaaaa', [['a', 'FAIL'], ['b', 'FAIL']]);
-    run('20261130-110000-bbbbbb', [['a', 'PASS'], ['b', 'INCONCLUSIVE'], ['c', 'ERROR'], ['d', 'FAIL']]);
+    run('20261130-100000-aaaaaa', [
+      ['a', 'FAIL'],
+      ['b', 'FAIL'],
+    ]);
+    run('20261130-110000-bbbbbb', [
+      ['a', 'PASS'],
+      ['b', 'INCONCLUSIVE'],
+      ['c', 'ERROR'],
+      ['d', 'FAIL'],
+    ]);
     mkdirSync(join(runs, 'zz-notes'));
     expect(newestRun(runs)).toBe('20261130-110000-bbbbbb');
     expect(lastFailedCases(runs)).toEqual({ runId: '20261130-110000-bbbbbb', ids: new Set(['b', 'c', 'd']) });
   });
 
   it.each([
-    ['a newest run that was never graded', undefined, /20261130-120000-cccccc: --last-failed: the newest run \S+ has no results\.json.*skillprobe grade/s],
+    [
+      'a newest run that was never graded',
+      undefined,
+      /20261130-120000-cccccc: --last-failed: the newest run \S+ has no results\.json.*skillprobe grade/s,
+    ],
     ['unreadable results', '{ truncated', /results\.json: --last-failed: results\.json not valid JSON.*skillprobe grade/s],
     ['results without verdicts', '{}', /results\.json: --last-failed: results\.json does not match the run-folder format/],
-    ['a verdict that is not an object', resultsWithVerdicts([['a', 'PASS']]).replace(/"verdicts":\[.*?\],"damaged"/s, '"verdicts":[null],"damaged"'), /does not match the run-folder format: at verdicts\.0/],
+    [
+      'a verdict that is not an object',
+      resultsWithVerdicts([['a', 'PASS']]).replace(/"verdicts":\[.*?\],"damaged"/s, '"verdicts":[null],"damaged"'),
+      /does not match the run-folder format: at verdicts\.0/,
+    ],
     ['results of a newer format', JSON.stringify({ version: 99 }), /newer than this skillprobe reads/],
   ])('%s is an input error that says how to fix it', (_, results, says) => {
     const id = '20261130-120000-cccccc';
@@ -97,7 +124,13 @@ describe('selection flags on the CLI (plan spawns nothing)', () => {
     const write = (id: string, verdict: Verdict) => {
       mkdirSync(join(dir, 'transcripts', id), { recursive: true });
       writeFileSync(join(dir, 'transcripts', id, 'run.json'), '{}');
-      writeFileSync(join(dir, 'transcripts', id, 'results.json'), resultsWithVerdicts([['pos-alpha', 'PASS'], ['neg-weather', verdict]]));
+      writeFileSync(
+        join(dir, 'transcripts', id, 'results.json'),
+        resultsWithVerdicts([
+          ['pos-alpha', 'PASS'],
+          ['neg-weather', verdict],
+        ]),
+      );
     };
     write('20261130-100000-aaaaaa', 'INCONCLUSIVE');
     expect(casesIn((await runInProcess(['plan', '--last-failed'], { cwd: dir })).stdout)).toEqual(['neg-weather']);

@@ -66,7 +66,14 @@ function simulate(d: SequentialDesign, p: number, paths: number, seed: number, p
     else undecided++;
   }
   const meanTrials = sum / paths;
-  return { paths, meanTrials, sdTrials: Math.sqrt(Math.max(0, sumSq / paths - meanTrials ** 2)), accept: accept / paths, reject: reject / paths, undecided: undecided / paths };
+  return {
+    paths,
+    meanTrials,
+    sdTrials: Math.sqrt(Math.max(0, sumSq / paths - meanTrials ** 2)),
+    accept: accept / paths,
+    reject: reject / paths,
+    undecided: undecided / paths,
+  };
 }
 
 /** Three standard errors of a proportion (plus half a path, so a near-0 or near-1 probability is not judged on one hit). */
@@ -149,7 +156,13 @@ function fixedDesign(n: number, acceptAt: number, rejectUpTo: number, p0 = 0.9, 
   return { p0, p1, minTrials: n, maxTrials: n, acceptFrom, rejectUpTo: reject };
 }
 
-const goalOf = ([p0, p1, alpha, beta, minTrials]: readonly number[]): DesignGoal => ({ p0: p0!, p1: p1!, alpha: alpha!, beta: beta!, minTrials: minTrials! });
+const goalOf = ([p0, p1, alpha, beta, minTrials]: readonly number[]): DesignGoal => ({
+  p0: p0!,
+  p1: p1!,
+  alpha: alpha!,
+  beta: beta!,
+  minTrials: minTrials!,
+});
 const fixedNOf = (g: DesignGoal) => fixedNEquivalent(g.p0, g.p1, g.alpha, g.beta)!;
 const designFor = (g: DesignGoal) => optimalDesign({ ...g }, fixedNOf(g));
 
@@ -273,7 +286,12 @@ describe('designOperating: exact operating characteristics', () => {
 
   it.each([
     ['Wald p0 .9 δ .1 min 3 max 13, after PPFPP', waldDesign({ ...WALD, minTrials: 3, maxTrials: 13 }), 'PPFPP', 0.85],
-    ['Wald p0 .7 δ .3 min 3 max 12, after PFP', waldDesign({ threshold: 0.7, delta: 0.3, alpha: 0.1, beta: 0.1, minTrials: 3, maxTrials: 12 }), 'PFP', 0.6],
+    [
+      'Wald p0 .7 δ .3 min 3 max 12, after PFP',
+      waldDesign({ threshold: 0.7, delta: 0.3, alpha: 0.1, beta: 0.1, minTrials: 3, maxTrials: 12 }),
+      'PFP',
+      0.6,
+    ],
   ])('%s: `from` gives the further trials that enumeration of the continuations gives', (_name, d, prefix, p) => {
     const pre = seq(prefix);
     expect(decideSequential(pre, d)).toMatchObject({ state: 'continue', trials: pre.length });
@@ -322,16 +340,19 @@ describe('designOperating: exact operating characteristics', () => {
 
   // 26 passes in 30, a fail every seventh trial: open at every stage of the headline design (checked below).
   const prefix = seq('PPPPPPF'.repeat(4) + 'PP');
-  it.each([0.8, 0.85, 0.9])('headline design from 30 trials with 26 passes, at p = %s: expected further trials match simulation from there', (p) => {
-    const d = designFor(HEADLINE);
-    expect(decideSequential(prefix, d)).toMatchObject({ state: 'continue', trials: 30, passes: 26 });
-    const paths = 4000;
-    const sim = simulate(d, p, paths, 7000 + Math.round(p * 100), prefix);
-    const oc = designOperating(d, p, { trials: 30, passes: 26 });
-    expect(oc.accept + oc.reject + oc.undecided).toBeCloseTo(1, 12);
-    expect(Math.abs(sim.meanTrials - oc.expectedTrials)).toBeLessThanOrEqual((3 * sim.sdTrials) / Math.sqrt(paths));
-    expect(Math.abs(sim.accept - oc.accept)).toBeLessThanOrEqual(proportionTolerance(oc.accept, paths));
-  });
+  it.each([0.8, 0.85, 0.9])(
+    'headline design from 30 trials with 26 passes, at p = %s: expected further trials match simulation from there',
+    (p) => {
+      const d = designFor(HEADLINE);
+      expect(decideSequential(prefix, d)).toMatchObject({ state: 'continue', trials: 30, passes: 26 });
+      const paths = 4000;
+      const sim = simulate(d, p, paths, 7000 + Math.round(p * 100), prefix);
+      const oc = designOperating(d, p, { trials: 30, passes: 26 });
+      expect(oc.accept + oc.reject + oc.undecided).toBeCloseTo(1, 12);
+      expect(Math.abs(sim.meanTrials - oc.expectedTrials)).toBeLessThanOrEqual((3 * sim.sdTrials) / Math.sqrt(paths));
+      expect(Math.abs(sim.accept - oc.accept)).toBeLessThanOrEqual(proportionTolerance(oc.accept, paths));
+    },
+  );
 
   it('exactErrors is the FAIL probability at p0 and the PASS probability at p1', () => {
     const d = waldDesign({ ...WALD, maxTrials: 40 });
@@ -397,15 +418,18 @@ describe('optimalDesign', () => {
     for (const p of [0.01, g.p1, (g.p0 + g.p1) / 2, g.p0, 0.99]) expect(designOperating(d, p).undecided).toBeLessThan(1e-12);
   });
 
-  it.each(GOALS.map(([name, g]) => [name, goalOf(g)] as const))('%s: exact α and β at or under nominal, and at least 0.8 × nominal', (_name, g) => {
-    const d = designFor(g);
-    expect(d).toMatchObject({ p0: g.p0, p1: g.p1, minTrials: g.minTrials });
-    const e = exactErrors(d);
-    expect(e.alpha).toBeLessThanOrEqual(g.alpha);
-    expect(e.beta).toBeLessThanOrEqual(g.beta);
-    expect(e.alpha).toBeGreaterThanOrEqual(0.8 * g.alpha);
-    expect(e.beta).toBeGreaterThanOrEqual(0.8 * g.beta);
-  });
+  it.each(GOALS.map(([name, g]) => [name, goalOf(g)] as const))(
+    '%s: exact α and β at or under nominal, and at least 0.8 × nominal',
+    (_name, g) => {
+      const d = designFor(g);
+      expect(d).toMatchObject({ p0: g.p0, p1: g.p1, minTrials: g.minTrials });
+      const e = exactErrors(d);
+      expect(e.alpha).toBeLessThanOrEqual(g.alpha);
+      expect(e.beta).toBeLessThanOrEqual(g.beta);
+      expect(e.alpha).toBeGreaterThanOrEqual(0.8 * g.alpha);
+      expect(e.beta).toBeGreaterThanOrEqual(0.8 * g.beta);
+    },
+  );
 
   it.each(GOALS.map(([name, g]) => [name, goalOf(g)] as const))('%s: maxTrials between ⌊0.9 × fixed N⌋ and 1.5 × fixed N', (_name, g) => {
     const d = designFor(g);
@@ -421,7 +445,8 @@ describe('optimalDesign', () => {
     const problems: string[] = [];
     for (let n = 0; n < Math.max(1, g.minTrials); n++) {
       for (let k = 0; k <= n; k++) if (stateAt(d, n, k) !== 'continue') problems.push(`decides at (${n},${k}) before minTrials`);
-      if (n > 0 && (d.acceptFrom[n] !== n + 1 || d.rejectUpTo[n] !== -1)) problems.push(`stage ${n} before minTrials has boundaries ${d.rejectUpTo[n]}/${d.acceptFrom[n]}`);
+      if (n > 0 && (d.acceptFrom[n] !== n + 1 || d.rejectUpTo[n] !== -1))
+        problems.push(`stage ${n} before minTrials has boundaries ${d.rejectUpTo[n]}/${d.acceptFrom[n]}`);
     }
     for (let n = Math.max(1, g.minTrials); n <= d.maxTrials; n++) {
       const [a, r] = [d.acceptFrom[n]!, d.rejectUpTo[n]!];
@@ -436,21 +461,29 @@ describe('optimalDesign', () => {
   });
 
   // maxTrials is reported to users ("the design decides by N trials") and becomes the case's default maxTrials.
-  it.each(GOALS.map(([name, g]) => [name, goalOf(g)] as const))('%s: some pass count is still open at every stage before the last (maxTrials is the longest path)', (_name, g) => {
-    const d = designFor(g);
-    const closedEarly: number[] = [];
-    for (let n = Math.max(1, g.minTrials); n < d.maxTrials; n++) if (d.rejectUpTo[n]! + 1 >= d.acceptFrom[n]!) closedEarly.push(n);
-    expect(closedEarly).toEqual([]);
-    // and the last stage is reachable with positive probability at the hardest rate
-    const mid = (g.p0 + g.p1) / 2;
-    const reachesLast = stoppingOutcomes(d, mid).filter((o) => o.n === d.maxTrials).reduce((s, o) => s + o.prob, 0);
-    expect(reachesLast).toBeGreaterThan(0);
-  });
+  it.each(GOALS.map(([name, g]) => [name, goalOf(g)] as const))(
+    '%s: some pass count is still open at every stage before the last (maxTrials is the longest path)',
+    (_name, g) => {
+      const d = designFor(g);
+      const closedEarly: number[] = [];
+      for (let n = Math.max(1, g.minTrials); n < d.maxTrials; n++) if (d.rejectUpTo[n]! + 1 >= d.acceptFrom[n]!) closedEarly.push(n);
+      expect(closedEarly).toEqual([]);
+      // and the last stage is reachable with positive probability at the hardest rate
+      const mid = (g.p0 + g.p1) / 2;
+      const reachesLast = stoppingOutcomes(d, mid)
+        .filter((o) => o.n === d.maxTrials)
+        .reduce((s, o) => s + o.prob, 0);
+      expect(reachesLast).toBeGreaterThan(0);
+    },
+  );
 
-  it.each(GOALS.map(([name, g, ceiling]) => [name, ceiling, goalOf(g)] as const))('%s: worst-case expected trials ≤ %s × fixed N', (_name, ceiling, g) => {
-    const d = designFor(g);
-    expect(worstExpectedTrials(d).expectedTrials).toBeLessThanOrEqual(ceiling * fixedNOf(g));
-  });
+  it.each(GOALS.map(([name, g, ceiling]) => [name, ceiling, goalOf(g)] as const))(
+    '%s: worst-case expected trials ≤ %s × fixed N',
+    (_name, ceiling, g) => {
+      const d = designFor(g);
+      expect(worstExpectedTrials(d).expectedTrials).toBeLessThanOrEqual(ceiling * fixedNOf(g));
+    },
+  );
 
   it.each([
     ['p1 − 2δ (clamped ≥ p1/2) = 0.6', Math.max(0.8 - 2 * 0.1, 0.8 / 2)],
@@ -505,7 +538,11 @@ describe('inducedDesign and calibrate', () => {
   // A family of my own: straight PASS and FAIL lines around the midline that close at 60 trials.
   const g = goalOf([0.8, 0.6, 0.05, 0.1, 1]);
   const make = (u: { u0: number; u1: number }) =>
-    linesDesign(g, (n) => 0.7 * n + Math.exp(u.u1) * (1 - n / 60), (n) => 0.7 * n - Math.exp(u.u0) * (1 - n / 60));
+    linesDesign(
+      g,
+      (n) => 0.7 * n + Math.exp(u.u1) * (1 - n / 60),
+      (n) => 0.7 * n - Math.exp(u.u0) * (1 - n / 60),
+    );
   const alphaOf = (d: SequentialDesign) => designOperating(d, d.p0).reject;
 
   it('calibrate lands at or under both goals, with the FAIL multiplier the smallest that holds α', () => {
@@ -534,7 +571,11 @@ describe('linesDesign, triangularDesign and twoSprtDesign', () => {
     // PASS at k ≥ 10 + n/2, FAIL at k ≤ n − 10. At 37 trials PASS needs 29 (28.5 rounded up) and FAIL takes ≤ 27,
     // leaving 28 open; at 38 PASS needs 29 and FAIL takes ≤ 28: no count left between, so the design ends there,
     // split at the midline (29 + 28)/2 = 28.5: FAIL at ≤ 28, PASS at ≥ 29.
-    const d = linesDesign(goalOf([0.9, 0.8, 0.05, 0.2, 1]), (n) => 10 + n / 2, (n) => n - 10);
+    const d = linesDesign(
+      goalOf([0.9, 0.8, 0.05, 0.2, 1]),
+      (n) => 10 + n / 2,
+      (n) => n - 10,
+    );
     expect(d.maxTrials).toBe(38);
     expect([d.rejectUpTo[37], d.acceptFrom[37]]).toEqual([27, 29]);
     expect(d.acceptFrom[38]).toBe(29);
@@ -546,7 +587,13 @@ describe('linesDesign, triangularDesign and twoSprtDesign', () => {
   });
 
   it('linesDesign throws when the lines never meet', () => {
-    expect(() => linesDesign(HEADLINE, (n) => 0.85 * n + 3, (n) => 0.85 * n - 3)).toThrow(RangeError);
+    expect(() =>
+      linesDesign(
+        HEADLINE,
+        (n) => 0.85 * n + 3,
+        (n) => 0.85 * n - 3,
+      ),
+    ).toThrow(RangeError);
   });
 
   const designs = [
@@ -584,14 +631,17 @@ describe('linesDesign, triangularDesign and twoSprtDesign', () => {
 describe('stagewiseEstimate', () => {
   const fixed20 = fixedDesign(20, 15, 14);
 
-  it.each([0, 1, 3, 7, 10, 13, 14, 15, 17, 19, 20])('a design that only stops at trial 20: %i passes gives the Clopper–Pearson interval', (k) => {
-    const e = stagewiseEstimate(fixed20, 20, k);
-    const cp = clopperPearson(k, 20);
-    expect(e.level).toBe(0.95);
-    expect(e.lower).toBeCloseTo(cp.lower, 8);
-    expect(e.upper).toBeCloseTo(cp.upper, 8);
-    expect(e.rate).toBeCloseTo(medianUnbiased(k, 20), 8);
-  });
+  it.each([0, 1, 3, 7, 10, 13, 14, 15, 17, 19, 20])(
+    'a design that only stops at trial 20: %i passes gives the Clopper–Pearson interval',
+    (k) => {
+      const e = stagewiseEstimate(fixed20, 20, k);
+      const cp = clopperPearson(k, 20);
+      expect(e.level).toBe(0.95);
+      expect(e.lower).toBeCloseTo(cp.lower, 8);
+      expect(e.upper).toBeCloseTo(cp.upper, 8);
+      expect(e.rate).toBeCloseTo(medianUnbiased(k, 20), 8);
+    },
+  );
 
   it('Clopper–Pearson reference sanity: 10 of 20 gives [0.2720, 0.7280]', () => {
     const cp = clopperPearson(10, 20);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { bestBetaAt, binomialTestAbove, binomialTestBelow, fixedNEquivalent, rejectionCutoff, trialsForPerfectPass } from '../src/stats/binomial-test.js';
+import {
+  bestBetaAt,
+  binomialTestAbove,
+  binomialTestBelow,
+  fixedNEquivalent,
+  rejectionCutoff,
+  trialsForPerfectPass,
+} from '../src/stats/binomial-test.js';
 import { adjustPValues } from '../src/stats/multiple-testing.js';
 import { boundaries, increments, waldDesign } from '../src/stats/sprt.js';
 import { decideSequential, designOperating } from '../src/stats/sequential-design.js';
@@ -68,9 +75,13 @@ describe('Wald SPRT', () => {
   it('exact ASN agrees with a seeded simulation of the same test', () => {
     const s = { ...P, minTrials: 5, maxTrials: 50 };
     let x = 12345;
-    const rand = () => ((x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const rand = () => (x = (Math.imul(x, 1103515245) + 12345) >>> 0) / 2 ** 32;
     let total = 0;
-    for (let r = 0; r < 3000; r++) total += sprtDecide(Array.from({ length: 50 }, () => rand() < 0.95), s).trials;
+    for (let r = 0; r < 3000; r++)
+      total += sprtDecide(
+        Array.from({ length: 50 }, () => rand() < 0.95),
+        s,
+      ).trials;
     expect(total / 3000).toBeCloseTo(designOperating(waldDesign(s), 0.95).expectedTrials, 0);
   });
 });
@@ -129,7 +140,11 @@ describe('decision parameters', () => {
   it('resolve defaults ← first tag with overrides ← case', () => {
     expect(resolveDecision(decision, [], undefined).threshold).toBe(0.9);
     expect(resolveDecision(decision, ['happy', 'vague'], undefined).threshold).toBe(0.5);
-    expect(resolveDecision(decision, ['vague'], { threshold: 0.7, maxTrials: 9 })).toMatchObject({ threshold: 0.7, maxTrials: 9, alpha: 0.05 });
+    expect(resolveDecision(decision, ['vague'], { threshold: 0.7, maxTrials: 9 })).toMatchObject({
+      threshold: 0.7,
+      maxTrials: 9,
+      alpha: 0.05,
+    });
   });
 
   it('name impossible combinations', () => {
@@ -137,12 +152,16 @@ describe('decision parameters', () => {
     expect(decisionProblem({ ...P, minTrials: 9, maxTrials: 3 }, 'sequential')).toMatch(/minTrials 9 exceeds/);
     // A design for 0.99 against 0.985 would need thousands of trials: refused for the sequential modes, fine for fixed N.
     const tight = { ...P, threshold: 0.99, delta: 0.005 };
-    expect(decisionProblem(tight, 'sequential')).toMatch(/takes about \d+ trials per case, more than the 1000 a sequential design is built for — widen delta/);
+    expect(decisionProblem(tight, 'sequential')).toMatch(
+      /takes about \d+ trials per case, more than the 1000 a sequential design is built for — widen delta/,
+    );
     // Wald's test needs the design only for its default maximum: with a maxTrials of its own it needs none.
     expect(decisionProblem({ ...tight, maxTrials: undefined }, 'sprt')).toMatch(/more than the 1000/);
     expect(decisionProblem(tight, 'sprt')).toBeUndefined();
     expect(decisionProblem(tight, 'fixed')).toBeUndefined();
-    expect(decisionProblem({ ...P, minTrials: 5000, maxTrials: undefined }, 'sequential')).toMatch(/minTrials 5000 is more than the 1000 .* — lower minTrials/);
+    expect(decisionProblem({ ...P, minTrials: 5000, maxTrials: undefined }, 'sequential')).toMatch(
+      /minTrials 5000 is more than the 1000 .* — lower minTrials/,
+    );
   });
 });
 
@@ -161,8 +180,15 @@ function outcome(caseId: string, n: number, passed: boolean | null, arm: 'skill'
     parseWarnings: 0,
   };
 }
-const caseWith = (id: string, decision: Partial<SprtParams> = {}): GradableCase => ({ id, expect: 'x', exclusive: false, tags: [], decision: { ...P, minTrials: 5, maxTrials: 50, ...decision } });
-const outcomes = (id: string, pattern: string) => [...pattern].map((ch, i) => outcome(id, i + 1, ch === 'P' ? true : ch === 'F' ? false : null));
+const caseWith = (id: string, decision: Partial<SprtParams> = {}): GradableCase => ({
+  id,
+  expect: 'x',
+  exclusive: false,
+  tags: [],
+  decision: { ...P, minTrials: 5, maxTrials: 50, ...decision },
+});
+const outcomes = (id: string, pattern: string) =>
+  [...pattern].map((ch, i) => outcome(id, i + 1, ch === 'P' ? true : ch === 'F' ? false : null));
 
 describe('verdicts', () => {
   it.each([
@@ -264,7 +290,12 @@ describe('verdicts', () => {
     [['PASS', 'INCONCLUSIVE'], 'pass', 0],
     [['ERROR'], 'pass', 4],
   ] as const)('exit code of %j under %s is %i', (vs, policy, code) => {
-    expect(exitCode(vs.map((verdict) => ({ verdict }) as CaseVerdict), policy)).toBe(code);
+    expect(
+      exitCode(
+        vs.map((verdict) => ({ verdict }) as CaseVerdict),
+        policy,
+      ),
+    ).toBe(code);
   });
 });
 

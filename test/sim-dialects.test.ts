@@ -25,12 +25,28 @@ const codexLite = fixtureJson<Record<'first' | 'afterExec', Json & { input: Json
 const gemini061 = fixtureJson<Record<'first' | 'after-skill' | 'after-read' | 'after-search', Json>>('sim-gemini-0.61-requests.json');
 /** Requests measured on Codex 0.171 and Gemini 0.61 against another stand-in; the second ones hold only the new tail. */
 const codexSample1 = fixtureJson<{ body: Json & { input: unknown[] } }>('codex-request1-skill-trimmed.json').body;
-const codexSample2 = { ...codexSample1, input: [...codexSample1.input, ...fixtureJson<{ body: { input_tail: unknown[] } }>('codex-request2-after-tool-trimmed.json').body.input_tail] };
+const codexSample2 = {
+  ...codexSample1,
+  input: [
+    ...codexSample1.input,
+    ...fixtureJson<{ body: { input_tail: unknown[] } }>('codex-request2-after-tool-trimmed.json').body.input_tail,
+  ],
+};
 const geminiSample1 = fixtureJson<{ body: Json & { contents: unknown[] } }>('gemini-request1-skill-trimmed.json').body;
-const geminiSample2 = { ...geminiSample1, contents: [...geminiSample1.contents, ...fixtureJson<{ body: { contents_tail: unknown[] } }>('gemini-request2-after-tool-trimmed.json').body.contents_tail] };
+const geminiSample2 = {
+  ...geminiSample1,
+  contents: [
+    ...geminiSample1.contents,
+    ...fixtureJson<{ body: { contents_tail: unknown[] } }>('gemini-request2-after-tool-trimmed.json').body.contents_tail,
+  ],
+};
 
-const MOCK_MD = '---\nname: mock-skill\ndescription: Test skill. Use when asked for the phrase.\n---\n# mock\n```bash\nmock run --fast\n```\n';
-const TRIAL_FILES = { 'mock-skill': '/trial/ws/.agents/skills/mock-skill/SKILL.md', 'other-skill': '/trial/ws/.agents/skills/other-skill/SKILL.md' };
+const MOCK_MD =
+  '---\nname: mock-skill\ndescription: Test skill. Use when asked for the phrase.\n---\n# mock\n```bash\nmock run --fast\n```\n';
+const TRIAL_FILES = {
+  'mock-skill': '/trial/ws/.agents/skills/mock-skill/SKILL.md',
+  'other-skill': '/trial/ws/.agents/skills/other-skill/SKILL.md',
+};
 const LITE_MD = '---\nname: mock-skill\ndescription: Test skill.\n---\n# mock\nNONCE-xyz\n';
 
 /** Codex's answer to an `exec` script that passed a command's result to `text()`, as it reports one. */
@@ -71,15 +87,29 @@ describe('views of real requests', () => {
       'Codex 0.169, after the skill was printed with cat',
       'openai-responses',
       codex169['after-skill'],
-      { turn: 1, prompt: 'What is the phrase?', lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: MOCK_MD }], skillBody: { text: MOCK_MD, argumentsFilled: false } },
+      {
+        turn: 1,
+        prompt: 'What is the phrase?',
+        lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: MOCK_MD }],
+        skillBody: { text: MOCK_MD, argumentsFilled: false },
+      },
     ],
     [
       'Codex 0.169, after a paged read of SKILL.md',
       'openai-responses',
       codex169['after-read'],
-      { turn: 1, lastResults: [{ action: 'read', skill: 'mock-skill', isError: false, text: MOCK_MD }], skillBody: { text: MOCK_MD, argumentsFilled: false } },
+      {
+        turn: 1,
+        lastResults: [{ action: 'read', skill: 'mock-skill', isError: false, text: MOCK_MD }],
+        skillBody: { text: MOCK_MD, argumentsFilled: false },
+      },
     ],
-    ['Codex 0.169, after a search', 'openai-responses', codex169['after-search'], { turn: 1, lastResults: [{ action: 'search', isError: false, text: '' }], skillBody: undefined }],
+    [
+      'Codex 0.169, after a search',
+      'openai-responses',
+      codex169['after-search'],
+      { turn: 1, lastResults: [{ action: 'search', isError: false, text: '' }], skillBody: undefined },
+    ],
     [
       'Codex 0.169 responses lite, first request',
       'openai-responses',
@@ -100,7 +130,12 @@ describe('views of real requests', () => {
       'Codex 0.169 responses lite, after an exec script printed the skill',
       'openai-responses',
       codexLite.afterExec,
-      { turn: 1, prompt: 'hi', lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: LITE_MD }], skillBody: { text: LITE_MD, argumentsFilled: false } },
+      {
+        turn: 1,
+        prompt: 'hi',
+        lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: LITE_MD }],
+        skillBody: { text: LITE_MD, argumentsFilled: false },
+      },
     ],
     [
       'Codex 0.171 sample, first request',
@@ -118,7 +153,11 @@ describe('views of real requests', () => {
       'Codex 0.171 sample, after the skill was printed',
       'openai-responses',
       codexSample2,
-      { turn: 1, lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: expect.stringContaining('MARKER-mock-skill') }], skillBody: { text: expect.stringMatching(/^---\nname: mock-skill/), argumentsFilled: false } },
+      {
+        turn: 1,
+        lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: expect.stringContaining('MARKER-mock-skill') }],
+        skillBody: { text: expect.stringMatching(/^---\nname: mock-skill/), argumentsFilled: false },
+      },
     ],
     [
       'Gemini 0.61, first request',
@@ -142,7 +181,9 @@ describe('views of real requests', () => {
       gemini061['after-skill'],
       {
         turn: 1,
-        lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: expect.stringContaining('<activated_skill name="mock-skill">') }],
+        lastResults: [
+          { action: 'skill', skill: 'mock-skill', isError: false, text: expect.stringContaining('<activated_skill name="mock-skill">') },
+        ],
         skillBody: { text: '# mock\n```bash\nmock run --fast\n```', argumentsFilled: false },
       },
     ],
@@ -150,55 +191,110 @@ describe('views of real requests', () => {
       'Gemini 0.61, after read_file of SKILL.md',
       'gemini',
       gemini061['after-read'],
-      { turn: 1, lastResults: [{ action: 'read', skill: 'mock-skill', isError: false, text: MOCK_MD }], skillBody: { text: MOCK_MD, argumentsFilled: false } },
+      {
+        turn: 1,
+        lastResults: [{ action: 'read', skill: 'mock-skill', isError: false, text: MOCK_MD }],
+        skillBody: { text: MOCK_MD, argumentsFilled: false },
+      },
     ],
     [
       'Gemini 0.61, after a glob',
       'gemini',
       gemini061['after-search'],
-      { turn: 1, lastResults: [{ action: 'search', isError: false, text: 'No files found matching pattern "**/*step0*" within /trial/ws' }], skillBody: undefined },
+      {
+        turn: 1,
+        lastResults: [{ action: 'search', isError: false, text: 'No files found matching pattern "**/*step0*" within /trial/ws' }],
+        skillBody: undefined,
+      },
     ],
     [
       'Gemini sample, first request',
       'gemini',
       geminiSample1,
-      { offeredSkills: ['mock-skill'], skillFiles: { 'mock-skill': '/ws/.agents/skills/mock-skill/SKILL.md' }, prompt: 'What is the secret mock phrase?', turn: 0 },
+      {
+        offeredSkills: ['mock-skill'],
+        skillFiles: { 'mock-skill': '/ws/.agents/skills/mock-skill/SKILL.md' },
+        prompt: 'What is the secret mock phrase?',
+        turn: 0,
+      },
     ],
     [
       'Gemini sample, after activate_skill',
       'gemini',
       geminiSample2,
-      { turn: 1, lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false }], skillBody: { text: '# mock-skill\n\nMARKER-mock-skill: reply with blue-pelican-42.', argumentsFilled: false } },
+      {
+        turn: 1,
+        lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false }],
+        skillBody: { text: '# mock-skill\n\nMARKER-mock-skill: reply with blue-pelican-42.', argumentsFilled: false },
+      },
     ],
   ] as const)('%s', (_, wire, body, expected) => {
     expect(viewed(wire, body)).toMatchObject({ wire, ...expected });
   });
 
   it.each(['anthropic', 'openai-responses', 'gemini'] as const)('%s: garbage gives an empty view, never a throw', (wire) => {
-    const liteGarbage = { input: [{ type: 'additional_tools', tools: [{ type: 'namespace', tools: 7 }, 'exec'] }, { type: 'custom_tool_call', call_id: 'c', name: 'exec', input: 5 }, { type: 'custom_tool_call_output', call_id: 'c', output: [{ text: '{"output":3}' }, 'x'] }] };
-    for (const body of [null, 'text', 42, [], { input: 5, contents: [null, { parts: 'x' }], messages: [{ role: 'assistant', content: 7 }] }, liteGarbage]) {
-      expect(viewed(wire, body)).toMatchObject({ wire, offeredSkills: [], skillFiles: {}, canInvokeSkill: false, canReadFile: false, tools: [], prompt: '' });
+    const liteGarbage = {
+      input: [
+        { type: 'additional_tools', tools: [{ type: 'namespace', tools: 7 }, 'exec'] },
+        { type: 'custom_tool_call', call_id: 'c', name: 'exec', input: 5 },
+        { type: 'custom_tool_call_output', call_id: 'c', output: [{ text: '{"output":3}' }, 'x'] },
+      ],
+    };
+    for (const body of [
+      null,
+      'text',
+      42,
+      [],
+      { input: 5, contents: [null, { parts: 'x' }], messages: [{ role: 'assistant', content: 7 }] },
+      liteGarbage,
+    ]) {
+      expect(viewed(wire, body)).toMatchObject({
+        wire,
+        offeredSkills: [],
+        skillFiles: {},
+        canInvokeSkill: false,
+        canReadFile: false,
+        tools: [],
+        prompt: '',
+      });
     }
   });
 
   it('the prompt skips the context Codex injects (AGENTS.md, environment, an explicitly mentioned skill)', () => {
     const user = (text: string) => ({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] });
-    const body = { input: [user('# AGENTS.md instructions for /ws\n\n<INSTRUCTIONS>\nBe brief.\n</INSTRUCTIONS>'), user('<environment_context>\n</environment_context>'), user('use $pdf here'), user('<skill>\n<name>pdf</name>\n</skill>')] };
+    const body = {
+      input: [
+        user('# AGENTS.md instructions for /ws\n\n<INSTRUCTIONS>\nBe brief.\n</INSTRUCTIONS>'),
+        user('<environment_context>\n</environment_context>'),
+        user('use $pdf here'),
+        user('<skill>\n<name>pdf</name>\n</skill>'),
+      ],
+    };
     expect(viewRequest('openai-responses', body).prompt).toBe('use $pdf here');
   });
 
   it('a Codex command that failed is an error, and its output still reaches the model', () => {
-    expect(commandResult('Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 1\nOriginal token count: 3\nOutput:\ncat: x: No such file')).toEqual({ isError: true, text: 'cat: x: No such file' });
+    expect(
+      commandResult(
+        'Chunk ID: 1\nWall time: 0 seconds\nProcess exited with code 1\nOriginal token count: 3\nOutput:\ncat: x: No such file',
+      ),
+    ).toEqual({ isError: true, text: 'cat: x: No such file' });
     expect(commandResult('Process exited with code 0\nOutput:\nok\n')).toEqual({ isError: false, text: 'ok\n' });
     expect(commandResult('failed to parse function arguments')).toEqual({ isError: true, text: 'failed to parse function arguments' });
   });
 
   it('a Codex exec script reports the command’s exit code and output; without that result the script failed', () => {
-    const report = (exit_code?: number) => ['Script completed\nOutput:\n', JSON.stringify({ chunk_id: 'c', wall_time_seconds: 0, exit_code, output: 'out' })];
+    const report = (exit_code?: number) => [
+      'Script completed\nOutput:\n',
+      JSON.stringify({ chunk_id: 'c', wall_time_seconds: 0, exit_code, output: 'out' }),
+    ];
     expect(scriptResult(report(0))).toEqual({ isError: false, text: 'out' });
     expect(scriptResult(report(2))).toEqual({ isError: true, text: 'out' });
     expect(scriptResult(report(undefined))).toEqual({ isError: true, text: 'out' });
-    expect(scriptResult(['Script failed', 'ReferenceError: x is not defined'])).toEqual({ isError: true, text: 'Script failed\nReferenceError: x is not defined' });
+    expect(scriptResult(['Script failed', 'ReferenceError: x is not defined'])).toEqual({
+      isError: true,
+      text: 'Script failed\nReferenceError: x is not defined',
+    });
   });
 
   it('a Codex exec script’s command reads back from either quotes; a script that runs none gives none', () => {
@@ -208,21 +304,32 @@ describe('views of real requests', () => {
     expect(commandInScript('await tools.exec_command({cmd: "unterminated})')).toBe('');
   });
 
-  it.each([`cat '/my ws/it'\\''s/SKILL.md'`, 'printf "%s\\n" "a\\b" `x` ${y}', 'echo \u2028 — ünï 💡', 'line one\nline two'])('a Codex exec script runs the command as written, and reads back: %j', async (cmd) => {
-    const script = execScript(cmd);
-    expect(commandInScript(script)).toBe(cmd);
-    const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (...args: string[]) => (...args: unknown[]) => Promise<void>;
-    const ran: unknown[] = [];
-    const texts: unknown[] = [];
-    await new AsyncFunction('tools', 'text', script)({ exec_command: async (args: unknown) => (ran.push(args), { exit_code: 0, output: '' }) }, (v: unknown) => texts.push(v));
-    expect(ran).toEqual([{ cmd }]);
-    expect(texts).toEqual([{ exit_code: 0, output: '' }]);
-  });
+  it.each([`cat '/my ws/it'\\''s/SKILL.md'`, 'printf "%s\\n" "a\\b" `x` ${y}', 'echo \u2028 — ünï 💡', 'line one\nline two'])(
+    'a Codex exec script runs the command as written, and reads back: %j',
+    async (cmd) => {
+      const script = execScript(cmd);
+      expect(commandInScript(script)).toBe(cmd);
+      const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as new (
+        ...args: string[]
+      ) => (...args: unknown[]) => Promise<void>;
+      const ran: unknown[] = [];
+      const texts: unknown[] = [];
+      await new AsyncFunction('tools', 'text', script)(
+        { exec_command: async (args: unknown) => (ran.push(args), { exit_code: 0, output: '' }) },
+        (v: unknown) => texts.push(v),
+      );
+      expect(ran).toEqual([{ cmd }]);
+      expect(texts).toEqual([{ exit_code: 0, output: '' }]);
+    },
+  );
 
   it('a Gemini function response with an error is an error', () => {
     const body = structuredClone(gemini061['after-skill']) as { contents: { parts: { functionResponse?: { response: unknown } }[] }[] };
     body.contents.at(-1)!.parts[0]!.functionResponse!.response = { error: 'Tool "activate_skill" not found.' };
-    expect(viewRequest('gemini', body)).toMatchObject({ lastResults: [{ action: 'skill', skill: 'mock-skill', isError: true, text: 'Tool "activate_skill" not found.' }], skillBody: undefined });
+    expect(viewRequest('gemini', body)).toMatchObject({
+      lastResults: [{ action: 'skill', skill: 'mock-skill', isError: true, text: 'Tool "activate_skill" not found.' }],
+      skillBody: undefined,
+    });
   });
 
   it('Codex shell commands read back in skill terms, quoted or not', () => {
@@ -260,13 +367,22 @@ describe('skill listings', () => {
     ].join('\n');
     const listing = parseCodexListing(block);
     expect(listing.names).toEqual(['pdf', 'jira', 'bare']);
-    expect(Object.fromEntries(listing.files)).toEqual({ pdf: '/home/u/.agents/skills/pdf/SKILL.md', jira: '/ws/.agents/skills/tools/jira/SKILL.md' });
+    expect(Object.fromEntries(listing.files)).toEqual({
+      pdf: '/home/u/.agents/skills/pdf/SKILL.md',
+      jira: '/ws/.agents/skills/tools/jira/SKILL.md',
+    });
   });
 
   it('Gemini, with XML escapes in a path', () => {
-    const listing = parseGeminiListing(`${fixture('gemini-skills-block.txt')}\n<available_skills><skill><name>a&amp;b</name><location>/x/R&amp;D/SKILL.md</location></skill></available_skills>`);
+    const listing = parseGeminiListing(
+      `${fixture('gemini-skills-block.txt')}\n<available_skills><skill><name>a&amp;b</name><location>/x/R&amp;D/SKILL.md</location></skill></available_skills>`,
+    );
     expect(listing.names).toEqual(['mock-skill']);
-    expect(parseGeminiListing('<available_skills><skill><name>a&amp;b</name><location>/x/R&amp;D/SKILL.md</location></skill></available_skills>').files.get('a&b')).toBe('/x/R&D/SKILL.md');
+    expect(
+      parseGeminiListing(
+        '<available_skills><skill><name>a&amp;b</name><location>/x/R&amp;D/SKILL.md</location></skill></available_skills>',
+      ).files.get('a&b'),
+    ).toBe('/x/R&D/SKILL.md');
   });
 });
 
@@ -280,23 +396,42 @@ describe('the policy plays the same profile on every CLI', () => {
     ],
   });
   const blocksOf = (r: Reply): ReplyBlock[] => (r.type === 'message' ? r.blocks : []);
-  const planOf = (r: Reply) => fencedCommands(blocksOf(r).map((b) => (b.type === 'text' ? b.text : '')).join(''));
+  const planOf = (r: Reply) =>
+    fencedCommands(
+      blocksOf(r)
+        .map((b) => (b.type === 'text' ? b.text : ''))
+        .join(''),
+    );
 
   it.each([
     ['openai-responses', codex169],
     ['gemini', gemini061],
   ] as const)('%s: invokes, reads, searches, then plans from the body it was shown', (wire, requests) => {
     const first = viewRequest(wire, requests.first);
-    expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'fires' }))).toContainEqual({ type: 'skill', name: 'mock-skill', args: '--fast' });
+    expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'fires' }))).toContainEqual({
+      type: 'skill',
+      name: 'mock-skill',
+      args: '--fast',
+    });
     expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'reads' }))).toContainEqual({ type: 'read', name: 'mock-skill' });
     expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'loops' }))).toContainEqual({ type: 'search', pattern: '**/*step0*' });
-    expect(planOf(decideReply(profile, viewRequest(wire, requests['after-skill']), { key: 'k', caseId: 'fires' }))).toEqual(['mock run --fast']);
-    expect(planOf(decideReply(profile, viewRequest(wire, requests['after-read']), { key: 'k', caseId: 'reads' }))).toEqual(['mock run --fast']);
-    expect(blocksOf(decideReply(profile, viewRequest(wire, requests['after-search']), { key: 'k', caseId: 'loops' }))).toContainEqual({ type: 'search', pattern: '**/*step1*' });
+    expect(planOf(decideReply(profile, viewRequest(wire, requests['after-skill']), { key: 'k', caseId: 'fires' }))).toEqual([
+      'mock run --fast',
+    ]);
+    expect(planOf(decideReply(profile, viewRequest(wire, requests['after-read']), { key: 'k', caseId: 'reads' }))).toEqual([
+      'mock run --fast',
+    ]);
+    expect(blocksOf(decideReply(profile, viewRequest(wire, requests['after-search']), { key: 'k', caseId: 'loops' }))).toContainEqual({
+      type: 'search',
+      pattern: '**/*step1*',
+    });
   });
 
   it('fills $ARGUMENTS in a body read from disk, as a model following it would', () => {
-    const view: ConversationView = { ...viewRequest('gemini', gemini061['after-read']), skillBody: { text: '---\nname: x\n---\n```bash\nmock $ARGUMENTS\n```', argumentsFilled: false } };
+    const view: ConversationView = {
+      ...viewRequest('gemini', gemini061['after-read']),
+      skillBody: { text: '---\nname: x\n---\n```bash\nmock $ARGUMENTS\n```', argumentsFilled: false },
+    };
     expect(planOf(decideReply(profile, view, { key: 'k', caseId: 'fires' }))).toEqual(['mock --fast']);
   });
 
@@ -308,13 +443,34 @@ describe('the policy plays the same profile on every CLI', () => {
     const withBody = (request: Json) =>
       JSON.parse(JSON.stringify(request).replaceAll('mock run --fast', BODY.replaceAll('\n', '\\n'))) as Json;
     /** Claude Code fills no placeholder here: it injects the body and appends the args it was given. */
-    const listing = ['<system-reminder>', 'The following skills are available for use with the Skill tool:', '', '- mock-skill: Test.', '</system-reminder>'];
-    const injected = ['Base directory for this skill: /ws/.claude/skills/mock-skill', '', '# mock', '```bash', BODY, '```', '', `ARGUMENTS: ${ARGS}`];
+    const listing = [
+      '<system-reminder>',
+      'The following skills are available for use with the Skill tool:',
+      '',
+      '- mock-skill: Test.',
+      '</system-reminder>',
+    ];
+    const injected = [
+      'Base directory for this skill: /ws/.claude/skills/mock-skill',
+      '',
+      '# mock',
+      '```bash',
+      BODY,
+      '```',
+      '',
+      `ARGUMENTS: ${ARGS}`,
+    ];
     const claudeAfterSkill = {
       model: 'm',
       tools: [{ name: 'Skill' }, { name: 'Read' }],
       messages: [
-        { role: 'user', content: [{ type: 'text', text: listing.join('\n') }, { type: 'text', text: 'run it' }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: listing.join('\n') },
+            { type: 'text', text: 'run it' },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Skill', input: { skill: 'mock-skill', args: ARGS } }] },
         {
           role: 'user',
@@ -330,14 +486,18 @@ describe('the policy plays the same profile on every CLI', () => {
       ['Claude Code', 'anthropic', claudeAfterSkill],
       ['Codex', 'openai-responses', withBody(codex169['after-skill'])],
       ['Gemini', 'gemini', withBody(gemini061['after-skill'])],
-    ] as const)('%s plans the rule\'s args after the command prefix the body gives them', (_, wire, body) => {
+    ] as const)("%s plans the rule's args after the command prefix the body gives them", (_, wire, body) => {
       expect(planOf(decideReply(rule, viewRequest(wire, body), { key: 'k', caseId: 'fires' }))).toEqual(['mock run --name demo']);
     });
   });
 
   it.each([
     ['Codex without its shell', 'openai-responses', { ...codex169.first, tools: [] }],
-    ['Codex lite without its exec tool', 'openai-responses', { ...codexLite.first, input: codexLite.first.input.filter((item) => item.type !== 'additional_tools') }],
+    [
+      'Codex lite without its exec tool',
+      'openai-responses',
+      { ...codexLite.first, input: codexLite.first.input.filter((item) => item.type !== 'additional_tools') },
+    ],
     ['Gemini without activate_skill', 'gemini', { ...gemini061.first, tools: [{ functionDeclarations: [{ name: 'read_file' }] }] }],
     ['Gemini listing no skills', 'gemini', { ...gemini061.first, systemInstruction: { parts: [{ text: 'no skills here' }] } }],
   ] as const)('%s: the skill behaviour degrades to a plain answer', (_, wire, body) => {
@@ -359,11 +519,20 @@ describe('the policy plays the same profile on every CLI', () => {
 
   it('Codex lite: invokes, reads and searches; a failed exec script print is a skill that did not load', () => {
     const first = viewRequest('openai-responses', codexLite.first);
-    expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'fires' }))).toContainEqual({ type: 'skill', name: 'mock-skill', args: '--fast' });
+    expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'fires' }))).toContainEqual({
+      type: 'skill',
+      name: 'mock-skill',
+      args: '--fast',
+    });
     expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'reads' }))).toContainEqual({ type: 'read', name: 'mock-skill' });
     expect(blocksOf(decideReply(profile, first, { key: 'k', caseId: 'loops' }))).toContainEqual({ type: 'search', pattern: '**/*step0*' });
-    const failed = { ...codexLite.afterExec, input: [...codexLite.afterExec.input.slice(0, -1), scriptOutput('call_1', 1, 'cat: x: No such file')] };
-    expect(blocksOf(decideReply(profile, viewRequest('openai-responses', failed), { key: 'k', caseId: 'fires' }))).toEqual([{ type: 'text', text: expect.stringMatching(/^I could not load that skill \(cat: x: No such file\)/) }]);
+    const failed = {
+      ...codexLite.afterExec,
+      input: [...codexLite.afterExec.input.slice(0, -1), scriptOutput('call_1', 1, 'cat: x: No such file')],
+    };
+    expect(blocksOf(decideReply(profile, viewRequest('openai-responses', failed), { key: 'k', caseId: 'fires' }))).toEqual([
+      { type: 'text', text: expect.stringMatching(/^I could not load that skill \(cat: x: No such file\)/) },
+    ]);
   });
 });
 
@@ -383,7 +552,11 @@ function parseSse(text: string): { event?: string; data: Json }[] {
 
 const CLASSIC_TOOLS = ['exec_command', 'write_stdin'];
 const LITE_TOOLS = ['exec', 'wait'];
-const reply = (blocks: ReplyBlock[], skillFiles = new Map([['mock-skill', '/ws/.agents/skills/mock-skill/SKILL.md']]), tools: readonly string[] = CLASSIC_TOOLS): ModelReply => ({
+const reply = (
+  blocks: ReplyBlock[],
+  skillFiles = new Map([['mock-skill', '/ws/.agents/skills/mock-skill/SKILL.md']]),
+  tools: readonly string[] = CLASSIC_TOOLS,
+): ModelReply => ({
   id: 'sim_7',
   model: 'm1',
   blocks,
@@ -399,8 +572,10 @@ describe('encodings', () => {
     { type: 'skill', name: 'mock-skill', args: '--fast' },
   ]);
   /** Event types, a run of text deltas as one. */
-  const eventTypes = (events: { event?: string }[]) => events.map((e) => e.event).filter((t, i, types) => !(t === 'response.output_text.delta' && types[i - 1] === t));
-  const codexItems = (tools: readonly string[], blocks: ReplyBlock[], files?: Map<string, string>) => (DIALECTS['openai-responses'].json(reply(blocks, files, tools)) as { output: Json[] }).output;
+  const eventTypes = (events: { event?: string }[]) =>
+    events.map((e) => e.event).filter((t, i, types) => !(t === 'response.output_text.delta' && types[i - 1] === t));
+  const codexItems = (tools: readonly string[], blocks: ReplyBlock[], files?: Map<string, string>) =>
+    (DIALECTS['openai-responses'].json(reply(blocks, files, tools)) as { output: Json[] }).output;
 
   it('Codex: the same event sequence the CLI accepted from the reference stand-in, a shell print of the listed file', () => {
     const events = parseSse(DIALECTS['openai-responses'].stream(skillReply));
@@ -414,7 +589,13 @@ describe('encodings', () => {
     expect(JSON.parse(String(done[1]!.arguments))).toEqual({ cmd: 'cat /ws/.agents/skills/mock-skill/SKILL.md' });
     const completed = events.at(-1)!.data.response as Json;
     expect(completed).toMatchObject({ id: 'resp_sim_7', status: 'completed', model: 'm1', output: done });
-    expect(completed.usage).toEqual({ input_tokens: 100, input_tokens_details: { cached_tokens: 0 }, output_tokens: expect.any(Number), output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 100 + (completed.usage as { output_tokens: number }).output_tokens });
+    expect(completed.usage).toEqual({
+      input_tokens: 100,
+      input_tokens_details: { cached_tokens: 0 },
+      output_tokens: expect.any(Number),
+      output_tokens_details: { reasoning_tokens: 0 },
+      total_tokens: 100 + (completed.usage as { output_tokens: number }).output_tokens,
+    });
   });
 
   it('Codex lite: the shell print streams as a custom `exec` call whose script runs it', () => {
@@ -449,8 +630,12 @@ describe('encodings', () => {
     ['search', { type: 'search', pattern: '**/*step2*' }, `find . -path './**/*step2*'`],
     ['skill not in the listing', { type: 'skill', name: 'gone' }, 'cat .agents/skills/gone/SKILL.md'],
   ] as const)('Codex: %s is a shell command, run through whichever tool was offered', (_, block, cmd) => {
-    expect(codexItems(CLASSIC_TOOLS, [block])).toEqual([expect.objectContaining({ type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd }) })]);
-    expect(codexItems(LITE_TOOLS, [block])).toEqual([expect.objectContaining({ type: 'custom_tool_call', name: 'exec', input: execScript(cmd) })]);
+    expect(codexItems(CLASSIC_TOOLS, [block])).toEqual([
+      expect.objectContaining({ type: 'function_call', name: 'exec_command', arguments: JSON.stringify({ cmd }) }),
+    ]);
+    expect(codexItems(LITE_TOOLS, [block])).toEqual([
+      expect.objectContaining({ type: 'custom_tool_call', name: 'exec', input: execScript(cmd) }),
+    ]);
   });
 
   it.each([
@@ -470,31 +655,48 @@ describe('encodings', () => {
       offer: { tools: [{ type: 'function', name: 'exec_command' }] },
       offerItems: [],
       written: (cmd: string) => ({ arguments: JSON.stringify({ cmd }) }),
-      result: (item: Json) => ({ type: 'function_call_output', call_id: item.call_id, output: 'Process exited with code 0\nOutput:\nbody' }),
+      result: (item: Json) => ({
+        type: 'function_call_output',
+        call_id: item.call_id,
+        output: 'Process exited with code 0\nOutput:\nbody',
+      }),
     },
     {
       via: 'an exec script',
       tools: LITE_TOOLS,
       offer: {},
-      offerItems: [{ type: 'additional_tools', role: 'developer', tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }] }] }],
+      offerItems: [
+        {
+          type: 'additional_tools',
+          role: 'developer',
+          tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }] }],
+        },
+      ],
       written: (cmd: string) => ({ input: execScript(cmd) }),
       result: (item: Json) => scriptOutput(item.call_id, 0, 'body'),
     },
-  ])('Codex through $via: a path with spaces is quoted, and the view reads the call back', ({ tools, offer, offerItems, written, result }) => {
-    const item = codexItems(tools, [{ type: 'skill', name: 'mock-skill' }], new Map([['mock-skill', "/my ws/it's/SKILL.md"]]))[0]!;
-    expect(item).toMatchObject(written(`cat '/my ws/it'\\''s/SKILL.md'`));
-    const body = {
-      ...offer,
-      input: [
-        ...offerItems,
-        { type: 'message', role: 'developer', content: [{ type: 'input_text', text: LISTING_WITH_SPACES }] },
-        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] },
-        item,
-        result(item),
-      ],
-    };
-    expect(viewRequest('openai-responses', body)).toMatchObject({ canInvokeSkill: true, turn: 1, lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: 'body' }] });
-  });
+  ])(
+    'Codex through $via: a path with spaces is quoted, and the view reads the call back',
+    ({ tools, offer, offerItems, written, result }) => {
+      const item = codexItems(tools, [{ type: 'skill', name: 'mock-skill' }], new Map([['mock-skill', "/my ws/it's/SKILL.md"]]))[0]!;
+      expect(item).toMatchObject(written(`cat '/my ws/it'\\''s/SKILL.md'`));
+      const body = {
+        ...offer,
+        input: [
+          ...offerItems,
+          { type: 'message', role: 'developer', content: [{ type: 'input_text', text: LISTING_WITH_SPACES }] },
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'go' }] },
+          item,
+          result(item),
+        ],
+      };
+      expect(viewRequest('openai-responses', body)).toMatchObject({
+        canInvokeSkill: true,
+        turn: 1,
+        lastResults: [{ action: 'skill', skill: 'mock-skill', isError: false, text: 'body' }],
+      });
+    },
+  );
 
   it('Gemini: data-only JSON chunks like the reference stand-in’s; the last says STOP and carries the usage', () => {
     const chunks = parseSse(DIALECTS.gemini.stream(skillReply));
@@ -505,10 +707,19 @@ describe('encodings', () => {
     expect(candidates.slice(0, -1).every((c) => c.finishReason === undefined)).toBe(true);
     expect(candidates.at(-1)!.finishReason).toBe('STOP');
     const parts = candidates.flatMap((c) => (c.content as { parts: Json[] }).parts);
-    expect(parts.filter((p) => 'text' in p).map((p) => p.text).join('')).toBe(intro);
+    expect(
+      parts
+        .filter((p) => 'text' in p)
+        .map((p) => p.text)
+        .join(''),
+    ).toBe(intro);
     expect(parts.at(-1)).toEqual({ functionCall: { name: 'activate_skill', args: { name: 'mock-skill' } } });
     const usage = chunks.at(-1)!.data.usageMetadata as { candidatesTokenCount: number };
-    expect(usage).toEqual({ promptTokenCount: 100, candidatesTokenCount: expect.any(Number), totalTokenCount: 100 + usage.candidatesTokenCount });
+    expect(usage).toEqual({
+      promptTokenCount: 100,
+      candidatesTokenCount: expect.any(Number),
+      totalTokenCount: 100 + usage.candidatesTokenCount,
+    });
   });
 
   it.each([
@@ -520,7 +731,15 @@ describe('encodings', () => {
   });
 
   it('Anthropic: skill, read and search are Claude Code’s own tools', () => {
-    const content = (DIALECTS.anthropic.json(reply([{ type: 'skill', name: 'a', args: 'x' }, { type: 'read', name: 'a' }, { type: 'search', pattern: 'p' }])) as { content: Json[] }).content;
+    const content = (
+      DIALECTS.anthropic.json(
+        reply([
+          { type: 'skill', name: 'a', args: 'x' },
+          { type: 'read', name: 'a' },
+          { type: 'search', pattern: 'p' },
+        ]),
+      ) as { content: Json[] }
+    ).content;
     expect(content.map((c) => [c.name, c.input])).toEqual([
       ['Skill', { skill: 'a', args: 'x' }],
       ['Read', { file_path: '.claude/skills/a/SKILL.md' }],
@@ -544,7 +763,11 @@ describe('encodings', () => {
     const codex = parseSse(DIALECTS['openai-responses'].stalledStart(reply([]), 'Let me think about'));
     expect(codex.map((e) => e.event)).toEqual(['response.created', 'response.output_item.added', 'response.output_text.delta']);
     const gemini = parseSse(DIALECTS.gemini.stalledStart(reply([]), 'Let me think about'));
-    expect(gemini).toEqual([{ data: expect.objectContaining({ candidates: [{ content: { role: 'model', parts: [{ text: 'Let me think about' }] }, index: 0 }] }) }]);
+    expect(gemini).toEqual([
+      {
+        data: expect.objectContaining({ candidates: [{ content: { role: 'model', parts: [{ text: 'Let me think about' }] }, index: 0 }] }),
+      },
+    ]);
   });
 });
 
@@ -563,12 +786,20 @@ describe('routing and trial identity', () => {
   it('a trial base URL carries the key and case, and splits back', () => {
     const base = simulatorBaseUrl('http://127.0.0.1:9/', 'case a/skill/1', 'case a');
     expect(base).toBe('http://127.0.0.1:9/t/case%20a%2Fskill%2F1/case%20a');
-    expect(splitTrialPrefix(`${new URL(base).pathname}/v1/responses`)).toEqual({ path: '/v1/responses', trial: 'case a/skill/1', caseId: 'case a' });
+    expect(splitTrialPrefix(`${new URL(base).pathname}/v1/responses`)).toEqual({
+      path: '/v1/responses',
+      trial: 'case a/skill/1',
+      caseId: 'case a',
+    });
   });
 
   it('an empty case survives a client that collapses `//`', () => {
     const base = simulatorBaseUrl('http://h', 'listing/skill', '');
-    expect(splitTrialPrefix(`${new URL(base).pathname}/v1beta/models/m:generateContent`)).toEqual({ path: '/v1beta/models/m:generateContent', trial: 'listing/skill', caseId: undefined });
+    expect(splitTrialPrefix(`${new URL(base).pathname}/v1beta/models/m:generateContent`)).toEqual({
+      path: '/v1beta/models/m:generateContent',
+      trial: 'listing/skill',
+      caseId: undefined,
+    });
   });
 
   it('paths without the prefix pass unchanged', () => {
@@ -586,7 +817,13 @@ describe('simulator over HTTP, every wire', () => {
       { case: 'limited', do: [{ http: 429, retryAfter: 3 }] },
       { case: 'down', do: [{ http: 503 }] },
       { case: 'stalls', do: [{ stall: true }] },
-      { case: 'coin', do: [{ p: 1, skill: 'mock-skill' }, { p: 1, answer: 'no' }] },
+      {
+        case: 'coin',
+        do: [
+          { p: 1, skill: 'mock-skill' },
+          { p: 1, answer: 'no' },
+        ],
+      },
     ],
   });
   beforeAll(async () => {
@@ -597,36 +834,59 @@ describe('simulator over HTTP, every wire', () => {
   const CODEX_PATH = '/v1/responses';
   const GEMINI_PATH = '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse';
   const post = (url: string, body: unknown, init: RequestInit = {}) => fetch(url, { method: 'POST', body: JSON.stringify(body), ...init });
-  const codexAt = (key: string, caseId: string, body: unknown = codex169.first, init?: RequestInit) => post(`${simulatorBaseUrl(sim.url, key, caseId)}${CODEX_PATH}`, body, init);
-  const geminiAt = (key: string, caseId: string, body: unknown = gemini061.first, init?: RequestInit) => post(`${simulatorBaseUrl(sim.url, key, caseId)}${GEMINI_PATH}`, body, init);
+  const codexAt = (key: string, caseId: string, body: unknown = codex169.first, init?: RequestInit) =>
+    post(`${simulatorBaseUrl(sim.url, key, caseId)}${CODEX_PATH}`, body, init);
+  const geminiAt = (key: string, caseId: string, body: unknown = gemini061.first, init?: RequestInit) =>
+    post(`${simulatorBaseUrl(sim.url, key, caseId)}${GEMINI_PATH}`, body, init);
 
   it('Codex: a skill call streams as a shell print of the listed SKILL.md', async () => {
     const r = await codexAt('fires/skill/1', 'fires');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/event-stream');
     const events = parseSse(await r.text());
-    const call = events.find((e) => e.event === 'response.output_item.done' && (e.data.item as Json).type === 'function_call')!.data.item as Json;
+    const call = events.find((e) => e.event === 'response.output_item.done' && (e.data.item as Json).type === 'function_call')!.data
+      .item as Json;
     expect(JSON.parse(String(call.arguments))).toEqual({ cmd: 'cat /trial/ws/.agents/skills/mock-skill/SKILL.md' });
     expect(events.at(-1)!.event).toBe('response.completed');
   });
 
   it('Codex lite: a skill call streams as an exec script; the result Codex reports for it leads to the plan', async () => {
-    const outputOf = async (body: unknown) => (parseSse(await (await codexAt('lite/skill/1', 'fires', body)).text()).at(-1)!.data.response as { output: Json[] }).output;
+    const outputOf = async (body: unknown) =>
+      (parseSse(await (await codexAt('lite/skill/1', 'fires', body)).text()).at(-1)!.data.response as { output: Json[] }).output;
     const output = await outputOf(codexLite.first);
     expect(output).toEqual([
       expect.objectContaining({ type: 'message' }),
-      expect.objectContaining({ type: 'custom_tool_call', name: 'exec', input: 'const r = await tools.exec_command({cmd: "cat /trial/ws/.agents/skills/mock-skill/SKILL.md"});\ntext(r);' }),
+      expect.objectContaining({
+        type: 'custom_tool_call',
+        name: 'exec',
+        input: 'const r = await tools.exec_command({cmd: "cat /trial/ws/.agents/skills/mock-skill/SKILL.md"});\ntext(r);',
+      }),
     ]);
     const next = { ...codexLite.first, input: [...codexLite.first.input, ...output, scriptOutput(output[1]!.call_id, 0, MOCK_MD)] };
-    expect(await outputOf(next)).toEqual([expect.objectContaining({ type: 'message', content: [expect.objectContaining({ text: expect.stringContaining('```bash\nmock run --fast\n```') })] })]);
+    expect(await outputOf(next)).toEqual([
+      expect.objectContaining({
+        type: 'message',
+        content: [expect.objectContaining({ text: expect.stringContaining('```bash\nmock run --fast\n```') })],
+      }),
+    ]);
   });
 
   it('Gemini: a skill call streams as activate_skill; generateContent answers one JSON object', async () => {
     const chunks = parseSse(await (await geminiAt('fires/skill/1', 'fires')).text());
-    expect(chunks.at(-1)!.data).toMatchObject({ candidates: [{ content: { parts: [{ functionCall: { name: 'activate_skill', args: { name: 'mock-skill' } } }] }, finishReason: 'STOP' }], modelVersion: 'gemini-2.5-flash' });
-    const r = await post(`${simulatorBaseUrl(sim.url, 'fires/skill/1', 'fires')}/v1beta/models/gemini-2.5-flash:generateContent`, gemini061.first);
+    expect(chunks.at(-1)!.data).toMatchObject({
+      candidates: [
+        { content: { parts: [{ functionCall: { name: 'activate_skill', args: { name: 'mock-skill' } } }] }, finishReason: 'STOP' },
+      ],
+      modelVersion: 'gemini-2.5-flash',
+    });
+    const r = await post(
+      `${simulatorBaseUrl(sim.url, 'fires/skill/1', 'fires')}/v1beta/models/gemini-2.5-flash:generateContent`,
+      gemini061.first,
+    );
     expect(r.headers.get('content-type')).toBe('application/json');
-    expect(((await r.json()) as { candidates: { content: { parts: Json[] } }[] }).candidates[0]!.content.parts.map((p) => Object.keys(p)[0])).toEqual(['text', 'functionCall']);
+    expect(
+      ((await r.json()) as { candidates: { content: { parts: Json[] } }[] }).candidates[0]!.content.parts.map((p) => Object.keys(p)[0]),
+    ).toEqual(['text', 'functionCall']);
   });
 
   it.each([
@@ -643,26 +903,35 @@ describe('simulator over HTTP, every wire', () => {
 
   it.each(['Codex', 'Gemini'])('%s: a stall sends headers and a first piece, then silence', async (cli) => {
     const abort = new AbortController();
-    const r = cli === 'Codex' ? await codexAt('k', 'stalls', codex169.first, { signal: abort.signal }) : await geminiAt('k', 'stalls', gemini061.first, { signal: abort.signal });
+    const r =
+      cli === 'Codex'
+        ? await codexAt('k', 'stalls', codex169.first, { signal: abort.signal })
+        : await geminiAt('k', 'stalls', gemini061.first, { signal: abort.signal });
     expect(r.status).toBe(200);
     const reader = r.body!.getReader();
     const first = new TextDecoder().decode((await reader.read()).value);
     expect(first).toContain('Let me think about');
-    const next = await Promise.race([reader.read().then(() => 'data'), new Promise((resolve) => setTimeout(() => resolve('silence'), 300))]);
+    const next = await Promise.race([
+      reader.read().then(() => 'data'),
+      new Promise((resolve) => setTimeout(() => resolve('silence'), 300)),
+    ]);
     expect(next).toBe('silence');
     abort.abort();
   });
 
-  it.each(['Codex', 'Gemini'])('%s: the /t/ prefix is the trial identity: same key, same draw; the keys spread over both behaviours', async (cli) => {
-    const draw = async (key: string) => {
-      const text = await (cli === 'Codex' ? codexAt(key, 'coin') : geminiAt(key, 'coin')).then((r) => r.text());
-      return /exec_command|activate_skill/.test(text) ? 'skill' : 'answer';
-    };
-    const keys = Array.from({ length: 16 }, (_, i) => `coin/skill/${i + 1}`);
-    const first = await Promise.all(keys.map(draw));
-    expect(await Promise.all(keys.map(draw))).toEqual(first);
-    expect(new Set(first)).toEqual(new Set(['skill', 'answer']));
-  });
+  it.each(['Codex', 'Gemini'])(
+    '%s: the /t/ prefix is the trial identity: same key, same draw; the keys spread over both behaviours',
+    async (cli) => {
+      const draw = async (key: string) => {
+        const text = await (cli === 'Codex' ? codexAt(key, 'coin') : geminiAt(key, 'coin')).then((r) => r.text());
+        return /exec_command|activate_skill/.test(text) ? 'skill' : 'answer';
+      };
+      const keys = Array.from({ length: 16 }, (_, i) => `coin/skill/${i + 1}`);
+      const first = await Promise.all(keys.map(draw));
+      expect(await Promise.all(keys.map(draw))).toEqual(first);
+      expect(new Set(first)).toEqual(new Set(['skill', 'answer']));
+    },
+  );
 
   it('Codex without a trial key: its session-id keeps one conversation on one draw', async () => {
     const draws = new Set<string>();
@@ -677,10 +946,20 @@ describe('simulator over HTTP, every wire', () => {
     const before = sim.received.length;
     await codexAt('rec/skill/1', 'fires');
     await geminiAt('rec/skill/1', 'fires');
-    await post(`${sim.url}/v1/messages`, { messages: [] }, { headers: { 'x-skillprobe-trial': 'rec/skill/2', 'x-skillprobe-case': 'fires' } });
+    await post(
+      `${sim.url}/v1/messages`,
+      { messages: [] },
+      { headers: { 'x-skillprobe-trial': 'rec/skill/2', 'x-skillprobe-case': 'fires' } },
+    );
     expect(sim.received.slice(before)).toEqual([
       { wire: 'openai-responses', path: '/v1/responses', trial: 'rec/skill/1', caseId: 'fires', body: codex169.first },
-      { wire: 'gemini', path: '/v1beta/models/gemini-2.5-flash:streamGenerateContent', trial: 'rec/skill/1', caseId: 'fires', body: gemini061.first },
+      {
+        wire: 'gemini',
+        path: '/v1beta/models/gemini-2.5-flash:streamGenerateContent',
+        trial: 'rec/skill/1',
+        caseId: 'fires',
+        body: gemini061.first,
+      },
       { wire: 'anthropic', path: '/v1/messages', trial: 'rec/skill/2', caseId: 'fires', body: { messages: [] } },
     ]);
     expect(viewRequest('gemini', sim.received.at(-2)!.body).offeredSkills).toEqual(['other-skill', 'mock-skill']);
@@ -731,12 +1010,38 @@ describe('Claude Code’s wire is unchanged', () => {
   ];
 
   it('byte for byte, for a skill call, a read and a search', async () => {
-    const sim = await startSimulator(parseProfile({ seed: 1, rules: [{ case: 'fires', do: [{ skill: 'atl-jira', args: 'create-issue --project OPS' }] }, { case: 'reads', do: [{ read: 'atl-jira' }] }, { case: 'loops', do: [{ loop: true }] }] }));
-    const listing = '<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n- atl: Router.\n- atl-jira: Jira.\n</system-reminder>';
-    const req = { model: 'm', tools: [{ name: 'Read' }, { name: 'Skill' }, { name: 'Glob' }], messages: [{ role: 'user', content: [{ type: 'text', text: listing }, { type: 'text', text: 'file a bug' }] }] };
+    const sim = await startSimulator(
+      parseProfile({
+        seed: 1,
+        rules: [
+          { case: 'fires', do: [{ skill: 'atl-jira', args: 'create-issue --project OPS' }] },
+          { case: 'reads', do: [{ read: 'atl-jira' }] },
+          { case: 'loops', do: [{ loop: true }] },
+        ],
+      }),
+    );
+    const listing =
+      '<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n- atl: Router.\n- atl-jira: Jira.\n</system-reminder>';
+    const req = {
+      model: 'm',
+      tools: [{ name: 'Read' }, { name: 'Skill' }, { name: 'Glob' }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: listing },
+            { type: 'text', text: 'file a bug' },
+          ],
+        },
+      ],
+    };
     try {
       for (const [caseId, before] of BEFORE) {
-        const r = await fetch(`${sim.url}/v1/messages`, { method: 'POST', headers: { 'x-skillprobe-case': caseId!, 'x-skillprobe-trial': 'k' }, body: JSON.stringify(req) });
+        const r = await fetch(`${sim.url}/v1/messages`, {
+          method: 'POST',
+          headers: { 'x-skillprobe-case': caseId!, 'x-skillprobe-trial': 'k' },
+          body: JSON.stringify(req),
+        });
         expect(await r.text()).toBe(before);
       }
     } finally {

@@ -13,9 +13,23 @@ const firstRequest = (prompt: string, listingAs: 'reminder' | 'system' = 'remind
   tools,
   messages:
     listingAs === 'reminder'
-      ? [{ role: 'user', content: [{ type: 'text', text: `<system-reminder>\n${LISTING}\n</system-reminder>` }, { type: 'text', text: prompt }] }]
+      ? [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: `<system-reminder>\n${LISTING}\n</system-reminder>` },
+              { type: 'text', text: prompt },
+            ],
+          },
+        ]
       : [
-          { role: 'user', content: [{ type: 'text', text: '<system-reminder>\ndate\n</system-reminder>' }, { type: 'text', text: prompt }] },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: '<system-reminder>\ndate\n</system-reminder>' },
+              { type: 'text', text: prompt },
+            ],
+          },
           { role: 'system', content: LISTING },
         ],
 });
@@ -55,7 +69,13 @@ describe('policy', () => {
   const profile = parseProfile({
     seed: 5,
     rules: [
-      { case: 'c1', do: [{ p: 0.5, skill: 'atl-jira', args: 'create-issue --project OPS' }, { p: 0.5, answer: 'plain' }] },
+      {
+        case: 'c1',
+        do: [
+          { p: 0.5, skill: 'atl-jira', args: 'create-issue --project OPS' },
+          { p: 0.5, answer: 'plain' },
+        ],
+      },
       { prompt: 'wiki', do: [{ sibling: 'atl-jira' }] },
       { prompt: 'ghost', do: [{ skill: 'not-offered' }] },
       { prompt: 'known', do: [{ skill: 'not-offered' }], unskilled: 'Run `tool go`.' },
@@ -97,13 +117,20 @@ describe('policy', () => {
   });
 
   it('extracts commands from fenced blocks and mutates them plausibly', () => {
-    expect(fencedCommands('text\n```bash\n# comment\n$ atl jira create-issue --project OPS\n\n```\n`inline`')).toEqual(['atl jira create-issue --project OPS']);
+    expect(fencedCommands('text\n```bash\n# comment\n$ atl jira create-issue --project OPS\n\n```\n`inline`')).toEqual([
+      'atl jira create-issue --project OPS',
+    ]);
     expect(mutateCommand('atl jira create-issue --project OPS', 'abbreviate')).toBe('atl jira create --project OPS');
     expect(mutateCommand('atl jira search --jql x --limit 5', 'drop-flag')).toBe('atl jira search --jql x');
   });
 
   it.each([
-    ['the command that carries the args', '```bash\npip install pypdf\n```\n```bash\npdf merge a.pdf b.pdf\npdf split x\n```', 'merge a.pdf b.pdf', 'pdf merge a.pdf b.pdf'],
+    [
+      'the command that carries the args',
+      '```bash\npip install pypdf\n```\n```bash\npdf merge a.pdf b.pdf\npdf split x\n```',
+      'merge a.pdf b.pdf',
+      'pdf merge a.pdf b.pdf',
+    ],
     [
       'the args after the words a command puts before their subcommand',
       '```bash\npip install atl\natl jira search --jql "…"\natl jira create-issue --project KEY\n```',
@@ -125,10 +152,20 @@ describe('policy', () => {
 
   it('a loaded skill with many commands gets a one-call plan, not every line of its body', () => {
     const req = firstRequest('file a bug');
-    const body = 'Base directory for this skill: /ws/.claude/skills/atl-jira\n\n```bash\npip install atl\natl jira create-issue --project OPS\natl jira search --jql x\n```';
+    const body =
+      'Base directory for this skill: /ws/.claude/skills/atl-jira\n\n```bash\npip install atl\natl jira create-issue --project OPS\natl jira search --jql x\n```';
     req.messages.push(
-      { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Skill', input: { skill: 'atl-jira', args: 'create-issue --project OPS' } }] } as never,
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: 'Launching skill: atl-jira' }, { type: 'text', text: body }] } as never,
+      {
+        role: 'assistant',
+        content: [{ type: 'tool_use', id: 't1', name: 'Skill', input: { skill: 'atl-jira', args: 'create-issue --project OPS' } }],
+      } as never,
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 't1', content: 'Launching skill: atl-jira' },
+          { type: 'text', text: body },
+        ],
+      } as never,
     );
     const rule = parseProfile({ rules: [{ case: 'c', do: [{ skill: 'atl-jira', args: 'create-issue --project OPS' }] }] });
     const reply = decideReply(rule, anthropicView(req), { key: 'k', caseId: 'c' });
@@ -142,8 +179,24 @@ describe('policy', () => {
     expect(Math.min(...xs)).toBeGreaterThanOrEqual(0);
     expect(Math.max(...xs)).toBeLessThan(1);
     expect(xs.reduce((a, b) => a + b, 0) / xs.length).toBeCloseTo(0.5, 1);
-    expect(pickWeighted([{ p: 1, v: 'a' }, { p: 3, v: 'b' }], 0.2).v).toBe('a');
-    expect(pickWeighted([{ p: 1, v: 'a' }, { p: 3, v: 'b' }], 0.3).v).toBe('b');
+    expect(
+      pickWeighted(
+        [
+          { p: 1, v: 'a' },
+          { p: 3, v: 'b' },
+        ],
+        0.2,
+      ).v,
+    ).toBe('a');
+    expect(
+      pickWeighted(
+        [
+          { p: 1, v: 'a' },
+          { p: 3, v: 'b' },
+        ],
+        0.3,
+      ).v,
+    ).toBe('b');
   });
 });
 
@@ -181,7 +234,11 @@ describe('simulator HTTP server', () => {
   });
 
   it('returns the profile’s HTTP errors', async () => {
-    const r = await fetch(`${sim.url}/v1/messages`, { method: 'POST', headers: { 'x-skillprobe-case': 'err' }, body: JSON.stringify(firstRequest('x')) });
+    const r = await fetch(`${sim.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-skillprobe-case': 'err' },
+      body: JSON.stringify(firstRequest('x')),
+    });
     expect(r.status).toBe(503);
     expect(((await r.json()) as { error: { type: string } }).error.type).toBe('api_error');
   });
@@ -194,7 +251,13 @@ describe('simulator HTTP server', () => {
 
 describe('prompt rules match in linear time', () => {
   it('a catastrophic pattern against a long prompt answers at once, case-insensitively', () => {
-    const profile = parseProfile({ seed: 1, rules: [{ prompt: '^(a+)+$', do: [{ answer: 'no' }] }, { prompt: 'ALPHA', do: [{ answer: 'yes' }] }] });
+    const profile = parseProfile({
+      seed: 1,
+      rules: [
+        { prompt: '^(a+)+$', do: [{ answer: 'no' }] },
+        { prompt: 'ALPHA', do: [{ answer: 'yes' }] },
+      ],
+    });
     const t0 = performance.now();
     expect(matchingRule(profile, `${'a'.repeat(5000)}!`, undefined)).toBeUndefined();
     expect(matchingRule(profile, 'an alpha record', undefined)?.prompt).toBe('ALPHA');

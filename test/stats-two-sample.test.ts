@@ -46,7 +46,11 @@ describe("Boschloo's exact unconditional test", () => {
   });
 
   it("Fisher's p-value is monotone in each count, the premise of the staircase regions", () => {
-    for (const [n1, n2] of [[12, 12], [9, 25], [40, 40]] as const) {
+    for (const [n1, n2] of [
+      [12, 12],
+      [9, 25],
+      [40, 40],
+    ] as const) {
       for (const [a, b] of tables(n1, n2)) {
         const f = fisherCandidateWorse(a, n1, b, n2);
         if (a < n1) expect(fisherCandidateWorse(a + 1, n1, b, n2)).toBeLessThanOrEqual(f * (1 + 1e-12));
@@ -56,7 +60,11 @@ describe("Boschloo's exact unconditional test", () => {
   });
 
   it("is never above Fisher's one-sided p-value (Fisher is the floor of its power)", () => {
-    for (const [n1, n2] of [[8, 8], [10, 15], [20, 20]] as const) {
+    for (const [n1, n2] of [
+      [8, 8],
+      [10, 15],
+      [20, 20],
+    ] as const) {
       for (const [a, b] of tables(n1, n2)) {
         const r = boschlooTest(a, n1, b, n2);
         expect(r.lower).toBeLessThanOrEqual(fisherCandidateWorse(a, n1, b, n2) * (1 + 1e-9));
@@ -66,7 +74,12 @@ describe("Boschloo's exact unconditional test", () => {
   });
 
   it('swapping the runs swaps lower and upper; recoding passes as fails does too', () => {
-    for (const [x1, n1, x2, n2] of [[7, 12, 3, 11], [45, 50, 38, 50], [0, 30, 4, 20], [25, 25, 18, 30]] as const) {
+    for (const [x1, n1, x2, n2] of [
+      [7, 12, 3, 11],
+      [45, 50, 38, 50],
+      [0, 30, 4, 20],
+      [25, 25, 18, 30],
+    ] as const) {
       const r = boschlooTest(x1, n1, x2, n2);
       const swapped = boschlooTest(x2, n2, x1, n1);
       expect(swapped.lower).toBe(r.upper);
@@ -78,7 +91,14 @@ describe("Boschloo's exact unconditional test", () => {
   });
 
   it('finds no change between identical runs, and nothing in an empty run', () => {
-    for (const [x, n] of [[0, 20], [5, 10], [15, 30], [20, 20], [37, 50], [90, 100]] as const) {
+    for (const [x, n] of [
+      [0, 20],
+      [5, 10],
+      [15, 30],
+      [20, 20],
+      [37, 50],
+      [90, 100],
+    ] as const) {
       const r = boschlooTest(x, n, x, n);
       expect(r.lower).toBe(r.upper);
       expect(r.twoSided).toBeGreaterThan(0.9);
@@ -104,7 +124,11 @@ describe("Boschloo's exact unconditional test", () => {
   });
 
   it('its rejection boundary is exactly the tables whose lower p-value is within the level', () => {
-    for (const [n1, n2, level] of [[12, 12, 0.025], [10, 14, 0.05], [15, 9, 0.1]] as const) {
+    for (const [n1, n2, level] of [
+      [12, 12, 0.025],
+      [10, 14, 0.05],
+      [15, 9, 0.1],
+    ] as const) {
       const boundary = candidateWorseRejectionBoundary(n1, n2, level);
       for (const [a, b] of tables(n1, n2)) expect(b <= boundary[a]!).toBe(boschlooTest(a, n1, b, n2).lower <= level);
     }
@@ -137,7 +161,10 @@ describe("Newcombe's hybrid score interval for a difference of rates", () => {
   });
 
   it('contains the estimate, stays in [−1, 1], widens with confidence', () => {
-    for (const [n1, n2] of [[10, 10], [7, 30]] as const) {
+    for (const [n1, n2] of [
+      [10, 10],
+      [7, 30],
+    ] as const) {
       for (const [a, b] of tables(n1, n2)) {
         const r = newcombeDifference(a, n1, b, n2);
         const wide = newcombeDifference(a, n1, b, n2, 0.99);
@@ -195,7 +222,9 @@ describe('beta-binomial mixture confidence sequence', () => {
   it('excludes the true rate at any time up to 30 trials with probability ≤ α (exact, over every path)', () => {
     const horizon = 30;
     for (const alpha of [0.05, 0.2]) {
-      const sequences = Array.from({ length: horizon + 1 }, (_, n) => Array.from({ length: n + 1 }, (_, s) => confidenceSequence(s, n, alpha)));
+      const sequences = Array.from({ length: horizon + 1 }, (_, n) =>
+        Array.from({ length: n + 1 }, (_, s) => confidenceSequence(s, n, alpha)),
+      );
       let worst = 0;
       for (const p of [0.02, 0.1, 0.25, 0.5, 0.7, 0.85, 0.95, 0.99]) {
         // Probability of each pass count among paths whose sequence has covered p so far.
@@ -248,11 +277,13 @@ describe('anytime-valid difference interval', () => {
     const horizon = 20;
     const alpha = 0.1;
     const rejects = Array.from({ length: horizon + 1 }, (_, n) =>
-      Array.from({ length: n + 1 }, (_, s1) => Array.from({ length: n + 1 }, (_, s2) => {
-        if (n === 0) return false;
-        const r = anytimeDifference(s1, n, s2, n, 1 - alpha);
-        return r.lo > 0 || r.hi < 0;
-      })),
+      Array.from({ length: n + 1 }, (_, s1) =>
+        Array.from({ length: n + 1 }, (_, s2) => {
+          if (n === 0) return false;
+          const r = anytimeDifference(s1, n, s2, n, 1 - alpha);
+          return r.lo > 0 || r.hi < 0;
+        }),
+      ),
     );
     for (const q of [0.3, 0.5, 0.9]) {
       let alive = new Map<string, number>([['0,0', 1]]);
@@ -261,8 +292,14 @@ describe('anytime-valid difference interval', () => {
         const next = new Map<string, number>();
         for (const [key, mass] of alive) {
           const [s1, s2] = key.split(',').map(Number) as [number, number];
-          for (const [d1, p1] of [[1, q], [0, 1 - q]] as const) {
-            for (const [d2, p2] of [[1, q], [0, 1 - q]] as const) {
+          for (const [d1, p1] of [
+            [1, q],
+            [0, 1 - q],
+          ] as const) {
+            for (const [d2, p2] of [
+              [1, q],
+              [0, 1 - q],
+            ] as const) {
               const k = `${s1 + d1},${s2 + d2}`;
               next.set(k, (next.get(k) ?? 0) + mass * p1 * p2);
             }
@@ -357,24 +394,30 @@ describe('pairedSignTest: anytime-valid for runs that stopped early', () => {
     expect(peaked.pValue).toBeCloseTo(1 / e, 12);
   });
 
-  it.each([0.05, 0.2])('under no change, the chance it ever reaches p ≤ %f within 60 discordant pairs is at most α (exact, over every path)', (alpha) => {
-    // Only the discordant pairs move the e-process, each a fair coin under no change: follow the probability of
-    // every (baseOnly, candidateOnly) state not yet rejected, and add up what crosses.
-    let alive = new Map<string, number>([['0,0', 1]]);
-    let crossed = 0;
-    for (let d = 1; d <= 60; d++) {
-      const next = new Map<string, number>();
-      for (const [key, p] of alive) {
-        const [b, c] = key.split(',').map(Number) as [number, number];
-        for (const [nb, nc] of [[b + 1, c], [b, c + 1]] as const) {
-          const logE = betaln(0.5 + nc, 0.5 + nb) - betaln(0.5, 0.5) + d * Math.LN2;
-          if (logE >= Math.log(1 / alpha)) crossed += p / 2;
-          else next.set(`${nb},${nc}`, (next.get(`${nb},${nc}`) ?? 0) + p / 2);
+  it.each([0.05, 0.2])(
+    'under no change, the chance it ever reaches p ≤ %f within 60 discordant pairs is at most α (exact, over every path)',
+    (alpha) => {
+      // Only the discordant pairs move the e-process, each a fair coin under no change: follow the probability of
+      // every (baseOnly, candidateOnly) state not yet rejected, and add up what crosses.
+      let alive = new Map<string, number>([['0,0', 1]]);
+      let crossed = 0;
+      for (let d = 1; d <= 60; d++) {
+        const next = new Map<string, number>();
+        for (const [key, p] of alive) {
+          const [b, c] = key.split(',').map(Number) as [number, number];
+          for (const [nb, nc] of [
+            [b + 1, c],
+            [b, c + 1],
+          ] as const) {
+            const logE = betaln(0.5 + nc, 0.5 + nb) - betaln(0.5, 0.5) + d * Math.LN2;
+            if (logE >= Math.log(1 / alpha)) crossed += p / 2;
+            else next.set(`${nb},${nc}`, (next.get(`${nb},${nc}`) ?? 0) + p / 2);
+          }
         }
+        alive = next;
       }
-      alive = next;
-    }
-    expect(crossed).toBeGreaterThan(alpha / 10);
-    expect(crossed).toBeLessThanOrEqual(alpha);
-  });
+      expect(crossed).toBeGreaterThan(alpha / 10);
+      expect(crossed).toBeLessThanOrEqual(alpha);
+    },
+  );
 });

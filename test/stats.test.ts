@@ -24,11 +24,16 @@ describe('Wilson score interval', () => {
 
   it('contains the point estimate and stays in [0, 1]', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 500 }), fc.double({ min: 0, max: 1, noNaN: true }), fc.constantFrom(0.8, 0.9, 0.95, 0.99), (n, f, conf) => {
-        const x = Math.round(f * n);
-        const r = wilsonInterval(x, n, conf);
-        return r.lo >= 0 && r.hi <= 1 && r.lo <= r.p + 1e-12 && r.p <= r.hi + 1e-12;
-      }),
+      fc.property(
+        fc.integer({ min: 1, max: 500 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.constantFrom(0.8, 0.9, 0.95, 0.99),
+        (n, f, conf) => {
+          const x = Math.round(f * n);
+          const r = wilsonInterval(x, n, conf);
+          return r.lo >= 0 && r.hi <= 1 && r.lo <= r.p + 1e-12 && r.p <= r.hi + 1e-12;
+        },
+      ),
     );
   });
 
@@ -39,7 +44,9 @@ describe('Wilson score interval', () => {
 });
 
 describe('pass@k and pass^k', () => {
-  const nck = fc.integer({ min: 1, max: 60 }).chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }), fc.integer({ min: 1, max: n })));
+  const nck = fc
+    .integer({ min: 1, max: 60 })
+    .chain((n) => fc.tuple(fc.constant(n), fc.integer({ min: 0, max: n }), fc.integer({ min: 1, max: n })));
 
   it('pass^k ≤ p̂ ≤ pass@k, bounded in [0, 1]', () => {
     fc.assert(
@@ -140,10 +147,32 @@ describe('McNemar exact test and the paired difference', () => {
 describe('ground truth from the simulator', () => {
   it('the 95% Wilson interval covers the simulator’s known trigger probability in 93–97% of repetitions', () => {
     const p = 0.8;
-    const profile = parseProfile({ seed: 424242, rules: [{ case: 'c', do: [{ p, skill: 'atl-jira' }, { p: 1 - p, answer: 'no' }] }] });
+    const profile = parseProfile({
+      seed: 424242,
+      rules: [
+        {
+          case: 'c',
+          do: [
+            { p, skill: 'atl-jira' },
+            { p: 1 - p, answer: 'no' },
+          ],
+        },
+      ],
+    });
     const view = anthropicView({
       tools: [{ name: 'Skill' }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: '<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n- atl-jira: x\n</system-reminder>' }, { type: 'text', text: 'go' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'text',
+              text: '<system-reminder>\nThe following skills are available for use with the Skill tool:\n\n- atl-jira: x\n</system-reminder>',
+            },
+            { type: 'text', text: 'go' },
+          ],
+        },
+      ],
     });
     const reps = 2000;
     const n = 40;

@@ -54,15 +54,19 @@ describe('stoppedEnds: where a run under a design can end, and by how many paths
     for (const e of ends) expect(Math.exp(e.logPaths)).toBeCloseTo(brute.get(`${e.trials}/${e.passes}`)!, 6);
   });
 
-  it.each([0.05, 0.3, 0.65, 0.843, 0.9, 0.99])('at p %f the ends carry all the mass, and accept and reject match the exact operating characteristics', (p) => {
-    const ends = stoppedEnds(DEMO);
-    const [lp, lq] = [Math.log(p), Math.log1p(-p)];
-    const mass = (keep: (n: number, k: number) => boolean) => ends.filter((e) => keep(e.trials, e.passes)).reduce((s, e) => s + Math.exp(logEndProbability(e, lp, lq)), 0);
-    const oc = designOperating(DEMO, p);
-    expect(mass(() => true)).toBeCloseTo(1, 12);
-    expect(mass((n, k) => stateAt(DEMO, n, k) === 'accept')).toBeCloseTo(oc.accept, 12);
-    expect(mass((n, k) => stateAt(DEMO, n, k) === 'reject')).toBeCloseTo(oc.reject, 12);
-  });
+  it.each([0.05, 0.3, 0.65, 0.843, 0.9, 0.99])(
+    'at p %f the ends carry all the mass, and accept and reject match the exact operating characteristics',
+    (p) => {
+      const ends = stoppedEnds(DEMO);
+      const [lp, lq] = [Math.log(p), Math.log1p(-p)];
+      const mass = (keep: (n: number, k: number) => boolean) =>
+        ends.filter((e) => keep(e.trials, e.passes)).reduce((s, e) => s + Math.exp(logEndProbability(e, lp, lq)), 0);
+      const oc = designOperating(DEMO, p);
+      expect(mass(() => true)).toBeCloseTo(1, 12);
+      expect(mass((n, k) => stateAt(DEMO, n, k) === 'accept')).toBeCloseTo(oc.accept, 12);
+      expect(mass((n, k) => stateAt(DEMO, n, k) === 'reject')).toBeCloseTo(oc.reject, 12);
+    },
+  );
 
   it('thousands of trials neither overflow nor underflow', () => {
     const ends = stoppedEnds(fixedTrialsDesign(3000));
@@ -82,7 +86,10 @@ function bruteLower(b: SequentialDesign, bObs: [number, number], c: SequentialDe
   for (const p of [1e-12, ...Array.from({ length: 999 }, (_, i) => (i + 1) / 1000), 1 - 1e-12]) {
     const [lp, lq] = [Math.log(p), Math.log1p(-p)];
     let mass = 0;
-    for (const x of eb) for (const y of ec) if (difference(x.passes, x.trials, y.passes, y.trials) <= d0 + 1e-9) mass += Math.exp(logEndProbability(x, lp, lq) + logEndProbability(y, lp, lq));
+    for (const x of eb)
+      for (const y of ec)
+        if (difference(x.passes, x.trials, y.passes, y.trials) <= d0 + 1e-9)
+          mass += Math.exp(logEndProbability(x, lp, lq) + logEndProbability(y, lp, lq));
     best = Math.max(best, mass);
   }
   return best;
@@ -112,11 +119,13 @@ describe('stoppedTwoSampleTest: equal rates, each run stopped by its own known r
         const pi = i / 100;
         const [lp, lq] = [Math.log(pi), Math.log1p(-pi)];
         let [lower, twoSided] = [0, 0];
-        ends.forEach((x, a) => ends.forEach((y, b) => {
-          const mass = Math.exp(logEndProbability(x, lp, lq) + logEndProbability(y, lp, lq));
-          if (p[a]![b]!.lower <= alpha) lower += mass;
-          if (p[a]![b]!.twoSided <= alpha) twoSided += mass;
-        }));
+        ends.forEach((x, a) =>
+          ends.forEach((y, b) => {
+            const mass = Math.exp(logEndProbability(x, lp, lq) + logEndProbability(y, lp, lq));
+            if (p[a]![b]!.lower <= alpha) lower += mass;
+            if (p[a]![b]!.twoSided <= alpha) twoSided += mass;
+          }),
+        );
         expect(lower).toBeLessThanOrEqual(alpha * (1 + 1e-9));
         expect(twoSided).toBeLessThanOrEqual(alpha * (1 + 1e-9));
       }
@@ -134,7 +143,10 @@ describe('stoppedTwoSampleTest: equal rates, each run stopped by its own known r
 
   it('gives every value its p-value can take: ascending, ending at 1, the observed one among them, at most the allowance over the refined p-value', () => {
     const t = stoppedTwoSampleTest({ design: DEMO, trials: 6, passes: 6 }, { design: DEMO, trials: 6, passes: 3 });
-    for (const [p, { values, observed }] of [[t.lower, t.lowerNull], [t.upper, t.upperNull]] as const) {
+    for (const [p, { values, observed }] of [
+      [t.lower, t.lowerNull],
+      [t.upper, t.upperNull],
+    ] as const) {
       for (let i = 1; i < values.length; i++) expect(values[i]).toBeGreaterThanOrEqual(values[i - 1]!);
       expect(values[values.length - 1]).toBe(1);
       expect(values).toContain(observed);
@@ -152,8 +164,12 @@ describe('stoppedTwoSampleTest: equal rates, each run stopped by its own known r
   }, 120_000);
 
   it('refuses an end its design cannot stop at, naming the run', () => {
-    expect(() => stoppedTwoSampleTest({ design: DEMO, trials: 6, passes: 6 }, { design: DEMO, trials: 6, passes: 5 })).toThrow(/the candidate run's 5 of 6 is not where its design stops/);
-    expect(() => stoppedTwoSampleTest({ design: DEMO, trials: 3, passes: 3 }, { design: DEMO, trials: 6, passes: 6 })).toThrow(/the base run's 3 of 3/);
+    expect(() => stoppedTwoSampleTest({ design: DEMO, trials: 6, passes: 6 }, { design: DEMO, trials: 6, passes: 5 })).toThrow(
+      /the candidate run's 5 of 6 is not where its design stops/,
+    );
+    expect(() => stoppedTwoSampleTest({ design: DEMO, trials: 3, passes: 3 }, { design: DEMO, trials: 6, passes: 6 })).toThrow(
+      /the base run's 3 of 3/,
+    );
   });
 });
 
@@ -165,39 +181,55 @@ const chiSquareSurvival = (x: number, k: number) => {
 };
 
 describe("truncatedProduct: Fisher's method, p-values above τ left out, against each p-value's own null", () => {
-  it.each([
-    [[0.05]],
-    [[0.01, 0.2]],
-    [[0.3, 0.3, 0.3, 0.3]],
-    [[0.001, 0.5, 0.9, 1, 0.04]],
-  ])('τ = 1 (Fisher), uniform p-values %j: the χ² tail, over- and never understated, by at most the binning', (ps) => {
-    const x = -2 * ps.reduce((s, p) => s + Math.log(p), 0);
-    const exact = chiSquareSurvival(x, ps.length);
-    const got = truncatedProduct(ps.map((p) => ({ p })), 1);
-    expect(got).toBeGreaterThanOrEqual(exact * (1 - 1e-9));
-    expect(got).toBeLessThanOrEqual(chiSquareSurvival(x * (1 - ps.length / 2000), ps.length) + 1e-12);
-  });
+  it.each([[[0.05]], [[0.01, 0.2]], [[0.3, 0.3, 0.3, 0.3]], [[0.001, 0.5, 0.9, 1, 0.04]]])(
+    'τ = 1 (Fisher), uniform p-values %j: the χ² tail, over- and never understated, by at most the binning',
+    (ps) => {
+      const x = -2 * ps.reduce((s, p) => s + Math.log(p), 0);
+      const exact = chiSquareSurvival(x, ps.length);
+      const got = truncatedProduct(
+        ps.map((p) => ({ p })),
+        1,
+      );
+      expect(got).toBeGreaterThanOrEqual(exact * (1 - 1e-9));
+      expect(got).toBeLessThanOrEqual(chiSquareSurvival(x * (1 - ps.length / 2000), ps.length) + 1e-12);
+    },
+  );
 
-  it.each([1, 0.2])('staircase nulls, τ %f: the exact tail over every combination of their values, and well under the uniform one', (tau) => {
-    const nulls = [[0.01, 0.2, 1], [0.05, 0.5, 1], [0.002, 0.03, 0.4, 1]];
-    const observed = [0.01, 0.05, 0.03];
-    const term = (u: number) => (u <= tau ? -2 * Math.log(u) : 0);
-    const x = observed.reduce((s, p) => s + term(p), 0);
-    // Brute force: each value with its step's mass.
-    let exact = 0;
-    const walk = (i: number, sum: number, mass: number) => {
-      if (i === nulls.length) {
-        if (sum >= x - 1e-12) exact += mass;
-        return;
-      }
-      nulls[i]!.forEach((u, j) => walk(i + 1, sum + term(u), mass * (u - (j ? nulls[i]![j - 1]! : 0))));
-    };
-    walk(0, 0, 1);
-    const got = truncatedProduct(observed.map((p, i) => ({ p, nullValues: nulls[i]! })), tau);
-    expect(got).toBeGreaterThanOrEqual(exact * (1 - 1e-9));
-    expect(got).toBeLessThanOrEqual(exact + 0.002);
-    expect(got).toBeLessThan(truncatedProduct(observed.map((p) => ({ p })), tau) / 2);
-  });
+  it.each([1, 0.2])(
+    'staircase nulls, τ %f: the exact tail over every combination of their values, and well under the uniform one',
+    (tau) => {
+      const nulls = [
+        [0.01, 0.2, 1],
+        [0.05, 0.5, 1],
+        [0.002, 0.03, 0.4, 1],
+      ];
+      const observed = [0.01, 0.05, 0.03];
+      const term = (u: number) => (u <= tau ? -2 * Math.log(u) : 0);
+      const x = observed.reduce((s, p) => s + term(p), 0);
+      // Brute force: each value with its step's mass.
+      let exact = 0;
+      const walk = (i: number, sum: number, mass: number) => {
+        if (i === nulls.length) {
+          if (sum >= x - 1e-12) exact += mass;
+          return;
+        }
+        nulls[i]!.forEach((u, j) => walk(i + 1, sum + term(u), mass * (u - (j ? nulls[i]![j - 1]! : 0))));
+      };
+      walk(0, 0, 1);
+      const got = truncatedProduct(
+        observed.map((p, i) => ({ p, nullValues: nulls[i]! })),
+        tau,
+      );
+      expect(got).toBeGreaterThanOrEqual(exact * (1 - 1e-9));
+      expect(got).toBeLessThanOrEqual(exact + 0.002);
+      expect(got).toBeLessThan(
+        truncatedProduct(
+          observed.map((p) => ({ p })),
+          tau,
+        ) / 2,
+      );
+    },
+  );
 
   it.each([
     [0.05, 0.2, 0.05],
@@ -212,7 +244,15 @@ describe("truncatedProduct: Fisher's method, p-values above τ left out, against
     expect(truncatedProduct([], 1)).toBe(1);
     expect(truncatedProduct([{ p: 1 }, { p: 1, nullValues: [0.2, 1] }], 1)).toBe(1);
     expect(truncatedProduct([{ p: 0 }, { p: 0.5 }], 1)).toBe(0);
-    expect(truncatedProduct([{ p: 0.04, nullValues: [0.04, 1] }, { p: 1, nullValues: [0.3, 1] }], 1)).toBeCloseTo(0.04, 2);
+    expect(
+      truncatedProduct(
+        [
+          { p: 0.04, nullValues: [0.04, 1] },
+          { p: 1, nullValues: [0.3, 1] },
+        ],
+        1,
+      ),
+    ).toBeCloseTo(0.04, 2);
   });
 });
 
@@ -241,7 +281,7 @@ describe('stratifiedDifference: a rate across the suite, each case weighing the 
   });
 });
 
-describe('suiteCanaryPower: the suite-level test\'s exact power before any trial', () => {
+describe("suiteCanaryPower: the suite-level test's exact power before any trial", () => {
   /** One seeded run of a case under `d` at rate p: where it stops. */
   function seededEnd(d: SequentialDesign, p: number, next: () => number): { trials: number; passes: number } {
     let passes = 0;
@@ -260,12 +300,15 @@ describe('suiteCanaryPower: the suite-level test\'s exact power before any trial
     ];
     const exact = suiteCanaryPower(cases, 0.05, 0.2);
     let seed = 7;
-    const next = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const next = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const reps = 200;
     let flagged = 0;
     for (let r = 0; r < reps; r++) {
       const evidence = cases.map((c) => {
-        const t = stoppedTwoSampleTest({ design: c.base, ...seededEnd(c.base, c.from, next) }, { design: c.candidate, ...seededEnd(c.candidate, c.to, next) });
+        const t = stoppedTwoSampleTest(
+          { design: c.base, ...seededEnd(c.base, c.from, next) },
+          { design: c.candidate, ...seededEnd(c.candidate, c.to, next) },
+        );
         return { p: t.lowerNull.observed, nullValues: t.lowerNull.values };
       });
       if (truncatedProduct(evidence, 0.2) <= 0.05) flagged++;
@@ -276,13 +319,26 @@ describe('suiteCanaryPower: the suite-level test\'s exact power before any trial
   });
 
   it.each([0.3, 0.65, 0.9, 0.99])('no drop, every case at %f: at most α', (p) => {
-    expect(suiteCanaryPower([{ base: DEMO, candidate: DEMO, from: p, to: p }, { base: VAGUE, candidate: DEMO, from: p, to: p }], 0.05, 0.2)).toBeLessThanOrEqual(0.05);
+    expect(
+      suiteCanaryPower(
+        [
+          { base: DEMO, candidate: DEMO, from: p, to: p },
+          { base: VAGUE, candidate: DEMO, from: p, to: p },
+        ],
+        0.05,
+        0.2,
+      ),
+    ).toBeLessThanOrEqual(0.05);
   });
 
   it('grows with the drop and with the cases that drop', () => {
-    const power = (to: number, dropping: number) => suiteCanaryPower(Array.from({ length: 6 }, (_, i) => ({ base: DEMO, candidate: DEMO, from: 0.9, to: i < dropping ? to : 0.9 })), 0.05, 0.2);
+    const power = (to: number, dropping: number) =>
+      suiteCanaryPower(
+        Array.from({ length: 6 }, (_, i) => ({ base: DEMO, candidate: DEMO, from: 0.9, to: i < dropping ? to : 0.9 })),
+        0.05,
+        0.2,
+      );
     expect(power(0.5, 6)).toBeGreaterThan(power(0.7, 6));
     expect(power(0.5, 6)).toBeGreaterThan(power(0.5, 2));
   });
 });
-

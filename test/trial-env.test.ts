@@ -5,8 +5,13 @@ import { claudeCode, trialEnv } from '../src/agents/claude-code/adapter.js';
 import type { Results } from '../src/run/schema.js';
 import { baseProject, cleanup, makeProject, runCli, testEnv } from './helpers.js';
 
-const SIMULATOR = { url: 'http://127.0.0.1:4567', headers: { 'x-trial': 'c/skill/1' }, identityUrl: 'http://127.0.0.1:4567/t/c%2Fskill%2F1/c' };
-const envFor = (callerEnv: NodeJS.ProcessEnv, simulator?: typeof SIMULATOR) => trialEnv({ callerEnv, home: '/tmp/h', tmp: '/tmp/t', cliRetries: 2, deadlineMs: 60_000, simulator });
+const SIMULATOR = {
+  url: 'http://127.0.0.1:4567',
+  headers: { 'x-trial': 'c/skill/1' },
+  identityUrl: 'http://127.0.0.1:4567/t/c%2Fskill%2F1/c',
+};
+const envFor = (callerEnv: NodeJS.ProcessEnv, simulator?: typeof SIMULATOR) =>
+  trialEnv({ callerEnv, home: '/tmp/h', tmp: '/tmp/t', cliRetries: 2, deadlineMs: 60_000, simulator });
 
 /** Every provider switch the pinned CLI knows (model providers and the remote-session one). */
 const SWITCHES = [
@@ -58,8 +63,15 @@ describe('trial environment against the simulator: nothing but the simulator is 
   });
 
   it('talks to the simulator with a placeholder key, whatever the caller set', () => {
-    const env = envFor({ ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'real-key', ANTHROPIC_CUSTOM_HEADERS: 'x: y' }, SIMULATOR);
-    expect(env).toMatchObject({ ANTHROPIC_BASE_URL: SIMULATOR.url, ANTHROPIC_API_KEY: 'skillprobe-simulator', ANTHROPIC_CUSTOM_HEADERS: 'x-trial: c/skill/1' });
+    const env = envFor(
+      { ANTHROPIC_BASE_URL: 'http://127.0.0.1:9', ANTHROPIC_API_KEY: 'real-key', ANTHROPIC_CUSTOM_HEADERS: 'x: y' },
+      SIMULATOR,
+    );
+    expect(env).toMatchObject({
+      ANTHROPIC_BASE_URL: SIMULATOR.url,
+      ANTHROPIC_API_KEY: 'skillprobe-simulator',
+      ANTHROPIC_CUSTOM_HEADERS: 'x-trial: c/skill/1',
+    });
   });
 
   it.each(['NO_PROXY', 'no_proxy'])('%s exempts loopback, replacing the caller’s', (name) => {
@@ -86,8 +98,18 @@ describe('trial environment for the real model: cloud credentials only for the s
     ['AZURE_CLIENT_SECRET', ['CLAUDE_CODE_USE_FOUNDRY']],
     ['ANTHROPIC_FOUNDRY_API_KEY', ['CLAUDE_CODE_USE_FOUNDRY']],
   ];
-  const MODEL_PROVIDERS = ['CLAUDE_CODE_USE_BEDROCK', 'CLAUDE_CODE_USE_MANTLE', 'CLAUDE_CODE_USE_ANTHROPIC_AWS', 'CLAUDE_CODE_USE_VERTEX', 'CLAUDE_CODE_USE_FOUNDRY'];
-  const cases = READERS.flatMap(([name, readers]) => [undefined, ...MODEL_PROVIDERS].map((selected) => [name, selected ?? 'no provider', selected !== undefined && readers.includes(selected)] as const));
+  const MODEL_PROVIDERS = [
+    'CLAUDE_CODE_USE_BEDROCK',
+    'CLAUDE_CODE_USE_MANTLE',
+    'CLAUDE_CODE_USE_ANTHROPIC_AWS',
+    'CLAUDE_CODE_USE_VERTEX',
+    'CLAUDE_CODE_USE_FOUNDRY',
+  ];
+  const cases = READERS.flatMap(([name, readers]) =>
+    [undefined, ...MODEL_PROVIDERS].map(
+      (selected) => [name, selected ?? 'no provider', selected !== undefined && readers.includes(selected)] as const,
+    ),
+  );
 
   it.each(cases)('%s with %s selected: passed on = %s', (name, selected, passed) => {
     const env = envFor({ [selected]: '1', [name]: 'v' });
@@ -96,10 +118,20 @@ describe('trial environment for the real model: cloud credentials only for the s
 
   it.each(MODEL_PROVIDERS)('%s is passed on when on, and a switch set to 0 selects nothing', (name) => {
     expect(envFor({ [name]: 'true' })).toHaveProperty(name, 'true');
-    expect(envFor({ [name]: '0', AWS_ACCESS_KEY_ID: 'k', GOOGLE_APPLICATION_CREDENTIALS: 'f', AZURE_CLIENT_SECRET: 's' })).toEqual(envFor({}));
+    expect(envFor({ [name]: '0', AWS_ACCESS_KEY_ID: 'k', GOOGLE_APPLICATION_CREDENTIALS: 'f', AZURE_CLIENT_SECRET: 's' })).toEqual(
+      envFor({}),
+    );
   });
 
-  it.each(['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN', 'ANTHROPIC_BASE_URL', 'HTTPS_PROXY', 'NO_PROXY', 'NODE_EXTRA_CA_CERTS'])('%s is passed on as before', (name) => {
+  it.each([
+    'ANTHROPIC_API_KEY',
+    'ANTHROPIC_AUTH_TOKEN',
+    'CLAUDE_CODE_OAUTH_TOKEN',
+    'ANTHROPIC_BASE_URL',
+    'HTTPS_PROXY',
+    'NO_PROXY',
+    'NODE_EXTRA_CA_CERTS',
+  ])('%s is passed on as before', (name) => {
     expect(envFor({ [name]: 'v' })).toHaveProperty(name, 'v');
   });
 
@@ -125,7 +157,11 @@ describe('credentials check with providers', () => {
     ['nothing', {}, false],
     ['an API key', { ANTHROPIC_API_KEY: 'k' }, true],
     ['an OAuth token', { CLAUDE_CODE_OAUTH_TOKEN: 't' }, true],
-    ['Bedrock selected with AWS credentials', { CLAUDE_CODE_USE_BEDROCK: '1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 's', AWS_REGION: 'us-east-1' }, true],
+    [
+      'Bedrock selected with AWS credentials',
+      { CLAUDE_CODE_USE_BEDROCK: '1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 's', AWS_REGION: 'us-east-1' },
+      true,
+    ],
     ['Vertex selected', { CLAUDE_CODE_USE_VERTEX: 'true', ANTHROPIC_VERTEX_PROJECT_ID: 'p' }, true],
     ['Foundry selected', { CLAUDE_CODE_USE_FOUNDRY: '1', ANTHROPIC_FOUNDRY_API_KEY: 'k' }, true],
     ['AWS credentials without Bedrock selected', { AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 's' }, false],

@@ -21,7 +21,13 @@ export async function runTrials(
   plan: [caseId: string, arm: Arm][],
   settings: { model: string; deadlineSeconds: number },
 ): Promise<{ records: TrialRecord[]; workdir: string }> {
-  const config = configSchema.parse({ agent: adapter.id, model: settings.model, maxTurns: 3, retries: { cli: 0, infra: 0 }, timeouts: { trialSeconds: settings.deadlineSeconds } });
+  const config = configSchema.parse({
+    agent: adapter.id,
+    model: settings.model,
+    maxTurns: 3,
+    retries: { cli: 0, infra: 0 },
+    timeouts: { trialSeconds: settings.deadlineSeconds },
+  });
   const skills = loadSkills(join(project, 'skills'));
   const suite = loadCases(join(project, 'cases/*.yaml'), skills, config.decision);
   const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
@@ -40,7 +46,14 @@ export async function runTrials(
   };
   ctx.armListings = await probeArmListings(ctx, [...new Set(plan.map(([, arm]) => arm))]);
   const records: TrialRecord[] = [];
-  for (const [caseId, arm] of plan) records.push(await runTrial(ctx, suite.cases.find((c) => c.id === caseId)!, { caseId, arm, n: 1 }));
+  for (const [caseId, arm] of plan)
+    records.push(
+      await runTrial(
+        ctx,
+        suite.cases.find((c) => c.id === caseId)!,
+        { caseId, arm, n: 1 },
+      ),
+    );
   await workspaces.drain();
   return { records, workdir };
 }

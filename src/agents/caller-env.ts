@@ -14,14 +14,19 @@ export const NO_PROXY_LOOPBACK = { NO_PROXY: LOOPBACK_HOSTS, no_proxy: LOOPBACK_
 
 /** The caller's non-empty variables that `kept` accepts: a trial never inherits the whole environment. */
 function keptVariables(callerEnv: NodeJS.ProcessEnv, kept: (name: string) => boolean): Record<string, string> {
-  return Object.fromEntries(Object.entries(callerEnv).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '' && kept(e[0])));
+  return Object.fromEntries(
+    Object.entries(callerEnv).filter((e): e is [string, string] => e[1] !== undefined && e[1] !== '' && kept(e[0])),
+  );
 }
 
 /**
  * What every trial's environment starts from: the caller's locale and whatever else `kept` accepts (for a real
  * model its key, endpoint and proxies), the caller's PATH, and the trial's own HOME and TMPDIR.
  */
-export function baseTrialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp'>, kept: (name: string) => boolean): Record<string, string> {
+export function baseTrialEnv(
+  req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp'>,
+  kept: (name: string) => boolean,
+): Record<string, string> {
   return {
     ...keptVariables(req.callerEnv, (name) => LOCALE.includes(name) || kept(name)),
     PATH: req.callerEnv.PATH ?? '/usr/local/bin:/usr/bin:/bin',

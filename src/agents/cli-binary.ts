@@ -16,9 +16,13 @@ export function pinnedVersion(pkg: string): string {
 }
 
 /** An installed package's own package.json (where it is, and what it says), or undefined when it is not installed. */
-export function installedManifest(pkg: string): { path: string; json: { version?: string; bin?: string | Record<string, string> } } | undefined {
+export function installedManifest(
+  pkg: string,
+): { path: string; json: { version?: string; bin?: string | Record<string, string> } } | undefined {
   const path = installedFile(`${pkg}/package.json`);
-  return path ? { path, json: JSON.parse(readFileSync(path, 'utf8')) as { version?: string; bin?: string | Record<string, string> } } : undefined;
+  return path
+    ? { path, json: JSON.parse(readFileSync(path, 'utf8')) as { version?: string; bin?: string | Record<string, string> } }
+    : undefined;
 }
 
 /** `require.resolve` that answers undefined for a package that is not installed. */
@@ -38,7 +42,11 @@ export function overrideBinary(override: string, command: string): string {
   const bin = resolve(override);
   const unusable = notExecutable(bin);
   if (unusable) {
-    throw new InputError({ file: 'agentBinary', what: `agent binary ${unusable}`, todo: `give the path of the agent CLI (for a command on PATH: its full path, \`command -v ${command}\`)` });
+    throw new InputError({
+      file: 'agentBinary',
+      what: `agent binary ${unusable}`,
+      todo: `give the path of the agent CLI (for a command on PATH: its full path, \`command -v ${command}\`)`,
+    });
   }
   return bin;
 }
@@ -56,10 +64,20 @@ export function notInstalled(pkg: string, cli: string): InputError {
  * The first version number a CLI prints for `args` (offline), or undefined when it will not say. It runs with a
  * HOME of its own, since some CLIs write state there even to print their version; `env` adds what the CLI needs.
  */
-export async function printedVersion(file: string, args: readonly string[], env: (home: string) => Record<string, string> = () => ({})): Promise<string | undefined> {
+export async function printedVersion(
+  file: string,
+  args: readonly string[],
+  env: (home: string) => Record<string, string> = () => ({}),
+): Promise<string | undefined> {
   const home = await mkdtemp(join(tmpdir(), 'skillprobe-version-'));
   try {
-    const r = await execa(file, args, { reject: false, timeout: 30_000, stdin: 'ignore', extendEnv: false, env: { PATH: process.env.PATH ?? '', HOME: home, ...env(home) } });
+    const r = await execa(file, args, {
+      reject: false,
+      timeout: 30_000,
+      stdin: 'ignore',
+      extendEnv: false,
+      env: { PATH: process.env.PATH ?? '', HOME: home, ...env(home) },
+    });
     return /\d+\.\d+\.\d+\S*/.exec(String(r.stdout ?? ''))?.[0];
   } finally {
     await rm(home, { recursive: true, force: true });

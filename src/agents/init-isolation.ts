@@ -6,7 +6,11 @@ import type { InitEvent, Transcript } from '../transcript/types.js';
  * arm); with `onlyFamily`, for a listing that holds exactly the skills the model was shown, also any skill from
  * outside the family (a user-level or built-in skill that leaked in). Undefined when it checks out.
  */
-export function listingProblem(listed: readonly string[], expected: { arm: Arm; family: readonly string[] }, onlyFamily = false): string | undefined {
+export function listingProblem(
+  listed: readonly string[],
+  expected: { arm: Arm; family: readonly string[] },
+  onlyFamily = false,
+): string | undefined {
   const shown = new Set(listed);
   if (onlyFamily) {
     const family = new Set(expected.family);
@@ -26,7 +30,11 @@ export function listingProblem(listed: readonly string[], expected: { arm: Arm; 
  * closed: the init event must show the whole family (skill arm; it also lists slash commands and the like) or none
  * of it (ablation arm), and none of the tools that must stay locked.
  */
-export function initListingProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }, deniedTools: readonly string[]): string | undefined {
+export function initListingProblem(
+  t: Transcript,
+  expected: { arm: Arm; family: readonly string[] },
+  deniedTools: readonly string[],
+): string | undefined {
   const init = t.events.find((e): e is InitEvent => e.kind === 'init');
   if (!init) return 'no init event: cannot verify what the agent loaded';
   const wrong = listingProblem(init.skills, expected);

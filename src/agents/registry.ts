@@ -12,6 +12,7 @@ export const AGENT_IDS = Object.keys(ADAPTERS);
 
 export function adapterFor(id: string, where = 'agent'): AgentAdapter {
   const adapter = ADAPTERS[id];
-  if (!adapter) throw new InputError({ file: where, what: `unknown agent "${id}"`, todo: `use one of ${Object.keys(ADAPTERS).join(', ')}` });
+  if (!adapter)
+    throw new InputError({ file: where, what: `unknown agent "${id}"`, todo: `use one of ${Object.keys(ADAPTERS).join(', ')}` });
   return adapter;
 }

@@ -129,7 +129,8 @@ export async function spawnAgent(
     await once(out, 'close').catch(() => {});
   }
   if (writeError) throw new StoreWriteError(opts.stdoutFile, writeError);
-  const spawnError = r.failed && r.exitCode === undefined && !r.signal && !timedOut && !interrupted ? (r.originalMessage ?? r.message) : undefined;
+  const spawnError =
+    r.failed && r.exitCode === undefined && !r.signal && !timedOut && !interrupted ? (r.originalMessage ?? r.message) : undefined;
   const endedAt = performance.now();
   return {
     exitCode: r.exitCode ?? null,

@@ -22,7 +22,13 @@ export function patternKind(label: (pattern: string) => string, verdict: (hit: s
         const compiled = compileLinearRegex(pattern);
         // Loading refuses such a pattern, but a run stored before that may hold one: the check fails, saying why.
         if (!compiled.ok) return { check: label(pattern), pass: false, detail: compiled.what };
-        return { check: label(pattern), ...verdict(plans.find((p) => compiled.regex.test(p)), plans) };
+        return {
+          check: label(pattern),
+          ...verdict(
+            plans.find((p) => compiled.regex.test(p)),
+            plans,
+          ),
+        };
       }),
   });
 }

@@ -14,7 +14,11 @@ export const compareCommand = defineCommand({
   ],
   flags: {
     ...reporterFlags('print the comparison as JSON (--reporter json)'),
-    alpha: valued('--alpha <a>', `false-discovery rate across cases (Benjamini–Hochberg; default ${COMPARE_DEFAULTS.alpha})`, fraction('--alpha')),
+    alpha: valued(
+      '--alpha <a>',
+      `false-discovery rate across cases (Benjamini–Hochberg; default ${COMPARE_DEFAULTS.alpha})`,
+      fraction('--alpha'),
+    ),
     margin: valued(
       '--margin <d>',
       `the smallest change worth detecting: a difference interval within ±d is UNCHANGED (default ${COMPARE_DEFAULTS.margin})`,
@@ -26,7 +30,11 @@ export const compareCommand = defineCommand({
   optionsFrom: (o) => ({
     reporter: o.reporter,
     json: o.json,
-    tests: { alpha: o.alpha ?? COMPARE_DEFAULTS.alpha, margin: o.margin ?? COMPARE_DEFAULTS.margin, power: o.power ?? COMPARE_DEFAULTS.power },
+    tests: {
+      alpha: o.alpha ?? COMPARE_DEFAULTS.alpha,
+      margin: o.margin ?? COMPARE_DEFAULTS.margin,
+      power: o.power ?? COMPARE_DEFAULTS.power,
+    },
   }),
   async run([base, candidate], o, io) {
     const reporters = chooseReporters(o, io.env);

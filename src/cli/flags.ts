@@ -27,12 +27,17 @@ export const toggle = (spec: string, help: string): Flag<boolean> => ({ spec, he
 
 export const valued = <T>(spec: string, help: string, parse: (value: string, previous?: T) => T): Flag<T> => ({ spec, help, parse });
 
-export const choice = <const C extends readonly string[]>(spec: string, help: string, choices: C): Flag<C[number]> => ({ spec, help, choices });
+export const choice = <const C extends readonly string[]>(spec: string, help: string, choices: C): Flag<C[number]> => ({
+  spec,
+  help,
+  choices,
+});
 
 /** The commander option for a flag, refusing a key that is not the name commander stores the value under. */
 export function optionFor(key: string, flag: Flag<unknown>): Option {
   const option = new Option(flag.spec, flag.help);
-  if (option.attributeName() !== key) throw new Error(`flag ${flag.spec} is listed as ${key}, but commander stores it as ${option.attributeName()}`);
+  if (option.attributeName() !== key)
+    throw new Error(`flag ${flag.spec} is listed as ${key}, but commander stores it as ${option.attributeName()}`);
   if (flag.parse) option.argParser(flag.parse);
   if (flag.choices) option.choices([...flag.choices]);
   return option;
@@ -43,7 +48,8 @@ export function int(name: string, min: number, max?: number) {
   return (v: string) => {
     // Digits only: Number() would also take "1e3", "0x10" and "".
     const n = Number(v);
-    if (!/^\s*\d+\s*$/.test(v) || n < min || (max !== undefined && n > max)) throw new InvalidArgumentError(`${name} must be a whole number ${range}, got "${v}"`);
+    if (!/^\s*\d+\s*$/.test(v) || n < min || (max !== undefined && n > max))
+      throw new InvalidArgumentError(`${name} must be a whole number ${range}, got "${v}"`);
     return n;
   };
 }
@@ -76,7 +82,8 @@ export function probability(name: string) {
 export function fraction(name: string) {
   return (v: string) => {
     const n = Number(v);
-    if (!Number.isFinite(n) || n <= 0 || n >= 1) throw new InvalidArgumentError(`${name} must be a number strictly between 0 and 1, got "${v}"`);
+    if (!Number.isFinite(n) || n <= 0 || n >= 1)
+      throw new InvalidArgumentError(`${name} must be a number strictly between 0 and 1, got "${v}"`);
     return n;
   };
 }
@@ -85,14 +92,16 @@ export function fraction(name: string) {
 export function shard(v: string): Shard {
   const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(v);
   const [index, total] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
-  if (!m || total < 1 || index < 1 || index > total) throw new InvalidArgumentError(`--shard must be I/N with 1 ≤ I ≤ N (e.g. 2/3), got "${v}"`);
+  if (!m || total < 1 || index < 1 || index > total)
+    throw new InvalidArgumentError(`--shard must be I/N with 1 ≤ I ≤ N (e.g. 2/3), got "${v}"`);
   return { index, total };
 }
 
 /** `--agent a,b`: the agents to run, each once (unknown ids are the config check's, which names the flag). */
 export function agentList(v: string): string[] {
   const list = v.split(',').map((s) => s.trim());
-  if (list.some((a) => a === '')) throw new InvalidArgumentError(`--agent takes agent ids separated by commas (${AGENT_IDS.join(', ')}), got "${v}"`);
+  if (list.some((a) => a === ''))
+    throw new InvalidArgumentError(`--agent takes agent ids separated by commas (${AGENT_IDS.join(', ')}), got "${v}"`);
   return list;
 }
 
@@ -118,8 +127,14 @@ export const SUITE_FLAGS = {
 /** `--grep`, `--tag` (repeatable) and `--last-failed`, on every command that takes a suite. */
 export const SELECTION_FLAGS = {
   grep: valued('--grep <regex>', 'only cases whose id or prompt matches', text('--grep')),
-  tag: valued('--tag <tag>', 'only cases with this tag (repeatable: any of them)', (v: string, prev: string[] = []) => [...prev, text('--tag')(v)]),
-  lastFailed: toggle('--last-failed', 'only the cases that failed, were inconclusive or errored in the newest run of the transcripts folder'),
+  tag: valued('--tag <tag>', 'only cases with this tag (repeatable: any of them)', (v: string, prev: string[] = []) => [
+    ...prev,
+    text('--tag')(v),
+  ]),
+  lastFailed: toggle(
+    '--last-failed',
+    'only the cases that failed, were inconclusive or errored in the newest run of the transcripts folder',
+  ),
 };
 
 /** `--reporter NAME[=FILE]` (repeatable) and `--json` (whose help says what the command prints) on every command that reports. */

@@ -14,7 +14,11 @@ export const mergeCommand = defineCommand({
   args: [['<runs...>', "every shard's run folder"]],
   flags: {
     ...reporterFlags(),
-    transcripts: valued('--transcripts <dir>', "where the merged run folder is created (default: the config's transcriptsDir)", text('--transcripts')),
+    transcripts: valued(
+      '--transcripts <dir>',
+      "where the merged run folder is created (default: the config's transcriptsDir)",
+      text('--transcripts'),
+    ),
     ...CONFIG_FLAGS,
   },
   helpAfter: REPORTERS_HELP,
@@ -29,9 +33,13 @@ export const mergeCommand = defineCommand({
     const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(store) }, store, io);
     reportDamaged(results, io);
     const human = humanStream(reporters, io);
-    human.write(`merged ${plural(dirs.length, 'shard')} (${plural(results.outcomes.length, 'trial')}) → run folder ${describeRunDir(store)}\n`);
+    human.write(
+      `merged ${plural(dirs.length, 'shard')} (${plural(results.outcomes.length, 'trial')}) → run folder ${describeRunDir(store)}\n`,
+    );
     for (const u of unfinished) {
-      human.write(`${u.name} is ${u.status}: a partial run; \`skillprobe run --resume ${u.dir} --shard ${u.shard}\` finishes it, then merge again\n`);
+      human.write(
+        `${u.name} is ${u.status}: a partial run; \`skillprobe run --resume ${u.dir} --shard ${u.shard}\` finishes it, then merge again\n`,
+      );
     }
     return exitCodeFor({ verdicts: [results.exitCode], statuses: [manifest.status], failedReporters: failed }, io);
   },

@@ -18,15 +18,26 @@ interface CanaryToPlan {
 /** The trials per case and run a model-update canary needs, fixed-N beside the baseline and suite-level ones. */
 async function planCanary(loaded: LoadedSuite, drop: CanaryToPlan, pricePerTrial: number | undefined, io: CliIo): Promise<void> {
   if (drop.to >= drop.from) {
-    throw new InputError({ file: '--to', what: `a drop must end below where it starts (--from ${drop.from}, --to ${drop.to})`, todo: 'give --to a rate below --from' });
+    throw new InputError({
+      file: '--to',
+      what: `a drop must end below where it starts (--from ${drop.from}, --to ${drop.to})`,
+      todo: 'give --to a rate below --from',
+    });
   }
   const defs = loaded.suite.cases.map((c) => gradableCase(c, loaded.config));
   const arms = planSuite(loaded.config, defs).cases.map((c) => c.arms);
   const { planComparison, renderComparisonPlan } = await import('../commands/plan-compare.js');
   const { caseDesign } = await import('../stats/case-design.js');
-  const designs = !decisionMode(loaded.config.decision.mode).sequential ? undefined : defs.map((c, i) => ({ design: caseDesign(c), arms: arms[i]! }));
+  const designs = !decisionMode(loaded.config.decision.mode).sequential
+    ? undefined
+    : defs.map((c, i) => ({ design: caseDesign(c), arms: arms[i]! }));
   const caseArms = arms.reduce((sum, a) => sum + a, 0);
-  const suite = { cases: loaded.suite.cases.length, caseArms, minTrials: loaded.config.decision.minTrials, ...(designs ? { designs } : {}) };
+  const suite = {
+    cases: loaded.suite.cases.length,
+    caseArms,
+    minTrials: loaded.config.decision.minTrials,
+    ...(designs ? { designs } : {}),
+  };
   io.stdout.write(renderComparisonPlan(planComparison(drop.from, drop.to, drop.alpha, drop.power, suite), pricePerTrial));
 }
 
@@ -49,17 +60,35 @@ export const planCommand = defineCommand({
   },
   optionsFrom(o) {
     const onlyWithCompare = COMPARE_ONLY.filter((k) => o[k] !== undefined && !o.compare);
-    if (onlyWithCompare.length) throw new InputError({ file: `--${onlyWithCompare[0]}`, what: 'only means something with --compare', todo: 'add --compare, or drop it' });
+    if (onlyWithCompare.length)
+      throw new InputError({
+        file: `--${onlyWithCompare[0]}`,
+        what: 'only means something with --compare',
+        todo: 'add --compare, or drop it',
+      });
     const canary = o.compare
       ? { from: o.from ?? 0.9, to: o.to ?? 0.75, alpha: o.alpha ?? COMPARE_DEFAULTS.alpha, power: o.power ?? COMPARE_DEFAULTS.power }
       : undefined;
-    return { suite: { config: o.config, overrides: { cases: o.cases, skillsDir: o.skills }, select: caseSelection(o) }, pricePerTrial: o.pricePerTrial, canary };
+    return {
+      suite: { config: o.config, overrides: { cases: o.cases, skillsDir: o.skills }, select: caseSelection(o) },
+      pricePerTrial: o.pricePerTrial,
+      canary,
+    };
   },
   async run(_args, o, io) {
     const loaded = loadSuite(o.suite, { run: false });
     if (nothingToRun(loaded, io)) return 0;
     if (o.canary) await planCanary(loaded, o.canary, o.pricePerTrial, io);
-    else io.stdout.write(renderPlan(planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config))), o.pricePerTrial));
+    else
+      io.stdout.write(
+        renderPlan(
+          planSuite(
+            loaded.config,
+            loaded.suite.cases.map((c) => gradableCase(c, loaded.config)),
+          ),
+          o.pricePerTrial,
+        ),
+      );
     return 0;
   },
 });

@@ -23,7 +23,10 @@ export const reportCommand = defineCommand({
       return exitCodeFor({ verdicts, failedReporters: agents.failed }, io);
     }
     const { regraded, store, ...loaded } = await loadResults(dir!);
-    if (regraded) io.stderr.write(`no current results.json in ${dir} (${regraded}): graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`);
+    if (regraded)
+      io.stderr.write(
+        `no current results.json in ${dir} (${regraded}): graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`,
+      );
     const { failed } = await reportRun(reporters, { ...loaded, runDir: dir! }, store, io);
     reportDamaged(loaded.results, io);
     return exitCodeFor({ verdicts: [loaded.results.exitCode], failedReporters: failed }, io);

@@ -16,7 +16,10 @@ import { nothingToRun } from './suite-flags.js';
 /** Before anything is spent: each case whose maxTrials cuts its design short, and what that costs. */
 function warnCaps(loaded: LoadedSuite, io: CliIo): void {
   if (!decisionMode(loaded.config.decision.mode).sequential) return;
-  const plan = planSuite(loaded.config, loaded.suite.cases.map((c) => gradableCase(c, loaded.config)));
+  const plan = planSuite(
+    loaded.config,
+    loaded.suite.cases.map((c) => gradableCase(c, loaded.config)),
+  );
   for (const w of capWarnings(plan)) io.stderr.write(`warning: ${w}\n`);
 }
 
@@ -30,14 +33,19 @@ async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters
   simulatorNotice(suites[0]!, io);
   const { dir, runs, failed } = await runAgents(suites, o.run, reporters, io, say);
   for (const r of runs) reportDamaged(r.results, io);
-  say(`run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir })} (agents.json names each agent's run folder)\n`);
+  say(
+    `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir })} (agents.json names each agent's run folder)\n`,
+  );
   // Every agent's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
-  return exitCodeFor({
-    verdicts: runs.map((r) => r.results.exitCode),
-    statuses: runs.map((r) => r.manifest.status),
-    failedReporters: failed,
-    ...(o.gate ? {} : { gateOff: { say, whose: "verdicts'" } }),
-  }, io);
+  return exitCodeFor(
+    {
+      verdicts: runs.map((r) => r.results.exitCode),
+      statuses: runs.map((r) => r.manifest.status),
+      failedReporters: failed,
+      ...(o.gate ? {} : { gateOff: { say, whose: "verdicts'" } }),
+    },
+    io,
+  );
 }
 
 /** One agent's run, or a canary against its base: trials, grading, reports, and what to do next. */
@@ -46,7 +54,9 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   const say = (text: string) => human.write(text);
   if (nothingToRun(loaded, io, human !== io.stdout)) return EXIT.pass;
   if (loaded.shard && loaded.suite.cases.length === 0) {
-    say(`shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`);
+    say(
+      `shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`,
+    );
     return EXIT.pass;
   }
   simulatorNotice(loaded, io);
@@ -57,9 +67,12 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   const { store, manifest, results } = await runAndGrade(loaded, opts, {
     onPrepared: (target) => {
       if (opts.resume !== undefined) {
-        io.stderr.write(`resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`);
+        io.stderr.write(
+          `resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`,
+        );
       }
-      for (const kept of target.setAside ?? []) io.stderr.write(`a transcript without its meta.json, kept as ${kept}: its trial runs again\n`);
+      for (const kept of target.setAside ?? [])
+        io.stderr.write(`a transcript without its meta.json, kept as ${kept}: its trial runs again\n`);
     },
   });
   const candidate = { dir: describeRunDir(store), manifest, results };
@@ -74,14 +87,20 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
       `\nrun folder: ${describeRunDir(store)}\n` +
       (opts.keepWorkspaces ? "workspaces kept: each trial's <n>.meta.json names its workspace\n" : ''),
   );
-  if (manifest.status === 'cost_capped') say(`stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`skillprobe run --resume ${describeRunDir(store)} --max-cost <more>\` goes on\n`);
+  if (manifest.status === 'cost_capped')
+    say(
+      `stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`skillprobe run --resume ${describeRunDir(store)} --max-cost <more>\` goes on\n`,
+    );
   if (manifest.status === 'interrupted') say(`interrupted: \`skillprobe run --resume ${describeRunDir(store)}\` runs the missing trials\n`);
-  return exitCodeFor({
-    verdicts: [exitCode],
-    statuses: [manifest.status],
-    failedReporters: failed,
-    ...(o.gate ? {} : { gateOff: { say, whose: against ? "comparison's" : "verdicts'" } }),
-  }, io);
+  return exitCodeFor(
+    {
+      verdicts: [exitCode],
+      statuses: [manifest.status],
+      failedReporters: failed,
+      ...(o.gate ? {} : { gateOff: { say, whose: against ? "comparison's" : "verdicts'" } }),
+    },
+    io,
+  );
 }
 
 export const runCommand = defineCommand({
@@ -99,7 +118,11 @@ export const runCommand = defineCommand({
     if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
     const suites = loadSuites(o.run);
     if (suites.length > 1 && o.baseline !== undefined) {
-      throw new InputError({ file: 'agents', what: 'a canary runs one agent against its base, and the config names several', todo: 'run one canary per agent (--agent ID)' });
+      throw new InputError({
+        file: 'agents',
+        what: 'a canary runs one agent against its base, and the config names several',
+        todo: 'run one canary per agent (--agent ID)',
+      });
     }
     warnCaps(suites[0]!, io);
     return suites.length > 1 || outer ? runSeveral(suites, o, reporters, io) : runOne(suites[0]!, o, reporters, io);

@@ -5,7 +5,11 @@ import type { LoadedSuite } from '../commands/run.js';
 import type { CliIo } from './command.js';
 import type { FlagValues, SELECTION_FLAGS } from './flags.js';
 
-export const caseSelection = (o: FlagValues<typeof SELECTION_FLAGS>): CaseSelection => ({ grep: o.grep, tags: o.tag, lastFailed: o.lastFailed === true });
+export const caseSelection = (o: FlagValues<typeof SELECTION_FLAGS>): CaseSelection => ({
+  grep: o.grep,
+  tags: o.tag,
+  lastFailed: o.lastFailed === true,
+});
 
 /** With --last-failed and nothing failed last time: says so (on stderr beside a document on stdout); true then. */
 export function nothingToRun(loaded: LoadedSuite, io: CliIo, toStderr = false): boolean {

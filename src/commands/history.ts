@@ -16,12 +16,23 @@ export interface HistoryRow {
 
 /** Every run folder in `transcriptsDir`, newest first; an unreadable one is a row that says why, never a crash. */
 export async function readHistory(transcriptsDir: string): Promise<HistoryRow[]> {
-  if (!existsSync(transcriptsDir)) throw new InputError({ file: transcriptsDir, what: 'no such transcripts folder', todo: 'run the suite first, or point --transcripts at the folder that holds run folders' });
+  if (!existsSync(transcriptsDir))
+    throw new InputError({
+      file: transcriptsDir,
+      what: 'no such transcripts folder',
+      todo: 'run the suite first, or point --transcripts at the folder that holds run folders',
+    });
   // A run of several agents holds one run folder per agent: each is a row of its own, named `<run>/<agent's run>`.
   const runsIn = (dir: string, prefix = ''): string[] =>
     readdirSync(dir, { withFileTypes: true })
       .filter((d) => d.isDirectory())
-      .flatMap((d) => (existsSync(join(dir, d.name, 'run.json')) ? [prefix + d.name] : !prefix && existsSync(join(dir, d.name, AGENT_RUNS_FILE)) ? runsIn(join(dir, d.name), `${d.name}/`) : []));
+      .flatMap((d) =>
+        existsSync(join(dir, d.name, 'run.json'))
+          ? [prefix + d.name]
+          : !prefix && existsSync(join(dir, d.name, AGENT_RUNS_FILE))
+            ? runsIn(join(dir, d.name), `${d.name}/`)
+            : [],
+      );
   const ids = runsIn(transcriptsDir).sort().reverse();
   return Promise.all(
     ids.map(async (runId): Promise<HistoryRow> => {
@@ -29,7 +40,9 @@ export async function readHistory(transcriptsDir: string): Promise<HistoryRow[]>
       try {
         const { manifest } = await RunStore.open(dir);
         const stored = readResultsSync(dir);
-        return stored.ok ? { runId, manifest, results: stored.value } : { runId, manifest, problem: `results.json ${stored.problem}: \`skillprobe grade ${dir}\`` };
+        return stored.ok
+          ? { runId, manifest, results: stored.value }
+          : { runId, manifest, problem: `results.json ${stored.problem}: \`skillprobe grade ${dir}\`` };
       } catch (e) {
         if (e instanceof RunFolderError) return { runId, problem: e.message };
         throw e;
@@ -37,7 +50,6 @@ export async function readHistory(transcriptsDir: string): Promise<HistoryRow[]>
     }),
   );
 }
-
 
 /** The run's id, and under it who ran it: the agent, its CLI version, the model, and the run's status. */
 function runCell(r: HistoryRow, facts: readonly string[]): string {
@@ -68,12 +80,20 @@ export function renderHistory(rows: readonly HistoryRow[]): string {
 /** One case across runs, newest first: its verdict and the rate it stands on, as each run's report shows it. Pure. */
 export function renderCaseHistory(rows: readonly HistoryRow[], caseId: string): string {
   const seen = rows.filter((r) => r.results?.verdicts.some((v) => v.caseId === caseId));
-  if (seen.length === 0) throw new InputError({ file: '--case', what: `no graded run has a case "${caseId}"`, todo: 'check the case id (skillprobe history lists the runs)' });
+  if (seen.length === 0)
+    throw new InputError({
+      file: '--case',
+      what: `no graded run has a case "${caseId}"`,
+      todo: 'check the case id (skillprobe history lists the runs)',
+    });
   const body = seen.map((r) => {
     const res = r.results!;
     const v = res.verdicts.find((x) => x.caseId === caseId)!;
     const s = res.summary.cases.find((x) => x.caseId === caseId && x.arm === 'skill');
-    const cost = res.outcomes.filter((o) => o.caseId === caseId).map((o) => o.costUsd).filter((c): c is number => c !== undefined);
+    const cost = res.outcomes
+      .filter((o) => o.caseId === caseId)
+      .map((o) => o.costUsd)
+      .filter((c): c is number => c !== undefined);
     return [
       runCell(r, [modelOf(r.manifest!)]),
       v.verdict,

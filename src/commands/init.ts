@@ -20,23 +20,34 @@ export interface InitEnv {
 }
 
 /** A folder holding at least one `<skill>/SKILL.md`. */
-const holdsSkills = (folder: string) => existsSync(folder) && statSync(folder).isDirectory() && readdirSync(folder).some((d) => existsSync(join(folder, d, 'SKILL.md')));
+const holdsSkills = (folder: string) =>
+  existsSync(folder) && statSync(folder).isDirectory() && readdirSync(folder).some((d) => existsSync(join(folder, d, 'SKILL.md')));
 
 function skillsFolderIn(dir: string): string {
   const found = SKILL_FOLDERS.find((f) => holdsSkills(join(dir, f)));
   if (!found) {
-    throw new InputError({ file: dir, what: `no skills here (looked for ${SKILL_FOLDERS.map((f) => `${f}/*/SKILL.md`).join(', ')})`, todo: 'run init in the folder that holds your skills, or pass --dir' });
+    throw new InputError({
+      file: dir,
+      what: `no skills here (looked for ${SKILL_FOLDERS.map((f) => `${f}/*/SKILL.md`).join(', ')})`,
+      todo: 'run init in the folder that holds your skills, or pass --dir',
+    });
   }
   return found;
 }
 
 /** Writes a config, a starter suite and a simulator profile for the skills in `dir`; never overwrites a file. */
 export function initProject(dir: string, env: InitEnv): void {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new InputError({ file: dir, what: existsSync(dir) ? 'a file, not a folder' : 'folder not found', todo: 'pass the project folder with --dir' });
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new InputError({
+      file: dir,
+      what: existsSync(dir) ? 'a file, not a folder' : 'folder not found',
+      todo: 'pass the project folder with --dir',
+    });
   const root = realpathSync(dir);
   const skillsDir = skillsFolderIn(root);
   const skills = loadSkills(join(root, skillsDir));
-  const schemaFrom = (file: string, name: string) => relative(dirname(join(root, file)), join(realpathSync(SCHEMAS_DIR), schemaFileName(name)));
+  const schemaFrom = (file: string, name: string) =>
+    relative(dirname(join(root, file)), join(realpathSync(SCHEMAS_DIR), schemaFileName(name)));
   const paths: ScaffoldPaths = {
     skillsDir,
     cases: CASES_GLOB,

@@ -33,16 +33,31 @@ export interface LintEnv {
   out: { write(text: string): unknown };
 }
 
-const asErrors = (check: CheckId, problems: readonly InputProblem[]): Finding[] => problems.map((p) => ({ ...p, severity: 'error', check }));
+const asErrors = (check: CheckId, problems: readonly InputProblem[]): Finding[] =>
+  problems.map((p) => ({ ...p, severity: 'error', check }));
 
 const lintSkill = (s: Skill): LintSkill => {
   const at = (key: keyof Skill['source']['at']) => ({ file: s.source.file, ...s.source.at[key] });
-  return { dir: s.dir, name: s.name, description: s.description, allowedTools: s.allowedTools, links: s.links, at: { name: at('name'), description: at('description'), allowedTools: at('allowedTools') } };
+  return {
+    dir: s.dir,
+    name: s.name,
+    description: s.description,
+    allowedTools: s.allowedTools,
+    links: s.links,
+    at: { name: at('name'), description: at('description'), allowedTools: at('allowedTools') },
+  };
 };
 
 const lintCase = (c: Case): LintCase => {
   const at = (key: keyof Case['source']['at']) => ({ file: c.source.file, ...c.source.at[key] });
-  return { id: c.id, prompt: c.prompt, expect: c.expect.skill, against: c.against ?? [], tags: c.tags, at: { id: at('id'), prompt: at('prompt') } };
+  return {
+    id: c.id,
+    prompt: c.prompt,
+    expect: c.expect.skill,
+    against: c.against ?? [],
+    tags: c.tags,
+    at: { id: at('id'), prompt: at('prompt') },
+  };
 };
 
 /** Checks a skill family and its suite without running anything; returns the exit code (1 if any error). */
@@ -69,13 +84,20 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     const skillsDir = inCwd(config.skillsDir);
     const skills = attempt(() => loadSkills(skillsDir));
     const family = skills ?? skillFolders(skillsDir);
-    const patterns = (Array.isArray(config.cases) ? config.cases : [config.cases]).map((g) => (isAbsolute(g) ? g : join(escapePath(env.cwd), g)));
+    const patterns = (Array.isArray(config.cases) ? config.cases : [config.cases]).map((g) =>
+      isAbsolute(g) ? g : join(escapePath(env.cwd), g),
+    );
     const suite = family.length ? attempt(() => loadCases(patterns, family, config.decision)) : undefined;
     const sim = opts.sim ?? (existsSync(inCwd(DEFAULT_PROFILE_FILE)) ? DEFAULT_PROFILE_FILE : undefined);
     if (sim !== undefined) {
       const profile = attempt(() => readProfile(inCwd(sim)));
       if (profile && family.length) {
-        findings.push(...asErrors('profile', profileReferenceProblems(profile, { skills: family.map((s) => s.dir), caseIds: suite?.cases.map((c) => c.id) })));
+        findings.push(
+          ...asErrors(
+            'profile',
+            profileReferenceProblems(profile, { skills: family.map((s) => s.dir), caseIds: suite?.cases.map((c) => c.id) }),
+          ),
+        );
       }
       if (profile && !suite) skipped.push(family.length ? 'profile case references' : 'profile references');
     }
@@ -83,7 +105,12 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     const checkedCases = suite?.cases.map(lintCase);
     if (checkedSkills) {
       const adapter = adapterFor(config.agent);
-      findings.push(...listingBudgetFindings(checkedSkills, adapter.skillListing), ...overlapFindings(checkedSkills), ...allowedToolsFindings(checkedSkills, adapter.trialTools), ...symlinkFindings(checkedSkills));
+      findings.push(
+        ...listingBudgetFindings(checkedSkills, adapter.skillListing),
+        ...overlapFindings(checkedSkills),
+        ...allowedToolsFindings(checkedSkills, adapter.trialTools),
+        ...symlinkFindings(checkedSkills),
+      );
     } else skipped.push('listing budget', 'sibling overlap', 'allowed-tools');
     if (checkedCases) findings.push(...todoPromptFindings(checkedCases));
     else skipped.push(family.length ? 'TODO prompts' : 'cases');
@@ -94,6 +121,8 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
   // Loaders name files relative to the process's folder (or absolute); flags (`--cases`) are not files.
   const shown = (file: string) => (file.startsWith('--') ? file : relative(env.cwd, resolve(file)) || file);
   const sorted = sortFindings(findings.map((f) => ({ ...f, file: shown(f.file) })));
-  env.out.write(opts.json ? renderFindingsJson(sorted) : renderFindings(sorted, skipped) + (checkedSkills ? overlapTable(checkedSkills) : ''));
+  env.out.write(
+    opts.json ? renderFindingsJson(sorted) : renderFindings(sorted, skipped) + (checkedSkills ? overlapTable(checkedSkills) : ''),
+  );
   return hasErrors(sorted) ? EXIT.fail : EXIT.pass;
 }

@@ -22,7 +22,13 @@ const MUST_AGREE: [what: string, of: (m: RunManifest) => string][] = [
   ['model reported by the CLI', (m) => m.reportedModel ?? 'unknown'],
   ['skills (hash)', (m) => m.skillsHash],
   ['cases (hash)', (m) => m.cases.hash],
-  ['simulator', (m) => (m.simulator ? `${m.simulator.name} seed ${m.simulator.seed} behaviour ${m.simulator.behaviourHash?.slice(0, 8) ?? 'unrecorded'}` : 'none')],
+  [
+    'simulator',
+    (m) =>
+      m.simulator
+        ? `${m.simulator.name} seed ${m.simulator.seed} behaviour ${m.simulator.behaviourHash?.slice(0, 8) ?? 'unrecorded'}`
+        : 'none',
+  ],
   ['shard count', (m) => String(m.shard!.total)],
   ['suite the shards split', (m) => `${m.shard!.suiteCases.length} cases: ${m.shard!.suiteCases.join(', ')}`.slice(0, 100)],
 ];
@@ -38,7 +44,11 @@ function disagreements(shards: readonly Shard[]): ProblemList {
   const problems = new ProblemList();
   const todo = 'run every shard of one suite with the same skills, cases, config, agent and model';
   for (const s of shards.filter((s) => !s.manifest.shard)) {
-    problems.add({ file: s.dir, what: 'is not a shard (it was not run with --shard I/N)', todo: 'merge only the folders of one sharded run' });
+    problems.add({
+      file: s.dir,
+      what: 'is not a shard (it was not run with --shard I/N)',
+      todo: 'merge only the folders of one sharded run',
+    });
   }
   // What shards must agree on is compared among the shards only: a folder that is none is named above.
   const [first, ...rest] = shards.filter((s) => s.manifest.shard);
@@ -58,11 +68,17 @@ function disagreements(shards: readonly Shard[]): ProblemList {
   const caseOf = new Map<string, string>();
   for (const s of shards) {
     const i = s.manifest.shard?.index;
-    if (i !== undefined && indexOf.has(i)) problems.add({ file: s.dir, what: `is shard ${i} again (also ${indexOf.get(i)})`, todo: 'give each shard once' });
+    if (i !== undefined && indexOf.has(i))
+      problems.add({ file: s.dir, what: `is shard ${i} again (also ${indexOf.get(i)})`, todo: 'give each shard once' });
     else {
       if (i !== undefined) indexOf.set(i, s.dir);
       for (const id of s.manifest.cases.defs.map((d) => d.id)) {
-        if (caseOf.has(id)) problems.add({ file: s.dir, what: `holds case "${id}", which ${caseOf.get(id)} holds too`, todo: 'give the shards of one run, each run with its own --shard I/N' });
+        if (caseOf.has(id))
+          problems.add({
+            file: s.dir,
+            what: `holds case "${id}", which ${caseOf.get(id)} holds too`,
+            todo: 'give the shards of one run, each run with its own --shard I/N',
+          });
         caseOf.set(id, s.dir);
       }
     }
@@ -93,7 +109,8 @@ function missingCases(shards: readonly Shard[]): ProblemList {
 }
 
 /** The worst status of the shards: a merged run is complete only when every shard is. */
-const worstStatus = (shards: readonly Shard[]) => shards.map((s) => s.manifest.status).sort((a, b) => RUN_STATUSES.indexOf(b) - RUN_STATUSES.indexOf(a))[0]!;
+const worstStatus = (shards: readonly Shard[]) =>
+  shards.map((s) => s.manifest.status).sort((a, b) => RUN_STATUSES.indexOf(b) - RUN_STATUSES.indexOf(a))[0]!;
 
 export interface MergedRun {
   store: RunStore;
@@ -111,7 +128,10 @@ function mergedManifest(shards: readonly Shard[]): RunManifest {
   const sum = (k: keyof RunManifest['trials']) => shards.reduce((n, s) => n + s.manifest.trials[k], 0);
   const resumedAt = shards.flatMap((s) => s.manifest.resumedAt ?? []).sort();
   const forcedChanges = shards.flatMap((s) => (s.manifest.forcedChanges ?? []).map((c) => `${shardName(s)}: ${c}`));
-  const ends = shards.map((s) => s.manifest.endedAt).filter((e): e is string => e !== undefined).sort();
+  const ends = shards
+    .map((s) => s.manifest.endedAt)
+    .filter((e): e is string => e !== undefined)
+    .sort();
   const { shard: _shard, resumedAt: _resumed, forcedChanges: _forced, endedAt: _ended, ...common } = first;
   return {
     ...common,
@@ -124,7 +144,11 @@ function mergedManifest(shards: readonly Shard[]): RunManifest {
     trials: { planned: sum('planned'), finished: sum('finished'), notStarted: sum('notStarted') },
     ...(resumedAt.length ? { resumedAt } : {}),
     ...(forcedChanges.length ? { forcedChanges } : {}),
-    mergedFrom: shards.map((s) => ({ runId: s.manifest.runId, dir: s.dir, shard: `${s.manifest.shard!.index}/${s.manifest.shard!.total}` })),
+    mergedFrom: shards.map((s) => ({
+      runId: s.manifest.runId,
+      dir: s.dir,
+      shard: `${s.manifest.shard!.index}/${s.manifest.shard!.total}`,
+    })),
   };
 }
 
@@ -134,7 +158,8 @@ function mergedManifest(shards: readonly Shard[]): RunManifest {
  * correction spans the whole suite, as in an unsharded run). A merge that fails part-way leaves no folder behind.
  */
 export async function mergeShards(dirs: readonly string[], transcriptsDir: string, now = new Date()): Promise<MergedRun> {
-  if (dirs.length === 0) throw new InputError({ file: 'merge', what: 'no shard folders given', todo: 'pass the run folders of every shard' });
+  if (dirs.length === 0)
+    throw new InputError({ file: 'merge', what: 'no shard folders given', todo: 'pass the run folders of every shard' });
   const shards: Shard[] = [];
   for (const dir of dirs) shards.push({ dir, ...(await RunStore.open(dir)) });
   disagreements(shards).throwIfAny();
@@ -152,7 +177,12 @@ export async function mergeShards(dirs: readonly string[], transcriptsDir: strin
     await store.writeResults(results);
     const unfinished = shards
       .filter((s) => s.manifest.status !== 'completed')
-      .map((s) => ({ name: shardName(s), dir: s.dir, status: s.manifest.status, shard: `${s.manifest.shard!.index}/${s.manifest.shard!.total}` }));
+      .map((s) => ({
+        name: shardName(s),
+        dir: s.dir,
+        status: s.manifest.status,
+        shard: `${s.manifest.shard!.index}/${s.manifest.shard!.total}`,
+      }));
     return { store, manifest: final, results, unfinished };
   } catch (e) {
     await rm(store.dir, { recursive: true, force: true });

@@ -52,7 +52,15 @@ export interface BaselineCanaryPlan {
 }
 
 /** The baseline canary's exact plan: each case at α/m (Bonferroni), the base fixed at `baseTrials` per case. */
-function baselinePlan(from: number, to: number, alpha: number, power: number, cases: number, baseTrials: number, minTrialsAsked: number): BaselineCanaryPlan {
+function baselinePlan(
+  from: number,
+  to: number,
+  alpha: number,
+  power: number,
+  cases: number,
+  baseTrials: number,
+  minTrialsAsked: number,
+): BaselineCanaryPlan {
   const caseAlpha = alpha / Math.max(1, cases);
   const cap = canaryCap(from, from - to, caseAlpha, power, baseTrials);
   const minTrials = Math.min(cap, minTrialsAsked);
@@ -60,12 +68,22 @@ function baselinePlan(from: number, to: number, alpha: number, power: number, ca
   const c = canaryCritical({ ends, observed: { trials: baseTrials, passes: baseTrials } }, { alpha: caseAlpha, minTrials, maxTrials: cap });
   const params = { margin: from - to, futilityLevel: CANARY_FUTILITY_LEVEL, minTrials, maxTrials: cap };
   const [kept, dropped] = [canaryOperating(ends, from, from, c, params), canaryOperating(ends, from, to, c, params)];
-  return { baseTrials, cap, unchangedTrials: cases * kept.expectedTrials, oneDropTrials: (cases - 1) * kept.expectedTrials + dropped.expectedTrials, power: dropped.regressed };
+  return {
+    baseTrials,
+    cap,
+    unchangedTrials: cases * kept.expectedTrials,
+    oneDropTrials: (cases - 1) * kept.expectedTrials + dropped.expectedTrials,
+    power: dropped.regressed,
+  };
 }
 
 /** Exact power of the suite-level test when the cases numbered in `dropped` go from → to and the rest stay. */
 function suitePower(cases: readonly PlannedCaseRun[], from: number, to: number, alpha: number, dropped: (i: number) => boolean): number {
-  return suiteCanaryPower(cases.map((c, i) => ({ base: c.design, candidate: c.design, from, to: dropped(i) ? to : from })), alpha, SUITE_TRUNCATION);
+  return suiteCanaryPower(
+    cases.map((c, i) => ({ base: c.design, candidate: c.design, from, to: dropped(i) ? to : from })),
+    alpha,
+    SUITE_TRUNCATION,
+  );
 }
 
 /** The index of the first case of each distinct design: cases sharing a design are alike to the suite-level test. */
@@ -83,10 +101,26 @@ function distinctDesigns(cases: readonly PlannedCaseRun[]): number[] {
  * runs. Suite-level (sequential suites): the two runs the suite makes anyway, and the exact chance its test flags
  * the drop in every case or in one.
  */
-export function planComparison(from: number, to: number, alpha: number, power: number, suite: { cases: number; caseArms: number; minTrials: number; designs?: readonly PlannedCaseRun[] }): ComparisonPlan {
+export function planComparison(
+  from: number,
+  to: number,
+  alpha: number,
+  power: number,
+  suite: { cases: number; caseArms: number; minTrials: number; designs?: readonly PlannedCaseRun[] },
+): ComparisonPlan {
   const { cases, caseArms, designs } = suite;
   const acrossCases = trialsToDetect(from, to, alpha / Math.max(1, cases), power);
-  const plan: ComparisonPlan = { from, to, alpha, power, cases, caseArms, perCase: trialsToDetect(from, to, alpha, power), acrossCases, baseline: baselinePlan(from, to, alpha, power, cases, acrossCases, suite.minTrials) };
+  const plan: ComparisonPlan = {
+    from,
+    to,
+    alpha,
+    power,
+    cases,
+    caseArms,
+    perCase: trialsToDetect(from, to, alpha, power),
+    acrossCases,
+    baseline: baselinePlan(from, to, alpha, power, cases, acrossCases, suite.minTrials),
+  };
   if (!designs?.length) return plan;
   return {
     ...plan,
@@ -109,30 +143,43 @@ export function renderComparisonPlan(p: ComparisonPlan, pricePerTrial?: number):
     ? [
         '',
         paragraph(`suite-level canary, on the runs the suite makes anyway (each case's own sequential design, in both runs):`),
-        paragraph(`about ${Math.round(p.suite.expectedTrials)} trials per run at ${p.from}${pricePerTrial === undefined ? '' : ` (both runs: ${usd(2 * p.suite.expectedTrials)})`}`, '  '),
-        paragraph(`flags the drop in every case with power ${pct(p.suite.everyCase)}, in one case alone with ${pct(p.suite.oneCase)} (exact, at α ${p.alpha})`, '  '),
+        paragraph(
+          `about ${Math.round(p.suite.expectedTrials)} trials per run at ${p.from}${pricePerTrial === undefined ? '' : ` (both runs: ${usd(2 * p.suite.expectedTrials)})`}`,
+          '  ',
+        ),
+        paragraph(
+          `flags the drop in every case with power ${pct(p.suite.everyCase)}, in one case alone with ${pct(p.suite.oneCase)} (exact, at α ${p.alpha})`,
+          '  ',
+        ),
         '  skillprobe run                     (before the update, and again after it)',
-        '  skillprobe compare BASE CANDIDATE  (exit 1 on a suite-level or a case\'s regression)',
+        "  skillprobe compare BASE CANDIDATE  (exit 1 on a suite-level or a case's regression)",
       ]
     : [];
   const b = p.baseline;
   const baseline = [
     '',
-    paragraph(`baseline canary (\`run --baseline\`: the candidate samples each case until its drop is shown or ruled out), against a base of ${b.baseTrials} per case:`),
-    paragraph(`about ${Math.round(b.unchangedTrials)} candidate trials when nothing moved, ${Math.round(b.oneDropTrials)} when one case drops (at most ${b.cap} per case; exact, before the early stop at the first regression), against ${b.baseTrials * p.cases} for the fixed-N candidate${pricePerTrial === undefined ? '' : ` (${usd(b.oneDropTrials)})`}`, '  '),
+    paragraph(
+      `baseline canary (\`run --baseline\`: the candidate samples each case until its drop is shown or ruled out), against a base of ${b.baseTrials} per case:`,
+    ),
+    paragraph(
+      `about ${Math.round(b.unchangedTrials)} candidate trials when nothing moved, ${Math.round(b.oneDropTrials)} when one case drops (at most ${b.cap} per case; exact, before the early stop at the first regression), against ${b.baseTrials * p.cases} for the fixed-N candidate${pricePerTrial === undefined ? '' : ` (${usd(b.oneDropTrials)})`}`,
+      '  ',
+    ),
     paragraph(`flags the drop in one case with power ${pct(b.power)} (exact, α ${p.alpha} across the cases)`, '  '),
     `  skillprobe run --mode fixed -n ${b.baseTrials}                (once: the base)`,
     `  skillprobe run --baseline BASE --margin ${(p.from - p.to).toFixed(2)}   (after each update: exit 1 on a regression)`,
   ];
-  return [
-    paragraph(`plan --compare · catch ${drop} · ${p.cases} cases`),
-    '',
-    paragraph('fixed-N canary (two-sided, Boschloo\'s exact test per case):'),
-    paragraph(`${p.perCase} trials per case in each run, for one case tested alone${cost(p.perCase)}`, '  '),
-    paragraph(`${p.acrossCases} trials per case in each run, ${across}${cost(p.acrossCases)}`, '  '),
-    `  skillprobe run --mode fixed -n ${p.acrossCases}   (before the update, and again after it)`,
-    '  skillprobe compare BASE CANDIDATE',
-    ...baseline,
-    ...suite,
-  ].join('\n') + '\n';
+  return (
+    [
+      paragraph(`plan --compare · catch ${drop} · ${p.cases} cases`),
+      '',
+      paragraph("fixed-N canary (two-sided, Boschloo's exact test per case):"),
+      paragraph(`${p.perCase} trials per case in each run, for one case tested alone${cost(p.perCase)}`, '  '),
+      paragraph(`${p.acrossCases} trials per case in each run, ${across}${cost(p.acrossCases)}`, '  '),
+      `  skillprobe run --mode fixed -n ${p.acrossCases}   (before the update, and again after it)`,
+      '  skillprobe compare BASE CANDIDATE',
+      ...baseline,
+      ...suite,
+    ].join('\n') + '\n'
+  );
 }

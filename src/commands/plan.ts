@@ -67,7 +67,17 @@ export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
         worst: worstExpectedTrials(design),
         inconclusiveAtP0: at0.undecided,
         inconclusiveAtP1: at1.undecided,
-        ...(p.maxTrials < designMax ? { capped: { cap: p.maxTrials, designMax, undecidedAtP0: at0.undecided, undecidedAtP1: at1.undecided, bestBetaAtCap: bestBetaAt(p.maxTrials, p.threshold, p.threshold - p.delta, p.alpha) } } : {}),
+        ...(p.maxTrials < designMax
+          ? {
+              capped: {
+                cap: p.maxTrials,
+                designMax,
+                undecidedAtP0: at0.undecided,
+                undecidedAtP1: at1.undecided,
+                bestBetaAtCap: bestBetaAt(p.maxTrials, p.threshold, p.threshold - p.delta, p.alpha),
+              },
+            }
+          : {}),
         fixedN: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
         configuredFixed: config.trials,
         arms: armsFor(c, config.arms, config.ablation).length,
@@ -86,7 +96,10 @@ export function capWarnings(plan: SuitePlan): string[] {
   return plan.cases.flatMap((c) => {
     const s = c.capped;
     if (!s || !decisionMode(plan.mode).sequential) return [];
-    const best = s.bestBetaAtCap >= 1 ? `no test of ${s.cap} trials can FAIL a case at α ${c.params.alpha}` : `no test of ${s.cap} trials holds α ${c.params.alpha} with β below ${fmt(s.bestBetaAtCap, 2)}`;
+    const best =
+      s.bestBetaAtCap >= 1
+        ? `no test of ${s.cap} trials can FAIL a case at α ${c.params.alpha}`
+        : `no test of ${s.cap} trials holds α ${c.params.alpha} with β below ${fmt(s.bestBetaAtCap, 2)}`;
     return [
       `case ${c.caseId}: maxTrials ${s.cap} is below the ${s.designMax} by which its design decides: it ends INCONCLUSIVE with chance ${pct(s.undecidedAtP0)} at p0 and ${pct(s.undecidedAtP1)} at p1; ${best} (nominal β ${c.params.beta}). Remove maxTrials, or raise it to ${s.designMax}, to decide every case at the nominal error rates.`,
     ];
@@ -131,7 +144,9 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
   const lines = [
     paragraph(`plan · mode ${plan.mode} · ${plan.cases.length} cases · ${sum((c) => c.arms)} case-arms · ${priced}`),
     '',
-    paragraph(`the design per case: p0 against p1, α/β as asked and exact as the design will run under ${test}, its trials (min–max), its arms`),
+    paragraph(
+      `the design per case: p0 against p1, α/β as asked and exact as the design will run under ${test}, its trials (min–max), its arms`,
+    ),
     fit([['case', 'p0 vs p1', 'α/β asked', 'α/β exact', 'min–max', 'arms'], ...designRows], ['l', 'l', 'l', 'l', 'l', 'r']),
     '',
     paragraph(

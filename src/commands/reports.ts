@@ -35,7 +35,9 @@ export function reporterFlag(v: string, prev: ReporterChoice[] = []): ReporterCh
   const [name, file] = eq < 0 ? [v.trim(), undefined] : [v.slice(0, eq).trim(), v.slice(eq + 1).trim()];
   if (name === NO_STDOUT) {
     if (file !== undefined) {
-      throw new InvalidArgumentError(`--reporter ${NO_STDOUT} leaves stdout empty and writes nothing: it takes no file; write --reporter ${NO_STDOUT}`);
+      throw new InvalidArgumentError(
+        `--reporter ${NO_STDOUT} leaves stdout empty and writes nothing: it takes no file; write --reporter ${NO_STDOUT}`,
+      );
     }
     return [...prev, { name }];
   }
@@ -43,7 +45,10 @@ export function reporterFlag(v: string, prev: ReporterChoice[] = []): ReporterCh
     const names = `${REPORTER_NAMES.join(', ')}, or ${NO_STDOUT}`;
     throw new InvalidArgumentError(`--reporter: "${name}" is not a reporter; choose one of ${names} (NAME or NAME=FILE)`);
   }
-  if (file === '') throw new InvalidArgumentError(`--reporter ${name}= names no file; give one (--reporter ${name}=FILE), or write --reporter ${name} for stdout`);
+  if (file === '')
+    throw new InvalidArgumentError(
+      `--reporter ${name}= names no file; give one (--reporter ${name}=FILE), or write --reporter ${name} for stdout`,
+    );
   return [...prev, { name, ...(file !== undefined ? { file } : {}) }];
 }
 
@@ -52,7 +57,11 @@ const STEP_SUMMARY_REPORTERS: ReadonlySet<string> = new Set(['markdown']);
 
 /** The markdown reporter with no file goes to a GitHub step summary when the job has one. */
 const destination = (c: ReporterChoice, env: NodeJS.ProcessEnv): { file?: string; append: boolean } =>
-  c.file !== undefined ? { file: c.file, append: false } : STEP_SUMMARY_REPORTERS.has(c.name) && env.GITHUB_STEP_SUMMARY ? { file: env.GITHUB_STEP_SUMMARY, append: true } : { append: false };
+  c.file !== undefined
+    ? { file: c.file, append: false }
+    : STEP_SUMMARY_REPORTERS.has(c.name) && env.GITHUB_STEP_SUMMARY
+      ? { file: env.GITHUB_STEP_SUMMARY, append: true }
+      : { append: false };
 
 /**
  * The reporters a command will use (`--json` is `--reporter json`), checked before anything runs: at most one takes
@@ -66,18 +75,26 @@ export function chooseReporters(flags: { reporter?: ReporterChoice[]; json?: boo
   const choices: ReporterChoice[] = toStdout.length ? chosen : [{ name: 'terminal' }, ...chosen];
   const empty = toStdout.find((c) => c.name === NO_STDOUT);
   if (empty && toStdout.length > 1) {
-    const others = toStdout.filter((c) => c !== empty).map((c) => c.name).join(' and ');
+    const others = toStdout
+      .filter((c) => c !== empty)
+      .map((c) => c.name)
+      .join(' and ');
     const todo = 'drop one of them, or give the reporter a file: --reporter NAME=FILE';
     problems.add({ file: '--reporter', what: `${NO_STDOUT} keeps stdout empty, and ${others} would print there`, todo });
   } else if (toStdout.length > 1) {
-    problems.add({ file: '--reporter', what: `${toStdout.map((c) => c.name).join(' and ')} would both print to stdout`, todo: 'give all but one a file: --reporter NAME=FILE' });
+    problems.add({
+      file: '--reporter',
+      what: `${toStdout.map((c) => c.name).join(' and ')} would both print to stdout`,
+      todo: 'give all but one a file: --reporter NAME=FILE',
+    });
   }
   const files = new Map<string, string>();
   for (const c of choices) {
     const { file } = destination(c, env);
     if (file === undefined) continue;
     const same = files.get(resolve(file));
-    if (same) problems.add({ file: '--reporter', what: `${same} and ${c.name} would both write ${file}`, todo: 'give each reporter its own file' });
+    if (same)
+      problems.add({ file: '--reporter', what: `${same} and ${c.name} would both write ${file}`, todo: 'give each reporter its own file' });
     files.set(resolve(file), c.name);
     const why = existsSync(file) ? wrongEntry(file, 'file') : unwritableFolder(dirname(file), { mustExist: false });
     if (why) problems.add({ file: `--reporter ${c.name}=${file}`, what: why, todo: 'name a file in a folder you can write to' });
@@ -106,11 +123,19 @@ export const needsTranscripts = (choices: readonly ReporterChoice[]) =>
  * The canonical transcripts of a run's graded trials, for the reporters that show them. A trial whose file cannot
  * be read any more is simply left out of the drill-down: its outcome still stands.
  */
-export async function readTranscripts(store: RunStore, manifest: RunManifest, outcomes: readonly TrialOutcome[]): Promise<Map<string, Transcript>> {
-  const read = await pMap(outcomes, async (o) => {
-    const t = await readStoredTranscript(store, manifest, o);
-    return t.ok ? ([trialKey(o), t.transcript] as const) : undefined;
-  }, { concurrency: 32 });
+export async function readTranscripts(
+  store: RunStore,
+  manifest: RunManifest,
+  outcomes: readonly TrialOutcome[],
+): Promise<Map<string, Transcript>> {
+  const read = await pMap(
+    outcomes,
+    async (o) => {
+      const t = await readStoredTranscript(store, manifest, o);
+      return t.ok ? ([trialKey(o), t.transcript] as const) : undefined;
+    },
+    { concurrency: 32 },
+  );
   return new Map(read.filter((x) => x !== undefined));
 }
 
@@ -118,7 +143,11 @@ export async function readTranscripts(store: RunStore, manifest: RunManifest, ou
  * Renders and writes every chosen report. One reporter failing (a full disk, a bug) never costs the others their
  * output: each failure is named on stderr and the caller learns that one failed.
  */
-export async function writeReports(choices: readonly ReporterChoice[], render: (r: Reporter) => string, io: ReportIo): Promise<{ failed: string[] }> {
+export async function writeReports(
+  choices: readonly ReporterChoice[],
+  render: (r: Reporter) => string,
+  io: ReportIo,
+): Promise<{ failed: string[] }> {
   const failed: string[] = [];
   const human = humanStream(choices, io);
   for (const c of rendering(choices)) {
@@ -135,7 +164,9 @@ export async function writeReports(choices: readonly ReporterChoice[], render: (
       }
     } catch (e) {
       failed.push(c.name);
-      io.stderr.write(`skillprobe: the ${c.name} report could not be ${file === undefined ? 'printed' : `written to ${file}`}: ${(e as Error).message}\n`);
+      io.stderr.write(
+        `skillprobe: the ${c.name} report could not be ${file === undefined ? 'printed' : `written to ${file}`}: ${(e as Error).message}\n`,
+      );
     }
   }
   return { failed };

@@ -25,7 +25,11 @@ export interface FinishedRun {
  * Runs one agent's suite to its end and grades it from the folder (so a resumed run's replayed trials count too);
  * the machine is checked first unless the caller has (`checked`).
  */
-export async function runAndGrade(loaded: LoadedSuite, opts: RunOptions, hooks: { checked?: boolean; onPrepared?: (target: RunTarget) => void } = {}): Promise<FinishedRun> {
+export async function runAndGrade(
+  loaded: LoadedSuite,
+  opts: RunOptions,
+  hooks: { checked?: boolean; onPrepared?: (target: RunTarget) => void } = {},
+): Promise<FinishedRun> {
   if (!hooks.checked) await checkRunnable(loaded, opts);
   const target = await prepareRun(loaded, opts);
   try {
@@ -63,7 +67,11 @@ const plannedAgents = (record: AgentRuns) => record.planned ?? record.agents.map
 export function agentsToResume(record: AgentRuns, named: readonly string[] | undefined): string[] {
   const planned = plannedAgents(record);
   if (named && named.join(',') !== planned.join(',')) {
-    throw new InputError({ file: '--agent', what: `the run being resumed is for ${planned.join(', ')}, not ${named.join(', ')}`, todo: `leave --agent out (it resumes ${planned.join(', ')}), or start a new run` });
+    throw new InputError({
+      file: '--agent',
+      what: `the run being resumed is for ${planned.join(', ')}, not ${named.join(', ')}`,
+      todo: `leave --agent out (it resumes ${planned.join(', ')}), or start a new run`,
+    });
   }
   return planned;
 }
@@ -72,7 +80,12 @@ export function agentsToResume(record: AgentRuns, named: readonly string[] | und
 export async function readAgentsRecord(dir: string): Promise<AgentRuns | undefined> {
   if (!existsSync(join(dir, AGENT_RUNS_FILE))) return undefined;
   const record = await readAgentRuns(dir);
-  if (!record.ok) throw new RunFolderError(join(dir, AGENT_RUNS_FILE), `agents.json ${record.problem}`, "report or resume each agent's run folder in it on its own");
+  if (!record.ok)
+    throw new RunFolderError(
+      join(dir, AGENT_RUNS_FILE),
+      `agents.json ${record.problem}`,
+      "report or resume each agent's run folder in it on its own",
+    );
   return record.value;
 }
 
@@ -82,18 +95,29 @@ export async function readAgentsRecord(dir: string): Promise<AgentRuns | undefin
  * (Ctrl-C, the cost cap, a fault) ends the sequence: the agents after it are not started. `--resume` of that folder
  * (`opts.resume`) resumes the agent that was stopped and runs the ones never started.
  */
-export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions, reporters: readonly ReporterChoice[], io: ReportIo, say: (text: string) => void): Promise<AgentsRun> {
+export async function runAgents(
+  suites: readonly LoadedSuite[],
+  opts: RunOptions,
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+  say: (text: string) => void,
+): Promise<AgentsRun> {
   // Every agent's machine checks first: a problem with the last agent must not wait for the first one's trials.
   for (const suite of suites) await checkRunnable(suite, opts);
   const dir = opts.resume ?? join(suites[0]!.config.transcriptsDir, newRunId());
   if (opts.resume === undefined) await mkdir(dir, { recursive: true });
   // Taken before the record is read: of two resumes started together, the second is refused here.
   const lock = lockRunFolder(dir, opts.resume === undefined ? 'run' : 'run --resume');
-  const resumed = opts.resume === undefined ? undefined : await readAgentsRecord(opts.resume).catch((e: unknown) => {
-    lock.release();
-    throw e;
-  });
-  const record: AgentRuns = resumed ? { ...resumed, endedAt: undefined } : { runId: basename(dir), startedAt: new Date().toISOString(), agents: [] };
+  const resumed =
+    opts.resume === undefined
+      ? undefined
+      : await readAgentsRecord(opts.resume).catch((e: unknown) => {
+          lock.release();
+          throw e;
+        });
+  const record: AgentRuns = resumed
+    ? { ...resumed, endedAt: undefined }
+    : { runId: basename(dir), startedAt: new Date().toISOString(), agents: [] };
   record.planned = suites.map((s) => s.adapter.id);
   const runs: FinishedRun[] = [];
   const place = (entry: AgentEntry) => {
@@ -117,11 +141,29 @@ export async function runAgents(suites: readonly LoadedSuite[], opts: RunOptions
       const again = existsSync(join(agentDir, 'run.json'));
       if (!again) await removeUnstartedFolder(agentDir);
       say(`agent ${id}: ${again ? 'resuming its run' : 'running the suite'} (${i + 1} of ${suites.length})\n`);
-      await place({ id, dir: basename(agentDir), binary: suite.binary, model: suite.config.model ?? suite.adapter.defaultModel, status: 'running' });
-      const run = await runAndGrade({ ...suite, config: { ...suite.config, transcriptsDir: dir } }, { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined }, { checked: true });
+      await place({
+        id,
+        dir: basename(agentDir),
+        binary: suite.binary,
+        model: suite.config.model ?? suite.adapter.defaultModel,
+        status: 'running',
+      });
+      const run = await runAndGrade(
+        { ...suite, config: { ...suite.config, transcriptsDir: dir } },
+        { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined },
+        { checked: true },
+      );
       runs.push(run);
       const { manifest, results } = run;
-      await place({ id, dir: basename(run.store.dir), binary: manifest.agent.binary, cliVersion: manifest.agent.cliVersion, model: manifest.model, status: manifest.status, exitCode: results.exitCode });
+      await place({
+        id,
+        dir: basename(run.store.dir),
+        binary: manifest.agent.binary,
+        cliVersion: manifest.agent.cliVersion,
+        model: manifest.model,
+        status: manifest.status,
+        exitCode: results.exitCode,
+      });
       if (manifest.status !== 'completed') break;
     }
   } finally {
@@ -141,7 +183,11 @@ async function removeUnstartedFolder(agentDir: string): Promise<void> {
   if (entries === undefined) return;
   const trials = entries.includes('trials') ? await readdir(join(agentDir, 'trials')).catch(() => ['?']) : [];
   if (trials.length || entries.some((e) => e !== 'trials' && e !== LOCK_FILE)) {
-    throw new RunFolderError(agentDir, 'an agent folder without run.json that holds files', 'restore its run.json, or move the folder away, then resume');
+    throw new RunFolderError(
+      agentDir,
+      'an agent folder without run.json that holds files',
+      'restore its run.json, or move the folder away, then resume',
+    );
   }
   await rm(agentDir, { recursive: true, force: true });
 }
@@ -159,14 +205,28 @@ function missingAgents(record: AgentRuns, runs: readonly FinishedRun[]): Missing
   const reported = new Set(runs.map((r) => r.manifest.agent.id));
   return plannedAgents(record)
     .filter((id) => !reported.has(id))
-    .map((id) => ({ id, why: record.agents.some((a) => a.id === id) ? 'its run folder could not be read' : 'not started: the run stopped before it' }));
+    .map((id) => ({
+      id,
+      why: record.agents.some((a) => a.id === id) ? 'its run folder could not be read' : 'not started: the run stopped before it',
+    }));
 }
 
 /** One report of several agents' runs: each agent's report, the agents × cases matrix, and the agents missing. */
-function reportAgents(dir: string, runs: readonly FinishedRun[], missing: MissingAgent[], reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ failed: string[] }> {
+function reportAgents(
+  dir: string,
+  runs: readonly FinishedRun[],
+  missing: MissingAgent[],
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+): Promise<{ failed: string[] }> {
   const input = {
     runDir: describeRunDir({ dir }),
-    runs: runs.map((r) => ({ manifest: r.manifest, results: r.results, runDir: describeRunDir(r.store), agentNotes: agentNotes(r.manifest) })),
+    runs: runs.map((r) => ({
+      manifest: r.manifest,
+      results: r.results,
+      runDir: describeRunDir(r.store),
+      agentNotes: agentNotes(r.manifest),
+    })),
     matrix: agentMatrix(runs.map((r) => r.results)),
     missing,
   };
@@ -177,7 +237,11 @@ function reportAgents(dir: string, runs: readonly FinishedRun[], missing: Missin
  * `skillprobe report` of a run of several agents: every agent's stored results (graded in memory where they are
  * missing), reported together, with the agents the run never reached named; undefined when `dir` is not such a run.
  */
-export async function reportStoredAgents(dir: string, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ runs: FinishedRun[]; missing: MissingAgent[]; failed: string[] } | undefined> {
+export async function reportStoredAgents(
+  dir: string,
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+): Promise<{ runs: FinishedRun[]; missing: MissingAgent[]; failed: string[] } | undefined> {
   // Anything else (a run folder, a file, nothing) is the single-run report's to read or refuse.
   const record = await readAgentsRecord(dir);
   if (!record) return undefined;

@@ -27,15 +27,27 @@ export interface BaselineFlags {
 }
 
 /** The stored base, read and checked, and the canary each case of the suite runs under against it. */
-export async function prepareCanary(loaded: LoadedSuite, flags: BaselineFlags, say: (text: string) => void): Promise<{ base: RunToCompare; canary: StoredCanary }> {
+export async function prepareCanary(
+  loaded: LoadedSuite,
+  flags: BaselineFlags,
+  say: (text: string) => void,
+): Promise<{ base: RunToCompare; canary: StoredCanary }> {
   if (!decisionMode(loaded.config.decision.mode).sequential) {
-    throw new InputError({ file: loaded.configFile ?? 'decision.mode', what: 'the config runs a fixed number of trials, and a canary samples each case until it is decided', todo: 'set decision.mode to sequential (or pass --mode sequential) for the canary' });
+    throw new InputError({
+      file: loaded.configFile ?? 'decision.mode',
+      what: 'the config runs a fixed number of trials, and a canary samples each case until it is decided',
+      todo: 'set decision.mode to sequential (or pass --mode sequential) for the canary',
+    });
   }
   const read = await loadResults(flags.baseline);
   const base: RunToCompare = { dir: flags.baseline, manifest: read.manifest, results: read.results };
   const file = join(flags.baseline, 'run.json');
   if (read.manifest.status !== 'completed') {
-    throw new InputError({ file, what: `the base run is ${read.manifest.status}: a canary needs where each of its cases stopped`, todo: `finish it first (\`skillprobe run --resume ${flags.baseline}\`)` });
+    throw new InputError({
+      file,
+      what: `the base run is ${read.manifest.status}: a canary needs where each of its cases stopped`,
+      todo: `finish it first (\`skillprobe run --resume ${flags.baseline}\`)`,
+    });
   }
   const options: CanaryOptions = {
     alpha: flags.alpha ?? COMPARE_DEFAULTS.alpha,
@@ -47,7 +59,11 @@ export async function prepareCanary(loaded: LoadedSuite, flags: BaselineFlags, s
   const defs = loaded.suite.cases.map((c) => gradableCase(c, loaded.config));
   const { canary, gaps } = planCanary(base, defs, options);
   if (canary.cases.length === 0) {
-    throw new InputError({ file, what: `the base run stopped none of this suite's ${plural(defs.length, 'case')} by a known rule`, todo: 'point --baseline at a completed run of the same cases' });
+    throw new InputError({
+      file,
+      what: `the base run stopped none of this suite's ${plural(defs.length, 'case')} by a known rule`,
+      todo: 'point --baseline at a completed run of the same cases',
+    });
   }
   for (const g of gaps) say(`canary: ${g.caseId} runs on its own design (${g.why})\n`);
   const caps = canary.cases.map((c) => c.design.maxTrials);
@@ -61,7 +77,17 @@ export async function prepareCanary(loaded: LoadedSuite, flags: BaselineFlags, s
 }
 
 /** The finished canary run against its base, in every chosen reporter; the comparison's exit code. */
-export async function reportAgainstBase(base: RunToCompare, candidate: RunToCompare, flags: BaselineFlags, reporters: readonly ReporterChoice[], io: ReportIo): Promise<{ exitCode: number; failed: string[] }> {
-  const comparison = compareRuns(base, candidate, { ...COMPARE_DEFAULTS, ...(flags.alpha !== undefined ? { alpha: flags.alpha } : {}), ...(flags.margin !== undefined ? { margin: flags.margin } : {}) });
+export async function reportAgainstBase(
+  base: RunToCompare,
+  candidate: RunToCompare,
+  flags: BaselineFlags,
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+): Promise<{ exitCode: number; failed: string[] }> {
+  const comparison = compareRuns(base, candidate, {
+    ...COMPARE_DEFAULTS,
+    ...(flags.alpha !== undefined ? { alpha: flags.alpha } : {}),
+    ...(flags.margin !== undefined ? { margin: flags.margin } : {}),
+  });
   return reportComparison(comparison, reporters, io);
 }

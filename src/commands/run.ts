@@ -35,7 +35,11 @@ export interface LoadedSuite extends SuiteToRun {
  * stage is checked on whatever the stages before it could load, so one mistake never hides the next.
  * `need.run`: also what only a run needs (a writable transcripts folder, the agent binary, credentials).
  */
-export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>, need: { run: boolean } = { run: true }, agentId?: string): LoadedSuite {
+export function loadSuite(
+  opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>,
+  need: { run: boolean } = { run: true },
+  agentId?: string,
+): LoadedSuite {
   const problems = new ProblemList();
   const loaded = collectConfig(opts.config, opts.overrides, problems);
   // Without the config file, where the skills and cases are is unknown: the flags were all there was to check.
@@ -50,27 +54,50 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   const skills = skillsReadable ? problems.collect(() => loadSkills(config.skillsDir)) : undefined;
   // A SKILL.md that does not load still names its skill: the cases are checked against the folder names.
   const family = skills ?? (skillsReadable ? skillFolders(config.skillsDir) : []);
-  const all = family.length && !fellBack.has('cases') ? problems.collect(() => loadCases(config.cases, family, config.decision)) : undefined;
+  const all =
+    family.length && !fellBack.has('cases') ? problems.collect(() => loadCases(config.cases, family, config.decision)) : undefined;
   // The profile is checked against every case, so one written for the whole suite stays valid for a selection.
   const sim = opts.sim;
   const profile =
     sim === undefined
       ? undefined
-      : problems.collect(() => (family.length ? loadProfileForSuite(sim, { skills: family.map((s) => s.dir), caseIds: all?.cases.map((c) => c.id) }) : loadProfile(sim)));
-  const unwritable = need.run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false }) : undefined;
-  if (unwritable) problems.add({ ...at('transcriptsDir'), what: unwritable, todo: 'point it at a folder you can write to (each run creates its folder there)' });
+      : problems.collect(() =>
+          family.length
+            ? loadProfileForSuite(sim, { skills: family.map((s) => s.dir), caseIds: all?.cases.map((c) => c.id) })
+            : loadProfile(sim),
+        );
+  const unwritable =
+    need.run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false }) : undefined;
+  if (unwritable)
+    problems.add({
+      ...at('transcriptsDir'),
+      what: unwritable,
+      todo: 'point it at a folder you can write to (each run creates its folder there)',
+    });
   const selected = all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir)) : undefined;
   if (decisionMode(config.decision.mode).sequential && !config.arms.includes('skill')) {
-    problems.add({ ...at('arms'), what: 'sequential mode decides on the skill arm, but `arms` leaves it out', todo: 'add `skill` to arms, or use `decision.mode: fixed`' });
+    problems.add({
+      ...at('arms'),
+      what: 'sequential mode decides on the skill arm, but `arms` leaves it out',
+      todo: 'add `skill` to arms, or use `decision.mode: fixed`',
+    });
   }
   const agentKey = config.agents ? 'agents' : 'agent';
   const adapter = problems.collect(() => checkValueAt(loaded, agentKey, () => adapterFor(agentId ?? config.agents?.[0] ?? config.agent)));
   for (const id of Object.keys(config.models ?? {})) problems.collect(() => checkValueAt(loaded, 'models', () => adapterFor(id, 'models')));
   if (adapter && config.maxCostUsd !== undefined && !adapter.reportsCost) {
-    problems.add({ ...at('maxCostUsd'), what: `the ${adapter.skillListing.cli} reports no cost, so the cap could never stop the run`, todo: 'drop --max-cost for this agent, and bound the spend with --trials or decision.maxTrials (`skillprobe plan` prices them)' });
+    problems.add({
+      ...at('maxCostUsd'),
+      what: `the ${adapter.skillListing.cli} reports no cost, so the cap could never stop the run`,
+      todo: 'drop --max-cost for this agent, and bound the spend with --trials or decision.maxTrials (`skillprobe plan` prices them)',
+    });
   }
   if (agentId !== undefined && config.agentBinary !== undefined) {
-    problems.add({ ...at('agentBinary'), what: 'one CLI binary for several agents would run it for each of them', todo: 'leave it out (each agent runs its pinned CLI), or run the agent it belongs to on its own' });
+    problems.add({
+      ...at('agentBinary'),
+      what: 'one CLI binary for several agents would run it for each of them',
+      todo: 'leave it out (each agent runs its pinned CLI), or run the agent it belongs to on its own',
+    });
   }
   if (adapter && agentId !== undefined && loaded.where(['model']) && !config.models?.[adapter.id]) {
     // A model name belongs to one CLI, and which one is not for skillprobe to guess: every agent it would reach is named.
@@ -91,10 +118,17 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   }
   // Nothing left to run (--last-failed, nothing failed): no binary or credentials are needed to say so.
   const runs = need.run && selected?.nothingFailedIn === undefined && adapter !== undefined;
-  const binary = runs ? problems.collect(() => checkValueAt(loaded, 'agentBinary', () => adapter.resolveBinary(config.agentBinary))) : (config.agentBinary ?? '');
+  const binary = runs
+    ? problems.collect(() => checkValueAt(loaded, 'agentBinary', () => adapter.resolveBinary(config.agentBinary)))
+    : (config.agentBinary ?? '');
   // A simulated run resumed without --sim would ask for credentials it never needed: name the flag instead.
   const simulated = opts.resume !== undefined && sim === undefined ? simulatedRun(opts.resume) : undefined;
-  if (simulated) problems.add({ file: '--sim', what: `run ${opts.resume} ran against the model simulator (profile ${simulated}), and its resume must too`, todo: `add --sim ${simulated}` });
+  if (simulated)
+    problems.add({
+      file: '--sim',
+      what: `run ${opts.resume} ran against the model simulator (profile ${simulated}), and its resume must too`,
+      todo: `add --sim ${simulated}`,
+    });
   const noCredentials = runs && sim === undefined && !simulated ? adapter.credentialProblem(opts.callerEnv ?? process.env) : undefined;
   if (noCredentials) {
     const [what, todo] = splitProblem(noCredentials);
@@ -102,7 +136,16 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
   }
   problems.throwIfAny();
   // No problem was found, so every stage loaded.
-  const loadedSuite = { config, configFile: file, skills: skills!, suite: selected!.suite, profile, adapter: adapter!, binary: binary!, nothingFailedIn: selected!.nothingFailedIn };
+  const loadedSuite = {
+    config,
+    configFile: file,
+    skills: skills!,
+    suite: selected!.suite,
+    profile,
+    adapter: adapter!,
+    binary: binary!,
+    nothingFailedIn: selected!.nothingFailedIn,
+  };
   return opts.shard ? shareOf(loadedSuite, opts.shard) : loadedSuite;
 }
 
@@ -110,19 +153,27 @@ export function loadSuite(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' 
  * The suite once per agent the config or `--agent` names (one for a run of one agent), each checked in full before
  * any trial starts.
  */
-export function loadSuites(opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>): LoadedSuite[] {
+export function loadSuites(
+  opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>,
+): LoadedSuite[] {
   const loaded = collectConfig(opts.config, opts.overrides, new ProblemList());
   const agents = loaded?.config.agents;
   if (!loaded || !agents || agents.length === 1) return [loadSuite(opts)];
   // Every id first, so a mistyped last agent is named before the first one's files are even read.
   for (const id of agents) checkValueAt(loaded, 'agents', () => adapterFor(id));
-  const one = (flag: string, what: string, todo: string) => new InputError({ file: flag, what: `${what}, and ${agents.length} agents were named`, todo });
+  const one = (flag: string, what: string, todo: string) =>
+    new InputError({ file: flag, what: `${what}, and ${agents.length} agents were named`, todo });
   if (opts.shard) throw one('--shard', "runs one share of one agent's suite", "shard each agent's run on its own (--agent ID --shard I/N)");
   if (opts.resume !== undefined && !existsSync(join(opts.resume, AGENT_RUNS_FILE))) {
-    throw one('--resume', "names one agent's run folder", 'resume the folder of the whole run (the one holding agents.json), or this agent on its own (--agent ID)');
+    throw one(
+      '--resume',
+      "names one agent's run folder",
+      'resume the folder of the whole run (the one holding agents.json), or this agent on its own (--agent ID)',
+    );
   }
 
-  if (opts.select?.lastFailed) throw one('--last-failed', "reads one agent's newest run", 'rerun the failures of each agent on its own (--agent ID --last-failed)');
+  if (opts.select?.lastFailed)
+    throw one('--last-failed', "reads one agent's newest run", 'rerun the failures of each agent on its own (--agent ID --last-failed)');
   // The agent ids are checked by the first load; each agent's own problems (binary, credentials) by its load.
   return agents.map((id) => loadSuite(opts, { run: true }, id));
 }
@@ -138,9 +189,15 @@ function simulatedRun(dir: string): string | undefined {
 /** The suite narrowed to one shard's cases, balanced across shards by the trials each case is expected to take. */
 function shareOf(loaded: LoadedSuite, shard: Shard): LoadedSuite {
   const { config, suite } = loaded;
-  const plan = planSuite(config, suite.cases.map((c) => gradableCase(c, config)));
+  const plan = planSuite(
+    config,
+    suite.cases.map((c) => gradableCase(c, config)),
+  );
   const expected = (c: CasePlan) => (decisionMode(plan.mode).sequential ? c.worst.expectedTrials : c.configuredFixed) * c.arms;
-  const mine = casesOfShard(plan.cases.map((c) => ({ id: c.caseId, expectedTrials: expected(c) })), shard);
+  const mine = casesOfShard(
+    plan.cases.map((c) => ({ id: c.caseId, expectedTrials: expected(c) })),
+    shard,
+  );
   return {
     ...loaded,
     suite: { ...suite, cases: suite.cases.filter((c) => mine.has(c.id)) },

@@ -88,7 +88,12 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   // isolation failed. A read that failed (no such file, as it should be) loaded nothing.
   const failed = new Set(t.events.flatMap((e) => (e.kind === 'tool_result' && e.isError ? [e.id] : [])));
   if (arm === 'ablation' && family.some((f) => f.status === 'loaded' || (f.via === 'read' && !failed.has(f.callId)))) {
-    return { ...out, status: 'isolation_error', statusDetail: 'a family skill loaded in the ablation arm', excludedBecause: 'isolation_error' };
+    return {
+      ...out,
+      status: 'isolation_error',
+      statusDetail: 'a family skill loaded in the ablation arm',
+      excludedBecause: 'isolation_error',
+    };
   }
   // A status without evidence, or a budget stop left out, is itself the reason (never `ok`: an exclusion reason).
   if (NO_EVIDENCE.has(verdict.status) || (BUDGET_STOPS.has(verdict.status) && !opts.budgetStopsFail)) {

@@ -25,9 +25,10 @@ export function canonicalPlan(raw: string, ctx: Pick<PlanContext, 'workspace' | 
   for (const [re, to] of QUOTES) s = s.replace(re, to);
   s = s.replace(/'/g, '"');
   // Longest first, so a skill path inside the workspace is not half-replaced by the workspace placeholder.
-  const paths = [...ctx.skillPaths.map((p) => [p, '<skill>'] as const), ...(ctx.workspace ? [[ctx.workspace, '<workspace>'] as const] : [])].sort(
-    (a, b) => b[0].length - a[0].length,
-  );
+  const paths = [
+    ...ctx.skillPaths.map((p) => [p, '<skill>'] as const),
+    ...(ctx.workspace ? [[ctx.workspace, '<workspace>'] as const] : []),
+  ].sort((a, b) => b[0].length - a[0].length);
   for (const [p, tag] of paths) if (p) s = s.split(p).join(tag);
   return s.replace(/\s+/g, ' ').trim();
 }

@@ -32,7 +32,11 @@ function toolStillRunning(t: Transcript): boolean {
 export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContext): StatusVerdict {
   if (meta.interrupted) return { status: 'killed', detail: 'stopped by the user' };
   if (meta.spawnError) return { status: 'agent_error', detail: meta.spawnError };
-  if (meta.outputTruncated) return { status: 'output_too_large', detail: `the agent printed more than ${meta.outputBytes ?? '?'} bytes: stored up to the cap and stopped` };
+  if (meta.outputTruncated)
+    return {
+      status: 'output_too_large',
+      detail: `the agent printed more than ${meta.outputBytes ?? '?'} bytes: stored up to the cap and stopped`,
+    };
   const init = t.events.find((e): e is InitEvent => e.kind === 'init');
   const result = t.events.find((e): e is ResultEvent => e.kind === 'result');
   if (!init && !meta.timedOut) {
@@ -43,13 +47,21 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
   const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');
   // A CLI that finished in the same breath as its last allowed call has its own result, which stands.
-  if (meta.turnLimitHit && !result) return { status: 'max_turns', detail: 'stopped by the harness at the turn limit (the CLI has none of its own)' };
+  if (meta.turnLimitHit && !result)
+    return { status: 'max_turns', detail: 'stopped by the harness at the turn limit (the CLI has none of its own)' };
   if (meta.timedOut) {
-    if (!acted) return { status: 'infra_error', detail: `the model sent nothing before the harness deadline (${meta.wallMs} ms): a hung or stalled API` };
+    if (!acted)
+      return {
+        status: 'infra_error',
+        detail: `the model sent nothing before the harness deadline (${meta.wallMs} ms): a hung or stalled API`,
+      };
     // Silent for the latter half of its time while the CLI waited on the model (no tool call of its still running):
     // the service stopped answering, the model did not run out of time.
     if (meta.quietMs !== undefined && meta.quietMs >= meta.wallMs / 2 && !toolStillRunning(t)) {
-      return { status: 'infra_error', detail: `the stream went silent after the model acted (nothing for the last ${seconds(meta.quietMs)} of ${seconds(meta.wallMs)}): a stalled API` };
+      return {
+        status: 'infra_error',
+        detail: `the stream went silent after the model acted (nothing for the last ${seconds(meta.quietMs)} of ${seconds(meta.wallMs)}): a stalled API`,
+      };
     }
     return { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` };
   }
@@ -62,7 +74,14 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
     case 'success': {
       // A service fault the CLI papered over (e.g. an empty fallback answer) with nothing from the model after it.
       const at = finalError ? t.events.lastIndexOf(finalError) : -1;
-      const modelAfter = at >= 0 && t.events.slice(at + 1).some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant' && (e.kind === 'tool_call' || e.text.trim() !== ''));
+      const modelAfter =
+        at >= 0 &&
+        t.events
+          .slice(at + 1)
+          .some(
+            (e) =>
+              (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant' && (e.kind === 'tool_call' || e.text.trim() !== ''),
+          );
       if (finalError && INFRA_KINDS.has(finalError.errorKind) && !modelAfter) return { status: 'infra_error', detail: finalError.message };
       return { status: 'ok' };
     }

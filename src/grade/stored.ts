@@ -1,6 +1,14 @@
 import pMap from 'p-map';
 import { adapterFor } from '../agents/registry.js';
-import { metaPath, transcriptPath, type DamagedTrial, type RunManifest, type TrialMeta, type TrialOutcome, type TrialRef } from '../run/schema.js';
+import {
+  metaPath,
+  transcriptPath,
+  type DamagedTrial,
+  type RunManifest,
+  type TrialMeta,
+  type TrialOutcome,
+  type TrialRef,
+} from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { RunStore } from '../run/store.js';
 import { gradeTrial, type GradeOptions } from './outcome.js';
@@ -21,11 +29,21 @@ export function gradeOptions(manifest: RunManifest): GradeOptions {
  * that fails half-way (the file removed meanwhile, an I/O error), or a meta.json naming another agent than run.json
  * (an edited run.json), whose trials are never read with the other CLI's parser.
  */
-export async function readStoredTranscript(store: RunStore, manifest: RunManifest, ref: TrialRef): Promise<{ ok: true; transcript: Transcript; meta: TrialMeta } | { ok: false; damaged: DamagedTrial }> {
+export async function readStoredTranscript(
+  store: RunStore,
+  manifest: RunManifest,
+  ref: TrialRef,
+): Promise<{ ok: true; transcript: Transcript; meta: TrialMeta } | { ok: false; damaged: DamagedTrial }> {
   const t = await store.readTrial(ref);
   if (!t.ok) return t;
   if (t.meta.agent !== undefined && t.meta.agent !== manifest.agent.id) {
-    return { ok: false, damaged: { path: metaPath(ref), problem: `written by the ${t.meta.agent} agent, but run.json names ${manifest.agent.id}: not read with another CLI's parser` } };
+    return {
+      ok: false,
+      damaged: {
+        path: metaPath(ref),
+        problem: `written by the ${t.meta.agent} agent, but run.json names ${manifest.agent.id}: not read with another CLI's parser`,
+      },
+    };
   }
   try {
     return { ok: true, transcript: adapterFor(manifest.agent.id, 'run.json').parse(t.lines, t.meta), meta: t.meta };
@@ -53,10 +71,14 @@ export async function gradeStored(store: RunStore, manifest: RunManifest): Promi
     damaged.push({ path: transcriptPath(r), problem: `a trial of case "${r.caseId}", which run.json does not list` });
   }
   // Bounded, so thousands of trials never hold thousands of open files.
-  const read = await pMap(known, async (ref: TrialRef) => {
-    const t = await readStoredTranscript(store, manifest, ref);
-    return t.ok ? gradeTrial(t.transcript, t.meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts) : t.damaged;
-  }, { concurrency: 32 });
+  const read = await pMap(
+    known,
+    async (ref: TrialRef) => {
+      const t = await readStoredTranscript(store, manifest, ref);
+      return t.ok ? gradeTrial(t.transcript, t.meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts) : t.damaged;
+    },
+    { concurrency: 32 },
+  );
   const outcomes = read.filter((x): x is TrialOutcome => 'caseId' in x);
   damaged.push(...read.filter((x): x is DamagedTrial => 'problem' in x));
   return { outcomes, damaged };

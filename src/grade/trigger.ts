@@ -33,7 +33,14 @@ export function firings(t: Transcript, family: FamilyMember[], skillsFolder: str
     if (e.kind !== 'tool_call' || e.source !== 'assistant') return;
     if (e.intent === 'skill') {
       const requested = e.skill ?? '';
-      out.push({ skill: resolveMember(requested, family, conventions), requested, via: 'invoke', status: loads.get(e.id), callId: e.id, at });
+      out.push({
+        skill: resolveMember(requested, family, conventions),
+        requested,
+        via: 'invoke',
+        status: loads.get(e.id),
+        callId: e.id,
+        at,
+      });
     } else if (e.intent === 'read' && e.path) {
       const skill = memberReadBy(e.path, family, skillsFolder);
       if (skill) out.push({ skill, requested: e.path, via: 'read', callId: e.id, at });

@@ -26,7 +26,11 @@ const schemaLine = (path: string) => `# yaml-language-server: $schema=${path}\n`
 
 /** The description's first clause: enough to remind the author what the skill is for. */
 export function gist(description: string): string {
-  const first = description.replace(/\s+/g, ' ').split(/(?<=[.!?])\s|;\s/)[0]!.trim().replace(/[.!?]$/, '');
+  const first = description
+    .replace(/\s+/g, ' ')
+    .split(/(?<=[.!?])\s|;\s/)[0]!
+    .trim()
+    .replace(/[.!?]$/, '');
   return first.length > 120 ? `${first.slice(0, 119)}…` : first;
 }
 
@@ -62,7 +66,12 @@ const SIM_USUALLY = 0.98;
 function plannedCases(family: readonly DescribedSkill[]): Planned[] {
   const perSkill = family.flatMap((s): Planned[] => [
     {
-      case: { id: `${s.dir}-happy`, prompt: `TODO: a request a user would type that needs ${s.dir} — ${gist(s.description)}`, expect: { skill: s.dir }, tags: ['happy'] },
+      case: {
+        id: `${s.dir}-happy`,
+        prompt: `TODO: a request a user would type that needs ${s.dir} — ${gist(s.description)}`,
+        expect: { skill: s.dir },
+        tags: ['happy'],
+      },
       usually: { skill: s.dir },
       sometimes: { clarify: true },
       p: SIM_USUALLY,
@@ -80,7 +89,13 @@ function plannedCases(family: readonly DescribedSkill[]): Planned[] {
     },
   ]);
   const traps = trapPairs(family).map(([a, b]): Planned => ({
-    case: { id: `trap-${a.dir}-not-${b.dir}`, prompt: `TODO: a request in ${b.dir}'s words that really needs ${a.dir}`, expect: { skill: a.dir }, against: b.dir, tags: ['trap'] },
+    case: {
+      id: `trap-${a.dir}-not-${b.dir}`,
+      prompt: `TODO: a request in ${b.dir}'s words that really needs ${a.dir}`,
+      expect: { skill: a.dir },
+      against: b.dir,
+      tags: ['trap'],
+    },
     usually: { skill: a.dir },
     sometimes: { skill: b.dir },
     p: SIM_USUALLY,
@@ -110,9 +125,13 @@ function configText(paths: ScaffoldPaths): string {
   const c = configSchema.parse({});
   const d = c.decision;
   const { params, design } = buildDesign(resolveDecision(d, [], undefined), d.mode);
-  const alwaysPassingDecidedAfter = decideSequential(Array<boolean>(params.maxTrials).fill(true), caseDesign({ decision: params, design })).trials;
+  const alwaysPassingDecidedAfter = decideSequential(
+    Array<boolean>(params.maxTrials).fill(true),
+    caseDesign({ decision: params, design }),
+  ).trials;
   return [
-    schemaLine(paths.schema.config) + '# skillprobe configuration, written by `skillprobe init`. Flags on `skillprobe run` override these values.',
+    schemaLine(paths.schema.config) +
+      '# skillprobe configuration, written by `skillprobe init`. Flags on `skillprobe run` override these values.',
     setting('agent', c.agent, `or run several: --agent ${AGENT_IDS.join(',')}`),
     "# No model named: each agent asks for its CLI's own default. To choose one, name it per agent:",
     '# models:',
@@ -130,9 +149,17 @@ function configText(paths: ScaffoldPaths): string {
     setting('  alpha', d.alpha, 'chance of failing a case whose true rate is p0'),
     setting('  beta', d.beta, 'chance of passing a case whose true rate is p1'),
     setting('  minTrials', d.minTrials, 'no decision before this many trials'),
-    setting(`  # maxTrials`, design.maxTrials, 'a cap: below the design\'s maximum, a case can end INCONCLUSIVE'),
+    setting(`  # maxTrials`, design.maxTrials, "a cap: below the design's maximum, a case can end INCONCLUSIVE"),
     '  tags:                     # per-tag overrides; the first matching tag of a case wins',
-    ...Object.entries(TAG_PRESETS).map(([tag, o]) => setting(`    ${tag}`, `{ ${Object.entries(o).map(([k, v]) => `${k}: ${v}`).join(', ')} }`, TAG_PRESET_NOTES[tag as keyof typeof TAG_PRESETS])),
+    ...Object.entries(TAG_PRESETS).map(([tag, o]) =>
+      setting(
+        `    ${tag}`,
+        `{ ${Object.entries(o)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join(', ')} }`,
+        TAG_PRESET_NOTES[tag as keyof typeof TAG_PRESETS],
+      ),
+    ),
     "# Command prefix per skill, so plan checks can read the Skill tool's args as full commands, e.g.",
     '# commands:',
     '#   my-skill: my-cli sub',
@@ -171,7 +198,13 @@ function casesText(paths: ScaffoldPaths, family: readonly DescribedSkill[]): str
 
 /** Rules that make the simulator behave as a good but imperfect model would on exactly these cases. */
 function profileText(paths: ScaffoldPaths, family: readonly DescribedSkill[]): string {
-  const rules = plannedCases(family).map((c) => ({ case: c.case.id, do: [{ p: c.p, ...c.usually }, { p: Number((1 - c.p).toFixed(2)), ...c.sometimes }] }));
+  const rules = plannedCases(family).map((c) => ({
+    case: c.case.id,
+    do: [
+      { p: c.p, ...c.usually },
+      { p: Number((1 - c.p).toFixed(2)), ...c.sometimes },
+    ],
+  }));
   return (
     schemaLine(paths.schema.profile) +
     `# SIMULATOR profile written by \`skillprobe init\`: a seeded stand-in for a model, NOT a model. Its numbers only

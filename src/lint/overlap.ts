@@ -117,7 +117,12 @@ export function overlapTable(skills: readonly LintSkill[]): string {
   if (pairs.length === 0) return '';
   const width = Math.max(...pairs.map((p) => `${skills[p.a]!.dir} ~ ${skills[p.b]!.dir}`.length));
   const rows = pairs.map((p) => `  ${`${skills[p.a]!.dir} ~ ${skills[p.b]!.dir}`.padEnd(width)}  ${p.score.toFixed(2)}  ${sharedWords(p)}`);
-  return [`sibling overlap (TF-IDF cosine of the descriptions; a warning above ${OVERLAP_WARNING.toFixed(2)}) and the words they share:`, ...rows].join('\n') + '\n';
+  return (
+    [
+      `sibling overlap (TF-IDF cosine of the descriptions; a warning above ${OVERLAP_WARNING.toFixed(2)}) and the words they share:`,
+      ...rows,
+    ].join('\n') + '\n'
+  );
 }
 
 /** A warning per pair of siblings whose descriptions read alike, with the score and the words behind it. */

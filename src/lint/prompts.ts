@@ -4,5 +4,7 @@ import { finding, type Finding, type LintCase } from './types.js';
 export function todoPromptFindings(cases: readonly LintCase[]): Finding[] {
   return cases
     .filter((c) => /\bTODO\b/.test(c.prompt))
-    .map((c) => finding('prompt', 'warning', c.at.prompt, `case "${c.id}" still has TODO in its prompt`, 'write the request as a user would type it'));
+    .map((c) =>
+      finding('prompt', 'warning', c.at.prompt, `case "${c.id}" still has TODO in its prompt`, 'write the request as a user would type it'),
+    );
 }

@@ -2,7 +2,6 @@ import { formatProblem } from '../load/input-error.js';
 import { plural } from '../util/text.js';
 import type { Finding } from './types.js';
 
-
 /** In file order, so an editor's jump list reads top to bottom. */
 export function sortFindings(findings: readonly Finding[]): Finding[] {
   return [...findings].sort((a, b) => a.file.localeCompare(b.file) || (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
@@ -18,7 +17,13 @@ export function renderFindings(findings: readonly Finding[], skipped: readonly s
 }
 
 export function renderFindingsJson(findings: readonly Finding[]): string {
-  return JSON.stringify(findings.map(({ severity, check, file, line, col, what, todo }) => ({ severity, check, file, line, col, what, todo })), null, 2) + '\n';
+  return (
+    JSON.stringify(
+      findings.map(({ severity, check, file, line, col, what, todo }) => ({ severity, check, file, line, col, what, todo })),
+      null,
+      2,
+    ) + '\n'
+  );
 }
 
 export const hasErrors = (findings: readonly Finding[]) => findings.some((f) => f.severity === 'error');

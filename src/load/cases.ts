@@ -28,7 +28,10 @@ export const caseSchema = z
     expect: z.object({ skill: z.string().min(1) }).strict(),
     tags: z.array(z.string().min(1)).default([]),
     /** Trap cases: the sibling(s) this prompt is built to be mistaken for (lint checks every pair has a trap each way). */
-    against: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
+    against: z
+      .union([z.string().min(1), z.array(z.string().min(1)).min(1)])
+      .transform((v) => (Array.isArray(v) ? v : [v]))
+      .optional(),
     /** A positive case passes only if no other family member fired as well. */
     exclusive: z.boolean().default(false),
     /** Command prefix for this case's plans (overrides the config's `commands`). */
@@ -39,7 +42,9 @@ export const caseSchema = z
   })
   .strict();
 
-export const casesFileSchema = z.array(caseSchema).min(1, 'the file holds no cases — add at least one case (a YAML list of `- id: …` items)');
+export const casesFileSchema = z
+  .array(caseSchema)
+  .min(1, 'the file holds no cases — add at least one case (a YAML list of `- id: …` items)');
 
 export type Case = z.output<typeof caseSchema> & {
   /** Where the case was written, for messages. */
@@ -53,7 +58,14 @@ export interface CaseSuite {
   hash: string;
 }
 
-function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml, skills: FamilyNames, decision: DecisionConfig, problems: ProblemList): void {
+function checkCase(
+  c: z.output<typeof caseSchema>,
+  index: number,
+  y: LocatedYaml,
+  skills: FamilyNames,
+  decision: DecisionConfig,
+  problems: ProblemList,
+): void {
   const bad = decisionProblem(resolveDecision(decision, c.tags, c.decision), decision.mode);
   if (bad) {
     const at = c.decision ? [index, 'decision'] : c.tags.some((t) => decision.tags[t]) ? [index, 'tags'] : [index, 'id'];
@@ -65,15 +77,31 @@ function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml
   }
   const promptBytes = Buffer.byteLength(c.prompt);
   if (c.prompt.includes('\0')) {
-    problems.add(y.problem([index, 'prompt'], `case "${c.id}": the prompt holds a NUL character, which no program can receive in an argument`, 'remove it'));
+    problems.add(
+      y.problem(
+        [index, 'prompt'],
+        `case "${c.id}": the prompt holds a NUL character, which no program can receive in an argument`,
+        'remove it',
+      ),
+    );
   } else if (promptBytes >= MAX_ARG_BYTES) {
     problems.add(
-      y.problem([index, 'prompt'], `case "${c.id}": the prompt is ${promptBytes} bytes, but one argument to a program holds at most ${MAX_ARG_BYTES - 1} (Linux)`, 'shorten it'),
+      y.problem(
+        [index, 'prompt'],
+        `case "${c.id}": the prompt is ${promptBytes} bytes, but one argument to a program holds at most ${MAX_ARG_BYTES - 1} (Linux)`,
+        'shorten it',
+      ),
     );
   }
   const idBytes = Buffer.byteLength(c.id);
   if (idBytes > MAX_NAME_BYTES) {
-    problems.add(y.problem([index, 'id'], `case id is ${idBytes} bytes, but it names a folder and file names hold at most ${MAX_NAME_BYTES}`, 'shorten it'));
+    problems.add(
+      y.problem(
+        [index, 'id'],
+        `case id is ${idBytes} bytes, but it names a folder and file names hold at most ${MAX_NAME_BYTES}`,
+        'shorten it',
+      ),
+    );
   }
   const slash = /^\s*\/([A-Za-z0-9:_-]+)/.exec(c.prompt);
   if (slash) {
@@ -96,8 +124,16 @@ function checkCase(c: z.output<typeof caseSchema>, index: number, y: LocatedYaml
   }
   c.against?.forEach((other, j) => {
     const at = [index, 'against', ...(c.against!.length > 1 ? [j] : [])];
-    if (!known.has(other)) problems.add(y.problem(at, `case "${c.id}" is a trap against "${other}", which is not in the skills folder`, `use one of ${[...known].sort().join(', ')}`));
-    else if (other === c.expect.skill) problems.add(y.problem(at, `case "${c.id}" is a trap against the skill it expects`, 'name the sibling it could be mistaken for'));
+    if (!known.has(other))
+      problems.add(
+        y.problem(
+          at,
+          `case "${c.id}" is a trap against "${other}", which is not in the skills folder`,
+          `use one of ${[...known].sort().join(', ')}`,
+        ),
+      );
+    else if (other === c.expect.skill)
+      problems.add(y.problem(at, `case "${c.id}" is a trap against the skill it expects`, 'name the sibling it could be mistaken for'));
   });
   if (c.plan && c.expect.skill === NO_SKILL) {
     problems.add(y.problem([index, 'plan'], `case "${c.id}" is negative but has plan checks`, 'remove `plan`, or expect a skill'));
@@ -110,7 +146,11 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
   const list = Array.isArray(patterns) ? patterns : [patterns];
   const files = globSync(list, { onlyFiles: true, expandDirectories: false }).sort();
   if (files.length === 0) {
-    throw new InputError({ file: list.join(', '), what: 'no case files matched', todo: 'check `cases` in skillprobe.config.yaml or --cases' });
+    throw new InputError({
+      file: list.join(', '),
+      what: 'no case files matched',
+      todo: 'check `cases` in skillprobe.config.yaml or --cases',
+    });
   }
   const problems = new ProblemList();
   const cases: Case[] = [];

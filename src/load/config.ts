@@ -32,7 +32,13 @@ export interface LoadedConfig {
 }
 
 /** Flags named otherwise than their key's last part in kebab case (`decision.maxTrials`: `--max-trials`). */
-const FLAG_NAMES: Record<string, string> = { agents: '--agent', skillsDir: '--skills', transcriptsDir: '--transcripts', 'timeouts.trialSeconds': '--timeout', maxCostUsd: '--max-cost' };
+const FLAG_NAMES: Record<string, string> = {
+  agents: '--agent',
+  skillsDir: '--skills',
+  transcriptsDir: '--transcripts',
+  'timeouts.trialSeconds': '--timeout',
+  maxCostUsd: '--max-cost',
+};
 
 /** The flag that sets the config value at `path` (a path into a list names the list's flag). */
 function flagFor(path: KeyPath): string {
@@ -54,7 +60,9 @@ function withOverrides(base: Record<string, unknown>, overrides: ConfigOverrides
   for (const [k, v] of Object.entries(overrides)) {
     if (v === undefined) continue;
     // Nested sections (timeouts, decision) take flag values key by key, into a copy: invalid values are deleted later.
-    merged[k] = isPlainObject(v) ? { ...(isPlainObject(merged[k]) ? merged[k] : {}), ...Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) } : v;
+    merged[k] = isPlainObject(v)
+      ? { ...(isPlainObject(merged[k]) ? merged[k] : {}), ...Object.fromEntries(Object.entries(v).filter(([, x]) => x !== undefined)) }
+      : v;
   }
   return merged;
 }
@@ -124,11 +132,19 @@ const CHECKED_PARAMS = ['threshold', 'delta', 'alpha', 'beta', 'minTrials', 'max
  */
 function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags: ReadonlySet<string>, problems: ProblemList): void {
   if (config.agents && at(['agent']) && !fromFlags.has('agents')) {
-    problems.add({ ...(at(['agents']) ?? { file: 'agents' }), what: 'both `agent` and `agents` are set', todo: 'keep one: `agents: [a, b]` runs each, `agent: a` runs one' });
+    problems.add({
+      ...(at(['agents']) ?? { file: 'agents' }),
+      what: 'both `agent` and `agents` are set',
+      todo: 'keep one: `agents: [a, b]` runs each, `agent: a` runs one',
+    });
   }
   const repeated = (config.agents ?? []).filter((a, i, all) => all.indexOf(a) !== i);
   if (repeated.length) {
-    problems.add({ ...(at(['agents']) ?? { file: 'agents' }), what: `agents name ${[...new Set(repeated)].join(', ')} more than once (its trials would run twice)`, todo: 'name each agent once' });
+    problems.add({
+      ...(at(['agents']) ?? { file: 'agents' }),
+      what: `agents name ${[...new Set(repeated)].join(', ')} more than once (its trials would run twice)`,
+      todo: 'name each agent once',
+    });
     config.agents = [...new Set(config.agents)];
   }
   const defaults = configSchema.parse({}).decision;
@@ -147,7 +163,11 @@ function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags:
   }
   const twice = config.arms.filter((arm, i) => config.arms.indexOf(arm) !== i);
   if (twice.length) {
-    problems.add({ ...(at(['arms']) ?? { file: 'arms' }), what: `arms name ${[...new Set(twice)].join(', ')} more than once (its trials would run twice)`, todo: 'name each arm once' });
+    problems.add({
+      ...(at(['arms']) ?? { file: 'arms' }),
+      what: `arms name ${[...new Set(twice)].join(', ')} more than once (its trials would run twice)`,
+      todo: 'name each arm once',
+    });
     config.arms = [...new Set(config.arms)];
   }
 }
@@ -160,7 +180,12 @@ function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags:
 export function collectConfig(file: string | undefined, overrides: ConfigOverrides, problems: ProblemList): LoadedConfig | undefined {
   const path = file ?? DEFAULT_CONFIG_FILE;
   const wrong = file !== undefined ? wrongEntry(file, 'file') : undefined;
-  if (wrong) problems.add({ file: '--config', what: wrong, todo: 'pass the config YAML file, or leave --config out to use skillprobe.config.yaml if present' });
+  if (wrong)
+    problems.add({
+      file: '--config',
+      what: wrong,
+      todo: 'pass the config YAML file, or leave --config out to use skillprobe.config.yaml if present',
+    });
   const present = !wrong && existsSync(path);
   const read = present ? readConfigFile(path, problems) : undefined;
   const fellBack = new Set<string>();
@@ -173,7 +198,11 @@ export function collectConfig(file: string | undefined, overrides: ConfigOverrid
   for (const p of fromFlags) fellBack.delete(p);
   for (const issue of dropInvalid(merged, fellBack)) {
     const given = JSON.stringify(valueAt(overrides, issue.path));
-    problems.add({ file: flagFor(issue.path), what: `${given} is not accepted: ${issue.message}`, todo: 'fix the flag (see `skillprobe run --help`)' });
+    problems.add({
+      file: flagFor(issue.path),
+      what: `${given} is not accepted: ${issue.message}`,
+      todo: 'fix the flag (see `skillprobe run --help`)',
+    });
   }
   const where = (p: KeyPath): ValueLocation | undefined => {
     if (fellBack.has(p.join('.'))) return undefined;

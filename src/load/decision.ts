@@ -20,7 +20,9 @@ export function resolveDecision(config: DecisionConfig, tags: readonly string[],
 /** Trials a fixed test needs for these error rates, by the normal approximation: a quick size check. */
 function approximateTrials(p: DecisionParams): number {
   const p1 = p.threshold - p.delta;
-  const z = normalQuantile(1 - p.alpha, 0, 1) * Math.sqrt(p.threshold * (1 - p.threshold)) + normalQuantile(1 - p.beta, 0, 1) * Math.sqrt(p1 * (1 - p1));
+  const z =
+    normalQuantile(1 - p.alpha, 0, 1) * Math.sqrt(p.threshold * (1 - p.threshold)) +
+    normalQuantile(1 - p.beta, 0, 1) * Math.sqrt(p1 * (1 - p1));
   return Math.ceil((z / p.delta) ** 2);
 }
 
@@ -35,9 +37,11 @@ export function designSize(p: DecisionParams): number {
  */
 export function decisionProblem(p: DecisionParams, mode: DecisionMode): string | undefined {
   if (p.threshold - p.delta <= 0) return `threshold ${p.threshold} minus delta ${p.delta} leaves p1 ≤ 0 — lower delta or raise threshold`;
-  if (p.maxTrials !== undefined && p.minTrials > p.maxTrials) return `minTrials ${p.minTrials} exceeds maxTrials ${p.maxTrials} — make minTrials ≤ maxTrials`;
+  if (p.maxTrials !== undefined && p.minTrials > p.maxTrials)
+    return `minTrials ${p.minTrials} exceeds maxTrials ${p.maxTrials} — make minTrials ≤ maxTrials`;
   const needsDesign = decisionMode(mode).needsDesign(p);
-  if (needsDesign && p.minTrials > DESIGN_LIMIT) return `minTrials ${p.minTrials} is more than the ${DESIGN_LIMIT} trials per case a sequential design is built for — lower minTrials, or use --mode fixed`;
+  if (needsDesign && p.minTrials > DESIGN_LIMIT)
+    return `minTrials ${p.minTrials} is more than the ${DESIGN_LIMIT} trials per case a sequential design is built for — lower minTrials, or use --mode fixed`;
   const trials = approximateTrials(p);
   if (needsDesign && trials > DESIGN_LIMIT) {
     return `telling ${p.threshold} from ${(p.threshold - p.delta).toFixed(3)} at α ${p.alpha}, β ${p.beta} takes about ${trials} trials per case, more than the ${DESIGN_LIMIT} a sequential design is built for — widen delta, raise alpha/beta, or use --mode fixed`;

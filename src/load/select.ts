@@ -39,7 +39,11 @@ const NOT_PASSED: ReadonlySet<Verdict> = new Set(['FAIL', 'INCONCLUSIVE', 'ERROR
 export function newestRun(transcriptsDir: string): string | undefined {
   if (!existsSync(transcriptsDir)) return undefined;
   if (!statSync(transcriptsDir).isDirectory()) {
-    throw new InputError({ file: transcriptsDir, what: 'a file where the transcripts folder belongs', todo: 'set `transcriptsDir` (or --transcripts) to a folder' });
+    throw new InputError({
+      file: transcriptsDir,
+      what: 'a file where the transcripts folder belongs',
+      todo: 'set `transcriptsDir` (or --transcripts) to a folder',
+    });
   }
   return readdirSync(transcriptsDir, { withFileTypes: true })
     .filter((d) => d.isDirectory() && existsSync(join(transcriptsDir, d.name, 'run.json')))
@@ -52,14 +56,21 @@ export function newestRun(transcriptsDir: string): string | undefined {
 export function lastFailedCases(transcriptsDir: string): { runId: string; ids: Set<string> } {
   const runId = newestRun(transcriptsDir);
   if (!runId) {
-    throw new InputError({ file: transcriptsDir, what: '--last-failed: no earlier run here', todo: 'run the suite once first, or drop --last-failed' });
+    throw new InputError({
+      file: transcriptsDir,
+      what: '--last-failed: no earlier run here',
+      todo: 'run the suite once first, or drop --last-failed',
+    });
   }
   const runDir = join(transcriptsDir, runId);
   const file = join(runDir, 'results.json');
   const regrade = `grade it with \`skillprobe grade ${JSON.stringify(runDir)}\`, or drop --last-failed`;
   const stored = readResultsSync(runDir);
   if (!stored.ok) {
-    const what = stored.problem === 'missing' ? `--last-failed: the newest run ${runId} has no results.json (it never finished grading)` : `--last-failed: results.json ${stored.problem}`;
+    const what =
+      stored.problem === 'missing'
+        ? `--last-failed: the newest run ${runId} has no results.json (it never finished grading)`
+        : `--last-failed: results.json ${stored.problem}`;
     throw new InputError({ file: stored.problem === 'missing' ? runDir : file, what, todo: regrade });
   }
   return { runId, ids: new Set(stored.value.verdicts.filter((v) => NOT_PASSED.has(v.verdict)).map((v) => v.caseId)) };
@@ -73,10 +84,18 @@ export interface CaseSelection {
 }
 
 /** Narrows the suite to the selected cases; an empty selection is an input error, unless nothing failed last time. */
-export function selectSuite(suite: CaseSuite, select: CaseSelection, transcriptsDir: string): { suite: CaseSuite; nothingFailedIn?: string } {
+export function selectSuite(
+  suite: CaseSuite,
+  select: CaseSelection,
+  transcriptsDir: string,
+): { suite: CaseSuite; nothingFailedIn?: string } {
   const last = select.lastFailed ? lastFailedCases(transcriptsDir) : undefined;
   if (last && last.ids.size === 0) return { suite: { ...suite, cases: [] }, nothingFailedIn: last.runId };
-  const cases = selectCases(suite.cases, { grep: select.grep === undefined ? undefined : grepPattern(select.grep), tags: select.tags, ids: last?.ids });
+  const cases = selectCases(suite.cases, {
+    grep: select.grep === undefined ? undefined : grepPattern(select.grep),
+    tags: select.tags,
+    ids: last?.ids,
+  });
   if (cases.length === 0) {
     const filters = [
       select.grep !== undefined && `--grep ${JSON.stringify(select.grep)}`,

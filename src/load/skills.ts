@@ -41,7 +41,6 @@ const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 
 const shownPath = (p: string) => relative(process.cwd(), p) || p;
 
-
 /** What `path` leads to, through a symlink if it is one; a link that leads nowhere is a problem naming link and target. */
 function follow(path: string): { stats: Stats; link?: string } | { problem: InputProblem } {
   const link = lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
@@ -50,7 +49,11 @@ function follow(path: string): { stats: Stats; link?: string } | { problem: Inpu
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const what =
-      code === 'ENOENT' ? `dangling symlink: it points to ${link}, which does not exist` : code === 'ELOOP' ? `symlink loop: ${link} leads back to itself` : `cannot follow it to ${link} (${code})`;
+      code === 'ENOENT'
+        ? `dangling symlink: it points to ${link}, which does not exist`
+        : code === 'ELOOP'
+          ? `symlink loop: ${link} leads back to itself`
+          : `cannot follow it to ${link} (${code})`;
     return { problem: { file: shownPath(path), what, todo: 'fix the link, or remove it' } };
   }
 }
@@ -62,7 +65,11 @@ function unreadableEntry(path: string, folder: boolean): InputProblem | undefine
     return undefined;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? String(e);
-    return { file: shownPath(path), what: `${folder ? 'folder' : 'file'} inside a skill folder cannot be read (${code})`, todo: 'fix its permissions (chmod), or remove it' };
+    return {
+      file: shownPath(path),
+      what: `${folder ? 'folder' : 'file'} inside a skill folder cannot be read (${code})`,
+      todo: 'fix its permissions (chmod), or remove it',
+    };
   }
 }
 
@@ -106,13 +113,21 @@ function scanSkillFolder(dir: string, ancestors: readonly string[], out: FolderS
     const via = link === undefined ? '' : ` (through a symlink to ${link})`;
     const special = specialFileKind(stats);
     if (special) {
-      out.problems.push({ file: shownPath(path), what: `${special}${via} inside a skill folder`, todo: 'remove it: a trial cannot copy it' });
+      out.problems.push({
+        file: shownPath(path),
+        what: `${special}${via} inside a skill folder`,
+        todo: 'remove it: a trial cannot copy it',
+      });
       continue;
     }
     const real = link === undefined ? path : realpathSync(path);
     // A link to a folder holding the link itself would make the copy endless.
     if (link !== undefined && stats.isDirectory() && ancestors.some((a) => isWithin(a, real))) {
-      out.problems.push({ file: shownPath(path), what: `symlink loop: it points to ${link}, a folder that holds the link itself`, todo: 'fix the link, or remove it' });
+      out.problems.push({
+        file: shownPath(path),
+        what: `symlink loop: it points to ${link}, a folder that holds the link itself`,
+        todo: 'fix the link, or remove it',
+      });
       continue;
     }
     const outside = link === undefined ? undefined : leavesSkill(path, link, real, skillRoot);
@@ -166,7 +181,13 @@ export function parseSkillFile(file: string, dir: string, text: string): Omit<Sk
   const y = parseYamlText(file, '\n' + m[1]!);
   const fm = y.value;
   if (typeof fm !== 'object' || fm === null || Array.isArray(fm)) {
-    throw new InputError({ file, line: 2, col: 1, what: 'frontmatter is not a mapping', todo: 'write `name: …` and `description: …` lines' });
+    throw new InputError({
+      file,
+      line: 2,
+      col: 1,
+      what: 'frontmatter is not a mapping',
+      todo: 'write `name: …` and `description: …` lines',
+    });
   }
   const data = fm as Record<string, unknown>;
   const problems = new ProblemList();
@@ -175,14 +196,20 @@ export function parseSkillFile(file: string, dir: string, text: string): Omit<Sk
     problems.add(y.problem(['name'], 'frontmatter `name` is missing or empty', `add \`name: ${dir}\``));
   } else if (name.length > 64 || !NAME_RULE.test(name)) {
     problems.add(
-      y.problem(['name'], `name "${name}" breaks the Agent Skills rule`, 'use 1–64 lowercase letters, digits and single hyphens (no leading or trailing hyphen)'),
+      y.problem(
+        ['name'],
+        `name "${name}" breaks the Agent Skills rule`,
+        'use 1–64 lowercase letters, digits and single hyphens (no leading or trailing hyphen)',
+      ),
     );
   } else if (name !== dir) {
     problems.add(y.problem(['name'], `name "${name}" differs from its folder "${dir}"`, `rename the folder or set \`name: ${dir}\``));
   }
   const description = data.description;
   if (typeof description !== 'string' || description.trim() === '') {
-    problems.add(y.problem(['description'], 'frontmatter `description` is missing or empty', 'describe what the skill does and when to use it'));
+    problems.add(
+      y.problem(['description'], 'frontmatter `description` is missing or empty', 'describe what the skill does and when to use it'),
+    );
   } else if (description.length > 1024) {
     problems.add(y.problem(['description'], `description is ${description.length} characters`, 'shorten it to at most 1024 characters'));
   }
@@ -206,7 +233,11 @@ export function loadSkills(skillsDir: string): Skill[] {
     entries = readdirSync(root).sort();
   } catch (e) {
     const notFolder = (e as NodeJS.ErrnoException).code === 'ENOTDIR';
-    throw new InputError({ file: skillsDir, what: notFolder ? 'a file where the skills folder belongs' : 'skills folder not found', todo: 'create it, or set `skillsDir` in skillprobe.config.yaml or --skills' });
+    throw new InputError({
+      file: skillsDir,
+      what: notFolder ? 'a file where the skills folder belongs' : 'skills folder not found',
+      todo: 'create it, or set `skillsDir` in skillprobe.config.yaml or --skills',
+    });
   }
   const problems = new ProblemList();
   const skills: Skill[] = [];

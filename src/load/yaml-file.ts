@@ -92,7 +92,8 @@ function culpritAlias(doc: Document): Alias | undefined {
     if (isAlias(node)) aliases.push({ alias: node, target: anchored.get(node.source) });
     else if (isNode(node) && node.anchor) anchored.set(node.anchor, node);
   });
-  const holdsAlias = (n: unknown): boolean => isAlias(n) || (isPair(n) && (holdsAlias(n.key) || holdsAlias(n.value))) || (isCollection(n) && n.items.some(holdsAlias));
+  const holdsAlias = (n: unknown): boolean =>
+    isAlias(n) || (isPair(n) && (holdsAlias(n.key) || holdsAlias(n.value))) || (isCollection(n) && n.items.some(holdsAlias));
   const nested = new Map<Node, boolean>(); // each anchored node is searched once, however many aliases name it
   const multiplies = (n: Node) => nested.get(n) ?? nested.set(n, holdsAlias(n)).get(n)!;
   return (aliases.find((a) => !a.target) ?? aliases.find((a) => multiplies(a.target!)) ?? aliases[0])?.alias;
@@ -140,7 +141,12 @@ export function parseYamlText(file: string, text: string): LocatedYaml {
     throw new InputError(
       tags.map((w) => {
         const tag = (/^Unresolved tag: (\S+)/.exec(w.message)?.[1] ?? 'a tag').replace(/^tag:yaml\.org,2002:/, '!!');
-        return { file, ...lines.linePos(w.pos[0]), what: `unknown YAML tag ${tag}`, todo: 'remove the tag: these files take plain YAML values' };
+        return {
+          file,
+          ...lines.linePos(w.pos[0]),
+          what: `unknown YAML tag ${tag}`,
+          todo: 'remove the tag: these files take plain YAML values',
+        };
       }),
     );
   }
@@ -204,7 +210,11 @@ function describeIssue(issue: z.ZodIssue, value: unknown, schema: z.ZodTypeAny, 
       const where = issue.path.length ? ` in ${at}` : '';
       return {
         what: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}${where}`,
-        todo: meant ? `did you mean \`${meant}\`?` : known.length ? `remove it or fix its spelling (known keys: ${known.join(', ')})` : 'remove it or fix its spelling',
+        todo: meant
+          ? `did you mean \`${meant}\`?`
+          : known.length
+            ? `remove it or fix its spelling (known keys: ${known.join(', ')})`
+            : 'remove it or fix its spelling',
         keyPath: issue.keys[0],
         ...(meant ? { meant } : {}),
       };
@@ -232,7 +242,8 @@ export function validateYaml<S extends z.ZodTypeAny>(y: LocatedYaml, schema: S, 
   const described = result.error.issues.map((issue) => ({ issue, d: describeIssue(issue, y.value, schema, itemName) }));
   // `expct:` is one mistake, not two: its "did you mean" stands for the `expect` it leaves missing.
   const meantAt = new Set(described.flatMap(({ issue, d }) => (d.meant ? [[...issue.path, d.meant].join('\u0000')] : [])));
-  const missingMeant = (issue: z.ZodIssue) => issue.code === 'invalid_type' && issue.received === 'undefined' && meantAt.has(issue.path.join('\u0000'));
+  const missingMeant = (issue: z.ZodIssue) =>
+    issue.code === 'invalid_type' && issue.received === 'undefined' && meantAt.has(issue.path.join('\u0000'));
   throw new InputError(
     described
       .filter(({ issue }) => !missingMeant(issue))

@@ -7,7 +7,8 @@ const REFUSED_FIX: Record<RefusedStatus, (asked: string) => string> = {
   invalid: (asked) => `the agent will not let the model call ${asked}: remove what in its SKILL.md frontmatter reserves it for the user`,
   denied: (asked) =>
     `the agent denied loading ${asked}: drop what makes it ask permission (e.g. allowed-tools in its frontmatter) or allow the skill in the agent's settings`,
-  unknown: (asked) => `the model asked for a skill named "${asked}", which does not exist: make the description or frontmatter name the one the model reaches for`,
+  unknown: (asked) =>
+    `the model asked for a skill named "${asked}", which does not exist: make the description or frontmatter name the one the model reaches for`,
 };
 
 /**
@@ -24,14 +25,19 @@ export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: RefusalFix
     [f.falseTrigger, `narrow ${sibling}'s description so it no longer claims this request (say what it is not for)`],
     [f.sibling, `${sibling} took this from ${s.expect}: sharpen the two descriptions apart, each saying when to use the other`],
     [f.didNotFire, `make ${s.expect}'s description name this request (its words and its intent)`],
-    [f.planWrong, `make SKILL.md's command for this unambiguous${check ? ` (${check.check}: ${check.details[0]?.detail || 'failed'})` : ''}`],
+    [
+      f.planWrong,
+      `make SKILL.md's command for this unambiguous${check ? ` (${check.check}: ${check.details[0]?.detail || 'failed'})` : ''}`,
+    ],
     [f.budgetStop, 'trials ran out of budget: raise the trial timeout or maxTurns, or make the skill reach its answer in fewer steps'],
   ];
   const [worst, text] = problems.reduce((best, p) => (p[0].trials > best[0].trials ? p : best));
   if (worst.trials > 0) return { text, example: worst.example };
   // No evidence to read SKILL.md by: more of the same trials would be left out too.
   if (v.verdict === 'ERROR') {
-    return { text: `nothing to change in SKILL.md yet: too few trials were usable (${noEvidence(s).text}); fix what left them out, then run again` };
+    return {
+      text: `nothing to change in SKILL.md yet: too few trials were usable (${noEvidence(s).text}); fix what left them out, then run again`,
+    };
   }
   const more = v.fixedNEquivalent !== undefined ? ` (about ${v.fixedNEquivalent} decide at this threshold)` : '';
   return { text: `no failure stands out: run more trials${more}` };

@@ -27,7 +27,11 @@ function line(outcomes: Results['outcomes']): CostLine {
 export function costBreakdown(results: Results): CostBreakdown {
   const verdictOf = new Map(results.verdicts.map((v) => [v.caseId, v.verdict]));
   const caseIds = [...new Set(results.outcomes.map((o) => o.caseId))];
-  const byCase = caseIds.map((caseId) => ({ caseId, ...line(results.outcomes.filter((o) => o.caseId === caseId)), ...(verdictOf.has(caseId) ? { verdict: verdictOf.get(caseId)! } : {}) }));
+  const byCase = caseIds.map((caseId) => ({
+    caseId,
+    ...line(results.outcomes.filter((o) => o.caseId === caseId)),
+    ...(verdictOf.has(caseId) ? { verdict: verdictOf.get(caseId)! } : {}),
+  }));
   const verdicts = VERDICTS.filter((k) => results.verdicts.some((v) => v.verdict === k));
   const byVerdict = verdicts.map((verdict) => ({ verdict, ...line(results.outcomes.filter((o) => verdictOf.get(o.caseId) === verdict)) }));
   return { total: line(results.outcomes), byCase, byVerdict };

@@ -7,7 +7,8 @@ function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>)
   if (o.arm === 'skill' && c.expect === NONE) return `false trigger: ${o.firedColumn} fired`;
   if (o.arm === 'skill' && o.fired === 'none') return o.flags.clarifying ? 'did not fire (asked a question)' : 'did not fire';
   if (o.arm === 'skill' && o.fired === 'sibling') return `sibling fired: ${o.firedColumn}`;
-  if (o.arm === 'skill' && o.fired === 'other') return `called a skill outside the family: ${o.firings.find((f) => f.skill === undefined)?.requested ?? '?'}`;
+  if (o.arm === 'skill' && o.fired === 'other')
+    return `called a skill outside the family: ${o.firings.find((f) => f.skill === undefined)?.requested ?? '?'}`;
   const check = o.plan?.checks.find((x) => !x.pass);
   if (check) return `plan: ${check.check}${check.detail ? `: ${check.detail}` : ''}`;
   if (c.exclusive && o.firedColumn !== c.expect) {

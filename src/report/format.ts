@@ -24,9 +24,20 @@ export const usd = (x: number | undefined): string => (x === undefined ? '—' :
 
 const GAP = '  ';
 const NO_BORDERS = {
-  top: '', 'top-mid': '', 'top-left': '', 'top-right': '',
-  bottom: '', 'bottom-mid': '', 'bottom-left': '', 'bottom-right': '',
-  left: '', 'left-mid': '', mid: '', 'mid-mid': '', right: '', 'right-mid': '',
+  top: '',
+  'top-mid': '',
+  'top-left': '',
+  'top-right': '',
+  bottom: '',
+  'bottom-mid': '',
+  'bottom-left': '',
+  'bottom-right': '',
+  left: '',
+  'left-mid': '',
+  mid: '',
+  'mid-mid': '',
+  right: '',
+  'right-mid': '',
   middle: GAP,
 };
 
@@ -62,7 +73,7 @@ function pieces(line: string): Piece[] {
   const out: Piece[] = [];
   let text = '';
   let prev = '';
-  for (let i = 0; i < line.length; ) {
+  for (let i = 0; i < line.length;) {
     ANSI.lastIndex = i;
     const code = ANSI.exec(line);
     if (code) {
@@ -75,7 +86,9 @@ function pieces(line: string): Piece[] {
     const next = line.slice(i).replace(LEADING_ANSI, '')[0] ?? '';
     text += ch;
     const breaks =
-      (ch === ' ' && next !== ' ') || (/[-_/]/.test(ch) && isAlnum(prev) && isAlnum(next)) || (ch === '.' && isAlnum(prev) && /\p{L}/u.test(next));
+      (ch === ' ' && next !== ' ') ||
+      (/[-_/]/.test(ch) && isAlnum(prev) && isAlnum(next)) ||
+      (ch === '.' && isAlnum(prev) && /\p{L}/u.test(next));
     if (breaks && next) {
       out.push({ text, rank: ch === ' ' ? 2 : ch === '/' ? 1 : 0 });
       text = '';

@@ -63,7 +63,15 @@ interface XmlElement {
 // Characters XML 1.0 forbids even as references (C0 controls but tab, CR, LF; lone surrogates; U+FFFE, U+FFFF):
 // model text can hold any of them, and one would make the whole report unreadable to a CI tool.
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
-const ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\t': '&#9;', '\n': '&#10;', '\r': '&#13;' };
+const ENTITY: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  '\t': '&#9;',
+  '\n': '&#10;',
+  '\r': '&#13;',
+};
 
 const xmlChars = (s: string) => s.replace(NOT_XML, '\uFFFD');
 const escapeText = (s: string) => xmlChars(s).replace(/[&<>\r]/g, (ch) => ENTITY[ch]!);
@@ -93,8 +101,19 @@ interface TestCase {
 const seconds = (ms: number) => (ms / 1000).toFixed(3);
 
 function testCase(name: string, caseId: string, result: Result, body: { message: string; text: string }, ms?: number): TestCase {
-  const child: XmlElement = result === 'passed' ? { name: 'system-out', text: body.text } : { name: result, attributes: { message: body.message }, text: body.text };
-  return { result, ms, element: { name: 'testcase', attributes: { name, classname: `skillprobe.${caseId}`, time: ms === undefined ? undefined : seconds(ms) }, children: [child] } };
+  const child: XmlElement =
+    result === 'passed'
+      ? { name: 'system-out', text: body.text }
+      : { name: result, attributes: { message: body.message }, text: body.text };
+  return {
+    result,
+    ms,
+    element: {
+      name: 'testcase',
+      attributes: { name, classname: `skillprobe.${caseId}`, time: ms === undefined ? undefined : seconds(ms) },
+      children: [child],
+    },
+  };
 }
 
 interface Counts {
@@ -113,7 +132,12 @@ function countsOf(cases: TestCase[]): Counts {
   };
 }
 
-function testSuite(name: string, properties: Attributes, cases: TestCase[], extra: { timestamp: string; systemOut?: string }): { counts: Counts; element: XmlElement } {
+function testSuite(
+  name: string,
+  properties: Attributes,
+  cases: TestCase[],
+  extra: { timestamp: string; systemOut?: string },
+): { counts: Counts; element: XmlElement } {
   const counts = countsOf(cases);
   const props = Object.entries(properties)
     .filter((p): p is [string, string | number] => p[1] !== undefined)
@@ -122,8 +146,20 @@ function testSuite(name: string, properties: Attributes, cases: TestCase[], extr
     counts,
     element: {
       name: 'testsuite',
-      attributes: { name, tests: counts.tests, failures: counts.failures, errors: 0, skipped: counts.skipped, time: seconds(counts.ms), timestamp: extra.timestamp },
-      children: [{ name: 'properties', children: props }, ...cases.map((c) => c.element), ...(extra.systemOut ? [{ name: 'system-out', text: extra.systemOut }] : [])],
+      attributes: {
+        name,
+        tests: counts.tests,
+        failures: counts.failures,
+        errors: 0,
+        skipped: counts.skipped,
+        time: seconds(counts.ms),
+        timestamp: extra.timestamp,
+      },
+      children: [
+        { name: 'properties', children: props },
+        ...cases.map((c) => c.element),
+        ...(extra.systemOut ? [{ name: 'system-out', text: extra.systemOut }] : []),
+      ],
     },
   };
 }
@@ -145,7 +181,8 @@ function document(suites: { counts: Counts; element: XmlElement }[], simulated =
 }
 
 function firingText(f: Firing): string {
-  const who = f.skill === undefined ? `${f.requested} (outside the family)` : f.skill === f.requested ? f.skill : `${f.requested} (${f.skill})`;
+  const who =
+    f.skill === undefined ? `${f.requested} (outside the family)` : f.skill === f.requested ? f.skill : `${f.requested} (${f.skill})`;
   const how = f.via === 'invoke' ? 'the skill tool' : 'reading SKILL.md';
   const load = f.status === undefined ? '' : `, ${f.status === 'loaded' ? 'loaded' : REFUSED_AS[f.status]}`;
   return `${who} via ${how}${load}`;
@@ -175,7 +212,12 @@ function trialCase(o: TrialOutcome, def: GradableCase, verdict: CaseVerdict['ver
   return testCase(`${o.caseId} [${o.arm}] #${o.n}`, o.caseId, result, { message, text: trialEvidence(o, explanation, runDir) }, o.wallMs);
 }
 
-const VERDICT_RESULT: Record<CaseVerdict['verdict'], Result> = { PASS: 'passed', FAIL: 'failure', INCONCLUSIVE: 'skipped', ERROR: 'skipped' };
+const VERDICT_RESULT: Record<CaseVerdict['verdict'], Result> = {
+  PASS: 'passed',
+  FAIL: 'failure',
+  INCONCLUSIVE: 'skipped',
+  ERROR: 'skipped',
+};
 
 /** The case's decision as a test: its reason, the skill arm's numbers, and what the terminal report would say to change. */
 function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: RefusalFixes, simulated?: string): TestCase {
@@ -211,10 +253,13 @@ function suitesOf({ manifest, results, runDir, agentNotes }: ReportInput, agent?
     // Summary rows are built from the manifest's cases, and every case has a verdict.
     const def = defs.get(s.caseId)!;
     const v = verdicts.get(s.caseId)!;
-    const trials = results.outcomes.filter((o) => o.caseId === s.caseId && o.arm === s.arm).map((o) => trialCase(o, def, v.verdict, runDir));
+    const trials = results.outcomes
+      .filter((o) => o.caseId === s.caseId && o.arm === s.arm)
+      .map((o) => trialCase(o, def, v.verdict, runDir));
     const verdictTest = () => verdictCase(v, s, runDir, agentNotes.refusalFixes, simulated && `SIMULATED: ${simulated}`);
     const cases = s.arm === 'skill' ? [...trials, verdictTest()] : trials;
-    if (agent !== undefined) for (const c of cases) c.element.attributes = { ...c.element.attributes, classname: `skillprobe.${agent}.${s.caseId}` };
+    if (agent !== undefined)
+      for (const c of cases) c.element.attributes = { ...c.element.attributes, classname: `skillprobe.${agent}.${s.caseId}` };
     // The verdict is taken on the skill arm: its suite also carries the design and the rate adjusted for stopping early.
     const verdictArm = s.arm === 'skill';
     const adjusted = verdictArm && v.estimate ? `${estimateText(v.estimate)} (${adjustedMeaning([v.estimate.level])})` : undefined;
@@ -239,7 +284,12 @@ function suitesOf({ manifest, results, runDir, agentNotes }: ReportInput, agent?
 /** An agent of the run with nothing to report: one skipped test, neither pass nor fail (the exit code gates on it). */
 function missingAgentSuite(m: MissingAgent, runDir: string): { counts: Counts; element: XmlElement } {
   const text = missingAgentText(m, runDir);
-  return testSuite(`${m.id} · no run to report`, { agent: m.id, missing: m.why }, [testCase(`${m.id} run`, m.id, 'skipped', { message: text, text })], { timestamp: new Date(0).toISOString() });
+  return testSuite(
+    `${m.id} · no run to report`,
+    { agent: m.id, missing: m.why },
+    [testCase(`${m.id} run`, m.id, 'skipped', { message: text, text })],
+    { timestamp: new Date(0).toISOString() },
+  );
 }
 
 function runProperties(label: string, r: ComparedRun): Attributes {
@@ -277,7 +327,10 @@ function driftText(cmp: Comparison): string {
   return [
     ...cmp.drift.facts.map((f) => `${f.name}: ${f.base}${f.differs ? ` → ${f.candidate}` : ' (same)'}`),
     `skills: ${changedSkills.length ? changedSkills.map((s) => `${s.name} ${s.state}`).join(', ') : 'all the same'}`,
-    ...cmp.routing.map((r) => `routing ${r.caseId} (expects ${r.expect}) fired ${r.column}: ${rateText(r.base)} → ${rateText(r.candidate)}, adjusted p ${pValueText(r.pAdjusted)}`),
+    ...cmp.routing.map(
+      (r) =>
+        `routing ${r.caseId} (expects ${r.expect}) fired ${r.column}: ${rateText(r.base)} → ${rateText(r.candidate)}, adjusted p ${pValueText(r.pAdjusted)}`,
+    ),
     ...(cmp.onlyIn.base.length ? [`only in base (not compared): ${cmp.onlyIn.base.join(', ')}`] : []),
     ...(cmp.onlyIn.candidate.length ? [`only in candidate (not compared): ${cmp.onlyIn.candidate.join(', ')}`] : []),
   ].join('\n');
@@ -306,5 +359,8 @@ export const junitReporter: Reporter = {
   render: (input) => document(suitesOf(input), input.results.run.simulated),
   renderComparison,
   renderAgents: ({ runs, missing, runDir }) =>
-    document([...runs.flatMap((r) => suitesOf(r, r.results.run.agent.id)), ...missing.map((m) => missingAgentSuite(m, runDir))], runs.some((r) => r.results.run.simulated)),
+    document(
+      [...runs.flatMap((r) => suitesOf(r, r.results.run.agent.id)), ...missing.map((m) => missingAgentSuite(m, runDir))],
+      runs.some((r) => r.results.run.simulated),
+    ),
 };

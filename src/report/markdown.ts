@@ -57,7 +57,11 @@ function code(s: string): string {
 }
 
 /** The reports' prose, where a command stands in backticks: each `…` span a code span, the rest shown as written. */
-const prose = (s: string) => oneLine(s).split(/`([^`]+)`/).map((part, i) => (i % 2 ? code(part) : inline(part))).join('');
+const prose = (s: string) =>
+  oneLine(s)
+    .split(/`([^`]+)`/)
+    .map((part, i) => (i % 2 ? code(part) : inline(part)))
+    .join('');
 
 /** The same inside an HTML element (a <summary>), where markdown is not parsed: the spans as <code>. */
 const htmlProse = (s: string) =>
@@ -73,7 +77,12 @@ function table(head: string[], rows: string[][], align: ('l' | 'r')[]): string[]
 }
 
 const VERDICT_MARK: Record<Verdict, string> = { PASS: '✅ PASS', FAIL: '❌ FAIL', INCONCLUSIVE: '⚠️ INCONCLUSIVE', ERROR: '⛔ ERROR' };
-const CHANGE_MARK: Record<Change, string> = { REGRESSED: '❌ REGRESSED', IMPROVED: '✅ IMPROVED', UNCHANGED: 'UNCHANGED', UNDECIDED: '⚠️ UNDECIDED' };
+const CHANGE_MARK: Record<Change, string> = {
+  REGRESSED: '❌ REGRESSED',
+  IMPROVED: '✅ IMPROVED',
+  UNCHANGED: 'UNCHANGED',
+  UNDECIDED: '⚠️ UNDECIDED',
+};
 
 // Digits grouped by hand: toLocaleString would load the ICU data at every start of the CLI.
 const CUT_NOTE = `\n\n> ✂️ **Cut here** to fit a GitHub comment (${String(MARKDOWN_LIMIT).replace(/\B(?=(\d{3})+$)/g, ',')} characters): the terminal reporter prints it whole.\n`;
@@ -104,7 +113,10 @@ function header({ results, manifest }: ReportInput): string[] {
   if (run.simulator) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(run.simulator))} ${inline(SIMULATED_NOTE)}`);
   const whose = run.simulated ? SIMULATED_COST : 'as the agent CLI reported it';
   const cost = run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)} (${inline(whose)})`;
-  lines.push('', `**${verdictCounts(results.verdicts)}** · exit code ${results.exitCode} · ${plural(manifest.trials.finished, 'trial')} run${cost}`);
+  lines.push(
+    '',
+    `**${verdictCounts(results.verdicts)}** · exit code ${results.exitCode} · ${plural(manifest.trials.finished, 'trial')} run${cost}`,
+  );
   return lines;
 }
 
@@ -127,7 +139,9 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: R
     ...caseFacts(s).map((f) => (f.alarm ? `**${prose(f.text)}**` : prose(f.text))),
     ...(design ? [inline(`design: ${design}`)] : []),
     `→ ${prose(fix.text)}`,
-    ...(fix.example !== undefined ? [`example trial: ${code(join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })))}`] : []),
+    ...(fix.example !== undefined
+      ? [`example trial: ${code(join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })))}`]
+      : []),
   ];
   const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]} · expects ${html(s.expect)} · ${htmlProse(v.reason)}`;
   return [`<details><summary>${summary}</summary>`, '', ...items.map((i) => `- ${i}`), '', '</details>'].join('\n');
@@ -145,7 +159,11 @@ function costDetails({ results }: ReportInput): string[] {
     `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}, ${secs(cost.total.wallMs)} of trial time${simulated}` +
       '</summary>',
     '',
-    ...table(['verdict', 'trials', 'cost', 'trial time'], cost.byVerdict.map((v) => [v.verdict, ...numbers(v)]), ['l', 'r', 'r', 'r']),
+    ...table(
+      ['verdict', 'trials', 'cost', 'trial time'],
+      cost.byVerdict.map((v) => [v.verdict, ...numbers(v)]),
+      ['l', 'r', 'r', 'r'],
+    ),
     '',
     ...table(['case', 'verdict', 'trials', 'cost', 'trial time'], byCase, ['l', 'l', 'r', 'r', 'r']),
     '',
@@ -178,7 +196,10 @@ function runRow(label: string, r: ComparedRun): string[] {
 }
 
 function comparisonHeader(c: Comparison): string[][] {
-  const counts = kindCounts(CHANGES, c.cases.map((x) => x.change));
+  const counts = kindCounts(
+    CHANGES,
+    c.cases.map((x) => x.change),
+  );
   const across = [c.crossAgent && 'different agents', c.crossModel && 'different models'].filter(Boolean).join(' and ');
   return [
     [
@@ -186,7 +207,11 @@ function comparisonHeader(c: Comparison): string[][] {
       ...(across ? ['', `> ⚠️ **${across}**: the comparison is across them, so read the drift below with the changes.`] : []),
       ...(c.base.simulated || c.candidate.simulated ? ['', `> ⚠️ **SIMULATED** · ${inline(SIMULATED_NOTE)}`] : []),
     ],
-    table(['run', 'id', 'agent', 'model', 'decision', 'trials', 'cost'], [runRow('base', c.base), runRow('candidate', c.candidate)], ['l', 'l', 'l', 'l', 'l', 'r', 'r']),
+    table(
+      ['run', 'id', 'agent', 'model', 'decision', 'trials', 'cost'],
+      [runRow('base', c.base), runRow('candidate', c.candidate)],
+      ['l', 'l', 'l', 'l', 'l', 'r', 'r'],
+    ),
   ];
 }
 
@@ -196,7 +221,11 @@ function suiteSection(c: Comparison): string[] {
     '',
     prose(c.suite.reason),
     '',
-    ...table(['rate', 'change [CI]', 'over'], suiteRateRows(c.suite).map((row) => row.map(inline)), ['l', 'l', 'r']),
+    ...table(
+      ['rate', 'change [CI]', 'over'],
+      suiteRateRows(c.suite).map((row) => row.map(inline)),
+      ['l', 'l', 'r'],
+    ),
     '',
     inline(movedText(c.suite)),
     '',
@@ -219,9 +248,20 @@ function changeTables(c: Comparison): string[][] {
     .filter((x) => x.change !== 'UNCHANGED')
     .map((x) => `- **${inline(x.caseId)} [${x.arm}]** ${x.change}: ${prose(x.reason)}`);
   const cases = [
-    ...table(['case', 'arm', 'base rate', 'candidate rate', 'difference [CI]', 'p adj.', 'change', 'test'], rows, ['l', 'l', 'l', 'l', 'l', 'r', 'l', 'l']),
+    ...table(['case', 'arm', 'base rate', 'candidate rate', 'difference [CI]', 'p adj.', 'change', 'test'], rows, [
+      'l',
+      'l',
+      'l',
+      'l',
+      'l',
+      'r',
+      'l',
+      'l',
+    ]),
     '',
-    inline(`p adj.: Benjamini–Hochberg across ${c.cases.length} comparisons at α ${c.alpha}; unchanged: the difference's interval lies within ±${c.margin}`),
+    inline(
+      `p adj.: Benjamini–Hochberg across ${c.cases.length} comparisons at α ${c.alpha}; unchanged: the difference's interval lies within ±${c.margin}`,
+    ),
     ...(why.length ? ['', ...why] : []),
   ];
   const routing = c.routing.length
@@ -230,7 +270,15 @@ function changeTables(c: Comparison): string[][] {
         '',
         ...table(
           ['case', 'expect', 'fired', 'base', 'candidate', 'difference [CI]', 'p adj.'],
-          c.routing.map((r) => [inline(r.caseId), inline(r.expect), inline(r.column), inline(rateText(r.base)), inline(rateText(r.candidate)), inline(signedDifference(r.difference)), pValueText(r.pAdjusted)]),
+          c.routing.map((r) => [
+            inline(r.caseId),
+            inline(r.expect),
+            inline(r.column),
+            inline(rateText(r.base)),
+            inline(rateText(r.candidate)),
+            inline(signedDifference(r.difference)),
+            pValueText(r.pAdjusted),
+          ]),
           ['l', 'l', 'l', 'l', 'l', 'l', 'r'],
         ),
       ]
@@ -250,7 +298,9 @@ function driftSection(c: Comparison): string[] {
       ['l', 'l', 'l'],
     ),
     '',
-    changed.length ? `Skills changed: ${changed.map((s) => `${inline(s.name)} ${s.state}${hashes(s)}`).join(', ')}` : 'Skills: all the same.',
+    changed.length
+      ? `Skills changed: ${changed.map((s) => `${inline(s.name)} ${s.state}${hashes(s)}`).join(', ')}`
+      : 'Skills: all the same.',
     ...(c.onlyIn.base.length ? ['', `Only in base (not compared): ${c.onlyIn.base.map(inline).join(', ')}`] : []),
     ...(c.onlyIn.candidate.length ? ['', `Only in candidate (not compared): ${c.onlyIn.candidate.map(inline).join(', ')}`] : []),
   ];
@@ -261,12 +311,23 @@ function renderComparison(c: Comparison): string {
 }
 
 function agentsHeader({ runs, matrix }: AgentsReportInput): string[] {
-  const agents = matrix.agents.map((a, i) => `${inline(a.id)} ${inline(a.cliVersion ?? '?')} (${inline(a.model)}, exit ${runs[i]!.results.exitCode})`);
+  const agents = matrix.agents.map(
+    (a, i) => `${inline(a.id)} ${inline(a.cliVersion ?? '?')} (${inline(a.model)}, exit ${runs[i]!.results.exitCode})`,
+  );
   const lines = [`### skillprobe run of ${plural(agents.length, 'agent')}: ${agents.join(' · ')}`];
   const simulated = runs.find((r) => r.results.run.simulator)?.results.run.simulator;
   if (simulated) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(simulated))} ${inline(SIMULATED_NOTE)}`);
-  const rows = matrix.rows.map((r) => [`${r.divergent ? '◆ ' : ''}${inline(r.caseId)}`, inline(r.expect), ...r.cells.map((c) => inline(agentCellText(c, r.expect)))]);
-  lines.push('', ...table(['case', 'expect', ...matrix.agents.map((a) => inline(a.id))], rows, ['l', 'l', ...matrix.agents.map(() => 'l' as const)]), '', inline(AGENT_MATRIX_NOTE));
+  const rows = matrix.rows.map((r) => [
+    `${r.divergent ? '◆ ' : ''}${inline(r.caseId)}`,
+    inline(r.expect),
+    ...r.cells.map((c) => inline(agentCellText(c, r.expect))),
+  ]);
+  lines.push(
+    '',
+    ...table(['case', 'expect', ...matrix.agents.map((a) => inline(a.id))], rows, ['l', 'l', ...matrix.agents.map(() => 'l' as const)]),
+    '',
+    inline(AGENT_MATRIX_NOTE),
+  );
   return lines;
 }
 

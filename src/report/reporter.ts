@@ -54,4 +54,3 @@ export interface Reporter {
   /** A run of several agents: each agent's report and the agents × cases matrix, as one document. */
   renderAgents(input: AgentsReportInput): string;
 }
-

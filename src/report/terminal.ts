@@ -40,32 +40,66 @@ const VERDICT_COLOUR = { PASS: 'green', FAIL: 'red', INCONCLUSIVE: 'yellow', ERR
 
 function header({ manifest, results }: ReportInput, c: Colors): string[] {
   const run = results.run;
-  const lines = [paragraph(`${c.bold(`skillprobe run ${results.runId}`)} · ${run.agent.id} ${run.agent.cliVersion ?? '?'} · ${modelText(run)} · ${run.status}`)];
+  const lines = [
+    paragraph(
+      `${c.bold(`skillprobe run ${results.runId}`)} · ${run.agent.id} ${run.agent.cliVersion ?? '?'} · ${modelText(run)} · ${run.status}`,
+    ),
+  ];
   if (run.simulator) {
     lines.push(paragraph(c.magenta(`${c.bold('SIMULATED')} · ${simulatorText(run.simulator)}`)), paragraph(c.magenta(SIMULATED_NOTE)));
   }
   if (manifest.shard) {
     const { index, total, suiteCases } = manifest.shard;
-    lines.push(paragraph(c.cyan(`shard ${index}/${total}: ${manifest.cases.defs.length} of the suite's ${suiteCases.length} cases; \`skillprobe merge\` joins the shards into one run`)));
+    lines.push(
+      paragraph(
+        c.cyan(
+          `shard ${index}/${total}: ${manifest.cases.defs.length} of the suite's ${suiteCases.length} cases; \`skillprobe merge\` joins the shards into one run`,
+        ),
+      ),
+    );
   }
-  if (manifest.mergedFrom) lines.push(paragraph(c.dim(`merged from ${plural(manifest.mergedFrom.length, 'shard')}: ${manifest.mergedFrom.map((m) => `${m.shard} ${m.runId}`).join(', ')}`)));
+  if (manifest.mergedFrom)
+    lines.push(
+      paragraph(
+        c.dim(
+          `merged from ${plural(manifest.mergedFrom.length, 'shard')}: ${manifest.mergedFrom.map((m) => `${m.shard} ${m.runId}`).join(', ')}`,
+        ),
+      ),
+    );
   const exact = results.verdicts.some((v) => v.estimate) ? ` (exact under the sequential design where marked ${ADJUSTED_MARK})` : '';
-  lines.push(paragraph(c.dim(`${Math.round(results.summary.confidence * 100)}% Wilson intervals${exact} · ${plural(manifest.trials.finished, 'trial')} run`)));
+  lines.push(
+    paragraph(
+      c.dim(`${Math.round(results.summary.confidence * 100)}% Wilson intervals${exact} · ${plural(manifest.trials.finished, 'trial')} run`),
+    ),
+  );
   return lines;
 }
 
 function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>, c: Colors): string[] {
   const pct = Math.round(results.summary.confidence * 100);
   const counts = verdictCounts(results.verdicts);
-  const marked = results.verdicts.filter((v) => needsBlock(v, skillRow.get(v.caseId)) && v.verdict !== 'FAIL' && v.verdict !== 'INCONCLUSIVE');
+  const marked = results.verdicts.filter(
+    (v) => needsBlock(v, skillRow.get(v.caseId)) && v.verdict !== 'FAIL' && v.verdict !== 'INCONCLUSIVE',
+  );
   const rows = results.verdicts.map((v) => {
     const s = skillRow.get(v.caseId);
     const mark = marked.includes(v) ? ' ↓' : '';
-    return [v.caseId, s?.expect ?? '', c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark, fmt(v.params.threshold), trialsUsed(v), verdictRate(v, s)];
+    return [
+      v.caseId,
+      s?.expect ?? '',
+      c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark,
+      fmt(v.params.threshold),
+      trialsUsed(v),
+      verdictRate(v, s),
+    ];
   });
   const lines = [
     paragraph(c.bold(`VERDICTS · ${decisionMode(results.run.decision.mode).label} · ${counts} · exit code ${results.exitCode}`)),
-    fit([['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], ['id', 'id']),
+    fit(
+      [['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows],
+      ['l', 'l', 'l', 'r', 'r', 'l'],
+      ['id', 'id'],
+    ),
   ];
   const notes = [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow)];
   if (marked.length) notes.push('↓ see its block below: the agent refused some skill calls');
@@ -105,7 +139,18 @@ function caseSection(rows: CaseArmSummary[], c: Colors): string[] {
     ];
   });
   const readOnly = rows.filter((s) => s.fired.readOnly).map((s) => `${s.caseId} ${s.fired.readOnly}`);
-  const head = ['case', 'n', 'pass', 'did not\nfire', 'plan\nwrong', 'sibling\nfired', 'false\ntrigger', 'refused', 'budget\nstops', 'left\nout'];
+  const head = [
+    'case',
+    'n',
+    'pass',
+    'did not\nfire',
+    'plan\nwrong',
+    'sibling\nfired',
+    'false\ntrigger',
+    'refused',
+    'budget\nstops',
+    'left\nout',
+  ];
   return [
     paragraph(c.bold('CASES · skill arm (the family installed)')),
     fit([head.map((h) => c.bold(h)), ...body], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
@@ -136,7 +181,9 @@ function passKSection(rows: CaseArmSummary[], c: Colors): string[] {
   return [
     paragraph(c.bold(`pass@k / pass^k · skill arm · k = ${ks.join(', ')}`)),
     fit([['case', 'n', ...ks.map((k) => `k=${k}`)].map((h) => c.bold(h)), ...body], ['l', 'r', ...ks.map(() => 'r' as const)]),
-    paragraph(c.dim('each cell: pass@k (at least one of k passes) / pass^k (all k pass); k=1 is the pass rate · every k ≤ n is in results.json')),
+    paragraph(
+      c.dim('each cell: pass@k (at least one of k passes) / pass^k (all k pass); k=1 is the pass rate · every k ≤ n is in results.json'),
+    ),
   ];
 }
 
@@ -174,7 +221,12 @@ function confusionSection(results: Results, c: Colors): string[] {
   const labels = [c.bold('expected \\ fired'), ...rows];
   const out = [paragraph(c.bold(`CONFUSION · skill arm · rows: expected, columns: what fired (count/n, share, ${pct}% CI)`))];
   for (const group of columnGroups(labels, grid)) {
-    out.push(fit(labels.map((label, r) => [label, ...group.map((i) => grid[i]![r]!)]), ['l', ...group.map(() => 'r' as const)]));
+    out.push(
+      fit(
+        labels.map((label, r) => [label, ...group.map((i) => grid[i]![r]!)]),
+        ['l', ...group.map(() => 'r' as const)],
+      ),
+    );
   }
   return out;
 }
@@ -198,7 +250,9 @@ function ablationSection(results: Results, c: Colors): string[] {
     ];
   });
   return [
-    paragraph(c.bold('ABLATION · plan checks with the family vs without it · pairs: i-th skill trial, i-th ablation trial · McNemar exact test')),
+    paragraph(
+      c.bold('ABLATION · plan checks with the family vs without it · pairs: i-th skill trial, i-th ablation trial · McNemar exact test'),
+    ),
     fit(
       [['case', 'pairs', 'skill', 'ablation', `difference [${pct}% CI]`, 'p', 'budget\nstops', 'left\nout'].map((h) => c.bold(h)), ...body],
       ['l', 'r', 'r', 'r', 'l', 'r', 'r', 'r'],
@@ -226,7 +280,8 @@ function leftOutSection(results: Results, c: Colors): string[] {
   const left = results.outcomes.filter((o) => o.passed === null && o.excludedBecause && o.excludedBecause !== NOTHING_TO_SCORE);
   if (left.length === 0) return [];
   const out = [c.yellow(paragraph(`${plural(left.length, 'trial')} left out of n (never scored as "did not trigger"):`))];
-  for (const o of left.slice(0, 10)) out.push(paragraph(`${o.caseId}/${o.arm}#${o.n}: ${o.status}${o.statusDetail ? ` — ${o.statusDetail.slice(0, 160)}` : ''}`, '  '));
+  for (const o of left.slice(0, 10))
+    out.push(paragraph(`${o.caseId}/${o.arm}#${o.n}: ${o.status}${o.statusDetail ? ` — ${o.statusDetail.slice(0, 160)}` : ''}`, '  '));
   if (left.length > 10) out.push(`  … and ${left.length - 10} more (see results.json)`);
   return out;
 }
@@ -239,7 +294,11 @@ function costSection(results: Results, c: Colors): string[] {
   const byVerdict = cost.byVerdict.map((v) => [v.verdict, String(v.trials), usd(v.costUsd), secs(v.wallMs)]);
   const costliest = [...cost.byCase].sort((a, b) => (b.costUsd ?? 0) - (a.costUsd ?? 0)).slice(0, 5);
   return [
-    paragraph(c.bold(`COST · ${usd(cost.total.costUsd)} reported by the CLI for ${plural(cost.total.trials, 'trial')} · ${secs(cost.total.wallMs)} of trial time`)),
+    paragraph(
+      c.bold(
+        `COST · ${usd(cost.total.costUsd)} reported by the CLI for ${plural(cost.total.trials, 'trial')} · ${secs(cost.total.wallMs)} of trial time`,
+      ),
+    ),
     ...(results.run.simulated ? [paragraph(c.magenta(SIMULATED_COST))] : []),
     fit([['verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...byVerdict], ['l', 'r', 'r', 'r']),
     fit(
@@ -261,7 +320,11 @@ function agentMatrixSection({ matrix }: AgentsReportInput, c: Colors): string[] 
     ...r.cells.map((cell) => (cell ? c[VERDICT_COLOUR[cell.verdict]](agentCellText(cell, r.expect)) : '—')),
   ]);
   return [
-    paragraph(c.bold(`AGENTS × CASES · ${plural(matrix.agents.length, 'agent')} · ${plural(matrix.rows.filter((r) => r.divergent).length, 'case')} where they disagree`)),
+    paragraph(
+      c.bold(
+        `AGENTS × CASES · ${plural(matrix.agents.length, 'agent')} · ${plural(matrix.rows.filter((r) => r.divergent).length, 'case')} where they disagree`,
+      ),
+    ),
     fit([head, ...rows], ['l', 'l', ...matrix.agents.map(() => 'l' as const)], ['id', 'id', ...matrix.agents.map(() => 'word' as const)]),
     paragraph(c.dim(AGENT_MATRIX_NOTE)),
   ];
@@ -274,8 +337,15 @@ export function terminalReporter(colour: boolean): Reporter {
     description: 'the report for people (default; colour on a terminal)',
     renderComparison: (comparison) => comparisonText(comparison, c),
     renderAgents(input: AgentsReportInput): string {
-      const each = input.runs.map((r) => `${c.bold(`═══ agent ${r.results.run.agent.id} · run folder ${r.runDir}`)}\n\n${reporter.render(r)}`);
-      const missing = input.missing.length ? [paragraph(c.red(`MISSING · ${plural(input.missing.length, 'agent')} of this run with nothing to report`)), ...input.missing.map((m) => paragraph(missingAgentText(m, input.runDir)))] : [];
+      const each = input.runs.map(
+        (r) => `${c.bold(`═══ agent ${r.results.run.agent.id} · run folder ${r.runDir}`)}\n\n${reporter.render(r)}`,
+      );
+      const missing = input.missing.length
+        ? [
+            paragraph(c.red(`MISSING · ${plural(input.missing.length, 'agent')} of this run with nothing to report`)),
+            ...input.missing.map((m) => paragraph(missingAgentText(m, input.runDir))),
+          ]
+        : [];
       return [...each, agentMatrixSection(input, c).join('\n'), ...(missing.length ? [missing.join('\n')] : [])].join('\n') + '\n';
     },
     render(input: ReportInput): string {
@@ -286,7 +356,12 @@ export function terminalReporter(colour: boolean): Reporter {
       const sections: string[][] = [
         header(input, c),
         verdictSection(results, skillRow, c),
-        blocks.length ? [paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')), ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c, input.agentNotes.refusalFixes)])] : [],
+        blocks.length
+          ? [
+              paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')),
+              ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c, input.agentNotes.refusalFixes)]),
+            ]
+          : [],
         skillRows.length ? caseSection(skillRows, c) : [],
         passKSection(skillRows, c),
         confusionSection(results, c),
@@ -295,7 +370,12 @@ export function terminalReporter(colour: boolean): Reporter {
         costSection(results, c),
         leftOutSection(results, c),
       ];
-      return sections.filter((s) => s.length).map((s) => s.join('\n')).join('\n\n') + '\n';
+      return (
+        sections
+          .filter((s) => s.length)
+          .map((s) => s.join('\n'))
+          .join('\n\n') + '\n'
+      );
     },
   };
   return reporter;

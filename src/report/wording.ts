@@ -72,7 +72,11 @@ export function kindCounts<K extends string>(kinds: readonly K[], values: readon
     .map(([k, n]) => `${n} ${k}`)
     .join(' · ');
 }
-export const verdictCounts = (verdicts: readonly CaseVerdict[]) => kindCounts(VERDICTS, verdicts.map((v) => v.verdict));
+export const verdictCounts = (verdicts: readonly CaseVerdict[]) =>
+  kindCounts(
+    VERDICTS,
+    verdicts.map((v) => v.verdict),
+  );
 
 /** Marks beside a verdict's rate, one meaning each: `†` adjusted for stopping early (adjustedNote), `*` descriptive only (DESCRIPTIVE_NOTE). */
 export const ADJUSTED_MARK = '†';
@@ -128,7 +132,10 @@ export const passNotes = (verdicts: readonly CaseVerdict[], skillRow: ReadonlyMa
 /** The notes the marks on these verdicts' rates need (verdictRate), each once. */
 export function rateNotes(verdicts: readonly CaseVerdict[]): string[] {
   const levels = verdicts.flatMap((v) => (v.estimate ? [v.estimate.level] : []));
-  return [...(levels.length ? [adjustedNote(levels)] : []), ...(verdicts.some((v) => v.descriptiveInterval && !v.estimate) ? [DESCRIPTIVE_NOTE] : [])];
+  return [
+    ...(levels.length ? [adjustedNote(levels)] : []),
+    ...(verdicts.some((v) => v.descriptiveInterval && !v.estimate) ? [DESCRIPTIVE_NOTE] : []),
+  ];
 }
 
 /**
@@ -150,19 +157,30 @@ export function trialsUsed(v: CaseVerdict): string {
 /** `+0.12 [-0.03, 0.27]`: a difference of rates with its interval. */
 export const signedDifference = (d: RateDifference) => `${d.diff >= 0 ? '+' : ''}${fmt(d.diff)} ${interval(d)}`;
 
-const SUITE_RATE_LABEL: Record<SuiteRateName, string> = { passRate: 'pass rate', recall: 'trigger recall', falseTriggers: 'false triggers', siblingConfusion: 'sibling confusion' };
+const SUITE_RATE_LABEL: Record<SuiteRateName, string> = {
+  passRate: 'pass rate',
+  recall: 'trigger recall',
+  falseTriggers: 'false triggers',
+  siblingConfusion: 'sibling confusion',
+};
 
 /** How the suite-level verdict is reached, in one phrase. */
 export const SUITE_METHOD = `one-sided toward a drop: the truncated product (p ≤ ${SUITE_TRUNCATION}) of every case's exact test against its exact null (skill arm); rates: the mean of the cases' changes`;
 
 /** The suite's rates as rows: name, change with its interval, the cases it averages. Rates no case has are left out. */
 export function suiteRateRows(s: SuiteChange): [string, string, string][] {
-  return SUITE_RATES.filter((r) => s.rates[r].cases > 0).map((r) => [SUITE_RATE_LABEL[r], signedDifference(s.rates[r]), plural(s.rates[r].cases, 'case')]);
+  return SUITE_RATES.filter((r) => s.rates[r].cases > 0).map((r) => [
+    SUITE_RATE_LABEL[r],
+    signedDifference(s.rates[r]),
+    plural(s.rates[r].cases, 'case'),
+  ]);
 }
 
 /** `moved most: a −0.83 (REGRESSED), b −0.50 (UNDECIDED)`. */
 export function movedText(s: SuiteChange): string {
-  return s.moved.length ? `moved most: ${s.moved.map((m) => `${m.caseId} ${m.diff >= 0 ? '+' : ''}${fmt(m.diff)} (${m.change})`).join(', ')}` : 'no case moved';
+  return s.moved.length
+    ? `moved most: ${s.moved.map((m) => `${m.caseId} ${m.diff >= 0 ? '+' : ''}${fmt(m.diff)} (${m.change})`).join(', ')}`
+    : 'no case moved';
 }
 
 /** `model X`, and what the agent reported when it differs. */
@@ -171,7 +189,8 @@ export function modelText(run: RunFacts): string {
   return `model ${run.model.requested}${reported}`;
 }
 
-export const simulatorText = (sim: NonNullable<RunFacts['simulator']>) => `skillprobe's model simulator answered, profile "${sim.name}" (${sim.profile}, seed ${sim.seed}).`;
+export const simulatorText = (sim: NonNullable<RunFacts['simulator']>) =>
+  `skillprobe's model simulator answered, profile "${sim.name}" (${sim.profile}, seed ${sim.seed}).`;
 export const SIMULATED_NOTE = "These numbers only echo the simulator profile: they test skillprobe and the suite's wiring, not the skill.";
 /** Which of two compared runs the simulator answered, in a sentence; undefined when a model answered both. */
 export function simulatedRunsText(c: { base: { simulated: boolean }; candidate: { simulated: boolean } }): string | undefined {
@@ -217,7 +236,10 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
     say(`did not fire in ${of(f.didNotFire.trials)}${instead.length ? `: the model ${instead.join(', ')}` : ''}`);
   }
   if (f.planWrong.trials) {
-    const checks = f.planChecks.map((k) => `${k.check} failed in ${k.failed} (${k.details.map((d) => (k.details.length > 1 ? `${d.detail || 'failed'} ×${d.trials}` : d.detail || 'failed')).join(', ')})`);
+    const checks = f.planChecks.map(
+      (k) =>
+        `${k.check} failed in ${k.failed} (${k.details.map((d) => (k.details.length > 1 ? `${d.detail || 'failed'} ×${d.trials}` : d.detail || 'failed')).join(', ')})`,
+    );
     say(`fired, but the plan was wrong in ${of(f.planWrong.trials)}: ${checks.join('; ')}`);
   }
   if (f.refused.trials) {
@@ -236,19 +258,24 @@ export const rateText = (r: Rate) => (r.n === 0 ? 'no scored trials' : `${fmt(r.
 /** How a comparison tested a case's difference, in a reader's words. */
 export const METHOD_NAME: Record<ChangeMethod, string> = {
   boschloo: "Boschloo's exact test",
-  design: 'the exact test under both runs\' stopping rules',
+  design: "the exact test under both runs' stopping rules",
   anytime: 'anytime-valid tests (a run stopped the case short of its rule)',
-  canary: 'the canary against this base (one-sided exact test of a drop, under the candidate\'s stopping rule)',
+  canary: "the canary against this base (one-sided exact test of a drop, under the candidate's stopping rule)",
 };
 
 /** An agent's result for one case, in the agents × cases matrix: `PASS 9/10 · fires 90%` (negative: false triggers). */
 export function agentCellText(cell: AgentCell | undefined, expect: string): string {
   if (!cell) return '—';
-  const rate = cell.triggerRate === undefined ? 'no evidence' : `${expect === NONE ? 'false triggers' : 'fires'} ${Math.round(cell.triggerRate * 100)}%`;
+  const rate =
+    cell.triggerRate === undefined
+      ? 'no evidence'
+      : `${expect === NONE ? 'false triggers' : 'fires'} ${Math.round(cell.triggerRate * 100)}%`;
   return `${cell.verdict} ${cell.passes}/${cell.scored} · ${rate}`;
 }
 
 /** An agent the run was for with nothing to report, and how to get it: `agent codex: nothing to report (…)`. */
-export const missingAgentText = (m: MissingAgent, runDir: string) => `agent ${m.id}: nothing to report, ${m.why} (\`skillprobe run --resume ${runDir}\` runs it)`;
+export const missingAgentText = (m: MissingAgent, runDir: string) =>
+  `agent ${m.id}: nothing to report, ${m.why} (\`skillprobe run --resume ${runDir}\` runs it)`;
 
-export const AGENT_MATRIX_NOTE = 'Each cell: verdict, passes/scored, and how often the expected skill fired (for a negative case, how often any skill fired). ◆ marks a case where the agents disagree.';
+export const AGENT_MATRIX_NOTE =
+  'Each cell: verdict, passes/scored, and how often the expected skill fired (for a negative case, how often any skill fired). ◆ marks a case where the agents disagree.';

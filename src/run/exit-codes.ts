@@ -8,4 +8,8 @@ import type { RunStatus } from './schema.js';
 export const EXIT = { pass: 0, fail: 1, usage: 2, inconclusive: 3, error: 4, costCapped: 5, internal: 70, interrupted: 130 } as const;
 
 /** A run that stopped short exits as such, never with verdicts that look final. */
-export const STOPPED_EXIT: Partial<Record<RunStatus, number>> = { interrupted: EXIT.interrupted, cost_capped: EXIT.costCapped, failed: EXIT.internal };
+export const STOPPED_EXIT: Partial<Record<RunStatus, number>> = {
+  interrupted: EXIT.interrupted,
+  cost_capped: EXIT.costCapped,
+  failed: EXIT.internal,
+};

@@ -105,7 +105,9 @@ export function lockRunFolder(dir: string, command: string): RunLock {
     const judged = fileState(file);
     const holder = readHolder(file);
     if (!holderGone(file, holder)) {
-      const who = holder ? `skillprobe process ${holder.pid} on ${holder.host} (${holder.command}, since ${holder.since})` : 'another skillprobe process';
+      const who = holder
+        ? `skillprobe process ${holder.pid} on ${holder.host} (${holder.command}, since ${holder.since})`
+        : 'another skillprobe process';
       const todo =
         holder && holder.host !== hostname()
           ? `wait for it to finish; if that process is gone, delete ${file}`

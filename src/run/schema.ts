@@ -74,7 +74,8 @@ export const storedDesignSchema = storedDesignFields.superRefine((d, ctx) => {
     return;
   }
   const bad = d.acceptFrom.findIndex((a, n) => !(d.rejectUpTo[n]! >= -1 && d.rejectUpTo[n]! < a && a <= n + 1));
-  if (bad >= 0) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `stage ${bad} would both PASS and FAIL, or lies outside 0–${bad} passes` });
+  if (bad >= 0)
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: `stage ${bad} would both PASS and FAIL, or lies outside 0–${bad} passes` });
 });
 export type StoredDesign = z.output<typeof storedDesignSchema>;
 
@@ -261,7 +262,17 @@ export const trialMetaSchema = z.object({
 });
 export type TrialMeta = z.output<typeof trialMetaSchema>;
 
-export const TRIAL_STATUSES = ['ok', 'timeout', 'max_turns', 'max_budget', 'agent_error', 'infra_error', 'killed', 'isolation_error', 'output_too_large'] as const;
+export const TRIAL_STATUSES = [
+  'ok',
+  'timeout',
+  'max_turns',
+  'max_budget',
+  'agent_error',
+  'infra_error',
+  'killed',
+  'isolation_error',
+  'output_too_large',
+] as const;
 export const trialStatusSchema = z.enum(TRIAL_STATUSES);
 export type TrialStatus = z.output<typeof trialStatusSchema>;
 
@@ -351,7 +362,10 @@ const intervalShape = { lo: z.number(), hi: z.number() };
 export const intervalSchema = z.object(intervalShape);
 export type Interval = z.output<typeof intervalSchema>;
 // NaN (n = 0) is stored as null by JSON.stringify.
-const estimate = z.number().nullable().transform((x) => x ?? Number.NaN);
+const estimate = z
+  .number()
+  .nullable()
+  .transform((x) => x ?? Number.NaN);
 export const rateSchema = z.object({ ...intervalShape, successes: z.number(), n: z.number(), p: estimate });
 export type Rate = z.output<typeof rateSchema>;
 
@@ -423,7 +437,11 @@ export const VERDICTS = ['PASS', 'FAIL', 'INCONCLUSIVE', 'ERROR'] as const;
 export const verdictSchema = z.enum(VERDICTS);
 export type Verdict = z.output<typeof verdictSchema>;
 
-const optionalNumber = z.number().nullable().optional().transform((x) => (x === null ? Number.NaN : x));
+const optionalNumber = z
+  .number()
+  .nullable()
+  .optional()
+  .transform((x) => (x === null ? Number.NaN : x));
 export const caseVerdictSchema = z.object({
   caseId: z.string(),
   verdict: verdictSchema,

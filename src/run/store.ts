@@ -171,7 +171,7 @@ function overwriteInPlace(file: string, text: string, cause: unknown): boolean {
     fd = openSync(file, 'r+');
     const bytes = Buffer.from(text);
     if (code === 'ENOSPC' && fstatSync(fd).blocks * 512 < bytes.length) return false;
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at, at);
+    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
     ftruncateSync(fd, bytes.length);
     fsyncSync(fd);
     return true;
@@ -207,8 +207,8 @@ export class RunStore {
     if (!r.ok) {
       if (r.problem === 'missing') throw new RunFolderError(dir, 'not a run folder (no run.json)', pass);
       const todo = r.problem.includes('newer than')
-          ? 'read it with the skillprobe version that wrote it, or a newer one'
-          : 'restore run.json (the transcripts under trials/ are intact, but cannot be graded without it), or run the suite again';
+        ? 'read it with the skillprobe version that wrote it, or a newer one'
+        : 'restore run.json (the transcripts under trials/ are intact, but cannot be graded without it), or run the suite again';
       throw new RunFolderError(file, `run.json ${r.problem}`, todo);
     }
     return { store: new RunStore(dir), manifest: { ...r.value, status: effectiveStatus(r.value) } };
@@ -259,7 +259,9 @@ export class RunStore {
    */
   async removeLeftovers(): Promise<number> {
     const root = join(this.dir, 'trials');
-    const found = (await readdir(root, { recursive: true, withFileTypes: true }).catch(() => [])).filter((e) => !e.isDirectory() && IN_FLIGHT.test(e.name));
+    const found = (await readdir(root, { recursive: true, withFileTypes: true }).catch(() => [])).filter(
+      (e) => !e.isDirectory() && IN_FLIGHT.test(e.name),
+    );
     // `path` is the name Node before 20.12 gives the entry's folder.
     await Promise.all(found.map((e) => rm(join(e.parentPath ?? e.path, e.name), { force: true })));
     return found.length;
@@ -297,7 +299,11 @@ export class RunStore {
     const link = entries.find((e) => e.isSymbolicLink());
     if (link) {
       const where = relative(other.dir, join(link.parentPath ?? link.path, link.name));
-      throw new RunFolderError(join(other.dir, where), 'a symlink inside a shard\'s trials, which merge does not follow', 'replace it with the file a run wrote, or remove it, then merge again');
+      throw new RunFolderError(
+        join(other.dir, where),
+        "a symlink inside a shard's trials, which merge does not follow",
+        'replace it with the file a run wrote, or remove it, then merge again',
+      );
     }
     const files = entries.filter((e) => e.isFile() && TRIAL_FILE.test(e.name));
     for (const e of files) {
@@ -338,7 +344,6 @@ export class RunStore {
       throw new StoreWriteError(files.transcript, e as Error);
     }
   }
-
 
   /**
    * Every stored final trial, and every damaged one (a transcript without its meta or the reverse, a folder
@@ -385,7 +390,10 @@ export class RunStore {
           if (kinds.size === 2) trials.push({ caseId: c.name, arm: a.name as Arm, n });
           else {
             const have = [...kinds][0]!;
-            damaged.push({ path: rel(join(armDir, `${n}.${have}`)), problem: have === 'jsonl' ? ORPHAN_TRANSCRIPT : 'meta.json without its transcript' });
+            damaged.push({
+              path: rel(join(armDir, `${n}.${have}`)),
+              problem: have === 'jsonl' ? ORPHAN_TRANSCRIPT : 'meta.json without its transcript',
+            });
           }
         }
       }
@@ -407,7 +415,13 @@ export class RunStore {
       await access(files.transcript, fsConstants.R_OK);
       return { ok: true, lines: fileLines(files.transcript), meta: meta.value };
     } catch (e) {
-      return { ok: false, damaged: { path: relative(this.dir, files.transcript), problem: `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})` } };
+      return {
+        ok: false,
+        damaged: {
+          path: relative(this.dir, files.transcript),
+          problem: `cannot be read (${(e as NodeJS.ErrnoException).code ?? String(e)})`,
+        },
+      };
     }
   }
 }

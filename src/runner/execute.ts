@@ -92,8 +92,14 @@ export function makeScheduler(config: Config, defs: GradableCase[], run: Pick<Ru
   const added = (run.topUps ?? []).reduce((sum, n) => sum + n, 0);
   if (!decisionMode(config.decision.mode).sequential) return new FixedScheduler(defs, config.arms, config.trials + added, config.ablation);
   const rate = (c: StoredCanary['cases'][number]) => c.base.passes / c.base.trials;
-  const designs = new Map(run.canary?.cases.map((c) => [c.caseId, boundariesDesign(c.design, rate(c), Math.max(0, rate(c) - run.canary!.margin))]));
-  return new SequentialScheduler(defs, config.arms, config.ablation, { designs, stopAtFirstReject: run.canary?.stopAtFirstRegression, added });
+  const designs = new Map(
+    run.canary?.cases.map((c) => [c.caseId, boundariesDesign(c.design, rate(c), Math.max(0, rate(c) - run.canary!.margin))]),
+  );
+  return new SequentialScheduler(defs, config.arms, config.ablation, {
+    designs,
+    stopAtFirstReject: run.canary?.stopAtFirstRegression,
+    added,
+  });
 }
 
 /** The manifest of a new run of `s`. Pure but for the run id, the clock and the owner it records. */
@@ -113,7 +119,10 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     skillsHash: familyHash(s.skills),
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
-    simulator: s.profile && place.sim ? { profile: place.sim, name: s.profile.name, seed: s.profile.seed, behaviourHash: valueHash(s.profile) } : null,
+    simulator:
+      s.profile && place.sim
+        ? { profile: place.sim, name: s.profile.name, seed: s.profile.seed, behaviourHash: valueHash(s.profile) }
+        : null,
     trials: { planned: makeScheduler(s.config, defs, place).plannedTotal(), finished: 0, notStarted: 0 },
     ...(s.shard ? { shard: s.shard } : {}),
     ...(place.canary ? { canary: place.canary } : {}),
@@ -134,7 +143,11 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
 /** The run folder trials go to: a new one, or the interrupted one `--resume` names (after `checkRunnable`). */
 export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTarget> {
   const fresh = newManifest(s, place);
-  if (place.resume !== undefined) return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), { force: place.force === true, addTrials: place.addTrials });
+  if (place.resume !== undefined)
+    return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), {
+      force: place.force === true,
+      addTrials: place.addTrials,
+    });
   const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
   const lock = lockRunFolder(store.dir, 'run');
   await store.writeManifest(fresh).catch((e: unknown) => {
@@ -150,7 +163,10 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const { store, manifest } = target;
   const defs = manifest.cases.defs;
   const gradeOpts = gradeOptions(manifest);
-  const replay = new ReplayingScheduler(makeScheduler(config, defs, manifest), new Map(target.stored.map((o) => [trialKey(o), o.passed ?? undefined])));
+  const replay = new ReplayingScheduler(
+    makeScheduler(config, defs, manifest),
+    new Map(target.stored.map((o) => [trialKey(o), o.passed ?? undefined])),
+  );
   const spentBefore = target.stored.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
   const budget = config.maxCostUsd !== undefined ? new CostCappedScheduler(replay, config.maxCostUsd, spentBefore) : undefined;
   const scheduler = budget ?? replay;
@@ -158,7 +174,13 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   let sim: RunningSimulator | undefined;
   const abort = new AbortController();
   const workRoot = place.workdir ? resolve(place.workdir) : undefined;
-  const workspaces = new WorkspacePool({ root: workRoot, skills, skillsFolder: adapter.skillsFolder, keep: place.keepWorkspaces ?? false, prefetch: config.concurrency });
+  const workspaces = new WorkspacePool({
+    root: workRoot,
+    skills,
+    skillsFolder: adapter.skillsFolder,
+    keep: place.keepWorkspaces ?? false,
+    prefetch: config.concurrency,
+  });
   // Trials stored by this process, so a run that stops any way says how many it has.
   let storedHere = 0;
   const finished = () => replay.replayed.length + storedHere;
@@ -204,7 +226,11 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     const capped = budget?.capped === true && !replay.exhausted();
     manifest.status = abort.signal.aborted ? 'interrupted' : capped ? 'cost_capped' : 'completed';
     const stopped = abort.signal.aborted || capped;
-    manifest.trials = { planned: manifest.trials.planned, finished: finished(), notStarted: stopped ? Math.max(0, scheduler.plannedTotal() - finished()) : 0 };
+    manifest.trials = {
+      planned: manifest.trials.planned,
+      finished: finished(),
+      notStarted: stopped ? Math.max(0, scheduler.plannedTotal() - finished()) : 0,
+    };
     guard.trialsDone();
     return { store, manifest, records: result.records, guard };
   } catch (e) {

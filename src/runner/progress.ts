@@ -96,7 +96,9 @@ export function createProgress(stream: ProgressStream): Progress {
   return {
     start: (s) => stream.write(startLine(s)),
     trialDone: (ref, verdict, wallMs, s) =>
-      stream.write(`[${s.done}/~${Math.max(s.expectedTotal, s.done)} · ${s.decided}/${s.cases} decided] ${trialName(ref)}: ${fit(verdict, 160)} · ${wallMs} ms · ${s.failures} failed so far\n`),
+      stream.write(
+        `[${s.done}/~${Math.max(s.expectedTotal, s.done)} · ${s.decided}/${s.cases} decided] ${trialName(ref)}: ${fit(verdict, 160)} · ${wallMs} ms · ${s.failures} failed so far\n`,
+      ),
     stop: () => {},
   };
 }

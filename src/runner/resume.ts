@@ -29,12 +29,16 @@ const short = (hash: string) => hash.slice(0, 8);
  * (a run stored before profiles were hashed is compared on the rest).
  */
 export function simulatorChange(a: RunManifest['simulator'], b: RunManifest['simulator']): string | undefined {
-  if (!a || !b) return a === b ? undefined : a ? 'the run used the simulator, now a real model' : 'the run used a real model, now the simulator';
+  if (!a || !b)
+    return a === b ? undefined : a ? 'the run used the simulator, now a real model' : 'the run used a real model, now the simulator';
   const what = [
     a.profile !== b.profile && `profile ${a.profile} → ${b.profile}`,
     a.name !== b.name && `name ${a.name} → ${b.name}`,
     a.seed !== b.seed && `seed ${a.seed} → ${b.seed}`,
-    a.behaviourHash && b.behaviourHash && a.behaviourHash !== b.behaviourHash && `its behaviour was edited (${short(a.behaviourHash)} → ${short(b.behaviourHash)})`,
+    a.behaviourHash &&
+      b.behaviourHash &&
+      a.behaviourHash !== b.behaviourHash &&
+      `its behaviour was edited (${short(a.behaviourHash)} → ${short(b.behaviourHash)})`,
   ].filter(Boolean);
   return what.length ? what.join(', ') : undefined;
 }
@@ -70,7 +74,11 @@ export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionN
 
 /** A resume refused because what a trial does changed since the run started, each change named. */
 export const changedSinceStart = (file: string, changes: readonly string[]) =>
-  new InputError({ file, what: `changed since this run started: ${changes.join('; ')}`, todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones' });
+  new InputError({
+    file,
+    what: `changed since this run started: ${changes.join('; ')}`,
+    todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones',
+  });
 
 export interface ResumedRun {
   store: RunStore;
@@ -93,7 +101,12 @@ export interface ResumeOptions {
   addTrials?: number;
 }
 
-export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: () => Promise<string | undefined>, o: ResumeOptions): Promise<ResumedRun> {
+export async function reopenRun(
+  dir: string,
+  fresh: RunManifest,
+  cliVersionNow: () => Promise<string | undefined>,
+  o: ResumeOptions,
+): Promise<ResumedRun> {
   await RunStore.open(dir);
   // Taken before the manifest is read for good: of two resumes started together, the second is refused here.
   const lock = lockRunFolder(dir, 'run --resume');
@@ -107,17 +120,35 @@ export async function reopenRun(dir: string, fresh: RunManifest, cliVersionNow: 
 
 /** Why a stored run cannot be topped up, or undefined when it can. */
 function topUpProblem(stored: RunManifest): { what: string; todo: string } | undefined {
-  if (stored.status !== 'completed') return { what: `the run is ${stored.status}: --add-trials tops up a finished run`, todo: 'finish it first (`skillprobe run --resume` without --add-trials), then add trials' };
-  if (stored.canary) return { what: "the run is a canary (`--baseline`): its boundaries set each case's trials", todo: 'top up the base run instead, or run a new canary' };
+  if (stored.status !== 'completed')
+    return {
+      what: `the run is ${stored.status}: --add-trials tops up a finished run`,
+      todo: 'finish it first (`skillprobe run --resume` without --add-trials), then add trials',
+    };
+  if (stored.canary)
+    return {
+      what: "the run is a canary (`--baseline`): its boundaries set each case's trials",
+      todo: 'top up the base run instead, or run a new canary',
+    };
   return undefined;
 }
 
-async function reopenLocked(dir: string, lock: RunLock, fresh: RunManifest, cliVersionNow: () => Promise<string | undefined>, o: ResumeOptions): Promise<ResumedRun> {
+async function reopenLocked(
+  dir: string,
+  lock: RunLock,
+  fresh: RunManifest,
+  cliVersionNow: () => Promise<string | undefined>,
+  o: ResumeOptions,
+): Promise<ResumedRun> {
   const { store, manifest: stored } = await RunStore.open(dir);
   const file = join(dir, 'run.json');
   const { force, addTrials } = o;
   if (stored.status === 'running') {
-    throw new InputError({ file, what: `the run is still running (process ${stored.owner?.pid ?? '?'})`, todo: 'wait for it, or stop it first (Ctrl-C), then resume' });
+    throw new InputError({
+      file,
+      what: `the run is still running (process ${stored.owner?.pid ?? '?'})`,
+      todo: 'wait for it, or stop it first (Ctrl-C), then resume',
+    });
   }
   const cannotTopUp = addTrials === undefined ? undefined : topUpProblem(stored);
   if (cannotTopUp) throw new InputError({ file, ...cannotTopUp });

@@ -29,7 +29,14 @@ export interface RunGuard {
  *   one forces the exit, still cleaning up, synchronously: agents killed, workspaces removed, run.json `interrupted`
  *   with the trials stored so far (`finished`).
  */
-export async function guardRun(run: { abort: AbortController; workspaces: WorkspacePool; store: RunStore; manifest: RunManifest; finished: () => number; stderr: NodeJS.WritableStream }): Promise<RunGuard> {
+export async function guardRun(run: {
+  abort: AbortController;
+  workspaces: WorkspacePool;
+  store: RunStore;
+  manifest: RunManifest;
+  finished: () => number;
+  stderr: NodeJS.WritableStream;
+}): Promise<RunGuard> {
   const { abort, workspaces, store, manifest, stderr } = run;
   const swept = await sweepStaleWorkspaces(workspaces.base);
   if (swept) stderr.write(`swept ${plural(swept, 'workspace')} left in ${workspaces.base} by skillprobe runs that are gone\n`);
@@ -40,7 +47,9 @@ export async function guardRun(run: { abort: AbortController; workspaces: Worksp
     killAllAgentGroups();
     workspaces.removeAllSync();
     // Once the trials are over run.json says how the run ended; before, the stop interrupted it.
-    const ended = trialsOver ? manifest : { ...manifest, status: 'interrupted' as const, trials: { ...manifest.trials, finished: run.finished() } };
+    const ended = trialsOver
+      ? manifest
+      : { ...manifest, status: 'interrupted' as const, trials: { ...manifest.trials, finished: run.finished() } };
     try {
       store.writeManifestSync({ ...ended, endedAt: manifest.endedAt ?? new Date().toISOString() });
     } catch {
@@ -62,7 +71,10 @@ export async function guardRun(run: { abort: AbortController; workspaces: Worksp
       trialsOver = true;
       // Counted afresh: the signal that stopped the trials (if one did) is not the one that skips the results.
       offSignals();
-      offSignals = onStopSignals(() => stderr.write('\nfinishing: grading the stored trials and writing results.json (Ctrl-C again to exit now)\n'), force);
+      offSignals = onStopSignals(
+        () => stderr.write('\nfinishing: grading the stored trials and writing results.json (Ctrl-C again to exit now)\n'),
+        force,
+      );
     },
     release() {
       offSignals();

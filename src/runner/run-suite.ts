@@ -37,7 +37,13 @@ export async function runSuite(
   const failed = new AbortController();
   const trialCtx: TrialContext = { ...ctx, signal: AbortSignal.any([ctx.signal, failed.signal]) };
   let firstError: { error: unknown } | undefined;
-  const state = (): ProgressState => ({ done: records.length + replayed(), expectedTotal: scheduler.expectedTotal(), plannedTotal: scheduler.plannedTotal(), ...scheduler.casesDecided(), failures });
+  const state = (): ProgressState => ({
+    done: records.length + replayed(),
+    expectedTotal: scheduler.expectedTotal(),
+    plannedTotal: scheduler.plannedTotal(),
+    ...scheduler.casesDecided(),
+    failures,
+  });
   progress.start(state());
 
   const start = () => {

@@ -34,7 +34,12 @@ export interface TrialRecord {
 }
 
 /** What the adapter is asked to run in workspace `ws`; `identity` tells the simulator which trial is asking. */
-function invocationRequest(ctx: TrialContext, ws: SealedWorkspace, prompt: string, identity: { key: string; caseId: string }): InvocationRequest {
+function invocationRequest(
+  ctx: TrialContext,
+  ws: SealedWorkspace,
+  prompt: string,
+  identity: { key: string; caseId: string },
+): InvocationRequest {
   const url = ctx.simulatorUrl;
   return {
     prompt,
@@ -48,7 +53,13 @@ function invocationRequest(ctx: TrialContext, ws: SealedWorkspace, prompt: strin
     harnessDir: ws.harnessDir,
     callerEnv: ctx.callerEnv,
     binary: ctx.binary,
-    simulator: url ? { url, headers: { [TRIAL_HEADER]: identity.key, [CASE_HEADER]: identity.caseId }, identityUrl: simulatorBaseUrl(url, identity.key, identity.caseId) } : undefined,
+    simulator: url
+      ? {
+          url,
+          headers: { [TRIAL_HEADER]: identity.key, [CASE_HEADER]: identity.caseId },
+          identityUrl: simulatorBaseUrl(url, identity.key, identity.caseId),
+        }
+      : undefined,
   };
 }
 
@@ -96,7 +107,12 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial.
       const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);
       const evidence = trialEvidence(prepared, collected, ctx.armListings?.[ref.arm]);
-      const meta: TrialMeta = { ...spawned, agent: ctx.adapter.id, ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}), ...(evidence ? { evidence } : {}) };
+      const meta: TrialMeta = {
+        ...spawned,
+        agent: ctx.adapter.id,
+        ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}),
+        ...(evidence ? { evidence } : {}),
+      };
       let transcript: Transcript;
       try {
         transcript = ctx.adapter.parse(fileLines(files.partial), meta);
@@ -123,7 +139,11 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
 }
 
 /** A trial's evidence: what preparation planted, what the CLI recorded, else its listing for the arm; none when empty. */
-function trialEvidence(prepared: TrialEvidence, collected: TrialEvidence | undefined, armListing: ShownEvidence | undefined): TrialEvidence | undefined {
+function trialEvidence(
+  prepared: TrialEvidence,
+  collected: TrialEvidence | undefined,
+  armListing: ShownEvidence | undefined,
+): TrialEvidence | undefined {
   const shown = collected?.shown ?? prepared.shown ?? armListing;
   const evidence: TrialEvidence = { ...prepared, ...collected, ...(shown ? { shown } : {}) };
   return Object.keys(evidence).length ? evidence : undefined;

@@ -20,7 +20,11 @@ export interface Watchdog {
  * One per run, idle until then: a trial costs it nothing.
  */
 export function startWatchdog(base: string): Watchdog {
-  const child = spawn(process.execPath, [ENTRY, String(process.pid), base], { detached: true, stdio: ['pipe', 'ignore', 'ignore'], cwd: '/' });
+  const child = spawn(process.execPath, [ENTRY, String(process.pid), base], {
+    detached: true,
+    stdio: ['pipe', 'ignore', 'ignore'],
+    cwd: '/',
+  });
   // A watchdog that could not start (or died) must not take the run with it: the next start's sweep remains.
   child.on('error', () => {});
   child.stdin.on('error', () => {});

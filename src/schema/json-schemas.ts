@@ -16,7 +16,10 @@ const SOURCES: Record<string, { schema: z.ZodTypeAny; title: string }> = {
   cases: { schema: casesFileSchema, title: 'skillprobe case file' },
   profile: { schema: profileSchema, title: 'skillprobe model SIMULATOR profile' },
   run: { schema: runManifestSchema, title: `skillprobe run folder: run.json (format ${RUN_FORMAT_VERSION})` },
-  'trial-meta': { schema: trialMetaSchema, title: `skillprobe run folder: trials/<case>/<arm>/<n>.meta.json (format ${RUN_FORMAT_VERSION})` },
+  'trial-meta': {
+    schema: trialMetaSchema,
+    title: `skillprobe run folder: trials/<case>/<arm>/<n>.meta.json (format ${RUN_FORMAT_VERSION})`,
+  },
   results: { schema: resultsSchema, title: `skillprobe run folder: results.json (format ${RUN_FORMAT_VERSION})` },
 };
 
@@ -35,7 +38,10 @@ export function jsonSchemas(): Record<string, object> {
   const schemas: Record<string, object> = Object.fromEntries(
     Object.entries(SOURCES).map(([name, { schema, title }]) => [
       name,
-      { title, ...zodToJsonSchema(schema, { target: 'jsonSchema7', $refStrategy: 'none', effectStrategy: 'input', pipeStrategy: 'input' }) },
+      {
+        title,
+        ...zodToJsonSchema(schema, { target: 'jsonSchema7', $refStrategy: 'none', effectStrategy: 'input', pipeStrategy: 'input' }),
+      },
     ]),
   );
   // The config's schema lives in the run-folder contract, which knows no stage: the agents registry adds its ids.

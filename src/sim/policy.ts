@@ -30,7 +30,9 @@ export interface TrialIdentity {
  * independent across trials, and needs no shared generator state (safe under concurrency).
  */
 export function seededUniform(seed: number, ...labels: string[]): number {
-  const h = createHash('sha256').update([String(seed), ...labels].join('\u0000')).digest();
+  const h = createHash('sha256')
+    .update([String(seed), ...labels].join('\u0000'))
+    .digest();
   return h.readUIntBE(0, 6) / 2 ** 48;
 }
 
@@ -53,7 +55,8 @@ export function matchingRule(profile: Profile, prompt: string, caseId: string | 
   });
 }
 
-const DEFAULT_ANSWER = 'Here is a general answer without using any skill: I would start by checking the documentation for the tool you mentioned.';
+const DEFAULT_ANSWER =
+  'Here is a general answer without using any skill: I would start by checking the documentation for the tool you mentioned.';
 const DEFAULT_CLARIFY = 'Could you tell me a bit more about what you need — which project or system should I work with?';
 
 function answer(text: string | true | undefined, fallback: string): Reply {
@@ -130,7 +133,10 @@ export function mutateCommand(cmd: string, how: PlanPolicy['mutate']): string {
       return tokens.join(' ');
     }
   }
-  const flag = tokens.map((t, i) => (t.startsWith('--') ? i : -1)).filter((i) => i >= 0).at(-1);
+  const flag = tokens
+    .map((t, i) => (t.startsWith('--') ? i : -1))
+    .filter((i) => i >= 0)
+    .at(-1);
   if (flag === undefined) return `${cmd} --force`;
   const valueFollows = tokens[flag + 1] !== undefined && !tokens[flag + 1]!.startsWith('-');
   tokens.splice(flag, valueFollows ? 2 : 1);

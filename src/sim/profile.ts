@@ -61,7 +61,10 @@ export const profileSchema = z
     seed: z.number().int().default(1),
     plan: planSchema.default({}),
     rules: z.array(ruleSchema).default([]),
-    default: z.array(behaviourSchema).min(1).default([{ p: 1, answer: true }]),
+    default: z
+      .array(behaviourSchema)
+      .min(1)
+      .default([{ p: 1, answer: true }]),
   })
   .strict();
 
@@ -87,7 +90,8 @@ export function readProfile(file: string): LoadedProfile {
     if (r.prompt === undefined) return;
     const compiled = compileLinearRegex(r.prompt, { ignoreCase: true });
     if (!compiled.ok) problems.add(yaml.problem(['rules', i, 'prompt'], compiled.what, compiled.todo));
-    if (r.do.every((b) => b.p === 0)) problems.add(yaml.problem(['rules', i, 'do'], 'every weight is 0', 'give at least one behaviour p > 0'));
+    if (r.do.every((b) => b.p === 0))
+      problems.add(yaml.problem(['rules', i, 'do'], 'every weight is 0', 'give at least one behaviour p > 0'));
   });
   problems.throwIfAny();
   return { profile: value, yaml };
@@ -138,7 +142,11 @@ export function profileReferenceProblems({ profile, yaml }: LoadedProfile, targe
   profile.rules.forEach((r, i) => {
     if (cases && r.case !== undefined && !cases.has(r.case)) {
       problems.push(
-        yaml.problem(['rules', i, 'case'], `rule ${i + 1} matches case "${r.case}", which is not in the suite, so the rule never applies`, `use one of the case ids (${someOf([...cases])}), or match by \`prompt\``),
+        yaml.problem(
+          ['rules', i, 'case'],
+          `rule ${i + 1} matches case "${r.case}", which is not in the suite, so the rule never applies`,
+          `use one of the case ids (${someOf([...cases])}), or match by \`prompt\``,
+        ),
       );
     }
     checkBehaviours(r.do, ['rules', i, 'do'], `rule ${i + 1}`);

@@ -47,7 +47,11 @@ function smallestMeeting(near: number, ok: (u: number) => boolean): number | und
  * holds β. (Alternating the two searches zig-zags slowly down a narrow valley; nesting lands in one pass.)
  * Undefined when the family cannot hold both error rates.
  */
-export function calibrate(goal: ErrorGoal, make: (u: Multipliers) => SequentialDesign, start: Multipliers): { design: SequentialDesign; start: Multipliers } | undefined {
+export function calibrate(
+  goal: ErrorGoal,
+  make: (u: Multipliers) => SequentialDesign,
+  start: Multipliers,
+): { design: SequentialDesign; start: Multipliers } | undefined {
   let u0 = start.u0;
   // The last design that held both, with its multipliers: what is returned, never one rebuilt afterwards.
   let held: { design: SequentialDesign; start: Multipliers } | undefined;

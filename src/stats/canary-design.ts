@@ -48,10 +48,15 @@ export function dropZ(basePasses: number, baseTrials: number, passes: number, tr
  */
 const SHAPE = 0.25;
 /** How much higher than the cap's critical z stage m's must be. */
-const stageFactor = (baseTrials: number, m: number, maxTrials: number) => ((1 / baseTrials + 1 / m) / (1 / baseTrials + 1 / maxTrials)) ** (0.5 - SHAPE);
+const stageFactor = (baseTrials: number, m: number, maxTrials: number) =>
+  ((1 / baseTrials + 1 / m) / (1 / baseTrials + 1 / maxTrials)) ** (0.5 - SHAPE);
 
 /** Most candidate passes at each stage that reach the stage's z against a base end; −1 where none can (and before minTrials). */
-export function regressedUpTo(base: { trials: number; passes: number }, c: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number[] {
+export function regressedUpTo(
+  base: { trials: number; passes: number },
+  c: number,
+  p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>,
+): number[] {
   const out = new Array<number>(p.maxTrials + 1).fill(-1);
   for (let m = Math.max(1, p.minTrials); m <= p.maxTrials; m++) {
     const needed = c * stageFactor(base.trials, m, p.maxTrials);
@@ -163,7 +168,8 @@ export function canaryCritical(base: BaseEnds, p: Pick<CanaryParams, 'alpha' | '
   const coarse = (c: number) => {
     const ends = reachableEnds(base, c, p);
     let best = 0;
-    for (let g = 0; g < COARSE_GRID; g++) best = Math.max(best, Math.exp(logFalseAlarm(ends, p.maxTrials, ((g + 0.5) * Math.PI) / 2 / COARSE_GRID)));
+    for (let g = 0; g < COARSE_GRID; g++)
+      best = Math.max(best, Math.exp(logFalseAlarm(ends, p.maxTrials, ((g + 0.5) * Math.PI) / 2 / COARSE_GRID)));
     return best;
   };
   const bisect = (lo: number, hi: number, times: number, rate: (c: number) => number) => {
@@ -188,12 +194,17 @@ export function canaryCritical(base: BaseEnds, p: Pick<CanaryParams, 'alpha' | '
  * The largest critical z the candidate's trials would have reached: at each stage from minTrials on, its pooled z
  * over that stage's factor, so that the path crossed the boundary of critical z c exactly when this is at least c.
  */
-export function largestCritical(base: { trials: number; passes: number }, sequence: readonly boolean[], p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number {
+export function largestCritical(
+  base: { trials: number; passes: number },
+  sequence: readonly boolean[],
+  p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>,
+): number {
   let [passes, best] = [0, Number.NEGATIVE_INFINITY];
   sequence.forEach((passed, i) => {
     if (passed) passes++;
     const m = i + 1;
-    if (m >= p.minTrials && m <= p.maxTrials) best = Math.max(best, dropZ(base.passes, base.trials, passes, m) / stageFactor(base.trials, m, p.maxTrials));
+    if (m >= p.minTrials && m <= p.maxTrials)
+      best = Math.max(best, dropZ(base.passes, base.trials, passes, m) / stageFactor(base.trials, m, p.maxTrials));
   });
   return best;
 }
@@ -218,11 +229,26 @@ export interface CanaryOperating {
 }
 
 /** Exact operating characteristics when the base's rate is `baseRate` and the candidate's `rate`, at critical z c. */
-export function canaryOperating(base: readonly StoppedEnd[], baseRate: number, rate: number, c: number, p: Omit<CanaryParams, 'alpha'>): CanaryOperating {
+export function canaryOperating(
+  base: readonly StoppedEnd[],
+  baseRate: number,
+  rate: number,
+  c: number,
+  p: Omit<CanaryParams, 'alpha'>,
+): CanaryOperating {
   const [logP, logQ] = [Math.log(baseRate), Math.log(1 - baseRate)];
   const out = { regressed: 0, unchanged: 0, undecided: 0, expectedTrials: 0 };
   for (const e of base) {
-    const w = baseRate <= 0 ? (e.passes === 0 ? Math.exp(e.logPaths) : 0) : baseRate >= 1 ? (e.passes === e.trials ? Math.exp(e.logPaths) : 0) : Math.exp(logEndProbability(e, logP, logQ));
+    const w =
+      baseRate <= 0
+        ? e.passes === 0
+          ? Math.exp(e.logPaths)
+          : 0
+        : baseRate >= 1
+          ? e.passes === e.trials
+            ? Math.exp(e.logPaths)
+            : 0
+          : Math.exp(logEndProbability(e, logP, logQ));
     if (w === 0) continue;
     const o = designOperating(canaryDesign(e, c, p), rate);
     out.regressed += w * o.reject;

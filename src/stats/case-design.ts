@@ -21,7 +21,8 @@ export function buildDesign(p: DecisionParams, mode: DecisionMode): { params: Sp
   const p1 = p.threshold - p.delta;
   // Within the limit: decisionProblem refused larger designs when the config loaded, and fixed mode builds none.
   const fixedN = fixedNEquivalent(p.threshold, p1, p.alpha, p.beta) ?? FIXED_N_LIMIT;
-  const optimal = () => optimalDesign({ p0: p.threshold, p1, alpha: p.alpha, beta: p.beta, minTrials: p.minTrials }, Math.max(fixedN, p.minTrials));
+  const optimal = () =>
+    optimalDesign({ p0: p.threshold, p1, alpha: p.alpha, beta: p.beta, minTrials: p.minTrials }, Math.max(fixedN, p.minTrials));
   const params = { ...p, maxTrials: p.maxTrials ?? optimal().maxTrials };
   const kind = decisionMode(mode).design;
   const d = kind.build(params, optimal);
@@ -51,6 +52,13 @@ export const caseDesignKind = (c: Pick<GradableCase, 'design'>): CaseDesignKind 
 export function caseDesign(c: Pick<GradableCase, 'decision' | 'design'>): SequentialDesign {
   const p = c.decision;
   if (!c.design) return waldDesign(p);
-  const full: SequentialDesign = { p0: p.threshold, p1: p.threshold - p.delta, minTrials: p.minTrials, maxTrials: c.design.maxTrials, acceptFrom: c.design.acceptFrom, rejectUpTo: c.design.rejectUpTo };
+  const full: SequentialDesign = {
+    p0: p.threshold,
+    p1: p.threshold - p.delta,
+    minTrials: p.minTrials,
+    maxTrials: c.design.maxTrials,
+    acceptFrom: c.design.acceptFrom,
+    rejectUpTo: c.design.rejectUpTo,
+  };
   return truncateDesign(full, p.maxTrials);
 }

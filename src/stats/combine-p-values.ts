@@ -79,6 +79,6 @@ function uniformTerm(tau: number, width: number): BinnedTerm {
     const mass = Math.exp(-Math.max((b - 1) * width, from) / 2) - Math.exp((-b * width) / 2);
     if (mass > 0) out.push([b, mass]);
   }
-  out.push([BINS, Math.exp((-Math.max((BINS - 1) * width, from)) / 2)]);
+  out.push([BINS, Math.exp(-Math.max((BINS - 1) * width, from) / 2)]);
   return out;
 }

@@ -45,7 +45,11 @@ export function triangularDesign(goal: DesignGoal): SequentialDesign | undefined
   const c = theta / 4;
   const v = goal.p1 * (1 - goal.p1);
   const make = (u: { u0: number; u1: number }) =>
-    linesDesign(goal, (n) => n * goal.p1 + Math.exp(u.u1) + c * n * v, (n) => n * goal.p1 - Math.exp(u.u0) + 3 * c * n * v);
+    linesDesign(
+      goal,
+      (n) => n * goal.p1 + Math.exp(u.u1) + c * n * v,
+      (n) => n * goal.p1 - Math.exp(u.u0) + 3 * c * n * v,
+    );
   const a = Math.log((2 * Math.log(1 / (goal.alpha + goal.beta))) / theta);
   return calibrate(goal, make, { u0: a, u1: a })?.design;
 }
@@ -62,7 +66,11 @@ export function twoSprtDesign(goal: DesignGoal): SequentialDesign | undefined {
     const [h0, g0] = [Math.log(star / goal.p0), Math.log((1 - star) / (1 - goal.p0))];
     const [h1, g1] = [Math.log(star / goal.p1), Math.log((1 - star) / (1 - goal.p1))];
     const make = (u: { u0: number; u1: number }) =>
-      linesDesign(goal, (n) => (Math.exp(u.u1) - n * g1) / (h1 - g1), (n) => (n * g0 - Math.exp(u.u0)) / (g0 - h0));
+      linesDesign(
+        goal,
+        (n) => (Math.exp(u.u1) - n * g1) / (h1 - g1),
+        (n) => (n * g0 - Math.exp(u.u0)) / (g0 - h0),
+      );
     const design = calibrate(goal, make, { u0: Math.log(Math.log(1 / goal.alpha)), u1: Math.log(Math.log(1 / goal.beta)) })?.design;
     if (!design) continue;
     const worst = worstExpectedTrials(design).expectedTrials;

@@ -103,7 +103,12 @@ export interface InducedDesign {
  * The Bayes-optimal design with maximum N whose exact α and β are at or under the goal's, or undefined when no
  * design that decides by N can hold both.
  */
-export function inducedDesign(goal: DesignGoal, maxTrials: number, points: readonly CostPoint[], start?: Multipliers): InducedDesign | undefined {
+export function inducedDesign(
+  goal: DesignGoal,
+  maxTrials: number,
+  points: readonly CostPoint[],
+  start?: Multipliers,
+): InducedDesign | undefined {
   const l = lattice(goal, maxTrials, points);
   const initial = start ?? { u0: Math.log(10 * maxTrials), u1: Math.log(10 * maxTrials) };
   return calibrate(goal, (u) => induce(goal, l, Math.exp(u.u0), Math.exp(u.u1)), initial);
@@ -116,7 +121,13 @@ export function inducedDesign(goal: DesignGoal, maxTrials: number, points: reado
  */
 export function costPoints(goal: Pick<DesignGoal, 'p0' | 'p1'>): CostPoint[] {
   const delta = goal.p0 - goal.p1;
-  const rates = [Math.max(goal.p1 - 2 * delta, goal.p1 / 2), goal.p1, (goal.p0 + goal.p1) / 2, goal.p0, Math.min(goal.p0 + delta / 2, (1 + goal.p0) / 2)];
+  const rates = [
+    Math.max(goal.p1 - 2 * delta, goal.p1 / 2),
+    goal.p1,
+    (goal.p0 + goal.p1) / 2,
+    goal.p0,
+    Math.min(goal.p0 + delta / 2, (1 + goal.p0) / 2),
+  ];
   return rates.map((p, i) => ({ p, weight: i === 2 ? 0.5 : 0.125 }));
 }
 
@@ -141,7 +152,9 @@ export function optimalDesign(goal: DesignGoal, fixedN: number): SequentialDesig
   // About 25 maxima for small designs, 10 for large ones (each costs time growing as the maximum squared).
   const step = Math.max(1, Math.round(fixedN / (fixedN > 200 ? 10 : 25)));
   // The grid, and the fixed N itself: a design deciding by fixedN holds both error rates (the fixed test does).
-  const maxima = [...new Set([...Array.from({ length: Math.floor((hi - lo) / step) + 1 }, (_, i) => lo + i * step), Math.max(lo, fixedN)])].sort((a, b) => a - b);
+  const maxima = [
+    ...new Set([...Array.from({ length: Math.floor((hi - lo) / step) + 1 }, (_, i) => lo + i * step), Math.max(lo, fixedN)]),
+  ].sort((a, b) => a - b);
   const found: { design: SequentialDesign; worst: number }[] = [];
   let start: Multipliers | undefined;
   for (const n of maxima) {
@@ -150,7 +163,10 @@ export function optimalDesign(goal: DesignGoal, fixedN: number): SequentialDesig
     start = induced.start;
     found.push({ design: induced.design, worst: worstExpectedTrials(induced.design).expectedTrials });
   }
-  if (found.length === 0) throw new RangeError(`no sequential design holds α ${goal.alpha} and β ${goal.beta} for ${goal.p0} against ${goal.p1} within ${hi} trials`);
+  if (found.length === 0)
+    throw new RangeError(
+      `no sequential design holds α ${goal.alpha} and β ${goal.beta} for ${goal.p0} against ${goal.p1} within ${hi} trials`,
+    );
   const best = Math.min(...found.map((f) => f.worst));
   const design = found.find((f) => f.worst <= SETTLE_WITHIN * best)!.design;
   chosen.set(key, design);

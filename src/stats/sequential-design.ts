@@ -81,7 +81,11 @@ export interface OperatingCharacteristics {
  * simulation. `from` starts in a state already reached and still open (n scored trials, k passes), so
  * `expectedTrials` is then the expected number of further trials.
  */
-export function designOperating(d: SequentialDesign, p: number, from: { trials: number; passes: number } = { trials: 0, passes: 0 }): OperatingCharacteristics {
+export function designOperating(
+  d: SequentialDesign,
+  p: number,
+  from: { trials: number; passes: number } = { trials: 0, passes: 0 },
+): OperatingCharacteristics {
   // alive[k - lo]: probability of being open with k passes; the open set is one run of k at every stage.
   let lo = from.passes;
   let alive = [1];

@@ -16,7 +16,14 @@ export interface StoppedEnd {
 
 /** n trials, no stopping before: the design whose every path ends at n. */
 export function fixedTrialsDesign(n: number, p0 = 0.5, p1 = 0.5): SequentialDesign {
-  return { p0, p1, minTrials: n, maxTrials: n, acceptFrom: new Array<number>(n + 1).fill(n + 1), rejectUpTo: new Array<number>(n + 1).fill(-1) };
+  return {
+    p0,
+    p1,
+    minTrials: n,
+    maxTrials: n,
+    acceptFrom: new Array<number>(n + 1).fill(n + 1),
+    rejectUpTo: new Array<number>(n + 1).fill(-1),
+  };
 }
 
 /**

@@ -132,7 +132,9 @@ function buildTail(ends: StoppedNull['ends'], difference: Float64Array, side: -1
 function buildNull(b: StoppingRule, c: StoppingRule): StoppedNull {
   const ends = { base: ruleEnds(b), candidate: ruleEnds(c) };
   const difference = new Float64Array(ends.base.length * ends.candidate.length);
-  ends.base.forEach((x, i) => ends.candidate.forEach((y, j) => (difference[i * ends.candidate.length + j] = rateDifference(x.passes, x.trials, y.passes, y.trials))));
+  ends.base.forEach((x, i) =>
+    ends.candidate.forEach((y, j) => (difference[i * ends.candidate.length + j] = rateDifference(x.passes, x.trials, y.passes, y.trials))),
+  );
   return { ends, lower: buildTail(ends, difference, -1), upper: buildTail(ends, difference, 1) };
 }
 
@@ -160,7 +162,10 @@ function refinedPValue(table: StoppedNull, tail: Tail, level: number): number {
   const region = tail.sorted.subarray(0, tail.cuts[level]);
   const p = supremumOverRate((theta) => {
     const [logP, logQ] = [2 * Math.log(Math.sin(theta)), 2 * Math.log(Math.cos(theta))];
-    const [pb, pc] = [table.ends.base, table.ends.candidate].map((ends) => ends.map((e) => Math.exp(logEndProbability(e, logP, logQ)))) as [number[], number[]];
+    const [pb, pc] = [table.ends.base, table.ends.candidate].map((ends) => ends.map((e) => Math.exp(logEndProbability(e, logP, logQ)))) as [
+      number[],
+      number[],
+    ];
     let mass = 0;
     for (const pair of region) mass += pb[(pair / m) | 0]! * pc[pair % m]!;
     return Math.log(mass);
@@ -184,8 +189,17 @@ export function stoppedTwoSampleTest(base: StoppedSample, candidate: StoppedSamp
   const side = (tail: Tail) => {
     const level = tail.levelOf[pair]!;
     // The reported p-value is the refined one; the combination reads the observation at its level of the null.
-    return { p: Math.min(refinedPValue(table, tail, level), tail.values[level]!), null: { values: tail.values, observed: tail.values[level]! } };
+    return {
+      p: Math.min(refinedPValue(table, tail, level), tail.values[level]!),
+      null: { values: tail.values, observed: tail.values[level]! },
+    };
   };
   const [lower, upper] = [side(table.lower), side(table.upper)];
-  return { lower: lower.p, upper: upper.p, twoSided: Math.min(1, 2 * Math.min(lower.p, upper.p)), lowerNull: lower.null, upperNull: upper.null };
+  return {
+    lower: lower.p,
+    upper: upper.p,
+    twoSided: Math.min(1, 2 * Math.min(lower.p, upper.p)),
+    lowerNull: lower.null,
+    upperNull: upper.null,
+  };
 }

@@ -33,7 +33,7 @@ export function stratifiedDifference(strata: readonly Stratum[], confidence = 0.
     variance += (pb * (1 - pb)) / (base.n + 2) + (pc * (1 - pc)) / (candidate.n + 2);
   }
   const k = used.length;
-  const half = zFor(confidence) * Math.sqrt(variance) / k;
+  const half = (zFor(confidence) * Math.sqrt(variance)) / k;
   const [point, centre] = [diff / k, adjusted / k];
   return { diff: point, cases: k, lo: Math.max(-1, Math.min(point, centre - half)), hi: Math.min(1, Math.max(point, centre + half)) };
 }

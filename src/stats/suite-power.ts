@@ -64,7 +64,10 @@ export function suiteCanaryPower(cases: readonly PlannedCase[], alpha: number, t
   const nulls = cases.map((c) => nullTerms(c, term));
   const top = nulls.reduce((s, t) => s + Math.max(...t.map((x) => x.value)), 0);
   const width = top / BINS;
-  const underNull = convolveTerms(nulls.map((t) => binned(t, width, Math.ceil)), BINS);
+  const underNull = convolveTerms(
+    nulls.map((t) => binned(t, width, Math.ceil)),
+    BINS,
+  );
   // The smallest bin whose tail under the null is at most α: the critical value.
   let tail = 0;
   let critical = BINS + 1;
@@ -73,7 +76,10 @@ export function suiteCanaryPower(cases: readonly PlannedCase[], alpha: number, t
     tail += underNull[b]!;
     critical = b;
   }
-  const underDrop = convolveTerms(cases.map((c) => binned(dropTerms(c, term), width, Math.floor)), BINS);
+  const underDrop = convolveTerms(
+    cases.map((c) => binned(dropTerms(c, term), width, Math.floor)),
+    BINS,
+  );
   let power = 0;
   for (let b = critical; b <= BINS; b++) power += underDrop[b]!;
   return Math.min(1, power);

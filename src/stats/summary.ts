@@ -45,7 +45,12 @@ function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
   return m;
 }
 
-export function summariseCaseArm(c: GradableCase, arm: Arm, outcomes: TrialOutcome[], { confidence, readCountsAsFiring }: SummaryOptions): CaseArmSummary {
+export function summariseCaseArm(
+  c: GradableCase,
+  arm: Arm,
+  outcomes: TrialOutcome[],
+  { confidence, readCountsAsFiring }: SummaryOptions,
+): CaseArmSummary {
   const scored = outcomes.filter((o) => o.passed !== null);
   const passes = scored.filter((o) => o.passed).length;
   const ev = outcomes.filter(usable);
@@ -99,10 +104,16 @@ export function failureBreakdown(c: GradableCase, arm: Arm, scored: TrialOutcome
   // A trial the budget stopped before anything fired did not answer without a skill: it ran out (see budgetStop).
   const stopped = (o: TrialOutcome) => BUDGET_STOPS.has(o.status);
   const silent = scored.filter((o) => o.fired === 'none' && !stopped(o));
-  const refusedIn = (o: TrialOutcome) => [...new Set(o.firings.filter((f) => f.status !== undefined && f.status !== 'loaded').map((f) => `${f.status}\u0000${f.requested.trim()}`))];
+  const refusedIn = (o: TrialOutcome) => [
+    ...new Set(
+      o.firings.filter((f) => f.status !== undefined && f.status !== 'loaded').map((f) => `${f.status}\u0000${f.requested.trim()}`),
+    ),
+  ];
   const refusedCalls = scored.flatMap(refusedIn);
   return {
-    didNotFire: trialCount(positive && arm === 'skill' ? scored.filter((o) => (o.fired === 'none' || o.fired === 'other') && !stopped(o)) : []),
+    didNotFire: trialCount(
+      positive && arm === 'skill' ? scored.filter((o) => (o.fired === 'none' || o.fired === 'other') && !stopped(o)) : [],
+    ),
     // A sibling firing beside the expected skill in a passing trial (a non-exclusive case) is no failure to fix.
     sibling: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.passed === false && firedOther(o)) : []),
     planWrong: trialCount(planWrong),
@@ -141,12 +152,18 @@ export function confusionMatrix(cases: GradableCase[], outcomes: TrialOutcome[],
   const cells: ConfusionMatrix['cells'] = {};
   for (const row of rows) {
     const inRow = ev.filter((o) => expectOf.get(o.caseId) === row);
-    cells[row] = Object.fromEntries(columns.map((col) => [col, wilsonInterval(inRow.filter((o) => o.firedColumn === col).length, inRow.length, confidence)]));
+    cells[row] = Object.fromEntries(
+      columns.map((col) => [col, wilsonInterval(inRow.filter((o) => o.firedColumn === col).length, inRow.length, confidence)]),
+    );
   }
   return { rows, columns, cells };
 }
 
-export function aggregates(cases: GradableCase[], outcomes: TrialOutcome[], { confidence, readCountsAsFiring }: SummaryOptions): Aggregates {
+export function aggregates(
+  cases: GradableCase[],
+  outcomes: TrialOutcome[],
+  { confidence, readCountsAsFiring }: SummaryOptions,
+): Aggregates {
   const expectOf = new Map(cases.map((c) => [c.id, c.expect]));
   const ev = outcomes.filter((o) => o.arm === 'skill' && usable(o));
   const positives = ev.filter((o) => expectOf.get(o.caseId) !== NONE);
@@ -165,10 +182,14 @@ export function ablationTable(cases: GradableCase[], outcomes: TrialOutcome[], c
   const rows: AblationRow[] = [];
   const byCaseArm = groupBy(outcomes, (o) => `${o.caseId}\u0000${o.arm}`);
   for (const c of cases) {
-    const scoredByN = (arm: Arm) => new Map((byCaseArm.get(`${c.id}\u0000${arm}`) ?? []).filter((o) => o.passed !== null).map((o) => [o.n, o.passed!]));
+    const scoredByN = (arm: Arm) =>
+      new Map((byCaseArm.get(`${c.id}\u0000${arm}`) ?? []).filter((o) => o.passed !== null).map((o) => [o.n, o.passed!]));
     const skill = scoredByN('skill');
     const ablation = scoredByN('ablation');
-    const pairs: [boolean, boolean][] = [...skill.keys()].filter((n) => ablation.has(n)).sort((a, b) => a - b).map((n) => [skill.get(n)!, ablation.get(n)!]);
+    const pairs: [boolean, boolean][] = [...skill.keys()]
+      .filter((n) => ablation.has(n))
+      .sort((a, b) => a - b)
+      .map((n) => [skill.get(n)!, ablation.get(n)!]);
     if (pairs.length === 0) continue;
     const counts = pairCounts(pairs);
     rows.push({
@@ -184,7 +205,13 @@ export function ablationTable(cases: GradableCase[], outcomes: TrialOutcome[], c
   return rows;
 }
 
-export function summarise(cases: GradableCase[], outcomes: TrialOutcome[], family: string[], arms: readonly Arm[], opts: SummaryOptions): Summary {
+export function summarise(
+  cases: GradableCase[],
+  outcomes: TrialOutcome[],
+  family: string[],
+  arms: readonly Arm[],
+  opts: SummaryOptions,
+): Summary {
   const { confidence } = opts;
   const byCaseArm = groupBy(outcomes, (o) => `${o.caseId}\u0000${o.arm}`);
   return {

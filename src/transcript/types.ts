@@ -13,14 +13,7 @@ export type EventSource = 'assistant' | 'tool' | 'harness' | 'system';
 export type SkillLoadStatus = 'loaded' | 'denied' | 'unknown' | 'invalid';
 
 export type ErrorKind =
-  | 'rate_limit'
-  | 'server_error'
-  | 'overloaded'
-  | 'authentication_failed'
-  | 'model_not_found'
-  | 'connection'
-  | 'timeout'
-  | 'unknown';
+  'rate_limit' | 'server_error' | 'overloaded' | 'authentication_failed' | 'model_not_found' | 'connection' | 'timeout' | 'unknown';
 
 export interface InitEvent {
   kind: 'init';
@@ -95,13 +88,7 @@ export interface ErrorEvent {
   retrying: boolean;
 }
 
-export type ResultStatus =
-  | 'success'
-  | 'api_error'
-  | 'max_turns'
-  | 'max_budget'
-  | 'execution_error'
-  | 'other_error';
+export type ResultStatus = 'success' | 'api_error' | 'max_turns' | 'max_budget' | 'execution_error' | 'other_error';
 
 export interface ResultEvent {
   kind: 'result';
@@ -125,14 +112,7 @@ export interface OtherEvent {
 }
 
 export type TranscriptEvent =
-  | InitEvent
-  | TextEvent
-  | ToolCallEvent
-  | ToolResultEvent
-  | SkillLoadEvent
-  | ErrorEvent
-  | ResultEvent
-  | OtherEvent;
+  InitEvent | TextEvent | ToolCallEvent | ToolResultEvent | SkillLoadEvent | ErrorEvent | ResultEvent | OtherEvent;
 
 export interface ParseWarning {
   line: number;

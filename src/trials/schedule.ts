@@ -108,7 +108,12 @@ export class SequentialScheduler implements TrialScheduler {
   /** Cases whose reject boundary stops the whole run. */
   private readonly stoppingIds: ReadonlySet<string>;
 
-  constructor(cases: Pick<GradableCase, 'id' | 'decision' | 'design' | 'expect' | 'plan'>[], arms: readonly Arm[], ablation: Config['ablation'], options: SequentialOptions = {}) {
+  constructor(
+    cases: Pick<GradableCase, 'id' | 'decision' | 'design' | 'expect' | 'plan'>[],
+    arms: readonly Arm[],
+    ablation: Config['ablation'],
+    options: SequentialOptions = {},
+  ) {
     this.stoppingIds = new Set(options.stopAtFirstReject ? options.designs?.keys() : []);
     this.cases = cases.map((c) => ({
       id: c.id,
@@ -180,7 +185,10 @@ export class SequentialScheduler implements TrialScheduler {
   }
 
   plannedTotal(): number {
-    return this.cases.reduce((sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.design.maxTrials + c.added)) * (c.withAblation ? 2 : 1), 0);
+    return this.cases.reduce(
+      (sum, c) => sum + (c.done ? c.next - 1 : Math.max(c.next - 1, c.design.maxTrials + c.added)) * (c.withAblation ? 2 : 1),
+      0,
+    );
   }
 
   expectedTotal(): number {

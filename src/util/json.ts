@@ -7,7 +7,9 @@ export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeo
 function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (isPlainObject(v)) {
-    const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
+    const keys = Object.keys(v)
+      .filter((k) => v[k] !== undefined)
+      .sort();
     return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
   }
   return JSON.stringify(v) ?? 'null';

@@ -20,7 +20,11 @@ export function compileLinearRegex(source: string, opts: { ignoreCase?: boolean 
           what: `regular expression ${JSON.stringify(source)} uses syntax the linear-time engine does not support (${detail})`,
           todo: 'rewrite it in RE2 syntax: no backreferences or lookaround',
         }
-      : { ok: false, what: `invalid regular expression ${JSON.stringify(source)}: ${detail}`, todo: 'fix the pattern (RE2 syntax; escape special characters with \\)' };
+      : {
+          ok: false,
+          what: `invalid regular expression ${JSON.stringify(source)}: ${detail}`,
+          todo: 'fix the pattern (RE2 syntax; escape special characters with \\)',
+        };
   }
 }
 

@@ -53,5 +53,12 @@ export function agentMatrix(runs: readonly Results[]): AgentMatrix {
     const verdicts = new Set(cells.flatMap((c) => (c ? [c.verdict] : [])));
     return { caseId, expect, cells, divergent: verdicts.size > 1 };
   });
-  return { agents: runs.map((r) => ({ id: r.run.agent.id, cliVersion: r.run.agent.cliVersion, model: r.run.model.reported ?? r.run.model.requested })), rows };
+  return {
+    agents: runs.map((r) => ({
+      id: r.run.agent.id,
+      cliVersion: r.run.agent.cliVersion,
+      model: r.run.model.reported ?? r.run.model.requested,
+    })),
+    rows,
+  };
 }

@@ -59,12 +59,21 @@ export const scoredSkillSequence = (r: Pick<RunToCompare, 'results'>, caseId: st
  * end: Bonferroni's share of α each, so that any case's REGRESSED is a false alarm with chance at most α. Cases the
  * base lacks, or did not stop by a known rule, are returned as gaps (they run on their own designs).
  */
-export function planCanary(base: RunToCompare, defs: readonly Pick<GradableCase, 'id' | 'decision'>[], o: CanaryOptions): { canary: StoredCanary; gaps: CanaryGap[] } {
+export function planCanary(
+  base: RunToCompare,
+  defs: readonly Pick<GradableCase, 'id' | 'decision'>[],
+  o: CanaryOptions,
+): { canary: StoredCanary; gaps: CanaryGap[] } {
   const gaps: CanaryGap[] = [];
   const ready = defs.flatMap((def) => {
     const sample = stoppedSample(base, def.id, scoredSkillSequence(base, def.id));
     if (!sample) {
-      gaps.push({ caseId: def.id, why: base.manifest.cases.defs.some((d) => d.id === def.id) ? 'the base run did not stop it by a known rule' : 'the base run has no such case' });
+      gaps.push({
+        caseId: def.id,
+        why: base.manifest.cases.defs.some((d) => d.id === def.id)
+          ? 'the base run did not stop it by a known rule'
+          : 'the base run has no such case',
+      });
       return [];
     }
     return [{ def, sample }];
@@ -89,7 +98,15 @@ export function planCanary(base: RunToCompare, defs: readonly Pick<GradableCase,
     };
   });
   return {
-    canary: { base: { runId: base.results.runId, dir: base.dir }, alpha: o.alpha, caseAlpha, margin: o.margin, futilityLevel: CANARY_FUTILITY_LEVEL, stopAtFirstRegression: o.stopAtFirstRegression, cases },
+    canary: {
+      base: { runId: base.results.runId, dir: base.dir },
+      alpha: o.alpha,
+      caseAlpha,
+      margin: o.margin,
+      futilityLevel: CANARY_FUTILITY_LEVEL,
+      stopAtFirstRegression: o.stopAtFirstRegression,
+      cases,
+    },
     gaps,
   };
 }
@@ -108,12 +125,23 @@ export interface CanaryTest {
 }
 
 /** The canary of one case against its base: the base as the run stored it, the candidate's outcomes in trial order. */
-export function canaryTest(entry: StoredCanary['cases'][number], canary: Pick<StoredCanary, 'margin' | 'futilityLevel'>, sequence: readonly boolean[]): CanaryTest {
+export function canaryTest(
+  entry: StoredCanary['cases'][number],
+  canary: Pick<StoredCanary, 'margin' | 'futilityLevel'>,
+  sequence: readonly boolean[],
+): CanaryTest {
   const design = boundariesDesign(entry.design);
   const d = decideSequential(sequence, design);
   const base: BaseEnds = { ends: ruleEnds({ design: boundariesDesign(entry.baseRule), added: entry.baseAdded }), observed: entry.base };
   const reached = largestCritical(entry.base, sequence.slice(0, d.trials), design);
-  return { pValue: canaryPValue(base, reached, design), state: d.state, trials: d.trials, passes: d.passes, margin: canary.margin, futilityLevel: canary.futilityLevel };
+  return {
+    pValue: canaryPValue(base, reached, design),
+    state: d.state,
+    trials: d.trials,
+    passes: d.passes,
+    margin: canary.margin,
+    futilityLevel: canary.futilityLevel,
+  };
 }
 
 /** True when the base run is the one the canary was drawn against, still ending where it did then. */

@@ -14,11 +14,19 @@ import { newcombeDifference } from '../stats/newcombe.js';
 import { pairedSignTest } from '../stats/paired-sign.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { wilsonInterval } from '../stats/wilson.js';
-import type { CaseChange, ChangeMethod, ComparedRun, Comparison, Drift, RateDifference, RoutingChange, RunToCompare } from './comparison.js';
+import type {
+  CaseChange,
+  ChangeMethod,
+  ComparedRun,
+  Comparison,
+  Drift,
+  RateDifference,
+  RoutingChange,
+  RunToCompare,
+} from './comparison.js';
 import { plural, pValueText } from '../util/text.js';
 import { COMPARE_DEFAULTS, type CompareOptions } from './compare-defaults.js';
 import { EXIT } from '../run/exit-codes.js';
-
 
 interface Tested {
   difference: RateDifference;
@@ -50,7 +58,8 @@ const directionOf = (worse: number, better: number): Tested['direction'] => (wor
  */
 function stoppedDifference(base: Sample, candidate: Sample, confidence: number): RateDifference {
   const [b, c] = [base.stopped, candidate.stopped];
-  if (!b || !c || b.added || c.added) return anytimeDifference(base.rate.successes, base.rate.n, candidate.rate.successes, candidate.rate.n, confidence);
+  if (!b || !c || b.added || c.added)
+    return anytimeDifference(base.rate.successes, base.rate.n, candidate.rate.successes, candidate.rate.n, confidence);
   const level = 1 - (1 - confidence) / 2;
   const [eb, ec] = [stagewiseEstimate(b.design, b.trials, b.passes, level), stagewiseEstimate(c.design, c.trials, c.passes, level)];
   return { diff: ec.rate - eb.rate, lo: ec.lower - eb.upper, hi: ec.upper - eb.lower };
@@ -68,12 +77,27 @@ function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, c
     // The direction is the paired test's own: the overall rates also count trials past the shorter run.
     const paired = pairedSignTest(base.sequence, candidate.sequence);
     const direction = Math.sign(paired.candidateOnly - paired.baseOnly) as Tested['direction'];
-    return { difference: anytimeDifference(x1, n1, x2, n2, confidence), pValue: paired.pValue, worse: { p: direction < 0 ? paired.pValue : 1 }, better: { p: direction > 0 ? paired.pValue : 1 }, direction };
+    return {
+      difference: anytimeDifference(x1, n1, x2, n2, confidence),
+      pValue: paired.pValue,
+      worse: { p: direction < 0 ? paired.pValue : 1 },
+      better: { p: direction > 0 ? paired.pValue : 1 },
+      direction,
+    };
   }
   if (method === 'canary') {
     // One-sided: a canary looks for a drop, and says UNCHANGED where it ruled the margin out.
     const t = candidate.canary!;
-    return { difference: stoppedDifference(base, candidate, confidence), pValue: t.pValue, worse: { p: t.pValue }, better: { p: 1 }, direction: -1, ...(t.state === 'accept' ? { unchanged: `the canary ruled out a drop of ${t.margin} (one-sided, ${100 * t.futilityLevel}%) where it stopped` } : {}) };
+    return {
+      difference: stoppedDifference(base, candidate, confidence),
+      pValue: t.pValue,
+      worse: { p: t.pValue },
+      better: { p: 1 },
+      direction: -1,
+      ...(t.state === 'accept'
+        ? { unchanged: `the canary ruled out a drop of ${t.margin} (one-sided, ${100 * t.futilityLevel}%) where it stopped` }
+        : {}),
+    };
   }
   if (method === 'design') {
     const test = stoppedTwoSampleTest(base.stopped!, candidate.stopped!);
@@ -86,7 +110,13 @@ function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, c
     };
   }
   const test = boschlooTest(x1, n1, x2, n2);
-  return { difference: newcombeDifference(x1, n1, x2, n2, confidence), pValue: test.twoSided, worse: { p: test.lower }, better: { p: test.upper }, direction: directionOf(test.lower, test.upper) };
+  return {
+    difference: newcombeDifference(x1, n1, x2, n2, confidence),
+    pValue: test.twoSided,
+    worse: { p: test.lower },
+    better: { p: test.upper },
+    direction: directionOf(test.lower, test.upper),
+  };
 }
 
 /**
@@ -138,7 +168,10 @@ function missingIn(r: RunToCompare, side: 'base' | 'candidate', cases: readonly 
   const out: string[] = [];
   const { status, trials } = r.manifest;
   if (status !== 'completed') out.push(`the ${side} run (${r.dir}) is ${status}: ${trials.finished} of ${trials.planned} trials ran`);
-  if (r.results.damaged.length) out.push(`the ${side} run has ${plural(r.results.damaged.length, 'damaged trial file')}: ${r.results.damaged.map((d) => d.path).join(', ')}`);
+  if (r.results.damaged.length)
+    out.push(
+      `the ${side} run has ${plural(r.results.damaged.length, 'damaged trial file')}: ${r.results.damaged.map((d) => d.path).join(', ')}`,
+    );
   const empty = cases.filter((c) => c.arm === 'skill' && (side === 'base' ? c.base : c.candidate).n === 0).map((c) => c.caseId);
   if (empty.length) out.push(`the ${side} run has no scored trial of ${plural(empty.length, 'case')}: ${empty.join(', ')}`);
   return out;
@@ -216,8 +249,19 @@ function caseChange(
   }
   if (pAdjusted <= o.alpha && direction !== 0) {
     const change = direction < 0 ? 'REGRESSED' : 'IMPROVED';
-    const paired = method === 'anytime' ? ' (paired trials)' : method === 'design' ? ' (under both stopping rules)' : method === 'canary' ? ' (the canary against this base)' : '';
-    return { ...common, change, reason: `${change === 'REGRESSED' ? 'dropped' : 'rose'} from ${p(base.p)} to ${p(candidate.p)}${paired}: adjusted p ${pValueText(pAdjusted)} ≤ ${o.alpha}` };
+    const paired =
+      method === 'anytime'
+        ? ' (paired trials)'
+        : method === 'design'
+          ? ' (under both stopping rules)'
+          : method === 'canary'
+            ? ' (the canary against this base)'
+            : '';
+    return {
+      ...common,
+      change,
+      reason: `${change === 'REGRESSED' ? 'dropped' : 'rose'} from ${p(base.p)} to ${p(candidate.p)}${paired}: adjusted p ${pValueText(pAdjusted)} ≤ ${o.alpha}`,
+    };
   }
   if (tested.unchanged) {
     return { ...common, change: 'UNCHANGED', reason: tested.unchanged };
@@ -258,19 +302,40 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
     const canary = entry ? canaryTest(entry, candidate.manifest.canary!, sequence) : undefined;
     // The test counts the trials up to where the rule stopped: trials still running then are left out.
     const counted = stopped ?? canary;
-    return { rate: counted ? wilsonInterval(counted.passes, counted.trials, confidence) : s.rate, sequence, ...(stopped ? { stopped } : {}), ...(canary ? { canary } : {}) };
+    return {
+      rate: counted ? wilsonInterval(counted.passes, counted.trials, confidence) : s.rate,
+      sequence,
+      ...(stopped ? { stopped } : {}),
+      ...(canary ? { canary } : {}),
+    };
   };
   // Each arm is its own family: the skill arm's cases are corrected among themselves and alone gate the exit code;
   // the ablation arm is context (how the model does without the family), never a regression of the skill.
   const tested = ARMS.flatMap((arm) => {
-    const inArm = pairs.filter(({ c }) => c.arm === arm).map(({ b, c }) => {
-      const [sb, sc] = [sample(base, b), sample(candidate, c)];
-      const method = rowMethod(arm, fixed, sb, sc);
-      return { caseId: c.caseId, arm, sb, sc, method, test: testDifference(sb, sc, method, confidence) };
-    });
-    const adjusted = adjustPValues(inArm.map((t) => t.test.pValue), 'bh');
+    const inArm = pairs
+      .filter(({ c }) => c.arm === arm)
+      .map(({ b, c }) => {
+        const [sb, sc] = [sample(base, b), sample(candidate, c)];
+        const method = rowMethod(arm, fixed, sb, sc);
+        return { caseId: c.caseId, arm, sb, sc, method, test: testDifference(sb, sc, method, confidence) };
+      });
+    const adjusted = adjustPValues(
+      inArm.map((t) => t.test.pValue),
+      'bh',
+    );
     const trialsFor = decidingTrials(o, inArm.length);
-    return inArm.map((t, i) => ({ ...t, change: caseChange({ caseId: t.caseId, arm, base: t.sb.rate, candidate: t.sc.rate }, t.method, t.test, adjusted[i]!, o, trialsFor, base.dir) }));
+    return inArm.map((t, i) => ({
+      ...t,
+      change: caseChange(
+        { caseId: t.caseId, arm, base: t.sb.rate, candidate: t.sc.rate },
+        t.method,
+        t.test,
+        adjusted[i]!,
+        o,
+        trialsFor,
+        base.dir,
+      ),
+    }));
   });
   const cases = tested.map((t) => t.change);
   const routing = routingChanges(base, candidate, fixed, o);
@@ -328,8 +393,19 @@ function routingChanges(base: RunToCompare, candidate: RunToCompare, fixed: bool
   // A cell's share is not what a design stopped on, so a sequential run's cells keep the anytime-valid test.
   const method: ChangeMethod = fixed ? 'boschloo' : 'anytime';
   const tested = cells.map((x) => testDifference(x.b, x.c, method, 1 - o.alpha));
-  const adjusted = adjustPValues(tested.map((t) => t.pValue), 'bh');
+  const adjusted = adjustPValues(
+    tested.map((t) => t.pValue),
+    'bh',
+  );
   return cells
-    .map((x, i) => ({ caseId: x.caseId, expect: expectOf.get(x.caseId) ?? '', column: x.column, base: x.b.rate, candidate: x.c.rate, ...tested[i]!, pAdjusted: adjusted[i]! }))
+    .map((x, i) => ({
+      caseId: x.caseId,
+      expect: expectOf.get(x.caseId) ?? '',
+      column: x.column,
+      base: x.b.rate,
+      candidate: x.c.rate,
+      ...tested[i]!,
+      pAdjusted: adjusted[i]!,
+    }))
     .filter((r) => r.pAdjusted <= o.alpha);
 }

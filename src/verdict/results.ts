@@ -36,7 +36,9 @@ export function buildResults(manifest: RunManifest, graded: readonly TrialOutcom
   // One order, whatever order the trials finished in: a regrade reproduces a run's results exactly.
   const outcomes = [...graded].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n);
   const defs = manifest.cases.defs;
-  const verdicts = decisionMode(decision.mode).sequential ? defs.map((c) => sequentialVerdict(c, outcomes)) : fixedVerdicts(defs, outcomes, decision.correction);
+  const verdicts = decisionMode(decision.mode).sequential
+    ? defs.map((c) => sequentialVerdict(c, outcomes))
+    : fixedVerdicts(defs, outcomes, decision.correction);
   const readCountsAsFiring = grading.readTriggers === 'fire';
   return {
     version: RUN_FORMAT_VERSION,
@@ -46,7 +48,13 @@ export function buildResults(manifest: RunManifest, graded: readonly TrialOutcom
     gradedAt: now.toISOString(),
     options: { readCountsAsFiring, budgetStopsFail: grading.budgetStops === 'fail' },
     outcomes,
-    summary: summarise(defs, outcomes, manifest.family.map((m) => m.dir), manifest.config.arms, { confidence: grading.confidence, readCountsAsFiring }),
+    summary: summarise(
+      defs,
+      outcomes,
+      manifest.family.map((m) => m.dir),
+      manifest.config.arms,
+      { confidence: grading.confidence, readCountsAsFiring },
+    ),
     verdicts,
     damaged: [...damaged],
     exitCode: resultsExitCode(exitCode(verdicts, decision.inconclusive), damaged.length),

@@ -27,8 +27,15 @@ function canaryCutShort(r: RunToCompare): boolean {
   const canary = r.manifest.canary;
   if (!canary?.stopAtFirstRegression) return false;
   return canary.cases.some((c) => {
-    const sequence = r.results.outcomes.filter((o) => o.caseId === c.caseId && o.arm === 'skill' && o.passed !== null).sort((a, b) => a.n - b.n);
-    return decideSequential(sequence.map((o) => o.passed === true), boundariesDesign(c.design)).state === 'reject';
+    const sequence = r.results.outcomes
+      .filter((o) => o.caseId === c.caseId && o.arm === 'skill' && o.passed !== null)
+      .sort((a, b) => a.n - b.n);
+    return (
+      decideSequential(
+        sequence.map((o) => o.passed === true),
+        boundariesDesign(c.design),
+      ).state === 'reject'
+    );
   });
 }
 
@@ -42,7 +49,8 @@ function canaryCutShort(r: RunToCompare): boolean {
 export function stoppedSample(r: RunToCompare, caseId: string, sequence: boolean[]): StoppedSample | undefined {
   if (sequence.length === 0 || r.manifest.status !== 'completed') return undefined;
   const passes = (s: readonly boolean[]) => s.filter(Boolean).length;
-  if (!decisionMode(r.results.run.decision.mode).sequential) return { design: fixedTrialsDesign(sequence.length), trials: sequence.length, passes: passes(sequence) };
+  if (!decisionMode(r.results.run.decision.mode).sequential)
+    return { design: fixedTrialsDesign(sequence.length), trials: sequence.length, passes: passes(sequence) };
   const def = r.manifest.cases.defs.find((d) => d.id === caseId);
   if (!def || canaryCutShort(r)) return undefined;
   const canary = canaryOf(r.manifest, caseId);

@@ -50,7 +50,11 @@ export function routingRates(base: RunToCompare, candidate: RunToCompare, confid
     const paired: Stratum[] = [...c].filter(([id]) => b.has(id)).map(([id, cand]) => ({ base: b.get(id)!, candidate: cand }));
     return stratifiedDifference(paired, confidence);
   };
-  return { recall: rate(ROUTING_RATES.recall), falseTriggers: rate(ROUTING_RATES.falseTriggers), siblingConfusion: rate(ROUTING_RATES.siblingConfusion) };
+  return {
+    recall: rate(ROUTING_RATES.recall),
+    falseTriggers: rate(ROUTING_RATES.falseTriggers),
+    siblingConfusion: rate(ROUTING_RATES.siblingConfusion),
+  };
 }
 
 /**
@@ -62,16 +66,30 @@ export function routingRates(base: RunToCompare, candidate: RunToCompare, confid
  * more dropped, not that the mean did; else IMPROVED when the "better" one is; else UNCHANGED when the suite's mean
  * pass rate moved less than the margin either way; else UNDECIDED.
  */
-export function suiteChange(evidence: readonly CaseEvidence[], routing: Record<RoutingRate, SuiteDifference>, o: CompareOptions): SuiteChange {
+export function suiteChange(
+  evidence: readonly CaseEvidence[],
+  routing: Record<RoutingRate, SuiteDifference>,
+  o: CompareOptions,
+): SuiteChange {
   const scored = evidence.filter((e) => e.change.base.n > 0 && e.change.candidate.n > 0);
   // The pass rate as the cases' tests count it (a design's trials up to its decision), with each case's estimate.
   const passRate = stratifiedDifference(
-    scored.map(({ change: c }) => ({ base: c.base, candidate: c.candidate, ...(c.method === 'design' ? { difference: c.difference.diff } : {}) })),
+    scored.map(({ change: c }) => ({
+      base: c.base,
+      candidate: c.candidate,
+      ...(c.method === 'design' ? { difference: c.difference.diff } : {}),
+    })),
     1 - o.alpha,
   );
   const rates: SuiteRates = { passRate, ...routing };
-  const pRegressed = truncatedProduct(scored.map((e) => e.worse), SUITE_TRUNCATION);
-  const pImproved = truncatedProduct(scored.map((e) => e.better), SUITE_TRUNCATION);
+  const pRegressed = truncatedProduct(
+    scored.map((e) => e.worse),
+    SUITE_TRUNCATION,
+  );
+  const pImproved = truncatedProduct(
+    scored.map((e) => e.better),
+    SUITE_TRUNCATION,
+  );
   const moved = scored
     .map((e) => e.change)
     .filter((c) => Number.isFinite(c.difference.diff) && c.difference.diff !== 0)
@@ -82,8 +100,27 @@ export function suiteChange(evidence: readonly CaseEvidence[], routing: Record<R
   const pass = rates.passRate;
   const over = `${scored.length} cases`;
   if (scored.length === 0) return { ...common, change: 'UNDECIDED', reason: 'no case has scored trials in both runs' };
-  if (pRegressed <= o.alpha) return { ...common, change: 'REGRESSED', reason: `pass rates dropped in the suite (in one case or more): combined p ${pValueText(pRegressed)} ≤ ${o.alpha} over ${over}` };
-  if (pImproved <= o.alpha) return { ...common, change: 'IMPROVED', reason: `pass rates rose in the suite (in one case or more): combined p ${pValueText(pImproved)} ≤ ${o.alpha} over ${over}` };
-  if (pass.lo > -o.margin && pass.hi < o.margin) return { ...common, change: 'UNCHANGED', reason: `no drop across the suite (combined p ${pValueText(pRegressed)}), and the mean pass rate's change lies within ±${o.margin}` };
-  return { ...common, change: 'UNDECIDED', reason: `no significant drop across the suite (combined p ${pValueText(pRegressed)}), yet a change of ±${o.margin} in the mean pass rate is not ruled out` };
+  if (pRegressed <= o.alpha)
+    return {
+      ...common,
+      change: 'REGRESSED',
+      reason: `pass rates dropped in the suite (in one case or more): combined p ${pValueText(pRegressed)} ≤ ${o.alpha} over ${over}`,
+    };
+  if (pImproved <= o.alpha)
+    return {
+      ...common,
+      change: 'IMPROVED',
+      reason: `pass rates rose in the suite (in one case or more): combined p ${pValueText(pImproved)} ≤ ${o.alpha} over ${over}`,
+    };
+  if (pass.lo > -o.margin && pass.hi < o.margin)
+    return {
+      ...common,
+      change: 'UNCHANGED',
+      reason: `no drop across the suite (combined p ${pValueText(pRegressed)}), and the mean pass rate's change lies within ±${o.margin}`,
+    };
+  return {
+    ...common,
+    change: 'UNDECIDED',
+    reason: `no significant drop across the suite (combined p ${pValueText(pRegressed)}), yet a change of ±${o.margin} in the mean pass rate is not ruled out`,
+  };
 }

@@ -64,20 +64,32 @@ export function sequentialVerdict(c: Pick<GradableCase, 'id' | 'decision' | 'des
   // What a decision shows, and no more: a PASS rules out p ≤ p1 (at β), a FAIL rules out p ≥ p0 (at α).
   const after = `after ${plural(d.trials, 'trial')}`;
   const decision = { ...base, ...estimate, decidedAt: d.trials, afterDecision, descriptiveInterval: true };
-  if (d.state === 'accept') return { ...decision, verdict: 'PASS', reason: `${test} ruled out p ≤ ${p1} (β ${errors.beta.toFixed(3)}) ${after}` };
-  if (d.state === 'reject') return { ...decision, verdict: 'FAIL', reason: `${test} ruled out p ≥ ${p.threshold} (α ${errors.alpha.toFixed(3)}) ${after}` };
+  if (d.state === 'accept')
+    return { ...decision, verdict: 'PASS', reason: `${test} ruled out p ≤ ${p1} (β ${errors.beta.toFixed(3)}) ${after}` };
+  if (d.state === 'reject')
+    return { ...decision, verdict: 'FAIL', reason: `${test} ruled out p ≥ ${p.threshold} (α ${errors.alpha.toFixed(3)}) ${after}` };
   if (tooFewUsable(k, p) || k.scored === 0) {
-    return { ...base, verdict: 'ERROR', descriptiveInterval: false, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
+    return {
+      ...base,
+      verdict: 'ERROR',
+      descriptiveInterval: false,
+      reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)`,
+    };
   }
   const between = `${k.passes} of ${k.scored} passed: the evidence sits between ${p.threshold} and ${p1}`;
   const own = c.design?.maxTrials ?? design.maxTrials;
-  const capped = p.maxTrials < own ? `maxTrials ${p.maxTrials} is below the ${own} by which the design decides (remove or raise maxTrials)` : `undecided at maxTrials ${p.maxTrials} (raise maxTrials, or widen delta)`;
+  const capped =
+    p.maxTrials < own
+      ? `maxTrials ${p.maxTrials} is below the ${own} by which the design decides (remove or raise maxTrials)`
+      : `undecided at maxTrials ${p.maxTrials} (raise maxTrials, or widen delta)`;
   return {
     ...base,
     ...estimate,
     verdict: 'INCONCLUSIVE',
     descriptiveInterval: stopped,
-    reason: stopped ? `${between}; ${capped}` : `undecided after ${plural(k.scored, 'trial')}, stopped before ${decided(design)}; ${between}`,
+    reason: stopped
+      ? `${between}; ${capped}`
+      : `undecided after ${plural(k.scored, 'trial')}, stopped before ${decided(design)}; ${between}`,
   };
 }
 
@@ -85,7 +97,11 @@ export function sequentialVerdict(c: Pick<GradableCase, 'id' | 'decision' | 'des
  * Fixed-N verdicts: FAIL when the exact test of "p ≥ p0" rejects at α after correction across cases; PASS when
  * the exact test of "p ≤ p1" rejects at β (the rate is shown to be above p1); INCONCLUSIVE otherwise.
  */
-export function fixedVerdicts(cases: (GradableCase & { decision: SprtParams })[], outcomes: TrialOutcome[], correction: Correction): CaseVerdict[] {
+export function fixedVerdicts(
+  cases: (GradableCase & { decision: SprtParams })[],
+  outcomes: TrialOutcome[],
+  correction: Correction,
+): CaseVerdict[] {
   const rows = cases.map((c) => ({ c, k: counts(skillArm(outcomes, c.id)) }));
   const testable = rows.filter((r) => r.k.scored > 0);
   const raw = testable.map((r) => binomialTestBelow(r.k.passes, r.k.scored, r.c.decision.threshold));
@@ -105,14 +121,28 @@ export function fixedVerdicts(cases: (GradableCase & { decision: SprtParams })[]
       fixedNEquivalent: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
     };
     const t = adjustedOf.get(c.id);
-    if (!t || tooFewUsable(k, p)) return { ...base, verdict: 'ERROR' as const, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
+    if (!t || tooFewUsable(k, p))
+      return { ...base, verdict: 'ERROR' as const, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
     const pAbove = binomialTestAbove(k.passes, k.scored, p.threshold - p.delta);
     const tested = { ...base, pBelow: t.raw, pBelowAdjusted: t.adj, pAbove };
-    if (t.adj <= p.alpha) return { ...tested, verdict: 'FAIL' as const, reason: `${k.passes}/${k.scored} is below ${p.threshold} (p = ${t.adj.toPrecision(2)} ≤ α ${p.alpha})` };
-    if (pAbove <= p.beta) return { ...tested, verdict: 'PASS' as const, reason: `${k.passes}/${k.scored} is above ${(p.threshold - p.delta).toFixed(2)} (p = ${pAbove.toPrecision(2)} ≤ β ${p.beta})` };
+    if (t.adj <= p.alpha)
+      return {
+        ...tested,
+        verdict: 'FAIL' as const,
+        reason: `${k.passes}/${k.scored} is below ${p.threshold} (p = ${t.adj.toPrecision(2)} ≤ α ${p.alpha})`,
+      };
+    if (pAbove <= p.beta)
+      return {
+        ...tested,
+        verdict: 'PASS' as const,
+        reason: `${k.passes}/${k.scored} is above ${(p.threshold - p.delta).toFixed(2)} (p = ${pAbove.toPrecision(2)} ≤ β ${p.beta})`,
+      };
     const p1 = p.threshold - p.delta;
     const perfect = trialsForPerfectPass(p1, p.beta);
-    const tooFew = k.scored < perfect ? `; even ${k.scored} of ${k.scored} could not, since ${p1.toFixed(2)}^${k.scored} > β ${p.beta}: at least ${perfect} trials are needed` : '';
+    const tooFew =
+      k.scored < perfect
+        ? `; even ${k.scored} of ${k.scored} could not, since ${p1.toFixed(2)}^${k.scored} > β ${p.beta}: at least ${perfect} trials are needed`
+        : '';
     return {
       ...tested,
       verdict: 'INCONCLUSIVE' as const,

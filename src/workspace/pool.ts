@@ -18,14 +18,16 @@ export class WorkspacePool {
   /** Roots on disk that are still the pool's to remove. */
   private readonly live = new Set<string>();
 
-  constructor(
-    private readonly opts: { root?: string; skills: Skill[]; skillsFolder: string; keep: boolean; prefetch: number },
-  ) {
+  constructor(private readonly opts: { root?: string; skills: Skill[]; skillsFolder: string; keep: boolean; prefetch: number }) {
     this.base = opts.root ?? tmpdir();
   }
 
   private create(arm: Arm): Promise<SealedWorkspace> {
-    const p = createSealedWorkspace({ root: this.base, skills: arm === 'skill' ? this.opts.skills : [], skillsFolder: this.opts.skillsFolder });
+    const p = createSealedWorkspace({
+      root: this.base,
+      skills: arm === 'skill' ? this.opts.skills : [],
+      skillsFolder: this.opts.skillsFolder,
+    });
     p.then(
       (ws) => this.live.add(ws.root),
       () => {}, // surfaced when taken

@@ -30,7 +30,12 @@ function processFacts(pid: number): ProcessFacts | undefined {
   if (stat === undefined) return undefined;
   const group = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
   const cwd = read(() => readlinkSync(`/proc/${pid}/cwd`));
-  const home = read(() => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('HOME='))?.slice(5));
+  const home = read(() =>
+    readFileSync(`/proc/${pid}/environ`, 'utf8')
+      .split('\0')
+      .find((v) => v.startsWith('HOME='))
+      ?.slice(5),
+  );
   return { pid, group, cwd, home };
 }
 
@@ -54,7 +59,8 @@ function agentGroupsIn(list: OwnedWorkspace[]): number[] {
   for (const w of list) {
     const recorded = w.owner.group;
     for (const p of procs) {
-      const ours = p.group === recorded ? inFolder(p.cwd, w.root) || inFolder(p.home, w.root) : p.pid === p.group && inFolder(p.home, w.root);
+      const ours =
+        p.group === recorded ? inFolder(p.cwd, w.root) || inFolder(p.home, w.root) : p.pid === p.group && inFolder(p.home, w.root);
       if (ours) groups.add(p.group);
     }
   }
@@ -71,7 +77,14 @@ async function reapWorkspaces(list: OwnedWorkspace[]): Promise<number> {
   const until = Date.now() + KILL_GRACE_MS;
   while (groups.some(groupAlive) && Date.now() < until) await sleep(100);
   for (const g of groups) killGroup(g, 'SIGKILL');
-  const removed = await Promise.all(list.map((w) => rm(w.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }).then(() => true, () => false)));
+  const removed = await Promise.all(
+    list.map((w) =>
+      rm(w.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }).then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   return removed.filter(Boolean).length;
 }
 

@@ -65,7 +65,11 @@ function checkRootFolder(root: string | undefined, where: string): void {
   throw new InputError(
     root
       ? { file: '--workdir', what: unusable, todo: 'pass an existing folder you can write to' }
-      : { file: process.env.TMPDIR ? 'TMPDIR' : 'the system temp folder', what: unusable, todo: 'create it, point TMPDIR at a folder you can write to, or pass --workdir DIR' },
+      : {
+          file: process.env.TMPDIR ? 'TMPDIR' : 'the system temp folder',
+          what: unusable,
+          todo: 'create it, point TMPDIR at a folder you can write to, or pass --workdir DIR',
+        },
   );
 }
 

@@ -30,7 +30,12 @@ interface Provider {
 const PROVIDERS: readonly Provider[] = [
   {
     switch: 'CLAUDE_CODE_USE_BEDROCK',
-    names: ['ANTHROPIC_BEDROCK_BASE_URL', 'ANTHROPIC_BEDROCK_SERVICE_TIER', 'ANTHROPIC_SMALL_FAST_MODEL_AWS_REGION', 'CLAUDE_CODE_SKIP_BEDROCK_AUTH'],
+    names: [
+      'ANTHROPIC_BEDROCK_BASE_URL',
+      'ANTHROPIC_BEDROCK_SERVICE_TIER',
+      'ANTHROPIC_SMALL_FAST_MODEL_AWS_REGION',
+      'CLAUDE_CODE_SKIP_BEDROCK_AUTH',
+    ],
     prefixes: ['AWS_'],
   },
   {
@@ -86,7 +91,9 @@ function simulatorVariables(simulator: NonNullable<InvocationRequest['simulator'
 }
 
 /** A trial's whole environment: the caller's variables it keeps, then the harness's own settings. */
-export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'cliRetries' | 'deadlineMs' | 'simulator'>): Record<string, string> {
+export function trialEnv(
+  req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'cliRetries' | 'deadlineMs' | 'simulator'>,
+): Record<string, string> {
   return {
     ...baseTrialEnv(req, realModelVariable(req.callerEnv, req.simulator !== undefined)),
     // Stops every connection but the API calls (telemetry, update checks).
@@ -103,7 +110,8 @@ export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tm
 }
 
 /** The CLI's own per-request timeout (connect to headers), every attempt inside the harness deadline. */
-export const apiTimeoutMs = (deadlineMs: number, cliRetries: number): number => attemptTimeoutMs(deadlineMs, cliRetries, { min: 1, max: 120_000 });
+export const apiTimeoutMs = (deadlineMs: number, cliRetries: number): number =>
+  attemptTimeoutMs(deadlineMs, cliRetries, { min: 1, max: 120_000 });
 
 const PINNED_PACKAGE = '@anthropic-ai/claude-code';
 

@@ -208,7 +208,13 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
           }
           events.push({ kind: 'text', source: 'harness', text });
           if (text.startsWith(EMPTY_NUDGE)) {
-            events.push({ kind: 'error', source: 'system', errorKind: 'server_error', message: 'the API returned an empty answer (the CLI nudged the model)', retrying: false });
+            events.push({
+              kind: 'error',
+              source: 'system',
+              errorKind: 'server_error',
+              message: 'the API returned an empty answer (the CLI nudged the model)',
+              retrying: false,
+            });
           }
         }
       }

@@ -121,20 +121,40 @@ export const codex: AgentAdapter = {
     const root = await mkdtemp(join(scratch, 'skillprobe-sandbox-'));
     try {
       // Only PATH of the caller's: the probe runs one local command and must carry no credential.
-      const req = { home: join(root, 'home'), tmp: join(root, 'tmp'), callerEnv: { PATH: callerEnv.PATH }, model: 'probe', cliRetries: 0, deadlineMs: 30_000 };
+      const req = {
+        home: join(root, 'home'),
+        tmp: join(root, 'tmp'),
+        callerEnv: { PATH: callerEnv.PATH },
+        model: 'probe',
+        cliRetries: 0,
+        deadlineMs: 30_000,
+      };
       const ws = join(root, 'ws');
       for (const d of [req.home, req.tmp, ws]) await mkdir(d, { recursive: true });
       await writeFile(join(ws, PROBE_READ), 'ok');
       await writeConfig(req);
       const script = `echo probe > ${PROBE_FILE}; cat ${PROBE_READ}`;
-      const r = await execa(binary, ['sandbox', '--', '/bin/sh', '-c', script], { cwd: ws, env: trialEnv(req), extendEnv: false, reject: false, timeout: 30_000, stdin: 'ignore' });
+      const r = await execa(binary, ['sandbox', '--', '/bin/sh', '-c', script], {
+        cwd: ws,
+        env: trialEnv(req),
+        extendEnv: false,
+        reject: false,
+        timeout: 30_000,
+        stdin: 'ignore',
+      });
       const wrote = existsSync(join(ws, PROBE_FILE));
       if (wrote) {
-        return { what: "the Codex CLI's read-only sandbox did not stop a write on this machine, so trials would run unlocked", todo: 'run where the sandbox works (a container needs user namespaces or seccomp), or use another agent' };
+        return {
+          what: "the Codex CLI's read-only sandbox did not stop a write on this machine, so trials would run unlocked",
+          todo: 'run where the sandbox works (a container needs user namespaces or seccomp), or use another agent',
+        };
       }
       if (!String(r.stdout).includes('ok')) {
         const said = (String(r.stderr).trim().split('\n').at(-1) ?? '') || `exit ${r.exitCode ?? r.signal}`;
-        return { what: `the Codex CLI's sandbox does not run commands on this machine (${said}), so no trial could read a skill`, todo: 'run where the sandbox works (a container needs user namespaces or seccomp), or use another agent' };
+        return {
+          what: `the Codex CLI's sandbox does not run commands on this machine (${said}), so no trial could read a skill`,
+          todo: 'run where the sandbox works (a container needs user namespaces or seccomp), or use another agent',
+        };
       }
       return undefined;
     } finally {

@@ -8,14 +8,13 @@ export const REAL_KEY_VARIABLE = 'OPENAI_API_KEY';
 const REAL_BASE_URL = 'https://api.openai.com/v1';
 const PROVIDER = 'skillprobe';
 
-
 /**
  * The trial's `$CODEX_HOME/config.toml`: one custom provider (the only way this CLI sends a key to an endpoint of
  * our choosing without first trying WebSockets), a read-only sandbox with approval never, and every extra that adds
  * tools, skills, context or network traffic switched off.
  */
 export function codexConfig(req: Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv'>): string {
-  const baseUrl = req.simulator ? `${req.simulator.identityUrl}/v1` : (req.callerEnv.OPENAI_BASE_URL || REAL_BASE_URL);
+  const baseUrl = req.simulator ? `${req.simulator.identityUrl}/v1` : req.callerEnv.OPENAI_BASE_URL || REAL_BASE_URL;
   return stringify({
     model: req.model,
     model_provider: PROVIDER,
@@ -28,7 +27,16 @@ export function codexConfig(req: Pick<InvocationRequest, 'model' | 'cliRetries' 
     history: { persistence: 'none' },
     agents: { enabled: false },
     // Each of these adds tools, context or a network call at start (plugins sync a marketplace).
-    features: { goals: false, image_generation: false, apps: false, plugins: false, memories: false, shell_snapshot: false, tool_suggest: false, hooks: false },
+    features: {
+      goals: false,
+      image_generation: false,
+      apps: false,
+      plugins: false,
+      memories: false,
+      shell_snapshot: false,
+      tool_suggest: false,
+      hooks: false,
+    },
     skills: { bundled: { enabled: false } },
     model_providers: {
       [PROVIDER]: {

@@ -1,5 +1,13 @@
 import type { TrialMeta } from '../../run/schema.js';
-import type { ErrorEvent, ErrorKind, InitEvent, SkillLoadEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
+import type {
+  ErrorEvent,
+  ErrorKind,
+  InitEvent,
+  SkillLoadEvent,
+  ToolCallEvent,
+  Transcript,
+  TranscriptEvent,
+} from '../../transcript/types.js';
 import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 
@@ -8,7 +16,6 @@ import { isPlainObject } from '../../util/json.js';
  * its SKILL.md with a shell command, so that read is the skill call here, proven by the per-trial secret planted in
  * the file appearing in the command's output (naming the path, or listing the folder, proves nothing).
  */
-
 
 export const SHELL_TOOL = 'exec_command';
 /** Where Codex lists skills from, in every folder from the git root down to its working directory. */
@@ -57,7 +64,9 @@ function errorEvent(message: string, retrying: boolean): ErrorEvent {
 
 /** Where a read skill's folder is, for plan canonicalisation: from the command, else under the session's cwd. */
 function skillDir(command: string, dir: string, cwd: string | undefined): string | undefined {
-  const m = new RegExp(`(/[^\\s'"\`;|&<>()]*/${SKILLS_PATH.replace(/[.]/g, '\\.')}${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})/`).exec(command);
+  const m = new RegExp(`(/[^\\s'"\`;|&<>()]*/${SKILLS_PATH.replace(/[.]/g, '\\.')}${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')})/`).exec(
+    command,
+  );
   if (m) return m[1];
   return cwd ? `${cwd.replace(/\/$/, '')}/${SKILLS_PATH}${dir}` : undefined;
 }
@@ -71,7 +80,14 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
   const open = new Map<string, ToolCallEvent>();
   let turns = 0;
 
-  const commandCall = (id: string, command: string): ToolCallEvent => ({ kind: 'tool_call', source: 'assistant', id, name: SHELL_TOOL, input: { command }, intent: 'other' });
+  const commandCall = (id: string, command: string): ToolCallEvent => ({
+    kind: 'tool_call',
+    source: 'assistant',
+    id,
+    name: SHELL_TOOL,
+    input: { command },
+    intent: 'other',
+  });
 
   const completeCommand = (item: Json) => {
     const id = str(item.id) ?? '';
@@ -101,7 +117,14 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
     const asked = exitCode !== 0 ? skillFoldersNamed(command)[0] : undefined;
     if (asked !== undefined) {
       Object.assign(call, { intent: 'skill', skill: asked });
-      events.push({ kind: 'skill_load', source: 'harness', callId: call.id, name: asked, status: members.has(asked) ? 'denied' : 'unknown', detail: output.trim().slice(0, 500) });
+      events.push({
+        kind: 'skill_load',
+        source: 'harness',
+        callId: call.id,
+        name: asked,
+        status: members.has(asked) ? 'denied' : 'unknown',
+        detail: output.trim().slice(0, 500),
+      });
     }
   };
 
@@ -110,8 +133,21 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
     const item = isPlainObject(ev.item) ? ev.item : undefined;
     const itemType = str(item?.type);
     if (type === 'thread.started') {
-      const init: InitEvent = { kind: 'init', source: 'system', model: shown?.model ?? '', cliVersion: shown?.cliVersion ?? '', cwd: shown?.cwd ?? '', tools: [], skills: shown?.skills ?? [] };
-      if (shown) Object.assign(init, { skillsFrom: shown.source, contextFiles: shown.contextFiles, ...(shown.sandbox ? { sandbox: shown.sandbox } : {}) });
+      const init: InitEvent = {
+        kind: 'init',
+        source: 'system',
+        model: shown?.model ?? '',
+        cliVersion: shown?.cliVersion ?? '',
+        cwd: shown?.cwd ?? '',
+        tools: [],
+        skills: shown?.skills ?? [],
+      };
+      if (shown)
+        Object.assign(init, {
+          skillsFrom: shown.source,
+          contextFiles: shown.contextFiles,
+          ...(shown.sandbox ? { sandbox: shown.sandbox } : {}),
+        });
       events.push(init);
     } else if (type === 'item.started' && item && itemType === 'command_execution') {
       const call = commandCall(str(item.id) ?? '', str(item.command) ?? '');
@@ -140,7 +176,10 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
       });
     } else {
       // Non-fatal notices (`item.completed` of type error: unknown model metadata, deprecations), reasoning, turn starts.
-      pushOther(events, { source: itemType === 'reasoning' ? 'assistant' : 'system', type: itemType ? `${type}/${itemType}` : type || 'unknown' });
+      pushOther(events, {
+        source: itemType === 'reasoning' ? 'assistant' : 'system',
+        type: itemType ? `${type}/${itemType}` : type || 'unknown',
+      });
     }
   });
   return { agent: 'codex', events, warnings };

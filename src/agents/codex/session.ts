@@ -7,7 +7,6 @@ import { readJsonLines, str, type Json } from '../json-lines.js';
 /** Where the evidence came from, as reports name it. */
 export const SESSION_SOURCE = 'Codex session record';
 
-
 /** The names in Codex's skill listing (`### Available skills` then `- name: description (file: …)` lines). */
 export function listedSkills(text: string): string[] {
   const at = text.indexOf('### Available skills');

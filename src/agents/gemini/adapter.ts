@@ -62,7 +62,9 @@ function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'h
     // Machine-wide settings (and the defaults read beside them) override the trial's own: pointed at a file that
     // does not exist, none apply.
     GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(req.harnessDir, 'system-settings.json'),
-    ...(req.simulator ? { [KEY_VARIABLE]: 'skillprobe-simulator', [BASE_URL_VARIABLE]: req.simulator.identityUrl, ...NO_PROXY_LOOPBACK } : {}),
+    ...(req.simulator
+      ? { [KEY_VARIABLE]: 'skillprobe-simulator', [BASE_URL_VARIABLE]: req.simulator.identityUrl, ...NO_PROXY_LOOPBACK }
+      : {}),
   };
 }
 
@@ -152,7 +154,10 @@ export const gemini: AgentAdapter = {
 
   async prepareTrial(req) {
     await mkdir(join(req.home, '.gemini'), { recursive: true });
-    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, builtinsOf(req.binary ?? this.resolveBinary())));
+    await writeFile(
+      join(req.home, '.gemini', 'settings.json'),
+      geminiSettings(req, this.trialTools, builtinsOf(req.binary ?? this.resolveBinary())),
+    );
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
@@ -172,8 +177,14 @@ export const gemini: AgentAdapter = {
       timeout: LISTING_TIMEOUT_MS,
     });
     if (r.exitCode !== 0) {
-      const said = r.timedOut ? `no answer in ${LISTING_TIMEOUT_MS / 1000} s` : String(r.stderr).trim().split('\n').at(-1) || `exit ${r.exitCode ?? r.signal}`;
-      throw new InputError({ file: binary, what: `\`gemini skills list\` failed (${said}), so no trial could be checked for the skills it was shown`, todo: 'check that the agent binary is the Gemini CLI and runs on this machine' });
+      const said = r.timedOut
+        ? `no answer in ${LISTING_TIMEOUT_MS / 1000} s`
+        : String(r.stderr).trim().split('\n').at(-1) || `exit ${r.exitCode ?? r.signal}`;
+      throw new InputError({
+        file: binary,
+        what: `\`gemini skills list\` failed (${said}), so no trial could be checked for the skills it was shown`,
+        todo: 'check that the agent binary is the Gemini CLI and runs on this machine',
+      });
     }
     return { source: LISTING_SOURCE, skills: enabledSkills(String(r.stdout)), contextFiles: [] };
   },
@@ -185,7 +196,16 @@ export const gemini: AgentAdapter = {
   invocation(req: InvocationRequest): Invocation {
     const { file, args } = command(req.binary ?? this.resolveBinary());
     // `--prompt=`: a prompt starting with `-` stays the prompt, not an option.
-    const flags = ['--skip-trust', '--admin-policy', policyFile(req.harnessDir), '--output-format', 'stream-json', '--model', req.model, `--prompt=${req.prompt}`];
+    const flags = [
+      '--skip-trust',
+      '--admin-policy',
+      policyFile(req.harnessDir),
+      '--output-format',
+      'stream-json',
+      '--model',
+      req.model,
+      `--prompt=${req.prompt}`,
+    ];
     return { file, args: [...args, ...flags], env: trialEnv(req) };
   },
 

@@ -1,5 +1,16 @@
 import type { TrialMeta } from '../../run/schema.js';
-import type { ErrorEvent, ErrorKind, InitEvent, OtherEvent, ResultStatus, SkillLoadEvent, TextEvent, ToolCallEvent, Transcript, TranscriptEvent } from '../../transcript/types.js';
+import type {
+  ErrorEvent,
+  ErrorKind,
+  InitEvent,
+  OtherEvent,
+  ResultStatus,
+  SkillLoadEvent,
+  TextEvent,
+  ToolCallEvent,
+  Transcript,
+  TranscriptEvent,
+} from '../../transcript/types.js';
 import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 
@@ -130,7 +141,13 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
     push({ kind: 'tool_result', source: 'tool', id, isError: error !== undefined, text: output || (error && str(error.message)) || '' });
     const call = calls.get(id);
     if (call?.intent !== 'skill') return;
-    const load: SkillLoadEvent = { kind: 'skill_load', source: 'harness', callId: id, name: call.skill ?? '', status: skillLoadStatus(errorType) };
+    const load: SkillLoadEvent = {
+      kind: 'skill_load',
+      source: 'harness',
+      callId: id,
+      name: call.skill ?? '',
+      status: skillLoadStatus(errorType),
+    };
     const path = LOADED_FROM.exec(output)?.[1];
     if (path && !error) load.path = path;
     if (error) load.detail = `${errorType}: ${str(error.message) ?? output}`;
@@ -140,7 +157,14 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
   const result = (ev: Json) => {
     const durationMs = isPlainObject(ev.stats) ? num(ev.stats.duration_ms) : undefined;
     const end = (status: ResultStatus, message?: string, httpStatus?: number) =>
-      push({ kind: 'result', source: 'system', status, ...(durationMs !== undefined ? { durationMs } : {}), ...(message !== undefined ? { message } : {}), ...(httpStatus !== undefined ? { httpStatus } : {}) });
+      push({
+        kind: 'result',
+        source: 'system',
+        status,
+        ...(durationMs !== undefined ? { durationMs } : {}),
+        ...(message !== undefined ? { message } : {}),
+        ...(httpStatus !== undefined ? { httpStatus } : {}),
+      });
     if (ev.status === 'success') {
       if (turnLimitSaid) end('max_turns', TURN_LIMIT_MESSAGE);
       else end('success');
@@ -166,7 +190,15 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
   const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
     if (type === 'init') {
-      const init: InitEvent = { kind: 'init', source: 'system', model: str(ev.model) ?? shown?.model ?? '', cliVersion: shown?.cliVersion ?? '', cwd: shown?.cwd ?? '', tools: [], skills: shown?.skills ?? [] };
+      const init: InitEvent = {
+        kind: 'init',
+        source: 'system',
+        model: str(ev.model) ?? shown?.model ?? '',
+        cliVersion: shown?.cliVersion ?? '',
+        cwd: shown?.cwd ?? '',
+        tools: [],
+        skills: shown?.skills ?? [],
+      };
       if (shown) Object.assign(init, { skillsFrom: shown.source, contextFiles: shown.contextFiles });
       push(init);
     } else if (type === 'message' && ev.role === 'assistant') {

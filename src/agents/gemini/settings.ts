@@ -11,7 +11,16 @@ const KNOWN_BUILTIN_SKILLS = ['antigravity-support', 'skill-creator'];
 const MAX_ATTEMPTS = 10;
 
 /** Tools the admin policy denies outright: everything that runs, writes, fetches, delegates or remembers. */
-const DENIED_TOOLS = ['run_shell_command', 'write_file', 'replace', 'web_fetch', 'google_web_search', 'invoke_agent', 'enter_plan_mode', 'save_memory'];
+const DENIED_TOOLS = [
+  'run_shell_command',
+  'write_file',
+  'replace',
+  'web_fetch',
+  'google_web_search',
+  'invoke_agent',
+  'enter_plan_mode',
+  'save_memory',
+];
 
 /** The name a built-in SKILL.md gives itself in its frontmatter (the CLI lists it by that), else its folder's. */
 function declaredName(folder: string, dir: string): string {
@@ -38,7 +47,11 @@ export function builtinSkills(bundleDir: string | undefined): string[] {
  * refused), the model and turn limit, the CLI's own retries, the tools as an allowlist, the built-in skills hidden,
  * and everything that phones home, updates, checkpoints, delegates or reads an IDE switched off.
  */
-export function geminiSettings(req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>, tools: readonly string[], builtins: readonly string[]): string {
+export function geminiSettings(
+  req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>,
+  tools: readonly string[],
+  builtins: readonly string[],
+): string {
   const settings = {
     security: { auth: { selectedType: 'gemini-api-key' }, disableYoloMode: true },
     model: { name: req.model, maxSessionTurns: req.maxTurns },

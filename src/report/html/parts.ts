@@ -14,7 +14,9 @@ export const rateWithCounts = (r: Rate): string => (r.n ? `${fmt(r.p)} (${r.succ
 
 /** The exact numbers of a rate, for titles. */
 export const rateTitle = (what: string, r: Rate, confidence?: number): string =>
-  r.n ? `${what}: ${r.successes} of ${r.n} = ${fmt(r.p, 3)}, ${confidence ? `${Math.round(confidence * 100)}% ` : ''}interval ${interval(r, 3)}` : `${what}: no scored trials`;
+  r.n
+    ? `${what}: ${r.successes} of ${r.n} = ${fmt(r.p, 3)}, ${confidence ? `${Math.round(confidence * 100)}% ` : ''}interval ${interval(r, 3)}`
+    : `${what}: no scored trials`;
 
 /** A difference or a log-likelihood ratio: signed, with a true minus sign (a hyphen reads badly beside a number). */
 export const signed = (x: number): string => {
@@ -27,7 +29,10 @@ export const signed = (x: number): string => {
 export const anchor = (prefix: string, i: number): string => `${prefix}-${i + 1}`;
 
 export function section(id: string, title: string, lead: Html | string, body: Html | Html[]): Html {
-  return html`<section class="card" id="${id}" aria-labelledby="${id}-title"><h2 id="${id}-title">${title}</h2>${lead ? html`<p class="lead">${lead}</p>` : ''}${body}</section>`;
+  return html`<section class="card" id="${id}" aria-labelledby="${id}-title">
+    <h2 id="${id}-title">${title}</h2>
+    ${lead ? html`<p class="lead">${lead}</p>` : ''}${body}
+  </section>`;
 }
 
 export function simulatedBanner(what: string): Html {
@@ -36,4 +41,7 @@ export function simulatedBanner(what: string): Html {
 
 /** The reports' prose, where a command stands in backticks: each `…` span shown as code, the rest as text. */
 export const prose = (text: string): Html =>
-  join(text.split(/`([^`]+)`/).map((part, i) => (i % 2 ? html`<code>${part}</code>` : part)), '');
+  join(
+    text.split(/`([^`]+)`/).map((part, i) => (i % 2 ? html`<code>${part}</code>` : part)),
+    '',
+  );

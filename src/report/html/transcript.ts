@@ -37,7 +37,9 @@ function listingText(listed: readonly string[], family: GradedEvidence['family']
 const MAX_CHARS = 4000;
 
 const cutNote = (text: string): Html | '' =>
-  text.length > MAX_CHARS ? html`<span class="cut">… ${(text.length - MAX_CHARS).toLocaleString('en-US')} more characters in the transcript file</span>` : '';
+  text.length > MAX_CHARS
+    ? html`<span class="cut">… ${(text.length - MAX_CHARS).toLocaleString('en-US')} more characters in the transcript file</span>`
+    : '';
 
 const clip = (text: string): Html => html`${text.slice(0, MAX_CHARS)}${cutNote(text)}`;
 
@@ -51,7 +53,8 @@ type IsPlan = (candidate: string | undefined) => boolean;
 function planMatcher(t: Transcript, evidence: GradedEvidence): IsPlan {
   const workspace = t.events.find((e): e is InitEvent => e.kind === 'init')?.cwd;
   const skillPaths = t.events.filter((e): e is SkillLoadEvent => e.kind === 'skill_load' && e.path !== undefined).map((e) => e.path!);
-  return (candidate) => candidate !== undefined && evidence.plans.has(canonicalPlan(candidate, { workspace, skillPaths, echoPrefix: evidence.echoPrefix }));
+  return (candidate) =>
+    candidate !== undefined && evidence.plans.has(canonicalPlan(candidate, { workspace, skillPaths, echoPrefix: evidence.echoPrefix }));
 }
 
 /** Assistant text with each line that holds a graded plan marked. */
@@ -64,44 +67,97 @@ function markedText(text: string, isPlan: IsPlan): Html {
 }
 
 function block(source: EventSource, head: Part, body: Part, extra = ''): Html {
-  return html`<div class="ev src-${source}${extra}"><div class="ev-head"><span class="who">${source}</span>${head}</div>${body ? html`<div class="ev-body">${body}</div>` : ''}</div>`;
+  return html`<div class="ev src-${source}${extra}">
+    <div class="ev-head"><span class="who">${source}</span>${head}</div>
+    ${body ? html`<div class="ev-body">${body}</div>` : ''}
+  </div>`;
 }
 
 function toolCall(e: ToolCallEvent, step: number, cwd: string | undefined, evidence: GradedEvidence, isPlan: IsPlan): Html {
   const firing = evidence.firings.get(e.id);
   const badge = firing
-    ? html`<span class="badge graded" title="the firing the trigger grader recorded">graded · fired ${firing.skill ?? `${firing.requested} (outside the family)`} via ${firing.via}${firing.status ? ` · ${firing.status}` : ''}</span>`
+    ? html`<span class="badge graded" title="the firing the trigger grader recorded"
+        >graded · fired ${firing.skill ?? `${firing.requested} (outside the family)`} via
+        ${firing.via}${firing.status ? ` · ${firing.status}` : ''}</span
+      >`
     : '';
   const argsPlan = e.args !== undefined && isPlan(evidence.command ? `${evidence.command} ${e.args}` : e.args);
   const body =
     e.intent === 'skill'
-      ? pre(html`skill: ${e.skill ?? ''}${e.args !== undefined ? html`\nargs:  ${argsPlan ? planMark(e.args) : e.args}` : ''}`)
+      ? pre(html`skill: ${e.skill ?? ''}${e.args !== undefined ? html` args: ${argsPlan ? planMark(e.args) : e.args}` : ''}`)
       : pre(clip(JSON.stringify(e.input, null, 2)));
-  return block('assistant', html`<span class="what">tool call · step ${step}</span><code class="call">${callLabel(e, cwd)}</code>${badge}`, body, firing ? ' graded-call' : '');
+  return block(
+    'assistant',
+    html`<span class="what">tool call · step ${step}</span><code class="call">${callLabel(e, cwd)}</code>${badge}`,
+    body,
+    firing ? ' graded-call' : '',
+  );
 }
 
 function event(e: TranscriptEvent, ctx: { steps: Map<string, number>; cwd?: string; evidence: GradedEvidence; isPlan: IsPlan }): Html {
   switch (e.kind) {
     case 'init':
-      return block('system', html`<span class="what">session start</span><span class="facts">model ${e.model} · CLI ${e.cliVersion} · tools ${e.tools.join(', ') || 'none'} · ${listingText(e.skills, ctx.evidence.family)}</span>`, '');
+      return block(
+        'system',
+        html`<span class="what">session start</span
+          ><span class="facts"
+            >model ${e.model} · CLI ${e.cliVersion} · tools ${e.tools.join(', ') || 'none'} ·
+            ${listingText(e.skills, ctx.evidence.family)}</span
+          >`,
+        '',
+      );
     case 'text':
       if (e.source === 'harness') {
-        return block('harness', html`<span class="what">injected skill body</span>`, html`<details><summary>${e.text.length.toLocaleString('en-US')} characters shown to the model, never graded (it echoes SKILL.md)</summary>${pre(clip(e.text))}</details>`);
+        return block(
+          'harness',
+          html`<span class="what">injected skill body</span>`,
+          html`<details>
+            <summary>${e.text.length.toLocaleString('en-US')} characters shown to the model, never graded (it echoes SKILL.md)</summary>
+            ${pre(clip(e.text))}
+          </details>`,
+        );
       }
       return block('assistant', html`<span class="what">text</span>`, pre(markedText(e.text, ctx.isPlan)));
     case 'tool_call':
       return toolCall(e, ctx.steps.get(e.id) ?? 0, ctx.cwd, ctx.evidence, ctx.isPlan);
     case 'tool_result': {
       const step = ctx.steps.get(e.id);
-      return block('tool', html`<span class="what">result${step ? ` of step ${step}` : ''}</span>${e.isError ? html`<span class="badge bad">error</span>` : ''}`, pre(clip(e.text)));
+      return block(
+        'tool',
+        html`<span class="what">result${step ? ` of step ${step}` : ''}</span
+          >${e.isError ? html`<span class="badge bad">error</span>` : ''}`,
+        pre(clip(e.text)),
+      );
     }
     case 'skill_load':
-      return block('harness', html`<span class="what">skill ${e.name}</span><span class="badge ${e.status === 'loaded' ? 'ok' : 'bad'}">${e.status}</span><span class="facts">${e.path ?? ''}${e.detail ? ` · ${e.detail}` : ''}</span>`, '');
+      return block(
+        'harness',
+        html`<span class="what">skill ${e.name}</span><span class="badge ${e.status === 'loaded' ? 'ok' : 'bad'}">${e.status}</span
+          ><span class="facts">${e.path ?? ''}${e.detail ? ` · ${e.detail}` : ''}</span>`,
+        '',
+      );
     case 'error':
-      return block(e.source, html`<span class="what">error · ${e.errorKind}${e.httpStatus ? ` (HTTP ${e.httpStatus})` : ''}</span>${e.retrying ? html`<span class="badge">the CLI retries</span>` : ''}`, pre(clip(e.message)), ' error');
+      return block(
+        e.source,
+        html`<span class="what">error · ${e.errorKind}${e.httpStatus ? ` (HTTP ${e.httpStatus})` : ''}</span
+          >${e.retrying ? html`<span class="badge">the CLI retries</span>` : ''}`,
+        pre(clip(e.message)),
+        ' error',
+      );
     case 'result': {
-      const facts = [e.turns !== undefined && `${e.turns} turns`, e.costUsd !== undefined && `$${fmt(e.costUsd, 4)}`, e.durationMs !== undefined && `${e.durationMs} ms`, e.httpStatus && `HTTP ${e.httpStatus}`].filter(Boolean).join(' · ');
-      return block('system', html`<span class="what">session end · ${e.status}</span><span class="facts">${facts}</span>`, e.message ? pre(clip(e.message)) : '');
+      const facts = [
+        e.turns !== undefined && `${e.turns} turns`,
+        e.costUsd !== undefined && `$${fmt(e.costUsd, 4)}`,
+        e.durationMs !== undefined && `${e.durationMs} ms`,
+        e.httpStatus && `HTTP ${e.httpStatus}`,
+      ]
+        .filter(Boolean)
+        .join(' · ');
+      return block(
+        'system',
+        html`<span class="what">session end · ${e.status}</span><span class="facts">${facts}</span>`,
+        e.message ? pre(clip(e.message)) : '',
+      );
     }
     case 'other':
       return block(e.source, html`<span class="what">${e.type}</span>`, '');
@@ -117,6 +173,10 @@ export function transcriptView(t: Transcript, evidence: GradedEvidence): Html {
   const steps = new Map(calls.map((e, i) => [e.id, i + 1]));
   const cwd = t.events.find((e): e is InitEvent => e.kind === 'init')?.cwd;
   const ctx = { steps, cwd, evidence, isPlan: planMatcher(t, evidence) };
-  const warnings = t.warnings.length ? html`<p class="note">${t.warnings.length} lines of the raw stream could not be parsed (first: line ${t.warnings[0]!.line}, ${t.warnings[0]!.message})</p>` : '';
+  const warnings = t.warnings.length
+    ? html`<p class="note">
+        ${t.warnings.length} lines of the raw stream could not be parsed (first: line ${t.warnings[0]!.line}, ${t.warnings[0]!.message})
+      </p>`
+    : '';
   return html`<div class="transcript">${warnings}${t.events.map((e) => event(e, ctx))}</div>`;
 }

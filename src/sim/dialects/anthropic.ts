@@ -32,7 +32,8 @@ const usage = (input: number, output: number) => ({
   cache_read_input_tokens: 0,
 });
 
-const written = (blocks: ContentBlock[]) => outputTokens(blocks.map((b) => (b.type === 'text' ? b.text : JSON.stringify(b.input))).join(''));
+const written = (blocks: ContentBlock[]) =>
+  outputTokens(blocks.map((b) => (b.type === 'text' ? b.text : JSON.stringify(b.input))).join(''));
 
 const stopReason = (blocks: ContentBlock[]) => (blocks.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn');
 
@@ -40,7 +41,16 @@ function messageStart(r: ModelReply): string {
   return sseEvent(
     {
       type: 'message_start',
-      message: { id: messageId(r), type: 'message', role: 'assistant', model: r.model, content: [], stop_reason: null, stop_sequence: null, usage: usage(r.inputTokens, 1) },
+      message: {
+        id: messageId(r),
+        type: 'message',
+        role: 'assistant',
+        model: r.model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: usage(r.inputTokens, 1),
+      },
     },
     'message_start',
   );
@@ -60,9 +70,14 @@ function blockEvents(r: ModelReply, block: ContentBlock, index: number): string 
   const stop = sseEvent({ type: 'content_block_stop', index }, 'content_block_stop');
   if (block.type === 'text') return openTextBlock(block.text, index) + stop;
   return (
-    sseEvent({ type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolUseId(r, index), name: block.name, input: {} } }, 'content_block_start') +
+    sseEvent(
+      { type: 'content_block_start', index, content_block: { type: 'tool_use', id: toolUseId(r, index), name: block.name, input: {} } },
+      'content_block_start',
+    ) +
     pieces(JSON.stringify(block.input))
-      .map((partial_json) => sseEvent({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } }, 'content_block_delta'))
+      .map((partial_json) =>
+        sseEvent({ type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json } }, 'content_block_delta'),
+      )
       .join('') +
     stop
   );
@@ -70,13 +85,24 @@ function blockEvents(r: ModelReply, block: ContentBlock, index: number): string 
 
 function messageEnd(blocks: ContentBlock[]): string {
   return (
-    sseEvent({ type: 'message_delta', delta: { stop_reason: stopReason(blocks), stop_sequence: null }, usage: { output_tokens: written(blocks) } }, 'message_delta') +
-    sseEvent({ type: 'message_stop' }, 'message_stop')
+    sseEvent(
+      { type: 'message_delta', delta: { stop_reason: stopReason(blocks), stop_sequence: null }, usage: { output_tokens: written(blocks) } },
+      'message_delta',
+    ) + sseEvent({ type: 'message_stop' }, 'message_stop')
   );
 }
 
 function errorBody(status: number, message: string): unknown {
-  const type = status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : status === 401 ? 'authentication_error' : status >= 500 ? 'api_error' : 'invalid_request_error';
+  const type =
+    status === 429
+      ? 'rate_limit_error'
+      : status === 529
+        ? 'overloaded_error'
+        : status === 401
+          ? 'authentication_error'
+          : status >= 500
+            ? 'api_error'
+            : 'invalid_request_error';
   return { type: 'error', error: { type, message } };
 }
 
@@ -98,7 +124,9 @@ export const anthropic: Dialect = {
       type: 'message',
       role: 'assistant',
       model: r.model,
-      content: blocks.map((b, i) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: toolUseId(r, i), name: b.name, input: b.input })),
+      content: blocks.map((b, i) =>
+        b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: toolUseId(r, i), name: b.name, input: b.input },
+      ),
       stop_reason: stopReason(blocks),
       stop_sequence: null,
       usage: usage(r.inputTokens, written(blocks)),

@@ -48,7 +48,8 @@ const textsOf = (content: unknown): string[] => {
 };
 
 /** activate_skill answers with the body inside `<activated_skill><instructions>…</instructions>`, then a file tree. */
-export const activatedInstructions = (output: string): string => /<instructions>([\s\S]*?)<\/instructions>/.exec(output)?.[1]?.trim() ?? output;
+export const activatedInstructions = (output: string): string =>
+  /<instructions>([\s\S]*?)<\/instructions>/.exec(output)?.[1]?.trim() ?? output;
 
 interface Call {
   id: string;

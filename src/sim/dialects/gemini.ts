@@ -30,7 +30,11 @@ function part(block: ReplyBlock, skillFiles: ReadonlyMap<string, string>): Part 
 const parts = (r: ModelReply): Part[] => r.blocks.map((b) => part(b, r.skillFiles));
 
 function usageMetadata(r: ModelReply) {
-  const written = outputTokens(parts(r).map((p) => ('text' in p ? p.text : JSON.stringify(p.functionCall))).join(''));
+  const written = outputTokens(
+    parts(r)
+      .map((p) => ('text' in p ? p.text : JSON.stringify(p.functionCall)))
+      .join(''),
+  );
   return { promptTokenCount: r.inputTokens, candidatesTokenCount: written, totalTokenCount: r.inputTokens + written };
 }
 
@@ -45,7 +49,8 @@ function chunk(r: ModelReply, chunkParts: Part[], final: boolean) {
 }
 
 /** Text arrives in pieces, each call whole. */
-const streamedParts = (r: ModelReply): Part[] => parts(r).flatMap((p): Part[] => ('text' in p ? pieces(p.text).map((text) => ({ text })) : [p]));
+const streamedParts = (r: ModelReply): Part[] =>
+  parts(r).flatMap((p): Part[] => ('text' in p ? pieces(p.text).map((text) => ({ text })) : [p]));
 
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
@@ -75,5 +80,7 @@ export const gemini: Dialect = {
   },
   json: (r) => chunk(r, parts(r), true),
   stalledStart: (r, partialText) => sseEvent(chunk(r, [{ text: partialText }], false)),
-  errorBody: (status, message) => ({ error: { code: status, message, status: STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') } }),
+  errorBody: (status, message) => ({
+    error: { code: status, message, status: STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') },
+  }),
 };

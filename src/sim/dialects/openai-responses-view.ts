@@ -1,6 +1,15 @@
 import { isPlainObject } from '../../util/json.js';
 import type { ConversationView, ToolOutcome } from '../conversation.js';
-import { commandAction, commandInArguments, commandInScript, commandResult, offersShell, SCRIPT_TOOL, scriptResult, SHELL_TOOL } from './codex-commands.js';
+import {
+  commandAction,
+  commandInArguments,
+  commandInScript,
+  commandResult,
+  offersShell,
+  SCRIPT_TOOL,
+  scriptResult,
+  SHELL_TOOL,
+} from './codex-commands.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
 
 /** Codex's OpenAI Responses request, as the simulated model reads it. */
@@ -47,13 +56,18 @@ const textsIn = (content: unknown): string[] => (typeof content === 'string' ? [
 const isMessage = (item: Json, role: string) => item.type === 'message' && item.role === role;
 
 /** What the model wrote: assistant messages, reasoning and calls; everything else comes from the CLI or the user. */
-const byModel = (item: Json) => (item.type === 'message' ? item.role === 'assistant' : item.type === 'reasoning' || stringIn(item.type).endsWith('_call'));
+const byModel = (item: Json) =>
+  item.type === 'message' ? item.role === 'assistant' : item.type === 'reasoning' || stringIn(item.type).endsWith('_call');
 
 /** Tool names, a namespace's tools by their own names. */
-const toolNames = (tools: unknown): string[] => objectsIn(tools).flatMap((t) => (t.type === 'namespace' ? toolNames(t.tools) : [stringIn(t.name) || stringIn(t.type)]));
+const toolNames = (tools: unknown): string[] =>
+  objectsIn(tools).flatMap((t) => (t.type === 'namespace' ? toolNames(t.tools) : [stringIn(t.name) || stringIn(t.type)]));
 
 /** Tools come in the body, or (responses lite) in `additional_tools` items of the input. */
-const offeredTools = (body: Json, input: Json[]): string[] => [...toolNames(body.tools), ...input.flatMap((item) => (item.type === 'additional_tools' ? toolNames(item.tools) : []))];
+const offeredTools = (body: Json, input: Json[]): string[] => [
+  ...toolNames(body.tools),
+  ...input.flatMap((item) => (item.type === 'additional_tools' ? toolNames(item.tools) : [])),
+];
 
 /** A shell command read in skill terms, with Codex's report of it, for either way of running one; any other call is `other`. */
 function outcome(call: Json | undefined, result: Json, skillFiles: ReadonlyMap<string, string>): ToolOutcome {
@@ -74,11 +88,15 @@ export function openaiResponsesView(body: unknown): ConversationView {
   const listing = parseCodexListing(input.flatMap((item) => (item.type === 'message' ? textsIn(item.content) : [])).join('\n'));
 
   const firstModelItem = input.findIndex(byModel);
-  const userTexts = input.slice(0, firstModelItem < 0 ? input.length : firstModelItem).flatMap((item) => (isMessage(item, 'user') ? textsIn(item.content) : []));
+  const userTexts = input
+    .slice(0, firstModelItem < 0 ? input.length : firstModelItem)
+    .flatMap((item) => (isMessage(item, 'user') ? textsIn(item.content) : []));
 
   const { turns, lastTurn, after } = splitTurns(input, byModel);
   const calls = new Map(lastTurn.filter((item) => stringIn(item.call_id) !== '').map((item) => [stringIn(item.call_id), item]));
-  const lastResults = after.filter((item) => stringIn(item.type).endsWith('_output')).map((r) => outcome(calls.get(stringIn(r.call_id)), r, listing.files));
+  const lastResults = after
+    .filter((item) => stringIn(item.type).endsWith('_output'))
+    .map((r) => outcome(calls.get(stringIn(r.call_id)), r, listing.files));
   const shown = lastResults.find((r) => (r.action === 'skill' || r.action === 'read') && !r.isError);
 
   const canShell = offersShell(tools);

@@ -1,5 +1,14 @@
 import type { ReplyBlock } from '../policy.js';
-import { execScript, invokeCommand, readCommand, SCRIPT_TOOL, searchCommand, shellArguments, shellOnlyThroughScripts, SHELL_TOOL } from './codex-commands.js';
+import {
+  execScript,
+  invokeCommand,
+  readCommand,
+  SCRIPT_TOOL,
+  searchCommand,
+  shellArguments,
+  shellOnlyThroughScripts,
+  SHELL_TOOL,
+} from './codex-commands.js';
 import type { Dialect, ModelReply } from './dialect.js';
 import { openaiResponsesView } from './openai-responses-view.js';
 import { outputTokens, pieces, sseEvent } from './reply-writing.js';
@@ -70,7 +79,8 @@ const outputItem = (r: ModelReply, block: ReplyBlock, index: number): OutputItem
   block.type === 'text' ? messageItem(r, index, block.text) : shellCall(r, command(block, r.skillFiles), index);
 
 /** What the model wrote in an item: its text, a function's arguments or a custom tool's input. */
-const written = (item: OutputItem): string => (item.type === 'message' ? item.content[0]!.text : item.type === 'function_call' ? item.arguments : item.input);
+const written = (item: OutputItem): string =>
+  item.type === 'message' ? item.content[0]!.text : item.type === 'function_call' ? item.arguments : item.input;
 
 const responseId = (r: ModelReply) => `resp_${r.id}`;
 
@@ -93,7 +103,8 @@ function completedResponse(r: ModelReply) {
 /** Each event names its type twice: in the SSE `event:` line and in the data. */
 const event = (type: string, fields: Record<string, unknown>) => sseEvent({ type, ...fields }, type);
 
-const created = (r: ModelReply) => event('response.created', { response: { id: responseId(r), object: 'response', status: 'in_progress', model: r.model, output: [] } });
+const created = (r: ModelReply) =>
+  event('response.created', { response: { id: responseId(r), object: 'response', status: 'in_progress', model: r.model, output: [] } });
 
 /** An item's start, as streamed before its content is known. */
 function added(item: OutputItem, output_index: number): string {
@@ -109,9 +120,13 @@ function textDeltas(item: MessageItem, output_index: number, text: string): stri
 
 /** A call's arguments or input in one piece, then once more as done. */
 function callDeltas(item: CallItem, output_index: number): string {
-  const [stream, field] = item.type === 'function_call' ? ['response.function_call_arguments', 'arguments'] : ['response.custom_tool_call_input', 'input'];
+  const [stream, field] =
+    item.type === 'function_call' ? ['response.function_call_arguments', 'arguments'] : ['response.custom_tool_call_input', 'input'];
   const whole = written(item);
-  return event(`${stream}.delta`, { item_id: item.id, output_index, delta: whole }) + event(`${stream}.done`, { item_id: item.id, output_index, [field]: whole });
+  return (
+    event(`${stream}.delta`, { item_id: item.id, output_index, delta: whole }) +
+    event(`${stream}.done`, { item_id: item.id, output_index, [field]: whole })
+  );
 }
 
 function itemEvents(item: OutputItem, output_index: number): string {
@@ -121,7 +136,14 @@ function itemEvents(item: OutputItem, output_index: number): string {
 
 function errorBody(status: number, message: string): unknown {
   // Codex treats a 429 as retryable unless its type names a usage plan limit, so a rate limit says only that.
-  const [type, code] = status === 429 ? ['requests', 'rate_limit_exceeded'] : status === 401 ? ['invalid_request_error', 'invalid_api_key'] : status >= 500 ? ['server_error', null] : ['invalid_request_error', null];
+  const [type, code] =
+    status === 429
+      ? ['requests', 'rate_limit_exceeded']
+      : status === 401
+        ? ['invalid_request_error', 'invalid_api_key']
+        : status >= 500
+          ? ['server_error', null]
+          : ['invalid_request_error', null];
   return { error: { message, type, param: null, code } };
 }
 

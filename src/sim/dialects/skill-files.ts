@@ -9,4 +9,5 @@ export function skillOfFile(path: string, skillFiles: ReadonlyMap<string, string
 }
 
 /** A skill's SKILL.md as listed; else in `.agents/skills`, the workspace folder both Codex and Gemini read. */
-export const skillFileOf = (name: string, skillFiles: ReadonlyMap<string, string>): string => skillFiles.get(name) ?? `.agents/skills/${name}/SKILL.md`;
+export const skillFileOf = (name: string, skillFiles: ReadonlyMap<string, string>): string =>
+  skillFiles.get(name) ?? `.agents/skills/${name}/SKILL.md`;
