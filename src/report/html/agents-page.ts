@@ -12,18 +12,7 @@ function matrixTable({ matrix }: AgentsReportInput): Html {
         (cell) => (cell ? html`<td class="tone-${VERDICT_TONE[cell.verdict]}">${agentCellText(cell, r.expect)}</td>` : html`<td>—</td>`),
       )}</tr>`,
   );
-  return html`<table class="cases">
-    <thead>
-      <tr>
-        <th>case</th>
-        <th>expect</th>
-        ${head}
-      </tr>
-    </thead>
-    <tbody>
-      ${rows}
-    </tbody>
-  </table>`;
+  return html`<table class="cases"><thead><tr><th>case</th><th>expect</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;
 }
 
 /** A run of several agents: the agents × cases matrix, and where each agent's own report is. */
@@ -31,33 +20,12 @@ export function agentsPage(input: AgentsReportInput): string {
   const simulated = input.runs.find((r) => r.results.run.simulator)?.results.run.simulator;
   const folders = input.runs.map(
     (r) =>
-      html`<li>
-        <b>${r.results.run.agent.id}</b>: <code>${r.runDir}</code> · exit ${r.results.exitCode} ·
-        <code>skillprobe report ${r.runDir} --reporter html=FILE</code> for its charts and trials
-      </li>`,
+      html`<li><b>${r.results.run.agent.id}</b>: <code>${r.runDir}</code> · exit ${r.results.exitCode} · <code>skillprobe report ${r.runDir} --reporter html=FILE</code> for its charts and trials</li>`,
   );
   const body = html`<h1>skillprobe · ${input.runs.length} agents · <code>${input.runDir}</code></h1>
-    ${simulated ? simulatedBanner(`${simulatorText(simulated)} ${SIMULATED_NOTE}`) : ''}
-    ${section('agents', 'Agents × cases', AGENT_MATRIX_NOTE, matrixTable(input))}
-    ${section(
-      'runs',
-      'Each agent’s run',
-      'Every agent ran the whole suite in its own run folder.',
-      html`<ul>
-        ${folders}
-      </ul>`,
-    )}
-    ${
-      input.missing.length
-        ? section(
-            'missing',
-            'Agents with nothing to report',
-            'The run was for these agents too; the exit code counts them as missing data.',
-            html`<ul>
-              ${input.missing.map((m) => html`<li>${missingAgentText(m, input.runDir)}</li>`)}
-            </ul>`,
-          )
-        : ''
-    }`;
+${simulated ? simulatedBanner(`${simulatorText(simulated)} ${SIMULATED_NOTE}`) : ''}
+${section('agents', 'Agents × cases', AGENT_MATRIX_NOTE, matrixTable(input))}
+${section('runs', 'Each agent’s run', 'Every agent ran the whole suite in its own run folder.', html`<ul>${folders}</ul>`)}
+${input.missing.length ? section('missing', 'Agents with nothing to report', 'The run was for these agents too; the exit code counts them as missing data.', html`<ul>${input.missing.map((m) => html`<li>${missingAgentText(m, input.runDir)}</li>`)}</ul>`) : ''}`;
   return standalonePage(`skillprobe · ${input.runs.map((r) => r.results.run.agent.id).join(', ')}`, body);
 }

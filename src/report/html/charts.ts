@@ -14,27 +14,13 @@ export const linear = (d0: number, d1: number, r0: number, r1: number) => (v: nu
 export type Tone = 'pass' | 'fail' | 'inconclusive' | 'error' | 'neutral';
 
 export function svg(width: number, height: number, title: string, cls: string, body: Part): Html {
-  return html`<svg class="${cls}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${title}">
-    <title>${title}</title>
-    ${body}
-  </svg>`;
+  return html`<svg class="${cls}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" role="img" aria-label="${title}"><title>${title}</title>${body}</svg>`;
 }
 
 const WHISKER = { width: 136, height: 20, pad: 7 };
 
 function intervalMarks(x: (v: number) => number, r: Interval & { p: number }, mid: number): Html {
-  return html`<line class="ci" x1="${c(x(r.lo))}" x2="${c(x(r.hi))}" y1="${mid}" y2="${mid}" /><line
-      class="cap"
-      x1="${c(x(r.lo))}"
-      x2="${c(x(r.lo))}"
-      y1="${mid - 4}"
-      y2="${mid + 4}"
-    /><line class="cap" x1="${c(x(r.hi))}" x2="${c(x(r.hi))}" y1="${mid - 4}" y2="${mid + 4}" /><circle
-      class="est"
-      cx="${c(x(r.p))}"
-      cy="${mid}"
-      r="3.5"
-    />`;
+  return html`<line class="ci" x1="${c(x(r.lo))}" x2="${c(x(r.hi))}" y1="${mid}" y2="${mid}"/><line class="cap" x1="${c(x(r.lo))}" x2="${c(x(r.lo))}" y1="${mid - 4}" y2="${mid + 4}"/><line class="cap" x1="${c(x(r.hi))}" x2="${c(x(r.hi))}" y1="${mid - 4}" y2="${mid + 4}"/><circle class="est" cx="${c(x(r.p))}" cy="${mid}" r="3.5"/>`;
 }
 
 /** A rate on [0, 1] with its interval, and the case's threshold as a tick. */
@@ -42,18 +28,12 @@ export function rateWhisker(r: Rate, title: string, tone: Tone, threshold?: numb
   const { width, height, pad } = WHISKER;
   const x = linear(0, 1, pad, width - pad);
   const mid = height / 2;
-  const ticks = [0, 0.5, 1].map((v) => html`<line class="tick" x1="${c(x(v))}" x2="${c(x(v))}" y1="${mid - 3}" y2="${mid + 3}" />`);
+  const ticks = [0, 0.5, 1].map((v) => html`<line class="tick" x1="${c(x(v))}" x2="${c(x(v))}" y1="${mid - 3}" y2="${mid + 3}"/>`);
   const bar =
     threshold === undefined
       ? ''
-      : html`<line class="threshold" x1="${c(x(threshold))}" x2="${c(x(threshold))}" y1="1" y2="${height - 1}" />`;
-  const body = html`<line
-      class="axis"
-      x1="${c(x(0))}"
-      x2="${c(x(1))}"
-      y1="${mid}"
-      y2="${mid}"
-    />${ticks}${bar}${Number.isFinite(r.p) ? intervalMarks(x, r, mid) : ''}`;
+      : html`<line class="threshold" x1="${c(x(threshold))}" x2="${c(x(threshold))}" y1="1" y2="${height - 1}"/>`;
+  const body = html`<line class="axis" x1="${c(x(0))}" x2="${c(x(1))}" y1="${mid}" y2="${mid}"/>${ticks}${bar}${Number.isFinite(r.p) ? intervalMarks(x, r, mid) : ''}`;
   return svg(width, height, title, `whisker tone-${tone}`, body);
 }
 
@@ -64,15 +44,9 @@ export function differenceWhisker(d: Interval & { diff: number }, margin: number
   const x = linear(-1, 1, pad, width - pad);
   const mid = height / 2;
   const band =
-    margin > 0 ? html`<rect class="band" x="${c(x(-margin))}" y="2" width="${c(x(margin) - x(-margin))}" height="${height - 4}" />` : '';
-  const zero = html`<line class="zero" x1="${c(x(0))}" x2="${c(x(0))}" y1="1" y2="${height - 1}" />`;
-  const body = html`${band}<line
-      class="axis"
-      x1="${c(x(-1))}"
-      x2="${c(x(1))}"
-      y1="${mid}"
-      y2="${mid}"
-    />${zero}${Number.isFinite(d.diff) ? intervalMarks(x, { ...d, p: d.diff }, mid) : ''}`;
+    margin > 0 ? html`<rect class="band" x="${c(x(-margin))}" y="2" width="${c(x(margin) - x(-margin))}" height="${height - 4}"/>` : '';
+  const zero = html`<line class="zero" x1="${c(x(0))}" x2="${c(x(0))}" y1="1" y2="${height - 1}"/>`;
+  const body = html`${band}<line class="axis" x1="${c(x(-1))}" x2="${c(x(1))}" y1="${mid}" y2="${mid}"/>${zero}${Number.isFinite(d.diff) ? intervalMarks(x, { ...d, p: d.diff }, mid) : ''}`;
   return svg(width, height, title, `whisker tone-${tone}`, body);
 }
 
@@ -91,13 +65,7 @@ export function passKChart(points: readonly PassKPoint[], title: string): Html {
   const y = linear(0, 1, height - m.b, m.t);
   const grid = [0, 0.5, 1].map(
     (v) =>
-      html`<line class="grid" x1="${m.l}" x2="${width - m.r}" y1="${c(y(v))}" y2="${c(y(v))}" /><text
-          class="label"
-          x="${m.l - 5}"
-          y="${c(y(v) + 3.5)}"
-          text-anchor="end"
-          >${fmt(v, 1)}</text
-        >`,
+      html`<line class="grid" x1="${m.l}" x2="${width - m.r}" y1="${c(y(v))}" y2="${c(y(v))}"/><text class="label" x="${m.l - 5}" y="${c(y(v) + 3.5)}" text-anchor="end">${fmt(v, 1)}</text>`,
   );
   const kTicks = [...new Set([1, Math.round((1 + maxK) / 2), maxK])].map(
     (k) => html`<text class="label" x="${c(x(k))}" y="${height - m.b + 14}" text-anchor="middle">${k}</text>`,
@@ -107,11 +75,9 @@ export function passKChart(points: readonly PassKPoint[], title: string): Html {
     const line = finite.map((p) => `${c(x(p.k))},${c(y(p[key]))}`).join(' ');
     const dots = finite.map(
       (p) =>
-        html`<circle class="${cls}" cx="${c(x(p.k))}" cy="${c(y(p[key]))}" r="2.6"
-          ><title>k = ${p.k}: ${name} ${fmt(p[key], 3)}</title></circle
-        >`,
+        html`<circle class="${cls}" cx="${c(x(p.k))}" cy="${c(y(p[key]))}" r="2.6"><title>k = ${p.k}: ${name} ${fmt(p[key], 3)}</title></circle>`,
     );
-    return html`<polyline class="${cls}" points="${line}" />${dots}`;
+    return html`<polyline class="${cls}" points="${line}"/>${dots}`;
   };
   const axisTitle = html`<text class="label" x="${c((m.l + width - m.r) / 2)}" y="${height - 2}" text-anchor="middle">k</text>`;
   return svg(width, height, title, 'chart passk', [

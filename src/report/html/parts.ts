@@ -29,10 +29,7 @@ export const signed = (x: number): string => {
 export const anchor = (prefix: string, i: number): string => `${prefix}-${i + 1}`;
 
 export function section(id: string, title: string, lead: Html | string, body: Html | Html[]): Html {
-  return html`<section class="card" id="${id}" aria-labelledby="${id}-title">
-    <h2 id="${id}-title">${title}</h2>
-    ${lead ? html`<p class="lead">${lead}</p>` : ''}${body}
-  </section>`;
+  return html`<section class="card" id="${id}" aria-labelledby="${id}-title"><h2 id="${id}-title">${title}</h2>${lead ? html`<p class="lead">${lead}</p>` : ''}${body}</section>`;
 }
 
 export function simulatedBanner(what: string): Html {

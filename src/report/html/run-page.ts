@@ -44,9 +44,7 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
       : '';
   const tiles = VERDICTS.map((v) => {
     const n = results.verdicts.filter((x) => x.verdict === v).length;
-    return html`<div class="tile tone-${VERDICT_TONE[v]}${n ? '' : ' zero'}" data-verdict="${v}">
-      <span class="count">${n}</span><span class="name">${v}</span>
-    </div>`;
+    return html`<div class="tile tone-${VERDICT_TONE[v]}${n ? '' : ' zero'}" data-verdict="${v}"><span class="count">${n}</span><span class="name">${v}</span></div>`;
   });
   const sim = run.simulator;
   const banner = run.simulated
@@ -57,36 +55,28 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
   const status =
     run.status === 'completed'
       ? ''
-      : html`<p class="banner warn" role="status">
-          This run is <strong>${run.status}</strong>: ${manifest.trials.finished} of ${manifest.trials.planned} planned trials finished.
-        </p>`;
+      : html`<p class="banner warn" role="status">This run is <strong>${run.status}</strong>: ${manifest.trials.finished} of ${manifest.trials.planned} planned trials finished.</p>`;
   const damaged = results.damaged.length
-    ? html`<p class="banner warn" role="status">
-        ${results.damaged.length} stored trials could not be read and are left out:
-        ${results.damaged
-          .slice(0, 5)
-          .map((d) => `${d.path} (${d.problem})`)
-          .join('; ')}${results.damaged.length > 5 ? '; …' : ''}
-      </p>`
+    ? html`<p class="banner warn" role="status">${results.damaged.length} stored trials could not be read and are left out: ${results.damaged
+        .slice(0, 5)
+        .map((d) => `${d.path} (${d.problem})`)
+        .join('; ')}${results.damaged.length > 5 ? '; …' : ''}</p>`
     : '';
   return html`<header class="top">
-    <div class="title-row">
-      <h1>skillprobe run <code>${results.runId}</code></h1>
-      <span class="status">${run.status}</span>
-    </div>
-    <ul class="meta">
-      <li>agent <b>${run.agent.id} ${run.agent.cliVersion ?? '(version unknown)'}</b></li>
-      <li>model <b>${run.model.requested}</b>${reported}</li>
-      <li>${decisionMode(run.decision.mode).label}</li>
-      <li>${results.outcomes.length} trials</li>
-      ${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${run.simulated ? ' (simulated)' : ''}</li>` : ''}
-      <li>started ${run.startedAt}</li>
-      <li>exit code <b>${results.exitCode}</b></li>
-    </ul>
-    ${banner}${status}${damaged}
-    <div class="strip" role="group" aria-label="case verdicts">${tiles}</div>
-    <nav class="toc" aria-label="sections">${sections.map((s) => html`<a href="#${s.id}">${s.title}</a>`)}</nav>
-  </header>`;
+<div class="title-row"><h1>skillprobe run <code>${results.runId}</code></h1><span class="status">${run.status}</span></div>
+<ul class="meta">
+<li>agent <b>${run.agent.id} ${run.agent.cliVersion ?? '(version unknown)'}</b></li>
+<li>model <b>${run.model.requested}</b>${reported}</li>
+<li>${decisionMode(run.decision.mode).label}</li>
+<li>${results.outcomes.length} trials</li>
+${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${run.simulated ? ' (simulated)' : ''}</li>` : ''}
+<li>started ${run.startedAt}</li>
+<li>exit code <b>${results.exitCode}</b></li>
+</ul>
+${banner}${status}${damaged}
+<div class="strip" role="group" aria-label="case verdicts">${tiles}</div>
+<nav class="toc" aria-label="sections">${sections.map((s) => html`<a href="#${s.id}">${s.title}</a>`)}</nav>
+</header>`;
 }
 
 /** What the terminal's block says of a case that did not pass cleanly: why, one fact a line, and what to change. */
@@ -95,11 +85,7 @@ function whatToChange(v: CaseVerdict, s: CaseArmSummary, input: ReportInput): Ht
   const facts = caseFacts(s).map((f) => html`<li${f.alarm ? html` class="alarm"` : ''}>${prose(f.text)}</li>`);
   const example =
     fix.example === undefined ? '' : html`<div class="muted">example: <code>${inRunDir(input, { ...s, n: fix.example })}</code></div>`;
-  return html`<ul class="cause">
-      ${facts}
-    </ul>
-    <p class="fix">→ ${prose(fix.text)}</p>
-    ${example}`;
+  return html`<ul class="cause">${facts}</ul><p class="fix">→ ${prose(fix.text)}</p>${example}`;
 }
 
 function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>, prompts: Map<string, string>): Html {
@@ -109,11 +95,7 @@ function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>,
     const s = skillRow.get(v.caseId);
     const rate = s?.rate;
     const prompt = prompts.get(v.caseId);
-    const used =
-      v.decidedAt !== undefined
-        ? html`${v.scored}
-            <div class="muted">decided at ${v.decidedAt}</div>`
-        : html`${v.scored}`;
+    const used = v.decidedAt !== undefined ? html`${v.scored}<div class="muted">decided at ${v.decidedAt}</div>` : html`${v.scored}`;
     const e = v.estimate;
     const counts = rate && rate.n ? `${rate.successes} of ${rate.n} passed` : 'no scored trials';
     const below = passBelowThreshold(v, s);
@@ -133,67 +115,34 @@ function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>,
           )
         : '';
     const shown = e
-      ? html`${fmt(e.rate)}<sup title="${adjustedMeaning([e.level])}">${ADJUSTED_MARK}</sup>
-          <div class="muted">${rate ? `${rate.successes}/${rate.n} passed` : ''}</div>`
+      ? html`${fmt(e.rate)}<sup title="${adjustedMeaning([e.level])}">${ADJUSTED_MARK}</sup><div class="muted">${rate ? `${rate.successes}/${rate.n} passed` : ''}</div>`
       : html`${rate ? rateWithCounts(rate) : '—'}${v.descriptiveInterval ? html`<sup title="${DESCRIPTIVE_MEANING}">${DESCRIPTIVE_MARK}</sup>` : ''}`;
     return html`<tr data-case="${v.caseId}">
-      <th scope="row">
-        <a class="case-id" href="#${anchor('trials', i)}">${v.caseId}</a
-        >${prompt ? html`<span class="prompt" title="${prompt}">${prompt}</span>` : ''}${s?.tags.length ? html`<div>${s.tags.map((t) => html`<span class="tag">${t}</span>`)}</div>` : ''}
-      </th>
-      <td><code>${s?.expect ?? ''}</code></td>
-      <td>${verdictBadge(v.verdict)}</td>
-      <td class="num">
-        ${shown}
-        <div class="muted">p0 ${fmt(v.params.threshold)}</div>
-      </td>
-      <td>${whisker}</td>
-      <td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
-      <td class="why">
-        ${prose(v.reason)}${below ? html`<div class="muted">${prose(below)}</div>` : ''}${s && needsExplaining(v, s) ? whatToChange(v, s, input) : ''}
-      </td>
-    </tr>`;
+<th scope="row"><a class="case-id" href="#${anchor('trials', i)}">${v.caseId}</a>${prompt ? html`<span class="prompt" title="${prompt}">${prompt}</span>` : ''}${s?.tags.length ? html`<div>${s.tags.map((t) => html`<span class="tag">${t}</span>`)}</div>` : ''}</th>
+<td><code>${s?.expect ?? ''}</code></td>
+<td>${verdictBadge(v.verdict)}</td>
+<td class="num">${shown}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
+<td>${whisker}</td>
+<td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
+<td class="why">${prose(v.reason)}${below ? html`<div class="muted">${prose(below)}</div>` : ''}${s && needsExplaining(v, s) ? whatToChange(v, s, input) : ''}</td>
+</tr>`;
   });
   const a = results.summary.aggregates;
   const aggregate = (name: string, r: (typeof a)['recall']) =>
     r.n
-      ? html`<div>
-          <span class="k">${name}</span
-          ><span class="v" title="${rateTitle(name, r, conf)}">${fmt(r.p)} <small>${interval(r)} · ${r.successes}/${r.n}</small></span>
-        </div>`
+      ? html`<div><span class="k">${name}</span><span class="v" title="${rateTitle(name, r, conf)}">${fmt(r.p)} <small>${interval(r)} · ${r.successes}/${r.n}</small></span></div>`
       : '';
-  const aggregates = html`<div class="kv">
-    ${aggregate('trigger recall (positive cases)', a.recall)}${aggregate('false-trigger rate (negative cases)', a.falseTriggerRate)}${aggregate('precision', a.precision)}${Number.isFinite(a.f1) ? html`<div><span class="k">F1</span><span class="v">${fmt(a.f1)}</span></div>` : ''}
-  </div>`;
+  const aggregates = html`<div class="kv">${aggregate('trigger recall (positive cases)', a.recall)}${aggregate('false-trigger rate (negative cases)', a.falseTriggerRate)}${aggregate('precision', a.precision)}${Number.isFinite(a.f1) ? html`<div><span class="k">F1</span><span class="v">${fmt(a.f1)}</span></div>` : ''}</div>`;
   const notes = rateNotes(results.verdicts).map((n) => html`<p class="note">${n}.</p>`);
   const adjusted = results.verdicts.some((v) => v.estimate)
     ? html` Where the sequential design stopped a case (${ADJUSTED_MARK}), the rate and whisker are adjusted for stopping early instead.`
     : '';
-  const lead = html`Skill arm (the family installed). Rate: the share of scored trials that passed, with its ${percent(conf)} Wilson
-  interval drawn as a whisker; the black tick is the case's threshold p0.${adjusted}`;
+  const lead = html`Skill arm (the family installed). Rate: the share of scored trials that passed, with its ${percent(conf)} Wilson interval drawn as a whisker; the black tick is the case's threshold p0.${adjusted}`;
   return section(
     'cases',
     'Cases',
     lead,
-    html`<div class="table-wrap">
-        <table class="cases">
-          <thead>
-            <tr>
-              <th scope="col">Case</th>
-              <th scope="col">Expects</th>
-              <th scope="col">Verdict</th>
-              <th scope="col" class="num">Rate</th>
-              <th scope="col">${percent(conf)} interval</th>
-              <th scope="col" class="num">Trials</th>
-              <th scope="col">Why</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${rows}
-          </tbody>
-        </table>
-      </div>
-      ${notes}${aggregates}`,
+    html`<div class="table-wrap"><table class="cases"><thead><tr><th scope="col">Case</th><th scope="col">Expects</th><th scope="col">Verdict</th><th scope="col" class="num">Rate</th><th scope="col">${percent(conf)} interval</th><th scope="col" class="num">Trials</th><th scope="col">Why</th></tr></thead><tbody>${rows}</tbody></table></div>${notes}${aggregates}`,
   );
 }
 
@@ -216,58 +165,32 @@ function confusionSection(results: Results): Html | '' {
       if (x.successes === 0)
         return html`<td class="cell empty" title="${title}" data-row="${row}" data-col="${col}"><span class="count">0</span></td>`;
       const heat = heatStyle(x.p, row === col);
-      return html`<td class="cell${heat.dark ? ' dark' : ''}" style="${heat.style}" title="${title}" data-row="${row}" data-col="${col}">
-        <span class="count">${x.successes}/${x.n}</span><span class="share">${fmt(x.p)}</span>
-      </td>`;
+      return html`<td class="cell${heat.dark ? ' dark' : ''}" style="${heat.style}" title="${title}" data-row="${row}" data-col="${col}"><span class="count">${x.successes}/${x.n}</span><span class="share">${fmt(x.p)}</span></td>`;
     });
-    return html`<tr>
-      <th scope="row">${row}</th>
-      ${cells}
-    </tr>`;
+    return html`<tr><th scope="row">${row}</th>${cells}</tr>`;
   });
-  const lead = html`Skill arm. Rows: the skill a case expects (${NONE}: negative cases); columns: what fired. Each cell: trials/total of the
-  row and the share; green where the route was right, red where it was not. Hover a cell for its ${percent(conf)} interval.`;
+  const lead = html`Skill arm. Rows: the skill a case expects (${NONE}: negative cases); columns: what fired. Each cell: trials/total of the row and the share; green where the route was right, red where it was not. Hover a cell for its ${percent(conf)} interval.`;
   return section(
     'confusion',
     'Routing among siblings',
     lead,
-    html`<div class="table-wrap">
-      <table class="heatmap">
-        <thead>
-          <tr>
-            <th class="corner" scope="col">expected ↓ · fired →</th>
-            ${m.columns.map((col) => html`<th scope="col">${col}</th>`)}
-          </tr>
-        </thead>
-        <tbody>
-          ${body}
-        </tbody>
-      </table>
-    </div>`,
+    html`<div class="table-wrap"><table class="heatmap"><thead><tr><th class="corner" scope="col">expected ↓ · fired →</th>${m.columns.map((col) => html`<th scope="col">${col}</th>`)}</tr></thead><tbody>${body}</tbody></table></div>`,
   );
 }
 
 function passKSection(skillRows: CaseArmSummary[]): Html | '' {
   const rows = skillRows.filter((s) => s.rate.n > 0 && s.passK.length > 0);
   if (rows.length === 0) return '';
-  const legend = html`<p class="legend">
-    <span><span class="swatch at"></span>pass@k: at least one of k trials passes</span
-    ><span><span class="swatch hat"></span>pass^k: all k trials pass</span><span>(the lines meet where every trial or none passed)</span>
-  </p>`;
+  const legend = html`<p class="legend"><span><span class="swatch at"></span>pass@k: at least one of k trials passes</span><span><span class="swatch hat"></span>pass^k: all k trials pass</span><span>(the lines meet where every trial or none passed)</span></p>`;
   const figures = rows.map(
     (s) =>
-      html`<figure>
-        <figcaption><span class="case-id">${s.caseId}</span><span class="muted">n = ${s.rate.n}</span></figcaption>
-        ${passKChart(s.passK, `pass@k and pass^k of ${s.caseId} over k = 1 … ${s.passK.length}`)}
-      </figure>`,
+      html`<figure><figcaption><span class="case-id">${s.caseId}</span><span class="muted">n = ${s.rate.n}</span></figcaption>${passKChart(s.passK, `pass@k and pass^k of ${s.caseId} over k = 1 … ${s.passK.length}`)}</figure>`,
   );
   return section(
     'passk',
     'pass@k and pass^k',
-    html`Skill arm, unbiased estimates from the n scored trials: how often a user retrying k times gets one success, and how often k runs in
-    a row all succeed.`,
-    html`${legend}
-      <div class="multiples">${figures}</div>`,
+    html`Skill arm, unbiased estimates from the n scored trials: how often a user retrying k times gets one success, and how often k runs in a row all succeed.`,
+    html`${legend}<div class="multiples">${figures}</div>`,
   );
 }
 
@@ -298,18 +221,10 @@ function sprtSection(results: Results, manifest: RunManifest): Html | '' {
     const chart = steps.length
       ? sprtChart(steps, v.params, { kind: stored.kind, design: caseDesign(def) }, v.decidedAt, title)
       : html`<p class="note">No scored trial: nothing to walk.</p>`;
-    return html`<figure data-case="${v.caseId}" data-design="${stored.kind}">
-      <figcaption>
-        <span class="case-id">${v.caseId}</span>${verdictBadge(v.verdict)}<span class="muted params">${designParams(v)}</span>
-      </figcaption>
-      ${chart}
-    </figure>`;
+    return html`<figure data-case="${v.caseId}" data-design="${stored.kind}"><figcaption><span class="case-id">${v.caseId}</span>${verdictBadge(v.verdict)}<span class="muted params">${designParams(v)}</span></figcaption>${chart}</figure>`;
   });
   const notes = DESIGN_KINDS.filter((d) => kinds.has(d)).map((d) => html` ${trusted(d.chartNote)}`);
-  const lead = html`Each case's log-likelihood ratio Λ (of p0 against p1) after every scored trial of the skill arm, in trial order: a pass
-  steps up, a fail steps down. The case PASSes when Λ reaches the green zone and FAILs in the red one (from minTrials on, the dashed line);
-  between them it goes on.${notes} The caption gives the target error rates and the design's exact ones. Filled dots: passes; hollow: fails;
-  the ringed dot is where the test decided.`;
+  const lead = html`Each case's log-likelihood ratio Λ (of p0 against p1) after every scored trial of the skill arm, in trial order: a pass steps up, a fail steps down. The case PASSes when Λ reaches the green zone and FAILs in the red one (from minTrials on, the dashed line); between them it goes on.${notes} The caption gives the target error rates and the design's exact ones. Filled dots: passes; hollow: fails; the ringed dot is where the test decided.`;
   return section('sprt', 'Sequential test paths', lead, html`<div class="multiples wide">${figures}</div>`);
 }
 
@@ -321,48 +236,14 @@ function ablationSection(results: Results): Html | '' {
     const d = a.difference;
     const tone = !Number.isFinite(d.diff) ? 'neutral' : d.lo > 0 ? 'pass' : d.hi < 0 ? 'fail' : 'neutral';
     const title = `${a.caseId}: skill − ablation = ${fmt(d.diff, 3)}, ${percent(conf)} interval ${interval(d, 3)}`;
-    return html`<tr>
-      <th scope="row"><span class="case-id">${a.caseId}</span></th>
-      <td class="num">${a.pairs}</td>
-      <td class="num" title="${rateTitle('with the family', a.skillRate, conf)}">${rateWithCounts(a.skillRate)}</td>
-      <td class="num" title="${rateTitle('without it', a.ablationRate, conf)}">${rateWithCounts(a.ablationRate)}</td>
-      <td class="num">${signed(d.diff)}</td>
-      <td>${differenceWhisker(d, 0, title, tone)}</td>
-      <td class="num">${fmt(a.pValue, 3)}</td>
-      <td class="num">${a.counts.both}</td>
-      <td class="num">${a.counts.skillOnly}</td>
-      <td class="num">${a.counts.ablationOnly}</td>
-      <td class="num">${a.counts.neither}</td>
-    </tr>`;
+    return html`<tr><th scope="row"><span class="case-id">${a.caseId}</span></th><td class="num">${a.pairs}</td><td class="num" title="${rateTitle('with the family', a.skillRate, conf)}">${rateWithCounts(a.skillRate)}</td><td class="num" title="${rateTitle('without it', a.ablationRate, conf)}">${rateWithCounts(a.ablationRate)}</td><td class="num">${signed(d.diff)}</td><td>${differenceWhisker(d, 0, title, tone)}</td><td class="num">${fmt(a.pValue, 3)}</td><td class="num">${a.counts.both}</td><td class="num">${a.counts.skillOnly}</td><td class="num">${a.counts.ablationOnly}</td><td class="num">${a.counts.neither}</td></tr>`;
   });
-  const lead = html`Plan checks with the family installed against the same prompt without it. Pairs: the i-th skill trial with the i-th
-  ablation trial; McNemar's exact test on the pairs that disagree. The whisker is the difference with its interval, on −1 … +1 around 0.`;
+  const lead = html`Plan checks with the family installed against the same prompt without it. Pairs: the i-th skill trial with the i-th ablation trial; McNemar's exact test on the pairs that disagree. The whisker is the difference with its interval, on −1 … +1 around 0.`;
   return section(
     'ablation',
     'Ablation',
     lead,
-    html`<div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Case</th>
-            <th scope="col" class="num">Pairs</th>
-            <th scope="col" class="num">With skill</th>
-            <th scope="col" class="num">Without</th>
-            <th scope="col" class="num">Difference</th>
-            <th scope="col">${percent(conf)} interval</th>
-            <th scope="col" class="num">p</th>
-            <th scope="col" class="num" title="pairs where both trials passed">Both</th>
-            <th scope="col" class="num" title="pairs where only the skill trial passed">Skill only</th>
-            <th scope="col" class="num" title="pairs where only the ablation trial passed">Ablation only</th>
-            <th scope="col" class="num" title="pairs where neither passed">Neither</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </div>`,
+    html`<div class="table-wrap"><table><thead><tr><th scope="col">Case</th><th scope="col" class="num">Pairs</th><th scope="col" class="num">With skill</th><th scope="col" class="num">Without</th><th scope="col" class="num">Difference</th><th scope="col">${percent(conf)} interval</th><th scope="col" class="num">p</th><th scope="col" class="num" title="pairs where both trials passed">Both</th><th scope="col" class="num" title="pairs where only the skill trial passed">Skill only</th><th scope="col" class="num" title="pairs where only the ablation trial passed">Ablation only</th><th scope="col" class="num" title="pairs where neither passed">Neither</th></tr></thead><tbody>${rows}</tbody></table></div>`,
   );
 }
 
@@ -372,41 +253,17 @@ function costSection(results: Results): Html | '' {
   if (cost.total.costUsd === undefined) return '';
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const numbers = (l: CostLine) =>
-    html`<td class="num">${l.trials}</td>
-      <td class="num">${usd(l.costUsd)}</td>
-      <td class="num">${secs(l.wallMs)}</td>`;
+    html`<td class="num">${l.trials}</td><td class="num">${usd(l.costUsd)}</td><td class="num">${secs(l.wallMs)}</td>`;
   // The last three columns hold numbers.
   const table = (names: string[], rows: Html[]) =>
-    html`<div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            ${names.map((n, i) => html`<th scope="col" ${i >= names.length - 3 ? html` class="num"` : ''}>${n}</th>`)}
-          </tr>
-        </thead>
-        <tbody>
-          ${rows}
-        </tbody>
-      </table>
-    </div>`;
-  const byVerdict = cost.byVerdict.map(
-    (v) =>
-      html`<tr>
-        <th scope="row">${verdictBadge(v.verdict)}</th>
-        ${numbers(v)}
-      </tr>`,
-  );
+    html`<div class="table-wrap"><table><thead><tr>${names.map((n, i) => html`<th scope="col"${i >= names.length - 3 ? html` class="num"` : ''}>${n}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div>`;
+  const byVerdict = cost.byVerdict.map((v) => html`<tr><th scope="row">${verdictBadge(v.verdict)}</th>${numbers(v)}</tr>`);
   const byCase = cost.byCase.map(
     (k) =>
-      html`<tr>
-        <th scope="row"><span class="case-id">${k.caseId}</span></th>
-        <td>${k.verdict ? verdictBadge(k.verdict) : '—'}</td>
-        ${numbers(k)}
-      </tr>`,
+      html`<tr><th scope="row"><span class="case-id">${k.caseId}</span></th><td>${k.verdict ? verdictBadge(k.verdict) : '—'}</td>${numbers(k)}</tr>`,
   );
   const simulated = results.run.simulated ? html` · <strong>${SIMULATED_COST}</strong>` : '';
-  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${secs(cost.total.wallMs)} of trial time (each trial's own
-  wall time, summed).${simulated}`;
+  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${secs(cost.total.wallMs)} of trial time (each trial's own wall time, summed).${simulated}`;
   return section(
     'cost',
     'Cost',
@@ -431,9 +288,8 @@ export function runPage(input: ReportInput): string {
   ];
   const shown = parts.filter(([, , body]) => body !== '');
   const body = html`${header(
-      input,
-      shown.map(([id, title]) => ({ id, title })),
-    )}${shown.map(([, , b]) => b)}
-    <footer>skillprobe ${results.harnessVersion} · graded ${results.gradedAt} · run folder <code>${input.runDir}</code></footer>`;
+    input,
+    shown.map(([id, title]) => ({ id, title })),
+  )}${shown.map(([, , b]) => b)}<footer>skillprobe ${results.harnessVersion} · graded ${results.gradedAt} · run folder <code>${input.runDir}</code></footer>`;
   return standalonePage(`skillprobe ${results.runId}${results.run.simulated ? ' (simulated)' : ''}`, body);
 }

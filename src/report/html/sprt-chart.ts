@@ -138,64 +138,35 @@ export function sprtChart(
   let zones: Html;
   let lines: Html;
   if (flat) {
-    zones = html`<rect class="zone-accept" x="${m.l}" y="${m.t}" width="${c(end - m.l)}" height="${c(y(b.accept) - m.t)}" /><rect
-        class="zone-reject"
-        x="${m.l}"
-        y="${c(y(b.reject))}"
-        width="${c(end - m.l)}"
-        height="${c(bottom - y(b.reject))}"
-      />`;
+    zones = html`<rect class="zone-accept" x="${m.l}" y="${m.t}" width="${c(end - m.l)}" height="${c(y(b.accept) - m.t)}"/><rect class="zone-reject" x="${m.l}" y="${c(y(b.reject))}" width="${c(end - m.l)}" height="${c(bottom - y(b.reject))}"/>`;
     const boundary = (v: number, cls: string, name: string) =>
-      html`<line class="${cls}" x1="${m.l}" x2="${c(end)}" y1="${c(y(v))}" y2="${c(y(v))}"
-          ><title>${name} boundary: Λ = ${fmt(v, 3)}</title></line
-        ><text class="label ${cls}" x="${right + 4}" y="${c(y(v) + 3.5)}">${name} ${signed(v)}</text>`;
+      html`<line class="${cls}" x1="${m.l}" x2="${c(end)}" y1="${c(y(v))}" y2="${c(y(v))}"><title>${name} boundary: Λ = ${fmt(v, 3)}</title></line><text class="label ${cls}" x="${right + 4}" y="${c(y(v) + 3.5)}">${name} ${signed(v)}</text>`;
     lines = html`${boundary(b.accept, 'accept', 'PASS')}${boundary(b.reject, 'reject', 'FAIL')}`;
   } else {
     const points = (key: 'accept' | 'reject') => stages.map((s) => `${c(x(s.n))},${c(yOf(s[key]))}`);
     const [accept, reject] = [points('accept'), points('reject')];
     const start = c(x(stages[0]?.n ?? 0));
-    zones = html`<polygon class="zone-accept" points="${[`${start},${m.t}`, ...accept, `${c(end)},${m.t}`].join(' ')}" /><polygon
-        class="zone-reject"
-        points="${[`${start},${bottom}`, ...reject, `${c(end)},${bottom}`].join(' ')}"
-      />`;
+    zones = html`<polygon class="zone-accept" points="${[`${start},${m.t}`, ...accept, `${c(end)},${m.t}`].join(' ')}"/><polygon class="zone-reject" points="${[`${start},${bottom}`, ...reject, `${c(end)},${bottom}`].join(' ')}"/>`;
     const lastStage = stages.at(-1);
     const meet = decides ? `; it meets the FAIL boundary at ${d.maxTrials} trials, where every case is decided` : '';
     const label = (cls: string, name: string, at: number) => html`<text class="label ${cls}" x="${right + 4}" y="${c(at)}">${name}</text>`;
-    lines = html`<polyline class="boundary accept" points="${accept.join(' ')}"
-        ><title>
-          PASS boundary, per stage: after n scored trials the case passes with at least the design's number of passes for n${meet}
-        </title></polyline
-      ><polyline class="boundary reject" points="${reject.join(' ')}"
-        ><title>
-          FAIL boundary, per stage: after n scored trials the case fails with at most the design's number of passes for n
-        </title></polyline
-      >${
-        lastStage
-          ? html`${label('accept', 'PASS', (m.t + yOf(lastStage.accept)) / 2 + 3.5)}${label('reject', 'FAIL', (yOf(lastStage.reject) + bottom) / 2 + 3.5)}`
-          : ''
-      }`;
+    lines = html`<polyline class="boundary accept" points="${accept.join(' ')}"><title>PASS boundary, per stage: after n scored trials the case passes with at least the design's number of passes for n${meet}</title></polyline><polyline class="boundary reject" points="${reject.join(' ')}"><title>FAIL boundary, per stage: after n scored trials the case fails with at most the design's number of passes for n</title></polyline>${
+      lastStage
+        ? html`${label('accept', 'PASS', (m.t + yOf(lastStage.accept)) / 2 + 3.5)}${label('reject', 'FAIL', (yOf(lastStage.reject) + bottom) / 2 + 3.5)}`
+        : ''
+    }`;
   }
-  const zero = html`<line class="zero" x1="${m.l}" x2="${right}" y1="${c(y(0))}" y2="${c(y(0))}" /><text
-      class="label"
-      x="${m.l - 5}"
-      y="${c(y(0) + 3.5)}"
-      text-anchor="end"
-      >0</text
-    >`;
+  const zero = html`<line class="zero" x1="${m.l}" x2="${right}" y1="${c(y(0))}" y2="${c(y(0))}"/><text class="label" x="${m.l - 5}" y="${c(y(0) + 3.5)}" text-anchor="end">0</text>`;
   const minTrials =
     p.minTrials > 1
-      ? html`<line class="min-trials" x1="${c(x(p.minTrials))}" x2="${c(x(p.minTrials))}" y1="${m.t}" y2="${bottom}"
-          ><title>no decision before ${p.minTrials} scored trials (minTrials)</title></line
-        >`
+      ? html`<line class="min-trials" x1="${c(x(p.minTrials))}" x2="${c(x(p.minTrials))}" y1="${m.t}" y2="${bottom}"><title>no decision before ${p.minTrials} scored trials (minTrials)</title></line>`
       : '';
   // The design's last stage on the axis: where it has decided every case, or (Wald's, or cut by maxTrials) where
   // a case still between the boundaries ends INCONCLUSIVE.
   const endTitle = decides
     ? `the design decides every case by ${d.maxTrials} scored trials`
     : `last stage: a case still undecided after ${d.maxTrials} scored trials is INCONCLUSIVE`;
-  const designMax = html`<line class="tick design-max" x1="${c(end)}" x2="${c(end)}" y1="${bottom}" y2="${bottom + 4}"
-    ><title>${endTitle}</title></line
-  >`;
+  const designMax = html`<line class="tick design-max" x1="${c(end)}" x2="${c(end)}" y1="${bottom}" y2="${bottom + 4}"><title>${endTitle}</title></line>`;
   // Tick labels, most important first; one too close to a label already placed is left out.
   const placed: number[] = [];
   const xTicks = [0, d.maxTrials, last, ...(decidedAt !== undefined ? [decidedAt] : [])].flatMap((k) => {
@@ -203,28 +174,16 @@ export function sprtChart(
     placed.push(k);
     const cls = k === d.maxTrials ? 'label design-max' : 'label';
     return [
-      html`<text class="${cls}" x="${c(x(k))}" y="${bottom + 13}" text-anchor="middle"
-        >${k}${k === d.maxTrials ? html`<title>${endTitle}</title>` : ''}</text
-      >`,
+      html`<text class="${cls}" x="${c(x(k))}" y="${bottom + 13}" text-anchor="middle">${k}${k === d.maxTrials ? html`<title>${endTitle}</title>` : ''}</text>`,
     ];
   });
-  const axisTitles = html`<text class="label" x="${c((m.l + right) / 2)}" y="${height - 2}" text-anchor="middle">scored trials</text
-    ><text class="label" x="${m.l - 5}" y="${m.t + 8}" text-anchor="end">Λ</text>`;
+  const axisTitles = html`<text class="label" x="${c((m.l + right) / 2)}" y="${height - 2}" text-anchor="middle">scored trials</text><text class="label" x="${m.l - 5}" y="${m.t + 8}" text-anchor="end">Λ</text>`;
   const line = [`${c(x(0))},${c(y(0))}`, ...steps.map((s, i) => `${c(x(i + 1))},${c(yOf(s.llr))}`)].join(' ');
   // Dots shrink when many trials share the width, so neighbours stay apart.
   const r = Math.min(3, Math.max(1.6, (x(1) - x(0)) / 2.4));
   const dots = steps.map(
     (s, i) =>
-      html`<circle
-        class="${s.passed ? 'step-pass' : 'step-fail'}${decidedAt === i + 1 ? ' decided' : ''}"
-        cx="${c(x(i + 1))}"
-        cy="${c(yOf(s.llr))}"
-        r="${decidedAt === i + 1 ? 4.5 : r.toFixed(1)}"
-        ><title>
-          scored trial ${i + 1} (#${s.trial}): ${s.passed ? 'pass' : 'fail'}, Λ =
-          ${signed(s.llr)}${decidedAt === i + 1 ? ' · decided here' : ''}
-        </title></circle
-      >`,
+      html`<circle class="${s.passed ? 'step-pass' : 'step-fail'}${decidedAt === i + 1 ? ' decided' : ''}" cx="${c(x(i + 1))}" cy="${c(yOf(s.llr))}" r="${decidedAt === i + 1 ? 4.5 : r.toFixed(1)}"><title>scored trial ${i + 1} (#${s.trial}): ${s.passed ? 'pass' : 'fail'}, Λ = ${signed(s.llr)}${decidedAt === i + 1 ? ' · decided here' : ''}</title></circle>`,
   );
   return svg(width, height, title, `chart sprt design-${chart.kind}`, [
     zones,
@@ -234,7 +193,7 @@ export function sprtChart(
     designMax,
     ...xTicks,
     axisTitles,
-    html`<polyline class="path" points="${line}" />`,
+    html`<polyline class="path" points="${line}"/>`,
     ...dots,
   ]);
 }

@@ -67,24 +67,18 @@ function markedText(text: string, isPlan: IsPlan): Html {
 }
 
 function block(source: EventSource, head: Part, body: Part, extra = ''): Html {
-  return html`<div class="ev src-${source}${extra}">
-    <div class="ev-head"><span class="who">${source}</span>${head}</div>
-    ${body ? html`<div class="ev-body">${body}</div>` : ''}
-  </div>`;
+  return html`<div class="ev src-${source}${extra}"><div class="ev-head"><span class="who">${source}</span>${head}</div>${body ? html`<div class="ev-body">${body}</div>` : ''}</div>`;
 }
 
 function toolCall(e: ToolCallEvent, step: number, cwd: string | undefined, evidence: GradedEvidence, isPlan: IsPlan): Html {
   const firing = evidence.firings.get(e.id);
   const badge = firing
-    ? html`<span class="badge graded" title="the firing the trigger grader recorded"
-        >graded · fired ${firing.skill ?? `${firing.requested} (outside the family)`} via
-        ${firing.via}${firing.status ? ` · ${firing.status}` : ''}</span
-      >`
+    ? html`<span class="badge graded" title="the firing the trigger grader recorded">graded · fired ${firing.skill ?? `${firing.requested} (outside the family)`} via ${firing.via}${firing.status ? ` · ${firing.status}` : ''}</span>`
     : '';
   const argsPlan = e.args !== undefined && isPlan(evidence.command ? `${evidence.command} ${e.args}` : e.args);
   const body =
     e.intent === 'skill'
-      ? pre(html`skill: ${e.skill ?? ''}${e.args !== undefined ? html` args: ${argsPlan ? planMark(e.args) : e.args}` : ''}`)
+      ? pre(html`skill: ${e.skill ?? ''}${e.args !== undefined ? html`\nargs:  ${argsPlan ? planMark(e.args) : e.args}` : ''}`)
       : pre(clip(JSON.stringify(e.input, null, 2)));
   return block(
     'assistant',
@@ -99,11 +93,7 @@ function event(e: TranscriptEvent, ctx: { steps: Map<string, number>; cwd?: stri
     case 'init':
       return block(
         'system',
-        html`<span class="what">session start</span
-          ><span class="facts"
-            >model ${e.model} · CLI ${e.cliVersion} · tools ${e.tools.join(', ') || 'none'} ·
-            ${listingText(e.skills, ctx.evidence.family)}</span
-          >`,
+        html`<span class="what">session start</span><span class="facts">model ${e.model} · CLI ${e.cliVersion} · tools ${e.tools.join(', ') || 'none'} · ${listingText(e.skills, ctx.evidence.family)}</span>`,
         '',
       );
     case 'text':
@@ -111,10 +101,7 @@ function event(e: TranscriptEvent, ctx: { steps: Map<string, number>; cwd?: stri
         return block(
           'harness',
           html`<span class="what">injected skill body</span>`,
-          html`<details>
-            <summary>${e.text.length.toLocaleString('en-US')} characters shown to the model, never graded (it echoes SKILL.md)</summary>
-            ${pre(clip(e.text))}
-          </details>`,
+          html`<details><summary>${e.text.length.toLocaleString('en-US')} characters shown to the model, never graded (it echoes SKILL.md)</summary>${pre(clip(e.text))}</details>`,
         );
       }
       return block('assistant', html`<span class="what">text</span>`, pre(markedText(e.text, ctx.isPlan)));
@@ -124,23 +111,20 @@ function event(e: TranscriptEvent, ctx: { steps: Map<string, number>; cwd?: stri
       const step = ctx.steps.get(e.id);
       return block(
         'tool',
-        html`<span class="what">result${step ? ` of step ${step}` : ''}</span
-          >${e.isError ? html`<span class="badge bad">error</span>` : ''}`,
+        html`<span class="what">result${step ? ` of step ${step}` : ''}</span>${e.isError ? html`<span class="badge bad">error</span>` : ''}`,
         pre(clip(e.text)),
       );
     }
     case 'skill_load':
       return block(
         'harness',
-        html`<span class="what">skill ${e.name}</span><span class="badge ${e.status === 'loaded' ? 'ok' : 'bad'}">${e.status}</span
-          ><span class="facts">${e.path ?? ''}${e.detail ? ` · ${e.detail}` : ''}</span>`,
+        html`<span class="what">skill ${e.name}</span><span class="badge ${e.status === 'loaded' ? 'ok' : 'bad'}">${e.status}</span><span class="facts">${e.path ?? ''}${e.detail ? ` · ${e.detail}` : ''}</span>`,
         '',
       );
     case 'error':
       return block(
         e.source,
-        html`<span class="what">error · ${e.errorKind}${e.httpStatus ? ` (HTTP ${e.httpStatus})` : ''}</span
-          >${e.retrying ? html`<span class="badge">the CLI retries</span>` : ''}`,
+        html`<span class="what">error · ${e.errorKind}${e.httpStatus ? ` (HTTP ${e.httpStatus})` : ''}</span>${e.retrying ? html`<span class="badge">the CLI retries</span>` : ''}`,
         pre(clip(e.message)),
         ' error',
       );
@@ -174,9 +158,7 @@ export function transcriptView(t: Transcript, evidence: GradedEvidence): Html {
   const cwd = t.events.find((e): e is InitEvent => e.kind === 'init')?.cwd;
   const ctx = { steps, cwd, evidence, isPlan: planMatcher(t, evidence) };
   const warnings = t.warnings.length
-    ? html`<p class="note">
-        ${t.warnings.length} lines of the raw stream could not be parsed (first: line ${t.warnings[0]!.line}, ${t.warnings[0]!.message})
-      </p>`
+    ? html`<p class="note">${t.warnings.length} lines of the raw stream could not be parsed (first: line ${t.warnings[0]!.line}, ${t.warnings[0]!.message})</p>`
     : '';
   return html`<div class="transcript">${warnings}${t.events.map((e) => event(e, ctx))}</div>`;
 }

@@ -38,8 +38,7 @@ function divergenceNote(d: Divergence | undefined): Html | '' {
   if (!d) return '';
   if (d.kind === 'same') {
     const path = d.steps.length
-      ? html`the same tool calls:
-        ${join(
+      ? html`the same tool calls: ${join(
           d.steps.map((s) => html`<code>${s}</code>`),
           ' → ',
         )}`
@@ -47,8 +46,7 @@ function divergenceNote(d: Divergence | undefined): Html | '' {
     return html`<p class="divergence same">All ${d.trials} trials make ${path}</p>`;
   }
   const after = d.shared.length
-    ? html` (after
-      ${join(
+    ? html` (after ${join(
         d.shared.map((s) => html`<code>${s}</code>`),
         ' → ',
       )})`
@@ -106,37 +104,16 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
     html`<li>transcript <code>${file}</code></li>`,
   ];
   const firings = o.firings.length
-    ? html`<h4>What fired</h4>
-        <ul class="checks">
-          ${o.firings.map(
-            (f) =>
-              html`<li class="${f.status && f.status !== 'loaded' ? 'bad' : 'ok'}">
-                <span class="mark">${f.via === 'read' ? '◇' : '◆'}</span><code>${f.skill ?? f.requested}</code>
-                <span class="muted"
-                  >${f.via === 'read' ? 'read its SKILL.md' : 'invoked'}${f.status ? ` · ${f.status}` : ''}${f.skill === undefined ? ' · outside the family' : ''}${c && f.skill === c.expect ? ' · expected' : ''}</span
-                ><span class="detail">${f.callId}</span>
-              </li>`,
-          )}
-        </ul>`
+    ? html`<h4>What fired</h4><ul class="checks">${o.firings.map(
+        (f) =>
+          html`<li class="${f.status && f.status !== 'loaded' ? 'bad' : 'ok'}"><span class="mark">${f.via === 'read' ? '◇' : '◆'}</span><code>${f.skill ?? f.requested}</code> <span class="muted">${f.via === 'read' ? 'read its SKILL.md' : 'invoked'}${f.status ? ` · ${f.status}` : ''}${f.skill === undefined ? ' · outside the family' : ''}${c && f.skill === c.expect ? ' · expected' : ''}</span><span class="detail">${f.callId}</span></li>`,
+      )}</ul>`
     : '';
   const plan = o.plan
-    ? html`<h4>Plan checks · ${passedChecks} of ${checks.length} pass</h4>
-        <ul class="checks">
-          ${checks.map(
-            (k) =>
-              html`<li class="${k.pass ? 'ok' : 'bad'}">
-                <span class="mark">${k.pass ? '✓' : '✗'}</span>${k.check}${k.detail ? html`<span class="detail">${k.detail}</span>` : ''}
-              </li>`,
-          )}
-        </ul>
-        ${
-          o.plan.plans.length
-            ? html`<p class="note">planned calls found (marked in the transcript):</p>
-                <ol class="plans">
-                  ${o.plan.plans.map((p) => html`<li><code>${p}</code></li>`)}
-                </ol>`
-            : ''
-        }`
+    ? html`<h4>Plan checks · ${passedChecks} of ${checks.length} pass</h4><ul class="checks">${checks.map(
+        (k) =>
+          html`<li class="${k.pass ? 'ok' : 'bad'}"><span class="mark">${k.pass ? '✓' : '✗'}</span>${k.check}${k.detail ? html`<span class="detail">${k.detail}</span>` : ''}</li>`,
+      )}</ul>${o.plan.plans.length ? html`<p class="note">planned calls found (marked in the transcript):</p><ol class="plans">${o.plan.plans.map((p) => html`<li><code>${p}</code></li>`)}</ol>` : ''}`
     : '';
   const evidence = {
     firings: new Map(o.firings.map((f) => [f.callId, f])),
@@ -146,22 +123,10 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
     family: input.manifest.family,
   };
   const body = transcript
-    ? html`<h4>Transcript</h4>
-        ${transcriptView(transcript, evidence)}`
+    ? html`<h4>Transcript</h4>${transcriptView(transcript, evidence)}`
     : html`<p class="note">The transcript was not loaded into this page; it is at <code>${file}</code>.</p>`;
-  const summary = html`<span class="trial-n">#${o.n}</span
-    ><span class="verdict tone-${resultTone(o)}" ${scoredInAblation(o) ? html` title="${ABLATION_CONTEXT}"` : ''}>${resultWord(o)}</span
-    ><span>${o.status}</span
-    ><span class="muted">${firedText(o)}</span>${o.plan ? html`<span class="muted">plan ${passedChecks}/${checks.length}</span>` : ''}`;
-  return html`<details class="trial tone-${resultTone(o)}" data-trial="${trialKey(o)}">
-    <summary>${summary}</summary>
-    <div class="trial-body">
-      <ul class="facts-list">
-        ${facts}
-      </ul>
-      ${firings}${plan}${body}
-    </div>
-  </details>`;
+  const summary = html`<span class="trial-n">#${o.n}</span><span class="verdict tone-${resultTone(o)}"${scoredInAblation(o) ? html` title="${ABLATION_CONTEXT}"` : ''}>${resultWord(o)}</span><span>${o.status}</span><span class="muted">${firedText(o)}</span>${o.plan ? html`<span class="muted">plan ${passedChecks}/${checks.length}</span>` : ''}`;
+  return html`<details class="trial tone-${resultTone(o)}" data-trial="${trialKey(o)}"><summary>${summary}</summary><div class="trial-body"><ul class="facts-list">${facts}</ul>${firings}${plan}${body}</div></details>`;
 }
 
 function armBlock(arm: Arm, trials: readonly TrialOutcome[], c: GradableCase | undefined, input: ReportInput): Html {
@@ -171,10 +136,7 @@ function armBlock(arm: Arm, trials: readonly TrialOutcome[], c: GradableCase | u
   });
   const { shown, left } = chooseEmbedded(trials);
   const leftNote = left.length
-    ? html`<p class="left-out">
-        ${trialsWord(left.length)} not embedded (${trialList(left.map((o) => o.n))}); their transcripts sit beside
-        <code>${inRunDir(input, left[0]!)}</code>
-      </p>`
+    ? html`<p class="left-out">${trialsWord(left.length)} not embedded (${trialList(left.map((o) => o.n))}); their transcripts sit beside <code>${inRunDir(input, left[0]!)}</code></p>`
     : '';
   const scored = trials.filter((o) => o.passed !== null);
   const passed = scored.filter((o) => o.passed).length;
@@ -182,8 +144,7 @@ function armBlock(arm: Arm, trials: readonly TrialOutcome[], c: GradableCase | u
   const tally = !scored.length ? '' : arm === 'ablation' ? ` · plan right in ${of}` : ` · ${of} passed`;
   const head = `${arm} arm · ${trialsWord(trials.length)}${tally}`;
   const context = arm === 'ablation' && scored.length ? html`<p class="note">${ABLATION_CONTEXT}.</p>` : '';
-  return html`<h4>${head}</h4>
-    ${context}${divergenceNote(divergence(steps))}${shown.map((o) => trialDetails(o, c, input))}${leftNote}`;
+  return html`<h4>${head}</h4>${context}${divergenceNote(divergence(steps))}${shown.map((o) => trialDetails(o, c, input))}${leftNote}`;
 }
 
 /** Every case's trials, each with what was graded and its transcript: the evidence behind each verdict. */
@@ -200,21 +161,8 @@ export function trialsSection(input: ReportInput): Html {
   const embedded = cases.flatMap((x) => x.arms).reduce((a, [, ts]) => a + chooseEmbedded(ts).shown.length, 0);
   const blocks = cases.map(({ v, c, arms }, i) => {
     const trials = arms.length ? arms.map(([arm, ts]) => armBlock(arm, ts, c, input)) : html`<p class="note">No trials.</p>`;
-    return html`<section class="case-trials" id="${anchor('trials', i)}" aria-label="trials of ${v.caseId}">
-      <header>
-        <h3 class="case-id">${v.caseId}</h3>
-        ${verdictBadge(v.verdict)}<span class="muted">expects ${c?.expect ?? '?'}</span>
-      </header>
-      ${c?.prompt ? html`<p class="prompt-full">${c.prompt}</p>` : ''}${trials}
-    </section>`;
+    return html`<section class="case-trials" id="${anchor('trials', i)}" aria-label="trials of ${v.caseId}"><header><h3 class="case-id">${v.caseId}</h3>${verdictBadge(v.verdict)}<span class="muted">expects ${c?.expect ?? '?'}</span></header>${c?.prompt ? html`<p class="prompt-full">${c.prompt}</p>` : ''}${trials}</section>`;
   });
-  const lead = html`Each trial with its status, what fired, its plan checks and its transcript:
-    <span class="legend-inline"
-      ><b class="who-assistant">assistant</b> text and tool calls (the only content graded), <b class="who-tool">tool</b> results, what the
-      <b class="who-harness">harness</b> injected (skill bodies), <b class="who-system">system</b> events. The graded tool call is outlined,
-      planned calls are marked. ${embedded} of ${results.outcomes.length} trials embedded: every failing or unscorable one (up to
-      ${EMBED_LIMITS.notable} per case and arm) and up to ${EMBED_LIMITS.passing} passing ones; all transcripts are under
-      <code>${input.runDir}</code>.</span
-    >`;
+  const lead = html`Each trial with its status, what fired, its plan checks and its transcript: <span class="legend-inline"><b class="who-assistant">assistant</b> text and tool calls (the only content graded), <b class="who-tool">tool</b> results, what the <b class="who-harness">harness</b> injected (skill bodies), <b class="who-system">system</b> events. The graded tool call is outlined, planned calls are marked. ${embedded} of ${results.outcomes.length} trials embedded: every failing or unscorable one (up to ${EMBED_LIMITS.notable} per case and arm) and up to ${EMBED_LIMITS.passing} passing ones; all transcripts are under <code>${input.runDir}</code>.</span>`;
   return section('trials', 'Trials', lead, blocks);
 }
