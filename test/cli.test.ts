@@ -1,11 +1,11 @@
 import { Writable } from 'node:stream';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/cli/command.js';
 import { exitCodeFor, type Ending } from '../src/cli/exit.js';
 import { optionFor, toggle, valued, text } from '../src/cli/flags.js';
 import { COMMANDS } from '../src/cli/registry.js';
 import { EXIT } from '../src/run/exit-codes.js';
-import { cleanup, makeProject, baseProject, runInProcess } from './helpers.js';
+import { projectsRemovedAfterAll, runInProcess } from './helpers.js';
 
 class Lines extends Writable {
   text = '';
@@ -80,13 +80,7 @@ describe('flags as data', () => {
 });
 
 describe('main in this process: exit codes without spawning anything', () => {
-  const dirs: string[] = [];
-  afterAll(() => cleanup(...dirs));
-  const project = () => {
-    const dir = makeProject(baseProject());
-    dirs.push(dir);
-    return dir;
-  };
+  const project = projectsRemovedAfterAll();
   it.each([
     [['--version'], EXIT.pass, /^0\.1\.0$/, ''],
     [['run', '--trials', 'three'], EXIT.usage, /^$/, '--trials must be a whole number'],

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseProject, CLI, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
+import { baseProject, CLI, cleanup, makeProject, projectsRemovedAfterAll, runInProcess, testEnv } from './helpers.js';
 import type { Results } from '../src/run/schema.js';
 
 /**
@@ -154,17 +154,11 @@ describe('exit codes through the real CLI', () => {
 });
 
 describe('the output and the run folder going away under a run', () => {
-  const dirs: string[] = [];
-  afterAll(() => cleanup(...dirs));
-  const project = () => {
-    const dir = makeProject({
-      ...baseProject(),
-      'cases/main.yaml': CASES,
-      'sim.yaml': 'seed: 3\nrules:\n  - case: c\n    do:\n      - { p: 1, skill: alpha, args: "create" }\n',
-    });
-    dirs.push(dir);
-    return dir;
-  };
+  const project = projectsRemovedAfterAll(() => ({
+    ...baseProject(),
+    'cases/main.yaml': CASES,
+    'sim.yaml': 'seed: 3\nrules:\n  - case: c\n    do:\n      - { p: 1, skill: alpha, args: "create" }\n',
+  }));
 
   it(
     'a reader that closes stdout early (run | head -1): no EPIPE trace, and the run goes on to its results',

@@ -112,6 +112,17 @@ export function cleanup(...dirs: string[]): void {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 }
 
+/** Makes projects of `files` (the base project by default) for a describe block, removed after it. */
+export function projectsRemovedAfterAll(files: () => Files = baseProject): () => string {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+  return () => {
+    const dir = makeProject(files());
+    dirs.push(dir);
+    return dir;
+  };
+}
+
 /** A stream that keeps what is written to it, as a command's stdout or stderr in-process. */
 class Captured extends Writable {
   text = '';

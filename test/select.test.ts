@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Case } from '../src/load/cases.js';
 import { lastFailedCases, newestRun, selectCases, type CaseFilters } from '../src/load/select.js';
 import type { Verdict } from '../src/run/schema.js';
-import { baseProject, cleanup, makeProject, runInProcess } from './helpers.js';
+import { cleanup, makeProject, projectsRemovedAfterAll, runInProcess } from './helpers.js';
 import { resultsWithVerdicts } from './run-fixtures.js';
 
 const kase = (id: string, prompt: string, tags: string[] = []): Case => ({
@@ -93,13 +93,7 @@ describe('--last-failed reads the newest run', () => {
 });
 
 describe('selection flags on the CLI (plan spawns nothing)', () => {
-  const dirs: string[] = [];
-  afterAll(() => cleanup(...dirs));
-  const project = () => {
-    const dir = makeProject(baseProject());
-    dirs.push(dir);
-    return dir;
-  };
+  const project = projectsRemovedAfterAll();
   const casesIn = (stdout: string) => ['pos-alpha', 'neg-weather'].filter((id) => new RegExp(`^${id}\\s`, 'm').test(stdout));
 
   it('--grep and --tag narrow the suite', async () => {
