@@ -8,7 +8,7 @@ import { gradePlans } from '../src/grade/plan.js';
 import { hashFiles, loadSkills } from '../src/load/skills.js';
 import { compileLinearRegex } from '../src/util/linear-regex.js';
 import { createSealedWorkspace } from '../src/workspace/sealed.js';
-import { baseProject, cleanup, makeProject, runCli, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
+import { baseProject, cleanup, makeProject, runInProcess, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
 
 /** Undoes what `make` set up once the CLI has finished (a socket lives only while its server listens). */
 type Undo = () => Promise<void>;
@@ -480,7 +480,7 @@ async function runRow(row: Setup, dirs: string[]) {
   const args =
     command === 'run' ? ['run', '--agent-binary', spy.path, '--transcripts', 'runs', '--trials', '1', '--arms', 'skill'] : [command];
   try {
-    const r = await runCli([...args, ...(row.args ?? [])], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }), timeoutMs: 50_000 });
+    const r = await runInProcess([...args, ...(row.args ?? [])], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
     return { r, dir, spy, before, after: listing(dir), command };
   } finally {
     await undo?.();
