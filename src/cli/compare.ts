@@ -2,7 +2,8 @@ import { chooseReporters } from '../commands/reports.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
-import { fraction, reporterFlags, REPORTERS_HELP, valued } from './flags.js';
+import { reporterFlags, REPORTERS_HELP, valued } from './flags.js';
+import { fraction } from './parsers.js';
 
 export const compareCommand = defineCommand({
   name: 'compare',

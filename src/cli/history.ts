@@ -1,5 +1,6 @@
 import { defineCommand } from './command.js';
-import { CONFIG_FLAGS, text, valued } from './flags.js';
+import { CONFIG_FLAGS, valued } from './flags.js';
+import { text } from './parsers.js';
 import { transcriptsFolder } from './suite-flags.js';
 
 export const historyCommand = defineCommand({

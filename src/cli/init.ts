@@ -1,6 +1,7 @@
 import { initProject } from '../commands/init.js';
 import { defineCommand } from './command.js';
-import { text, valued } from './flags.js';
+import { valued } from './flags.js';
+import { text } from './parsers.js';
 
 export const initCommand = defineCommand({
   name: 'init',

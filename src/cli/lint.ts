@@ -2,7 +2,8 @@ import { lintProject } from '../commands/lint.js';
 import { ProblemList } from '../load/input-error.js';
 import { wrongEntry } from '../load/paths.js';
 import { defineCommand } from './command.js';
-import { CONFIG_FLAGS, SUITE_FLAGS, text, toggle, valued } from './flags.js';
+import { CONFIG_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
+import { text } from './parsers.js';
 
 /** Paths given as flags must exist as the kind of entry they name: a usage mistake (exit 2), never a finding. */
 function checkFlagPaths(paths: readonly [flag: string, path: string | undefined, kind: 'file' | 'folder'][]): void {

@@ -5,7 +5,8 @@ import { describeRunDir } from '../commands/run.js';
 import { plural } from '../util/text.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
-import { CONFIG_FLAGS, reporterFlags, REPORTERS_HELP, text, valued } from './flags.js';
+import { CONFIG_FLAGS, reporterFlags, REPORTERS_HELP, valued } from './flags.js';
+import { text } from './parsers.js';
 import { transcriptsFolder } from './suite-flags.js';
 
 export const mergeCommand = defineCommand({

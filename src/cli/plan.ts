@@ -5,7 +5,8 @@ import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { defineCommand, type CliIo } from './command.js';
-import { CONFIG_FLAGS, fraction, positive, probability, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
+import { CONFIG_FLAGS, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
+import { fraction, positive, probability } from './parsers.js';
 import { caseSelection, nothingToRun } from './suite-flags.js';
 
 interface CanaryToPlan {

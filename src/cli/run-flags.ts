@@ -1,30 +1,11 @@
 import { AGENT_IDS } from '../agents/registry.js';
-import type { RunOptions } from '../commands/run.js';
-import type { BaselineFlags } from '../commands/run-baseline.js';
-import { InputError } from '../load/input-error.js';
 import { ARMS, DECISION_MODES } from '../run/config-schema.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { EXIT } from '../run/exit-codes.js';
-import { caseSelection } from './suite-flags.js';
-import {
-  agentList,
-  armList,
-  choice,
-  CONFIG_FLAGS,
-  fraction,
-  int,
-  positive,
-  probability,
-  reporterFlags,
-  SELECTION_FLAGS,
-  shard,
-  SUITE_FLAGS,
-  text,
-  toggle,
-  valued,
-  type FlagValues,
-} from './flags.js';
+import { choice, CONFIG_FLAGS, reporterFlags, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
+import { agentList, armList, fraction, int, positive, probability, shard, text } from './parsers.js';
 
+/** Every flag of `skillprobe run`, in the order its help lists them. */
 export const RUN_FLAGS = {
   ...SELECTION_FLAGS,
   ...reporterFlags('print the results as JSON instead of the terminal report (--reporter json)'),
@@ -101,101 +82,3 @@ export const RUN_FLAGS = {
     int('--add-trials', 1),
   ),
 };
-
-type RunFlagValues = FlagValues<typeof RUN_FLAGS>;
-
-const refuse = (file: string, what: string, todo: string): never => {
-  throw new InputError({ file, what, todo });
-};
-
-/** `--baseline` and `--add-trials` and the flags that only mean something beside them. */
-function checkBaselineFlags(o: RunFlagValues): void {
-  const alone = { margin: '--margin', alpha: '--alpha', keepGoing: '--keep-going' } as const;
-  for (const [key, flag] of Object.entries(alone)) {
-    if (o[key as keyof typeof alone] !== undefined && o.baseline === undefined)
-      refuse(flag, 'only means something with --baseline', 'add --baseline <run folder>, or drop it');
-  }
-  if (o.addTrials !== undefined && o.resume === undefined)
-    refuse('--add-trials', 'tops up a stored run, and names none', 'add --resume <run folder>');
-  if (o.baseline === undefined) return;
-  const excluded = [
-    ['resume', '--resume', 'a resumed canary keeps the canary it started with', 'drop --baseline (the run folder remembers its base)'],
-    [
-      'trials',
-      '--trials',
-      'a canary samples each case until it is decided, not a fixed number of times',
-      'drop --trials (cap a case with --max-trials)',
-    ],
-    ['shard', '--shard', "a canary's false-alarm rate is shared across all the suite's cases", 'run the canary unsharded'],
-  ] as const;
-  for (const [key, file, what, todo] of excluded) if (o[key] !== undefined) refuse(file, what, todo);
-  if (o.mode === 'fixed')
-    refuse('--mode', 'a canary samples each case until it is decided, not a fixed number of times', 'drop --mode fixed');
-  if (o.agent && o.agent.length > 1) refuse('--agent', 'a canary runs one agent against its base', 'run one canary per agent (--agent ID)');
-}
-
-export interface RunCommandOptions {
-  run: RunOptions;
-  /** The agents named by --agent, before a resumed run of several agents adds its own. */
-  agents?: string[];
-  reporter?: FlagValues<typeof RUN_FLAGS>['reporter'];
-  json?: boolean;
-  gate: boolean;
-  baseline?: BaselineFlags;
-}
-
-/** The run's options from its flags, refusing combinations that mean nothing before anything is loaded. */
-export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
-  if (o.force === true && o.resume === undefined)
-    refuse('--force', 'only means something with --resume', 'add --resume <run folder>, or drop --force');
-  checkBaselineFlags(o);
-  if (o.trials !== undefined && o.mode !== undefined && o.mode !== 'fixed') {
-    refuse(
-      '--trials',
-      'a fixed number of trials and a sequential test exclude each other',
-      `drop --trials (${o.mode} uses --min-trials/--max-trials) or use --mode fixed`,
-    );
-  }
-  const baseline =
-    o.baseline === undefined
-      ? undefined
-      : { baseline: o.baseline, margin: o.margin, alpha: o.alpha, maxTrials: o.maxTrials, keepGoing: o.keepGoing === true };
-  const run: RunOptions = {
-    config: o.config,
-    sim: o.sim,
-    keepWorkspaces: o.keepWorkspaces === true,
-    workdir: o.workdir,
-    resume: o.resume,
-    force: o.force === true,
-    select: caseSelection(o),
-    shard: o.shard,
-    addTrials: o.addTrials,
-    overrides: {
-      trials: o.trials,
-      concurrency: o.concurrency,
-      model: o.model,
-      skillsDir: o.skills,
-      cases: o.cases,
-      transcriptsDir: o.transcripts,
-      maxTurns: o.maxTurns,
-      maxOutputMB: o.maxOutputMb,
-      arms: o.arms,
-      ablation: o.ablation,
-      agents: o.agent,
-      agentBinary: o.agentBinary,
-      maxCostUsd: o.maxCost,
-      ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
-      decision: {
-        // `--trials N` asks for exactly N trials: a fixed design, whatever the config file's mode.
-        mode: o.mode ?? (o.trials !== undefined ? 'fixed' : undefined),
-        threshold: o.threshold,
-        minTrials: o.minTrials,
-        // With --baseline it caps the canary, not the cases' own designs.
-        maxTrials: baseline === undefined ? o.maxTrials : undefined,
-        correction: o.correction,
-        inconclusive: o.inconclusive,
-      },
-    },
-  };
-  return { run, agents: o.agent, reporter: o.reporter, json: o.json, gate: o.gate !== false, ...(baseline ? { baseline } : {}) };
-}

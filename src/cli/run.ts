@@ -10,7 +10,8 @@ import { EXIT } from '../run/exit-codes.js';
 import { defineCommand, type CliIo } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { REPORTERS_HELP } from './flags.js';
-import { RUN_FLAGS, runOptionsFrom, type RunCommandOptions } from './run-flags.js';
+import { RUN_FLAGS } from './run-flags.js';
+import { runOptionsFrom, type RunCommandOptions } from './run-options.js';
 import { nothingToRun } from './suite-flags.js';
 
 /** Before anything is spent: each case whose maxTrials cuts its design short, and what that costs. */

@@ -3,7 +3,8 @@ import { InputError } from '../load/input-error.js';
 import { loadProfile } from '../sim/profile.js';
 import { startSimulator } from '../sim/server.js';
 import { defineCommand } from './command.js';
-import { int, valued } from './flags.js';
+import { valued } from './flags.js';
+import { int } from './parsers.js';
 
 /** A port the simulator cannot listen on is the user's to fix (exit 2), not a harness fault. */
 function listenProblem(e: unknown, port: number | undefined): unknown {
