@@ -1,5 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants as fsConstants, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants as fsConstants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  openSync,
+  readFileSync,
+  writeSync,
+} from 'node:fs';
 import { access, copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
@@ -318,14 +328,17 @@ export class RunStore {
   /** Makes the folder a trial's transcript is streamed into. */
   async prepareTrial(t: TrialRef): Promise<TrialFiles> {
     const files = this.trialFiles(t);
-    // A run folder removed mid-run is not made again piece by piece: the run stops, saying so.
-    await stat(this.dir).catch(() => {
-      throw new StoreWriteError(this.dir, new Error('the run folder is gone (removed while the run was going)'));
-    });
-    const folder = join(this.dir, 'trials', t.caseId, t.arm);
-    await mkdir(folder, { recursive: true }).catch((e: Error) => {
-      throw new StoreWriteError(folder, e);
-    });
+    // A run folder removed mid-run is not made again piece by piece: the run stops, saying so. Each level is made on
+    // its own, below the run folder, so a removal racing this call cannot be undone by a recursive mkdir either.
+    const levels = ['trials', t.caseId, t.arm].map((_, i, parts) => join(this.dir, ...parts.slice(0, i + 1)));
+    for (const folder of levels) {
+      await mkdir(folder).catch((e: NodeJS.ErrnoException) => {
+        if (e.code === 'EEXIST') return;
+        throw e.code === 'ENOENT' && !existsSync(this.dir)
+          ? new StoreWriteError(this.dir, new Error('the run folder is gone (removed while the run was going)'))
+          : new StoreWriteError(folder, e);
+      });
+    }
     return files;
   }
 
