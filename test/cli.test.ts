@@ -1,4 +1,3 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/cli/command.js';
 import { exitCodeFor, type Ending } from '../src/cli/exit.js';
@@ -6,18 +5,10 @@ import { optionFor, toggle, valued } from '../src/cli/flags.js';
 import { text } from '../src/cli/parsers.js';
 import { COMMANDS } from '../src/cli/registry.js';
 import { EXIT } from '../src/run/exit-codes.js';
-import { projectsRemovedAfterAll, runInProcess } from './helpers.js';
+import { Captured, projectsRemovedAfterAll, runInProcess } from './helpers.js';
 
-class Lines extends Writable {
-  text = '';
-  override _write(chunk: Buffer, _e: BufferEncoding, done: () => void): void {
-    this.text += chunk.toString();
-    done();
-  }
-}
-
-function ioCapturing(): CliIo & { stderr: Lines } {
-  return { stdout: new Lines(), stderr: new Lines(), env: {}, cwd: '/' };
+function ioCapturing(): CliIo & { stderr: Captured } {
+  return { stdout: new Captured(), stderr: new Captured(), env: {}, cwd: '/' };
 }
 
 describe('exitCodeFor: the one rule every command exits by', () => {

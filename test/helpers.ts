@@ -124,7 +124,7 @@ export function projectsRemovedAfterAll(files: () => Files = baseProject): () =>
 }
 
 /** A stream that keeps what is written to it, as a command's stdout or stderr in-process. */
-class Captured extends Writable {
+export class Captured extends Writable {
   text = '';
   isTTY = false;
   override _write(chunk: Buffer | string, _encoding: BufferEncoding, done: () => void): void {
