@@ -22,6 +22,7 @@ const ORDER = [
   'grade',
   'stats',
   'verdict',
+  'tune',
   'report',
   'sim',
   'schema',
