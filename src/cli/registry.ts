@@ -9,6 +9,7 @@ import { planCommand } from './plan.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { simCommand } from './sim.js';
+import { tuneCommand } from './tune.js';
 
 /** Every command, in the order help lists them: the only list of their names. */
 export const COMMANDS: readonly RegisteredCommand[] = [
@@ -19,6 +20,7 @@ export const COMMANDS: readonly RegisteredCommand[] = [
   mergeCommand,
   historyCommand,
   planCommand,
+  tuneCommand,
   initCommand,
   lintCommand,
   simCommand,

@@ -1,3 +1,4 @@
+import { tunePage } from './html/tune-page.js';
 import { agentsPage } from './html/agents-page.js';
 import { comparePage } from './html/compare-page.js';
 import { runPage } from './html/run-page.js';
@@ -11,4 +12,5 @@ export const htmlReporter: Reporter = {
   render: runPage,
   renderComparison: comparePage,
   renderAgents: agentsPage,
+  renderTune: tunePage,
 };

@@ -9,4 +9,5 @@ export const jsonReporter: Reporter = {
   render: ({ results }) => json(results),
   renderComparison: (comparison) => json(comparison),
   renderAgents: ({ runs, matrix, missing }) => json({ agents: runs.map((r) => r.results), matrix, missing }),
+  renderTune: ({ record, diff }) => json({ ...record, diff }),
 };

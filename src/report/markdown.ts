@@ -1,3 +1,4 @@
+import { tuneMarkdown } from './tune/text.js';
 import { join } from 'node:path';
 import { advice } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
@@ -343,4 +344,5 @@ export const markdownReporter: Reporter = {
   render,
   renderComparison,
   renderAgents,
+  renderTune: tuneMarkdown,
 };

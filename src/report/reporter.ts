@@ -2,6 +2,7 @@ import type { RefusedStatus, Results, RunManifest } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { AgentMatrix } from '../verdict/agent-matrix.js';
 import type { Comparison } from '../verdict/comparison.js';
+import type { TuneReportInput } from './tune/view.js';
 
 /** What to change per refused skill call, where an agent names a cause of its own (else the generic advice). */
 export type RefusalFixes = Partial<Record<RefusedStatus, (asked: string) => string>>;
@@ -53,4 +54,6 @@ export interface Reporter {
   renderComparison(comparison: Comparison): string;
   /** A run of several agents: each agent's report and the agents × cases matrix, as one document. */
   renderAgents(input: AgentsReportInput): string;
+  /** A tune (`skillprobe tune`): its iterations, the holdout verdict and the diff; absent where a format has no place for it. */
+  renderTune?(input: TuneReportInput): string;
 }

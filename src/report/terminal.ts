@@ -1,3 +1,4 @@
+import { tuneTerminal } from './tune/text.js';
 import pc from 'picocolors';
 import { advice } from './advice.js';
 import { comparisonText } from './compare-terminal.js';
@@ -336,6 +337,7 @@ export function terminalReporter(colour: boolean): Reporter {
     name: 'terminal',
     description: 'the report for people (default; colour on a terminal)',
     renderComparison: (comparison) => comparisonText(comparison, c),
+    renderTune: tuneTerminal,
     renderAgents(input: AgentsReportInput): string {
       const each = input.runs.map(
         (r) => `${c.bold(`═══ agent ${r.results.run.agent.id} · run folder ${r.runDir}`)}\n\n${reporter.render(r)}`,

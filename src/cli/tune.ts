@@ -1,0 +1,120 @@
+import { readFile } from 'node:fs/promises';
+import { createTwoFilesPatch } from 'diff';
+import { chooseReporters, humanStream, writeReports, type ReporterChoice } from '../commands/reports.js';
+import { planTune, renderTunePlan } from '../commands/tune-plan.js';
+import { prepareTune, runTune, stepConfigs, TUNE_DEFAULTS, writeResult, type TuneOptions } from '../commands/tune.js';
+import { InputError } from '../load/input-error.js';
+import { rewriteDescription } from '../load/rewrite-description.js';
+import { REPORTERS } from '../report/registry.js';
+import type { TuneRecord } from '../run/tune-schema.js';
+import { writeTuneRecord } from '../run/tune-store.js';
+import { AGENT_IDS } from '../agents/registry.js';
+import { defineCommand, type CliIo } from './command.js';
+import { exitCodeFor } from './exit.js';
+import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
+import { fraction, int, positive, text } from './parsers.js';
+
+const TUNE_FLAGS = {
+  ...CONFIG_FLAGS,
+  ...SUITE_FLAGS,
+  ...reporterFlags('print the tune record as JSON (--reporter json)'),
+  sim: valued('--sim <profile>', 'tune against the built-in model SIMULATOR with this profile (no credentials needed)', text('--sim')),
+  agent: valued('--agent <id>', `the agent CLI that runs the trials and proposes rewrites: ${AGENT_IDS.join(', ')}`, text('--agent')),
+  model: valued('-m, --model <model>', 'model passed to the agent CLI', text('--model')),
+  proposerModel: valued('--proposer-model <model>', 'a different model for the proposer (default: the trials’ model)', text('--proposer-model')),
+  iterations: valued('--iterations <n>', `rewrites to try (default ${TUNE_DEFAULTS.iterations})`, int('--iterations', 1, 50)),
+  holdoutTrials: valued('--holdout-trials <n>', 'trials per holdout case for the original and the winner (default: the config’s trials)', int('--holdout-trials', 1)),
+  seed: valued('--seed <n>', `seed of the tune/select/holdout split (default ${TUNE_DEFAULTS.seed})`, int('--seed', 0)),
+  alpha: valued('--alpha <a>', `significance level of the holdout tests (default ${TUNE_DEFAULTS.alpha})`, fraction('--alpha')),
+  maxCost: valued('--max-cost <usd>', 'stop once the trials’ reported costs reach this many USD (a partial tune: --resume goes on)', positive('--max-cost')),
+  pricePerTrial: valued('--price-per-trial <usd>', 'what one trial costs, for --plan and the --max-cost check', positive('--price-per-trial')),
+  plan: toggle('--plan', 'print the expected and worst-case trials and cost, and run nothing'),
+  write: toggle('--write', 'write the winning description into SKILL.md when it is significantly better (the rest of the file kept byte for byte)'),
+  resume: valued('--resume <folder>', 'finish an interrupted tune: its finished runs are read back, the rest run', text('--resume')),
+  transcripts: valued('--transcripts <dir>', 'where the tune folder is written', text('--transcripts')),
+  concurrency: valued('-j, --concurrency <n>', 'trials running at once', int('--concurrency', 1)),
+  timeout: valued('--timeout <seconds>', 'harness deadline per trial', positive('--timeout')),
+};
+
+interface TuneCommandOptions {
+  tune: Omit<TuneOptions, 'skill' | 'callerEnv' | 'stderr'>;
+  plan: boolean;
+  write: boolean;
+  reporter?: ReporterChoice[];
+  json?: boolean;
+}
+
+/** The description's change as a unified diff of SKILL.md, or '' when the original stays. */
+async function resultDiff(r: TuneRecord): Promise<string> {
+  if (r.result === undefined || r.result === r.original) return '';
+  const before = r.written ? undefined : await readFile(r.skillFile, 'utf8');
+  const now = before ?? (await readFile(r.skillFile, 'utf8'));
+  const old = r.written ? rewriteDescription(now, r.skillFile, r.original) : now;
+  const tuned = r.written ? now : rewriteDescription(now, r.skillFile, r.result);
+  return createTwoFilesPatch(r.skillFile, r.skillFile, old, tuned, 'original', r.written ? 'written' : 'tuned (not written: --write)');
+}
+
+/** Tune's reporters are the registry's, those that render a tune. */
+function tuneReporters(o: TuneCommandOptions, io: CliIo): ReporterChoice[] {
+  const choices = chooseReporters(o, io.env);
+  for (const c of choices) {
+    if (c.name !== 'none' && !REPORTERS[c.name]({ colour: false }).renderTune)
+      throw new InputError({ file: '--reporter', what: `the ${c.name} reporter has no tune report`, todo: 'use terminal, json, markdown or html' });
+  }
+  return choices;
+}
+
+export const tuneCommand = defineCommand({
+  name: 'tune',
+  description: "rewrite a skill's description until it triggers, and prove the gain on holdout cases no step saw",
+  args: [['[skill]', 'the skill to tune (folder or frontmatter name); read from the tune folder with --resume']],
+  flags: TUNE_FLAGS,
+  optionsFrom: (o): TuneCommandOptions => ({
+    tune: {
+      config: o.config,
+      sim: o.sim,
+      overrides: {
+        agent: o.agent,
+        model: o.model,
+        skillsDir: o.skills,
+        cases: o.cases,
+        transcriptsDir: o.transcripts,
+        concurrency: o.concurrency,
+        ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
+      },
+      proposerModel: o.proposerModel,
+      iterations: o.iterations,
+      holdoutTrials: o.holdoutTrials,
+      seed: o.seed,
+      alpha: o.alpha,
+      maxCostUsd: o.maxCost,
+      pricePerTrial: o.pricePerTrial,
+      resume: o.resume,
+    },
+    plan: o.plan === true,
+    write: o.write === true,
+    reporter: o.reporter,
+    json: o.json,
+  }),
+  async run(args, o, io) {
+    const opts: TuneOptions = { ...o.tune, skill: args[0], callerEnv: io.env, stderr: io.stderr };
+    if (o.plan) {
+      const p = await prepareTune(opts, { run: false });
+      io.stdout.write(renderTunePlan(planTune(p, stepConfigs(p.loaded.config, opts, p.options.holdoutTrials).evaluate), opts.pricePerTrial, p.options.maxCostUsd));
+      return 0;
+    }
+    const reporters = tuneReporters(o, io);
+    const say = (t: string) => humanStream(reporters, io).write(t);
+    const prepared = await prepareTune(opts);
+    if (prepared.loaded.profile) io.stderr.write(`skillprobe model SIMULATOR, profile "${prepared.loaded.profile.name}": no real model answers\n`);
+    const { dir, record } = await runTune(prepared, opts, (t) => io.stderr.write(t));
+    if (o.write && record.status === 'completed') {
+      record.written = await writeResult(record);
+      await writeTuneRecord(dir, record);
+      if (!record.written) say('--write: nothing written, the original description stays\n');
+    }
+    const input = { record, dir, diff: await resultDiff(record) };
+    const { failed } = await writeReports(reporters, (r) => r.renderTune!(input), io);
+    return exitCodeFor({ verdicts: [0], statuses: [record.status], failedReporters: failed }, io);
+  },
+});

@@ -1,0 +1,51 @@
+import { existsSync } from 'node:fs';
+import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AgentAdapter } from '../agents/types.js';
+import { InputError } from '../load/input-error.js';
+import { rewriteDescription } from '../load/rewrite-description.js';
+import { loadSkills, type Skill } from '../load/skills.js';
+import { listingChars } from '../lint/listing.js';
+
+export const skillFile = (s: Pick<Skill, 'path'>) => join(s.path, 'SKILL.md');
+
+/**
+ * The family with one skill's description replaced, as real folders under `into` (a trial copies skills from disk, and
+ * the run records their hashes): every other byte of every skill is the original's. Written under a temporary name and
+ * renamed, so a kill leaves either the whole family or none; a family already there (a resumed tune) is read back.
+ */
+export async function candidateFamily(family: readonly Skill[], tuned: Skill, description: string, into: string): Promise<Skill[]> {
+  if (!existsSync(into)) {
+    const partial = `${into}.partial`;
+    await rm(partial, { recursive: true, force: true });
+    for (const s of family) await cp(s.path, join(partial, s.dir), { recursive: true, verbatimSymlinks: true });
+    const file = join(partial, tuned.dir, 'SKILL.md');
+    await writeFile(file, rewriteDescription(await readFile(file, 'utf8'), skillFile(tuned), description));
+    await rename(partial, into);
+  }
+  return loadSkills(into);
+}
+
+/**
+ * Why a candidate family may not be spent on, in words: the spec's rules as the loader checks them (name, 1,024
+ * characters, frontmatter), and a listing past the CLI's budget (its skills would be listed by name only).
+ */
+export async function candidateProblem(
+  family: readonly Skill[],
+  tuned: Skill,
+  description: string,
+  into: string,
+  adapter: AgentAdapter,
+): Promise<{ skills: Skill[] } | { problem: string }> {
+  let skills: Skill[];
+  try {
+    skills = await candidateFamily(family, tuned, description, into);
+  } catch (e) {
+    if (!(e instanceof InputError)) throw e;
+    return { problem: e.problems.map((p) => p.what).join('; ') };
+  }
+  const chars = listingChars(skills, adapter.skillListing);
+  if (chars > adapter.skillListing.budgetChars)
+    return { problem: `the family's listing would take ${chars} of the ${adapter.skillListing.budgetChars} characters ${adapter.skillListing.cli} gives it` };
+  return { skills };
+}

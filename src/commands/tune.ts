@@ -1,0 +1,365 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative } from 'node:path';
+import { InputError } from '../load/input-error.js';
+import { rewriteDescription } from '../load/rewrite-description.js';
+import type { Case } from '../load/cases.js';
+import type { Skill } from '../load/skills.js';
+import type { Config } from '../run/config-schema.js';
+import { lockRunFolder } from '../run/lock.js';
+import { newRunId } from '../run/store.js';
+import { readTuneRecord, writeTuneRecord } from '../run/tune-store.js';
+import { TUNE_FORMAT_VERSION, type TuneIteration, type TuneRecord, type TuneStep } from '../run/tune-schema.js';
+import type { RunPlace } from '../runner/execute.js';
+import { checkRunnable } from '../runner/execute.js';
+import { proposalFailures } from '../tune/failures.js';
+import { holdoutComparison, type HoldoutPair } from '../tune/holdout.js';
+import { proposalPrompt, readProposal } from '../tune/proposal.js';
+import { familyScore, type CaseTally } from '../tune/score.js';
+import { chooseWinner, droppedOnSelect, droppedOnTune, type DropReason, type Evaluated } from '../tune/select.js';
+import { caseRole, splitCases, splitProblems, type CaseRole, type SplitName } from '../tune/splits.js';
+import { loadSuite, type LoadedSuite } from './run.js';
+import { candidateProblem, skillFile } from './tune-family.js';
+import { proposerAnswer, runStep, tallies, type StepResult } from './tune-steps.js';
+
+export interface TuneOptions {
+  /** The skill's folder or frontmatter name; read from tune.json on a resume. */
+  skill?: string;
+  config?: string;
+  sim?: string;
+  overrides: Partial<Record<keyof Config, unknown>>;
+  proposerModel?: string;
+  iterations?: number;
+  holdoutTrials?: number;
+  maxCostUsd?: number;
+  pricePerTrial?: number;
+  seed?: number;
+  alpha?: number;
+  resume?: string;
+  callerEnv: NodeJS.ProcessEnv;
+  stderr: NonNullable<RunPlace['stderr']>;
+}
+
+export const TUNE_DEFAULTS = { iterations: 5, seed: 1, alpha: 0.05 } as const;
+/** The description's limit in the Agent Skills spec. */
+const MAX_DESCRIPTION = 1024;
+
+/** A tune ready to run: every input checked, nothing spent. */
+export interface PreparedTune {
+  loaded: LoadedSuite;
+  tuned: Skill;
+  /** Each case as a tune scores it: triggering only (plan checks belong to the skill's body, not its description). */
+  cases: Map<string, Case>;
+  roleOf: (caseId: string) => CaseRole;
+  splits: Record<SplitName, string[]>;
+  options: TuneRecord['options'];
+  stored?: TuneRecord;
+}
+
+const refuse = (file: string, what: string, todo: string): never => {
+  throw new InputError({ file, what, todo });
+};
+
+/** Everything that can be wrong with a tune's input, found before anything is spent. */
+export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run: true }): Promise<PreparedTune> {
+  const stored = o.resume === undefined ? undefined : await readTuneRecord(o.resume);
+  const skillName = stored?.skill ?? o.skill;
+  if (skillName === undefined) return refuse('tune', 'no skill named', 'name the skill to tune: `skillprobe tune <skill>`');
+  if (stored && o.skill !== undefined && o.skill !== stored.skill)
+    refuse('--resume', `the tune being resumed is of ${stored.skill}, not ${o.skill}`, `leave the skill out, or name ${stored.skill}`);
+  if (stored?.simulator && o.sim === undefined)
+    refuse('--sim', `tune ${stored.tuneId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`, `add --sim ${stored.simulator.profile}`);
+  const overrides = { ...o.overrides, ...(stored ? { agent: stored.agent } : {}) };
+  const loaded = loadSuite({ config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, need);
+  const tuned = loaded.skills.find((s) => s.dir === skillName || s.name === skillName);
+  if (!tuned)
+    return refuse(skillName, 'no skill of that name in the skills folder', `name one of ${loaded.skills.map((s) => s.dir).join(', ')}`);
+  // Refused now, not after the proposer has been paid: the file must take a new description in place.
+  rewriteDescription(await readFile(skillFile(tuned), 'utf8'), skillFile(tuned), tuned.description);
+  if (stored && stored.original !== tuned.description)
+    refuse(skillFile(tuned), 'its description changed since the tune began', 'put the original description back, or start a new tune');
+  const options: TuneRecord['options'] = stored
+    ? { ...stored.options, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}) }
+    : {
+        seed: o.seed ?? TUNE_DEFAULTS.seed,
+        iterations: o.iterations ?? TUNE_DEFAULTS.iterations,
+        holdoutTrials: o.holdoutTrials ?? loaded.config.trials,
+        alpha: o.alpha ?? TUNE_DEFAULTS.alpha,
+        ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
+      };
+  if (options.maxCostUsd !== undefined && o.pricePerTrial !== undefined && options.maxCostUsd < o.pricePerTrial)
+    refuse('--max-cost', `${options.maxCostUsd} USD pays for no trial at ${o.pricePerTrial} USD a trial`, 'raise --max-cost, or drop it');
+  const expects = (c: Case) => (c.expect.skill === tuned.name ? tuned.dir : c.expect.skill);
+  const roles = new Map(loaded.suite.cases.map((c) => [c.id, caseRole(expects(c), tuned.dir)]));
+  const splitInput = loaded.suite.cases.map((c) => ({
+    id: c.id,
+    expects: expects(c),
+    trap: c.against !== undefined || c.tags.includes('trap') || c.tags.includes('near-miss'),
+    ...(c.split ? { pinned: c.split } : {}),
+  }));
+  const splits = splitCases(splitInput, tuned.dir, options.seed);
+  const problems = splitProblems(splits, splitInput, tuned.dir);
+  if (problems.length)
+    throw new InputError(problems.map((what) => ({ file: loaded.suite.files.join(', '), what, todo: 'add cases, or pin cases to splits with `split:`' })));
+  if (stored && JSON.stringify(stored.splits) !== JSON.stringify(splits))
+    refuse('--resume', "the suite's cases changed since the tune began, so its splits would too", 'resume with the cases it began with, or start a new tune');
+  const cases = new Map(loaded.suite.cases.map((c) => [c.id, { ...c, plan: undefined }]));
+  return { loaded, tuned, cases, roleOf: (id) => roles.get(id)!, splits, options, stored };
+}
+
+/** The config each kind of step runs with. */
+export function stepConfigs(config: Config, o: TuneOptions, holdoutTrials: number) {
+  const evaluate: Config = { ...config, arms: ['skill'], ablation: 'scored', maxCostUsd: undefined };
+  return {
+    evaluate,
+    holdout: { ...evaluate, trials: holdoutTrials, decision: { ...config.decision, mode: 'fixed' } } satisfies Config,
+    proposer: {
+      ...evaluate,
+      arms: ['ablation'],
+      ablation: 'always',
+      trials: 1,
+      decision: { ...config.decision, mode: 'fixed' },
+      ...(o.proposerModel !== undefined ? { model: o.proposerModel } : {}),
+    } satisfies Config,
+  };
+}
+
+const scoreOf = (t: readonly CaseTally[]) => {
+  const s = familyScore(t);
+  const orNull = (x: number) => (Number.isNaN(x) ? null : x);
+  return { recall: orNull(s.recall), siblings: orNull(s.siblings), negatives: orNull(s.negatives) };
+};
+
+/** Pairs the holdout's trials of the original and the winner by case and trial number. */
+function holdoutPairs(original: StepResult, winner: StepResult, roleOf: (id: string) => CaseRole): HoldoutPair[] {
+  const key = (caseId: string, n: number) => `${caseId}\u0000${n}`;
+  const won = new Map(winner.results.outcomes.filter((o) => o.arm === 'skill').map((o) => [key(o.caseId, o.n), o.passed]));
+  return original.results.outcomes
+    .filter((o) => o.arm === 'skill' && won.has(key(o.caseId, o.n)))
+    .map((o) => ({ caseId: o.caseId, role: roleOf(o.caseId), n: o.n, original: o.passed, winner: won.get(key(o.caseId, o.n))! }));
+}
+
+interface Candidate extends Evaluated {
+  index: number;
+  skills?: Skill[];
+  dropped?: DropReason;
+}
+
+/**
+ * Runs a tune to its answer: the original and each proposed description on the tune cases, the survivors on the
+ * select cases, and the original and the winner, once, on the holdout. Every step is a run folder under `dir`, so a
+ * resumed tune reads its finished steps back and reaches the same answer. Returns the record as stored.
+ */
+export async function runTune(p: PreparedTune, o: TuneOptions, say: (text: string) => void): Promise<{ dir: string; record: TuneRecord }> {
+  const { loaded, tuned } = p;
+  const dir = o.resume ?? join(loaded.config.transcriptsDir, `tune-${newRunId()}`);
+  await checkRunnable(loaded, { callerEnv: o.callerEnv });
+  await mkdir(dir, { recursive: true });
+  const lock = lockRunFolder(dir, o.resume === undefined ? 'tune' : 'tune --resume');
+  const record: TuneRecord = {
+    version: TUNE_FORMAT_VERSION,
+    tuneId: p.stored?.tuneId ?? relative(loaded.config.transcriptsDir, dir),
+    status: 'running',
+    startedAt: p.stored?.startedAt ?? new Date().toISOString(),
+    skill: tuned.dir,
+    skillFile: skillFile(tuned),
+    agent: loaded.adapter.id,
+    ...(loaded.config.model !== undefined ? { model: loaded.config.model } : {}),
+    ...(o.proposerModel !== undefined ? { proposerModel: o.proposerModel } : {}),
+    simulator: loaded.profile && o.sim ? { profile: o.sim, name: loaded.profile.name } : null,
+    options: p.options,
+    splits: p.splits,
+    original: tuned.description,
+    iterations: [],
+    written: false,
+    trials: 0,
+  };
+  try {
+    await writeTuneRecord(dir, record);
+    const outcome = await tuneSteps(p, o, dir, record, say);
+    record.status = outcome;
+  } catch (e) {
+    record.status = 'failed';
+    throw e;
+  } finally {
+    record.endedAt = new Date().toISOString();
+    await writeTuneRecord(dir, record).finally(() => lock.release());
+  }
+  return { dir, record };
+}
+
+type StepEnd = 'completed' | 'interrupted' | 'cost_capped';
+
+async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: TuneRecord, say: (text: string) => void): Promise<StepEnd> {
+  const { loaded, tuned, roleOf } = p;
+  const configs = stepConfigs(loaded.config, o, p.options.holdoutTrials);
+  const place: RunPlace = { sim: o.sim, callerEnv: o.callerEnv, stderr: o.stderr };
+  const casesOf = (split: SplitName) => p.splits[split].map((id) => p.cases.get(id)!);
+  const spent = { trials: 0, costUsd: 0, reported: false };
+  const remaining = () => (p.options.maxCostUsd === undefined ? undefined : p.options.maxCostUsd - spent.costUsd);
+  let stopped: StepEnd | undefined;
+
+  const step = async (name: string, skills: Skill[], cases: Case[], config: Config): Promise<StepResult | undefined> => {
+    if (stopped) return undefined;
+    const left = remaining();
+    if (left !== undefined && left <= 0) {
+      stopped = 'cost_capped';
+      return undefined;
+    }
+    const result = await runStep(loaded, place, { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left } });
+    spent.trials += result.trials;
+    if (result.costUsd !== undefined) [spent.costUsd, spent.reported] = [spent.costUsd + result.costUsd, true];
+    record.trials = spent.trials;
+    if (spent.reported) record.costUsd = spent.costUsd;
+    const status = result.manifest.status;
+    if (status === 'interrupted' || status === 'cost_capped') stopped = status;
+    else if (status !== 'completed') throw new Error(`step ${name} ended ${status}`);
+    return stopped ? undefined : result;
+  };
+  const stepRecord = (r: StepResult, t: CaseTally[]): TuneStep => ({
+    dir: relative(dir, r.dir),
+    score: scoreOf(t),
+    trials: r.trials,
+    ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
+  });
+  const evaluate = async (c: Candidate, skills: Skill[], it: TuneIteration, split: 'tune' | 'select'): Promise<boolean> => {
+    const r = await step(`iterations/${c.index}/${split}`, skills, casesOf(split), configs.evaluate);
+    if (!r) return false;
+    const t = tallies(r.results, roleOf);
+    c[split] = t;
+    it[split] = stepRecord(r, t);
+    if (split === 'tune') tuneOutcomes.set(c.index, r);
+    return true;
+  };
+  const tuneOutcomes = new Map<number, StepResult>();
+
+  // The original first: every candidate is measured against it.
+  const original: Candidate = { index: 0, description: tuned.description, tune: [], skills: loaded.skills };
+  const first: TuneIteration = { index: 0, description: tuned.description };
+  record.iterations.push(first);
+  if (!(await evaluate(original, loaded.skills, first, 'tune')) || !(await evaluate(original, loaded.skills, first, 'select')))
+    return stopped!;
+  say(`original: tune recall ${pct(first.tune!.score.recall)}, select recall ${pct(first.select!.score.recall)}\n`);
+
+  const candidates: Candidate[] = [];
+  const family = new Set(loaded.skills.map((s) => s.dir));
+  const siblings = loaded.skills.filter((s) => s !== tuned).map((s) => ({ name: s.dir, description: s.description }));
+  const failureCases = p.splits.tune.map((id) => ({ id, prompt: p.cases.get(id)!.prompt, role: roleOf(id), expects: p.cases.get(id)!.expect.skill }));
+  const tried = [original, ...candidates];
+  for (let index = 1; index <= p.options.iterations; index++) {
+    // The proposer learns from the best description so far on the tune cases.
+    const alive = [original, ...candidates.filter((c) => c.dropped === undefined || c.dropped === 'not-better' || c.dropped === 'constraint')];
+    const best = alive.reduce((a, b) => (familyScore(b.tune).recall > familyScore(a.tune).recall ? b : a));
+    const failures = proposalFailures(failureCases, tuneOutcomes.get(best.index)!.results.outcomes, tuned.dir, family);
+    if (failures.length === 0) {
+      say(`the tune cases have nothing left to learn from (no failure of ${best.index === 0 ? 'the original' : `iteration ${best.index}`}): no further iteration\n`);
+      break;
+    }
+    const it: TuneIteration = { index, description: null };
+    record.iterations.push(it);
+    const prompt = proposalPrompt({
+      skill: tuned.dir,
+      current: best.description,
+      failures,
+      siblings,
+      attempts: tried.map((c) => ({ description: c.description, tuneScore: familyScore(c.tune).recall })),
+      maxChars: Math.min(MAX_DESCRIPTION, loaded.adapter.skillListing.descriptionCap),
+    });
+    const proposerCase: Case = {
+      id: 'propose',
+      prompt,
+      expect: { skill: 'none' },
+      tags: [],
+      exclusive: false,
+      source: { file: 'tune', line: 0, at: { id: { line: 0, col: 0 }, prompt: { line: 0, col: 0 } } },
+    };
+    const proposed = await step(`iterations/${index}/proposer`, loaded.skills, [proposerCase], configs.proposer);
+    if (!proposed) break;
+    it.proposer = { dir: relative(dir, proposed.dir), trials: proposed.trials, ...(proposed.costUsd !== undefined ? { costUsd: proposed.costUsd } : {}) };
+    const description = readProposal((await proposerAnswer(proposed)) ?? '');
+    const c: Candidate = { index, description: description ?? '', tune: [] };
+    candidates.push(c);
+    const drop = (reason: DropReason, detail: string) => {
+      c.dropped = reason;
+      it.dropped = reason;
+      it.detail = detail;
+      say(`iteration ${index}: dropped (${reason}): ${detail}\n`);
+    };
+    if (description === undefined) {
+      drop('no-proposal', 'the proposer gave no <description> answer');
+      continue;
+    }
+    it.description = description;
+    const same = tried.find((t) => t.description === description);
+    if (same) {
+      drop('duplicate', `the same description as ${same.index === 0 ? 'the original' : `iteration ${same.index}`}; its trials are not run again`);
+      continue;
+    }
+    tried.push(c);
+    const checked = await candidateProblem(loaded.skills, tuned, description, join(dir, `iterations/${index}/skills`), loaded.adapter);
+    if ('problem' in checked) {
+      drop('lint', checked.problem);
+      continue;
+    }
+    c.skills = checked.skills;
+    if (!(await evaluate(c, checked.skills, it, 'tune'))) break;
+    const onTune = droppedOnTune(original, c);
+    if (onTune) {
+      drop(onTune, `tune recall ${pct(it.tune!.score.recall)} against the original's ${pct(first.tune!.score.recall)}`);
+      continue;
+    }
+    if (!(await evaluate(c, checked.skills, it, 'select'))) break;
+    const onSelect = droppedOnSelect(original, c);
+    if (onSelect) drop(onSelect, `select recall ${pct(it.select!.score.recall)} against the original's ${pct(first.select!.score.recall)}`);
+    else say(`iteration ${index}: tune recall ${pct(it.tune!.score.recall)}, select recall ${pct(it.select!.score.recall)}\n`);
+  }
+  if (stopped) return stopped;
+
+  const won = chooseWinner(original, candidates);
+  record.winner = won === 'original' ? 0 : candidates[won]!.index;
+  if (won === 'original') {
+    // Nothing beat the original where it was chosen: the holdout stays untouched, and the original stays.
+    record.verdict = 'NO SIGNIFICANT CHANGE';
+    record.result = tuned.description;
+    return 'completed';
+  }
+  const winner = candidates[won]!;
+  const holdoutCases = casesOf('holdout');
+  const before = await step('holdout/original', loaded.skills, holdoutCases, configs.holdout);
+  const after = before && (await step('holdout/winner', winner.skills!, holdoutCases, configs.holdout));
+  if (!before || !after) return stopped!;
+  const cmp = holdoutComparison(holdoutPairs(before, after, roleOf), p.options.alpha);
+  const stepOnly = (r: StepResult) => ({ dir: relative(dir, r.dir), trials: r.trials, ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}) });
+  const stored = (c: (typeof cmp)['recall']) => ({
+    original: nullIfNaN(c.original),
+    winner: nullIfNaN(c.winner),
+    diff: nullIfNaN(c.diff),
+    lo: c.lo,
+    hi: c.hi,
+    pValue: c.pValue,
+    pairs: c.pairs,
+    discordant: c.discordant,
+  });
+  record.holdout = {
+    original: stepOnly(before),
+    winner: stepOnly(after),
+    recall: stored(cmp.recall),
+    siblings: stored(cmp.siblings),
+    negatives: stored(cmp.negatives),
+    leftOut: cmp.left_out,
+  };
+  record.verdict = cmp.verdict;
+  record.result = cmp.verdict === 'IMPROVED' ? winner.description : tuned.description;
+  return 'completed';
+}
+
+const nullIfNaN = (x: number) => (Number.isNaN(x) ? null : x);
+const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${Math.round(x * 100)}%`);
+
+/** Writes the tune's result into the user's SKILL.md, every byte but the description's kept. */
+export async function writeResult(record: TuneRecord): Promise<boolean> {
+  if (record.verdict !== 'IMPROVED' || record.result === undefined) return false;
+  const text = await readFile(record.skillFile, 'utf8');
+  await writeFile(record.skillFile, rewriteDescription(text, record.skillFile, record.result));
+  return true;
+}
+

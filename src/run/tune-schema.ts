@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { runStatusSchema } from './schema.js';
+
+/**
+ * tune.json: a tune's record, in the folder that holds every run it made (each iteration's runs are regular run
+ * folders). Written when the tune starts and again when it ends, so a report and `--resume` read the same facts.
+ */
+export const TUNE_FILE = 'tune.json';
+export const TUNE_FORMAT_VERSION = 1;
+
+export const TUNE_VERDICTS = ['IMPROVED', 'NO SIGNIFICANT CHANGE', 'WORSE'] as const;
+export const tuneVerdictSchema = z.enum(TUNE_VERDICTS);
+
+/** Why a candidate is out of the running, as stored. */
+export const DROP_REASONS = ['worse-on-tune', 'constraint', 'not-better', 'lint', 'duplicate', 'no-proposal'] as const;
+
+const roleScoreSchema = z.object({
+  /** Mean per-case pass rate over the cases expecting the tuned skill, a sibling, and no skill (null: no such case). */
+  recall: z.number().nullable(),
+  siblings: z.number().nullable(),
+  negatives: z.number().nullable(),
+});
+
+const stepSchema = z.object({
+  /** The run folder, relative to the tune folder. */
+  dir: z.string(),
+  score: roleScoreSchema,
+  /** Trials run (scored or not) and what the CLI said they cost. */
+  trials: z.number().int(),
+  costUsd: z.number().optional(),
+});
+export type TuneStep = z.output<typeof stepSchema>;
+
+export const iterationSchema = z.object({
+  index: z.number().int(),
+  description: z.string().nullable(),
+  /** The proposer's run folder (absent for the original). */
+  proposer: z.object({ dir: z.string(), trials: z.number().int(), costUsd: z.number().optional() }).optional(),
+  tune: stepSchema.optional(),
+  select: stepSchema.optional(),
+  dropped: z.enum(DROP_REASONS).optional(),
+  /** Why, in words (a lint problem, the difference that dropped it). */
+  detail: z.string().optional(),
+});
+export type TuneIteration = z.output<typeof iterationSchema>;
+
+const comparisonSchema = z.object({
+  original: z.number().nullable(),
+  winner: z.number().nullable(),
+  diff: z.number().nullable(),
+  lo: z.number(),
+  hi: z.number(),
+  pValue: z.number(),
+  pairs: z.number().int(),
+  discordant: z.number().int(),
+});
+export type StoredRoleComparison = z.output<typeof comparisonSchema>;
+
+export const tuneRecordSchema = z.object({
+  version: z.number().int(),
+  tuneId: z.string(),
+  status: runStatusSchema,
+  startedAt: z.string(),
+  endedAt: z.string().optional(),
+  skill: z.string(),
+  /** The SKILL.md whose description is tuned, as the user named it. */
+  skillFile: z.string(),
+  agent: z.string(),
+  model: z.string().optional(),
+  proposerModel: z.string().optional(),
+  simulator: z.object({ profile: z.string(), name: z.string() }).nullable(),
+  options: z.object({
+    seed: z.number().int(),
+    iterations: z.number().int(),
+    holdoutTrials: z.number().int(),
+    alpha: z.number(),
+    maxCostUsd: z.number().optional(),
+  }),
+  splits: z.object({ tune: z.array(z.string()), select: z.array(z.string()), holdout: z.array(z.string()) }),
+  original: z.string(),
+  iterations: z.array(iterationSchema),
+  /** The iteration that won on the select cases (0: none beat the original). */
+  winner: z.number().int().optional(),
+  holdout: z
+    .object({
+      original: stepSchema.omit({ score: true }),
+      winner: stepSchema.omit({ score: true }),
+      recall: comparisonSchema,
+      siblings: comparisonSchema,
+      negatives: comparisonSchema,
+      /** Pairs left out because either trial carried no evidence (an error, a timeout): never scored as a miss. */
+      leftOut: z.number().int(),
+    })
+    .optional(),
+  verdict: tuneVerdictSchema.optional(),
+  /** The description the tune ends with: the winner's when IMPROVED, else the original's. */
+  result: z.string().optional(),
+  /** Whether SKILL.md was rewritten with it (`--write`). */
+  written: z.boolean().default(false),
+  costUsd: z.number().optional(),
+  trials: z.number().int().default(0),
+});
+export type TuneRecord = z.output<typeof tuneRecordSchema>;
