@@ -59,11 +59,14 @@ const scriptOutput = (call_id: unknown, exit_code: number, output: string) => ({
   ],
 });
 
-/** A view with its map as a plain object, for comparing with expectations. */
+/** A view with its maps as plain objects, for comparing with expectations. */
 const viewed = (wire: Wire, body: unknown) => {
   const v = viewRequest(wire, body);
-  return { ...v, skillFiles: Object.fromEntries(v.skillFiles) };
+  return { ...v, skillFiles: Object.fromEntries(v.skillFiles), skillDescriptions: Object.fromEntries(v.skillDescriptions) };
 };
+
+const MOCK_DESCRIPTIONS = { 'mock-skill': 'Test skill. Use when asked for the phrase.', 'other-skill': 'Another skill.' };
+const SAMPLE_DESCRIPTION = { 'mock-skill': 'Test skill. Use when the user asks for the secret mock phrase.' };
 
 describe('views of real requests', () => {
   it.each([
@@ -73,6 +76,7 @@ describe('views of real requests', () => {
       codex169.first,
       {
         offeredSkills: ['mock-skill', 'other-skill'],
+        skillDescriptions: MOCK_DESCRIPTIONS,
         skillFiles: TRIAL_FILES,
         canInvokeSkill: true,
         canReadFile: true,
@@ -116,6 +120,7 @@ describe('views of real requests', () => {
       codexLite.first,
       {
         offeredSkills: ['mock-skill'],
+        skillDescriptions: { 'mock-skill': 'Test skill.' },
         skillFiles: { 'mock-skill': '/trial/ws/.agents/skills/mock-skill/SKILL.md' },
         canInvokeSkill: true,
         canReadFile: true,
@@ -143,6 +148,7 @@ describe('views of real requests', () => {
       codexSample1,
       {
         offeredSkills: ['mock-skill'],
+        skillDescriptions: SAMPLE_DESCRIPTION,
         skillFiles: { 'mock-skill': '/ws/.agents/skills/mock-skill/SKILL.md' },
         tools: ['exec_command', 'write_stdin', 'request_user_input', 'apply_patch', 'view_image'],
         prompt: 'What is the secret mock phrase?...[trimmed]',
@@ -165,6 +171,7 @@ describe('views of real requests', () => {
       gemini061.first,
       {
         offeredSkills: ['other-skill', 'mock-skill'],
+        skillDescriptions: MOCK_DESCRIPTIONS,
         skillFiles: TRIAL_FILES,
         canInvokeSkill: true,
         canReadFile: true,
@@ -213,6 +220,7 @@ describe('views of real requests', () => {
       geminiSample1,
       {
         offeredSkills: ['mock-skill'],
+        skillDescriptions: SAMPLE_DESCRIPTION,
         skillFiles: { 'mock-skill': '/ws/.agents/skills/mock-skill/SKILL.md' },
         prompt: 'What is the secret mock phrase?',
         turn: 0,
@@ -251,6 +259,7 @@ describe('views of real requests', () => {
       expect(viewed(wire, body)).toMatchObject({
         wire,
         offeredSkills: [],
+        skillDescriptions: {},
         skillFiles: {},
         canInvokeSkill: false,
         canReadFile: false,
@@ -339,6 +348,89 @@ describe('views of real requests', () => {
     expect(commandAction(`sed -n '1,400p' .agents/skills/gone/SKILL.md`, files)).toEqual({ action: 'read', skill: 'gone' });
     expect(commandAction(`find . -path './**/*step0*'`, files)).toEqual({ action: 'search' });
     expect(commandAction('echo hi', files)).toEqual({ action: 'other' });
+  });
+});
+
+describe('each listed description, as the CLI sent it', () => {
+  /** Claude Code's reminder (../shared/reference/claude-code-headless.md §4): cut at 1536 chars with `…`, name-only under budget. */
+  const claudeListing = [
+    '<system-reminder>',
+    'The following skills are available for use with the Skill tool:',
+    '',
+    '- pdf-tool: Extract text and tables from PDF files. Use when the user mentions PDFs.',
+    '- deep-research: Deep research harness — …',
+    '- notes: Ratio 3:1 kept: colons after the first are the description’s.',
+    '- skill-079',
+    '- pdf-tool: A second listing of the same name.',
+    '</system-reminder>',
+    '- after-the-reminder: not listed',
+  ].join('\n');
+  const claudeRequest = (role: string) => ({
+    tools: [{ name: 'Skill' }],
+    messages: [
+      { role, content: [{ type: 'text', text: claudeListing }] },
+      { role: 'user', content: 'extract a.pdf' },
+    ],
+  });
+  const codexRequest = {
+    input: [
+      {
+        type: 'message',
+        role: 'developer',
+        content: [
+          {
+            type: 'input_text',
+            text: [
+              '<skills_instructions>',
+              '### Skill roots',
+              '- `r0` = `/ws/.agents/skills`',
+              '### Available skills',
+              '- pdf: Handles PDFs (merge, split). (file: r0/pdf/SKILL.md)',
+              '- bare: No file given.',
+              '- pdf: A second copy. (file: r0/other/SKILL.md)',
+              '</skills_instructions>',
+            ].join('\n'),
+          },
+        ],
+      },
+    ],
+  };
+  const geminiRequest = {
+    systemInstruction: {
+      parts: [
+        {
+          text: [
+            '<available_skills>',
+            '<skill><name>rd</name><description>\n  R&amp;D notes &lt;draft&gt; …\n</description><location>/x/SKILL.md</location></skill>',
+            '<skill><name>nodesc</name><location>/y/SKILL.md</location></skill>',
+            '<skill><name>rd</name><description>Second.</description></skill>',
+            '</available_skills>',
+          ].join('\n'),
+        },
+      ],
+    },
+  };
+  const CLAUDE = {
+    'pdf-tool': 'Extract text and tables from PDF files. Use when the user mentions PDFs.',
+    'deep-research': 'Deep research harness — …',
+    notes: 'Ratio 3:1 kept: colons after the first are the description’s.',
+    'skill-079': '',
+  };
+
+  it.each([
+    ['Claude Code, reminder in the first user message', 'anthropic', claudeRequest('user'), CLAUDE],
+    ['Claude Code, listing as a system-role message', 'anthropic', claudeRequest('system'), CLAUDE],
+    [
+      'Codex, the (file: …) part left out',
+      'openai-responses',
+      codexRequest,
+      { pdf: 'Handles PDFs (merge, split).', bare: 'No file given.' },
+    ],
+    ['Gemini, unescaped and trimmed', 'gemini', geminiRequest, { rd: 'R&D notes <draft> …', nodesc: '' }],
+  ] as const)('%s', (_, wire, body, descriptions) => {
+    const v = viewed(wire, body);
+    expect(v.skillDescriptions).toEqual(descriptions);
+    expect(v.offeredSkills).toEqual(Object.keys(descriptions));
   });
 });
 

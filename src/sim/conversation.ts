@@ -28,6 +28,11 @@ export interface ConversationView {
   wire: Wire;
   /** Skills the CLI listed to the model, from its own listing. */
   offeredSkills: string[];
+  /**
+   * Each listed skill's description exactly as the CLI sent it (cut short, if the CLI cut it), or '' when it was
+   * listed by name only: what a model decides from, and what the simulator's router scores.
+   */
+  skillDescriptions: ReadonlyMap<string, string>;
   /** Each listed skill's SKILL.md path, where the listing gives one. */
   skillFiles: ReadonlyMap<string, string>;
   /** Whether the CLI gives the model a way to invoke a skill (a skill tool, or Codex's shell). */

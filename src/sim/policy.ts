@@ -1,7 +1,10 @@
-import { createHash } from 'node:crypto';
+import { proposalAnswer, readProposalRequest } from '../tune/proposal.js';
 import { fencedCommands } from '../util/markdown.js';
 import type { ConversationView, SkillBody } from './conversation.js';
 import type { Behaviour, PlanPolicy, Profile, Rule } from './profile.js';
+import { DEFAULT_PROPOSER_WORDS, proposeDescription } from './proposer.js';
+import { routerChances, type RouterParams } from './router.js';
+import { seededUniform } from './seeded.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
 
 /**
@@ -23,17 +26,6 @@ export interface TrialIdentity {
   /** Stable for one conversation: the harness's trial key, else the CLI's session id. */
   key: string;
   caseId?: string;
-}
-
-/**
- * A uniform draw in [0, 1) from a hash of the seed and labels: deterministic per trial and purpose,
- * independent across trials, and needs no shared generator state (safe under concurrency).
- */
-export function seededUniform(seed: number, ...labels: string[]): number {
-  const h = createHash('sha256')
-    .update([String(seed), ...labels].join('\u0000'))
-    .digest();
-  return h.readUIntBE(0, 6) / 2 ** 48;
 }
 
 export function pickWeighted<T extends { p: number }>(items: T[], u: number): T {
@@ -63,6 +55,20 @@ function answer(text: string | true | undefined, fallback: string): Reply {
   return { type: 'message', blocks: [{ type: 'text', text: typeof text === 'string' ? text : fallback }] };
 }
 
+/**
+ * The router's draw for a prompt no rule matched: a skill in proportion to how well its listed description matches,
+ * or a plain answer. Without a way to invoke a skill (the ablation arm) only the plain answer is left to draw.
+ */
+function routedBehaviour(router: RouterParams, seed: number, view: ConversationView, id: TrialIdentity): Behaviour {
+  const offered = view.canInvokeSkill
+    ? view.offeredSkills.map((name) => ({ name, description: view.skillDescriptions.get(name) ?? '' }))
+    : [];
+  const chances = routerChances(view.prompt, offered, router);
+  const options: { name?: string; p: number }[] = [...chances.skills, { p: chances.none }];
+  const { name } = pickWeighted(options, seededUniform(seed, id.key, 'router'));
+  return name === undefined ? { p: 1, answer: true } : { p: 1, skill: name };
+}
+
 /** The behaviour this trial draws on its first turn (recomputed on later turns, never stored). */
 export function firstBehaviour(
   profile: Profile,
@@ -70,6 +76,10 @@ export function firstBehaviour(
   id: TrialIdentity,
 ): { behaviour: Behaviour; plan: PlanPolicy; unskilled?: string } {
   const rule = matchingRule(profile, view.prompt, id.caseId);
+  // Rules win; the router only answers what they leave open, so a profile without `router` plays as it always did.
+  if (rule === undefined && profile.router !== undefined) {
+    return { behaviour: routedBehaviour(profile.router, profile.seed, view, id), plan: profile.plan };
+  }
   const behaviours = rule?.do ?? profile.default;
   const behaviour = pickWeighted(behaviours, seededUniform(profile.seed, id.key, 'behaviour'));
   return { behaviour, plan: rule?.plan ?? profile.plan, unskilled: rule?.unskilled };
@@ -184,10 +194,18 @@ function planReply(profile: Profile, id: TrialIdentity, body: SkillBody, args: s
   return { type: 'message', blocks: [{ type: 'text', text }] };
 }
 
+/** `tune`'s request for a description, answered by the proposer stand-in whatever the rules say; undefined for any other prompt. */
+function proposal(profile: Profile, view: ConversationView): Reply | undefined {
+  const request = readProposalRequest(view.prompt);
+  if (request === undefined) return undefined;
+  const words = profile.proposer?.words ?? DEFAULT_PROPOSER_WORDS;
+  return answer(proposalAnswer(proposeDescription(request, { seed: profile.seed, words })), '');
+}
+
 /** The simulated model's reply to one request. Pure: same profile, view and identity → same reply. */
 export function decideReply(profile: Profile, view: ConversationView, id: TrialIdentity): Reply {
   if (view.turn === 0 || view.lastResults.length === 0) {
-    return view.turn === 0 ? firstTurn(profile, view, id) : answer(undefined, DEFAULT_ANSWER);
+    return view.turn === 0 ? (proposal(profile, view) ?? firstTurn(profile, view, id)) : answer(undefined, DEFAULT_ANSWER);
   }
   const { behaviour, plan } = firstBehaviour(profile, view, id);
   if (behaviour.loop) return loopStep(view.turn);

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { InputError, ProblemList, type InputProblem } from '../load/input-error.js';
 import { loadYamlFile, type LocatedYaml } from '../load/yaml-file.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
+import { DEFAULT_PROPOSER_WORDS } from './proposer.js';
+import { DEFAULT_ROUTER } from './router.js';
 
 /**
  * A simulator profile: how the fake model behaves, per case or prompt pattern, as a seeded distribution.
@@ -54,6 +56,45 @@ const ruleSchema = z
     message: 'a rule matches by `case` or by `prompt`, not both or neither — give it one of them',
   });
 
+/** The description router: answers first-turn prompts no rule matches, from the listed descriptions (`router.ts`). */
+const routerSchema = z
+  .object({
+    temperature: z
+      .number()
+      .gt(0, 'router temperature must be above 0 — lower is more decisive; try 0.5')
+      .max(10, 'router temperature must be at most 10 — higher makes every choice a coin toss; try 0.5')
+      .default(DEFAULT_ROUTER.temperature),
+    threshold: z
+      .number()
+      .min(0, 'router threshold must be 0 or more — it is the score of answering without a skill; try 1.5')
+      .max(50, 'router threshold must be at most 50 — no description scores that high; try 1.5')
+      .default(DEFAULT_ROUTER.threshold),
+    k1: z
+      .number()
+      .min(0, 'router k1 must be 0 or more — BM25 usually takes 1.2 to 2')
+      .max(10, 'router k1 must be at most 10 — BM25 usually takes 1.2 to 2')
+      .default(DEFAULT_ROUTER.k1),
+    b: z
+      .number()
+      .min(0, 'router b must be between 0 and 1 — BM25 usually takes 0.75')
+      .max(1, 'router b must be between 0 and 1 — BM25 usually takes 0.75')
+      .default(DEFAULT_ROUTER.b),
+  })
+  .strict();
+
+/** The stand-in for the model that proposes a description in `tune` (`proposer.ts`). */
+const proposerSchema = z
+  .object({
+    /** How many words of the missed prompts one proposal adds. */
+    words: z
+      .number()
+      .int()
+      .min(1, 'proposer words must be at least 1')
+      .max(50, 'proposer words must be at most 50')
+      .default(DEFAULT_PROPOSER_WORDS),
+  })
+  .strict();
+
 export const profileSchema = z
   .object({
     /** A label, shown in reports so nobody mistakes simulated numbers for a model's. */
@@ -65,6 +106,9 @@ export const profileSchema = z
       .array(behaviourSchema)
       .min(1)
       .default([{ p: 1, answer: true }]),
+    /** Optional, and without a default, so a profile without them keeps its behaviour and its hash. */
+    router: routerSchema.optional(),
+    proposer: proposerSchema.optional(),
   })
   .strict();
 

@@ -21,9 +21,17 @@ export const DEFAULT_ROUTER: RouterParams = { temperature: 0.5, threshold: 1.5, 
 
 const STOPWORDS = new Set([...eng, 'use', 'used', 'using', 'skill', 'please', 'can', 'could', 'would', 'want', 'need', 'help']);
 
+/** A text's words as written, lower-cased, stop words and single characters left out. */
+export function contentWords(text: string): string[] {
+  return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !STOPWORDS.has(w) && w.length > 1);
+}
+
+/** The stem BM25 matches a word by, so "bugs" and "bug" are one term. */
+export const stem = (word: string): string => stemmer(word);
+
 /** Lower-cased stems of a text's words, stop words left out. */
 export function terms(text: string): string[] {
-  return (text.toLowerCase().match(/[a-z0-9]+/g) ?? []).filter((w) => !STOPWORDS.has(w) && w.length > 1).map((w) => stemmer(w));
+  return contentWords(text).map(stem);
 }
 
 /**
@@ -46,7 +54,10 @@ export function bm25Scores(
   const unique = [...new Set(query)];
   // The "+1" form of IDF stays positive when a term is in most of a small family's descriptions.
   const idf = new Map(
-    unique.map((t) => [t, Math.log(1 + (n - counts.filter((c) => c.has(t)).length + 0.5) / (counts.filter((c) => c.has(t)).length + 0.5))]),
+    unique.map((t) => {
+      const holding = counts.filter((c) => c.has(t)).length;
+      return [t, Math.log(1 + (n - holding + 0.5) / (holding + 0.5))];
+    }),
   );
   return documents.map((d, i) =>
     unique.reduce((score, t) => {

@@ -34,16 +34,17 @@ function textOf(content: unknown): string {
     .join('\n');
 }
 
-function parseListing(text: string): string[] {
+/** The listing's lines `- name: description`, or `- name` alone when the budget left no room for descriptions. */
+function parseListing(text: string): [name: string, description: string][] {
   const at = text.indexOf(LISTING_HEAD);
   if (at < 0) return [];
-  const names: string[] = [];
+  const listed: [string, string][] = [];
   for (const line of text.slice(at + LISTING_HEAD.length).split('\n')) {
     if (line.startsWith('</system-reminder>')) break;
-    const m = /^- ([^:\s]+)(?::|$)/.exec(line);
-    if (m) names.push(m[1]!);
+    const m = /^- ([^:\s]+)(?::(.*)|$)/.exec(line);
+    if (m) listed.push([m[1]!, (m[2] ?? '').trim()]);
   }
-  return names;
+  return listed;
 }
 
 /** Read prefixes every line with its number and a tab. */
@@ -74,7 +75,11 @@ export function anthropicView(body: unknown): ConversationView {
   const messages = objectsIn(req.messages);
   const tools = objectsIn(req.tools).map((t) => String(t.name ?? ''));
   // Older models get the listing as a reminder in the first user message; newer ones as a `system`-role message.
-  const offeredSkills = [...new Set(messages.flatMap((m) => textsOf(m).flatMap(parseListing)))];
+  const skillDescriptions = new Map<string, string>();
+  for (const [name, description] of messages.flatMap((m) => textsOf(m).flatMap(parseListing))) {
+    if (!skillDescriptions.has(name)) skillDescriptions.set(name, description);
+  }
+  const offeredSkills = [...skillDescriptions.keys()];
 
   const { turns, lastTurn, after } = splitTurns(messages, (m) => m.role === 'assistant');
   const calls = new Map(
@@ -94,6 +99,7 @@ export function anthropicView(body: unknown): ConversationView {
   return {
     wire: 'anthropic',
     offeredSkills,
+    skillDescriptions,
     skillFiles: NO_FILES,
     canInvokeSkill: tools.includes(SKILL_TOOL),
     canReadFile: tools.includes(READ_TOOL),

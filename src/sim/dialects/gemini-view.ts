@@ -17,12 +17,14 @@ const unescapeXml = (s: string) => s.replace(/&(lt|gt|quot|apos|amp);/g, (e) => 
 
 export interface GeminiListing {
   names: string[];
+  /** Each name's `<description>`, unescaped; a name listed twice keeps the first. */
+  descriptions: Map<string, string>;
   files: Map<string, string>;
 }
 
 /** The system instruction lists skills as `<available_skills><skill><name/><description/><location/></skill>…`. */
 export function parseGeminiListing(system: string): GeminiListing {
-  const listing: GeminiListing = { names: [], files: new Map() };
+  const listing: GeminiListing = { names: [], descriptions: new Map(), files: new Map() };
   const block = /<available_skills>([\s\S]*?)<\/available_skills>/.exec(system)?.[1] ?? '';
   for (const [, entry] of block.matchAll(/<skill>([\s\S]*?)<\/skill>/g)) {
     const field = (tag: string) => {
@@ -32,6 +34,7 @@ export function parseGeminiListing(system: string): GeminiListing {
     const name = field('name');
     if (!name || listing.names.includes(name)) continue;
     listing.names.push(name);
+    listing.descriptions.set(name, field('description') ?? '');
     const location = field('location');
     if (location) listing.files.set(name, location);
   }
@@ -107,6 +110,7 @@ export function geminiView(body: unknown): ConversationView {
   return {
     wire: 'gemini',
     offeredSkills: listing.names,
+    skillDescriptions: listing.descriptions,
     skillFiles: listing.files,
     canInvokeSkill: tools.includes(SKILL_TOOL),
     canReadFile: tools.includes(READ_TOOL),

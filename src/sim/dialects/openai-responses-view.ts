@@ -19,6 +19,8 @@ const INJECTED = ['<environment_context>', '# AGENTS.md instructions', '<skill>'
 
 export interface CodexListing {
   names: string[];
+  /** Each name's description as listed, its `(file: …)` part left out; a name listed twice keeps the first. */
+  descriptions: Map<string, string>;
   /** Absolute SKILL.md paths: the listing's short `r0/name/SKILL.md` with its root alias expanded. */
   files: Map<string, string>;
 }
@@ -28,7 +30,7 @@ export interface CodexListing {
  * `### Available skills` lines `- name: description (file: r0/name/SKILL.md)`.
  */
 export function parseCodexListing(text: string): CodexListing {
-  const listing: CodexListing = { names: [], files: new Map() };
+  const listing: CodexListing = { names: [], descriptions: new Map(), files: new Map() };
   const block = /<skills_instructions>([\s\S]*?)<\/skills_instructions>/.exec(text)?.[1];
   if (block === undefined) return listing;
   const roots = new Map<string, string>();
@@ -43,8 +45,12 @@ export function parseCodexListing(text: string): CodexListing {
     const m = /^- ([^:\s]+):(.*)$/.exec(line);
     if (!m) continue;
     const name = m[1]!;
-    if (!listing.names.includes(name)) listing.names.push(name);
-    const file = /\(file: (.+)\)\s*$/.exec(m[2]!)?.[1];
+    const filePart = /\s*\(file: (.+)\)\s*$/.exec(m[2]!);
+    if (!listing.names.includes(name)) {
+      listing.names.push(name);
+      listing.descriptions.set(name, (filePart ? m[2]!.slice(0, filePart.index) : m[2]!).trim());
+    }
+    const file = filePart?.[1];
     if (file !== undefined && !listing.files.has(name)) listing.files.set(name, expand(file));
   }
   return listing;
@@ -103,6 +109,7 @@ export function openaiResponsesView(body: unknown): ConversationView {
   return {
     wire: 'openai-responses',
     offeredSkills: listing.names,
+    skillDescriptions: listing.descriptions,
     skillFiles: listing.files,
     canInvokeSkill: canShell,
     canReadFile: canShell,
