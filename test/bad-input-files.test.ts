@@ -429,6 +429,35 @@ const BAD: Row[] = [
   { name: 'backreference in --grep', args: ['--grep', '(a)\\1'], where: /--grep:/, says: /does not support/ },
   { name: 'lookahead in --grep (plan)', command: 'plan', args: ['--grep', 'pos(?=-)'], where: /--grep:/, says: /does not support/ },
   { name: 'broken --grep', args: ['--grep', '['], where: /--grep:/, says: /invalid regular expression/ },
+
+  // 7. a case's tune split, and skill-creator trigger eval sets (JSON) among the case files
+  {
+    name: 'a split that is not a tune split',
+    change: caseFile(oneCase('  prompt: do alpha\n  expect: { skill: alpha }\n  split: train\n')),
+    where: /cases\/main\.yaml:4:10:/,
+    says: /split.*"train".*use one of "tune", "select", "holdout"/,
+  },
+  {
+    name: 'a trigger eval set entry without should_trigger',
+    change: put('cases/alpha.json', '[\n  {"query": "do alpha", "should_trigger": true},\n  {"query": "weather"}\n]\n'),
+    args: ['--cases', 'cases/*'],
+    where: /cases\/alpha\.json:3:3:/,
+    says: /entry 2 has no "should_trigger"/,
+  },
+  {
+    name: 'a trigger eval set that is not JSON',
+    change: put('cases/alpha.json', '- query: do alpha\n  should_trigger: true\n'),
+    args: ['--cases', 'cases/*'],
+    where: /cases\/alpha\.json:1:2:/,
+    says: /not valid JSON/,
+  },
+  {
+    name: 'a trigger eval set that names no skill',
+    change: put('cases/evals.json', '[{"query": "do alpha", "should_trigger": true}]'),
+    args: ['--cases', 'cases/*'],
+    where: /cases\/evals\.json:/,
+    says: /cannot tell which skill/,
+  },
 ];
 
 /** Rows that must get through loading: the spy agent is spawned. */
@@ -443,6 +472,15 @@ const GOOD: Setup[] = [
   },
   { name: 'case id of 255 characters', change: caseFile(`- id: ${'c'.repeat(255)}\n  prompt: hi\n  expect: { skill: none }\n`) },
   { name: 'catastrophic-for-backtracking pattern', change: planCheck('matches', ['^(a+)+$']) },
+  {
+    name: 'a case pinned to a tune split',
+    change: caseFile(oneCase('  prompt: do alpha\n  expect: { skill: alpha }\n  split: holdout\n')),
+  },
+  {
+    name: 'a trigger eval set beside the YAML cases',
+    change: put('cases/alpha.evals.json', '[{"query": "do alpha", "should_trigger": true}, {"query": "weather", "should_trigger": false}]'),
+    args: ['--cases', 'cases/*'],
+  },
   {
     name: 'symlinked file and folder inside a skill',
     make: both(

@@ -67,7 +67,7 @@ describe('flags as data', () => {
   it('the registry lists every command once', () => {
     const names = COMMANDS.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(['run', 'grade', 'report', 'compare', 'merge', 'history', 'plan', 'init', 'lint', 'sim']);
+    expect(names).toEqual(['run', 'grade', 'report', 'compare', 'merge', 'history', 'plan', 'init', 'import', 'lint', 'sim']);
   });
 });
 
@@ -81,6 +81,7 @@ describe('main in this process: exit codes without spawning anything', () => {
     [['compare', 'only-one'], EXIT.usage, /^$/, "missing required argument 'candidate'"],
     [['report', 'no-such-run'], EXIT.usage, /^$/, 'no-such-run'],
     [['rnu'], EXIT.usage, /^$/, "unknown command 'rnu'"],
+    [['import'], EXIT.usage, /^$/, "missing required argument 'file'"],
   ])('%j exits %i', async (args, code, stdout, stderr) => {
     const r = await runInProcess(args, { cwd: project() });
     expect(r.exitCode, r.stderr).toBe(code);

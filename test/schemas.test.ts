@@ -84,6 +84,7 @@ describe('JSON Schemas generated from the zod schemas', () => {
     ['cases', [{ id: 'a b', prompt: 'x', expect: { skill: 'y' } }], 'an id with a space'],
     ['cases', [{ id: 'a', expect: { skill: 'y' } }], 'a case without a prompt'],
     ['cases', [], 'a file with no case'],
+    ['cases', [{ id: 'a', prompt: 'x', expect: { skill: 'y' }, split: 'train' }], 'a split that is no tune split'],
     ['profile', { rules: [{ case: 'a', do: [{ p: -1, answer: true }] }] }, 'a negative weight'],
     ['profile', { seed: 1.5 }, 'a fractional seed'],
   ])('%s rejects %j (%s)', (name, doc) => {
@@ -94,6 +95,7 @@ describe('JSON Schemas generated from the zod schemas', () => {
     ['config', {}],
     ['config', { cases: ['a/*.yaml', 'b/*.yaml'], decision: { tags: { vague: { threshold: 0.5 } } } }],
     ['cases', [{ id: 'a', prompt: 'p', expect: { skill: 'none' }, against: 'b', tags: ['trap'] }]],
+    ['cases', [{ id: 'a', prompt: 'p', expect: { skill: 'y' }, split: 'holdout' }]],
     ['profile', { rules: [{ prompt: 'wiki', do: [{ skill: 'x', args: 'y' }] }] }],
   ])('%s accepts %j (defaults make fields optional)', (name, doc) => {
     expect(validate(name, doc)).toMatchObject({ ok: true });

@@ -2,6 +2,7 @@ import type { RegisteredCommand } from './command.js';
 import { compareCommand } from './compare.js';
 import { gradeCommand } from './grade.js';
 import { historyCommand } from './history.js';
+import { importCommand } from './import.js';
 import { initCommand } from './init.js';
 import { lintCommand } from './lint.js';
 import { mergeCommand } from './merge.js';
@@ -22,6 +23,7 @@ export const COMMANDS: readonly RegisteredCommand[] = [
   planCommand,
   tuneCommand,
   initCommand,
+  importCommand,
   lintCommand,
   simCommand,
 ];

@@ -6,11 +6,22 @@ import { decisionProblem, resolveDecision } from './decision.js';
 import { decisionParamsSchema, type DecisionConfig } from '../run/config-schema.js';
 import { splitProblem } from './config.js';
 import { InputError, ProblemList } from './input-error.js';
-import { NO_SKILL, type Skill } from './skills.js';
-
-/** What cases are checked against: each skill's folder and frontmatter name. */
-type FamilyNames = readonly Pick<Skill, 'dir' | 'name'>[];
+import { NO_SKILL } from './skills.js';
+import { isTriggerEvalFile, readTriggerEvals, triggerEvalCases, triggerEvalSkill, type FamilyMember } from './trigger-evals.js';
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
+
+/** What cases are checked against: each skill's folder and frontmatter name (and its folder's path, when it loaded). */
+type FamilyNames = readonly FamilyMember[];
+
+/** Where a case's fields were written: a YAML case file's own paths, or an eval set's entry. */
+type CaseLocator = Pick<LocatedYaml, 'problem' | 'locate'>;
+
+/** A trigger eval set's entry as a case: `prompt` was its `query`, `expect` its `should_trigger`, the rest the entry. */
+function evalSetLocator(y: LocatedYaml): CaseLocator {
+  const inJson = (path: readonly (string | number)[]) =>
+    path.length < 2 ? path : [path[0]!, ...(path[1] === 'prompt' ? ['query'] : path[1] === 'expect' ? ['should_trigger'] : [])];
+  return { problem: (path, what, todo) => y.problem(inJson(path), what, todo), locate: (path) => y.locate(inJson(path)) };
+}
 
 export { NO_SKILL };
 
@@ -18,6 +29,10 @@ export { NO_SKILL };
 const MAX_ARG_BYTES = 128 * 1024;
 /** The longest file name: a case's id names its folder in the run folder. */
 const MAX_NAME_BYTES = 255;
+
+/** The splits `tune` divides cases into: tuned on, chosen by, and held out to judge the chosen description. */
+export const TUNE_SPLITS = ['tune', 'select', 'holdout'] as const;
+export type TuneSplit = (typeof TUNE_SPLITS)[number];
 
 export const caseSchema = z
   .object({
@@ -39,6 +54,8 @@ export const caseSchema = z
     /** Decision overrides for this case (threshold, delta, alpha, beta, minTrials, maxTrials). */
     decision: decisionParamsSchema.optional(),
     plan: authoredChecksSchema.strict().optional(),
+    /** Pins the case to one of `tune`'s splits (else `tune` assigns it). */
+    split: z.enum(TUNE_SPLITS).optional(),
   })
   .strict();
 
@@ -61,7 +78,7 @@ export interface CaseSuite {
 function checkCase(
   c: z.output<typeof caseSchema>,
   index: number,
-  y: LocatedYaml,
+  y: CaseLocator,
   skills: FamilyNames,
   decision: DecisionConfig,
   problems: ProblemList,
@@ -156,24 +173,37 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
   const cases: Case[] = [];
   const seen = new Map<string, string>();
   const hash = createHash('sha256');
+  const add = (c: z.output<typeof caseSchema>, i: number, file: string, y: CaseLocator) => {
+    const pos = y.locate([i]);
+    const first = seen.get(c.id);
+    if (first) {
+      problems.add(y.problem([i, 'id'], `duplicate case id "${c.id}" (first defined at ${first})`, 'give every case a unique id'));
+    } else {
+      seen.set(c.id, `${file}:${pos.line}`);
+    }
+    checkCase(c, i, y, skills, decision, problems);
+    cases.push({ ...c, source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } } });
+  };
   for (const file of files) {
     const text = readTextFile(file, 'case file');
     hash.update(file).update('\0').update(text).update('\0');
     problems.collect(() => {
+      if (isTriggerEvalFile(file)) {
+        const skill = triggerEvalSkill(file, skills);
+        const { entries, y } = readTriggerEvals(file, text);
+        const at = evalSetLocator(y);
+        triggerEvalCases(entries, skill).forEach((c, i) => {
+          const parsed = caseSchema.safeParse(c);
+          if (parsed.success) add(parsed.data, i, file, at);
+          else
+            problems.add(
+              at.problem([i], `case id "${c.id}" is no valid id`, `rename the skill folder "${skill}" to letters, digits and -`),
+            );
+        });
+        return;
+      }
       const y = parseYamlText(file, text);
-      const parsed = validateYaml(y, casesFileSchema, 'case');
-      parsed.forEach((c, i) => {
-        const pos = y.locate([i]);
-        const where = `${file}:${pos.line}`;
-        const first = seen.get(c.id);
-        if (first) {
-          problems.add(y.problem([i, 'id'], `duplicate case id "${c.id}" (first defined at ${first})`, 'give every case a unique id'));
-        } else {
-          seen.set(c.id, where);
-        }
-        checkCase(c, i, y, skills, decision, problems);
-        cases.push({ ...c, source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } } });
-      });
+      validateYaml(y, casesFileSchema, 'case').forEach((c, i) => add(c, i, file, y));
     });
   }
   problems.throwIfAny();

@@ -37,7 +37,19 @@ const NAME_RULE = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 // Split by hand: frontmatter packages parse with a YAML reader of their own and lose the positions that
 // file:line:col messages need; `yaml` parses the block here with its positions.
 // (readTextFile has dropped a byte order mark already.)
-const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+export const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
+
+/** The Agent Skills spec's limit on a description's length. */
+export const DESCRIPTION_MAX_CHARS = 1024;
+
+/** What breaks the Agent Skills spec's rules on a description (non-empty, at most 1024 characters), as what and what to do. */
+export function descriptionSpecProblem(description: unknown): { what: string; todo: string } | undefined {
+  if (typeof description !== 'string' || description.trim() === '')
+    return { what: 'frontmatter `description` is missing or empty', todo: 'describe what the skill does and when to use it' };
+  if (description.length > DESCRIPTION_MAX_CHARS)
+    return { what: `description is ${description.length} characters`, todo: `shorten it to at most ${DESCRIPTION_MAX_CHARS} characters` };
+  return undefined;
+}
 
 const shownPath = (p: string) => relative(process.cwd(), p) || p;
 
@@ -206,13 +218,8 @@ export function parseSkillFile(file: string, dir: string, text: string): Omit<Sk
     problems.add(y.problem(['name'], `name "${name}" differs from its folder "${dir}"`, `rename the folder or set \`name: ${dir}\``));
   }
   const description = data.description;
-  if (typeof description !== 'string' || description.trim() === '') {
-    problems.add(
-      y.problem(['description'], 'frontmatter `description` is missing or empty', 'describe what the skill does and when to use it'),
-    );
-  } else if (description.length > 1024) {
-    problems.add(y.problem(['description'], `description is ${description.length} characters`, 'shorten it to at most 1024 characters'));
-  }
+  const badDescription = descriptionSpecProblem(description);
+  if (badDescription) problems.add(y.problem(['description'], badDescription.what, badDescription.todo));
   const allowed = data['allowed-tools'];
   problems.throwIfAny();
   return {

@@ -1,0 +1,208 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadCases } from '../src/load/cases.js';
+import { InputError } from '../src/load/input-error.js';
+import { loadSkills } from '../src/load/skills.js';
+import { configSchema } from '../src/run/config-schema.js';
+import { baseProject, projectsRemovedAfterAll, ROOT, runInProcess, type Files } from './helpers.js';
+
+/** A skill-creator trigger eval set, with prompts that need quoting in YAML. */
+const EVALS = [
+  { query: 'please create an alpha record for the Q3 launch', should_trigger: true },
+  { query: 'what is the weather like', should_trigger: false },
+  { query: 'alpha: list every record, then "close" the old ones', should_trigger: true },
+  { query: 'yes', should_trigger: false },
+  { query: '- close alpha record 12\nand tell me when done', should_trigger: true, note: 'extra keys are ignored' },
+  { query: 'Gère les fiches «alpha» 😀 # not a comment', should_trigger: false },
+];
+const json = (v: unknown) => JSON.stringify(v, null, 2) + '\n';
+
+const project = projectsRemovedAfterAll(() => ({ ...baseProject(), 'evals/alpha.json': json(EVALS) }));
+const decision = configSchema.parse({}).decision;
+const shape = (dir: string, glob: string) =>
+  loadCases(join(dir, glob), loadSkills(join(dir, 'skills')), decision).cases.map((c) => ({
+    id: c.id,
+    prompt: c.prompt,
+    expect: c.expect,
+    tags: c.tags,
+  }));
+
+describe('skillprobe import: a skill-creator trigger eval set as a case file', () => {
+  it('writes cases/<skill>.yaml that loads back to the cases the eval set loads as', async () => {
+    const dir = project();
+    const r = await runInProcess(['import', 'evals/alpha.json', '--skill', 'alpha'], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^wrote cases\/alpha\.yaml: 6 cases for alpha from evals\/alpha\.json \(3 should trigger, 3 near misses\)/);
+    expect(r.stdout).toMatch(/\n {2}skillprobe lint\n {2}skillprobe tune alpha$/);
+    const written = shape(dir, 'cases/alpha.yaml');
+    expect(written).toEqual(shape(dir, 'evals/alpha.json'));
+    expect(written.map((c) => c.id)).toEqual([
+      'alpha-trigger-1',
+      'alpha-quiet-1',
+      'alpha-trigger-2',
+      'alpha-quiet-2',
+      'alpha-trigger-3',
+      'alpha-quiet-3',
+    ]);
+    expect(written.map((c) => c.prompt)).toEqual(EVALS.map((e) => e.query));
+    expect(written[1]).toEqual({ id: 'alpha-quiet-1', prompt: 'what is the weather like', expect: { skill: 'none' }, tags: ['near-miss'] });
+    expect(written[0]).toMatchObject({ expect: { skill: 'alpha' }, tags: [] });
+    // The editor's schema header, resolved from the file's own folder, is the published case schema.
+    const text = readFileSync(join(dir, 'cases/alpha.yaml'), 'utf8');
+    const schema = /^# yaml-language-server: \$schema=(\S+)\n/.exec(text)?.[1];
+    expect(schema && resolve(dir, 'cases', schema)).toBe(join(ROOT, 'schemas', 'cases.schema.json'));
+    expect(text).toContain(
+      '- id: alpha-trigger-1\n  prompt: please create an alpha record for the Q3 launch\n  expect: { skill: alpha }\n',
+    );
+    expect(text).toContain('  prompt: "yes"\n  expect: { skill: none }\n  tags: [near-miss]\n');
+  });
+
+  it('finds the skill from the folder holding the file, or the file name before its first dot; --out names the file', async () => {
+    const dir = project();
+    writeFileSync(join(dir, 'skills/alpha-beta/evals.json'), json(EVALS.slice(0, 2)));
+    const inFolder = await runInProcess(['import', 'skills/alpha-beta/evals.json', '--out', 'suite/beta.yaml'], { cwd: dir });
+    expect(inFolder.exitCode, inFolder.stderr).toBe(0);
+    expect(shape(dir, 'suite/beta.yaml').map((c) => [c.id, c.expect.skill])).toEqual([
+      ['alpha-beta-trigger-1', 'alpha-beta'],
+      ['alpha-beta-quiet-1', 'none'],
+    ]);
+    // The config's `cases` (cases/*.yaml by default) does not take suite/beta.yaml: said.
+    expect(inFolder.stdout).toMatch(/note: the config's `cases` \(cases\/\*\.yaml\) does not take suite\/beta\.yaml/);
+    writeFileSync(join(dir, 'evals/alpha-beta.evals.json'), json(EVALS.slice(1, 2)));
+    const named = await runInProcess(['import', 'evals/alpha-beta.evals.json'], { cwd: dir });
+    expect(named.exitCode, named.stderr).toBe(0);
+    expect(shape(dir, 'cases/alpha-beta.yaml').map((c) => c.id)).toEqual(['alpha-beta-quiet-1']);
+  });
+
+  it('never overwrites a case file without --force', async () => {
+    const dir = project();
+    const first = await runInProcess(['import', 'evals/alpha.json', '--out', 'cases/main.yaml', '--skill', 'alpha'], { cwd: dir });
+    expect(first.exitCode).toBe(2);
+    expect(first.stderr).toBe('skillprobe: cases/main.yaml: already exists — pass --force to overwrite it, or --out another path');
+    expect(readFileSync(join(dir, 'cases/main.yaml'), 'utf8')).toBe(baseProject()['cases/main.yaml']);
+    const forced = await runInProcess(['import', 'evals/alpha.json', '--out', 'cases/main.yaml', '--skill', 'alpha', '--force'], {
+      cwd: dir,
+    });
+    expect(forced.exitCode, forced.stderr).toBe(0);
+    expect(shape(dir, 'cases/main.yaml')).toHaveLength(EVALS.length);
+  });
+
+  const BAD: { name: string; files?: Files; args: string[]; message: RegExp }[] = [
+    {
+      name: 'a missing file',
+      args: ['evals/nothing.json'],
+      message: /^skillprobe: evals\/nothing\.json: trigger eval set not found — check the path/,
+    },
+    {
+      name: 'not JSON',
+      files: { 'evals/alpha.json': '[\n  {"query": "a", "should_trigger": true},\n  {query: "b"}\n]\n' },
+      args: ['evals/alpha.json'],
+      message: /^skillprobe: evals\/alpha\.json:3:4: not valid JSON: .* — write the eval set as a JSON array of \{"query"/,
+    },
+    {
+      name: 'not an array',
+      files: { 'evals/alpha.json': json({ evals: EVALS }) },
+      args: ['evals/alpha.json'],
+      message: /^skillprobe: evals\/alpha\.json:1:1: the eval set is an object, not a JSON array — write it as a JSON array/,
+    },
+    {
+      name: 'an empty array',
+      files: { 'evals/alpha.json': '[]' },
+      args: ['evals/alpha.json'],
+      message: /:1:1: the eval set holds no entries/,
+    },
+    {
+      name: 'an unknown skill',
+      args: ['evals/alpha.json', '--skill', 'gamma'],
+      message: /^skillprobe: --skill: no skill "gamma" in skills — the skills are alpha, alpha-beta$/,
+    },
+    {
+      name: 'a misspelt skill',
+      args: ['evals/alpha.json', '--skill', 'alpah'],
+      message: /^skillprobe: --skill: no skill "alpah" in skills — did you mean alpha\? the skills are alpha, alpha-beta$/,
+    },
+    {
+      name: 'a file that names no skill, outside every skill folder',
+      files: { 'evals/trigger_evals.json': json(EVALS) },
+      args: ['evals/trigger_evals.json'],
+      message: /^skillprobe: evals\/trigger_evals\.json: cannot tell which skill .* — pass --skill with one of alpha, alpha-beta$/,
+    },
+    {
+      name: 'an entry without a query',
+      files: { 'evals/alpha.json': json([EVALS[0], { prompt: 'x', should_trigger: true }]) },
+      args: ['evals/alpha.json'],
+      message: /^skillprobe: evals\/alpha\.json:6:3: entry 2 has no "query" — add "query"/,
+    },
+    {
+      name: 'should_trigger as a string',
+      files: { 'evals/alpha.json': json([{ query: 'x', should_trigger: 'yes' }]) },
+      args: ['evals/alpha.json'],
+      message: /^skillprobe: evals\/alpha\.json:4:23: entry 1: "should_trigger" is "yes", not true or false — write true or false/,
+    },
+    {
+      name: 'a query that is a number, and an entry that is a string',
+      files: { 'evals/alpha.json': '[{"query": 5, "should_trigger": true},\n "text"]' },
+      args: ['evals/alpha.json'],
+      message:
+        /^skillprobe: 2 input problems:\nevals\/alpha\.json:1:12: entry 1: "query" is a number, not text .*\nevals\/alpha\.json:2:2: entry 2 is a string, not an object/,
+    },
+  ];
+
+  it.each(BAD)('refuses $name: exit 2, file:line, nothing written', async ({ files, args, message }) => {
+    const dir = project();
+    for (const [rel, text] of Object.entries(files ?? {})) writeFileSync(join(dir, rel), text);
+    const before = readdirSync(join(dir, 'cases'));
+    const r = await runInProcess(['import', ...args], { cwd: dir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(r.stdout).toBe('');
+    expect(readdirSync(join(dir, 'cases'))).toEqual(before);
+  });
+});
+
+describe('loadCases reads trigger eval sets among the case files', () => {
+  it('skills/<name>/…json and cases/<name>.json load as cases of that skill, beside YAML cases', () => {
+    const dir = project();
+    writeFileSync(join(dir, 'skills/alpha-beta/evals.json'), json([{ query: 'beta in alpha', should_trigger: true }]));
+    writeFileSync(join(dir, 'cases/alpha.evals.json'), json(EVALS.slice(0, 2)));
+    const skills = loadSkills(join(dir, 'skills'));
+    const suite = loadCases([join(dir, 'cases/*'), join(dir, 'skills/*/*.json')], skills, decision);
+    expect(suite.cases.map((c) => [c.id, c.expect.skill, c.tags, relative(dir, resolve(c.source.file)), c.source.line])).toEqual([
+      ['alpha-trigger-1', 'alpha', [], 'cases/alpha.evals.json', 2],
+      ['alpha-quiet-1', 'none', ['near-miss'], 'cases/alpha.evals.json', 6],
+      ['pos-alpha', 'alpha', ['happy'], 'cases/main.yaml', 1],
+      ['neg-weather', 'none', [], 'cases/main.yaml', 5],
+      ['alpha-beta-trigger-1', 'alpha-beta', [], 'skills/alpha-beta/evals.json', 2],
+    ]);
+    expect(suite.cases[0]!.source.at.prompt).toEqual({ line: 3, col: 14 });
+  });
+
+  it.each<[string, string, unknown, RegExp]>([
+    ['names no skill', 'evals/other.json', EVALS, /evals\/other\.json: cannot tell which skill .* — name it after its skill/],
+    [
+      'a slash command as a query',
+      'evals/alpha.json',
+      [{ query: '/alpha do it', should_trigger: true }],
+      /alpha\.json:3:14: case "alpha-trigger-1" starts with "\/alpha"/,
+    ],
+    [
+      'an empty query',
+      'evals/alpha.json',
+      [{ query: ' ', should_trigger: false }],
+      /alpha\.json:3:14: case "alpha-quiet-1" has an empty prompt/,
+    ],
+  ])('a set that %s is refused with file:line', (_, rel, content, message) => {
+    const dir = project();
+    writeFileSync(join(dir, rel), json(content));
+    let error: unknown;
+    try {
+      loadCases(join(dir, rel), loadSkills(join(dir, 'skills')), decision);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(InputError);
+    expect((error as InputError).message).toMatch(message);
+  });
+});
