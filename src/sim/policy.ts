@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { seededUniform } from '../util/random.js';
 import { fencedCommands } from '../util/markdown.js';
 import type { ConversationView, SkillBody } from './conversation.js';
 import type { Behaviour, PlanPolicy, Profile, Rule } from './profile.js';
@@ -25,16 +25,8 @@ export interface TrialIdentity {
   caseId?: string;
 }
 
-/**
- * A uniform draw in [0, 1) from a hash of the seed and labels: deterministic per trial and purpose,
- * independent across trials, and needs no shared generator state (safe under concurrency).
- */
-export function seededUniform(seed: number, ...labels: string[]): number {
-  const h = createHash('sha256')
-    .update([String(seed), ...labels].join('\u0000'))
-    .digest();
-  return h.readUIntBE(0, 6) / 2 ** 48;
-}
+// Re-exported where it was: the simulator's benches and tests draw from it here.
+export { seededUniform };
 
 export function pickWeighted<T extends { p: number }>(items: T[], u: number): T {
   const total = items.reduce((s, b) => s + b.p, 0);
