@@ -6,11 +6,13 @@ import { benchSequential, printSequential } from './sequential.mjs';
 import { benchCompare, printCompare } from './compare.mjs';
 import { benchCanary, printCanary } from './canary.mjs';
 import { benchBaselineCanary, printBaselineCanary } from './baseline-canary.mjs';
+import { benchTune, printTune } from './tune.mjs';
 
 printSequential(benchSequential());
 printCompare(benchCompare());
 printCanary(benchCanary());
 printBaselineCanary(benchBaselineCanary());
+printTune(benchTune());
 printRegrade(await benchRegrade());
 printOverhead(await benchOverhead());
 printDemo(await benchDemo());

@@ -4,7 +4,7 @@
 // sequences, so every run prints the same numbers; exact operating characteristics (dynamic programming) sit
 // beside the simulated ones, and the issue 11 targets are marked on the exact values. SEQ_REPS sets the
 // repetitions per true rate.
-import { seededUniform } from '../dist/sim/policy.js';
+import { seededUniform } from '../dist/util/random.js';
 import { binomialTestAbove, binomialTestBelow, fixedNEquivalent } from '../dist/stats/binomial-test.js';
 import { triangularDesign, twoSprtDesign } from '../dist/stats/linear-designs.js';
 import { optimalDesign } from '../dist/stats/optimal-design.js';

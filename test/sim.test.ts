@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { anthropicView } from '../src/sim/dialects/anthropic-view.js';
 import { fencedCommands } from '../src/util/markdown.js';
 import { decideReply, matchingRule, mutateCommand, pickWeighted, plannedCall } from '../src/sim/policy.js';
-import { seededUniform } from '../src/sim/seeded.js';
+import { seededUniform } from '../src/util/random.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 

@@ -4,7 +4,7 @@ import type { ConversationView, SkillBody } from './conversation.js';
 import type { Behaviour, PlanPolicy, Profile, Rule } from './profile.js';
 import { DEFAULT_PROPOSER_WORDS, proposeDescription } from './proposer.js';
 import { routerChances, type RouterParams } from './router.js';
-import { seededUniform } from './seeded.js';
+import { seededUniform } from '../util/random.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { ProposalRequest } from '../tune/proposal.js';
 import { contentWords, stem, terms } from './router.js';
-import { seededUniform } from './seeded.js';
+import { seededUniform } from '../util/random.js';
 
 /**
  * The simulator's stand-in for the model `tune` asks for a better description. It reads the same request a real model
