@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { createTwoFilesPatch } from 'diff';
+import { relative } from 'node:path';
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { chooseReporters, humanStream, writeReports, type ReporterChoice } from '../commands/reports.js';
 import { planTune, renderTunePlan } from '../commands/tune-plan.js';
 import { prepareTune, runTune, stepConfigs, TUNE_DEFAULTS, writeResult, type TuneOptions } from '../commands/tune.js';
@@ -21,15 +22,34 @@ const TUNE_FLAGS = {
   sim: valued('--sim <profile>', 'tune against the built-in model SIMULATOR with this profile (no credentials needed)', text('--sim')),
   agent: valued('--agent <id>', `the agent CLI that runs the trials and proposes rewrites: ${AGENT_IDS.join(', ')}`, text('--agent')),
   model: valued('-m, --model <model>', 'model passed to the agent CLI', text('--model')),
-  proposerModel: valued('--proposer-model <model>', 'a different model for the proposer (default: the trials’ model)', text('--proposer-model')),
+  proposerModel: valued(
+    '--proposer-model <model>',
+    'a different model for the proposer (default: the trials’ model)',
+    text('--proposer-model'),
+  ),
   iterations: valued('--iterations <n>', `rewrites to try (default ${TUNE_DEFAULTS.iterations})`, int('--iterations', 1, 50)),
-  holdoutTrials: valued('--holdout-trials <n>', 'trials per holdout case for the original and the winner (default: the config’s trials)', int('--holdout-trials', 1)),
+  holdoutTrials: valued(
+    '--holdout-trials <n>',
+    'trials per holdout case for the original and the winner (default: the config’s trials)',
+    int('--holdout-trials', 1),
+  ),
   seed: valued('--seed <n>', `seed of the tune/select/holdout split (default ${TUNE_DEFAULTS.seed})`, int('--seed', 0)),
   alpha: valued('--alpha <a>', `significance level of the holdout tests (default ${TUNE_DEFAULTS.alpha})`, fraction('--alpha')),
-  maxCost: valued('--max-cost <usd>', 'stop once the trials’ reported costs reach this many USD (a partial tune: --resume goes on)', positive('--max-cost')),
-  pricePerTrial: valued('--price-per-trial <usd>', 'what one trial costs, for --plan and the --max-cost check', positive('--price-per-trial')),
+  maxCost: valued(
+    '--max-cost <usd>',
+    'stop once the trials’ reported costs reach this many USD (a partial tune: --resume goes on)',
+    positive('--max-cost'),
+  ),
+  pricePerTrial: valued(
+    '--price-per-trial <usd>',
+    'what one trial costs, for --plan and the --max-cost check',
+    positive('--price-per-trial'),
+  ),
   plan: toggle('--plan', 'print the expected and worst-case trials and cost, and run nothing'),
-  write: toggle('--write', 'write the winning description into SKILL.md when it is significantly better (the rest of the file kept byte for byte)'),
+  write: toggle(
+    '--write',
+    'write the winning description into SKILL.md when it is significantly better (the rest of the file kept byte for byte)',
+  ),
   resume: valued('--resume <folder>', 'finish an interrupted tune: its finished runs are read back, the rest run', text('--resume')),
   transcripts: valued('--transcripts <dir>', 'where the tune folder is written', text('--transcripts')),
   concurrency: valued('-j, --concurrency <n>', 'trials running at once', int('--concurrency', 1)),
@@ -45,13 +65,15 @@ interface TuneCommandOptions {
 }
 
 /** The description's change as a unified diff of SKILL.md, or '' when the original stays. */
-async function resultDiff(r: TuneRecord): Promise<string> {
+async function resultDiff(r: TuneRecord, cwd: string): Promise<string> {
   if (r.result === undefined || r.result === r.original) return '';
-  const before = r.written ? undefined : await readFile(r.skillFile, 'utf8');
-  const now = before ?? (await readFile(r.skillFile, 'utf8'));
+  const now = await readFile(r.skillFile, 'utf8');
   const old = r.written ? rewriteDescription(now, r.skillFile, r.original) : now;
   const tuned = r.written ? now : rewriteDescription(now, r.skillFile, r.result);
-  return createTwoFilesPatch(r.skillFile, r.skillFile, old, tuned, 'original', r.written ? 'written' : 'tuned (not written: --write)');
+  const shown = relative(cwd, r.skillFile) || r.skillFile;
+  return createTwoFilesPatch(shown, shown, old, tuned, 'original', r.written ? 'written' : 'tuned (not written: --write)', {
+    headerOptions: FILE_HEADERS_ONLY,
+  });
 }
 
 /** Tune's reporters are the registry's, those that render a tune. */
@@ -59,7 +81,11 @@ function tuneReporters(o: TuneCommandOptions, io: CliIo): ReporterChoice[] {
   const choices = chooseReporters(o, io.env);
   for (const c of choices) {
     if (c.name !== 'none' && !REPORTERS[c.name]({ colour: false }).renderTune)
-      throw new InputError({ file: '--reporter', what: `the ${c.name} reporter has no tune report`, todo: 'use terminal, json, markdown or html' });
+      throw new InputError({
+        file: '--reporter',
+        what: `the ${c.name} reporter has no tune report`,
+        todo: 'use terminal, json, markdown or html',
+      });
   }
   return choices;
 }
@@ -100,20 +126,27 @@ export const tuneCommand = defineCommand({
     const opts: TuneOptions = { ...o.tune, skill: args[0], callerEnv: io.env, stderr: io.stderr };
     if (o.plan) {
       const p = await prepareTune(opts, { run: false });
-      io.stdout.write(renderTunePlan(planTune(p, stepConfigs(p.loaded.config, opts, p.options.holdoutTrials).evaluate), opts.pricePerTrial, p.options.maxCostUsd));
+      io.stdout.write(
+        renderTunePlan(
+          planTune(p, stepConfigs(p.loaded.config, opts, p.options.holdoutTrials).evaluate),
+          opts.pricePerTrial,
+          p.options.maxCostUsd,
+        ),
+      );
       return 0;
     }
     const reporters = tuneReporters(o, io);
     const say = (t: string) => humanStream(reporters, io).write(t);
     const prepared = await prepareTune(opts);
-    if (prepared.loaded.profile) io.stderr.write(`skillprobe model SIMULATOR, profile "${prepared.loaded.profile.name}": no real model answers\n`);
+    if (prepared.loaded.profile)
+      io.stderr.write(`skillprobe model SIMULATOR, profile "${prepared.loaded.profile.name}": no real model answers\n`);
     const { dir, record } = await runTune(prepared, opts, (t) => io.stderr.write(t));
     if (o.write && record.status === 'completed') {
       record.written = await writeResult(record);
       await writeTuneRecord(dir, record);
       if (!record.written) say('--write: nothing written, the original description stays\n');
     }
-    const input = { record, dir, diff: await resultDiff(record) };
+    const input = { record, diff: await resultDiff(record, io.cwd), dir: relative(io.cwd, dir) || dir };
     const { failed } = await writeReports(reporters, (r) => r.renderTune!(input), io);
     return exitCodeFor({ verdicts: [0], statuses: [record.status], failedReporters: failed }, io);
   },

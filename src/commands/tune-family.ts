@@ -46,6 +46,8 @@ export async function candidateProblem(
   }
   const chars = listingChars(skills, adapter.skillListing);
   if (chars > adapter.skillListing.budgetChars)
-    return { problem: `the family's listing would take ${chars} of the ${adapter.skillListing.budgetChars} characters ${adapter.skillListing.cli} gives it` };
+    return {
+      problem: `the family's listing would take ${chars} of the ${adapter.skillListing.budgetChars} characters ${adapter.skillListing.cli} gives it`,
+    };
   return { skills };
 }

@@ -40,10 +40,25 @@ export function planTune(p: PreparedTune, evaluate: Config): TunePlanRow[] {
   const holdout = p.splits.holdout.length * p.options.holdoutTrials;
   const n = p.options.iterations;
   return [
-    { what: `original on tune (${p.splits.tune.length} cases) and select (${p.splits.select.length})`, runs: 1, expected: tune.expected + select.expected, worst: tune.worst + select.worst },
+    {
+      what: `original on tune (${p.splits.tune.length} cases) and select (${p.splits.select.length})`,
+      runs: 1,
+      expected: tune.expected + select.expected,
+      worst: tune.worst + select.worst,
+    },
     { what: 'proposer calls', runs: n, expected: n, worst: n },
-    { what: 'candidates on tune and select', runs: n, expected: n * (tune.expected + select.expected), worst: n * (tune.worst + select.worst) },
-    { what: `holdout (${p.splits.holdout.length} cases × ${p.options.holdoutTrials} trials), original and winner`, runs: 2, expected: 2 * holdout, worst: 2 * holdout },
+    {
+      what: 'candidates on tune and select',
+      runs: n,
+      expected: n * (tune.expected + select.expected),
+      worst: n * (tune.worst + select.worst),
+    },
+    {
+      what: `holdout (${p.splits.holdout.length} cases × ${p.options.holdoutTrials} trials), original and winner`,
+      runs: 2,
+      expected: 2 * holdout,
+      worst: 2 * holdout,
+    },
   ];
 }
 

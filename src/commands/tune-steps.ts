@@ -51,12 +51,22 @@ export async function runStep(base: LoadedSuite, place: RunPlace, step: StepRequ
     skills: step.skills,
     suite: { ...base.suite, cases: step.cases },
   };
-  const { manifest, results } = await runAndGrade(loaded, { ...place, overrides: {}, resume, runId: basename(step.dir) }, { checked: true });
+  const { manifest, results } = await runAndGrade(
+    loaded,
+    { ...place, overrides: {}, resume, runId: basename(step.dir) },
+    { checked: true },
+  );
   return stepResult(step.dir, manifest, results);
 }
 
 function stepResult(dir: string, manifest: RunManifest, results: Results): StepResult {
-  return { dir, manifest, results, trials: results.outcomes.length, ...(results.run.costUsd !== undefined ? { costUsd: results.run.costUsd } : {}) };
+  return {
+    dir,
+    manifest,
+    results,
+    trials: results.outcomes.length,
+    ...(results.run.costUsd !== undefined ? { costUsd: results.run.costUsd } : {}),
+  };
 }
 
 /** Each case's passes and scored trials on the skill arm, with its design's stopping-adjusted estimate where it has one. */

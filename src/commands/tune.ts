@@ -67,7 +67,11 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
   if (stored && o.skill !== undefined && o.skill !== stored.skill)
     refuse('--resume', `the tune being resumed is of ${stored.skill}, not ${o.skill}`, `leave the skill out, or name ${stored.skill}`);
   if (stored?.simulator && o.sim === undefined)
-    refuse('--sim', `tune ${stored.tuneId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`, `add --sim ${stored.simulator.profile}`);
+    refuse(
+      '--sim',
+      `tune ${stored.tuneId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`,
+      `add --sim ${stored.simulator.profile}`,
+    );
   const overrides = { ...o.overrides, ...(stored ? { agent: stored.agent } : {}) };
   const loaded = loadSuite({ config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, need);
   const tuned = loaded.skills.find((s) => s.dir === skillName || s.name === skillName);
@@ -99,9 +103,15 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
   const splits = splitCases(splitInput, tuned.dir, options.seed);
   const problems = splitProblems(splits, splitInput, tuned.dir);
   if (problems.length)
-    throw new InputError(problems.map((what) => ({ file: loaded.suite.files.join(', '), what, todo: 'add cases, or pin cases to splits with `split:`' })));
+    throw new InputError(
+      problems.map((what) => ({ file: loaded.suite.files.join(', '), what, todo: 'add cases, or pin cases to splits with `split:`' })),
+    );
   if (stored && JSON.stringify(stored.splits) !== JSON.stringify(splits))
-    refuse('--resume', "the suite's cases changed since the tune began, so its splits would too", 'resume with the cases it began with, or start a new tune');
+    refuse(
+      '--resume',
+      "the suite's cases changed since the tune began, so its splits would too",
+      'resume with the cases it began with, or start a new tune',
+    );
   const cases = new Map(loaded.suite.cases.map((c) => [c.id, { ...c, plan: undefined }]));
   return { loaded, tuned, cases, roleOf: (id) => roles.get(id)!, splits, options, stored };
 }
@@ -205,6 +215,7 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
       stopped = 'cost_capped';
       return undefined;
     }
+    say(`${name}: ${cases.length} ${cases.length === 1 ? 'case' : 'cases'}\n`);
     const result = await runStep(loaded, place, { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left } });
     spent.trials += result.trials;
     if (result.costUsd !== undefined) [spent.costUsd, spent.reported] = [spent.costUsd + result.costUsd, true];
@@ -243,15 +254,25 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
   const candidates: Candidate[] = [];
   const family = new Set(loaded.skills.map((s) => s.dir));
   const siblings = loaded.skills.filter((s) => s !== tuned).map((s) => ({ name: s.dir, description: s.description }));
-  const failureCases = p.splits.tune.map((id) => ({ id, prompt: p.cases.get(id)!.prompt, role: roleOf(id), expects: p.cases.get(id)!.expect.skill }));
+  const failureCases = p.splits.tune.map((id) => ({
+    id,
+    prompt: p.cases.get(id)!.prompt,
+    role: roleOf(id),
+    expects: p.cases.get(id)!.expect.skill,
+  }));
   const tried = [original, ...candidates];
   for (let index = 1; index <= p.options.iterations; index++) {
     // The proposer learns from the best description so far on the tune cases.
-    const alive = [original, ...candidates.filter((c) => c.dropped === undefined || c.dropped === 'not-better' || c.dropped === 'constraint')];
+    const alive = [
+      original,
+      ...candidates.filter((c) => c.dropped === undefined || c.dropped === 'not-better' || c.dropped === 'constraint'),
+    ];
     const best = alive.reduce((a, b) => (familyScore(b.tune).recall > familyScore(a.tune).recall ? b : a));
     const failures = proposalFailures(failureCases, tuneOutcomes.get(best.index)!.results.outcomes, tuned.dir, family);
     if (failures.length === 0) {
-      say(`the tune cases have nothing left to learn from (no failure of ${best.index === 0 ? 'the original' : `iteration ${best.index}`}): no further iteration\n`);
+      say(
+        `the tune cases have nothing left to learn from (no failure of ${best.index === 0 ? 'the original' : `iteration ${best.index}`}): no further iteration\n`,
+      );
       break;
     }
     const it: TuneIteration = { index, description: null };
@@ -274,7 +295,11 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
     };
     const proposed = await step(`iterations/${index}/proposer`, loaded.skills, [proposerCase], configs.proposer);
     if (!proposed) break;
-    it.proposer = { dir: relative(dir, proposed.dir), trials: proposed.trials, ...(proposed.costUsd !== undefined ? { costUsd: proposed.costUsd } : {}) };
+    it.proposer = {
+      dir: relative(dir, proposed.dir),
+      trials: proposed.trials,
+      ...(proposed.costUsd !== undefined ? { costUsd: proposed.costUsd } : {}),
+    };
     const description = readProposal((await proposerAnswer(proposed)) ?? '');
     const c: Candidate = { index, description: description ?? '', tune: [] };
     candidates.push(c);
@@ -291,7 +316,10 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
     it.description = description;
     const same = tried.find((t) => t.description === description);
     if (same) {
-      drop('duplicate', `the same description as ${same.index === 0 ? 'the original' : `iteration ${same.index}`}; its trials are not run again`);
+      drop(
+        'duplicate',
+        `the same description as ${same.index === 0 ? 'the original' : `iteration ${same.index}`}; its trials are not run again`,
+      );
       continue;
     }
     tried.push(c);
@@ -328,7 +356,11 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
   const after = before && (await step('holdout/winner', winner.skills!, holdoutCases, configs.holdout));
   if (!before || !after) return stopped!;
   const cmp = holdoutComparison(holdoutPairs(before, after, roleOf), p.options.alpha);
-  const stepOnly = (r: StepResult) => ({ dir: relative(dir, r.dir), trials: r.trials, ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}) });
+  const stepOnly = (r: StepResult) => ({
+    dir: relative(dir, r.dir),
+    trials: r.trials,
+    ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
+  });
   const stored = (c: (typeof cmp)['recall']) => ({
     original: nullIfNaN(c.original),
     winner: nullIfNaN(c.winner),
@@ -362,4 +394,3 @@ export async function writeResult(record: TuneRecord): Promise<boolean> {
   await writeFile(record.skillFile, rewriteDescription(text, record.skillFile, record.result));
   return true;
 }
-

@@ -25,7 +25,8 @@ export function tuneTerminal({ record: r, dir, diff }: TuneReportInput): string 
       `  siblings   ${comparisonText(r.holdout.siblings)}`,
       `  negatives  ${comparisonText(r.holdout.negatives)}`,
     );
-    if (r.holdout.leftOut) out.push(`  ${r.holdout.leftOut} pairs left out: a trial without evidence (error, timeout) is never scored as a miss`);
+    if (r.holdout.leftOut)
+      out.push(`  ${r.holdout.leftOut} pairs left out: a trial without evidence (error, timeout) is never scored as a miss`);
     const curse = curseText(r);
     if (curse) out.push(paragraph(curse, '  ').trimEnd());
   }
@@ -39,7 +40,9 @@ const cell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The tune as GitHub-flavoured markdown. */
 export function tuneMarkdown({ record: r, dir, diff }: TuneReportInput): string {
-  const rows = iterationRows(r).map((x) => `| ${[x.index, x.description, x.tune, x.select, x.trials, x.cost, x.outcome].map(cell).join(' | ')} |`);
+  const rows = iterationRows(r).map(
+    (x) => `| ${[x.index, x.description, x.tune, x.select, x.trials, x.cost, x.outcome].map(cell).join(' | ')} |`,
+  );
   const out = [
     `## skillprobe tune \`${r.skill}\` — ${r.verdict ?? r.status}`,
     '',

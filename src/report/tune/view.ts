@@ -22,12 +22,22 @@ const DROPPED: Record<NonNullable<TuneIteration['dropped']>, string> = {
 };
 
 /** One row per iteration: its description and where it got. */
-export function iterationRows(r: TuneRecord): { index: string; description: string; tune: string; select: string; trials: string; cost: string; outcome: string }[] {
+export function iterationRows(
+  r: TuneRecord,
+): { index: string; description: string; tune: string; select: string; trials: string; cost: string; outcome: string }[] {
   return r.iterations.map((it) => {
     const trials = (it.proposer?.trials ?? 0) + (it.tune?.trials ?? 0) + (it.select?.trials ?? 0);
     const costs = [it.proposer?.costUsd, it.tune?.costUsd, it.select?.costUsd].filter((c): c is number => c !== undefined);
     const outcome =
-      it.index === r.winner && it.index !== 0 ? 'winner on select' : it.index === 0 ? (r.winner === 0 ? 'kept (nothing beat it)' : 'original') : it.dropped ? DROPPED[it.dropped] : '';
+      it.index === r.winner && it.index !== 0
+        ? 'winner on select'
+        : it.index === 0
+          ? r.winner === 0
+            ? 'kept (nothing beat it)'
+            : 'original'
+          : it.dropped
+            ? DROPPED[it.dropped]
+            : '';
     return {
       index: it.index === 0 ? 'original' : String(it.index),
       description: it.description ?? '(none)',
@@ -50,7 +60,8 @@ export const comparisonText = (c: StoredRoleComparison) =>
 export function verdictText(r: TuneRecord, dir: string): string {
   if (r.status !== 'completed') return `the tune is ${r.status.replace('_', ' ')}: \`skillprobe tune --resume ${dir}\` goes on`;
   if (r.winner === 0) return 'no candidate beat the original on the select cases, so the holdout was never touched: the original stays';
-  if (r.verdict === 'IMPROVED') return `the winner is significantly better on the holdout cases it never saw${r.written ? ', and SKILL.md was rewritten' : ' (--write puts it in SKILL.md)'}`;
+  if (r.verdict === 'IMPROVED')
+    return `the winner is significantly better on the holdout cases it never saw${r.written ? ', and SKILL.md was rewritten' : ' (--write puts it in SKILL.md)'}`;
   if (r.verdict === 'WORSE') return 'the winner is significantly worse on the holdout: the original stays';
   return 'the winner is not significantly better on the holdout: the original stays';
 }
@@ -59,11 +70,12 @@ export function verdictText(r: TuneRecord, dir: string): string {
 export function curseText(r: TuneRecord): string | undefined {
   const won = r.iterations.find((it) => it.index === r.winner && it.index !== 0);
   if (!won?.select || !r.holdout) return undefined;
-  return `the winner's recall was ${pct(won.select.score.recall)} on the select cases that chose it and ${pct(r.holdout.recall.winner)} on the holdout: the select score is optimistic by construction`;
+  return `the winner's recall was ${pct(won.select.score.recall)} on the select cases that chose it and ${pct(r.holdout.recall.winner)} on the holdout: a score on the cases that chose the winner is biased upward by the choice, the holdout's is not`;
 }
 
 export function spendText(r: TuneRecord): string {
   return `${r.trials} trials${r.costUsd !== undefined ? `, ${usd(r.costUsd)}` : ''}`;
 }
 
-export const splitText = (r: TuneRecord) => `splits (seed ${r.options.seed}): tune ${r.splits.tune.length} cases, select ${r.splits.select.length}, holdout ${r.splits.holdout.length}`;
+export const splitText = (r: TuneRecord) =>
+  `splits (seed ${r.options.seed}): tune ${r.splits.tune.length} cases, select ${r.splits.select.length}, holdout ${r.splits.holdout.length}`;
