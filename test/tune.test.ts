@@ -1,8 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { execa } from 'execa';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
-import { projectsRemovedAfterAll, runCli } from './helpers.js';
+import { CLI, cleanup, projectsRemovedAfterAll, runCli, testEnv } from './helpers.js';
 import { ALREADY_RIGHT, MISSING_CLASS, tuneProject } from './tune-fixture.js';
 
 /**
@@ -26,6 +29,9 @@ const record = (project: string): { dir: string; record: TuneRecord } => {
 
 const TUNE = ['tune', 'csv-report', '--sim', 'sim.yaml', '--iterations', '2', '--holdout-trials', '4'];
 
+/** Each agent's uninterrupted tune of the improvable family: what a tune stopped and resumed must reach. */
+const uninterrupted = new Map<string, TuneRecord>();
+
 describe.each(Object.entries(AGENT_CONFIGS))('tune through %s', (agent, config) => {
   const improvable = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS, config));
   const right = projectsRemovedAfterAll(() => tuneProject(ALREADY_RIGHT, config));
@@ -36,6 +42,7 @@ describe.each(Object.entries(AGENT_CONFIGS))('tune through %s', (agent, config) 
     expect(r.stderr).toContain('SIMULATOR');
     expect(r.exitCode).toBe(0);
     const { record: t } = record(project);
+    uninterrupted.set(agent, t);
     expect(t.status).toBe('completed');
     expect(t.verdict).toBe('IMPROVED');
     expect(t.holdout!.recall.pValue).toBeLessThan(0.05);
@@ -67,4 +74,95 @@ describe.each(Object.entries(AGENT_CONFIGS))('tune through %s', (agent, config) 
     expect(t.written).toBe(false);
     expect(readFileSync(join(project, 'skills/csv-report/SKILL.md'), 'utf8')).toContain(`description: ${ALREADY_RIGHT}`);
   }, 600_000);
+});
+
+/** What a tune decided, without when it ran: a resumed tune must decide exactly the same. */
+const answer = (t: TuneRecord) => ({
+  splits: t.splits,
+  iterations: t.iterations.map((it) => ({
+    description: it.description,
+    tune: it.tune?.score,
+    select: it.select?.score,
+    dropped: it.dropped,
+  })),
+  winner: t.winner,
+  holdout: t.holdout && { recall: t.holdout.recall, siblings: t.holdout.siblings, negatives: t.holdout.negatives },
+  verdict: t.verdict,
+  result: t.result,
+  trials: t.trials,
+});
+
+/** Live processes working in `dir` or naming it: an agent, a watchdog, skillprobe itself. */
+function processesIn(dir: string): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return [];
+    try {
+      const cwd = readlinkSync(`/proc/${entry}/cwd`);
+      return cwd.startsWith(dir) || readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir) ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+async function until(ok: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`gave up after ${ms} ms`);
+    await sleep(50);
+  }
+}
+
+describe('tune: Ctrl-C and kill -9 mid-tune lose nothing, and --resume reaches the same answer', () => {
+  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS, AGENT_CONFIGS.codex));
+  const roots: string[] = [];
+  afterAll(() => cleanup(...roots));
+
+  it('Ctrl-C during the first candidate, kill -9 during the holdout, then --resume: the uninterrupted answer, no process or workspace left', async () => {
+    const dir = project();
+    const workdir = mkdtempSync(join(tmpdir(), 'sp-tune-ws-'));
+    roots.push(workdir);
+    const env = testEnv();
+    const start = (args: string[]) =>
+      execa('node', [CLI, ...args, '--workdir', workdir], {
+        cwd: dir,
+        env,
+        extendEnv: false,
+        reject: false,
+        stdin: 'ignore',
+        timeout: 300_000,
+      });
+    const tuneDir = () => readdirSync(join(dir, 'transcripts')).find((d) => d.startsWith('tune-'));
+    const trialsIn = (step: string) => {
+      const t = existsSync(join(dir, 'transcripts')) ? tuneDir() : undefined;
+      const trials = t && join(dir, 'transcripts', t, step, 'trials');
+      return trials && existsSync(trials) ? readdirSync(trials).length : 0;
+    };
+
+    const first = start(TUNE);
+    await until(() => trialsIn('iterations/1/tune') >= 1, 120_000);
+    first.kill('SIGINT');
+    const stopped = await first;
+    expect(stopped.exitCode, stopped.stderr).toBe(130);
+    const folder = join('transcripts', tuneDir()!);
+    expect(record(dir).record.status).toBe('interrupted');
+    await until(() => processesIn(workdir).length === 0 && readdirSync(workdir).length === 0, 10_000);
+
+    const second = start(['tune', '--resume', folder, '--sim', 'sim.yaml']);
+    await until(() => trialsIn('holdout/original') >= 1, 120_000);
+    second.kill('SIGKILL');
+    await second;
+    // A SIGKILLed tune cleans nothing: its agents and workspaces are the watchdog's to reap.
+    await until(() => processesIn(workdir).length === 0 && readdirSync(workdir).length === 0, 10_000);
+
+    const third = await start(['tune', '--resume', folder, '--sim', 'sim.yaml']);
+    expect(third.exitCode, third.stderr).toBe(0);
+    const resumed = record(dir).record;
+    expect(resumed.status).toBe('completed');
+    const baseline = uninterrupted.get('codex');
+    expect(baseline, 'the uninterrupted codex tune ran first in this file').toBeDefined();
+    expect(answer(resumed)).toEqual(answer(baseline!));
+    expect(processesIn(workdir)).toEqual([]);
+    expect(readdirSync(workdir)).toEqual([]);
+  }, 400_000);
 });

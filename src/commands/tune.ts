@@ -35,6 +35,8 @@ export interface TuneOptions {
   seed?: number;
   alpha?: number;
   resume?: string;
+  /** Where sealed workspaces are made (the system temp folder by default). */
+  workdir?: string;
   callerEnv: NodeJS.ProcessEnv;
   stderr: NonNullable<RunPlace['stderr']>;
 }
@@ -72,7 +74,9 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
       `tune ${stored.tuneId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`,
       `add --sim ${stored.simulator.profile}`,
     );
-  const overrides = { ...o.overrides, ...(stored ? { agent: stored.agent } : {}) };
+  const maxCostUsd = o.maxCostUsd ?? stored?.options.maxCostUsd;
+  // The cap goes through the suite's checks too: an agent that reports no cost could never be stopped by it.
+  const overrides = { ...o.overrides, ...(stored ? { agent: stored.agent } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
   const loaded = loadSuite({ config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, need);
   const tuned = loaded.skills.find((s) => s.dir === skillName || s.name === skillName);
   if (!tuned)
@@ -90,8 +94,7 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
         alpha: o.alpha ?? TUNE_DEFAULTS.alpha,
         ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
       };
-  if (options.maxCostUsd !== undefined && o.pricePerTrial !== undefined && options.maxCostUsd < o.pricePerTrial)
-    refuse('--max-cost', `${options.maxCostUsd} USD pays for no trial at ${o.pricePerTrial} USD a trial`, 'raise --max-cost, or drop it');
+  capProblem(options.maxCostUsd, o.pricePerTrial, stored);
   const expects = (c: Case) => (c.expect.skill === tuned.name ? tuned.dir : c.expect.skill);
   const roles = new Map(loaded.suite.cases.map((c) => [c.id, caseRole(expects(c), tuned.dir)]));
   const splitInput = loaded.suite.cases.map((c) => ({
@@ -104,7 +107,10 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
   const problems = splitProblems(splits, splitInput, tuned.dir);
   if (problems.length)
     throw new InputError(
-      problems.map((what) => ({ file: loaded.suite.files.join(', '), what, todo: 'add cases, or pin cases to splits with `split:`' })),
+      problems.map((text) => {
+        const [, what, todo] = /^(.*?): (add .*)$/.exec(text) ?? [text, text, 'add cases, or pin cases to splits with `split:`'];
+        return { file: loaded.suite.files.join(', '), what: what!, todo: todo! };
+      }),
     );
   if (stored && JSON.stringify(stored.splits) !== JSON.stringify(splits))
     refuse(
@@ -114,6 +120,25 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
     );
   const cases = new Map(loaded.suite.cases.map((c) => [c.id, { ...c, plan: undefined }]));
   return { loaded, tuned, cases, roleOf: (id) => roles.get(id)!, splits, options, stored };
+}
+
+/**
+ * A cap that pays for no further trial: below the price per trial the user gave, or, on a resume, below what is left
+ * after what the tune spent, at the mean cost of its trials so far.
+ */
+function capProblem(cap: number | undefined, pricePerTrial: number | undefined, stored: TuneRecord | undefined): void {
+  if (cap === undefined) return;
+  const spent = stored?.costUsd ?? 0;
+  const price = pricePerTrial ?? (stored?.costUsd !== undefined && stored.trials > 0 ? stored.costUsd / stored.trials : undefined);
+  if (price === undefined || cap - spent >= price) return;
+  const at = `${price.toFixed(4)} USD a trial${pricePerTrial === undefined ? ' (the mean so far)' : ''}`;
+  refuse(
+    '--max-cost',
+    spent > 0
+      ? `${cap} USD leaves ${(cap - spent).toFixed(4)} USD after the ${spent.toFixed(4)} USD spent: no trial at ${at}`
+      : `${cap} USD pays for no trial at ${at}`,
+    'raise --max-cost, or drop it',
+  );
 }
 
 /** The config each kind of step runs with. */
@@ -162,7 +187,7 @@ interface Candidate extends Evaluated {
 export async function runTune(p: PreparedTune, o: TuneOptions, say: (text: string) => void): Promise<{ dir: string; record: TuneRecord }> {
   const { loaded, tuned } = p;
   const dir = o.resume ?? join(loaded.config.transcriptsDir, `tune-${newRunId()}`);
-  await checkRunnable(loaded, { callerEnv: o.callerEnv });
+  await checkRunnable(loaded, { callerEnv: o.callerEnv, workdir: o.workdir });
   await mkdir(dir, { recursive: true });
   const lock = lockRunFolder(dir, o.resume === undefined ? 'tune' : 'tune --resume');
   const record: TuneRecord = {
@@ -202,7 +227,7 @@ type StepEnd = 'completed' | 'interrupted' | 'cost_capped';
 async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: TuneRecord, say: (text: string) => void): Promise<StepEnd> {
   const { loaded, tuned, roleOf } = p;
   const configs = stepConfigs(loaded.config, o, p.options.holdoutTrials);
-  const place: RunPlace = { sim: o.sim, callerEnv: o.callerEnv, stderr: o.stderr };
+  const place: RunPlace = { sim: o.sim, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr };
   const casesOf = (split: SplitName) => p.splits[split].map((id) => p.cases.get(id)!);
   const spent = { trials: 0, costUsd: 0, reported: false };
   const remaining = () => (p.options.maxCostUsd === undefined ? undefined : p.options.maxCostUsd - spent.costUsd);

@@ -1,0 +1,84 @@
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { projectsRemovedAfterAll, runInProcess, skillMd, spyBinary, type Files } from './helpers.js';
+import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
+
+/**
+ * Every mistake in a tune's input is one line naming the file or flag and what to do, exit 2, and nothing spent: the
+ * agent binary is a spy that marks the folder if it is ever started, and no tune folder is made.
+ */
+interface Row {
+  name: string;
+  change?: (f: Files) => void;
+  args: string[];
+  where: RegExp;
+  says: RegExp;
+  /** Problems the input has: one line each, under a count when more than one. */
+  problems?: number;
+}
+
+const TUNE = ['tune', 'csv-report', '--sim', 'sim.yaml'];
+
+/** Keeps only the listed cases of the fixture's case file. */
+const onlyCases = (...ids: string[]) => (f: Files) => {
+  f['cases/tune.yaml'] = f['cases/tune.yaml']!.split(/(?=^- id: )/m)
+    .filter((block) => ids.some((id) => block.startsWith(`- id: ${id}\n`)))
+    .join('');
+};
+
+const ROWS: Row[] = [
+  { name: 'an unknown skill', args: ['tune', 'csv-reprot', '--sim', 'sim.yaml'], where: /csv-reprot/, says: /no skill of that name.*csv-report/ },
+  { name: 'no skill named', args: ['tune', '--sim', 'sim.yaml'], where: /tune/, says: /no skill named/ },
+  { name: 'no case files', args: [...TUNE, '--cases', 'missing/*.yaml'], where: /missing\/\*\.yaml/, says: /no case files matched/ },
+  {
+    name: 'splits too small to be honest',
+    change: onlyCases('csv-totals', 'xl-revenue', 'xl-grades', 'pdf-merge', 'neg-poem'),
+    args: TUNE,
+    problems: 5,
+    where: /cases\/tune\.yaml/,
+    says: /split has \d+ cases? expecting csv-report — add \d+ more positive/,
+  },
+  {
+    name: 'a SKILL.md whose description cannot be rewritten in place (an anchor)',
+    change: (f) => void (f['skills/csv-report/SKILL.md'] = skillMd('csv-report', `&d ${MISSING_CLASS}`)),
+    args: TUNE,
+    where: /skills\/csv-report\/SKILL\.md/,
+    says: /anchor/,
+  },
+  { name: 'a cost cap below one trial', args: [...TUNE, '--max-cost', '0.01', '--price-per-trial', '0.05'], where: /--max-cost/, says: /pays for no trial/ },
+  { name: 'a reporter with no tune report', args: [...TUNE, '--reporter', 'junit'], where: /--reporter/, says: /junit reporter has no tune report/ },
+  { name: '--resume of a folder that is no tune', args: ['tune', '--resume', 'cases', '--sim', 'sim.yaml'], where: /cases\/tune\.json/, says: /not a tune folder/ },
+  { name: 'a flag out of range', args: [...TUNE, '--iterations', '0'], where: /--iterations/, says: /1/ },
+  {
+    name: 'a cost cap for an agent that reports no cost',
+    change: (f) => void (f['skillprobe.config.yaml'] = `agent: codex\nmodel: sim-model\n${f['skillprobe.config.yaml']}`),
+    args: [...TUNE, '--max-cost', '5'],
+    where: /maxCostUsd|--max-cost/,
+    says: /reports no cost/,
+  },
+];
+
+describe('tune: bad input is one clear message, exit 2, nothing spent', () => {
+  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS));
+
+  it.each(ROWS)('$name', async (row) => {
+    const dir = project();
+    const spy = spyBinary(dir);
+    const files: Files = tuneProject(MISSING_CLASS);
+    row.change?.(files);
+    for (const [rel, text] of Object.entries(files)) {
+      mkdirSync(join(dir, rel, '..'), { recursive: true });
+      writeFileSync(join(dir, rel), rel === 'skillprobe.config.yaml' ? `agentBinary: ${spy.path}\n${text}` : text);
+    }
+    const r = await runInProcess(row.args, { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(2);
+    const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
+    expect(lines.length, r.stderr).toBe(row.problems ? row.problems + 1 : 1);
+    const line = lines.find((l) => row.where.test(l) && row.says.test(l));
+    expect(line, r.stderr).toBeDefined();
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(spy.marker)).toBe(false);
+    expect(existsSync(join(dir, 'transcripts')) ? readdirSync(join(dir, 'transcripts')) : []).toEqual([]);
+  });
+});
