@@ -2,6 +2,8 @@ import { loadResults } from '../commands/grade.js';
 import { chooseReporters, reportRun } from '../commands/reports.js';
 import { reportStoredAgents } from '../commands/run-agents.js';
 import { EXIT } from '../run/exit-codes.js';
+import { checkTuneReporters, isTuneFolder, reportTune } from '../commands/tune-report.js';
+import { readTuneRecord } from '../run/tune-store.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { reporterFlags, REPORTERS_HELP } from './flags.js';
@@ -9,12 +11,20 @@ import { reporterFlags, REPORTERS_HELP } from './flags.js';
 export const reportCommand = defineCommand({
   name: 'report',
   description: 'print the report of a stored run (runs nothing; writes only the files --reporter names)',
-  args: [['<run>', 'run folder, e.g. transcripts/<run-id> (a run of several agents: all of them, with the matrix)']],
+  args: [
+    ['<run>', 'run folder, e.g. transcripts/<run-id> (a run of several agents: all of them, with the matrix; a tune folder: the tune)'],
+  ],
   flags: reporterFlags(),
   helpAfter: REPORTERS_HELP,
   optionsFrom: (o) => o,
   async run([dir], o, io) {
     const reporters = chooseReporters(o, io.env);
+    if (isTuneFolder(dir!)) {
+      checkTuneReporters(reporters);
+      const record = await readTuneRecord(dir!);
+      const { failed } = await reportTune(dir!, record, reporters, io);
+      return exitCodeFor({ verdicts: [EXIT.pass], statuses: [record.status], failedReporters: failed }, io);
+    }
     const agents = await reportStoredAgents(dir!, reporters, io);
     if (agents) {
       for (const r of agents.runs) reportDamaged(r.results, io);

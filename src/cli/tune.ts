@@ -1,16 +1,11 @@
-import { readFile } from 'node:fs/promises';
-import { relative } from 'node:path';
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { chooseReporters, humanStream, writeReports, type ReporterChoice } from '../commands/reports.js';
+import { chooseReporters, humanStream, type ReporterChoice } from '../commands/reports.js';
 import { planTune, renderTunePlan } from '../commands/tune-plan.js';
-import { prepareTune, runTune, stepConfigs, TUNE_DEFAULTS, writeResult, type TuneOptions } from '../commands/tune.js';
-import { InputError } from '../load/input-error.js';
-import { rewriteDescription } from '../load/rewrite-description.js';
-import { REPORTERS } from '../report/registry.js';
-import type { TuneRecord } from '../run/tune-schema.js';
+import { checkTuneReporters, reportTune } from '../commands/tune-report.js';
+import { prepareTune, TUNE_DEFAULTS, type TuneOptions } from '../commands/tune-prepare.js';
+import { runTune, stepConfigs, writeResult } from '../commands/tune.js';
 import { writeTuneRecord } from '../run/tune-store.js';
 import { AGENT_IDS } from '../agents/registry.js';
-import { defineCommand, type CliIo } from './command.js';
+import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { fraction, int, positive, text } from './parsers.js';
@@ -65,32 +60,6 @@ interface TuneCommandOptions {
   json?: boolean;
 }
 
-/** The description's change as a unified diff of SKILL.md, or '' when the original stays. */
-async function resultDiff(r: TuneRecord, cwd: string): Promise<string> {
-  if (r.result === undefined || r.result === r.original) return '';
-  const now = await readFile(r.skillFile, 'utf8');
-  const old = r.written ? rewriteDescription(now, r.skillFile, r.original) : now;
-  const tuned = r.written ? now : rewriteDescription(now, r.skillFile, r.result);
-  const shown = relative(cwd, r.skillFile) || r.skillFile;
-  return createTwoFilesPatch(shown, shown, old, tuned, 'original', r.written ? 'written' : 'tuned (not written: --write)', {
-    headerOptions: FILE_HEADERS_ONLY,
-  });
-}
-
-/** Tune's reporters are the registry's, those that render a tune. */
-function tuneReporters(o: TuneCommandOptions, io: CliIo): ReporterChoice[] {
-  const choices = chooseReporters(o, io.env);
-  for (const c of choices) {
-    if (c.name !== 'none' && !REPORTERS[c.name]({ colour: false }).renderTune)
-      throw new InputError({
-        file: '--reporter',
-        what: `the ${c.name} reporter has no tune report`,
-        todo: 'use terminal, json, markdown or html',
-      });
-  }
-  return choices;
-}
-
 export const tuneCommand = defineCommand({
   name: 'tune',
   description: "rewrite a skill's description until it triggers, and prove the gain on holdout cases no step saw",
@@ -137,7 +106,8 @@ export const tuneCommand = defineCommand({
       );
       return 0;
     }
-    const reporters = tuneReporters(o, io);
+    const reporters = chooseReporters(o, io.env);
+    checkTuneReporters(reporters);
     const say = (t: string) => humanStream(reporters, io).write(t);
     const prepared = await prepareTune(opts);
     if (prepared.loaded.profile)
@@ -148,8 +118,7 @@ export const tuneCommand = defineCommand({
       await writeTuneRecord(dir, record);
       if (!record.written) say('--write: nothing written, the original description stays\n');
     }
-    const input = { record, diff: await resultDiff(record, io.cwd), dir: relative(io.cwd, dir) || dir };
-    const { failed } = await writeReports(reporters, (r) => r.renderTune!(input), io);
+    const { failed } = await reportTune(dir, record, reporters, io);
     return exitCodeFor({ verdicts: [0], statuses: [record.status], failedReporters: failed }, io);
   },
 });

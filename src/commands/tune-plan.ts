@@ -4,7 +4,7 @@ import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import type { SplitName } from '../tune/splits.js';
 import { planSuite } from './plan.js';
-import type { PreparedTune } from './tune.js';
+import type { PreparedTune } from './tune-prepare.js';
 
 export interface TunePlanRow {
   what: string;

@@ -1,145 +1,23 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { InputError } from '../load/input-error.js';
 import { rewriteDescription } from '../load/rewrite-description.js';
 import type { Case } from '../load/cases.js';
 import type { Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
 import { lockRunFolder } from '../run/lock.js';
 import { newRunId } from '../run/store.js';
-import { readTuneRecord, writeTuneRecord } from '../run/tune-store.js';
+import { writeTuneRecord } from '../run/tune-store.js';
 import { TUNE_FORMAT_VERSION, type TuneIteration, type TuneRecord, type TuneStep } from '../run/tune-schema.js';
-import type { RunPlace } from '../runner/execute.js';
-import { checkRunnable } from '../runner/execute.js';
+import { checkRunnable, type RunPlace } from '../runner/execute.js';
 import { proposalFailures } from '../tune/failures.js';
 import { holdoutComparison, type HoldoutPair } from '../tune/holdout.js';
-import { proposalPrompt, readProposal } from '../tune/proposal.js';
+import { proposalPrompt, readProposal, type ProposalRequest } from '../tune/proposal.js';
 import { familyScore, type CaseTally } from '../tune/score.js';
 import { chooseWinner, droppedOnSelect, droppedOnTune, type DropReason, type Evaluated } from '../tune/select.js';
-import { caseRole, splitCases, splitProblems, type CaseRole, type SplitName } from '../tune/splits.js';
-import { loadSuite, type LoadedSuite } from './run.js';
+import type { CaseRole, SplitName } from '../tune/splits.js';
 import { candidateProblem, skillFile } from './tune-family.js';
+import { MAX_DESCRIPTION, type PreparedTune, type TuneOptions } from './tune-prepare.js';
 import { proposerAnswer, runStep, tallies, type StepResult } from './tune-steps.js';
-
-export interface TuneOptions {
-  /** The skill's folder or frontmatter name; read from tune.json on a resume. */
-  skill?: string;
-  config?: string;
-  sim?: string;
-  overrides: Partial<Record<keyof Config, unknown>>;
-  proposerModel?: string;
-  iterations?: number;
-  holdoutTrials?: number;
-  maxCostUsd?: number;
-  pricePerTrial?: number;
-  seed?: number;
-  alpha?: number;
-  resume?: string;
-  /** Where sealed workspaces are made (the system temp folder by default). */
-  workdir?: string;
-  callerEnv: NodeJS.ProcessEnv;
-  stderr: NonNullable<RunPlace['stderr']>;
-}
-
-export const TUNE_DEFAULTS = { iterations: 5, seed: 1, alpha: 0.05 } as const;
-/** The description's limit in the Agent Skills spec. */
-const MAX_DESCRIPTION = 1024;
-
-/** A tune ready to run: every input checked, nothing spent. */
-export interface PreparedTune {
-  loaded: LoadedSuite;
-  tuned: Skill;
-  /** Each case as a tune scores it: triggering only (plan checks belong to the skill's body, not its description). */
-  cases: Map<string, Case>;
-  roleOf: (caseId: string) => CaseRole;
-  splits: Record<SplitName, string[]>;
-  options: TuneRecord['options'];
-  stored?: TuneRecord;
-}
-
-const refuse = (file: string, what: string, todo: string): never => {
-  throw new InputError({ file, what, todo });
-};
-
-/** Everything that can be wrong with a tune's input, found before anything is spent. */
-export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run: true }): Promise<PreparedTune> {
-  const stored = o.resume === undefined ? undefined : await readTuneRecord(o.resume);
-  const skillName = stored?.skill ?? o.skill;
-  if (skillName === undefined) return refuse('tune', 'no skill named', 'name the skill to tune: `skillprobe tune <skill>`');
-  if (stored && o.skill !== undefined && o.skill !== stored.skill)
-    refuse('--resume', `the tune being resumed is of ${stored.skill}, not ${o.skill}`, `leave the skill out, or name ${stored.skill}`);
-  if (stored?.simulator && o.sim === undefined)
-    refuse(
-      '--sim',
-      `tune ${stored.tuneId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`,
-      `add --sim ${stored.simulator.profile}`,
-    );
-  const maxCostUsd = o.maxCostUsd ?? stored?.options.maxCostUsd;
-  // The cap goes through the suite's checks too: an agent that reports no cost could never be stopped by it.
-  const overrides = { ...o.overrides, ...(stored ? { agent: stored.agent } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
-  const loaded = loadSuite({ config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, need);
-  const tuned = loaded.skills.find((s) => s.dir === skillName || s.name === skillName);
-  if (!tuned)
-    return refuse(skillName, 'no skill of that name in the skills folder', `name one of ${loaded.skills.map((s) => s.dir).join(', ')}`);
-  // Refused now, not after the proposer has been paid: the file must take a new description in place.
-  rewriteDescription(await readFile(skillFile(tuned), 'utf8'), skillFile(tuned), tuned.description);
-  if (stored && stored.original !== tuned.description)
-    refuse(skillFile(tuned), 'its description changed since the tune began', 'put the original description back, or start a new tune');
-  const options: TuneRecord['options'] = stored
-    ? { ...stored.options, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}) }
-    : {
-        seed: o.seed ?? TUNE_DEFAULTS.seed,
-        iterations: o.iterations ?? TUNE_DEFAULTS.iterations,
-        holdoutTrials: o.holdoutTrials ?? loaded.config.trials,
-        alpha: o.alpha ?? TUNE_DEFAULTS.alpha,
-        ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
-      };
-  capProblem(options.maxCostUsd, o.pricePerTrial, stored);
-  const expects = (c: Case) => (c.expect.skill === tuned.name ? tuned.dir : c.expect.skill);
-  const roles = new Map(loaded.suite.cases.map((c) => [c.id, caseRole(expects(c), tuned.dir)]));
-  const splitInput = loaded.suite.cases.map((c) => ({
-    id: c.id,
-    expects: expects(c),
-    trap: c.against !== undefined || c.tags.includes('trap') || c.tags.includes('near-miss'),
-    ...(c.split ? { pinned: c.split } : {}),
-  }));
-  const splits = splitCases(splitInput, tuned.dir, options.seed);
-  const problems = splitProblems(splits, splitInput, tuned.dir);
-  if (problems.length)
-    throw new InputError(
-      problems.map((text) => {
-        const [, what, todo] = /^(.*?): (add .*)$/.exec(text) ?? [text, text, 'add cases, or pin cases to splits with `split:`'];
-        return { file: loaded.suite.files.join(', '), what: what!, todo: todo! };
-      }),
-    );
-  if (stored && JSON.stringify(stored.splits) !== JSON.stringify(splits))
-    refuse(
-      '--resume',
-      "the suite's cases changed since the tune began, so its splits would too",
-      'resume with the cases it began with, or start a new tune',
-    );
-  const cases = new Map(loaded.suite.cases.map((c) => [c.id, { ...c, plan: undefined }]));
-  return { loaded, tuned, cases, roleOf: (id) => roles.get(id)!, splits, options, stored };
-}
-
-/**
- * A cap that pays for no further trial: below the price per trial the user gave, or, on a resume, below what is left
- * after what the tune spent, at the mean cost of its trials so far.
- */
-function capProblem(cap: number | undefined, pricePerTrial: number | undefined, stored: TuneRecord | undefined): void {
-  if (cap === undefined) return;
-  const spent = stored?.costUsd ?? 0;
-  const price = pricePerTrial ?? (stored?.costUsd !== undefined && stored.trials > 0 ? stored.costUsd / stored.trials : undefined);
-  if (price === undefined || cap - spent >= price) return;
-  const at = `${price.toFixed(4)} USD a trial${pricePerTrial === undefined ? ' (the mean so far)' : ''}`;
-  refuse(
-    '--max-cost',
-    spent > 0
-      ? `${cap} USD leaves ${(cap - spent).toFixed(4)} USD after the ${spent.toFixed(4)} USD spent: no trial at ${at}`
-      : `${cap} USD pays for no trial at ${at}`,
-    'raise --max-cost, or drop it',
-  );
-}
 
 /** The config each kind of step runs with. */
 export function stepConfigs(config: Config, o: TuneOptions, holdoutTrials: number) {
@@ -285,7 +163,10 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
     role: roleOf(id),
     expects: p.cases.get(id)!.expect.skill,
   }));
-  const tried = [original, ...candidates];
+  const tried: Candidate[] = [original];
+  // What the proposer is shown of every earlier attempt, repeats and refusals included: a proposer shown the same
+  // request again would answer the same again.
+  const attempts: ProposalRequest['attempts'] = [{ description: original.description, tuneScore: familyScore(original.tune).recall }];
   for (let index = 1; index <= p.options.iterations; index++) {
     // The proposer learns from the best description so far on the tune cases.
     const alive = [
@@ -307,7 +188,7 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
       current: best.description,
       failures,
       siblings,
-      attempts: tried.map((c) => ({ description: c.description, tuneScore: familyScore(c.tune).recall })),
+      attempts,
       maxChars: Math.min(MAX_DESCRIPTION, loaded.adapter.skillListing.descriptionCap),
     });
     const proposerCase: Case = {
@@ -336,6 +217,7 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
     };
     if (description === undefined) {
       drop('no-proposal', 'the proposer gave no <description> answer');
+      attempts.push({ description: '', refused: 'the answer held no <description>' });
       continue;
     }
     it.description = description;
@@ -345,16 +227,19 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
         'duplicate',
         `the same description as ${same.index === 0 ? 'the original' : `iteration ${same.index}`}; its trials are not run again`,
       );
+      attempts.push({ ...attempts.find((a) => a.description === description)!, refused: `a repeat of an earlier attempt` });
       continue;
     }
     tried.push(c);
     const checked = await candidateProblem(loaded.skills, tuned, description, join(dir, `iterations/${index}/skills`), loaded.adapter);
     if ('problem' in checked) {
       drop('lint', checked.problem);
+      attempts.push({ description, refused: checked.problem });
       continue;
     }
     c.skills = checked.skills;
     if (!(await evaluate(c, checked.skills, it, 'tune'))) break;
+    attempts.push({ description, tuneScore: familyScore(c.tune).recall });
     const onTune = droppedOnTune(original, c);
     if (onTune) {
       drop(onTune, `tune recall ${pct(it.tune!.score.recall)} against the original's ${pct(first.tune!.score.recall)}`);

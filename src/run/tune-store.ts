@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import writeAtomic from 'write-file-atomic';
-import { InputError } from '../load/input-error.js';
+import { RunFolderError } from './store.js';
 import { TUNE_FILE, TUNE_FORMAT_VERSION, tuneRecordSchema, type TuneRecord } from './tune-schema.js';
 
 /** Writes tune.json whole or not at all: a kill mid-write leaves the previous record. */
@@ -13,22 +13,22 @@ export async function writeTuneRecord(dir: string, record: TuneRecord): Promise<
 export async function readTuneRecord(dir: string): Promise<TuneRecord> {
   const file = join(dir, TUNE_FILE);
   const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
-    throw new InputError({
+    throw new RunFolderError(
       file,
-      what: e.code === 'ENOENT' ? 'no tune.json here: not a tune folder' : `cannot be read (${e.code})`,
-      todo: 'pass the folder `skillprobe tune` printed (transcripts/tune-<id>)',
-    });
+      e.code === 'ENOENT' ? 'no tune.json here: not a tune folder' : `cannot be read (${e.code})`,
+      'pass the folder `skillprobe tune` printed (transcripts/tune-<id>)',
+    );
   });
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw new InputError({ file, what: 'is not JSON (damaged)', todo: 'start a new tune; the run folders inside it still report' });
+    throw new RunFolderError(file, 'is not JSON (damaged)', 'start a new tune; the run folders inside it still report');
   }
   const parsed = tuneRecordSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new InputError({ file, what: `${issue.path.join('.') || 'the record'}: ${issue.message}`, todo: 'start a new tune' });
+    throw new RunFolderError(file, `${issue.path.join('.') || 'the record'}: ${issue.message}`, 'start a new tune');
   }
   return parsed.data;
 }

@@ -21,8 +21,8 @@ export interface ProposalRequest {
   failures: ProposalFailure[];
   /** The family's other skills as listed, so a rewrite can say "use this, not X, when …". */
   siblings: { name: string; description: string }[];
-  /** Every earlier attempt with its tune score (recall on the tune cases, 0–1). */
-  attempts: { description: string; tuneScore: number }[];
+  /** Every earlier attempt with its tune score (recall on the tune cases, 0–1), or why it was never scored. */
+  attempts: { description: string; tuneScore?: number; refused?: string }[];
   /** The most characters the description may have. */
   maxChars: number;
 }
@@ -50,7 +50,10 @@ export function proposalPrompt(r: ProposalRequest): string {
         `<failure kind="${f.kind}" rate="${escape(f.rate)}"${f.other ? ` other="${escape(f.other)}"` : ''}>${escape(f.prompt)}</failure>`,
     ),
     ...r.siblings.map((s) => `<sibling name="${escape(s.name)}">${escape(s.description)}</sibling>`),
-    ...r.attempts.map((a) => `<attempt tune-score="${a.tuneScore.toFixed(3)}">${escape(a.description)}</attempt>`),
+    ...r.attempts.map(
+      (a) =>
+        `<attempt ${a.tuneScore !== undefined ? `tune-score="${a.tuneScore.toFixed(3)}"` : `refused="${escape(a.refused ?? 'not scored')}"`}>${escape(a.description)}</attempt>`,
+    ),
     `<limit chars="${r.maxChars}"/>`,
     CLOSE,
   ];
@@ -81,7 +84,15 @@ export function readProposalRequest(prompt: string): ProposalRequest | undefined
       };
     }),
     siblings: elements('sibling').map((m) => ({ name: unescape(attr(m[1]!, 'name') ?? ''), description: unescape(m[2]!) })),
-    attempts: elements('attempt').map((m) => ({ description: unescape(m[2]!), tuneScore: Number(attr(m[1]!, 'tune-score') ?? 0) })),
+    attempts: elements('attempt').map((m) => {
+      const score = attr(m[1]!, 'tune-score');
+      const refused = attr(m[1]!, 'refused');
+      return {
+        description: unescape(m[2]!),
+        ...(score !== undefined ? { tuneScore: Number(score) } : {}),
+        ...(refused !== undefined ? { refused: unescape(refused) } : {}),
+      };
+    }),
     maxChars: Number(/<limit chars="(\d+)"/.exec(block)?.[1] ?? 1024),
   };
 }
