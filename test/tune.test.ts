@@ -2,10 +2,10 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from
 import { tmpdir } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
-import { CLI, cleanup, projectsRemovedAfterAll, runCli, testEnv } from './helpers.js';
+import { CLI, cleanup, projectsRemovedAfterAll, runCli, runInProcess, testEnv } from './helpers.js';
 import { ALREADY_RIGHT, MISSING_CLASS, tuneProject } from './tune-fixture.js';
 
 /**
@@ -62,6 +62,10 @@ describe.each(Object.entries(AGENT_CONFIGS))('tune through %s', (agent, config) 
     );
     expect(r.stdout).toMatch(/IMPROVED/);
     expect(r.stdout).toMatch(/^\+\+\+ /m);
+    // The tune folder reports again without running anything.
+    const again = await runInProcess(['report', relative(project, record(project).dir), '--reporter', 'markdown'], { cwd: project });
+    expect(again.exitCode, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/^## skillprobe tune `csv-report` — IMPROVED/);
   }, 600_000);
 
   it('a description already right ends with NO SIGNIFICANT CHANGE and keeps the original', async () => {

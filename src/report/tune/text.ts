@@ -1,3 +1,4 @@
+import { plural } from '../../util/text.js';
 import { paragraph, table } from '../format.js';
 import { comparisonText, curseText, iterationRows, spendText, splitText, verdictText, type TuneReportInput } from './view.js';
 
@@ -26,7 +27,7 @@ export function tuneTerminal({ record: r, dir, diff }: TuneReportInput): string 
       `  negatives  ${comparisonText(r.holdout.negatives)}`,
     );
     if (r.holdout.leftOut)
-      out.push(`  ${r.holdout.leftOut} pairs left out: a trial without evidence (error, timeout) is never scored as a miss`);
+      out.push(`  ${plural(r.holdout.leftOut, 'pair')} left out: a trial without evidence (error, timeout) is never scored as a miss`);
     const curse = curseText(r);
     if (curse) out.push(paragraph(curse, '  ').trimEnd());
   }
@@ -64,7 +65,7 @@ export function tuneMarkdown({ record: r, dir, diff }: TuneReportInput): string 
       `- siblings: ${comparisonText(r.holdout.siblings)}`,
       `- negatives: ${comparisonText(r.holdout.negatives)}`,
     );
-    if (r.holdout.leftOut) out.push(`- ${r.holdout.leftOut} pairs left out (no evidence: never scored as a miss)`);
+    if (r.holdout.leftOut) out.push(`- ${plural(r.holdout.leftOut, 'pair')} left out (no evidence: never scored as a miss)`);
     const curse = curseText(r);
     if (curse) out.push(`- ${curse}`);
   }

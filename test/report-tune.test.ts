@@ -1,0 +1,130 @@
+import { describe, expect, it } from 'vitest';
+import { REPORTER_NAMES, REPORTERS } from '../src/report/registry.js';
+import type { TuneReportInput } from '../src/report/tune/view.js';
+import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
+import { projectsRemovedAfterAll, runInProcess } from './helpers.js';
+import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
+
+const comparison = (original: number, winner: number, p: number) => ({
+  original,
+  winner,
+  diff: winner - original,
+  lo: winner - original - 0.2,
+  hi: Math.min(1, winner - original + 0.2),
+  pValue: p,
+  pairs: 12,
+  discordant: 9,
+});
+
+/** A finished tune: the original, a candidate refused by lint, and a winner proved on the holdout. */
+const RECORD: TuneRecord = tuneRecordSchema.parse({
+  version: 1,
+  tuneId: 'tune-1',
+  status: 'completed',
+  startedAt: '2026-12-02T10:00:00Z',
+  endedAt: '2026-12-02T10:05:00Z',
+  skill: 'csv-report',
+  skillFile: '/nowhere/skills/csv-report/SKILL.md',
+  agent: 'claude-code',
+  model: 'sonnet',
+  simulator: { profile: 'sim.yaml', name: 'tune-router' },
+  options: { seed: 1, iterations: 2, holdoutTrials: 4, alpha: 0.05 },
+  splits: { tune: ['a', 'b'], select: ['c', 'd'], holdout: ['e', 'f'] },
+  original: MISSING_CLASS,
+  iterations: [
+    {
+      index: 0,
+      description: MISSING_CLASS,
+      tune: { dir: 'iterations/0/tune', score: { recall: 0.4, siblings: 1, negatives: 1 }, trials: 16, costUsd: 0.5 },
+      select: { dir: 'iterations/0/select', score: { recall: 0.33, siblings: 1, negatives: null }, trials: 10 },
+    },
+    {
+      index: 1,
+      description: 'Use <this> & that',
+      proposer: { dir: 'iterations/1/proposer', trials: 1 },
+      dropped: 'lint',
+      detail: 'angle brackets',
+    },
+    {
+      index: 2,
+      description: `${MISSING_CLASS} Also excel workbooks.`,
+      proposer: { dir: 'iterations/2/proposer', trials: 1 },
+      tune: { dir: 'iterations/2/tune', score: { recall: 1, siblings: 1, negatives: 1 }, trials: 16 },
+      select: { dir: 'iterations/2/select', score: { recall: 0.83, siblings: 1, negatives: null }, trials: 10 },
+    },
+  ],
+  winner: 2,
+  holdout: {
+    original: { dir: 'holdout/original', trials: 20 },
+    winner: { dir: 'holdout/winner', trials: 20 },
+    recall: comparison(0.08, 0.92, 0.004),
+    siblings: comparison(1, 1, 1),
+    negatives: comparison(0.75, 0.75, 1),
+    leftOut: 1,
+  },
+  verdict: 'IMPROVED',
+  result: `${MISSING_CLASS} Also excel workbooks.`,
+  written: false,
+  trials: 94,
+  costUsd: 4.2,
+});
+
+const INPUT: TuneReportInput = { record: RECORD, dir: 'transcripts/tune-1', diff: '--- a\n+++ b\n-old\n+new\n' };
+
+const render = (name: (typeof REPORTER_NAMES)[number]) => REPORTERS[name]({ colour: false }).renderTune?.(INPUT);
+
+describe('tune reports', () => {
+  it.each(['terminal', 'markdown', 'html'] as const)(
+    '%s: one row per iteration, the holdout verdict with p, the winner’s curse, the diff, the simulator named',
+    (name) => {
+      const text = render(name)!;
+      // The terminal wraps a long description inside its column: each of its words is there.
+      const shown = (d: string) => (name === 'html' ? d.replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;') : d);
+      for (const it of RECORD.iterations) for (const word of shown(it.description!).split(' ')) expect(text).toContain(word);
+      expect(text).toMatch(/IMPROVED/);
+      expect(text).toMatch(/p = 0\.004/);
+      expect(text).toMatch(/1 pair left out/);
+      expect(text).toMatch(/83%.*select.*92%.*holdout/s);
+      expect(text).toMatch(/SIMULATOR|SIMULATED/);
+      expect(text).toContain('+new');
+      expect(text).toContain('refused by lint');
+    },
+  );
+
+  it('html: self-contained and inert (no script, a description cannot become markup)', () => {
+    const page = render('html')!;
+    expect(page).toMatch(/^<!doctype html>/);
+    expect(page).not.toMatch(/<script|<this>/);
+    expect(page).toContain('Use &lt;this&gt; &amp; that');
+  });
+
+  it('json: the record as stored, with the diff', () => {
+    const json = JSON.parse(render('json')!);
+    expect(tuneRecordSchema.parse(json)).toEqual(RECORD);
+    expect(json.diff).toBe(INPUT.diff);
+  });
+
+  it('junit has no tune report (tune refuses it before running)', () => {
+    expect(render('junit')).toBeUndefined();
+  });
+});
+
+describe('tune --plan', () => {
+  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS));
+
+  it('prints expected and worst-case trials and cost before anything runs, and spends nothing', async () => {
+    const dir = project();
+    const r = await runInProcess(
+      ['tune', 'csv-report', '--plan', '--price-per-trial', '0.05', '--iterations', '3', '--holdout-trials', '4'],
+      { cwd: dir },
+    );
+    expect(r.exitCode, r.stderr).toBe(0);
+    // 8 tune and 5 select cases at 2 fixed trials; 3 proposer calls; 5 holdout cases × 4 trials, twice.
+    expect(r.stdout).toMatch(/original on tune \(8 cases\) and select \(5\)\s+1\s+26\s+26\s+\$1\.30/);
+    expect(r.stdout).toMatch(/proposer calls\s+3\s+3\s+3/);
+    expect(r.stdout).toMatch(/candidates on tune and select\s+3\s+78\s+78/);
+    expect(r.stdout).toMatch(/holdout \(5 cases × 4 trials\), original and winner\s+2\s+40\s+40/);
+    expect(r.stdout).toMatch(/total\s+147\s+147\s+\$7\.35/);
+    expect(r.stdout).toContain('360 trials');
+  });
+});
