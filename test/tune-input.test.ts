@@ -21,14 +21,21 @@ interface Row {
 const TUNE = ['tune', 'csv-report', '--sim', 'sim.yaml'];
 
 /** Keeps only the listed cases of the fixture's case file. */
-const onlyCases = (...ids: string[]) => (f: Files) => {
-  f['cases/tune.yaml'] = f['cases/tune.yaml']!.split(/(?=^- id: )/m)
-    .filter((block) => ids.some((id) => block.startsWith(`- id: ${id}\n`)))
-    .join('');
-};
+const onlyCases =
+  (...ids: string[]) =>
+  (f: Files) => {
+    f['cases/tune.yaml'] = f['cases/tune.yaml']!.split(/(?=^- id: )/m)
+      .filter((block) => ids.some((id) => block.startsWith(`- id: ${id}\n`)))
+      .join('');
+  };
 
 const ROWS: Row[] = [
-  { name: 'an unknown skill', args: ['tune', 'csv-reprot', '--sim', 'sim.yaml'], where: /csv-reprot/, says: /no skill of that name.*csv-report/ },
+  {
+    name: 'an unknown skill',
+    args: ['tune', 'csv-reprot', '--sim', 'sim.yaml'],
+    where: /csv-reprot/,
+    says: /no skill of that name.*csv-report/,
+  },
   { name: 'no skill named', args: ['tune', '--sim', 'sim.yaml'], where: /tune/, says: /no skill named/ },
   { name: 'no case files', args: [...TUNE, '--cases', 'missing/*.yaml'], where: /missing\/\*\.yaml/, says: /no case files matched/ },
   {
@@ -46,9 +53,24 @@ const ROWS: Row[] = [
     where: /skills\/csv-report\/SKILL\.md/,
     says: /anchor/,
   },
-  { name: 'a cost cap below one trial', args: [...TUNE, '--max-cost', '0.01', '--price-per-trial', '0.05'], where: /--max-cost/, says: /pays for no trial/ },
-  { name: 'a reporter with no tune report', args: [...TUNE, '--reporter', 'junit'], where: /--reporter/, says: /junit reporter has no tune report/ },
-  { name: '--resume of a folder that is no tune', args: ['tune', '--resume', 'cases', '--sim', 'sim.yaml'], where: /cases\/tune\.json/, says: /not a tune folder/ },
+  {
+    name: 'a cost cap below one trial',
+    args: [...TUNE, '--max-cost', '0.01', '--price-per-trial', '0.05'],
+    where: /--max-cost/,
+    says: /pays for no trial/,
+  },
+  {
+    name: 'a reporter with no tune report',
+    args: [...TUNE, '--reporter', 'junit'],
+    where: /--reporter/,
+    says: /junit reporter has no tune report/,
+  },
+  {
+    name: '--resume of a folder that is no tune',
+    args: ['tune', '--resume', 'cases', '--sim', 'sim.yaml'],
+    where: /cases\/tune\.json/,
+    says: /not a tune folder/,
+  },
   { name: 'a flag out of range', args: [...TUNE, '--iterations', '0'], where: /--iterations/, says: /1/ },
   {
     name: 'a cost cap for an agent that reports no cost',
