@@ -25,10 +25,14 @@ function exampleFiles(dir = EXAMPLE): Files {
   );
 }
 
-/** The example with csv-report's description replaced and `config` put before the example's config. */
-export function tuneProject(description: string, config = ''): Files {
+/**
+ * The example with csv-report's description replaced, `config` put before the example's config, and `trials` per case
+ * on the tune and select cases (the example's 2 by default).
+ */
+export function tuneProject(description: string, config = '', trials?: number): Files {
   const files = exampleFiles();
   files[SKILL] = files[SKILL]!.replace(`description: ${MISSING_CLASS}`, `description: ${description}`);
-  files['skillprobe.config.yaml'] = config + files['skillprobe.config.yaml']!;
+  const example = files['skillprobe.config.yaml']!;
+  files['skillprobe.config.yaml'] = config + (trials === undefined ? example : example.replace(/^trials: \d+$/m, `trials: ${trials}`));
   return files;
 }

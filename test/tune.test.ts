@@ -27,14 +27,14 @@ const record = (project: string): { dir: string; record: TuneRecord } => {
   };
 };
 
-const TUNE = ['tune', 'csv-report', '--sim', 'sim.yaml', '--iterations', '2', '--holdout-trials', '4'];
+const TUNE = ['tune', 'csv-report', '--sim', 'sim.yaml', '--iterations', '2', '--holdout-trials', '3'];
 
 /** Each agent's uninterrupted tune of the improvable family: what a tune stopped and resumed must reach. */
 const uninterrupted = new Map<string, TuneRecord>();
 
 describe.each(Object.entries(AGENT_CONFIGS))('tune through %s', (agent, config) => {
-  const improvable = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS, config));
-  const right = projectsRemovedAfterAll(() => tuneProject(ALREADY_RIGHT, config));
+  const improvable = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS, config, 1));
+  const right = projectsRemovedAfterAll(() => tuneProject(ALREADY_RIGHT, config, 1));
 
   it('a description that misses a class of requests is tuned to a significantly better holdout recall, siblings and negatives no worse', async () => {
     const project = improvable();
@@ -118,7 +118,7 @@ async function until(ok: () => boolean, ms: number): Promise<void> {
 }
 
 describe('tune: Ctrl-C and kill -9 mid-tune lose nothing, and --resume reaches the same answer', () => {
-  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS, AGENT_CONFIGS.codex));
+  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS, AGENT_CONFIGS.codex, 1));
   const roots: string[] = [];
   afterAll(() => cleanup(...roots));
 
