@@ -170,3 +170,25 @@ describe('tune: Ctrl-C and kill -9 mid-tune lose nothing, and --resume reaches t
     expect(readdirSync(workdir)).toEqual([]);
   }, 400_000);
 });
+
+describe('tune: --max-cost stops a tune where the cap falls, and --resume with a higher cap goes on', () => {
+  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS, AGENT_CONFIGS['claude-code'], 1));
+
+  it('exit 5 and a cost-capped tune.json, then the uninterrupted answer', async () => {
+    const dir = project();
+    const capped = await runCli([...TUNE, '--max-cost', '0.5'], { cwd: dir, timeoutMs: 300_000 });
+    expect(capped.exitCode, capped.stderr).toBe(5);
+    const stopped = record(dir).record;
+    expect(stopped.status).toBe('cost_capped');
+    expect(stopped.costUsd).toBeGreaterThanOrEqual(0.5);
+    expect(stopped.verdict).toBeUndefined();
+    const resumed = await runCli(['tune', '--resume', relative(dir, record(dir).dir), '--sim', 'sim.yaml', '--max-cost', '100'], {
+      cwd: dir,
+      timeoutMs: 300_000,
+    });
+    expect(resumed.exitCode, resumed.stderr).toBe(0);
+    const baseline = uninterrupted.get('claude-code');
+    expect(baseline, 'the uninterrupted claude-code tune ran first in this file').toBeDefined();
+    expect(answer(record(dir).record)).toEqual(answer(baseline!));
+  }, 400_000);
+});
