@@ -200,8 +200,18 @@ describe('the output and the run folder going away under a run', () => {
           : false;
       const deadline = Date.now() + ONE_RUN_MS;
       while (!stored() && Date.now() < deadline) await new Promise((done) => setTimeout(done, 50));
-      // The run may be writing a trial file as the folder goes: a removal racing a write is retried (ENOTEMPTY).
-      rmSync(join(dir, 'runs'), { recursive: true, force: true, maxRetries: 20, retryDelay: 20 });
+      // The run may be writing trial files as the folder goes: a removal racing a write (ENOTEMPTY) is tried again
+      // until the folder is gone, which it is at the latest once the run has stopped writing.
+      const removeBy = Date.now() + ONE_RUN_MS / 2;
+      for (;;) {
+        try {
+          rmSync(join(dir, 'runs'), { recursive: true, force: true });
+          break;
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'ENOTEMPTY' || Date.now() > removeBy) throw e;
+          await new Promise((done) => setTimeout(done, 10));
+        }
+      }
       const r = await child;
       expect(r.stderr).not.toMatch(/internal error/);
       expect(r.stderr).toMatch(/skillprobe: cannot write \S*runs\S*: /);
