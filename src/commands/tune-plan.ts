@@ -76,7 +76,7 @@ export function renderTunePlan(rows: readonly TunePlanRow[], pricePerTrial: numb
     'clearly worse on tune skips select, and a tune stops early once its best description fails no tune case.',
     pricePerTrial === undefined ? 'Pass --price-per-trial for costs.' : `At $${pricePerTrial} per trial.`,
     ...(maxCostUsd !== undefined ? [`--max-cost ${maxCostUsd} USD stops the tune there (a partial tune; --resume goes on).`] : []),
-    'A fixed loop of 20 queries × 3 runs × (1 + 5 iterations) spends 360 trials.',
+    "skill-creator's description loop (20 queries × 3 runs × (1 + 5 iterations)) spends 360 trials.",
   ];
   return `${table(lines, ['l', 'r', 'r', 'r', 'r'])}\n${notes.join('\n')}\n`;
 }

@@ -15,7 +15,7 @@ async function resultDiff(r: TuneRecord, cwd: string): Promise<string> {
   const old = r.written ? rewriteDescription(now, r.skillFile, r.original) : now;
   const tuned = r.written ? now : rewriteDescription(now, r.skillFile, r.result);
   const shown = relative(cwd, r.skillFile) || r.skillFile;
-  return createTwoFilesPatch(shown, shown, old, tuned, 'original', r.written ? 'written' : 'tuned (not written: --write)', {
+  return createTwoFilesPatch(shown, shown, old, tuned, 'original', r.written ? 'written' : 'tuned (pass --write to write it)', {
     headerOptions: FILE_HEADERS_ONLY,
   });
 }
