@@ -7,12 +7,14 @@ import { benchCompare, printCompare } from './compare.mjs';
 import { benchCanary, printCanary } from './canary.mjs';
 import { benchBaselineCanary, printBaselineCanary } from './baseline-canary.mjs';
 import { benchTune, printTune } from './tune.mjs';
+import { benchConcurrency, printConcurrency } from './concurrency.mjs';
 
 printSequential(benchSequential());
 printCompare(benchCompare());
 printCanary(benchCanary());
 printBaselineCanary(benchBaselineCanary());
 printTune(benchTune());
+printConcurrency(benchConcurrency());
 printRegrade(await benchRegrade());
 printOverhead(await benchOverhead());
 printDemo(await benchDemo());
