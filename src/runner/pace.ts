@@ -1,0 +1,74 @@
+import { availableParallelism, cpus, freemem } from 'node:os';
+import { AdaptiveLimit, machineLimit, type LimitChange, type LimitSignal } from './adaptive-limit.js';
+import type { TrialRecord } from './trial.js';
+
+/**
+ * How many trials may run now and when the next may start: a fixed number (`concurrency: N`), or adaptive to what
+ * the provider answers and what the machine can run (`concurrency: auto`).
+ */
+export interface Pace {
+  readonly mode: 'fixed' | 'auto';
+  current(): number;
+  /** Epoch ms before which no trial should start (a Retry-After shared by every trial on the credential). */
+  startsAfter(): number;
+  /** A finished trial's evidence; `inFlight` counts it. Returns the change of the limit it made, if any. */
+  trialDone(r: TrialRecord, inFlight: number): LimitChange | undefined;
+  /** The limit's time average over the last two minutes, for the ETA. */
+  meanLimit(): number;
+  readonly trace: readonly LimitChange[];
+}
+
+export function fixedPace(n: number): Pace {
+  return { mode: 'fixed', current: () => n, startsAfter: () => 0, trialDone: () => undefined, meanLimit: () => n, trace: [] };
+}
+
+/** What a finished trial says of the provider: a 429 it met, a 529 or 5xx, or a normal finish. */
+export function limitSignal(r: TrialRecord, at: number): LimitSignal {
+  const errors = r.transcript.events.flatMap((e) => (e.kind === 'error' ? [e] : []));
+  if (errors.some((e) => e.errorKind === 'rate_limit' || e.httpStatus === 429)) return { kind: 'rate_limited', at };
+  if (errors.some((e) => e.errorKind === 'overloaded' || e.errorKind === 'server_error' || (e.httpStatus ?? 0) >= 500))
+    return { kind: 'overloaded', at };
+  return { kind: 'ok', at, wallMs: r.meta.wallMs };
+}
+
+/**
+ * What a trial of this agent takes of the machine: a CLI starting and streaming is CPU-heavy, and each holds its own
+ * memory. The memory is a measured peak (a Claude Code trial's node process peaked near 300 MB here), rounded up.
+ */
+const TRIAL_MEMORY_BYTES = 512 * 1024 * 1024;
+
+/** CPU seconds the whole machine spent so far (every core, every process): the load the trials put on it shows here. */
+function busyMs(): number {
+  return cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+}
+
+/**
+ * `concurrency: auto`. It starts at one trial per core, and measures over that first wave, uncontended, how much CPU a
+ * trial takes per second of its wall time. The machine's limit is then set from the cores, free memory and that
+ * share, and the provider's answers move the limit below it.
+ */
+export function adaptivePace(now: () => number = Date.now): Pace {
+  const cores = availableParallelism();
+  const limit = new AdaptiveLimit({ start: cores, min: 1, max: machineLimit({ cores, freeMemBytes: freemem(), trialMemBytes: TRIAL_MEMORY_BYTES, cpuShare: 1 / 16 }) });
+  const firstWave = { busyAt: busyMs(), wallMs: 0, trials: 0, measured: false };
+  const startedAt = now();
+  return {
+    mode: 'auto',
+    current: () => limit.current(),
+    startsAfter: () => limit.startsAfter(),
+    meanLimit: () => limit.meanLimit(now(), Math.min(now() - startedAt, 120_000)),
+    trace: limit.trace,
+    trialDone(r, inFlight) {
+      const at = now();
+      if (!firstWave.measured) {
+        firstWave.wallMs += r.meta.wallMs;
+        if (++firstWave.trials >= cores) {
+          firstWave.measured = true;
+          const cpuShare = Math.max(0.01, (busyMs() - firstWave.busyAt) / Math.max(1, firstWave.wallMs));
+          limit.setMax(machineLimit({ cores, freeMemBytes: freemem(), trialMemBytes: TRIAL_MEMORY_BYTES, cpuShare }), at);
+        }
+      }
+      return limit.observe(limitSignal(r, at), inFlight);
+    },
+  };
+}
