@@ -95,6 +95,41 @@ const proposerSchema = z
   })
   .strict();
 
+/**
+ * Simulator only: the limits of a provider (`provider.ts`). Every field optional and without a default, so a profile
+ * without the block, or with only part of it, keeps its hash and plays as before.
+ */
+const providerSchema = z
+  .object({
+    /** Seeded lognormal delay before a response starts. */
+    latency: z
+      .object({
+        medianMs: z.number().min(0).max(600_000),
+        /** Without it, every request waits the median. */
+        p95Ms: z.number().min(0).max(600_000).optional(),
+      })
+      .strict()
+      .refine((l) => l.p95Ms === undefined || l.p95Ms >= l.medianMs, { message: 'provider latency p95Ms must be at least medianMs' })
+      .optional(),
+    /** Requests in flight per credential beyond which the simulator answers 429. */
+    concurrency: z.number().int().min(1, 'provider concurrency must be at least 1').max(100_000).optional(),
+    /** Requests per minute per credential (a sliding 60 s window) beyond which the simulator answers 429. */
+    rpm: z.number().int().min(1, 'provider rpm must be at least 1').max(10_000_000).optional(),
+    /** What Retry-After says; without it, the seconds until a slot frees or the window allows. */
+    retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
+    /** A burst of overloaded answers (529 Anthropic, 503 Gemini and OpenAI): that share of requests in the window. */
+    overloaded: z
+      .object({
+        share: z.number().min(0).max(1),
+        fromSeconds: z.number().min(0).optional(),
+        /** Without it, the burst never ends. */
+        forSeconds: z.number().min(0).optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 export const profileSchema = z
   .object({
     /** A label, shown in reports so nobody mistakes simulated numbers for a model's. */
@@ -109,6 +144,7 @@ export const profileSchema = z
     /** Optional, and without a default, so a profile without them keeps its behaviour and its hash. */
     router: routerSchema.optional(),
     proposer: proposerSchema.optional(),
+    provider: providerSchema.optional(),
   })
   .strict();
 
@@ -116,6 +152,7 @@ export type Profile = z.output<typeof profileSchema>;
 export type Behaviour = z.output<typeof behaviourSchema>;
 export type PlanPolicy = z.output<typeof planSchema>;
 export type Rule = z.output<typeof ruleSchema>;
+export type ProviderLimits = z.output<typeof providerSchema>;
 
 /** Where `init` writes the project's simulator profile, and where `lint` looks for one when given none. */
 export const DEFAULT_PROFILE_FILE = 'sim/skillprobe.profile.yaml';

@@ -6,6 +6,7 @@ import { dialectFor } from './dialects/index.js';
 import { CASE_HEADER, splitTrialPrefix, TRIAL_HEADER } from './identity.js';
 import { decideReply, type TrialIdentity } from './policy.js';
 import type { Profile } from './profile.js';
+import { credentialOf, gate, inFlightTotal, newProviderState, release, type GateDecision, type ProviderState } from './provider.js';
 
 export { CASE_HEADER, simulatorBaseUrl, TRIAL_HEADER } from './identity.js';
 
@@ -20,6 +21,12 @@ export interface SimulatorStats {
   messages: number;
   errors: number;
   stalls: number;
+  /** Answered 429 by the profile's `provider` limits (concurrency or rpm). */
+  rateLimited: number;
+  /** Answered overloaded (529 Anthropic, 503 Gemini and OpenAI) by the profile's `provider` burst. */
+  overloaded: number;
+  /** The most admitted model calls in flight at once, over every credential. */
+  maxInFlight: number;
 }
 
 /** A model call as it arrived, kept when the simulator records (for isolation tests). */
@@ -85,8 +92,27 @@ function sessionOf(req: IncomingMessage, dialect: Dialect): string | undefined {
   return dialect.sessionHeaders.map((h) => header(req, h)).find((v) => v !== undefined && v !== '');
 }
 
+/** Waits `ms` without keeping the process alive for it (a stopped simulator leaves no timer behind that matters). */
+const delay = (ms: number) =>
+  new Promise<void>((resolve) => {
+    if (ms > 0) setTimeout(resolve, ms).unref();
+    else resolve();
+  });
+
+function providerMessage(d: Exclude<GateDecision, { type: 'admit' }>, profile: Profile): string {
+  const limits = profile.provider!;
+  if (d.type === 'overloaded') return 'simulator: the provider is overloaded (profile provider.overloaded); please try again later';
+  const what = d.limit === 'concurrency' ? `${limits.concurrency} requests in flight` : `${limits.rpm} requests per minute`;
+  return `simulator: rate limit reached (profile provider: ${what} per API key); retry after ${d.retryAfter} s`;
+}
+
 export async function startSimulator(profile: Profile, opts: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const stats: SimulatorStats = { requests: 0, messages: 0, errors: 0, stalls: 0 };
+  const stats: SimulatorStats = { requests: 0, messages: 0, errors: 0, stalls: 0, rateLimited: 0, overloaded: 0, maxInFlight: 0 };
+  // Only with a `provider` block: a profile without one answers at once, as it always did.
+  const provider: ProviderState | undefined = profile.provider && newProviderState(Date.now());
+  /** Each trial's model calls so far: the provider's draws are per (trial, request number). */
+  const requestsOfTrial = new Map<string, number>();
+  let gated = 0;
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   let counter = 0;
@@ -114,6 +140,25 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
 
     const view = dialect.view(body);
     const id: TrialIdentity = { key: trial ?? sessionOf(req, dialect) ?? view.prompt, caseId };
+    if (provider) {
+      const n = requestsOfTrial.get(id.key) ?? 0;
+      requestsOfTrial.set(id.key, n + 1);
+      const credential = credentialOf((name) => header(req, name), url.searchParams);
+      const gateId = ++gated;
+      const at = gate(profile.provider!, provider, { id: gateId, credential, now: Date.now(), seed: profile.seed, trialKey: id.key, n });
+      if (at.type !== 'admit') {
+        const status = at.type === 'overloaded' ? dialect.overloadedStatus : 429;
+        if (at.type === 'overloaded') stats.overloaded++;
+        else stats.rateLimited++;
+        sendJson(res, status, dialect.errorBody(status, providerMessage(at, profile)), { 'retry-after': String(at.retryAfter) });
+        return;
+      }
+      // In flight from its arrival until its response ends or its client goes away.
+      res.on('close', () => release(provider, credential, gateId));
+      stats.maxInFlight = Math.max(stats.maxInFlight, inFlightTotal(provider));
+      await delay(at.latencyMs);
+      if (res.destroyed) return;
+    }
     const decided = decideReply(profile, view, id);
     const replyId = `sim_${++counter}`;
     if (decided.type === 'http_error') {

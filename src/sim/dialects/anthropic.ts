@@ -134,4 +134,6 @@ export const anthropic: Dialect = {
   },
   stalledStart: (r, partialText) => messageStart(r) + openTextBlock(partialText, 0),
   errorBody,
+  // Anthropic says `overloaded_error` with its own 529.
+  overloadedStatus: 529,
 };

@@ -37,4 +37,6 @@ export interface Dialect {
   /** What a stream that stalls mid-reply has sent: its start and a first piece of text. */
   stalledStart(reply: ModelReply, partialText: string): string;
   errorBody(status: number, message: string): unknown;
+  /** The status this API answers when the provider is overloaded (the simulator's `provider.overloaded`). */
+  overloadedStatus: number;
 }

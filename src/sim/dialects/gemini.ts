@@ -80,6 +80,8 @@ export const gemini: Dialect = {
   },
   json: (r) => chunk(r, parts(r), true),
   stalledStart: (r, partialText) => sseEvent(chunk(r, [{ text: partialText }], false)),
+  // Google says UNAVAILABLE (503).
+  overloadedStatus: 503,
   errorBody: (status, message) => ({
     error: { code: status, message, status: STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') },
   }),

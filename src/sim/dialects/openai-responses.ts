@@ -164,4 +164,6 @@ export const openaiResponses: Dialect = {
     return created(r) + added(item, 0) + textDeltas(item, 0, partialText);
   },
   errorBody,
+  // OpenAI has no 529: an overloaded engine answers 503, which Codex retries as any 5xx.
+  overloadedStatus: 503,
 };
