@@ -5,7 +5,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { explainOutcome } from '../src/report/explain.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import type { Arm } from '../src/run/config-schema.js';
-import { createProgress, fit, startLine } from '../src/runner/progress.js';
+import { createProgress, duration, fit, startLine } from '../src/runner/progress.js';
 import { waldDesign } from '../src/stats/sprt.js';
 import { designOperating, expectedRemainingTrials } from '../src/stats/sequential-design.js';
 import { FixedScheduler, SequentialScheduler } from '../src/trials/schedule.js';
@@ -189,6 +189,32 @@ describe('progress output', () => {
     expect(text).toContain('[3/~40 · 1/5 decided] jira/skill#3: fail: plan: verb create-issue: used create · 812 ms · 2 failed so far');
   });
 
+  it('off a terminal: the ETA, the spend and its projection once known, and each change of the limit on a line of its own', () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (d: Buffer) => (text += d.toString()));
+    const p = createProgress(out as unknown as NodeJS.WriteStream);
+    p.trialDone({ caseId: 'jira', arm: 'skill', n: 4 }, 'pass', 900, {
+      ...state,
+      etaSeconds: 185,
+      cost: { spentUsd: 0.4, projectedUsd: 5.25 },
+    });
+    p.note('concurrency 8 → 6: HTTP 429: cut to 6 (×0.8)');
+    expect(text).toBe(
+      '[3/~40 · 1/5 decided] jira/skill#4: pass · 900 ms · 2 failed so far · ETA 3m05s · $0.40 → ~$5.25\nconcurrency 8 → 6: HTTP 429: cut to 6 (×0.8)\n',
+    );
+  });
+
+  it.each([
+    [0, '0s'],
+    [59.4, '59s'],
+    [60, '1m00s'],
+    [3599, '59m59s'],
+    [3720, '1h02m'],
+  ])('a duration of %s s reads %s', (seconds, text) => {
+    expect(duration(seconds)).toBe(text);
+  });
+
   it('a fixed design says its exact count, with nothing to explain', () => {
     expect(startLine({ ...state, done: 0, expectedTotal: 60, plannedTotal: 60 })).toBe('running 60 trials over 5 cases\n');
   });
@@ -223,7 +249,7 @@ describe('progress bar on a terminal', () => {
 
   it.each([120, 100, 80])('fills a %i-column terminal with the bar and the last trial, never more', (columns) => {
     const last = lastLine(columns);
-    expect(last).toMatch(/7\/~96 trials · 2\/11 decided · ETA \S+ · 3 failed · trap-/);
+    expect(last).toMatch(/7\/~96 trials · 2\/11 decided · ETA \S+ · ×\S+ · 3 failed · trap-/);
     expect(last.length).toBeLessThanOrEqual(columns);
     expect(last.length).toBeGreaterThan(columns - 12); // the last trial's text takes the room there is
   });

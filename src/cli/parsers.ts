@@ -74,3 +74,11 @@ export function armList(v: string): string[] {
   if (bad.length || list.length === 0) throw new InvalidArgumentError(`arms are ${ARMS.join(', ')} (comma-separated), got "${v}"`);
   return list;
 }
+
+/** `--concurrency`: a number of trials, or `auto`. */
+export function concurrency(v: string): number | 'auto' {
+  if (v.trim() === 'auto') return 'auto';
+  if (!/^\s*\d+\s*$/.test(v) || Number(v) < 1)
+    throw new InvalidArgumentError(`--concurrency must be a whole number ≥ 1 or auto, got "${v}"`);
+  return Number(v);
+}

@@ -3,7 +3,7 @@ import { ARMS, DECISION_MODES } from '../run/config-schema.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { EXIT } from '../run/exit-codes.js';
 import { choice, CONFIG_FLAGS, reporterFlags, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
-import { agentList, armList, fraction, int, positive, probability, shard, text } from './parsers.js';
+import { agentList, armList, concurrency, fraction, int, positive, probability, shard, text } from './parsers.js';
 
 /** Every flag of `skillprobe run`, in the order its help lists them. */
 export const RUN_FLAGS = {
@@ -12,7 +12,11 @@ export const RUN_FLAGS = {
   ...CONFIG_FLAGS,
   sim: valued('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)', text('--sim')),
   trials: valued('-n, --trials <n>', 'a fixed number of trials per case and arm (implies --mode fixed)', int('--trials', 1)),
-  concurrency: valued('-j, --concurrency <n>', 'trials running at once', int('--concurrency', 1)),
+  concurrency: valued(
+    '-j, --concurrency <n|auto>',
+    'trials running at once, or auto: adaptive to the provider (default against a real model)',
+    concurrency,
+  ),
   model: valued('-m, --model <model>', 'model passed to the agent CLI', text('--model')),
   ...SUITE_FLAGS,
   transcripts: valued('--transcripts <dir>', 'where run folders are written', text('--transcripts')),

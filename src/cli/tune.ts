@@ -8,7 +8,7 @@ import { AGENT_IDS } from '../agents/registry.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
-import { fraction, int, positive, text } from './parsers.js';
+import { concurrency, fraction, int, positive, text } from './parsers.js';
 
 const TUNE_FLAGS = {
   ...CONFIG_FLAGS,
@@ -48,7 +48,11 @@ const TUNE_FLAGS = {
   resume: valued('--resume <folder>', 'finish an interrupted tune: its finished runs are read back, the rest run', text('--resume')),
   workdir: valued('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir')),
   transcripts: valued('--transcripts <dir>', 'where the tune folder is written', text('--transcripts')),
-  concurrency: valued('-j, --concurrency <n>', 'trials running at once', int('--concurrency', 1)),
+  concurrency: valued(
+    '-j, --concurrency <n|auto>',
+    'trials running at once, or auto: adaptive to the provider (default against a real model)',
+    concurrency,
+  ),
   timeout: valued('--timeout <seconds>', 'harness deadline per trial', positive('--timeout')),
 };
 

@@ -108,6 +108,9 @@ export function loadSuite(
       todo: `name each agent's model under \`models:\` (\`models: { ${reached[0]}: … }\`), or leave \`model\` out for each CLI's own default`,
     });
   }
+  // Against a real model the provider's rate limits set the pace, so the limit adapts unless the user fixed one; the
+  // simulator answers at once, and its runs keep the fixed default.
+  if (sim === undefined && !loaded.where(['concurrency'])) config.concurrency = 'auto';
   if (adapter) {
     // Each agent's run is a run of one agent: its config says which, and which model it asked for (a model the
     // user did not name is the agent's own default, not another CLI's).

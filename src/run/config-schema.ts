@@ -59,7 +59,11 @@ export const configSchema = z
       .optional()
       .describe("The model for a run of one agent, passed to its CLI; without it, the CLI's own default. Several agents: `models`."),
     trials: positiveInt(10_000).default(10),
-    concurrency: positiveInt(64).default(2),
+    /**
+     * Trials running at once: a number, or `auto` (against a real model, the default): adaptive to the provider's
+     * rate limits (HTTP 429 cuts it, 529 and 5xx pause its growth) and bounded by what the machine can run.
+     */
+    concurrency: z.union([positiveInt(64), z.literal('auto')]).default(2),
     skillsDir: z.string().min(1).default('skills'),
     cases: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('cases/*.yaml'),
     transcriptsDir: z.string().min(1).default('transcripts'),

@@ -173,6 +173,13 @@ export const runManifestSchema = z.object({
   canary: canarySchema.optional(),
   /** `run --resume --add-trials N`: trials added to every case after its design stopped it, oldest first. */
   topUps: z.array(z.number().int().positive()).optional(),
+  /** `concurrency: auto`: every change of the limit, with when (epoch ms) and why. */
+  concurrency: z
+    .object({
+      mode: z.literal('auto'),
+      trace: z.array(z.object({ at: z.number(), from: z.number().int(), to: z.number().int(), why: z.string() })),
+    })
+    .optional(),
 });
 export type RunManifest = z.output<typeof runManifestSchema>;
 
@@ -482,6 +489,7 @@ export const runFactsSchema = z.object({
   grading: configSchema.shape.grading.removeDefault(),
   /** Sum of the trials' reported costs, in USD (absent when the CLI reported none). */
   costUsd: z.number().optional(),
+  concurrency: runManifestSchema.shape.concurrency,
 });
 export type RunFacts = z.output<typeof runFactsSchema>;
 

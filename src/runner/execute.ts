@@ -22,6 +22,7 @@ import { gradableCase } from '../trials/stored-case.js';
 import { boundariesDesign } from '../verdict/stopped-sample.js';
 import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
+import { adaptivePace, fixedPace } from './pace.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun, type RunGuard } from './run-guard.js';
@@ -173,13 +174,15 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
 
   let sim: RunningSimulator | undefined;
   const abort = new AbortController();
+  const pace = config.concurrency === 'auto' ? adaptivePace() : fixedPace(config.concurrency);
   const workRoot = place.workdir ? resolve(place.workdir) : undefined;
   const workspaces = new WorkspacePool({
     root: workRoot,
     skills,
     skillsFolder: adapter.skillsFolder,
     keep: place.keepWorkspaces ?? false,
-    prefetch: config.concurrency,
+    // Workspaces made ahead for the trials about to start: the limit, or under `auto` what it starts at.
+    prefetch: typeof config.concurrency === 'number' ? config.concurrency : pace.current(),
   });
   // Trials stored by this process, so a run that stops any way says how many it has.
   let storedHere = 0;
@@ -215,6 +218,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
         return { passed: o.passed, verdict: explainOutcome(o, def) };
       },
       () => replay.replayed.length,
+      pace,
     );
     const init = result.records.map((r) => r.transcript.events.find((e) => e.kind === 'init')).find((e) => e !== undefined);
     if (init?.kind === 'init') {
@@ -225,6 +229,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     // Capped only when the cap left trials unscheduled: a suite that finished under it is complete.
     const capped = budget?.capped === true && !replay.exhausted();
     manifest.status = abort.signal.aborted ? 'interrupted' : capped ? 'cost_capped' : 'completed';
+    if (pace.mode === 'auto') manifest.concurrency = { mode: 'auto', trace: pace.trace.map((c) => ({ ...c })) };
     const stopped = abort.signal.aborted || capped;
     manifest.trials = {
       planned: manifest.trials.planned,

@@ -11,15 +11,15 @@ export interface Pace {
   current(): number;
   /** Epoch ms before which no trial should start (a Retry-After shared by every trial on the credential). */
   startsAfter(): number;
-  /** A finished trial's evidence; `inFlight` counts it. Returns the change of the limit it made, if any. */
-  trialDone(r: TrialRecord, inFlight: number): LimitChange | undefined;
+  /** A finished trial's evidence; `inFlight` counts it. Returns the changes of the limit it made. */
+  trialDone(r: TrialRecord, inFlight: number): LimitChange[];
   /** The limit's time average over the last two minutes, for the ETA. */
   meanLimit(): number;
   readonly trace: readonly LimitChange[];
 }
 
 export function fixedPace(n: number): Pace {
-  return { mode: 'fixed', current: () => n, startsAfter: () => 0, trialDone: () => undefined, meanLimit: () => n, trace: [] };
+  return { mode: 'fixed', current: () => n, startsAfter: () => 0, trialDone: () => [], meanLimit: () => n, trace: [] };
 }
 
 /** What a finished trial says of the provider: a 429 it met, a 529 or 5xx, or a normal finish. */
@@ -49,7 +49,11 @@ function busyMs(): number {
  */
 export function adaptivePace(now: () => number = Date.now): Pace {
   const cores = availableParallelism();
-  const limit = new AdaptiveLimit({ start: cores, min: 1, max: machineLimit({ cores, freeMemBytes: freemem(), trialMemBytes: TRIAL_MEMORY_BYTES, cpuShare: 1 / 16 }) });
+  const limit = new AdaptiveLimit({
+    start: cores,
+    min: 1,
+    max: machineLimit({ cores, freeMemBytes: freemem(), trialMemBytes: TRIAL_MEMORY_BYTES, cpuShare: 1 / 16 }),
+  });
   const firstWave = { busyAt: busyMs(), wallMs: 0, trials: 0, measured: false };
   const startedAt = now();
   return {
@@ -60,15 +64,18 @@ export function adaptivePace(now: () => number = Date.now): Pace {
     trace: limit.trace,
     trialDone(r, inFlight) {
       const at = now();
+      const changes: LimitChange[] = [];
       if (!firstWave.measured) {
         firstWave.wallMs += r.meta.wallMs;
         if (++firstWave.trials >= cores) {
           firstWave.measured = true;
           const cpuShare = Math.max(0.01, (busyMs() - firstWave.busyAt) / Math.max(1, firstWave.wallMs));
-          limit.setMax(machineLimit({ cores, freeMemBytes: freemem(), trialMemBytes: TRIAL_MEMORY_BYTES, cpuShare }), at);
+          const capped = limit.setMax(machineLimit({ cores, freeMemBytes: freemem(), trialMemBytes: TRIAL_MEMORY_BYTES, cpuShare }), at);
+          if (capped) changes.push(capped);
         }
       }
-      return limit.observe(limitSignal(r, at), inFlight);
+      const observed = limit.observe(limitSignal(r, at), inFlight);
+      return observed ? [...changes, observed] : changes;
     },
   };
 }

@@ -16,6 +16,12 @@ export interface ProgressState {
   cases: number;
   /** Scored skill-arm failures (the ablation arm is expected to fail its plan checks). */
   failures: number;
+  /** Trials that may run at once now. */
+  limit?: number;
+  /** Seconds left, from the measured trial durations, the limit and the trials expected to remain. */
+  etaSeconds?: number;
+  /** What the CLI reported spending so far, and that projected to the expected end. */
+  cost?: { spentUsd: number; projectedUsd: number };
 }
 
 /** Progress of a run: a live bar on a terminal, one plain line per trial otherwise (CI logs). */
@@ -23,7 +29,28 @@ export interface Progress {
   start(state: ProgressState): void;
   /** `verdict` is the trial's graded result in words: pass, fail and why, or not scored and why. */
   trialDone(ref: TrialRef, verdict: string, wallMs: number, state: ProgressState): void;
+  /** A line about the run itself (the concurrency limit changed, and why). */
+  note(text: string): void;
   stop(): void;
+}
+
+/** Seconds as a short duration: 45s, 3m05s, 1h02m. */
+export function duration(seconds: number): string {
+  const s = Math.round(seconds);
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m`;
+}
+
+/** The pace of the run, where known: the ETA, the limit when it is not 2 fixed, the spend and its projection. */
+function paceText(s: ProgressState): string {
+  return [
+    s.etaSeconds !== undefined ? `ETA ${duration(s.etaSeconds)}` : undefined,
+    s.cost ? `$${s.cost.spentUsd.toFixed(2)} → ~$${s.cost.projectedUsd.toFixed(2)}` : undefined,
+  ]
+    .filter(Boolean)
+    .map((t) => ` · ${t}`)
+    .join('');
 }
 
 const trialName = (ref: TrialRef) => `${ref.caseId}/${ref.arm}#${ref.n}`;
@@ -34,11 +61,17 @@ export function fit(text: string, width: number): string {
 }
 
 function barValues(s: ProgressState) {
-  return { total: Math.max(s.expectedTotal, s.done), decided: `${s.decided}/${s.cases}`, failures: s.failures };
+  return {
+    total: Math.max(s.expectedTotal, s.done),
+    decided: `${s.decided}/${s.cases}`,
+    failures: s.failures,
+    remaining: s.etaSeconds === undefined ? '—' : duration(s.etaSeconds),
+    limit: s.limit ?? '—',
+  };
 }
 
 const BAR_SIZE = 12;
-const BAR_FORMAT = '{bar} {value}/~{total} trials · {decided} decided · ETA {eta_formatted} · {failures} failed · {last}';
+const BAR_FORMAT = '{bar} {value}/~{total} trials · {decided} decided · ETA {remaining} · ×{limit} · {failures} failed · {last}';
 
 /** How wide the bar line is without the last trial's text (an ETA is at most 6 characters, e.g. "1h02m"). */
 function fixedWidth(s: ProgressState): number {
@@ -47,7 +80,8 @@ function fixedWidth(s: ProgressState): number {
     .replace('{value}', String(s.done))
     .replace('{total}', String(v.total))
     .replace('{decided}', v.decided)
-    .replace('{eta_formatted}', '000000')
+    .replace('{remaining}', '000000')
+    .replace('{limit}', String(v.limit))
     .replace('{failures}', String(v.failures))
     .replace('{last}', '').length;
 }
@@ -90,6 +124,8 @@ export function createProgress(stream: ProgressStream): Progress {
         bar.setTotal(Math.max(1, s.expectedTotal, s.done));
         bar.update(s.done, { ...barValues(s), last: fit(`${trialName(ref)} ${verdict}`, Math.max(10, width() - fixedWidth(s) - 1)) });
       },
+      // The bar shows the limit; a change's reason stays in run.json's trace.
+      note: () => {},
       stop: () => bar.stop(),
     };
   }
@@ -97,8 +133,9 @@ export function createProgress(stream: ProgressStream): Progress {
     start: (s) => stream.write(startLine(s)),
     trialDone: (ref, verdict, wallMs, s) =>
       stream.write(
-        `[${s.done}/~${Math.max(s.expectedTotal, s.done)} · ${s.decided}/${s.cases} decided] ${trialName(ref)}: ${fit(verdict, 160)} · ${wallMs} ms · ${s.failures} failed so far\n`,
+        `[${s.done}/~${Math.max(s.expectedTotal, s.done)} · ${s.decided}/${s.cases} decided] ${trialName(ref)}: ${fit(verdict, 160)} · ${wallMs} ms · ${s.failures} failed so far${paceText(s)}\n`,
       ),
+    note: (text) => stream.write(`${text}\n`),
     stop: () => {},
   };
 }

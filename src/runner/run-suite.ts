@@ -1,5 +1,8 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Case } from '../load/cases.js';
 import type { TrialScheduler } from '../trials/schedule.js';
+import { costProjection, etaSeconds } from './eta.js';
+import { fixedPace, type Pace } from './pace.js';
 import type { Progress, ProgressState } from './progress.js';
 import { runTrial, type TrialContext, type TrialRecord } from './trial.js';
 
@@ -29,6 +32,8 @@ export async function runSuite(
   judge: (r: TrialRecord) => TrialJudgement,
   /** Trials counted as done without running here (a resumed run's stored ones, replayed by the scheduler). */
   replayed: () => number = () => 0,
+  /** How many trials run at once: the config's number, or adaptive (`concurrency: auto`). */
+  pace: Pace = fixedPace(typeof ctx.config.concurrency === 'number' ? ctx.config.concurrency : 2),
 ): Promise<SuiteRun> {
   const byId = new Map(cases.map((c) => [c.id, c]));
   const records: TrialRecord[] = [];
@@ -37,20 +42,43 @@ export async function runSuite(
   const failed = new AbortController();
   const trialCtx: TrialContext = { ...ctx, signal: AbortSignal.any([ctx.signal, failed.signal]) };
   let firstError: { error: unknown } | undefined;
-  const state = (): ProgressState => ({
-    done: records.length + replayed(),
-    expectedTotal: scheduler.expectedTotal(),
-    plannedTotal: scheduler.plannedTotal(),
-    ...scheduler.casesDecided(),
-    failures,
-  });
+  const started = Date.now();
+  const wallTimes: number[] = [];
+  let spentUsd: number | undefined;
+  const state = (): ProgressState => {
+    const done = records.length + replayed();
+    const remainingTrials = Math.max(0, scheduler.expectedTotal() - done);
+    const eta = etaSeconds({
+      finishedWallMs: wallTimes,
+      remainingTrials,
+      limit: pace.meanLimit(),
+      elapsedMs: Date.now() - started,
+      finished: records.length,
+    });
+    const cost = spentUsd === undefined ? undefined : costProjection({ spentUsd, finished: records.length, remainingTrials });
+    return {
+      done,
+      expectedTotal: scheduler.expectedTotal(),
+      plannedTotal: scheduler.plannedTotal(),
+      ...scheduler.casesDecided(),
+      failures,
+      limit: pace.current(),
+      ...(eta !== undefined ? { etaSeconds: eta } : {}),
+      ...(cost ? { cost } : {}),
+    };
+  };
   progress.start(state());
 
   const start = () => {
     const ref = scheduler.next();
     if (!ref) return false;
     const p = runTrial(trialCtx, byId.get(ref.caseId)!, ref).then((r) => {
+      // Counted in flight while its evidence is read: the limit grows only when the pool is used.
+      for (const change of pace.trialDone(r, running.size)) progress.note(`concurrency ${change.from} → ${change.to}: ${change.why}`);
       records.push(r);
+      wallTimes.push(r.meta.wallMs);
+      const cost = r.transcript.events.find((e) => e.kind === 'result')?.costUsd;
+      if (cost !== undefined) spentUsd = (spentUsd ?? 0) + cost;
       const { passed, verdict } = judge(r);
       if (passed === false && ref.arm === 'skill') failures++;
       scheduler.finished(ref, passed ?? undefined);
@@ -68,11 +96,14 @@ export async function runSuite(
 
   try {
     for (;;) {
-      while (!trialCtx.signal.aborted && running.size < ctx.config.concurrency && start()) {
+      const wait = pace.startsAfter() - Date.now();
+      while (wait <= 0 && !trialCtx.signal.aborted && running.size < pace.current() && start()) {
         /* fill the pool */
       }
-      if (running.size === 0) break;
-      await Promise.race(running);
+      if (running.size === 0 && (wait <= 0 || trialCtx.signal.aborted || scheduler.exhausted())) break;
+      // A Retry-After holds every start until it passes: a timer wakes the pool then, as a finished trial would.
+      const timer = wait > 0 ? sleep(wait, undefined, { signal: trialCtx.signal }).catch(() => undefined) : undefined;
+      await Promise.race([...running, ...(timer ? [timer] : [])]);
     }
   } finally {
     // Let in-flight trials finish writing (they were killed on abort) before anything else is torn down.

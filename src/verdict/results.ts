@@ -18,6 +18,7 @@ export function runFacts(m: RunManifest, outcomes: readonly TrialOutcome[]): Run
     decision: m.config.decision,
     grading: m.config.grading,
     ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
+    ...(m.concurrency ? { concurrency: m.concurrency } : {}),
   };
 }
 
