@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { codex } from '../src/agents/codex/adapter.js';
+import { gemini } from '../src/agents/gemini/adapter.js';
 import { fixedPace, limitSignal } from '../src/runner/pace.js';
 import type { TrialRecord } from '../src/runner/trial.js';
 import type { ErrorEvent } from '../src/transcript/types.js';
@@ -33,5 +36,64 @@ describe('what a finished trial tells the concurrency limit', () => {
     const pace = fixedPace(3);
     expect(pace.trialDone(record([{ httpStatus: 429 }]), 3)).toEqual([]);
     expect([pace.current(), pace.startsAfter(), pace.meanLimit(), pace.trace.length]).toEqual([3, 0, 3, 0]);
+  });
+});
+
+describe('what each CLI says of the provider while it runs', () => {
+  it.each<[string, typeof claudeCode, string, 'stdout' | 'stderr', unknown]>([
+    [
+      'Claude Code: an api_retry for a 429, with the delay it honours',
+      claudeCode,
+      '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":3000,"error_status":429,"error":"rate_limit"}',
+      'stdout',
+      { kind: 'rate_limited', retryAfterMs: 3000 },
+    ],
+    [
+      'Claude Code: an api_retry for a 529',
+      claudeCode,
+      '{"type":"system","subtype":"api_retry","attempt":1,"max_retries":2,"retry_delay_ms":597,"error_status":529,"error":"overloaded"}',
+      'stdout',
+      { kind: 'overloaded' },
+    ],
+    [
+      'Claude Code: a timeout retry names no status',
+      claudeCode,
+      '{"type":"system","subtype":"api_retry","attempt":1,"retry_delay_ms":500,"error_status":null,"error":"unknown"}',
+      'stdout',
+      undefined,
+    ],
+    [
+      'Claude Code: an assistant line',
+      claudeCode,
+      '{"type":"assistant","message":{"content":[{"type":"text","text":"429"}]}}',
+      'stdout',
+      undefined,
+    ],
+    [
+      'Codex: a reconnect after a 429',
+      codex,
+      '{"type":"error","message":"Reconnecting... 1/5 (exceeded retry limit, last status: 429 Too Many Requests)"}',
+      'stdout',
+      { kind: 'rate_limited' },
+    ],
+    [
+      'Codex: a reconnect after a 503',
+      codex,
+      '{"type":"error","message":"Reconnecting... 2/5 (503 Service Unavailable)"}',
+      'stdout',
+      { kind: 'overloaded' },
+    ],
+    [
+      'Codex: a message that mentions 429',
+      codex,
+      '{"type":"item.completed","item":{"type":"agent_message","text":"HTTP 429 means"}}',
+      'stdout',
+      undefined,
+    ],
+    ['Gemini: a retry on stderr', gemini, 'Attempt 1 failed with status 429. Retrying with backoff...', 'stderr', { kind: 'rate_limited' }],
+    ['Gemini: a 500 on stderr', gemini, 'Attempt 2 failed with status 500. Retrying with backoff...', 'stderr', { kind: 'overloaded' }],
+    ['Gemini: the same words on stdout are the model’s', gemini, 'Attempt 1 failed with status 429.', 'stdout', undefined],
+  ])('%s', (_, adapter, line, from, signal) => {
+    expect(adapter.providerSignal?.(line, from)).toEqual(signal);
   });
 });

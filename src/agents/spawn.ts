@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
-import type { Invocation } from './types.js';
+import type { Invocation, ProviderSignal } from './types.js';
 import type { TrialMeta } from '../run/schema.js';
 import { killGroup } from '../util/process-group.js';
 import { StoreWriteError } from '../run/store.js';
@@ -45,6 +45,8 @@ export async function spawnAgent(
     maxOutputBytes: number;
     /** For a CLI with no turn limit of its own: stop it once more than `max` tool calls have started. */
     toolCallLimit?: { startsToolCall: (line: string) => boolean; max: number };
+    /** Reads each line the CLI prints for what it says of the provider, and passes it on as it comes. */
+    provider?: { read: (line: string, from: 'stdout' | 'stderr') => ProviderSignal | undefined; signal: (s: ProviderSignal) => void };
   },
 ): Promise<TrialMeta> {
   const startedAt = new Date();
@@ -55,7 +57,15 @@ export async function spawnAgent(
   let lastOutputAt = t0;
   let outputTruncated = false;
   let turnLimitHit = false;
-  const countToolCalls = opts.toolCallLimit && toolCallCounter(opts.toolCallLimit.startsToolCall);
+  const countToolCalls = opts.toolCallLimit && lineCounter(opts.toolCallLimit.startsToolCall);
+  const provider = opts.provider;
+  const watch = (from: 'stdout' | 'stderr') =>
+    provider &&
+    lineReader((line) => {
+      const s = provider.read(line, from);
+      if (s) provider.signal(s);
+    });
+  const [watchOut, watchErr] = [watch('stdout'), watch('stderr')];
   let writeError: Error | undefined;
   let stderrTail = '';
   const out = createWriteStream(opts.stdoutFile, { flags: 'w' });
@@ -96,6 +106,7 @@ export async function spawnAgent(
     }
     outputBytes += chunk.length;
     if (chunk.length) out.write(chunk);
+    watchOut?.(chunk);
     if (countToolCalls && !turnLimitHit && countToolCalls(chunk) > opts.toolCallLimit!.max) {
       turnLimitHit = true;
       stop();
@@ -103,6 +114,7 @@ export async function spawnAgent(
   });
   child.stderr?.on('data', (chunk: Buffer) => {
     stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
+    watchErr?.(chunk);
   });
   const deadline = setTimeout(() => {
     timedOut = true;
@@ -149,15 +161,25 @@ export async function spawnAgent(
   };
 }
 
-/** Counts the tool calls started so far in a stream arriving in chunks that may split lines and characters. */
-function toolCallCounter(startsToolCall: (line: string) => boolean): (chunk: Buffer) => number {
+/** Calls `onLine` with each whole line of a stream arriving in chunks that may split lines and characters. */
+function lineReader(onLine: (line: string) => void): (chunk: Buffer) => void {
   const decoder = new StringDecoder('utf8');
   let partial = '';
-  let count = 0;
   return (chunk) => {
     const lines = (partial + decoder.write(chunk)).split('\n');
     partial = lines.pop() ?? '';
-    for (const line of lines) if (startsToolCall(line)) count++;
+    for (const line of lines) onLine(line);
+  };
+}
+
+/** Counts the lines that `counts` so far. */
+function lineCounter(counts: (line: string) => boolean): (chunk: Buffer) => number {
+  let count = 0;
+  const read = lineReader((line) => {
+    if (counts(line)) count++;
+  });
+  return (chunk) => {
+    read(chunk);
     return count;
   };
 }

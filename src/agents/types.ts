@@ -97,6 +97,12 @@ export interface AgentAdapter {
   /** For a CLI with no turn limit of its own: whether a line of its stdout starts a tool call (the harness counts). */
   startsToolCall?(line: string): boolean;
   /**
+   * What a line the CLI prints while it runs says of the provider: an HTTP 429 it is retrying (with the delay it
+   * will wait, where it says), or a 529/5xx. Read as the trial runs, so the concurrency limit reacts before the CLI
+   * burns its own retries.
+   */
+  providerSignal?(line: string, from: 'stdout' | 'stderr'): ProviderSignal | undefined;
+  /**
    * The raw stream (its text, or its lines as they are read) → the canonical transcript, reading the trial's
    * evidence and exit code where the stream alone does not say enough.
    */
@@ -107,4 +113,10 @@ export interface AgentAdapter {
   resolveBinary(override?: string): string;
   /** The version the binary says it is (what a resumed run must match), or undefined when it will not say. */
   cliVersion(binary: string): Promise<string | undefined>;
+}
+
+/** A CLI's report, while it runs, that the provider refused a request. */
+export interface ProviderSignal {
+  kind: 'rate_limited' | 'overloaded';
+  retryAfterMs?: number;
 }

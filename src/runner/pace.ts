@@ -1,5 +1,6 @@
 import { availableParallelism, cpus, freemem } from 'node:os';
 import { AdaptiveLimit, machineLimit, type LimitChange, type LimitSignal } from './adaptive-limit.js';
+import type { ProviderSignal } from '../agents/types.js';
 import type { TrialRecord } from './trial.js';
 
 /**
@@ -13,13 +14,23 @@ export interface Pace {
   startsAfter(): number;
   /** A finished trial's evidence; `inFlight` counts it. Returns the changes of the limit it made. */
   trialDone(r: TrialRecord, inFlight: number): LimitChange[];
+  /** What a running trial's CLI just said of the provider (a 429 it is retrying). */
+  providerSaid(s: ProviderSignal, inFlight: number): LimitChange[];
   /** The limit's time average over the last two minutes, for the ETA. */
   meanLimit(): number;
   readonly trace: readonly LimitChange[];
 }
 
 export function fixedPace(n: number): Pace {
-  return { mode: 'fixed', current: () => n, startsAfter: () => 0, trialDone: () => [], meanLimit: () => n, trace: [] };
+  return {
+    mode: 'fixed',
+    current: () => n,
+    startsAfter: () => 0,
+    trialDone: () => [],
+    providerSaid: () => [],
+    meanLimit: () => n,
+    trace: [],
+  };
 }
 
 /** What a finished trial says of the provider: a 429 it met, a 529 or 5xx, or a normal finish. */
@@ -62,6 +73,13 @@ export function adaptivePace(now: () => number = Date.now): Pace {
     startsAfter: () => limit.startsAfter(),
     meanLimit: () => limit.meanLimit(now(), Math.min(now() - startedAt, 120_000)),
     trace: limit.trace,
+    providerSaid(s, inFlight) {
+      const change = limit.observe(
+        { kind: s.kind, at: now(), ...(s.retryAfterMs !== undefined ? { retryAfterMs: s.retryAfterMs } : {}) },
+        inFlight,
+      );
+      return change ? [change] : [];
+    },
     trialDone(r, inFlight) {
       const at = now();
       const changes: LimitChange[] = [];

@@ -40,7 +40,13 @@ export async function runSuite(
   const running = new Set<Promise<void>>();
   let failures = 0;
   const failed = new AbortController();
-  const trialCtx: TrialContext = { ...ctx, signal: AbortSignal.any([ctx.signal, failed.signal]) };
+  const trialCtx: TrialContext = {
+    ...ctx,
+    signal: AbortSignal.any([ctx.signal, failed.signal]),
+    onProviderSignal: (s) => {
+      for (const change of pace.providerSaid(s, running.size)) progress.note(`concurrency ${change.from} → ${change.to}: ${change.why}`);
+    },
+  };
   let firstError: { error: unknown } | undefined;
   const started = Date.now();
   const wallTimes: number[] = [];

@@ -1,6 +1,6 @@
 import { fileLines } from '../util/file-lines.js';
 import { spawnAgent } from '../agents/spawn.js';
-import type { AgentAdapter, InvocationRequest } from '../agents/types.js';
+import type { AgentAdapter, InvocationRequest, ProviderSignal } from '../agents/types.js';
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
 import type { Arm, Config } from '../run/config-schema.js';
@@ -23,6 +23,8 @@ export interface TrialContext {
   keepWorkspaces: boolean;
   workspaces: WorkspacePool;
   signal: AbortSignal;
+  /** What a CLI says of the provider while its trial runs (a 429 it is retrying), for the concurrency limit. */
+  onProviderSignal?: (s: ProviderSignal) => void;
   /** What the CLI lists in each arm, measured once before any trial, for a CLI whose trials do not record it. */
   armListings?: Partial<Record<Arm, ShownEvidence>>;
 }
@@ -103,6 +105,9 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         stdoutFile: files.partial,
         maxOutputBytes: Math.round(ctx.config.maxOutputMB * 1024 * 1024),
         ...(ctx.adapter.startsToolCall ? { toolCallLimit: { startsToolCall: ctx.adapter.startsToolCall, max: ctx.config.maxTurns } } : {}),
+        ...(ctx.adapter.providerSignal && ctx.onProviderSignal
+          ? { provider: { read: ctx.adapter.providerSignal, signal: ctx.onProviderSignal } }
+          : {}),
       });
       // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial.
       const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);

@@ -6,6 +6,7 @@ import { installedFile, notInstalled, overrideBinary, printedVersion } from '../
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { initListingProblem } from '../init-isolation.js';
 import { parseClaudeStream } from './parse.js';
+import { statusSignal } from '../provider-signals.js';
 
 /** First-party credentials: any one lets a trial reach the real model. */
 const FIRST_PARTY_CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
@@ -137,6 +138,19 @@ export const claudeCode: AgentAdapter = {
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
   // a 200k-token model), past which skills are listed by name only.
   skillListing: { cli: 'Claude Code', descriptionCap: 1536, budgetChars: 8000 },
+  // Each retry of a failed API call is an `api_retry` event naming the status and the delay it will wait (which
+  // honours Retry-After).
+  providerSignal(line, from) {
+    if (from !== 'stdout' || !line.includes('"api_retry"')) return undefined;
+    try {
+      const e = JSON.parse(line) as { subtype?: string; error_status?: number | null; error?: string; retry_delay_ms?: number };
+      if (e.subtype !== 'api_retry') return undefined;
+      const status = e.error_status ?? (e.error === 'rate_limit' ? 429 : e.error === 'overloaded' ? 529 : undefined);
+      return statusSignal(status ?? undefined, e.retry_delay_ms);
+    } catch {
+      return undefined;
+    }
+  },
   // Claude Code refuses a model's call to a skill whose frontmatter sets disable-model-invocation.
   refusalFixes: { invalid: (asked) => `the model may not call ${asked}: remove disable-model-invocation from its SKILL.md frontmatter` },
   grading: {

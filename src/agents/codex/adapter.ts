@@ -12,6 +12,7 @@ import { codexConfig, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
 import { plantNonces } from './nonce.js';
 import { parseCodexStream, SHELL_TOOL, SKILLS_FOLDER } from './parse.js';
 import { readSessionEvidence } from './session.js';
+import { statusIn, statusSignal } from '../provider-signals.js';
 
 const PINNED_PACKAGE = '@openai/codex';
 
@@ -114,6 +115,8 @@ export const codex: AgentAdapter = {
 
   // Codex has no turn limit: the harness counts the commands it starts and stops it past the limit.
   startsToolCall: (line) => line.includes('"item.started"'),
+  // Its reconnects are `error` events on stdout naming the status: `Reconnecting... 1/5 (… 429 Too Many Requests …)`.
+  providerSignal: (line, from) => (from === 'stdout' && line.includes('"type":"error"') ? statusSignal(statusIn(line)) : undefined),
 
   async lockdownProblem(binary, scratch, callerEnv) {
     // Codex's sandbox needs kernel features a container may lack; then it may run commands unconfined. Measured

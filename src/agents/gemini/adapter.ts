@@ -12,6 +12,7 @@ import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
 import { builtinSkills, geminiPolicy, geminiSettings } from './settings.js';
+import { statusIn, statusSignal } from '../provider-signals.js';
 
 const PINNED_PACKAGE = '@google/gemini-cli';
 
@@ -126,6 +127,8 @@ export const gemini: AgentAdapter = {
   // The pinned CLI lists every enabled skill with its whole description (skillLoader.ts, renderAgentSkills in its
   // bundle): no cap and no budget of its own.
   skillListing: { cli: 'Gemini CLI', descriptionCap: Number.POSITIVE_INFINITY, budgetChars: Number.POSITIVE_INFINITY },
+  // It retries silently on stdout; stderr says `Attempt N failed with status 429. Retrying with backoff...`.
+  providerSignal: (line, from) => (from === 'stderr' && /failed with status/.test(line) ? statusSignal(statusIn(line)) : undefined),
   grading: {
     // The skill tool takes only a name from its list, exactly as listed.
     skillName: (requested) => requested.trim(),
