@@ -8,6 +8,7 @@ import { benchCanary, printCanary } from './canary.mjs';
 import { benchBaselineCanary, printBaselineCanary } from './baseline-canary.mjs';
 import { benchTune, printTune } from './tune.mjs';
 import { benchConcurrency, printConcurrency } from './concurrency.mjs';
+import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.mjs';
 
 printSequential(benchSequential());
 printCompare(benchCompare());
@@ -15,6 +16,7 @@ printCanary(benchCanary());
 printBaselineCanary(benchBaselineCanary());
 printTune(benchTune());
 printConcurrency(benchConcurrency());
+printConcurrencyReal(await benchConcurrencyReal());
 printRegrade(await benchRegrade());
 printOverhead(await benchOverhead());
 printDemo(await benchDemo());

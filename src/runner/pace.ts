@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { availableParallelism, cpus, freemem } from 'node:os';
 import { AdaptiveLimit, machineLimit, type LimitChange, type LimitSignal } from './adaptive-limit.js';
 import type { ProviderSignal } from '../agents/types.js';
@@ -48,9 +49,19 @@ export function limitSignal(r: TrialRecord, at: number): LimitSignal {
  */
 const TRIAL_MEMORY_BYTES = 512 * 1024 * 1024;
 
-/** CPU seconds the whole machine spent so far (every core, every process): the load the trials put on it shows here. */
-function busyMs(): number {
-  return cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+/**
+ * CPU milliseconds this process's finished children used (every trial's CLI, waited for, with the processes it waited
+ * for): Linux's `cutime + cstime` in /proc/self/stat, at its 100 ticks a second. Other load on a shared machine is not
+ * counted. Elsewhere, the whole machine's busy time stands in.
+ */
+function childrenCpuMs(): number {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[13]) + Number(fields[14])) * 10;
+  } catch {
+    return cpus().reduce((sum, c) => sum + c.times.user + c.times.nice + c.times.sys + c.times.irq, 0);
+  }
 }
 
 /**
@@ -65,7 +76,7 @@ export function adaptivePace(now: () => number = Date.now): Pace {
     min: 1,
     max: machineLimit({ cores, freeMemBytes: freemem(), trialMemBytes: TRIAL_MEMORY_BYTES, cpuShare: 1 / 16 }),
   });
-  const firstWave = { busyAt: busyMs(), wallMs: 0, trials: 0, measured: false };
+  const firstWave = { busyAt: childrenCpuMs(), wallMs: 0, trials: 0, measured: false };
   const startedAt = now();
   return {
     mode: 'auto',
@@ -87,7 +98,7 @@ export function adaptivePace(now: () => number = Date.now): Pace {
         firstWave.wallMs += r.meta.wallMs;
         if (++firstWave.trials >= cores) {
           firstWave.measured = true;
-          const cpuShare = Math.max(0.01, (busyMs() - firstWave.busyAt) / Math.max(1, firstWave.wallMs));
+          const cpuShare = Math.max(0.01, (childrenCpuMs() - firstWave.busyAt) / Math.max(1, firstWave.wallMs));
           const capped = limit.setMax(machineLimit({ cores, freeMemBytes: freemem(), trialMemBytes: TRIAL_MEMORY_BYTES, cpuShare }), at);
           if (capped) changes.push(capped);
         }

@@ -1,0 +1,92 @@
+// bench/concurrency-real: `concurrency: auto` through the real Codex CLI against skillprobe's simulator acting as a
+// provider with limits (latency, a cap of concurrent requests answered 429 with Retry-After), beside fixed limits, in
+// one run. A spot check of the integrated runner; bench/concurrency sweeps every fixed limit on a virtual clock.
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { measure } from './lib.mjs';
+
+const ROOT = new URL('..', import.meta.url).pathname;
+const CASES = 8;
+const TRIALS = 4;
+const CAP = 6;
+const LIMITS = [2, 6, 12, 'auto'];
+
+function project() {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-bench-conc-'));
+  mkdirSync(join(dir, 'skills/alpha'), { recursive: true });
+  mkdirSync(join(dir, 'cases'));
+  writeFileSync(join(dir, 'skills/alpha/SKILL.md'), '---\nname: alpha\ndescription: Handle alpha records.\n---\n# alpha\n');
+  const cases = Array.from(
+    { length: CASES },
+    (_, i) => `- id: c${i}\n  prompt: "question ${i} about the weather"\n  expect: { skill: none }\n`,
+  );
+  writeFileSync(join(dir, 'cases/main.yaml'), cases.join(''));
+  writeFileSync(
+    join(dir, 'sim.yaml'),
+    `seed: 5\nprovider:\n  concurrency: ${CAP}\n  retryAfterSeconds: 1\n  latency: { medianMs: 2500, p95Ms: 6000 }\n`,
+  );
+  writeFileSync(join(dir, 'skillprobe.config.yaml'), 'agent: codex\nmodel: sim-model\nretries:\n  cli: 3\n');
+  return dir;
+}
+
+export async function benchConcurrencyReal() {
+  const rows = [];
+  for (const limit of LIMITS) {
+    const dir = project();
+    try {
+      const r = await measure(
+        'node',
+        [
+          join(ROOT, 'dist/cli.js'),
+          'run',
+          '--sim',
+          'sim.yaml',
+          '--trials',
+          String(TRIALS),
+          '--arms',
+          'skill',
+          '-j',
+          String(limit),
+          '--transcripts',
+          'runs',
+          '--no-gate',
+        ],
+        { cwd: dir, env: { PATH: process.env.PATH, HOME: mkdtempSync(join(tmpdir(), 'sp-bench-home-')) } },
+      );
+      const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]);
+      const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8'));
+      const refused = (r.stderr.match(/concurrency \d+ → \d+: HTTP 429/g) ?? []).length;
+      rows.push({
+        limit,
+        seconds: r.ms / 1000,
+        exit: r.code,
+        trials: results.outcomes.length,
+        scored: results.outcomes.filter((o) => o.passed !== null).length,
+        notOk: results.outcomes.filter((o) => o.status !== 'ok').length,
+        cuts: refused,
+        trace: results.run.concurrency?.trace ?? [],
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+  return rows;
+}
+
+export function printConcurrencyReal(rows) {
+  console.log(
+    `\nbench/concurrency-real · ${CASES} cases × ${TRIALS} trials through the real Codex CLI; SIMULATOR as a provider: latency median 2.5 s, p95 6 s, cap ${CAP} concurrent requests (429, Retry-After 1 s)`,
+  );
+  const fixed = rows.filter((r) => r.limit !== 'auto');
+  const best = Math.min(...fixed.map((r) => r.seconds));
+  const two = rows.find((r) => r.limit === 2)?.seconds ?? Number.NaN;
+  for (const r of rows) {
+    const extra = r.limit === 'auto' ? ` · ${r.trace.length} changes, limits ${[...new Set(r.trace.map((c) => c.to))].join('→')}` : '';
+    console.log(
+      `  ${String(r.limit).padEnd(5)} ${r.seconds.toFixed(1).padStart(6)} s · ×${(r.seconds / best).toFixed(2)} the best fixed · ×${(r.seconds / two).toFixed(2)} fixed 2 · ${r.trials} trials, ${r.scored} scored, ${r.notOk} not ok · exit ${r.exit}${extra}`,
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) printConcurrencyReal(await benchConcurrencyReal());
