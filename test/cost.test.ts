@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { agentNotes } from '../src/commands/reports.js';
 import { costBreakdown } from '../src/report/cost.js';
 import { REPORTERS } from '../src/report/registry.js';
+import { tokenCount } from '../src/report/wording.js';
+import { tokenTotals } from '../src/verdict/results.js';
 import { syntheticRun } from './run-fixtures.js';
 
 // a: 18 of 20 pass (INCONCLUSIVE at p0 0.9 with 20 fixed trials), b: 2 of 10 (FAIL), c: 30 of 30 (PASS); each trial $0.01, 500 ms.
@@ -77,5 +79,63 @@ describe('cost: what the numbers are', () => {
   ])("%s says a simulated run's dollars are simulated, and a real run's are not", (_, costOf) => {
     expect(costOf(sim).replace(/\s+/g, ' ')).toContain(SAYS);
     expect(costOf(input)).not.toMatch(/simulat/i);
+  });
+});
+
+describe('cache: how much input the prompt cache served', () => {
+  // Every trial: 20k input tokens, 16k of them cached, 1k written to the cache, 500 out; the last 10 trials report none.
+  const used = { input: 20_000, cached: 16_000, cacheWrite: 1_000, output: 500 };
+  const outcomes = run.results.outcomes.map((o, i) => (i < 50 ? { ...o, usage: used } : o));
+  const withTokens = (o: typeof outcomes, over: Partial<typeof run.results.run> = {}) => ({
+    ...input,
+    results: { ...run.results, outcomes: o, run: { ...run.results.run, tokens: tokenTotals(o), ...over } },
+  });
+  const terminal = (i: typeof input) => stripVTControlCharacters(REPORTERS.terminal({ colour: false }).render(i)).replace(/\s*\n\s*/g, ' ');
+  const markdown = (i: typeof input) => REPORTERS.markdown({ colour: false }).render(i);
+
+  it("sums the trials' usage over those that reported it; none reported, none summed", () => {
+    expect(tokenTotals(outcomes)).toEqual({ input: 1_000_000, cached: 800_000, cacheWrite: 50_000, output: 25_000, trials: 50 });
+    expect(tokenTotals(outcomes.map(({ usage: _u, ...o }) => o))).toBeUndefined();
+    const noWrites = outcomes.map((o) => (o.usage ? { ...o, usage: { input: 10, cached: 5, output: 1 } } : o));
+    expect(tokenTotals(noWrites)).not.toHaveProperty('cacheWrite');
+  });
+
+  it('the terminal prints it beside the COST line, and markdown under its header, naming no price', () => {
+    const line =
+      'CACHE · 80% of 1M input tokens in the 50 of 60 trials that reported usage came from the prompt cache ' +
+      "(800k cached, 200k not, 50k of them written to the cache) · the CLI's cost already counts cached input at the provider's lower cache price";
+    expect(terminal(withTokens(outcomes))).toContain(`30 s of trial time ${line} verdict`);
+    expect(markdown(withTokens(outcomes)).split('\n')[4]).toBe(line);
+    expect(terminal(input)).not.toContain('CACHE');
+    expect(markdown(input)).not.toContain('CACHE');
+  });
+
+  it('without a reported cost (Codex, Gemini) the line stands alone and says the CLI reports none; simulated, it says so', () => {
+    const free = outcomes.map(({ costUsd: _c, ...o }) => o);
+    const all = free.map((o) => ({ ...o, usage: { input: 1_000, cached: 250, output: 10 } }));
+    const text = terminal(withTokens(all, { simulated: true, costUsd: undefined }));
+    expect(text).not.toContain('COST');
+    expect(text).toContain(
+      "CACHE · 25% of 60k input tokens came from the simulator's prompt cache (15k cached, 45k not) · the CLI reports no cost: " +
+        'providers bill cached input at a fraction of the input price, per model (see their price lists)',
+    );
+  });
+
+  it('counts tokens in a few characters', () => {
+    expect([950, 9_500, 10_000, 970_400, 1_234_567, 12_345_678].map(tokenCount)).toEqual(['950', '9.5k', '10k', '970k', '1.2M', '12M']);
+  });
+});
+
+describe('usage in the run folder', () => {
+  it('results.json keeps each trial’s usage and the run’s sum; results written before it read without them', async () => {
+    const { resultsSchema } = await import('../src/run/schema.js');
+    const outcomes = run.results.outcomes.map((o) => ({ ...o, usage: { input: 100, cached: 80, output: 5 } }));
+    const stored = JSON.parse(JSON.stringify({ ...run.results, outcomes, run: { ...run.results.run, tokens: tokenTotals(outcomes) } }));
+    const read = resultsSchema.parse(stored);
+    expect(read.outcomes[0]!.usage).toEqual({ input: 100, cached: 80, output: 5 });
+    expect(read.run.tokens).toEqual({ input: 6000, cached: 4800, output: 300, trials: 60 });
+    const old = resultsSchema.parse(JSON.parse(JSON.stringify(run.results)));
+    expect(old.run.tokens).toBeUndefined();
+    expect(old.outcomes.every((o) => o.usage === undefined)).toBe(true);
   });
 });

@@ -54,6 +54,41 @@ describe('Claude Code stream parser on every shared sample', () => {
     expect(of(t, 'error').length).toBe(errors);
   });
 
+  // The result's usage, summed over the session's model calls: [file, input (all), cached, cache writes, output].
+  const usageRows: [string, number, number, number, number][] = [
+    ['text.jsonl', 100, 0, 0, 20],
+    ['skill.jsonl', 200, 0, 0, 40],
+    ['loop.jsonl', 300, 0, 0, 60],
+    ['err429-r0.jsonl', 0, 0, 0, 0],
+    ['sse-error-with-bad-fallback.jsonl', 400, 0, 0, 4],
+  ];
+
+  it.each(usageRows)('%s → usage of %i input tokens (%i cached, %i written), %i output', (f, input, cached, write, output) => {
+    expect(of(sample(f), 'result')[0]!.usage).toEqual({
+      inputTokens: input,
+      cachedInputTokens: cached,
+      cacheWriteTokens: write,
+      outputTokens: output,
+    });
+  });
+
+  it('adds both cache counts to input_tokens: Anthropic counts only the uncached rest there', () => {
+    const raw = readFileSync(join(SAMPLES, 'skill.jsonl'), 'utf8').replace(
+      '"usage":{"input_tokens":200,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,',
+      '"usage":{"input_tokens":12,"cache_creation_input_tokens":300,"cache_read_input_tokens":9000,',
+    );
+    expect(of(parseClaudeStream(raw), 'result')[0]!.usage).toEqual({
+      inputTokens: 9312,
+      cachedInputTokens: 9000,
+      cacheWriteTokens: 300,
+      outputTokens: 40,
+    });
+  });
+
+  it('a stream cut before its result says nothing of usage', () => {
+    expect(sample('stall-kill.jsonl').events.some((e) => e.kind === 'result' && e.usage !== undefined)).toBe(false);
+  });
+
   it('marks the injected skill body as harness text, never assistant text', () => {
     const t = sample('skill.jsonl');
     const body = t.events.find((e) => e.kind === 'text' && e.text.startsWith('Base directory for this skill:'));

@@ -88,6 +88,41 @@ describe('the Codex stream parser', () => {
     expect(status(t, meta())).toBe('ok');
   });
 
+  it('the turn’s usage is the result’s: all input, its cached part, cache writes, output (recorded: nothing cached)', () => {
+    const t = parse(fixture('codex-events-skill.jsonl'));
+    expect(t.events.at(-1)).toMatchObject({
+      kind: 'result',
+      usage: { inputTokens: 2468, cachedInputTokens: 0, cacheWriteTokens: 0, outputTokens: 112 },
+    });
+  });
+
+  it('usage adds up over turns, each result carrying the sum so far; a failed turn reports none of its own', () => {
+    const turn = (input: number, cached: number, output: number) => ({
+      type: 'turn.completed',
+      usage: { input_tokens: input, cached_input_tokens: cached, output_tokens: output, reasoning_output_tokens: 0 },
+    });
+    const t = parse(
+      stream(
+        ...START,
+        turn(5000, 0, 100),
+        { type: 'turn.started' },
+        turn(5200, 4800, 50),
+        { type: 'turn.started' },
+        {
+          type: 'turn.failed',
+          error: { message: 'unexpected status 500' },
+        },
+      ),
+    );
+    const results = t.events.filter((e) => e.kind === 'result');
+    expect(results.map((r) => (r.kind === 'result' ? r.usage : undefined))).toEqual([
+      { inputTokens: 5000, cachedInputTokens: 0, outputTokens: 100 },
+      { inputTokens: 10200, cachedInputTokens: 4800, outputTokens: 150 },
+      { inputTokens: 10200, cachedInputTokens: 4800, outputTokens: 150 },
+    ]);
+    expect(parse(stream(...START, { type: 'turn.completed' })).events.at(-1)).not.toHaveProperty('usage');
+  });
+
   it('without the secret in the output, the same read is no skill call (the path alone proves nothing)', () => {
     const t = parse(
       fixture('codex-events-skill.jsonl'),

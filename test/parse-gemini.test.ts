@@ -76,10 +76,26 @@ describe('Gemini stream parser on the recorded streams', () => {
       },
     ]);
     expect(of(t, 'tool_result')[0]).toMatchObject({ isError: false, text: expect.stringContaining('Skill **mock-skill** activated.') });
-    expect(of(t, 'result')).toEqual([{ kind: 'result', source: 'system', status: 'success', durationMs: 92 }]);
+    expect(of(t, 'result')).toEqual([
+      {
+        kind: 'result',
+        source: 'system',
+        status: 'success',
+        durationMs: 92,
+        usage: { inputTokens: 2000, cachedInputTokens: 0, outputTokens: 40 },
+      },
+    ]);
     expect(of(t, 'error')).toEqual([]);
     expect(of(t, 'other')).toEqual([{ kind: 'other', source: 'harness', type: 'message/user' }]);
     expect(statusOf(t, meta(0))).toBe('ok');
+  });
+
+  it('the result’s stats are the usage: input_tokens is all input, cached its cached part; no cache writes are said', () => {
+    const raw = read('gemini-events-skill.jsonl').replace(
+      '"stats":{"total_tokens":2040,"input_tokens":2000,"output_tokens":40,"cached":0,"input":2000,',
+      '"stats":{"total_tokens":2040,"input_tokens":2000,"output_tokens":40,"cached":1500,"input":500,',
+    );
+    expect(of(parse(raw), 'result')[0]!.usage).toEqual({ inputTokens: 2000, cachedInputTokens: 1500, outputTokens: 40 });
   });
 
   it('a read_file of a SKILL.md is a read, not a skill call', () => {

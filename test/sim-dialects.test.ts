@@ -653,6 +653,8 @@ const reply = (
   model: 'm1',
   blocks,
   inputTokens: 100,
+  cachedTokens: 0,
+  cacheWriteTokens: 0,
   skillFiles,
   tools,
 });
@@ -1085,19 +1087,22 @@ describe('simulator over HTTP, every wire', () => {
 });
 
 describe('Claude Code’s wire is unchanged', () => {
-  /** What the simulator answered before it spoke other dialects, for the same request. */
+  /**
+   * What the simulator answered before it spoke other dialects, for the same request; but the usage, now with the prompt
+   * cache: the first request writes its tools and messages (70 of its 79 tokens), the next two, the same request, read them.
+   */
   const BEFORE = [
     [
       'fires',
-      `{"id":"msg_sim_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"I'll use the atl-jira skill for this."},{"type":"tool_use","id":"toolu_sim_1_1","name":"Skill","input":{"skill":"atl-jira","args":"create-issue --project OPS"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":79,"output_tokens":24,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`,
+      `{"id":"msg_sim_1","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"I'll use the atl-jira skill for this."},{"type":"tool_use","id":"toolu_sim_1_1","name":"Skill","input":{"skill":"atl-jira","args":"create-issue --project OPS"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":24,"cache_creation_input_tokens":70,"cache_read_input_tokens":0}}`,
     ],
     [
       'reads',
-      `{"id":"msg_sim_2","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Let me read the atl-jira instructions first."},{"type":"tool_use","id":"toolu_sim_2_1","name":"Read","input":{"file_path":".claude/skills/atl-jira/SKILL.md"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":79,"output_tokens":23,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`,
+      `{"id":"msg_sim_2","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Let me read the atl-jira instructions first."},{"type":"tool_use","id":"toolu_sim_2_1","name":"Read","input":{"file_path":".claude/skills/atl-jira/SKILL.md"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":23,"cache_creation_input_tokens":0,"cache_read_input_tokens":70}}`,
     ],
     [
       'loops',
-      `{"id":"msg_sim_3","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Searching, step 1."},{"type":"tool_use","id":"toolu_sim_3_1","name":"Glob","input":{"pattern":"**/*step0*"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":79,"output_tokens":11,"cache_creation_input_tokens":0,"cache_read_input_tokens":0}}`,
+      `{"id":"msg_sim_3","type":"message","role":"assistant","model":"m","content":[{"type":"text","text":"Searching, step 1."},{"type":"tool_use","id":"toolu_sim_3_1","name":"Glob","input":{"pattern":"**/*step0*"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":9,"output_tokens":11,"cache_creation_input_tokens":0,"cache_read_input_tokens":70}}`,
     ],
   ];
 
@@ -1139,5 +1144,128 @@ describe('Claude Code’s wire is unchanged', () => {
     } finally {
       await sim.stop();
     }
+  });
+});
+
+describe('the prompt cache', () => {
+  /** A conversation's first request and its second (after the model's call and the tool's answer), per wire. */
+  const tools = Array.from({ length: 40 }, (_, i) => ({ name: `tool_${i}`, description: 'a tool the CLI offers on every request' }));
+  const CONVERSATIONS: [Wire, string, (turn: 1 | 2, prompt: string) => Json][] = [
+    [
+      'anthropic',
+      '/v1/messages',
+      (turn, prompt) => ({
+        model: 'm',
+        tools,
+        system: [{ type: 'text', text: 'You are a CLI.', cache_control: { type: 'ephemeral' } }],
+        messages: [
+          { role: 'user', content: [{ type: 'text', text: prompt, ...(turn === 1 ? { cache_control: { type: 'ephemeral' } } : {}) }] },
+          ...(turn === 2
+            ? [
+                { role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Glob', input: { pattern: '*' } }] },
+                {
+                  role: 'user',
+                  content: [{ type: 'tool_result', tool_use_id: 't1', content: 'a.txt', cache_control: { type: 'ephemeral' } }],
+                },
+              ]
+            : []),
+        ],
+      }),
+    ],
+    [
+      'openai-responses',
+      '/v1/responses',
+      (turn, prompt) => ({
+        model: 'm',
+        instructions: 'You are a CLI.',
+        tools,
+        input: [
+          { type: 'message', role: 'user', content: [{ type: 'input_text', text: prompt }] },
+          ...(turn === 2
+            ? [
+                { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: '{"cmd":"ls"}' },
+                { type: 'function_call_output', call_id: 'c1', output: 'a.txt' },
+              ]
+            : []),
+        ],
+      }),
+    ],
+    [
+      'gemini',
+      '/v1beta/models/m:generateContent',
+      (turn, prompt) => ({
+        systemInstruction: { parts: [{ text: 'You are a CLI.' }] },
+        tools: [{ functionDeclarations: tools }],
+        contents: [
+          { role: 'user', parts: [{ text: prompt }] },
+          ...(turn === 2
+            ? [
+                { role: 'model', parts: [{ functionCall: { name: 'glob', args: { pattern: '*' } } }] },
+                { role: 'user', parts: [{ functionResponse: { name: 'glob', response: { output: 'a.txt' } } }] },
+              ]
+            : []),
+        ],
+      }),
+    ],
+  ];
+
+  /** What a reply says it used, in one shape: all input, cached input, input written to the cache. */
+  function usageOf(wire: Wire, body: Json): { input: number; cached: number; written?: number } {
+    if (wire === 'anthropic') {
+      const u = body.usage as Record<string, number>;
+      const [input, read, write] = [u.input_tokens!, u.cache_read_input_tokens!, u.cache_creation_input_tokens!];
+      return { input: input + read + write, cached: read, written: write };
+    }
+    if (wire === 'openai-responses') {
+      const u = body.usage as { input_tokens: number; input_tokens_details: { cached_tokens: number } };
+      return { input: u.input_tokens, cached: u.input_tokens_details.cached_tokens };
+    }
+    const u = body.usageMetadata as { promptTokenCount: number; cachedContentTokenCount?: number };
+    return { input: u.promptTokenCount, cached: u.cachedContentTokenCount ?? 0 };
+  }
+
+  it.each(CONVERSATIONS)(
+    '%s: the first request writes the shared prefix; later ones, and the next trial, read it',
+    async (wire, path, request) => {
+      const sim = await startSimulator(parseProfile({ seed: 1, rules: [{ case: 'x', do: [{ loop: true }] }] }));
+      const send = async (turn: 1 | 2, prompt: string, key = 'key-1') => {
+        const r = await fetch(`${sim.url}${path}`, {
+          method: 'POST',
+          headers: { 'x-api-key': key, 'x-goog-api-key': key, authorization: `Bearer ${key}` },
+          body: JSON.stringify(request(turn, prompt)),
+        });
+        return usageOf(wire, (await r.json()) as Json);
+      };
+      try {
+        const first = await send(1, 'file a bug');
+        expect(first.cached).toBe(0);
+        if (wire === 'anthropic') expect(first.written).toBeGreaterThan(0);
+        const second = await send(2, 'file a bug');
+        // Tools, system prompt and the prompt: all but the tool's answer, which is new.
+        expect(second.cached).toBeGreaterThan(first.cached);
+        expect(second.cached).toBeGreaterThanOrEqual(Math.ceil(JSON.stringify(tools).length / 4));
+        expect(second.cached).toBeLessThan(second.input);
+        if (wire === 'anthropic') expect(second.written).toBeGreaterThan(0);
+        // The next trial of the case: the same prefix, read from its first request on.
+        const again = await send(1, 'file a bug');
+        expect(again.cached).toBeGreaterThan(0);
+        expect(again.cached).toBeLessThan(again.input);
+        if (wire === 'anthropic') expect(again.written).toBe(0);
+        // Another credential has a cache of its own.
+        expect((await send(1, 'file a bug', 'key-2')).cached).toBe(0);
+      } finally {
+        await sim.stop();
+      }
+    },
+  );
+
+  it('keeps a bounded number of prefixes, the oldest going first', async () => {
+    const { PromptCache } = await import('../src/sim/prompt-cache.js');
+    const cache = new PromptCache(2);
+    expect(cache.use('k', ['a', 'b'], 100)).toEqual({ cached: 0, written: 2 });
+    expect(cache.use('k', ['a', 'b'], 100)).toEqual({ cached: 2, written: 0 });
+    cache.use('k', ['c'], 100);
+    cache.use('k', ['d'], 100);
+    expect(cache.use('k', ['a'], 100).cached).toBe(0);
   });
 });

@@ -18,6 +18,7 @@ import {
   type GradableCase,
   type TrialMeta,
   type TrialOutcome,
+  type TrialUsage,
 } from '../run/schema.js';
 
 export interface GradeOptions {
@@ -45,6 +46,20 @@ function behaviourFlags(t: Transcript): TrialOutcome['flags'] {
 function costOf(t: Transcript): { costUsd?: number } {
   const result = t.events.find((e): e is ResultEvent => e.kind === 'result');
   return result?.costUsd !== undefined ? { costUsd: result.costUsd } : {};
+}
+
+/** What the CLI says the trial's model calls used, when it says: its last result carries the session's sum. */
+function usageOf(t: Transcript): { usage?: TrialUsage } {
+  const u = t.events.filter((e): e is ResultEvent => e.kind === 'result' && e.usage !== undefined).at(-1)?.usage;
+  if (!u) return {};
+  return {
+    usage: {
+      input: u.inputTokens,
+      cached: u.cachedInputTokens,
+      ...(u.cacheWriteTokens !== undefined ? { cacheWrite: u.cacheWriteTokens } : {}),
+      output: u.outputTokens,
+    },
+  };
 }
 
 function column(counted: Firing[]): string {
@@ -82,6 +97,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     wallMs: meta.wallMs,
     attempt: meta.attempt,
     ...costOf(t),
+    ...usageOf(t),
   };
 
   // In the ablation arm the expected skill cannot be installed: if it loaded, or a read of its files returned them,

@@ -25,6 +25,7 @@ import {
   rateText,
   signedDifference,
   SIMULATED_COST,
+  cacheText,
   SIMULATED_NOTE,
   simulatorText,
   trialsUsed,
@@ -118,6 +119,8 @@ function header({ results, manifest }: ReportInput): string[] {
     '',
     `**${verdictCounts(results.verdicts)}** · exit code ${results.exitCode} · ${plural(manifest.trials.finished, 'trial')} run${cost}`,
   );
+  const cache = cacheText({ ...run, trials: results.outcomes.length });
+  if (cache) lines.push('', inline(cache));
   return lines;
 }
 

@@ -22,6 +22,7 @@ import {
   rateNotes,
   signedDifference,
   SIMULATED_COST,
+  cacheText,
   SIMULATED_NOTE,
   simulatorText,
   trialsUsed,
@@ -290,7 +291,9 @@ function leftOutSection(results: Results, c: Colors): string[] {
 /** Money and trial time, when the CLI reported costs: in all, per verdict, and the costliest cases with their verdicts. */
 function costSection(results: Results, c: Colors): string[] {
   const cost = costBreakdown(results);
-  if (cost.total.costUsd === undefined) return [];
+  const cache = cacheText({ ...results.run, trials: cost.total.trials });
+  const cacheLine = cache ? [paragraph(c.bold(cache))] : [];
+  if (cost.total.costUsd === undefined) return cacheLine;
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const byVerdict = cost.byVerdict.map((v) => [v.verdict, String(v.trials), usd(v.costUsd), secs(v.wallMs)]);
   const costliest = [...cost.byCase].sort((a, b) => (b.costUsd ?? 0) - (a.costUsd ?? 0)).slice(0, 5);
@@ -300,6 +303,7 @@ function costSection(results: Results, c: Colors): string[] {
         `COST · ${usd(cost.total.costUsd)} reported by the CLI for ${plural(cost.total.trials, 'trial')} · ${secs(cost.total.wallMs)} of trial time`,
       ),
     ),
+    ...cacheLine,
     ...(results.run.simulated ? [paragraph(c.magenta(SIMULATED_COST))] : []),
     fit([['verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...byVerdict], ['l', 'r', 'r', 'r']),
     fit(

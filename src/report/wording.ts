@@ -207,6 +207,42 @@ export const simulatedRuns = (c: { base: { simulated: boolean }; candidate: { si
 /** Beside a simulated run's dollars: the CLI prices the token counts the simulator reports, as if a model had answered. */
 export const SIMULATED_COST = "simulated: the CLI priced the simulator's token counts, and no model was paid";
 
+/** A token count in a few characters: 950, 9.5k, 970k, 1.2M. */
+export function tokenCount(n: number): string {
+  if (n < 1000) return String(Math.round(n));
+  if (n < 10_000) return `${(n / 1000).toFixed(1).replace(/\.0$/, '')}k`;
+  if (n < 1_000_000) return `${Math.round(n / 1000)}k`;
+  if (n < 10_000_000) return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
+  return `${Math.round(n / 1_000_000)}M`;
+}
+
+/**
+ * The CACHE line: how much of the run's input the providers' prompt caches served, from the CLIs' own usage reports.
+ * It names no price: cache discounts differ by provider and model, and the CLI's dollars (when it reports any) already
+ * count them. Undefined when no trial reported usage.
+ */
+export function cacheText(run: {
+  tokens?: { input: number; cached: number; cacheWrite?: number; output: number; trials: number };
+  costUsd?: number;
+  simulated: boolean;
+  trials?: number;
+}): string | undefined {
+  const t = run.tokens;
+  if (!t || t.input <= 0) return undefined;
+  const pct = Math.round((100 * t.cached) / t.input);
+  const written = t.cacheWrite ? `, ${tokenCount(t.cacheWrite)} of them written to the cache` : '';
+  const over = run.trials !== undefined && t.trials < run.trials ? ` in the ${t.trials} of ${run.trials} trials that reported usage` : '';
+  const which = run.simulated ? "the simulator's prompt cache" : 'the prompt cache';
+  const cost =
+    run.costUsd === undefined
+      ? 'the CLI reports no cost: providers bill cached input at a fraction of the input price, per model (see their price lists)'
+      : "the CLI's cost already counts cached input at the provider's lower cache price";
+  return (
+    `CACHE · ${pct}% of ${tokenCount(t.input)} input tokens${over} came from ${which} ` +
+    `(${tokenCount(t.cached)} cached, ${tokenCount(t.input - t.cached)} not${written}) · ${cost}`
+  );
+}
+
 export interface CaseFact {
   text: string;
   /** The agent refused a skill call: the skill never loaded, which reports make stand out. */

@@ -340,6 +340,17 @@ export const MULTIPLE = 'multiple';
 /** The confusion-matrix column of a trial where only names outside the family fired. */
 export const OTHER = 'other';
 
+/** The tokens a trial's model calls used, as its CLI reported them; `input` is all input, cached or not. */
+export const trialUsageSchema = z.object({
+  input: z.number(),
+  /** Of `input`, what the provider's prompt cache served. */
+  cached: z.number(),
+  /** Of `input`, what was written to the prompt cache, when the CLI says (Claude Code, Codex). */
+  cacheWrite: z.number().optional(),
+  output: z.number(),
+});
+export type TrialUsage = z.output<typeof trialUsageSchema>;
+
 export const trialOutcomeSchema = z.object({
   caseId: z.string(),
   arm: armSchema,
@@ -362,6 +373,8 @@ export const trialOutcomeSchema = z.object({
   attempt: z.number().int().optional(),
   /** What the CLI says the trial cost, in USD, when it says. */
   costUsd: z.number().optional(),
+  /** The tokens the CLI says the trial used, when it says (absent in folders written before it was kept). */
+  usage: trialUsageSchema.optional(),
 });
 export type TrialOutcome = z.output<typeof trialOutcomeSchema>;
 
@@ -489,6 +502,8 @@ export const runFactsSchema = z.object({
   grading: configSchema.shape.grading.removeDefault(),
   /** Sum of the trials' reported costs, in USD (absent when the CLI reported none). */
   costUsd: z.number().optional(),
+  /** Sum of the trials' reported token usage, over the `trials` that reported it (absent when none did). */
+  tokens: trialUsageSchema.extend({ trials: z.number().int() }).optional(),
   concurrency: runManifestSchema.shape.concurrency,
 });
 export type RunFacts = z.output<typeof runFactsSchema>;

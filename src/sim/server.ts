@@ -6,6 +6,7 @@ import { dialectFor } from './dialects/index.js';
 import { CASE_HEADER, splitTrialPrefix, TRIAL_HEADER } from './identity.js';
 import { decideReply, type TrialIdentity } from './policy.js';
 import type { Profile } from './profile.js';
+import { PromptCache, tokensOf } from './prompt-cache.js';
 import { credentialOf, gate, inFlightTotal, newProviderState, release, type GateDecision, type ProviderState } from './provider.js';
 
 export { CASE_HEADER, simulatorBaseUrl, TRIAL_HEADER } from './identity.js';
@@ -116,6 +117,7 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   let counter = 0;
+  const promptCache = new PromptCache();
 
   const server = createServer(async (req, res) => {
     stats.requests++;
@@ -168,11 +170,16 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
       return;
     }
     const apiRequest = { path, body };
+    const inputTokens = tokensOf(JSON.stringify(body).length);
+    const scope = `${credentialOf((name) => header(req, name), url.searchParams)}\n${dialect.wire}\n${dialect.model(apiRequest)}`;
+    const cache = promptCache.use(scope, dialect.cacheSegments(body), inputTokens);
     const reply: ModelReply = {
       id: replyId,
       model: dialect.model(apiRequest),
       blocks: decided.type === 'message' ? decided.blocks : [],
-      inputTokens: Math.ceil(JSON.stringify(body).length / 4),
+      inputTokens,
+      cachedTokens: cache.cached,
+      cacheWriteTokens: cache.written,
       skillFiles: view.skillFiles,
       tools: view.tools,
     };

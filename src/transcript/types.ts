@@ -90,6 +90,19 @@ export interface ErrorEvent {
 
 export type ResultStatus = 'success' | 'api_error' | 'max_turns' | 'max_budget' | 'execution_error' | 'other_error';
 
+/**
+ * The tokens the CLI says the model used, summed over its model calls. `inputTokens` is ALL input, cached or not
+ * (Anthropic reports the three parts apart, OpenAI and Gemini the total and its cached part: adapters add up to this).
+ */
+export interface TokenUsage {
+  inputTokens: number;
+  /** Of `inputTokens`, those the provider served from its prompt cache. */
+  cachedInputTokens: number;
+  /** Of `inputTokens`, those written to the prompt cache, when the CLI says (Anthropic bills them above the input price). */
+  cacheWriteTokens?: number;
+  outputTokens: number;
+}
+
 export interface ResultEvent {
   kind: 'result';
   source: 'system';
@@ -99,6 +112,8 @@ export interface ResultEvent {
   durationMs?: number;
   /** The CLI's own "final answer" (for Claude Code: only the last text block). Never graded as a plan. */
   finalText?: string;
+  /** What the CLI reports the model calls used; absent when it reports nothing. */
+  usage?: TokenUsage;
   httpStatus?: number;
   message?: string;
 }

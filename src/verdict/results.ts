@@ -1,11 +1,35 @@
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { summarise } from '../stats/summary.js';
-import { RUN_FORMAT_VERSION, type DamagedTrial, type Results, type RunFacts, type RunManifest, type TrialOutcome } from '../run/schema.js';
+import {
+  RUN_FORMAT_VERSION,
+  type DamagedTrial,
+  type Results,
+  type RunFacts,
+  type RunManifest,
+  type TrialOutcome,
+  type TrialUsage,
+} from '../run/schema.js';
 import { EXIT } from '../run/exit-codes.js';
 import { exitCode, fixedVerdicts, sequentialVerdict } from './verdict.js';
 
+/** The trials' reported token usage, summed over those that reported it. */
+export function tokenTotals(outcomes: readonly TrialOutcome[]): RunFacts['tokens'] {
+  const used = outcomes.flatMap((o) => (o.usage ? [o.usage] : []));
+  if (used.length === 0) return undefined;
+  const sum = (f: (u: TrialUsage) => number) => used.reduce((a, u) => a + f(u), 0);
+  const writes = used.some((u) => u.cacheWrite !== undefined);
+  return {
+    input: sum((u) => u.input),
+    cached: sum((u) => u.cached),
+    ...(writes ? { cacheWrite: sum((u) => u.cacheWrite ?? 0) } : {}),
+    output: sum((u) => u.output),
+    trials: used.length,
+  };
+}
+
 export function runFacts(m: RunManifest, outcomes: readonly TrialOutcome[]): RunFacts {
   const costs = outcomes.map((o) => o.costUsd).filter((c): c is number => c !== undefined);
+  const tokens = tokenTotals(outcomes);
   return {
     agent: { id: m.agent.id, cliVersion: m.agent.cliVersion },
     model: { requested: m.model, reported: m.reportedModel },
@@ -18,6 +42,7 @@ export function runFacts(m: RunManifest, outcomes: readonly TrialOutcome[]): Run
     decision: m.config.decision,
     grading: m.config.grading,
     ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
+    ...(tokens ? { tokens } : {}),
     ...(m.concurrency ? { concurrency: m.concurrency } : {}),
   };
 }

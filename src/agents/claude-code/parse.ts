@@ -3,6 +3,7 @@ import type {
   ErrorKind,
   ResultStatus,
   SkillLoadEvent,
+  TokenUsage,
   ToolCallEvent,
   Transcript,
   TranscriptEvent,
@@ -105,6 +106,27 @@ function toolCall(block: Json, messageId: string | undefined): ToolCallEvent {
     call.path = str(input.file_path) ?? '';
   }
   return call;
+}
+
+/**
+ * The result's `usage` (summed over the session's model calls): Anthropic's `input_tokens` counts only what neither
+ * came from nor went to the cache, so all input is its sum with both cache counts.
+ */
+function usageOf(u: unknown): TokenUsage | undefined {
+  if (!isPlainObject(u)) return undefined;
+  const [input, read, write, output] = [
+    num(u.input_tokens),
+    num(u.cache_read_input_tokens),
+    num(u.cache_creation_input_tokens),
+    num(u.output_tokens),
+  ];
+  if (input === undefined && read === undefined && output === undefined) return undefined;
+  return {
+    inputTokens: (input ?? 0) + (read ?? 0) + (write ?? 0),
+    cachedInputTokens: read ?? 0,
+    ...(write !== undefined ? { cacheWriteTokens: write } : {}),
+    outputTokens: output ?? 0,
+  };
 }
 
 export function parseClaudeStream(raw: TranscriptLines): Transcript {
@@ -223,6 +245,7 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
     if (type === 'result') {
       const isError = ev.is_error === true;
       const errors = strings(ev.errors);
+      const usage = usageOf(ev.usage);
       events.push({
         kind: 'result',
         source: 'system',
@@ -231,6 +254,7 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
         costUsd: num(ev.total_cost_usd),
         durationMs: num(ev.duration_ms),
         finalText: str(ev.result),
+        ...(usage ? { usage } : {}),
         httpStatus: num(ev.api_error_status),
         message: errors.length ? errors.join('; ') : isError ? str(ev.result) : undefined,
       });

@@ -4,6 +4,7 @@ import type {
   ErrorKind,
   InitEvent,
   SkillLoadEvent,
+  TokenUsage,
   ToolCallEvent,
   Transcript,
   TranscriptEvent,
@@ -71,6 +72,42 @@ function skillDir(command: string, dir: string, cwd: string | undefined): string
   return cwd ? `${cwd.replace(/\/$/, '')}/${SKILLS_PATH}${dir}` : undefined;
 }
 
+/**
+ * A turn's `usage` (summed over its model calls): `input_tokens` is all input, `cached_input_tokens` its cached part,
+ * and `cache_write_input_tokens`, when the CLI sends it, what went to the cache.
+ */
+function usageOf(u: unknown): TokenUsage | undefined {
+  if (!isPlainObject(u)) return undefined;
+  const [input, cached, write, output] = [
+    num(u.input_tokens),
+    num(u.cached_input_tokens),
+    num(u.cache_write_input_tokens),
+    num(u.output_tokens),
+  ];
+  if (input === undefined && output === undefined) return undefined;
+  return {
+    inputTokens: input ?? 0,
+    cachedInputTokens: cached ?? 0,
+    ...(write !== undefined ? { cacheWriteTokens: write } : {}),
+    outputTokens: output ?? 0,
+  };
+}
+
+/** Two turns' usage, added. */
+function addUsage(a: TokenUsage | undefined, b: TokenUsage | undefined): TokenUsage | undefined {
+  if (!a || !b) return a ?? b;
+  const write =
+    a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined
+      ? (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0)
+      : undefined;
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+    ...(write !== undefined ? { cacheWriteTokens: write } : {}),
+    outputTokens: a.outputTokens + b.outputTokens,
+  };
+}
+
 export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript {
   const events: TranscriptEvent[] = [];
   const nonces = trial?.evidence?.skillNonces ?? {};
@@ -79,6 +116,8 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
   /** Tool calls started and not yet completed, by item id. */
   const open = new Map<string, ToolCallEvent>();
   let turns = 0;
+  /** The session's usage so far: each turn reports its own, and each result carries the sum, as `turns` counts. */
+  let usage: TokenUsage | undefined;
 
   const commandCall = (id: string, command: string): ToolCallEvent => ({
     kind: 'tool_call',
@@ -167,11 +206,13 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
       const message = failed && isPlainObject(ev.error) ? str(ev.error.message) : undefined;
       const last = [...events].reverse().find((e): e is ErrorEvent => e.kind === 'error');
       if (failed && message !== undefined && last?.message !== message) events.push(errorEvent(message, false));
+      usage = addUsage(usage, usageOf(ev.usage));
       events.push({
         kind: 'result',
         source: 'system',
         status: failed ? 'api_error' : 'success',
         turns,
+        ...(usage ? { usage } : {}),
         ...(message !== undefined ? { message, httpStatus: statusIn(message) } : {}),
       });
     } else {

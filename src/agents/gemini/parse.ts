@@ -7,6 +7,7 @@ import type {
   ResultStatus,
   SkillLoadEvent,
   TextEvent,
+  TokenUsage,
   ToolCallEvent,
   Transcript,
   TranscriptEvent,
@@ -116,6 +117,17 @@ export function notRegistered(load: SkillLoadEvent): boolean {
   return load.detail?.startsWith(`${NOT_REGISTERED}:`) === true;
 }
 
+/**
+ * The result's `stats` (summed over the session's model calls, router side-calls included): `input_tokens` is all
+ * input and `cached` its cached part (`input` is the rest). The CLI says nothing of cache writes.
+ */
+function usageOf(stats: unknown): TokenUsage | undefined {
+  if (!isPlainObject(stats)) return undefined;
+  const [input, cached, output] = [num(stats.input_tokens), num(stats.cached), num(stats.output_tokens)];
+  if (input === undefined && output === undefined) return undefined;
+  return { inputTokens: input ?? 0, cachedInputTokens: cached ?? 0, outputTokens: output ?? 0 };
+}
+
 export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript {
   const events: TranscriptEvent[] = [];
   const shown = trial?.evidence?.shown;
@@ -156,12 +168,14 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
 
   const result = (ev: Json) => {
     const durationMs = isPlainObject(ev.stats) ? num(ev.stats.duration_ms) : undefined;
+    const usage = usageOf(ev.stats);
     const end = (status: ResultStatus, message?: string, httpStatus?: number) =>
       push({
         kind: 'result',
         source: 'system',
         status,
         ...(durationMs !== undefined ? { durationMs } : {}),
+        ...(usage ? { usage } : {}),
         ...(message !== undefined ? { message } : {}),
         ...(httpStatus !== undefined ? { httpStatus } : {}),
       });

@@ -2,7 +2,8 @@ import type { ReplyBlock } from '../policy.js';
 import { anthropicView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './anthropic-view.js';
 import type { Dialect, ModelReply } from './dialect.js';
 import { outputTokens, pieces, sseEvent } from './reply-writing.js';
-import { asksForStream, modelIn } from './request-reading.js';
+import { asksForStream, modelIn, objectsIn } from './request-reading.js';
+import { isPlainObject } from '../../util/json.js';
 
 /** Claude Code's Anthropic Messages API: SSE events for streaming, one JSON message otherwise. */
 
@@ -25,11 +26,12 @@ function contentBlock(block: ReplyBlock): ContentBlock {
 const messageId = (r: ModelReply) => `msg_${r.id}`;
 const toolUseId = (r: ModelReply, index: number) => `toolu_${r.id}_${index}`;
 
-const usage = (input: number, output: number) => ({
-  input_tokens: input,
+/** Anthropic counts input three ways: `input_tokens` is only what neither came from nor went to the cache. */
+const usage = (r: ModelReply, output: number) => ({
+  input_tokens: r.inputTokens - r.cachedTokens - r.cacheWriteTokens,
   output_tokens: output,
-  cache_creation_input_tokens: 0,
-  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: r.cacheWriteTokens,
+  cache_read_input_tokens: r.cachedTokens,
 });
 
 const written = (blocks: ContentBlock[]) =>
@@ -49,7 +51,7 @@ function messageStart(r: ModelReply): string {
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: usage(r.inputTokens, 1),
+        usage: usage(r, 1),
       },
     },
     'message_start',
@@ -111,6 +113,12 @@ export const anthropic: Dialect = {
   handles: (path) => path.endsWith('/v1/messages'),
   sessionHeaders: ['x-claude-code-session-id'],
   view: anthropicView,
+  // Claude Code marks cache breakpoints on system blocks: each block is a prefix of its own (the last one names the
+  // trial's home and workspace, so only the blocks before it are shared between trials).
+  cacheSegments: (body) =>
+    isPlainObject(body)
+      ? [body.tools ?? [], ...(Array.isArray(body.system) ? body.system : [body.system ?? '']), ...objectsIn(body.messages)]
+      : [],
   model: ({ body }) => modelIn(body),
   streams: ({ body }) => asksForStream(body),
   stream(r) {
@@ -129,7 +137,7 @@ export const anthropic: Dialect = {
       ),
       stop_reason: stopReason(blocks),
       stop_sequence: null,
-      usage: usage(r.inputTokens, written(blocks)),
+      usage: usage(r, written(blocks)),
     };
   },
   stalledStart: (r, partialText) => messageStart(r) + openTextBlock(partialText, 0),

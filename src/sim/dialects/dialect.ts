@@ -13,7 +13,12 @@ export interface ModelReply {
   id: string;
   model: string;
   blocks: ReplyBlock[];
+  /** Every input token of the request, cached or not. */
   inputTokens: number;
+  /** Of `inputTokens`, those the simulator's prompt cache served (`sim/prompt-cache.ts`). */
+  cachedTokens: number;
+  /** Of `inputTokens`, those this request wrote to the prompt cache. */
+  cacheWriteTokens: number;
   /** Where the CLI's listing put each skill's SKILL.md: Codex's and Gemini's calls name the file. */
   skillFiles: ReadonlyMap<string, string>;
   /** The tools the request offered: where a CLI offers an action in more than one way, the reply uses the one offered. */
@@ -28,6 +33,8 @@ export interface Dialect {
   /** Headers the CLI keeps for one conversation: the trial's key when the harness sent none. */
   sessionHeaders: readonly string[];
   view(body: unknown): ConversationView;
+  /** The request in the order a provider caches it: tools, system prompt, then the conversation's items. */
+  cacheSegments(body: unknown): unknown[];
   /** The model the request names. */
   model(req: ApiRequest): string;
   /** Whether the reply is a stream of events, else one JSON object. */

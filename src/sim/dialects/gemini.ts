@@ -2,7 +2,8 @@ import type { ReplyBlock } from '../policy.js';
 import type { Dialect, ModelReply } from './dialect.js';
 import { geminiView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './gemini-view.js';
 import { outputTokens, pieces, sseEvent } from './reply-writing.js';
-import { decodedSegment } from './request-reading.js';
+import { decodedSegment, objectsIn } from './request-reading.js';
+import { isPlainObject } from '../../util/json.js';
 import { skillFileOf } from './skill-files.js';
 
 /**
@@ -35,7 +36,13 @@ function usageMetadata(r: ModelReply) {
       .map((p) => ('text' in p ? p.text : JSON.stringify(p.functionCall)))
       .join(''),
   );
-  return { promptTokenCount: r.inputTokens, candidatesTokenCount: written, totalTokenCount: r.inputTokens + written };
+  return {
+    promptTokenCount: r.inputTokens,
+    candidatesTokenCount: written,
+    totalTokenCount: r.inputTokens + written,
+    // Gemini names the part of the prompt its cache served only when there is one.
+    ...(r.cachedTokens > 0 ? { cachedContentTokenCount: r.cachedTokens } : {}),
+  };
 }
 
 /** One response chunk; the final one says why the model stopped and what it used. */
@@ -72,6 +79,7 @@ export const gemini: Dialect = {
   // The Gemini CLI sends no conversation id with its model calls.
   sessionHeaders: [],
   view: geminiView,
+  cacheSegments: (body) => (isPlainObject(body) ? [body.tools ?? [], body.systemInstruction ?? '', ...objectsIn(body.contents)] : []),
   model: ({ path }) => decodedSegment(MODEL_CALL.exec(path)?.[1] ?? 'simulated'),
   streams: ({ path }) => path.endsWith(':streamGenerateContent'),
   stream(r) {

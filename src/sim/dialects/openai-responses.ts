@@ -12,7 +12,8 @@ import {
 import type { Dialect, ModelReply } from './dialect.js';
 import { openaiResponsesView } from './openai-responses-view.js';
 import { outputTokens, pieces, sseEvent } from './reply-writing.js';
-import { asksForStream, modelIn } from './request-reading.js';
+import { asksForStream, modelIn, objectsIn } from './request-reading.js';
+import { isPlainObject } from '../../util/json.js';
 import { skillFileOf } from './skill-files.js';
 
 /** Codex's OpenAI Responses API: output items streamed as SSE, ending in `response.completed` with the usage. */
@@ -88,7 +89,7 @@ function usage(r: ModelReply, output: OutputItem[]) {
   const tokens = outputTokens(output.map(written).join(''));
   return {
     input_tokens: r.inputTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: r.cachedTokens },
     output_tokens: tokens,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: r.inputTokens + tokens,
@@ -152,6 +153,7 @@ export const openaiResponses: Dialect = {
   handles: (path) => path.endsWith('/responses'),
   sessionHeaders: ['session-id', 'thread-id'],
   view: openaiResponsesView,
+  cacheSegments: (body) => (isPlainObject(body) ? [body.tools ?? [], body.instructions ?? '', ...objectsIn(body.input)] : []),
   model: ({ body }) => modelIn(body),
   streams: ({ body }) => asksForStream(body),
   stream(r) {
