@@ -4,7 +4,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { measure } from './lib.mjs';
+import { spawn } from 'node:child_process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
 const CASES = 8;
@@ -30,13 +30,47 @@ function project() {
   return dir;
 }
 
+/** Runs the CLI, keeping each stderr line with when it came (ms from the start). */
+function timedRun(args, opts) {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn('node', args, { stdio: ['ignore', 'ignore', 'pipe'], ...opts });
+    const lines = [];
+    let partial = '';
+    child.stderr.on('data', (d) => {
+      const parts = (partial + d).split('\n');
+      partial = parts.pop();
+      for (const text of parts) lines.push({ at: performance.now() - t0, text });
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ms: performance.now() - t0, code, lines, stderr: lines.map((l) => l.text).join('\n') }));
+  });
+}
+
+/** The ETA the progress line gave once a quarter and a half of the trials were done, against the time that really remained. */
+function etaErrors(lines, endMs) {
+  const progress = lines.flatMap((l) => {
+    const m = /^\[(\d+)\/~(\d+) .* · ETA (?:(\d+)h)?(?:(\d+)m)?(\d+)?s?/.exec(l.text);
+    if (!m || !/ETA /.test(l.text)) return [];
+    const eta = /ETA (\S+)/.exec(l.text)[1];
+    const seconds = (/(\d+)h/.exec(eta)?.[1] ?? 0) * 3600 + (/(\d+)m/.exec(eta)?.[1] ?? 0) * 60 + Number(/(\d+)s$/.exec(eta)?.[1] ?? 0);
+    return [{ at: l.at, done: Number(m[1]), total: Number(m[2]), seconds }];
+  });
+  const total = Math.max(...progress.map((p) => p.total), 1);
+  return [0.25, 0.5].map((share) => {
+    const p = progress.find((x) => x.done >= share * total);
+    if (!p) return { share, error: Number.NaN };
+    const remaining = (endMs - p.at) / 1000;
+    return { share, error: Math.abs(p.seconds - remaining) / remaining, eta: p.seconds, remaining };
+  });
+}
+
 export async function benchConcurrencyReal() {
   const rows = [];
   for (const limit of LIMITS) {
     const dir = project();
     try {
-      const r = await measure(
-        'node',
+      const r = await timedRun(
         [
           join(ROOT, 'dist/cli.js'),
           'run',
@@ -66,6 +100,7 @@ export async function benchConcurrencyReal() {
         notOk: results.outcomes.filter((o) => o.status !== 'ok').length,
         cuts: refused,
         trace: results.run.concurrency?.trace ?? [],
+        eta: etaErrors(r.lines, r.ms),
       });
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -82,7 +117,12 @@ export function printConcurrencyReal(rows) {
   const best = Math.min(...fixed.map((r) => r.seconds));
   const two = rows.find((r) => r.limit === 2)?.seconds ?? Number.NaN;
   for (const r of rows) {
-    const extra = r.limit === 'auto' ? ` · ${r.trace.length} changes, limits ${[...new Set(r.trace.map((c) => c.to))].join('→')}` : '';
+    const eta = r.eta
+      .map((e) => (Number.isNaN(e.error) ? `${e.share * 100}%: no ETA yet` : `${e.share * 100}%: ${(e.error * 100).toFixed(0)}%`))
+      .join(', ');
+    const extra =
+      (r.limit === 'auto' ? ` · ${r.trace.length} changes, limits ${[...new Set(r.trace.map((c) => c.to))].join('→')}` : '') +
+      ` · ETA error at ${eta} of the true remaining (target ≤ 20%)`;
     console.log(
       `  ${String(r.limit).padEnd(5)} ${r.seconds.toFixed(1).padStart(6)} s · ×${(r.seconds / best).toFixed(2)} the best fixed · ×${(r.seconds / two).toFixed(2)} fixed 2 · ${r.trials} trials, ${r.scored} scored, ${r.notOk} not ok · exit ${r.exit}${extra}`,
     );
