@@ -121,8 +121,9 @@ export function printConcurrencyReal(rows) {
       .map((e) => (Number.isNaN(e.error) ? `${e.share * 100}%: no ETA yet` : `${e.share * 100}%: ${(e.error * 100).toFixed(0)}%`))
       .join(', ');
     const extra =
-      (r.limit === 'auto' ? ` · ${r.trace.length} changes, limits ${[...new Set(r.trace.map((c) => c.to))].join('→')}` : '') +
-      ` · ETA error at ${eta} of the true remaining (target ≤ 20%)`;
+      (r.limit === 'auto'
+        ? ` · limit ${[r.trace[0]?.from, ...r.trace.map((c) => c.to)].join('→')} (${r.trace.filter((c) => /^HTTP 429/.test(c.why)).length} cuts on 429)`
+        : '') + ` · ETA error at ${eta} of the true remaining (target ≤ 20%)`;
     console.log(
       `  ${String(r.limit).padEnd(5)} ${r.seconds.toFixed(1).padStart(6)} s · ×${(r.seconds / best).toFixed(2)} the best fixed · ×${(r.seconds / two).toFixed(2)} fixed 2 · ${r.trials} trials, ${r.scored} scored, ${r.notOk} not ok · exit ${r.exit}${extra}`,
     );

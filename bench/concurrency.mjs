@@ -142,7 +142,7 @@ class EtaProbe {
     this.walls.push(wallMs);
     for (const share of [0.25, 0.5]) {
       if (this.samples.some((s) => s.share === share) || suite.done < share * TOTAL) continue;
-      const pace = typeof limit === 'number' ? limit : limit.meanLimit(now, Math.min(now, ETA_LIMIT_WINDOW_MS));
+      const pace = typeof limit === 'number' ? limit : limit.paceLimit(now, Math.min(now, ETA_LIMIT_WINDOW_MS));
       const eta = etaSeconds({
         finishedWallMs: this.walls,
         remainingTrials: suite.expectedRemaining(),

@@ -150,6 +150,16 @@ describe('AdaptiveLimit: bounds', () => {
     expect(l.meanLimit(3000, 3000)).toBeCloseTo((10 * 1000 + 8 * 2000) / 3000, 9);
     expect(l.meanLimit(500, 500)).toBe(10);
   });
+
+  it('paceLimit: the current limit while it climbs toward a limit not yet met, the time average once a 429 was met', () => {
+    const l = new AdaptiveLimit({ start: 2, min: 1, max: 20 });
+    feed(l, [ok(1000), ok(2000), ok(3000)]);
+    expect(l.current()).toBeGreaterThan(2);
+    expect(l.paceLimit(3000, 3000)).toBe(l.current());
+    expect(l.meanLimit(3000, 3000)).toBeLessThan(l.current());
+    feed(l, [r429(4000)]);
+    expect(l.paceLimit(5000, 5000)).toBe(l.meanLimit(5000, 5000));
+  });
 });
 
 describe('machineLimit: cores over the CPU a trial needs, bounded by memory, at least 1', () => {

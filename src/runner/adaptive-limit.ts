@@ -105,6 +105,15 @@ export class AdaptiveLimit {
     return windowMs > 0 ? area / windowMs : level;
   }
 
+  /**
+   * The limit the rest of the run is expected to hold, for the ETA: while it is still climbing toward a provider
+   * limit it has not met (no 429 yet), the current one, since the past average understates what comes; once it
+   * swings around a limit it met, the time average over the window.
+   */
+  paceLimit(now: number, windowMs: number): number {
+    return this.ceiling === undefined ? this.limit : this.meanLimit(now, windowMs);
+  }
+
   /** The typical trial's wall time: the median of recent ones (a few slow trials do not move it). */
   typicalTrialMs(): number {
     return this.recent.length ? median(this.recent) : DEFAULT_TRIAL_MS;

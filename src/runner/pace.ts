@@ -17,7 +17,7 @@ export interface Pace {
   trialDone(r: TrialRecord, inFlight: number): LimitChange[];
   /** What a running trial's CLI just said of the provider (a 429 it is retrying). */
   providerSaid(s: ProviderSignal, inFlight: number): LimitChange[];
-  /** The limit's time average over the last two minutes, for the ETA. */
+  /** The limit the rest of the run is expected to hold (`AdaptiveLimit.paceLimit`), for the ETA. */
   meanLimit(): number;
   readonly trace: readonly LimitChange[];
 }
@@ -82,7 +82,7 @@ export function adaptivePace(now: () => number = Date.now): Pace {
     mode: 'auto',
     current: () => limit.current(),
     startsAfter: () => limit.startsAfter(),
-    meanLimit: () => limit.meanLimit(now(), Math.min(now() - startedAt, 120_000)),
+    meanLimit: () => limit.paceLimit(now(), Math.min(now() - startedAt, 120_000)),
     trace: limit.trace,
     providerSaid(s, inFlight) {
       const change = limit.observe(
