@@ -9,6 +9,7 @@ import { newRunId } from '../run/store.js';
 import { writeTuneRecord } from '../run/tune-store.js';
 import { TUNE_FORMAT_VERSION, type TuneIteration, type TuneRecord, type TuneStep } from '../run/tune-schema.js';
 import { checkRunnable, type RunPlace } from '../runner/execute.js';
+import { pct } from '../report/tune/view.js';
 import { proposalFailures } from '../tune/failures.js';
 import { holdoutComparison, type HoldoutPair } from '../tune/holdout.js';
 import { proposalPrompt, readProposal, type ProposalRequest } from '../tune/proposal.js';
@@ -38,8 +39,7 @@ export function stepConfigs(config: Config, o: TuneOptions, holdoutTrials: numbe
 
 const scoreOf = (t: readonly CaseTally[]) => {
   const s = familyScore(t);
-  const orNull = (x: number) => (Number.isNaN(x) ? null : x);
-  return { recall: orNull(s.recall), siblings: orNull(s.siblings), negatives: orNull(s.negatives) };
+  return { recall: nullIfNaN(s.recall), siblings: nullIfNaN(s.siblings), negatives: nullIfNaN(s.negatives) };
 };
 
 /** Pairs the holdout's trials of the original and the winner by case and trial number. */
@@ -295,7 +295,6 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
 }
 
 const nullIfNaN = (x: number) => (Number.isNaN(x) ? null : x);
-const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${Math.round(x * 100)}%`);
 
 /** Writes the tune's result into the user's SKILL.md, every byte but the description's kept. */
 export async function writeResult(record: TuneRecord): Promise<boolean> {

@@ -1,10 +1,9 @@
 import { isAlias, isMap, isScalar, isSeq, type Pair } from 'yaml';
 import { InputError } from './input-error.js';
-import { descriptionSpecProblem, FRONTMATTER } from './skills.js';
-import { parseYamlText } from './yaml-file.js';
+import { descriptionSpecProblem, FRONTMATTER, noFrontmatter } from './skills.js';
+import { BOM, parseYamlText } from './yaml-file.js';
 import { yamlScalar } from './yaml-scalar.js';
 
-const BOM = '\uFEFF';
 const STR_TAG = 'tag:yaml.org,2002:str';
 
 /**
@@ -29,15 +28,7 @@ export function rewriteDescription(text: string, file: string, description: stri
   const bom = text.startsWith(BOM) ? BOM : '';
   const body = text.slice(bom.length);
   const m = FRONTMATTER.exec(body);
-  if (!m) {
-    throw new InputError({
-      file,
-      line: 1,
-      col: 1,
-      what: 'SKILL.md has no YAML frontmatter, so there is no description to rewrite',
-      todo: 'start the file with `---`, then `name:` and `description:` lines, then `---`',
-    });
-  }
+  if (!m) throw noFrontmatter(file, 'SKILL.md has no YAML frontmatter, so there is no description to rewrite');
   // The frontmatter starts on line 2; parsed with one newline before it, so lines are the file's and offset 1 is its start.
   const start = m[0].indexOf('\n') + 1;
   const frontmatter = '\n' + m[1]!;

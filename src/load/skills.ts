@@ -177,18 +177,14 @@ export function hashFiles(root: string, paths: string[]): string {
   return h.digest('hex');
 }
 
+/** A SKILL.md without frontmatter, said at its first line with what to write. */
+export const noFrontmatter = (file: string, what: string): InputError =>
+  new InputError({ file, line: 1, col: 1, what, todo: 'start the file with `---`, then `name:` and `description:` lines, then `---`' });
+
 /** Parses one SKILL.md against the Agent Skills spec. Throws InputError with file:line:col. */
 export function parseSkillFile(file: string, dir: string, text: string): Omit<Skill, 'path' | 'hash' | 'links'> {
   const m = FRONTMATTER.exec(text);
-  if (!m) {
-    throw new InputError({
-      file,
-      line: 1,
-      col: 1,
-      what: 'SKILL.md has no YAML frontmatter',
-      todo: 'start the file with `---`, then `name:` and `description:` lines, then `---`',
-    });
-  }
+  if (!m) throw noFrontmatter(file, 'SKILL.md has no YAML frontmatter');
   // Frontmatter starts on line 2; pad so the YAML parser's line numbers are the file's.
   const y = parseYamlText(file, '\n' + m[1]!);
   const fm = y.value;

@@ -60,7 +60,8 @@ function unreadable(file: string, what: string, e: unknown): InputError {
 }
 
 /** A UTF-8 byte order mark may start a text file; it is dropped, so columns count from the first real character. */
-const BOM = '\uFEFF';
+/** A byte order mark: dropped where a file is read, kept where one is rewritten. */
+export const BOM = '\uFEFF';
 
 export function readTextFile(file: string, what: string): string {
   let stats: Stats;
