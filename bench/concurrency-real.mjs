@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const CASES = 8;
-const TRIALS = 4;
+const CASES = Number(process.env.CONC_REAL_CASES ?? 8);
+const TRIALS = Number(process.env.CONC_REAL_TRIALS ?? 4);
 const CAP = 6;
-const LIMITS = [2, 6, 12, 'auto'];
+const LIMITS = (process.env.CONC_REAL_LIMITS ?? '2,6,12,auto').split(',').map((l) => (l === 'auto' ? l : Number(l)));
 
 function project() {
   const dir = mkdtempSync(join(tmpdir(), 'sp-bench-conc-'));
