@@ -1,14 +1,15 @@
 // bench/concurrency-real: `concurrency: auto` through the real Codex CLI against skillprobe's simulator acting as a
 // provider with limits (latency, a cap of concurrent requests answered 429 with Retry-After), beside fixed limits, in
-// one run. A spot check of the integrated runner; bench/concurrency sweeps every fixed limit on a virtual clock.
+// one run: 150 trials by default (CONC_REAL_CASES × CONC_REAL_TRIALS; CONC_REAL_LIMITS picks the limits). A check of the
+// integrated runner at the issue's scale; bench/concurrency sweeps every fixed limit on a virtual clock.
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawn } from 'node:child_process';
 
 const ROOT = new URL('..', import.meta.url).pathname;
-const CASES = Number(process.env.CONC_REAL_CASES ?? 8);
-const TRIALS = Number(process.env.CONC_REAL_TRIALS ?? 4);
+const CASES = Number(process.env.CONC_REAL_CASES ?? 30);
+const TRIALS = Number(process.env.CONC_REAL_TRIALS ?? 5);
 const CAP = 6;
 const LIMITS = (process.env.CONC_REAL_LIMITS ?? '2,6,12,auto').split(',').map((l) => (l === 'auto' ? l : Number(l)));
 

@@ -1,7 +1,7 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { agentNotes } from '../src/commands/reports.js';
-import { costBreakdown } from '../src/report/cost.js';
+import { costBreakdown, tokenCost } from '../src/report/cost.js';
 import { REPORTERS } from '../src/report/registry.js';
 import { tokenCount } from '../src/report/wording.js';
 import { tokenTotals } from '../src/verdict/results.js';
@@ -117,8 +117,33 @@ describe('cache: how much input the prompt cache served', () => {
     expect(text).not.toContain('COST');
     expect(text).toContain(
       "CACHE · 25% of 60k input tokens came from the simulator's prompt cache (15k cached, 45k not) · the CLI reports no cost: " +
-        'providers bill cached input at a fraction of the input price, per model (see their price lists)',
+        'providers bill cached input at a fraction of the input price, per model (`prices` in the config prices it)',
     );
+  });
+
+  it('with `prices` for the model it says what the tokens cost and what the cache saved, priced exactly', () => {
+    // 50 trials: 1M input (800k cached, 50k written, 150k fresh), 25k out; $3 in, $0.30 cached, $3.75 written, $15 out a million.
+    const price = { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 };
+    const totals = tokenTotals(outcomes)!;
+    expect(tokenCost(totals, price)).toEqual({
+      paidUsd: expect.closeTo(0.45 + 0.24 + 0.1875 + 0.375, 10),
+      uncachedUsd: expect.closeTo(3.375, 10),
+    });
+    // Without a cache-write price, writes cost the input price.
+    expect(tokenCost(totals, { ...price, cacheWrite: undefined }).paidUsd).toBeCloseTo(0.45 + 0.24 + 0.15 + 0.375, 10);
+    const text = terminal(withTokens(outcomes, { tokenPrice: { ...price, model: 'sonnet' }, costUsd: undefined }));
+    expect(text).toContain('at the configured prices for sonnet: $1.25 for these tokens; $3.38 without the cache (the cache saved $2.12)');
+  });
+
+  it('the HTML cost section shows it, with the cost tables or alone when the CLI reports no cost', () => {
+    const page = (i: typeof input) => REPORTERS.html({ colour: false }).render(i).replace(/\s+/g, ' ');
+    const costed = page(withTokens(outcomes));
+    expect(costed).toMatch(/<section class="card" id="cost"[^]*<p class="cache-line">CACHE · 80% of 1M input tokens[^]*<table>/);
+    const free = outcomes.map(({ costUsd: _c, ...o }) => o);
+    const alone = page(withTokens(free, { costUsd: undefined }));
+    expect(alone).toMatch(/id="cost"[^]*The CLI reported no cost\.[^]*<p class="cache-line">CACHE · 80%/);
+    expect(alone).not.toMatch(/id="cost"[^]*<table>[^]*id="trials"/);
+    expect(page(input)).not.toContain('CACHE');
   });
 
   it('counts tokens in a few characters', () => {

@@ -1,4 +1,5 @@
 import { VERDICTS, type Results, type Verdict } from '../run/schema.js';
+import type { TokenPrice } from '../run/config-schema.js';
 
 export interface CostLine {
   trials: number;
@@ -35,4 +36,27 @@ export function costBreakdown(results: Results): CostBreakdown {
   const verdicts = VERDICTS.filter((k) => results.verdicts.some((v) => v.verdict === k));
   const byVerdict = verdicts.map((verdict) => ({ verdict, ...line(results.outcomes.filter((o) => verdictOf.get(o.caseId) === verdict)) }));
   return { total: line(results.outcomes), byCase, byVerdict };
+}
+
+/**
+ * What tokens cost at a model's prices (USD per million): what was paid, with cached input at the cache price and
+ * cache writes at theirs, and what the same tokens would have cost with no cache (every input token at the input
+ * price).
+ */
+export function tokenCost(
+  t: { input: number; cached: number; cacheWrite?: number; output: number },
+  price: TokenPrice,
+): { paidUsd: number; uncachedUsd: number } {
+  const writes = t.cacheWrite ?? 0;
+  const fresh = Math.max(0, t.input - t.cached - writes);
+  const perMillion = (tokens: number, usdPerMillion: number) => (tokens * usdPerMillion) / 1_000_000;
+  const output = perMillion(t.output, price.output);
+  return {
+    paidUsd:
+      perMillion(fresh, price.input) +
+      perMillion(t.cached, price.cachedInput) +
+      perMillion(writes, price.cacheWrite ?? price.input) +
+      output,
+    uncachedUsd: perMillion(t.input, price.input) + output,
+  };
 }

@@ -1,5 +1,7 @@
 import type { MissingAgent } from './reporter.js';
-import { fmt, interval, plural } from './format.js';
+import { fmt, interval, plural, usd } from './format.js';
+import { tokenCost } from './cost.js';
+import type { TokenPrice } from '../run/config-schema.js';
 import {
   BUDGET_STOPS,
   NO_EVIDENCE,
@@ -223,6 +225,7 @@ export function tokenCount(n: number): string {
  */
 export function cacheText(run: {
   tokens?: { input: number; cached: number; cacheWrite?: number; output: number; trials: number };
+  tokenPrice?: TokenPrice & { model: string };
   costUsd?: number;
   simulated: boolean;
   trials?: number;
@@ -233,9 +236,12 @@ export function cacheText(run: {
   const written = t.cacheWrite ? `, ${tokenCount(t.cacheWrite)} of them written to the cache` : '';
   const over = run.trials !== undefined && t.trials < run.trials ? ` in the ${t.trials} of ${run.trials} trials that reported usage` : '';
   const which = run.simulated ? "the simulator's prompt cache" : 'the prompt cache';
-  const cost =
-    run.costUsd === undefined
-      ? 'the CLI reports no cost: providers bill cached input at a fraction of the input price, per model (see their price lists)'
+  const priced = run.tokenPrice ? tokenCost(t, run.tokenPrice) : undefined;
+  const cost = priced
+    ? `at the configured prices for ${run.tokenPrice!.model}: ${usd(priced.paidUsd)} for these tokens; ${usd(priced.uncachedUsd)} without the cache ` +
+      `(the cache saved ${usd(priced.uncachedUsd - priced.paidUsd)})`
+    : run.costUsd === undefined
+      ? 'the CLI reports no cost: providers bill cached input at a fraction of the input price, per model (`prices` in the config prices it)'
       : "the CLI's cost already counts cached input at the provider's lower cache price";
   return (
     `CACHE · ${pct}% of ${tokenCount(t.input)} input tokens${over} came from ${which} ` +

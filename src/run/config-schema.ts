@@ -40,6 +40,51 @@ export const decisionParamsSchema = z
 
 export type DecisionOverrides = z.output<typeof decisionParamsSchema>;
 
+/** A model's prices, USD per million tokens, as the provider's price list gives them. */
+export const tokenPriceSchema = z
+  .object({
+    input: z.number().min(0),
+    /** Input served from the prompt cache. */
+    cachedInput: z.number().min(0),
+    /** Input written to the prompt cache; the input price when not given. */
+    cacheWrite: z.number().min(0).optional(),
+    output: z.number().min(0),
+  })
+  .strict();
+export type TokenPrice = z.output<typeof tokenPriceSchema>;
+
+/** What a calibration example asks: an assistant's text, the item, and the answer a trustworthy judge gives. */
+export const judgeExampleSchema = z
+  .object({
+    item: z.string().trim().min(1),
+    answer: z.string(),
+    expect: z.enum(['yes', 'no']),
+  })
+  .strict();
+export type JudgeExample = z.output<typeof judgeExampleSchema>;
+
+/** The model judge of `expect.judge` items. */
+export const judgeConfigSchema = z
+  .object({
+    /** The agent CLI that judges, headless in a sealed workspace; the run's agent when not given. */
+    agent: z.string().min(1).optional(),
+    /** The judge's model, pinned and recorded; the judge agent's default model when not given. */
+    model: z.string().min(1).optional(),
+    /** How often each item of each trial is asked; the verdict is the strict majority. */
+    samples: z.number().int().min(1).max(15).default(3),
+    /** Above this share of items whose samples disagreed (tested one-sided at `alpha`), a case's judged checks are UNSTABLE. */
+    maxFlipRate: z.number().gt(0).lt(1).default(0.1),
+    alpha: z.number().gt(0).max(0.5).default(0.05),
+    /** UNSTABLE judged checks give exit code 3 (INCONCLUSIVE); otherwise they are advisory. */
+    gate: z.boolean().default(false),
+    /** Lets the judge be the model under test (refused by default: a model grading its own answers). */
+    allowSelf: z.boolean().default(false),
+    /** Examples the judge must get right, beside the built-in controls, before any of its verdicts counts. */
+    calibration: z.array(judgeExampleSchema).default([]),
+  })
+  .strict();
+export type JudgeConfig = z.output<typeof judgeConfigSchema>;
+
 export const configSchema = z
   .object({
     /** An agent id of the agents registry, its only list (checked where the config is loaded). */
@@ -124,6 +169,14 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** The model judge, for cases with `expect.judge` items. */
+    judge: judgeConfigSchema.optional(),
+    prices: z
+      .record(z.string().min(1), tokenPriceSchema)
+      .optional()
+      .describe(
+        'USD per million tokens per model (`sonnet: { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 }`): the CACHE line then prices what the run paid and what the cache saved.',
+      ),
     /** Command prefix per skill, prepended to bare Skill args when canonicalising plans (`atl-jira: atl jira`). */
     commands: z.record(z.string(), z.string().min(1)).default({}),
   })

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkResultSchema } from '../checks/kind.js';
 import { storedChecksSchema } from '../checks/registry.js';
-import { ARMS, configSchema, type Arm } from './config-schema.js';
+import { ARMS, configSchema, tokenPriceSchema, type Arm } from './config-schema.js';
 
 /**
  * The run folder's contract: what run.json, <n>.meta.json and results.json hold. Every stage takes its
@@ -87,6 +87,8 @@ export const storedCaseSchema = z.object({
   exclusive: z.boolean(),
   tags: z.array(z.string()),
   plan: storedChecksSchema.optional(),
+  /** `expect.judge`: rubric items a model judges, in the order written. */
+  judge: z.array(z.string()).optional(),
   command: z.string().optional(),
   /** Resolved decision parameters (defaults ← tag ← case); maxTrials is the last stage the case may reach. */
   decision: sprtParamsSchema,
@@ -300,8 +302,11 @@ export const BUDGET_STOPS: ReadonlySet<TrialStatus> = new Set(BUDGET_STOP_STATUS
 /** Why an ablation trial is not scored: without the skill only plan checks can be. */
 export const NOTHING_TO_SCORE = 'nothing_to_score';
 
+/** Why a trial is not scored although it ran: the judge gave no verdict on one of its items (a tie, unreadable replies). */
+export const JUDGE_ERROR = 'judge_error';
+
 /** Why a trial is not scored: the status that left it out, or an arm with nothing to score. Reporters word them. */
-export const EXCLUSION_REASONS = [...NO_EVIDENCE_STATUSES, ...BUDGET_STOP_STATUSES, NOTHING_TO_SCORE] as const;
+export const EXCLUSION_REASONS = [...NO_EVIDENCE_STATUSES, ...BUDGET_STOP_STATUSES, NOTHING_TO_SCORE, JUDGE_ERROR] as const;
 export type ExclusionReason = (typeof EXCLUSION_REASONS)[number];
 export const exclusionReasonSchema = z.union([
   z.enum(EXCLUSION_REASONS),
@@ -375,6 +380,15 @@ export const trialOutcomeSchema = z.object({
   costUsd: z.number().optional(),
   /** The tokens the CLI says the trial used, when it says (absent in folders written before it was kept). */
   usage: trialUsageSchema.optional(),
+  /** The judge's verdict on each `expect.judge` item, from its samples; `scored` false while the judge is uncalibrated. */
+  judge: z
+    .object({
+      scored: z.boolean(),
+      items: z.array(
+        z.object({ item: z.string(), samples: z.array(z.enum(['yes', 'no', 'error'])), verdict: z.enum(['yes', 'no', 'judge_error']) }),
+      ),
+    })
+    .optional(),
 });
 export type TrialOutcome = z.output<typeof trialOutcomeSchema>;
 
@@ -504,6 +518,8 @@ export const runFactsSchema = z.object({
   costUsd: z.number().optional(),
   /** Sum of the trials' reported token usage, over the `trials` that reported it (absent when none did). */
   tokens: trialUsageSchema.extend({ trials: z.number().int() }).optional(),
+  /** The configured price of the model the run asked for (`prices`), when there is one. */
+  tokenPrice: tokenPriceSchema.extend({ model: z.string() }).optional(),
   concurrency: runManifestSchema.shape.concurrency,
 });
 export type RunFacts = z.output<typeof runFactsSchema>;
@@ -511,6 +527,49 @@ export type RunFacts = z.output<typeof runFactsSchema>;
 /** Trials the store could not read: listed, left out, never a crash. */
 export const damagedTrialSchema = z.object({ path: z.string(), problem: z.string() });
 export type DamagedTrial = z.output<typeof damagedTrialSchema>;
+
+/** A calibration example or control the judge got wrong (or gave no verdict on). */
+export const calibrationMissSchema = z.object({
+  /** `example` (the config's), `empty`, `injection`, `reworded`, `reordered`. */
+  kind: z.string(),
+  item: z.string(),
+  /** The answer text shown, cut for the report. */
+  answer: z.string(),
+  expected: z.enum(['yes', 'no']),
+  got: z.enum(['yes', 'no', 'judge_error']),
+});
+export type CalibrationMiss = z.output<typeof calibrationMissSchema>;
+
+export const judgeStabilitySchema = z.object({
+  caseId: z.string(),
+  /** (trial, item) pairs with at least two readable samples. */
+  comparable: z.number().int(),
+  /** Of those, pairs whose samples disagreed. */
+  disagreeing: z.number().int(),
+  share: rateSchema,
+  /** One-sided exact p that the share is at most maxFlipRate; UNSTABLE when ≤ alpha. */
+  p: z.number().nullable(),
+  unstable: z.boolean(),
+});
+export type JudgeStability = z.output<typeof judgeStabilitySchema>;
+
+export const judgeFindingsSchema = z.object({
+  agent: z.string(),
+  model: z.string(),
+  /** The judge is the model under test (allowed by `judge.allowSelf`). */
+  self: z.boolean(),
+  samples: z.number().int(),
+  maxFlipRate: z.number(),
+  /** Controls and examples asked, and the ones missed: any miss and the judge's verdicts are shown, never scored. */
+  calibration: z.object({ asked: z.number().int(), missed: z.array(calibrationMissSchema) }),
+  calibrated: z.boolean(),
+  /** Judge requests asked (each `samples` times), and those still unanswered (a judge step stopped short). */
+  requests: z.number().int(),
+  unanswered: z.number().int(),
+  costUsd: z.number().optional(),
+  stability: z.array(judgeStabilitySchema),
+});
+export type JudgeFindings = z.output<typeof judgeFindingsSchema>;
 
 export const resultsSchema = z.object({
   version,
@@ -523,6 +582,8 @@ export const resultsSchema = z.object({
   summary: summarySchema,
   verdicts: z.array(caseVerdictSchema),
   damaged: z.array(damagedTrialSchema).default([]),
+  /** The model judge: who judged, whether it passed calibration, and each judged case's stability. */
+  judge: judgeFindingsSchema.optional(),
   /** The exit code these results give under the run's inconclusive policy. */
   exitCode: z.number().int(),
 });

@@ -30,6 +30,7 @@ export function tokenTotals(outcomes: readonly TrialOutcome[]): RunFacts['tokens
 export function runFacts(m: RunManifest, outcomes: readonly TrialOutcome[]): RunFacts {
   const costs = outcomes.map((o) => o.costUsd).filter((c): c is number => c !== undefined);
   const tokens = tokenTotals(outcomes);
+  const price = m.config.prices?.[m.model];
   return {
     agent: { id: m.agent.id, cliVersion: m.agent.cliVersion },
     model: { requested: m.model, reported: m.reportedModel },
@@ -43,6 +44,7 @@ export function runFacts(m: RunManifest, outcomes: readonly TrialOutcome[]): Run
     grading: m.config.grading,
     ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
     ...(tokens ? { tokens } : {}),
+    ...(price ? { tokenPrice: { ...price, model: m.model } } : {}),
     ...(m.concurrency ? { concurrency: m.concurrency } : {}),
   };
 }

@@ -18,6 +18,7 @@ import {
   passBelowThreshold,
   rateNotes,
   SIMULATED_COST,
+  cacheText,
 } from '../wording.js';
 import { advice } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
@@ -247,10 +248,15 @@ function ablationSection(results: Results): Html | '' {
   );
 }
 
-/** What the run cost as the agent CLI reported it, per verdict and per case (with its verdict), beside the trials' time. */
+/**
+ * What the run cost as the agent CLI reported it, per verdict and per case (with its verdict), beside the trials' time,
+ * and what the prompt cache served (the CACHE line, also when the CLI reports no cost).
+ */
 function costSection(results: Results): Html | '' {
   const cost = costBreakdown(results);
-  if (cost.total.costUsd === undefined) return '';
+  const cache = cacheText({ ...results.run, trials: cost.total.trials });
+  const cacheNote = cache ? html`<p class="cache-line">${cache}</p>` : '';
+  if (cost.total.costUsd === undefined) return cacheNote ? section('cost', 'Cost', 'The CLI reported no cost.', cacheNote) : '';
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const numbers = (l: CostLine) =>
     html`<td class="num">${l.trials}</td><td class="num">${usd(l.costUsd)}</td><td class="num">${secs(l.wallMs)}</td>`;
@@ -268,7 +274,7 @@ function costSection(results: Results): Html | '' {
     'cost',
     'Cost',
     lead,
-    html`${table(['Verdict', 'Trials', 'Cost', 'Trial time'], byVerdict)}${table(['Case', 'Verdict', 'Trials', 'Cost', 'Trial time'], byCase)}`,
+    html`${cacheNote}${table(['Verdict', 'Trials', 'Cost', 'Trial time'], byVerdict)}${table(['Case', 'Verdict', 'Trials', 'Cost', 'Trial time'], byCase)}`,
   );
 }
 
