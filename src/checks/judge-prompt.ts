@@ -75,12 +75,19 @@ export function judgePrompt(r: JudgeRequest): string {
 const attr = (tag: string, name: string) => new RegExp(`${name}="([^"]*)"`).exec(tag)?.[1];
 
 /**
- * What a judge prompt shows, read back (what the simulator's stand-in reads): the rubric in the order shown, the
- * position of the item asked in it (1-based), the item, the answer and the variant; undefined for any other prompt.
+ * What a judge prompt shows: the rubric in the order shown, the position of the item asked in it (1-based), the item,
+ * the answer and the variant.
  */
-export function readJudgeRequest(
-  prompt: string,
-): { shown: string[]; position: number; item: string; answer: string; variant: JudgeVariant } | undefined {
+export interface ShownJudgeRequest {
+  shown: string[];
+  position: number;
+  item: string;
+  answer: string;
+  variant: JudgeVariant;
+}
+
+/** A judge prompt read back (what the simulator's stand-in reads); undefined for any other prompt. */
+export function readJudgeRequest(prompt: string): ShownJudgeRequest | undefined {
   const start = prompt.indexOf(OPEN);
   const end = prompt.indexOf(CLOSE, start);
   if (start < 0 || end < 0) return undefined;

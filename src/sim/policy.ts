@@ -1,7 +1,9 @@
+import { readJudgeRequest } from '../checks/judge-prompt.js';
 import { proposalAnswer, readProposalRequest } from '../tune/proposal.js';
 import { fencedCommands } from '../util/markdown.js';
 import type { ConversationView, SkillBody } from './conversation.js';
 import type { Behaviour, PlanPolicy, Profile, Rule } from './profile.js';
+import { DEFAULT_JUDGE, judgeReply } from './judge.js';
 import { DEFAULT_PROPOSER_WORDS, proposeDescription } from './proposer.js';
 import { routerChances, type RouterParams } from './router.js';
 import { seededUniform } from '../util/random.js';
@@ -202,10 +204,18 @@ function proposal(profile: Profile, view: ConversationView): Reply | undefined {
   return answer(proposalAnswer(proposeDescription(request, { seed: profile.seed, words })), '');
 }
 
+/** A judge's request, answered by the judge stand-in whatever the rules say; undefined for any other prompt. */
+function judgement(profile: Profile, view: ConversationView, id: TrialIdentity): Reply | undefined {
+  const request = readJudgeRequest(view.prompt);
+  if (request === undefined) return undefined;
+  return answer(judgeReply(profile.judge ?? DEFAULT_JUDGE, profile.seed, request, id.key), '');
+}
+
 /** The simulated model's reply to one request. Pure: same profile, view and identity → same reply. */
 export function decideReply(profile: Profile, view: ConversationView, id: TrialIdentity): Reply {
   if (view.turn === 0 || view.lastResults.length === 0) {
-    return view.turn === 0 ? (proposal(profile, view) ?? firstTurn(profile, view, id)) : answer(undefined, DEFAULT_ANSWER);
+    if (view.turn > 0) return answer(undefined, DEFAULT_ANSWER);
+    return proposal(profile, view) ?? judgement(profile, view, id) ?? firstTurn(profile, view, id);
   }
   const { behaviour, plan } = firstBehaviour(profile, view, id);
   if (behaviour.loop) return loopStep(view.turn);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { InputError, ProblemList, type InputProblem } from '../load/input-error.js';
 import { loadYamlFile, type LocatedYaml } from '../load/yaml-file.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
+import { DEFAULT_JUDGE, JUDGE_BEHAVIOURS } from './judge.js';
 import { DEFAULT_PROPOSER_WORDS } from './proposer.js';
 import { DEFAULT_ROUTER } from './router.js';
 
@@ -95,6 +96,37 @@ const proposerSchema = z
   })
   .strict();
 
+/** A chance in a `judge` block: 0 to 1, with what the field means in its message. */
+const judgeChance = (field: string, meaning: string) =>
+  z.number().min(0, `judge ${field} must be between 0 and 1 — ${meaning}`).max(1, `judge ${field} must be between 0 and 1 — ${meaning}`);
+
+const ACCURACY_MEANS = 'the chance that the judge leans to the right answer for an item; 1 is always right';
+const FLIP_RATE_MEANS = 'the chance that one sample answers against its lean; 0 never does';
+
+/** The stand-in for the model judge of rubric items (`judge.ts`). */
+const judgeSchema = z
+  .object({
+    behaviour: z.enum(JUDGE_BEHAVIOURS).default(DEFAULT_JUDGE.behaviour),
+    accuracy: judgeChance('accuracy', ACCURACY_MEANS).default(DEFAULT_JUDGE.accuracy),
+    flipRate: judgeChance('flipRate', FLIP_RATE_MEANS).default(DEFAULT_JUDGE.flipRate),
+    unreadable: judgeChance('unreadable', 'the chance that a reply ends in neither YES nor NO; 0 never does').default(
+      DEFAULT_JUDGE.unreadable,
+    ),
+    /** Error rates of single items, by the item's exact text. */
+    items: z
+      .record(
+        z.string().min(1),
+        z
+          .object({
+            accuracy: judgeChance('accuracy', ACCURACY_MEANS).optional(),
+            flipRate: judgeChance('flipRate', FLIP_RATE_MEANS).optional(),
+          })
+          .strict(),
+      )
+      .default({}),
+  })
+  .strict();
+
 /**
  * Simulator only: the limits of a provider (`provider.ts`). Every field optional and without a default, so a profile
  * without the block, or with only part of it, keeps its hash and plays as before.
@@ -144,6 +176,7 @@ export const profileSchema = z
     /** Optional, and without a default, so a profile without them keeps its behaviour and its hash. */
     router: routerSchema.optional(),
     proposer: proposerSchema.optional(),
+    judge: judgeSchema.optional(),
     provider: providerSchema.optional(),
   })
   .strict();
