@@ -1,7 +1,11 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import type { StepRequest, StepResult } from './step.js';
+import type { RunPlace } from '../runner/execute.js';
 import { gradeStored } from '../grade/stored.js';
+import { gradeStoredJudged, hasJudgedCases } from '../grade/judged.js';
+import { askJudge } from './judge-stage.js';
 import { checkRunnable, executeRun, newManifest, prepareRun, type RunTarget } from '../runner/execute.js';
 import { changedSinceStart, resumeChanges } from '../runner/resume.js';
 import { InputError } from '../load/input-error.js';
@@ -34,10 +38,22 @@ export async function runAndGrade(
   const target = await prepareRun(loaded, opts);
   try {
     hooks.onPrepared?.(target);
-    const { store, manifest, guard } = await executeRun(loaded, opts, target);
+    const executed = await executeRun(loaded, opts, target);
+    const { store, guard } = executed;
+    let manifest = executed.manifest;
     try {
-      const { outcomes, damaged } = await gradeStored(store, manifest);
-      const results = buildResults(manifest, outcomes, damaged, new Date());
+      // The judge asks only once the trials are all in: its requests are theirs. Stopped short, the run is too, and
+      // its --resume asks the rest.
+      if (manifest.status === 'completed' && hasJudgedCases(manifest)) {
+        const spent = (await gradeStored(store, manifest)).outcomes.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
+        const judged = await askJudge(loaded, opts, store, manifest, spent, runStep);
+        if (judged !== 'completed') {
+          manifest = { ...manifest, status: judged };
+          await store.writeManifest(manifest);
+        }
+      }
+      const { outcomes, damaged, judge } = await gradeStoredJudged(store, manifest);
+      const results = buildResults(manifest, outcomes, damaged, new Date(), judge);
       await store.writeResults(results);
       return { store, manifest, results };
     } finally {
@@ -259,4 +275,41 @@ export async function reportStoredAgents(
   const runs = read.filter((r) => r !== undefined);
   const missing = missingAgents(record, runs);
   return { runs, missing, ...(await reportAgents(dir, runs, missing, reporters, io)) };
+}
+
+/**
+ * Runs a step, or reads it back: a finished run folder is never run again (a resumed tune replays its finished steps
+ * and gets the same answers), an interrupted one is resumed, and a folder a kill left without its run.json (it holds
+ * no trial yet) is made anew.
+ */
+export async function runStep(base: LoadedSuite, place: RunPlace, step: StepRequest): Promise<StepResult> {
+  const manifestFile = join(step.dir, 'run.json');
+  if (existsSync(join(step.dir, 'results.json')) && existsSync(manifestFile)) {
+    const stored = await loadResults(step.dir);
+    if (stored.manifest.status === 'completed') return stepResult(step.dir, stored.manifest, stored.results);
+  }
+  if (existsSync(step.dir) && !existsSync(manifestFile)) await rm(step.dir, { recursive: true, force: true });
+  const resume = existsSync(manifestFile) ? step.dir : undefined;
+  const loaded: LoadedSuite = {
+    ...base,
+    config: { ...step.config, transcriptsDir: dirname(step.dir) },
+    skills: step.skills,
+    suite: { ...base.suite, cases: step.cases },
+  };
+  const { manifest, results } = await runAndGrade(
+    loaded,
+    { ...place, overrides: {}, resume, runId: basename(step.dir) },
+    { checked: true },
+  );
+  return stepResult(step.dir, manifest, results);
+}
+
+function stepResult(dir: string, manifest: RunManifest, results: Results): StepResult {
+  return {
+    dir,
+    manifest,
+    results,
+    trials: results.outcomes.length,
+    ...(results.run.costUsd !== undefined ? { costUsd: results.run.costUsd } : {}),
+  };
 }

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { AGENT_RUNS_FILE } from '../run/schema.js';
-import { adapterFor } from '../agents/registry.js';
+import { adapterFor, AGENT_IDS } from '../agents/registry.js';
+import { judgeProblems, type JudgeCli } from './judge-check.js';
 import { loadCases } from '../load/cases.js';
 import { checkValueAt, collectConfig, splitProblem } from '../load/config.js';
 import { skillFolders } from '../load/family.js';
@@ -26,6 +27,8 @@ export interface RunOptions extends RunPlace {
   shard?: Shard;
 }
 export interface LoadedSuite extends SuiteToRun {
+  /** The judge's CLI, when `judge.agent` names another agent than the run's. */
+  judgeCli?: JudgeCli;
   /** With `--last-failed`: the run it read, when nothing in it failed (then there is nothing to run). */
   nothingFailedIn?: string;
 }
@@ -137,6 +140,21 @@ export function loadSuite(
     const [what, todo] = splitProblem(noCredentials);
     problems.add({ file: 'environment', what, todo });
   }
+  if (adapter && all) for (const p of judgeProblems(loaded, adapter, config.model, all.cases)) problems.add(p);
+  const judgeAgent = all?.cases.some((c) => c.expect.judge?.length) ? (config.judge?.agent ?? adapter?.id) : undefined;
+  // A judge of another CLI needs its own binary and credentials, checked with the run's.
+  const judgeCli =
+    runs && judgeAgent !== undefined && judgeAgent !== adapter.id && AGENT_IDS.includes(judgeAgent)
+      ? problems.collect(() => {
+          const judgeAdapter = adapterFor(judgeAgent, 'judge.agent');
+          const missing = sim === undefined && !simulated ? judgeAdapter.credentialProblem(opts.callerEnv ?? process.env) : undefined;
+          if (missing) {
+            const [what, todo] = splitProblem(missing);
+            throw new InputError({ file: 'environment', what: `the judge (${judgeAgent}): ${what}`, todo });
+          }
+          return { adapter: judgeAdapter, binary: judgeAdapter.resolveBinary(undefined) };
+        })
+      : undefined;
   problems.throwIfAny();
   // No problem was found, so every stage loaded.
   const loadedSuite = {
@@ -147,6 +165,7 @@ export function loadSuite(
     profile,
     adapter: adapter!,
     binary: binary!,
+    ...(judgeCli ? { judgeCli } : {}),
     nothingFailedIn: selected!.nothingFailedIn,
   };
   return opts.shard ? shareOf(loadedSuite, opts.shard) : loadedSuite;

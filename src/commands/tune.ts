@@ -18,7 +18,9 @@ import { chooseWinner, droppedOnSelect, droppedOnTune, type DropReason, type Eva
 import type { CaseRole, SplitName } from '../tune/splits.js';
 import { candidateProblem, skillFile } from './tune-family.js';
 import { MAX_DESCRIPTION, type PreparedTune, type TuneOptions } from './tune-prepare.js';
-import { proposerAnswer, runStep, tallies, type StepResult } from './tune-steps.js';
+import { proposerAnswer, tallies } from './tune-steps.js';
+import { runStep } from './run-agents.js';
+import type { StepResult } from './step.js';
 
 /** The config each kind of step runs with. */
 export function stepConfigs(config: Config, o: TuneOptions, holdoutTrials: number) {

@@ -12,6 +12,7 @@ import {
 import type { Transcript } from '../transcript/types.js';
 import type { RunStore } from '../run/store.js';
 import { gradeTrial, type GradeOptions } from './outcome.js';
+import type { JudgedText } from './judge-asks.js';
 
 export function gradeOptions(manifest: RunManifest): GradeOptions {
   const adapter = adapterFor(manifest.agent.id, 'run.json');
@@ -58,7 +59,13 @@ export interface StoredGrades {
   outcomes: TrialOutcome[];
   /** Trials that could not be read or belong to no case of the run: listed, left out. */
   damaged: DamagedTrial[];
+  /** What the assistant wrote in each scored trial of a case with `expect.judge` items: what the judge is shown. */
+  judgedTexts: JudgedText[];
 }
+
+/** The assistant's own text in a trial, in order: never tool results or injected skill bodies, which echo SKILL.md. */
+export const assistantText = (t: Transcript) =>
+  t.events.flatMap((e) => (e.kind === 'text' && e.source === 'assistant' ? [e.text] : [])).join('\n');
 
 /** Grades every intact stored transcript with the current graders, in memory. Runs nothing, writes nothing. */
 export async function gradeStored(store: RunStore, manifest: RunManifest): Promise<StoredGrades> {
@@ -71,15 +78,20 @@ export async function gradeStored(store: RunStore, manifest: RunManifest): Promi
     damaged.push({ path: transcriptPath(r), problem: `a trial of case "${r.caseId}", which run.json does not list` });
   }
   // Bounded, so thousands of trials never hold thousands of open files.
+  const judgedTexts: JudgedText[] = [];
   const read = await pMap(
     known,
     async (ref: TrialRef) => {
       const t = await readStoredTranscript(store, manifest, ref);
-      return t.ok ? gradeTrial(t.transcript, t.meta, byId.get(ref.caseId)!, ref.arm, ref.n, opts) : t.damaged;
+      if (!t.ok) return t.damaged;
+      const c = byId.get(ref.caseId)!;
+      const outcome = gradeTrial(t.transcript, t.meta, c, ref.arm, ref.n, opts);
+      if (c.judge?.length && outcome.passed !== null) judgedTexts.push({ ref, text: assistantText(t.transcript) });
+      return outcome;
     },
     { concurrency: 32 },
   );
   const outcomes = read.filter((x): x is TrialOutcome => 'caseId' in x);
   damaged.push(...read.filter((x): x is DamagedTrial => 'problem' in x));
-  return { outcomes, damaged };
+  return { outcomes, damaged, judgedTexts };
 }

@@ -570,6 +570,8 @@ export const judgeFindingsSchema = z.object({
   stability: z.array(judgeStabilitySchema),
 });
 export type JudgeFindings = z.output<typeof judgeFindingsSchema>;
+/** The judge's findings as grading knows them; stability is measured where the verdicts are (`buildResults`). */
+export type JudgeGrading = Omit<JudgeFindings, 'stability'>;
 
 export const resultsSchema = z.object({
   version,

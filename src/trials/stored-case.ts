@@ -12,6 +12,7 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     exclusive: c.exclusive,
     tags: c.tags,
     plan: c.plan,
+    ...(c.expect.judge ? { judge: c.expect.judge } : {}),
     command: c.command ?? config.commands[c.expect.skill],
     ...storedDecision(resolveDecision(config.decision, c.tags, c.decision), config.decision.mode),
     prompt: c.prompt,

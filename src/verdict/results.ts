@@ -3,6 +3,8 @@ import { summarise } from '../stats/summary.js';
 import {
   RUN_FORMAT_VERSION,
   type DamagedTrial,
+  type JudgeFindings,
+  type JudgeGrading,
   type Results,
   type RunFacts,
   type RunManifest,
@@ -11,6 +13,8 @@ import {
 } from '../run/schema.js';
 import { EXIT } from '../run/exit-codes.js';
 import { exitCode, fixedVerdicts, sequentialVerdict } from './verdict.js';
+import type { JudgeSample } from '../checks/judge-prompt.js';
+import { DEFAULT_UNSTABLE_ALPHA, judgeStability } from '../stats/judge-stability.js';
 
 /** The trials' reported token usage, summed over those that reported it. */
 export function tokenTotals(outcomes: readonly TrialOutcome[]): RunFacts['tokens'] {
@@ -58,7 +62,13 @@ export function resultsExitCode(verdictCode: number, damaged: number): number {
 }
 
 /** Verdicts and statistics over graded outcomes. Pure: the manifest, outcomes and damaged trials in, the results out. */
-export function buildResults(manifest: RunManifest, graded: readonly TrialOutcome[], damaged: readonly DamagedTrial[], now: Date): Results {
+export function buildResults(
+  manifest: RunManifest,
+  graded: readonly TrialOutcome[],
+  damaged: readonly DamagedTrial[],
+  now: Date,
+  judgeGrading?: JudgeGrading,
+): Results {
   const decision = manifest.config.decision;
   const grading = manifest.config.grading;
   // One order, whatever order the trials finished in: a regrade reproduces a run's results exactly.
@@ -68,6 +78,8 @@ export function buildResults(manifest: RunManifest, graded: readonly TrialOutcom
     ? defs.map((c) => sequentialVerdict(c, outcomes))
     : fixedVerdicts(defs, outcomes, decision.correction);
   const readCountsAsFiring = grading.readTriggers === 'fire';
+  const judge = judgeGrading && judgeFindings(judgeGrading, outcomes, manifest);
+  const verdictCode = resultsExitCode(exitCode(verdicts, decision.inconclusive), damaged.length);
   return {
     version: RUN_FORMAT_VERSION,
     runId: manifest.runId,
@@ -85,6 +97,37 @@ export function buildResults(manifest: RunManifest, graded: readonly TrialOutcom
     ),
     verdicts,
     damaged: [...damaged],
-    exitCode: resultsExitCode(exitCode(verdicts, decision.inconclusive), damaged.length),
+    ...(judge ? { judge } : {}),
+    exitCode: judge && manifest.config.judge?.gate ? gatedJudgeExit(verdictCode, judge) : verdictCode,
   };
+}
+
+/** Per judged case, each judged trial's samples per item, in trial order: what stability is measured on. */
+function judgedSamples(outcomes: readonly TrialOutcome[]): Map<string, JudgeSample[][][]> {
+  const byCase = new Map<string, JudgeSample[][][]>();
+  for (const o of outcomes) if (o.judge) byCase.set(o.caseId, [...(byCase.get(o.caseId) ?? []), o.judge.items.map((i) => i.samples)]);
+  return byCase;
+}
+
+/** The judge's findings with each judged case's stability, measured on its scored trials' item samples. */
+function judgeFindings(grading: JudgeGrading, outcomes: readonly TrialOutcome[], manifest: RunManifest): JudgeFindings {
+  const rule = {
+    maxFlipRate: grading.maxFlipRate,
+    alpha: manifest.config.judge?.alpha ?? DEFAULT_UNSTABLE_ALPHA,
+    confidence: manifest.config.grading.confidence,
+  };
+  const stability = [...judgedSamples(outcomes)].map(([caseId, trials]) => {
+    const s = judgeStability(trials, rule);
+    return { caseId, comparable: s.comparable, disagreeing: s.disagreeing, share: s.share, p: s.noEvidence ? null : s.pValue, unstable: s.unstable };
+  });
+  return { ...grading, stability };
+}
+
+/**
+ * With `judge.gate`, UNSTABLE judged checks make a passing run INCONCLUSIVE (exit 3), as would an uncalibrated judge
+ * whose verdicts could not count: a FAIL or ERROR already says more and stands.
+ */
+function gatedJudgeExit(code: number, judge: JudgeFindings): number {
+  const untrusted = judge.stability.some((s) => s.unstable) || !judge.calibrated;
+  return code === EXIT.pass && untrusted ? EXIT.inconclusive : code;
 }

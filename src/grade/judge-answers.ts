@@ -1,0 +1,96 @@
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import pMap from 'p-map';
+import { readJudgeReply, type JudgeSample } from '../checks/judge-prompt.js';
+import type { RunManifest, TrialMeta, TrialRef } from '../run/schema.js';
+import type { Transcript } from '../transcript/types.js';
+import { trialStatus, type IsolationContext } from './status.js';
+import { RunFolderError, RunStore } from '../run/store.js';
+import { assistantText, gradeOptions, readStoredTranscript } from './stored.js';
+
+/**
+ * The judge's stored answers. Every judge request is a case of a run folder of the judge's own, under the run's
+ * `judge/` folder (one per judge step: its prompts are the cases' prompts, its raw replies the transcripts), so a
+ * regrade reads the answers back instead of asking again, and `report` can show each one.
+ */
+
+/** The folder inside a run folder that holds its judge steps. */
+export const JUDGE_DIR = 'judge';
+
+export interface StoredJudgeStep {
+  dir: string;
+  manifest: RunManifest;
+  /** Samples per request id, in trial order, with the prompt they answered. */
+  answers: Map<string, { prompt: string; samples: JudgeSample[] }>;
+  costUsd?: number;
+}
+
+/**
+ * One sample from a judge trial: its reply read when the trial ended normally; `error` when the CLI failed or the
+ * provider refused (an API error is never a verdict); undefined for a trial the user stopped (asked again on resume).
+ */
+function sampleOf(t: Transcript, meta: TrialMeta, isolationProblem: IsolationContext['isolationProblem']): JudgeSample | undefined {
+  const { status } = trialStatus(t, meta, { arm: 'ablation', family: [], isolationProblem });
+  if (status === 'killed') return undefined;
+  if (status !== 'ok') return 'error';
+  return readJudgeReply(assistantText(t));
+}
+
+/** Every judge step stored in a run folder, oldest first; a step folder that cannot be read is skipped. */
+export async function readJudgeSteps(runDir: string): Promise<StoredJudgeStep[]> {
+  const root = join(runDir, JUDGE_DIR);
+  if (!existsSync(root)) return [];
+  const names = (await readdir(root)).sort();
+  const steps: StoredJudgeStep[] = [];
+  for (const name of names) {
+    const dir = join(root, name);
+    if (!existsSync(join(dir, 'run.json'))) continue;
+    let opened: Awaited<ReturnType<typeof RunStore.open>>;
+    try {
+      opened = await RunStore.open(dir);
+    } catch (e) {
+      if (e instanceof RunFolderError) continue;
+      throw e;
+    }
+    const { store, manifest } = opened;
+    const { isolationProblem } = gradeOptions(manifest).conventions;
+    const prompts = new Map(manifest.cases.defs.map((c) => [c.id, c.prompt ?? '']));
+    const { trials } = await store.listTrials();
+    const read = await pMap(
+      trials.filter((r) => prompts.has(r.caseId)),
+      async (ref: TrialRef) => {
+        const t = await readStoredTranscript(store, manifest, ref);
+        if (!t.ok) return { ref, sample: 'error' as const, costUsd: undefined };
+        const result = t.transcript.events.find((e) => e.kind === 'result');
+        return { ref, sample: sampleOf(t.transcript, t.meta, isolationProblem), costUsd: result?.kind === 'result' ? result.costUsd : undefined };
+      },
+      { concurrency: 16 },
+    );
+    const answers = new Map<string, { prompt: string; samples: JudgeSample[] }>();
+    for (const r of read.sort((a, b) => a.ref.n - b.ref.n)) {
+      if (r.sample === undefined) continue;
+      const entry = answers.get(r.ref.caseId) ?? { prompt: prompts.get(r.ref.caseId)!, samples: [] };
+      entry.samples.push(r.sample);
+      answers.set(r.ref.caseId, entry);
+    }
+    const costs = read.flatMap((r) => (r.costUsd !== undefined ? [r.costUsd] : []));
+    steps.push({ dir, manifest, answers, ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}) });
+  }
+  return steps;
+}
+
+/**
+ * The samples of each request, from the steps that answered it with the same prompt (a request whose prompt changed
+ * is not the same question); only requests with all `samples` answered count as answered.
+ */
+export function judgeAnswers(steps: readonly StoredJudgeStep[], prompts: ReadonlyMap<string, string>, samples: number): Map<string, JudgeSample[]> {
+  const out = new Map<string, JudgeSample[]>();
+  for (const step of steps) {
+    for (const [id, a] of step.answers) {
+      if (prompts.get(id) !== a.prompt || out.has(id)) continue;
+      if (a.samples.length >= samples) out.set(id, a.samples.slice(0, samples));
+    }
+  }
+  return out;
+}
