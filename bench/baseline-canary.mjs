@@ -14,6 +14,7 @@ import { planCanary } from '../dist/verdict/canary.js';
 import { compareRuns } from '../dist/verdict/compare.js';
 import { planComparison } from '../dist/commands/plan-compare.js';
 import { storedRun } from './canary.mjs';
+import { generator } from './lib.mjs';
 import { join } from 'node:path';
 
 const ROOT = new URL('..', import.meta.url).pathname;
@@ -34,17 +35,6 @@ const DEFS = Array.from({ length: CASES }, (_, i) => ({
   decision: DECISION,
 }));
 const rateOf = (i) => (i === 0 ? TO : FROM);
-
-/** A seeded uniform generator (mulberry32): the bench's only randomness. */
-function generator(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const outcome = (caseId, n, passed) => ({
   caseId,

@@ -1,6 +1,18 @@
-// Shared bench helpers: timing a child process and its peak memory (VmHWM from /proc, polled).
+// Shared bench helpers: a seeded generator, a median, and timing a child process and its peak memory (VmHWM from
+// /proc, polled).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+
+/** A seeded uniform generator (mulberry32): fast enough for millions of draws, and the same draws every run. */
+export function generator(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);

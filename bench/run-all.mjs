@@ -7,6 +7,7 @@ import { benchCompare, printCompare } from './compare.mjs';
 import { benchCanary, printCanary } from './canary.mjs';
 import { benchBaselineCanary, printBaselineCanary } from './baseline-canary.mjs';
 import { benchTune, printTune } from './tune.mjs';
+import { benchJudge, printJudge } from './judge.mjs';
 import { benchConcurrency, printConcurrency } from './concurrency.mjs';
 import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.mjs';
 
@@ -15,6 +16,7 @@ printCompare(benchCompare());
 printCanary(benchCanary());
 printBaselineCanary(benchBaselineCanary());
 printTune(benchTune());
+printJudge(benchJudge());
 printConcurrency(benchConcurrency());
 printConcurrencyReal(await benchConcurrencyReal());
 printRegrade(await benchRegrade());
