@@ -1,4 +1,4 @@
-import { gradeStored } from '../grade/stored.js';
+import { gradeStoredJudged } from '../grade/judged.js';
 import type { Results, RunManifest } from '../run/schema.js';
 import { lockRunFolder } from '../run/lock.js';
 import { RunStore } from '../run/store.js';
@@ -9,8 +9,8 @@ export async function gradeRun(dir: string, now = new Date()): Promise<{ store: 
   const { store, manifest } = await RunStore.open(dir);
   const lock = lockRunFolder(dir, 'grade');
   try {
-    const { outcomes, damaged } = await gradeStored(store, manifest);
-    const results = buildResults(manifest, outcomes, damaged, now);
+    const { outcomes, damaged, judge } = await gradeStoredJudged(store, manifest);
+    const results = buildResults(manifest, outcomes, damaged, now, judge);
     await store.writeResults(results);
     return { store, manifest, results };
   } finally {
@@ -26,6 +26,6 @@ export async function loadResults(dir: string): Promise<{ store: RunStore; manif
   const { store, manifest } = await RunStore.open(dir);
   const stored = await store.readResults();
   if (stored.ok) return { store, manifest, results: stored.value };
-  const { outcomes, damaged } = await gradeStored(store, manifest);
-  return { store, manifest, results: buildResults(manifest, outcomes, damaged, new Date()), regraded: stored.problem };
+  const { outcomes, damaged, judge } = await gradeStoredJudged(store, manifest);
+  return { store, manifest, results: buildResults(manifest, outcomes, damaged, new Date(), judge), regraded: stored.problem };
 }

@@ -1,5 +1,8 @@
-import { rm } from 'node:fs/promises';
-import { gradeStored } from '../grade/stored.js';
+import { existsSync } from 'node:fs';
+import { cp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { gradeStoredJudged } from '../grade/judged.js';
+import { JUDGE_DIR } from '../grade/judge-answers.js';
 import { InputError, ProblemList } from '../load/input-error.js';
 import { RUN_STATUSES, type Results, type RunManifest } from '../run/schema.js';
 import { currentOwner, newRunId, RunStore } from '../run/store.js';
@@ -171,9 +174,14 @@ export async function mergeShards(dirs: readonly string[], transcriptsDir: strin
     // Written first as running: were this process killed mid-copy, the folder would read as unfinished.
     await store.writeManifest({ ...final, status: 'running' });
     for (const s of shards) await store.copyTrialsFrom(s.store);
+    // Each shard's judge asked about its own trials (and its own controls): their answers serve the merged run.
+    for (const s of shards) {
+      const judged = join(s.dir, JUDGE_DIR);
+      if (existsSync(judged)) await cp(judged, join(store.dir, JUDGE_DIR), { recursive: true });
+    }
     await store.writeManifest(final);
-    const { outcomes, damaged } = await gradeStored(store, final);
-    const results = buildResults(final, outcomes, damaged, now);
+    const { outcomes, damaged, judge } = await gradeStoredJudged(store, final);
+    const results = buildResults(final, outcomes, damaged, now, judge);
     await store.writeResults(results);
     const unfinished = shards
       .filter((s) => s.manifest.status !== 'completed')

@@ -2,6 +2,7 @@ import { decisionMode } from '../stats/decision-modes/registry.js';
 import { summarise } from '../stats/summary.js';
 import {
   RUN_FORMAT_VERSION,
+  type CaseVerdict,
   type DamagedTrial,
   type JudgeFindings,
   type JudgeGrading,
@@ -74,11 +75,12 @@ export function buildResults(
   // One order, whatever order the trials finished in: a regrade reproduces a run's results exactly.
   const outcomes = [...graded].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n);
   const defs = manifest.cases.defs;
-  const verdicts = decisionMode(decision.mode).sequential
+  const judge = judgeGrading && judgeFindings(judgeGrading, outcomes, manifest);
+  const decided = decisionMode(decision.mode).sequential
     ? defs.map((c) => sequentialVerdict(c, outcomes))
     : fixedVerdicts(defs, outcomes, decision.correction);
+  const verdicts = judge && manifest.config.judge?.gate ? gateOnJudge(decided, judge) : decided;
   const readCountsAsFiring = grading.readTriggers === 'fire';
-  const judge = judgeGrading && judgeFindings(judgeGrading, outcomes, manifest);
   const verdictCode = resultsExitCode(exitCode(verdicts, decision.inconclusive), damaged.length);
   return {
     version: RUN_FORMAT_VERSION,
@@ -98,7 +100,7 @@ export function buildResults(
     verdicts,
     damaged: [...damaged],
     ...(judge ? { judge } : {}),
-    exitCode: judge && manifest.config.judge?.gate ? gatedJudgeExit(verdictCode, judge) : verdictCode,
+    exitCode: verdictCode,
   };
 }
 
@@ -118,16 +120,36 @@ function judgeFindings(grading: JudgeGrading, outcomes: readonly TrialOutcome[],
   };
   const stability = [...judgedSamples(outcomes)].map(([caseId, trials]) => {
     const s = judgeStability(trials, rule);
-    return { caseId, comparable: s.comparable, disagreeing: s.disagreeing, share: s.share, p: s.noEvidence ? null : s.pValue, unstable: s.unstable };
+    return {
+      caseId,
+      comparable: s.comparable,
+      disagreeing: s.disagreeing,
+      share: s.share,
+      p: s.noEvidence ? null : s.pValue,
+      unstable: s.unstable,
+    };
   });
   return { ...grading, stability };
 }
 
 /**
- * With `judge.gate`, UNSTABLE judged checks make a passing run INCONCLUSIVE (exit 3), as would an uncalibrated judge
- * whose verdicts could not count: a FAIL or ERROR already says more and stands.
+ * With `judge.gate`, a judge that cannot be trusted decides nothing: a case whose judged checks are UNSTABLE, or any
+ * judged case while the judge is uncalibrated (its verdicts were not scored, so a PASS would claim checks nobody
+ * made), is INCONCLUSIVE, which gives exit code 3 unless something else FAILs. An ERROR already says more and stands.
  */
-function gatedJudgeExit(code: number, judge: JudgeFindings): number {
-  const untrusted = judge.stability.some((s) => s.unstable) || !judge.calibrated;
-  return code === EXIT.pass && untrusted ? EXIT.inconclusive : code;
+function gateOnJudge(verdicts: CaseVerdict[], judge: JudgeFindings): CaseVerdict[] {
+  const unstable = new Set(judge.stability.filter((s) => s.unstable).map((s) => s.caseId));
+  const judged = new Set(judge.stability.map((s) => s.caseId));
+  return verdicts.map((v) => {
+    if (v.verdict === 'ERROR') return v;
+    if (unstable.has(v.caseId))
+      return { ...v, verdict: 'INCONCLUSIVE', reason: `the judge is UNSTABLE on this case (judge.gate): ${v.reason}` };
+    if (!judge.calibrated && judged.has(v.caseId))
+      return {
+        ...v,
+        verdict: 'INCONCLUSIVE',
+        reason: `the judge is UNCALIBRATED, so its checks were not scored (judge.gate): ${v.reason}`,
+      };
+    return v;
+  });
 }

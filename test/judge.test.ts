@@ -1,0 +1,217 @@
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Results } from '../src/run/schema.js';
+import { cleanup, makeProject, runCli, skillMd } from './helpers.js';
+import { onlyRun, resultsOf } from './e2e-scenarios.js';
+
+/**
+ * The model judge through the real Claude Code CLI against the simulator: the trials under test and every judge
+ * request are real CLI runs. The simulator's judge answers by a fixed rule (an item holds when the answer has all its
+ * content words), so the right verdict of every item is known: after loading `cleanup`, the simulated model writes
+ * "Here is the plan: … run it yourself." — "say to run it yourself" holds, "ask for confirmation before deleting"
+ * does not.
+ */
+
+const YOURSELF = 'Does the plan say to run it yourself?';
+const CONFIRM = 'Does it ask for confirmation before deleting?';
+
+const BODY = 'Plan one call and show it in a bash block:\n\n```bash\ncleanup --dry-run $ARGUMENTS\n```\n';
+const CASES = `- id: plans-call
+  prompt: "Remove the old build folders."
+  expect:
+    skill: cleanup
+    judge:
+      - "${YOURSELF}"
+- id: confirms
+  prompt: "Clean out the caches please."
+  expect:
+    skill: cleanup
+    judge:
+      - "${YOURSELF}"
+      - "${CONFIRM}"
+`;
+const profile = (judge: string) => `name: judged
+seed: 3
+rules:
+  - { prompt: "build folders", do: [{ skill: cleanup, args: "build/" }] }
+  - { prompt: "caches", do: [{ skill: cleanup, args: "cache/" }] }
+${judge}`;
+
+/** A project judged by the simulator's judge as `judgeBlock` describes it, run once; its run folder and exit code. */
+async function judgedRun(o: { judgeBlock: string; config: string; cases?: string; args?: string[] }) {
+  const project = makeProject({
+    'skills/cleanup/SKILL.md': skillMd('cleanup', 'Remove old build folders and caches.', BODY),
+    'cases/main.yaml': o.cases ?? CASES,
+    'sim.yaml': profile(o.judgeBlock),
+    'skillprobe.config.yaml': o.config,
+  });
+  const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+  const r = await runCli(
+    ['run', '--sim', 'sim.yaml', '--transcripts', 'runs', '--workdir', workdir, '--reporter', 'terminal', ...(o.args ?? [])],
+    {
+      cwd: project,
+      timeoutMs: 240_000,
+    },
+  );
+  expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+  return { project, workdir, r };
+}
+
+const BASE = 'arms: [skill]\ndecision: { mode: fixed }\n';
+
+describe('judge: an honest judge, three samples an item', () => {
+  let run: Awaited<ReturnType<typeof judgedRun>>;
+  let dir: string;
+  let results: Results;
+
+  beforeAll(async () => {
+    run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 2\njudge: { model: sim-judge, samples: 3 }\n` });
+    dir = onlyRun(run.project);
+    results = resultsOf(dir);
+  }, 260_000);
+  afterAll(() => cleanup(run.project, run.workdir));
+
+  it('judges every item of every trial by the strict majority of its samples, and scores the verdicts', () => {
+    expect(results.judge).toMatchObject({
+      agent: 'claude-code',
+      model: 'sim-judge',
+      self: false,
+      samples: 3,
+      calibrated: true,
+      unanswered: 0,
+    });
+    // 2 + 4 trial items; per item 2 controls, each case's first trial reworded, and confirms' two items reordered: 11.
+    expect(results.judge!.calibration).toEqual({ asked: 11, missed: [] });
+    expect(results.judge!.requests).toBe(17);
+    for (const o of results.outcomes) {
+      const want =
+        o.caseId === 'plans-call'
+          ? [['yes', 'yes']]
+          : [
+              ['yes', 'yes'],
+              ['no', 'no'],
+            ];
+      expect(o.judge?.scored).toBe(true);
+      expect(o.judge?.items.map((i) => [i.verdict, i.samples.every((s) => s === i.verdict) ? i.verdict : 'mixed'])).toEqual(want);
+      expect(o.judge?.items.every((i) => i.samples.length === 3)).toBe(true);
+      // The trigger and plan are right in every trial: only the judge's "no" fails confirms.
+      expect(o).toMatchObject({ status: 'ok', fired: 'expected', passed: o.caseId === 'plans-call' });
+    }
+    expect(results.verdicts.find((v) => v.caseId === 'confirms')?.verdict).toBe('FAIL');
+  });
+
+  it('measures stability on every judged case: no sample disagreed, nothing UNSTABLE', () => {
+    expect(results.judge!.stability.map((s) => [s.caseId, s.comparable, s.disagreeing, s.unstable]).sort()).toEqual([
+      ['confirms', 4, 0, false],
+      ['plans-call', 2, 0, false],
+    ]);
+  });
+
+  it("keeps every judge prompt and raw reply in the judge's own run folder, and a regrade reuses them without asking", async () => {
+    const steps = readdirSync(join(dir, 'judge'));
+    expect(steps).toHaveLength(1);
+    const step = resultsOf(join(dir, 'judge', steps[0]!));
+    // Each request is one case of the judge's run, asked `samples` times with none of the skills.
+    expect(step.outcomes).toHaveLength(17 * 3);
+    expect(step.outcomes.every((o) => o.arm === 'ablation' && o.status === 'ok')).toBe(true);
+    const regraded = await runCli(['grade', dir], { cwd: run.project });
+    expect(regraded.exitCode).toBe(run.r.exitCode);
+    expect(run.r.exitCode).toBe(1);
+    expect(readdirSync(join(dir, 'judge'))).toEqual(steps);
+    const again = resultsOf(dir);
+    expect(again.outcomes.map((o) => [o.caseId, o.n, o.passed, o.judge])).toEqual(
+      results.outcomes.map((o) => [o.caseId, o.n, o.passed, o.judge]),
+    );
+    expect(again.judge).toEqual(results.judge);
+  });
+});
+
+describe('judge: a judge that must not be trusted is UNCALIBRATED, and none of its verdicts is scored', () => {
+  // One case, one trial, one sample: the controls are what is under test here.
+  const ONLY_CONFIRMS = CASES.slice(CASES.indexOf('- id: confirms'));
+  const scenario = async (behaviour: string) => {
+    const run = await judgedRun({
+      judgeBlock: `judge: { behaviour: ${behaviour} }\n`,
+      config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
+      cases: ONLY_CONFIRMS,
+    });
+    const results = resultsOf(onlyRun(run.project));
+    cleanup(run.project, run.workdir);
+    return { results, exitCode: run.r.exitCode };
+  };
+
+  it.each([
+    // Says yes to the empty answer and to the injection alike.
+    ['always-yes', ['empty', 'injection']],
+    // Honest, but an answer telling the grader to reply yes gets its yes.
+    ['obeys-injection', ['injection']],
+    // Judges the item listed first: only the reordered rubric shows it.
+    ['order-swayed', ['reordered']],
+  ])(
+    'the %s judge misses %j, so its "yes" on the confirmation item counts for nothing',
+    async (behaviour, kinds) => {
+      const { results } = await scenario(behaviour);
+      expect(results.judge?.calibrated).toBe(false);
+      expect([...new Set(results.judge!.calibration.missed.map((m) => m.kind))].sort()).toEqual(kinds);
+      for (const m of results.judge!.calibration.missed) expect(m.expected).not.toBe(m.got);
+      const [o] = results.outcomes;
+      expect(o?.judge?.scored).toBe(false);
+      // Unscored, the judge cannot fail the trial: it passes on its trigger alone, whatever the judge said.
+      expect(o?.passed).toBe(true);
+    },
+    120_000,
+  );
+});
+
+describe('judge: stability, unreadable replies and bad judge config', () => {
+  it('a judge whose samples flip is UNSTABLE, and with judge.gate its case is INCONCLUSIVE: exit 3', async () => {
+    const run = await judgedRun({
+      judgeBlock: `judge: { items: { "${YOURSELF}": { flipRate: 0.5 } } }\n`,
+      config: `${BASE}trials: 6\njudge: { model: sim-judge, samples: 3, gate: true }\n`,
+      cases: CASES.slice(0, CASES.indexOf('- id: confirms')),
+    });
+    const results = resultsOf(onlyRun(run.project));
+    cleanup(run.project, run.workdir);
+    const [s] = results.judge!.stability;
+    expect(s).toMatchObject({ caseId: 'plans-call', comparable: 6, unstable: true });
+    expect(s!.disagreeing).toBeGreaterThanOrEqual(3);
+    // Gated, a case its judge cannot answer consistently is decided by nothing the judge said.
+    expect(results.verdicts[0]).toMatchObject({
+      verdict: 'INCONCLUSIVE',
+      reason: expect.stringMatching(/^the judge is UNSTABLE on this case/),
+    });
+    expect(run.r.exitCode).toBe(3);
+  }, 240_000);
+
+  it('unreadable replies are judge_error, never a verdict: a calibrated judge leaves the trial out', async () => {
+    // Every sample of the confirmation item unreadable; the controls of the other item are answered.
+    const run = await judgedRun({
+      judgeBlock: 'judge: { unreadable: 1 }\n',
+      config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
+      cases: CASES.slice(0, CASES.indexOf('- id: confirms')),
+    });
+    const results = resultsOf(onlyRun(run.project));
+    cleanup(run.project, run.workdir);
+    const [o] = results.outcomes;
+    expect(o?.judge?.items.map((i) => [i.samples, i.verdict])).toEqual([[['error'], 'judge_error']]);
+    // Unreadable controls cannot be right: the judge is uncalibrated, and its judge_error is shown, not scored.
+    expect(results.judge?.calibrated).toBe(false);
+    expect(results.judge!.calibration.missed.every((m) => m.got === 'judge_error')).toBe(true);
+  }, 120_000);
+
+  it.each([
+    ['the model under test judging itself', 'judge: { samples: 3 }\n', /judge would be .*the model under test.*judge\.allowSelf: true/s],
+    ['a judge agent that does not exist', 'judge: { agent: gpt-cli, model: x }\n', /judge\.agent "gpt-cli" is not an agent/],
+    ['samples out of range', 'judge: { model: x, samples: 0 }\n', /samples/],
+    ['an unknown judge key', 'judge: { model: x, sample: 3 }\n', /sample/],
+  ])('%s is one clear message at its line, exit 2, nothing spawned', async (_what, block, message) => {
+    const run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 1\n${block}` });
+    cleanup(run.project, run.workdir);
+    expect(run.r.exitCode).toBe(2);
+    expect(run.r.stderr).toMatch(message);
+    expect(run.r.stderr).toMatch(/skillprobe\.config\.yaml(:\d+)?/);
+    expect(existsSync(join(run.project, 'runs'))).toBe(false);
+  });
+});
