@@ -7,6 +7,7 @@ import { initCommand } from './init.js';
 import { lintCommand } from './lint.js';
 import { mergeCommand } from './merge.js';
 import { planCommand } from './plan.js';
+import { rejudgeCommand } from './rejudge.js';
 import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { simCommand } from './sim.js';
@@ -16,6 +17,7 @@ import { tuneCommand } from './tune.js';
 export const COMMANDS: readonly RegisteredCommand[] = [
   runCommand,
   gradeCommand,
+  rejudgeCommand,
   reportCommand,
   compareCommand,
   mergeCommand,

@@ -14,7 +14,12 @@ export interface JudgeCli {
  * What is wrong with a suite's judge before anything is spent: a judge agent that does not exist, and a judge that
  * is the model under test unless `judge.allowSelf` says so.
  */
-export function judgeProblems(loaded: LoadedConfig, runAgent: AgentAdapter, model: string | undefined, cases: readonly Case[]): InputProblem[] {
+export function judgeProblems(
+  loaded: LoadedConfig,
+  runAgent: AgentAdapter,
+  model: string | undefined,
+  cases: readonly Case[],
+): InputProblem[] {
   const judged = cases.filter((c) => c.expect.judge?.length);
   const config = loaded.config.judge;
   if (!judged.length) return [];
@@ -23,7 +28,13 @@ export function judgeProblems(loaded: LoadedConfig, runAgent: AgentAdapter, mode
   try {
     agent = adapterFor(config?.agent ?? runAgent.id, 'judge.agent');
   } catch {
-    return [{ ...at('agent'), what: `judge.agent "${config?.agent}" is not an agent`, todo: 'name one of the agents skillprobe runs (`skillprobe plan` lists them)' }];
+    return [
+      {
+        ...at('agent'),
+        what: `judge.agent "${config?.agent}" is not an agent`,
+        todo: 'name one of the agents skillprobe runs (`skillprobe plan` lists them)',
+      },
+    ];
   }
   const judgeModel = config?.model ?? agent.defaultModel;
   const underTest = model ?? runAgent.defaultModel;

@@ -20,7 +20,7 @@ import type { JudgeCli } from './judge-check.js';
  */
 
 /** A request as a case of the judge's run folder: its id, its prompt, nothing expected of skills. */
-const askCase = (a: JudgeAsk): Case => ({
+export const askCase = (a: Pick<JudgeAsk, 'id' | 'prompt'>): Case => ({
   id: a.id,
   prompt: a.prompt,
   expect: { skill: 'none' },
@@ -30,7 +30,7 @@ const askCase = (a: JudgeAsk): Case => ({
 });
 
 /** The config the judge's trials run with: its agent and model, `samples` trials a request, no skills, no judge. */
-function judgeConfig(config: Config, agent: string, model: string, samples: number, maxCostUsd: number | undefined): Config {
+export function judgeConfig(config: Config, agent: string, model: string, samples: number, maxCostUsd: number | undefined): Config {
   return {
     ...config,
     agent,

@@ -41,50 +41,58 @@ function sampleOf(t: Transcript, meta: TrialMeta, isolationProblem: IsolationCon
 export async function readJudgeSteps(runDir: string): Promise<StoredJudgeStep[]> {
   const root = join(runDir, JUDGE_DIR);
   if (!existsSync(root)) return [];
-  const names = (await readdir(root)).sort();
-  const steps: StoredJudgeStep[] = [];
-  for (const name of names) {
-    const dir = join(root, name);
-    if (!existsSync(join(dir, 'run.json'))) continue;
-    let opened: Awaited<ReturnType<typeof RunStore.open>>;
-    try {
-      opened = await RunStore.open(dir);
-    } catch (e) {
-      if (e instanceof RunFolderError) continue;
-      throw e;
-    }
-    const { store, manifest } = opened;
-    const { isolationProblem } = gradeOptions(manifest).conventions;
-    const prompts = new Map(manifest.cases.defs.map((c) => [c.id, c.prompt ?? '']));
-    const { trials } = await store.listTrials();
-    const read = await pMap(
-      trials.filter((r) => prompts.has(r.caseId)),
-      async (ref: TrialRef) => {
-        const t = await readStoredTranscript(store, manifest, ref);
-        if (!t.ok) return { ref, sample: 'error' as const, costUsd: undefined };
-        const result = t.transcript.events.find((e) => e.kind === 'result');
-        return { ref, sample: sampleOf(t.transcript, t.meta, isolationProblem), costUsd: result?.kind === 'result' ? result.costUsd : undefined };
-      },
-      { concurrency: 16 },
-    );
-    const answers = new Map<string, { prompt: string; samples: JudgeSample[] }>();
-    for (const r of read.sort((a, b) => a.ref.n - b.ref.n)) {
-      if (r.sample === undefined) continue;
-      const entry = answers.get(r.ref.caseId) ?? { prompt: prompts.get(r.ref.caseId)!, samples: [] };
-      entry.samples.push(r.sample);
-      answers.set(r.ref.caseId, entry);
-    }
-    const costs = read.flatMap((r) => (r.costUsd !== undefined ? [r.costUsd] : []));
-    steps.push({ dir, manifest, answers, ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}) });
+  const steps = await Promise.all((await readdir(root)).sort().map((name) => readJudgeStep(join(root, name))));
+  return steps.filter((s) => s !== undefined);
+}
+
+/** One judge step's answers (a run folder of judge requests), or undefined when it holds no readable run. */
+export async function readJudgeStep(dir: string): Promise<StoredJudgeStep | undefined> {
+  if (!existsSync(join(dir, 'run.json'))) return undefined;
+  let opened: Awaited<ReturnType<typeof RunStore.open>>;
+  try {
+    opened = await RunStore.open(dir);
+  } catch (e) {
+    if (e instanceof RunFolderError) return undefined;
+    throw e;
   }
-  return steps;
+  const { store, manifest } = opened;
+  const { isolationProblem } = gradeOptions(manifest).conventions;
+  const prompts = new Map(manifest.cases.defs.map((c) => [c.id, c.prompt ?? '']));
+  const { trials } = await store.listTrials();
+  const read = await pMap(
+    trials.filter((r) => prompts.has(r.caseId)),
+    async (ref: TrialRef) => {
+      const t = await readStoredTranscript(store, manifest, ref);
+      if (!t.ok) return { ref, sample: 'error' as const, costUsd: undefined };
+      const result = t.transcript.events.find((e) => e.kind === 'result');
+      return {
+        ref,
+        sample: sampleOf(t.transcript, t.meta, isolationProblem),
+        costUsd: result?.kind === 'result' ? result.costUsd : undefined,
+      };
+    },
+    { concurrency: 16 },
+  );
+  const answers = new Map<string, { prompt: string; samples: JudgeSample[] }>();
+  for (const r of read.sort((a, b) => a.ref.n - b.ref.n)) {
+    if (r.sample === undefined) continue;
+    const entry = answers.get(r.ref.caseId) ?? { prompt: prompts.get(r.ref.caseId)!, samples: [] };
+    entry.samples.push(r.sample);
+    answers.set(r.ref.caseId, entry);
+  }
+  const costs = read.flatMap((r) => (r.costUsd !== undefined ? [r.costUsd] : []));
+  return { dir, manifest, answers, ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}) };
 }
 
 /**
  * The samples of each request, from the steps that answered it with the same prompt (a request whose prompt changed
  * is not the same question); only requests with all `samples` answered count as answered.
  */
-export function judgeAnswers(steps: readonly StoredJudgeStep[], prompts: ReadonlyMap<string, string>, samples: number): Map<string, JudgeSample[]> {
+export function judgeAnswers(
+  steps: readonly StoredJudgeStep[],
+  prompts: ReadonlyMap<string, string>,
+  samples: number,
+): Map<string, JudgeSample[]> {
   const out = new Map<string, JudgeSample[]>();
   for (const step of steps) {
     for (const [id, a] of step.answers) {

@@ -1,0 +1,181 @@
+import { join } from 'node:path';
+import { z } from 'zod';
+import { adapterFor } from '../agents/registry.js';
+import { judgeAnswers, readJudgeStep, readJudgeSteps } from '../grade/judge-answers.js';
+import { trialAskId } from '../grade/judge-asks.js';
+import { gradeStoredJudged, hasJudgedCases, runJudge, runJudgeAsks } from '../grade/judged.js';
+import { gradeStored } from '../grade/stored.js';
+import { splitProblem } from '../load/config.js';
+import { InputError } from '../load/input-error.js';
+import { loadYamlFile } from '../load/yaml-file.js';
+import { ARMS } from '../run/config-schema.js';
+import type { TrialOutcome } from '../run/schema.js';
+import { newRunId, RunStore } from '../run/store.js';
+import type { ProgressStream } from '../runner/progress.js';
+import { loadProfile } from '../sim/profile.js';
+import { agreementTable, cohenKappa, MIN_LABELS, type CohenKappa, type LabelPair } from '../stats/cohen-kappa.js';
+import type { TrialJudgeSamples } from '../stats/judge-stability.js';
+import { rejudgeFlip, type RejudgeFlip } from '../stats/rejudge-flip.js';
+import { askCase, judgeConfig } from './judge-stage.js';
+import { runStep } from './run-agents.js';
+
+/**
+ * `skillprobe rejudge RUN`: the frozen-set experiment, built in. Every judged item of the run's stored trials is asked
+ * again, `judge.samples` times, in a run folder of its own under the run's `rejudge/` (the stored answers are never
+ * touched), and each new sample is paired with the stored one: how often the judge changes its answer to the very same
+ * question, with intervals. With human labels, the stored verdicts' agreement with them (Cohen's κ).
+ */
+
+export interface RejudgeOptions {
+  sim?: string;
+  labels?: string;
+  maxCostUsd?: number;
+  workdir?: string;
+  callerEnv: NodeJS.ProcessEnv;
+  stderr?: ProgressStream;
+}
+
+export interface RejudgeResult {
+  dir: string;
+  requests: number;
+  samples: number;
+  flip: RejudgeFlip;
+  status: string;
+  labels?: { kappa: CohenKappa; pairs: number; unmatched: number; file: string };
+}
+
+/** A human verdict on one judged item of one stored trial. */
+const labelsSchema = z
+  .array(
+    z
+      .object({
+        case: z.string().min(1),
+        arm: z.enum(ARMS).default('skill'),
+        n: z.number().int().min(1),
+        item: z.string().min(1),
+        label: z.enum(['yes', 'no']),
+      })
+      .strict(),
+  )
+  .min(1, 'the labels file holds no labels — list `- { case, n, item, label: yes|no }` entries');
+
+/** Each judged trial's samples per item, in one order, from a map of request answers. */
+function trialSamples(
+  outcomes: readonly TrialOutcome[],
+  answers: ReadonlyMap<string, readonly ('yes' | 'no' | 'error')[]>,
+): TrialJudgeSamples[] {
+  return outcomes.map((o) => o.judge!.items.map((_, k) => [...(answers.get(trialAskId(o, k)) ?? [])]));
+}
+
+export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<RejudgeResult> {
+  const { store, manifest } = await RunStore.open(dir);
+  const where = join(dir, 'run.json');
+  if (!hasJudgedCases(manifest))
+    throw new InputError({ file: where, what: 'no case of this run has expect.judge items', todo: 'rejudge a run whose cases are judged' });
+  if (manifest.simulator && o.sim === undefined)
+    throw new InputError({
+      file: '--sim',
+      what: `run ${manifest.runId} was judged by the model simulator (profile ${manifest.simulator.profile}), and its rejudge must be too`,
+      todo: `add --sim ${manifest.simulator.profile}`,
+    });
+  const judge = runJudge(manifest);
+  const adapter = adapterFor(judge.agent, 'judge.agent');
+  const profile = o.sim === undefined ? undefined : loadProfile(o.sim);
+  const missing = o.sim === undefined ? adapter.credentialProblem(o.callerEnv) : undefined;
+  if (missing) {
+    const [what, todo] = splitProblem(missing);
+    throw new InputError({ file: 'environment', what, todo });
+  }
+  const labels = o.labels === undefined ? undefined : loadYamlFile(o.labels, labelsSchema, 'labels file').value;
+  const binary = adapter.resolveBinary(undefined);
+
+  const graded = await gradeStored(store, manifest);
+  const asks = runJudgeAsks(manifest, graded).filter((a) => a.purpose.kind === 'trial');
+  const stored = judgeAnswers(await readJudgeSteps(dir), new Map(asks.map((a) => [a.id, a.prompt])), judge.config.samples);
+  const again = asks.filter((a) => stored.has(a.id));
+  if (!again.length)
+    throw new InputError({
+      file: dir,
+      what: 'the run holds no judge answers to compare with',
+      todo: 'finish the run first (skillprobe run --resume), so its judge is asked',
+    });
+  // Other case ids than the stored requests': a simulated judge draws each sample from its trial's identity.
+  const ids = new Map(again.map((a) => [`again.${a.id}`, a.id]));
+  const stepDir = join(dir, 'rejudge', newRunId());
+  const step = await runStep(
+    {
+      config: { ...manifest.config, transcriptsDir: join(dir, 'rejudge') },
+      skills: [],
+      suite: { cases: [], files: [], hash: '' },
+      ...(profile ? { profile } : {}),
+      adapter,
+      binary,
+    },
+    { sim: o.sim, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr },
+    {
+      dir: stepDir,
+      skills: [],
+      cases: again.map((a) => askCase({ id: `again.${a.id}`, prompt: a.prompt })),
+      config: judgeConfig(manifest.config, judge.agent, judge.model, judge.config.samples, o.maxCostUsd),
+    },
+  );
+  const asked = (await readJudgeStep(stepDir))?.answers ?? new Map();
+  const rejudged = new Map(
+    [...asked].flatMap(([id, a]) => (ids.has(id) && a.samples.length >= judge.config.samples ? [[ids.get(id)!, a.samples]] : [])),
+  );
+
+  // Only trials whose every item was answered both times are paired: a step stopped short compares what it has.
+  const judged = (await gradeStoredJudged(store, manifest)).outcomes.filter(
+    (t) => t.judge && t.judge.items.every((_, k) => stored.has(trialAskId(t, k)) && rejudged.has(trialAskId(t, k))),
+  );
+  const confidence = manifest.config.grading.confidence;
+  const flip = rejudgeFlip(trialSamples(judged, stored), trialSamples(judged, rejudged), confidence);
+  return {
+    dir: stepDir,
+    requests: again.length,
+    samples: judge.config.samples,
+    flip,
+    status: step.manifest.status,
+    ...(labels && o.labels ? { labels: labelAgreement(labels, judged, o.labels, confidence) } : {}),
+  };
+}
+
+/** The stored verdicts against human labels: κ over the items both gave a yes/no verdict on. */
+function labelAgreement(labels: z.output<typeof labelsSchema>, outcomes: readonly TrialOutcome[], file: string, confidence: number) {
+  const verdict = new Map(
+    outcomes.flatMap((o) => o.judge!.items.map((i) => [`${o.caseId}\u0000${o.arm}\u0000${o.n}\u0000${i.item}`, i.verdict])),
+  );
+  const pairs: LabelPair[] = [];
+  for (const l of labels) {
+    const v = verdict.get(`${l.case}\u0000${l.arm}\u0000${l.n}\u0000${l.item}`);
+    if (v === 'yes' || v === 'no') pairs.push({ judge: v, human: l.label });
+  }
+  return { kappa: cohenKappa(agreementTable(pairs), confidence), pairs: pairs.length, unmatched: labels.length - pairs.length, file };
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** What rejudge found, in words: changed answers, the per-sample flip rate, changed verdicts, and κ with labels. */
+export function rejudgeText(r: RejudgeResult): string {
+  const f = r.flip;
+  const lines = [
+    `REJUDGE · ${r.requests} stored judge requests asked again, ${r.samples} samples each (${r.status}) → ${r.dir}`,
+    `answers changed: ${f.changed.successes} of ${f.changed.n} paired samples, ${pct(f.changed.p)} [${pct(f.changed.lo)}, ${pct(f.changed.hi)}]` +
+      (f.errorPairs ? ` · ${f.errorPairs} pairs with an unreadable reply left out` : ''),
+    `per-sample flip rate: ${pct(f.flipRate.e)} [${pct(f.flipRate.lo)}, ${pct(f.flipRate.hi)}] (each sample leaves the judge's usual answer this often)`,
+    `verdicts changed: ${f.verdicts.successes} of ${f.verdicts.n} items, ${pct(f.verdicts.p)} [${pct(f.verdicts.lo)}, ${pct(f.verdicts.hi)}]` +
+      (f.verdictErrors ? ` · ${f.verdictErrors} judge_error verdicts left out` : ''),
+  ];
+  if (r.labels) {
+    const k = r.labels.kappa;
+    const unmatched = r.labels.unmatched ? ` · ${r.labels.unmatched} labels matched no judged verdict` : '';
+    lines.push(
+      k.kappa === null
+        ? `labels (${r.labels.file}): ${r.labels.pairs} matched · κ undefined: ${k.reason}${unmatched}`
+        : `labels (${r.labels.file}): Cohen's κ ${k.kappa.toFixed(2)} [${k.lo.toFixed(2)}, ${k.hi.toFixed(2)}] over ${r.labels.pairs} items, ` +
+            `raw agreement ${pct(k.agreement.p)}${unmatched}` +
+            (k.fewLabels ? ` · WARNING: fewer than ${MIN_LABELS} labels, the interval is wide` : ''),
+    );
+  }
+  return lines.join('\n') + '\n';
+}
