@@ -189,6 +189,34 @@ describe('compare: constructed run pairs with known answers', () => {
     });
     expect(c.onlyIn).toEqual({ base: ['gone'], candidate: ['fresh'] });
     expect(c.cases.map((x) => x.caseId)).toEqual(['a']);
+    expect(c.drift.facts.map((f) => f.name)).not.toContain('judge');
+  });
+
+  it('a changed judge (its CLI, model or samples) is named as drift; a judge in one run only too', () => {
+    const judge = {
+      agent: 'claude-code',
+      cliVersion: '2.1.197',
+      model: 'judge-a',
+      self: false,
+      samples: 3,
+      maxFlipRate: 0.1,
+      calibration: { asked: 4, missed: [] },
+      calibrated: true,
+      requests: 10,
+      unanswered: 0,
+      stability: [],
+    };
+    const [base, cand] = [run({ a: { passes: 9, n: 10 } }), run({ a: { passes: 9, n: 10 } })];
+    base.results.judge = judge;
+    cand.results.judge = { ...judge, model: 'judge-b' };
+    expect(compareRuns(base, cand).drift.facts.find((f) => f.name === 'judge')).toEqual({
+      name: 'judge',
+      base: 'claude-code 2.1.197 · judge-a · 3 samples',
+      candidate: 'claude-code 2.1.197 · judge-b · 3 samples',
+      differs: true,
+    });
+    cand.results.judge = undefined;
+    expect(compareRuns(base, cand).drift.facts.find((f) => f.name === 'judge')).toMatchObject({ candidate: 'none', differs: true });
   });
 });
 

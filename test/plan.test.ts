@@ -31,6 +31,24 @@ describe('skillprobe plan', () => {
     expect(plan.cases[0]!.asnAtP0).toBeLessThan(78);
   });
 
+  it("counts the judge's trials: each judged trial's items and every control, times the samples", () => {
+    const config = configSchema.parse({
+      trials: 4,
+      arms: ['skill'],
+      decision: { mode: 'fixed' },
+      judge: { samples: 3, calibration: [{ item: 'a', answer: 'b', expect: 'no' }] },
+    });
+    const decision = { threshold: 0.9, delta: 0.2, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 4 };
+    const c = (id: string, judge?: string[]) => ({ id, expect: 'x', exclusive: false, tags: [], decision, ...(judge ? { judge } : {}) });
+    const plan = planSuite(config, [c('one', ['i']), c('two', ['i', 'j']), c('none')]);
+    // Trial items: 4 × 1 + 4 × 2 = 12; controls: 1 × 3 + 2 × 4, plus one example = 12; three samples each.
+    expect(plan.judge).toEqual({ samples: 3, trialItems: 12, controls: 12, trials: 72 });
+    expect(renderPlan(plan, 0.01).replace(/\s+/g, ' ')).toContain(
+      'judge: ~72 judge trials beside them (12 judged items of those trials and 12 controls and examples, 3 samples each) · $0.72',
+    );
+    expect(planSuite(config, [c('none')]).judge).toBeUndefined();
+  });
+
   it('prints per case and totals, with costs from --price-per-trial, and spawns nothing', async () => {
     const config = 'decision:\n  delta: 0.1\n  maxTrials: 50\n  tags:\n    happy: { threshold: 0.95, delta: 0.1 }\n';
     const withPlan = baseProject()['cases/main.yaml']!.replace('  tags: [happy]', '  tags: [happy]\n  plan: { matches: ["alpha"] }');

@@ -70,6 +70,10 @@ export async function askJudge(
   const cli = loaded.judgeCli ?? { adapter: loaded.adapter, binary: loaded.binary };
   const cap = manifest.config.maxCostUsd === undefined ? undefined : Math.max(0, manifest.config.maxCostUsd - spentUsd);
   const config = judgeConfig(loaded.config, judge.agent, judge.model, judge.config.samples, cap);
+  (place.stderr ?? process.stderr).write(
+    `judge: ${judge.agent} ${judge.model} asked ${needed.length} requests (${asks.length - needed.length} answered before), ` +
+      `${judge.config.samples} samples each: ${needed.length * judge.config.samples} judge trials\n`,
+  );
   const step = await runStep(
     { ...loaded, adapter: cli.adapter, binary: cli.binary },
     { ...place, resume: undefined, runId: undefined, canary: undefined, addTrials: undefined },

@@ -43,12 +43,45 @@ export interface CasePlan {
 export interface SuitePlan {
   mode: Config['decision']['mode'];
   cases: CasePlan[];
+  /** The judge's share, when cases have `expect.judge` items. */
+  judge?: JudgePlan;
+}
+
+/** What the judge will be asked: each judged trial's items and the controls, each `samples` times. */
+export interface JudgePlan {
+  samples: number;
+  /** Items per judged trial, summed over the judged cases' worst expected trials (the trial count the table prices). */
+  trialItems: number;
+  /** Controls and examples: per item an empty answer and an injection, the item reworded (and reordered, with two items or more). */
+  controls: number;
+  /** Judge trials in all: (trial items + controls) × samples. */
+  trials: number;
+}
+
+/** The judge's expected requests, from each judged case's trials (`trialsOf`) and its rubric. */
+export function judgePlan(config: Config, cases: readonly GradableCase[], trialsOf: (c: GradableCase) => number): JudgePlan | undefined {
+  const judged = cases.filter((c) => c.judge?.length);
+  if (!judged.length) return undefined;
+  const samples = config.judge?.samples ?? 3;
+  const trialItems = judged.reduce((sum, c) => sum + trialsOf(c) * c.judge!.length, 0);
+  const controls =
+    judged.reduce((sum, c) => sum + c.judge!.length * (c.judge!.length > 1 ? 4 : 3), 0) + (config.judge?.calibration.length ?? 0);
+  return { samples, trialItems, controls, trials: (trialItems + controls) * samples };
 }
 
 /** Pure: the expected cost of a suite before any trial runs. */
 export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
+  const mode = decisionMode(config.decision.mode);
+  const judge = judgePlan(
+    config,
+    cases,
+    (c) =>
+      (mode.sequential ? worstExpectedTrials(caseDesign(c)).expectedTrials : config.trials) *
+      armsFor(c, config.arms, config.ablation).length,
+  );
   return {
     mode: config.decision.mode,
+    ...(judge ? { judge } : {}),
     cases: cases.map((c) => {
       const p = c.decision;
       const design = caseDesign(c);
@@ -164,6 +197,15 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
         (mode.sequential ? '' : `; this config's ${plan.mode} mode runs ${configured}`),
     ),
     paragraph(`total: sequential ${price(sequentialTotal)} vs fixed N ${beyond}${price(fixedTotal)}`),
+    ...(plan.judge
+      ? [
+          paragraph(
+            `judge: ~${fmt(plan.judge.trials, 0)} judge trials beside them (${fmt(plan.judge.trialItems, 0)} judged items of those trials ` +
+              `and ${plan.judge.controls} controls and examples, ${plan.judge.samples} samples each) · ${price(plan.judge.trials)}` +
+              (pricePerTrial === undefined ? '' : ' at the same price per trial (a judge trial is one short answer: usually less)'),
+          ),
+        ]
+      : []),
     ...(warnings.length ? ['', ...warnings.map((w) => paragraph(`warning: ${w}`))] : []),
   ];
   return lines.join('\n') + '\n';

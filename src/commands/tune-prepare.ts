@@ -39,7 +39,7 @@ export const MAX_DESCRIPTION = 1024;
 export interface PreparedTune {
   loaded: LoadedSuite;
   tuned: Skill;
-  /** Each case as a tune scores it: triggering only (plan checks belong to the skill's body, not its description). */
+  /** Each case as a tune scores it: triggering only (plan checks and judged items belong to the skill's body, not its description). */
   cases: Map<string, Case>;
   roleOf: (caseId: string) => CaseRole;
   splits: Record<SplitName, string[]>;
@@ -108,7 +108,7 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
       "the suite's cases changed since the tune began, so its splits would too",
       'resume with the cases it began with, or start a new tune',
     );
-  const cases = new Map(loaded.suite.cases.map((c) => [c.id, { ...c, plan: undefined }]));
+  const cases = new Map(loaded.suite.cases.map((c) => [c.id, { ...c, plan: undefined, expect: { skill: c.expect.skill } }]));
   return { loaded, tuned, cases, roleOf: (id) => roles.get(id)!, splits, options, stored };
 }
 

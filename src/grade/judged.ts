@@ -48,6 +48,7 @@ export async function gradeStoredJudged(store: RunStore, manifest: RunManifest):
     outcomes: applyJudgements(graded.outcomes, manifest.cases.defs, answers, calibration.calibrated),
     judge: {
       agent: judge.agent,
+      ...(steps.at(-1)?.manifest.agent.cliVersion ? { cliVersion: steps.at(-1)!.manifest.agent.cliVersion } : {}),
       model: steps.at(-1)?.manifest.model ?? judge.model,
       self: judge.self,
       samples: judge.config.samples,

@@ -555,6 +555,8 @@ export type JudgeStability = z.output<typeof judgeStabilitySchema>;
 
 export const judgeFindingsSchema = z.object({
   agent: z.string(),
+  /** The judge CLI's version, as its last step recorded it. */
+  cliVersion: z.string().optional(),
   model: z.string(),
   /** The judge is the model under test (allowed by `judge.allowSelf`). */
   self: z.boolean(),

@@ -178,6 +178,13 @@ function missingIn(r: RunToCompare, side: 'base' | 'candidate', cases: readonly 
 }
 const show = (v: unknown) => (v === undefined || v === null ? '—' : typeof v === 'object' ? JSON.stringify(v) : String(v));
 
+const judgeText = (r: RunToCompare) => {
+  const j = r.results.judge;
+  return j
+    ? `${j.agent} ${j.cliVersion ?? '(version unknown)'} · ${j.model} · ${j.samples} samples${j.calibrated ? '' : ' · UNCALIBRATED'}`
+    : 'none';
+};
+
 /** What else differs besides the model's behaviour: always reported, whether or not it differs. */
 export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
   const fact = (name: string, of: (r: RunToCompare) => unknown) => {
@@ -202,6 +209,8 @@ export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
       const g = r.manifest.config.grading;
       return `reads ${g.readTriggers === 'fire' ? 'fire' : 'do not fire'}, budget stops ${g.budgetStops}, confidence ${g.confidence}`;
     }),
+    // A judge that changed (its CLI, model or samples) changes judged verdicts by itself: named, not hidden in them.
+    ...(base.results.judge || candidate.results.judge ? [fact('judge', judgeText)] : []),
   ];
   const hashes = (r: RunToCompare) => new Map(r.manifest.skills.map((s) => [s.name, s.hash]));
   const [b, c] = [hashes(base), hashes(candidate)];
