@@ -21,6 +21,12 @@ export const judgeItemsSchema = z
   .min(1, 'judge holds no items — list yes/no questions, or remove judge')
   .refine((items) => new Set(items).size === items.length, 'judge lists an item twice — remove the repeat');
 
+/**
+ * `expect.judge` as the check registry holds it: the items as a case file writes them, and as run.json stores them
+ * (already checked, in the order written).
+ */
+export const judge = { authored: judgeItemsSchema.optional(), stored: z.array(z.string()).optional() };
+
 /** One item's verdict in one trial: the strict majority of its samples, else `judge_error`. */
 export type ItemVerdict = 'yes' | 'no' | 'judge_error';
 

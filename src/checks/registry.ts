@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { CheckContext, CheckKind, CheckProblem, CheckResult } from './kind.js';
+import { judge } from './judge.js';
 import { matches } from './matches.js';
 import { mustNot } from './must-not.js';
 import { verb } from './verb.js';
@@ -13,6 +14,23 @@ export const CHECK_KINDS = {
   matches,
   mustNot,
   verb,
+};
+
+/**
+ * The checks a case's `expect` holds beside `skill`, graded from what a model judge answered (the judge stage asks,
+ * `grade/judge-apply` scores): one kind a line, as above. The case schema and run.json's stored case take their
+ * fields from here.
+ */
+export const EXPECT_CHECKS = {
+  judge,
+};
+
+/** The `expect` fields of the judged kinds, as a case file writes them and as run.json stores them. */
+export const authoredExpectFields = Object.fromEntries(Object.entries(EXPECT_CHECKS).map(([name, kind]) => [name, kind.authored])) as {
+  [K in keyof typeof EXPECT_CHECKS]: (typeof EXPECT_CHECKS)[K]['authored'];
+};
+export const storedExpectFields = Object.fromEntries(Object.entries(EXPECT_CHECKS).map(([name, kind]) => [name, kind.stored])) as {
+  [K in keyof typeof EXPECT_CHECKS]: (typeof EXPECT_CHECKS)[K]['stored'];
 };
 
 type Kinds = typeof CHECK_KINDS;

@@ -71,7 +71,7 @@ export async function askJudge(
   const cap = manifest.config.maxCostUsd === undefined ? undefined : Math.max(0, manifest.config.maxCostUsd - spentUsd);
   const config = judgeConfig(loaded.config, judge.agent, judge.model, judge.config.samples, cap);
   (place.stderr ?? process.stderr).write(
-    `judge: ${judge.agent} ${judge.model} asked ${needed.length} requests (${asks.length - needed.length} answered before), ` +
+    `judge: ${judge.agent} ${judge.model} asks ${needed.length} requests (${asks.length - needed.length} answered before), ` +
       `${judge.config.samples} samples each: ${needed.length * judge.config.samples} judge trials\n`,
   );
   const step = await runStep(

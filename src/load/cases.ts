@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { globSync } from 'tinyglobby';
 import { z } from 'zod';
-import { authoredChecksSchema, checkProblems } from '../checks/registry.js';
-import { judgeItemsSchema } from '../checks/judge.js';
+import { authoredChecksSchema, authoredExpectFields, checkProblems } from '../checks/registry.js';
 import { decisionProblem, resolveDecision } from './decision.js';
 import { decisionParamsSchema, type DecisionConfig } from '../run/config-schema.js';
 import { splitProblem } from './config.js';
@@ -42,7 +41,7 @@ export const caseSchema = z
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'id may hold only letters, digits, `.`, `_` and `-` — rename it (it becomes a folder name)'),
     prompt: z.string(),
     /** `skill`: what should fire (a family member, or `none`); `judge`: yes/no rubric items a model judges of what the assistant wrote. */
-    expect: z.object({ skill: z.string().min(1), judge: judgeItemsSchema.optional() }).strict(),
+    expect: z.object({ skill: z.string().min(1), ...authoredExpectFields }).strict(),
     tags: z.array(z.string().min(1)).default([]),
     /** Trap cases: the sibling(s) this prompt is built to be mistaken for (lint checks every pair has a trap each way). */
     against: z

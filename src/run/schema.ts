@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { checkResultSchema } from '../checks/kind.js';
-import { storedChecksSchema } from '../checks/registry.js';
+import { storedChecksSchema, storedExpectFields } from '../checks/registry.js';
 import { ARMS, configSchema, tokenPriceSchema, type Arm } from './config-schema.js';
 
 /**
@@ -87,8 +87,8 @@ export const storedCaseSchema = z.object({
   exclusive: z.boolean(),
   tags: z.array(z.string()),
   plan: storedChecksSchema.optional(),
-  /** `expect.judge`: rubric items a model judges, in the order written. */
-  judge: z.array(z.string()).optional(),
+  /** The judged checks of `expect` (`judge`: rubric items a model judges, in the order written). */
+  ...storedExpectFields,
   command: z.string().optional(),
   /** Resolved decision parameters (defaults ← tag ← case); maxTrials is the last stage the case may reach. */
   decision: sprtParamsSchema,
