@@ -1,9 +1,10 @@
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { execa } from 'execa';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Results } from '../src/run/schema.js';
-import { cleanup, makeProject, runCli, skillMd } from './helpers.js';
+import { CLI, cleanup, makeProject, processesUnder, runCli, skillMd, testEnv } from './helpers.js';
 import { onlyRun, resultsOf } from './e2e-scenarios.js';
 
 /**
@@ -126,6 +127,65 @@ describe('judge: an honest judge, three samples an item', () => {
     );
     expect(again.judge).toEqual(results.judge);
   });
+});
+
+describe('judge: Ctrl-C while the judge asks, then --resume', () => {
+  it('exits 130 with the run interrupted; the resume asks only what is missing, in the same judge folder, and reaches the uninterrupted answer', async () => {
+    const config = `${BASE}trials: 2\njudge: { model: sim-judge, samples: 3 }\n`;
+    const project = makeProject({
+      'skills/cleanup/SKILL.md': skillMd('cleanup', 'Remove old build folders and caches.', BODY),
+      'cases/main.yaml': CASES,
+      'sim.yaml': profile(''),
+      'skillprobe.config.yaml': config,
+    });
+    const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
+    try {
+      const args = ['run', '--sim', 'sim.yaml', '--transcripts', 'runs', '--workdir', workdir, '--concurrency', '1'];
+      const child = execa('node', [CLI, ...args], { cwd: project, env: testEnv(), extendEnv: false, reject: false, stdin: 'ignore' });
+      // Once the judge has answered a few of its trials, the user presses Ctrl-C.
+      const judgeTrials = () => {
+        const root = join(project, 'runs');
+        const run = existsSync(root) ? readdirSync(root)[0] : undefined;
+        const steps = run && existsSync(join(root, run, 'judge')) ? readdirSync(join(root, run, 'judge')) : [];
+        return steps.flatMap((s) => {
+          const trials = join(root, run!, 'judge', s, 'trials');
+          return existsSync(trials) ? readdirSync(trials, { recursive: true }).filter((f) => String(f).endsWith('.meta.json')) : [];
+        }).length;
+      };
+      const deadline = Date.now() + 150_000;
+      while (judgeTrials() < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      child.kill('SIGINT');
+      const stopped = await child;
+      expect(stopped.exitCode).toBe(130);
+      const dir = onlyRun(project);
+      expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('interrupted');
+      const [step] = readdirSync(join(dir, 'judge'));
+      const askedBefore = resultsOf(join(dir, 'judge', step!)).outcomes.filter((o) => o.status === 'ok').length;
+      expect(askedBefore).toBeGreaterThanOrEqual(3);
+      expect(askedBefore).toBeLessThan(17 * 3);
+
+      const resumed = await runCli(['run', '--sim', 'sim.yaml', '--resume', dir, '--workdir', workdir], {
+        cwd: project,
+        timeoutMs: 200_000,
+      });
+      expect(resumed.exitCode).toBe(1);
+      expect(readdirSync(join(dir, 'judge'))).toEqual([step]);
+      const stepResults = resultsOf(join(dir, 'judge', step!));
+      expect(stepResults.outcomes.filter((o) => o.status === 'ok')).toHaveLength(17 * 3);
+      const results = resultsOf(dir);
+      expect(results.judge).toMatchObject({ calibrated: true, unanswered: 0, requests: 17 });
+      expect(results.outcomes.map((o) => [o.caseId, o.n, o.passed])).toEqual([
+        ['confirms', 1, false],
+        ['confirms', 2, false],
+        ['plans-call', 1, true],
+        ['plans-call', 2, true],
+      ]);
+      expect(processesUnder(workdir)).toEqual([]);
+      expect(readdirSync(workdir)).toEqual([]);
+    } finally {
+      cleanup(project, workdir);
+    }
+  }, 400_000);
 });
 
 describe('rejudge: the frozen set asked again', () => {

@@ -64,7 +64,12 @@ export async function askJudge(
   const needed = asks.filter((a) => !answered.has(a.id));
   if (!needed.length) return 'completed';
   const key = createHash('sha256')
-    .update(needed.map((a) => `${a.id}\u0000${a.prompt}`).join('\u0001'))
+    .update(
+      needed
+        .map((a) => `${a.id}\u0000${a.prompt}`)
+        .sort()
+        .join('\u0001'),
+    )
     .digest('hex')
     .slice(0, 12);
   const cli = loaded.judgeCli ?? { adapter: loaded.adapter, binary: loaded.binary };

@@ -57,7 +57,9 @@ export function judgeAsks(defs: readonly GradableCase[], texts: readonly JudgedT
   };
   const judged = defs.filter((c) => c.judge?.length);
   const byCase = new Map<string, JudgedText[]>();
-  for (const t of texts) byCase.set(t.ref.caseId, [...(byCase.get(t.ref.caseId) ?? []), t]);
+  // In trial order, whatever order the trials were read in: the same run always asks the same requests in one order.
+  const ordered = [...texts].sort((a, b) => a.ref.arm.localeCompare(b.ref.arm) || a.ref.n - b.ref.n);
+  for (const t of ordered) byCase.set(t.ref.caseId, [...(byCase.get(t.ref.caseId) ?? []), t]);
   for (const c of judged) {
     const rubric = c.judge!;
     for (const t of byCase.get(c.id) ?? []) {
