@@ -127,6 +127,58 @@ describe('judge: an honest judge, three samples an item', () => {
     );
     expect(again.judge).toEqual(results.judge);
   });
+
+  it('rejudge asks every stored judged item again: an honest judge changes no answer; labels give κ, warned below 50', async () => {
+    const labels = [
+      `- { case: plans-call, n: 1, item: "${YOURSELF}", label: yes }`,
+      `- { case: confirms, n: 1, item: "${YOURSELF}", label: yes }`,
+      `- { case: confirms, n: 2, item: "${CONFIRM}", label: no }`,
+      `- { case: confirms, n: 9, item: "${CONFIRM}", label: no }`,
+    ].join('\n');
+    writeFileSync(join(run.project, 'labels.yaml'), labels);
+    const noSim = await runCli(['rejudge', dir], { cwd: run.project });
+    expect(noSim.exitCode).toBe(2);
+    expect(noSim.stderr).toMatch(/was judged by the model simulator .* add --sim sim\.yaml/s);
+    expect(existsSync(join(dir, 'rejudge'))).toBe(false);
+    const r = await runCli(['rejudge', dir, '--sim', 'sim.yaml', '--labels', 'labels.yaml', '--workdir', run.workdir], {
+      cwd: run.project,
+      timeoutMs: 120_000,
+    });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('REJUDGE · 6 stored judge requests asked again, 3 samples each (completed)');
+    expect(r.stdout).toContain('answers changed: 0 of 18 paired samples, 0.0%');
+    expect(r.stdout).toContain('verdicts changed: 0 of 6 items, 0.0%');
+    expect(r.stdout).toMatch(
+      /Cohen's κ 1\.00 \[-?\d\.\d\d, 1\.00\] over 3 items, raw agreement 100\.0% · 1 labels matched no judged verdict · WARNING: fewer than 50 labels/,
+    );
+    // Asked in a folder of its own: the stored answers, and the run's results, are untouched.
+    expect(readdirSync(join(dir, 'rejudge'))).toHaveLength(1);
+    expect(resultsOf(dir).judge).toEqual(results.judge);
+  }, 150_000);
+});
+
+describe('judge: --max-cost counts the judge', () => {
+  it("the judge's trials spend the same budget: capped, the run is cost_capped (exit 5); resumed with more, it completes", async () => {
+    const run = await judgedRun({
+      judgeBlock: '',
+      config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
+      cases: CASES.slice(0, CASES.indexOf('- id: confirms')),
+      args: ['--max-cost', '0.06'],
+    });
+    try {
+      const dir = onlyRun(run.project);
+      expect(run.r.exitCode).toBe(5);
+      expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('cost_capped');
+      const resumed = await runCli(['run', '--sim', 'sim.yaml', '--resume', dir, '--max-cost', '5', '--workdir', run.workdir], {
+        cwd: run.project,
+        timeoutMs: 120_000,
+      });
+      expect(resumed.exitCode).toBe(3);
+      expect(resultsOf(dir).judge).toMatchObject({ calibrated: true, unanswered: 0, requests: 4 });
+    } finally {
+      cleanup(run.project, run.workdir);
+    }
+  }, 240_000);
 });
 
 describe('judge: Ctrl-C while the judge asks, then --resume', () => {
@@ -186,46 +238,6 @@ describe('judge: Ctrl-C while the judge asks, then --resume', () => {
       cleanup(project, workdir);
     }
   }, 400_000);
-});
-
-describe('rejudge: the frozen set asked again', () => {
-  it('an honest judge with no flips changes no answer; human labels give κ with its warning below 50 labels', async () => {
-    const run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 3 }\n` });
-    const dir = onlyRun(run.project);
-    const labels = [
-      `- { case: plans-call, n: 1, item: "${YOURSELF}", label: yes }`,
-      `- { case: confirms, n: 1, item: "${YOURSELF}", label: yes }`,
-      `- { case: confirms, n: 1, item: "${CONFIRM}", label: no }`,
-      `- { case: confirms, n: 9, item: "${CONFIRM}", label: no }`,
-    ].join('\n');
-    writeFileSync(join(run.project, 'labels.yaml'), labels);
-    const r = await runCli(['rejudge', dir, '--sim', 'sim.yaml', '--labels', 'labels.yaml', '--workdir', run.workdir], {
-      cwd: run.project,
-      timeoutMs: 120_000,
-    });
-    const before = resultsOf(dir);
-    cleanup(run.project, run.workdir);
-    expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain('REJUDGE · 3 stored judge requests asked again, 3 samples each (completed)');
-    expect(r.stdout).toContain('answers changed: 0 of 9 paired samples, 0.0%');
-    expect(r.stdout).toContain('verdicts changed: 0 of 3 items, 0.0%');
-    expect(r.stdout).toMatch(
-      /Cohen's κ 1\.00 \[-?\d\.\d\d, 1\.00\] over 3 items, raw agreement 100\.0% · 1 labels matched no judged verdict · WARNING: fewer than 50 labels/,
-    );
-    // The stored answers are untouched: the run's results are what they were.
-    expect(before.judge?.requests).toBe(3 + 3 + 8);
-  }, 240_000);
-
-  it('a simulated run rejudged without --sim is refused in one line (exit 2), nothing asked', async () => {
-    const run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n` });
-    const dir = onlyRun(run.project);
-    const noSim = await runCli(['rejudge', dir], { cwd: run.project });
-    const asked = existsSync(join(dir, 'rejudge'));
-    cleanup(run.project, run.workdir);
-    expect(asked).toBe(false);
-    expect(noSim.exitCode).toBe(2);
-    expect(noSim.stderr).toMatch(/was judged by the model simulator .* add --sim sim\.yaml/s);
-  }, 240_000);
 });
 
 describe('judge: a judge that must not be trusted is UNCALIBRATED, and none of its verdicts is scored', () => {

@@ -73,7 +73,8 @@ export async function askJudge(
     .digest('hex')
     .slice(0, 12);
   const cli = loaded.judgeCli ?? { adapter: loaded.adapter, binary: loaded.binary };
-  const cap = manifest.config.maxCostUsd === undefined ? undefined : Math.max(0, manifest.config.maxCostUsd - spentUsd);
+  // The cap in force now (a resume may raise it), less what the trials under test spent.
+  const cap = loaded.config.maxCostUsd === undefined ? undefined : Math.max(0, loaded.config.maxCostUsd - spentUsd);
   const config = judgeConfig(loaded.config, judge.agent, judge.model, judge.config.samples, cap);
   (place.stderr ?? process.stderr).write(
     `judge: ${judge.agent} ${judge.model} asks ${needed.length} requests (${asks.length - needed.length} answered before), ` +
