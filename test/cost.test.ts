@@ -5,6 +5,8 @@ import { costBreakdown, tokenCost } from '../src/report/cost.js';
 import { REPORTERS } from '../src/report/registry.js';
 import { tokenCount } from '../src/report/wording.js';
 import { tokenTotals } from '../src/verdict/results.js';
+import type { ReportInput } from '../src/report/reporter.js';
+import { judgedInput } from './report-inputs.js';
 import { syntheticRun } from './run-fixtures.js';
 
 // a: 18 of 20 pass (INCONCLUSIVE at p0 0.9 with 20 fixed trials), b: 2 of 10 (FAIL), c: 30 of 30 (PASS); each trial $0.01, 500 ms.
@@ -79,6 +81,23 @@ describe('cost: what the numbers are', () => {
   ])("%s says a simulated run's dollars are simulated, and a real run's are not", (_, costOf) => {
     expect(costOf(sim).replace(/\s+/g, ' ')).toContain(SAYS);
     expect(costOf(input)).not.toMatch(/simulat/i);
+  });
+});
+
+describe("cost: the judge's, beside the trials' (run.costUsd counts only the trials under test)", () => {
+  const judged = judgedInput('calibrated');
+  const render = (name: 'terminal' | 'markdown' | 'html', i: ReportInput) =>
+    stripVTControlCharacters(REPORTERS[name]({ colour: false }).render(i)).replace(/\s+/g, ' ');
+  const unpaid = { ...judged, results: { ...judged.results, judge: { ...judged.results.judge!, costUsd: undefined } } };
+
+  it.each([
+    ['terminal', "COST · $0.090 reported by the CLI for 9 trials + $0.500 for the judge's 51 trials · 16 s of trial time"],
+    ['markdown', "Cost: $0.090 for 9 trials + $0.500 for the judge's 51 trials, 16 s of trial time"],
+    ['html', '$0.090 for 9 trials + $0.500 for the judge&#39;s 51 trials, 16 s of trial time'],
+  ] as const)('%s adds what the judge cost; a judge that reported none adds nothing', (name, line) => {
+    expect(render(name, judged)).toContain(line);
+    expect(costBreakdown(judged.results).total.costUsd).toBeCloseTo(0.09, 10);
+    expect(render(name, unpaid)).not.toMatch(/judge('|&#39;)s 51 trials/);
   });
 });
 

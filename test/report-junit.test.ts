@@ -8,10 +8,13 @@ import type { ReportInput } from '../src/report/reporter.js';
 import {
   adjustedText,
   COMPARISON,
+  CONFIRMS,
   designedInput,
   designFacts,
   EXPECTED_VERDICTS,
   HOSTILE,
+  judgedInput,
+  NAMES_PROJECT,
   OUTCOMES,
   reportInput,
   withoutEstimates,
@@ -232,6 +235,48 @@ describe('junit reporter: one run', () => {
     expect(xml).not.toContain('<create>');
     expect(xml).toContain(
       'message="fail: plan: verb create-issue: used &lt;create&gt; &amp; &quot;quoted&quot; | piped \uFFFD\uFFFD[31m\uFFFD *starred*&#10;&#9;second line"',
+    );
+  });
+});
+
+describe('junit reporter: the model judge', () => {
+  const testCase = (xml: string, name: string) =>
+    only(
+      parse(xml)
+        .suites.flatMap((s) => s.cases)
+        .filter((t) => t.attributes.name === name),
+    );
+  const calibrated = junitReporter.render(judgedInput('calibrated'));
+
+  it("is valid against Jenkins' junit-10.xsd", async () => {
+    expect(await xsdErrors(calibrated)).toEqual([]);
+  });
+
+  it('a trial failed by the judge names the item in its failure message, and every judged item with its samples in its text', () => {
+    const failure = only(testCase(calibrated, 'files-bug [skill] #1').children);
+    expect(failure).toMatchObject({ kind: 'failure', message: `fail: the judge said no to "${CONFIRMS}"` });
+    expect(failure.text).toContain(
+      `judge: "${NAMES_PROJECT}" → yes (samples: yes, yes, yes)\njudge: "${CONFIRMS}" → no (samples: no, no, no)\ntranscript: `,
+    );
+    const verdict = only(testCase(calibrated, 'files-bug verdict').children);
+    expect(verdict.kind).toBe('failure');
+    expect(verdict.text.split('\n')).toContain(`the judge said no to "${CONFIRMS}" in 5 of 5`);
+  });
+
+  it('a trial the judge gave no verdict on is skipped, saying why', () => {
+    const skipped = only(testCase(calibrated, 'files-bug [skill] #6').children);
+    expect(skipped).toMatchObject({
+      kind: 'skipped',
+      message: 'not scored: judge_error (the judge gave no verdict on 1 item(s) (a tie or unreadable replies))',
+    });
+    expect(skipped.text).toContain(`judge: "${CONFIRMS}" → judge_error (samples: no, yes, error)`);
+  });
+
+  it("an uncalibrated judge's no fails nothing: the trial passes, its output shows the verdict as not scored", () => {
+    const t = testCase(junitReporter.render(judgedInput('uncalibrated')), 'files-bug [skill] #1');
+    expect(kinds(t)).toEqual([]);
+    expect(only(t.children).text).toContain(
+      `judge (shown, not scored: the judge is uncalibrated): "${CONFIRMS}" → no (samples: no, no, no)`,
     );
   });
 });

@@ -13,7 +13,7 @@ import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
 import { agentMatrix } from '../src/verdict/agent-matrix.js';
 import { buildResults } from '../src/verdict/results.js';
 import pc from 'picocolors';
-import { CASES, COMPARISON, OUTCOMES, RUN_DIR } from './report-inputs.js';
+import { CASES, COMPARISON, judgedInput, OUTCOMES, RUN_DIR } from './report-inputs.js';
 import { handMadeManifest } from './run-fixtures.js';
 
 /*
@@ -125,6 +125,18 @@ describe('text reports at 100 columns, with long realistic ids', () => {
     expectFits(text);
     expectWholeIds(firstColumn(text, /^case\s+expect\s+verdict/), ids);
   });
+
+  it.each(['uncalibrated', 'unstable'] as const)(
+    'a run with a %s judge: every line fits, and the CASES and JUDGE tables keep each case id whole',
+    (kind) => {
+      const caseIds = { 'files-bug': ID['jira-create']!, 'plans-call': ID['vague-sprint']! };
+      const text = terminalReporter(true).render(judgedInput(kind, { gate: true, caseIds }));
+      expectFits(text);
+      expectWholeIds(firstColumn(text, /^case\s+n\s+pass\s+did not\s+plan\s+judge/), Object.values(caseIds));
+      // The judge's table lists its cases in id order.
+      expectWholeIds(firstColumn(text, /^case\s+disagreement/), Object.values(caseIds).sort());
+    },
+  );
 
   it('the agents × cases matrix of three agents: every line fits, each case id whole', () => {
     const runs = [

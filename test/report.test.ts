@@ -13,7 +13,8 @@ import { terminalReporter } from '../src/report/terminal.js';
 import { failureBreakdown } from '../src/stats/summary.js';
 import { ClaudeStream } from './claude-stream.js';
 import { ATL_FAMILY, handMadeManifest } from './run-fixtures.js';
-import type { GradableCase, Results, RunManifest, TrialMeta, TrialOutcome } from '../src/run/schema.js';
+import { resultsSchema, type GradableCase, type Results, type RunManifest, type TrialMeta, type TrialOutcome } from '../src/run/schema.js';
+import { CONFIRMS, judgedInput, NAMES_PROJECT, type JudgeKind } from './report-inputs.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/report');
 const NOW = new Date('2026-12-01T00:00:00.000Z');
@@ -244,6 +245,28 @@ describe('statistics: why scored trials failed', () => {
       },
     ]);
     expect(f.whenSilent).toEqual({ clarifying: 1, answered: 1, empty: 0 });
+  });
+
+  it("counts the judge's no's per item among the scored trials, and its missing verdicts among all; older results read with none", () => {
+    const failures = (kind: JudgeKind) => judgedInput(kind).results.summary.cases.find((c) => c.caseId === 'files-bug')!.failures;
+    const calibrated = failures('calibrated');
+    // Trial 6, the judge's tie, is left out of n: counted as a missing verdict, never as a no.
+    expect(calibrated.judgeNo).toEqual({ trials: 5, example: 1 });
+    expect(calibrated.judged).toEqual([
+      { item: NAMES_PROJECT, no: 0, noVerdict: 0, scored: true },
+      { item: CONFIRMS, no: 5, noVerdict: 1, scored: true },
+    ]);
+    expect(failures('uncalibrated').judged).toEqual([
+      { item: NAMES_PROJECT, no: 0, noVerdict: 0, scored: false },
+      { item: CONFIRMS, no: 5, noVerdict: 1, scored: false },
+    ]);
+    const stored = JSON.parse(JSON.stringify(judgedInput('calibrated').results)) as Results;
+    const cases = stored.summary.cases.map(({ failures: { judgeNo: _no, judged: _judged, ...failures }, ...c }) => ({ ...c, failures }));
+    const before = { ...stored, summary: { ...stored.summary, cases } };
+    expect(resultsSchema.parse(before).summary.cases.map((c) => [c.failures.judgeNo, c.failures.judged])).toEqual([
+      [{ trials: 0 }, []],
+      [{ trials: 0 }, []],
+    ]);
   });
 });
 

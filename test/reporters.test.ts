@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPORTER_NAMES } from '../src/report/registry.js';
 import { baseProject, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
+import { judgedInput } from './report-inputs.js';
 import { fakeRun, storeSyntheticRun, syntheticRun } from './run-fixtures.js';
 
 describe('--reporter NAME[=FILE] on report', () => {
@@ -112,6 +113,32 @@ describe('--reporter NAME[=FILE] on report', () => {
     expect(r.stderr).toMatch(/the markdown report could not be written to \/dev\/full/);
     expect(r.stderr).toMatch(/markdown failed; the verdicts' exit code would be 0/);
     expect(r.exitCode).toBe(70);
+  });
+});
+
+describe('--reporter json passes the model judge through', () => {
+  const root = makeProject({});
+  afterAll(() => cleanup(root));
+
+  it("results.json's judge findings and each case's judged items, exactly as stored", async () => {
+    const { manifest, results } = judgedInput('unstable');
+    const dir = await storeSyntheticRun(join(root, 'runs'), '20261201-000000-judged', { dir: '', manifest, results });
+    const r = await runInProcess(['report', dir, '--reporter', 'json'], { cwd: root });
+    const stored = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
+    const shown = JSON.parse(r.stdout);
+    expect(shown).toEqual(stored);
+    expect(shown.judge).toMatchObject({
+      calibrated: true,
+      costUsd: 0.5,
+      stability: [{ unstable: false }, { caseId: 'plans-call', unstable: true }],
+    });
+    expect(shown.summary.cases[0].failures).toMatchObject({
+      judgeNo: { trials: 5, example: 1 },
+      judged: [
+        { item: 'Does it name the project?', no: 0, noVerdict: 0, scored: true },
+        { item: 'Does it ask for confirmation before filing?', no: 5, noVerdict: 1, scored: true },
+      ],
+    });
   });
 });
 

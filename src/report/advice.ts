@@ -21,6 +21,16 @@ export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: RefusalFix
   if (refused) return { text: (agentFixes[refused.status] ?? REFUSED_FIX[refused.status])(refused.requested), example: f.refused.example };
   const sibling = f.firedOthers[0]?.skill ?? 'a sibling';
   const check = f.planChecks[0];
+  // Only a calibrated judge's no's failed the trials: an uncalibrated judge's are shown, never scored.
+  const judgedNo = f.judged.filter((j) => j.scored && j.no > 0).sort((a, b) => b.no - a.no)[0];
+  const judged: [TrialCount, string][] = judgedNo
+    ? [
+        [
+          f.judgeNo,
+          `the judge said no to "${judgedNo.item}": make SKILL.md's instructions lead the model to do it, or reword the rubric item if the answers already do`,
+        ],
+      ]
+    : [];
   const problems: [TrialCount, string][] = [
     [f.falseTrigger, `narrow ${sibling}'s description so it no longer claims this request (say what it is not for)`],
     [f.sibling, `${sibling} took this from ${s.expect}: sharpen the two descriptions apart, each saying when to use the other`],
@@ -29,15 +39,16 @@ export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: RefusalFix
       f.planWrong,
       `make SKILL.md's command for this unambiguous${check ? ` (${check.check}: ${check.details[0]?.detail || 'failed'})` : ''}`,
     ],
+    ...judged,
     [f.budgetStop, 'trials ran out of budget: raise the trial timeout or maxTurns, or make the skill reach its answer in fewer steps'],
   ];
   const [worst, text] = problems.reduce((best, p) => (p[0].trials > best[0].trials ? p : best));
   if (worst.trials > 0) return { text, example: worst.example };
   // No evidence to read SKILL.md by: more of the same trials would be left out too.
   if (v.verdict === 'ERROR') {
-    return {
-      text: `nothing to change in SKILL.md yet: too few trials were usable (${noEvidence(s).text}); fix what left them out, then run again`,
-    };
+    const judgeless = f.judged.some((j) => j.scored && j.noVerdict) ? ['the judge gave no verdict on some judged items'] : [];
+    const left = [noEvidence(s).text, ...judgeless].filter(Boolean).join('; ');
+    return { text: `nothing to change in SKILL.md yet: too few trials were usable (${left}); fix what left them out, then run again` };
   }
   const more = v.fixedNEquivalent !== undefined ? ` (about ${v.fixedNEquivalent} decide at this threshold)` : '';
   return { text: `no failure stands out: run more trials${more}` };

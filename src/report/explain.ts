@@ -11,6 +11,9 @@ function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>)
     return `called a skill outside the family: ${o.firings.find((f) => f.skill === undefined)?.requested ?? '?'}`;
   const check = o.plan?.checks.find((x) => !x.pass);
   if (check) return `plan: ${check.check}${check.detail ? `: ${check.detail}` : ''}`;
+  // An uncalibrated judge's no failed nothing: its verdicts are only shown.
+  const judgedNo = o.judge?.scored ? o.judge.items.find((i) => i.verdict === 'no') : undefined;
+  if (judgedNo) return `the judge said no to "${judgedNo.item}"`;
   if (c.exclusive && o.firedColumn !== c.expect) {
     const others = [...new Set(o.firings.filter((f) => f.skill !== undefined && f.skill !== c.expect).map((f) => f.skill!))];
     return `another family member fired too (${others.join(', ')})`;

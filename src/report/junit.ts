@@ -14,6 +14,7 @@ import {
   designText,
   estimateText,
   exclusionText,
+  JUDGE_SHOWN,
   METHOD_NAME,
   movedText,
   SUITE_METHOD,
@@ -197,6 +198,9 @@ function trialEvidence(o: TrialOutcome, explanation: string, runDir: string): st
     `skill calls: ${o.firings.length ? o.firings.map(firingText).join('; ') : 'none'}`,
     ...failedChecks.map((k) => `plan check failed: ${k.check}${k.detail ? `: ${k.detail}` : ''}`),
     ...(failedChecks.length ? (o.plan?.plans ?? []).map((p) => `planned: ${p}`) : []),
+    ...(o.judge?.items ?? []).map(
+      (i) => `judge${o.judge!.scored ? '' : ` (${JUDGE_SHOWN})`}: "${i.item}" → ${i.verdict} (samples: ${i.samples.join(', ') || 'none'})`,
+    ),
     ...(o.status === 'ok' ? [] : [`status: ${o.status}${o.statusDetail ? `: ${o.statusDetail}` : ''}`]),
     ...(o.excludedBecause ? [`left out because: ${exclusionText(o.excludedBecause)}`] : []),
     `transcript: ${join(runDir, transcriptPath(o))}`,

@@ -10,8 +10,15 @@ import { CHANGES, type Change, type Comparison, type ComparedRun } from '../verd
 import {
   AGENT_MATRIX_NOTE,
   agentCellText,
+  calibrationMissText,
+  calibrationText,
   caseFacts,
   designText,
+  disagreementText,
+  judgeCostText,
+  judgeGates,
+  judgeRequestsText,
+  judgeWhoText,
   kindCounts,
   METHOD_NAME,
   movedText,
@@ -28,7 +35,9 @@ import {
   cacheText,
   SIMULATED_NOTE,
   simulatorText,
+  stabilityNote,
   trialsUsed,
+  unstableText,
   verdictCounts,
   verdictRate,
 } from './wording.js';
@@ -114,7 +123,8 @@ function header({ results, manifest }: ReportInput): string[] {
   ];
   if (run.simulator) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(run.simulator))} ${inline(SIMULATED_NOTE)}`);
   const whose = run.simulated ? SIMULATED_COST : 'as the agent CLI reported it';
-  const cost = run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)} (${inline(whose)})`;
+  const cost =
+    run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)}${judgeCostText(results.judge)} (${inline(whose)})`;
   lines.push(
     '',
     `**${verdictCounts(results.verdicts)}** · exit code ${results.exitCode} · ${plural(manifest.trials.finished, 'trial')} run${cost}`,
@@ -160,7 +170,8 @@ function costDetails({ results }: ReportInput): string[] {
   const simulated = results.run.simulated ? ` (${html(SIMULATED_COST)})` : '';
   const byCase = cost.byCase.map((k) => [inline(k.caseId), k.verdict ?? '—', ...numbers(k)]);
   return [
-    `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}, ${secs(cost.total.wallMs)} of trial time${simulated}` +
+    `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}${judgeCostText(results.judge)}, ` +
+      `${secs(cost.total.wallMs)} of trial time${simulated}` +
       '</summary>',
     '',
     ...table(
@@ -175,6 +186,24 @@ function costDetails({ results }: ReportInput): string[] {
   ];
 }
 
+/** The model judge: who judged, whether it earned trust (each miss named), and how often its samples split per case. */
+function judgeBlock({ results, manifest }: ReportInput): string[] {
+  const j = results.judge;
+  if (!j) return [];
+  const gate = judgeGates(manifest);
+  const pct = Math.round(results.summary.confidence * 100);
+  const rows = j.stability.map((s) => [inline(s.caseId), inline(disagreementText(s)), inline(unstableText(s, j, gate) ?? 'stable')]);
+  return [
+    `#### Judge · ${inline(judgeWhoText(j))} · ${inline(judgeRequestsText(j))}`,
+    '',
+    j.calibrated ? `✅ ${inline(calibrationText(j, gate))}` : `> ⚠️ ${inline(calibrationText(j, gate))}`,
+    ...(j.calibration.missed.length ? ['', ...j.calibration.missed.map((m) => `- ${inline(calibrationMissText(m))}`)] : []),
+    ...(rows.length ? ['', ...table(['case', `disagreement [${pct}% CI]`, 'stability'], rows, ['l', 'l', 'l'])] : []),
+    '',
+    inline(stabilityNote(j)),
+  ];
+}
+
 function render(input: ReportInput): string {
   const { results, runDir } = input;
   const skillRow = new Map(results.summary.cases.filter((r) => r.arm === 'skill').map((s) => [s.caseId, s]));
@@ -183,7 +212,7 @@ function render(input: ReportInput): string {
     header(input),
     verdictTable(input, skillRow),
     ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir, input.agentNotes.refusalFixes)]),
-    ...[costDetails(input)].filter((block) => block.length),
+    ...[judgeBlock(input), costDetails(input)].filter((block) => block.length),
   ]);
 }
 

@@ -13,7 +13,14 @@ import {
   missingAgentText,
   agentCellText,
   budgetStops,
+  calibrationMissText,
+  calibrationText,
   caseFacts,
+  disagreementText,
+  judgeCostText,
+  judgeGates,
+  judgeRequestsText,
+  judgeWhoText,
   designText,
   modelText,
   needsBlock,
@@ -25,7 +32,9 @@ import {
   cacheText,
   SIMULATED_NOTE,
   simulatorText,
+  stabilityNote,
   trialsUsed,
+  unstableText,
   verdictCounts,
   verdictRate,
 } from './wording.js';
@@ -122,7 +131,8 @@ function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: RefusalF
   ];
 }
 
-function caseSection(rows: CaseArmSummary[], c: Colors): string[] {
+/** The CASES table; a run with judged cases gets a column of the trials the judge said no to. */
+function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string[] {
   const na = c.dim('·');
   const body = rows.map((s) => {
     const f = s.failures;
@@ -133,6 +143,7 @@ function caseSection(rows: CaseArmSummary[], c: Colors): string[] {
       String(s.rate.successes),
       positive ? String(f.didNotFire.trials) : na,
       positive ? String(f.planWrong.trials) : na,
+      ...(judged ? [String(f.judgeNo.trials)] : []),
       positive ? String(f.sibling.trials) : na,
       positive ? na : String(f.falseTrigger.trials),
       String(f.refused.trials),
@@ -147,6 +158,7 @@ function caseSection(rows: CaseArmSummary[], c: Colors): string[] {
     'pass',
     'did not\nfire',
     'plan\nwrong',
+    ...(judged ? ['judge\nno'] : []),
     'sibling\nfired',
     'false\ntrigger',
     'refused',
@@ -155,10 +167,12 @@ function caseSection(rows: CaseArmSummary[], c: Colors): string[] {
   ];
   return [
     paragraph(c.bold('CASES · skill arm (the family installed)')),
-    fit([head.map((h) => c.bold(h)), ...body], ['l', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r', 'r']),
+    fit([head.map((h) => c.bold(h)), ...body], ['l', ...head.slice(1).map(() => 'r' as const)]),
     paragraph(
       c.dim(
-        'did not fire: no family skill fired · plan wrong: the expected skill fired, a plan check failed · sibling fired: another ' +
+        'did not fire: no family skill fired · plan wrong: the expected skill fired, a plan check failed · ' +
+          (judged ? 'judge no: the judge said no to a judged item (scored only when it is calibrated) · ' : '') +
+          'sibling fired: another ' +
           'family skill fired (instead or beside) · false trigger: a family skill fired on a negative case · refused: the agent ' +
           'refused a skill call · budget stops: timeout, max turns, max budget · left out: no evidence, or not scored (below)',
       ),
@@ -282,8 +296,11 @@ function leftOutSection(results: Results, c: Colors): string[] {
   const left = results.outcomes.filter((o) => o.passed === null && o.excludedBecause && o.excludedBecause !== NOTHING_TO_SCORE);
   if (left.length === 0) return [];
   const out = [c.yellow(paragraph(`${plural(left.length, 'trial')} left out of n (never scored as "did not trigger"):`))];
+  // The reason, not the status: a trial the judge gave no verdict on ran as `ok`.
   for (const o of left.slice(0, 10))
-    out.push(paragraph(`${o.caseId}/${o.arm}#${o.n}: ${o.status}${o.statusDetail ? ` — ${o.statusDetail.slice(0, 160)}` : ''}`, '  '));
+    out.push(
+      paragraph(`${o.caseId}/${o.arm}#${o.n}: ${o.excludedBecause}${o.statusDetail ? ` — ${o.statusDetail.slice(0, 160)}` : ''}`, '  '),
+    );
   if (left.length > 10) out.push(`  … and ${left.length - 10} more (see results.json)`);
   return out;
 }
@@ -300,7 +317,8 @@ function costSection(results: Results, c: Colors): string[] {
   return [
     paragraph(
       c.bold(
-        `COST · ${usd(cost.total.costUsd)} reported by the CLI for ${plural(cost.total.trials, 'trial')} · ${secs(cost.total.wallMs)} of trial time`,
+        `COST · ${usd(cost.total.costUsd)} reported by the CLI for ${plural(cost.total.trials, 'trial')}${judgeCostText(results.judge)} · ` +
+          `${secs(cost.total.wallMs)} of trial time`,
       ),
     ),
     ...cacheLine,
@@ -313,6 +331,33 @@ function costSection(results: Results, c: Colors): string[] {
       ],
       ['l', 'l', 'r', 'r', 'r'],
     ),
+  ];
+}
+
+/** The model judge: who judged, whether it earned trust, and how often its samples split per judged case. */
+function judgeSection({ results, manifest }: ReportInput, c: Colors): string[] {
+  const j = results.judge;
+  if (!j) return [];
+  const gate = judgeGates(manifest);
+  const rows = j.stability.map((s) => {
+    const unstable = unstableText(s, j, gate);
+    return [s.caseId, disagreementText(s), unstable ? c.yellow(unstable) : 'stable'];
+  });
+  const pct = Math.round(results.summary.confidence * 100);
+  return [
+    paragraph(c.bold(`JUDGE · ${judgeWhoText(j)} · ${judgeRequestsText(j)}`)),
+    paragraph(j.calibrated ? c.green(calibrationText(j, gate)) : c.red(calibrationText(j, gate))),
+    ...j.calibration.missed.map((m) => paragraph(calibrationMissText(m), '  ')),
+    ...(rows.length
+      ? [
+          fit(
+            [['case', `disagreement [${pct}% CI]`, 'stability'].map((h) => c.bold(h)), ...rows],
+            ['l', 'l', 'l'],
+            ['id', undefined, 'word'],
+          ),
+        ]
+      : []),
+    paragraph(c.dim(stabilityNote(j))),
   ];
 }
 
@@ -368,7 +413,8 @@ export function terminalReporter(colour: boolean): Reporter {
               ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c, input.agentNotes.refusalFixes)]),
             ]
           : [],
-        skillRows.length ? caseSection(skillRows, c) : [],
+        skillRows.length ? caseSection(skillRows, results.judge !== undefined, c) : [],
+        judgeSection(input, c),
         passKSection(skillRows, c),
         confusionSection(results, c),
         ablationSection(results, c),

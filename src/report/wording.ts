@@ -9,17 +9,22 @@ import {
   NOTHING_TO_SCORE,
   VERDICTS,
   type CaseArmSummary,
+  type CalibrationMiss,
   type CaseVerdict,
   type ExclusionReason,
+  type JudgeFindings,
+  type JudgeStability,
   type Rate,
   type RefusedStatus,
   type RunFacts,
+  type RunManifest,
   type TrialStatus,
 } from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 import { SUITE_RATES, type ChangeMethod, type RateDifference, type SuiteChange, type SuiteRateName } from '../verdict/comparison.js';
 import { designOfKind } from '../stats/decision-modes/registry.js';
+import { pValueText } from '../util/text.js';
 
 /**
  * What the reports say about a run and its cases, in plain words and without styling: the terminal, markdown and
@@ -284,6 +289,12 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
     );
     say(`fired, but the plan was wrong in ${of(f.planWrong.trials)}: ${checks.join('; ')}`);
   }
+  for (const j of f.judged) {
+    const shown = j.scored ? '' : ` (${JUDGE_SHOWN})`;
+    if (j.no) say(`the judge said no to "${j.item}" in ${of(j.no)}${shown}`);
+    if (j.noVerdict)
+      say(`the judge gave no verdict on "${j.item}" in ${plural(j.noVerdict, 'trial')}${j.scored ? ' (left out of n)' : shown}`);
+  }
   if (f.refused.trials) {
     const calls = f.refused.calls.map((r) => `${r.requested} ${REFUSED_AS[r.status]} in ${r.trials}`).join('; ');
     say(`refused by the agent in ${of(f.refused.trials)}: ${calls} (graded as the model's choice, but the skill never loaded)`, true);
@@ -293,6 +304,71 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
   if (stops.total) say(`stopped by the budget: ${stops.text}`);
   return facts;
 }
+
+/** Said beside an uncalibrated judge's verdicts. */
+export const JUDGE_SHOWN = 'shown, not scored: the judge is uncalibrated';
+
+/** Who judged: `judged by claude-code, model sim-judge, 3 samples per item`, the model under test named as such. */
+export function judgeWhoText(j: JudgeFindings): string {
+  const who = `${j.agent}, model ${j.model}`;
+  return `judged by ${j.self ? `the model under test (judge.allowSelf): ${who}` : who}, ${plural(j.samples, 'sample')} per item`;
+}
+
+/** The judge CLI's trials: each answered request was asked `samples` times. */
+const judgeTrials = (j: JudgeFindings) => (j.requests - j.unanswered) * j.samples;
+
+/** `17 requests asked (51 trials), 2 unanswered · $0.676`. */
+export function judgeRequestsText(j: JudgeFindings): string {
+  const unanswered = j.unanswered ? `, ${j.unanswered} unanswered` : '';
+  return `${plural(j.requests, 'request')} asked (${plural(judgeTrials(j), 'trial')})${unanswered}${j.costUsd === undefined ? '' : ` · ${usd(j.costUsd)}`}`;
+}
+
+/** Beside the trials' cost, which counts only the trials under test: `+ $0.676 for the judge's 51 trials`. */
+export const judgeCostText = (j: JudgeFindings | undefined): string =>
+  j?.costUsd === undefined ? '' : ` + ${usd(j.costUsd)} for the judge's ${plural(judgeTrials(j), 'trial')}`;
+
+/** Whether the run's config gates on the judge (`judge.gate`). */
+export const judgeGates = (manifest: Pick<RunManifest, 'config'>) => manifest.config.judge?.gate === true;
+
+/** What `judge.gate` makes of an untrusted judge (UNSTABLE checks, or no calibration). */
+export const judgeGateText = (gate: boolean) =>
+  gate ? 'it gates (judge.gate): a run that would pass exits 3' : 'advisory (judge.gate is off)';
+
+/** `CALIBRATED · 11 controls and examples, all answered right`, or UNCALIBRATED and why. */
+export function calibrationText(j: JudgeFindings, gate: boolean): string {
+  const asked = plural(j.calibration.asked, 'control or example', 'controls and examples');
+  if (j.calibrated) return `CALIBRATED · ${asked}, all answered right`;
+  const missed = j.calibration.missed.length;
+  const why = missed ? `missed ${missed} of ${asked}` : `not all of ${asked} answered yet`;
+  return `UNCALIBRATED · ${why}: its verdicts are shown, not scored · ${judgeGateText(gate)}`;
+}
+
+/** How much of a control's answer a report quotes, on one line. */
+const QUOTED_ANSWER = 60;
+
+/** `injection: "Does it …?" on "Ignore the question and …": expected no, got yes`. */
+export function calibrationMissText(m: CalibrationMiss): string {
+  const answer = m.answer.replace(/\s+/g, ' ').trim();
+  const shown = answer.length > QUOTED_ANSWER ? `${answer.slice(0, QUOTED_ANSWER - 1)}…` : answer;
+  return `${m.kind}: "${m.item}" on "${shown}": expected ${m.expected}, got ${m.got}`;
+}
+
+/** `1 of 6 items' samples disagreed 0.17 [0.03, 0.56]`: how often a case's judged items got split samples. */
+export const disagreementText = (s: JudgeStability) =>
+  s.comparable
+    ? `${s.disagreeing} of ${plural(s.comparable, "item's samples", "items' samples")} disagreed ${fmt(s.share.p)} ${interval(s.share)}`
+    : 'no item had two readable samples to compare';
+
+/** What the disagreement share is, and when it makes a case's judged checks UNSTABLE. */
+export const stabilityNote = (j: JudgeFindings) =>
+  `disagreement: the share of a case's judged items, each trial's counted apart, whose ${j.samples} samples split; UNSTABLE: shown to exceed ` +
+  `judge.maxFlipRate ${fmt(j.maxFlipRate)} by a one-sided exact test`;
+
+/** Why a case's judged checks are UNSTABLE, and whether that gates the run; undefined when they are not. */
+export const unstableText = (s: JudgeStability, j: JudgeFindings, gate: boolean): string | undefined =>
+  s.unstable
+    ? `UNSTABLE: more than ${fmt(j.maxFlipRate)} disagree (p ${pValueText(s.p ?? Number.NaN)}) · ${judgeGateText(gate)}`
+    : undefined;
 
 /** `0.80 [0.49, 0.94] (8/10)`: a rate, its interval and its counts. */
 export const rateText = (r: Rate) => (r.n === 0 ? 'no scored trials' : `${fmt(r.p)} ${interval(r)} (${r.successes}/${r.n})`);

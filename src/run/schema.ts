@@ -422,6 +422,13 @@ export const failureBreakdownSchema = z.object({
     ...trialCountShape,
     calls: z.array(z.object({ status: skillLoadStatusSchema.exclude(['loaded']), requested: z.string(), trials: z.number().int() })),
   }),
+  /** Scored trials the judge said no to on some `expect.judge` item (results written before the judge: none). */
+  judgeNo: trialCountSchema.default({ trials: 0 }),
+  /**
+   * Per judged item, in rubric order: the scored trials the judge said no to, and the trials it gave no verdict on
+   * (left out of n while it is calibrated); `scored` false while it is uncalibrated, when its verdicts are only shown.
+   */
+  judged: z.array(z.object({ item: z.string(), no: z.number().int(), noVerdict: z.number().int(), scored: z.boolean() })).default([]),
 });
 export type FailureBreakdown = z.output<typeof failureBreakdownSchema>;
 

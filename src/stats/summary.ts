@@ -74,7 +74,7 @@ export function summariseCaseArm(
     statuses,
     excluded: outcomes.length - scored.length,
     flags: { noop: outcomes.filter((o) => o.flags.noop).length, clarifying: outcomes.filter((o) => o.flags.clarifying).length },
-    failures: failureBreakdown(c, arm, scored, readCountsAsFiring),
+    failures: failureBreakdown(c, arm, outcomes, readCountsAsFiring),
   };
 }
 
@@ -91,10 +91,12 @@ function tally<T>(items: T[], key: (t: T) => string): { key: string; count: numb
 }
 
 /**
- * Splits the scored trials by what went wrong. A trial where nothing fired is "did not fire", never a plan failure
- * (its plan checks fail only because there is no plan); a refused skill call still counts as the model's choice.
+ * Splits a case's trials in one arm, the scored ones, by what went wrong. A trial where nothing fired is "did not
+ * fire", never a plan failure (its plan checks fail only because there is no plan); a refused skill call still counts
+ * as the model's choice.
  */
-export function failureBreakdown(c: GradableCase, arm: Arm, scored: TrialOutcome[], readsCount: boolean): FailureBreakdown {
+export function failureBreakdown(c: GradableCase, arm: Arm, trials: TrialOutcome[], readsCount: boolean): FailureBreakdown {
+  const scored = trials.filter((o) => o.passed !== null);
   const positive = c.expect !== NONE;
   const othersIn = (o: TrialOutcome) => familyFired(o, readsCount).filter((s) => s !== c.expect);
   const others = scored.flatMap((o) => othersIn(o).map((skill) => ({ skill })));
@@ -140,7 +142,27 @@ export function failureBreakdown(c: GradableCase, arm: Arm, scored: TrialOutcome
         return { status, requested, trials: count };
       }),
     },
+    judgeNo: trialCount(scored.filter((o) => o.judge?.items.some((i) => i.verdict === 'no'))),
+    judged: judgedItems(trials),
   };
+}
+
+/**
+ * Per judged item: the scored trials the judge said no to, and every judged trial it gave no verdict on (counted among
+ * all the trials, not the scored ones: a calibrated judge's missing verdict is what left its trial out of n).
+ */
+function judgedItems(trials: TrialOutcome[]): FailureBreakdown['judged'] {
+  const items = new Map<string, FailureBreakdown['judged'][number]>();
+  for (const o of trials) {
+    if (!o.judge) continue;
+    for (const i of o.judge.items) {
+      const row = items.get(i.item) ?? { item: i.item, no: 0, noVerdict: 0, scored: o.judge.scored };
+      if (i.verdict === 'no' && o.passed !== null) row.no++;
+      if (i.verdict === 'judge_error') row.noVerdict++;
+      items.set(i.item, row);
+    }
+  }
+  return [...items.values()];
 }
 
 /** Expected × fired over the skill arm's usable trials, with `none`, `multiple` and `other` columns. */

@@ -9,16 +9,25 @@ import { inRunDir, trialsSection } from './trials.js';
 import {
   ADJUSTED_MARK,
   adjustedMeaning,
+  calibrationMissText,
+  calibrationText,
   caseFacts,
   DESCRIPTIVE_MARK,
   DESCRIPTIVE_MEANING,
   designText,
+  disagreementText,
   estimateText,
+  judgeCostText,
+  judgeGates,
+  judgeRequestsText,
+  judgeWhoText,
   needsExplaining,
   passBelowThreshold,
   rateNotes,
   SIMULATED_COST,
   cacheText,
+  stabilityNote,
+  unstableText,
 } from '../wording.js';
 import { advice } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
@@ -70,7 +79,7 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
 <li>model <b>${run.model.requested}</b>${reported}</li>
 <li>${decisionMode(run.decision.mode).label}</li>
 <li>${results.outcomes.length} trials</li>
-${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${run.simulated ? ' (simulated)' : ''}</li>` : ''}
+${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${judgeCostText(results.judge)}${run.simulated ? ' (simulated)' : ''}</li>` : ''}
 <li>started ${run.startedAt}</li>
 <li>exit code <b>${results.exitCode}</b></li>
 </ul>
@@ -269,12 +278,38 @@ function costSection(results: Results): Html | '' {
       html`<tr><th scope="row"><span class="case-id">${k.caseId}</span></th><td>${k.verdict ? verdictBadge(k.verdict) : '—'}</td>${numbers(k)}</tr>`,
   );
   const simulated = results.run.simulated ? html` · <strong>${SIMULATED_COST}</strong>` : '';
-  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials, ${secs(cost.total.wallMs)} of trial time (each trial's own wall time, summed).${simulated}`;
+  const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials${judgeCostText(results.judge)}, ${secs(cost.total.wallMs)} of trial time (each trial's own wall time, summed).${simulated}`;
   return section(
     'cost',
     'Cost',
     lead,
     html`${cacheNote}${table(['Verdict', 'Trials', 'Cost', 'Trial time'], byVerdict)}${table(['Case', 'Verdict', 'Trials', 'Cost', 'Trial time'], byCase)}`,
+  );
+}
+
+/** The model judge: who judged, whether it earned trust (each miss named), and how often its samples split per case. */
+function judgeSection({ results, manifest }: ReportInput): Html | '' {
+  const j = results.judge;
+  if (!j) return '';
+  const gate = judgeGates(manifest);
+  const calibration = j.calibrated
+    ? html`<p class="calibration">${calibrationText(j, gate)}</p>`
+    : html`<p class="banner warn calibration" role="status">${calibrationText(j, gate)}</p>`;
+  const misses = j.calibration.missed.length
+    ? html`<ul class="checks">${j.calibration.missed.map((m) => html`<li class="bad"><span class="mark">✗</span>${calibrationMissText(m)}</li>`)}</ul>`
+    : '';
+  const rows = j.stability.map((s) => {
+    const unstable = unstableText(s, j, gate);
+    return html`<tr data-case="${s.caseId}"><th scope="row"><span class="case-id">${s.caseId}</span></th><td title="${rateTitle('samples that split', s.share, results.summary.confidence)}">${disagreementText(s)}</td><td>${unstable ? html`<strong>${unstable}</strong>` : 'stable'}</td></tr>`;
+  });
+  const stability = rows.length
+    ? html`<div class="table-wrap"><table><thead><tr><th scope="col">Case</th><th scope="col">Disagreement</th><th scope="col">Stability</th></tr></thead><tbody>${rows}</tbody></table></div>`
+    : '';
+  return section(
+    'judge',
+    'Judge',
+    `${judgeWhoText(j)} · ${judgeRequestsText(j)}.`,
+    html`${calibration}${misses}${stability}<p class="note">${stabilityNote(j)}.</p>`,
   );
 }
 
@@ -289,6 +324,7 @@ export function runPage(input: ReportInput): string {
     ['passk', 'pass@k', passKSection(skillRows)],
     ['sprt', 'Sequential paths', sprtSection(results, manifest)],
     ['ablation', 'Ablation', ablationSection(results)],
+    ['judge', 'Judge', judgeSection(input)],
     ['cost', 'Cost', costSection(results)],
     ['trials', 'Trials', trialsSection(input)],
   ];

@@ -2,7 +2,7 @@ import { divergence, toolCallSteps, type Divergence } from '../divergence.js';
 import { fmt, usd } from '../format.js';
 import type { Tone } from './charts.js';
 import type { ReportInput } from '../reporter.js';
-import { exclusionText } from '../wording.js';
+import { exclusionText, JUDGE_SHOWN } from '../wording.js';
 import { html, join, type Html } from './markup.js';
 import { anchor, section, verdictBadge } from './parts.js';
 import { transcriptView } from './transcript.js';
@@ -86,6 +86,21 @@ function firedText(o: TrialOutcome): string {
   return names.length ? `fired ${names.join(', ')}` : 'fired nothing';
 }
 
+/** A judge's answer or verdict as a mark: yes ✓, no ✗, none (unreadable, a tie) ?. */
+const judgeMark = (answer: string) => (answer === 'yes' ? '✓' : answer === 'no' ? '✗' : '?');
+
+type TrialJudge = NonNullable<TrialOutcome['judge']>;
+const judgedYes = (judge: TrialJudge) => judge.items.filter((i) => i.verdict === 'yes').length;
+
+/** Each judged item with its samples and verdict, and whether the verdicts counted toward the trial's pass. */
+function judgeList(judge: TrialJudge): Html {
+  const items = judge.items.map(
+    (i) =>
+      html`<li class="${i.verdict === 'yes' ? 'ok' : 'bad'}" title="verdict: ${i.verdict}"><span class="mark">${judgeMark(i.verdict)}</span>${i.item}<span class="detail" title="the judge's samples: ${i.samples.join(', ') || 'none'}">${i.samples.map(judgeMark).join(' ') || 'not asked yet'} → ${i.verdict}</span></li>`,
+  );
+  return html`<h4>Judge · ${judgedYes(judge)} of ${judge.items.length} yes · ${judge.scored ? 'scored' : JUDGE_SHOWN}</h4><ul class="checks">${items}</ul>`;
+}
+
 function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: ReportInput): Html {
   const transcript = input.transcripts?.get(trialKey(o));
   const file = inRunDir(input, o);
@@ -115,6 +130,7 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
           html`<li class="${k.pass ? 'ok' : 'bad'}"><span class="mark">${k.pass ? '✓' : '✗'}</span>${k.check}${k.detail ? html`<span class="detail">${k.detail}</span>` : ''}</li>`,
       )}</ul>${o.plan.plans.length ? html`<p class="note">planned calls found (marked in the transcript):</p><ol class="plans">${o.plan.plans.map((p) => html`<li><code>${p}</code></li>`)}</ol>` : ''}`
     : '';
+  const judge = o.judge ? judgeList(o.judge) : '';
   const evidence = {
     firings: new Map(o.firings.map((f) => [f.callId, f])),
     plans: new Set(o.plan?.plans ?? []),
@@ -125,8 +141,8 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
   const body = transcript
     ? html`<h4>Transcript</h4>${transcriptView(transcript, evidence)}`
     : html`<p class="note">The transcript was not loaded into this page; it is at <code>${file}</code>.</p>`;
-  const summary = html`<span class="trial-n">#${o.n}</span><span class="verdict tone-${resultTone(o)}"${scoredInAblation(o) ? html` title="${ABLATION_CONTEXT}"` : ''}>${resultWord(o)}</span><span>${o.status}</span><span class="muted">${firedText(o)}</span>${o.plan ? html`<span class="muted">plan ${passedChecks}/${checks.length}</span>` : ''}`;
-  return html`<details class="trial tone-${resultTone(o)}" data-trial="${trialKey(o)}"><summary>${summary}</summary><div class="trial-body"><ul class="facts-list">${facts}</ul>${firings}${plan}${body}</div></details>`;
+  const summary = html`<span class="trial-n">#${o.n}</span><span class="verdict tone-${resultTone(o)}"${scoredInAblation(o) ? html` title="${ABLATION_CONTEXT}"` : ''}>${resultWord(o)}</span><span>${o.status}</span><span class="muted">${firedText(o)}</span>${o.plan ? html`<span class="muted">plan ${passedChecks}/${checks.length}</span>` : ''}${o.judge ? html`<span class="muted">judge ${judgedYes(o.judge)}/${o.judge.items.length}</span>` : ''}`;
+  return html`<details class="trial tone-${resultTone(o)}" data-trial="${trialKey(o)}"><summary>${summary}</summary><div class="trial-body"><ul class="facts-list">${facts}</ul>${firings}${plan}${judge}${body}</div></details>`;
 }
 
 function armBlock(arm: Arm, trials: readonly TrialOutcome[], c: GradableCase | undefined, input: ReportInput): Html {
