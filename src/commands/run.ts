@@ -36,11 +36,12 @@ export interface LoadedSuite extends SuiteToRun {
 /**
  * Everything that can be wrong with the user's input is found here, in one pass, before a single trial starts: each
  * stage is checked on whatever the stages before it could load, so one mistake never hides the next.
- * `need.run`: also what only a run needs (a writable transcripts folder, the agent binary, credentials).
+ * `need.run`: also what only a run needs (a writable transcripts folder, the agent binary, credentials); `need.judge`
+ * false: the caller never asks the judge (tune scores triggering only), so its settings are not checked.
  */
 export function loadSuite(
   opts: Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>,
-  need: { run: boolean } = { run: true },
+  need: { run: boolean; judge?: boolean } = { run: true },
   agentId?: string,
 ): LoadedSuite {
   const problems = new ProblemList();
@@ -140,8 +141,9 @@ export function loadSuite(
     const [what, todo] = splitProblem(noCredentials);
     problems.add({ file: 'environment', what, todo });
   }
-  if (adapter && all) for (const p of judgeProblems(loaded, adapter, config.model, all.cases)) problems.add(p);
-  const judgeAgent = all?.cases.some((c) => c.expect.judge?.length) ? (config.judge?.agent ?? adapter?.id) : undefined;
+  const judged = need.judge !== false && all?.cases.some((c) => c.expect.judge?.length);
+  if (adapter && all && judged) for (const p of judgeProblems(loaded, adapter, config.model, all.cases)) problems.add(p);
+  const judgeAgent = judged ? (config.judge?.agent ?? adapter?.id) : undefined;
   // A judge of another CLI needs its own binary and credentials, checked with the run's.
   const judgeCli =
     runs && judgeAgent !== undefined && judgeAgent !== adapter.id && AGENT_IDS.includes(judgeAgent)
