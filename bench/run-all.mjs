@@ -8,6 +8,7 @@ import { benchCanary, printCanary } from './canary.mjs';
 import { benchBaselineCanary, printBaselineCanary } from './baseline-canary.mjs';
 import { benchTune, printTune } from './tune.mjs';
 import { benchJudge, printJudge } from './judge.mjs';
+import { benchJudgeReal, printJudgeReal } from './judge-real.mjs';
 import { benchConcurrency, printConcurrency } from './concurrency.mjs';
 import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.mjs';
 
@@ -17,6 +18,7 @@ printCanary(benchCanary());
 printBaselineCanary(benchBaselineCanary());
 printTune(benchTune());
 printJudge(benchJudge());
+printJudgeReal(await benchJudgeReal());
 printConcurrency(benchConcurrency());
 printConcurrencyReal(await benchConcurrencyReal());
 printRegrade(await benchRegrade());
