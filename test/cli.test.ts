@@ -67,7 +67,21 @@ describe('flags as data', () => {
   it('the registry lists every command once', () => {
     const names = COMMANDS.map((c) => c.name);
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(['run', 'grade', 'report', 'compare', 'merge', 'history', 'plan', 'tune', 'init', 'import', 'lint', 'sim']);
+    expect(names).toEqual([
+      'run',
+      'grade',
+      'rejudge',
+      'report',
+      'compare',
+      'merge',
+      'history',
+      'plan',
+      'tune',
+      'init',
+      'import',
+      'lint',
+      'sim',
+    ]);
   });
 });
 
