@@ -1,4 +1,4 @@
-// bench/judge: the judge's own statistics (issue 25), exact where the counts are binomial (or a 2×2 table's
+// bench/judge: the judge's own statistics, exact where the counts are binomial (or a 2×2 table's
 // multinomial), each confirmed by seeded simulations through the product's functions. The simulated judge gives
 // every sample its item's usual answer except with probability f (e), independently.
 //   stability: 3 samples of 1 item in 10 trials per case; UNSTABLE by the exact one-sided test, beside the simpler

@@ -2,7 +2,7 @@
 // truncated at the same maximum, Whitehead's triangular test, Lorden's 2-SPRT and the equal-error fixed N, for the
 // headline parameters and the tag presets the default config ships. Every design walks the same seeded outcome
 // sequences, so every run prints the same numbers; exact operating characteristics (dynamic programming) sit
-// beside the simulated ones, and the issue 11 targets are marked on the exact values. SEQ_REPS sets the
+// beside the simulated ones, and the design targets are marked on the exact values. SEQ_REPS sets the
 // repetitions per true rate.
 import { seededUniform } from '../dist/util/random.js';
 import { binomialTestAbove, binomialTestBelow, fixedNEquivalent } from '../dist/stats/binomial-test.js';

@@ -1,5 +1,5 @@
 /**
- * Builds Claude Code stream-JSON transcripts by hand, in the exact shapes of shared/reference (§2, §3, §5),
+ * Builds Claude Code stream-JSON transcripts by hand, in the exact shapes the pinned CLI prints headless,
  * so grader tests exercise the real parser as well.
  */
 export class ClaudeStream {
@@ -95,7 +95,7 @@ export class ClaudeStream {
     return this.user([{ type: 'tool_result', tool_use_id: id, ...content }]);
   }
 
-  /** One assistant message with several blocks, results in the CLI's stream order (§3b, parallel). */
+  /** One assistant message with several blocks, results in the CLI's stream order (parallel calls). */
   parallelSkillAndRead(skill: string, args: string, path: string, text = 'Let me look.'): this {
     const sid = `toolu_${++this.tool}`;
     const rid = `toolu_${++this.tool}`;

@@ -25,7 +25,7 @@ import { sweepStaleWorkspaces } from '../src/workspace/reap.js';
 import { baseProject, CLI, cleanup, makeProject, runCli, testEnv } from './helpers.js';
 
 /**
- * The fault matrix (issue 8 §4): the real CLI against the simulator, a fault landing mid-run. Every row checks that
+ * The fault matrix: the real CLI against the simulator, a fault landing mid-run. Every row checks that
  * no finished transcript is lost, that no agent process and no workspace is left once the next run has started
  * (the next start sweeps), and that `skillprobe grade` still reads the run folder. `runFolders` keeps each row's
  * folder(s) for checks that come after (resume).

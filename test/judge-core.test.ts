@@ -2,10 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { itemVerdict } from '../src/checks/judge.js';
 import { INJECTION_ANSWER, judgePrompt, readJudgeReply, readJudgeRequest, type JudgeSample } from '../src/checks/judge-prompt.js';
 import { applyJudgements, judgeCalibration } from '../src/grade/judge-apply.js';
+import { judgeSample } from '../src/grade/judge-answers.js';
 import { judgeAsks, trialAskId } from '../src/grade/judge-asks.js';
 import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
 import { DEFAULT_JUDGE, judgeReply } from '../src/sim/judge.js';
 import { rejudgeFlip } from '../src/stats/rejudge-flip.js';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
+import type { TrialMeta } from '../src/run/schema.js';
+import { ClaudeStream } from './claude-stream.js';
 
 const decision = { threshold: 0.9, delta: 0.2, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 3 };
 const gradable = (id: string, judge?: string[]): GradableCase => ({
@@ -172,5 +177,31 @@ describe('rejudge of 200 stored trials against the simulated judge at flip rate 
     expect(flip.flipRate.lo).toBeLessThanOrEqual(0.07);
     expect(flip.flipRate.hi).toBeGreaterThanOrEqual(0.07);
     expect(flip.flipRate.e).toBeGreaterThan(0.03);
+  });
+});
+
+describe('a judge trial as a sample', () => {
+  const meta = (over: Partial<TrialMeta> = {}): TrialMeta => ({
+    exitCode: 0,
+    signal: null,
+    wallMs: 500,
+    timedOut: false,
+    interrupted: false,
+    stderrTail: '',
+    attempt: 1,
+    startedAt: '2026-12-03T00:00:00.000Z',
+    ...over,
+  });
+  // A judge's workspace lists no skill and offers no tool.
+  const judged = () => new ClaudeStream('/ws', [], []);
+  it.each<[string, ClaudeStream, Partial<TrialMeta>, JudgeSample | undefined]>([
+    ['a reply read', judged().text('It asks first.\nYES').result(), {}, 'yes'],
+    ['a reply with no verdict line', judged().text('Hard to say.').result(), {}, 'error'],
+    ['a tool call, even with a verdict after it', judged().toolCall('Read', { file_path: '/ws/x' }).text('YES').result(), {}, 'error'],
+    ['an API error', judged().apiError(500).result({ is_error: true, api_error_status: 500 }), { exitCode: 1 }, 'error'],
+    ['a trial the user stopped: asked again on resume', judged().text('YES'), { interrupted: true, exitCode: null }, undefined],
+  ])('%s', (_, stream, over, sample) => {
+    const m = meta(over);
+    expect(judgeSample(parseClaudeStream(stream.raw()), m, claudeCode.grading.isolationProblem)).toBe(sample);
   });
 });

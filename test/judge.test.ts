@@ -157,6 +157,35 @@ describe('judge: an honest judge, three samples an item', () => {
   }, 150_000);
 });
 
+describe.each([
+  ['codex', 'sim-model'],
+  ['gemini', 'gemini-2.5-flash'],
+])('judge: a judge on another CLI (%s) judges a Claude Code run, offered no tool', (agent, model) => {
+  it('calibrated, the right verdicts, every judge trial ok', async () => {
+    const run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 1\njudge: { agent: ${agent}, model: ${model}, samples: 1 }\n` });
+    try {
+      const dir = onlyRun(run.project);
+      const results = resultsOf(dir);
+      expect(results.judge).toMatchObject({ agent, model, calibrated: true, unanswered: 0 });
+      expect(results.outcomes.map((o) => [o.caseId, o.judge?.items.map((i) => i.verdict)]).sort()).toEqual([
+        ['confirms', ['yes', 'no']],
+        ['plans-call', ['yes']],
+      ]);
+      const [step] = readdirSync(join(dir, 'judge'));
+      const stepDir = join(dir, 'judge', step!);
+      expect(JSON.parse(readFileSync(join(stepDir, 'run.json'), 'utf8')).agent.id).toBe(agent);
+      const judged = resultsOf(stepDir).outcomes;
+      expect(judged.length).toBeGreaterThan(0);
+      // Each sample ok: a judge that had called a tool would have given no verdict (unanswered above).
+      expect(judged.every((o) => o.status === 'ok')).toBe(true);
+      // One trial a case decides nothing: INCONCLUSIVE.
+      expect(run.r.exitCode).toBe(3);
+    } finally {
+      cleanup(run.project, run.workdir);
+    }
+  }, 260_000);
+});
+
 describe('judge: --max-cost counts the judge', () => {
   it("the judge's trials spend the same budget: capped, the run is cost_capped (exit 5); resumed with more, it completes", async () => {
     const run = await judgedRun({

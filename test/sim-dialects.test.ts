@@ -352,7 +352,7 @@ describe('views of real requests', () => {
 });
 
 describe('each listed description, as the CLI sent it', () => {
-  /** Claude Code's reminder (../shared/reference/claude-code-headless.md §4): cut at 1536 chars with `…`, name-only under budget. */
+  /** Claude Code's reminder: cut at 1536 chars with `…`, name-only under budget. */
   const claudeListing = [
     '<system-reminder>',
     'The following skills are available for use with the Skill tool:',

@@ -214,6 +214,9 @@ describe('profile: the judge block', () => {
 /** Each agent's real pinned CLI, as the tune and conformance tests run it. */
 const AGENT_MODELS: Record<string, string> = { 'claude-code': 'sonnet', codex: 'sim-model', gemini: 'gemini-2.5-flash' };
 
+/** What each CLI still offers with no tools: Codex always offers a question to the user, which headless has none to ask. */
+const LEFT_WITH_NO_TOOLS: Record<string, string[]> = { 'claude-code': [], codex: ['request_user_input'], gemini: [] };
+
 /** Two judge requests whose true answers are YES and NO. */
 const JUDGED = [
   { id: 'judge-yes', request: { rubric: RUBRIC, item: 0, answer: CONFIRMS, variant: 'plain' }, sample: 'yes' },
@@ -234,14 +237,16 @@ describe.each(Object.entries(AGENT_MODELS))('a judge request through the real %s
       ).join(''),
     });
     // A rule matching every prompt: the judge stand-in answers anyway.
-    sim = await startSimulator(parseProfile({ seed: 1, rules: [{ prompt: '.', do: [{ answer: 'A rule answer.' }] }] }));
+    sim = await startSimulator(parseProfile({ seed: 1, rules: [{ prompt: '.', do: [{ answer: 'A rule answer.' }] }] }), {
+      record: true,
+    });
     ({ records, workdir } = await runTrials(
       adapterFor(agent),
       project,
       sim.url,
       testEnv(),
       JUDGED.map((j): [string, Arm] => [j.id, 'ablation']),
-      { model, deadlineSeconds: 120 },
+      { model, deadlineSeconds: 120, noTools: true },
     ));
   }, 300_000);
 
@@ -255,5 +260,11 @@ describe.each(Object.entries(AGENT_MODELS))('a judge request through the real %s
     const text = record.transcript.events.flatMap((e) => (e.kind === 'text' && e.source === 'assistant' ? [e.text] : [])).join('\n');
     expect(readJudgeReply(text)).toBe(sample);
     expect(record.transcript.events.filter((e) => e.kind === 'tool_call')).toEqual([]);
+  });
+
+  it('the judge is offered no tool that reads, writes or runs anything: every request it sent held none', () => {
+    const asked = sim.received.filter((r) => JUDGED.some((j) => j.id === r.caseId));
+    expect(asked.length).toBeGreaterThanOrEqual(JUDGED.length);
+    for (const r of asked) expect(viewRequest(r.wire, r.body).tools).toEqual(LEFT_WITH_NO_TOOLS[agent]);
   });
 });

@@ -16,7 +16,7 @@ const FAMILY = [
   { name: 'atl-confluence', description: 'Write Confluence pages, meeting notes and team documentation.' },
 ];
 
-/** Claude Code's first request, its listing as the reminder lines it sends (../shared/reference/claude-code-headless.md §4). */
+/** Claude Code's first request, its listing as the reminder lines it sends. */
 const claudeRequest = (prompt: string, family = FAMILY, tools = ['Skill', 'Read']) => ({
   model: 'm',
   tools: tools.map((name) => ({ name })),

@@ -19,7 +19,7 @@ export async function runTrials(
   modelUrl: string,
   callerEnv: NodeJS.ProcessEnv,
   plan: [caseId: string, arm: Arm][],
-  settings: { model: string; deadlineSeconds: number },
+  settings: { model: string; deadlineSeconds: number; noTools?: boolean },
 ): Promise<{ records: TrialRecord[]; workdir: string }> {
   const config = configSchema.parse({
     agent: adapter.id,
@@ -43,6 +43,7 @@ export async function runTrials(
     keepWorkspaces: false,
     workspaces,
     signal: new AbortController().signal,
+    ...(settings.noTools ? { noTools: true } : {}),
   };
   ctx.armListings = await probeArmListings(ctx, [...new Set(plan.map(([, arm]) => arm))]);
   const records: TrialRecord[] = [];

@@ -26,6 +26,8 @@ export interface InvocationRequest {
   simulator?: { url: string; headers: Record<string, string>; identityUrl: string };
   /** The binary the run resolved, once, before any trial; by default the pinned one. */
   binary?: string;
+  /** A judge's trial: the CLI offers the model no tool at all, so its answer is only the text it writes. */
+  noTools?: boolean;
 }
 
 export interface Invocation {

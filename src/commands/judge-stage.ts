@@ -14,9 +14,10 @@ import type { JudgeCli } from './judge-check.js';
 
 /**
  * The judge stage: after a run's trials, every judge request its judged trials and the judge's controls call for,
- * asked of the judge's agent CLI (headless, in a sealed workspace with none of the skills, its model pinned), each
- * `judge.samples` times. The requests are the cases of a regular run folder under the run's `judge/`, so the judge's
- * trials are resumable, capped by `--max-cost`, reaped on a kill, and kept byte for byte like any other.
+ * asked of the judge's agent CLI (headless, with no tool, in a sealed workspace with none of the skills, its model
+ * pinned), each `judge.samples` times. The requests are the cases of a regular run folder under the run's `judge/`,
+ * so the judge's trials are resumable, capped by `--max-cost`, reaped on a kill, and kept byte for byte like any
+ * other.
  */
 
 /** A request as a case of the judge's run folder: its id, its prompt, nothing expected of skills. */
@@ -83,7 +84,7 @@ export async function askJudge(
   const step = await runStep(
     { ...loaded, adapter: cli.adapter, binary: cli.binary },
     { ...place, resume: undefined, runId: undefined, canary: undefined, addTrials: undefined },
-    { dir: join(store.dir, JUDGE_DIR, `step-${key}`), skills: loaded.skills, cases: needed.map(askCase), config },
+    { dir: join(store.dir, JUDGE_DIR, `step-${key}`), skills: loaded.skills, cases: needed.map(askCase), config, noTools: true },
   );
   return step.manifest.status;
 }

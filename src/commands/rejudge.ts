@@ -117,6 +117,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
       skills: [],
       cases: again.map((a) => askCase({ id: `again.${a.id}`, prompt: a.prompt })),
       config: judgeConfig(manifest.config, judge.agent, judge.model, judge.config.samples, o.maxCostUsd),
+      noTools: true,
     },
   );
   const asked = (await readJudgeStep(stepDir))?.answers ?? new Map();

@@ -10,6 +10,8 @@ export interface StepRequest {
   skills: Skill[];
   cases: Case[];
   config: Config;
+  /** Its trials run with no tool at all (a judge's requests). */
+  noTools?: boolean;
 }
 
 export interface StepResult {

@@ -28,12 +28,18 @@ export interface StoredJudgeStep {
 
 /**
  * One sample from a judge trial: its reply read when the trial ended normally; `error` when the CLI failed or the
- * provider refused (an API error is never a verdict); undefined for a trial the user stopped (asked again on resume).
+ * provider refused (an API error is never a verdict), or when the judge called a tool (it is offered none, so its
+ * answer would rest on more than the item and the text); undefined for a trial the user stopped (asked again on
+ * resume).
  */
-function sampleOf(t: Transcript, meta: TrialMeta, isolationProblem: IsolationContext['isolationProblem']): JudgeSample | undefined {
+export function judgeSample(
+  t: Transcript,
+  meta: TrialMeta,
+  isolationProblem: IsolationContext['isolationProblem'],
+): JudgeSample | undefined {
   const { status } = trialStatus(t, meta, { arm: 'ablation', family: [], isolationProblem });
   if (status === 'killed') return undefined;
-  if (status !== 'ok') return 'error';
+  if (status !== 'ok' || t.events.some((e) => e.kind === 'tool_call')) return 'error';
   return readJudgeReply(assistantText(t));
 }
 
@@ -67,7 +73,7 @@ export async function readJudgeStep(dir: string): Promise<StoredJudgeStep | unde
       const result = t.transcript.events.find((e) => e.kind === 'result');
       return {
         ref,
-        sample: sampleOf(t.transcript, t.meta, isolationProblem),
+        sample: judgeSample(t.transcript, t.meta, isolationProblem),
         costUsd: result?.kind === 'result' ? result.costUsd : undefined,
       };
     },

@@ -43,6 +43,8 @@ export interface SuiteToRun {
   binary: string;
   /** This run is one share of the suite (`--shard I/N`); `suite` holds only the share's cases. */
   shard?: NonNullable<RunManifest['shard']>;
+  /** Every trial runs with no tool at all: a judge's requests. */
+  noTools?: boolean;
 }
 
 /** Where and how a run goes, beyond the suite. */
@@ -203,6 +205,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       keepWorkspaces: place.keepWorkspaces ?? false,
       workspaces,
       signal: abort.signal,
+      ...(s.noTools ? { noTools: true } : {}),
     };
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms);
     const result = await runSuite(

@@ -27,6 +27,8 @@ export interface TrialContext {
   onProviderSignal?: (s: ProviderSignal) => void;
   /** What the CLI lists in each arm, measured once before any trial, for a CLI whose trials do not record it. */
   armListings?: Partial<Record<Arm, ShownEvidence>>;
+  /** Every trial runs with no tool at all (a judge's trials). */
+  noTools?: boolean;
 }
 
 export interface TrialRecord {
@@ -55,6 +57,7 @@ function invocationRequest(
     harnessDir: ws.harnessDir,
     callerEnv: ctx.callerEnv,
     binary: ctx.binary,
+    ...(ctx.noTools ? { noTools: true } : {}),
     simulator: url
       ? {
           url,

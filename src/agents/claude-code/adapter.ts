@@ -132,7 +132,7 @@ export const claudeCode: AgentAdapter = {
   defaultModel: 'sonnet',
   reportsCost: true,
   skillsFolder: '.claude/skills',
-  // CLAUDE.md is loaded from every ancestor even inside a git root; .claude/ skills up to the git root (§4.2).
+  // CLAUDE.md is loaded from every ancestor even inside a git root; .claude/ skills up to the git root.
   ancestorLeaks: ['CLAUDE.md', '.claude'],
   trialTools: ['Read', 'Glob', 'Grep', 'Skill'],
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
@@ -198,9 +198,9 @@ export const claudeCode: AgentAdapter = {
       'project',
       '--strict-mcp-config',
       '--no-session-persistence',
-      // `=` forms: the variadic options would otherwise swallow what follows (reference §9.1).
-      `--tools=${this.trialTools.join(',')}`,
-      '--allowedTools=Skill',
+      // `=` forms: the variadic options would otherwise swallow what follows, even the prompt. An empty list
+      // offers no tool at all (and lists no skill).
+      ...(req.noTools ? ['--tools='] : [`--tools=${this.trialTools.join(',')}`, '--allowedTools=Skill']),
       '--max-turns',
       String(req.maxTurns),
       '--model',

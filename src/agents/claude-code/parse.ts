@@ -14,13 +14,13 @@ import { isPlainObject } from '../../util/json.js';
 /**
  * Claude Code stream-JSON (2.1.x, `-p --output-format stream-json --verbose`) → canonical transcript.
  * Tolerant by design: unknown event types become `other`, malformed or truncated lines become warnings.
- * Facts used here are from shared/reference/claude-code-headless.md §2, §3, §5, §10.
+ * The shapes read here are the pinned CLI's, measured headless.
  */
 
 const SKILL_TOOL = 'Skill';
 const READ_TOOL = 'Read';
 const BODY_PREFIX = 'Base directory for this skill: ';
-/** The CLI's nudge after an empty answer, seen when a stream error fell back to an empty non-streaming reply (§2e). */
+/** The CLI's nudge after an empty answer, seen when a stream error fell back to an empty non-streaming reply. */
 const EMPTY_NUDGE = '[Your previous response had no visible output.';
 
 /** Text of a tool_result `content`, which is either a string or a list of blocks. */
@@ -223,7 +223,7 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
           }
         } else if (block.type === 'text') {
           const text = str(block.text) ?? '';
-          // The injected skill body has no tool_use_id: link it to the last loaded skill by order (§3b).
+          // The injected skill body has no tool_use_id: link it to the last loaded skill by order.
           if (text.startsWith(BODY_PREFIX) && awaitingBody && awaitingBody.path === undefined) {
             awaitingBody.path = text.slice(BODY_PREFIX.length).split('\n', 1)[0]?.trim();
             awaitingBody = undefined;

@@ -13,7 +13,9 @@ const PROVIDER = 'skillprobe';
  * our choosing without first trying WebSockets), a read-only sandbox with approval never, and every extra that adds
  * tools, skills, context or network traffic switched off.
  */
-export function codexConfig(req: Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv'>): string {
+export function codexConfig(
+  req: Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'noTools'>,
+): string {
   const baseUrl = req.simulator ? `${req.simulator.identityUrl}/v1` : req.callerEnv.OPENAI_BASE_URL || REAL_BASE_URL;
   return stringify({
     model: req.model,
@@ -36,6 +38,8 @@ export function codexConfig(req: Pick<InvocationRequest, 'model' | 'cliRetries' 
       shell_snapshot: false,
       tool_suggest: false,
       hooks: false,
+      // A judge's trial: no shell (so nothing can be read), no image viewer.
+      ...(req.noTools ? { shell_tool: false, unified_exec: false, view_image: false } : {}),
     },
     skills: { bundled: { enabled: false } },
     model_providers: {

@@ -161,7 +161,7 @@ export const gemini: AgentAdapter = {
       join(req.home, '.gemini', 'settings.json'),
       geminiSettings(req, this.trialTools, builtinsOf(req.binary ?? this.resolveBinary())),
     );
-    await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL));
+    await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.noTools ? { trialTools: this.trialTools } : undefined));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
   },

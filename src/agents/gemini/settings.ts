@@ -76,9 +76,11 @@ export function geminiSettings(
 
 /**
  * The admin-tier policy (`--admin-policy`), which outranks workspace and user policies: the skill tool allowed
- * (the CLI's own headless policy denies it), everything in DENIED_TOOLS denied.
+ * (the CLI's own headless policy denies it), everything in DENIED_TOOLS denied; with `noTools` (a judge's trial),
+ * the trial's own tools denied too, so the model is offered none.
  */
-export function geminiPolicy(skillTool: string): string {
+export function geminiPolicy(skillTool: string, noTools?: { trialTools: readonly string[] }): string {
+  if (noTools) return stringify({ rule: [{ toolName: [...DENIED_TOOLS, ...noTools.trialTools], decision: 'deny', priority: 100 }] });
   return stringify({
     rule: [
       { toolName: skillTool, decision: 'allow', priority: 100 },
