@@ -14,6 +14,7 @@ import { agreementTable, cohenKappa, kappaWaldInterval } from '../dist/stats/coh
 import { DEFAULT_STABILITY_RULE, judgeStability, stabilityDecision } from '../dist/stats/judge-stability.js';
 import { flipRateFromChanged, rejudgeFlip } from '../dist/stats/rejudge-flip.js';
 import { wilsonInterval } from '../dist/stats/wilson.js';
+import { clopperPearsonInterval } from '../dist/stats/clopper-pearson.js';
 import { generator } from './lib.mjs';
 
 const REPS = Number(process.env.JUDGE_REPS ?? 2000);
@@ -121,6 +122,9 @@ function benchRejudge() {
         covered: expectBinomial(pairs, d, (k) => covers(flipInterval(k), e)),
         naive: expectBinomial(pairs, d, (k) => covers(wilsonInterval(k, pairs, RULE.confidence), e)),
         verdicts: expectBinomial(REJUDGE.trials, verdictChange, (k) =>
+          covers(clopperPearsonInterval(k, REJUDGE.trials, RULE.confidence), verdictChange),
+        ),
+        verdictsWilson: expectBinomial(REJUDGE.trials, verdictChange, (k) =>
           covers(wilsonInterval(k, REJUDGE.trials, RULE.confidence), verdictChange),
         ),
         estimate: expectBinomial(pairs, d, (k) => flipRateFromChanged(k / pairs)),
@@ -256,18 +260,18 @@ export function printJudge({ reps, stability, rejudge, kappa, seconds }) {
     col('ê interval covers e', 24),
     col('mean ê', 15),
     col('d̂ read as e covers e', 22),
-    'changed verdicts: interval covers the truth',
+    'changed verdicts: exact interval covers the truth (Wilson)',
   ]);
   for (const r of rejudge)
     row(`  ${r.e.toFixed(2)} (${r.d.toFixed(4)})`, [
       col(coverage(r.exact.covered, r.sim.covered / reps), 24),
       col(`${r.exact.estimate.toFixed(4)} / ${r.sim.estimate.toFixed(4)}`, 15),
       col(`${pct(r.exact.naive)} / ${pct(r.sim.naive / reps)}`, 22),
-      `${coverage(r.exact.verdicts, r.sim.verdicts / reps)} (truth ${pct(r.verdictChange, 2)})`,
+      `${coverage(r.exact.verdicts, r.sim.verdicts / reps)} (${pct(r.exact.verdictsWilson)}; truth ${pct(r.verdictChange, 2)})`,
     ]);
-  for (const r of rejudge.filter((x) => x.exact.verdicts < COVERAGE_FLOOR))
+  for (const r of rejudge.filter((x) => x.exact.verdictsWilson < COVERAGE_FLOOR))
     console.log(
-      `          changed verdicts at e ${r.e}: ${(r.verdictChange * REJUDGE.trials).toFixed(2)} changes expected in ${REJUDGE.trials}, where the run's Wilson interval dips below its level (its lower bound at 2 changes, ${pct(wilsonInterval(2, REJUDGE.trials, RULE.confidence).lo, 2)}, is above the truth)`,
+      `          changed verdicts at e ${r.e}: ${(r.verdictChange * REJUDGE.trials).toFixed(2)} changes expected in ${REJUDGE.trials}, where Wilson's interval dips below its level (its lower bound at 2 changes, ${pct(wilsonInterval(2, REJUDGE.trials, RULE.confidence).lo, 2)}, is above the truth); rejudge reports the exact one`,
     );
   console.log(
     `          κ: judge verdicts against human labels; reported interval (one pseudo-count per cell) beside the plain Fleiss–Cohen–Everitt one; coverage given κ defined, target ≥ ${pct(COVERAGE_FLOOR, 0)}`,

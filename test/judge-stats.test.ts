@@ -85,8 +85,9 @@ describe('rejudge: changed answers, the per-sample flip rate they imply, and cha
     const rejudged = Array.from({ length: 200 }, (_, t): JudgeSample[][] => [t < 14 ? ['no', 'no', 'no'] : SAME]);
     const r = rejudgeFlip(stored, rejudged);
     expect(r.verdicts).toMatchObject({ successes: 14, n: 200 });
-    expect(r.verdicts.lo).toBeCloseTo(0.0421521718, 9);
-    expect(r.verdicts.hi).toBeCloseTo(0.1140548089, 9);
+    // Exact (Clopper–Pearson): wider than Wilson's [0.0422, 0.1141] on the low side.
+    expect(r.verdicts.lo).toBeCloseTo(0.0387955704, 9);
+    expect(r.verdicts.hi).toBeCloseTo(0.1146597335, 9);
     expect(r.changed).toMatchObject({ successes: 42, n: 600, p: 0.07 });
     // ê and its bounds: the inversion of d̂ = 0.07 and of its Wilson bounds [0.05220, 0.09327].
     expect(r.flipRate.e).toBeCloseTo(0.0363190752, 9);
@@ -182,6 +183,7 @@ describe("Cohen's κ of judge verdicts against human labels", () => {
         // Loose enough for the rounding noise under a square root where the variance is 0 (a judge answering one way).
         return Math.abs(r.lo - Math.max(-1, kappa - z * se)) < 1e-6 && Math.abs(r.hi - Math.min(1, kappa + z * se)) < 1e-6;
       }),
+      { seed: 1969, numRuns: 2000 },
     );
   });
 
@@ -201,7 +203,16 @@ describe("Cohen's κ of judge verdicts against human labels", () => {
         if (k.kappa === null) return a + c === 0 || b + d === 0;
         return k.lo >= -1 && k.hi <= 1 && k.lo <= k.kappa + 1e-12 && k.kappa <= k.hi + 1e-12;
       }),
+      { seed: 25, numRuns: 20_000 },
     );
+  });
+
+  it('on a handful of labels the pseudo-counts would leave κ̂ outside: the interval is widened to hold it', () => {
+    // Two labels, both agreeing: κ̂ = 1, while the pseudo-count interval at 80% alone is about [−0.16, 0.83].
+    const k = cohenKappa(table(1, 0, 0, 1), 0.8);
+    expect(k).toMatchObject({ kappa: 1, hi: 1 });
+    if (k.kappa !== null) expect(k.lo).toBeLessThan(0);
+    expect(kappaWaldInterval(table(1, 0, 0, 1), 0.8)!.hi).toBeLessThan(0.9);
   });
 
   it.each([

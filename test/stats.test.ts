@@ -6,6 +6,8 @@ import { parseProfile } from '../src/sim/profile.js';
 import { mcnemarExact, pairCounts, pairedDifference } from '../src/stats/mcnemar.js';
 import { passAtK, passHatK, passKTable } from '../src/stats/pass-k.js';
 import { wilsonInterval } from '../src/stats/wilson.js';
+import { clopperPearsonInterval } from '../src/stats/clopper-pearson.js';
+import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 
 describe('Wilson score interval', () => {
   // Published values: Newcombe (1998), Statistics in Medicine 17:857–872, table II (method 3), and the 10/10.
@@ -40,6 +42,45 @@ describe('Wilson score interval', () => {
   it('widens with confidence and is uninformative at n = 0', () => {
     expect(wilsonInterval(5, 10, 0.99).hi).toBeGreaterThan(wilsonInterval(5, 10, 0.95).hi);
     expect(wilsonInterval(0, 0)).toMatchObject({ lo: 0, hi: 1 });
+  });
+});
+
+describe('Clopper–Pearson (exact) interval', () => {
+  it.each([
+    // Textbook values at 95%.
+    [0, 10, 0, 0.3084971078],
+    [10, 10, 0.6915028922, 1],
+    [5, 10, 0.1870860284, 0.8129139716],
+    [2, 200, 0.001213349, 0.0356546684],
+  ])('%i of %i: [%f, %f]', (k, n, lo, hi) => {
+    const r = clopperPearsonInterval(k, n);
+    expect(r).toMatchObject({ successes: k, n, p: k / n });
+    expect(r.lo).toBeCloseTo(lo, 8);
+    expect(r.hi).toBeCloseTo(hi, 8);
+  });
+
+  it('each bound leaves exactly (1 − level)/2 in its tail, and the interval holds Wilson’s point', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 400 }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.constantFrom(0.8, 0.9, 0.95, 0.99),
+        (n, share, level) => {
+          const k = Math.round(share * n);
+          const r = clopperPearsonInterval(k, n, level);
+          const tail = (1 - level) / 2;
+          if (k > 0) expect(1 - binomialCdf(k - 1, n, r.lo)).toBeCloseTo(tail, 6);
+          if (k < n) expect(binomialCdf(k, n, r.hi)).toBeCloseTo(tail, 6);
+          expect(r.lo).toBeLessThanOrEqual(k / n);
+          expect(r.hi).toBeGreaterThanOrEqual(k / n);
+        },
+      ),
+      { seed: 7, numRuns: 300 },
+    );
+  });
+
+  it('no trials: the uninformative [0, 1]', () => {
+    expect(clopperPearsonInterval(0, 0)).toMatchObject({ lo: 0, hi: 1, n: 0 });
   });
 });
 

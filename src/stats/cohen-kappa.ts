@@ -100,5 +100,9 @@ export function cohenKappa(t: AgreementTable, confidence = 0.95): CohenKappa {
       reason: `every human label is ${humanYes === 0 ? 'no' : 'yes'}: agreement beyond chance needs labels of both answers`,
     };
   // Human labels of both classes keep chance agreement below 1, so both are defined.
-  return { ...base, kappa: kappaWithSe(t)!.kappa, ...kappaWaldInterval(t, confidence)! };
+  const { kappa } = kappaWithSe(t)!;
+  const { lo, hi } = kappaWaldInterval(t, confidence)!;
+  // The pseudo-counts pull the interval's centre towards 0; on a handful of labels that can leave κ̂ itself outside
+  // it, so it is widened to hold κ̂ (which only adds coverage).
+  return { ...base, kappa, lo: Math.min(lo, kappa), hi: Math.max(hi, kappa) };
 }

@@ -1,6 +1,7 @@
 import { itemVerdict } from '../checks/judge.js';
 import type { Interval, Rate } from '../run/schema.js';
 import type { TrialJudgeSamples } from './judge-stability.js';
+import { clopperPearsonInterval } from './clopper-pearson.js';
 import { wilsonInterval } from './wilson.js';
 
 /**
@@ -17,7 +18,10 @@ export interface RejudgeFlip {
   changed: Rate;
   /** The per-sample flip rate ê = e(d̂), its interval the same transform of the Wilson bounds of d. */
   flipRate: { e: number } & Interval;
-  /** Item verdicts (stored vs re-asked, neither judge_error) that changed, with its Wilson interval. */
+  /**
+   * Item verdicts (stored vs re-asked, neither judge_error) that changed, with its exact (Clopper–Pearson) interval:
+   * a few changes in many items is the usual count here, where Wilson's interval covers less than its level.
+   */
   verdicts: Rate;
   /** Item verdicts left out because either side was judge_error. */
   verdictErrors: number;
@@ -57,7 +61,7 @@ export function rejudgeFlip(stored: readonly TrialJudgeSamples[], rejudged: read
     errorPairs: pairs.length - readable.length,
     changed,
     flipRate: { e: flipRateFromChanged(changed.p), lo: flipRateFromChanged(changed.lo), hi: flipRateFromChanged(changed.hi) },
-    verdicts: wilsonInterval(decided.filter(([a, b]) => a !== b).length, decided.length, confidence),
+    verdicts: clopperPearsonInterval(decided.filter(([a, b]) => a !== b).length, decided.length, confidence),
     verdictErrors: verdictPairs.length - decided.length,
   };
 }
