@@ -3,6 +3,7 @@ import { itemVerdict } from '../src/checks/judge.js';
 import { INJECTION_ANSWER, judgePrompt, readJudgeReply, readJudgeRequest, type JudgeSample } from '../src/checks/judge-prompt.js';
 import { applyJudgements, judgeCalibration } from '../src/grade/judge-apply.js';
 import { judgeSample } from '../src/grade/judge-answers.js';
+import { explainJudgeSample } from '../src/report/explain.js';
 import { judgeAsks, trialAskId } from '../src/grade/judge-asks.js';
 import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
 import { DEFAULT_JUDGE, judgeReply } from '../src/sim/judge.js';
@@ -204,4 +205,13 @@ describe('a judge trial as a sample', () => {
     const m = meta(over);
     expect(judgeSample(parseClaudeStream(stream.raw()), m, claudeCode.grading.isolationProblem)).toBe(sample);
   });
+});
+
+describe("a judge trial's progress line", () => {
+  it.each<[JudgeSample | undefined, string]>([
+    ['yes', 'judge answered YES'],
+    ['no', 'judge answered NO'],
+    ['error', 'judge gave no verdict (an error, no YES or NO on its last line, or a tool call)'],
+    [undefined, 'judge stopped: asked again on resume'],
+  ])('%s: %s', (sample, line) => expect(explainJudgeSample(sample)).toBe(line));
 });

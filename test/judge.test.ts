@@ -103,6 +103,12 @@ describe('judge: an honest judge, three samples an item', () => {
     expect(results.verdicts.find((v) => v.caseId === 'confirms')?.verdict).toBe('FAIL');
   });
 
+  it("progress shows each judge trial's answer, never as a trial left unscored", () => {
+    expect(run.r.stderr).toMatch(/judge: claude-code sim-judge asks 17 requests \(0 answered before\), 3 samples each: 51 judge trials/);
+    expect(run.r.stderr.match(/: judge answered (YES|NO) ·/g)).toHaveLength(51);
+    expect(run.r.stderr).not.toContain('nothing to score without the skill');
+  });
+
   it('measures stability on every judged case: no sample disagreed, nothing UNSTABLE', () => {
     expect(results.judge!.stability.map((s) => [s.caseId, s.comparable, s.disagreeing, s.unstable]).sort()).toEqual([
       ['confirms', 4, 0, false],

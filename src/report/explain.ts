@@ -1,3 +1,4 @@
+import type { JudgeSample } from '../checks/judge-prompt.js';
 import { BUDGET_STOPS, NONE, type GradableCase, type TrialOutcome } from '../run/schema.js';
 import { exclusionText } from './wording.js';
 
@@ -28,4 +29,11 @@ export function explainOutcome(o: TrialOutcome, c: Pick<GradableCase, 'expect' |
   if (o.passed === true) return o.readOnly ? 'pass (read-only)' : `pass${arm}`;
   if (o.passed === false) return `fail${arm}: ${failure(o, c)}`;
   return `not scored: ${o.excludedBecause ? exclusionText(o.excludedBecause) : o.status}${o.statusDetail ? ` (${o.statusDetail})` : ''}`;
+}
+
+/** One line per judge trial: its answer, or why it gave none. Pure. */
+export function explainJudgeSample(sample: JudgeSample | undefined): string {
+  if (sample === undefined) return 'judge stopped: asked again on resume';
+  if (sample === 'error') return 'judge gave no verdict (an error, no YES or NO on its last line, or a tool call)';
+  return `judge answered ${sample.toUpperCase()}`;
 }

@@ -3,12 +3,13 @@ import { valueHash } from '../util/json.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
+import { judgeSample } from '../grade/judge-answers.js';
 import { gradeTrial } from '../grade/outcome.js';
 import { gradeOptions } from '../grade/stored.js';
 import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../load/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
-import { explainOutcome } from '../report/explain.js';
+import { explainJudgeSample, explainOutcome } from '../report/explain.js';
 import type { Config } from '../run/config-schema.js';
 import { trialKey, type GradableCase, type RunManifest, type StoredCanary, type TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';
@@ -218,7 +219,11 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
         const o: TrialOutcome = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, gradeOpts);
         storedHere++;
         budget?.spend(o.costUsd);
-        return { passed: o.passed, verdict: explainOutcome(o, def) };
+        // A judge's trial is an answer, not a trial to score.
+        const verdict = s.noTools
+          ? explainJudgeSample(judgeSample(r.transcript, r.meta, adapter.grading.isolationProblem))
+          : explainOutcome(o, def);
+        return { passed: o.passed, verdict };
       },
       () => replay.replayed.length,
       pace,
