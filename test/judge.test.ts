@@ -163,11 +163,10 @@ describe('judge: an honest judge, three samples an item', () => {
   }, 150_000);
 });
 
-describe.each([
-  ['codex', 'sim-model'],
-  ['gemini', 'gemini-2.5-flash'],
-])('judge: a judge on another CLI (%s) judges a Claude Code run, offered no tool', (agent, model) => {
+// Through Codex here; test/sim-judge.test.ts asks each CLI's judge, offered no tool, and checks its trials are ok.
+describe('judge: a judge on another CLI (Codex) judges a Claude Code run, offered no tool', () => {
   it('calibrated, the right verdicts, every judge trial ok', async () => {
+    const [agent, model] = ['codex', 'sim-model'];
     const run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 1\njudge: { agent: ${agent}, model: ${model}, samples: 1 }\n` });
     try {
       const dir = onlyRun(run.project);
@@ -218,7 +217,8 @@ describe('judge: --max-cost counts the judge', () => {
 
 describe('judge: Ctrl-C while the judge asks, then --resume', () => {
   it('exits 130 with the run interrupted; the resume asks only what is missing, in the same judge folder, and reaches the uninterrupted answer', async () => {
-    const config = `${BASE}trials: 2\njudge: { model: sim-judge, samples: 3 }\n`;
+    // One trial a case: 3 trial items and 11 controls, 14 requests.
+    const config = `${BASE}trials: 1\njudge: { model: sim-judge, samples: 3 }\n`;
     const project = makeProject({
       'skills/cleanup/SKILL.md': skillMd('cleanup', 'Remove old build folders and caches.', BODY),
       'cases/main.yaml': CASES,
@@ -249,23 +249,22 @@ describe('judge: Ctrl-C while the judge asks, then --resume', () => {
       const [step] = readdirSync(join(dir, 'judge'));
       const askedBefore = resultsOf(join(dir, 'judge', step!)).outcomes.filter((o) => o.status === 'ok').length;
       expect(askedBefore).toBeGreaterThanOrEqual(3);
-      expect(askedBefore).toBeLessThan(17 * 3);
+      expect(askedBefore).toBeLessThan(14 * 3);
 
       const resumed = await runCli(['run', '--sim', 'sim.yaml', '--resume', dir, '--workdir', workdir], {
         cwd: project,
         timeoutMs: 200_000,
       });
-      expect(resumed.exitCode).toBe(1);
+      // One trial a case decides nothing: INCONCLUSIVE.
+      expect(resumed.exitCode).toBe(3);
       expect(readdirSync(join(dir, 'judge'))).toEqual([step]);
       const stepResults = resultsOf(join(dir, 'judge', step!));
-      expect(stepResults.outcomes.filter((o) => o.status === 'ok')).toHaveLength(17 * 3);
+      expect(stepResults.outcomes.filter((o) => o.status === 'ok')).toHaveLength(14 * 3);
       const results = resultsOf(dir);
-      expect(results.judge).toMatchObject({ calibrated: true, unanswered: 0, requests: 17 });
+      expect(results.judge).toMatchObject({ calibrated: true, unanswered: 0, requests: 14 });
       expect(results.outcomes.map((o) => [o.caseId, o.n, o.passed])).toEqual([
         ['confirms', 1, false],
-        ['confirms', 2, false],
         ['plans-call', 1, true],
-        ['plans-call', 2, true],
       ]);
       expect(processesUnder(workdir)).toEqual([]);
       expect(readdirSync(workdir)).toEqual([]);

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapterFor } from '../src/agents/registry.js';
+import { judgeSample } from '../src/grade/judge-answers.js';
 import type { Arm } from '../src/run/config-schema.js';
 import {
   EMPTY_ANSWER,
@@ -260,6 +261,8 @@ describe.each(Object.entries(AGENT_MODELS))('a judge request through the real %s
     const text = record.transcript.events.flatMap((e) => (e.kind === 'text' && e.source === 'assistant' ? [e.text] : [])).join('\n');
     expect(readJudgeReply(text)).toBe(sample);
     expect(record.transcript.events.filter((e) => e.kind === 'tool_call')).toEqual([]);
+    // The trial passes the CLI's isolation check with no tool offered: a sample, not an error.
+    expect(judgeSample(record.transcript, record.meta, adapterFor(agent).grading.isolationProblem)).toBe(sample);
   });
 
   it('the judge is offered no tool that reads, writes or runs anything: every request it sent held none', () => {
