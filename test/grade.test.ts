@@ -9,6 +9,7 @@ import { verbOf } from '../src/checks/verb.js';
 import { resolveMember } from '../src/grade/trigger.js';
 import type { Arm } from '../src/run/config-schema.js';
 import { ClaudeStream } from './claude-stream.js';
+import { trialMeta } from './run-fixtures.js';
 import type { GradableCase, TrialMeta, TrialOutcome } from '../src/run/schema.js';
 
 const FAMILY = [
@@ -23,17 +24,6 @@ const OPTS: GradeOptions = {
   budgetStopsFail: true,
   conventions: claudeCode.grading,
 };
-const meta = (over: Partial<TrialMeta> = {}): TrialMeta => ({
-  exitCode: 0,
-  signal: null,
-  wallMs: 500,
-  timedOut: false,
-  interrupted: false,
-  stderrTail: '',
-  attempt: 1,
-  startedAt: '2026-11-30T00:00:00.000Z',
-  ...over,
-});
 const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 };
 const jiraCreate: GradableCase = {
   id: 'c',
@@ -53,7 +43,7 @@ function grade(
   c: GradableCase,
   o: { arm?: Arm; meta?: Partial<TrialMeta>; opts?: Partial<GradeOptions> } = {},
 ): TrialOutcome {
-  return gradeTrial(parseClaudeStream(s.raw()), meta(o.meta), c, o.arm ?? 'skill', 1, { ...OPTS, ...o.opts });
+  return gradeTrial(parseClaudeStream(s.raw()), trialMeta(o.meta), c, o.arm ?? 'skill', 1, { ...OPTS, ...o.opts });
 }
 
 interface Trap {
@@ -398,17 +388,17 @@ describe('grader on the shared samples', () => {
   const family = { family: [{ dir: 'pdf-tool', name: 'pdf-tool' }] };
 
   it('an empty fallback answer after a stream error is missing data, not "did not trigger"', () => {
-    const o = gradeTrial(sample('sse-error-with-bad-fallback.jsonl'), meta(), pdf, 'skill', 1, { ...OPTS, ...family });
+    const o = gradeTrial(sample('sse-error-with-bad-fallback.jsonl'), trialMeta(), pdf, 'skill', 1, { ...OPTS, ...family });
     expect(o).toMatchObject({ status: 'infra_error', passed: null });
   });
 
   it('the skill sample passes and the text sample does not', () => {
-    expect(gradeTrial(sample('skill.jsonl'), meta(), pdf, 'skill', 1, { ...OPTS, ...family }).passed).toBe(true);
-    expect(gradeTrial(sample('text.jsonl'), meta(), pdf, 'skill', 1, { ...OPTS, ...family }).passed).toBe(false);
+    expect(gradeTrial(sample('skill.jsonl'), trialMeta(), pdf, 'skill', 1, { ...OPTS, ...family }).passed).toBe(true);
+    expect(gradeTrial(sample('text.jsonl'), trialMeta(), pdf, 'skill', 1, { ...OPTS, ...family }).passed).toBe(false);
   });
 
   it('an error after the skill loaded is infra, though the skill fired', () => {
-    expect(gradeTrial(sample('s500.jsonl'), meta({ exitCode: 1 }), pdf, 'skill', 1, { ...OPTS, ...family })).toMatchObject({
+    expect(gradeTrial(sample('s500.jsonl'), trialMeta({ exitCode: 1 }), pdf, 'skill', 1, { ...OPTS, ...family })).toMatchObject({
       status: 'infra_error',
       fired: 'expected',
       passed: null,

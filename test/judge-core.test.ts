@@ -12,6 +12,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import type { TrialMeta } from '../src/run/schema.js';
 import { ClaudeStream } from './claude-stream.js';
+import { trialMeta } from './run-fixtures.js';
 
 const decision = { threshold: 0.9, delta: 0.2, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 3 };
 const gradable = (id: string, judge?: string[]): GradableCase => ({
@@ -182,17 +183,6 @@ describe('rejudge of 200 stored trials against the simulated judge at flip rate 
 });
 
 describe('a judge trial as a sample', () => {
-  const meta = (over: Partial<TrialMeta> = {}): TrialMeta => ({
-    exitCode: 0,
-    signal: null,
-    wallMs: 500,
-    timedOut: false,
-    interrupted: false,
-    stderrTail: '',
-    attempt: 1,
-    startedAt: '2026-12-03T00:00:00.000Z',
-    ...over,
-  });
   // A judge's workspace lists no skill and offers no tool.
   const judged = () => new ClaudeStream('/ws', [], []);
   it.each<[string, ClaudeStream, Partial<TrialMeta>, JudgeSample | undefined]>([
@@ -202,7 +192,7 @@ describe('a judge trial as a sample', () => {
     ['an API error', judged().apiError(500).result({ is_error: true, api_error_status: 500 }), { exitCode: 1 }, 'error'],
     ['a trial the user stopped: asked again on resume', judged().text('YES'), { interrupted: true, exitCode: null }, undefined],
   ])('%s', (_, stream, over, sample) => {
-    const m = meta(over);
+    const m = trialMeta(over);
     expect(judgeSample(parseClaudeStream(stream.raw()), m, claudeCode.grading.isolationProblem)).toBe(sample);
   });
 });

@@ -37,7 +37,8 @@ export async function storeTrial(store: RunStore, ref: TrialRef, raw: string, me
 }
 
 export const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
-const META: TrialMeta = {
+/** A trial's meta as a clean exit leaves it, with `over` changed. */
+export const trialMeta = (over: Partial<TrialMeta> = {}): TrialMeta => ({
   exitCode: 0,
   signal: null,
   wallMs: 400,
@@ -46,7 +47,8 @@ const META: TrialMeta = {
   stderrTail: '',
   attempt: 1,
   startedAt: '2026-11-30T00:00:00.000Z',
-};
+  ...over,
+});
 
 /** A run folder written by hand: what a finished run leaves, without running anything. */
 export async function fakeRun(root: string): Promise<string> {
@@ -70,7 +72,7 @@ export async function fakeRun(root: string): Promise<string> {
     ['neg', 3, s().apiError(429).result({ is_error: true, api_error_status: 429 })],
   ];
   for (const [caseId, n, stream] of trials)
-    await storeTrial(store, { caseId, arm: 'skill', n }, stream.raw(), { ...META, exitCode: caseId === 'neg' && n === 3 ? 1 : 0 });
+    await storeTrial(store, { caseId, arm: 'skill', n }, stream.raw(), trialMeta({ exitCode: caseId === 'neg' && n === 3 ? 1 : 0 }));
   return store.dir;
 }
 

@@ -43,7 +43,7 @@ export async function runTrials(
     keepWorkspaces: false,
     workspaces,
     signal: new AbortController().signal,
-    ...(settings.noTools ? { noTools: true } : {}),
+    noTools: settings.noTools,
   };
   ctx.armListings = await probeArmListings(ctx, [...new Set(plan.map(([, arm]) => arm))]);
   const records: TrialRecord[] = [];

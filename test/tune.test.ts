@@ -27,9 +27,19 @@ const record = (project: string): { dir: string; record: TuneRecord } => {
   };
 };
 
-const TUNE = ['tune', 'csv-report', '--sim', 'sim.yaml', '--iterations', '2', '--holdout-trials', '3'];
+const tuneArgs = (iterations: number) => [
+  'tune',
+  'csv-report',
+  '--sim',
+  'sim.yaml',
+  '--iterations',
+  String(iterations),
+  '--holdout-trials',
+  '3',
+];
+const TUNE = tuneArgs(2);
 /** Gemini CLI takes the most CPU a trial: one iteration there (the loop's second is tested through the others). */
-const tuneArgs = (agent: string) => (agent === 'gemini' ? TUNE.map((a, i) => (TUNE[i - 1] === '--iterations' ? '1' : a)) : TUNE);
+const agentTune = (agent: string) => (agent === 'gemini' ? tuneArgs(1) : TUNE);
 
 /** Each agent's uninterrupted tunes (of the improvable family, and of the one already right): what a tune stopped and resumed must reach. */
 const uninterrupted = new Map<string, TuneRecord>();
@@ -41,7 +51,7 @@ describe.each(Object.entries(AGENT_CONFIGS))('tune through %s', (agent, config) 
 
   it('a description that misses a class of requests is tuned to a significantly better holdout recall, siblings and negatives no worse', async () => {
     const project = improvable();
-    const r = await runCli([...tuneArgs(agent), '--write'], { cwd: project, timeoutMs: 600_000 });
+    const r = await runCli([...agentTune(agent), '--write'], { cwd: project, timeoutMs: 600_000 });
     expect(r.stderr).toContain('SIMULATOR');
     expect(r.exitCode).toBe(0);
     const { record: t } = record(project);
@@ -73,7 +83,7 @@ describe.each(Object.entries(AGENT_CONFIGS))('tune through %s', (agent, config) 
 
   it('a description already right ends with NO SIGNIFICANT CHANGE and keeps the original', async () => {
     const project = right();
-    const r = await runCli([...tuneArgs(agent), '--write'], { cwd: project, timeoutMs: 600_000 });
+    const r = await runCli([...agentTune(agent), '--write'], { cwd: project, timeoutMs: 600_000 });
     expect(r.exitCode).toBe(0);
     const { record: t } = record(project);
     uninterruptedRight.set(agent, t);

@@ -295,7 +295,7 @@ export async function runStep(base: LoadedSuite, place: RunPlace, step: StepRequ
     config: { ...step.config, transcriptsDir: dirname(step.dir) },
     skills: step.skills,
     suite: { ...base.suite, cases: step.cases },
-    ...(step.noTools ? { noTools: true } : {}),
+    noTools: step.noTools,
   };
   const { manifest, results } = await runAndGrade(
     loaded,

@@ -206,7 +206,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       keepWorkspaces: place.keepWorkspaces ?? false,
       workspaces,
       signal: abort.signal,
-      ...(s.noTools ? { noTools: true } : {}),
+      noTools: s.noTools,
     };
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms);
     const result = await runSuite(

@@ -57,7 +57,7 @@ function invocationRequest(
     harnessDir: ws.harnessDir,
     callerEnv: ctx.callerEnv,
     binary: ctx.binary,
-    ...(ctx.noTools ? { noTools: true } : {}),
+    noTools: ctx.noTools,
     simulator: url
       ? {
           url,
