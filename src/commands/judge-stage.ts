@@ -61,7 +61,7 @@ export async function askJudge(
   const judge = runJudge(manifest);
   const graded = await gradeStored(store, manifest);
   const asks = runJudgeAsks(manifest, graded);
-  const answered = judgeAnswers(await readJudgeSteps(store.dir), new Map(asks.map((a) => [a.id, a.prompt])), judge.config.samples);
+  const answered = judgeAnswers((await readJudgeSteps(store.dir)).steps, new Map(asks.map((a) => [a.id, a.prompt])), judge.config.samples);
   const needed = asks.filter((a) => !answered.has(a.id));
   if (!needed.length) return 'completed';
   const key = createHash('sha256')

@@ -1,8 +1,10 @@
-import { join } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import { z } from 'zod';
 import { adapterFor } from '../agents/registry.js';
-import { judgeAnswers, readJudgeStep, readJudgeSteps } from '../grade/judge-answers.js';
-import { trialAskId } from '../grade/judge-asks.js';
+import type { JudgeSample } from '../checks/judge-prompt.js';
+import { judgeAnswers, JUDGE_DIR, readJudgeStep, readJudgeSteps } from '../grade/judge-answers.js';
+import { trialAskId, type JudgeAsk } from '../grade/judge-asks.js';
 import { gradeStoredJudged, hasJudgedCases, runJudge, runJudgeAsks } from '../grade/judged.js';
 import { gradeStored } from '../grade/stored.js';
 import { splitProblem } from '../load/config.js';
@@ -16,6 +18,7 @@ import { loadProfile } from '../sim/profile.js';
 import { agreementTable, cohenKappa, MIN_LABELS, type CohenKappa, type LabelPair } from '../stats/cohen-kappa.js';
 import type { TrialJudgeSamples } from '../stats/judge-stability.js';
 import { rejudgeFlip, type RejudgeFlip } from '../stats/rejudge-flip.js';
+import { plural } from '../util/text.js';
 import { askCase, judgeConfig } from './judge-stage.js';
 import { runStep } from './run-agents.js';
 
@@ -25,6 +28,9 @@ import { runStep } from './run-agents.js';
  * touched), and each new sample is paired with the stored one: how often the judge changes its answer to the very same
  * question, with intervals. With human labels, the stored verdicts' agreement with them (Cohen's κ).
  */
+
+/** The folder inside a run folder that holds its rejudge runs. */
+const REJUDGE_DIR = 'rejudge';
 
 export interface RejudgeOptions {
   sim?: string;
@@ -88,23 +94,24 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
   }
   const labels = o.labels === undefined ? undefined : loadYamlFile(o.labels, labelsSchema, 'labels file').value;
   const binary = adapter.resolveBinary(undefined);
+  const root = join(dir, REJUDGE_DIR);
+  if (existsSync(root) && !statSync(root).isDirectory())
+    throw new InputError({
+      file: root,
+      what: 'not a folder: rejudge keeps each of its runs in a folder of that name',
+      todo: 'move the file away, then rejudge again',
+    });
 
   const graded = await gradeStored(store, manifest);
   const asks = runJudgeAsks(manifest, graded).filter((a) => a.purpose.kind === 'trial');
-  const stored = judgeAnswers(await readJudgeSteps(dir), new Map(asks.map((a) => [a.id, a.prompt])), judge.config.samples);
+  const stored = await storedAnswers(dir, asks, judge.config.samples);
   const again = asks.filter((a) => stored.has(a.id));
-  if (!again.length)
-    throw new InputError({
-      file: dir,
-      what: 'the run holds no judge answers to compare with',
-      todo: 'finish the run first (skillprobe run --resume), so its judge is asked',
-    });
   // Other case ids than the stored requests': a simulated judge draws each sample from its trial's identity.
   const ids = new Map(again.map((a) => [`again.${a.id}`, a.id]));
-  const stepDir = join(dir, 'rejudge', newRunId());
+  const stepDir = join(root, newRunId());
   const step = await runStep(
     {
-      config: { ...manifest.config, transcriptsDir: join(dir, 'rejudge') },
+      config: { ...manifest.config, transcriptsDir: root },
       skills: [],
       suite: { cases: [], files: [], hash: '' },
       ...(profile ? { profile } : {}),
@@ -120,7 +127,8 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
       noTools: true,
     },
   );
-  const asked = (await readJudgeStep(stepDir))?.answers ?? new Map();
+  const read = await readJudgeStep(stepDir);
+  const asked = read && 'answers' in read ? read.answers : new Map<string, { samples: JudgeSample[] }>();
   const rejudged = new Map(
     [...asked].flatMap(([id, a]) => (ids.has(id) && a.samples.length >= judge.config.samples ? [[ids.get(id)!, a.samples]] : [])),
   );
@@ -141,6 +149,39 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
   };
 }
 
+/**
+ * The stored answers rejudge compares with, refused before anything is asked when there is nothing to compare: a judge
+ * file that cannot be read (its answers would be missing or read as errors), no answer at all, or none readable.
+ */
+async function storedAnswers(dir: string, asks: readonly JudgeAsk[], samples: number): Promise<Map<string, JudgeSample[]>> {
+  const { steps, unreadable } = await readJudgeSteps(dir);
+  const resume = `\`skillprobe run --resume ${dir}\` asks the judge again`;
+  if (unreadable.length) {
+    const [first] = unreadable;
+    const more = unreadable.length > 1 ? ` (and ${plural(unreadable.length - 1, 'more judge file')} like it)` : '';
+    throw new InputError({
+      file: join(dir, first!.path),
+      what: `${first!.problem}${more}: the judge's stored answers cannot all be read`,
+      todo: `restore it, or remove its judge step folder (${join(dir, first!.path.split(sep).slice(0, 2).join(sep))}), then ${resume}`,
+    });
+  }
+  const stored = judgeAnswers(steps, new Map(asks.map((a) => [a.id, a.prompt])), samples);
+  const found = asks.filter((a) => stored.has(a.id));
+  if (!found.length)
+    throw new InputError({
+      file: dir,
+      what: 'the run holds no judge answers to compare with',
+      todo: `finish the run first: ${resume}`,
+    });
+  if (!found.some((a) => stored.get(a.id)!.some((sample) => sample !== 'error')))
+    throw new InputError({
+      file: join(dir, JUDGE_DIR),
+      what: `none of the judge's ${plural(found.length * samples, 'stored answer')} has a readable YES or NO: nothing to compare a new answer with`,
+      todo: "read the judge's replies in its trials there, fix what kept it from answering, and run the suite again",
+    });
+  return stored;
+}
+
 /** The stored verdicts against human labels: κ over the items both gave a yes/no verdict on. */
 function labelAgreement(labels: z.output<typeof labelsSchema>, outcomes: readonly TrialOutcome[], file: string, confidence: number) {
   const verdict = new Map(
@@ -159,12 +200,15 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 /** What rejudge found, in words: changed answers, the per-sample flip rate, changed verdicts, and κ with labels. */
 export function rejudgeText(r: RejudgeResult): string {
   const f = r.flip;
+  // With no readable pair (the new answers all unreadable, or the step stopped first), a share would be 0/0.
+  const share = (n: number, p: number, x: { lo: number; hi: number }) =>
+    n === 0 ? 'none to compare' : `${pct(p)} [${pct(x.lo)}, ${pct(x.hi)}]`;
   const lines = [
     `REJUDGE · ${r.requests} stored judge requests asked again, ${r.samples} samples each (${r.status}) → ${r.dir}`,
-    `answers changed: ${f.changed.successes} of ${f.changed.n} paired samples, ${pct(f.changed.p)} [${pct(f.changed.lo)}, ${pct(f.changed.hi)}]` +
+    `answers changed: ${f.changed.successes} of ${f.changed.n} paired samples, ${share(f.changed.n, f.changed.p, f.changed)}` +
       (f.errorPairs ? ` · ${f.errorPairs} pairs with an unreadable reply left out` : ''),
-    `per-sample flip rate: ${pct(f.flipRate.e)} [${pct(f.flipRate.lo)}, ${pct(f.flipRate.hi)}] (each sample leaves the judge's usual answer this often)`,
-    `verdicts changed: ${f.verdicts.successes} of ${f.verdicts.n} items, ${pct(f.verdicts.p)} [${pct(f.verdicts.lo)}, ${pct(f.verdicts.hi)}]` +
+    `per-sample flip rate: ${share(f.changed.n, f.flipRate.e, f.flipRate)} (each sample leaves the judge's usual answer this often)`,
+    `verdicts changed: ${f.verdicts.successes} of ${f.verdicts.n} items, ${share(f.verdicts.n, f.verdicts.p, f.verdicts)}` +
       (f.verdictErrors ? ` · ${f.verdictErrors} judge_error verdicts left out` : ''),
   ];
   if (r.labels) {

@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import pMap from 'p-map';
 import { readJudgeReply, type JudgeSample } from '../checks/judge-prompt.js';
-import type { RunManifest, TrialMeta, TrialRef } from '../run/schema.js';
+import type { DamagedTrial, RunManifest, TrialMeta, TrialRef } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import { trialStatus, type IsolationContext } from './status.js';
-import { RunFolderError, RunStore } from '../run/store.js';
+import { ORPHAN_TRANSCRIPT, RunFolderError, RunStore } from '../run/store.js';
 import { assistantText, gradeOptions, readStoredTranscript } from './stored.js';
 
 /**
@@ -24,6 +24,15 @@ export interface StoredJudgeStep {
   /** Samples per request id, in trial order, with the prompt they answered. */
   answers: Map<string, { prompt: string; samples: JudgeSample[] }>;
   costUsd?: number;
+  /** The step's trial files that could not be read (a damaged one's sample is `error`), paths inside the step. */
+  damaged: DamagedTrial[];
+}
+
+/** What a run folder's `judge/` holds: its readable steps, and every file there that should hold answers and cannot be read. */
+export interface StoredJudgeSteps {
+  steps: StoredJudgeStep[];
+  /** Paths from the run folder: a step that cannot be opened, or a trial file of a step that cannot be read. */
+  unreadable: DamagedTrial[];
 }
 
 /**
@@ -43,33 +52,63 @@ export function judgeSample(
   return readJudgeReply(assistantText(t));
 }
 
-/** Every judge step stored in a run folder, oldest first; a step folder that cannot be read is skipped. */
-export async function readJudgeSteps(runDir: string): Promise<StoredJudgeStep[]> {
+/**
+ * Every judge step stored in a run folder, oldest first; a step that cannot be read is left out of `steps` and named in
+ * `unreadable`. A file where the `judge` folder belongs is refused: nothing of the judge could be kept there.
+ */
+export async function readJudgeSteps(runDir: string): Promise<StoredJudgeSteps> {
   const root = join(runDir, JUDGE_DIR);
-  if (!existsSync(root)) return [];
-  const steps = await Promise.all((await readdir(root)).sort().map((name) => readJudgeStep(join(root, name))));
-  return steps.filter((s) => s !== undefined);
+  if (!existsSync(root)) return { steps: [], unreadable: [] };
+  if (!(await stat(root)).isDirectory())
+    throw new RunFolderError(
+      root,
+      "not a folder: the run's judge answers are kept in a folder of that name",
+      `move the file away, then \`skillprobe run --resume ${runDir}\` asks the judge again`,
+    );
+  const steps: StoredJudgeStep[] = [];
+  const unreadable: DamagedTrial[] = [];
+  for (const name of (await readdir(root)).sort()) {
+    const dir = join(root, name);
+    const step = await readJudgeStep(dir);
+    if (step === undefined) continue;
+    if ('problem' in step) unreadable.push({ path: join(JUDGE_DIR, name, step.path), problem: step.problem });
+    else {
+      steps.push(step);
+      unreadable.push(...step.damaged.map((d) => ({ path: join(JUDGE_DIR, name, d.path), problem: d.problem })));
+    }
+  }
+  return { steps, unreadable };
 }
 
-/** One judge step's answers (a run folder of judge requests), or undefined when it holds no readable run. */
-export async function readJudgeStep(dir: string): Promise<StoredJudgeStep | undefined> {
-  if (!existsSync(join(dir, 'run.json'))) return undefined;
+/**
+ * One judge step's answers (a run folder of judge requests), or why it holds no readable run (a path inside it);
+ * undefined for an empty folder.
+ */
+export async function readJudgeStep(dir: string): Promise<StoredJudgeStep | DamagedTrial | undefined> {
+  const folder = await stat(dir).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  if (!folder) return { path: '', problem: 'not a folder, where a judge step (a run folder of judge requests) belongs' };
+  if (!existsSync(join(dir, 'run.json')))
+    // An empty folder is a step that died before it began (it is made again); anything in it is answers now unreadable.
+    return (await readdir(dir)).length ? { path: 'run.json', problem: 'missing: the judge step holds no readable run' } : undefined;
   let opened: Awaited<ReturnType<typeof RunStore.open>>;
   try {
     opened = await RunStore.open(dir);
   } catch (e) {
-    if (e instanceof RunFolderError) return undefined;
+    if (e instanceof RunFolderError) return { path: 'run.json', problem: e.what };
     throw e;
   }
   const { store, manifest } = opened;
   const { isolationProblem } = gradeOptions(manifest).conventions;
   const prompts = new Map(manifest.cases.defs.map((c) => [c.id, c.prompt ?? '']));
-  const { trials } = await store.listTrials();
+  const { trials, damaged } = await store.listTrials();
   const read = await pMap(
     trials.filter((r) => prompts.has(r.caseId)),
     async (ref: TrialRef) => {
       const t = await readStoredTranscript(store, manifest, ref);
-      if (!t.ok) return { ref, sample: 'error' as const, costUsd: undefined };
+      if (!t.ok) return { ref, sample: 'error' as const, costUsd: undefined, damaged: t.damaged };
       const result = t.transcript.events.find((e) => e.kind === 'result');
       return {
         ref,
@@ -87,7 +126,17 @@ export async function readJudgeStep(dir: string): Promise<StoredJudgeStep | unde
     answers.set(r.ref.caseId, entry);
   }
   const costs = read.flatMap((r) => (r.costUsd !== undefined ? [r.costUsd] : []));
-  return { dir, manifest, answers, ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}) };
+  return {
+    dir,
+    manifest,
+    answers,
+    ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
+    // A trial killed before it finished answered nothing: its leftover transcript loses no answer.
+    damaged: [
+      ...damaged.filter((d) => d.problem !== ORPHAN_TRANSCRIPT),
+      ...read.flatMap((r) => ('damaged' in r && r.damaged ? [r.damaged] : [])),
+    ],
+  };
 }
 
 /**

@@ -39,7 +39,7 @@ export async function gradeStoredJudged(store: RunStore, manifest: RunManifest):
   if (!hasJudgedCases(manifest)) return graded;
   const judge = runJudge(manifest);
   const asks = runJudgeAsks(manifest, graded);
-  const steps = await readJudgeSteps(store.dir);
+  const { steps } = await readJudgeSteps(store.dir);
   const answers = judgeAnswers(steps, new Map(asks.map((a) => [a.id, a.prompt])), judge.config.samples);
   const calibration = judgeCalibration(asks, answers);
   const costs = steps.flatMap((s) => (s.costUsd !== undefined ? [s.costUsd] : []));

@@ -148,7 +148,8 @@ export interface TrialFiles {
   meta: string;
 }
 
-const ORPHAN_TRANSCRIPT = 'transcript without its meta.json';
+/** A transcript whose trial never finished (its process killed before the meta was written): left over, not damage. */
+export const ORPHAN_TRANSCRIPT = 'transcript without its meta.json';
 const TRIAL_FILE = /^(\d+)(\.[as]\d+)?\.(jsonl|meta\.json)$/;
 // A transcript still streaming, or an atomic write's temp file (`<name>.<hash>`): an interrupted run leaves them.
 const IN_FLIGHT = /^\d+(\.[as]\d+)?\.(jsonl|meta\.json)\.[^.]+$/;

@@ -1,0 +1,129 @@
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { rejudgeText, type RejudgeResult } from '../src/commands/rejudge.js';
+import { cleanup, runInProcess, testEnv } from './helpers.js';
+import { judgedRunFolder } from './judged-run-fixture.js';
+
+/**
+ * `rejudge` of a damaged run folder or with bad labels: each is refused in one line naming the file and what to do,
+ * exit 2, before any judge trial is spent (no `rejudge/` folder is made). The runs are written by hand, as if
+ * simulated, so even a rejudge that went ahead would ask only the simulator on loopback.
+ */
+
+const roots: string[] = [];
+afterAll(() => cleanup(...roots));
+
+/** A fresh judged run folder, damaged by `damage`; the project root it is in, and the run folder. */
+async function damagedRun(damage: (run: { root: string; dir: string; step: string }) => void, reply?: () => string) {
+  const root = mkdtempSync(join(tmpdir(), 'sp-rejudge-'));
+  roots.push(root);
+  const run = await judgedRunFolder(root, reply ? { reply } : {});
+  damage({ root, ...run });
+  return { root, dir: run.dir };
+}
+
+const rejudge = (root: string, dir: string, ...more: string[]) =>
+  runInProcess(['rejudge', dir, '--sim', 'sim.yaml', ...more], { cwd: root, env: testEnv() });
+
+/** Whether a rejudge step was started: its folder made under the run's `rejudge/`. */
+const madeRejudge = (dir: string) => existsSync(join(dir, 'rejudge')) && statSync(join(dir, 'rejudge')).isDirectory();
+
+const metas = (step: string) => readdirSync(join(step, 'trials')).map((c) => join(step, 'trials', c, 'ablation', '1.meta.json'));
+
+describe('rejudge refuses damaged judge files and bad labels before spending anything', () => {
+  it.each<[string, (r: { root: string; dir: string; step: string }) => void, RegExp, string[]?, (() => string)?]>([
+    [
+      "a file where the run's judge folder belongs",
+      ({ dir }) => {
+        rmSync(join(dir, 'judge'), { recursive: true });
+        writeFileSync(join(dir, 'judge'), 'x');
+      },
+      /judged\/judge: not a folder: the run's judge answers are kept in a folder of that name — move the file away, then `skillprobe run --resume .*judged` asks the judge again$/,
+    ],
+    [
+      "damaged judge trial metas (every one of the step's)",
+      ({ step }) => metas(step).forEach((m) => writeFileSync(m, '{')),
+      /judged\/judge\/step-1\/trials\/.*\/ablation\/1\.meta\.json: .* \(and 4 more judge files like it\): the judge's stored answers cannot all be read — restore it, or remove its judge step folder \(.*judged\/judge\/step-1\), then `skillprobe run --resume/,
+    ],
+    [
+      "one judge trial's transcript gone",
+      ({ step }) => rmSync(metas(step)[0]!.replace('.meta.json', '.jsonl')),
+      /judged\/judge\/step-1\/trials\/.*\/ablation\/1\.meta\.json: meta\.json without its transcript: the judge's stored answers cannot all be read — /,
+    ],
+    [
+      "a judge step's run.json missing",
+      ({ step }) => rmSync(join(step, 'run.json')),
+      /judged\/judge\/step-1\/run\.json: missing: the judge step holds no readable run: the judge's stored answers cannot all be read — restore it/,
+    ],
+    [
+      "a judge step's run.json garbled",
+      ({ step }) => writeFileSync(join(step, 'run.json'), '{"version": 3, "runId": '),
+      /judged\/judge\/step-1\/run\.json: run\.json .*: the judge's stored answers cannot all be read — restore it/,
+    ],
+    [
+      'a file where the rejudge folder belongs',
+      ({ dir }) => writeFileSync(join(dir, 'rejudge'), 'x'),
+      /judged\/rejudge: not a folder: rejudge keeps each of its runs in a folder of that name — move the file away, then rejudge again$/,
+    ],
+    [
+      'labels that are not YAML',
+      ({ root }) => writeFileSync(join(root, 'labels.yaml'), '- { case: judged, n: 1\n'),
+      /labels\.yaml:\d+:\d+: .* — /,
+      ['--labels', 'labels.yaml'],
+    ],
+    [
+      'labels with a label other than yes or no',
+      ({ root }) => writeFileSync(join(root, 'labels.yaml'), '- { case: judged, n: 1, item: "Does it say done?", label: maybe }\n'),
+      /labels\.yaml:1:\d+: .*label.* — /,
+      ['--labels', 'labels.yaml'],
+    ],
+    [
+      'an empty labels file',
+      ({ root }) => writeFileSync(join(root, 'labels.yaml'), '[]\n'),
+      /labels\.yaml.*: .*holds no labels/,
+      ['--labels', 'labels.yaml'],
+    ],
+    ['a labels file that is missing', () => undefined, /labels\.yaml: labels file not found — /, ['--labels', 'labels.yaml']],
+    [
+      'stored answers none of which is readable',
+      () => undefined,
+      /judged\/judge: none of the judge's 2 stored answers has a readable YES or NO: nothing to compare a new answer with — /,
+      [],
+      () => 'I would rather not say.',
+    ],
+  ])('%s: one line, exit 2, nothing asked', async (_, damage, message, more = [], reply) => {
+    const { root, dir } = await damagedRun(damage, reply);
+    const r = await rejudge(root, dir, ...more);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.split('\n')).toHaveLength(1);
+    expect(r.stderr).not.toMatch(/at .*\.[jt]s:\d+/);
+    expect(r.exitCode).toBe(2);
+    expect(madeRejudge(dir)).toBe(false);
+  });
+
+  it('the intact run rejudges: the fixture itself is sound', async () => {
+    const { root, dir } = await damagedRun(() => undefined);
+    const r = await rejudge(root, dir);
+    expect(r.stdout).toContain('answers changed: 0 of 2 paired samples');
+    expect(r.exitCode).toBe(0);
+  }, 60_000);
+});
+
+describe('rejudge text', () => {
+  it('says there was nothing to compare, never NaN, when no pair was readable', () => {
+    const none = { successes: 0, n: 0, p: Number.NaN, lo: 0, hi: 1 };
+    const r: RejudgeResult = {
+      dir: 'runs/r/rejudge/x',
+      requests: 2,
+      samples: 3,
+      status: 'completed',
+      flip: { errorPairs: 6, changed: none, flipRate: { e: Number.NaN, lo: 0, hi: 0.5 }, verdicts: none, verdictErrors: 2 },
+    };
+    const text = rejudgeText(r);
+    expect(text).not.toContain('NaN');
+    expect(text).toContain('answers changed: 0 of 0 paired samples, none to compare · 6 pairs with an unreadable reply left out');
+    expect(text).toContain('per-sample flip rate: none to compare');
+  });
+});
