@@ -221,7 +221,7 @@ describe('markdown reporter: the model judge', () => {
       '',
     ]);
     expect(judgeBlock(markdownReporter.render(judgedInput('unstable', { gate: true })))).toContain(
-      "| plans-call | 3 of 3 items' samples disagreed 1.00 \\[0.44, 1.00\\] | UNSTABLE: more than 0.10 disagree (p 0.001) · it gates (judge.gate): a run that would pass exits 3 |",
+      "| plans-call | 3 of 3 items' samples disagreed 1.00 \\[0.44, 1.00\\] | UNSTABLE: more than 0.10 disagree (p 0.001) · it gates (judge.gate): a case its judged items decide is INCONCLUSIVE, one that fails without them still FAILs |",
     );
   });
 

@@ -220,14 +220,14 @@ describe('terminal report: the model judge', () => {
         'case ',
       ].join('\n'),
     );
-    expect(unwrapped(section(render(judgedInput('uncalibrated', { gate: true })), 'JUDGE · '))).toContain(
-      'its verdicts are shown, not scored · it gates (judge.gate): a run that would pass exits 3\n',
+    expect(section(render(judgedInput('uncalibrated', { gate: true })), 'JUDGE · ').replace(/\s+/g, ' ')).toContain(
+      'its verdicts are shown, not scored · it gates (judge.gate): a case its judged items decide is INCONCLUSIVE, one that fails without them still FAILs ',
     );
   });
 
   it.each([
     [false, 'advisory (judge.gate is off)'],
-    [true, 'it gates (judge.gate): a run that would pass exits 3'],
+    [true, 'it gates (judge.gate): a case its judged items decide is INCONCLUSIVE, one that fails without them still FAILs'],
   ])('an UNSTABLE case says why, and whether it gates (judge.gate %s)', (gate, says) => {
     const judge = section(render(judgedInput('unstable', { gate })), 'JUDGE · ').split('\n');
     // The row's stability cell wraps under its column: read the row back as one line.

@@ -66,7 +66,7 @@ export function applyJudgements(
       const samples = answers.get(trialAskId(o, k));
       return { item, samples: [...(samples ?? [])], verdict: samples ? itemVerdict(samples) : ('judge_error' as const) };
     });
-    const judged = { ...o, judge: { scored: calibrated, items } };
+    const judged = { ...o, judge: { scored: calibrated, items, passedWithoutItems: o.passed } };
     if (!calibrated) return judged;
     const missing = items.filter((i) => i.verdict === 'judge_error');
     if (missing.length) {

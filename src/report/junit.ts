@@ -29,6 +29,8 @@ import {
   simulatedRunsText,
   simulatorText,
   trialsUsed,
+  untrustedJudge,
+  verdictWithJudge,
 } from './wording.js';
 
 /*
@@ -230,7 +232,7 @@ function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: R
   const rate = v.estimate ? `${estimateText(v.estimate)}${ADJUSTED_MARK} (${s.rate.successes}/${s.rate.n})` : rateText(s.rate);
   const design = designText(v);
   const text = [
-    `${v.verdict}: ${v.reason}`,
+    `${verdictWithJudge(v)}: ${v.reason}`,
     `expects ${s.expect} · threshold ${fmt(v.params.threshold)} · trials used ${trialsUsed(v)} · pass rate ${rate}`,
     ...[passBelowThreshold(v, s)].filter((note) => note !== undefined),
     ...(v.estimate ? [adjustedNote([v.estimate.level])] : []),
@@ -240,7 +242,7 @@ function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: R
     ...(fix.example !== undefined ? [`example: ${join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example }))}`] : []),
     ...(simulated ? [simulated] : []),
   ].join('\n');
-  return testCase(`${v.caseId} verdict`, v.caseId, VERDICT_RESULT[v.verdict], { message: `${v.verdict}: ${v.reason}`, text });
+  return testCase(`${v.caseId} verdict`, v.caseId, VERDICT_RESULT[v.verdict], { message: `${verdictWithJudge(v)}: ${v.reason}`, text });
 }
 
 /**
@@ -269,6 +271,7 @@ function suitesOf({ manifest, results, runDir, agentNotes }: ReportInput, agent?
     const adjusted = verdictArm && v.estimate ? `${estimateText(v.estimate)} (${adjustedMeaning([v.estimate.level])})` : undefined;
     const properties = {
       verdict: v.verdict,
+      'judged items': untrustedJudge(v)?.note,
       reason: v.reason,
       expect: s.expect,
       arm: s.arm,

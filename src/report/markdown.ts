@@ -40,6 +40,8 @@ import {
   unstableText,
   verdictCounts,
   verdictRate,
+  untrustedJudgeMark,
+  untrustedJudgeNotes,
 } from './wording.js';
 
 /** A GitHub comment holds 65,536 characters; the rest is room for what a workflow wraps around the report. */
@@ -138,10 +140,17 @@ function verdictTable({ results }: ReportInput, skillRow: Map<string, CaseArmSum
   const pct = Math.round(results.summary.confidence * 100);
   const rows = results.verdicts.map((v) => {
     const s = skillRow.get(v.caseId);
-    return [inline(v.caseId), inline(s?.expect ?? ''), VERDICT_MARK[v.verdict], inline(trialsUsed(v)), inline(verdictRate(v, s))];
+    return [
+      inline(v.caseId),
+      inline(s?.expect ?? ''),
+      VERDICT_MARK[v.verdict] + untrustedJudgeMark(v),
+      inline(trialsUsed(v)),
+      inline(verdictRate(v, s)),
+    ];
   });
   const lines = table(['case', 'expect', 'verdict', 'trials', `rate [${pct}% CI]`], rows, ['l', 'l', 'l', 'r', 'l']);
-  for (const note of [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow)]) lines.push('', inline(note));
+  const notes = [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow), ...untrustedJudgeNotes(results.verdicts)];
+  for (const note of notes) lines.push('', inline(note));
   return lines;
 }
 
@@ -157,7 +166,7 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: R
       ? [`example trial: ${code(join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })))}`]
       : []),
   ];
-  const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]} · expects ${html(s.expect)} · ${htmlProse(v.reason)}`;
+  const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]}${untrustedJudgeMark(v)} · expects ${html(s.expect)} · ${htmlProse(v.reason)}`;
   return [`<details><summary>${summary}</summary>`, '', ...items.map((i) => `- ${i}`), '', '</details>'].join('\n');
 }
 

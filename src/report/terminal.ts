@@ -35,6 +35,8 @@ import {
   stabilityNote,
   trialsUsed,
   unstableText,
+  untrustedJudgeMark,
+  untrustedJudgeNotes,
   verdictCounts,
   verdictRate,
 } from './wording.js';
@@ -98,7 +100,7 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
     return [
       v.caseId,
       s?.expect ?? '',
-      c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark,
+      c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark + c.yellow(untrustedJudgeMark(v)),
       fmt(v.params.threshold),
       trialsUsed(v),
       verdictRate(v, s),
@@ -109,10 +111,11 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
     fit(
       [['case', 'expect', 'verdict', 'p0', 'trials', `rate [${pct}% CI]`].map((h) => c.bold(h)), ...rows],
       ['l', 'l', 'l', 'r', 'r', 'l'],
-      ['id', 'id'],
+      // A verdict with a note on its judge wraps before any id does.
+      ['id', 'id', 'word'],
     ),
   ];
-  const notes = [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow)];
+  const notes = [...rateNotes(results.verdicts), ...passNotes(results.verdicts, skillRow), ...untrustedJudgeNotes(results.verdicts)];
   if (marked.length) notes.push('↓ see its block below: the agent refused some skill calls');
   lines.push(...notes.map((n) => paragraph(c.dim(n))));
   return lines;
@@ -125,7 +128,9 @@ function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: RefusalF
   const fix = advice(s, v, fixes);
   if (fix.example !== undefined) facts.push(`example: ${transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })}`);
   return [
-    paragraph(`${c.bold(s.caseId)} · ${c[VERDICT_COLOUR[v.verdict]](v.verdict)} · expects ${s.expect} · ${v.reason}`),
+    paragraph(
+      `${c.bold(s.caseId)} · ${c[VERDICT_COLOUR[v.verdict]](v.verdict)}${untrustedJudgeMark(v)} · expects ${s.expect} · ${v.reason}`,
+    ),
     ...facts.map((t) => paragraph(t, '  ')),
     paragraph(c.cyan(`→ ${fix.text}`), '  '),
   ];

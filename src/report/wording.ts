@@ -332,7 +332,36 @@ export const judgeGates = (manifest: Pick<RunManifest, 'config'>) => manifest.co
 
 /** What `judge.gate` makes of an untrusted judge (UNSTABLE checks, or no calibration). */
 export const judgeGateText = (gate: boolean) =>
-  gate ? 'it gates (judge.gate): a run that would pass exits 3' : 'advisory (judge.gate is off)';
+  gate
+    ? 'it gates (judge.gate): a case its judged items decide is INCONCLUSIVE, one that fails without them still FAILs'
+    : 'advisory (judge.gate is off)';
+
+/** A case whose judge cannot back its verdict (`untrustedJudge`): a few words beside the verdict, and the note saying why. */
+const UNTRUSTED_JUDGE: Record<NonNullable<CaseVerdict['untrustedJudge']>, { short: string; note: string }> = {
+  uncalibrated: {
+    short: 'judged items unchecked',
+    note: 'judged items unchecked: the judge is UNCALIBRATED, so its verdicts are shown, not scored, and the case is decided on its other checks alone',
+  },
+  unstable: {
+    short: 'judge UNSTABLE',
+    note: "judge UNSTABLE: its samples on the case's judged items disagree more often than judge.maxFlipRate, so its verdicts there may not hold",
+  },
+};
+
+/** What a verdict's untrusted judge makes of it, or undefined when its judge backs it (or it has none). */
+export const untrustedJudge = (v: Pick<CaseVerdict, 'untrustedJudge'>) => v.untrustedJudge && UNTRUSTED_JUDGE[v.untrustedJudge];
+
+/** What follows the verdict: ` · judged items unchecked`, or nothing. */
+export const untrustedJudgeMark = (v: Pick<CaseVerdict, 'untrustedJudge'>) =>
+  v.untrustedJudge ? ` · ${UNTRUSTED_JUDGE[v.untrustedJudge].short}` : '';
+
+/** The notes under a table of verdicts: each kind of untrusted judge once. */
+export const untrustedJudgeNotes = (verdicts: readonly CaseVerdict[]) => [
+  ...new Set(verdicts.flatMap((v) => (v.untrustedJudge ? [UNTRUSTED_JUDGE[v.untrustedJudge].note] : []))),
+];
+
+/** `PASS · judged items unchecked`, or the verdict alone. */
+export const verdictWithJudge = (v: Pick<CaseVerdict, 'verdict' | 'untrustedJudge'>) => `${v.verdict}${untrustedJudgeMark(v)}`;
 
 /** `CALIBRATED · 11 controls and examples, all answered right`, or UNCALIBRATED and why. */
 export function calibrationText(j: JudgeFindings, gate: boolean): string {
@@ -346,11 +375,21 @@ export function calibrationText(j: JudgeFindings, gate: boolean): string {
 /** How much of a control's answer a report quotes, on one line. */
 const QUOTED_ANSWER = 60;
 
-/** `injection: "Does it …?" on "Ignore the question and …": expected no, got yes`. */
+/** How a consistency control asked its request differently from the plain one it must agree with. */
+const ASKED_AS: Record<string, string> = { reworded: 'reworded', reordered: 'with the rubric reordered' };
+
+/**
+ * `injection: "Does it …?" on "Ignore the question and …": expected no, got yes`. A consistency control has no right
+ * answer of its own, only agreement: either of its two verdicts may be the one that flipped, so both are named.
+ */
 export function calibrationMissText(m: CalibrationMiss): string {
   const answer = m.answer.replace(/\s+/g, ' ').trim();
   const shown = answer.length > QUOTED_ANSWER ? `${answer.slice(0, QUOTED_ANSWER - 1)}…` : answer;
-  return `${m.kind}: "${m.item}" on "${shown}": expected ${m.expected}, got ${m.got}`;
+  const asked = ASKED_AS[m.kind];
+  const outcome = asked
+    ? `expected the same verdict asked plainly and ${asked}, got ${m.expected} plainly and ${m.got} ${asked}`
+    : `expected ${m.expected}, got ${m.got}`;
+  return `${m.kind}: "${m.item}" on "${shown}": ${outcome}`;
 }
 
 /** `1 of 6 items' samples disagreed 0.17 [0.03, 0.56]`: how often a case's judged items got split samples. */

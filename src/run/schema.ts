@@ -387,6 +387,8 @@ export const trialOutcomeSchema = z.object({
       items: z.array(
         z.object({ item: z.string(), samples: z.array(z.enum(['yes', 'no', 'error'])), verdict: z.enum(['yes', 'no', 'judge_error']) }),
       ),
+      /** Whether the trial passed its other checks (the skill, the plan) before its items were scored (older results: absent). */
+      passedWithoutItems: z.boolean().optional(),
     })
     .optional(),
 });
@@ -505,6 +507,8 @@ export const caseVerdictSchema = z.object({
   estimate: z.object({ rate: z.number(), lower: z.number(), upper: z.number(), level: z.number() }).optional(),
   descriptiveInterval: z.boolean(),
   reason: z.string(),
+  /** A judged case whose judge cannot back the verdict: its items went unchecked (uncalibrated), or it is UNSTABLE here. */
+  untrustedJudge: z.enum(['uncalibrated', 'unstable']).optional(),
 });
 export type CaseVerdict = z.output<typeof caseVerdictSchema>;
 
@@ -542,6 +546,7 @@ export const calibrationMissSchema = z.object({
   item: z.string(),
   /** The answer text shown, cut for the report. */
   answer: z.string(),
+  /** The right answer; for `reworded` and `reordered`, which have none, the verdict on the plain request they must agree with. */
   expected: z.enum(['yes', 'no']),
   got: z.enum(['yes', 'no', 'judge_error']),
 });

@@ -1,6 +1,7 @@
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { summarise } from '../stats/summary.js';
 import {
+  JUDGE_ERROR,
   RUN_FORMAT_VERSION,
   type CaseVerdict,
   type DamagedTrial,
@@ -76,10 +77,14 @@ export function buildResults(
   const outcomes = [...graded].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n);
   const defs = manifest.cases.defs;
   const judge = judgeGrading && judgeFindings(judgeGrading, outcomes, manifest);
-  const decided = decisionMode(decision.mode).sequential
-    ? defs.map((c) => sequentialVerdict(c, outcomes))
-    : fixedVerdicts(defs, outcomes, decision.correction);
-  const verdicts = judge && manifest.config.judge?.gate ? gateOnJudge(decided, judge) : decided;
+  const decide = (trials: TrialOutcome[]) =>
+    decisionMode(decision.mode).sequential
+      ? defs.map((c) => sequentialVerdict(c, trials))
+      : fixedVerdicts(defs, trials, decision.correction);
+  const decided = decide(outcomes);
+  const verdicts = judge
+    ? markUntrustedJudge(manifest.config.judge?.gate ? gateOnJudge(decided, decide(withoutJudgedItems(outcomes)), judge) : decided, judge)
+    : decided;
   const readCountsAsFiring = grading.readTriggers === 'fire';
   const verdictCode = resultsExitCode(exitCode(verdicts, decision.inconclusive), damaged.length);
   return {
@@ -132,24 +137,51 @@ function judgeFindings(grading: JudgeGrading, outcomes: readonly TrialOutcome[],
   return { ...grading, stability };
 }
 
+/** Each judged case whose judge cannot be trusted there, and why: uncalibrated (everywhere), or UNSTABLE on the case. */
+function untrustedJudge(judge: JudgeFindings): Map<string, NonNullable<CaseVerdict['untrustedJudge']>> {
+  const untrusted = new Map<string, NonNullable<CaseVerdict['untrustedJudge']>>();
+  for (const s of judge.stability) {
+    if (s.unstable) untrusted.set(s.caseId, 'unstable');
+    else if (!judge.calibrated) untrusted.set(s.caseId, 'uncalibrated');
+  }
+  return untrusted;
+}
+
+/** Each verdict of a judged case its judge cannot back, marked so: every report says so beside the verdict. */
+function markUntrustedJudge(verdicts: CaseVerdict[], judge: JudgeFindings): CaseVerdict[] {
+  const untrusted = untrustedJudge(judge);
+  return verdicts.map((v) => (untrusted.has(v.caseId) ? { ...v, untrustedJudge: untrusted.get(v.caseId) } : v));
+}
+
+/** The trials as their other checks graded them, before the judge's items were scored: the judge set aside. */
+function withoutJudgedItems(outcomes: readonly TrialOutcome[]): TrialOutcome[] {
+  return outcomes.map((o) => {
+    if (!o.judge?.scored || o.judge.passedWithoutItems === undefined) return o;
+    const { excludedBecause, ...rest } = o;
+    return { ...rest, passed: o.judge.passedWithoutItems, ...(excludedBecause === JUDGE_ERROR ? {} : { excludedBecause }) };
+  });
+}
+
 /**
- * With `judge.gate`, a judge that cannot be trusted decides nothing: a case whose judged checks are UNSTABLE, or any
- * judged case while the judge is uncalibrated (its verdicts were not scored, so a PASS would claim checks nobody
- * made), is INCONCLUSIVE, which gives exit code 3 unless something else FAILs. An ERROR already says more and stands.
+ * With `judge.gate`, a judge that cannot be trusted decides nothing: where its items decide a judged case's verdict
+ * (its checks UNSTABLE there, or the judge uncalibrated, when a PASS would claim checks nobody made), the case is
+ * INCONCLUSIVE. The judge only ever takes passes away, so a case that FAILs on its other checks alone (`without`: the
+ * verdicts with the judge set aside) FAILs whatever it says: the gate never turns a real failure into a warning. An
+ * ERROR already says more and stands.
  */
-function gateOnJudge(verdicts: CaseVerdict[], judge: JudgeFindings): CaseVerdict[] {
-  const unstable = new Set(judge.stability.filter((s) => s.unstable).map((s) => s.caseId));
-  const judged = new Set(judge.stability.map((s) => s.caseId));
+function gateOnJudge(verdicts: CaseVerdict[], without: CaseVerdict[], judge: JudgeFindings): CaseVerdict[] {
+  const untrusted = untrustedJudge(judge);
+  const alone = new Map(without.map((w) => [w.caseId, w]));
   return verdicts.map((v) => {
+    const why = untrusted.get(v.caseId);
+    if (!why) return v;
+    const w = alone.get(v.caseId)!;
+    if (w.verdict === 'FAIL')
+      return v.verdict === 'FAIL'
+        ? v
+        : { ...w, reason: `fails on its other checks alone, whatever the judge says (judge.gate): ${w.reason}` };
     if (v.verdict === 'ERROR') return v;
-    if (unstable.has(v.caseId))
-      return { ...v, verdict: 'INCONCLUSIVE', reason: `the judge is UNSTABLE on this case (judge.gate): ${v.reason}` };
-    if (!judge.calibrated && judged.has(v.caseId))
-      return {
-        ...v,
-        verdict: 'INCONCLUSIVE',
-        reason: `the judge is UNCALIBRATED, so its checks were not scored (judge.gate): ${v.reason}`,
-      };
-    return v;
+    const judgeIs = why === 'unstable' ? 'the judge is UNSTABLE on this case' : 'the judge is UNCALIBRATED, so its checks were not scored';
+    return { ...v, verdict: 'INCONCLUSIVE', reason: `${judgeIs} (judge.gate): ${v.reason}` };
   });
 }

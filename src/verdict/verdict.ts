@@ -8,7 +8,7 @@ import { stagewiseEstimate } from '../stats/stagewise.js';
 import { plural } from '../util/text.js';
 import type { InconclusivePolicy } from '../run/config-schema.js';
 import { EXIT } from '../run/exit-codes.js';
-import type { CaseVerdict, GradableCase, SprtParams, TrialOutcome, Verdict } from '../run/schema.js';
+import { JUDGE_ERROR, type CaseVerdict, type GradableCase, type SprtParams, type TrialOutcome, type Verdict } from '../run/schema.js';
 
 function skillArm(outcomes: TrialOutcome[], caseId: string): TrialOutcome[] {
   return outcomes.filter((o) => o.caseId === caseId && o.arm === 'skill').sort((a, b) => a.n - b.n);
@@ -21,6 +21,8 @@ function counts(arm: TrialOutcome[]) {
     scored: scored.length,
     passes: scored.filter((o) => o.passed).length,
     excluded: arm.length - scored.length,
+    /** Of the excluded, the trials the judge gave no verdict on (the rest: infra, isolation, a crash). */
+    judgeErrors: arm.filter((o) => o.excludedBecause === JUDGE_ERROR).length,
     sequence: scored.map((o) => o.passed!),
     /** Trial numbers of the scored trials, in order. */
     numbers: scored.map((o) => o.n),
@@ -28,6 +30,16 @@ function counts(arm: TrialOutcome[]) {
 }
 
 const tooFewUsable = (c: { excluded: number; scored: number }, p: SprtParams) => c.excluded > 0 && c.scored < p.minTrials;
+
+/** Why a case is ERROR: too few usable trials, and what left the others out (the judge named apart from infra). */
+function tooFewReason(k: { scored: number; excluded: number; judgeErrors: number }): string {
+  const infra = k.excluded - k.judgeErrors;
+  const why = [
+    k.judgeErrors > 0 && `${k.judgeErrors} with no verdict from the judge on a judged item`,
+    (infra > 0 || k.judgeErrors === 0) && `${infra} infra/isolation/crash`,
+  ].filter(Boolean);
+  return `only ${k.scored} usable trials (${why.join(', ')})`;
+}
 
 const decided = (d: SequentialDesign) => `the design decides by ${d.maxTrials} trials`;
 
@@ -73,7 +85,7 @@ export function sequentialVerdict(c: Pick<GradableCase, 'id' | 'decision' | 'des
       ...base,
       verdict: 'ERROR',
       descriptiveInterval: false,
-      reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)`,
+      reason: tooFewReason(k),
     };
   }
   const between = `${k.passes} of ${k.scored} passed: the evidence sits between ${p.threshold} and ${p1}`;
@@ -121,8 +133,7 @@ export function fixedVerdicts(
       fixedNEquivalent: fixedNEquivalent(p.threshold, p.threshold - p.delta, p.alpha, p.beta),
     };
     const t = adjustedOf.get(c.id);
-    if (!t || tooFewUsable(k, p))
-      return { ...base, verdict: 'ERROR' as const, reason: `only ${k.scored} usable trials (${k.excluded} infra/isolation/crash)` };
+    if (!t || tooFewUsable(k, p)) return { ...base, verdict: 'ERROR' as const, reason: tooFewReason(k) };
     const pAbove = binomialTestAbove(k.passes, k.scored, p.threshold - p.delta);
     const tested = { ...base, pBelow: t.raw, pBelowAdjusted: t.adj, pAbove };
     if (t.adj <= p.alpha)

@@ -28,6 +28,8 @@ import {
   cacheText,
   stabilityNote,
   unstableText,
+  untrustedJudge,
+  untrustedJudgeNotes,
 } from '../wording.js';
 import { advice } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
@@ -109,6 +111,7 @@ function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>,
     const e = v.estimate;
     const counts = rate && rate.n ? `${rate.successes} of ${rate.n} passed` : 'no scored trials';
     const below = passBelowThreshold(v, s);
+    const judge = untrustedJudge(v);
     const whisker = e
       ? rateWhisker(
           { successes: rate?.successes ?? 0, n: rate?.n ?? 0, p: e.rate, lo: e.lower, hi: e.upper },
@@ -130,7 +133,7 @@ function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>,
     return html`<tr data-case="${v.caseId}">
 <th scope="row"><a class="case-id" href="#${anchor('trials', i)}">${v.caseId}</a>${prompt ? html`<span class="prompt" title="${prompt}">${prompt}</span>` : ''}${s?.tags.length ? html`<div>${s.tags.map((t) => html`<span class="tag">${t}</span>`)}</div>` : ''}</th>
 <td><code>${s?.expect ?? ''}</code></td>
-<td>${verdictBadge(v.verdict)}</td>
+<td>${verdictBadge(v.verdict)}${judge ? html`<div class="muted" title="${judge.note}">${judge.short}</div>` : ''}</td>
 <td class="num">${shown}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
 <td>${whisker}</td>
 <td class="num">${used}${v.excluded ? html`<div class="muted">${v.excluded} left out</div>` : ''}</td>
@@ -143,7 +146,7 @@ function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>,
       ? html`<div><span class="k">${name}</span><span class="v" title="${rateTitle(name, r, conf)}">${fmt(r.p)} <small>${interval(r)} · ${r.successes}/${r.n}</small></span></div>`
       : '';
   const aggregates = html`<div class="kv">${aggregate('trigger recall (positive cases)', a.recall)}${aggregate('false-trigger rate (negative cases)', a.falseTriggerRate)}${aggregate('precision', a.precision)}${Number.isFinite(a.f1) ? html`<div><span class="k">F1</span><span class="v">${fmt(a.f1)}</span></div>` : ''}</div>`;
-  const notes = rateNotes(results.verdicts).map((n) => html`<p class="note">${n}.</p>`);
+  const notes = [...rateNotes(results.verdicts), ...untrustedJudgeNotes(results.verdicts)].map((n) => html`<p class="note">${n}.</p>`);
   const adjusted = results.verdicts.some((v) => v.estimate)
     ? html` Where the sequential design stopped a case (${ADJUSTED_MARK}), the rate and whisker are adjusted for stopping early instead.`
     : '';
