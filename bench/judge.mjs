@@ -8,6 +8,10 @@
 //   κ:         judge verdicts against human labels at 50 and 200 labels: the coverage of the reported interval
 //              beside the plain large-sample one, and how often each figure claims agreement beyond chance, beside
 //              raw agreement (its lower bound above 1/2).
+//   gate:      judge.gate with a judge that cannot be trusted (uncalibrated, or UNSTABLE at f 0.25), one judged case
+//              whose skill fires at rate p: how often the run exits 1 (a real FAIL kept) and how often a truly good
+//              case is failed, beside the gate it replaces (every such case INCONCLUSIVE); exact for fixed N through
+//              the product's verdicts, simulated through them for the default sequential design.
 // JUDGE_REPS sets the simulated repetitions per setting.
 import binomialPmf from '@stdlib/stats-base-dists-binomial-pmf';
 import { agreementTable, cohenKappa, kappaWaldInterval } from '../dist/stats/cohen-kappa.js';
@@ -16,6 +20,13 @@ import { flipRateFromChanged, rejudgeFlip } from '../dist/stats/rejudge-flip.js'
 import { wilsonInterval } from '../dist/stats/wilson.js';
 import { clopperPearsonInterval } from '../dist/stats/clopper-pearson.js';
 import { generator } from './lib.mjs';
+import { applyJudgements } from '../dist/grade/judge-apply.js';
+import { trialAskId } from '../dist/grade/judge-asks.js';
+import { configSchema } from '../dist/run/config-schema.js';
+import { buildResults } from '../dist/verdict/results.js';
+import { binomialTestBelow } from '../dist/stats/binomial-test.js';
+import { caseDesign, storedDecision } from '../dist/stats/case-design.js';
+import { designOperating } from '../dist/stats/sequential-design.js';
 
 const REPS = Number(process.env.JUDGE_REPS ?? 2000);
 const SEED = 25;
@@ -48,6 +59,16 @@ const KAPPA = {
     // Says yes to 90 % of items whatever the label, against labels 90 % yes: raw agreement 0.82, κ 0.
     { name: 'chance judge', humanYes: 0.9, sensitivity: 0.9, specificity: 0.1 },
   ],
+};
+const GATE = {
+  /** Fixed-N trials, and the default sequential design's cap for the simulation. */
+  fixedTrials: 20,
+  /** Trigger rates: p0 (a good case at its threshold: FAIL here is a false alarm), p1, and clear failures. */
+  rates: [0.9, 0.7, 0.5, 0],
+  /** The UNSTABLE judge's per-sample flip rate (UNSTABLE in about 89% of cases at 3 samples and 10 trials). */
+  unstableFlip: 0.25,
+  /** Simulated runs per rate under the default sequential design. */
+  sequentialRuns: Math.ceil(REPS / 4),
 };
 /** A figure claiming agreement beyond chance for the chance judge: the κ interval's lower tail, α/2. */
 const CHANCE_CLAIM_TARGET = (1 - RULE.confidence) / 2;
@@ -222,12 +243,96 @@ function benchKappa() {
   });
 }
 
+/**
+ * One judged case's verdict under judge.gate, through the product's grading and verdicts: `fired[i]` whether trial i's
+ * skill fired (its only other check), `samples[i]` the judge's samples on its one item. Also whether the judge was
+ * trusted there, and the verdict the replaced gate gave: every untrusted judged case INCONCLUSIVE unless ERROR.
+ */
+function gatedVerdict(def, fired, samples, calibrated) {
+  const config = configSchema.parse({
+    arms: ['skill'],
+    decision: { mode: def.design ? 'sequential' : 'fixed' },
+    judge: { model: 'judge', gate: true },
+  });
+  const outcomes = fired.map((f, i) => ({
+    ...{ caseId: def.id, arm: 'skill', n: i + 1, status: 'ok', passed: f, firings: [], firedColumn: f ? 'skill' : 'none' },
+    ...{ fired: f ? 'expected' : 'none', readOnly: false, flags: { noop: false, clarifying: false }, parseWarnings: 0 },
+  }));
+  const answers = new Map(outcomes.map((o, i) => [trialAskId(o, 0), samples[i]]));
+  const manifest = {
+    ...{ runId: 'r', harness: { name: 'skillprobe', version: '0' }, status: 'completed', startedAt: '2026-01-01T00:00:00Z' },
+    ...{ agent: { id: 'claude-code', binary: 'claude' }, model: 'm', config, skills: [], skillsHash: 'x', simulator: null },
+    ...{
+      cases: { files: [], hash: 'y', defs: [def] },
+      family: [{ dir: 'skill', name: 'skill' }],
+      trials: { planned: 0, finished: 0, notStarted: 0 },
+    },
+  };
+  const grading = {
+    ...{ agent: 'claude-code', model: 'judge', self: false, samples: SAMPLES, maxFlipRate: RULE.maxFlipRate },
+    ...{ calibration: { asked: 1, missed: [] }, calibrated, requests: 1, unanswered: calibrated ? 0 : 1 },
+  };
+  const results = buildResults(manifest, applyJudgements(outcomes, [def], answers, calibrated), [], new Date(0), grading);
+  const v = results.verdicts[0];
+  const untrusted = !calibrated || results.judge.stability[0]?.unstable === true;
+  return { verdict: v.verdict, untrusted, replaced: untrusted && v.verdict !== 'ERROR' ? 'INCONCLUSIVE' : v.verdict };
+}
+
+function benchGate() {
+  const defaults = configSchema.parse({}).decision;
+  const judged = { id: 'c', expect: 'skill', exclusive: false, tags: [], judge: ['ok?'] };
+  const fixed = { ...judged, decision: { ...defaults, maxTrials: GATE.fixedTrials } };
+  const sequential = { ...judged, ...storedDecision(defaults, 'sequential') };
+  const design = caseDesign(sequential);
+  const n = GATE.fixedTrials;
+  const yes = Array.from({ length: n }, () => Array(SAMPLES).fill('yes'));
+  // Fixed N: the verdict depends on the count that fired alone, so the exact chance is a sum over it.
+  const byCount = Array.from({ length: n + 1 }, (_, k) =>
+    gatedVerdict(
+      fixed,
+      Array.from({ length: n }, (_, i) => i < k),
+      yes,
+      false,
+    ),
+  );
+  return GATE.rates.map((p, i) => {
+    const draw = generator(SEED * 1000 + 300 + i);
+    // The sequential design, its judge calibrated and UNSTABLE-prone: runs where it was UNSTABLE, through the gate.
+    const sim = { unstable: 0, fail: 0, replacedFail: 0, pass: 0 };
+    for (let r = 0; r < GATE.sequentialRuns; r++) {
+      const fired = Array.from({ length: design.maxTrials }, () => draw() < p);
+      const v = gatedVerdict(
+        sequential,
+        fired,
+        fired.map(() => itemSamples(draw, GATE.unstableFlip)),
+        true,
+      );
+      if (!v.untrusted) continue;
+      sim.unstable++;
+      sim.fail += v.verdict === 'FAIL';
+      sim.replacedFail += v.replaced === 'FAIL';
+      sim.pass += v.verdict === 'PASS';
+    }
+    return {
+      p,
+      fixed: {
+        fail: expectBinomial(n, p, (k) => byCount[k].verdict === 'FAIL'),
+        replacedFail: expectBinomial(n, p, (k) => byCount[k].replaced === 'FAIL'),
+        // The same test on the trigger alone, as the product computes it: the chance a FAIL owes nothing to the judge.
+        triggerFail: expectBinomial(n, p, (k) => binomialTestBelow(k, n, defaults.threshold) <= defaults.alpha),
+      },
+      sequential: { triggerFail: designOperating(design, p).reject, sim },
+    };
+  });
+}
+
 export function benchJudge() {
   const t0 = performance.now();
   const stability = benchStability();
   const rejudge = benchRejudge();
   const kappa = benchKappa();
-  return { reps: REPS, stability, rejudge, kappa, seconds: (performance.now() - t0) / 1000 };
+  const gate = benchGate();
+  return { reps: REPS, stability, rejudge, kappa, gate, seconds: (performance.now() - t0) / 1000 };
 }
 
 const pct = (x, digits = 1) => `${(100 * x).toFixed(digits)}%`;
@@ -238,7 +343,7 @@ const verdict = (ok) => (ok ? 'meets' : 'MISSES');
 const coverage = (exact, simulated) => `${pct(exact)} / ${pct(simulated)} ${verdict(exact >= COVERAGE_FLOOR)}`;
 const meetsTarget = (x, { least, most }) => (least === undefined || x >= least) && (most === undefined || x <= most);
 
-export function printJudge({ reps, stability, rejudge, kappa, seconds }) {
+export function printJudge({ reps, stability, rejudge, kappa, gate, seconds }) {
   console.log(
     `judge     the judge's statistics, exact beside ${reps} seeded simulations per setting (cells: exact / simulated); confidence ${RULE.confidence}; ${seconds.toFixed(1)} s`,
   );
@@ -299,6 +404,33 @@ export function printJudge({ reps, stability, rejudge, kappa, seconds }) {
       col(`${given(k.exact.width).toFixed(3)} / ${given(k.exact.plainWidth).toFixed(3)}`, 20),
       col(pct(k.exact.undefined, 2), 11),
       chanceJudge ? `${claims} (target ${verdict(k.exact.claims <= CHANCE_CLAIM_TARGET)})` : claims,
+    ]);
+  }
+  const alpha = configSchema.parse({}).decision.alpha;
+  console.log(
+    `          gate (judge.gate): one judged case whose skill fires at rate p, its judge untrusted; cells: the chance the run exits 1 (the case FAILs) / ` +
+      `what the trigger alone FAILs exactly; fixed N ${GATE.fixedTrials}, uncalibrated judge: exact; default sequential design, judge UNSTABLE at f ${GATE.unstableFlip}: ` +
+      `simulated over the UNSTABLE runs of ${GATE.sequentialRuns} / exact OC`,
+  );
+  console.log(
+    `          target: exit 1 exactly where the trigger alone FAILs (at p0 ≤ α ${alpha}); the replaced gate: never exit 1, every case INCONCLUSIVE`,
+  );
+  row('p (skill fires)', [
+    col('fixed: now / trigger', 24),
+    col('replaced', 9),
+    col('sequential: now / trigger', 30),
+    col('replaced', 9),
+    'PASS',
+  ]);
+  for (const g of gate) {
+    const s = g.sequential.sim;
+    const meets = Math.abs(g.fixed.fail - g.fixed.triggerFail) < 1e-12;
+    row(`  ${g.p.toFixed(2)}${g.p === 0.9 ? ' (p0)' : g.p === 0.7 ? ' (p1)' : ''}`, [
+      col(`${pct(g.fixed.fail, 2)} / ${pct(g.fixed.triggerFail, 2)} ${verdict(meets)}`, 24),
+      col(pct(g.fixed.replacedFail, 2), 9),
+      col(`${pct(s.fail / s.unstable, 2)} / ${pct(g.sequential.triggerFail, 2)} (${s.unstable} runs)`, 30),
+      col(pct(s.replacedFail / s.unstable, 2), 9),
+      pct(s.pass / s.unstable, 2),
     ]);
   }
 }
