@@ -103,8 +103,8 @@ describe('rejudge refuses damaged judge files and bad labels before spending any
     expect(madeRejudge(dir)).toBe(false);
   });
 
-  it('the intact run rejudges: the fixture itself is sound', async () => {
-    const { root, dir } = await damagedRun(() => undefined);
+  it('the intact run rejudges (a stray file beside its judge steps holds no answer, and is no damage): the fixture itself is sound', async () => {
+    const { root, dir } = await damagedRun(({ dir }) => writeFileSync(join(dir, 'judge', '.DS_Store'), ''));
     const r = await rejudge(root, dir);
     expect(r.stdout).toContain('answers changed: 0 of 2 paired samples');
     expect(r.exitCode).toBe(0);

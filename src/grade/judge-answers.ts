@@ -82,14 +82,14 @@ export async function readJudgeSteps(runDir: string): Promise<StoredJudgeSteps> 
 
 /**
  * One judge step's answers (a run folder of judge requests), or why it holds no readable run (a path inside it);
- * undefined for an empty folder.
+ * undefined where no answer was ever kept: no folder (a stray file beside the steps), or an empty one.
  */
 export async function readJudgeStep(dir: string): Promise<StoredJudgeStep | DamagedTrial | undefined> {
   const folder = await stat(dir).then(
     (s) => s.isDirectory(),
     () => false,
   );
-  if (!folder) return { path: '', problem: 'not a folder, where a judge step (a run folder of judge requests) belongs' };
+  if (!folder) return undefined;
   if (!existsSync(join(dir, 'run.json')))
     // An empty folder is a step that died before it began (it is made again); anything in it is answers now unreadable.
     return (await readdir(dir)).length ? { path: 'run.json', problem: 'missing: the judge step holds no readable run' } : undefined;
