@@ -159,12 +159,10 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
   const candidates: Candidate[] = [];
   const family = new Set(loaded.skills.map((s) => s.dir));
   const siblings = loaded.skills.filter((s) => s !== tuned).map((s) => ({ name: s.dir, description: s.description }));
-  const failureCases = p.splits.tune.map((id) => ({
-    id,
-    prompt: p.cases.get(id)!.prompt,
-    role: roleOf(id),
-    expects: p.cases.get(id)!.expect.skill,
-  }));
+  const failureCases = p.splits.tune.map((id) => {
+    const { prompt, expect } = p.cases.get(id)!;
+    return { id, prompt, role: roleOf(id), expects: expect.skill, ...(expect.not !== undefined ? { not: expect.not } : {}) };
+  });
   const tried: Candidate[] = [original];
   // What the proposer is shown of every earlier attempt, repeats and refusals included: a proposer shown the same
   // request again would answer the same again.

@@ -34,14 +34,29 @@ const MAX_NAME_BYTES = 255;
 export const TUNE_SPLITS = ['tune', 'select', 'holdout'] as const;
 export type TuneSplit = (typeof TUNE_SPLITS)[number];
 
+/**
+ * `skill`: what should fire (a family member, or `none`: no skill may); `not`: a member that must not fire, its
+ * siblings free to take the request; `judge`: yes/no rubric items a model judges of what the assistant wrote. One of
+ * `skill` and `not`; a `not` case is negative, so it reads as `skill: none` with `not` beside it.
+ */
+const expectSchema = z
+  .object({ skill: z.string().min(1).optional(), not: z.string().min(1).optional(), ...authoredExpectFields })
+  .strict()
+  .superRefine((e, ctx) => {
+    const todo = `write \`skill: <skill>\` (it should fire), \`skill: ${NO_SKILL}\` (no skill may) or \`not: <skill>\` (that one must not, its siblings may)`;
+    if (e.skill === undefined && e.not === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expect names no skill — ${todo}` });
+    if (e.skill !== undefined && e.not !== undefined)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expect has both \`skill\` and \`not\` — keep one: ${todo}` });
+  })
+  .transform(({ skill, not, ...checks }) => ({ ...checks, skill: skill ?? NO_SKILL, ...(not !== undefined ? { not } : {}) }));
+
 export const caseSchema = z
   .object({
     id: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'id may hold only letters, digits, `.`, `_` and `-` — rename it (it becomes a folder name)'),
     prompt: z.string(),
-    /** `skill`: what should fire (a family member, or `none`); `judge`: yes/no rubric items a model judges of what the assistant wrote. */
-    expect: z.object({ skill: z.string().min(1), ...authoredExpectFields }).strict(),
+    expect: expectSchema,
     tags: z.array(z.string().min(1)).default([]),
     /** Trap cases: the sibling(s) this prompt is built to be mistaken for (lint checks every pair has a trap each way). */
     against: z
@@ -128,6 +143,15 @@ function checkCase(
         [index, 'prompt'],
         `case "${c.id}" starts with "/${slash[1]}", which the CLI expands before the model sees it, so nothing is tested`,
         'phrase the prompt as a request in words',
+      ),
+    );
+  }
+  if (c.expect.not !== undefined && !known.has(c.expect.not)) {
+    problems.add(
+      y.problem(
+        [index, 'expect', 'not'],
+        `case "${c.id}" says skill "${c.expect.not}" must not fire, but it is not in the skills folder`,
+        `use one of ${[...known].sort().join(', ')}`,
       ),
     );
   }

@@ -8,6 +8,8 @@ export interface FailureCase {
   role: CaseRole;
   /** The skill the case expects (a sibling's folder name, for a sibling's case). */
   expects: string;
+  /** The member a "not this skill" case forbids. */
+  not?: string;
 }
 
 /** The column that came up most often, ties to the first seen. */
@@ -38,6 +40,8 @@ export function proposalFailures(
       const other = mostCommon(failed.map((o) => o.firedColumn).filter((col) => family.has(col) && col !== skill));
       return [{ kind: 'missed', prompt: c.prompt, rate, ...(other ? { other } : {}) }];
     }
+    // A case that forbids only a sibling leaves the tuned skill free to take it: nothing in its description to fix.
+    if (c.role === 'sibling' && c.not !== undefined) return [];
     const ours = scored.filter((o) => o.firings.some((f) => f.skill === skill) || o.firedColumn === skill);
     if (ours.length === 0) return [];
     return c.role === 'sibling'
