@@ -111,7 +111,12 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
       "the suite's cases changed since the tune began, so its splits would too",
       'resume with the cases it began with, or start a new tune',
     );
-  const cases = new Map(loaded.suite.cases.map((c) => [c.id, { ...c, plan: undefined, expect: { skill: c.expect.skill, ...(c.expect.not !== undefined ? { not: c.expect.not } : {}) } }]));
+  const cases = new Map(
+    loaded.suite.cases.map((c) => [
+      c.id,
+      { ...c, plan: undefined, expect: { skill: c.expect.skill, ...(c.expect.not !== undefined ? { not: c.expect.not } : {}) } },
+    ]),
+  );
   return { loaded, tuned, cases, roleOf: (id) => roles.get(id)!, splits, options, stored };
 }
 

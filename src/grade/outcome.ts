@@ -83,13 +83,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   // `sibling`: another family member fired (for a negative case, a member it forbids: a false trigger); `other`:
   // only names outside the family (bundled or made-up skills), or members a "not this skill" case leaves free.
   const fired: FiredCategory =
-    counted.length === 0
-      ? 'none'
-      : expected.length
-        ? 'expected'
-        : (positive ? family.length : falseTriggers.length)
-          ? 'sibling'
-          : 'other';
+    counted.length === 0 ? 'none' : expected.length ? 'expected' : (positive ? family.length : falseTriggers.length) ? 'sibling' : 'other';
   const out: TrialOutcome = {
     caseId: c.id,
     arm,

@@ -7,7 +7,15 @@ import { decisionParamsSchema, type DecisionConfig } from '../run/config-schema.
 import { splitProblem } from './config.js';
 import { InputError, ProblemList } from './input-error.js';
 import { NO_SKILL } from './skills.js';
-import { isTriggerEvalFile, readTriggerEvals, triggerEvalCases, triggerEvalSkill, type FamilyMember } from './trigger-evals.js';
+import {
+  isTriggerEvalFile,
+  readTriggerEvals,
+  repeatText,
+  triggerEvalCases,
+  triggerEvalSkill,
+  type FamilyMember,
+  type ImportedCase,
+} from './trigger-evals.js';
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
 
 /** What cases are checked against: each skill's folder and frontmatter name (and its folder's path, when it loaded). */
@@ -44,7 +52,8 @@ const expectSchema = z
   .strict()
   .superRefine((e, ctx) => {
     const todo = `write \`skill: <skill>\` (it should fire), \`skill: ${NO_SKILL}\` (no skill may) or \`not: <skill>\` (that one must not, its siblings may)`;
-    if (e.skill === undefined && e.not === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expect names no skill — ${todo}` });
+    if (e.skill === undefined && e.not === undefined)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expect names no skill — ${todo}` });
     if (e.skill !== undefined && e.not !== undefined)
       ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expect has both \`skill\` and \`not\` — keep one: ${todo}` });
   })
@@ -183,6 +192,36 @@ function checkCase(
   if (c.plan) for (const p of checkProblems(c.plan)) problems.add(y.problem([index, 'plan', ...p.at], p.what, p.todo));
 }
 
+/** Each of an eval set's cases as a case file's, located at its entry; a case whose id the schema refuses is a problem. */
+function eachEvalSetCase(
+  cases: readonly ImportedCase[],
+  y: LocatedYaml,
+  skill: string,
+  problems: ProblemList,
+  use: (c: z.output<typeof caseSchema>, entry: number, at: CaseLocator) => void,
+): void {
+  const at = evalSetLocator(y);
+  for (const { entry, ...c } of cases) {
+    const parsed = caseSchema.safeParse(c);
+    if (parsed.success) use(parsed.data, entry, at);
+    else
+      problems.add(at.problem([entry], `case id "${c.id}" is no valid id`, `rename the skill folder "${skill}" to letters, digits and -`));
+  }
+}
+
+/** Refuses an eval set's cases (for `import`) with every problem loading them as a case file would find, located in the set. */
+export function checkEvalSetCases(
+  cases: readonly ImportedCase[],
+  y: LocatedYaml,
+  skill: string,
+  skills: FamilyNames,
+  decision: DecisionConfig,
+): void {
+  const problems = new ProblemList();
+  eachEvalSetCase(cases, y, skill, problems, (c, entry, at) => checkCase(c, entry, at, skills, decision, problems));
+  problems.throwIfAny();
+}
+
 /** Loads and cross-checks every case file; every problem is reported with file:line:col. */
 export function loadCases(patterns: string | string[], skills: FamilyNames, decision: DecisionConfig): CaseSuite {
   const list = Array.isArray(patterns) ? patterns : [patterns];
@@ -210,21 +249,17 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
     cases.push({ ...c, source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } } });
   };
   for (const file of files) {
-    const text = readTextFile(file, 'case file');
+    const text = readTextFile(file, 'case file', { utf8: 'strict' });
     hash.update(file).update('\0').update(text).update('\0');
     problems.collect(() => {
       if (isTriggerEvalFile(file)) {
         const skill = triggerEvalSkill(file, skills);
-        const { entries, y } = readTriggerEvals(file, text);
-        const at = evalSetLocator(y);
-        triggerEvalCases(entries, skill).forEach((c, i) => {
-          const parsed = caseSchema.safeParse(c);
-          if (parsed.success) add(parsed.data, i, file, at);
-          else
-            problems.add(
-              at.problem([i], `case id "${c.id}" is no valid id`, `rename the skill folder "${skill}" to letters, digits and -`),
-            );
-        });
+        const { entries, repeats, y } = readTriggerEvals(file, text);
+        for (const r of repeats)
+          problems.add(
+            y.problem([r.entry.entry], repeatText(r, y), 'remove it (`skillprobe import` drops repeats as it writes the cases)'),
+          );
+        eachEvalSetCase(triggerEvalCases(entries, skill), y, skill, problems, (c, i, at) => add(c, i, file, at));
         return;
       }
       const y = parseYamlText(file, text);

@@ -389,9 +389,7 @@ export const METHOD_NAME: Record<ChangeMethod, string> = {
 export function agentCellText(cell: AgentCell | undefined, negative: boolean): string {
   if (!cell) return '—';
   const rate =
-    cell.triggerRate === undefined
-      ? 'no evidence'
-      : `${negative ? 'false triggers' : 'fires'} ${Math.round(cell.triggerRate * 100)}%`;
+    cell.triggerRate === undefined ? 'no evidence' : `${negative ? 'false triggers' : 'fires'} ${Math.round(cell.triggerRate * 100)}%`;
   return `${cell.verdict} ${cell.passes}/${cell.scored} · ${rate}`;
 }
 
