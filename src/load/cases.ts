@@ -52,10 +52,9 @@ const expectSchema = z
   .strict()
   .superRefine((e, ctx) => {
     const todo = `write \`skill: <skill>\` (it should fire), \`skill: ${NO_SKILL}\` (no skill may) or \`not: <skill>\` (that one must not, its siblings may)`;
-    if (e.skill === undefined && e.not === undefined)
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expect names no skill — ${todo}` });
+    if (e.skill === undefined && e.not === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `names no skill — ${todo}` });
     if (e.skill !== undefined && e.not !== undefined)
-      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `expect has both \`skill\` and \`not\` — keep one: ${todo}` });
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `has both \`skill\` and \`not\` — keep one: ${todo}` });
   })
   .transform(({ skill, not, ...checks }) => ({ ...checks, skill: skill ?? NO_SKILL, ...(not !== undefined ? { not } : {}) }));
 
