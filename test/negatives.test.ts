@@ -14,7 +14,7 @@ import { agentCellText, caseFacts } from '../src/report/wording.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { routeRight } from '../src/run/expectation.js';
 import { resultsSchema, type GradableCase, type TrialOutcome } from '../src/run/schema.js';
-import { proposalFailures, type FailureCase } from '../src/tune/failures.js';
+import { failedBySiblingsOnly, proposalFailures, type FailureCase } from '../src/tune/failures.js';
 import { familyScore } from '../src/tune/score.js';
 import { caseRole } from '../src/tune/splits.js';
 import { agentMatrix } from '../src/verdict/agent-matrix.js';
@@ -212,6 +212,18 @@ describe('tune and "not this skill" cases', () => {
     // The tuned skill firing on it is a false trigger the proposer is shown.
     const ours = [1, 2].map((n) => grade(imported, fires('atl-jira'), n));
     expect(proposalFailures([failureCase], ours, 'atl-jira', family)).toEqual([{ kind: 'false-trigger', prompt: 'p', rate: '0/2' }]);
+  });
+
+  it('a case where no skill may fire, failed only by a sibling, is named as one no description of the tuned skill can fix', () => {
+    const family = new Set(ATL_FAMILY.map((m) => m.dir));
+    const strict: FailureCase = { id: 'no-skill', prompt: 'p', role: caseRole('none', 'atl-jira'), expects: 'none' };
+    const taken = [1, 2].map((n) => grade(noSkill, fires('atl-confluence'), n));
+    expect(proposalFailures([strict], taken, 'atl-jira', family)).toEqual([]);
+    expect(failedBySiblingsOnly([strict], taken, 'atl-jira')).toEqual(['no-skill']);
+    // Once the tuned skill fires on it too, it is the proposer's to fix, not a sibling's.
+    const ours = [...taken, grade(noSkill, fires('atl-jira'), 3)];
+    expect(failedBySiblingsOnly([strict], ours, 'atl-jira')).toEqual([]);
+    expect(proposalFailures([strict], ours, 'atl-jira', family)).toEqual([{ kind: 'false-trigger', prompt: 'p', rate: '0/3' }]);
   });
 
   it("a case that forbids only a sibling is no failure of the tuned skill's description when the tuned skill takes it", () => {

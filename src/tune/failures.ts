@@ -20,6 +20,19 @@ function mostCommon(columns: readonly string[]): string | undefined {
 }
 
 /**
+ * The tune cases where no skill may fire that fail only because a sibling fired, never the tuned skill: no rewrite of
+ * its description fixes them, so they score as failed negatives while the proposer is shown nothing of them. Pure.
+ */
+export function failedBySiblingsOnly(cases: readonly FailureCase[], outcomes: readonly TrialOutcome[], skill: string): string[] {
+  return cases.flatMap((c) => {
+    if (c.role !== 'none' || c.not !== undefined) return [];
+    const failed = outcomes.filter((o) => o.caseId === c.id && o.arm === 'skill' && o.passed === false);
+    const ours = failed.some((o) => o.firings.some((f) => f.skill === skill));
+    return failed.length > 0 && !ours ? [c.id] : [];
+  });
+}
+
+/**
  * What the proposer is shown of a description's tune results: each case it gets wrong, with its rate over scored
  * trials and what fired instead. Trials without evidence (errors, timeouts) are left out: they say nothing of the
  * description and must never steer a rewrite as "did not trigger". Pure.
