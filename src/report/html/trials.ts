@@ -122,7 +122,7 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
   const firings = o.firings.length
     ? html`<h4>What fired</h4><ul class="checks">${o.firings.map(
         (f) =>
-          html`<li class="${f.status && f.status !== 'loaded' ? 'bad' : 'ok'}"><span class="mark">${f.via === 'read' ? '◇' : '◆'}</span><code>${f.skill ?? f.requested}</code> <span class="muted">${f.via === 'read' ? 'read its SKILL.md' : 'invoked'}${f.status ? ` · ${f.status}` : ''}${f.skill === undefined ? ' · outside the family' : ''}${c && f.skill === c.expect ? ' · expected' : ''}</span><span class="detail">${f.callId}</span></li>`,
+          html`<li class="${f.status && f.status !== 'loaded' ? 'bad' : 'ok'}"><span class="mark">${f.via === 'read' ? '◇' : '◆'}</span><code>${f.skill ?? f.requested}</code> <span class="muted">${f.via === 'read' ? 'read its SKILL.md' : 'invoked'}${f.status ? ` · ${f.status}` : ''}${f.skill === undefined ? ' · outside the family' : ''}${c && f.skill === c.expect ? ' · expected' : ''}${c && f.skill === c.not ? ' · forbidden' : ''}</span><span class="detail">${f.callId}</span></li>`,
       )}</ul>`
     : '';
   const plan = o.plan
