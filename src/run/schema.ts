@@ -338,6 +338,10 @@ export type Firing = z.output<typeof firingSchema>;
 export const planGradeSchema = z.object({ plans: z.array(z.string()), checks: z.array(checkResultSchema), pass: z.boolean() });
 export type PlanGrade = z.output<typeof planGradeSchema>;
 
+/**
+ * What fired, seen from the case: the expected skill; `sibling`, another member (for a negative case, one it forbids: a
+ * false trigger); `other`, only names outside the family, or members a "not this skill" case leaves free; `none`.
+ */
 export const FIRED_CATEGORIES = ['expected', 'sibling', 'other', 'none'] as const;
 export type FiredCategory = (typeof FIRED_CATEGORIES)[number];
 
