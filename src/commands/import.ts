@@ -58,7 +58,7 @@ export function caseFileText(cases: readonly ImportedCase[], opts: { schema: str
   const lines = [
     `# yaml-language-server: $schema=${opts.schema}`,
     `# Imported by \`skillprobe import\` from ${opts.from.replace(/[\r\n]+/g, ' ')}, a skill-creator trigger eval set for ${opts.skill}:`,
-    `# ${plural(positives, 'request')} that should trigger it, ${plural(cases.length - positives, 'near miss', 'near misses')} that it must leave (\`not:\` a sibling may take them).`,
+    `# ${plural(positives, 'request')} that should trigger it, ${plural(cases.length - positives, 'near miss', 'near misses')} it must not take (\`not:\`, where a sibling may).`,
     '# Edit freely: tags, `against:` traps, plan checks, `split:`.',
   ];
   for (const c of cases) {

@@ -174,7 +174,7 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string
         'did not fire: no family skill fired · plan wrong: the expected skill fired, a plan check failed · ' +
           (judged ? 'judge no: the judge said no to a judged item (scored only when it is calibrated) · ' : '') +
           'sibling fired: another ' +
-          'family skill fired (instead or beside) · false trigger: a family skill fired on a negative case · refused: the agent ' +
+          'family skill fired (instead or beside) · false trigger: a family skill fired on a negative case (for `not X`: X fired) · refused: the agent ' +
           'refused a skill call · budget stops: timeout, max turns, max budget · left out: no evidence, or not scored (below)',
       ),
     ),
