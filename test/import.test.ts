@@ -253,6 +253,12 @@ describe('loadCases reads trigger eval sets among the case files', () => {
       /alpha\.json:10:3: entry 3 repeats the query of entry 1 \(line 2\) — remove it/,
     ],
     ['holds a byte that is not UTF-8', 'evals/alpha.json', CP1252, /alpha\.json:1:16: byte 0xE9 at offset 15 is not UTF-8/],
+    [
+      '(a YAML case file) holds a byte that is not UTF-8',
+      'cases/cp1252.yaml',
+      Buffer.from('- id: cafe\n  prompt: "un café"\n  expect: { skill: alpha }\n', 'latin1'),
+      /cp1252\.yaml:2:18: byte 0xE9 at offset 28 is not UTF-8 \(the case file is in another encoding, such as Windows-1252\) — save the file as UTF-8/,
+    ],
   ])('a set that %s is refused with file:line', (_, rel, content, message) => {
     const dir = project();
     writeFileSync(join(dir, rel), Buffer.isBuffer(content) ? content : json(content));
