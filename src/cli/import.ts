@@ -20,5 +20,5 @@ export const importCommand = defineCommand({
     force: toggle('--force', 'overwrite the case file if it exists'),
   },
   optionsFrom: (o) => o,
-  run: (args, o, io) => importEvalSet(args[0]!, o, { cwd: io.cwd, out: io.stdout }),
+  run: (args, o, io) => importEvalSet(args[0]!, o, { cwd: io.cwd, out: io.stdout, err: io.stderr }),
 });

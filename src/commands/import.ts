@@ -1,10 +1,11 @@
-import { existsSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { escapePath, globSync } from 'tinyglobby';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
 import { InputError } from '../load/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
-import { readTriggerEvals, triggerEvalCases, triggerEvalSkill, type ImportedCase } from '../load/trigger-evals.js';
+import { readTriggerEvals, repeatText, triggerEvalCases, triggerEvalSkill, type ImportedCase } from '../load/trigger-evals.js';
+import { checkEvalSetCases } from '../load/cases.js';
 import { readTextFile } from '../load/yaml-file.js';
 import { yamlScalar } from '../load/yaml-scalar.js';
 import { EXIT } from '../run/exit-codes.js';
@@ -24,6 +25,8 @@ export interface ImportOptions {
 export interface ImportEnv {
   cwd: string;
   out: { write(text: string): unknown };
+  /** Where warnings go: what the import changed from the eval set, each naming its entry. */
+  err: { write(text: string): unknown };
 }
 
 /** The skill `--skill` names, by folder or frontmatter name; an unknown one names the skills there are. */
@@ -55,14 +58,14 @@ export function caseFileText(cases: readonly ImportedCase[], opts: { schema: str
   const lines = [
     `# yaml-language-server: $schema=${opts.schema}`,
     `# Imported by \`skillprobe import\` from ${opts.from.replace(/[\r\n]+/g, ' ')}, a skill-creator trigger eval set for ${opts.skill}:`,
-    `# ${plural(positives, 'request')} that should trigger it, ${plural(cases.length - positives, 'near miss', 'near misses')} that should not.`,
+    `# ${plural(positives, 'request')} that should trigger it, ${plural(cases.length - positives, 'near miss', 'near misses')} it must not take (\`not:\`, where a sibling may).`,
     '# Edit freely: tags, `against:` traps, plan checks, `split:`.',
   ];
   for (const c of cases) {
     lines.push(
       `- id: ${c.id}`,
       `  prompt: ${yamlScalar(c.prompt)}`,
-      `  expect: { skill: ${c.expect.skill} }`,
+      `  expect: { ${'skill' in c.expect ? `skill: ${c.expect.skill}` : `not: ${c.expect.not}`} }`,
       ...(c.tags.length ? [`  tags: [${c.tags.join(', ')}]`] : []),
       '',
     );
@@ -81,26 +84,43 @@ export function importEvalSet(file: string, opts: ImportOptions, env: ImportEnv)
   const input = inCwd(file);
   let text: string;
   try {
-    text = readTextFile(input, 'trigger eval set');
+    text = readTextFile(input, 'trigger eval set', { utf8: 'strict' });
   } catch (e) {
     // Named as the user gave it, not by its absolute path.
     throw e instanceof InputError ? new InputError(e.problems.map((p) => ({ ...p, file: shown(input) }))) : e;
   }
   const skill = opts.skill !== undefined ? namedSkill(opts.skill, skills, config.skillsDir) : skillOf(shown(input), skills, input);
-  const { entries } = readTriggerEvals(shown(input), text);
-  const cases = triggerEvalCases(entries, skill);
+  const { entries, repeats, y } = readTriggerEvals(shown(input), text);
+  // A repeat is dropped, not refused: the written cases are the set's requests, each once, and the warning says which.
+  const repeated = new Set(repeats.map((r) => r.entry));
+  const cases = triggerEvalCases(
+    entries.filter((e) => !repeated.has(e)),
+    skill,
+  );
+  // Every problem loading the written file would find, found now and named in the eval set.
+  checkEvalSetCases(cases, y, skill, skills, config.decision);
 
   const out = inCwd(opts.out ?? join('cases', `${skill}.yaml`));
   if (existsSync(out) && statSync(out).isDirectory())
     throw new InputError({ file: shown(out), what: 'a folder where the case file belongs', todo: 'give --out the path of a file' });
   if (existsSync(out) && !opts.force)
     throw new InputError({ file: shown(out), what: 'already exists', todo: 'pass --force to overwrite it, or --out another path' });
+  // One missing folder is made (cases/ in a new project); a deeper missing path is more likely a typo than a wish.
+  const folder = dirname(out);
+  const makeFolder = !existsSync(folder);
+  if (makeFolder && !existsSync(dirname(folder)))
+    throw new InputError({
+      file: shown(out),
+      what: `neither its folder ${shown(folder)} nor that folder's parent ${shown(dirname(folder))} exists`,
+      todo: 'create the folder first, or pass --out a path in a folder that exists',
+    });
   const schema = relative(dirname(out), join(realpathSync(SCHEMAS_DIR), schemaFileName('cases')));
   const yaml = caseFileText(cases, { schema, from: shown(input), skill });
   try {
-    mkdirSync(dirname(out), { recursive: true });
+    if (makeFolder) mkdirSync(folder);
     writeFileSync(out, yaml, { flag: opts.force ? 'w' : 'wx' });
   } catch (e) {
+    if (makeFolder) rmSync(folder, { recursive: true, force: true });
     const code = (e as NodeJS.ErrnoException).code ?? String(e);
     throw new InputError({
       file: shown(out),
@@ -109,9 +129,15 @@ export function importEvalSet(file: string, opts: ImportOptions, env: ImportEnv)
     });
   }
 
-  const positives = entries.filter((e) => e.shouldTrigger).length;
+  for (const r of repeats) {
+    const { line, col } = y.locate([r.entry.entry]);
+    env.err.write(`warning: ${shown(input)}:${line}:${col}: ${repeatText(r, y)}: dropped, so the request counts once\n`);
+  }
+  const positives = cases.filter((c) => 'skill' in c.expect).length;
+  const dropped = repeats.length ? `; ${plural(repeats.length, 'repeated entry', 'repeated entries')} dropped` : '';
   const lines = [
-    `wrote ${shown(out)}: ${plural(cases.length, 'case')} for ${skill} from ${shown(input)} (${positives} should trigger, ${plural(cases.length - positives, 'near miss', 'near misses')})`,
+    `wrote ${shown(out)}: ${plural(cases.length, 'case')} for ${skill} from ${shown(input)} (${positives} should trigger, ${plural(cases.length - positives, 'near miss', 'near misses')}${dropped})`,
+    ...(makeFolder ? [`note: made the folder ${shown(folder)}`] : []),
   ];
   // The cases load from the config's `cases`: say so when they will not, or when the eval set itself would load beside them.
   const patterns = (Array.isArray(config.cases) ? config.cases : [config.cases]).map((g) =>

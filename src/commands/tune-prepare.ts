@@ -85,11 +85,14 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
         ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
       };
   capProblem(options.maxCostUsd, o.pricePerTrial, stored);
-  const expects = (c: Case) => (c.expect.skill === tuned.name ? tuned.dir : c.expect.skill);
-  const roles = new Map(loaded.suite.cases.map((c) => [c.id, caseRole(expects(c), tuned.dir)]));
+  const asDir = (skill: string) => (skill === tuned.name ? tuned.dir : skill);
+  const expects = (c: Case) => asDir(c.expect.skill);
+  const forbids = (c: Case) => (c.expect.not !== undefined ? { not: asDir(c.expect.not) } : {});
+  const roles = new Map(loaded.suite.cases.map((c) => [c.id, caseRole(expects(c), tuned.dir, forbids(c).not)]));
   const splitInput = loaded.suite.cases.map((c) => ({
     id: c.id,
     expects: expects(c),
+    ...forbids(c),
     trap: c.against !== undefined || c.tags.includes('trap') || c.tags.includes('near-miss'),
     ...(c.split ? { pinned: c.split } : {}),
   }));
@@ -108,7 +111,12 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
       "the suite's cases changed since the tune began, so its splits would too",
       'resume with the cases it began with, or start a new tune',
     );
-  const cases = new Map(loaded.suite.cases.map((c) => [c.id, { ...c, plan: undefined, expect: { skill: c.expect.skill } }]));
+  const cases = new Map(
+    loaded.suite.cases.map((c) => [
+      c.id,
+      { ...c, plan: undefined, expect: { skill: c.expect.skill, ...(c.expect.not !== undefined ? { not: c.expect.not } : {}) } },
+    ]),
+  );
   return { loaded, tuned, cases, roleOf: (id) => roles.get(id)!, splits, options, stored };
 }
 

@@ -10,7 +10,7 @@ import { writeTuneRecord } from '../run/tune-store.js';
 import { TUNE_FORMAT_VERSION, type TuneIteration, type TuneRecord, type TuneStep } from '../run/tune-schema.js';
 import { checkRunnable, type RunPlace } from '../runner/execute.js';
 import { pct } from '../report/tune/view.js';
-import { proposalFailures } from '../tune/failures.js';
+import { failedBySiblingsOnly, proposalFailures } from '../tune/failures.js';
 import { holdoutComparison, type HoldoutPair } from '../tune/holdout.js';
 import { proposalPrompt, readProposal, type ProposalRequest } from '../tune/proposal.js';
 import { familyScore, type CaseTally } from '../tune/score.js';
@@ -159,12 +159,10 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
   const candidates: Candidate[] = [];
   const family = new Set(loaded.skills.map((s) => s.dir));
   const siblings = loaded.skills.filter((s) => s !== tuned).map((s) => ({ name: s.dir, description: s.description }));
-  const failureCases = p.splits.tune.map((id) => ({
-    id,
-    prompt: p.cases.get(id)!.prompt,
-    role: roleOf(id),
-    expects: p.cases.get(id)!.expect.skill,
-  }));
+  const failureCases = p.splits.tune.map((id) => {
+    const { prompt, expect } = p.cases.get(id)!;
+    return { id, prompt, role: roleOf(id), expects: expect.skill, ...(expect.not !== undefined ? { not: expect.not } : {}) };
+  });
   const tried: Candidate[] = [original];
   // What the proposer is shown of every earlier attempt, repeats and refusals included: a proposer shown the same
   // request again would answer the same again.
@@ -176,10 +174,15 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
       ...candidates.filter((c) => c.dropped === undefined || c.dropped === 'not-better' || c.dropped === 'constraint'),
     ];
     const best = alive.reduce((a, b) => (familyScore(b.tune).recall > familyScore(a.tune).recall ? b : a));
-    const failures = proposalFailures(failureCases, tuneOutcomes.get(best.index)!.results.outcomes, tuned.dir, family);
+    const bestOutcomes = tuneOutcomes.get(best.index)!.results.outcomes;
+    const failures = proposalFailures(failureCases, bestOutcomes, tuned.dir, family);
     if (failures.length === 0) {
+      const bySiblings = failedBySiblingsOnly(failureCases, bestOutcomes, tuned.dir);
+      const why = bySiblings.length
+        ? `; ${bySiblings.join(', ')} ${bySiblings.length === 1 ? 'fails' : 'fail'} only because a sibling fires where no skill may, which no description of ${tuned.dir} can fix (write \`expect: { not: ${tuned.dir} }\` where a sibling may take the request)`
+        : '';
       say(
-        `the tune cases have nothing left to learn from (no failure of ${best.index === 0 ? 'the original' : `iteration ${best.index}`}): no further iteration\n`,
+        `the tune cases have nothing left to learn from (no failure of ${best.index === 0 ? 'the original' : `iteration ${best.index}`}${why}): no further iteration\n`,
       );
       break;
     }

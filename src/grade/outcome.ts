@@ -4,6 +4,7 @@ import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../tran
 import { extractPlans, gradePlans } from './plan.js';
 import { trialStatus } from './status.js';
 import { firings } from './trigger.js';
+import { falselyFired } from '../run/expectation.js';
 import {
   BUDGET_STOPS,
   MULTIPLE,
@@ -78,9 +79,11 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   const expected = counted.filter((f) => f.skill === c.expect);
   const positive = c.expect !== NONE;
   const firedColumn = column(counted);
-  // `sibling`: another family member fired (for a negative case, any member: a false trigger); `other`: only
-  // names outside the family (bundled or made-up skills).
-  const fired: FiredCategory = counted.length === 0 ? 'none' : expected.length ? 'expected' : family.length ? 'sibling' : 'other';
+  const falseTriggers = falselyFired(c, [...new Set(family.map((f) => f.skill!))]);
+  // `sibling`: another family member fired (for a negative case, a member it forbids: a false trigger); `other`:
+  // only names outside the family (bundled or made-up skills), or members a "not this skill" case leaves free.
+  const fired: FiredCategory =
+    counted.length === 0 ? 'none' : expected.length ? 'expected' : (positive ? family.length : falseTriggers.length) ? 'sibling' : 'other';
   const out: TrialOutcome = {
     caseId: c.id,
     arm,
@@ -127,7 +130,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     return { ...out, plan, passed: verdict.status === 'ok' && plan.pass };
   }
 
-  if (!positive) return { ...out, passed: verdict.status === 'ok' && family.length === 0 };
+  if (!positive) return { ...out, passed: verdict.status === 'ok' && falseTriggers.length === 0 };
 
   const plan = c.plan ? gradePlans(extractPlans(t, expected, planCtx, expected[0]?.at ?? t.events.length), c.plan, c.command) : undefined;
   const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);

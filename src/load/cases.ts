@@ -7,7 +7,15 @@ import { decisionParamsSchema, type DecisionConfig } from '../run/config-schema.
 import { splitProblem } from './config.js';
 import { InputError, ProblemList } from './input-error.js';
 import { NO_SKILL } from './skills.js';
-import { isTriggerEvalFile, readTriggerEvals, triggerEvalCases, triggerEvalSkill, type FamilyMember } from './trigger-evals.js';
+import {
+  isTriggerEvalFile,
+  readTriggerEvals,
+  repeatText,
+  triggerEvalCases,
+  triggerEvalSkill,
+  type FamilyMember,
+  type ImportedCase,
+} from './trigger-evals.js';
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
 
 /** What cases are checked against: each skill's folder and frontmatter name (and its folder's path, when it loaded). */
@@ -34,14 +42,29 @@ const MAX_NAME_BYTES = 255;
 export const TUNE_SPLITS = ['tune', 'select', 'holdout'] as const;
 export type TuneSplit = (typeof TUNE_SPLITS)[number];
 
+/**
+ * `skill`: what should fire (a family member, or `none`: no skill may); `not`: a member that must not fire, its
+ * siblings free to take the request; `judge`: yes/no rubric items a model judges of what the assistant wrote. One of
+ * `skill` and `not`; a `not` case is negative, so it reads as `skill: none` with `not` beside it.
+ */
+const expectSchema = z
+  .object({ skill: z.string().min(1).optional(), not: z.string().min(1).optional(), ...authoredExpectFields })
+  .strict()
+  .superRefine((e, ctx) => {
+    const todo = `write \`skill: <skill>\` (it should fire), \`skill: ${NO_SKILL}\` (no skill may) or \`not: <skill>\` (that one must not, its siblings may)`;
+    if (e.skill === undefined && e.not === undefined) ctx.addIssue({ code: z.ZodIssueCode.custom, message: `names no skill — ${todo}` });
+    if (e.skill !== undefined && e.not !== undefined)
+      ctx.addIssue({ code: z.ZodIssueCode.custom, message: `has both \`skill\` and \`not\` — keep one: ${todo}` });
+  })
+  .transform(({ skill, not, ...checks }) => ({ ...checks, skill: skill ?? NO_SKILL, ...(not !== undefined ? { not } : {}) }));
+
 export const caseSchema = z
   .object({
     id: z
       .string()
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'id may hold only letters, digits, `.`, `_` and `-` — rename it (it becomes a folder name)'),
     prompt: z.string(),
-    /** `skill`: what should fire (a family member, or `none`); `judge`: yes/no rubric items a model judges of what the assistant wrote. */
-    expect: z.object({ skill: z.string().min(1), ...authoredExpectFields }).strict(),
+    expect: expectSchema,
     tags: z.array(z.string().min(1)).default([]),
     /** Trap cases: the sibling(s) this prompt is built to be mistaken for (lint checks every pair has a trap each way). */
     against: z
@@ -131,6 +154,15 @@ function checkCase(
       ),
     );
   }
+  if (c.expect.not !== undefined && !known.has(c.expect.not)) {
+    problems.add(
+      y.problem(
+        [index, 'expect', 'not'],
+        `case "${c.id}" says skill "${c.expect.not}" must not fire, but it is not in the skills folder`,
+        `use one of ${[...known].sort().join(', ')}`,
+      ),
+    );
+  }
   if (c.expect.skill !== NO_SKILL && !known.has(c.expect.skill)) {
     problems.add(
       y.problem(
@@ -157,6 +189,36 @@ function checkCase(
     problems.add(y.problem([index, 'plan'], `case "${c.id}" is negative but has plan checks`, 'remove `plan`, or expect a skill'));
   }
   if (c.plan) for (const p of checkProblems(c.plan)) problems.add(y.problem([index, 'plan', ...p.at], p.what, p.todo));
+}
+
+/** Each of an eval set's cases as a case file's, located at its entry; a case whose id the schema refuses is a problem. */
+function eachEvalSetCase(
+  cases: readonly ImportedCase[],
+  y: LocatedYaml,
+  skill: string,
+  problems: ProblemList,
+  use: (c: z.output<typeof caseSchema>, entry: number, at: CaseLocator) => void,
+): void {
+  const at = evalSetLocator(y);
+  for (const { entry, ...c } of cases) {
+    const parsed = caseSchema.safeParse(c);
+    if (parsed.success) use(parsed.data, entry, at);
+    else
+      problems.add(at.problem([entry], `case id "${c.id}" is no valid id`, `rename the skill folder "${skill}" to letters, digits and -`));
+  }
+}
+
+/** Refuses an eval set's cases (for `import`) with every problem loading them as a case file would find, located in the set. */
+export function checkEvalSetCases(
+  cases: readonly ImportedCase[],
+  y: LocatedYaml,
+  skill: string,
+  skills: FamilyNames,
+  decision: DecisionConfig,
+): void {
+  const problems = new ProblemList();
+  eachEvalSetCase(cases, y, skill, problems, (c, entry, at) => checkCase(c, entry, at, skills, decision, problems));
+  problems.throwIfAny();
 }
 
 /** Loads and cross-checks every case file; every problem is reported with file:line:col. */
@@ -186,21 +248,17 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
     cases.push({ ...c, source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } } });
   };
   for (const file of files) {
-    const text = readTextFile(file, 'case file');
+    const text = readTextFile(file, 'case file', { utf8: 'strict' });
     hash.update(file).update('\0').update(text).update('\0');
     problems.collect(() => {
       if (isTriggerEvalFile(file)) {
         const skill = triggerEvalSkill(file, skills);
-        const { entries, y } = readTriggerEvals(file, text);
-        const at = evalSetLocator(y);
-        triggerEvalCases(entries, skill).forEach((c, i) => {
-          const parsed = caseSchema.safeParse(c);
-          if (parsed.success) add(parsed.data, i, file, at);
-          else
-            problems.add(
-              at.problem([i], `case id "${c.id}" is no valid id`, `rename the skill folder "${skill}" to letters, digits and -`),
-            );
-        });
+        const { entries, repeats, y } = readTriggerEvals(file, text);
+        for (const r of repeats)
+          problems.add(
+            y.problem([r.entry.entry], repeatText(r, y), 'remove it (`skillprobe import` drops repeats as it writes the cases)'),
+          );
+        eachEvalSetCase(triggerEvalCases(entries, skill), y, skill, problems, (c, i, at) => add(c, i, file, at));
         return;
       }
       const y = parseYamlText(file, text);

@@ -3,6 +3,7 @@ import { Document, isAlias, isCollection, isMap, isNode, isPair, LineCounter, pa
 import { ZodArray as zArray, ZodObject as zObject, type z } from 'zod';
 import { InputError, type InputProblem } from './input-error.js';
 import { nearestName } from '../util/text.js';
+import { firstInvalidUtf8 } from '../util/utf8.js';
 
 /** A parsed YAML document that can say where any path in it came from. */
 export class LocatedYaml {
@@ -63,7 +64,34 @@ function unreadable(file: string, what: string, e: unknown): InputError {
 /** A byte order mark: dropped where a file is read, kept where one is rewritten. */
 export const BOM = '\uFEFF';
 
-export function readTextFile(file: string, what: string): string {
+/**
+ * A problem naming the first byte that is not UTF-8, with its line and column, where a file must be UTF-8: decoding
+ * would turn it into U+FFFD and change the text unseen (a prompt sent with a different character than written).
+ */
+export function notUtf8Problem(file: string, bytes: Buffer, what: string): InputProblem | undefined {
+  const at = firstInvalidUtf8(bytes);
+  if (at === undefined) return undefined;
+  const lineStart = at === 0 ? 0 : bytes.lastIndexOf(0x0a, at - 1) + 1;
+  const line = bytes.subarray(0, lineStart).filter((b) => b === 0x0a).length + 1;
+  // Columns count characters, from the first real one (a byte order mark is dropped where the file is read).
+  const col =
+    [
+      ...bytes
+        .subarray(lineStart, at)
+        .toString('utf8')
+        .replace(new RegExp(`^${BOM}`), ''),
+    ].length + 1;
+  const hex = bytes[at]!.toString(16).toUpperCase().padStart(2, '0');
+  return {
+    file,
+    line,
+    col,
+    what: `byte 0x${hex} at offset ${at} is not UTF-8 (the ${what} is in another encoding, such as Windows-1252)`,
+    todo: 'save the file as UTF-8',
+  };
+}
+
+export function readTextFile(file: string, what: string, { utf8 = 'replace' }: { utf8?: 'replace' | 'strict' } = {}): string {
   let stats: Stats;
   try {
     stats = statSync(file);
@@ -74,12 +102,16 @@ export function readTextFile(file: string, what: string): string {
   if (!stats.isFile()) {
     throw new InputError({ file, what: `${what} is ${specialFileKind(stats) ?? 'a folder'}, not a file`, todo: 'point at a regular file' });
   }
+  let bytes: Buffer;
   try {
-    const text = readFileSync(file, 'utf8');
-    return text.startsWith(BOM) ? text.slice(BOM.length) : text;
+    bytes = readFileSync(file);
   } catch (e) {
     throw unreadable(file, what, e);
   }
+  const bad = utf8 === 'strict' ? notUtf8Problem(file, bytes, what) : undefined;
+  if (bad) throw new InputError(bad);
+  const text = bytes.toString('utf8');
+  return text.startsWith(BOM) ? text.slice(BOM.length) : text;
 }
 
 /**

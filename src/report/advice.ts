@@ -32,7 +32,7 @@ export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: RefusalFix
       ]
     : [];
   const problems: [TrialCount, string][] = [
-    [f.falseTrigger, `narrow ${sibling}'s description so it no longer claims this request (say what it is not for)`],
+    [f.falseTrigger, `narrow ${s.not ?? sibling}'s description so it no longer claims this request (say what it is not for)`],
     [f.sibling, `${sibling} took this from ${s.expect}: sharpen the two descriptions apart, each saying when to use the other`],
     [f.didNotFire, `make ${s.expect}'s description name this request (its words and its intent)`],
     [

@@ -3,9 +3,9 @@ import { BUDGET_STOPS, NONE, type GradableCase, type TrialOutcome } from '../run
 import { exclusionText } from './wording.js';
 
 /** Why a scored trial failed, in a few words: what a progress line or a report cell says. */
-function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>): string {
+function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'not' | 'exclusive'>): string {
   if (BUDGET_STOPS.has(o.status)) return `${o.status.replace('_', ' ')}${o.statusDetail ? ` (${o.statusDetail})` : ''}`;
-  if (o.arm === 'skill' && c.expect === NONE) return `false trigger: ${o.firedColumn} fired`;
+  if (o.arm === 'skill' && c.expect === NONE) return `false trigger: ${c.not ?? o.firedColumn} fired`;
   if (o.arm === 'skill' && o.fired === 'none') return o.flags.clarifying ? 'did not fire (asked a question)' : 'did not fire';
   if (o.arm === 'skill' && o.fired === 'sibling') return `sibling fired: ${o.firedColumn}`;
   if (o.arm === 'skill' && o.fired === 'other')
@@ -23,7 +23,7 @@ function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>)
 }
 
 /** One line per trial: pass, fail and why, or not scored and why. Pure. */
-export function explainOutcome(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'exclusive'>): string {
+export function explainOutcome(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'not' | 'exclusive'>): string {
   // The ablation arm is expected to fail its plan checks: say which arm, so it never reads like a regression.
   const arm = o.arm === 'ablation' ? ' without the skill' : '';
   if (o.passed === true) return o.readOnly ? 'pass (read-only)' : `pass${arm}`;

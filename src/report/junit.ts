@@ -5,6 +5,7 @@ import { fmt } from './format.js';
 import type { MissingAgent, RefusalFixes, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Firing, type GradableCase, type TrialOutcome } from '../run/schema.js';
+import { expectLabel } from '../run/expectation.js';
 import type { CaseChange, Comparison, ComparedRun } from '../verdict/comparison.js';
 import {
   ADJUSTED_MARK,
@@ -233,7 +234,7 @@ function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: R
   const design = designText(v);
   const text = [
     `${verdictWithJudge(v)}: ${v.reason}`,
-    `expects ${s.expect} · threshold ${fmt(v.params.threshold)} · trials used ${trialsUsed(v)} · pass rate ${rate}`,
+    `expects ${expectLabel(s)} · threshold ${fmt(v.params.threshold)} · trials used ${trialsUsed(v)} · pass rate ${rate}`,
     ...[passBelowThreshold(v, s)].filter((note) => note !== undefined),
     ...(v.estimate ? [adjustedNote([v.estimate.level])] : []),
     ...(design ? [`design: ${design}`] : []),
@@ -273,7 +274,7 @@ function suitesOf({ manifest, results, runDir, agentNotes }: ReportInput, agent?
       verdict: v.verdict,
       'judged items': untrustedJudge(v)?.note,
       reason: v.reason,
-      expect: s.expect,
+      expect: expectLabel(s),
       arm: s.arm,
       rate: rateText(s.rate),
       'adjusted rate': adjusted,

@@ -6,6 +6,7 @@ import { plural, usd } from './format.js';
 import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
+import { expectLabel } from '../run/expectation.js';
 import { CHANGES, type Change, type Comparison, type ComparedRun } from '../verdict/comparison.js';
 import {
   AGENT_MATRIX_NOTE,
@@ -142,7 +143,7 @@ function verdictTable({ results }: ReportInput, skillRow: Map<string, CaseArmSum
     const s = skillRow.get(v.caseId);
     return [
       inline(v.caseId),
-      inline(s?.expect ?? ''),
+      inline(s ? expectLabel(s) : ''),
       VERDICT_MARK[v.verdict] + untrustedJudgeMark(v),
       inline(trialsUsed(v)),
       inline(verdictRate(v, s)),
@@ -166,7 +167,7 @@ function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: R
       ? [`example trial: ${code(join(runDir, transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })))}`]
       : []),
   ];
-  const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]}${untrustedJudgeMark(v)} · expects ${html(s.expect)} · ${htmlProse(v.reason)}`;
+  const summary = `<b>${html(v.caseId)}</b> · ${VERDICT_MARK[v.verdict]}${untrustedJudgeMark(v)} · expects ${html(expectLabel(s))} · ${htmlProse(v.reason)}`;
   return [`<details><summary>${summary}</summary>`, '', ...items.map((i) => `- ${i}`), '', '</details>'].join('\n');
 }
 
@@ -362,7 +363,7 @@ function agentsHeader({ runs, matrix }: AgentsReportInput): string[] {
   const rows = matrix.rows.map((r) => [
     `${r.divergent ? '◆ ' : ''}${inline(r.caseId)}`,
     inline(r.expect),
-    ...r.cells.map((c) => inline(agentCellText(c, r.expect))),
+    ...r.cells.map((c) => inline(agentCellText(c, r.negative))),
   ]);
   lines.push(
     '',

@@ -7,6 +7,7 @@ import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visi
 import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { NONE, NOTHING_TO_SCORE, transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
+import { expectLabel, routeRight } from '../run/expectation.js';
 import {
   ADJUSTED_MARK,
   AGENT_MATRIX_NOTE,
@@ -99,7 +100,7 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
     const mark = marked.includes(v) ? ' ↓' : '';
     return [
       v.caseId,
-      s?.expect ?? '',
+      s ? expectLabel(s) : '',
       c[VERDICT_COLOUR[v.verdict]](v.verdict) + mark + c.yellow(untrustedJudgeMark(v)),
       fmt(v.params.threshold),
       trialsUsed(v),
@@ -129,7 +130,7 @@ function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: RefusalF
   if (fix.example !== undefined) facts.push(`example: ${transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })}`);
   return [
     paragraph(
-      `${c.bold(s.caseId)} · ${c[VERDICT_COLOUR[v.verdict]](v.verdict)}${untrustedJudgeMark(v)} · expects ${s.expect} · ${v.reason}`,
+      `${c.bold(s.caseId)} · ${c[VERDICT_COLOUR[v.verdict]](v.verdict)}${untrustedJudgeMark(v)} · expects ${expectLabel(s)} · ${v.reason}`,
     ),
     ...facts.map((t) => paragraph(t, '  ')),
     paragraph(c.cyan(`→ ${fix.text}`), '  '),
@@ -178,7 +179,7 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string
         'did not fire: no family skill fired · plan wrong: the expected skill fired, a plan check failed · ' +
           (judged ? 'judge no: the judge said no to a judged item (scored only when it is calibrated) · ' : '') +
           'sibling fired: another ' +
-          'family skill fired (instead or beside) · false trigger: a family skill fired on a negative case · refused: the agent ' +
+          'family skill fired (instead or beside) · false trigger: a family skill fired on a negative case (for `not X`: X fired) · refused: the agent ' +
           'refused a skill call · budget stops: timeout, max turns, max budget · left out: no evidence, or not scored (below)',
       ),
     ),
@@ -236,7 +237,8 @@ function confusionSection(results: Results, c: Colors): string[] {
     const x = m.cells[row]![col]!;
     if (x.successes === 0) return c.dim('0');
     const text = `${x.successes}/${x.n} ${short(x.p)}\n[${short(x.lo)}, ${short(x.hi)}]`;
-    return row === col ? c.green(text) : c.red(text);
+    const right = routeRight(row, col, m.forbids[row]);
+    return right === undefined ? text : right ? c.green(text) : c.red(text);
   };
   const grid = columns.map((col) => [c.bold(col), ...rows.map((r) => cell(r, col))]);
   const labels = [c.bold('expected \\ fired'), ...rows];
@@ -372,7 +374,7 @@ function agentMatrixSection({ matrix }: AgentsReportInput, c: Colors): string[] 
   const rows = matrix.rows.map((r) => [
     r.divergent ? c.yellow(`◆ ${r.caseId}`) : r.caseId,
     r.expect,
-    ...r.cells.map((cell) => (cell ? c[VERDICT_COLOUR[cell.verdict]](agentCellText(cell, r.expect)) : '—')),
+    ...r.cells.map((cell) => (cell ? c[VERDICT_COLOUR[cell.verdict]](agentCellText(cell, r.negative)) : '—')),
   ]);
   return [
     paragraph(

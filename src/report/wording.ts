@@ -5,7 +5,6 @@ import type { TokenPrice } from '../run/config-schema.js';
 import {
   BUDGET_STOPS,
   NO_EVIDENCE,
-  NONE,
   NOTHING_TO_SCORE,
   VERDICTS,
   type CaseArmSummary,
@@ -268,8 +267,13 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
   const say = (text: string, alarm = false) => facts.push({ text, alarm });
   const left = noEvidence(s);
   say(`passed ${of(s.rate.successes)}${left.total ? `; ${plural(left.total, 'trial')} left out (${left.text})` : ''}`);
-  const firedOthers = f.firedOthers.map((o) => `${o.skill} fired in ${of(o.trials)}`).join('; ');
-  if (f.falseTrigger.trials) say(`false trigger: ${firedOthers}`);
+  const firedIn = (others: typeof f.firedOthers) => others.map((o) => `${o.skill} fired in ${of(o.trials)}`).join('; ');
+  const firedOthers = firedIn(f.firedOthers);
+  // A "not this skill" case: only the skill it forbids is a false trigger; a sibling taking the request is right.
+  const forbidden = f.firedOthers.filter((o) => s.not === undefined || o.skill === s.not);
+  const free = f.firedOthers.filter((o) => s.not !== undefined && o.skill !== s.not);
+  if (f.falseTrigger.trials) say(`false trigger: ${firedIn(forbidden)}`);
+  if (free.length) say(`siblings may take it (not ${s.not}): ${firedIn(free)}`);
   if (f.sibling.trials) say(`sibling: ${firedOthers}`);
   if (f.didNotFire.trials) {
     const w = f.whenSilent;
@@ -421,12 +425,10 @@ export const METHOD_NAME: Record<ChangeMethod, string> = {
 };
 
 /** An agent's result for one case, in the agents × cases matrix: `PASS 9/10 · fires 90%` (negative: false triggers). */
-export function agentCellText(cell: AgentCell | undefined, expect: string): string {
+export function agentCellText(cell: AgentCell | undefined, negative: boolean): string {
   if (!cell) return '—';
   const rate =
-    cell.triggerRate === undefined
-      ? 'no evidence'
-      : `${expect === NONE ? 'false triggers' : 'fires'} ${Math.round(cell.triggerRate * 100)}%`;
+    cell.triggerRate === undefined ? 'no evidence' : `${negative ? 'false triggers' : 'fires'} ${Math.round(cell.triggerRate * 100)}%`;
   return `${cell.verdict} ${cell.passes}/${cell.scored} · ${rate}`;
 }
 

@@ -14,9 +14,10 @@ import { ARMS, configSchema, tokenPriceSchema, type Arm } from './config-schema.
  */
 /**
  * Format 2 added the sequential design (mode `sequential`, stored boundaries, adjusted estimates); format 3 stores
- * why a trial is not scored as a code (`nothing_to_score`), where format 2 stored a sentence (read as its code).
+ * why a trial is not scored as a code (`nothing_to_score`), where format 2 stored a sentence (read as its code);
+ * format 4 adds "not this skill" negative cases (`not`), which an older harness would grade as "no skill may fire".
  */
-export const RUN_FORMAT_VERSION = 3;
+export const RUN_FORMAT_VERSION = 4;
 
 // Stamped by the store on every write; absent in format 0.
 const version = z.number().int().min(0).optional();
@@ -84,6 +85,8 @@ export const storedCaseSchema = z.object({
   id: z.string().min(1),
   /** A family member's folder name, or `none`. */
   expect: z.string().min(1),
+  /** A negative case that forbids only this member (siblings may fire); absent: no member may fire (format 3 and older). */
+  not: z.string().min(1).optional(),
   exclusive: z.boolean(),
   tags: z.array(z.string()),
   plan: storedChecksSchema.optional(),
@@ -335,6 +338,10 @@ export type Firing = z.output<typeof firingSchema>;
 export const planGradeSchema = z.object({ plans: z.array(z.string()), checks: z.array(checkResultSchema), pass: z.boolean() });
 export type PlanGrade = z.output<typeof planGradeSchema>;
 
+/**
+ * What fired, seen from the case: the expected skill; `sibling`, another member (for a negative case, one it forbids: a
+ * false trigger); `other`, only names outside the family, or members a "not this skill" case leaves free; `none`.
+ */
 export const FIRED_CATEGORIES = ['expected', 'sibling', 'other', 'none'] as const;
 export type FiredCategory = (typeof FIRED_CATEGORIES)[number];
 
@@ -439,6 +446,8 @@ export const caseArmSummarySchema = z.object({
   arm: armSchema,
   tags: z.array(z.string()),
   expect: z.string(),
+  /** The member a "not this skill" case forbids (`expect` is then `none`). */
+  not: z.string().optional(),
   trials: z.number().int(),
   rate: rateSchema,
   passK: z.array(z.object({ k: z.number().int(), passAtK: estimate, passHatK: estimate })),
@@ -456,7 +465,13 @@ export type PairedCounts = z.output<typeof pairedCountsSchema>;
 export const summarySchema = z.object({
   confidence: z.number(),
   cases: z.array(caseArmSummarySchema),
-  confusion: z.object({ rows: z.array(z.string()), columns: z.array(z.string()), cells: z.record(z.record(rateSchema)) }),
+  confusion: z.object({
+    rows: z.array(z.string()),
+    columns: z.array(z.string()),
+    cells: z.record(z.record(rateSchema)),
+    /** The "not this skill" rows (`not <member>`), each with the member it forbids (format 3 and older: none). */
+    forbids: z.record(z.string()).default({}),
+  }),
   aggregates: z.object({ recall: rateSchema, falseTriggerRate: rateSchema, precision: rateSchema, f1: estimate }),
   ablation: z.array(
     z.object({

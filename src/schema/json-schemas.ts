@@ -56,6 +56,9 @@ export function jsonSchemas(): Record<string, object> {
       models: { ...models, propertyNames: { enum: AGENT_IDS } },
     },
   };
+  // A case's `expect` names one of `skill` and `not` (a refinement zod cannot publish): editors flag neither or both.
+  const cases = schemas.cases as { items: { properties: { expect: object } } };
+  cases.items.properties.expect = { ...cases.items.properties.expect, oneOf: [{ required: ['skill'] }, { required: ['not'] }] };
   return schemas;
 }
 

@@ -2,6 +2,7 @@ import type { Arm } from '../run/config-schema.js';
 import { mcnemarExact, pairCounts, pairedDifference } from './mcnemar.js';
 import { passKTable } from './pass-k.js';
 import { wilsonInterval } from './wilson.js';
+import { expectLabel, falselyFired } from '../run/expectation.js';
 import {
   BUDGET_STOPS,
   MULTIPLE,
@@ -61,6 +62,7 @@ export function summariseCaseArm(
     arm,
     tags: c.tags,
     expect: c.expect,
+    ...(c.not !== undefined ? { not: c.not } : {}),
     trials: outcomes.length,
     rate: wilsonInterval(passes, scored.length, confidence),
     passK: scored.length ? passKTable(scored.length, passes) : [],
@@ -119,7 +121,7 @@ export function failureBreakdown(c: GradableCase, arm: Arm, trials: TrialOutcome
     // A sibling firing beside the expected skill in a passing trial (a non-exclusive case) is no failure to fix.
     sibling: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.passed === false && firedOther(o)) : []),
     planWrong: trialCount(planWrong),
-    falseTrigger: trialCount(positive ? [] : scored.filter(firedOther)),
+    falseTrigger: trialCount(scored.filter((o) => falselyFired(c, familyFired(o, readsCount)).length > 0)),
     budgetStop: trialCount(scored.filter(stopped)),
     firedOthers: tally(others, (x) => x.skill).map(({ key, count }) => ({ skill: key, trials: count })),
     planChecks: tally(failedChecks, (k) => k.check).map(({ key, count }) => ({
@@ -165,11 +167,21 @@ function judgedItems(trials: TrialOutcome[]): FailureBreakdown['judged'] {
   return [...items.values()];
 }
 
-/** Expected × fired over the skill arm's usable trials, with `none`, `multiple` and `other` columns. */
+/**
+ * Expected × fired over the skill arm's usable trials, with `none`, `multiple` and `other` columns; a "not this skill"
+ * case's row is `not <member>`, after the `none` row.
+ */
 export function confusionMatrix(cases: GradableCase[], outcomes: TrialOutcome[], family: string[], confidence: number): ConfusionMatrix {
-  const expectOf = new Map(cases.map((c) => [c.id, c.expect]));
+  const expectOf = new Map(cases.map((c) => [c.id, expectLabel(c)]));
   const ev = outcomes.filter((o) => o.arm === 'skill' && usable(o));
-  const rows = [...family.filter((f) => cases.some((c) => c.expect === f)), ...(cases.some((c) => c.expect === NONE) ? [NONE] : [])];
+  const forbids = Object.fromEntries(
+    family.filter((f) => cases.some((c) => c.not === f)).map((f) => [expectLabel({ expect: NONE, not: f }), f] as const),
+  );
+  const rows = [
+    ...family.filter((f) => cases.some((c) => c.expect === f)),
+    ...(cases.some((c) => c.expect === NONE && c.not === undefined) ? [NONE] : []),
+    ...Object.keys(forbids),
+  ];
   const columns = [...family, NONE, MULTIPLE, OTHER];
   const cells: ConfusionMatrix['cells'] = {};
   for (const row of rows) {
@@ -178,7 +190,7 @@ export function confusionMatrix(cases: GradableCase[], outcomes: TrialOutcome[],
       columns.map((col) => [col, wilsonInterval(inRow.filter((o) => o.firedColumn === col).length, inRow.length, confidence)]),
     );
   }
-  return { rows, columns, cells };
+  return { rows, columns, cells, forbids };
 }
 
 export function aggregates(
@@ -186,17 +198,18 @@ export function aggregates(
   outcomes: TrialOutcome[],
   { confidence, readCountsAsFiring }: SummaryOptions,
 ): Aggregates {
-  const expectOf = new Map(cases.map((c) => [c.id, c.expect]));
+  const caseOf = new Map(cases.map((c) => [c.id, c]));
   const ev = outcomes.filter((o) => o.arm === 'skill' && usable(o));
-  const positives = ev.filter((o) => expectOf.get(o.caseId) !== NONE);
-  const negatives = ev.filter((o) => expectOf.get(o.caseId) === NONE);
-  const anyFired = (o: TrialOutcome) => familyFired(o, readCountsAsFiring).length > 0;
+  const positives = ev.filter((o) => caseOf.get(o.caseId)?.expect !== NONE);
+  const negatives = ev.filter((o) => caseOf.get(o.caseId)?.expect === NONE);
+  // A sibling taking a "not this skill" case's request is a right route, neither a false trigger nor a wrong positive.
+  const falseTrigger = (o: TrialOutcome) => falselyFired(caseOf.get(o.caseId)!, familyFired(o, readCountsAsFiring)).length > 0;
   const tp = positives.filter((o) => o.fired === 'expected').length;
-  const fp = positives.filter((o) => o.fired === 'sibling').length + negatives.filter(anyFired).length;
+  const fp = positives.filter((o) => o.fired === 'sibling').length + negatives.filter(falseTrigger).length;
   const recall = wilsonInterval(tp, positives.length, confidence);
   const precision = wilsonInterval(tp, tp + fp, confidence);
   const f1 = recall.p + precision.p > 0 ? (2 * recall.p * precision.p) / (recall.p + precision.p) : Number.NaN;
-  return { recall, falseTriggerRate: wilsonInterval(negatives.filter(anyFired).length, negatives.length, confidence), precision, f1 };
+  return { recall, falseTriggerRate: wilsonInterval(negatives.filter(falseTrigger).length, negatives.length, confidence), precision, f1 };
 }
 
 /** Per case with scored trials in both arms: pair the i-th skill trial with the i-th ablation trial. */

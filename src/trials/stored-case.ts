@@ -9,6 +9,7 @@ export function gradableCase(c: Case, config: Config): GradableCase {
   return {
     id: c.id,
     expect: c.expect.skill,
+    ...(c.expect.not !== undefined ? { not: c.expect.not } : {}),
     exclusive: c.exclusive,
     tags: c.tags,
     plan: c.plan,

@@ -11,12 +11,14 @@ import { seededUniform } from '../util/random.js';
 export type SplitName = 'tune' | 'select' | 'holdout';
 export const SPLIT_NAMES: readonly SplitName[] = ['tune', 'select', 'holdout'];
 
-/** What a case expects, seen from the tuned skill: itself, another family member, or no skill. */
+/** What a case expects, seen from the tuned skill: itself, another family member, or that it stays quiet. */
 export type CaseRole = 'self' | 'sibling' | 'none';
 
 export interface SplitCase {
   id: string;
   expects: string;
+  /** The member a "not this skill" case forbids. */
+  not?: string;
   /** Built to be mistaken for a sibling: it has `against`, or the tag trap or near-miss. */
   trap: boolean;
   pinned?: SplitName;
@@ -29,8 +31,13 @@ const TENTHS = 10;
 /** What each split needs to say anything: positives (role self) and negatives (sibling or none). */
 export const SPLIT_NEEDS = { positives: 2, negatives: 1 } as const;
 
-export function caseRole(expects: string, skill: string): CaseRole {
-  return expects === skill ? 'self' : expects === NO_SKILL ? 'none' : 'sibling';
+/**
+ * A negative case is `none` for the skill it forbids: no skill may fire, or "not this skill" naming it. One that
+ * forbids only a sibling leaves the tuned skill free, so it is that sibling's case (`sibling`).
+ */
+export function caseRole(expects: string, skill: string, not?: string): CaseRole {
+  if (expects === skill) return 'self';
+  return expects === NO_SKILL && (not === undefined || not === skill) ? 'none' : 'sibling';
 }
 
 type Counts = Record<SplitName, number>;
@@ -56,7 +63,7 @@ export function stratumCounts(n: number, pinned: Readonly<Counts>, order: readon
   return counts;
 }
 
-const stratumKey = (c: SplitCase, skill: string) => `${caseRole(c.expects, skill)}/${c.trap ? 'trap' : 'plain'}`;
+const stratumKey = (c: SplitCase, skill: string) => `${caseRole(c.expects, skill, c.not)}/${c.trap ? 'trap' : 'plain'}`;
 
 /** The splits in a seeded order: which split wins a tie of remainders, so a stratum of one or two cases spreads. */
 function seededOrder(seed: number, key: string): SplitName[] {
@@ -101,12 +108,12 @@ function toAdd(stratum: readonly SplitCase[], s: SplitName, need: number): numbe
 /** One message per split that lacks the positives or negatives it needs, naming what to add. */
 export function splitProblems(split: Record<SplitName, string[]>, cases: readonly SplitCase[], skill: string): string[] {
   const byId = new Map(cases.map((c) => [c.id, c]));
-  const plain = (role: CaseRole) => cases.filter((c) => !c.trap && caseRole(c.expects, skill) === role);
+  const plain = (role: CaseRole) => cases.filter((c) => !c.trap && caseRole(c.expects, skill, c.not) === role);
   const problems: string[] = [];
   for (const s of SPLIT_NAMES) {
     const roles = split[s].map((id) => byId.get(id)).filter((c) => c !== undefined);
     const count = (r: (role: CaseRole) => boolean, trapsOnly = false) =>
-      roles.filter((c) => r(caseRole(c.expects, skill)) && (!trapsOnly || c.trap)).length;
+      roles.filter((c) => r(caseRole(c.expects, skill, c.not)) && (!trapsOnly || c.trap)).length;
     const positives = count((r) => r === 'self');
     if (positives < SPLIT_NEEDS.positives) {
       // Adding plain positives: the split keeps its positive traps and gets its share of the enlarged plain stratum.

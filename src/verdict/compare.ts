@@ -27,6 +27,7 @@ import type {
 import { plural, pValueText } from '../util/text.js';
 import { COMPARE_DEFAULTS, type CompareOptions } from './compare-defaults.js';
 import { EXIT } from '../run/exit-codes.js';
+import { expectLabel } from '../run/expectation.js';
 
 interface Tested {
   difference: RateDifference;
@@ -387,7 +388,7 @@ function routingChanges(base: RunToCompare, candidate: RunToCompare, fixed: bool
     return byCase;
   };
   const [bCases, cCases] = [columnsByCase(base), columnsByCase(candidate)];
-  const expectOf = new Map(candidate.manifest.cases.defs.map((d) => [d.id, d.expect]));
+  const defOf = new Map(candidate.manifest.cases.defs.map((d) => [d.id, d]));
   const share = (fired: string[], column: string): Sample => {
     const sequence = fired.map((f) => f === column);
     return { rate: wilsonInterval(sequence.filter(Boolean).length, sequence.length, 1 - o.alpha), sequence };
@@ -396,7 +397,7 @@ function routingChanges(base: RunToCompare, candidate: RunToCompare, fixed: bool
     const bFired = bCases.get(caseId);
     if (!bFired) return [];
     // The expected skill's own column is the pass rate's change, already tested per case.
-    const columns = [...new Set([...bFired, ...cFired])].filter((column) => column !== expectOf.get(caseId)).sort();
+    const columns = [...new Set([...bFired, ...cFired])].filter((column) => column !== defOf.get(caseId)?.expect).sort();
     return columns.map((column) => ({ caseId, column, b: share(bFired, column), c: share(cFired, column) }));
   });
   // A cell's share is not what a design stopped on, so a sequential run's cells keep the anytime-valid test.
@@ -409,7 +410,7 @@ function routingChanges(base: RunToCompare, candidate: RunToCompare, fixed: bool
   return cells
     .map((x, i) => ({
       caseId: x.caseId,
-      expect: expectOf.get(x.caseId) ?? '',
+      expect: defOf.has(x.caseId) ? expectLabel(defOf.get(x.caseId)!) : '',
       column: x.column,
       base: x.b.rate,
       candidate: x.c.rate,

@@ -1,3 +1,4 @@
+import { falselyFired, type Expectation } from '../run/expectation.js';
 import { NO_EVIDENCE, NONE, type TrialOutcome } from '../run/schema.js';
 import { truncatedProduct, type CombinedEvidence } from '../stats/combine-p-values.js';
 import { stratifiedDifference, type Stratum } from '../stats/stratified-difference.js';
@@ -17,24 +18,24 @@ export interface CaseEvidence {
 const MOVED_SHOWN = 3;
 
 /** Per case, the trials (of the skill arm, with evidence, a budget stop included) that count for a routing rate, and those that show it. */
-type Counter = { cases: (expect: string) => boolean; counts: (o: TrialOutcome, readsCount: boolean) => boolean };
+type Counter = { cases: (expect: string) => boolean; counts: (o: TrialOutcome, readsCount: boolean, c: Expectation) => boolean };
 type RoutingRate = Exclude<SuiteRateName, 'passRate'>;
 const ROUTING_RATES: Record<RoutingRate, Counter> = {
   recall: { cases: (e) => e !== NONE, counts: (o) => o.fired === 'expected' },
-  falseTriggers: { cases: (e) => e === NONE, counts: (o, reads) => familyFired(o, reads).length > 0 },
+  falseTriggers: { cases: (e) => e === NONE, counts: (o, reads, c) => falselyFired(c, familyFired(o, reads)).length > 0 },
   siblingConfusion: { cases: (e) => e !== NONE, counts: (o) => o.fired === 'sibling' },
 };
 
 function strata(r: RunToCompare, counter: Counter): Map<string, { successes: number; n: number }> {
-  const expectOf = new Map(r.manifest.cases.defs.map((d) => [d.id, d.expect]));
+  const defOf = new Map(r.manifest.cases.defs.map((d) => [d.id, d]));
   const reads = r.results.options.readCountsAsFiring;
   const out = new Map<string, { successes: number; n: number }>();
   for (const o of r.results.outcomes) {
-    const expect = expectOf.get(o.caseId);
-    if (o.arm !== 'skill' || expect === undefined || !counter.cases(expect) || NO_EVIDENCE.has(o.status)) continue;
+    const def = defOf.get(o.caseId);
+    if (o.arm !== 'skill' || def === undefined || !counter.cases(def.expect) || NO_EVIDENCE.has(o.status)) continue;
     const s = out.get(o.caseId) ?? { successes: 0, n: 0 };
     s.n++;
-    if (counter.counts(o, reads)) s.successes++;
+    if (counter.counts(o, reads, def)) s.successes++;
     out.set(o.caseId, s);
   }
   return out;

@@ -9,7 +9,7 @@ function matrixTable({ matrix }: AgentsReportInput): Html {
   const rows = matrix.rows.map(
     (r) =>
       html`<tr${r.divergent ? html` class="divergent"` : ''}><th scope="row">${r.divergent ? '◆ ' : ''}<code>${r.caseId}</code></th><td>${r.expect}</td>${r.cells.map(
-        (cell) => (cell ? html`<td class="tone-${VERDICT_TONE[cell.verdict]}">${agentCellText(cell, r.expect)}</td>` : html`<td>—</td>`),
+        (cell) => (cell ? html`<td class="tone-${VERDICT_TONE[cell.verdict]}">${agentCellText(cell, r.negative)}</td>` : html`<td>—</td>`),
       )}</tr>`,
   );
   return html`<table class="cases"><thead><tr><th>case</th><th>expect</th>${head}</tr></thead><tbody>${rows}</tbody></table>`;

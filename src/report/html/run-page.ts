@@ -45,6 +45,7 @@ import {
   type Results,
   type RunManifest,
 } from '../../run/schema.js';
+import { expectLabel, routeRight } from '../../run/expectation.js';
 
 const percent = (confidence: number) => `${Math.round(confidence * 100)}%`;
 
@@ -132,7 +133,7 @@ function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>,
       : html`${rate ? rateWithCounts(rate) : '—'}${v.descriptiveInterval ? html`<sup title="${DESCRIPTIVE_MEANING}">${DESCRIPTIVE_MARK}</sup>` : ''}`;
     return html`<tr data-case="${v.caseId}">
 <th scope="row"><a class="case-id" href="#${anchor('trials', i)}">${v.caseId}</a>${prompt ? html`<span class="prompt" title="${prompt}">${prompt}</span>` : ''}${s?.tags.length ? html`<div>${s.tags.map((t) => html`<span class="tag">${t}</span>`)}</div>` : ''}</th>
-<td><code>${s?.expect ?? ''}</code></td>
+<td><code>${s ? expectLabel(s) : ''}</code></td>
 <td>${verdictBadge(v.verdict)}${judge ? html`<div class="muted" title="${judge.note}">${judge.short}</div>` : ''}</td>
 <td class="num">${shown}<div class="muted">p0 ${fmt(v.params.threshold)}</div></td>
 <td>${whisker}</td>
@@ -160,9 +161,10 @@ function casesSection(input: ReportInput, skillRow: Map<string, CaseArmSummary>,
 }
 
 /** A cell's colour: green on the diagonal (routed as expected), red elsewhere, stronger with the share. */
-function heatStyle(share: number, right: boolean): { style: string; dark: boolean } {
+/** Green where the route was right, red where it was not, grey where the cell cannot say. */
+function heatStyle(share: number, right: boolean | undefined): { style: string; dark: boolean } {
   const alpha = 0.1 + 0.8 * share;
-  const rgb = right ? '26, 127, 55' : '207, 34, 46';
+  const rgb = right === undefined ? '110, 119, 129' : right ? '26, 127, 55' : '207, 34, 46';
   return { style: `background: rgba(${rgb}, ${alpha.toFixed(2)})`, dark: alpha > 0.55 };
 }
 
@@ -177,12 +179,12 @@ function confusionSection(results: Results): Html | '' {
       const title = `expected ${row}, fired ${col}: ${x.successes} of ${x.n} trials = ${fmt(x.p, 3)}, ${percent(conf)} interval ${interval(x, 3)}`;
       if (x.successes === 0)
         return html`<td class="cell empty" title="${title}" data-row="${row}" data-col="${col}"><span class="count">0</span></td>`;
-      const heat = heatStyle(x.p, row === col);
+      const heat = heatStyle(x.p, routeRight(row, col, m.forbids[row]));
       return html`<td class="cell${heat.dark ? ' dark' : ''}" style="${heat.style}" title="${title}" data-row="${row}" data-col="${col}"><span class="count">${x.successes}/${x.n}</span><span class="share">${fmt(x.p)}</span></td>`;
     });
     return html`<tr><th scope="row">${row}</th>${cells}</tr>`;
   });
-  const lead = html`Skill arm. Rows: the skill a case expects (${NONE}: negative cases); columns: what fired. Each cell: trials/total of the row and the share; green where the route was right, red where it was not. Hover a cell for its ${percent(conf)} interval.`;
+  const lead = html`Skill arm. Rows: the skill a case expects (${NONE}: no skill may fire; not X: X must not, its siblings may); columns: what fired. Each cell: trials/total of the row and the share; green where the route was right, red where it was not, grey where the cell cannot say (several fired on a "not X" row, X among them or not). Hover a cell for its ${percent(conf)} interval.`;
   return section(
     'confusion',
     'Routing among siblings',

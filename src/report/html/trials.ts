@@ -8,6 +8,7 @@ import { anchor, section, verdictBadge } from './parts.js';
 import { transcriptView } from './transcript.js';
 import { ARMS, type Arm } from '../../run/config-schema.js';
 import { NOTHING_TO_SCORE, transcriptPath, trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../../run/schema.js';
+import { expectLabel } from '../../run/expectation.js';
 
 /**
  * How many trials of one case and arm are embedded with their transcripts: a big run stays a page a browser opens
@@ -121,7 +122,7 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
   const firings = o.firings.length
     ? html`<h4>What fired</h4><ul class="checks">${o.firings.map(
         (f) =>
-          html`<li class="${f.status && f.status !== 'loaded' ? 'bad' : 'ok'}"><span class="mark">${f.via === 'read' ? '◇' : '◆'}</span><code>${f.skill ?? f.requested}</code> <span class="muted">${f.via === 'read' ? 'read its SKILL.md' : 'invoked'}${f.status ? ` · ${f.status}` : ''}${f.skill === undefined ? ' · outside the family' : ''}${c && f.skill === c.expect ? ' · expected' : ''}</span><span class="detail">${f.callId}</span></li>`,
+          html`<li class="${f.status && f.status !== 'loaded' ? 'bad' : 'ok'}"><span class="mark">${f.via === 'read' ? '◇' : '◆'}</span><code>${f.skill ?? f.requested}</code> <span class="muted">${f.via === 'read' ? 'read its SKILL.md' : 'invoked'}${f.status ? ` · ${f.status}` : ''}${f.skill === undefined ? ' · outside the family' : ''}${c && f.skill === c.expect ? ' · expected' : ''}${c && f.skill === c.not ? ' · forbidden' : ''}</span><span class="detail">${f.callId}</span></li>`,
       )}</ul>`
     : '';
   const plan = o.plan
@@ -177,7 +178,7 @@ export function trialsSection(input: ReportInput): Html {
   const embedded = cases.flatMap((x) => x.arms).reduce((a, [, ts]) => a + chooseEmbedded(ts).shown.length, 0);
   const blocks = cases.map(({ v, c, arms }, i) => {
     const trials = arms.length ? arms.map(([arm, ts]) => armBlock(arm, ts, c, input)) : html`<p class="note">No trials.</p>`;
-    return html`<section class="case-trials" id="${anchor('trials', i)}" aria-label="trials of ${v.caseId}"><header><h3 class="case-id">${v.caseId}</h3>${verdictBadge(v.verdict)}<span class="muted">expects ${c?.expect ?? '?'}</span></header>${c?.prompt ? html`<p class="prompt-full">${c.prompt}</p>` : ''}${trials}</section>`;
+    return html`<section class="case-trials" id="${anchor('trials', i)}" aria-label="trials of ${v.caseId}"><header><h3 class="case-id">${v.caseId}</h3>${verdictBadge(v.verdict)}<span class="muted">expects ${c ? expectLabel(c) : '?'}</span></header>${c?.prompt ? html`<p class="prompt-full">${c.prompt}</p>` : ''}${trials}</section>`;
   });
   const lead = html`Each trial with its status, what fired, its plan checks and its transcript: <span class="legend-inline"><b class="who-assistant">assistant</b> text and tool calls (the only content graded), <b class="who-tool">tool</b> results, what the <b class="who-harness">harness</b> injected (skill bodies), <b class="who-system">system</b> events. The graded tool call is outlined, planned calls are marked. ${embedded} of ${results.outcomes.length} trials embedded: every failing or unscorable one (up to ${EMBED_LIMITS.notable} per case and arm) and up to ${EMBED_LIMITS.passing} passing ones; all transcripts are under <code>${input.runDir}</code>.</span>`;
   return section('trials', 'Trials', lead, blocks);

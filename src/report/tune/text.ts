@@ -2,7 +2,8 @@ import { plural } from '../../util/text.js';
 import { paragraph, table } from '../format.js';
 import { comparisonText, curseText, iterationRows, spendText, splitText, verdictText, type TuneReportInput } from './view.js';
 
-const ROLE_NOTE = 'scores are recall · siblings · negatives: the mean pass rate of the cases expecting the skill, a sibling, and no skill';
+const ROLE_NOTE =
+  'scores are recall · siblings · negatives: the mean pass rate of the cases expecting the skill, a sibling, and that it stays quiet (no skill, or not this one)';
 
 /** The tune for a terminal. */
 export function tuneTerminal({ record: r, dir, diff }: TuneReportInput): string {
