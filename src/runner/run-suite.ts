@@ -19,6 +19,32 @@ export interface TrialJudgement {
 }
 
 /**
+ * Starts trials (`start`, false when the scheduler has none to start now) while fewer than the pace's limit run and
+ * no Retry-After holds them, and waits for a trial to finish or the hold to pass; returns once nothing runs and
+ * nothing more will start. Once `signal` is aborted nothing starts and the hold no longer counts: it waits only for the
+ * running trials (being killed). The wait always goes through the event loop, so a signal, a child's exit and a
+ * second Ctrl-C are handled during a hold; an aborted timer resolves at once, and racing it would spin.
+ */
+export async function fillPool(o: {
+  pace: Pick<Pace, 'current' | 'startsAfter'>;
+  signal: AbortSignal;
+  running: ReadonlySet<Promise<void>>;
+  start: () => boolean;
+  exhausted: () => boolean;
+}): Promise<void> {
+  for (;;) {
+    const wait = o.signal.aborted ? 0 : o.pace.startsAfter() - Date.now();
+    while (wait <= 0 && !o.signal.aborted && o.running.size < o.pace.current() && o.start()) {
+      /* fill the pool */
+    }
+    if (o.running.size === 0 && (wait <= 0 || o.exhausted())) return;
+    // A Retry-After holds every start until it passes: a timer wakes the pool then, as a finished trial would.
+    const timer = wait > 0 ? sleep(wait, undefined, { signal: o.signal }).catch(() => undefined) : undefined;
+    await Promise.race([...o.running, ...(timer ? [timer] : [])]);
+  }
+}
+
+/**
  * Pulls trials from the scheduler and keeps up to `concurrency` of them running. `judge` grades a finished trial,
  * which sequential schedulers need and progress shows. A trial that fails (its transcript cannot be stored: disk
  * full, folder gone read-only) stops the run at once: the trials still running are killed rather than left to run
@@ -101,16 +127,7 @@ export async function runSuite(
   };
 
   try {
-    for (;;) {
-      const wait = pace.startsAfter() - Date.now();
-      while (wait <= 0 && !trialCtx.signal.aborted && running.size < pace.current() && start()) {
-        /* fill the pool */
-      }
-      if (running.size === 0 && (wait <= 0 || trialCtx.signal.aborted || scheduler.exhausted())) break;
-      // A Retry-After holds every start until it passes: a timer wakes the pool then, as a finished trial would.
-      const timer = wait > 0 ? sleep(wait, undefined, { signal: trialCtx.signal }).catch(() => undefined) : undefined;
-      await Promise.race([...running, ...(timer ? [timer] : [])]);
-    }
+    await fillPool({ pace, signal: trialCtx.signal, running, start, exhausted: () => scheduler.exhausted() });
   } finally {
     // Let in-flight trials finish writing (they were killed on abort) before anything else is torn down.
     await Promise.allSettled(running);
