@@ -1,20 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants as fsConstants,
-  existsSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants as fsConstants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
 import { access, copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 // Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
-import writeAtomic from 'write-file-atomic';
 import type { z } from 'zod';
 import type { Arm } from './config-schema.js';
 import {
@@ -31,6 +20,7 @@ import {
   type TrialMeta,
   type TrialRef,
 } from './schema.js';
+import { writeAllSync, writeFileWhole, writeFileWholeSync } from '../util/atomic-file.js';
 import { fileLines } from '../util/file-lines.js';
 import { processAlive } from '../util/process-group.js';
 
@@ -156,7 +146,7 @@ const IN_FLIGHT = /^\d+(\.[as]\d+)?\.(jsonl|meta\.json)\.[^.]+$/;
 /** Writes a run of several agents' record into its folder (made if missing). */
 export async function writeAgentRuns(dir: string, runs: AgentRuns): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await writeAtomic(join(dir, AGENT_RUNS_FILE), JSON.stringify({ ...runs, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+  await writeFileWhole(join(dir, AGENT_RUNS_FILE), JSON.stringify({ ...runs, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
 }
 
 /** A folder's record of a run of several agents, or why there is none (missing: not such a run). */
@@ -181,7 +171,7 @@ function overwriteInPlace(file: string, text: string, cause: unknown): boolean {
     fd = openSync(file, 'r+');
     const bytes = Buffer.from(text);
     if (code === 'ENOSPC' && fstatSync(fd).blocks * 512 < bytes.length) return false;
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
+    writeAllSync(fd, bytes, file);
     ftruncateSync(fd, bytes.length);
     fsyncSync(fd);
     return true;
@@ -233,7 +223,7 @@ export class RunStore {
     const file = join(this.dir, 'run.json');
     const text = JSON.stringify({ ...m, version: RUN_FORMAT_VERSION }, null, 2) + '\n';
     try {
-      writeAtomic.sync(file, text);
+      writeFileWholeSync(file, text);
     } catch (e) {
       if (!overwriteInPlace(file, text, e)) throw e;
     }
@@ -252,7 +242,7 @@ export class RunStore {
     const file = join(this.dir, name);
     const text = JSON.stringify(value, null, 2) + '\n';
     try {
-      await writeAtomic(file, text);
+      await writeFileWhole(file, text);
     } catch (e) {
       if (!overwriteInPlace(file, text, e)) throw new StoreWriteError(file, e as Error);
     }
@@ -351,7 +341,7 @@ export class RunStore {
     const files = this.trialFiles(t, attempt);
     try {
       await rename(streamed, files.transcript);
-      await writeAtomic(files.meta, JSON.stringify({ ...meta, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+      await writeFileWhole(files.meta, JSON.stringify({ ...meta, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
     } catch (e) {
       // Disk full, folder gone read-only: named in one line, and the run stops (runner/run-suite.ts).
       throw new StoreWriteError(files.transcript, e as Error);
