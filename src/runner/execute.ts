@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { valueHash } from '../util/json.js';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
 import { judgeSample } from '../grade/judge-answers.js';
 import { gradeTrial } from '../grade/outcome.js';
@@ -10,10 +10,11 @@ import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../load/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import { explainJudgeSample, explainOutcome } from '../report/explain.js';
+import { skillsEditedNote } from '../report/wording.js';
 import type { Config } from '../run/config-schema.js';
 import { trialKey, type GradableCase, type RunManifest, type StoredCanary, type TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';
-import { currentOwner, newRunId, RunStore } from '../run/store.js';
+import { currentOwner, newRunId, RunStore, SKILLS_SNAPSHOT } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
@@ -23,6 +24,7 @@ import { gradableCase } from '../trials/stored-case.js';
 import { boundariesDesign } from '../verdict/stopped-sample.js';
 import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
+import { changedSkills, snapshotSkills } from '../workspace/skill-snapshot.js';
 import { adaptivePace, fixedPace } from './pace.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
@@ -163,8 +165,13 @@ export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTar
 
 /** Runs the trials `target` still needs, through the real agent CLI, and records the run's end in run.json. */
 export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarget): Promise<RunOutcome> {
-  const { config, skills, suite, adapter, binary, profile } = s;
+  const { config, suite, adapter, binary, profile } = s;
   const { store, manifest } = target;
+  // Every trial gets the skills as they were now, kept in the run folder, whatever is edited while the run goes.
+  const skills = await snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)).catch(async (e: unknown) => {
+    await store.writeManifest({ ...manifest, status: 'failed', endedAt: new Date().toISOString() }).catch(() => undefined);
+    throw e;
+  });
   const defs = manifest.cases.defs;
   const gradeOpts = gradeOptions(manifest);
   const replay = new ReplayingScheduler(
@@ -228,6 +235,11 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       () => replay.replayed.length,
       pace,
     );
+    const edited = changedSkills(s.skills);
+    if (edited.length) {
+      manifest.skillsChangedDuringRun = edited.map((c) => ({ dir: c.dir, ...(c.hash ? { hash: c.hash } : {}) }));
+      stderr.write(`${skillsEditedNote(edited.map((c) => c.dir))}\n`);
+    }
     const init = result.records.map((r) => r.transcript.events.find((e) => e.kind === 'init')).find((e) => e !== undefined);
     if (init?.kind === 'init') {
       // A CLI whose stream does not say its version is asked once.
