@@ -30,7 +30,7 @@ import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun, type RunGuard } from './run-guard.js';
 import { runSuite } from './run-suite.js';
-import { probeArmListings, type TrialContext, type TrialRecord } from './trial.js';
+import { probeArmListings, type TrialContext } from './trial.js';
 
 const require = createRequire(import.meta.url);
 export const HARNESS_VERSION: string = (require('../../package.json') as { version: string }).version;
@@ -85,7 +85,6 @@ export interface RunTarget {
 export interface RunOutcome {
   store: RunStore;
   manifest: RunManifest;
-  records: TrialRecord[];
   /** Still guarding the run while its results are written: the caller releases it. */
   guard: RunGuard;
 }
@@ -240,8 +239,8 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       manifest.skillsChangedDuringRun = edited.map((c) => ({ dir: c.dir, ...(c.hash ? { hash: c.hash } : {}) }));
       stderr.write(`${skillsEditedNote(edited.map((c) => c.dir))}\n`);
     }
-    const init = result.records.map((r) => r.transcript.events.find((e) => e.kind === 'init')).find((e) => e !== undefined);
-    if (init?.kind === 'init') {
+    const init = result.init;
+    if (init) {
       // A CLI whose stream does not say its version is asked once.
       manifest.agent.cliVersion = init.cliVersion || (await adapter.cliVersion(binary));
       manifest.reportedModel = init.model;
@@ -257,7 +256,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       notStarted: stopped ? Math.max(0, scheduler.plannedTotal() - finished()) : 0,
     };
     guard.trialsDone();
-    return { store, manifest, records: result.records, guard };
+    return { store, manifest, guard };
   } catch (e) {
     manifest.status = 'failed';
     manifest.trials = { ...manifest.trials, finished: finished() };

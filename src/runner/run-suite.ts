@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Case } from '../load/cases.js';
+import type { InitEvent } from '../transcript/types.js';
 import type { TrialScheduler } from '../trials/schedule.js';
 import { costProjection, etaSeconds } from './eta.js';
 import { fixedPace, type Pace } from './pace.js';
@@ -7,7 +8,10 @@ import type { Progress, ProgressState } from './progress.js';
 import { runTrial, type TrialContext, type TrialRecord } from './trial.js';
 
 export interface SuiteRun {
-  records: TrialRecord[];
+  /** Trials run here. Their transcripts are not kept: a run holds one trial's transcript at a time, whatever its length. */
+  finished: number;
+  /** The first init event a trial's transcript held (the CLI's version and model), if any did. */
+  init?: InitEvent;
   /** Trials that never started because the run was interrupted. */
   notStarted: number;
 }
@@ -62,7 +66,8 @@ export async function runSuite(
   pace: Pace = fixedPace(typeof ctx.config.concurrency === 'number' ? ctx.config.concurrency : 2),
 ): Promise<SuiteRun> {
   const byId = new Map(cases.map((c) => [c.id, c]));
-  const records: TrialRecord[] = [];
+  let finished = 0;
+  let init: InitEvent | undefined;
   const running = new Set<Promise<void>>();
   let failures = 0;
   const failed = new AbortController();
@@ -78,16 +83,16 @@ export async function runSuite(
   const wallTimes: number[] = [];
   let spentUsd: number | undefined;
   const state = (): ProgressState => {
-    const done = records.length + replayed();
+    const done = finished + replayed();
     const remainingTrials = Math.max(0, scheduler.expectedTotal() - done);
     const eta = etaSeconds({
       finishedWallMs: wallTimes,
       remainingTrials,
       limit: pace.meanLimit(),
       elapsedMs: Date.now() - started,
-      finished: records.length,
+      finished,
     });
-    const cost = spentUsd === undefined ? undefined : costProjection({ spentUsd, finished: records.length, remainingTrials });
+    const cost = spentUsd === undefined ? undefined : costProjection({ spentUsd, finished, remainingTrials });
     return {
       done,
       expectedTotal: scheduler.expectedTotal(),
@@ -107,7 +112,11 @@ export async function runSuite(
     const p = runTrial(trialCtx, byId.get(ref.caseId)!, ref).then((r) => {
       // Counted in flight while its evidence is read: the limit grows only when the pool is used.
       for (const change of pace.trialDone(r, running.size)) progress.note(`concurrency ${change.from} → ${change.to}: ${change.why}`);
-      records.push(r);
+      finished++;
+      if (!init) {
+        const first = r.transcript.events.find((e) => e.kind === 'init');
+        if (first?.kind === 'init') init = first;
+      }
       wallTimes.push(r.meta.wallMs);
       const cost = r.transcript.events.find((e) => e.kind === 'result')?.costUsd;
       if (cost !== undefined) spentUsd = (spentUsd ?? 0) + cost;
@@ -134,6 +143,6 @@ export async function runSuite(
     progress.stop();
   }
   if (firstError) throw firstError.error;
-  const notStarted = ctx.signal.aborted && !scheduler.exhausted() ? Math.max(0, scheduler.plannedTotal() - records.length) : 0;
-  return { records, notStarted };
+  const notStarted = ctx.signal.aborted && !scheduler.exhausted() ? Math.max(0, scheduler.plannedTotal() - finished) : 0;
+  return { finished, ...(init ? { init } : {}), notStarted };
 }
