@@ -9,14 +9,18 @@ import { writeTuneRecord } from '../src/run/tune-store.js';
 import { writeFileWhole, writeFileWholeSync } from '../src/util/atomic-file.js';
 
 /**
- * A nearly full disk, in process: write(2) takes what still fits (a short write, no error), then fails with ENOSPC.
- * Patched on the fs module for this process (the library and our code alike call it), undone after each test.
+ * A disk whose write(2) takes at most `perWrite` bytes a call and `room` bytes in all (a short write, no error), then
+ * fails with ENOSPC, as a nearly full one does. Patched on the fs module for this process (write-file-atomic and our
+ * code alike call it), undone after each test. Returns how many writes were asked for.
  */
 const realWrite = fs.write;
 const realWriteSync = fs.writeSync;
-function fillDiskAfter(room: number): void {
+function patchDisk(o: { room?: number; perWrite?: number }): { calls: number } {
+  let room = o.room ?? Infinity;
+  const seen = { calls: 0 };
   const take = (length: number) => {
-    const n = Math.min(length, room);
+    seen.calls++;
+    const n = Math.min(length, room, o.perWrite ?? Infinity);
     room -= n;
     return n;
   };
@@ -39,6 +43,7 @@ function fillDiskAfter(room: number): void {
     realWrite(fd, buffer, offset, n, position, done);
   }) as typeof fs.write;
   syncBuiltinESMExports();
+  return seen;
 }
 afterEach(() => {
   fs.write = realWrite;
@@ -85,7 +90,7 @@ describe('a write the disk cuts short fails loudly and leaves the previous file'
     if (name !== 'run.json') writeFileSync(join(dir, name), previous);
     const before = readFileSync(join(dir, name), 'utf8');
     await RunStore.open(dir); // reads happen before the disk fills
-    fillDiskAfter(4096);
+    patchDisk({ room: 4096 });
     await expect(Promise.resolve().then(() => writeIt(dir))).rejects.toThrow(/ENOSPC/);
     expect(readFileSync(join(dir, name), 'utf8')).toBe(before);
     // No temp file left beside it.
@@ -99,7 +104,7 @@ describe('a write the disk cuts short fails loudly and leaves the previous file'
     const ref = { caseId: 'c', arm: 'skill' as const, n: 1 };
     const files = await store.prepareTrial(ref);
     writeFileSync(files.partial, '{}\n');
-    fillDiskAfter(4096);
+    patchDisk({ room: 4096 });
     await expect(store.commitTrial(ref, big as never)).rejects.toThrow(/ENOSPC/);
     expect(readdirSync(join(dir, 'trials', 'c', 'skill'))).toEqual(['1.jsonl']);
   });
@@ -109,21 +114,9 @@ describe('a write the disk cuts short fails loudly and leaves the previous file'
     const file = join(dir, 'f.json');
     writeFileSync(file, previous);
     const text = JSON.stringify(big);
-    let calls = 0;
-    fs.write = ((
-      fd: number,
-      buffer: Buffer,
-      offset: number,
-      length: number,
-      position: number,
-      done: (e: Error | null, n?: number) => void,
-    ) => {
-      calls++;
-      realWrite(fd, buffer, offset, Math.min(length, 1000), position, done);
-    }) as typeof fs.write;
-    syncBuiltinESMExports();
+    const disk = patchDisk({ perWrite: 1000 });
     await writeFileWhole(file, text);
     expect(readFileSync(file, 'utf8')).toBe(text);
-    expect(calls).toBe(Math.ceil(Buffer.byteLength(text) / 1000));
+    expect(disk.calls).toBe(Math.ceil(Buffer.byteLength(text) / 1000));
   });
 });
