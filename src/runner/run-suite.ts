@@ -8,7 +8,7 @@ import type { Progress, ProgressState } from './progress.js';
 import { runTrial, type TrialContext, type TrialRecord } from './trial.js';
 
 export interface SuiteRun {
-  /** Trials run here. Their transcripts are not kept: a run holds one trial's transcript at a time, whatever its length. */
+  /** Trials run here. Their transcripts are dropped once graded, so a run holds those of its running trials only. */
   finished: number;
   /** The first init event a trial's transcript held (the CLI's version and model), if any did. */
   init?: InitEvent;
