@@ -2,6 +2,7 @@
 import { benchDemo, printDemo } from './demo.mjs';
 import { benchOverhead, printOverhead } from './overhead.mjs';
 import { benchRegrade, printRegrade } from './regrade.mjs';
+import { benchTranscriptMemory, printTranscriptMemory } from './transcript-memory.mjs';
 import { benchSequential, printSequential } from './sequential.mjs';
 import { benchCompare, printCompare } from './compare.mjs';
 import { benchCanary, printCanary } from './canary.mjs';
@@ -22,5 +23,6 @@ printJudgeReal(await benchJudgeReal());
 printConcurrency(benchConcurrency());
 printConcurrencyReal(await benchConcurrencyReal());
 printRegrade(await benchRegrade());
+printTranscriptMemory(await benchTranscriptMemory());
 printOverhead(await benchOverhead());
 printDemo(await benchDemo());

@@ -3,6 +3,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { codex } from '../src/agents/codex/adapter.js';
 import { gemini } from '../src/agents/gemini/adapter.js';
 import { fixedPace, limitSignal } from '../src/runner/pace.js';
+import { fillPool } from '../src/runner/run-suite.js';
 import type { TrialRecord } from '../src/runner/trial.js';
 import type { ErrorEvent } from '../src/transcript/types.js';
 
@@ -95,5 +96,57 @@ describe('what each CLI says of the provider while it runs', () => {
     ['Gemini: the same words on stdout are the model’s', gemini, 'Attempt 1 failed with status 429.', 'stdout', undefined],
   ])('%s', (_, adapter, line, from, signal) => {
     expect(adapter.providerSignal?.(line, from)).toEqual(signal);
+  });
+});
+
+describe('the pool during a Retry-After hold', () => {
+  /** A running trial whose agent, killed on abort, is seen to exit on a later turn of the event loop, as a child's exit is. */
+  const trialKilledOnAbort = (signal: AbortSignal, running: Set<Promise<void>>) => {
+    const exited = new Promise<void>((resolve) => signal.addEventListener('abort', () => setTimeout(resolve, 5)));
+    const tracked: Promise<void> = exited.finally(() => running.delete(tracked));
+    running.add(tracked);
+  };
+
+  it('an abort ends the hold at once: the loop yields to the event loop (the agent is reaped), nothing starts', async () => {
+    const abort = new AbortController();
+    const running = new Set<Promise<void>>();
+    trialKilledOnAbort(abort.signal, running);
+    const holdEnds = Date.now() + 1500;
+    let asked = 0;
+    let started = 0;
+    const pace = { current: () => 4, startsAfter: () => (asked++, holdEnds) };
+    const done = fillPool({ pace, signal: abort.signal, running, start: () => (started++, false), exhausted: () => false });
+    setTimeout(() => abort.abort(), 20);
+    const t0 = Date.now();
+    await done;
+    // Before the fix the loop spun on an aborted timer until the hold ended, asking the pace millions of times and
+    // never letting the killed agent's exit (or a second Ctrl-C) through.
+    expect(Date.now() - t0).toBeLessThan(500);
+    expect(asked).toBeLessThan(10);
+    expect([started, running.size]).toEqual([0, 0]);
+  });
+
+  it('without an abort, waits out the hold without spinning, then starts the next trial', async () => {
+    const running = new Set<Promise<void>>();
+    const holdEnds = Date.now() + 100;
+    let asked = 0;
+    const startedAt: number[] = [];
+    const start = () => {
+      if (startedAt.length) return false;
+      startedAt.push(Date.now());
+      const tracked: Promise<void> = Promise.resolve().finally(() => running.delete(tracked));
+      running.add(tracked);
+      return true;
+    };
+    await fillPool({
+      pace: { current: () => 1, startsAfter: () => (asked++, holdEnds) },
+      signal: new AbortController().signal,
+      running,
+      start,
+      exhausted: () => startedAt.length > 0,
+    });
+    expect(startedAt).toHaveLength(1);
+    expect(startedAt[0]!).toBeGreaterThanOrEqual(holdEnds);
+    expect(asked).toBeLessThan(10);
   });
 });

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { fakeRun } from './run-fixtures.js';
+import { fakeRun, storeSyntheticRun, syntheticRun } from './run-fixtures.js';
 import { cleanup, runInProcess } from './helpers.js';
 import type { Results, RunManifest } from '../src/run/schema.js';
 
@@ -67,5 +67,80 @@ describe('grade and report: durable artifacts, regraded without rerunning anythi
     const r = await runInProcess(['report', root], { cwd: root });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/not a run folder/);
+  });
+});
+
+describe('report and compare check results.json against the stored trials before it gates', () => {
+  const root = mkdtempSync(join(tmpdir(), 'sp-trust-'));
+  afterAll(() => cleanup(root));
+  let runs = 0;
+  /** A base and a candidate of the same numbers: compare says UNCHANGED (exit 0) while both are intact. */
+  const pair = async () => {
+    const numbers = { a: { passes: 40, n: 40 }, b: { passes: 12, n: 12 } };
+    const n = ++runs;
+    const base = await storeSyntheticRun(join(root, String(n)), '20261201-000000-base', syntheticRun(numbers));
+    const cand = await storeSyntheticRun(join(root, String(n)), '20261201-010000-cand', syntheticRun(numbers));
+    return { base, cand };
+  };
+  const editResults = (dir: string, edit: (r: Results) => void) => {
+    const r = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
+    edit(r);
+    writeFileSync(join(dir, 'results.json'), JSON.stringify(r));
+  };
+
+  it('intact runs: compare exits 0 and report reads results.json as stored', async () => {
+    const { base, cand } = await pair();
+    const r = await runInProcess(['compare', base, cand], { cwd: root });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect((await runInProcess(['report', cand], { cwd: root })).exitCode).toBe(0);
+  });
+
+  it.each<[string, (cand: string) => void, RegExp]>([
+    [
+      'one meta.json deleted',
+      (d) => rmSync(join(d, 'trials/a/skill/7.meta.json')),
+      /trials\/a\/skill\/7\.jsonl: results\.json counts this trial, but its record is damaged \(transcript without its meta\.json\)/,
+    ],
+    [
+      'every trial deleted',
+      (d) => rmSync(join(d, 'trials'), { recursive: true }),
+      /trials\/a\/skill\/1\.meta\.json: results\.json counts this trial, but its record is missing/,
+    ],
+    [
+      'a meta.json damaged',
+      (d) => writeFileSync(join(d, 'trials/b/skill/3.meta.json'), '{"exitCo'),
+      /trials\/b\/skill\/3\.meta\.json: results\.json counts this trial, but its record is damaged/,
+    ],
+    [
+      'a PASS hand-edited to FAIL',
+      (d) =>
+        editResults(
+          d,
+          (r) =>
+            void Object.assign(
+              r.outcomes.find((o) => o.caseId === 'a' && o.n === 2)!,
+              { passed: false },
+            ),
+        ),
+      /results\.json: says trial a\/skill\/2 is FAIL, but its stored transcript grades PASS: edited, or written by other graders — run `skillprobe grade \S+` to rewrite/,
+    ],
+    [
+      'results.json written before trials were added',
+      (d) => editResults(d, (r) => void (r.outcomes = r.outcomes.filter((o) => o.n < 40))),
+      /results\.json: does not count 1 stored trial\(s\), e\.g\. a\/skill\/40: written before they were stored/,
+    ],
+  ])('%s: exit 2 naming the file, never a verdict from what results.json says', async (_, damage, says) => {
+    const { base, cand } = await pair();
+    damage(cand);
+    for (const args of [
+      ['compare', base, cand],
+      ['report', cand],
+    ]) {
+      const r = await runInProcess(args, { cwd: root });
+      expect(r.exitCode, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(says);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stdout).not.toMatch(/REGRESSED|UNCHANGED/);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { REPORTER_NAMES } from '../src/report/registry.js';
+import { REPORTER_NAMES, REPORTERS } from '../src/report/registry.js';
 import { baseProject, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
 import { judgedInput } from './report-inputs.js';
 import { fakeRun, storeSyntheticRun, syntheticRun } from './run-fixtures.js';
@@ -117,16 +117,10 @@ describe('--reporter NAME[=FILE] on report', () => {
 });
 
 describe('--reporter json passes the model judge through', () => {
-  const root = makeProject({});
-  afterAll(() => cleanup(root));
-
-  it("results.json's judge findings and each case's judged items, exactly as stored", async () => {
-    const { manifest, results } = judgedInput('unstable');
-    const dir = await storeSyntheticRun(join(root, 'runs'), '20261201-000000-judged', { dir: '', manifest, results });
-    const r = await runInProcess(['report', dir, '--reporter', 'json'], { cwd: root });
-    const stored = JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8'));
-    const shown = JSON.parse(r.stdout);
-    expect(shown).toEqual(stored);
+  it("results.json's judge findings and each case's judged items, exactly as stored", () => {
+    const input = judgedInput('unstable');
+    const shown = JSON.parse(REPORTERS.json({ colour: false }).render(input));
+    expect(shown).toEqual(JSON.parse(JSON.stringify(input.results)));
     expect(shown.judge).toMatchObject({
       calibrated: true,
       costUsd: 0.5,
@@ -188,6 +182,7 @@ describe('compare and history through the CLI', () => {
     const base = await storeSyntheticRun(join(root, 'broken'), '20261201-020000-cccccc', syntheticRun({ a: { passes: 48, n: 50 } }));
     const cand = await storeSyntheticRun(join(root, 'broken'), '20261201-030000-dddddd', syntheticRun({ a: { passes: 48, n: 50 } }));
     rmSync(join(cand, 'results.json'));
+    rmSync(join(cand, 'trials'), { recursive: true });
     const r = await runInProcess(['compare', base, cand], { cwd: root });
     expect(r.exitCode, r.stderr).toBe(4);
     expect(r.stderr).toMatch(/missing data: the candidate run has no scored trial of 1 case: a/);

@@ -137,10 +137,19 @@ export function syntheticRun(
   return { dir: over.dir ?? 'runs/x', manifest, results: buildResults(manifest, outcomes, [], new Date('2026-11-30T00:00:00Z')) };
 }
 
-/** Writes a synthetic run as a run folder (run.json and results.json, no transcripts) under `root`; returns its path. */
+/**
+ * Writes a synthetic run as a run folder under `root`: run.json, a transcript per outcome that grades as the outcome
+ * says (the expected skill fired for a pass, the failure's column otherwise), and results.json. Returns its path.
+ */
 export async function storeSyntheticRun(root: string, runId: string, run: RunToCompare): Promise<string> {
   const store = await RunStore.create(root, runId);
   await store.writeManifest({ ...run.manifest, runId });
+  const expected = new Map(run.manifest.cases.defs.map((c) => [c.id, c.expect]));
+  for (const t of run.results.outcomes) {
+    const fired = t.passed ? expected.get(t.caseId)! : t.firedColumn;
+    const stream = fired && fired !== 'none' ? new ClaudeStream().skill(fired) : new ClaudeStream();
+    await storeTrial(store, t, stream.text('ok').result().raw(), trialMeta());
+  }
   await store.writeResults({ ...run.results, runId });
   return store.dir;
 }

@@ -1,7 +1,6 @@
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pMap from 'p-map';
-import writeFileAtomic from 'write-file-atomic';
 import { InvalidArgumentError } from 'commander';
 import { adapterFor } from '../agents/registry.js';
 import { readStoredTranscript } from '../grade/stored.js';
@@ -12,6 +11,7 @@ import type { AgentNotes, Reporter, ReportInput } from '../report/reporter.js';
 import { trialKey, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import type { RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
+import { writeFileWhole } from '../util/atomic-file.js';
 
 /** `--reporter none`: stdout stays empty (the files alone); the human lines go to stderr. */
 export const NO_STDOUT = 'none';
@@ -159,7 +159,7 @@ export async function writeReports(
       else {
         mkdirSync(dirname(resolve(file)), { recursive: true });
         if (append) appendFileSync(file, text);
-        else await writeFileAtomic(file, text);
+        else await writeFileWhole(file, text);
         human.write(`${append ? 'appended to' : 'wrote'} ${file} (${c.name})\n`);
       }
     } catch (e) {

@@ -177,6 +177,20 @@ export function hashFiles(root: string, paths: string[]): string {
   return h.digest('hex');
 }
 
+/**
+ * A skill folder's hash as `loadSkills` took it, taken again now: a run compares the two to see an edit made since it
+ * loaded the skill. A folder gone or unreadable hashes as undefined.
+ */
+export function skillFolderHash(folder: string): string | undefined {
+  try {
+    const scan: FolderScan = { paths: [], problems: [], links: [] };
+    scanSkillFolder(folder, [realpathSync(folder)], scan);
+    return scan.problems.length ? undefined : hashFiles(folder, scan.paths);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A SKILL.md without frontmatter, said at its first line with what to write. */
 export const noFrontmatter = (file: string, what: string): InputError =>
   new InputError({ file, line: 1, col: 1, what, todo: 'start the file with `---`, then `name:` and `description:` lines, then `---`' });

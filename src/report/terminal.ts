@@ -33,6 +33,7 @@ import {
   cacheText,
   SIMULATED_NOTE,
   simulatorText,
+  skillsEditedNote,
   stabilityNote,
   trialsUsed,
   unstableText,
@@ -72,6 +73,8 @@ function header({ manifest, results }: ReportInput, c: Colors): string[] {
       ),
     );
   }
+  if (manifest.skillsChangedDuringRun?.length)
+    lines.push(paragraph(c.yellow(skillsEditedNote(manifest.skillsChangedDuringRun.map((e) => e.dir)))));
   if (manifest.mergedFrom)
     lines.push(
       paragraph(

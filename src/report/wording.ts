@@ -438,3 +438,7 @@ export const missingAgentText = (m: MissingAgent, runDir: string) =>
 
 export const AGENT_MATRIX_NOTE =
   'Each cell: verdict, passes/scored, and how often the expected skill fired (for a negative case, how often any skill fired). ◆ marks a case where the agents disagree.';
+
+/** What a run says of skill folders edited while it went (run.json `skillsChangedDuringRun`). */
+export const skillsEditedNote = (dirs: readonly string[]) =>
+  `skills edited during the run: ${dirs.join(', ')} — every trial got them as they were at its start (kept in the run folder's skills/); \`run --resume\` refuses the edited ones`;

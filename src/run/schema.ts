@@ -171,6 +171,11 @@ export const runManifestSchema = z.object({
   resumedAt: z.array(z.string()).optional(),
   /** What had changed when a resume was forced (`--force`): trials before and after differ in these. */
   forcedChanges: z.array(z.string()).optional(),
+  /**
+   * Skill folders edited while the run went, with their new hash (none: removed). The trials were not affected: each
+   * got the skills as they were at the start (the run folder's `skills/`), which `skillsHash` names.
+   */
+  skillsChangedDuringRun: z.array(z.object({ dir: z.string(), hash: z.string().optional() })).optional(),
   /** A share of the suite (`run --shard I/N`): `suiteCases` are all the cases the N shards split between them. */
   shard: z.object({ index: z.number().int().min(1), total: z.number().int().min(1), suiteCases: z.array(z.string()) }).optional(),
   /** A run joined from shard folders (`skillprobe merge`): where its trials came from. */
@@ -268,6 +273,8 @@ export const trialMetaSchema = z.object({
   turnLimitHit: z.boolean().optional(),
   /** The agent CLI that wrote the transcript (its id), so it is never read with another CLI's parser. */
   agent: z.string().optional(),
+  /** The hash of the skills the trial's workspace got (`familyHash`; format 3 and before: not recorded; none without skills). */
+  skillsHash: z.string().optional(),
   /** How long the agent had printed nothing when it ended, in ms: a stream that stalled shows as a long quiet. */
   quietMs: z.number().int().min(0).optional(),
   evidence: trialEvidenceSchema.optional(),

@@ -1,20 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  constants as fsConstants,
-  existsSync,
-  fstatSync,
-  fsyncSync,
-  ftruncateSync,
-  openSync,
-  readFileSync,
-  writeSync,
-} from 'node:fs';
+import { closeSync, constants as fsConstants, existsSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync } from 'node:fs';
 import { access, copyFile, mkdir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 // Temp name, fsync, rename: a reader never sees half a file, and a crash never leaves one under the real name.
-import writeAtomic from 'write-file-atomic';
 import type { z } from 'zod';
 import type { Arm } from './config-schema.js';
 import {
@@ -31,6 +20,7 @@ import {
   type TrialMeta,
   type TrialRef,
 } from './schema.js';
+import { writeAllSync, writeFileWhole, writeFileWholeSync } from '../util/atomic-file.js';
 import { fileLines } from '../util/file-lines.js';
 import { processAlive } from '../util/process-group.js';
 
@@ -150,6 +140,8 @@ export interface TrialFiles {
 
 /** A transcript whose trial never finished (its process killed before the meta was written): left over, not damage. */
 export const ORPHAN_TRANSCRIPT = 'transcript without its meta.json';
+/** The run folder's copy of the skills as every trial got them (made at the start of the run and of each resume). */
+export const SKILLS_SNAPSHOT = 'skills';
 const TRIAL_FILE = /^(\d+)(\.[as]\d+)?\.(jsonl|meta\.json)$/;
 // A transcript still streaming, or an atomic write's temp file (`<name>.<hash>`): an interrupted run leaves them.
 const IN_FLIGHT = /^\d+(\.[as]\d+)?\.(jsonl|meta\.json)\.[^.]+$/;
@@ -157,7 +149,7 @@ const IN_FLIGHT = /^\d+(\.[as]\d+)?\.(jsonl|meta\.json)\.[^.]+$/;
 /** Writes a run of several agents' record into its folder (made if missing). */
 export async function writeAgentRuns(dir: string, runs: AgentRuns): Promise<void> {
   await mkdir(dir, { recursive: true });
-  await writeAtomic(join(dir, AGENT_RUNS_FILE), JSON.stringify({ ...runs, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+  await writeFileWhole(join(dir, AGENT_RUNS_FILE), JSON.stringify({ ...runs, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
 }
 
 /** A folder's record of a run of several agents, or why there is none (missing: not such a run). */
@@ -182,7 +174,7 @@ function overwriteInPlace(file: string, text: string, cause: unknown): boolean {
     fd = openSync(file, 'r+');
     const bytes = Buffer.from(text);
     if (code === 'ENOSPC' && fstatSync(fd).blocks * 512 < bytes.length) return false;
-    for (let at = 0; at < bytes.length;) at += writeSync(fd, bytes, at, bytes.length - at, at);
+    writeAllSync(fd, bytes, file);
     ftruncateSync(fd, bytes.length);
     fsyncSync(fd);
     return true;
@@ -234,7 +226,7 @@ export class RunStore {
     const file = join(this.dir, 'run.json');
     const text = JSON.stringify({ ...m, version: RUN_FORMAT_VERSION }, null, 2) + '\n';
     try {
-      writeAtomic.sync(file, text);
+      writeFileWholeSync(file, text);
     } catch (e) {
       if (!overwriteInPlace(file, text, e)) throw e;
     }
@@ -253,7 +245,7 @@ export class RunStore {
     const file = join(this.dir, name);
     const text = JSON.stringify(value, null, 2) + '\n';
     try {
-      await writeAtomic(file, text);
+      await writeFileWhole(file, text);
     } catch (e) {
       if (!overwriteInPlace(file, text, e)) throw new StoreWriteError(file, e as Error);
     }
@@ -352,7 +344,7 @@ export class RunStore {
     const files = this.trialFiles(t, attempt);
     try {
       await rename(streamed, files.transcript);
-      await writeAtomic(files.meta, JSON.stringify({ ...meta, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
+      await writeFileWhole(files.meta, JSON.stringify({ ...meta, version: RUN_FORMAT_VERSION }, null, 2) + '\n');
     } catch (e) {
       // Disk full, folder gone read-only: named in one line, and the run stops (runner/run-suite.ts).
       throw new StoreWriteError(files.transcript, e as Error);

@@ -1,12 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import writeAtomic from 'write-file-atomic';
+import { writeFileWhole } from '../util/atomic-file.js';
 import { RunFolderError } from './store.js';
 import { TUNE_FILE, TUNE_FORMAT_VERSION, tuneRecordSchema, type TuneRecord } from './tune-schema.js';
 
 /** Writes tune.json whole or not at all: a kill mid-write leaves the previous record. */
 export async function writeTuneRecord(dir: string, record: TuneRecord): Promise<void> {
-  await writeAtomic(join(dir, TUNE_FILE), JSON.stringify({ ...record, version: TUNE_FORMAT_VERSION }, null, 2) + '\n');
+  await writeFileWhole(join(dir, TUNE_FILE), JSON.stringify({ ...record, version: TUNE_FORMAT_VERSION }, null, 2) + '\n');
 }
 
 /** A tune folder's record, or one clear message when the folder holds none or a damaged one. */

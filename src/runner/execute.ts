@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import { valueHash } from '../util/json.js';
 import { tmpdir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
 import { judgeSample } from '../grade/judge-answers.js';
 import { gradeTrial } from '../grade/outcome.js';
@@ -10,10 +10,11 @@ import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../load/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import { explainJudgeSample, explainOutcome } from '../report/explain.js';
+import { skillsEditedNote } from '../report/wording.js';
 import type { Config } from '../run/config-schema.js';
 import { trialKey, type GradableCase, type RunManifest, type StoredCanary, type TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';
-import { currentOwner, newRunId, RunStore } from '../run/store.js';
+import { currentOwner, newRunId, RunStore, SKILLS_SNAPSHOT } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
@@ -23,12 +24,13 @@ import { gradableCase } from '../trials/stored-case.js';
 import { boundariesDesign } from '../verdict/stopped-sample.js';
 import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
+import { changedSkills, snapshotSkills } from '../workspace/skill-snapshot.js';
 import { adaptivePace, fixedPace } from './pace.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun, type RunGuard } from './run-guard.js';
 import { runSuite } from './run-suite.js';
-import { probeArmListings, type TrialContext, type TrialRecord } from './trial.js';
+import { probeArmListings, type TrialContext } from './trial.js';
 
 const require = createRequire(import.meta.url);
 export const HARNESS_VERSION: string = (require('../../package.json') as { version: string }).version;
@@ -83,7 +85,6 @@ export interface RunTarget {
 export interface RunOutcome {
   store: RunStore;
   manifest: RunManifest;
-  records: TrialRecord[];
   /** Still guarding the run while its results are written: the caller releases it. */
   guard: RunGuard;
 }
@@ -163,8 +164,13 @@ export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTar
 
 /** Runs the trials `target` still needs, through the real agent CLI, and records the run's end in run.json. */
 export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarget): Promise<RunOutcome> {
-  const { config, skills, suite, adapter, binary, profile } = s;
+  const { config, suite, adapter, binary, profile } = s;
   const { store, manifest } = target;
+  // Every trial gets the skills as they were now, kept in the run folder, whatever is edited while the run goes.
+  const skills = await snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)).catch(async (e: unknown) => {
+    await store.writeManifest({ ...manifest, status: 'failed', endedAt: new Date().toISOString() }).catch(() => undefined);
+    throw e;
+  });
   const defs = manifest.cases.defs;
   const gradeOpts = gradeOptions(manifest);
   const replay = new ReplayingScheduler(
@@ -228,8 +234,13 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       () => replay.replayed.length,
       pace,
     );
-    const init = result.records.map((r) => r.transcript.events.find((e) => e.kind === 'init')).find((e) => e !== undefined);
-    if (init?.kind === 'init') {
+    const edited = changedSkills(s.skills);
+    if (edited.length) {
+      manifest.skillsChangedDuringRun = edited.map((c) => ({ dir: c.dir, ...(c.hash ? { hash: c.hash } : {}) }));
+      stderr.write(`${skillsEditedNote(edited.map((c) => c.dir))}\n`);
+    }
+    const init = result.init;
+    if (init) {
       // A CLI whose stream does not say its version is asked once.
       manifest.agent.cliVersion = init.cliVersion || (await adapter.cliVersion(binary));
       manifest.reportedModel = init.model;
@@ -245,7 +256,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       notStarted: stopped ? Math.max(0, scheduler.plannedTotal() - finished()) : 0,
     };
     guard.trialsDone();
-    return { store, manifest, records: result.records, guard };
+    return { store, manifest, guard };
   } catch (e) {
     manifest.status = 'failed';
     manifest.trials = { ...manifest.trials, finished: finished() };

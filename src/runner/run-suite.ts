@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Case } from '../load/cases.js';
+import type { InitEvent } from '../transcript/types.js';
 import type { TrialScheduler } from '../trials/schedule.js';
 import { costProjection, etaSeconds } from './eta.js';
 import { fixedPace, type Pace } from './pace.js';
@@ -7,7 +8,10 @@ import type { Progress, ProgressState } from './progress.js';
 import { runTrial, type TrialContext, type TrialRecord } from './trial.js';
 
 export interface SuiteRun {
-  records: TrialRecord[];
+  /** Trials run here. Their transcripts are dropped once graded, so a run holds those of its running trials only. */
+  finished: number;
+  /** The first init event a trial's transcript held (the CLI's version and model), if any did. */
+  init?: InitEvent;
   /** Trials that never started because the run was interrupted. */
   notStarted: number;
 }
@@ -16,6 +20,32 @@ export interface SuiteRun {
 export interface TrialJudgement {
   passed: boolean | null;
   verdict: string;
+}
+
+/**
+ * Starts trials (`start`, false when the scheduler has none to start now) while fewer than the pace's limit run and
+ * no Retry-After holds them, and waits for a trial to finish or the hold to pass; returns once nothing runs and
+ * nothing more will start. Once `signal` is aborted nothing starts and the hold no longer counts: it waits only for the
+ * running trials (being killed). The wait always goes through the event loop, so a signal, a child's exit and a
+ * second Ctrl-C are handled during a hold; an aborted timer resolves at once, and racing it would spin.
+ */
+export async function fillPool(o: {
+  pace: Pick<Pace, 'current' | 'startsAfter'>;
+  signal: AbortSignal;
+  running: ReadonlySet<Promise<void>>;
+  start: () => boolean;
+  exhausted: () => boolean;
+}): Promise<void> {
+  for (;;) {
+    const wait = o.signal.aborted ? 0 : o.pace.startsAfter() - Date.now();
+    while (wait <= 0 && !o.signal.aborted && o.running.size < o.pace.current() && o.start()) {
+      /* fill the pool */
+    }
+    if (o.running.size === 0 && (wait <= 0 || o.exhausted())) return;
+    // A Retry-After holds every start until it passes: a timer wakes the pool then, as a finished trial would.
+    const timer = wait > 0 ? sleep(wait, undefined, { signal: o.signal }).catch(() => undefined) : undefined;
+    await Promise.race([...o.running, ...(timer ? [timer] : [])]);
+  }
 }
 
 /**
@@ -36,7 +66,8 @@ export async function runSuite(
   pace: Pace = fixedPace(typeof ctx.config.concurrency === 'number' ? ctx.config.concurrency : 2),
 ): Promise<SuiteRun> {
   const byId = new Map(cases.map((c) => [c.id, c]));
-  const records: TrialRecord[] = [];
+  let finished = 0;
+  let init: InitEvent | undefined;
   const running = new Set<Promise<void>>();
   let failures = 0;
   const failed = new AbortController();
@@ -52,16 +83,16 @@ export async function runSuite(
   const wallTimes: number[] = [];
   let spentUsd: number | undefined;
   const state = (): ProgressState => {
-    const done = records.length + replayed();
+    const done = finished + replayed();
     const remainingTrials = Math.max(0, scheduler.expectedTotal() - done);
     const eta = etaSeconds({
       finishedWallMs: wallTimes,
       remainingTrials,
       limit: pace.meanLimit(),
       elapsedMs: Date.now() - started,
-      finished: records.length,
+      finished,
     });
-    const cost = spentUsd === undefined ? undefined : costProjection({ spentUsd, finished: records.length, remainingTrials });
+    const cost = spentUsd === undefined ? undefined : costProjection({ spentUsd, finished, remainingTrials });
     return {
       done,
       expectedTotal: scheduler.expectedTotal(),
@@ -81,7 +112,11 @@ export async function runSuite(
     const p = runTrial(trialCtx, byId.get(ref.caseId)!, ref).then((r) => {
       // Counted in flight while its evidence is read: the limit grows only when the pool is used.
       for (const change of pace.trialDone(r, running.size)) progress.note(`concurrency ${change.from} → ${change.to}: ${change.why}`);
-      records.push(r);
+      finished++;
+      if (!init) {
+        const first = r.transcript.events.find((e) => e.kind === 'init');
+        if (first?.kind === 'init') init = first;
+      }
       wallTimes.push(r.meta.wallMs);
       const cost = r.transcript.events.find((e) => e.kind === 'result')?.costUsd;
       if (cost !== undefined) spentUsd = (spentUsd ?? 0) + cost;
@@ -101,22 +136,13 @@ export async function runSuite(
   };
 
   try {
-    for (;;) {
-      const wait = pace.startsAfter() - Date.now();
-      while (wait <= 0 && !trialCtx.signal.aborted && running.size < pace.current() && start()) {
-        /* fill the pool */
-      }
-      if (running.size === 0 && (wait <= 0 || trialCtx.signal.aborted || scheduler.exhausted())) break;
-      // A Retry-After holds every start until it passes: a timer wakes the pool then, as a finished trial would.
-      const timer = wait > 0 ? sleep(wait, undefined, { signal: trialCtx.signal }).catch(() => undefined) : undefined;
-      await Promise.race([...running, ...(timer ? [timer] : [])]);
-    }
+    await fillPool({ pace, signal: trialCtx.signal, running, start, exhausted: () => scheduler.exhausted() });
   } finally {
     // Let in-flight trials finish writing (they were killed on abort) before anything else is torn down.
     await Promise.allSettled(running);
     progress.stop();
   }
   if (firstError) throw firstError.error;
-  const notStarted = ctx.signal.aborted && !scheduler.exhausted() ? Math.max(0, scheduler.plannedTotal() - records.length) : 0;
-  return { records, notStarted };
+  const notStarted = ctx.signal.aborted && !scheduler.exhausted() ? Math.max(0, scheduler.plannedTotal() - finished) : 0;
+  return { finished, ...(init ? { init } : {}), notStarted };
 }

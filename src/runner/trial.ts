@@ -118,6 +118,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       const meta: TrialMeta = {
         ...spawned,
         agent: ctx.adapter.id,
+        ...(ws.skillsHash ? { skillsHash: ws.skillsHash } : {}),
         ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}),
         ...(evidence ? { evidence } : {}),
       };

@@ -35,7 +35,10 @@ export interface InitEvent {
 export interface TextEvent {
   kind: 'text';
   source: 'assistant' | 'harness';
+  /** Harness text (an injected skill body) is kept up to `SHOWN_CHARS` (util/shown-text.ts); the assistant's, whole. */
   text: string;
+  /** The block's full length, when `text` keeps only its start. */
+  chars?: number;
   /** Id of the model message this block belongs to (several blocks can share one). */
   messageId?: string;
 }
@@ -63,7 +66,10 @@ export interface ToolResultEvent {
   source: 'tool';
   id: string;
   isError: boolean;
+  /** Up to `SHOWN_CHARS` of the output (util/shown-text.ts): shown, never graded. */
   text: string;
+  /** The output's full length, when `text` keeps only its start. */
+  chars?: number;
 }
 
 export interface SkillLoadEvent {

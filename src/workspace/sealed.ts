@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../load/input-error.js';
 import { isWithin, unwritableFolder } from '../load/paths.js';
-import type { Skill } from '../load/skills.js';
+import { familyHash, type Skill } from '../load/skills.js';
 import { workspacePrefix, writeOwner } from './owner.js';
 
 export interface SealedWorkspace {
@@ -15,6 +15,8 @@ export interface SealedWorkspace {
   tmp: string;
   /** The harness's own files for this trial (the CLI's config, policy), beside the workspace, not inside it. */
   harnessDir: string;
+  /** The hash of the skills copied in (the family's, as `familyHash` takes it), none in a workspace without skills. */
+  skillsHash?: string;
   root: string;
   cleanup(): Promise<void>;
 }
@@ -85,6 +87,16 @@ export async function checkWorkspaceRoot(root: string | undefined, names: readon
   }
 }
 
+/**
+ * Copies a skill folder to `to` as a trial gets it. dereference: a symlink in a skill becomes a regular copy, never a
+ * live link to the user's original. Loading refused links out of the folder; one made since then is not followed either.
+ */
+export async function copySkill(s: Pick<Skill, 'path'>, to: string): Promise<void> {
+  const skillRoot = await realpath(s.path);
+  const staysIn = async (src: string) => isWithin(await realpath(src), skillRoot);
+  await cp(s.path, to, { recursive: true, dereference: true, filter: staysIn });
+}
+
 export async function createSealedWorkspace(opts: { root?: string; skills: Skill[]; skillsFolder: string }): Promise<SealedWorkspace> {
   // Node's own mkdtemp: a temp-folder package would read TMPDIR when imported, failing every command if it is missing.
   // The owner's pid is in the name from the start, and the marker follows at once (owner.ts): a harness that dies
@@ -99,14 +111,8 @@ export async function createSealedWorkspace(opts: { root?: string; skills: Skill
     const harnessDir = join(root, 'harness');
     for (const d of [dir, home, tmp, harnessDir]) await mkdir(d);
     await initGitRoot(dir);
-    for (const s of opts.skills) {
-      // dereference: a symlink in a skill becomes a regular copy, never a live link to the user's original. Loading
-      // refused links out of the folder; one made since then is not followed either.
-      const skillRoot = await realpath(s.path);
-      const staysIn = async (src: string) => isWithin(await realpath(src), skillRoot);
-      await cp(s.path, join(dir, opts.skillsFolder, s.dir), { recursive: true, dereference: true, filter: staysIn });
-    }
-    return { dir, home, tmp, harnessDir, root, cleanup };
+    for (const s of opts.skills) await copySkill(s, join(dir, opts.skillsFolder, s.dir));
+    return { dir, home, tmp, harnessDir, root, cleanup, ...(opts.skills.length ? { skillsHash: familyHash(opts.skills) } : {}) };
   } catch (e) {
     await cleanup();
     throw e;

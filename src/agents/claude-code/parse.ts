@@ -1,3 +1,4 @@
+import { shownBlock } from '../../util/shown-text.js';
 import type {
   ErrorEvent,
   ErrorKind,
@@ -207,7 +208,7 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
           const id = str(block.tool_use_id) ?? '';
           const isError = block.is_error === true;
           const text = resultText(block.content);
-          events.push({ kind: 'tool_result', source: 'tool', id, isError, text });
+          events.push({ kind: 'tool_result', source: 'tool', id, isError, ...shownBlock(text) });
           const call = skillCalls.get(id);
           if (call) {
             const load: SkillLoadEvent = {
@@ -216,7 +217,7 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
               callId: id,
               name: call.skill ?? '',
               status: skillLoadStatus(isError, text),
-              detail: text.replace(/<\/?tool_use_error>/g, '').trim(),
+              detail: shownBlock(text.replace(/<\/?tool_use_error>/g, '').trim()).text,
             };
             events.push(load);
             awaitingBody = load.status === 'loaded' ? load : awaitingBody;
@@ -228,7 +229,7 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
             awaitingBody.path = text.slice(BODY_PREFIX.length).split('\n', 1)[0]?.trim();
             awaitingBody = undefined;
           }
-          events.push({ kind: 'text', source: 'harness', text });
+          events.push({ kind: 'text', source: 'harness', ...shownBlock(text) });
           if (text.startsWith(EMPTY_NUDGE)) {
             events.push({
               kind: 'error',

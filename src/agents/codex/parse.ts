@@ -1,3 +1,4 @@
+import { shownBlock } from '../../util/shown-text.js';
 import type { TrialMeta } from '../../run/schema.js';
 import type {
   ErrorEvent,
@@ -136,7 +137,7 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
     const call = open.get(id) ?? commandCall(id, command);
     if (!open.has(id)) events.push(call);
     open.delete(id);
-    events.push({ kind: 'tool_result', source: 'tool', id, isError: exitCode !== 0, text: output });
+    events.push({ kind: 'tool_result', source: 'tool', id, isError: exitCode !== 0, ...shownBlock(output) });
     const read = membersRead(output, nonces);
     if (read.length) {
       read.forEach((dir, i) => {

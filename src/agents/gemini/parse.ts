@@ -1,3 +1,4 @@
+import { shownBlock } from '../../util/shown-text.js';
 import type { TrialMeta } from '../../run/schema.js';
 import type {
   ErrorEvent,
@@ -150,7 +151,13 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
     const error = ev.status === 'error' ? (isPlainObject(ev.error) ? ev.error : {}) : undefined;
     const errorType = error && (str(error.type) ?? 'unknown');
     const output = str(ev.output) ?? '';
-    push({ kind: 'tool_result', source: 'tool', id, isError: error !== undefined, text: output || (error && str(error.message)) || '' });
+    push({
+      kind: 'tool_result',
+      source: 'tool',
+      id,
+      isError: error !== undefined,
+      ...shownBlock(output || (error && str(error.message)) || ''),
+    });
     const call = calls.get(id);
     if (call?.intent !== 'skill') return;
     const load: SkillLoadEvent = {

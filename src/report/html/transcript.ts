@@ -36,12 +36,13 @@ function listingText(listed: readonly string[], family: GradedEvidence['family']
 /** Beyond this, a block is cut: injected skill bodies and tool results can be long, and the file stays whole on disk. */
 const MAX_CHARS = 4000;
 
-const cutNote = (text: string): Html | '' =>
-  text.length > MAX_CHARS
-    ? html`<span class="cut">… ${(text.length - MAX_CHARS).toLocaleString('en-US')} more characters in the transcript file</span>`
+const cutNote = (text: string, chars = text.length): Html | '' =>
+  chars > MAX_CHARS
+    ? html`<span class="cut">… ${(chars - MAX_CHARS).toLocaleString('en-US')} more characters in the transcript file</span>`
     : '';
 
-const clip = (text: string): Html => html`${text.slice(0, MAX_CHARS)}${cutNote(text)}`;
+/** `chars`: the block's full length, when the transcript keeps only its start. */
+const clip = (text: string, chars?: number): Html => html`${text.slice(0, MAX_CHARS)}${cutNote(text, chars)}`;
 
 const pre = (content: Part) => html`<pre>${content}</pre>`;
 
@@ -101,7 +102,7 @@ function event(e: TranscriptEvent, ctx: { steps: Map<string, number>; cwd?: stri
         return block(
           'harness',
           html`<span class="what">injected skill body</span>`,
-          html`<details><summary>${e.text.length.toLocaleString('en-US')} characters shown to the model, never graded (it echoes SKILL.md)</summary>${pre(clip(e.text))}</details>`,
+          html`<details><summary>${(e.chars ?? e.text.length).toLocaleString('en-US')} characters shown to the model, never graded (it echoes SKILL.md)</summary>${pre(clip(e.text, e.chars))}</details>`,
         );
       }
       return block('assistant', html`<span class="what">text</span>`, pre(markedText(e.text, ctx.isPlan)));
@@ -112,7 +113,7 @@ function event(e: TranscriptEvent, ctx: { steps: Map<string, number>; cwd?: stri
       return block(
         'tool',
         html`<span class="what">result${step ? ` of step ${step}` : ''}</span>${e.isError ? html`<span class="badge bad">error</span>` : ''}`,
-        pre(clip(e.text)),
+        pre(clip(e.text, e.chars)),
       );
     }
     case 'skill_load':
