@@ -4,6 +4,7 @@ import { configSchema } from '../src/run/config-schema.js';
 import type { GradableCase, TrialRef } from '../src/run/schema.js';
 import {
   canaryCritical,
+  boundedEnds,
   canaryDesign,
   canaryFalseAlarm,
   canaryOperating,
@@ -16,6 +17,7 @@ import { decideSequential, type SequentialDesign } from '../src/stats/sequential
 import { addedEnds, fixedTrialsDesign, logEndProbability, stoppedEnds } from '../src/stats/stopped-binomial.js';
 import { planCanary, canaryTest } from '../src/verdict/canary.js';
 import { compareRuns } from '../src/verdict/compare.js';
+import { COMPARE_DEFAULTS } from '../src/verdict/compare-defaults.js';
 import { DECISION, syntheticRun } from './run-fixtures.js';
 
 const PARAMS = { margin: 0.3, futilityLevel: 0.99, minTrials: 2, maxTrials: 7 };
@@ -79,8 +81,8 @@ describe('the canary against a stored base: its exact false-alarm rate', () => {
 });
 
 describe('the canary boundaries and its p-value', () => {
-  const base = { trials: 20, passes: 18 };
-  const ends = stoppedEnds(fixedTrialsDesign(20));
+  const ends = boundedEnds(fixedTrialsDesign(20), 0.975);
+  const base = ends.find((e) => e.passes === 18)!;
   const c = canaryCritical({ ends, observed: base }, { alpha: 0.01, minTrials: 5, maxTrials: 40 });
   const design: SequentialDesign = canaryDesign(base, c, { margin: 0.3, futilityLevel: 0.99, minTrials: 5, maxTrials: 40 });
 
@@ -145,7 +147,7 @@ describe('the canary boundaries and its p-value', () => {
     for (let r = 0; r < 4000; r++) {
       let kb = 0;
       for (let i = 0; i < 20; i++) kb += uniform() < 0.9 ? 1 : 0;
-      const d = canaryDesign({ trials: 20, passes: kb }, c, { margin: 0.3, futilityLevel: 0.99, minTrials: 5, maxTrials: 40 });
+      const d = canaryDesign(ends[kb]!, c, { margin: 0.3, futilityLevel: 0.99, minTrials: 5, maxTrials: 40 });
       const seq: boolean[] = [];
       while (seq.length < 40 && decideSequential(seq, d).state === 'continue') seq.push(uniform() < 0.6);
       regressed += decideSequential(seq, d).state === 'reject' ? 1 : 0;
@@ -235,12 +237,14 @@ describe('run --baseline: the canary as the run stores and schedules it, and as 
       ...run,
       manifest: { ...run.manifest, config: SEQUENTIAL, cases: { ...run.manifest.cases, defs: defsOf(['a', 'b', 'c']) }, canary: all },
     };
-    const cmp = compareRuns(base, candidate);
+    const cmp = compareRuns(base, candidate, { ...COMPARE_DEFAULTS, margin: 0.3 });
     const row = (id: string) => cmp.cases.find((c) => c.caseId === id)!;
     expect(cmp.cases.map((c) => c.method)).toEqual(['canary', 'canary', 'canary']);
     expect(row('b').change).toBe('REGRESSED');
-    expect(row('b').pValue).toBe(canaryTest(all.cases[1]!, all, outcomes.b).pValue);
-    expect(row('a')).toMatchObject({ change: 'UNCHANGED', reason: 'the canary ruled out a drop of 0.3 (one-sided, 99%) where it stopped' });
+    expect(row('b').pValue).toBe(canaryTest(all.cases[1]!, outcomes.b).pValue);
+    expect(row('a')).toMatchObject({ change: 'UNCHANGED', reason: "the difference's interval rules out a drop of 0.3" });
+    // The row says UNCHANGED only where its own interval rules the margin out: where the canary stopped it.
+    expect(row('a').difference.lo).toBeGreaterThan(-0.3);
     expect(cmp.exitCode).toBe(1);
     // Against another base the canary is only the candidate's stopping rule: the exact two-run test, not the canary's.
     const another = syntheticRun({ a: { passes: 18, n: 20 }, b: { passes: 18, n: 20 }, c: { passes: 18, n: 20 } }, { dir: 'runs/other' });

@@ -2,9 +2,10 @@ import { paragraph } from '../report/format.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { designOperating, type SequentialDesign } from '../stats/sequential-design.js';
 import { designKey } from '../stats/stopped-two-sample.js';
-import { canaryCritical, canaryOperating } from '../stats/canary-design.js';
-import { fixedTrialsDesign, stoppedEnds } from '../stats/stopped-binomial.js';
-import { CANARY_FUTILITY_LEVEL, canaryCap } from '../verdict/canary.js';
+import { boundedEnds, canaryCritical, canaryOperating } from '../stats/canary-design.js';
+import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
+import { canaryCap, canaryFutilityLevel } from '../verdict/canary.js';
+import { sideLevel } from '../verdict/stopped-sample.js';
 import { suiteCanaryPower } from '../stats/suite-power.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 
@@ -64,9 +65,9 @@ function baselinePlan(
   const caseAlpha = alpha / Math.max(1, cases);
   const cap = canaryCap(from, from - to, caseAlpha, power, baseTrials);
   const minTrials = Math.min(cap, minTrialsAsked);
-  const ends = stoppedEnds(fixedTrialsDesign(baseTrials));
+  const ends = boundedEnds(fixedTrialsDesign(baseTrials), sideLevel(1 - alpha));
   const c = canaryCritical({ ends, observed: { trials: baseTrials, passes: baseTrials } }, { alpha: caseAlpha, minTrials, maxTrials: cap });
-  const params = { margin: from - to, futilityLevel: CANARY_FUTILITY_LEVEL, minTrials, maxTrials: cap };
+  const params = { margin: from - to, futilityLevel: canaryFutilityLevel(alpha), minTrials, maxTrials: cap };
   const [kept, dropped] = [canaryOperating(ends, from, from, c, params), canaryOperating(ends, from, to, c, params)];
   return {
     baseTrials,
