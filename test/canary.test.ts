@@ -194,7 +194,7 @@ describe('run --baseline: the canary as the run stores and schedules it, and as 
     expect(refs.filter((r) => r.caseId === 'a').length).toBeLessThanOrEqual(bTrials);
   });
 
-  it('with --keep-going every case runs to its own end', () => {
+  it('without --stop-at-first-regression every case runs to its own end', () => {
     const { canary: all } = planCanary(base, defsOf(['a', 'b', 'c']), { ...options, stopAtFirstRegression: false });
     const refs = drive(makeScheduler(SEQUENTIAL, defsOf(['a', 'b', 'c']), { canary: all }), {
       a: () => true,

@@ -98,6 +98,13 @@ function distinctDesigns(cases: readonly PlannedCaseRun[]): number[] {
 }
 
 /**
+ * Trials per case in each run to flag a drop `from → to` in one of `cases` cases, corrected across them: the base
+ * `run --baseline` needs to see a drop of the margin (`run --for-baseline` makes it), and the fixed-N canary's runs.
+ */
+export const baseTrialsFor = (cases: number, from: number, to: number, alpha: number, power: number) =>
+  trialsToDetect(from, to, alpha / Math.max(1, cases), power);
+
+/**
  * Pure: what a canary for a drop `from → to` in the skill arm costs. Fixed-N: trials per case in each of the two
  * runs. Suite-level (sequential suites): the two runs the suite makes anyway, and the exact chance its test flags
  * the drop in every case or in one.
@@ -110,7 +117,7 @@ export function planComparison(
   suite: { cases: number; caseArms: number; minTrials: number; designs?: readonly PlannedCaseRun[] },
 ): ComparisonPlan {
   const { cases, caseArms, designs } = suite;
-  const acrossCases = trialsToDetect(from, to, alpha / Math.max(1, cases), power);
+  const acrossCases = baseTrialsFor(cases, from, to, alpha, power);
   const plan: ComparisonPlan = {
     from,
     to,

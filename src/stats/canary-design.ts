@@ -71,12 +71,21 @@ export function regressedUpTo(
 }
 
 /**
+ * How the UNCHANGED boundary spends its error over the stages: by stage m at most tail · (m / maxTrials)^ρ. Under
+ * the stagewise ordering every earlier UNCHANGED counts against a later one's bound, so a boundary that spent its
+ * whole error at the first stages could never stop later. ρ = 2 is the middle way, measured exactly against a
+ * base of 167 of 186 at a margin of 0.15: ρ 1, 2, 3 take 108, 114, 121 expected trials and leave 4.4, 3.2, 2.5% undecided.
+ */
+const FUTILITY_SPENDING = 2;
+
+/**
  * Fewest candidate passes at each stage at which the candidate's exact stagewise lower bound (one-sided, at
  * `futilityLevel`) on its rate is above `floor` (the base's upper bound less the margin): the bound the comparison
- * reports, so that the canary stops at UNCHANGED exactly where its row can say UNCHANGED. Under the stagewise ordering
- * an accept at stage m with j passes ranks below every earlier accept and above every other outcome of stage m with
- * fewer passes, so its bound is above `floor` when P_floor(an earlier accept, or j passes or more at stage m) is
- * below the tail: one walk at the rate `floor` settles every stage in turn. n + 1 where none can.
+ * reports, so that the canary stops at UNCHANGED only where its row says UNCHANGED. Under the stagewise ordering an
+ * UNCHANGED at stage m with j passes ranks below every earlier one and above every other outcome of stage m with
+ * fewer passes, so its bound is above `floor` when P_floor(an earlier UNCHANGED, or j passes or more at stage m) is
+ * below the tail: one walk at the rate `floor`, spending the tail over the stages, settles every stage in turn.
+ * n + 1 where none can.
  */
 export function unchangedFrom(
   floor: number,
@@ -88,19 +97,19 @@ export function unchangedFrom(
   // Every bound is at least 0: below a floor under 0 every stage from the minimum on rules the drop out.
   if (floor < 0) return out.map((a, m) => (m >= p.minTrials ? rejectUpTo[m]! + 1 : a));
   const tail = 1 - p.futilityLevel;
-  const q = Math.max(0, floor);
   let alive = [1];
   let accepted = 0;
   for (let m = 1; m <= p.maxTrials; m++) {
     const next = new Array<number>(m + 1).fill(0);
     alive.forEach((mass, k) => {
-      next[k + 1]! += mass * q;
-      next[k]! += mass * (1 - q);
+      next[k + 1]! += mass * floor;
+      next[k]! += mass * (1 - floor);
     });
     if (m >= p.minTrials) {
-      // The mass at j passes or more, from the top down, until it reaches the tail.
+      // Strictly below the tail at the cap, so the bound is strictly above the floor.
+      const budget = tail * (m / p.maxTrials) ** FUTILITY_SPENDING * (1 - 1e-9);
       let [j, above] = [m + 1, accepted];
-      while (j > 0 && above + next[j - 1]! < tail) above += next[--j]!;
+      while (j > 0 && above + next[j - 1]! <= budget) above += next[--j]!;
       out[m] = Math.max(j, rejectUpTo[m]! + 1);
       for (let k = out[m]!; k <= m; k++) {
         accepted += next[k]!;
