@@ -185,7 +185,7 @@ export function renderComparisonPlan(p: ComparisonPlan, pricePerTrial?: number):
       '  ',
     ),
     `  skillprobe run --for-baseline --margin ${(p.from - p.to).toFixed(2)}   (once: the base, ${b.baseTrials} per case${pricePerTrial === undefined ? '' : `, ${usd(b.baseTrials * p.caseArms)}`})`,
-    `  skillprobe run --baseline BASE --margin ${(p.from - p.to).toFixed(2)}   (after each update: exit 1 on a regression, 3 while a case is undecided)`,
+    `  skillprobe run --baseline BASE --margin ${(p.from - p.to).toFixed(2)}   (after each update: exit 1 regressed, 3 undecided)`,
   ];
   return (
     [

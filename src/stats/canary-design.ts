@@ -12,7 +12,7 @@
  */
 import { designOperating, type SequentialDesign } from './sequential-design.js';
 import { logEndProbability, stoppedEnds, type StoppedEnd } from './stopped-binomial.js';
-import { stagewiseEstimate } from './stagewise.js';
+import { stagewiseUpper } from './stagewise.js';
 import { supremumOverRate } from './rate-supremum.js';
 
 export interface CanaryParams {
@@ -273,7 +273,7 @@ export interface CanaryOperating {
  * comparison reports for a base stopped by its rule).
  */
 export function boundedEnds(design: SequentialDesign, level: number): (StoppedEnd & BoundedBase)[] {
-  return stoppedEnds(design).map((e) => ({ ...e, upper: stagewiseEstimate(design, e.trials, e.passes, level).upper }));
+  return stoppedEnds(design).map((e) => ({ ...e, upper: stagewiseUpper(design, e.trials, e.passes, level) }));
 }
 
 /** Exact operating characteristics when the base's rate is `baseRate` and the candidate's `rate`, at critical z c. */
