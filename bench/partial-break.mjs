@@ -7,6 +7,9 @@
 // the fixed-N base `plan --compare` prescribes (`run --for-baseline`). Beside each: the old rule on the same runs
 // (the suite UNCHANGED when the mean change lies within the margin, an undecided case a clean exit 0).
 import { planComparison } from '../dist/commands/plan-compare.js';
+import { boundedEnds, canaryOperating } from '../dist/stats/canary-design.js';
+import { fixedTrialsDesign } from '../dist/stats/stopped-binomial.js';
+import { sideLevel } from '../dist/verdict/stopped-sample.js';
 import { makeScheduler } from '../dist/runner/execute.js';
 import { decideSequential } from '../dist/stats/sequential-design.js';
 import { planCanary } from '../dist/verdict/canary.js';
@@ -104,6 +107,32 @@ function count(t, candidate, cmp, decided) {
     (cmp.exitCode === 0 && cmp.cases.some((c) => c.change === 'UNDECIDED'));
 }
 
+/**
+ * Exact, at the prescribed base, from the canary's own dynamic programme at each case's true rate (the base's draw
+ * included): the chance any case is flagged REGRESSED under no change, each broken case's chance to be flagged, and
+ * the chance every case says UNCHANGED (exit 0) under no change. Cases are independent runs of their own boundaries.
+ */
+function exactPrescribed(canary, n, demo, broken) {
+  const ends = boundedEnds(fixedTrialsDesign(n), sideLevel(1 - ALPHA));
+  const op = (e, from, to) =>
+    canaryOperating(ends, from, to, e.critical, {
+      margin: canary.margin,
+      futilityLevel: canary.futilityLevel,
+      minTrials: e.design.minTrials,
+      maxTrials: e.design.maxTrials,
+    });
+  const inside = (p) => Math.min(1 - 1e-9, Math.max(1e-9, p));
+  let [quiet, allUnchanged, both] = [1, 1, 1];
+  for (const e of canary.cases) {
+    const rate = inside(demo.get(e.caseId));
+    const same = op(e, rate, rate);
+    quiet *= 1 - same.regressed;
+    allUnchanged *= same.unchanged;
+    if (BROKEN_CASES.includes(e.caseId)) both *= op(e, rate, inside(broken.get(e.caseId))).regressed;
+  }
+  return { aaExit1: 1 - quiet, aaExit0: allUnchanged, both };
+}
+
 export function benchPartialBreak() {
   const t0 = performance.now();
   const prescribed = planComparison(0.9, 0.9 - MARGIN, ALPHA, POWER, {
@@ -137,7 +166,14 @@ export function benchPartialBreak() {
     count(scenarios.compareBreak, plain, compareRuns(base, plain));
   }
   const [demo, broken] = [trueRates(DEMO), trueRates(BROKEN)];
+  const large = planCanary(fixedRun(DEMO, 1, prescribed), DEFS, {
+    alpha: ALPHA,
+    margin: MARGIN,
+    power: POWER,
+    stopAtFirstRegression: false,
+  }).canary;
   return {
+    exact: exactPrescribed(large, prescribed, demo, broken),
     reps: REPS,
     prescribed,
     rates: BROKEN_CASES.map((id) => `${id} ${demo.get(id).toFixed(2)} → ${broken.get(id).toFixed(2)}`).join(', '),
@@ -148,7 +184,7 @@ export function benchPartialBreak() {
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
-export function printPartialBreak({ reps, prescribed, rates, scenarios: s, seconds }) {
+export function printPartialBreak({ reps, prescribed, rates, scenarios: s, exact, seconds }) {
   const per = (x) => x / reps;
   const line = (label, t, target) =>
     console.log(
@@ -176,6 +212,9 @@ export function printPartialBreak({ reps, prescribed, rates, scenarios: s, secon
     '      A/A, same base',
     s.prescribedAA,
     ` (target exit 1 ≤ ${100 * ALPHA}%: ratio ${(per(s.prescribedAA.exit[1]) / ALPHA).toFixed(2)})`,
+  );
+  console.log(
+    `          exact at the base of ${prescribed}, by the canary's boundaries at each case's true rate: both broken cases REGRESSED ${pct(exact.both)} (target ≥ 80%: ratio ${(exact.both / 0.8).toFixed(2)}) · A/A any case REGRESSED ${pct(exact.aaExit1)} (target ≤ ${100 * ALPHA}%: ratio ${(exact.aaExit1 / ALPHA).toFixed(2)}), every case UNCHANGED (exit 0) ${pct(exact.aaExit0)}`,
   );
 }
 
