@@ -8,9 +8,10 @@ import { loadConfig } from '../dist/load/config.js';
 import { configSchema } from '../dist/run/config-schema.js';
 import { makeScheduler } from '../dist/runner/execute.js';
 import { caseDesign } from '../dist/stats/case-design.js';
-import { canaryOperating } from '../dist/stats/canary-design.js';
-import { fixedTrialsDesign, stoppedEnds } from '../dist/stats/stopped-binomial.js';
-import { planCanary } from '../dist/verdict/canary.js';
+import { boundedEnds, canaryOperating } from '../dist/stats/canary-design.js';
+import { fixedTrialsDesign } from '../dist/stats/stopped-binomial.js';
+import { sideLevel } from '../dist/verdict/stopped-sample.js';
+import { canaryFutilityLevel, planCanary } from '../dist/verdict/canary.js';
 import { compareRuns } from '../dist/verdict/compare.js';
 import { planComparison } from '../dist/commands/plan-compare.js';
 import { storedRun } from './canary.mjs';
@@ -99,7 +100,7 @@ export function benchBaselineCanary() {
     if (!exact) {
       // Exact, at the rates (the base's own draw included), without the early stop: an upper bound on the trials.
       const [e] = canary.cases;
-      const ends = stoppedEnds(fixedTrialsDesign(n));
+      const ends = boundedEnds(fixedTrialsDesign(n), sideLevel(1 - ALPHA));
       const params = { margin: MARGIN, futilityLevel: canary.futilityLevel, minTrials: e.design.minTrials, maxTrials: e.design.maxTrials };
       const [dropped, kept] = [canaryOperating(ends, FROM, TO, e.critical, params), canaryOperating(ends, FROM, FROM, e.critical, params)];
       exact = {
@@ -144,8 +145,13 @@ export function benchBaselineCanary() {
     DEFS,
     options,
   ).canary.cases[0];
-  const smallEnds = stoppedEnds(design);
-  const smallParams = { margin: MARGIN, futilityLevel: 0.99, minTrials: small.design.minTrials, maxTrials: small.design.maxTrials };
+  const smallEnds = boundedEnds(design, sideLevel(1 - ALPHA));
+  const smallParams = {
+    margin: MARGIN,
+    futilityLevel: canaryFutilityLevel(ALPHA),
+    minTrials: small.design.minTrials,
+    maxTrials: small.design.maxTrials,
+  };
   const smallPower = canaryOperating(smallEnds, FROM, TO, small.critical, smallParams).regressed;
   return {
     reps: REPS,

@@ -34,18 +34,18 @@ const NONE = 'none';
 
 const { config: userConfig } = loadConfig(join(ROOT, 'skillprobe.config.yaml'), {});
 // The skill arm only: the suite-level verdict and the gate read it alone.
-const CONFIG = { ...userConfig, arms: ['skill'] };
+export const CONFIG = { ...userConfig, arms: ['skill'] };
 const SUITE = loadCases(
   join(ROOT, 'cases/*.yaml'),
   FAMILY.map((name) => ({ dir: name, name })),
   CONFIG.decision,
 );
-const DEFS = SUITE.cases.map((c) => gradableCase(c, CONFIG));
-const DEMO = loadProfile(join(ROOT, 'sim/demo.profile.yaml'));
+export const DEFS = SUITE.cases.map((c) => gradableCase(c, CONFIG));
+export const DEMO = loadProfile(join(ROOT, 'sim/demo.profile.yaml'));
 const HALVED = loadProfile(join(ROOT, 'test/fixtures/sim/demo-halved.profile.yaml'));
 
 /** Whether trial n of a case passes under `profile`: the simulator's seeded first-turn draw, scored. */
-function passes(profile, c, n) {
+export function passes(profile, c, n) {
   const key = `${c.id}/skill/${n}`;
   const view = { offeredSkills: FAMILY, tools: ['Skill', 'Read'], prompt: c.prompt, turn: 0, lastResults: [] };
   const { behaviour: b, plan } = firstBehaviour(profile, view, { key, caseId: c.id });
@@ -55,7 +55,7 @@ function passes(profile, c, n) {
   return !(c.plan?.verb && seededUniform(profile.seed, key, 'plan') < plan.wrong);
 }
 
-function outcome(c, n, passed) {
+export function outcome(c, n, passed) {
   const column = passed ? (c.expect === NONE ? NONE : c.expect) : c.expect === NONE ? 'atl-jira' : NONE;
   return {
     caseId: c.id,
@@ -73,7 +73,7 @@ function outcome(c, n, passed) {
 }
 
 /** One run of the suite at its sequential designs: each case draws trials until its design decides. */
-function designedRun(profile, seed, label = 'run') {
+export function designedRun(profile, seed, label = 'run') {
   const p = { ...profile, seed };
   const outcomes = DEFS.flatMap((c) => {
     const design = caseDesign(c);
@@ -88,7 +88,7 @@ function designedRun(profile, seed, label = 'run') {
 }
 
 /** One run of the suite at a fixed n per case. */
-function fixedRun(profile, seed, n) {
+export function fixedRun(profile, seed, n) {
   const p = { ...profile, seed };
   const config = configSchema.parse({ arms: ['skill'], decision: { mode: 'fixed' }, trials: n });
   const outcomes = DEFS.flatMap((c) => Array.from({ length: n }, (_, i) => outcome(c, i + 1, passes(p, c, i + 1))));
@@ -120,7 +120,7 @@ function anytimeOnly(run) {
 }
 
 /** Each case's pass rate under a profile: the share of its seeded draws that pass, over many trial keys. */
-function trueRates(profile) {
+export function trueRates(profile) {
   return new Map(
     DEFS.map((c) => {
       let k = 0;

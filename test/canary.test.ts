@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { makeScheduler } from '../src/runner/execute.js';
 import { configSchema } from '../src/run/config-schema.js';
-import type { GradableCase, TrialRef } from '../src/run/schema.js';
+import type { GradableCase, TrialOutcome, TrialRef } from '../src/run/schema.js';
 import {
   canaryCritical,
+  boundedEnds,
   canaryDesign,
   canaryFalseAlarm,
   canaryOperating,
@@ -14,8 +15,13 @@ import {
 } from '../src/stats/canary-design.js';
 import { decideSequential, type SequentialDesign } from '../src/stats/sequential-design.js';
 import { addedEnds, fixedTrialsDesign, logEndProbability, stoppedEnds } from '../src/stats/stopped-binomial.js';
-import { planCanary, canaryTest } from '../src/verdict/canary.js';
+import { planCanary, canaryTest, canaryFutilityLevel } from '../src/verdict/canary.js';
+import { sideLevel } from '../src/verdict/stopped-sample.js';
+import { stagewiseEstimate } from '../src/stats/stagewise.js';
+import { blindCases } from '../src/commands/run-baseline.js';
+import { priceTopUp } from '../src/runner/resume.js';
 import { compareRuns } from '../src/verdict/compare.js';
+import { COMPARE_DEFAULTS } from '../src/verdict/compare-defaults.js';
 import { DECISION, syntheticRun } from './run-fixtures.js';
 
 const PARAMS = { margin: 0.3, futilityLevel: 0.99, minTrials: 2, maxTrials: 7 };
@@ -79,8 +85,8 @@ describe('the canary against a stored base: its exact false-alarm rate', () => {
 });
 
 describe('the canary boundaries and its p-value', () => {
-  const base = { trials: 20, passes: 18 };
-  const ends = stoppedEnds(fixedTrialsDesign(20));
+  const ends = boundedEnds(fixedTrialsDesign(20), 0.975);
+  const base = ends.find((e) => e.passes === 18)!;
   const c = canaryCritical({ ends, observed: base }, { alpha: 0.01, minTrials: 5, maxTrials: 40 });
   const design: SequentialDesign = canaryDesign(base, c, { margin: 0.3, futilityLevel: 0.99, minTrials: 5, maxTrials: 40 });
 
@@ -145,7 +151,7 @@ describe('the canary boundaries and its p-value', () => {
     for (let r = 0; r < 4000; r++) {
       let kb = 0;
       for (let i = 0; i < 20; i++) kb += uniform() < 0.9 ? 1 : 0;
-      const d = canaryDesign({ trials: 20, passes: kb }, c, { margin: 0.3, futilityLevel: 0.99, minTrials: 5, maxTrials: 40 });
+      const d = canaryDesign(ends[kb]!, c, { margin: 0.3, futilityLevel: 0.99, minTrials: 5, maxTrials: 40 });
       const seq: boolean[] = [];
       while (seq.length < 40 && decideSequential(seq, d).state === 'continue') seq.push(uniform() < 0.6);
       regressed += decideSequential(seq, d).state === 'reject' ? 1 : 0;
@@ -192,7 +198,7 @@ describe('run --baseline: the canary as the run stores and schedules it, and as 
     expect(refs.filter((r) => r.caseId === 'a').length).toBeLessThanOrEqual(bTrials);
   });
 
-  it('with --keep-going every case runs to its own end', () => {
+  it('without --stop-at-first-regression every case runs to its own end', () => {
     const { canary: all } = planCanary(base, defsOf(['a', 'b', 'c']), { ...options, stopAtFirstRegression: false });
     const refs = drive(makeScheduler(SEQUENTIAL, defsOf(['a', 'b', 'c']), { canary: all }), {
       a: () => true,
@@ -235,16 +241,66 @@ describe('run --baseline: the canary as the run stores and schedules it, and as 
       ...run,
       manifest: { ...run.manifest, config: SEQUENTIAL, cases: { ...run.manifest.cases, defs: defsOf(['a', 'b', 'c']) }, canary: all },
     };
-    const cmp = compareRuns(base, candidate);
+    const cmp = compareRuns(base, candidate, { ...COMPARE_DEFAULTS, margin: 0.3 });
     const row = (id: string) => cmp.cases.find((c) => c.caseId === id)!;
     expect(cmp.cases.map((c) => c.method)).toEqual(['canary', 'canary', 'canary']);
     expect(row('b').change).toBe('REGRESSED');
-    expect(row('b').pValue).toBe(canaryTest(all.cases[1]!, all, outcomes.b).pValue);
-    expect(row('a')).toMatchObject({ change: 'UNCHANGED', reason: 'the canary ruled out a drop of 0.3 (one-sided, 99%) where it stopped' });
+    expect(row('b').pValue).toBe(canaryTest(all.cases[1]!, outcomes.b).pValue);
+    expect(row('a')).toMatchObject({ change: 'UNCHANGED', reason: "the difference's interval rules out a drop of 0.3" });
+    // The row says UNCHANGED only where its own interval rules the margin out: where the canary stopped it.
+    expect(row('a').difference.lo).toBeGreaterThan(-0.3);
     expect(cmp.exitCode).toBe(1);
     // Against another base the canary is only the candidate's stopping rule: the exact two-run test, not the canary's.
     const another = syntheticRun({ a: { passes: 18, n: 20 }, b: { passes: 18, n: 20 }, c: { passes: 18, n: 20 } }, { dir: 'runs/other' });
     const other = compareRuns({ ...another, results: { ...another.results, runId: 'r2' } }, candidate);
     expect(other.cases.some((c) => c.method === 'canary')).toBe(false);
+  });
+});
+
+describe('the canary never says UNCHANGED where its row cannot', () => {
+  const level = sideLevel(1 - COMPARE_DEFAULTS.alpha);
+  it.each([
+    [20, 18, 60],
+    [60, 57, 120],
+    [80, 74, 120],
+  ])('a base of %i trials (%i passes), cap %i: at every UNCHANGED the exact interval rules out a drop of the margin', (n, k, cap) => {
+    const ends = boundedEnds(fixedTrialsDesign(n), level);
+    const base = ends.find((e) => e.passes === k)!;
+    const c = canaryCritical({ ends, observed: base }, { alpha: 0.01, minTrials: 5, maxTrials: cap });
+    const design = canaryDesign(base, c, { margin: 0.15, futilityLevel: canaryFutilityLevel(0.05), minTrials: 5, maxTrials: cap });
+    let stops = 0;
+    for (let m = 5; m <= cap; m++) {
+      if (design.acceptFrom[m]! > m) continue;
+      stops++;
+      // The fewest passes that stop it there: the weakest UNCHANGED it can say at that stage.
+      const lower = stagewiseEstimate(design, m, design.acceptFrom[m]!, level).lower;
+      expect(lower - base.upper).toBeGreaterThan(-0.15);
+    }
+    expect(stops).toBeGreaterThan(0);
+  });
+
+  it('a base too small to bound the rate leaves the canary blind to a drop of the margin, and says so', () => {
+    const small = syntheticRun({ a: { passes: 6, n: 6 }, b: { passes: 5, n: 6 } });
+    const big = syntheticRun({ a: { passes: 170, n: 186 }, b: { passes: 175, n: 186 } });
+    const options = { alpha: 0.05, margin: 0.15, power: 0.8, stopAtFirstRegression: false };
+    expect(blindCases(planCanary(small, defsOf(['a', 'b']), options).canary).map((c) => c.caseId)).toEqual(['a', 'b']);
+    expect(blindCases(planCanary(big, defsOf(['a', 'b']), options).canary)).toEqual([]);
+  });
+});
+
+describe('--add-trials is priced before it runs', () => {
+  const trial = (caseId: string, arm: 'skill' | 'ablation', costUsd?: number) =>
+    ({ caseId, arm, ...(costUsd === undefined ? {} : { costUsd }) }) as TrialOutcome;
+  const stored = [trial('a', 'skill', 0.1), trial('a', 'ablation', 0.1), trial('b', 'skill', 0.1), trial('b', 'skill', 0.1)];
+
+  it('counts every case and arm, at the run mean cost per trial', () => {
+    expect(priceTopUp('run.json', stored, 10, undefined)).toEqual({ trials: 30, costUsd: expect.closeTo(3, 9) });
+    expect(priceTopUp('run.json', [trial('a', 'skill')], 10, 5)).toEqual({ trials: 10 });
+  });
+
+  it('refuses, before anything is recorded, a top-up that passes --max-cost, naming the price and what would hold it', () => {
+    expect(() => priceTopUp('runs/x/run.json', stored, 1000, 50)).toThrow(
+      /runs\/x\/run\.json: --add-trials 1000 adds 3000 trials, about \$300\.00 .* passes --max-cost 50 — add fewer trials, or raise --max-cost to at least 301/,
+    );
   });
 });

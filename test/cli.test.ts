@@ -91,6 +91,10 @@ describe('main in this process: exit codes without spawning anything', () => {
     [['--version'], EXIT.pass, /^0\.1\.0$/, ''],
     [['run', '--trials', 'three'], EXIT.usage, /^$/, '--trials must be a whole number'],
     [['run', '--resume', 'x', '--baseline', 'y'], EXIT.usage, /^$/, '--resume: a resumed canary keeps the canary it started with'],
+    // A top-up has a maximum: nothing is read, recorded or spawned past it.
+    [['run', '--resume', 'x', '--add-trials', '1000000000'], EXIT.usage, /^$/, '--add-trials must be a whole number from 1 to 1000'],
+    [['run', '--for-baseline', '--trials', '5'], EXIT.usage, /^$/, '--trials: --for-baseline sets the trials per case'],
+    [['run', '--stop-at-first-regression'], EXIT.usage, /^$/, '--stop-at-first-regression: only means something with --baseline'],
     [['plan', '--from', '0.9'], EXIT.usage, /^$/, '--from: only means something with --compare'],
     [['compare', 'only-one'], EXIT.usage, /^$/, "missing required argument 'candidate'"],
     [['report', 'no-such-run'], EXIT.usage, /^$/, 'no-such-run'],

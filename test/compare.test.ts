@@ -35,12 +35,15 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(c.exitCode).toBe(1);
   });
 
-  it('the same numbers twice: nothing regressed, exit 0', () => {
+  it('the same numbers twice on 20 trials: nothing regressed, yet the cases a change of the margin is not ruled out in leave it INCONCLUSIVE (exit 3)', () => {
     const cases = { a: { passes: 18, n: 20 }, b: { passes: 10, n: 20 }, c: { passes: 20, n: 20 } };
     const c = compareRuns(run(cases), run(cases));
     expect(c.cases.map((x) => x.change).filter((k) => k === 'REGRESSED' || k === 'IMPROVED')).toEqual([]);
     expect(c.cases.every((x) => x.pValue > 0.5)).toBe(true);
-    expect(c.exitCode).toBe(0);
+    expect(byCase(c).b!.change).toBe('UNDECIDED');
+    expect(c.suite).toMatchObject({ change: 'UNDECIDED' });
+    expect(c.suite.reason).toMatch(/not ruled out in \d of 3 cases \(.*b.*\)/);
+    expect(c.exitCode).toBe(3);
   });
 
   it('few trials and a visible drop: UNDECIDED, with the trials per run that would decide it', () => {
@@ -49,7 +52,8 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(a.change).toBe('UNDECIDED');
     expect(a.trialsToDecide).toBeGreaterThan(10);
     expect(a.reason).toContain(`about ${a.trialsToDecide} trials in each run`);
-    expect(c.exitCode).toBe(0);
+    // Never a clean pass: an undecided case is the run gate's INCONCLUSIVE.
+    expect(c.exitCode).toBe(3);
   });
 
   it('many trials and no change: UNCHANGED, the difference interval inside ±margin', () => {
@@ -249,14 +253,46 @@ describe('compare: the suite-level verdict', () => {
   it('a few trials and no visible change: UNDECIDED, never UNCHANGED, as a change of the margin is not ruled out', () => {
     const c = compareRuns(run(cases(4, () => 3, 2)), run(cases(4, () => 3, 2)));
     expect(c.suite.change).toBe('UNDECIDED');
-    expect(c.exitCode).toBe(0);
+    expect(c.suite.reason).toContain('is not ruled out in 2 of 2 cases (c0, c1)');
+    expect(c.exitCode).toBe(3);
   });
 
-  it('every case a little better: IMPROVED, exit 0', () => {
+  it('every case a little better on 20 trials: IMPROVED, yet exit 3 while a case is left undecided', () => {
     const c = compareRuns(run(cases(20, () => 16)), run(cases(20, () => 20)));
     expect(c.suite.change).toBe('IMPROVED');
     expect(c.suite.pImproved).toBeLessThanOrEqual(0.05);
+    expect(c.cases.some((x) => x.change === 'UNDECIDED')).toBe(true);
+    expect(c.exitCode).toBe(3);
+  });
+
+  it('every case much better on 200 trials: IMPROVED, every drop ruled out, exit 0', () => {
+    const c = compareRuns(run(cases(200, () => 150)), run(cases(200, () => 196)));
+    expect(c.cases.every((x) => x.change === 'IMPROVED')).toBe(true);
+    expect(c.suite.change).toBe('IMPROVED');
     expect(c.exitCode).toBe(0);
+  });
+
+  it('two of eleven cases break and the rest hold: never a suite UNCHANGED (its mean moves less than the margin)', () => {
+    // The partial break seen through a small base: two cases 6/6 → 3/6, nine the same on 200 trials each.
+    const at = (broken: number) =>
+      Object.fromEntries(Array.from({ length: 11 }, (_, i) => [`c${i}`, i < 2 ? { passes: broken, n: 6 } : { passes: 196, n: 200 }]));
+    const c = compareRuns(run(at(6)), run(at(3)));
+    // The mean change (−0.09) lies within ±0.15 and no drop is significant: the old rule said UNCHANGED, exit 0.
+    expect(c.suite.rates.passRate.lo).toBeGreaterThan(-0.15);
+    expect(c.suite.pRegressed).toBeGreaterThan(0.05);
+    expect(c.suite.change).toBe('UNDECIDED');
+    expect(c.suite.reason).toContain('a drop of 0.15 is not ruled out in 2 of 11 cases (c0, c1)');
+    expect(c.exitCode).toBe(3);
+  });
+
+  it('no verdict contradicts another: a REGRESSED case makes the suite REGRESSED, though the combined test and the mean say nothing', () => {
+    const steady = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`s${i}`, { passes: 190, n: 200 }]));
+    const c = compareRuns(run({ ...steady, hit: { passes: 196, n: 200 } }), run({ ...steady, hit: { passes: 150, n: 200 } }));
+    expect(byCase(c).hit!.change).toBe('REGRESSED');
+    expect(c.suite.rates.passRate.lo).toBeGreaterThan(-0.15);
+    expect(c.suite.change).toBe('REGRESSED');
+    expect(c.suite.reason).toContain('hit REGRESSED');
+    expect(c.exitCode).toBe(1);
   });
 
   it('names the cases that moved most, largest first', () => {

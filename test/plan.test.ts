@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { capWarnings, planSuite, renderPlan } from '../src/commands/plan.js';
+import { planComparison } from '../src/commands/plan-compare.js';
 import { gradableCase } from '../src/trials/stored-case.js';
 import type { Case } from '../src/load/cases.js';
 
@@ -143,17 +144,36 @@ describe('skillprobe plan --compare', () => {
     const text = r.stdout.replace(/\s+/g, ' ');
     const across = trialsToDetect(0.9, 0.6, 0.05 / 2, 0.8);
     const m =
-      /baseline canary .* against a base of (\d+) per case: about (\d+) candidate trials when nothing moved, (\d+) when one case drops \(at most (\d+) per case; .*against (\d+) for the fixed-N candidate flags the drop in one case with power (\d+)%/.exec(
+      /baseline canary .* against a base of (\d+) per case: about (\d+) candidate trials when every case passes at 0\.9 and nothing moved, (\d+) when one case drops \((\d+) case-arms: the ablation arm's trials included; at most (\d+) per case and arm; exact, every case run to its end\), against (\d+) for the fixed-N candidate.* flags the drop in one case with power (\d+)%/.exec(
         text,
       );
     expect(m, text).not.toBeNull();
-    const [base, unchanged, oneDrop, cap, fixed, power] = m!.slice(1).map(Number) as [number, number, number, number, number, number];
-    expect([base, fixed]).toEqual([across, 2 * across]);
-    expect(unchanged).toBeLessThan(oneDrop);
-    expect(oneDrop).toBeLessThan(0.5 * fixed);
+    const [base, unchanged, oneDrop, caseArms, cap, fixed, power] = m!.slice(1).map(Number) as number[] as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
+    expect([base, fixed]).toEqual([across, caseArms * across]);
+    expect(unchanged).toBeLessThan(fixed);
+    expect(oneDrop).toBeLessThan(fixed);
+    // The candidate trials per case and arm: no more than the cap.
+    expect(unchanged / caseArms).toBeLessThanOrEqual(cap);
     expect(cap).toBeLessThanOrEqual(4 * across);
     expect(power).toBeGreaterThanOrEqual(80);
     expect(text).toContain('skillprobe run --baseline BASE --margin 0.30');
+    expect(text).toContain(`skillprobe run --for-baseline --margin 0.30 (once: the base, ${across} per case)`);
+    expect(text).toMatch(/against a run at the default design it cannot rule out a drop of 0\.30, and its cases end UNDECIDED \(exit 3\)/);
+  });
+
+  it("counts the ablation arm's candidate trials: where it scores, each candidate trial runs in both arms", () => {
+    const skillOnly = planComparison(0.9, 0.6, 0.05, 0.8, { cases: 4, caseArms: 4, minTrials: 6 });
+    const withAblation = planComparison(0.9, 0.6, 0.05, 0.8, { cases: 4, caseArms: 7, minTrials: 6 });
+    expect(withAblation.baseline.unchangedTrials).toBeCloseTo((7 / 4) * skillOnly.baseline.unchangedTrials, 9);
+    expect(withAblation.baseline.oneDropTrials).toBeCloseTo((7 / 4) * skillOnly.baseline.oneDropTrials, 9);
   });
 
   it.each<[string, string[], RegExp]>([

@@ -366,7 +366,7 @@ describe('junit reporter: a comparison', () => {
         'false triggers · -0.40 [-0.60, -0.10] · 1 case',
         'sibling confusion · +0.45 [0.18, 0.66] · 2 cases',
         'moved most: jira-create -0.45 (REGRESSED), neg-weather +0.40 (IMPROVED)',
-        "one-sided toward a drop: the truncated product (p ≤ 0.2) of every case's exact test against its exact null (skill arm); rates: the mean of the cases' changes",
+        "one-sided toward a drop: REGRESSED on a case's regression or on the truncated product (p ≤ 0.2) of every case's exact test against its exact null (skill arm); UNCHANGED only when every case rules out a drop of the margin; rates: the mean of the cases' changes, descriptive",
       ],
     ],
   ])('%s', (_, name, message, lines) => {

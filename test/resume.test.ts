@@ -293,3 +293,24 @@ describe('--resume --add-trials: a finished run topped up, as a canary base the 
     expect(read<Results>(join(runDir, 'results.json')).outcomes).toHaveLength(after.outcomes.length);
   });
 });
+
+describe('run --resume of a canary (`--baseline`): the comparison an uninterrupted canary reports', () => {
+  it('reports against the base it was drawn against, with the exit code `compare` gives the same two runs', async () => {
+    const dir = project();
+    const base = await runCli([...RUN, '--transcripts', 'base'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(base.stderr).not.toMatch(/internal error/);
+    const baseDir = join('base', runsIn(join(dir, 'base'))[0]!);
+    const canaryRun = [...RUN.filter((a, i) => a !== '--max-trials' && RUN[i - 1] !== '--max-trials'), '--baseline', baseDir];
+    const canary = await runCli([...canaryRun, '--transcripts', 'canary'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(canary.stdout).toMatch(/skillprobe compare · suite/);
+    const canaryDir = join(dir, 'canary', runsIn(join(dir, 'canary'))[0]!);
+    markInterrupted(canaryDir);
+    const resume = [...RUN.filter((a, i) => a !== '--max-trials' && RUN[i - 1] !== '--max-trials'), '--resume', canaryDir];
+    const resumed = await runCli(resume, { cwd: dir, env, timeoutMs: 240_000 });
+    expect(resumed.stderr).not.toMatch(/internal error|input error/);
+    expect(resumed.stdout).toMatch(/skillprobe compare · suite/);
+    const compared = await runCli(['compare', baseDir, canaryDir], { cwd: dir, env });
+    expect(resumed.exitCode).toBe(compared.exitCode);
+    expect(resumed.exitCode).toBe(canary.exitCode);
+  }, 600_000);
+});

@@ -5,6 +5,12 @@ import { EXIT } from '../run/exit-codes.js';
 import { choice, CONFIG_FLAGS, reporterFlags, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { agentList, armList, concurrency, fraction, int, positive, probability, shard, text } from './parsers.js';
 
+/**
+ * The most trials `--add-trials` adds per case: nearly three times what `plan --compare` prescribes for a base at a
+ * margin of 0.1 (364 per case on 11 cases); a larger number is a typo, not a plan.
+ */
+export const MAX_ADD_TRIALS = 1000;
+
 /** Every flag of `skillprobe run`, in the order its help lists them. */
 export const RUN_FLAGS = {
   ...SELECTION_FLAGS,
@@ -69,20 +75,27 @@ export const RUN_FLAGS = {
     'run as a canary against this stored run: each case samples until its drop is shown or ruled out, then the two are compared (exit 1 on a regression)',
     text('--baseline'),
   ),
+  forBaseline: toggle(
+    '--for-baseline',
+    `a run meant as the base of \`run --baseline\`: every case the fixed number of trials \`plan --compare\` prescribes to see a drop of --margin from --threshold`,
+  ),
   margin: valued(
     '--margin <d>',
-    `with --baseline: the drop worth catching; UNCHANGED rules it out (default ${COMPARE_DEFAULTS.margin})`,
+    `with --baseline or --for-baseline: the drop worth catching; UNCHANGED rules it out (default ${COMPARE_DEFAULTS.margin})`,
     fraction('--margin'),
   ),
   alpha: valued(
     '--alpha <a>',
-    `with --baseline: the false-alarm rate across cases (default ${COMPARE_DEFAULTS.alpha})`,
+    `with --baseline or --for-baseline: the false-alarm rate across cases (default ${COMPARE_DEFAULTS.alpha})`,
     fraction('--alpha'),
   ),
-  keepGoing: toggle('--keep-going', "with --baseline: run every case to its canary's end instead of stopping at the first regression"),
+  stopAtFirstRegression: toggle(
+    '--stop-at-first-regression',
+    'with --baseline: stop every case at the first regression (fewer trials; the cases cut short stay undecided) instead of running each to its end',
+  ),
   addTrials: valued(
     '--add-trials <n>',
-    "with --resume: top a finished run up by this many trials per case, after each case's design stopped it",
-    int('--add-trials', 1),
+    `with --resume: top a finished run up by this many trials per case (at most ${MAX_ADD_TRIALS}), after each case's design stopped it; priced first, refused past --max-cost`,
+    int('--add-trials', 1, MAX_ADD_TRIALS),
   ),
 };

@@ -11,12 +11,25 @@ const refuse = (file: string, what: string, todo: string): never => {
   throw new InputError({ file, what, todo });
 };
 
-/** `--baseline` and `--add-trials` and the flags that only mean something beside them. */
+/** `--baseline`, `--for-baseline` and `--add-trials` and the flags that only mean something beside them. */
 function checkBaselineFlags(o: RunFlagValues): void {
-  const alone = { margin: '--margin', alpha: '--alpha', keepGoing: '--keep-going' } as const;
-  for (const [key, flag] of Object.entries(alone)) {
-    if (o[key as keyof typeof alone] !== undefined && o.baseline === undefined)
-      refuse(flag, 'only means something with --baseline', 'add --baseline <run folder>, or drop it');
+  if (o.stopAtFirstRegression !== undefined && o.baseline === undefined)
+    refuse('--stop-at-first-regression', 'only means something with --baseline', 'add --baseline <run folder>, or drop it');
+  for (const [key, flag] of [
+    ['margin', '--margin'],
+    ['alpha', '--alpha'],
+  ] as const) {
+    if (o[key] !== undefined && o.baseline === undefined && o.forBaseline === undefined)
+      refuse(flag, 'only means something with --baseline or --for-baseline', 'add --baseline <run folder> or --for-baseline, or drop it');
+  }
+  if (o.forBaseline !== undefined) {
+    for (const [key, flag, what] of [
+      ['baseline', '--baseline', 'a base is the run a canary is drawn against, not a canary'],
+      ['trials', '--trials', '--for-baseline sets the trials per case'],
+      ['mode', '--mode', '--for-baseline runs a fixed number of trials'],
+      ['resume', '--resume', 'a resumed run keeps the trials it started with'],
+    ] as const)
+      if (o[key] !== undefined) refuse(flag, `${what}`, `drop ${flag}, or --for-baseline`);
   }
   if (o.addTrials !== undefined && o.resume === undefined)
     refuse('--add-trials', 'tops up a stored run, and names none', 'add --resume <run folder>');
@@ -45,6 +58,8 @@ export interface RunCommandOptions {
   json?: boolean;
   gate: boolean;
   baseline?: BaselineFlags;
+  /** `--for-baseline`: the drop the base must let a canary see. */
+  forBaseline?: { margin?: number; alpha?: number };
 }
 
 /** The run's options from its flags, refusing combinations that mean nothing before anything is loaded. */
@@ -62,7 +77,13 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
   const baseline =
     o.baseline === undefined
       ? undefined
-      : { baseline: o.baseline, margin: o.margin, alpha: o.alpha, maxTrials: o.maxTrials, keepGoing: o.keepGoing === true };
+      : {
+          baseline: o.baseline,
+          margin: o.margin,
+          alpha: o.alpha,
+          maxTrials: o.maxTrials,
+          stopAtFirstRegression: o.stopAtFirstRegression === true,
+        };
   const run: RunOptions = {
     config: o.config,
     sim: o.sim,
@@ -100,5 +121,13 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
       },
     },
   };
-  return { run, agents: o.agent, reporter: o.reporter, json: o.json, gate: o.gate !== false, ...(baseline ? { baseline } : {}) };
+  return {
+    run,
+    agents: o.agent,
+    reporter: o.reporter,
+    json: o.json,
+    gate: o.gate !== false,
+    ...(baseline ? { baseline } : {}),
+    ...(o.forBaseline ? { forBaseline: { margin: o.margin, alpha: o.alpha } } : {}),
+  };
 }

@@ -7,6 +7,7 @@ import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { plural } from '../util/text.js';
 import { EXIT } from '../run/exit-codes.js';
+import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { defineCommand, type CliIo } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { REPORTERS_HELP } from './flags.js';
@@ -62,8 +63,8 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   }
   simulatorNotice(loaded, io);
   // Loaded only for a canary: the exact tests it needs are no part of an ordinary run's start.
-  const canaryCommand = o.baseline ? await import('../commands/run-baseline.js') : undefined;
-  const against = o.baseline ? await canaryCommand!.prepareCanary(loaded, o.baseline, (text) => io.stderr.write(text)) : undefined;
+  const canaryCommand = () => import('../commands/run-baseline.js');
+  const against = o.baseline ? await (await canaryCommand()).prepareCanary(loaded, o.baseline, (text) => io.stderr.write(text)) : undefined;
   const opts = against ? { ...o.run, canary: against.canary } : o.run;
   const { store, manifest, results } = await runAndGrade(loaded, opts, {
     onPrepared: (target) => {
@@ -72,13 +73,20 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
           `resuming run ${target.manifest.runId}: ${plural(target.stored.length, 'stored trial')} replayed in trial order; only missing trials run\n`,
         );
       }
+      if (target.topUp)
+        io.stderr.write(
+          `topping up: ${plural(target.topUp.trials, 'trial')} more${target.topUp.costUsd === undefined ? '' : `, about $${target.topUp.costUsd.toFixed(2)} at the run's mean cost per trial`}\n`,
+        );
       for (const kept of target.setAside ?? [])
         io.stderr.write(`a transcript without its meta.json, kept as ${kept}: its trial runs again\n`);
     },
   });
   const candidate = { dir: describeRunDir(store), manifest, results };
-  const { failed, exitCode } = against
-    ? await canaryCommand!.reportAgainstBase(against.base, candidate, o.baseline!, reporters, io)
+  // A canary resumed reports the comparison, as it would have uninterrupted: the run folder remembers its base.
+  const resumed = !against && manifest.canary ? await (await canaryCommand()).resumedCanary(manifest.canary) : undefined;
+  const versus = against ? { base: against.base, flags: o.baseline! } : resumed;
+  const { failed, exitCode } = versus
+    ? await (await canaryCommand()).reportAgainstBase(versus.base, candidate, versus.flags, reporters, io)
     : { ...(await reportRun(reporters, { ...candidate, runDir: candidate.dir }, store, io)), exitCode: results.exitCode };
   reportDamaged(results, io);
   // With a document (JSON, markdown, …) on stdout, stdout holds exactly it; the human lines go to stderr.
@@ -98,10 +106,30 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
       verdicts: [exitCode],
       statuses: [manifest.status],
       failedReporters: failed,
-      ...(o.gate ? {} : { gateOff: { say, whose: against ? "comparison's" : "verdicts'" } }),
+      ...(o.gate ? {} : { gateOff: { say, whose: versus ? "comparison's" : "verdicts'" } }),
     },
     io,
   );
+}
+
+/**
+ * `--for-baseline`: the suite at the fixed number of trials per case `plan --compare` prescribes for a base that
+ * lets `run --baseline` see a drop of the margin from the threshold among the selected cases.
+ */
+async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise<LoadedSuite[]> {
+  const { baseTrialsFor } = await import('../commands/plan-compare.js');
+  const [first] = loadSuites(o.run);
+  const { threshold } = first!.config.decision;
+  const { margin = COMPARE_DEFAULTS.margin, alpha = COMPARE_DEFAULTS.alpha } = o.forBaseline!;
+  const from = Math.min(Math.max(threshold, margin + 0.01), 0.99);
+  const cases = first!.suite.cases.length;
+  const trials = baseTrialsFor(cases, from, from - margin, alpha, COMPARE_DEFAULTS.power);
+  io.stderr.write(
+    `a base for \`run --baseline\`: ${trials} trials per case, what \`plan --compare --from ${from} --to ${(from - margin).toFixed(2)}\` prescribes across ${plural(cases, 'case')} (α ${alpha}, power ${COMPARE_DEFAULTS.power})\n`,
+  );
+  o.run.overrides.trials = trials;
+  o.run.overrides.decision = { ...(o.run.overrides.decision as object), mode: 'fixed' };
+  return loadSuites(o.run);
 }
 
 export const runCommand = defineCommand({
@@ -117,7 +145,7 @@ export const runCommand = defineCommand({
     // A run of several agents resumes as one: the agents it was for come from its agents.json.
     const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
     if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
-    const suites = loadSuites(o.run);
+    const suites = o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
     if (suites.length > 1 && o.baseline !== undefined) {
       throw new InputError({
         file: 'agents',

@@ -2,9 +2,10 @@ import { paragraph } from '../report/format.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { designOperating, type SequentialDesign } from '../stats/sequential-design.js';
 import { designKey } from '../stats/stopped-two-sample.js';
-import { canaryCritical, canaryOperating } from '../stats/canary-design.js';
-import { fixedTrialsDesign, stoppedEnds } from '../stats/stopped-binomial.js';
-import { CANARY_FUTILITY_LEVEL, canaryCap } from '../verdict/canary.js';
+import { boundedEnds, canaryCritical, canaryOperating } from '../stats/canary-design.js';
+import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
+import { canaryCap, canaryFutilityLevel } from '../verdict/canary.js';
+import { sideLevel } from '../verdict/stopped-sample.js';
 import { suiteCanaryPower } from '../stats/suite-power.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 
@@ -44,7 +45,10 @@ export interface ComparisonPlan {
 export interface BaselineCanaryPlan {
   baseTrials: number;
   cap: number;
-  /** Expected candidate trials per run, exact: every case unchanged, and one case dropping (no early stop counted). */
+  /**
+   * Expected candidate trials per run, exact, every case run to its end, the ablation arm's trials beside the skill
+   * arm's where it scores: every case unchanged, and one case dropping.
+   */
   unchangedTrials: number;
   oneDropTrials: number;
   /** Exact chance the dropping case is flagged REGRESSED. */
@@ -58,21 +62,24 @@ function baselinePlan(
   alpha: number,
   power: number,
   cases: number,
+  caseArms: number,
   baseTrials: number,
   minTrialsAsked: number,
 ): BaselineCanaryPlan {
   const caseAlpha = alpha / Math.max(1, cases);
+  // Each candidate trial of a case runs in each of its arms: the mean arms per case.
+  const arms = caseArms / Math.max(1, cases);
   const cap = canaryCap(from, from - to, caseAlpha, power, baseTrials);
   const minTrials = Math.min(cap, minTrialsAsked);
-  const ends = stoppedEnds(fixedTrialsDesign(baseTrials));
+  const ends = boundedEnds(fixedTrialsDesign(baseTrials), sideLevel(1 - alpha));
   const c = canaryCritical({ ends, observed: { trials: baseTrials, passes: baseTrials } }, { alpha: caseAlpha, minTrials, maxTrials: cap });
-  const params = { margin: from - to, futilityLevel: CANARY_FUTILITY_LEVEL, minTrials, maxTrials: cap };
+  const params = { margin: from - to, futilityLevel: canaryFutilityLevel(alpha), minTrials, maxTrials: cap };
   const [kept, dropped] = [canaryOperating(ends, from, from, c, params), canaryOperating(ends, from, to, c, params)];
   return {
     baseTrials,
     cap,
-    unchangedTrials: cases * kept.expectedTrials,
-    oneDropTrials: (cases - 1) * kept.expectedTrials + dropped.expectedTrials,
+    unchangedTrials: arms * cases * kept.expectedTrials,
+    oneDropTrials: arms * ((cases - 1) * kept.expectedTrials + dropped.expectedTrials),
     power: dropped.regressed,
   };
 }
@@ -97,6 +104,13 @@ function distinctDesigns(cases: readonly PlannedCaseRun[]): number[] {
 }
 
 /**
+ * Trials per case in each run to flag a drop `from → to` in one of `cases` cases, corrected across them: the base
+ * `run --baseline` needs to see a drop of the margin (`run --for-baseline` makes it), and the fixed-N canary's runs.
+ */
+export const baseTrialsFor = (cases: number, from: number, to: number, alpha: number, power: number) =>
+  trialsToDetect(from, to, alpha / Math.max(1, cases), power);
+
+/**
  * Pure: what a canary for a drop `from → to` in the skill arm costs. Fixed-N: trials per case in each of the two
  * runs. Suite-level (sequential suites): the two runs the suite makes anyway, and the exact chance its test flags
  * the drop in every case or in one.
@@ -109,7 +123,7 @@ export function planComparison(
   suite: { cases: number; caseArms: number; minTrials: number; designs?: readonly PlannedCaseRun[] },
 ): ComparisonPlan {
   const { cases, caseArms, designs } = suite;
-  const acrossCases = trialsToDetect(from, to, alpha / Math.max(1, cases), power);
+  const acrossCases = baseTrialsFor(cases, from, to, alpha, power);
   const plan: ComparisonPlan = {
     from,
     to,
@@ -119,7 +133,7 @@ export function planComparison(
     caseArms,
     perCase: trialsToDetect(from, to, alpha, power),
     acrossCases,
-    baseline: baselinePlan(from, to, alpha, power, cases, acrossCases, suite.minTrials),
+    baseline: baselinePlan(from, to, alpha, power, cases, caseArms, acrossCases, suite.minTrials),
   };
   if (!designs?.length) return plan;
   return {
@@ -162,12 +176,16 @@ export function renderComparisonPlan(p: ComparisonPlan, pricePerTrial?: number):
       `baseline canary (\`run --baseline\`: the candidate samples each case until its drop is shown or ruled out), against a base of ${b.baseTrials} per case:`,
     ),
     paragraph(
-      `about ${Math.round(b.unchangedTrials)} candidate trials when nothing moved, ${Math.round(b.oneDropTrials)} when one case drops (at most ${b.cap} per case; exact, before the early stop at the first regression), against ${b.baseTrials * p.cases} for the fixed-N candidate${pricePerTrial === undefined ? '' : ` (${usd(b.oneDropTrials)})`}`,
+      `about ${Math.round(b.unchangedTrials)} candidate trials when every case passes at ${p.from} and nothing moved, ${Math.round(b.oneDropTrials)} when one case drops (${p.caseArms} case-arms: the ablation arm's trials included; at most ${b.cap} per case and arm; exact, every case run to its end), against ${b.baseTrials * p.caseArms} for the fixed-N candidate${pricePerTrial === undefined ? '' : ` (${usd(b.unchangedTrials)} when nothing moved)`}; cases whose rate is nearer ½ take more`,
       '  ',
     ),
     paragraph(`flags the drop in one case with power ${pct(b.power)} (exact, α ${p.alpha} across the cases)`, '  '),
-    `  skillprobe run --mode fixed -n ${b.baseTrials}                (once: the base)`,
-    `  skillprobe run --baseline BASE --margin ${(p.from - p.to).toFixed(2)}   (after each update: exit 1 on a regression)`,
+    paragraph(
+      `a smaller base bounds the canary: against a run at the default design it cannot rule out a drop of ${(p.from - p.to).toFixed(2)}, and its cases end UNDECIDED (exit 3) unless they regress`,
+      '  ',
+    ),
+    `  skillprobe run --for-baseline --margin ${(p.from - p.to).toFixed(2)}   (once: the base, ${b.baseTrials} per case${pricePerTrial === undefined ? '' : `, ${usd(b.baseTrials * p.caseArms)}`})`,
+    `  skillprobe run --baseline BASE --margin ${(p.from - p.to).toFixed(2)}   (after each update: exit 1 regressed, 3 undecided)`,
   ];
   return (
     [

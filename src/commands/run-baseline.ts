@@ -23,8 +23,12 @@ export interface BaselineFlags {
   alpha?: number;
   /** A cap on the candidate's trials per case (`--max-trials`). */
   maxTrials?: number;
-  keepGoing: boolean;
+  /** Stop every case at the first regression: by default each runs to its own end, so every broken case is named. */
+  stopAtFirstRegression: boolean;
 }
+
+/** The cases whose canary can never say UNCHANGED: at no stage up to its cap does any count of passes rule the margin out. */
+export const blindCases = (canary: StoredCanary) => canary.cases.filter((c) => c.design.acceptFrom.every((from, m) => from > m));
 
 /** The stored base, read and checked, and the canary each case of the suite runs under against it. */
 export async function prepareCanary(
@@ -54,7 +58,7 @@ export async function prepareCanary(
     margin: flags.margin ?? COMPARE_DEFAULTS.margin,
     power: COMPARE_DEFAULTS.power,
     ...(flags.maxTrials !== undefined ? { maxTrials: flags.maxTrials } : {}),
-    stopAtFirstRegression: !flags.keepGoing,
+    stopAtFirstRegression: flags.stopAtFirstRegression,
   };
   const defs = loaded.suite.cases.map((c) => gradableCase(c, loaded.config));
   const { canary, gaps } = planCanary(base, defs, options);
@@ -66,6 +70,19 @@ export async function prepareCanary(
     });
   }
   for (const g of gaps) say(`canary: ${g.caseId} runs on its own design (${g.why})\n`);
+  const blind = blindCases(canary);
+  if (blind.length) {
+    const { baseTrialsFor } = await import('./plan-compare.js');
+    const { threshold } = loaded.config.decision;
+    const from = Math.min(Math.max(threshold, canary.margin + 0.01), 0.99);
+    const needed = baseTrialsFor(canary.cases.length, from, from - canary.margin, canary.alpha, COMPARE_DEFAULTS.power);
+    const more = Math.max(1, needed - Math.min(...blind.map((c) => c.base.trials)));
+    say(
+      `canary: the base's trials bound ${plural(blind.length, 'case')} (${blind.map((c) => c.caseId).join(', ')}): ` +
+        `this canary cannot rule out a drop of ${canary.margin} there, so they end UNDECIDED (exit 3) unless they regress; ` +
+        `a base of ${needed} trials per case would (\`skillprobe run --resume ${flags.baseline} --add-trials ${more}\`, or a new base with \`skillprobe run --for-baseline\`)\n`,
+    );
+  }
   const caps = canary.cases.map((c) => c.design.maxTrials);
   const [fewest, most] = [Math.min(...caps), Math.max(...caps)];
   say(
@@ -74,6 +91,26 @@ export async function prepareCanary(
       `${canary.stopAtFirstRegression ? '; the run stops at the first regression' : ''}\n`,
   );
   return { base, canary };
+}
+
+/**
+ * A resumed canary (`run --resume` of a `--baseline` run): the base it was drawn against, read again, and the
+ * settings it ran under, so that it reports the comparison an uninterrupted run would have.
+ */
+export async function resumedCanary(canary: StoredCanary): Promise<{ base: RunToCompare; flags: BaselineFlags }> {
+  const dir = canary.base.dir;
+  const read = await loadResults(dir);
+  if (read.results.runId !== canary.base.runId) {
+    throw new InputError({
+      file: join(dir, 'run.json'),
+      what: `the canary ran against run ${canary.base.runId}, and ${dir} now holds run ${read.results.runId}`,
+      todo: `put the base run back at ${dir}, then resume again, or compare by hand (\`skillprobe compare BASE CANDIDATE\`)`,
+    });
+  }
+  return {
+    base: { dir, manifest: read.manifest, results: read.results },
+    flags: { baseline: dir, margin: canary.margin, alpha: canary.alpha, stopAtFirstRegression: canary.stopAtFirstRegression },
+  };
 }
 
 /** The finished canary run against its base, in every chosen reporter; the comparison's exit code. */

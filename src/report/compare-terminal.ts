@@ -2,7 +2,7 @@ import type pc from 'picocolors';
 import { CHANGES, type Change, type ChangeMethod, type Comparison, type ComparedRun } from '../verdict/comparison.js';
 import { paragraph, plural, REPORT_WIDTH, table } from './format.js';
 import { pValueText } from '../util/text.js';
-import { kindCounts, METHOD_NAME, movedText, signedDifference, SUITE_METHOD, suiteRateRows } from './wording.js';
+import { kindCounts, METHOD_NAME, movedText, signedDifference, SUITE_METHOD, suiteRateRows, unchangedLegend } from './wording.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
@@ -56,12 +56,11 @@ export function comparisonText(c: Comparison, colors: Colors): string {
     [['case', 'base', 'candidate', 'difference', 'p adj.', 'test', 'change'].map((h) => colors.bold(h)), ...rows],
     ['l', 'r', 'r', 'l', 'r', 'l', 'l'],
   );
-  const legend = paragraph(
-    colors.dim(`${methods.join(' · ')} · Benjamini–Hochberg at ${c.alpha} · unchanged = interval within ±${c.margin}`),
-  );
+  const legend = paragraph(colors.dim(`${methods.join(' · ')} · Benjamini–Hochberg at ${c.alpha} · ${unchangedLegend(c)}`));
+  // What decided each case that moved, and what would decide each the gate waits on (the advice a top-up is).
   const reasons = c.cases
-    .filter((x) => x.change === 'REGRESSED' || x.change === 'IMPROVED')
-    .map((x) => paragraph(`${x.caseId} [${x.arm}]: ${x.reason}`, '  '));
+    .filter((x) => x.change === 'REGRESSED' || x.change === 'IMPROVED' || (x.change === 'UNDECIDED' && x.arm === 'skill'))
+    .map((x) => paragraph(`${x.caseId} [${x.arm}] ${x.change}: ${x.reason}`, '  '));
   const routing = c.routing.length
     ? [
         paragraph(colors.bold('ROUTING · confusion-matrix cells that moved significantly (skill arm)')),

@@ -43,6 +43,7 @@ import {
   verdictRate,
   untrustedJudgeMark,
   untrustedJudgeNotes,
+  unchangedLegend,
 } from './wording.js';
 
 /** A GitHub comment holds 65,536 characters; the rest is room for what a workflow wraps around the report. */
@@ -302,9 +303,7 @@ function changeTables(c: Comparison): string[][] {
       'l',
     ]),
     '',
-    inline(
-      `p adj.: Benjamini–Hochberg across ${c.cases.length} comparisons at α ${c.alpha}; unchanged: the difference's interval lies within ±${c.margin}`,
-    ),
+    inline(`p adj.: Benjamini–Hochberg across ${c.cases.length} comparisons at α ${c.alpha}; ${unchangedLegend(c)}`),
     ...(why.length ? ['', ...why] : []),
   ];
   const routing = c.routing.length

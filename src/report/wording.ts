@@ -21,7 +21,14 @@ import {
 } from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
-import { SUITE_RATES, type ChangeMethod, type RateDifference, type SuiteChange, type SuiteRateName } from '../verdict/comparison.js';
+import {
+  SUITE_RATES,
+  type ChangeMethod,
+  type Comparison,
+  type RateDifference,
+  type SuiteChange,
+  type SuiteRateName,
+} from '../verdict/comparison.js';
 import { designOfKind } from '../stats/decision-modes/registry.js';
 import { pValueText } from '../util/text.js';
 
@@ -171,7 +178,12 @@ const SUITE_RATE_LABEL: Record<SuiteRateName, string> = {
 };
 
 /** How the suite-level verdict is reached, in one phrase. */
-export const SUITE_METHOD = `one-sided toward a drop: the truncated product (p ≤ ${SUITE_TRUNCATION}) of every case's exact test against its exact null (skill arm); rates: the mean of the cases' changes`;
+export const SUITE_METHOD = `one-sided toward a drop: REGRESSED on a case's regression or on the truncated product (p ≤ ${SUITE_TRUNCATION}) of every case's exact test against its exact null (skill arm); UNCHANGED only when every case rules out a drop of the margin; rates: the mean of the cases' changes, descriptive`;
+
+/** What UNCHANGED means in a comparison's case table: two-sided rows, and a canary's one-sided ones. */
+export const unchangedLegend = (c: Pick<Comparison, 'cases' | 'margin'>) =>
+  `unchanged = interval within ±${c.margin}` +
+  (c.cases.some((x) => x.method === 'canary') ? ` (canary rows: its lower end above −${c.margin})` : '');
 
 /** The suite's rates as rows: name, change with its interval, the cases it averages. Rates no case has are left out. */
 export function suiteRateRows(s: SuiteChange): [string, string, string][] {

@@ -1,3 +1,4 @@
+import type { TopUpPrice } from './resume.js';
 import { createRequire } from 'node:module';
 import { valueHash } from '../util/json.js';
 import { tmpdir } from 'node:os';
@@ -80,6 +81,8 @@ export interface RunTarget {
   stored: TrialOutcome[];
   /** On a resume: transcripts without their meta.json, set aside (`<n>.s<k>.jsonl`) while their trials run again. */
   setAside?: string[];
+  /** On a resume with --add-trials: what the top-up adds, priced before it runs. */
+  topUp?: TopUpPrice;
 }
 
 export interface RunOutcome {

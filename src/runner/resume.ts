@@ -80,6 +80,33 @@ export const changedSinceStart = (file: string, changes: readonly string[]) =>
     todo: 'resume with the inputs it ran with, or pass --force to resume with the new ones',
   });
 
+/** What a top-up (`--add-trials`) adds before it runs: trials, and their cost at the run's own mean cost per trial. */
+export interface TopUpPrice {
+  trials: number;
+  /** Absent when no stored trial says what it cost (the simulator, a CLI that does not report it). */
+  costUsd?: number;
+}
+
+/**
+ * The price of topping a run up by `addTrials` per case and arm, from its stored trials; refused (exit 2, nothing
+ * recorded or spawned) when the run's spend and that price pass `maxCostUsd`. Pure.
+ */
+export function priceTopUp(file: string, stored: readonly TrialOutcome[], addTrials: number, maxCostUsd: number | undefined): TopUpPrice {
+  const caseArms = new Set(stored.map((o) => `${o.caseId}\0${o.arm}`)).size;
+  const trials = addTrials * caseArms;
+  const costs = stored.flatMap((o) => (o.costUsd === undefined ? [] : [o.costUsd]));
+  const spent = costs.reduce((sum, c) => sum + c, 0);
+  const costUsd = costs.length ? (trials * spent) / costs.length : undefined;
+  if (costUsd !== undefined && maxCostUsd !== undefined && spent + costUsd > maxCostUsd) {
+    throw new InputError({
+      file,
+      what: `--add-trials ${addTrials} adds ${trials} trials, about $${costUsd.toFixed(2)} at this run's mean cost per trial, and with the $${spent.toFixed(2)} spent passes --max-cost ${maxCostUsd}`,
+      todo: `add fewer trials, or raise --max-cost to at least ${Math.ceil(spent + costUsd)}`,
+    });
+  }
+  return { trials, ...(costUsd !== undefined ? { costUsd } : {}) };
+}
+
 export interface ResumedRun {
   store: RunStore;
   lock: RunLock;
@@ -88,6 +115,8 @@ export interface ResumedRun {
   stored: TrialOutcome[];
   /** Transcripts without their meta.json, set aside (their trials run again). */
   setAside: string[];
+  /** With --add-trials: what the top-up adds, priced before it runs. */
+  topUp?: TopUpPrice;
 }
 
 /**
@@ -158,6 +187,9 @@ async function reopenLocked(
   await store.removeLeftovers();
   const setAside = await store.setAsideOrphanTranscripts();
   const graded = await gradeStored(store, stored);
+  const kept = graded.outcomes.filter((o) => o.status !== 'killed');
+  // Priced before the top-up is recorded or a trial spawned: one the budget cannot hold is refused here.
+  const topUp = addTrials === undefined ? undefined : priceTopUp(file, kept, addTrials, fresh.config.maxCostUsd);
   const manifest: RunManifest = {
     ...(force ? fresh : stored),
     runId: stored.runId,
@@ -173,5 +205,5 @@ async function reopenLocked(
     ...(changes.length ? { forcedChanges: [...(stored.forcedChanges ?? []), ...changes] } : {}),
   };
   await store.writeManifest(manifest);
-  return { store, lock, manifest, stored: graded.outcomes.filter((o) => o.status !== 'killed'), setAside };
+  return { store, lock, manifest, stored: kept, setAside, ...(topUp ? { topUp } : {}) };
 }

@@ -65,6 +65,14 @@ function solve(tail: (p: number) => number, target: number, rising: boolean): nu
   return (lo + hi) / 2;
 }
 
+/** The upper end alone of `stagewiseEstimate`'s interval: one search instead of four. */
+export function stagewiseUpper(d: SequentialDesign, trials: number, passes: number, level: number): number {
+  const at = rank(d, trials, passes);
+  const below = (p: number) => tails(d, p, at).below;
+  const tail = (1 - level) / 2;
+  return below(1) >= tail ? 1 : solve(below, tail, false);
+}
+
 /**
  * The exact interval (Clopper–Pearson-like, each tail at most (1−level)/2) and the median-unbiased estimate for
  * the outcome the design stopped at: `trials` scored trials with `passes` passes.
@@ -76,7 +84,7 @@ export function stagewiseEstimate(d: SequentialDesign, trials: number, passes: n
   const tail = (1 - level) / 2;
   // P(at or above) rises with p: the lower limit is where it reaches the tail; the upper limit mirrors it.
   const lower = above(0) >= tail ? 0 : solve(above, tail, true);
-  const upper = below(1) >= tail ? 1 : solve(below, tail, false);
+  const upper = stagewiseUpper(d, trials, passes, level);
   const rate = (solve(above, 0.5, true) + solve(below, 0.5, false)) / 2;
   return { rate: Math.min(upper, Math.max(lower, rate)), lower, upper, level };
 }

@@ -8,7 +8,7 @@ import { normalApproxTrials } from '../stats/sample-size.js';
 import { decideSequential, type SequentialState } from '../stats/sequential-design.js';
 import { ruleEnds } from '../stats/stopped-two-sample.js';
 import type { RunToCompare } from './comparison.js';
-import { boundariesDesign, stoppedSample } from './stopped-sample.js';
+import { boundariesDesign, rateInterval, sideLevel, stoppedSample } from './stopped-sample.js';
 
 export interface CanaryOptions {
   /** False alarms across the compared cases. */
@@ -22,8 +22,13 @@ export interface CanaryOptions {
   stopAtFirstRegression: boolean;
 }
 
-/** The one-sided confidence with which UNCHANGED rules the margin out; it only stops sampling, so it is not corrected. */
-export const CANARY_FUTILITY_LEVEL = 0.99;
+/**
+ * The one-sided confidence of the candidate's lower bound at which the canary stops at UNCHANGED: the one its row in
+ * the comparison at `alpha` reports (each run's interval two-sided at 1 − α/2), so the two never disagree. No
+ * correction across cases: the suite is UNCHANGED only when every case is, an intersection–union test whose level is
+ * that of one case.
+ */
+export const canaryFutilityLevel = (alpha: number) => 1 - (1 - sideLevel(1 - alpha)) / 2;
 /**
  * The default cap over the fixed-N count for the margin: the canary looks after every trial, and its boundary is
  * raised for that, so it needs somewhat more trials than one look would to keep the power at the cap.
@@ -84,9 +89,10 @@ export function planCanary(
     const minTrials = def.decision.minTrials;
     // Planned at the rate the case must reach, not the base's draw: cases alike share a cap, and so a calibration.
     const maxTrials = Math.max(minTrials, o.maxTrials ?? canaryCap(def.decision.threshold, o.margin, caseAlpha, o.power, observed.trials));
-    const params = { margin: o.margin, futilityLevel: CANARY_FUTILITY_LEVEL, minTrials, maxTrials };
+    const params = { margin: o.margin, futilityLevel: canaryFutilityLevel(o.alpha), minTrials, maxTrials };
     const critical = canaryCritical({ ends: ruleEnds(sample), observed }, { alpha: caseAlpha, minTrials, maxTrials });
-    const d = canaryDesign(observed, critical, params);
+    const upper = rateInterval(sample, { successes: sample.passes, n: sample.trials }, sideLevel(1 - o.alpha)).hi;
+    const d = canaryDesign({ ...observed, upper }, critical, params);
     const { design } = sample;
     return {
       caseId: def.id,
@@ -103,7 +109,7 @@ export function planCanary(
       alpha: o.alpha,
       caseAlpha,
       margin: o.margin,
-      futilityLevel: CANARY_FUTILITY_LEVEL,
+      futilityLevel: canaryFutilityLevel(o.alpha),
       stopAtFirstRegression: o.stopAtFirstRegression,
       cases,
     },
@@ -119,17 +125,10 @@ export interface CanaryTest {
   /** Scored trials up to the decision (all of them while undecided), and their passes. */
   trials: number;
   passes: number;
-  /** The drop UNCHANGED rules out, and the one-sided confidence it does so with. */
-  margin: number;
-  futilityLevel: number;
 }
 
 /** The canary of one case against its base: the base as the run stored it, the candidate's outcomes in trial order. */
-export function canaryTest(
-  entry: StoredCanary['cases'][number],
-  canary: Pick<StoredCanary, 'margin' | 'futilityLevel'>,
-  sequence: readonly boolean[],
-): CanaryTest {
+export function canaryTest(entry: StoredCanary['cases'][number], sequence: readonly boolean[]): CanaryTest {
   const design = boundariesDesign(entry.design);
   const d = decideSequential(sequence, design);
   const base: BaseEnds = { ends: ruleEnds({ design: boundariesDesign(entry.baseRule), added: entry.baseAdded }), observed: entry.base };
@@ -139,8 +138,6 @@ export function canaryTest(
     state: d.state,
     trials: d.trials,
     passes: d.passes,
-    margin: canary.margin,
-    futilityLevel: canary.futilityLevel,
   };
 }
 

@@ -3,10 +3,9 @@ import { NO_EVIDENCE, type CaseArmSummary, type Rate, type RunManifest, type Tri
 import { boschlooTest } from '../stats/boschloo.js';
 import type { CombinedEvidence } from '../stats/combine-p-values.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
-import { stagewiseEstimate } from '../stats/stagewise.js';
 import { stoppedTwoSampleTest, type StoppedSample } from '../stats/stopped-two-sample.js';
 import { canaryTest, sameBase, type CanaryTest } from './canary.js';
-import { canaryOf, stoppedSample } from './stopped-sample.js';
+import { canaryOf, rateInterval, sideLevel, stoppedSample } from './stopped-sample.js';
 import { routingRates, suiteChange } from './suite-change.js';
 import { anytimeDifference } from '../stats/confidence-sequence.js';
 import { adjustPValues } from '../stats/multiple-testing.js';
@@ -37,8 +36,6 @@ interface Tested {
   better: CombinedEvidence;
   /** Which run the test's own evidence favours: −1 the base, +1 the candidate, 0 neither. */
   direction: -1 | 0 | 1;
-  /** A canary's own UNCHANGED (a drop of its margin ruled out where the run stopped sampling), in words. */
-  unchanged?: string;
 }
 
 /** One side of a tested difference: the rate, the per-trial outcomes it counts in trial order, and its stopping rule. */
@@ -54,16 +51,13 @@ interface Sample {
 const directionOf = (worse: number, better: number): Tested['direction'] => (worse < better ? -1 : better < worse ? 1 : 0);
 
 /**
- * The difference of the two runs' exact stagewise intervals (each at half the error) when both stopped by their
- * designs alone; a top-up after the design has no stagewise ordering, so then the time-uniform intervals.
+ * The difference of the two runs' intervals, each at half the error: exact stagewise where a run's known rule
+ * stopped the case, the time-uniform confidence sequence where none did (or trials were topped up after it).
  */
 function stoppedDifference(base: Sample, candidate: Sample, confidence: number): RateDifference {
-  const [b, c] = [base.stopped, candidate.stopped];
-  if (!b || !c || b.added || c.added)
-    return anytimeDifference(base.rate.successes, base.rate.n, candidate.rate.successes, candidate.rate.n, confidence);
-  const level = 1 - (1 - confidence) / 2;
-  const [eb, ec] = [stagewiseEstimate(b.design, b.trials, b.passes, level), stagewiseEstimate(c.design, c.trials, c.passes, level)];
-  return { diff: ec.rate - eb.rate, lo: ec.lower - eb.upper, hi: ec.upper - eb.lower };
+  const level = sideLevel(confidence);
+  const [b, c] = [rateInterval(base.stopped, base.rate, level), rateInterval(candidate.stopped, candidate.rate, level)];
+  return { diff: c.rate - b.rate, lo: c.lo - b.hi, hi: c.hi - b.lo };
 }
 
 /**
@@ -87,7 +81,7 @@ function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, c
     };
   }
   if (method === 'canary') {
-    // One-sided: a canary looks for a drop, and says UNCHANGED where it ruled the margin out.
+    // One-sided: a canary looks for a drop, and says UNCHANGED where its interval rules the margin out.
     const t = candidate.canary!;
     return {
       difference: stoppedDifference(base, candidate, confidence),
@@ -95,9 +89,6 @@ function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, c
       worse: { p: t.pValue },
       better: { p: 1 },
       direction: -1,
-      ...(t.state === 'accept'
-        ? { unchanged: `the canary ruled out a drop of ${t.margin} (one-sided, ${100 * t.futilityLevel}%) where it stopped` }
-        : {}),
     };
   }
   if (method === 'design') {
@@ -224,7 +215,12 @@ export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
   return { facts, skills };
 }
 
-const inside = (d: RateDifference, margin: number) => d.lo > -margin && d.hi < margin;
+/**
+ * A case is UNCHANGED when its interval rules out a change of the margin: both ways for a two-sided test, a drop
+ * for a canary (one-sided: it looks for a drop, and its rows say so).
+ */
+export const ruledOut = (d: RateDifference, margin: number, method: ChangeMethod) =>
+  d.lo > -margin && (method === 'canary' || d.hi < margin);
 
 /**
  * The trials per run that would tell a drop of `margin` from the base rate, at the planned power and at the level
@@ -273,11 +269,15 @@ function caseChange(
       reason: `${change === 'REGRESSED' ? 'dropped' : 'rose'} from ${p(base.p)} to ${p(candidate.p)}${paired}: adjusted p ${pValueText(pAdjusted)} ≤ ${o.alpha}`,
     };
   }
-  if (tested.unchanged) {
-    return { ...common, change: 'UNCHANGED', reason: tested.unchanged };
-  }
-  if (inside(difference, o.margin)) {
-    return { ...common, change: 'UNCHANGED', reason: `the difference's interval lies within ±${o.margin}` };
+  if (ruledOut(difference, o.margin, method)) {
+    return {
+      ...common,
+      change: 'UNCHANGED',
+      reason:
+        method === 'canary'
+          ? `the difference's interval rules out a drop of ${o.margin}`
+          : `the difference's interval lies within ±${o.margin}`,
+    };
   }
   const trialsToDecide = trialsFor(base.p);
   const how =
@@ -309,7 +309,7 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
     const sequence = scoredSequence(r, s.caseId, s.arm).map((o) => o.passed === true);
     const stopped = s.arm === 'skill' ? stoppedSample(r, s.caseId, sequence) : undefined;
     const entry = r === candidate && s.arm === 'skill' ? canaryFor(s.caseId) : undefined;
-    const canary = entry ? canaryTest(entry, candidate.manifest.canary!, sequence) : undefined;
+    const canary = entry ? canaryTest(entry, sequence) : undefined;
     // The test counts the trials up to where the rule stopped: trials still running then are left out.
     const counted = stopped ?? canary;
     return {
@@ -357,7 +357,7 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
     routingRates(base, candidate, confidence),
     o,
   );
-  const regressed = suite.change === 'REGRESSED' || cases.some((c) => c.arm === 'skill' && c.change === 'REGRESSED');
+  const undecided = cases.some((c) => c.arm === 'skill' && c.change === 'UNDECIDED');
   return {
     base: comparedRun(base),
     candidate: comparedRun(candidate),
@@ -371,8 +371,15 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
     drift: drift(base, candidate),
     onlyIn: { base: [...bIds].filter((id) => !cIds.has(id)), candidate: [...cIds].filter((id) => !bIds.has(id)) },
     missingData,
-    // A gate must never go green on a run that is not all there.
-    exitCode: regressed ? EXIT.fail : missingData.length ? EXIT.error : EXIT.pass,
+    // A gate must never go green on a run that is not all there, nor on a case it could not decide.
+    exitCode:
+      suite.change === 'REGRESSED'
+        ? EXIT.fail
+        : missingData.length
+          ? EXIT.error
+          : undecided || suite.change === 'UNDECIDED'
+            ? EXIT.inconclusive
+            : EXIT.pass,
   };
 }
 

@@ -3,7 +3,9 @@
  * design, a canary's boundaries against its base, a fixed count, then any trials topped up after it) and the end
  * it reached. What every exact test of a stored run starts from.
  */
-import type { RunManifest, StoredCanary } from '../run/schema.js';
+import type { Interval, RunManifest, StoredCanary } from '../run/schema.js';
+import { confidenceSequence } from '../stats/confidence-sequence.js';
+import { stagewiseEstimate } from '../stats/stagewise.js';
 import { caseDesign } from '../stats/case-design.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { decideSequential, type SequentialDesign } from '../stats/sequential-design.js';
@@ -61,4 +63,27 @@ export function stoppedSample(r: RunToCompare, caseId: string, sequence: boolean
   if (added === 0) return { design, trials: d.trials, passes: d.passes };
   if (sequence.length < d.trials + added) return undefined;
   return { design, added, trials: d.trials + added, passes: d.passes + passes(sequence.slice(d.trials, d.trials + added)) };
+}
+
+/** Each run's share of a difference's error: the level of its own interval, two-sided, for a difference at `confidence`. */
+export const sideLevel = (confidence: number) => 1 - (1 - confidence) / 2;
+
+/**
+ * One run's interval on a case's rate at two-sided `level`, and its estimate: exact and median-unbiased under the
+ * stagewise ordering of the rule that stopped it; the confidence sequence (valid however the run stopped) when no
+ * known rule stopped it, or trials were topped up after it (they have no stagewise ordering).
+ */
+export function rateInterval(
+  stopped: StoppedSample | undefined,
+  counted: { successes: number; n: number },
+  level: number,
+): Interval & { rate: number } {
+  if (stopped && !stopped.added) {
+    const e = stagewiseEstimate(stopped.design, stopped.trials, stopped.passes, level);
+    return { rate: e.rate, lo: e.lower, hi: e.upper };
+  }
+  return {
+    rate: counted.n === 0 ? Number.NaN : counted.successes / counted.n,
+    ...confidenceSequence(counted.successes, counted.n, 1 - level),
+  };
 }

@@ -58,14 +58,19 @@ export function routingRates(base: RunToCompare, candidate: RunToCompare, confid
   };
 }
 
+/** A case's ids, named. */
+const named = (cs: readonly CaseChange[]) => cs.map((c) => c.caseId).join(', ');
+
 /**
- * The suite-level verdict: one test across the skill arm's cases, one-sided toward regression, stratified by case
- * (each case's own exact test under its runs' stopping rules), combined by the truncated product of their p-values
- * against the exact null of each case's test where it is known. A model update rarely
- * breaks one case; it moves many, which the combination sees long before any one case is significant.
- * It tests "no case's rate dropped": REGRESSED, when the combined "worse" p-value is at most α, says one case or
- * more dropped, not that the mean did; else IMPROVED when the "better" one is; else UNCHANGED when the suite's mean
- * pass rate moved less than the margin either way; else UNDECIDED.
+ * The suite-level verdict, one-sided toward regression. REGRESSED when a case is REGRESSED, or when one test across
+ * the skill arm's cases (stratified by case: each case's own exact test under its runs' stopping rules, combined by
+ * the truncated product of their p-values against each test's exact null) says one case or more dropped: a model
+ * update rarely breaks one case, it moves many, which the combination sees before any one case is significant.
+ * UNCHANGED only when every case is UNCHANGED (or IMPROVED): the data rule out a drop of the margin in each case,
+ * never in the mean alone (two broken cases among eleven average out under any margin). That is an
+ * intersection–union test: its null, "some case dropped by the margin", is wrong only if every case's is, so the
+ * chance of a false UNCHANGED is at most one case's, the level of its interval, with no correction across cases.
+ * Else IMPROVED when the combined "better" p-value is at most α; else UNDECIDED, naming the cases left open.
  */
 export function suiteChange(
   evidence: readonly CaseEvidence[],
@@ -98,30 +103,44 @@ export function suiteChange(
     .slice(0, MOVED_SHOWN)
     .map((c) => ({ caseId: c.caseId, diff: c.difference.diff, change: c.change }));
   const common = { cases: scored.length, pRegressed, pImproved, rates, moved };
-  const pass = rates.passRate;
   const over = `${scored.length} cases`;
+  const changes = evidence.map((e) => e.change);
+  const regressed = changes.filter((c) => c.change === 'REGRESSED');
+  const open = changes.filter((c) => c.change === 'UNDECIDED');
+  const openText = () => {
+    const drop = open.filter((c) => !(c.difference.lo > -o.margin));
+    const which = drop.length === open.length ? `a drop of ${o.margin}` : `a change of ±${o.margin}`;
+    return `${which} is not ruled out in ${open.length} of ${evidence.length} cases (${named(open)})`;
+  };
   if (scored.length === 0) return { ...common, change: 'UNDECIDED', reason: 'no case has scored trials in both runs' };
-  if (pRegressed <= o.alpha)
+  if (pRegressed <= o.alpha || regressed.length)
     return {
       ...common,
       change: 'REGRESSED',
-      reason: `pass rates dropped in the suite (in one case or more): combined p ${pValueText(pRegressed)} ≤ ${o.alpha} over ${over}`,
+      reason: [
+        regressed.length ? `${named(regressed)} REGRESSED` : '',
+        pRegressed <= o.alpha
+          ? `pass rates dropped in the suite (in one case or more): combined p ${pValueText(pRegressed)} ≤ ${o.alpha} over ${over}`
+          : '',
+      ]
+        .filter(Boolean)
+        .join('; '),
+    };
+  if (open.length === 0 && changes.every((c) => c.change === 'UNCHANGED' || c.change === 'IMPROVED'))
+    return {
+      ...common,
+      change: pImproved <= o.alpha ? 'IMPROVED' : 'UNCHANGED',
+      reason: `every case's interval rules out a drop of ${o.margin} (no case dropped by the margin)${pImproved <= o.alpha ? `, and pass rates rose in the suite: combined p ${pValueText(pImproved)} ≤ ${o.alpha}` : `; combined p of a drop ${pValueText(pRegressed)}`}`,
     };
   if (pImproved <= o.alpha)
     return {
       ...common,
       change: 'IMPROVED',
-      reason: `pass rates rose in the suite (in one case or more): combined p ${pValueText(pImproved)} ≤ ${o.alpha} over ${over}`,
-    };
-  if (pass.lo > -o.margin && pass.hi < o.margin)
-    return {
-      ...common,
-      change: 'UNCHANGED',
-      reason: `no drop across the suite (combined p ${pValueText(pRegressed)}), and the mean pass rate's change lies within ±${o.margin}`,
+      reason: `pass rates rose in the suite (in one case or more): combined p ${pValueText(pImproved)} ≤ ${o.alpha} over ${over}, yet ${openText()}`,
     };
   return {
     ...common,
     change: 'UNDECIDED',
-    reason: `no significant drop across the suite (combined p ${pValueText(pRegressed)}), yet a change of ±${o.margin} in the mean pass rate is not ruled out`,
+    reason: `no significant drop across the suite (combined p ${pValueText(pRegressed)}), yet ${openText()}`,
   };
 }
