@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enabledSkills, gemini, systemPolicyProblem } from '../src/agents/gemini/adapter.js';
-import { builtinSkills } from '../src/agents/gemini/settings.js';
+import { builtinSkills, builtinsToHide } from '../src/agents/gemini/settings.js';
 import type { InvocationRequest } from '../src/agents/types.js';
 import { InputError } from '../src/load/input-error.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
@@ -191,6 +191,39 @@ describe('Gemini adapter: the trial’s settings and policy', () => {
   });
 });
 
+describe('Gemini adapter: hiding the built-ins without hiding a skill of the family', () => {
+  const BUILTINS = ['antigravity-support', 'skill-creator'];
+  it.each([
+    ['no workspace skill', [], { hide: BUILTINS, clash: [] }],
+    [
+      'a family skill named like a built-in replaces it: hiding that name would hide the family skill',
+      ['alpha', 'skill-creator'],
+      { hide: ['antigravity-support'], clash: [] },
+    ],
+    [
+      'a name equal but for case is not replaced, and cannot be hidden alone',
+      ['Skill-Creator'],
+      { hide: BUILTINS, clash: ['skill-creator'] },
+    ],
+  ])('%s', (_what, workspace, expected) => {
+    expect(builtinsToHide(BUILTINS, workspace)).toEqual(expected);
+  });
+
+  it('a trial whose workspace holds a skill named skill-creator hides only the other built-in', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sp-gemini-shadow-'));
+    try {
+      mkdirSync(join(root, 'ws/.agents/skills/skill-creator'), { recursive: true });
+      writeFileSync(join(root, 'ws/.agents/skills/skill-creator/SKILL.md'), '---\nname: skill-creator\ndescription: d\n---\nx\n');
+      await gemini.prepareTrial!(
+        request({ workspace: join(root, 'ws'), home: join(root, 'home'), harnessDir: root, binary: PINNED_SCRIPT }),
+      );
+      expect(JSON.parse(readFileSync(join(root, 'home/.gemini/settings.json'), 'utf8')).skills.disabled).toEqual(['antigravity-support']);
+    } finally {
+      cleanup(root);
+    }
+  });
+});
+
 describe('Gemini adapter: machine-wide policies', () => {
   let dir: string;
   beforeAll(() => {
@@ -263,6 +296,26 @@ describe('Gemini adapter: the skill listing', () => {
       await gemini.prepareTrial!(req);
       const shown = await gemini.probeListing!(req);
       expect(shown).toEqual({ source: 'gemini skills list (once per arm)', skills: ['alpha', 'leaked'], contextFiles: [] });
+    }, 60_000);
+
+    it('a workspace skill named like a built-in (skill-creator) is listed as the family’s, enabled', async () => {
+      const shadow = join(root, 'shadow');
+      mkdirSync(join(shadow, 'ws/.agents/skills/skill-creator'), { recursive: true });
+      for (const d of ['home', 'tmp', 'harness']) mkdirSync(join(shadow, d));
+      writeFileSync(
+        join(shadow, 'ws/.agents/skills/skill-creator/SKILL.md'),
+        '---\nname: skill-creator\ndescription: The user’s own.\n---\nx\n',
+      );
+      const req = request({
+        workspace: join(shadow, 'ws'),
+        home: join(shadow, 'home'),
+        tmp: join(shadow, 'tmp'),
+        harnessDir: join(shadow, 'harness'),
+        simulator: SIMULATOR,
+        binary: gemini.resolveBinary(),
+      });
+      await gemini.prepareTrial!(req);
+      expect((await gemini.probeListing!(req)).skills).toEqual(['skill-creator']);
     }, 60_000);
 
     it('a binary that cannot list skills stops the run before any trial', async () => {

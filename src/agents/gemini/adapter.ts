@@ -11,7 +11,7 @@ import { installedManifest, notInstalled, overrideBinary, printedVersion } from 
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
-import { builtinSkills, geminiPolicy, geminiSettings } from './settings.js';
+import { builtinSkills, builtinsToHide, geminiPolicy, geminiSettings, skillNamesIn } from './settings.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 
 const PINNED_PACKAGE = '@google/gemini-cli';
@@ -156,11 +156,16 @@ export const gemini: AgentAdapter = {
   },
 
   async prepareTrial(req) {
+    const binary = req.binary ?? this.resolveBinary();
+    const { hide, clash } = builtinsToHide(builtinsOf(binary), skillNamesIn(join(req.workspace, this.skillsFolder)));
+    if (clash.length)
+      throw new InputError({
+        file: binary,
+        what: `this Gemini CLI ships a built-in skill named ${clash.join(', ')}, which it can hide only by a name that also hides the family's skill of that name in another case`,
+        todo: 'rename the skill (folder and `name`), or run the pinned Gemini CLI (drop agentBinary)',
+      });
     await mkdir(join(req.home, '.gemini'), { recursive: true });
-    await writeFile(
-      join(req.home, '.gemini', 'settings.json'),
-      geminiSettings(req, this.trialTools, builtinsOf(req.binary ?? this.resolveBinary())),
-    );
+    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide));
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.noTools ? { trialTools: this.trialTools } : undefined));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
