@@ -92,6 +92,10 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
     say(
       `stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`skillprobe run --resume ${describeRunDir(store)} --max-cost <more>\` goes on\n`,
     );
+  if (manifest.status === 'isolation_stopped')
+    say(
+      `stopped early: the run's first trials all failed the isolation check (${manifest.stoppedBecause}), and every later one would too, so none was started; fix what it names (\`skillprobe lint\` checks the family), then run again\n`,
+    );
   if (manifest.status === 'interrupted') say(`interrupted: \`skillprobe run --resume ${describeRunDir(store)}\` runs the missing trials\n`);
   return exitCodeFor(
     {

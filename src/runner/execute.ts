@@ -17,7 +17,7 @@ import { currentOwner, newRunId, RunStore } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
-import { CostCappedScheduler, ReplayingScheduler } from '../trials/replay.js';
+import { CostCappedScheduler, IsolationStopScheduler, ReplayingScheduler } from '../trials/replay.js';
 import { FixedScheduler, SequentialScheduler, type TrialScheduler } from '../trials/schedule.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { boundariesDesign } from '../verdict/stopped-sample.js';
@@ -173,11 +173,13 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   );
   const spentBefore = target.stored.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
   const budget = config.maxCostUsd !== undefined ? new CostCappedScheduler(replay, config.maxCostUsd, spentBefore) : undefined;
-  const scheduler = budget ?? replay;
+  const pace = config.concurrency === 'auto' ? adaptivePace() : fixedPace(config.concurrency);
+  // The first wave: the trials that start together (at least three), of those the run plans.
+  const isolation = new IsolationStopScheduler(budget ?? replay, Math.min(replay.plannedTotal(), Math.max(3, pace.current())));
+  const scheduler = isolation;
 
   let sim: RunningSimulator | undefined;
   const abort = new AbortController();
-  const pace = config.concurrency === 'auto' ? adaptivePace() : fixedPace(config.concurrency);
   const workRoot = place.workdir ? resolve(place.workdir) : undefined;
   const workspaces = new WorkspacePool({
     root: workRoot,
@@ -219,6 +221,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
         const o: TrialOutcome = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, gradeOpts);
         storedHere++;
         budget?.spend(o.costUsd);
+        isolation.trialEnded(o.status, o.statusDetail);
         // A judge's trial is an answer, not a trial to score.
         const verdict = s.noTools
           ? explainJudgeSample(judgeSample(r.transcript, r.meta, adapter.grading.isolationProblem))
@@ -236,9 +239,11 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     }
     // Capped only when the cap left trials unscheduled: a suite that finished under it is complete.
     const capped = budget?.capped === true && !replay.exhausted();
-    manifest.status = abort.signal.aborted ? 'interrupted' : capped ? 'cost_capped' : 'completed';
+    const isolated = isolation.stoppedBecause !== undefined && !replay.exhausted();
+    manifest.status = abort.signal.aborted ? 'interrupted' : capped ? 'cost_capped' : isolated ? 'isolation_stopped' : 'completed';
+    if (isolated) manifest.stoppedBecause = isolation.stoppedBecause;
     if (pace.mode === 'auto') manifest.concurrency = { mode: 'auto', trace: pace.trace.map((c) => ({ ...c })) };
-    const stopped = abort.signal.aborted || capped;
+    const stopped = abort.signal.aborted || capped || isolated;
     manifest.trials = {
       planned: manifest.trials.planned,
       finished: finished(),
