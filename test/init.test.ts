@@ -212,6 +212,17 @@ describe('skillprobe init (CLI)', () => {
     expect(r.stdout).toContain('found 1 skill in .agents/skills: notes');
   }, 120_000);
 
+  it('a description over the Agent Skills limit (claude-api has 1,068 characters) is no reason to write nothing', async () => {
+    const dir = project({
+      ...family('notes'),
+      '.claude/skills/claude-api/SKILL.md': skillMd('claude-api', `Build apps with the Claude API. ${'x'.repeat(1068 - 32)}`),
+    });
+    const r = await runInProcess(['init'], { cwd: dir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('found 2 skills in .claude/skills: claude-api, notes');
+    expect(readdirSync(join(dir, 'cases'))).toEqual(['skillprobe.yaml']);
+  }, 120_000);
+
   it('a --dir that does not exist is an input error', async () => {
     const dir = project({});
     const r = await runInProcess(['init', '--dir', 'nowhere'], { cwd: dir });
