@@ -3,6 +3,7 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { escapePath } from 'tinyglobby';
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import { descriptionLengthFindings } from '../lint/description.js';
+import { profileGapFindings } from '../lint/profile-gaps.js';
 import { allowedToolsFindings } from '../lint/tools.js';
 import { symlinkFindings } from '../lint/links.js';
 import { balanceFindings } from '../lint/balance.js';
@@ -100,6 +101,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
           ),
         );
       }
+      if (profile && suite) findings.push(...profileGapFindings(profile.profile, sim, suite.cases.map(lintCase)));
       if (profile && !suite) skipped.push(family.length ? 'profile case references' : 'profile references');
     }
     checkedSkills = skills?.map(lintSkill);

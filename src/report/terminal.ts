@@ -118,11 +118,11 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
   return lines;
 }
 
-function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: RefusalFixes): string[] {
+function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: RefusalFixes, simulated: boolean): string[] {
   const facts = caseFacts(s).map((f) => (f.alarm ? c.red(f.text) : f.text));
   const design = designText(v);
   if (design) facts.push(`design: ${design}`);
-  const fix = advice(s, v, fixes);
+  const fix = advice(s, v, fixes, simulated);
   if (fix.example !== undefined) facts.push(`example: ${transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })}`);
   return [
     paragraph(`${c.bold(s.caseId)} · ${c[VERDICT_COLOUR[v.verdict]](v.verdict)} · expects ${s.expect} · ${v.reason}`),
@@ -410,7 +410,10 @@ export function terminalReporter(colour: boolean): Reporter {
         blocks.length
           ? [
               paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')),
-              ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c, input.agentNotes.refusalFixes)]),
+              ...blocks.flatMap((v) => [
+                '',
+                ...caseBlock(skillRow.get(v.caseId)!, v, c, input.agentNotes.refusalFixes, results.run.simulated),
+              ]),
             ]
           : [],
         skillRows.length ? caseSection(skillRows, results.judge !== undefined, c) : [],
