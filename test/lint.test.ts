@@ -452,7 +452,9 @@ describe('skillprobe lint (CLI)', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^sim\/p\.yaml:3:11: error: rule 1 matches case "rian", which is not in the suite/m);
     expect(r.stdout).toMatch(/^sim\/p\.yaml:5:24: error: rule 1 behaviour 1: `skill: wether` names no skill/m);
-    expect(r.stdout).toMatch(/^2 errors, 0 warnings$/m);
+    // The cases it has no rule for (the typo's among them), with no router to play them: named, not refused.
+    expect(r.stdout.match(/no rule for case "(\w+)"/g)).toEqual(['no rule for case "csv"', 'no rule for case "neg"']);
+    expect(r.stdout).toMatch(/^2 errors, 2 warnings$/m);
   });
 
   it('a symlink inside a skill is a warning (trials get a copy), one out of it an error (it would leak what it names)', async () => {
