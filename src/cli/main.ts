@@ -32,7 +32,8 @@ export async function main(args: readonly string[], io: CliIo): Promise<number> 
     .version(HARNESS_VERSION)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
-  for (const command of COMMANDS) command.addTo(program, io, (c) => (code = c));
+  const given: CliIo = { ...io, argv: args };
+  for (const command of COMMANDS) command.addTo(program, given, (c) => (code = c));
   try {
     await program.parseAsync([...args], { from: 'user' });
     return code;

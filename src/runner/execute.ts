@@ -193,7 +193,9 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   let storedHere = 0;
   const finished = () => replay.replayed.length + storedHere;
   const stderr = place.stderr ?? process.stderr;
-  const guard = await guardRun({ abort, workspaces, store, manifest, finished, stderr });
+  // npm sets npm_command for what it runs (`npx`, `npm run`, `npm exec`).
+  const watchParent = (place.callerEnv ?? process.env).npm_command !== undefined;
+  const guard = await guardRun({ abort, workspaces, store, manifest, finished, stderr, watchParent });
   try {
     if (profile) sim = await startSimulator(profile);
     const defById = new Map(defs.map((c) => [c.id, c]));
