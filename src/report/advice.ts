@@ -15,8 +15,8 @@ const REFUSED_FIX: Record<RefusedStatus, (asked: string) => string> = {
  * On a simulated run, what the model did was the simulator's profile's choice (a rule for the case, its default, or
  * its description router), never evidence on SKILL.md: said as what happened and where to change it.
  */
-const profileDecided = (happened: string) =>
-  `the simulator's profile decided this (${happened}), not a model: change the profile's rule for this case (or give it a router) to play it otherwise, and run a real model to judge the skill`;
+const PROFILE_DECIDED =
+  "the simulator's profile decided what the model did here, not a model: change the profile's rule for the case (or give the profile a router) to play it otherwise, and run a real model to judge the skill";
 
 /**
  * One line on what to change in SKILL.md, for the biggest problem of a case (ties: the order below), and a trial
@@ -44,20 +44,16 @@ export function advice(
         ],
       ]
     : [];
-  const planFailed = check ? ` (${check.check}: ${check.details[0]?.detail || 'failed'})` : '';
-  const modelChose: [TrialCount, string][] = simulated
-    ? [
-        [f.falseTrigger, profileDecided(`${sibling} fired on a request no skill should take`)],
-        [f.sibling, profileDecided(`${sibling} fired where ${s.expect} was expected`)],
-        [f.didNotFire, profileDecided(`${s.expect} did not fire`)],
-        [f.planWrong, profileDecided(`the planned command failed its check${planFailed}`)],
-      ]
-    : [
-        [f.falseTrigger, `narrow ${sibling}'s description so it no longer claims this request (say what it is not for)`],
-        [f.sibling, `${sibling} took this from ${s.expect}: sharpen the two descriptions apart, each saying when to use the other`],
-        [f.didNotFire, `make ${s.expect}'s description name this request (its words and its intent)`],
-        [f.planWrong, `make SKILL.md's command for this unambiguous${planFailed}`],
-      ];
+  const onSkills: [TrialCount, string][] = [
+    [f.falseTrigger, `narrow ${sibling}'s description so it no longer claims this request (say what it is not for)`],
+    [f.sibling, `${sibling} took this from ${s.expect}: sharpen the two descriptions apart, each saying when to use the other`],
+    [f.didNotFire, `make ${s.expect}'s description name this request (its words and its intent)`],
+    [
+      f.planWrong,
+      `make SKILL.md's command for this unambiguous${check ? ` (${check.check}: ${check.details[0]?.detail || 'failed'})` : ''}`,
+    ],
+  ];
+  const modelChose = simulated ? onSkills.map(([count]): [TrialCount, string] => [count, PROFILE_DECIDED]) : onSkills;
   const problems: [TrialCount, string][] = [
     ...modelChose,
     ...judged,
