@@ -718,6 +718,27 @@ describe.skipIf(!hasBrowser)('html report in a real headless browser', () => {
     await page.close();
   }, 120_000);
 
+  it('at 1280 px the cases table fits the page: its WHY column is never cut off, a long example path included', async () => {
+    const long = { ...input, runDir: 'transcripts/20261203-131608-cd2320' };
+    const { page, problems } = await open(htmlReporter.render(long), 'wide.html');
+    const fit = await page.evaluate(() => {
+      const wrap = document.querySelector('table.cases')!.closest('.table-wrap')!;
+      const right = wrap.getBoundingClientRect().right;
+      const whys = [...document.querySelectorAll('table.cases td.why')].map((td) => td.getBoundingClientRect().right);
+      return {
+        overflow: wrap.scrollWidth - wrap.clientWidth,
+        past: Math.max(...whys) - right,
+        paths: document.querySelectorAll('td.why code').length,
+      };
+    });
+    expect(fit.paths).toBeGreaterThan(0);
+    expect(fit.overflow).toBeLessThanOrEqual(0);
+    expect(fit.past).toBeLessThanOrEqual(0.5);
+    await page.locator('table.cases').screenshot({ path: join(ARTIFACTS, 'cases-1280.png') });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('renders a comparison: both runs, the cross-model banner, changes and their difference whiskers', async () => {
     const { page, problems } = await open(htmlReporter.renderComparison(COMPARISON), 'compare.html');
     await expect(page.locator('.banner.warn').textContent()).resolves.toContain('CROSS-MODEL');
