@@ -160,7 +160,7 @@ function casesText(paths: ScaffoldPaths, family: readonly DescribedSkill[]): str
     `# A starter suite written by \`skillprobe init\`: replace every TODO prompt with a request a user would type.
 # Per skill a happy case and a near-miss negative; a trap each way for every pair of siblings whose descriptions share
 # vocabulary (\`against\`: the sibling the prompt is built to be mistaken for). Add \`plan:\` checks where a skill's
-# command matters (see the README).
+# command matters (see docs/files.md in skillprobe's package).
 ` +
     yamlText(scaffoldCases(family), { flow: ['expect', 'tags'], flowItems: [] })
   );
