@@ -1,4 +1,4 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
@@ -8,7 +8,7 @@ import { builtinSkills, builtinsToHide } from '../src/agents/gemini/settings.js'
 import type { InvocationRequest } from '../src/agents/types.js';
 import { InputError } from '../src/load/input-error.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
-import { cleanup, ROOT } from './helpers.js';
+import { baseProject, cleanup, ROOT, runInProcess, skillMd, writeFiles } from './helpers.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/codex-gemini');
 const PINNED_SCRIPT = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js');
@@ -221,6 +221,43 @@ describe('Gemini adapter: hiding the built-ins without hiding a skill of the fam
     } finally {
       cleanup(root);
     }
+  });
+});
+
+describe('Gemini adapter: a built-in it cannot hide without hiding a family skill refuses the run before anything starts', () => {
+  let root: string;
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'sp-gemini-clash-'));
+    // Another Gemini binary whose bundle ships a built-in named like a family skill but for case; it marks any spawn.
+    mkdirSync(join(root, 'bundle/builtin/Skill-Creator'), { recursive: true });
+    writeFileSync(join(root, 'bundle/builtin/Skill-Creator/SKILL.md'), '---\nname: Skill-Creator\ndescription: d\n---\nx\n');
+    writeFileSync(join(root, 'bundle/gemini.js'), `require('fs').writeFileSync(${JSON.stringify(join(root, 'SPAWNED'))}, '')\n`);
+    chmodSync(join(root, 'bundle/gemini.js'), 0o755);
+    writeFiles(join(root, 'project'), {
+      ...baseProject(),
+      'skills/skill-creator/SKILL.md': skillMd('skill-creator', 'Create and improve skills.'),
+      'sim.yaml': 'seed: 1\n',
+    });
+  });
+  afterAll(() => cleanup(root));
+
+  it('names the built-in and the way out; the pinned CLI has no such clash', () => {
+    expect(gemini.familyProblem!(join(root, 'bundle/gemini.js'), ['alpha', 'skill-creator'])?.what).toMatch(
+      /ships a built-in skill Skill-Creator, which its settings can hide only by a name that also hides the family's skill/,
+    );
+    expect(gemini.familyProblem!(join(root, 'bundle/gemini.js'), ['alpha'])).toBeUndefined();
+    expect(gemini.familyProblem!(PINNED_SCRIPT, ['alpha', 'skill-creator'])).toBeUndefined();
+  });
+
+  it('run: exit 2, one line, nothing spawned and no run folder', async () => {
+    const args = ['run', '--sim', 'sim.yaml', '--agent', 'gemini', '--agent-binary', join(root, 'bundle/gemini.js'), '--trials', '1'];
+    const r = await runInProcess([...args, '--transcripts', 'runs'], { cwd: join(root, 'project') });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(
+      /^skillprobe: .*gemini\.js: this Gemini CLI ships a built-in skill Skill-Creator.* — rename that skill of the family/m,
+    );
+    expect(existsSync(join(root, 'SPAWNED'))).toBe(false);
+    expect(existsSync(join(root, 'project/runs'))).toBe(false);
   });
 });
 

@@ -142,6 +142,11 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
   const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
+  const hidden = s.adapter.familyProblem?.(
+    s.binary,
+    s.skills.map((k) => k.name),
+  );
+  if (hidden) throw new InputError({ file: s.binary, ...hidden });
 }
 
 /** The run folder trials go to: a new one, or the interrupted one `--resume` names (after `checkRunnable`). */

@@ -156,14 +156,8 @@ export const gemini: AgentAdapter = {
   },
 
   async prepareTrial(req) {
-    const binary = req.binary ?? this.resolveBinary();
-    const { hide, clash } = builtinsToHide(builtinsOf(binary), skillNamesIn(join(req.workspace, this.skillsFolder)));
-    if (clash.length)
-      throw new InputError({
-        file: binary,
-        what: `this Gemini CLI ships a built-in skill named ${clash.join(', ')}, which it can hide only by a name that also hides the family's skill of that name in another case`,
-        todo: 'rename the skill (folder and `name`), or run the pinned Gemini CLI (drop agentBinary)',
-      });
+    // A built-in no family skill replaces is hidden (one that would hide a family skill too refused the run already).
+    const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
     await mkdir(join(req.home, '.gemini'), { recursive: true });
     await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide));
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.noTools ? { trialTools: this.trialTools } : undefined));
@@ -198,6 +192,15 @@ export const gemini: AgentAdapter = {
   },
 
   lockdownProblem: async () => systemPolicyProblem(systemPoliciesDir()),
+
+  familyProblem(binary, family) {
+    const { clash } = builtinsToHide(builtinsOf(binary), family);
+    if (!clash.length) return undefined;
+    return {
+      what: `this Gemini CLI ships a built-in skill ${clash.join(', ')}, which its settings can hide only by a name that also hides the family's skill of that name (they differ only in case)`,
+      todo: 'rename that skill of the family (folder and `name`), or run the pinned Gemini CLI (drop agentBinary)',
+    };
+  },
 
   simulatorHint: (url) => `${BASE_URL_VARIABLE}=${url} with security.auth.selectedType "gemini-api-key"`,
 
