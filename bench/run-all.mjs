@@ -13,6 +13,7 @@ import { benchJudge, printJudge } from './judge.mjs';
 import { benchJudgeReal, printJudgeReal } from './judge-real.mjs';
 import { benchConcurrency, printConcurrency } from './concurrency.mjs';
 import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.mjs';
+import { benchIsolationStop, printIsolationStop } from './isolation-stop.mjs';
 
 printSequential(benchSequential());
 printCompare(benchCompare());
@@ -23,6 +24,7 @@ printTune(benchTune());
 printJudge(benchJudge());
 printJudgeReal(await benchJudgeReal());
 printConcurrency(benchConcurrency());
+printIsolationStop(benchIsolationStop());
 printConcurrencyReal(await benchConcurrencyReal());
 printRegrade(await benchRegrade());
 printTranscriptMemory(await benchTranscriptMemory());

@@ -69,12 +69,6 @@ const BAD: BadInput[] = [
     says: /description` is missing or empty/,
   },
   {
-    name: 'description over 1024 characters',
-    change: (f) => void (f['skills/alpha/SKILL.md'] = skillMd('alpha', 'x'.repeat(1025))),
-    where: /skills\/alpha\/SKILL\.md:3:14:/,
-    says: /1025 characters/,
-  },
-  {
     name: 'case file with a YAML syntax error',
     change: cases('- id: a\n  prompt: "unterminated\n  expect: { skill: alpha }\n'),
     where: /cases\/main\.yaml:\d+:\d+:/,

@@ -21,6 +21,12 @@ describe('exitCodeFor: the one rule every command exits by', () => {
     ['an interrupted run, whatever its verdicts', { verdicts: [EXIT.pass], statuses: ['interrupted'] }, EXIT.interrupted, undefined],
     ['a cost-capped run', { verdicts: [EXIT.fail], statuses: ['completed', 'cost_capped'] }, EXIT.costCapped, undefined],
     ['a failed run', { verdicts: [EXIT.pass], statuses: ['failed'] }, EXIT.internal, undefined],
+    [
+      'a run stopped on its first trials’ isolation errors is an ERROR',
+      { verdicts: [EXIT.pass], statuses: ['isolation_stopped'] },
+      EXIT.error,
+      undefined,
+    ],
     ['a completed run keeps its verdicts', { verdicts: [EXIT.fail], statuses: ['completed'] }, EXIT.fail, undefined],
     ['gate off: a FAIL exits 0', { verdicts: [EXIT.fail], gateOff }, EXIT.pass, undefined],
     ['gate off does not hide a stopped run', { verdicts: [EXIT.fail], statuses: ['interrupted'], gateOff }, EXIT.interrupted, undefined],
@@ -112,5 +118,16 @@ describe('main in this process: exit codes without spawning anything', () => {
     const r = await runInProcess(['plan'], { cwd: project() });
     expect(r.exitCode).toBe(EXIT.pass);
     expect(r.stdout).toMatch(/pos-alpha/);
+  });
+});
+
+describe('--help', () => {
+  it('opens with the commands of a first hour', async () => {
+    const r = await runInProcess(['--help'], { cwd: '/' });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout.split('\n')[0]).toMatch(
+      /^getting started: `skillprobe init` writes a starter suite for your skills, `skillprobe lint`/,
+    );
+    expect(r.stdout).toMatch(/\nUsage: skillprobe/);
   });
 });

@@ -1,14 +1,14 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enabledSkills, gemini, systemPolicyProblem } from '../src/agents/gemini/adapter.js';
-import { builtinSkills } from '../src/agents/gemini/settings.js';
+import { builtinSkills, builtinsToHide } from '../src/agents/gemini/settings.js';
 import type { InvocationRequest } from '../src/agents/types.js';
 import { InputError } from '../src/load/input-error.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
-import { cleanup, ROOT } from './helpers.js';
+import { baseProject, cleanup, ROOT, runInProcess, skillMd, writeFiles } from './helpers.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/codex-gemini');
 const PINNED_SCRIPT = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js');
@@ -191,6 +191,76 @@ describe('Gemini adapter: the trial’s settings and policy', () => {
   });
 });
 
+describe('Gemini adapter: hiding the built-ins without hiding a skill of the family', () => {
+  const BUILTINS = ['antigravity-support', 'skill-creator'];
+  it.each([
+    ['no workspace skill', [], { hide: BUILTINS, clash: [] }],
+    [
+      'a family skill named like a built-in replaces it: hiding that name would hide the family skill',
+      ['alpha', 'skill-creator'],
+      { hide: ['antigravity-support'], clash: [] },
+    ],
+    [
+      'a name equal but for case is not replaced, and cannot be hidden alone',
+      ['Skill-Creator'],
+      { hide: BUILTINS, clash: ['skill-creator'] },
+    ],
+  ])('%s', (_what, workspace, expected) => {
+    expect(builtinsToHide(BUILTINS, workspace)).toEqual(expected);
+  });
+
+  it('a trial whose workspace holds a skill named skill-creator hides only the other built-in', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sp-gemini-shadow-'));
+    try {
+      mkdirSync(join(root, 'ws/.agents/skills/skill-creator'), { recursive: true });
+      writeFileSync(join(root, 'ws/.agents/skills/skill-creator/SKILL.md'), '---\nname: skill-creator\ndescription: d\n---\nx\n');
+      await gemini.prepareTrial!(
+        request({ workspace: join(root, 'ws'), home: join(root, 'home'), harnessDir: root, binary: PINNED_SCRIPT }),
+      );
+      expect(JSON.parse(readFileSync(join(root, 'home/.gemini/settings.json'), 'utf8')).skills.disabled).toEqual(['antigravity-support']);
+    } finally {
+      cleanup(root);
+    }
+  });
+});
+
+describe('Gemini adapter: a built-in it cannot hide without hiding a family skill refuses the run before anything starts', () => {
+  let root: string;
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'sp-gemini-clash-'));
+    // Another Gemini binary whose bundle ships a built-in named like a family skill but for case; it marks any spawn.
+    mkdirSync(join(root, 'bundle/builtin/Skill-Creator'), { recursive: true });
+    writeFileSync(join(root, 'bundle/builtin/Skill-Creator/SKILL.md'), '---\nname: Skill-Creator\ndescription: d\n---\nx\n');
+    writeFileSync(join(root, 'bundle/gemini.js'), `require('fs').writeFileSync(${JSON.stringify(join(root, 'SPAWNED'))}, '')\n`);
+    chmodSync(join(root, 'bundle/gemini.js'), 0o755);
+    writeFiles(join(root, 'project'), {
+      ...baseProject(),
+      'skills/skill-creator/SKILL.md': skillMd('skill-creator', 'Create and improve skills.'),
+      'sim.yaml': 'seed: 1\n',
+    });
+  });
+  afterAll(() => cleanup(root));
+
+  it('names the built-in and the way out; the pinned CLI has no such clash', () => {
+    expect(gemini.familyProblem!(join(root, 'bundle/gemini.js'), ['alpha', 'skill-creator'])?.what).toMatch(
+      /ships a built-in skill Skill-Creator, which its settings can hide only by a name that also hides the family's skill/,
+    );
+    expect(gemini.familyProblem!(join(root, 'bundle/gemini.js'), ['alpha'])).toBeUndefined();
+    expect(gemini.familyProblem!(PINNED_SCRIPT, ['alpha', 'skill-creator'])).toBeUndefined();
+  });
+
+  it('run: exit 2, one line, nothing spawned and no run folder', async () => {
+    const args = ['run', '--sim', 'sim.yaml', '--agent', 'gemini', '--agent-binary', join(root, 'bundle/gemini.js'), '--trials', '1'];
+    const r = await runInProcess([...args, '--transcripts', 'runs'], { cwd: join(root, 'project') });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(
+      /^skillprobe: .*gemini\.js: this Gemini CLI ships a built-in skill Skill-Creator.* — rename that skill of the family/m,
+    );
+    expect(existsSync(join(root, 'SPAWNED'))).toBe(false);
+    expect(existsSync(join(root, 'project/runs'))).toBe(false);
+  });
+});
+
 describe('Gemini adapter: machine-wide policies', () => {
   let dir: string;
   beforeAll(() => {
@@ -263,6 +333,26 @@ describe('Gemini adapter: the skill listing', () => {
       await gemini.prepareTrial!(req);
       const shown = await gemini.probeListing!(req);
       expect(shown).toEqual({ source: 'gemini skills list (once per arm)', skills: ['alpha', 'leaked'], contextFiles: [] });
+    }, 60_000);
+
+    it('a workspace skill named like a built-in (skill-creator) is listed as the family’s, enabled', async () => {
+      const shadow = join(root, 'shadow');
+      mkdirSync(join(shadow, 'ws/.agents/skills/skill-creator'), { recursive: true });
+      for (const d of ['home', 'tmp', 'harness']) mkdirSync(join(shadow, d));
+      writeFileSync(
+        join(shadow, 'ws/.agents/skills/skill-creator/SKILL.md'),
+        '---\nname: skill-creator\ndescription: The user’s own.\n---\nx\n',
+      );
+      const req = request({
+        workspace: join(shadow, 'ws'),
+        home: join(shadow, 'home'),
+        tmp: join(shadow, 'tmp'),
+        harnessDir: join(shadow, 'harness'),
+        simulator: SIMULATOR,
+        binary: gemini.resolveBinary(),
+      });
+      await gemini.prepareTrial!(req);
+      expect((await gemini.probeListing!(req)).skills).toEqual(['skill-creator']);
     }, 60_000);
 
     it('a binary that cannot list skills stops the run before any trial', async () => {

@@ -2,7 +2,7 @@ import { Ajv } from 'ajv';
 import { mkdirSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { gist, scaffold, scaffoldCases, TAG_PRESETS } from '../src/init/scaffold.js';
 import { confusablePairs } from '../src/lint/overlap.js';
 import { adapterFor, AGENT_IDS } from '../src/agents/registry.js';
@@ -10,9 +10,9 @@ import { loadCases } from '../src/load/cases.js';
 import { loadConfig } from '../src/load/config.js';
 import { loadSkills } from '../src/load/skills.js';
 import { jsonSchemas } from '../src/schema/json-schemas.js';
-import { loadProfile, loadProfileForSuite } from '../src/sim/profile.js';
+import { loadProfileForSuite } from '../src/sim/profile.js';
+import { DEFAULT_ROUTER, routerChances } from '../src/sim/router.js';
 import { cleanup, makeProject, ROOT, runInProcess, skillMd, type Files } from './helpers.js';
-import type { Results } from '../src/run/schema.js';
 
 const family = (...dirs: string[]): Files =>
   Object.fromEntries(
@@ -109,15 +109,21 @@ describe('the scaffold (pure)', () => {
         ['notes-search', ['notes-write']],
         ['notes-write', ['notes-search']],
       ]);
-      expect(loadProfile(join(dir, 'sim/p.yaml')).rules.map((r) => r.case)).toEqual(suite.cases.map((c) => c.id));
+      // No rule per case: the description router plays every case, so its prompt and the descriptions decide.
       const profile = loadProfileForSuite(join(dir, 'sim/p.yaml'), {
         skills: skills.map((s) => s.dir),
         caseIds: suite.cases.map((c) => c.id),
       });
-      const mostly = (id: string) => profile.rules.find((r) => r.case === id)!.do.reduce((a, b) => (b.p > a.p ? b : a));
-      expect(mostly('notes-search-happy')).toMatchObject({ skill: 'notes-search' });
-      expect(mostly('notes-search-near-miss')).toMatchObject({ answer: true });
-      expect(mostly('trap-notes-write-not-notes-search')).toMatchObject({ skill: 'notes-write' });
+      expect(profile.rules).toEqual([]);
+      expect(profile.router).toEqual(DEFAULT_ROUTER);
+      const likeliest = (prompt: string) => {
+        const c = routerChances(prompt, skills, profile.router!);
+        const best = c.skills.reduce((a, b) => (b.p > a.p ? b : a));
+        return best.p > c.none ? best.name : 'none';
+      };
+      expect(likeliest('search: list the notes-search records of the notes-search CLI')).toBe('notes-search');
+      expect(likeliest('write: create a notes-write record with the notes-write CLI')).toBe('notes-write');
+      expect(likeliest('what is the capital of France')).toBe('none');
       expect(t.profile).toMatch(/SIMULATOR[\s\S]*NOT a model[\s\S]*never a skill/);
 
       const ajv = new Ajv({ strict: false });
@@ -168,16 +174,25 @@ describe('skillprobe init (CLI)', () => {
     expect(lint.stdout).toMatch(/TODO/);
   }, 120_000);
 
-  it('a trap deleted from the suite its profile still plays is an error of plain `lint`, at the profile’s rule', async () => {
+  it('a case added later is played like the scaffolded ones, and lint names a case a rule-playing profile leaves to its default', async () => {
     const dir = project(family('notes-search', 'notes-write'));
     expect((await runInProcess(['init'], { cwd: dir })).exitCode).toBe(0);
     const casesFile = join(dir, 'cases/skillprobe.yaml');
-    const kept = (parse(readFileSync(casesFile, 'utf8')) as { id: string }[]).filter((c) => c.id !== 'trap-notes-write-not-notes-search');
-    writeFileSync(casesFile, stringify(kept));
+    const added = '- id: added-later\n  prompt: "search the team notes for the offsite plan"\n  expect: { skill: notes-search }\n';
+    writeFileSync(casesFile, readFileSync(casesFile, 'utf8') + added);
+    const clean = await runInProcess(['lint'], { cwd: dir });
+    expect(clean.stdout).not.toMatch(/no rule for case/);
+    // A profile that plays cases by rule, without a router: every case it has no rule for is named.
+    writeFileSync(
+      join(dir, 'sim/skillprobe.profile.yaml'),
+      'seed: 1\nrules:\n  - { case: notes-search-happy, do: [{ skill: notes-search }] }\n',
+    );
     const r = await runInProcess(['lint'], { cwd: dir });
-    expect(r.exitCode).toBe(1);
-    const deleted = 'rule \\d+ matches case "trap-notes-write-not-notes-search", which is not in the suite';
-    expect(r.stdout).toMatch(new RegExp(`^sim/skillprobe\\.profile\\.yaml:\\d+:\\d+: error: ${deleted}`, 'm'));
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toMatch(
+      /^cases\/skillprobe\.yaml:\d+:7: warning: the simulator profile sim\/skillprobe\.profile\.yaml has no rule for case "added-later" and no router/m,
+    );
+    expect(r.stdout.match(/has no rule for case/g)).toHaveLength(6);
   }, 120_000);
 
   it('prefers .claude/skills when both folders hold skills', async () => {
@@ -210,6 +225,17 @@ describe('skillprobe init (CLI)', () => {
     const r = await runInProcess(['init'], { cwd: dir });
     expect(r.exitCode).toBe(0);
     expect(r.stdout).toContain('found 1 skill in .agents/skills: notes');
+  }, 120_000);
+
+  it('a description over the Agent Skills limit (claude-api has 1,068 characters) is no reason to write nothing', async () => {
+    const dir = project({
+      ...family('notes'),
+      '.claude/skills/claude-api/SKILL.md': skillMd('claude-api', `Build apps with the Claude API. ${'x'.repeat(1068 - 32)}`),
+    });
+    const r = await runInProcess(['init'], { cwd: dir });
+    expect(r.exitCode).toBe(0);
+    expect(r.stdout).toContain('found 2 skills in .claude/skills: claude-api, notes');
+    expect(readdirSync(join(dir, 'cases'))).toEqual(['skillprobe.yaml']);
   }, 120_000);
 
   it('a --dir that does not exist is an input error', async () => {
@@ -252,25 +278,4 @@ describe('skillprobe init (CLI)', () => {
     expect(manifest.model).toBe(adapterFor('codex').defaultModel);
     expect(manifest.config.model).toBe(adapterFor('codex').defaultModel);
   }, 200_000);
-
-  it('the scaffold runs as written: its own profile PASSes every case within the default maximum (the real CLI against the simulator)', async () => {
-    const dir = project(family('notes-search', 'notes-write'));
-    expect((await runInProcess(['init'], { cwd: dir })).exitCode).toBe(0);
-    const r = await runInProcess(['run', '--sim', 'sim/skillprobe.profile.yaml', '--concurrency', '2'], { cwd: dir });
-    expect(r.exitCode).toBe(0);
-    const runDir = join(dir, 'transcripts', readdirSync(join(dir, 'transcripts'))[0]!);
-    const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;
-    expect(results.verdicts.map((v) => [v.caseId, v.verdict])).toEqual(
-      [
-        'notes-search-happy',
-        'notes-search-near-miss',
-        'notes-write-happy',
-        'notes-write-near-miss',
-        'trap-notes-search-not-notes-write',
-        'trap-notes-write-not-notes-search',
-      ].map((id) => [id, 'PASS']),
-    );
-    for (const v of results.verdicts) expect(v.decidedAt).toBeLessThanOrEqual(30);
-    expect(results.run.simulated).toBe(true);
-  }, 300_000);
 });

@@ -87,7 +87,7 @@ describe('installed from a packed tarball into an empty project', () => {
   it('ships the built CLI, the JSON Schemas and the README, and no tests or sources', () => {
     const pkg = join(project, 'node_modules', 'skillprobe');
     const files = readdirSync(pkg);
-    expect(files).toEqual(expect.arrayContaining(['dist', 'schemas', 'examples', 'README.md', 'package.json']));
+    expect(files).toEqual(expect.arrayContaining(['dist', 'schemas', 'examples', 'docs', 'README.md', 'package.json']));
     // The README points at the example workflow: it ships.
     expect(existsSync(join(pkg, 'examples', 'github-actions', 'skillprobe-sharded.yml'))).toBe(true);
     expect(files).not.toContain('test');

@@ -418,17 +418,25 @@ describe('skillprobe lint (CLI)', () => {
   it('input that does not load becomes errors with file:line:col, all of them, exit 1, no stack trace', async () => {
     const f = cleanProject();
     f['skills/weather/SKILL.md'] = skillMd('Weather_Tool', WEATHER);
-    f['skills/csv-report/SKILL.md'] = skillMd('csv-report', 'x'.repeat(1025));
     f['cases/broken.yaml'] = '- id: a\n  prompt: "unterminated\n  expect: { skill: weather }\n';
     f['cases/main.yaml'] += '- id: slash\n  prompt: "/weather Oslo"\n  expect: { skill: weather }\n';
     const r = await lint(f);
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^skills\/weather\/SKILL\.md:2:7: error: name "Weather_Tool" breaks the Agent Skills rule/m);
-    expect(r.stdout).toMatch(/^skills\/csv-report\/SKILL\.md:3:14: error: description is 1025 characters — shorten it to at most 1024/m);
     expect(r.stdout).toMatch(/^cases\/broken\.yaml:\d+:\d+: error: YAML syntax error/m);
     expect(r.stdout).toMatch(/^cases\/main\.yaml:11:11: error: case "slash" starts with "\/weather", which the CLI expands/m);
-    expect(r.stdout).toMatch(/^4 errors, 0 warnings \(not checked until the errors are fixed: .*suite balance\)$/m);
+    expect(r.stdout).toMatch(/^3 errors, 0 warnings \(not checked until the errors are fixed: .*suite balance\)$/m);
     expect(r.stderr).toBe('');
+  });
+
+  it('a description over the Agent Skills limit (claude-api’s 1,068 characters) is a warning saying what each CLI shows, exit 0', async () => {
+    const f = cleanProject();
+    f['skills/csv-report/SKILL.md'] = skillMd('csv-report', `Summarise CSV files. ${'x'.repeat(1068 - 21)}`);
+    const r = await lint(f);
+    expect(r.stdout).toMatch(
+      /^skills\/csv-report\/SKILL\.md:3:14: warning: description is 1068 characters, over the Agent Skills limit of 1024; the pinned CLIs still load the skill: Claude Code lists all of it, Codex CLI lists about its first 1024 characters, Gemini CLI lists all of it — shorten it to at most 1024 characters/m,
+    );
+    expect(r.exitCode).toBe(0);
   });
 
   it('a bad config is an error finding', async () => {
@@ -444,7 +452,9 @@ describe('skillprobe lint (CLI)', () => {
     expect(r.exitCode).toBe(1);
     expect(r.stdout).toMatch(/^sim\/p\.yaml:3:11: error: rule 1 matches case "rian", which is not in the suite/m);
     expect(r.stdout).toMatch(/^sim\/p\.yaml:5:24: error: rule 1 behaviour 1: `skill: wether` names no skill/m);
-    expect(r.stdout).toMatch(/^2 errors, 0 warnings$/m);
+    // The cases it has no rule for (the typo's among them), with no router to play them: named, not refused.
+    expect(r.stdout.match(/no rule for case "(\w+)"/g)).toEqual(['no rule for case "csv"', 'no rule for case "neg"']);
+    expect(r.stdout).toMatch(/^2 errors, 2 warnings$/m);
   });
 
   it('a symlink inside a skill is a warning (trials get a copy), one out of it an error (it would leak what it names)', async () => {

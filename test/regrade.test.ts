@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -61,6 +61,21 @@ describe('grade and report: durable artifacts, regraded without rerunning anythi
     // A run without results (e.g. interrupted) is graded in memory: report writes nothing.
     expect(r.stderr).toMatch(/no current results\.json .*graded the stored transcripts in memory/);
     expect(existsSync(join(dir, 'results.json'))).toBe(false);
+  });
+
+  it('with no run named, reports the newest run of the transcripts folder, and says which', async () => {
+    const project = join(root, 'project');
+    const older = await fakeRun(join(project, 'transcripts'));
+    renameSync(older, join(project, 'transcripts', '20260101-000000-aaaaaa'));
+    await fakeRun(join(project, 'transcripts'));
+    const newest = join('transcripts', 'r1');
+    const r = await runInProcess(['report'], { cwd: project });
+    expect(r.stderr).toContain(`reporting the newest run: ${newest}`);
+    expect(r.exitCode).toBe(3);
+    expect(r.stdout).toMatch(/pos\s+atl-jira\s+INCONCLUSIVE/);
+    const none = await runInProcess(['report', '--transcripts', 'nowhere'], { cwd: project });
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toMatch(/^skillprobe: nowhere: holds no run to report — name a run folder/);
   });
 
   it('refuses a folder that is not a run, exit 2', async () => {

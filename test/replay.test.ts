@@ -4,7 +4,7 @@ import { trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '.
 import { sequentialVerdict } from '../src/verdict/verdict.js';
 import { buildDesign } from '../src/stats/case-design.js';
 import { differingPaths, resumeChanges } from '../src/runner/resume.js';
-import { CostCappedScheduler, ReplayingScheduler } from '../src/trials/replay.js';
+import { CostCappedScheduler, IsolationStopScheduler, ReplayingScheduler } from '../src/trials/replay.js';
 import { FixedScheduler, SequentialScheduler, type TrialScheduler } from '../src/trials/schedule.js';
 import { handMadeManifest } from './run-fixtures.js';
 
@@ -174,5 +174,37 @@ describe('resumeChanges names what changed since a run started', () => {
   it('differingPaths walks nested maps and compares the rest whole', () => {
     expect(differingPaths({ a: { b: 1, c: [1] }, d: 2 }, { a: { b: 1, c: [2] }, e: 3 })).toEqual(['a.c', 'd', 'e']);
     expect(differingPaths(1, 1)).toEqual([]);
+  });
+});
+
+describe('IsolationStopScheduler: a run whose first trials all fail the isolation check stops, and only then', () => {
+  const LEAK = 'skills from outside the family reached the model: skill-creator';
+  const run = (statuses: string[], firstTrials = 3) => {
+    const s = new IsolationStopScheduler(new FixedScheduler(CASES, ['skill'], 5, 'scored'), firstTrials);
+    for (const status of statuses) {
+      s.next();
+      s.trialEnded(status, status === 'isolation_error' ? LEAK : undefined);
+    }
+    return { because: s.stoppedBecause, next: s.next(), exhausted: s.exhausted() };
+  };
+  it.each([
+    ['the first wave all isolation errors', ['isolation_error', 'isolation_error', 'isolation_error'], LEAK],
+    ['one of the first wave scored', ['isolation_error', 'ok', 'isolation_error', 'isolation_error'], undefined],
+    ['fewer than the first wave so far', ['isolation_error', 'isolation_error'], undefined],
+    ['isolation errors only after the first wave', ['ok', 'ok', 'ok', 'isolation_error', 'isolation_error', 'isolation_error'], undefined],
+    ['an agent error among them is no isolation evidence', ['isolation_error', 'agent_error', 'isolation_error'], undefined],
+  ])('%s', (_what, statuses, because) => {
+    const r = run(statuses);
+    expect(r.because).toBe(because);
+    expect(r.exhausted).toBe(because !== undefined);
+    expect(r.next === undefined).toBe(because !== undefined);
+  });
+
+  it('names each problem with how many of the first trials named it', () => {
+    const s = new IsolationStopScheduler(new FixedScheduler(CASES, ['skill'], 5, 'scored'), 3);
+    s.trialEnded('isolation_error', 'a');
+    s.trialEnded('isolation_error', 'b');
+    s.trialEnded('isolation_error', 'a');
+    expect(s.stoppedBecause).toBe('a (2 of 3); b (1 of 3)');
   });
 });

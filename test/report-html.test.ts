@@ -718,6 +718,21 @@ describe.skipIf(!hasBrowser)('html report in a real headless browser', () => {
     await page.close();
   }, 120_000);
 
+  it('at 1280 px the cases table fits the page: its WHY column is never cut off, a long example path included', async () => {
+    const long = { ...input, runDir: 'transcripts/20261203-131608-cd2320' };
+    const { page, problems } = await open(htmlReporter.render(long), 'wide.html');
+    // Boxes span an element whole, past what its scrolling container shows.
+    const wrap = (await page.locator('.table-wrap:has(table.cases)').boundingBox())!;
+    const table = (await page.locator('table.cases').boundingBox())!;
+    const whys = await Promise.all((await page.locator('table.cases td.why').all()).map(async (td) => (await td.boundingBox())!));
+    expect(await page.locator('table.cases td.why code').count()).toBeGreaterThan(0);
+    expect(table.width - wrap.width).toBeLessThanOrEqual(0.5);
+    expect(Math.max(...whys.map((b) => b.x + b.width)) - (wrap.x + wrap.width)).toBeLessThanOrEqual(0.5);
+    await page.locator('table.cases').screenshot({ path: join(ARTIFACTS, 'cases-1280.png') });
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('renders a comparison: both runs, the cross-model banner, changes and their difference whiskers', async () => {
     const { page, problems } = await open(htmlReporter.renderComparison(COMPARISON), 'compare.html');
     await expect(page.locator('.banner.warn').textContent()).resolves.toContain('CROSS-MODEL');

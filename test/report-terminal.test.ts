@@ -158,6 +158,21 @@ describe('terminal report: the model judge', () => {
     expect(block).not.toContain('no failure stands out');
   });
 
+  it('on a simulated run the advice puts what the model did down to the profile, never to a skill’s description', () => {
+    const input = reportInput();
+    const simulated = { ...input, results: { ...input.results, run: { ...input.results.run, simulated: true } } };
+    for (const v of input.results.verdicts.filter((x) => x.verdict === 'FAIL')) {
+      const s = input.results.summary.cases.find((c) => c.caseId === v.caseId && c.arm === 'skill')!;
+      expect(advice(s, v).text).toMatch(/description|SKILL\.md/);
+      const said = advice(s, v, {}, true).text;
+      expect(said).toMatch(/^the simulator's profile decided what the model did here, not a model: change the profile's rule for the case/);
+      expect(said).not.toMatch(/make .*description|SKILL\.md's command/);
+    }
+    const said = unwrapped(render(simulated));
+    expect(said).toContain("the simulator's profile decided what the model did here");
+    expect(said).not.toMatch(/→ make .*description/);
+  });
+
   it("an uncalibrated judge's no's are shown, not scored, and never the advice", () => {
     const input = judgedInput('uncalibrated');
     const s = input.results.summary.cases.find((c) => c.caseId === 'files-bug')!;

@@ -134,26 +134,10 @@ describe('terminal report on the demo run', () => {
   it.each([
     [
       'trap-comment-on-ticket-about-page',
-      [
-        'sibling: atl-confluence fired in 5 of 30',
-        'fired, but the plan was wrong in 3 of 30: verb add-comment failed in 3 (used add)',
-        '→ atl-confluence took this from atl-jira: sharpen the two descriptions apart',
-      ],
+      ['sibling: atl-confluence fired in 5 of 30', 'fired, but the plan was wrong in 3 of 30: verb add-comment failed in 3 (used add)'],
     ],
-    [
-      'jira-create-bug',
-      [
-        'fired, but the plan was wrong in 7 of 30: verb create-issue failed in 7 (used create)',
-        "→ make SKILL.md's command for this unambiguous (verb create-issue: used create)",
-      ],
-    ],
-    [
-      'vague-sprint',
-      [
-        'did not fire in 7 of 7: the model asked a clarifying question in 4, answered without a skill in 3',
-        "→ make atl-jira's description name this request",
-      ],
-    ],
+    ['jira-create-bug', ['fired, but the plan was wrong in 7 of 30: verb create-issue failed in 7 (used create)']],
+    ['vague-sprint', ['did not fire in 7 of 7: the model asked a clarifying question in 4, answered without a skill in 3']],
   ])('the %s block says what fired, what failed, and what to change', (caseId, lines) => {
     const block = text
       .split('\n\n')
@@ -163,6 +147,15 @@ describe('terminal report on the demo run', () => {
     const example = /example: trials\/([^/]+)\/skill\/(\d+)\.jsonl/.exec(block)!;
     expect(example[1]).toBe(caseId);
     expect(results.outcomes.find((o) => o.caseId === caseId && o.arm === 'skill' && o.n === Number(example[2]))!.passed).toBe(false);
+  });
+
+  it('says advice several cases share once, after their blocks, naming the cases (a simulated run: the profile decided)', () => {
+    const section = text.split('\n\nCASES · ')[0]!;
+    const shared = section.split('\n\n').filter((b) => b.startsWith('→ '));
+    expect(shared.map((b) => b.replace(/\n\s*/g, ' '))).toEqual([
+      "→ jira-create-bug, vague-sprint, vague-docs, trap-comment-on-ticket-about-page: the simulator's profile decided what the model did here, not a model: change the profile's rule for the case (or give the profile a router) to play it otherwise, and run a real model to judge the skill",
+    ]);
+    expect(section.replace(/\n\s*/g, ' ').match(/the simulator's profile decided/g)).toHaveLength(1);
   });
 
   it('gives FAIL and INCONCLUSIVE cases a block, and PASS cases none', () => {

@@ -106,7 +106,7 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
     child.kill('SIGINT');
     const cut = await child;
     expect(cut.exitCode).toBe(130);
-    expect(cut.stdout).toMatch(/skillprobe run --resume .* runs the missing trials/);
+    expect(cut.stdout).toMatch(/skillprobe run --sim sim.yaml .*--transcripts cut --resume \S+ runs the missing trials/);
     const before = storedTrials(runDir()).length;
     expect(before).toBeGreaterThanOrEqual(4);
     expect(before).toBeLessThan(baseline.outcomes.length);

@@ -2,10 +2,10 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Case } from '../src/load/cases.js';
-import { lastFailedCases, newestRun, selectCases, type CaseFilters } from '../src/load/select.js';
+import { lastFailedCases, newestRun, selectCases, selectSuite, type CaseFilters } from '../src/load/select.js';
 import type { Verdict } from '../src/run/schema.js';
 import { cleanup, makeProject, projectsRemovedAfterAll, runInProcess } from './helpers.js';
-import { resultsWithVerdicts } from './run-fixtures.js';
+import { handMadeManifest, resultsWithVerdicts } from './run-fixtures.js';
 
 const kase = (id: string, prompt: string, tags: string[] = []): Case => ({
   id,
@@ -89,6 +89,31 @@ describe('--last-failed reads the newest run', () => {
     expect(newestRun(runs)).toBe(id);
     expect(() => lastFailedCases(runs)).toThrow(says);
     rmSync(join(runs, id), { recursive: true });
+  });
+});
+
+describe('--last-failed on a resume keeps the cases the resumed run was started on', () => {
+  const root = makeProject({});
+  afterAll(() => cleanup(root));
+  const DECISION = { threshold: 0.9, delta: 0.2, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 20 };
+  const suite = { cases: ['a', 'b', 'c'].map((id) => kase(id, `prompt ${id}`)), files: [], hash: '' };
+
+  it('the interrupted run is the newest now; its cases, not its failures so far, are what the resume runs', () => {
+    const runs = join(root, 'runs');
+    const resumed = join(runs, '20261130-130000-dddddd');
+    mkdirSync(resumed, { recursive: true });
+    const defs = ['a', 'b'].map((id) => ({ id, expect: 'x', exclusive: false, tags: [], decision: DECISION }));
+    writeFileSync(join(resumed, 'run.json'), JSON.stringify(handMadeManifest(defs, 5, { status: 'interrupted' })));
+    writeFileSync(
+      join(resumed, 'results.json'),
+      resultsWithVerdicts([
+        ['a', 'PASS'],
+        ['b', 'INCONCLUSIVE'],
+      ]),
+    );
+    const ids = (resuming?: string) => selectSuite(suite, { lastFailed: true }, runs, resuming).suite.cases.map((c) => c.id);
+    expect(ids()).toEqual(['b']);
+    expect(ids(resumed)).toEqual(['a', 'b']);
   });
 });
 

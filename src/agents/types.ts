@@ -96,6 +96,11 @@ export interface AgentAdapter {
    * before anything is created; undefined when it can.
    */
   lockdownProblem?(binary: string, scratch: string, callerEnv: NodeJS.ProcessEnv): Promise<{ what: string; todo: string } | undefined>;
+  /**
+   * Why this CLI cannot show the model the family as it is (a skill of it that the CLI's own settings would hide),
+   * measured before anything is created; undefined when it can.
+   */
+  familyProblem?(binary: string, family: readonly string[]): { what: string; todo: string } | undefined;
   /** For a CLI with no turn limit of its own: whether a line of its stdout starts a tool call (the harness counts). */
   startsToolCall?(line: string): boolean;
   /**

@@ -6,6 +6,8 @@ import { optionFor, type FlagSet, type FlagValues } from './flags.js';
 export interface CliIo extends ReportIo {
   /** Where relative paths are read from. */
   cwd: string;
+  /** The command line as given, after the program's name: what a command printed to go on with it starts from. */
+  argv?: readonly string[];
 }
 
 /** One command as data: its words, arguments and flags, how its flags become its options, and what it does. */

@@ -6,6 +6,10 @@ import type { CliIo } from './command.js';
 import { exitCodeForError } from './exit.js';
 import { COMMANDS } from './registry.js';
 
+/** The first line of `--help`: the commands of a first hour, in the order they are used. */
+export const GETTING_STARTED =
+  'getting started: `skillprobe init` writes a starter suite for your skills, `skillprobe lint` checks it, `skillprobe run --sim sim/skillprobe.profile.yaml` runs it against the model simulator (no key, no cost), `skillprobe run` against the real model, and `skillprobe report` shows the newest run again\n\n';
+
 /**
  * A first word that is no command, even with `--help` after it (which commander would answer with the top help and
  * exit 0): a usage mistake, said as commander says one.
@@ -30,9 +34,11 @@ export async function main(args: readonly string[], io: CliIo): Promise<number> 
     .name('skillprobe')
     .description('Does an Agent Skill fire when it should, stay quiet when it should not, and plan a call that runs?')
     .version(HARNESS_VERSION)
+    .addHelpText('before', GETTING_STARTED)
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
-  for (const command of COMMANDS) command.addTo(program, io, (c) => (code = c));
+  const given: CliIo = { ...io, argv: args };
+  for (const command of COMMANDS) command.addTo(program, given, (c) => (code = c));
   try {
     await program.parseAsync([...args], { from: 'user' });
     return code;

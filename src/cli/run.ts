@@ -14,6 +14,7 @@ import { REPORTERS_HELP } from './flags.js';
 import { RUN_FLAGS } from './run-flags.js';
 import { runOptionsFrom, type RunCommandOptions } from './run-options.js';
 import { nothingToRun } from './suite-flags.js';
+import { resumeCommand } from './resume-command.js';
 
 /** Before anything is spent: each case whose maxTrials cuts its design short, and what that costs. */
 function warnCaps(loaded: LoadedSuite, io: CliIo): void {
@@ -96,11 +97,17 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
       `\nrun folder: ${describeRunDir(store)}\n` +
       (opts.keepWorkspaces ? "workspaces kept: each trial's <n>.meta.json names its workspace\n" : ''),
   );
+  // The command line the user typed, to go on with: it finds the same suite (--sim, --grep, …) in the same folder.
+  const goOn = (replace?: Map<string, string>) => resumeCommand(io.argv ?? ['run'], describeRunDir(store), replace);
   if (manifest.status === 'cost_capped')
     say(
-      `stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`skillprobe run --resume ${describeRunDir(store)} --max-cost <more>\` goes on\n`,
+      `stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`${goOn(new Map([['--max-cost', '<more>']]))}\` goes on\n`,
     );
-  if (manifest.status === 'interrupted') say(`interrupted: \`skillprobe run --resume ${describeRunDir(store)}\` runs the missing trials\n`);
+  if (manifest.status === 'isolation_stopped')
+    say(
+      `stopped early: the run's first trials all failed the isolation check (${manifest.stoppedBecause}), and every later one would too, so none was started; fix what it names (\`skillprobe lint\` checks the family), then run again\n`,
+    );
+  if (manifest.status === 'interrupted') say(`interrupted: \`${goOn()}\` runs the missing trials\n`);
   return exitCodeFor(
     {
       verdicts: [exitCode],

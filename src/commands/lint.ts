@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { escapePath } from 'tinyglobby';
-import { adapterFor } from '../agents/registry.js';
+import { adapterFor, AGENT_IDS } from '../agents/registry.js';
+import { descriptionLengthFindings } from '../lint/description.js';
+import { profileGapFindings } from '../lint/profile-gaps.js';
 import { allowedToolsFindings } from '../lint/tools.js';
 import { symlinkFindings } from '../lint/links.js';
 import { balanceFindings } from '../lint/balance.js';
@@ -99,6 +101,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
           ),
         );
       }
+      if (profile && suite) findings.push(...profileGapFindings(profile.profile, sim, suite.cases.map(lintCase)));
       if (profile && !suite) skipped.push(family.length ? 'profile case references' : 'profile references');
     }
     checkedSkills = skills?.map(lintSkill);
@@ -106,12 +109,16 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     if (checkedSkills) {
       const adapter = adapterFor(config.agent);
       findings.push(
+        ...descriptionLengthFindings(
+          checkedSkills,
+          AGENT_IDS.map((id) => adapterFor(id).skillListing),
+        ),
         ...listingBudgetFindings(checkedSkills, adapter.skillListing),
         ...overlapFindings(checkedSkills),
         ...allowedToolsFindings(checkedSkills, adapter.trialTools),
         ...symlinkFindings(checkedSkills),
       );
-    } else skipped.push('listing budget', 'sibling overlap', 'allowed-tools');
+    } else skipped.push('description length', 'listing budget', 'sibling overlap', 'allowed-tools');
     if (checkedCases) findings.push(...todoPromptFindings(checkedCases));
     else skipped.push(family.length ? 'TODO prompts' : 'cases');
     if (checkedSkills && checkedCases) findings.push(...balanceFindings(checkedSkills, checkedCases));

@@ -78,7 +78,8 @@ export function loadSuite(
       what: unwritable,
       todo: 'point it at a folder you can write to (each run creates its folder there)',
     });
-  const selected = all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir)) : undefined;
+  const selected =
+    all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume)) : undefined;
   if (decisionMode(config.decision.mode).sequential && !config.arms.includes('skill')) {
     problems.add({
       ...at('arms'),

@@ -1,3 +1,4 @@
+import { InputError } from '../load/input-error.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { rewriteDescription } from '../load/rewrite-description.js';
@@ -128,6 +129,12 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
     if (spent.reported) record.costUsd = spent.costUsd;
     const status = result.manifest.status;
     if (status === 'interrupted' || status === 'cost_capped') stopped = status;
+    else if (status === 'isolation_stopped')
+      throw new InputError({
+        file: result.dir,
+        what: `the step's first trials all failed the isolation check (${result.manifest.stoppedBecause})`,
+        todo: 'fix what it names (`skillprobe lint` checks the family), then tune again',
+      });
     else if (status !== 'completed') throw new Error(`step ${name} ended ${status}`);
     return stopped ? undefined : result;
   };

@@ -49,61 +49,31 @@ interface ScaffoldCase {
   tags: string[];
 }
 
-/** A scaffolded case and what the simulator should mostly do on it (sometimes the other thing). */
-interface Planned {
-  case: ScaffoldCase;
-  usually: Record<string, unknown>;
-  sometimes: Record<string, unknown>;
-  p: number;
-}
-
-/**
- * How often the scaffold's simulator does the expected thing: imperfect enough to show a stray sibling or a question
- * now and then, far enough above the default threshold (0.9) that a wiring run passes (a case fails about 1 in 10,000).
- */
-const SIM_USUALLY = 0.98;
-
-function plannedCases(family: readonly DescribedSkill[]): Planned[] {
-  const perSkill = family.flatMap((s): Planned[] => [
+/** Per skill a happy case and a near-miss negative, then a trap each way for every pair of siblings sharing vocabulary. */
+export function scaffoldCases(family: readonly DescribedSkill[]): ScaffoldCase[] {
+  const perSkill = family.flatMap((s): ScaffoldCase[] => [
     {
-      case: {
-        id: `${s.dir}-happy`,
-        prompt: `TODO: a request a user would type that needs ${s.dir} — ${gist(s.description)}`,
-        expect: { skill: s.dir },
-        tags: ['happy'],
-      },
-      usually: { skill: s.dir },
-      sometimes: { clarify: true },
-      p: SIM_USUALLY,
+      id: `${s.dir}-happy`,
+      prompt: `TODO: a request a user would type that needs ${s.dir} — ${gist(s.description)}`,
+      expect: { skill: s.dir },
+      tags: ['happy'],
     },
     {
-      case: {
-        id: `${s.dir}-near-miss`,
-        prompt: `TODO: a request close to ${s.dir}'s topic that no skill should act on (a question about it, not a task)`,
-        expect: { skill: NO_SKILL },
-        tags: ['near-miss'],
-      },
-      usually: { answer: true },
-      sometimes: { skill: s.dir },
-      p: SIM_USUALLY,
+      id: `${s.dir}-near-miss`,
+      prompt: `TODO: a request close to ${s.dir}'s topic that no skill should act on (a question about it, not a task)`,
+      expect: { skill: NO_SKILL },
+      tags: ['near-miss'],
     },
   ]);
-  const traps = trapPairs(family).map(([a, b]): Planned => ({
-    case: {
-      id: `trap-${a.dir}-not-${b.dir}`,
-      prompt: `TODO: a request in ${b.dir}'s words that really needs ${a.dir}`,
-      expect: { skill: a.dir },
-      against: b.dir,
-      tags: ['trap'],
-    },
-    usually: { skill: a.dir },
-    sometimes: { skill: b.dir },
-    p: SIM_USUALLY,
+  const traps = trapPairs(family).map(([a, b]): ScaffoldCase => ({
+    id: `trap-${a.dir}-not-${b.dir}`,
+    prompt: `TODO: a request in ${b.dir}'s words that really needs ${a.dir}`,
+    expect: { skill: a.dir },
+    against: b.dir,
+    tags: ['trap'],
   }));
   return [...perSkill, ...traps];
 }
-
-export const scaffoldCases = (family: readonly DescribedSkill[]): ScaffoldCase[] => plannedCases(family).map((c) => c.case);
 
 /**
  * Decision overrides for the tags `init` scaffolds: a vague request may fairly go either way, a near-miss must
@@ -190,33 +160,30 @@ function casesText(paths: ScaffoldPaths, family: readonly DescribedSkill[]): str
     `# A starter suite written by \`skillprobe init\`: replace every TODO prompt with a request a user would type.
 # Per skill a happy case and a near-miss negative; a trap each way for every pair of siblings whose descriptions share
 # vocabulary (\`against\`: the sibling the prompt is built to be mistaken for). Add \`plan:\` checks where a skill's
-# command matters (see the README).
+# command matters (see docs/files.md in skillprobe's package).
 ` +
     yamlText(scaffoldCases(family), { flow: ['expect', 'tags'], flowItems: [] })
   );
 }
 
-/** Rules that make the simulator behave as a good but imperfect model would on exactly these cases. */
-function profileText(paths: ScaffoldPaths, family: readonly DescribedSkill[]): string {
-  const rules = plannedCases(family).map((c) => ({
-    case: c.case.id,
-    do: [
-      { p: c.p, ...c.usually },
-      { p: Number((1 - c.p).toFixed(2)), ...c.sometimes },
-    ],
-  }));
+/**
+ * A profile with no rule of its own: its description router plays every case, scaffolded or added later, from the
+ * prompt and the family's descriptions as the CLI lists them, so editing either changes what the simulator does.
+ */
+function profileText(paths: ScaffoldPaths): string {
   return (
     schemaLine(paths.schema.profile) +
-    `# SIMULATOR profile written by \`skillprobe init\`: a seeded stand-in for a model, NOT a model. Its numbers only
-# echo these rules: they test skillprobe and the suite's wiring, never a skill. Run the real model for that.
-# Each rule plays one scaffolded case: happy cases mostly fire their skill, near-misses mostly get a plain answer,
-# traps mostly fire the expected skill and sometimes the sibling.
+    `# SIMULATOR profile written by \`skillprobe init\`: a seeded stand-in for a model, NOT a model. Its numbers test
+# skillprobe and the suite's wiring, never a skill: run the real model for that.
+# It has no rule per case: its description router picks a skill for each prompt in proportion to how well the skill's
+# description matches it (BM25), or answers without one, so a TODO prompt plays as a TODO prompt. Write the prompts,
+# and a case's verdict follows them. Add \`rules:\` (\`case: <id>\` or \`prompt: <regex>\`) to script a behaviour.
 ` +
-    yamlText({ name: 'starter', seed: 1, rules, default: [{ p: 1, answer: true }] }, { flow: [], flowItems: ['do', 'default'] })
+    yamlText({ name: 'starter', seed: 1, router: {}, default: [{ p: 1, answer: true }] }, { flow: ['router'], flowItems: ['default'] })
   );
 }
 
 /** The texts of the three files `init` writes. Pure. */
 export function scaffold(family: readonly DescribedSkill[], paths: ScaffoldPaths): ScaffoldFiles {
-  return { config: configText(paths), cases: casesText(paths, family), profile: profileText(paths, family) };
+  return { config: configText(paths), cases: casesText(paths, family), profile: profileText(paths) };
 }

@@ -4,7 +4,8 @@ import type { SkillLink } from '../load/skills.js';
 export type Severity = 'error' | 'warning';
 
 /** Which check produced a finding (kept in --json so tools can filter). */
-export type CheckId = 'load' | 'listing-budget' | 'overlap' | 'balance' | 'prompt' | 'allowed-tools' | 'profile' | 'symlink';
+export type CheckId =
+  'load' | 'description-length' | 'listing-budget' | 'overlap' | 'balance' | 'prompt' | 'allowed-tools' | 'profile' | 'symlink';
 
 export interface Finding extends InputProblem {
   severity: Severity;

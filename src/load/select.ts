@@ -4,7 +4,7 @@ import { compileLinearRegex, type LinearRegex } from '../util/linear-regex.js';
 import type { Case, CaseSuite } from './cases.js';
 import { InputError } from './input-error.js';
 import type { Verdict } from '../run/schema.js';
-import { readResultsSync } from '../run/store.js';
+import { readManifestSync, readResultsSync } from '../run/store.js';
 
 export interface CaseFilters {
   /** Matches the case id or its prompt (a RegExp, or `--grep`'s linear-time pattern). */
@@ -76,6 +76,15 @@ export function lastFailedCases(transcriptsDir: string): { runId: string; ids: S
   return { runId, ids: new Set(stored.value.verdicts.filter((v) => NOT_PASSED.has(v.verdict)).map((v) => v.caseId)) };
 }
 
+/**
+ * `--last-failed` on a resume: the cases the run being resumed was started on. That run is the newest now, and what
+ * it failed so far is not its selection. Undefined when `runDir` holds no single run (a run of several agents).
+ */
+function resumedRunCases(runDir: string): { runId: string; ids: Set<string> } | undefined {
+  const stored = readManifestSync(runDir);
+  return stored.ok ? { runId: stored.value.runId, ids: new Set(stored.value.cases.defs.map((c) => c.id)) } : undefined;
+}
+
 /** Which cases to run: `--grep`, `--tag`, `--last-failed` (combined with AND). */
 export interface CaseSelection {
   grep?: string;
@@ -88,8 +97,12 @@ export function selectSuite(
   suite: CaseSuite,
   select: CaseSelection,
   transcriptsDir: string,
+  /** The run folder `--resume` names, if any. */
+  resuming?: string,
 ): { suite: CaseSuite; nothingFailedIn?: string } {
-  const last = select.lastFailed ? lastFailedCases(transcriptsDir) : undefined;
+  const last = select.lastFailed
+    ? ((resuming !== undefined ? resumedRunCases(resuming) : undefined) ?? lastFailedCases(transcriptsDir))
+    : undefined;
   if (last && last.ids.size === 0) return { suite: { ...suite, cases: [] }, nothingFailedIn: last.runId };
   const cases = selectCases(suite.cases, {
     grep: select.grep === undefined ? undefined : grepPattern(select.grep),

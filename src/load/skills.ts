@@ -42,10 +42,21 @@ export const FRONTMATTER = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/;
 /** The Agent Skills spec's limit on a description's length. */
 export const DESCRIPTION_MAX_CHARS = 1024;
 
-/** What breaks the Agent Skills spec's rules on a description (non-empty, at most 1024 characters), as what and what to do. */
-export function descriptionSpecProblem(description: unknown): { what: string; todo: string } | undefined {
+/** Why a SKILL.md's description cannot be loaded at all: missing or empty (the CLIs skip such a skill). */
+function missingDescription(description: unknown): { what: string; todo: string } | undefined {
   if (typeof description !== 'string' || description.trim() === '')
     return { what: 'frontmatter `description` is missing or empty', todo: 'describe what the skill does and when to use it' };
+  return undefined;
+}
+
+/**
+ * What breaks the Agent Skills spec's rules on a description (non-empty, at most 1024 characters), as what and what
+ * to do: what a description skillprobe writes must keep. A longer one the user wrote still loads (every pinned CLI
+ * loads it; `lint` says what each shows of it).
+ */
+export function descriptionSpecProblem(description: unknown): { what: string; todo: string } | undefined {
+  const missing = missingDescription(description);
+  if (missing || typeof description !== 'string') return missing;
   if (description.length > DESCRIPTION_MAX_CHARS)
     return { what: `description is ${description.length} characters`, todo: `shorten it to at most ${DESCRIPTION_MAX_CHARS} characters` };
   return undefined;
@@ -228,7 +239,7 @@ export function parseSkillFile(file: string, dir: string, text: string): Omit<Sk
     problems.add(y.problem(['name'], `name "${name}" differs from its folder "${dir}"`, `rename the folder or set \`name: ${dir}\``));
   }
   const description = data.description;
-  const badDescription = descriptionSpecProblem(description);
+  const badDescription = missingDescription(description);
   if (badDescription) problems.add(y.problem(['description'], badDescription.what, badDescription.todo));
   const allowed = data['allowed-tools'];
   problems.throwIfAny();

@@ -12,10 +12,23 @@ const REFUSED_FIX: Record<RefusedStatus, (asked: string) => string> = {
 };
 
 /**
- * One line on what to change in SKILL.md, for the biggest problem of a case (ties: the order below), and a trial
- * that shows it. Refused calls come first: until the skill can load, nothing else about it can be measured.
+ * On a simulated run, what the model did was the simulator's profile's choice (a rule for the case, its default, or
+ * its description router), never evidence on SKILL.md: said as what happened and where to change it.
  */
-export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: RefusalFixes = {}): { text: string; example?: number } {
+const PROFILE_DECIDED =
+  "the simulator's profile decided what the model did here, not a model: change the profile's rule for the case (or give the profile a router) to play it otherwise, and run a real model to judge the skill";
+
+/**
+ * One line on what to change in SKILL.md, for the biggest problem of a case (ties: the order below), and a trial
+ * that shows it. Refused calls come first: until the skill can load, nothing else about it can be measured. On a
+ * `simulated` run, what the model chose is put down to the simulator's profile, never to a skill.
+ */
+export function advice(
+  s: CaseArmSummary,
+  v: CaseVerdict,
+  agentFixes: RefusalFixes = {},
+  simulated = false,
+): { text: string; example?: number } {
   const f = s.failures;
   const refused = f.refused.calls[0];
   if (refused) return { text: (agentFixes[refused.status] ?? REFUSED_FIX[refused.status])(refused.requested), example: f.refused.example };
@@ -31,7 +44,7 @@ export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: RefusalFix
         ],
       ]
     : [];
-  const problems: [TrialCount, string][] = [
+  const onSkills: [TrialCount, string][] = [
     [f.falseTrigger, `narrow ${s.not ?? sibling}'s description so it no longer claims this request (say what it is not for)`],
     [f.sibling, `${sibling} took this from ${s.expect}: sharpen the two descriptions apart, each saying when to use the other`],
     [f.didNotFire, `make ${s.expect}'s description name this request (its words and its intent)`],
@@ -39,6 +52,10 @@ export function advice(s: CaseArmSummary, v: CaseVerdict, agentFixes: RefusalFix
       f.planWrong,
       `make SKILL.md's command for this unambiguous${check ? ` (${check.check}: ${check.details[0]?.detail || 'failed'})` : ''}`,
     ],
+  ];
+  const modelChose = simulated ? onSkills.map(([count]): [TrialCount, string] => [count, PROFILE_DECIDED]) : onSkills;
+  const problems: [TrialCount, string][] = [
+    ...modelChose,
     ...judged,
     [f.budgetStop, 'trials ran out of budget: raise the trial timeout or maxTurns, or make the skill reach its answer in fewer steps'],
   ];

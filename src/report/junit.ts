@@ -228,7 +228,7 @@ const VERDICT_RESULT: Record<CaseVerdict['verdict'], Result> = {
 
 /** The case's decision as a test: its reason, the skill arm's numbers, and what the terminal report would say to change. */
 function verdictCase(v: CaseVerdict, s: CaseArmSummary, runDir: string, fixes: RefusalFixes, simulated?: string): TestCase {
-  const fix = advice(s, v, fixes);
+  const fix = advice(s, v, fixes, simulated !== undefined);
   // Stopped by its design: the rate adjusted for stopping early, beside the counts it comes from.
   const rate = v.estimate ? `${estimateText(v.estimate)}${ADJUSTED_MARK} (${s.rate.successes}/${s.rate.n})` : rateText(s.rate);
   const design = designText(v);

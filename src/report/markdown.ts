@@ -157,8 +157,8 @@ function verdictTable({ results }: ReportInput, skillRow: Map<string, CaseArmSum
 }
 
 /** What the terminal's case block says, folded away: the facts, what to change, and a trial that shows it. */
-function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: RefusalFixes): string {
-  const fix = advice(s, v, fixes);
+function caseDetails(s: CaseArmSummary, v: CaseVerdict, runDir: string, fixes: RefusalFixes, simulated: boolean): string {
+  const fix = advice(s, v, fixes, simulated);
   const design = designText(v);
   const items = [
     ...caseFacts(s).map((f) => (f.alarm ? `**${prose(f.text)}**` : prose(f.text))),
@@ -222,7 +222,7 @@ function render(input: ReportInput): string {
   return fit([
     header(input),
     verdictTable(input, skillRow),
-    ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir, input.agentNotes.refusalFixes)]),
+    ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir, input.agentNotes.refusalFixes, results.run.simulated)]),
     ...[judgeBlock(input), costDetails(input)].filter((block) => block.length),
   ]);
 }

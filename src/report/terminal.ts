@@ -4,7 +4,7 @@ import { advice } from './advice.js';
 import { comparisonText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
-import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
+import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { NONE, NOTHING_TO_SCORE, transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
 import { expectLabel, routeRight } from '../run/expectation.js';
@@ -125,18 +125,34 @@ function verdictSection(results: Results, skillRow: Map<string, CaseArmSummary>,
   return lines;
 }
 
-function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fixes: RefusalFixes): string[] {
+/** A case's block: its verdict and why, one fact a line, and (unless `shared`, said once for several cases) what to change. */
+function caseBlock(s: CaseArmSummary, v: CaseVerdict, c: Colors, fix: ReturnType<typeof advice>, shared: boolean): string[] {
   const facts = caseFacts(s).map((f) => (f.alarm ? c.red(f.text) : f.text));
   const design = designText(v);
   if (design) facts.push(`design: ${design}`);
-  const fix = advice(s, v, fixes);
   if (fix.example !== undefined) facts.push(`example: ${transcriptPath({ caseId: s.caseId, arm: s.arm, n: fix.example })}`);
   return [
     paragraph(
       `${c.bold(s.caseId)} · ${c[VERDICT_COLOUR[v.verdict]](v.verdict)}${untrustedJudgeMark(v)} · expects ${expectLabel(s)} · ${v.reason}`,
     ),
     ...facts.map((t) => paragraph(t, '  ')),
-    paragraph(c.cyan(`→ ${fix.text}`), '  '),
+    ...(shared ? [] : [paragraph(c.cyan(`→ ${fix.text}`), '  ')]),
+  ];
+}
+
+/**
+ * The WHAT TO CHANGE blocks; advice that several cases share is said once, after them, naming the cases, rather than
+ * repeated in each block.
+ */
+function changeSection(blocks: CaseVerdict[], skillRow: Map<string, CaseArmSummary>, input: ReportInput, c: Colors): string[] {
+  const fixes = blocks.map((v) => advice(skillRow.get(v.caseId)!, v, input.agentNotes.refusalFixes, input.results.run.simulated));
+  const casesOf = new Map<string, string[]>();
+  blocks.forEach((v, i) => casesOf.set(fixes[i]!.text, [...(casesOf.get(fixes[i]!.text) ?? []), v.caseId]));
+  const shared = [...casesOf].filter(([, ids]) => ids.length > 1);
+  return [
+    paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')),
+    ...blocks.flatMap((v, i) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c, fixes[i]!, casesOf.get(fixes[i]!.text)!.length > 1)]),
+    ...shared.flatMap(([text, ids]) => ['', paragraph(c.cyan(`→ ${ids.join(', ')}: ${text}`))]),
   ];
 }
 
@@ -417,12 +433,7 @@ export function terminalReporter(colour: boolean): Reporter {
       const sections: string[][] = [
         header(input, c),
         verdictSection(results, skillRow, c),
-        blocks.length
-          ? [
-              paragraph(c.bold('WHAT TO CHANGE · one block per case that did not pass cleanly · example paths are under the run folder')),
-              ...blocks.flatMap((v) => ['', ...caseBlock(skillRow.get(v.caseId)!, v, c, input.agentNotes.refusalFixes)]),
-            ]
-          : [],
+        blocks.length ? changeSection(blocks, skillRow, input, c) : [],
         skillRows.length ? caseSection(skillRows, results.judge !== undefined, c) : [],
         judgeSection(input, c),
         passKSection(skillRows, c),

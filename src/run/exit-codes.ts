@@ -11,5 +11,7 @@ export const EXIT = { pass: 0, fail: 1, usage: 2, inconclusive: 3, error: 4, cos
 export const STOPPED_EXIT: Partial<Record<RunStatus, number>> = {
   interrupted: EXIT.interrupted,
   cost_capped: EXIT.costCapped,
+  // Its trials were all errors, and no later one could have been scored: as a run of ERROR cases ends.
+  isolation_stopped: EXIT.error,
   failed: EXIT.internal,
 };

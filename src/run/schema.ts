@@ -142,7 +142,7 @@ export const canarySchema = z.object({
 });
 export type StoredCanary = z.output<typeof canarySchema>;
 
-export const RUN_STATUSES = ['running', 'completed', 'interrupted', 'cost_capped', 'failed'] as const;
+export const RUN_STATUSES = ['running', 'completed', 'interrupted', 'cost_capped', 'isolation_stopped', 'failed'] as const;
 export const runStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.output<typeof runStatusSchema>;
 
@@ -181,6 +181,8 @@ export const runManifestSchema = z.object({
   /** A run joined from shard folders (`skillprobe merge`): where its trials came from. */
   mergedFrom: z.array(z.object({ runId: z.string(), dir: z.string(), shard: z.string() })).optional(),
   canary: canarySchema.optional(),
+  /** `isolation_stopped`: what the isolation check found in the run's first trials, which all failed it. */
+  stoppedBecause: z.string().optional(),
   /** `run --resume --add-trials N`: trials added to every case after its design stopped it, oldest first. */
   topUps: z.array(z.number().int().positive()).optional(),
   /** `concurrency: auto`: every change of the limit, with when (epoch ms) and why. */

@@ -19,7 +19,7 @@ import { currentOwner, newRunId, RunStore, SKILLS_SNAPSHOT } from '../run/store.
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
-import { CostCappedScheduler, ReplayingScheduler } from '../trials/replay.js';
+import { CostCappedScheduler, IsolationStopScheduler, ReplayingScheduler } from '../trials/replay.js';
 import { FixedScheduler, SequentialScheduler, type TrialScheduler } from '../trials/schedule.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { boundariesDesign } from '../verdict/stopped-sample.js';
@@ -146,6 +146,11 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
   const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
+  const hidden = s.adapter.familyProblem?.(
+    s.binary,
+    s.skills.map((k) => k.name),
+  );
+  if (hidden) throw new InputError({ file: s.binary, ...hidden });
 }
 
 /** The run folder trials go to: a new one, or the interrupted one `--resume` names (after `checkRunnable`). */
@@ -182,11 +187,13 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   );
   const spentBefore = target.stored.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
   const budget = config.maxCostUsd !== undefined ? new CostCappedScheduler(replay, config.maxCostUsd, spentBefore) : undefined;
-  const scheduler = budget ?? replay;
+  const pace = config.concurrency === 'auto' ? adaptivePace() : fixedPace(config.concurrency);
+  // The first wave: the trials that start together (at least three), of those the run plans.
+  const isolation = new IsolationStopScheduler(budget ?? replay, Math.min(replay.plannedTotal(), Math.max(3, pace.current())));
+  const scheduler = isolation;
 
   let sim: RunningSimulator | undefined;
   const abort = new AbortController();
-  const pace = config.concurrency === 'auto' ? adaptivePace() : fixedPace(config.concurrency);
   const workRoot = place.workdir ? resolve(place.workdir) : undefined;
   const workspaces = new WorkspacePool({
     root: workRoot,
@@ -200,7 +207,9 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   let storedHere = 0;
   const finished = () => replay.replayed.length + storedHere;
   const stderr = place.stderr ?? process.stderr;
-  const guard = await guardRun({ abort, workspaces, store, manifest, finished, stderr });
+  // npm sets npm_command for what it runs (`npx`, `npm run`, `npm exec`).
+  const watchParent = (place.callerEnv ?? process.env).npm_command !== undefined;
+  const guard = await guardRun({ abort, workspaces, store, manifest, finished, stderr, watchParent });
   try {
     if (profile) sim = await startSimulator(profile);
     const defById = new Map(defs.map((c) => [c.id, c]));
@@ -228,6 +237,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
         const o: TrialOutcome = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, gradeOpts);
         storedHere++;
         budget?.spend(o.costUsd);
+        isolation.trialEnded(o.status, o.statusDetail);
         // A judge's trial is an answer, not a trial to score.
         const verdict = s.noTools
           ? explainJudgeSample(judgeSample(r.transcript, r.meta, adapter.grading.isolationProblem))
@@ -250,9 +260,11 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     }
     // Capped only when the cap left trials unscheduled: a suite that finished under it is complete.
     const capped = budget?.capped === true && !replay.exhausted();
-    manifest.status = abort.signal.aborted ? 'interrupted' : capped ? 'cost_capped' : 'completed';
+    const isolated = isolation.stoppedBecause !== undefined && !replay.exhausted();
+    manifest.status = abort.signal.aborted ? 'interrupted' : capped ? 'cost_capped' : isolated ? 'isolation_stopped' : 'completed';
+    if (isolated) manifest.stoppedBecause = isolation.stoppedBecause;
     if (pace.mode === 'auto') manifest.concurrency = { mode: 'auto', trace: pace.trace.map((c) => ({ ...c })) };
-    const stopped = abort.signal.aborted || capped;
+    const stopped = abort.signal.aborted || capped || isolated;
     manifest.trials = {
       planned: manifest.trials.planned,
       finished: finished(),

@@ -25,7 +25,7 @@ export interface RunGuard {
  * - sweeps the workspaces earlier runs left in the pool's folder when they died with their watchdog;
  * - records each agent's process group in its workspace, and starts the watchdog that reaps them if this process
  *   dies outright (SIGKILL runs no handler);
- * - SIGINT, SIGTERM and SIGHUP stop the run gracefully (`abort`: running trials killed, finished ones kept); a second
+ * - SIGINT, SIGTERM and SIGHUP (and, for a run npm started, its parent going away) stop the run gracefully (`abort`: running trials killed, finished ones kept); a second
  *   one forces the exit, still cleaning up, synchronously: agents killed, workspaces removed, run.json `interrupted`
  *   with the trials stored so far (`finished`).
  */
@@ -36,6 +36,8 @@ export async function guardRun(run: {
   manifest: RunManifest;
   finished: () => number;
   stderr: NodeJS.WritableStream;
+  /** Started by npm, whose shell does not pass a SIGTERM on: the parent going away stops the run too. */
+  watchParent?: boolean;
 }): Promise<RunGuard> {
   const { abort, workspaces, store, manifest, stderr } = run;
   const swept = await sweepStaleWorkspaces(workspaces.base);
@@ -62,10 +64,14 @@ export async function guardRun(run: {
     );
     process.exit(EXIT.interrupted);
   };
-  let offSignals = onStopSignals(() => {
-    stderr.write('\nstopping: killing running trials and saving what finished (Ctrl-C again to force)\n');
-    abort.abort();
-  }, force);
+  let offSignals = onStopSignals(
+    () => {
+      stderr.write('\nstopping: killing running trials and saving what finished (Ctrl-C again to force)\n');
+      abort.abort();
+    },
+    force,
+    { watchParent: run.watchParent },
+  );
   return {
     trialsDone() {
       trialsOver = true;
@@ -74,6 +80,7 @@ export async function guardRun(run: {
       offSignals = onStopSignals(
         () => stderr.write('\nfinishing: grading the stored trials and writing results.json (Ctrl-C again to exit now)\n'),
         force,
+        { watchParent: run.watchParent },
       );
     },
     release() {

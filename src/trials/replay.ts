@@ -84,3 +84,47 @@ export class CostCappedScheduler extends WrappedScheduler {
     return this.capped || this.inner.exhausted();
   }
 }
+
+/**
+ * Stops handing out trials when the run's first trials all failed the isolation check; running trials finish. An
+ * isolation error is no chance event: it says the CLI listed the family wrongly in an arm (a skill missing, one from
+ * outside it shown), which holds for every trial of that arm alike, so no later trial could be scored either. The
+ * first trials are the first `firstTrials` this process finishes: the first wave (the trials that start together,
+ * already spent when the first ends), and at least three, so one trial's fault never stops a run of one at a time.
+ */
+export class IsolationStopScheduler extends WrappedScheduler {
+  private seen = 0;
+  private readonly details = new Map<string, number>();
+  /** Why the run stopped, once it has: each isolation problem the first trials named, with how many named it. */
+  stoppedBecause?: string;
+
+  constructor(
+    inner: TrialScheduler,
+    private readonly firstTrials: number,
+  ) {
+    super(inner);
+  }
+
+  /** A trial this process ran ended with `status` (its detail naming what the isolation check found). */
+  trialEnded(status: string, detail: string | undefined): void {
+    if (this.seen >= this.firstTrials) return;
+    this.seen++;
+    // One trial the check passed (or that failed for another reason) shows the family can be run: watch no more.
+    if (status !== 'isolation_error') {
+      this.seen = this.firstTrials;
+      return;
+    }
+    const said = detail ?? 'no detail';
+    this.details.set(said, (this.details.get(said) ?? 0) + 1);
+    if (this.seen === this.firstTrials)
+      this.stoppedBecause = [...this.details].map(([what, n]) => (n === this.seen ? what : `${what} (${n} of ${this.seen})`)).join('; ');
+  }
+
+  next(): TrialRef | undefined {
+    return this.stoppedBecause === undefined ? this.inner.next() : undefined;
+  }
+
+  override exhausted(): boolean {
+    return this.stoppedBecause !== undefined || this.inner.exhausted();
+  }
+}

@@ -11,7 +11,7 @@ import { installedManifest, notInstalled, overrideBinary, printedVersion } from 
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
-import { builtinSkills, geminiPolicy, geminiSettings } from './settings.js';
+import { builtinSkills, builtinsToHide, geminiPolicy, geminiSettings, skillNamesIn } from './settings.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 
 const PINNED_PACKAGE = '@google/gemini-cli';
@@ -156,11 +156,10 @@ export const gemini: AgentAdapter = {
   },
 
   async prepareTrial(req) {
+    // A built-in no family skill replaces is hidden (one that would hide a family skill too refused the run already).
+    const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
     await mkdir(join(req.home, '.gemini'), { recursive: true });
-    await writeFile(
-      join(req.home, '.gemini', 'settings.json'),
-      geminiSettings(req, this.trialTools, builtinsOf(req.binary ?? this.resolveBinary())),
-    );
+    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide));
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.noTools ? { trialTools: this.trialTools } : undefined));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
@@ -193,6 +192,15 @@ export const gemini: AgentAdapter = {
   },
 
   lockdownProblem: async () => systemPolicyProblem(systemPoliciesDir()),
+
+  familyProblem(binary, family) {
+    const { clash } = builtinsToHide(builtinsOf(binary), family);
+    if (!clash.length) return undefined;
+    return {
+      what: `this Gemini CLI ships a built-in skill ${clash.join(', ')}, which its settings can hide only by a name that also hides the family's skill of that name (they differ only in case)`,
+      todo: 'rename that skill of the family (folder and `name`), or run the pinned Gemini CLI (drop agentBinary)',
+    };
+  },
 
   simulatorHint: (url) => `${BASE_URL_VARIABLE}=${url} with security.auth.selectedType "gemini-api-key"`,
 

@@ -34,23 +34,42 @@ function declaredName(folder: string, dir: string): string {
   }
 }
 
+/** The skills a folder of skill folders holds, by the names they declare; none when it does not exist. */
+export function skillNamesIn(folder: string): string[] {
+  if (!existsSync(folder)) return [];
+  const dirs = readdirSync(folder, { withFileTypes: true }).filter((d) => d.isDirectory());
+  return dirs.map((d) => declaredName(folder, d.name)).sort();
+}
+
 /** The skills the bundle at `bundleDir` ships built in (its `builtin/` folder), or the known ones if unreadable. */
 export function builtinSkills(bundleDir: string | undefined): string[] {
-  const folder = bundleDir && join(bundleDir, 'builtin');
-  if (!folder || !existsSync(folder)) return KNOWN_BUILTIN_SKILLS;
-  const dirs = readdirSync(folder, { withFileTypes: true }).filter((d) => d.isDirectory());
-  return dirs.length ? dirs.map((d) => declaredName(folder, d.name)).sort() : KNOWN_BUILTIN_SKILLS;
+  const names = bundleDir ? skillNamesIn(join(bundleDir, 'builtin')) : [];
+  return names.length ? names : KNOWN_BUILTIN_SKILLS;
+}
+
+/**
+ * The built-ins a trial hides, given the skills its workspace holds. The CLI keeps one skill a name, and one found
+ * later (the workspace's) replaces a built-in of exactly its name; `skills.disabled` hides every skill whose name
+ * matches ignoring case, whatever its origin. So a built-in the workspace replaces is left unnamed (naming it would
+ * hide the user's skill), and one whose name a workspace skill matches only ignoring case cannot be hidden without
+ * hiding that skill too: a `clash`.
+ */
+export function builtinsToHide(builtins: readonly string[], workspaceSkills: readonly string[]): { hide: string[]; clash: string[] } {
+  const replaced = new Set(workspaceSkills);
+  const lower = new Set(workspaceSkills.map((s) => s.toLowerCase()));
+  const kept = builtins.filter((b) => !replaced.has(b));
+  return { hide: kept, clash: kept.filter((b) => lower.has(b.toLowerCase())) };
 }
 
 /**
  * The trial's user settings (`<home>/.gemini/settings.json`): the API-key auth (without it a custom endpoint is
- * refused), the model and turn limit, the CLI's own retries, the tools as an allowlist, the built-in skills hidden,
+ * refused), the model and turn limit, the CLI's own retries, the tools as an allowlist, the built-ins hidden (`builtinsToHide`),
  * and everything that phones home, updates, checkpoints, delegates or reads an IDE switched off.
  */
 export function geminiSettings(
   req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>,
   tools: readonly string[],
-  builtins: readonly string[],
+  hiddenBuiltins: readonly string[],
 ): string {
   const settings = {
     security: { auth: { selectedType: 'gemini-api-key' }, disableYoloMode: true },
@@ -66,7 +85,7 @@ export function geminiSettings(
     // An allowlist: the CLI allows these and denies every other tool, so no other tool is even offered.
     tools: { core: tools },
     experimental: { enableAgents: false },
-    skills: { enabled: true, disabled: builtins },
+    skills: { enabled: true, disabled: hiddenBuiltins },
     ide: { enabled: false },
     // A `.env` in the workspace or above it would otherwise fill in variables the trial's environment leaves unset.
     advanced: { ignoreLocalEnv: true },

@@ -69,6 +69,8 @@ td.why { color: var(--muted); font-size: 12.5px; min-width: 200px; }
 td.why .cause { margin: 6px 0 0; padding-left: 16px; }
 td.why .cause .alarm { color: var(--fail); font-weight: 600; }
 td.why .fix { margin: 4px 0 0; color: var(--fg); }
+/* A transcript path may break anywhere: kept on one line, it would widen the column past the page. */
+td.why code { white-space: normal; overflow-wrap: anywhere; }
 td.nowrap, td code { white-space: nowrap; }
 .case-id { font-family: var(--mono); font-size: 12.5px; font-weight: 600; overflow-wrap: break-word; }
 .prompt { display: block; max-width: 240px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--muted); font-weight: 400; font-size: 12px; }

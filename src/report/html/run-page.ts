@@ -94,7 +94,7 @@ ${banner}${status}${damaged}
 
 /** What the terminal's block says of a case that did not pass cleanly: why, one fact a line, and what to change. */
 function whatToChange(v: CaseVerdict, s: CaseArmSummary, input: ReportInput): Html {
-  const fix = advice(s, v, input.agentNotes.refusalFixes);
+  const fix = advice(s, v, input.agentNotes.refusalFixes, input.results.run.simulated);
   const facts = caseFacts(s).map((f) => html`<li${f.alarm ? html` class="alarm"` : ''}>${prose(f.text)}</li>`);
   const example =
     fix.example === undefined ? '' : html`<div class="muted">example: <code>${inRunDir(input, { ...s, n: fix.example })}</code></div>`;
