@@ -101,6 +101,14 @@ describe('main in this process: exit codes without spawning anything', () => {
     [['run', '--resume', 'x', '--add-trials', '1000000000'], EXIT.usage, /^$/, '--add-trials must be a whole number from 1 to 1000'],
     [['run', '--for-baseline', '--trials', '5'], EXIT.usage, /^$/, '--trials: --for-baseline sets the trials per case'],
     [['run', '--stop-at-first-regression'], EXIT.usage, /^$/, '--stop-at-first-regression: only means something with --baseline'],
+    // --keep-going is the default now; older canary scripts that pass it still parse, and it still needs a canary.
+    [['run', '--keep-going'], EXIT.usage, /^$/, '--keep-going: only means something with --baseline'],
+    [
+      ['run', '--baseline', 'b', '--keep-going', '--stop-at-first-regression'],
+      EXIT.usage,
+      /^$/,
+      '--keep-going: runs every case to its end, which --stop-at-first-regression cuts short',
+    ],
     [['plan', '--from', '0.9'], EXIT.usage, /^$/, '--from: only means something with --compare'],
     [['compare', 'only-one'], EXIT.usage, /^$/, "missing required argument 'candidate'"],
     [['report', 'no-such-run'], EXIT.usage, /^$/, 'no-such-run'],

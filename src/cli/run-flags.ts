@@ -93,6 +93,10 @@ export const RUN_FLAGS = {
     '--stop-at-first-regression',
     'with --baseline: stop every case at the first regression (fewer trials; the cases cut short stay undecided) instead of running each to its end',
   ),
+  keepGoing: toggle(
+    '--keep-going',
+    'with --baseline: run every case to its end; the default now, still accepted so scripts that pass it keep running',
+  ),
   addTrials: valued(
     '--add-trials <n>',
     `with --resume: top a finished run up by this many trials per case (at most ${MAX_ADD_TRIALS}), after each case's design stopped it; priced first, refused past --max-cost`,

@@ -15,6 +15,10 @@ const refuse = (file: string, what: string, todo: string): never => {
 function checkBaselineFlags(o: RunFlagValues): void {
   if (o.stopAtFirstRegression !== undefined && o.baseline === undefined)
     refuse('--stop-at-first-regression', 'only means something with --baseline', 'add --baseline <run folder>, or drop it');
+  if (o.keepGoing !== undefined && o.stopAtFirstRegression !== undefined)
+    refuse('--keep-going', 'runs every case to its end, which --stop-at-first-regression cuts short', 'drop one of the two');
+  if (o.keepGoing !== undefined && o.baseline === undefined)
+    refuse('--keep-going', 'only means something with --baseline', 'add --baseline <run folder>, or drop it');
   for (const [key, flag] of [
     ['margin', '--margin'],
     ['alpha', '--alpha'],
