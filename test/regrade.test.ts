@@ -91,7 +91,7 @@ describe('report and compare check results.json against the stored trials before
   let runs = 0;
   /** A base and a candidate of the same numbers: compare says UNCHANGED (exit 0) while both are intact. */
   const pair = async () => {
-    const numbers = { a: { passes: 40, n: 40 }, b: { passes: 12, n: 12 } };
+    const numbers = { a: { passes: 40, n: 40 }, b: { passes: 40, n: 40 } };
     const n = ++runs;
     const base = await storeSyntheticRun(join(root, String(n)), '20261201-000000-base', syntheticRun(numbers));
     const cand = await storeSyntheticRun(join(root, String(n)), '20261201-010000-cand', syntheticRun(numbers));
@@ -142,7 +142,7 @@ describe('report and compare check results.json against the stored trials before
     [
       'results.json written before trials were added',
       (d) => editResults(d, (r) => void (r.outcomes = r.outcomes.filter((o) => o.n < 40))),
-      /results\.json: does not count 1 stored trial\(s\), e\.g\. a\/skill\/40: written before they were stored/,
+      /results\.json: does not count 2 stored trial\(s\), e\.g\. a\/skill\/40: written before they were stored/,
     ],
   ])('%s: exit 2 naming the file, never a verdict from what results.json says', async (_, damage, says) => {
     const { base, cand } = await pair();

@@ -173,9 +173,11 @@ describe('compare and history through the CLI', () => {
     expect(readFileSync(out('markdown'), 'utf8')).toContain('REGRESSED');
     expect(readFileSync(out('html'), 'utf8')).toContain('REGRESSED');
 
+    // The same small run twice rules out no drop of the margin: no regression, and no green gate either (exit 3).
     const same = await runInProcess(['compare', base, base], { cwd: root });
-    expect(same.exitCode, same.stderr).toBe(0);
-    expect(same.stdout).not.toContain('REGRESSED');
+    expect(same.exitCode, same.stderr).toBe(3);
+    expect(same.stdout).toMatch(/suite UNDECIDED/);
+    expect(same.stdout).not.toMatch(/ REGRESSED\s*$/m);
   });
 
   it('a candidate whose results and trials are gone is missing data: named, exit 4, no false model change', async () => {
