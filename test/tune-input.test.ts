@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { projectsRemovedAfterAll, runInProcess, skillMd, spyBinary, type Files } from './helpers.js';
@@ -102,5 +102,36 @@ describe('tune: bad input is one clear message, exit 2, nothing spent', () => {
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(spy.marker)).toBe(false);
     expect(existsSync(join(dir, 'transcripts')) ? readdirSync(join(dir, 'transcripts')) : []).toEqual([]);
+  });
+});
+
+describe('tune --cases: a subset of the case files is a selection', () => {
+  const project = projectsRemovedAfterAll(() => {
+    const files = tuneProject(MISSING_CLASS);
+    // The example's cases in two files; the profile has a rule for a case only the second file holds.
+    const [kept, other] = [[] as string[], [] as string[]];
+    for (const block of files['cases/tune.yaml']!.split(/(?=^- id: )/m))
+      (block.startsWith('- id: pdf-rotate\n') ? other : kept).push(block);
+    files['cases/tune.yaml'] = kept.join('');
+    files['cases/more.yaml'] = other.join('');
+    files['sim.yaml'] += 'rules:\n  - case: pdf-rotate\n    do: [{ p: 1, skill: pdf-tools }]\n';
+    return files;
+  });
+
+  it('a profile rule naming a case outside the chosen files is inactive, not an error', async () => {
+    const r = await runInProcess([...TUNE, '--cases', 'cases/tune.yaml', '--plan'], { cwd: project() });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/holdout \(\d+ cases/);
+  });
+
+  it('a rule naming a case in no file is still an error when the config chooses the cases', async () => {
+    const dir = project();
+    writeFileSync(
+      join(dir, 'sim.yaml'),
+      `${readFileSync(join(dir, 'sim.yaml'), 'utf8')}  - case: pdf-rotat\n    do: [{ p: 1, answer: true }]\n`,
+    );
+    const r = await runInProcess([...TUNE, '--plan'], { cwd: dir });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/pdf-rotat" which|"pdf-rotat", which is not in the suite/);
   });
 });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../load/input-error.js';
-import { rewriteDescription } from '../load/rewrite-description.js';
+import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import type { Case } from '../load/cases.js';
 import type { Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
@@ -71,8 +71,8 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
   const tuned = loaded.skills.find((s) => s.dir === skillName || s.name === skillName);
   if (!tuned)
     return refuse(skillName, 'no skill of that name in the skills folder', `name one of ${loaded.skills.map((s) => s.dir).join(', ')}`);
-  // Refused now, not after the proposer has been paid: the file must take a new description in place.
-  rewriteDescription(await readFile(skillFile(tuned), 'utf8'), skillFile(tuned), tuned.description);
+  // Refused now, not after the proposer has been paid: the file must take a new (plain) description in place.
+  rewriteDescriptionBytes(await readFile(skillFile(tuned)), skillFile(tuned), 'A new description.');
   if (stored && stored.original !== tuned.description)
     refuse(skillFile(tuned), 'its description changed since the tune began', 'put the original description back, or start a new tune');
   const options: TuneRecord['options'] = stored

@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { rewriteDescription } from '../load/rewrite-description.js';
+import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import type { Case } from '../load/cases.js';
 import type { Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
@@ -113,7 +113,7 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
   const remaining = () => (p.options.maxCostUsd === undefined ? undefined : p.options.maxCostUsd - spent.costUsd);
   let stopped: StepEnd | undefined;
 
-  const step = async (name: string, skills: Skill[], cases: Case[], config: Config): Promise<StepResult | undefined> => {
+  const step = async (name: string, skills: Skill[], cases: Case[], config: Config, noTools?: boolean): Promise<StepResult | undefined> => {
     if (stopped) return undefined;
     const left = remaining();
     if (left !== undefined && left <= 0) {
@@ -121,7 +121,7 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
       return undefined;
     }
     say(`${name}: ${cases.length} ${cases.length === 1 ? 'case' : 'cases'}\n`);
-    const result = await runStep(loaded, place, { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left } });
+    const result = await runStep(loaded, place, { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left }, noTools });
     spent.trials += result.trials;
     if (result.costUsd !== undefined) [spent.costUsd, spent.reported] = [spent.costUsd + result.costUsd, true];
     record.trials = spent.trials;
@@ -201,7 +201,8 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
       exclusive: false,
       source: { file: 'tune', line: 0, at: { id: { line: 0, col: 0 }, prompt: { line: 0, col: 0 } } },
     };
-    const proposed = await step(`iterations/${index}/proposer`, loaded.skills, [proposerCase], configs.proposer);
+    // The proposer writes a description and nothing else: no tool, on every CLI, as the judge.
+    const proposed = await step(`iterations/${index}/proposer`, loaded.skills, [proposerCase], configs.proposer, true);
     if (!proposed) break;
     it.proposer = {
       dir: relative(dir, proposed.dir),
@@ -301,7 +302,6 @@ const nullIfNaN = (x: number) => (Number.isNaN(x) ? null : x);
 /** Writes the tune's result into the user's SKILL.md, every byte but the description's kept. */
 export async function writeResult(record: TuneRecord): Promise<boolean> {
   if (record.verdict !== 'IMPROVED' || record.result === undefined) return false;
-  const text = await readFile(record.skillFile, 'utf8');
-  await writeFile(record.skillFile, rewriteDescription(text, record.skillFile, record.result));
+  await writeFile(record.skillFile, rewriteDescriptionBytes(await readFile(record.skillFile), record.skillFile, record.result));
   return true;
 }

@@ -3,6 +3,7 @@ import { valueHash } from '../util/json.js';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
+import { readJudgeRequest } from '../checks/judge-prompt.js';
 import { judgeSample } from '../grade/judge-answers.js';
 import { gradeTrial } from '../grade/outcome.js';
 import { gradeOptions } from '../grade/stored.js';
@@ -219,10 +220,11 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
         const o: TrialOutcome = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, gradeOpts);
         storedHere++;
         budget?.spend(o.costUsd);
-        // A judge's trial is an answer, not a trial to score.
-        const verdict = s.noTools
-          ? explainJudgeSample(judgeSample(r.transcript, r.meta, adapter.grading.isolationProblem))
-          : explainOutcome(o, def);
+        // A judge's trial is an answer, not a trial to score (a tune's proposer also runs with no tool, and is a trial).
+        const verdict =
+          s.noTools && readJudgeRequest(def.prompt ?? '') !== undefined
+            ? explainJudgeSample(judgeSample(r.transcript, r.meta, adapter.grading.isolationProblem))
+            : explainOutcome(o, def);
         return { passed: o.passed, verdict };
       },
       () => replay.replayed.length,
