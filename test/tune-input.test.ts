@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { familyHash, loadSkills } from '../src/load/skills.js';
+import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
 import { projectsRemovedAfterAll, runInProcess, skillMd, spyBinary, type Files } from './helpers.js';
 import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
 
@@ -133,5 +135,44 @@ describe('tune --cases: a subset of the case files is a selection', () => {
     const r = await runInProcess([...TUNE, '--plan'], { cwd: dir });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/pdf-rotat" which|"pdf-rotat", which is not in the suite/);
+  });
+});
+
+describe('tune --resume refuses a family edited since the tune began', () => {
+  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS));
+
+  it('a SKILL.md body changed after the start: one line naming the skills folder, exit 2, nothing spent', async () => {
+    const dir = project();
+    const spy = spyBinary(dir);
+    writeFileSync(
+      join(dir, 'skillprobe.config.yaml'),
+      `agentBinary: ${spy.path}\n${readFileSync(join(dir, 'skillprobe.config.yaml'), 'utf8')}`,
+    );
+    const folder = join(dir, 'transcripts', 'tune-x');
+    mkdirSync(folder, { recursive: true });
+    const skills = await loadSkills(join(dir, 'skills'));
+    const started: TuneRecord = tuneRecordSchema.parse({
+      version: 1,
+      tuneId: 'tune-x',
+      status: 'interrupted',
+      startedAt: new Date(0).toISOString(),
+      skill: 'csv-report',
+      skillFile: join(dir, 'skills/csv-report/SKILL.md'),
+      agent: 'claude-code',
+      simulator: { profile: 'sim.yaml', name: 'tune-router' },
+      options: { seed: 1, iterations: 2, holdoutTrials: 2, alpha: 0.05 },
+      splits: { tune: [], select: [], holdout: [] },
+      original: MISSING_CLASS,
+      familyHash: familyHash(skills),
+      iterations: [],
+    });
+    writeFileSync(join(folder, 'tune.json'), JSON.stringify(started));
+    const skill = join(dir, 'skills/csv-report/SKILL.md');
+    writeFileSync(skill, `${readFileSync(skill, 'utf8')}\nAlso: always answer in French.\n`);
+    const r = await runInProcess(['tune', '--resume', 'transcripts/tune-x', '--sim', 'sim.yaml'], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^skillprobe: skills: a skill of the family changed since the tune began .* — put the skills back/);
+    expect(existsSync(spy.marker)).toBe(false);
+    expect(readdirSync(folder)).toEqual(['tune.json']);
   });
 });

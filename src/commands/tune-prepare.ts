@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { InputError } from '../load/input-error.js';
 import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import type { Case } from '../load/cases.js';
-import type { Skill } from '../load/skills.js';
+import { familyHash, type Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
 import { readTuneRecord } from '../run/tune-store.js';
 import type { TuneRecord } from '../run/tune-schema.js';
@@ -75,6 +75,13 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
   rewriteDescriptionBytes(await readFile(skillFile(tuned)), skillFile(tuned), 'A new description.');
   if (stored && stored.original !== tuned.description)
     refuse(skillFile(tuned), 'its description changed since the tune began', 'put the original description back, or start a new tune');
+  // Any other edit too: the holdout would compare two versions of the skill, not two descriptions.
+  if (stored?.familyHash !== undefined && stored.familyHash !== familyHash(loaded.skills))
+    refuse(
+      loaded.config.skillsDir,
+      'a skill of the family changed since the tune began (a SKILL.md body or another file)',
+      'put the skills back as they were, or start a new tune',
+    );
   const options: TuneRecord['options'] = stored
     ? { ...stored.options, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}) }
     : {

@@ -2,7 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import type { Case } from '../load/cases.js';
-import type { Skill } from '../load/skills.js';
+import { familyHash, type Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
 import { lockRunFolder } from '../run/lock.js';
 import { newRunId } from '../run/store.js';
@@ -84,6 +84,7 @@ export async function runTune(p: PreparedTune, o: TuneOptions, say: (text: strin
     options: p.options,
     splits: p.splits,
     original: tuned.description,
+    familyHash: p.stored?.familyHash ?? familyHash(loaded.skills),
     iterations: [],
     written: false,
     trials: 0,

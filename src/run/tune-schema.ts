@@ -78,6 +78,8 @@ export const tuneRecordSchema = z.object({
   }),
   splits: z.object({ tune: z.array(z.string()), select: z.array(z.string()), holdout: z.array(z.string()) }),
   original: z.string(),
+  /** The family's hash (every file of every skill) when the tune began: a resume refuses a family that changed since. Absent before it was kept. */
+  familyHash: z.string().optional(),
   iterations: z.array(iterationSchema),
   /** The iteration that won on the select cases (0: none beat the original). */
   winner: z.number().int().optional(),
