@@ -42,10 +42,14 @@ function project(): string {
   return dir;
 }
 
+// One draw seed for every run here: a resumed run is compared with a separate uninterrupted one, so they must share
+// their draws trial for trial (each run's draws are otherwise its own).
 const RUN = [
   'run',
   '--sim',
   'sim.yaml',
+  '--draw-seed',
+  '7',
   '--arms',
   'skill',
   '--concurrency',

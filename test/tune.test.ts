@@ -27,11 +27,14 @@ const record = (project: string): { dir: string; record: TuneRecord } => {
   };
 };
 
+// One draw seed for every tune here: a stopped and resumed tune must reach a separate uninterrupted tune's answer.
 const tuneArgs = (iterations: number) => [
   'tune',
   'csv-report',
   '--sim',
   'sim.yaml',
+  '--draw-seed',
+  '1',
   '--iterations',
   String(iterations),
   '--holdout-trials',

@@ -28,6 +28,11 @@ const TUNE_FLAGS = {
     'trials per holdout case for the original and the winner (default: the config’s trials)',
     int('--holdout-trials', 1),
   ),
+  drawSeed: valued(
+    '--draw-seed <n>',
+    "with --sim: seed the simulator's draws (default: a fresh seed, kept in tune.json); each step draws from its own seed derived from it",
+    int('--draw-seed', 0),
+  ),
   seed: valued('--seed <n>', `seed of the tune/select/holdout split (default ${TUNE_DEFAULTS.seed})`, int('--seed', 0)),
   alpha: valued('--alpha <a>', `significance level of the holdout tests (default ${TUNE_DEFAULTS.alpha})`, fraction('--alpha')),
   maxCost: valued(
@@ -86,6 +91,7 @@ export const tuneCommand = defineCommand({
       iterations: o.iterations,
       holdoutTrials: o.holdoutTrials,
       seed: o.seed,
+      drawSeed: o.drawSeed,
       alpha: o.alpha,
       maxCostUsd: o.maxCost,
       pricePerTrial: o.pricePerTrial,
@@ -115,7 +121,9 @@ export const tuneCommand = defineCommand({
     const say = (t: string) => humanStream(reporters, io).write(t);
     const prepared = await prepareTune(opts);
     if (prepared.loaded.profile)
-      io.stderr.write(`skillprobe model SIMULATOR, profile "${prepared.loaded.profile.name}": no real model answers\n`);
+      io.stderr.write(
+        `skillprobe model SIMULATOR, profile "${prepared.loaded.profile.name}": no real model answers${opts.drawSeed !== undefined ? `; draws seeded ${opts.drawSeed} (--draw-seed: a tune given the same seed draws the same trials)` : ''}\n`,
+      );
     const { dir, record } = await runTune(prepared, opts, (t) => io.stderr.write(t));
     if (o.write && record.status === 'completed') {
       record.written = await writeResult(record);

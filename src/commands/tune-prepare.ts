@@ -23,6 +23,8 @@ export interface TuneOptions {
   maxCostUsd?: number;
   pricePerTrial?: number;
   seed?: number;
+  /** `--draw-seed`: the seed the tune's steps derive their simulator draws from. */
+  drawSeed?: number;
   alpha?: number;
   resume?: string;
   /** Where sealed workspaces are made (the system temp folder by default). */
@@ -63,6 +65,14 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
       '--sim',
       `tune ${stored.tuneId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`,
       `add --sim ${stored.simulator.profile}`,
+    );
+  if (o.drawSeed !== undefined && o.sim === undefined)
+    refuse('--draw-seed', "seeds the model simulator's draws, and this tune has no simulator", 'add --sim <profile>, or drop --draw-seed');
+  if (stored && o.drawSeed !== undefined && stored.draws?.seed !== o.drawSeed)
+    refuse(
+      '--draw-seed',
+      `tune ${stored.tuneId} draws from seed ${stored.draws?.seed ?? 'none'}, and its resume must too`,
+      'drop --draw-seed',
     );
   const maxCostUsd = o.maxCostUsd ?? stored?.options.maxCostUsd;
   // The cap goes through the suite's checks too: an agent that reports no cost could never be stopped by it.

@@ -6,6 +6,7 @@ import { familyHash, type Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
 import { lockRunFolder } from '../run/lock.js';
 import { newRunId } from '../run/store.js';
+import { derivedDrawSeed, freshDrawSeed } from '../util/random.js';
 import { writeTuneRecord } from '../run/tune-store.js';
 import { TUNE_FORMAT_VERSION, type TuneIteration, type TuneRecord, type TuneStep } from '../run/tune-schema.js';
 import { checkRunnable, type RunPlace } from '../runner/execute.js';
@@ -81,6 +82,9 @@ export async function runTune(p: PreparedTune, o: TuneOptions, say: (text: strin
     ...(loaded.config.model !== undefined ? { model: loaded.config.model } : {}),
     ...(o.proposerModel !== undefined ? { proposerModel: o.proposerModel } : {}),
     simulator: loaded.profile && o.sim ? { profile: o.sim, name: loaded.profile.name } : null,
+    ...(loaded.profile && o.sim
+      ? { draws: p.stored ? p.stored.draws : { seed: o.drawSeed ?? freshDrawSeed(), given: o.drawSeed !== undefined } }
+      : {}),
     options: p.options,
     splits: p.splits,
     original: tuned.description,
@@ -122,7 +126,12 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
       return undefined;
     }
     say(`${name}: ${cases.length} ${cases.length === 1 ? 'case' : 'cases'}\n`);
-    const result = await runStep(loaded, place, { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left }, noTools });
+    const draws = record.draws && { drawSeed: derivedDrawSeed(record.draws.seed, name) };
+    const result = await runStep(
+      loaded,
+      { ...place, ...draws },
+      { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left }, noTools },
+    );
     spent.trials += result.trials;
     if (result.costUsd !== undefined) [spent.costUsd, spent.reported] = [spent.costUsd + result.costUsd, true];
     record.trials = spent.trials;

@@ -81,6 +81,11 @@ export const tuneRecordSchema = z.object({
   /** The family's hash (every file of every skill) when the tune began: a resume refuses a family that changed since. Absent before it was kept. */
   familyHash: z.string().optional(),
   iterations: z.array(iterationSchema),
+  /**
+   * The seed of the simulator's draws (with `--sim`): each step draws from a seed derived from it and its name, so the
+   * original and a candidate draw independently; `given` when `--draw-seed` chose it. Absent before it was kept.
+   */
+  draws: z.object({ seed: z.number().int(), given: z.boolean() }).optional(),
   /** The iteration that won on the select cases (0: none beat the original). */
   winner: z.number().int().optional(),
   holdout: z
