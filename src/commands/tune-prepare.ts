@@ -7,6 +7,7 @@ import type { Config } from '../run/config-schema.js';
 import { readTuneRecord } from '../run/tune-store.js';
 import type { TuneRecord } from '../run/tune-schema.js';
 import type { RunPlace } from '../runner/execute.js';
+import { HOLDOUT_DESIGN_DEFAULTS } from '../tune/holdout-design.js';
 import { caseRole, splitCases, splitProblems, type CaseRole, type SplitName } from '../tune/splits.js';
 import { loadSuite, type LoadedSuite } from './run.js';
 import { skillFile } from './tune-family.js';
@@ -26,6 +27,8 @@ export interface TuneOptions {
   /** `--draw-seed`: the seed the tune's steps derive their simulator draws from. */
   drawSeed?: number;
   alpha?: number;
+  /** `--gain`: the recall gain the holdout is designed to prove or rule out. */
+  gain?: number;
   resume?: string;
   /** Where sealed workspaces are made (the system temp folder by default). */
   workdir?: string;
@@ -33,7 +36,8 @@ export interface TuneOptions {
   stderr: NonNullable<RunPlace['stderr']>;
 }
 
-export const TUNE_DEFAULTS = { iterations: 5, seed: 1, alpha: 0.05 } as const;
+/** `holdoutCapPerTrial`: the holdout's cap on trials per case, in multiples of the config's `trials`. */
+export const TUNE_DEFAULTS = { iterations: 5, seed: 1, alpha: 0.05, holdoutCapPerTrial: 2 } as const;
 /** The description's limit in the Agent Skills spec. */
 export const MAX_DESCRIPTION = 1024;
 
@@ -93,12 +97,13 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
       'put the skills back as they were, or start a new tune',
     );
   const options: TuneRecord['options'] = stored
-    ? { ...stored.options, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}) }
+    ? { ...stored.options, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}), ...raisedCap(stored, o) }
     : {
         seed: o.seed ?? TUNE_DEFAULTS.seed,
         iterations: o.iterations ?? TUNE_DEFAULTS.iterations,
-        holdoutTrials: o.holdoutTrials ?? loaded.config.trials,
+        holdoutTrials: o.holdoutTrials ?? TUNE_DEFAULTS.holdoutCapPerTrial * loaded.config.trials,
         alpha: o.alpha ?? TUNE_DEFAULTS.alpha,
+        gain: o.gain ?? HOLDOUT_DESIGN_DEFAULTS.gain,
         ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
       };
   capProblem(options.maxCostUsd, o.pricePerTrial, stored);
@@ -127,6 +132,25 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
     );
   const cases = new Map(loaded.suite.cases.map((c) => [c.id, { ...c, plan: undefined, expect: { skill: c.expect.skill } }]));
   return { loaded, tuned, cases, roleOf: (id) => roles.get(id)!, splits, options, stored };
+}
+
+/**
+ * A resume's `--holdout-trials`: a higher cap goes on sampling the holdout where the last cap stopped it (the
+ * sequential test's error holds whatever the cap), a lower one is refused; `--gain` must be the tune's own.
+ */
+function raisedCap(stored: TuneRecord, o: TuneOptions): Partial<TuneRecord['options']> {
+  const gain = stored.options.gain ?? HOLDOUT_DESIGN_DEFAULTS.gain;
+  if (o.gain !== undefined && o.gain !== gain)
+    refuse('--gain', `tune ${stored.tuneId} was designed for a gain of ${gain}, and its resume must be too`, 'drop --gain');
+  const cap = o.holdoutTrials;
+  if (cap === undefined || cap === stored.options.holdoutTrials) return {};
+  if (cap < stored.options.holdoutTrials)
+    refuse(
+      '--holdout-trials',
+      `tune ${stored.tuneId} may already have run ${stored.options.holdoutTrials} holdout trials per case: a resume can only raise it`,
+      `pass more than ${stored.options.holdoutTrials}, or drop --holdout-trials`,
+    );
+  return { holdoutTrials: cap, holdoutCapsBefore: [...(stored.options.holdoutCapsBefore ?? []), stored.options.holdoutTrials] };
 }
 
 /**

@@ -12,15 +12,15 @@ import { TUNE_FORMAT_VERSION, type TuneIteration, type TuneRecord, type TuneStep
 import { checkRunnable, type RunPlace } from '../runner/execute.js';
 import { pct } from '../report/tune/view.js';
 import { proposalFailures } from '../tune/failures.js';
-import { holdoutComparison, type HoldoutPair } from '../tune/holdout.js';
 import { proposalPrompt, readProposal, type ProposalRequest } from '../tune/proposal.js';
 import { familyScore, type CaseTally } from '../tune/score.js';
 import { chooseWinner, droppedOnSelect, droppedOnTune, type DropReason, type Evaluated } from '../tune/select.js';
-import type { CaseRole, SplitName } from '../tune/splits.js';
+import type { SplitName } from '../tune/splits.js';
 import { candidateProblem, skillFile } from './tune-family.js';
 import { MAX_DESCRIPTION, type PreparedTune, type TuneOptions } from './tune-prepare.js';
 import { proposerAnswer, tallies } from './tune-steps.js';
 import { runStep } from './run-agents.js';
+import { nullIfNaN, runHoldout } from './tune-holdout.js';
 import type { StepResult } from './step.js';
 
 /** The config each kind of step runs with. */
@@ -44,15 +44,6 @@ const scoreOf = (t: readonly CaseTally[]) => {
   const s = familyScore(t);
   return { recall: nullIfNaN(s.recall), siblings: nullIfNaN(s.siblings), negatives: nullIfNaN(s.negatives) };
 };
-
-/** Pairs the holdout's trials of the original and the winner by case and trial number. */
-function holdoutPairs(original: StepResult, winner: StepResult, roleOf: (id: string) => CaseRole): HoldoutPair[] {
-  const key = (caseId: string, n: number) => `${caseId}\u0000${n}`;
-  const won = new Map(winner.results.outcomes.filter((o) => o.arm === 'skill').map((o) => [key(o.caseId, o.n), o.passed]));
-  return original.results.outcomes
-    .filter((o) => o.arm === 'skill' && won.has(key(o.caseId, o.n)))
-    .map((o) => ({ caseId: o.caseId, role: roleOf(o.caseId), n: o.n, original: o.passed, winner: won.get(key(o.caseId, o.n))! }));
-}
 
 interface Candidate extends Evaluated {
   index: number;
@@ -274,40 +265,21 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
     return 'completed';
   }
   const winner = candidates[won]!;
-  const holdoutCases = casesOf('holdout');
-  const before = await step('holdout/original', loaded.skills, holdoutCases, configs.holdout);
-  const after = before && (await step('holdout/winner', winner.skills!, holdoutCases, configs.holdout));
-  if (!before || !after) return stopped!;
-  const cmp = holdoutComparison(holdoutPairs(before, after, roleOf), p.options.alpha);
-  const stepOnly = (r: StepResult) => ({
-    dir: relative(dir, r.dir),
-    trials: r.trials,
-    ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
+  const answer = await runHoldout(step, {
+    options: p.options,
+    config: configs.holdout,
+    cases: casesOf('holdout'),
+    original: loaded.skills,
+    winner: winner.skills!,
+    roleOf,
+    say,
   });
-  const stored = (c: (typeof cmp)['recall']) => ({
-    original: nullIfNaN(c.original),
-    winner: nullIfNaN(c.winner),
-    diff: nullIfNaN(c.diff),
-    lo: c.lo,
-    hi: c.hi,
-    pValue: c.pValue,
-    pairs: c.pairs,
-    discordant: c.discordant,
-  });
-  record.holdout = {
-    original: stepOnly(before),
-    winner: stepOnly(after),
-    recall: stored(cmp.recall),
-    siblings: stored(cmp.siblings),
-    negatives: stored(cmp.negatives),
-    leftOut: cmp.left_out,
-  };
-  record.verdict = cmp.verdict;
-  record.result = cmp.verdict === 'IMPROVED' ? winner.description : tuned.description;
+  if (!answer) return stopped!;
+  record.holdout = answer.holdout;
+  record.verdict = answer.verdict;
+  record.result = answer.verdict === 'IMPROVED' ? winner.description : tuned.description;
   return 'completed';
 }
-
-const nullIfNaN = (x: number) => (Number.isNaN(x) ? null : x);
 
 /** Writes the tune's result into the user's SKILL.md, every byte but the description's kept. */
 export async function writeResult(record: TuneRecord): Promise<boolean> {

@@ -75,6 +75,10 @@ export const tuneRecordSchema = z.object({
     holdoutTrials: z.number().int(),
     alpha: z.number(),
     maxCostUsd: z.number().optional(),
+    /** The recall gain the holdout's sequential test is designed to prove or rule out (absent before it existed: fixed holdout). */
+    gain: z.number().optional(),
+    /** Earlier caps of `holdoutTrials` a resume raised, in order: the holdout's looks fell where each cap put them. */
+    holdoutCapsBefore: z.array(z.number().int()).optional(),
   }),
   splits: z.object({ tune: z.array(z.string()), select: z.array(z.string()), holdout: z.array(z.string()) }),
   original: z.string(),
@@ -97,6 +101,27 @@ export const tuneRecordSchema = z.object({
       negatives: comparisonSchema,
       /** Pairs left out because either trial carried no evidence (an error, a timeout): never scored as a miss. */
       leftOut: z.number().int(),
+      /** The sequential test on recall (absent in tunes made before it: one fixed holdout). */
+      sequential: z
+        .object({
+          gain: z.number(),
+          beta: z.number(),
+          cap: z.number().int(),
+          /** Rounds run: trials per holdout case under each description. */
+          rounds: z.number().int(),
+          discordant: z.number().int(),
+          winnerOnly: z.number().int(),
+          /** The last look's boundaries: IMPROVED at winnerOnly ≥ improveAt, the gain ruled out at winnerOnly ≤ ruledOutAt. */
+          improveAt: z.number().int(),
+          ruledOutAt: z.number().int(),
+          outcome: z.enum(['improved', 'ruled-out', 'cap']),
+          /** At the cap: the power the holdout had for the gain, and the rounds that would give 1 − β (absent: beyond reach). */
+          power: z.number().optional(),
+          settleRounds: z.number().int().optional(),
+          /** Each constraint's best chance to flag a drop of the gain on its holdout pairs. */
+          dropPower: z.object({ siblings: z.number(), negatives: z.number() }),
+        })
+        .optional(),
     })
     .optional(),
   verdict: tuneVerdictSchema.optional(),

@@ -1,3 +1,5 @@
+import binomialPmf from '@stdlib/stats-base-dists-binomial-pmf';
+
 /**
  * The holdout's sequential test of the winner against the original on recall. The holdout runs in rounds (one more
  * trial of every holdout case under each description); after a round it looks at the discordant pairs on the
@@ -100,15 +102,15 @@ export function holdoutOutcome(d: HoldoutDesign, discordant: number, winnerOnly:
 
 /**
  * The chance of IMPROVED within `rounds` rounds, exactly, for holdout positives whose pass rates are `original` and
- * `winner` (case by case), a look after every round from `firstLook` on: the law of the (discordant, winner-only)
+ * `winner` (case by case), a look after each round `looksAt` names: the law of the (discordant, winner-only)
  * counts is carried round by round, and the paths a look stops are taken out. What `--plan` states as the power, and
  * what a NO SIGNIFICANT CHANGE says it had and would need.
  */
-export function improvedChance(
+export function improvedChanceAtLooks(
   cases: readonly { original: number; winner: number }[],
   d: HoldoutDesign,
   rounds: number,
-  firstLook = 1,
+  looksAt: (round: number) => boolean,
 ): number {
   // One round: the law of (discordant, winner-only) over the cases, each case one pair.
   let one: number[][] = [[1]];
@@ -137,7 +139,7 @@ export function improvedChance(
       }),
     );
     law = next;
-    if (r < firstLook) continue;
+    if (!looksAt(r)) continue;
     law.forEach((row, dd) =>
       row.forEach((m, ww) => {
         if (m === 0) return;
@@ -149,4 +151,74 @@ export function improvedChance(
     );
   }
   return improved;
+}
+
+/** Rounds run before the first look, and between looks: each look is a step of the original and one of the winner. */
+export const ROUNDS_PER_LOOK = 2;
+
+/** The rounds at which the holdout looks, up to `cap`: every ROUNDS_PER_LOOK, and the cap. */
+export function lookRounds(cap: number, from = 0): number[] {
+  const out: number[] = [];
+  for (let r = from + ROUNDS_PER_LOOK; r < cap; r += ROUNDS_PER_LOOK) out.push(r);
+  if (cap > from) out.push(cap);
+  return out;
+}
+
+/** The chance of IMPROVED within `rounds` rounds, looks where `lookRounds` puts them. */
+export function powerAt(cases: readonly { original: number; winner: number }[], d: HoldoutDesign, rounds: number): number {
+  const looks = new Set(lookRounds(rounds));
+  return improvedChanceAtLooks(cases, d, rounds, (r) => looks.has(r));
+}
+
+/**
+ * The power a plan states for a gain of d.gain over `positives` holdout cases within `cap` rounds, at both ends of
+ * how a gain can fall on cases: every positive up by the gain around 50% (the most discordant pairs, the hardest),
+ * and the gain carried by requests the original never takes and the winner takes (every discordant pair the
+ * winner's, the easiest).
+ */
+export function plannedPower(positives: number, d: HoldoutDesign, cap: number): { hardest: number; easiest: number } {
+  const half = (1 - d.gain) / 2;
+  return {
+    hardest: powerAt(
+      Array.from({ length: positives }, () => ({ original: half, winner: half + d.gain })),
+      d,
+      cap,
+    ),
+    easiest: powerAt(
+      Array.from({ length: positives }, () => ({ original: 0, winner: d.gain })),
+      d,
+      cap,
+    ),
+  };
+}
+
+/**
+ * What an undecided holdout had and would need, from what it saw: each positive's original rate as observed, the
+ * winner's the gain above it (at most 1). Its power at `rounds`, and the fewest rounds (in looks' steps, up to
+ * `limit`) that give 1 − β; undefined when even `limit` does not.
+ */
+export function settling(
+  originalRates: readonly number[],
+  d: HoldoutDesign,
+  rounds: number,
+  limit: number,
+): { power: number; rounds?: number } {
+  const cases = originalRates.map((o) => ({ original: o, winner: Math.min(1, o + d.gain) }));
+  const power = powerAt(cases, d, rounds);
+  for (let r = rounds + ROUNDS_PER_LOOK; r <= limit; r += ROUNDS_PER_LOOK)
+    if (powerAt(cases, d, r) >= 1 - d.beta) return { power, rounds: r };
+  return { power };
+}
+
+/**
+ * The best chance that McNemar's exact two-sided test at `alpha` flags a drop of `drop` on `pairs` pairs: the drop
+ * carried by pairs the original passes and the winner fails and no pair the other way (the easiest case). Below 1 − β,
+ * the holdout has too few of a role's cases to see such a drop, and the report says so.
+ */
+export function dropPower(pairs: number, drop: number, alpha: number): number {
+  // With every discordant pair one way, p = 2·½^D: flagged from the smallest D with 2·½^D < alpha.
+  const need = Math.max(1, Math.floor(Math.log2(2 / alpha)) + 1);
+  let below = 0;
+  for (let k = 0; k < need && k <= pairs; k++) below += binomialPmf(k, pairs, drop);
+  return pairs < need ? 0 : 1 - below;
 }
