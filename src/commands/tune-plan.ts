@@ -77,21 +77,21 @@ export function holdoutPlanText(p: PreparedTune): string {
   const power = plannedPower(count('self'), d, cap);
   const lines = [
     `holdout: ${plural(count('self'), 'positive case')}, up to ${cap} trials each; the test stops as soon as it is decided.`,
-    `  power for a recall gain of ${d.gain}: ${pctText(power.hardest)} if every positive moves by ${d.gain} around 50% (the hardest), ` +
-      `${pctText(power.easiest)} if the gain comes from requests the original never takes; false IMPROVED at most ${pctText(d.alpha)}.`,
+    `  power for a recall gain of ${d.gain}: ${pctText(power.spread)} if every positive moves by ${d.gain} around 50%, ` +
+      `${pctText(power.oneWay)} if every positive goes from 0% to ${pctText(d.gain)}; false IMPROVED at most ${pctText(d.alpha)}.`,
   ];
-  for (const [role, name] of [
-    ['sibling', 'siblings'],
-    ['none', 'negatives'],
+  for (const [role, name, kind] of [
+    ['sibling', 'siblings', 'sibling'],
+    ['none', 'negatives', 'negative'],
   ] as const) {
     const chance = dropPower(count(role) * cap, d.gain, p.options.alpha);
     lines.push(
       chance >= 1 - d.beta
         ? `  ${name}: ${plural(count(role), 'case')} can flag a drop of ${d.gain} (chance up to ${pctText(chance)}).`
-        : `  ${name}: ${plural(count(role), 'case')} × ${cap} trials cannot flag a drop of ${d.gain} (chance at best ${pctText(chance)}): add ${name} cases, or pin some with split: holdout.`,
+        : `  ${name}: ${plural(count(role), 'case')} × ${cap} trials cannot flag a drop of ${d.gain} (chance at best ${pctText(chance)}): add ${kind} cases, or pin some with split: holdout.`,
     );
   }
-  if (power.hardest < 1 - d.beta)
+  if (Math.min(power.spread, power.oneWay) < 1 - d.beta)
     lines.push(`  For more power: raise --holdout-trials, or add positive cases (pin some with split: holdout).`);
   return `${lines.join('\n')}\n`;
 }

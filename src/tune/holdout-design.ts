@@ -171,25 +171,15 @@ export function powerAt(cases: readonly { original: number; winner: number }[], 
 }
 
 /**
- * The power a plan states for a gain of d.gain over `positives` holdout cases within `cap` rounds, at both ends of
- * how a gain can fall on cases: every positive up by the gain around 50% (the most discordant pairs, the hardest),
- * and the gain carried by requests the original never takes and the winner takes (every discordant pair the
- * winner's, the easiest).
+ * The power a plan states for a gain of d.gain over `positives` holdout cases within `cap` rounds, for two ways a
+ * gain can fall on cases: every positive up by the gain around 50% (`spread`: the most discordant pairs, split
+ * closest to even), and every positive from never to the gain (`oneWay`: the fewest discordant pairs, all the
+ * winner's).
  */
-export function plannedPower(positives: number, d: HoldoutDesign, cap: number): { hardest: number; easiest: number } {
+export function plannedPower(positives: number, d: HoldoutDesign, cap: number): { spread: number; oneWay: number } {
   const half = (1 - d.gain) / 2;
-  return {
-    hardest: powerAt(
-      Array.from({ length: positives }, () => ({ original: half, winner: half + d.gain })),
-      d,
-      cap,
-    ),
-    easiest: powerAt(
-      Array.from({ length: positives }, () => ({ original: 0, winner: d.gain })),
-      d,
-      cap,
-    ),
-  };
+  const all = (original: number) => Array.from({ length: positives }, () => ({ original, winner: original + d.gain }));
+  return { spread: powerAt(all(half), d, cap), oneWay: powerAt(all(0), d, cap) };
 }
 
 /**
