@@ -105,6 +105,52 @@ describe('tune reports', () => {
     expect(json.diff).toBe(INPUT.diff);
   });
 
+  it.each(['terminal', 'markdown', 'html'] as const)(
+    '%s: an undecided holdout says the power it had, what would settle it, and the constraints too thin to flag a drop',
+    (name) => {
+      const sequential = {
+        gain: 0.25,
+        beta: 0.2,
+        cap: 4,
+        rounds: 4,
+        discordant: 9,
+        winnerOnly: 6,
+        improveAt: 9,
+        ruledOutAt: 2,
+        outcome: 'cap' as const,
+        power: 0.41,
+        settleRounds: 12,
+        dropPower: { siblings: 0.9, negatives: 0.38 },
+      };
+      const record = { ...RECORD, verdict: 'NO SIGNIFICANT CHANGE' as const, holdout: { ...RECORD.holdout!, sequential } };
+      const text = REPORTERS[name]({ colour: false }).renderTune!({ ...INPUT, record }).replace(/\s+/g, ' ');
+      expect(text).toContain('4 of at most 4 trials per case, sequential: 6 of 9 discordant recall pairs for the winner, cap reached');
+      expect(text).toContain('its power for a recall gain of 0.25 was 41%; 12 would give 80%');
+      expect(text).toContain('skillprobe tune --resume transcripts/tune-1 --sim sim.yaml --holdout-trials 12');
+      expect(text).toContain('negatives: too few holdout pairs (12) to flag a drop of 0.25 (chance at best 38%)');
+      expect(text).not.toContain('siblings: too few');
+    },
+  );
+
+  it('a holdout that ruled the gain out says so', () => {
+    const sequential = {
+      gain: 0.25,
+      beta: 0.2,
+      cap: 20,
+      rounds: 8,
+      discordant: 14,
+      winnerOnly: 3,
+      improveAt: 12,
+      ruledOutAt: 4,
+      outcome: 'ruled-out' as const,
+      dropPower: { siblings: 0.9, negatives: 0.9 },
+    };
+    const record = { ...RECORD, verdict: 'NO SIGNIFICANT CHANGE' as const, holdout: { ...RECORD.holdout!, sequential } };
+    expect(REPORTERS.terminal({ colour: false }).renderTune!({ ...INPUT, record })).toMatch(
+      /NO SIGNIFICANT CHANGE: the holdout rules out a recall gain of 0\.25 or more \(a true gain that size is ruled out with chance at most 20%\)/,
+    );
+  });
+
   it('junit has no tune report (tune refuses it before running)', () => {
     expect(render('junit')).toBeUndefined();
   });

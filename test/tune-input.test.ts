@@ -138,35 +138,44 @@ describe('tune --cases: a subset of the case files is a selection', () => {
   });
 });
 
-describe('tune --resume refuses a family edited since the tune began', () => {
-  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS));
+/** An interrupted tune's folder, as the command stores it when it starts, with `options` over the defaults. */
+async function startedTune(dir: string, options: Partial<TuneRecord['options']> = {}): Promise<string> {
+  const folder = join(dir, 'transcripts', 'tune-x');
+  mkdirSync(folder, { recursive: true });
+  const started: TuneRecord = tuneRecordSchema.parse({
+    version: 1,
+    tuneId: 'tune-x',
+    status: 'interrupted',
+    startedAt: new Date(0).toISOString(),
+    skill: 'csv-report',
+    skillFile: join(dir, 'skills/csv-report/SKILL.md'),
+    agent: 'claude-code',
+    simulator: { profile: 'sim.yaml', name: 'tune-router' },
+    options: { seed: 1, iterations: 2, holdoutTrials: 6, alpha: 0.05, gain: 0.25, ...options },
+    splits: { tune: [], select: [], holdout: [] },
+    original: MISSING_CLASS,
+    familyHash: familyHash(await loadSkills(join(dir, 'skills'))),
+    iterations: [],
+  });
+  writeFileSync(join(folder, 'tune.json'), JSON.stringify(started));
+  return folder;
+}
 
-  it('a SKILL.md body changed after the start: one line naming the skills folder, exit 2, nothing spent', async () => {
-    const dir = project();
+describe('tune --resume refuses what would change the tune it resumes', () => {
+  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS));
+  const spied = (dir: string) => {
     const spy = spyBinary(dir);
     writeFileSync(
       join(dir, 'skillprobe.config.yaml'),
       `agentBinary: ${spy.path}\n${readFileSync(join(dir, 'skillprobe.config.yaml'), 'utf8')}`,
     );
-    const folder = join(dir, 'transcripts', 'tune-x');
-    mkdirSync(folder, { recursive: true });
-    const skills = await loadSkills(join(dir, 'skills'));
-    const started: TuneRecord = tuneRecordSchema.parse({
-      version: 1,
-      tuneId: 'tune-x',
-      status: 'interrupted',
-      startedAt: new Date(0).toISOString(),
-      skill: 'csv-report',
-      skillFile: join(dir, 'skills/csv-report/SKILL.md'),
-      agent: 'claude-code',
-      simulator: { profile: 'sim.yaml', name: 'tune-router' },
-      options: { seed: 1, iterations: 2, holdoutTrials: 2, alpha: 0.05 },
-      splits: { tune: [], select: [], holdout: [] },
-      original: MISSING_CLASS,
-      familyHash: familyHash(skills),
-      iterations: [],
-    });
-    writeFileSync(join(folder, 'tune.json'), JSON.stringify(started));
+    return spy;
+  };
+
+  it('a SKILL.md body changed after the start: one line naming the skills folder, exit 2, nothing spent', async () => {
+    const dir = project();
+    const spy = spied(dir);
+    const folder = await startedTune(dir);
     const skill = join(dir, 'skills/csv-report/SKILL.md');
     writeFileSync(skill, `${readFileSync(skill, 'utf8')}\nAlso: always answer in French.\n`);
     const r = await runInProcess(['tune', '--resume', 'transcripts/tune-x', '--sim', 'sim.yaml'], { cwd: dir });
@@ -174,5 +183,19 @@ describe('tune --resume refuses a family edited since the tune began', () => {
     expect(r.stderr).toMatch(/^skillprobe: skills: a skill of the family changed since the tune began .* — put the skills back/);
     expect(existsSync(spy.marker)).toBe(false);
     expect(readdirSync(folder)).toEqual(['tune.json']);
+  });
+
+  it.each([
+    [['--holdout-trials', '4'], /--holdout-trials: tune tune-x may already have run 6 holdout trials per case: a resume can only raise it/],
+    [['--gain', '0.4'], /--gain: tune tune-x was designed for a gain of 0\.25, and its resume must be too/],
+    [['--draw-seed', '9'], /--draw-seed: tune tune-x draws from seed none, and its resume must too/],
+  ])('%o: refused in one line, nothing spent', async (args, says) => {
+    const dir = project();
+    const spy = spied(dir);
+    await startedTune(dir);
+    const r = await runInProcess(['tune', '--resume', 'transcripts/tune-x', '--sim', 'sim.yaml', ...args], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(says);
+    expect(existsSync(spy.marker)).toBe(false);
   });
 });
