@@ -60,7 +60,11 @@ const TUNE_FLAGS = {
     '--write',
     'write the winning description into SKILL.md when it is significantly better (the rest of the file kept byte for byte)',
   ),
-  resume: valued('--resume <folder>', 'finish an interrupted tune: its finished runs are read back, the rest run', text('--resume')),
+  resume: valued(
+    '--resume <folder>',
+    'finish an interrupted tune (its finished runs are read back, the rest run), or with a higher --holdout-trials sample an undecided holdout further',
+    text('--resume'),
+  ),
   workdir: valued('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir')),
   transcripts: valued('--transcripts <dir>', 'where the tune folder is written', text('--transcripts')),
   concurrency: valued(

@@ -4,7 +4,7 @@ import {
   comparisonText,
   curseText,
   iterationRows,
-  sequentialText,
+  roundsText,
   spendText,
   splitText,
   verdictText,
@@ -35,8 +35,8 @@ export function tunePage({ record: r, dir, diff }: TuneReportInput): string {
     ? section(
         'holdout',
         'Holdout',
-        `The original and the winner, ${sequentialText(r).rounds}, on cases neither the proposer nor the choice saw, paired by case and trial; exact McNemar p-values.`,
-        html`<div class="table-wrap"><table><tbody>${comparisonRow('recall', r.holdout.recall)}${comparisonRow('siblings', r.holdout.siblings)}${comparisonRow('negatives', r.holdout.negatives)}</tbody></table></div>${r.holdout.leftOut ? html`<p class="note">${plural(r.holdout.leftOut, 'pair')} left out: a trial without evidence is never scored as a miss.</p>` : ''}${curse ? html`<p class="note">${curse}</p>` : ''}${sequentialText(r).thin.map((t) => html`<p class="note">${t}</p>`)}`,
+        `The original and the winner, ${roundsText(r).rounds}, on cases neither the proposer nor the choice saw, paired by case and trial; exact McNemar p-values.`,
+        html`<div class="table-wrap"><table><tbody>${comparisonRow('recall', r.holdout.recall)}${comparisonRow('siblings', r.holdout.siblings)}${comparisonRow('negatives', r.holdout.negatives)}</tbody></table></div>${r.holdout.leftOut ? html`<p class="note">${plural(r.holdout.leftOut, 'pair')} left out: a trial without evidence is never scored as a miss.</p>` : ''}${curse ? html`<p class="note">${curse}</p>` : ''}${roundsText(r).thin.map((t) => html`<p class="note">${t}</p>`)}`,
       )
     : '';
   const body = html`<header class="top"><div class="title-row"><h1>tune <code>${r.skill}</code></h1><span class="verdict tone-${VERDICT_TONES[verdict] ?? 'neutral'}">${verdict}</span></div>

@@ -78,7 +78,7 @@ export function verdictText(r: TuneRecord, dir: string): string {
 }
 
 /** The holdout's rounds and cap, and each constraint too thin to flag a drop of the gain, in words. */
-export function sequentialText(r: TuneRecord): { rounds: string; thin: string[] } {
+export function roundsText(r: TuneRecord): { rounds: string; thin: string[] } {
   const s = r.holdout?.sequential;
   if (!s) return { rounds: `${r.options.holdoutTrials} trials per case`, thin: [] };
   const thin = (['siblings', 'negatives'] as const).flatMap((role) =>
