@@ -189,7 +189,7 @@ describe('tune: Ctrl-C and kill -9 mid-tune lose nothing, and --resume reaches t
     await until(() => processesIn(workdir).length === 0 && readdirSync(workdir).length === 0, 10_000);
 
     const second = start(['tune', '--resume', folder, '--sim', 'sim.yaml']);
-    await until(() => trialsIn('holdout/original') >= 1, 120_000);
+    await until(() => trialsIn('holdout/1-2/original') >= 1, 120_000);
     second.kill('SIGKILL');
     await second;
     // A SIGKILLed tune cleans nothing: its agents and workspaces are the watchdog's to reap.
