@@ -201,7 +201,9 @@ describe('run --resume: what it must never do', () => {
 
   it('a simulated run resumed without --sim names the flag, not missing credentials', async () => {
     const { dir, runDir } = await shortRun();
-    const withoutSim = SHORT.filter((a, i) => a !== '--sim' && SHORT[i - 1] !== '--sim');
+    // Its draw seed goes too: without the simulator there is nothing for it to seed.
+    const simFlags = ['--sim', '--draw-seed'];
+    const withoutSim = SHORT.filter((a, i) => !simFlags.includes(a) && !simFlags.includes(SHORT[i - 1]!));
     const r = await runCli([...withoutSim, '--resume', runDir], { cwd: dir, env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(
