@@ -37,8 +37,10 @@ describe('the demo', () => {
     expect(stdout).toMatch(/gate off \(--no-gate\): the verdicts' exit code would be 1/);
   });
 
-  it('stays small: about a hundred trials', () => {
-    expect(results.outcomes.length).toBeLessThanOrEqual(130);
+  // Each run draws afresh, so the demo's size varies from run to run (about 150 trials): it stays within what its
+  // sequential designs expect at each case's worst rate (`skillprobe plan`: about 185), far below fixed N's 300.
+  it('stays small: within its designs’ expected trials', () => {
+    expect(results.outcomes.length).toBeLessThanOrEqual(185);
   });
 
   it('decides every case by its sequential design, PASS and FAIL, none left INCONCLUSIVE, each with its adjusted rate', () => {

@@ -97,6 +97,9 @@ describe('the demo through every agent', () => {
       'run',
       '--sim',
       'sim/demo.profile.yaml',
+      // One draw seed for every agent's run: each trial must come out the same on every CLI.
+      '--draw-seed',
+      '1',
       '--agent',
       AGENTS.join(','),
       '--arms',

@@ -36,9 +36,13 @@ describe('exit codes through the real CLI', () => {
       'sim.yaml': `seed: 3\nrules:\n  - case: c\n    do:\n      ${PROFILES[profile]}\n`,
     });
     dirs.push(dir);
-    const r = await runInProcess(['run', '--sim', 'sim.yaml', '--arms', 'skill', '--concurrency', '2', '--transcripts', 'runs', ...extra], {
-      cwd: dir,
-    });
+    // One draw seed: the coin's outcomes are the same every time the file runs (a run's draws are otherwise fresh).
+    const r = await runInProcess(
+      ['run', '--sim', 'sim.yaml', '--draw-seed', '3', '--arms', 'skill', '--concurrency', '2', '--transcripts', 'runs', ...extra],
+      {
+        cwd: dir,
+      },
+    );
     const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
     const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;
     return { r, results, runDir };

@@ -42,10 +42,14 @@ function project(): string {
   return dir;
 }
 
+// One draw seed for every run here: a resumed run is compared with a separate uninterrupted one, so they must share
+// their draws trial for trial (each run's draws are otherwise its own).
 const RUN = [
   'run',
   '--sim',
   'sim.yaml',
+  '--draw-seed',
+  '7',
   '--arms',
   'skill',
   '--concurrency',
@@ -197,7 +201,9 @@ describe('run --resume: what it must never do', () => {
 
   it('a simulated run resumed without --sim names the flag, not missing credentials', async () => {
     const { dir, runDir } = await shortRun();
-    const withoutSim = SHORT.filter((a, i) => a !== '--sim' && SHORT[i - 1] !== '--sim');
+    // Its draw seed goes too: without the simulator there is nothing for it to seed.
+    const simFlags = ['--sim', '--draw-seed'];
+    const withoutSim = SHORT.filter((a, i) => !simFlags.includes(a) && !simFlags.includes(SHORT[i - 1]!));
     const r = await runCli([...withoutSim, '--resume', runDir], { cwd: dir, env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(

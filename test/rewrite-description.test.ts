@@ -1,10 +1,12 @@
-import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { writeResult } from '../src/commands/tune.js';
+import type { TuneRecord } from '../src/run/tune-schema.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { InputError } from '../src/load/input-error.js';
-import { descriptionProblems, rewriteDescription } from '../src/load/rewrite-description.js';
+import { descriptionProblems, rewriteDescription, rewriteDescriptionBytes } from '../src/load/rewrite-description.js';
 import { loadSkills } from '../src/load/skills.js';
 import { cleanup } from './helpers.js';
 
@@ -128,6 +130,59 @@ describe('rewriteDescription: only the description value changes', () => {
     expect(error).toBeInstanceOf(InputError);
     expect((error as InputError).message).toMatch(new RegExp(`^${FILE}${message.source}.* — \\S`));
     expect((error as InputError).message.split('\n')).toHaveLength(1);
+  });
+});
+
+describe('rewriteDescriptionBytes: every byte outside the description kept, whatever the encoding', () => {
+  /** A SKILL.md saved as cp1252: é (0xE9), curly quotes (0x93, 0x94) and an en dash (0x96), in the frontmatter and the body. */
+  const cp1252 = (description: string) =>
+    Buffer.concat([
+      Buffer.from('---\nname: alpha\nauthor: Ren', 'latin1'),
+      Buffer.from([0xe9]),
+      Buffer.from(`\ndescription: ${description}\n---\n# alpha `, 'latin1'),
+      Buffer.from([0x96, 0x20, 0x93]),
+      Buffer.from('caf', 'latin1'),
+      Buffer.from([0xe9, 0x94]),
+      Buffer.from('\r\nbody\n', 'latin1'),
+    ]);
+
+  it.each([
+    ['a cp1252 file', cp1252('Old one.'), cp1252('Handles alpha records, lists and closes them.')],
+    [
+      'a cp1252 file with a byte order mark',
+      Buffer.concat([Buffer.from(BOM), cp1252('Old one.')]),
+      Buffer.concat([Buffer.from(BOM), cp1252('Handles alpha records, lists and closes them.')]),
+    ],
+    [
+      'a cp1252 byte in the old description itself',
+      cp1252(`Old caf${String.fromCharCode(0xe9)}.`),
+      cp1252('Handles alpha records, lists and closes them.'),
+    ],
+  ])('%s: only the value changes', (_, before, after) => {
+    expect(rewriteDescriptionBytes(before, FILE, 'Handles alpha records, lists and closes them.').equals(after)).toBe(true);
+  });
+
+  it('tune --write keeps every cp1252 byte of SKILL.md outside the description', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-write-'));
+    dirs.push(dir);
+    const file = join(dir, 'SKILL.md');
+    writeFileSync(file, cp1252('Old one.'));
+    const record = { verdict: 'IMPROVED', result: 'Handles alpha records, lists and closes them.', skillFile: file } as TuneRecord;
+    expect(await writeResult(record)).toBe(true);
+    expect(readFileSync(file).equals(cp1252('Handles alpha records, lists and closes them.'))).toBe(true);
+  });
+
+  it('a UTF-8 file is rewritten as before, its multi-byte characters kept', () => {
+    const text = '---\nname: alpha\ndescription: old\n---\n# café – “quoted”\n';
+    expect(rewriteDescriptionBytes(Buffer.from(text), FILE, 'Déjà vu – new').toString('utf8')).toBe(
+      rewriteDescription(text, FILE, 'Déjà vu – new'),
+    );
+  });
+
+  it('refuses, naming the first line that is not UTF-8, a description beyond ASCII for a file that is not UTF-8', () => {
+    expect(() => rewriteDescriptionBytes(cp1252('Old one.'), FILE, 'Handles café orders')).toThrow(
+      new RegExp(`^${FILE}:3:1: SKILL\\.md is not UTF-8 here.* — save SKILL\\.md as UTF-8, or keep the description to ASCII$`),
+    );
   });
 });
 

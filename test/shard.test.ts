@@ -30,7 +30,8 @@ describe('casesOfShard: a deterministic, balanced share', () => {
   });
 });
 
-const RUN_FLAGS = '--sim sim/demo.profile.yaml --arms skill --min-trials 3 --max-trials 4 --concurrency 2';
+// One draw seed for the shards and the unsharded run: the merged shards must draw the unsharded run's trials.
+const RUN_FLAGS = '--sim sim/demo.profile.yaml --draw-seed 1 --arms skill --min-trials 3 --max-trials 4 --concurrency 2';
 const verdictsOf = (r: Pick<Results, 'verdicts'>) =>
   r.verdicts.map((v) => ({ caseId: v.caseId, verdict: v.verdict, decidedAt: v.decidedAt }));
 

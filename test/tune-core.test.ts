@@ -276,6 +276,17 @@ describe('droppedOnSelect', () => {
     expect(droppedOnSelect(original, evaluated('cand', [], [...candidateSelect]))).toBe(want);
   });
 
+  it('a tie on select at the ceiling is broken by the tune cases: a candidate better on tune reaches the holdout', () => {
+    const ceiling = [...many('self', 3), ...many('none', 3)];
+    const orig = evaluated('orig', many('self', 1), ceiling);
+    const learnt = evaluated('cand', many('self', 3), ceiling);
+    expect(droppedOnSelect(orig, learnt)).toBeUndefined();
+    expect(chooseWinner(orig, [learnt])).toBe(0);
+    // A tie on both is no better.
+    expect(droppedOnSelect(orig, evaluated('same', many('self', 1), ceiling))).toBe('not-better');
+    expect(chooseWinner(orig, [evaluated('same', many('self', 1), ceiling)])).toBe('original');
+  });
+
   it('no positive in the select split: never better', () => {
     const neg = many('none', 3);
     expect(droppedOnSelect(evaluated('o', [], neg), evaluated('c', [], neg))).toBe('not-better');

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { RunManifest } from '../src/run/schema.js';
 import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
 import { CLI, cleanup, projectsRemovedAfterAll, runCli, runInProcess, testEnv } from './helpers.js';
 import { ALREADY_RIGHT, MISSING_CLASS, tuneProject } from './tune-fixture.js';
@@ -27,11 +28,14 @@ const record = (project: string): { dir: string; record: TuneRecord } => {
   };
 };
 
+// One draw seed for every tune here: a stopped and resumed tune must reach a separate uninterrupted tune's answer.
 const tuneArgs = (iterations: number) => [
   'tune',
   'csv-report',
   '--sim',
   'sim.yaml',
+  '--draw-seed',
+  '1',
   '--iterations',
   String(iterations),
   '--holdout-trials',
@@ -75,6 +79,24 @@ describe.each(Object.entries(AGENT_CONFIGS))('tune through %s', (agent, config) 
     );
     expect(r.stdout).toMatch(/IMPROVED/);
     expect(r.stdout).toMatch(/^\+\+\+ /m);
+    const { dir: tuneDir } = record(project);
+    // Every step draws from its own seed, derived from the tune's: the original and a candidate draw independently.
+    const stepSeeds = t.iterations
+      .flatMap((it) => [it.tune?.dir, it.select?.dir])
+      .filter((d) => d !== undefined)
+      .map((d) => (JSON.parse(readFileSync(join(tuneDir, d, 'run.json'), 'utf8')) as RunManifest).simulator!.draws!.seed);
+    expect(new Set(stepSeeds).size).toBe(stepSeeds.length);
+    expect(t.draws).toEqual({ seed: 1, given: true });
+    if (agent === 'claude-code') {
+      // The proposer is offered no tool: its CLI's own account of the session lists none.
+      const stream = readFileSync(join(tuneDir, 'iterations/1/proposer/trials/propose/ablation/1.jsonl'), 'utf8');
+      const init = stream
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as { type?: string; subtype?: string; tools?: string[] })
+        .find((e) => e.type === 'system' && e.subtype === 'init');
+      expect(init?.tools).toEqual([]);
+    }
     // The tune folder reports again without running anything.
     const again = await runInProcess(['report', relative(project, record(project).dir), '--reporter', 'markdown'], { cwd: project });
     expect(again.exitCode, again.stderr).toBe(0);
@@ -167,7 +189,7 @@ describe('tune: Ctrl-C and kill -9 mid-tune lose nothing, and --resume reaches t
     await until(() => processesIn(workdir).length === 0 && readdirSync(workdir).length === 0, 10_000);
 
     const second = start(['tune', '--resume', folder, '--sim', 'sim.yaml']);
-    await until(() => trialsIn('holdout/original') >= 1, 120_000);
+    await until(() => trialsIn('holdout/1-2/original') >= 1, 120_000);
     second.kill('SIGKILL');
     await second;
     // A SIGKILLed tune cleans nothing: its agents and workspaces are the watchdog's to reap.

@@ -17,6 +17,11 @@ export const RUN_FLAGS = {
   ...reporterFlags('print the results as JSON instead of the terminal report (--reporter json)'),
   ...CONFIG_FLAGS,
   sim: valued('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)', text('--sim')),
+  drawSeed: valued(
+    '--draw-seed <n>',
+    "with --sim: seed the simulator's draws (default: a fresh seed per run, kept in run.json); runs given the same seed share their draws",
+    int('--draw-seed', 0),
+  ),
   trials: valued('-n, --trials <n>', 'a fixed number of trials per case and arm (implies --mode fixed)', int('--trials', 1)),
   concurrency: valued(
     '-j, --concurrency <n|auto>',

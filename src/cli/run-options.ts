@@ -71,6 +71,8 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
   if (o.force === true && o.resume === undefined)
     refuse('--force', 'only means something with --resume', 'add --resume <run folder>, or drop --force');
   checkBaselineFlags(o);
+  if (o.drawSeed !== undefined && o.sim === undefined)
+    refuse('--draw-seed', "seeds the model simulator's draws, and this run has no simulator", 'add --sim <profile>, or drop --draw-seed');
   if (o.trials !== undefined && o.mode !== undefined && o.mode !== 'fixed') {
     refuse(
       '--trials',
@@ -91,6 +93,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
   const run: RunOptions = {
     config: o.config,
     sim: o.sim,
+    drawSeed: o.drawSeed,
     keepWorkspaces: o.keepWorkspaces === true,
     workdir: o.workdir,
     resume: o.resume,

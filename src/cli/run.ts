@@ -26,14 +26,17 @@ function warnCaps(loaded: LoadedSuite, io: CliIo): void {
   for (const w of capWarnings(plan)) io.stderr.write(`warning: ${w}\n`);
 }
 
-const simulatorNotice = (loaded: LoadedSuite, io: CliIo) => {
-  if (loaded.profile) io.stderr.write(`skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers\n`);
+const simulatorNotice = (loaded: LoadedSuite, io: CliIo, drawSeed: number | undefined) => {
+  if (loaded.profile)
+    io.stderr.write(
+      `skillprobe model SIMULATOR, profile "${loaded.profile.name}": no real model answers${drawSeed !== undefined ? `; draws seeded ${drawSeed} (--draw-seed: runs given the same seed share their draws trial for trial)` : ''}\n`,
+    );
 };
 
 /** The suite once per agent (or a run of several agents resumed), into one folder that names each agent's run. */
 async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<number> {
   const say = (text: string) => humanStream(reporters, io).write(text);
-  simulatorNotice(suites[0]!, io);
+  simulatorNotice(suites[0]!, io, o.run.drawSeed);
   const { dir, runs, failed } = await runAgents(suites, o.run, reporters, io, say);
   for (const r of runs) reportDamaged(r.results, io);
   say(
@@ -62,7 +65,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
     );
     return EXIT.pass;
   }
-  simulatorNotice(loaded, io);
+  simulatorNotice(loaded, io, o.run.drawSeed);
   // Loaded only for a canary: the exact tests it needs are no part of an ordinary run's start.
   const canaryCommand = () => import('../commands/run-baseline.js');
   const against = o.baseline ? await (await canaryCommand()).prepareCanary(loaded, o.baseline, (text) => io.stderr.write(text)) : undefined;

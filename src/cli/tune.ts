@@ -1,10 +1,11 @@
 import { chooseReporters, humanStream, type ReporterChoice } from '../commands/reports.js';
-import { planTune, renderTunePlan } from '../commands/tune-plan.js';
+import { holdoutPlanText, planTune, renderTunePlan } from '../commands/tune-plan.js';
 import { checkTuneReporters, reportTune } from '../commands/tune-report.js';
 import { prepareTune, TUNE_DEFAULTS, type TuneOptions } from '../commands/tune-prepare.js';
 import { runTune, stepConfigs, writeResult } from '../commands/tune.js';
 import { writeTuneRecord } from '../run/tune-store.js';
 import { AGENT_IDS } from '../agents/registry.js';
+import { HOLDOUT_DESIGN_DEFAULTS } from '../tune/holdout-design.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
@@ -25,11 +26,25 @@ const TUNE_FLAGS = {
   iterations: valued('--iterations <n>', `rewrites to try (default ${TUNE_DEFAULTS.iterations})`, int('--iterations', 1, 50)),
   holdoutTrials: valued(
     '--holdout-trials <n>',
-    'trials per holdout case for the original and the winner (default: the config’s trials)',
+    `the most trials per holdout case for the original and the winner (default: ${TUNE_DEFAULTS.holdoutCapPerTrial} × the config’s trials); the holdout stops sooner once decided, and --resume with more goes on`,
     int('--holdout-trials', 1),
   ),
+  gain: valued(
+    '--gain <d>',
+    `the recall gain the holdout sets out to prove, or rule out (default ${HOLDOUT_DESIGN_DEFAULTS.gain}); --plan states the power for it`,
+    fraction('--gain'),
+  ),
+  drawSeed: valued(
+    '--draw-seed <n>',
+    "with --sim: seed the simulator's draws (default: a fresh seed, kept in tune.json); each step draws from its own seed derived from it",
+    int('--draw-seed', 0),
+  ),
   seed: valued('--seed <n>', `seed of the tune/select/holdout split (default ${TUNE_DEFAULTS.seed})`, int('--seed', 0)),
-  alpha: valued('--alpha <a>', `significance level of the holdout tests (default ${TUNE_DEFAULTS.alpha})`, fraction('--alpha')),
+  alpha: valued(
+    '--alpha <a>',
+    `false IMPROVED rate of the holdout's sequential test, and level of its WORSE tests (default ${TUNE_DEFAULTS.alpha})`,
+    fraction('--alpha'),
+  ),
   maxCost: valued(
     '--max-cost <usd>',
     'stop once the trials’ reported costs reach this many USD (a partial tune: --resume goes on)',
@@ -45,7 +60,11 @@ const TUNE_FLAGS = {
     '--write',
     'write the winning description into SKILL.md when it is significantly better (the rest of the file kept byte for byte)',
   ),
-  resume: valued('--resume <folder>', 'finish an interrupted tune: its finished runs are read back, the rest run', text('--resume')),
+  resume: valued(
+    '--resume <folder>',
+    'finish an interrupted tune (its finished runs are read back, the rest run), or with a higher --holdout-trials sample an undecided holdout further',
+    text('--resume'),
+  ),
   workdir: valued('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir')),
   transcripts: valued('--transcripts <dir>', 'where the tune folder is written', text('--transcripts')),
   concurrency: valued(
@@ -86,7 +105,9 @@ export const tuneCommand = defineCommand({
       iterations: o.iterations,
       holdoutTrials: o.holdoutTrials,
       seed: o.seed,
+      drawSeed: o.drawSeed,
       alpha: o.alpha,
+      gain: o.gain,
       maxCostUsd: o.maxCost,
       pricePerTrial: o.pricePerTrial,
       resume: o.resume,
@@ -106,7 +127,7 @@ export const tuneCommand = defineCommand({
           planTune(p, stepConfigs(p.loaded.config, opts, p.options.holdoutTrials).evaluate),
           opts.pricePerTrial,
           p.options.maxCostUsd,
-        ),
+        ) + holdoutPlanText(p),
       );
       return 0;
     }
@@ -115,7 +136,9 @@ export const tuneCommand = defineCommand({
     const say = (t: string) => humanStream(reporters, io).write(t);
     const prepared = await prepareTune(opts);
     if (prepared.loaded.profile)
-      io.stderr.write(`skillprobe model SIMULATOR, profile "${prepared.loaded.profile.name}": no real model answers\n`);
+      io.stderr.write(
+        `skillprobe model SIMULATOR, profile "${prepared.loaded.profile.name}": no real model answers${opts.drawSeed !== undefined ? `; draws seeded ${opts.drawSeed} (--draw-seed: a tune given the same seed draws the same trials)` : ''}\n`,
+      );
     const { dir, record } = await runTune(prepared, opts, (t) => io.stderr.write(t));
     if (o.write && record.status === 'completed') {
       record.written = await writeResult(record);

@@ -60,14 +60,20 @@ export function loadSuite(
   const family = skills ?? (skillsReadable ? skillFolders(config.skillsDir) : []);
   const all =
     family.length && !fellBack.has('cases') ? problems.collect(() => loadCases(config.cases, family, config.decision)) : undefined;
-  // The profile is checked against every case, so one written for the whole suite stays valid for a selection.
+  // The profile is checked against every case, so one written for the whole suite stays valid for a selection. Case
+  // files chosen by `--cases` are a selection too: a rule naming a case outside them is only inactive (lint checks
+  // the profile against the config's own cases).
   const sim = opts.sim;
+  const caseFilesChosen = opts.overrides?.cases !== undefined;
   const profile =
     sim === undefined
       ? undefined
       : problems.collect(() =>
           family.length
-            ? loadProfileForSuite(sim, { skills: family.map((s) => s.dir), caseIds: all?.cases.map((c) => c.id) })
+            ? loadProfileForSuite(sim, {
+                skills: family.map((s) => s.dir),
+                caseIds: caseFilesChosen ? undefined : all?.cases.map((c) => c.id),
+              })
             : loadProfile(sim),
         );
   const unwritable =

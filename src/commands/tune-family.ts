@@ -3,7 +3,7 @@ import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
 import { InputError } from '../load/input-error.js';
-import { rewriteDescription } from '../load/rewrite-description.js';
+import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import { loadSkills, type Skill } from '../load/skills.js';
 import { listingChars } from '../lint/listing.js';
 
@@ -20,7 +20,7 @@ export async function candidateFamily(family: readonly Skill[], tuned: Skill, de
     await rm(partial, { recursive: true, force: true });
     for (const s of family) await cp(s.path, join(partial, s.dir), { recursive: true, verbatimSymlinks: true });
     const file = join(partial, tuned.dir, 'SKILL.md');
-    await writeFile(file, rewriteDescription(await readFile(file, 'utf8'), skillFile(tuned), description));
+    await writeFile(file, rewriteDescriptionBytes(await readFile(file), skillFile(tuned), description));
     await rename(partial, into);
   }
   return loadSkills(into);

@@ -2,7 +2,10 @@ import { table, usd } from '../report/format.js';
 import type { Config } from '../run/config-schema.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
-import type { SplitName } from '../tune/splits.js';
+import { dropPower, plannedPower } from '../tune/holdout-design.js';
+import type { CaseRole, SplitName } from '../tune/splits.js';
+import { plural } from '../util/text.js';
+import { holdoutDesign } from './tune-holdout.js';
 import { planSuite } from './plan.js';
 import type { PreparedTune } from './tune-prepare.js';
 
@@ -54,13 +57,46 @@ export function planTune(p: PreparedTune, evaluate: Config): TunePlanRow[] {
       worst: n * (tune.worst + select.worst),
     },
     {
-      what: `holdout (${p.splits.holdout.length} cases × ${p.options.holdoutTrials} trials), original and winner`,
+      what: `holdout (${p.splits.holdout.length} cases × at most ${p.options.holdoutTrials} trials), original and winner`,
       runs: 2,
       expected: 2 * holdout,
       worst: 2 * holdout,
     },
   ];
 }
+
+/**
+ * What the holdout can prove, before anything runs: its power for the gain the author names (at both ends of how a
+ * gain can fall on the positives), its false IMPROVED rate, and each constraint's best chance to flag a drop of that
+ * size, or that it has too few cases to.
+ */
+export function holdoutPlanText(p: PreparedTune): string {
+  const d = holdoutDesign(p.options);
+  const count = (role: CaseRole) => p.splits.holdout.filter((id) => p.roleOf(id) === role).length;
+  const cap = p.options.holdoutTrials;
+  const power = plannedPower(count('self'), d, cap);
+  const lines = [
+    `holdout: ${plural(count('self'), 'positive case')}, up to ${cap} trials each; the test stops as soon as it is decided.`,
+    `  power for a recall gain of ${d.gain}: ${pctText(power.spread)} if every positive moves by ${d.gain} around 50%, ` +
+      `${pctText(power.oneWay)} if every positive goes from 0% to ${pctText(d.gain)}; false IMPROVED at most ${pctText(d.alpha)}.`,
+  ];
+  for (const [role, name, kind] of [
+    ['sibling', 'siblings', 'sibling'],
+    ['none', 'negatives', 'negative'],
+  ] as const) {
+    const chance = dropPower(count(role) * cap, d.gain, p.options.alpha);
+    lines.push(
+      chance >= 1 - d.beta
+        ? `  ${name}: ${plural(count(role), 'case')} can flag a drop of ${d.gain} (chance up to ${pctText(chance)}).`
+        : `  ${name}: ${plural(count(role), 'case')} × ${cap} trials cannot flag a drop of ${d.gain} (chance at best ${pctText(chance)}): add ${kind} cases, or pin some with split: holdout.`,
+    );
+  }
+  if (Math.min(power.spread, power.oneWay) < 1 - d.beta)
+    lines.push(`  For more power: raise --holdout-trials, or add positive cases (pin some with split: holdout).`);
+  return `${lines.join('\n')}\n`;
+}
+
+const pctText = (x: number) => `${Math.round(100 * x)}%`;
 
 /** The plan as a table, with costs when a price per trial is known. */
 export function renderTunePlan(rows: readonly TunePlanRow[], pricePerTrial: number | undefined, maxCostUsd: number | undefined): string {

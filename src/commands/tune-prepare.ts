@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { InputError } from '../load/input-error.js';
-import { rewriteDescription } from '../load/rewrite-description.js';
+import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import type { Case } from '../load/cases.js';
-import type { Skill } from '../load/skills.js';
+import { familyHash, type Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
 import { readTuneRecord } from '../run/tune-store.js';
 import type { TuneRecord } from '../run/tune-schema.js';
 import type { RunPlace } from '../runner/execute.js';
+import { HOLDOUT_DESIGN_DEFAULTS } from '../tune/holdout-design.js';
 import { caseRole, splitCases, splitProblems, type CaseRole, type SplitName } from '../tune/splits.js';
 import { loadSuite, type LoadedSuite } from './run.js';
 import { skillFile } from './tune-family.js';
@@ -23,7 +24,11 @@ export interface TuneOptions {
   maxCostUsd?: number;
   pricePerTrial?: number;
   seed?: number;
+  /** `--draw-seed`: the seed the tune's steps derive their simulator draws from. */
+  drawSeed?: number;
   alpha?: number;
+  /** `--gain`: the recall gain the holdout is designed to prove or rule out. */
+  gain?: number;
   resume?: string;
   /** Where sealed workspaces are made (the system temp folder by default). */
   workdir?: string;
@@ -31,7 +36,8 @@ export interface TuneOptions {
   stderr: NonNullable<RunPlace['stderr']>;
 }
 
-export const TUNE_DEFAULTS = { iterations: 5, seed: 1, alpha: 0.05 } as const;
+/** `holdoutCapPerTrial`: the holdout's cap on trials per case, in multiples of the config's `trials`. */
+export const TUNE_DEFAULTS = { iterations: 5, seed: 1, alpha: 0.05, holdoutCapPerTrial: 2 } as const;
 /** The description's limit in the Agent Skills spec. */
 export const MAX_DESCRIPTION = 1024;
 
@@ -64,6 +70,14 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
       `tune ${stored.tuneId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`,
       `add --sim ${stored.simulator.profile}`,
     );
+  if (o.drawSeed !== undefined && o.sim === undefined)
+    refuse('--draw-seed', "seeds the model simulator's draws, and this tune has no simulator", 'add --sim <profile>, or drop --draw-seed');
+  if (stored && o.drawSeed !== undefined && stored.draws?.seed !== o.drawSeed)
+    refuse(
+      '--draw-seed',
+      `tune ${stored.tuneId} draws from seed ${stored.draws?.seed ?? 'none'}, and its resume must too`,
+      'drop --draw-seed',
+    );
   const maxCostUsd = o.maxCostUsd ?? stored?.options.maxCostUsd;
   // The cap goes through the suite's checks too: an agent that reports no cost could never be stopped by it.
   const overrides = { ...o.overrides, ...(stored ? { agent: stored.agent } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
@@ -71,17 +85,25 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
   const tuned = loaded.skills.find((s) => s.dir === skillName || s.name === skillName);
   if (!tuned)
     return refuse(skillName, 'no skill of that name in the skills folder', `name one of ${loaded.skills.map((s) => s.dir).join(', ')}`);
-  // Refused now, not after the proposer has been paid: the file must take a new description in place.
-  rewriteDescription(await readFile(skillFile(tuned), 'utf8'), skillFile(tuned), tuned.description);
+  // Refused now, not after the proposer has been paid: the file must take a new (plain) description in place.
+  rewriteDescriptionBytes(await readFile(skillFile(tuned)), skillFile(tuned), 'A new description.');
   if (stored && stored.original !== tuned.description)
     refuse(skillFile(tuned), 'its description changed since the tune began', 'put the original description back, or start a new tune');
+  // Any other edit too: the holdout would compare two versions of the skill, not two descriptions.
+  if (stored?.familyHash !== undefined && stored.familyHash !== familyHash(loaded.skills))
+    refuse(
+      loaded.config.skillsDir,
+      'a skill of the family changed since the tune began (a SKILL.md body or another file)',
+      'put the skills back as they were, or start a new tune',
+    );
   const options: TuneRecord['options'] = stored
-    ? { ...stored.options, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}) }
+    ? { ...stored.options, ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}), ...raisedCap(stored, o) }
     : {
         seed: o.seed ?? TUNE_DEFAULTS.seed,
         iterations: o.iterations ?? TUNE_DEFAULTS.iterations,
-        holdoutTrials: o.holdoutTrials ?? loaded.config.trials,
+        holdoutTrials: o.holdoutTrials ?? TUNE_DEFAULTS.holdoutCapPerTrial * loaded.config.trials,
         alpha: o.alpha ?? TUNE_DEFAULTS.alpha,
+        gain: o.gain ?? HOLDOUT_DESIGN_DEFAULTS.gain,
         ...(o.maxCostUsd !== undefined ? { maxCostUsd: o.maxCostUsd } : {}),
       };
   capProblem(options.maxCostUsd, o.pricePerTrial, stored);
@@ -118,6 +140,25 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
     ]),
   );
   return { loaded, tuned, cases, roleOf: (id) => roles.get(id)!, splits, options, stored };
+}
+
+/**
+ * A resume's `--holdout-trials`: a higher cap goes on sampling the holdout where the last cap stopped it (the
+ * sequential test's error holds whatever the cap), a lower one is refused; `--gain` must be the tune's own.
+ */
+function raisedCap(stored: TuneRecord, o: TuneOptions): Partial<TuneRecord['options']> {
+  const gain = stored.options.gain ?? HOLDOUT_DESIGN_DEFAULTS.gain;
+  if (o.gain !== undefined && o.gain !== gain)
+    refuse('--gain', `tune ${stored.tuneId} was designed for a gain of ${gain}, and its resume must be too`, 'drop --gain');
+  const cap = o.holdoutTrials;
+  if (cap === undefined || cap === stored.options.holdoutTrials) return {};
+  if (cap < stored.options.holdoutTrials)
+    refuse(
+      '--holdout-trials',
+      `tune ${stored.tuneId} may already have run ${stored.options.holdoutTrials} holdout trials per case: a resume can only raise it`,
+      `pass more than ${stored.options.holdoutTrials}, or drop --holdout-trials`,
+    );
+  return { holdoutTrials: cap, holdoutCapsBefore: [...(stored.options.holdoutCapsBefore ?? []), stored.options.holdoutTrials] };
 }
 
 /**

@@ -1,26 +1,27 @@
 import { InputError } from '../load/input-error.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { rewriteDescription } from '../load/rewrite-description.js';
+import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import type { Case } from '../load/cases.js';
-import type { Skill } from '../load/skills.js';
+import { familyHash, type Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
 import { lockRunFolder } from '../run/lock.js';
 import { newRunId } from '../run/store.js';
+import { derivedDrawSeed, freshDrawSeed } from '../util/random.js';
 import { writeTuneRecord } from '../run/tune-store.js';
 import { TUNE_FORMAT_VERSION, type TuneIteration, type TuneRecord, type TuneStep } from '../run/tune-schema.js';
 import { checkRunnable, type RunPlace } from '../runner/execute.js';
 import { pct } from '../report/tune/view.js';
 import { failedBySiblingsOnly, proposalFailures } from '../tune/failures.js';
-import { holdoutComparison, type HoldoutPair } from '../tune/holdout.js';
 import { proposalPrompt, readProposal, type ProposalRequest } from '../tune/proposal.js';
 import { familyScore, type CaseTally } from '../tune/score.js';
 import { chooseWinner, droppedOnSelect, droppedOnTune, type DropReason, type Evaluated } from '../tune/select.js';
-import type { CaseRole, SplitName } from '../tune/splits.js';
+import type { SplitName } from '../tune/splits.js';
 import { candidateProblem, skillFile } from './tune-family.js';
 import { MAX_DESCRIPTION, type PreparedTune, type TuneOptions } from './tune-prepare.js';
 import { proposerAnswer, tallies } from './tune-steps.js';
 import { runStep } from './run-agents.js';
+import { nullIfNaN, runHoldout } from './tune-holdout.js';
 import type { StepResult } from './step.js';
 
 /** The config each kind of step runs with. */
@@ -44,15 +45,6 @@ const scoreOf = (t: readonly CaseTally[]) => {
   const s = familyScore(t);
   return { recall: nullIfNaN(s.recall), siblings: nullIfNaN(s.siblings), negatives: nullIfNaN(s.negatives) };
 };
-
-/** Pairs the holdout's trials of the original and the winner by case and trial number. */
-function holdoutPairs(original: StepResult, winner: StepResult, roleOf: (id: string) => CaseRole): HoldoutPair[] {
-  const key = (caseId: string, n: number) => `${caseId}\u0000${n}`;
-  const won = new Map(winner.results.outcomes.filter((o) => o.arm === 'skill').map((o) => [key(o.caseId, o.n), o.passed]));
-  return original.results.outcomes
-    .filter((o) => o.arm === 'skill' && won.has(key(o.caseId, o.n)))
-    .map((o) => ({ caseId: o.caseId, role: roleOf(o.caseId), n: o.n, original: o.passed, winner: won.get(key(o.caseId, o.n))! }));
-}
 
 interface Candidate extends Evaluated {
   index: number;
@@ -82,9 +74,13 @@ export async function runTune(p: PreparedTune, o: TuneOptions, say: (text: strin
     ...(loaded.config.model !== undefined ? { model: loaded.config.model } : {}),
     ...(o.proposerModel !== undefined ? { proposerModel: o.proposerModel } : {}),
     simulator: loaded.profile && o.sim ? { profile: o.sim, name: loaded.profile.name } : null,
+    ...(loaded.profile && o.sim
+      ? { draws: p.stored ? p.stored.draws : { seed: o.drawSeed ?? freshDrawSeed(), given: o.drawSeed !== undefined } }
+      : {}),
     options: p.options,
     splits: p.splits,
     original: tuned.description,
+    familyHash: p.stored?.familyHash ?? familyHash(loaded.skills),
     iterations: [],
     written: false,
     trials: 0,
@@ -114,7 +110,7 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
   const remaining = () => (p.options.maxCostUsd === undefined ? undefined : p.options.maxCostUsd - spent.costUsd);
   let stopped: StepEnd | undefined;
 
-  const step = async (name: string, skills: Skill[], cases: Case[], config: Config): Promise<StepResult | undefined> => {
+  const step = async (name: string, skills: Skill[], cases: Case[], config: Config, noTools?: boolean): Promise<StepResult | undefined> => {
     if (stopped) return undefined;
     const left = remaining();
     if (left !== undefined && left <= 0) {
@@ -122,7 +118,12 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
       return undefined;
     }
     say(`${name}: ${cases.length} ${cases.length === 1 ? 'case' : 'cases'}\n`);
-    const result = await runStep(loaded, place, { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left } });
+    const draws = record.draws && { drawSeed: derivedDrawSeed(record.draws.seed, name) };
+    const result = await runStep(
+      loaded,
+      { ...place, ...draws },
+      { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left }, noTools },
+    );
     spent.trials += result.trials;
     if (result.costUsd !== undefined) [spent.costUsd, spent.reported] = [spent.costUsd + result.costUsd, true];
     record.trials = spent.trials;
@@ -211,7 +212,8 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
       exclusive: false,
       source: { file: 'tune', line: 0, at: { id: { line: 0, col: 0 }, prompt: { line: 0, col: 0 } } },
     };
-    const proposed = await step(`iterations/${index}/proposer`, loaded.skills, [proposerCase], configs.proposer);
+    // The proposer writes a description and nothing else: no tool, on every CLI, as the judge.
+    const proposed = await step(`iterations/${index}/proposer`, loaded.skills, [proposerCase], configs.proposer, true);
     if (!proposed) break;
     it.proposer = {
       dir: relative(dir, proposed.dir),
@@ -273,45 +275,25 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
     return 'completed';
   }
   const winner = candidates[won]!;
-  const holdoutCases = casesOf('holdout');
-  const before = await step('holdout/original', loaded.skills, holdoutCases, configs.holdout);
-  const after = before && (await step('holdout/winner', winner.skills!, holdoutCases, configs.holdout));
-  if (!before || !after) return stopped!;
-  const cmp = holdoutComparison(holdoutPairs(before, after, roleOf), p.options.alpha);
-  const stepOnly = (r: StepResult) => ({
-    dir: relative(dir, r.dir),
-    trials: r.trials,
-    ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}),
+  const answer = await runHoldout(step, {
+    options: p.options,
+    config: configs.holdout,
+    cases: casesOf('holdout'),
+    original: loaded.skills,
+    winner: winner.skills!,
+    roleOf,
+    say,
   });
-  const stored = (c: (typeof cmp)['recall']) => ({
-    original: nullIfNaN(c.original),
-    winner: nullIfNaN(c.winner),
-    diff: nullIfNaN(c.diff),
-    lo: c.lo,
-    hi: c.hi,
-    pValue: c.pValue,
-    pairs: c.pairs,
-    discordant: c.discordant,
-  });
-  record.holdout = {
-    original: stepOnly(before),
-    winner: stepOnly(after),
-    recall: stored(cmp.recall),
-    siblings: stored(cmp.siblings),
-    negatives: stored(cmp.negatives),
-    leftOut: cmp.left_out,
-  };
-  record.verdict = cmp.verdict;
-  record.result = cmp.verdict === 'IMPROVED' ? winner.description : tuned.description;
+  if (!answer) return stopped!;
+  record.holdout = answer.holdout;
+  record.verdict = answer.verdict;
+  record.result = answer.verdict === 'IMPROVED' ? winner.description : tuned.description;
   return 'completed';
 }
-
-const nullIfNaN = (x: number) => (Number.isNaN(x) ? null : x);
 
 /** Writes the tune's result into the user's SKILL.md, every byte but the description's kept. */
 export async function writeResult(record: TuneRecord): Promise<boolean> {
   if (record.verdict !== 'IMPROVED' || record.result === undefined) return false;
-  const text = await readFile(record.skillFile, 'utf8');
-  await writeFile(record.skillFile, rewriteDescription(text, record.skillFile, record.result));
+  await writeFile(record.skillFile, rewriteDescriptionBytes(await readFile(record.skillFile), record.skillFile, record.result));
   return true;
 }

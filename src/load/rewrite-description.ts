@@ -86,3 +86,45 @@ export function rewriteDescription(text: string, file: string, description: stri
   }
   return bom + result;
 }
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+const isUtf8 = (bytes: Uint8Array) => {
+  try {
+    strictUtf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The 1-based number of the first line of `bytes` that is not UTF-8. */
+function firstNonUtf8Line(bytes: Buffer): number {
+  let start = 0;
+  for (let line = 1; ; line++) {
+    const end = bytes.indexOf(0x0a, start);
+    if (!isUtf8(bytes.subarray(start, end < 0 ? bytes.length : end + 1)) || end < 0) return line;
+    start = end + 1;
+  }
+}
+
+/**
+ * rewriteDescription on the file's bytes: every byte outside the description's value is kept as it was, whatever the
+ * encoding. A file that is not UTF-8 (a cp1252 é, curly quote or dash) is rewritten byte for byte around the value, and
+ * refused (an InputError naming the line) when the new description is not plain ASCII: written into a file of unknown
+ * encoding, it could not be read back as written.
+ */
+export function rewriteDescriptionBytes(bytes: Buffer, file: string, description: string): Buffer {
+  if (isUtf8(bytes)) return Buffer.from(rewriteDescription(bytes.toString('utf8'), file, description), 'utf8');
+  // eslint-disable-next-line no-control-regex
+  if (!/^[\x00-\x7f]*$/.test(description))
+    throw new InputError({
+      file,
+      line: firstNonUtf8Line(bytes),
+      what: 'SKILL.md is not UTF-8 here, so a description with characters beyond ASCII cannot be written into it as read',
+      todo: 'save SKILL.md as UTF-8, or keep the description to ASCII',
+    });
+  // Latin-1 maps each byte to one character and back, so every byte but the (ASCII) value is written as read.
+  const bom = bytes.subarray(0, 3).equals(Buffer.from(BOM, 'utf8')) ? 3 : 0;
+  const rewritten = rewriteDescription(bytes.subarray(bom).toString('latin1'), file, description);
+  return Buffer.concat([bytes.subarray(0, bom), Buffer.from(rewritten, 'latin1')]);
+}

@@ -165,7 +165,20 @@ export const runManifestSchema = z.object({
   cases: z.object({ files: z.array(z.string()), hash: z.string(), defs: z.array(storedCaseSchema) }),
   family: z.array(familyMemberSchema),
   /** The simulator's profile file, name and seed, and a hash of everything in it that sets behaviour. */
-  simulator: z.object({ profile: z.string(), name: z.string(), seed: z.number(), behaviourHash: z.string().optional() }).nullable(),
+  simulator: z
+    .object({
+      profile: z.string(),
+      name: z.string(),
+      seed: z.number(),
+      behaviourHash: z.string().optional(),
+      /**
+       * The seed of this run's draws, mixed into every trial's key: a fresh one per run, so two runs of a profile draw
+       * independently; `given` (`--draw-seed`) when the user chose it, and runs given the same seed share their draws
+       * trial for trial (common random numbers). Absent in runs made before: their draws were the profile seed's alone.
+       */
+      draws: z.object({ seed: z.number().int(), given: z.boolean() }).optional(),
+    })
+    .nullable(),
   trials: z.object({ planned: z.number().int(), finished: z.number().int(), notStarted: z.number().int() }),
   /** When the run was resumed (`--resume`), oldest first. */
   resumedAt: z.array(z.string()).optional(),

@@ -75,10 +75,21 @@ export const tuneRecordSchema = z.object({
     holdoutTrials: z.number().int(),
     alpha: z.number(),
     maxCostUsd: z.number().optional(),
+    /** The recall gain the holdout's sequential test is designed to prove or rule out (absent before it existed: fixed holdout). */
+    gain: z.number().optional(),
+    /** Earlier caps of `holdoutTrials` a resume raised, in order: the holdout's looks fell where each cap put them. */
+    holdoutCapsBefore: z.array(z.number().int()).optional(),
   }),
   splits: z.object({ tune: z.array(z.string()), select: z.array(z.string()), holdout: z.array(z.string()) }),
   original: z.string(),
+  /** The family's hash (every file of every skill) when the tune began: a resume refuses a family that changed since. Absent before it was kept. */
+  familyHash: z.string().optional(),
   iterations: z.array(iterationSchema),
+  /**
+   * The seed of the simulator's draws (with `--sim`): each step draws from a seed derived from it and its name, so the
+   * original and a candidate draw independently; `given` when `--draw-seed` chose it. Absent before it was kept.
+   */
+  draws: z.object({ seed: z.number().int(), given: z.boolean() }).optional(),
   /** The iteration that won on the select cases (0: none beat the original). */
   winner: z.number().int().optional(),
   holdout: z
@@ -90,6 +101,27 @@ export const tuneRecordSchema = z.object({
       negatives: comparisonSchema,
       /** Pairs left out because either trial carried no evidence (an error, a timeout): never scored as a miss. */
       leftOut: z.number().int(),
+      /** The sequential test on recall (absent in tunes made before it: one fixed holdout). */
+      sequential: z
+        .object({
+          gain: z.number(),
+          beta: z.number(),
+          cap: z.number().int(),
+          /** Rounds run: trials per holdout case under each description. */
+          rounds: z.number().int(),
+          discordant: z.number().int(),
+          winnerOnly: z.number().int(),
+          /** The last look's boundaries: IMPROVED at winnerOnly ≥ improveAt, the gain ruled out at winnerOnly ≤ ruledOutAt. */
+          improveAt: z.number().int(),
+          ruledOutAt: z.number().int(),
+          outcome: z.enum(['improved', 'ruled-out', 'cap']),
+          /** At the cap: the power the holdout had for the gain, and the rounds that would give 1 − β (absent: beyond reach). */
+          power: z.number().optional(),
+          settleRounds: z.number().int().optional(),
+          /** Each constraint's best chance to flag a drop of the gain on its holdout pairs. */
+          dropPower: z.object({ siblings: z.number(), negatives: z.number() }),
+        })
+        .optional(),
     })
     .optional(),
   verdict: tuneVerdictSchema.optional(),

@@ -1,9 +1,11 @@
 import type { TopUpPrice } from './resume.js';
 import { createRequire } from 'node:module';
 import { valueHash } from '../util/json.js';
+import { freshDrawSeed } from '../util/random.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
+import { readJudgeRequest } from '../checks/judge-prompt.js';
 import { judgeSample } from '../grade/judge-answers.js';
 import { gradeTrial } from '../grade/outcome.js';
 import { gradeOptions } from '../grade/stored.js';
@@ -64,6 +66,8 @@ export interface RunPlace {
   runId?: string;
   /** `--baseline`: the canary each case runs under against the stored base. */
   canary?: StoredCanary;
+  /** `--draw-seed`: the seed of the simulator's draws (a fresh one by default); a resume keeps the run's own. */
+  drawSeed?: number;
   /** `--resume --add-trials N`: trials every case of a finished run takes after its design stopped it. */
   addTrials?: number;
   /** The environment the run was started from, whose allowlisted variables reach the agent (this process's by default). */
@@ -110,7 +114,7 @@ export function makeScheduler(config: Config, defs: GradableCase[], run: Pick<Ru
   });
 }
 
-/** The manifest of a new run of `s`. Pure but for the run id, the clock and the owner it records. */
+/** The manifest of a new run of `s`. Pure but for the run id, the clock, the owner it records and a fresh draw seed. */
 export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
   const defs = s.suite.cases.map((c) => gradableCase(c, s.config));
   return {
@@ -129,7 +133,13 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
     simulator:
       s.profile && place.sim
-        ? { profile: place.sim, name: s.profile.name, seed: s.profile.seed, behaviourHash: valueHash(s.profile) }
+        ? {
+            profile: place.sim,
+            name: s.profile.name,
+            seed: s.profile.seed,
+            behaviourHash: valueHash(s.profile),
+            draws: { seed: place.drawSeed ?? freshDrawSeed(), given: place.drawSeed !== undefined },
+          }
         : null,
     trials: { planned: makeScheduler(s.config, defs, place).plannedTotal(), finished: 0, notStarted: 0 },
     ...(s.shard ? { shard: s.shard } : {}),
@@ -225,6 +235,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       workspaces,
       signal: abort.signal,
       noTools: s.noTools,
+      drawSeed: manifest.simulator?.draws?.seed,
     };
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms);
     const result = await runSuite(
@@ -238,10 +249,11 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
         storedHere++;
         budget?.spend(o.costUsd);
         isolation.trialEnded(o.status, o.statusDetail);
-        // A judge's trial is an answer, not a trial to score.
-        const verdict = s.noTools
-          ? explainJudgeSample(judgeSample(r.transcript, r.meta, adapter.grading.isolationProblem))
-          : explainOutcome(o, def);
+        // A judge's trial is an answer, not a trial to score (a tune's proposer also runs with no tool, and is a trial).
+        const verdict =
+          s.noTools && readJudgeRequest(def.prompt ?? '') !== undefined
+            ? explainJudgeSample(judgeSample(r.transcript, r.meta, adapter.grading.isolationProblem))
+            : explainOutcome(o, def);
         return { passed: o.passed, verdict };
       },
       () => replay.replayed.length,

@@ -35,6 +35,8 @@ export function simulatorChange(a: RunManifest['simulator'], b: RunManifest['sim
     a.profile !== b.profile && `profile ${a.profile} → ${b.profile}`,
     a.name !== b.name && `name ${a.name} → ${b.name}`,
     a.seed !== b.seed && `seed ${a.seed} → ${b.seed}`,
+    // A resume keeps the run's own draws; only a seed given now that differs is a change.
+    b.draws?.given && a.draws?.seed !== b.draws.seed && `draw seed ${a.draws?.seed ?? 'none'} → ${b.draws.seed}`,
     a.behaviourHash &&
       b.behaviourHash &&
       a.behaviourHash !== b.behaviourHash &&
@@ -199,8 +201,11 @@ async function reopenLocked(
     endedAt: undefined,
     agent: { ...(force ? fresh : stored).agent, cliVersion: stored.agent.cliVersion },
     resumedAt: [...(stored.resumedAt ?? []), new Date().toISOString()],
-    // What stops each case is the stored run's, whatever was forced.
+    // What stops each case is the stored run's, whatever was forced; so are its draws, unless a seed was given.
     canary: stored.canary,
+    ...(force && fresh.simulator && stored.simulator?.draws && !fresh.simulator.draws?.given
+      ? { simulator: { ...fresh.simulator, draws: stored.simulator.draws } }
+      : {}),
     topUps: addTrials !== undefined ? [...(stored.topUps ?? []), addTrials] : stored.topUps,
     ...(changes.length ? { forcedChanges: [...(stored.forcedChanges ?? []), ...changes] } : {}),
   };

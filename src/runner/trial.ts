@@ -29,7 +29,13 @@ export interface TrialContext {
   armListings?: Partial<Record<Arm, ShownEvidence>>;
   /** Every trial runs with no tool at all (a judge's trials). */
   noTools?: boolean;
+  /** The run's draw seed (run.json), mixed into the key the simulator draws from; absent in runs made before it. */
+  drawSeed?: number;
 }
+
+/** The key the simulator draws a trial from: the run's draw seed and the trial, so runs draw independently unless they share a seed. */
+const drawKey = (ctx: Pick<TrialContext, 'drawSeed'>, ref: TrialRef) =>
+  ctx.drawSeed === undefined ? trialKey(ref) : `${ctx.drawSeed}:${trialKey(ref)}`;
 
 export interface TrialRecord {
   ref: TrialRef;
@@ -96,7 +102,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
   for (let attempt = 1; ; attempt++) {
     const ws = await ctx.workspaces.take(ref.arm);
     try {
-      const req = invocationRequest(ctx, ws, c.prompt, { key: trialKey(ref), caseId: c.id });
+      const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id });
       const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
       const inv = ctx.adapter.invocation(req);
       const files = await ctx.store.prepareTrial(ref);

@@ -88,3 +88,24 @@ export function holdoutComparison(
         : 'NO SIGNIFICANT CHANGE';
   return { recall, siblings, negatives, verdict, left_out: pairs.filter((p) => p.original === null || p.winner === null).length };
 }
+
+/**
+ * The tune's answer from the holdout: WORSE when a constraint (siblings, negatives) or recall is significantly lower
+ * (McNemar on every pair, at alpha); else IMPROVED when the sequential test on recall crossed its IMPROVED boundary;
+ * else NO SIGNIFICANT CHANGE.
+ */
+export function sequentialVerdict(
+  c: Pick<ReturnType<typeof holdoutComparison>, 'recall' | 'siblings' | 'negatives'>,
+  improved: boolean,
+  alpha: number,
+): TuneVerdict {
+  if (significantlyLower(c.siblings, alpha) || significantlyLower(c.negatives, alpha)) return 'WORSE';
+  if (improved) return 'IMPROVED';
+  return significantlyLower(c.recall, alpha) ? 'WORSE' : 'NO SIGNIFICANT CHANGE';
+}
+
+/** Discordant pairs on the positives (role self) with evidence under both descriptions, and those the winner passed alone. */
+export function recallDiscordance(pairs: readonly HoldoutPair[]): { discordant: number; winnerOnly: number } {
+  const scored = pairs.filter((p) => p.role === 'self' && p.original !== null && p.winner !== null && p.original !== p.winner);
+  return { discordant: scored.length, winnerOnly: scored.filter((p) => p.winner).length };
+}

@@ -1,6 +1,15 @@
 import { plural } from '../../util/text.js';
 import type { StoredRoleComparison } from '../../run/tune-schema.js';
-import { comparisonText, curseText, iterationRows, spendText, splitText, verdictText, type TuneReportInput } from '../tune/view.js';
+import {
+  comparisonText,
+  curseText,
+  iterationRows,
+  roundsText,
+  spendText,
+  splitText,
+  verdictText,
+  type TuneReportInput,
+} from '../tune/view.js';
 import { differenceWhisker, type Tone } from './charts.js';
 import { html } from './markup.js';
 import { standalonePage } from './page.js';
@@ -26,8 +35,8 @@ export function tunePage({ record: r, dir, diff }: TuneReportInput): string {
     ? section(
         'holdout',
         'Holdout',
-        `The original and the winner, ${r.options.holdoutTrials} trials per case on cases neither the proposer nor the choice saw, paired by case and trial; exact McNemar p-values.`,
-        html`<div class="table-wrap"><table><tbody>${comparisonRow('recall', r.holdout.recall)}${comparisonRow('siblings', r.holdout.siblings)}${comparisonRow('negatives', r.holdout.negatives)}</tbody></table></div>${r.holdout.leftOut ? html`<p class="note">${plural(r.holdout.leftOut, 'pair')} left out: a trial without evidence is never scored as a miss.</p>` : ''}${curse ? html`<p class="note">${curse}</p>` : ''}`,
+        `The original and the winner, ${roundsText(r).rounds}, on cases neither the proposer nor the choice saw, paired by case and trial; exact McNemar p-values.`,
+        html`<div class="table-wrap"><table><tbody>${comparisonRow('recall', r.holdout.recall)}${comparisonRow('siblings', r.holdout.siblings)}${comparisonRow('negatives', r.holdout.negatives)}</tbody></table></div>${r.holdout.leftOut ? html`<p class="note">${plural(r.holdout.leftOut, 'pair')} left out: a trial without evidence is never scored as a miss.</p>` : ''}${curse ? html`<p class="note">${curse}</p>` : ''}${roundsText(r).thin.map((t) => html`<p class="note">${t}</p>`)}`,
       )
     : '';
   const body = html`<header class="top"><div class="title-row"><h1>tune <code>${r.skill}</code></h1><span class="verdict tone-${VERDICT_TONES[verdict] ?? 'neutral'}">${verdict}</span></div>

@@ -1,6 +1,6 @@
 import { plural } from '../../util/text.js';
 import { paragraph, table } from '../format.js';
-import { comparisonText, curseText, iterationRows, spendText, splitText, verdictText, type TuneReportInput } from './view.js';
+import { comparisonText, curseText, iterationRows, roundsText, spendText, splitText, verdictText, type TuneReportInput } from './view.js';
 
 const ROLE_NOTE =
   'scores are recall · siblings · negatives: the mean pass rate of the cases expecting the skill, a sibling, and that it stays quiet (no skill, or not this one)';
@@ -22,10 +22,11 @@ export function tuneTerminal({ record: r, dir, diff }: TuneReportInput): string 
   if (r.holdout) {
     out.push(
       '',
-      `holdout (original vs winner, ${r.options.holdoutTrials} trials per case, paired by case and trial):`,
+      `holdout (original vs winner, ${roundsText(r).rounds}; paired by case and trial):`,
       `  recall     ${comparisonText(r.holdout.recall)}`,
       `  siblings   ${comparisonText(r.holdout.siblings)}`,
       `  negatives  ${comparisonText(r.holdout.negatives)}`,
+      ...roundsText(r).thin.map((t) => `  ${t}`),
     );
     if (r.holdout.leftOut)
       out.push(`  ${plural(r.holdout.leftOut, 'pair')} left out: a trial without evidence (error, timeout) is never scored as a miss`);
@@ -60,11 +61,12 @@ export function tuneMarkdown({ record: r, dir, diff }: TuneReportInput): string 
   if (r.holdout) {
     out.push(
       '',
-      `**Holdout** (original vs winner, ${r.options.holdoutTrials} trials per case, paired):`,
+      `**Holdout** (original vs winner, ${roundsText(r).rounds}; paired):`,
       '',
       `- recall: ${comparisonText(r.holdout.recall)}`,
       `- siblings: ${comparisonText(r.holdout.siblings)}`,
       `- negatives: ${comparisonText(r.holdout.negatives)}`,
+      ...roundsText(r).thin.map((t) => `- ${t}`),
     );
     if (r.holdout.leftOut) out.push(`- ${plural(r.holdout.leftOut, 'pair')} left out (no evidence: never scored as a miss)`);
     const curse = curseText(r);

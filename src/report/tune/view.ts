@@ -63,7 +63,36 @@ export function verdictText(r: TuneRecord, dir: string): string {
   if (r.verdict === 'IMPROVED')
     return `the winner is significantly better on the holdout cases it never saw${r.written ? ', and SKILL.md was rewritten' : ' (--write puts it in SKILL.md)'}`;
   if (r.verdict === 'WORSE') return 'the winner is significantly worse on the holdout: the original stays';
+  const s = r.holdout?.sequential;
+  if (s?.outcome === 'ruled-out')
+    return `the holdout rules out a recall gain of ${s.gain} or more (a true gain that size is ruled out with chance at most ${pct(s.beta)}): the original stays`;
+  if (s?.outcome === 'cap') {
+    const resume = `skillprobe tune --resume ${dir}${r.simulator ? ` --sim ${r.simulator.profile}` : ''} --holdout-trials`;
+    const settle =
+      s.settleRounds !== undefined
+        ? `${s.settleRounds} would give ${pct(1 - s.beta)}: \`${resume} ${s.settleRounds}\` goes on`
+        : `even ${4 * s.rounds} would not give ${pct(1 - s.beta)}: more positive holdout cases would`;
+    return `the holdout reached its cap of ${s.rounds} trials per case undecided, so the original stays: its power for a recall gain of ${s.gain} was ${pct(s.power)}; ${settle}`;
+  }
   return 'the winner is not significantly better on the holdout: the original stays';
+}
+
+/** The holdout's rounds and cap, and each constraint too thin to flag a drop of the gain, in words. */
+export function roundsText(r: TuneRecord): { rounds: string; thin: string[] } {
+  const s = r.holdout?.sequential;
+  if (!s) return { rounds: `${r.options.holdoutTrials} trials per case`, thin: [] };
+  const thin = (['siblings', 'negatives'] as const).flatMap((role) =>
+    s.dropPower[role] < 1 - s.beta
+      ? [
+          `${role}: too few holdout pairs (${r.holdout![role].pairs}) to flag a drop of ${s.gain} (chance at best ${pct(s.dropPower[role])}); add ${role === 'siblings' ? 'sibling' : 'negative'} cases or pin some with split: holdout`,
+        ]
+      : [],
+  );
+  const why = s.outcome === 'improved' ? 'IMPROVED boundary crossed' : s.outcome === 'ruled-out' ? 'gain ruled out' : 'cap reached';
+  return {
+    rounds: `${s.rounds} of at most ${s.cap} trials per case, sequential: ${s.winnerOnly} of ${s.discordant} discordant recall pairs for the winner, ${why}`,
+    thin,
+  };
 }
 
 /** The winner's curse, made visible: its score where it was chosen beside its score where it was not. */
