@@ -80,10 +80,11 @@ describe('the example GitHub Actions workflow, run step by step on this machine'
     expect(readFileSync(join(project, 'skillprobe-report.html'), 'utf8')).toMatch(/^<!doctype html>/i);
     expect(merged.stdout).toContain('VERDICTS');
 
-    // The same trials, sharded or not: the canary sees no change in any case.
+    // The same trials, sharded or not: the canary sees no change in any case (too few trials to rule out a change of
+    // the margin, so the gate says UNDECIDED, exit 3, never a green 0 or a regression).
     const [singleRun] = readdirSync(join(project, 'single'));
     const aa = await runInProcess(['compare', join('single', singleRun!), join('merged', mergedRun!), '--json'], { cwd: project });
-    expect(aa.exitCode, aa.stderr).toBe(0);
+    expect(aa.exitCode, aa.stderr).toBe(3);
     const comparison = JSON.parse(aa.stdout) as Comparison;
     expect(comparison.cases.length).toBe(results.summary.cases.length);
     // Each case stopped by its design in both runs, at the same end: tested under both designs, nothing moved.
