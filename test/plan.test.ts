@@ -138,7 +138,7 @@ describe('skillprobe plan --compare', () => {
     );
   });
 
-  it('prices the baseline canary against a base of the fixed-N size: fewer candidate trials, the power its exact programme gives', async () => {
+  it('prices the baseline canary against the base --for-baseline makes (at least the fixed-N size): fewer candidate trials, the power its exact programme gives', async () => {
     const r = await runInProcess(['plan', '--compare', '--from', '0.9', '--to', '0.6'], { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(0);
     const text = r.stdout.replace(/\s+/g, ' ');
