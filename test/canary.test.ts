@@ -15,7 +15,7 @@ import {
 } from '../src/stats/canary-design.js';
 import { decideSequential, type SequentialDesign } from '../src/stats/sequential-design.js';
 import { addedEnds, fixedTrialsDesign, logEndProbability, stoppedEnds } from '../src/stats/stopped-binomial.js';
-import { planCanary, canaryTest, canaryFutilityLevel } from '../src/verdict/canary.js';
+import { planCanary, canaryTest, canaryFutilityLevel, storedCanaryParams } from '../src/verdict/canary.js';
 import { sideLevel } from '../src/verdict/stopped-sample.js';
 import { stagewiseEstimate } from '../src/stats/stagewise.js';
 import { blindCases } from '../src/commands/run-baseline.js';
@@ -319,13 +319,7 @@ describe('a canary against the base plan --compare prescribes decides on an unch
       const base = syntheticRun({ a: { passes: k, n }, b: { passes: k, n } });
       const { canary } = planCanary(base, defsOf(['a', 'b']), { alpha, margin, power, stopAtFirstRegression: false });
       const e = canary.cases[0]!;
-      const op = canaryOperating(ends, rate, rate, e.critical, {
-        margin,
-        futilityLevel: canary.futilityLevel,
-        minTrials: e.design.minTrials,
-        maxTrials: e.design.maxTrials,
-        regressionCap: e.regressionCap ?? e.design.maxTrials,
-      });
+      const op = canaryOperating(ends, rate, rate, e.critical, storedCanaryParams(canary, e));
       expect(op.unchanged).toBeGreaterThanOrEqual(power ** (1 / cases));
       expect(op.regressed).toBeLessThanOrEqual(canary.caseAlpha);
     },

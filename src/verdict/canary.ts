@@ -168,6 +168,15 @@ export interface CanaryTest {
   passes: number;
 }
 
+/** A stored case's canary as the exact programmes take it (`canaryOperating`). */
+export const storedCanaryParams = (canary: Pick<StoredCanary, 'margin' | 'futilityLevel'>, entry: StoredCanary['cases'][number]) => ({
+  margin: canary.margin,
+  futilityLevel: canary.futilityLevel,
+  minTrials: entry.design.minTrials,
+  maxTrials: entry.design.maxTrials,
+  regressionCap: entry.regressionCap ?? entry.design.maxTrials,
+});
+
 /** The canary of one case against its base: the base as the run stored it, the candidate's outcomes in trial order. */
 export function canaryTest(entry: StoredCanary['cases'][number], sequence: readonly boolean[]): CanaryTest {
   const design = boundariesDesign(entry.design);
