@@ -11,7 +11,7 @@ import { caseDesign } from '../dist/stats/case-design.js';
 import { boundedEnds, canaryOperating } from '../dist/stats/canary-design.js';
 import { fixedTrialsDesign } from '../dist/stats/stopped-binomial.js';
 import { sideLevel } from '../dist/verdict/stopped-sample.js';
-import { canaryFutilityLevel, planCanary } from '../dist/verdict/canary.js';
+import { canaryFutilityLevel, planCanary, storedCanaryParams } from '../dist/verdict/canary.js';
 import { compareRuns } from '../dist/verdict/compare.js';
 import { planComparison } from '../dist/commands/plan-compare.js';
 import { storedRun } from './canary.mjs';
@@ -101,7 +101,7 @@ export function benchBaselineCanary() {
       // Exact, at the rates (the base's own draw included), without the early stop: an upper bound on the trials.
       const [e] = canary.cases;
       const ends = boundedEnds(fixedTrialsDesign(n), sideLevel(1 - ALPHA));
-      const params = { margin: MARGIN, futilityLevel: canary.futilityLevel, minTrials: e.design.minTrials, maxTrials: e.design.maxTrials };
+      const params = storedCanaryParams(canary, e);
       const [dropped, kept] = [canaryOperating(ends, FROM, TO, e.critical, params), canaryOperating(ends, FROM, FROM, e.critical, params)];
       exact = {
         power: dropped.regressed,
@@ -146,12 +146,7 @@ export function benchBaselineCanary() {
     options,
   ).canary.cases[0];
   const smallEnds = boundedEnds(design, sideLevel(1 - ALPHA));
-  const smallParams = {
-    margin: MARGIN,
-    futilityLevel: canaryFutilityLevel(ALPHA),
-    minTrials: small.design.minTrials,
-    maxTrials: small.design.maxTrials,
-  };
+  const smallParams = storedCanaryParams({ margin: MARGIN, futilityLevel: canaryFutilityLevel(ALPHA) }, small);
   const smallPower = canaryOperating(smallEnds, FROM, TO, small.critical, smallParams).regressed;
   return {
     reps: REPS,

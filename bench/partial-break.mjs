@@ -6,13 +6,14 @@
 // A/A pair (the candidate from the unbroken profile). Two bases: the default design (the run users make anyway) and
 // the fixed-N base `plan --compare` prescribes (`run --for-baseline`). Beside each: the old rule on the same runs
 // (the suite UNCHANGED when the mean change lies within the margin, an undecided case a clean exit 0).
-import { planComparison } from '../dist/commands/plan-compare.js';
+import { baseTrialsFor } from '../dist/commands/plan-compare.js';
 import { boundedEnds, canaryOperating } from '../dist/stats/canary-design.js';
 import { fixedTrialsDesign } from '../dist/stats/stopped-binomial.js';
 import { sideLevel } from '../dist/verdict/stopped-sample.js';
 import { makeScheduler } from '../dist/runner/execute.js';
 import { decideSequential } from '../dist/stats/sequential-design.js';
-import { planCanary } from '../dist/verdict/canary.js';
+import { canaryCap, canaryCaps, canaryFutilityLevel, caseUnchangedPower, planCanary } from '../dist/verdict/canary.js';
+import { trialsToDetect } from '../dist/stats/sample-size.js';
 import { boundariesDesign } from '../dist/verdict/stopped-sample.js';
 import { compareRuns } from '../dist/verdict/compare.js';
 import { COMPARE_DEFAULTS } from '../dist/verdict/compare-defaults.js';
@@ -23,7 +24,7 @@ const REPS = Number(process.env.BREAK_REPS ?? 200);
 // comparison); every repetition is judged by the canary's own boundaries, which decide the same (test/canary.test.ts:
 // a p-value at most the case's α exactly when the trials reached the REGRESSED boundary; UNCHANGED only where the
 // row's interval rules the margin out), and the bench counts how often the two agree where both ran.
-const COMPARED = Number(process.env.BREAK_COMPARED ?? 10);
+const COMPARED = Number(process.env.BREAK_COMPARED ?? 3);
 const { alpha: ALPHA, margin: MARGIN, power: POWER } = COMPARE_DEFAULTS;
 const BROKEN_CASES = ['jira-move-done', 'csv-summary'];
 const BROKEN_RATE = 0.55;
@@ -108,53 +109,65 @@ function count(t, candidate, cmp, decided) {
 }
 
 /**
- * Exact, at the prescribed base, from the canary's own dynamic programme at each case's true rate (the base's draw
- * included): the chance any case is flagged REGRESSED under no change, each broken case's chance to be flagged, and
- * the chance every case says UNCHANGED (exit 0) under no change. Cases are independent runs of their own boundaries.
+ * Exact, at a fixed base of n, from the canary's own dynamic programme at each case's true rate (the base's draw
+ * included), each case at the caps a base reading its true rate gets (`caps`): the chance any case is flagged
+ * REGRESSED under no change, both broken cases' chance to be flagged, and the chance every case says UNCHANGED (exit
+ * 0) under no change. Cases are independent runs of their own boundaries.
  */
-function exactPrescribed(canary, n, demo, broken) {
+function exactFixedBase(n, caps, demo, broken) {
   const ends = boundedEnds(fixedTrialsDesign(n), sideLevel(1 - ALPHA));
-  const op = (e, from, to) =>
-    canaryOperating(ends, from, to, e.critical, {
-      margin: canary.margin,
-      futilityLevel: canary.futilityLevel,
-      minTrials: e.design.minTrials,
-      maxTrials: e.design.maxTrials,
-    });
+  const probe = planCanary(fixedRun(DEMO, 1, n), DEFS, { alpha: ALPHA, margin: MARGIN, power: POWER, stopAtFirstRegression: false }).canary;
   const inside = (p) => Math.min(1 - 1e-9, Math.max(1e-9, p));
   let [quiet, allUnchanged, both] = [1, 1, 1];
-  for (const e of canary.cases) {
+  for (const e of probe.cases) {
     const rate = inside(demo.get(e.caseId));
-    const same = op(e, rate, rate);
+    const { regressionCap, maxTrials } = caps(rate);
+    const op = (from, to) =>
+      canaryOperating(ends, from, to, e.critical, {
+        margin: probe.margin,
+        futilityLevel: probe.futilityLevel,
+        minTrials: e.design.minTrials,
+        maxTrials,
+        regressionCap,
+      });
+    const same = op(rate, rate);
     quiet *= 1 - same.regressed;
     allUnchanged *= same.unchanged;
-    if (BROKEN_CASES.includes(e.caseId)) both *= op(e, rate, inside(broken.get(e.caseId))).regressed;
+    if (BROKEN_CASES.includes(e.caseId)) both *= op(rate, inside(broken.get(e.caseId))).regressed;
   }
   return { aaExit1: 1 - quiet, aaExit0: allUnchanged, both };
 }
 
 export function benchPartialBreak() {
   const t0 = performance.now();
-  const prescribed = planComparison(0.9, 0.9 - MARGIN, ALPHA, POWER, {
-    cases: DEFS.length,
-    caseArms: DEFS.length,
-    minTrials: 6,
-  }).acrossCases;
+  const m = DEFS.length;
+  // The old rule: a base of the fixed-N canary's size (186 on the demo), every case capped where a drop from the
+  // threshold is caught; the new: a base sized for UNCHANGED at the worst variance, each case's cap from its base.
+  const oldBase = trialsToDetect(0.9, 0.9 - MARGIN, ALPHA / m, POWER);
+  const prescribed = baseTrialsFor(m, 0.9, 0.9 - MARGIN, ALPHA, POWER);
+  const oldCap = canaryCap(0.9, MARGIN, ALPHA / m, POWER, oldBase);
   const scenarios = {
     defaultBreak: tally(),
     defaultAA: tally(),
     compareBreak: tally(),
+    oldBreak: tally(),
+    oldAA: tally(),
     prescribedBreak: tally(),
     prescribedAA: tally(),
   };
+  const plan = (b, maxTrials) =>
+    planCanary(b, DEFS, { alpha: ALPHA, margin: MARGIN, power: POWER, stopAtFirstRegression: false, ...(maxTrials ? { maxTrials } : {}) })
+      .canary;
   for (let r = 0; r < REPS; r++) {
     const base = designedRun(DEMO, 40_000 + r, 'base');
     const big = fixedRun(DEMO, 50_000 + r, prescribed);
-    const plan = (b) => planCanary(b, DEFS, { alpha: ALPHA, margin: MARGIN, power: POWER, stopAtFirstRegression: false }).canary;
-    const [small, large] = [plan(base), plan(big)];
+    const before = fixedRun(DEMO, 50_000 + r, oldBase);
+    const [small, large, old] = [plan(base), plan(big), plan(before, oldCap)];
     for (const [key, b, canary, profile] of [
       ['defaultBreak', base, small, BROKEN],
       ['defaultAA', base, small, DEMO],
+      ['oldBreak', before, old, BROKEN],
+      ['oldAA', before, old, DEMO],
       ['prescribedBreak', big, large, BROKEN],
       ['prescribedAA', big, large, DEMO],
     ]) {
@@ -165,36 +178,44 @@ export function benchPartialBreak() {
     const plain = designedRun(BROKEN, 70_000 + r, 'candidate');
     count(scenarios.compareBreak, plain, compareRuns(base, plain));
   }
+  const simulated = (performance.now() - t0) / 1000;
   const [demo, broken] = [trueRates(DEMO), trueRates(BROKEN)];
-  const large = planCanary(fixedRun(DEMO, 1, prescribed), DEFS, {
-    alpha: ALPHA,
-    margin: MARGIN,
-    power: POWER,
-    stopAtFirstRegression: false,
-  }).canary;
+  const futilityLevel = canaryFutilityLevel(ALPHA);
+  const newCaps = (rate) =>
+    canaryCaps(
+      { trials: prescribed, passes: Math.round(rate * prescribed) },
+      { threshold: 0.9, margin: MARGIN, caseAlpha: ALPHA / m, power: POWER, unchangedPower: caseUnchangedPower(POWER, m), futilityLevel },
+    );
   return {
-    exact: exactPrescribed(large, prescribed, demo, broken),
+    exact: exactFixedBase(prescribed, newCaps, demo, broken),
+    exactOld: exactFixedBase(oldBase, () => ({ regressionCap: oldCap, maxTrials: oldCap }), demo, broken),
     reps: REPS,
     prescribed,
+    oldBase,
     rates: BROKEN_CASES.map((id) => `${id} ${demo.get(id).toFixed(2)} → ${broken.get(id).toFixed(2)}`).join(', '),
     scenarios,
+    simulated,
     seconds: (performance.now() - t0) / 1000,
   };
 }
 
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
-export function printPartialBreak({ reps, prescribed, rates, scenarios: s, exact, seconds }) {
+export function printPartialBreak({ reps, prescribed, oldBase, rates, scenarios: s, exact, exactOld, simulated, seconds }) {
   const per = (x) => x / reps;
   const line = (label, t, target) =>
     console.log(
       `          ${label}: exit 1 ${pct(per(t.exit[1]))}, 3 ${pct(per(t.exit[3]))}, 0 ${pct(per(t.exit[0]))}, 4 ${pct(per(t.exit[4]))} · both cases REGRESSED ${pct(per(t.both))} · ${(t.trials / reps).toFixed(0)} candidate trials${target}\n` +
         `              compareRuns on ${t.compared} of them: verdicts contradicting each other ${t.contradictions}` +
         (t.compared < reps ? `, the same exit code and REGRESSED cases as the boundaries in ${t.agreed}` : '') +
-        ` · the old rule on the same runs: exit 0 ${pct(t.oldExit0 / t.compared)}, suite UNCHANGED ${pct(t.oldUnchanged / t.compared)}`,
+        ` · the old mean rule on the same runs: exit 0 ${pct(t.oldExit0 / t.compared)}, suite UNCHANGED ${pct(t.oldUnchanged / t.compared)}`,
+    );
+  const exactLine = (label, n, x) =>
+    console.log(
+      `          exact, ${label} (base ${n}), by the canary's boundaries at each case's true rate: both broken cases REGRESSED ${pct(x.both)} (target ≥ 80%: ratio ${(x.both / 0.8).toFixed(2)}) · A/A any case REGRESSED ${pct(x.aaExit1)} (target ≤ ${100 * ALPHA}%: ratio ${(x.aaExit1 / ALPHA).toFixed(2)}), every case UNCHANGED (exit 0) ${pct(x.aaExit0)} (target ≥ 80%: ratio ${(x.aaExit0 / 0.8).toFixed(2)})`,
     );
   console.log(
-    `break     the demo suite, two of 11 cases break (${rates}); ${reps} repetitions of independent seeded runs; ${seconds.toFixed(0)} s`,
+    `break     the demo suite, two of 11 cases break (${rates}); ${reps} repetitions of independent seeded runs; ${seconds.toFixed(0)} s (${simulated.toFixed(0)} s simulated, the rest exact)`,
   );
   line(
     'run --baseline, base at the default design',
@@ -203,19 +224,20 @@ export function printPartialBreak({ reps, prescribed, rates, scenarios: s, exact
   );
   line('      A/A, same base', s.defaultAA, ` (target exit 1 ≤ ${100 * ALPHA}%: ratio ${(per(s.defaultAA.exit[1]) / ALPHA).toFixed(2)})`);
   line('compare, both runs at the default design', s.compareBreak, ` (exit 0 never: ${s.compareBreak.exit[0]})`);
+  line(`old rule: base of ${oldBase} per case (the fixed-N canary's), caps at the threshold`, s.oldBreak, '');
+  line('      A/A, same base', s.oldAA, '');
   line(
-    `run --baseline, base of ${prescribed} per case (plan --compare)`,
+    `new rule: base of ${prescribed} per case (plan --compare), each case's cap from its base`,
     s.prescribedBreak,
     ` (target: both REGRESSED ≥ 80%: ratio ${(per(s.prescribedBreak.both) / 0.8).toFixed(2)}; exit 0 never: ${s.prescribedBreak.exit[0]})`,
   );
   line(
     '      A/A, same base',
     s.prescribedAA,
-    ` (target exit 1 ≤ ${100 * ALPHA}%: ratio ${(per(s.prescribedAA.exit[1]) / ALPHA).toFixed(2)})`,
+    ` (target exit 1 ≤ ${100 * ALPHA}%: ratio ${(per(s.prescribedAA.exit[1]) / ALPHA).toFixed(2)}; exit 0 ≥ 80%: ratio ${(per(s.prescribedAA.exit[0]) / 0.8).toFixed(2)})`,
   );
-  console.log(
-    `          exact at the base of ${prescribed}, by the canary's boundaries at each case's true rate: both broken cases REGRESSED ${pct(exact.both)} (target ≥ 80%: ratio ${(exact.both / 0.8).toFixed(2)}) · A/A any case REGRESSED ${pct(exact.aaExit1)} (target ≤ ${100 * ALPHA}%: ratio ${(exact.aaExit1 / ALPHA).toFixed(2)}), every case UNCHANGED (exit 0) ${pct(exact.aaExit0)}`,
-  );
+  exactLine('old rule', oldBase, exactOld);
+  exactLine('new rule', prescribed, exact);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) printPartialBreak(benchPartialBreak());

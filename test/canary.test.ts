@@ -15,10 +15,11 @@ import {
 } from '../src/stats/canary-design.js';
 import { decideSequential, type SequentialDesign } from '../src/stats/sequential-design.js';
 import { addedEnds, fixedTrialsDesign, logEndProbability, stoppedEnds } from '../src/stats/stopped-binomial.js';
-import { planCanary, canaryTest, canaryFutilityLevel } from '../src/verdict/canary.js';
+import { planCanary, canaryTest, canaryFutilityLevel, storedCanaryParams } from '../src/verdict/canary.js';
 import { sideLevel } from '../src/verdict/stopped-sample.js';
 import { stagewiseEstimate } from '../src/stats/stagewise.js';
 import { blindCases } from '../src/commands/run-baseline.js';
+import { baseTrialsFor } from '../src/commands/plan-compare.js';
 import { priceTopUp } from '../src/runner/resume.js';
 import { compareRuns } from '../src/verdict/compare.js';
 import { COMPARE_DEFAULTS } from '../src/verdict/compare-defaults.js';
@@ -301,6 +302,44 @@ describe('--add-trials is priced before it runs', () => {
   it('refuses, before anything is recorded, a top-up that passes --max-cost, naming the price and what would hold it', () => {
     expect(() => priceTopUp('runs/x/run.json', stored, 1000, 50)).toThrow(
       /runs\/x\/run\.json: --add-trials 1000 adds 3000 trials, about \$300\.00 .* passes --max-cost 50 — add fewer trials, or raise --max-cost to at least 301/,
+    );
+  });
+});
+
+describe('a canary against the base plan --compare prescribes decides on an unchanged model', () => {
+  // Two cases at a margin of 0.3 (small enough to compute exactly in a moment); each case's planned UNCHANGED power
+  // is the square root of the suite's, so that both together reach it.
+  const [alpha, margin, power, cases] = [0.05, 0.3, 0.8, 2];
+  const n = baseTrialsFor(cases, 0.9, 0.9 - margin, alpha, power);
+  const ends = boundedEnds(fixedTrialsDesign(n), sideLevel(1 - alpha));
+  it.each([0.5, 0.3, 0.7, 0.95])(
+    'a case at %f, unchanged: UNCHANGED by its cap with the planned power, REGRESSED at most α/m, exactly',
+    (rate) => {
+      const k = Math.round(rate * n);
+      const base = syntheticRun({ a: { passes: k, n }, b: { passes: k, n } });
+      const { canary } = planCanary(base, defsOf(['a', 'b']), { alpha, margin, power, stopAtFirstRegression: false });
+      const e = canary.cases[0]!;
+      const op = canaryOperating(ends, rate, rate, e.critical, storedCanaryParams(canary, e));
+      expect(op.unchanged).toBeGreaterThanOrEqual(power ** (1 / cases));
+      expect(op.regressed).toBeLessThanOrEqual(canary.caseAlpha);
+    },
+  );
+
+  it('REGRESSED is looked for only up to the cap its critical z is calibrated for, and the p-value is that calibration', () => {
+    const base = { trials: 40, passes: 36 };
+    const ends = boundedEnds(fixedTrialsDesign(40), sideLevel(0.95));
+    const looks = { minTrials: 5, maxTrials: 30 };
+    const c = canaryCritical({ ends, observed: base }, { alpha: 0.01, ...looks });
+    const upTo = regressedUpTo(base, c, { ...looks, maxTrials: 90, regressionCap: 30 });
+    expect(upTo).toHaveLength(91);
+    expect(upTo.slice(0, 31)).toEqual(regressedUpTo(base, c, looks));
+    expect(upTo.slice(31).every((j) => j === -1)).toBe(true);
+    // Sixty failures after trial 30 reach no boundary and move no p-value.
+    const seq = [...Array<boolean>(30).fill(true), ...Array<boolean>(60).fill(false)];
+    const reached = largestCritical(base, seq, { ...looks, maxTrials: 90, regressionCap: 30 });
+    expect(reached).toBe(largestCritical(base, seq.slice(0, 30), looks));
+    expect(canaryPValue({ ends, observed: base }, reached, { ...looks, maxTrials: 90, regressionCap: 30 })).toBe(
+      canaryFalseAlarm({ ends, observed: base }, reached, looks),
     );
   });
 });

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { capWarnings, planSuite, renderPlan } from '../src/commands/plan.js';
-import { planComparison } from '../src/commands/plan-compare.js';
+import { baseTrialsFor, planComparison } from '../src/commands/plan-compare.js';
 import { gradableCase } from '../src/trials/stored-case.js';
 import type { Case } from '../src/load/cases.js';
 
@@ -138,7 +138,7 @@ describe('skillprobe plan --compare', () => {
     );
   });
 
-  it('prices the baseline canary against a base of the fixed-N size: fewer candidate trials, the power its exact programme gives', async () => {
+  it('prices the baseline canary against the base --for-baseline makes (at least the fixed-N size): fewer candidate trials, the power its exact programme gives', async () => {
     const r = await runInProcess(['plan', '--compare', '--from', '0.9', '--to', '0.6'], { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(0);
     const text = r.stdout.replace(/\s+/g, ' ');
@@ -157,15 +157,18 @@ describe('skillprobe plan --compare', () => {
       number,
       number,
     ];
-    expect([base, fixed]).toEqual([across, caseArms * across]);
+    // The base: enough to flag the drop as the fixed-N canary does, and to rule every case UNCHANGED under no change.
+    expect(base).toBe(baseTrialsFor(2, 0.9, 0.6, 0.05, 0.8));
+    expect(base).toBeGreaterThanOrEqual(across);
+    expect(fixed).toBe(caseArms * across);
     expect(unchanged).toBeLessThan(fixed);
     expect(oneDrop).toBeLessThan(fixed);
     // The candidate trials per case and arm: no more than the cap.
     expect(unchanged / caseArms).toBeLessThanOrEqual(cap);
-    expect(cap).toBeLessThanOrEqual(4 * across);
+    expect(cap).toBeLessThanOrEqual(4 * base);
     expect(power).toBeGreaterThanOrEqual(80);
     expect(text).toContain('skillprobe run --baseline BASE --margin 0.30');
-    expect(text).toContain(`skillprobe run --for-baseline --margin 0.30 (once: the base, ${across} per case)`);
+    expect(text).toContain(`skillprobe run --for-baseline --margin 0.30 (once: the base, ${base} per case)`);
     expect(text).toMatch(/against a run at the default design it cannot rule out a drop of 0\.30, and its cases end UNDECIDED \(exit 3\)/);
   });
 

@@ -135,7 +135,7 @@ async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise<Loaded
   const cases = first!.suite.cases.length;
   const trials = baseTrialsFor(cases, from, from - margin, alpha, COMPARE_DEFAULTS.power);
   io.stderr.write(
-    `a base for \`run --baseline\`: ${trials} trials per case, what \`plan --compare --from ${from} --to ${(from - margin).toFixed(2)}\` prescribes across ${plural(cases, 'case')} (α ${alpha}, power ${COMPARE_DEFAULTS.power})\n`,
+    `a base for \`run --baseline\`: ${trials} trials per case, what \`plan --compare --from ${from} --to ${(from - margin).toFixed(2)}\` prescribes across ${plural(cases, 'case')} (α ${alpha}, power ${COMPARE_DEFAULTS.power}): enough to see a drop of ${margin} in a case, and to rule it out in every case when nothing changed, whatever their rates\n`,
   );
   o.run.overrides.trials = trials;
   o.run.overrides.decision = { ...(o.run.overrides.decision as object), mode: 'fixed' };

@@ -2,9 +2,9 @@ import { paragraph } from '../report/format.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { designOperating, type SequentialDesign } from '../stats/sequential-design.js';
 import { designKey } from '../stats/stopped-two-sample.js';
-import { boundedEnds, canaryCritical, canaryOperating } from '../stats/canary-design.js';
+import { boundedEnds, canaryCritical, canaryOperating, unchangedBaseTrials } from '../stats/canary-design.js';
 import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
-import { canaryCap, canaryFutilityLevel } from '../verdict/canary.js';
+import { canaryCaps, canaryFutilityLevel, caseUnchangedPower } from '../verdict/canary.js';
 import { sideLevel } from '../verdict/stopped-sample.js';
 import { suiteCanaryPower } from '../stats/suite-power.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
@@ -69,11 +69,19 @@ function baselinePlan(
   const caseAlpha = alpha / Math.max(1, cases);
   // Each candidate trial of a case runs in each of its arms: the mean arms per case.
   const arms = caseArms / Math.max(1, cases);
-  const cap = canaryCap(from, from - to, caseAlpha, power, baseTrials);
-  const minTrials = Math.min(cap, minTrialsAsked);
+  const futilityLevel = canaryFutilityLevel(alpha);
+  // The caps planCanary gives a case whose base reads `from`.
+  const { regressionCap, maxTrials: cap } = canaryCaps(
+    { trials: baseTrials, passes: Math.round(from * baseTrials) },
+    { threshold: from, margin: from - to, caseAlpha, power, unchangedPower: caseUnchangedPower(power, cases), futilityLevel },
+  );
+  const minTrials = Math.min(regressionCap, minTrialsAsked);
   const ends = boundedEnds(fixedTrialsDesign(baseTrials), sideLevel(1 - alpha));
-  const c = canaryCritical({ ends, observed: { trials: baseTrials, passes: baseTrials } }, { alpha: caseAlpha, minTrials, maxTrials: cap });
-  const params = { margin: from - to, futilityLevel: canaryFutilityLevel(alpha), minTrials, maxTrials: cap };
+  const c = canaryCritical(
+    { ends, observed: { trials: baseTrials, passes: baseTrials } },
+    { alpha: caseAlpha, minTrials, maxTrials: regressionCap },
+  );
+  const params = { margin: from - to, futilityLevel, minTrials, maxTrials: cap, regressionCap };
   const [kept, dropped] = [canaryOperating(ends, from, from, c, params), canaryOperating(ends, from, to, c, params)];
   return {
     baseTrials,
@@ -104,11 +112,30 @@ function distinctDesigns(cases: readonly PlannedCaseRun[]): number[] {
 }
 
 /**
- * Trials per case in each run to flag a drop `from → to` in one of `cases` cases, corrected across them: the base
- * `run --baseline` needs to see a drop of the margin (`run --for-baseline` makes it), and the fixed-N canary's runs.
+ * Trials per case in each run to flag a drop `from → to` in one of `cases` cases, corrected across them: the
+ * fixed-N canary's runs.
+ */
+const fixedCanaryTrials = (cases: number, from: number, to: number, alpha: number, power: number) =>
+  trialsToDetect(from, to, alpha / Math.max(1, cases), power);
+
+/**
+ * How many more candidate trials than the base's a case at rate ½ may need to be ruled UNCHANGED: the base is made
+ * once and the candidate runs after every update, so the base takes the larger share (a base of 447 on the demo
+ * against 605 at an even split, and the candidate's cap at ½ 1,162 instead of 787).
+ */
+const UNCHANGED_CANDIDATE_OVER_BASE = 2;
+
+/**
+ * The base `run --baseline` needs (`run --for-baseline` makes it): enough to flag the drop as the fixed-N canary
+ * does, and enough that under no change every case, at any rate, is ruled UNCHANGED with the suite's planned
+ * power (each case at its root), so that a canary on an unchanged model exits 0. Sized at the worst variance (½):
+ * the base is fixed before its rates are known, and its fixed count keeps every case's exact test.
  */
 export const baseTrialsFor = (cases: number, from: number, to: number, alpha: number, power: number) =>
-  trialsToDetect(from, to, alpha / Math.max(1, cases), power);
+  Math.max(
+    fixedCanaryTrials(cases, from, to, alpha, power),
+    unchangedBaseTrials(from - to, canaryFutilityLevel(alpha), caseUnchangedPower(power, cases), UNCHANGED_CANDIDATE_OVER_BASE),
+  );
 
 /**
  * Pure: what a canary for a drop `from → to` in the skill arm costs. Fixed-N: trials per case in each of the two
@@ -123,7 +150,7 @@ export function planComparison(
   suite: { cases: number; caseArms: number; minTrials: number; designs?: readonly PlannedCaseRun[] },
 ): ComparisonPlan {
   const { cases, caseArms, designs } = suite;
-  const acrossCases = baseTrialsFor(cases, from, to, alpha, power);
+  const acrossCases = fixedCanaryTrials(cases, from, to, alpha, power);
   const plan: ComparisonPlan = {
     from,
     to,
@@ -133,7 +160,7 @@ export function planComparison(
     caseArms,
     perCase: trialsToDetect(from, to, alpha, power),
     acrossCases,
-    baseline: baselinePlan(from, to, alpha, power, cases, caseArms, acrossCases, suite.minTrials),
+    baseline: baselinePlan(from, to, alpha, power, cases, caseArms, baseTrialsFor(cases, from, to, alpha, power), suite.minTrials),
   };
   if (!designs?.length) return plan;
   return {
@@ -176,7 +203,7 @@ export function renderComparisonPlan(p: ComparisonPlan, pricePerTrial?: number):
       `baseline canary (\`run --baseline\`: the candidate samples each case until its drop is shown or ruled out), against a base of ${b.baseTrials} per case:`,
     ),
     paragraph(
-      `about ${Math.round(b.unchangedTrials)} candidate trials when every case passes at ${p.from} and nothing moved, ${Math.round(b.oneDropTrials)} when one case drops (${p.caseArms} case-arms: the ablation arm's trials included; at most ${b.cap} per case and arm; exact, every case run to its end), against ${b.baseTrials * p.caseArms} for the fixed-N candidate${pricePerTrial === undefined ? '' : ` (${usd(b.unchangedTrials)} when nothing moved)`}; cases whose rate is nearer ½ take more`,
+      `about ${Math.round(b.unchangedTrials)} candidate trials when every case passes at ${p.from} and nothing moved, ${Math.round(b.oneDropTrials)} when one case drops (${p.caseArms} case-arms: the ablation arm's trials included; at most ${b.cap} per case and arm; exact, every case run to its end), against ${p.acrossCases * p.caseArms} for the fixed-N candidate${pricePerTrial === undefined ? '' : ` (${usd(b.unchangedTrials)} when nothing moved)`}; cases whose rate is nearer ½ take more`,
       '  ',
     ),
     paragraph(`flags the drop in one case with power ${pct(b.power)} (exact, α ${p.alpha} across the cases)`, '  '),

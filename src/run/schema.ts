@@ -136,6 +136,8 @@ export const canarySchema = z.object({
       baseRule: boundariesSchema,
       baseAdded: z.number().int().min(0),
       critical: z.number(),
+      /** REGRESSED is looked for up to this trial (its critical z calibrated for it); later ones only rule the margin out. */
+      regressionCap: z.number().int().positive().optional(),
       design: boundariesSchema,
     }),
   ),

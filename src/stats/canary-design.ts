@@ -14,6 +14,7 @@ import { designOperating, type SequentialDesign } from './sequential-design.js';
 import { logEndProbability, stoppedEnds, type StoppedEnd } from './stopped-binomial.js';
 import { stagewiseUpper } from './stagewise.js';
 import { supremumOverRate } from './rate-supremum.js';
+import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 
 export interface CanaryParams {
   /** The chance of a REGRESSED under no change, for this case (already corrected across the suite's cases). */
@@ -29,12 +30,48 @@ export interface CanaryParams {
   minTrials: number;
   /** The candidate's cap. */
   maxTrials: number;
+  /**
+   * The last trial at which a REGRESSED is looked for, the cap its critical z is calibrated for (default maxTrials);
+   * the trials after it only look for UNCHANGED, which adds no false alarm, so the level stays the calibrated one.
+   */
+  regressionCap?: number;
 }
 
 /** The base run's case: every end its rule allows (with log path counts), and the one it stopped at. */
 export interface BaseEnds {
   ends: readonly StoppedEnd[];
   observed: { trials: number; passes: number };
+}
+
+/**
+ * Candidate trials a case needs for UNCHANGED under no change, at `rate` against a fixed base of `baseTrials`, with
+ * chance `power` (normal approximation): the row rules out the margin when the candidate's lower bound less the
+ * base's upper bound (each one-sided at `futilityLevel`) is above −margin, so the margin must hold both half-widths
+ * and `power`'s quantile of the two runs' joint noise: z_f (σ_b + σ_c) + z_π √(σ_b² + σ_c²) ≤ margin. Infinity
+ * where no candidate can (the base's own half-width and noise take the margin).
+ */
+export function unchangedTrials(rate: number, baseTrials: number, margin: number, futilityLevel: number, power: number): number {
+  const [zf, zp] = [normalQuantile(futilityLevel, 0, 1), normalQuantile(power, 0, 1)];
+  const variance = rate * (1 - rate);
+  const sb = Math.sqrt(variance / baseTrials);
+  const room = (sc: number) => margin - zf * (sb + sc) - zp * Math.hypot(sb, sc);
+  if (room(0) <= 0) return Number.POSITIVE_INFINITY;
+  // room rises as σ_c falls: the largest σ_c that fits, by bisection, gives the fewest trials.
+  let [lo, hi] = [0, Math.max(Math.sqrt(variance), 1e-6)];
+  if (room(hi) >= 0) return 1;
+  for (let i = 0; i < 60; i++) [lo, hi] = room((lo + hi) / 2) >= 0 ? [(lo + hi) / 2, hi] : [lo, (lo + hi) / 2];
+  return Math.max(1, Math.ceil(variance / lo ** 2));
+}
+
+/**
+ * A fixed base large enough that a case at any rate (the worst variance, ½) can be ruled UNCHANGED with chance
+ * `power` by a candidate of `candidateOverBase` times the base's trials: z_f σ (1 + 1/√r) + z_π σ √(1 + 1/r) = margin.
+ */
+export function unchangedBaseTrials(margin: number, futilityLevel: number, power: number, candidateOverBase: number): number {
+  const [zf, zp] = [normalQuantile(futilityLevel, 0, 1), normalQuantile(power, 0, 1)];
+  const r = candidateOverBase;
+  const sigma = margin / (zf * (1 + 1 / Math.sqrt(r)) + zp * Math.sqrt(1 + 1 / r));
+  return Math.ceil(0.25 / sigma ** 2);
 }
 
 /** The pooled z of a drop from the base's rate to the candidate's: positive when the candidate is lower. */
@@ -58,11 +95,12 @@ const stageFactor = (baseTrials: number, m: number, maxTrials: number) =>
 export function regressedUpTo(
   base: { trials: number; passes: number },
   c: number,
-  p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>,
+  p: Pick<CanaryParams, 'minTrials' | 'maxTrials' | 'regressionCap'>,
 ): number[] {
   const out = new Array<number>(p.maxTrials + 1).fill(-1);
-  for (let m = Math.max(1, p.minTrials); m <= p.maxTrials; m++) {
-    const needed = c * stageFactor(base.trials, m, p.maxTrials);
+  const last = Math.min(p.regressionCap ?? p.maxTrials, p.maxTrials);
+  for (let m = Math.max(1, p.minTrials); m <= last; m++) {
+    const needed = c * stageFactor(base.trials, m, last);
     let j = -1;
     while (j + 1 <= m && dropZ(base.passes, base.trials, j + 1, m) >= needed) j++;
     out[m] = j;
@@ -237,14 +275,15 @@ export function canaryCritical(base: BaseEnds, p: Pick<CanaryParams, 'alpha' | '
 export function largestCritical(
   base: { trials: number; passes: number },
   sequence: readonly boolean[],
-  p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>,
+  p: Pick<CanaryParams, 'minTrials' | 'maxTrials' | 'regressionCap'>,
 ): number {
+  const last = Math.min(p.regressionCap ?? p.maxTrials, p.maxTrials);
   let [passes, best] = [0, Number.NEGATIVE_INFINITY];
   sequence.forEach((passed, i) => {
     if (passed) passes++;
     const m = i + 1;
-    if (m >= p.minTrials && m <= p.maxTrials)
-      best = Math.max(best, dropZ(base.passes, base.trials, passes, m) / stageFactor(base.trials, m, p.maxTrials));
+    if (m >= p.minTrials && m <= last)
+      best = Math.max(best, dropZ(base.passes, base.trials, passes, m) / stageFactor(base.trials, m, last));
   });
   return best;
 }
@@ -255,8 +294,9 @@ export function largestCritical(
  * stopped, only lowers that largest value, so the p-value stays valid however the candidate stopped; it is at or
  * below α exactly when the trials crossed the run's own boundary.
  */
-export function canaryPValue(base: BaseEnds, reached: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials'>): number {
-  return reached === Number.NEGATIVE_INFINITY ? 1 : canaryFalseAlarm(base, reached, p);
+export function canaryPValue(base: BaseEnds, reached: number, p: Pick<CanaryParams, 'minTrials' | 'maxTrials' | 'regressionCap'>): number {
+  const looks = { minTrials: p.minTrials, maxTrials: Math.min(p.regressionCap ?? p.maxTrials, p.maxTrials) };
+  return reached === Number.NEGATIVE_INFINITY ? 1 : canaryFalseAlarm(base, reached, looks);
 }
 
 export interface CanaryOperating {
@@ -270,10 +310,20 @@ export interface CanaryOperating {
 
 /**
  * Every end of the base's stopping rule with its exact stagewise upper bound at two-sided `level` (the bound the
- * comparison reports for a base stopped by its rule).
+ * comparison reports for a base stopped by its rule). Each bound is solved when first read: a calibration reads
+ * none, and an operating characteristic only those of the ends its rate can reach (a base of 447 has 448 ends, and
+ * solving them all took most of `plan --compare`'s time).
  */
 export function boundedEnds(design: SequentialDesign, level: number): (StoppedEnd & BoundedBase)[] {
-  return stoppedEnds(design).map((e) => ({ ...e, upper: stagewiseUpper(design, e.trials, e.passes, level) }));
+  return stoppedEnds(design).map((e) => {
+    let upper: number | undefined;
+    return {
+      ...e,
+      get upper() {
+        return (upper ??= stagewiseUpper(design, e.trials, e.passes, level));
+      },
+    };
+  });
 }
 
 /** Exact operating characteristics when the base's rate is `baseRate` and the candidate's `rate`, at critical z c. */
@@ -297,7 +347,8 @@ export function canaryOperating(
             ? Math.exp(e.logPaths)
             : 0
           : Math.exp(logEndProbability(e, logP, logQ));
-    if (w === 0) continue;
+    // As in the false-alarm rate: an end this unlikely moves no figure anyone reads.
+    if (w <= NEGLIGIBLE) continue;
     const o = designOperating(canaryDesign(e, c, p), rate);
     out.regressed += w * o.reject;
     out.unchanged += w * o.accept;

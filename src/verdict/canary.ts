@@ -3,7 +3,7 @@
  * canary's test when `compare` meets the run against that same base. Pure.
  */
 import type { GradableCase, StoredCanary } from '../run/schema.js';
-import { canaryCritical, canaryDesign, canaryPValue, largestCritical, type BaseEnds } from '../stats/canary-design.js';
+import { canaryCritical, canaryDesign, canaryPValue, largestCritical, unchangedTrials, type BaseEnds } from '../stats/canary-design.js';
 import { normalApproxTrials } from '../stats/sample-size.js';
 import { decideSequential, type SequentialState } from '../stats/sequential-design.js';
 import { ruleEnds } from '../stats/stopped-two-sample.js';
@@ -15,9 +15,9 @@ export interface CanaryOptions {
   alpha: number;
   /** The drop worth catching: UNCHANGED rules it out. */
   margin: number;
-  /** The power the default cap plans for. */
+  /** The power the default caps plan for: to flag a drop of the margin in a case, and to find every case UNCHANGED under no change. */
   power: number;
-  /** A cap on the candidate's trials per case; by default enough to catch a drop of the margin at `power`. */
+  /** A cap on the candidate's trials per case; by default enough for both at `power`. */
   maxTrials?: number;
   stopAtFirstRegression: boolean;
 }
@@ -40,10 +40,38 @@ const CAP_OVER_FIXED_N = 1.3;
  */
 const CAP_OVER_BASE = 4;
 
-/** The candidate's default cap per case, for a case planned at `rate` against a base of `baseTrials`. */
+/** The candidate's cap for REGRESSED, for a case planned at `rate` against a base of `baseTrials`. */
 export function canaryCap(rate: number, margin: number, caseAlpha: number, power: number, baseTrials: number): number {
   const from = Math.min(Math.max(rate, margin + 0.01), 0.99);
   return Math.min(Math.ceil(CAP_OVER_FIXED_N * normalApproxTrials(from, from - margin, 2 * caseAlpha, power)), CAP_OVER_BASE * baseTrials);
+}
+
+/**
+ * The power each case's UNCHANGED is planned at: the suite is UNCHANGED only when every one of its `cases` is, so
+ * each gets the `cases`-th root of the suite's power (independent cases: all of them together at `power`).
+ */
+export const caseUnchangedPower = (power: number, cases: number) => power ** (1 / Math.max(1, cases));
+
+/**
+ * A case's caps against a base of `base.trials` whose rate reads `base.passes`: REGRESSED is looked for up to
+ * `regressionCap` (the cap above, planned at the threshold, so that cases alike share one calibration), and sampling
+ * goes on to `maxTrials` where ruling out a drop of the margin at the case's own rate needs more: at `unchangedPower`
+ * under no change, planned at the base's rate (Agresti and Coull's, so a base of all passes still has a variance),
+ * × 1.3 for looking after every trial, at most 4 × the base. Where the base's own error takes the margin, no
+ * candidate can: the cap is the REGRESSED one.
+ */
+export function canaryCaps(
+  base: { trials: number; passes: number },
+  o: { threshold: number; margin: number; caseAlpha: number; power: number; unchangedPower: number; futilityLevel: number },
+): { regressionCap: number; maxTrials: number } {
+  const regressionCap = canaryCap(o.threshold, o.margin, o.caseAlpha, o.power, base.trials);
+  const rate = (base.passes + 2) / (base.trials + 4);
+  const unchanged = unchangedTrials(rate, base.trials, o.margin, o.futilityLevel, o.unchangedPower);
+  if (!Number.isFinite(unchanged)) return { regressionCap, maxTrials: regressionCap };
+  return {
+    regressionCap,
+    maxTrials: Math.max(regressionCap, Math.min(Math.ceil(CAP_OVER_FIXED_N * unchanged), CAP_OVER_BASE * base.trials)),
+  };
 }
 
 /** A case the base cannot be a canary for, and why. */
@@ -84,13 +112,25 @@ export function planCanary(
     return [{ def, sample }];
   });
   const caseAlpha = o.alpha / Math.max(1, ready.length);
+  const unchangedPower = caseUnchangedPower(o.power, ready.length);
   const cases = ready.map(({ def, sample }) => {
     const observed = { trials: sample.trials, passes: sample.passes };
     const minTrials = def.decision.minTrials;
-    // Planned at the rate the case must reach, not the base's draw: cases alike share a cap, and so a calibration.
-    const maxTrials = Math.max(minTrials, o.maxTrials ?? canaryCap(def.decision.threshold, o.margin, caseAlpha, o.power, observed.trials));
-    const params = { margin: o.margin, futilityLevel: canaryFutilityLevel(o.alpha), minTrials, maxTrials };
-    const critical = canaryCritical({ ends: ruleEnds(sample), observed }, { alpha: caseAlpha, minTrials, maxTrials });
+    const futilityLevel = canaryFutilityLevel(o.alpha);
+    const caps =
+      o.maxTrials === undefined
+        ? canaryCaps(observed, {
+            threshold: def.decision.threshold,
+            margin: o.margin,
+            caseAlpha,
+            power: o.power,
+            unchangedPower,
+            futilityLevel,
+          })
+        : { regressionCap: o.maxTrials, maxTrials: o.maxTrials };
+    const [regressionCap, maxTrials] = [Math.max(minTrials, caps.regressionCap), Math.max(minTrials, caps.maxTrials)];
+    const params = { margin: o.margin, futilityLevel, minTrials, maxTrials, regressionCap };
+    const critical = canaryCritical({ ends: ruleEnds(sample), observed }, { alpha: caseAlpha, minTrials, maxTrials: regressionCap });
     const upper = rateInterval(sample, { successes: sample.passes, n: sample.trials }, sideLevel(1 - o.alpha)).hi;
     const d = canaryDesign({ ...observed, upper }, critical, params);
     const { design } = sample;
@@ -100,6 +140,7 @@ export function planCanary(
       baseRule: { minTrials: design.minTrials, maxTrials: design.maxTrials, acceptFrom: design.acceptFrom, rejectUpTo: design.rejectUpTo },
       baseAdded: sample.added ?? 0,
       critical,
+      ...(regressionCap < maxTrials ? { regressionCap } : {}),
       design: { minTrials: d.minTrials, maxTrials: d.maxTrials, acceptFrom: d.acceptFrom, rejectUpTo: d.rejectUpTo },
     };
   });
@@ -127,14 +168,24 @@ export interface CanaryTest {
   passes: number;
 }
 
+/** A stored case's canary as the exact programmes take it (`canaryOperating`). */
+export const storedCanaryParams = (canary: Pick<StoredCanary, 'margin' | 'futilityLevel'>, entry: StoredCanary['cases'][number]) => ({
+  margin: canary.margin,
+  futilityLevel: canary.futilityLevel,
+  minTrials: entry.design.minTrials,
+  maxTrials: entry.design.maxTrials,
+  regressionCap: entry.regressionCap ?? entry.design.maxTrials,
+});
+
 /** The canary of one case against its base: the base as the run stored it, the candidate's outcomes in trial order. */
 export function canaryTest(entry: StoredCanary['cases'][number], sequence: readonly boolean[]): CanaryTest {
   const design = boundariesDesign(entry.design);
   const d = decideSequential(sequence, design);
   const base: BaseEnds = { ends: ruleEnds({ design: boundariesDesign(entry.baseRule), added: entry.baseAdded }), observed: entry.base };
-  const reached = largestCritical(entry.base, sequence.slice(0, d.trials), design);
+  const looks = { ...design, regressionCap: entry.regressionCap ?? design.maxTrials };
+  const reached = largestCritical(entry.base, sequence.slice(0, d.trials), looks);
   return {
-    pValue: canaryPValue(base, reached, design),
+    pValue: canaryPValue(base, reached, looks),
     state: d.state,
     trials: d.trials,
     passes: d.passes,
