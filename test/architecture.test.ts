@@ -40,6 +40,8 @@ const ALLOWED_UPSTREAM: Record<string, string> = {
   'trials/schedule.ts -> stats/case-design.ts': 'the scheduler reads the design stored with each case',
   'trials/stored-case.ts -> stats/case-design.ts':
     'a case carries its design, built once before any trial, so every stage replays the same boundaries',
+  'load/decision.ts -> stats/design-size.ts':
+    'a config is refused where its design would be too large to build, a size only the statistics know',
   'load/decision.ts -> stats/decision-modes/registry.ts':
     'a config is refused where its decision mode could not build its design: the mode says when it builds one',
 };

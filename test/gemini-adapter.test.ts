@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enabledSkills, gemini, systemPolicyProblem } from '../src/agents/gemini/adapter.js';
 import { builtinSkills, builtinsToHide } from '../src/agents/gemini/settings.js';
 import type { InvocationRequest } from '../src/agents/types.js';
-import { InputError } from '../src/load/input-error.js';
+import { InputError } from '../src/util/input-error.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import { baseProject, cleanup, ROOT, runInProcess, skillMd, writeFiles } from './helpers.js';
 

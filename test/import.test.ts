@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCases } from '../src/load/cases.js';
-import { InputError } from '../src/load/input-error.js';
+import { InputError } from '../src/util/input-error.js';
 import { loadSkills } from '../src/load/skills.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { baseProject, projectsRemovedAfterAll, ROOT, runInProcess } from './helpers.js';

@@ -18,7 +18,7 @@ import { todoPromptFindings } from '../src/lint/prompts.js';
 import { renderFindings, renderFindingsJson } from '../src/lint/render.js';
 import { allowedToolNames, allowedToolsFindings } from '../src/lint/tools.js';
 import type { Finding, LintCase, LintSkill } from '../src/lint/types.js';
-import { formatProblem } from '../src/load/input-error.js';
+import { formatProblem } from '../src/util/input-error.js';
 import { parseYamlText, validateYaml } from '../src/load/yaml-file.js';
 import { profileReferenceProblems, profileSchema } from '../src/sim/profile.js';
 import { baseProject, cleanup, makeProject, runInProcess, skillMd, testEnv, type Files } from './helpers.js';

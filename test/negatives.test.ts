@@ -6,7 +6,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { agentNotes } from '../src/commands/reports.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { loadCases } from '../src/load/cases.js';
-import { InputError } from '../src/load/input-error.js';
+import { InputError } from '../src/util/input-error.js';
 import { loadSkills } from '../src/load/skills.js';
 import { explainOutcome } from '../src/report/explain.js';
 import { REPORTER_NAMES, REPORTERS } from '../src/report/registry.js';

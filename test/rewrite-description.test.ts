@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { InputError } from '../src/load/input-error.js';
+import { InputError } from '../src/util/input-error.js';
 import { descriptionProblems, rewriteDescription, rewriteDescriptionBytes } from '../src/load/rewrite-description.js';
 import { loadSkills } from '../src/load/skills.js';
 import { cleanup } from './helpers.js';

@@ -4,8 +4,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { InputError } from '../load/input-error.js';
-import { notExecutable } from '../load/paths.js';
+import { InputError } from '../util/input-error.js';
+import { notExecutable } from '../util/paths.js';
 
 const require = createRequire(import.meta.url);
 

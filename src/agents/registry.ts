@@ -1,4 +1,4 @@
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { claudeCode } from './claude-code/adapter.js';
 import { codex } from './codex/adapter.js';
 import { gemini } from './gemini/adapter.js';

@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { RunFolderError, StoreWriteError } from '../run/store.js';
 import type { Results, RunStatus } from '../run/schema.js';
 import { plural } from '../util/text.js';

@@ -1,6 +1,6 @@
 import { lintProject } from '../commands/lint.js';
-import { ProblemList } from '../load/input-error.js';
-import { wrongEntry } from '../load/paths.js';
+import { ProblemList } from '../util/input-error.js';
+import { wrongEntry } from '../util/paths.js';
 import { defineCommand } from './command.js';
 import { CONFIG_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { text } from './parsers.js';

@@ -1,5 +1,5 @@
-import { InputError } from '../load/input-error.js';
-import { unwritableFolder } from '../load/paths.js';
+import { InputError } from '../util/input-error.js';
+import { unwritableFolder } from '../util/paths.js';
 import { chooseReporters, humanStream, reportRun } from '../commands/reports.js';
 import { describeRunDir } from '../commands/run.js';
 import { plural } from '../util/text.js';

@@ -1,6 +1,6 @@
 import { planSuite, renderPlan } from '../commands/plan.js';
 import { loadSuite, type LoadedSuite } from '../commands/run.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';

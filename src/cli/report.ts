@@ -11,7 +11,7 @@ import { CONFIG_FLAGS, reporterFlags, REPORTERS_HELP, valued } from './flags.js'
 import { text } from './parsers.js';
 import { transcriptsFolder } from './suite-flags.js';
 import { newestRun } from '../load/select.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import type { CliIo } from './command.js';
 
 /** The newest run in `transcripts`, said on stderr so the report on stdout stays the report; an input error if none. */

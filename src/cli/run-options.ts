@@ -1,6 +1,6 @@
 import type { RunOptions } from '../commands/run.js';
 import type { BaselineFlags } from '../commands/run-baseline.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import type { FlagValues } from './flags.js';
 import type { RUN_FLAGS } from './run-flags.js';
 import { caseSelection } from './suite-flags.js';

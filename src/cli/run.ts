@@ -2,7 +2,7 @@ import { capWarnings, planSuite } from '../commands/plan.js';
 import { chooseReporters, humanStream, reportRun, type ReporterChoice } from '../commands/reports.js';
 import { describeRunDir, loadSuites, type LoadedSuite } from '../commands/run.js';
 import { agentsToResume, readAgentsRecord, runAgents, runAndGrade } from '../commands/run-agents.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { plural } from '../util/text.js';

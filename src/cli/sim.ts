@@ -1,5 +1,5 @@
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { loadProfile } from '../sim/profile.js';
 import { startSimulator } from '../sim/server.js';
 import { defineCommand } from './command.js';

@@ -1,5 +1,5 @@
 import { collectConfig } from '../load/config.js';
-import { ProblemList } from '../load/input-error.js';
+import { ProblemList } from '../util/input-error.js';
 import type { CaseSelection } from '../load/select.js';
 import type { LoadedSuite } from '../commands/run.js';
 import type { CliIo } from './command.js';

@@ -4,7 +4,7 @@ import { paragraph, REPORT_WIDTH, table, usd } from '../report/format.js';
 import { readResultsSync, RunFolderError, RunStore } from '../run/store.js';
 import { AGENT_RUNS_FILE, type Results, type RunManifest } from '../run/schema.js';
 import { rateNotes, verdictCounts, verdictRate } from '../report/wording.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 
 export interface HistoryRow {
   runId: string;

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } 
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { escapePath, globSync } from 'tinyglobby';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
 import { readTriggerEvals, repeatText, triggerEvalCases, triggerEvalSkill, type ImportedCase } from '../load/trigger-evals.js';
 import { checkEvalSetCases } from '../load/cases.js';

@@ -4,7 +4,7 @@ import { scaffold, type ScaffoldPaths } from '../init/scaffold.js';
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import { DEFAULT_CONFIG_FILE } from '../load/config.js';
 import { configSchema } from '../run/config-schema.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { loadSkills } from '../load/skills.js';
 import { schemaFileName, SCHEMAS_DIR } from '../schema/json-schemas.js';
 import { DEFAULT_PROFILE_FILE } from '../sim/profile.js';

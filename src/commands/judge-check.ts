@@ -2,7 +2,7 @@ import { adapterFor } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import type { Case } from '../load/cases.js';
 import type { LoadedConfig } from '../load/config.js';
-import type { InputProblem } from '../load/input-error.js';
+import type { InputProblem } from '../util/input-error.js';
 
 /** The judge's CLI, when it is another agent than the run's. */
 export interface JudgeCli {

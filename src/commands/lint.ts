@@ -14,7 +14,7 @@ import { hasErrors, renderFindings, renderFindingsJson, sortFindings } from '../
 import type { CheckId, Finding, LintCase, LintSkill } from '../lint/types.js';
 import { loadCases, type Case } from '../load/cases.js';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
-import { InputError, type InputProblem } from '../load/input-error.js';
+import { InputError, type InputProblem } from '../util/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
 import { DEFAULT_PROFILE_FILE, profileReferenceProblems, readProfile } from '../sim/profile.js';
 import { EXIT } from '../run/exit-codes.js';

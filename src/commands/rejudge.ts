@@ -8,7 +8,7 @@ import { trialAskId, type JudgeAsk } from '../grade/judge-asks.js';
 import { gradeStoredJudged, hasJudgedCases, runJudge, runJudgeAsks } from '../grade/judged.js';
 import { gradeStored } from '../grade/stored.js';
 import { splitProblem } from '../load/config.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { loadYamlFile } from '../load/yaml-file.js';
 import { ARMS } from '../run/config-schema.js';
 import type { TrialOutcome } from '../run/schema.js';

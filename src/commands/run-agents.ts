@@ -8,7 +8,7 @@ import { gradeStoredJudged, hasJudgedCases } from '../grade/judged.js';
 import { askJudge } from './judge-stage.js';
 import { checkRunnable, executeRun, newManifest, prepareRun, type RunTarget } from '../runner/execute.js';
 import { changedSinceStart, resumeChanges } from '../runner/resume.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { LOCK_FILE, lockRunFolder } from '../run/lock.js';
 import type { MissingAgent } from '../report/reporter.js';
 import { AGENT_RUNS_FILE, type AgentRuns, type Results, type RunManifest } from '../run/schema.js';

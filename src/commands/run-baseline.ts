@@ -3,7 +3,7 @@
  * comparison with the base is decided, then is compared with it like `compare BASE CANDIDATE`.
  */
 import { join } from 'node:path';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import type { StoredCanary } from '../run/schema.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import { loadSkills, type Skill } from '../load/skills.js';
 import { listingChars } from '../lint/listing.js';

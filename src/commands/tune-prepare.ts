@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import type { Case } from '../load/cases.js';
 import { familyHash, type Skill } from '../load/skills.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { rewriteDescription } from '../load/rewrite-description.js';
 import { REPORTERS } from '../report/registry.js';
 import { TUNE_FILE, type TuneRecord } from '../run/tune-schema.js';

@@ -1,4 +1,4 @@
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { rewriteDescriptionBytes } from '../load/rewrite-description.js';

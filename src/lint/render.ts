@@ -1,4 +1,4 @@
-import { formatProblem } from '../load/input-error.js';
+import { formatProblem } from '../util/input-error.js';
 import { plural } from '../util/text.js';
 import type { Finding } from './types.js';
 

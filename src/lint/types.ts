@@ -1,4 +1,4 @@
-import type { InputProblem } from '../load/input-error.js';
+import type { InputProblem } from '../util/input-error.js';
 import type { SkillLink } from '../load/skills.js';
 
 export type Severity = 'error' | 'warning';

@@ -5,7 +5,7 @@ import { authoredChecksSchema, authoredExpectFields, checkProblems } from '../ch
 import { decisionProblem, resolveDecision } from './decision.js';
 import { decisionParamsSchema, type DecisionConfig } from '../run/config-schema.js';
 import { splitProblem } from './config.js';
-import { InputError, ProblemList } from './input-error.js';
+import { InputError, ProblemList } from '../util/input-error.js';
 import { NO_SKILL } from './skills.js';
 import {
   isTriggerEvalFile,

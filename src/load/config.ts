@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import type { z } from 'zod';
 import { configSchema, type Config } from '../run/config-schema.js';
 import { resolveDecision, decisionProblem } from './decision.js';
-import { InputError, ProblemList, type InputProblem } from './input-error.js';
+import { InputError, ProblemList, type InputProblem } from '../util/input-error.js';
 import { isPlainObject } from '../util/json.js';
-import { wrongEntry } from './paths.js';
+import { wrongEntry } from '../util/paths.js';
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
 
 /** "what — what to do" → [what, what to do]. */

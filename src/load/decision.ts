@@ -1,7 +1,7 @@
-import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import { DESIGN_LIMIT, type DecisionConfig, type DecisionMode, type DecisionOverrides } from '../run/config-schema.js';
 import type { DecisionParams } from '../run/schema.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
+import { approximateTrials } from '../stats/design-size.js';
 
 /** The decision parameters of one case: defaults, then its first tag with overrides, then the case itself. */
 export function resolveDecision(config: DecisionConfig, tags: readonly string[], own: DecisionOverrides | undefined): DecisionParams {
@@ -15,20 +15,6 @@ export function resolveDecision(config: DecisionConfig, tags: readonly string[],
     ...(config.maxTrials === undefined ? {} : { maxTrials: config.maxTrials }),
   };
   return { ...base, ...(tag ? config.tags[tag] : {}), ...(own ?? {}) };
-}
-
-/** Trials a fixed test needs for these error rates, by the normal approximation: a quick size check. */
-function approximateTrials(p: DecisionParams): number {
-  const p1 = p.threshold - p.delta;
-  const z =
-    normalQuantile(1 - p.alpha, 0, 1) * Math.sqrt(p.threshold * (1 - p.threshold)) +
-    normalQuantile(1 - p.beta, 0, 1) * Math.sqrt(p1 * (1 - p1));
-  return Math.ceil((z / p.delta) ** 2);
-}
-
-/** The trials per case a sequential design for these parameters starts from: its fixed N (approximately) or minTrials. */
-export function designSize(p: DecisionParams): number {
-  return Math.max(approximateTrials(p), p.minTrials);
 }
 
 /**

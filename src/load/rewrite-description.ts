@@ -1,5 +1,5 @@
 import { isAlias, isMap, isScalar, isSeq, type Pair } from 'yaml';
-import { InputError } from './input-error.js';
+import { InputError } from '../util/input-error.js';
 import { descriptionSpecProblem, FRONTMATTER, noFrontmatter } from './skills.js';
 import { BOM, parseYamlText } from './yaml-file.js';
 import { yamlScalar } from './yaml-scalar.js';

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileLinearRegex, type LinearRegex } from '../util/linear-regex.js';
 import type { Case, CaseSuite } from './cases.js';
-import { InputError } from './input-error.js';
+import { InputError } from '../util/input-error.js';
 import type { Verdict } from '../run/schema.js';
 import { readManifestSync, readResultsSync } from '../run/store.js';
 

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { InputError, ProblemList, type InputProblem } from './input-error.js';
-import { isWithin } from './paths.js';
+import { InputError, ProblemList, type InputProblem } from '../util/input-error.js';
+import { isWithin } from '../util/paths.js';
 import { parseYamlText, readTextFile, specialFileKind } from './yaml-file.js';
 
 /** The skill a negative case expects (`expect: { skill: none }`), so no skill folder may take the name. */

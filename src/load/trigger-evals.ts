@@ -5,8 +5,8 @@
  * ignored: both are required, so a misspelt one is still reported.
  */
 import { basename, resolve } from 'node:path';
-import { InputError, ProblemList, type InputProblem } from './input-error.js';
-import { isWithin } from './paths.js';
+import { InputError, ProblemList, type InputProblem } from '../util/input-error.js';
+import { isWithin } from '../util/paths.js';
 import type { Skill } from './skills.js';
 import { parseYamlText, type LocatedYaml } from './yaml-file.js';
 

@@ -1,7 +1,7 @@
 import { readFileSync, statSync, type Stats } from 'node:fs';
 import { Document, isAlias, isCollection, isMap, isNode, isPair, LineCounter, parseDocument, visit, type Alias, type Node } from 'yaml';
 import { ZodArray as zArray, ZodObject as zObject, type z } from 'zod';
-import { InputError, type InputProblem } from './input-error.js';
+import { InputError, type InputProblem } from '../util/input-error.js';
 import { nearestName } from '../util/text.js';
 import { firstInvalidUtf8 } from '../util/utf8.js';
 

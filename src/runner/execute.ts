@@ -10,7 +10,7 @@ import { judgeSample } from '../grade/judge-answers.js';
 import { gradeTrial } from '../grade/outcome.js';
 import { gradeOptions } from '../grade/stored.js';
 import type { CaseSuite } from '../load/cases.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import { explainJudgeSample, explainOutcome } from '../report/explain.js';
 import { skillsEditedNote } from '../report/wording.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { gradeStored } from '../grade/stored.js';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { isPlainObject } from '../util/json.js';
 import type { RunManifest, TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';

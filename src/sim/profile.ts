@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { InputError, ProblemList, type InputProblem } from '../load/input-error.js';
+import { InputError, ProblemList, type InputProblem } from '../util/input-error.js';
 import { loadYamlFile, type LocatedYaml } from '../load/yaml-file.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
 import { DEFAULT_JUDGE, JUDGE_BEHAVIOURS } from './judge.js';

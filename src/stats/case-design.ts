@@ -8,7 +8,7 @@ import type { CaseDesignKind } from './decision-modes/decision-mode.js';
 import { optimalDesign } from './optimal-design.js';
 import { truncateDesign, type SequentialDesign } from './sequential-design.js';
 import { waldDesign } from './sprt.js';
-import { designSize } from '../load/decision.js';
+import { designSize } from './design-size.js';
 import { DESIGN_LIMIT, type DecisionMode } from '../run/config-schema.js';
 import type { DecisionParams, GradableCase, SprtParams, StoredDesign } from '../run/schema.js';
 

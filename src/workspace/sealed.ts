@@ -1,8 +1,8 @@
 import { cp, mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { InputError } from '../load/input-error.js';
-import { isWithin, unwritableFolder } from '../load/paths.js';
+import { InputError } from '../util/input-error.js';
+import { isWithin, unwritableFolder } from '../util/paths.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import { workspacePrefix, writeOwner } from './owner.js';
 

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InputError } from '../load/input-error.js';
+import { InputError } from '../util/input-error.js';
 import { skillFolderHash, type Skill } from '../load/skills.js';
 import { copySkill } from './sealed.js';
 

@@ -2,7 +2,7 @@ import { execa } from 'execa';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { InputError } from '../../load/input-error.js';
+import { InputError } from '../../util/input-error.js';
 import type { Arm } from '../../run/config-schema.js';
 import type { ShownEvidence } from '../../run/schema.js';
 import type { Transcript } from '../../transcript/types.js';
