@@ -23,6 +23,7 @@ describe('Claude Code adapter: the CLI times out a hung request before the harne
     const deadlineMs = config.timeouts.trialSeconds * 1000;
     const inv = claudeCode.invocation({
       prompt: 'p',
+      role: 'trial',
       model: 'm',
       maxTurns: 2,
       cliRetries: config.retries.cli,

@@ -45,6 +45,7 @@ const CALLER: NodeJS.ProcessEnv = {
 function request(over: Partial<InvocationRequest> = {}): InvocationRequest {
   return {
     prompt: 'please handle an alpha record',
+    role: 'trial',
     model: 'gemini-2.5-flash',
     maxTurns: 5,
     cliRetries: 2,

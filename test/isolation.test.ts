@@ -71,6 +71,7 @@ describe('isolation: only the family under test is visible', () => {
       try {
         const inv = claudeCode.invocation({
           prompt: 'hello',
+          role: 'trial',
           model: 'claude-sonnet-4-5',
           maxTurns: 2,
           cliRetries: 0,

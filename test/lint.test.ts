@@ -285,6 +285,7 @@ describe('allowed-tools against the trial tool lock', () => {
   it('the adapter locks trials to exactly its trialTools', () => {
     const inv = claudeCode.invocation({
       prompt: 'p',
+      role: 'trial',
       model: 'm',
       maxTurns: 1,
       cliRetries: 0,

@@ -8,7 +8,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { agentNotes, readTranscripts } from '../src/commands/reports.js';
 import { advice } from '../src/report/advice.js';
 import { caseFacts } from '../src/report/wording.js';
-import { gradeStored } from '../src/grade/stored.js';
+import { gradeStored } from '../src/runner/stored-grades.js';
 import { divergence, type Divergence, type TrialSteps } from '../src/report/divergence.js';
 import { htmlReporter } from '../src/report/html.js';
 import { chooseEmbedded, EMBED_LIMITS } from '../src/report/html/trials.js';

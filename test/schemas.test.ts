@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { jsonSchemas, SCHEMA_NAMES, schemaFileName, schemaText } from '../src/schema/json-schemas.js';
 import { AGENT_IDS } from '../src/agents/registry.js';
-import { gradeStored } from '../src/grade/stored.js';
+import { gradeStored } from '../src/runner/stored-grades.js';
 import { RunStore } from '../src/run/store.js';
 import { buildResults } from '../src/verdict/results.js';
 import { ROOT } from './helpers.js';

@@ -247,7 +247,7 @@ describe.each(Object.entries(AGENT_MODELS))('a judge request through the real %s
       sim.url,
       testEnv(),
       JUDGED.map((j): [string, Arm] => [j.id, 'ablation']),
-      { model, deadlineSeconds: 120, noTools: true },
+      { model, deadlineSeconds: 120, role: 'judge' },
     ));
   }, 300_000);
 

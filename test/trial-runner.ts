@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AgentAdapter } from '../src/agents/types.js';
+import type { AgentAdapter, TrialRole } from '../src/agents/types.js';
 import { loadCases } from '../src/load/cases.js';
 import { loadSkills } from '../src/load/skills.js';
 import { configSchema, type Arm } from '../src/run/config-schema.js';
@@ -19,7 +19,7 @@ export async function runTrials(
   modelUrl: string,
   callerEnv: NodeJS.ProcessEnv,
   plan: [caseId: string, arm: Arm][],
-  settings: { model: string; deadlineSeconds: number; noTools?: boolean },
+  settings: { model: string; deadlineSeconds: number; role?: TrialRole },
 ): Promise<{ records: TrialRecord[]; workdir: string }> {
   const config = configSchema.parse({
     agent: adapter.id,
@@ -43,7 +43,7 @@ export async function runTrials(
     keepWorkspaces: false,
     workspaces,
     signal: new AbortController().signal,
-    noTools: settings.noTools,
+    role: settings.role ?? 'trial',
   };
   ctx.armListings = await probeArmListings(ctx, [...new Set(plan.map(([, arm]) => arm))]);
   const records: TrialRecord[] = [];

@@ -4,7 +4,7 @@ import type { Case } from '../src/load/cases.js';
 import type { Skill } from '../src/load/skills.js';
 import type { Config } from '../src/run/config-schema.js';
 import type { TuneRecord } from '../src/run/tune-schema.js';
-import type { StepResult } from '../src/commands/step.js';
+import type { NestedRun as StepResult } from '../src/runner/nested-run.js';
 import { seededUniform } from '../src/util/random.js';
 import type { CaseRole } from '../src/tune/splits.js';
 

@@ -26,9 +26,16 @@ export interface InvocationRequest {
   simulator?: { url: string; headers: Record<string, string>; identityUrl: string };
   /** The binary the run resolved, once, before any trial; by default the pinned one. */
   binary?: string;
-  /** A judge's trial: the CLI offers the model no tool at all, so its answer is only the text it writes. */
-  noTools?: boolean;
+  /** What the trial is for, which decides the tools the CLI offers (each adapter maps it to its argv and files). */
+  role: TrialRole;
 }
+
+/**
+ * What a trial is for: `trial`, a trial under test (today's tool menu and the skill tool); `judge`, a judge's request
+ * (no tool at all, so its answer is only the text it writes); `proposer`, a tune proposer's request (it writes a new
+ * description from what the request shows it, and needs no tool either).
+ */
+export type TrialRole = 'trial' | 'judge' | 'proposer';
 
 export interface Invocation {
   file: string;

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { gradeRun } from '../commands/grade.js';
+import { gradeRun } from '../runner/stored-results.js';
 import { chooseReporters, humanStream, reportRun } from '../commands/reports.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';

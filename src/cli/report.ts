@@ -1,7 +1,7 @@
 import { join } from 'node:path';
-import { loadResults } from '../commands/grade.js';
-import { chooseReporters, reportRun } from '../commands/reports.js';
-import { reportStoredAgents } from '../commands/run-agents.js';
+import { loadResults } from '../runner/stored-results.js';
+import { chooseReporters, reportAgents, reportRun } from '../commands/reports.js';
+import { readStoredAgents } from '../runner/agents-run.js';
 import { EXIT } from '../run/exit-codes.js';
 import { checkTuneReporters, isTuneFolder, reportTune } from '../commands/tune-report.js';
 import { readTuneRecord } from '../run/tune-store.js';
@@ -57,7 +57,8 @@ export const reportCommand = defineCommand({
       const { failed } = await reportTune(dir, record, reporters, io);
       return exitCodeFor({ verdicts: [EXIT.pass], statuses: [record.status], failedReporters: failed }, io);
     }
-    const agents = await reportStoredAgents(dir, reporters, io);
+    const stored = await readStoredAgents(dir);
+    const agents = stored && { ...stored, ...(await reportAgents(dir, stored.runs, stored.missing, reporters, io)) };
     if (agents) {
       for (const r of agents.runs) reportDamaged(r.results, io);
       // An agent with nothing to report is missing data, as a damaged trial is.

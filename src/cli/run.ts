@@ -1,7 +1,8 @@
 import { capWarnings, planSuite } from '../commands/plan.js';
-import { chooseReporters, humanStream, reportRun, type ReporterChoice } from '../commands/reports.js';
+import { chooseReporters, humanStream, reportAgents, reportRun, type ReporterChoice } from '../commands/reports.js';
 import { describeRunDir, loadSuites, type LoadedSuite } from '../commands/run.js';
-import { agentsToResume, readAgentsRecord, runAgents, runAndGrade } from '../commands/run-agents.js';
+import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
+import { runPipeline } from '../runner/pipeline.js';
 import { InputError } from '../util/input-error.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
@@ -37,7 +38,8 @@ const simulatorNotice = (loaded: LoadedSuite, io: CliIo, drawSeed: number | unde
 async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<number> {
   const say = (text: string) => humanStream(reporters, io).write(text);
   simulatorNotice(suites[0]!, io, o.run.drawSeed);
-  const { dir, runs, failed } = await runAgents(suites, o.run, reporters, io, say);
+  const { dir, runs, missing } = await runAgents(suites, o.run, say);
+  const { failed } = await reportAgents(dir, runs, missing, reporters, io);
   for (const r of runs) reportDamaged(r.results, io);
   say(
     `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir })} (agents.json names each agent's run folder)\n`,
@@ -70,7 +72,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   const canaryCommand = () => import('../commands/run-baseline.js');
   const against = o.baseline ? await (await canaryCommand()).prepareCanary(loaded, o.baseline, (text) => io.stderr.write(text)) : undefined;
   const opts = against ? { ...o.run, canary: against.canary } : o.run;
-  const { store, manifest, results } = await runAndGrade(loaded, opts, {
+  const { store, manifest, results } = await runPipeline(loaded, opts, {
     onPrepared: (target) => {
       if (opts.resume !== undefined) {
         io.stderr.write(

@@ -1,7 +1,7 @@
 import { compareRuns } from '../verdict/compare.js';
 import type { Comparison } from '../verdict/comparison.js';
 import type { CompareOptions } from '../verdict/compare-defaults.js';
-import { loadResults } from './grade.js';
+import { loadResults } from '../runner/stored-results.js';
 import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
 
 /**

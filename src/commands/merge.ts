@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { gradeStoredJudged } from '../grade/judged.js';
-import { JUDGE_DIR } from '../grade/judge-answers.js';
+import { gradeStoredJudged, JUDGE_DIR } from '../runner/judge-steps.js';
 import { InputError, ProblemList } from '../util/input-error.js';
 import { RUN_STATUSES, type Results, type RunManifest } from '../run/schema.js';
 import { currentOwner, newRunId, RunStore } from '../run/store.js';

@@ -3,10 +3,11 @@ import { join, sep } from 'node:path';
 import { z } from 'zod';
 import { adapterFor } from '../agents/registry.js';
 import type { JudgeSample } from '../checks/judge-prompt.js';
-import { judgeAnswers, JUDGE_DIR, readJudgeStep, readJudgeSteps } from '../grade/judge-answers.js';
+import { judgeAnswers } from '../grade/judge-answers.js';
+import { gradeStoredJudged, judgeOf, JUDGE_DIR, readJudgeStep, readJudgeSteps } from '../runner/judge-steps.js';
 import { trialAskId, type JudgeAsk } from '../grade/judge-asks.js';
-import { gradeStoredJudged, hasJudgedCases, runJudge, runJudgeAsks } from '../grade/judged.js';
-import { gradeStored } from '../grade/stored.js';
+import { hasJudgedCases, runJudgeAsks } from '../grade/judged.js';
+import { gradeStored } from '../runner/stored-grades.js';
 import { splitProblem } from '../load/config.js';
 import { InputError } from '../util/input-error.js';
 import { loadYamlFile } from '../load/yaml-file.js';
@@ -19,8 +20,8 @@ import { agreementTable, cohenKappa, MIN_LABELS, type CohenKappa, type LabelPair
 import type { TrialJudgeSamples } from '../stats/judge-stability.js';
 import { rejudgeFlip, type RejudgeFlip } from '../stats/rejudge-flip.js';
 import { plural } from '../util/text.js';
-import { askCase, judgeConfig } from './judge-stage.js';
-import { runStep } from './run-agents.js';
+import { askCase, judgeConfig } from '../runner/judge-stage.js';
+import { startNestedRun } from '../runner/pipeline.js';
 
 /**
  * `skillprobe rejudge RUN`: the frozen-set experiment, built in. Every judged item of the run's stored trials is asked
@@ -84,7 +85,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
       what: `run ${manifest.runId} was judged by the model simulator (profile ${manifest.simulator.profile}), and its rejudge must be too`,
       todo: `add --sim ${manifest.simulator.profile}`,
     });
-  const judge = runJudge(manifest);
+  const judge = judgeOf(manifest);
   const adapter = adapterFor(judge.agent, 'judge.agent');
   const profile = o.sim === undefined ? undefined : loadProfile(o.sim);
   const missing = o.sim === undefined ? adapter.credentialProblem(o.callerEnv) : undefined;
@@ -109,7 +110,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
   // Other case ids than the stored requests': a simulated judge draws each sample from its trial's identity.
   const ids = new Map(again.map((a) => [`again.${a.id}`, a.id]));
   const stepDir = join(root, newRunId());
-  const step = await runStep(
+  const step = await startNestedRun(
     {
       config: { ...manifest.config, transcriptsDir: root },
       skills: [],
@@ -124,7 +125,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
       skills: [],
       cases: again.map((a) => askCase({ id: `again.${a.id}`, prompt: a.prompt })),
       config: judgeConfig(manifest.config, judge.agent, judge.model, judge.config.samples, o.maxCostUsd),
-      noTools: true,
+      role: 'judge',
     },
   );
   const read = await readJudgeStep(stepDir);

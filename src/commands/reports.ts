@@ -3,11 +3,14 @@ import { dirname, resolve } from 'node:path';
 import pMap from 'p-map';
 import { InvalidArgumentError } from 'commander';
 import { adapterFor } from '../agents/registry.js';
-import { readStoredTranscript } from '../grade/stored.js';
+import { readStoredTranscript } from '../runner/stored-grades.js';
+import type { FinishedRun } from '../runner/pipeline.js';
+import { agentMatrix } from '../verdict/agent-matrix.js';
+import { describeRunDir } from './run.js';
 import { ProblemList } from '../util/input-error.js';
 import { unwritableFolder, wrongEntry } from '../util/paths.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
-import type { AgentNotes, Reporter, ReportInput } from '../report/reporter.js';
+import type { AgentNotes, MissingAgent, Reporter, ReportInput } from '../report/reporter.js';
 import { trialKey, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import type { RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
@@ -191,4 +194,26 @@ export async function reportRun(
   const transcripts = needsTranscripts(choices) ? await readTranscripts(store, run.manifest, run.results.outcomes) : undefined;
   const input: ReportInput = { ...run, agentNotes: agentNotes(run.manifest), ...(transcripts ? { transcripts } : {}) };
   return writeReports(choices, (r) => r.render(input), io);
+}
+
+/** One report of several agents' runs: each agent's report, the agents × cases matrix, and the agents missing. */
+export function reportAgents(
+  dir: string,
+  runs: readonly FinishedRun[],
+  missing: MissingAgent[],
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+): Promise<{ failed: string[] }> {
+  const input = {
+    runDir: describeRunDir({ dir }),
+    runs: runs.map((r) => ({
+      manifest: r.manifest,
+      results: r.results,
+      runDir: describeRunDir(r.store),
+      agentNotes: agentNotes(r.manifest),
+    })),
+    matrix: agentMatrix(runs.map((r) => r.results)),
+    missing,
+  };
+  return writeReports(reporters, (r) => r.renderAgents(input), io);
 }

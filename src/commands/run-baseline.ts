@@ -12,7 +12,7 @@ import type { RunToCompare } from '../verdict/comparison.js';
 import { compareRuns } from '../verdict/compare.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plural } from '../util/text.js';
-import { loadResults } from './grade.js';
+import { loadResults } from '../runner/stored-results.js';
 import { reportComparison } from './compare.js';
 import type { ReporterChoice, ReportIo } from './reports.js';
 import type { LoadedSuite } from './run.js';

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
-import { judgeProblems, type JudgeCli } from './judge-check.js';
+import { judgeProblems } from '../runner/judge-check.js';
 import { loadCases } from '../load/cases.js';
 import { checkValueAt, collectConfig, splitProblem } from '../load/config.js';
 import { skillFolders } from '../load/family.js';
@@ -27,8 +27,6 @@ export interface RunOptions extends RunPlace {
   shard?: Shard;
 }
 export interface LoadedSuite extends SuiteToRun {
-  /** The judge's CLI, when `judge.agent` names another agent than the run's. */
-  judgeCli?: JudgeCli;
   /** With `--last-failed`: the run it read, when nothing in it failed (then there is nothing to run). */
   nothingFailedIn?: string;
 }

@@ -14,7 +14,7 @@ import {
   type HoldoutOutcome,
 } from '../tune/holdout-design.js';
 import type { CaseRole } from '../tune/splits.js';
-import type { StepResult } from './step.js';
+import type { NestedRun as StepResult } from '../runner/nested-run.js';
 
 /** The holdout's design for a tune's options: a tune stored before the gain existed gets the default. */
 export const holdoutDesign = (o: TuneRecord['options']): HoldoutDesign => ({

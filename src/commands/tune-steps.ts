@@ -1,9 +1,10 @@
-import { assistantText, readStoredTranscript } from '../grade/stored.js';
+import { assistantText } from '../grade/judge-answers.js';
+import { readStoredTranscript } from '../runner/stored-grades.js';
 import type { Results } from '../run/schema.js';
 import { RunStore } from '../run/store.js';
 import type { CaseRole } from '../tune/splits.js';
 import type { CaseTally } from '../tune/score.js';
-import type { StepResult } from './step.js';
+import type { NestedRun as StepResult } from '../runner/nested-run.js';
 
 /** Each case's passes and scored trials on the skill arm, with its design's stopping-adjusted estimate where it has one. */
 export function tallies(results: Results, roleOf: (caseId: string) => CaseRole): CaseTally[] {

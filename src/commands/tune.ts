@@ -20,9 +20,9 @@ import type { SplitName } from '../tune/splits.js';
 import { candidateProblem, skillFile } from './tune-family.js';
 import { MAX_DESCRIPTION, type PreparedTune, type TuneOptions } from './tune-prepare.js';
 import { proposerAnswer, tallies } from './tune-steps.js';
-import { runStep } from './run-agents.js';
+import { startNestedRun } from '../runner/pipeline.js';
 import { nullIfNaN, runHoldout } from './tune-holdout.js';
-import type { StepResult } from './step.js';
+import type { NestedRun as StepResult } from '../runner/nested-run.js';
 
 /** The config each kind of step runs with. */
 export function stepConfigs(config: Config, o: TuneOptions, holdoutTrials: number) {
@@ -119,10 +119,10 @@ async function tuneSteps(p: PreparedTune, o: TuneOptions, dir: string, record: T
     }
     say(`${name}: ${cases.length} ${cases.length === 1 ? 'case' : 'cases'}\n`);
     const draws = record.draws && { drawSeed: derivedDrawSeed(record.draws.seed, name) };
-    const result = await runStep(
+    const result = await startNestedRun(
       loaded,
       { ...place, ...draws },
-      { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left }, noTools },
+      { dir: join(dir, name), skills, cases, config: { ...config, maxCostUsd: left }, role: noTools ? 'proposer' : 'trial' },
     );
     spent.trials += result.trials;
     if (result.costUsd !== undefined) [spent.costUsd, spent.reported] = [spent.costUsd + result.costUsd, true];

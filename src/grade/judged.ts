@@ -1,22 +1,22 @@
-import { adapterFor } from '../agents/registry.js';
 import { judgeConfigSchema, type JudgeConfig } from '../run/config-schema.js';
-import type { JudgeGrading, RunManifest } from '../run/schema.js';
-import type { RunStore } from '../run/store.js';
+import type { DamagedTrial, JudgeGrading, RunManifest, TrialOutcome } from '../run/schema.js';
 import { applyJudgements, judgeCalibration } from './judge-apply.js';
-import { judgeAnswers, readJudgeSteps } from './judge-answers.js';
-import { judgeAsks, type JudgeAsk } from './judge-asks.js';
-import { gradeStored, type StoredGrades } from './stored.js';
+import { judgeAnswers, type StoredJudgeStep } from './judge-answers.js';
+import { judgeAsks, type JudgeAsk, type JudgedText } from './judge-asks.js';
 
 /** The judge a run uses: its config (defaults filled), its agent and model, and whether that is the model under test. */
-export function runJudge(manifest: Pick<RunManifest, 'config' | 'agent' | 'model'>): {
+export interface JudgeSettings {
   config: JudgeConfig;
   agent: string;
   model: string;
   self: boolean;
-} {
+}
+
+/** The run's judge settings; `defaultModel` names an agent's default model (the agent registry's, passed in). */
+export function judgeSettings(manifest: Pick<RunManifest, 'config' | 'agent' | 'model'>, defaultModel: (agent: string) => string): JudgeSettings {
   const config = manifest.config.judge ?? judgeDefaults;
   const agent = config.agent ?? manifest.agent.id;
-  const model = config.model ?? adapterFor(agent, 'the config').defaultModel;
+  const model = config.model ?? defaultModel(agent);
   return { config, agent, model, self: agent === manifest.agent.id && model === manifest.model };
 }
 
@@ -26,20 +26,29 @@ const judgeDefaults: JudgeConfig = judgeConfigSchema.parse({});
 export const hasJudgedCases = (manifest: Pick<RunManifest, 'cases'>) => manifest.cases.defs.some((c) => c.judge?.length);
 
 /** Every judge request the run's stored trials call for. */
-export function runJudgeAsks(manifest: RunManifest, graded: Pick<StoredGrades, 'judgedTexts'>): JudgeAsk[] {
-  return judgeAsks(manifest.cases.defs, graded.judgedTexts, runJudge(manifest).config.calibration);
+export function runJudgeAsks(manifest: Pick<RunManifest, 'cases' | 'config'>, graded: { judgedTexts: readonly JudgedText[] }): JudgeAsk[] {
+  return judgeAsks(manifest.cases.defs, graded.judgedTexts, (manifest.config.judge ?? judgeDefaults).calibration);
+}
+
+/** A run's trials graded, as `runner/stored-grades.ts` reads them. */
+export interface TrialGrades {
+  outcomes: TrialOutcome[];
+  damaged: DamagedTrial[];
+  judgedTexts: JudgedText[];
 }
 
 /**
- * Grades every stored trial and applies the judge's stored answers (`judge/` in the run folder): the calibration,
- * each judged trial's item verdicts, and, when the judge is calibrated, their part in the pass rule. Runs nothing.
+ * The judge's answers (its steps, oldest first) applied to a run's graded trials: the calibration, each judged trial's
+ * item verdicts, and, when the judge is calibrated, their part in the pass rule. Pure.
  */
-export async function gradeStoredJudged(store: RunStore, manifest: RunManifest): Promise<StoredGrades & { judge?: JudgeGrading }> {
-  const graded = await gradeStored(store, manifest);
+export function gradeJudged<G extends TrialGrades>(
+  manifest: RunManifest,
+  graded: G,
+  steps: readonly StoredJudgeStep[],
+  judge: JudgeSettings,
+): G & { judge?: JudgeGrading } {
   if (!hasJudgedCases(manifest)) return graded;
-  const judge = runJudge(manifest);
   const asks = runJudgeAsks(manifest, graded);
-  const { steps } = await readJudgeSteps(store.dir);
   const answers = judgeAnswers(steps, new Map(asks.map((a) => [a.id, a.prompt])), judge.config.samples);
   const calibration = judgeCalibration(asks, answers);
   const costs = steps.flatMap((s) => (s.costUsd !== undefined ? [s.costUsd] : []));

@@ -4,11 +4,11 @@ import { valueHash } from '../util/json.js';
 import { freshDrawSeed } from '../util/random.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { AgentAdapter } from '../agents/types.js';
-import { readJudgeRequest } from '../checks/judge-prompt.js';
+import type { AgentAdapter, TrialRole } from '../agents/types.js';
+import type { JudgeCli } from './judge-check.js';
 import { judgeSample } from '../grade/judge-answers.js';
 import { gradeTrial } from '../grade/outcome.js';
-import { gradeOptions } from '../grade/stored.js';
+import { gradeOptions } from './stored-grades.js';
 import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../util/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
@@ -49,8 +49,10 @@ export interface SuiteToRun {
   binary: string;
   /** This run is one share of the suite (`--shard I/N`); `suite` holds only the share's cases. */
   shard?: NonNullable<RunManifest['shard']>;
-  /** Every trial runs with no tool at all: a judge's requests. */
-  noTools?: boolean;
+  /** What its trials are for (`trial` by default): a judge's or a proposer's requests run with no tool. */
+  role?: TrialRole;
+  /** The judge's CLI, when `judge.agent` names another agent than the run's. */
+  judgeCli?: JudgeCli;
 }
 
 /** Where and how a run goes, beyond the suite. */
@@ -234,7 +236,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       keepWorkspaces: place.keepWorkspaces ?? false,
       workspaces,
       signal: abort.signal,
-      noTools: s.noTools,
+      role: s.role ?? 'trial',
       drawSeed: manifest.simulator?.draws?.seed,
     };
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms);
@@ -249,9 +251,9 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
         storedHere++;
         budget?.spend(o.costUsd);
         isolation.trialEnded(o.status, o.statusDetail);
-        // A judge's trial is an answer, not a trial to score (a tune's proposer also runs with no tool, and is a trial).
+        // A judge's trial is an answer, not a trial to score.
         const verdict =
-          s.noTools && readJudgeRequest(def.prompt ?? '') !== undefined
+          s.role === 'judge'
             ? explainJudgeSample(judgeSample(r.transcript, r.meta, adapter.grading.isolationProblem))
             : explainOutcome(o, def);
         return { passed: o.passed, verdict };

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { gradeStored } from '../grade/stored.js';
+import { gradeStored } from './stored-grades.js';
 import { InputError } from '../util/input-error.js';
 import { isPlainObject } from '../util/json.js';
 import type { RunManifest, TrialOutcome } from '../run/schema.js';

@@ -1,6 +1,6 @@
 import { fileLines } from '../util/file-lines.js';
 import { spawnAgent } from '../agents/spawn.js';
-import type { AgentAdapter, InvocationRequest, ProviderSignal } from '../agents/types.js';
+import type { AgentAdapter, InvocationRequest, ProviderSignal, TrialRole } from '../agents/types.js';
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
 import type { Arm, Config } from '../run/config-schema.js';
@@ -27,8 +27,8 @@ export interface TrialContext {
   onProviderSignal?: (s: ProviderSignal) => void;
   /** What the CLI lists in each arm, measured once before any trial, for a CLI whose trials do not record it. */
   armListings?: Partial<Record<Arm, ShownEvidence>>;
-  /** Every trial runs with no tool at all (a judge's trials). */
-  noTools?: boolean;
+  /** What the trials are for, which decides the tools the CLI offers. */
+  role: TrialRole;
   /** The run's draw seed (run.json), mixed into the key the simulator draws from; absent in runs made before it. */
   drawSeed?: number;
 }
@@ -63,7 +63,7 @@ function invocationRequest(
     harnessDir: ws.harnessDir,
     callerEnv: ctx.callerEnv,
     binary: ctx.binary,
-    noTools: ctx.noTools,
+    role: ctx.role,
     simulator: url
       ? {
           url,

@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { attemptTimeoutMs } from '../attempt-timeout.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
-import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
+import type { AgentAdapter, Invocation, InvocationRequest, TrialRole } from '../types.js';
 import { initListingProblem } from '../init-isolation.js';
 import { parseClaudeStream } from './parse.js';
 import { statusSignal } from '../provider-signals.js';
@@ -127,6 +127,17 @@ function pinnedBinary(): string | undefined {
 
 const DENIED_TOOLS = ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'];
 
+/**
+ * The tools each role is offered. `=` forms: the variadic options would otherwise swallow what follows, even the
+ * prompt. An empty list offers no tool at all (and lists no skill): the judge answers from the text it is shown, the
+ * proposer writes a description from what its request shows it.
+ */
+const toolArgs = (trialTools: readonly string[]): Record<TrialRole, string[]> => ({
+  trial: [`--tools=${trialTools.join(',')}`, '--allowedTools=Skill'],
+  judge: ['--tools='],
+  proposer: ['--tools='],
+});
+
 export const claudeCode: AgentAdapter = {
   id: 'claude-code',
   defaultModel: 'sonnet',
@@ -198,9 +209,7 @@ export const claudeCode: AgentAdapter = {
       'project',
       '--strict-mcp-config',
       '--no-session-persistence',
-      // `=` forms: the variadic options would otherwise swallow what follows, even the prompt. An empty list
-      // offers no tool at all (and lists no skill).
-      ...(req.noTools ? ['--tools='] : [`--tools=${this.trialTools.join(',')}`, '--allowedTools=Skill']),
+      ...toolArgs(this.trialTools)[req.role],
       '--max-turns',
       String(req.maxTurns),
       '--model',

@@ -129,6 +129,7 @@ export const codex: AgentAdapter = {
         tmp: join(root, 'tmp'),
         callerEnv: { PATH: callerEnv.PATH },
         model: 'probe',
+        role: 'trial' as const,
         cliRetries: 0,
         deadlineMs: 30_000,
       };

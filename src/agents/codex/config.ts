@@ -1,6 +1,6 @@
 import { stringify } from 'smol-toml';
 import { attemptTimeoutMs } from '../attempt-timeout.js';
-import type { InvocationRequest } from '../types.js';
+import type { InvocationRequest, TrialRole } from '../types.js';
 
 /** The variable the generated provider reads its key from: the simulator's placeholder, or the caller's real key. */
 export const SIM_KEY_VARIABLE = 'SKILLPROBE_SIMULATOR_KEY';
@@ -8,13 +8,19 @@ export const REAL_KEY_VARIABLE = 'OPENAI_API_KEY';
 const REAL_BASE_URL = 'https://api.openai.com/v1';
 const PROVIDER = 'skillprobe';
 
+/** No shell (so nothing can be read), no image viewer: the judge and the proposer answer from their request alone. */
+const NO_TOOLS = { shell_tool: false, unified_exec: false, view_image: false };
+
+/** The features each role switches off beyond every trial's: a trial keeps its tool menu. */
+const ROLE_FEATURES: Record<TrialRole, Record<string, boolean>> = { trial: {}, judge: NO_TOOLS, proposer: NO_TOOLS };
+
 /**
  * The trial's `$CODEX_HOME/config.toml`: one custom provider (the only way this CLI sends a key to an endpoint of
  * our choosing without first trying WebSockets), a read-only sandbox with approval never, and every extra that adds
  * tools, skills, context or network traffic switched off.
  */
 export function codexConfig(
-  req: Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'noTools'>,
+  req: Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'role'>,
 ): string {
   const baseUrl = req.simulator ? `${req.simulator.identityUrl}/v1` : req.callerEnv.OPENAI_BASE_URL || REAL_BASE_URL;
   return stringify({
@@ -38,8 +44,7 @@ export function codexConfig(
       shell_snapshot: false,
       tool_suggest: false,
       hooks: false,
-      // A judge's trial: no shell (so nothing can be read), no image viewer.
-      ...(req.noTools ? { shell_tool: false, unified_exec: false, view_image: false } : {}),
+      ...ROLE_FEATURES[req.role],
     },
     skills: { bundled: { enabled: false } },
     model_providers: {

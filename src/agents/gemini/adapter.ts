@@ -160,7 +160,7 @@ export const gemini: AgentAdapter = {
     const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
     await mkdir(join(req.home, '.gemini'), { recursive: true });
     await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide));
-    await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.noTools ? { trialTools: this.trialTools } : undefined));
+    await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
   },

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'smol-toml';
 import { parse } from 'yaml';
-import type { InvocationRequest } from '../types.js';
+import type { InvocationRequest, TrialRole } from '../types.js';
 
 /** The built-in skills of Gemini CLI 0.61, for a bundle whose own folder of them cannot be read. */
 const KNOWN_BUILTIN_SKILLS = ['antigravity-support', 'skill-creator'];
@@ -95,15 +95,20 @@ export function geminiSettings(
 
 /**
  * The admin-tier policy (`--admin-policy`), which outranks workspace and user policies: the skill tool allowed
- * (the CLI's own headless policy denies it), everything in DENIED_TOOLS denied; with `noTools` (a judge's trial),
+ * (the CLI's own headless policy denies it), everything in DENIED_TOOLS denied; for a judge's or a proposer's trial,
  * the trial's own tools denied too, so the model is offered none.
  */
-export function geminiPolicy(skillTool: string, noTools?: { trialTools: readonly string[] }): string {
-  if (noTools) return stringify({ rule: [{ toolName: [...DENIED_TOOLS, ...noTools.trialTools], decision: 'deny', priority: 100 }] });
-  return stringify({
-    rule: [
-      { toolName: skillTool, decision: 'allow', priority: 100 },
-      { toolName: DENIED_TOOLS, decision: 'deny', priority: 100 },
-    ],
-  });
+export function geminiPolicy(skillTool: string, role: TrialRole, trialTools: readonly string[]): string {
+  const none = { rule: [{ toolName: [...DENIED_TOOLS, ...trialTools], decision: 'deny', priority: 100 }] };
+  const byRole: Record<TrialRole, object> = {
+    trial: {
+      rule: [
+        { toolName: skillTool, decision: 'allow', priority: 100 },
+        { toolName: DENIED_TOOLS, decision: 'deny', priority: 100 },
+      ],
+    },
+    judge: none,
+    proposer: none,
+  };
+  return stringify(byRole[role]);
 }

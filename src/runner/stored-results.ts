@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { gradeStoredJudged } from '../grade/judged.js';
+import { gradeStoredJudged } from './judge-steps.js';
 import { metaPath, trialKey, type Results, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import { lockRunFolder } from '../run/lock.js';
 import { RunFolderError, RunStore } from '../run/store.js';

@@ -11,8 +11,9 @@ import {
 } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { RunStore } from '../run/store.js';
-import { gradeTrial, type GradeOptions } from './outcome.js';
-import type { JudgedText } from './judge-asks.js';
+import { gradeTrial, type GradeOptions } from '../grade/outcome.js';
+import type { JudgedText } from '../grade/judge-asks.js';
+import { assistantText, judgeSample, type JudgeTrialRead } from '../grade/judge-answers.js';
 
 export function gradeOptions(manifest: RunManifest): GradeOptions {
   const adapter = adapterFor(manifest.agent.id, 'run.json');
@@ -61,14 +62,18 @@ export interface StoredGrades {
   damaged: DamagedTrial[];
   /** What the assistant wrote in each scored trial of a case with `expect.judge` items: what the judge is shown. */
   judgedTexts: JudgedText[];
+  /**
+   * With `judgeReads` (a judge step): each trial read as a judge's answer, from the same single read, and the damaged
+   * files the folder listing found.
+   */
+  judgeReads?: { reads: JudgeTrialRead[]; listed: DamagedTrial[] };
 }
 
-/** The assistant's own text in a trial, in order: never tool results or injected skill bodies, which echo SKILL.md. */
-export const assistantText = (t: Transcript) =>
-  t.events.flatMap((e) => (e.kind === 'text' && e.source === 'assistant' ? [e.text] : [])).join('\n');
-
-/** Grades every intact stored transcript with the current graders, in memory. Runs nothing, writes nothing. */
-export async function gradeStored(store: RunStore, manifest: RunManifest): Promise<StoredGrades> {
+/**
+ * Grades every intact stored transcript with the current graders, in memory, each read once; with `judgeReads` (a
+ * judge step) also reads each as a judge's answer. Runs nothing, writes nothing.
+ */
+export async function gradeStored(store: RunStore, manifest: RunManifest, want: { judgeReads?: boolean } = {}): Promise<StoredGrades> {
   const opts = gradeOptions(manifest);
   const byId = new Map(manifest.cases.defs.map((c) => [c.id, c]));
   const listed = await store.listTrials();
@@ -79,10 +84,12 @@ export async function gradeStored(store: RunStore, manifest: RunManifest): Promi
   }
   // Bounded, so thousands of trials never hold thousands of open files.
   const judgedTexts: JudgedText[] = [];
+  const judgeReads: JudgeTrialRead[] = [];
   const read = await pMap(
     known,
     async (ref: TrialRef) => {
       const t = await readStoredTranscript(store, manifest, ref);
+      if (want.judgeReads) judgeReads.push(judgeRead(ref, t, opts.conventions.isolationProblem));
       if (!t.ok) return t.damaged;
       const c = byId.get(ref.caseId)!;
       const outcome = gradeTrial(t.transcript, t.meta, c, ref.arm, ref.n, opts);
@@ -93,5 +100,15 @@ export async function gradeStored(store: RunStore, manifest: RunManifest): Promi
   );
   const outcomes = read.filter((x): x is TrialOutcome => 'caseId' in x);
   damaged.push(...read.filter((x): x is DamagedTrial => 'problem' in x));
-  return { outcomes, damaged, judgedTexts };
+  return { outcomes, damaged, judgedTexts, ...(want.judgeReads ? { judgeReads: { reads: judgeReads, listed: listed.damaged } } : {}) };
+}
+
+function judgeRead(
+  ref: TrialRef,
+  t: Awaited<ReturnType<typeof readStoredTranscript>>,
+  isolationProblem: GradeOptions['conventions']['isolationProblem'],
+): JudgeTrialRead {
+  if (!t.ok) return { ref, sample: 'error', costUsd: undefined, damaged: t.damaged };
+  const result = t.transcript.events.find((e) => e.kind === 'result');
+  return { ref, sample: judgeSample(t.transcript, t.meta, isolationProblem), costUsd: result?.kind === 'result' ? result.costUsd : undefined };
 }

@@ -1,74 +1,22 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
-import type { StepRequest, StepResult } from './step.js';
-import type { RunPlace } from '../runner/execute.js';
-import { gradeStored } from '../grade/stored.js';
-import { gradeStoredJudged, hasJudgedCases } from '../grade/judged.js';
-import { askJudge } from './judge-stage.js';
-import { checkRunnable, executeRun, newManifest, prepareRun, type RunTarget } from '../runner/execute.js';
-import { changedSinceStart, resumeChanges } from '../runner/resume.js';
+import { basename, join } from 'node:path';
 import { InputError } from '../util/input-error.js';
 import { LOCK_FILE, lockRunFolder } from '../run/lock.js';
+import { AGENT_RUNS_FILE, type AgentRuns } from '../run/schema.js';
+import { newRunId, readAgentRuns, RunFolderError, writeAgentRuns } from '../run/store.js';
+import { checkRunnable, newManifest, type RunPlace, type SuiteToRun } from './execute.js';
+import { runPipeline, type FinishedRun } from './pipeline.js';
+import { changedSinceStart, resumeChanges } from './resume.js';
+import { loadResults } from './stored-results.js';
 import type { MissingAgent } from '../report/reporter.js';
-import { AGENT_RUNS_FILE, type AgentRuns, type Results, type RunManifest } from '../run/schema.js';
-import { newRunId, readAgentRuns, RunFolderError, RunStore, writeAgentRuns } from '../run/store.js';
-import { loadResults } from './grade.js';
-import { agentMatrix } from '../verdict/agent-matrix.js';
-import { buildResults } from '../verdict/results.js';
-import { agentNotes, writeReports, type ReporterChoice, type ReportIo } from './reports.js';
-import { describeRunDir, type LoadedSuite, type RunOptions } from './run.js';
 
-export interface FinishedRun {
-  store: RunStore;
-  manifest: RunManifest;
-  results: Results;
-}
-
-/**
- * Runs one agent's suite to its end and grades it from the folder (so a resumed run's replayed trials count too);
- * the machine is checked first unless the caller has (`checked`).
- */
-export async function runAndGrade(
-  loaded: LoadedSuite,
-  opts: RunOptions,
-  hooks: { checked?: boolean; onPrepared?: (target: RunTarget) => void } = {},
-): Promise<FinishedRun> {
-  if (!hooks.checked) await checkRunnable(loaded, opts);
-  const target = await prepareRun(loaded, opts);
-  try {
-    hooks.onPrepared?.(target);
-    const executed = await executeRun(loaded, opts, target);
-    const { store, guard } = executed;
-    let manifest = executed.manifest;
-    try {
-      // The judge asks only once the trials are all in: its requests are theirs. Stopped short, the run is too, and
-      // its --resume asks the rest.
-      if (manifest.status === 'completed' && hasJudgedCases(manifest)) {
-        const spent = (await gradeStored(store, manifest)).outcomes.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
-        const judged = await askJudge(loaded, opts, store, manifest, spent, runStep);
-        if (judged !== 'completed') {
-          manifest = { ...manifest, status: judged };
-          await store.writeManifest(manifest);
-        }
-      }
-      const { outcomes, damaged, judge } = await gradeStoredJudged(store, manifest);
-      const results = buildResults(manifest, outcomes, damaged, new Date(), judge);
-      await store.writeResults(results);
-      return { store, manifest, results };
-    } finally {
-      guard.release();
-    }
-  } finally {
-    target.lock.release();
-  }
-}
 
 export interface AgentsRun {
   dir: string;
   runs: FinishedRun[];
-  /** Reporters that failed to write (each named on stderr). */
-  failed: string[];
+  /** The planned agents without a run to report, and why. */
+  missing: MissingAgent[];
 }
 
 type AgentEntry = AgentRuns['agents'][number];
@@ -107,17 +55,11 @@ export async function readAgentsRecord(dir: string): Promise<AgentRuns | undefin
 
 /**
  * The suite once per agent, one after another, each a complete run folder inside one folder whose agents.json
- * names them all from the start; then one report of all of them with the agents × cases matrix. A run stopped short
+ * names them all from the start (the caller reports them all together). A run stopped short
  * (Ctrl-C, the cost cap, a fault) ends the sequence: the agents after it are not started. `--resume` of that folder
  * (`opts.resume`) resumes the agent that was stopped and runs the ones never started.
  */
-export async function runAgents(
-  suites: readonly LoadedSuite[],
-  opts: RunOptions,
-  reporters: readonly ReporterChoice[],
-  io: ReportIo,
-  say: (text: string) => void,
-): Promise<AgentsRun> {
+export async function runAgents(suites: readonly SuiteToRun[], opts: RunPlace, say: (text: string) => void): Promise<AgentsRun> {
   // Every agent's machine checks first: a problem with the last agent must not wait for the first one's trials.
   for (const suite of suites) await checkRunnable(suite, opts);
   const dir = opts.resume ?? join(suites[0]!.config.transcriptsDir, newRunId());
@@ -164,7 +106,7 @@ export async function runAgents(
         model: suite.config.model ?? suite.adapter.defaultModel,
         status: 'running',
       });
-      const run = await runAndGrade(
+      const run = await runPipeline(
         { ...suite, config: { ...suite.config, transcriptsDir: dir } },
         { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined },
         { checked: true },
@@ -186,8 +128,7 @@ export async function runAgents(
     // Whatever stopped the sequence, the record says when; the agents it never reached are planned, not listed.
     await writeAgentRuns(dir, { ...record, endedAt: new Date().toISOString() }).finally(() => lock.release());
   }
-  const { failed } = await reportAgents(dir, runs, missingAgents(record, runs), reporters, io);
-  return { dir, runs, failed };
+  return { dir, runs, missing: missingAgents(record, runs) };
 }
 
 /**
@@ -209,7 +150,7 @@ async function removeUnstartedFolder(agentDir: string): Promise<void> {
 }
 
 /** An agent a resumed run finished before: its stored results, refused (unless forced) if its inputs changed since. */
-async function completedAgentRun(agentDir: string, suite: LoadedSuite, opts: RunOptions): Promise<FinishedRun> {
+async function completedAgentRun(agentDir: string, suite: SuiteToRun, opts: RunPlace): Promise<FinishedRun> {
   const run = await loadResults(agentDir);
   const changes = resumeChanges(run.manifest, newManifest(suite, opts), undefined);
   if (changes.length && !opts.force) throw changedSinceStart(join(agentDir, 'run.json'), changes);
@@ -227,37 +168,11 @@ function missingAgents(record: AgentRuns, runs: readonly FinishedRun[]): Missing
     }));
 }
 
-/** One report of several agents' runs: each agent's report, the agents × cases matrix, and the agents missing. */
-function reportAgents(
-  dir: string,
-  runs: readonly FinishedRun[],
-  missing: MissingAgent[],
-  reporters: readonly ReporterChoice[],
-  io: ReportIo,
-): Promise<{ failed: string[] }> {
-  const input = {
-    runDir: describeRunDir({ dir }),
-    runs: runs.map((r) => ({
-      manifest: r.manifest,
-      results: r.results,
-      runDir: describeRunDir(r.store),
-      agentNotes: agentNotes(r.manifest),
-    })),
-    matrix: agentMatrix(runs.map((r) => r.results)),
-    missing,
-  };
-  return writeReports(reporters, (r) => r.renderAgents(input), io);
-}
-
 /**
- * `skillprobe report` of a run of several agents: every agent's stored results (graded in memory where they are
- * missing), reported together, with the agents the run never reached named; undefined when `dir` is not such a run.
+ * A run of several agents as stored, for `skillprobe report`: every agent's stored results (graded in memory where
+ * they are missing), with the agents the run never reached named; undefined when `dir` is not such a run.
  */
-export async function reportStoredAgents(
-  dir: string,
-  reporters: readonly ReporterChoice[],
-  io: ReportIo,
-): Promise<{ runs: FinishedRun[]; missing: MissingAgent[]; failed: string[] } | undefined> {
+export async function readStoredAgents(dir: string): Promise<{ runs: FinishedRun[]; missing: MissingAgent[] } | undefined> {
   // Anything else (a run folder, a file, nothing) is the single-run report's to read or refuse.
   const record = await readAgentsRecord(dir);
   if (!record) return undefined;
@@ -273,44 +188,5 @@ export async function reportStoredAgents(
     }),
   );
   const runs = read.filter((r) => r !== undefined);
-  const missing = missingAgents(record, runs);
-  return { runs, missing, ...(await reportAgents(dir, runs, missing, reporters, io)) };
-}
-
-/**
- * Runs a step, or reads it back: a finished run folder is never run again (a resumed tune replays its finished steps
- * and gets the same answers), an interrupted one is resumed, and a folder a kill left without its run.json (it holds
- * no trial yet) is made anew.
- */
-export async function runStep(base: LoadedSuite, place: RunPlace, step: StepRequest): Promise<StepResult> {
-  const manifestFile = join(step.dir, 'run.json');
-  if (existsSync(join(step.dir, 'results.json')) && existsSync(manifestFile)) {
-    const stored = await loadResults(step.dir);
-    if (stored.manifest.status === 'completed') return stepResult(step.dir, stored.manifest, stored.results);
-  }
-  if (existsSync(step.dir) && !existsSync(manifestFile)) await rm(step.dir, { recursive: true, force: true });
-  const resume = existsSync(manifestFile) ? step.dir : undefined;
-  const loaded: LoadedSuite = {
-    ...base,
-    config: { ...step.config, transcriptsDir: dirname(step.dir) },
-    skills: step.skills,
-    suite: { ...base.suite, cases: step.cases },
-    noTools: step.noTools,
-  };
-  const { manifest, results } = await runAndGrade(
-    loaded,
-    { ...place, overrides: {}, resume, runId: basename(step.dir) },
-    { checked: true },
-  );
-  return stepResult(step.dir, manifest, results);
-}
-
-function stepResult(dir: string, manifest: RunManifest, results: Results): StepResult {
-  return {
-    dir,
-    manifest,
-    results,
-    trials: results.outcomes.length,
-    ...(results.run.costUsd !== undefined ? { costUsd: results.run.costUsd } : {}),
-  };
+  return { runs, missing: missingAgents(record, runs) };
 }
