@@ -13,7 +13,10 @@ export interface JudgeSettings {
 }
 
 /** The run's judge settings; `defaultModel` names an agent's default model (the agent registry's, passed in). */
-export function judgeSettings(manifest: Pick<RunManifest, 'config' | 'agent' | 'model'>, defaultModel: (agent: string) => string): JudgeSettings {
+export function judgeSettings(
+  manifest: Pick<RunManifest, 'config' | 'agent' | 'model'>,
+  defaultModel: (agent: string) => string,
+): JudgeSettings {
   const config = manifest.config.judge ?? judgeDefaults;
   const agent = config.agent ?? manifest.agent.id;
   const model = config.model ?? defaultModel(agent);

@@ -11,7 +11,6 @@ import { changedSinceStart, resumeChanges } from './resume.js';
 import { loadResults } from './stored-results.js';
 import type { MissingAgent } from '../report/reporter.js';
 
-
 export interface AgentsRun {
   dir: string;
   runs: FinishedRun[];

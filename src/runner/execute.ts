@@ -28,11 +28,11 @@ import { boundariesDesign } from '../verdict/stopped-sample.js';
 import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
 import { changedSkills, snapshotSkills } from '../workspace/skill-snapshot.js';
-import { adaptivePace, fixedPace } from './pace.js';
+import { adaptivePace, fixedPace, type Pace } from './pace.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun, type RunGuard } from './run-guard.js';
-import { runSuite } from './run-suite.js';
+import { runSuite, type SuiteRun } from './run-suite.js';
 import { probeArmListings, type TrialContext } from './trial.js';
 
 const require = createRequire(import.meta.url);
@@ -182,6 +182,58 @@ export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTar
   return { store, lock, manifest: fresh, stored: [] };
 }
 
+/**
+ * The schedulers of a run, each wrapping the one before: its cases' designs with the stored trials replayed, the cost
+ * cap (`budget`, with what the stored trials spent), and the isolation stop after the first wave of trials.
+ */
+function runSchedulers(config: Config, target: RunTarget, startingLimit: number) {
+  const replay = new ReplayingScheduler(
+    makeScheduler(config, target.manifest.cases.defs, target.manifest),
+    new Map(target.stored.map((o) => [trialKey(o), o.passed ?? undefined])),
+  );
+  const spentBefore = target.stored.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
+  const budget = config.maxCostUsd !== undefined ? new CostCappedScheduler(replay, config.maxCostUsd, spentBefore) : undefined;
+  // The first wave: the trials that start together (at least three), of those the run plans.
+  const isolation = new IsolationStopScheduler(budget ?? replay, Math.min(replay.plannedTotal(), Math.max(3, startingLimit)));
+  return { replay, budget, isolation };
+}
+
+/**
+ * How the run's trials ended, into its manifest: skills edited meanwhile, the CLI's version and model, the run's
+ * status, why it stopped, its concurrency trace and its trial counts.
+ */
+async function recordRunEnd(
+  s: SuiteToRun,
+  manifest: RunManifest,
+  end: { init: SuiteRun['init']; schedulers: ReturnType<typeof runSchedulers>; pace: Pace; aborted: boolean },
+  { finished, stderr }: { finished: number; stderr: ProgressStream },
+): Promise<void> {
+  const edited = changedSkills(s.skills);
+  if (edited.length) {
+    manifest.skillsChangedDuringRun = edited.map((c) => ({ dir: c.dir, ...(c.hash ? { hash: c.hash } : {}) }));
+    stderr.write(`${skillsEditedNote(edited.map((c) => c.dir))}\n`);
+  }
+  if (end.init) {
+    // A CLI whose stream does not say its version is asked once.
+    manifest.agent.cliVersion = end.init.cliVersion || (await s.adapter.cliVersion(s.binary));
+    manifest.reportedModel = end.init.model;
+  }
+  const { schedulers, pace, aborted } = end;
+  const { replay, budget, isolation } = schedulers;
+  // Capped only when the cap left trials unscheduled: a suite that finished under it is complete.
+  const capped = budget?.capped === true && !replay.exhausted();
+  const isolated = isolation.stoppedBecause !== undefined && !replay.exhausted();
+  manifest.status = aborted ? 'interrupted' : capped ? 'cost_capped' : isolated ? 'isolation_stopped' : 'completed';
+  if (isolated) manifest.stoppedBecause = isolation.stoppedBecause;
+  if (pace.mode === 'auto') manifest.concurrency = { mode: 'auto', trace: pace.trace.map((c) => ({ ...c })) };
+  const stopped = aborted || capped || isolated;
+  manifest.trials = {
+    planned: manifest.trials.planned,
+    finished,
+    notStarted: stopped ? Math.max(0, isolation.plannedTotal() - finished) : 0,
+  };
+}
+
 /** Runs the trials `target` still needs, through the real agent CLI, and records the run's end in run.json. */
 export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarget): Promise<RunOutcome> {
   const { config, suite, adapter, binary, profile } = s;
@@ -193,16 +245,8 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   });
   const defs = manifest.cases.defs;
   const gradeOpts = gradeOptions(manifest);
-  const replay = new ReplayingScheduler(
-    makeScheduler(config, defs, manifest),
-    new Map(target.stored.map((o) => [trialKey(o), o.passed ?? undefined])),
-  );
-  const spentBefore = target.stored.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
-  const budget = config.maxCostUsd !== undefined ? new CostCappedScheduler(replay, config.maxCostUsd, spentBefore) : undefined;
   const pace = config.concurrency === 'auto' ? adaptivePace() : fixedPace(config.concurrency);
-  // The first wave: the trials that start together (at least three), of those the run plans.
-  const isolation = new IsolationStopScheduler(budget ?? replay, Math.min(replay.plannedTotal(), Math.max(3, pace.current())));
-  const scheduler = isolation;
+  const { replay, budget, isolation } = runSchedulers(config, target, pace.current());
 
   let sim: RunningSimulator | undefined;
   const abort = new AbortController();
@@ -243,7 +287,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     const result = await runSuite(
       trialCtx,
       suite.cases,
-      scheduler,
+      isolation,
       createProgress(stderr),
       (r) => {
         const def = defById.get(r.ref.caseId)!;
@@ -261,29 +305,15 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       () => replay.replayed.length,
       pace,
     );
-    const edited = changedSkills(s.skills);
-    if (edited.length) {
-      manifest.skillsChangedDuringRun = edited.map((c) => ({ dir: c.dir, ...(c.hash ? { hash: c.hash } : {}) }));
-      stderr.write(`${skillsEditedNote(edited.map((c) => c.dir))}\n`);
-    }
-    const init = result.init;
-    if (init) {
-      // A CLI whose stream does not say its version is asked once.
-      manifest.agent.cliVersion = init.cliVersion || (await adapter.cliVersion(binary));
-      manifest.reportedModel = init.model;
-    }
-    // Capped only when the cap left trials unscheduled: a suite that finished under it is complete.
-    const capped = budget?.capped === true && !replay.exhausted();
-    const isolated = isolation.stoppedBecause !== undefined && !replay.exhausted();
-    manifest.status = abort.signal.aborted ? 'interrupted' : capped ? 'cost_capped' : isolated ? 'isolation_stopped' : 'completed';
-    if (isolated) manifest.stoppedBecause = isolation.stoppedBecause;
-    if (pace.mode === 'auto') manifest.concurrency = { mode: 'auto', trace: pace.trace.map((c) => ({ ...c })) };
-    const stopped = abort.signal.aborted || capped || isolated;
-    manifest.trials = {
-      planned: manifest.trials.planned,
-      finished: finished(),
-      notStarted: stopped ? Math.max(0, scheduler.plannedTotal() - finished()) : 0,
-    };
+    await recordRunEnd(
+      s,
+      manifest,
+      { init: result.init, schedulers: { replay, budget, isolation }, pace, aborted: abort.signal.aborted },
+      {
+        finished: finished(),
+        stderr,
+      },
+    );
     guard.trialsDone();
     return { store, manifest, guard };
   } catch (e) {

@@ -92,7 +92,12 @@ async function askJudge(
 }
 
 /** Grades the trials read (the judge's answers applied), and stores the results. */
-async function storeResults(store: RunStore, manifest: RunManifest, trials: StoredGrades, judgeSteps: StoredJudgeStep[]): Promise<FinishedRun> {
+async function storeResults(
+  store: RunStore,
+  manifest: RunManifest,
+  trials: StoredGrades,
+  judgeSteps: StoredJudgeStep[],
+): Promise<FinishedRun> {
   const { outcomes, damaged, judge, judgeReads } = gradeJudged(manifest, trials, judgeSteps, judgeOf(manifest));
   const results = buildResults(manifest, outcomes, damaged, new Date(), judge);
   await store.writeResults(results);

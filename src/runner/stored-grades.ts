@@ -110,5 +110,9 @@ function judgeRead(
 ): JudgeTrialRead {
   if (!t.ok) return { ref, sample: 'error', costUsd: undefined, damaged: t.damaged };
   const result = t.transcript.events.find((e) => e.kind === 'result');
-  return { ref, sample: judgeSample(t.transcript, t.meta, isolationProblem), costUsd: result?.kind === 'result' ? result.costUsd : undefined };
+  return {
+    ref,
+    sample: judgeSample(t.transcript, t.meta, isolationProblem),
+    costUsd: result?.kind === 'result' ? result.costUsd : undefined,
+  };
 }
