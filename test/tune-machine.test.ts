@@ -166,8 +166,8 @@ describe('tune machine: the original first, then proposals while the tune cases 
 
   it("the proposer is shown the best description's tune failures, the siblings and every attempt, and only the tune cases", () => {
     const r = play({ rates: MISSING, proposals: [proposalAnswer(BETTER)] });
-    const propose = r.actions.find((a) => a.kind === 'propose');
-    const request = readProposalRequest(propose!.kind === 'propose' ? propose.prompt : '')!;
+    const propose = r.actions.find((a) => a.kind === 'propose')!;
+    const request = readProposalRequest(propose.kind === 'propose' ? propose.prompt : '')!;
     expect(request.current).toBe(ORIGINAL);
     expect(request.failures.map((f) => [f.kind, f.prompt, f.rate])).toEqual([
       ['missed', 'prompt t1', '0/3'],
