@@ -22,22 +22,12 @@ import { seededUniform } from '../src/util/random.js';
  * n passes when a draw seeded by the run's name, the case and n falls below its rate: rates of 0 and 1 are certain.
  */
 const SKILL = 'csv-report';
-const ROLES: Record<string, CaseRole> = {
-  t1: 'self',
-  t2: 'self',
-  t3: 'self',
-  ts: 'sibling',
-  tn: 'none',
-  c1: 'self',
-  c2: 'self',
-  cs: 'sibling',
-  cn: 'none',
-  p1: 'self',
-  p2: 'self',
-  p3: 'self',
-  s1: 'sibling',
-  n1: 'none',
-};
+/** The tune split t…, the select split c…, the holdout p… (positives), s1 and n1. */
+const ROLES: Record<string, CaseRole> = Object.fromEntries([
+  ...['t1', 't2', 't3', 'c1', 'c2', 'p1', 'p2', 'p3'].map((id) => [id, 'self']),
+  ...['ts', 'cs', 's1'].map((id) => [id, 'sibling']),
+  ...['tn', 'cn', 'n1'].map((id) => [id, 'none']),
+]);
 const ORIGINAL = 'Summarise CSV files.';
 const BETTER = 'Summarise CSV files and Excel workbooks.';
 

@@ -199,37 +199,21 @@ function evaluated(s: TuneState, action: Extract<TuneAction, { kind: 'evaluate' 
     tallies,
   };
   const original = s.candidates[0]!;
-  if (action.split === 'tune') {
+  const split = action.split;
+  if (split === 'tune') {
     c.tuneOutcomes = run.results.outcomes;
-    if (c.index === 0) s.attempts.push({ description: s.setup.original, tuneScore: score.recall });
-    else {
-      s.attempts.push({ description: c.description!, tuneScore: score.recall });
-      const onTune = droppedOnTune(asEvaluated(original), asEvaluated(c));
-      if (onTune)
-        return drop(
-          s,
-          c,
-          onTune,
-          `tune recall ${pct(c.tune!.score.recall)} against the original's ${pct(original.tune!.score.recall)}`,
-          notes,
-        );
-    }
+    s.attempts.push({ description: c.description!, tuneScore: score.recall });
+  }
+  const dropped = c.index === 0 ? undefined : (split === 'tune' ? droppedOnTune : droppedOnSelect)(asEvaluated(original), asEvaluated(c));
+  const recall = (x: Candidate, on: 'tune' | 'select') => pct(x[on]!.score.recall);
+  if (dropped) return drop(s, c, dropped, `${split} recall ${recall(c, split)} against the original's ${recall(original, split)}`, notes);
+  if (split === 'tune') {
     s.phase = { kind: 'evaluate', candidate: c.index, split: 'select' };
     return;
   }
-  if (c.index === 0) notes.push(`original: tune recall ${pct(c.tune!.score.recall)}, select recall ${pct(c.select!.score.recall)}\n`);
-  else {
-    const onSelect = droppedOnSelect(asEvaluated(original), asEvaluated(c));
-    if (onSelect)
-      return drop(
-        s,
-        c,
-        onSelect,
-        `select recall ${pct(c.select!.score.recall)} against the original's ${pct(original.select!.score.recall)}`,
-        notes,
-      );
-    notes.push(`iteration ${c.index}: tune recall ${pct(c.tune!.score.recall)}, select recall ${pct(c.select!.score.recall)}\n`);
-  }
+  notes.push(
+    `${c.index === 0 ? 'original' : `iteration ${c.index}`}: tune recall ${recall(c, 'tune')}, select recall ${recall(c, 'select')}\n`,
+  );
   nextIteration(s, notes);
 }
 
