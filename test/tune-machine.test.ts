@@ -184,6 +184,14 @@ describe('tune machine: the original first, then proposals while the tune cases 
     );
   });
 
+  it('the proposer learns from the best description on the tune cases, the earliest on a tie', () => {
+    const [a, b] = [`${ORIGINAL} A`, `${ORIGINAL} B`];
+    const partly = ALL_FAIL(['t3', 'c1', 'c2', 'p1', 'p2', 'p3']);
+    const r = play({ rates: { ...MISSING, [a]: partly, [b]: partly }, proposals: [a, b, BETTER].map(proposalAnswer) });
+    const currents = r.actions.flatMap((x) => (x.kind === 'propose' ? [readProposalRequest(x.prompt)!.current] : []));
+    expect(currents).toEqual([ORIGINAL, a, a]);
+  });
+
   it('--iterations caps the proposals: every one worse leaves the original, after exactly that many', () => {
     const proposals = ['a', 'b', 'c', 'd'].map((w) => proposalAnswer(`${ORIGINAL} ${w}`));
     const rates = { ...MISSING, ...Object.fromEntries(['a', 'b', 'c', 'd'].map((w) => [`${ORIGINAL} ${w}`, MISSING[ORIGINAL]!])) };
