@@ -1,5 +1,5 @@
 // bench/tune: whole `skillprobe tune` runs simulated in-process, each repetition a fresh seed, step for step as
-// src/commands/tune.ts runs them: the cases split (splitCases), the original description evaluated on the tune and
+// src/tune/machine.ts decides them: the cases split (splitCases), the original description evaluated on the tune and
 // select splits, then up to five iterations, each a proposal built from the tune failures (proposalFailures) of the
 // best description so far on the tune cases; a proposal identical to an earlier description is a duplicate and costs
 // no trial, a candidate dropped on the tune cases (droppedOnTune) skips select, and the loop stops early once the best

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holdoutSchedule } from '../src/commands/tune-holdout.js';
+import { holdoutSchedule } from '../src/tune/holdout-look.js';
 import type { TuneRecord } from '../src/run/tune-schema.js';
 import {
   dropPower,

@@ -1,5 +1,5 @@
 import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { writeResult } from '../src/commands/tune.js';
+import { writeResult } from '../src/runner/tune-driver.js';
 import type { TuneRecord } from '../src/run/tune-schema.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

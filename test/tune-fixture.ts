@@ -11,8 +11,6 @@ const EXAMPLE = join(ROOT, 'examples/tune');
 const SKILL = 'skills/csv-report/SKILL.md';
 
 export const MISSING_CLASS = 'Summarise CSV files into a report with totals per column.';
-/** The same skill with a description that already names the class. */
-export const ALREADY_RIGHT = 'Summarise CSV files, Excel workbooks and xlsx spreadsheets into a report with totals per column or sheet.';
 
 function exampleFiles(dir = EXAMPLE): Files {
   return Object.fromEntries(

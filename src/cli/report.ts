@@ -3,7 +3,7 @@ import { loadResults } from '../runner/stored-results.js';
 import { chooseReporters, reportAgents, reportRun } from '../commands/reports.js';
 import { readStoredAgents } from '../runner/agents-run.js';
 import { EXIT } from '../run/exit-codes.js';
-import { checkTuneReporters, isTuneFolder, reportTune } from '../commands/tune-report.js';
+import { checkTuneReporters, isTuneFolder, reportTune } from '../commands/tune.js';
 import { readTuneRecord } from '../run/tune-store.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';

@@ -1,8 +1,8 @@
 import { chooseReporters, humanStream, type ReporterChoice } from '../commands/reports.js';
-import { holdoutPlanText, planTune, renderTunePlan } from '../commands/tune-plan.js';
-import { checkTuneReporters, reportTune } from '../commands/tune-report.js';
-import { prepareTune, TUNE_DEFAULTS, type TuneOptions } from '../commands/tune-prepare.js';
-import { runTune, stepConfigs, writeResult } from '../commands/tune.js';
+import { holdoutPlanText, renderTunePlan } from '../report/tune/plan.js';
+import { checkTuneReporters, planTune, prepareTune, reportTune, runTune } from '../commands/tune.js';
+import { TUNE_DEFAULTS } from '../tune/options.js';
+import { stepConfigs, writeResult, type TuneOptions } from '../runner/tune-driver.js';
 import { writeTuneRecord } from '../run/tune-store.js';
 import { AGENT_IDS } from '../agents/registry.js';
 import { HOLDOUT_DESIGN_DEFAULTS } from '../tune/holdout-design.js';

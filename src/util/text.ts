@@ -1,6 +1,9 @@
 /** "1 trial", "2 trials". */
 export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
+/** A rate as a whole percentage; '—' where there is none. */
+export const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${Math.round(x * 100)}%`);
+
 /** A p-value as read: three decimals, and below that, only that it is small. */
 export const pValueText = (p: number) => (Number.isNaN(p) ? '—' : p < 0.001 ? '<0.001' : p.toFixed(3));
 

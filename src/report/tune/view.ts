@@ -1,4 +1,5 @@
 import type { StoredRoleComparison, TuneIteration, TuneRecord } from '../../run/tune-schema.js';
+import { pct } from '../../util/text.js';
 import { fmt, interval, usd } from '../format.js';
 
 /** What every tune report shows, in words and figures, so the four reporters say the same thing. Pure. */
@@ -9,8 +10,6 @@ export interface TuneReportInput {
   /** The winning description as a unified diff against SKILL.md (empty when the original stays). */
   diff: string;
 }
-
-export const pct = (x: number | null | undefined) => (x === null || x === undefined ? '—' : `${Math.round(x * 100)}%`);
 
 const DROPPED: Record<NonNullable<TuneIteration['dropped']>, string> = {
   'worse-on-tune': 'dropped: worse on tune',

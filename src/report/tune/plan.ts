@@ -1,14 +1,11 @@
-import { table, usd } from '../report/format.js';
-import type { Config } from '../run/config-schema.js';
-import { decisionMode } from '../stats/decision-modes/registry.js';
-import { gradableCase } from '../trials/stored-case.js';
-import { dropPower, plannedPower } from '../tune/holdout-design.js';
-import type { CaseRole, SplitName } from '../tune/splits.js';
-import { plural } from '../util/text.js';
-import { holdoutDesign } from './tune-holdout.js';
-import { planSuite } from './plan.js';
-import type { PreparedTune } from './tune-prepare.js';
+import type { TuneRecord } from '../../run/tune-schema.js';
+import { dropPower, plannedPower } from '../../tune/holdout-design.js';
+import { holdoutDesign } from '../../tune/holdout-look.js';
+import type { CaseRole, SplitName } from '../../tune/splits.js';
+import { plural } from '../../util/text.js';
+import { table, usd } from '../format.js';
 
+/** A line of a tune's plan: what runs, how often, and the trials it takes. */
 export interface TunePlanRow {
   what: string;
   runs: number;
@@ -16,61 +13,16 @@ export interface TunePlanRow {
   worst: number;
 }
 
-/** Trials per case a step's design expects (at the rate where it needs most) and at most. */
-function splitTrials(config: Config, p: PreparedTune, split: SplitName): { expected: number; worst: number } {
-  const plan = planSuite(
-    config,
-    p.splits[split].map((id) => gradableCase(p.cases.get(id)!, config)),
-  );
-  const sequential = decisionMode(plan.mode).sequential;
-  return plan.cases.reduce(
-    (sum, c) => ({
-      expected: sum.expected + (sequential ? c.worst.expectedTrials : c.configuredFixed),
-      worst: sum.worst + (sequential ? Math.min(c.design.maxTrials, c.params.maxTrials) : c.configuredFixed),
-    }),
-    { expected: 0, worst: 0 },
-  );
-}
-
-/**
- * What a tune may spend before anything runs, pure: the original on the tune and select cases, each iteration's
- * proposer and its candidate on both, and the holdout for the original and the winner. Expected counts take every
- * case at the rate where its design needs most trials; worst counts take each design's maximum.
- */
-export function planTune(p: PreparedTune, evaluate: Config): TunePlanRow[] {
-  const tune = splitTrials(evaluate, p, 'tune');
-  const select = splitTrials(evaluate, p, 'select');
-  const holdout = p.splits.holdout.length * p.options.holdoutTrials;
-  const n = p.options.iterations;
-  return [
-    {
-      what: `original on tune (${p.splits.tune.length} cases) and select (${p.splits.select.length})`,
-      runs: 1,
-      expected: tune.expected + select.expected,
-      worst: tune.worst + select.worst,
-    },
-    { what: 'proposer calls', runs: n, expected: n, worst: n },
-    {
-      what: 'candidates on tune and select',
-      runs: n,
-      expected: n * (tune.expected + select.expected),
-      worst: n * (tune.worst + select.worst),
-    },
-    {
-      what: `holdout (${p.splits.holdout.length} cases × at most ${p.options.holdoutTrials} trials), original and winner`,
-      runs: 2,
-      expected: 2 * holdout,
-      worst: 2 * holdout,
-    },
-  ];
-}
-
 /**
  * What the holdout can prove, before anything runs: its power for the gain the author names (at both ends of how a
  * gain can fall on the positives), its false IMPROVED rate, and each constraint's best chance to flag a drop of that
  * size, or that it has too few cases to.
  */
-export function holdoutPlanText(p: PreparedTune): string {
+export function holdoutPlanText(p: {
+  splits: Record<SplitName, string[]>;
+  options: TuneRecord['options'];
+  roleOf: (caseId: string) => CaseRole;
+}): string {
   const d = holdoutDesign(p.options);
   const count = (role: CaseRole) => p.splits.holdout.filter((id) => p.roleOf(id) === role).length;
   const cap = p.options.holdoutTrials;
