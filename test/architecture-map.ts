@@ -36,7 +36,13 @@ const isTypeOnlyImport = (d: ts.ImportDeclaration) => {
   if (!clause) return false;
   if (clause.isTypeOnly) return true;
   const named = clause.namedBindings;
-  return !clause.name && named !== undefined && ts.isNamedImports(named) && named.elements.length > 0 && named.elements.every((e) => e.isTypeOnly);
+  return (
+    !clause.name &&
+    named !== undefined &&
+    ts.isNamedImports(named) &&
+    named.elements.length > 0 &&
+    named.elements.every((e) => e.isTypeOnly)
+  );
 };
 
 /**
@@ -105,7 +111,10 @@ export interface ImpurityRule {
  * registry are named by file, as the tree's imports resolve to them.
  */
 export const IMPURITY_RULES: readonly ImpurityRule[] = [
-  { what: 'a file system module', matches: (e) => /^(node:)?fs(\/|$)/.test(e.specifier) || ['fs-extra', 'graceful-fs'].includes(e.specifier) },
+  {
+    what: 'a file system module',
+    matches: (e) => /^(node:)?fs(\/|$)/.test(e.specifier) || ['fs-extra', 'graceful-fs'].includes(e.specifier),
+  },
   { what: 'a process spawner', matches: (e) => /^execa(\/|$)/.test(e.specifier) || /^(node:)?child_process$/.test(e.specifier) },
   { what: 'the run store', matches: (e) => e.to === 'run/store.ts' },
   { what: 'the agent registry', matches: (e) => e.to === 'agents/registry.ts' },
@@ -151,7 +160,10 @@ export function impureGlobals(fileName: string, text: string): string[] {
 function isReference(node: ts.Identifier): boolean {
   const p = node.parent;
   if ((ts.isPropertyAccessExpression(p) || ts.isQualifiedName(p)) && p.name === node) return false;
-  if ((ts.isPropertyAssignment(p) || ts.isPropertySignature(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) && p.name === node)
+  if (
+    (ts.isPropertyAssignment(p) || ts.isPropertySignature(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) &&
+    p.name === node
+  )
     return false;
   if ((ts.isVariableDeclaration(p) || ts.isParameter(p) || ts.isBindingElement(p)) && p.name === node) return false;
   return !(ts.isImportSpecifier(p) || ts.isExportSpecifier(p));
@@ -175,7 +187,9 @@ export function folderGraph(edges: readonly Pick<ImportEdge, 'from' | 'to'>[]): 
  * The folder cycles: each strongly connected set of more than one folder (Tarjan's algorithm), sorted, with the file
  * imports that run between its folders, so a failure names what to move.
  */
-export function folderCycles(graph: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>): { folders: string[]; imports: string[] }[] {
+export function folderCycles(
+  graph: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>,
+): { folders: string[]; imports: string[] }[] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -241,7 +255,7 @@ export function markdownTables(markdown: string): MarkdownTable[] {
     if (!current) {
       current = { heading, header: cellsOf(line), rows: [] };
       tables.push(current);
-    } else if (!/^\s*\|?\s*:?-{3,}/.test(line)) current.rows.push(cellsOf(line));
+    } else if (!cellsOf(line).every((c) => /^:?-+:?$/.test(c))) current.rows.push(cellsOf(line));
   }
   return tables;
 }
@@ -325,3 +339,103 @@ export function unionLiterals(fileName: string, text: string, typeName: string):
   const members = ts.isUnionTypeNode(alias.type) ? alias.type.types : [alias.type];
   return members.flatMap((t) => (ts.isLiteralTypeNode(t) && ts.isStringLiteral(t.literal) ? [t.literal.text] : []));
 }
+
+/** What the map is checked against: the tree's folders, registries, commands, files and declarations. */
+export interface TreeFacts {
+  /** Every folder under `src/`, relative to it (`agents`, `agents/codex`, …). */
+  folders: readonly string[];
+  pureFolders: readonly string[];
+  registries: readonly { name: string; file: string; members: readonly string[] }[];
+  commands: readonly string[];
+  /** Whether a path from the repository's root exists. */
+  exists: (path: string) => boolean;
+  /** The names a file from the repository's root declares at its top level; undefined when there is no such file. */
+  declared: (file: string) => ReadonlySet<string> | undefined;
+}
+
+/** Everything the map gets wrong about the tree, by what it concerns; every list is empty for a true map. */
+export interface MapProblems {
+  folders: string[];
+  subfolders: string[];
+  pure: string[];
+  registries: string[];
+  commands: string[];
+  paths: string[];
+  names: string[];
+  glossary: string[];
+}
+
+const folderName = (span: string) => span.replace(/^src\//, '').replace(/\/$/, '');
+
+const differences = (what: string, expected: Iterable<string>, named: Iterable<string>) => {
+  const { missing, stale } = mapDifference(expected, named);
+  return [...missing.map((m) => `${what} lacks ${m}`), ...stale.map((s) => `${what} names ${s}, which is not there`)];
+};
+
+/**
+ * Checks ARCHITECTURE.md against the tree: its folders table has a row per folder of `src/` and marks pure exactly
+ * the pure ones; every folder inside them is named somewhere; its registries table lists each registry with exactly
+ * its members; "find it fast" has a row for each command and names only functions its files declare; every path it
+ * names exists; the glossary defines each word once.
+ */
+export function mapProblems(map: string, tree: TreeFacts): MapProblems {
+  const top = tree.folders.filter((f) => !f.includes('/'));
+  const folderRows = tableUnder(map, 'Folders').rows;
+  const spans = codeSpans(withoutFences(map));
+  const paths = namedPaths(spans, new Set(top));
+  const registryRows = tableUnder(map, 'Registries').rows.map((r) => ({
+    id: codeSpans(r[0] ?? '').join(' in '),
+    members: codeSpans(r[1] ?? ''),
+  }));
+  const fast = tableUnder(map, 'Find it fast').rows;
+  const words = tableUnder(map, 'Glossary').rows.map((r) => (r[0] ?? '').toLowerCase());
+  return {
+    folders: differences(
+      'the folders table',
+      top,
+      folderRows.flatMap((r) =>
+        codeSpans(r[0] ?? '')
+          .filter((s) => s.startsWith('src/'))
+          .map(folderName),
+      ),
+    ),
+    subfolders: tree.folders
+      .filter((f) => f.includes('/') && !paths.some((p) => `${p}/`.startsWith(`src/${f}/`)))
+      .map((f) => `src/${f}/ is named nowhere`),
+    pure: differences(
+      'the folders marked pure',
+      tree.pureFolders,
+      folderRows.filter((r) => r.at(-1)?.trim() === 'pure').flatMap((r) => codeSpans(r[0] ?? '').map(folderName)),
+    ),
+    registries: [
+      ...differences(
+        'the registries table',
+        tree.registries.map((r) => `${r.name} in ${r.file}`),
+        registryRows.map((r) => r.id),
+      ),
+      ...tree.registries.flatMap((r) => {
+        const row = registryRows.find((x) => x.id === `${r.name} in ${r.file}`);
+        const declared = tree.declared(r.file)?.has(r.name) ? [] : [`${r.file} declares no ${r.name}`];
+        return [...declared, ...(row ? differences(`the members of ${r.name}`, r.members, row.members) : [])];
+      }),
+    ],
+    commands: differences(
+      '"find it fast"',
+      tree.commands.map((c) => `skillprobe ${c}`),
+      fast.flatMap((r) => codeSpans(r[0] ?? '').filter((s) => /^skillprobe [a-z-]+$/.test(s))),
+    ),
+    paths: paths.filter((p) => !tree.exists(p)).map((p) => `${p} does not exist`),
+    names: fast
+      .flatMap((r) => entriesOf(r[1] ?? ''))
+      .flatMap(({ file, names }) => {
+        const declared = tree.declared(file);
+        // A file that is not there is a path problem, named once there.
+        return declared ? names.filter((n) => !declared.has(n)).map((n) => `${file} declares no ${n}`) : [];
+      }),
+    glossary: words.filter((w, i) => words.indexOf(w) !== i).map((w) => `"${w}" is defined twice`),
+  };
+}
+
+/** The registry modules of a tree (`…/registry.ts`) that no listed registry is read from. */
+export const unlistedRegistries = (files: readonly string[], registries: readonly { file: string }[]) =>
+  files.filter((f) => f.endsWith('/registry.ts') && !registries.some((r) => r.file === f));
