@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   codeSpans,
   entriesOf,
-  folderCycles,
+  fileGraph,
   folderGraph,
+  importCycles,
   impureGlobals,
   impureImports,
   mapProblems,
@@ -98,7 +99,7 @@ describe('a pure folder touches nothing', () => {
   });
 });
 
-describe('folders form no cycle', () => {
+describe('imports form no cycle', () => {
   const edge = (from: string, to: string) => ({ from, to });
   it.each([
     ['a chain', [edge('load/a.ts', 'stats/b.ts'), edge('stats/b.ts', 'util/c.ts')], []],
@@ -107,23 +108,31 @@ describe('folders form no cycle', () => {
     [
       'two folders importing each other through different files',
       [edge('load/decision.ts', 'stats/design-size.ts'), edge('stats/sample-size.ts', 'load/cases.ts')],
-      [{ folders: ['load', 'stats'], imports: ['load/decision.ts -> stats/design-size.ts', 'stats/sample-size.ts -> load/cases.ts'] }],
+      [{ nodes: ['load', 'stats'], imports: ['load/decision.ts -> stats/design-size.ts', 'stats/sample-size.ts -> load/cases.ts'] }],
     ],
     [
       'a cycle of three',
       [edge('a/1.ts', 'b/1.ts'), edge('b/1.ts', 'c/1.ts'), edge('c/1.ts', 'a/1.ts'), edge('c/1.ts', 'd/1.ts')],
-      [{ folders: ['a', 'b', 'c'], imports: ['a/1.ts -> b/1.ts', 'b/1.ts -> c/1.ts', 'c/1.ts -> a/1.ts'] }],
+      [{ nodes: ['a', 'b', 'c'], imports: ['a/1.ts -> b/1.ts', 'b/1.ts -> c/1.ts', 'c/1.ts -> a/1.ts'] }],
     ],
     [
       'two separate cycles',
       [edge('a/1.ts', 'b/1.ts'), edge('b/1.ts', 'a/1.ts'), edge('c/1.ts', 'd/1.ts'), edge('d/1.ts', 'c/1.ts'), edge('b/1.ts', 'c/1.ts')],
       [
-        { folders: ['a', 'b'], imports: ['a/1.ts -> b/1.ts', 'b/1.ts -> a/1.ts'] },
-        { folders: ['c', 'd'], imports: ['c/1.ts -> d/1.ts', 'd/1.ts -> c/1.ts'] },
+        { nodes: ['a', 'b'], imports: ['a/1.ts -> b/1.ts', 'b/1.ts -> a/1.ts'] },
+        { nodes: ['c', 'd'], imports: ['c/1.ts -> d/1.ts', 'd/1.ts -> c/1.ts'] },
       ],
     ],
   ])('%s', (_name, edges, cycles) => {
-    expect(folderCycles(folderGraph(edges))).toEqual(cycles);
+    expect(importCycles(folderGraph(edges))).toEqual(cycles);
+  });
+
+  it('files: a cycle between files, and none where only their folders meet', () => {
+    const edges = [edge('a/1.ts', 'a/2.ts'), edge('a/2.ts', 'b/1.ts'), edge('b/1.ts', 'a/1.ts'), edge('b/2.ts', 'a/3.ts')];
+    expect(importCycles(fileGraph(edges))).toEqual([
+      { nodes: ['a/1.ts', 'a/2.ts', 'b/1.ts'], imports: ['a/1.ts -> a/2.ts', 'a/2.ts -> b/1.ts', 'b/1.ts -> a/1.ts'] },
+    ]);
+    expect(importCycles(fileGraph(edges.slice(1)))).toEqual([]);
   });
 });
 

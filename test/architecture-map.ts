@@ -159,7 +159,7 @@ export function impureGlobals(fileName: string, text: string): string[] {
 /** An identifier that refers to a binding, rather than naming a property, a member or a declaration. */
 function isReference(node: ts.Identifier): boolean {
   const p = node.parent;
-  if ((ts.isPropertyAccessExpression(p) || ts.isQualifiedName(p)) && p.name === node) return false;
+  if ((ts.isPropertyAccessExpression(p) && p.name === node) || (ts.isQualifiedName(p) && p.right === node)) return false;
   if (
     (ts.isPropertyAssignment(p) || ts.isPropertySignature(p) || ts.isPropertyDeclaration(p) || ts.isMethodDeclaration(p)) &&
     p.name === node
@@ -169,27 +169,34 @@ function isReference(node: ts.Identifier): boolean {
   return !(ts.isImportSpecifier(p) || ts.isExportSpecifier(p));
 }
 
-/** The folder-level graph: for each folder, the other folders its files import, each with the file imports that make the edge. */
-export function folderGraph(edges: readonly Pick<ImportEdge, 'from' | 'to'>[]): Map<string, Map<string, string[]>> {
-  const graph = new Map<string, Map<string, string[]>>();
+/** A graph of the tree's imports: for each node, the nodes it imports, each with the file imports that make the edge. */
+export type ImportGraph = Map<string, Map<string, string[]>>;
+
+/** The graph of `edges` with each file mapped to its node by `nodeOf`; imports inside one node and of packages are left out. */
+function graphOf(edges: readonly Pick<ImportEdge, 'from' | 'to'>[], nodeOf: (file: string) => string): ImportGraph {
+  const graph: ImportGraph = new Map();
   for (const e of edges) {
-    const from = folderOf(e.from);
+    const from = nodeOf(e.from);
     if (!graph.has(from)) graph.set(from, new Map());
-    if (e.to === undefined || folderOf(e.to) === from) continue;
-    const to = folderOf(e.to);
+    if (e.to === undefined || nodeOf(e.to) === from) continue;
+    const to = nodeOf(e.to);
     const out = graph.get(from)!;
     out.set(to, [...(out.get(to) ?? []), `${e.from} -> ${e.to}`]);
   }
   return graph;
 }
 
+/** The file-level graph. */
+export const fileGraph = (edges: readonly Pick<ImportEdge, 'from' | 'to'>[]) => graphOf(edges, (f) => f);
+
+/** The folder-level graph: an edge wherever a file of one folder imports a file of another. */
+export const folderGraph = (edges: readonly Pick<ImportEdge, 'from' | 'to'>[]) => graphOf(edges, folderOf);
+
 /**
- * The folder cycles: each strongly connected set of more than one folder (Tarjan's algorithm), sorted, with the file
- * imports that run between its folders, so a failure names what to move.
+ * The cycles of a graph: each strongly connected set of more than one node (Tarjan's algorithm), sorted, with the file
+ * imports that run between its nodes, so a failure names what to move.
  */
-export function folderCycles(
-  graph: ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>,
-): { folders: string[]; imports: string[] }[] {
+export function importCycles(graph: ImportGraph): { nodes: string[]; imports: string[] }[] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
@@ -218,9 +225,9 @@ export function folderCycles(
   for (const v of [...graph.keys()].sort()) if (!index.has(v)) connect(v);
   return components
     .sort((a, b) => a[0]!.localeCompare(b[0]!))
-    .map((folders) => ({
-      folders,
-      imports: folders.flatMap((f) => folders.flatMap((g) => graph.get(f)?.get(g) ?? [])).sort(),
+    .map((nodes) => ({
+      nodes,
+      imports: nodes.flatMap((f) => nodes.flatMap((g) => graph.get(f)?.get(g) ?? [])).sort(),
     }));
 }
 

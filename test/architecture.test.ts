@@ -1,4 +1,3 @@
-import madge from 'madge';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +7,9 @@ import { COMMANDS } from '../src/cli/registry.js';
 import { REPORTER_NAMES } from '../src/report/registry.js';
 import { DECISION_MODE_REGISTRY, DESIGN_KINDS } from '../src/stats/decision-modes/registry.js';
 import {
-  folderCycles,
+  fileGraph,
   folderGraph,
+  importCycles,
   folderOf,
   impureGlobals,
   impureImports,
@@ -72,7 +72,7 @@ const ALLOWED_UPSTREAM: Record<string, string> = {
 const ASSEMBLY = ORDER.slice(ORDER.indexOf('schema'));
 
 /**
- * The stages' imports of grading, each with its reason; at most two, counted as madge sees them (`import type`
+ * The stages' imports of grading, each with its reason; at most two, counted as the compiler reads them (`import type`
  * included). What the stages share with grading (the fired-column literals, the exclusion reasons, the status
  * groups) is the run folder's vocabulary, in `run`.
  */
@@ -80,30 +80,37 @@ const ALLOWED_INTO_GRADE: Record<string, string> = {
   'report/html/transcript.ts -> grade/plan.ts': "the transcript view marks the grader's planned calls, in the grader's canonical form",
 };
 
-const stage = (file: string) => file.split('/')[0]!;
+/** The folders whose modules are pure functions: no disk, no process, no clock, no unseeded randomness. */
+const PURE_FOLDERS = ['checks', 'transcript', 'grade', 'stats', 'verdict', 'tune', 'lint'];
+
+const SRC = join(ROOT, 'src');
+const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
+
+/** Every import of the tree, read once with the compiler for every check below. */
+let edges: ImportEdge[];
+beforeAll(() => {
+  edges = scanImports(SRC);
+});
 
 describe('architecture: the data path has no cycles and no import runs upstream', () => {
   let graph: Record<string, string[]>;
-  let circular: string[][];
-  beforeAll(async () => {
-    const result = await madge(join(ROOT, 'src'), { fileExtensions: ['ts'], tsConfig: join(ROOT, 'tsconfig.json') });
-    graph = result.obj();
-    circular = result.circular();
-  }, 60_000);
+  beforeAll(() => {
+    graph = Object.fromEntries([...fileGraph(edges)].map(([file, deps]) => [file, [...deps.keys()]]));
+  });
 
   it('sees the whole source tree', () => {
     expect(Object.keys(graph).length).toBeGreaterThan(60);
-    expect(Object.keys(graph).every((f) => ORDER.includes(stage(f)))).toBe(true);
+    expect(Object.keys(graph).every((f) => ORDER.includes(folderOf(f)))).toBe(true);
   });
 
-  it('has no import cycles', () => {
-    expect(circular).toEqual([]);
+  it('has no import cycles between files', () => {
+    expect(importCycles(fileGraph(edges))).toEqual([]);
   });
 
   it('the run folder contract imports no stage: only itself, util and checks', () => {
     const outside = Object.entries(graph)
-      .filter(([f]) => stage(f) === 'run')
-      .flatMap(([f, deps]) => deps.filter((d) => !['run', 'util', 'checks'].includes(stage(d))).map((d) => `${f} -> ${d}`));
+      .filter(([f]) => folderOf(f) === 'run')
+      .flatMap(([f, deps]) => deps.filter((d) => !['run', 'util', 'checks'].includes(folderOf(d))).map((d) => `${f} -> ${d}`));
     expect(outside).toEqual([]);
   });
 
@@ -112,37 +119,28 @@ describe('architecture: the data path has no cycles and no import runs upstream'
   it('reporters know no agent: what they say of one (its refusal advice, its read echo) comes in their input', () => {
     expect(
       imports()
-        .filter((i) => stage(i.from) === 'report' && stage(i.to) === 'agents')
+        .filter((i) => folderOf(i.from) === 'report' && folderOf(i.to) === 'agents')
         .map((i) => i.edge),
     ).toEqual([]);
   });
 
   it('the stages import grading only where listed with a reason', () => {
-    const intoGrade = imports().filter((i) => stage(i.to) === 'grade' && stage(i.from) !== 'grade' && !ASSEMBLY.includes(stage(i.from)));
+    const intoGrade = imports().filter(
+      (i) => folderOf(i.to) === 'grade' && folderOf(i.from) !== 'grade' && !ASSEMBLY.includes(folderOf(i.from)),
+    );
     expect(intoGrade.map((i) => i.edge).sort()).toEqual(Object.keys(ALLOWED_INTO_GRADE).sort());
     expect(Object.keys(ALLOWED_INTO_GRADE).length).toBeLessThanOrEqual(2);
   });
 
   it('no import runs upstream, but for the ones listed with a reason', () => {
     const upstream = Object.entries(graph).flatMap(([f, deps]) =>
-      deps.filter((d) => ORDER.indexOf(stage(d)) > ORDER.indexOf(stage(f))).map((d) => `${f} -> ${d}`),
+      deps.filter((d) => ORDER.indexOf(folderOf(d)) > ORDER.indexOf(folderOf(f))).map((d) => `${f} -> ${d}`),
     );
     expect(upstream.sort()).toEqual(Object.keys(ALLOWED_UPSTREAM).sort());
   });
 });
 
-/** The folders whose modules are pure functions: no disk, no process, no clock, no unseeded randomness. */
-const PURE_FOLDERS = ['checks', 'transcript', 'grade', 'stats', 'verdict', 'tune', 'lint'];
-
-const SRC = join(ROOT, 'src');
-const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
-
 describe('architecture: pure folders touch nothing, and folders form no cycle', () => {
-  let edges: ImportEdge[];
-  beforeAll(() => {
-    edges = scanImports(SRC);
-  });
-
   it('reads the whole tree with the compiler, type imports included', () => {
     expect(new Set(edges.map((e) => e.from)).size).toBeGreaterThan(60);
     expect(edges.some((e) => e.typeOnly && e.to !== undefined)).toBe(true);
@@ -161,7 +159,7 @@ describe('architecture: pure folders touch nothing, and folders form no cycle', 
   });
 
   it('the folders import each other without a cycle (the folder-level graph, type imports included)', () => {
-    expect(folderCycles(folderGraph(edges))).toEqual([]);
+    expect(importCycles(folderGraph(edges))).toEqual([]);
   });
 });
 
