@@ -192,20 +192,17 @@ describe('architecture: ARCHITECTURE.md maps the tree as it is', () => {
     });
   });
 
-  it('its folders table has one row per folder of src/, and none for a folder that is gone', () => {
-    expect(problems.folders).toEqual([]);
-  });
-
-  it('names every folder inside them too', () => {
-    expect(problems.subfolders).toEqual([]);
-  });
-
-  it('marks pure exactly the folders held pure here', () => {
-    expect(problems.pure).toEqual([]);
-  });
-
-  it('lists every registry with exactly its members, read from the registry itself', () => {
-    expect(problems.registries).toEqual([]);
+  it.each<[string, keyof MapProblems]>([
+    ['its folders table has one row per folder of src/, and none for a folder that is gone', 'folders'],
+    ['it names every folder inside them too', 'subfolders'],
+    ['it marks pure exactly the folders held pure here', 'pure'],
+    ['it lists every registry with exactly its members, read from the registry itself', 'registries'],
+    ['it gives every command a row in "find it fast"', 'commands'],
+    ['it names only files and folders that exist', 'paths'],
+    ['"find it fast" names only functions and types its files declare', 'names'],
+    ['its glossary gives each word one meaning', 'glossary'],
+  ])('%s', (_title, kind) => {
+    expect(problems[kind]).toEqual([]);
   });
 
   it('knows every registry module of src/', () => {
@@ -215,21 +212,5 @@ describe('architecture: ARCHITECTURE.md maps the tree as it is', () => {
         REGISTRIES,
       ),
     ).toEqual([]);
-  });
-
-  it('gives every command a row in "find it fast"', () => {
-    expect(problems.commands).toEqual([]);
-  });
-
-  it('names only files and folders that exist', () => {
-    expect(problems.paths).toEqual([]);
-  });
-
-  it('"find it fast" names only functions and types its files declare', () => {
-    expect(problems.names).toEqual([]);
-  });
-
-  it('its glossary gives each word one meaning', () => {
-    expect(problems.glossary).toEqual([]);
   });
 });
