@@ -2,8 +2,9 @@
  * The checks behind test/architecture.test.ts, as pure functions of their inputs (a source tree's imports, a
  * Markdown map), so each is tested on small fake inputs as well as on the real tree.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
+import { globSync } from 'tinyglobby';
 import ts from 'typescript';
 
 /** One module specifier a source file names: `to` is the file it resolves to when it is one of the tree's own. */
@@ -16,20 +17,14 @@ export interface ImportEdge {
 }
 
 /** Every `.ts` file under `dir`, as a path relative to it with `/` separators, sorted. */
-export function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
-    .map((e) => posix.join(posix.relative(dir.split('\\').join('/'), e.parentPath.split('\\').join('/')), e.name))
-    .sort();
-}
+export const sourceFiles = (dir: string) => globSync('**/*.ts', { cwd: dir }).sort();
 
 /** Every folder under `dir`, relative to it with `/` separators, sorted. */
-export function sourceFolders(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => posix.join(posix.relative(dir.split('\\').join('/'), e.parentPath.split('\\').join('/')), e.name))
+export const sourceFolders = (dir: string) =>
+  globSync('**/', { cwd: dir, onlyDirectories: true })
+    .map((f) => f.replace(/\/$/, ''))
+    .filter((f) => f !== '' && f !== '.')
     .sort();
-}
 
 const isTypeOnlyImport = (d: ts.ImportDeclaration) => {
   const clause = d.importClause;
