@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rejudgeText, type RejudgeResult } from '../src/commands/rejudge.js';
+import { rejudgeTerminal, type RejudgeReportInput } from '../src/report/rejudge.js';
 import { cleanup, runInProcess, testEnv } from './helpers.js';
 import { judgedRunFolder } from './judged-run-fixture.js';
 
@@ -114,14 +114,14 @@ describe('rejudge refuses damaged judge files and bad labels before spending any
 describe('rejudge text', () => {
   it('says there was nothing to compare, never NaN, when no pair was readable', () => {
     const none = { successes: 0, n: 0, p: Number.NaN, lo: 0, hi: 1 };
-    const r: RejudgeResult = {
+    const r: RejudgeReportInput = {
       dir: 'runs/r/rejudge/x',
       requests: 2,
       samples: 3,
       status: 'completed',
       flip: { errorPairs: 6, changed: none, flipRate: { e: Number.NaN, lo: 0, hi: 0.5 }, verdicts: none, verdictErrors: 2 },
     };
-    const text = rejudgeText(r);
+    const text = rejudgeTerminal(r);
     expect(text).not.toContain('NaN');
     expect(text).toContain('answers changed: 0 of 0 paired samples, none to compare · 6 pairs with an unreadable reply left out');
     expect(text).toContain('per-sample flip rate: none to compare');

@@ -10,6 +10,14 @@ export interface CliIo extends ReportIo {
   argv?: readonly string[];
 }
 
+declare const exitCodeBrand: unique symbol;
+
+/**
+ * An exit code made by the one rule (`exitCodeFor`, or `exitCodeForError` for what a command threw): a command's `run`
+ * can return no other, so no command exits by a number of its own.
+ */
+export type ExitCode = number & { readonly [exitCodeBrand]: true };
+
 /** One command as data: its words, arguments and flags, how its flags become its options, and what it does. */
 export interface CliCommand<F extends FlagSet, O> {
   readonly name: string;
@@ -21,8 +29,8 @@ export interface CliCommand<F extends FlagSet, O> {
   readonly helpAfter?: string;
   /** The command's typed options from its parsed flags: the one place a flag's value is read. */
   optionsFrom(values: FlagValues<F>): O;
-  /** Does the work and returns the exit code; a user mistake is thrown as an InputError. */
-  run(args: readonly string[], options: O, io: CliIo): Promise<number> | number;
+  /** Does the work and returns the exit code `exitCodeFor` gives it; a user mistake is thrown as an InputError. */
+  run(args: readonly string[], options: O, io: CliIo): Promise<ExitCode> | ExitCode;
 }
 
 /** A command ready to be added to a program, its types settled. */

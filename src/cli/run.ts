@@ -8,7 +8,7 @@ import { gradableCase } from '../trials/stored-case.js';
 import { plural } from '../util/text.js';
 import { EXIT } from '../run/exit-codes.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
-import { defineCommand, type CliIo } from './command.js';
+import { defineCommand, type CliIo, type ExitCode } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { REPORTERS_HELP } from './flags.js';
 import { RUN_FLAGS } from './run-flags.js';
@@ -34,7 +34,7 @@ const simulatorNotice = (loaded: LoadedSuite, io: CliIo, drawSeed: number | unde
 };
 
 /** The suite once per agent (or a run of several agents resumed), into one folder that names each agent's run. */
-async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<number> {
+async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   const say = (text: string) => humanStream(reporters, io).write(text);
   simulatorNotice(suites[0]!, io, o.run.drawSeed);
   const { dir, runs, failed } = await runAgents(suites, o.run, reporters, io, say);
@@ -55,15 +55,15 @@ async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters
 }
 
 /** One agent's run, or a canary against its base: trials, grading, reports, and what to do next. */
-async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<number> {
+async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   const human = humanStream(reporters, io);
   const say = (text: string) => human.write(text);
-  if (nothingToRun(loaded, io, human !== io.stdout)) return EXIT.pass;
+  if (nothingToRun(loaded, io, human !== io.stdout)) return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   if (loaded.shard && loaded.suite.cases.length === 0) {
     say(
       `shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`,
     );
-    return EXIT.pass;
+    return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   }
   simulatorNotice(loaded, io, o.run.drawSeed);
   // Loaded only for a canary: the exact tests it needs are no part of an ordinary run's start.

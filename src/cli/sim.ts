@@ -2,7 +2,9 @@ import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import { InputError } from '../util/input-error.js';
 import { loadProfile } from '../sim/profile.js';
 import { startSimulator } from '../sim/server.js';
+import { EXIT } from '../run/exit-codes.js';
 import { defineCommand } from './command.js';
+import { exitCodeFor } from './exit.js';
 import { valued } from './flags.js';
 import { int } from './parsers.js';
 
@@ -40,6 +42,6 @@ export const simCommand = defineCommand({
     );
     await stopSignal();
     await sim.stop();
-    return 0;
+    return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   },
 });

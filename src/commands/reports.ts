@@ -4,7 +4,7 @@ import pMap from 'p-map';
 import { InvalidArgumentError } from 'commander';
 import { adapterFor } from '../agents/registry.js';
 import { readStoredTranscript } from '../grade/stored.js';
-import { ProblemList } from '../util/input-error.js';
+import { InputError, ProblemList } from '../util/input-error.js';
 import { unwritableFolder, wrongEntry } from '../util/paths.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
 import type { AgentNotes, Reporter, ReportInput } from '../report/reporter.js';
@@ -170,6 +170,19 @@ export async function writeReports(
     }
   }
   return { failed };
+}
+
+/** Refuses, before anything runs, a chosen reporter that has no report of this kind (`renderTune`, `renderRejudge`). */
+export function refuseReportersWithout(choices: readonly ReporterChoice[], render: 'renderTune' | 'renderRejudge', what: string): void {
+  const able = REPORTER_NAMES.filter((name) => REPORTERS[name]({ colour: false })[render]);
+  for (const c of choices) {
+    if (c.name !== NO_STDOUT && !REPORTERS[c.name]({ colour: false })[render])
+      throw new InputError({
+        file: '--reporter',
+        what: `the ${c.name} reporter has no ${what} report`,
+        todo: `use ${able.slice(0, -1).join(', ')} or ${able.at(-1)}`,
+      });
+  }
 }
 
 /** What reports say of the agent that ran: its adapter's, by the id run.json records. */
