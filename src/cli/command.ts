@@ -8,6 +8,8 @@ export interface CliIo extends ReportIo {
   cwd: string;
   /** The command line as given, after the program's name: what a command printed to go on with it starts from. */
   argv?: readonly string[];
+  /** Resolves when the user asks a command that serves until stopped to stop (the process's Ctrl-C or SIGTERM unless given). */
+  untilStopped?: () => Promise<void>;
 }
 
 declare const exitCodeBrand: unique symbol;

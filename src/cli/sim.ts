@@ -40,7 +40,7 @@ export const simCommand = defineCommand({
       `skillprobe model SIMULATOR listening on ${sim.url} (not a real model); Ctrl-C stops\n` +
         AGENT_IDS.map((id) => `  ${adapterFor(id).skillListing.cli}: ${adapterFor(id).simulatorHint(sim.url)}\n`).join(''),
     );
-    await stopSignal();
+    await (io.untilStopped ?? stopSignal)();
     await sim.stop();
     return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   },
