@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { defineCommand } from '../src/cli/command.js';
@@ -7,7 +7,7 @@ import { COMMANDS } from '../src/cli/registry.js';
 import type { RejudgeReportInput } from '../src/report/rejudge.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { RunStatus } from '../src/run/schema.js';
-import { baseProject, Captured, cleanup, makeProject, runInProcess, testEnv, writeFiles } from './helpers.js';
+import { baseProject, Captured, cleanup, makeProject, ROOT, runInProcess, testEnv, writeFiles } from './helpers.js';
 import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
 import { judgedRunFolder } from './judged-run-fixture.js';
 
@@ -58,18 +58,22 @@ beforeAll(async () => {
   const shard = await judgedRunFolder(join(project, 'shards'));
   const manifest = JSON.parse(readFileSync(join(shard.dir, 'run.json'), 'utf8'));
   writeFileSync(join(shard.dir, 'run.json'), JSON.stringify({ ...manifest, shard: { index: 1, total: 1, suiteCases: ['judged'] } }));
+  mkdirSync(join(project, 'sub'));
   writeFiles(project, { 'evals.json': JSON.stringify([{ query: 'make an alpha record', should_trigger: true }]) });
 });
 
-/** Runs a command line in this process from `cwd`; `untilStopped` given, so `sim` stops as soon as it serves. */
+/** Runs a command line through main with `cwd` as its io's working folder only; `sim` stops as soon as it serves. */
+async function mainIn(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [stdout, stderr] = [new Captured(), new Captured()];
+  const code = await main(args, { stdout, stderr, env: testEnv(), cwd, untilStopped: async () => undefined });
+  return { code, stdout: stdout.text, stderr: stderr.text };
+}
+
+/** Runs a command line in this process from `cwd`. */
 async function exitOf(args: string[], cwd: string): Promise<{ code: number; stderr: string }> {
-  if (args[0] !== 'sim') {
-    const r = await runInProcess(args, { cwd });
-    return { code: r.exitCode, stderr: r.stderr };
-  }
-  const stderr = new Captured();
-  const code = await main(args, { stdout: new Captured(), stderr, env: testEnv(), cwd, untilStopped: async () => undefined });
-  return { code, stderr: stderr.text };
+  if (args[0] === 'sim') return mainIn(cwd, args);
+  const r = await runInProcess(args, { cwd });
+  return { code: r.exitCode, stderr: r.stderr };
 }
 
 interface Row {
@@ -127,5 +131,30 @@ describe('every command exits through exitCodeFor', () => {
       run: () => 0,
     });
     expect(command.name).toBe('bare');
+  });
+});
+
+describe('commands take their working folder and environment from their io', () => {
+  it('two commands in one process, given two working folders, each show the run folder relative to its own', async () => {
+    // Absolute paths in, so only the io's working folder decides how the merged run folder is shown.
+    const merge = (cwd: string) => mainIn(cwd, ['merge', join(project, 'shards/judged'), '--transcripts', join(project, 'from-io')]);
+    const [top, sub] = [await merge(project), await merge(join(project, 'sub'))];
+    const shown = (r: { stdout: string }) => /→ run folder (\S+)\n/.exec(r.stdout)?.[1];
+    const made = readdirSync(join(project, 'from-io'));
+    expect(made).toHaveLength(2);
+    expect(made.map((run) => join('from-io', run))).toContain(shown(top));
+    expect(made.map((run) => join('..', 'from-io', run))).toContain(shown(sub));
+  });
+
+  it('no file in src/commands reads process.cwd or process.env, or changes the working folder', () => {
+    const dir = join(ROOT, 'src/commands');
+    const found = readdirSync(dir, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) =>
+        readFileSync(join(dir, f), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (/\bprocess\.(cwd|env|chdir)\b/.test(line) ? [`${f}:${i + 1}: ${line.trim()}`] : [])),
+      );
+    expect(found).toEqual([]);
   });
 });

@@ -4,8 +4,6 @@ import { optionFor, type FlagSet, type FlagValues } from './flags.js';
 
 /** The world a command runs in, passed in so that no command reaches for process globals itself. */
 export interface CliIo extends ReportIo {
-  /** Where relative paths are read from. */
-  cwd: string;
   /** The command line as given, after the program's name: what a command printed to go on with it starts from. */
   argv?: readonly string[];
   /** Resolves when the user asks a command that serves until stopped to stop (the process's Ctrl-C or SIGTERM unless given). */

@@ -40,7 +40,7 @@ async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters
   const { dir, runs, failed } = await runAgents(suites, o.run, reporters, io, say);
   for (const r of runs) reportDamaged(r.results, io);
   say(
-    `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir })} (agents.json names each agent's run folder)\n`,
+    `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir }, io.cwd)} (agents.json names each agent's run folder)\n`,
   );
   // Every agent's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
   return exitCodeFor(
@@ -85,7 +85,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
         io.stderr.write(`a transcript without its meta.json, kept as ${kept}: its trial runs again\n`);
     },
   });
-  const candidate = { dir: describeRunDir(store), manifest, results };
+  const candidate = { dir: describeRunDir(store, io.cwd), manifest, results };
   // A canary resumed reports the comparison, as it would have uninterrupted: the run folder remembers its base.
   const resumed = !against && manifest.canary ? await (await canaryCommand()).resumedCanary(manifest.canary) : undefined;
   const versus = against ? { base: against.base, flags: o.baseline! } : resumed;
@@ -97,11 +97,11 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   say(
     `run ${manifest.runId} ${manifest.status}: ${manifest.trials.finished} trials` +
       (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
-      `\nrun folder: ${describeRunDir(store)}\n` +
+      `\nrun folder: ${candidate.dir}\n` +
       (opts.keepWorkspaces ? "workspaces kept: each trial's <n>.meta.json names its workspace\n" : ''),
   );
   // The command line the user typed, to go on with: it finds the same suite (--sim, --grep, …) in the same folder.
-  const goOn = (replace?: Map<string, string>) => resumeCommand(io.argv ?? ['run'], describeRunDir(store), replace);
+  const goOn = (replace?: Map<string, string>) => resumeCommand(io.argv ?? ['run'], candidate.dir, replace);
   if (manifest.status === 'cost_capped')
     say(
       `stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`${goOn(new Map([['--max-cost', '<more>']]))}\` goes on\n`,

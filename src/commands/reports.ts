@@ -27,6 +27,8 @@ export interface ReportIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /** Where relative paths are read from, and the folder paths in reports are shown relative to. */
+  cwd: string;
 }
 
 /** Parses one `--reporter` value for commander, collecting repeats. */

@@ -236,11 +236,11 @@ function reportAgents(
   io: ReportIo,
 ): Promise<{ failed: string[] }> {
   const input = {
-    runDir: describeRunDir({ dir }),
+    runDir: describeRunDir({ dir }, io.cwd),
     runs: runs.map((r) => ({
       manifest: r.manifest,
       results: r.results,
-      runDir: describeRunDir(r.store),
+      runDir: describeRunDir(r.store, io.cwd),
       agentNotes: agentNotes(r.manifest),
     })),
     matrix: agentMatrix(runs.map((r) => r.results)),

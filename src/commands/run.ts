@@ -160,6 +160,7 @@ function shareOf(loaded: LoadedSuite, shard: Shard): LoadedSuite {
   };
 }
 
-export function describeRunDir(store: Pick<RunStore, 'dir'>): string {
-  return relative(process.cwd(), store.dir) || store.dir;
+/** A run folder as the user would name it from `cwd`, their working folder. */
+export function describeRunDir(store: Pick<RunStore, 'dir'>, cwd: string): string {
+  return relative(cwd, store.dir) || store.dir;
 }
