@@ -4,6 +4,7 @@ import { exitCodeFor, type Ending } from '../src/cli/exit.js';
 import { optionFor, toggle, valued } from '../src/cli/flags.js';
 import { text } from '../src/cli/parsers.js';
 import { COMMANDS } from '../src/cli/registry.js';
+import { TRIAL_FLAGS } from '../src/cli/trial-flags.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import { Captured, projectsRemovedAfterAll, runInProcess } from './helpers.js';
 
@@ -137,5 +138,26 @@ describe('--help', () => {
       /^getting started: `skillprobe init` writes a starter suite for your skills, `skillprobe lint`/,
     );
     expect(r.stdout).toMatch(/\nUsage: skillprobe/);
+  });
+});
+
+describe('the trial flags, defined once and shared by run, tune and rejudge', () => {
+  it.each(['run', 'tune', 'rejudge'])('%s --help lists every one of them', async (command) => {
+    const r = await runInProcess([command, '--help'], { cwd: '/' });
+    expect(r.exitCode).toBe(0);
+    for (const flag of Object.values(TRIAL_FLAGS)) expect(r.stdout).toContain(flag.spec);
+  });
+
+  it.each([
+    [['rejudge', 'run-dir', '--max-cost', '0'], '--max-cost must be a positive number, got "0"'],
+    [['tune', 'alpha', '-j', '0'], '--concurrency must be a whole number ≥ 1 or auto, got "0"'],
+    [['run', '--timeout', 'soon'], '--timeout must be a positive number, got "soon"'],
+    [['rejudge', 'run-dir', '--draw-seed', '-1'], '--draw-seed must be a whole number ≥ 0, got "-1"'],
+    [['tune', 'alpha', '--workdir', ''], '--workdir is empty'],
+    [['rejudge', 'run-dir', '--sim', ' '], '--sim is empty'],
+  ])('%j keeps its message on every command', async (args, message) => {
+    const r = await runInProcess(args, { cwd: '/' });
+    expect(r.exitCode).toBe(EXIT.usage);
+    expect(r.stderr).toContain(message);
   });
 });

@@ -1,8 +1,8 @@
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rejudgeText, type RejudgeResult } from '../src/commands/rejudge.js';
+import { rejudgeMarkdown, rejudgeTerminal, type RejudgeReportInput } from '../src/report/rejudge.js';
 import { cleanup, runInProcess, testEnv } from './helpers.js';
 import { judgedRunFolder } from './judged-run-fixture.js';
 
@@ -105,25 +105,53 @@ describe('rejudge refuses damaged judge files and bad labels before spending any
 
   it('the intact run rejudges (a stray file beside its judge steps holds no answer, and is no damage): the fixture itself is sound', async () => {
     const { root, dir } = await damagedRun(({ dir }) => writeFileSync(join(dir, 'judge', '.DS_Store'), ''));
-    const r = await rejudge(root, dir);
+    const r = await rejudge(root, dir, '--reporter', 'json=out/rejudge.json', '--reporter', 'markdown=out/rejudge.md');
     expect(r.stdout).toContain('answers changed: 0 of 2 paired samples');
     expect(r.exitCode).toBe(0);
+    // The same figures through the reporters: JSON for machines, markdown for a step summary.
+    const json = JSON.parse(readFileSync(join(root, 'out/rejudge.json'), 'utf8')) as RejudgeReportInput;
+    expect(json).toMatchObject({ requests: 2, samples: 1, status: 'completed', flip: { changed: { successes: 0, n: 2 } } });
+    const markdown = readFileSync(join(root, 'out/rejudge.md'), 'utf8');
+    expect(markdown).toMatch(/^## skillprobe rejudge · 2 stored judge requests asked again, 1 samples each \(completed\) → /);
+    expect(markdown).toContain('\n- answers changed: 0 of 2 paired samples');
   }, 60_000);
+
+  it.each([
+    [['--reporter', 'junit'], /^skillprobe: --reporter: the junit reporter has no rejudge report — use terminal, json or markdown$/],
+    [['--reporter', 'html=r.html'], /^skillprobe: --reporter: the html reporter has no rejudge report — /],
+    [['--draw-seed', '7'], /^skillprobe: --draw-seed: seeds the model simulator's draws, and this rejudge has no simulator — add --sim/],
+  ])('%j: refused in one line, exit 2, nothing asked', async (flags, message) => {
+    const { root, dir } = await damagedRun(() => undefined);
+    const r = await runInProcess(['rejudge', dir, ...(flags[0] === '--draw-seed' ? [] : ['--sim', 'sim.yaml']), ...flags], {
+      cwd: root,
+      env: testEnv(),
+    });
+    expect(r.stderr).toMatch(message);
+    expect(r.exitCode).toBe(2);
+    expect(madeRejudge(dir)).toBe(false);
+  });
 });
 
 describe('rejudge text', () => {
   it('says there was nothing to compare, never NaN, when no pair was readable', () => {
     const none = { successes: 0, n: 0, p: Number.NaN, lo: 0, hi: 1 };
-    const r: RejudgeResult = {
+    const r: RejudgeReportInput = {
       dir: 'runs/r/rejudge/x',
       requests: 2,
       samples: 3,
       status: 'completed',
       flip: { errorPairs: 6, changed: none, flipRate: { e: Number.NaN, lo: 0, hi: 0.5 }, verdicts: none, verdictErrors: 2 },
     };
-    const text = rejudgeText(r);
+    const text = rejudgeTerminal(r);
     expect(text).not.toContain('NaN');
     expect(text).toContain('answers changed: 0 of 0 paired samples, none to compare · 6 pairs with an unreadable reply left out');
     expect(text).toContain('per-sample flip rate: none to compare');
+    // The markdown report says the same figures, a bullet each.
+    const markdown = rejudgeMarkdown(r);
+    expect(markdown).not.toContain('NaN');
+    expect(markdown).toContain('\n- answers changed: 0 of 0 paired samples, none to compare · 6 pairs with an unreadable reply left out\n');
+    expect(markdown.split('\n')[0]).toBe(
+      '## skillprobe rejudge · 2 stored judge requests asked again, 3 samples each (completed) → runs/r/rejudge/x',
+    );
   });
 });

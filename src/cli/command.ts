@@ -4,11 +4,19 @@ import { optionFor, type FlagSet, type FlagValues } from './flags.js';
 
 /** The world a command runs in, passed in so that no command reaches for process globals itself. */
 export interface CliIo extends ReportIo {
-  /** Where relative paths are read from. */
-  cwd: string;
   /** The command line as given, after the program's name: what a command printed to go on with it starts from. */
   argv?: readonly string[];
+  /** Resolves when the user asks a command that serves until stopped to stop (the process's Ctrl-C or SIGTERM unless given). */
+  untilStopped?: () => Promise<void>;
 }
+
+declare const exitCodeBrand: unique symbol;
+
+/**
+ * An exit code made by the one rule (`exitCodeFor`, or `exitCodeForError` for what a command threw): a command's `run`
+ * can return no other, so no command exits by a number of its own.
+ */
+export type ExitCode = number & { readonly [exitCodeBrand]: true };
 
 /** One command as data: its words, arguments and flags, how its flags become its options, and what it does. */
 export interface CliCommand<F extends FlagSet, O> {
@@ -21,8 +29,8 @@ export interface CliCommand<F extends FlagSet, O> {
   readonly helpAfter?: string;
   /** The command's typed options from its parsed flags: the one place a flag's value is read. */
   optionsFrom(values: FlagValues<F>): O;
-  /** Does the work and returns the exit code; a user mistake is thrown as an InputError. */
-  run(args: readonly string[], options: O, io: CliIo): Promise<number> | number;
+  /** Does the work and returns the exit code `exitCodeFor` gives it; a user mistake is thrown as an InputError. */
+  run(args: readonly string[], options: O, io: CliIo): Promise<ExitCode> | ExitCode;
 }
 
 /** A command ready to be added to a program, its types settled. */

@@ -6,7 +6,7 @@ import { plural } from '../util/text.js';
 import { EXIT, STOPPED_EXIT } from '../run/exit-codes.js';
 import { worstExitCode } from '../verdict/verdict.js';
 import { WorkspaceRootError } from '../workspace/sealed.js';
-import type { CliIo } from './command.js';
+import type { CliIo, ExitCode } from './command.js';
 
 /** How a command that judged something ended: what its exit code is made of. */
 export interface Ending {
@@ -21,7 +21,7 @@ export interface Ending {
 }
 
 /** The one rule every command's exit code follows. */
-export function exitCodeFor(ending: Ending, io: CliIo): number {
+export function exitCodeFor(ending: Ending, io: CliIo): ExitCode {
   const verdicts = worstExitCode([...ending.verdicts]);
   const stopped = (ending.statuses ?? []).map((s) => STOPPED_EXIT[s]).find((code) => code !== undefined);
   let code = stopped ?? verdicts;
@@ -31,9 +31,9 @@ export function exitCodeFor(ending: Ending, io: CliIo): number {
   }
   const failed = ending.failedReporters ?? [];
   // A reporter that failed turns a clean exit into a harness fault: CI must not go green on a missing report.
-  if (failed.length === 0 || code !== EXIT.pass) return code;
+  if (failed.length === 0 || code !== EXIT.pass) return code as ExitCode;
   io.stderr.write(`skillprobe: ${failed.join(', ')} failed; the verdicts' exit code would be ${code}\n`);
-  return EXIT.internal;
+  return EXIT.internal as ExitCode;
 }
 
 /** The exit code of a command that threw, said on stderr: a user's mistake in one line, never a stack trace. */

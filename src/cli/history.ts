@@ -1,4 +1,6 @@
+import { EXIT } from '../run/exit-codes.js';
 import { defineCommand } from './command.js';
+import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, valued } from './flags.js';
 import { text } from './parsers.js';
 import { transcriptsFolder } from './suite-flags.js';
@@ -16,6 +18,6 @@ export const historyCommand = defineCommand({
     const { readHistory, renderCaseHistory, renderHistory } = await import('../commands/history.js');
     const rows = await readHistory(transcriptsFolder(o));
     io.stdout.write(o.case === undefined ? renderHistory(rows) : renderCaseHistory(rows, o.case));
-    return 0;
+    return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   },
 });

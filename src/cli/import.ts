@@ -1,5 +1,6 @@
 import { importEvalSet } from '../commands/import.js';
 import { defineCommand } from './command.js';
+import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, toggle, valued } from './flags.js';
 import { text } from './parsers.js';
 
@@ -20,5 +21,5 @@ export const importCommand = defineCommand({
     force: toggle('--force', 'overwrite the case file if it exists'),
   },
   optionsFrom: (o) => o,
-  run: (args, o, io) => importEvalSet(args[0]!, o, { cwd: io.cwd, out: io.stdout, err: io.stderr }),
+  run: (args, o, io) => exitCodeFor({ verdicts: [importEvalSet(args[0]!, o, { cwd: io.cwd, out: io.stdout, err: io.stderr })] }, io),
 });

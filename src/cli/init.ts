@@ -1,5 +1,7 @@
 import { initProject } from '../commands/init.js';
+import { EXIT } from '../run/exit-codes.js';
 import { defineCommand } from './command.js';
+import { exitCodeFor } from './exit.js';
 import { valued } from './flags.js';
 import { text } from './parsers.js';
 
@@ -10,6 +12,6 @@ export const initCommand = defineCommand({
   optionsFrom: (o) => o,
   run(_args, o, io) {
     initProject(o.dir ?? io.cwd, { out: io.stdout });
-    return 0;
+    return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   },
 });

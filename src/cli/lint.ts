@@ -2,6 +2,7 @@ import { lintProject } from '../commands/lint.js';
 import { ProblemList } from '../util/input-error.js';
 import { wrongEntry } from '../util/paths.js';
 import { defineCommand } from './command.js';
+import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { text } from './parsers.js';
 
@@ -32,5 +33,6 @@ export const lintCommand = defineCommand({
     ]);
     return o;
   },
-  run: (_args, o, io) => lintProject(o, { cwd: io.cwd, out: io.stdout }),
+  // Its findings are its verdicts: an error among them fails.
+  run: (_args, o, io) => exitCodeFor({ verdicts: [lintProject(o, { cwd: io.cwd, out: io.stdout })] }, io),
 });

@@ -31,12 +31,11 @@ export const mergeCommand = defineCommand({
     if (unwritable) throw new InputError({ file: '--transcripts', what: unwritable, todo: 'point it at a folder you can write to' });
     const { mergeShards } = await import('../commands/merge.js');
     const { store, manifest, results, unfinished } = await mergeShards(dirs, out);
-    const { failed } = await reportRun(reporters, { manifest, results, runDir: describeRunDir(store) }, store, io);
+    const runDir = describeRunDir(store, io.cwd);
+    const { failed } = await reportRun(reporters, { manifest, results, runDir }, store, io);
     reportDamaged(results, io);
     const human = humanStream(reporters, io);
-    human.write(
-      `merged ${plural(dirs.length, 'shard')} (${plural(results.outcomes.length, 'trial')}) → run folder ${describeRunDir(store)}\n`,
-    );
+    human.write(`merged ${plural(dirs.length, 'shard')} (${plural(results.outcomes.length, 'trial')}) → run folder ${runDir}\n`);
     for (const u of unfinished) {
       human.write(
         `${u.name} is ${u.status}: a partial run; \`skillprobe run --resume ${u.dir} --shard ${u.shard}\` finishes it, then merge again\n`,

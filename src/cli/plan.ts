@@ -4,7 +4,9 @@ import { InputError } from '../util/input-error.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
+import { EXIT } from '../run/exit-codes.js';
 import { defineCommand, type CliIo } from './command.js';
+import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { fraction, positive, probability } from './parsers.js';
 import { caseSelection, nothingToRun } from './suite-flags.js';
@@ -78,7 +80,7 @@ export const planCommand = defineCommand({
   },
   async run(_args, o, io) {
     const loaded = loadSuite(o.suite, { run: false });
-    if (nothingToRun(loaded, io)) return 0;
+    if (nothingToRun(loaded, io)) return exitCodeFor({ verdicts: [EXIT.pass] }, io);
     if (o.canary) await planCanary(loaded, o.canary, o.pricePerTrial, io);
     else
       io.stdout.write(
@@ -90,6 +92,6 @@ export const planCommand = defineCommand({
           o.pricePerTrial,
         ),
       );
-    return 0;
+    return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   },
 });

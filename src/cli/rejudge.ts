@@ -1,40 +1,54 @@
+import { chooseReporters, refuseReportersWithout, writeReports } from '../commands/reports.js';
 import { EXIT } from '../run/exit-codes.js';
+import { InputError } from '../util/input-error.js';
 import { defineCommand } from './command.js';
-import { valued } from './flags.js';
-import { positive, text } from './parsers.js';
+import { exitCodeFor } from './exit.js';
+import { reporterFlags, REPORTERS_HELP, valued } from './flags.js';
+import { text } from './parsers.js';
+import { TRIAL_FLAGS } from './trial-flags.js';
 
 export const rejudgeCommand = defineCommand({
   name: 'rejudge',
   description: "ask a run's judge every stored question again and report how often its answers change (and κ against human labels)",
   args: [['<run>', 'run folder, e.g. transcripts/<run-id>']],
   flags: {
-    sim: valued('--sim <profile>', 'rejudge with the built-in model SIMULATOR (a simulated run needs it)', text('--sim')),
+    ...reporterFlags('print the rejudge figures as JSON (--reporter json)'),
+    ...TRIAL_FLAGS,
     labels: valued(
       '--labels <file>',
       'human verdicts (`- { case, n, item, label: yes|no }`, arm `skill` unless given): Cohen’s κ of the stored verdicts against them',
       text('--labels'),
     ),
-    maxCost: valued('--max-cost <usd>', 'stop once the judge’s reported costs reach this many USD', positive('--max-cost')),
-    workdir: valued('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir')),
   },
-  optionsFrom: (o) => o,
+  helpAfter: REPORTERS_HELP,
+  optionsFrom(o) {
+    if (o.drawSeed !== undefined && o.sim === undefined)
+      throw new InputError({
+        file: '--draw-seed',
+        what: "seeds the model simulator's draws, and this rejudge has no simulator",
+        todo: 'add --sim <profile>, or drop --draw-seed',
+      });
+    return {
+      reporter: o.reporter,
+      json: o.json,
+      rejudge: {
+        sim: o.sim,
+        drawSeed: o.drawSeed,
+        labels: o.labels,
+        maxCostUsd: o.maxCost,
+        concurrency: o.concurrency,
+        trialSeconds: o.timeout,
+        workdir: o.workdir,
+      },
+    };
+  },
   async run([dir], o, io) {
-    const { rejudgeRun, rejudgeText } = await import('../commands/rejudge.js');
-    const r = await rejudgeRun(dir!, {
-      sim: o.sim,
-      labels: o.labels,
-      maxCostUsd: o.maxCost,
-      workdir: o.workdir,
-      callerEnv: io.env,
-      stderr: io.stderr,
-    });
-    io.stdout.write(rejudgeText(r));
-    return r.status === 'completed'
-      ? EXIT.pass
-      : r.status === 'cost_capped'
-        ? EXIT.costCapped
-        : r.status === 'interrupted'
-          ? EXIT.interrupted
-          : EXIT.internal;
+    const reporters = chooseReporters(o, io.env);
+    refuseReportersWithout(reporters, 'renderRejudge', 'rejudge');
+    const { rejudgeRun } = await import('../commands/rejudge.js');
+    const r = await rejudgeRun(dir!, { ...o.rejudge, callerEnv: io.env, stderr: io.stderr });
+    const { failed } = await writeReports(reporters, (reporter) => reporter.renderRejudge!(r), io);
+    // Nothing rejudge measures is a verdict: its exit code says only whether the judge's requests all ran.
+    return exitCodeFor({ verdicts: [EXIT.pass], statuses: [r.status], failedReporters: failed }, io);
   },
 });

@@ -1,9 +1,9 @@
 import { AGENT_IDS } from '../agents/registry.js';
 import { ARMS, DECISION_MODES } from '../run/config-schema.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
-import { EXIT } from '../run/exit-codes.js';
 import { choice, CONFIG_FLAGS, reporterFlags, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
-import { agentList, armList, concurrency, fraction, int, positive, probability, shard, text } from './parsers.js';
+import { agentList, armList, fraction, int, positive, probability, shard, text } from './parsers.js';
+import { TRIAL_FLAGS } from './trial-flags.js';
 
 /**
  * The most trials `--add-trials` adds per case: nearly three times what `plan --compare` prescribes for a base at a
@@ -16,22 +16,11 @@ export const RUN_FLAGS = {
   ...SELECTION_FLAGS,
   ...reporterFlags('print the results as JSON instead of the terminal report (--reporter json)'),
   ...CONFIG_FLAGS,
-  sim: valued('--sim <profile>', 'run against the built-in model SIMULATOR with this profile (no credentials needed)', text('--sim')),
-  drawSeed: valued(
-    '--draw-seed <n>',
-    "with --sim: seed the simulator's draws (default: a fresh seed per run, kept in run.json); runs given the same seed share their draws",
-    int('--draw-seed', 0),
-  ),
+  ...TRIAL_FLAGS,
   trials: valued('-n, --trials <n>', 'a fixed number of trials per case and arm (implies --mode fixed)', int('--trials', 1)),
-  concurrency: valued(
-    '-j, --concurrency <n|auto>',
-    'trials running at once, or auto: adaptive to the provider (default against a real model)',
-    concurrency,
-  ),
   model: valued('-m, --model <model>', 'model passed to the agent CLI', text('--model')),
   ...SUITE_FLAGS,
   transcripts: valued('--transcripts <dir>', 'where run folders are written', text('--transcripts')),
-  timeout: valued('--timeout <seconds>', 'harness deadline per trial', positive('--timeout')),
   maxTurns: valued('--max-turns <n>', 'agent max turns', int('--max-turns', 1)),
   maxOutputMb: valued(
     '--max-output-mb <n>',
@@ -46,7 +35,6 @@ export const RUN_FLAGS = {
     agentList,
   ),
   agentBinary: valued('--agent-binary <path>', 'agent CLI binary (default: the pinned one)', text('--agent-binary')),
-  workdir: valued('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir')),
   keepWorkspaces: toggle('--keep-workspaces', 'leave workspaces on disk for inspection'),
   mode: choice(
     '--mode <mode>',
@@ -70,11 +58,6 @@ export const RUN_FLAGS = {
   ),
   force: toggle('--force', 'with --resume: go on although skills, cases, config or agent changed (recorded in run.json)'),
   shard: valued('--shard <i/n>', 'run only share I of N of the cases (for a CI matrix; join the shards with `skillprobe merge`)', shard),
-  maxCost: valued(
-    '--max-cost <usd>',
-    `stop scheduling once the trials' reported costs reach this many USD (a partial run: exit ${EXIT.costCapped})`,
-    positive('--max-cost'),
-  ),
   baseline: valued(
     '--baseline <run>',
     'run as a canary against this stored run: each case samples until its drop is shown or ruled out, then the two are compared (exit 1 on a regression)',

@@ -9,7 +9,7 @@ import { gradableCase } from '../trials/stored-case.js';
 import { plural } from '../util/text.js';
 import { EXIT } from '../run/exit-codes.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
-import { defineCommand, type CliIo } from './command.js';
+import { defineCommand, type CliIo, type ExitCode } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { REPORTERS_HELP } from './flags.js';
 import { RUN_FLAGS } from './run-flags.js';
@@ -35,14 +35,14 @@ const simulatorNotice = (loaded: LoadedSuite, io: CliIo, drawSeed: number | unde
 };
 
 /** The suite once per agent (or a run of several agents resumed), into one folder that names each agent's run. */
-async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<number> {
+async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   const say = (text: string) => humanStream(reporters, io).write(text);
   simulatorNotice(suites[0]!, io, o.run.drawSeed);
   const { dir, runs, missing } = await runAgents(suites, o.run, say);
   const { failed } = await reportAgents(dir, runs, missing, reporters, io);
   for (const r of runs) reportDamaged(r.results, io);
   say(
-    `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir })} (agents.json names each agent's run folder)\n`,
+    `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir }, io.cwd)} (agents.json names each agent's run folder)\n`,
   );
   // Every agent's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
   return exitCodeFor(
@@ -57,15 +57,15 @@ async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters
 }
 
 /** One agent's run, or a canary against its base: trials, grading, reports, and what to do next. */
-async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<number> {
+async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   const human = humanStream(reporters, io);
   const say = (text: string) => human.write(text);
-  if (nothingToRun(loaded, io, human !== io.stdout)) return EXIT.pass;
+  if (nothingToRun(loaded, io, human !== io.stdout)) return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   if (loaded.shard && loaded.suite.cases.length === 0) {
     say(
       `shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`,
     );
-    return EXIT.pass;
+    return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   }
   simulatorNotice(loaded, io, o.run.drawSeed);
   // Loaded only for a canary: the exact tests it needs are no part of an ordinary run's start.
@@ -87,7 +87,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
         io.stderr.write(`a transcript without its meta.json, kept as ${kept}: its trial runs again\n`);
     },
   });
-  const candidate = { dir: describeRunDir(store), manifest, results };
+  const candidate = { dir: describeRunDir(store, io.cwd), manifest, results };
   // A canary resumed reports the comparison, as it would have uninterrupted: the run folder remembers its base.
   const resumed = !against && manifest.canary ? await (await canaryCommand()).resumedCanary(manifest.canary) : undefined;
   const versus = against ? { base: against.base, flags: o.baseline! } : resumed;
@@ -99,11 +99,11 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   say(
     `run ${manifest.runId} ${manifest.status}: ${manifest.trials.finished} trials` +
       (manifest.trials.notStarted ? `, ${manifest.trials.notStarted} not started` : '') +
-      `\nrun folder: ${describeRunDir(store)}\n` +
+      `\nrun folder: ${candidate.dir}\n` +
       (opts.keepWorkspaces ? "workspaces kept: each trial's <n>.meta.json names its workspace\n" : ''),
   );
   // The command line the user typed, to go on with: it finds the same suite (--sim, --grep, …) in the same folder.
-  const goOn = (replace?: Map<string, string>) => resumeCommand(io.argv ?? ['run'], describeRunDir(store), replace);
+  const goOn = (replace?: Map<string, string>) => resumeCommand(io.argv ?? ['run'], candidate.dir, replace);
   if (manifest.status === 'cost_capped')
     say(
       `stopped at --max-cost ${manifest.config.maxCostUsd} USD: a partial run; \`${goOn(new Map([['--max-cost', '<more>']]))}\` goes on\n`,

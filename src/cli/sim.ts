@@ -2,7 +2,9 @@ import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import { InputError } from '../util/input-error.js';
 import { loadProfile } from '../sim/profile.js';
 import { startSimulator } from '../sim/server.js';
+import { EXIT } from '../run/exit-codes.js';
 import { defineCommand } from './command.js';
+import { exitCodeFor } from './exit.js';
 import { valued } from './flags.js';
 import { int } from './parsers.js';
 
@@ -38,8 +40,8 @@ export const simCommand = defineCommand({
       `skillprobe model SIMULATOR listening on ${sim.url} (not a real model); Ctrl-C stops\n` +
         AGENT_IDS.map((id) => `  ${adapterFor(id).skillListing.cli}: ${adapterFor(id).simulatorHint(sim.url)}\n`).join(''),
     );
-    await stopSignal();
+    await (io.untilStopped ?? stopSignal)();
     await sim.stop();
-    return 0;
+    return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   },
 });

@@ -4,18 +4,20 @@ import { checkTuneReporters, planTune, prepareTune, reportTune, runTune } from '
 import { TUNE_DEFAULTS } from '../tune/options.js';
 import { stepConfigs, writeResult, type TuneOptions } from '../runner/tune-driver.js';
 import { writeTuneRecord } from '../run/tune-store.js';
+import { EXIT } from '../run/exit-codes.js';
 import { AGENT_IDS } from '../agents/registry.js';
 import { HOLDOUT_DESIGN_DEFAULTS } from '../tune/holdout-design.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
-import { concurrency, fraction, int, positive, text } from './parsers.js';
+import { fraction, int, positive, text } from './parsers.js';
+import { TRIAL_FLAGS } from './trial-flags.js';
 
 const TUNE_FLAGS = {
   ...CONFIG_FLAGS,
   ...SUITE_FLAGS,
   ...reporterFlags('print the tune record as JSON (--reporter json)'),
-  sim: valued('--sim <profile>', 'tune against the built-in model SIMULATOR with this profile (no credentials needed)', text('--sim')),
+  ...TRIAL_FLAGS,
   agent: valued('--agent <id>', `the agent CLI that runs the trials and proposes rewrites: ${AGENT_IDS.join(', ')}`, text('--agent')),
   model: valued('-m, --model <model>', 'model passed to the agent CLI', text('--model')),
   proposerModel: valued(
@@ -34,21 +36,11 @@ const TUNE_FLAGS = {
     `the recall gain the holdout sets out to prove, or rule out (default ${HOLDOUT_DESIGN_DEFAULTS.gain}); --plan states the power for it`,
     fraction('--gain'),
   ),
-  drawSeed: valued(
-    '--draw-seed <n>',
-    "with --sim: seed the simulator's draws (default: a fresh seed, kept in tune.json); each step draws from its own seed derived from it",
-    int('--draw-seed', 0),
-  ),
   seed: valued('--seed <n>', `seed of the tune/select/holdout split (default ${TUNE_DEFAULTS.seed})`, int('--seed', 0)),
   alpha: valued(
     '--alpha <a>',
     `false IMPROVED rate of the holdout's sequential test, and level of its WORSE tests (default ${TUNE_DEFAULTS.alpha})`,
     fraction('--alpha'),
-  ),
-  maxCost: valued(
-    '--max-cost <usd>',
-    'stop once the trials’ reported costs reach this many USD (a partial tune: --resume goes on)',
-    positive('--max-cost'),
   ),
   pricePerTrial: valued(
     '--price-per-trial <usd>',
@@ -65,14 +57,7 @@ const TUNE_FLAGS = {
     'finish an interrupted tune (its finished runs are read back, the rest run), or with a higher --holdout-trials sample an undecided holdout further',
     text('--resume'),
   ),
-  workdir: valued('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir')),
   transcripts: valued('--transcripts <dir>', 'where the tune folder is written', text('--transcripts')),
-  concurrency: valued(
-    '-j, --concurrency <n|auto>',
-    'trials running at once, or auto: adaptive to the provider (default against a real model)',
-    concurrency,
-  ),
-  timeout: valued('--timeout <seconds>', 'harness deadline per trial', positive('--timeout')),
 };
 
 interface TuneCommandOptions {
@@ -129,7 +114,7 @@ export const tuneCommand = defineCommand({
           p.options.maxCostUsd,
         ) + holdoutPlanText(p),
       );
-      return 0;
+      return exitCodeFor({ verdicts: [EXIT.pass] }, io);
     }
     const reporters = chooseReporters(o, io.env);
     checkTuneReporters(reporters);
@@ -146,6 +131,6 @@ export const tuneCommand = defineCommand({
       if (!record.written) say('--write: nothing written, the original description stays\n');
     }
     const { failed } = await reportTune(dir, record, reporters, io);
-    return exitCodeFor({ verdicts: [0], statuses: [record.status], failedReporters: failed }, io);
+    return exitCodeFor({ verdicts: [EXIT.pass], statuses: [record.status], failedReporters: failed }, io);
   },
 });

@@ -16,9 +16,10 @@ import type { TrialOutcome } from '../run/schema.js';
 import { newRunId, RunStore } from '../run/store.js';
 import type { ProgressStream } from '../runner/progress.js';
 import { loadProfile } from '../sim/profile.js';
-import { agreementTable, cohenKappa, MIN_LABELS, type CohenKappa, type LabelPair } from '../stats/cohen-kappa.js';
+import { agreementTable, cohenKappa, type LabelPair } from '../stats/cohen-kappa.js';
 import type { TrialJudgeSamples } from '../stats/judge-stability.js';
-import { rejudgeFlip, type RejudgeFlip } from '../stats/rejudge-flip.js';
+import { rejudgeFlip } from '../stats/rejudge-flip.js';
+import type { RejudgeReportInput } from '../report/rejudge.js';
 import { plural } from '../util/text.js';
 import { askCase, judgeConfig } from '../runner/judge-stage.js';
 import { startNestedRun } from '../runner/pipeline.js';
@@ -35,20 +36,17 @@ const REJUDGE_DIR = 'rejudge';
 
 export interface RejudgeOptions {
   sim?: string;
+  /** `--draw-seed`: the seed of the simulated judge's draws (a fresh one by default). */
+  drawSeed?: number;
   labels?: string;
   maxCostUsd?: number;
+  /** `--concurrency`: judge requests asked at once (default: the run's own). */
+  concurrency?: number | 'auto';
+  /** `--timeout`: the harness deadline per judge request (default: the run's own). */
+  trialSeconds?: number;
   workdir?: string;
   callerEnv: NodeJS.ProcessEnv;
   stderr?: ProgressStream;
-}
-
-export interface RejudgeResult {
-  dir: string;
-  requests: number;
-  samples: number;
-  flip: RejudgeFlip;
-  status: string;
-  labels?: { kappa: CohenKappa; pairs: number; unmatched: number; file: string };
 }
 
 /** A human verdict on one judged item of one stored trial. */
@@ -74,7 +72,7 @@ function trialSamples(
   return outcomes.map((o) => o.judge!.items.map((_, k) => [...(answers.get(trialAskId(o, k)) ?? [])]));
 }
 
-export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<RejudgeResult> {
+export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<RejudgeReportInput> {
   const { store, manifest } = await RunStore.open(dir);
   const where = join(dir, 'run.json');
   if (!hasJudgedCases(manifest))
@@ -119,12 +117,16 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
       adapter,
       binary,
     },
-    { sim: o.sim, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr },
+    { sim: o.sim, drawSeed: o.drawSeed, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr },
     {
       dir: stepDir,
       skills: [],
       cases: again.map((a) => askCase({ id: `again.${a.id}`, prompt: a.prompt })),
-      config: judgeConfig(manifest.config, judge.agent, judge.model, judge.config.samples, o.maxCostUsd),
+      config: {
+        ...judgeConfig(manifest.config, judge.agent, judge.model, judge.config.samples, o.maxCostUsd),
+        ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+        ...(o.trialSeconds !== undefined ? { timeouts: { trialSeconds: o.trialSeconds } } : {}),
+      },
       role: 'judge',
     },
   );
@@ -194,34 +196,4 @@ function labelAgreement(labels: z.output<typeof labelsSchema>, outcomes: readonl
     if (v === 'yes' || v === 'no') pairs.push({ judge: v, human: l.label });
   }
   return { kappa: cohenKappa(agreementTable(pairs), confidence), pairs: pairs.length, unmatched: labels.length - pairs.length, file };
-}
-
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-
-/** What rejudge found, in words: changed answers, the per-sample flip rate, changed verdicts, and κ with labels. */
-export function rejudgeText(r: RejudgeResult): string {
-  const f = r.flip;
-  // With no readable pair (the new answers all unreadable, or the step stopped first), a share would be 0/0.
-  const share = (n: number, p: number, x: { lo: number; hi: number }) =>
-    n === 0 ? 'none to compare' : `${pct(p)} [${pct(x.lo)}, ${pct(x.hi)}]`;
-  const lines = [
-    `REJUDGE · ${r.requests} stored judge requests asked again, ${r.samples} samples each (${r.status}) → ${r.dir}`,
-    `answers changed: ${f.changed.successes} of ${f.changed.n} paired samples, ${share(f.changed.n, f.changed.p, f.changed)}` +
-      (f.errorPairs ? ` · ${f.errorPairs} pairs with an unreadable reply left out` : ''),
-    `per-sample flip rate: ${share(f.changed.n, f.flipRate.e, f.flipRate)} (each sample leaves the judge's usual answer this often)`,
-    `verdicts changed: ${f.verdicts.successes} of ${f.verdicts.n} items, ${share(f.verdicts.n, f.verdicts.p, f.verdicts)}` +
-      (f.verdictErrors ? ` · ${f.verdictErrors} judge_error verdicts left out` : ''),
-  ];
-  if (r.labels) {
-    const k = r.labels.kappa;
-    const unmatched = r.labels.unmatched ? ` · ${r.labels.unmatched} labels matched no judged verdict` : '';
-    lines.push(
-      k.kappa === null
-        ? `labels (${r.labels.file}): ${r.labels.pairs} matched · κ undefined: ${k.reason}${unmatched}`
-        : `labels (${r.labels.file}): Cohen's κ ${k.kappa.toFixed(2)} [${k.lo.toFixed(2)}, ${k.hi.toFixed(2)}] over ${r.labels.pairs} items, ` +
-            `raw agreement ${pct(k.agreement.p)}${unmatched}` +
-            (k.fewLabels ? ` · WARNING: fewer than ${MIN_LABELS} labels, the interval is wide` : ''),
-    );
-  }
-  return lines.join('\n') + '\n';
 }

@@ -7,7 +7,7 @@ import { readStoredTranscript } from '../runner/stored-grades.js';
 import type { FinishedRun } from '../runner/pipeline.js';
 import { agentMatrix } from '../verdict/agent-matrix.js';
 import { describeRunDir } from './run.js';
-import { ProblemList } from '../util/input-error.js';
+import { InputError, ProblemList } from '../util/input-error.js';
 import { unwritableFolder, wrongEntry } from '../util/paths.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
 import type { AgentNotes, MissingAgent, Reporter, ReportInput } from '../report/reporter.js';
@@ -30,6 +30,8 @@ export interface ReportIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream;
   env: NodeJS.ProcessEnv;
+  /** Where relative paths are read from, and the folder paths in reports are shown relative to. */
+  cwd: string;
 }
 
 /** Parses one `--reporter` value for commander, collecting repeats. */
@@ -175,6 +177,19 @@ export async function writeReports(
   return { failed };
 }
 
+/** Refuses, before anything runs, a chosen reporter that has no report of this kind (`renderTune`, `renderRejudge`). */
+export function refuseReportersWithout(choices: readonly ReporterChoice[], render: 'renderTune' | 'renderRejudge', what: string): void {
+  const able = REPORTER_NAMES.filter((name) => REPORTERS[name]({ colour: false })[render]);
+  for (const c of choices) {
+    if (c.name !== NO_STDOUT && !REPORTERS[c.name]({ colour: false })[render])
+      throw new InputError({
+        file: '--reporter',
+        what: `the ${c.name} reporter has no ${what} report`,
+        todo: `use ${able.slice(0, -1).join(', ')} or ${able.at(-1)}`,
+      });
+  }
+}
+
 /** What reports say of the agent that ran: its adapter's, by the id run.json records. */
 export function agentNotes(manifest: Pick<RunManifest, 'agent'>): AgentNotes {
   const adapter = adapterFor(manifest.agent.id, 'run.json');
@@ -205,11 +220,11 @@ export function reportAgents(
   io: ReportIo,
 ): Promise<{ failed: string[] }> {
   const input = {
-    runDir: describeRunDir({ dir }),
+    runDir: describeRunDir({ dir }, io.cwd),
     runs: runs.map((r) => ({
       manifest: r.manifest,
       results: r.results,
-      runDir: describeRunDir(r.store),
+      runDir: describeRunDir(r.store, io.cwd),
       agentNotes: agentNotes(r.manifest),
     })),
     matrix: agentMatrix(runs.map((r) => r.results)),

@@ -10,4 +10,5 @@ export const jsonReporter: Reporter = {
   renderComparison: (comparison) => json(comparison),
   renderAgents: ({ runs, matrix, missing }) => json({ agents: runs.map((r) => r.results), matrix, missing }),
   renderTune: ({ record, diff }) => json({ ...record, diff }),
+  renderRejudge: (rejudge) => json(rejudge),
 };

@@ -1,4 +1,5 @@
 import { tuneMarkdown } from './tune/text.js';
+import { rejudgeMarkdown } from './rejudge.js';
 import { join } from 'node:path';
 import { advice } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
@@ -386,4 +387,5 @@ export const markdownReporter: Reporter = {
   renderComparison,
   renderAgents,
   renderTune: tuneMarkdown,
+  renderRejudge: rejudgeMarkdown,
 };

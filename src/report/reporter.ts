@@ -2,6 +2,7 @@ import type { RefusedStatus, Results, RunManifest } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { AgentMatrix } from '../verdict/agent-matrix.js';
 import type { Comparison } from '../verdict/comparison.js';
+import type { RejudgeReportInput } from './rejudge.js';
 import type { TuneReportInput } from './tune/view.js';
 
 /** What to change per refused skill call, where an agent names a cause of its own (else the generic advice). */
@@ -56,4 +57,6 @@ export interface Reporter {
   renderAgents(input: AgentsReportInput): string;
   /** A tune (`skillprobe tune`): its iterations, the holdout verdict and the diff; absent where a format has no place for it. */
   renderTune?(input: TuneReportInput): string;
+  /** A rejudge (`skillprobe rejudge`): how often the judge's answers change; absent where a format has no place for it. */
+  renderRejudge?(input: RejudgeReportInput): string;
 }

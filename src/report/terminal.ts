@@ -1,4 +1,5 @@
 import { tuneTerminal } from './tune/text.js';
+import { rejudgeTerminal } from './rejudge.js';
 import pc from 'picocolors';
 import { advice } from './advice.js';
 import { comparisonText } from './compare-terminal.js';
@@ -413,6 +414,7 @@ export function terminalReporter(colour: boolean): Reporter {
     description: 'the report for people (default; colour on a terminal)',
     renderComparison: (comparison) => comparisonText(comparison, c),
     renderTune: tuneTerminal,
+    renderRejudge: rejudgeTerminal,
     renderAgents(input: AgentsReportInput): string {
       const each = input.runs.map(
         (r) => `${c.bold(`═══ agent ${r.results.run.agent.id} · run folder ${r.runDir}`)}\n\n${reporter.render(r)}`,

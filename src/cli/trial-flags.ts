@@ -1,0 +1,32 @@
+import { EXIT } from '../run/exit-codes.js';
+import { valued } from './flags.js';
+import { concurrency, int, positive, text } from './parsers.js';
+
+/**
+ * How trials are started, the same flags on every command that starts them (`run`, `tune`, `rejudge`): where they run
+ * (the simulator, the workspaces' folder), how many at once, how long each may take, and what they may spend.
+ */
+export const TRIAL_FLAGS = {
+  sim: valued(
+    '--sim <profile>',
+    'run the trials against the built-in model SIMULATOR with this profile (no credentials needed; a simulated run is resumed and rejudged with it)',
+    text('--sim'),
+  ),
+  drawSeed: valued(
+    '--draw-seed <n>',
+    "with --sim: seed the simulator's draws (default: a fresh seed, kept in the run or tune folder); given the same seed, trials share their draws",
+    int('--draw-seed', 0),
+  ),
+  concurrency: valued(
+    '-j, --concurrency <n|auto>',
+    'trials running at once, or auto: adaptive to the provider (default against a real model)',
+    concurrency,
+  ),
+  timeout: valued('--timeout <seconds>', 'harness deadline per trial', positive('--timeout')),
+  workdir: valued('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir')),
+  maxCost: valued(
+    '--max-cost <usd>',
+    `stop scheduling once the trials' reported costs reach this many USD (what ran is kept, a partial run: exit ${EXIT.costCapped})`,
+    positive('--max-cost'),
+  ),
+};

@@ -1,0 +1,50 @@
+import type { Config } from '../run/config-schema.js';
+import type { ProblemList } from '../util/input-error.js';
+import { unwritableFolder, wrongEntry } from '../util/paths.js';
+import { loadCases, type CaseSuite } from './cases.js';
+import type { LoadedConfig } from './config.js';
+import { skillFolders } from './family.js';
+import { loadSkills, type Skill } from './skills.js';
+import type { FamilyMember } from './trigger-evals.js';
+
+/**
+ * The checkers of a suite's own files, one per input, each adding what is wrong with it to `problems` and returning
+ * what it could load: the runner's checkers (agent, credentials, judge) and `loadSuite` compose them, so every problem
+ * is found in one pass and one mistake never hides the next.
+ */
+
+/** Where the value of `key` in use was set (its flag, or its line in the config file), else the key itself. */
+export const placeOf = (loaded: LoadedConfig, key: keyof Config) => loaded.where([key]) ?? { file: key };
+
+/** The family's skills as far as they load; `family`, the names the cases are checked against, even when a SKILL.md does not. */
+export function checkSkills(loaded: LoadedConfig, problems: ProblemList): { skills?: Skill[]; family: FamilyMember[] } {
+  const { config, fellBack } = loaded;
+  // A skills folder the user named is checked here, to name their flag or line; the default is loadSkills' to report.
+  const notFolder = loaded.where(['skillsDir']) && wrongEntry(config.skillsDir, 'folder');
+  if (notFolder)
+    problems.add({ ...placeOf(loaded, 'skillsDir'), what: notFolder, todo: 'point it at the folder that holds <skill>/SKILL.md' });
+  const readable = !notFolder && !fellBack.has('skillsDir');
+  const skills = readable ? problems.collect(() => loadSkills(config.skillsDir)) : undefined;
+  // A SKILL.md that does not load still names its skill: the cases are checked against the folder names.
+  return { ...(skills ? { skills } : {}), family: skills ?? (readable ? skillFolders(config.skillsDir) : []) };
+}
+
+/** Every case file, checked against the family (nothing to check against without one). */
+export function checkCases(loaded: LoadedConfig, family: readonly FamilyMember[], problems: ProblemList): CaseSuite | undefined {
+  const { config, fellBack } = loaded;
+  if (!family.length || fellBack.has('cases')) return undefined;
+  return problems.collect(() => loadCases(config.cases, family, config.decision));
+}
+
+/** With `run`: the transcripts folder each run creates its folder in must be writable. True when it is not. */
+export function checkTranscriptsFolder(loaded: LoadedConfig, run: boolean, problems: ProblemList): boolean {
+  const { config, fellBack } = loaded;
+  const unwritable = run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false }) : undefined;
+  if (unwritable)
+    problems.add({
+      ...placeOf(loaded, 'transcriptsDir'),
+      what: unwritable,
+      todo: 'point it at a folder you can write to (each run creates its folder there)',
+    });
+  return unwritable !== undefined;
+}

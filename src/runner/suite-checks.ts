@@ -1,0 +1,134 @@
+import { join } from 'node:path';
+import { adapterFor } from '../agents/registry.js';
+import type { AgentAdapter } from '../agents/types.js';
+import type { CaseSuite } from '../load/cases.js';
+import { checkValueAt, splitProblem, type LoadedConfig } from '../load/config.js';
+import type { Skill } from '../load/skills.js';
+import { placeOf } from '../load/suite-inputs.js';
+import { readAgentRunsSync, readManifestSync } from '../run/store.js';
+import { loadProfile, loadProfileForSuite, type Profile } from '../sim/profile.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
+import type { InputProblem, ProblemList } from '../util/input-error.js';
+
+/**
+ * The checkers of what a suite runs with, beyond its own files (`load/suite-inputs.ts`): the simulator profile, the
+ * design's arms, the agent and its binary, the credentials. Each adds what is wrong to `problems` and returns what it
+ * could load; `loadSuite` composes them.
+ */
+
+/**
+ * The simulator profile, checked against every case, so one written for the whole suite stays valid for a selection.
+ * Case files chosen by `--cases` are a selection too: a rule naming a case outside them is only inactive (lint checks
+ * the profile against the config's own cases).
+ */
+export function checkProfile(
+  sim: string | undefined,
+  family: readonly Pick<Skill, 'dir'>[],
+  all: CaseSuite | undefined,
+  caseFilesChosen: boolean,
+  problems: ProblemList,
+): Profile | undefined {
+  if (sim === undefined) return undefined;
+  return problems.collect(() =>
+    family.length
+      ? loadProfileForSuite(sim, { skills: family.map((s) => s.dir), caseIds: caseFilesChosen ? undefined : all?.cases.map((c) => c.id) })
+      : loadProfile(sim),
+  );
+}
+
+/** A sequential design decides on the skill arm, which the arms must then include. */
+export function checkArms(loaded: LoadedConfig, problems: ProblemList): void {
+  const { config } = loaded;
+  if (decisionMode(config.decision.mode).sequential && !config.arms.includes('skill'))
+    problems.add({
+      ...placeOf(loaded, 'arms'),
+      what: 'sequential mode decides on the skill arm, but `arms` leaves it out',
+      todo: 'add `skill` to arms, or use `decision.mode: fixed`',
+    });
+}
+
+/**
+ * The agent that runs the suite (`agentId`, one of several, or the config's), and what the config asks of it: models
+ * for known agents only, a cost cap only for an agent that reports cost, one binary and one model only for one agent.
+ */
+export function checkAgent(loaded: LoadedConfig, agentId: string | undefined, problems: ProblemList): AgentAdapter | undefined {
+  const { config } = loaded;
+  const adapter = problems.collect(() =>
+    checkValueAt(loaded, config.agents ? 'agents' : 'agent', () => adapterFor(agentId ?? config.agents?.[0] ?? config.agent)),
+  );
+  for (const id of Object.keys(config.models ?? {})) problems.collect(() => checkValueAt(loaded, 'models', () => adapterFor(id, 'models')));
+  if (adapter && config.maxCostUsd !== undefined && !adapter.reportsCost)
+    problems.add({
+      ...placeOf(loaded, 'maxCostUsd'),
+      what: `the ${adapter.skillListing.cli} reports no cost, so the cap could never stop the run`,
+      todo: 'drop --max-cost for this agent, and bound the spend with --trials or decision.maxTrials (`skillprobe plan` prices them)',
+    });
+  if (agentId !== undefined && config.agentBinary !== undefined)
+    problems.add({
+      ...placeOf(loaded, 'agentBinary'),
+      what: 'one CLI binary for several agents would run it for each of them',
+      todo: 'leave it out (each agent runs its pinned CLI), or run the agent it belongs to on its own',
+    });
+  if (adapter && agentId !== undefined && loaded.where(['model']) && !config.models?.[adapter.id]) {
+    // A model name belongs to one CLI, and which one is not for skillprobe to guess: every agent it would reach is named.
+    const reached = (config.agents ?? [adapter.id]).filter((id) => !config.models?.[id]);
+    problems.add({
+      ...placeOf(loaded, 'model'),
+      what: `one model for several agents would send ${config.model} to each agent not named under \`models:\` (${reached.join(', ')})`,
+      todo: `name each agent's model under \`models:\` (\`models: { ${reached[0]}: … }\`), or leave \`model\` out for each CLI's own default`,
+    });
+  }
+  return adapter;
+}
+
+/**
+ * The config as one agent's run uses it: which agent, and which model it asked for (a model the user did not name is
+ * the agent's own default, not another CLI's); against a real model, an adaptive concurrency unless one was fixed.
+ */
+export function settleAgent(loaded: LoadedConfig, adapter: AgentAdapter | undefined, simulated: boolean): void {
+  const { config } = loaded;
+  // Against a real model the provider's rate limits set the pace, so the limit adapts unless the user fixed one; the
+  // simulator answers at once, and its runs keep the fixed default.
+  if (!simulated && !loaded.where(['concurrency'])) config.concurrency = 'auto';
+  if (!adapter) return;
+  config.agent = adapter.id;
+  delete config.agents;
+  config.model = config.models?.[adapter.id] ?? (loaded.where(['model']) ? config.model : adapter.defaultModel);
+  delete config.models;
+}
+
+/** The agent's CLI binary: the pinned one, or the one the config or `--agent-binary` names. */
+export function checkBinary(loaded: LoadedConfig, adapter: AgentAdapter, problems: ProblemList): string | undefined {
+  return problems.collect(() => checkValueAt(loaded, 'agentBinary', () => adapter.resolveBinary(loaded.config.agentBinary)));
+}
+
+/**
+ * A simulated run resumed without `--sim` would ask for credentials it never needed: the flag is named instead.
+ * Returns the profile the resumed run ran with, if it did.
+ */
+export function checkSimulatedResume(resume: string | undefined, sim: string | undefined, problems: ProblemList): string | undefined {
+  const simulated = resume !== undefined && sim === undefined ? simulatedRun(resume) : undefined;
+  if (simulated)
+    problems.add({
+      file: '--sim',
+      what: `run ${resume} ran against the model simulator (profile ${simulated}), and its resume must too`,
+      todo: `add --sim ${simulated}`,
+    });
+  return simulated;
+}
+
+/** The simulator profile a stored run (one agent's, or the first of several) ran with, if it did. */
+function simulatedRun(dir: string): string | undefined {
+  const outer = readAgentRunsSync(dir);
+  const first = outer.ok ? outer.value.agents[0]?.dir : undefined;
+  const m = readManifestSync(first ? join(dir, first) : dir);
+  return m.ok ? m.value.simulator?.profile : undefined;
+}
+
+/** What the agent's CLI lacks in the caller's environment to reach a real model (`whose` names a CLI other than the run's). */
+export function credentialProblem(adapter: AgentAdapter, env: NodeJS.ProcessEnv, whose?: string): InputProblem | undefined {
+  const missing = adapter.credentialProblem(env);
+  if (!missing) return undefined;
+  const [what, todo] = splitProblem(missing);
+  return { file: 'environment', what: whose ? `${whose}: ${what}` : what, todo };
+}
