@@ -1,7 +1,7 @@
 import { InputError } from '../util/input-error.js';
 import { unwritableFolder } from '../util/paths.js';
 import { chooseReporters, humanStream, reportRun } from '../commands/reports.js';
-import { describeRunDir } from '../commands/run.js';
+import { describeRunDir } from '../util/paths.js';
 import { plural } from '../util/text.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';

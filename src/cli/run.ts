@@ -1,6 +1,7 @@
 import { capWarnings, planSuite } from '../commands/plan.js';
 import { chooseReporters, humanStream, reportAgents, reportRun, type ReporterChoice } from '../commands/reports.js';
-import { describeRunDir, loadSuites, type LoadedSuite } from '../commands/run.js';
+import { loadSuites, type LoadedSuite } from '../commands/run.js';
+import { describeRunDir } from '../util/paths.js';
 import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
 import { runPipeline } from '../runner/pipeline.js';
 import { InputError } from '../util/input-error.js';

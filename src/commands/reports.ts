@@ -6,7 +6,7 @@ import { adapterFor } from '../agents/registry.js';
 import { readStoredTranscript } from '../runner/stored-grades.js';
 import type { FinishedRun } from '../runner/pipeline.js';
 import { agentMatrix } from '../verdict/agent-matrix.js';
-import { describeRunDir } from './run.js';
+import { describeRunDir } from '../util/paths.js';
 import { InputError, ProblemList } from '../util/input-error.js';
 import { unwritableFolder, wrongEntry } from '../util/paths.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
@@ -10,7 +10,6 @@ import { checkCases, checkSkills, checkTranscriptsFolder } from '../load/suite-i
 import type { Config } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../util/input-error.js';
-import type { RunStore } from '../run/store.js';
 import type { RunPlace, SuiteToRun } from '../runner/execute.js';
 import {
   checkAgent,
@@ -156,9 +155,4 @@ function shareOf(loaded: LoadedSuite, shard: Shard): LoadedSuite {
     suite: { ...suite, cases: suite.cases.filter((c) => mine.has(c.id)) },
     shard: { ...shard, suiteCases: suite.cases.map((c) => c.id) },
   };
-}
-
-/** A run folder as the user would name it from `cwd`, their working folder. */
-export function describeRunDir(store: Pick<RunStore, 'dir'>, cwd: string): string {
-  return relative(cwd, store.dir) || store.dir;
 }

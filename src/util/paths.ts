@@ -62,3 +62,8 @@ export function notExecutable(path: string): string | undefined {
 
 /** Whether `path` is `folder` or inside it. */
 export const isWithin = (path: string, folder: string): boolean => !/^\.\.(?:[\\/]|$)/.test(relative(folder, path));
+
+/** A run folder as the user would name it from `cwd`, their working folder. */
+export function describeRunDir(run: { dir: string }, cwd: string): string {
+  return relative(cwd, run.dir) || run.dir;
+}
