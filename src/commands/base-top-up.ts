@@ -6,14 +6,16 @@
 import { join } from 'node:path';
 import { familyHash } from '../load/skills.js';
 import type { Results, RunManifest, StoredCanary, TrialOutcome } from '../run/schema.js';
-import { makeScheduler, newManifest, type RunPlace } from '../runner/execute.js';
+import { newManifest, type RunPlace } from '../runner/execute.js';
+import { armsFor } from '../trials/schedule.js';
+import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { priceTopUp, resumeChanges, type TopUpPrice } from '../runner/resume.js';
 import type { Profile } from '../sim/profile.js';
 import { InputError } from '../util/input-error.js';
 import { valueHash } from '../util/json.js';
 import { plural } from '../util/text.js';
 import { gradableCase } from '../trials/stored-case.js';
-import { prescribedBaseTrials } from '../verdict/canary.js';
+import { prescribedBaseTrials, toppedUpCap } from '../verdict/canary.js';
 import { runAndGrade } from './run-agents.js';
 import { loadSuite, type LoadedSuite, type RunOptions } from './run.js';
 
@@ -119,7 +121,7 @@ export function priceCanaryTopUp(
     throw new InputError({
       file,
       what: `--top-up-baseline adds ${topUp.trials} trials to the base, about $${topUp.costUsd.toFixed(2)} at its mean cost per trial, past --max-cost ${maxCostUsd} before the candidate runs`,
-      todo: `raise --max-cost to at least ${Math.ceil(topUp.costUsd)} (the candidate's trials come on top), or drop --top-up-baseline`,
+      todo: `raise --max-cost to at least ${Math.ceil(Number(topUp.costUsd.toFixed(2)))} (the candidate's trials come on top), or drop --top-up-baseline`,
     });
   }
   return { topUp, candidate: { trials: candidateTrials, ...(perTrial === undefined ? {} : { costUsd: perTrial * candidateTrials }) } };
@@ -155,6 +157,25 @@ function storedSuite(base: RunManifest, dir: string, place: Pick<RunOptions, 'ca
   return { ...loaded, suite: { ...loaded.suite, cases: loaded.suite.cases.filter((c) => ids.has(c.id)) } };
 }
 
+/**
+ * The most trials the candidate can take against the base once topped up, its rates kept: each case's cap, twice
+ * where the ablation arm runs beside the skill arm.
+ */
+function candidateMost(loaded: LoadedSuite, canary: StoredCanary, plan: BaseTopUpPlan, maxTrials: number | undefined): number {
+  const { config } = loaded;
+  return canary.cases.reduce((sum, entry) => {
+    const c = loaded.suite.cases.find((x) => x.id === entry.caseId)!;
+    const def = gradableCase(c, config);
+    const cap = toppedUpCap(canary, entry, {
+      added: plan.addTrials,
+      threshold: def.decision.threshold,
+      power: COMPARE_DEFAULTS.power,
+      maxTrials,
+    });
+    return sum + cap * armsFor(def, config.arms, config.ablation).length;
+  }, 0);
+}
+
 const spentOn = (outcomes: readonly TrialOutcome[]) => outcomes.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
 
 /**
@@ -168,8 +189,9 @@ export async function topUpBase(
   canary: StoredCanary,
   plan: BaseTopUpPlan,
   place: RunPlace,
-  say: (text: string) => void,
+  o: { maxTrials: number | undefined; say: (text: string) => void },
 ): Promise<boolean> {
+  const { maxTrials, say } = o;
   const file = join(base.dir, 'run.json');
   const now = await configuredModel(loaded);
   const other = baseModelChanges(base.manifest, now);
@@ -193,9 +215,7 @@ export async function topUpBase(
       todo: 'make a new base with `skillprobe run --for-baseline`, or drop --top-up-baseline',
     });
   }
-  const defs = loaded.suite.cases.map((c) => gradableCase(c, loaded.config));
-  const candidateTrials = makeScheduler(loaded.config, defs, { canary }).plannedTotal();
-  const price = priceCanaryTopUp(file, base.results.outcomes, plan.addTrials, candidateTrials, cap);
+  const price = priceCanaryTopUp(file, base.results.outcomes, plan.addTrials, candidateMost(loaded, canary, plan, maxTrials), cap);
   say(priceText(plan, price, base.manifest.cases.defs.length));
   const { results } = await runAndGrade(suite, {
     ...place,

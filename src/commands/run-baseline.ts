@@ -77,7 +77,7 @@ export async function prepareCanary(
   let planned = planCanary(base, defs, options);
   const topUp = planBaseTopUp(planned.canary, planned.boundedByBase, threshold, options.power);
   if (flags.topUpBaseline && !topUp) say(`canary: --top-up-baseline: the base bounds no case of this canary, so it is not topped up\n`);
-  if (flags.topUpBaseline && topUp && (await topUpBase(loaded, base, planned.canary, topUp, place, say))) {
+  if (flags.topUpBaseline && topUp && (await topUpBase(loaded, base, planned.canary, topUp, place, { maxTrials: flags.maxTrials, say }))) {
     base = await readBase(flags.baseline);
     planned = planCanary(base, defs, options);
   }

@@ -120,6 +120,30 @@ export function prescribedBaseTrials(cases: number, threshold: number, margin: n
   return baseTrialsFor(cases, from, from - margin, alpha, power);
 }
 
+/**
+ * A case's cap against its base topped up by `added` trials, the base's rate kept (`maxTrials`: the user's cap):
+ * what the candidate may take in it after a top-up.
+ */
+export function toppedUpCap(
+  canary: Pick<StoredCanary, 'caseAlpha' | 'margin' | 'futilityLevel' | 'cases'>,
+  entry: StoredCanary['cases'][number],
+  o: { added: number; threshold: number; power: number; maxTrials?: number },
+): number {
+  const trials = entry.base.trials + o.added;
+  const { maxTrials } = canaryCaps(
+    { trials, passes: Math.round((entry.base.passes / entry.base.trials) * trials) },
+    {
+      threshold: o.threshold,
+      margin: canary.margin,
+      caseAlpha: canary.caseAlpha,
+      power: o.power,
+      unchangedPower: caseUnchangedPower(o.power, canary.cases.length),
+      futilityLevel: canary.futilityLevel,
+    },
+  );
+  return Math.max(entry.design.minTrials, o.maxTrials ?? maxTrials);
+}
+
 /** A case the base cannot be a canary for, and why. */
 export interface CanaryGap {
   caseId: string;
