@@ -119,7 +119,7 @@ describe('--top-up-baseline is priced before it runs, with the candidate', () =>
     expect(price.candidate).toEqual({ trials: 40, costUsd: expect.closeTo(4, 9) });
     const plan = { lacking: [{ caseId: 'a', trials: 6, needs: 16 }], addTrials: 10 };
     expect(priceText(plan, price, 2)).toMatch(
-      /1 case lack trials of the 16 per case a canary needs \(a 10\); each of its 2 cases takes 10 more: 30 trials \(about \$3\.00 .*\), then the candidate at most 40 trials \(about \$4\.00 .*\): at most 70 in all, about \$7\.00/,
+      /it lacks trials of the 16 per case a canary needs \(a 10\); it takes 10 more in each of its 2 cases: 30 trials \(about \$3\.00 .*\), then the candidate at most 40 trials \(about \$4\.00 .*\): at most 70 in all, about \$7\.00/,
     );
   });
 

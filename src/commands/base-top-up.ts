@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import { familyHash } from '../load/skills.js';
+import type { Config } from '../run/config-schema.js';
 import type { Results, RunManifest, StoredCanary, TrialOutcome } from '../run/schema.js';
 import { newManifest, type RunPlace } from '../runner/execute.js';
 import { armsFor } from '../trials/schedule.js';
@@ -133,8 +134,8 @@ const usd = (x: number | undefined) => (x === undefined ? '' : ` (about $${x.toF
 export function priceText(plan: BaseTopUpPlan, price: CanaryPrice, baseCases: number): string {
   const both = price.topUp.costUsd === undefined ? undefined : price.topUp.costUsd + (price.candidate.costUsd ?? 0);
   return (
-    `canary: topping up the base first (--top-up-baseline): ${plural(plan.lacking.length, 'case')} lack trials of the ${plan.lacking[0]!.needs} per case a canary needs (${lackText(plan.lacking)}); ` +
-    `each of its ${plural(baseCases, 'case')} takes ${plan.addTrials} more: ${plural(price.topUp.trials, 'trial')}${usd(price.topUp.costUsd)}, ` +
+    `canary: topping up the base first (--top-up-baseline): it lacks trials of the ${plan.lacking[0]!.needs} per case a canary needs (${lackText(plan.lacking)}); ` +
+    `it takes ${plan.addTrials} more in ${baseCases === 1 ? 'its one case' : `each of its ${baseCases} cases`}: ${plural(price.topUp.trials, 'trial')}${usd(price.topUp.costUsd)}, ` +
     `then the candidate at most ${plural(price.candidate.trials, 'trial')}${usd(price.candidate.costUsd)}: at most ${price.topUp.trials + price.candidate.trials} in all` +
     `${both === undefined ? '' : `, about $${both.toFixed(2)}`}\n`
   );
@@ -144,11 +145,17 @@ export function priceText(plan: BaseTopUpPlan, price: CanaryPrice, baseCases: nu
  * The base's suite as its run folder stored it, loaded again as `--resume` loads it: its config file under its
  * stored config, its simulator profile, its skills folder and its cases.
  */
-function storedSuite(base: RunManifest, dir: string, place: Pick<RunOptions, 'callerEnv'>, maxCostUsd: number | undefined): LoadedSuite {
+function storedSuite(
+  base: RunManifest,
+  dir: string,
+  place: Pick<RunOptions, 'callerEnv'>,
+  now: Pick<Config, 'concurrency' | 'maxCostUsd'>,
+): LoadedSuite {
   const loaded = loadSuite({
     config: base.configFile,
     sim: base.simulator?.profile,
-    overrides: { ...base.config, maxCostUsd },
+    // How fast and how far are this run's; what a trial does is the base's.
+    overrides: { ...base.config, ...now },
     resume: dir,
     ...(base.shard ? { shard: { index: base.shard.index, total: base.shard.total } } : {}),
     callerEnv: place.callerEnv,
@@ -204,7 +211,10 @@ export async function topUpBase(
   }
   const cap = loaded.config.maxCostUsd;
   const spentBefore = spentOn(base.results.outcomes);
-  const suite = storedSuite(base.manifest, base.dir, place, cap === undefined ? undefined : spentBefore + cap);
+  const suite = storedSuite(base.manifest, base.dir, place, {
+    concurrency: loaded.config.concurrency,
+    maxCostUsd: cap === undefined ? undefined : spentBefore + cap,
+  });
   // What `--resume` would refuse, refused here with the way out a canary has; the candidate's skills are the base's too.
   const changes = resumeChanges(base.manifest, newManifest(suite, { sim: base.manifest.simulator?.profile }), now.cliVersion);
   if (familyHash(loaded.skills) !== base.manifest.skillsHash) changes.push("the skills this run tests (they are not the base's)");
