@@ -8,6 +8,7 @@ import { decideSequential } from '../src/stats/sequential-design.js';
 import { planCanary, prescribedBaseTrials, toppedUpCap } from '../src/verdict/canary.js';
 import { compareRuns } from '../src/verdict/compare.js';
 import { COMPARE_DEFAULTS } from '../src/verdict/compare-defaults.js';
+import { runOptionsFrom } from '../src/cli/run-options.js';
 import { DECISION, syntheticRun } from './run-fixtures.js';
 
 const defsOf = (ids: string[]): GradableCase[] =>
@@ -156,5 +157,13 @@ describe("a canary row the base bounds names the trials the base lacks of the ca
       expect(row.reason).toContain(`the base lacks ${need - 6} of the ${need} per case a canary needs`);
       expect(row.reason).toContain(`skillprobe run --resume runs/base --add-trials ${need - 6}`);
     }
+  });
+});
+
+describe('--top-up-baseline on the command line', () => {
+  it('only means something with --baseline, and reaches the canary when it is given', () => {
+    expect(() => runOptionsFrom({ topUpBaseline: true })).toThrow(/--top-up-baseline: only means something with --baseline/);
+    expect(runOptionsFrom({ baseline: 'runs/base', topUpBaseline: true }).baseline).toMatchObject({ topUpBaseline: true });
+    expect(runOptionsFrom({ baseline: 'runs/base' }).baseline).toMatchObject({ topUpBaseline: false });
   });
 });
