@@ -77,6 +77,10 @@ export const RUN_FLAGS = {
     `with --baseline or --for-baseline: the false-alarm rate across cases (default ${COMPARE_DEFAULTS.alpha})`,
     fraction('--alpha'),
   ),
+  topUpBaseline: toggle(
+    '--top-up-baseline',
+    'with --baseline: a base too small for the canary to rule out a drop of --margin in some case is first topped up to the size --for-baseline gives (its own suite, the same agent, CLI and model only; priced first, counted in --max-cost)',
+  ),
   stopAtFirstRegression: toggle(
     '--stop-at-first-regression',
     'with --baseline: stop every case at the first regression (fewer trials; the cases cut short stay undecided) instead of running each to its end',

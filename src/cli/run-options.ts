@@ -17,6 +17,8 @@ function checkBaselineFlags(o: RunFlagValues): void {
     refuse('--stop-at-first-regression', 'only means something with --baseline', 'add --baseline <run folder>, or drop it');
   if (o.keepGoing !== undefined && o.stopAtFirstRegression !== undefined)
     refuse('--keep-going', 'runs every case to its end, which --stop-at-first-regression cuts short', 'drop one of the two');
+  if (o.topUpBaseline !== undefined && o.baseline === undefined)
+    refuse('--top-up-baseline', 'only means something with --baseline', 'add --baseline <run folder>, or drop it');
   if (o.keepGoing !== undefined && o.baseline === undefined)
     refuse('--keep-going', 'only means something with --baseline', 'add --baseline <run folder>, or drop it');
   for (const [key, flag] of [
@@ -89,6 +91,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
           alpha: o.alpha,
           maxTrials: o.maxTrials,
           stopAtFirstRegression: o.stopAtFirstRegression === true,
+          topUpBaseline: o.topUpBaseline === true,
         };
   const run: RunOptions = {
     config: o.config,

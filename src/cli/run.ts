@@ -71,7 +71,9 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   simulatorNotice(loaded, io, o.run.drawSeed);
   // Loaded only for a canary: the exact tests it needs are no part of an ordinary run's start.
   const canaryCommand = () => import('../commands/run-baseline.js');
-  const against = o.baseline ? await (await canaryCommand()).prepareCanary(loaded, o.baseline, (text) => io.stderr.write(text)) : undefined;
+  const against = o.baseline
+    ? await (await canaryCommand()).prepareCanary(loaded, o.baseline, (text) => io.stderr.write(text), o.run)
+    : undefined;
   const opts = against ? { ...o.run, canary: against.canary } : o.run;
   const { store, manifest, results } = await runPipeline(loaded, opts, {
     onPrepared: (target) => {

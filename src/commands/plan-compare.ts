@@ -2,9 +2,11 @@ import { paragraph } from '../report/format.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { designOperating, type SequentialDesign } from '../stats/sequential-design.js';
 import { designKey } from '../stats/stopped-two-sample.js';
-import { boundedEnds, canaryCritical, canaryOperating, unchangedBaseTrials } from '../stats/canary-design.js';
+import { boundedEnds, canaryCritical, canaryOperating } from '../stats/canary-design.js';
 import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
-import { canaryCaps, canaryFutilityLevel, caseUnchangedPower } from '../verdict/canary.js';
+import { baseTrialsFor, canaryCaps, canaryFutilityLevel, caseUnchangedPower, fixedCanaryTrials } from '../verdict/canary.js';
+
+export { baseTrialsFor };
 import { sideLevel } from '../verdict/stopped-sample.js';
 import { suiteCanaryPower } from '../stats/suite-power.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
@@ -110,32 +112,6 @@ function distinctDesigns(cases: readonly PlannedCaseRun[]): number[] {
   });
   return [...seen.values()];
 }
-
-/**
- * Trials per case in each run to flag a drop `from → to` in one of `cases` cases, corrected across them: the
- * fixed-N canary's runs.
- */
-const fixedCanaryTrials = (cases: number, from: number, to: number, alpha: number, power: number) =>
-  trialsToDetect(from, to, alpha / Math.max(1, cases), power);
-
-/**
- * How many more candidate trials than the base's a case at rate ½ may need to be ruled UNCHANGED: the base is made
- * once and the candidate runs after every update, so the base takes the larger share (a base of 447 on the demo
- * against 605 at an even split, and the candidate's cap at ½ 1,162 instead of 787).
- */
-const UNCHANGED_CANDIDATE_OVER_BASE = 2;
-
-/**
- * The base `run --baseline` needs (`run --for-baseline` makes it): enough to flag the drop as the fixed-N canary
- * does, and enough that under no change every case, at any rate, is ruled UNCHANGED with the suite's planned
- * power (each case at its root), so that a canary on an unchanged model exits 0. Sized at the worst variance (½):
- * the base is fixed before its rates are known, and its fixed count keeps every case's exact test.
- */
-export const baseTrialsFor = (cases: number, from: number, to: number, alpha: number, power: number) =>
-  Math.max(
-    fixedCanaryTrials(cases, from, to, alpha, power),
-    unchangedBaseTrials(from - to, canaryFutilityLevel(alpha), caseUnchangedPower(power, cases), UNCHANGED_CANDIDATE_OVER_BASE),
-  );
 
 /**
  * Pure: what a canary for a drop `from → to` in the skill arm costs. Fixed-N: trials per case in each of the two

@@ -4,7 +4,8 @@
  */
 import { join } from 'node:path';
 import { InputError } from '../util/input-error.js';
-import type { StoredCanary } from '../run/schema.js';
+import type { Results, StoredCanary } from '../run/schema.js';
+import type { RunPlace } from '../runner/execute.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { planCanary, type CanaryOptions } from '../verdict/canary.js';
@@ -13,6 +14,7 @@ import { compareRuns } from '../verdict/compare.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plural } from '../util/text.js';
 import { loadResults } from '../runner/stored-results.js';
+import { lackText, planBaseTopUp, topUpBase, type BaseTopUpPlan } from './base-top-up.js';
 import { reportComparison } from './compare.js';
 import type { ReporterChoice, ReportIo } from './reports.js';
 import type { LoadedSuite } from './run.js';
@@ -25,32 +27,41 @@ export interface BaselineFlags {
   maxTrials?: number;
   /** Stop every case at the first regression: by default each runs to its own end, so every broken case is named. */
   stopAtFirstRegression: boolean;
+  /** `--top-up-baseline`: a base that bounds the canary is topped up first, when its model is the one configured. */
+  topUpBaseline?: boolean;
 }
 
 /** The cases whose canary can never say UNCHANGED: at no stage up to its cap does any count of passes rule the margin out. */
 export const blindCases = (canary: StoredCanary) => canary.cases.filter((c) => c.design.acceptFrom.every((from, m) => from > m));
 
-/** The stored base, read and checked, and the canary each case of the suite runs under against it. */
+/** The stored base, read and checked (a run folder that ended). */
+async function readBase(dir: string): Promise<RunToCompare & { results: Results }> {
+  const read = await loadResults(dir);
+  if (read.manifest.status !== 'completed') {
+    throw new InputError({
+      file: join(dir, 'run.json'),
+      what: `the base run is ${read.manifest.status}: a canary needs where each of its cases stopped`,
+      todo: `finish it first (\`skillprobe run --resume ${dir}${read.manifest.simulator ? ` --sim ${read.manifest.simulator.profile}` : ''}\`)`,
+    });
+  }
+  return { dir, manifest: read.manifest, results: read.results };
+}
+
+/**
+ * The stored base, read and checked, and the canary each case of the suite runs under against it; with
+ * `--top-up-baseline`, a base that bounds the canary is topped up first (`place`: where its trials run).
+ */
 export async function prepareCanary(
   loaded: LoadedSuite,
   flags: BaselineFlags,
   say: (text: string) => void,
+  place: RunPlace = {},
 ): Promise<{ base: RunToCompare; canary: StoredCanary }> {
   if (!decisionMode(loaded.config.decision.mode).sequential) {
     throw new InputError({
       file: loaded.configFile ?? 'decision.mode',
       what: 'the config runs a fixed number of trials, and a canary samples each case until it is decided',
       todo: 'set decision.mode to sequential (or pass --mode sequential) for the canary',
-    });
-  }
-  const read = await loadResults(flags.baseline);
-  const base: RunToCompare = { dir: flags.baseline, manifest: read.manifest, results: read.results };
-  const file = join(flags.baseline, 'run.json');
-  if (read.manifest.status !== 'completed') {
-    throw new InputError({
-      file,
-      what: `the base run is ${read.manifest.status}: a canary needs where each of its cases stopped`,
-      todo: `finish it first (\`skillprobe run --resume ${flags.baseline}\`)`,
     });
   }
   const options: CanaryOptions = {
@@ -61,7 +72,17 @@ export async function prepareCanary(
     stopAtFirstRegression: flags.stopAtFirstRegression,
   };
   const defs = loaded.suite.cases.map((c) => gradableCase(c, loaded.config));
-  const { canary, gaps } = planCanary(base, defs, options);
+  const threshold = (caseId: string) => defs.find((d) => d.id === caseId)!.decision.threshold;
+  let base = await readBase(flags.baseline);
+  let planned = planCanary(base, defs, options);
+  const topUp = planBaseTopUp(planned.canary, planned.boundedByBase, threshold, options.power);
+  if (flags.topUpBaseline && !topUp) say(`canary: --top-up-baseline: the base bounds no case of this canary, so it is not topped up\n`);
+  if (flags.topUpBaseline && topUp && (await topUpBase(loaded, base, planned.canary, topUp, place, { maxTrials: flags.maxTrials, say }))) {
+    base = await readBase(flags.baseline);
+    planned = planCanary(base, defs, options);
+  }
+  const { canary, gaps, boundedByBase } = planned;
+  const file = join(flags.baseline, 'run.json');
   if (canary.cases.length === 0) {
     throw new InputError({
       file,
@@ -70,27 +91,29 @@ export async function prepareCanary(
     });
   }
   for (const g of gaps) say(`canary: ${g.caseId} runs on its own design (${g.why})\n`);
-  const blind = blindCases(canary);
-  if (blind.length) {
-    const { baseTrialsFor } = await import('./plan-compare.js');
-    const { threshold } = loaded.config.decision;
-    const from = Math.min(Math.max(threshold, canary.margin + 0.01), 0.99);
-    const needed = baseTrialsFor(canary.cases.length, from, from - canary.margin, canary.alpha, COMPARE_DEFAULTS.power);
-    const more = Math.max(1, needed - Math.min(...blind.map((c) => c.base.trials)));
-    say(
-      `canary: the base's trials bound ${plural(blind.length, 'case')} (${blind.map((c) => c.caseId).join(', ')}): ` +
-        `this canary cannot rule out a drop of ${canary.margin} there, so they end UNDECIDED (exit 3) unless they regress; ` +
-        `a base of ${needed} trials per case would (\`skillprobe run --resume ${flags.baseline} --add-trials ${more}\`, or a new base with \`skillprobe run --for-baseline\`)\n`,
-    );
-  }
+  const lacking = planBaseTopUp(canary, boundedByBase, threshold, options.power);
+  if (lacking) say(boundedText(base, canary, lacking));
   const caps = canary.cases.map((c) => c.design.maxTrials);
   const [fewest, most] = [Math.min(...caps), Math.max(...caps)];
   say(
-    `canary against ${read.manifest.runId}: ${plural(canary.cases.length, 'case')}, each REGRESSED at α ${canary.caseAlpha.toPrecision(2)} ` +
+    `canary against ${base.manifest.runId}: ${plural(canary.cases.length, 'case')}, each REGRESSED at α ${canary.caseAlpha.toPrecision(2)} ` +
       `(${canary.alpha} across them), UNCHANGED once a drop of ${canary.margin} is ruled out, at most ${fewest === most ? most : `${fewest} to ${most}`} trials each` +
       `${canary.stopAtFirstRegression ? '; the run stops at the first regression' : ''}\n`,
   );
   return { base, canary };
+}
+
+/** The cases a base bounds, what each lacks, and the ways to a base that does not. */
+function boundedText(base: RunToCompare, canary: StoredCanary, plan: BaseTopUpPlan): string {
+  const ids = plan.lacking.map((c) => c.caseId);
+  const blind = blindCases(canary).filter((c) => ids.includes(c.caseId));
+  const sim = base.manifest.simulator ? ` --sim ${base.manifest.simulator.profile}` : '';
+  return (
+    `canary: the base's trials bound ${plural(ids.length, 'case')} (${ids.join(', ')}): this canary cannot rule out a drop of ${canary.margin} there ` +
+    `${blind.length === ids.length ? 'at all' : `with its planned power${blind.length ? ` (${blind.map((c) => c.caseId).join(', ')}: at all)` : ''}`}, and a case it does not rule out ends UNDECIDED (exit 3) unless it regresses; ` +
+    `the base lacks trials of the ${plan.lacking[0]!.needs} per case a canary needs (${lackText(plan.lacking)}): ` +
+    `\`skillprobe run --resume ${base.dir}${sim} --add-trials ${plan.addTrials}\`, --top-up-baseline (the same agent, CLI and model), or a new base with \`skillprobe run --for-baseline\`\n`
+  );
 }
 
 /**

@@ -3,8 +3,16 @@
  * canary's test when `compare` meets the run against that same base. Pure.
  */
 import type { GradableCase, StoredCanary } from '../run/schema.js';
-import { canaryCritical, canaryDesign, canaryPValue, largestCritical, unchangedTrials, type BaseEnds } from '../stats/canary-design.js';
-import { normalApproxTrials } from '../stats/sample-size.js';
+import {
+  canaryCritical,
+  canaryDesign,
+  canaryPValue,
+  largestCritical,
+  unchangedBaseTrials,
+  unchangedTrials,
+  type BaseEnds,
+} from '../stats/canary-design.js';
+import { normalApproxTrials, trialsToDetect } from '../stats/sample-size.js';
 import { decideSequential, type SequentialState } from '../stats/sequential-design.js';
 import { ruleEnds } from '../stats/stopped-two-sample.js';
 import type { RunToCompare } from './comparison.js';
@@ -40,9 +48,12 @@ const CAP_OVER_FIXED_N = 1.3;
  */
 const CAP_OVER_BASE = 4;
 
+/** The rate a drop of `margin` is planned from: `rate`, kept where a drop of the margin is still a rate. */
+export const plannedFrom = (rate: number, margin: number) => Math.min(Math.max(rate, margin + 0.01), 0.99);
+
 /** The candidate's cap for REGRESSED, for a case planned at `rate` against a base of `baseTrials`. */
 export function canaryCap(rate: number, margin: number, caseAlpha: number, power: number, baseTrials: number): number {
-  const from = Math.min(Math.max(rate, margin + 0.01), 0.99);
+  const from = plannedFrom(rate, margin);
   return Math.min(Math.ceil(CAP_OVER_FIXED_N * normalApproxTrials(from, from - margin, 2 * caseAlpha, power)), CAP_OVER_BASE * baseTrials);
 }
 
@@ -58,20 +69,79 @@ export const caseUnchangedPower = (power: number, cases: number) => power ** (1 
  * goes on to `maxTrials` where ruling out a drop of the margin at the case's own rate needs more: at `unchangedPower`
  * under no change, planned at the base's rate (Agresti and Coull's, so a base of all passes still has a variance),
  * × 1.3 for looking after every trial, at most 4 × the base. Where the base's own error takes the margin, no
- * candidate can: the cap is the REGRESSED one.
+ * candidate can: the cap is the REGRESSED one. `boundedByBase`: either limit was the base's, so only a larger base
+ * gives this case its planned UNCHANGED power.
  */
 export function canaryCaps(
   base: { trials: number; passes: number },
   o: { threshold: number; margin: number; caseAlpha: number; power: number; unchangedPower: number; futilityLevel: number },
-): { regressionCap: number; maxTrials: number } {
+): { regressionCap: number; maxTrials: number; boundedByBase: boolean } {
   const regressionCap = canaryCap(o.threshold, o.margin, o.caseAlpha, o.power, base.trials);
   const rate = (base.passes + 2) / (base.trials + 4);
   const unchanged = unchangedTrials(rate, base.trials, o.margin, o.futilityLevel, o.unchangedPower);
-  if (!Number.isFinite(unchanged)) return { regressionCap, maxTrials: regressionCap };
+  if (!Number.isFinite(unchanged)) return { regressionCap, maxTrials: regressionCap, boundedByBase: true };
+  const wanted = Math.ceil(CAP_OVER_FIXED_N * unchanged);
   return {
     regressionCap,
-    maxTrials: Math.max(regressionCap, Math.min(Math.ceil(CAP_OVER_FIXED_N * unchanged), CAP_OVER_BASE * base.trials)),
+    maxTrials: Math.max(regressionCap, Math.min(wanted, CAP_OVER_BASE * base.trials)),
+    boundedByBase: wanted > CAP_OVER_BASE * base.trials,
   };
+}
+
+/**
+ * Trials per case in each run to flag a drop `from → to` in one of `cases` cases, corrected across them: the
+ * fixed-N canary's runs.
+ */
+export const fixedCanaryTrials = (cases: number, from: number, to: number, alpha: number, power: number) =>
+  trialsToDetect(from, to, alpha / Math.max(1, cases), power);
+
+/**
+ * How many more candidate trials than the base's a case at rate ½ may need to be ruled UNCHANGED: the base is made
+ * once and the candidate runs after every update, so the base takes the larger share (a base of 447 on the demo
+ * against 605 at an even split, and the candidate's cap at ½ 1,162 instead of 787).
+ */
+const UNCHANGED_CANDIDATE_OVER_BASE = 2;
+
+/**
+ * The base `run --baseline` needs (`run --for-baseline` makes it): enough to flag the drop as the fixed-N canary
+ * does, and enough that under no change every case, at any rate, is ruled UNCHANGED with the suite's planned
+ * power (each case at its root), so that a canary on an unchanged model exits 0. Sized at the worst variance (½):
+ * the base is fixed before its rates are known, and its fixed count keeps every case's exact test.
+ */
+export const baseTrialsFor = (cases: number, from: number, to: number, alpha: number, power: number) =>
+  Math.max(
+    fixedCanaryTrials(cases, from, to, alpha, power),
+    unchangedBaseTrials(from - to, canaryFutilityLevel(alpha), caseUnchangedPower(power, cases), UNCHANGED_CANDIDATE_OVER_BASE),
+  );
+
+/** `baseTrialsFor` a case of `threshold` among `cases`, for a drop of `margin`: the trials per case its base needs. */
+export function prescribedBaseTrials(cases: number, threshold: number, margin: number, alpha: number, power: number): number {
+  const from = plannedFrom(threshold, margin);
+  return baseTrialsFor(cases, from, from - margin, alpha, power);
+}
+
+/**
+ * A case's cap against its base topped up by `added` trials, the base's rate kept (`maxTrials`: the user's cap):
+ * what the candidate may take in it after a top-up.
+ */
+export function toppedUpCap(
+  canary: Pick<StoredCanary, 'caseAlpha' | 'margin' | 'futilityLevel' | 'cases'>,
+  entry: StoredCanary['cases'][number],
+  o: { added: number; threshold: number; power: number; maxTrials?: number },
+): number {
+  const trials = entry.base.trials + o.added;
+  const { maxTrials } = canaryCaps(
+    { trials, passes: Math.round((entry.base.passes / entry.base.trials) * trials) },
+    {
+      threshold: o.threshold,
+      margin: canary.margin,
+      caseAlpha: canary.caseAlpha,
+      power: o.power,
+      unchangedPower: caseUnchangedPower(o.power, canary.cases.length),
+      futilityLevel: canary.futilityLevel,
+    },
+  );
+  return Math.max(entry.design.minTrials, o.maxTrials ?? maxTrials);
 }
 
 /** A case the base cannot be a canary for, and why. */
@@ -90,13 +160,15 @@ export const scoredSkillSequence = (r: Pick<RunToCompare, 'results'>, caseId: st
 /**
  * Each case of the candidate's suite that the base ran to its stopping rule gets boundaries against the base's
  * end: Bonferroni's share of α each, so that any case's REGRESSED is a false alarm with chance at most α. Cases the
- * base lacks, or did not stop by a known rule, are returned as gaps (they run on their own designs).
+ * base lacks, or did not stop by a known rule, are returned as gaps (they run on their own designs);
+ * `boundedByBase` names the cases whose planned caps the base's size cut (`canaryCaps`).
  */
 export function planCanary(
   base: RunToCompare,
   defs: readonly Pick<GradableCase, 'id' | 'decision'>[],
   o: CanaryOptions,
-): { canary: StoredCanary; gaps: CanaryGap[] } {
+): { canary: StoredCanary; gaps: CanaryGap[]; boundedByBase: string[] } {
+  const boundedByBase: string[] = [];
   const gaps: CanaryGap[] = [];
   const ready = defs.flatMap((def) => {
     const sample = stoppedSample(base, def.id, scoredSkillSequence(base, def.id));
@@ -117,17 +189,16 @@ export function planCanary(
     const observed = { trials: sample.trials, passes: sample.passes };
     const minTrials = def.decision.minTrials;
     const futilityLevel = canaryFutilityLevel(o.alpha);
-    const caps =
-      o.maxTrials === undefined
-        ? canaryCaps(observed, {
-            threshold: def.decision.threshold,
-            margin: o.margin,
-            caseAlpha,
-            power: o.power,
-            unchangedPower,
-            futilityLevel,
-          })
-        : { regressionCap: o.maxTrials, maxTrials: o.maxTrials };
+    const planned = canaryCaps(observed, {
+      threshold: def.decision.threshold,
+      margin: o.margin,
+      caseAlpha,
+      power: o.power,
+      unchangedPower,
+      futilityLevel,
+    });
+    if (planned.boundedByBase) boundedByBase.push(def.id);
+    const caps = o.maxTrials === undefined ? planned : { regressionCap: o.maxTrials, maxTrials: o.maxTrials };
     const [regressionCap, maxTrials] = [Math.max(minTrials, caps.regressionCap), Math.max(minTrials, caps.maxTrials)];
     const params = { margin: o.margin, futilityLevel, minTrials, maxTrials, regressionCap };
     const critical = canaryCritical({ ends: ruleEnds(sample), observed }, { alpha: caseAlpha, minTrials, maxTrials: regressionCap });
@@ -155,6 +226,7 @@ export function planCanary(
       cases,
     },
     gaps,
+    boundedByBase,
   };
 }
 

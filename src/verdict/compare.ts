@@ -4,7 +4,7 @@ import { boschlooTest } from '../stats/boschloo.js';
 import type { CombinedEvidence } from '../stats/combine-p-values.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { stoppedTwoSampleTest, type StoppedSample } from '../stats/stopped-two-sample.js';
-import { canaryTest, sameBase, type CanaryTest } from './canary.js';
+import { canaryTest, prescribedBaseTrials, sameBase, type CanaryTest } from './canary.js';
 import { canaryOf, rateInterval, sideLevel, stoppedSample } from './stopped-sample.js';
 import { routingRates, suiteChange } from './suite-change.js';
 import { anytimeDifference } from '../stats/confidence-sequence.js';
@@ -243,6 +243,7 @@ function caseChange(
   tested: Tested,
   pAdjusted: number,
   o: CompareOptions,
+  /** The trials that would decide the row: per run, or for a canary the base's size that lets it decide. */
   trialsFor: (baseRate: number) => number,
   baseDir: string,
 ): CaseChange {
@@ -282,7 +283,7 @@ function caseChange(
   const trialsToDecide = trialsFor(base.p);
   const how =
     method === 'canary'
-      ? `the base's ${base.n} trials bound this canary: about ${Math.max(1, trialsToDecide - base.n)} more in the base (\`skillprobe run --resume ${baseDir} --add-trials N\`), then a new canary, would decide it`
+      ? `the base's ${base.n} trials bound this canary: the base lacks ${Math.max(1, trialsToDecide - base.n)} of the ${trialsToDecide} per case a canary needs (\`skillprobe run --resume ${baseDir} --add-trials ${Math.max(1, trialsToDecide - base.n)}\`, or \`run --baseline ${baseDir} --top-up-baseline\`), then a new canary would decide it`
       : method !== 'boschloo'
         ? `run both fixed-N (\`--mode fixed -n ${trialsToDecide}\`) to decide it`
         : `about ${trialsToDecide} trials in each run would decide it`;
@@ -334,6 +335,10 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
       'bh',
     );
     const trialsFor = decidingTrials(o, inArm.length);
+    const threshold = (caseId: string) => candidate.manifest.cases.defs.find((d) => d.id === caseId)?.decision.threshold;
+    // A canary row is decided by a larger base: the size `run --for-baseline` gives it, from the case's threshold.
+    const baseFor = (caseId: string) => (baseRate: number) =>
+      prescribedBaseTrials(inArm.length, threshold(caseId) ?? baseRate, o.margin, o.alpha, o.power);
     return inArm.map((t, i) => ({
       ...t,
       change: caseChange(
@@ -342,7 +347,7 @@ export function compareRuns(base: RunToCompare, candidate: RunToCompare, o: Comp
         t.test,
         adjusted[i]!,
         o,
-        trialsFor,
+        t.method === 'canary' ? baseFor(t.caseId) : trialsFor,
         base.dir,
       ),
     }));
