@@ -1,6 +1,6 @@
 import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { agentNotes } from '../src/commands/reports.js';
+import { agentNotes } from '../src/runner/reports.js';
 import { costBreakdown, tokenCost } from '../src/report/cost.js';
 import { REPORTERS } from '../src/report/registry.js';
 import { tokenCount } from '../src/report/wording.js';

@@ -11,7 +11,7 @@ import { configSchema } from '../src/run/config-schema.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { GradableCase, JudgeGrading, TrialOutcome } from '../src/run/schema.js';
 import { buildResults } from '../src/verdict/results.js';
-import { agentNotes } from '../src/commands/reports.js';
+import { agentNotes } from '../src/runner/reports.js';
 import type { ReportInput } from '../src/report/reporter.js';
 import { handMadeManifest } from './run-fixtures.js';
 

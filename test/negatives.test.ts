@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { agentNotes } from '../src/commands/reports.js';
+import { agentNotes } from '../src/runner/reports.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { loadCases } from '../src/load/cases.js';
 import { InputError } from '../src/util/input-error.js';

@@ -5,7 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { agentNotes, readTranscripts } from '../src/commands/reports.js';
+import { agentNotes, readTranscripts } from '../src/runner/reports.js';
 import { advice } from '../src/report/advice.js';
 import { caseFacts } from '../src/report/wording.js';
 import { gradeStored } from '../src/runner/stored-grades.js';

@@ -1,4 +1,4 @@
-import { agentNotes } from '../src/commands/reports.js';
+import { agentNotes } from '../src/runner/reports.js';
 import type { JudgeSample } from '../src/checks/judge-prompt.js';
 import { applyJudgements } from '../src/grade/judge-apply.js';
 import { trialAskId } from '../src/grade/judge-asks.js';

@@ -1,7 +1,7 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { renderCaseHistory, renderHistory, type HistoryRow } from '../src/commands/history.js';
-import { agentNotes } from '../src/commands/reports.js';
+import { agentNotes } from '../src/runner/reports.js';
 import { planComparison, renderComparisonPlan } from '../src/commands/plan-compare.js';
 import { planSuite, renderPlan } from '../src/commands/plan.js';
 import { comparisonText } from '../src/report/compare-terminal.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { buildResults } from '../src/verdict/results.js';
-import { agentNotes } from '../src/commands/reports.js';
+import { agentNotes } from '../src/runner/reports.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { advice } from '../src/report/advice.js';
 import { jsonReporter } from '../src/report/json.js';

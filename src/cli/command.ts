@@ -1,5 +1,5 @@
 import { Argument, type Command } from 'commander';
-import type { ReportIo } from '../commands/reports.js';
+import type { ReportIo } from '../runner/reports.js';
 import { optionFor, type FlagSet, type FlagValues } from './flags.js';
 
 /** The world a command runs in, passed in so that no command reaches for process globals itself. */

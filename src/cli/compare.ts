@@ -1,4 +1,4 @@
-import { chooseReporters } from '../commands/reports.js';
+import { chooseReporters } from '../runner/reports.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';

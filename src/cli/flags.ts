@@ -1,6 +1,6 @@
 import { Option } from 'commander';
 import { text } from './parsers.js';
-import { NO_STDOUT, reporterFlag, type ReporterChoice } from '../commands/reports.js';
+import { NO_STDOUT, reporterFlag, type ReporterChoice } from '../runner/reports.js';
 import { REPORTER_NAMES, REPORTERS } from '../report/registry.js';
 
 /**

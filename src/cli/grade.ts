@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { gradeRun } from '../runner/stored-results.js';
-import { chooseReporters, humanStream, reportRun } from '../commands/reports.js';
+import { chooseReporters, humanStream, reportRun } from '../runner/reports.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { reporterFlags, REPORTERS_HELP } from './flags.js';

@@ -1,6 +1,6 @@
 import { InputError } from '../util/input-error.js';
 import { unwritableFolder } from '../util/paths.js';
-import { chooseReporters, humanStream, reportRun } from '../commands/reports.js';
+import { chooseReporters, humanStream, reportRun } from '../runner/reports.js';
 import { describeRunDir } from '../util/paths.js';
 import { plural } from '../util/text.js';
 import { defineCommand } from './command.js';

@@ -1,4 +1,4 @@
-import { chooseReporters, refuseReportersWithout, writeReports } from '../commands/reports.js';
+import { chooseReporters, refuseReportersWithout, writeReports } from '../runner/reports.js';
 import { EXIT } from '../run/exit-codes.js';
 import { InputError } from '../util/input-error.js';
 import { defineCommand } from './command.js';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { loadResults } from '../runner/stored-results.js';
-import { chooseReporters, reportAgents, reportRun } from '../commands/reports.js';
+import { chooseReporters, reportAgents, reportRun } from '../runner/reports.js';
 import { readStoredAgents } from '../runner/agents-run.js';
 import { EXIT } from '../run/exit-codes.js';
 import { checkTuneReporters, isTuneFolder, reportTune } from '../commands/tune.js';

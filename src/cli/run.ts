@@ -1,5 +1,5 @@
 import { capWarnings, planSuite } from '../commands/plan.js';
-import { chooseReporters, humanStream, reportAgents, reportRun, type ReporterChoice } from '../commands/reports.js';
+import { chooseReporters, humanStream, reportAgents, reportRun, type ReporterChoice } from '../runner/reports.js';
 import { loadSuites, type LoadedSuite } from '../commands/run.js';
 import { describeRunDir } from '../util/paths.js';
 import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';

@@ -1,4 +1,4 @@
-import { chooseReporters, humanStream, type ReporterChoice } from '../commands/reports.js';
+import { chooseReporters, humanStream, type ReporterChoice } from '../runner/reports.js';
 import { holdoutPlanText, renderTunePlan } from '../report/tune/plan.js';
 import { checkTuneReporters, planTune, prepareTune, reportTune, runTune } from '../commands/tune.js';
 import { TUNE_DEFAULTS } from '../tune/options.js';

@@ -2,7 +2,7 @@ import { compareRuns } from '../verdict/compare.js';
 import type { Comparison } from '../verdict/comparison.js';
 import type { CompareOptions } from '../verdict/compare-defaults.js';
 import { loadResults } from '../runner/stored-results.js';
-import { writeReports, type ReporterChoice, type ReportIo } from './reports.js';
+import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 
 /**
  * `skillprobe compare BASE CANDIDATE`: the model-update canary. Reads two run folders (grading in memory what has

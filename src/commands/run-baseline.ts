@@ -16,7 +16,7 @@ import { plural } from '../util/text.js';
 import { loadResults } from '../runner/stored-results.js';
 import { lackText, planBaseTopUp, topUpBase, type BaseTopUpPlan } from './base-top-up.js';
 import { reportComparison } from './compare.js';
-import type { ReporterChoice, ReportIo } from './reports.js';
+import type { ReporterChoice, ReportIo } from '../runner/reports.js';
 import type { LoadedSuite } from './run.js';
 
 export interface BaselineFlags {
