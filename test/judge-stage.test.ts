@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { gradeJudged } from '../src/grade/judged.js';
 import { metaPath, transcriptPath } from '../src/run/schema.js';
@@ -10,7 +10,10 @@ import type { SuiteToRun } from '../src/runner/execute.js';
 import { judgeNestedRun, withJudgeStep } from '../src/runner/judge-stage.js';
 import { judgeOf, readJudgeSteps } from '../src/runner/judge-steps.js';
 import { gradeStored } from '../src/runner/stored-grades.js';
+import { readJudgeStep } from '../src/runner/judge-steps.js';
+import { ClaudeStream } from './claude-stream.js';
 import { judgedRunFolder } from './judged-run-fixture.js';
+import { DECISION, handMadeManifest, storeTrial, trialMeta } from './run-fixtures.js';
 
 /**
  * The judge stage in process, on hand-made judged runs (nothing spawned): which requests a run still asks of the judge,
@@ -85,5 +88,43 @@ describe('judge stage: what a run still asks the judge', () => {
       ['step-b', 2],
       ['step-c', 1],
     ]);
+  });
+});
+
+describe("judge stage: a step's answers read back", () => {
+  it('its cost is summed in trial order whatever order the reads end in, so a regrade stores the same figure', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sp-judge-cost-'));
+    roots.push(root);
+    const costs = [0.1, 0.2, 0.3];
+    const defs = costs.map((_, i) => ({
+      id: `r${i + 1}`,
+      prompt: 'p',
+      expect: 'none' as const,
+      exclusive: false,
+      tags: [],
+      decision: DECISION,
+    }));
+    const step = await RunStore.create(root, 'step-1');
+    await step.writeManifest(handMadeManifest(defs, 1, { runId: 'step-1', family: [] }));
+    for (const [i, cost] of costs.entries()) {
+      const raw = new ClaudeStream('/ws', [], [])
+        .text('YES')
+        .result()
+        .raw()
+        .replace('"type":"result",', `"type":"result","total_cost_usd":${cost},`);
+      await storeTrial(step, { caseId: `r${i + 1}`, arm: 'ablation', n: 1 }, raw, trialMeta());
+    }
+    // The first trial's read ends last, the last one's first.
+    const readTrial = RunStore.prototype.readTrial;
+    const spy = vi.spyOn(RunStore.prototype, 'readTrial').mockImplementation(async function (this: RunStore, ref) {
+      await new Promise((r) => setTimeout(r, 60 - 20 * Number(ref.caseId.slice(1))));
+      return readTrial.call(this, ref);
+    });
+    try {
+      const read = await readJudgeStep(step.dir);
+      expect(read && 'answers' in read ? read.costUsd : undefined).toBe(0.1 + 0.2 + 0.3);
+    } finally {
+      spy.mockRestore();
+    }
   });
 });

@@ -87,9 +87,10 @@ export async function gradeStored(store: RunStore, manifest: RunManifest, want: 
   const judgeReads: JudgeTrialRead[] = [];
   const read = await pMap(
     known,
-    async (ref: TrialRef) => {
+    async (ref: TrialRef, i: number) => {
       const t = await readStoredTranscript(store, manifest, ref);
-      if (want.judgeReads) judgeReads.push(judgeRead(ref, t, opts.conventions.isolationProblem));
+      // In listing order, whatever order the reads end in: the step's cost is summed in that order.
+      if (want.judgeReads) judgeReads[i] = judgeRead(ref, t, opts.conventions.isolationProblem);
       if (!t.ok) return t.damaged;
       const c = byId.get(ref.caseId)!;
       const outcome = gradeTrial(t.transcript, t.meta, c, ref.arm, ref.n, opts);
