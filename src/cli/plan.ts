@@ -1,4 +1,5 @@
-import { planSuite, renderPlan } from '../commands/plan.js';
+import { planSuite } from '../stats/suite-plan.js';
+import { renderPlan } from '../report/plan.js';
 import { loadSuite, type LoadedSuite } from '../commands/run.js';
 import { InputError } from '../util/input-error.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';

@@ -1,4 +1,5 @@
-import { capWarnings, planSuite } from '../commands/plan.js';
+import { planSuite } from '../stats/suite-plan.js';
+import { capWarnings } from '../report/plan.js';
 import { chooseReporters, humanStream, reportAgents, reportRun, type ReporterChoice } from '../runner/reports.js';
 import { loadSuites, type LoadedSuite } from '../commands/run.js';
 import { describeRunDir } from '../util/paths.js';
