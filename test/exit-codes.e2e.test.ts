@@ -134,7 +134,8 @@ describe('exit codes through the real CLI', () => {
   it(
     '4 for ERROR when HTTP 429s leave no usable trial (never scored as "did not trigger")',
     async () => {
-      const { r, results } = await run('limited', ['--min-trials', '2']);
+      // Two trials show it: every one is an error, whatever the cap (each is a few CLI calls, retried, then re-run once).
+      const { r, results } = await run('limited', ['--min-trials', '2', '--max-trials', '2']);
       expect(r.exitCode).toBe(4);
       expect(results.verdicts[0]).toMatchObject({ verdict: 'ERROR', scored: 0 });
       expect(results.outcomes.every((o) => o.status === 'infra_error' && o.passed === null)).toBe(true);
