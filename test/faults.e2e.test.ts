@@ -144,6 +144,12 @@ class Row {
 
   private readonly args = new Map<number, string[]>();
 
+  /** A trial of the stalled case is streaming into the i-th run's folder: an agent surely running when a fault lands. */
+  stalling(i = 0): boolean {
+    const arm = join(this.runDir(i) ?? root, 'trials', 'slow', 'skill');
+    return existsSync(arm) && readdirSync(arm).some((f) => f.endsWith('.jsonl.part'));
+  }
+
   start(args: string[], i = 0, timeoutMs?: number): Harness {
     this.args.set(i, args);
     return new Harness(
@@ -304,11 +310,8 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
   it('SIGHUP stops a run like Ctrl-C: finished transcripts kept, running trials killed (never "did not trigger"), run.json interrupted, exit 130', async () => {
     const row = new Row('sighup');
     const h = row.start(resumable(3, 15));
-    const stalling = () => {
-      const arm = join(row.runDir() ?? root, 'trials', 'slow', 'skill');
-      return existsSync(arm) && readdirSync(arm).some((f) => f.endsWith('.jsonl.part'));
-    };
-    await h.waitFor(() => h.finished().length >= 2 && stalling(), 'stored trials and a stalled agent');
+    await h.waitFor(() => h.finished().length >= 2 && row.stalling(), 'stored trials and a stalled agent');
+    const finishedBefore = h.finished();
     h.child.kill('SIGHUP');
     const r = await h.child;
     expect(r.exitCode, r.stderr).toBe(130);
@@ -317,15 +320,17 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     expect(readJson<RunManifest>(join(runDir, 'run.json')).status).toBe('interrupted');
     expectStored(runDir, h.finished());
     const outcomes = readJson<Results>(join(runDir, 'results.json')).outcomes;
-    const quick = outcomes.filter((o) => o.caseId !== 'slow');
-    expect(quick.length).toBeGreaterThanOrEqual(2);
-    for (const o of quick) expect(o).toMatchObject({ status: 'ok', passed: true });
-    // The stalled trials were killed: recorded as such, their partial transcripts kept, excluded from scoring.
-    const stalled = outcomes.filter((o) => o.caseId === 'slow');
+    // Those stored before the signal graded as they ran; those it stopped (stalled, or still starting) killed: recorded
+    // as such, their partial transcripts kept, excluded from scoring.
+    const before = outcomes.filter((o) => finishedBefore.includes(`${o.caseId}/${o.arm}/${o.n}`));
+    expect(before.length).toBeGreaterThanOrEqual(2);
+    for (const o of before) expect(o).toMatchObject({ status: 'ok', passed: true });
+    const stalled = outcomes.filter((o) => !finishedBefore.includes(`${o.caseId}/${o.arm}/${o.n}`));
+    expect(stalled.filter((o) => o.caseId === 'slow').length).toBeGreaterThanOrEqual(1);
     expect(stalled.length).toBeGreaterThanOrEqual(1);
     for (const o of stalled) {
       expect(o).toMatchObject({ status: 'killed', passed: null });
-      expect(existsSync(join(runDir, 'trials', 'slow', 'skill', `${o.n}.jsonl`))).toBe(true);
+      expect(existsSync(join(runDir, 'trials', o.caseId, 'skill', `${o.n}.jsonl`))).toBe(true);
     }
     await afterFault(row, runDir);
   }, 60_000);
@@ -394,7 +399,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     message: RegExp,
   ): Promise<void> {
     const h = row.start(resumable(4, 20));
-    await h.waitFor(() => h.finished().includes('neg-weather/skill/1'), 'the first stored trial of neg-weather');
+    await h.waitFor(() => h.finished().includes('neg-weather/skill/1') && row.stalling(), 'the first stored trial of neg-weather');
     const runDir = row.runDir()!;
     const armDir = join(runDir, 'trials', 'neg-weather', 'skill');
     const finishedBefore = h.finished();
@@ -402,14 +407,16 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
     const faultAt = Date.now();
     try {
       const r = await h.child;
-      // Not the trials' 20 s deadline: the running ones were killed when the first write failed. Said by the clock, and
-      // by the metas of the stalled trials still running at the fault (killed by the stop, the deadline never fired).
-      expect(Date.now() - faultAt).toBeLessThan(12_000);
+      // Not the trials' 20 s deadline: the stalled trials running at the fault were killed when the first write failed
+      // (their metas: the deadline never fired), which no load on the machine changes; the clock only bounds it.
       const slow = join(runDir, 'trials', 'slow', 'skill');
-      for (const f of existsSync(slow) ? readdirSync(slow).filter((f) => f.endsWith('.meta.json')) : []) {
-        const meta = readJson<TrialMeta>(join(slow, f));
-        if (Date.parse(meta.startedAt) + meta.wallMs > faultAt) expect(meta, f).toMatchObject({ timedOut: false, interrupted: true });
-      }
+      const runningAtFault = readdirSync(slow)
+        .filter((f) => f.endsWith('.meta.json'))
+        .map((f) => readJson<TrialMeta>(join(slow, f)))
+        .filter((m) => Date.parse(m.startedAt) + m.wallMs > faultAt);
+      expect(runningAtFault.length).toBeGreaterThanOrEqual(1);
+      for (const m of runningAtFault) expect(m).toMatchObject({ timedOut: false, interrupted: true });
+      expect(Date.now() - faultAt).toBeLessThan(20_000);
       expect(r.exitCode, r.stderr).toBe(70);
       expect(r.stderr).toMatch(message);
       expect(r.stderr).not.toMatch(/internal error/);
