@@ -1,9 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeCode, trialEnv } from '../src/agents/claude-code/adapter.js';
-import type { Results } from '../src/run/schema.js';
-import { baseProject, cleanup, makeProject, runCli, testEnv } from './helpers.js';
 
 const SIMULATOR = {
   url: 'http://127.0.0.1:4567',
@@ -169,34 +165,4 @@ describe('credentials check with providers', () => {
   ])('%s: credentials ok = %s', (_, env, ok) => {
     expect(claudeCode.credentialProblem(env) === undefined).toBe(ok);
   });
-});
-
-describe('end to end: Bedrock settings and a proxy in the caller environment do not take a simulated run elsewhere', () => {
-  let project: string;
-  afterAll(() => cleanup(project));
-
-  it('the trial reaches the simulator and grades normally', async () => {
-    project = makeProject({
-      ...baseProject(),
-      'cases/main.yaml': '- id: fires\n  prompt: "please create an alpha record"\n  expect: { skill: alpha }\n',
-      'sim.yaml': 'name: isolated\nseed: 1\nrules:\n  - { case: fires, do: [{ skill: alpha, args: "create" }] }\n',
-    });
-    const env = testEnv({
-      CLAUDE_CODE_USE_BEDROCK: '1',
-      AWS_ACCESS_KEY_ID: 'AKIAFAKEFAKEFAKEFAKE',
-      AWS_SECRET_ACCESS_KEY: 'fake-secret',
-      AWS_REGION: 'us-east-1',
-      // A dead loopback port: were the proxy used, the trial would fail, and nothing leaves the machine.
-      HTTPS_PROXY: 'http://127.0.0.1:9',
-    });
-    // One trial cannot decide a rate (its verdict is INCONCLUSIVE): the exit code follows the trial's own grade.
-    const args = ['run', '--sim', 'sim.yaml', '--trials', '1', '--arms', 'skill', '--inconclusive', 'pass', '--transcripts', 'runs'];
-    const r = await runCli(args, { cwd: project, env, timeoutMs: 110_000 });
-    const runDir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
-    const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;
-    expect(results.outcomes).toHaveLength(1);
-    expect(results.outcomes[0]).toMatchObject({ status: 'ok', passed: true, fired: 'expected' });
-    expect(results.verdicts[0]).toMatchObject({ caseId: 'fires', passes: 1, excluded: 0 });
-    expect(r.exitCode).toBe(0);
-  }, 120_000);
 });

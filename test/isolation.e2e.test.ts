@@ -9,6 +9,7 @@ import { loadSkills } from '../src/load/skills.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 import type { InitEvent } from '../src/transcript/types.js';
+import type { Results } from '../src/run/schema.js';
 import { checkWorkspaceRoot, createSealedWorkspace } from '../src/workspace/sealed.js';
 import { baseProject, cleanup, makeProject, runCli, skillMd, testEnv, writeFiles } from './helpers.js';
 
@@ -18,8 +19,12 @@ describe('isolation: only the family under test is visible', () => {
   const dirs: string[] = [];
   afterAll(() => cleanup(...dirs));
 
-  it('a skill in the caller’s ~/.claude/skills never appears; the ablation arm sees none of the family', async () => {
-    const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n' });
+  it('a skill in the caller’s ~/.claude/skills never appears; the ablation arm sees none of the family; Bedrock settings and a proxy in the caller environment do not take the run elsewhere', async () => {
+    const project = makeProject({
+      ...baseProject(),
+      'sim.yaml':
+        'seed: 1\nrules:\n  - { case: pos-alpha, do: [{ skill: alpha, args: "create" }] }\n  - { case: neg-weather, do: [{ answer: "sunny" }] }\n',
+    });
     const home = mkdtempSync(join(tmpdir(), 'sp-userhome-'));
     dirs.push(project, home);
     writeFiles(home, {
@@ -28,10 +33,23 @@ describe('isolation: only the family under test is visible', () => {
     });
     const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--ablation', 'always', '--transcripts', 'runs'], {
       cwd: project,
-      env: testEnv({ HOME: home }),
+      env: testEnv({
+        HOME: home,
+        // Were any of these followed, the trials would fail (the proxy is a dead loopback port), and nothing leaves the machine.
+        CLAUDE_CODE_USE_BEDROCK: '1',
+        AWS_ACCESS_KEY_ID: 'AKIAFAKEFAKEFAKEFAKE',
+        AWS_SECRET_ACCESS_KEY: 'fake-secret',
+        AWS_REGION: 'us-east-1',
+        HTTPS_PROXY: 'http://127.0.0.1:9',
+      }),
     });
     expect(r.exitCode).not.toBe(2);
     const runDir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
+    // Every trial reached the simulator and graded normally.
+    const outcomes = (JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results).outcomes;
+    expect(outcomes).toHaveLength(4);
+    for (const o of outcomes) expect(o, `${o.caseId}/${o.arm}`).toMatchObject({ status: 'ok' });
+    expect(outcomes.find((o) => o.caseId === 'pos-alpha' && o.arm === 'skill')).toMatchObject({ passed: true, fired: 'expected' });
     for (const caseId of ['pos-alpha', 'neg-weather']) {
       const skillArm = initOf(readFileSync(join(runDir, 'trials', caseId, 'skill', '1.jsonl'), 'utf8'));
       expect(skillArm.skills).toEqual(expect.arrayContaining(['alpha', 'alpha-beta']));

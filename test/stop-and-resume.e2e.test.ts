@@ -38,7 +38,7 @@ describe('a run npm started, stopped by a SIGTERM to npm, then resumed with the 
     const workdir = mkdtempSync(join(tmpdir(), 'sp-npm-work-'));
     const bin = mkdtempSync(join(tmpdir(), 'sp-npm-bin-'));
     dirs.push(project, workdir, bin);
-    const args = ['run', '--sim', 'sim.yaml', '--grep', 'pos-alpha|neg-weather', '--trials', '8', '--arms', 'skill', '--concurrency', '2'];
+    const args = ['run', '--sim', 'sim.yaml', '--grep', 'pos-alpha|neg-weather', '--trials', '4', '--arms', 'skill', '--concurrency', '2'];
     // As npm runs a package's bin: under `sh -c`, which dies of a SIGTERM without passing it on.
     const npm = execa('sh', ['-c', `node ${CLI} "$@"; exit $?`, 'sh', ...args, '--transcripts', 'runs', '--workdir', workdir], {
       cwd: project,
@@ -61,13 +61,13 @@ describe('a run npm started, stopped by a SIGTERM to npm, then resumed with the 
     const r = await npm;
     const manifest = JSON.parse(readFileSync(join(runDir(), 'run.json'), 'utf8')) as RunManifest;
     expect(manifest.status).toBe('interrupted');
-    expect(manifest.trials.finished).toBeLessThan(16);
+    expect(manifest.trials.finished).toBeLessThan(8);
     expect(processesUnder(workdir)).toEqual([]);
     expect(readdirSync(workdir)).toEqual([]);
 
     const printed = /interrupted: `(skillprobe [^`]+)` runs the missing trials/.exec(r.stdout)?.[1];
     expect(printed).toBe(
-      `skillprobe run --sim sim.yaml --grep 'pos-alpha|neg-weather' --trials 8 --arms skill --concurrency 2 --transcripts runs --workdir ${workdir} --resume runs/${readdirSync(runs)[0]}`,
+      `skillprobe run --sim sim.yaml --grep 'pos-alpha|neg-weather' --trials 4 --arms skill --concurrency 2 --transcripts runs --workdir ${workdir} --resume runs/${readdirSync(runs)[0]}`,
     );
     // Run verbatim, by a shell, with `skillprobe` on the PATH as an install puts it there.
     writeFileSync(join(bin, 'skillprobe'), `#!/bin/sh\nexec node ${CLI} "$@"\n`);
@@ -82,9 +82,10 @@ describe('a run npm started, stopped by a SIGTERM to npm, then resumed with the 
       timeout: 120_000,
     });
     expect(resumed.stderr).not.toMatch(/input problem|skillprobe: /);
-    expect(resumed.exitCode).toBe(0);
+    // The verdicts' code: four passes a case cannot tell its rate from the threshold (INCONCLUSIVE), never an error.
+    expect(resumed.exitCode).toBe(3);
     const after = JSON.parse(readFileSync(join(runDir(), 'run.json'), 'utf8')) as RunManifest;
-    expect([after.status, after.trials.finished, after.resumedAt?.length]).toEqual(['completed', 16, 1]);
+    expect([after.status, after.trials.finished, after.resumedAt?.length]).toEqual(['completed', 8, 1]);
     expect(readdirSync(runs)).toHaveLength(1);
   }, 240_000);
 });

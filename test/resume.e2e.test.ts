@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Results, RunManifest } from '../src/run/schema.js';
-import { baseProject, CLI, cleanup, makeProject, runCli, skillMd, testEnv } from './helpers.js';
+import { baseProject, CLI, cleanup, makeProject, runCli, runInProcess, skillMd, testEnv } from './helpers.js';
 
 const dirs: string[] = [];
 afterAll(() => cleanup(...dirs));
@@ -92,15 +92,26 @@ async function shortRun(): Promise<{ dir: string; runDir: string }> {
   cpSync(base, dir, { recursive: true });
   return { dir, runDir: join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!) };
 }
+/**
+ * The uninterrupted run of RUN, made once: the Ctrl-C test compares its resumed run with it, the canary test draws
+ * against it as the base. The project holds it in `whole`; each test writes its own transcripts folder beside it.
+ */
+let wholeProject: Promise<{ dir: string; whole: Awaited<ReturnType<typeof runCli>> }> | undefined;
+const wholeRun = () =>
+  (wholeProject ??= (async () => {
+    const dir = project();
+    const whole = await runCli([...RUN, '--transcripts', 'whole', '--json'], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(whole.stderr).not.toMatch(/internal error/);
+    return { dir, whole };
+  })());
+
 /** Marks a stored run interrupted, as a Ctrl-C would have left it. */
 const markInterrupted = (runDir: string) =>
   writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...read<RunManifest>(join(runDir, 'run.json')), status: 'interrupted' }));
 
 describe('run --resume: an interrupted run finishes with the decisions of an uninterrupted one', () => {
   it('after Ctrl-C, --resume runs only the missing trials and reaches the same verdicts', async () => {
-    const dir = project();
-    const whole = await runCli([...RUN, '--transcripts', 'whole', '--json'], { cwd: dir, env, timeoutMs: 240_000 });
-    expect(whole.stderr).not.toMatch(/internal error/);
+    const { dir, whole } = await wholeRun();
     const baseline = JSON.parse(whole.stdout) as Results;
 
     const child = execa('node', [CLI, ...RUN, '--transcripts', 'cut'], { cwd: dir, env, extendEnv: false, reject: false, stdin: 'ignore' });
@@ -132,7 +143,7 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
   it('refuses to resume when a skill changed, naming it; --force goes on and records why', async () => {
     const { dir, runDir } = await shortRun();
     writeFileSync(join(dir, 'skills/alpha/SKILL.md'), skillMd('alpha', 'Handle alpha requests; now with a different description.'));
-    const refused = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
+    const refused = await runInProcess([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/run\.json: changed since this run started: skills \(alpha:/);
     expect(refused.stderr).toMatch(/--force/);
@@ -152,10 +163,10 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
     const m = read<RunManifest>(join(runDir, 'run.json'));
     // This test's own process stands in for a live writer.
     writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...m, status: 'running', owner: { ...m.owner!, pid: process.pid } }));
-    const r = await runCli([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
+    const r = await runInProcess([...RUN, '--max-trials', '3', '--min-trials', '3', '--resume', runDir], { cwd: dir, env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/still running \(process \d+\)/);
-    const f = await runCli([...RUN, '--force'], { cwd: dir, env });
+    const f = await runInProcess([...RUN, '--force'], { cwd: dir, env });
     expect(f.exitCode).toBe(2);
     expect(f.stderr).toMatch(/--force: only means something with --resume/);
   }, 300_000);
@@ -204,7 +215,7 @@ describe('run --resume: what it must never do', () => {
     // Its draw seed goes too: without the simulator there is nothing for it to seed.
     const simFlags = ['--sim', '--draw-seed'];
     const withoutSim = SHORT.filter((a, i) => !simFlags.includes(a) && !simFlags.includes(SHORT[i - 1]!));
-    const r = await runCli([...withoutSim, '--resume', runDir], { cwd: dir, env });
+    const r = await runInProcess([...withoutSim, '--resume', runDir], { cwd: dir, env });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(
       /--sim: run .* ran against the model simulator \(profile sim\.yaml\), and its resume must too — add --sim sim\.yaml/,
@@ -228,7 +239,7 @@ describe('run --resume: what it must never do', () => {
         '{ p: 0.7, skill: alpha, args: "create" }, { p: 0.3, answer: "done" }',
       ),
     );
-    const edited = await runCli([...SHORT, '--resume', runDir], { cwd: dir, env });
+    const edited = await runInProcess([...SHORT, '--resume', runDir], { cwd: dir, env });
     expect(edited.exitCode).toBe(2);
     expect(edited.stderr).toMatch(
       /changed since this run started: simulator profile \(--sim: its behaviour was edited \([0-9a-f]{8} → [0-9a-f]{8}\)\)/,
@@ -302,10 +313,8 @@ describe('--resume --add-trials: a finished run topped up, as a canary base the 
 
 describe('run --resume of a canary (`--baseline`): the comparison an uninterrupted canary reports', () => {
   it('reports against the base it was drawn against, with the exit code `compare` gives the same two runs', async () => {
-    const dir = project();
-    const base = await runCli([...RUN, '--transcripts', 'base'], { cwd: dir, env, timeoutMs: 240_000 });
-    expect(base.stderr).not.toMatch(/internal error/);
-    const baseDir = join('base', runsIn(join(dir, 'base'))[0]!);
+    const { dir } = await wholeRun();
+    const baseDir = join('whole', runsIn(join(dir, 'whole'))[0]!);
     const canaryRun = [...RUN.filter((a, i) => a !== '--max-trials' && RUN[i - 1] !== '--max-trials'), '--baseline', baseDir];
     const canary = await runCli([...canaryRun, '--transcripts', 'canary'], { cwd: dir, env, timeoutMs: 240_000 });
     expect(canary.stdout).toMatch(/skillprobe compare · suite/);
