@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planSuite } from '../src/stats/suite-plan.js';
+import { planSuite } from '../src/verdict/suite-plan.js';
 import { renderPlan } from '../src/report/plan.js';
 import { DECISION_MODES, configSchema, type DecisionMode } from '../src/run/config-schema.js';
 import { storedDesignSchema, type GradableCase } from '../src/run/schema.js';

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { planSuite } from '../src/stats/suite-plan.js';
+import { planSuite } from '../src/verdict/suite-plan.js';
 import { capWarnings, renderPlan } from '../src/report/plan.js';
 import { baseTrialsFor, planComparison } from '../src/commands/plan-compare.js';
 import { gradableCase } from '../src/trials/stored-case.js';

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { renderCaseHistory, renderHistory, type HistoryRow } from '../src/commands/history.js';
 import { agentNotes } from '../src/runner/reports.js';
 import { planComparison, renderComparisonPlan } from '../src/commands/plan-compare.js';
-import { planSuite } from '../src/stats/suite-plan.js';
+import { planSuite } from '../src/verdict/suite-plan.js';
 import { renderPlan } from '../src/report/plan.js';
 import { comparisonText } from '../src/report/compare-terminal.js';
 import { wrapText } from '../src/report/format.js';

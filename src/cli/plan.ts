@@ -1,4 +1,4 @@
-import { planSuite } from '../stats/suite-plan.js';
+import { planSuite } from '../verdict/suite-plan.js';
 import { renderPlan } from '../report/plan.js';
 import { loadSuite, type LoadedSuite } from '../commands/run.js';
 import { InputError } from '../util/input-error.js';

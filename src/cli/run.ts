@@ -1,4 +1,4 @@
-import { planSuite } from '../stats/suite-plan.js';
+import { planSuite } from '../verdict/suite-plan.js';
 import { capWarnings } from '../report/plan.js';
 import { chooseReporters, humanStream, reportAgents, reportRun, type ReporterChoice } from '../runner/reports.js';
 import { loadSuites, type LoadedSuite } from '../commands/run.js';

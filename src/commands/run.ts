@@ -23,7 +23,7 @@ import {
 import { casesOfShard, type Shard } from '../trials/shard.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
-import { planSuite, type CasePlan } from '../stats/suite-plan.js';
+import { planSuite, type CasePlan } from '../verdict/suite-plan.js';
 
 export interface RunOptions extends RunPlace {
   config?: string;

@@ -16,7 +16,7 @@ import { gradableCase } from '../trials/stored-case.js';
 import { refuse, tuneOptions, tuneSplits } from '../tune/options.js';
 import type { SplitName } from '../tune/splits.js';
 import { InputError } from '../util/input-error.js';
-import { planSuite } from '../stats/suite-plan.js';
+import { planSuite } from '../verdict/suite-plan.js';
 import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 import { startNestedRun } from '../runner/pipeline.js';
 import { loadSuite, type LoadedSuite } from './run.js';

@@ -1,7 +1,7 @@
 import { fmt, paragraph, REPORT_WIDTH, table } from './format.js';
 import { FIXED_N_LIMIT } from '../stats/binomial-test.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
-import type { CasePlan, SuitePlan } from '../stats/suite-plan.js';
+import type { CasePlan, SuitePlan } from '../verdict/suite-plan.js';
 
 const pct = (x: number) => `${fmt(x * 100, 0)}%`;
 

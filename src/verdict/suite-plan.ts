@@ -1,8 +1,8 @@
 import type { Config } from '../run/config-schema.js';
-import { bestBetaAt, fixedNEquivalent } from './binomial-test.js';
-import { caseDesign, caseDesignKind } from './case-design.js';
-import { decisionMode } from './decision-modes/registry.js';
-import { designOperating, exactErrors, worstExpectedTrials } from './sequential-design.js';
+import { bestBetaAt, fixedNEquivalent } from '../stats/binomial-test.js';
+import { caseDesign, caseDesignKind } from '../stats/case-design.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
+import { designOperating, exactErrors, worstExpectedTrials } from '../stats/sequential-design.js';
 import { armsFor } from '../trials/schedule.js';
 import type { GradableCase, SprtParams, StoredDesign } from '../run/schema.js';
 
