@@ -8,7 +8,7 @@ import { AGENT_IDS } from '../src/agents/registry.js';
 import type { TrialMeta } from '../src/run/schema.js';
 import type { Transcript } from '../src/transcript/types.js';
 import { cleanup } from './helpers.js';
-import { describeStalledTrial, leftBehind, of, resultsOf, scenarioRun, stalledRun, storedTrial, type StalledRun } from './e2e-scenarios.js';
+import { describeStalledTrial, leftBehind, of, resultsOf, scenarioRun, storedTrial } from './e2e-scenarios.js';
 
 /**
  * The agent conformance suite: every agent in the registry through its real pinned CLI against the simulator, one
@@ -155,9 +155,6 @@ const AGENTS: Record<string, AgentRow> = {
   },
 };
 
-/** Each agent's stalled-trial run, started beside its scenario run. */
-const stalled: Record<string, Promise<StalledRun>> = {};
-
 /** A deadline no normal trial comes near, even on a loaded machine (a trial takes 0.5–11 s there). */
 const NORMAL_DEADLINE_S = 120;
 
@@ -175,9 +172,6 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
   const outcome = (caseId: string) => resultsOf(runDir).outcomes.find((o) => o.caseId === caseId);
 
   beforeAll(async () => {
-    // The stalled run mostly waits for its deadline: it runs beside the scenarios rather than after them.
-    stalled[id] = stalledRun(row.stall.agentConfig, row.stall.deadlineS);
-    stalled[id].catch(() => {}); // its own describe awaits it and reports a failure
     let stderr: string;
     ({ project, workdir, runDir, exitCode, stdout, stderr } = await scenarioRun(`e2e-${id}`, row.config, NORMAL_DEADLINE_S));
     expect(stderr).not.toMatch(/at .*\.js:\d+/);
@@ -290,4 +284,4 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
 });
 
 for (const [id, row] of Object.entries(AGENTS))
-  describeStalledTrial(id, () => stalled[id]!, row.stall.deadlineS, row.stall.ends, row.parse, row.stall.partial);
+  describeStalledTrial(id, row.stall.agentConfig, row.stall.deadlineS, row.stall.ends, row.parse, row.stall.partial);

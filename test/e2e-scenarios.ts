@@ -75,30 +75,27 @@ export async function stalledRun(
   return { project, workdir, dir: onlyRun(project), exitCode: r.exitCode };
 }
 
-export type StalledRun = Awaited<ReturnType<typeof stalledRun>>;
-
 /** What a run left in its workspace folder: live processes working there, and files. Both must be empty. */
 export const leftBehind = (workdir: string) => ({ processes: processesUnder(workdir), files: readdirSync(workdir) });
 
 /**
- * The stalled-stream scenario for one agent, on the run `started` gives (begun by the caller, so that its wait for the
- * deadline can overlap other work). A CLI with no stream timeout of its own is killed at the harness
+ * The stalled-stream scenario for one agent. A CLI with no stream timeout of its own is killed at the harness
  * deadline (`ends: 'deadline'`); one whose idle timeout is set to fit every retry inside the deadline gives up first
  * with its own error (`ends: 'cli'`). Either way the partial transcript is kept (what it holds is the agent's own:
  * `partial` checks it), it is scored as missing data, and nothing is left behind.
  */
 export function describeStalledTrial(
   agent: string,
-  started: () => Promise<StalledRun>,
+  agentConfig: string,
   deadlineS: number,
   ends: 'deadline' | 'cli',
   parse: (raw: string, meta: TrialMeta) => Transcript,
   partial: (t: Transcript) => void,
 ): void {
   describe(`end to end: a stalled ${agent} trial ends by the harness deadline`, () => {
-    let run: StalledRun;
+    let run: Awaited<ReturnType<typeof stalledRun>>;
     beforeAll(async () => {
-      run = await started();
+      run = await stalledRun(agentConfig, deadlineS);
     }, 150_000);
     afterAll(() => cleanup(run.project, run.workdir));
 
