@@ -1,13 +1,32 @@
 import { defineConfig } from 'vitest/config';
 
+/** Test files that start real agent CLIs (~0.5 s of CPU each): the second pass, timed apart from the in-process one. */
+const E2E = 'test/**/*.e2e.test.ts';
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    // End-to-end tests spawn the real CLI (~0.5 s of CPU each); two cores, so keep files serial-ish.
+    // Two cores: files run two at a time.
     fileParallelism: true,
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    reporters: ['default', './test/plain-summary-reporter.ts'],
+    reporters: ['default', './test/slowest-files-reporter.ts', './test/plain-summary-reporter.ts'],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/**/*.test.ts'],
+          exclude: [E2E],
+          // Fails any test here that starts an agent CLI, in process or through a spawned skillprobe.
+          setupFiles: ['./test/setup/unit-pass.ts'],
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'e2e', include: [E2E], sequence: { groupOrder: 1 } },
+      },
+    ],
   },
 });

@@ -5,60 +5,13 @@ import { parse as parseToml } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enabledSkills, gemini, systemPolicyProblem } from '../src/agents/gemini/adapter.js';
 import { builtinSkills, builtinsToHide } from '../src/agents/gemini/settings.js';
-import type { InvocationRequest } from '../src/agents/types.js';
 import { InputError } from '../src/util/input-error.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import { baseProject, cleanup, ROOT, runInProcess, skillMd, writeFiles } from './helpers.js';
+import { request, SIMULATOR } from './gemini-request.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures/codex-gemini');
 const PINNED_SCRIPT = join(ROOT, 'node_modules/@google/gemini-cli/bundle/gemini.js');
-const SIMULATOR = {
-  url: 'http://127.0.0.1:4567',
-  headers: { 'x-trial': 'c/skill/1' },
-  identityUrl: 'http://127.0.0.1:4567/t/c%2Fskill%2F1/c',
-};
-
-/** A caller with every kind of variable a trial must not inherit, and the ones a real-model trial keeps. */
-const CALLER: NodeJS.ProcessEnv = {
-  PATH: '/usr/bin:/bin',
-  HOME: '/home/caller',
-  LANG: 'C.UTF-8',
-  TZ: 'UTC',
-  GEMINI_API_KEY: 'real-key',
-  GOOGLE_API_KEY: 'vertex-key',
-  GOOGLE_GEMINI_BASE_URL: 'https://gateway.example',
-  GOOGLE_GENAI_USE_VERTEXAI: 'true',
-  GOOGLE_APPLICATION_CREDENTIALS: '/home/caller/adc.json',
-  GOOGLE_CLOUD_PROJECT: 'p',
-  GEMINI_MODEL: 'other',
-  GEMINI_CLI_SYSTEM_SETTINGS_PATH: '/etc/x.json',
-  GEMINI_CLI_TRUST_WORKSPACE: 'true',
-  HTTPS_PROXY: 'http://proxy:3128',
-  HTTP_PROXY: 'http://proxy:3128',
-  NO_PROXY: 'corp.invalid',
-  NODE_EXTRA_CA_CERTS: '/ca.pem',
-  ALL_PROXY: 'socks5://proxy:1080',
-  NODE_OPTIONS: '--require /evil.js',
-  OPENAI_API_KEY: 'other-key',
-};
-
-function request(over: Partial<InvocationRequest> = {}): InvocationRequest {
-  return {
-    prompt: 'please handle an alpha record',
-    role: 'trial',
-    model: 'gemini-2.5-flash',
-    maxTurns: 5,
-    cliRetries: 2,
-    deadlineMs: 60_000,
-    workspace: '/trial/ws',
-    home: '/trial/home',
-    tmp: '/trial/tmp',
-    harnessDir: '/trial/harness',
-    callerEnv: CALLER,
-    ...over,
-  };
-}
-
 describe('Gemini adapter: the invocation', () => {
   it('runs the pinned JavaScript entry point under this Node, with the locked flags', () => {
     const inv = gemini.invocation(request({ binary: gemini.resolveBinary() }));
@@ -308,67 +261,6 @@ describe('Gemini adapter: the skill listing', () => {
     expect(enabledSkills(LISTING)).toEqual(['alpha', 'leaked', 'skill-creator']);
     expect(enabledSkills('\x1b[1malpha\x1b[22m \x1b[32m[Enabled]\x1b[39m\n  Description: x\n')).toEqual(['alpha']);
     expect(enabledSkills('No skills discovered.\n')).toEqual([]);
-  });
-
-  describe('through the real CLI on a prepared workspace', () => {
-    let root: string;
-    const ws = () => join(root, 'ws');
-    beforeAll(() => {
-      root = mkdtempSync(join(tmpdir(), 'sp-gemini-probe-'));
-      for (const d of ['ws/.agents/skills/alpha', 'home/.agents/skills/leaked', 'tmp', 'harness'])
-        mkdirSync(join(root, d), { recursive: true });
-      writeFileSync(join(ws(), '.agents/skills/alpha/SKILL.md'), '---\nname: alpha\ndescription: Handle alpha records.\n---\nRun alpha.\n');
-      writeFileSync(join(root, 'home/.agents/skills/leaked/SKILL.md'), '---\nname: leaked\ndescription: A user-level skill.\n---\nx\n');
-    });
-    afterAll(() => cleanup(root));
-
-    it('lists the workspace’s skills and any other the CLI would show, never the built-ins', async () => {
-      const req = request({
-        workspace: ws(),
-        home: join(root, 'home'),
-        tmp: join(root, 'tmp'),
-        harnessDir: join(root, 'harness'),
-        simulator: SIMULATOR,
-        binary: gemini.resolveBinary(),
-      });
-      await gemini.prepareTrial!(req);
-      const shown = await gemini.probeListing!(req);
-      expect(shown).toEqual({ source: 'gemini skills list (once per arm)', skills: ['alpha', 'leaked'], contextFiles: [] });
-    }, 60_000);
-
-    it('a workspace skill named like a built-in (skill-creator) is listed as the family’s, enabled', async () => {
-      const shadow = join(root, 'shadow');
-      mkdirSync(join(shadow, 'ws/.agents/skills/skill-creator'), { recursive: true });
-      for (const d of ['home', 'tmp', 'harness']) mkdirSync(join(shadow, d));
-      writeFileSync(
-        join(shadow, 'ws/.agents/skills/skill-creator/SKILL.md'),
-        '---\nname: skill-creator\ndescription: The user’s own.\n---\nx\n',
-      );
-      const req = request({
-        workspace: join(shadow, 'ws'),
-        home: join(shadow, 'home'),
-        tmp: join(shadow, 'tmp'),
-        harnessDir: join(shadow, 'harness'),
-        simulator: SIMULATOR,
-        binary: gemini.resolveBinary(),
-      });
-      await gemini.prepareTrial!(req);
-      expect((await gemini.probeListing!(req)).skills).toEqual(['skill-creator']);
-    }, 60_000);
-
-    it('a binary that cannot list skills stops the run before any trial', async () => {
-      const fake = join(root, 'fake-gemini');
-      writeFileSync(fake, '#!/bin/sh\necho "no such command" >&2\nexit 3\n');
-      chmodSync(fake, 0o755);
-      const req = request({
-        workspace: ws(),
-        home: join(root, 'home'),
-        tmp: join(root, 'tmp'),
-        harnessDir: join(root, 'harness'),
-        binary: fake,
-      });
-      await expect(gemini.probeListing!(req)).rejects.toThrow(/gemini skills list` failed \(no such command\)/);
-    });
   });
 });
 

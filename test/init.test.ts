@@ -265,17 +265,4 @@ describe('skillprobe init (CLI)', () => {
     },
     120_000,
   );
-
-  it('a run of one agent on the scaffold asks for that agent’s own default model, never another CLI’s', async () => {
-    const dir = project(family('notes-search'));
-    expect((await runInProcess(['init'], { cwd: dir })).exitCode).toBe(0);
-    const args = ['run', '--sim', 'sim/skillprobe.profile.yaml', '--agent', 'codex', '--grep', '^notes-search-happy$'];
-    args.push('--trials', '1', '--arms', 'skill');
-    const r = await runInProcess(args, { cwd: dir });
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-    const runDir = join(dir, 'transcripts', readdirSync(join(dir, 'transcripts'))[0]!);
-    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as { model: string; config: { model: string } };
-    expect(manifest.model).toBe(adapterFor('codex').defaultModel);
-    expect(manifest.config.model).toBe(adapterFor('codex').defaultModel);
-  }, 200_000);
 });

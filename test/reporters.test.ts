@@ -2,7 +2,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { REPORTER_NAMES, REPORTERS } from '../src/report/registry.js';
-import { baseProject, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
+import { cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
 import { judgedInput } from './report-inputs.js';
 import { fakeRun, storeSyntheticRun, syntheticRun } from './run-fixtures.js';
 
@@ -202,27 +202,6 @@ describe('compare and history through the CLI', () => {
     const graded = await runInProcess(['grade', await fakeRun(join(root, 'files')), `--reporter=junit=${junit}`], { cwd: root });
     expect(graded.stdout).toMatch(/^skillprobe run r1 [^]*\nVERDICTS · [^]*\nwrote \S+junit\.xml \(junit\)\nregraded 6 trials → /);
   });
-
-  it('run with only a file reporter still prints the terminal report and its own lines, and names the file', async () => {
-    const dir = makeProject({
-      ...baseProject(),
-      'cases/main.yaml': '- id: c\n  prompt: "please create an alpha record"\n  expect: { skill: alpha }\n',
-      'skillprobe.config.yaml': 'decision:\n  mode: fixed\n',
-      'sim.yaml': 'seed: 3\nrules:\n  - case: c\n    do:\n      - { p: 1, skill: alpha, args: "create" }\n',
-    });
-    try {
-      const junit = join(dir, 'junit.xml');
-      const args = ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '2', '--transcripts', 'runs', `--reporter=junit=${junit}`];
-      const r = await runInProcess(args, { cwd: dir });
-      expect(r.exitCode, r.stderr).not.toBe(2);
-      expect(readFileSync(junit, 'utf8')).toContain('<testsuites name="skillprobe (SIMULATED)"');
-      expect(r.stdout).toMatch(
-        new RegExp(`^skillprobe run [^]*\\nVERDICTS · [^]*\\nwrote ${junit} \\(junit\\)\\nrun \\S+ completed: 2 trials\\n`),
-      );
-    } finally {
-      cleanup(dir);
-    }
-  }, 120_000);
 
   it('compare names a folder that is not a run: exit 2', async () => {
     const r = await runInProcess(['compare', join(root, 'nope'), join(root, 'nope2')], { cwd: root });

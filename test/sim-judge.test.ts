@@ -1,10 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adapterFor } from '../src/agents/registry.js';
-import { judgeSample } from '../src/grade/judge-answers.js';
-import type { Arm } from '../src/run/config-schema.js';
+import { afterAll, describe, expect, it } from 'vitest';
 import {
   EMPTY_ANSWER,
   INJECTION_ANSWER,
@@ -15,17 +12,12 @@ import {
   type JudgeSample,
   type ShownJudgeRequest,
 } from '../src/checks/judge-prompt.js';
-import type { TrialRecord } from '../src/runner/trial.js';
 import { viewRequest } from '../src/sim/dialects/index.js';
 import { DEFAULT_JUDGE, judgeReply, judgeTruth, UNREADABLE_REPLY, type JudgeSettings } from '../src/sim/judge.js';
 import { decideReply } from '../src/sim/policy.js';
 import { loadProfile, parseProfile, readProfile } from '../src/sim/profile.js';
-import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
-import { baseProject, cleanup, makeProject, ROOT, testEnv } from './helpers.js';
-import { runTrials } from './trial-runner.js';
-
-const DELETE_ITEM = 'Does the answer ask for confirmation before deleting the branch?';
-const RUBRIC = [DELETE_ITEM, 'Does the answer name the rollback command?', 'Is the tone polite?'];
+import { cleanup, ROOT } from './helpers.js';
+import { CONFIRMS, DELETE_ITEM, RUBRIC } from './judge-requests.js';
 
 /** The request as the stand-in reads it: written by `judgePrompt` and read back, as over the wire. */
 const shown = (r: Partial<JudgeRequest> & Pick<JudgeRequest, 'answer'>): ShownJudgeRequest =>
@@ -71,7 +63,6 @@ describe('the true answer (the rule tests rely on)', () => {
   });
 });
 
-const CONFIRMS = 'Shall I delete the branch? Please confirm first.';
 const ROLLBACK = 'Run git revert to roll back.';
 
 describe('behaviours', () => {
@@ -209,65 +200,5 @@ describe('profile: the judge block', () => {
     const file = join(dir, 'sim.yaml');
     writeFileSync(file, `seed: 1\n${block}`);
     expect(() => readProfile(file)).toThrow(message);
-  });
-});
-
-/** Each agent's real pinned CLI, as the tune and conformance tests run it. */
-const AGENT_MODELS: Record<string, string> = { 'claude-code': 'sonnet', codex: 'sim-model', gemini: 'gemini-2.5-flash' };
-
-/** What each CLI still offers with no tools: Codex always offers a question to the user, which headless has none to ask. */
-const LEFT_WITH_NO_TOOLS: Record<string, string[]> = { 'claude-code': [], codex: ['request_user_input'], gemini: [] };
-
-/** Two judge requests whose true answers are YES and NO. */
-const JUDGED = [
-  { id: 'judge-yes', request: { rubric: RUBRIC, item: 0, answer: CONFIRMS, variant: 'plain' }, sample: 'yes' },
-  { id: 'judge-no', request: { rubric: RUBRIC, item: 1, answer: CONFIRMS, variant: 'reordered' }, sample: 'no' },
-] as const;
-
-describe.each(Object.entries(AGENT_MODELS))('a judge request through the real %s CLI gets the stand-in’s verdict', (agent, model) => {
-  let project: string;
-  let sim: RunningSimulator;
-  let records: TrialRecord[];
-  let workdir: string;
-
-  beforeAll(async () => {
-    project = makeProject({
-      ...baseProject(),
-      'cases/main.yaml': JUDGED.map(
-        (j) => `- id: ${j.id}\n  prompt: ${JSON.stringify(judgePrompt(j.request))}\n  expect: { skill: none }\n`,
-      ).join(''),
-    });
-    // A rule matching every prompt: the judge stand-in answers anyway.
-    sim = await startSimulator(parseProfile({ seed: 1, rules: [{ prompt: '.', do: [{ answer: 'A rule answer.' }] }] }), {
-      record: true,
-    });
-    ({ records, workdir } = await runTrials(
-      adapterFor(agent),
-      project,
-      sim.url,
-      testEnv(),
-      JUDGED.map((j): [string, Arm] => [j.id, 'ablation']),
-      { model, deadlineSeconds: 120, role: 'judge' },
-    ));
-  }, 300_000);
-
-  afterAll(async () => {
-    await sim?.stop();
-    cleanup(project, workdir);
-  });
-
-  it.each(JUDGED.map((j) => [j.id, j.sample] as const))('%s: %s', (id, sample) => {
-    const record = records.find((r) => r.ref.caseId === id)!;
-    const text = record.transcript.events.flatMap((e) => (e.kind === 'text' && e.source === 'assistant' ? [e.text] : [])).join('\n');
-    expect(readJudgeReply(text)).toBe(sample);
-    expect(record.transcript.events.filter((e) => e.kind === 'tool_call')).toEqual([]);
-    // The trial passes the CLI's isolation check with no tool offered: a sample, not an error.
-    expect(judgeSample(record.transcript, record.meta, adapterFor(agent).grading.isolationProblem)).toBe(sample);
-  });
-
-  it('the judge is offered no tool that reads, writes or runs anything: every request it sent held none', () => {
-    const asked = sim.received.filter((r) => JUDGED.some((j) => j.id === r.caseId));
-    expect(asked.length).toBeGreaterThanOrEqual(JUDGED.length);
-    for (const r of asked) expect(viewRequest(r.wire, r.body).tools).toEqual(LEFT_WITH_NO_TOOLS[agent]);
   });
 });

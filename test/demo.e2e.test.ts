@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CLI, cleanup, demoProject, ROOT, runCli, testEnv } from './helpers.js';
+import { CLI, cleanup, demoProject, ROOT, runCli, runInProcess, testEnv } from './helpers.js';
 import type { Results, RunManifest } from '../src/run/schema.js';
 import { loadProfile, type Profile } from '../src/sim/profile.js';
 import type { Comparison } from '../src/verdict/comparison.js';
@@ -160,7 +160,7 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     expect(readFileSync(join(project, 'skillprobe-canary-junit.xml'), 'utf8')).toMatch(/<testcase name="suite"[^>]*>\s*<failure/);
     // Every skill-arm row was the canary's own test, and no case ran past its cap.
     const json = JSON.parse(
-      (await runCli(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout,
+      (await runInProcess(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout,
     ) as Comparison;
     expect(json.cases.every((c) => c.method === 'canary')).toBe(true);
     const manifest = JSON.parse(readFileSync(join(runOf(join(project, 'candidate')), 'run.json'), 'utf8')) as RunManifest;
@@ -169,7 +169,7 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
   });
 
   it('compare demo halved: the suite REGRESSED, exit 1', async () => {
-    const r = await runCli(['compare', demoRun(), runOf(join(project, 'candidate'))], { cwd: ROOT });
+    const r = await runInProcess(['compare', demoRun(), runOf(join(project, 'candidate'))], { cwd: ROOT });
     expect(r.exitCode, r.stderr).toBe(1);
     expect(r.stdout).toMatch(/^skillprobe compare · suite REGRESSED · /);
     // The terminal wraps at 100 columns: read it as one line.
@@ -178,13 +178,13 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     );
     expect(r.stdout).toMatch(/trigger recall\s+-0\.\d\d \[-0\.\d\d, -0\.\d\d\]/);
     const json = JSON.parse(
-      (await runCli(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout,
+      (await runInProcess(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout,
     ) as Comparison;
     expect(json.suite.rates.passRate.hi).toBeLessThan(0);
   });
 
   it('compare demo demo: nothing moved, yet a default-design run rules out no drop of the margin in every case: exit 3', async () => {
-    const r = await runCli(['compare', demoRun(), demoRun()], { cwd: ROOT });
+    const r = await runInProcess(['compare', demoRun(), demoRun()], { cwd: ROOT });
     expect(r.exitCode, r.stderr).toBe(3);
     expect(r.stdout).toMatch(/^skillprobe compare · suite UNDECIDED · /);
     expect(r.stdout).not.toMatch(/ REGRESSED\s*$/m);
