@@ -13,7 +13,7 @@ import { of, onlyRun, resultsOf, storedTrial } from './e2e-scenarios.js';
 
 /**
  * What only Codex has to prove, through its real pinned CLI against skillprobe's simulator: its isolation and its
- * sandbox. The scenarios every agent shares are in agent-conformance.test.ts.
+ * sandbox. The scenarios every agent shares are in agent-conformance.e2e.test.ts.
  */
 const CONFIG = 'agent: codex\nmodel: sim-model\nretries:\n  cli: 1\n';
 /** A deadline no normal trial comes near, even on a loaded machine (a Codex trial takes about 0.5 s here). */

@@ -18,7 +18,7 @@ import { of, onlyRun, resultsOf, storedTrial } from './e2e-scenarios.js';
 /**
  * What only Gemini has to prove, through its real pinned CLI against skillprobe's simulator on 127.0.0.1 (every
  * trial with a fresh HOME): its isolation and what the model receives. The scenarios every agent shares are in
- * agent-conformance.test.ts.
+ * agent-conformance.e2e.test.ts.
  */
 const MODEL = 'gemini-2.5-flash';
 // One CLI retry: a 429 then costs one backoff (about 5 s), not the default two.
