@@ -1,31 +1,15 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rejudgeMarkdown, rejudgeTerminal, type RejudgeReportInput } from '../src/report/rejudge.js';
-import { cleanup, runInProcess, testEnv } from './helpers.js';
-import { judgedRunFolder } from './judged-run-fixture.js';
+import { runInProcess, testEnv } from './helpers.js';
+import { damagedRun, rejudge } from './rejudge-fixture.js';
 
 /**
  * `rejudge` of a damaged run folder or with bad labels: each is refused in one line naming the file and what to do,
  * exit 2, before any judge trial is spent (no `rejudge/` folder is made). The runs are written by hand, as if
  * simulated, so even a rejudge that went ahead would ask only the simulator on loopback.
  */
-
-const roots: string[] = [];
-afterAll(() => cleanup(...roots));
-
-/** A fresh judged run folder, damaged by `damage`; the project root it is in, and the run folder. */
-async function damagedRun(damage: (run: { root: string; dir: string; step: string }) => void, reply?: () => string) {
-  const root = mkdtempSync(join(tmpdir(), 'sp-rejudge-'));
-  roots.push(root);
-  const run = await judgedRunFolder(root, reply ? { reply } : {});
-  damage({ root, ...run });
-  return { root, dir: run.dir };
-}
-
-const rejudge = (root: string, dir: string, ...more: string[]) =>
-  runInProcess(['rejudge', dir, '--sim', 'sim.yaml', ...more], { cwd: root, env: testEnv() });
 
 /** Whether a rejudge step was started: its folder made under the run's `rejudge/`. */
 const madeRejudge = (dir: string) => existsSync(join(dir, 'rejudge')) && statSync(join(dir, 'rejudge')).isDirectory();
@@ -102,19 +86,6 @@ describe('rejudge refuses damaged judge files and bad labels before spending any
     expect(r.exitCode).toBe(2);
     expect(madeRejudge(dir)).toBe(false);
   });
-
-  it('the intact run rejudges (a stray file beside its judge steps holds no answer, and is no damage): the fixture itself is sound', async () => {
-    const { root, dir } = await damagedRun(({ dir }) => writeFileSync(join(dir, 'judge', '.DS_Store'), ''));
-    const r = await rejudge(root, dir, '--reporter', 'json=out/rejudge.json', '--reporter', 'markdown=out/rejudge.md');
-    expect(r.stdout).toContain('answers changed: 0 of 2 paired samples');
-    expect(r.exitCode).toBe(0);
-    // The same figures through the reporters: JSON for machines, markdown for a step summary.
-    const json = JSON.parse(readFileSync(join(root, 'out/rejudge.json'), 'utf8')) as RejudgeReportInput;
-    expect(json).toMatchObject({ requests: 2, samples: 1, status: 'completed', flip: { changed: { successes: 0, n: 2 } } });
-    const markdown = readFileSync(join(root, 'out/rejudge.md'), 'utf8');
-    expect(markdown).toMatch(/^## skillprobe rejudge · 2 stored judge requests asked again, 1 samples each \(completed\) → /);
-    expect(markdown).toContain('\n- answers changed: 0 of 2 paired samples');
-  }, 60_000);
 
   it.each([
     [['--reporter', 'junit'], /^skillprobe: --reporter: the junit reporter has no rejudge report — use terminal, json or markdown$/],
