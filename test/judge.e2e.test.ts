@@ -50,7 +50,20 @@ async function judgedRun(o: { judgeBlock: string; config: string; cases?: string
   });
   const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
   const r = await runCli(
-    ['run', '--sim', 'sim.yaml', '--transcripts', 'runs', '--workdir', workdir, '--reporter', 'terminal', ...(o.args ?? [])],
+    [
+      'run',
+      '--sim',
+      'sim.yaml',
+      '--draw-seed',
+      '1',
+      '--transcripts',
+      'runs',
+      '--workdir',
+      workdir,
+      '--reporter',
+      'terminal',
+      ...(o.args ?? []),
+    ],
     {
       cwd: project,
       timeoutMs: 240_000,
