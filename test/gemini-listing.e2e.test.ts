@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gemini } from '../src/agents/gemini/adapter.js';
-import { cleanup } from './helpers.js';
+import { cleanup, testEnv } from './helpers.js';
 import { request, SIMULATOR } from './gemini-request.js';
 
 describe('Gemini adapter: the skill listing through the real CLI on a prepared workspace', () => {
@@ -18,12 +18,15 @@ describe('Gemini adapter: the skill listing through the real CLI on a prepared w
   });
   afterAll(() => cleanup(root));
 
+  // The real CLI gets a caller environment with nothing but loopback in it (the shared request's caller names
+  // off-machine gateways and proxies, which only the in-process adapter tests may see).
   it('lists the workspace’s skills and any other the CLI would show, never the built-ins', async () => {
     const req = request({
       workspace: ws(),
       home: join(root, 'home'),
       tmp: join(root, 'tmp'),
       harnessDir: join(root, 'harness'),
+      callerEnv: testEnv(),
       simulator: SIMULATOR,
       binary: gemini.resolveBinary(),
     });
@@ -45,6 +48,7 @@ describe('Gemini adapter: the skill listing through the real CLI on a prepared w
       home: join(shadow, 'home'),
       tmp: join(shadow, 'tmp'),
       harnessDir: join(shadow, 'harness'),
+      callerEnv: testEnv(),
       simulator: SIMULATOR,
       binary: gemini.resolveBinary(),
     });
@@ -61,6 +65,7 @@ describe('Gemini adapter: the skill listing through the real CLI on a prepared w
       home: join(root, 'home'),
       tmp: join(root, 'tmp'),
       harnessDir: join(root, 'harness'),
+      callerEnv: testEnv(),
       binary: fake,
     });
     await expect(gemini.probeListing!(req)).rejects.toThrow(/gemini skills list` failed \(no such command\)/);
