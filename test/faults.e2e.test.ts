@@ -74,6 +74,9 @@ const resumable = (trials: number, deadlineS: number, ...more: string[]) => [
 ];
 
 /** Every row's run folders, by row, with the flags each was started with (so it can be resumed). */
+/** The steady profile on the two cases the rows share (one fires a skill, one should not), `trials` each. */
+const twoCases = (trials: number) => ['--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', String(trials)];
+
 const runFolders = new Map<string, { dir: string; args: string[] }[]>();
 
 afterAll(() => {
@@ -365,16 +368,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
 
   it('Ctrl-C twice after the last trial (grading, writing results): run.json is final, results.json is written or its command named', async () => {
     const row = new Row('sigint-last');
-    const h = row.start([
-      '-c',
-      'no-retries.config.yaml',
-      '--sim',
-      'sim/steady.yaml',
-      '--grep',
-      '^(pos-alpha|neg-weather)$',
-      '--trials',
-      '2',
-    ]);
+    const h = row.start(['-c', 'no-retries.config.yaml', ...twoCases(2)]);
     await h.waitFor(() => h.finished().length === 4, 'every trial stored');
     h.child.kill('SIGINT');
     await sleep(50);
@@ -491,7 +485,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
   it('the agent binary vanishing mid-run: later trials are agent errors and the run reports what ran', async () => {
     const row = new Row('binary-gone');
     const agent = agentScript('vanishing-agent.sh', `exec '${PINNED}' "$@"`);
-    const h = row.start(['--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', '3', '--agent-binary', agent]);
+    const h = row.start([...twoCases(3), '--agent-binary', agent]);
     await h.waitFor(() => h.finished().length >= 1, 'the first stored trial');
     unlinkSync(agent);
     const r = await h.child;
@@ -516,18 +510,7 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
   it('a trial printing more than --max-output-mb: stored up to the cap, recorded as output too large, the run goes on', async () => {
     const row = new Row('oversized');
     const agent = agentScript('noisy-agent.sh', `case "$*" in *weather*) exec yes '{"type":"noise"}' ;; esac\nexec '${PINNED}' "$@"`);
-    const h = row.start([
-      '--sim',
-      'sim/steady.yaml',
-      '--grep',
-      '^(pos-alpha|neg-weather)$',
-      '--trials',
-      '2',
-      '--max-output-mb',
-      '1',
-      '--agent-binary',
-      agent,
-    ]);
+    const h = row.start([...twoCases(2), '--max-output-mb', '1', '--agent-binary', agent]);
     const r = await h.child;
     expect(r.exitCode, r.stderr).toBe(4);
     expect(r.stdout).toMatch(/run \S+ completed: 4 trials/);
@@ -557,22 +540,7 @@ describe('a transcript longer than any JavaScript string', () => {
         'huge-agent.sh',
         `case "$*" in *weather*) pad=$(head -c 1048000 /dev/zero | tr '\\0' x); i=0; while [ $i -lt 600 ]; do printf '{"type":"noise","pad":"%s"}\\n' "$pad"; i=$((i+1)); done ;; esac\nexec '${PINNED}' "$@"`,
       );
-      const h = row.start(
-        [
-          '--sim',
-          'sim/steady.yaml',
-          '--grep',
-          '^(pos-alpha|neg-weather)$',
-          '--trials',
-          '1',
-          '--max-output-mb',
-          '700',
-          '--agent-binary',
-          agent,
-        ],
-        0,
-        HUGE_MS,
-      );
+      const h = row.start([...twoCases(1), '--max-output-mb', '700', '--agent-binary', agent], 0, HUGE_MS);
       const r = await h.child;
       expect(r.stderr).not.toMatch(/Invalid string length|internal error/);
       expect(r.stdout).toMatch(/run \S+ completed: 2 trials/);
