@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { loadResults } from '../runner/stored-results.js';
-import { chooseReporters, reportAgents, reportRun } from '../runner/reports.js';
+import { chooseReporters, refuseReportersWithout, reportAgents, reportRun } from '../runner/reports.js';
 import { readStoredAgents } from '../runner/agents-run.js';
 import { EXIT } from '../run/exit-codes.js';
-import { checkTuneReporters, isTuneFolder, reportTune } from '../commands/tune.js';
+import { isTuneFolder, reportTune } from '../commands/tune.js';
 import { readTuneRecord } from '../run/tune-store.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
@@ -52,7 +52,7 @@ export const reportCommand = defineCommand({
     const reporters = chooseReporters(o, io.env);
     const dir = named ?? newestRunIn(transcriptsFolder(o), io);
     if (isTuneFolder(dir)) {
-      checkTuneReporters(reporters);
+      refuseReportersWithout(reporters, 'renderTune', 'tune');
       const record = await readTuneRecord(dir);
       const { failed } = await reportTune(dir, record, reporters, io);
       return exitCodeFor({ verdicts: [EXIT.pass], statuses: [record.status], failedReporters: failed }, io);

@@ -1,6 +1,6 @@
-import { chooseReporters, humanStream, type ReporterChoice } from '../runner/reports.js';
+import { chooseReporters, humanStream, refuseReportersWithout, type ReporterChoice } from '../runner/reports.js';
 import { holdoutPlanText, renderTunePlan } from '../report/tune/plan.js';
-import { checkTuneReporters, planTune, prepareTune, reportTune, runTune } from '../commands/tune.js';
+import { planTune, prepareTune, reportTune, runTune } from '../commands/tune.js';
 import { TUNE_DEFAULTS } from '../tune/options.js';
 import { stepConfigs, writeResult, type TuneOptions } from '../runner/tune-driver.js';
 import { writeTuneRecord } from '../run/tune-store.js';
@@ -117,7 +117,7 @@ export const tuneCommand = defineCommand({
       return exitCodeFor({ verdicts: [EXIT.pass] }, io);
     }
     const reporters = chooseReporters(o, io.env);
-    checkTuneReporters(reporters);
+    refuseReportersWithout(reporters, 'renderTune', 'tune');
     const say = (t: string) => humanStream(reporters, io).write(t);
     const prepared = await prepareTune(opts);
     if (prepared.loaded.profile)

@@ -4,7 +4,6 @@ import { join, relative } from 'node:path';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { rewriteDescription, rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import { familyHash } from '../load/skills.js';
-import { REPORTERS } from '../report/registry.js';
 import type { TunePlanRow } from '../report/tune/plan.js';
 import type { Config } from '../run/config-schema.js';
 import { readTuneRecord } from '../run/tune-store.js';
@@ -15,7 +14,6 @@ import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { refuse, tuneOptions, tuneSplits } from '../tune/options.js';
 import type { SplitName } from '../tune/splits.js';
-import { InputError } from '../util/input-error.js';
 import { planSuite } from '../verdict/suite-plan.js';
 import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 import { startNestedRun } from '../runner/pipeline.js';
@@ -139,18 +137,6 @@ async function resultDiff(r: TuneRecord, cwd: string): Promise<string> {
   return createTwoFilesPatch(shown, shown, old, tuned, 'original', r.written ? 'written' : 'tuned (pass --write to write it)', {
     headerOptions: FILE_HEADERS_ONLY,
   });
-}
-
-/** Refuses, before anything runs, a chosen reporter that has no tune report. */
-export function checkTuneReporters(choices: readonly ReporterChoice[]): void {
-  for (const c of choices) {
-    if (c.name !== 'none' && !REPORTERS[c.name]({ colour: false }).renderTune)
-      throw new InputError({
-        file: '--reporter',
-        what: `the ${c.name} reporter has no tune report`,
-        todo: 'use terminal, json, markdown or html',
-      });
-  }
 }
 
 export const isTuneFolder = (dir: string) => existsSync(join(dir, TUNE_FILE));
