@@ -11,7 +11,9 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { RUN_FORMAT_VERSION, type Results } from '../src/run/schema.js';
 import { LOCK_FILE, lockRunFolder } from '../src/run/lock.js';
@@ -503,6 +505,35 @@ describe('a run folder has one writer (run.lock)', () => {
     expect(() => lockRunFolder(dir, 'run')).toThrow(/in use by another skillprobe process/);
     expect(() => lockRunFolder(join(root, 'no-such-folder'), 'grade')).toThrow(/cannot write .*no-such-folder\/run\.lock: ENOENT/);
   });
+
+  it('two processes taking one folder at once: every refusal names its holder (a lock is never seen before its text)', async () => {
+    const dir = folder('race');
+    const ready = join(root, 'race-ready');
+    // Another process takes and releases the folder as fast as it can, through the built lock (as a second skillprobe would).
+    const taker = execa(process.execPath, [
+      '--input-type=module',
+      '-e',
+      `import { lockRunFolder } from ${JSON.stringify(pathToFileURL(resolve('dist/run/lock.js')).href)};
+       import { writeFileSync } from 'node:fs';
+       writeFileSync(${JSON.stringify(ready)}, '');
+       const end = Date.now() + 3000;
+       while (Date.now() < end) { try { lockRunFolder(${JSON.stringify(dir)}, 'run --resume').release(); } catch {} }`,
+    ]);
+    while (!existsSync(ready)) await new Promise((r) => setTimeout(r, 10));
+    const refusals: string[] = [];
+    const end = Date.now() + 2000;
+    while (Date.now() < end) {
+      try {
+        lockRunFolder(dir, 'grade').release();
+      } catch (e) {
+        refusals.push((e as Error).message);
+      }
+    }
+    await taker;
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(refusals.filter((m) => !/in use by skillprobe process \d+ on .*\(run --resume, since /.test(m))).toEqual([]);
+    expect(readdirSync(dir)).toEqual([]);
+  }, 30_000);
 
   it('a holder on another machine is never taken over: the message says how to clear it', () => {
     const dir = folder('remote');

@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processAlive } from '../util/process-group.js';
@@ -12,8 +12,13 @@ export const LOCK_FILE = 'run.lock';
 const TAKEOVER = `${LOCK_FILE}.takeover`;
 /** A takeover is a few system calls: one older than this was left by a process killed in the middle of it. */
 const TAKEOVER_STALE_MS = 10_000;
+/** Looks before giving up on a folder whose lock keeps changing hands under this process. */
+const ATTEMPTS = 100;
 /** For a synchronous pause (Atomics.wait on a value nothing changes). */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+const pause = (ms: number) => void Atomics.wait(PAUSE, 0, 0, ms);
+/** How often a lock that names no holder is read again before the refusal says "another process". */
+const UNREADABLE_LOOKS = 5;
 
 interface Holder {
   pid: number;
@@ -27,6 +32,8 @@ export interface RunLock {
 }
 
 const held = new Set<string>();
+/** What link() says on a filesystem that has no hard links (FAT, some network and FUSE mounts). */
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP']);
 
 /** Removes a lock file; one that cannot be removed (a folder gone read-only) is left for the next taker to judge. */
 function unlock(file: string): void {
@@ -41,21 +48,28 @@ function unlock(file: string): void {
 // A forced stop exits at once: its lock goes with it (kill -9 leaves the file; its holder is then gone).
 process.once('exit', () => held.forEach(unlock));
 
+/**
+ * Makes `file` holding `text`, or returns false if it exists. The text goes to a file of this process's own first and
+ * is then linked into place, so another process never reads the lock between its creation and its text.
+ */
 function createExclusive(file: string, text: string): boolean {
-  let fd: number;
+  const draft = `${file}.${process.pid}.draft`;
   try {
-    fd = openSync(file, 'wx');
+    writeFileSync(draft, text);
+    try {
+      linkSync(draft, file);
+    } catch (e) {
+      if (!NO_LINKS.has((e as NodeJS.ErrnoException).code ?? '')) throw e;
+      writeFileSync(file, text, { flag: 'wx' }); // a filesystem without hard links: created, then written
+    }
+    return true;
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
     // A folder gone read-only or removed: the store's fault to name, not a stack trace.
     throw new StoreWriteError(file, e as Error);
-  }
-  try {
-    writeSync(fd, text);
   } finally {
-    closeSync(fd);
+    rmSync(draft, { force: true });
   }
-  return true;
 }
 
 function readHolder(file: string): Holder | undefined {
@@ -97,14 +111,22 @@ export function lockRunFolder(dir: string, command: string): RunLock {
   const file = join(dir, LOCK_FILE);
   const me: Holder = { pid: process.pid, host: hostname(), since: new Date().toISOString(), command };
   const text = JSON.stringify(me) + '\n';
-  for (let attempt = 0; attempt < 3; attempt++) {
+  let unreadable = 0;
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     if (createExclusive(file, text)) {
       held.add(file);
       return { release: () => unlock(file) };
     }
     const judged = fileState(file);
     const holder = readHolder(file);
-    if (!holderGone(file, holder)) {
+    if (!holder && !fileState(file)) continue; // released between the two looks: try again
+    const gone = holderGone(file, holder);
+    // Unreadable but young: most likely replaced between the two looks; a moment later it names its holder.
+    if (!holder && !gone && unreadable++ < UNREADABLE_LOOKS) {
+      pause(20);
+      continue;
+    }
+    if (!gone) {
       const who = holder
         ? `skillprobe process ${holder.pid} on ${holder.host} (${holder.command}, since ${holder.since})`
         : 'another skillprobe process';
@@ -117,7 +139,7 @@ export function lockRunFolder(dir: string, command: string): RunLock {
     const takeover = join(dir, TAKEOVER);
     if (ageMs(takeover) > TAKEOVER_STALE_MS) rmSync(takeover, { force: true });
     if (!createExclusive(takeover, text)) {
-      Atomics.wait(PAUSE, 0, 0, 50); // someone else is taking it over: look again in a moment
+      pause(50); // someone else is taking it over: look again in a moment
       continue;
     }
     try {
