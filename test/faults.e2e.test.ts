@@ -564,13 +564,32 @@ describe('a transcript longer than any JavaScript string', () => {
 
 describe('--resume after each fault reaches the verdicts of the uninterrupted run', () => {
   const verdictsOf = (stdout: string) => (JSON.parse(stdout) as Results).verdicts.map((v) => [v.caseId, v.verdict, v.scored, v.passes]);
-  // Concurrency may differ on a resume. Four runs every row's stalled trials in one wave (they only wait); with two
-  // runs at a time, eight CLI starts keep a quick trial's start well inside the rows' deadlines on two busy cores.
+  // Concurrency may differ on a resume. Twelve starts every trial of a row at once (at most 4 a case, 3 cases): its
+  // quick trials take a few seconds of CPU, then it only waits out its stalled trials' deadline.
   const run = (args: string[], transcripts: string, workdir: string) =>
-    runCli(['run', '--arms', 'skill', '--concurrency', '4', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], {
+    runCli(['run', '--arms', 'skill', '--concurrency', '12', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], {
       cwd: project,
       timeoutMs: 180_000,
     });
+
+  /**
+   * Starts the runs one every `gapMs`, at most `atOnce` running: each run's quick trials have the cores to themselves
+   * (a quick trial must never meet its deadline), while the runs before it only wait on stalled streams. Their
+   * results, in the order given.
+   */
+  async function staggered<T>(starts: (() => Promise<T>)[], atOnce: number, gapMs: number): Promise<T[]> {
+    const results: Promise<T>[] = [];
+    const running = new Set<Promise<unknown>>();
+    for (const [i, start] of starts.entries()) {
+      if (i > 0) await sleep(gapMs);
+      while (running.size >= atOnce) await Promise.race(running);
+      const result = start();
+      results.push(result);
+      const tracked: Promise<unknown> = result.finally(() => running.delete(tracked));
+      running.add(tracked);
+    }
+    return Promise.all(results);
+  }
 
   it('every run folder a fault interrupted, resumed with the flags it started with', async () => {
     const workdir = mkdtempSync(join(root, 'work-resume-'));
@@ -590,7 +609,6 @@ describe('--resume after each fault reaches the verdicts of the uninterrupted ru
     const trialsOf = (args: string[]) => Number(args[args.indexOf('--trials') + 1]);
     // One uninterrupted run of every case per trial count the rows use: a row's verdicts are its cases' verdicts there.
     const trialCounts = [...new Set(interrupted.map((k) => trialsOf(k.args)))];
-    // Two at a time: the trials mostly wait on stalled streams, and a quick trial must never meet its deadline.
     const runs = [
       ...trialCounts.map((n) => () => run(resumable(n, 15), join(project, 'runs-baseline', String(n)), workdir)),
       ...interrupted.map(
@@ -599,8 +617,7 @@ describe('--resume after each fault reaches the verdicts of the uninterrupted ru
             run([...args, '--resume', dir], join(project, 'runs-unused'), workdir),
       ),
     ];
-    const done: Awaited<ReturnType<typeof run>>[] = [];
-    for (let i = 0; i < runs.length; i += 2) done.push(...(await Promise.all(runs.slice(i, i + 2).map((start) => start()))));
+    const done = await staggered(runs, 4, 5000);
     const [wholes, resumes] = [done.slice(0, trialCounts.length), done.slice(trialCounts.length)];
     for (const w of wholes) expect(w.stderr).not.toMatch(/internal error/);
     const baseline = new Map(trialCounts.map((n, i) => [n, verdictsOf(wholes[i]!.stdout)]));
