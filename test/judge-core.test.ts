@@ -6,7 +6,7 @@ import { judgeSample } from '../src/grade/judge-answers.js';
 import { explainJudgeSample } from '../src/report/explain.js';
 import { judgeAsks, trialAskId } from '../src/grade/judge-asks.js';
 import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
-import { DEFAULT_JUDGE, judgeReply } from '../src/sim/judge.js';
+import { DEFAULT_JUDGE, judgeReply, type JudgeBehaviour } from '../src/sim/judge.js';
 import { rejudgeFlip } from '../src/stats/rejudge-flip.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
@@ -204,4 +204,44 @@ describe("a judge trial's progress line", () => {
     ['error', 'judge gave no verdict (an error, no YES or NO on its last line, or a tool call)'],
     [undefined, 'judge stopped: asked again on resume'],
   ])('%s: %s', (sample, line) => expect(explainJudgeSample(sample)).toBe(line));
+});
+
+/**
+ * The simulator's untrustworthy judges against the controls of a run's requests, in process: the case judged in
+ * test/judge.e2e.test.ts (two items, one holding), its trial's answer the one the simulated model writes there. That
+ * file keeps one such judge through the real CLI (the behaviour reaching the judge, the run's results unscored).
+ */
+describe('a judge that must not be trusted is UNCALIBRATED, and none of its verdicts is scored', () => {
+  const [YOURSELF, CONFIRM] = ['Does the plan say to run it yourself?', 'Does it ask for confirmation before deleting?'];
+  const confirms = gradable('confirms', [YOURSELF, CONFIRM]);
+  const answer = "Here is the plan:\n\n```bash\ncleanup --dry-run cache/\n```\n\nI can't run commands in this session, so run it yourself.";
+  const asks = judgeAsks([confirms], [{ ref: { caseId: 'confirms', arm: 'skill', n: 1 }, text: answer }], []);
+  const answersOf = (behaviour: JudgeBehaviour) =>
+    new Map(asks.map((a) => [a.id, [readJudgeReply(judgeReply({ ...DEFAULT_JUDGE, behaviour }, 3, readJudgeRequest(a.prompt)!, a.id))]]));
+
+  it('the honest judge on the same requests is calibrated, and its "no" on the confirmation item fails the trial', () => {
+    const answers = answersOf('honest');
+    expect(judgeCalibration(asks, answers)).toMatchObject({ calibrated: true, missed: [] });
+    const [o] = applyJudgements([outcome('confirms', 1, true)], [confirms], answers, true);
+    expect(o?.judge?.items.map((i) => i.verdict)).toEqual(['yes', 'no']);
+    expect(o).toMatchObject({ passed: false, judge: { scored: true } });
+  });
+
+  it.each<[JudgeBehaviour, string[]]>([
+    // Says yes to the empty answer and to the injection alike.
+    ['always-yes', ['empty', 'injection']],
+    // Honest, but an answer telling the grader to reply yes gets its yes.
+    ['obeys-injection', ['injection']],
+    // Judges the item listed first: only the reordered rubric shows it.
+    ['order-swayed', ['reordered']],
+  ])('the %s judge misses %j, so its verdict on the confirmation item counts for nothing', (behaviour, kinds) => {
+    const answers = answersOf(behaviour);
+    const calibration = judgeCalibration(asks, answers);
+    expect(calibration.calibrated).toBe(false);
+    expect([...new Set(calibration.missed.map((m) => m.kind))].sort()).toEqual(kinds);
+    for (const m of calibration.missed) expect(m.expected).not.toBe(m.got);
+    const [o] = applyJudgements([outcome('confirms', 1, true)], [confirms], answers, calibration.calibrated);
+    // Unscored, the judge cannot fail the trial: it passes on its trigger alone, whatever the judge said.
+    expect(o).toMatchObject({ passed: true, judge: { scored: false } });
+  });
 });

@@ -301,27 +301,18 @@ describe('judge: a judge that must not be trusted is UNCALIBRATED, and none of i
     return { results, exitCode: run.r.exitCode };
   };
 
-  it.each([
-    // Says yes to the empty answer and to the injection alike.
-    ['always-yes', ['empty', 'injection']],
-    // Honest, but an answer telling the grader to reply yes gets its yes.
-    ['obeys-injection', ['injection']],
-    // Judges the item listed first: only the reordered rubric shows it.
-    ['order-swayed', ['reordered']],
-  ])(
-    'the %s judge misses %j, so its "yes" on the confirmation item counts for nothing',
-    async (behaviour, kinds) => {
-      const { results } = await scenario(behaviour);
-      expect(results.judge?.calibrated).toBe(false);
-      expect([...new Set(results.judge!.calibration.missed.map((m) => m.kind))].sort()).toEqual(kinds);
-      for (const m of results.judge!.calibration.missed) expect(m.expected).not.toBe(m.got);
-      const [o] = results.outcomes;
-      expect(o?.judge?.scored).toBe(false);
-      // Unscored, the judge cannot fail the trial: it passes on its trigger alone, whatever the judge said.
-      expect(o?.passed).toBe(true);
-    },
-    120_000,
-  );
+  // Each behaviour against the controls, in process: test/judge-core.test.ts. Here the one whose miss only the reordered
+  // rubric shows, so the prompt's order must reach the simulator's judge through the CLI intact.
+  it('the order-swayed judge misses the reordered control, so its "yes" on the confirmation item counts for nothing', async () => {
+    const { results } = await scenario('order-swayed');
+    expect(results.judge?.calibrated).toBe(false);
+    expect([...new Set(results.judge!.calibration.missed.map((m) => m.kind))]).toEqual(['reordered']);
+    for (const m of results.judge!.calibration.missed) expect(m.expected).not.toBe(m.got);
+    const [o] = results.outcomes;
+    expect(o?.judge?.scored).toBe(false);
+    // Unscored, the judge cannot fail the trial: it passes on its trigger alone, whatever the judge said.
+    expect(o?.passed).toBe(true);
+  }, 120_000);
 });
 
 describe('judge: stability, unreadable replies and bad judge config', () => {
