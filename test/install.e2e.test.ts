@@ -107,9 +107,23 @@ describe('installed from a packed tarball into an empty project', () => {
       /^# yaml-language-server: \$schema=node_modules\/skillprobe\/schemas\/config\.schema\.json/,
     );
 
+    // One trial a case is the fewest that shows the installed CLIs working together: the verdicts are not the claim.
     const r = await run(
       'npx',
-      ['--no', 'skillprobe', 'run', '--sim', join('sim', profile), '--max-trials', '6', '--no-gate', '--transcripts', 'runs'],
+      [
+        '--no',
+        'skillprobe',
+        'run',
+        '--sim',
+        join('sim', profile),
+        '--min-trials',
+        '1',
+        '--max-trials',
+        '1',
+        '--no-gate',
+        '--transcripts',
+        'runs',
+      ],
       project,
       env,
     );
