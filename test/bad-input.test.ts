@@ -170,6 +170,24 @@ const BAD: BadInput[] = [
     where: /skillprobe\.config\.yaml:3:17:/,
     says: /timeouts\.trialSeconds/,
   },
+  // The judge's settings on a judged case, checked before any trial.
+  ...(
+    [
+      ['the model under test judging itself', 'judge: { samples: 3 }\n', /judge would be .*the model under test.*judge\.allowSelf: true/],
+      ['a judge agent that does not exist', 'judge: { agent: gpt-cli, model: x }\n', /judge\.agent "gpt-cli" is not an agent/],
+      ['judge samples out of range', 'judge: { model: x, samples: 0 }\n', /samples/],
+      ['an unknown judge key', 'judge: { model: x, sample: 3 }\n', /sample/],
+    ] as const
+  ).map(([name, block, says]) => ({
+    name,
+    change: (f: Files) => {
+      f['skillprobe.config.yaml'] = `arms: [skill]\ndecision: { mode: fixed }\ntrials: 1\n${block}`;
+      f['cases/main.yaml'] =
+        '- id: judged\n  prompt: "please create an alpha record"\n  expect: { skill: alpha, judge: ["Is the record named?"] }\n';
+    },
+    where: /skillprobe\.config\.yaml(:\d+)?/,
+    says,
+  })),
   {
     name: 'decision threshold minus delta at or below zero',
     change: (f) => void (f['skillprobe.config.yaml'] = 'trials: 2\ndecision:\n  threshold: 0.1\n  delta: 0.2\n'),

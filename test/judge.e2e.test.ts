@@ -315,7 +315,8 @@ describe('judge: a judge that must not be trusted is UNCALIBRATED, and none of i
   }, 120_000);
 });
 
-describe('judge: stability, unreadable replies and bad judge config', () => {
+// A bad judge config is an input error, checked in process with every other: test/bad-input.test.ts.
+describe('judge: stability and unreadable replies', () => {
   it('a judge whose samples flip is UNSTABLE, and with judge.gate its case is INCONCLUSIVE: exit 3', async () => {
     const run = await judgedRun({
       judgeBlock: `judge: { items: { "${YOURSELF}": { flipRate: 0.5 } } }\n`,
@@ -350,18 +351,4 @@ describe('judge: stability, unreadable replies and bad judge config', () => {
     expect(results.judge?.calibrated).toBe(false);
     expect(results.judge!.calibration.missed.every((m) => m.got === 'judge_error')).toBe(true);
   }, 120_000);
-
-  it.each([
-    ['the model under test judging itself', 'judge: { samples: 3 }\n', /judge would be .*the model under test.*judge\.allowSelf: true/s],
-    ['a judge agent that does not exist', 'judge: { agent: gpt-cli, model: x }\n', /judge\.agent "gpt-cli" is not an agent/],
-    ['samples out of range', 'judge: { model: x, samples: 0 }\n', /samples/],
-    ['an unknown judge key', 'judge: { model: x, sample: 3 }\n', /sample/],
-  ])('%s is one clear message at its line, exit 2, nothing spawned', async (_what, block, message) => {
-    const run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 1\n${block}` });
-    cleanup(run.project, run.workdir);
-    expect(run.r.exitCode).toBe(2);
-    expect(run.r.stderr).toMatch(message);
-    expect(run.r.stderr).toMatch(/skillprobe\.config\.yaml(:\d+)?/);
-    expect(existsSync(join(run.project, 'runs'))).toBe(false);
-  });
 });
