@@ -8,7 +8,7 @@ import { AGENT_IDS } from '../src/agents/registry.js';
 import type { TrialMeta } from '../src/run/schema.js';
 import type { Transcript } from '../src/transcript/types.js';
 import { cleanup } from './helpers.js';
-import { describeStalledTrial, leftBehind, of, resultsOf, scenarioRun, storedTrial } from './e2e-scenarios.js';
+import { describeStalledTrial, leftBehind, of, resultsOf, scenarioRun, stalledRun, storedTrial, type StalledRun } from './e2e-scenarios.js';
 
 /**
  * The agent conformance suite: every agent in the registry through its real pinned CLI against the simulator, one
@@ -283,5 +283,26 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
   });
 });
 
+/**
+ * Every agent's stalled-trial run, all started when the first is wanted (after the scenarios): each mostly waits for
+ * its deadline, so they wait together rather than one after another.
+ */
+let stalled: Record<string, Promise<StalledRun>> | undefined;
+const stalledRunOf = (id: string): Promise<StalledRun> => {
+  stalled ??= Object.fromEntries(
+    Object.entries(AGENTS).map(([agent, row]) => {
+      const run = stalledRun(row.stall.agentConfig, row.stall.deadlineS);
+      run.catch(() => {}); // its own describe awaits it and reports a failure
+      return [agent, run];
+    }),
+  );
+  return stalled[id]!;
+};
+// Each describe removes its own run's folders; this catches a run whose describe was left out (a filtered run).
+afterAll(async () => {
+  for (const r of await Promise.allSettled(Object.values(stalled ?? {})))
+    if (r.status === 'fulfilled') cleanup(r.value.project, r.value.workdir);
+});
+
 for (const [id, row] of Object.entries(AGENTS))
-  describeStalledTrial(id, row.stall.agentConfig, row.stall.deadlineS, row.stall.ends, row.parse, row.stall.partial);
+  describeStalledTrial(id, () => stalledRunOf(id), row.stall.deadlineS, row.stall.ends, row.parse, row.stall.partial);

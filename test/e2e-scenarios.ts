@@ -75,27 +75,30 @@ export async function stalledRun(
   return { project, workdir, dir: onlyRun(project), exitCode: r.exitCode };
 }
 
+export type StalledRun = Awaited<ReturnType<typeof stalledRun>>;
+
 /** What a run left in its workspace folder: live processes working there, and files. Both must be empty. */
 export const leftBehind = (workdir: string) => ({ processes: processesUnder(workdir), files: readdirSync(workdir) });
 
 /**
- * The stalled-stream scenario for one agent. A CLI with no stream timeout of its own is killed at the harness
+ * The stalled-stream scenario for one agent, on the run `started` gives (begun by the caller, so that its wait for the
+ * deadline can overlap other such waits). A CLI with no stream timeout of its own is killed at the harness
  * deadline (`ends: 'deadline'`); one whose idle timeout is set to fit every retry inside the deadline gives up first
  * with its own error (`ends: 'cli'`). Either way the partial transcript is kept (what it holds is the agent's own:
  * `partial` checks it), it is scored as missing data, and nothing is left behind.
  */
 export function describeStalledTrial(
   agent: string,
-  agentConfig: string,
+  started: () => Promise<StalledRun>,
   deadlineS: number,
   ends: 'deadline' | 'cli',
   parse: (raw: string, meta: TrialMeta) => Transcript,
   partial: (t: Transcript) => void,
 ): void {
   describe(`end to end: a stalled ${agent} trial ends by the harness deadline`, () => {
-    let run: Awaited<ReturnType<typeof stalledRun>>;
+    let run: StalledRun;
     beforeAll(async () => {
-      run = await stalledRun(agentConfig, deadlineS);
+      run = await started();
     }, 150_000);
     afterAll(() => cleanup(run.project, run.workdir));
 
