@@ -88,7 +88,8 @@ function sourcePath(given: string, kind: 'file' | 'folder', place: DeclarationPl
   const inside = (p: string, roots: readonly string[]) => roots.some((r) => isWithin(p, r));
   if (!inside(path, place.roots.map((r) => resolve(r))))
     return refuse(`${given} leads outside the project (to ${path})`, `keep the ${kind} inside the project, and name it relative to ${at.file}`);
-  const wrong = wrongEntry(path, kind);
+  // Named as the user wrote it, not as resolved.
+  const wrong = wrongEntry(path, kind)?.replace(path, given);
   if (wrong) return refuse(wrong, `create the ${kind}, or fix the path`);
   // A folder or file that is itself a link out of the project would hand what it names to every trial.
   const real = realpathSync(path);
