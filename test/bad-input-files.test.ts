@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -593,7 +603,9 @@ const GOOD: Setup[] = [
     name: 'fixtures: a folder with links inside it, inline files, an instruction file, a case replacing a suite file',
     change: (f) => {
       f['skillprobe.config.yaml'] = 'workspace: fixtures\ninstructions: { text: "Answer briefly." }\n';
-      f['cases/main.yaml'] = oneCase('  prompt: do alpha\n  expect: { skill: alpha }\n  files: { data.csv: "x,y\\n" }\n  instructions: ../NOTES.md\n');
+      f['cases/main.yaml'] = oneCase(
+        '  prompt: do alpha\n  expect: { skill: alpha }\n  files: { data.csv: "x,y\\n" }\n  instructions: ../NOTES.md\n',
+      );
       f['NOTES.md'] = 'Use the team conventions.\n';
     },
     make: both((dir) => writeFileSync(inside(dir, 'fixtures/data.csv'), 'a,b\n'), link('fixtures/copy.csv', 'data.csv')),
