@@ -1,11 +1,10 @@
 import { chmodSync, lstatSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { codex } from '../src/agents/codex/adapter.js';
 import { gemini } from '../src/agents/gemini/adapter.js';
 import { fixtureSeal } from '../src/agents/registry.js';
-import { loadSuite } from '../src/commands/run.js';
 import type { Case } from '../src/load/cases.js';
 import { configSchema, type Arm } from '../src/run/config-schema.js';
 import { loadSkills } from '../src/load/skills.js';
@@ -13,7 +12,7 @@ import { gradableCase } from '../src/trials/stored-case.js';
 import type { Transcript } from '../src/transcript/types.js';
 import { furnishWorkspace, snapshotFixtures } from '../src/workspace/fixtures.js';
 import { createSealedWorkspace } from '../src/workspace/sealed.js';
-import { baseProject, cleanup, makeProject } from './helpers.js';
+import { baseProject, cleanup, loadedCases, makeProject } from './helpers.js';
 
 /** Every byte value once: a file no text decoding would keep whole. */
 const BINARY = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
@@ -50,17 +49,6 @@ function fixtureProject(): string {
   return dir;
 }
 
-/** The suite as `run` loads it, from the project's own folder (its paths are relative to the working folder). */
-function loadIn(dir: string): Case[] {
-  const before = process.cwd();
-  process.chdir(dir);
-  try {
-    return loadSuite({ overrides: {} }, { run: false }).suite.cases;
-  } finally {
-    process.chdir(before);
-  }
-}
-
 /** A project of `files`, removed after the file's tests. */
 function removedAfter(files: Record<string, string>): string {
   const dir = makeProject(files);
@@ -71,7 +59,10 @@ function removedAfter(files: Record<string, string>): string {
 const byId = (cases: Case[], id: string) => cases.find((c) => c.id === id)!;
 
 describe('fixtures load: the suite workspace, then the case files over it, and the instruction file', () => {
-  const cases = loadIn(fixtureProject());
+  let cases: Case[];
+  beforeAll(async () => {
+    cases = await loadedCases(fixtureProject());
+  });
 
   it('a case without files of its own gets the suite folder, links copied as the files they name, and the suite instruction file', () => {
     const f = byId(cases, 'plain').fixtures!;
@@ -102,19 +93,19 @@ describe('fixtures load: the suite workspace, then the case files over it, and t
     expect(f.instructions?.from).toEqual({ file: expect.stringMatching(/\/TEAM\.md$/) });
   });
 
-  it('each case hashes its own fixtures into what run.json stores; a suite without fixtures stores none', () => {
+  it('each case hashes its own fixtures into what run.json stores; a suite without fixtures stores none', async () => {
     const [plain, own] = ['plain', 'own'].map((id) => byId(cases, id).fixtures!.hash);
     expect(plain).toMatch(/^[0-9a-f]{64}$/);
     expect(own).not.toBe(plain);
     expect(gradableCase(byId(cases, 'own'), configSchema.parse({})).fixtures).toEqual({ hash: own, instructions: true });
-    const none = loadIn(removedAfter(baseProject()));
+    const none = await loadedCases(removedAfter(baseProject()));
     expect(none.map((c) => c.fixtures)).toEqual([undefined, undefined]);
   });
 
-  it('the hash changes with any byte, a file mode or a path; not with a reload of the same files', () => {
+  it('the hash changes with any byte, a file mode or a path; not with a reload of the same files', async () => {
     const dir = fixtureProject();
-    const first = byId(loadIn(dir), 'plain').fixtures!.hash;
-    expect(byId(loadIn(dir), 'plain').fixtures!.hash).toBe(first);
+    const first = byId(await loadedCases(dir), 'plain').fixtures!.hash;
+    expect(byId(await loadedCases(dir), 'plain').fixtures!.hash).toBe(first);
     const edits: [string, () => void][] = [
       ['a byte', () => writeFileSync(join(dir, 'fixtures/report.pdf'), Buffer.from([...BINARY].reverse()))],
       ['a mode', () => chmodSync(join(dir, 'fixtures/data.csv'), 0o755)],
@@ -123,7 +114,7 @@ describe('fixtures load: the suite workspace, then the case files over it, and t
     const seen = new Set([first]);
     for (const [what, edit] of edits) {
       edit();
-      const hash = byId(loadIn(dir), 'plain').fixtures!.hash;
+      const hash = byId(await loadedCases(dir), 'plain').fixtures!.hash;
       expect(seen.has(hash), what).toBe(false);
       seen.add(hash);
     }
@@ -138,7 +129,10 @@ const tree = (dir: string, rel = ''): string[] =>
 
 describe("the workspace copy: a sealed workspace made by the real code holds the case's fixtures byte for byte, in both arms", () => {
   const project = fixtureProject();
-  const cases = loadIn(project);
+  let cases: Case[];
+  beforeAll(async () => {
+    cases = await loadedCases(project);
+  });
   const skills = loadSkills(join(project, 'skills'));
 
   it.each<[string, Arm, string]>([
@@ -203,7 +197,7 @@ describe("the workspace copy: a sealed workspace made by the real code holds the
 
   it('a fixture edited between loading and the start is refused (the run would record one hash and copy other bytes)', async () => {
     const dir = fixtureProject();
-    const loaded = loadIn(dir);
+    const loaded = await loadedCases(dir);
     writeFileSync(join(dir, 'fixtures/report.pdf'), 'changed');
     await expect(snapshotFixtures(loaded, join(removedAfter({}), 'fixtures'))).rejects.toThrow(
       /^skillprobe\.config\.yaml:1:12: .*fixtures\/report\.pdf changed while the run was starting — run again once the files are saved$/,

@@ -1,0 +1,79 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { parseProfile } from '../src/sim/profile.js';
+import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
+import type { TrialRecord } from '../src/runner/trial.js';
+import { baseProject, cleanup, loadedCases, makeProject, testEnv } from './helpers.js';
+import { runTrials } from './trial-runner.js';
+
+/** Bytes no text decoding keeps whole (invalid UTF-8 among them): what the real Read tool must hand back as they are. */
+const PDF = Buffer.concat([Buffer.from('%PDF-1.4 FIXTURE-MARKER-7\n'), Buffer.from([0xff, 0xfe, 0x00, 0x80, 0x0a])]);
+const INSTRUCTIONS = 'INSTRUCTION-MARKER-3: the team answers in French.';
+
+/** What Claude Code's Read tool returned for a PDF, from the raw stream: the bytes it read, base64 in its `tool_use_result`. */
+function pdfReadBack(raw: string): Buffer[] {
+  return raw
+    .split('\n')
+    .filter((l) => l.includes('"tool_use_result"'))
+    .map((l) => JSON.parse(l) as { tool_use_result?: { type?: string; file?: { base64?: string } } })
+    .filter((e) => e.tool_use_result?.type === 'pdf')
+    .map((e) => Buffer.from(e.tool_use_result!.file!.base64!, 'base64'));
+}
+
+describe("the user's files through Claude Code: a prompt naming report.pdf finds it, and the instruction file reaches the model", () => {
+  let project: string;
+  let sim: RunningSimulator;
+  let records: TrialRecord[];
+  let workdir: string;
+
+  beforeAll(async () => {
+    project = makeProject({
+      ...baseProject(),
+      'skillprobe.config.yaml': `workspace: fixtures\ninstructions: { text: "${INSTRUCTIONS}" }\n`,
+      'cases/main.yaml': '- id: pdf\n  prompt: "summarise report.pdf for me"\n  expect: { skill: none }\n',
+      'fixtures/report.pdf': '',
+    });
+    writeFileSync(join(project, 'fixtures/report.pdf'), PDF);
+    sim = await startSimulator(parseProfile({ seed: 1, rules: [{ case: 'pdf', do: [{ read: { file: 'report.pdf' } }] }] }), {
+      record: true,
+    });
+    ({ records, workdir } = await runTrials(
+      claudeCode,
+      project,
+      sim.url,
+      testEnv(),
+      [
+        ['pdf', 'skill'],
+        ['pdf', 'ablation'],
+      ],
+      { model: 'sonnet', deadlineSeconds: 60, cases: await loadedCases(project) },
+    ));
+  }, 120_000);
+
+  afterAll(async () => {
+    await sim.stop();
+    cleanup(project, workdir);
+  });
+
+  it.each([
+    ['skill', 0],
+    ['ablation', 1],
+  ] as const)("%s arm: the real Read tool read report.pdf's bytes out of the workspace, byte for byte", (arm, i) => {
+    const call = records[i]!.transcript.events.find((e) => e.kind === 'tool_call');
+    expect(call).toMatchObject({ name: 'Read', input: { file_path: 'report.pdf' } });
+    const result = records[i]!.transcript.events.find((e) => e.kind === 'tool_result');
+    expect(result).toMatchObject({ isError: false, text: expect.stringMatching(/^PDF file read: .*\/report\.pdf \(31 bytes\)$/) });
+    const raw = readFileSync(join(project, 'runs', 'run', 'trials', 'pdf', arm, '1.jsonl'), 'utf8');
+    expect(pdfReadBack(raw)).toEqual([PDF]);
+  });
+
+  it('the instruction file was written as CLAUDE.md and Claude Code put it before the model, in both arms', () => {
+    for (const trial of ['pdf/skill/1', 'pdf/ablation/1']) {
+      const bodies = sim.received.filter((r) => r.trial === trial).map((r) => JSON.stringify(r.body));
+      expect(bodies.length, trial).toBeGreaterThanOrEqual(2);
+      for (const body of bodies) expect(body, trial).toMatch(new RegExp(`CLAUDE\\.md[^"]*?${INSTRUCTIONS}`));
+    }
+  });
+});
