@@ -5,7 +5,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 import type { TrialRecord } from '../src/runner/trial.js';
-import { baseProject, cleanup, loadedCases, makeProject, testEnv } from './helpers.js';
+import { baseProject, cleanup, loadedSuite, makeProject, testEnv } from './helpers.js';
 import { runTrials } from './trial-runner.js';
 
 /** Bytes no text decoding keeps whole (invalid UTF-8 among them): what the real Read tool must hand back as they are. */
@@ -48,7 +48,7 @@ describe("the user's files through Claude Code: a prompt naming report.pdf finds
         ['pdf', 'skill'],
         ['pdf', 'ablation'],
       ],
-      { model: 'sonnet', deadlineSeconds: 60, cases: await loadedCases(project) },
+      { model: 'sonnet', deadlineSeconds: 60, cases: (await loadedSuite(project)).suite.cases },
     ));
   }, 120_000);
 

@@ -9,10 +9,12 @@ import type { Case } from '../src/load/cases.js';
 import { configSchema, type Arm } from '../src/run/config-schema.js';
 import { loadSkills } from '../src/load/skills.js';
 import { gradableCase } from '../src/trials/stored-case.js';
+import { newManifest } from '../src/runner/execute.js';
+import { resumeChanges } from '../src/runner/resume.js';
 import type { Transcript } from '../src/transcript/types.js';
 import { furnishWorkspace, snapshotFixtures } from '../src/workspace/fixtures.js';
 import { createSealedWorkspace } from '../src/workspace/sealed.js';
-import { baseProject, cleanup, loadedCases, makeProject } from './helpers.js';
+import { baseProject, cleanup, loadedSuite, makeProject } from './helpers.js';
 
 /** Every byte value once: a file no text decoding would keep whole. */
 const BINARY = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
@@ -61,7 +63,7 @@ const byId = (cases: Case[], id: string) => cases.find((c) => c.id === id)!;
 describe('fixtures load: the suite workspace, then the case files over it, and the instruction file', () => {
   let cases: Case[];
   beforeAll(async () => {
-    cases = await loadedCases(fixtureProject());
+    cases = (await loadedSuite(fixtureProject())).suite.cases;
   });
 
   it('a case without files of its own gets the suite folder, links copied as the files they name, and the suite instruction file', () => {
@@ -98,14 +100,14 @@ describe('fixtures load: the suite workspace, then the case files over it, and t
     expect(plain).toMatch(/^[0-9a-f]{64}$/);
     expect(own).not.toBe(plain);
     expect(gradableCase(byId(cases, 'own'), configSchema.parse({})).fixtures).toEqual({ hash: own, instructions: true });
-    const none = await loadedCases(removedAfter(baseProject()));
+    const none = (await loadedSuite(removedAfter(baseProject()))).suite.cases;
     expect(none.map((c) => c.fixtures)).toEqual([undefined, undefined]);
   });
 
   it('the hash changes with any byte, a file mode or a path; not with a reload of the same files', async () => {
     const dir = fixtureProject();
-    const first = byId(await loadedCases(dir), 'plain').fixtures!.hash;
-    expect(byId(await loadedCases(dir), 'plain').fixtures!.hash).toBe(first);
+    const first = byId((await loadedSuite(dir)).suite.cases, 'plain').fixtures!.hash;
+    expect(byId((await loadedSuite(dir)).suite.cases, 'plain').fixtures!.hash).toBe(first);
     const edits: [string, () => void][] = [
       ['a byte', () => writeFileSync(join(dir, 'fixtures/report.pdf'), Buffer.from([...BINARY].reverse()))],
       ['a mode', () => chmodSync(join(dir, 'fixtures/data.csv'), 0o755)],
@@ -114,7 +116,7 @@ describe('fixtures load: the suite workspace, then the case files over it, and t
     const seen = new Set([first]);
     for (const [what, edit] of edits) {
       edit();
-      const hash = byId(await loadedCases(dir), 'plain').fixtures!.hash;
+      const hash = byId((await loadedSuite(dir)).suite.cases, 'plain').fixtures!.hash;
       expect(seen.has(hash), what).toBe(false);
       seen.add(hash);
     }
@@ -131,7 +133,7 @@ describe("the workspace copy: a sealed workspace made by the real code holds the
   const project = fixtureProject();
   let cases: Case[];
   beforeAll(async () => {
-    cases = await loadedCases(project);
+    cases = (await loadedSuite(project)).suite.cases;
   });
   const skills = loadSkills(join(project, 'skills'));
 
@@ -197,7 +199,7 @@ describe("the workspace copy: a sealed workspace made by the real code holds the
 
   it('a fixture edited between loading and the start is refused (the run would record one hash and copy other bytes)', async () => {
     const dir = fixtureProject();
-    const loaded = await loadedCases(dir);
+    const loaded = (await loadedSuite(dir)).suite.cases;
     writeFileSync(join(dir, 'fixtures/report.pdf'), 'changed');
     await expect(snapshotFixtures(loaded, join(removedAfter({}), 'fixtures'))).rejects.toThrow(
       /^skillprobe\.config\.yaml:1:12: .*fixtures\/report\.pdf changed while the run was starting — run again once the files are saved$/,
@@ -221,6 +223,26 @@ describe("the workspace copy: a sealed workspace made by the real code holds the
     } finally {
       await ws.cleanup();
     }
+  });
+});
+
+describe("a fixture edited since a run started is drift: run.json's hashes name it on resume", () => {
+  it('the manifests of one suite loaded before and after an edit differ in the fixtures of exactly the cases that hold it', async () => {
+    const dir = fixtureProject();
+    const before = newManifest(await loadedSuite(dir), {});
+    expect(before.fixturesHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(before.cases.defs.map((d) => d.fixtures?.instructions)).toEqual([true, true]);
+    expect(resumeChanges(before, newManifest(await loadedSuite(dir), {}), undefined)).toEqual([]);
+    // report.pdf is the suite's, in both cases; notes.txt only the second case's.
+    writeFileSync(join(dir, 'fixtures/report.pdf'), 'edited');
+    const edited = newManifest(await loadedSuite(dir), {});
+    expect(resumeChanges(before, edited, undefined)).toEqual([
+      `fixtures (the user's files of plain, own: ${before.fixturesHash!.slice(0, 8)} → ${edited.fixturesHash!.slice(0, 8)})`,
+    ]);
+    writeFileSync(join(dir, 'TEAM.md'), 'another house style\n');
+    expect(resumeChanges(edited, newManifest(await loadedSuite(dir), {}), undefined)).toEqual([
+      expect.stringMatching(/^fixtures \(the user's files of own: /),
+    ]);
   });
 });
 

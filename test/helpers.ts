@@ -123,13 +123,13 @@ export function projectsRemovedAfterAll(files: () => Files = baseProject): () =>
   };
 }
 
-/** The suite's cases as `run` loads them (each with its fixtures), from the project's folder as the working folder. */
-export async function loadedCases(dir: string) {
+/** The suite as `run` loads it (each case with its fixtures), from the project's folder as the working folder. */
+export async function loadedSuite(dir: string) {
   const { loadSuite } = await import('../src/commands/run.js');
   const before = process.cwd();
   process.chdir(dir);
   try {
-    return loadSuite({ overrides: {} }, { run: false }).suite.cases;
+    return loadSuite({ overrides: {} }, { run: false });
   } finally {
     process.chdir(before);
   }
