@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { parseProfile } from '../src/sim/profile.js';
-import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
-import type { TrialRecord } from '../src/runner/trial.js';
+import { startSimulator } from '../src/sim/server.js';
+import type { Arm } from '../src/run/config-schema.js';
 import { baseProject, cleanup, loadedSuite, makeProject, testEnv } from './helpers.js';
 import { runTrials } from './trial-runner.js';
 
@@ -22,56 +22,55 @@ function pdfReadBack(raw: string): Buffer[] {
     .map((e) => Buffer.from(e.tool_use_result!.file!.base64!, 'base64'));
 }
 
+/** A project whose suite holds report.pdf and an instruction file, and one trial per arm of its case through Claude Code. */
+async function trialsWithFixtures() {
+  const project = makeProject({
+    ...baseProject(),
+    'skillprobe.config.yaml': `workspace: fixtures\ninstructions: { text: "${INSTRUCTIONS}" }\n`,
+    'cases/main.yaml': '- id: pdf\n  prompt: "summarise report.pdf for me"\n  expect: { skill: none }\n',
+    'fixtures/report.pdf': '',
+  });
+  writeFileSync(join(project, 'fixtures/report.pdf'), PDF);
+  const profile = parseProfile({ seed: 1, rules: [{ case: 'pdf', do: [{ read: { file: 'report.pdf' } }] }] });
+  const sim = await startSimulator(profile, { record: true });
+  const cases = (await loadedSuite(project)).suite.cases;
+  const plan: [string, Arm][] = [
+    ['pdf', 'skill'],
+    ['pdf', 'ablation'],
+  ];
+  const { records, workdir } = await runTrials(claudeCode, project, sim.url, testEnv(), plan, {
+    model: 'sonnet',
+    deadlineSeconds: 60,
+    cases,
+  });
+  return { project, sim, records, workdir };
+}
+
 describe("the user's files through Claude Code: a prompt naming report.pdf finds it, and the instruction file reaches the model", () => {
-  let project: string;
-  let sim: RunningSimulator;
-  let records: TrialRecord[];
-  let workdir: string;
-
+  let run: Awaited<ReturnType<typeof trialsWithFixtures>>;
   beforeAll(async () => {
-    project = makeProject({
-      ...baseProject(),
-      'skillprobe.config.yaml': `workspace: fixtures\ninstructions: { text: "${INSTRUCTIONS}" }\n`,
-      'cases/main.yaml': '- id: pdf\n  prompt: "summarise report.pdf for me"\n  expect: { skill: none }\n',
-      'fixtures/report.pdf': '',
-    });
-    writeFileSync(join(project, 'fixtures/report.pdf'), PDF);
-    sim = await startSimulator(parseProfile({ seed: 1, rules: [{ case: 'pdf', do: [{ read: { file: 'report.pdf' } }] }] }), {
-      record: true,
-    });
-    ({ records, workdir } = await runTrials(
-      claudeCode,
-      project,
-      sim.url,
-      testEnv(),
-      [
-        ['pdf', 'skill'],
-        ['pdf', 'ablation'],
-      ],
-      { model: 'sonnet', deadlineSeconds: 60, cases: (await loadedSuite(project)).suite.cases },
-    ));
+    run = await trialsWithFixtures();
   }, 120_000);
-
   afterAll(async () => {
-    await sim.stop();
-    cleanup(project, workdir);
+    await run.sim.stop();
+    cleanup(run.project, run.workdir);
   });
 
   it.each([
     ['skill', 0],
     ['ablation', 1],
   ] as const)("%s arm: the real Read tool read report.pdf's bytes out of the workspace, byte for byte", (arm, i) => {
-    const call = records[i]!.transcript.events.find((e) => e.kind === 'tool_call');
+    const call = run.records[i]!.transcript.events.find((e) => e.kind === 'tool_call');
     expect(call).toMatchObject({ name: 'Read', input: { file_path: 'report.pdf' } });
-    const result = records[i]!.transcript.events.find((e) => e.kind === 'tool_result');
+    const result = run.records[i]!.transcript.events.find((e) => e.kind === 'tool_result');
     expect(result).toMatchObject({ isError: false, text: expect.stringMatching(/^PDF file read: .*\/report\.pdf \(31 bytes\)$/) });
-    const raw = readFileSync(join(project, 'runs', 'run', 'trials', 'pdf', arm, '1.jsonl'), 'utf8');
+    const raw = readFileSync(join(run.project, 'runs', 'run', 'trials', 'pdf', arm, '1.jsonl'), 'utf8');
     expect(pdfReadBack(raw)).toEqual([PDF]);
   });
 
   it('the instruction file was written as CLAUDE.md and Claude Code put it before the model, in both arms', () => {
     for (const trial of ['pdf/skill/1', 'pdf/ablation/1']) {
-      const bodies = sim.received.filter((r) => r.trial === trial).map((r) => JSON.stringify(r.body));
+      const bodies = run.sim.received.filter((r) => r.trial === trial).map((r) => JSON.stringify(r.body));
       expect(bodies.length, trial).toBeGreaterThanOrEqual(2);
       for (const body of bodies) expect(body, trial).toMatch(new RegExp(`CLAUDE\\.md[^"]*?${INSTRUCTIONS}`));
     }
