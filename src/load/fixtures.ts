@@ -86,14 +86,27 @@ function sourcePath(given: string, kind: 'file' | 'folder', place: DeclarationPl
   if (isAbsolute(given)) return refuse(`${given} is an absolute path`, `name the ${kind} relative to ${at.file}, inside the project`);
   const path = resolve(place.base, given);
   const inside = (p: string, roots: readonly string[]) => roots.some((r) => isWithin(p, r));
-  if (!inside(path, place.roots.map((r) => resolve(r))))
-    return refuse(`${given} leads outside the project (to ${path})`, `keep the ${kind} inside the project, and name it relative to ${at.file}`);
+  if (
+    !inside(
+      path,
+      place.roots.map((r) => resolve(r)),
+    )
+  )
+    return refuse(
+      `${given} leads outside the project (to ${path})`,
+      `keep the ${kind} inside the project, and name it relative to ${at.file}`,
+    );
   // Named as the user wrote it, not as resolved.
   const wrong = wrongEntry(path, kind)?.replace(path, given);
   if (wrong) return refuse(wrong, `create the ${kind}, or fix the path`);
   // A folder or file that is itself a link out of the project would hand what it names to every trial.
   const real = realpathSync(path);
-  if (!inside(real, place.roots.map((r) => realpathSync(resolve(r)))))
+  if (
+    !inside(
+      real,
+      place.roots.map((r) => realpathSync(resolve(r))),
+    )
+  )
     return refuse(`${given} is a symlink leading outside the project (to ${real})`, `copy the ${kind} into the project, or fix the path`);
   return path;
 }
@@ -146,7 +159,11 @@ export function readFixtureFiles(decl: string | Record<string, string>, place: D
   return files.filter((f) => {
     const broken = sealProblem(f.path, place.seal);
     if (broken)
-      problems.add({ ...f.declared, what: broken, todo: 'rename or move it (the instruction file is `instructions:`, the skills are the family)' });
+      problems.add({
+        ...f.declared,
+        what: broken,
+        todo: 'rename or move it (the instruction file is `instructions:`, the skills are the family)',
+      });
     return !broken;
   });
 }
@@ -168,7 +185,11 @@ function inlineFiles(decl: Record<string, string>, place: DeclarationPlace, prob
 }
 
 /** An `instructions:` declaration's content: a file's bytes, or the text given; undefined (a problem added) when unreadable. */
-export function readInstructions(decl: string | { text: string }, place: DeclarationPlace, problems: ProblemList): FixtureContent | undefined {
+export function readInstructions(
+  decl: string | { text: string },
+  place: DeclarationPlace,
+  problems: ProblemList,
+): FixtureContent | undefined {
   if (typeof decl !== 'string') return inline(decl.text, place.locate());
   const file = sourcePath(decl, 'file', place, problems);
   if (file === undefined) return undefined;
@@ -210,7 +231,10 @@ export function caseFixtures(suite: Fixtures, own: Fixtures, where: Declared, pr
   let ok = true;
   for (const f of files) {
     const parts = f.path.split('/');
-    const folder = parts.slice(1).map((_, i) => parts.slice(0, i + 1).join('/')).find((p) => byPath.has(p));
+    const folder = parts
+      .slice(1)
+      .map((_, i) => parts.slice(0, i + 1).join('/'))
+      .find((p) => byPath.has(p));
     if (folder === undefined) continue;
     ok = false;
     problems.add({

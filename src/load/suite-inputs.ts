@@ -45,7 +45,8 @@ export function checkSuiteFixtures(loaded: LoadedConfig, seal: FixtureSeal, prob
     seal,
     locate: (entry?: string) => loaded.where(entry === undefined ? [key] : [key, entry]) ?? placeOf(loaded, key),
   });
-  const instructions = config.instructions === undefined ? undefined : readInstructions(config.instructions, place('instructions'), problems);
+  const instructions =
+    config.instructions === undefined ? undefined : readInstructions(config.instructions, place('instructions'), problems);
   return {
     suite: {
       files: config.workspace === undefined ? [] : readFixtureFiles(config.workspace, place('workspace'), problems),

@@ -188,7 +188,9 @@ export const configSchema = z
       ),
     workspace: fixtureFilesSchema
       .optional()
-      .describe("The user's files every trial's workspace holds (both arms): a folder, or `path: content` pairs; a case's `files` add to them."),
+      .describe(
+        "The user's files every trial's workspace holds (both arms): a folder, or `path: content` pairs; a case's `files` add to them.",
+      ),
     instructions: instructionsSchema
       .optional()
       .describe("The project's instruction file, written as each CLI's own (CLAUDE.md, AGENTS.md, GEMINI.md): a file, or `{ text: … }`."),

@@ -24,7 +24,11 @@ export async function snapshotFixtures<C extends { fixtures?: CaseFixtures }>(ca
     const bytes = await bytesOf(f).catch(() => undefined);
     if (bytes === undefined || createHash('sha256').update(bytes).digest('hex') !== sha256) {
       const which = 'file' in f.from ? f.from.file : 'an inline fixture';
-      throw new InputError({ ...f.declared, what: `${which} changed while the run was starting`, todo: 'run again once the files are saved' });
+      throw new InputError({
+        ...f.declared,
+        what: `${which} changed while the run was starting`,
+        todo: 'run again once the files are saved',
+      });
     }
     await writeFile(join(into, sha256), bytes);
   }
