@@ -2,6 +2,9 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { codex } from '../src/agents/codex/adapter.js';
+import type { AgentAdapter } from '../src/agents/types.js';
+import { trialStatus } from '../src/grade/status.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator } from '../src/sim/server.js';
 import type { Arm } from '../src/run/config-schema.js';
@@ -22,8 +25,8 @@ function pdfReadBack(raw: string): Buffer[] {
     .map((e) => Buffer.from(e.tool_use_result!.file!.base64!, 'base64'));
 }
 
-/** A project whose suite holds report.pdf and an instruction file, and one trial per arm of its case through Claude Code. */
-async function trialsWithFixtures() {
+/** A project whose suite holds report.pdf and an instruction file, and one trial per arm of its case through `adapter`'s CLI. */
+async function trialsWithFixtures(adapter: AgentAdapter, model: string) {
   const project = makeProject({
     ...baseProject(),
     'skillprobe.config.yaml': `workspace: fixtures\ninstructions: { text: "${INSTRUCTIONS}" }\n`,
@@ -38,8 +41,8 @@ async function trialsWithFixtures() {
     ['pdf', 'skill'],
     ['pdf', 'ablation'],
   ];
-  const { records, workdir } = await runTrials(claudeCode, project, sim.url, testEnv(), plan, {
-    model: 'sonnet',
+  const { records, workdir } = await runTrials(adapter, project, sim.url, testEnv(), plan, {
+    model,
     deadlineSeconds: 60,
     cases,
   });
@@ -49,7 +52,7 @@ async function trialsWithFixtures() {
 describe("the user's files through Claude Code: a prompt naming report.pdf finds it, and the instruction file reaches the model", () => {
   let run: Awaited<ReturnType<typeof trialsWithFixtures>>;
   beforeAll(async () => {
-    run = await trialsWithFixtures();
+    run = await trialsWithFixtures(claudeCode, 'sonnet');
   }, 120_000);
   afterAll(async () => {
     await run.sim.stop();
@@ -74,5 +77,42 @@ describe("the user's files through Claude Code: a prompt naming report.pdf finds
       expect(bodies.length, trial).toBeGreaterThanOrEqual(2);
       for (const body of bodies) expect(body, trial).toMatch(new RegExp(`CLAUDE\\.md[^"]*?${INSTRUCTIONS}`));
     }
+  });
+});
+
+describe("the user's files through Codex: its session record shows the declared AGENTS.md, which is no leak", () => {
+  let run: Awaited<ReturnType<typeof trialsWithFixtures>>;
+  beforeAll(async () => {
+    run = await trialsWithFixtures(codex, 'sim-model');
+  }, 120_000);
+  afterAll(async () => {
+    await run.sim.stop();
+    cleanup(run.project, run.workdir);
+  });
+
+  it.each([0, 1])('trial %i: the shell read report.pdf out of the workspace, AGENTS.md reached the model, and the trial is clean', (i) => {
+    const { transcript, meta } = run.records[i]!;
+    const result = transcript.events.find((e) => e.kind === 'tool_result');
+    expect(result).toMatchObject({ isError: false, text: expect.stringContaining('%PDF-1.4 FIXTURE-MARKER-7') });
+    const shown = meta.evidence?.shown;
+    expect(shown?.contextFiles).toEqual([`AGENTS.md (${shown?.cwd})`]);
+    const arm = run.records[i]!.ref.arm;
+    expect(
+      trialStatus(transcript, meta, {
+        arm,
+        family: ['alpha', 'alpha-beta'],
+        instructions: true,
+        isolationProblem: codex.grading.isolationProblem,
+      }),
+    ).toEqual({ status: 'ok' });
+    // The same trial without the declaration: the instruction file is a leak.
+    expect(
+      trialStatus(transcript, meta, { arm, family: ['alpha', 'alpha-beta'], isolationProblem: codex.grading.isolationProblem }),
+    ).toMatchObject({
+      status: 'isolation_error',
+      detail: expect.stringMatching(/^instruction files reached the model: AGENTS\.md \(/),
+    });
+    const bodies = run.sim.received.filter((r) => r.trial === `pdf/${arm}/1`).map((r) => JSON.stringify(r.body));
+    expect(bodies.some((b) => b.includes(INSTRUCTIONS))).toBe(true);
   });
 });
