@@ -13,7 +13,7 @@ import { newManifest } from '../src/runner/execute.js';
 import { resumeChanges } from '../src/runner/resume.js';
 import type { Transcript } from '../src/transcript/types.js';
 import { furnishWorkspace, snapshotFixtures } from '../src/workspace/fixtures.js';
-import { createSealedWorkspace } from '../src/workspace/sealed.js';
+import { checkWorkspaceRoot, createSealedWorkspace } from '../src/workspace/sealed.js';
 import { baseProject, cleanup, loadedSuite, makeProject } from './helpers.js';
 
 /** Every byte value once: a file no text decoding would keep whole. */
@@ -250,6 +250,16 @@ describe('each adapter writes the instruction file under its own name, and nothi
   it('Claude Code CLAUDE.md, Codex AGENTS.md, the Gemini CLI GEMINI.md', () => {
     expect([claudeCode, codex, gemini].map((a) => a.instructionFiles[0])).toEqual(['CLAUDE.md', 'AGENTS.md', 'GEMINI.md']);
   });
+
+  it.each([claudeCode, codex, gemini].flatMap((a) => a.instructionFiles.map((name) => [a.id, name, a] as const)))(
+    '%s: an undeclared %s above the workspace root still refuses the run',
+    async (_id, name, adapter) => {
+      const above = removedAfter({ [name]: 'undeclared\n', 'work/.keep': '' });
+      await expect(checkWorkspaceRoot(join(above, 'work'), adapter.ancestorLeaks)).rejects.toThrow(
+        new RegExp(`has ${join(above, name).replace(/\./g, '\\.')} above it`),
+      );
+    },
+  );
 
   it("the seal holds every CLI's instruction files and skill and settings folders, and the workspace's .git", () => {
     const seal = fixtureSeal();

@@ -143,9 +143,9 @@ export const claudeCode: AgentAdapter = {
   defaultModel: 'sonnet',
   reportsCost: true,
   skillsFolder: '.claude/skills',
-  // CLAUDE.md is loaded from every ancestor even inside a git root; .claude/ skills up to the git root.
-  ancestorLeaks: ['CLAUDE.md', '.claude'],
-  // CLAUDE.local.md is the project's personal instruction file beside it.
+  // CLAUDE.md (and CLAUDE.local.md, the personal one beside it) is loaded from every ancestor even inside a git root;
+  // .claude/ skills up to the git root.
+  ancestorLeaks: ['CLAUDE.md', 'CLAUDE.local.md', '.claude'],
   instructionFiles: ['CLAUDE.md', 'CLAUDE.local.md'],
   trialTools: ['Read', 'Glob', 'Grep', 'Skill'],
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
