@@ -49,31 +49,39 @@ async function trialsWithFixtures(adapter: AgentAdapter, model: string) {
   return { project, sim, records, workdir };
 }
 
-describe("the user's files through Claude Code: a prompt naming report.pdf finds it, and the instruction file reaches the model", () => {
+/** Runs `trialsWithFixtures` once before the enclosing block's tests and cleans up after them; the getter gives its trials. */
+function trialsOfThisBlock(adapter: AgentAdapter, model: string): () => Awaited<ReturnType<typeof trialsWithFixtures>> {
   let run: Awaited<ReturnType<typeof trialsWithFixtures>>;
   beforeAll(async () => {
-    run = await trialsWithFixtures(claudeCode, 'sonnet');
+    run = await trialsWithFixtures(adapter, model);
   }, 120_000);
   afterAll(async () => {
     await run.sim.stop();
     cleanup(run.project, run.workdir);
   });
+  return () => run;
+}
+
+describe("the user's files through Claude Code: a prompt naming report.pdf finds it, and the instruction file reaches the model", () => {
+  const trials = trialsOfThisBlock(claudeCode, 'sonnet');
 
   it.each([
     ['skill', 0],
     ['ablation', 1],
   ] as const)("%s arm: the real Read tool read report.pdf's bytes out of the workspace, byte for byte", (arm, i) => {
-    const call = run.records[i]!.transcript.events.find((e) => e.kind === 'tool_call');
+    const call = trials().records[i]!.transcript.events.find((e) => e.kind === 'tool_call');
     expect(call).toMatchObject({ name: 'Read', input: { file_path: 'report.pdf' } });
-    const result = run.records[i]!.transcript.events.find((e) => e.kind === 'tool_result');
+    const result = trials().records[i]!.transcript.events.find((e) => e.kind === 'tool_result');
     expect(result).toMatchObject({ isError: false, text: expect.stringMatching(/^PDF file read: .*\/report\.pdf \(31 bytes\)$/) });
-    const raw = readFileSync(join(run.project, 'runs', 'run', 'trials', 'pdf', arm, '1.jsonl'), 'utf8');
+    const raw = readFileSync(join(trials().project, 'runs', 'run', 'trials', 'pdf', arm, '1.jsonl'), 'utf8');
     expect(pdfReadBack(raw)).toEqual([PDF]);
   });
 
   it('the instruction file was written as CLAUDE.md and Claude Code put it before the model, in both arms', () => {
     for (const trial of ['pdf/skill/1', 'pdf/ablation/1']) {
-      const bodies = run.sim.received.filter((r) => r.trial === trial).map((r) => JSON.stringify(r.body));
+      const bodies = trials()
+        .sim.received.filter((r) => r.trial === trial)
+        .map((r) => JSON.stringify(r.body));
       expect(bodies.length, trial).toBeGreaterThanOrEqual(2);
       for (const body of bodies) expect(body, trial).toMatch(new RegExp(`CLAUDE\\.md[^"]*?${INSTRUCTIONS}`));
     }
@@ -81,22 +89,15 @@ describe("the user's files through Claude Code: a prompt naming report.pdf finds
 });
 
 describe("the user's files through Codex: its session record shows the declared AGENTS.md, which is no leak", () => {
-  let run: Awaited<ReturnType<typeof trialsWithFixtures>>;
-  beforeAll(async () => {
-    run = await trialsWithFixtures(codex, 'sim-model');
-  }, 120_000);
-  afterAll(async () => {
-    await run.sim.stop();
-    cleanup(run.project, run.workdir);
-  });
+  const trials = trialsOfThisBlock(codex, 'sim-model');
 
   it.each([0, 1])('trial %i: the shell read report.pdf out of the workspace, AGENTS.md reached the model, and the trial is clean', (i) => {
-    const { transcript, meta } = run.records[i]!;
+    const { transcript, meta } = trials().records[i]!;
     const result = transcript.events.find((e) => e.kind === 'tool_result');
     expect(result).toMatchObject({ isError: false, text: expect.stringContaining('%PDF-1.4 FIXTURE-MARKER-7') });
     const shown = meta.evidence?.shown;
     expect(shown?.contextFiles).toEqual([`AGENTS.md (${shown?.cwd})`]);
-    const arm = run.records[i]!.ref.arm;
+    const arm = trials().records[i]!.ref.arm;
     expect(
       trialStatus(transcript, meta, {
         arm,
@@ -112,7 +113,9 @@ describe("the user's files through Codex: its session record shows the declared 
       status: 'isolation_error',
       detail: expect.stringMatching(/^instruction files reached the model: AGENTS\.md \(/),
     });
-    const bodies = run.sim.received.filter((r) => r.trial === `pdf/${arm}/1`).map((r) => JSON.stringify(r.body));
+    const bodies = trials()
+      .sim.received.filter((r) => r.trial === `pdf/${arm}/1`)
+      .map((r) => JSON.stringify(r.body));
     expect(bodies.some((b) => b.includes(INSTRUCTIONS))).toBe(true);
   });
 });
