@@ -85,13 +85,8 @@ function sourcePath(given: string, kind: 'file' | 'folder', place: DeclarationPl
   const refuse = (what: string, todo: string) => void problems.add({ ...at, what, todo });
   if (isAbsolute(given)) return refuse(`${given} is an absolute path`, `name the ${kind} relative to ${at.file}, inside the project`);
   const path = resolve(place.base, given);
-  const inside = (p: string, roots: readonly string[]) => roots.some((r) => isWithin(p, r));
-  if (
-    !inside(
-      path,
-      place.roots.map((r) => resolve(r)),
-    )
-  )
+  const roots = place.roots.map((r) => resolve(r));
+  if (!roots.some((r) => isWithin(path, r)))
     return refuse(
       `${given} leads outside the project (to ${path})`,
       `keep the ${kind} inside the project, and name it relative to ${at.file}`,
@@ -101,12 +96,7 @@ function sourcePath(given: string, kind: 'file' | 'folder', place: DeclarationPl
   if (wrong) return refuse(wrong, `create the ${kind}, or fix the path`);
   // A folder or file that is itself a link out of the project would hand what it names to every trial.
   const real = realpathSync(path);
-  if (
-    !inside(
-      real,
-      place.roots.map((r) => realpathSync(resolve(r))),
-    )
-  )
+  if (!roots.some((r) => isWithin(real, realpathSync(r))))
     return refuse(`${given} is a symlink leading outside the project (to ${real})`, `copy the ${kind} into the project, or fix the path`);
   return path;
 }
@@ -273,7 +263,7 @@ export function suiteFixturesHash(cases: readonly { id: string; fixtures?: { has
  */
 export function sealProblem(path: string, reserved: FixtureSeal): string | undefined {
   const parts = path.toLowerCase().split('/');
-  const folder = reserved.folders.find((f) => parts.slice(0, -1).includes(f.toLowerCase()) || parts.at(-1) === f.toLowerCase());
+  const folder = reserved.folders.find((f) => parts.includes(f.toLowerCase()));
   if (folder) return `${path} lands in ${folder}, a folder an agent CLI reads skills or settings from`;
   const instructions = reserved.instructionFiles.find((f) => parts.includes(f.toLowerCase()));
   if (instructions) return `${path} is named like ${instructions}, an instruction file an agent CLI reads`;
