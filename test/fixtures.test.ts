@@ -14,7 +14,8 @@ import { resumeChanges } from '../src/runner/resume.js';
 import type { Transcript } from '../src/transcript/types.js';
 import { furnishWorkspace, snapshotFixtures } from '../src/workspace/fixtures.js';
 import { checkWorkspaceRoot, createSealedWorkspace } from '../src/workspace/sealed.js';
-import { baseProject, cleanup, loadedSuite, makeProject } from './helpers.js';
+import { baseProject, cleanup, loadedSuite, makeProject, runInProcess, spyBinary, testEnv } from './helpers.js';
+import { RunStore } from '../src/run/store.js';
 
 /** Every byte value once: a file no text decoding would keep whole. */
 const BINARY = Buffer.from(Array.from({ length: 256 }, (_, i) => i));
@@ -243,6 +244,33 @@ describe("a fixture edited since a run started is drift: run.json's hashes name 
     expect(resumeChanges(edited, newManifest(await loadedSuite(dir), {}), undefined)).toEqual([
       expect.stringMatching(/^fixtures \(the user's files of own: /),
     ]);
+  });
+});
+
+describe('run --resume of a run whose fixtures were edited since it started', () => {
+  it('is refused before any trial, naming the cases whose fixtures changed', async () => {
+    const dir = fixtureProject();
+    const spy = spyBinary(dir);
+    // The run as it started: its manifest from the suite as it was, interrupted before any trial.
+    const started = newManifest(await loadedSuite(dir), {});
+    const store = await RunStore.create(join(dir, 'runs'), started.runId);
+    await store.writeManifest({
+      ...started,
+      status: 'interrupted',
+      owner: undefined,
+      agent: { ...started.agent, binary: spy.path },
+      config: { ...started.config, agentBinary: spy.path },
+    });
+    writeFileSync(join(dir, 'fixtures/nested/deep/readme.md'), '# edited\n');
+    const args = ['run', '--resume', store.dir, '--agent-binary', spy.path];
+    const r = await runInProcess(args, { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(
+      /changed since this run started: fixtures \(the user's files of plain, own: [0-9a-f]{8} → [0-9a-f]{8}\) — .*--force/,
+    );
+    // No trial started: the run folder holds what it held (asking the binary its version is all a resume spawned).
+    expect(readdirSync(store.dir).sort()).toEqual(['run.json', 'trials']);
+    expect(readdirSync(join(store.dir, 'trials'))).toEqual([]);
   });
 });
 
