@@ -1,7 +1,7 @@
+import { dirname } from 'node:path';
 import type { Config } from '../run/config-schema.js';
 import type { ProblemList } from '../util/input-error.js';
 import { unwritableFolder, wrongEntry } from '../util/paths.js';
-import { dirname } from 'node:path';
 import { loadCases, type CaseSuite } from './cases.js';
 import { readFixtureFiles, readInstructions, type FixtureSeal, type SuiteFixtures } from './fixtures.js';
 import type { LoadedConfig } from './config.js';

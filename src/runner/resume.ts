@@ -44,6 +44,7 @@ export function simulatorChange(a: RunManifest['simulator'], b: RunManifest['sim
   ].filter(Boolean);
   return what.length ? what.join(', ') : undefined;
 }
+
 /**
  * The cases whose fixtures (the user's files, the instruction file) differ between two runs, in words, or undefined;
  * a case without fixtures in either (or a run before format 5) has none. Cases in only one are the selection's change.
