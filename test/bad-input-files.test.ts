@@ -1,5 +1,15 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -40,6 +50,11 @@ const inside = (dir: string, rel: string) => {
   return join(dir, rel);
 };
 const link = (rel: string, target: string) => (dir: string) => symlinkSync(target, inside(dir, rel));
+/** A file of `mb` megabytes that takes no disk (sparse): what a size cap must refuse without reading it. */
+const sparse = (rel: string, mb: number) => (dir: string) => {
+  writeFileSync(inside(dir, rel), '');
+  truncateSync(join(dir, rel), mb * 1024 * 1024);
+};
 const fifo = (rel: string) => (dir: string) => void execFileSync('mkfifo', [inside(dir, rel)]);
 const both =
   (...makers: ((dir: string) => void)[]) =>
@@ -458,6 +473,101 @@ const BAD: Row[] = [
     where: /cases\/evals\.json:/,
     says: /cannot tell which skill/,
   },
+  {
+    name: 'a workspace folder outside the project',
+    change: put('skillprobe.config.yaml', 'workspace: ../elsewhere\n'),
+    where: /^skillprobe: skillprobe\.config\.yaml:1:12: /,
+    says: /: \.\.\/elsewhere leads outside the project \(to .*\) — keep the folder inside the project, and name it relative to skillprobe\.config\.yaml$/,
+  },
+  {
+    name: 'a workspace folder given as an absolute path',
+    change: put('skillprobe.config.yaml', 'workspace: /etc\n'),
+    where: /^skillprobe: skillprobe\.config\.yaml:1:12: /,
+    says: /: \/etc is an absolute path — name the folder relative to skillprobe\.config\.yaml, inside the project$/,
+  },
+  {
+    name: 'a workspace folder that does not exist',
+    change: put('skillprobe.config.yaml', 'workspace: fixtures\n'),
+    where: /^skillprobe: skillprobe\.config\.yaml:1:12: /,
+    says: /: fixtures does not exist — create the folder, or fix the path$/,
+  },
+  {
+    name: 'a workspace folder that is a symlink out of the project',
+    change: put('skillprobe.config.yaml', 'workspace: fixtures\n'),
+    make: link('fixtures', '/usr'),
+    where: /^skillprobe: skillprobe\.config\.yaml:1:12: /,
+    says: /: fixtures is a symlink leading outside the project \(to \/usr\) — copy the folder into the project, or fix the path$/,
+  },
+  {
+    name: "a case's instruction file that does not exist",
+    change: caseFile(oneCase('  prompt: do alpha\n  expect: { skill: alpha }\n  instructions: notes/CLAUDE.md\n')),
+    where: /^skillprobe: cases\/main\.yaml:4:17: /,
+    says: /: notes\/CLAUDE\.md does not exist — create the file, or fix the path$/,
+  },
+  {
+    name: 'a symlink leaving the fixture folder',
+    change: put('skillprobe.config.yaml', 'workspace: fixtures\n'),
+    make: both((dir) => writeFileSync(inside(dir, 'fixtures/data.csv'), 'a,b\n'), link('fixtures/secret', '/etc/hostname')),
+    where: /^skillprobe: fixtures\/secret: /,
+    says: /symlink to \/etc\/hostname leads outside the fixture folder \(to \/etc\/hostname\), and a trial would hand what it names to the model — copy the file into the fixture folder if a trial needs it, or remove the link$/,
+  },
+  {
+    name: 'a fixture folder over the size cap',
+    change: put('skillprobe.config.yaml', 'workspace: fixtures\n'),
+    make: sparse('fixtures/big.bin', 11),
+    where: /^skillprobe: skillprobe\.config\.yaml:1:12: /,
+    says: /: the fixture folder holds 11\.0 MB, over the 10\.0 MB a trial may be handed — keep only the files the prompts need$/,
+  },
+  {
+    name: "a case whose files and the suite's pass the size cap together",
+    change: (f) => {
+      f['skillprobe.config.yaml'] = 'workspace: fixtures\n';
+      f['cases/main.yaml'] = oneCase('  prompt: do alpha\n  expect: { skill: alpha }\n  files: ../more\n');
+    },
+    make: both(sparse('fixtures/a.bin', 6), sparse('more/b.bin', 6)),
+    where: /^skillprobe: cases\/main\.yaml:4:10: /,
+    says: /: this case's fixtures \(the suite's workspace, its own files and the instruction file\) come to 12\.0 MB, over the 10\.0 MB a trial may be handed — keep only the files its prompt needs$/,
+  },
+  {
+    name: 'an inline fixture path leaving the workspace',
+    change: caseFile(oneCase('  prompt: do alpha\n  expect: { skill: alpha }\n  files: { "../escape.txt": "x" }\n')),
+    where: /^skillprobe: cases\/main\.yaml:4:29: /,
+    says: /: "\.\.\/escape\.txt" leads outside the trial's workspace — name the file by a path relative to the workspace root, like `data\/report\.csv`$/,
+  },
+  {
+    name: 'an inline fixture given as an absolute path',
+    change: caseFile(oneCase('  prompt: do alpha\n  expect: { skill: alpha }\n  files: { "/tmp/x.txt": "x" }\n')),
+    where: /^skillprobe: cases\/main\.yaml:4:26: /,
+    says: /: "\/tmp\/x\.txt" is an absolute path — /,
+  },
+  {
+    name: "an inline fixture in a CLI's skills folder",
+    change: caseFile(oneCase('  prompt: do alpha\n  expect: { skill: alpha }\n  files: { ".claude/skills/evil/SKILL.md": "x" }\n')),
+    where: /^skillprobe: cases\/main\.yaml:4:44: /,
+    says: /: \.claude\/skills\/evil\/SKILL\.md lands in \.claude, a folder an agent CLI reads skills or settings from — rename or move it \(the instruction file is `instructions:`, the skills are the family\)$/,
+  },
+  {
+    name: "a fixture folder holding another CLI's skills folder",
+    change: put('skillprobe.config.yaml', 'workspace: fixtures\n'),
+    make: (dir) => writeFileSync(inside(dir, 'fixtures/.agents/skills/x/SKILL.md'), skillMd('x', 'Handle x.')),
+    where: /^skillprobe: skillprobe\.config\.yaml:1:12: /,
+    says: /: \.agents\/skills\/x\/SKILL\.md lands in \.agents, a folder an agent CLI reads skills or settings from — /,
+  },
+  {
+    name: 'a fixture named like an instruction file',
+    change: put('skillprobe.config.yaml', 'workspace:\n  docs/agents.md: "be brief"\n'),
+    where: /^skillprobe: skillprobe\.config\.yaml:2:19: /,
+    says: /: docs\/agents\.md is named like AGENTS\.md, an instruction file an agent CLI reads — rename or move it \(the instruction file is `instructions:`/,
+  },
+  {
+    name: "a case's fixture under a path the suite's fixtures hold as a file",
+    change: (f) => {
+      f['skillprobe.config.yaml'] = 'workspace: { data: "x" }\n';
+      f['cases/main.yaml'] = oneCase('  prompt: do alpha\n  expect: { skill: alpha }\n  files: { data/a.csv: "1" }\n');
+    },
+    where: /^skillprobe: cases\/main\.yaml:4:24: /,
+    says: /: data\/a\.csv needs data to be a folder, but data is a file of the fixtures too — rename one of them$/,
+  },
 ];
 
 /** Rows that must get through loading: the spy agent is spawned. */
@@ -488,6 +598,17 @@ const GOOD: Setup[] = [
       link('skills/alpha/ref.md', 'docs/x.sh'),
       link('skills/alpha/scripts', 'docs'),
     ),
+  },
+  {
+    name: 'fixtures: a folder with links inside it, inline files, an instruction file, a case replacing a suite file',
+    change: (f) => {
+      f['skillprobe.config.yaml'] = 'workspace: fixtures\ninstructions: { text: "Answer briefly." }\n';
+      f['cases/main.yaml'] = oneCase(
+        '  prompt: do alpha\n  expect: { skill: alpha }\n  files: { data.csv: "x,y\\n" }\n  instructions: ../NOTES.md\n',
+      );
+      f['NOTES.md'] = 'Use the team conventions.\n';
+    },
+    make: both((dir) => writeFileSync(inside(dir, 'fixtures/data.csv'), 'a,b\n'), link('fixtures/copy.csv', 'data.csv')),
   },
   {
     name: 'a skill folder that is itself a symlink',

@@ -196,6 +196,21 @@ describe('compare: constructed run pairs with known answers', () => {
     expect(c.drift.facts.map((f) => f.name)).not.toContain('judge');
   });
 
+  it("changed fixtures (the user's files) are named as drift; runs without any show no such row", () => {
+    const [base, cand] = [run({ a: { passes: 9, n: 10 } }), run({ a: { passes: 9, n: 10 } })];
+    expect(compareRuns(base, cand).drift.facts.map((f) => f.name)).not.toContain('fixtures hash');
+    base.manifest.fixturesHash = 'a'.repeat(64);
+    cand.manifest.fixturesHash = 'b'.repeat(64);
+    expect(compareRuns(base, cand).drift.facts.find((f) => f.name === 'fixtures hash')).toEqual({
+      name: 'fixtures hash',
+      base: 'a'.repeat(12),
+      candidate: 'b'.repeat(12),
+      differs: true,
+    });
+    cand.manifest.fixturesHash = undefined;
+    expect(compareRuns(base, cand).drift.facts.find((f) => f.name === 'fixtures hash')).toMatchObject({ candidate: 'none', differs: true });
+  });
+
   it('a changed judge (its CLI, model or samples) is named as drift; a judge in one run only too', () => {
     const judge = {
       agent: 'claude-code',

@@ -123,6 +123,18 @@ export function projectsRemovedAfterAll(files: () => Files = baseProject): () =>
   };
 }
 
+/** The suite as `run` loads it (each case with its fixtures), from the project's folder as the working folder. */
+export async function loadedSuite(dir: string) {
+  const { loadSuite } = await import('../src/commands/run.js');
+  const before = process.cwd();
+  process.chdir(dir);
+  try {
+    return loadSuite({ overrides: {} }, { run: false });
+  } finally {
+    process.chdir(before);
+  }
+}
+
 /** A stream that keeps what is written to it, as a command's stdout or stderr in-process. */
 export class Captured extends Writable {
   text = '';

@@ -315,6 +315,11 @@ describe('profile references', () => {
       expected: [],
     },
     {
+      name: "a read of a workspace file (a user's file), which names no skill",
+      text: 'rules:\n  - case: pos-alpha\n    do:\n      - { read: { file: report.pdf } }\n',
+      expected: [],
+    },
+    {
       name: 'a rule for a missing case',
       text: 'rules:\n  - case: pos-alfa\n    do:\n      - { skill: alpha }\n',
       expected: ['sim.yaml:2:11: rule 1 matches case "pos-alfa", which is not in the suite'],

@@ -151,6 +151,14 @@ describe('resumeChanges names what changed since a run started', () => {
     ['only the cost cap (free to change)', { config: configSchema.parse({ arms: ['skill'], maxCostUsd: 3 }) }, null],
     ['the agent binary', { agent: { ...base.agent, binary: '/other/claude' } }, /^agent binary/],
     ['the simulator', { simulator: { profile: 'p.yaml', name: 'p', seed: 2 } }, /^simulator profile/],
+    [
+      "a case's fixtures (the user's files)",
+      {
+        cases: { ...base.cases, defs: CASES.map((c) => (c.id === 'b' ? { ...c, fixtures: { hash: 'f2', instructions: false } } : c)) },
+        fixturesHash: 'fx2',
+      },
+      /^fixtures \(the user's files of b: none → fx2\)$/,
+    ],
   ];
   it.each(table)('%s', (_name, over, expected) => {
     const changes = resumeChanges(base, { ...base, ...over }, '2.1.197');
@@ -166,6 +174,20 @@ describe('resumeChanges names what changed since a run started', () => {
     expect(resumeChanges(stored, base, '2.1.197')).toEqual(['the shard (--shard 1/3 → none)']);
     expect(resumeChanges(stored, { ...stored, shard: { ...shard, index: 2 } }, '2.1.197')).toEqual(['the shard (--shard 1/3 → 2/3)']);
     expect(resumeChanges(stored, stored, '2.1.197')).toEqual([]);
+  });
+  it("an edited fixture is named by its case; a case's fixtures that did not change are not", () => {
+    const withFixtures = (hashOfB: string, fixturesHash: string) => ({
+      ...base,
+      fixturesHash,
+      cases: {
+        ...base.cases,
+        defs: CASES.map((c) => ({ ...c, fixtures: { hash: c.id === 'b' ? hashOfB : 'same', instructions: true } })),
+      },
+    });
+    expect(resumeChanges(withFixtures('b1', 'fx1aaaaaaaa'), withFixtures('b2', 'fx2bbbbbbbb'), '2.1.197')).toEqual([
+      "fixtures (the user's files of b: fx1aaaaa → fx2bbbbb)",
+    ]);
+    expect(resumeChanges(withFixtures('b1', 'fx1'), withFixtures('b1', 'fx1'), '2.1.197')).toEqual([]);
   });
   it('the CLI version the binary reports now', () => {
     expect(resumeChanges(base, base, '2.2.0')).toEqual(['agent CLI version (2.1.197 → 2.2.0)']);

@@ -89,6 +89,11 @@ describe('merge refuses shards that are not one run, naming the difference', () 
       /in cases \(hash\): zzz vs y/,
     ],
     [
+      "different fixtures (the user's files)",
+      async () => [await shardFolder(1, ['a']), await shardFolder(2, ['b'], { fixturesHash: 'fff' }), await shardFolder(3, ['c'])],
+      /in fixtures \(hash\): fff vs none/,
+    ],
+    [
       'a shard missing',
       async () => [await shardFolder(1, ['a']), await shardFolder(3, ['c'])],
       /1 case\(s\) of the suite are in no shard given: b \(shard 2 of 3 not given\)/,

@@ -721,6 +721,7 @@ describe('encodings', () => {
 
   it.each([
     ['read', { type: 'read', name: 'mock-skill' }, `sed -n '1,400p' /ws/.agents/skills/mock-skill/SKILL.md`],
+    ["a user's file", { type: 'read_file', path: 'docs/report.csv' }, `sed -n '1,400p' docs/report.csv`],
     ['search', { type: 'search', pattern: '**/*step2*' }, `find . -path './**/*step2*'`],
     ['skill not in the listing', { type: 'skill', name: 'gone' }, 'cat .agents/skills/gone/SKILL.md'],
   ] as const)('Codex: %s is a shell command, run through whichever tool was offered', (_, block, cmd) => {
@@ -818,6 +819,7 @@ describe('encodings', () => {
 
   it.each([
     ['read', { type: 'read', name: 'mock-skill' }, { name: 'read_file', args: { file_path: '/ws/.agents/skills/mock-skill/SKILL.md' } }],
+    ["a user's file", { type: 'read_file', path: 'docs/report.csv' }, { name: 'read_file', args: { file_path: 'docs/report.csv' } }],
     ['search', { type: 'search', pattern: '**/*step0*' }, { name: 'glob', args: { pattern: '**/*step0*' } }],
   ] as const)('Gemini: %s is a function call', (_, block, functionCall) => {
     const body = DIALECTS.gemini.json(reply([block])) as { candidates: { content: { parts: Json[] }; finishReason: string }[] };

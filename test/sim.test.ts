@@ -107,6 +107,20 @@ describe('policy', () => {
     expect(['atl', 'bare-name']).toContain(call?.type === 'skill' ? call.name : undefined);
   });
 
+  it("reads a file of the workspace (a user's file) by its path with the CLI's file read; without one, answers plainly", () => {
+    const reads = parseProfile({ seed: 1, rules: [{ prompt: 'report', do: [{ read: { file: 'docs/report.pdf' } }] }] });
+    expect(decideReply(reads, anthropicView(firstRequest('summarise the report')), { key: 'x' })).toEqual({
+      type: 'message',
+      blocks: [
+        { type: 'text', text: 'Let me look at docs/report.pdf first.' },
+        { type: 'read_file', path: 'docs/report.pdf' },
+      ],
+    });
+    const noRead = anthropicView({ ...firstRequest('summarise the report'), tools: [{ name: 'Skill' }] });
+    const r = decideReply(reads, noRead, { key: 'x' });
+    expect(r.type === 'message' && r.blocks.every((b) => b.type === 'text')).toBe(true);
+  });
+
   it('answers plainly when the skill it would call is not offered (ablation arm)', () => {
     const r = decideReply(profile, anthropicView(firstRequest('ghost')), { key: 'x' });
     expect(r.type === 'message' && r.blocks.every((b) => b.type === 'text')).toBe(true);

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentAdapter, TrialRole } from '../src/agents/types.js';
-import { loadCases } from '../src/load/cases.js';
+import { loadCases, type Case } from '../src/load/cases.js';
 import { loadSkills } from '../src/load/skills.js';
 import { configSchema, type Arm } from '../src/run/config-schema.js';
 import { RunStore } from '../src/run/store.js';
@@ -19,7 +19,7 @@ export async function runTrials(
   modelUrl: string,
   callerEnv: NodeJS.ProcessEnv,
   plan: [caseId: string, arm: Arm][],
-  settings: { model: string; deadlineSeconds: number; role?: TrialRole },
+  settings: { model: string; deadlineSeconds: number; role?: TrialRole; cases?: Case[] },
 ): Promise<{ records: TrialRecord[]; workdir: string }> {
   const config = configSchema.parse({
     agent: adapter.id,
@@ -29,7 +29,8 @@ export async function runTrials(
     timeouts: { trialSeconds: settings.deadlineSeconds },
   });
   const skills = loadSkills(join(project, 'skills'));
-  const suite = loadCases(join(project, 'cases/*.yaml'), skills, config.decision);
+  // The cases as given (loaded with their fixtures, as `run` loads them), else the project's case files.
+  const cases = settings.cases ?? loadCases(join(project, 'cases/*.yaml'), skills, config.decision).cases;
   const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));
   const workspaces = new WorkspacePool({ root: workdir, skills, skillsFolder: adapter.skillsFolder, keep: false, prefetch: 0 });
   const ctx: TrialContext = {
@@ -51,7 +52,7 @@ export async function runTrials(
     records.push(
       await runTrial(
         ctx,
-        suite.cases.find((c) => c.id === caseId)!,
+        cases.find((c) => c.id === caseId)!,
         { caseId, arm, n: 1 },
       ),
     );

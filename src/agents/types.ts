@@ -53,6 +53,14 @@ export interface SkillListing {
   budgetChars: number;
 }
 
+/** What a trial was set up to show the model: the arm, the family, and whether the suite declared an instruction file. */
+export interface IsolationExpectation {
+  arm: Arm;
+  family: readonly string[];
+  /** The case's fixtures held the project's instruction file (`instructions:`): the CLI showing it is no leak. */
+  instructions?: boolean;
+}
+
 /** How a CLI names and echoes what the graders read through: the graders see only the canonical transcript. */
 export interface GradingConventions {
   /** The name a requested skill name resolves to, as the CLI resolves it (the graders then match it exactly). */
@@ -63,7 +71,7 @@ export interface GradingConventions {
    * Why the trial's own evidence (what the CLI says it loaded and offered) shows the family missing in the skill
    * arm, visible in the ablation arm, or a locked tool open; undefined when it checks out.
    */
-  isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined;
+  isolationProblem(t: Transcript, expected: IsolationExpectation): string | undefined;
 }
 
 /** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */
@@ -81,6 +89,11 @@ export interface AgentAdapter {
   readonly skillsFolder: string;
   /** Files or folders that the CLI loads from any ancestor of its working directory, leaking into trials. */
   readonly ancestorLeaks: readonly string[];
+  /**
+   * The instruction files the CLI reads from a project; the first is the name a suite's `instructions:` is written
+   * under at the workspace root (the only one a trial holds: fixtures of these names are refused).
+   */
+  readonly instructionFiles: readonly string[];
   /** The only tools a trial may use: the invocation locks the CLI to exactly these. */
   readonly trialTools: readonly string[];
   invocation(req: InvocationRequest): Invocation;

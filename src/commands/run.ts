@@ -1,12 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_RUNS_FILE } from '../run/schema.js';
-import { adapterFor, AGENT_IDS } from '../agents/registry.js';
+import { adapterFor, AGENT_IDS, fixtureSeal } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import { judgeProblems, type JudgeCli } from '../runner/judge-check.js';
 import type { CaseSuite } from '../load/cases.js';
 import { checkValueAt, collectConfig, type LoadedConfig } from '../load/config.js';
-import { checkCases, checkSkills, checkTranscriptsFolder } from '../load/suite-inputs.js';
+import { checkCases, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
 import type { Config } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../util/input-error.js';
@@ -53,7 +53,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   if (!loaded) throw new InputError(problems.items);
   const { config } = loaded;
   const { skills, family } = checkSkills(loaded, problems);
-  const all = checkCases(loaded, family, problems);
+  const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems);
   const profile = checkProfile(opts.sim, family, all, opts.overrides?.cases !== undefined, problems);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
   const selected =

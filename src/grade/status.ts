@@ -7,6 +7,8 @@ export interface IsolationContext {
   arm: Arm;
   /** Folder names of the family installed in the skill arm. */
   family: string[];
+  /** The case's fixtures held the project's instruction file: the CLI showing it is no leak. */
+  instructions?: boolean;
   /** The agent's own isolation check (its adapter's): the graders know no CLI's evidence. */
   isolationProblem: GradingConventions['isolationProblem'];
 }

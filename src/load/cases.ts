@@ -1,11 +1,13 @@
 import { createHash } from 'node:crypto';
+import { dirname } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { z } from 'zod';
 import { authoredChecksSchema, authoredExpectFields, checkProblems } from '../checks/registry.js';
 import { decisionProblem, resolveDecision } from './decision.js';
-import { decisionParamsSchema, type DecisionConfig } from '../run/config-schema.js';
+import { decisionParamsSchema, fixtureFilesSchema, instructionsSchema, type DecisionConfig } from '../run/config-schema.js';
 import { splitProblem } from './config.js';
 import { InputError, ProblemList } from '../util/input-error.js';
+import { caseFixtures, readFixtureFiles, readInstructions, suiteFixturesHash, type CaseFixtures, type SuiteFixtures } from './fixtures.js';
 import { NO_SKILL } from './skills.js';
 import {
   isTriggerEvalFile,
@@ -80,6 +82,10 @@ export const caseSchema = z
     plan: authoredChecksSchema.strict().optional(),
     /** Pins the case to one of `tune`'s splits (else `tune` assigns it). */
     split: z.enum(TUNE_SPLITS).optional(),
+    /** The user's files this case's workspace holds besides the suite's `workspace` (one of the same path replaces it). */
+    files: fixtureFilesSchema.optional(),
+    /** The project's instruction file for this case, in place of the suite's. */
+    instructions: instructionsSchema.optional(),
   })
   .strict();
 
@@ -90,6 +96,8 @@ export const casesFileSchema = z
 export type Case = z.output<typeof caseSchema> & {
   /** Where the case was written, for messages. */
   source: { file: string; line: number; at: Record<'id' | 'prompt', { line: number; col: number }> };
+  /** The user's files its workspace holds (the suite's and its own), when it has any. */
+  fixtures?: CaseFixtures;
 };
 
 export interface CaseSuite {
@@ -97,6 +105,23 @@ export interface CaseSuite {
   files: string[];
   /** sha256 over the case files' bytes. */
   hash: string;
+  /** sha256 over every case's fixtures (`suiteFixturesHash`); absent when no case has any. */
+  fixturesHash?: string;
+}
+
+/** A case's fixtures: the suite's, with its own `files` and `instructions` (relative to its file) read over them. */
+function fixturesOf(c: z.output<typeof caseSchema>, i: number, file: string, y: CaseLocator, from: SuiteFixtures, problems: ProblemList) {
+  const place = (key: 'files' | 'instructions') => ({
+    base: dirname(file),
+    roots: from.roots,
+    seal: from.seal,
+    locate: (entry?: string) => ({ file, ...y.locate([i, key, ...(entry === undefined ? [] : [entry])]) }),
+  });
+  const own = {
+    files: c.files === undefined ? [] : readFixtureFiles(c.files, place('files'), problems),
+    ...(c.instructions === undefined ? {} : { instructions: readInstructions(c.instructions, place('instructions'), problems) }),
+  };
+  return caseFixtures(from.suite, own, { file, ...y.locate([i, c.files === undefined ? 'id' : 'files']) }, problems);
 }
 
 function checkCase(
@@ -221,8 +246,11 @@ export function checkEvalSetCases(
   problems.throwIfAny();
 }
 
-/** Loads and cross-checks every case file; every problem is reported with file:line:col. */
-export function loadCases(patterns: string | string[], skills: FamilyNames, decision: DecisionConfig): CaseSuite {
+/**
+ * Loads and cross-checks every case file; every problem is reported with file:line:col. With `fixtures`, each case's
+ * files are read too (the suite's, then its own); without, they are left unread (lint, import).
+ */
+export function loadCases(patterns: string | string[], skills: FamilyNames, decision: DecisionConfig, fixtures?: SuiteFixtures): CaseSuite {
   const list = Array.isArray(patterns) ? patterns : [patterns];
   const files = globSync(list, { onlyFiles: true, expandDirectories: false }).sort();
   if (files.length === 0) {
@@ -245,7 +273,12 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
       seen.set(c.id, `${file}:${pos.line}`);
     }
     checkCase(c, i, y, skills, decision, problems);
-    cases.push({ ...c, source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } } });
+    const own = fixtures && fixturesOf(c, i, file, y, fixtures, problems);
+    cases.push({
+      ...c,
+      source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } },
+      ...(own ? { fixtures: own } : {}),
+    });
   };
   for (const file of files) {
     const text = readTextFile(file, 'case file', { utf8: 'strict' });
@@ -266,5 +299,6 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
     });
   }
   problems.throwIfAny();
-  return { cases, files, hash: hash.digest('hex') };
+  const fixturesHash = suiteFixturesHash(cases);
+  return { cases, files, hash: hash.digest('hex'), ...(fixturesHash ? { fixturesHash } : {}) };
 }

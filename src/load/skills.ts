@@ -81,8 +81,18 @@ function follow(path: string): { stats: Stats; link?: string } | { problem: Inpu
   }
 }
 
-/** Why a file or folder of a skill cannot be read (the copy into a trial would fail), or undefined. */
-function unreadableEntry(path: string, folder: boolean): InputProblem | undefined {
+/** What a scanned folder is, as its problems name it: a skill's, or a folder of the user's files (fixtures). */
+export interface CopiedFolder {
+  /** "skill folder", "fixture folder". */
+  name: string;
+  /** Who needs a file a link points to, in "copy the file into the <name> if <needs> it". */
+  needs: string;
+}
+
+const SKILL_FOLDER: CopiedFolder = { name: 'skill folder', needs: 'the skill needs' };
+
+/** Why a file or folder inside a copied folder cannot be read (the copy into a trial would fail), or undefined. */
+function unreadableEntry(path: string, folder: boolean, kind: CopiedFolder): InputProblem | undefined {
   try {
     accessSync(path, folder ? constants.R_OK | constants.X_OK : constants.R_OK);
     return undefined;
@@ -90,37 +100,37 @@ function unreadableEntry(path: string, folder: boolean): InputProblem | undefine
     const code = (e as NodeJS.ErrnoException).code ?? String(e);
     return {
       file: shownPath(path),
-      what: `${folder ? 'folder' : 'file'} inside a skill folder cannot be read (${code})`,
+      what: `${folder ? 'folder' : 'file'} inside a ${kind.name} cannot be read (${code})`,
       todo: 'fix its permissions (chmod), or remove it',
     };
   }
 }
 
-interface FolderScan {
+export interface FolderScan {
   paths: string[];
   problems: InputProblem[];
   links: SkillLink[];
 }
 
-/** A link whose target is outside the skill folder would hand that file (a key, a home folder) to every trial's model. */
-function leavesSkill(path: string, link: string, real: string, skillRoot: string): InputProblem | undefined {
-  if (isWithin(real, skillRoot)) return undefined;
+/** A link whose target is outside the copied folder would hand that file (a key, a home folder) to every trial's model. */
+function leavesFolder(path: string, link: string, real: string, root: string, kind: CopiedFolder): InputProblem | undefined {
+  if (isWithin(real, root)) return undefined;
   return {
     file: shownPath(path),
-    what: `symlink to ${link} leads outside the skill folder (to ${real}), and a trial would hand what it names to the model`,
-    todo: 'copy the file into the skill folder if the skill needs it, or remove the link',
+    what: `symlink to ${link} leads outside the ${kind.name} (to ${real}), and a trial would hand what it names to the model`,
+    todo: `copy the file into the ${kind.name} if ${kind.needs} it, or remove the link`,
   };
 }
 
 /**
- * Every file and symlink in a skill folder, as the trial copy sees it (it follows symlinks), and what that copy
- * would hang, fail or leak on: broken or looping links, links out of the skill folder, FIFOs, sockets and devices.
- * Only stats are taken: opening a FIFO blocks. `ancestors` are the real paths of the folders walked down so far
- * (the first is the skill folder's), so a link back up is caught, not followed.
+ * Every file and symlink in a copied folder (a skill's, or the user's files), as the trial copy sees it (it follows
+ * symlinks), and what that copy would hang, fail or leak on: broken or looping links, links out of the folder, FIFOs,
+ * sockets and devices. Only stats are taken: opening a FIFO blocks. `ancestors` are the real paths of the folders
+ * walked down so far (the first is the scanned folder's), so a link back up is caught, not followed.
  */
-function scanSkillFolder(dir: string, ancestors: readonly string[], out: FolderScan): void {
-  const skillRoot = ancestors[0]!;
-  const cannotRead = unreadableEntry(dir, true);
+export function scanCopiedFolder(dir: string, ancestors: readonly string[], out: FolderScan, kind: CopiedFolder = SKILL_FOLDER): void {
+  const root = ancestors[0]!;
+  const cannotRead = unreadableEntry(dir, true, kind);
   if (cannotRead) {
     out.problems.push(cannotRead);
     return;
@@ -138,7 +148,7 @@ function scanSkillFolder(dir: string, ancestors: readonly string[], out: FolderS
     if (special) {
       out.problems.push({
         file: shownPath(path),
-        what: `${special}${via} inside a skill folder`,
+        what: `${special}${via} inside a ${kind.name}`,
         todo: 'remove it: a trial cannot copy it',
       });
       continue;
@@ -153,7 +163,7 @@ function scanSkillFolder(dir: string, ancestors: readonly string[], out: FolderS
       });
       continue;
     }
-    const outside = link === undefined ? undefined : leavesSkill(path, link, real, skillRoot);
+    const outside = link === undefined ? undefined : leavesFolder(path, link, real, root, kind);
     if (outside) {
       out.problems.push(outside);
       continue;
@@ -161,9 +171,9 @@ function scanSkillFolder(dir: string, ancestors: readonly string[], out: FolderS
     if (link !== undefined) out.links.push({ file: shownPath(path), target: link });
     if (stats.isDirectory()) {
       if (link !== undefined) out.paths.push(path);
-      scanSkillFolder(path, [...ancestors, real], out);
+      scanCopiedFolder(path, [...ancestors, real], out, kind);
     } else {
-      const cannotRead = unreadableEntry(path, false);
+      const cannotRead = unreadableEntry(path, false, kind);
       if (cannotRead) out.problems.push(cannotRead);
       else out.paths.push(path);
     }
@@ -195,7 +205,7 @@ export function hashFiles(root: string, paths: string[]): string {
 export function skillFolderHash(folder: string): string | undefined {
   try {
     const scan: FolderScan = { paths: [], problems: [], links: [] };
-    scanSkillFolder(folder, [realpathSync(folder)], scan);
+    scanCopiedFolder(folder, [realpathSync(folder)], scan);
     return scan.problems.length ? undefined : hashFiles(folder, scan.paths);
   } catch {
     return undefined;
@@ -286,7 +296,7 @@ export function loadSkills(skillsDir: string): Skill[] {
       continue;
     }
     const scan: FolderScan = { paths: [], problems: [], links: [] };
-    scanSkillFolder(folder, [realpathSync(folder)], scan);
+    scanCopiedFolder(folder, [realpathSync(folder)], scan);
     if (scan.problems.length) {
       scan.problems.forEach((p) => problems.add(p));
       continue;

@@ -1,7 +1,9 @@
+import { dirname } from 'node:path';
 import type { Config } from '../run/config-schema.js';
 import type { ProblemList } from '../util/input-error.js';
 import { unwritableFolder, wrongEntry } from '../util/paths.js';
 import { loadCases, type CaseSuite } from './cases.js';
+import { readFixtureFiles, readInstructions, type FixtureSeal, type SuiteFixtures } from './fixtures.js';
 import type { LoadedConfig } from './config.js';
 import { skillFolders } from './family.js';
 import { loadSkills, type Skill } from './skills.js';
@@ -29,11 +31,42 @@ export function checkSkills(loaded: LoadedConfig, problems: ProblemList): { skil
   return { ...(skills ? { skills } : {}), family: skills ?? (readable ? skillFolders(config.skillsDir) : []) };
 }
 
-/** Every case file, checked against the family (nothing to check against without one). */
-export function checkCases(loaded: LoadedConfig, family: readonly FamilyMember[], problems: ProblemList): CaseSuite | undefined {
+/**
+ * The suite's own fixtures (`workspace`, `instructions`, relative to the config file), and where a case's may come
+ * from: inside the project, the working folder or the config file's; none may break the seal (`sealProblem`).
+ */
+export function checkSuiteFixtures(loaded: LoadedConfig, seal: FixtureSeal, problems: ProblemList): SuiteFixtures {
+  const { config } = loaded;
+  const base = loaded.file === undefined ? '.' : dirname(loaded.file);
+  const roots = ['.', base];
+  const place = (key: 'workspace' | 'instructions') => ({
+    base,
+    roots,
+    seal,
+    locate: (entry?: string) => loaded.where(entry === undefined ? [key] : [key, entry]) ?? placeOf(loaded, key),
+  });
+  const instructions =
+    config.instructions === undefined ? undefined : readInstructions(config.instructions, place('instructions'), problems);
+  return {
+    suite: {
+      files: config.workspace === undefined ? [] : readFixtureFiles(config.workspace, place('workspace'), problems),
+      ...(instructions ? { instructions } : {}),
+    },
+    roots,
+    seal,
+  };
+}
+
+/** Every case file, checked against the family (nothing to check against without one), each case's fixtures read. */
+export function checkCases(
+  loaded: LoadedConfig,
+  family: readonly FamilyMember[],
+  fixtures: SuiteFixtures,
+  problems: ProblemList,
+): CaseSuite | undefined {
   const { config, fellBack } = loaded;
   if (!family.length || fellBack.has('cases')) return undefined;
-  return problems.collect(() => loadCases(config.cases, family, config.decision));
+  return problems.collect(() => loadCases(config.cases, family, config.decision, fixtures));
 }
 
 /** With `run`: the transcripts folder each run creates its folder in must be writable. True when it is not. */

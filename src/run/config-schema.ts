@@ -85,6 +85,15 @@ export const judgeConfigSchema = z
   .strict();
 export type JudgeConfig = z.output<typeof judgeConfigSchema>;
 
+/**
+ * The user's files a trial's workspace holds: a folder (relative to the file that names it) copied whole, or
+ * workspace paths with their content written inline.
+ */
+export const fixtureFilesSchema = z.union([z.string().min(1), z.record(z.string().min(1), z.string())]);
+
+/** The project's instruction file (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`): a file (relative to the file naming it), or `{ text }`. */
+export const instructionsSchema = z.union([z.string().min(1), z.object({ text: z.string() }).strict()]);
+
 export const configSchema = z
   .object({
     /** An agent id of the agents registry, its only list (checked where the config is loaded). */
@@ -177,6 +186,14 @@ export const configSchema = z
       .describe(
         'USD per million tokens per model (`sonnet: { input: 3, cachedInput: 0.3, cacheWrite: 3.75, output: 15 }`): the CACHE line then prices what the run paid and what the cache saved.',
       ),
+    workspace: fixtureFilesSchema
+      .optional()
+      .describe(
+        "The user's files every trial's workspace holds (both arms): a folder, or `path: content` pairs; a case's `files` add to them.",
+      ),
+    instructions: instructionsSchema
+      .optional()
+      .describe("The project's instruction file, written as each CLI's own (CLAUDE.md, AGENTS.md, GEMINI.md): a file, or `{ text: … }`."),
     /** Command prefix per skill, prepended to bare Skill args when canonicalising plans (`atl-jira: atl jira`). */
     commands: z.record(z.string(), z.string().min(1)).default({}),
   })

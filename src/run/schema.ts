@@ -15,9 +15,11 @@ import { ARMS, configSchema, tokenPriceSchema, type Arm } from './config-schema.
 /**
  * Format 2 added the sequential design (mode `sequential`, stored boundaries, adjusted estimates); format 3 stores
  * why a trial is not scored as a code (`nothing_to_score`), where format 2 stored a sentence (read as its code);
- * format 4 adds "not this skill" negative cases (`not`), which an older harness would grade as "no skill may fire".
+ * format 4 adds "not this skill" negative cases (`not`), which an older harness would grade as "no skill may fire";
+ * format 5 adds the user's files (`fixtures`), which an older harness would resume without (trials in another
+ * room) and whose declared instruction file it would grade as a leak.
  */
-export const RUN_FORMAT_VERSION = 4;
+export const RUN_FORMAT_VERSION = 5;
 
 // Stamped by the store on every write; absent in format 0.
 const version = z.number().int().min(0).optional();
@@ -97,6 +99,11 @@ export const storedCaseSchema = z.object({
   decision: sprtParamsSchema,
   /** The sequential design's boundaries; absent in runs made before designs were stored (Wald's, rebuilt from `decision`). */
   design: storedDesignSchema.optional(),
+  /**
+   * The user's files the case's workspace held (format 5): their hash (paths, bytes, modes), and whether the project's
+   * instruction file was among them (then the CLI showing it to the model is no leak). Absent: none.
+   */
+  fixtures: z.object({ hash: z.string(), instructions: z.boolean() }).optional(),
   /** Absent in format 0. */
   prompt: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number().int() }).optional(),
@@ -165,6 +172,8 @@ export const runManifestSchema = z.object({
   skills: z.array(z.object({ dir: z.string(), name: z.string(), hash: z.string() })),
   skillsHash: z.string(),
   cases: z.object({ files: z.array(z.string()), hash: z.string(), defs: z.array(storedCaseSchema) }),
+  /** A hash of every case's fixtures (format 5), over the whole suite a shard split; absent when no case has any. */
+  fixturesHash: z.string().optional(),
   family: z.array(familyMemberSchema),
   /** The simulator's profile file, name and seed, and a hash of everything in it that sets behaviour. */
   simulator: z

@@ -17,7 +17,7 @@ import { skillsEditedNote } from '../report/wording.js';
 import type { Config } from '../run/config-schema.js';
 import { trialKey, type GradableCase, type RunManifest, type StoredCanary, type TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';
-import { currentOwner, newRunId, RunStore, SKILLS_SNAPSHOT } from '../run/store.js';
+import { currentOwner, FIXTURES_SNAPSHOT, newRunId, RunStore, SKILLS_SNAPSHOT } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
@@ -28,6 +28,7 @@ import { boundariesDesign } from '../verdict/stopped-sample.js';
 import { WorkspacePool } from '../workspace/pool.js';
 import { checkWorkspaceRoot } from '../workspace/sealed.js';
 import { changedSkills, snapshotSkills } from '../workspace/skill-snapshot.js';
+import { snapshotFixtures } from '../workspace/fixtures.js';
 import { adaptivePace, fixedPace, type Pace } from './pace.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
@@ -132,6 +133,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     skills: s.skills.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
     skillsHash: familyHash(s.skills),
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
+    ...(s.suite.fixturesHash ? { fixturesHash: s.suite.fixturesHash } : {}),
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
     simulator:
       s.profile && place.sim
@@ -239,10 +241,13 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const { config, suite, adapter, binary, profile } = s;
   const { store, manifest } = target;
   // Every trial gets the skills as they were now, kept in the run folder, whatever is edited while the run goes.
-  const skills = await snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)).catch(async (e: unknown) => {
+  const failStart = async (e: unknown): Promise<never> => {
     await store.writeManifest({ ...manifest, status: 'failed', endedAt: new Date().toISOString() }).catch(() => undefined);
     throw e;
-  });
+  };
+  const skills = await snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)).catch(failStart);
+  // And the user's files as they were now, likewise.
+  const cases = await snapshotFixtures(suite.cases, join(store.dir, FIXTURES_SNAPSHOT)).catch(failStart);
   const defs = manifest.cases.defs;
   const gradeOpts = gradeOptions(manifest);
   const pace = config.concurrency === 'auto' ? adaptivePace() : fixedPace(config.concurrency);
@@ -286,7 +291,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms);
     const result = await runSuite(
       trialCtx,
-      suite.cases,
+      cases,
       isolation,
       createProgress(stderr),
       (r) => {

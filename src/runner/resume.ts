@@ -44,6 +44,20 @@ export function simulatorChange(a: RunManifest['simulator'], b: RunManifest['sim
   ].filter(Boolean);
   return what.length ? what.join(', ') : undefined;
 }
+
+/**
+ * The cases whose fixtures (the user's files, the instruction file) differ between two runs, in words, or undefined;
+ * a case without fixtures in either (or a run before format 5) has none. Cases in only one are the selection's change.
+ */
+export function fixtureChanges(a: RunManifest, b: RunManifest): string | undefined {
+  const of = (m: RunManifest) => new Map(m.cases.defs.map((c) => [c.id, c.fixtures?.hash ?? 'none']));
+  const [was, is] = [of(a), of(b)];
+  const changed = [...was.keys()].filter((id) => is.has(id) && is.get(id) !== was.get(id));
+  if (!changed.length) return undefined;
+  const listed = changed.length > 5 ? `${changed.slice(0, 5).join(', ')} and ${changed.length - 5} more` : changed.join(', ');
+  return `fixtures (the user's files of ${listed}: ${short(a.fixturesHash ?? 'none')} → ${short(b.fixturesHash ?? 'none')})`;
+}
+
 const shardText = (m: RunManifest) => (m.shard ? `${m.shard.index}/${m.shard.total}` : 'none');
 
 /**
@@ -59,6 +73,8 @@ export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionN
     changes.push(`skills (${which.join(', ') || 'contents'}: ${short(stored.skillsHash)} → ${short(now.skillsHash)})`);
   }
   if (stored.cases.hash !== now.cases.hash) changes.push(`case files (${short(stored.cases.hash)} → ${short(now.cases.hash)})`);
+  const fixtures = fixtureChanges(stored, now);
+  if (fixtures) changes.push(fixtures);
   const ids = (m: RunManifest) => m.cases.defs.map((c) => c.id).join(',');
   if (shardText(stored) !== shardText(now)) changes.push(`the shard (--shard ${shardText(stored)} → ${shardText(now)})`);
   else if (ids(stored) !== ids(now)) changes.push('the selected cases (--grep, --tag, --last-failed)');

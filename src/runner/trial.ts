@@ -10,6 +10,7 @@ import { StoreWriteError, type RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
 import type { SealedWorkspace } from '../workspace/sealed.js';
+import { furnishWorkspace } from '../workspace/fixtures.js';
 import { trialKey, type ShownEvidence, type TrialEvidence, type TrialMeta, type TrialRef } from '../run/schema.js';
 
 export interface TrialContext {
@@ -102,6 +103,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
   for (let attempt = 1; ; attempt++) {
     const ws = await ctx.workspaces.take(ref.arm);
     try {
+      await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
       const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id });
       const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
       const inv = ctx.adapter.invocation(req);
@@ -139,6 +141,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
+        instructions: c.fixtures?.instructions !== undefined,
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;

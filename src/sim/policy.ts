@@ -11,12 +11,14 @@ import { compileLinearRegex } from '../util/linear-regex.js';
 
 /**
  * What the simulated model does with one request, in terms every CLI shares; each dialect writes these its CLI's way.
- * `skill` invokes a skill, `read` reads its SKILL.md with a file read, `search` is a harmless tool call.
+ * `skill` invokes a skill, `read` reads its SKILL.md with a file read, `read_file` reads a file of the workspace (a
+ * user's file, by its path there), `search` is a harmless tool call.
  */
 export type ReplyBlock =
   | { type: 'text'; text: string }
   | { type: 'skill'; name: string; args?: string }
   | { type: 'read'; name: string }
+  | { type: 'read_file'; path: string }
   | { type: 'search'; pattern: string };
 
 export type Reply =
@@ -107,6 +109,16 @@ function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity):
     if (others.length === 0) return answer(undefined, DEFAULT_ANSWER);
     const pick = others[Math.floor(seededUniform(profile.seed, id.key, 'sibling') * others.length)]!;
     return callSkill(pick, b.args);
+  }
+  if (typeof b.read === 'object') {
+    if (!view.canReadFile) return answer(undefined, DEFAULT_ANSWER);
+    return {
+      type: 'message',
+      blocks: [
+        { type: 'text', text: `Let me look at ${b.read.file} first.` },
+        { type: 'read_file', path: b.read.file },
+      ],
+    };
   }
   if (b.read !== undefined) {
     if (!view.offeredSkills.includes(b.read) || !view.canReadFile) return answer(undefined, DEFAULT_ANSWER);

@@ -18,7 +18,8 @@ const behaviourSchema = z
     p: z.number().min(0).default(1),
     skill: z.string().min(1).optional(),
     args: z.string().optional(),
-    read: z.string().min(1).optional(),
+    /** A family skill's SKILL.md; or `{ file }`, a file of the workspace (the user's files), by its path there. */
+    read: z.union([z.string().min(1), z.object({ file: z.string().min(1) }).strict()]).optional(),
     sibling: z.string().min(1).optional(),
     answer: z.union([z.string(), z.literal(true)]).optional(),
     clarify: z.union([z.string(), z.literal(true)]).optional(),
@@ -243,7 +244,8 @@ export function profileReferenceProblems({ profile, yaml }: LoadedProfile, targe
     list.forEach((b, j) => {
       for (const key of SKILL_REFERENCES) {
         const name = b[key];
-        if (name === undefined || skills.has(name)) continue;
+        // A file read names a workspace file, not a skill.
+        if (name === undefined || typeof name !== 'string' || skills.has(name)) continue;
         problems.push(
           yaml.problem(
             [...at, j, key],

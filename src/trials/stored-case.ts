@@ -16,6 +16,7 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     ...(c.expect.judge ? { judge: c.expect.judge } : {}),
     command: c.command ?? config.commands[c.expect.skill],
     ...storedDecision(resolveDecision(config.decision, c.tags, c.decision), config.decision.mode),
+    ...(c.fixtures ? { fixtures: { hash: c.fixtures.hash, instructions: c.fixtures.instructions !== undefined } } : {}),
     prompt: c.prompt,
     source: { file: c.source.file, line: c.source.line },
   };

@@ -201,6 +201,10 @@ export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
       const g = r.manifest.config.grading;
       return `reads ${g.readTriggers === 'fire' ? 'fire' : 'do not fire'}, budget stops ${g.budgetStops}, confidence ${g.confidence}`;
     }),
+    // The user's files a trial's workspace held: named when either run had any (a run before them had none).
+    ...(base.manifest.fixturesHash || candidate.manifest.fixturesHash
+      ? [fact('fixtures hash', (r) => r.manifest.fixturesHash?.slice(0, 12) ?? 'none')]
+      : []),
     // A judge that changed (its CLI, model or samples) changes judged verdicts by itself: named, not hidden in them.
     ...(base.results.judge || candidate.results.judge ? [fact('judge', judgeText)] : []),
   ];

@@ -143,8 +143,10 @@ export const claudeCode: AgentAdapter = {
   defaultModel: 'sonnet',
   reportsCost: true,
   skillsFolder: '.claude/skills',
-  // CLAUDE.md is loaded from every ancestor even inside a git root; .claude/ skills up to the git root.
-  ancestorLeaks: ['CLAUDE.md', '.claude'],
+  // CLAUDE.md (and CLAUDE.local.md, the personal one beside it) is loaded from every ancestor even inside a git root;
+  // .claude/ skills up to the git root.
+  ancestorLeaks: ['CLAUDE.md', 'CLAUDE.local.md', '.claude'],
+  instructionFiles: ['CLAUDE.md', 'CLAUDE.local.md'],
   trialTools: ['Read', 'Glob', 'Grep', 'Skill'],
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
   // a 200k-token model), past which skills are listed by name only.

@@ -2,12 +2,11 @@ import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Arm } from '../../run/config-schema.js';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { listingProblem } from '../init-isolation.js';
-import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
+import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
 import { codexConfig, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
 import { plantNonces } from './nonce.js';
 import { parseCodexStream, SHELL_TOOL, SKILLS_FOLDER } from './parse.js';
@@ -15,6 +14,9 @@ import { readSessionEvidence } from './session.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 
 const PINNED_PACKAGE = '@openai/codex';
+
+/** The project instruction file Codex reads, from the git root down to its working folder. */
+const INSTRUCTION_FILE = 'AGENTS.md';
 
 /** Rust target triples of the platform packages the pinned wrapper ships (the native binary lives there). */
 const TRIPLES: Record<string, string> = {
@@ -52,12 +54,18 @@ async function writeConfig(req: Parameters<typeof codexConfig>[0] & Pick<Invocat
   await writeFile(join(codexHome(req.home), 'config.toml'), codexConfig(req));
 }
 
-function isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined {
+/** The context file Codex records for the AGENTS.md at the workspace root: the one a declared `instructions:` writes. */
+const declaredContextFile = (cwd: string) => `${INSTRUCTION_FILE} (${cwd})`;
+
+function isolationProblem(t: Transcript, expected: IsolationExpectation): string | undefined {
   const init = t.events.find((e) => e.kind === 'init');
   if (init?.kind !== 'init') return 'no thread.started event: cannot verify what the agent was shown';
   // Codex's stream says nothing of skills or sandbox: its session record does, and without it nothing is verified.
   if (init.skillsFrom === undefined) return 'no Codex session record: cannot verify which skills the model was shown';
-  if (init.contextFiles?.length) return `instruction files reached the model: ${init.contextFiles.join(', ')}`;
+  // Only the declared one, at the workspace root the session names, is the suite's; anything else leaked in.
+  const declared = expected.instructions && init.cwd ? declaredContextFile(init.cwd) : undefined;
+  const leaked = (init.contextFiles ?? []).filter((f) => f !== declared);
+  if (leaked.length) return `instruction files reached the model: ${leaked.join(', ')}`;
   if (init.sandbox !== 'read-only') return `tools ran in the "${init.sandbox ?? 'unknown'}" sandbox, not read-only`;
   // The session record lists exactly what the model was shown: any skill beyond the family leaked in.
   return listingProblem(init.skills, expected, true);
@@ -77,6 +85,7 @@ export const codex: AgentAdapter = {
   // Instruction files and skill folders Codex reads from a project; the workspace is a git root, which stops its
   // walk, and these are refused above the workspace root in case a future version walks further.
   ancestorLeaks: ['AGENTS.md', 'AGENTS.override.md', '.codex', '.agents'],
+  instructionFiles: [INSTRUCTION_FILE, 'AGENTS.override.md'],
   // The shell is the only way to read a skill; the read-only sandbox stops writes and network.
   trialTools: [SHELL_TOOL],
   // Codex lists every skill's full description on one line; it sets no budget of its own.

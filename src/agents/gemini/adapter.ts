@@ -123,6 +123,7 @@ export const gemini: AgentAdapter = {
   skillsFolder: '.agents/skills',
   // Context files, settings, policies and skill folders the CLI reads from a project and its ancestors.
   ancestorLeaks: ['GEMINI.md', '.gemini', '.agents'],
+  instructionFiles: ['GEMINI.md'],
   trialTools: ['list_directory', 'read_file', 'grep_search', 'glob', SKILL_TOOL],
   // The pinned CLI lists every enabled skill with its whole description (skillLoader.ts, renderAgentSkills in its
   // bundle): no cap and no budget of its own.

@@ -18,6 +18,8 @@ function contentBlock(block: ReplyBlock): ContentBlock {
       return { type: 'tool_use', name: SKILL_TOOL, input: block.args ? { skill: block.name, args: block.args } : { skill: block.name } };
     case 'read':
       return { type: 'tool_use', name: READ_TOOL, input: { file_path: `.claude/skills/${block.name}/SKILL.md` } };
+    case 'read_file':
+      return { type: 'tool_use', name: READ_TOOL, input: { file_path: block.path } };
     case 'search':
       return { type: 'tool_use', name: SEARCH_TOOL, input: { pattern: block.pattern } };
   }

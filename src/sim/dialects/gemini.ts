@@ -23,6 +23,8 @@ function part(block: ReplyBlock, skillFiles: ReadonlyMap<string, string>): Part 
       return { functionCall: { name: SKILL_TOOL, args: { name: block.name } } };
     case 'read':
       return { functionCall: { name: READ_TOOL, args: { file_path: skillFileOf(block.name, skillFiles) } } };
+    case 'read_file':
+      return { functionCall: { name: READ_TOOL, args: { file_path: block.path } } };
     case 'search':
       return { functionCall: { name: SEARCH_TOOL, args: { pattern: block.pattern } } };
   }

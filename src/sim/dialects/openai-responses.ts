@@ -55,6 +55,8 @@ function command(block: ToolBlock, skillFiles: ReadonlyMap<string, string>): str
       return invokeCommand(skillFileOf(block.name, skillFiles));
     case 'read':
       return readCommand(skillFileOf(block.name, skillFiles));
+    case 'read_file':
+      return readCommand(block.path);
     case 'search':
       return searchCommand(block.pattern);
   }
