@@ -53,6 +53,14 @@ export interface SkillListing {
   budgetChars: number;
 }
 
+/** The skills a trial's CLI must list: the family in the skill arm only, the declared neighbours in both arms. */
+export interface ListingExpectation {
+  arm: Arm;
+  family: readonly string[];
+  /** The user's other skills installed beside the family (`neighbours:`); none when not given. */
+  neighbours?: readonly string[];
+}
+
 /** How a CLI names and echoes what the graders read through: the graders see only the canonical transcript. */
 export interface GradingConventions {
   /** The name a requested skill name resolves to, as the CLI resolves it (the graders then match it exactly). */
@@ -61,9 +69,9 @@ export interface GradingConventions {
   readEchoPrefix?: RegExp;
   /**
    * Why the trial's own evidence (what the CLI says it loaded and offered) shows the family missing in the skill
-   * arm, visible in the ablation arm, or a locked tool open; undefined when it checks out.
+   * arm, visible in the ablation arm, a declared neighbour missing, or a locked tool open; undefined when it checks out.
    */
-  isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined;
+  isolationProblem(t: Transcript, expected: ListingExpectation): string | undefined;
 }
 
 /** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */

@@ -6,7 +6,7 @@ import type { AgentAdapter } from '../agents/types.js';
 import { judgeProblems, type JudgeCli } from '../runner/judge-check.js';
 import type { CaseSuite } from '../load/cases.js';
 import { checkValueAt, collectConfig, type LoadedConfig } from '../load/config.js';
-import { checkCases, checkSkills, checkTranscriptsFolder } from '../load/suite-inputs.js';
+import { checkCases, checkNeighbours, checkSkills, checkTranscriptsFolder } from '../load/suite-inputs.js';
 import type { Config } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../util/input-error.js';
@@ -53,6 +53,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   if (!loaded) throw new InputError(problems.items);
   const { config } = loaded;
   const { skills, family } = checkSkills(loaded, problems);
+  const neighbours = checkNeighbours(loaded, family, problems);
   const all = checkCases(loaded, family, problems);
   const profile = checkProfile(opts.sim, family, all, opts.overrides?.cases !== undefined, problems);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
@@ -77,6 +78,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
     config,
     configFile: loaded.file,
     skills: skills!,
+    ...(neighbours.length ? { neighbours } : {}),
     suite: selected!.suite,
     profile,
     adapter: adapter!,

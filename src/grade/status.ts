@@ -7,6 +7,8 @@ export interface IsolationContext {
   arm: Arm;
   /** Folder names of the family installed in the skill arm. */
   family: string[];
+  /** Folder names of the neighbours installed beside the family in both arms (`neighbours:`). */
+  neighbours?: string[];
   /** The agent's own isolation check (its adapter's): the graders know no CLI's evidence. */
   isolationProblem: GradingConventions['isolationProblem'];
 }

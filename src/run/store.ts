@@ -142,6 +142,8 @@ export interface TrialFiles {
 export const ORPHAN_TRANSCRIPT = 'transcript without its meta.json';
 /** The run folder's copy of the skills as every trial got them (made at the start of the run and of each resume). */
 export const SKILLS_SNAPSHOT = 'skills';
+/** The run folder's copy of the neighbours (`neighbours:`) as every trial got them, made with the skills' copy. */
+export const NEIGHBOURS_SNAPSHOT = 'neighbours';
 const TRIAL_FILE = /^(\d+)(\.[as]\d+)?\.(jsonl|meta\.json)$/;
 // A transcript still streaming, or an atomic write's temp file (`<name>.<hash>`): an interrupted run leaves them.
 const IN_FLIGHT = /^\d+(\.[as]\d+)?\.(jsonl|meta\.json)\.[^.]+$/;

@@ -17,7 +17,7 @@ import { skillsEditedNote } from '../report/wording.js';
 import type { Config } from '../run/config-schema.js';
 import { trialKey, type GradableCase, type RunManifest, type StoredCanary, type TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';
-import { currentOwner, newRunId, RunStore, SKILLS_SNAPSHOT } from '../run/store.js';
+import { currentOwner, NEIGHBOURS_SNAPSHOT, newRunId, RunStore, SKILLS_SNAPSHOT } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
@@ -43,6 +43,8 @@ export interface SuiteToRun {
   config: Config;
   configFile?: string;
   skills: Skill[];
+  /** The user's other skills, installed beside the family in every trial of both arms (`neighbours:`); none by default. */
+  neighbours?: Skill[];
   suite: CaseSuite;
   profile?: Profile;
   adapter: AgentAdapter;
@@ -131,6 +133,9 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     configFile: s.configFile,
     skills: s.skills.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
     skillsHash: familyHash(s.skills),
+    ...(s.neighbours?.length
+      ? { neighbours: s.neighbours.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })), neighboursHash: familyHash(s.neighbours) }
+      : {}),
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
     simulator:
@@ -208,7 +213,7 @@ async function recordRunEnd(
   end: { init: SuiteRun['init']; schedulers: ReturnType<typeof runSchedulers>; pace: Pace; aborted: boolean },
   { finished, stderr }: { finished: number; stderr: ProgressStream },
 ): Promise<void> {
-  const edited = changedSkills(s.skills);
+  const edited = changedSkills([...s.skills, ...(s.neighbours ?? [])]);
   if (edited.length) {
     manifest.skillsChangedDuringRun = edited.map((c) => ({ dir: c.dir, ...(c.hash ? { hash: c.hash } : {}) }));
     stderr.write(`${skillsEditedNote(edited.map((c) => c.dir))}\n`);
@@ -239,7 +244,10 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const { config, suite, adapter, binary, profile } = s;
   const { store, manifest } = target;
   // Every trial gets the skills as they were now, kept in the run folder, whatever is edited while the run goes.
-  const skills = await snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)).catch(async (e: unknown) => {
+  const [skills, neighbours] = await Promise.all([
+    snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)),
+    snapshotSkills(s.neighbours ?? [], join(store.dir, NEIGHBOURS_SNAPSHOT)),
+  ]).catch(async (e: unknown) => {
     await store.writeManifest({ ...manifest, status: 'failed', endedAt: new Date().toISOString() }).catch(() => undefined);
     throw e;
   });
@@ -254,6 +262,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const workspaces = new WorkspacePool({
     root: workRoot,
     skills,
+    neighbours,
     skillsFolder: adapter.skillsFolder,
     keep: place.keepWorkspaces ?? false,
     // Workspaces made ahead for the trials about to start: the limit, or under `auto` what it starts at.
@@ -274,6 +283,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       binary,
       config,
       skills,
+      neighbours: neighbours.map((k) => k.dir),
       store,
       callerEnv: place.callerEnv ?? process.env,
       simulatorUrl: sim?.url,

@@ -17,6 +17,8 @@ export interface TrialContext {
   binary: string;
   config: Config;
   skills: Skill[];
+  /** Folder names of the neighbours every workspace holds beside the family (none by default). */
+  neighbours?: string[];
   store: RunStore;
   callerEnv: NodeJS.ProcessEnv;
   simulatorUrl?: string;
@@ -139,6 +141,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
+        neighbours: ctx.neighbours ?? [],
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;

@@ -2,12 +2,11 @@ import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Arm } from '../../run/config-schema.js';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { listingProblem } from '../init-isolation.js';
-import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
+import type { AgentAdapter, Invocation, InvocationRequest, ListingExpectation } from '../types.js';
 import { codexConfig, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
 import { plantNonces } from './nonce.js';
 import { parseCodexStream, SHELL_TOOL, SKILLS_FOLDER } from './parse.js';
@@ -52,14 +51,14 @@ async function writeConfig(req: Parameters<typeof codexConfig>[0] & Pick<Invocat
   await writeFile(join(codexHome(req.home), 'config.toml'), codexConfig(req));
 }
 
-function isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined {
+function isolationProblem(t: Transcript, expected: ListingExpectation): string | undefined {
   const init = t.events.find((e) => e.kind === 'init');
   if (init?.kind !== 'init') return 'no thread.started event: cannot verify what the agent was shown';
   // Codex's stream says nothing of skills or sandbox: its session record does, and without it nothing is verified.
   if (init.skillsFrom === undefined) return 'no Codex session record: cannot verify which skills the model was shown';
   if (init.contextFiles?.length) return `instruction files reached the model: ${init.contextFiles.join(', ')}`;
   if (init.sandbox !== 'read-only') return `tools ran in the "${init.sandbox ?? 'unknown'}" sandbox, not read-only`;
-  // The session record lists exactly what the model was shown: any skill beyond the family leaked in.
+  // The session record lists exactly what the model was shown: any skill beyond the family and neighbours leaked in.
   return listingProblem(init.skills, expected, true);
 }
 
