@@ -16,6 +16,7 @@ import { loadCases, type Case } from '../load/cases.js';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
 import { InputError, type InputProblem } from '../util/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
+import { loadNeighbours } from '../load/neighbours.js';
 import { DEFAULT_PROFILE_FILE, profileReferenceProblems, readProfile } from '../sim/profile.js';
 import { EXIT } from '../run/exit-codes.js';
 import { skillFolders } from '../load/family.js';
@@ -104,6 +105,8 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
       if (profile && suite) findings.push(...profileGapFindings(profile.profile, sim, suite.cases.map(lintCase)));
       if (profile && !suite) skipped.push(family.length ? 'profile case references' : 'profile references');
     }
+    // The user's other skills share the listing with the family: the budget is measured with them.
+    const neighbours = config.neighbours !== undefined && skills ? attempt(() => loadNeighbours(inCwd(config.neighbours!), skills)) : [];
     checkedSkills = skills?.map(lintSkill);
     const checkedCases = suite?.cases.map(lintCase);
     if (checkedSkills) {
@@ -113,7 +116,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
           checkedSkills,
           AGENT_IDS.map((id) => adapterFor(id).skillListing),
         ),
-        ...listingBudgetFindings(checkedSkills, adapter.skillListing),
+        ...listingBudgetFindings(checkedSkills, adapter.skillListing, neighbours ?? []),
         ...overlapFindings(checkedSkills),
         ...allowedToolsFindings(checkedSkills, adapter.trialTools),
         ...symlinkFindings(checkedSkills),
