@@ -6,7 +6,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { listingProblem } from '../src/agents/init-isolation.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
-import { cutFromListing, listingBudgetFindings } from '../src/lint/listing.js';
+import { cutFromListing, listingBudgetFindings, listingChars } from '../src/lint/listing.js';
 import type { LintSkill } from '../src/lint/types.js';
 import { advice } from '../src/report/advice.js';
 import { REPORTERS } from '../src/report/registry.js';
@@ -283,6 +283,54 @@ describe('a neighbour taking a case: counted, its share with an interval, advice
     const back = resultsSchema.parse(old);
     expect(back.summary.cases[0]!.failures).toMatchObject({ neighbour: { trials: 0 }, firedNeighbours: [] });
     expect(back.summary.cases[0]!.fired.neighbour).toBe(0);
+  });
+});
+
+describe('the report says which neighbours were listed, and which family descriptions the listing cut', () => {
+  const listing = { cli: 'Claude Code', chars: 8055, budgetChars: 8000, byNameOnly: ['atl-jira'] };
+  const manifest = handMadeManifest([jira], 0, { neighbours: NEIGHBOURS, neighboursHash: 'nh', listing });
+  const results = buildResults(manifest, [], [], NOW);
+  const input = { manifest, results, runDir: 'runs/r1', agentNotes: agentNotes(manifest) };
+  const note =
+    "neighbours: 2 skills of the user's listed beside the family in both arms (pdf-tool, web-research); the skill listing takes 8055 of the ~8000 characters Claude Code gives it, so it lists atl-jira by name only: the model never sees its description";
+
+  it.each(['terminal', 'markdown', 'html'] as const)('%s', (name) => {
+    const text = stripVTControlCharacters(REPORTERS[name]({ colour: false }).render(input)).replace(/\s*\n\s*/g, ' ');
+    // As each format escapes it: markdown a `~`, html an apostrophe.
+    expect(text.replace(/\\~/g, '~').replace(/&#39;/g, "'")).toContain(note);
+  });
+
+  it('a run without neighbours says nothing of them', () => {
+    const plain = handMadeManifest([jira], 0);
+    const text = REPORTERS.terminal({ colour: false }).render({ ...input, manifest: plain, results: buildResults(plain, [], [], NOW) });
+    expect(text).not.toMatch(/neighbour/);
+  });
+
+  it('run.json records the listing the family shares with the neighbours', async () => {
+    const { newManifest } = await import('../src/runner/execute.js');
+    const { loadNeighbours } = await import('../src/load/neighbours.js');
+    const { loadSkills } = await import('../src/load/skills.js');
+    const { configSchema } = await import('../src/run/config-schema.js');
+    const root = join(import.meta.dirname, '..');
+    const skills = loadSkills(join(root, 'skills'));
+    const neighbours = loadNeighbours(join(root, 'examples/neighbours'), skills);
+    const suite = { cases: [], files: [], hash: 'h' };
+    const base = { config: configSchema.parse({}), skills, suite, adapter: claudeCode, binary: 'claude' };
+    const m = newManifest({ ...base, neighbours }, {});
+    expect(m.neighbours?.map((n) => n.dir)).toEqual(['git-commit', 'pdf-tool', 'spreadsheet', 'web-research']);
+    expect(m.listing).toEqual({
+      cli: 'Claude Code',
+      chars: listingChars([...skills, ...neighbours], claudeCode.skillListing),
+      budgetChars: 8000,
+      byNameOnly: [],
+    });
+    // Six long neighbours push the family out of the listing.
+    const long = neighbours.map((n, i) => ({ ...n, dir: `zz-${i}`, description: 'x'.repeat(1536) }));
+    const crowded = newManifest({ ...base, neighbours: [...long, ...long.map((n) => ({ ...n, dir: `${n.dir}b` }))] }, {});
+    expect(crowded.listing?.byNameOnly).toEqual([]);
+    const first = newManifest({ ...base, neighbours: [...long, ...long].map((n, i) => ({ ...n, dir: `aa-${i}` })) }, {});
+    expect(first.listing?.byNameOnly).toEqual(skills.map((k) => k.dir).sort());
+    expect(newManifest(base, {})).not.toHaveProperty('listing');
   });
 });
 

@@ -32,6 +32,7 @@ import {
   signedDifference,
   SIMULATED_COST,
   cacheText,
+  neighboursNote,
   SIMULATED_NOTE,
   simulatorText,
   skillsEditedNote,
@@ -76,6 +77,8 @@ function header({ manifest, results }: ReportInput, c: Colors): string[] {
   }
   if (manifest.skillsChangedDuringRun?.length)
     lines.push(paragraph(c.yellow(skillsEditedNote(manifest.skillsChangedDuringRun.map((e) => e.dir)))));
+  const neighbours = neighboursNote(manifest);
+  if (neighbours) lines.push(paragraph(manifest.listing?.byNameOnly.length ? c.yellow(neighbours) : c.cyan(neighbours)));
   if (manifest.mergedFrom)
     lines.push(
       paragraph(

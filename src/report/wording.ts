@@ -326,6 +326,20 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
   return facts;
 }
 
+/**
+ * The user's other skills a run installed beside the family, and the listing they share with it: which of the
+ * family's descriptions the CLI cuts (the skill listed by name only). Undefined for a run without neighbours.
+ */
+export function neighboursNote(manifest: Pick<RunManifest, 'neighbours' | 'listing'>): string | undefined {
+  const { neighbours, listing } = manifest;
+  if (!neighbours?.length || !listing) return undefined;
+  const cut = listing.byNameOnly;
+  const cutText = cut.length
+    ? `, so it lists ${cut.join(', ')} by name only: the model never sees ${cut.length > 1 ? 'their descriptions' : 'its description'}`
+    : '';
+  return `neighbours: ${plural(neighbours.length, 'skill')} of the user's listed beside the family in both arms (${neighbours.map((n) => n.dir).join(', ')}); the skill listing takes ${listing.chars} of the ~${listing.budgetChars} characters ${listing.cli} gives it${cutText}`;
+}
+
 /** Said beside an uncalibrated judge's verdicts. */
 export const JUDGE_SHOWN = 'shown, not scored: the judge is uncalibrated';
 

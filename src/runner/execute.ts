@@ -4,7 +4,7 @@ import { valueHash } from '../util/json.js';
 import { freshDrawSeed } from '../util/random.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { AgentAdapter, TrialRole } from '../agents/types.js';
+import type { AgentAdapter, SkillListing, TrialRole } from '../agents/types.js';
 import type { JudgeCli } from './judge-check.js';
 import { judgeSample } from '../grade/judge-answers.js';
 import { gradeTrial } from '../grade/outcome.js';
@@ -12,6 +12,7 @@ import { gradeOptions } from './stored-grades.js';
 import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../util/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
+import { cutFromListing, listingChars } from '../lint/listing.js';
 import { explainJudgeSample, explainOutcome } from '../report/explain.js';
 import { skillsEditedNote } from '../report/wording.js';
 import type { Config } from '../run/config-schema.js';
@@ -118,6 +119,21 @@ export function makeScheduler(config: Config, defs: GradableCase[], run: Pick<Ru
   });
 }
 
+/** The neighbours as run.json records them: each with its hash, and the listing they share with the family. */
+function neighboursRecord(family: readonly Skill[], neighbours: readonly Skill[], listing: SkillListing) {
+  const cut = new Set(cutFromListing([...family, ...neighbours], listing));
+  return {
+    neighbours: neighbours.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
+    neighboursHash: familyHash([...neighbours]),
+    listing: {
+      cli: listing.cli,
+      chars: listingChars([...family, ...neighbours], listing),
+      budgetChars: listing.budgetChars,
+      byNameOnly: family.filter((k) => cut.has(k.dir)).map((k) => k.dir),
+    },
+  };
+}
+
 /** The manifest of a new run of `s`. Pure but for the run id, the clock, the owner it records and a fresh draw seed. */
 export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
   const defs = s.suite.cases.map((c) => gradableCase(c, s.config));
@@ -133,9 +149,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     configFile: s.configFile,
     skills: s.skills.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
     skillsHash: familyHash(s.skills),
-    ...(s.neighbours?.length
-      ? { neighbours: s.neighbours.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })), neighboursHash: familyHash(s.neighbours) }
-      : {}),
+    ...(s.neighbours?.length ? neighboursRecord(s.skills, s.neighbours, s.adapter.skillListing) : {}),
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
     simulator:
