@@ -87,6 +87,8 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     const skillsDir = inCwd(config.skillsDir);
     const skills = attempt(() => loadSkills(skillsDir));
     const family = skills ?? skillFolders(skillsDir);
+    // The user's other skills share the listing with the family (the budget is measured with them), and a profile may play them.
+    const neighbours = (config.neighbours !== undefined && attempt(() => loadNeighbours(inCwd(config.neighbours!), family))) || [];
     const patterns = (Array.isArray(config.cases) ? config.cases : [config.cases]).map((g) =>
       isAbsolute(g) ? g : join(escapePath(env.cwd), g),
     );
@@ -98,15 +100,16 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
         findings.push(
           ...asErrors(
             'profile',
-            profileReferenceProblems(profile, { skills: family.map((s) => s.dir), caseIds: suite?.cases.map((c) => c.id) }),
+            profileReferenceProblems(profile, {
+              skills: [...family, ...neighbours].map((s) => s.dir),
+              caseIds: suite?.cases.map((c) => c.id),
+            }),
           ),
         );
       }
       if (profile && suite) findings.push(...profileGapFindings(profile.profile, sim, suite.cases.map(lintCase)));
       if (profile && !suite) skipped.push(family.length ? 'profile case references' : 'profile references');
     }
-    // The user's other skills share the listing with the family: the budget is measured with them.
-    const neighbours = config.neighbours !== undefined && skills ? attempt(() => loadNeighbours(inCwd(config.neighbours!), skills)) : [];
     checkedSkills = skills?.map(lintSkill);
     const checkedCases = suite?.cases.map(lintCase);
     if (checkedSkills) {
@@ -116,7 +119,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
           checkedSkills,
           AGENT_IDS.map((id) => adapterFor(id).skillListing),
         ),
-        ...listingBudgetFindings(checkedSkills, adapter.skillListing, neighbours ?? []),
+        ...listingBudgetFindings(checkedSkills, adapter.skillListing, neighbours),
         ...overlapFindings(checkedSkills),
         ...allowedToolsFindings(checkedSkills, adapter.trialTools),
         ...symlinkFindings(checkedSkills),

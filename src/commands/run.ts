@@ -55,7 +55,8 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const { skills, family } = checkSkills(loaded, problems);
   const neighbours = checkNeighbours(loaded, family, problems);
   const all = checkCases(loaded, family, problems);
-  const profile = checkProfile(opts.sim, family, all, opts.overrides?.cases !== undefined, problems);
+  // A profile may play a neighbour as it plays a family skill: both are installed.
+  const profile = checkProfile(opts.sim, [...family, ...neighbours], all, opts.overrides?.cases !== undefined, problems);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
   const selected =
     all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume)) : undefined;
