@@ -107,6 +107,27 @@ describe('neighbours: bad input is one exact line, exit 2, nothing spawned', () 
   });
 });
 
+describe('a simulator profile may play a neighbour', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+
+  it.each([
+    ['pdf-tool', []],
+    ['ghost', ['rule 1 behaviour 1: `skill: ghost` names no skill in the skills folder, so the simulator never plays it as written']],
+  ])('a rule calling %s', async (skill, want) => {
+    const dir = makeProject({
+      ...baseProject(),
+      [CONFIG]: 'neighbours: others\n',
+      'others/pdf-tool/SKILL.md': skillMd('pdf-tool', 'Read, fill and merge PDF files.'),
+      'sim.yaml': `seed: 1\nrules:\n  - { case: pos-alpha, do: [{ skill: ${skill} }] }\n  - { case: neg-weather, do: [{ answer: sunny }] }\n`,
+    });
+    dirs.push(dir);
+    const r = await runInProcess(['lint', '--json', '--sim', 'sim.yaml'], { cwd: dir });
+    const findings = JSON.parse(r.stdout) as { check: string; what: string }[];
+    expect(findings.filter((f) => f.check === 'profile').map((f) => f.what)).toEqual(want);
+  });
+});
+
 describe('the listing the CLI must show: the family (skill arm only) and the declared neighbours (both arms)', () => {
   it.each<[string, 'skill' | 'ablation', string[], boolean, string | undefined]>([
     ['family and neighbours, skill arm', 'skill', ['alpha', 'pdf-tool'], true, undefined],
