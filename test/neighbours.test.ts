@@ -12,12 +12,12 @@ import { advice } from '../src/report/advice.js';
 import { REPORTERS } from '../src/report/registry.js';
 import { resumeChanges } from '../src/runner/resume.js';
 import { agentNotes } from '../src/runner/reports.js';
-import { resultsSchema, type GradableCase, type RunManifest, type TrialMeta } from '../src/run/schema.js';
+import { resultsSchema, type GradableCase, type RunManifest } from '../src/run/schema.js';
 import { buildResults } from '../src/verdict/results.js';
 import { drift } from '../src/verdict/compare.js';
 import { ClaudeStream } from './claude-stream.js';
 import { baseProject, cleanup, makeProject, runInProcess, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
-import { ATL_FAMILY, handMadeManifest } from './run-fixtures.js';
+import { ATL_FAMILY, DECISION, handMadeManifest, trialMeta } from './run-fixtures.js';
 
 const CONFIG = 'skillprobe.config.yaml';
 
@@ -150,17 +150,6 @@ describe('the listing the CLI must show: the family (skill arm only) and the dec
 });
 
 const NOW = new Date('2026-12-01T00:00:00.000Z');
-const META: TrialMeta = {
-  exitCode: 0,
-  signal: null,
-  wallMs: 400,
-  timedOut: false,
-  interrupted: false,
-  stderrTail: '',
-  attempt: 1,
-  startedAt: '2026-11-30T00:00:00.000Z',
-};
-const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 50 };
 const NEIGHBOURS = [
   { dir: 'pdf-tool', name: 'pdf-tool', hash: 'p' },
   { dir: 'web-research', name: 'web-research', hash: 'w' },
@@ -186,7 +175,7 @@ function graded(trials: [GradableCase, ClaudeStream][]) {
   const outcomes = trials.map(([c, stream]) => {
     const n = (seen.get(c.id) ?? 0) + 1;
     seen.set(c.id, n);
-    return gradeTrial(parseClaudeStream(stream.raw()), META, c, 'skill', n, opts);
+    return gradeTrial(parseClaudeStream(stream.raw()), trialMeta(), c, 'skill', n, opts);
   });
   const results = buildResults(manifest, outcomes, [], NOW);
   const input = { manifest, results, runDir: 'runs/r1', agentNotes: agentNotes(manifest) };

@@ -315,7 +315,11 @@ export function loadSkills(skillsDir: string, wording: SkillsFolderWording = FAM
   }
   problems.throwIfAny();
   if (skills.length === 0) {
-    throw new InputError({ file: skillsDir, what: 'no skills found', todo: `add at least one \`<dir>/SKILL.md\` under the ${wording.folder}` });
+    throw new InputError({
+      file: skillsDir,
+      what: 'no skills found',
+      todo: `add at least one \`<dir>/SKILL.md\` under the ${wording.folder}`,
+    });
   }
   return skills;
 }

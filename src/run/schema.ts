@@ -173,7 +173,9 @@ export const runManifestSchema = z.object({
    * With neighbours: the skill listing the CLI shows the model (the family and the neighbours), its size against the
    * CLI's budget, and the family's skills it lists by name only, their descriptions cut.
    */
-  listing: z.object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int(), byNameOnly: z.array(z.string()) }).optional(),
+  listing: z
+    .object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int(), byNameOnly: z.array(z.string()) })
+    .optional(),
   cases: z.object({ files: z.array(z.string()), hash: z.string(), defs: z.array(storedCaseSchema) }),
   family: z.array(familyMemberSchema),
   /** The simulator's profile file, name and seed, and a hash of everything in it that sets behaviour. */
