@@ -177,9 +177,10 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
   const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
+  // The neighbours are installed beside the family: a CLI that would hide one fails every trial's listing check.
   const hidden = s.adapter.familyProblem?.(
     s.binary,
-    s.skills.map((k) => k.name),
+    [...s.skills, ...(s.neighbours ?? [])].map((k) => k.name),
   );
   if (hidden) throw new InputError({ file: s.binary, ...hidden });
 }
