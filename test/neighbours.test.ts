@@ -278,6 +278,13 @@ describe('a neighbour taking a case: counted, its share with an interval, advice
     expect(run.reports[name]).toMatch(/neighbour pdf-tool fired in 3 of 10: 0\.30 \\?\[0\.11, 0\.60\\?\]/);
   });
 
+  it('the terminal case table counts the trials a neighbour took in a column of their own', () => {
+    const table = run.reports.terminal!.split('\n');
+    const head = table.findIndex((l) => /sibling\s+neighbour/.test(l));
+    expect(head).toBeGreaterThan(-1);
+    expect(table[head + 2]).toMatch(/^jira-create\s+10\s+7\s+0\s+0\s+0\s+3\s+·\s+0\s+0\s+0$/);
+  });
+
   it('json carries it, and the stored results read back', () => {
     const back = resultsSchema.parse(JSON.parse(run.reports.json!));
     expect(back.summary.cases[0]!.failures.firedNeighbours[0]!.skill).toBe('pdf-tool');
