@@ -453,6 +453,26 @@ describe('the listing budget with the neighbours', () => {
   });
 });
 
+describe('tune spends nothing on a description the listing with the neighbours would cut', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+
+  it.each<[string, number, string | undefined]>([
+    ['no neighbours', 0, undefined],
+    ['six long neighbours', 6, "the family's listing with its 6 neighbours would take 9346 of the 8000 characters Claude Code gives it"],
+  ])('%s', async (_name, count, problem) => {
+    const { candidateProblem } = await import('../src/runner/tune-family.js');
+    const { loadSkills } = await import('../src/load/skills.js');
+    const dir = makeProject(baseProject());
+    dirs.push(dir);
+    const family = loadSkills(join(dir, 'skills'));
+    const neighbours = Array.from({ length: count }, (_, i) => ({ ...family[0]!, dir: `n${i}`, description: 'x'.repeat(1536) }));
+    const tuned = family.find((k) => k.dir === 'alpha')!;
+    const checked = await candidateProblem(family, tuned, 'Handle alpha records.', join(dir, 'candidate'), claudeCode, neighbours);
+    expect('problem' in checked ? checked.problem : undefined).toBe(problem);
+  });
+});
+
 describe('the example pack of neighbours', () => {
   it('loads as valid skills, named apart from the demo family', async () => {
     const { loadNeighbours } = await import('../src/load/neighbours.js');
