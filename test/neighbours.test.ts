@@ -239,6 +239,14 @@ describe('a neighbour taking a case: counted, its share with an interval, advice
   const run = graded(trials);
   const row = run.results.summary.cases.find((r) => r.caseId === 'jira-create')!;
 
+  it('a progress line says where the trial went', async () => {
+    const { explainOutcome } = await import('../src/report/explain.js');
+    expect(explainOutcome(run.outcomes[7]!, jira)).toBe('fail: went to a neighbour: pdf-tool');
+    expect(explainOutcome(graded([[jira, s().skill('ghost', undefined, { status: 'unknown' }).result()]]).outcomes[0]!, jira)).toBe(
+      'fail: called a skill outside the family: ghost',
+    );
+  });
+
   it('counts it apart from "did not fire" and from `other`', () => {
     expect(row.fired).toMatchObject({ expected: 7, neighbour: 3, other: 0, none: 0 });
     expect(row.failures.neighbour).toEqual({ trials: 3, example: 8 });
