@@ -411,3 +411,67 @@ describe('grading a Codex trial end to end (pure)', () => {
     expect(o.status).toBe('isolation_error');
   });
 });
+
+describe('a neighbour on Codex: its SKILL.md carries a nonce as the family does', () => {
+  // Codex loads a skill by reading its SKILL.md, so a nonce-proven read of a neighbour's is that neighbour firing,
+  // exactly as it is for a family member; the ablation arm still lists and may fire the neighbour.
+  const c: GradableCase = {
+    id: 'c',
+    expect: 'mock-skill',
+    exclusive: false,
+    tags: [],
+    decision: { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 },
+  };
+  const opts: GradeOptions = {
+    family: [{ dir: 'mock-skill', name: 'mock-skill' }],
+    neighbours: [{ dir: 'pdf-tool', name: 'pdf-tool' }],
+    skillsFolder: codex.skillsFolder,
+    readCountsAsFiring: true,
+    budgetStopsFail: true,
+    conventions: codex.grading,
+  };
+  const evidence = (skills: string[]): TrialMeta =>
+    meta({ evidence: { skillNonces: { 'mock-skill': '7f3a9c', 'pdf-tool': 'p0f1d2' }, shown: { ...SHOWN, skills } } });
+  const readOf = (dir: string, nonce: string) =>
+    stream(...START, ...command('i1', `cat /ws/.agents/skills/${dir}/SKILL.md`, `---\nname: ${dir}\n---\n<!-- ${nonce} -->\n`), DONE);
+
+  it.each([
+    [
+      'skill',
+      ['mock-skill', 'pdf-tool'],
+      readOf('pdf-tool', 'p0f1d2'),
+      { status: 'ok', fired: 'neighbour', firedColumn: 'neighbour:pdf-tool', passed: false },
+    ],
+    [
+      'skill',
+      ['mock-skill', 'pdf-tool'],
+      readOf('mock-skill', '7f3a9c'),
+      { status: 'ok', fired: 'expected', firedColumn: 'mock-skill', passed: true },
+    ],
+    ['ablation', ['pdf-tool'], readOf('pdf-tool', 'p0f1d2'), { status: 'ok', fired: 'neighbour', firedColumn: 'neighbour:pdf-tool' }],
+    ['skill', ['mock-skill'], readOf('mock-skill', '7f3a9c'), { status: 'isolation_error' }],
+    ['ablation', ['pdf-tool', 'mock-skill'], readOf('pdf-tool', 'p0f1d2'), { status: 'isolation_error' }],
+    ['skill', ['mock-skill', 'pdf-tool', 'leaked'], readOf('mock-skill', '7f3a9c'), { status: 'isolation_error' }],
+  ] as const)('%s arm listing %j: graded %j', (arm, listed, raw, want) => {
+    const m = evidence([...listed]);
+    const o = gradeTrial(parse(raw, m), m, c, arm, 1, opts);
+    expect(o).toMatchObject(want);
+    if (want.status === 'ok') expect(o.firings.every((f) => f.skill === undefined) === (want.fired === 'neighbour')).toBe(true);
+  });
+
+  it('names what is wrong with the listing', () => {
+    const m = evidence(['mock-skill', 'pdf-tool', 'leaked']);
+    const t = parse(readOf('mock-skill', '7f3a9c'), m);
+    expect(codex.grading.isolationProblem(t, { arm: 'skill', family: ['mock-skill'], neighbours: ['pdf-tool'] })).toBe(
+      'skills outside the family and its declared neighbours reached the model: leaked',
+    );
+    const ablation = evidence(['mock-skill']);
+    expect(
+      codex.grading.isolationProblem(parse(readOf('mock-skill', '7f3a9c'), ablation), {
+        arm: 'ablation',
+        family: ['mock-skill'],
+        neighbours: ['pdf-tool'],
+      }),
+    ).toBe('ablation arm: neighbours pdf-tool not loaded by the agent');
+  });
+});

@@ -212,7 +212,7 @@ describe('statistics: why scored trials failed', () => {
     ],
   ])('%s', (_name, c, stream, want) => {
     const { outcomes } = run([c], [[c.id, stream]]);
-    const f = failureBreakdown(c, 'skill', outcomes, true);
+    const f = failureBreakdown(c, 'skill', outcomes, true, 0.95);
     for (const [k, v] of Object.entries(want)) expect(f[k as keyof typeof want].trials, k).toBe(v);
   });
 

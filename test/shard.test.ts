@@ -94,6 +94,15 @@ describe('merge refuses shards that are not one run, naming the difference', () 
       /in fixtures \(hash\): fff vs none/,
     ],
     [
+      'different neighbours',
+      async () => [
+        await shardFolder(1, ['a']),
+        await shardFolder(2, ['b'], { neighbours: [{ dir: 'pdf-tool', name: 'pdf-tool', hash: 'p' }], neighboursHash: 'nnn' }),
+        await shardFolder(3, ['c']),
+      ],
+      /in neighbours \(hash\): nnn vs none/,
+    ],
+    [
       'a shard missing',
       async () => [await shardFolder(1, ['a']), await shardFolder(3, ['c'])],
       /1 case\(s\) of the suite are in no shard given: b \(shard 2 of 3 not given\)/,

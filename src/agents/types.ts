@@ -53,10 +53,16 @@ export interface SkillListing {
   budgetChars: number;
 }
 
-/** What a trial was set up to show the model: the arm, the family, and whether the suite declared an instruction file. */
-export interface IsolationExpectation {
+/** The skills a trial's CLI must list: the family in the skill arm only, the declared neighbours in both arms. */
+export interface ListingExpectation {
   arm: Arm;
   family: readonly string[];
+  /** The user's other skills installed beside the family (`neighbours:`); none when not given. */
+  neighbours?: readonly string[];
+}
+
+/** What a trial was set up to show the model: the listing, and whether the suite declared an instruction file. */
+export interface IsolationExpectation extends ListingExpectation {
   /** The case's fixtures held the project's instruction file (`instructions:`): the CLI showing it is no leak. */
   instructions?: boolean;
 }
@@ -69,7 +75,7 @@ export interface GradingConventions {
   readEchoPrefix?: RegExp;
   /**
    * Why the trial's own evidence (what the CLI says it loaded and offered) shows the family missing in the skill
-   * arm, visible in the ablation arm, or a locked tool open; undefined when it checks out.
+   * arm, visible in the ablation arm, a declared neighbour missing, or a locked tool open; undefined when it checks out.
    */
   isolationProblem(t: Transcript, expected: IsolationExpectation): string | undefined;
 }

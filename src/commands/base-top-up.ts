@@ -218,6 +218,8 @@ export async function topUpBase(
   // What `--resume` would refuse, refused here with the way out a canary has; the candidate's skills are the base's too.
   const changes = resumeChanges(base.manifest, newManifest(suite, { sim: base.manifest.simulator?.profile }), now.cliVersion);
   if (familyHash(loaded.skills) !== base.manifest.skillsHash) changes.push("the skills this run tests (they are not the base's)");
+  const neighboursHash = loaded.neighbours?.length ? familyHash(loaded.neighbours) : undefined;
+  if (neighboursHash !== base.manifest.neighboursHash) changes.push("the neighbours this run installs (they are not the base's)");
   if (changes.length) {
     throw new InputError({
       file,

@@ -16,6 +16,7 @@ import { loadCases, type Case } from '../load/cases.js';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
 import { InputError, type InputProblem } from '../util/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
+import { loadNeighbours } from '../load/neighbours.js';
 import { DEFAULT_PROFILE_FILE, profileReferenceProblems, readProfile } from '../sim/profile.js';
 import { EXIT } from '../run/exit-codes.js';
 import { skillFolders } from '../load/family.js';
@@ -86,6 +87,8 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     const skillsDir = inCwd(config.skillsDir);
     const skills = attempt(() => loadSkills(skillsDir));
     const family = skills ?? skillFolders(skillsDir);
+    // The user's other skills share the listing with the family (the budget is measured with them), and a profile may play them.
+    const neighbours = (config.neighbours !== undefined && attempt(() => loadNeighbours(inCwd(config.neighbours!), family))) || [];
     const patterns = (Array.isArray(config.cases) ? config.cases : [config.cases]).map((g) =>
       isAbsolute(g) ? g : join(escapePath(env.cwd), g),
     );
@@ -97,7 +100,10 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
         findings.push(
           ...asErrors(
             'profile',
-            profileReferenceProblems(profile, { skills: family.map((s) => s.dir), caseIds: suite?.cases.map((c) => c.id) }),
+            profileReferenceProblems(profile, {
+              skills: [...family, ...neighbours].map((s) => s.dir),
+              caseIds: suite?.cases.map((c) => c.id),
+            }),
           ),
         );
       }
@@ -113,7 +119,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
           checkedSkills,
           AGENT_IDS.map((id) => adapterFor(id).skillListing),
         ),
-        ...listingBudgetFindings(checkedSkills, adapter.skillListing),
+        ...listingBudgetFindings(checkedSkills, adapter.skillListing, neighbours),
         ...overlapFindings(checkedSkills),
         ...allowedToolsFindings(checkedSkills, adapter.trialTools),
         ...symlinkFindings(checkedSkills),

@@ -23,6 +23,7 @@ const MUST_AGREE: [what: string, of: (m: RunManifest) => string][] = [
   ['model', (m) => m.model],
   ['model reported by the CLI', (m) => m.reportedModel ?? 'unknown'],
   ['skills (hash)', (m) => m.skillsHash],
+  ['neighbours (hash)', (m) => m.neighboursHash ?? 'none'],
   ['cases (hash)', (m) => m.cases.hash],
   ['fixtures (hash)', (m) => m.fixturesHash ?? 'none'],
   [

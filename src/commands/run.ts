@@ -6,7 +6,7 @@ import type { AgentAdapter } from '../agents/types.js';
 import { judgeProblems, type JudgeCli } from '../runner/judge-check.js';
 import type { CaseSuite } from '../load/cases.js';
 import { checkValueAt, collectConfig, type LoadedConfig } from '../load/config.js';
-import { checkCases, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
+import { checkCases, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
 import type { Config } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../util/input-error.js';
@@ -53,8 +53,10 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   if (!loaded) throw new InputError(problems.items);
   const { config } = loaded;
   const { skills, family } = checkSkills(loaded, problems);
+  const neighbours = checkNeighbours(loaded, family, problems);
   const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems);
-  const profile = checkProfile(opts.sim, family, all, opts.overrides?.cases !== undefined, problems);
+  // A profile may play a neighbour as it plays a family skill: both are installed.
+  const profile = checkProfile(opts.sim, [...family, ...neighbours], all, opts.overrides?.cases !== undefined, problems);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
   const selected =
     all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume)) : undefined;
@@ -77,6 +79,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
     config,
     configFile: loaded.file,
     skills: skills!,
+    ...(neighbours.length ? { neighbours } : {}),
     suite: selected!.suite,
     profile,
     adapter: adapter!,

@@ -12,6 +12,7 @@ import {
   NONE,
   NOTHING_TO_SCORE,
   OTHER,
+  neighbourColumn,
   type ExclusionReason,
   type FamilyMember,
   type FiredCategory,
@@ -24,6 +25,8 @@ import {
 
 export interface GradeOptions {
   family: FamilyMember[];
+  /** The user's other skills installed beside the family (`neighbours:`): their firings are graded apart. */
+  neighbours?: FamilyMember[];
   skillsFolder: string;
   /** Whether reading a skill's files counts as firing it (the default: for some CLIs it is the only way). */
   readCountsAsFiring: boolean;
@@ -64,7 +67,7 @@ function usageOf(t: Transcript): { usage?: TrialUsage } {
 }
 
 function column(counted: Firing[]): string {
-  const members = [...new Set(counted.map((f) => f.skill ?? OTHER))];
+  const members = [...new Set(counted.map((f) => f.skill ?? (f.neighbour !== undefined ? neighbourColumn(f.neighbour) : OTHER)))];
   if (members.length === 0) return NONE;
   if (members.length > 1) return MULTIPLE;
   return members[0]!;
@@ -72,23 +75,35 @@ function column(counted: Firing[]): string {
 
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
+  const neighbours = opts.neighbours ?? [];
   const verdict = trialStatus(t, meta, {
     arm,
     family: opts.family.map((m) => m.dir),
+    neighbours: neighbours.map((m) => m.dir),
     instructions: c.fixtures?.instructions,
     isolationProblem: opts.conventions.isolationProblem,
   });
-  const all = firings(t, opts.family, opts.skillsFolder, opts.conventions);
+  const all = firings(t, opts.family, opts.skillsFolder, opts.conventions, neighbours);
   const counted = all.filter((f) => f.via === 'invoke' || opts.readCountsAsFiring);
   const family = counted.filter((f) => f.skill !== undefined);
   const expected = counted.filter((f) => f.skill === c.expect);
   const positive = c.expect !== NONE;
   const firedColumn = column(counted);
   const falseTriggers = falselyFired(c, [...new Set(family.map((f) => f.skill!))]);
-  // `sibling`: another family member fired (for a negative case, a member it forbids: a false trigger); `other`:
-  // only names outside the family (bundled or made-up skills), or members a "not this skill" case leaves free.
+  // `sibling`: another family member fired (for a negative case, a member it forbids: a false trigger); `neighbour`:
+  // a neighbour took it (the model went elsewhere); `other`: only names the suite did not install (bundled or made-up
+  // skills), or members a "not this skill" case leaves free.
+  const wentToNeighbour = counted.some((f) => f.neighbour !== undefined);
   const fired: FiredCategory =
-    counted.length === 0 ? 'none' : expected.length ? 'expected' : (positive ? family.length : falseTriggers.length) ? 'sibling' : 'other';
+    counted.length === 0
+      ? 'none'
+      : expected.length
+        ? 'expected'
+        : (positive ? family.length : falseTriggers.length)
+          ? 'sibling'
+          : wentToNeighbour
+            ? 'neighbour'
+            : 'other';
   const out: TrialOutcome = {
     caseId: c.id,
     arm,

@@ -9,6 +9,8 @@ export interface IsolationContext {
   family: string[];
   /** The case's fixtures held the project's instruction file: the CLI showing it is no leak. */
   instructions?: boolean;
+  /** Folder names of the neighbours installed beside the family in both arms (`neighbours:`). */
+  neighbours?: string[];
   /** The agent's own isolation check (its adapter's): the graders know no CLI's evidence. */
   isolationProblem: GradingConventions['isolationProblem'];
 }

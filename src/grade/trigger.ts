@@ -23,18 +23,30 @@ export function memberReadBy(path: string, family: FamilyMember[], skillsFolder:
 
 /**
  * Every firing in the whole run, in order: skill-tool invocations (with their load status, denied still counting
- * as the model's choice) and reads of a skill's files. Only assistant tool calls are considered.
+ * as the model's choice) and reads of a skill's files. Only assistant tool calls are considered. A name or read
+ * outside the family that is one of the declared `neighbours` names that neighbour (`neighbour`): the model went to
+ * another of the user's skills, which is graded apart from a name the suite never installed.
  */
-export function firings(t: Transcript, family: FamilyMember[], skillsFolder: string, conventions: GradingConventions): Firing[] {
+export function firings(
+  t: Transcript,
+  family: FamilyMember[],
+  skillsFolder: string,
+  conventions: GradingConventions,
+  neighbours: FamilyMember[] = [],
+): Firing[] {
   const out: Firing[] = [];
   const loads = new Map<string, SkillLoadStatus>();
   for (const e of t.events) if (e.kind === 'skill_load') loads.set(e.callId, e.status);
+  const named = (skill: string | undefined, neighbour: string | undefined) => ({
+    ...(skill !== undefined ? { skill } : {}),
+    ...(skill === undefined && neighbour !== undefined ? { neighbour } : {}),
+  });
   t.events.forEach((e, at) => {
     if (e.kind !== 'tool_call' || e.source !== 'assistant') return;
     if (e.intent === 'skill') {
       const requested = e.skill ?? '';
       out.push({
-        skill: resolveMember(requested, family, conventions),
+        ...named(resolveMember(requested, family, conventions), resolveMember(requested, neighbours, conventions)),
         requested,
         via: 'invoke',
         status: loads.get(e.id),
@@ -43,7 +55,8 @@ export function firings(t: Transcript, family: FamilyMember[], skillsFolder: str
       });
     } else if (e.intent === 'read' && e.path) {
       const skill = memberReadBy(e.path, family, skillsFolder);
-      if (skill) out.push({ skill, requested: e.path, via: 'read', callId: e.id, at });
+      const neighbour = memberReadBy(e.path, neighbours, skillsFolder);
+      if (skill || neighbour) out.push({ ...named(skill, neighbour), requested: e.path, via: 'read', callId: e.id, at });
     }
   });
   return out;

@@ -263,8 +263,16 @@ export function parseSkillFile(file: string, dir: string, text: string): Omit<Sk
   };
 }
 
+/** How messages name a folder of skills, and the setting that points at it. */
+export interface SkillsFolderWording {
+  folder: string;
+  setting: string;
+}
+
+const FAMILY_FOLDER: SkillsFolderWording = { folder: 'skills folder', setting: 'set `skillsDir` in skillprobe.config.yaml or --skills' };
+
 /** Loads every `<skillsDir>/<dir>/SKILL.md`; all problems are reported together. */
-export function loadSkills(skillsDir: string): Skill[] {
+export function loadSkills(skillsDir: string, wording: SkillsFolderWording = FAMILY_FOLDER): Skill[] {
   const root = resolve(skillsDir);
   let entries: string[];
   try {
@@ -273,8 +281,8 @@ export function loadSkills(skillsDir: string): Skill[] {
     const notFolder = (e as NodeJS.ErrnoException).code === 'ENOTDIR';
     throw new InputError({
       file: skillsDir,
-      what: notFolder ? 'a file where the skills folder belongs' : 'skills folder not found',
-      todo: 'create it, or set `skillsDir` in skillprobe.config.yaml or --skills',
+      what: notFolder ? `a file where the ${wording.folder} belongs` : `${wording.folder} not found`,
+      todo: `create it, or ${wording.setting}`,
     });
   }
   const problems = new ProblemList();
@@ -308,7 +316,7 @@ export function loadSkills(skillsDir: string): Skill[] {
       problems.add({
         file: shownPath(folder),
         what: near ? `found ${near} but agent CLIs read only SKILL.md (the name is case-sensitive)` : 'folder has no SKILL.md',
-        todo: near ? `rename it to SKILL.md` : 'add SKILL.md or move the folder out of the skills folder',
+        todo: near ? `rename it to SKILL.md` : `add SKILL.md or move the folder out of the ${wording.folder}`,
       });
       continue;
     }
@@ -317,7 +325,11 @@ export function loadSkills(skillsDir: string): Skill[] {
   }
   problems.throwIfAny();
   if (skills.length === 0) {
-    throw new InputError({ file: skillsDir, what: 'no skills found', todo: 'add at least one `<dir>/SKILL.md` under the skills folder' });
+    throw new InputError({
+      file: skillsDir,
+      what: 'no skills found',
+      todo: `add at least one \`<dir>/SKILL.md\` under the ${wording.folder}`,
+    });
   }
   return skills;
 }

@@ -6,6 +6,7 @@ import { loadCases, type CaseSuite } from './cases.js';
 import { readFixtureFiles, readInstructions, type FixtureSeal, type SuiteFixtures } from './fixtures.js';
 import type { LoadedConfig } from './config.js';
 import { skillFolders } from './family.js';
+import { loadNeighbours } from './neighbours.js';
 import { loadSkills, type Skill } from './skills.js';
 import type { FamilyMember } from './trigger-evals.js';
 
@@ -29,6 +30,25 @@ export function checkSkills(loaded: LoadedConfig, problems: ProblemList): { skil
   const skills = readable ? problems.collect(() => loadSkills(config.skillsDir)) : undefined;
   // A SKILL.md that does not load still names its skill: the cases are checked against the folder names.
   return { ...(skills ? { skills } : {}), family: skills ?? (readable ? skillFolders(config.skillsDir) : []) };
+}
+
+/**
+ * The neighbours the config names (`neighbours:`), each a valid skill named apart from the family; none when it names
+ * no folder. A folder that is not there is named at the user's line.
+ */
+export function checkNeighbours(loaded: LoadedConfig, family: readonly FamilyMember[], problems: ProblemList): Skill[] {
+  const { config, fellBack } = loaded;
+  if (config.neighbours === undefined || fellBack.has('neighbours')) return [];
+  const notFolder = wrongEntry(config.neighbours, 'folder');
+  if (notFolder) {
+    problems.add({
+      ...placeOf(loaded, 'neighbours'),
+      what: `neighbours: ${notFolder}`,
+      todo: 'point it at the folder that holds your other skills (<skill>/SKILL.md each), or remove `neighbours`',
+    });
+    return [];
+  }
+  return problems.collect(() => loadNeighbours(config.neighbours!, family)) ?? [];
 }
 
 /**

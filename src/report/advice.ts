@@ -33,6 +33,8 @@ export function advice(
   const refused = f.refused.calls[0];
   if (refused) return { text: (agentFixes[refused.status] ?? REFUSED_FIX[refused.status])(refused.requested), example: f.refused.example };
   const sibling = f.firedOthers[0]?.skill ?? 'a sibling';
+  // The neighbour that fired most often; only read when one took trials, so there is one.
+  const neighbour = f.firedNeighbours[0] ?? { skill: 'a neighbour', share: { p: 0 } };
   const check = f.planChecks[0];
   // Only a calibrated judge's no's failed the trials: an uncalibrated judge's are shown, never scored.
   const judgedNo = f.judged.filter((j) => j.scored && j.no > 0).sort((a, b) => b.no - a.no)[0];
@@ -47,6 +49,10 @@ export function advice(
   const onSkills: [TrialCount, string][] = [
     [f.falseTrigger, `narrow ${s.not ?? sibling}'s description so it no longer claims this request (say what it is not for)`],
     [f.sibling, `${sibling} took this from ${s.expect}: sharpen the two descriptions apart, each saying when to use the other`],
+    [
+      f.neighbour,
+      `neighbour ${neighbour.skill} took ${Math.round(100 * neighbour.share.p)}% of this case's trials: sharpen ${s.expect}'s description against it (say what ${s.expect} does that ${neighbour.skill} does not)`,
+    ],
     [f.didNotFire, `make ${s.expect}'s description name this request (its words and its intent)`],
     [
       f.planWrong,

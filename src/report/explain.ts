@@ -8,8 +8,10 @@ function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'not' | 'excl
   if (o.arm === 'skill' && c.expect === NONE) return `false trigger: ${c.not ?? o.firedColumn} fired`;
   if (o.arm === 'skill' && o.fired === 'none') return o.flags.clarifying ? 'did not fire (asked a question)' : 'did not fire';
   if (o.arm === 'skill' && o.fired === 'sibling') return `sibling fired: ${o.firedColumn}`;
+  if (o.arm === 'skill' && o.fired === 'neighbour')
+    return `went to a neighbour: ${[...new Set(o.firings.flatMap((f) => (f.neighbour !== undefined ? [f.neighbour] : [])))].join(', ')}`;
   if (o.arm === 'skill' && o.fired === 'other')
-    return `called a skill outside the family: ${o.firings.find((f) => f.skill === undefined)?.requested ?? '?'}`;
+    return `called a skill outside the family: ${o.firings.find((f) => f.skill === undefined && f.neighbour === undefined)?.requested ?? '?'}`;
   const check = o.plan?.checks.find((x) => !x.pass);
   if (check) return `plan: ${check.check}${check.detail ? `: ${check.detail}` : ''}`;
   // An uncalibrated judge's no failed nothing: its verdicts are only shown.

@@ -37,6 +37,7 @@ import {
   cacheText,
   SIMULATED_NOTE,
   simulatorText,
+  neighboursNote,
   stabilityNote,
   trialsUsed,
   unstableText,
@@ -127,6 +128,8 @@ function header({ results, manifest }: ReportInput): string[] {
     `### skillprobe run ${inline(results.runId)} · ${inline(run.agent.id)} ${inline(run.agent.cliVersion ?? '?')} · ${inline(modelText(run))} · ${run.status}`,
   ];
   if (run.simulator) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(run.simulator))} ${inline(SIMULATED_NOTE)}`);
+  const neighbours = neighboursNote(manifest);
+  if (neighbours) lines.push('', `> ${inline(neighbours)}`);
   const whose = run.simulated ? SIMULATED_COST : 'as the agent CLI reported it';
   const cost =
     run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)}${judgeCostText(results.judge)} (${inline(whose)})`;

@@ -32,6 +32,7 @@ import {
   signedDifference,
   SIMULATED_COST,
   cacheText,
+  neighboursNote,
   SIMULATED_NOTE,
   simulatorText,
   skillsEditedNote,
@@ -76,6 +77,8 @@ function header({ manifest, results }: ReportInput, c: Colors): string[] {
   }
   if (manifest.skillsChangedDuringRun?.length)
     lines.push(paragraph(c.yellow(skillsEditedNote(manifest.skillsChangedDuringRun.map((e) => e.dir)))));
+  const neighbours = neighboursNote(manifest);
+  if (neighbours) lines.push(paragraph(manifest.listing?.byNameOnly.length ? c.yellow(neighbours) : c.cyan(neighbours)));
   if (manifest.mergedFrom)
     lines.push(
       paragraph(
@@ -157,8 +160,11 @@ function changeSection(blocks: CaseVerdict[], skillRow: Map<string, CaseArmSumma
   ];
 }
 
-/** The CASES table; a run with judged cases gets a column of the trials the judge said no to. */
-function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string[] {
+/**
+ * The CASES table; a run with judged cases gets a column of the trials the judge said no to, a run with neighbours one
+ * of the trials a neighbour took.
+ */
+function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors, neighbours = false): string[] {
   const na = c.dim('·');
   const body = rows.map((s) => {
     const f = s.failures;
@@ -171,6 +177,7 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string
       positive ? String(f.planWrong.trials) : na,
       ...(judged ? [String(f.judgeNo.trials)] : []),
       positive ? String(f.sibling.trials) : na,
+      ...(neighbours ? [positive ? String(f.neighbour.trials) : na] : []),
       positive ? na : String(f.falseTrigger.trials),
       String(f.refused.trials),
       String(budgetStops(s).total),
@@ -186,6 +193,7 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string
     'plan\nwrong',
     ...(judged ? ['judge\nno'] : []),
     'sibling\nfired',
+    ...(neighbours ? ['neighbour\nfired'] : []),
     'false\ntrigger',
     'refused',
     'budget\nstops',
@@ -199,7 +207,9 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string
         'did not fire: no family skill fired · plan wrong: the expected skill fired, a plan check failed · ' +
           (judged ? 'judge no: the judge said no to a judged item (scored only when it is calibrated) · ' : '') +
           'sibling fired: another ' +
-          'family skill fired (instead or beside) · false trigger: a family skill fired on a negative case (for `not X`: X fired) · refused: the agent ' +
+          'family skill fired (instead or beside) · ' +
+          (neighbours ? "neighbour fired: one of the user's other skills took the trial · " : '') +
+          'false trigger: a family skill fired on a negative case (for `not X`: X fired) · refused: the agent ' +
           'refused a skill call · budget stops: timeout, max turns, max budget · left out: no evidence, or not scored (below)',
       ),
     ),
@@ -436,7 +446,7 @@ export function terminalReporter(colour: boolean): Reporter {
         header(input, c),
         verdictSection(results, skillRow, c),
         blocks.length ? changeSection(blocks, skillRow, input, c) : [],
-        skillRows.length ? caseSection(skillRows, results.judge !== undefined, c) : [],
+        skillRows.length ? caseSection(skillRows, results.judge !== undefined, c, (input.manifest.neighbours?.length ?? 0) > 0) : [],
         judgeSection(input, c),
         passKSection(skillRows, c),
         confusionSection(results, c),

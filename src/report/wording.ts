@@ -69,9 +69,13 @@ export const noEvidence = (s: CaseArmSummary) => statusCounts(s, (t) => NO_EVIDE
 /** Why a trial is not scored: a status that left it out is named as stored; an arm with nothing to score, in words. */
 export const exclusionText = (r: ExclusionReason): string => (r === NOTHING_TO_SCORE ? 'nothing to score without the skill' : r);
 
-/** Cases that get a block: every FAIL and INCONCLUSIVE, and any case with a skill call the agent refused. */
+/**
+ * Cases that get a block: every FAIL and INCONCLUSIVE, any case with a skill call the agent refused, and any case a
+ * neighbour took trials of.
+ */
 export function needsBlock(v: CaseVerdict, s: CaseArmSummary | undefined): boolean {
-  return v.verdict === 'FAIL' || v.verdict === 'INCONCLUSIVE' || (s?.failures.refused.trials ?? 0) > 0;
+  const f = s?.failures;
+  return v.verdict === 'FAIL' || v.verdict === 'INCONCLUSIVE' || (f?.refused.trials ?? 0) > 0 || (f?.neighbour.trials ?? 0) > 0;
 }
 
 /** Cases the markdown and html reports explain: the terminal's blocks, and ERROR cases, whose reason a reader needs too. */
@@ -287,6 +291,7 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
   if (f.falseTrigger.trials) say(`false trigger: ${firedIn(forbidden)}`);
   if (free.length) say(`siblings may take it (not ${s.not}): ${firedIn(free)}`);
   if (f.sibling.trials) say(`sibling: ${firedOthers}`);
+  for (const n of f.firedNeighbours) say(`neighbour ${n.skill} fired in ${of(n.trials)}: ${fmt(n.share.p)} ${interval(n.share)}`);
   if (f.didNotFire.trials) {
     const w = f.whenSilent;
     const outside = f.didNotFire.trials - w.clarifying - w.answered - w.empty;
@@ -319,6 +324,20 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
   const stops = budgetStops(s);
   if (stops.total) say(`stopped by the budget: ${stops.text}`);
   return facts;
+}
+
+/**
+ * The user's other skills a run installed beside the family, and the listing they share with it: which of the
+ * family's descriptions the CLI cuts (the skill listed by name only). Undefined for a run without neighbours.
+ */
+export function neighboursNote(manifest: Pick<RunManifest, 'neighbours' | 'listing'>): string | undefined {
+  const { neighbours, listing } = manifest;
+  if (!neighbours?.length || !listing) return undefined;
+  const cut = listing.byNameOnly;
+  const cutText = cut.length
+    ? `, so it lists ${cut.join(', ')} by name only: the model never sees ${cut.length > 1 ? 'their descriptions' : 'its description'}`
+    : '';
+  return `neighbours: ${plural(neighbours.length, 'skill')} of the user's listed beside the family in both arms (${neighbours.map((n) => n.dir).join(', ')}); the skill listing takes ${listing.chars} of the ~${listing.budgetChars} characters ${listing.cli} gives it${cutText}`;
 }
 
 /** Said beside an uncalibrated judge's verdicts. */

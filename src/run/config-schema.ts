@@ -119,6 +119,13 @@ export const configSchema = z
      */
     concurrency: z.union([positiveInt(64), z.literal('auto')]).default(2),
     skillsDir: z.string().min(1).default('skills'),
+    neighbours: z
+      .string()
+      .min(1)
+      .optional()
+      .describe(
+        "A folder of the user's other skills (`<dir>/SKILL.md` each), installed beside the family in every trial of both arms: offered, never under test.",
+      ),
     cases: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).default('cases/*.yaml'),
     transcriptsDir: z.string().min(1).default('transcripts'),
     arms: z.array(z.enum(ARMS)).min(1).default(['skill', 'ablation']),

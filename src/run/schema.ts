@@ -17,7 +17,8 @@ import { ARMS, configSchema, tokenPriceSchema, type Arm } from './config-schema.
  * why a trial is not scored as a code (`nothing_to_score`), where format 2 stored a sentence (read as its code);
  * format 4 adds "not this skill" negative cases (`not`), which an older harness would grade as "no skill may fire";
  * format 5 adds the user's files (`fixtures`), which an older harness would resume without (trials in another
- * room) and whose declared instruction file it would grade as a leak.
+ * room) and whose declared instruction file it would grade as a leak, and the neighbours (`neighbours`, the fired
+ * value `neighbour`, `neighbour:<dir>` columns), which it would read as names outside the family.
  */
 export const RUN_FORMAT_VERSION = 5;
 
@@ -171,6 +172,16 @@ export const runManifestSchema = z.object({
   configFile: z.string().optional(),
   skills: z.array(z.object({ dir: z.string(), name: z.string(), hash: z.string() })),
   skillsHash: z.string(),
+  /** The user's other skills installed beside the family in both arms (`neighbours:`), and their hash; absent: none. */
+  neighbours: z.array(z.object({ dir: z.string(), name: z.string(), hash: z.string() })).optional(),
+  neighboursHash: z.string().optional(),
+  /**
+   * With neighbours: the skill listing the CLI shows the model (the family and the neighbours), its size against the
+   * CLI's budget, and the family's skills it lists by name only, their descriptions cut.
+   */
+  listing: z
+    .object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int(), byNameOnly: z.array(z.string()) })
+    .optional(),
   cases: z.object({ files: z.array(z.string()), hash: z.string(), defs: z.array(storedCaseSchema) }),
   /** A hash of every case's fixtures (format 5), over the whole suite a shard split; absent when no case has any. */
   fixturesHash: z.string().optional(),
@@ -357,6 +368,8 @@ export type SkillLoadStatus = z.output<typeof skillLoadStatusSchema>;
 export const firingSchema = z.object({
   /** The family member's folder name, or undefined when the model asked for something outside the family. */
   skill: z.string().optional(),
+  /** Outside the family: the declared neighbour's folder name it names (results before neighbours: absent). */
+  neighbour: z.string().optional(),
   /** What the model wrote, as written. */
   requested: z.string(),
   via: z.enum(['invoke', 'read']),
@@ -373,9 +386,10 @@ export type PlanGrade = z.output<typeof planGradeSchema>;
 
 /**
  * What fired, seen from the case: the expected skill; `sibling`, another member (for a negative case, one it forbids: a
- * false trigger); `other`, only names outside the family, or members a "not this skill" case leaves free; `none`.
+ * false trigger); `neighbour`, one of the user's other skills installed beside the family (`neighbours:`); `other`,
+ * only names the suite did not install, or members a "not this skill" case leaves free; `none`.
  */
-export const FIRED_CATEGORIES = ['expected', 'sibling', 'other', 'none'] as const;
+export const FIRED_CATEGORIES = ['expected', 'sibling', 'neighbour', 'other', 'none'] as const;
 export type FiredCategory = (typeof FIRED_CATEGORIES)[number];
 
 /** No skill: a negative case's `expect`, and the confusion-matrix column of a trial where none fired. */
@@ -384,6 +398,8 @@ export const NONE = 'none';
 export const MULTIPLE = 'multiple';
 /** The confusion-matrix column of a trial where only names outside the family fired. */
 export const OTHER = 'other';
+/** The confusion-matrix column of a trial where only the neighbour `dir` fired: named apart from any family member. */
+export const neighbourColumn = (dir: string): string => `neighbour:${dir}`;
 
 /** The tokens a trial's model calls used, as its CLI reported them; `input` is all input, cached or not. */
 export const trialUsageSchema = z.object({
@@ -456,6 +472,10 @@ export const failureBreakdownSchema = z.object({
   falseTrigger: trialCountSchema,
   budgetStop: trialCountSchema,
   firedOthers: z.array(z.object({ skill: z.string(), trials: z.number().int() })),
+  /** Failed trials a neighbour took (the model went to another of the user's skills); results before neighbours: none. */
+  neighbour: trialCountSchema.default({ trials: 0 }),
+  /** Per neighbour, most often first: the scored trials it fired in, and their share with its interval. */
+  firedNeighbours: z.array(z.object({ skill: z.string(), trials: z.number().int(), share: rateSchema })).default([]),
   planChecks: z.array(
     z.object({ check: z.string(), failed: z.number().int(), details: z.array(z.object({ detail: z.string(), trials: z.number().int() })) }),
   ),
@@ -484,7 +504,14 @@ export const caseArmSummarySchema = z.object({
   trials: z.number().int(),
   rate: rateSchema,
   passK: z.array(z.object({ k: z.number().int(), passAtK: estimate, passHatK: estimate })),
-  fired: z.object({ expected: z.number(), sibling: z.number(), other: z.number(), none: z.number(), readOnly: z.number() }),
+  fired: z.object({
+    expected: z.number(),
+    sibling: z.number(),
+    neighbour: z.number().default(0),
+    other: z.number(),
+    none: z.number(),
+    readOnly: z.number(),
+  }),
   statuses: z.record(trialStatusSchema, z.number()),
   excluded: z.number().int(),
   flags: z.object({ noop: z.number(), clarifying: z.number() }),

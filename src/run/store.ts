@@ -144,6 +144,8 @@ export const ORPHAN_TRANSCRIPT = 'transcript without its meta.json';
 export const SKILLS_SNAPSHOT = 'skills';
 /** The run folder's copy of the user's files (fixtures) as every trial got them, one file per distinct content (its sha256). */
 export const FIXTURES_SNAPSHOT = 'fixtures';
+/** The run folder's copy of the neighbours (`neighbours:`) as every trial got them, made with the skills' copy. */
+export const NEIGHBOURS_SNAPSHOT = 'neighbours';
 const TRIAL_FILE = /^(\d+)(\.[as]\d+)?\.(jsonl|meta\.json)$/;
 // A transcript still streaming, or an atomic write's temp file (`<name>.<hash>`): an interrupted run leaves them.
 const IN_FLIGHT = /^\d+(\.[as]\d+)?\.(jsonl|meta\.json)\.[^.]+$/;

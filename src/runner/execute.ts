@@ -4,7 +4,7 @@ import { valueHash } from '../util/json.js';
 import { freshDrawSeed } from '../util/random.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { AgentAdapter, TrialRole } from '../agents/types.js';
+import type { AgentAdapter, SkillListing, TrialRole } from '../agents/types.js';
 import type { JudgeCli } from './judge-check.js';
 import { judgeSample } from '../grade/judge-answers.js';
 import { gradeTrial } from '../grade/outcome.js';
@@ -12,12 +12,13 @@ import { gradeOptions } from './stored-grades.js';
 import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../util/input-error.js';
 import { familyHash, type Skill } from '../load/skills.js';
+import { cutFromListing, listingChars } from '../lint/listing.js';
 import { explainJudgeSample, explainOutcome } from '../report/explain.js';
 import { skillsEditedNote } from '../report/wording.js';
 import type { Config } from '../run/config-schema.js';
 import { trialKey, type GradableCase, type RunManifest, type StoredCanary, type TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';
-import { currentOwner, FIXTURES_SNAPSHOT, newRunId, RunStore, SKILLS_SNAPSHOT } from '../run/store.js';
+import { currentOwner, FIXTURES_SNAPSHOT, NEIGHBOURS_SNAPSHOT, newRunId, RunStore, SKILLS_SNAPSHOT } from '../run/store.js';
 import type { Profile } from '../sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../sim/server.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
@@ -44,6 +45,8 @@ export interface SuiteToRun {
   config: Config;
   configFile?: string;
   skills: Skill[];
+  /** The user's other skills, installed beside the family in every trial of both arms (`neighbours:`); none by default. */
+  neighbours?: Skill[];
   suite: CaseSuite;
   profile?: Profile;
   adapter: AgentAdapter;
@@ -117,6 +120,21 @@ export function makeScheduler(config: Config, defs: GradableCase[], run: Pick<Ru
   });
 }
 
+/** The neighbours as run.json records them: each with its hash, and the listing they share with the family. */
+function neighboursRecord(family: readonly Skill[], neighbours: readonly Skill[], listing: SkillListing) {
+  const cut = new Set(cutFromListing([...family, ...neighbours], listing));
+  return {
+    neighbours: neighbours.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
+    neighboursHash: familyHash([...neighbours]),
+    listing: {
+      cli: listing.cli,
+      chars: listingChars([...family, ...neighbours], listing),
+      budgetChars: listing.budgetChars,
+      byNameOnly: family.filter((k) => cut.has(k.dir)).map((k) => k.dir),
+    },
+  };
+}
+
 /** The manifest of a new run of `s`. Pure but for the run id, the clock, the owner it records and a fresh draw seed. */
 export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
   const defs = s.suite.cases.map((c) => gradableCase(c, s.config));
@@ -132,6 +150,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     configFile: s.configFile,
     skills: s.skills.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
     skillsHash: familyHash(s.skills),
+    ...(s.neighbours?.length ? neighboursRecord(s.skills, s.neighbours, s.adapter.skillListing) : {}),
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
     ...(s.suite.fixturesHash ? { fixturesHash: s.suite.fixturesHash } : {}),
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
@@ -160,9 +179,10 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
   const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
+  // The neighbours are installed beside the family: a CLI that would hide one fails every trial's listing check.
   const hidden = s.adapter.familyProblem?.(
     s.binary,
-    s.skills.map((k) => k.name),
+    [...s.skills, ...(s.neighbours ?? [])].map((k) => k.name),
   );
   if (hidden) throw new InputError({ file: s.binary, ...hidden });
 }
@@ -210,7 +230,7 @@ async function recordRunEnd(
   end: { init: SuiteRun['init']; schedulers: ReturnType<typeof runSchedulers>; pace: Pace; aborted: boolean },
   { finished, stderr }: { finished: number; stderr: ProgressStream },
 ): Promise<void> {
-  const edited = changedSkills(s.skills);
+  const edited = changedSkills([...s.skills, ...(s.neighbours ?? [])]);
   if (edited.length) {
     manifest.skillsChangedDuringRun = edited.map((c) => ({ dir: c.dir, ...(c.hash ? { hash: c.hash } : {}) }));
     stderr.write(`${skillsEditedNote(edited.map((c) => c.dir))}\n`);
@@ -240,12 +260,15 @@ async function recordRunEnd(
 export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarget): Promise<RunOutcome> {
   const { config, suite, adapter, binary, profile } = s;
   const { store, manifest } = target;
-  // Every trial gets the skills as they were now, kept in the run folder, whatever is edited while the run goes.
+  // Every trial gets the skills and neighbours as they were now, kept in the run folder, whatever is edited while the run goes.
   const failStart = async (e: unknown): Promise<never> => {
     await store.writeManifest({ ...manifest, status: 'failed', endedAt: new Date().toISOString() }).catch(() => undefined);
     throw e;
   };
-  const skills = await snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)).catch(failStart);
+  const [skills, neighbours] = await Promise.all([
+    snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)),
+    snapshotSkills(s.neighbours ?? [], join(store.dir, NEIGHBOURS_SNAPSHOT)),
+  ]).catch(failStart);
   // And the user's files as they were now, likewise.
   const cases = await snapshotFixtures(suite.cases, join(store.dir, FIXTURES_SNAPSHOT)).catch(failStart);
   const defs = manifest.cases.defs;
@@ -259,6 +282,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const workspaces = new WorkspacePool({
     root: workRoot,
     skills,
+    neighbours,
     skillsFolder: adapter.skillsFolder,
     keep: place.keepWorkspaces ?? false,
     // Workspaces made ahead for the trials about to start: the limit, or under `auto` what it starts at.
@@ -279,6 +303,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       binary,
       config,
       skills,
+      neighbours: neighbours.map((k) => k.dir),
       store,
       callerEnv: place.callerEnv ?? process.env,
       simulatorUrl: sim?.url,

@@ -122,6 +122,8 @@ export async function startNestedRun(parent: SuiteToRun, place: RunPlace, reques
     ...parent,
     config: { ...request.config, transcriptsDir: dirname(request.dir) },
     skills: request.skills,
+    // A judge or a proposer answers from its request alone: no skill of the user's is offered to it.
+    neighbours: request.role === 'trial' ? parent.neighbours : undefined,
     suite: { ...parent.suite, cases: request.cases },
     role: request.role,
   };

@@ -60,18 +60,25 @@ export function fixtureChanges(a: RunManifest, b: RunManifest): string | undefin
 
 const shardText = (m: RunManifest) => (m.shard ? `${m.shard.index}/${m.shard.total}` : 'none');
 
+/** Which skills of a set (the family, the neighbours) were added, removed or edited, with the set's hash before and after. */
+function skillsChange(what: string, was: SkillSet, is: SkillSet): string | undefined {
+  if (was.hash === is.hash) return undefined;
+  const [before, after] = [new Map(was.skills.map((s) => [s.dir, s.hash])), new Map(is.skills.map((s) => [s.dir, s.hash]))];
+  const which = [...new Set([...before.keys(), ...after.keys()])].filter((d) => before.get(d) !== after.get(d));
+  return `${what} (${which.join(', ') || 'contents'}: ${short(was.hash ?? 'none')} → ${short(is.hash ?? 'none')})`;
+}
+type SkillSet = { skills: RunManifest['skills']; hash: string | undefined };
+
 /**
  * What differs between the run as stored and the suite as loaded now, in words; empty when a resume can go on.
  * Pure: the stored manifest, a fresh one for the same run, and the CLI version the binary reports now.
  */
 export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionNow: string | undefined): string[] {
   const changes: string[] = [];
-  if (stored.skillsHash !== now.skillsHash) {
-    const was = new Map(stored.skills.map((s) => [s.dir, s.hash]));
-    const is = new Map(now.skills.map((s) => [s.dir, s.hash]));
-    const which = [...new Set([...was.keys(), ...is.keys()])].filter((d) => was.get(d) !== is.get(d));
-    changes.push(`skills (${which.join(', ') || 'contents'}: ${short(stored.skillsHash)} → ${short(now.skillsHash)})`);
-  }
+  const neighboursOf = (m: RunManifest): SkillSet => ({ skills: m.neighbours ?? [], hash: m.neighboursHash });
+  const skills = skillsChange('skills', { skills: stored.skills, hash: stored.skillsHash }, { skills: now.skills, hash: now.skillsHash });
+  const neighbours = skillsChange('neighbours', neighboursOf(stored), neighboursOf(now));
+  changes.push(...[skills, neighbours].filter((c): c is string => c !== undefined));
   if (stored.cases.hash !== now.cases.hash) changes.push(`case files (${short(stored.cases.hash)} → ${short(now.cases.hash)})`);
   const fixtures = fixtureChanges(stored, now);
   if (fixtures) changes.push(fixtures);

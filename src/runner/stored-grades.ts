@@ -19,6 +19,7 @@ export function gradeOptions(manifest: RunManifest): GradeOptions {
   const adapter = adapterFor(manifest.agent.id, 'run.json');
   return {
     family: manifest.family,
+    neighbours: (manifest.neighbours ?? []).map((n) => ({ dir: n.dir, name: n.name })),
     skillsFolder: adapter.skillsFolder,
     readCountsAsFiring: manifest.config.grading.readTriggers === 'fire',
     budgetStopsFail: manifest.config.grading.budgetStops === 'fail',

@@ -18,6 +18,8 @@ export interface TrialContext {
   binary: string;
   config: Config;
   skills: Skill[];
+  /** Folder names of the neighbours every workspace holds beside the family (none by default). */
+  neighbours?: string[];
   store: RunStore;
   callerEnv: NodeJS.ProcessEnv;
   simulatorUrl?: string;
@@ -142,6 +144,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
         instructions: c.fixtures?.instructions !== undefined,
+        neighbours: ctx.neighbours ?? [],
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;

@@ -168,7 +168,7 @@ async function checkCandidate(
   families: Map<number, Skill[]>,
 ): Promise<CheckAnswer> {
   const into = join(dir, `iterations/${action.candidate}/skills`);
-  const checked = await candidateProblem(p.loaded.skills, p.tuned, action.description, into, p.loaded.adapter);
+  const checked = await candidateProblem(p.loaded.skills, p.tuned, action.description, into, p.loaded.adapter, p.loaded.neighbours);
   if ('problem' in checked) return checked;
   families.set(action.candidate, checked.skills);
   return { ok: true };

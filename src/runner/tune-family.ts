@@ -28,7 +28,8 @@ export async function candidateFamily(family: readonly Skill[], tuned: Skill, de
 
 /**
  * Why a candidate family may not be spent on, in words: the spec's rules as the loader checks them (name, 1,024
- * characters, frontmatter), and a listing past the CLI's budget (its skills would be listed by name only).
+ * characters, frontmatter), and a listing past the CLI's budget (its skills would be listed by name only), counted
+ * with the user's other skills the trials list beside it (`neighbours`).
  */
 export async function candidateProblem(
   family: readonly Skill[],
@@ -36,6 +37,7 @@ export async function candidateProblem(
   description: string,
   into: string,
   adapter: AgentAdapter,
+  neighbours: readonly Skill[] = [],
 ): Promise<{ skills: Skill[] } | { problem: string }> {
   let skills: Skill[];
   try {
@@ -44,10 +46,11 @@ export async function candidateProblem(
     if (!(e instanceof InputError)) throw e;
     return { problem: e.problems.map((p) => p.what).join('; ') };
   }
-  const chars = listingChars(skills, adapter.skillListing);
+  const chars = listingChars([...skills, ...neighbours], adapter.skillListing);
+  const whose = neighbours.length ? `the family's listing with its ${neighbours.length} neighbours` : "the family's listing";
   if (chars > adapter.skillListing.budgetChars)
     return {
-      problem: `the family's listing would take ${chars} of the ${adapter.skillListing.budgetChars} characters ${adapter.skillListing.cli} gives it`,
+      problem: `${whose} would take ${chars} of the ${adapter.skillListing.budgetChars} characters ${adapter.skillListing.cli} gives it`,
     };
   return { skills };
 }

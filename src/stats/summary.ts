@@ -9,6 +9,7 @@ import {
   NO_EVIDENCE,
   NONE,
   OTHER,
+  neighbourColumn,
   type AblationRow,
   type Aggregates,
   type CaseArmSummary,
@@ -33,6 +34,13 @@ export interface SummaryOptions {
   confidence: number;
   /** Whether reading a skill's files counts as firing it (the grading option the outcomes were graded with). */
   readCountsAsFiring: boolean;
+  /** Folder names of the neighbours installed beside the family (`neighbours:`): each gets its confusion column. */
+  neighbours?: readonly string[];
+}
+
+/** Neighbours that counted as fired in a trial: invocations, and reads when they count. */
+export function neighboursFired(o: TrialOutcome, readsCount: boolean): string[] {
+  return [...new Set(o.firings.filter((f) => f.neighbour !== undefined && (f.via === 'invoke' || readsCount)).map((f) => f.neighbour!))];
 }
 
 function groupBy<T>(items: T[], key: (t: T) => string): Map<string, T[]> {
@@ -69,6 +77,7 @@ export function summariseCaseArm(
     fired: {
       expected: ev.filter((o) => o.fired === 'expected').length,
       sibling: ev.filter((o) => o.fired === 'sibling').length,
+      neighbour: ev.filter((o) => o.fired === 'neighbour').length,
       other: ev.filter((o) => o.fired === 'other').length,
       none: ev.filter((o) => o.fired === 'none').length,
       readOnly: ev.filter((o) => o.readOnly).length,
@@ -76,7 +85,7 @@ export function summariseCaseArm(
     statuses,
     excluded: outcomes.length - scored.length,
     flags: { noop: outcomes.filter((o) => o.flags.noop).length, clarifying: outcomes.filter((o) => o.flags.clarifying).length },
-    failures: failureBreakdown(c, arm, outcomes, readCountsAsFiring),
+    failures: failureBreakdown(c, arm, outcomes, readCountsAsFiring, confidence),
   };
 }
 
@@ -97,7 +106,13 @@ function tally<T>(items: T[], key: (t: T) => string): { key: string; count: numb
  * fire", never a plan failure (its plan checks fail only because there is no plan); a refused skill call still counts
  * as the model's choice.
  */
-export function failureBreakdown(c: GradableCase, arm: Arm, trials: TrialOutcome[], readsCount: boolean): FailureBreakdown {
+export function failureBreakdown(
+  c: GradableCase,
+  arm: Arm,
+  trials: TrialOutcome[],
+  readsCount: boolean,
+  confidence: number,
+): FailureBreakdown {
   const scored = trials.filter((o) => o.passed !== null);
   const positive = c.expect !== NONE;
   const othersIn = (o: TrialOutcome) => familyFired(o, readsCount).filter((s) => s !== c.expect);
@@ -124,6 +139,12 @@ export function failureBreakdown(c: GradableCase, arm: Arm, trials: TrialOutcome
     falseTrigger: trialCount(scored.filter((o) => falselyFired(c, familyFired(o, readsCount)).length > 0)),
     budgetStop: trialCount(scored.filter(stopped)),
     firedOthers: tally(others, (x) => x.skill).map(({ key, count }) => ({ skill: key, trials: count })),
+    // A neighbour taking a positive case's trial from its skill: the model went elsewhere.
+    neighbour: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.passed === false && o.fired === 'neighbour') : []),
+    firedNeighbours: tally(
+      scored.flatMap((o) => neighboursFired(o, readsCount)),
+      (x) => x,
+    ).map(({ key, count }) => ({ skill: key, trials: count, share: wilsonInterval(count, scored.length, confidence) })),
     planChecks: tally(failedChecks, (k) => k.check).map(({ key, count }) => ({
       check: key,
       failed: count,
@@ -168,10 +189,16 @@ function judgedItems(trials: TrialOutcome[]): FailureBreakdown['judged'] {
 }
 
 /**
- * Expected × fired over the skill arm's usable trials, with `none`, `multiple` and `other` columns; a "not this skill"
- * case's row is `not <member>`, after the `none` row.
+ * Expected × fired over the skill arm's usable trials, with a `neighbour:<dir>` column per neighbour and `none`,
+ * `multiple` and `other` columns; a "not this skill" case's row is `not <member>`, after the `none` row.
  */
-export function confusionMatrix(cases: GradableCase[], outcomes: TrialOutcome[], family: string[], confidence: number): ConfusionMatrix {
+export function confusionMatrix(
+  cases: GradableCase[],
+  outcomes: TrialOutcome[],
+  family: string[],
+  confidence: number,
+  neighbours: readonly string[] = [],
+): ConfusionMatrix {
   const expectOf = new Map(cases.map((c) => [c.id, expectLabel(c)]));
   const ev = outcomes.filter((o) => o.arm === 'skill' && usable(o));
   const forbids = Object.fromEntries(
@@ -182,7 +209,7 @@ export function confusionMatrix(cases: GradableCase[], outcomes: TrialOutcome[],
     ...(cases.some((c) => c.expect === NONE && c.not === undefined) ? [NONE] : []),
     ...Object.keys(forbids),
   ];
-  const columns = [...family, NONE, MULTIPLE, OTHER];
+  const columns = [...family, ...neighbours.map(neighbourColumn), NONE, MULTIPLE, OTHER];
   const cells: ConfusionMatrix['cells'] = {};
   for (const row of rows) {
     const inRow = ev.filter((o) => expectOf.get(o.caseId) === row);
@@ -257,7 +284,7 @@ export function summarise(
         .filter((arm) => arm === 'skill' || byCaseArm.has(`${c.id}\u0000${arm}`))
         .map((arm) => summariseCaseArm(c, arm, byCaseArm.get(`${c.id}\u0000${arm}`) ?? [], opts)),
     ),
-    confusion: confusionMatrix(cases, outcomes, family, confidence),
+    confusion: confusionMatrix(cases, outcomes, family, confidence, opts.neighbours),
     aggregates: aggregates(cases, outcomes, opts),
     ablation: ablationTable(cases, outcomes, confidence),
   };

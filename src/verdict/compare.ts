@@ -196,6 +196,7 @@ export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
     fact('harness version', (r) => r.manifest.harness.version),
     fact('cases hash', (r) => r.manifest.cases.hash.slice(0, 12)),
     fact('skills hash', (r) => r.manifest.skillsHash.slice(0, 12)),
+
     fact('decision', (r) => decisionText(r.manifest.config)),
     fact('grading', (r) => {
       const g = r.manifest.config.grading;
@@ -207,6 +208,10 @@ export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
       : []),
     // A judge that changed (its CLI, model or samples) changes judged verdicts by itself: named, not hidden in them.
     ...(base.results.judge || candidate.results.judge ? [fact('judge', judgeText)] : []),
+    // The user's other skills compete for the model's choice: a change of them changes rates by itself.
+    ...(base.manifest.neighboursHash || candidate.manifest.neighboursHash
+      ? [fact('neighbours hash', (r) => r.manifest.neighboursHash?.slice(0, 12) ?? 'none')]
+      : []),
   ];
   const hashes = (r: RunToCompare) => new Map(r.manifest.skills.map((s) => [s.name, s.hash]));
   const [b, c] = [hashes(base), hashes(candidate)];

@@ -100,7 +100,7 @@ export function buildResults(
       outcomes,
       manifest.family.map((m) => m.dir),
       manifest.config.arms,
-      { confidence: grading.confidence, readCountsAsFiring },
+      { confidence: grading.confidence, readCountsAsFiring, neighbours: (manifest.neighbours ?? []).map((n) => n.dir) },
     ),
     verdicts,
     damaged: [...damaged],

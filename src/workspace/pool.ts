@@ -18,7 +18,9 @@ export class WorkspacePool {
   /** Roots on disk that are still the pool's to remove. */
   private readonly live = new Set<string>();
 
-  constructor(private readonly opts: { root?: string; skills: Skill[]; skillsFolder: string; keep: boolean; prefetch: number }) {
+  constructor(
+    private readonly opts: { root?: string; skills: Skill[]; neighbours?: Skill[]; skillsFolder: string; keep: boolean; prefetch: number },
+  ) {
     this.base = opts.root ?? tmpdir();
   }
 
@@ -26,6 +28,8 @@ export class WorkspacePool {
     const p = createSealedWorkspace({
       root: this.base,
       skills: arm === 'skill' ? this.opts.skills : [],
+      // The ablation arm removes the family only: the user's other skills stay offered.
+      neighbours: this.opts.neighbours ?? [],
       skillsFolder: this.opts.skillsFolder,
     });
     p.then(

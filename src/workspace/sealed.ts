@@ -7,7 +7,7 @@ import { familyHash, type Skill } from '../load/skills.js';
 import { workspacePrefix, writeOwner } from './owner.js';
 
 export interface SealedWorkspace {
-  /** The agent's working directory: a fresh git root holding only the family (skill arm) or nothing (ablation). */
+  /** The agent's working directory: a fresh git root holding the family (skill arm only) and the declared neighbours. */
   dir: string;
   /** A fresh HOME, so no user-level skills, settings or usage counters leak in. */
   home: string;
@@ -97,7 +97,13 @@ export async function copySkill(s: Pick<Skill, 'path'>, to: string): Promise<voi
   await cp(s.path, to, { recursive: true, dereference: true, filter: staysIn });
 }
 
-export async function createSealedWorkspace(opts: { root?: string; skills: Skill[]; skillsFolder: string }): Promise<SealedWorkspace> {
+export async function createSealedWorkspace(opts: {
+  root?: string;
+  skills: Skill[];
+  /** The user's other skills, installed beside the family (the loaders keep their names apart). */
+  neighbours?: Skill[];
+  skillsFolder: string;
+}): Promise<SealedWorkspace> {
   // Node's own mkdtemp: a temp-folder package would read TMPDIR when imported, failing every command if it is missing.
   // The owner's pid is in the name from the start, and the marker follows at once (owner.ts): a harness that dies
   // leaves nothing its watchdog or the next run cannot attribute.
@@ -111,7 +117,7 @@ export async function createSealedWorkspace(opts: { root?: string; skills: Skill
     const harnessDir = join(root, 'harness');
     for (const d of [dir, home, tmp, harnessDir]) await mkdir(d);
     await initGitRoot(dir);
-    for (const s of opts.skills) await copySkill(s, join(dir, opts.skillsFolder, s.dir));
+    for (const s of [...opts.skills, ...(opts.neighbours ?? [])]) await copySkill(s, join(dir, opts.skillsFolder, s.dir));
     return { dir, home, tmp, harnessDir, root, cleanup, ...(opts.skills.length ? { skillsHash: familyHash(opts.skills) } : {}) };
   } catch (e) {
     await cleanup();

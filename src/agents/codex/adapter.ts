@@ -67,7 +67,7 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
   const leaked = (init.contextFiles ?? []).filter((f) => f !== declared);
   if (leaked.length) return `instruction files reached the model: ${leaked.join(', ')}`;
   if (init.sandbox !== 'read-only') return `tools ran in the "${init.sandbox ?? 'unknown'}" sandbox, not read-only`;
-  // The session record lists exactly what the model was shown: any skill beyond the family leaked in.
+  // The session record lists exactly what the model was shown: any skill beyond the family and neighbours leaked in.
   return listingProblem(init.skills, expected, true);
 }
 

@@ -3,13 +3,12 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { InputError } from '../../util/input-error.js';
-import type { Arm } from '../../run/config-schema.js';
 import type { ShownEvidence } from '../../run/schema.js';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedManifest, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { listingProblem } from '../init-isolation.js';
-import type { AgentAdapter, Invocation, InvocationRequest } from '../types.js';
+import type { AgentAdapter, Invocation, InvocationRequest, ListingExpectation } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
 import { builtinSkills, builtinsToHide, geminiPolicy, geminiSettings, skillNamesIn } from './settings.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
@@ -103,7 +102,7 @@ export function enabledSkills(listing: string): string[] {
 const LISTING_SOURCE = 'gemini skills list (once per arm)';
 const LISTING_TIMEOUT_MS = 60_000;
 
-function isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined {
+function isolationProblem(t: Transcript, expected: ListingExpectation): string | undefined {
   const init = t.events.find((e) => e.kind === 'init');
   if (init?.kind !== 'init') return 'no init event: cannot verify what the agent was shown';
   // The stream lists no skills: the CLI's own listing for the arm does, and without it nothing is verified.

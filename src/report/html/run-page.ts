@@ -26,6 +26,7 @@ import {
   rateNotes,
   SIMULATED_COST,
   cacheText,
+  neighboursNote,
   stabilityNote,
   unstableText,
   untrustedJudge,
@@ -75,6 +76,10 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
         .map((d) => `${d.path} (${d.problem})`)
         .join('; ')}${results.damaged.length > 5 ? '; …' : ''}</p>`
     : '';
+  const neighboursText = neighboursNote(manifest);
+  const neighbours = neighboursText
+    ? html`<p class="banner${manifest.listing?.byNameOnly.length ? ' warn' : ''}" role="note">${neighboursText}</p>`
+    : '';
   return html`<header class="top">
 <div class="title-row"><h1>skillprobe run <code>${results.runId}</code></h1><span class="status">${run.status}</span></div>
 <ul class="meta">
@@ -86,7 +91,7 @@ ${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${ju
 <li>started ${run.startedAt}</li>
 <li>exit code <b>${results.exitCode}</b></li>
 </ul>
-${banner}${status}${damaged}
+${banner}${status}${damaged}${neighbours}
 <div class="strip" role="group" aria-label="case verdicts">${tiles}</div>
 <nav class="toc" aria-label="sections">${sections.map((s) => html`<a href="#${s.id}">${s.title}</a>`)}</nav>
 </header>`;

@@ -1,0 +1,54 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
+import type { InitEvent } from '../src/transcript/types.js';
+import type { Results, RunManifest } from '../src/run/schema.js';
+import { baseProject, cleanup, makeProject, runCli, skillMd } from './helpers.js';
+
+const initOf = (raw: string) => parseClaudeStream(raw).events.find((e): e is InitEvent => e.kind === 'init')!;
+
+describe('neighbours through the real Claude Code CLI against the simulator', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+
+  it('lists the neighbour beside the family, routes a prompt matching it there, grades the trial as going to it, and the ablation arm lists it without the family', async () => {
+    const project = makeProject({
+      ...baseProject(),
+      'others/pdf-tool/SKILL.md': skillMd('pdf-tool', 'Read, split, merge and fill PDF files and their pages.'),
+      'skillprobe.config.yaml': 'neighbours: others\ntrials: 1\ndecision: { mode: fixed }\nablation: always\n',
+      'cases/main.yaml':
+        '- id: merge-pdfs\n  prompt: "merge the PDF files report.pdf and annex.pdf into one PDF"\n  expect: { skill: alpha }\n',
+      // The description router alone, decisive: the prompt's words are the neighbour's, so it takes the call.
+      'sim.yaml': 'seed: 1\nrouter: { temperature: 0.05 }\n',
+    });
+    dirs.push(project);
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--draw-seed', '1', '--transcripts', 'runs'], { cwd: project });
+    // One failed trial decides nothing (INCONCLUSIVE, exit 3): a verdict, never an input error (2).
+    expect(r.exitCode, r.stderr).toBe(3);
+    const runDir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
+    const trial = (arm: string) => readFileSync(join(runDir, 'trials', 'merge-pdfs', arm, '1.jsonl'), 'utf8');
+
+    const skillArm = initOf(trial('skill'));
+    expect(skillArm.skills).toEqual(expect.arrayContaining(['alpha', 'alpha-beta', 'pdf-tool']));
+    const ablation = initOf(trial('ablation'));
+    expect(ablation.skills).toContain('pdf-tool');
+    expect(ablation.skills.filter((s) => ['alpha', 'alpha-beta'].includes(s))).toEqual([]);
+
+    const { outcomes } = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;
+    expect(outcomes.find((o) => o.arm === 'skill')).toMatchObject({
+      status: 'ok',
+      fired: 'neighbour',
+      firedColumn: 'neighbour:pdf-tool',
+      passed: false,
+      firings: [{ neighbour: 'pdf-tool', via: 'invoke', status: 'loaded' }],
+    });
+    expect(outcomes.find((o) => o.arm === 'ablation')?.status).toBe('ok');
+
+    // Recorded and snapshotted as the family is, and said in the report.
+    const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as RunManifest;
+    expect(manifest.neighbours?.map((n) => n.dir)).toEqual(['pdf-tool']);
+    expect(existsSync(join(runDir, 'neighbours', 'pdf-tool', 'SKILL.md'))).toBe(true);
+    expect(r.stdout).toContain('neighbour pdf-tool fired in 1 of 1');
+  }, 120_000);
+});
