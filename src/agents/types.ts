@@ -1,5 +1,5 @@
 import type { TranscriptLines } from './json-lines.js';
-import type { Arm } from '../run/config-schema.js';
+import type { Arm, Context } from '../run/config-schema.js';
 import type { RefusedStatus, ShownEvidence, TrialEvidence, TrialMeta } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 
@@ -28,6 +28,8 @@ export interface InvocationRequest {
   binary?: string;
   /** What the trial is for, which decides the tools the CLI offers (each adapter maps it to its argv and files). */
   role: TrialRole;
+  /** `field`: a trial (role `trial`) offered the CLI's default tools, every acting call refused; absent: the lab. */
+  context?: 'field';
 }
 
 /**
@@ -53,6 +55,16 @@ export interface SkillListing {
   budgetChars: number;
 }
 
+/** What a trial's evidence must show: its arm's listing of the family, and in the field nothing done. */
+export interface IsolationExpected {
+  arm: Arm;
+  family: readonly string[];
+  /** `field`: the default tools listed, every acting call refused, the workspace unchanged; absent: the lab. */
+  context?: 'field';
+  /** What changed in the workspace while the trial ran (the field's evidence; absent when not looked at). */
+  workspaceChanged?: readonly string[];
+}
+
 /** How a CLI names and echoes what the graders read through: the graders see only the canonical transcript. */
 export interface GradingConventions {
   /** The name a requested skill name resolves to, as the CLI resolves it (the graders then match it exactly). */
@@ -63,7 +75,7 @@ export interface GradingConventions {
    * Why the trial's own evidence (what the CLI says it loaded and offered) shows the family missing in the skill
    * arm, visible in the ablation arm, or a locked tool open; undefined when it checks out.
    */
-  isolationProblem(t: Transcript, expected: { arm: Arm; family: readonly string[] }): string | undefined;
+  isolationProblem(t: Transcript, expected: IsolationExpected): string | undefined;
 }
 
 /** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */
@@ -83,6 +95,8 @@ export interface AgentAdapter {
   readonly ancestorLeaks: readonly string[];
   /** The only tools a trial may use: the invocation locks the CLI to exactly these. */
   readonly trialTools: readonly string[];
+  /** The contexts this CLI's trials can run in; without `field`, a field run is refused before anything starts. */
+  readonly contexts: readonly Context[];
   invocation(req: InvocationRequest): Invocation;
   /** How a user points this CLI at a simulator serving on `url`, in one line (`skillprobe sim` prints it). */
   simulatorHint(url: string): string;

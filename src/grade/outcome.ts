@@ -72,7 +72,12 @@ function column(counted: Firing[]): string {
 
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
-  const verdict = trialStatus(t, meta, { arm, family: opts.family.map((m) => m.dir), isolationProblem: opts.conventions.isolationProblem });
+  const verdict = trialStatus(t, meta, {
+    arm,
+    family: opts.family.map((m) => m.dir),
+    ...(c.context ? { context: c.context } : {}),
+    isolationProblem: opts.conventions.isolationProblem,
+  });
   const all = firings(t, opts.family, opts.skillsFolder, opts.conventions);
   const counted = all.filter((f) => f.via === 'invoke' || opts.readCountsAsFiring);
   const family = counted.filter((f) => f.skill !== undefined);

@@ -97,6 +97,8 @@ export const storedCaseSchema = z.object({
   decision: sprtParamsSchema,
   /** The sequential design's boundaries; absent in runs made before designs were stored (Wald's, rebuilt from `decision`). */
   design: storedDesignSchema.optional(),
+  /** `field` when its trials ran in the field (the case's or the config's context); absent: the lab. */
+  context: z.literal('field').optional(),
   /** Absent in format 0. */
   prompt: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number().int() }).optional(),
@@ -217,6 +219,8 @@ export type RunManifest = z.output<typeof runManifestSchema>;
 export const trialEvidenceSchema = z.object({
   /** Per-trial secrets planted in each installed SKILL.md, by skill folder: one in a command's output proves a read. */
   skillNonces: z.record(z.string()).optional(),
+  /** A field trial's workspace: the paths added, removed or changed while it ran (none, when nothing ran). */
+  workspaceChanged: z.array(z.string()).optional(),
   /** What the CLI itself says the model was shown, for a CLI whose event stream does not say. */
   shown: z
     .object({
