@@ -12,6 +12,7 @@ import {
   NONE,
   NOTHING_TO_SCORE,
   OTHER,
+  SELF,
   type ExclusionReason,
   type FamilyMember,
   type FiredCategory,
@@ -63,6 +64,12 @@ function usageOf(t: Transcript): { usage?: TrialUsage } {
   };
 }
 
+/** Where the model's first acting call is in the transcript (a command, a write, a fetch, a sub-agent), if any. */
+const firstActAt = (t: Transcript): number | undefined => {
+  const at = t.events.findIndex((e) => e.kind === 'tool_call' && e.source === 'assistant' && e.intent === 'act');
+  return at < 0 ? undefined : at;
+};
+
 function column(counted: Firing[]): string {
   const members = [...new Set(counted.map((f) => f.skill ?? OTHER))];
   if (members.length === 0) return NONE;
@@ -83,12 +90,22 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   const family = counted.filter((f) => f.skill !== undefined);
   const expected = counted.filter((f) => f.skill === c.expect);
   const positive = c.expect !== NONE;
-  const firedColumn = column(counted);
   const falseTriggers = falselyFired(c, [...new Set(family.map((f) => f.skill!))]);
+  // The model's first choice was to act by itself, before any skill fired: it went around the skills.
+  const actedAt = firstActAt(t);
+  const wentAround = actedAt !== undefined && (counted[0]?.at ?? Infinity) > actedAt;
+  const firedColumn = wentAround ? SELF : column(counted);
   // `sibling`: another family member fired (for a negative case, a member it forbids: a false trigger); `other`:
   // only names outside the family (bundled or made-up skills), or members a "not this skill" case leaves free.
-  const fired: FiredCategory =
-    counted.length === 0 ? 'none' : expected.length ? 'expected' : (positive ? family.length : falseTriggers.length) ? 'sibling' : 'other';
+  const fired: FiredCategory = wentAround
+    ? 'self'
+    : counted.length === 0
+      ? 'none'
+      : expected.length
+        ? 'expected'
+        : (positive ? family.length : falseTriggers.length)
+          ? 'sibling'
+          : 'other';
   const out: TrialOutcome = {
     caseId: c.id,
     arm,
@@ -139,6 +156,8 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
 
   const plan = c.plan ? gradePlans(extractPlans(t, expected, planCtx, expected[0]?.at ?? t.events.length), c.plan, c.command) : undefined;
   const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);
-  const passed = verdict.status === 'ok' && expected.length > 0 && exclusiveOk && (plan?.pass ?? true);
+  // In the field, the expected skill must fire before any acting call: acting first is going around it.
+  const firedFirst = expected.length > 0 && (actedAt === undefined || expected[0]!.at < actedAt);
+  const passed = verdict.status === 'ok' && firedFirst && exclusiveOk && (plan?.pass ?? true);
   return { ...out, plan, passed };
 }

@@ -368,9 +368,11 @@ export type PlanGrade = z.output<typeof planGradeSchema>;
 
 /**
  * What fired, seen from the case: the expected skill; `sibling`, another member (for a negative case, one it forbids: a
- * false trigger); `other`, only names outside the family, or members a "not this skill" case leaves free; `none`.
+ * false trigger); `other`, only names outside the family, or members a "not this skill" case leaves free; `none`;
+ * `self`, the model went around the skills: its first acting call (a command, a write, a fetch, a sub-agent) came
+ * before any skill fired (only a field trial offers such calls).
  */
-export const FIRED_CATEGORIES = ['expected', 'sibling', 'other', 'none'] as const;
+export const FIRED_CATEGORIES = ['expected', 'sibling', 'other', 'none', 'self'] as const;
 export type FiredCategory = (typeof FIRED_CATEGORIES)[number];
 
 /** No skill: a negative case's `expect`, and the confusion-matrix column of a trial where none fired. */
@@ -379,6 +381,8 @@ export const NONE = 'none';
 export const MULTIPLE = 'multiple';
 /** The confusion-matrix column of a trial where only names outside the family fired. */
 export const OTHER = 'other';
+/** The confusion-matrix column of a trial where the model acted by itself before any skill fired. */
+export const SELF = 'self';
 
 /** The tokens a trial's model calls used, as its CLI reported them; `input` is all input, cached or not. */
 export const trialUsageSchema = z.object({
@@ -461,6 +465,8 @@ export const failureBreakdownSchema = z.object({
   }),
   /** Scored trials the judge said no to on some `expect.judge` item (results written before the judge: none). */
   judgeNo: trialCountSchema.default({ trials: 0 }),
+  /** Scored trials of a positive case where the model acted by itself before any skill fired; absent when none. */
+  wentAround: trialCountSchema.optional(),
   /**
    * Per judged item, in rubric order: the scored trials the judge said no to, and the trials it gave no verdict on
    * (left out of n while it is calibrated); `scored` false while it is uncalibrated, when its verdicts are only shown.
@@ -479,7 +485,17 @@ export const caseArmSummarySchema = z.object({
   trials: z.number().int(),
   rate: rateSchema,
   passK: z.array(z.object({ k: z.number().int(), passAtK: estimate, passHatK: estimate })),
-  fired: z.object({ expected: z.number(), sibling: z.number(), other: z.number(), none: z.number(), readOnly: z.number() }),
+  fired: z.object({
+    expected: z.number(),
+    sibling: z.number(),
+    other: z.number(),
+    none: z.number(),
+    readOnly: z.number(),
+    /** Usable trials where the model acted by itself before any skill fired; absent when none (and in the lab). */
+    self: z.number().optional(),
+  }),
+  /** The rate of `fired.self` among the usable trials, with its interval; absent when none. */
+  wentAround: rateSchema.optional(),
   statuses: z.record(trialStatusSchema, z.number()),
   excluded: z.number().int(),
   flags: z.object({ noop: z.number(), clarifying: z.number() }),
