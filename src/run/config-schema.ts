@@ -14,7 +14,7 @@ export type Arm = (typeof ARMS)[number];
  */
 export const CONTEXTS = ['lab', 'field'] as const;
 export type Context = (typeof CONTEXTS)[number];
-export const contextSchema = z.enum(CONTEXTS, { message: `context must be one of ${CONTEXTS.join(', ')}` });
+export const contextSchema = z.enum(CONTEXTS);
 
 /** `lab` is stored as no context at all, so a run that names it and one made before contexts are the same run. */
 export const storedContext = (context: Context | undefined): { context?: 'field' } => (context === 'field' ? { context } : {});
