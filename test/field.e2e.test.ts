@@ -11,6 +11,7 @@ import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 import type { ToolCallEvent, ToolResultEvent } from '../src/transcript/types.js';
 import { cleanup, makeProject, skillMd, testEnv } from './helpers.js';
+import { claudeGrading } from './run-fixtures.js';
 import { runTrials } from './trial-runner.js';
 
 /**
@@ -37,13 +38,7 @@ const gradeOf = (r: TrialRecord, context?: 'field') =>
     { id: r.ref.caseId, expect: 'chart', exclusive: false, tags: [], decision: DECISION, ...(context ? { context } : {}) },
     'skill',
     1,
-    {
-      family: [{ dir: 'chart', name: 'chart' }],
-      skillsFolder: claudeCode.skillsFolder,
-      readCountsAsFiring: true,
-      budgetStopsFail: true,
-      conventions: claudeCode.grading,
-    },
+    claudeGrading([{ dir: 'chart', name: 'chart' }]),
   );
 
 describe('Claude Code in the field (real CLI, simulator)', () => {

@@ -5,26 +5,20 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { FIELD_ACTING_TOOLS, FIELD_REFUSAL, fieldSettings } from '../src/agents/claude-code/field.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import type { InvocationRequest } from '../src/agents/types.js';
-import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
+import { gradeTrial } from '../src/grade/outcome.js';
 import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
 import { probeProblem } from '../src/runner/field-probe.js';
 import type { ToolCallEvent } from '../src/transcript/types.js';
 import { treeChanges } from '../src/workspace/tree-state.js';
 import { ClaudeStream } from './claude-stream.js';
 import { ROOT } from './helpers.js';
-import { trialMeta } from './run-fixtures.js';
+import { claudeGrading, trialMeta } from './run-fixtures.js';
 
 /** The default menu as Claude Code 2.1.197's init event lists it in the field. */
 const FIELD_MENU = ['Task', 'Bash', 'Edit', 'NotebookEdit', 'Read', 'Skill', 'WebFetch', 'WebSearch', 'Write', 'TaskCreate'];
 const LAB_MENU = ['Glob', 'Grep', 'Read', 'Skill'];
 const FAMILY = [{ dir: 'csv-chart', name: 'csv-chart' }];
-const OPTS: GradeOptions = {
-  family: FAMILY,
-  skillsFolder: claudeCode.skillsFolder,
-  readCountsAsFiring: true,
-  budgetStopsFail: true,
-  conventions: claudeCode.grading,
-};
+const OPTS = claudeGrading(FAMILY);
 const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 };
 const positive: GradableCase = { id: 'p', expect: 'csv-chart', exclusive: false, tags: [], decision: DECISION, context: 'field' };
 const negative: GradableCase = { id: 'n', expect: 'none', exclusive: false, tags: [], decision: DECISION, context: 'field' };
@@ -211,32 +205,12 @@ describe("Claude Code's field invocation", () => {
     ...over,
   });
 
-  it('the lab argv is as it always was', () => {
-    expect(claudeCode.invocation(req()).args).toEqual([
-      '-p',
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--setting-sources',
-      'project',
-      '--strict-mcp-config',
-      '--no-session-persistence',
-      '--tools=Read,Glob,Grep,Skill',
-      '--allowedTools=Skill',
-      '--max-turns',
-      '8',
-      '--model',
-      'sonnet',
-      '--',
-      'chart it',
-    ]);
-  });
-
-  it('the field keeps the default tools and loads the refusing hook from outside the workspace', () => {
-    const args = claudeCode.invocation(req({ context: 'field' })).args;
-    expect(args.filter((a) => a.startsWith('--tools'))).toEqual([]);
-    expect(args).toContain('--settings=/w/harness/field-settings.json');
-    expect(args).toContain('--allowedTools=Skill');
+  it('the field changes one argument of the lab argv: the tool list becomes the settings holding the refusing hook', () => {
+    const lab = claudeCode.invocation(req()).args;
+    expect(claudeCode.invocation(req({ context: 'field' })).args).toEqual(
+      lab.map((a) => (a.startsWith('--tools=') ? '--settings=/w/harness/field-settings.json' : a)),
+    );
+    expect(lab).toContain('--tools=Read,Glob,Grep,Skill');
   });
 
   it('a judge in a field run still gets no tool at all', () => {
