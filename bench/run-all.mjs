@@ -14,6 +14,7 @@ import { benchJudgeReal, printJudgeReal } from './judge-real.mjs';
 import { benchConcurrency, printConcurrency } from './concurrency.mjs';
 import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.mjs';
 import { benchIsolationStop, printIsolationStop } from './isolation-stop.mjs';
+import { benchField, printField } from './field.mjs';
 
 printSequential(benchSequential());
 printCompare(benchCompare());
@@ -25,6 +26,7 @@ printJudge(benchJudge());
 printJudgeReal(await benchJudgeReal());
 printConcurrency(benchConcurrency());
 printIsolationStop(benchIsolationStop());
+printField(benchField());
 printConcurrencyReal(await benchConcurrencyReal());
 printRegrade(await benchRegrade());
 printTranscriptMemory(await benchTranscriptMemory());
