@@ -3,7 +3,9 @@ import { loadConfig } from '../src/load/config.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { resumeChanges } from '../src/runner/resume.js';
 import { baseProject, cleanup, makeProject, runInProcess, type Files } from './helpers.js';
-import { handMadeManifest } from './run-fixtures.js';
+import { handMadeManifest, syntheticRun } from './run-fixtures.js';
+import { drift } from '../src/verdict/compare.js';
+import type { RunToCompare } from '../src/verdict/comparison.js';
 
 const dirs: string[] = [];
 afterAll(() => cleanup(...dirs));
@@ -80,5 +82,34 @@ describe('context in run.json', () => {
     const field = handMadeManifest([], 1, { config: configSchema.parse({ context: 'field' }) });
     expect(resumeChanges(lab, field, undefined)).toEqual(['config (context)']);
     expect(resumeChanges(lab, handMadeManifest([], 1, { config: configSchema.parse({}) }), undefined)).toEqual([]);
+  });
+});
+
+describe('compare names a change of context', () => {
+  const inField = (run: RunToCompare, ids: string[]): RunToCompare => ({
+    ...run,
+    manifest: {
+      ...run.manifest,
+      cases: {
+        ...run.manifest.cases,
+        defs: run.manifest.cases.defs.map((c) => (ids.includes(c.id) ? { ...c, context: 'field' as const } : c)),
+      },
+    },
+  });
+  const lab = () => syntheticRun({ a: { passes: 9, n: 10 }, b: { passes: 9, n: 10 } });
+
+  it.each([
+    ['lab against the field', [], ['a', 'b'], { base: 'lab', candidate: 'field', differs: true }],
+    ['one case moved to the field', [], ['a'], { base: 'lab', candidate: 'field for 1 of 2 cases, lab for the rest', differs: true }],
+    ['the field on both sides', ['a', 'b'], ['a', 'b'], { base: 'field', candidate: 'field', differs: false }],
+  ])('%s', (_, base, candidate, expected) => {
+    expect(drift(inField(lab(), base), inField(lab(), candidate)).facts.find((f) => f.name === 'context')).toEqual({
+      name: 'context',
+      ...expected,
+    });
+  });
+
+  it('two lab runs show no context fact (as before contexts)', () => {
+    expect(drift(lab(), lab()).facts.map((f) => f.name)).not.toContain('context');
   });
 });
