@@ -52,6 +52,13 @@ describe('going around the skill in the results and every reporter', () => {
     expect(REPORTERS[name]({ colour: false }).render(reportInput())).not.toMatch(/went around the skill/);
   });
 
+  it("the terminal's CASES table gets a went-around column only in a run that has one", () => {
+    const table = (input: ReturnType<typeof reportInput>) => REPORTERS.terminal({ colour: false }).render(input).split('CASES')[1]!;
+    expect(table(fieldInput())).toMatch(/went around: the model acted by itself/);
+    expect(table(fieldInput())).toMatch(/\nvague-sprint +2 +1 +0 +1 /);
+    expect(table(reportInput())).not.toMatch(/went/);
+  });
+
   it('json carries it as stored', () => {
     const shown = JSON.parse(REPORTERS.json({ colour: false }).render(fieldInput()));
     expect(

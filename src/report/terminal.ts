@@ -160,6 +160,8 @@ function changeSection(blocks: CaseVerdict[], skillRow: Map<string, CaseArmSumma
 /** The CASES table; a run with judged cases gets a column of the trials the judge said no to. */
 function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string[] {
   const na = c.dim('·');
+  // Only a field run has trials that went around the skill: a lab run's table is as it always was.
+  const around = rows.some((s) => s.failures.wentAround);
   const body = rows.map((s) => {
     const f = s.failures;
     const positive = s.expect !== NONE;
@@ -168,6 +170,7 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string
       String(s.rate.n),
       String(s.rate.successes),
       positive ? String(f.didNotFire.trials) : na,
+      ...(around ? [positive ? String(f.wentAround?.trials ?? 0) : na] : []),
       positive ? String(f.planWrong.trials) : na,
       ...(judged ? [String(f.judgeNo.trials)] : []),
       positive ? String(f.sibling.trials) : na,
@@ -183,6 +186,7 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string
     'n',
     'pass',
     'did not\nfire',
+    ...(around ? ['went\naround'] : []),
     'plan\nwrong',
     ...(judged ? ['judge\nno'] : []),
     'sibling\nfired',
@@ -196,7 +200,9 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors): string
     fit([head.map((h) => c.bold(h)), ...body], ['l', ...head.slice(1).map(() => 'r' as const)]),
     paragraph(
       c.dim(
-        'did not fire: no family skill fired · plan wrong: the expected skill fired, a plan check failed · ' +
+        'did not fire: no family skill fired · ' +
+          (around ? 'went around: the model acted by itself (a command, a write, a fetch, a sub-agent) before any skill fired · ' : '') +
+          'plan wrong: the expected skill fired, a plan check failed · ' +
           (judged ? 'judge no: the judge said no to a judged item (scored only when it is calibrated) · ' : '') +
           'sibling fired: another ' +
           'family skill fired (instead or beside) · false trigger: a family skill fired on a negative case (for `not X`: X fired) · refused: the agent ' +
