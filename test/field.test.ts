@@ -218,7 +218,12 @@ describe("Claude Code's field invocation", () => {
   });
 
   it("the hook's matcher takes every tool but the reads and the skill tool, and its command prints a deny", () => {
-    const settings = JSON.parse(fieldSettings()) as { hooks: { PreToolUse: { matcher: string; hooks: { command: string }[] }[] } };
+    const settings = JSON.parse(fieldSettings()) as {
+      disableAllHooks: boolean;
+      hooks: { PreToolUse: { matcher: string; hooks: { command: string }[] }[] };
+    };
+    // A project's settings cannot switch the hook off.
+    expect(settings.disableAllHooks).toBe(false);
     const [entry] = settings.hooks.PreToolUse;
     const matcher = new RegExp(entry!.matcher);
     expect([...FIELD_ACTING_TOOLS, 'Agent', 'EnterWorktree', 'TaskCreate', 'ReadX'].filter((t) => !matcher.test(t))).toEqual([]);

@@ -38,7 +38,10 @@ export function fieldSettings(): string {
   };
   // printf prints its argument as given; the JSON holds no single quote, so the shell passes it whole.
   const command = `printf '%s' '${JSON.stringify(decision)}'`;
-  return JSON.stringify({ hooks: { PreToolUse: [{ matcher: REFUSED_TOOLS, hooks: [{ type: 'command', command }] }] } }, null, 2) + '\n';
+  // A project's `.claude/settings.json` that sets `disableAllHooks` would switch the hook off (measured): these
+  // settings, given on the command line, win over it.
+  const settings = { disableAllHooks: false, hooks: { PreToolUse: [{ matcher: REFUSED_TOOLS, hooks: [{ type: 'command', command }] }] } };
+  return JSON.stringify(settings, null, 2) + '\n';
 }
 
 /** Input validation runs before the hook and answers this way; such a call never ran either. */
