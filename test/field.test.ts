@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
@@ -9,7 +10,7 @@ import { gradeTrial } from '../src/grade/outcome.js';
 import type { GradableCase, TrialOutcome } from '../src/run/schema.js';
 import { probeProblem } from '../src/runner/field-probe.js';
 import type { ToolCallEvent } from '../src/transcript/types.js';
-import { treeChanges } from '../src/workspace/tree-state.js';
+import { treeChanges, treeState } from '../src/workspace/tree-state.js';
 import { ClaudeStream } from './claude-stream.js';
 import { ROOT } from './helpers.js';
 import { claudeGrading, trialMeta } from './run-fixtures.js';
@@ -260,5 +261,21 @@ describe('what changed in a workspace', () => {
     ['a file turned into a link', [['a', 'h1']], [['a', 'link /etc']], ['a']],
   ])('%s', (_, before, after, expected) => {
     expect(treeChanges(new Map(before as [string, string][]), new Map(after as [string, string][]))).toEqual(expected);
+  });
+
+  it('read from disk: an edit deep in the tree, a new file and a new link are each named; an untouched tree is not', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-tree-'));
+    try {
+      mkdirSync(join(dir, '.claude/skills/chart'), { recursive: true });
+      writeFileSync(join(dir, '.claude/skills/chart/SKILL.md'), 'body');
+      const before = await treeState(dir);
+      expect(treeChanges(before, await treeState(dir))).toEqual([]);
+      writeFileSync(join(dir, '.claude/skills/chart/SKILL.md'), 'edited');
+      writeFileSync(join(dir, 'skillprobe-canary.txt'), '');
+      symlinkSync('/etc', join(dir, 'out'));
+      expect(treeChanges(before, await treeState(dir))).toEqual(['.claude/skills/chart/SKILL.md', 'out', 'skillprobe-canary.txt']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

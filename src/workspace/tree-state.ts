@@ -9,7 +9,8 @@ export type TreeState = ReadonlyMap<string, string>;
 export async function treeState(dir: string): Promise<TreeState> {
   const state = new Map<string, string>();
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    const path = join(entry.parentPath, entry.name);
+    // `path` before Node 20.12 named what `parentPath` names since.
+    const path = join(entry.parentPath ?? entry.path, entry.name);
     const rel = path.slice(dir.length + 1);
     if (entry.isSymbolicLink()) state.set(rel, `link ${await readlink(path)}`);
     else if (entry.isDirectory()) state.set(rel, 'dir');
