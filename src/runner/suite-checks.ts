@@ -60,11 +60,12 @@ export function checkContext(loaded: LoadedConfig, adapter: AgentAdapter, all: C
   problems.add({
     ...where,
     what: `context field: ${adapter.skillListing.cli} cannot run trials in the field yet (its refusal of every acting call is not measured)`,
-    todo: `run this suite in the lab (context: lab), or in the field with an agent that supports it (${FIELD_AGENTS()})`,
+    todo: `run this suite in the lab (context: lab), or in the field with an agent that supports it (${fieldAgents().join(', ')})`,
   });
 }
 
-const FIELD_AGENTS = () => AGENT_IDS.filter((id) => adapterFor(id).contexts.includes('field')).join(', ');
+/** The agents whose trials can run in the field. */
+const fieldAgents = () => AGENT_IDS.filter((id) => adapterFor(id).contexts.includes('field'));
 
 /**
  * The agent that runs the suite (`agentId`, one of several, or the config's), and what the config asks of it: models
