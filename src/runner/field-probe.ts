@@ -91,6 +91,7 @@ export async function fieldProbeProblem(
     return undefined;
   } finally {
     await sim.stop();
-    await rm(root, { recursive: true, force: true });
+    // Retried as the reaper retries: a CLI's last writes into its home may still be landing as it exits.
+    await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }
 }
