@@ -15,6 +15,7 @@ import { benchConcurrency, printConcurrency } from './concurrency.mjs';
 import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.mjs';
 import { benchIsolationStop, printIsolationStop } from './isolation-stop.mjs';
 import { benchNeighbours, printNeighbours } from './neighbours.mjs';
+import { benchField, printField } from './field.mjs';
 
 printSequential(benchSequential());
 printCompare(benchCompare());
@@ -27,6 +28,7 @@ printJudgeReal(await benchJudgeReal());
 printConcurrency(benchConcurrency());
 printIsolationStop(benchIsolationStop());
 printNeighbours(benchNeighbours());
+printField(benchField());
 printConcurrencyReal(await benchConcurrencyReal());
 printRegrade(await benchRegrade());
 printTranscriptMemory(await benchTranscriptMemory());

@@ -46,6 +46,13 @@ export class ClaudeStream {
     return this.assistant(texts.map((text) => ({ type: 'text', text })));
   }
 
+  /** A tool call and the CLI's answer to it (a refusal is an error result). */
+  answeredCall(name: string, input: Record<string, unknown>, answer: string, isError = true): this {
+    const id = `toolu_${++this.tool}`;
+    this.assistant([{ type: 'tool_use', id, name, input }]);
+    return this.user([{ type: 'tool_result', tool_use_id: id, content: answer, is_error: isError }]);
+  }
+
   /** A tool call the CLI has not answered yet (its tool still running when the stream ends). */
   toolCall(name: string, input: Record<string, unknown>): this {
     return this.assistant([{ type: 'tool_use', id: `toolu_${++this.tool}`, name, input }]);

@@ -2,7 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { configSchema } from '../src/run/config-schema.js';
 import { RunStore } from '../src/run/store.js';
 import { ClaudeStream } from './claude-stream.js';
-import type { GradableCase, RunManifest, TrialMeta, TrialOutcome, TrialRef, Verdict } from '../src/run/schema.js';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import type { GradeOptions } from '../src/grade/outcome.js';
+import type { FamilyMember, GradableCase, RunManifest, TrialMeta, TrialOutcome, TrialRef, Verdict } from '../src/run/schema.js';
 import type { RunToCompare } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
 
@@ -153,3 +155,12 @@ export async function storeSyntheticRun(root: string, runId: string, run: RunToC
   await store.writeResults({ ...run.results, runId });
   return store.dir;
 }
+
+/** How Claude Code's trials of `family` are graded by default: reads fire, budget stops fail. */
+export const claudeGrading = (family: FamilyMember[]): GradeOptions => ({
+  family,
+  skillsFolder: claudeCode.skillsFolder,
+  readCountsAsFiring: true,
+  budgetStopsFail: true,
+  conventions: claudeCode.grading,
+});

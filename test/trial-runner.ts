@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AgentAdapter, TrialRole } from '../src/agents/types.js';
 import { loadCases, type Case } from '../src/load/cases.js';
 import { loadSkills } from '../src/load/skills.js';
-import { configSchema, type Arm } from '../src/run/config-schema.js';
+import { configSchema, type Arm, type Context } from '../src/run/config-schema.js';
 import { RunStore } from '../src/run/store.js';
 import { probeArmListings, runTrial, type TrialContext, type TrialRecord } from '../src/runner/trial.js';
 import { WorkspacePool } from '../src/workspace/pool.js';
@@ -19,7 +19,7 @@ export async function runTrials(
   modelUrl: string,
   callerEnv: NodeJS.ProcessEnv,
   plan: [caseId: string, arm: Arm][],
-  settings: { model: string; deadlineSeconds: number; role?: TrialRole; cases?: Case[] },
+  settings: { model: string; deadlineSeconds: number; role?: TrialRole; cases?: Case[]; context?: Context },
 ): Promise<{ records: TrialRecord[]; workdir: string }> {
   const config = configSchema.parse({
     agent: adapter.id,
@@ -27,6 +27,7 @@ export async function runTrials(
     maxTurns: 3,
     retries: { cli: 0, infra: 0 },
     timeouts: { trialSeconds: settings.deadlineSeconds },
+    ...(settings.context ? { context: settings.context } : {}),
   });
   const skills = loadSkills(join(project, 'skills'));
   // The cases as given (loaded with their fixtures, as `run` loads them), else the project's case files.

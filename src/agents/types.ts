@@ -1,5 +1,5 @@
 import type { TranscriptLines } from './json-lines.js';
-import type { Arm } from '../run/config-schema.js';
+import type { Arm, Context } from '../run/config-schema.js';
 import type { RefusedStatus, ShownEvidence, TrialEvidence, TrialMeta } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 
@@ -28,6 +28,8 @@ export interface InvocationRequest {
   binary?: string;
   /** What the trial is for, which decides the tools the CLI offers (each adapter maps it to its argv and files). */
   role: TrialRole;
+  /** `field`: a trial (role `trial`) offered the CLI's default tools, every acting call refused; absent: the lab. */
+  context?: 'field';
 }
 
 /**
@@ -65,6 +67,10 @@ export interface ListingExpectation {
 export interface IsolationExpectation extends ListingExpectation {
   /** The case's fixtures held the project's instruction file (`instructions:`): the CLI showing it is no leak. */
   instructions?: boolean;
+  /** `field`: the default tools listed, every acting call refused, the workspace unchanged; absent: the lab. */
+  context?: 'field';
+  /** What changed in the workspace while the trial ran (the field's evidence; absent when not looked at). */
+  workspaceChanged?: readonly string[];
 }
 
 /** How a CLI names and echoes what the graders read through: the graders see only the canonical transcript. */
@@ -102,6 +108,8 @@ export interface AgentAdapter {
   readonly instructionFiles: readonly string[];
   /** The only tools a trial may use: the invocation locks the CLI to exactly these. */
   readonly trialTools: readonly string[];
+  /** The contexts this CLI's trials can run in; without `field`, a field run is refused before anything starts. */
+  readonly contexts: readonly Context[];
   invocation(req: InvocationRequest): Invocation;
   /** How a user points this CLI at a simulator serving on `url`, in one line (`skillprobe sim` prints it). */
   simulatorHint(url: string): string;

@@ -22,6 +22,12 @@ export const rejudgeCommand = defineCommand({
   },
   helpAfter: REPORTERS_HELP,
   optionsFrom(o) {
+    if (o.context !== undefined)
+      throw new InputError({
+        file: '--context',
+        what: "a judge's requests run with no tool at all, in no context",
+        todo: 'drop --context (the run being rejudged keeps its own)',
+      });
     if (o.drawSeed !== undefined && o.sim === undefined)
       throw new InputError({
         file: '--draw-seed',

@@ -118,6 +118,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
       agents: o.agent,
       agentBinary: o.agentBinary,
       maxCostUsd: o.maxCost,
+      context: o.context,
       ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
       decision: {
         // `--trials N` asks for exactly N trials: a fixed design, whatever the config file's mode.

@@ -1,5 +1,6 @@
 import { EXIT } from '../run/exit-codes.js';
-import { valued } from './flags.js';
+import { CONTEXTS } from '../run/config-schema.js';
+import { choice, valued } from './flags.js';
 import { concurrency, int, positive, text } from './parsers.js';
 
 /**
@@ -21,6 +22,11 @@ export const TRIAL_FLAGS = {
     '-j, --concurrency <n|auto>',
     'trials running at once, or auto: adaptive to the provider (default against a real model)',
     concurrency,
+  ),
+  context: choice(
+    '--context <lab|field>',
+    "lab: the CLI's read tools and skill tool only; field: its default tools, every acting call refused before it runs (default: the config's, else lab)",
+    CONTEXTS,
   ),
   timeout: valued('--timeout <seconds>', 'harness deadline per trial', positive('--timeout')),
   workdir: valued('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir')),

@@ -84,6 +84,7 @@ export const tuneCommand = defineCommand({
         cases: o.cases,
         transcriptsDir: o.transcripts,
         concurrency: o.concurrency,
+        context: o.context,
         ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
       },
       proposerModel: o.proposerModel,

@@ -19,6 +19,7 @@ import {
   checkSimulatedResume,
   credentialProblem,
   settleAgent,
+  checkContext,
 } from '../runner/suite-checks.js';
 import { casesOfShard, type Shard } from '../trials/shard.js';
 import { gradableCase } from '../trials/stored-case.js';
@@ -63,6 +64,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   checkArms(loaded, problems);
   const adapter = checkAgent(loaded, agentId, problems);
   settleAgent(loaded, adapter, opts.sim !== undefined);
+  if (adapter && all) checkContext(loaded, adapter, all, problems);
   // Nothing left to run (--last-failed, nothing failed): no binary or credentials are needed to say so.
   const runs = need.run && selected?.nothingFailedIn === undefined && adapter !== undefined;
   const binary = runs ? checkBinary(loaded, adapter, problems) : (config.agentBinary ?? '');

@@ -13,6 +13,7 @@ import {
   NOTHING_TO_SCORE,
   OTHER,
   neighbourColumn,
+  SELF,
   type ExclusionReason,
   type FamilyMember,
   type FiredCategory,
@@ -66,6 +67,12 @@ function usageOf(t: Transcript): { usage?: TrialUsage } {
   };
 }
 
+/** Where the model's first acting call is in the transcript (a command, a write, a fetch, a sub-agent), if any. */
+const firstActAt = (t: Transcript): number | undefined => {
+  const at = t.events.findIndex((e) => e.kind === 'tool_call' && e.source === 'assistant' && e.intent === 'act');
+  return at < 0 ? undefined : at;
+};
+
 function column(counted: Firing[]): string {
   const members = [...new Set(counted.map((f) => f.skill ?? (f.neighbour !== undefined ? neighbourColumn(f.neighbour) : OTHER)))];
   if (members.length === 0) return NONE;
@@ -81,6 +88,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     family: opts.family.map((m) => m.dir),
     neighbours: neighbours.map((m) => m.dir),
     instructions: c.fixtures?.instructions,
+    ...(c.context ? { context: c.context } : {}),
     isolationProblem: opts.conventions.isolationProblem,
   });
   const all = firings(t, opts.family, opts.skillsFolder, opts.conventions, neighbours);
@@ -88,14 +96,18 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   const family = counted.filter((f) => f.skill !== undefined);
   const expected = counted.filter((f) => f.skill === c.expect);
   const positive = c.expect !== NONE;
-  const firedColumn = column(counted);
   const falseTriggers = falselyFired(c, [...new Set(family.map((f) => f.skill!))]);
+  // The model's first choice was to act by itself, before any skill fired: it went around the skills.
+  const actedAt = firstActAt(t);
+  const wentAround = actedAt !== undefined && (counted[0]?.at ?? Infinity) > actedAt;
+  const firedColumn = wentAround ? SELF : column(counted);
   // `sibling`: another family member fired (for a negative case, a member it forbids: a false trigger); `neighbour`:
   // a neighbour took it (the model went elsewhere); `other`: only names the suite did not install (bundled or made-up
   // skills), or members a "not this skill" case leaves free.
   const wentToNeighbour = counted.some((f) => f.neighbour !== undefined);
-  const fired: FiredCategory =
-    counted.length === 0
+  const fired: FiredCategory = wentAround
+    ? 'self'
+    : counted.length === 0
       ? 'none'
       : expected.length
         ? 'expected'
@@ -154,6 +166,8 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
 
   const plan = c.plan ? gradePlans(extractPlans(t, expected, planCtx, expected[0]?.at ?? t.events.length), c.plan, c.command) : undefined;
   const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);
-  const passed = verdict.status === 'ok' && expected.length > 0 && exclusiveOk && (plan?.pass ?? true);
+  // In the field, the expected skill must fire before any acting call: acting first is going around it.
+  const firedFirst = expected.length > 0 && (actedAt === undefined || expected[0]!.at < actedAt);
+  const passed = verdict.status === 'ok' && firedFirst && exclusiveOk && (plan?.pass ?? true);
   return { ...out, plan, passed };
 }

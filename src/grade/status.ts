@@ -11,6 +11,8 @@ export interface IsolationContext {
   instructions?: boolean;
   /** Folder names of the neighbours installed beside the family in both arms (`neighbours:`). */
   neighbours?: string[];
+  /** `field` when the trial ran in the field (its case's stored context); absent: the lab. */
+  context?: 'field';
   /** The agent's own isolation check (its adapter's): the graders know no CLI's evidence. */
   isolationProblem: GradingConventions['isolationProblem'];
 }
@@ -46,7 +48,7 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   if (!init && !meta.timedOut) {
     return { status: 'agent_error', detail: meta.stderrTail.trim().split('\n').at(-1) || `exit ${meta.exitCode ?? meta.signal}` };
   }
-  const leak = ctx.isolationProblem(t, ctx);
+  const leak = ctx.isolationProblem(t, { ...ctx, workspaceChanged: meta.evidence?.workspaceChanged });
   if (leak && init) return { status: 'isolation_error', detail: leak };
   // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
   const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');

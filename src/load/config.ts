@@ -211,6 +211,8 @@ export function collectConfig(file: string | undefined, overrides: ConfigOverrid
     return undefined;
   };
   const config = configSchema.parse(merged);
+  // `lab` is no context at all: a run that names it is the same run as one made before contexts (run.json, resume).
+  if (config.context === 'lab') delete config.context;
   checkCombinations(config, where, fromFlags, problems);
   const usable = present ? read !== undefined : !wrong;
   return usable ? { config, file: read ? path : undefined, fellBack, where } : undefined;

@@ -55,6 +55,10 @@ export function advice(
     ],
     [f.didNotFire, `make ${s.expect}'s description name this request (its words and its intent)`],
     [
+      f.wentAround ?? { trials: 0 },
+      `the model did it by hand in ${Math.round((100 * (f.wentAround?.trials ?? 0)) / Math.max(1, s.rate.n))}% of trials: say in ${s.expect}'s description what the skill adds over doing it by hand`,
+    ],
+    [
       f.planWrong,
       `make SKILL.md's command for this unambiguous${check ? ` (${check.check}: ${check.details[0]?.detail || 'failed'})` : ''}`,
     ],

@@ -166,6 +166,8 @@ function changeSection(blocks: CaseVerdict[], skillRow: Map<string, CaseArmSumma
  */
 function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors, neighbours = false): string[] {
   const na = c.dim('·');
+  // Only a field run has trials that went around the skill: a lab run's table is as it always was.
+  const around = rows.some((s) => s.failures.wentAround);
   const body = rows.map((s) => {
     const f = s.failures;
     const positive = s.expect !== NONE;
@@ -174,6 +176,7 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors, neighbo
       String(s.rate.n),
       String(s.rate.successes),
       positive ? String(f.didNotFire.trials) : na,
+      ...(around ? [positive ? String(f.wentAround?.trials ?? 0) : na] : []),
       positive ? String(f.planWrong.trials) : na,
       ...(judged ? [String(f.judgeNo.trials)] : []),
       positive ? String(f.sibling.trials) : na,
@@ -190,6 +193,7 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors, neighbo
     'n',
     'pass',
     'did not\nfire',
+    ...(around ? ['went\naround'] : []),
     'plan\nwrong',
     ...(judged ? ['judge\nno'] : []),
     'sibling\nfired',
@@ -204,7 +208,9 @@ function caseSection(rows: CaseArmSummary[], judged: boolean, c: Colors, neighbo
     fit([head.map((h) => c.bold(h)), ...body], ['l', ...head.slice(1).map(() => 'r' as const)]),
     paragraph(
       c.dim(
-        'did not fire: no family skill fired · plan wrong: the expected skill fired, a plan check failed · ' +
+        'did not fire: no family skill fired · ' +
+          (around ? 'went around: the model acted by itself (a command, a write, a fetch, a sub-agent) before any skill fired · ' : '') +
+          'plan wrong: the expected skill fired, a plan check failed · ' +
           (judged ? 'judge no: the judge said no to a judged item (scored only when it is calibrated) · ' : '') +
           'sibling fired: another ' +
           'family skill fired (instead or beside) · ' +

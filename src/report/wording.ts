@@ -303,6 +303,12 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
     ].filter(Boolean);
     say(`did not fire in ${of(f.didNotFire.trials)}${instead.length ? `: the model ${instead.join(', ')}` : ''}`);
   }
+  if (f.wentAround?.trials && s.wentAround) {
+    const failed = s.rate.n - s.rate.successes;
+    say(
+      `went around the skill in ${of(f.wentAround.trials)} (rate ${fmt(s.wentAround.p)} ${interval(s.wentAround)}): the model acted by itself (a command, a write, a fetch or a sub-agent) before any skill fired, ${f.wentAround.trials} of the ${failed} failures`,
+    );
+  }
   if (f.planWrong.trials) {
     const checks = f.planChecks.map(
       (k) =>

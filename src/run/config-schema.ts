@@ -8,6 +8,17 @@ import { z } from 'zod';
 export const ARMS = ['skill', 'ablation'] as const;
 export type Arm = (typeof ARMS)[number];
 
+/**
+ * Where trials run: `lab`, the CLI's read tools and its skill tool only (what the description does, isolated);
+ * `field`, the CLI's default tool menu with every acting call refused before it runs (what a user's session does).
+ */
+export const CONTEXTS = ['lab', 'field'] as const;
+export type Context = (typeof CONTEXTS)[number];
+export const contextSchema = z.enum(CONTEXTS);
+
+/** `lab` is stored as no context at all, so a run that names it and one made before contexts are the same run. */
+export const storedContext = (context: Context | undefined): { context?: 'field' } => (context === 'field' ? { context } : {});
+
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
 /** How cases are decided; `sprt` is Wald's test, kept selectable beside the design that always decides. */
@@ -112,6 +123,8 @@ export const configSchema = z
       .min(1)
       .optional()
       .describe("The model for a run of one agent, passed to its CLI; without it, the CLI's own default. Several agents: `models`."),
+    /** `lab` (absent) or `field`: see CONTEXTS; a case may set its own. */
+    context: contextSchema.optional(),
     trials: positiveInt(10_000).default(10),
     /**
      * Trials running at once: a number, or `auto` (against a real model, the default): adaptive to the provider's

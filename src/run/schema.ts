@@ -105,6 +105,8 @@ export const storedCaseSchema = z.object({
    * instruction file was among them (then the CLI showing it to the model is no leak). Absent: none.
    */
   fixtures: z.object({ hash: z.string(), instructions: z.boolean() }).optional(),
+  /** `field` when its trials ran in the field (the case's or the config's context); absent: the lab. */
+  context: z.literal('field').optional(),
   /** Absent in format 0. */
   prompt: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number().int() }).optional(),
@@ -237,6 +239,8 @@ export type RunManifest = z.output<typeof runManifestSchema>;
 export const trialEvidenceSchema = z.object({
   /** Per-trial secrets planted in each installed SKILL.md, by skill folder: one in a command's output proves a read. */
   skillNonces: z.record(z.string()).optional(),
+  /** A field trial's workspace: the paths added, removed or changed while it ran (none, when nothing ran). */
+  workspaceChanged: z.array(z.string()).optional(),
   /** What the CLI itself says the model was shown, for a CLI whose event stream does not say. */
   shown: z
     .object({
@@ -387,9 +391,11 @@ export type PlanGrade = z.output<typeof planGradeSchema>;
 /**
  * What fired, seen from the case: the expected skill; `sibling`, another member (for a negative case, one it forbids: a
  * false trigger); `neighbour`, one of the user's other skills installed beside the family (`neighbours:`); `other`,
- * only names the suite did not install, or members a "not this skill" case leaves free; `none`.
+ * only names the suite did not install, or members a "not this skill" case leaves free; `none`; `self`, the model
+ * went around the skills: its first acting call (a command, a write, a fetch, a sub-agent) came before any skill
+ * fired (only a field trial offers such calls).
  */
-export const FIRED_CATEGORIES = ['expected', 'sibling', 'neighbour', 'other', 'none'] as const;
+export const FIRED_CATEGORIES = ['expected', 'sibling', 'neighbour', 'other', 'none', 'self'] as const;
 export type FiredCategory = (typeof FIRED_CATEGORIES)[number];
 
 /** No skill: a negative case's `expect`, and the confusion-matrix column of a trial where none fired. */
@@ -400,6 +406,8 @@ export const MULTIPLE = 'multiple';
 export const OTHER = 'other';
 /** The confusion-matrix column of a trial where only the neighbour `dir` fired: named apart from any family member. */
 export const neighbourColumn = (dir: string): string => `neighbour:${dir}`;
+/** The confusion-matrix column of a trial where the model acted by itself before any skill fired. */
+export const SELF = 'self';
 
 /** The tokens a trial's model calls used, as its CLI reported them; `input` is all input, cached or not. */
 export const trialUsageSchema = z.object({
@@ -486,6 +494,8 @@ export const failureBreakdownSchema = z.object({
   }),
   /** Scored trials the judge said no to on some `expect.judge` item (results written before the judge: none). */
   judgeNo: trialCountSchema.default({ trials: 0 }),
+  /** Scored trials of a positive case where the model acted by itself before any skill fired; absent when none. */
+  wentAround: trialCountSchema.optional(),
   /**
    * Per judged item, in rubric order: the scored trials the judge said no to, and the trials it gave no verdict on
    * (left out of n while it is calibrated); `scored` false while it is uncalibrated, when its verdicts are only shown.
@@ -511,7 +521,11 @@ export const caseArmSummarySchema = z.object({
     other: z.number(),
     none: z.number(),
     readOnly: z.number(),
+    /** Usable trials where the model acted by itself before any skill fired; absent when none (and in the lab). */
+    self: z.number().optional(),
   }),
+  /** The rate of `fired.self` among the usable trials, with its interval; absent when none. */
+  wentAround: rateSchema.optional(),
   statuses: z.record(trialStatusSchema, z.number()),
   excluded: z.number().int(),
   flags: z.object({ noop: z.number(), clarifying: z.number() }),

@@ -1,4 +1,6 @@
 import type { TopUpPrice } from './resume.js';
+import { contextOf } from '../trials/stored-case.js';
+import { fieldProbeProblem } from './field-probe.js';
 import { createRequire } from 'node:module';
 import { valueHash } from '../util/json.js';
 import { freshDrawSeed } from '../util/random.js';
@@ -179,6 +181,10 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
   const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
+  // Fails closed: a field run starts only where the CLI was just seen refusing a command and a write.
+  const field = (s.role ?? 'trial') === 'trial' && s.suite.cases.some((c) => contextOf(c, s.config) === 'field');
+  const acting = field ? await fieldProbeProblem(s.adapter, s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env) : undefined;
+  if (acting) throw new InputError({ file: s.adapter.id, ...acting });
   // The neighbours are installed beside the family: a CLI that would hide one fails every trial's listing check.
   const hidden = s.adapter.familyProblem?.(
     s.binary,

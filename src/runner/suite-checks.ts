@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { adapterFor } from '../agents/registry.js';
+import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import type { CaseSuite } from '../load/cases.js';
 import { checkValueAt, splitProblem, type LoadedConfig } from '../load/config.js';
@@ -46,6 +46,26 @@ export function checkArms(loaded: LoadedConfig, problems: ProblemList): void {
       todo: 'add `skill` to arms, or use `decision.mode: fixed`',
     });
 }
+
+/**
+ * A context the agent's trials cannot run in (the field, for a CLI whose refusal of acting calls is not measured
+ * yet): refused where it was asked for, the config's `context` or the first case that sets its own.
+ */
+export function checkContext(loaded: LoadedConfig, adapter: AgentAdapter, all: CaseSuite, problems: ProblemList): void {
+  const { config } = loaded;
+  if (adapter.contexts.includes('field')) return;
+  const asked = all.cases.find((c) => (c.context ?? config.context) === 'field');
+  if (!asked) return;
+  const where = asked.context === 'field' ? { file: asked.source.file, line: asked.source.line } : placeOf(loaded, 'context');
+  problems.add({
+    ...where,
+    what: `context field: ${adapter.skillListing.cli} cannot run trials in the field yet (its refusal of every acting call is not measured)`,
+    todo: `run this suite in the lab (context: lab), or in the field with an agent that supports it (${fieldAgents().join(', ')})`,
+  });
+}
+
+/** The agents whose trials can run in the field. */
+const fieldAgents = () => AGENT_IDS.filter((id) => adapterFor(id).contexts.includes('field'));
 
 /**
  * The agent that runs the suite (`agentId`, one of several, or the config's), and what the config asks of it: models

@@ -3,7 +3,7 @@ import { spawnAgent } from '../agents/spawn.js';
 import type { AgentAdapter, InvocationRequest, ProviderSignal, TrialRole } from '../agents/types.js';
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
-import type { Arm, Config } from '../run/config-schema.js';
+import type { Arm, Config, Context } from '../run/config-schema.js';
 import type { Skill } from '../load/skills.js';
 import { CASE_HEADER, simulatorBaseUrl, TRIAL_HEADER } from '../sim/server.js';
 import { StoreWriteError, type RunStore } from '../run/store.js';
@@ -11,6 +11,8 @@ import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
 import type { SealedWorkspace } from '../workspace/sealed.js';
 import { furnishWorkspace } from '../workspace/fixtures.js';
+import { contextOf } from '../trials/stored-case.js';
+import { treeChanges, treeState } from '../workspace/tree-state.js';
 import { trialKey, type ShownEvidence, type TrialEvidence, type TrialMeta, type TrialRef } from '../run/schema.js';
 
 export interface TrialContext {
@@ -52,6 +54,7 @@ function invocationRequest(
   ws: SealedWorkspace,
   prompt: string,
   identity: { key: string; caseId: string },
+  context: Context = 'lab',
 ): InvocationRequest {
   const url = ctx.simulatorUrl;
   return {
@@ -67,6 +70,8 @@ function invocationRequest(
     callerEnv: ctx.callerEnv,
     binary: ctx.binary,
     role: ctx.role,
+    // A judge's or a proposer's request has no tools to refuse: only a trial under test runs in the field.
+    ...(context === 'field' && ctx.role === 'trial' ? { context } : {}),
     simulator: url
       ? {
           url,
@@ -106,8 +111,10 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
     const ws = await ctx.workspaces.take(ref.arm);
     try {
       await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
-      const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id });
+      const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id }, contextOf(c, ctx.config));
       const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
+      // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
+      const before = req.context === 'field' ? await treeState(ws.dir) : undefined;
       const inv = ctx.adapter.invocation(req);
       const files = await ctx.store.prepareTrial(ref);
       const spawned = await spawnAgent(inv, {
@@ -124,7 +131,16 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       });
       // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial.
       const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);
-      const evidence = trialEvidence(prepared, collected, ctx.armListings?.[ref.arm]);
+      const changed =
+        before &&
+        (await treeState(ws.dir)
+          .then((after) => treeChanges(before, after))
+          .catch(() => undefined));
+      const evidence = trialEvidence(
+        { ...prepared, ...(changed ? { workspaceChanged: changed } : {}) },
+        collected,
+        ctx.armListings?.[ref.arm],
+      );
       const meta: TrialMeta = {
         ...spawned,
         agent: ctx.adapter.id,
@@ -145,6 +161,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         family: ctx.skills.map((s) => s.dir),
         instructions: c.fixtures?.instructions !== undefined,
         neighbours: ctx.neighbours ?? [],
+        ...(req.context ? { context: req.context } : {}),
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;

@@ -6,8 +6,15 @@
 /** The model APIs the simulator speaks: Claude Code's, Codex's and the Gemini CLI's. */
 export type Wire = 'anthropic' | 'openai-responses' | 'gemini';
 
-/** What a tool call did, in terms every CLI shares. */
-export type ToolAction = 'skill' | 'read' | 'search' | 'other';
+/**
+ * How a model goes around a skill by acting itself: a shell command, a file write, a web fetch, a sub-agent. Each
+ * dialect writes them as its CLI's own tool calls, and only where the request offered that tool.
+ */
+export const ACT_KINDS = ['shell', 'write', 'fetch', 'agent'] as const;
+export type ActKind = (typeof ACT_KINDS)[number];
+
+/** What a tool call did, in terms every CLI shares (`act`: one of the acting calls above). */
+export type ToolAction = 'skill' | 'read' | 'search' | 'act' | 'other';
 
 export interface ToolOutcome {
   action: ToolAction;
@@ -39,6 +46,8 @@ export interface ConversationView {
   canInvokeSkill: boolean;
   /** Whether the CLI gives the model a way to read a file. */
   canReadFile: boolean;
+  /** The acting calls the request offers a tool for, as this dialect writes them; absent when it offers none. */
+  canAct?: readonly ActKind[];
   /** Tool names the request offers. */
   tools: string[];
   /** The user's own prompt, without the context the CLI injects around it. */

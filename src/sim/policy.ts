@@ -1,25 +1,27 @@
 import { readJudgeRequest } from '../checks/judge-prompt.js';
 import { proposalAnswer, readProposalRequest } from '../tune/proposal.js';
 import { fencedCommands } from '../util/markdown.js';
-import type { ConversationView, SkillBody } from './conversation.js';
+import type { ActKind, ConversationView, SkillBody } from './conversation.js';
 import type { Behaviour, PlanPolicy, Profile, Rule } from './profile.js';
 import { DEFAULT_JUDGE, judgeReply } from './judge.js';
 import { DEFAULT_PROPOSER_WORDS, proposeDescription } from './proposer.js';
-import { routerChances, type RouterParams } from './router.js';
+import { routerChances } from './router.js';
 import { seededUniform } from '../util/random.js';
 import { compileLinearRegex } from '../util/linear-regex.js';
 
 /**
  * What the simulated model does with one request, in terms every CLI shares; each dialect writes these its CLI's way.
  * `skill` invokes a skill, `read` reads its SKILL.md with a file read, `read_file` reads a file of the workspace (a
- * user's file, by its path there), `search` is a harmless tool call.
+ * user's file, by its path there), `search` is a harmless tool call, `act` goes around the skills with the CLI's own
+ * acting call of that kind.
  */
 export type ReplyBlock =
   | { type: 'text'; text: string }
   | { type: 'skill'; name: string; args?: string }
   | { type: 'read'; name: string }
   | { type: 'read_file'; path: string }
-  | { type: 'search'; pattern: string };
+  | { type: 'search'; pattern: string }
+  | { type: 'act'; act: ActKind };
 
 export type Reply =
   | { type: 'message'; blocks: ReplyBlock[] }
@@ -61,16 +63,20 @@ function answer(text: string | true | undefined, fallback: string): Reply {
 
 /**
  * The router's draw for a prompt no rule matched: a skill in proportion to how well its listed description matches,
- * or a plain answer. Without a way to invoke a skill (the ablation arm) only the plain answer is left to draw.
+ * or no skill: then, with the router's `act` chance, an acting call of its own (so acting falls as a description
+ * matches better), else a plain answer. Without a way to invoke a skill (the ablation arm) only no skill is left.
  */
-function routedBehaviour(router: RouterParams, seed: number, view: ConversationView, id: TrialIdentity): Behaviour {
+function routedBehaviour(router: NonNullable<Profile['router']>, seed: number, view: ConversationView, id: TrialIdentity): Behaviour {
   const offered = view.canInvokeSkill
     ? view.offeredSkills.map((name) => ({ name, description: view.skillDescriptions.get(name) ?? '' }))
     : [];
   const chances = routerChances(view.prompt, offered, router);
   const options: { name?: string; p: number }[] = [...chances.skills, { p: chances.none }];
   const { name } = pickWeighted(options, seededUniform(seed, id.key, 'router'));
-  return name === undefined ? { p: 1, answer: true } : { p: 1, skill: name };
+  if (name !== undefined) return { p: 1, skill: name };
+  // Its own draw, taken only when acting can happen: a router without `act` draws as it always did.
+  const acts = (router.act ?? 0) > 0 && seededUniform(seed, id.key, 'router-act') < router.act!;
+  return acts ? { p: 1, act: router.actWith ?? 'shell' } : { p: 1, answer: true };
 }
 
 /** The behaviour this trial draws on its first turn (recomputed on later turns, never stored). */
@@ -130,12 +136,34 @@ function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity):
       ],
     };
   }
+  if (b.act !== undefined) return view.canAct?.includes(b.act) ? actOnce(b.act) : answer(unskilled, DEFAULT_ANSWER);
   if (b.clarify !== undefined) return answer(b.clarify, DEFAULT_CLARIFY);
   if (b.http !== undefined) return { type: 'http_error', status: b.http, message: `simulated HTTP ${b.http}`, retryAfter: b.retryAfter };
   if (b.stall) return { type: 'stall', partialText: 'Let me think about' };
   if (b.loop) return loopStep(view.turn);
   return answer(b.answer, DEFAULT_ANSWER);
 }
+
+const ACT_INTENT: Record<ActKind, string> = {
+  shell: "I'll run a command to do this myself.",
+  write: "I'll write the file myself.",
+  fetch: "I'll fetch what I need myself.",
+  agent: "I'll hand this to a sub-agent.",
+};
+
+/** Going around the skills: the CLI's own acting call, whatever a skill would have done. */
+function actOnce(act: ActKind): Reply {
+  return {
+    type: 'message',
+    blocks: [
+      { type: 'text', text: ACT_INTENT[act] },
+      { type: 'act', act },
+    ],
+  };
+}
+
+/** What the model says once its acting call came back refused (or done): it goes on without a skill. */
+const AFTER_ACTING = 'That step was not allowed here, so here is how to do it by hand instead: ';
 
 function loopStep(turn: number): Reply {
   return {
@@ -231,6 +259,7 @@ export function decideReply(profile: Profile, view: ConversationView, id: TrialI
   }
   const { behaviour, plan } = firstBehaviour(profile, view, id);
   if (behaviour.loop) return loopStep(view.turn);
+  if (view.lastResults.some((r) => r.action === 'act')) return answer(`${AFTER_ACTING}${DEFAULT_ANSWER}`, '');
   const skillResult = view.lastResults.find((r) => r.action === 'skill');
   if (skillResult) {
     if (skillResult.isError || view.skillBody === undefined) {

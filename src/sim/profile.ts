@@ -5,12 +5,15 @@ import { compileLinearRegex } from '../util/linear-regex.js';
 import { DEFAULT_JUDGE, JUDGE_BEHAVIOURS } from './judge.js';
 import { DEFAULT_PROPOSER_WORDS } from './proposer.js';
 import { DEFAULT_ROUTER } from './router.js';
+import { ACT_KINDS } from './conversation.js';
 
 /**
  * A simulator profile: how the fake model behaves, per case or prompt pattern, as a seeded distribution.
  * Each behaviour names exactly one action.
  */
-const ACTIONS = ['skill', 'read', 'sibling', 'answer', 'clarify', 'http', 'stall', 'loop'] as const;
+const ACTIONS = ['skill', 'read', 'sibling', 'act', 'answer', 'clarify', 'http', 'stall', 'loop'] as const;
+
+const actKind = z.enum(ACT_KINDS, { message: `act must be one of ${ACT_KINDS.join(', ')}` });
 
 const behaviourSchema = z
   .object({
@@ -21,6 +24,8 @@ const behaviourSchema = z
     /** A family skill's SKILL.md; or `{ file }`, a file of the workspace (the user's files), by its path there. */
     read: z.union([z.string().min(1), z.object({ file: z.string().min(1) }).strict()]).optional(),
     sibling: z.string().min(1).optional(),
+    /** Goes around the skills: the CLI's own acting call of this kind (refused in the field), then an answer. */
+    act: actKind.optional(),
     answer: z.union([z.string(), z.literal(true)]).optional(),
     clarify: z.union([z.string(), z.literal(true)]).optional(),
     http: z.number().int().min(400).max(599).optional(),
@@ -81,6 +86,16 @@ const routerSchema = z
       .min(0, 'router b must be between 0 and 1 — BM25 usually takes 0.75')
       .max(1, 'router b must be between 0 and 1 — BM25 usually takes 0.75')
       .default(DEFAULT_ROUTER.b),
+    /**
+     * The chance of acting by itself (`actWith`) when the draw answers without a skill, so it falls as a description
+     * matches the prompt better. Without a default: a router without it keeps its hash and its draws.
+     */
+    act: z
+      .number()
+      .min(0, 'router act must be between 0 and 1 — the chance of acting by itself instead of answering; 0 never does')
+      .max(1, 'router act must be between 0 and 1 — the chance of acting by itself instead of answering; 0 never does')
+      .optional(),
+    actWith: actKind.optional(),
   })
   .strict();
 

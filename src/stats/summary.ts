@@ -10,6 +10,7 @@ import {
   NONE,
   OTHER,
   neighbourColumn,
+  SELF,
   type AblationRow,
   type Aggregates,
   type CaseArmSummary,
@@ -63,6 +64,7 @@ export function summariseCaseArm(
   const scored = outcomes.filter((o) => o.passed !== null);
   const passes = scored.filter((o) => o.passed).length;
   const ev = outcomes.filter(usable);
+  const self = ev.filter((o) => o.fired === 'self').length;
   const statuses: Partial<Record<TrialStatus, number>> = {};
   for (const o of outcomes) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
   return {
@@ -81,7 +83,10 @@ export function summariseCaseArm(
       other: ev.filter((o) => o.fired === 'other').length,
       none: ev.filter((o) => o.fired === 'none').length,
       readOnly: ev.filter((o) => o.readOnly).length,
+      // Only where it happened: a lab run's results read as they always did.
+      ...(self ? { self } : {}),
     },
+    ...(self ? { wentAround: wilsonInterval(self, ev.length, confidence) } : {}),
     statuses,
     excluded: outcomes.length - scored.length,
     flags: { noop: outcomes.filter((o) => o.flags.noop).length, clarifying: outcomes.filter((o) => o.flags.clarifying).length },
@@ -129,12 +134,14 @@ export function failureBreakdown(
     ),
   ];
   const refusedCalls = scored.flatMap(refusedIn);
+  const wentAround = positive && arm === 'skill' ? scored.filter((o) => o.fired === 'self' && !stopped(o)) : [];
   return {
+    ...(wentAround.length ? { wentAround: trialCount(wentAround) } : {}),
     didNotFire: trialCount(
       positive && arm === 'skill' ? scored.filter((o) => (o.fired === 'none' || o.fired === 'other') && !stopped(o)) : [],
     ),
     // A sibling firing beside the expected skill in a passing trial (a non-exclusive case) is no failure to fix.
-    sibling: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.passed === false && firedOther(o)) : []),
+    sibling: trialCount(positive && arm === 'skill' ? scored.filter((o) => o.passed === false && o.fired !== 'self' && firedOther(o)) : []),
     planWrong: trialCount(planWrong),
     falseTrigger: trialCount(scored.filter((o) => falselyFired(c, familyFired(o, readsCount)).length > 0)),
     budgetStop: trialCount(scored.filter(stopped)),
@@ -209,7 +216,15 @@ export function confusionMatrix(
     ...(cases.some((c) => c.expect === NONE && c.not === undefined) ? [NONE] : []),
     ...Object.keys(forbids),
   ];
-  const columns = [...family, ...neighbours.map(neighbourColumn), NONE, MULTIPLE, OTHER];
+  // `self` only where a trial went around the skills (a field run), so a lab run's matrix is as it always was.
+  const columns = [
+    ...family,
+    ...neighbours.map(neighbourColumn),
+    NONE,
+    ...(ev.some((o) => o.firedColumn === SELF) ? [SELF] : []),
+    MULTIPLE,
+    OTHER,
+  ];
   const cells: ConfusionMatrix['cells'] = {};
   for (const row of rows) {
     const inRow = ev.filter((o) => expectOf.get(o.caseId) === row);

@@ -53,9 +53,10 @@ export interface ToolCallEvent {
   /**
    * What the adapter recognised the call as, so graders never need CLI tool names:
    * `skill` (the agent's skill tool: `skill` is the requested name, `args` its arguments),
-   * `read` (a file read: `path` is the file asked for).
+   * `read` (a file read: `path` is the file asked for), `act` (a call that would act: run a command, write or edit
+   * a file, fetch, start a sub-agent; only a tool the CLI offered counts, a call to one it never offered is no choice).
    */
-  intent: 'skill' | 'read' | 'other';
+  intent: 'skill' | 'read' | 'act' | 'other';
   skill?: string;
   args?: string;
   path?: string;

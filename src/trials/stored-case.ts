@@ -1,8 +1,11 @@
 import type { Case } from '../load/cases.js';
-import type { Config } from '../run/config-schema.js';
+import { storedContext, type Config, type Context } from '../run/config-schema.js';
 import type { GradableCase } from '../run/schema.js';
 import { resolveDecision } from '../load/decision.js';
 import { storedDecision } from '../stats/case-design.js';
+
+/** Where a case's trials run: its own context, else the config's, else the lab. */
+export const contextOf = (c: Pick<Case, 'context'>, config: Pick<Config, 'context'>): Context => c.context ?? config.context ?? 'lab';
 
 /** The case as run.json stores it: what graders need, its prompt and where it was written, so a regrade needs nothing but the run folder. */
 export function gradableCase(c: Case, config: Config): GradableCase {
@@ -17,6 +20,7 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     command: c.command ?? config.commands[c.expect.skill],
     ...storedDecision(resolveDecision(config.decision, c.tags, c.decision), config.decision.mode),
     ...(c.fixtures ? { fixtures: { hash: c.fixtures.hash, instructions: c.fixtures.instructions !== undefined } } : {}),
+    ...storedContext(contextOf(c, config)),
     prompt: c.prompt,
     source: { file: c.source.file, line: c.source.line },
   };

@@ -36,7 +36,8 @@ function cellOf(results: Results, caseId: string): AgentCell | undefined {
   const verdict = results.verdicts.find((v) => v.caseId === caseId);
   const skill = results.summary.cases.find((c) => c.caseId === caseId && c.arm === 'skill');
   if (!verdict || !skill) return undefined;
-  const withEvidence = skill.fired.expected + skill.fired.sibling + skill.fired.neighbour + skill.fired.other + skill.fired.none;
+  const withEvidence =
+    skill.fired.expected + skill.fired.sibling + skill.fired.neighbour + skill.fired.other + skill.fired.none + (skill.fired.self ?? 0);
   const hits = skill.expect === NONE ? skill.fired.sibling : skill.fired.expected;
   return {
     verdict: verdict.verdict,

@@ -177,6 +177,14 @@ const judgeText = (r: RunToCompare) => {
     : 'none';
 };
 
+const fieldCases = (r: RunToCompare) => r.manifest.cases.defs.filter((c) => c.context === 'field').length;
+
+/** Where a run's trials ran: `lab`, `field`, or how many of its cases ran in the field. */
+function contextText(r: RunToCompare): string {
+  const [field, all] = [fieldCases(r), r.manifest.cases.defs.length];
+  return field === 0 ? 'lab' : field === all ? 'field' : `field for ${field} of ${all} cases, lab for the rest`;
+}
+
 /** What else differs besides the model's behaviour: always reported, whether or not it differs. */
 export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
   const fact = (name: string, of: (r: RunToCompare) => unknown) => {
@@ -212,6 +220,8 @@ export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
     ...(base.manifest.neighboursHash || candidate.manifest.neighboursHash
       ? [fact('neighbours hash', (r) => r.manifest.neighboursHash?.slice(0, 12) ?? 'none')]
       : []),
+    // The field offers the model other tools than the lab: a change of context changes rates by itself.
+    ...([base, candidate].some((r) => fieldCases(r) > 0) ? [fact('context', contextText)] : []),
   ];
   const hashes = (r: RunToCompare) => new Map(r.manifest.skills.map((s) => [s.name, s.hash]));
   const [b, c] = [hashes(base), hashes(candidate)];

@@ -1,10 +1,13 @@
 import { existsSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { attemptTimeoutMs } from '../attempt-timeout.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { AgentAdapter, Invocation, InvocationRequest, TrialRole } from '../types.js';
-import { initListingProblem } from '../init-isolation.js';
+import { initListingProblem, listingProblem } from '../init-isolation.js';
+import { fieldEvidenceProblem, fieldSettings } from './field.js';
+import type { InitEvent } from '../../transcript/types.js';
 import { parseClaudeStream } from './parse.js';
 import { statusSignal } from '../provider-signals.js';
 
@@ -127,13 +130,17 @@ function pinnedBinary(): string | undefined {
 
 const DENIED_TOOLS = ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'];
 
+/** Where a field trial's settings (the hook that refuses every acting call) are written: outside the workspace. */
+const fieldSettingsFile = (req: Pick<InvocationRequest, 'harnessDir'>) => join(req.harnessDir, 'field-settings.json');
+
 /**
  * The tools each role is offered. `=` forms: the variadic options would otherwise swallow what follows, even the
  * prompt. An empty list offers no tool at all (and lists no skill): the judge answers from the text it is shown, the
- * proposer writes a description from what its request shows it.
+ * proposer writes a description from what its request shows it. A field trial keeps the default tools and is
+ * started with the settings whose hook refuses every acting call (`field.ts`).
  */
-const toolArgs = (trialTools: readonly string[]): Record<TrialRole, string[]> => ({
-  trial: [`--tools=${trialTools.join(',')}`, '--allowedTools=Skill'],
+const toolArgs = (trialTools: readonly string[], req: InvocationRequest): Record<TrialRole, string[]> => ({
+  trial: [req.context === 'field' ? `--settings=${fieldSettingsFile(req)}` : `--tools=${trialTools.join(',')}`, '--allowedTools=Skill'],
   judge: ['--tools='],
   proposer: ['--tools='],
 });
@@ -148,6 +155,7 @@ export const claudeCode: AgentAdapter = {
   ancestorLeaks: ['CLAUDE.md', 'CLAUDE.local.md', '.claude'],
   instructionFiles: ['CLAUDE.md', 'CLAUDE.local.md'],
   trialTools: ['Read', 'Glob', 'Grep', 'Skill'],
+  contexts: ['lab', 'field'],
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
   // a 200k-token model), past which skills are listed by name only.
   skillListing: { cli: 'Claude Code', descriptionCap: 1536, budgetChars: 8000 },
@@ -175,8 +183,13 @@ export const claudeCode: AgentAdapter = {
     },
     // The Read tool numbers each line ("    12\t…"); a model copying a command from SKILL.md may keep the number.
     readEchoPrefix: /^\s*\d+\t/,
-    // The init event lists the skills Claude Code loaded and the tools it offers the model.
-    isolationProblem: (t, expected) => initListingProblem(t, expected, DENIED_TOOLS),
+    // The init event lists the skills Claude Code loaded and the tools it offers the model; in the field, the
+    // default tools must be offered and every acting call refused, the workspace left as it was.
+    isolationProblem(t, expected) {
+      if (expected.context !== 'field') return initListingProblem(t, expected, DENIED_TOOLS);
+      const init = t.events.find((e): e is InitEvent => e.kind === 'init');
+      return (init && listingProblem(init.skills, expected)) ?? fieldEvidenceProblem(t, expected);
+    },
   },
 
   resolveBinary(override?: string): string {
@@ -201,6 +214,11 @@ export const claudeCode: AgentAdapter = {
 
   simulatorHint: (url) => `ANTHROPIC_BASE_URL=${url}`,
 
+  async prepareTrial(req) {
+    if (req.context === 'field' && req.role === 'trial') await writeFile(fieldSettingsFile(req), fieldSettings());
+    return {};
+  },
+
   invocation(req: InvocationRequest): Invocation {
     const args = [
       '-p',
@@ -211,7 +229,7 @@ export const claudeCode: AgentAdapter = {
       'project',
       '--strict-mcp-config',
       '--no-session-persistence',
-      ...toolArgs(this.trialTools)[req.role],
+      ...toolArgs(this.trialTools, req)[req.role],
       '--max-turns',
       String(req.maxTurns),
       '--model',

@@ -11,6 +11,7 @@ import type {
 } from '../../transcript/types.js';
 import { num, pushOther, readJsonLines, str, strings, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
+import { isOfferedActingCall } from './field.js';
 
 /**
  * Claude Code stream-JSON (2.1.x, `-p --output-format stream-json --verbose`) → canonical transcript.
@@ -85,7 +86,7 @@ function resultStatus(subtype: string | undefined, isError: boolean): ResultStat
   }
 }
 
-function toolCall(block: Json, messageId: string | undefined): ToolCallEvent {
+function toolCall(block: Json, messageId: string | undefined, offered: readonly string[]): ToolCallEvent {
   const name = str(block.name) ?? '';
   const input = isPlainObject(block.input) ? block.input : {};
   const call: ToolCallEvent = {
@@ -105,6 +106,8 @@ function toolCall(block: Json, messageId: string | undefined): ToolCallEvent {
   } else if (name === READ_TOOL) {
     call.intent = 'read';
     call.path = str(input.file_path) ?? '';
+  } else if (isOfferedActingCall(name, offered)) {
+    call.intent = 'act';
   }
   return call;
 }
@@ -134,12 +137,15 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
   const events: TranscriptEvent[] = [];
   const skillCalls = new Map<string, ToolCallEvent>();
   let awaitingBody: SkillLoadEvent | undefined;
+  /** The tools the init event says the model was offered: only a call of one of them is a choice to act. */
+  let offered: readonly string[] = [];
 
   const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
     const subtype = str(ev.subtype);
 
     if (type === 'system' && subtype === 'init') {
+      offered = strings(ev.tools);
       events.push({
         kind: 'init',
         source: 'system',
@@ -190,7 +196,7 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
         } else if (block.type === 'text') {
           events.push({ kind: 'text', source: 'assistant', text: str(block.text) ?? '', messageId });
         } else if (block.type === 'tool_use') {
-          const call = toolCall(block, messageId);
+          const call = toolCall(block, messageId, offered);
           if (call.intent === 'skill') skillCalls.set(call.id, call);
           events.push(call);
         } else {

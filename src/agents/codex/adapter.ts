@@ -88,6 +88,8 @@ export const codex: AgentAdapter = {
   instructionFiles: [INSTRUCTION_FILE, 'AGENTS.override.md'],
   // The shell is the only way to read a skill; the read-only sandbox stops writes and network.
   trialTools: [SHELL_TOOL],
+  // The field needs its own refusal of every acting call, measured per CLI: until then a field run is refused.
+  contexts: ['lab'],
   // Codex lists every skill's full description on one line; it sets no budget of its own.
   skillListing: { cli: 'Codex CLI', descriptionCap: 1024, budgetChars: Number.POSITIVE_INFINITY },
   grading: {

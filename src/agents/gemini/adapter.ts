@@ -124,6 +124,8 @@ export const gemini: AgentAdapter = {
   ancestorLeaks: ['GEMINI.md', '.gemini', '.agents'],
   instructionFiles: ['GEMINI.md'],
   trialTools: ['list_directory', 'read_file', 'grep_search', 'glob', SKILL_TOOL],
+  // The field needs its own refusal of every acting call, measured per CLI: until then a field run is refused.
+  contexts: ['lab'],
   // The pinned CLI lists every enabled skill with its whole description (skillLoader.ts, renderAgentSkills in its
   // bundle): no cap and no budget of its own.
   skillListing: { cli: 'Gemini CLI', descriptionCap: Number.POSITIVE_INFINITY, budgetChars: Number.POSITIVE_INFINITY },

@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../util/json.js';
-import type { ConversationView, SkillBody, ToolOutcome } from '../conversation.js';
+import { ACT_KINDS, type ActKind, type ConversationView, type SkillBody, type ToolOutcome } from '../conversation.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
 
@@ -11,6 +11,14 @@ const BODY_PREFIX = 'Base directory for this skill: ';
 export const SKILL_TOOL = 'Skill';
 export const READ_TOOL = 'Read';
 export const SEARCH_TOOL = 'Glob';
+/** Claude Code's acting tools, by what they do; a sub-agent is `Agent` in the request (`Task` in older builds). */
+export const ACT_TOOLS: Record<ActKind, readonly string[]> = {
+  shell: ['Bash'],
+  write: ['Write'],
+  fetch: ['WebFetch'],
+  agent: ['Agent', 'Task'],
+};
+const ACTING_TOOLS = new Set(Object.values(ACT_TOOLS).flat());
 
 /** Claude Code's listing names skills but gives no paths. */
 const NO_FILES: ReadonlyMap<string, string> = new Map();
@@ -66,7 +74,7 @@ function outcome(call: Json | undefined, result: Json): ToolOutcome {
     case SEARCH_TOOL:
       return { action: 'search', ...seen };
     default:
-      return { action: 'other', ...seen };
+      return { action: ACTING_TOOLS.has(stringIn(call?.name)) ? 'act' : 'other', ...seen };
   }
 }
 
@@ -80,6 +88,7 @@ export function anthropicView(body: unknown): ConversationView {
     if (!skillDescriptions.has(name)) skillDescriptions.set(name, description);
   }
   const offeredSkills = [...skillDescriptions.keys()];
+  const canAct = ACT_KINDS.filter((k) => ACT_TOOLS[k].some((t) => tools.includes(t)));
 
   const { turns, lastTurn, after } = splitTurns(messages, (m) => m.role === 'assistant');
   const calls = new Map(
@@ -103,6 +112,7 @@ export function anthropicView(body: unknown): ConversationView {
     skillFiles: NO_FILES,
     canInvokeSkill: tools.includes(SKILL_TOOL),
     canReadFile: tools.includes(READ_TOOL),
+    ...(canAct.length > 0 ? { canAct } : {}),
     tools,
     prompt: promptAmong(textsOf(messages.find((m) => m.role === 'user')), ['<system-reminder>']),
     turn: turns,

@@ -1,5 +1,6 @@
 import type { ReplyBlock } from '../policy.js';
-import { anthropicView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './anthropic-view.js';
+import { ACT_TOOLS, anthropicView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './anthropic-view.js';
+import type { ActKind } from '../conversation.js';
 import type { Dialect, ModelReply } from './dialect.js';
 import { outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { asksForStream, modelIn, objectsIn } from './request-reading.js';
@@ -9,8 +10,29 @@ import { isPlainObject } from '../../util/json.js';
 
 type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> };
 
-/** Claude Code has a Skill tool; a read or search uses its own file tools. */
-function contentBlock(block: ReplyBlock): ContentBlock {
+/**
+ * Where an acting call would leave its mark: a file in the workspace and a loopback URL nothing listens on. A field
+ * trial refuses each call before it runs, so neither ever appears or is fetched.
+ */
+export const CANARY_FILE = 'skillprobe-canary.txt';
+export const CANARY_URL = 'http://127.0.0.1:9/skillprobe-canary';
+
+const ACT_INPUT: Record<ActKind, Record<string, unknown>> = {
+  shell: { command: `touch ${CANARY_FILE}`, description: 'Do the task directly' },
+  write: { file_path: CANARY_FILE, content: 'written by the model itself\n' },
+  fetch: { url: CANARY_URL, prompt: 'What does this page say?' },
+  agent: {
+    description: 'Do the task directly',
+    prompt: `Do the task directly: run touch ${CANARY_FILE}`,
+    subagent_type: 'general-purpose',
+  },
+};
+
+/** The acting tool as the request named it (the policy acts only where the view found one offered). */
+const actTool = (act: ActKind, tools: readonly string[]) => ACT_TOOLS[act].find((t) => tools.includes(t)) ?? ACT_TOOLS[act][0]!;
+
+/** Claude Code has a Skill tool; a read or search uses its own file tools, an acting call its own tool. */
+function contentBlock(block: ReplyBlock, tools: readonly string[]): ContentBlock {
   switch (block.type) {
     case 'text':
       return block;
@@ -22,6 +44,8 @@ function contentBlock(block: ReplyBlock): ContentBlock {
       return { type: 'tool_use', name: READ_TOOL, input: { file_path: block.path } };
     case 'search':
       return { type: 'tool_use', name: SEARCH_TOOL, input: { pattern: block.pattern } };
+    case 'act':
+      return { type: 'tool_use', name: actTool(block.act, tools), input: ACT_INPUT[block.act] };
   }
 }
 
@@ -124,11 +148,11 @@ export const anthropic: Dialect = {
   model: ({ body }) => modelIn(body),
   streams: ({ body }) => asksForStream(body),
   stream(r) {
-    const blocks = r.blocks.map(contentBlock);
+    const blocks = r.blocks.map((b) => contentBlock(b, r.tools));
     return messageStart(r) + blocks.map((b, i) => blockEvents(r, b, i)).join('') + messageEnd(blocks);
   },
   json(r) {
-    const blocks = r.blocks.map(contentBlock);
+    const blocks = r.blocks.map((b) => contentBlock(b, r.tools));
     return {
       id: messageId(r),
       type: 'message',

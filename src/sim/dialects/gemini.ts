@@ -1,7 +1,7 @@
 import type { ReplyBlock } from '../policy.js';
 import type { Dialect, ModelReply } from './dialect.js';
 import { geminiView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './gemini-view.js';
-import { outputTokens, pieces, sseEvent } from './reply-writing.js';
+import { actInText, outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { decodedSegment, objectsIn } from './request-reading.js';
 import { isPlainObject } from '../../util/json.js';
 import { skillFileOf } from './skill-files.js';
@@ -27,6 +27,8 @@ function part(block: ReplyBlock, skillFiles: ReadonlyMap<string, string>): Part 
       return { functionCall: { name: READ_TOOL, args: { file_path: block.path } } };
     case 'search':
       return { functionCall: { name: SEARCH_TOOL, args: { pattern: block.pattern } } };
+    case 'act':
+      return { text: actInText(block.act) };
   }
 }
 

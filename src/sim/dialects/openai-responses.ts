@@ -11,7 +11,7 @@ import {
 } from './codex-commands.js';
 import type { Dialect, ModelReply } from './dialect.js';
 import { openaiResponsesView } from './openai-responses-view.js';
-import { outputTokens, pieces, sseEvent } from './reply-writing.js';
+import { actInText, outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { asksForStream, modelIn, objectsIn } from './request-reading.js';
 import { isPlainObject } from '../../util/json.js';
 import { skillFileOf } from './skill-files.js';
@@ -46,7 +46,7 @@ interface CustomToolCallItem {
 
 type OutputItem = MessageItem | FunctionCallItem | CustomToolCallItem;
 type CallItem = Exclude<OutputItem, MessageItem>;
-type ToolBlock = Exclude<ReplyBlock, { type: 'text' }>;
+type ToolBlock = Exclude<ReplyBlock, { type: 'text' } | { type: 'act' }>;
 
 /** Every skill action is a shell command here: Codex has no other way to a file. */
 function command(block: ToolBlock, skillFiles: ReadonlyMap<string, string>): string {
@@ -78,8 +78,11 @@ function shellCall(r: ModelReply, cmd: string, index: number): CallItem {
     : { type: 'function_call', id: `fc_${r.id}_${index}`, call_id, name: SHELL_TOOL, arguments: shellArguments(cmd), status: 'completed' };
 }
 
-const outputItem = (r: ModelReply, block: ReplyBlock, index: number): OutputItem =>
-  block.type === 'text' ? messageItem(r, index, block.text) : shellCall(r, command(block, r.skillFiles), index);
+const outputItem = (r: ModelReply, block: ReplyBlock, index: number): OutputItem => {
+  if (block.type === 'text') return messageItem(r, index, block.text);
+  if (block.type === 'act') return messageItem(r, index, actInText(block.act));
+  return shellCall(r, command(block, r.skillFiles), index);
+};
 
 /** What the model wrote in an item: its text, a function's arguments or a custom tool's input. */
 const written = (item: OutputItem): string =>

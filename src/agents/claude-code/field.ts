@@ -1,0 +1,72 @@
+import type { IsolationExpectation } from '../types.js';
+import type { InitEvent, ToolCallEvent, ToolResultEvent, Transcript } from '../../transcript/types.js';
+
+/**
+ * Claude Code in the field: its default tool menu, and every call but a read or the skill tool refused before it
+ * runs. Measured on 2.1.197 (docs/cli-facts.md): deny rules and `--disallowedTools` drop the tools from the menu,
+ * and `dontAsk` and `plan` still run read-only commands and sub-agents; only a PreToolUse hook that denies keeps
+ * every tool listed and refuses each call, `ls` and sub-agents included, with the model told why and going on.
+ */
+
+/** The tools a field trial may run: reading files and the skill tool. Every other call is refused. */
+export const FIELD_ALLOWED = ['Read', 'Glob', 'Grep', 'Skill'] as const;
+
+/**
+ * The acting tools of the default menu, as its init event lists them (a sub-agent is `Task` there, `Agent` in the
+ * model's calls): a field trial must show each offered, or its menu is not the one users get.
+ */
+export const FIELD_ACTING_TOOLS = ['Bash', 'Edit', 'Write', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task'] as const;
+
+/** What the model is told when a call is refused: the marker the evidence check looks for in every refusal. */
+export const FIELD_REFUSAL = 'skillprobe field trial: this tool call was refused before it ran; nothing was executed.';
+
+/** The names a call may use for a tool the init event lists (the sub-agent tool answers to both). */
+const ALIASES: Readonly<Record<string, readonly string[]>> = { Task: ['Task', 'Agent'] };
+
+/** Whether a call of `name` is an acting call the CLI offered: a call to a tool it never offered is no choice. */
+export function isOfferedActingCall(name: string, offered: readonly string[]): boolean {
+  return FIELD_ACTING_TOOLS.some((tool) => (ALIASES[tool] ?? [tool]).includes(name) && offered.includes(tool));
+}
+
+/** The hook's matcher (a regular expression over tool names): every tool but the allowed ones. */
+const REFUSED_TOOLS = `^(?!(${FIELD_ALLOWED.join('|')})$).*`;
+
+/** The settings file a field trial is started with (`--settings`), kept outside the workspace the model can read. */
+export function fieldSettings(): string {
+  const decision = {
+    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: FIELD_REFUSAL },
+  };
+  // printf prints its argument as given; the JSON holds no single quote, so the shell passes it whole.
+  const command = `printf '%s' '${JSON.stringify(decision)}'`;
+  // A project's `.claude/settings.json` that sets `disableAllHooks` would switch the hook off (measured): these
+  // settings, given on the command line, win over it.
+  const settings = { disableAllHooks: false, hooks: { PreToolUse: [{ matcher: REFUSED_TOOLS, hooks: [{ type: 'command', command }] }] } };
+  return JSON.stringify(settings, null, 2) + '\n';
+}
+
+/** Input validation runs before the hook and answers this way; such a call never ran either. */
+const VALIDATION_ERROR = /^<tool_use_error>/;
+
+/**
+ * Why a field trial's evidence does not prove that nothing ran, or undefined: the default menu listed, every call but
+ * a read or the skill tool answered by a refusal (or refused by the CLI's own input check), the workspace unchanged.
+ */
+export function fieldEvidenceProblem(t: Transcript, expected: Pick<IsolationExpectation, 'workspaceChanged'>): string | undefined {
+  const init = t.events.find((e): e is InitEvent => e.kind === 'init');
+  if (!init) return 'no init event: cannot verify the tools the agent offered';
+  const missing = FIELD_ACTING_TOOLS.filter((tool) => !init.tools.includes(tool));
+  if (missing.length) return `field: the default tools are not all offered (missing ${missing.join(', ')})`;
+  const results = new Map(t.events.filter((e): e is ToolResultEvent => e.kind === 'tool_result').map((e) => [e.id, e]));
+  const allowed: readonly string[] = FIELD_ALLOWED;
+  const ran = t.events
+    .filter((e): e is ToolCallEvent => e.kind === 'tool_call' && !allowed.includes(e.name))
+    .filter((call) => {
+      const result = results.get(call.id);
+      // Fails closed: a call with no answer recorded may have been running when the trial ended.
+      return !(result?.isError && (result.text.includes(FIELD_REFUSAL) || VALIDATION_ERROR.test(result.text)));
+    });
+  if (ran.length) return `field: ${ran.map((c) => c.name).join(', ')} not answered by a refusal`;
+  if (expected.workspaceChanged === undefined) return 'field: no record of the workspace after the trial';
+  if (expected.workspaceChanged.length) return `field: the workspace changed (${expected.workspaceChanged.slice(0, 5).join(', ')})`;
+  return undefined;
+}

@@ -1,0 +1,97 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import type { AgentAdapter, InvocationRequest } from '../agents/types.js';
+import type { Transcript } from '../transcript/types.js';
+import { parseProfile } from '../sim/profile.js';
+import { startSimulator } from '../sim/server.js';
+import { treeChanges, treeState } from '../workspace/tree-state.js';
+
+/** What the probe's stand-in model does: each prompt one acting call a field trial must refuse. */
+const PROBES = [
+  { prompt: 'skillprobe field probe: run a command', act: 'shell' },
+  { prompt: 'skillprobe field probe: write a file', act: 'write' },
+] as const;
+
+const PROBE_PROFILE = parseProfile({
+  name: 'field-probe',
+  rules: PROBES.map((p) => ({ prompt: `^${p.prompt}$`, do: [{ act: p.act }] })),
+});
+
+/**
+ * Why one probe's evidence does not prove the CLI refused its acting call before it ran, or undefined: the call was
+ * made and refused (the adapter's own field check of the transcript and the workspace). Pure.
+ */
+export function probeProblem(
+  adapter: Pick<AgentAdapter, 'grading'>,
+  t: Transcript,
+  workspaceChanged: readonly string[],
+): string | undefined {
+  const acted = t.events.some((e) => e.kind === 'tool_call' && e.intent === 'act');
+  if (!acted) return 'its stand-in model never got to make the acting call, so nothing was proved';
+  return adapter.grading.isolationProblem(t, { arm: 'ablation', family: [], context: 'field', workspaceChanged });
+}
+
+/**
+ * Why this CLI, on this machine, does not refuse a command and a write in the field before they run; undefined
+ * when it does. Measured before anything is created, as a field trial runs (its argv, env and files), against a
+ * stand-in model on 127.0.0.1 that makes exactly those calls: nothing leaves the machine, no credential is passed.
+ */
+export async function fieldProbeProblem(
+  adapter: AgentAdapter,
+  binary: string,
+  scratch: string,
+  callerEnv: NodeJS.ProcessEnv,
+): Promise<{ what: string; todo: string } | undefined> {
+  const sim = await startSimulator(PROBE_PROFILE);
+  const root = await mkdtemp(join(scratch, 'skillprobe-field-probe-'));
+  try {
+    for (const [i, probe] of PROBES.entries()) {
+      const dir = join(root, String(i));
+      const req: InvocationRequest = {
+        prompt: probe.prompt,
+        model: adapter.defaultModel,
+        maxTurns: 3,
+        cliRetries: 0,
+        deadlineMs: 60_000,
+        workspace: join(dir, 'ws'),
+        home: join(dir, 'home'),
+        tmp: join(dir, 'tmp'),
+        harnessDir: join(dir, 'harness'),
+        // Only PATH of the caller's: the probe must carry no credential.
+        callerEnv: { PATH: callerEnv.PATH },
+        simulator: { url: sim.url, headers: {}, identityUrl: sim.url },
+        binary,
+        role: 'trial',
+        context: 'field',
+      };
+      for (const d of [req.workspace, req.home, req.tmp, req.harnessDir]) await mkdir(d, { recursive: true });
+      // A git root, as every trial's workspace is, so the CLI reads nothing from the folders above it.
+      await mkdir(join(req.workspace, '.git'));
+      await adapter.prepareTrial?.(req);
+      const before = await treeState(req.workspace);
+      const inv = adapter.invocation(req);
+      const r = await execa(inv.file, inv.args, {
+        cwd: req.workspace,
+        env: inv.env,
+        extendEnv: false,
+        reject: false,
+        timeout: req.deadlineMs,
+        stdin: 'ignore',
+      });
+      const changed = treeChanges(before, await treeState(req.workspace));
+      const problem = probeProblem(adapter, adapter.parse(String(r.stdout)), changed);
+      if (problem) {
+        return {
+          what: `${adapter.skillListing.cli} did not refuse a ${probe.act === 'shell' ? 'command' : 'write'} in the field on this machine (${problem}), so field trials could act`,
+          todo: 'run in the lab (context: lab), or run the field where the probe passes (its binary and version as pinned)',
+        };
+      }
+    }
+    return undefined;
+  } finally {
+    await sim.stop();
+    // Retried as the reaper retries: a CLI's last writes into its home may still be landing as it exits.
+    await rm(root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }
+}

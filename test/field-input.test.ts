@@ -1,0 +1,115 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/load/config.js';
+import { configSchema } from '../src/run/config-schema.js';
+import { resumeChanges } from '../src/runner/resume.js';
+import { baseProject, cleanup, makeProject, runInProcess, type Files } from './helpers.js';
+import { handMadeManifest, syntheticRun } from './run-fixtures.js';
+import { drift } from '../src/verdict/compare.js';
+import type { RunToCompare } from '../src/verdict/comparison.js';
+
+const dirs: string[] = [];
+afterAll(() => cleanup(...dirs));
+
+const project = (change: (f: Files) => void = () => {}) => {
+  const files = { ...baseProject(), 'sim.yaml': 'rules: []\n' };
+  change(files);
+  const dir = makeProject(files);
+  dirs.push(dir);
+  return dir;
+};
+
+describe('context: bad input is one line naming where, exit 2, nothing spawned', () => {
+  it.each([
+    ['`--context` misspelled', () => project(), ['--context', 'feild'], /--context/, /lab, field/],
+    [
+      '`context` misspelled in the config',
+      () => project((f) => void (f['skillprobe.config.yaml'] = 'trials: 1\ncontext: feild\n')),
+      [],
+      /skillprobe\.config\.yaml:2:\d+/,
+      /`context` is "feild" — use one of "lab", "field"/,
+    ],
+    [
+      '`context` misspelled in a case',
+      () => project((f) => void (f['cases/main.yaml'] += '- id: odd\n  prompt: "x"\n  expect: { skill: none }\n  context: outside\n')),
+      [],
+      /cases\/main\.yaml:11:\d+/,
+      /`context` is "outside" — use one of "lab", "field"/,
+    ],
+    [
+      'the field with Codex (not supported yet)',
+      () => project(),
+      ['--agent', 'codex', '--context', 'field'],
+      /--context|codex/i,
+      /cannot run trials in the field yet/,
+    ],
+    [
+      'a case in the field with Gemini CLI',
+      () => project((f) => void (f['cases/main.yaml'] += '- id: fielded\n  prompt: "x"\n  expect: { skill: none }\n  context: field\n')),
+      ['--agent', 'gemini'],
+      /cases\/main\.yaml:8:/,
+      /Gemini CLI cannot run trials in the field yet/,
+    ],
+  ])('%s', async (_, make, args, where, says) => {
+    const dir = make();
+    const r = await runInProcess(['run', '--sim', 'sim.yaml', '--transcripts', 'runs', ...args], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(where);
+    expect(r.stderr).toMatch(says);
+  });
+
+  it('rejudge refuses --context: a judge runs with no tool, in no context', async () => {
+    const r = await runInProcess(['rejudge', 'runs/x', '--context', 'field'], { cwd: project() });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--context: a judge's requests run with no tool at all/);
+  });
+});
+
+describe('context in run.json', () => {
+  it('`lab` is no context at all, so a run naming it is the run made before contexts', () => {
+    const dir = project();
+    const before = process.cwd();
+    process.chdir(dir);
+    try {
+      expect(loadConfig(undefined, { context: 'lab' }).config).not.toHaveProperty('context');
+      expect(loadConfig(undefined, { context: 'field' }).config.context).toBe('field');
+    } finally {
+      process.chdir(before);
+    }
+  });
+
+  it('a resume that changes the context is refused, naming it', () => {
+    const lab = handMadeManifest([], 1, { config: configSchema.parse({}) });
+    const field = handMadeManifest([], 1, { config: configSchema.parse({ context: 'field' }) });
+    expect(resumeChanges(lab, field, undefined)).toEqual(['config (context)']);
+    expect(resumeChanges(lab, handMadeManifest([], 1, { config: configSchema.parse({}) }), undefined)).toEqual([]);
+  });
+});
+
+describe('compare names a change of context', () => {
+  const inField = (run: RunToCompare, ids: string[]): RunToCompare => ({
+    ...run,
+    manifest: {
+      ...run.manifest,
+      cases: {
+        ...run.manifest.cases,
+        defs: run.manifest.cases.defs.map((c) => (ids.includes(c.id) ? { ...c, context: 'field' as const } : c)),
+      },
+    },
+  });
+  const lab = () => syntheticRun({ a: { passes: 9, n: 10 }, b: { passes: 9, n: 10 } });
+
+  it.each([
+    ['lab against the field', [], ['a', 'b'], { base: 'lab', candidate: 'field', differs: true }],
+    ['one case moved to the field', [], ['a'], { base: 'lab', candidate: 'field for 1 of 2 cases, lab for the rest', differs: true }],
+    ['the field on both sides', ['a', 'b'], ['a', 'b'], { base: 'field', candidate: 'field', differs: false }],
+  ])('%s', (_, base, candidate, expected) => {
+    expect(drift(inField(lab(), base), inField(lab(), candidate)).facts.find((f) => f.name === 'context')).toEqual({
+      name: 'context',
+      ...expected,
+    });
+  });
+
+  it('two lab runs show no context fact (as before contexts)', () => {
+    expect(drift(lab(), lab()).facts.map((f) => f.name)).not.toContain('context');
+  });
+});
