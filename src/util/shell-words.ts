@@ -30,4 +30,3 @@ export function shellWords(line: string): string[] {
   if (word !== undefined) words.push(word);
   return words;
 }
-

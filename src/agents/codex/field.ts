@@ -47,6 +47,9 @@ const HOOK_REFUSED = ['Command blocked by PreToolUse hook: ', 'Tool call blocked
 /** Whether a tool's output (as the model was sent it) is the field refusal. */
 export const isCodexFieldRefusal = (output: string): boolean => HOOK_REFUSED.some((p) => output.includes(p + FIELD_REFUSAL));
 
+/** Codex's answer to a call of a tool it did not offer (`unsupported call: x`, `unsupported custom tool call: x`): nothing ran. */
+const NOT_OFFERED = /^unsupported (custom tool )?call: /;
+
 /** Characters that make a command line more than one plain command: operators, redirections, expansions, globs. */
 const SHELL_SYNTAX = /[;&|<>`$(){}[\]*?~!#\\\n\r]/;
 
@@ -152,7 +155,11 @@ export function unwrappedCommand(command: string): string {
 const RAN = new Set(['command_execution', 'file_change', 'collab_tool_call', 'mcp_tool_call', 'web_search']);
 
 const outputText = (output: unknown): string =>
-  typeof output === 'string' ? output : Array.isArray(output) ? output.map((p) => (isPlainObject(p) ? (str(p.text) ?? '') : '')).join('\n') : '';
+  typeof output === 'string'
+    ? output
+    : Array.isArray(output)
+      ? output.map((p) => (isPlainObject(p) ? (str(p.text) ?? '') : '')).join('\n')
+      : '';
 
 /** A call the model made, as the session record holds it, named as the hook names it. */
 function recordedCall(p: Json, cwd: string): HookCall | undefined {
@@ -174,8 +181,9 @@ function recordedCall(p: Json, cwd: string): HookCall | undefined {
 
 /**
  * Why a field trial's evidence fails (undefined when it holds): its stream (`codex exec --json`) shows a tool that
- * ran other than a skill read, or its session record (the rollout) holds an acting call whose answer is not the
- * refusal, or a code-mode menu without the script tool. Pure: both texts in.
+ * ran other than a skill read, or its session record (the rollout) holds an acting call whose answer is neither the
+ * refusal nor Codex's word that no such tool was offered, or a code-mode menu without the script tool. Pure: both
+ * texts in.
  */
 export function codexFieldProblem(stream: TranscriptLines, rollout: string): string | undefined {
   let cwd = '';
@@ -200,9 +208,11 @@ export function codexFieldProblem(stream: TranscriptLines, rollout: string): str
     const type = str(item?.type) ?? '';
     if (ran !== undefined || ev.type !== 'item.started' || !RAN.has(type)) return;
     const command = unwrappedCommand(str(item?.command) ?? '');
-    if (type !== 'command_execution' || !isSkillRead(command, cwd)) ran = type === 'command_execution' ? `a command ran: ${command}` : `a ${type} ran`;
+    if (type !== 'command_execution' || !isSkillRead(command, cwd))
+      ran = type === 'command_execution' ? `a command ran: ${command}` : `a ${type} ran`;
   });
   if (ran) return ran;
-  const unrefused = calls.find(({ id, call }) => isActingCall(call) && !isCodexFieldRefusal(outputs.get(id) ?? ''));
+  const notRun = (output = '') => isCodexFieldRefusal(output) || NOT_OFFERED.test(output);
+  const unrefused = calls.find(({ id, call }) => isActingCall(call) && !notRun(outputs.get(id)));
   return unrefused && `the acting call ${unrefused.call.tool} was not refused: ${(outputs.get(unrefused.id) ?? 'no answer').slice(0, 200)}`;
 }

@@ -1,0 +1,97 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse as parseToml } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import { GEMINI_ACTING_TOOLS, geminiFieldPolicy, geminiFieldProblem, geminiFieldSettings } from '../src/agents/gemini/field.js';
+import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures', 'field');
+const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
+
+interface Rule {
+  toolName: string | string[];
+  decision: string;
+  priority: number;
+  argsPattern?: string;
+  denyMessage?: string;
+}
+
+describe('the Gemini field policy', () => {
+  const rules = (parseToml(geminiFieldPolicy()) as { rule: Rule[] }).rule;
+  const names = (r: Rule) => [r.toolName].flat();
+
+  it('refuses every call of each acting tool, whatever its arguments, with the field refusal', () => {
+    const deny = rules.filter((r) => r.decision === 'deny');
+    expect(deny).toHaveLength(1);
+    expect(names(deny[0]!)).toEqual(GEMINI_ACTING_TOOLS);
+    const pattern = new RegExp(deny[0]!.argsPattern!);
+    for (const args of ['{}', '{"command":"touch x"}', '{"content":"line one\\nline two"}', '{"a":"\n"}'])
+      expect(pattern.test(args)).toBe(true);
+    expect(deny[0]!.denyMessage).toBe(FIELD_REFUSAL);
+  });
+
+  it('keeps each acting tool on the menu: an allow rule without arguments, below the refusal', () => {
+    const deny = rules.find((r) => r.decision === 'deny')!;
+    const keep = rules.find((r) => r.decision === 'allow' && names(r).includes('run_shell_command'))!;
+    expect(keep.argsPattern).toBeUndefined();
+    expect(names(keep)).toEqual(GEMINI_ACTING_TOOLS);
+    expect(keep.priority).toBeLessThan(deny.priority);
+  });
+
+  it('allows the skill tool, which the CLI denies headless', () => {
+    expect(rules).toContainEqual({ toolName: 'activate_skill', decision: 'allow', priority: 100 });
+  });
+
+  it('leaves the default tools and sub-agents in the settings (no allowlist, no agents switch)', () => {
+    const settings = JSON.parse(geminiFieldSettings({ model: 'm', maxTurns: 5, cliRetries: 0 }, ['skill-creator'])) as Record<
+      string,
+      unknown
+    >;
+    expect(settings.tools).toBeUndefined();
+    expect(settings.experimental).toBeUndefined();
+    expect(settings).toMatchObject({ model: { name: 'm', maxSessionTurns: 5 }, skills: { disabled: ['skill-creator'] } });
+  });
+});
+
+describe("a Gemini field trial's evidence, from recorded runs of the pinned CLI", () => {
+  const field = fixture('gemini-field-events.jsonl');
+
+  it('holds when each acting call (a command, a write, an edit, a fetch, a search, a sub-agent) was refused', () => {
+    expect(field.match(/"type":"tool_use"/g)).toHaveLength(9);
+    expect(geminiFieldProblem(field)).toBeUndefined();
+  });
+
+  it('names an acting tool the CLI had not offered (its headless default)', () => {
+    expect(geminiFieldProblem(fixture('gemini-headless-default-events.jsonl'))).toBe(
+      'write_file was not offered to the model: the field menu is wrong',
+    );
+  });
+
+  it('names an acting call that ran', () => {
+    const ran = field.replace(
+      /"status":"error","output":"Tool execution denied by policy\. [^"]*","error":\{"type":"policy_violation","message":"[^"]*"\}/,
+      '"status":"success","output":""',
+    );
+    expect(geminiFieldProblem(ran)).toBe('the acting call run_shell_command was not refused: ');
+  });
+
+  it('names an acting call refused by anyone but the field policy', () => {
+    const other = field.replace(`denied by policy. ${FIELD_REFUSAL}`, 'denied by policy. Another admin said no');
+    expect(geminiFieldProblem(other)).toBe(
+      'the acting call run_shell_command was not refused: Tool execution denied by policy. Another admin said no',
+    );
+  });
+
+  it('takes a malformed acting call, refused before the policy saw it, as not run', () => {
+    const malformed = field.replace(/"error":\{"type":"policy_violation"/, '"error":{"type":"invalid_tool_params"');
+    expect(geminiFieldProblem(malformed)).toBeUndefined();
+  });
+
+  it('names an acting call with no answer (the stream ended first)', () => {
+    const cut = field
+      .split('\n')
+      .filter((l) => !l.includes('"tool_result"') || !l.includes('run_shell_command'))
+      .join('\n');
+    expect(geminiFieldProblem(cut)).toBe('the acting call run_shell_command has no answer in the stream: cannot verify it was refused');
+  });
+});
