@@ -17,7 +17,7 @@ interface Rule {
 }
 
 describe('the Gemini field policy', () => {
-  const rules = (parseToml(geminiFieldPolicy()) as { rule: Rule[] }).rule;
+  const rules = (parseToml(geminiFieldPolicy()) as unknown as { rule: Rule[] }).rule;
   const names = (r: Rule) => [r.toolName].flat();
 
   it('refuses every call of each acting tool, whatever its arguments, with the field refusal', () => {
