@@ -10,6 +10,7 @@ import {
   isActingCall,
   isCodexFieldRefusal,
   isSkillRead,
+  refusedCalls,
   unwrappedCommand,
 } from '../src/agents/codex/field.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
@@ -157,5 +158,23 @@ describe('a call of a tool Codex did not offer ran nothing', () => {
     expect(codexFieldProblem(events, rollout.replace('unsupported custom tool call: apply_patch', 'Done!'))).toBe(
       'the acting call apply_patch was not refused: Done!',
     );
+  });
+});
+
+describe('the calls the hook refused, read from the session record (the stream shows none of them)', () => {
+  it('lists direct calls in order, each with its command or tool', () => {
+    expect(
+      refusedCalls(fixture('codex-direct-rollout.jsonl')).map(({ tool, command }) => (command ? `${tool}: ${command}` : tool)),
+    ).toEqual(['Bash: touch canary-exec', 'Bash: ls -la', 'Bash: curl -s http://127.0.0.1:18699/canary-fetch', 'spawn_agent']);
+  });
+
+  it("lists a code-mode script's nested calls, a patch by its text", () => {
+    const refused = refusedCalls(fixture('codex-script-rollout.jsonl'));
+    expect(refused.map((r) => r.tool)).toEqual(['Bash', 'Bash', 'apply_patch']);
+    expect(refused[2]!.command).toMatch(/^\*\*\* Begin Patch\n\*\*\* Add File: canary-patch.txt/);
+  });
+
+  it('lists nothing the lab lock answered (no hook refused anything)', () => {
+    expect(refusedCalls(fixture('codex-lab-rollout.jsonl'))).toEqual([]);
   });
 });
