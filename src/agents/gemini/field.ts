@@ -4,7 +4,9 @@ import { FIELD_REFUSAL } from '../field-refusal.js';
 import { readJsonLines, str, type TranscriptLines } from '../json-lines.js';
 import type { InvocationRequest } from '../types.js';
 import { SKILL_TOOL } from './parse.js';
-import { settingsJson, settingsTable } from './settings.js';
+import { GEMINI_ACTING_TOOLS, settingsJson, settingsTable } from './settings.js';
+
+export { GEMINI_ACTING_TOOLS };
 
 /**
  * Gemini CLI 0.61 in the field: its default interactive menu offered, every acting call refused by the policy engine
@@ -14,17 +16,6 @@ import { settingsJson, settingsTable } from './settings.js';
  * so a pattern that matches any arguments refuses every call. An `allow` rule without one, below it, outranks the
  * CLI's own headless deny, which would otherwise take the tool off the menu.
  */
-
-/** The tools that act: run, write, edit, fetch, search the web, start a sub-agent, write to memory. */
-export const GEMINI_ACTING_TOOLS: readonly string[] = [
-  'run_shell_command',
-  'write_file',
-  'replace',
-  'web_fetch',
-  'google_web_search',
-  'invoke_agent',
-  'save_memory',
-];
 
 /** What the model is sent for a refused call (`functionResponse.response.error`), and the stream's `tool_result.output`. */
 export const GEMINI_FIELD_REFUSAL = `Tool execution denied by policy. ${FIELD_REFUSAL}`;
