@@ -10,19 +10,20 @@ const KNOWN_BUILTIN_SKILLS = ['antigravity-support', 'skill-creator'];
 /** The CLI caps its attempts per request at this many, whatever the settings ask. */
 const MAX_ATTEMPTS = 10;
 
-/** The tools that act: run, write, edit, fetch, search the web, start a sub-agent, write to memory. */
-export const GEMINI_ACTING_TOOLS: readonly string[] = [
+/** Tools a lab trial's admin policy denies outright: everything that runs, writes, fetches, delegates or remembers. */
+const DENIED_TOOLS = [
   'run_shell_command',
   'write_file',
   'replace',
   'web_fetch',
   'google_web_search',
   'invoke_agent',
+  'enter_plan_mode',
   'save_memory',
 ];
 
-/** Tools a lab trial's admin policy denies outright: every acting tool, and the plan mode. */
-const DENIED_TOOLS = [...GEMINI_ACTING_TOOLS, 'enter_plan_mode'];
+/** The tools that act (every tool the lab denies but the plan mode, which changes nothing outside the conversation). */
+export const GEMINI_ACTING_TOOLS: readonly string[] = DENIED_TOOLS.filter((t) => t !== 'enter_plan_mode');
 
 /** The name a built-in SKILL.md gives itself in its frontmatter (the CLI lists it by that), else its folder's. */
 function declaredName(folder: string, dir: string): string {
