@@ -61,6 +61,13 @@ describe("a Gemini field trial's evidence, from recorded runs of the pinned CLI"
     expect(geminiFieldProblem(field)).toBeUndefined();
   });
 
+  it('holds for compound, substituted, background and elsewhere-run commands (refused), and malformed or out-of-workspace calls (rejected before the policy)', () => {
+    const forms = fixture('gemini-field-shell-forms-events.jsonl');
+    expect(forms.match(/"type":"policy_violation"/g)).toHaveLength(5);
+    expect(forms.match(/"type":"invalid_tool_params"/g)).toHaveLength(2);
+    expect(geminiFieldProblem(forms)).toBeUndefined();
+  });
+
   it('names an acting tool the CLI had not offered (its headless default)', () => {
     expect(geminiFieldProblem(fixture('gemini-headless-default-events.jsonl'))).toBe(
       'write_file was not offered to the model: the field menu is wrong',
