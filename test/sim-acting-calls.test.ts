@@ -5,8 +5,8 @@ import { hookDecision } from '../src/agents/codex/field.js';
 import { GEMINI_ACTING_TOOLS } from '../src/agents/gemini/field.js';
 import type { Act, ActingCall } from '../src/sim/dialects/acting-calls.js';
 import { commandInArguments, commandInScript, shellWords } from '../src/sim/dialects/codex-commands.js';
-import { geminiActingCall } from '../src/sim/dialects/gemini-acting.js';
-import { addFilePatch, codexActingCall } from '../src/sim/dialects/openai-responses-acting.js';
+import { geminiActingCall, geminiActs } from '../src/sim/dialects/gemini-acting.js';
+import { addFilePatch, codexActingCall, codexActs } from '../src/sim/dialects/openai-responses-acting.js';
 
 /** The tools the pinned CLIs offered in a field trial (and Gemini's headless default), read by the simulator's views. */
 const OFFERED = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'field', 'offered-tools.json'), 'utf8')) as Record<
@@ -94,5 +94,22 @@ describe('Gemini: each act as the tool call the request offered for it', () => {
       const part = geminiActingCall(call, OFFERED['gemini field']!);
       expect(part && 'functionCall' in part && GEMINI_ACTING_TOOLS.includes(part.functionCall.name)).toBe(true);
     }
+  });
+});
+
+describe('the acts each request offered a tool for', () => {
+  it.each([
+    ['codex sim-model', ['shell', 'write', 'fetch', 'agent']],
+    ['codex gpt-5.5', ['shell', 'write', 'fetch']],
+    ['codex gpt-6.1-sol', ['shell', 'write', 'fetch', 'agent']],
+  ])('%s: %j', (menu, acts) => {
+    expect(codexActs(OFFERED[menu]!)).toEqual(acts);
+  });
+
+  it.each([
+    ['gemini field', ['shell', 'write', 'fetch', 'agent']],
+    ['gemini headless default', ['agent']],
+  ])('%s: %j', (menu, acts) => {
+    expect(geminiActs(OFFERED[menu]!)).toEqual(acts);
   });
 });

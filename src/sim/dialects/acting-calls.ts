@@ -4,7 +4,8 @@
  */
 
 /** Run a command, write a file, fetch a URL, hand the task to a sub-agent. */
-export type Act = 'shell' | 'write' | 'fetch' | 'agent';
+export const ACTS = ['shell', 'write', 'fetch', 'agent'] as const;
+export type Act = (typeof ACTS)[number];
 
 export interface ActingCall {
   act: Act;

@@ -1,4 +1,4 @@
-import type { Act, ActingCall } from './acting-calls.js';
+import { ACTS, type Act, type ActingCall } from './acting-calls.js';
 import type { Part } from './gemini.js';
 
 /** The Gemini CLI 0.61 tool for each act, and its arguments for a call (the schemas it offers). */
@@ -16,3 +16,6 @@ export function geminiActingCall(call: ActingCall, tools: readonly string[]): Pa
   const tool = TOOLS[call.act];
   return tools.includes(tool.name) ? { functionCall: { name: tool.name, args: tool.args(call) } } : undefined;
 }
+
+/** The acts the request offered Gemini a tool for (what the view reports as the model's ways to act). */
+export const geminiActs = (tools: readonly string[]): Act[] => ACTS.filter((act) => tools.includes(TOOLS[act].name));

@@ -1,4 +1,4 @@
-import type { ActingCall } from './acting-calls.js';
+import { ACTS, type Act, type ActingCall } from './acting-calls.js';
 import { offersShell, SCRIPT_TOOL } from './codex-commands.js';
 import type { ModelReply } from './dialect.js';
 import { shellCall, type CallItem } from './openai-responses.js';
@@ -57,3 +57,7 @@ export function codexActingCall(r: Pick<ModelReply, 'id' | 'tools'>, call: Actin
       };
   }
 }
+
+/** The acts the request offered Codex a tool for (what the view reports as the model's ways to act). */
+export const codexActs = (tools: readonly string[]): Act[] =>
+  ACTS.filter((act) => codexActingCall({ id: 'offered', tools }, { act, target: 'x' }, 0) !== undefined);

@@ -15,12 +15,12 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 async function probe(agent: 'codex' | 'gemini', model: string): Promise<unknown> {
   const dist = join(ROOT, 'dist');
-  if (!existsSync(join(dist, 'runner', 'field-probe.js'))) throw new Error('dist is missing: run `npm run build`');
+  if (!existsSync(join(dist, 'runner', 'field-probe-scripted.js'))) throw new Error('dist is missing: run `npm run build`');
   const script = `
-    const { fieldProbeProblem } = await import(${JSON.stringify(join(dist, 'runner', 'field-probe.js'))});
+    const { scriptedFieldProbe } = await import(${JSON.stringify(join(dist, 'runner', 'field-probe-scripted.js'))});
     const { adapterFor } = await import(${JSON.stringify(join(dist, 'agents', 'registry.js'))});
     const a = adapterFor(${JSON.stringify(agent)});
-    const found = await fieldProbeProblem(a, a.resolveBinary(), ${JSON.stringify(model)}, ${JSON.stringify(scratch)}, process.env);
+    const found = await scriptedFieldProbe(a, a.resolveBinary(), ${JSON.stringify(model)}, ${JSON.stringify(scratch)}, process.env);
     process.stdout.write(JSON.stringify(found ?? null));`;
   const r = await execa(process.execPath, ['--input-type=module', '-e', script], {
     env: testEnv(),

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROBE_CALLS, probeFinding, toolAnswers } from '../src/runner/field-probe.js';
+import { PROBE_CALLS, probeFinding, toolAnswers } from '../src/runner/field-probe-scripted.js';
 
 type Json = Record<string, any>;
 /** The first and last requests the pinned CLIs sent the probe's model (context trimmed), every call refused. */

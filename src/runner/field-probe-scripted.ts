@@ -147,7 +147,7 @@ async function scriptedModel(wire: Wire): Promise<{ url: string; requests: unkno
  * Runs the probe for `adapter` (Codex or Gemini) with `model`, in a folder of its own under `scratch`; returns what
  * a run must say when the field cannot be trusted here, or undefined when every call was refused and nothing ran.
  */
-export async function fieldProbeProblem(
+export async function scriptedFieldProbe(
   adapter: AgentAdapter,
   binary: string,
   model: string,
