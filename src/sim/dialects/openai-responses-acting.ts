@@ -1,8 +1,11 @@
 import { ACTS, type Act, type ActingCall } from './acting-calls.js';
 import { offersShell, SCRIPT_TOOL } from './codex-commands.js';
 import type { ModelReply } from './dialect.js';
-import { shellCall, type CallItem } from './openai-responses.js';
+import { shellCall } from './openai-responses.js';
 import { shellWord } from '../../util/shell-words.js';
+
+/** A call item of the Responses API, as the dialect streams it. */
+type CallItem = ReturnType<typeof shellCall>;
 
 /** Codex 0.169's patch tool (offered by some models' metadata) and its sub-agent tool, in the namespace it is offered in. */
 export const PATCH_TOOL = 'apply_patch';

@@ -47,7 +47,7 @@ interface CustomToolCallItem {
 }
 
 type OutputItem = MessageItem | FunctionCallItem | CustomToolCallItem;
-export type CallItem = Exclude<OutputItem, MessageItem>;
+type CallItem = Exclude<OutputItem, MessageItem>;
 type ToolBlock = Exclude<ReplyBlock, { type: 'text' }>;
 
 /** Every skill action is a shell command here: Codex has no other way to a file. */
