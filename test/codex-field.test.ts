@@ -2,17 +2,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import {
-  codexFieldConfig,
-  codexFieldProblem,
-  hookCommandLine,
-  hookDecision,
-  isActingCall,
-  isCodexFieldRefusal,
-  isSkillRead,
-  refusedCalls,
-  unwrappedCommand,
-} from '../src/agents/codex/field.js';
+import { codexFieldConfig, hookCommandLine, hookDecision, isActingCall, isSkillRead } from '../src/agents/codex/field.js';
+import { codexFieldProblem, isCodexFieldRefusal, refusedCalls, unwrappedCommand } from '../src/agents/codex/field-evidence.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'field');

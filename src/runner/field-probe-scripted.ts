@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
-import { isCodexFieldRefusal } from '../agents/codex/field.js';
+import { isCodexFieldRefusal } from '../agents/codex/field-evidence.js';
 import { codexFieldInvocation, prepareCodexField } from '../agents/codex/field-run.js';
 import { GEMINI_FIELD_REFUSAL } from '../agents/gemini/field.js';
 import { prepareGeminiField } from '../agents/gemini/field-run.js';

@@ -2,8 +2,7 @@ import { posix } from 'node:path';
 import { stringify } from 'smol-toml';
 import { isPlainObject } from '../../util/json.js';
 import { shellWord, shellWords } from '../../util/shell-words.js';
-import { FIELD_REFUSAL } from '../field-refusal.js';
-import { readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
+import { str, type Json } from '../json-lines.js';
 import { codexConfigTable, type ConfigRequest } from './config.js';
 import { SKILLS_FOLDER } from './parse.js';
 
@@ -17,9 +16,8 @@ import { SKILLS_FOLDER } from './parse.js';
 
 /** The name Codex's hooks give its shell, however the model reached it (`exec_command`, or a script's nested call). */
 export const HOOK_SHELL_TOOL = 'Bash';
-/** The model's own names for the shell: the function tool, and the code-mode tool whose scripts call it. */
-const SHELL_FUNCTION = 'exec_command';
-const SCRIPT_TOOL = 'exec';
+/** The code-mode tool whose scripts call the shell (and every other tool) as nested calls. */
+export const SCRIPT_TOOL = 'exec';
 
 /**
  * Tools that change nothing outside the conversation: image and MCP-resource reads, questions, goals, waits, tool
@@ -40,45 +38,6 @@ export const NON_ACTING_TOOLS: readonly string[] = [
   'list_mcp_resource_templates',
   'read_mcp_resource',
 ];
-
-/** The words Codex puts before the reason a PreToolUse hook refused with: for a command or a patch, for any other tool. */
-const HOOK_REFUSED = ['Command blocked by PreToolUse hook: ', 'Tool call blocked by PreToolUse hook: '];
-
-/** Whether a tool's output (as the model was sent it) is the field refusal. */
-export const isCodexFieldRefusal = (output: string): boolean => HOOK_REFUSED.some((p) => output.includes(p + FIELD_REFUSAL));
-
-/** A call the hook refused, as its answer names it: the command (or patch) for the shell and patches, else the tool. */
-export interface RefusedCall {
-  /** The model's call whose answer it is (a code-mode script's, for its nested calls). */
-  callId: string;
-  tool: string;
-  command?: string;
-}
-
-const REFUSAL_NAMING = /(?:Command|Tool call) blocked by PreToolUse hook: (.*?)\. (Command|Tool): ([\s\S]*)$/;
-const PATCH_START = '*** Begin Patch';
-
-/**
- * The calls the field hook refused, in the order the model made them, read from the answers in a session record
- * (the rollout): the `--json` stream shows none of them, and a code-mode script's nested calls show only in its
- * answer. Pure: the rollout's text in.
- */
-export function refusedCalls(rollout: string): RefusedCall[] {
-  const refused: RefusedCall[] = [];
-  readJsonLines(rollout, (entry) => {
-    const p = isPlainObject(entry.payload) ? entry.payload : undefined;
-    if (entry.type !== 'response_item' || !p || typeof p.type !== 'string' || !p.type.endsWith('_call_output')) return;
-    const m = REFUSAL_NAMING.exec(outputText(p.output));
-    if (!m || m[1] !== FIELD_REFUSAL) return;
-    const callId = str(p.call_id) ?? '';
-    if (m[2] === 'Tool') refused.push({ callId, tool: m[3]!.trim() });
-    else refused.push({ callId, tool: m[3]!.startsWith(PATCH_START) ? 'apply_patch' : HOOK_SHELL_TOOL, command: m[3]! });
-  });
-  return refused;
-}
-
-/** Codex's answer to a call of a tool it did not offer (`unsupported call: x`, `unsupported custom tool call: x`): nothing ran. */
-const NOT_OFFERED = /^unsupported (custom tool )?call: /;
 
 /** Characters that make a command line more than one plain command: operators, redirections, expansions, globs. */
 const SHELL_SYNTAX = /[;&|<>`$(){}[\]*?~!#\\\n\r]/;
@@ -174,75 +133,3 @@ export const hookCommandLine = (node: string, entry: string): string => `${shell
  * config by the interactive CLI; this flag trusts the trial's own hook for the one invocation.
  */
 export const FIELD_FLAGS = ['--dangerously-bypass-hook-trust'];
-
-/** The command inside Codex's `/bin/bash -lc '…'` wrapper, as its stream shows a command that ran. */
-export function unwrappedCommand(command: string): string {
-  const words = shellWords(command);
-  return words.length === 3 && /^(\/bin\/|\/usr\/bin\/)?(ba)?sh$/.test(words[0]!) && words[1] === '-lc' ? words[2]! : command;
-}
-
-/** Stream items that mean a tool ran: a command, a patch, a sub-agent, an MCP tool, a web search. */
-const RAN = new Set(['command_execution', 'file_change', 'collab_tool_call', 'mcp_tool_call', 'web_search']);
-
-const outputText = (output: unknown): string =>
-  typeof output === 'string'
-    ? output
-    : Array.isArray(output)
-      ? output.map((p) => (isPlainObject(p) ? (str(p.text) ?? '') : '')).join('\n')
-      : '';
-
-/** A call the model made, as the session record holds it, named as the hook names it. */
-function recordedCall(p: Json, cwd: string): HookCall | undefined {
-  const name = str(p.name) ?? '';
-  if (p.type === 'function_call') {
-    let args: unknown;
-    try {
-      args = JSON.parse(str(p.arguments) ?? '');
-    } catch {
-      args = {};
-    }
-    const input = isPlainObject(args) ? args : {};
-    return name === SHELL_FUNCTION ? { tool: HOOK_SHELL_TOOL, input: { command: input.cmd }, cwd } : { tool: name, input, cwd };
-  }
-  // A script's nested calls are not in the record: each is its own hook call, and what ran shows in the stream.
-  if (p.type === 'custom_tool_call' && name !== SCRIPT_TOOL) return { tool: name, input: { command: p.input }, cwd };
-  return undefined;
-}
-
-/**
- * Why a field trial's evidence fails (undefined when it holds): its stream (`codex exec --json`) shows a tool that
- * ran other than a skill read, or its session record (the rollout) holds an acting call whose answer is neither the
- * refusal nor Codex's word that no such tool was offered, or a code-mode menu without the script tool. Pure: both
- * texts in.
- */
-export function codexFieldProblem(stream: TranscriptLines, rollout: string): string | undefined {
-  let cwd = '';
-  const calls: { id: string; call: HookCall }[] = [];
-  const outputs = new Map<string, string>();
-  let listed: string[] | undefined;
-  readJsonLines(rollout, (entry) => {
-    const p = isPlainObject(entry.payload) ? entry.payload : undefined;
-    if (!p) return;
-    if (entry.type === 'session_meta') cwd = str(p.cwd) ?? '';
-    if (entry.type !== 'response_item') return;
-    if (p.type === 'additional_tools') listed = JSON.stringify(p.tools).match(/"name":"[^"]+"/g) ?? [];
-    const call = recordedCall(p, cwd);
-    if (call) calls.push({ id: str(p.call_id) ?? '', call });
-    if (typeof p.type === 'string' && p.type.endsWith('_call_output')) outputs.set(str(p.call_id) ?? '', outputText(p.output));
-  });
-  if (!cwd) return 'no Codex session record: cannot verify that every acting call was refused';
-  if (listed && !listed.includes(`"name":"${SCRIPT_TOOL}"`)) return `the model was not offered the shell (no "${SCRIPT_TOOL}" tool)`;
-  let ran: string | undefined;
-  readJsonLines(stream, (ev) => {
-    const item = isPlainObject(ev.item) ? ev.item : undefined;
-    const type = str(item?.type) ?? '';
-    if (ran !== undefined || ev.type !== 'item.started' || !RAN.has(type)) return;
-    const command = unwrappedCommand(str(item?.command) ?? '');
-    if (type !== 'command_execution' || !isSkillRead(command, cwd))
-      ran = type === 'command_execution' ? `a command ran: ${command}` : `a ${type} ran`;
-  });
-  if (ran) return ran;
-  const notRun = (output = '') => isCodexFieldRefusal(output) || NOT_OFFERED.test(output);
-  const unrefused = calls.find(({ id, call }) => isActingCall(call) && !notRun(outputs.get(id)));
-  return unrefused && `the acting call ${unrefused.call.tool} was not refused: ${(outputs.get(unrefused.id) ?? 'no answer').slice(0, 200)}`;
-}
