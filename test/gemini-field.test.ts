@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { GEMINI_ACTING_TOOLS, geminiFieldPolicy, geminiFieldProblem, geminiFieldSettings } from '../src/agents/gemini/field.js';
+import {
+  GEMINI_ACTING_TOOLS,
+  geminiFieldPolicy,
+  geminiFieldProblem,
+  geminiFieldSettings,
+  geminiFieldTranscriptProblem,
+} from '../src/agents/gemini/field.js';
+import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'field');
@@ -99,6 +106,26 @@ describe("a Gemini field trial's evidence, from recorded runs of the pinned CLI"
       .split('\n')
       .filter((l) => !l.includes('"tool_result"') || !l.includes('run_shell_command'))
       .join('\n');
-    expect(geminiFieldProblem(cut)).toBe('the acting call run_shell_command has no answer in the stream: cannot verify it was refused');
+    expect(geminiFieldProblem(cut)).toBe('the acting call run_shell_command has no answer: cannot verify it was refused');
+  });
+});
+
+describe('the same check on the canonical transcript (what the isolation check receives)', () => {
+  const transcript = (name: string) => parseGeminiStream(fixture(name));
+
+  it('holds when every acting call was refused', () => {
+    expect(geminiFieldTranscriptProblem(transcript('gemini-field-events.jsonl'))).toBeUndefined();
+  });
+
+  it('names an acting tool the CLI had not offered', () => {
+    expect(geminiFieldTranscriptProblem(transcript('gemini-headless-default-events.jsonl'))).toBe(
+      'write_file was not offered to the model: the field menu is wrong',
+    );
+  });
+
+  it('fails closed on a malformed acting call: the transcript keeps no error type to tell it from one that failed running', () => {
+    expect(geminiFieldTranscriptProblem(transcript('gemini-field-shell-forms-events.jsonl'))).toMatch(
+      /^the acting call write_file was not refused: Path not in workspace/,
+    );
   });
 });

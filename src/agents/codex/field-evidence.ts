@@ -84,12 +84,11 @@ function recordedCall(p: Json, cwd: string): HookCall | undefined {
 }
 
 /**
- * Why a field trial's evidence fails (undefined when it holds): its stream (`codex exec --json`) shows a tool that
- * ran other than a skill read, or its session record (the rollout) holds an acting call whose answer is neither the
- * refusal nor Codex's word that no such tool was offered, or a code-mode menu without the script tool. Pure: both
- * texts in.
+ * What a field trial's session record (the rollout) says: the working folder its commands ran in (empty without a
+ * record), and why it fails, if it does: a code-mode menu without the script tool, or an acting call whose answer is
+ * neither the refusal nor Codex's word that no such tool was offered. Pure: the rollout's text in.
  */
-export function codexFieldProblem(stream: TranscriptLines, rollout: string): string | undefined {
+export function sessionFieldProblem(rollout: string): { cwd: string; problem?: string } {
   let cwd = '';
   const calls: { id: string; call: HookCall }[] = [];
   const outputs = new Map<string, string>();
@@ -104,8 +103,22 @@ export function codexFieldProblem(stream: TranscriptLines, rollout: string): str
     if (call) calls.push({ id: str(p.call_id) ?? '', call });
     if (typeof p.type === 'string' && p.type.endsWith('_call_output')) outputs.set(str(p.call_id) ?? '', outputText(p.output));
   });
-  if (!cwd) return 'no Codex session record: cannot verify that every acting call was refused';
-  if (listed && !listed.includes(`"name":"${SCRIPT_TOOL}"`)) return `the model was not offered the shell (no "${SCRIPT_TOOL}" tool)`;
+  if (listed && !listed.includes(`"name":"${SCRIPT_TOOL}"`))
+    return { cwd, problem: `the model was not offered the shell (no "${SCRIPT_TOOL}" tool)` };
+  const notRun = (output = '') => isCodexFieldRefusal(output) || NOT_OFFERED.test(output);
+  const unrefused = calls.find(({ id, call }) => isActingCall(call) && !notRun(outputs.get(id)));
+  if (!unrefused) return { cwd };
+  return {
+    cwd,
+    problem: `the acting call ${unrefused.call.tool} was not refused: ${(outputs.get(unrefused.id) ?? 'no answer').slice(0, 200)}`,
+  };
+}
+
+/**
+ * What a field trial's stream (`codex exec --json`) shows ran, if anything did but a skill read: a command (run in
+ * `cwd`), a patch, a sub-agent, an MCP tool, a web search. Refused calls never show there. Pure: the stream's text in.
+ */
+export function ranInStream(stream: TranscriptLines, cwd: string): string | undefined {
   let ran: string | undefined;
   readJsonLines(stream, (ev) => {
     const item = isPlainObject(ev.item) ? ev.item : undefined;
@@ -115,8 +128,12 @@ export function codexFieldProblem(stream: TranscriptLines, rollout: string): str
     if (type !== 'command_execution' || !isSkillRead(command, cwd))
       ran = type === 'command_execution' ? `a command ran: ${command}` : `a ${type} ran`;
   });
-  if (ran) return ran;
-  const notRun = (output = '') => isCodexFieldRefusal(output) || NOT_OFFERED.test(output);
-  const unrefused = calls.find(({ id, call }) => isActingCall(call) && !notRun(outputs.get(id)));
-  return unrefused && `the acting call ${unrefused.call.tool} was not refused: ${(outputs.get(unrefused.id) ?? 'no answer').slice(0, 200)}`;
+  return ran;
+}
+
+/** Why a field trial's evidence fails, from its stream and its session record together; undefined when it holds. */
+export function codexFieldProblem(stream: TranscriptLines, rollout: string): string | undefined {
+  const session = sessionFieldProblem(rollout);
+  if (!session.cwd) return 'no Codex session record: cannot verify that every acting call was refused';
+  return ranInStream(stream, session.cwd) ?? session.problem;
 }
