@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { codexFieldConfig, hookCommandLine, hookDecision, isActingCall, isSkillRead } from '../src/agents/codex/field.js';
+import { codexFieldConfig, hookCommandLine, hookDecision, isActingCall, isSkillRead, withFieldFlags } from '../src/agents/codex/field.js';
 import { codexFieldProblem, isCodexFieldRefusal, refusedCalls, unwrappedCommand } from '../src/agents/codex/field-evidence.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 
@@ -167,5 +167,12 @@ describe('the calls the hook refused, read from the session record (the stream s
 
   it('lists nothing the lab lock answered (no hook refused anything)', () => {
     expect(refusedCalls(fixture('codex-lab-rollout.jsonl'))).toEqual([]);
+  });
+});
+
+describe('the field argv', () => {
+  it('adds the hook-trust flag before the end of the options, and at the end when there is none', () => {
+    expect(withFieldFlags(['exec', '--json', '--', '-p'])).toEqual(['exec', '--json', '--dangerously-bypass-hook-trust', '--', '-p']);
+    expect(withFieldFlags(['exec'])).toEqual(['exec', '--dangerously-bypass-hook-trust']);
   });
 });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Invocation, InvocationRequest } from '../types.js';
 import { codex, codexHome } from './adapter.js';
-import { codexFieldConfig, FIELD_FLAGS, hookCommandLine } from './field.js';
+import { codexFieldConfig, hookCommandLine, withFieldFlags } from './field.js';
 
 // Compiled beside this module (dist/agents/codex/), so it is found from an installed package too.
 const HOOK_ENTRY = fileURLToPath(new URL('./field-hook-main.js', import.meta.url));
@@ -17,6 +17,5 @@ export async function prepareCodexField(req: InvocationRequest): Promise<void> {
 /** A field trial's invocation: the lab's, with the flag that lets the trial's own hook run untrusted by a person. */
 export function codexFieldInvocation(req: InvocationRequest): Invocation {
   const lab = codex.invocation(req);
-  const end = lab.args.indexOf('--');
-  return { ...lab, args: [...lab.args.slice(0, end), ...FIELD_FLAGS, ...lab.args.slice(end)] };
+  return { ...lab, args: withFieldFlags(lab.args) };
 }

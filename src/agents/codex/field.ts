@@ -129,7 +129,11 @@ export function codexFieldConfig(req: ConfigRequest, hookCommand: string): strin
 export const hookCommandLine = (node: string, entry: string): string => `${shellWord(node)} ${shellWord(entry)}`;
 
 /**
- * `codex exec`'s extra flag in the field: a hook runs only once trusted, and trust is stored per hook in the user's
- * config by the interactive CLI; this flag trusts the trial's own hook for the one invocation.
+ * A field trial's `codex exec` arguments: the lab's, with the flag that runs the trial's own hook without a person's
+ * trust (the CLI stores trust per hook, from its interactive review) before the `--` that ends the options.
  */
-export const FIELD_FLAGS = ['--dangerously-bypass-hook-trust'];
+export function withFieldFlags(args: readonly string[]): string[] {
+  const end = args.indexOf('--');
+  const at = end < 0 ? args.length : end;
+  return [...args.slice(0, at), '--dangerously-bypass-hook-trust', ...args.slice(at)];
+}
