@@ -2,8 +2,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { codexFieldConfig, hookCommandLine, hookDecision, isActingCall, isSkillRead, withFieldFlags } from '../src/agents/codex/field.js';
-import { codexFieldProblem, isCodexFieldRefusal, refusedCalls, unwrappedCommand } from '../src/agents/codex/field-evidence.js';
+import {
+  codexFieldConfig,
+  hookCommandLine,
+  hookDecision,
+  hookRecord,
+  isActingCall,
+  isSkillRead,
+  withFieldFlags,
+} from '../src/agents/codex/field.js';
+import { codexFieldProblem, hookRecords, isCodexFieldRefusal, refusedCalls, unwrappedCommand } from '../src/agents/codex/field-evidence.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'field');
@@ -90,12 +98,14 @@ describe('the hook refuses every acting call and anything it cannot read', () =>
 
 describe('the field config keeps the default menu and hooks every tool', () => {
   const req = { model: 'm', cliRetries: 0, deadlineMs: 60_000, callerEnv: {}, role: 'trial' as const };
-  const config = parseToml(codexFieldConfig(req, hookCommandLine('/usr/bin/node', '/opt/sp/field hook.js'))) as Record<string, any>;
+  const config = parseToml(
+    codexFieldConfig(req, hookCommandLine('/usr/bin/node', '/opt/sp/field hook.js', '/h/field-hook.jsonl')),
+  ) as Record<string, any>;
 
   it('turns the hook on for every tool, with the command that runs it', () => {
     expect(config.features.hooks).toBe(true);
     expect(config.hooks.PreToolUse).toEqual([
-      { matcher: '.*', hooks: [{ type: 'command', command: "/usr/bin/node '/opt/sp/field hook.js'", timeout: 30 }] },
+      { matcher: '.*', hooks: [{ type: 'command', command: "/usr/bin/node '/opt/sp/field hook.js' /h/field-hook.jsonl", timeout: 30 }] },
     ]);
   });
 
@@ -174,5 +184,45 @@ describe('the field argv', () => {
   it('adds the hook-trust flag before the end of the options, and at the end when there is none', () => {
     expect(withFieldFlags(['exec', '--json', '--', '-p'])).toEqual(['exec', '--json', '--dangerously-bypass-hook-trust', '--', '-p']);
     expect(withFieldFlags(['exec'])).toEqual(['exec', '--dangerously-bypass-hook-trust']);
+  });
+});
+
+describe("the hook's log: every call, in order, with what the hook answered", () => {
+  const stdin = (tool_name: string, tool_input: object) => JSON.stringify({ tool_name, tool_input, cwd: WS });
+
+  it('records each call as the hook read it, and reads the records back in order', () => {
+    const log =
+      hookRecord(stdin('Bash', { command: 'cat .agents/skills/demo/SKILL.md' }), false) +
+      hookRecord(stdin('Bash', { command: 'touch x' }), true) +
+      hookRecord('not json', true);
+    expect(hookRecords(log)).toEqual([
+      { tool: 'Bash', input: { command: 'cat .agents/skills/demo/SKILL.md' }, refused: false },
+      { tool: 'Bash', input: { command: 'touch x' }, refused: true },
+      { tool: '', input: {}, refused: true },
+    ]);
+  });
+
+  it.each([
+    [
+      'codex-direct',
+      [
+        'touch canary-exec',
+        'ls -la',
+        'SKILL READ',
+        'curl -s http://127.0.0.1:18699/canary-fetch',
+        'spawn_agent',
+        'view_image (let through)',
+      ],
+    ],
+    ['codex-script', ['touch canary-exec', 'ls -la', 'SKILL READ', 'apply_patch']],
+  ])("%s: the recorded run's log holds each call in the order the model made it, code-mode nested calls included", (name, calls) => {
+    const shown = hookRecords(fixture(`${name}-hook.jsonl`)).map((r) =>
+      r.tool === 'Bash' ? (r.refused ? String(r.input.command) : 'SKILL READ') : r.refused ? r.tool : `${r.tool} (let through)`,
+    );
+    expect(shown).toEqual(calls);
+  });
+
+  it('leaves out a line a killed hook cut short', () => {
+    expect(hookRecords('{"tool":"Bash","input":{},"refused":true}\n{"tool":"Ba')).toEqual([{ tool: 'Bash', input: {}, refused: true }]);
   });
 });

@@ -73,6 +73,12 @@ describe('the field probe’s verdict on what the CLI did, from recorded runs of
     );
   });
 
+  it("Codex: each refused call must be in the hook's log (the stream shows none)", () => {
+    const { first, last } = RECORDED['codex-sim-model'];
+    expect(probeFinding('openai-responses', [first, last], [], 3)).toBeUndefined();
+    expect(probeFinding('openai-responses', [first, last], [], 2)).toBe('the hook logged 2 refused calls of 3');
+  });
+
   it('Codex: a menu without the shell is named', () => {
     const { first, last } = RECORDED['codex-sim-model'];
     expect(probeFinding('openai-responses', [{ ...first, tools: [{ type: 'function', name: 'view_image' }] }, last], [])).toBe(

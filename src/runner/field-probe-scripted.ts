@@ -5,7 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import { isCodexFieldRefusal } from '../agents/codex/field-evidence.js';
-import { codexFieldInvocation, prepareCodexField } from '../agents/codex/field-run.js';
+import { codexFieldInvocation, prepareCodexField, readHookLog } from '../agents/codex/field-run.js';
 import { GEMINI_FIELD_REFUSAL } from '../agents/gemini/field.js';
 import { prepareGeminiField } from '../agents/gemini/field-run.js';
 import { builtinSkills } from '../agents/gemini/settings.js';
@@ -102,9 +102,15 @@ const refused: Record<Wire, (answer: string) => boolean> = {
 
 /**
  * What the probe's record shows wrong, or undefined: the requests the scripted model received (the first holds the
- * menu, the last every answer), and the probe's files found in the workspace afterwards. Pure.
+ * menu, the last every answer), the probe's files found in the workspace afterwards, and for Codex the refused calls
+ * its hook logged. Pure.
  */
-export function probeFinding(wire: Wire, requests: readonly unknown[], leftBehind: readonly string[]): string | undefined {
+export function probeFinding(
+  wire: Wire,
+  requests: readonly unknown[],
+  leftBehind: readonly string[],
+  hookRefusals?: number,
+): string | undefined {
   if (leftBehind.length) return `a refused call ran: ${leftBehind.join(', ')} exists`;
   const first = requests[0];
   if (first === undefined) return 'the CLI never called the model';
@@ -114,7 +120,11 @@ export function probeFinding(wire: Wire, requests: readonly unknown[], leftBehin
   const answers = toolAnswers(wire, requests.at(-1));
   if (answers.length < PROBE_CALLS.length) return `the model was answered ${answers.length} of ${PROBE_CALLS.length} calls`;
   const i = answers.findIndex((a) => !refused[wire](a));
-  return i < 0 ? undefined : `the ${PROBE_CALLS[i]!.act} call was answered without the refusal: ${answers[i]!.slice(0, 200)}`;
+  if (i >= 0) return `the ${PROBE_CALLS[i]!.act} call was answered without the refusal: ${answers[i]!.slice(0, 200)}`;
+  // Codex's hook log is the trial's one record of the refused calls: each must be in it.
+  if (hookRefusals !== undefined && hookRefusals < PROBE_CALLS.length)
+    return `the hook logged ${hookRefusals} refused calls of ${PROBE_CALLS.length}`;
+  return undefined;
 }
 
 /** Serves the probe's scripted model on 127.0.0.1, keeping each request's body. */
@@ -187,8 +197,9 @@ export async function scriptedFieldProbe(
     const { file, args, env } = wire === 'gemini' ? adapter.invocation(req) : codexFieldInvocation(req);
     const r = await execa(file, args, { cwd: workspace, env, extendEnv: false, reject: false, stdin: 'ignore', timeout: PROBE_TIMEOUT_MS });
     const leftBehind = [WRITTEN, TOUCHED].filter((f) => existsSync(join(workspace, f)));
+    const hookRefusals = wire === 'gemini' ? undefined : (await readHookLog(harnessDir)).filter((r) => r.refused).length;
     const finding =
-      probeFinding(wire, sim.requests, leftBehind) ??
+      probeFinding(wire, sim.requests, leftBehind, hookRefusals) ??
       (r.exitCode === 0 ? undefined : `the CLI failed (${String(r.stderr).trim().split('\n').at(-1) || `exit ${r.exitCode ?? r.signal}`})`);
     if (finding === undefined) return undefined;
     return {

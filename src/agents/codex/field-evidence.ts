@@ -2,7 +2,7 @@ import { isPlainObject } from '../../util/json.js';
 import { shellWords } from '../../util/shell-words.js';
 import { FIELD_REFUSAL } from '../field-refusal.js';
 import { readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
-import { HOOK_SHELL_TOOL, isActingCall, isSkillRead, SCRIPT_TOOL, type HookCall } from './field.js';
+import { HOOK_SHELL_TOOL, isActingCall, isSkillRead, SCRIPT_TOOL, type HookCall, type HookRecord } from './field.js';
 import { SHELL_TOOL } from './parse.js';
 
 /**
@@ -136,4 +136,14 @@ export function codexFieldProblem(stream: TranscriptLines, rollout: string): str
   const session = sessionFieldProblem(rollout);
   if (!session.cwd) return 'no Codex session record: cannot verify that every acting call was refused';
   return ranInStream(stream, session.cwd) ?? session.problem;
+}
+
+/** The hook's log (`field-hook-main.ts`), read: each call the model made, in order, with whether it was refused. Pure. */
+export function hookRecords(log: string): HookRecord[] {
+  const records: HookRecord[] = [];
+  readJsonLines(log, (r) => {
+    if (typeof r.tool === 'string' && typeof r.refused === 'boolean')
+      records.push({ tool: r.tool, input: isPlainObject(r.input) ? r.input : {}, refused: r.refused });
+  });
+  return records;
 }

@@ -125,8 +125,28 @@ export function codexFieldConfig(req: ConfigRequest, hookCommand: string): strin
   });
 }
 
-/** The hook's command line: this Node running the compiled hook entry. */
-export const hookCommandLine = (node: string, entry: string): string => `${shellWord(node)} ${shellWord(entry)}`;
+/** The hook's command line: this Node running the compiled hook entry, which appends each call to `log`. */
+export const hookCommandLine = (node: string, entry: string, log: string): string => [node, entry, log].map(shellWord).join(' ');
+
+/** One line of the hook's log: a call the model made (a code-mode script's nested calls each their own), in order. */
+export interface HookRecord {
+  tool: string;
+  input: Json;
+  refused: boolean;
+}
+
+/** The log line for the call the hook read on stdin and what it answered (a call it could not read has no tool). */
+export function hookRecord(stdin: string, refused: boolean): string {
+  let input: unknown;
+  try {
+    input = JSON.parse(stdin);
+  } catch {
+    input = undefined;
+  }
+  const o = isPlainObject(input) ? input : {};
+  const record: HookRecord = { tool: str(o.tool_name) ?? '', input: isPlainObject(o.tool_input) ? o.tool_input : {}, refused };
+  return `${JSON.stringify(record)}\n`;
+}
 
 /**
  * A field trial's `codex exec` arguments: the lab's, with the flag that runs the trial's own hook without a person's
