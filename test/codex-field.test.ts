@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
+import { fieldFixture as fixture } from './field-fixtures.js';
 import {
   codexFieldConfig,
   hookCommandLine,
@@ -14,8 +13,6 @@ import {
 import { codexFieldProblem, hookRecords, isCodexFieldRefusal, refusedCalls, unwrappedCommand } from '../src/agents/codex/field-evidence.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures', 'field');
-const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 const WS = '/ws';
 
 describe('a skill read is the one shell command a Codex field trial lets run', () => {

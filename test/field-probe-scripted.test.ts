@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fieldFixture } from './field-fixtures.js';
 import { PROBE_CALLS, probeFinding, toolAnswers } from '../src/runner/field-probe-scripted.js';
 
 type Json = Record<string, any>;
 /** The first and last requests the pinned CLIs sent the probe's model (context trimmed), every call refused. */
-const RECORDED = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'field', 'probe-requests.json'), 'utf8')) as Record<
+const RECORDED = JSON.parse(fieldFixture('probe-requests.json')) as Record<
   'codex-sim-model' | 'codex-gpt-6.1-sol' | 'gemini',
   { first: Json; last: Json }
 >;

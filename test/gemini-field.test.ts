@@ -1,7 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
+import { fieldFixture as fixture } from './field-fixtures.js';
 import {
   GEMINI_ACTING_TOOLS,
   geminiFieldPolicy,
@@ -11,9 +10,6 @@ import {
 } from '../src/agents/gemini/field.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
-
-const FIXTURES = join(import.meta.dirname, 'fixtures', 'field');
-const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
 
 interface Rule {
   toolName: string | string[];

@@ -1,6 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { fieldFixture } from './field-fixtures.js';
 import { hookDecision } from '../src/agents/codex/field.js';
 import { GEMINI_ACTING_TOOLS } from '../src/agents/gemini/field.js';
 import type { Act, ActingCall } from '../src/sim/dialects/acting-calls.js';
@@ -9,10 +8,7 @@ import { geminiActingCall, geminiActs } from '../src/sim/dialects/gemini-acting.
 import { addFilePatch, codexActingCall, codexActs } from '../src/sim/dialects/openai-responses-acting.js';
 
 /** The tools the pinned CLIs offered in a field trial (and Gemini's headless default), read by the simulator's views. */
-const OFFERED = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'field', 'offered-tools.json'), 'utf8')) as Record<
-  string,
-  string[]
->;
+const OFFERED = JSON.parse(fieldFixture('offered-tools.json')) as Record<string, string[]>;
 
 const CALLS: Record<Act, ActingCall> = {
   shell: { act: 'shell', target: 'python3 chart.py data.csv' },
