@@ -165,10 +165,13 @@ export async function scriptedFieldProbe(
   callerEnv: NodeJS.ProcessEnv,
 ): Promise<{ what: string; todo: string } | undefined> {
   const wire: Wire = adapter.id === 'gemini' ? 'gemini' : 'openai-responses';
-  const root = await mkdtemp(join(scratch, 'skillprobe-field-probe-'));
   const sim = await scriptedModel(wire);
+  // Made only once the model serves, inside the cleanup: a failure before the CLI starts leaves no folder behind.
+  let root: string | undefined;
   try {
-    const [home, tmp, workspace, harnessDir] = ['home', 'tmp', 'ws', 'harness'].map((d) => join(root, d)) as [
+    const made = await mkdtemp(join(scratch, 'skillprobe-field-probe-'));
+    root = made;
+    const [home, tmp, workspace, harnessDir] = ['home', 'tmp', 'ws', 'harness'].map((d) => join(made, d)) as [
       string,
       string,
       string,
@@ -208,6 +211,6 @@ export async function scriptedFieldProbe(
     };
   } finally {
     await new Promise((resolve) => sim.server.close(resolve));
-    await rm(root, { recursive: true, force: true });
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
   }
 }
