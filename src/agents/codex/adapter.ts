@@ -35,10 +35,10 @@ function pinnedBinary(): string | undefined {
   return bin && existsSync(bin) ? bin : undefined;
 }
 
-const codexHome = (home: string) => join(home, '.codex');
+export const codexHome = (home: string) => join(home, '.codex');
 
 /** Every variable a trial runs with: the caller's locale (and for a real model its key and proxies), then ours. */
-function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'simulator'>): Record<string, string> {
+export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'simulator'>): Record<string, string> {
   const real = req.simulator ? [] : [REAL_KEY_VARIABLE, ...NETWORK];
   return {
     // Codex puts its daemon and sandbox mount folders in TMPDIR: per trial, never shared.

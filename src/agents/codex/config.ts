@@ -8,6 +8,8 @@ export const REAL_KEY_VARIABLE = 'OPENAI_API_KEY';
 const REAL_BASE_URL = 'https://api.openai.com/v1';
 const PROVIDER = 'skillprobe';
 
+export type ConfigRequest = Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'role'>;
+
 /** No shell (so nothing can be read), no image viewer: the judge and the proposer answer from their request alone. */
 const NO_TOOLS = { shell_tool: false, unified_exec: false, view_image: false };
 
@@ -15,15 +17,13 @@ const NO_TOOLS = { shell_tool: false, unified_exec: false, view_image: false };
 const ROLE_FEATURES: Record<TrialRole, Record<string, boolean>> = { trial: {}, judge: NO_TOOLS, proposer: NO_TOOLS };
 
 /**
- * The trial's `$CODEX_HOME/config.toml`: one custom provider (the only way this CLI sends a key to an endpoint of
+ * The trial's `$CODEX_HOME/config.toml`, as data: one custom provider (the only way this CLI sends a key to an endpoint of
  * our choosing without first trying WebSockets), a read-only sandbox with approval never, and every extra that adds
  * tools, skills, context or network traffic switched off.
  */
-export function codexConfig(
-  req: Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'role'>,
-): string {
+export function codexConfigTable(req: ConfigRequest): Record<string, unknown> {
   const baseUrl = req.simulator ? `${req.simulator.identityUrl}/v1` : req.callerEnv.OPENAI_BASE_URL || REAL_BASE_URL;
-  return stringify({
+  return {
     model: req.model,
     model_provider: PROVIDER,
     approval_policy: 'never',
@@ -59,5 +59,8 @@ export function codexConfig(
         stream_idle_timeout_ms: attemptTimeoutMs(req.deadlineMs, req.cliRetries, { min: 1000, max: 300_000 }),
       },
     },
-  });
+  };
 }
+
+/** The trial's `$CODEX_HOME/config.toml` (`codexConfigTable`, written out). */
+export const codexConfig = (req: ConfigRequest): string => stringify(codexConfigTable(req));

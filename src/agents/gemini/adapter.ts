@@ -46,7 +46,7 @@ function builtinsOf(binary: string): string[] {
   return known;
 }
 
-const policyFile = (harnessDir: string) => join(harnessDir, 'policy.toml');
+export const policyFile = (harnessDir: string) => join(harnessDir, 'policy.toml');
 
 /** Every variable a trial runs with: the caller's locale (and for a real model its key, endpoint, proxies), then ours. */
 function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'harnessDir' | 'simulator'>): Record<string, string> {

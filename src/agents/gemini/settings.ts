@@ -10,7 +10,7 @@ const KNOWN_BUILTIN_SKILLS = ['antigravity-support', 'skill-creator'];
 /** The CLI caps its attempts per request at this many, whatever the settings ask. */
 const MAX_ATTEMPTS = 10;
 
-/** Tools the admin policy denies outright: everything that runs, writes, fetches, delegates or remembers. */
+/** Tools a lab trial's admin policy denies outright: everything that runs, writes, fetches, delegates or remembers. */
 const DENIED_TOOLS = [
   'run_shell_command',
   'write_file',
@@ -21,6 +21,9 @@ const DENIED_TOOLS = [
   'enter_plan_mode',
   'save_memory',
 ];
+
+/** The tools that act (every tool the lab denies but the plan mode, which changes nothing outside the conversation). */
+export const GEMINI_ACTING_TOOLS: readonly string[] = DENIED_TOOLS.filter((t) => t !== 'enter_plan_mode');
 
 /** The name a built-in SKILL.md gives itself in its frontmatter (the CLI lists it by that), else its folder's. */
 function declaredName(folder: string, dir: string): string {
@@ -62,16 +65,12 @@ export function builtinsToHide(builtins: readonly string[], workspaceSkills: rea
 }
 
 /**
- * The trial's user settings (`<home>/.gemini/settings.json`): the API-key auth (without it a custom endpoint is
- * refused), the model and turn limit, the CLI's own retries, the tools as an allowlist, the built-ins hidden (`builtinsToHide`),
- * and everything that phones home, updates, checkpoints, delegates or reads an IDE switched off.
+ * What every trial's user settings (`<home>/.gemini/settings.json`) hold: the API-key auth (without it a custom
+ * endpoint is refused), the model and turn limit, the CLI's own retries, the built-ins hidden (`builtinsToHide`), and
+ * everything that phones home, updates, checkpoints or reads an IDE switched off.
  */
-export function geminiSettings(
-  req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>,
-  tools: readonly string[],
-  hiddenBuiltins: readonly string[],
-): string {
-  const settings = {
+export function settingsTable(req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>, hiddenBuiltins: readonly string[]) {
+  return {
     security: { auth: { selectedType: 'gemini-api-key' }, disableYoloMode: true },
     model: { name: req.model, maxSessionTurns: req.maxTurns },
     general: {
@@ -82,15 +81,24 @@ export function geminiSettings(
     },
     privacy: { usageStatisticsEnabled: false },
     telemetry: { enabled: false },
-    // An allowlist: the CLI allows these and denies every other tool, so no other tool is even offered.
-    tools: { core: tools },
-    experimental: { enableAgents: false },
     skills: { enabled: true, disabled: hiddenBuiltins },
     ide: { enabled: false },
     // A `.env` in the workspace or above it would otherwise fill in variables the trial's environment leaves unset.
     advanced: { ignoreLocalEnv: true },
   };
-  return `${JSON.stringify(settings, null, 2)}\n`;
+}
+
+/** Settings as the CLI reads them. */
+export const settingsJson = (settings: object): string => `${JSON.stringify(settings, null, 2)}\n`;
+
+/** A lab trial's user settings: every trial's (`settingsTable`), the tools an allowlist, and no sub-agents. */
+export function geminiSettings(
+  req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>,
+  tools: readonly string[],
+  hiddenBuiltins: readonly string[],
+): string {
+  // An allowlist: the CLI allows these and denies every other tool, so no other tool is even offered.
+  return settingsJson({ ...settingsTable(req, hiddenBuiltins), tools: { core: tools }, experimental: { enableAgents: false } });
 }
 
 /**

@@ -1,6 +1,9 @@
 import { isPlainObject } from '../../util/json.js';
 import type { ToolAction } from '../conversation.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
+import { shellWord, shellWords } from '../../util/shell-words.js';
+
+export { shellWords };
 
 /**
  * Codex offers no skill tool: its model uses a skill by printing the SKILL.md with the shell tool. The simulator
@@ -19,11 +22,6 @@ export const offersShell = (tools: readonly string[]): boolean => tools.includes
 /** Whether the shell is reachable only through a script; when both are offered the direct call is the simpler one. */
 export const shellOnlyThroughScripts = (tools: readonly string[]): boolean => tools.includes(SCRIPT_TOOL) && !tools.includes(SHELL_TOOL);
 
-/** A word as a POSIX shell reads it, quoted only when it holds more than plain path characters. */
-export function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-
 /** Printing the whole file is how the model invokes a skill; a paged read is a plain file read. */
 export const invokeCommand = (skillFile: string): string => `cat ${shellWord(skillFile)}`;
 export const readCommand = (skillFile: string): string => `sed -n '1,400p' ${shellWord(skillFile)}`;
@@ -37,32 +35,6 @@ export const shellArguments = (command: string): string => JSON.stringify({ cmd:
 export const execScript = (command: string): string =>
   // A JSON string is also a valid JavaScript string literal, whatever the command holds.
   `const r = await tools.exec_command({cmd: ${JSON.stringify(command)}});\ntext(r);`;
-
-/** The words of a simple command line: quotes and backslashes resolved, nothing expanded. */
-export function shellWords(line: string): string[] {
-  const words: string[] = [];
-  let word: string | undefined;
-  let quote: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (quote !== undefined) {
-      if (c === quote) quote = undefined;
-      else word += c;
-    } else if (c === "'" || c === '"') {
-      quote = c;
-      word ??= '';
-    } else if (c === '\\' && i + 1 < line.length) {
-      word = (word ?? '') + line[++i];
-    } else if (/\s/.test(c)) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else {
-      word = (word ?? '') + c;
-    }
-  }
-  if (word !== undefined) words.push(word);
-  return words;
-}
 
 /** What a shell command did in skill terms: printed a SKILL.md with `cat` (invoked it), read one otherwise, or searched. */
 export function commandAction(command: string, skillFiles: ReadonlyMap<string, string>): { action: ToolAction; skill?: string } {

@@ -11,7 +11,7 @@ import { skillFileOf } from './skill-files.js';
  * the last with `finishReason` and `usageMetadata`; `:generateContent` answers the same shape as one JSON object.
  */
 
-type Part = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
+export type Part = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
 
 const MODEL_CALL = /\/models\/([^/]+):(streamGenerateContent|generateContent)$/;
 

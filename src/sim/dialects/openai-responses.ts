@@ -31,6 +31,8 @@ interface FunctionCallItem {
   id: string;
   call_id: string;
   name: string;
+  /** The namespace a namespaced tool (Codex's sub-agent tools) was offered in. */
+  namespace?: string;
   arguments: string;
   status: 'completed';
 }
@@ -71,7 +73,7 @@ const messageItem = (r: ModelReply, index: number, text: string): MessageItem =>
 });
 
 /** A shell command, run the way the request offered the shell. */
-function shellCall(r: ModelReply, cmd: string, index: number): CallItem {
+export function shellCall(r: Pick<ModelReply, 'id' | 'tools'>, cmd: string, index: number): CallItem {
   const call_id = `call_${r.id}_${index}`;
   return shellOnlyThroughScripts(r.tools)
     ? { type: 'custom_tool_call', id: `ct_${r.id}_${index}`, call_id, name: SCRIPT_TOOL, input: execScript(cmd), status: 'completed' }

@@ -1,0 +1,149 @@
+import { isPlainObject } from '../../util/json.js';
+import { shellWords } from '../../util/shell-words.js';
+import { FIELD_REFUSAL } from '../field-refusal.js';
+import { readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
+import { HOOK_SHELL_TOOL, isActingCall, isSkillRead, SCRIPT_TOOL, type HookCall, type HookRecord } from './field.js';
+import { SHELL_TOOL } from './parse.js';
+
+/**
+ * What a Codex field trial leaves to check that nothing ran: its `--json` stream shows what ran (a refused call shows
+ * there not at all), its session record (the rollout) each call the model made and the answer it was sent.
+ */
+
+/** The words Codex puts before the reason a PreToolUse hook refused with: for a command or a patch, for any other tool. */
+const HOOK_REFUSED = ['Command blocked by PreToolUse hook: ', 'Tool call blocked by PreToolUse hook: '];
+
+/** Whether a tool's output (as the model was sent it) is the field refusal. */
+export const isCodexFieldRefusal = (output: string): boolean => HOOK_REFUSED.some((p) => output.includes(p + FIELD_REFUSAL));
+
+/** A call the hook refused, as its answer names it: the command (or patch) for the shell and patches, else the tool. */
+export interface RefusedCall {
+  /** The model's call whose answer it is (a code-mode script's, for its nested calls). */
+  callId: string;
+  tool: string;
+  command?: string;
+}
+
+const REFUSAL_NAMING = /(?:Command|Tool call) blocked by PreToolUse hook: (.*?)\. (Command|Tool): ([\s\S]*)$/;
+const PATCH_START = '*** Begin Patch';
+
+/**
+ * The calls the field hook refused, in the order the model made them, read from the answers in a session record
+ * (the rollout): the `--json` stream shows none of them, and a code-mode script's nested calls show only in its
+ * answer. Pure: the rollout's text in.
+ */
+export function refusedCalls(rollout: string): RefusedCall[] {
+  const refused: RefusedCall[] = [];
+  readJsonLines(rollout, (entry) => {
+    const p = isPlainObject(entry.payload) ? entry.payload : undefined;
+    if (entry.type !== 'response_item' || !p || typeof p.type !== 'string' || !p.type.endsWith('_call_output')) return;
+    const m = REFUSAL_NAMING.exec(outputText(p.output));
+    if (!m || m[1] !== FIELD_REFUSAL) return;
+    const callId = str(p.call_id) ?? '';
+    if (m[2] === 'Tool') refused.push({ callId, tool: m[3]!.trim() });
+    else refused.push({ callId, tool: m[3]!.startsWith(PATCH_START) ? 'apply_patch' : HOOK_SHELL_TOOL, command: m[3]! });
+  });
+  return refused;
+}
+
+/** Codex's answer to a call of a tool it did not offer (`unsupported call: x`, `unsupported custom tool call: x`): nothing ran. */
+const NOT_OFFERED = /^unsupported (custom tool )?call: /;
+
+/** The command inside Codex's `/bin/bash -lc '…'` wrapper, as its stream shows a command that ran. */
+export function unwrappedCommand(command: string): string {
+  const words = shellWords(command);
+  return words.length === 3 && /^(\/bin\/|\/usr\/bin\/)?(ba)?sh$/.test(words[0]!) && words[1] === '-lc' ? words[2]! : command;
+}
+
+/** Stream items that mean a tool ran: a command, a patch, a sub-agent, an MCP tool, a web search. */
+const RAN = new Set(['command_execution', 'file_change', 'collab_tool_call', 'mcp_tool_call', 'web_search']);
+
+const outputText = (output: unknown): string =>
+  typeof output === 'string'
+    ? output
+    : Array.isArray(output)
+      ? output.map((p) => (isPlainObject(p) ? (str(p.text) ?? '') : '')).join('\n')
+      : '';
+
+/** A call the model made, as the session record holds it, named as the hook names it. */
+function recordedCall(p: Json, cwd: string): HookCall | undefined {
+  const name = str(p.name) ?? '';
+  if (p.type === 'function_call') {
+    let args: unknown;
+    try {
+      args = JSON.parse(str(p.arguments) ?? '');
+    } catch {
+      args = {};
+    }
+    const input = isPlainObject(args) ? args : {};
+    return name === SHELL_TOOL ? { tool: HOOK_SHELL_TOOL, input: { command: input.cmd }, cwd } : { tool: name, input, cwd };
+  }
+  // A script's nested calls are not in the record: each is its own hook call, and what ran shows in the stream.
+  if (p.type === 'custom_tool_call' && name !== SCRIPT_TOOL) return { tool: name, input: { command: p.input }, cwd };
+  return undefined;
+}
+
+/**
+ * What a field trial's session record (the rollout) says: the working folder its commands ran in (empty without a
+ * record), and why it fails, if it does: a code-mode menu without the script tool, or an acting call whose answer is
+ * neither the refusal nor Codex's word that no such tool was offered. Pure: the rollout's text in.
+ */
+export function sessionFieldProblem(rollout: string): { cwd: string; problem?: string } {
+  let cwd = '';
+  const calls: { id: string; call: HookCall }[] = [];
+  const outputs = new Map<string, string>();
+  let listed: string[] | undefined;
+  readJsonLines(rollout, (entry) => {
+    const p = isPlainObject(entry.payload) ? entry.payload : undefined;
+    if (!p) return;
+    if (entry.type === 'session_meta') cwd = str(p.cwd) ?? '';
+    if (entry.type !== 'response_item') return;
+    if (p.type === 'additional_tools') listed = JSON.stringify(p.tools).match(/"name":"[^"]+"/g) ?? [];
+    const call = recordedCall(p, cwd);
+    if (call) calls.push({ id: str(p.call_id) ?? '', call });
+    if (typeof p.type === 'string' && p.type.endsWith('_call_output')) outputs.set(str(p.call_id) ?? '', outputText(p.output));
+  });
+  if (listed && !listed.includes(`"name":"${SCRIPT_TOOL}"`))
+    return { cwd, problem: `the model was not offered the shell (no "${SCRIPT_TOOL}" tool)` };
+  const notRun = (output = '') => isCodexFieldRefusal(output) || NOT_OFFERED.test(output);
+  const unrefused = calls.find(({ id, call }) => isActingCall(call) && !notRun(outputs.get(id)));
+  if (!unrefused) return { cwd };
+  return {
+    cwd,
+    problem: `the acting call ${unrefused.call.tool} was not refused: ${(outputs.get(unrefused.id) ?? 'no answer').slice(0, 200)}`,
+  };
+}
+
+/**
+ * What a field trial's stream (`codex exec --json`) shows ran, if anything did but a skill read: a command (run in
+ * `cwd`), a patch, a sub-agent, an MCP tool, a web search. Refused calls never show there. Pure: the stream's text in.
+ */
+export function ranInStream(stream: TranscriptLines, cwd: string): string | undefined {
+  let ran: string | undefined;
+  readJsonLines(stream, (ev) => {
+    const item = isPlainObject(ev.item) ? ev.item : undefined;
+    const type = str(item?.type) ?? '';
+    if (ran !== undefined || ev.type !== 'item.started' || !RAN.has(type)) return;
+    const command = unwrappedCommand(str(item?.command) ?? '');
+    if (type !== 'command_execution' || !isSkillRead(command, cwd))
+      ran = type === 'command_execution' ? `a command ran: ${command}` : `a ${type} ran`;
+  });
+  return ran;
+}
+
+/** Why a field trial's evidence fails, from its stream and its session record together; undefined when it holds. */
+export function codexFieldProblem(stream: TranscriptLines, rollout: string): string | undefined {
+  const session = sessionFieldProblem(rollout);
+  if (!session.cwd) return 'no Codex session record: cannot verify that every acting call was refused';
+  return ranInStream(stream, session.cwd) ?? session.problem;
+}
+
+/** The hook's log (`field-hook-main.ts`), read: each call the model made, in order, with whether it was refused. Pure. */
+export function hookRecords(log: string): HookRecord[] {
+  const records: HookRecord[] = [];
+  readJsonLines(log, (r) => {
+    if (typeof r.tool === 'string' && typeof r.refused === 'boolean')
+      records.push({ tool: r.tool, input: isPlainObject(r.input) ? r.input : {}, refused: r.refused });
+  });
+  return records;
+}

@@ -1,0 +1,15 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { InvocationRequest } from '../types.js';
+import { policyFile } from './adapter.js';
+import { geminiFieldPolicy, geminiFieldSettings } from './field.js';
+
+/**
+ * Writes a field trial's user settings (the default menu) and admin policy (every acting call refused) where the
+ * lab's go: the invocation is the lab's, which names that policy.
+ */
+export async function prepareGeminiField(req: InvocationRequest, hiddenBuiltins: readonly string[]): Promise<void> {
+  await mkdir(join(req.home, '.gemini'), { recursive: true });
+  await writeFile(join(req.home, '.gemini', 'settings.json'), geminiFieldSettings(req, hiddenBuiltins));
+  await writeFile(policyFile(req.harnessDir), geminiFieldPolicy());
+}
