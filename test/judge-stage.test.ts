@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { gradeJudged } from '../src/grade/judged.js';
-import { metaPath, transcriptPath } from '../src/run/schema.js';
+import { metaPath, transcriptPath, type RunManifest } from '../src/run/schema.js';
 import { RunStore } from '../src/run/store.js';
 import type { SuiteToRun } from '../src/runner/execute.js';
 import { judgeNestedRun, withJudgeStep } from '../src/runner/judge-stage.js';
@@ -24,20 +24,30 @@ import { DECISION, handMadeManifest, storeTrial, trialMeta } from './run-fixture
 const roots: string[] = [];
 afterAll(() => roots.forEach((r) => rmSync(r, { recursive: true, force: true })));
 
-/** A hand-made judged run (2 trials: 2 trial items, 3 controls), read as the pipeline reads it, less `unanswer` stored answers. */
-async function judgedRun(unanswer: string[] = [], maxCostUsd?: number) {
-  const root = mkdtempSync(join(tmpdir(), 'sp-judge-stage-'));
-  roots.push(root);
-  const { dir, step, manifest } = await judgedRunFolder(root);
-  for (const ref of unanswer.map((caseId) => ({ caseId, arm: 'ablation' as const, n: 1 })))
+/** Removes a judge step's stored answers to `requests` (their trials' files). */
+const unanswer = (step: string, requests: string[]) => {
+  for (const ref of requests.map((caseId) => ({ caseId, arm: 'ablation' as const, n: 1 })))
     for (const file of [metaPath(ref), transcriptPath(ref)]) rmSync(join(step, file));
+};
+
+/** What the judge stage asks of a judged run folder, its trials and steps read as the pipeline reads them. */
+async function askOf(dir: string, manifest: RunManifest, maxCostUsd?: number) {
   const { store } = await RunStore.open(dir);
   const trials = await gradeStored(store, manifest);
   const { steps } = await readJudgeSteps(dir);
   const config = { ...manifest.config, ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
   const suite: SuiteToRun = { config, skills: [], suite: { cases: [], files: [], hash: '' }, adapter: claudeCode, binary: 'claude' };
   const ask = judgeNestedRun(suite, {}, { dir, manifest }, trials, steps, judgeOf(manifest), 0.25);
-  return { dir, manifest, trials, steps, ask };
+  return { trials, steps, ask };
+}
+
+/** A hand-made judged run (2 trials: 2 trial items, 3 controls), read as the pipeline reads it, less `unanswered` stored answers. */
+async function judgedRun(unanswered: string[] = [], maxCostUsd?: number) {
+  const root = mkdtempSync(join(tmpdir(), 'sp-judge-stage-'));
+  roots.push(root);
+  const { dir, step, manifest } = await judgedRunFolder(root);
+  unanswer(step, unanswered);
+  return { dir, step, manifest, ...(await askOf(dir, manifest, maxCostUsd)) };
 }
 
 describe('judge stage: what a run still asks the judge', () => {
@@ -67,6 +77,29 @@ describe('judge stage: what a run still asks the judge', () => {
     const c = (await judgedRun(['judged.skill.2.item1'])).ask!;
     expect(basename(a.request.dir)).toBe(basename(b.request.dir));
     expect(basename(c.request.dir)).not.toBe(basename(a.request.dir));
+  });
+
+  it('a step stopped after answering some requests is resumed in its own folder with all its requests; a finished one is not', async () => {
+    const { dir, step, manifest, ask } = await judgedRun(['judged.skill.1.item1', 'control.reworded.judged.item1']);
+    // The step as the stage first made it: every request of the run, in the folder named for them.
+    const aside = join(dirname(dir), 'step-aside');
+    renameSync(step, aside);
+    const first = (await askOf(dir, manifest)).ask!;
+    expect([first.needed, first.asks, first.request.cases.length]).toEqual([5, 5, 5]);
+    renameSync(aside, first.request.dir);
+    // Stopped (Ctrl-C) after three of its five requests were answered in full.
+    const stopped = JSON.parse(readFileSync(join(first.request.dir, 'run.json'), 'utf8')) as RunManifest;
+    writeFileSync(join(first.request.dir, 'run.json'), JSON.stringify({ ...stopped, status: 'interrupted' }));
+    const resumed = (await askOf(dir, manifest)).ask!;
+    expect(resumed.request.dir).toBe(first.request.dir);
+    expect(resumed.request.cases.map((c) => c.id)).toEqual(first.request.cases.map((c) => c.id));
+    expect([resumed.needed, resumed.asks]).toEqual([2, 5]);
+    // The same step finished with those two unanswered (damaged): never run again, the two asked in a step of their own.
+    writeFileSync(join(first.request.dir, 'run.json'), JSON.stringify(stopped));
+    const after = (await askOf(dir, manifest)).ask!;
+    expect(basename(after.request.dir)).toBe(basename(ask!.request.dir));
+    expect(after.request.dir).not.toBe(first.request.dir);
+    expect(after.request.cases.map((c) => c.id).sort()).toEqual(['control.reworded.judged.item1', 'judged.skill.1.item1']);
   });
 
   it("a step's answers take the place of what was read of its folder before, the steps kept in folder order", () => {

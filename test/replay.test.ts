@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../src/run/config-schema.js';
-import { trialKey, type GradableCase, type TrialOutcome, type TrialRef } from '../src/run/schema.js';
+import { trialKey, type GradableCase, type StoredCanary, type TrialOutcome, type TrialRef } from '../src/run/schema.js';
 import { sequentialVerdict } from '../src/verdict/verdict.js';
 import { buildDesign } from '../src/stats/case-design.js';
 import { differingPaths, resumeChanges } from '../src/runner/resume.js';
 import { CostCappedScheduler, IsolationStopScheduler, ReplayingScheduler } from '../src/trials/replay.js';
 import { FixedScheduler, SequentialScheduler, type TrialScheduler } from '../src/trials/schedule.js';
+import { asCanaryResume, runOptionsFrom } from '../src/cli/run-options.js';
 import { handMadeManifest } from './run-fixtures.js';
 
 const DECISION = { threshold: 0.9, delta: 0.3, alpha: 0.05, beta: 0.2, minTrials: 3, maxTrials: 12 };
@@ -192,6 +193,33 @@ describe('resumeChanges names what changed since a run started', () => {
   it('the CLI version the binary reports now', () => {
     expect(resumeChanges(base, base, '2.2.0')).toEqual(['agent CLI version (2.1.197 → 2.2.0)']);
     expect(resumeChanges(base, base, undefined)).toEqual([]);
+  });
+  it('a canary is checked against the --max-trials it ran under: the same cap resumes, another is named', () => {
+    const canary = (maxTrials?: number): StoredCanary => ({
+      base: { runId: 'base', dir: 'runs/base' },
+      alpha: 0.05,
+      caseAlpha: 0.05,
+      margin: 0.2,
+      futilityLevel: 0.95,
+      stopAtFirstRegression: false,
+      ...(maxTrials !== undefined ? { maxTrials } : {}),
+      cases: [],
+    });
+    const capped = { ...base, canary: canary(8) };
+    expect(resumeChanges(capped, base, '2.1.197', 8)).toEqual([]);
+    expect(resumeChanges(capped, base, '2.1.197', 9)).toEqual(["the canary's cap (--max-trials 8 → 9)"]);
+    expect(resumeChanges(capped, base, '2.1.197')).toEqual(["the canary's cap (--max-trials 8 → none)"]);
+    expect(resumeChanges({ ...base, canary: canary() }, base, '2.1.197')).toEqual([]);
+    expect(resumeChanges({ ...base, canary: canary() }, base, '2.1.197', 8)).toEqual(["the canary's cap (--max-trials none → 8)"]);
+  });
+  it("a canary resumed with the flags it ran with loads the config it ran with: --max-trials goes to the canary's cap", () => {
+    const flags = { sim: 'sim.yaml', minTrials: 3, maxTrials: 8, threshold: 0.9 };
+    const started = runOptionsFrom({ ...flags, baseline: 'runs/base' });
+    const resumed = asCanaryResume(runOptionsFrom({ ...flags, resume: 'runs/canary' }).run);
+    expect(resumed.overrides).toEqual(started.run.overrides);
+    expect([started.baseline?.maxTrials, resumed.canaryMaxTrials]).toEqual([8, 8]);
+    // A run that is no canary keeps --max-trials as its cases' cap.
+    expect(runOptionsFrom({ ...flags, resume: 'runs/plain' }).run.overrides.decision).toMatchObject({ maxTrials: 8 });
   });
   it('differingPaths walks nested maps and compares the rest whole', () => {
     expect(differingPaths({ a: { b: 1, c: [1] }, d: 2 }, { a: { b: 1, c: [2] }, e: 3 })).toEqual(['a.c', 'd', 'e']);

@@ -314,17 +314,23 @@ describe('--resume --add-trials: a finished run topped up, as a canary base the 
 
 describe('run --resume of a canary (`--baseline`): the comparison an uninterrupted canary reports', () => {
   it('reports against the base it was drawn against, with the exit code `compare` gives the same two runs', async () => {
-    // The three-trial run as the base: a canary's own caps are four times its base's trials, so a small base keeps the
-    // canary small (the claim is the resumed report, whatever the size).
+    // The three-trial run as the base; RUN's --max-trials caps the canary, and the resume passes it again, as a user
+    // repeating the command would (the claim is the resumed report, whatever the size).
     const { dir } = await shortRun();
     const baseDir = join('runs', runsIn(join(dir, 'runs'))[0]!);
-    const canaryRun = [...RUN.filter((a, i) => a !== '--max-trials' && RUN[i - 1] !== '--max-trials'), '--baseline', baseDir];
-    const canary = await runCli([...canaryRun, '--transcripts', 'canary'], { cwd: dir, env, timeoutMs: 240_000 });
+    const canary = await runCli([...RUN, '--baseline', baseDir, '--transcripts', 'canary'], { cwd: dir, env, timeoutMs: 240_000 });
     expect(canary.stdout).toMatch(/skillprobe compare · suite/);
     const canaryDir = join(dir, 'canary', runsIn(join(dir, 'canary'))[0]!);
+    expect(read<RunManifest>(join(canaryDir, 'run.json')).canary?.maxTrials).toBe(8);
     markInterrupted(canaryDir);
-    const resume = [...RUN.filter((a, i) => a !== '--max-trials' && RUN[i - 1] !== '--max-trials'), '--resume', canaryDir];
-    const resumed = await runCli(resume, { cwd: dir, env, timeoutMs: 240_000 });
+    // Another cap is a change, named; nothing is run.
+    const changed = await runCli([...RUN.map((a, i) => (RUN[i - 1] === '--max-trials' ? '9' : a)), '--resume', canaryDir], {
+      cwd: dir,
+      env,
+    });
+    expect(changed.exitCode).toBe(2);
+    expect(changed.stderr).toMatch(/changed since this run started: the canary's cap \(--max-trials 8 → 9\)/);
+    const resumed = await runCli([...RUN, '--resume', canaryDir], { cwd: dir, env, timeoutMs: 240_000 });
     expect(resumed.stderr).not.toMatch(/internal error|input error/);
     expect(resumed.stdout).toMatch(/skillprobe compare · suite/);
     const compared = await runCli(['compare', baseDir, canaryDir], { cwd: dir, env });

@@ -142,3 +142,12 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
     ...(o.forBaseline ? { forBaseline: { margin: o.margin, alpha: o.alpha } } : {}),
   };
 }
+
+/**
+ * A canary resumed (`--resume` of a `--baseline` run): `--max-trials` caps the canary, as it did beside `--baseline`,
+ * and is checked against that cap; the cases' own designs keep the config's.
+ */
+export function asCanaryResume(run: RunOptions): RunOptions {
+  const { maxTrials, ...decision } = run.overrides.decision as { maxTrials?: number };
+  return { ...run, canaryMaxTrials: maxTrials, overrides: { ...run.overrides, decision } };
+}

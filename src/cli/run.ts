@@ -5,6 +5,7 @@ import { loadSuites, type LoadedSuite } from '../commands/run.js';
 import { describeRunDir } from '../util/paths.js';
 import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
 import { runPipeline } from '../runner/pipeline.js';
+import { holdsCanary } from '../runner/resume.js';
 import { InputError } from '../util/input-error.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
@@ -15,7 +16,7 @@ import { defineCommand, type CliIo, type ExitCode } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { REPORTERS_HELP } from './flags.js';
 import { RUN_FLAGS } from './run-flags.js';
-import { runOptionsFrom, type RunCommandOptions } from './run-options.js';
+import { asCanaryResume, runOptionsFrom, type RunCommandOptions } from './run-options.js';
 import { nothingToRun } from './suite-flags.js';
 import { resumeCommand } from './resume-command.js';
 
@@ -161,6 +162,8 @@ export const runCommand = defineCommand({
     // A run of several agents resumes as one: the agents it was for come from its agents.json.
     const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
     if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
+    // The run folder, not a flag, says a resumed run is a canary; then --max-trials is the canary's cap.
+    if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume))) o.run = asCanaryResume(o.run);
     const suites = o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
     if (suites.length > 1 && o.baseline !== undefined) {
       throw new InputError({

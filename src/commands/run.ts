@@ -1,11 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT_RUNS_FILE } from '../run/schema.js';
-import { adapterFor, AGENT_IDS, fixtureSeal } from '../agents/registry.js';
-import type { AgentAdapter } from '../agents/types.js';
-import { judgeProblems, type JudgeCli } from '../runner/judge-check.js';
-import type { CaseSuite } from '../load/cases.js';
-import { checkValueAt, collectConfig, type LoadedConfig } from '../load/config.js';
+import { adapterFor, fixtureSeal } from '../agents/registry.js';
+import { checkValueAt, collectConfig } from '../load/config.js';
 import { checkCases, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
 import type { Config } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
@@ -15,6 +12,7 @@ import {
   checkAgent,
   checkArms,
   checkBinary,
+  checkJudge,
   checkProfile,
   checkSimulatedResume,
   credentialProblem,
@@ -90,30 +88,6 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
     nothingFailedIn: selected!.nothingFailedIn,
   };
   return opts.shard ? shareOf(loadedSuite, opts.shard) : loadedSuite;
-}
-
-/**
- * The judge of a suite with judged cases: its settings, and, when the run goes ahead (`run`) with a judge of another
- * CLI, that CLI's binary and (against a real model, `run.real` the caller's environment) its credentials.
- */
-function checkJudge(
-  loaded: LoadedConfig,
-  adapter: AgentAdapter,
-  all: CaseSuite,
-  run: { real?: NodeJS.ProcessEnv } | undefined,
-  problems: ProblemList,
-): JudgeCli | undefined {
-  if (!all.cases.some((c) => c.expect.judge?.length)) return undefined;
-  for (const p of judgeProblems(loaded, adapter, loaded.config.model, all.cases)) problems.add(p);
-  const judgeAgent = loaded.config.judge?.agent ?? adapter.id;
-  if (!run || judgeAgent === adapter.id || !AGENT_IDS.includes(judgeAgent)) return undefined;
-  // A judge of another CLI needs its own binary and credentials, checked with the run's.
-  return problems.collect(() => {
-    const judgeAdapter = adapterFor(judgeAgent, 'judge.agent');
-    const missing = run.real && credentialProblem(judgeAdapter, run.real, `the judge (${judgeAgent})`);
-    if (missing) throw new InputError(missing);
-    return { adapter: judgeAdapter, binary: judgeAdapter.resolveBinary(undefined) };
-  });
 }
 
 /**

@@ -139,6 +139,8 @@ export const canarySchema = z.object({
   futilityLevel: z.number(),
   /** The run stops scheduling once any case is REGRESSED. */
   stopAtFirstRegression: z.boolean(),
+  /** The user's cap on each case's trials (`--max-trials`), when one was given: a resume is checked against it. */
+  maxTrials: z.number().int().positive().optional(),
   cases: z.array(
     z.object({
       caseId: z.string(),

@@ -74,6 +74,8 @@ export interface RunPlace {
   runId?: string;
   /** `--baseline`: the canary each case runs under against the stored base. */
   canary?: StoredCanary;
+  /** Resuming a canary: the `--max-trials` given now, checked against the cap it ran under. */
+  canaryMaxTrials?: number;
   /** `--draw-seed`: the seed of the simulator's draws (a fresh one by default); a resume keeps the run's own. */
   drawSeed?: number;
   /** `--resume --add-trials N`: trials every case of a finished run takes after its design stopped it. */
@@ -200,6 +202,7 @@ export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTar
     return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), {
       force: place.force === true,
       addTrials: place.addTrials,
+      canaryMaxTrials: place.canaryMaxTrials,
     });
   const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
   const lock = lockRunFolder(store.dir, 'run');

@@ -52,15 +52,17 @@ export interface JudgeNestedRun {
   suite: SuiteToRun;
   place: RunPlace;
   request: NestedRunRequest;
-  /** The requests asked now, and how many the run calls for in all. */
+  /** The requests not answered yet, and how many the run calls for in all. */
   needed: number;
   asks: number;
 }
 
 /**
  * What the judge must still be asked for a completed run: the requests its graded trials call for without a stored
- * answer in `steps`. Its folder's name is a hash of the requests it holds, so a step stopped short (Ctrl-C, the cost
- * cap) is resumed by the run's `--resume` in the same folder. `spentUsd`: what the trials under test spent.
+ * answer in `steps`, as the step that holds every request no finished step answered. Its folder's name is a hash of
+ * those requests, so a step stopped short (Ctrl-C, the cost cap) is resumed by the run's `--resume` in the same folder
+ * with the same requests, those it answered before the stop replayed; a finished step is never run again, and what it
+ * left unanswered (a damaged answer) is asked in a step of its own. `spentUsd`: what the trials under test spent.
  */
 export function judgeNestedRun(
   suite: SuiteToRun,
@@ -72,12 +74,18 @@ export function judgeNestedRun(
   spentUsd: number,
 ): JudgeNestedRun | undefined {
   const asks = runJudgeAsks(run.manifest, graded);
-  const answered = judgeAnswers(steps, new Map(asks.map((a) => [a.id, a.prompt])), judge.config.samples);
-  const needed = asks.filter((a) => !answered.has(a.id));
+  const prompts = new Map(asks.map((a) => [a.id, a.prompt]));
+  const unanswered = (by: readonly StoredJudgeStep[]) => {
+    const answered = judgeAnswers(by, prompts, judge.config.samples);
+    return asks.filter((a) => !answered.has(a.id));
+  };
+  const needed = unanswered(steps);
   if (!needed.length) return undefined;
+  // A stopped step's answers do not shrink its own requests: they name its folder, and it resumes with them all.
+  const requests = unanswered(steps.filter((s) => s.manifest.status === 'completed'));
   const key = createHash('sha256')
     .update(
-      needed
+      requests
         .map((a) => `${a.id}\u0000${a.prompt}`)
         .sort()
         .join('\u0001'),
@@ -89,11 +97,11 @@ export function judgeNestedRun(
   const cap = suite.config.maxCostUsd === undefined ? undefined : Math.max(0, suite.config.maxCostUsd - spentUsd);
   return {
     suite: { ...suite, adapter: cli.adapter, binary: cli.binary },
-    place: { ...place, resume: undefined, runId: undefined, canary: undefined, addTrials: undefined },
+    place: { ...place, resume: undefined, runId: undefined, canary: undefined, canaryMaxTrials: undefined, addTrials: undefined },
     request: {
       dir: join(run.dir, JUDGE_DIR, `step-${key}`),
       skills: suite.skills,
-      cases: needed.map(askCase),
+      cases: requests.map(askCase),
       config: judgeConfig(suite.config, judge.agent, judge.model, judge.config.samples, cap),
       role: 'judge',
     },

@@ -4,7 +4,7 @@ import { InputError } from '../util/input-error.js';
 import { isPlainObject } from '../util/json.js';
 import type { RunManifest, TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';
-import { currentOwner, RunStore } from '../run/store.js';
+import { currentOwner, RunFolderError, RunStore } from '../run/store.js';
 
 /** Config keys a resumed run may change: how fast, where and how far, never what a trial does. */
 const FREE_TO_CHANGE = new Set(['concurrency', 'transcriptsDir', 'maxCostUsd']);
@@ -71,9 +71,15 @@ type SkillSet = { skills: RunManifest['skills']; hash: string | undefined };
 
 /**
  * What differs between the run as stored and the suite as loaded now, in words; empty when a resume can go on.
- * Pure: the stored manifest, a fresh one for the same run, and the CLI version the binary reports now.
+ * Pure: the stored manifest, a fresh one for the same run, the CLI version the binary reports now, and for a canary
+ * the cap on its trials given now (`--max-trials`, which caps the canary and not the cases' own designs).
  */
-export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionNow: string | undefined): string[] {
+export function resumeChanges(
+  stored: RunManifest,
+  now: RunManifest,
+  cliVersionNow: string | undefined,
+  canaryMaxTrialsNow?: number,
+): string[] {
   const changes: string[] = [];
   const neighboursOf = (m: RunManifest): SkillSet => ({ skills: m.neighbours ?? [], hash: m.neighboursHash });
   const skills = skillsChange('skills', { skills: stored.skills, hash: stored.skillsHash }, { skills: now.skills, hash: now.skillsHash });
@@ -87,6 +93,9 @@ export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionN
   else if (ids(stored) !== ids(now)) changes.push('the selected cases (--grep, --tag, --last-failed)');
   const config = configDifferences(stored.config, now.config);
   if (config.length) changes.push(`config (${config.join(', ')})`);
+  const capText = (cap: number | undefined) => (cap === undefined ? 'none' : String(cap));
+  if (stored.canary && stored.canary.maxTrials !== canaryMaxTrialsNow)
+    changes.push(`the canary's cap (--max-trials ${capText(stored.canary.maxTrials)} → ${capText(canaryMaxTrialsNow)})`);
   if (stored.agent.id !== now.agent.id) changes.push(`agent (${stored.agent.id} → ${now.agent.id})`);
   if (stored.agent.binary !== now.agent.binary) changes.push(`agent binary (${stored.agent.binary} → ${now.agent.binary})`);
   if (stored.agent.cliVersion !== undefined && cliVersionNow !== undefined && stored.agent.cliVersion !== cliVersionNow) {
@@ -95,6 +104,19 @@ export function resumeChanges(stored: RunManifest, now: RunManifest, cliVersionN
   const sim = simulatorChange(stored.simulator, now.simulator);
   if (sim) changes.push(`simulator profile (--sim: ${sim})`);
   return changes;
+}
+
+/**
+ * Whether `dir` holds a canary's run (`run --baseline`), read before the suite is loaded: its `--max-trials` is the
+ * canary's cap. False where it holds no readable run: resuming it names why.
+ */
+export async function holdsCanary(dir: string): Promise<boolean> {
+  try {
+    return (await RunStore.open(dir)).manifest.canary !== undefined;
+  } catch (e) {
+    if (e instanceof RunFolderError) return false;
+    throw e;
+  }
 }
 
 /** A resume refused because what a trial does changed since the run started, each change named. */
@@ -149,10 +171,14 @@ export interface ResumedRun {
  * forced); grades what it stored. Trials stopped by the interruption (status `killed`) are not kept as results:
  * they run again, as they would have in an uninterrupted run.
  */
-/** How a resume goes: `force` past changed inputs; `addTrials` tops a finished run up by that many trials per case. */
+/**
+ * How a resume goes: `force` past changed inputs; `addTrials` tops a finished run up by that many trials per case;
+ * `canaryMaxTrials`: the `--max-trials` given now, when the run is a canary.
+ */
 export interface ResumeOptions {
   force: boolean;
   addTrials?: number;
+  canaryMaxTrials?: number;
 }
 
 export async function reopenRun(
@@ -207,7 +233,7 @@ async function reopenLocked(
   const cannotTopUp = addTrials === undefined ? undefined : topUpProblem(stored);
   if (cannotTopUp) throw new InputError({ file, ...cannotTopUp });
   // Asked only of a folder that can be resumed: asking starts the binary.
-  const changes = resumeChanges(stored, fresh, await cliVersionNow());
+  const changes = resumeChanges(stored, fresh, await cliVersionNow(), o.canaryMaxTrials);
   if (changes.length && !force) throw changedSinceStart(file, changes);
   await store.removeLeftovers();
   const setAside = await store.setAsideOrphanTranscripts();

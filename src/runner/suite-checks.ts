@@ -8,11 +8,12 @@ import { placeOf } from '../load/suite-inputs.js';
 import { readAgentRunsSync, readManifestSync } from '../run/store.js';
 import { loadProfile, loadProfileForSuite, type Profile } from '../sim/profile.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
-import type { InputProblem, ProblemList } from '../util/input-error.js';
+import { InputError, type InputProblem, type ProblemList } from '../util/input-error.js';
+import { judgeProblems, type JudgeCli } from './judge-check.js';
 
 /**
  * The checkers of what a suite runs with, beyond its own files (`load/suite-inputs.ts`): the simulator profile, the
- * design's arms, the agent and its binary, the credentials. Each adds what is wrong to `problems` and returns what it
+ * design's arms, the agent and its binary, the credentials, the judge. Each adds what is wrong to `problems` and returns what it
  * could load; `loadSuite` composes them.
  */
 
@@ -151,4 +152,28 @@ export function credentialProblem(adapter: AgentAdapter, env: NodeJS.ProcessEnv,
   if (!missing) return undefined;
   const [what, todo] = splitProblem(missing);
   return { file: 'environment', what: whose ? `${whose}: ${what}` : what, todo };
+}
+
+/**
+ * The judge of a suite with judged cases: its settings, and, when the run goes ahead (`run`) with a judge of another
+ * CLI, that CLI's binary and (against a real model, `run.real` the caller's environment) its credentials.
+ */
+export function checkJudge(
+  loaded: LoadedConfig,
+  adapter: AgentAdapter,
+  all: CaseSuite,
+  run: { real?: NodeJS.ProcessEnv } | undefined,
+  problems: ProblemList,
+): JudgeCli | undefined {
+  if (!all.cases.some((c) => c.expect.judge?.length)) return undefined;
+  for (const p of judgeProblems(loaded, adapter, loaded.config.model, all.cases)) problems.add(p);
+  const judgeAgent = loaded.config.judge?.agent ?? adapter.id;
+  if (!run || judgeAgent === adapter.id || !AGENT_IDS.includes(judgeAgent)) return undefined;
+  // A judge of another CLI needs its own binary and credentials, checked with the run's.
+  return problems.collect(() => {
+    const judgeAdapter = adapterFor(judgeAgent, 'judge.agent');
+    const missing = run.real && credentialProblem(judgeAdapter, run.real, `the judge (${judgeAgent})`);
+    if (missing) throw new InputError(missing);
+    return { adapter: judgeAdapter, binary: judgeAdapter.resolveBinary(undefined) };
+  });
 }

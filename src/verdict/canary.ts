@@ -223,6 +223,7 @@ export function planCanary(
       margin: o.margin,
       futilityLevel: canaryFutilityLevel(o.alpha),
       stopAtFirstRegression: o.stopAtFirstRegression,
+      ...(o.maxTrials !== undefined ? { maxTrials: o.maxTrials } : {}),
       cases,
     },
     gaps,
