@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { fieldFixture } from './field-fixtures.js';
 import { hookDecision } from '../src/agents/codex/field.js';
 import { GEMINI_ACTING_TOOLS } from '../src/agents/gemini/field.js';
-import type { Act, ActingCall } from '../src/sim/dialects/acting-calls.js';
+import type { ActingCall } from '../src/sim/dialects/acting-calls.js';
+import type { ActKind } from '../src/sim/conversation.js';
 import { commandInArguments, commandInScript, shellWords } from '../src/sim/dialects/codex-commands.js';
 import { geminiActingCall, geminiActs } from '../src/sim/dialects/gemini-acting.js';
 import { addFilePatch, codexActingCall, codexActs } from '../src/sim/dialects/openai-responses-acting.js';
@@ -10,7 +11,7 @@ import { addFilePatch, codexActingCall, codexActs } from '../src/sim/dialects/op
 /** The tools the pinned CLIs offered in a field trial (and Gemini's headless default), read by the simulator's views. */
 const OFFERED = JSON.parse(fieldFixture('offered-tools.json')) as Record<string, string[]>;
 
-const CALLS: Record<Act, ActingCall> = {
+const CALLS: Record<ActKind, ActingCall> = {
   shell: { act: 'shell', target: 'python3 chart.py data.csv' },
   write: { act: 'write', target: 'chart.py', content: "import csv\nprint('it''s')" },
   fetch: { act: 'fetch', target: 'https://example.com/data.csv' },
@@ -52,7 +53,7 @@ describe('Codex: each act as the tool call the request offered for it', () => {
   });
 
   it('makes no call for a tool the request did not offer', () => {
-    for (const act of Object.keys(CALLS) as Act[]) expect(codexActingCall(reply(['view_image']), CALLS[act], 0)).toBeUndefined();
+    for (const act of Object.keys(CALLS) as ActKind[]) expect(codexActingCall(reply(['view_image']), CALLS[act], 0)).toBeUndefined();
   });
 
   it('makes only calls the field hook refuses', () => {
