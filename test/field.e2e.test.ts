@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { FIELD_REFUSAL } from '../src/agents/claude-code/field.js';
+import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 import { gradeTrial } from '../src/grade/outcome.js';
 import { fieldProbeProblem } from '../src/runner/field-probe.js';
 import type { TrialRecord } from '../src/runner/trial.js';
