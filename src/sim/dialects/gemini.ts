@@ -13,7 +13,6 @@ import { skillFileOf } from './skill-files.js';
  * the last with `finishReason` and `usageMetadata`; `:generateContent` answers the same shape as one JSON object.
  */
 
-
 const MODEL_CALL = /\/models\/([^/]+):(streamGenerateContent|generateContent)$/;
 
 function part(block: ReplyBlock, r: Pick<ModelReply, 'skillFiles' | 'tools'>): Part {

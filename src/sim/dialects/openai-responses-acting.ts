@@ -35,7 +35,6 @@ export function shellCall(r: Pick<ModelReply, 'id' | 'tools'>, cmd: string, inde
     : { type: 'function_call', id: `fc_${r.id}_${index}`, call_id, name: SHELL_TOOL, arguments: shellArguments(cmd), status: 'completed' };
 }
 
-
 /** Codex 0.169's patch tool (offered by some models' metadata) and its sub-agent tool, in the namespace it is offered in. */
 export const PATCH_TOOL = 'apply_patch';
 export const AGENT_TOOL = 'spawn_agent';
