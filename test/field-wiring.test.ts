@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fieldEvidenceProblem, fieldSettings } from '../src/agents/claude-code/field.js';
+import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { codex } from '../src/agents/codex/adapter.js';
 import { hookRecords, sessionFieldProblem } from '../src/agents/codex/field-evidence.js';
 import { shownInSession } from '../src/agents/codex/session.js';
@@ -11,6 +15,7 @@ import type { GradableCase, TrialEvidence } from '../src/run/schema.js';
 import { probeProblem } from '../src/runner/field-probe.js';
 import type { ToolCallEvent, Transcript } from '../src/transcript/types.js';
 import { fieldFixture as fixture } from './field-fixtures.js';
+import { ROOT } from './helpers.js';
 import { DECISION, trialMeta } from './run-fixtures.js';
 
 /** The nonce the recorded runs planted in their one skill, `demo`. */
@@ -163,5 +168,23 @@ describe('Gemini in the field, wired', () => {
     expect(probeProblem(gemini, probed('gemini-field-events.jsonl'), [])).toBeUndefined();
     expect(probeProblem(gemini, probed('gemini-headless-default-events.jsonl'), [])).toMatch(/never got to make the acting call/);
     expect(probeProblem(gemini, gemini.parse(fixture('gemini-field-events.jsonl')), [])).toMatch(/no skill listing/);
+  });
+});
+
+describe('one refusal for every CLI', () => {
+  const recorded = readFileSync(join(ROOT, 'test', 'fixtures', 'claude-field', 'bash-refused.jsonl'), 'utf8');
+  const earlier = 'skillprobe field trial: this tool call was refused before it ran; nothing was executed.';
+
+  it('Claude Code refuses with the shared words; a run stored with its earlier words still holds, any other answer does not', () => {
+    expect(recorded).toContain(FIELD_REFUSAL);
+    expect(fieldEvidenceProblem(parseClaudeStream(recorded), { workspaceChanged: [] })).toBeUndefined();
+    const stored = recorded.replaceAll(FIELD_REFUSAL, earlier);
+    expect(fieldEvidenceProblem(parseClaudeStream(stored), { workspaceChanged: [] })).toBeUndefined();
+    const ran = recorded.replaceAll(FIELD_REFUSAL, 'chart.png written');
+    expect(fieldEvidenceProblem(parseClaudeStream(ran), { workspaceChanged: [] })).toMatch(/not answered by a refusal/);
+  });
+
+  it("the hook's settings send the shared words", () => {
+    expect(fieldSettings()).toContain(FIELD_REFUSAL);
   });
 });

@@ -42,6 +42,9 @@ export function fieldSettings(): string {
   return JSON.stringify(settings, null, 2) + '\n';
 }
 
+/** Claude Code's refusal before every CLI shared one: a run stored then holds it, and is graded again as it was. */
+const EARLIER_REFUSAL = 'skillprobe field trial: this tool call was refused before it ran; nothing was executed.';
+
 /** Input validation runs before the hook and answers this way; such a call never ran either. */
 const VALIDATION_ERROR = /^<tool_use_error>/;
 
@@ -61,7 +64,8 @@ export function fieldEvidenceProblem(t: Transcript, expected: Pick<IsolationExpe
     .filter((call) => {
       const result = results.get(call.id);
       // Fails closed: a call with no answer recorded may have been running when the trial ended.
-      return !(result?.isError && (result.text.includes(FIELD_REFUSAL) || VALIDATION_ERROR.test(result.text)));
+      const refused = (text: string) => VALIDATION_ERROR.test(text) || [FIELD_REFUSAL, EARLIER_REFUSAL].some((r) => text.includes(r));
+      return !(result?.isError && refused(result.text));
     });
   if (ran.length) return `field: ${ran.map((c) => c.name).join(', ')} not answered by a refusal`;
   return fieldWorkspaceProblem(expected);
