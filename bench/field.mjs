@@ -46,7 +46,7 @@ const META = {
   evidence: { workspaceChanged: [] },
 };
 const MENU = ['Task', 'Bash', 'Edit', 'NotebookEdit', 'Read', 'Skill', 'WebFetch', 'WebSearch', 'Write'];
-const REFUSAL = 'skillprobe field trial: this tool call was refused before it ran; nothing was executed.';
+const REFUSAL = 'Not permitted in this session; the call was not run';
 
 /** One field trial's canonical transcript: the acting call refused, then maybe the skill; or the skill first. */
 function transcript(actsFirst, skillAfter) {

@@ -1,4 +1,10 @@
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { codex } from '../src/agents/codex/adapter.js';
+import { loadCases } from '../src/load/cases.js';
+import { loadSkills } from '../src/load/skills.js';
+import { checkContext } from '../src/runner/suite-checks.js';
+import { ProblemList } from '../src/util/input-error.js';
 import { loadConfig } from '../src/load/config.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { resumeChanges } from '../src/runner/resume.js';
@@ -35,26 +41,30 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
       /cases\/main\.yaml:11:\d+/,
       /`context` is "outside" — use one of "lab", "field"/,
     ],
-    [
-      'the field with Codex (not supported yet)',
-      () => project(),
-      ['--agent', 'codex', '--context', 'field'],
-      /--context|codex/i,
-      /cannot run trials in the field yet/,
-    ],
-    [
-      'a case in the field with Gemini CLI',
-      () => project((f) => void (f['cases/main.yaml'] += '- id: fielded\n  prompt: "x"\n  expect: { skill: none }\n  context: field\n')),
-      ['--agent', 'gemini'],
-      /cases\/main\.yaml:8:/,
-      /Gemini CLI cannot run trials in the field yet/,
-    ],
   ])('%s', async (_, make, args, where, says) => {
     const dir = make();
     const r = await runInProcess(['run', '--sim', 'sim.yaml', '--transcripts', 'runs', ...args], { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toMatch(where);
     expect(r.stderr).toMatch(says);
+  });
+
+  it('a case in the field with an agent whose refusal of acting calls is not measured is refused where it asks', () => {
+    // Every shipped agent runs the field: an agent without it (a new CLI, before its refusal is measured) is a stub.
+    const lab = { ...codex, contexts: ['lab'] as const };
+    const dir = project(
+      (f) => void (f['cases/main.yaml'] += '- id: fielded\n  prompt: "x"\n  expect: { skill: none }\n  context: field\n'),
+    );
+    const loaded = { config: configSchema.parse({}), fellBack: new Set<string>(), where: () => undefined };
+    const suite = loadCases(join(dir, 'cases/*.yaml'), loadSkills(join(dir, 'skills')), loaded.config.decision);
+    const problems = new ProblemList();
+    checkContext(loaded, lab, suite, problems);
+    expect(problems.items).toHaveLength(1);
+    expect(problems.items[0]).toMatchObject({ line: 8, what: expect.stringMatching(/Codex CLI cannot run trials in the field yet/) });
+    expect(problems.items[0]!.file).toMatch(/cases\/main\.yaml$/);
+    const none = new ProblemList();
+    checkContext(loaded, codex, suite, none);
+    expect(none.items).toEqual([]);
   });
 
   it('rejudge refuses --context: a judge runs with no tool, in no context', async () => {

@@ -1,50 +1,76 @@
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { FIELD_REFUSAL } from '../src/agents/claude-code/field.js';
+import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
+import type { AgentAdapter } from '../src/agents/types.js';
 import { gradeTrial } from '../src/grade/outcome.js';
 import { fieldProbeProblem } from '../src/runner/field-probe.js';
 import type { TrialRecord } from '../src/runner/trial.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 import type { ToolCallEvent, ToolResultEvent } from '../src/transcript/types.js';
-import { cleanup, makeProject, skillMd, testEnv } from './helpers.js';
-import { claudeGrading } from './run-fixtures.js';
+import { cleanup, makeProject, ROOT, skillMd, testEnv } from './helpers.js';
 import { runTrials } from './trial-runner.js';
 
 /**
- * Claude Code in the field, through the real pinned CLI against the simulator: a command, a write and a fetch are
- * each refused before they run (the workspace is unchanged: the canary file the command and the write aim at never
- * appears), the refusal reaches the model, the model goes on, and the trial grades as going around the skill. The
- * same cases in the lab offer no acting tool, so the model answers in text.
+ * Each CLI in the field, through the real pinned CLI against the simulator: a command, a write and a fetch are each
+ * refused before they run (the workspace is unchanged: the canary file the command and the write aim at never
+ * appears), the refusal reaches the model, the model goes on, and the trial grades as going around the skill.
+ * Claude Code's same cases in the lab offer no acting tool, so the model answers in text.
  */
-const ACTS = { 'do-shell': ['shell', 'Bash'], 'do-write': ['write', 'Write'], 'do-fetch': ['fetch', 'WebFetch'] } as const;
-const CASE_IDS = Object.keys(ACTS) as (keyof typeof ACTS)[];
+const CASE_IDS = ['do-shell', 'do-write', 'do-fetch'] as const;
 
 const FILES = {
   'skills/chart/SKILL.md': skillMd('chart', 'Chart a CSV file as a PNG picture.'),
   'cases/main.yaml': CASE_IDS.map((id) => `- id: ${id}\n  prompt: "chart the sales csv (${id})"\n  expect: { skill: chart }\n`).join(''),
 };
-const PROFILE = parseProfile({ seed: 1, rules: CASE_IDS.map((id) => ({ case: id, do: [{ act: ACTS[id][0] }] })) });
+const PROFILE = parseProfile({ seed: 1, rules: CASE_IDS.map((id) => ({ case: id, do: [{ act: id.slice('do-'.length) }] })) });
 const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 };
 
+/** Codex's and Gemini's adapters from the build: Codex's refusing hook is the compiled `field-hook-main.js` beside its adapter. */
+async function built(path: string, name: string): Promise<AgentAdapter> {
+  const file = join(ROOT, 'dist', 'agents', path);
+  if (!existsSync(file)) throw new Error('dist is missing: run `npm run build`');
+  return ((await import(file)) as Record<string, AgentAdapter>)[name]!;
+}
+
+/**
+ * Each agent, its model, the tool each case's acting call reaches (Codex's write and fetch go through its shell), and
+ * whether its transcript places the model's last words after the refusal: Codex's stream never shows a refused call,
+ * and its hook's log places one among the commands that ran, not among the messages.
+ */
+const AGENTS = [
+  ['claude-code', async () => claudeCode, 'sonnet', ['Bash', 'Write', 'WebFetch'], true],
+  ['codex', () => built('codex/adapter.js', 'codex'), 'sim-model', ['Bash', 'Bash', 'Bash'], false],
+  ['gemini', () => built('gemini/adapter.js', 'gemini'), 'gemini-2.5-pro', ['run_shell_command', 'write_file', 'web_fetch'], true],
+] as const;
+
 const callsOf = (r: TrialRecord) => r.transcript.events.filter((e): e is ToolCallEvent => e.kind === 'tool_call');
-const gradeOf = (r: TrialRecord, context?: 'field') =>
+const gradeOf = (adapter: AgentAdapter, r: TrialRecord, context?: 'field') =>
   gradeTrial(
     r.transcript,
     r.meta,
     { id: r.ref.caseId, expect: 'chart', exclusive: false, tags: [], decision: DECISION, ...(context ? { context } : {}) },
     'skill',
     1,
-    claudeGrading([{ dir: 'chart', name: 'chart' }]),
+    {
+      family: [{ dir: 'chart', name: 'chart' }],
+      skillsFolder: adapter.skillsFolder,
+      readCountsAsFiring: true,
+      budgetStopsFail: true,
+      conventions: adapter.grading,
+    },
   );
 
-describe('Claude Code in the field (real CLI, simulator)', () => {
+describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, model, tools, textAfterRefusal) => {
   let sim: RunningSimulator;
+  let adapter: AgentAdapter;
   const dirs: string[] = [];
+  const plan = CASE_IDS.map((id) => [id, 'skill'] as [string, 'skill']);
   beforeAll(async () => {
+    adapter = await load();
     sim = await startSimulator(PROFILE, { record: true });
   });
   afterAll(async () => {
@@ -55,47 +81,47 @@ describe('Claude Code in the field (real CLI, simulator)', () => {
   it('the probe before a field run passes on the pinned CLI', async () => {
     const scratch = mkdtempSync(join(tmpdir(), 'sp-probe-'));
     dirs.push(scratch);
-    expect(await fieldProbeProblem(claudeCode, claudeCode.resolveBinary(), scratch, testEnv())).toBeUndefined();
+    expect(await fieldProbeProblem(adapter, adapter.resolveBinary(), scratch, testEnv())).toBeUndefined();
   });
 
   it('a command, a write and a fetch are each refused before they run; the model goes on; each trial grades self', async () => {
     const project = makeProject(FILES);
     dirs.push(project);
-    const plan = CASE_IDS.map((id) => [id, 'skill'] as [string, 'skill']);
-    const { records, workdir } = await runTrials(claudeCode, project, sim.url, testEnv(), plan, {
-      model: 'sonnet',
+    const { records, workdir } = await runTrials(adapter, project, sim.url, testEnv(), plan, {
+      model,
       deadlineSeconds: 90,
       context: 'field',
     });
     dirs.push(workdir);
     for (const r of records) {
-      const [, tool] = ACTS[r.ref.caseId as keyof typeof ACTS];
       const [call] = callsOf(r);
-      expect(call, r.ref.caseId).toMatchObject({ name: tool, intent: 'act' });
+      expect(call, r.ref.caseId).toMatchObject({ intent: 'act' });
       const answer = r.transcript.events.find((e): e is ToolResultEvent => e.kind === 'tool_result' && e.id === call!.id);
-      expect(answer).toMatchObject({ isError: true, text: FIELD_REFUSAL });
+      expect(answer?.isError).toBe(true);
+      expect(answer?.text).toContain(FIELD_REFUSAL);
       // Nothing ran: the canary file never appeared, nothing else in the workspace changed.
       expect(r.meta.evidence?.workspaceChanged).toEqual([]);
       // The refusal reached the model, which answered after it.
       const asked = sim.received.filter((q) => q.caseId === r.ref.caseId).map((q) => JSON.stringify(q.body));
       expect(asked.some((body) => body.includes(FIELD_REFUSAL))).toBe(true);
-      const after = r.transcript.events.slice(r.transcript.events.indexOf(answer!));
+      const after = textAfterRefusal ? r.transcript.events.slice(r.transcript.events.indexOf(answer!)) : r.transcript.events;
       expect(after.some((e) => e.kind === 'text' && e.source === 'assistant' && /by hand/.test(e.text))).toBe(true);
-      expect(gradeOf(r, 'field')).toMatchObject({ status: 'ok', fired: 'self', firedColumn: 'self', passed: false });
+      expect(gradeOf(adapter, r, 'field')).toMatchObject({ status: 'ok', fired: 'self', firedColumn: 'self', passed: false });
     }
-    expect(records.map((r) => callsOf(r)[0]?.name)).toEqual(['Bash', 'Write', 'WebFetch']);
+    expect(records.map((r) => callsOf(r)[0]?.name)).toEqual(tools);
   });
 
-  it('the same cases in the lab offer no acting tool: the model answers in text and no trial went around', async () => {
-    const project = makeProject(FILES);
-    dirs.push(project);
-    const plan = CASE_IDS.map((id) => [id, 'skill'] as [string, 'skill']);
-    const { records, workdir } = await runTrials(claudeCode, project, sim.url, testEnv(), plan, { model: 'sonnet', deadlineSeconds: 90 });
-    dirs.push(workdir);
-    for (const r of records) {
-      expect(callsOf(r)).toEqual([]);
-      expect(r.meta.evidence).toBeUndefined();
-      expect(gradeOf(r)).toMatchObject({ status: 'ok', fired: 'none', passed: false });
-    }
-  });
+  // Only Claude Code's lab offers no acting tool (Codex's lab offers its shell, in a read-only sandbox).
+  if (name === 'claude-code')
+    it('the same cases in the lab offer no acting tool: the model answers in text and no trial went around', async () => {
+      const project = makeProject(FILES);
+      dirs.push(project);
+      const { records, workdir } = await runTrials(adapter, project, sim.url, testEnv(), plan, { model, deadlineSeconds: 90 });
+      dirs.push(workdir);
+      for (const r of records) {
+        expect(callsOf(r)).toEqual([]);
+        expect(r.meta.evidence).toBeUndefined();
+        expect(gradeOf(adapter, r)).toMatchObject({ status: 'ok', fired: 'none', passed: false });
+      }
+    });
 });

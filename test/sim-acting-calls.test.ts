@@ -1,8 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { fieldFixture } from './field-fixtures.js';
 import { hookDecision } from '../src/agents/codex/field.js';
-import { GEMINI_ACTING_TOOLS } from '../src/agents/gemini/field.js';
-import type { Act, ActingCall } from '../src/sim/dialects/acting-calls.js';
+import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
+import { GEMINI_ACTING_TOOLS, GEMINI_FIELD_REFUSAL } from '../src/agents/gemini/field.js';
+import { CANARY_FILE, CANARY_URL } from '../src/sim/dialects/anthropic.js';
+import { gemini } from '../src/sim/dialects/gemini.js';
+import { geminiView } from '../src/sim/dialects/gemini-view.js';
+import { openaiResponses } from '../src/sim/dialects/openai-responses.js';
+import { openaiResponsesView } from '../src/sim/dialects/openai-responses-view.js';
+import type { ActingCall } from '../src/sim/dialects/acting-calls.js';
+import type { ActKind } from '../src/sim/conversation.js';
 import { commandInArguments, commandInScript, shellWords } from '../src/sim/dialects/codex-commands.js';
 import { geminiActingCall, geminiActs } from '../src/sim/dialects/gemini-acting.js';
 import { addFilePatch, codexActingCall, codexActs } from '../src/sim/dialects/openai-responses-acting.js';
@@ -10,13 +17,14 @@ import { addFilePatch, codexActingCall, codexActs } from '../src/sim/dialects/op
 /** The tools the pinned CLIs offered in a field trial (and Gemini's headless default), read by the simulator's views. */
 const OFFERED = JSON.parse(fieldFixture('offered-tools.json')) as Record<string, string[]>;
 
-const CALLS: Record<Act, ActingCall> = {
+const CALLS: Record<ActKind, ActingCall> = {
   shell: { act: 'shell', target: 'python3 chart.py data.csv' },
   write: { act: 'write', target: 'chart.py', content: "import csv\nprint('it''s')" },
   fetch: { act: 'fetch', target: 'https://example.com/data.csv' },
   agent: { act: 'agent', target: 'Chart data.csv' },
 };
 const reply = (tools: string[]) => ({ id: 'r1', tools });
+type Json = Record<string, unknown>;
 
 /** The command a Codex call runs, whichever way it reached the shell, or the tool it names otherwise. */
 function codexShape(item: ReturnType<typeof codexActingCall>): string | undefined {
@@ -52,7 +60,7 @@ describe('Codex: each act as the tool call the request offered for it', () => {
   });
 
   it('makes no call for a tool the request did not offer', () => {
-    for (const act of Object.keys(CALLS) as Act[]) expect(codexActingCall(reply(['view_image']), CALLS[act], 0)).toBeUndefined();
+    for (const act of Object.keys(CALLS) as ActKind[]) expect(codexActingCall(reply(['view_image']), CALLS[act], 0)).toBeUndefined();
   });
 
   it('makes only calls the field hook refuses', () => {
@@ -107,5 +115,59 @@ describe('the acts each request offered a tool for', () => {
     ['gemini headless default', ['agent']],
   ])('%s: %j', (menu, acts) => {
     expect(geminiActs(OFFERED[menu]!)).toEqual(acts);
+  });
+});
+
+describe('the Codex and Gemini wires, wired: an act is the CLI’s acting call, its refusal read back as an act', () => {
+  const modelReply = (tools: string[], act: ActKind) => ({
+    id: 'r1',
+    model: 'm',
+    blocks: [{ type: 'act' as const, act }],
+    inputTokens: 0,
+    cachedTokens: 0,
+    cacheWriteTokens: 0,
+    skillFiles: new Map<string, string>(),
+    tools,
+  });
+
+  it('Codex: a shell act runs the canary command through the shell offered; without a shell, words', () => {
+    const body = openaiResponses.json(modelReply(OFFERED['codex sim-model']!, 'shell')) as { output: unknown[] };
+    const item = body.output[0] as { type: string; name: string; arguments: string };
+    expect(commandInArguments(item.arguments)).toBe(`touch ${CANARY_FILE}`);
+    const none = openaiResponses.json(modelReply(['view_image'], 'shell')) as { output: { type: string }[] };
+    expect(none.output[0]!.type).toBe('message');
+  });
+
+  it('Gemini: a fetch act is web_fetch of the canary URL; without it, words', () => {
+    const chunk = gemini.json(modelReply(OFFERED['gemini field']!, 'fetch')) as Json;
+    expect(JSON.stringify(chunk)).toContain('"name":"web_fetch"');
+    expect(JSON.stringify(chunk)).toContain(CANARY_URL);
+    expect(JSON.stringify(gemini.json(modelReply(['read_file'], 'fetch')))).not.toContain('functionCall');
+  });
+
+  it('the views offer the acts the menu has, and read the field refusal as an act', () => {
+    expect(openaiResponsesView({ tools: [{ type: 'function', name: 'exec_command' }], input: [] }).canAct).toEqual([
+      'shell',
+      'write',
+      'fetch',
+    ]);
+    expect(geminiView({ contents: [] }).canAct).toBeUndefined();
+    const codexRefused = {
+      tools: [{ type: 'function', name: 'exec_command' }],
+      input: [
+        { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'chart it' }] },
+        { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: JSON.stringify({ cmd: `touch ${CANARY_FILE}` }) },
+        { type: 'function_call_output', call_id: 'c1', output: `Command blocked by PreToolUse hook: ${FIELD_REFUSAL}. Command: touch x` },
+      ],
+    };
+    expect(openaiResponsesView(codexRefused).lastResults.map((r) => r.action)).toEqual(['act']);
+    const geminiRefused = {
+      contents: [
+        { role: 'user', parts: [{ text: 'chart it' }] },
+        { role: 'model', parts: [{ functionCall: { name: 'write_file', args: {} } }] },
+        { role: 'user', parts: [{ functionResponse: { name: 'write_file', response: { error: GEMINI_FIELD_REFUSAL } } }] },
+      ],
+    };
+    expect(geminiView(geminiRefused).lastResults.map((r) => r.action)).toEqual(['act']);
   });
 });

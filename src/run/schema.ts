@@ -243,6 +243,16 @@ export const trialEvidenceSchema = z.object({
   skillNonces: z.record(z.string()).optional(),
   /** A field trial's workspace: the paths added, removed or changed while it ran (none, when nothing ran). */
   workspaceChanged: z.array(z.string()).optional(),
+  /**
+   * A field trial of a CLI whose stream never shows a refused call (Codex): each call its refusing hook was handed, in
+   * order, and why its own session record does not show every acting call refused (absent when it does).
+   */
+  field: z
+    .object({
+      hook: z.array(z.object({ tool: z.string(), input: z.record(z.unknown()), refused: z.boolean() })),
+      sessionProblem: z.string().optional(),
+    })
+    .optional(),
   /** What the CLI itself says the model was shown, for a CLI whose event stream does not say. */
   shown: z
     .object({

@@ -68,7 +68,9 @@ export async function fieldProbeProblem(
       for (const d of [req.workspace, req.home, req.tmp, req.harnessDir]) await mkdir(d, { recursive: true });
       // A git root, as every trial's workspace is, so the CLI reads nothing from the folders above it.
       await mkdir(join(req.workspace, '.git'));
-      await adapter.prepareTrial?.(req);
+      const prepared = (await adapter.prepareTrial?.(req)) ?? {};
+      // A CLI whose trials do not record the skills it listed is measured as a run measures each arm.
+      const listing = await adapter.probeListing?.(req);
       const before = await treeState(req.workspace);
       const inv = adapter.invocation(req);
       const r = await execa(inv.file, inv.args, {
@@ -80,7 +82,14 @@ export async function fieldProbeProblem(
         stdin: 'ignore',
       });
       const changed = treeChanges(before, await treeState(req.workspace));
-      const problem = probeProblem(adapter, adapter.parse(String(r.stdout)), changed);
+      // Parsed with the evidence a trial keeps: a CLI whose stream never shows a refused call (Codex) shows it there.
+      const evidence = {
+        ...(listing ? { shown: listing } : {}),
+        ...prepared,
+        ...(await adapter.collectEvidence?.(req)),
+        workspaceChanged: changed,
+      };
+      const problem = probeProblem(adapter, adapter.parse(String(r.stdout), { evidence, exitCode: r.exitCode ?? null }), changed);
       if (problem) {
         return {
           what: `${adapter.skillListing.cli} did not refuse a ${probe.act === 'shell' ? 'command' : 'write'} in the field on this machine (${problem}), so field trials could act`,

@@ -30,6 +30,11 @@ export interface InitEvent {
   contextFiles?: string[];
   /** The sandbox the CLI runs tools in, when it says. */
   sandbox?: string;
+  /**
+   * A field trial's record beside the stream, for a CLI whose stream never shows a refused call (Codex's hook log and
+   * session record): absent without one; `problem` when it, with the stream, shows a call that ran or went unrefused.
+   */
+  fieldRecord?: { problem?: string };
 }
 
 export interface TextEvent {

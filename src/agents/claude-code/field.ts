@@ -1,3 +1,4 @@
+import { FIELD_REFUSAL, fieldWorkspaceProblem } from '../field-refusal.js';
 import type { IsolationExpectation } from '../types.js';
 import type { InitEvent, ToolCallEvent, ToolResultEvent, Transcript } from '../../transcript/types.js';
 
@@ -16,9 +17,6 @@ export const FIELD_ALLOWED = ['Read', 'Glob', 'Grep', 'Skill'] as const;
  * model's calls): a field trial must show each offered, or its menu is not the one users get.
  */
 export const FIELD_ACTING_TOOLS = ['Bash', 'Edit', 'Write', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task'] as const;
-
-/** What the model is told when a call is refused: the marker the evidence check looks for in every refusal. */
-export const FIELD_REFUSAL = 'skillprobe field trial: this tool call was refused before it ran; nothing was executed.';
 
 /** The names a call may use for a tool the init event lists (the sub-agent tool answers to both). */
 const ALIASES: Readonly<Record<string, readonly string[]>> = { Task: ['Task', 'Agent'] };
@@ -44,6 +42,9 @@ export function fieldSettings(): string {
   return JSON.stringify(settings, null, 2) + '\n';
 }
 
+/** Claude Code's refusal before every CLI shared one: a run stored then holds it, and is graded again as it was. */
+const EARLIER_REFUSAL = 'skillprobe field trial: this tool call was refused before it ran; nothing was executed.';
+
 /** Input validation runs before the hook and answers this way; such a call never ran either. */
 const VALIDATION_ERROR = /^<tool_use_error>/;
 
@@ -63,10 +64,9 @@ export function fieldEvidenceProblem(t: Transcript, expected: Pick<IsolationExpe
     .filter((call) => {
       const result = results.get(call.id);
       // Fails closed: a call with no answer recorded may have been running when the trial ended.
-      return !(result?.isError && (result.text.includes(FIELD_REFUSAL) || VALIDATION_ERROR.test(result.text)));
+      const refused = (text: string) => VALIDATION_ERROR.test(text) || [FIELD_REFUSAL, EARLIER_REFUSAL].some((r) => text.includes(r));
+      return !(result?.isError && refused(result.text));
     });
   if (ran.length) return `field: ${ran.map((c) => c.name).join(', ')} not answered by a refusal`;
-  if (expected.workspaceChanged === undefined) return 'field: no record of the workspace after the trial';
-  if (expected.workspaceChanged.length) return `field: the workspace changed (${expected.workspaceChanged.slice(0, 5).join(', ')})`;
-  return undefined;
+  return fieldWorkspaceProblem(expected);
 }

@@ -7,10 +7,14 @@ import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
-import { codexConfig, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
+import { codexConfig, codexHome, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
 import { plantNonces } from './nonce.js';
 import { parseCodexStream, SHELL_TOOL, SKILLS_FOLDER } from './parse.js';
-import { readSessionEvidence } from './session.js';
+import { withFieldRecord } from './field-evidence.js';
+import { collectFieldEvidence, prepareCodexField } from './field-run.js';
+import { withFieldFlags } from './field.js';
+import { readSessionRecord, shownInSession } from './session.js';
+import { fieldWorkspaceProblem } from '../field-refusal.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 
 const PINNED_PACKAGE = '@openai/codex';
@@ -34,8 +38,6 @@ function pinnedBinary(): string | undefined {
   const bin = platform && join(dirname(platform), 'vendor', triple, 'bin', 'codex');
   return bin && existsSync(bin) ? bin : undefined;
 }
-
-export const codexHome = (home: string) => join(home, '.codex');
 
 /** Every variable a trial runs with: the caller's locale (and for a real model its key and proxies), then ours. */
 export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'simulator'>): Record<string, string> {
@@ -68,7 +70,11 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
   if (leaked.length) return `instruction files reached the model: ${leaked.join(', ')}`;
   if (init.sandbox !== 'read-only') return `tools ran in the "${init.sandbox ?? 'unknown'}" sandbox, not read-only`;
   // The session record lists exactly what the model was shown: any skill beyond the family and neighbours leaked in.
-  return listingProblem(init.skills, expected, true);
+  const listing = listingProblem(init.skills, expected, true);
+  if (listing || expected.context !== 'field') return listing;
+  // The field: nothing but a skill read ran, every acting call in the session record was refused, the workspace unchanged.
+  if (!init.fieldRecord) return 'field: no record of the refusing hook: cannot verify that every acting call was refused';
+  return init.fieldRecord.problem ?? fieldWorkspaceProblem(expected);
 }
 
 /** Where the write probe writes: it must not exist afterwards. */
@@ -88,8 +94,8 @@ export const codex: AgentAdapter = {
   instructionFiles: [INSTRUCTION_FILE, 'AGENTS.override.md'],
   // The shell is the only way to read a skill; the read-only sandbox stops writes and network.
   trialTools: [SHELL_TOOL],
-  // The field needs its own refusal of every acting call, measured per CLI: until then a field run is refused.
-  contexts: ['lab'],
+  // The field keeps the default menu; a PreToolUse hook of the harness's own refuses every acting call (`field.ts`).
+  contexts: ['lab', 'field'],
   // Codex lists every skill's full description on one line; it sets no budget of its own.
   skillListing: { cli: 'Codex CLI', descriptionCap: 1024, budgetChars: Number.POSITIVE_INFINITY },
   grading: {
@@ -115,13 +121,16 @@ export const codex: AgentAdapter = {
   },
 
   async prepareTrial(req) {
-    await writeConfig(req);
+    if (req.context === 'field' && req.role === 'trial') await prepareCodexField(req);
+    else await writeConfig(req);
     return { skillNonces: await plantNonces(join(req.workspace, this.skillsFolder)) };
   },
 
   async collectEvidence(req) {
-    const shown = await readSessionEvidence(codexHome(req.home));
-    return shown ? { shown } : {};
+    const rollout = await readSessionRecord(codexHome(req.home));
+    const shown = rollout === undefined ? undefined : shownInSession(rollout);
+    const field = req.context === 'field' && req.role === 'trial' ? await collectFieldEvidence(req.harnessDir, rollout) : undefined;
+    return { ...(shown ? { shown } : {}), ...(field ? { field } : {}) };
   },
 
   // Codex has no turn limit: the harness counts the commands it starts and stops it past the limit.
@@ -181,9 +190,14 @@ export const codex: AgentAdapter = {
 
   invocation(req: InvocationRequest): Invocation {
     // --strict-config: a key this version does not know fails the trial rather than leaving a lock unset.
-    const args = ['exec', '--json', '--strict-config', '--skip-git-repo-check', '--ignore-rules', '--', req.prompt];
+    const lab = ['exec', '--json', '--strict-config', '--skip-git-repo-check', '--ignore-rules', '--', req.prompt];
+    const args = req.context === 'field' && req.role === 'trial' ? withFieldFlags(lab) : lab;
     return { file: req.binary ?? this.resolveBinary(), args, env: trialEnv(req) };
   },
 
-  parse: parseCodexStream,
+  parse(raw, trial) {
+    const t = parseCodexStream(raw, trial);
+    const field = trial?.evidence?.field;
+    return field ? withFieldRecord(t, raw, field) : t;
+  },
 };

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { stringify } from 'smol-toml';
 import { attemptTimeoutMs } from '../attempt-timeout.js';
 import type { InvocationRequest, TrialRole } from '../types.js';
@@ -64,3 +65,6 @@ export function codexConfigTable(req: ConfigRequest): Record<string, unknown> {
 
 /** The trial's `$CODEX_HOME/config.toml` (`codexConfigTable`, written out). */
 export const codexConfig = (req: ConfigRequest): string => stringify(codexConfigTable(req));
+
+/** The trial's `$CODEX_HOME`, inside its own home: config, session records. */
+export const codexHome = (home: string) => join(home, '.codex');

@@ -1,3 +1,5 @@
+import type { TrialEvidence } from '../../run/schema.js';
+import type { Transcript, TranscriptEvent } from '../../transcript/types.js';
 import { isPlainObject } from '../../util/json.js';
 import { shellWords } from '../../util/shell-words.js';
 import { FIELD_REFUSAL } from '../field-refusal.js';
@@ -146,4 +148,45 @@ export function hookRecords(log: string): HookRecord[] {
       records.push({ tool: r.tool, input: isPlainObject(r.input) ? r.input : {}, refused: r.refused });
   });
   return records;
+}
+
+/** A refused call as the canonical transcript holds it: an acting call, answered by the refusal. */
+function refusedEvents(record: HookRecord, n: number): TranscriptEvent[] {
+  const id = `field-hook-${n}`;
+  return [
+    { kind: 'tool_call', source: 'assistant', id, name: record.tool, input: record.input, intent: 'act' },
+    { kind: 'tool_result', source: 'tool', id, isError: true, text: FIELD_REFUSAL },
+  ];
+}
+
+/**
+ * A field trial's transcript with what its stream cannot show: each call the hook refused, as an acting call placed
+ * among the commands that ran in the order the hook saw them (the hook is handed every call, the stream shows only
+ * those that ran), and on the init event what the stream and the session record say ran or went unrefused. Only
+ * refused calls act: a skill read through the shell, which the hook lets run, stays what the stream made of it. Pure.
+ */
+export function withFieldRecord(t: Transcript, stream: TranscriptLines, field: NonNullable<TrialEvidence['field']>): Transcript {
+  const hook = field.hook;
+  let next = 0;
+  let refused = 0;
+  const events: TranscriptEvent[] = [];
+  /** The refused calls before the next call the hook let run through the shell (with `all`, every one left). */
+  const flush = (all: boolean) => {
+    for (; next < hook.length; next++) {
+      const r = hook[next]!;
+      if (r.refused) events.push(...refusedEvents(r, refused++));
+      else if (!all && r.tool === HOOK_SHELL_TOOL) return void next++;
+    }
+  };
+  for (const e of t.events) {
+    // A command's own call (one command reading several skills adds `id/skill` calls after its result).
+    if (e.kind === 'tool_call' && e.name === SHELL_TOOL && !e.id.includes('/')) flush(false);
+    if (e.kind === 'result') flush(true);
+    if (e.kind === 'init') {
+      const problem = ranInStream(stream, e.cwd) ?? field.sessionProblem;
+      events.push({ ...e, fieldRecord: problem ? { problem } : {} });
+    } else events.push(e);
+  }
+  flush(true);
+  return { ...t, events };
 }

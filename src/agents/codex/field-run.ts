@@ -1,10 +1,11 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Invocation, InvocationRequest } from '../types.js';
-import { codex, codexHome } from './adapter.js';
-import { hookRecords } from './field-evidence.js';
-import { codexFieldConfig, hookCommandLine, withFieldFlags, type HookRecord } from './field.js';
+import type { TrialEvidence } from '../../run/schema.js';
+import type { InvocationRequest } from '../types.js';
+import { codexHome } from './config.js';
+import { hookRecords, sessionFieldProblem } from './field-evidence.js';
+import { codexFieldConfig, hookCommandLine, type HookRecord } from './field.js';
 
 // Compiled beside this module (dist/agents/codex/), so it is found from an installed package too.
 const HOOK_ENTRY = fileURLToPath(new URL('./field-hook-main.js', import.meta.url));
@@ -24,8 +25,8 @@ export async function readHookLog(harnessDir: string): Promise<HookRecord[]> {
   return hookRecords(await readFile(hookLogFile(harnessDir), 'utf8').catch(() => ''));
 }
 
-/** A field trial's invocation: the lab's, with the flag that lets the trial's own hook run untrusted by a person. */
-export function codexFieldInvocation(req: InvocationRequest): Invocation {
-  const lab = codex.invocation(req);
-  return { ...lab, args: withFieldFlags(lab.args) };
+/** A field trial's own evidence: the hook's log, and what its session record (when there is one) says went unrefused. */
+export async function collectFieldEvidence(harnessDir: string, rollout: string | undefined): Promise<NonNullable<TrialEvidence['field']>> {
+  const problem = rollout === undefined ? undefined : sessionFieldProblem(rollout).problem;
+  return { hook: await readHookLog(harnessDir), ...(problem ? { sessionProblem: problem } : {}) };
 }

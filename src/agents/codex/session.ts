@@ -58,11 +58,10 @@ export function shownInSession(rollout: string): ShownEvidence {
   return shown;
 }
 
-/** The trial's session evidence, or undefined when Codex wrote no record (it never started a turn). */
-export async function readSessionEvidence(codexHome: string): Promise<ShownEvidence | undefined> {
+/** The trial's session record's text, or undefined when Codex wrote none (it never started a turn) or more than one. */
+export async function readSessionRecord(codexHome: string): Promise<string | undefined> {
   // A trial starts one session: its record is `sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`.
   const files = await glob(['sessions/**/rollout-*.jsonl'], { cwd: codexHome, absolute: true, dot: true });
   if (files.length !== 1) return undefined;
-  const text = await readFile(files[0]!, 'utf8').catch(() => undefined);
-  return text === undefined ? undefined : shownInSession(text);
+  return readFile(files[0]!, 'utf8').catch(() => undefined);
 }

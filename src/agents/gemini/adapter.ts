@@ -8,9 +8,12 @@ import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedManifest, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { listingProblem } from '../init-isolation.js';
-import type { AgentAdapter, Invocation, InvocationRequest, ListingExpectation } from '../types.js';
+import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
-import { builtinSkills, builtinsToHide, geminiPolicy, geminiSettings, skillNamesIn } from './settings.js';
+import { builtinSkills, builtinsToHide, geminiPolicy, geminiSettings, policyFile, skillNamesIn } from './settings.js';
+import { geminiFieldTranscriptProblem } from './field.js';
+import { prepareGeminiField } from './field-run.js';
+import { fieldWorkspaceProblem } from '../field-refusal.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 
 const PINNED_PACKAGE = '@google/gemini-cli';
@@ -45,8 +48,6 @@ function builtinsOf(binary: string): string[] {
   builtinsByBundle.set(bundle, known);
   return known;
 }
-
-export const policyFile = (harnessDir: string) => join(harnessDir, 'policy.toml');
 
 /** Every variable a trial runs with: the caller's locale (and for a real model its key, endpoint, proxies), then ours. */
 function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'harnessDir' | 'simulator'>): Record<string, string> {
@@ -102,13 +103,17 @@ export function enabledSkills(listing: string): string[] {
 const LISTING_SOURCE = 'gemini skills list (once per arm)';
 const LISTING_TIMEOUT_MS = 60_000;
 
-function isolationProblem(t: Transcript, expected: ListingExpectation): string | undefined {
+function isolationProblem(t: Transcript, expected: IsolationExpectation): string | undefined {
   const init = t.events.find((e) => e.kind === 'init');
   if (init?.kind !== 'init') return 'no init event: cannot verify what the agent was shown';
   // The stream lists no skills: the CLI's own listing for the arm does, and without it nothing is verified.
   if (init.skillsFrom === undefined) return 'no skill listing for this arm: cannot verify which skills the model was shown';
   if (t.events.some((e) => e.kind === 'skill_load' && notRegistered(e))) return `${SKILL_TOOL} was not offered: the tool lock is wrong`;
-  return listingProblem(init.skills, expected, true);
+  const listing = listingProblem(init.skills, expected, true);
+  if (listing || expected.context !== 'field') return listing;
+  // The field: every acting call answered by the policy's refusal (the menu offered each), the workspace unchanged.
+  const refusals = geminiFieldTranscriptProblem(t);
+  return refusals ? `field: ${refusals}` : fieldWorkspaceProblem(expected);
 }
 
 export const gemini: AgentAdapter = {
@@ -124,8 +129,8 @@ export const gemini: AgentAdapter = {
   ancestorLeaks: ['GEMINI.md', '.gemini', '.agents'],
   instructionFiles: ['GEMINI.md'],
   trialTools: ['list_directory', 'read_file', 'grep_search', 'glob', SKILL_TOOL],
-  // The field needs its own refusal of every acting call, measured per CLI: until then a field run is refused.
-  contexts: ['lab'],
+  // The field keeps the default menu; an admin policy refuses every acting call before it runs (`field.ts`).
+  contexts: ['lab', 'field'],
   // The pinned CLI lists every enabled skill with its whole description (skillLoader.ts, renderAgentSkills in its
   // bundle): no cap and no budget of its own.
   skillListing: { cli: 'Gemini CLI', descriptionCap: Number.POSITIVE_INFINITY, budgetChars: Number.POSITIVE_INFINITY },
@@ -160,6 +165,10 @@ export const gemini: AgentAdapter = {
   async prepareTrial(req) {
     // A built-in no family skill replaces is hidden (one that would hide a family skill too refused the run already).
     const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
+    if (req.context === 'field' && req.role === 'trial') {
+      await prepareGeminiField(req, hide);
+      return {};
+    }
     await mkdir(join(req.home, '.gemini'), { recursive: true });
     await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide));
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools));

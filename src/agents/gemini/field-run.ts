@@ -1,8 +1,8 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InvocationRequest } from '../types.js';
-import { policyFile } from './adapter.js';
 import { geminiFieldPolicy, geminiFieldSettings } from './field.js';
+import { policyFile } from './settings.js';
 
 /**
  * Writes a field trial's user settings (the default menu) and admin policy (every acting call refused) where the

@@ -15,6 +15,7 @@ import type {
 } from '../../transcript/types.js';
 import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
+import { GEMINI_ACTING_TOOLS } from './settings.js';
 
 /**
  * Gemini CLI `--output-format stream-json` (0.61) → canonical transcript. The stream says nothing of the skills
@@ -109,6 +110,8 @@ function toolCall(ev: Json): ToolCallEvent {
   } else if (name === READ_TOOL) {
     call.intent = 'read';
     call.path = str(input.file_path) ?? str(input.absolute_path) ?? '';
+  } else if (GEMINI_ACTING_TOOLS.includes(name)) {
+    call.intent = 'act';
   }
   return call;
 }
@@ -159,6 +162,8 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
       ...shownBlock(output || (error && str(error.message)) || ''),
     });
     const call = calls.get(id);
+    // The stream lists no tools: a call of one the CLI had not registered was never offered, so it is no choice to act.
+    if (call?.intent === 'act' && errorType === NOT_REGISTERED) call.intent = 'other';
     if (call?.intent !== 'skill') return;
     const load: SkillLoadEvent = {
       kind: 'skill_load',

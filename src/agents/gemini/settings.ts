@@ -120,3 +120,6 @@ export function geminiPolicy(skillTool: string, role: TrialRole, trialTools: rea
   };
   return stringify(byRole[role]);
 }
+
+/** Where a trial's admin policy (`--admin-policy`) is written: beside its other harness files, outside the workspace. */
+export const policyFile = (harnessDir: string) => join(harnessDir, 'policy.toml');

@@ -3,14 +3,24 @@
  * call its CLI offered for it (`openai-responses-acting.ts`, `gemini-acting.ts`), or not at all when none was offered.
  */
 
-/** Run a command, write a file, fetch a URL, hand the task to a sub-agent. */
-export const ACTS = ['shell', 'write', 'fetch', 'agent'] as const;
-export type Act = (typeof ACTS)[number];
+import type { ActKind } from '../conversation.js';
+import { CANARY_FILE, CANARY_URL } from './anthropic.js';
 
 export interface ActingCall {
-  act: Act;
+  act: ActKind;
   /** What it acts on: the command run, the file written, the URL fetched, the task handed over. */
   target: string;
   /** What a write writes. */
   content?: string;
 }
+
+/**
+ * The acting call a simulated model makes for each kind of act, on every wire: it leaves its mark where Claude Code's
+ * does (the canary file, the loopback canary URL), so a field trial that let one run shows it.
+ */
+export const CANARY_CALL: Record<ActKind, ActingCall> = {
+  shell: { act: 'shell', target: `touch ${CANARY_FILE}` },
+  write: { act: 'write', target: CANARY_FILE, content: 'written by the model itself\n' },
+  fetch: { act: 'fetch', target: CANARY_URL },
+  agent: { act: 'agent', target: `Do the task directly: run touch ${CANARY_FILE}` },
+};

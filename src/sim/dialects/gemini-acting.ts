@@ -1,8 +1,11 @@
-import { ACTS, type Act, type ActingCall } from './acting-calls.js';
-import type { Part } from './gemini.js';
+import type { ActingCall } from './acting-calls.js';
+import { ACT_KINDS, type ActKind } from '../conversation.js';
+
+/** A part of a Gemini model turn: text, or a function call. */
+export type Part = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
 
 /** The Gemini CLI 0.61 tool for each act, and its arguments for a call (the schemas it offers). */
-const TOOLS: Record<Act, { name: string; args: (call: ActingCall) => Record<string, unknown> }> = {
+const TOOLS: Record<ActKind, { name: string; args: (call: ActingCall) => Record<string, unknown> }> = {
   shell: { name: 'run_shell_command', args: (c) => ({ command: c.target }) },
   write: { name: 'write_file', args: (c) => ({ file_path: c.target, content: c.content ?? '' }) },
   // The fetch tool takes a prompt holding the URLs; its own model call fetches them.
@@ -18,4 +21,4 @@ export function geminiActingCall(call: ActingCall, tools: readonly string[]): Pa
 }
 
 /** The acts the request offered Gemini a tool for (what the view reports as the model's ways to act). */
-export const geminiActs = (tools: readonly string[]): Act[] => ACTS.filter((act) => tools.includes(TOOLS[act].name));
+export const geminiActs = (tools: readonly string[]): ActKind[] => ACT_KINDS.filter((act) => tools.includes(TOOLS[act].name));

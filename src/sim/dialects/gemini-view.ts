@@ -1,5 +1,7 @@
 import { isPlainObject } from '../../util/json.js';
 import type { ConversationView, ToolOutcome } from '../conversation.js';
+import { GEMINI_FIELD_REFUSAL } from '../../agents/gemini/field.js';
+import { geminiActs } from './gemini-acting.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
 
@@ -63,6 +65,8 @@ interface Call {
 function outcome(call: Call | undefined, response: Json, skillFiles: ReadonlyMap<string, string>): ToolOutcome {
   const seen = { isError: 'error' in response, text: stringIn(response.output) || stringIn(response.error) || JSON.stringify(response) };
   const filePath = stringIn(call?.args.file_path);
+  // A field trial's refusal answers an acting call: the model acted, and nothing ran.
+  if (seen.isError && seen.text.includes(GEMINI_FIELD_REFUSAL)) return { action: 'act', ...seen };
   switch (call?.name) {
     case SKILL_TOOL:
       return { action: 'skill', skill: stringIn(call.args.name) || undefined, ...seen };
@@ -106,6 +110,7 @@ export function geminiView(body: unknown): ConversationView {
   const responses = after.flatMap(partsOf).flatMap((p) => (isPlainObject(p.functionResponse) ? [p.functionResponse] : []));
   const lastResults = results(calls, responses, listing.files);
   const shown = lastResults.find((r) => (r.action === 'skill' || r.action === 'read') && !r.isError);
+  const canAct = geminiActs(tools);
 
   return {
     wire: 'gemini',
@@ -114,6 +119,7 @@ export function geminiView(body: unknown): ConversationView {
     skillFiles: listing.files,
     canInvokeSkill: tools.includes(SKILL_TOOL),
     canReadFile: tools.includes(READ_TOOL),
+    ...(canAct.length > 0 ? { canAct } : {}),
     tools,
     prompt: promptAmong(userTexts, INJECTED),
     turn: turns,

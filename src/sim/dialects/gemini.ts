@@ -1,5 +1,7 @@
 import type { ReplyBlock } from '../policy.js';
+import { CANARY_CALL } from './acting-calls.js';
 import type { Dialect, ModelReply } from './dialect.js';
+import { geminiActingCall, type Part } from './gemini-acting.js';
 import { geminiView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './gemini-view.js';
 import { actInText, outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { decodedSegment, objectsIn } from './request-reading.js';
@@ -11,28 +13,27 @@ import { skillFileOf } from './skill-files.js';
  * the last with `finishReason` and `usageMetadata`; `:generateContent` answers the same shape as one JSON object.
  */
 
-export type Part = { text: string } | { functionCall: { name: string; args: Record<string, unknown> } };
-
 const MODEL_CALL = /\/models\/([^/]+):(streamGenerateContent|generateContent)$/;
 
-function part(block: ReplyBlock, skillFiles: ReadonlyMap<string, string>): Part {
+function part(block: ReplyBlock, r: Pick<ModelReply, 'skillFiles' | 'tools'>): Part {
   switch (block.type) {
     case 'text':
       return { text: block.text };
     case 'skill':
       return { functionCall: { name: SKILL_TOOL, args: { name: block.name } } };
     case 'read':
-      return { functionCall: { name: READ_TOOL, args: { file_path: skillFileOf(block.name, skillFiles) } } };
+      return { functionCall: { name: READ_TOOL, args: { file_path: skillFileOf(block.name, r.skillFiles) } } };
     case 'read_file':
       return { functionCall: { name: READ_TOOL, args: { file_path: block.path } } };
     case 'search':
       return { functionCall: { name: SEARCH_TOOL, args: { pattern: block.pattern } } };
     case 'act':
-      return { text: actInText(block.act) };
+      // An act the request offered no tool for is said in words (the policy asks for one only where `canAct` has it).
+      return geminiActingCall(CANARY_CALL[block.act], r.tools) ?? { text: actInText(block.act) };
   }
 }
 
-const parts = (r: ModelReply): Part[] => r.blocks.map((b) => part(b, r.skillFiles));
+const parts = (r: ModelReply): Part[] => r.blocks.map((b) => part(b, r));
 
 function usageMetadata(r: ModelReply) {
   const written = outputTokens(

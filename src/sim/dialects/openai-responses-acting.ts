@@ -1,11 +1,39 @@
-import { ACTS, type Act, type ActingCall } from './acting-calls.js';
-import { offersShell, SCRIPT_TOOL } from './codex-commands.js';
+import type { ActingCall } from './acting-calls.js';
+import { ACT_KINDS, type ActKind } from '../conversation.js';
+import { execScript, offersShell, SCRIPT_TOOL, shellArguments, shellOnlyThroughScripts, SHELL_TOOL } from './codex-commands.js';
 import type { ModelReply } from './dialect.js';
-import { shellCall } from './openai-responses.js';
 import { shellWord } from '../../util/shell-words.js';
 
 /** A call item of the Responses API, as the dialect streams it. */
-type CallItem = ReturnType<typeof shellCall>;
+interface FunctionCallItem {
+  type: 'function_call';
+  id: string;
+  call_id: string;
+  name: string;
+  /** The namespace a namespaced tool (Codex's sub-agent tools) was offered in. */
+  namespace?: string;
+  arguments: string;
+  status: 'completed';
+}
+
+interface CustomToolCallItem {
+  type: 'custom_tool_call';
+  id: string;
+  call_id: string;
+  name: string;
+  input: string;
+  status: 'completed';
+}
+
+export type CallItem = FunctionCallItem | CustomToolCallItem;
+
+/** A shell command, run the way the request offered the shell. */
+export function shellCall(r: Pick<ModelReply, 'id' | 'tools'>, cmd: string, index: number): CallItem {
+  const call_id = `call_${r.id}_${index}`;
+  return shellOnlyThroughScripts(r.tools)
+    ? { type: 'custom_tool_call', id: `ct_${r.id}_${index}`, call_id, name: SCRIPT_TOOL, input: execScript(cmd), status: 'completed' }
+    : { type: 'function_call', id: `fc_${r.id}_${index}`, call_id, name: SHELL_TOOL, arguments: shellArguments(cmd), status: 'completed' };
+}
 
 /** Codex 0.169's patch tool (offered by some models' metadata) and its sub-agent tool, in the namespace it is offered in. */
 export const PATCH_TOOL = 'apply_patch';
@@ -62,5 +90,5 @@ export function codexActingCall(r: Pick<ModelReply, 'id' | 'tools'>, call: Actin
 }
 
 /** The acts the request offered Codex a tool for (what the view reports as the model's ways to act). */
-export const codexActs = (tools: readonly string[]): Act[] =>
-  ACTS.filter((act) => codexActingCall({ id: 'offered', tools }, { act, target: 'x' }, 0) !== undefined);
+export const codexActs = (tools: readonly string[]): ActKind[] =>
+  ACT_KINDS.filter((act) => codexActingCall({ id: 'offered', tools }, { act, target: 'x' }, 0) !== undefined);

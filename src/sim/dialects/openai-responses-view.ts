@@ -10,6 +10,8 @@ import {
   scriptResult,
   SHELL_TOOL,
 } from './codex-commands.js';
+import { isCodexFieldRefusal } from '../../agents/codex/field-evidence.js';
+import { codexActs } from './openai-responses-acting.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
 
 /** Codex's OpenAI Responses request, as the simulated model reads it. */
@@ -78,6 +80,8 @@ const offeredTools = (body: Json, input: Json[]): string[] => [
 /** A shell command read in skill terms, with Codex's report of it, for either way of running one; any other call is `other`. */
 function outcome(call: Json | undefined, result: Json, skillFiles: ReadonlyMap<string, string>): ToolOutcome {
   const output = textsIn(result.output);
+  // A field trial's refusal answers an acting call of any tool: the model acted, and nothing ran.
+  if (isCodexFieldRefusal(output.join('\n'))) return { action: 'act', isError: true, text: output.join('\n') };
   if (call?.type === 'function_call' && call.name === SHELL_TOOL) {
     return { ...commandAction(commandInArguments(stringIn(call.arguments)), skillFiles), ...commandResult(output.join('\n')) };
   }
@@ -106,6 +110,7 @@ export function openaiResponsesView(body: unknown): ConversationView {
   const shown = lastResults.find((r) => (r.action === 'skill' || r.action === 'read') && !r.isError);
 
   const canShell = offersShell(tools);
+  const canAct = codexActs(tools);
   return {
     wire: 'openai-responses',
     offeredSkills: listing.names,
@@ -113,6 +118,7 @@ export function openaiResponsesView(body: unknown): ConversationView {
     skillFiles: listing.files,
     canInvokeSkill: canShell,
     canReadFile: canShell,
+    ...(canAct.length > 0 ? { canAct } : {}),
     tools,
     prompt: promptAmong(userTexts, INJECTED),
     turn: turns,

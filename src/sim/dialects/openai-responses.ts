@@ -1,15 +1,8 @@
 import type { ReplyBlock } from '../policy.js';
-import {
-  execScript,
-  invokeCommand,
-  readCommand,
-  SCRIPT_TOOL,
-  searchCommand,
-  shellArguments,
-  shellOnlyThroughScripts,
-  SHELL_TOOL,
-} from './codex-commands.js';
+import { CANARY_CALL } from './acting-calls.js';
+import { invokeCommand, readCommand, searchCommand } from './codex-commands.js';
 import type { Dialect, ModelReply } from './dialect.js';
+import { codexActingCall, shellCall, type CallItem } from './openai-responses-acting.js';
 import { openaiResponsesView } from './openai-responses-view.js';
 import { actInText, outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { asksForStream, modelIn, objectsIn } from './request-reading.js';
@@ -26,28 +19,7 @@ interface MessageItem {
   content: { type: 'output_text'; text: string; annotations: [] }[];
 }
 
-interface FunctionCallItem {
-  type: 'function_call';
-  id: string;
-  call_id: string;
-  name: string;
-  /** The namespace a namespaced tool (Codex's sub-agent tools) was offered in. */
-  namespace?: string;
-  arguments: string;
-  status: 'completed';
-}
-
-interface CustomToolCallItem {
-  type: 'custom_tool_call';
-  id: string;
-  call_id: string;
-  name: string;
-  input: string;
-  status: 'completed';
-}
-
-type OutputItem = MessageItem | FunctionCallItem | CustomToolCallItem;
-type CallItem = Exclude<OutputItem, MessageItem>;
+type OutputItem = MessageItem | CallItem;
 type ToolBlock = Exclude<ReplyBlock, { type: 'text' } | { type: 'act' }>;
 
 /** Every skill action is a shell command here: Codex has no other way to a file. */
@@ -72,17 +44,10 @@ const messageItem = (r: ModelReply, index: number, text: string): MessageItem =>
   content: [{ type: 'output_text', text, annotations: [] }],
 });
 
-/** A shell command, run the way the request offered the shell. */
-export function shellCall(r: Pick<ModelReply, 'id' | 'tools'>, cmd: string, index: number): CallItem {
-  const call_id = `call_${r.id}_${index}`;
-  return shellOnlyThroughScripts(r.tools)
-    ? { type: 'custom_tool_call', id: `ct_${r.id}_${index}`, call_id, name: SCRIPT_TOOL, input: execScript(cmd), status: 'completed' }
-    : { type: 'function_call', id: `fc_${r.id}_${index}`, call_id, name: SHELL_TOOL, arguments: shellArguments(cmd), status: 'completed' };
-}
-
 const outputItem = (r: ModelReply, block: ReplyBlock, index: number): OutputItem => {
   if (block.type === 'text') return messageItem(r, index, block.text);
-  if (block.type === 'act') return messageItem(r, index, actInText(block.act));
+  // An act the request offered no tool for is said in words (the policy asks for one only where `canAct` has it).
+  if (block.type === 'act') return codexActingCall(r, CANARY_CALL[block.act], index) ?? messageItem(r, index, actInText(block.act));
   return shellCall(r, command(block, r.skillFiles), index);
 };
 
