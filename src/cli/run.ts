@@ -1,7 +1,8 @@
 import { planSuite } from '../verdict/suite-plan.js';
 import { capWarnings } from '../report/plan.js';
-import { chooseReporters, humanStream, reportAgents, reportRun, type ReporterChoice } from '../runner/reports.js';
-import { loadSuites, type LoadedSuite } from '../commands/run.js';
+import { chooseReporters, humanStream, refuseReportersWithout, reportAgents, reportContexts, reportRun, type ReporterChoice } from '../runner/reports.js';
+import { loadContextSuites, loadSuites, type LoadedSuite } from '../commands/run.js';
+import type { Context } from '../run/config-schema.js';
 import { describeRunDir } from '../util/paths.js';
 import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
 import { runPipeline } from '../runner/pipeline.js';
@@ -47,6 +48,34 @@ async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters
     `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir }, io.cwd)} (agents.json names each agent's run folder)\n`,
   );
   // Every agent's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
+  return exitCodeFor(
+    {
+      verdicts: runs.map((r) => r.results.exitCode),
+      statuses: runs.map((r) => r.manifest.status),
+      failedReporters: failed,
+      ...(o.gate ? {} : { gateOff: { say, whose: "verdicts'" } }),
+    },
+    io,
+  );
+}
+
+/** One agent's suite in each context, into one folder that names each context's run, reported side by side. */
+async function runContexts(
+  suites: LoadedSuite[],
+  contexts: Context[],
+  o: RunCommandOptions,
+  reporters: ReporterChoice[],
+  io: CliIo,
+): Promise<ExitCode> {
+  const say = (text: string) => humanStream(reporters, io).write(text);
+  simulatorNotice(suites[0]!, io, o.run.drawSeed);
+  warnCaps(suites[0]!, io);
+  const { dir, runs, missing } = await runAgents(suites, o.run, say, { contexts });
+  const { failed } = await reportContexts(dir, runs, missing, reporters, io);
+  for (const r of runs) reportDamaged(r.results, io);
+  say(
+    `run in ${contexts.join(' and ')}: ${runs.map((r, i) => `${contexts[i]} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir }, io.cwd)} (agents.json names each context's run folder)\n`,
+  );
   return exitCodeFor(
     {
       verdicts: runs.map((r) => r.results.exitCode),
@@ -156,10 +185,18 @@ export const runCommand = defineCommand({
   optionsFrom: runOptionsFrom,
   async run(_args, o, io) {
     const reporters = chooseReporters(o, io.env);
+    if (o.contexts) refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
     o.run.callerEnv = io.env;
     o.run.stderr = io.stderr;
     // A run of several agents resumes as one: the agents it was for come from its agents.json.
     const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
+    if (outer?.by === 'context')
+      throw new InputError({
+        file: '--resume',
+        what: `${o.run.resume} holds one run per context (--context lab,field), and resuming goes on with one stored run`,
+        todo: "resume each context's run folder in it on its own, with its --context",
+      });
+    if (o.contexts) return runContexts(loadContextSuites(o.run, o.contexts), o.contexts, o, reporters, io);
     if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
     const suites = o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
     if (suites.length > 1 && o.baseline !== undefined) {

@@ -11,6 +11,9 @@ import { InputError, ProblemList } from '../util/input-error.js';
 import { unwritableFolder, wrongEntry } from '../util/paths.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
 import type { AgentNotes, MissingAgent, Reporter, ReportInput } from '../report/reporter.js';
+import type { ContextsReportInput } from '../report/contexts.js';
+import type { Context } from '../run/config-schema.js';
+import { contextDifference } from '../verdict/context-difference.js';
 import { trialKey, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import type { RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
@@ -178,7 +181,7 @@ export async function writeReports(
 }
 
 /** Refuses, before anything runs, a chosen reporter that has no report of this kind (`renderTune`, `renderRejudge`). */
-export function refuseReportersWithout(choices: readonly ReporterChoice[], render: 'renderTune' | 'renderRejudge', what: string): void {
+export function refuseReportersWithout(choices: readonly ReporterChoice[], render: 'renderTune' | 'renderRejudge' | 'renderContexts', what: string): void {
   const able = REPORTER_NAMES.filter((name) => REPORTERS[name]({ colour: false })[render]);
   for (const c of choices) {
     if (c.name !== NO_STDOUT && !REPORTERS[c.name]({ colour: false })[render])
@@ -209,6 +212,37 @@ export async function reportRun(
   const transcripts = needsTranscripts(choices) ? await readTranscripts(store, run.manifest, run.results.outcomes) : undefined;
   const input: ReportInput = { ...run, agentNotes: agentNotes(run.manifest), ...(transcripts ? { transcripts } : {}) };
   return writeReports(choices, (r) => r.render(input), io);
+}
+
+/** The context a run of `--context lab,field` ran in: its config's (each case's own was set aside for it). */
+const contextOfRun = (r: FinishedRun): Context => r.manifest.config.context ?? 'lab';
+
+/** One report of one agent's runs in the lab and in the field: each context's report, and each case's difference. */
+export function reportContexts(
+  dir: string,
+  runs: readonly FinishedRun[],
+  missing: MissingAgent[],
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+): Promise<{ failed: string[] }> {
+  const ran = runs.map((r) => ({ run: r, context: contextOfRun(r) }));
+  const lab = ran.find((r) => r.context === 'lab')?.run.results;
+  const field = ran.find((r) => r.context === 'field')?.run.results;
+  const confidence = (lab ?? field)?.summary.confidence ?? 0.95;
+  const input: ContextsReportInput = {
+    runDir: describeRunDir({ dir }, io.cwd),
+    runs: ran.map(({ run: r, context }) => ({
+      manifest: r.manifest,
+      results: r.results,
+      runDir: describeRunDir(r.store, io.cwd),
+      agentNotes: agentNotes(r.manifest),
+      context,
+    })),
+    rows: lab && field ? contextDifference(lab, field, confidence) : [],
+    confidence,
+    missing,
+  };
+  return writeReports(reporters, (r) => r.renderContexts!(input), io);
 }
 
 /** One report of several agents' runs: each agent's report, the agents × cases matrix, and the agents missing. */
