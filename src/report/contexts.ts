@@ -1,6 +1,5 @@
 import type pc from 'picocolors';
 import type { Context } from '../run/config-schema.js';
-import type { Results } from '../run/schema.js';
 import { largestDrops, type ContextDifferenceRow } from '../verdict/context-difference.js';
 import { fmt, interval, paragraph, plural, table } from './format.js';
 import type { MissingAgent, ReportInput } from './reporter.js';
@@ -19,40 +18,43 @@ export interface ContextsReportInput {
 
 type Colors = ReturnType<typeof pc.createColors>;
 
-const signed = (x: number) => (x > 0 ? `+${fmt(x)}` : fmt(x).replace('-', '−'));
+const signed = (x: number) => (x > 0 ? `+${fmt(x)}` : fmt(x));
 const rateCell = (r: ContextDifferenceRow['lab']) => `${r.successes}/${r.n} ${fmt(r.p)}`;
 
-/** What the model did by hand in a case's field trials, from the field run's summary. */
-function byHand(field: Results | undefined, caseId: string): string {
-  const c = field?.summary.cases.find((s) => s.caseId === caseId && s.arm === 'skill');
-  const self = c?.fired.self ?? 0;
-  return self ? `; the model did it by hand in ${self} of ${c!.rate.n} field trials: say in ${c!.expect}'s description what the skill adds over doing it by hand` : '';
-}
-
-/** The contexts' runs, each as its own report, then the lab→field section and the contexts missing. */
-export function contextsTerminal(input: ContextsReportInput, c: Colors, render: (r: ReportInput) => string): string {
-  const each = input.runs.map((r) => `${c.bold(`═══ context ${r.context} · run folder ${r.runDir}`)}\n\n${render(r)}`);
-  const missing = input.missing.map((m) =>
-    paragraph(c.red(`context ${m.id}: nothing to report, ${m.why} (run both again: \`skillprobe run --context lab,field\`)`)),
-  );
-  return [...each, contextsSection(input, c).join('\n'), ...missing].join('\n') + '\n';
-}
+/** What the model did by hand in a case's field trials, and what to change. */
+const byHand = (d: ContextDifferenceRow) =>
+  d.byHand
+    ? `; the model did it by hand in ${d.byHand} of ${d.field.n} field trials: say in ${d.expect}'s description what the skill adds over doing it by hand`
+    : '';
 
 /** The lab→field section: the largest significant drops as its headline, then every case side by side. */
 export function contextsSection(input: ContextsReportInput, c: Colors): string[] {
   const pct = Math.round(input.confidence * 100);
   const drops = largestDrops(input.rows);
-  const field = input.runs.find((r) => r.context === 'field')?.results;
   const headline = drops.length
     ? [
         paragraph(c.red(c.bold(`LAB → FIELD · ${plural(drops.length, 'case')} significantly worse in the field, largest drop first`))),
         ...drops.map((d) =>
-          paragraph(`${d.caseId}: ${rateCell(d.lab)} in the lab, ${rateCell(d.field)} in the field, ${signed(d.diff)} ${interval(d)}${byHand(field, d.caseId)}`, '  '),
+          paragraph(
+            `${d.caseId}: ${rateCell(d.lab)} in the lab, ${rateCell(d.field)} in the field, ${signed(d.diff)} ${interval(d)}${byHand(d)}`,
+            '  ',
+          ),
         ),
       ]
-    : [paragraph(c.green(c.bold(`LAB → FIELD · no case significantly worse in the field (${plural(input.rows.length, 'case')} compared)`)))];
+    : [
+        paragraph(
+          c.green(c.bold(`LAB → FIELD · no case significantly worse in the field (${plural(input.rows.length, 'case')} compared)`)),
+        ),
+      ];
   const head = ['case', 'lab', 'field', 'field − lab', `${pct}% interval`, ''].map((h) => c.bold(h));
-  const rows = input.rows.map((r) => [r.caseId, rateCell(r.lab), rateCell(r.field), signed(r.diff), interval(r), r.drop ? c.red('▼ drop') : '']);
+  const rows = input.rows.map((r) => [
+    r.caseId,
+    rateCell(r.lab),
+    rateCell(r.field),
+    signed(r.diff),
+    interval(r),
+    r.drop ? c.red('▼ drop') : '',
+  ]);
   return [
     ...headline,
     table([head, ...rows], ['l', 'r', 'r', 'r', 'l', 'l']),

@@ -12,6 +12,10 @@ export interface ContextDifferenceRow {
   hi: number;
   /** The interval lies wholly below 0: the case does worse in the field. */
   drop: boolean;
+  /** Field trials where the model acted by itself before any skill fired (`fired.self`). */
+  byHand: number;
+  /** The skill the case expects (`none` for a negative case). */
+  expect: string;
 }
 
 /**
@@ -20,14 +24,26 @@ export interface ContextDifferenceRow {
  * so the difference is the unpaired one, with Newcombe's interval: the honest reading whatever seeds the runs had.
  */
 export function contextDifference(lab: Results, field: Results, confidence: number): ContextDifferenceRow[] {
-  const skillRates = (r: Results) => new Map(r.summary.cases.filter((c) => c.arm === 'skill').map((c) => [c.caseId, c.rate]));
-  const fieldRates = skillRates(field);
-  return [...skillRates(lab)].flatMap(([caseId, l]) => {
-    const f = fieldRates.get(caseId);
+  const skillRows = (r: Results) => new Map(r.summary.cases.filter((c) => c.arm === 'skill').map((c) => [c.caseId, c]));
+  const fieldRows = skillRows(field);
+  const rate = (r: Rate) => ({ successes: r.successes, n: r.n, p: r.p });
+  return [...skillRows(lab)].flatMap(([caseId, l]) => {
+    const f = fieldRows.get(caseId);
     if (!f) return [];
-    const d = newcombeDifference(l.successes, l.n, f.successes, f.n, confidence);
-    const rate = (r: Rate) => ({ successes: r.successes, n: r.n, p: r.p });
-    return [{ caseId, lab: rate(l), field: rate(f), diff: d.diff, lo: d.lo, hi: d.hi, drop: d.hi < 0 }];
+    const d = newcombeDifference(l.rate.successes, l.rate.n, f.rate.successes, f.rate.n, confidence);
+    return [
+      {
+        caseId,
+        expect: l.expect,
+        lab: rate(l.rate),
+        field: rate(f.rate),
+        diff: d.diff,
+        lo: d.lo,
+        hi: d.hi,
+        drop: d.hi < 0,
+        byHand: f.fired.self ?? 0,
+      },
+    ];
   });
 }
 
