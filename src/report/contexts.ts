@@ -27,6 +27,15 @@ const byHand = (d: ContextDifferenceRow) =>
     ? `; the model did it by hand in ${d.byHand} of ${d.field.n} field trials: say in ${d.expect}'s description what the skill adds over doing it by hand`
     : '';
 
+/** The contexts' runs, each as its own report, then the lab→field section and the contexts missing. */
+export function contextsTerminal(input: ContextsReportInput, c: Colors, render: (r: ReportInput) => string): string {
+  const each = input.runs.map((r) => `${c.bold(`═══ context ${r.context} · run folder ${r.runDir}`)}\n\n${render(r)}`);
+  const missing = input.missing.map((m) =>
+    paragraph(c.red(`context ${m.id}: nothing to report, ${m.why} (run both again: \`skillprobe run --context lab,field\`)`)),
+  );
+  return [...each, contextsSection(input, c).join('\n'), ...missing].join('\n') + '\n';
+}
+
 /** The lab→field section: the largest significant drops as its headline, then every case side by side. */
 export function contextsSection(input: ContextsReportInput, c: Colors): string[] {
   const pct = Math.round(input.confidence * 100);
