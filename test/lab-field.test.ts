@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import pc from 'picocolors';
 import { InvalidArgumentError } from 'commander';
@@ -5,6 +8,8 @@ import { contextList } from '../src/cli/parsers.js';
 import { runOptionsFrom } from '../src/cli/run-options.js';
 import { contextsSection } from '../src/report/contexts.js';
 import type { Results } from '../src/run/schema.js';
+import { RunFolderError, RunStore, writeAgentRuns } from '../src/run/store.js';
+import { refuseReportersWithout } from '../src/runner/reports.js';
 import { InputError } from '../src/util/input-error.js';
 import { contextDifference, largestDrops } from '../src/verdict/context-difference.js';
 
@@ -129,5 +134,31 @@ describe('run --context', () => {
     } catch (e) {
       expect((e as InputError).problems[0]).toMatchObject({ file, what: expect.stringContaining('--context lab,field runs two') });
     }
+  });
+});
+
+describe('a lab,field folder named where one run is read (compare, --baseline, merge)', () => {
+  it('is refused naming its runs and what to pass instead', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-labfield-'));
+    try {
+      const entry = (id: string) => ({ id, dir: `r-${id}`, binary: 'claude', model: 'm', status: 'completed' as const });
+      await writeAgentRuns(dir, { runId: 'r', startedAt: 'now', by: 'context', agents: [entry('lab'), entry('field')] });
+      const opened = RunStore.open(dir);
+      await expect(opened).rejects.toBeInstanceOf(RunFolderError);
+      await expect(opened).rejects.toMatchObject({
+        what: 'holds 2 runs, one per context (lab, field), not one run',
+        todo: `name one of them (${join(dir, 'r-lab')}); \`skillprobe report ${dir}\` reports them together`,
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a reporter without a lab,field report', () => {
+  it('is refused naming the one reporter that has it', () => {
+    expect(() => refuseReportersWithout([{ name: 'json' }], 'renderContexts', 'lab,field')).toThrow(
+      expect.objectContaining({ problems: [expect.objectContaining({ file: '--reporter', todo: 'use terminal' })] }),
+    );
   });
 });

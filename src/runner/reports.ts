@@ -181,14 +181,18 @@ export async function writeReports(
 }
 
 /** Refuses, before anything runs, a chosen reporter that has no report of this kind (`renderTune`, `renderRejudge`). */
-export function refuseReportersWithout(choices: readonly ReporterChoice[], render: 'renderTune' | 'renderRejudge' | 'renderContexts', what: string): void {
+export function refuseReportersWithout(
+  choices: readonly ReporterChoice[],
+  render: 'renderTune' | 'renderRejudge' | 'renderContexts',
+  what: string,
+): void {
   const able = REPORTER_NAMES.filter((name) => REPORTERS[name]({ colour: false })[render]);
   for (const c of choices) {
     if (c.name !== NO_STDOUT && !REPORTERS[c.name]({ colour: false })[render])
       throw new InputError({
         file: '--reporter',
         what: `the ${c.name} reporter has no ${what} report`,
-        todo: `use ${able.slice(0, -1).join(', ')} or ${able.at(-1)}`,
+        todo: `use ${able.length > 1 ? `${able.slice(0, -1).join(', ')} or ` : ''}${able.at(-1)}`,
       });
   }
 }
