@@ -1,8 +1,15 @@
 import { planSuite } from '../verdict/suite-plan.js';
 import { capWarnings } from '../report/plan.js';
-import { chooseReporters, humanStream, refuseReportersWithout, reportAgents, reportContexts, reportRun, type ReporterChoice } from '../runner/reports.js';
+import {
+  chooseReporters,
+  humanStream,
+  refuseReportersWithout,
+  reportAgents,
+  reportContexts,
+  reportRun,
+  type ReporterChoice,
+} from '../runner/reports.js';
 import { loadContextSuites, loadSuites, type LoadedSuite } from '../commands/run.js';
-import type { Context } from '../run/config-schema.js';
 import { describeRunDir } from '../util/paths.js';
 import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
 import { runPipeline } from '../runner/pipeline.js';
@@ -37,45 +44,24 @@ const simulatorNotice = (loaded: LoadedSuite, io: CliIo, drawSeed: number | unde
     );
 };
 
-/** The suite once per agent (or a run of several agents resumed), into one folder that names each agent's run. */
+/**
+ * The suite once per agent (or a run of several agents resumed), or one agent's suite once per context
+ * (`--context lab,field`), into one folder that names each run; reported together.
+ */
 async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   const say = (text: string) => humanStream(reporters, io).write(text);
   simulatorNotice(suites[0]!, io, o.run.drawSeed);
-  const { dir, runs, missing } = await runAgents(suites, o.run, say);
-  const { failed } = await reportAgents(dir, runs, missing, reporters, io);
+  const { contexts } = o;
+  const { dir, runs, missing } = await runAgents(suites, o.run, say, contexts && { contexts });
+  const { failed } = await (contexts ? reportContexts : reportAgents)(dir, runs, missing, reporters, io);
   for (const r of runs) reportDamaged(r.results, io);
+  const folder = describeRunDir({ dir }, io.cwd);
   say(
-    `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir }, io.cwd)} (agents.json names each agent's run folder)\n`,
+    contexts
+      ? `run in ${contexts.join(' and ')}: ${runs.map((r, i) => `${contexts[i]} ${r.manifest.status}`).join(', ')}\nrun folder: ${folder} (agents.json names each context's run folder)\n`
+      : `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${folder} (agents.json names each agent's run folder)\n`,
   );
-  // Every agent's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
-  return exitCodeFor(
-    {
-      verdicts: runs.map((r) => r.results.exitCode),
-      statuses: runs.map((r) => r.manifest.status),
-      failedReporters: failed,
-      ...(o.gate ? {} : { gateOff: { say, whose: "verdicts'" } }),
-    },
-    io,
-  );
-}
-
-/** One agent's suite in each context, into one folder that names each context's run, reported side by side. */
-async function runContexts(
-  suites: LoadedSuite[],
-  contexts: Context[],
-  o: RunCommandOptions,
-  reporters: ReporterChoice[],
-  io: CliIo,
-): Promise<ExitCode> {
-  const say = (text: string) => humanStream(reporters, io).write(text);
-  simulatorNotice(suites[0]!, io, o.run.drawSeed);
-  warnCaps(suites[0]!, io);
-  const { dir, runs, missing } = await runAgents(suites, o.run, say, { contexts });
-  const { failed } = await reportContexts(dir, runs, missing, reporters, io);
-  for (const r of runs) reportDamaged(r.results, io);
-  say(
-    `run in ${contexts.join(' and ')}: ${runs.map((r, i) => `${contexts[i]} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir }, io.cwd)} (agents.json names each context's run folder)\n`,
-  );
+  // Every run's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
   return exitCodeFor(
     {
       verdicts: runs.map((r) => r.results.exitCode),
@@ -196,9 +182,8 @@ export const runCommand = defineCommand({
         what: `${o.run.resume} holds one run per context (--context lab,field), and resuming goes on with one stored run`,
         todo: "resume each context's run folder in it on its own, with its --context",
       });
-    if (o.contexts) return runContexts(loadContextSuites(o.run, o.contexts), o.contexts, o, reporters, io);
     if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
-    const suites = o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
+    const suites = o.contexts ? loadContextSuites(o.run, o.contexts) : o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
     if (suites.length > 1 && o.baseline !== undefined) {
       throw new InputError({
         file: 'agents',
@@ -207,6 +192,6 @@ export const runCommand = defineCommand({
       });
     }
     warnCaps(suites[0]!, io);
-    return suites.length > 1 || outer ? runSeveral(suites, o, reporters, io) : runOne(suites[0]!, o, reporters, io);
+    return suites.length > 1 || outer || o.contexts ? runSeveral(suites, o, reporters, io) : runOne(suites[0]!, o, reporters, io);
   },
 });

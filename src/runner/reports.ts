@@ -218,55 +218,49 @@ export async function reportRun(
   return writeReports(choices, (r) => r.render(input), io);
 }
 
-/** The context a run of `--context lab,field` ran in: its config's (each case's own was set aside for it). */
-const contextOfRun = (r: FinishedRun): Context => r.manifest.config.context ?? 'lab';
+/** One of several runs reported together, as its own report's input. */
+const reportInputOf = (r: FinishedRun, io: ReportIo): ReportInput => ({
+  manifest: r.manifest,
+  results: r.results,
+  runDir: describeRunDir(r.store, io.cwd),
+  agentNotes: agentNotes(r.manifest),
+});
 
-/** One report of one agent's runs in the lab and in the field: each context's report, and each case's difference. */
-export function reportContexts(
+/** The report of a folder of several runs (agents.json): each run's folder, and those planned with nothing to report. */
+type ReportSeveral = (
   dir: string,
   runs: readonly FinishedRun[],
   missing: MissingAgent[],
   reporters: readonly ReporterChoice[],
   io: ReportIo,
-): Promise<{ failed: string[] }> {
+) => Promise<{ failed: string[] }>;
+
+/** The context a run of `--context lab,field` ran in: its config's (each case's own was set aside for it). */
+const contextOfRun = (r: FinishedRun): Context => r.manifest.config.context ?? 'lab';
+
+/** One report of one agent's runs in the lab and in the field: each context's report, and each case's difference. */
+export const reportContexts: ReportSeveral = (dir, runs, missing, reporters, io) => {
   const ran = runs.map((r) => ({ run: r, context: contextOfRun(r) }));
   const lab = ran.find((r) => r.context === 'lab')?.run.results;
   const field = ran.find((r) => r.context === 'field')?.run.results;
   const confidence = (lab ?? field)?.summary.confidence ?? 0.95;
   const input: ContextsReportInput = {
     runDir: describeRunDir({ dir }, io.cwd),
-    runs: ran.map(({ run: r, context }) => ({
-      manifest: r.manifest,
-      results: r.results,
-      runDir: describeRunDir(r.store, io.cwd),
-      agentNotes: agentNotes(r.manifest),
-      context,
-    })),
+    runs: ran.map(({ run, context }) => ({ ...reportInputOf(run, io), context })),
     rows: lab && field ? contextDifference(lab, field, confidence) : [],
     confidence,
     missing,
   };
   return writeReports(reporters, (r) => r.renderContexts!(input), io);
-}
+};
 
 /** One report of several agents' runs: each agent's report, the agents × cases matrix, and the agents missing. */
-export function reportAgents(
-  dir: string,
-  runs: readonly FinishedRun[],
-  missing: MissingAgent[],
-  reporters: readonly ReporterChoice[],
-  io: ReportIo,
-): Promise<{ failed: string[] }> {
+export const reportAgents: ReportSeveral = (dir, runs, missing, reporters, io) => {
   const input = {
     runDir: describeRunDir({ dir }, io.cwd),
-    runs: runs.map((r) => ({
-      manifest: r.manifest,
-      results: r.results,
-      runDir: describeRunDir(r.store, io.cwd),
-      agentNotes: agentNotes(r.manifest),
-    })),
+    runs: runs.map((r) => reportInputOf(r, io)),
     matrix: agentMatrix(runs.map((r) => r.results)),
     missing,
   };
   return writeReports(reporters, (r) => r.renderAgents(input), io);
-}
+};
