@@ -16,6 +16,7 @@ import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.m
 import { benchIsolationStop, printIsolationStop } from './isolation-stop.mjs';
 import { benchNeighbours, printNeighbours } from './neighbours.mjs';
 import { benchField, printField } from './field.mjs';
+import { benchLabField, printLabField } from './lab-field.mjs';
 
 printSequential(benchSequential());
 printCompare(benchCompare());
@@ -29,6 +30,7 @@ printConcurrency(benchConcurrency());
 printIsolationStop(benchIsolationStop());
 printNeighbours(benchNeighbours());
 printField(benchField());
+printLabField(benchLabField());
 printConcurrencyReal(await benchConcurrencyReal());
 printRegrade(await benchRegrade());
 printTranscriptMemory(await benchTranscriptMemory());

@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from 'commander';
 import type { Shard } from '../trials/shard.js';
-import { ARMS } from '../run/config-schema.js';
+import { ARMS, CONTEXTS, type Context } from '../run/config-schema.js';
 import { AGENT_IDS } from '../agents/registry.js';
 
 /** Parsers of flag values: each refuses a value that is no value of its kind, naming the flag (exit 2). */
@@ -65,6 +65,15 @@ export function agentList(v: string): string[] {
   if (list.some((a) => a === ''))
     throw new InvalidArgumentError(`--agent takes agent ids separated by commas (${AGENT_IDS.join(', ')}), got "${v}"`);
   return list;
+}
+
+/** `run --context`: one context, or both side by side (`lab,field`: one run per context, each reported with the difference). */
+export function contextList(v: string): Context | Context[] {
+  const list = v.split(',').map((s) => s.trim());
+  const bad = list.filter((c) => !(CONTEXTS as readonly string[]).includes(c));
+  if (bad.length || list.length === 0 || list.length > CONTEXTS.length || new Set(list).size !== list.length)
+    throw new InvalidArgumentError(`--context takes lab, field, or lab,field (both, side by side), got "${v}"`);
+  return list.length === 1 ? (list[0] as Context) : (list as Context[]);
 }
 
 export function armList(v: string): string[] {

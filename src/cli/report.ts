@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { loadResults } from '../runner/stored-results.js';
-import { chooseReporters, refuseReportersWithout, reportAgents, reportRun } from '../runner/reports.js';
+import { chooseReporters, refuseReportersWithout, reportAgents, reportContexts, reportRun } from '../runner/reports.js';
 import { readStoredAgents } from '../runner/agents-run.js';
 import { EXIT } from '../run/exit-codes.js';
 import { isTuneFolder, reportTune } from '../commands/tune.js';
@@ -58,7 +58,9 @@ export const reportCommand = defineCommand({
       return exitCodeFor({ verdicts: [EXIT.pass], statuses: [record.status], failedReporters: failed }, io);
     }
     const stored = await readStoredAgents(dir);
-    const agents = stored && { ...stored, ...(await reportAgents(dir, stored.runs, stored.missing, reporters, io)) };
+    if (stored?.by === 'context') refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
+    const report = stored?.by === 'context' ? reportContexts : reportAgents;
+    const agents = stored && { ...stored, ...(await report(dir, stored.runs, stored.missing, reporters, io)) };
     if (agents) {
       for (const r of agents.runs) reportDamaged(r.results, io);
       // An agent with nothing to report is missing data, as a damaged trial is.

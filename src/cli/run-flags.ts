@@ -2,7 +2,7 @@ import { AGENT_IDS } from '../agents/registry.js';
 import { ARMS, DECISION_MODES } from '../run/config-schema.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { choice, CONFIG_FLAGS, reporterFlags, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
-import { agentList, armList, fraction, int, positive, probability, shard, text } from './parsers.js';
+import { agentList, armList, contextList, fraction, int, positive, probability, shard, text } from './parsers.js';
 import { TRIAL_FLAGS } from './trial-flags.js';
 
 /**
@@ -17,6 +17,11 @@ export const RUN_FLAGS = {
   ...reporterFlags('print the results as JSON instead of the terminal report (--reporter json)'),
   ...CONFIG_FLAGS,
   ...TRIAL_FLAGS,
+  context: valued(
+    '--context <lab|field|lab,field>',
+    "lab: the CLI's read tools and skill tool only; field: its default tools, every acting call refused before it runs; lab,field: one run in each, reported side by side with each case's lab→field difference (default: the config's, else lab)",
+    contextList,
+  ),
   trials: valued('-n, --trials <n>', 'a fixed number of trials per case and arm (implies --mode fixed)', int('--trials', 1)),
   model: valued('-m, --model <model>', 'model passed to the agent CLI', text('--model')),
   ...SUITE_FLAGS,

@@ -1,6 +1,7 @@
 import type { RunOptions } from '../commands/run.js';
 import type { BaselineFlags } from '../commands/run-baseline.js';
 import { InputError } from '../util/input-error.js';
+import type { Context } from '../run/config-schema.js';
 import type { FlagValues } from './flags.js';
 import type { RUN_FLAGS } from './run-flags.js';
 import { caseSelection } from './suite-flags.js';
@@ -66,6 +67,30 @@ export interface RunCommandOptions {
   baseline?: BaselineFlags;
   /** `--for-baseline`: the drop the base must let a canary see. */
   forBaseline?: { margin?: number; alpha?: number };
+  /** `--context lab,field`: one run per context, side by side. */
+  contexts?: Context[];
+}
+
+/** `--context lab,field` is one agent's whole suite in each context: what it cannot be combined with, refused. */
+function checkContexts(o: RunFlagValues): void {
+  const both = (flag: string, what: string, todo: string) => refuse(flag, `${what}, and --context lab,field runs two`, todo);
+  if (o.baseline !== undefined || o.forBaseline)
+    both(
+      o.baseline !== undefined ? '--baseline' : '--for-baseline',
+      'a canary compares one run with its base',
+      'run the canary in one context (--context lab or --context field)',
+    );
+  if (o.shard)
+    both('--shard', 'a shard is one share of one run', 'shard each context on its own (--context lab --shard I/N, then --context field)');
+  if (o.resume !== undefined)
+    both(
+      '--resume',
+      'resuming goes on with one stored run',
+      "resume each context's run folder in the lab,field folder on its own, with its --context",
+    );
+  if (o.lastFailed)
+    both('--last-failed', "reads one run's failures", 'rerun the failures of each context on its own (--context lab --last-failed)');
+  if (o.agent && o.agent.length > 1) both('--agent', 'several agents are one run each', 'run lab,field once per agent (--agent ID)');
 }
 
 /** The run's options from its flags, refusing combinations that mean nothing before anything is loaded. */
@@ -82,6 +107,8 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
       `drop --trials (${o.mode} uses --min-trials/--max-trials) or use --mode fixed`,
     );
   }
+  const contexts = Array.isArray(o.context) ? o.context : undefined;
+  if (contexts) checkContexts(o);
   const baseline =
     o.baseline === undefined
       ? undefined
@@ -118,7 +145,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
       agents: o.agent,
       agentBinary: o.agentBinary,
       maxCostUsd: o.maxCost,
-      context: o.context,
+      context: contexts ? undefined : o.context,
       ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
       decision: {
         // `--trials N` asks for exactly N trials: a fixed design, whatever the config file's mode.
@@ -140,6 +167,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
     gate: o.gate !== false,
     ...(baseline ? { baseline } : {}),
     ...(o.forBaseline ? { forBaseline: { margin: o.margin, alpha: o.alpha } } : {}),
+    ...(contexts ? { contexts } : {}),
   };
 }
 

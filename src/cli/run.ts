@@ -1,7 +1,15 @@
 import { planSuite } from '../verdict/suite-plan.js';
 import { capWarnings } from '../report/plan.js';
-import { chooseReporters, humanStream, reportAgents, reportRun, type ReporterChoice } from '../runner/reports.js';
-import { loadSuites, type LoadedSuite } from '../commands/run.js';
+import {
+  chooseReporters,
+  humanStream,
+  refuseReportersWithout,
+  reportAgents,
+  reportContexts,
+  reportRun,
+  type ReporterChoice,
+} from '../runner/reports.js';
+import { loadContextSuites, loadSuites, type LoadedSuite } from '../commands/run.js';
 import { describeRunDir } from '../util/paths.js';
 import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
 import { runPipeline } from '../runner/pipeline.js';
@@ -37,17 +45,24 @@ const simulatorNotice = (loaded: LoadedSuite, io: CliIo, drawSeed: number | unde
     );
 };
 
-/** The suite once per agent (or a run of several agents resumed), into one folder that names each agent's run. */
+/**
+ * The suite once per agent (or a run of several agents resumed), or one agent's suite once per context
+ * (`--context lab,field`), into one folder that names each run; reported together.
+ */
 async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   const say = (text: string) => humanStream(reporters, io).write(text);
   simulatorNotice(suites[0]!, io, o.run.drawSeed);
-  const { dir, runs, missing } = await runAgents(suites, o.run, say);
-  const { failed } = await reportAgents(dir, runs, missing, reporters, io);
+  const { contexts } = o;
+  const { dir, runs, missing } = await runAgents(suites, o.run, say, contexts && { contexts });
+  const { failed } = await (contexts ? reportContexts : reportAgents)(dir, runs, missing, reporters, io);
   for (const r of runs) reportDamaged(r.results, io);
+  const folder = describeRunDir({ dir }, io.cwd);
   say(
-    `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${describeRunDir({ dir }, io.cwd)} (agents.json names each agent's run folder)\n`,
+    contexts
+      ? `run in ${contexts.join(' and ')}: ${runs.map((r, i) => `${contexts[i]} ${r.manifest.status}`).join(', ')}\nrun folder: ${folder} (agents.json names each context's run folder)\n`
+      : `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${folder} (agents.json names each agent's run folder)\n`,
   );
-  // Every agent's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
+  // Every run's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
   return exitCodeFor(
     {
       verdicts: runs.map((r) => r.results.exitCode),
@@ -157,14 +172,21 @@ export const runCommand = defineCommand({
   optionsFrom: runOptionsFrom,
   async run(_args, o, io) {
     const reporters = chooseReporters(o, io.env);
+    if (o.contexts) refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
     o.run.callerEnv = io.env;
     o.run.stderr = io.stderr;
     // A run of several agents resumes as one: the agents it was for come from its agents.json.
     const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
+    if (outer?.by === 'context')
+      throw new InputError({
+        file: '--resume',
+        what: `${o.run.resume} holds one run per context (--context lab,field), and resuming goes on with one stored run`,
+        todo: "resume each context's run folder in it on its own, with its --context",
+      });
     if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
     // The run folder, not a flag, says a resumed run is a canary; then --max-trials is the canary's cap.
     if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume))) o.run = asCanaryResume(o.run);
-    const suites = o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
+    const suites = o.contexts ? loadContextSuites(o.run, o.contexts) : o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
     if (suites.length > 1 && o.baseline !== undefined) {
       throw new InputError({
         file: 'agents',
@@ -173,6 +195,6 @@ export const runCommand = defineCommand({
       });
     }
     warnCaps(suites[0]!, io);
-    return suites.length > 1 || outer ? runSeveral(suites, o, reporters, io) : runOne(suites[0]!, o, reporters, io);
+    return suites.length > 1 || outer || o.contexts ? runSeveral(suites, o, reporters, io) : runOne(suites[0]!, o, reporters, io);
   },
 });

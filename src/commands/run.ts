@@ -4,7 +4,7 @@ import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { adapterFor, fixtureSeal } from '../agents/registry.js';
 import { checkValueAt, collectConfig } from '../load/config.js';
 import { checkCases, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
-import type { Config } from '../run/config-schema.js';
+import type { Config, Context } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../util/input-error.js';
 import type { RunPlace, SuiteToRun } from '../runner/execute.js';
@@ -115,6 +115,24 @@ export function loadSuites(opts: SuiteInputs): LoadedSuite[] {
     throw one('--last-failed', "reads one agent's newest run", 'rerun the failures of each agent on its own (--agent ID --last-failed)');
   // The agent ids are checked by the first load; each agent's own problems (binary, credentials) by its load.
   return agents.map((id) => loadSuite(opts, { run: true }, id));
+}
+
+/**
+ * `--context lab,field`: one agent's suite once per context, each checked in full before any trial starts. The
+ * context asked for is every case's: a case's own `context` is set aside, or the two runs would not differ there.
+ */
+export function loadContextSuites(opts: SuiteInputs, contexts: readonly Context[]): LoadedSuite[] {
+  return contexts.map((context) => {
+    const suites = loadSuites({ ...opts, overrides: { ...opts.overrides, context } });
+    if (suites.length > 1)
+      throw new InputError({
+        file: 'agents',
+        what: `--context lab,field runs one agent in both contexts, and the config names ${suites.length} agents`,
+        todo: 'run lab,field once per agent (--agent ID)',
+      });
+    const [loaded] = suites as [LoadedSuite];
+    return { ...loaded, suite: { ...loaded.suite, cases: loaded.suite.cases.map(({ context: _own, ...c }) => c) } };
+  });
 }
 
 /** The suite narrowed to one shard's cases, balanced across shards by the trials each case is expected to take. */

@@ -2,6 +2,7 @@ import type { RefusedStatus, Results, RunManifest } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { AgentMatrix } from '../verdict/agent-matrix.js';
 import type { Comparison } from '../verdict/comparison.js';
+import type { ContextsReportInput } from './contexts.js';
 import type { RejudgeReportInput } from './rejudge.js';
 import type { TuneReportInput } from './tune/view.js';
 
@@ -59,4 +60,6 @@ export interface Reporter {
   renderTune?(input: TuneReportInput): string;
   /** A rejudge (`skillprobe rejudge`): how often the judge's answers change; absent where a format has no place for it. */
   renderRejudge?(input: RejudgeReportInput): string;
+  /** One agent's run in the lab and in the field side by side (`--context lab,field`); absent where a format has no place for it. */
+  renderContexts?(input: ContextsReportInput): string;
 }

@@ -1,5 +1,6 @@
 import { tuneTerminal } from './tune/text.js';
 import { rejudgeTerminal } from './rejudge.js';
+import { contextsTerminal } from './contexts.js';
 import pc from 'picocolors';
 import { advice } from './advice.js';
 import { comparisonText } from './compare-terminal.js';
@@ -431,6 +432,7 @@ export function terminalReporter(colour: boolean): Reporter {
     renderComparison: (comparison) => comparisonText(comparison, c),
     renderTune: tuneTerminal,
     renderRejudge: rejudgeTerminal,
+    renderContexts: (input) => contextsTerminal(input, c, (r) => reporter.render(r)),
     renderAgents(input: AgentsReportInput): string {
       const each = input.runs.map(
         (r) => `${c.bold(`═══ agent ${r.results.run.agent.id} · run folder ${r.runDir}`)}\n\n${reporter.render(r)}`,

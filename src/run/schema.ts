@@ -282,6 +282,8 @@ export const agentRunsSchema = z.object({
   runId: z.string(),
   startedAt: z.string(),
   endedAt: z.string().optional(),
+  /** `context`: one run per context of one agent (`--context lab,field`), each entry's id the context; absent: one per agent. */
+  by: z.literal('context').optional(),
   /** Every agent the run is for, in order (absent in older folders: the agents listed are all there were). */
   planned: z.array(z.string()).optional(),
   /** The agents started so far, each as it started and, once it ended, as it ended. */

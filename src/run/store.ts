@@ -212,7 +212,7 @@ export class RunStore {
     if (kind !== 'folder') throw new RunFolderError(dir, kind === 'file' ? 'a file, not a run folder' : 'no such run folder', pass);
     const r = await readValidated(file, runManifestSchema);
     if (!r.ok) {
-      if (r.problem === 'missing') throw new RunFolderError(dir, 'not a run folder (no run.json)', pass);
+      if (r.problem === 'missing') throw severalRuns(dir) ?? new RunFolderError(dir, 'not a run folder (no run.json)', pass);
       const todo = r.problem.includes('newer than')
         ? 'read it with the skillprobe version that wrote it, or a newer one'
         : 'restore run.json (the transcripts under trials/ are intact, but cannot be graded without it), or run the suite again';
@@ -434,4 +434,16 @@ export class RunStore {
       };
     }
   }
+}
+
+/** A folder of several runs (agents.json: one per agent, or one per context) named where one run is read. */
+function severalRuns(dir: string): RunFolderError | undefined {
+  const record = readAgentRunsSync(dir);
+  if (!record.ok || record.value.agents.length === 0) return undefined;
+  const { agents, by = 'agent' } = record.value;
+  return new RunFolderError(
+    dir,
+    `holds ${agents.length} runs, one per ${by} (${agents.map((a) => a.id).join(', ')}), not one run`,
+    `name one of them (${join(dir, agents[0]!.dir)}); \`skillprobe report ${dir}\` reports them together`,
+  );
 }

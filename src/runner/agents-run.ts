@@ -10,6 +10,7 @@ import { runPipeline, type FinishedRun } from './pipeline.js';
 import { changedSinceStart, resumeChanges } from './resume.js';
 import { loadResults } from './stored-results.js';
 import type { MissingAgent } from '../report/reporter.js';
+import type { Context } from '../run/config-schema.js';
 
 export interface AgentsRun {
   dir: string;
@@ -58,7 +59,15 @@ export async function readAgentsRecord(dir: string): Promise<AgentRuns | undefin
  * (Ctrl-C, the cost cap, a fault) ends the sequence: the agents after it are not started. `--resume` of that folder
  * (`opts.resume`) resumes the agent that was stopped and runs the ones never started.
  */
-export async function runAgents(suites: readonly SuiteToRun[], opts: RunPlace, say: (text: string) => void): Promise<AgentsRun> {
+export async function runAgents(
+  suites: readonly SuiteToRun[],
+  opts: RunPlace,
+  say: (text: string) => void,
+  by?: { contexts: readonly Context[] },
+): Promise<AgentsRun> {
+  // One run per context names each by its context; one per agent, by its agent.
+  const idOf = (i: number) => by?.contexts[i] ?? suites[i]!.adapter.id;
+  const kind = by ? 'context' : 'agent';
   // Every agent's machine checks first: a problem with the last agent must not wait for the first one's trials.
   for (const suite of suites) await checkRunnable(suite, opts);
   const dir = opts.resume ?? join(suites[0]!.config.transcriptsDir, newRunId());
@@ -74,8 +83,8 @@ export async function runAgents(suites: readonly SuiteToRun[], opts: RunPlace, s
         });
   const record: AgentRuns = resumed
     ? { ...resumed, endedAt: undefined }
-    : { runId: basename(dir), startedAt: new Date().toISOString(), agents: [] };
-  record.planned = suites.map((s) => s.adapter.id);
+    : { runId: basename(dir), startedAt: new Date().toISOString(), ...(by ? { by: 'context' as const } : {}), agents: [] };
+  record.planned = suites.map((_, i) => idOf(i));
   const runs: FinishedRun[] = [];
   const place = (entry: AgentEntry) => {
     const i = record.agents.findIndex((a) => a.id === entry.id);
@@ -86,18 +95,18 @@ export async function runAgents(suites: readonly SuiteToRun[], opts: RunPlace, s
   try {
     await writeAgentRuns(dir, record);
     for (const [i, suite] of suites.entries()) {
-      const id = suite.adapter.id;
+      const id = idOf(i);
       const agentDir = join(dir, `${record.runId}-${id}`);
       const done = resumed?.agents.find((a) => a.id === id && a.status === 'completed');
       if (done) {
         runs.push(await completedAgentRun(join(dir, done.dir), suite, opts));
-        say(`agent ${id}: completed before, kept (${i + 1} of ${suites.length})\n`);
+        say(`${kind} ${id}: completed before, kept (${i + 1} of ${suites.length})\n`);
         continue;
       }
       // Stopped mid-way: resumed in its own folder; never started (or killed before its run.json): started now.
       const again = existsSync(join(agentDir, 'run.json'));
       if (!again) await removeUnstartedFolder(agentDir);
-      say(`agent ${id}: ${again ? 'resuming its run' : 'running the suite'} (${i + 1} of ${suites.length})\n`);
+      say(`${kind} ${id}: ${again ? 'resuming its run' : 'running the suite'} (${i + 1} of ${suites.length})\n`);
       await place({
         id,
         dir: basename(agentDir),
@@ -158,7 +167,9 @@ async function completedAgentRun(agentDir: string, suite: SuiteToRun, opts: RunP
 
 /** The planned agents without a run to report, and why. */
 function missingAgents(record: AgentRuns, runs: readonly FinishedRun[]): MissingAgent[] {
-  const reported = new Set(runs.map((r) => r.manifest.agent.id));
+  // By folder, not by agent id: one run per context has the same agent in each.
+  const folders = new Set(runs.map((r) => basename(r.store.dir)));
+  const reported = new Set(record.agents.filter((a) => folders.has(a.dir)).map((a) => a.id));
   return plannedAgents(record)
     .filter((id) => !reported.has(id))
     .map((id) => ({
@@ -171,7 +182,9 @@ function missingAgents(record: AgentRuns, runs: readonly FinishedRun[]): Missing
  * A run of several agents as stored, for `skillprobe report`: every agent's stored results (graded in memory where
  * they are missing), with the agents the run never reached named; undefined when `dir` is not such a run.
  */
-export async function readStoredAgents(dir: string): Promise<{ runs: FinishedRun[]; missing: MissingAgent[] } | undefined> {
+export async function readStoredAgents(
+  dir: string,
+): Promise<{ runs: FinishedRun[]; missing: MissingAgent[]; by?: AgentRuns['by'] } | undefined> {
   // Anything else (a run folder, a file, nothing) is the single-run report's to read or refuse.
   const record = await readAgentsRecord(dir);
   if (!record) return undefined;
@@ -187,5 +200,5 @@ export async function readStoredAgents(dir: string): Promise<{ runs: FinishedRun
     }),
   );
   const runs = read.filter((r) => r !== undefined);
-  return { runs, missing: missingAgents(record, runs) };
+  return { runs, missing: missingAgents(record, runs), ...(record.by ? { by: record.by } : {}) };
 }

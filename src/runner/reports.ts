@@ -11,6 +11,9 @@ import { InputError, ProblemList } from '../util/input-error.js';
 import { unwritableFolder, wrongEntry } from '../util/paths.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
 import type { AgentNotes, MissingAgent, Reporter, ReportInput } from '../report/reporter.js';
+import type { ContextsReportInput } from '../report/contexts.js';
+import type { Context } from '../run/config-schema.js';
+import { contextDifference } from '../verdict/context-difference.js';
 import { trialKey, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import type { RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
@@ -178,14 +181,18 @@ export async function writeReports(
 }
 
 /** Refuses, before anything runs, a chosen reporter that has no report of this kind (`renderTune`, `renderRejudge`). */
-export function refuseReportersWithout(choices: readonly ReporterChoice[], render: 'renderTune' | 'renderRejudge', what: string): void {
+export function refuseReportersWithout(
+  choices: readonly ReporterChoice[],
+  render: 'renderTune' | 'renderRejudge' | 'renderContexts',
+  what: string,
+): void {
   const able = REPORTER_NAMES.filter((name) => REPORTERS[name]({ colour: false })[render]);
   for (const c of choices) {
     if (c.name !== NO_STDOUT && !REPORTERS[c.name]({ colour: false })[render])
       throw new InputError({
         file: '--reporter',
         what: `the ${c.name} reporter has no ${what} report`,
-        todo: `use ${able.slice(0, -1).join(', ')} or ${able.at(-1)}`,
+        todo: `use ${able.length > 1 ? `${able.slice(0, -1).join(', ')} or ` : ''}${able.at(-1)}`,
       });
   }
 }
@@ -211,24 +218,49 @@ export async function reportRun(
   return writeReports(choices, (r) => r.render(input), io);
 }
 
-/** One report of several agents' runs: each agent's report, the agents × cases matrix, and the agents missing. */
-export function reportAgents(
+/** One of several runs reported together, as its own report's input. */
+const reportInputOf = (r: FinishedRun, io: ReportIo): ReportInput => ({
+  manifest: r.manifest,
+  results: r.results,
+  runDir: describeRunDir(r.store, io.cwd),
+  agentNotes: agentNotes(r.manifest),
+});
+
+/** The report of a folder of several runs (agents.json): each run's folder, and those planned with nothing to report. */
+type ReportSeveral = (
   dir: string,
   runs: readonly FinishedRun[],
   missing: MissingAgent[],
   reporters: readonly ReporterChoice[],
   io: ReportIo,
-): Promise<{ failed: string[] }> {
+) => Promise<{ failed: string[] }>;
+
+/** The context a run of `--context lab,field` ran in: its config's (each case's own was set aside for it). */
+const contextOfRun = (r: FinishedRun): Context => r.manifest.config.context ?? 'lab';
+
+/** One report of one agent's runs in the lab and in the field: each context's report, and each case's difference. */
+export const reportContexts: ReportSeveral = (dir, runs, missing, reporters, io) => {
+  const ran = runs.map((r) => ({ run: r, context: contextOfRun(r) }));
+  const lab = ran.find((r) => r.context === 'lab')?.run.results;
+  const field = ran.find((r) => r.context === 'field')?.run.results;
+  const confidence = (lab ?? field)?.summary.confidence ?? 0.95;
+  const input: ContextsReportInput = {
+    runDir: describeRunDir({ dir }, io.cwd),
+    runs: ran.map(({ run, context }) => ({ ...reportInputOf(run, io), context })),
+    rows: lab && field ? contextDifference(lab, field, confidence) : [],
+    confidence,
+    missing,
+  };
+  return writeReports(reporters, (r) => r.renderContexts!(input), io);
+};
+
+/** One report of several agents' runs: each agent's report, the agents × cases matrix, and the agents missing. */
+export const reportAgents: ReportSeveral = (dir, runs, missing, reporters, io) => {
   const input = {
     runDir: describeRunDir({ dir }, io.cwd),
-    runs: runs.map((r) => ({
-      manifest: r.manifest,
-      results: r.results,
-      runDir: describeRunDir(r.store, io.cwd),
-      agentNotes: agentNotes(r.manifest),
-    })),
+    runs: runs.map((r) => reportInputOf(r, io)),
     matrix: agentMatrix(runs.map((r) => r.results)),
     missing,
   };
   return writeReports(reporters, (r) => r.renderAgents(input), io);
-}
+};

@@ -136,7 +136,10 @@ function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity):
       ],
     };
   }
-  if (b.act !== undefined) return view.canAct?.includes(b.act) ? actOnce(b.act) : answer(unskilled, DEFAULT_ANSWER);
+  if (b.act !== undefined) {
+    if (view.canAct?.includes(b.act)) return actOnce(b.act);
+    return b.otherwise !== undefined && offered(b.otherwise) ? callSkill(b.otherwise, b.args) : answer(unskilled, DEFAULT_ANSWER);
+  }
   if (b.clarify !== undefined) return answer(b.clarify, DEFAULT_CLARIFY);
   if (b.http !== undefined) return { type: 'http_error', status: b.http, message: `simulated HTTP ${b.http}`, retryAfter: b.retryAfter };
   if (b.stall) return { type: 'stall', partialText: 'Let me think about' };

@@ -26,6 +26,11 @@ const behaviourSchema = z
     sibling: z.string().min(1).optional(),
     /** Goes around the skills: the CLI's own acting call of this kind (refused in the field), then an answer. */
     act: actKind.optional(),
+    /**
+     * With `act`: the skill it calls when the CLI offers no acting call of that kind (the lab, where it cannot do the
+     * work by hand); without it, it answers. Absent: a profile plays as it did before.
+     */
+    otherwise: z.string().min(1).optional(),
     answer: z.union([z.string(), z.literal(true)]).optional(),
     clarify: z.union([z.string(), z.literal(true)]).optional(),
     http: z.number().int().min(400).max(599).optional(),
@@ -36,6 +41,9 @@ const behaviourSchema = z
   .strict()
   .refine((b) => ACTIONS.filter((a) => b[a] !== undefined).length === 1, {
     message: `a behaviour needs exactly one action — use one of ${ACTIONS.join(', ')}`,
+  })
+  .refine((b) => b.otherwise === undefined || b.act !== undefined, {
+    message: '`otherwise` names the skill an `act` behaviour calls when it cannot act — give the behaviour `act`, or drop `otherwise`',
   });
 
 const planSchema = z
@@ -239,7 +247,7 @@ export interface ProfileTargets {
   caseIds?: readonly string[];
 }
 
-const SKILL_REFERENCES = ['skill', 'read', 'sibling'] as const;
+const SKILL_REFERENCES = ['skill', 'read', 'sibling', 'otherwise'] as const;
 
 /** Listed in a message: enough to spot a typo, short enough for one line. */
 function someOf(names: readonly string[]): string {
@@ -248,7 +256,7 @@ function someOf(names: readonly string[]): string {
 }
 
 /**
- * Rules whose `case` names no case, and behaviours whose `skill`, `read` or `sibling` names no family member: the
+ * Rules whose `case` names no case, and behaviours whose `skill`, `read`, `sibling` or `otherwise` names no family member: the
  * schema accepts them, but such a rule never applies and such a behaviour never plays as written.
  */
 export function profileReferenceProblems({ profile, yaml }: LoadedProfile, targets: ProfileTargets): InputProblem[] {
