@@ -1,20 +1,9 @@
 import type pc from 'picocolors';
-import type { Context } from '../run/config-schema.js';
 import { largestDrops, type ContextDifferenceRow } from '../verdict/context-difference.js';
 import { fmt, interval, paragraph, plural, table } from './format.js';
-import type { MissingAgent, ReportInput } from './reporter.js';
+import type { ContextsReportInput, ReportInput } from './reporter.js';
 
 /** One agent's suite run in the lab and in the field (`--context lab,field`): each run, and each case's difference. */
-export interface ContextsReportInput {
-  /** The folder holding each context's run folder, as the user named it. */
-  runDir: string;
-  runs: (ReportInput & { context: Context })[];
-  /** Each case both runs measured, field − lab; empty unless both runs are there. */
-  rows: ContextDifferenceRow[];
-  confidence: number;
-  /** Contexts the run was for that have no run to report. */
-  missing: MissingAgent[];
-}
 
 type Colors = ReturnType<typeof pc.createColors>;
 

@@ -2,7 +2,8 @@ import type { RefusedStatus, Results, RunManifest } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { AgentMatrix } from '../verdict/agent-matrix.js';
 import type { Comparison } from '../verdict/comparison.js';
-import type { ContextsReportInput } from './contexts.js';
+import type { ContextDifferenceRow } from '../verdict/context-difference.js';
+import type { Context } from '../run/config-schema.js';
 import type { RejudgeReportInput } from './rejudge.js';
 import type { TuneReportInput } from './tune/view.js';
 
@@ -62,4 +63,16 @@ export interface Reporter {
   renderRejudge?(input: RejudgeReportInput): string;
   /** One agent's run in the lab and in the field side by side (`--context lab,field`); absent where a format has no place for it. */
   renderContexts?(input: ContextsReportInput): string;
+}
+
+/** A run of one suite once per context (`--context lab,field`): each run, and the lab→field difference per case. */
+export interface ContextsReportInput {
+  /** The folder holding each context's run folder, as the user named it. */
+  runDir: string;
+  runs: (ReportInput & { context: Context })[];
+  /** Each case both runs measured, field − lab; empty unless both runs are there. */
+  rows: ContextDifferenceRow[];
+  confidence: number;
+  /** Contexts the run was for that have no run to report. */
+  missing: MissingAgent[];
 }
