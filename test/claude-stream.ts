@@ -1,3 +1,6 @@
+import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
+import type { InitEvent } from '../src/transcript/types.js';
+
 /**
  * Builds Claude Code stream-JSON transcripts by hand, in the exact shapes the pinned CLI prints headless,
  * so grader tests exercise the real parser as well.
@@ -150,3 +153,6 @@ export class ClaudeStream {
     return this.lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
   }
 }
+
+/** The init event of a stored Claude Code transcript: the skills and tools the CLI says it offered. */
+export const claudeInitOf = (raw: string): InitEvent => parseClaudeStream(raw).events.find((e): e is InitEvent => e.kind === 'init')!;

@@ -16,7 +16,7 @@ import { probeProblem } from '../src/runner/field-probe.js';
 import type { ToolCallEvent, Transcript } from '../src/transcript/types.js';
 import { fieldFixture as fixture } from './field-fixtures.js';
 import { ROOT } from './helpers.js';
-import { DECISION, trialMeta } from './run-fixtures.js';
+import { DECISION, defaultGrading, trialMeta } from './run-fixtures.js';
 
 /** The nonce the recorded runs planted in their one skill, `demo`. */
 const NONCES = { demo: 'BODY-NONCE-42' };
@@ -38,13 +38,7 @@ const calls = (t: Transcript) =>
 
 const FIELD: IsolationExpectation = { arm: 'skill', family: ['demo'], context: 'field', workspaceChanged: [] };
 const positive: GradableCase = { id: 'p', expect: 'demo', exclusive: false, tags: [], decision: DECISION, context: 'field' };
-const grading = (adapter: AgentAdapter) => ({
-  family: [{ dir: 'demo', name: 'demo' }],
-  skillsFolder: adapter.skillsFolder,
-  readCountsAsFiring: true,
-  budgetStopsFail: true,
-  conventions: adapter.grading,
-});
+const grading = (adapter: AgentAdapter) => defaultGrading(adapter, [{ dir: 'demo', name: 'demo' }]);
 
 describe('Codex in the field, wired: the hook log places each refused call among the commands that ran', () => {
   it.each([

@@ -3,17 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
+import { claudeInitOf } from './claude-stream.js';
 import { spawnAgent } from '../src/agents/spawn.js';
 import { loadSkills } from '../src/load/skills.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
-import type { InitEvent } from '../src/transcript/types.js';
 import type { Results } from '../src/run/schema.js';
 import { checkWorkspaceRoot, createSealedWorkspace } from '../src/workspace/sealed.js';
 import { baseProject, cleanup, makeProject, runCli, skillMd, testEnv, writeFiles } from './helpers.js';
-
-const initOf = (raw: string) => parseClaudeStream(raw).events.find((e): e is InitEvent => e.kind === 'init')!;
 
 describe('isolation: only the family under test is visible', () => {
   const dirs: string[] = [];
@@ -51,10 +48,10 @@ describe('isolation: only the family under test is visible', () => {
     for (const o of outcomes) expect(o, `${o.caseId}/${o.arm}`).toMatchObject({ status: 'ok' });
     expect(outcomes.find((o) => o.caseId === 'pos-alpha' && o.arm === 'skill')).toMatchObject({ passed: true, fired: 'expected' });
     for (const caseId of ['pos-alpha', 'neg-weather']) {
-      const skillArm = initOf(readFileSync(join(runDir, 'trials', caseId, 'skill', '1.jsonl'), 'utf8'));
+      const skillArm = claudeInitOf(readFileSync(join(runDir, 'trials', caseId, 'skill', '1.jsonl'), 'utf8'));
       expect(skillArm.skills).toEqual(expect.arrayContaining(['alpha', 'alpha-beta']));
       expect(skillArm.skills).not.toContain('home-leak');
-      const ablation = initOf(readFileSync(join(runDir, 'trials', caseId, 'ablation', '1.jsonl'), 'utf8'));
+      const ablation = claudeInitOf(readFileSync(join(runDir, 'trials', caseId, 'ablation', '1.jsonl'), 'utf8'));
       expect(ablation.skills.filter((s) => ['alpha', 'alpha-beta', 'home-leak'].includes(s))).toEqual([]);
       expect(ablation.tools).toEqual(['Glob', 'Grep', 'Read', 'Skill']);
     }
@@ -103,7 +100,7 @@ describe('isolation: only the family under test is visible', () => {
         });
         const stdoutFile = join(ws.root, 'stdout.jsonl');
         await spawnAgent(inv, { cwd: ws.dir, deadlineMs: 60_000, attempt: 1, stdoutFile, maxOutputBytes: 1 << 24 });
-        const init = initOf(readFileSync(stdoutFile, 'utf8'));
+        const init = claudeInitOf(readFileSync(stdoutFile, 'utf8'));
         expect(init.skills).toEqual(expect.arrayContaining(['alpha', 'alpha-beta']));
         expect(init.skills).not.toContain('ancestor-leak');
       } finally {

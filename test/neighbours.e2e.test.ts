@@ -1,12 +1,9 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
-import type { InitEvent } from '../src/transcript/types.js';
+import { claudeInitOf } from './claude-stream.js';
 import type { Results, RunManifest } from '../src/run/schema.js';
 import { baseProject, cleanup, makeProject, runCli, skillMd } from './helpers.js';
-
-const initOf = (raw: string) => parseClaudeStream(raw).events.find((e): e is InitEvent => e.kind === 'init')!;
 
 describe('neighbours through the real Claude Code CLI against the simulator', () => {
   const dirs: string[] = [];
@@ -29,9 +26,9 @@ describe('neighbours through the real Claude Code CLI against the simulator', ()
     const runDir = join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
     const trial = (arm: string) => readFileSync(join(runDir, 'trials', 'merge-pdfs', arm, '1.jsonl'), 'utf8');
 
-    const skillArm = initOf(trial('skill'));
+    const skillArm = claudeInitOf(trial('skill'));
     expect(skillArm.skills).toEqual(expect.arrayContaining(['alpha', 'alpha-beta', 'pdf-tool']));
-    const ablation = initOf(trial('ablation'));
+    const ablation = claudeInitOf(trial('ablation'));
     expect(ablation.skills).toContain('pdf-tool');
     expect(ablation.skills.filter((s) => ['alpha', 'alpha-beta'].includes(s))).toEqual([]);
 

@@ -5,10 +5,13 @@ import { codex } from '../src/agents/codex/adapter.js';
 import { membersRead, parseCodexStream, skillFoldersNamed } from '../src/agents/codex/parse.js';
 import { listedSkills, SESSION_SOURCE, shownInSession } from '../src/agents/codex/session.js';
 import { withNonce } from '../src/agents/codex/nonce.js';
-import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
+import { gradeTrial } from '../src/grade/outcome.js';
 import { trialStatus } from '../src/grade/status.js';
 import type { GradableCase, ShownEvidence, TrialEvidence, TrialMeta } from '../src/run/schema.js';
 import type { SkillLoadEvent, ToolCallEvent, Transcript } from '../src/transcript/types.js';
+import { DECISION, defaultGrading } from './run-fixtures.js';
+
+const MOCK_FAMILY = [{ dir: 'mock-skill', name: 'mock-skill' }];
 
 const FIXTURES = join(import.meta.dirname, 'fixtures', 'codex-gemini');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');
@@ -376,13 +379,7 @@ describe('grading a Codex trial end to end (pure)', () => {
     plan: { matches: ['--fast'], mustNot: [], verb: 'run' },
     decision: { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 },
   };
-  const opts: GradeOptions = {
-    family: [{ dir: 'mock-skill', name: 'mock-skill' }],
-    skillsFolder: codex.skillsFolder,
-    readCountsAsFiring: true,
-    budgetStopsFail: true,
-    conventions: codex.grading,
-  };
+  const opts = defaultGrading(codex, MOCK_FAMILY);
 
   it('the read fires the expected skill and the plan after it is graded from the model text alone', () => {
     const out = '---\nname: mock-skill\n---\n<!-- 7f3a9c -->\n```bash\nmock run --fast\n```\n';
@@ -415,21 +412,8 @@ describe('grading a Codex trial end to end (pure)', () => {
 describe('a neighbour on Codex: its SKILL.md carries a nonce as the family does', () => {
   // Codex loads a skill by reading its SKILL.md, so a nonce-proven read of a neighbour's is that neighbour firing,
   // exactly as it is for a family member; the ablation arm still lists and may fire the neighbour.
-  const c: GradableCase = {
-    id: 'c',
-    expect: 'mock-skill',
-    exclusive: false,
-    tags: [],
-    decision: { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 },
-  };
-  const opts: GradeOptions = {
-    family: [{ dir: 'mock-skill', name: 'mock-skill' }],
-    neighbours: [{ dir: 'pdf-tool', name: 'pdf-tool' }],
-    skillsFolder: codex.skillsFolder,
-    readCountsAsFiring: true,
-    budgetStopsFail: true,
-    conventions: codex.grading,
-  };
+  const c: GradableCase = { id: 'c', expect: 'mock-skill', exclusive: false, tags: [], decision: DECISION };
+  const opts = defaultGrading(codex, MOCK_FAMILY, { neighbours: [{ dir: 'pdf-tool', name: 'pdf-tool' }] });
   const evidence = (skills: string[]): TrialMeta =>
     meta({ evidence: { skillNonces: { 'mock-skill': '7f3a9c', 'pdf-tool': 'p0f1d2' }, shown: { ...SHOWN, skills } } });
   const readOf = (dir: string, nonce: string) =>

@@ -3,6 +3,7 @@ import { configSchema } from '../src/run/config-schema.js';
 import { RunStore } from '../src/run/store.js';
 import { ClaudeStream } from './claude-stream.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import type { AgentAdapter } from '../src/agents/types.js';
 import type { GradeOptions } from '../src/grade/outcome.js';
 import type { FamilyMember, GradableCase, RunManifest, TrialMeta, TrialOutcome, TrialRef, Verdict } from '../src/run/schema.js';
 import type { RunToCompare } from '../src/verdict/comparison.js';
@@ -156,11 +157,15 @@ export async function storeSyntheticRun(root: string, runId: string, run: RunToC
   return store.dir;
 }
 
-/** How Claude Code's trials of `family` are graded by default: reads fire, budget stops fail. */
-export const claudeGrading = (family: FamilyMember[]): GradeOptions => ({
+/** How `adapter`'s trials of `family` are graded by default: reads fire, budget stops fail. */
+export const defaultGrading = (adapter: AgentAdapter, family: FamilyMember[], more: Partial<GradeOptions> = {}): GradeOptions => ({
   family,
-  skillsFolder: claudeCode.skillsFolder,
+  skillsFolder: adapter.skillsFolder,
   readCountsAsFiring: true,
   budgetStopsFail: true,
-  conventions: claudeCode.grading,
+  conventions: adapter.grading,
+  ...more,
 });
+
+/** How Claude Code's trials of `family` are graded by default. */
+export const claudeGrading = (family: FamilyMember[]): GradeOptions => defaultGrading(claudeCode, family);
