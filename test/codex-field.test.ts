@@ -10,7 +10,13 @@ import {
   isSkillRead,
   withFieldFlags,
 } from '../src/agents/codex/field.js';
-import { codexFieldProblem, hookRecords, isCodexFieldRefusal, refusedCalls, unwrappedCommand } from '../src/agents/codex/field-evidence.js';
+import {
+  hookRecords,
+  isCodexFieldRefusal,
+  ranInStream,
+  sessionFieldProblem,
+  unwrappedCommand,
+} from '../src/agents/codex/field-evidence.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 
 const WS = '/ws';
@@ -116,12 +122,18 @@ describe('the field config keeps the default menu and hooks every tool', () => {
 });
 
 describe("a Codex field trial's evidence, from recorded runs of the pinned CLI", () => {
+  // As the adapter puts them together: what the stream shows ran (in the session's folder), else what the session
+  // record shows went unrefused. Without a session record the lab's own check refuses the trial first (parse-codex).
+  const fieldProblem = (stream: string, rollout: string) => {
+    const session = sessionFieldProblem(rollout);
+    return ranInStream(stream, session.cwd) ?? session.problem;
+  };
   it.each([
     ['direct tools: every acting call refused, the skill read ran', 'codex-direct', undefined],
     ['code mode: every nested acting call refused, the skill read ran', 'codex-script', undefined],
     ['the lab lock (no hook): a read-only command ran', 'codex-lab', 'a command ran: ls -la'],
   ])('%s', (_, name, problem) => {
-    expect(codexFieldProblem(fixture(`${name}-events.jsonl`), fixture(`${name}-rollout.jsonl`))).toBe(problem);
+    expect(fieldProblem(fixture(`${name}-events.jsonl`), fixture(`${name}-rollout.jsonl`))).toBe(problem);
   });
 
   const rollout = fixture('codex-direct-rollout.jsonl');
@@ -129,16 +141,17 @@ describe("a Codex field trial's evidence, from recorded runs of the pinned CLI",
 
   it('names an acting call answered with anything but the refusal', () => {
     const answered = rollout.replace(/Command blocked by PreToolUse hook: [^"]*Command: touch canary-exec/, 'Process exited with code 0');
-    expect(codexFieldProblem(events, answered)).toBe('the acting call Bash was not refused: Process exited with code 0');
+    expect(fieldProblem(events, answered)).toBe('the acting call Bash was not refused: Process exited with code 0');
   });
 
   it('names a sub-agent, a patch or any other tool that ran, from the stream', () => {
     const spawned = '{"type":"item.started","item":{"id":"i","type":"collab_tool_call","tool":"spawn_agent"}}';
-    expect(codexFieldProblem(`${events}\n${spawned}`, rollout)).toBe('a collab_tool_call ran');
+    expect(fieldProblem(`${events}\n${spawned}`, rollout)).toBe('a collab_tool_call ran');
   });
 
-  it('verifies nothing without the session record', () => {
-    expect(codexFieldProblem(events, '')).toMatch(/^no Codex session record/);
+  it('a session record names the folder its commands ran in; without one there is none to read a skill read against', () => {
+    expect(sessionFieldProblem(rollout).cwd).not.toBe('');
+    expect(sessionFieldProblem('')).toEqual({ cwd: '' });
   });
 
   it('reads the refusal as Codex words it, for commands and for other tools', () => {
@@ -153,27 +166,11 @@ describe('a call of a tool Codex did not offer ran nothing', () => {
     const rollout = fixture('codex-direct-rollout.jsonl');
     expect(rollout).toContain('unsupported custom tool call: apply_patch');
     const events = fixture('codex-direct-events.jsonl');
-    expect(codexFieldProblem(events, rollout.replace('unsupported custom tool call: apply_patch', 'Done!'))).toBe(
+    expect(ranInStream(events, sessionFieldProblem(rollout).cwd)).toBeUndefined();
+    expect(sessionFieldProblem(rollout).problem).toBeUndefined();
+    expect(sessionFieldProblem(rollout.replace('unsupported custom tool call: apply_patch', 'Done!')).problem).toBe(
       'the acting call apply_patch was not refused: Done!',
     );
-  });
-});
-
-describe('the calls the hook refused, read from the session record (the stream shows none of them)', () => {
-  it('lists direct calls in order, each with its command or tool', () => {
-    expect(
-      refusedCalls(fixture('codex-direct-rollout.jsonl')).map(({ tool, command }) => (command ? `${tool}: ${command}` : tool)),
-    ).toEqual(['Bash: touch canary-exec', 'Bash: ls -la', 'Bash: curl -s http://127.0.0.1:18699/canary-fetch', 'spawn_agent']);
-  });
-
-  it("lists a code-mode script's nested calls, a patch by its text", () => {
-    const refused = refusedCalls(fixture('codex-script-rollout.jsonl'));
-    expect(refused.map((r) => r.tool)).toEqual(['Bash', 'Bash', 'apply_patch']);
-    expect(refused[2]!.command).toMatch(/^\*\*\* Begin Patch\n\*\*\* Add File: canary-patch.txt/);
-  });
-
-  it('lists nothing the lab lock answered (no hook refused anything)', () => {
-    expect(refusedCalls(fixture('codex-lab-rollout.jsonl'))).toEqual([]);
   });
 });
 

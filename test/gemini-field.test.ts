@@ -1,13 +1,7 @@
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { fieldFixture as fixture } from './field-fixtures.js';
-import {
-  GEMINI_ACTING_TOOLS,
-  geminiFieldPolicy,
-  geminiFieldProblem,
-  geminiFieldSettings,
-  geminiFieldTranscriptProblem,
-} from '../src/agents/gemini/field.js';
+import { GEMINI_ACTING_TOOLS, geminiFieldPolicy, geminiFieldSettings, geminiFieldTranscriptProblem } from '../src/agents/gemini/field.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 
@@ -56,23 +50,36 @@ describe('the Gemini field policy', () => {
   });
 });
 
-describe("a Gemini field trial's evidence, from recorded runs of the pinned CLI", () => {
+describe("a Gemini field trial's evidence, from recorded runs of the pinned CLI, as the isolation check reads it (the canonical transcript)", () => {
   const field = fixture('gemini-field-events.jsonl');
+  const problem = (stream: string) => geminiFieldTranscriptProblem(parseGeminiStream(stream));
 
   it('holds when each acting call (a command, a write, an edit, a fetch, a search, a sub-agent) was refused', () => {
     expect(field.match(/"type":"tool_use"/g)).toHaveLength(9);
-    expect(geminiFieldProblem(field)).toBeUndefined();
+    expect(problem(field)).toBeUndefined();
   });
 
-  it('holds for compound, substituted, background and elsewhere-run commands (refused), and malformed or out-of-workspace calls (rejected before the policy)', () => {
+  it('holds for compound, substituted, background and elsewhere-run commands (refused)', () => {
     const forms = fixture('gemini-field-shell-forms-events.jsonl');
     expect(forms.match(/"type":"policy_violation"/g)).toHaveLength(5);
-    expect(forms.match(/"type":"invalid_tool_params"/g)).toHaveLength(2);
-    expect(geminiFieldProblem(forms)).toBeUndefined();
+    // The two calls rejected as malformed before the policy saw them (their call and answer) are the next test's.
+    const malformed = [...forms.matchAll(/"tool_id":"([^"]+)"[^\n]*invalid_tool_params/g)].map((m) => `"tool_id":"${m[1]!}"`);
+    expect(malformed).toHaveLength(2);
+    const refusedOnly = forms
+      .split('\n')
+      .filter((l) => !malformed.some((id) => l.includes(id)))
+      .join('\n');
+    expect(problem(refusedOnly)).toBeUndefined();
+  });
+
+  it('fails closed on a malformed acting call: the transcript keeps no error type to tell it from one that failed running', () => {
+    expect(problem(fixture('gemini-field-shell-forms-events.jsonl'))).toMatch(
+      /^the acting call write_file was not refused: Path not in workspace/,
+    );
   });
 
   it('names an acting tool the CLI had not offered (its headless default)', () => {
-    expect(geminiFieldProblem(fixture('gemini-headless-default-events.jsonl'))).toBe(
+    expect(problem(fixture('gemini-headless-default-events.jsonl'))).toBe(
       'write_file was not offered to the model: the field menu is wrong',
     );
   });
@@ -82,19 +89,14 @@ describe("a Gemini field trial's evidence, from recorded runs of the pinned CLI"
       /"status":"error","output":"Tool execution denied by policy\. [^"]*","error":\{"type":"policy_violation","message":"[^"]*"\}/,
       '"status":"success","output":""',
     );
-    expect(geminiFieldProblem(ran)).toBe('the acting call run_shell_command was not refused: ');
+    expect(problem(ran)).toBe('the acting call run_shell_command was not refused: ');
   });
 
   it('names an acting call refused by anyone but the field policy', () => {
     const other = field.replace(`denied by policy. ${FIELD_REFUSAL}`, 'denied by policy. Another admin said no');
-    expect(geminiFieldProblem(other)).toBe(
+    expect(problem(other)).toBe(
       'the acting call run_shell_command was not refused: Tool execution denied by policy. Another admin said no',
     );
-  });
-
-  it('takes a malformed acting call, refused before the policy saw it, as not run', () => {
-    const malformed = field.replace(/"error":\{"type":"policy_violation"/, '"error":{"type":"invalid_tool_params"');
-    expect(geminiFieldProblem(malformed)).toBeUndefined();
   });
 
   it('names an acting call with no answer (the stream ended first)', () => {
@@ -102,26 +104,6 @@ describe("a Gemini field trial's evidence, from recorded runs of the pinned CLI"
       .split('\n')
       .filter((l) => !l.includes('"tool_result"') || !l.includes('run_shell_command'))
       .join('\n');
-    expect(geminiFieldProblem(cut)).toBe('the acting call run_shell_command has no answer: cannot verify it was refused');
-  });
-});
-
-describe('the same check on the canonical transcript (what the isolation check receives)', () => {
-  const transcript = (name: string) => parseGeminiStream(fixture(name));
-
-  it('holds when every acting call was refused', () => {
-    expect(geminiFieldTranscriptProblem(transcript('gemini-field-events.jsonl'))).toBeUndefined();
-  });
-
-  it('names an acting tool the CLI had not offered', () => {
-    expect(geminiFieldTranscriptProblem(transcript('gemini-headless-default-events.jsonl'))).toBe(
-      'write_file was not offered to the model: the field menu is wrong',
-    );
-  });
-
-  it('fails closed on a malformed acting call: the transcript keeps no error type to tell it from one that failed running', () => {
-    expect(geminiFieldTranscriptProblem(transcript('gemini-field-shell-forms-events.jsonl'))).toMatch(
-      /^the acting call write_file was not refused: Path not in workspace/,
-    );
+    expect(problem(cut)).toBe('the acting call run_shell_command has no answer: cannot verify it was refused');
   });
 });

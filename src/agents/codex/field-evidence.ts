@@ -18,36 +18,6 @@ const HOOK_REFUSED = ['Command blocked by PreToolUse hook: ', 'Tool call blocked
 /** Whether a tool's output (as the model was sent it) is the field refusal. */
 export const isCodexFieldRefusal = (output: string): boolean => HOOK_REFUSED.some((p) => output.includes(p + FIELD_REFUSAL));
 
-/** A call the hook refused, as its answer names it: the command (or patch) for the shell and patches, else the tool. */
-export interface RefusedCall {
-  /** The model's call whose answer it is (a code-mode script's, for its nested calls). */
-  callId: string;
-  tool: string;
-  command?: string;
-}
-
-const REFUSAL_NAMING = /(?:Command|Tool call) blocked by PreToolUse hook: (.*?)\. (Command|Tool): ([\s\S]*)$/;
-const PATCH_START = '*** Begin Patch';
-
-/**
- * The calls the field hook refused, in the order the model made them, read from the answers in a session record
- * (the rollout): the `--json` stream shows none of them, and a code-mode script's nested calls show only in its
- * answer. Pure: the rollout's text in.
- */
-export function refusedCalls(rollout: string): RefusedCall[] {
-  const refused: RefusedCall[] = [];
-  readJsonLines(rollout, (entry) => {
-    const p = isPlainObject(entry.payload) ? entry.payload : undefined;
-    if (entry.type !== 'response_item' || !p || typeof p.type !== 'string' || !p.type.endsWith('_call_output')) return;
-    const m = REFUSAL_NAMING.exec(outputText(p.output));
-    if (!m || m[1] !== FIELD_REFUSAL) return;
-    const callId = str(p.call_id) ?? '';
-    if (m[2] === 'Tool') refused.push({ callId, tool: m[3]!.trim() });
-    else refused.push({ callId, tool: m[3]!.startsWith(PATCH_START) ? 'apply_patch' : HOOK_SHELL_TOOL, command: m[3]! });
-  });
-  return refused;
-}
-
 /** Codex's answer to a call of a tool it did not offer (`unsupported call: x`, `unsupported custom tool call: x`): nothing ran. */
 const NOT_OFFERED = /^unsupported (custom tool )?call: /;
 
@@ -131,13 +101,6 @@ export function ranInStream(stream: TranscriptLines, cwd: string): string | unde
       ran = type === 'command_execution' ? `a command ran: ${command}` : `a ${type} ran`;
   });
   return ran;
-}
-
-/** Why a field trial's evidence fails, from its stream and its session record together; undefined when it holds. */
-export function codexFieldProblem(stream: TranscriptLines, rollout: string): string | undefined {
-  const session = sessionFieldProblem(rollout);
-  if (!session.cwd) return 'no Codex session record: cannot verify that every acting call was refused';
-  return ranInStream(stream, session.cwd) ?? session.problem;
 }
 
 /** The hook's log (`field-hook-main.ts`), read: each call the model made, in order, with whether it was refused. Pure. */
