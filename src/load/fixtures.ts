@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
 import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import type { InputProblem, ProblemList } from '../util/input-error.js';
+import { valueHash } from '../util/json.js';
 import { isWithin, wrongEntry } from '../util/paths.js';
 import { scanCopiedFolder, type CopiedFolder, type FolderScan } from './skills.js';
 
@@ -77,7 +78,8 @@ const FIXTURE_FOLDER: CopiedFolder = { name: 'fixture folder', needs: 'a trial n
 
 const megabytes = (bytes: number) => `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+/** The hash a fixture's bytes are known by (and its copy in the run folder named by). */
+export const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 /** The declared path as a file on disk, or the problem with it: absolute, outside the project, missing, of the wrong kind. */
 function sourcePath(given: string, kind: 'file' | 'folder', place: DeclarationPlace, problems: ProblemList): string | undefined {
@@ -195,17 +197,14 @@ export function readInstructions(
   return { from: { file }, executable: false, bytes: stats.size, sha256: sha256(readFileSync(file)), declared: place.locate() };
 }
 
-/** sha256 over a case's fixtures: each file's path, mode bit and bytes' hash in path order, then the instruction file's. */
-function fixturesHash(f: Fixtures): string {
-  const h = createHash('sha256');
-  const fields = (...data: string[]) => {
-    for (const d of data) h.update(`${Buffer.byteLength(d)}:`).update(d);
-  };
-  for (const file of [...f.files].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)))
-    fields('file', file.path, file.executable ? 'x' : '-', file.sha256);
-  if (f.instructions) fields('instructions', f.instructions.sha256);
-  return h.digest('hex');
-}
+/** The hash of a case's fixtures: each file's path, mode bit and bytes' hash in path order, then the instruction file's. */
+const fixturesHash = (f: Fixtures): string =>
+  valueHash({
+    files: [...f.files]
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0))
+      .map((file) => [file.path, file.executable, file.sha256]),
+    instructions: f.instructions?.sha256,
+  });
 
 /**
  * A case's fixtures: the suite's files with the case's over them (a case's file of a suite file's path replaces it),
@@ -251,9 +250,7 @@ export function caseFixtures(suite: Fixtures, own: Fixtures, where: Declared, pr
 export function suiteFixturesHash(cases: readonly { id: string; fixtures?: { hash: string } }[]): string | undefined {
   const withFixtures = cases.filter((c) => c.fixtures).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (!withFixtures.length) return undefined;
-  const h = createHash('sha256');
-  for (const c of withFixtures) h.update(`${c.id}\0${c.fixtures!.hash}\0`);
-  return h.digest('hex');
+  return valueHash(withFixtures.map((c) => [c.id, c.fixtures!.hash]));
 }
 
 /**

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { chmod, copyFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import type { CaseFixtures, FixtureContent, Fixtures } from '../load/fixtures.js';
+import { sha256 as contentHash, type CaseFixtures, type FixtureContent, type Fixtures } from '../load/fixtures.js';
 import { InputError } from '../util/input-error.js';
 import { isWithin } from '../util/paths.js';
 
@@ -22,7 +21,7 @@ export async function snapshotFixtures<C extends { fixtures?: CaseFixtures }>(ca
   await mkdir(into, { recursive: true });
   for (const [sha256, f] of distinct) {
     const bytes = await bytesOf(f).catch(() => undefined);
-    if (bytes === undefined || createHash('sha256').update(bytes).digest('hex') !== sha256) {
+    if (bytes === undefined || contentHash(bytes) !== sha256) {
       const which = 'file' in f.from ? f.from.file : 'an inline fixture';
       throw new InputError({
         ...f.declared,
