@@ -43,9 +43,13 @@ function project(): string {
 }
 
 // One draw seed for every run here: a resumed run is compared with a separate uninterrupted one, so they must share
-// their draws trial for trial (each run's draws are otherwise its own).
+// their draws trial for trial (each run's draws are otherwise its own). Resuming is the harness's own logic, so these
+// runs go through the real CLI that starts cheapest (Codex: about a third of Claude Code's CPU a trial); resuming
+// through Claude Code is the --max-cost test's below.
 const RUN = [
   'run',
+  '--agent',
+  'codex',
   '--sim',
   'sim.yaml',
   '--draw-seed',
@@ -121,7 +125,7 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
     child.kill('SIGINT');
     const cut = await child;
     expect(cut.exitCode).toBe(130);
-    expect(cut.stdout).toMatch(/skillprobe run --sim sim.yaml .*--transcripts cut --resume \S+ runs the missing trials/);
+    expect(cut.stdout).toMatch(/skillprobe run --agent codex --sim sim.yaml .*--transcripts cut --resume \S+ runs the missing trials/);
     const before = storedTrials(runDir()).length;
     expect(before).toBeGreaterThanOrEqual(4);
     expect(before).toBeLessThan(baseline.outcomes.length);
@@ -247,6 +251,7 @@ describe('run --resume: what it must never do', () => {
   }, 300_000);
 });
 
+// Through Claude Code: the one CLI that reports what a trial cost.
 describe('run --max-cost: a partial run, stopped at the cap, that --resume can finish', () => {
   it('stops scheduling at the cap with exit 5, then resumes to the end under a higher cap', async () => {
     const dir = project();

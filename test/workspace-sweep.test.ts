@@ -37,6 +37,16 @@ describe('the sweep at the start of a run: what a dead run left, and nothing els
       detached: true,
       reject: false,
     });
+    // The same, whose leader has exited since (a wrapper that started a child and quit): its child, alone in the
+    // group, holds the HOME.
+    const leaderless = workspaceOf(gone, {});
+    mkdirSync(join(leaderless, 'home'));
+    const leaver = await execa('sh', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], {
+      cwd: join(leaderless, 'ws'),
+      env: { HOME: join(leaderless, 'home') },
+      detached: true,
+    });
+    const orphan = Number(leaver.stdout);
     // A recorded group id that now belongs to someone else (working elsewhere): never killed.
     const stranger = execa('sleep', ['30'], { detached: true, reject: false });
     const reused = workspaceOf(gone, { group: stranger.pid });
@@ -45,14 +55,21 @@ describe('the sweep at the start of a run: what a dead run left, and nothing els
     const kept = workspaceOf(gone, { kept: true });
     const alive = workspaceOf(live.pid!, {});
     try {
-      expect(await sweepStaleWorkspaces(base)).toBe(3);
+      expect(await sweepStaleWorkspaces(base)).toBe(4);
       expect(readdirSync(base).sort()).toEqual([basename(kept), basename(alive), basename(unmarked)].sort());
-      expect([stale, early, reused].some(existsSync)).toBe(false);
+      expect([stale, early, leaderless, reused].some(existsSync)).toBe(false);
       expect((await agent).signal).toBe('SIGTERM');
       expect((await unrecorded).signal).toBe('SIGTERM');
+      // Gone: it was no child of this process, so nothing reports its signal.
+      expect(() => process.kill(orphan, 0)).toThrow();
       for (const p of [stranger, bystander]) expect(() => process.kill(p.pid!, 0)).not.toThrow(); // still running
     } finally {
       for (const p of [live, agent, stranger, bystander, unrecorded]) p.kill('SIGKILL');
+      try {
+        process.kill(orphan, 'SIGKILL');
+      } catch {
+        /* swept */
+      }
       await Promise.all([live, agent, stranger, bystander, unrecorded]);
     }
   });

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -6,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { InputError } from '../util/input-error.js';
 import { notExecutable } from '../util/paths.js';
+import { runAgentCommand } from './spawn.js';
 
 const require = createRequire(import.meta.url);
 
@@ -71,13 +71,7 @@ export async function printedVersion(
 ): Promise<string | undefined> {
   const home = await mkdtemp(join(tmpdir(), 'skillprobe-version-'));
   try {
-    const r = await execa(file, args, {
-      reject: false,
-      timeout: 30_000,
-      stdin: 'ignore',
-      extendEnv: false,
-      env: { PATH: process.env.PATH ?? '', HOME: home, ...env(home) },
-    });
+    const r = await runAgentCommand(file, args, { timeoutMs: 30_000, env: { PATH: process.env.PATH ?? '', HOME: home, ...env(home) } });
     return /\d+\.\d+\.\d+\S*/.exec(String(r.stdout ?? ''))?.[0];
   } finally {
     await rm(home, { recursive: true, force: true });

@@ -29,6 +29,37 @@ export function killAllAgentGroups(): void {
 }
 
 /**
+ * Runs a short command of an agent CLI outside any trial (its version, a probe) the way trials run: in a process group
+ * of its own, taken down whole once it has answered or timed out, so nothing it started outlives it (a wrapper
+ * script's background child, say), and with every agent group when the harness stops meanwhile.
+ */
+export async function runAgentCommand(
+  file: string,
+  args: readonly string[],
+  opts: { cwd?: string; env: Record<string, string | undefined>; timeoutMs: number },
+) {
+  const child = execa(file, args, {
+    cwd: opts.cwd,
+    env: opts.env,
+    extendEnv: false,
+    reject: false,
+    stdin: 'ignore',
+    timeout: opts.timeoutMs,
+    detached: true,
+  });
+  const pid = child.pid;
+  if (pid !== undefined) liveGroups.add(pid);
+  try {
+    return await child;
+  } finally {
+    if (pid !== undefined) {
+      killGroup(pid, 'SIGKILL');
+      liveGroups.delete(pid);
+    }
+  }
+}
+
+/**
  * Runs one agent process in its own process group under the harness's deadline, streaming its stdout to
  * `stdoutFile` (never held whole in memory) up to `maxOutputBytes`. On timeout, abort or an oversized output
  * the whole group gets SIGTERM, then SIGKILL after a grace period, so no descendant outlives the trial.

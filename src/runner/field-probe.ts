@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import type { AgentAdapter, InvocationRequest } from '../agents/types.js';
+import { runAgentCommand } from '../agents/spawn.js';
 import type { Transcript } from '../transcript/types.js';
 import { parseProfile } from '../sim/profile.js';
 import { startSimulator } from '../sim/server.js';
@@ -73,14 +73,7 @@ export async function fieldProbeProblem(
       const listing = await adapter.probeListing?.(req);
       const before = await treeState(req.workspace);
       const inv = adapter.invocation(req);
-      const r = await execa(inv.file, inv.args, {
-        cwd: req.workspace,
-        env: inv.env,
-        extendEnv: false,
-        reject: false,
-        timeout: req.deadlineMs,
-        stdin: 'ignore',
-      });
+      const r = await runAgentCommand(inv.file, inv.args, { cwd: req.workspace, env: inv.env, timeoutMs: req.deadlineMs });
       const changed = treeChanges(before, await treeState(req.workspace));
       // Parsed with the evidence a trial keeps: a CLI whose stream never shows a refused call (Codex) shows it there.
       const evidence = {

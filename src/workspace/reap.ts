@@ -45,9 +45,10 @@ const inFolder = (path: string | undefined, root: string) => path !== undefined 
  * The agent process groups of these workspaces that still run something, and nothing else: never a group merely
  * found working there (a shell or a test may stand in the folder). Where /proc shows processes, a group is an
  * agent's when the workspace records it and a member still works in the workspace or lives in its HOME (an id since
- * taken by an unrelated group, a sweep can come days later, is never killed), or when its leader's HOME is the
- * workspace's (an agent started the moment its harness was killed, before its group was recorded: only the harness
- * gives a process that HOME). Elsewhere a recorded group still alive is trusted by its id.
+ * taken by an unrelated group, a sweep can come days later, is never killed), or when any member's HOME is the
+ * workspace's (an agent started the moment its harness was killed, before its group was recorded, whose leader may
+ * have exited since, leaving a descendant: only the harness gives a process that HOME). Elsewhere a recorded group
+ * still alive is trusted by its id.
  */
 function agentGroupsIn(list: OwnedWorkspace[]): number[] {
   if (list.length === 0) return [];
@@ -59,8 +60,7 @@ function agentGroupsIn(list: OwnedWorkspace[]): number[] {
   for (const w of list) {
     const recorded = w.owner.group;
     for (const p of procs) {
-      const ours =
-        p.group === recorded ? inFolder(p.cwd, w.root) || inFolder(p.home, w.root) : p.pid === p.group && inFolder(p.home, w.root);
+      const ours = p.group === recorded ? inFolder(p.cwd, w.root) || inFolder(p.home, w.root) : inFolder(p.home, w.root);
       if (ours) groups.add(p.group);
     }
   }

@@ -1,10 +1,10 @@
-import { execa } from 'execa';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import { runAgentCommand } from '../spawn.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
 import { codexConfig, codexHome, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
@@ -158,13 +158,10 @@ export const codex: AgentAdapter = {
       await writeFile(join(ws, PROBE_READ), 'ok');
       await writeConfig(req);
       const script = `echo probe > ${PROBE_FILE}; cat ${PROBE_READ}`;
-      const r = await execa(binary, ['sandbox', '--', '/bin/sh', '-c', script], {
+      const r = await runAgentCommand(binary, ['sandbox', '--', '/bin/sh', '-c', script], {
         cwd: ws,
         env: trialEnv(req),
-        extendEnv: false,
-        reject: false,
-        timeout: 30_000,
-        stdin: 'ignore',
+        timeoutMs: 30_000,
       });
       const wrote = existsSync(join(ws, PROBE_FILE));
       if (wrote) {

@@ -1,4 +1,3 @@
-import { execa } from 'execa';
 import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -7,6 +6,7 @@ import type { ShownEvidence } from '../../run/schema.js';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedManifest, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import { runAgentCommand } from '../spawn.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
@@ -181,13 +181,10 @@ export const gemini: AgentAdapter = {
     const { file, args } = command(binary);
     // `skills list` has no --skip-trust; trusting the workspace by variable is the same here, since a prepared
     // workspace has no .gemini/settings.json for trust to load.
-    const r = await execa(file, [...args, 'skills', 'list', '--all'], {
+    const r = await runAgentCommand(file, [...args, 'skills', 'list', '--all'], {
       cwd: req.workspace,
       env: { ...trialEnv(req), GEMINI_CLI_TRUST_WORKSPACE: 'true' },
-      extendEnv: false,
-      reject: false,
-      stdin: 'ignore',
-      timeout: LISTING_TIMEOUT_MS,
+      timeoutMs: LISTING_TIMEOUT_MS,
     });
     if (r.exitCode !== 0) {
       const said = r.timedOut
