@@ -16,6 +16,9 @@ function project(): string {
     ...baseProject(),
     'cases/main.yaml': ['- id: pos-alpha', '  prompt: "please create an alpha record"', '  expect: { skill: alpha }', ''].join('\n'),
     'sim.yaml': ['seed: 7', 'rules:', '  - case: pos-alpha', '    do: [{ skill: alpha, args: "create" }]', ''].join('\n'),
+    // Through Codex, the real CLI that starts cheapest (about a third of Claude Code's CPU a trial): topping up is the
+    // harness's own; the demo's canary goes through Claude Code.
+    'skillprobe.config.yaml': 'agent: codex\n',
   });
   dirs.push(dir);
   return dir;

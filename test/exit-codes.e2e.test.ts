@@ -32,7 +32,9 @@ describe('exit codes through the real CLI', () => {
     const dir = makeProject({
       ...baseProject(),
       'cases/main.yaml': CASES,
-      'skillprobe.config.yaml': config,
+      // Through Codex, the real CLI that starts cheapest (about a third of Claude Code's CPU a trial): exit codes are the
+      // harness's own; how each CLI gives up on HTTP 429 is its row in agent-conformance.e2e.test.ts.
+      'skillprobe.config.yaml': `agent: codex\n${config}`,
       'sim.yaml': `seed: 3\nrules:\n  - case: c\n    do:\n      ${PROFILES[profile]}\n`,
     });
     dirs.push(dir);

@@ -74,6 +74,12 @@ async function judgedRun(o: { judgeBlock: string; config: string; cases?: string
 }
 
 const BASE = 'arms: [skill]\ndecision: { mode: fixed }\n';
+/**
+ * The judge's logic (stopping and resuming it, calibration, stability, unreadable replies) is the harness's own, so
+ * those scenarios run through the real CLI that starts cheapest (Codex: about a third of Claude Code's CPU a request);
+ * the honest judge and the cost cap below go through Claude Code.
+ */
+const CODEX = 'agent: codex\n';
 
 describe('judge: an honest judge, three samples an item', () => {
   let run: Awaited<ReturnType<typeof judgedRun>>;
@@ -232,7 +238,7 @@ describe('judge: Ctrl-C while the judge asks, then --resume', () => {
   it('exits 130 with the run interrupted; the resume asks only what is missing, in the same judge folder, and reaches the uninterrupted answer', async () => {
     // One trial a case: 3 trial items and 11 controls, 14 requests, one sample each: a request answered before the
     // stop is answered in full, so the resume's unanswered requests are fewer than the step's own.
-    const config = `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`;
+    const config = `${CODEX}${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`;
     const project = makeProject({
       'skills/cleanup/SKILL.md': skillMd('cleanup', 'Remove old build folders and caches.', BODY),
       'cases/main.yaml': CASES,
@@ -294,7 +300,7 @@ describe('judge: a judge that must not be trusted is UNCALIBRATED, and none of i
   const scenario = async (behaviour: string) => {
     const run = await judgedRun({
       judgeBlock: `judge: { behaviour: ${behaviour} }\n`,
-      config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
+      config: `${CODEX}${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
       cases: ONLY_CONFIRMS,
     });
     const results = resultsOf(onlyRun(run.project));
@@ -321,7 +327,7 @@ describe('judge: stability and unreadable replies', () => {
   it('a judge whose samples flip is UNSTABLE, and with judge.gate its case is INCONCLUSIVE: exit 3', async () => {
     const run = await judgedRun({
       judgeBlock: `judge: { items: { "${YOURSELF}": { flipRate: 0.5 } } }\n`,
-      config: `${BASE}trials: 6\njudge: { model: sim-judge, samples: 3, gate: true }\n`,
+      config: `${CODEX}${BASE}trials: 6\njudge: { model: sim-judge, samples: 3, gate: true }\n`,
       cases: CASES.slice(0, CASES.indexOf('- id: confirms')),
     });
     const results = resultsOf(onlyRun(run.project));
@@ -341,7 +347,7 @@ describe('judge: stability and unreadable replies', () => {
     // Every sample of the confirmation item unreadable; the controls of the other item are answered.
     const run = await judgedRun({
       judgeBlock: 'judge: { unreadable: 1 }\n',
-      config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
+      config: `${CODEX}${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
       cases: CASES.slice(0, CASES.indexOf('- id: confirms')),
     });
     const results = resultsOf(onlyRun(run.project));

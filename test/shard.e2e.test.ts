@@ -18,7 +18,9 @@ const CASES = [
   'csv-summary',
   'neg-csv-meaning',
 ];
-const RUN_FLAGS = `--sim sim/demo.profile.yaml --draw-seed 1 --grep ^(${CASES.join('|')})$ --arms skill --min-trials 3 --max-trials 4 --concurrency 2`;
+// Through Codex, the real CLI that starts cheapest (about a third of Claude Code's CPU a trial): sharding and merging
+// are the harness's own.
+const RUN_FLAGS = `--agent codex --sim sim/demo.profile.yaml --draw-seed 1 --grep ^(${CASES.join('|')})$ --arms skill --min-trials 3 --max-trials 4 --concurrency 2`;
 const verdictsOf = (r: Pick<Results, 'verdicts'>) =>
   r.verdicts.map((v) => ({ caseId: v.caseId, verdict: v.verdict, decidedAt: v.decidedAt }));
 

@@ -15,6 +15,9 @@ describe('simulator draws across runs', () => {
   const project = makeProject({
     ...baseProject(),
     'cases/main.yaml': '- id: c\n  prompt: "please create an alpha record"\n  expect: { skill: alpha }\n',
+    // Through Codex, the real CLI that starts cheapest (about a third of Claude Code's CPU a trial); every Claude Code
+    // run pinned with --draw-seed (the demo's) carries its trials' identity the same way.
+    'skillprobe.config.yaml': 'agent: codex\n',
     'sim.yaml':
       'seed: 3\nrules:\n  - case: c\n    do:\n      - { p: 0.5, skill: alpha, args: "create" }\n      - { p: 0.5, answer: "no" }\n',
   });
