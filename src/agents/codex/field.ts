@@ -14,6 +14,12 @@ import { SKILLS_FOLDER } from './parse.js';
  * policies run a command in the sandbox rather than refuse it. The read-only sandbox stays on behind the hook.
  */
 
+/**
+ * The skills Codex 0.169 bundles (it writes them under `$CODEX_HOME/skills/.system` on its first run), which a field
+ * trial lists beside the installed ones and a lab trial switches off (measured: docs/cli-facts.md).
+ */
+export const CODEX_BUNDLED_SKILLS = ['imagegen', 'openai-docs', 'skill-creator', 'skill-installer'] as const;
+
 /** The name Codex's hooks give its shell, however the model reached it (`exec_command`, or a script's nested call). */
 export const HOOK_SHELL_TOOL = 'Bash';
 /** The code-mode tool whose scripts call the shell (and every other tool) as nested calls. */
@@ -121,6 +127,8 @@ export function codexFieldConfig(req: ConfigRequest, hookCommand: string): strin
   return stringify({
     ...lab,
     features: { ...features, hooks: true },
+    // The skills Codex bundles (written under `$CODEX_HOME/skills/.system` on first run) listed, as a default session lists them.
+    skills: { bundled: { enabled: true } },
     hooks: { PreToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: hookCommand, timeout: 30 }] }] },
   });
 }
