@@ -5,6 +5,7 @@ import { shellWord, shellWords } from '../../util/shell-words.js';
 import { str, type Json } from '../json-lines.js';
 import { codexConfigTable, type ConfigRequest } from './config.js';
 import { SKILLS_FOLDER } from './parse.js';
+import { bundledSkillOf } from './bundled.js';
 
 /**
  * Codex CLI 0.169 in the field: its default tool menu stays offered, and every acting call is refused before it runs
@@ -13,12 +14,6 @@ import { SKILLS_FOLDER } from './parse.js';
  * match command prefixes only (no rule refuses every command, none reaches a patch or a sub-agent), and approval
  * policies run a command in the sandbox rather than refuse it. The read-only sandbox stays on behind the hook.
  */
-
-/**
- * The skills Codex 0.169 bundles (it writes them under `$CODEX_HOME/skills/.system` on its first run), which a field
- * trial lists beside the installed ones and a lab trial switches off (measured: docs/cli-facts.md).
- */
-export const CODEX_BUNDLED_SKILLS = ['imagegen', 'openai-docs', 'skill-creator', 'skill-installer'] as const;
 
 /** The name Codex's hooks give its shell, however the model reached it (`exec_command`, or a script's nested call). */
 export const HOOK_SHELL_TOOL = 'Bash';
@@ -61,8 +56,9 @@ const SED_PRINT_RANGE = /^\d+(,\d+)?p$/;
 
 /**
  * Whether a shell command is Codex's own read of a skill: one plain command of a file reader, every file it names a
- * SKILL.md directly in a folder of `roots` (by default the workspace's skills folder). That read is Codex's skill
- * trigger, the one command a field trial lets run (inside the read-only sandbox); every other command acts.
+ * SKILL.md directly in a folder of `roots` (by default the workspace's skills folder) or one of Codex's bundled
+ * skills. That read is Codex's skill trigger, the one command a field trial lets run (inside the read-only sandbox);
+ * every other command acts.
  */
 export function isSkillRead(command: string, cwd: string, roots: readonly string[] = [posix.join(cwd, SKILLS_FOLDER)]): boolean {
   if (!posix.isAbsolute(cwd) || SHELL_SYNTAX.test(command)) return false;
@@ -85,7 +81,8 @@ export function isSkillRead(command: string, cwd: string, roots: readonly string
   if (program === 'sed' && !(sedScript && args.includes('-n'))) return false;
   const inRoot = (f: string) => {
     const path = posix.resolve(cwd, f);
-    return posix.basename(path) === 'SKILL.md' && roots.some((r) => posix.dirname(posix.dirname(path)) === posix.normalize(r));
+    const inRoots = roots.some((r) => posix.dirname(posix.dirname(path)) === posix.normalize(r));
+    return posix.basename(path) === 'SKILL.md' && (inRoots || bundledSkillOf(path) !== undefined);
   };
   return files.length > 0 && files.every(inRoot);
 }
