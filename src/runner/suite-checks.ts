@@ -69,7 +69,6 @@ export function checkContext(loaded: LoadedConfig, adapter: AgentAdapter, all: C
  * A skill of the family or a neighbour named like one the agent bundles, when any trial runs in the field (where the
  * CLI lists its bundled skills beside the installed ones): refused at its `name`. The CLIs settle such a tie each their
  * own way (one replaces the other, or both are listed), and a firing of that name could not be told whose it was.
- * Names are compared ignoring case, as one CLI's own settings match them.
  */
 export function checkBundledNames(
   loaded: LoadedConfig,
@@ -80,9 +79,8 @@ export function checkBundledNames(
 ): void {
   const field = loaded.config.context === 'field' || all.cases.some((c) => c.context === 'field');
   if (!field || !adapter.contexts.includes('field')) return;
-  const bundled = new Map(adapter.grading.bundledSkills.map((b) => [b.toLowerCase(), b]));
   for (const skill of installed) {
-    const twin = bundled.get(skill.name.toLowerCase()) ?? bundled.get(skill.dir.toLowerCase());
+    const twin = adapter.grading.bundledSkills.find((b) => b === skill.name || b === skill.dir);
     if (twin === undefined) continue;
     problems.add({
       file: skill.source.file,
