@@ -14,7 +14,6 @@ import type { AgentAdapter } from '../src/agents/types.js';
 import { gradeTrial, offeredNeighbours, type GradeOptions } from '../src/grade/outcome.js';
 import type { GradableCase, TrialMeta } from '../src/run/schema.js';
 import { confusionMatrix } from '../src/stats/summary.js';
-import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import { parse as parseToml } from 'smol-toml';
 import { ClaudeStream } from './claude-stream.js';
 import { baseProject, cleanup, makeProject, runInProcess, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
@@ -171,43 +170,6 @@ describe("the field's listing check accepts exactly the family, the declared nei
 
   it('Claude Code in the lab: unchanged (its init event lists commands beside the skills, not checked for extras)', () => {
     expect(claudeProblem(claudeLab())).toBeUndefined();
-  });
-
-  /** A Gemini trial whose listing (the CLI's own, per arm and context) holds `skills`, its workspace unchanged. */
-  const geminiTrial = (skills: string[]): Transcript => ({
-    agent: 'gemini',
-    warnings: [],
-    events: [
-      {
-        kind: 'init',
-        source: 'system',
-        model: 'm',
-        cliVersion: '',
-        cwd: '',
-        tools: [],
-        skills,
-        skillsFrom: 'gemini skills list',
-        contextFiles: [],
-      },
-    ] as TranscriptEvent[],
-  });
-  it.each<[string, string[], 'field' | undefined, string | undefined]>([
-    ['its built-ins in the field', ['csv-chart', 'antigravity-support', 'skill-creator'], 'field', undefined],
-    [
-      'another skill in the field',
-      ['csv-chart', 'skill-creator', 'stranger'],
-      'field',
-      "skills outside the family and the CLI's bundled skills reached the model: stranger",
-    ],
-    [
-      'its built-ins in the lab (hidden there)',
-      ['csv-chart', 'skill-creator'],
-      undefined,
-      'skills from outside the family reached the model: skill-creator',
-    ],
-  ])('Gemini CLI: %s', (_, skills, context, want) => {
-    const expected = { arm: 'skill' as const, family: ['csv-chart'], workspaceChanged: [], ...(context ? { context } : {}) };
-    expect(gemini.grading.isolationProblem(geminiTrial(skills), expected)).toBe(want);
   });
 });
 
