@@ -1,4 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode, trialEnv as claudeEnv } from '../src/agents/claude-code/adapter.js';
 import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY } from '../src/agents/claude-code/field.js';
@@ -14,6 +16,9 @@ import type { AgentAdapter } from '../src/agents/types.js';
 import { gradeTrial, offeredNeighbours, type GradeOptions } from '../src/grade/outcome.js';
 import type { GradableCase, TrialMeta } from '../src/run/schema.js';
 import { confusionMatrix } from '../src/stats/summary.js';
+import { configSchema } from '../src/run/config-schema.js';
+import { listingKey, probeArmListings, type TrialContext } from '../src/runner/trial.js';
+import { WorkspacePool } from '../src/workspace/pool.js';
 import { parse as parseToml } from 'smol-toml';
 import { ClaudeStream } from './claude-stream.js';
 import { baseProject, cleanup, makeProject, runInProcess, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
@@ -241,6 +246,38 @@ describe("Codex: a read of one of its bundled skills' SKILL.md", () => {
     ],
   ])('%s', (_, raw, c, want) => {
     expect(grade(raw, c)).toMatchObject(want);
+  });
+});
+
+describe("a CLI's own listing, probed once per arm and context, is each trial's evidence of its arm and context", () => {
+  it('probes the field as its trials are prepared (the bundled skills listed), apart from the lab', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sp-listing-'));
+    const prepared: (string | undefined)[] = [];
+    const adapter: AgentAdapter = {
+      ...gemini,
+      prepareTrial: async (req) => (prepared.push(req.context), {}),
+      probeListing: async (req) => ({
+        source: 'probe',
+        skills: req.context === 'field' ? ['csv-chart', 'skill-creator'] : ['csv-chart'],
+        contextFiles: [],
+      }),
+    };
+    const ctx = {
+      adapter,
+      config: configSchema.parse({ agent: 'gemini' }),
+      callerEnv: {},
+      role: 'trial',
+      workspaces: new WorkspacePool({ root, skills: [], skillsFolder: adapter.skillsFolder, keep: false, prefetch: 0 }),
+    } as unknown as TrialContext;
+    try {
+      const listings = await probeArmListings(ctx, ['skill'], ['lab', 'field']);
+      expect(prepared).toEqual([undefined, 'field']);
+      expect(listings[listingKey('skill', 'lab')]?.skills).toEqual(['csv-chart']);
+      expect(listings[listingKey('skill', 'field')]?.skills).toEqual(['csv-chart', 'skill-creator']);
+    } finally {
+      await ctx.workspaces.drain();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 
