@@ -10,6 +10,7 @@ import { fieldProbeProblem } from '../src/runner/field-probe.js';
 import type { TrialRecord } from '../src/runner/trial.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
+import { viewRequest } from '../src/sim/dialects/index.js';
 import type { ToolCallEvent, ToolResultEvent } from '../src/transcript/types.js';
 import { cleanup, makeProject, ROOT, skillMd, testEnv } from './helpers.js';
 import { runTrials } from './trial-runner.js';
@@ -22,11 +23,22 @@ import { runTrials } from './trial-runner.js';
  */
 const CASE_IDS = ['do-shell', 'do-write', 'do-fetch'] as const;
 
+/** Per agent, a case its simulated model answers with one of the CLI's bundled skills, listed in the field. */
+const BUNDLED_CASES = { 'claude-code': 'verify', codex: 'imagegen', gemini: 'skill-creator' } as const;
+
 const FILES = {
   'skills/chart/SKILL.md': skillMd('chart', 'Chart a CSV file as a PNG picture.'),
-  'cases/main.yaml': CASE_IDS.map((id) => `- id: ${id}\n  prompt: "chart the sales csv (${id})"\n  expect: { skill: chart }\n`).join(''),
+  'cases/main.yaml': [...CASE_IDS, ...Object.values(BUNDLED_CASES).map((s) => `to-${s}`)]
+    .map((id) => `- id: ${id}\n  prompt: "chart the sales csv (${id})"\n  expect: { skill: chart }\n`)
+    .join(''),
 };
-const PROFILE = parseProfile({ seed: 1, rules: CASE_IDS.map((id) => ({ case: id, do: [{ act: id.slice('do-'.length) }] })) });
+const PROFILE = parseProfile({
+  seed: 1,
+  rules: [
+    ...CASE_IDS.map((id) => ({ case: id, do: [{ act: id.slice('do-'.length) }] })),
+    ...Object.values(BUNDLED_CASES).map((skill) => ({ case: `to-${skill}`, do: [{ skill }] })),
+  ],
+});
 const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 };
 
 /** Codex's and Gemini's adapters from the build: Codex's refusing hook is the compiled `field-hook-main.js` beside its adapter. */
@@ -109,6 +121,28 @@ describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, mode
       expect(gradeOf(adapter, r, 'field')).toMatchObject({ status: 'ok', fired: 'self', firedColumn: 'self', passed: false });
     }
     expect(records.map((r) => callsOf(r)[0]?.name)).toEqual(tools);
+  });
+
+  it("lists the CLI's bundled skills beside the family, and a trial that goes to one grades as going to that neighbour", async () => {
+    const project = makeProject(FILES);
+    dirs.push(project);
+    const bundled = BUNDLED_CASES[name];
+    const { records, workdir } = await runTrials(adapter, project, sim.url, testEnv(), [[`to-${bundled}`, 'skill']], {
+      model,
+      deadlineSeconds: 90,
+      context: 'field',
+    });
+    dirs.push(workdir);
+    // The model was offered exactly the family and the measured bundled skills.
+    const first = sim.received.find((q) => q.caseId === `to-${bundled}`)!;
+    expect(viewRequest(first.wire, first.body).offeredSkills.toSorted()).toEqual(['chart', ...adapter.grading.bundledSkills].toSorted());
+    expect(gradeOf(adapter, records[0]!, 'field')).toMatchObject({
+      status: 'ok',
+      fired: 'neighbour',
+      firedColumn: `neighbour:${bundled}`,
+      passed: false,
+      firings: [{ neighbour: bundled, via: 'invoke', status: 'loaded' }],
+    });
   });
 
   // Only Claude Code's lab offers no acting tool (Codex's lab offers its shell, in a read-only sandbox).

@@ -172,19 +172,29 @@ describe("the field's evidence check (every trial, fail closed)", () => {
 });
 
 describe('the probe before a field run', () => {
+  // Recorded in a trial's workspace; the probe's holds no skill, so its init event lists only the CLI's own.
+  const probeRecorded = (file: string) => {
+    const [init, ...rest] = recorded(file).split('\n');
+    const event = JSON.parse(init!) as { skills: string[]; slash_commands: string[] };
+    const notInstalled = (names: string[]) => names.filter((n) => n !== 'csv-report');
+    return [
+      JSON.stringify({ ...event, skills: notInstalled(event.skills), slash_commands: notInstalled(event.slash_commands) }),
+      ...rest,
+    ].join('\n');
+  };
   it.each([
     ['the recorded refusal of a command', 'bash-refused.jsonl', undefined],
     ['the recorded refusal of a write', 'write-refused.jsonl', undefined],
     ['a CLI without the hook (recorded): `ls` ran, a sub-agent ran', 'no-hook-ls-ran.jsonl', /not answered by a refusal/],
     ['a stand-in model that never acted proves nothing', 'skill-loaded.jsonl', /never got to make the acting call/],
   ])('%s', (_, file, expected) => {
-    const found = probeProblem(claudeCode, parseClaudeStream(recorded(file)), []);
+    const found = probeProblem(claudeCode, parseClaudeStream(probeRecorded(file)), []);
     if (expected === undefined) expect(found).toBeUndefined();
     else expect(found).toMatch(expected);
   });
 
   it('a canary file left behind fails it', () => {
-    expect(probeProblem(claudeCode, parseClaudeStream(recorded('bash-refused.jsonl')), ['skillprobe-canary.txt'])).toMatch(
+    expect(probeProblem(claudeCode, parseClaudeStream(probeRecorded('bash-refused.jsonl')), ['skillprobe-canary.txt'])).toMatch(
       /workspace changed/,
     );
   });

@@ -317,4 +317,17 @@ describe('Gemini adapter: the isolation check fails closed', () => {
   ])('%s', (_, transcript, arm, problem) => {
     expect(gemini.grading.isolationProblem(transcript, { arm, family })).toBe(problem);
   });
+  // A field trial lists the CLI's built-ins beside the family (the lab hides them: the row above), and nothing else.
+  it.each<[string, string[], string | undefined]>([
+    ['its built-ins', [...family, 'antigravity-support', 'skill-creator'], undefined],
+    [
+      'another skill',
+      [...family, 'skill-creator', 'stranger'],
+      "skills outside the family and the CLI's bundled skills reached the model: stranger",
+    ],
+  ])('in the field, %s', (_, skills, problem) => {
+    expect(gemini.grading.isolationProblem(t(init(skills)), { arm: 'skill', family, context: 'field', workspaceChanged: [] })).toBe(
+      problem,
+    );
+  });
 });

@@ -39,14 +39,11 @@ describe('the Gemini field policy', () => {
     expect(rules).toContainEqual({ toolName: 'activate_skill', decision: 'allow', priority: 100 });
   });
 
-  it('leaves the default tools and sub-agents in the settings (no allowlist, no agents switch)', () => {
-    const settings = JSON.parse(geminiFieldSettings({ model: 'm', maxTurns: 5, cliRetries: 0 }, ['skill-creator'])) as Record<
-      string,
-      unknown
-    >;
+  it('leaves the default tools, sub-agents and built-in skills in the settings (no allowlist, no agents switch, nothing hidden)', () => {
+    const settings = JSON.parse(geminiFieldSettings({ model: 'm', maxTurns: 5, cliRetries: 0 })) as Record<string, unknown>;
     expect(settings.tools).toBeUndefined();
     expect(settings.experimental).toBeUndefined();
-    expect(settings).toMatchObject({ model: { name: 'm', maxSessionTurns: 5 }, skills: { disabled: ['skill-creator'] } });
+    expect(settings).toMatchObject({ model: { name: 'm', maxSessionTurns: 5 }, skills: { enabled: true, disabled: [] } });
   });
 });
 

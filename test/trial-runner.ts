@@ -47,7 +47,7 @@ export async function runTrials(
     signal: new AbortController().signal,
     role: settings.role ?? 'trial',
   };
-  ctx.armListings = await probeArmListings(ctx, [...new Set(plan.map(([, arm]) => arm))]);
+  ctx.armListings = await probeArmListings(ctx, [...new Set(plan.map(([, arm]) => arm))], [settings.context ?? 'lab']);
   const records: TrialRecord[] = [];
   for (const [caseId, arm] of plan)
     records.push(

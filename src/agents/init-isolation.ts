@@ -4,16 +4,22 @@ import type { ListingExpectation } from './types.js';
 /**
  * What is wrong with the skills a CLI listed to the model: the family missing (skill arm) or visible (ablation
  * arm), a declared neighbour missing (either arm); with `onlyInstalled`, for a listing that holds exactly the skills
- * the model was shown, also any skill neither in the family nor a declared neighbour (a user-level or built-in skill
- * that leaked in). Undefined when it checks out.
+ * the model was shown, also any skill neither in the family nor a declared neighbour nor one the CLI `brings` (its
+ * bundled skills in the field): a user-level or built-in skill that leaked in. Undefined when it checks out.
  */
-export function listingProblem(listed: readonly string[], expected: ListingExpectation, onlyInstalled = false): string | undefined {
+export function listingProblem(
+  listed: readonly string[],
+  expected: ListingExpectation,
+  onlyInstalled = false,
+  brings: readonly string[] = [],
+): string | undefined {
   const shown = new Set(listed);
   const neighbours = expected.neighbours ?? [];
   if (onlyInstalled) {
-    const installed = new Set([...expected.family, ...neighbours]);
+    const installed = new Set([...expected.family, ...neighbours, ...brings]);
     const outside = [...shown].filter((s) => !installed.has(s));
-    const from = neighbours.length ? 'outside the family and its declared neighbours' : 'from outside the family';
+    const and = [neighbours.length ? 'its declared neighbours' : '', brings.length ? "the CLI's bundled skills" : ''].filter(Boolean);
+    const from = and.length ? `outside the family and ${and.join(' and ')}` : 'from outside the family';
     if (outside.length) return `skills ${from} reached the model: ${outside.join(', ')}`;
   }
   const absent = neighbours.filter((s) => !shown.has(s));

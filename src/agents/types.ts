@@ -84,6 +84,12 @@ export interface GradingConventions {
    * arm, visible in the ablation arm, a declared neighbour missing, or a locked tool open; undefined when it checks out.
    */
   isolationProblem(t: Transcript, expected: IsolationExpectation): string | undefined;
+  /**
+   * The skills the CLI itself lists to the model beside the installed ones in a field trial, as a default session
+   * lists them (measured on the pinned version): offered, never under test, so a firing of one is graded as going to
+   * a neighbour. The lab lists none.
+   */
+  bundledSkills: readonly string[];
 }
 
 /** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */

@@ -26,7 +26,10 @@ import {
 
 export interface GradeOptions {
   family: FamilyMember[];
-  /** The user's other skills installed beside the family (`neighbours:`): their firings are graded apart. */
+  /**
+   * The user's other skills installed beside the family (`neighbours:`): their firings are graded apart, as are the
+   * CLI's bundled skills' in the field (`conventions.bundledSkills`).
+   */
   neighbours?: FamilyMember[];
   skillsFolder: string;
   /** Whether reading a skill's files counts as firing it (the default: for some CLIs it is the only way). */
@@ -80,13 +83,26 @@ function column(counted: Firing[]): string {
   return members[0]!;
 }
 
+/**
+ * The skills a trial offered beside the family, never under test: the declared neighbours and, in the field, the
+ * skills the CLI bundles (a name the family or a declared neighbour holds is theirs: a field run refuses such a tie).
+ */
+export function offeredNeighbours(c: Pick<GradableCase, 'context'>, opts: Pick<GradeOptions, 'family' | 'neighbours' | 'conventions'>) {
+  const declared = opts.neighbours ?? [];
+  if (c.context !== 'field') return declared;
+  const taken = new Set([...opts.family, ...declared].flatMap((m) => [m.dir, m.name]));
+  const bundled = opts.conventions.bundledSkills.filter((name) => !taken.has(name)).map((name) => ({ dir: name, name }));
+  return [...declared, ...bundled];
+}
+
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
-  const neighbours = opts.neighbours ?? [];
+  const declared = opts.neighbours ?? [];
+  const neighbours = offeredNeighbours(c, opts);
   const verdict = trialStatus(t, meta, {
     arm,
     family: opts.family.map((m) => m.dir),
-    neighbours: neighbours.map((m) => m.dir),
+    neighbours: declared.map((m) => m.dir),
     instructions: c.fixtures?.instructions,
     ...(c.context ? { context: c.context } : {}),
     isolationProblem: opts.conventions.isolationProblem,
@@ -102,8 +118,8 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   const wentAround = actedAt !== undefined && (counted[0]?.at ?? Infinity) > actedAt;
   const firedColumn = wentAround ? SELF : column(counted);
   // `sibling`: another family member fired (for a negative case, a member it forbids: a false trigger); `neighbour`:
-  // a neighbour took it (the model went elsewhere); `other`: only names the suite did not install (bundled or made-up
-  // skills), or members a "not this skill" case leaves free.
+  // a neighbour took it, the user's or, in the field, one the CLI bundles (the model went elsewhere); `other`: only
+  // names nothing installed or listed (made-up skills), or members a "not this skill" case leaves free.
   const wentToNeighbour = counted.some((f) => f.neighbour !== undefined);
   const fired: FiredCategory = wentAround
     ? 'self'

@@ -386,7 +386,10 @@ export type SkillLoadStatus = z.output<typeof skillLoadStatusSchema>;
 export const firingSchema = z.object({
   /** The family member's folder name, or undefined when the model asked for something outside the family. */
   skill: z.string().optional(),
-  /** Outside the family: the declared neighbour's folder name it names (results before neighbours: absent). */
+  /**
+   * Outside the family: the neighbour it names, a declared one's folder name or, in the field, a skill the CLI bundles
+   * (results before neighbours: absent).
+   */
   neighbour: z.string().optional(),
   /** What the model wrote, as written. */
   requested: z.string(),
@@ -404,8 +407,8 @@ export type PlanGrade = z.output<typeof planGradeSchema>;
 
 /**
  * What fired, seen from the case: the expected skill; `sibling`, another member (for a negative case, one it forbids: a
- * false trigger); `neighbour`, one of the user's other skills installed beside the family (`neighbours:`); `other`,
- * only names the suite did not install, or members a "not this skill" case leaves free; `none`; `self`, the model
+ * false trigger); `neighbour`, a skill offered beside the family, never under test: one of the user's other skills
+ * (`neighbours:`) or, in the field, one the CLI bundles; `other`, only names nothing installed or listed, or members a "not this skill" case leaves free; `none`; `self`, the model
  * went around the skills: its first acting call (a command, a write, a fetch, a sub-agent) came before any skill
  * fired (only a field trial offers such calls).
  */
@@ -418,7 +421,10 @@ export const NONE = 'none';
 export const MULTIPLE = 'multiple';
 /** The confusion-matrix column of a trial where only names outside the family fired. */
 export const OTHER = 'other';
-/** The confusion-matrix column of a trial where only the neighbour `dir` fired: named apart from any family member. */
+/**
+ * The confusion-matrix column of a trial where only the neighbour `dir` fired (a declared one, or a skill the CLI
+ * bundles in the field): named apart from any family member.
+ */
 export const neighbourColumn = (dir: string): string => `neighbour:${dir}`;
 /** The confusion-matrix column of a trial where the model acted by itself before any skill fired. */
 export const SELF = 'self';

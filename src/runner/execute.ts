@@ -322,7 +322,8 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       role: s.role ?? 'trial',
       drawSeed: manifest.simulator?.draws?.seed,
     };
-    trialCtx.armListings = await probeArmListings(trialCtx, config.arms);
+    const contexts = [...new Set(cases.map((c) => contextOf(c, config)))];
+    trialCtx.armListings = await probeArmListings(trialCtx, config.arms, contexts);
     const result = await runSuite(
       trialCtx,
       cases,

@@ -65,6 +65,32 @@ export function checkContext(loaded: LoadedConfig, adapter: AgentAdapter, all: C
   });
 }
 
+/**
+ * A skill of the family or a neighbour named like one the agent bundles, when any trial runs in the field (where the
+ * CLI lists its bundled skills beside the installed ones): refused at its `name`. The CLIs settle such a tie each their
+ * own way (one replaces the other, or both are listed), and a firing of that name could not be told whose it was.
+ */
+export function checkBundledNames(
+  loaded: LoadedConfig,
+  adapter: AgentAdapter,
+  all: CaseSuite,
+  installed: readonly Skill[],
+  problems: ProblemList,
+): void {
+  const field = loaded.config.context === 'field' || all.cases.some((c) => c.context === 'field');
+  if (!field || !adapter.contexts.includes('field')) return;
+  for (const skill of installed) {
+    const twin = adapter.grading.bundledSkills.find((b) => b === skill.name || b === skill.dir);
+    if (twin === undefined) continue;
+    problems.add({
+      file: skill.source.file,
+      ...skill.source.at.name,
+      what: `skill "${skill.name}" has the name of ${adapter.skillListing.cli}'s bundled skill ${twin}, which a field trial lists beside it: a firing of that name could not be told whose it was`,
+      todo: 'rename the skill (its folder and `name`), or run it in the lab only (context: lab)',
+    });
+  }
+}
+
 /** The agents whose trials can run in the field. */
 const fieldAgents = () => AGENT_IDS.filter((id) => adapterFor(id).contexts.includes('field'));
 

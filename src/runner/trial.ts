@@ -30,8 +30,11 @@ export interface TrialContext {
   signal: AbortSignal;
   /** What a CLI says of the provider while its trial runs (a 429 it is retrying), for the concurrency limit. */
   onProviderSignal?: (s: ProviderSignal) => void;
-  /** What the CLI lists in each arm, measured once before any trial, for a CLI whose trials do not record it. */
-  armListings?: Partial<Record<Arm, ShownEvidence>>;
+  /**
+   * What the CLI lists in each arm and context (`listingKey`), measured once before any trial, for a CLI whose trials
+   * do not record it: a field trial lists the CLI's bundled skills too.
+   */
+  armListings?: Partial<Record<string, ShownEvidence>>;
   /** What the trials are for, which decides the tools the CLI offers. */
   role: TrialRole;
   /** The run's draw seed (run.json), mixed into the key the simulator draws from; absent in runs made before it. */
@@ -82,24 +85,32 @@ function invocationRequest(
   };
 }
 
+/** Where an arm's listing in a context is kept (`armListings`). */
+export const listingKey = (arm: Arm, context: Context): string => `${context}/${arm}`;
+
 /**
  * For a CLI whose trials do not record the skills it listed: its own listing in a workspace prepared exactly as
- * each arm's trials are, measured once per arm before any trial.
+ * each arm's trials are in each context, measured once per arm and context before any trial.
  */
-export async function probeArmListings(ctx: TrialContext, arms: readonly Arm[]): Promise<Partial<Record<Arm, ShownEvidence>>> {
+export async function probeArmListings(
+  ctx: TrialContext,
+  arms: readonly Arm[],
+  contexts: readonly Context[] = ['lab'],
+): Promise<Partial<Record<string, ShownEvidence>>> {
   const probe = ctx.adapter.probeListing?.bind(ctx.adapter);
   if (!probe) return {};
-  const listings: Partial<Record<Arm, ShownEvidence>> = {};
-  for (const arm of arms) {
-    const ws = await ctx.workspaces.take(arm);
-    try {
-      const req = invocationRequest(ctx, ws, '', { key: `listing/${arm}`, caseId: '' });
-      await ctx.adapter.prepareTrial?.(req);
-      listings[arm] = await probe(req);
-    } finally {
-      ctx.workspaces.release(ws);
+  const listings: Partial<Record<string, ShownEvidence>> = {};
+  for (const context of contexts)
+    for (const arm of arms) {
+      const ws = await ctx.workspaces.take(arm);
+      try {
+        const req = invocationRequest(ctx, ws, '', { key: `listing/${arm}`, caseId: '' }, context);
+        await ctx.adapter.prepareTrial?.(req);
+        listings[listingKey(arm, context)] = await probe(req);
+      } finally {
+        ctx.workspaces.release(ws);
+      }
     }
-  }
   return listings;
 }
 
@@ -139,7 +150,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       const evidence = trialEvidence(
         { ...prepared, ...(changed ? { workspaceChanged: changed } : {}) },
         collected,
-        ctx.armListings?.[ref.arm],
+        ctx.armListings?.[listingKey(ref.arm, req.context ?? 'lab')],
       );
       const meta: TrialMeta = {
         ...spawned,

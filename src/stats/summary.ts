@@ -216,15 +216,13 @@ export function confusionMatrix(
     ...(cases.some((c) => c.expect === NONE && c.not === undefined) ? [NONE] : []),
     ...Object.keys(forbids),
   ];
-  // `self` only where a trial went around the skills (a field run), so a lab run's matrix is as it always was.
-  const columns = [
-    ...family,
-    ...neighbours.map(neighbourColumn),
-    NONE,
-    ...(ev.some((o) => o.firedColumn === SELF) ? [SELF] : []),
-    MULTIPLE,
-    OTHER,
-  ];
+  // `self` only where a trial went around the skills (a field run), so a lab run's matrix is as it always was; a
+  // neighbour the suite did not declare (a skill the CLI bundles, listed in the field) only where one took a trial.
+  const declared = neighbours.map(neighbourColumn);
+  const brought = [...new Set(ev.map((o) => o.firedColumn))]
+    .filter((col) => col.startsWith(neighbourColumn('')) && !declared.includes(col))
+    .sort();
+  const columns = [...family, ...declared, ...brought, NONE, ...(ev.some((o) => o.firedColumn === SELF) ? [SELF] : []), MULTIPLE, OTHER];
   const cells: ConfusionMatrix['cells'] = {};
   for (const row of rows) {
     const inRow = ev.filter((o) => expectOf.get(o.caseId) === row);

@@ -6,7 +6,7 @@ import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { AgentAdapter, Invocation, InvocationRequest, TrialRole } from '../types.js';
 import { initListingProblem, listingProblem } from '../init-isolation.js';
-import { fieldEvidenceProblem, fieldSettings } from './field.js';
+import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY, fieldEvidenceProblem, fieldSettings } from './field.js';
 import type { InitEvent } from '../../transcript/types.js';
 import { parseClaudeStream } from './parse.js';
 import { statusSignal } from '../provider-signals.js';
@@ -96,7 +96,7 @@ function simulatorVariables(simulator: NonNullable<InvocationRequest['simulator'
 
 /** A trial's whole environment: the caller's variables it keeps, then the harness's own settings. */
 export function trialEnv(
-  req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'cliRetries' | 'deadlineMs' | 'simulator'>,
+  req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'context'>,
 ): Record<string, string> {
   return {
     ...baseTrialEnv(req, realModelVariable(req.callerEnv, req.simulator !== undefined)),
@@ -107,8 +107,9 @@ export function trialEnv(
     DISABLE_ERROR_REPORTING: '1',
     CLAUDE_CODE_MAX_RETRIES: String(req.cliRetries),
     API_TIMEOUT_MS: String(apiTimeoutMs(req.deadlineMs, req.cliRetries)),
-    // Only the skills under test compete for the model's attention.
-    CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1',
+    // In the lab only the skills under test compete for the model's attention; a field trial lists the bundled ones
+    // beside them, as a default session does.
+    ...(req.context === 'field' ? {} : { CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1' }),
     ...(req.simulator && simulatorVariables(req.simulator)),
   };
 }
@@ -183,13 +184,18 @@ export const claudeCode: AgentAdapter = {
     },
     // The Read tool numbers each line ("    12\t…"); a model copying a command from SKILL.md may keep the number.
     readEchoPrefix: /^\s*\d+\t/,
-    // The init event lists the skills Claude Code loaded and the tools it offers the model; in the field, the
-    // default tools must be offered and every acting call refused, the workspace left as it was.
+    // The init event lists the skills Claude Code loaded and the tools it offers the model; in the field, nothing but
+    // the installed skills, the bundled ones and the built-in commands, the default tools offered and every acting
+    // call refused, the workspace left as it was.
     isolationProblem(t, expected) {
       if (expected.context !== 'field') return initListingProblem(t, expected, DENIED_TOOLS);
       const init = t.events.find((e): e is InitEvent => e.kind === 'init');
-      return (init && listingProblem(init.skills, expected)) ?? fieldEvidenceProblem(t, expected);
+      return (
+        (init && listingProblem(init.skills, expected, true, [...CLAUDE_BUNDLED_SKILLS, ...CLAUDE_INIT_ONLY])) ??
+        fieldEvidenceProblem(t, expected)
+      );
     },
+    bundledSkills: CLAUDE_BUNDLED_SKILLS,
   },
 
   resolveBinary(override?: string): string {

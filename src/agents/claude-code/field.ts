@@ -9,6 +9,47 @@ import type { InitEvent, ToolCallEvent, ToolResultEvent, Transcript } from '../.
  * every tool listed and refuses each call, `ls` and sub-agents included, with the model told why and going on.
  */
 
+/**
+ * The skills Claude Code 2.1.197 lists to the model in a field trial beside the installed ones, in its order: its
+ * bundled skills and the built-in prompt commands it offers the model (measured: docs/cli-facts.md). A lab trial
+ * hides them (`CLAUDE_CODE_DISABLE_BUNDLED_SKILLS`).
+ */
+export const CLAUDE_BUNDLED_SKILLS = [
+  'deep-research',
+  'update-config',
+  'keybindings-help',
+  'verify',
+  'code-review',
+  'simplify',
+  'fewer-permission-prompts',
+  'loop',
+  'claude-api',
+  'run',
+  'init',
+  'review',
+  'security-review',
+] as const;
+
+/**
+ * What its init event names beyond the installed and bundled skills, in the lab and the field alike: bundled skills
+ * only a person may call and built-in commands, none of them listed to the model.
+ */
+export const CLAUDE_INIT_ONLY = [
+  'debug',
+  'batch',
+  'run-skill-generator',
+  'clear',
+  'compact',
+  'config',
+  'context',
+  'heapdump',
+  'reload-skills',
+  'usage',
+  'insights',
+  'goal',
+  'team-onboarding',
+] as const;
+
 /** The tools a field trial may run: reading files and the skill tool. Every other call is refused. */
 export const FIELD_ALLOWED = ['Read', 'Glob', 'Grep', 'Skill'] as const;
 

@@ -13,6 +13,7 @@ import { parseCodexStream, SHELL_TOOL, SKILLS_FOLDER } from './parse.js';
 import { withFieldRecord } from './field-evidence.js';
 import { collectFieldEvidence, prepareCodexField } from './field-run.js';
 import { withFieldFlags } from './field.js';
+import { CODEX_BUNDLED_SKILLS } from './bundled.js';
 import { readSessionRecord, shownInSession } from './session.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
@@ -70,8 +71,9 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
   if (leaked.length) return `instruction files reached the model: ${leaked.join(', ')}`;
   if (init.sandbox !== 'read-only') return `tools ran in the "${init.sandbox ?? 'unknown'}" sandbox, not read-only`;
   // The session record lists exactly what the model was shown: any skill beyond the family and neighbours leaked in.
-  const listing = listingProblem(init.skills, expected, true);
-  if (listing || expected.context !== 'field') return listing;
+  const field = expected.context === 'field';
+  const listing = listingProblem(init.skills, expected, true, field ? CODEX_BUNDLED_SKILLS : []);
+  if (listing || !field) return listing;
   // The field: nothing but a skill read ran, every acting call in the session record was refused, the workspace unchanged.
   if (!init.fieldRecord) return 'field: no record of the refusing hook: cannot verify that every acting call was refused';
   return init.fieldRecord.problem ?? fieldWorkspaceProblem(expected);
@@ -102,6 +104,7 @@ export const codex: AgentAdapter = {
     // The skill is the folder whose planted secret the read showed: already a member's exact name.
     skillName: (requested) => requested.trim(),
     isolationProblem,
+    bundledSkills: CODEX_BUNDLED_SKILLS,
   },
 
   resolveBinary(override?: string): string {

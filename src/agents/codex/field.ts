@@ -5,6 +5,7 @@ import { shellWord, shellWords } from '../../util/shell-words.js';
 import { str, type Json } from '../json-lines.js';
 import { codexConfigTable, type ConfigRequest } from './config.js';
 import { SKILLS_FOLDER } from './parse.js';
+import { bundledSkillOf } from './bundled.js';
 
 /**
  * Codex CLI 0.169 in the field: its default tool menu stays offered, and every acting call is refused before it runs
@@ -55,8 +56,9 @@ const SED_PRINT_RANGE = /^\d+(,\d+)?p$/;
 
 /**
  * Whether a shell command is Codex's own read of a skill: one plain command of a file reader, every file it names a
- * SKILL.md directly in a folder of `roots` (by default the workspace's skills folder). That read is Codex's skill
- * trigger, the one command a field trial lets run (inside the read-only sandbox); every other command acts.
+ * SKILL.md directly in a folder of `roots` (by default the workspace's skills folder) or one of Codex's bundled
+ * skills. That read is Codex's skill trigger, the one command a field trial lets run (inside the read-only sandbox);
+ * every other command acts.
  */
 export function isSkillRead(command: string, cwd: string, roots: readonly string[] = [posix.join(cwd, SKILLS_FOLDER)]): boolean {
   if (!posix.isAbsolute(cwd) || SHELL_SYNTAX.test(command)) return false;
@@ -79,7 +81,8 @@ export function isSkillRead(command: string, cwd: string, roots: readonly string
   if (program === 'sed' && !(sedScript && args.includes('-n'))) return false;
   const inRoot = (f: string) => {
     const path = posix.resolve(cwd, f);
-    return posix.basename(path) === 'SKILL.md' && roots.some((r) => posix.dirname(posix.dirname(path)) === posix.normalize(r));
+    const inRoots = roots.some((r) => posix.dirname(posix.dirname(path)) === posix.normalize(r));
+    return posix.basename(path) === 'SKILL.md' && (inRoots || bundledSkillOf(path) !== undefined);
   };
   return files.length > 0 && files.every(inRoot);
 }
@@ -121,6 +124,8 @@ export function codexFieldConfig(req: ConfigRequest, hookCommand: string): strin
   return stringify({
     ...lab,
     features: { ...features, hooks: true },
+    // The skills Codex bundles (written under `$CODEX_HOME/skills/.system` on first run) listed, as a default session lists them.
+    skills: { bundled: { enabled: true } },
     hooks: { PreToolUse: [{ matcher: '.*', hooks: [{ type: 'command', command: hookCommand, timeout: 30 }] }] },
   });
 }

@@ -12,6 +12,7 @@ import type {
 } from '../../transcript/types.js';
 import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
+import { bundledSkillOf } from './bundled.js';
 
 /**
  * Codex CLI `exec --json` events → canonical transcript. Codex has no skill tool: a model uses a skill by reading
@@ -39,6 +40,11 @@ export function membersRead(output: string, nonces: Readonly<Record<string, stri
 /** The folders of the SKILL.md files a command names, each once. */
 export function skillFoldersNamed(command: string): string[] {
   return [...new Set([...command.matchAll(SKILL_MD)].map((m) => m[2]!))];
+}
+
+/** The first of Codex's bundled skills whose SKILL.md a command names, if any. */
+export function bundledSkillNamed(command: string): string | undefined {
+  return [...command.matchAll(SKILL_MD)].map((m) => bundledSkillOf(m[0])).find((name) => name !== undefined);
 }
 
 /** The status a Codex error message reports (`last status: 429`, `unexpected status 401`), if any. */
@@ -150,6 +156,14 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
         if (path) load.path = path;
         events.push(load);
       });
+      return;
+    }
+    // A read of one of Codex's own bundled skills (a field trial lists them; a lab trial has no such file): the
+    // model chose that skill, one the suite did not install.
+    const bundled = exitCode === 0 ? bundledSkillNamed(command) : undefined;
+    if (bundled !== undefined) {
+      Object.assign(call, { intent: 'skill', skill: bundled });
+      events.push({ kind: 'skill_load', source: 'harness', callId: call.id, name: bundled, status: 'loaded' });
       return;
     }
     // A failed read of a SKILL.md is still the model choosing that skill, as a refused skill call is for a CLI with

@@ -10,7 +10,15 @@ import { runAgentCommand } from '../spawn.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
-import { builtinSkills, builtinsToHide, geminiPolicy, geminiSettings, policyFile, skillNamesIn } from './settings.js';
+import {
+  builtinSkills,
+  builtinsToHide,
+  GEMINI_BUILTIN_SKILLS,
+  geminiPolicy,
+  geminiSettings,
+  policyFile,
+  skillNamesIn,
+} from './settings.js';
 import { geminiFieldTranscriptProblem } from './field.js';
 import { prepareGeminiField } from './field-run.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
@@ -109,8 +117,9 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
   // The stream lists no skills: the CLI's own listing for the arm does, and without it nothing is verified.
   if (init.skillsFrom === undefined) return 'no skill listing for this arm: cannot verify which skills the model was shown';
   if (t.events.some((e) => e.kind === 'skill_load' && notRegistered(e))) return `${SKILL_TOOL} was not offered: the tool lock is wrong`;
-  const listing = listingProblem(init.skills, expected, true);
-  if (listing || expected.context !== 'field') return listing;
+  const field = expected.context === 'field';
+  const listing = listingProblem(init.skills, expected, true, field ? GEMINI_BUILTIN_SKILLS : []);
+  if (listing || !field) return listing;
   // The field: every acting call answered by the policy's refusal (the menu offered each), the workspace unchanged.
   const refusals = geminiFieldTranscriptProblem(t);
   return refusals ? `field: ${refusals}` : fieldWorkspaceProblem(expected);
@@ -140,6 +149,7 @@ export const gemini: AgentAdapter = {
     // The skill tool takes only a name from its list, exactly as listed.
     skillName: (requested) => requested.trim(),
     isolationProblem,
+    bundledSkills: GEMINI_BUILTIN_SKILLS,
   },
 
   resolveBinary(override?: string): string {
@@ -163,12 +173,12 @@ export const gemini: AgentAdapter = {
   },
 
   async prepareTrial(req) {
-    // A built-in no family skill replaces is hidden (one that would hide a family skill too refused the run already).
-    const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
     if (req.context === 'field' && req.role === 'trial') {
-      await prepareGeminiField(req, hide);
+      await prepareGeminiField(req);
       return {};
     }
+    // A built-in no family skill replaces is hidden (one that would hide a family skill too refused the run already).
+    const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
     await mkdir(join(req.home, '.gemini'), { recursive: true });
     await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide));
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools));

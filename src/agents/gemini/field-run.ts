@@ -8,8 +8,8 @@ import { policyFile } from './settings.js';
  * Writes a field trial's user settings (the default menu) and admin policy (every acting call refused) where the
  * lab's go: the invocation is the lab's, which names that policy.
  */
-export async function prepareGeminiField(req: InvocationRequest, hiddenBuiltins: readonly string[]): Promise<void> {
+export async function prepareGeminiField(req: InvocationRequest): Promise<void> {
   await mkdir(join(req.home, '.gemini'), { recursive: true });
-  await writeFile(join(req.home, '.gemini', 'settings.json'), geminiFieldSettings(req, hiddenBuiltins));
+  await writeFile(join(req.home, '.gemini', 'settings.json'), geminiFieldSettings(req));
   await writeFile(policyFile(req.harnessDir), geminiFieldPolicy());
 }

@@ -36,9 +36,12 @@ export function geminiFieldPolicy(): string {
   });
 }
 
-/** A field trial's user settings: every trial's (`settingsTable`) with the default tools and sub-agents left as they are. */
-export const geminiFieldSettings = (req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>, hiddenBuiltins: readonly string[]) =>
-  settingsJson(settingsTable(req, hiddenBuiltins));
+/**
+ * A field trial's user settings: every trial's (`settingsTable`) with the default tools and sub-agents left as they
+ * are, and no built-in skill hidden: the model sees them beside the family, as a default session lists them.
+ */
+export const geminiFieldSettings = (req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>) =>
+  settingsJson(settingsTable(req, []));
 
 /** The CLI's answer to a call of a tool it had not registered (its stream's `tool_not_registered`). */
 const NOT_REGISTERED_TEXT = /^Tool "[^"]+" not found/;

@@ -4,8 +4,11 @@ import { stringify } from 'smol-toml';
 import { parse } from 'yaml';
 import type { InvocationRequest, TrialRole } from '../types.js';
 
-/** The built-in skills of Gemini CLI 0.61, for a bundle whose own folder of them cannot be read. */
-const KNOWN_BUILTIN_SKILLS = ['antigravity-support', 'skill-creator'];
+/**
+ * The built-in skills of Gemini CLI 0.61 (measured: docs/cli-facts.md), which a field trial lists beside the installed
+ * ones; the lab hides those of the bundle that runs, or these when its own folder of them cannot be read.
+ */
+export const GEMINI_BUILTIN_SKILLS = ['antigravity-support', 'skill-creator'] as const;
 
 /** The CLI caps its attempts per request at this many, whatever the settings ask. */
 const MAX_ATTEMPTS = 10;
@@ -47,7 +50,7 @@ export function skillNamesIn(folder: string): string[] {
 /** The skills the bundle at `bundleDir` ships built in (its `builtin/` folder), or the known ones if unreadable. */
 export function builtinSkills(bundleDir: string | undefined): string[] {
   const names = bundleDir ? skillNamesIn(join(bundleDir, 'builtin')) : [];
-  return names.length ? names : KNOWN_BUILTIN_SKILLS;
+  return names.length ? names : [...GEMINI_BUILTIN_SKILLS];
 }
 
 /**
