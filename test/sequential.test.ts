@@ -94,6 +94,18 @@ describe('exact binomial tests and the fixed-N equivalent', () => {
     expect(binomialTestAbove(0, 10, 0.8)).toBe(1);
   });
 
+  it('the rejection cutoff is the largest k with P(X ≤ k) ≤ α: the one a scan of every k finds', () => {
+    const scan = (n: number, p0: number, alpha: number) => {
+      let k = -1;
+      while (k + 1 <= n && binomialCdf(k + 1, n, p0) <= alpha) k++;
+      return k;
+    };
+    for (const n of [1, 2, 3, 7, 20, 78, 150, 499, 1000])
+      for (const p0 of [0.01, 0.5, 0.8, 0.9, 0.99, 0.999])
+        for (const alpha of [0.001, 0.0125, 0.05, 0.2])
+          expect(rejectionCutoff(n, p0, alpha), `${n} ${p0} ${alpha}`).toBe(scan(n, p0, alpha));
+  });
+
   it('the fixed-N equivalent is the smallest N with size ≤ α and power ≥ 1 − β', () => {
     const n = fixedNEquivalent(0.9, 0.8, 0.05, 0.2)!;
     const ok = (m: number) => {

@@ -15,11 +15,18 @@ export function binomialTestAbove(c: number, n: number, p1: number): number {
   return Math.min(1, Math.max(0, 1 - binomialCdf(c - 1, n, p1)));
 }
 
-/** The largest pass count that the test rejects at level α (−1 when none can be rejected). */
+/**
+ * The largest pass count that the test rejects at level α (−1 when none can be rejected). P(X ≤ k) climbs with k, so
+ * the cutoff is found by bisection: the same k a scan finds, in log n looks (the fixed-N search asks it of every n).
+ */
 export function rejectionCutoff(n: number, p0: number, alpha: number): number {
-  let k = -1;
-  while (k + 1 <= n && binomialCdf(k + 1, n, p0) <= alpha) k++;
-  return k;
+  let [rejected, kept] = [-1, n + 1];
+  while (kept - rejected > 1) {
+    const mid = (rejected + kept) >> 1;
+    if (binomialCdf(mid, n, p0) <= alpha) rejected = mid;
+    else kept = mid;
+  }
+  return rejected;
 }
 
 /** How far the fixed-N search goes. */
