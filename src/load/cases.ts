@@ -4,7 +4,13 @@ import { globSync } from 'tinyglobby';
 import { z } from 'zod';
 import { authoredChecksSchema, authoredExpectFields, checkProblems } from '../checks/registry.js';
 import { decisionProblem, resolveDecision } from './decision.js';
-import { contextSchema, decisionParamsSchema, fixtureFilesSchema, instructionsSchema, type DecisionConfig } from '../run/config-schema.js';
+import {
+  caseContextSchema,
+  decisionParamsSchema,
+  fixtureFilesSchema,
+  instructionsSchema,
+  type DecisionConfig,
+} from '../run/config-schema.js';
 import { splitProblem } from './config.js';
 import { InputError, ProblemList } from '../util/input-error.js';
 import { caseFixtures, readFixtureFiles, readInstructions, suiteFixturesHash, type CaseFixtures, type SuiteFixtures } from './fixtures.js';
@@ -81,7 +87,7 @@ export const caseSchema = z
     decision: decisionParamsSchema.optional(),
     plan: authoredChecksSchema.strict().optional(),
     /** Where this case's trials run (`lab` or `field`), over the config's `context`. */
-    context: contextSchema.optional(),
+    context: caseContextSchema.optional(),
     /** Pins the case to one of `tune`'s splits (else `tune` assigns it). */
     split: z.enum(TUNE_SPLITS).optional(),
     /** The user's files this case's workspace holds besides the suite's `workspace` (one of the same path replaces it). */
