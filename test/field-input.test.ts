@@ -25,8 +25,11 @@ const project = (change: (f: Files) => void = () => {}) => {
   return dir;
 };
 
+/** A bad-input row: what it is, the project, the flags, where the one line must point, and what it must say. */
+type BadInput = [name: string, make: () => string, args: readonly string[], where: RegExp, says: RegExp];
+
 describe('context: bad input is one line naming where, exit 2, nothing spawned', () => {
-  it.each([
+  it.each<BadInput>([
     ['`--context` misspelled', () => project(), ['--context', 'feild'], /--context/, /lab, field/],
     [
       '`context` misspelled in the config',
@@ -79,7 +82,7 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
           [...flags],
           new RegExp(`^skillprobe: ${file}: `),
           /, and `context: \[lab, field\]` in skillprobe\.config\.yaml runs two — /,
-        ] as const,
+        ] satisfies BadInput,
     ),
     [
       "the config's context: [lab, field] with two agents in the config",
