@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { adapterFor, fixtureSeal } from '../agents/registry.js';
 import { checkValueAt, collectConfig } from '../load/config.js';
+import { caseNeighbourSkills } from '../load/neighbours.js';
 import { checkCases, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
 import type { Config, Context } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
@@ -53,9 +54,10 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const { config } = loaded;
   const { skills, family } = checkSkills(loaded, problems);
   const neighbours = checkNeighbours(loaded, family, problems);
-  const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems);
-  // A profile may play a neighbour as it plays a family skill: both are installed.
-  const profile = checkProfile(opts.sim, [...family, ...neighbours], all, opts.overrides?.cases !== undefined, problems);
+  const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems, neighbours);
+  // A profile may play a neighbour (the suite's or a case's) as it plays a family skill: all are installed.
+  const installed = [...family, ...neighbours, ...caseNeighbourSkills(all?.cases ?? [])];
+  const profile = checkProfile(opts.sim, installed, all, opts.overrides?.cases !== undefined, problems);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
   const selected =
     all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume)) : undefined;
