@@ -82,7 +82,8 @@ function column(counted: Firing[]): string {
 
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
-  const neighbours = opts.neighbours ?? [];
+  // The case's own neighbours were listed in its trials beside the suite's: graded alike.
+  const neighbours = [...(opts.neighbours ?? []), ...(c.neighbours ?? []).map(({ dir, name }) => ({ dir, name }))];
   const verdict = trialStatus(t, meta, {
     arm,
     family: opts.family.map((m) => m.dir),

@@ -67,7 +67,8 @@ function loadNeighbourFolder(dir: string, taken: Taken, wording: SkillsFolderWor
 }
 
 /** The suite's neighbours (config `neighbours:`), each a valid skill named apart from the family. */
-export const loadNeighbours = (dir: string, family: readonly FamilyMember[]): Skill[] => loadNeighbourFolder(dir, { family }, NEIGHBOURS_FOLDER);
+export const loadNeighbours = (dir: string, family: readonly FamilyMember[]): Skill[] =>
+  loadNeighbourFolder(dir, { family }, NEIGHBOURS_FOLDER);
 
 /**
  * A case's own neighbours (`neighbours:` in a case, a folder relative to its case file): listed in that case's trials

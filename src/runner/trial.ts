@@ -4,12 +4,13 @@ import type { AgentAdapter, InvocationRequest, ProviderSignal, TrialRole } from 
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
 import type { Arm, Config, Context } from '../run/config-schema.js';
-import type { Skill } from '../load/skills.js';
+import { familyHash, type Skill } from '../load/skills.js';
+import { join } from 'node:path';
 import { CASE_HEADER, simulatorBaseUrl, TRIAL_HEADER } from '../sim/server.js';
 import { StoreWriteError, type RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
-import type { SealedWorkspace } from '../workspace/sealed.js';
+import { copySkill, type SealedWorkspace } from '../workspace/sealed.js';
 import { furnishWorkspace } from '../workspace/fixtures.js';
 import { contextOf } from '../trials/stored-case.js';
 import { treeChanges, treeState } from '../workspace/tree-state.js';
@@ -32,6 +33,8 @@ export interface TrialContext {
   onProviderSignal?: (s: ProviderSignal) => void;
   /** What the CLI lists in each arm, measured once before any trial, for a CLI whose trials do not record it. */
   armListings?: Partial<Record<Arm, ShownEvidence>>;
+  /** Likewise for the cases with their own neighbours, by `neighbourSetKey` of those neighbours. */
+  caseListings?: Map<string, Partial<Record<Arm, ShownEvidence>>>;
   /** What the trials are for, which decides the tools the CLI offers. */
   role: TrialRole;
   /** The run's draw seed (run.json), mixed into the key the simulator draws from; absent in runs made before it. */
@@ -82,17 +85,30 @@ function invocationRequest(
   };
 }
 
+/** What tells apart the listings of cases with their own neighbours: the set of them (cases naming one folder share it). */
+export const neighbourSetKey = (skills: readonly Skill[]): string => familyHash([...skills]);
+
+/** Installs a case's own neighbours into a trial's workspace, beside the family and the suite's neighbours. */
+async function installCaseNeighbours(ctx: TrialContext, ws: SealedWorkspace, skills: readonly Skill[]): Promise<void> {
+  for (const k of skills) await copySkill(k, join(ws.dir, ctx.adapter.skillsFolder, k.dir));
+}
+
 /**
  * For a CLI whose trials do not record the skills it listed: its own listing in a workspace prepared exactly as
- * each arm's trials are, measured once per arm before any trial.
+ * each arm's trials are (with `caseNeighbours`, as a case's that has its own), measured once per arm before any trial.
  */
-export async function probeArmListings(ctx: TrialContext, arms: readonly Arm[]): Promise<Partial<Record<Arm, ShownEvidence>>> {
+export async function probeArmListings(
+  ctx: TrialContext,
+  arms: readonly Arm[],
+  caseNeighbours: readonly Skill[] = [],
+): Promise<Partial<Record<Arm, ShownEvidence>>> {
   const probe = ctx.adapter.probeListing?.bind(ctx.adapter);
   if (!probe) return {};
   const listings: Partial<Record<Arm, ShownEvidence>> = {};
   for (const arm of arms) {
     const ws = await ctx.workspaces.take(arm);
     try {
+      await installCaseNeighbours(ctx, ws, caseNeighbours);
       const req = invocationRequest(ctx, ws, '', { key: `listing/${arm}`, caseId: '' });
       await ctx.adapter.prepareTrial?.(req);
       listings[arm] = await probe(req);
@@ -111,6 +127,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
     const ws = await ctx.workspaces.take(ref.arm);
     try {
       await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
+      await installCaseNeighbours(ctx, ws, c.neighbourSkills ?? []);
       const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id }, contextOf(c, ctx.config));
       const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
       // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
@@ -136,11 +153,8 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         (await treeState(ws.dir)
           .then((after) => treeChanges(before, after))
           .catch(() => undefined));
-      const evidence = trialEvidence(
-        { ...prepared, ...(changed ? { workspaceChanged: changed } : {}) },
-        collected,
-        ctx.armListings?.[ref.arm],
-      );
+      const listings = c.neighbourSkills ? ctx.caseListings?.get(neighbourSetKey(c.neighbourSkills)) : ctx.armListings;
+      const evidence = trialEvidence({ ...prepared, ...(changed ? { workspaceChanged: changed } : {}) }, collected, listings?.[ref.arm]);
       const meta: TrialMeta = {
         ...spawned,
         agent: ctx.adapter.id,
@@ -160,7 +174,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
         instructions: c.fixtures?.instructions !== undefined,
-        neighbours: ctx.neighbours ?? [],
+        neighbours: [...(ctx.neighbours ?? []), ...(c.neighbourSkills ?? []).map((k) => k.dir)],
         ...(req.context ? { context: req.context } : {}),
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
