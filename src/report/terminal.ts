@@ -454,7 +454,14 @@ export function terminalReporter(colour: boolean): Reporter {
         header(input, c),
         verdictSection(results, skillRow, c),
         blocks.length ? changeSection(blocks, skillRow, input, c) : [],
-        skillRows.length ? caseSection(skillRows, results.judge !== undefined, c, (input.manifest.neighbours?.length ?? 0) > 0) : [],
+        skillRows.length
+          ? caseSection(
+              skillRows,
+              results.judge !== undefined,
+              c,
+              (input.manifest.neighbours?.length ?? 0) > 0 || input.manifest.cases.defs.some((d) => d.neighbours?.length),
+            )
+          : [],
         judgeSection(input, c),
         passKSection(skillRows, c),
         confusionSection(results, c),
