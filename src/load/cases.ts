@@ -302,7 +302,7 @@ export function loadCases(
         ? undefined
         : caseNeighbours(
             join(dirname(file), c.neighbours),
-            { file, ...y.locate([i, 'neighbours']) },
+            { file, ...y.locate([i, 'neighbours']), given: c.neighbours },
             { family: skills, suite: suiteNeighbours },
             neighbourFolders,
             problems,

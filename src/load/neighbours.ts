@@ -74,21 +74,22 @@ export const loadNeighbours = (dir: string, family: readonly FamilyMember[]): Sk
  * A case's own neighbours (`neighbours:` in a case, a folder relative to its case file): listed in that case's trials
  * beside the suite's, never instead of them, since a user's other skills do not leave when one prompt brings more.
  * Each folder is loaded once however many cases name it (`loaded`, by resolved path); its problems are added to
- * `problems` once. `declared`: the case's `neighbours` line.
+ * `problems` once. `declared`: the case's `neighbours` line, and the folder as written there.
  */
 export function caseNeighbours(
   folder: string,
-  declared: Pick<InputProblem, 'file' | 'line' | 'col'>,
+  declared: Pick<InputProblem, 'file' | 'line' | 'col'> & { given: string },
   taken: Required<Omit<Taken, 'others'>>,
   loaded: Map<string, Skill[] | undefined>,
   problems: ProblemList,
 ): Skill[] | undefined {
   const path = resolve(folder);
   if (loaded.has(path)) return loaded.get(path);
-  const notFolder = wrongEntry(path, 'folder')?.replace(path, folder);
+  const { given, ...at } = declared;
+  const notFolder = wrongEntry(path, 'folder')?.replace(path, given);
   const skills = notFolder
     ? void problems.add({
-        ...declared,
+        ...at,
         what: `neighbours: ${notFolder}`,
         todo: "point it at a folder of skills (<skill>/SKILL.md each), relative to the case file, or remove the case's `neighbours`",
       })
