@@ -1,11 +1,9 @@
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
-import { caseListingFindings, cutFromListing } from '../src/lint/listing.js';
-import type { LintSkill } from '../src/lint/types.js';
 import { loadCases } from '../src/load/cases.js';
 import { loadSkills } from '../src/load/skills.js';
 import { configSchema } from '../src/run/config-schema.js';
@@ -16,7 +14,7 @@ import { gradableCase } from '../src/trials/stored-case.js';
 import { drift } from '../src/verdict/compare.js';
 import { buildResults } from '../src/verdict/results.js';
 import { ClaudeStream } from './claude-stream.js';
-import { baseProject, cleanup, makeProject, runInProcess, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
+import { baseProject, cleanup, expectRunRefused, makeProject, skillMd, type Files } from './helpers.js';
 import { ATL_FAMILY, DECISION, handMadeManifest, trialMeta } from './run-fixtures.js';
 
 const CONFIG = 'skillprobe.config.yaml';
@@ -90,17 +88,7 @@ describe("a case's neighbours: bad input is one exact line, exit 2, nothing spaw
     const dir = makeProject(withCaseNeighbours(files));
     dirs.push(dir);
     make?.(dir);
-    const spy = spyBinary(dir);
-    const before = readdirSync(dir, { recursive: true }).sort();
-    const r = await runInProcess(['run', '--agent-binary', spy.path, '--transcripts', 'runs'], {
-      cwd: dir,
-      env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }),
-    });
-    expect(r.exitCode, r.stderr).toBe(2);
-    expect(r.stderr.trim().split('\n'), 'one line').toHaveLength(1);
-    expect(r.stderr).toContain(message);
-    expect(existsSync(spy.marker), 'spawned').toBe(false);
-    expect(readdirSync(dir, { recursive: true }).sort()).toEqual(before);
+    await expectRunRefused(dir, message);
   });
 
   it('two cases naming one folder share its skills, loaded once, with no problem', () => {
@@ -225,38 +213,6 @@ describe("a case's neighbours are graded as neighbours in its trials only", () =
     expect(results.summary.confusion.columns).toContain('neighbour:form-filler');
     expect(neighboursNote(manifest)).toBe(
       'case fill-form lists its own form-filler too: 900 characters, so it lists atl-jira by name only: the model never sees its description',
-    );
-  });
-});
-
-describe("the listing budget with a case's own neighbours", () => {
-  const LISTING = { ...claudeCode.skillListing, budgetChars: 300, descriptionCap: 100_000 };
-  const at = { file: 'skills/x/SKILL.md', line: 3, col: 14 };
-  const skill = (dir: string, chars: number): LintSkill => ({
-    dir,
-    name: dir,
-    description: 'd'.repeat(chars),
-    links: [],
-    at: { name: at, description: at, allowedTools: at },
-  });
-  const family = [skill('b-one', 60), skill('d-two', 60)];
-  const caseAt = { file: 'cases/main.yaml', line: 7, col: 7 };
-
-  it.each<[string, number[], number[], string[]]>([
-    // Entries are `- <dir>: <description>\n`: 8 + 60 + 3 per family skill.
-    ['no neighbours of its own', [], [], []],
-    ['own neighbours that fit', [], [40], []],
-    ['own neighbours that push the last family skill out', [], [160], ['d-two']],
-    ['the suite already pushes it out: not the case’s finding', [160], [40], []],
-  ])('%s', (_name, suiteChars, ownChars, cut) => {
-    const suite = suiteChars.map((n, i) => skill(`a-suite-${i}`, n));
-    const own = ownChars.map((n, i) => skill(`a-own-${i}`, n));
-    const findings = caseListingFindings(family, LISTING, suite, [{ id: 'fill-form', at: caseAt, neighbours: own }]);
-    expect(findings.map((f) => f.what.match(/list (\S+) by name only/)?.[1])).toEqual(cut);
-    for (const f of findings) expect(f).toMatchObject({ ...caseAt, check: 'listing-budget', severity: 'warning' });
-    // What the finding says is what the run records as cut.
-    expect(cutFromListing([...family, ...suite, ...own], LISTING).filter((d) => d.startsWith('b-') || d.startsWith('d-'))).toEqual(
-      expect.arrayContaining(cut),
     );
   });
 });
