@@ -14,7 +14,7 @@ import { gradableCase } from '../src/trials/stored-case.js';
 import { drift } from '../src/verdict/compare.js';
 import { buildResults } from '../src/verdict/results.js';
 import { ClaudeStream } from './claude-stream.js';
-import { baseProject, cleanup, expectRunRefused, makeProject, skillMd, type Files } from './helpers.js';
+import { baseProject, cleanup, expectRunRefused, makeProject, runInProcess, skillMd, type Files } from './helpers.js';
 import { ATL_FAMILY, DECISION, handMadeManifest, trialMeta } from './run-fixtures.js';
 
 const CONFIG = 'skillprobe.config.yaml';
@@ -214,5 +214,28 @@ describe("a case's neighbours are graded as neighbours in its trials only", () =
     expect(neighboursNote(manifest)).toBe(
       'case fill-form lists its own form-filler too: 900 characters, so it lists atl-jira by name only: the model never sees its description',
     );
+  });
+});
+
+describe("lint with a case's own neighbours", () => {
+  it('names the family description they cut at the case, loads them as run does, and lets a profile play them', async () => {
+    const dir = makeProject(
+      withCaseNeighbours({
+        // Six neighbours of 1,400 characters, before the family in name order, fill Claude Code's ~8,000: both are cut.
+        ...Object.fromEntries(
+          [1, 2, 3, 4, 5, 6].map((i) => [`extra/aa-${i}/SKILL.md`, skillMd(`aa-${i}`, `Handle case ${i} ${'x'.repeat(1400)}`)]),
+        ),
+        'sim.yaml': 'seed: 1\nrouter: {}\nrules:\n  - { case: fill-form, do: [{ skill: aa-1 }] }\n',
+      }),
+    );
+    dirs.push(dir);
+    const r = await runInProcess(['lint', '--json', '--sim', 'sim.yaml'], { cwd: dir });
+    const findings = JSON.parse(r.stdout) as { check: string; file: string; line: number; what: string }[];
+    expect(findings.filter((f) => f.check === 'load' || f.check === 'profile')).toEqual([]);
+    const cut = findings.filter((f) => f.check === 'listing-budget' && f.what.startsWith('case "fill-form"'));
+    expect(cut.map((f) => [f.file, f.line, f.what.match(/list (\S+) by name only/)?.[1]])).toEqual([
+      ['cases/more.yaml', 1, 'alpha'],
+      ['cases/more.yaml', 1, 'alpha-beta'],
+    ]);
   });
 });
