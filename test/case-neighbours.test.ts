@@ -1,13 +1,16 @@
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import type { AgentAdapter, InvocationRequest } from '../src/agents/types.js';
+import { neighbourSetKey, probeCaseListings, type TrialContext } from '../src/runner/trial.js';
+import { WorkspacePool } from '../src/workspace/pool.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { loadCases } from '../src/load/cases.js';
 import { loadSkills } from '../src/load/skills.js';
 import { configSchema } from '../src/run/config-schema.js';
-import type { GradableCase, RunManifest } from '../src/run/schema.js';
+import type { GradableCase, RunManifest, ShownEvidence } from '../src/run/schema.js';
 import { neighboursNote } from '../src/report/wording.js';
 import { resumeChanges } from '../src/runner/resume.js';
 import { gradableCase } from '../src/trials/stored-case.js';
@@ -237,5 +240,57 @@ describe("lint with a case's own neighbours", () => {
       ['cases/more.yaml', 1, 'alpha'],
       ['cases/more.yaml', 1, 'alpha-beta'],
     ]);
+  });
+});
+
+describe('a CLI whose trials do not record their listing is probed once per set of a case’s own neighbours', () => {
+  it('installs the set in the probe’s workspace of each arm, beside the suite’s neighbours, and probes each set once', async () => {
+    const dir = makeProject(withCaseNeighbours(FORM));
+    dirs.push(dir);
+    const skills = loadSkills(join(dir, 'skills'));
+    const suite = loadCases(join(dir, 'cases/*.yaml'), skills, configSchema.parse({}).decision);
+    const probed: string[][] = [];
+    // The probe reads what the workspace's skills folder holds, as `gemini skills list` does.
+    const adapter = {
+      ...claudeCode,
+      async probeListing(req: InvocationRequest): Promise<ShownEvidence> {
+        const listed = readdirSync(join(req.workspace, claudeCode.skillsFolder)).sort();
+        probed.push(listed);
+        return { source: 'probe', skills: listed, contextFiles: [] };
+      },
+    } as AgentAdapter;
+    const workspaces = new WorkspacePool({
+      root: dir,
+      skills,
+      neighbours: loadSkills(join(dir, 'others')),
+      skillsFolder: claudeCode.skillsFolder,
+      keep: false,
+      prefetch: 0,
+    });
+    const ctx = {
+      adapter,
+      binary: 'claude',
+      config: configSchema.parse({}),
+      skills,
+      store: undefined as never,
+      callerEnv: {},
+      keepWorkspaces: false,
+      workspaces,
+      signal: new AbortController().signal,
+      role: 'trial',
+    } satisfies TrialContext;
+    try {
+      const listings = await probeCaseListings(ctx, ['skill', 'ablation'], [...suite.cases, ...suite.cases]);
+      const own = suite.cases.find((c) => c.id === 'fill-form')!.neighbourSkills!;
+      expect([...listings.keys()]).toEqual([neighbourSetKey(own)]);
+      expect(listings.get(neighbourSetKey(own))).toMatchObject({
+        skill: { skills: ['alpha', 'alpha-beta', 'form-filler', 'pdf-tool'] },
+        ablation: { skills: ['form-filler', 'pdf-tool'] },
+      });
+      expect(probed).toHaveLength(2);
+      expect(await probeCaseListings({ ...ctx, adapter: claudeCode }, ['skill'], suite.cases)).toEqual(new Map());
+    } finally {
+      await workspaces.drain();
+    }
   });
 });

@@ -37,7 +37,7 @@ import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun, type RunGuard } from './run-guard.js';
 import { runSuite, type SuiteRun } from './run-suite.js';
-import { neighbourSetKey, probeArmListings, type TrialContext } from './trial.js';
+import { probeArmListings, probeCaseListings, type TrialContext } from './trial.js';
 import { caseNeighbourSkills } from '../load/neighbours.js';
 
 const require = createRequire(import.meta.url);
@@ -347,13 +347,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       drawSeed: manifest.simulator?.draws?.seed,
     };
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms);
-    const ownSets = new Map(
-      cases.flatMap((c) => (c.neighbourSkills ? [[neighbourSetKey(c.neighbourSkills), c.neighbourSkills] as const] : [])),
-    );
-    if (ownSets.size && adapter.probeListing) {
-      trialCtx.caseListings = new Map();
-      for (const [key, own] of ownSets) trialCtx.caseListings.set(key, await probeArmListings(trialCtx, config.arms, own));
-    }
+    trialCtx.caseListings = await probeCaseListings(trialCtx, config.arms, cases);
     const result = await runSuite(
       trialCtx,
       cases,

@@ -119,6 +119,24 @@ export async function probeArmListings(
   return listings;
 }
 
+/**
+ * The listings of the cases with their own neighbours, as `probeArmListings` measures each arm's: once per set of
+ * them, keyed by `neighbourSetKey`; none for a CLI whose trials record what they listed.
+ */
+export async function probeCaseListings(
+  ctx: TrialContext,
+  arms: readonly Arm[],
+  cases: readonly Pick<Case, 'neighbourSkills'>[],
+): Promise<Map<string, Partial<Record<Arm, ShownEvidence>>>> {
+  const listings = new Map<string, Partial<Record<Arm, ShownEvidence>>>();
+  if (!ctx.adapter.probeListing) return listings;
+  for (const c of cases) {
+    const key = c.neighbourSkills && neighbourSetKey(c.neighbourSkills);
+    if (key !== undefined && !listings.has(key)) listings.set(key, await probeArmListings(ctx, arms, c.neighbourSkills!));
+  }
+  return listings;
+}
+
 /** Runs one trial: sealed workspace → agent → raw transcript on disk; infra errors retried as configured. */
 export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promise<TrialRecord> {
   const maxAttempts = 1 + ctx.config.retries.infra;
