@@ -11,7 +11,7 @@ import { loadCases } from '../src/load/cases.js';
 import { loadSkills } from '../src/load/skills.js';
 import { configSchema } from '../src/run/config-schema.js';
 import type { GradableCase, RunManifest, ShownEvidence } from '../src/run/schema.js';
-import { neighboursNote } from '../src/report/wording.js';
+import { listingCutsFamily, neighboursNote } from '../src/report/wording.js';
 import { resumeChanges } from '../src/runner/resume.js';
 import { gradableCase } from '../src/trials/stored-case.js';
 import { drift } from '../src/verdict/compare.js';
@@ -217,6 +217,9 @@ describe("a case's neighbours are graded as neighbours in its trials only", () =
     expect(neighboursNote(manifest)).toBe(
       'case fill-form lists its own form-filler too: 900 characters, so it lists atl-jira by name only: the model never sees its description',
     );
+    // A case's listing cutting a family description is a warning, as the suite's is.
+    expect(listingCutsFamily(manifest)).toBe(true);
+    expect(listingCutsFamily({ ...manifest, cases: { ...manifest.cases, defs: [fill] } })).toBe(false);
   });
 });
 

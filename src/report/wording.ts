@@ -359,6 +359,10 @@ export function neighboursNote(manifest: Pick<RunManifest, 'neighbours' | 'listi
   return [...suite, ...cases].join('; ');
 }
 
+/** Whether a listing of the run (the suite's, or a case's with its own neighbours) cuts a family description: a warning. */
+export const listingCutsFamily = (manifest: Pick<RunManifest, 'listing' | 'cases'>): boolean =>
+  (manifest.listing?.byNameOnly.length ?? 0) > 0 || manifest.cases.defs.some((c) => (c.listing?.byNameOnly.length ?? 0) > 0);
+
 /** Said beside an uncalibrated judge's verdicts. */
 export const JUDGE_SHOWN = 'shown, not scored: the judge is uncalibrated';
 
