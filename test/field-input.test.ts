@@ -5,7 +5,8 @@ import { loadCases } from '../src/load/cases.js';
 import { loadSkills } from '../src/load/skills.js';
 import { checkContext } from '../src/runner/suite-checks.js';
 import { ProblemList } from '../src/util/input-error.js';
-import { loadConfig } from '../src/load/config.js';
+import { collectConfig, loadConfig } from '../src/load/config.js';
+import { configContexts, loadContextSuites } from '../src/commands/run.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { resumeChanges } from '../src/runner/resume.js';
 import { baseProject, cleanup, makeProject, runInProcess, type Files } from './helpers.js';
@@ -24,8 +25,11 @@ const project = (change: (f: Files) => void = () => {}) => {
   return dir;
 };
 
+/** A bad-input row: what it is, the project, the flags, where the one line must point, and what it must say. */
+type BadInput = [name: string, make: () => string, args: readonly string[], where: RegExp, says: RegExp];
+
 describe('context: bad input is one line naming where, exit 2, nothing spawned', () => {
-  it.each([
+  it.each<BadInput>([
     ['`--context` misspelled', () => project(), ['--context', 'feild'], /--context/, /lab, field/],
     [
       '`context` misspelled in the config',
@@ -40,6 +44,52 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
       [],
       /cases\/main\.yaml:11:\d+/,
       /`context` is "outside" — use one of "lab", "field"/,
+    ],
+    [
+      'a list of contexts in a case',
+      () => project((f) => void (f['cases/main.yaml'] += '- id: odd\n  prompt: "x"\n  expect: { skill: none }\n  context: [lab, field]\n')),
+      [],
+      /cases\/main\.yaml:11:\d+/,
+      /names a list, and a case runs in one context — .*put `context: \[lab, field\]` in skillprobe\.config\.yaml or run with --context lab,field/,
+    ],
+    [
+      'a context named twice in the config',
+      () => project((f) => void (f['skillprobe.config.yaml'] = 'trials: 1\ncontext: [lab, lab]\n')),
+      [],
+      /skillprobe\.config\.yaml:2:\d+/,
+      /names a context twice — name each of lab and field once/,
+    ],
+    [
+      "a misspelled context in the config's list",
+      () => project((f) => void (f['skillprobe.config.yaml'] = 'trials: 1\ncontext: [lab, feild]\n')),
+      [],
+      /skillprobe\.config\.yaml:2:\d+/,
+      /"feild" — use one of "lab", "field"/,
+    ],
+    ...(
+      [
+        [['--shard', '1/2'], '--shard'],
+        [['--resume', 'runs/x'], '--resume'],
+        [['--last-failed'], '--last-failed'],
+        [['--agent', 'claude-code,codex'], '--agent'],
+        [['--baseline', 'runs/base'], '--baseline'],
+      ] as const
+    ).map(
+      ([flags, file]) =>
+        [
+          `the config's context: [lab, field] with ${file}, as --context lab,field is`,
+          () => project((f) => void (f['skillprobe.config.yaml'] = 'trials: 1\ncontext: [lab, field]\n')),
+          [...flags],
+          new RegExp(`^skillprobe: ${file}: `),
+          /, and `context: \[lab, field\]` in skillprobe\.config\.yaml runs two — /,
+        ] satisfies BadInput,
+    ),
+    [
+      "the config's context: [lab, field] with two agents in the config",
+      () => project((f) => void (f['skillprobe.config.yaml'] = 'trials: 1\ncontext: [lab, field]\nagents: [claude-code, codex]\n')),
+      [],
+      /^skillprobe: agents: /,
+      /`context: \[lab, field\]` in skillprobe\.config\.yaml runs one agent in both contexts, and the config names 2 agents/,
     ],
   ])('%s', async (_, make, args, where, says) => {
     const dir = make();
@@ -71,6 +121,59 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
     const r = await runInProcess(['rejudge', 'runs/x', '--context', 'field'], { cwd: project() });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--context: a judge's requests run with no tool at all/);
+  });
+});
+
+describe('context: [lab, field] in the config is --context lab,field', () => {
+  const inProject = <T>(dir: string, f: () => T): T => {
+    const before = process.cwd();
+    process.chdir(dir);
+    try {
+      return f();
+    } finally {
+      process.chdir(before);
+    }
+  };
+  const resolved = (dir: string, context?: string) => {
+    const problems = new ProblemList();
+    const loaded = inProject(dir, () => collectConfig(undefined, { context }, problems));
+    return { contexts: loaded?.contexts, context: loaded?.config.context, problems: problems.items };
+  };
+  const withContext = (value: string) => project((f) => void (f['skillprobe.config.yaml'] = `context: ${value}\n`));
+
+  it.each([
+    ['[lab, field]', undefined, { contexts: ['lab', 'field'], context: undefined }],
+    ['[field, lab]', undefined, { contexts: ['field', 'lab'], context: undefined }],
+    ['[field]', undefined, { contexts: undefined, context: 'field' }],
+    ['[lab]', undefined, { contexts: undefined, context: undefined }],
+    ['field', undefined, { contexts: undefined, context: 'field' }],
+    // The command line overrides the config: one context named there is one run.
+    ['[lab, field]', 'field', { contexts: undefined, context: 'field' }],
+    ['[lab, field]', 'lab', { contexts: undefined, context: undefined }],
+  ])('context: %s with --context %s', (value, flag, expected) => {
+    expect(resolved(withContext(value), flag)).toEqual({ ...expected, problems: [] });
+  });
+
+  it('names the config file as where both were asked for, and none when --context names one', () => {
+    const dir = withContext('[lab, field]');
+    expect(inProject(dir, () => configContexts({ overrides: {} }))).toEqual({
+      contexts: ['lab', 'field'],
+      from: '`context: [lab, field]` in skillprobe.config.yaml',
+    });
+    expect(inProject(dir, () => configContexts({ overrides: { context: 'field' } }))).toBeUndefined();
+    expect(inProject(withContext('field'), () => configContexts({ overrides: {} }))).toBeUndefined();
+  });
+
+  it('loads the suite once per context, each run storing its one context, a case’s own set aside', () => {
+    const dir = project((f) => {
+      f['skillprobe.config.yaml'] = 'context: [lab, field]\n';
+      f['cases/main.yaml'] += '- id: fielded\n  prompt: "x"\n  expect: { skill: none }\n  context: field\n';
+    });
+    const opts = { sim: 'sim.yaml', overrides: {}, callerEnv: { ...process.env, ANTHROPIC_API_KEY: 'dummy' } };
+    const from = inProject(dir, () => configContexts(opts))!;
+    const suites = inProject(dir, () => loadContextSuites(opts, from.contexts, from.from));
+    expect(suites.map((s) => s.config.context)).toEqual([undefined, 'field']);
+    expect(suites.flatMap((s) => s.suite.cases.map((c) => c.context))).toEqual(Array(6).fill(undefined));
   });
 });
 

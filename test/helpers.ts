@@ -1,5 +1,5 @@
 import { execa } from 'execa';
-import { afterAll } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -163,4 +163,22 @@ export async function runInProcess(args: string[], opts: { cwd: string; env?: Re
   } finally {
     process.chdir(before);
   }
+}
+
+/**
+ * `run` in the project `dir`, its agent a spy: refused with exit 2 in one line containing `message`, nothing spawned,
+ * nothing written.
+ */
+export async function expectRunRefused(dir: string, message: string): Promise<void> {
+  const spy = spyBinary(dir);
+  const before = readdirSync(dir, { recursive: true }).sort();
+  const r = await runInProcess(['run', '--agent-binary', spy.path, '--transcripts', 'runs'], {
+    cwd: dir,
+    env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }),
+  });
+  expect(r.exitCode, r.stderr).toBe(2);
+  expect(r.stderr.trim().split('\n'), 'one line').toHaveLength(1);
+  expect(r.stderr).toContain(message);
+  expect(existsSync(spy.marker), 'spawned').toBe(false);
+  expect(readdirSync(dir, { recursive: true }).sort()).toEqual(before);
 }

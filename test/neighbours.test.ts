@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, symlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { listingProblem } from '../src/agents/init-isolation.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
-import { cutFromListing, listingBudgetFindings, listingChars } from '../src/lint/listing.js';
+import { caseListingFindings, cutFromListing, listingBudgetFindings, listingChars } from '../src/lint/listing.js';
 import type { LintSkill } from '../src/lint/types.js';
 import { advice } from '../src/report/advice.js';
 import { REPORTERS } from '../src/report/registry.js';
@@ -16,7 +16,7 @@ import { resultsSchema, type GradableCase, type RunManifest } from '../src/run/s
 import { buildResults } from '../src/verdict/results.js';
 import { drift } from '../src/verdict/compare.js';
 import { ClaudeStream } from './claude-stream.js';
-import { baseProject, cleanup, makeProject, runInProcess, skillMd, spyBinary, testEnv, type Files } from './helpers.js';
+import { baseProject, cleanup, expectRunRefused, makeProject, runInProcess, skillMd, type Files } from './helpers.js';
 import { ATL_FAMILY, DECISION, handMadeManifest, trialMeta } from './run-fixtures.js';
 
 const CONFIG = 'skillprobe.config.yaml';
@@ -80,17 +80,7 @@ describe('neighbours: bad input is one exact line, exit 2, nothing spawned', () 
     const dir = makeProject(files);
     dirs.push(dir);
     make?.(dir);
-    const spy = spyBinary(dir);
-    const before = readdirSync(dir, { recursive: true }).sort();
-    const r = await runInProcess(['run', '--agent-binary', spy.path, '--transcripts', 'runs'], {
-      cwd: dir,
-      env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }),
-    });
-    expect(r.exitCode, r.stderr).toBe(2);
-    expect(r.stderr.trim().split('\n'), 'one line').toHaveLength(1);
-    expect(r.stderr).toContain(message);
-    expect(existsSync(spy.marker), 'spawned').toBe(false);
-    expect(readdirSync(dir, { recursive: true }).sort()).toEqual(before);
+    await expectRunRefused(dir, message);
   });
 
   it('lint reports the same problems as load findings', async () => {
@@ -458,6 +448,29 @@ describe('the listing budget with the neighbours', () => {
         'with the 4 neighbours listed too, Claude Code would list zeta by name only: the model would not see this description',
       ],
     ]);
+  });
+
+  // A case's own neighbours: a budget small enough that two family skills of 60 characters and a neighbour fill it.
+  const SMALL = { ...UNCAPPED, budgetChars: 300 };
+  const caseFamily = [skill('b-one', 60), skill('d-two', 60)];
+  const caseAt = { file: 'cases/main.yaml', line: 7, col: 7 };
+
+  it.each<[string, number[], number[], string[]]>([
+    // Entries are `- <dir>: <description>\n`: 8 + 60 + 3 per family skill.
+    ['no neighbours of its own', [], [], []],
+    ['own neighbours that fit', [], [40], []],
+    ['own neighbours that push the last family skill out', [], [160], ['d-two']],
+    ['the suite already pushes it out: not the case’s finding', [160], [40], []],
+  ])("a case's own neighbours: %s", (_name, suiteChars, ownChars, cut) => {
+    const suite = suiteChars.map((n, i) => skill(`a-suite-${i}`, n));
+    const own = ownChars.map((n, i) => skill(`a-own-${i}`, n));
+    const findings = caseListingFindings(caseFamily, SMALL, suite, [{ id: 'fill-form', at: caseAt, neighbours: own }]);
+    expect(findings.map((f) => f.what.match(/list (\S+) by name only/)?.[1])).toEqual(cut);
+    for (const f of findings) expect(f).toMatchObject({ ...caseAt, check: 'listing-budget', severity: 'warning' });
+    // What the finding says is what the run records as cut.
+    expect(cutFromListing([...caseFamily, ...suite, ...own], SMALL).filter((d) => d.startsWith('b-') || d.startsWith('d-'))).toEqual(
+      expect.arrayContaining(cut),
+    );
   });
 });
 

@@ -71,26 +71,29 @@ export interface RunCommandOptions {
   contexts?: Context[];
 }
 
-/** `--context lab,field` is one agent's whole suite in each context: what it cannot be combined with, refused. */
-function checkContexts(o: RunFlagValues): void {
-  const both = (flag: string, what: string, todo: string) => refuse(flag, `${what}, and --context lab,field runs two`, todo);
+/**
+ * Both contexts side by side are one agent's whole suite in each: what that cannot be combined with, refused. `from`
+ * names where both were asked for (`--context lab,field`, or the config's `context: [lab, field]`).
+ */
+export function checkContexts(o: RunCommandOptions, from: string): void {
+  const both = (flag: string, what: string, todo: string) => refuse(flag, `${what}, and ${from} runs two`, todo);
   if (o.baseline !== undefined || o.forBaseline)
     both(
       o.baseline !== undefined ? '--baseline' : '--for-baseline',
       'a canary compares one run with its base',
       'run the canary in one context (--context lab or --context field)',
     );
-  if (o.shard)
+  if (o.run.shard)
     both('--shard', 'a shard is one share of one run', 'shard each context on its own (--context lab --shard I/N, then --context field)');
-  if (o.resume !== undefined)
+  if (o.run.resume !== undefined)
     both(
       '--resume',
       'resuming goes on with one stored run',
       "resume each context's run folder in the lab,field folder on its own, with its --context",
     );
-  if (o.lastFailed)
+  if (o.run.select?.lastFailed)
     both('--last-failed', "reads one run's failures", 'rerun the failures of each context on its own (--context lab --last-failed)');
-  if (o.agent && o.agent.length > 1) both('--agent', 'several agents are one run each', 'run lab,field once per agent (--agent ID)');
+  if (o.agents && o.agents.length > 1) both('--agent', 'several agents are one run each', 'run lab,field once per agent (--agent ID)');
 }
 
 /** The run's options from its flags, refusing combinations that mean nothing before anything is loaded. */
@@ -108,7 +111,6 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
     );
   }
   const contexts = Array.isArray(o.context) ? o.context : undefined;
-  if (contexts) checkContexts(o);
   const baseline =
     o.baseline === undefined
       ? undefined
@@ -159,7 +161,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
       },
     },
   };
-  return {
+  const options: RunCommandOptions = {
     run,
     agents: o.agent,
     reporter: o.reporter,
@@ -169,6 +171,8 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
     ...(o.forBaseline ? { forBaseline: { margin: o.margin, alpha: o.alpha } } : {}),
     ...(contexts ? { contexts } : {}),
   };
+  if (contexts) checkContexts(options, '--context lab,field');
+  return options;
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   reportRun,
   type ReporterChoice,
 } from '../runner/reports.js';
-import { loadContextSuites, loadSuites, type LoadedSuite } from '../commands/run.js';
+import { configContexts, loadContextSuites, loadSuites, type LoadedSuite } from '../commands/run.js';
 import { describeRunDir } from '../util/paths.js';
 import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
 import { runPipeline } from '../runner/pipeline.js';
@@ -24,7 +24,7 @@ import { defineCommand, type CliIo, type ExitCode } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { REPORTERS_HELP } from './flags.js';
 import { RUN_FLAGS } from './run-flags.js';
-import { asCanaryResume, runOptionsFrom, type RunCommandOptions } from './run-options.js';
+import { asCanaryResume, checkContexts, runOptionsFrom, type RunCommandOptions } from './run-options.js';
 import { nothingToRun } from './suite-flags.js';
 import { resumeCommand } from './resume-command.js';
 
@@ -171,6 +171,12 @@ export const runCommand = defineCommand({
   helpAfter: REPORTERS_HELP,
   optionsFrom: runOptionsFrom,
   async run(_args, o, io) {
+    // The config's `context: [lab, field]` is `--context lab,field`, refused beside what that is refused beside.
+    const fromConfig = o.contexts ? undefined : configContexts(o.run);
+    if (fromConfig) {
+      o.contexts = fromConfig.contexts;
+      checkContexts(o, fromConfig.from);
+    }
     const reporters = chooseReporters(o, io.env);
     if (o.contexts) refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
     o.run.callerEnv = io.env;
@@ -186,7 +192,11 @@ export const runCommand = defineCommand({
     if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
     // The run folder, not a flag, says a resumed run is a canary; then --max-trials is the canary's cap.
     if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume))) o.run = asCanaryResume(o.run);
-    const suites = o.contexts ? loadContextSuites(o.run, o.contexts) : o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
+    const suites = o.contexts
+      ? loadContextSuites(o.run, o.contexts, fromConfig?.from)
+      : o.forBaseline
+        ? await sizedForBaseline(o, io)
+        : loadSuites(o.run);
     if (suites.length > 1 && o.baseline !== undefined) {
       throw new InputError({
         file: 'agents',

@@ -7,7 +7,7 @@ import { profileGapFindings } from '../lint/profile-gaps.js';
 import { allowedToolsFindings } from '../lint/tools.js';
 import { symlinkFindings } from '../lint/links.js';
 import { balanceFindings } from '../lint/balance.js';
-import { listingBudgetFindings } from '../lint/listing.js';
+import { caseListingFindings, listingBudgetFindings } from '../lint/listing.js';
 import { overlapFindings, overlapTable } from '../lint/overlap.js';
 import { todoPromptFindings } from '../lint/prompts.js';
 import { hasErrors, renderFindings, renderFindingsJson, sortFindings } from '../lint/render.js';
@@ -16,7 +16,7 @@ import { loadCases, type Case } from '../load/cases.js';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
 import { InputError, type InputProblem } from '../util/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
-import { loadNeighbours } from '../load/neighbours.js';
+import { caseNeighbourSkills, loadNeighbours } from '../load/neighbours.js';
 import { DEFAULT_PROFILE_FILE, profileReferenceProblems, readProfile } from '../sim/profile.js';
 import { EXIT } from '../run/exit-codes.js';
 import { skillFolders } from '../load/family.js';
@@ -92,7 +92,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     const patterns = (Array.isArray(config.cases) ? config.cases : [config.cases]).map((g) =>
       isAbsolute(g) ? g : join(escapePath(env.cwd), g),
     );
-    const suite = family.length ? attempt(() => loadCases(patterns, family, config.decision)) : undefined;
+    const suite = family.length ? attempt(() => loadCases(patterns, family, config.decision, undefined, neighbours)) : undefined;
     const sim = opts.sim ?? (existsSync(inCwd(DEFAULT_PROFILE_FILE)) ? DEFAULT_PROFILE_FILE : undefined);
     if (sim !== undefined) {
       const profile = attempt(() => readProfile(inCwd(sim)));
@@ -101,7 +101,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
           ...asErrors(
             'profile',
             profileReferenceProblems(profile, {
-              skills: [...family, ...neighbours].map((s) => s.dir),
+              skills: [...family, ...neighbours, ...caseNeighbourSkills(suite?.cases ?? [])].map((s) => s.dir),
               caseIds: suite?.cases.map((c) => c.id),
             }),
           ),
@@ -120,6 +120,16 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
           AGENT_IDS.map((id) => adapterFor(id).skillListing),
         ),
         ...listingBudgetFindings(checkedSkills, adapter.skillListing, neighbours),
+        ...caseListingFindings(
+          checkedSkills,
+          adapter.skillListing,
+          neighbours,
+          (suite?.cases ?? []).map((c) => ({
+            id: c.id,
+            at: { file: c.source.file, ...c.source.at.id },
+            neighbours: c.neighbourSkills ?? [],
+          })),
+        ),
         ...overlapFindings(checkedSkills),
         ...allowedToolsFindings(checkedSkills, adapter.trialTools),
         ...symlinkFindings(checkedSkills),

@@ -24,6 +24,7 @@ const MUST_AGREE: [what: string, of: (m: RunManifest) => string][] = [
   ['model reported by the CLI', (m) => m.reportedModel ?? 'unknown'],
   ['skills (hash)', (m) => m.skillsHash],
   ['neighbours (hash)', (m) => m.neighboursHash ?? 'none'],
+  ["cases' neighbours (hash)", (m) => m.caseNeighboursHash ?? 'none'],
   ['cases (hash)', (m) => m.cases.hash],
   ['fixtures (hash)', (m) => m.fixturesHash ?? 'none'],
   [

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { adapterFor, fixtureSeal } from '../agents/registry.js';
 import { checkValueAt, collectConfig } from '../load/config.js';
+import { caseNeighbourSkills } from '../load/neighbours.js';
 import { checkCases, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
 import type { Config, Context } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
@@ -54,9 +55,10 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const { config } = loaded;
   const { skills, family } = checkSkills(loaded, problems);
   const neighbours = checkNeighbours(loaded, family, problems);
-  const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems);
-  // A profile may play a neighbour as it plays a family skill: both are installed.
-  const profile = checkProfile(opts.sim, [...family, ...neighbours], all, opts.overrides?.cases !== undefined, problems);
+  const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems, neighbours);
+  // A profile may play a neighbour (the suite's or a case's) as it plays a family skill: all are installed.
+  const installed = [...family, ...neighbours, ...caseNeighbourSkills(all?.cases ?? [])];
+  const profile = checkProfile(opts.sim, installed, all, opts.overrides?.cases !== undefined, problems);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
   const selected =
     all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume)) : undefined;
@@ -119,17 +121,35 @@ export function loadSuites(opts: SuiteInputs): LoadedSuite[] {
   return agents.map((id) => loadSuite(opts, { run: true }, id));
 }
 
+/** Where both contexts were asked for, when the command line names none: the config's `context: [lab, field]`. */
+export interface ConfigContexts {
+  contexts: Context[];
+  /** `context: [lab, field]` and the file it is in, for messages. */
+  from: string;
+}
+
 /**
- * `--context lab,field`: one agent's suite once per context, each checked in full before any trial starts. The
- * context asked for is every case's: a case's own `context` is set aside, or the two runs would not differ there.
+ * The contexts the config asks the suite to run in side by side (`context: [lab, field]`), unless `--context` names
+ * one; undefined when it asks for one, or cannot be read (loading the suite then reports why).
  */
-export function loadContextSuites(opts: SuiteInputs, contexts: readonly Context[]): LoadedSuite[] {
+export function configContexts(opts: Pick<SuiteInputs, 'config' | 'overrides'>): ConfigContexts | undefined {
+  const loaded = collectConfig(opts.config, opts.overrides, new ProblemList());
+  if (!loaded?.contexts) return undefined;
+  return { contexts: loaded.contexts, from: `\`context: [${loaded.contexts.join(', ')}]\` in ${loaded.file}` };
+}
+
+/**
+ * `--context lab,field` (or the config's `context: [lab, field]`, named by `from`): one agent's suite once per
+ * context, each checked in full before any trial starts. The context asked for is every case's: a case's own
+ * `context` is set aside, or the two runs would not differ there.
+ */
+export function loadContextSuites(opts: SuiteInputs, contexts: readonly Context[], from = '--context lab,field'): LoadedSuite[] {
   return contexts.map((context) => {
     const suites = loadSuites({ ...opts, overrides: { ...opts.overrides, context } });
     if (suites.length > 1)
       throw new InputError({
         file: 'agents',
-        what: `--context lab,field runs one agent in both contexts, and the config names ${suites.length} agents`,
+        what: `${from} runs one agent in both contexts, and the config names ${suites.length} agents`,
         todo: 'run lab,field once per agent (--agent ID)',
       });
     const [loaded] = suites as [LoadedSuite];

@@ -83,12 +83,21 @@ function column(counted: Firing[]): string {
   return members[0]!;
 }
 
+/** The neighbours a suite installed in a case's trials: the suite's, and the case's own beside them. */
+const declaredNeighbours = (c: Pick<GradableCase, 'neighbours'>, opts: Pick<GradeOptions, 'neighbours'>) => [
+  ...(opts.neighbours ?? []),
+  ...(c.neighbours ?? []).map(({ dir, name }) => ({ dir, name })),
+];
+
 /**
  * The skills a trial offered beside the family, never under test: the declared neighbours and, in the field, the
  * skills the CLI bundles (a name the family or a declared neighbour holds is theirs: a field run refuses such a tie).
  */
-export function offeredNeighbours(c: Pick<GradableCase, 'context'>, opts: Pick<GradeOptions, 'family' | 'neighbours' | 'conventions'>) {
-  const declared = opts.neighbours ?? [];
+export function offeredNeighbours(
+  c: Pick<GradableCase, 'context' | 'neighbours'>,
+  opts: Pick<GradeOptions, 'family' | 'neighbours' | 'conventions'>,
+) {
+  const declared = declaredNeighbours(c, opts);
   if (c.context !== 'field') return declared;
   const taken = new Set([...opts.family, ...declared].flatMap((m) => [m.dir, m.name]));
   const bundled = opts.conventions.bundledSkills.filter((name) => !taken.has(name)).map((name) => ({ dir: name, name }));
@@ -97,7 +106,7 @@ export function offeredNeighbours(c: Pick<GradableCase, 'context'>, opts: Pick<G
 
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
-  const declared = opts.neighbours ?? [];
+  const declared = declaredNeighbours(c, opts);
   const neighbours = offeredNeighbours(c, opts);
   const verdict = trialStatus(t, meta, {
     arm,

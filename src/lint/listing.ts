@@ -1,5 +1,5 @@
 import type { SkillListing } from '../agents/types.js';
-import { finding, type Finding, type LintSkill } from './types.js';
+import { finding, type Finding, type LintSkill, type Position } from './types.js';
 
 /** Warn from this share of the budget on: the family is rarely the only set of skills a user has installed. */
 export const LISTING_WARN_SHARE = 0.75;
@@ -59,4 +59,33 @@ export function listingBudgetFindings(
       ),
     ),
   ];
+}
+
+/**
+ * Per case with its own neighbours (`neighbours:` in a case): each family skill the CLI would list by name only in
+ * that case's trials, where the suite's listing (the family and the suite's neighbours) still shows its description.
+ * At the case's id: the case's neighbours cut it, whatever the family does elsewhere.
+ */
+export function caseListingFindings(
+  skills: readonly LintSkill[],
+  listing: SkillListing,
+  suiteNeighbours: readonly ListedSkill[],
+  cases: readonly { id: string; at: Position; neighbours: readonly ListedSkill[] }[],
+): Finding[] {
+  const cutBySuite = new Set(cutFromListing([...skills, ...suiteNeighbours], listing));
+  return cases.flatMap((c) => {
+    if (!c.neighbours.length) return [];
+    const cut = new Set(cutFromListing([...skills, ...suiteNeighbours, ...c.neighbours], listing));
+    return skills
+      .filter((s) => cut.has(s.dir) && !cutBySuite.has(s.dir))
+      .map((s) =>
+        finding(
+          'listing-budget',
+          'warning',
+          c.at,
+          `case "${c.id}": with its ${c.neighbours.length} own neighbours listed too, ${listing.cli} would list ${s.dir} by name only in its trials: the model would not see that description there`,
+          'shorten the descriptions that come before it in name order, or give the case fewer neighbours',
+        ),
+      );
+  });
 }

@@ -1,14 +1,21 @@
 import { createHash } from 'node:crypto';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { z } from 'zod';
 import { authoredChecksSchema, authoredExpectFields, checkProblems } from '../checks/registry.js';
 import { decisionProblem, resolveDecision } from './decision.js';
-import { contextSchema, decisionParamsSchema, fixtureFilesSchema, instructionsSchema, type DecisionConfig } from '../run/config-schema.js';
+import {
+  caseContextSchema,
+  decisionParamsSchema,
+  fixtureFilesSchema,
+  instructionsSchema,
+  type DecisionConfig,
+} from '../run/config-schema.js';
 import { splitProblem } from './config.js';
 import { InputError, ProblemList } from '../util/input-error.js';
 import { caseFixtures, readFixtureFiles, readInstructions, suiteFixturesHash, type CaseFixtures, type SuiteFixtures } from './fixtures.js';
-import { NO_SKILL } from './skills.js';
+import { caseNeighbours, caseNeighboursHash } from './neighbours.js';
+import { NO_SKILL, type Skill } from './skills.js';
 import {
   isTriggerEvalFile,
   readTriggerEvals,
@@ -81,13 +88,15 @@ export const caseSchema = z
     decision: decisionParamsSchema.optional(),
     plan: authoredChecksSchema.strict().optional(),
     /** Where this case's trials run (`lab` or `field`), over the config's `context`. */
-    context: contextSchema.optional(),
+    context: caseContextSchema.optional(),
     /** Pins the case to one of `tune`'s splits (else `tune` assigns it). */
     split: z.enum(TUNE_SPLITS).optional(),
     /** The user's files this case's workspace holds besides the suite's `workspace` (one of the same path replaces it). */
     files: fixtureFilesSchema.optional(),
     /** The project's instruction file for this case, in place of the suite's. */
     instructions: instructionsSchema.optional(),
+    /** A folder of more of the user's other skills (relative to the case file), listed in this case's trials beside the suite's. */
+    neighbours: z.string().min(1).optional(),
   })
   .strict();
 
@@ -100,6 +109,8 @@ export type Case = z.output<typeof caseSchema> & {
   source: { file: string; line: number; at: Record<'id' | 'prompt', { line: number; col: number }> };
   /** The user's files its workspace holds (the suite's and its own), when it has any. */
   fixtures?: CaseFixtures;
+  /** The skills of its own `neighbours` folder, loaded: installed in its trials beside the suite's neighbours. */
+  neighbourSkills?: Skill[];
 };
 
 export interface CaseSuite {
@@ -109,6 +120,8 @@ export interface CaseSuite {
   hash: string;
   /** sha256 over every case's fixtures (`suiteFixturesHash`); absent when no case has any. */
   fixturesHash?: string;
+  /** sha256 over every case's own neighbours (`suiteNeighboursHash`); absent when no case has any. */
+  neighboursHash?: string;
 }
 
 /** A case's fixtures: the suite's, with its own `files` and `instructions` (relative to its file) read over them. */
@@ -250,9 +263,16 @@ export function checkEvalSetCases(
 
 /**
  * Loads and cross-checks every case file; every problem is reported with file:line:col. With `fixtures`, each case's
- * files are read too (the suite's, then its own); without, they are left unread (lint, import).
+ * files are read too (the suite's, then its own); without, they are left unread (lint, import). A case's own
+ * `neighbours` are loaded and kept apart from the family and from `suiteNeighbours`.
  */
-export function loadCases(patterns: string | string[], skills: FamilyNames, decision: DecisionConfig, fixtures?: SuiteFixtures): CaseSuite {
+export function loadCases(
+  patterns: string | string[],
+  skills: FamilyNames,
+  decision: DecisionConfig,
+  fixtures?: SuiteFixtures,
+  suiteNeighbours: readonly Skill[] = [],
+): CaseSuite {
   const list = Array.isArray(patterns) ? patterns : [patterns];
   const files = globSync(list, { onlyFiles: true, expandDirectories: false }).sort();
   if (files.length === 0) {
@@ -266,6 +286,7 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
   const cases: Case[] = [];
   const seen = new Map<string, string>();
   const hash = createHash('sha256');
+  const neighbourFolders = new Map<string, Skill[] | undefined>();
   const add = (c: z.output<typeof caseSchema>, i: number, file: string, y: CaseLocator) => {
     const pos = y.locate([i]);
     const first = seen.get(c.id);
@@ -276,10 +297,21 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
     }
     checkCase(c, i, y, skills, decision, problems);
     const own = fixtures && fixturesOf(c, i, file, y, fixtures, problems);
+    const neighbourSkills =
+      c.neighbours === undefined
+        ? undefined
+        : caseNeighbours(
+            join(dirname(file), c.neighbours),
+            { file, ...y.locate([i, 'neighbours']), given: c.neighbours },
+            { family: skills, suite: suiteNeighbours },
+            neighbourFolders,
+            problems,
+          );
     cases.push({
       ...c,
       source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } },
       ...(own ? { fixtures: own } : {}),
+      ...(neighbourSkills?.length ? { neighbourSkills } : {}),
     });
   };
   for (const file of files) {
@@ -302,5 +334,12 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
   }
   problems.throwIfAny();
   const fixturesHash = suiteFixturesHash(cases);
-  return { cases, files, hash: hash.digest('hex'), ...(fixturesHash ? { fixturesHash } : {}) };
+  const neighboursHash = caseNeighboursHash(cases);
+  return {
+    cases,
+    files,
+    hash: hash.digest('hex'),
+    ...(fixturesHash ? { fixturesHash } : {}),
+    ...(neighboursHash ? { neighboursHash } : {}),
+  };
 }

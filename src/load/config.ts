@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { z } from 'zod';
-import { configSchema, type Config } from '../run/config-schema.js';
+import { configFileSchema, configSchema, storedContext, type Config, type Context } from '../run/config-schema.js';
 import { resolveDecision, decisionProblem } from './decision.js';
 import { InputError, ProblemList, type InputProblem } from '../util/input-error.js';
 import { isPlainObject } from '../util/json.js';
@@ -27,6 +27,8 @@ export interface LoadedConfig {
   file?: string;
   /** The values (dotted paths) that were wrong and fell back to their defaults: later checks should not rely on them. */
   fellBack: ReadonlySet<string>;
+  /** `context: [lab, field]`: the contexts the suite runs in side by side, one run each; `config.context` is then neither. */
+  contexts?: Context[];
   /** Where the value in use at `path` was set: its flag, or its place in the config file; undefined for a default. */
   where(path: KeyPath): ValueLocation | undefined;
 }
@@ -89,10 +91,10 @@ function dropAt(data: Record<string, unknown>, path: KeyPath): string | undefine
  * be checked; their paths go into `fellBack`. Returns the issues found first, before any deletion.
  */
 function dropInvalid(data: Record<string, unknown>, fellBack: Set<string>): z.ZodIssue[] {
-  const first = configSchema.safeParse(data).error?.issues ?? [];
+  const first = configFileSchema.safeParse(data).error?.issues ?? [];
   let issues = first;
   // A pass that deletes nothing (an issue about a value that is not there) would repeat forever: parsing then throws.
-  for (let deleted = true; issues.length && deleted; issues = configSchema.safeParse(data).error?.issues ?? []) {
+  for (let deleted = true; issues.length && deleted; issues = configFileSchema.safeParse(data).error?.issues ?? []) {
     deleted = false;
     for (const issue of issues) {
       const paths = issue.code === 'unrecognized_keys' ? issue.keys.map((k) => [...issue.path, k]) : [issue.path];
@@ -111,7 +113,7 @@ function dropInvalid(data: Record<string, unknown>, fellBack: Set<string>): z.Zo
 function readConfigFile(path: string, problems: ProblemList): { data: Record<string, unknown>; yaml: LocatedYaml } | undefined {
   const yaml = problems.collect(() => parseYamlText(path, readTextFile(path, 'config file')));
   if (!yaml) return undefined;
-  problems.collect(() => validateYaml(yaml, configSchema));
+  problems.collect(() => validateYaml(yaml, configFileSchema));
   // A copy: invalid values are deleted from it, and the parsed file stays as it was read.
   const raw = structuredClone(yaml.value);
   return isPlainObject(raw) ? { data: raw, yaml } : undefined;
@@ -210,12 +212,15 @@ export function collectConfig(file: string | undefined, overrides: ConfigOverrid
     if (read?.yaml.doc.hasIn(p)) return { file: read.yaml.file, ...read.yaml.locate(p) };
     return undefined;
   };
-  const config = configSchema.parse(merged);
+  const { context, ...parsed } = configFileSchema.parse(merged);
+  // Both contexts are two runs; `--context` names one, and a flag's value replaced the file's list already.
+  const contexts = Array.isArray(context) && context.length > 1 ? context : undefined;
+  const one = Array.isArray(context) ? context[0] : context;
   // `lab` is no context at all: a run that names it is the same run as one made before contexts (run.json, resume).
-  if (config.context === 'lab') delete config.context;
+  const config: Config = { ...parsed, ...storedContext(contexts ? undefined : one) };
   checkCombinations(config, where, fromFlags, problems);
   const usable = present ? read !== undefined : !wrong;
-  return usable ? { config, file: read ? path : undefined, fellBack, where } : undefined;
+  return usable ? { config, file: read ? path : undefined, fellBack, where, ...(contexts ? { contexts } : {}) } : undefined;
 }
 
 /** Runs a check of the config value at `key`; its problems point where the user set that value, when they did. */

@@ -77,16 +77,20 @@ export function checkSuiteFixtures(loaded: LoadedConfig, seal: FixtureSeal, prob
   };
 }
 
-/** Every case file, checked against the family (nothing to check against without one), each case's fixtures read. */
+/**
+ * Every case file, checked against the family (nothing to check against without one), each case's fixtures read and
+ * its own neighbours loaded apart from the suite's `neighbours`.
+ */
 export function checkCases(
   loaded: LoadedConfig,
   family: readonly FamilyMember[],
   fixtures: SuiteFixtures,
   problems: ProblemList,
+  neighbours: readonly Skill[] = [],
 ): CaseSuite | undefined {
   const { config, fellBack } = loaded;
   if (!family.length || fellBack.has('cases')) return undefined;
-  return problems.collect(() => loadCases(config.cases, family, config.decision, fixtures));
+  return problems.collect(() => loadCases(config.cases, family, config.decision, fixtures, neighbours));
 }
 
 /** With `run`: the transcripts folder each run creates its folder in must be writable. True when it is not. */

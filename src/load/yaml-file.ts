@@ -266,13 +266,25 @@ function describeIssue(issue: z.ZodIssue, value: unknown, schema: z.ZodTypeAny, 
 }
 
 /**
+ * A union every member refused, as the refusals of the one member of the value's type (`context: feild` is a
+ * misspelled context, not a list that is missing): its own issues, at their full paths. Left whole otherwise.
+ */
+function ofMatchingMember(issue: z.ZodIssue): z.ZodIssue[] {
+  if (issue.code !== 'invalid_union') return [issue];
+  const ofType = issue.unionErrors.filter((e) => !e.issues.some((i) => i.code === 'invalid_type' && i.path.length === issue.path.length));
+  return ofType.length === 1 ? ofType[0]!.issues.flatMap(ofMatchingMember) : [issue];
+}
+
+/**
  * Validates a located YAML document against a zod schema; every issue becomes file:line:col. `itemName` names the
  * items of a top-level list by their `id` in messages (a cases file: "case").
  */
 export function validateYaml<S extends z.ZodTypeAny>(y: LocatedYaml, schema: S, itemName?: string): z.output<S> {
   const result = schema.safeParse(y.value);
   if (result.success) return result.data;
-  const described = result.error.issues.map((issue) => ({ issue, d: describeIssue(issue, y.value, schema, itemName) }));
+  const described = result.error.issues
+    .flatMap(ofMatchingMember)
+    .map((issue) => ({ issue, d: describeIssue(issue, y.value, schema, itemName) }));
   // `expct:` is one mistake, not two: its "did you mean" stands for the `expect` it leaves missing.
   const meantAt = new Set(described.flatMap(({ issue, d }) => (d.meant ? [[...issue.path, d.meant].join('\u0000')] : [])));
   const missingMeant = (issue: z.ZodIssue) =>

@@ -34,6 +34,7 @@ import {
   SIMULATED_COST,
   cacheText,
   neighboursNote,
+  listingCutsFamily,
   SIMULATED_NOTE,
   simulatorText,
   skillsEditedNote,
@@ -79,7 +80,7 @@ function header({ manifest, results }: ReportInput, c: Colors): string[] {
   if (manifest.skillsChangedDuringRun?.length)
     lines.push(paragraph(c.yellow(skillsEditedNote(manifest.skillsChangedDuringRun.map((e) => e.dir)))));
   const neighbours = neighboursNote(manifest);
-  if (neighbours) lines.push(paragraph(manifest.listing?.byNameOnly.length ? c.yellow(neighbours) : c.cyan(neighbours)));
+  if (neighbours) lines.push(paragraph(listingCutsFamily(manifest) ? c.yellow(neighbours) : c.cyan(neighbours)));
   if (manifest.mergedFrom)
     lines.push(
       paragraph(
@@ -454,7 +455,14 @@ export function terminalReporter(colour: boolean): Reporter {
         header(input, c),
         verdictSection(results, skillRow, c),
         blocks.length ? changeSection(blocks, skillRow, input, c) : [],
-        skillRows.length ? caseSection(skillRows, results.judge !== undefined, c, (input.manifest.neighbours?.length ?? 0) > 0) : [],
+        skillRows.length
+          ? caseSection(
+              skillRows,
+              results.judge !== undefined,
+              c,
+              (input.manifest.neighbours?.length ?? 0) > 0 || input.manifest.cases.defs.some((d) => d.neighbours?.length),
+            )
+          : [],
         judgeSection(input, c),
         passKSection(skillRows, c),
         confusionSection(results, c),

@@ -332,19 +332,36 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
   return facts;
 }
 
-/**
- * The user's other skills a run installed beside the family, and the listing they share with it: which of the
- * family's descriptions the CLI cuts (the skill listed by name only). Undefined for a run without neighbours.
- */
-export function neighboursNote(manifest: Pick<RunManifest, 'neighbours' | 'listing'>): string | undefined {
-  const { neighbours, listing } = manifest;
-  if (!neighbours?.length || !listing) return undefined;
-  const cut = listing.byNameOnly;
-  const cutText = cut.length
+/** ", so it lists a, b by name only: …", or nothing when the listing cuts no family description. */
+const cutText = (cut: readonly string[]) =>
+  cut.length
     ? `, so it lists ${cut.join(', ')} by name only: the model never sees ${cut.length > 1 ? 'their descriptions' : 'its description'}`
     : '';
-  return `neighbours: ${plural(neighbours.length, 'skill')} of the user's listed beside the family in both arms (${neighbours.map((n) => n.dir).join(', ')}); the skill listing takes ${listing.chars} of the ~${listing.budgetChars} characters ${listing.cli} gives it${cutText}`;
+
+/**
+ * The user's other skills a run installed beside the family, and the listing they share with it: which of the
+ * family's descriptions the CLI cuts (the skill listed by name only); then each case's own neighbours, with the listing
+ * its trials got. Undefined for a run without neighbours.
+ */
+export function neighboursNote(manifest: Pick<RunManifest, 'neighbours' | 'listing' | 'cases'>): string | undefined {
+  const { neighbours, listing } = manifest;
+  const own = manifest.cases.defs.filter((c) => c.neighbours?.length);
+  if ((!neighbours?.length && !own.length) || !listing) return undefined;
+  const suite = neighbours?.length
+    ? [
+        `neighbours: ${plural(neighbours.length, 'skill')} of the user's listed beside the family in both arms (${neighbours.map((n) => n.dir).join(', ')}); the skill listing takes ${listing.chars} of the ~${listing.budgetChars} characters ${listing.cli} gives it${cutText(listing.byNameOnly)}`,
+      ]
+    : [];
+  const cases = own.map(
+    (c) =>
+      `case ${c.id} lists its own ${c.neighbours!.map((n) => n.dir).join(', ')} too${c.listing ? `: ${c.listing.chars} characters${cutText(c.listing.byNameOnly)}` : ''}`,
+  );
+  return [...suite, ...cases].join('; ');
 }
+
+/** Whether a listing of the run (the suite's, or a case's with its own neighbours) cuts a family description: a warning. */
+export const listingCutsFamily = (manifest: Pick<RunManifest, 'listing' | 'cases'>): boolean =>
+  (manifest.listing?.byNameOnly.length ?? 0) > 0 || manifest.cases.defs.some((c) => (c.listing?.byNameOnly.length ?? 0) > 0);
 
 /** Said beside an uncalibrated judge's verdicts. */
 export const JUDGE_SHOWN = 'shown, not scored: the judge is uncalibrated';

@@ -16,6 +16,30 @@ export const CONTEXTS = ['lab', 'field'] as const;
 export type Context = (typeof CONTEXTS)[number];
 export const contextSchema = z.enum(CONTEXTS);
 
+/**
+ * A case's `context`: one. A list there is refused by name (not as a wrong type): both contexts side by side are one
+ * run per context of the whole suite, asked on the suite or the command line.
+ */
+export const caseContextSchema = z.preprocess((v, ctx) => {
+  if (!Array.isArray(v)) return v;
+  ctx.addIssue({
+    code: z.ZodIssueCode.custom,
+    message:
+      'names a list, and a case runs in one context — write `context: lab` or `context: field` here; to run the suite in both side by side, put `context: [lab, field]` in skillprobe.config.yaml or run with --context lab,field',
+  });
+  return z.NEVER;
+}, contextSchema);
+
+/** The config's `context`: one, or both side by side (`[lab, field]`: one run per context, as `--context lab,field`). */
+export const suiteContextSchema = z.union([
+  contextSchema,
+  z
+    .array(contextSchema)
+    .min(1)
+    .max(CONTEXTS.length)
+    .refine((list) => new Set(list).size === list.length, 'names a context twice — name each of lab and field once'),
+]);
+
 /** `lab` is stored as no context at all, so a run that names it and one made before contexts are the same run. */
 export const storedContext = (context: Context | undefined): { context?: 'field' } => (context === 'field' ? { context } : {});
 
@@ -123,7 +147,7 @@ export const configSchema = z
       .min(1)
       .optional()
       .describe("The model for a run of one agent, passed to its CLI; without it, the CLI's own default. Several agents: `models`."),
-    /** `lab` (absent) or `field`: see CONTEXTS; a case may set its own. */
+    /** `lab` (absent) or `field`: see CONTEXTS; a case may set its own. The config file may name both (`configFileSchema`). */
     context: contextSchema.optional(),
     trials: positiveInt(10_000).default(10),
     /**
@@ -220,5 +244,17 @@ export const configSchema = z
   .strict();
 
 export type Config = z.output<typeof configSchema>;
+
+/**
+ * The config file as the user writes it: `context` may name both contexts, which is two runs, each storing its one
+ * context in its run.json (`configSchema`, the run folder's contract, keeps one).
+ */
+export const configFileSchema = configSchema.extend({
+  context: suiteContextSchema
+    .optional()
+    .describe(
+      'Where trials run: `lab` (the default), `field`, or `[lab, field]`: the suite once in each, side by side (as --context lab,field).',
+    ),
+});
 export type DecisionConfig = Config['decision'];
 export type InconclusivePolicy = DecisionConfig['inconclusive'];

@@ -18,9 +18,11 @@ import { ARMS, configSchema, tokenPriceSchema, type Arm } from './config-schema.
  * format 4 adds "not this skill" negative cases (`not`), which an older harness would grade as "no skill may fire";
  * format 5 adds the user's files (`fixtures`), which an older harness would resume without (trials in another
  * room) and whose declared instruction file it would grade as a leak, and the neighbours (`neighbours`, the fired
- * value `neighbour`, `neighbour:<dir>` columns), which it would read as names outside the family.
+ * value `neighbour`, `neighbour:<dir>` columns), which it would read as names outside the family; format 6 adds a
+ * case's own neighbours (a stored case's `neighbours`), which an older harness would resume without and grade as names
+ * outside the family.
  */
-export const RUN_FORMAT_VERSION = 5;
+export const RUN_FORMAT_VERSION = 6;
 
 // Stamped by the store on every write; absent in format 0.
 const version = z.number().int().min(0).optional();
@@ -105,6 +107,12 @@ export const storedCaseSchema = z.object({
    * instruction file was among them (then the CLI showing it to the model is no leak). Absent: none.
    */
   fixtures: z.object({ hash: z.string(), instructions: z.boolean() }).optional(),
+  /**
+   * The case's own neighbours (format 6), listed in its trials beside the run's `neighbours`, each with its hash; and,
+   * when they change it, the skill listing its trials got (as the run's `listing`). Absent: the run's only.
+   */
+  neighbours: z.array(z.object({ dir: z.string(), name: z.string(), hash: z.string() })).optional(),
+  listing: z.object({ chars: z.number().int(), byNameOnly: z.array(z.string()) }).optional(),
   /** `field` when its trials ran in the field (the case's or the config's context); absent: the lab. */
   context: z.literal('field').optional(),
   /** Absent in format 0. */
@@ -189,6 +197,8 @@ export const runManifestSchema = z.object({
   cases: z.object({ files: z.array(z.string()), hash: z.string(), defs: z.array(storedCaseSchema) }),
   /** A hash of every case's fixtures (format 5), over the whole suite a shard split; absent when no case has any. */
   fixturesHash: z.string().optional(),
+  /** A hash of every case's own neighbours (format 6), over the whole suite a shard split; absent when no case has any. */
+  caseNeighboursHash: z.string().optional(),
   family: z.array(familyMemberSchema),
   /** The simulator's profile file, name and seed, and a hash of everything in it that sets behaviour. */
   simulator: z

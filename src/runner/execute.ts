@@ -37,7 +37,8 @@ import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun, type RunGuard } from './run-guard.js';
 import { runSuite, type SuiteRun } from './run-suite.js';
-import { probeArmListings, type TrialContext } from './trial.js';
+import { probeArmListings, probeCaseListings, type TrialContext } from './trial.js';
+import { caseNeighbourSkills } from '../load/neighbours.js';
 
 const require = createRequire(import.meta.url);
 export const HARNESS_VERSION: string = (require('../../package.json') as { version: string }).version;
@@ -124,24 +125,41 @@ export function makeScheduler(config: Config, defs: GradableCase[], run: Pick<Ru
   });
 }
 
-/** The neighbours as run.json records them: each with its hash, and the listing they share with the family. */
-function neighboursRecord(family: readonly Skill[], neighbours: readonly Skill[], listing: SkillListing) {
+/** The skill listing the CLI shows beside `neighbours`: its size, and the family's skills it lists by name only. */
+function listingWith(family: readonly Skill[], neighbours: readonly Skill[], listing: SkillListing) {
   const cut = new Set(cutFromListing([...family, ...neighbours], listing));
+  return { chars: listingChars([...family, ...neighbours], listing), byNameOnly: family.filter((k) => cut.has(k.dir)).map((k) => k.dir) };
+}
+
+/**
+ * The neighbours as run.json records them: the suite's, each with its hash; the listing they share with the family
+ * (also when only cases have their own: theirs is then recorded per case, beside it).
+ */
+function neighboursRecord(s: SuiteToRun) {
+  const neighbours = s.neighbours ?? [];
+  const { skillListing } = s.adapter;
+  const anyOwn = s.suite.cases.some((c) => c.neighbourSkills?.length);
   return {
-    neighbours: neighbours.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
-    neighboursHash: familyHash([...neighbours]),
-    listing: {
-      cli: listing.cli,
-      chars: listingChars([...family, ...neighbours], listing),
-      budgetChars: listing.budgetChars,
-      byNameOnly: family.filter((k) => cut.has(k.dir)).map((k) => k.dir),
-    },
+    ...(neighbours.length
+      ? { neighbours: neighbours.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })), neighboursHash: familyHash([...neighbours]) }
+      : {}),
+    ...(s.suite.neighboursHash ? { caseNeighboursHash: s.suite.neighboursHash } : {}),
+    ...(neighbours.length || anyOwn
+      ? { listing: { cli: skillListing.cli, budgetChars: skillListing.budgetChars, ...listingWith(s.skills, neighbours, skillListing) } }
+      : {}),
   };
+}
+
+/** A case as run.json stores it; with its own neighbours, the listing its trials get (the suite's and its own). */
+function storedCase(c: CaseSuite['cases'][number], s: SuiteToRun): GradableCase {
+  const def = gradableCase(c, s.config);
+  if (!c.neighbourSkills?.length) return def;
+  return { ...def, listing: listingWith(s.skills, [...(s.neighbours ?? []), ...c.neighbourSkills], s.adapter.skillListing) };
 }
 
 /** The manifest of a new run of `s`. Pure but for the run id, the clock, the owner it records and a fresh draw seed. */
 export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
-  const defs = s.suite.cases.map((c) => gradableCase(c, s.config));
+  const defs = s.suite.cases.map((c) => storedCase(c, s));
   return {
     runId: place.runId ?? newRunId(),
     harness: { name: 'skillprobe', version: HARNESS_VERSION },
@@ -154,7 +172,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
     configFile: s.configFile,
     skills: s.skills.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
     skillsHash: familyHash(s.skills),
-    ...(s.neighbours?.length ? neighboursRecord(s.skills, s.neighbours, s.adapter.skillListing) : {}),
+    ...neighboursRecord(s),
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
     ...(s.suite.fixturesHash ? { fixturesHash: s.suite.fixturesHash } : {}),
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),
@@ -190,7 +208,7 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
   // The neighbours are installed beside the family: a CLI that would hide one fails every trial's listing check.
   const hidden = s.adapter.familyProblem?.(
     s.binary,
-    [...s.skills, ...(s.neighbours ?? [])].map((k) => k.name),
+    [...s.skills, ...(s.neighbours ?? []), ...caseNeighbourSkills(s.suite.cases)].map((k) => k.name),
   );
   if (hidden) throw new InputError({ file: s.binary, ...hidden });
 }
@@ -239,7 +257,7 @@ async function recordRunEnd(
   end: { init: SuiteRun['init']; schedulers: ReturnType<typeof runSchedulers>; pace: Pace; aborted: boolean },
   { finished, stderr }: { finished: number; stderr: ProgressStream },
 ): Promise<void> {
-  const edited = changedSkills([...s.skills, ...(s.neighbours ?? [])]);
+  const edited = changedSkills([...s.skills, ...(s.neighbours ?? []), ...caseNeighbourSkills(s.suite.cases)]);
   if (edited.length) {
     manifest.skillsChangedDuringRun = edited.map((c) => ({ dir: c.dir, ...(c.hash ? { hash: c.hash } : {}) }));
     stderr.write(`${skillsEditedNote(edited.map((c) => c.dir))}\n`);
@@ -274,12 +292,18 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     await store.writeManifest({ ...manifest, status: 'failed', endedAt: new Date().toISOString() }).catch(() => undefined);
     throw e;
   };
-  const [skills, neighbours] = await Promise.all([
+  // A case's own neighbours are kept with the suite's: one name is one skill across the suite.
+  const suiteNeighbours = s.neighbours ?? [];
+  const [skills, allNeighbours] = await Promise.all([
     snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)),
-    snapshotSkills(s.neighbours ?? [], join(store.dir, NEIGHBOURS_SNAPSHOT)),
+    snapshotSkills([...suiteNeighbours, ...caseNeighbourSkills(suite.cases)], join(store.dir, NEIGHBOURS_SNAPSHOT)),
   ]).catch(failStart);
+  const neighbours = allNeighbours.slice(0, suiteNeighbours.length);
+  const kept = new Map(allNeighbours.map((k) => [k.dir, k]));
   // And the user's files as they were now, likewise.
-  const cases = await snapshotFixtures(suite.cases, join(store.dir, FIXTURES_SNAPSHOT)).catch(failStart);
+  const cases = (await snapshotFixtures(suite.cases, join(store.dir, FIXTURES_SNAPSHOT)).catch(failStart)).map((c) =>
+    c.neighbourSkills ? { ...c, neighbourSkills: c.neighbourSkills.map((k) => kept.get(k.dir)!) } : c,
+  );
   const defs = manifest.cases.defs;
   const gradeOpts = gradeOptions(manifest);
   const pace = config.concurrency === 'auto' ? adaptivePace() : fixedPace(config.concurrency);
@@ -324,6 +348,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     };
     const contexts = [...new Set(cases.map((c) => contextOf(c, config)))];
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms, contexts);
+    trialCtx.caseListings = await probeCaseListings(trialCtx, config.arms, contexts, cases);
     const result = await runSuite(
       trialCtx,
       cases,

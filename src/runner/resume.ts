@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { gradeStored } from './stored-grades.js';
 import { InputError } from '../util/input-error.js';
-import { isPlainObject } from '../util/json.js';
-import type { RunManifest, TrialOutcome } from '../run/schema.js';
+import { isPlainObject, valueHash } from '../util/json.js';
+import type { GradableCase, RunManifest, TrialOutcome } from '../run/schema.js';
 import { lockRunFolder, type RunLock } from '../run/lock.js';
 import { currentOwner, RunFolderError, RunStore } from '../run/store.js';
 
@@ -45,17 +45,33 @@ export function simulatorChange(a: RunManifest['simulator'], b: RunManifest['sim
   return what.length ? what.join(', ') : undefined;
 }
 
-/**
- * The cases whose fixtures (the user's files, the instruction file) differ between two runs, in words, or undefined;
- * a case without fixtures in either (or a run before format 5) has none. Cases in only one are the selection's change.
- */
-export function fixtureChanges(a: RunManifest, b: RunManifest): string | undefined {
-  const of = (m: RunManifest) => new Map(m.cases.defs.map((c) => [c.id, c.fixtures?.hash ?? 'none']));
+/** The ids of the cases in both runs whose `key` differs; cases in only one are the selection's change. */
+function casesWhose(a: RunManifest, b: RunManifest, key: (c: GradableCase) => string): string | undefined {
+  const of = (m: RunManifest) => new Map(m.cases.defs.map((c) => [c.id, key(c)]));
   const [was, is] = [of(a), of(b)];
   const changed = [...was.keys()].filter((id) => is.has(id) && is.get(id) !== was.get(id));
   if (!changed.length) return undefined;
-  const listed = changed.length > 5 ? `${changed.slice(0, 5).join(', ')} and ${changed.length - 5} more` : changed.join(', ');
-  return `fixtures (the user's files of ${listed}: ${short(a.fixturesHash ?? 'none')} → ${short(b.fixturesHash ?? 'none')})`;
+  return changed.length > 5 ? `${changed.slice(0, 5).join(', ')} and ${changed.length - 5} more` : changed.join(', ');
+}
+
+/**
+ * The cases whose fixtures (the user's files, the instruction file) differ between two runs, in words, or undefined;
+ * a case without fixtures in either (or a run before format 5) has none.
+ */
+export function fixtureChanges(a: RunManifest, b: RunManifest): string | undefined {
+  const listed = casesWhose(a, b, (c) => c.fixtures?.hash ?? 'none');
+  return listed && `fixtures (the user's files of ${listed}: ${short(a.fixturesHash ?? 'none')} → ${short(b.fixturesHash ?? 'none')})`;
+}
+
+/**
+ * The cases whose own neighbours (`neighbours:` in a case) were added, removed or edited between two runs, in words,
+ * or undefined; a case without them in either (or a run before format 6) has none.
+ */
+export function caseNeighbourChanges(a: RunManifest, b: RunManifest): string | undefined {
+  const listed = casesWhose(a, b, (c) => (c.neighbours ? valueHash(c.neighbours) : 'none'));
+  return (
+    listed && `a case's neighbours (of ${listed}: ${short(a.caseNeighboursHash ?? 'none')} → ${short(b.caseNeighboursHash ?? 'none')})`
+  );
 }
 
 const shardText = (m: RunManifest) => (m.shard ? `${m.shard.index}/${m.shard.total}` : 'none');
@@ -88,6 +104,8 @@ export function resumeChanges(
   if (stored.cases.hash !== now.cases.hash) changes.push(`case files (${short(stored.cases.hash)} → ${short(now.cases.hash)})`);
   const fixtures = fixtureChanges(stored, now);
   if (fixtures) changes.push(fixtures);
+  const caseNeighbours = caseNeighbourChanges(stored, now);
+  if (caseNeighbours) changes.push(caseNeighbours);
   const ids = (m: RunManifest) => m.cases.defs.map((c) => c.id).join(',');
   if (shardText(stored) !== shardText(now)) changes.push(`the shard (--shard ${shardText(stored)} → ${shardText(now)})`);
   else if (ids(stored) !== ids(now)) changes.push('the selected cases (--grep, --tag, --last-failed)');

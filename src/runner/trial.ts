@@ -4,12 +4,13 @@ import type { AgentAdapter, InvocationRequest, ProviderSignal, TrialRole } from 
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
 import type { Arm, Config, Context } from '../run/config-schema.js';
-import type { Skill } from '../load/skills.js';
+import { familyHash, type Skill } from '../load/skills.js';
+import { join } from 'node:path';
 import { CASE_HEADER, simulatorBaseUrl, TRIAL_HEADER } from '../sim/server.js';
 import { StoreWriteError, type RunStore } from '../run/store.js';
 import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
-import type { SealedWorkspace } from '../workspace/sealed.js';
+import { copySkill, type SealedWorkspace } from '../workspace/sealed.js';
 import { furnishWorkspace } from '../workspace/fixtures.js';
 import { contextOf } from '../trials/stored-case.js';
 import { treeChanges, treeState } from '../workspace/tree-state.js';
@@ -35,6 +36,8 @@ export interface TrialContext {
    * do not record it: a field trial lists the CLI's bundled skills too.
    */
   armListings?: Partial<Record<string, ShownEvidence>>;
+  /** Likewise for the cases with their own neighbours, by `neighbourSetKey` of those neighbours. */
+  caseListings?: Map<string, Partial<Record<string, ShownEvidence>>>;
   /** What the trials are for, which decides the tools the CLI offers. */
   role: TrialRole;
   /** The run's draw seed (run.json), mixed into the key the simulator draws from; absent in runs made before it. */
@@ -88,14 +91,24 @@ function invocationRequest(
 /** Where an arm's listing in a context is kept (`armListings`). */
 export const listingKey = (arm: Arm, context: Context): string => `${context}/${arm}`;
 
+/** What tells apart the listings of cases with their own neighbours: the set of them (cases naming one folder share it). */
+export const neighbourSetKey = (skills: readonly Skill[]): string => familyHash([...skills]);
+
+/** Installs a case's own neighbours into a trial's workspace, beside the family and the suite's neighbours. */
+async function installCaseNeighbours(ctx: TrialContext, ws: SealedWorkspace, skills: readonly Skill[]): Promise<void> {
+  for (const k of skills) await copySkill(k, join(ws.dir, ctx.adapter.skillsFolder, k.dir));
+}
+
 /**
  * For a CLI whose trials do not record the skills it listed: its own listing in a workspace prepared exactly as
- * each arm's trials are in each context, measured once per arm and context before any trial.
+ * each arm's trials are in each context (with `caseNeighbours`, as a case's that has its own), measured once per arm
+ * and context before any trial.
  */
 export async function probeArmListings(
   ctx: TrialContext,
   arms: readonly Arm[],
   contexts: readonly Context[] = ['lab'],
+  caseNeighbours: readonly Skill[] = [],
 ): Promise<Partial<Record<string, ShownEvidence>>> {
   const probe = ctx.adapter.probeListing?.bind(ctx.adapter);
   if (!probe) return {};
@@ -104,6 +117,7 @@ export async function probeArmListings(
     for (const arm of arms) {
       const ws = await ctx.workspaces.take(arm);
       try {
+        await installCaseNeighbours(ctx, ws, caseNeighbours);
         const req = invocationRequest(ctx, ws, '', { key: `listing/${arm}`, caseId: '' }, context);
         await ctx.adapter.prepareTrial?.(req);
         listings[listingKey(arm, context)] = await probe(req);
@@ -111,6 +125,25 @@ export async function probeArmListings(
         ctx.workspaces.release(ws);
       }
     }
+  return listings;
+}
+
+/**
+ * The listings of the cases with their own neighbours, as `probeArmListings` measures each arm's in each context:
+ * once per set of them, keyed by `neighbourSetKey`; none for a CLI whose trials record what they listed.
+ */
+export async function probeCaseListings(
+  ctx: TrialContext,
+  arms: readonly Arm[],
+  contexts: readonly Context[],
+  cases: readonly Pick<Case, 'neighbourSkills'>[],
+): Promise<Map<string, Partial<Record<string, ShownEvidence>>>> {
+  const listings = new Map<string, Partial<Record<string, ShownEvidence>>>();
+  if (!ctx.adapter.probeListing) return listings;
+  for (const c of cases) {
+    const key = c.neighbourSkills && neighbourSetKey(c.neighbourSkills);
+    if (key !== undefined && !listings.has(key)) listings.set(key, await probeArmListings(ctx, arms, contexts, c.neighbourSkills!));
+  }
   return listings;
 }
 
@@ -122,6 +155,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
     const ws = await ctx.workspaces.take(ref.arm);
     try {
       await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
+      await installCaseNeighbours(ctx, ws, c.neighbourSkills ?? []);
       const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id }, contextOf(c, ctx.config));
       const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
       // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
@@ -150,7 +184,9 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       const evidence = trialEvidence(
         { ...prepared, ...(changed ? { workspaceChanged: changed } : {}) },
         collected,
-        ctx.armListings?.[listingKey(ref.arm, req.context ?? 'lab')],
+        (c.neighbourSkills ? ctx.caseListings?.get(neighbourSetKey(c.neighbourSkills)) : ctx.armListings)?.[
+          listingKey(ref.arm, req.context ?? 'lab')
+        ],
       );
       const meta: TrialMeta = {
         ...spawned,
@@ -171,7 +207,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
         instructions: c.fixtures?.instructions !== undefined,
-        neighbours: ctx.neighbours ?? [],
+        neighbours: [...(ctx.neighbours ?? []), ...(c.neighbourSkills ?? []).map((k) => k.dir)],
         ...(req.context ? { context: req.context } : {}),
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { casesFileSchema } from '../load/cases.js';
 import { AGENT_IDS } from '../agents/registry.js';
-import { configSchema } from '../run/config-schema.js';
+import { configFileSchema } from '../run/config-schema.js';
 import { resultsSchema, RUN_FORMAT_VERSION, runManifestSchema, trialMetaSchema } from '../run/schema.js';
 import { profileSchema } from '../sim/profile.js';
 
@@ -12,7 +12,7 @@ import { profileSchema } from '../sim/profile.js';
  * (`schemas/<name>.schema.json`).
  */
 const SOURCES: Record<string, { schema: z.ZodTypeAny; title: string }> = {
-  config: { schema: configSchema, title: 'skillprobe.config.yaml' },
+  config: { schema: configFileSchema, title: 'skillprobe.config.yaml' },
   cases: { schema: casesFileSchema, title: 'skillprobe case file' },
   profile: { schema: profileSchema, title: 'skillprobe model SIMULATOR profile' },
   run: { schema: runManifestSchema, title: `skillprobe run folder: run.json (format ${RUN_FORMAT_VERSION})` },

@@ -20,6 +20,7 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     command: c.command ?? config.commands[c.expect.skill],
     ...storedDecision(resolveDecision(config.decision, c.tags, c.decision), config.decision.mode),
     ...(c.fixtures ? { fixtures: { hash: c.fixtures.hash, instructions: c.fixtures.instructions !== undefined } } : {}),
+    ...(c.neighbourSkills?.length ? { neighbours: c.neighbourSkills.map(({ dir, name, hash }) => ({ dir, name, hash })) } : {}),
     ...storedContext(contextOf(c, config)),
     prompt: c.prompt,
     source: { file: c.source.file, line: c.source.line },

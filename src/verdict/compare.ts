@@ -220,6 +220,10 @@ export function drift(base: RunToCompare, candidate: RunToCompare): Drift {
     ...(base.manifest.neighboursHash || candidate.manifest.neighboursHash
       ? [fact('neighbours hash', (r) => r.manifest.neighboursHash?.slice(0, 12) ?? 'none')]
       : []),
+    // A case's own neighbours likewise, for its trials.
+    ...(base.manifest.caseNeighboursHash || candidate.manifest.caseNeighboursHash
+      ? [fact("cases' neighbours hash", (r) => r.manifest.caseNeighboursHash?.slice(0, 12) ?? 'none')]
+      : []),
     // The field offers the model other tools than the lab: a change of context changes rates by itself.
     ...([base, candidate].some((r) => fieldCases(r) > 0) ? [fact('context', contextText)] : []),
   ];

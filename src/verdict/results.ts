@@ -100,7 +100,7 @@ export function buildResults(
       outcomes,
       manifest.family.map((m) => m.dir),
       manifest.config.arms,
-      { confidence: grading.confidence, readCountsAsFiring, neighbours: (manifest.neighbours ?? []).map((n) => n.dir) },
+      { confidence: grading.confidence, readCountsAsFiring, neighbours: neighbourColumns(manifest) },
     ),
     verdicts,
     damaged: [...damaged],
@@ -184,4 +184,9 @@ function gateOnJudge(verdicts: CaseVerdict[], without: CaseVerdict[], judge: Jud
     const judgeIs = why === 'unstable' ? 'the judge is UNSTABLE on this case' : 'the judge is UNCALIBRATED, so its checks were not scored';
     return { ...v, verdict: 'INCONCLUSIVE', reason: `${judgeIs} (judge.gate): ${v.reason}` };
   });
+}
+
+/** The neighbours the confusion matrix has a column for: the suite's, then each case's own, each once. */
+function neighbourColumns(manifest: RunManifest): string[] {
+  return [...new Set([...(manifest.neighbours ?? []), ...manifest.cases.defs.flatMap((c) => c.neighbours ?? [])].map((n) => n.dir))];
 }

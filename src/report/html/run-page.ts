@@ -27,6 +27,7 @@ import {
   SIMULATED_COST,
   cacheText,
   neighboursNote,
+  listingCutsFamily,
   stabilityNote,
   unstableText,
   untrustedJudge,
@@ -78,7 +79,7 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
     : '';
   const neighboursText = neighboursNote(manifest);
   const neighbours = neighboursText
-    ? html`<p class="banner${manifest.listing?.byNameOnly.length ? ' warn' : ''}" role="note">${neighboursText}</p>`
+    ? html`<p class="banner${listingCutsFamily(manifest) ? ' warn' : ''}" role="note">${neighboursText}</p>`
     : '';
   return html`<header class="top">
 <div class="title-row"><h1>skillprobe run <code>${results.runId}</code></h1><span class="status">${run.status}</span></div>
