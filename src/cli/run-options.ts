@@ -82,12 +82,6 @@ function checkContexts(o: RunFlagValues): void {
     );
   if (o.shard)
     both('--shard', 'a shard is one share of one run', 'shard each context on its own (--context lab --shard I/N, then --context field)');
-  if (o.resume !== undefined)
-    both(
-      '--resume',
-      'resuming goes on with one stored run',
-      "resume each context's run folder in the lab,field folder on its own, with its --context",
-    );
   if (o.lastFailed)
     both('--last-failed', "reads one run's failures", 'rerun the failures of each context on its own (--context lab --last-failed)');
   if (o.agent && o.agent.length > 1) both('--agent', 'several agents are one run each', 'run lab,field once per agent (--agent ID)');

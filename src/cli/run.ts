@@ -11,7 +11,7 @@ import {
 } from '../runner/reports.js';
 import { loadContextSuites, loadSuites, type LoadedSuite } from '../commands/run.js';
 import { describeRunDir } from '../util/paths.js';
-import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
+import { agentsToResume, contextsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
 import { runPipeline } from '../runner/pipeline.js';
 import { holdsCanary } from '../runner/resume.js';
 import { InputError } from '../util/input-error.js';
@@ -172,18 +172,21 @@ export const runCommand = defineCommand({
   optionsFrom: runOptionsFrom,
   async run(_args, o, io) {
     const reporters = chooseReporters(o, io.env);
-    if (o.contexts) refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
     o.run.callerEnv = io.env;
     o.run.stderr = io.stderr;
-    // A run of several agents resumes as one: the agents it was for come from its agents.json.
+    // A run of several agents (or contexts) resumes as one: the agents or contexts it was for come from its agents.json.
     const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
-    if (outer?.by === 'context')
+    if (outer?.by === 'context') {
+      o.contexts = contextsToResume(outer, { contexts: o.contexts, context: o.run.overrides.context });
+      o.run.overrides.context = undefined;
+    } else if (o.contexts && o.run.resume !== undefined)
       throw new InputError({
         file: '--resume',
-        what: `${o.run.resume} holds one run per context (--context lab,field), and resuming goes on with one stored run`,
-        todo: "resume each context's run folder in it on its own, with its --context",
+        what: `${o.run.resume} is not a lab,field run folder (its agents.json does not name one run per context)`,
+        todo: 'leave --context lab,field out to resume it as it ran, or name the folder `run --context lab,field` printed',
       });
-    if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
+    else if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
+    if (o.contexts) refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
     // The run folder, not a flag, says a resumed run is a canary; then --max-trials is the canary's cap.
     if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume))) o.run = asCanaryResume(o.run);
     const suites = o.contexts ? loadContextSuites(o.run, o.contexts) : o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);

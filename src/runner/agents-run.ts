@@ -10,7 +10,7 @@ import { runPipeline, type FinishedRun } from './pipeline.js';
 import { changedSinceStart, resumeChanges } from './resume.js';
 import { loadResults } from './stored-results.js';
 import type { MissingAgent } from '../report/reporter.js';
-import type { Context } from '../run/config-schema.js';
+import { CONTEXTS, type Context } from '../run/config-schema.js';
 
 export interface AgentsRun {
   dir: string;
@@ -35,6 +35,23 @@ export function agentsToResume(record: AgentRuns, named: readonly string[] | und
       file: '--agent',
       what: `the run being resumed is for ${planned.join(', ')}, not ${named.join(', ')}`,
       todo: `leave --agent out (it resumes ${planned.join(', ')}), or start a new run`,
+    });
+  }
+  return planned;
+}
+
+/**
+ * The contexts `--resume` of a lab,field run folder runs: those it was for, in order. `--context` may name them again,
+ * not others (each context's folder is resumed with its own stored inputs).
+ */
+export function contextsToResume(record: AgentRuns, named: { contexts?: readonly Context[]; context?: unknown }): Context[] {
+  const planned = plannedAgents(record).filter((id): id is Context => (CONTEXTS as readonly string[]).includes(id));
+  const asked = named.contexts?.join(',') ?? (named.context === undefined ? undefined : String(named.context));
+  if (asked !== undefined && asked !== planned.join(',')) {
+    throw new InputError({
+      file: '--context',
+      what: `the run being resumed is for ${planned.join(',')}, not ${asked}`,
+      todo: `leave --context out (it resumes ${planned.join(' and ')}), or resume one context's run folder in it on its own`,
     });
   }
   return planned;
