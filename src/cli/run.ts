@@ -62,6 +62,8 @@ async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters
       ? `run in ${contexts.join(' and ')}: ${runs.map((r, i) => `${contexts[i]} ${r.manifest.status}`).join(', ')}\nrun folder: ${folder} (agents.json names each context's run folder)\n`
       : `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${folder} (agents.json names each agent's run folder)\n`,
   );
+  if (runs.some((r) => r.manifest.status === 'interrupted'))
+    say(`interrupted: \`${resumeCommand(io.argv ?? ['run'], folder)}\` resumes the stopped run and runs the ones never started\n`);
   // Every run's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
   return exitCodeFor(
     {

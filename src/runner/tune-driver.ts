@@ -90,6 +90,7 @@ export async function runTune<S extends SuiteToRun>(
     skill: tuned.dir,
     skillFile: skillFile(tuned),
     agent: loaded.adapter.id,
+    context: loaded.config.context ?? 'lab',
     ...(loaded.config.model !== undefined ? { model: loaded.config.model } : {}),
     ...(o.proposerModel !== undefined ? { proposerModel: o.proposerModel } : {}),
     simulator: loaded.profile && o.sim ? { profile: o.sim, name: loaded.profile.name } : null,
