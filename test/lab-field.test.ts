@@ -124,8 +124,6 @@ describe('run --context', () => {
   });
 
   it.each([
-    [{ baseline: 'runs/base' }, '--baseline'],
-    [{ forBaseline: true }, '--for-baseline'],
     [{ shard: { index: 1, total: 2 } }, '--shard'],
     [{ lastFailed: true }, '--last-failed'],
     [{ agent: ['claude-code', 'codex'] }, '--agent'],

@@ -74,12 +74,6 @@ export interface RunCommandOptions {
 /** `--context lab,field` is one agent's whole suite in each context: what it cannot be combined with, refused. */
 function checkContexts(o: RunFlagValues): void {
   const both = (flag: string, what: string, todo: string) => refuse(flag, `${what}, and --context lab,field runs two`, todo);
-  if (o.baseline !== undefined || o.forBaseline)
-    both(
-      o.baseline !== undefined ? '--baseline' : '--for-baseline',
-      'a canary compares one run with its base',
-      'run the canary in one context (--context lab or --context field)',
-    );
   if (o.shard)
     both('--shard', 'a shard is one share of one run', 'shard each context on its own (--context lab --shard I/N, then --context field)');
   if (o.lastFailed)

@@ -10,6 +10,7 @@ import {
   type ReporterChoice,
 } from '../runner/reports.js';
 import { loadContextSuites, loadSuites, type LoadedSuite } from '../commands/run.js';
+import { join } from 'node:path';
 import { describeRunDir } from '../util/paths.js';
 import { agentsToResume, contextsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
 import { runPipeline } from '../runner/pipeline.js';
@@ -19,6 +20,7 @@ import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { plural } from '../util/text.js';
 import { EXIT } from '../run/exit-codes.js';
+import type { AgentRuns } from '../run/schema.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { defineCommand, type CliIo, type ExitCode } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
@@ -53,8 +55,18 @@ async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters
   const say = (text: string) => humanStream(reporters, io).write(text);
   simulatorNotice(suites[0]!, io, o.run.drawSeed);
   const { contexts } = o;
-  const { dir, runs, missing } = await runAgents(suites, o.run, say, contexts && { contexts });
-  const { failed } = await (contexts ? reportContexts : reportAgents)(dir, runs, missing, reporters, io);
+  const canaryCommand = () => import('../commands/run-baseline.js');
+  // A lab,field canary: each context's canary against the same context's run of the base.
+  const canaries =
+    contexts && o.baseline
+      ? await (await canaryCommand()).prepareContextCanaries(suites, contexts, o.baseline, (text) => io.stderr.write(text), o.run)
+      : undefined;
+  const { dir, runs, missing } = await runAgents(suites, o.run, say, contexts && { contexts, ...(canaries ? { canaries } : {}) });
+  // Its runs remember their bases: a resumed one reports against them as an uninterrupted one would.
+  const againstBases = contexts && runs.length > 0 && runs.every((r) => r.manifest.canary);
+  const { failed, exitCode } = againstBases
+    ? await (await canaryCommand()).reportContextCanaries(runs, missing, reporters, io)
+    : { ...(await (contexts ? reportContexts : reportAgents)(dir, runs, missing, reporters, io)), exitCode: undefined };
   for (const r of runs) reportDamaged(r.results, io);
   const folder = describeRunDir({ dir }, io.cwd);
   say(
@@ -67,10 +79,10 @@ async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters
   // Every run's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
   return exitCodeFor(
     {
-      verdicts: runs.map((r) => r.results.exitCode),
+      verdicts: exitCode === undefined ? runs.map((r) => r.results.exitCode) : [exitCode],
       statuses: runs.map((r) => r.manifest.status),
       failedReporters: failed,
-      ...(o.gate ? {} : { gateOff: { say, whose: "verdicts'" } }),
+      ...(o.gate ? {} : { gateOff: { say, whose: exitCode === undefined ? "verdicts'" : "comparisons'" } }),
     },
     io,
   );
@@ -163,7 +175,34 @@ async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise<Loaded
   );
   o.run.overrides.trials = trials;
   o.run.overrides.decision = { ...(o.run.overrides.decision as object), mode: 'fixed' };
-  return loadSuites(o.run);
+  // A lab,field base: each context's run at that size, each a base for the same context's canary.
+  return o.contexts ? loadContextSuites(o.run, o.contexts) : loadSuites(o.run);
+}
+
+/**
+ * `--resume` of a folder of several runs resumes them as one: the agents or contexts it was for come from its
+ * agents.json, and a lab,field canary's base from its first run (`--max-trials` then caps the canaries, as beside
+ * `--baseline`). Returns the record, undefined when the folder resumed holds one run (or none is resumed).
+ */
+async function resumedSeveral(o: RunCommandOptions): Promise<AgentRuns | undefined> {
+  const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
+  if (outer?.by === 'context') {
+    o.contexts = contextsToResume(outer, { contexts: o.contexts, context: o.run.overrides.context });
+    o.run.overrides.context = undefined;
+    const first = outer.agents[0] && join(o.run.resume!, outer.agents[0].dir);
+    if (first && (await holdsCanary(first))) {
+      o.run = asCanaryResume(o.run);
+      const { resumedContextBaseline } = await import('../commands/run-baseline.js');
+      o.baseline = await resumedContextBaseline(first, o.run.canaryMaxTrials);
+    }
+  } else if (o.contexts && o.run.resume !== undefined)
+    throw new InputError({
+      file: '--resume',
+      what: `${o.run.resume} is not a lab,field run folder (its agents.json does not name one run per context)`,
+      todo: 'leave --context lab,field out to resume it as it ran, or name the folder `run --context lab,field` printed',
+    });
+  else if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
+  return outer;
 }
 
 export const runCommand = defineCommand({
@@ -176,23 +215,17 @@ export const runCommand = defineCommand({
     const reporters = chooseReporters(o, io.env);
     o.run.callerEnv = io.env;
     o.run.stderr = io.stderr;
-    // A run of several agents (or contexts) resumes as one: the agents or contexts it was for come from its agents.json.
-    const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
-    if (outer?.by === 'context') {
-      o.contexts = contextsToResume(outer, { contexts: o.contexts, context: o.run.overrides.context });
-      o.run.overrides.context = undefined;
-    } else if (o.contexts && o.run.resume !== undefined)
-      throw new InputError({
-        file: '--resume',
-        what: `${o.run.resume} is not a lab,field run folder (its agents.json does not name one run per context)`,
-        todo: 'leave --context lab,field out to resume it as it ran, or name the folder `run --context lab,field` printed',
-      });
-    else if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
-    if (o.contexts) refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
+    const outer = await resumedSeveral(o);
+    if (o.contexts)
+      refuseReportersWithout(
+        reporters,
+        o.baseline ? 'renderContextComparisons' : 'renderContexts',
+        o.baseline ? 'lab,field comparison' : 'lab,field',
+      );
     // The run folder, not a flag, says a resumed run is a canary; then --max-trials is the canary's cap.
     if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume))) o.run = asCanaryResume(o.run);
-    const suites = o.contexts ? loadContextSuites(o.run, o.contexts) : o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
-    if (suites.length > 1 && o.baseline !== undefined) {
+    const suites = o.forBaseline ? await sizedForBaseline(o, io) : o.contexts ? loadContextSuites(o.run, o.contexts) : loadSuites(o.run);
+    if (suites.length > 1 && o.baseline !== undefined && !o.contexts) {
       throw new InputError({
         file: 'agents',
         what: 'a canary runs one agent against its base, and the config names several',

@@ -63,6 +63,18 @@ async function compareContexts(
   refuseReportersWithout(reporters, 'renderContextComparisons', 'lab,field comparison');
   const input: ContextComparisons = { comparisons: [], missing: pairs.missing };
   for (const { context, ...dirs } of pairs.pairs) input.comparisons.push({ context, comparison: await compareTwo(dirs, opts, io) });
+  return reportContextComparisons(input, reporters, io);
+}
+
+/**
+ * Comparisons context by context in every chosen reporter, what each lacks named on stderr; the exit code is the worst
+ * of theirs, and a context one side has no run for is missing data (at least exit 4).
+ */
+export async function reportContextComparisons(
+  input: ContextComparisons,
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+): Promise<{ exitCode: number; failed: string[] }> {
   const { failed } = await writeReports(reporters, (r) => r.renderContextComparisons!(input), io);
   for (const { context, comparison } of input.comparisons)
     for (const m of comparison.missingData) io.stderr.write(`missing data in ${context}: ${m}\n`);

@@ -3,7 +3,7 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { InputError } from '../util/input-error.js';
 import { LOCK_FILE, lockRunFolder } from '../run/lock.js';
-import { AGENT_RUNS_FILE, type AgentRuns } from '../run/schema.js';
+import { AGENT_RUNS_FILE, type AgentRuns, type StoredCanary } from '../run/schema.js';
 import { newRunId, readAgentRuns, RunFolderError, writeAgentRuns } from '../run/store.js';
 import { checkRunnable, newManifest, type RunPlace, type SuiteToRun } from './execute.js';
 import { runPipeline, type FinishedRun } from './pipeline.js';
@@ -80,7 +80,7 @@ export async function runAgents(
   suites: readonly SuiteToRun[],
   opts: RunPlace,
   say: (text: string) => void,
-  by?: { contexts: readonly Context[] },
+  by?: { contexts: readonly Context[]; canaries?: readonly StoredCanary[] },
 ): Promise<AgentsRun> {
   // One run per context names each by its context; one per agent, by its agent.
   const idOf = (i: number) => by?.contexts[i] ?? suites[i]!.adapter.id;
@@ -133,7 +133,7 @@ export async function runAgents(
       });
       const run = await runPipeline(
         { ...suite, config: { ...suite.config, transcriptsDir: dir } },
-        { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined },
+        { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined, ...(by?.canaries ? { canary: by.canaries[i] } : {}) },
         { checked: true },
       );
       runs.push(run);
@@ -177,7 +177,7 @@ async function removeUnstartedFolder(agentDir: string): Promise<void> {
 /** An agent a resumed run finished before: its stored results, refused (unless forced) if its inputs changed since. */
 async function completedAgentRun(agentDir: string, suite: SuiteToRun, opts: RunPlace): Promise<FinishedRun> {
   const run = await loadResults(agentDir);
-  const changes = resumeChanges(run.manifest, newManifest(suite, opts), undefined);
+  const changes = resumeChanges(run.manifest, newManifest(suite, opts), undefined, opts.canaryMaxTrials);
   if (changes.length && !opts.force) throw changedSinceStart(join(agentDir, 'run.json'), changes);
   return run;
 }
