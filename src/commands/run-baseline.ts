@@ -190,13 +190,15 @@ export async function prepareContextCanaries(
       what: `${flags.baseline} holds no run per context, and --context lab,field runs a canary in each`,
       todo,
     });
-  const canaries: StoredCanary[] = [];
-  for (const [i, context] of contexts.entries()) {
+  // Every context's base found before the first is read: a base missing the field is named before any canary is planned.
+  const bases = contexts.map((context) => {
     const entry = record.agents.find((a) => a.id === context);
     if (!entry)
       throw new InputError({ file: '--baseline', what: `${flags.baseline} holds no ${context} run (it stopped before it)`, todo });
-    canaries.push((await prepareCanary(suites[i]!, { ...flags, baseline: join(flags.baseline, entry.dir) }, say, place)).canary);
-  }
+    return join(flags.baseline, entry.dir);
+  });
+  const canaries: StoredCanary[] = [];
+  for (const [i, baseline] of bases.entries()) canaries.push((await prepareCanary(suites[i]!, { ...flags, baseline }, say, place)).canary);
   return canaries;
 }
 
