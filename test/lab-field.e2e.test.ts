@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../src/run/exit-codes.js';
-import type { AgentRuns } from '../src/run/schema.js';
+import type { AgentRuns, RunManifest } from '../src/run/schema.js';
 import type { Comparison } from '../src/verdict/comparison.js';
 import { CLI, cleanup, ROOT, runCli, runInProcess, testEnv } from './helpers.js';
 import { resultsOf } from './e2e-scenarios.js';
@@ -79,7 +79,7 @@ describe('run --context lab,field (Claude Code, simulator, examples/field)', () 
     const report = await runCli(['report', dir!], { cwd: example });
     expect(report.exitCode, report.stderr).toBe(EXIT.inconclusive);
     expect(report.stdout.replace(/\s+/g, ' ')).toMatch(/LAB → FIELD · 1 case significantly worse in the field/);
-  });
+  }, 600_000);
 
   it('Ctrl-C in the field, --resume of the folder reaches the uninterrupted answer; compare pairs the contexts', async () => {
     expect(whole, 'the uninterrupted run of the test before').toBeDefined();
@@ -120,5 +120,29 @@ describe('run --context lab,field (Claude Code, simulator, examples/field)', () 
     const { contexts } = JSON.parse(compared.stdout) as { contexts: { context: string; comparison: Comparison }[] };
     expect(contexts.map((c) => c.context)).toEqual(['lab', 'field']);
     for (const { comparison } of contexts) expect(comparison.cases.map((c) => c.change)).not.toContain('REGRESSED');
-  });
+  }, 600_000);
+
+  it("--baseline of a lab,field folder: each context's canary runs against the same context's base", async () => {
+    expect(whole, 'the uninterrupted run of the first test').toBeDefined();
+    const canaryArgs = ['--sim', 'sim.yaml', '--draw-seed', '5', '--grep', 'chart-sales', '--mode', 'sequential', '--max-trials', '3'];
+    const canaryRoot = join(transcripts, 'canary');
+    const run = await runCli(['run', '--context', 'lab,field', ...canaryArgs, '--baseline', whole!, '--transcripts', canaryRoot], {
+      cwd: example,
+      timeoutMs: 300_000,
+    });
+    expect(run.stderr).not.toMatch(/internal error/);
+    expect([EXIT.pass, EXIT.fail, EXIT.inconclusive]).toContain(run.exitCode);
+    const folder = join(canaryRoot, readdirSync(canaryRoot)[0]!);
+    const record = readJson<AgentRuns>(join(folder, 'agents.json'));
+    expect(record).toMatchObject({ by: 'context', planned: ['lab', 'field'] });
+    const baseRecord = readJson<AgentRuns>(join(whole!, 'agents.json'));
+    for (const context of ['lab', 'field']) {
+      const manifest = readJson<RunManifest>(join(folder, record.agents.find((a) => a.id === context)!.dir, 'run.json'));
+      expect(manifest.canary?.base.dir).toBe(join(whole!, baseRecord.agents.find((a) => a.id === context)!.dir));
+    }
+    const out = run.stdout.replace(/\s+/g, ' ');
+    expect(out).toMatch(/═══ context lab · base \S+-lab · candidate \S+-lab/);
+    expect(out).toMatch(/═══ context field · base \S+-field · candidate \S+-field/);
+    expect(run.stdout.match(/^skillprobe compare · suite/gm)).toHaveLength(2);
+  }, 600_000);
 });
