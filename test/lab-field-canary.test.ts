@@ -2,11 +2,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { reportAgainstBase, reportContextCanaries, resumedCanary } from '../src/commands/run-baseline.js';
+import { sizedForBaseline } from '../src/cli/run.js';
+import { runOptionsFrom } from '../src/cli/run-options.js';
+import { reportAgainstBase, reportContextCanaries, resumedCanary, resumedContextBaseline } from '../src/commands/run-baseline.js';
 import type { Context } from '../src/run/config-schema.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { AgentRuns } from '../src/run/schema.js';
-import { writeAgentRuns, type RunStore } from '../src/run/store.js';
+import { RunStore, writeAgentRuns } from '../src/run/store.js';
 import type { FinishedRun } from '../src/runner/pipeline.js';
 import { loadResults } from '../src/runner/stored-results.js';
 import { planCanary } from '../src/verdict/canary.js';
@@ -111,5 +113,46 @@ describe('run --context lab,field --baseline: a base that is not one is refused 
     const r = await canary(join(root, 'any'), '--reporter', 'junit');
     expect(r.exitCode).toBe(EXIT.usage);
     expect(r.stderr).toMatch(/--reporter: the junit reporter has no lab,field comparison report — use terminal or json/);
+  });
+});
+
+describe('a lab,field canary resumed', () => {
+  it('draws a context the interrupted run never started against the same base, with the settings its first run stored', async () => {
+    const base = await storedBase('resumed-base', { lab: both(40), field: both(40) });
+    const baseRun = { dir: join(base, 'resumed-base-lab'), ...(await loadResults(join(base, 'resumed-base-lab'))) };
+    const { canary } = planCanary(baseRun, baseRun.manifest.cases.defs, { ...COMPARE_DEFAULTS, margin: 0.15, stopAtFirstRegression: true });
+    const run = syntheticRun(both(40), { mode: 'sprt' });
+    const first = await storeSyntheticRun(join(root, 'resumed-canary'), 'resumed-canary-lab', {
+      ...run,
+      manifest: { ...run.manifest, canary },
+    });
+    expect(await resumedContextBaseline(first, 7)).toEqual({
+      baseline: base,
+      margin: 0.15,
+      alpha: COMPARE_DEFAULTS.alpha,
+      stopAtFirstRegression: true,
+      maxTrials: 7,
+    });
+  });
+});
+
+describe('run --context lab,field --for-baseline', () => {
+  it("sizes both contexts' runs as a base, each in its context at the fixed trials plan --compare prescribes", async () => {
+    const example = join(ROOT, 'examples', 'field');
+    const o = runOptionsFrom({ context: ['lab', 'field'], forBaseline: true, sim: 'sim.yaml' } as Parameters<typeof runOptionsFrom>[0]);
+    const stderr = new Captured();
+    const before = process.cwd();
+    process.chdir(example);
+    try {
+      const suites = await sizedForBaseline(o, { stdout: new Captured(), stderr, env: testEnv(), cwd: example });
+      const trials = Number(/a base for `run --baseline`: (\d+) trials per case/.exec(stderr.text)?.[1]);
+      expect(trials).toBeGreaterThan(10);
+      expect(suites.map((s) => [s.config.context ?? 'lab', s.config.trials, s.config.decision.mode])).toEqual([
+        ['lab', trials, 'fixed'],
+        ['field', trials, 'fixed'],
+      ]);
+    } finally {
+      process.chdir(before);
+    }
   });
 });

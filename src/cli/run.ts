@@ -162,7 +162,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
  * `--for-baseline`: the suite at the fixed number of trials per case `plan --compare` prescribes for a base that
  * lets `run --baseline` see a drop of the margin from the threshold among the selected cases.
  */
-async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise<LoadedSuite[]> {
+export async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise<LoadedSuite[]> {
   const { baseTrialsFor } = await import('../commands/plan-compare.js');
   const [first] = loadSuites(o.run);
   const { threshold } = first!.config.decision;
