@@ -124,7 +124,6 @@ describe('run --context', () => {
   });
 
   it.each([
-    [{ shard: { index: 1, total: 2 } }, '--shard'],
     [{ lastFailed: true }, '--last-failed'],
     [{ agent: ['claude-code', 'codex'] }, '--agent'],
   ])('with %o is refused, naming %s and what to do', (flags, file) => {

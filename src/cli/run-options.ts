@@ -74,8 +74,6 @@ export interface RunCommandOptions {
 /** `--context lab,field` is one agent's whole suite in each context: what it cannot be combined with, refused. */
 function checkContexts(o: RunFlagValues): void {
   const both = (flag: string, what: string, todo: string) => refuse(flag, `${what}, and --context lab,field runs two`, todo);
-  if (o.shard)
-    both('--shard', 'a shard is one share of one run', 'shard each context on its own (--context lab --shard I/N, then --context field)');
   if (o.lastFailed)
     both('--last-failed', "reads one run's failures", 'rerun the failures of each context on its own (--context lab --last-failed)');
   if (o.agent && o.agent.length > 1) both('--agent', 'several agents are one run each', 'run lab,field once per agent (--agent ID)');

@@ -47,12 +47,22 @@ const simulatorNotice = (loaded: LoadedSuite, io: CliIo, drawSeed: number | unde
     );
 };
 
+/** A shard no case falls to: nothing to run, said, and a clean exit. */
+function emptyShard(shard: NonNullable<LoadedSuite['shard']>, say: (text: string) => void, io: CliIo): ExitCode {
+  say(
+    `shard ${shard.index}/${shard.total}: no case falls to this share (${plural(shard.suiteCases.length, 'case')} over ${shard.total} shards); nothing to run\n`,
+  );
+  return exitCodeFor({ verdicts: [EXIT.pass] }, io);
+}
+
 /**
  * The suite once per agent (or a run of several agents resumed), or one agent's suite once per context
  * (`--context lab,field`), into one folder that names each run; reported together.
  */
 async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   const say = (text: string) => humanStream(reporters, io).write(text);
+  const { shard } = suites[0]!;
+  if (shard && suites[0]!.suite.cases.length === 0) return emptyShard(shard, say, io);
   simulatorNotice(suites[0]!, io, o.run.drawSeed);
   const { contexts } = o;
   const canaryCommand = () => import('../commands/run-baseline.js');
@@ -93,12 +103,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   const human = humanStream(reporters, io);
   const say = (text: string) => human.write(text);
   if (nothingToRun(loaded, io, human !== io.stdout)) return exitCodeFor({ verdicts: [EXIT.pass] }, io);
-  if (loaded.shard && loaded.suite.cases.length === 0) {
-    say(
-      `shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`,
-    );
-    return exitCodeFor({ verdicts: [EXIT.pass] }, io);
-  }
+  if (loaded.shard && loaded.suite.cases.length === 0) return emptyShard(loaded.shard, say, io);
   simulatorNotice(loaded, io, o.run.drawSeed);
   // Loaded only for a canary: the exact tests it needs are no part of an ordinary run's start.
   const canaryCommand = () => import('../commands/run-baseline.js');

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import { CONTEXTS, type Context } from '../run/config-schema.js';
+import type { Context } from '../run/config-schema.js';
 import type { AgentRuns } from '../run/schema.js';
 import { readManifestSync } from '../run/store.js';
-import { readAgentsRecord } from '../runner/agents-run.js';
+import { plannedContexts, readAgentsRecord } from '../runner/agents-run.js';
 import { InputError } from '../util/input-error.js';
 
 /** One folder named to `compare`: a lab,field folder's record, or the contexts a single run's cases ran in. */
@@ -26,8 +26,6 @@ const runOf = (f: LabField, context: Context) => {
   const entry = f.record.agents.find((a) => a.id === context);
   return entry && join(f.dir, entry.dir);
 };
-const plannedContexts = (record: AgentRuns) =>
-  (record.planned ?? record.agents.map((a) => a.id)).filter((id): id is Context => (CONTEXTS as readonly string[]).includes(id));
 
 /**
  * Two folders named to `compare`, paired context by context when both are lab,field folders (lab with lab, field with

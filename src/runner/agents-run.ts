@@ -24,6 +24,10 @@ type AgentEntry = AgentRuns['agents'][number];
 /** The agents a run of several agents is for, in order. */
 const plannedAgents = (record: AgentRuns) => record.planned ?? record.agents.map((a) => a.id);
 
+/** The contexts a lab,field folder (`by: context`) is for, in order. */
+export const plannedContexts = (record: AgentRuns): Context[] =>
+  plannedAgents(record).filter((id): id is Context => (CONTEXTS as readonly string[]).includes(id));
+
 /**
  * The agents `--resume` of a run of several agents runs: those it was for. `--agent` may name them again, not
  * others (each agent's folder is resumed with its own stored inputs).
@@ -45,7 +49,7 @@ export function agentsToResume(record: AgentRuns, named: readonly string[] | und
  * not others (each context's folder is resumed with its own stored inputs).
  */
 export function contextsToResume(record: AgentRuns, named: { contexts?: readonly Context[]; context?: unknown }): Context[] {
-  const planned = plannedAgents(record).filter((id): id is Context => (CONTEXTS as readonly string[]).includes(id));
+  const planned = plannedContexts(record);
   const asked = named.contexts?.join(',') ?? (named.context === undefined ? undefined : String(named.context));
   if (asked !== undefined && asked !== planned.join(',')) {
     throw new InputError({
