@@ -7,7 +7,6 @@ import { runOptionsFrom } from '../src/cli/run-options.js';
 import { reportAgainstBase, reportContextCanaries, resumedCanary, resumedContextBaseline } from '../src/commands/run-baseline.js';
 import type { Context } from '../src/run/config-schema.js';
 import { EXIT } from '../src/run/exit-codes.js';
-import type { AgentRuns } from '../src/run/schema.js';
 import { RunStore, writeAgentRuns } from '../src/run/store.js';
 import type { FinishedRun } from '../src/runner/pipeline.js';
 import { loadResults } from '../src/runner/stored-results.js';
@@ -15,7 +14,7 @@ import { planCanary } from '../src/verdict/canary.js';
 import { COMPARE_DEFAULTS } from '../src/verdict/compare-defaults.js';
 import type { Comparison } from '../src/verdict/comparison.js';
 import { Captured, cleanup, ROOT, runInProcess, testEnv } from './helpers.js';
-import { storeSyntheticRun, syntheticRun, type CaseTrials } from './run-fixtures.js';
+import { labFieldRecord, storeSyntheticRun, syntheticRun, type CaseTrials } from './run-fixtures.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sp-labfield-canary-'));
 afterAll(() => cleanup(root));
@@ -24,15 +23,7 @@ afterAll(() => cleanup(root));
 async function storedBase(runId: string, cases: Record<Context, Record<string, CaseTrials>>, started: Context[] = ['lab', 'field']) {
   const dir = join(root, runId);
   for (const context of started) await storeSyntheticRun(dir, `${runId}-${context}`, syntheticRun(cases[context]));
-  const record: AgentRuns = {
-    version: 6,
-    runId,
-    startedAt: '2026-12-01T00:00:00Z',
-    by: 'context',
-    planned: ['lab', 'field'],
-    agents: started.map((id) => ({ id, dir: `${runId}-${id}`, binary: 'claude', model: 'm', status: 'completed' as const })),
-  };
-  await writeAgentRuns(dir, record);
+  await writeAgentRuns(dir, labFieldRecord(runId, started));
   return dir;
 }
 const both = (chart: number) => ({ chart: { passes: chart, n: 40 }, slides: { passes: 40, n: 40 } });

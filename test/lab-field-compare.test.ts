@@ -3,24 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pairContexts, type ComparedFolder } from '../src/commands/context-pairs.js';
-import type { Context } from '../src/run/config-schema.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { AgentRuns } from '../src/run/schema.js';
 import { writeAgentRuns } from '../src/run/store.js';
 import { InputError } from '../src/util/input-error.js';
 import type { Comparison } from '../src/verdict/comparison.js';
 import { cleanup, runInProcess } from './helpers.js';
-import { storeSyntheticRun, syntheticRun, type CaseTrials } from './run-fixtures.js';
+import { labFieldRecord, storeSyntheticRun, syntheticRun, type CaseTrials } from './run-fixtures.js';
 
-/** An agents.json of a lab,field folder: one entry per context that started, `<runId>-<context>` each. */
-const labField = (runId: string, started: Context[], planned: Context[] = ['lab', 'field']): AgentRuns => ({
-  version: 6,
-  runId,
-  startedAt: '2026-12-01T00:00:00Z',
-  by: 'context',
-  planned,
-  agents: started.map((id) => ({ id, dir: `${runId}-${id}`, binary: 'claude', model: 'm', status: 'completed' as const })),
-});
 const parent = (dir: string, record: AgentRuns): ComparedFolder => ({ dir, record });
 
 describe('pairContexts: two folders named to compare, lab with lab and field with field', () => {
@@ -31,8 +21,8 @@ describe('pairContexts: two folders named to compare, lab with lab and field wit
   it.each<[string, AgentRuns, AgentRuns, unknown]>([
     [
       'both contexts in both',
-      labField('a', ['lab', 'field']),
-      labField('b', ['lab', 'field']),
+      labFieldRecord('a', ['lab', 'field']),
+      labFieldRecord('b', ['lab', 'field']),
       {
         pairs: [
           { context: 'lab', base: join('A', 'a-lab'), candidate: join('B', 'b-lab') },
@@ -43,8 +33,8 @@ describe('pairContexts: two folders named to compare, lab with lab and field wit
     ],
     [
       "by context, in the base's order, whatever the candidate's",
-      labField('a', ['lab', 'field']),
-      labField('b', ['field', 'lab'], ['field', 'lab']),
+      labFieldRecord('a', ['lab', 'field']),
+      labFieldRecord('b', ['field', 'lab'], ['field', 'lab']),
       {
         pairs: [
           { context: 'lab', base: join('A', 'a-lab'), candidate: join('B', 'b-lab') },
@@ -55,8 +45,8 @@ describe('pairContexts: two folders named to compare, lab with lab and field wit
     ],
     [
       'a context the candidate never started is missing, named',
-      labField('a', ['lab', 'field']),
-      labField('b', ['lab']),
+      labFieldRecord('a', ['lab', 'field']),
+      labFieldRecord('b', ['lab']),
       {
         pairs: [{ context: 'lab', base: join('A', 'a-lab'), candidate: join('B', 'b-lab') }],
         missing: [{ context: 'field', why: 'B stopped before its field run started' }],
@@ -69,7 +59,7 @@ describe('pairContexts: two folders named to compare, lab with lab and field wit
   it.each<[string, ComparedFolder, ComparedFolder, { what: string; todo: string }]>([
     [
       'a field run as the candidate: the field run in the folder named',
-      parent('A', labField('a', ['lab', 'field'])),
+      parent('A', labFieldRecord('a', ['lab', 'field'])),
       { dir: 'one', contexts: ['field'] },
       {
         what: 'A holds one run per context (lab, field), and the candidate is one run in the field',
@@ -79,7 +69,7 @@ describe('pairContexts: two folders named to compare, lab with lab and field wit
     [
       'a lab run as the base: the arguments keep their order',
       { dir: 'one', contexts: ['lab'] },
-      parent('B', labField('b', ['lab', 'field'])),
+      parent('B', labFieldRecord('b', ['lab', 'field'])),
       {
         what: 'B holds one run per context (lab, field), and the base is one run in the lab',
         todo: `compare it with the lab run: \`skillprobe compare one ${join('B', 'b-lab')}\``,
@@ -87,7 +77,7 @@ describe('pairContexts: two folders named to compare, lab with lab and field wit
     ],
     [
       'a run whose cases ran in both: each run in the folder named',
-      parent('A', labField('a', ['lab', 'field'])),
+      parent('A', labFieldRecord('a', ['lab', 'field'])),
       { dir: 'one', contexts: ['lab', 'field'] },
       {
         what: 'A holds one run per context (lab, field), and the candidate is one run',
@@ -96,8 +86,8 @@ describe('pairContexts: two folders named to compare, lab with lab and field wit
     ],
     [
       'a run of several agents',
-      parent('A', labField('a', ['lab', 'field'])),
-      { dir: 'agents', record: { ...labField('x', []), by: undefined } },
+      parent('A', labFieldRecord('a', ['lab', 'field'])),
+      { dir: 'agents', record: { ...labFieldRecord('x', []), by: undefined } },
       {
         what: 'A holds one run per context (lab, field), and the candidate holds one run per agent',
         todo: `compare one run with one of ${join('A', 'a-lab')} or ${join('A', 'a-field')}, or two lab,field folders`,
@@ -124,7 +114,7 @@ describe('compare of two lab,field folders', () => {
     const dir = join(root, runId);
     await storeSyntheticRun(dir, `${runId}-lab`, syntheticRun(lab));
     await storeSyntheticRun(dir, `${runId}-field`, syntheticRun(field));
-    await writeAgentRuns(dir, labField(runId, ['lab', 'field']));
+    await writeAgentRuns(dir, labFieldRecord(runId, ['lab', 'field']));
     return dir;
   };
   const all = (passes: number) => ({ chart: { passes, n: 30 }, slides: { passes: 30, n: 30 } });
@@ -165,7 +155,7 @@ describe('compare of two lab,field folders', () => {
 
   it('a context one folder never ran is missing data (exit 4), the other compared', async () => {
     const [a, b] = [await store('a1', all(30), all(30)), await store('b1', all(30), all(30))];
-    await writeAgentRuns(b, labField('b1', ['lab']));
+    await writeAgentRuns(b, labFieldRecord('b1', ['lab']));
     const r = await compare(a, b);
     expect(r.exitCode).toBe(EXIT.error);
     expect(r.stdout).toContain('context field: not compared, ');

@@ -9,7 +9,7 @@ import { writeAgentRuns } from '../src/run/store.js';
 import { loadContextSuites } from '../src/commands/run.js';
 import { runOptionsFrom } from '../src/cli/run-options.js';
 import { cleanup, ROOT, runInProcess } from './helpers.js';
-import { storeSyntheticRun, syntheticRun, type CaseTrials } from './run-fixtures.js';
+import { labFieldRecord, storeSyntheticRun, syntheticRun, type CaseTrials } from './run-fixtures.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sp-labfield-merge-'));
 afterAll(() => cleanup(root));
@@ -35,13 +35,7 @@ async function shardFolder(name: string, index: number, total: number, cases: st
       manifest: { ...run.manifest, config, shard: { index, total, suiteCases: ALL } },
     });
   }
-  await writeAgentRuns(dir, {
-    runId: name,
-    startedAt: '2026-12-01T00:00:00Z',
-    by: 'context',
-    planned: ['lab', 'field'],
-    agents: started.map((id) => ({ id, dir: `${name}-${id}`, binary: 'claude', model: 'm', status: 'completed' as const })),
-  });
+  await writeAgentRuns(dir, labFieldRecord(name, started));
   return dir;
 }
 const merge = (...args: string[]) => runInProcess(['merge', ...args], { cwd: root });
