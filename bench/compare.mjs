@@ -19,11 +19,11 @@ const ROOT = new URL('..', import.meta.url).pathname;
 const REPS = Number(process.env.COMPARE_REPS ?? 200);
 const ALPHA = 0.05;
 const POWER = 0.8;
-const [FROM, TO] = [0.9, 0.75];
-const DROPPED = 'jira-create-bug';
+export const [FROM, TO] = [0.9, 0.75];
+export const DROPPED = 'jira-create-bug';
 
 const FAMILY = ['atl', 'atl-jira', 'atl-confluence'];
-const CASES = parse(readFileSync(join(ROOT, 'cases/atl.yaml'), 'utf8')).map((c) => ({
+export const CASES = parse(readFileSync(join(ROOT, 'cases/atl.yaml'), 'utf8')).map((c) => ({
   id: c.id,
   prompt: c.prompt,
   expect: c.expect.skill,
@@ -31,7 +31,7 @@ const CASES = parse(readFileSync(join(ROOT, 'cases/atl.yaml'), 'utf8')).map((c) 
 const DEMO = loadProfile(join(ROOT, 'sim/demo.profile.yaml'));
 
 /** The demo profile with the dropped case's trigger rate set to `p` (its other behaviour: a plain answer). */
-function profileWith(p, seed) {
+export function profileWith(p, seed) {
   const rules = DEMO.rules.map((r) =>
     r.case === DROPPED
       ? {
@@ -63,7 +63,7 @@ function outcome(c, n, passed, column) {
 }
 
 /** One fixed-N run of the atl cases: each trial the simulator's draw for its key. */
-function simulatedRun(profile, n) {
+export function simulatedRun(profile, n) {
   const defs = CASES.map((c) => ({
     id: c.id,
     expect: c.expect,

@@ -5,6 +5,7 @@ import { benchRegrade, printRegrade } from './regrade.mjs';
 import { benchTranscriptMemory, printTranscriptMemory } from './transcript-memory.mjs';
 import { benchSequential, printSequential } from './sequential.mjs';
 import { benchCompare, printCompare } from './compare.mjs';
+import { benchLabFieldCompare, printLabFieldCompare } from './lab-field-compare.mjs';
 import { benchCanary, printCanary } from './canary.mjs';
 import { benchBaselineCanary, printBaselineCanary } from './baseline-canary.mjs';
 import { benchPartialBreak, printPartialBreak } from './partial-break.mjs';
@@ -19,7 +20,9 @@ import { benchField, printField } from './field.mjs';
 import { benchLabField, printLabField } from './lab-field.mjs';
 
 printSequential(benchSequential());
-printCompare(benchCompare());
+const compared = benchCompare();
+printCompare(compared);
+printLabFieldCompare(benchLabFieldCompare(compared));
 printCanary(benchCanary());
 printBaselineCanary(benchBaselineCanary());
 printPartialBreak(benchPartialBreak());

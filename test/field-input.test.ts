@@ -68,11 +68,8 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
     ],
     ...(
       [
-        [['--shard', '1/2'], '--shard'],
-        [['--resume', 'runs/x'], '--resume'],
         [['--last-failed'], '--last-failed'],
         [['--agent', 'claude-code,codex'], '--agent'],
-        [['--baseline', 'runs/base'], '--baseline'],
       ] as const
     ).map(
       ([flags, file]) =>
@@ -84,6 +81,14 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
           /, and `context: \[lab, field\]` in skillprobe\.config\.yaml runs two — /,
         ] satisfies BadInput,
     ),
+    [
+      // A resumed run goes on as it ran (a lab,field folder says so in its agents.json): the config's list is not asked.
+      "the config's context: [lab, field] beside --resume: only the folder is checked",
+      () => project((f) => void (f['skillprobe.config.yaml'] = 'trials: 1\ncontext: [lab, field]\n')),
+      ['--resume', 'runs/x'],
+      /^skillprobe: runs\/x: no such run folder/m,
+      /^(?![\s\S]*runs two)/,
+    ],
     [
       "the config's context: [lab, field] with two agents in the config",
       () => project((f) => void (f['skillprobe.config.yaml'] = 'trials: 1\ncontext: [lab, field]\nagents: [claude-code, codex]\n')),

@@ -6,6 +6,10 @@ import pc from 'picocolors';
 import { InvalidArgumentError } from 'commander';
 import { contextList } from '../src/cli/parsers.js';
 import { runOptionsFrom } from '../src/cli/run-options.js';
+import type { Context } from '../src/run/config-schema.js';
+import { EXIT } from '../src/run/exit-codes.js';
+import { contextsToResume } from '../src/runner/agents-run.js';
+import { runInProcess } from './helpers.js';
 import { contextsSection } from '../src/report/contexts.js';
 import type { Results } from '../src/run/schema.js';
 import { RunFolderError, RunStore, writeAgentRuns } from '../src/run/store.js';
@@ -120,10 +124,6 @@ describe('run --context', () => {
   });
 
   it.each([
-    [{ baseline: 'runs/base' }, '--baseline'],
-    [{ forBaseline: true }, '--for-baseline'],
-    [{ shard: { index: 1, total: 2 } }, '--shard'],
-    [{ resume: 'runs/x' }, '--resume'],
     [{ lastFailed: true }, '--last-failed'],
     [{ agent: ['claude-code', 'codex'] }, '--agent'],
   ])('with %o is refused, naming %s and what to do', (flags, file) => {
@@ -137,7 +137,50 @@ describe('run --context', () => {
   });
 });
 
-describe('a lab,field folder named where one run is read (compare, --baseline, merge)', () => {
+describe('run --resume of a lab,field folder', () => {
+  const record = (planned: string[]) => ({ version: 6, runId: 'r', startedAt: 'now', by: 'context' as const, planned, agents: [] });
+
+  it.each<[string, { contexts?: Context[]; context?: string }, Context[]]>([
+    ['no --context: the contexts it was for', {}, ['lab', 'field']],
+    ['the same --context lab,field', { contexts: ['lab', 'field'] }, ['lab', 'field']],
+  ])('%s', (_name, named, expected) => expect(contextsToResume(record(['lab', 'field']), named)).toEqual(expected));
+
+  it.each<[string, { contexts?: Context[]; context?: string }, string]>([
+    ['one context of it', { context: 'lab' }, 'not lab'],
+    ['the contexts in another order', { contexts: ['field', 'lab'] }, 'not field,lab'],
+  ])('%s is refused, naming what it resumes', (_name, named, not) => {
+    expect(() => contextsToResume(record(['lab', 'field']), named)).toThrow(
+      expect.objectContaining({
+        problems: [
+          {
+            file: '--context',
+            what: `the run being resumed is for lab,field, ${not}`,
+            todo: "leave --context out (it resumes lab and field), or resume one context's run folder in it on its own",
+          },
+        ],
+      }),
+    );
+  });
+
+  it('--context lab,field --resume of a folder that is not one is refused before anything loads (exit 2)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-labfield-'));
+    try {
+      const agents = join(dir, 'agents');
+      await writeAgentRuns(agents, { ...record(['claude-code', 'codex']), by: undefined });
+      for (const folder of [agents, join(dir, 'one-run')]) {
+        const r = await runInProcess(['run', '--context', 'lab,field', '--resume', folder], { cwd: dir });
+        expect(r.exitCode).toBe(EXIT.usage);
+        expect(r.stderr).toBe(
+          `skillprobe: --resume: ${folder} is not a lab,field run folder (its agents.json does not name one run per context) — leave --context lab,field out to resume it as it ran, or name the folder \`run --context lab,field\` printed`,
+        );
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a lab,field folder named where one run is read (--baseline, merge)', () => {
   it('is refused naming its runs and what to pass instead', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sp-labfield-'));
     try {

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
-import { configSchema } from '../src/run/config-schema.js';
+import { configSchema, type Context } from '../src/run/config-schema.js';
 import { RunStore } from '../src/run/store.js';
 import { ClaudeStream } from './claude-stream.js';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import type { AgentAdapter } from '../src/agents/types.js';
 import type { GradeOptions } from '../src/grade/outcome.js';
-import type { FamilyMember, GradableCase, RunManifest, TrialMeta, TrialOutcome, TrialRef, Verdict } from '../src/run/schema.js';
+import type { AgentRuns, FamilyMember, GradableCase, RunManifest, TrialMeta, TrialOutcome, TrialRef, Verdict } from '../src/run/schema.js';
 import type { RunToCompare } from '../src/verdict/comparison.js';
 import { buildResults } from '../src/verdict/results.js';
 
@@ -169,3 +169,13 @@ export const defaultGrading = (adapter: AgentAdapter, family: FamilyMember[], mo
 
 /** How Claude Code's trials of `family` are graded by default. */
 export const claudeGrading = (family: FamilyMember[]): GradeOptions => defaultGrading(claudeCode, family);
+
+/** The agents.json of a lab,field folder (`run --context lab,field`): one entry per context started, `<runId>-<context>` each. */
+export const labFieldRecord = (runId: string, started: readonly Context[], planned: Context[] = ['lab', 'field']): AgentRuns => ({
+  version: 6,
+  runId,
+  startedAt: '2026-12-01T00:00:00Z',
+  by: 'context',
+  planned,
+  agents: started.map((id) => ({ id, dir: `${runId}-${id}`, binary: 'claude', model: 'm', status: 'completed' as const })),
+});

@@ -138,8 +138,8 @@ describe('tune --cases: a subset of the case files is a selection', () => {
   });
 });
 
-/** An interrupted tune's folder, as the command stores it when it starts, with `options` over the defaults. */
-async function startedTune(dir: string, options: Partial<TuneRecord['options']> = {}): Promise<string> {
+/** An interrupted tune's folder, as the command stores it when it starts, with `options` and `over` over the defaults. */
+async function startedTune(dir: string, options: Partial<TuneRecord['options']> = {}, over: Partial<TuneRecord> = {}): Promise<string> {
   const folder = join(dir, 'transcripts', 'tune-x');
   mkdirSync(folder, { recursive: true });
   const started: TuneRecord = tuneRecordSchema.parse({
@@ -156,6 +156,7 @@ async function startedTune(dir: string, options: Partial<TuneRecord['options']> 
     original: MISSING_CLASS,
     familyHash: familyHash(await loadSkills(join(dir, 'skills'))),
     iterations: [],
+    ...over,
   });
   writeFileSync(join(folder, 'tune.json'), JSON.stringify(started));
   return folder;
@@ -185,14 +186,19 @@ describe('tune --resume refuses what would change the tune it resumes', () => {
     expect(readdirSync(folder)).toEqual(['tune.json']);
   });
 
-  it.each([
+  it.each<[string[], RegExp, Partial<TuneRecord>?]>([
     [['--holdout-trials', '4'], /--holdout-trials: tune tune-x may already have run 6 holdout trials per case: a resume can only raise it/],
     [['--gain', '0.4'], /--gain: tune tune-x was designed for a gain of 0\.25, and its resume must be too/],
     [['--draw-seed', '9'], /--draw-seed: tune tune-x draws from seed none, and its resume must too/],
-  ])('%o: refused in one line, nothing spent', async (args, says) => {
+    [
+      ['--context', 'lab'],
+      /--context: tune tune-x ran its trials in the field, and its resume must too — drop --context/,
+      { context: 'field' },
+    ],
+  ])('%o: refused in one line, nothing spent', async (args, says, over) => {
     const dir = project();
     const spy = spied(dir);
-    await startedTune(dir);
+    await startedTune(dir, {}, over);
     const r = await runInProcess(['tune', '--resume', 'transcripts/tune-x', '--sim', 'sim.yaml', ...args], { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toMatch(says);

@@ -1,13 +1,36 @@
 import { InputError } from '../util/input-error.js';
 import { unwritableFolder } from '../util/paths.js';
-import { chooseReporters, humanStream, reportRun } from '../runner/reports.js';
+import { chooseReporters, humanStream, refuseReportersWithout, reportContexts, reportRun, type ReporterChoice } from '../runner/reports.js';
+import type { LabFieldShards } from '../commands/merge-contexts.js';
 import { describeRunDir } from '../util/paths.js';
 import { plural } from '../util/text.js';
-import { defineCommand } from './command.js';
+import { defineCommand, type CliIo, type ExitCode } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { CONFIG_FLAGS, reporterFlags, REPORTERS_HELP, valued } from './flags.js';
 import { text } from './parsers.js';
 import { transcriptsFolder } from './suite-flags.js';
+
+/** The shards of a lab,field run merged context by context into one lab,field folder, reported as `run` reports one. */
+async function mergeLabField(shards: LabFieldShards, out: string, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
+  refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
+  const { mergeContextShards } = await import('../commands/merge-contexts.js');
+  const { dir, merged } = await mergeContextShards(shards, out);
+  const { failed } = await reportContexts(dir, merged, [], reporters, io);
+  for (const m of merged) reportDamaged(m.results, io);
+  const human = humanStream(reporters, io);
+  const count = shards.runs.get(shards.contexts[0]!)!.length;
+  human.write(
+    `merged ${plural(count, 'shard')} of ${shards.contexts.join(' and ')} → run folder ${describeRunDir({ dir }, io.cwd)} (agents.json names each context's run folder)\n`,
+  );
+  for (const u of merged.flatMap((m) => m.unfinished))
+    human.write(
+      `${u.name} is ${u.status}: a partial run; resume the shard's lab,field folder (\`skillprobe run --resume DIR --shard ${u.shard}\`), then merge again\n`,
+    );
+  return exitCodeFor(
+    { verdicts: merged.map((m) => m.results.exitCode), statuses: merged.map((m) => m.manifest.status), failedReporters: failed },
+    io,
+  );
+}
 
 export const mergeCommand = defineCommand({
   name: 'merge',
@@ -29,6 +52,9 @@ export const mergeCommand = defineCommand({
     const out = transcriptsFolder(o);
     const unwritable = unwritableFolder(out, { mustExist: false });
     if (unwritable) throw new InputError({ file: '--transcripts', what: unwritable, todo: 'point it at a folder you can write to' });
+    const { labFieldShards } = await import('../commands/merge-contexts.js');
+    const labField = await labFieldShards(dirs);
+    if (labField) return mergeLabField(labField, out, reporters, io);
     const { mergeShards } = await import('../commands/merge.js');
     const { store, manifest, results, unfinished } = await mergeShards(dirs, out);
     const runDir = describeRunDir(store, io.cwd);

@@ -69,6 +69,8 @@ export interface RunCommandOptions {
   forBaseline?: { margin?: number; alpha?: number };
   /** `--context lab,field`: one run per context, side by side. */
   contexts?: Context[];
+  /** Where both contexts were asked for, when not by `--context lab,field`: the config's `context: [lab, field]`. */
+  contextsFrom?: string;
 }
 
 /**
@@ -77,20 +79,6 @@ export interface RunCommandOptions {
  */
 export function checkContexts(o: RunCommandOptions, from: string): void {
   const both = (flag: string, what: string, todo: string) => refuse(flag, `${what}, and ${from} runs two`, todo);
-  if (o.baseline !== undefined || o.forBaseline)
-    both(
-      o.baseline !== undefined ? '--baseline' : '--for-baseline',
-      'a canary compares one run with its base',
-      'run the canary in one context (--context lab or --context field)',
-    );
-  if (o.run.shard)
-    both('--shard', 'a shard is one share of one run', 'shard each context on its own (--context lab --shard I/N, then --context field)');
-  if (o.run.resume !== undefined)
-    both(
-      '--resume',
-      'resuming goes on with one stored run',
-      "resume each context's run folder in the lab,field folder on its own, with its --context",
-    );
   if (o.run.select?.lastFailed)
     both('--last-failed', "reads one run's failures", 'rerun the failures of each context on its own (--context lab --last-failed)');
   if (o.agents && o.agents.length > 1) both('--agent', 'several agents are one run each', 'run lab,field once per agent (--agent ID)');

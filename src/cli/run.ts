@@ -10,8 +10,9 @@ import {
   type ReporterChoice,
 } from '../runner/reports.js';
 import { configContexts, loadContextSuites, loadSuites, type LoadedSuite } from '../commands/run.js';
+import { join } from 'node:path';
 import { describeRunDir } from '../util/paths.js';
-import { agentsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
+import { agentsToResume, contextsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';
 import { runPipeline } from '../runner/pipeline.js';
 import { holdsCanary } from '../runner/resume.js';
 import { InputError } from '../util/input-error.js';
@@ -19,6 +20,7 @@ import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { plural } from '../util/text.js';
 import { EXIT } from '../run/exit-codes.js';
+import type { AgentRuns } from '../run/schema.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { defineCommand, type CliIo, type ExitCode } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
@@ -45,16 +47,36 @@ const simulatorNotice = (loaded: LoadedSuite, io: CliIo, drawSeed: number | unde
     );
 };
 
+/** A shard no case falls to: nothing to run, said, and a clean exit. */
+function emptyShard(shard: NonNullable<LoadedSuite['shard']>, say: (text: string) => void, io: CliIo): ExitCode {
+  say(
+    `shard ${shard.index}/${shard.total}: no case falls to this share (${plural(shard.suiteCases.length, 'case')} over ${shard.total} shards); nothing to run\n`,
+  );
+  return exitCodeFor({ verdicts: [EXIT.pass] }, io);
+}
+
 /**
  * The suite once per agent (or a run of several agents resumed), or one agent's suite once per context
  * (`--context lab,field`), into one folder that names each run; reported together.
  */
 async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   const say = (text: string) => humanStream(reporters, io).write(text);
+  const { shard } = suites[0]!;
+  if (shard && suites[0]!.suite.cases.length === 0) return emptyShard(shard, say, io);
   simulatorNotice(suites[0]!, io, o.run.drawSeed);
   const { contexts } = o;
-  const { dir, runs, missing } = await runAgents(suites, o.run, say, contexts && { contexts });
-  const { failed } = await (contexts ? reportContexts : reportAgents)(dir, runs, missing, reporters, io);
+  const canaryCommand = () => import('../commands/run-baseline.js');
+  // A lab,field canary: each context's canary against the same context's run of the base.
+  const canaries =
+    contexts && o.baseline
+      ? await (await canaryCommand()).prepareContextCanaries(suites, contexts, o.baseline, (text) => io.stderr.write(text), o.run)
+      : undefined;
+  const { dir, runs, missing } = await runAgents(suites, o.run, say, contexts && { contexts, ...(canaries ? { canaries } : {}) });
+  // Its runs remember their bases: a resumed one reports against them as an uninterrupted one would.
+  const againstBases = contexts && runs.length > 0 && runs.every((r) => r.manifest.canary);
+  const { failed, exitCode } = againstBases
+    ? await (await canaryCommand()).reportContextCanaries(runs, missing, reporters, io)
+    : { ...(await (contexts ? reportContexts : reportAgents)(dir, runs, missing, reporters, io)), exitCode: undefined };
   for (const r of runs) reportDamaged(r.results, io);
   const folder = describeRunDir({ dir }, io.cwd);
   say(
@@ -62,13 +84,15 @@ async function runSeveral(suites: LoadedSuite[], o: RunCommandOptions, reporters
       ? `run in ${contexts.join(' and ')}: ${runs.map((r, i) => `${contexts[i]} ${r.manifest.status}`).join(', ')}\nrun folder: ${folder} (agents.json names each context's run folder)\n`
       : `run of ${plural(suites.length, 'agent')} ${runs.map((r) => `${r.manifest.agent.id} ${r.manifest.status}`).join(', ')}\nrun folder: ${folder} (agents.json names each agent's run folder)\n`,
   );
+  if (runs.some((r) => r.manifest.status === 'interrupted'))
+    say(`interrupted: \`${resumeCommand(io.argv ?? ['run'], folder)}\` resumes the stopped run and runs the ones never started\n`);
   // Every run's verdicts gate: the worst of them (a FAIL anywhere is a FAIL).
   return exitCodeFor(
     {
-      verdicts: runs.map((r) => r.results.exitCode),
+      verdicts: exitCode === undefined ? runs.map((r) => r.results.exitCode) : [exitCode],
       statuses: runs.map((r) => r.manifest.status),
       failedReporters: failed,
-      ...(o.gate ? {} : { gateOff: { say, whose: "verdicts'" } }),
+      ...(o.gate ? {} : { gateOff: { say, whose: exitCode === undefined ? "verdicts'" : "comparisons'" } }),
     },
     io,
   );
@@ -79,12 +103,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   const human = humanStream(reporters, io);
   const say = (text: string) => human.write(text);
   if (nothingToRun(loaded, io, human !== io.stdout)) return exitCodeFor({ verdicts: [EXIT.pass] }, io);
-  if (loaded.shard && loaded.suite.cases.length === 0) {
-    say(
-      `shard ${loaded.shard.index}/${loaded.shard.total}: no case falls to this share (${plural(loaded.shard.suiteCases.length, 'case')} over ${loaded.shard.total} shards); nothing to run\n`,
-    );
-    return exitCodeFor({ verdicts: [EXIT.pass] }, io);
-  }
+  if (loaded.shard && loaded.suite.cases.length === 0) return emptyShard(loaded.shard, say, io);
   simulatorNotice(loaded, io, o.run.drawSeed);
   // Loaded only for a canary: the exact tests it needs are no part of an ordinary run's start.
   const canaryCommand = () => import('../commands/run-baseline.js');
@@ -148,7 +167,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
  * `--for-baseline`: the suite at the fixed number of trials per case `plan --compare` prescribes for a base that
  * lets `run --baseline` see a drop of the margin from the threshold among the selected cases.
  */
-async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise<LoadedSuite[]> {
+export async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise<LoadedSuite[]> {
   const { baseTrialsFor } = await import('../commands/plan-compare.js');
   const [first] = loadSuites(o.run);
   const { threshold } = first!.config.decision;
@@ -161,7 +180,34 @@ async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise<Loaded
   );
   o.run.overrides.trials = trials;
   o.run.overrides.decision = { ...(o.run.overrides.decision as object), mode: 'fixed' };
-  return loadSuites(o.run);
+  // A lab,field base: each context's run at that size, each a base for the same context's canary.
+  return o.contexts ? loadContextSuites(o.run, o.contexts, o.contextsFrom) : loadSuites(o.run);
+}
+
+/**
+ * `--resume` of a folder of several runs resumes them as one: the agents or contexts it was for come from its
+ * agents.json, and a lab,field canary's base from its first run (`--max-trials` then caps the canaries, as beside
+ * `--baseline`). Returns the record, undefined when the folder resumed holds one run (or none is resumed).
+ */
+async function resumedSeveral(o: RunCommandOptions): Promise<AgentRuns | undefined> {
+  const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
+  if (outer?.by === 'context') {
+    o.contexts = contextsToResume(outer, { contexts: o.contexts, context: o.run.overrides.context });
+    o.run.overrides.context = undefined;
+    const first = outer.agents[0] && join(o.run.resume!, outer.agents[0].dir);
+    if (first && (await holdsCanary(first))) {
+      o.run = asCanaryResume(o.run);
+      const { resumedContextBaseline } = await import('../commands/run-baseline.js');
+      o.baseline = await resumedContextBaseline(first, o.run.canaryMaxTrials);
+    }
+  } else if (o.contexts && o.run.resume !== undefined)
+    throw new InputError({
+      file: '--resume',
+      what: `${o.run.resume} is not a lab,field run folder (its agents.json does not name one run per context)`,
+      todo: 'leave --context lab,field out to resume it as it ran, or name the folder `run --context lab,field` printed',
+    });
+  else if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
+  return outer;
 }
 
 export const runCommand = defineCommand({
@@ -171,33 +217,32 @@ export const runCommand = defineCommand({
   helpAfter: REPORTERS_HELP,
   optionsFrom: runOptionsFrom,
   async run(_args, o, io) {
-    // The config's `context: [lab, field]` is `--context lab,field`, refused beside what that is refused beside.
-    const fromConfig = o.contexts ? undefined : configContexts(o.run);
+    // The config's `context: [lab, field]` is `--context lab,field`, refused beside what that is refused beside. A
+    // resumed run goes on as it ran: a lab,field folder says so itself (its agents.json).
+    const fromConfig = o.contexts || o.run.resume !== undefined ? undefined : configContexts(o.run);
     if (fromConfig) {
       o.contexts = fromConfig.contexts;
+      o.contextsFrom = fromConfig.from;
       checkContexts(o, fromConfig.from);
     }
     const reporters = chooseReporters(o, io.env);
-    if (o.contexts) refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
     o.run.callerEnv = io.env;
     o.run.stderr = io.stderr;
-    // A run of several agents resumes as one: the agents it was for come from its agents.json.
-    const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
-    if (outer?.by === 'context')
-      throw new InputError({
-        file: '--resume',
-        what: `${o.run.resume} holds one run per context (--context lab,field), and resuming goes on with one stored run`,
-        todo: "resume each context's run folder in it on its own, with its --context",
-      });
-    if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
+    const outer = await resumedSeveral(o);
+    if (o.contexts)
+      refuseReportersWithout(
+        reporters,
+        o.baseline ? 'renderContextComparisons' : 'renderContexts',
+        o.baseline ? 'lab,field comparison' : 'lab,field',
+      );
     // The run folder, not a flag, says a resumed run is a canary; then --max-trials is the canary's cap.
     if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume))) o.run = asCanaryResume(o.run);
-    const suites = o.contexts
-      ? loadContextSuites(o.run, o.contexts, fromConfig?.from)
-      : o.forBaseline
-        ? await sizedForBaseline(o, io)
+    const suites = o.forBaseline
+      ? await sizedForBaseline(o, io)
+      : o.contexts
+        ? loadContextSuites(o.run, o.contexts, o.contextsFrom)
         : loadSuites(o.run);
-    if (suites.length > 1 && o.baseline !== undefined) {
+    if (suites.length > 1 && o.baseline !== undefined && !o.contexts) {
       throw new InputError({
         file: 'agents',
         what: 'a canary runs one agent against its base, and the config names several',

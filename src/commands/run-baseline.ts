@@ -2,7 +2,8 @@
  * `run --baseline BASE`: the candidate runs as a canary against a stored run, each case sampling until its
  * comparison with the base is decided, then is compared with it like `compare BASE CANDIDATE`.
  */
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { RunStore } from '../run/store.js';
 import { InputError } from '../util/input-error.js';
 import type { Results, StoredCanary } from '../run/schema.js';
 import type { RunPlace } from '../runner/execute.js';
@@ -15,8 +16,13 @@ import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plural } from '../util/text.js';
 import { loadResults } from '../runner/stored-results.js';
 import { lackText, planBaseTopUp, topUpBase, type BaseTopUpPlan } from './base-top-up.js';
-import { reportComparison } from './compare.js';
+import { reportComparison, reportContextComparisons } from './compare.js';
 import type { ReporterChoice, ReportIo } from '../runner/reports.js';
+import { readAgentsRecord } from '../runner/agents-run.js';
+import type { FinishedRun } from '../runner/pipeline.js';
+import type { ContextComparisons, MissingAgent } from '../report/reporter.js';
+import type { Context } from '../run/config-schema.js';
+import { describeRunDir } from '../util/paths.js';
 import type { LoadedSuite } from './run.js';
 
 export interface BaselineFlags {
@@ -136,6 +142,24 @@ export async function resumedCanary(canary: StoredCanary): Promise<{ base: RunTo
   };
 }
 
+/**
+ * A lab,field canary resumed: the base folder and settings its first context's run was drawn with, so a context the
+ * interrupted run never started is drawn against the same base (a started one keeps the canary it stored).
+ */
+export async function resumedContextBaseline(firstRun: string, canaryMaxTrials: number | undefined): Promise<BaselineFlags> {
+  const { manifest } = await RunStore.open(firstRun);
+  const { flags } = await resumedCanary(manifest.canary!);
+  return { ...flags, baseline: dirname(manifest.canary!.base.dir), maxTrials: canaryMaxTrials };
+}
+
+/** A canary run compared with its base under the canary's own α and margin. */
+const canaryComparison = (base: RunToCompare, candidate: RunToCompare, flags: BaselineFlags) =>
+  compareRuns(base, candidate, {
+    ...COMPARE_DEFAULTS,
+    ...(flags.alpha !== undefined ? { alpha: flags.alpha } : {}),
+    ...(flags.margin !== undefined ? { margin: flags.margin } : {}),
+  });
+
 /** The finished canary run against its base, in every chosen reporter; the comparison's exit code. */
 export async function reportAgainstBase(
   base: RunToCompare,
@@ -144,10 +168,58 @@ export async function reportAgainstBase(
   reporters: readonly ReporterChoice[],
   io: ReportIo,
 ): Promise<{ exitCode: number; failed: string[] }> {
-  const comparison = compareRuns(base, candidate, {
-    ...COMPARE_DEFAULTS,
-    ...(flags.alpha !== undefined ? { alpha: flags.alpha } : {}),
-    ...(flags.margin !== undefined ? { margin: flags.margin } : {}),
+  return reportComparison(canaryComparison(base, candidate, flags), reporters, io);
+}
+
+/**
+ * `--baseline` of a lab,field folder with `--context lab,field`: each context's canary against the same context's run
+ * of the base (`suites` in the order of `contexts`), every one checked before any trial starts.
+ */
+export async function prepareContextCanaries(
+  suites: readonly LoadedSuite[],
+  contexts: readonly Context[],
+  flags: BaselineFlags,
+  say: (text: string) => void,
+  place: RunPlace,
+): Promise<StoredCanary[]> {
+  const record = await readAgentsRecord(flags.baseline);
+  const todo = 'name the folder `run --context lab,field --for-baseline` made, or run the canary in one context (--context lab or field)';
+  if (record?.by !== 'context')
+    throw new InputError({
+      file: '--baseline',
+      what: `${flags.baseline} holds no run per context, and --context lab,field runs a canary in each`,
+      todo,
+    });
+  // Every context's base found before the first is read: a base missing the field is named before any canary is planned.
+  const bases = contexts.map((context) => {
+    const entry = record.agents.find((a) => a.id === context);
+    if (!entry)
+      throw new InputError({ file: '--baseline', what: `${flags.baseline} holds no ${context} run (it stopped before it)`, todo });
+    return join(flags.baseline, entry.dir);
   });
-  return reportComparison(comparison, reporters, io);
+  const canaries: StoredCanary[] = [];
+  for (const [i, baseline] of bases.entries()) canaries.push((await prepareCanary(suites[i]!, { ...flags, baseline }, say, place)).canary);
+  return canaries;
+}
+
+/**
+ * A lab,field canary's runs, each against its context's base (read again from where its run folder says), in every
+ * chosen reporter, as `compare` reports two lab,field folders.
+ */
+export async function reportContextCanaries(
+  runs: readonly FinishedRun[],
+  missing: readonly MissingAgent[],
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+): Promise<{ exitCode: number; failed: string[] }> {
+  const input: ContextComparisons = {
+    comparisons: [],
+    missing: missing.map((m) => ({ context: m.id as Context, why: m.why })),
+  };
+  for (const run of runs) {
+    const { base, flags } = await resumedCanary(run.manifest.canary!);
+    const candidate = { dir: describeRunDir(run.store, io.cwd), manifest: run.manifest, results: run.results };
+    input.comparisons.push({ context: run.manifest.config.context ?? 'lab', comparison: canaryComparison(base, candidate, flags) });
+  }
+  return reportContextComparisons(input, reporters, io);
 }

@@ -46,9 +46,15 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
       `tune ${stored.tuneId} draws from seed ${stored.draws?.seed ?? 'none'}, and its resume must too`,
       'drop --draw-seed',
     );
+  if (stored?.context !== undefined && o.overrides.context !== undefined && o.overrides.context !== stored.context)
+    refuse('--context', `tune ${stored.tuneId} ran its trials in the ${stored.context}, and its resume must too`, 'drop --context');
   const maxCostUsd = o.maxCostUsd ?? stored?.options.maxCostUsd;
   // The cap goes through the suite's checks too: an agent that reports no cost could never be stopped by it.
-  const overrides = { ...o.overrides, ...(stored ? { agent: stored.agent } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
+  const overrides = {
+    ...o.overrides,
+    ...(stored ? { agent: stored.agent, ...(stored.context ? { context: stored.context } : {}) } : {}),
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+  };
   const loaded = loadSuite({ config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, { ...need, judge: false });
   const tuned = loaded.skills.find((s) => s.dir === skillName || s.name === skillName);
   if (!tuned)

@@ -1,6 +1,7 @@
 import type pc from 'picocolors';
 import { CHANGES, type Change, type ChangeMethod, type Comparison, type ComparedRun } from '../verdict/comparison.js';
 import { paragraph, plural, REPORT_WIDTH, table } from './format.js';
+import type { ContextComparisons } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { kindCounts, METHOD_NAME, movedText, signedDifference, SUITE_METHOD, suiteRateRows, unchangedLegend } from './wording.js';
 
@@ -107,4 +108,14 @@ export function comparisonText(c: Comparison, colors: Colors): string {
       .map((s) => s.join('\n'))
       .join('\n\n') + '\n'
   );
+}
+
+/** Two lab,field runs compared: each context's comparison under its own heading, then the contexts not compared. */
+export function contextComparisonsText(input: ContextComparisons, colors: Colors): string {
+  const each = input.comparisons.map(
+    ({ context, comparison: cmp }) =>
+      `${colors.bold(`═══ context ${context} · base ${cmp.base.dir} · candidate ${cmp.candidate.dir}`)}\n\n${comparisonText(cmp, colors)}`,
+  );
+  const missing = input.missing.map((m) => paragraph(colors.red(`context ${m.context}: not compared, ${m.why}`)));
+  return [...each, ...(missing.length ? [missing.join('\n') + '\n'] : [])].join('\n');
 }

@@ -11,4 +11,5 @@ export const jsonReporter: Reporter = {
   renderAgents: ({ runs, matrix, missing }) => json({ agents: runs.map((r) => r.results), matrix, missing }),
   renderTune: ({ record, diff }) => json({ ...record, diff }),
   renderRejudge: (rejudge) => json(rejudge),
+  renderContextComparisons: ({ comparisons, missing }) => json({ contexts: comparisons, missing }),
 };

@@ -63,6 +63,15 @@ export interface Reporter {
   renderRejudge?(input: RejudgeReportInput): string;
   /** One agent's run in the lab and in the field side by side (`--context lab,field`); absent where a format has no place for it. */
   renderContexts?(input: ContextsReportInput): string;
+  /** Two lab,field runs compared context by context (`compare`); absent where a format has no place for it. */
+  renderContextComparisons?(input: ContextComparisons): string;
+}
+
+/** Two lab,field runs compared context by context: lab with lab, field with field, each as `compare` compares two runs. */
+export interface ContextComparisons {
+  comparisons: { context: Context; comparison: Comparison }[];
+  /** Contexts one of the two folders has no run for, and why. */
+  missing: { context: Context; why: string }[];
 }
 
 /** A run of one suite once per context (`--context lab,field`): each run, and the lab→field difference per case. */

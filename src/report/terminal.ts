@@ -3,7 +3,7 @@ import { rejudgeTerminal } from './rejudge.js';
 import { contextsTerminal } from './contexts.js';
 import pc from 'picocolors';
 import { advice } from './advice.js';
-import { comparisonText } from './compare-terminal.js';
+import { comparisonText, contextComparisonsText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
 import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
@@ -431,6 +431,7 @@ export function terminalReporter(colour: boolean): Reporter {
     name: 'terminal',
     description: 'the report for people (default; colour on a terminal)',
     renderComparison: (comparison) => comparisonText(comparison, c),
+    renderContextComparisons: (input) => contextComparisonsText(input, c),
     renderTune: tuneTerminal,
     renderRejudge: rejudgeTerminal,
     renderContexts: (input) => contextsTerminal(input, c, (r) => reporter.render(r)),

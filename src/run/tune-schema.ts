@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { contextSchema } from './config-schema.js';
 import { runStatusSchema } from './schema.js';
 
 /**
@@ -66,6 +67,8 @@ export const tuneRecordSchema = z.object({
   /** The SKILL.md whose description is tuned, as the user named it. */
   skillFile: z.string(),
   agent: z.string(),
+  /** Where its trials ran (the config's or `--context`'s; a case's own wins); absent in tunes begun before it was kept. */
+  context: contextSchema.optional(),
   model: z.string().optional(),
   proposerModel: z.string().optional(),
   simulator: z.object({ profile: z.string(), name: z.string() }).nullable(),

@@ -3,14 +3,14 @@ import { mkdir, readdir, rm } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { InputError } from '../util/input-error.js';
 import { LOCK_FILE, lockRunFolder } from '../run/lock.js';
-import { AGENT_RUNS_FILE, type AgentRuns } from '../run/schema.js';
+import { AGENT_RUNS_FILE, type AgentRuns, type StoredCanary } from '../run/schema.js';
 import { newRunId, readAgentRuns, RunFolderError, writeAgentRuns } from '../run/store.js';
 import { checkRunnable, newManifest, type RunPlace, type SuiteToRun } from './execute.js';
 import { runPipeline, type FinishedRun } from './pipeline.js';
 import { changedSinceStart, resumeChanges } from './resume.js';
 import { loadResults } from './stored-results.js';
 import type { MissingAgent } from '../report/reporter.js';
-import type { Context } from '../run/config-schema.js';
+import { CONTEXTS, type Context } from '../run/config-schema.js';
 
 export interface AgentsRun {
   dir: string;
@@ -24,6 +24,10 @@ type AgentEntry = AgentRuns['agents'][number];
 /** The agents a run of several agents is for, in order. */
 const plannedAgents = (record: AgentRuns) => record.planned ?? record.agents.map((a) => a.id);
 
+/** The contexts a lab,field folder (`by: context`) is for, in order. */
+export const plannedContexts = (record: AgentRuns): Context[] =>
+  plannedAgents(record).filter((id): id is Context => (CONTEXTS as readonly string[]).includes(id));
+
 /**
  * The agents `--resume` of a run of several agents runs: those it was for. `--agent` may name them again, not
  * others (each agent's folder is resumed with its own stored inputs).
@@ -35,6 +39,23 @@ export function agentsToResume(record: AgentRuns, named: readonly string[] | und
       file: '--agent',
       what: `the run being resumed is for ${planned.join(', ')}, not ${named.join(', ')}`,
       todo: `leave --agent out (it resumes ${planned.join(', ')}), or start a new run`,
+    });
+  }
+  return planned;
+}
+
+/**
+ * The contexts `--resume` of a lab,field run folder runs: those it was for, in order. `--context` may name them again,
+ * not others (each context's folder is resumed with its own stored inputs).
+ */
+export function contextsToResume(record: AgentRuns, named: { contexts?: readonly Context[]; context?: unknown }): Context[] {
+  const planned = plannedContexts(record);
+  const asked = named.contexts?.join(',') ?? (named.context === undefined ? undefined : String(named.context));
+  if (asked !== undefined && asked !== planned.join(',')) {
+    throw new InputError({
+      file: '--context',
+      what: `the run being resumed is for ${planned.join(',')}, not ${asked}`,
+      todo: `leave --context out (it resumes ${planned.join(' and ')}), or resume one context's run folder in it on its own`,
     });
   }
   return planned;
@@ -63,7 +84,7 @@ export async function runAgents(
   suites: readonly SuiteToRun[],
   opts: RunPlace,
   say: (text: string) => void,
-  by?: { contexts: readonly Context[] },
+  by?: { contexts: readonly Context[]; canaries?: readonly StoredCanary[] },
 ): Promise<AgentsRun> {
   // One run per context names each by its context; one per agent, by its agent.
   const idOf = (i: number) => by?.contexts[i] ?? suites[i]!.adapter.id;
@@ -116,7 +137,7 @@ export async function runAgents(
       });
       const run = await runPipeline(
         { ...suite, config: { ...suite.config, transcriptsDir: dir } },
-        { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined },
+        { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined, ...(by?.canaries ? { canary: by.canaries[i] } : {}) },
         { checked: true },
       );
       runs.push(run);
@@ -160,7 +181,7 @@ async function removeUnstartedFolder(agentDir: string): Promise<void> {
 /** An agent a resumed run finished before: its stored results, refused (unless forced) if its inputs changed since. */
 async function completedAgentRun(agentDir: string, suite: SuiteToRun, opts: RunPlace): Promise<FinishedRun> {
   const run = await loadResults(agentDir);
-  const changes = resumeChanges(run.manifest, newManifest(suite, opts), undefined);
+  const changes = resumeChanges(run.manifest, newManifest(suite, opts), undefined, opts.canaryMaxTrials);
   if (changes.length && !opts.force) throw changedSinceStart(join(agentDir, 'run.json'), changes);
   return run;
 }

@@ -77,33 +77,12 @@ export async function runTune<S extends SuiteToRun>(
   say: (text: string) => void,
   nested: NestedRunner<S>,
 ): Promise<{ dir: string; record: TuneRecord }> {
-  const { loaded, tuned } = p;
+  const { loaded } = p;
   const dir = o.resume ?? join(loaded.config.transcriptsDir, `tune-${newRunId()}`);
   await checkRunnable(loaded, { callerEnv: o.callerEnv, workdir: o.workdir });
   await mkdir(dir, { recursive: true });
   const lock = lockRunFolder(dir, o.resume === undefined ? 'tune' : 'tune --resume');
-  const record: TuneRecord = {
-    version: TUNE_FORMAT_VERSION,
-    tuneId: p.stored?.tuneId ?? relative(loaded.config.transcriptsDir, dir),
-    status: 'running',
-    startedAt: p.stored?.startedAt ?? new Date().toISOString(),
-    skill: tuned.dir,
-    skillFile: skillFile(tuned),
-    agent: loaded.adapter.id,
-    ...(loaded.config.model !== undefined ? { model: loaded.config.model } : {}),
-    ...(o.proposerModel !== undefined ? { proposerModel: o.proposerModel } : {}),
-    simulator: loaded.profile && o.sim ? { profile: o.sim, name: loaded.profile.name } : null,
-    ...(loaded.profile && o.sim
-      ? { draws: p.stored ? p.stored.draws : { seed: o.drawSeed ?? freshDrawSeed(), given: o.drawSeed !== undefined } }
-      : {}),
-    options: p.options,
-    splits: p.splits,
-    original: tuned.description,
-    familyHash: p.stored?.familyHash ?? familyHash(loaded.skills),
-    iterations: [],
-    written: false,
-    trials: 0,
-  };
+  const record = startingRecord(p, o, dir);
   try {
     await writeTuneRecord(dir, record);
     record.status = await drive(p, o, { dir, record, say, nested });
@@ -172,6 +151,34 @@ async function checkCandidate(
   if ('problem' in checked) return checked;
   families.set(action.candidate, checked.skills);
   return { ok: true };
+}
+
+/** A tune's record as it starts or resumes: what it tunes, with what and where; its iterations are added as they run. */
+export function startingRecord(p: PreparedTune, o: TuneOptions, dir: string): TuneRecord {
+  const { loaded, tuned } = p;
+  return {
+    version: TUNE_FORMAT_VERSION,
+    tuneId: p.stored?.tuneId ?? relative(loaded.config.transcriptsDir, dir),
+    status: 'running',
+    startedAt: p.stored?.startedAt ?? new Date().toISOString(),
+    skill: tuned.dir,
+    skillFile: skillFile(tuned),
+    agent: loaded.adapter.id,
+    context: loaded.config.context ?? 'lab',
+    ...(loaded.config.model !== undefined ? { model: loaded.config.model } : {}),
+    ...(o.proposerModel !== undefined ? { proposerModel: o.proposerModel } : {}),
+    simulator: loaded.profile && o.sim ? { profile: o.sim, name: loaded.profile.name } : null,
+    ...(loaded.profile && o.sim
+      ? { draws: p.stored ? p.stored.draws : { seed: o.drawSeed ?? freshDrawSeed(), given: o.drawSeed !== undefined } }
+      : {}),
+    options: p.options,
+    splits: p.splits,
+    original: tuned.description,
+    familyHash: p.stored?.familyHash ?? familyHash(loaded.skills),
+    iterations: [],
+    written: false,
+    trials: 0,
+  };
 }
 
 /** The one place a tune starts a nested run: each kind's cases and config, its own draw seed, and its status read. */
