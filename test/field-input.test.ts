@@ -55,7 +55,7 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
     const dir = project(
       (f) => void (f['cases/main.yaml'] += '- id: fielded\n  prompt: "x"\n  expect: { skill: none }\n  context: field\n'),
     );
-    const loaded = { config: configSchema.parse({}), fellBack: new Set<string>(), where: () => undefined };
+    const loaded = { config: configSchema.parse({}), cwd: dir, fellBack: new Set<string>(), where: () => undefined };
     const suite = loadCases(join(dir, 'cases/*.yaml'), loadSkills(join(dir, 'skills')), loaded.config.decision);
     const problems = new ProblemList();
     checkContext(loaded, lab, suite, problems);
@@ -77,14 +77,8 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
 describe('context in run.json', () => {
   it('`lab` is no context at all, so a run naming it is the run made before contexts', () => {
     const dir = project();
-    const before = process.cwd();
-    process.chdir(dir);
-    try {
-      expect(loadConfig(undefined, { context: 'lab' }).config).not.toHaveProperty('context');
-      expect(loadConfig(undefined, { context: 'field' }).config.context).toBe('field');
-    } finally {
-      process.chdir(before);
-    }
+    expect(loadConfig(undefined, { context: 'lab' }, dir).config).not.toHaveProperty('context');
+    expect(loadConfig(undefined, { context: 'field' }, dir).config.context).toBe('field');
   });
 
   it('a resume that changes the context is refused, naming it', () => {

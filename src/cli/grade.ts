@@ -13,7 +13,7 @@ export const gradeCommand = defineCommand({
   helpAfter: REPORTERS_HELP,
   optionsFrom: (o) => o,
   async run([dir], o, io) {
-    const reporters = chooseReporters(o, io.env);
+    const reporters = chooseReporters(o, io);
     const { store, manifest, results } = await gradeRun(dir!);
     const { failed } = await reportRun(reporters, { manifest, results, runDir: dir! }, store, io);
     reportDamaged(results, io);

@@ -25,9 +25,9 @@ export const mergeCommand = defineCommand({
   helpAfter: REPORTERS_HELP,
   optionsFrom: (o) => o,
   async run(dirs, o, io) {
-    const reporters = chooseReporters(o, io.env);
-    const out = transcriptsFolder(o);
-    const unwritable = unwritableFolder(out, { mustExist: false });
+    const reporters = chooseReporters(o, io);
+    const out = transcriptsFolder(o, io.cwd);
+    const unwritable = unwritableFolder(out, { mustExist: false, cwd: io.cwd });
     if (unwritable) throw new InputError({ file: '--transcripts', what: unwritable, todo: 'point it at a folder you can write to' });
     const { mergeShards } = await import('../commands/merge.js');
     const { store, manifest, results, unfinished } = await mergeShards(dirs, out);

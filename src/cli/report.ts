@@ -49,8 +49,8 @@ export const reportCommand = defineCommand({
   helpAfter: REPORTERS_HELP,
   optionsFrom: (o) => o,
   async run([named], o, io) {
-    const reporters = chooseReporters(o, io.env);
-    const dir = named ?? newestRunIn(transcriptsFolder(o), io);
+    const reporters = chooseReporters(o, io);
+    const dir = named ?? newestRunIn(transcriptsFolder(o, io.cwd), io);
     if (isTuneFolder(dir)) {
       refuseReportersWithout(reporters, 'renderTune', 'tune');
       const record = await readTuneRecord(dir);

@@ -71,6 +71,9 @@ export interface RunCommandOptions {
   contexts?: Context[];
 }
 
+/** The run's options as its flags give them: where it runs from and the caller's environment come with the command's io. */
+export type RunFlagOptions = Omit<RunCommandOptions, 'run'> & { run: Omit<RunOptions, 'cwd'> };
+
 /** `--context lab,field` is one agent's whole suite in each context: what it cannot be combined with, refused. */
 function checkContexts(o: RunFlagValues): void {
   const both = (flag: string, what: string, todo: string) => refuse(flag, `${what}, and --context lab,field runs two`, todo);
@@ -94,7 +97,7 @@ function checkContexts(o: RunFlagValues): void {
 }
 
 /** The run's options from its flags, refusing combinations that mean nothing before anything is loaded. */
-export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
+export function runOptionsFrom(o: RunFlagValues): RunFlagOptions {
   if (o.force === true && o.resume === undefined)
     refuse('--force', 'only means something with --resume', 'add --resume <run folder>, or drop --force');
   checkBaselineFlags(o);
@@ -120,7 +123,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
           stopAtFirstRegression: o.stopAtFirstRegression === true,
           topUpBaseline: o.topUpBaseline === true,
         };
-  const run: RunOptions = {
+  const run: RunFlagOptions['run'] = {
     config: o.config,
     sim: o.sim,
     drawSeed: o.drawSeed,
@@ -175,7 +178,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
  * A canary resumed (`--resume` of a `--baseline` run): `--max-trials` caps the canary, as it did beside `--baseline`,
  * and is checked against that cap; the cases' own designs keep the config's.
  */
-export function asCanaryResume(run: RunOptions): RunOptions {
+export function asCanaryResume<R extends RunFlagOptions['run']>(run: R): R {
   const { maxTrials, ...decision } = run.overrides.decision as { maxTrials?: number };
   return { ...run, canaryMaxTrials: maxTrials, overrides: { ...run.overrides, decision } };
 }

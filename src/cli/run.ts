@@ -170,11 +170,10 @@ export const runCommand = defineCommand({
   flags: RUN_FLAGS,
   helpAfter: REPORTERS_HELP,
   optionsFrom: runOptionsFrom,
-  async run(_args, o, io) {
-    const reporters = chooseReporters(o, io.env);
+  async run(_args, flags, io) {
+    const o: RunCommandOptions = { ...flags, run: { ...flags.run, cwd: io.cwd, callerEnv: io.env, stderr: io.stderr } };
+    const reporters = chooseReporters(o, io);
     if (o.contexts) refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
-    o.run.callerEnv = io.env;
-    o.run.stderr = io.stderr;
     // A run of several agents resumes as one: the agents it was for come from its agents.json.
     const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
     if (outer?.by === 'context')

@@ -45,6 +45,8 @@ export interface RejudgeOptions {
   /** `--timeout`: the harness deadline per judge request (default: the run's own). */
   trialSeconds?: number;
   workdir?: string;
+  /** The user's working folder (the command's `io.cwd`): every relative path they gave is taken from it. */
+  cwd: string;
   callerEnv: NodeJS.ProcessEnv;
   stderr?: ProgressStream;
 }
@@ -85,13 +87,13 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
     });
   const judge = judgeOf(manifest);
   const adapter = adapterFor(judge.agent, 'judge.agent');
-  const profile = o.sim === undefined ? undefined : loadProfile(o.sim);
+  const profile = o.sim === undefined ? undefined : loadProfile(o.sim, o.cwd);
   const missing = o.sim === undefined ? adapter.credentialProblem(o.callerEnv) : undefined;
   if (missing) {
     const [what, todo] = splitProblem(missing);
     throw new InputError({ file: 'environment', what, todo });
   }
-  const labels = o.labels === undefined ? undefined : loadYamlFile(o.labels, labelsSchema, 'labels file').value;
+  const labels = o.labels === undefined ? undefined : loadYamlFile(o.labels, labelsSchema, 'labels file', o.cwd).value;
   const binary = adapter.resolveBinary(undefined);
   const root = join(dir, REJUDGE_DIR);
   if (existsSync(root) && !statSync(root).isDirectory())
@@ -117,7 +119,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
       adapter,
       binary,
     },
-    { sim: o.sim, drawSeed: o.drawSeed, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr },
+    { cwd: o.cwd, sim: o.sim, drawSeed: o.drawSeed, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr },
     {
       dir: stepDir,
       skills: [],

@@ -55,7 +55,7 @@ export async function prepareCanary(
   loaded: LoadedSuite,
   flags: BaselineFlags,
   say: (text: string) => void,
-  place: RunPlace = {},
+  place: RunPlace,
 ): Promise<{ base: RunToCompare; canary: StoredCanary }> {
   if (!decisionMode(loaded.config.decision.mode).sequential) {
     throw new InputError({

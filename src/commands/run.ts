@@ -37,7 +37,7 @@ export interface LoadedSuite extends SuiteToRun {
 }
 
 /** What a suite is loaded from: the config and its flags, the selection, and the environment a run would start from. */
-export type SuiteInputs = Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>;
+export type SuiteInputs = Pick<RunOptions, 'cwd' | 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>;
 
 /**
  * Everything that can be wrong with the user's input is found here, in one pass, before a single trial starts: each
@@ -47,7 +47,7 @@ export type SuiteInputs = Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'sel
  */
 export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boolean } = { run: true }, agentId?: string): LoadedSuite {
   const problems = new ProblemList();
-  const loaded = collectConfig(opts.config, opts.overrides, problems);
+  const loaded = collectConfig(opts.config, opts.overrides, problems, opts.cwd);
   // Without the config file, where the skills and cases are is unknown: the flags were all there was to check.
   if (!loaded) throw new InputError(problems.items);
   const { config } = loaded;
@@ -55,7 +55,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const neighbours = checkNeighbours(loaded, family, problems);
   const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems);
   // A profile may play a neighbour as it plays a family skill: both are installed.
-  const profile = checkProfile(opts.sim, [...family, ...neighbours], all, opts.overrides?.cases !== undefined, problems);
+  const profile = checkProfile(opts.sim, [...family, ...neighbours], all, opts.overrides?.cases !== undefined, problems, opts.cwd);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
   const selected =
     all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume)) : undefined;
@@ -95,7 +95,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
  * any trial starts.
  */
 export function loadSuites(opts: SuiteInputs): LoadedSuite[] {
-  const loaded = collectConfig(opts.config, opts.overrides, new ProblemList());
+  const loaded = collectConfig(opts.config, opts.overrides, new ProblemList(), opts.cwd);
   const agents = loaded?.config.agents;
   if (!loaded || !agents || agents.length === 1) return [loadSuite(opts)];
   // Every id first, so a mistyped last agent is named before the first one's files are even read.

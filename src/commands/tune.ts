@@ -49,7 +49,7 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
   const maxCostUsd = o.maxCostUsd ?? stored?.options.maxCostUsd;
   // The cap goes through the suite's checks too: an agent that reports no cost could never be stopped by it.
   const overrides = { ...o.overrides, ...(stored ? { agent: stored.agent } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
-  const loaded = loadSuite({ config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, { ...need, judge: false });
+  const loaded = loadSuite({ cwd: o.cwd, config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, { ...need, judge: false });
   const tuned = loaded.skills.find((s) => s.dir === skillName || s.name === skillName);
   if (!tuned)
     return refuse(skillName, 'no skill of that name in the skills folder', `name one of ${loaded.skills.map((s) => s.dir).join(', ')}`);

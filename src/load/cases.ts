@@ -7,6 +7,7 @@ import { decisionProblem, resolveDecision } from './decision.js';
 import { contextSchema, decisionParamsSchema, fixtureFilesSchema, instructionsSchema, type DecisionConfig } from '../run/config-schema.js';
 import { splitProblem } from './config.js';
 import { InputError, ProblemList } from '../util/input-error.js';
+import { fromFolder } from '../util/paths.js';
 import { caseFixtures, readFixtureFiles, readInstructions, suiteFixturesHash, type CaseFixtures, type SuiteFixtures } from './fixtures.js';
 import { NO_SKILL } from './skills.js';
 import {
@@ -112,18 +113,26 @@ export interface CaseSuite {
 }
 
 /** A case's fixtures: the suite's, with its own `files` and `instructions` (relative to its file) read over them. */
-function fixturesOf(c: z.output<typeof caseSchema>, i: number, file: string, y: CaseLocator, from: SuiteFixtures, problems: ProblemList) {
+function fixturesOf(
+  c: z.output<typeof caseSchema>,
+  i: number,
+  file: { name: string; path: string },
+  y: CaseLocator,
+  from: SuiteFixtures,
+  problems: ProblemList,
+) {
   const place = (key: 'files' | 'instructions') => ({
-    base: dirname(file),
+    base: dirname(file.path),
     roots: from.roots,
+    cwd: from.cwd,
     seal: from.seal,
-    locate: (entry?: string) => ({ file, ...y.locate([i, key, ...(entry === undefined ? [] : [entry])]) }),
+    locate: (entry?: string) => ({ file: file.name, ...y.locate([i, key, ...(entry === undefined ? [] : [entry])]) }),
   });
   const own = {
     files: c.files === undefined ? [] : readFixtureFiles(c.files, place('files'), problems),
     ...(c.instructions === undefined ? {} : { instructions: readInstructions(c.instructions, place('instructions'), problems) }),
   };
-  return caseFixtures(from.suite, own, { file, ...y.locate([i, c.files === undefined ? 'id' : 'files']) }, problems);
+  return caseFixtures(from.suite, own, { file: file.name, ...y.locate([i, c.files === undefined ? 'id' : 'files']) }, problems);
 }
 
 function checkCase(
@@ -250,11 +259,19 @@ export function checkEvalSetCases(
 
 /**
  * Loads and cross-checks every case file; every problem is reported with file:line:col. With `fixtures`, each case's
- * files are read too (the suite's, then its own); without, they are left unread (lint, import).
+ * files are read too (the suite's, then its own); without, they are left unread (import). Relative patterns are taken
+ * from `cwd`, the user's working folder, and the files named relative to it; without it, patterns must be absolute
+ * and the files are named absolute.
  */
-export function loadCases(patterns: string | string[], skills: FamilyNames, decision: DecisionConfig, fixtures?: SuiteFixtures): CaseSuite {
+export function loadCases(
+  patterns: string | string[],
+  skills: FamilyNames,
+  decision: DecisionConfig,
+  fixtures?: SuiteFixtures,
+  cwd?: string,
+): CaseSuite {
   const list = Array.isArray(patterns) ? patterns : [patterns];
-  const files = globSync(list, { onlyFiles: true, expandDirectories: false }).sort();
+  const files = globSync(list, { cwd, absolute: cwd === undefined, onlyFiles: true, expandDirectories: false }).sort();
   if (files.length === 0) {
     throw new InputError({
       file: list.join(', '),
@@ -275,7 +292,7 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
       seen.set(c.id, `${file}:${pos.line}`);
     }
     checkCase(c, i, y, skills, decision, problems);
-    const own = fixtures && fixturesOf(c, i, file, y, fixtures, problems);
+    const own = fixtures && fixturesOf(c, i, { name: file, path: fromFolder(cwd, file) }, y, fixtures, problems);
     cases.push({
       ...c,
       source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } },
@@ -283,11 +300,11 @@ export function loadCases(patterns: string | string[], skills: FamilyNames, deci
     });
   };
   for (const file of files) {
-    const text = readTextFile(file, 'case file', { utf8: 'strict' });
+    const text = readTextFile(file, 'case file', { utf8: 'strict', cwd });
     hash.update(file).update('\0').update(text).update('\0');
     problems.collect(() => {
       if (isTriggerEvalFile(file)) {
-        const skill = triggerEvalSkill(file, skills);
+        const skill = triggerEvalSkill(file, skills, fromFolder(cwd, file));
         const { entries, repeats, y } = readTriggerEvals(file, text);
         for (const r of repeats)
           problems.add(

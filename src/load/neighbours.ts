@@ -17,8 +17,8 @@ const NEIGHBOURS_FOLDER: SkillsFolderWording = {
  * neighbour may not take a family skill's name: the CLI would list two skills by one name, and a firing of it could
  * not be told apart from the family's.
  */
-export function loadNeighbours(dir: string, family: readonly FamilyMember[]): Skill[] {
-  const neighbours = loadSkills(dir, NEIGHBOURS_FOLDER);
+export function loadNeighbours(dir: string, family: readonly FamilyMember[], cwd?: string): Skill[] {
+  const neighbours = loadSkills(dir, cwd, NEIGHBOURS_FOLDER);
   const problems = new ProblemList();
   for (const n of neighbours) {
     const twin = family.find((f) => f.dir === n.dir || f.name === n.name);

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { valueHash } from '../util/json.js';
 import { freshDrawSeed } from '../util/random.js';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { AgentAdapter, SkillListing, TrialRole } from '../agents/types.js';
 import type { JudgeCli } from './judge-check.js';
 import { judgeSample } from '../grade/judge-answers.js';
@@ -13,6 +13,7 @@ import { gradeTrial } from '../grade/outcome.js';
 import { gradeOptions } from './stored-grades.js';
 import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../util/input-error.js';
+import { fromFolder } from '../util/paths.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import { cutFromListing, listingChars } from '../lint/listing.js';
 import { explainJudgeSample, explainOutcome } from '../report/explain.js';
@@ -63,6 +64,8 @@ export interface SuiteToRun {
 
 /** Where and how a run goes, beyond the suite. */
 export interface RunPlace {
+  /** The user's working folder (the command's `io.cwd`): every relative path they gave is taken from it. */
+  cwd: string;
   sim?: string;
   workdir?: string;
   keepWorkspaces?: boolean;
@@ -140,7 +143,7 @@ function neighboursRecord(family: readonly Skill[], neighbours: readonly Skill[]
 }
 
 /** The manifest of a new run of `s`. Pure but for the run id, the clock, the owner it records and a fresh draw seed. */
-export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
+export function newManifest(s: SuiteToRun, place: Pick<RunPlace, 'runId' | 'sim' | 'drawSeed' | 'canary'>): RunManifest {
   const defs = s.suite.cases.map((c) => gradableCase(c, s.config));
   return {
     runId: place.runId ?? newRunId(),
@@ -179,7 +182,7 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
  * the agent would load into every trial, and the agent's lock-down working here (exit 2 otherwise).
  */
 export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<void> {
-  const workRoot = place.workdir ? resolve(place.workdir) : undefined;
+  const workRoot = place.workdir ? fromFolder(place.cwd, place.workdir) : undefined;
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
   const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
@@ -287,7 +290,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
 
   let sim: RunningSimulator | undefined;
   const abort = new AbortController();
-  const workRoot = place.workdir ? resolve(place.workdir) : undefined;
+  const workRoot = place.workdir ? fromFolder(place.cwd, place.workdir) : undefined;
   const workspaces = new WorkspacePool({
     root: workRoot,
     skills,

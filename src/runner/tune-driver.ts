@@ -1,5 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { fromFolder } from '../util/paths.js';
 import { assistantText } from '../grade/judge-answers.js';
 import { readStoredTranscript } from './stored-grades.js';
 import type { Case } from '../load/cases.js';
@@ -31,6 +32,8 @@ export interface TuneOptions extends TuneChoices {
   resume?: string;
   /** Where sealed workspaces are made (the system temp folder by default). */
   workdir?: string;
+  /** The user's working folder (the command's `io.cwd`): every relative path they gave is taken from it. */
+  cwd: string;
   callerEnv: NodeJS.ProcessEnv;
   stderr: NonNullable<RunPlace['stderr']>;
 }
@@ -78,13 +81,14 @@ export async function runTune<S extends SuiteToRun>(
   nested: NestedRunner<S>,
 ): Promise<{ dir: string; record: TuneRecord }> {
   const { loaded, tuned } = p;
-  const dir = o.resume ?? join(loaded.config.transcriptsDir, `tune-${newRunId()}`);
-  await checkRunnable(loaded, { callerEnv: o.callerEnv, workdir: o.workdir });
+  const transcripts = fromFolder(o.cwd, loaded.config.transcriptsDir);
+  const dir = fromFolder(o.cwd, o.resume ?? join(transcripts, `tune-${newRunId()}`));
+  await checkRunnable(loaded, { cwd: o.cwd, callerEnv: o.callerEnv, workdir: o.workdir });
   await mkdir(dir, { recursive: true });
   const lock = lockRunFolder(dir, o.resume === undefined ? 'tune' : 'tune --resume');
   const record: TuneRecord = {
     version: TUNE_FORMAT_VERSION,
-    tuneId: p.stored?.tuneId ?? relative(loaded.config.transcriptsDir, dir),
+    tuneId: p.stored?.tuneId ?? relative(transcripts, dir),
     status: 'running',
     startedAt: p.stored?.startedAt ?? new Date().toISOString(),
     skill: tuned.dir,
@@ -150,7 +154,7 @@ async function drive<S extends SuiteToRun>(p: PreparedTune<S>, o: TuneOptions, d
     Object.assign(d.record, recordOf(state));
     const answer: RunAnswer | CheckAnswer =
       action.kind === 'check'
-        ? await checkCandidate(p, d.dir, action, families)
+        ? await checkCandidate(p, d.dir, o.cwd, action, families)
         : await run(action as Exclude<TuneAction, { kind: 'done' | 'check' }>);
     const learnt = learn(state, action, answer);
     state = learnt.state;
@@ -164,11 +168,12 @@ async function drive<S extends SuiteToRun>(p: PreparedTune<S>, o: TuneOptions, d
 async function checkCandidate(
   p: PreparedTune,
   dir: string,
+  cwd: string,
   action: Extract<TuneAction, { kind: 'check' }>,
   families: Map<number, Skill[]>,
 ): Promise<CheckAnswer> {
   const into = join(dir, `iterations/${action.candidate}/skills`);
-  const checked = await candidateProblem(p.loaded.skills, p.tuned, action.description, into, p.loaded.adapter, p.loaded.neighbours);
+  const checked = await candidateProblem(p.loaded.skills, p.tuned, action.description, into, cwd, p.loaded.adapter, p.loaded.neighbours);
   if ('problem' in checked) return checked;
   families.set(action.candidate, checked.skills);
   return { ok: true };
@@ -177,7 +182,7 @@ async function checkCandidate(
 /** The one place a tune starts a nested run: each kind's cases and config, its own draw seed, and its status read. */
 function nestedRun<S extends SuiteToRun>(p: PreparedTune<S>, o: TuneOptions, d: Drive<S>, families: Map<number, Skill[]>) {
   const configs = stepConfigs(p.loaded.config, o, p.options.holdoutTrials);
-  const place: RunPlace = { sim: o.sim, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr };
+  const place: RunPlace = { cwd: o.cwd, sim: o.sim, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr };
   const casesOf = (split: SplitName) => p.splits[split].map((id) => p.cases.get(id)!);
   return async (action: Exclude<TuneAction, { kind: 'done' | 'check' }>): Promise<RunAnswer> => {
     const [cases, config] =
