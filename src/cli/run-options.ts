@@ -72,7 +72,7 @@ export interface RunCommandOptions {
 }
 
 /** The run's options as its flags give them: where it runs from and the caller's environment come with the command's io. */
-export type RunFlagOptions = Omit<RunCommandOptions, 'run'> & { run: Omit<RunOptions, 'cwd'> };
+export type RunFlagOptions = Omit<RunCommandOptions, 'run'> & { run: Omit<RunOptions, 'cwd' | 'callerEnv'> };
 
 /** `--context lab,field` is one agent's whole suite in each context: what it cannot be combined with, refused. */
 function checkContexts(o: RunFlagValues): void {

@@ -36,8 +36,12 @@ export interface LoadedSuite extends SuiteToRun {
   nothingFailedIn?: string;
 }
 
-/** What a suite is loaded from: the config and its flags, the selection, and the environment a run would start from. */
-export type SuiteInputs = Pick<RunOptions, 'cwd' | 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>;
+/**
+ * What a suite is loaded from: the working folder, the config and its flags, the selection, and the environment a run
+ * would start from (none: no credentials).
+ */
+export type SuiteInputs = Pick<RunOptions, 'cwd' | 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume'> &
+  Partial<Pick<RunOptions, 'callerEnv'>>;
 
 /**
  * Everything that can be wrong with the user's input is found here, in one pass, before a single trial starts: each

@@ -110,7 +110,11 @@ function dropInvalid(data: Record<string, unknown>, fellBack: Set<string>): z.Zo
 }
 
 /** The config file's values, each problem in them reported; undefined when the file cannot be read or parsed. */
-function readConfigFile(path: string, cwd: string, problems: ProblemList): { data: Record<string, unknown>; yaml: LocatedYaml } | undefined {
+function readConfigFile(
+  path: string,
+  cwd: string,
+  problems: ProblemList,
+): { data: Record<string, unknown>; yaml: LocatedYaml } | undefined {
   const yaml = problems.collect(() => parseYamlText(path, readTextFile(path, 'config file', { cwd })));
   if (!yaml) return undefined;
   problems.collect(() => validateYaml(yaml, configSchema));

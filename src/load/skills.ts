@@ -113,7 +113,14 @@ export interface FolderScan {
 }
 
 /** A link whose target is outside the copied folder would hand that file (a key, a home folder) to every trial's model. */
-function leavesFolder(path: string, link: string, real: string, root: string, kind: CopiedFolder, cwd: string | undefined): InputProblem | undefined {
+function leavesFolder(
+  path: string,
+  link: string,
+  real: string,
+  root: string,
+  kind: CopiedFolder,
+  cwd: string | undefined,
+): InputProblem | undefined {
   if (isWithin(real, root)) return undefined;
   return {
     file: shownFrom(cwd, path),

@@ -94,7 +94,8 @@ export function checkCases(
 /** With `run`: the transcripts folder each run creates its folder in must be writable. True when it is not. */
 export function checkTranscriptsFolder(loaded: LoadedConfig, run: boolean, problems: ProblemList): boolean {
   const { config, fellBack } = loaded;
-  const unwritable = run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false, cwd: loaded.cwd }) : undefined;
+  const unwritable =
+    run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false, cwd: loaded.cwd }) : undefined;
   if (unwritable)
     problems.add({
       ...placeOf(loaded, 'transcriptsDir'),

@@ -96,7 +96,11 @@ export function notUtf8Problem(file: string, bytes: Buffer, what: string): Input
  * The text of the user's `file`, named as given in every problem; a relative name is taken from `cwd` (their working
  * folder), an absolute one needs none.
  */
-export function readTextFile(file: string, what: string, { utf8 = 'replace', cwd }: { utf8?: 'replace' | 'strict'; cwd?: string } = {}): string {
+export function readTextFile(
+  file: string,
+  what: string,
+  { utf8 = 'replace', cwd }: { utf8?: 'replace' | 'strict'; cwd?: string } = {},
+): string {
   const path = fromFolder(cwd, file);
   let stats: Stats;
   try {

@@ -83,8 +83,8 @@ export interface RunPlace {
   drawSeed?: number;
   /** `--resume --add-trials N`: trials every case of a finished run takes after its design stopped it. */
   addTrials?: number;
-  /** The environment the run was started from, whose allowlisted variables reach the agent (this process's by default). */
-  callerEnv?: NodeJS.ProcessEnv;
+  /** The environment the run was started from (the command's `io.env`), whose allowlisted variables reach the agent. */
+  callerEnv: NodeJS.ProcessEnv;
   /** Where progress and the run's own notices go (this process's stderr by default). */
   stderr?: ProgressStream;
 }
@@ -184,11 +184,11 @@ export function newManifest(s: SuiteToRun, place: Pick<RunPlace, 'runId' | 'sim'
 export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<void> {
   const workRoot = place.workdir ? fromFolder(place.cwd, place.workdir) : undefined;
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
-  const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env);
+  const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
   // Fails closed: a field run starts only where the CLI was just seen refusing a command and a write.
   const field = (s.role ?? 'trial') === 'trial' && s.suite.cases.some((c) => contextOf(c, s.config) === 'field');
-  const acting = field ? await fieldProbeProblem(s.adapter, s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env) : undefined;
+  const acting = field ? await fieldProbeProblem(s.adapter, s.binary, workRoot ?? tmpdir(), place.callerEnv) : undefined;
   if (acting) throw new InputError({ file: s.adapter.id, ...acting });
   // The neighbours are installed beside the family: a CLI that would hide one fails every trial's listing check.
   const hidden = s.adapter.familyProblem?.(
@@ -305,7 +305,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const finished = () => replay.replayed.length + storedHere;
   const stderr = place.stderr ?? process.stderr;
   // npm sets npm_command for what it runs (`npx`, `npm run`, `npm exec`).
-  const watchParent = (place.callerEnv ?? process.env).npm_command !== undefined;
+  const watchParent = place.callerEnv.npm_command !== undefined;
   const guard = await guardRun({ abort, workspaces, store, manifest, finished, stderr, watchParent });
   try {
     if (profile) sim = await startSimulator(profile);
@@ -317,7 +317,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       skills,
       neighbours: neighbours.map((k) => k.dir),
       store,
-      callerEnv: place.callerEnv ?? process.env,
+      callerEnv: place.callerEnv,
       simulatorUrl: sim?.url,
       keepWorkspaces: place.keepWorkspaces ?? false,
       workspaces,

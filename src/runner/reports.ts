@@ -74,7 +74,10 @@ const destination = (c: ReporterChoice, env: NodeJS.ProcessEnv): { file?: string
  * stdout, and every file can be written. A file adds to the terminal report: unless a reporter (or `none`) takes
  * stdout, the terminal report prints there, first. A mistake here is the user's (exit 2).
  */
-export function chooseReporters(flags: { reporter?: ReporterChoice[]; json?: boolean }, io: Pick<ReportIo, 'env' | 'cwd'>): ReporterChoice[] {
+export function chooseReporters(
+  flags: { reporter?: ReporterChoice[]; json?: boolean },
+  io: Pick<ReportIo, 'env' | 'cwd'>,
+): ReporterChoice[] {
   const { env, cwd } = io;
   const chosen: ReporterChoice[] = [...(flags.reporter ?? []), ...(flags.json ? [{ name: 'json' as const }] : [])];
   const problems = new ProblemList();

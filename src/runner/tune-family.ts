@@ -15,7 +15,13 @@ export const skillFile = (s: Pick<Skill, 'path'>) => join(s.path, 'SKILL.md');
  * renamed, so a kill leaves either the whole family or none; a family already there (a resumed tune) is read back.
  * Its problems name paths from `cwd`, the user's working folder.
  */
-export async function candidateFamily(family: readonly Skill[], tuned: Skill, description: string, into: string, cwd: string): Promise<Skill[]> {
+export async function candidateFamily(
+  family: readonly Skill[],
+  tuned: Skill,
+  description: string,
+  into: string,
+  cwd: string,
+): Promise<Skill[]> {
   if (!existsSync(into)) {
     const partial = `${into}.partial`;
     await rm(partial, { recursive: true, force: true });
