@@ -30,7 +30,7 @@ export const mergeCommand = defineCommand({
     const unwritable = unwritableFolder(out, { mustExist: false, cwd: io.cwd });
     if (unwritable) throw new InputError({ file: '--transcripts', what: unwritable, todo: 'point it at a folder you can write to' });
     const { mergeShards } = await import('../commands/merge.js');
-    const { store, manifest, results, unfinished } = await mergeShards(dirs, out);
+    const { store, manifest, results, unfinished } = await mergeShards(dirs, out, io.cwd);
     const runDir = describeRunDir(store, io.cwd);
     const { failed } = await reportRun(reporters, { manifest, results, runDir }, store, io);
     reportDamaged(results, io);

@@ -175,7 +175,7 @@ export const runCommand = defineCommand({
     const reporters = chooseReporters(o, io);
     if (o.contexts) refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
     // A run of several agents resumes as one: the agents it was for come from its agents.json.
-    const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
+    const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume, io.cwd);
     if (outer?.by === 'context')
       throw new InputError({
         file: '--resume',
@@ -184,7 +184,7 @@ export const runCommand = defineCommand({
       });
     if (outer) o.run.overrides.agents = agentsToResume(outer, o.agents);
     // The run folder, not a flag, says a resumed run is a canary; then --max-trials is the canary's cap.
-    if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume))) o.run = asCanaryResume(o.run);
+    if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume, io.cwd))) o.run = asCanaryResume(o.run);
     const suites = o.contexts ? loadContextSuites(o.run, o.contexts) : o.forBaseline ? await sizedForBaseline(o, io) : loadSuites(o.run);
     if (suites.length > 1 && o.baseline !== undefined) {
       throw new InputError({

@@ -16,7 +16,7 @@ export async function compareCommand(
   io: ReportIo,
 ): Promise<{ exitCode: number; failed: string[] }> {
   // Both read at once, but a problem is named in argument order (the base's first), whichever read failed sooner.
-  const reads = [loadResults(dirs.base), loadResults(dirs.candidate)] as const;
+  const reads = [loadResults(dirs.base, io.cwd), loadResults(dirs.candidate, io.cwd)] as const;
   await Promise.allSettled(reads);
   const base = await reads[0];
   const candidate = await reads[1];

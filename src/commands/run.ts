@@ -23,6 +23,7 @@ import { casesOfShard, type Shard } from '../trials/shard.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { planSuite, type CasePlan } from '../verdict/suite-plan.js';
+import { fromFolder } from '../util/paths.js';
 
 export interface RunOptions extends RunPlace {
   config?: string;
@@ -62,7 +63,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const profile = checkProfile(opts.sim, [...family, ...neighbours], all, opts.overrides?.cases !== undefined, problems, opts.cwd);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
   const selected =
-    all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume)) : undefined;
+    all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume, opts.cwd)) : undefined;
   checkArms(loaded, problems);
   const adapter = checkAgent(loaded, agentId, problems);
   settleAgent(loaded, adapter, opts.sim !== undefined);
@@ -70,7 +71,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   // Nothing left to run (--last-failed, nothing failed): no binary or credentials are needed to say so.
   const runs = need.run && selected?.nothingFailedIn === undefined && adapter !== undefined;
   const binary = runs ? checkBinary(loaded, adapter, problems) : (config.agentBinary ?? '');
-  const simulated = checkSimulatedResume(opts.resume, opts.sim, problems);
+  const simulated = checkSimulatedResume(opts.resume, opts.sim, problems, opts.cwd);
   // A run that will reach a real model; with no environment given, it has no credentials.
   const real = runs && opts.sim === undefined && !simulated ? (opts.callerEnv ?? {}) : undefined;
   const noCredentials = real && credentialProblem(adapter!, real);
@@ -107,7 +108,7 @@ export function loadSuites(opts: SuiteInputs): LoadedSuite[] {
   const one = (flag: string, what: string, todo: string) =>
     new InputError({ file: flag, what: `${what}, and ${agents.length} agents were named`, todo });
   if (opts.shard) throw one('--shard', "runs one share of one agent's suite", "shard each agent's run on its own (--agent ID --shard I/N)");
-  if (opts.resume !== undefined && !existsSync(join(opts.resume, AGENT_RUNS_FILE))) {
+  if (opts.resume !== undefined && !existsSync(join(fromFolder(opts.cwd, opts.resume), AGENT_RUNS_FILE))) {
     throw one(
       '--resume',
       "names one agent's run folder",

@@ -110,9 +110,9 @@ export function resumeChanges(
  * Whether `dir` holds a canary's run (`run --baseline`), read before the suite is loaded: its `--max-trials` is the
  * canary's cap. False where it holds no readable run: resuming it names why.
  */
-export async function holdsCanary(dir: string): Promise<boolean> {
+export async function holdsCanary(dir: string, cwd: string): Promise<boolean> {
   try {
-    return (await RunStore.open(dir)).manifest.canary !== undefined;
+    return (await RunStore.open(dir, cwd)).manifest.canary !== undefined;
   } catch (e) {
     if (e instanceof RunFolderError) return false;
     throw e;

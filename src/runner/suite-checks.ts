@@ -128,8 +128,13 @@ export function checkBinary(loaded: LoadedConfig, adapter: AgentAdapter, problem
  * A simulated run resumed without `--sim` would ask for credentials it never needed: the flag is named instead.
  * Returns the profile the resumed run ran with, if it did.
  */
-export function checkSimulatedResume(resume: string | undefined, sim: string | undefined, problems: ProblemList): string | undefined {
-  const simulated = resume !== undefined && sim === undefined ? simulatedRun(resume) : undefined;
+export function checkSimulatedResume(
+  resume: string | undefined,
+  sim: string | undefined,
+  problems: ProblemList,
+  cwd: string,
+): string | undefined {
+  const simulated = resume !== undefined && sim === undefined ? simulatedRun(fromFolder(cwd, resume)) : undefined;
   if (simulated)
     problems.add({
       file: '--sim',

@@ -1,6 +1,5 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { fromFolder } from '../util/paths.js';
 import { assistantText } from '../grade/judge-answers.js';
 import { readStoredTranscript } from './stored-grades.js';
 import type { Case } from '../load/cases.js';
@@ -81,14 +80,13 @@ export async function runTune<S extends SuiteToRun>(
   nested: NestedRunner<S>,
 ): Promise<{ dir: string; record: TuneRecord }> {
   const { loaded, tuned } = p;
-  const transcripts = fromFolder(o.cwd, loaded.config.transcriptsDir);
-  const dir = fromFolder(o.cwd, o.resume ?? join(transcripts, `tune-${newRunId()}`));
+  const dir = o.resume ?? join(loaded.config.transcriptsDir, `tune-${newRunId()}`);
   await checkRunnable(loaded, { cwd: o.cwd, callerEnv: o.callerEnv, workdir: o.workdir });
   await mkdir(dir, { recursive: true });
   const lock = lockRunFolder(dir, o.resume === undefined ? 'tune' : 'tune --resume');
   const record: TuneRecord = {
     version: TUNE_FORMAT_VERSION,
-    tuneId: p.stored?.tuneId ?? relative(transcripts, dir),
+    tuneId: p.stored?.tuneId ?? relative(loaded.config.transcriptsDir, dir),
     status: 'running',
     startedAt: p.stored?.startedAt ?? new Date().toISOString(),
     skill: tuned.dir,

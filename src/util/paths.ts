@@ -74,5 +74,5 @@ export const isWithin = (path: string, folder: string): boolean => !/^\.\.(?:[\\
 
 /** A run folder as the user would name it from `cwd`, their working folder. */
 export function describeRunDir(run: { dir: string }, cwd: string): string {
-  return shownFrom(cwd, run.dir);
+  return shownFrom(cwd, fromFolder(cwd, run.dir));
 }
