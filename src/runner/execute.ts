@@ -203,6 +203,7 @@ export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTar
   const fresh = newManifest(s, place);
   if (place.resume !== undefined)
     return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), {
+      cwd: place.cwd,
       force: place.force === true,
       addTrials: place.addTrials,
       canaryMaxTrials: place.canaryMaxTrials,

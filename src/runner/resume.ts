@@ -176,6 +176,8 @@ export interface ResumedRun {
  * `canaryMaxTrials`: the `--max-trials` given now, when the run is a canary.
  */
 export interface ResumeOptions {
+  /** The user's working folder: the folder named is checked from it before anything else. */
+  cwd: string;
   force: boolean;
   addTrials?: number;
   canaryMaxTrials?: number;
@@ -187,7 +189,7 @@ export async function reopenRun(
   cliVersionNow: () => Promise<string | undefined>,
   o: ResumeOptions,
 ): Promise<ResumedRun> {
-  await RunStore.open(dir);
+  await RunStore.open(dir, o.cwd);
   // Taken before the manifest is read for good: of two resumes started together, the second is refused here.
   const lock = lockRunFolder(dir, 'run --resume');
   try {
