@@ -109,7 +109,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   });
   const candidate = { dir: describeRunDir(store, io.cwd), manifest, results };
   // A canary resumed reports the comparison, as it would have uninterrupted: the run folder remembers its base.
-  const resumed = !against && manifest.canary ? await (await canaryCommand()).resumedCanary(manifest.canary) : undefined;
+  const resumed = !against && manifest.canary ? await (await canaryCommand()).resumedCanary(manifest.canary, io.cwd) : undefined;
   const versus = against ? { base: against.base, flags: o.baseline! } : resumed;
   const { failed, exitCode } = versus
     ? await (await canaryCommand()).reportAgainstBase(versus.base, candidate, versus.flags, reporters, io)

@@ -35,8 +35,8 @@ export interface BaselineFlags {
 export const blindCases = (canary: StoredCanary) => canary.cases.filter((c) => c.design.acceptFrom.every((from, m) => from > m));
 
 /** The stored base, read and checked (a run folder that ended). */
-async function readBase(dir: string): Promise<RunToCompare & { results: Results }> {
-  const read = await loadResults(dir);
+async function readBase(dir: string, cwd: string): Promise<RunToCompare & { results: Results }> {
+  const read = await loadResults(dir, cwd);
   if (read.manifest.status !== 'completed') {
     throw new InputError({
       file: join(dir, 'run.json'),
@@ -73,12 +73,12 @@ export async function prepareCanary(
   };
   const defs = loaded.suite.cases.map((c) => gradableCase(c, loaded.config));
   const threshold = (caseId: string) => defs.find((d) => d.id === caseId)!.decision.threshold;
-  let base = await readBase(flags.baseline);
+  let base = await readBase(flags.baseline, place.cwd);
   let planned = planCanary(base, defs, options);
   const topUp = planBaseTopUp(planned.canary, planned.boundedByBase, threshold, options.power);
   if (flags.topUpBaseline && !topUp) say(`canary: --top-up-baseline: the base bounds no case of this canary, so it is not topped up\n`);
   if (flags.topUpBaseline && topUp && (await topUpBase(loaded, base, planned.canary, topUp, place, { maxTrials: flags.maxTrials, say }))) {
-    base = await readBase(flags.baseline);
+    base = await readBase(flags.baseline, place.cwd);
     planned = planCanary(base, defs, options);
   }
   const { canary, gaps, boundedByBase } = planned;
@@ -120,9 +120,9 @@ function boundedText(base: RunToCompare, canary: StoredCanary, plan: BaseTopUpPl
  * A resumed canary (`run --resume` of a `--baseline` run): the base it was drawn against, read again, and the
  * settings it ran under, so that it reports the comparison an uninterrupted run would have.
  */
-export async function resumedCanary(canary: StoredCanary): Promise<{ base: RunToCompare; flags: BaselineFlags }> {
+export async function resumedCanary(canary: StoredCanary, cwd: string): Promise<{ base: RunToCompare; flags: BaselineFlags }> {
   const dir = canary.base.dir;
-  const read = await loadResults(dir);
+  const read = await loadResults(dir, cwd);
   if (read.results.runId !== canary.base.runId) {
     throw new InputError({
       file: join(dir, 'run.json'),

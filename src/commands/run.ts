@@ -63,7 +63,9 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const profile = checkProfile(opts.sim, [...family, ...neighbours], all, opts.overrides?.cases !== undefined, problems, opts.cwd);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
   const selected =
-    all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume, opts.cwd)) : undefined;
+    all && !unwritable
+      ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume, opts.cwd))
+      : undefined;
   checkArms(loaded, problems);
   const adapter = checkAgent(loaded, agentId, problems);
   settleAgent(loaded, adapter, opts.sim !== undefined);

@@ -6,7 +6,11 @@ import { RunFolderError, RunStore } from '../run/store.js';
 import { buildResults } from '../verdict/results.js';
 
 /** Regrades every stored transcript with the current graders and rewrites results.json. Runs nothing. */
-export async function gradeRun(dir: string, cwd?: string, now = new Date()): Promise<{ store: RunStore; manifest: RunManifest; results: Results }> {
+export async function gradeRun(
+  dir: string,
+  cwd?: string,
+  now = new Date(),
+): Promise<{ store: RunStore; manifest: RunManifest; results: Results }> {
   const { store, manifest } = await RunStore.open(dir, cwd);
   const lock = lockRunFolder(store.dir, 'grade');
   try {
