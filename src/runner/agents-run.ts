@@ -72,7 +72,8 @@ export async function runAgents(
   const kind = by ? 'context' : 'agent';
   // Every agent's machine checks first: a problem with the last agent must not wait for the first one's trials.
   for (const suite of suites) await checkRunnable(suite, opts);
-  const dir = opts.resume ?? join(suites[0]!.config.transcriptsDir, newRunId());
+  const named = opts.resume ?? join(suites[0]!.config.transcriptsDir, newRunId());
+  const dir = fromFolder(opts.cwd, named);
   if (opts.resume === undefined) await mkdir(dir, { recursive: true });
   // Taken before the record is read: of two resumes started together, the second is refused here.
   const lock = lockRunFolder(dir, opts.resume === undefined ? 'run' : 'run --resume');
@@ -117,7 +118,7 @@ export async function runAgents(
         status: 'running',
       });
       const run = await runPipeline(
-        { ...suite, config: { ...suite.config, transcriptsDir: dir } },
+        { ...suite, config: { ...suite.config, transcriptsDir: named } },
         { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined },
         { checked: true },
       );

@@ -13,7 +13,7 @@ import { gradeTrial } from '../grade/outcome.js';
 import { gradeOptions } from './stored-grades.js';
 import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../util/input-error.js';
-import { fromFolder } from '../util/paths.js';
+import { fromFolder, namedAs } from '../util/paths.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import { cutFromListing, listingChars } from '../lint/listing.js';
 import { explainJudgeSample, explainOutcome } from '../report/explain.js';
@@ -208,7 +208,7 @@ export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTar
       addTrials: place.addTrials,
       canaryMaxTrials: place.canaryMaxTrials,
     });
-  const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
+  const store = await RunStore.create(fromFolder(place.cwd, s.config.transcriptsDir), fresh.runId);
   const lock = lockRunFolder(store.dir, 'run');
   await store.writeManifest(fresh).catch((e: unknown) => {
     lock.release();
@@ -307,7 +307,8 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const stderr = place.stderr ?? process.stderr;
   // npm sets npm_command for what it runs (`npx`, `npm run`, `npm exec`).
   const watchParent = place.callerEnv.npm_command !== undefined;
-  const guard = await guardRun({ abort, workspaces, store, manifest, finished, stderr, watchParent });
+  const named = namedAs(s.config.transcriptsDir, place.cwd, store.dir);
+  const guard = await guardRun({ abort, workspaces, store, named, manifest, finished, stderr, watchParent });
   try {
     if (profile) sim = await startSimulator(profile);
     const defById = new Map(defs.map((c) => [c.id, c]));

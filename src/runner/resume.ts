@@ -176,7 +176,7 @@ export interface ResumedRun {
  * `canaryMaxTrials`: the `--max-trials` given now, when the run is a canary.
  */
 export interface ResumeOptions {
-  /** The user's working folder: the folder named is checked from it before anything else. */
+  /** The user's working folder: a relative `dir` is taken from it. */
   cwd: string;
   force: boolean;
   addTrials?: number;
@@ -189,9 +189,9 @@ export async function reopenRun(
   cliVersionNow: () => Promise<string | undefined>,
   o: ResumeOptions,
 ): Promise<ResumedRun> {
-  await RunStore.open(dir, o.cwd);
+  const { store } = await RunStore.open(dir, o.cwd);
   // Taken before the manifest is read for good: of two resumes started together, the second is refused here.
-  const lock = lockRunFolder(dir, 'run --resume');
+  const lock = lockRunFolder(store.dir, 'run --resume');
   try {
     return await reopenLocked(dir, lock, fresh, cliVersionNow, o);
   } catch (e) {
@@ -222,7 +222,7 @@ async function reopenLocked(
   cliVersionNow: () => Promise<string | undefined>,
   o: ResumeOptions,
 ): Promise<ResumedRun> {
-  const { store, manifest: stored } = await RunStore.open(dir);
+  const { store, manifest: stored } = await RunStore.open(dir, o.cwd);
   const file = join(dir, 'run.json');
   const { force, addTrials } = o;
   if (stored.status === 'running') {

@@ -18,6 +18,7 @@ import { derivedDrawSeed, freshDrawSeed } from '../util/random.js';
 import { checkRunnable, type RunPlace, type SuiteToRun } from './execute.js';
 import type { NestedRun, NestedRunRequest } from './nested-run.js';
 import { candidateProblem, skillFile } from './tune-family.js';
+import { fromFolder } from '../util/paths.js';
 
 export interface TuneOptions extends TuneChoices {
   /** The skill's folder or frontmatter name; read from tune.json on a resume. */
@@ -80,13 +81,14 @@ export async function runTune<S extends SuiteToRun>(
   nested: NestedRunner<S>,
 ): Promise<{ dir: string; record: TuneRecord }> {
   const { loaded, tuned } = p;
-  const dir = o.resume ?? join(loaded.config.transcriptsDir, `tune-${newRunId()}`);
+  const transcripts = fromFolder(o.cwd, loaded.config.transcriptsDir);
+  const dir = fromFolder(o.cwd, o.resume ?? join(transcripts, `tune-${newRunId()}`));
   await checkRunnable(loaded, { cwd: o.cwd, callerEnv: o.callerEnv, workdir: o.workdir });
   await mkdir(dir, { recursive: true });
   const lock = lockRunFolder(dir, o.resume === undefined ? 'tune' : 'tune --resume');
   const record: TuneRecord = {
     version: TUNE_FORMAT_VERSION,
-    tuneId: p.stored?.tuneId ?? relative(loaded.config.transcriptsDir, dir),
+    tuneId: p.stored?.tuneId ?? relative(transcripts, dir),
     status: 'running',
     startedAt: p.stored?.startedAt ?? new Date().toISOString(),
     skill: tuned.dir,

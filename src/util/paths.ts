@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 
 /**
  * What is at `path`: its stats; undefined for nothing (or a file where a folder should be above it); or, as
@@ -22,6 +22,13 @@ export const fromFolder = (cwd: string | undefined, path: string): string => (cw
 
 /** `path` as the user would name it from `cwd`, their working folder: what messages show (whole, with no `cwd`). */
 export const shownFrom = (cwd: string | undefined, path: string): string => (cwd === undefined ? path : relative(cwd, path) || path);
+
+/**
+ * `path` (absolute, at or below a folder the user named `given`) as they would name it: relative to `cwd`, their
+ * working folder, when they named `given` relative to it; whole when they named it absolute. What run folders record
+ * and messages show.
+ */
+export const namedAs = (given: string, cwd: string, path: string): string => (isAbsolute(given) ? path : shownFrom(cwd, path));
 
 /** Why `path` (taken from `cwd`) is not an existing entry of `kind`, as "<path> …" with the path as given, or undefined. */
 export function wrongEntry(path: string, kind: 'file' | 'folder', cwd?: string): string | undefined {
