@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { baseProject, projectsRemovedAfterAll, runInProcess, skillMd, writeFiles, type Files } from './helpers.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { baseProject, projectsRemovedAfterAll, runInProcess, skillMd, spyBinary, testEnv, writeFiles, type Files } from './helpers.js';
 
 /**
  * A command takes its working folder from its io alone: two commands run in this process at once, each from its own
@@ -61,5 +63,31 @@ describe('the working folder comes from io', () => {
     expect(ra.stderr).not.toMatch(/berry|sim\/p\.yaml|out\/report\.json|data-apple/);
     expect(rb.stderr).toMatch(/^skillprobe: cases\/main\.yaml:10:\d+: \.\.\/missing-berry does not exist/m);
     expect(rb.stderr).not.toMatch(/apple|sim\/p\.yaml|out\/report\.json|data-berry/);
+  });
+
+  it("a run's folder and its report file are made in its own project folder, never in the process's", async () => {
+    const dir = folder('apple', 'none');
+    const spy = spyBinary(dir);
+    const argv = [
+      'run',
+      '--agent-binary',
+      spy.path,
+      '--transcripts',
+      'runs',
+      '--trials',
+      '1',
+      '--arms',
+      'skill',
+      '--reporter',
+      'json=out/r.json',
+    ];
+    const r = await runInProcess(argv, { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
+    // The stand-in agent answers nothing: what matters is where the run went, not its verdicts.
+    expect(existsSync(spy.marker), r.stderr).toBe(true);
+    const [runId] = readdirSync(join(dir, 'runs'));
+    expect(existsSync(join(dir, 'runs', runId!, 'run.json'))).toBe(true);
+    expect(existsSync(join(dir, 'out/r.json'))).toBe(true);
+    expect(r.stdout).toMatch(new RegExp(`^run folder: runs/${runId}$`, 'm'));
+    expect(existsSync(join(process.cwd(), 'runs')) || existsSync(join(process.cwd(), 'out/r.json'))).toBe(false);
   });
 });
