@@ -18,7 +18,7 @@ import { derivedDrawSeed, freshDrawSeed } from '../util/random.js';
 import { checkRunnable, type RunPlace, type SuiteToRun } from './execute.js';
 import type { NestedRun, NestedRunRequest } from './nested-run.js';
 import { candidateProblem, skillFile } from './tune-family.js';
-import { fromFolder } from '../util/paths.js';
+import { fromFolder, namedAs } from '../util/paths.js';
 
 export interface TuneOptions extends TuneChoices {
   /** The skill's folder or frontmatter name; read from tune.json on a resume. */
@@ -209,7 +209,7 @@ function nestedRun<S extends SuiteToRun>(p: PreparedTune<S>, o: TuneOptions, d: 
     const status = result.manifest.status;
     if (status === 'isolation_stopped')
       throw new InputError({
-        file: result.dir,
+        file: namedAs(p.loaded.config.transcriptsDir, o.cwd, result.dir),
         what: `the step's first trials all failed the isolation check (${result.manifest.stoppedBecause})`,
         todo: 'fix what it names (`skillprobe lint` checks the family), then tune again',
       });
