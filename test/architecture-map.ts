@@ -151,6 +151,24 @@ export function impureGlobals(fileName: string, text: string): string[] {
   return found;
 }
 
+/** Each use of `process.<member>` for the `members` named (read by the compiler: comments and strings hold none), as `file:line process.member`. */
+export function processMembers(fileName: string, text: string, members: readonly string[]): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isPropertyAccessExpression(node) &&
+      ts.isIdentifier(node.expression) &&
+      node.expression.text === 'process' &&
+      members.includes(node.name.text)
+    )
+      found.push(`${fileName}:${source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1} process.${node.name.text}`);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 /** An identifier that refers to a binding, rather than naming a property, a member or a declaration. */
 function isReference(node: ts.Identifier): boolean {
   const p = node.parent;

@@ -14,6 +14,7 @@ import {
   impureGlobals,
   impureImports,
   mapProblems,
+  processMembers,
   scanImports,
   sourceFiles,
   sourceFolders,
@@ -78,6 +79,12 @@ const ASSEMBLY = ORDER.slice(ORDER.indexOf('schema'));
  */
 const ALLOWED_INTO_GRADE: Record<string, string> = {
   'report/html/transcript.ts -> grade/plan.ts': "the transcript view marks the grader's planned calls, in the grader's canonical form",
+};
+
+/** The modules that read `process.env` beside the edge, each with its reason; everything else has the command's `io.env`. */
+const ALLOWED_ENV_READS: Record<string, string> = {
+  'agents/cli-binary.ts': "asking a binary its version runs it with only this process's PATH, in a fresh HOME, before any run exists",
+  'workspace/sealed.ts': "the system temp folder is where Node's tmpdir() says, from TMPDIR: a message names which of the two it was",
 };
 
 /** The folders whose modules are pure functions: no disk, no process, no clock, no unseeded randomness. */
@@ -156,6 +163,17 @@ describe('architecture: pure folders touch nothing, and folders form no cycle', 
   it('a pure folder reads no process global, clock or unseeded randomness', () => {
     const pure = sourceFiles(SRC).filter((f) => PURE_FOLDERS.includes(folderOf(f)));
     expect(pure.flatMap((f) => impureGlobals(f, read(join('src', f))))).toEqual([]);
+  });
+
+  it("only the edge (src/cli.ts) reads or changes the process's working folder: commands take theirs from io", () => {
+    const outside = sourceFiles(SRC).filter((f) => f !== 'cli.ts');
+    expect(outside.flatMap((f) => processMembers(f, read(join('src', f)), ['cwd', 'chdir']))).toEqual([]);
+  });
+
+  it("the process's environment is read at the edge (src/cli.ts) and only where listed with a reason", () => {
+    const outside = sourceFiles(SRC).filter((f) => f !== 'cli.ts');
+    const readers = new Set(outside.filter((f) => processMembers(f, read(join('src', f)), ['env']).length));
+    expect([...readers].sort()).toEqual(Object.keys(ALLOWED_ENV_READS).sort());
   });
 
   it('the folders import each other without a cycle (the folder-level graph, type imports included)', () => {

@@ -110,7 +110,7 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
     const dir = project(
       (f) => void (f['cases/main.yaml'] += '- id: fielded\n  prompt: "x"\n  expect: { skill: none }\n  context: field\n'),
     );
-    const loaded = { config: configSchema.parse({}), fellBack: new Set<string>(), where: () => undefined };
+    const loaded = { config: configSchema.parse({}), cwd: dir, fellBack: new Set<string>(), where: () => undefined };
     const suite = loadCases(join(dir, 'cases/*.yaml'), loadSkills(join(dir, 'skills')), loaded.config.decision);
     const problems = new ProblemList();
     checkContext(loaded, lab, suite, problems);
@@ -130,18 +130,9 @@ describe('context: bad input is one line naming where, exit 2, nothing spawned',
 });
 
 describe('context: [lab, field] in the config is --context lab,field', () => {
-  const inProject = <T>(dir: string, f: () => T): T => {
-    const before = process.cwd();
-    process.chdir(dir);
-    try {
-      return f();
-    } finally {
-      process.chdir(before);
-    }
-  };
   const resolved = (dir: string, context?: string) => {
     const problems = new ProblemList();
-    const loaded = inProject(dir, () => collectConfig(undefined, { context }, problems));
+    const loaded = collectConfig(undefined, { context }, problems, dir);
     return { contexts: loaded?.contexts, context: loaded?.config.context, problems: problems.items };
   };
   const withContext = (value: string) => project((f) => void (f['skillprobe.config.yaml'] = `context: ${value}\n`));
@@ -161,12 +152,12 @@ describe('context: [lab, field] in the config is --context lab,field', () => {
 
   it('names the config file as where both were asked for, and none when --context names one', () => {
     const dir = withContext('[lab, field]');
-    expect(inProject(dir, () => configContexts({ overrides: {} }))).toEqual({
+    expect(configContexts({ cwd: dir, overrides: {} })).toEqual({
       contexts: ['lab', 'field'],
       from: '`context: [lab, field]` in skillprobe.config.yaml',
     });
-    expect(inProject(dir, () => configContexts({ overrides: { context: 'field' } }))).toBeUndefined();
-    expect(inProject(withContext('field'), () => configContexts({ overrides: {} }))).toBeUndefined();
+    expect(configContexts({ cwd: dir, overrides: { context: 'field' } })).toBeUndefined();
+    expect(configContexts({ cwd: withContext('field'), overrides: {} })).toBeUndefined();
   });
 
   it('loads the suite once per context, each run storing its one context, a case’s own set aside', () => {
@@ -174,9 +165,9 @@ describe('context: [lab, field] in the config is --context lab,field', () => {
       f['skillprobe.config.yaml'] = 'context: [lab, field]\n';
       f['cases/main.yaml'] += '- id: fielded\n  prompt: "x"\n  expect: { skill: none }\n  context: field\n';
     });
-    const opts = { sim: 'sim.yaml', overrides: {}, callerEnv: { ...process.env, ANTHROPIC_API_KEY: 'dummy' } };
-    const from = inProject(dir, () => configContexts(opts))!;
-    const suites = inProject(dir, () => loadContextSuites(opts, from.contexts, from.from));
+    const opts = { cwd: dir, sim: 'sim.yaml', overrides: {}, callerEnv: { ...process.env, ANTHROPIC_API_KEY: 'dummy' } };
+    const from = configContexts(opts)!;
+    const suites = loadContextSuites(opts, from.contexts, from.from);
     expect(suites.map((s) => s.config.context)).toEqual([undefined, 'field']);
     expect(suites.flatMap((s) => s.suite.cases.map((c) => c.context))).toEqual(Array(6).fill(undefined));
   });
@@ -185,14 +176,8 @@ describe('context: [lab, field] in the config is --context lab,field', () => {
 describe('context in run.json', () => {
   it('`lab` is no context at all, so a run naming it is the run made before contexts', () => {
     const dir = project();
-    const before = process.cwd();
-    process.chdir(dir);
-    try {
-      expect(loadConfig(undefined, { context: 'lab' }).config).not.toHaveProperty('context');
-      expect(loadConfig(undefined, { context: 'field' }).config.context).toBe('field');
-    } finally {
-      process.chdir(before);
-    }
+    expect(loadConfig(undefined, { context: 'lab' }, dir).config).not.toHaveProperty('context');
+    expect(loadConfig(undefined, { context: 'field' }, dir).config.context).toBe('field');
   });
 
   it('a resume that changes the context is refused, naming it', () => {

@@ -126,13 +126,7 @@ export function projectsRemovedAfterAll(files: () => Files = baseProject): () =>
 /** The suite as `run` loads it (each case with its fixtures), from the project's folder as the working folder. */
 export async function loadedSuite(dir: string) {
   const { loadSuite } = await import('../src/commands/run.js');
-  const before = process.cwd();
-  process.chdir(dir);
-  try {
-    return loadSuite({ overrides: {} }, { run: false });
-  } finally {
-    process.chdir(before);
-  }
+  return loadSuite({ cwd: dir, overrides: {} }, { run: false });
 }
 
 /** A stream that keeps what is written to it, as a command's stdout or stderr in-process. */
@@ -152,17 +146,11 @@ export class Captured extends Writable {
 export async function runInProcess(args: string[], opts: { cwd: string; env?: Record<string, string> }) {
   const { main } = await import('../src/cli/main.js');
   const [stdout, stderr] = [new Captured(), new Captured()];
-  const before = process.cwd();
-  // Paths in messages are shown relative to the working folder, as the spawned CLI shows them.
-  process.chdir(opts.cwd);
-  try {
-    const exitCode = await main(args, { stdout, stderr, env: opts.env ?? testEnv(), cwd: opts.cwd });
-    // As a spawned CLI's output reaches a test (execa strips the final newline).
-    const strip = (text: string) => text.replace(/\r?\n$/, '');
-    return { exitCode, stdout: strip(stdout.text), stderr: strip(stderr.text) };
-  } finally {
-    process.chdir(before);
-  }
+  // The command's working folder is `cwd`, handed in: this process's own stays where it is, so commands may run at once.
+  const exitCode = await main(args, { stdout, stderr, env: opts.env ?? testEnv(), cwd: opts.cwd });
+  // As a spawned CLI's output reaches a test (execa strips the final newline).
+  const strip = (text: string) => text.replace(/\r?\n$/, '');
+  return { exitCode, stdout: strip(stdout.text), stderr: strip(stderr.text) };
 }
 
 /**

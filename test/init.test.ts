@@ -80,7 +80,7 @@ describe('the scaffold (pure)', () => {
       writeFileSync(join(dir, 'skillprobe.config.yaml'), t.config);
       writeFileSync(join(dir, 'cases/s.yaml'), t.cases);
       writeFileSync(join(dir, 'sim/p.yaml'), t.profile);
-      const { config } = loadConfig(join(dir, 'skillprobe.config.yaml'), {});
+      const { config } = loadConfig(join(dir, 'skillprobe.config.yaml'), {}, dir);
       expect(config).toMatchObject({
         skillsDir: '.claude/skills',
         cases: 'cases/*.yaml',

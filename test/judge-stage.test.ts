@@ -37,7 +37,7 @@ async function askOf(dir: string, manifest: RunManifest, maxCostUsd?: number) {
   const { steps } = await readJudgeSteps(dir);
   const config = { ...manifest.config, ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
   const suite: SuiteToRun = { config, skills: [], suite: { cases: [], files: [], hash: '' }, adapter: claudeCode, binary: 'claude' };
-  const ask = judgeNestedRun(suite, {}, { dir, manifest }, trials, steps, judgeOf(manifest), 0.25);
+  const ask = judgeNestedRun(suite, { cwd: dir, callerEnv: {} }, { dir, manifest }, trials, steps, judgeOf(manifest), 0.25);
   return { trials, steps, ask };
 }
 

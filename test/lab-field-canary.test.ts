@@ -53,7 +53,7 @@ describe('a lab,field canary against a lab,field base', () => {
     const { contexts } = JSON.parse(json.stdout.text) as { contexts: { context: string; comparison: Comparison }[] };
     for (const [i, { context, comparison }] of contexts.entries()) {
       const alone = io();
-      const { base: againstBase, flags } = await resumedCanary(runs[i]!.manifest.canary!);
+      const { base: againstBase, flags } = await resumedCanary(runs[i]!.manifest.canary!, root);
       // As the canary's report names it: relative to the working folder.
       const candidate = { dir: join('canary', context), manifest: runs[i]!.manifest, results: runs[i]!.results };
       const single = await reportAgainstBase(againstBase, candidate, flags, [{ name: 'json' }], alone);
@@ -117,7 +117,7 @@ describe('a lab,field canary resumed', () => {
       ...run,
       manifest: { ...run.manifest, canary },
     });
-    expect(await resumedContextBaseline(first, 7)).toEqual({
+    expect(await resumedContextBaseline(first, 7, root)).toEqual({
       baseline: base,
       margin: 0.15,
       alpha: COMPARE_DEFAULTS.alpha,
@@ -132,18 +132,13 @@ describe('run --context lab,field --for-baseline', () => {
     const example = join(ROOT, 'examples', 'field');
     const o = runOptionsFrom({ context: ['lab', 'field'], forBaseline: true, sim: 'sim.yaml' } as Parameters<typeof runOptionsFrom>[0]);
     const stderr = new Captured();
-    const before = process.cwd();
-    process.chdir(example);
-    try {
-      const suites = await sizedForBaseline(o, { stdout: new Captured(), stderr, env: testEnv(), cwd: example });
-      const trials = Number(/a base for `run --baseline`: (\d+) trials per case/.exec(stderr.text)?.[1]);
-      expect(trials).toBeGreaterThan(10);
-      expect(suites.map((s) => [s.config.context ?? 'lab', s.config.trials, s.config.decision.mode])).toEqual([
-        ['lab', trials, 'fixed'],
-        ['field', trials, 'fixed'],
-      ]);
-    } finally {
-      process.chdir(before);
-    }
+    const run = { ...o.run, cwd: example, callerEnv: testEnv() };
+    const suites = await sizedForBaseline({ ...o, run }, { stdout: new Captured(), stderr, env: testEnv(), cwd: example });
+    const trials = Number(/a base for `run --baseline`: (\d+) trials per case/.exec(stderr.text)?.[1]);
+    expect(trials).toBeGreaterThan(10);
+    expect(suites.map((s) => [s.config.context ?? 'lab', s.config.trials, s.config.decision.mode])).toEqual([
+      ['lab', trials, 'fixed'],
+      ['field', trials, 'fixed'],
+    ]);
   });
 });

@@ -87,24 +87,18 @@ describe('merge of a lab,field run’s shards', () => {
 
 describe('run --context lab,field --shard I/N', () => {
   it('runs the same share of the cases in both contexts, and the shares cover the suite once', () => {
-    const before = process.cwd();
-    process.chdir(join(ROOT, 'examples', 'field'));
-    try {
-      const share = (index: number) => {
-        const o = runOptionsFrom({ context: ['lab', 'field'], sim: 'sim.yaml', shard: { index, total: 2 } } as Parameters<
-          typeof runOptionsFrom
-        >[0]);
-        const [lab, field] = loadContextSuites(o.run, o.contexts!);
-        expect(field!.suite.cases.map((c) => c.id)).toEqual(lab!.suite.cases.map((c) => c.id));
-        expect([lab!.config.context ?? 'lab', field!.config.context]).toEqual(['lab', 'field']);
-        expect(lab!.shard).toMatchObject({ index, total: 2 });
-        return { ids: lab!.suite.cases.map((c) => c.id), suite: lab!.shard!.suiteCases };
-      };
-      const [one, two] = [share(1), share(2)];
-      expect(one.ids.length).toBeGreaterThan(0);
-      expect([...one.ids, ...two.ids].sort()).toEqual([...one.suite].sort());
-    } finally {
-      process.chdir(before);
-    }
+    const share = (index: number) => {
+      const o = runOptionsFrom({ context: ['lab', 'field'], sim: 'sim.yaml', shard: { index, total: 2 } } as Parameters<
+        typeof runOptionsFrom
+      >[0]);
+      const [lab, field] = loadContextSuites({ ...o.run, cwd: join(ROOT, 'examples', 'field') }, o.contexts!);
+      expect(field!.suite.cases.map((c) => c.id)).toEqual(lab!.suite.cases.map((c) => c.id));
+      expect([lab!.config.context ?? 'lab', field!.config.context]).toEqual(['lab', 'field']);
+      expect(lab!.shard).toMatchObject({ index, total: 2 });
+      return { ids: lab!.suite.cases.map((c) => c.id), suite: lab!.shard!.suiteCases };
+    };
+    const [one, two] = [share(1), share(2)];
+    expect(one.ids.length).toBeGreaterThan(0);
+    expect([...one.ids, ...two.ids].sort()).toEqual([...one.suite].sort());
   });
 });

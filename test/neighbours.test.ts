@@ -489,7 +489,7 @@ describe('tune spends nothing on a description the listing with the neighbours w
     const family = loadSkills(join(dir, 'skills'));
     const neighbours = Array.from({ length: count }, (_, i) => ({ ...family[0]!, dir: `n${i}`, description: 'x'.repeat(1536) }));
     const tuned = family.find((k) => k.dir === 'alpha')!;
-    const checked = await candidateProblem(family, tuned, 'Handle alpha records.', join(dir, 'candidate'), claudeCode, neighbours);
+    const checked = await candidateProblem(family, tuned, 'Handle alpha records.', join(dir, 'candidate'), dir, claudeCode, neighbours);
     expect('problem' in checked ? checked.problem : undefined).toBe(problem);
   });
 });

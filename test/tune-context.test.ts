@@ -18,20 +18,15 @@ describe('tune in a context', () => {
   const prepared = async (context: Context | undefined) => {
     const dir = project();
     const o: TuneOptions = {
+      cwd: dir,
       skill: 'csv-report',
       sim: 'sim.yaml',
       overrides: { context },
       callerEnv: testEnv(),
       stderr: new Captured(),
     };
-    const before = process.cwd();
     // The suite's files are opened relative to the working folder, as the installed CLI opens them.
-    process.chdir(dir);
-    try {
-      return { o, p: await prepareTune(o, { run: false }) };
-    } finally {
-      process.chdir(before);
-    }
+    return { o, p: await prepareTune(o, { run: false }) };
   };
 
   it.each<[Context | undefined, Context]>([

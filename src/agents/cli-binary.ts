@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { InputError } from '../util/input-error.js';
 import { notExecutable } from '../util/paths.js';
 import { runAgentCommand } from './spawn.js';
@@ -35,11 +35,10 @@ export function installedFile(specifier: string): string | undefined {
 }
 
 /**
- * An `--agent-binary` override, made absolute now (trials run in their own workspaces, where a relative path would
- * name nothing) and checked to be an executable file.
+ * An `--agent-binary` override, absolute (the loader took it from the user's working folder: trials run in their own
+ * workspaces, where a relative path would name nothing), checked to be an executable file.
  */
-export function overrideBinary(override: string, command: string): string {
-  const bin = resolve(override);
+export function overrideBinary(bin: string, command: string): string {
   const unusable = notExecutable(bin);
   if (unusable) {
     throw new InputError({

@@ -38,7 +38,7 @@ export const compareCommand = defineCommand({
     },
   }),
   async run([base, candidate], o, io) {
-    const reporters = chooseReporters(o, io.env);
+    const reporters = chooseReporters(o, io);
     // Loaded when asked for: the exact tests' statistics would slow every other command's start.
     const { compareCommand: compareRuns } = await import('../commands/compare.js');
     const { exitCode, failed } = await compareRuns({ base: base!, candidate: candidate! }, o.tests, reporters, io);

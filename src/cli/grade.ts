@@ -13,8 +13,8 @@ export const gradeCommand = defineCommand({
   helpAfter: REPORTERS_HELP,
   optionsFrom: (o) => o,
   async run([dir], o, io) {
-    const reporters = chooseReporters(o, io.env);
-    const { store, manifest, results } = await gradeRun(dir!);
+    const reporters = chooseReporters(o, io);
+    const { store, manifest, results } = await gradeRun(dir!, io.cwd);
     const { failed } = await reportRun(reporters, { manifest, results, runDir: dir! }, store, io);
     reportDamaged(results, io);
     humanStream(reporters, io).write(`regraded ${results.outcomes.length} trials → ${join(dir!, 'results.json')}\n`);

@@ -11,7 +11,7 @@ export const initCommand = defineCommand({
   flags: { dir: valued('--dir <dir>', 'the project folder (default: the current folder)', text('--dir')) },
   optionsFrom: (o) => o,
   run(_args, o, io) {
-    initProject(o.dir ?? io.cwd, { out: io.stdout });
+    initProject(o.dir ?? io.cwd, { out: io.stdout, cwd: io.cwd });
     return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   },
 });

@@ -14,7 +14,7 @@ import { transcriptsFolder } from './suite-flags.js';
 async function mergeLabField(shards: LabFieldShards, out: string, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
   const { mergeContextShards } = await import('../commands/merge-contexts.js');
-  const { dir, merged } = await mergeContextShards(shards, out);
+  const { dir, merged } = await mergeContextShards(shards, out, io.cwd);
   const { failed } = await reportContexts(dir, merged, [], reporters, io);
   for (const m of merged) reportDamaged(m.results, io);
   const human = humanStream(reporters, io);
@@ -48,15 +48,15 @@ export const mergeCommand = defineCommand({
   helpAfter: REPORTERS_HELP,
   optionsFrom: (o) => o,
   async run(dirs, o, io) {
-    const reporters = chooseReporters(o, io.env);
-    const out = transcriptsFolder(o);
-    const unwritable = unwritableFolder(out, { mustExist: false });
+    const reporters = chooseReporters(o, io);
+    const out = transcriptsFolder(o, io.cwd);
+    const unwritable = unwritableFolder(out, { mustExist: false, cwd: io.cwd });
     if (unwritable) throw new InputError({ file: '--transcripts', what: unwritable, todo: 'point it at a folder you can write to' });
     const { labFieldShards } = await import('../commands/merge-contexts.js');
-    const labField = await labFieldShards(dirs);
+    const labField = await labFieldShards(dirs, io.cwd);
     if (labField) return mergeLabField(labField, out, reporters, io);
     const { mergeShards } = await import('../commands/merge.js');
-    const { store, manifest, results, unfinished } = await mergeShards(dirs, out);
+    const { store, manifest, results, unfinished } = await mergeShards(dirs, out, io.cwd);
     const runDir = describeRunDir(store, io.cwd);
     const { failed } = await reportRun(reporters, { manifest, results, runDir }, store, io);
     reportDamaged(results, io);

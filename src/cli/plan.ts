@@ -80,7 +80,7 @@ export const planCommand = defineCommand({
     };
   },
   async run(_args, o, io) {
-    const loaded = loadSuite(o.suite, { run: false });
+    const loaded = loadSuite({ ...o.suite, cwd: io.cwd }, { run: false });
     if (nothingToRun(loaded, io)) return exitCodeFor({ verdicts: [EXIT.pass] }, io);
     if (o.canary) await planCanary(loaded, o.canary, o.pricePerTrial, io);
     else

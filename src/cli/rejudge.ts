@@ -49,10 +49,10 @@ export const rejudgeCommand = defineCommand({
     };
   },
   async run([dir], o, io) {
-    const reporters = chooseReporters(o, io.env);
+    const reporters = chooseReporters(o, io);
     refuseReportersWithout(reporters, 'renderRejudge', 'rejudge');
     const { rejudgeRun } = await import('../commands/rejudge.js');
-    const r = await rejudgeRun(dir!, { ...o.rejudge, callerEnv: io.env, stderr: io.stderr });
+    const r = await rejudgeRun(dir!, { ...o.rejudge, cwd: io.cwd, callerEnv: io.env, stderr: io.stderr });
     const { failed } = await writeReports(reporters, (reporter) => reporter.renderRejudge!(r), io);
     // Nothing rejudge measures is a verdict: its exit code says only whether the judge's requests all ran.
     return exitCodeFor({ verdicts: [EXIT.pass], statuses: [r.status], failedReporters: failed }, io);

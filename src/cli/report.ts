@@ -16,7 +16,7 @@ import type { CliIo } from './command.js';
 
 /** The newest run in `transcripts`, said on stderr so the report on stdout stays the report; an input error if none. */
 function newestRunIn(transcripts: string, io: CliIo): string {
-  const runId = newestRun(transcripts);
+  const runId = newestRun(transcripts, io.cwd);
   if (runId === undefined)
     throw new InputError({
       file: transcripts,
@@ -49,15 +49,15 @@ export const reportCommand = defineCommand({
   helpAfter: REPORTERS_HELP,
   optionsFrom: (o) => o,
   async run([named], o, io) {
-    const reporters = chooseReporters(o, io.env);
-    const dir = named ?? newestRunIn(transcriptsFolder(o), io);
-    if (isTuneFolder(dir)) {
+    const reporters = chooseReporters(o, io);
+    const dir = named ?? newestRunIn(transcriptsFolder(o, io.cwd), io);
+    if (isTuneFolder(dir, io.cwd)) {
       refuseReportersWithout(reporters, 'renderTune', 'tune');
-      const record = await readTuneRecord(dir);
+      const record = await readTuneRecord(dir, io.cwd);
       const { failed } = await reportTune(dir, record, reporters, io);
       return exitCodeFor({ verdicts: [EXIT.pass], statuses: [record.status], failedReporters: failed }, io);
     }
-    const stored = await readStoredAgents(dir);
+    const stored = await readStoredAgents(dir, io.cwd);
     if (stored?.by === 'context') refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
     const report = stored?.by === 'context' ? reportContexts : reportAgents;
     const agents = stored && { ...stored, ...(await report(dir, stored.runs, stored.missing, reporters, io)) };
@@ -67,7 +67,7 @@ export const reportCommand = defineCommand({
       const verdicts = [...agents.runs.map((r) => r.results.exitCode), ...agents.missing.map(() => EXIT.error)];
       return exitCodeFor({ verdicts, failedReporters: agents.failed }, io);
     }
-    const { regraded, store, ...loaded } = await loadResults(dir);
+    const { regraded, store, ...loaded } = await loadResults(dir, io.cwd);
     if (regraded)
       io.stderr.write(
         `no current results.json in ${dir} (${regraded}): graded the stored transcripts in memory (\`skillprobe grade\` stores them)\n`,

@@ -73,11 +73,14 @@ export interface RunCommandOptions {
   contextsFrom?: string;
 }
 
+/** The run's options as its flags give them: where it runs from and the caller's environment come with the command's io. */
+export type RunFlagOptions = Omit<RunCommandOptions, 'run'> & { run: Omit<RunOptions, 'cwd' | 'callerEnv'> };
+
 /**
  * Both contexts side by side are one agent's whole suite in each: what that cannot be combined with, refused. `from`
  * names where both were asked for (`--context lab,field`, or the config's `context: [lab, field]`).
  */
-export function checkContexts(o: RunCommandOptions, from: string): void {
+export function checkContexts(o: RunFlagOptions, from: string): void {
   const both = (flag: string, what: string, todo: string) => refuse(flag, `${what}, and ${from} runs two`, todo);
   if (o.run.select?.lastFailed)
     both('--last-failed', "reads one run's failures", 'rerun the failures of each context on its own (--context lab --last-failed)');
@@ -85,7 +88,7 @@ export function checkContexts(o: RunCommandOptions, from: string): void {
 }
 
 /** The run's options from its flags, refusing combinations that mean nothing before anything is loaded. */
-export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
+export function runOptionsFrom(o: RunFlagValues): RunFlagOptions {
   if (o.force === true && o.resume === undefined)
     refuse('--force', 'only means something with --resume', 'add --resume <run folder>, or drop --force');
   checkBaselineFlags(o);
@@ -110,7 +113,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
           stopAtFirstRegression: o.stopAtFirstRegression === true,
           topUpBaseline: o.topUpBaseline === true,
         };
-  const run: RunOptions = {
+  const run: RunFlagOptions['run'] = {
     config: o.config,
     sim: o.sim,
     drawSeed: o.drawSeed,
@@ -149,7 +152,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
       },
     },
   };
-  const options: RunCommandOptions = {
+  const options: RunFlagOptions = {
     run,
     agents: o.agent,
     reporter: o.reporter,
@@ -167,7 +170,7 @@ export function runOptionsFrom(o: RunFlagValues): RunCommandOptions {
  * A canary resumed (`--resume` of a `--baseline` run): `--max-trials` caps the canary, as it did beside `--baseline`,
  * and is checked against that cap; the cases' own designs keep the config's.
  */
-export function asCanaryResume(run: RunOptions): RunOptions {
+export function asCanaryResume<R extends RunFlagOptions['run']>(run: R): R {
   const { maxTrials, ...decision } = run.overrides.decision as { maxTrials?: number };
   return { ...run, canaryMaxTrials: maxTrials, overrides: { ...run.overrides, decision } };
 }

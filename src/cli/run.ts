@@ -128,7 +128,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
   });
   const candidate = { dir: describeRunDir(store, io.cwd), manifest, results };
   // A canary resumed reports the comparison, as it would have uninterrupted: the run folder remembers its base.
-  const resumed = !against && manifest.canary ? await (await canaryCommand()).resumedCanary(manifest.canary) : undefined;
+  const resumed = !against && manifest.canary ? await (await canaryCommand()).resumedCanary(manifest.canary, io.cwd) : undefined;
   const versus = against ? { base: against.base, flags: o.baseline! } : resumed;
   const { failed, exitCode } = versus
     ? await (await canaryCommand()).reportAgainstBase(versus.base, candidate, versus.flags, reporters, io)
@@ -190,15 +190,15 @@ export async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise
  * `--baseline`). Returns the record, undefined when the folder resumed holds one run (or none is resumed).
  */
 async function resumedSeveral(o: RunCommandOptions): Promise<AgentRuns | undefined> {
-  const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume);
+  const outer = o.run.resume === undefined ? undefined : await readAgentsRecord(o.run.resume, o.run.cwd);
   if (outer?.by === 'context') {
     o.contexts = contextsToResume(outer, { contexts: o.contexts, context: o.run.overrides.context });
     o.run.overrides.context = undefined;
     const first = outer.agents[0] && join(o.run.resume!, outer.agents[0].dir);
-    if (first && (await holdsCanary(first))) {
+    if (first && (await holdsCanary(first, o.run.cwd))) {
       o.run = asCanaryResume(o.run);
       const { resumedContextBaseline } = await import('../commands/run-baseline.js');
-      o.baseline = await resumedContextBaseline(first, o.run.canaryMaxTrials);
+      o.baseline = await resumedContextBaseline(first, o.run.canaryMaxTrials, o.run.cwd);
     }
   } else if (o.contexts && o.run.resume !== undefined)
     throw new InputError({
@@ -216,7 +216,8 @@ export const runCommand = defineCommand({
   flags: RUN_FLAGS,
   helpAfter: REPORTERS_HELP,
   optionsFrom: runOptionsFrom,
-  async run(_args, o, io) {
+  async run(_args, flags, io) {
+    const o: RunCommandOptions = { ...flags, run: { ...flags.run, cwd: io.cwd, callerEnv: io.env, stderr: io.stderr } };
     // The config's `context: [lab, field]` is `--context lab,field`, refused beside what that is refused beside. A
     // resumed run goes on as it ran: a lab,field folder says so itself (its agents.json).
     const fromConfig = o.contexts || o.run.resume !== undefined ? undefined : configContexts(o.run);
@@ -225,9 +226,7 @@ export const runCommand = defineCommand({
       o.contextsFrom = fromConfig.from;
       checkContexts(o, fromConfig.from);
     }
-    const reporters = chooseReporters(o, io.env);
-    o.run.callerEnv = io.env;
-    o.run.stderr = io.stderr;
+    const reporters = chooseReporters(o, io);
     const outer = await resumedSeveral(o);
     if (o.contexts)
       refuseReportersWithout(
@@ -236,7 +235,7 @@ export const runCommand = defineCommand({
         o.baseline ? 'lab,field comparison' : 'lab,field',
       );
     // The run folder, not a flag, says a resumed run is a canary; then --max-trials is the canary's cap.
-    if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume))) o.run = asCanaryResume(o.run);
+    if (!outer && o.run.resume !== undefined && (await holdsCanary(o.run.resume, io.cwd))) o.run = asCanaryResume(o.run);
     const suites = o.forBaseline
       ? await sizedForBaseline(o, io)
       : o.contexts

@@ -33,7 +33,7 @@ export const simCommand = defineCommand({
   flags: { port: valued('-p, --port <port>', 'port (default: a free one)', int('--port', 0, 65_535)) },
   optionsFrom: (o) => o,
   async run([profileFile], o, io) {
-    const sim = await startSimulator(loadProfile(profileFile!), { port: o.port }).catch((e: unknown) => {
+    const sim = await startSimulator(loadProfile(profileFile!, io.cwd), { port: o.port }).catch((e: unknown) => {
       throw listenProblem(e, o.port);
     });
     io.stdout.write(

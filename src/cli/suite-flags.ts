@@ -18,10 +18,13 @@ export function nothingToRun(loaded: LoadedSuite, io: CliIo, toStderr = false): 
   return true;
 }
 
-/** `--transcripts`, else the config file's `transcriptsDir` (skillprobe.config.yaml when present), else the default. */
-export function transcriptsFolder(o: { transcripts?: string; config?: string }): string {
+/**
+ * `--transcripts`, else the config file's `transcriptsDir` (skillprobe.config.yaml when present), else the default; as
+ * given, relative to `cwd`, the user's working folder.
+ */
+export function transcriptsFolder(o: { transcripts?: string; config?: string }, cwd: string): string {
   const problems = new ProblemList();
-  const loaded = collectConfig(o.config, { transcriptsDir: o.transcripts }, problems);
+  const loaded = collectConfig(o.config, { transcriptsDir: o.transcripts }, problems, cwd);
   problems.throwIfAny();
   return loaded!.config.transcriptsDir;
 }

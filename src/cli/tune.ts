@@ -61,7 +61,7 @@ const TUNE_FLAGS = {
 };
 
 interface TuneCommandOptions {
-  tune: Omit<TuneOptions, 'skill' | 'callerEnv' | 'stderr'>;
+  tune: Omit<TuneOptions, 'skill' | 'cwd' | 'callerEnv' | 'stderr'>;
   plan: boolean;
   write: boolean;
   reporter?: ReporterChoice[];
@@ -105,7 +105,7 @@ export const tuneCommand = defineCommand({
     json: o.json,
   }),
   async run(args, o, io) {
-    const opts: TuneOptions = { ...o.tune, skill: args[0], callerEnv: io.env, stderr: io.stderr };
+    const opts: TuneOptions = { ...o.tune, skill: args[0], cwd: io.cwd, callerEnv: io.env, stderr: io.stderr };
     if (o.plan) {
       const p = await prepareTune(opts, { run: false });
       io.stdout.write(
@@ -117,7 +117,7 @@ export const tuneCommand = defineCommand({
       );
       return exitCodeFor({ verdicts: [EXIT.pass] }, io);
     }
-    const reporters = chooseReporters(o, io.env);
+    const reporters = chooseReporters(o, io);
     refuseReportersWithout(reporters, 'renderTune', 'tune');
     const say = (t: string) => humanStream(reporters, io).write(t);
     const prepared = await prepareTune(opts);

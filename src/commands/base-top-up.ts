@@ -148,10 +148,11 @@ export function priceText(plan: BaseTopUpPlan, price: CanaryPrice, baseCases: nu
 function storedSuite(
   base: RunManifest,
   dir: string,
-  place: Pick<RunOptions, 'callerEnv'>,
+  place: Pick<RunOptions, 'cwd' | 'callerEnv'>,
   now: Pick<Config, 'concurrency' | 'maxCostUsd'>,
 ): LoadedSuite {
   const loaded = loadSuite({
+    cwd: place.cwd,
     config: base.configFile,
     sim: base.simulator?.profile,
     // How fast and how far are this run's; what a trial does is the base's.

@@ -24,7 +24,7 @@ export async function compareCommand(
   reporters: readonly ReporterChoice[],
   io: ReportIo,
 ): Promise<{ exitCode: number; failed: string[] }> {
-  const pairs = await readContextRuns(dirs);
+  const pairs = await readContextRuns(dirs, io.cwd);
   if (pairs) return compareContexts(pairs, opts, reporters, io);
   const comparison = await compareTwo(dirs, opts, io);
   const reported = await reportComparison(comparison, reporters, io);
@@ -36,7 +36,7 @@ export async function compareCommand(
 /** Two run folders read and compared, what was regraded or damaged on the way named on stderr. */
 async function compareTwo(dirs: ComparedDirs, opts: CompareOptions, io: ReportIo): Promise<Comparison> {
   // Both read at once, but a problem is named in argument order (the base's first), whichever read failed sooner.
-  const reads = [loadResults(dirs.base), loadResults(dirs.candidate)] as const;
+  const reads = [loadResults(dirs.base, io.cwd), loadResults(dirs.candidate, io.cwd)] as const;
   await Promise.allSettled(reads);
   const base = await reads[0];
   const candidate = await reads[1];

@@ -1,3 +1,4 @@
+import { fromFolder } from '../util/paths.js';
 import { join } from 'node:path';
 import type { Context } from '../run/config-schema.js';
 import type { AgentRuns } from '../run/schema.js';
@@ -67,11 +68,11 @@ function refuseOneRun(parent: LabField, single: ComparedFolder, side: 'base' | '
 }
 
 /** The two folders' records read, then paired (see `pairContexts`). */
-export async function readContextRuns(dirs: { base: string; candidate: string }): Promise<ContextPairs | undefined> {
+export async function readContextRuns(dirs: { base: string; candidate: string }, cwd: string): Promise<ContextPairs | undefined> {
   const folder = async (dir: string): Promise<ComparedFolder> => {
-    const record = await readAgentsRecord(dir);
+    const record = await readAgentsRecord(dir, cwd);
     if (record) return { dir, record };
-    const manifest = readManifestSync(dir);
+    const manifest = readManifestSync(fromFolder(cwd, dir));
     return { dir, ...(manifest.ok ? { contexts: [...new Set(manifest.value.cases.defs.map((c): Context => c.context ?? 'lab'))] } : {}) };
   };
   return pairContexts(await folder(dirs.base), await folder(dirs.candidate));

@@ -5,6 +5,7 @@ import { readResultsSync, RunFolderError, RunStore } from '../run/store.js';
 import { AGENT_RUNS_FILE, type Results, type RunManifest } from '../run/schema.js';
 import { rateNotes, verdictCounts, verdictRate } from '../report/wording.js';
 import { InputError } from '../util/input-error.js';
+import { fromFolder } from '../util/paths.js';
 
 export interface HistoryRow {
   runId: string;
@@ -15,8 +16,8 @@ export interface HistoryRow {
 }
 
 /** Every run folder in `transcriptsDir`, newest first; an unreadable one is a row that says why, never a crash. */
-export async function readHistory(transcriptsDir: string): Promise<HistoryRow[]> {
-  if (!existsSync(transcriptsDir))
+export async function readHistory(transcriptsDir: string, cwd: string): Promise<HistoryRow[]> {
+  if (!existsSync(fromFolder(cwd, transcriptsDir)))
     throw new InputError({
       file: transcriptsDir,
       what: 'no such transcripts folder',
@@ -33,13 +34,13 @@ export async function readHistory(transcriptsDir: string): Promise<HistoryRow[]>
             ? runsIn(join(dir, d.name), `${d.name}/`)
             : [],
       );
-  const ids = runsIn(transcriptsDir).sort().reverse();
+  const ids = runsIn(fromFolder(cwd, transcriptsDir)).sort().reverse();
   return Promise.all(
     ids.map(async (runId): Promise<HistoryRow> => {
       const dir = join(transcriptsDir, runId);
       try {
-        const { manifest } = await RunStore.open(dir);
-        const stored = readResultsSync(dir);
+        const { store, manifest } = await RunStore.open(dir, cwd);
+        const stored = readResultsSync(store.dir);
         return stored.ok
           ? { runId, manifest, results: stored.value }
           : { runId, manifest, problem: `results.json ${stored.problem}: \`skillprobe grade ${dir}\`` };

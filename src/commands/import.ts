@@ -79,8 +79,8 @@ export function importEvalSet(file: string, opts: ImportOptions, env: ImportEnv)
   const shown = (p: string) => relative(env.cwd, p) || p;
   const defaultConfig = inCwd(DEFAULT_CONFIG_FILE);
   const configFile = opts.config !== undefined ? inCwd(opts.config) : existsSync(defaultConfig) ? defaultConfig : undefined;
-  const { config } = loadConfig(configFile, { skillsDir: opts.skills });
-  const skills = loadSkills(inCwd(config.skillsDir));
+  const { config } = loadConfig(configFile, { skillsDir: opts.skills }, env.cwd);
+  const skills = loadSkills(config.skillsDir, env.cwd);
   const input = inCwd(file);
   let text: string;
   try {

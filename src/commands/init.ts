@@ -4,6 +4,7 @@ import { scaffold, type ScaffoldPaths } from '../init/scaffold.js';
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import { DEFAULT_CONFIG_FILE } from '../load/config.js';
 import { configSchema } from '../run/config-schema.js';
+import { fromFolder } from '../util/paths.js';
 import { InputError } from '../util/input-error.js';
 import { loadSkills } from '../load/skills.js';
 import { schemaFileName, SCHEMAS_DIR } from '../schema/json-schemas.js';
@@ -17,6 +18,8 @@ const CASES_GLOB = 'cases/*.yaml';
 
 export interface InitEnv {
   out: { write(text: string): unknown };
+  /** The user's working folder: a relative `dir` is taken from it, and loading problems name paths from it. */
+  cwd: string;
 }
 
 /** A folder holding at least one `<skill>/SKILL.md`. */
@@ -37,15 +40,16 @@ function skillsFolderIn(dir: string): string {
 
 /** Writes a config, a starter suite and a simulator profile for the skills in `dir`; never overwrites a file. */
 export function initProject(dir: string, env: InitEnv): void {
-  if (!existsSync(dir) || !statSync(dir).isDirectory())
+  const at = fromFolder(env.cwd, dir);
+  if (!existsSync(at) || !statSync(at).isDirectory())
     throw new InputError({
       file: dir,
-      what: existsSync(dir) ? 'a file, not a folder' : 'folder not found',
+      what: existsSync(at) ? 'a file, not a folder' : 'folder not found',
       todo: 'pass the project folder with --dir',
     });
-  const root = realpathSync(dir);
+  const root = realpathSync(at);
   const skillsDir = skillsFolderIn(root);
-  const skills = loadSkills(join(root, skillsDir));
+  const skills = loadSkills(join(root, skillsDir), env.cwd);
   const schemaFrom = (file: string, name: string) =>
     relative(dirname(join(root, file)), join(realpathSync(SCHEMAS_DIR), schemaFileName(name)));
   const paths: ScaffoldPaths = {

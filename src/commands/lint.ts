@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
-import { isAbsolute, join, relative, resolve } from 'node:path';
-import { escapePath } from 'tinyglobby';
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
+import { fromFolder, shownFrom } from '../util/paths.js';
 import { descriptionLengthFindings } from '../lint/description.js';
 import { profileGapFindings } from '../lint/profile-gaps.js';
 import { allowedToolsFindings } from '../lint/tools.js';
@@ -76,23 +75,22 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
       return undefined;
     }
   };
-  const inCwd = (p: string) => resolve(env.cwd, p);
+  const inCwd = (p: string) => fromFolder(env.cwd, p);
 
   const defaultConfig = inCwd(DEFAULT_CONFIG_FILE);
   const configFile = opts.config !== undefined ? inCwd(opts.config) : existsSync(defaultConfig) ? defaultConfig : undefined;
-  const config = attempt(() => loadConfig(configFile, { skillsDir: opts.skills, cases: opts.cases }).config);
+  const config = attempt(() => loadConfig(configFile, { skillsDir: opts.skills, cases: opts.cases }, env.cwd).config);
   let checkedSkills: LintSkill[] | undefined;
   if (!config) skipped.push('skills', 'cases', 'profile');
   else {
     const skillsDir = inCwd(config.skillsDir);
-    const skills = attempt(() => loadSkills(skillsDir));
+    const skills = attempt(() => loadSkills(skillsDir, env.cwd));
     const family = skills ?? skillFolders(skillsDir);
     // The user's other skills share the listing with the family (the budget is measured with them), and a profile may play them.
-    const neighbours = (config.neighbours !== undefined && attempt(() => loadNeighbours(inCwd(config.neighbours!), family))) || [];
-    const patterns = (Array.isArray(config.cases) ? config.cases : [config.cases]).map((g) =>
-      isAbsolute(g) ? g : join(escapePath(env.cwd), g),
-    );
-    const suite = family.length ? attempt(() => loadCases(patterns, family, config.decision, undefined, neighbours)) : undefined;
+    const neighbours = (config.neighbours !== undefined && attempt(() => loadNeighbours(config.neighbours!, family, env.cwd))) || [];
+    const suite = family.length
+      ? attempt(() => loadCases(config.cases, family, config.decision, undefined, neighbours, env.cwd))
+      : undefined;
     const sim = opts.sim ?? (existsSync(inCwd(DEFAULT_PROFILE_FILE)) ? DEFAULT_PROFILE_FILE : undefined);
     if (sim !== undefined) {
       const profile = attempt(() => readProfile(inCwd(sim)));
@@ -141,8 +139,8 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     else skipped.push('suite balance');
   }
 
-  // Loaders name files relative to the process's folder (or absolute); flags (`--cases`) are not files.
-  const shown = (file: string) => (file.startsWith('--') ? file : relative(env.cwd, resolve(file)) || file);
+  // Loaders name files relative to the working folder (or absolute); flags (`--cases`) are not files.
+  const shown = (file: string) => (file.startsWith('--') ? file : shownFrom(env.cwd, fromFolder(env.cwd, file)));
   const sorted = sortFindings(findings.map((f) => ({ ...f, file: shown(f.file) })));
   env.out.write(
     opts.json ? renderFindingsJson(sorted) : renderFindings(sorted, skipped) + (checkedSkills ? overlapTable(checkedSkills) : ''),

@@ -5,6 +5,7 @@ import type { AgentRuns } from '../run/schema.js';
 import { newRunId, writeAgentRuns } from '../run/store.js';
 import { plannedContexts, readAgentsRecord } from '../runner/agents-run.js';
 import { InputError } from '../util/input-error.js';
+import { fromFolder } from '../util/paths.js';
 import { mergeShards, type MergedRun } from './merge.js';
 
 /** The shards of a lab,field run: each a lab,field folder, and the run folder each holds per context. */
@@ -21,8 +22,8 @@ const todo = 'merge the folders of one `run --context lab,field --shard I/N`, ev
  * each holding the same contexts' runs. Undefined when none is a lab,field folder (shards merged as ever); a mix, or
  * a shard missing a context's run, is refused naming the folder.
  */
-export async function labFieldShards(dirs: readonly string[]): Promise<LabFieldShards | undefined> {
-  const records = await Promise.all(dirs.map(async (dir) => ({ dir, record: await readAgentsRecord(dir) })));
+export async function labFieldShards(dirs: readonly string[], cwd: string): Promise<LabFieldShards | undefined> {
+  const records = await Promise.all(dirs.map(async (dir) => ({ dir, record: await readAgentsRecord(dir, cwd) })));
   const labField = records.filter((r): r is { dir: string; record: AgentRuns } => r.record?.by === 'context');
   if (labField.length === 0) return undefined;
   const first = labField[0]!;
@@ -52,12 +53,16 @@ export async function labFieldShards(dirs: readonly string[]): Promise<LabFieldS
 }
 
 /** A lab,field run's shards merged context by context: one lab,field folder holding each context's merged run. */
-export async function mergeContextShards(shards: LabFieldShards, transcriptsDir: string): Promise<{ dir: string; merged: MergedRun[] }> {
+export async function mergeContextShards(
+  shards: LabFieldShards,
+  transcriptsDir: string,
+  cwd: string,
+): Promise<{ dir: string; merged: MergedRun[] }> {
   const runId = newRunId();
-  const dir = join(transcriptsDir, runId);
+  const dir = join(fromFolder(cwd, transcriptsDir), runId);
   await mkdir(dir, { recursive: true });
   const merged: MergedRun[] = [];
-  for (const context of shards.contexts) merged.push(await mergeShards(shards.runs.get(context)!, dir));
+  for (const context of shards.contexts) merged.push(await mergeShards(shards.runs.get(context)!, dir, cwd));
   await writeAgentRuns(dir, {
     runId,
     startedAt: merged.map((m) => m.manifest.startedAt).sort()[0]!,

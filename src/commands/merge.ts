@@ -7,6 +7,7 @@ import { RUN_STATUSES, type Results, type RunManifest } from '../run/schema.js';
 import { currentOwner, newRunId, RunStore } from '../run/store.js';
 import { configDifferences } from '../runner/resume.js';
 import { buildResults } from '../verdict/results.js';
+import { fromFolder } from '../util/paths.js';
 
 interface Shard {
   dir: string;
@@ -161,24 +162,25 @@ function mergedManifest(shards: readonly Shard[]): RunManifest {
  * `skillprobe merge RUN…`: joins the folders of one sharded run into a new run folder in `transcriptsDir`, after
  * checking the shards are shares of the same run, and computes results once over all cases (so the multiple-testing
  * correction spans the whole suite, as in an unsharded run). A merge that fails part-way leaves no folder behind.
+ * Relative folders are taken from `cwd`, the user's working folder.
  */
-export async function mergeShards(dirs: readonly string[], transcriptsDir: string, now = new Date()): Promise<MergedRun> {
+export async function mergeShards(dirs: readonly string[], transcriptsDir: string, cwd: string, now = new Date()): Promise<MergedRun> {
   if (dirs.length === 0)
     throw new InputError({ file: 'merge', what: 'no shard folders given', todo: 'pass the run folders of every shard' });
   const shards: Shard[] = [];
-  for (const dir of dirs) shards.push({ dir, ...(await RunStore.open(dir)) });
+  for (const dir of dirs) shards.push({ dir, ...(await RunStore.open(dir, cwd)) });
   disagreements(shards).throwIfAny();
   missingCases(shards).throwIfAny();
 
   const final = mergedManifest(shards);
-  const store = await RunStore.create(transcriptsDir, final.runId);
+  const store = await RunStore.create(fromFolder(cwd, transcriptsDir), final.runId);
   try {
     // Written first as running: were this process killed mid-copy, the folder would read as unfinished.
     await store.writeManifest({ ...final, status: 'running' });
     for (const s of shards) await store.copyTrialsFrom(s.store);
     // Each shard's judge asked about its own trials (and its own controls): their answers serve the merged run.
     for (const s of shards) {
-      const judged = join(s.dir, JUDGE_DIR);
+      const judged = join(s.store.dir, JUDGE_DIR);
       if (existsSync(judged)) await cp(judged, join(store.dir, JUDGE_DIR), { recursive: true });
     }
     await store.writeManifest(final);

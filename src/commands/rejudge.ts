@@ -23,6 +23,7 @@ import type { RejudgeReportInput } from '../report/rejudge.js';
 import { plural } from '../util/text.js';
 import { askCase, judgeConfig } from '../runner/judge-stage.js';
 import { startNestedRun } from '../runner/pipeline.js';
+import { namedAs } from '../util/paths.js';
 
 /**
  * `skillprobe rejudge RUN`: the frozen-set experiment, built in. Every judged item of the run's stored trials is asked
@@ -45,6 +46,8 @@ export interface RejudgeOptions {
   /** `--timeout`: the harness deadline per judge request (default: the run's own). */
   trialSeconds?: number;
   workdir?: string;
+  /** The user's working folder (the command's `io.cwd`): every relative path they gave is taken from it. */
+  cwd: string;
   callerEnv: NodeJS.ProcessEnv;
   stderr?: ProgressStream;
 }
@@ -73,7 +76,7 @@ function trialSamples(
 }
 
 export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<RejudgeReportInput> {
-  const { store, manifest } = await RunStore.open(dir);
+  const { store, manifest } = await RunStore.open(dir, o.cwd);
   const where = join(dir, 'run.json');
   if (!hasJudgedCases(manifest))
     throw new InputError({ file: where, what: 'no case of this run has expect.judge items', todo: 'rejudge a run whose cases are judged' });
@@ -85,39 +88,40 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
     });
   const judge = judgeOf(manifest);
   const adapter = adapterFor(judge.agent, 'judge.agent');
-  const profile = o.sim === undefined ? undefined : loadProfile(o.sim);
+  const profile = o.sim === undefined ? undefined : loadProfile(o.sim, o.cwd);
   const missing = o.sim === undefined ? adapter.credentialProblem(o.callerEnv) : undefined;
   if (missing) {
     const [what, todo] = splitProblem(missing);
     throw new InputError({ file: 'environment', what, todo });
   }
-  const labels = o.labels === undefined ? undefined : loadYamlFile(o.labels, labelsSchema, 'labels file').value;
+  const labels = o.labels === undefined ? undefined : loadYamlFile(o.labels, labelsSchema, 'labels file', o.cwd).value;
   const binary = adapter.resolveBinary(undefined);
-  const root = join(dir, REJUDGE_DIR);
+  const named = join(dir, REJUDGE_DIR);
+  const root = join(store.dir, REJUDGE_DIR);
   if (existsSync(root) && !statSync(root).isDirectory())
     throw new InputError({
-      file: root,
+      file: named,
       what: 'not a folder: rejudge keeps each of its runs in a folder of that name',
       todo: 'move the file away, then rejudge again',
     });
 
   const graded = await gradeStored(store, manifest);
   const asks = runJudgeAsks(manifest, graded).filter((a) => a.purpose.kind === 'trial');
-  const stored = await storedAnswers(dir, asks, judge.config.samples);
+  const stored = await storedAnswers(dir, store.dir, asks, judge.config.samples);
   const again = asks.filter((a) => stored.has(a.id));
   // Other case ids than the stored requests': a simulated judge draws each sample from its trial's identity.
   const ids = new Map(again.map((a) => [`again.${a.id}`, a.id]));
   const stepDir = join(root, newRunId());
   const step = await startNestedRun(
     {
-      config: { ...manifest.config, transcriptsDir: root },
+      config: { ...manifest.config, transcriptsDir: named },
       skills: [],
       suite: { cases: [], files: [], hash: '' },
       ...(profile ? { profile } : {}),
       adapter,
       binary,
     },
-    { sim: o.sim, drawSeed: o.drawSeed, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr },
+    { cwd: o.cwd, sim: o.sim, drawSeed: o.drawSeed, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr },
     {
       dir: stepDir,
       skills: [],
@@ -143,7 +147,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
   const confidence = manifest.config.grading.confidence;
   const flip = rejudgeFlip(trialSamples(judged, stored), trialSamples(judged, rejudged), confidence);
   return {
-    dir: stepDir,
+    dir: namedAs(dir, o.cwd, stepDir),
     requests: again.length,
     samples: judge.config.samples,
     flip,
@@ -156,8 +160,8 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
  * The stored answers rejudge compares with, refused before anything is asked when there is nothing to compare: a judge
  * file that cannot be read (its answers would be missing or read as errors), no answer at all, or none readable.
  */
-async function storedAnswers(dir: string, asks: readonly JudgeAsk[], samples: number): Promise<Map<string, JudgeSample[]>> {
-  const { steps, unreadable } = await readJudgeSteps(dir);
+async function storedAnswers(dir: string, at: string, asks: readonly JudgeAsk[], samples: number): Promise<Map<string, JudgeSample[]>> {
+  const { steps, unreadable } = await readJudgeSteps(at);
   const resume = `\`skillprobe run --resume ${dir}\` asks the judge again`;
   if (unreadable.length) {
     const [first] = unreadable;

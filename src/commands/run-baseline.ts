@@ -41,8 +41,8 @@ export interface BaselineFlags {
 export const blindCases = (canary: StoredCanary) => canary.cases.filter((c) => c.design.acceptFrom.every((from, m) => from > m));
 
 /** The stored base, read and checked (a run folder that ended). */
-async function readBase(dir: string): Promise<RunToCompare & { results: Results }> {
-  const read = await loadResults(dir);
+async function readBase(dir: string, cwd: string): Promise<RunToCompare & { results: Results }> {
+  const read = await loadResults(dir, cwd);
   if (read.manifest.status !== 'completed') {
     throw new InputError({
       file: join(dir, 'run.json'),
@@ -61,7 +61,7 @@ export async function prepareCanary(
   loaded: LoadedSuite,
   flags: BaselineFlags,
   say: (text: string) => void,
-  place: RunPlace = {},
+  place: RunPlace,
 ): Promise<{ base: RunToCompare; canary: StoredCanary }> {
   if (!decisionMode(loaded.config.decision.mode).sequential) {
     throw new InputError({
@@ -79,12 +79,12 @@ export async function prepareCanary(
   };
   const defs = loaded.suite.cases.map((c) => gradableCase(c, loaded.config));
   const threshold = (caseId: string) => defs.find((d) => d.id === caseId)!.decision.threshold;
-  let base = await readBase(flags.baseline);
+  let base = await readBase(flags.baseline, place.cwd);
   let planned = planCanary(base, defs, options);
   const topUp = planBaseTopUp(planned.canary, planned.boundedByBase, threshold, options.power);
   if (flags.topUpBaseline && !topUp) say(`canary: --top-up-baseline: the base bounds no case of this canary, so it is not topped up\n`);
   if (flags.topUpBaseline && topUp && (await topUpBase(loaded, base, planned.canary, topUp, place, { maxTrials: flags.maxTrials, say }))) {
-    base = await readBase(flags.baseline);
+    base = await readBase(flags.baseline, place.cwd);
     planned = planCanary(base, defs, options);
   }
   const { canary, gaps, boundedByBase } = planned;
@@ -126,9 +126,9 @@ function boundedText(base: RunToCompare, canary: StoredCanary, plan: BaseTopUpPl
  * A resumed canary (`run --resume` of a `--baseline` run): the base it was drawn against, read again, and the
  * settings it ran under, so that it reports the comparison an uninterrupted run would have.
  */
-export async function resumedCanary(canary: StoredCanary): Promise<{ base: RunToCompare; flags: BaselineFlags }> {
+export async function resumedCanary(canary: StoredCanary, cwd: string): Promise<{ base: RunToCompare; flags: BaselineFlags }> {
   const dir = canary.base.dir;
-  const read = await loadResults(dir);
+  const read = await loadResults(dir, cwd);
   if (read.results.runId !== canary.base.runId) {
     throw new InputError({
       file: join(dir, 'run.json'),
@@ -146,9 +146,9 @@ export async function resumedCanary(canary: StoredCanary): Promise<{ base: RunTo
  * A lab,field canary resumed: the base folder and settings its first context's run was drawn with, so a context the
  * interrupted run never started is drawn against the same base (a started one keeps the canary it stored).
  */
-export async function resumedContextBaseline(firstRun: string, canaryMaxTrials: number | undefined): Promise<BaselineFlags> {
-  const { manifest } = await RunStore.open(firstRun);
-  const { flags } = await resumedCanary(manifest.canary!);
+export async function resumedContextBaseline(firstRun: string, canaryMaxTrials: number | undefined, cwd: string): Promise<BaselineFlags> {
+  const { manifest } = await RunStore.open(firstRun, cwd);
+  const { flags } = await resumedCanary(manifest.canary!, cwd);
   return { ...flags, baseline: dirname(manifest.canary!.base.dir), maxTrials: canaryMaxTrials };
 }
 
@@ -182,7 +182,7 @@ export async function prepareContextCanaries(
   say: (text: string) => void,
   place: RunPlace,
 ): Promise<StoredCanary[]> {
-  const record = await readAgentsRecord(flags.baseline);
+  const record = await readAgentsRecord(flags.baseline, place.cwd);
   const todo = 'name the folder `run --context lab,field --for-baseline` made, or run the canary in one context (--context lab or field)';
   if (record?.by !== 'context')
     throw new InputError({
@@ -217,7 +217,7 @@ export async function reportContextCanaries(
     missing: missing.map((m) => ({ context: m.id as Context, why: m.why })),
   };
   for (const run of runs) {
-    const { base, flags } = await resumedCanary(run.manifest.canary!);
+    const { base, flags } = await resumedCanary(run.manifest.canary!, io.cwd);
     const candidate = { dir: describeRunDir(run.store, io.cwd), manifest: run.manifest, results: run.results };
     input.comparisons.push({ context: run.manifest.config.context ?? 'lab', comparison: canaryComparison(base, candidate, flags) });
   }

@@ -25,6 +25,7 @@ import { casesOfShard, type Shard } from '../trials/shard.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { planSuite, type CasePlan } from '../verdict/suite-plan.js';
+import { fromFolder } from '../util/paths.js';
 
 export interface RunOptions extends RunPlace {
   config?: string;
@@ -38,8 +39,12 @@ export interface LoadedSuite extends SuiteToRun {
   nothingFailedIn?: string;
 }
 
-/** What a suite is loaded from: the config and its flags, the selection, and the environment a run would start from. */
-export type SuiteInputs = Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume' | 'callerEnv'>;
+/**
+ * What a suite is loaded from: the working folder, the config and its flags, the selection, and the environment a run
+ * would start from (none: no credentials).
+ */
+export type SuiteInputs = Pick<RunOptions, 'cwd' | 'config' | 'sim' | 'overrides' | 'select' | 'shard' | 'resume'> &
+  Partial<Pick<RunOptions, 'callerEnv'>>;
 
 /**
  * Everything that can be wrong with the user's input is found here, in one pass, before a single trial starts: each
@@ -49,7 +54,7 @@ export type SuiteInputs = Pick<RunOptions, 'config' | 'sim' | 'overrides' | 'sel
  */
 export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boolean } = { run: true }, agentId?: string): LoadedSuite {
   const problems = new ProblemList();
-  const loaded = collectConfig(opts.config, opts.overrides, problems);
+  const loaded = collectConfig(opts.config, opts.overrides, problems, opts.cwd);
   // Without the config file, where the skills and cases are is unknown: the flags were all there was to check.
   if (!loaded) throw new InputError(problems.items);
   const { config } = loaded;
@@ -58,10 +63,12 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems, neighbours);
   // A profile may play a neighbour (the suite's or a case's) as it plays a family skill: all are installed.
   const installed = [...family, ...neighbours, ...caseNeighbourSkills(all?.cases ?? [])];
-  const profile = checkProfile(opts.sim, installed, all, opts.overrides?.cases !== undefined, problems);
+  const profile = checkProfile(opts.sim, installed, all, opts.overrides?.cases !== undefined, problems, opts.cwd);
   const unwritable = checkTranscriptsFolder(loaded, need.run, problems);
   const selected =
-    all && !unwritable ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume)) : undefined;
+    all && !unwritable
+      ? problems.collect(() => selectSuite(all, opts.select ?? {}, config.transcriptsDir, opts.resume, opts.cwd))
+      : undefined;
   checkArms(loaded, problems);
   const adapter = checkAgent(loaded, agentId, problems);
   settleAgent(loaded, adapter, opts.sim !== undefined);
@@ -70,7 +77,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   // Nothing left to run (--last-failed, nothing failed): no binary or credentials are needed to say so.
   const runs = need.run && selected?.nothingFailedIn === undefined && adapter !== undefined;
   const binary = runs ? checkBinary(loaded, adapter, problems) : (config.agentBinary ?? '');
-  const simulated = checkSimulatedResume(opts.resume, opts.sim, problems);
+  const simulated = checkSimulatedResume(opts.resume, opts.sim, problems, opts.cwd);
   // A run that will reach a real model; with no environment given, it has no credentials.
   const real = runs && opts.sim === undefined && !simulated ? (opts.callerEnv ?? {}) : undefined;
   const noCredentials = real && credentialProblem(adapter!, real);
@@ -99,7 +106,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
  * any trial starts.
  */
 export function loadSuites(opts: SuiteInputs): LoadedSuite[] {
-  const loaded = collectConfig(opts.config, opts.overrides, new ProblemList());
+  const loaded = collectConfig(opts.config, opts.overrides, new ProblemList(), opts.cwd);
   const agents = loaded?.config.agents;
   if (!loaded || !agents || agents.length === 1) return [loadSuite(opts)];
   // Every id first, so a mistyped last agent is named before the first one's files are even read.
@@ -107,7 +114,7 @@ export function loadSuites(opts: SuiteInputs): LoadedSuite[] {
   const one = (flag: string, what: string, todo: string) =>
     new InputError({ file: flag, what: `${what}, and ${agents.length} agents were named`, todo });
   if (opts.shard) throw one('--shard', "runs one share of one agent's suite", "shard each agent's run on its own (--agent ID --shard I/N)");
-  if (opts.resume !== undefined && !existsSync(join(opts.resume, AGENT_RUNS_FILE))) {
+  if (opts.resume !== undefined && !existsSync(join(fromFolder(opts.cwd, opts.resume), AGENT_RUNS_FILE))) {
     throw one(
       '--resume',
       "names one agent's run folder",
@@ -132,8 +139,8 @@ export interface ConfigContexts {
  * The contexts the config asks the suite to run in side by side (`context: [lab, field]`), unless `--context` names
  * one; undefined when it asks for one, or cannot be read (loading the suite then reports why).
  */
-export function configContexts(opts: Pick<SuiteInputs, 'config' | 'overrides'>): ConfigContexts | undefined {
-  const loaded = collectConfig(opts.config, opts.overrides, new ProblemList());
+export function configContexts(opts: Pick<SuiteInputs, 'cwd' | 'config' | 'overrides'>): ConfigContexts | undefined {
+  const loaded = collectConfig(opts.config, opts.overrides, new ProblemList(), opts.cwd);
   if (!loaded?.contexts) return undefined;
   return { contexts: loaded.contexts, from: `\`context: [${loaded.contexts.join(', ')}]\` in ${loaded.file}` };
 }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import { rewriteDescription, rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import { familyHash } from '../load/skills.js';
@@ -18,6 +18,7 @@ import { planSuite } from '../verdict/suite-plan.js';
 import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 import { startNestedRun } from '../runner/pipeline.js';
 import { loadSuite, type LoadedSuite } from './run.js';
+import { describeRunDir, fromFolder, shownFrom } from '../util/paths.js';
 
 /**
  * `skillprobe tune`: its input checked (prepareTune), its plan (planTune), the loop driven (runner/tune-driver.ts, the
@@ -27,7 +28,7 @@ import { loadSuite, type LoadedSuite } from './run.js';
 
 /** Everything that can be wrong with a tune's input, found before anything is spent. */
 export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run: true }): Promise<PreparedTune<LoadedSuite>> {
-  const stored = o.resume === undefined ? undefined : await readTuneRecord(o.resume);
+  const stored = o.resume === undefined ? undefined : await readTuneRecord(o.resume, o.cwd);
   const skillName = stored?.skill ?? o.skill;
   if (skillName === undefined) return refuse('tune', 'no skill named', 'name the skill to tune: `skillprobe tune <skill>`');
   if (stored && o.skill !== undefined && o.skill !== stored.skill)
@@ -55,7 +56,7 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
     ...(stored ? { agent: stored.agent, ...(stored.context ? { context: stored.context } : {}) } : {}),
     ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
   };
-  const loaded = loadSuite({ config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, { ...need, judge: false });
+  const loaded = loadSuite({ cwd: o.cwd, config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, { ...need, judge: false });
   const tuned = loaded.skills.find((s) => s.dir === skillName || s.name === skillName);
   if (!tuned)
     return refuse(skillName, 'no skill of that name in the skills folder', `name one of ${loaded.skills.map((s) => s.dir).join(', ')}`);
@@ -139,13 +140,13 @@ async function resultDiff(r: TuneRecord, cwd: string): Promise<string> {
   const now = await readFile(r.skillFile, 'utf8');
   const old = r.written ? rewriteDescription(now, r.skillFile, r.original) : now;
   const tuned = r.written ? now : rewriteDescription(now, r.skillFile, r.result);
-  const shown = relative(cwd, r.skillFile) || r.skillFile;
+  const shown = shownFrom(cwd, r.skillFile);
   return createTwoFilesPatch(shown, shown, old, tuned, 'original', r.written ? 'written' : 'tuned (pass --write to write it)', {
     headerOptions: FILE_HEADERS_ONLY,
   });
 }
 
-export const isTuneFolder = (dir: string) => existsSync(join(dir, TUNE_FILE));
+export const isTuneFolder = (dir: string, cwd: string) => existsSync(join(fromFolder(cwd, dir), TUNE_FILE));
 
 /** Every chosen report of a tune. */
 export async function reportTune(
@@ -154,6 +155,6 @@ export async function reportTune(
   choices: readonly ReporterChoice[],
   io: ReportIo & { cwd: string },
 ): Promise<{ failed: string[] }> {
-  const input = { record, dir: relative(io.cwd, dir) || dir, diff: await resultDiff(record, io.cwd) };
+  const input = { record, dir: describeRunDir({ dir }, io.cwd), diff: await resultDiff(record, io.cwd) };
   return writeReports(choices, (r) => r.renderTune!(input), io);
 }

@@ -13,6 +13,7 @@ import {
 } from '../run/config-schema.js';
 import { splitProblem } from './config.js';
 import { InputError, ProblemList } from '../util/input-error.js';
+import { fromFolder } from '../util/paths.js';
 import { caseFixtures, readFixtureFiles, readInstructions, suiteFixturesHash, type CaseFixtures, type SuiteFixtures } from './fixtures.js';
 import { caseNeighbours, caseNeighboursHash } from './neighbours.js';
 import { NO_SKILL, type Skill } from './skills.js';
@@ -125,18 +126,26 @@ export interface CaseSuite {
 }
 
 /** A case's fixtures: the suite's, with its own `files` and `instructions` (relative to its file) read over them. */
-function fixturesOf(c: z.output<typeof caseSchema>, i: number, file: string, y: CaseLocator, from: SuiteFixtures, problems: ProblemList) {
+function fixturesOf(
+  c: z.output<typeof caseSchema>,
+  i: number,
+  file: { name: string; path: string },
+  y: CaseLocator,
+  from: SuiteFixtures,
+  problems: ProblemList,
+) {
   const place = (key: 'files' | 'instructions') => ({
-    base: dirname(file),
+    base: dirname(file.path),
     roots: from.roots,
+    cwd: from.cwd,
     seal: from.seal,
-    locate: (entry?: string) => ({ file, ...y.locate([i, key, ...(entry === undefined ? [] : [entry])]) }),
+    locate: (entry?: string) => ({ file: file.name, ...y.locate([i, key, ...(entry === undefined ? [] : [entry])]) }),
   });
   const own = {
     files: c.files === undefined ? [] : readFixtureFiles(c.files, place('files'), problems),
     ...(c.instructions === undefined ? {} : { instructions: readInstructions(c.instructions, place('instructions'), problems) }),
   };
-  return caseFixtures(from.suite, own, { file, ...y.locate([i, c.files === undefined ? 'id' : 'files']) }, problems);
+  return caseFixtures(from.suite, own, { file: file.name, ...y.locate([i, c.files === undefined ? 'id' : 'files']) }, problems);
 }
 
 function checkCase(
@@ -263,8 +272,10 @@ export function checkEvalSetCases(
 
 /**
  * Loads and cross-checks every case file; every problem is reported with file:line:col. With `fixtures`, each case's
- * files are read too (the suite's, then its own); without, they are left unread (lint, import). A case's own
- * `neighbours` are loaded and kept apart from the family and from `suiteNeighbours`.
+ * files are read too (the suite's, then its own); without, they are left unread (import). A case's own `neighbours`
+ * are loaded and kept apart from the family and from `suiteNeighbours`. Relative patterns are taken from `cwd`, the
+ * user's working folder, and the files named relative to it; without it, patterns must be absolute and the files are
+ * named absolute.
  */
 export function loadCases(
   patterns: string | string[],
@@ -272,9 +283,10 @@ export function loadCases(
   decision: DecisionConfig,
   fixtures?: SuiteFixtures,
   suiteNeighbours: readonly Skill[] = [],
+  cwd?: string,
 ): CaseSuite {
   const list = Array.isArray(patterns) ? patterns : [patterns];
-  const files = globSync(list, { onlyFiles: true, expandDirectories: false }).sort();
+  const files = globSync(list, { cwd, absolute: cwd === undefined, onlyFiles: true, expandDirectories: false }).sort();
   if (files.length === 0) {
     throw new InputError({
       file: list.join(', '),
@@ -296,16 +308,17 @@ export function loadCases(
       seen.set(c.id, `${file}:${pos.line}`);
     }
     checkCase(c, i, y, skills, decision, problems);
-    const own = fixtures && fixturesOf(c, i, file, y, fixtures, problems);
+    const own = fixtures && fixturesOf(c, i, { name: file, path: fromFolder(cwd, file) }, y, fixtures, problems);
     const neighbourSkills =
       c.neighbours === undefined
         ? undefined
         : caseNeighbours(
-            join(dirname(file), c.neighbours),
+            join(dirname(fromFolder(cwd, file)), c.neighbours),
             { file, ...y.locate([i, 'neighbours']), given: c.neighbours },
             { family: skills, suite: suiteNeighbours },
             neighbourFolders,
             problems,
+            cwd,
           );
     cases.push({
       ...c,
@@ -315,11 +328,11 @@ export function loadCases(
     });
   };
   for (const file of files) {
-    const text = readTextFile(file, 'case file', { utf8: 'strict' });
+    const text = readTextFile(file, 'case file', { utf8: 'strict', cwd });
     hash.update(file).update('\0').update(text).update('\0');
     problems.collect(() => {
       if (isTriggerEvalFile(file)) {
-        const skill = triggerEvalSkill(file, skills);
+        const skill = triggerEvalSkill(file, skills, fromFolder(cwd, file));
         const { entries, repeats, y } = readTriggerEvals(file, text);
         for (const r of repeats)
           problems.add(

@@ -4,7 +4,7 @@ import { configFileSchema, configSchema, storedContext, type Config, type Contex
 import { resolveDecision, decisionProblem } from './decision.js';
 import { InputError, ProblemList, type InputProblem } from '../util/input-error.js';
 import { isPlainObject } from '../util/json.js';
-import { wrongEntry } from '../util/paths.js';
+import { fromFolder, wrongEntry } from '../util/paths.js';
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
 
 /** "what — what to do" → [what, what to do]. */
@@ -25,6 +25,8 @@ export interface LoadedConfig {
   config: Config;
   /** The config file read, if any. */
   file?: string;
+  /** The user's working folder: the config file, and every path in the config, relative to it is taken from it. */
+  cwd: string;
   /** The values (dotted paths) that were wrong and fell back to their defaults: later checks should not rely on them. */
   fellBack: ReadonlySet<string>;
   /** `context: [lab, field]`: the contexts the suite runs in side by side, one run each; `config.context` is then neither. */
@@ -110,8 +112,12 @@ function dropInvalid(data: Record<string, unknown>, fellBack: Set<string>): z.Zo
 }
 
 /** The config file's values, each problem in them reported; undefined when the file cannot be read or parsed. */
-function readConfigFile(path: string, problems: ProblemList): { data: Record<string, unknown>; yaml: LocatedYaml } | undefined {
-  const yaml = problems.collect(() => parseYamlText(path, readTextFile(path, 'config file')));
+function readConfigFile(
+  path: string,
+  cwd: string,
+  problems: ProblemList,
+): { data: Record<string, unknown>; yaml: LocatedYaml } | undefined {
+  const yaml = problems.collect(() => parseYamlText(path, readTextFile(path, 'config file', { cwd })));
   if (!yaml) return undefined;
   problems.collect(() => validateYaml(yaml, configFileSchema));
   // A copy: invalid values are deleted from it, and the parsed file stays as it was read.
@@ -179,17 +185,22 @@ function checkCombinations(config: Config, at: LoadedConfig['where'], fromFlags:
  * `problems`, named by the flag the user typed or the file's line, and each wrong value falls back to its default so
  * that later stages can still be checked; undefined when a config file was meant but cannot be read at all.
  */
-export function collectConfig(file: string | undefined, overrides: ConfigOverrides, problems: ProblemList): LoadedConfig | undefined {
+export function collectConfig(
+  file: string | undefined,
+  overrides: ConfigOverrides,
+  problems: ProblemList,
+  cwd: string,
+): LoadedConfig | undefined {
   const path = file ?? DEFAULT_CONFIG_FILE;
-  const wrong = file !== undefined ? wrongEntry(file, 'file') : undefined;
+  const wrong = file !== undefined ? wrongEntry(file, 'file', cwd) : undefined;
   if (wrong)
     problems.add({
       file: '--config',
       what: wrong,
       todo: 'pass the config YAML file, or leave --config out to use skillprobe.config.yaml if present',
     });
-  const present = !wrong && existsSync(path);
-  const read = present ? readConfigFile(path, problems) : undefined;
+  const present = !wrong && existsSync(fromFolder(cwd, path));
+  const read = present ? readConfigFile(path, cwd, problems) : undefined;
   const fellBack = new Set<string>();
   const fromFile = read?.data ?? {};
   // The file's own problems are reported already (with their lines); what is left wrong after them is a flag's.
@@ -220,7 +231,7 @@ export function collectConfig(file: string | undefined, overrides: ConfigOverrid
   const config: Config = { ...parsed, ...storedContext(contexts ? undefined : one) };
   checkCombinations(config, where, fromFlags, problems);
   const usable = present ? read !== undefined : !wrong;
-  return usable ? { config, file: read ? path : undefined, fellBack, where, ...(contexts ? { contexts } : {}) } : undefined;
+  return usable ? { config, file: read ? path : undefined, cwd, fellBack, where, ...(contexts ? { contexts } : {}) } : undefined;
 }
 
 /** Runs a check of the config value at `key`; its problems point where the user set that value, when they did. */
@@ -235,9 +246,9 @@ export function checkValueAt<T>(loaded: LoadedConfig, key: keyof Config, check: 
 }
 
 /** Loads the config file (optional unless named explicitly) and applies flag overrides on top; throws every problem. */
-export function loadConfig(file: string | undefined, overrides: ConfigOverrides): { config: Config; file?: string } {
+export function loadConfig(file: string | undefined, overrides: ConfigOverrides, cwd: string): { config: Config; file?: string } {
   const problems = new ProblemList();
-  const loaded = collectConfig(file, overrides, problems);
+  const loaded = collectConfig(file, overrides, problems, cwd);
   problems.throwIfAny();
   // No problem: the config loaded.
   return { config: loaded!.config, file: loaded!.file };

@@ -52,10 +52,12 @@ export interface CaseFixtures extends Fixtures {
 
 /** Where a declaration was written, and what its relative paths are relative to. */
 export interface DeclarationPlace {
-  /** The folder of the file that names them. */
+  /** The folder of the file that names them, absolute. */
   base: string;
-  /** The folders the named files must stay in: the project's (the working folder, and the config file's). */
+  /** The folders the named files must stay in, absolute: the project's (the working folder, and the config file's). */
   roots: readonly string[];
+  /** The user's working folder: problems name paths from it. */
+  cwd: string;
   /** The line of the declaration's key, or of one entry of it (a path of an inline map). */
   locate(entry?: string): Declared;
   seal: FixtureSeal;
@@ -71,6 +73,7 @@ export interface FixtureSeal {
 export interface SuiteFixtures {
   suite: Fixtures;
   roots: readonly string[];
+  cwd: string;
   seal: FixtureSeal;
 }
 
@@ -87,7 +90,7 @@ function sourcePath(given: string, kind: 'file' | 'folder', place: DeclarationPl
   const refuse = (what: string, todo: string) => void problems.add({ ...at, what, todo });
   if (isAbsolute(given)) return refuse(`${given} is an absolute path`, `name the ${kind} relative to ${at.file}, inside the project`);
   const path = resolve(place.base, given);
-  const roots = place.roots.map((r) => resolve(r));
+  const { roots } = place;
   if (!roots.some((r) => isWithin(path, r)))
     return refuse(
       `${given} leads outside the project (to ${path})`,
@@ -116,8 +119,8 @@ function destination(key: string): { path: string } | { what: string; todo: stri
 }
 
 /** Every file of a fixture folder, hashed, each path relative to the folder; nothing past the cap is read. */
-function folderFiles(folder: string, declared: Declared, problems: ProblemList): FixtureFile[] {
-  const scan: FolderScan = { paths: [], problems: [], links: [] };
+function folderFiles(folder: string, declared: Declared, cwd: string, problems: ProblemList): FixtureFile[] {
+  const scan: FolderScan = { cwd, paths: [], problems: [], links: [] };
   scanCopiedFolder(folder, [realpathSync(folder)], scan, FIXTURE_FOLDER);
   scan.problems.forEach((p) => problems.add(p));
   const files = scan.paths.map((p) => ({ p, stats: statSync(p) })).filter(({ stats }) => stats.isFile());
@@ -162,7 +165,7 @@ export function readFixtureFiles(decl: string | Record<string, string>, place: D
 
 function folderOf(decl: string, place: DeclarationPlace, problems: ProblemList): FixtureFile[] {
   const folder = sourcePath(decl, 'folder', place, problems);
-  return folder === undefined ? [] : folderFiles(folder, place.locate(), problems);
+  return folder === undefined ? [] : folderFiles(folder, place.locate(), place.cwd, problems);
 }
 
 function inlineFiles(decl: Record<string, string>, place: DeclarationPlace, problems: ProblemList): FixtureFile[] {

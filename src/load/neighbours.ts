@@ -32,8 +32,8 @@ interface Taken {
  * neighbour may not take a family skill's name, nor (a case's own) a suite neighbour's: the CLI would list two skills by
  * one name, and a firing of it could not be told apart from the other's.
  */
-function loadNeighbourFolder(dir: string, taken: Taken, wording: SkillsFolderWording): Skill[] {
-  const neighbours = loadSkills(dir, wording);
+function loadNeighbourFolder(dir: string, taken: Taken, wording: SkillsFolderWording, cwd?: string): Skill[] {
+  const neighbours = loadSkills(dir, cwd, wording);
   const problems = new ProblemList();
   for (const n of neighbours) {
     const at = { file: n.source.file, ...n.source.at.name };
@@ -67,8 +67,8 @@ function loadNeighbourFolder(dir: string, taken: Taken, wording: SkillsFolderWor
 }
 
 /** The suite's neighbours (config `neighbours:`), each a valid skill named apart from the family. */
-export const loadNeighbours = (dir: string, family: readonly FamilyMember[]): Skill[] =>
-  loadNeighbourFolder(dir, { family }, NEIGHBOURS_FOLDER);
+export const loadNeighbours = (dir: string, family: readonly FamilyMember[], cwd?: string): Skill[] =>
+  loadNeighbourFolder(dir, { family }, NEIGHBOURS_FOLDER, cwd);
 
 /**
  * A case's own neighbours (`neighbours:` in a case, a folder relative to its case file): listed in that case's trials
@@ -82,6 +82,7 @@ export function caseNeighbours(
   taken: Required<Omit<Taken, 'others'>>,
   loaded: Map<string, Skill[] | undefined>,
   problems: ProblemList,
+  cwd?: string,
 ): Skill[] | undefined {
   const path = resolve(folder);
   if (loaded.has(path)) return loaded.get(path);
@@ -94,7 +95,7 @@ export function caseNeighbours(
         todo: "point it at a folder of skills (<skill>/SKILL.md each), relative to the case file, or remove the case's `neighbours`",
       })
     : problems.collect(() =>
-        loadNeighbourFolder(path, { ...taken, others: [...loaded.values()].flatMap((k) => k ?? []) }, CASE_NEIGHBOURS_FOLDER),
+        loadNeighbourFolder(path, { ...taken, others: [...loaded.values()].flatMap((k) => k ?? []) }, CASE_NEIGHBOURS_FOLDER, cwd),
       );
   loaded.set(path, skills);
   return skills;

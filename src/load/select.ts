@@ -5,6 +5,7 @@ import type { Case, CaseSuite } from './cases.js';
 import { InputError } from '../util/input-error.js';
 import type { Verdict } from '../run/schema.js';
 import { readManifestSync, readResultsSync } from '../run/store.js';
+import { fromFolder } from '../util/paths.js';
 
 export interface CaseFilters {
   /** Matches the case id or its prompt (a RegExp, or `--grep`'s linear-time pattern). */
@@ -36,25 +37,26 @@ export function grepPattern(source: string): LinearRegex {
 const NOT_PASSED: ReadonlySet<Verdict> = new Set(['FAIL', 'INCONCLUSIVE', 'ERROR']);
 
 /** The newest run folder (one holding run.json) in `transcriptsDir`, if any: run ids sort by start time. */
-export function newestRun(transcriptsDir: string): string | undefined {
-  if (!existsSync(transcriptsDir)) return undefined;
-  if (!statSync(transcriptsDir).isDirectory()) {
+export function newestRun(transcriptsDir: string, cwd?: string): string | undefined {
+  const at = fromFolder(cwd, transcriptsDir);
+  if (!existsSync(at)) return undefined;
+  if (!statSync(at).isDirectory()) {
     throw new InputError({
       file: transcriptsDir,
       what: 'a file where the transcripts folder belongs',
       todo: 'set `transcriptsDir` (or --transcripts) to a folder',
     });
   }
-  return readdirSync(transcriptsDir, { withFileTypes: true })
-    .filter((d) => d.isDirectory() && existsSync(join(transcriptsDir, d.name, 'run.json')))
+  return readdirSync(at, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(at, d.name, 'run.json')))
     .map((d) => d.name)
     .sort()
     .at(-1);
 }
 
 /** The cases that did not pass in the newest run of `transcriptsDir`, and that run's id. Input errors when it has no results. */
-export function lastFailedCases(transcriptsDir: string): { runId: string; ids: Set<string> } {
-  const runId = newestRun(transcriptsDir);
+export function lastFailedCases(transcriptsDir: string, cwd?: string): { runId: string; ids: Set<string> } {
+  const runId = newestRun(transcriptsDir, cwd);
   if (!runId) {
     throw new InputError({
       file: transcriptsDir,
@@ -65,7 +67,7 @@ export function lastFailedCases(transcriptsDir: string): { runId: string; ids: S
   const runDir = join(transcriptsDir, runId);
   const file = join(runDir, 'results.json');
   const regrade = `grade it with \`skillprobe grade ${JSON.stringify(runDir)}\`, or drop --last-failed`;
-  const stored = readResultsSync(runDir);
+  const stored = readResultsSync(fromFolder(cwd, runDir));
   if (!stored.ok) {
     const what =
       stored.problem === 'missing'
@@ -80,8 +82,8 @@ export function lastFailedCases(transcriptsDir: string): { runId: string; ids: S
  * `--last-failed` on a resume: the cases the run being resumed was started on. That run is the newest now, and what
  * it failed so far is not its selection. Undefined when `runDir` holds no single run (a run of several agents).
  */
-function resumedRunCases(runDir: string): { runId: string; ids: Set<string> } | undefined {
-  const stored = readManifestSync(runDir);
+function resumedRunCases(runDir: string, cwd?: string): { runId: string; ids: Set<string> } | undefined {
+  const stored = readManifestSync(fromFolder(cwd, runDir));
   return stored.ok ? { runId: stored.value.runId, ids: new Set(stored.value.cases.defs.map((c) => c.id)) } : undefined;
 }
 
@@ -99,9 +101,11 @@ export function selectSuite(
   transcriptsDir: string,
   /** The run folder `--resume` names, if any. */
   resuming?: string,
+  /** The user's working folder: relative folders are taken from it. */
+  cwd?: string,
 ): { suite: CaseSuite; nothingFailedIn?: string } {
   const last = select.lastFailed
-    ? ((resuming !== undefined ? resumedRunCases(resuming) : undefined) ?? lastFailedCases(transcriptsDir))
+    ? ((resuming !== undefined ? resumedRunCases(resuming, cwd) : undefined) ?? lastFailedCases(transcriptsDir, cwd))
     : undefined;
   if (last && last.ids.size === 0) return { suite: { ...suite, cases: [] }, nothingFailedIn: last.runId };
   const cases = selectCases(suite.cases, {

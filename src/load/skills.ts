@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { accessSync, constants, lstatSync, readdirSync, readFileSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { InputError, ProblemList, type InputProblem } from '../util/input-error.js';
-import { isWithin } from '../util/paths.js';
+import { fromFolder, isWithin, shownFrom } from '../util/paths.js';
 import { parseYamlText, readTextFile, specialFileKind } from './yaml-file.js';
 
 /** The skill a negative case expects (`expect: { skill: none }`), so no skill folder may take the name. */
@@ -62,10 +62,8 @@ export function descriptionSpecProblem(description: unknown): { what: string; to
   return undefined;
 }
 
-const shownPath = (p: string) => relative(process.cwd(), p) || p;
-
 /** What `path` leads to, through a symlink if it is one; a link that leads nowhere is a problem naming link and target. */
-function follow(path: string): { stats: Stats; link?: string } | { problem: InputProblem } {
+function follow(path: string, cwd: string | undefined): { stats: Stats; link?: string } | { problem: InputProblem } {
   const link = lstatSync(path).isSymbolicLink() ? readlinkSync(path) : undefined;
   try {
     return { stats: statSync(path), link };
@@ -77,7 +75,7 @@ function follow(path: string): { stats: Stats; link?: string } | { problem: Inpu
         : code === 'ELOOP'
           ? `symlink loop: ${link} leads back to itself`
           : `cannot follow it to ${link} (${code})`;
-    return { problem: { file: shownPath(path), what, todo: 'fix the link, or remove it' } };
+    return { problem: { file: shownFrom(cwd, path), what, todo: 'fix the link, or remove it' } };
   }
 }
 
@@ -92,14 +90,14 @@ export interface CopiedFolder {
 const SKILL_FOLDER: CopiedFolder = { name: 'skill folder', needs: 'the skill needs' };
 
 /** Why a file or folder inside a copied folder cannot be read (the copy into a trial would fail), or undefined. */
-function unreadableEntry(path: string, folder: boolean, kind: CopiedFolder): InputProblem | undefined {
+function unreadableEntry(path: string, folder: boolean, kind: CopiedFolder, cwd: string | undefined): InputProblem | undefined {
   try {
     accessSync(path, folder ? constants.R_OK | constants.X_OK : constants.R_OK);
     return undefined;
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code ?? String(e);
     return {
-      file: shownPath(path),
+      file: shownFrom(cwd, path),
       what: `${folder ? 'folder' : 'file'} inside a ${kind.name} cannot be read (${code})`,
       todo: 'fix its permissions (chmod), or remove it',
     };
@@ -107,16 +105,25 @@ function unreadableEntry(path: string, folder: boolean, kind: CopiedFolder): Inp
 }
 
 export interface FolderScan {
+  /** The user's working folder: problems name paths from it (whole, without it). */
+  cwd?: string;
   paths: string[];
   problems: InputProblem[];
   links: SkillLink[];
 }
 
 /** A link whose target is outside the copied folder would hand that file (a key, a home folder) to every trial's model. */
-function leavesFolder(path: string, link: string, real: string, root: string, kind: CopiedFolder): InputProblem | undefined {
+function leavesFolder(
+  path: string,
+  link: string,
+  real: string,
+  root: string,
+  kind: CopiedFolder,
+  cwd: string | undefined,
+): InputProblem | undefined {
   if (isWithin(real, root)) return undefined;
   return {
-    file: shownPath(path),
+    file: shownFrom(cwd, path),
     what: `symlink to ${link} leads outside the ${kind.name} (to ${real}), and a trial would hand what it names to the model`,
     todo: `copy the file into the ${kind.name} if ${kind.needs} it, or remove the link`,
   };
@@ -130,14 +137,14 @@ function leavesFolder(path: string, link: string, real: string, root: string, ki
  */
 export function scanCopiedFolder(dir: string, ancestors: readonly string[], out: FolderScan, kind: CopiedFolder = SKILL_FOLDER): void {
   const root = ancestors[0]!;
-  const cannotRead = unreadableEntry(dir, true, kind);
+  const cannotRead = unreadableEntry(dir, true, kind, out.cwd);
   if (cannotRead) {
     out.problems.push(cannotRead);
     return;
   }
   for (const name of readdirSync(dir).sort()) {
     const path = join(dir, name);
-    const found = follow(path);
+    const found = follow(path, out.cwd);
     if ('problem' in found) {
       out.problems.push(found.problem);
       continue;
@@ -147,7 +154,7 @@ export function scanCopiedFolder(dir: string, ancestors: readonly string[], out:
     const special = specialFileKind(stats);
     if (special) {
       out.problems.push({
-        file: shownPath(path),
+        file: shownFrom(out.cwd, path),
         what: `${special}${via} inside a ${kind.name}`,
         todo: 'remove it: a trial cannot copy it',
       });
@@ -157,23 +164,23 @@ export function scanCopiedFolder(dir: string, ancestors: readonly string[], out:
     // A link to a folder holding the link itself would make the copy endless.
     if (link !== undefined && stats.isDirectory() && ancestors.some((a) => isWithin(a, real))) {
       out.problems.push({
-        file: shownPath(path),
+        file: shownFrom(out.cwd, path),
         what: `symlink loop: it points to ${link}, a folder that holds the link itself`,
         todo: 'fix the link, or remove it',
       });
       continue;
     }
-    const outside = link === undefined ? undefined : leavesFolder(path, link, real, root, kind);
+    const outside = link === undefined ? undefined : leavesFolder(path, link, real, root, kind, out.cwd);
     if (outside) {
       out.problems.push(outside);
       continue;
     }
-    if (link !== undefined) out.links.push({ file: shownPath(path), target: link });
+    if (link !== undefined) out.links.push({ file: shownFrom(out.cwd, path), target: link });
     if (stats.isDirectory()) {
       if (link !== undefined) out.paths.push(path);
       scanCopiedFolder(path, [...ancestors, real], out, kind);
     } else {
-      const cannotRead = unreadableEntry(path, false, kind);
+      const cannotRead = unreadableEntry(path, false, kind, out.cwd);
       if (cannotRead) out.problems.push(cannotRead);
       else out.paths.push(path);
     }
@@ -271,9 +278,14 @@ export interface SkillsFolderWording {
 
 const FAMILY_FOLDER: SkillsFolderWording = { folder: 'skills folder', setting: 'set `skillsDir` in skillprobe.config.yaml or --skills' };
 
-/** Loads every `<skillsDir>/<dir>/SKILL.md`; all problems are reported together. */
-export function loadSkills(skillsDir: string, wording: SkillsFolderWording = FAMILY_FOLDER): Skill[] {
-  const root = resolve(skillsDir);
+/**
+ * Loads every `<skillsDir>/<dir>/SKILL.md`; all problems are reported together. A relative `skillsDir` is taken from
+ * `cwd`, the user's working folder, and problems name paths from it; without it, `skillsDir` must be absolute and
+ * problems name paths whole.
+ */
+export function loadSkills(skillsDir: string, cwd?: string, wording: SkillsFolderWording = FAMILY_FOLDER): Skill[] {
+  const root = fromFolder(cwd, skillsDir);
+  const shownPath = (p: string) => shownFrom(cwd, p);
   let entries: string[];
   try {
     entries = readdirSync(root).sort();
@@ -289,7 +301,7 @@ export function loadSkills(skillsDir: string, wording: SkillsFolderWording = FAM
   const skills: Skill[] = [];
   for (const dir of entries) {
     const folder = join(root, dir);
-    const found = follow(folder);
+    const found = follow(folder, cwd);
     if ('problem' in found) {
       problems.add(found.problem);
       continue;
@@ -303,7 +315,7 @@ export function loadSkills(skillsDir: string, wording: SkillsFolderWording = FAM
       });
       continue;
     }
-    const scan: FolderScan = { paths: [], problems: [], links: [] };
+    const scan: FolderScan = { cwd, paths: [], problems: [], links: [] };
     scanCopiedFolder(folder, [realpathSync(folder)], scan);
     if (scan.problems.length) {
       scan.problems.forEach((p) => problems.add(p));

@@ -1,7 +1,7 @@
 import { dirname } from 'node:path';
 import type { Config } from '../run/config-schema.js';
 import type { ProblemList } from '../util/input-error.js';
-import { unwritableFolder, wrongEntry } from '../util/paths.js';
+import { fromFolder, unwritableFolder, wrongEntry } from '../util/paths.js';
 import { loadCases, type CaseSuite } from './cases.js';
 import { readFixtureFiles, readInstructions, type FixtureSeal, type SuiteFixtures } from './fixtures.js';
 import type { LoadedConfig } from './config.js';
@@ -23,13 +23,13 @@ export const placeOf = (loaded: LoadedConfig, key: keyof Config) => loaded.where
 export function checkSkills(loaded: LoadedConfig, problems: ProblemList): { skills?: Skill[]; family: FamilyMember[] } {
   const { config, fellBack } = loaded;
   // A skills folder the user named is checked here, to name their flag or line; the default is loadSkills' to report.
-  const notFolder = loaded.where(['skillsDir']) && wrongEntry(config.skillsDir, 'folder');
+  const notFolder = loaded.where(['skillsDir']) && wrongEntry(config.skillsDir, 'folder', loaded.cwd);
   if (notFolder)
     problems.add({ ...placeOf(loaded, 'skillsDir'), what: notFolder, todo: 'point it at the folder that holds <skill>/SKILL.md' });
   const readable = !notFolder && !fellBack.has('skillsDir');
-  const skills = readable ? problems.collect(() => loadSkills(config.skillsDir)) : undefined;
+  const skills = readable ? problems.collect(() => loadSkills(config.skillsDir, loaded.cwd)) : undefined;
   // A SKILL.md that does not load still names its skill: the cases are checked against the folder names.
-  return { ...(skills ? { skills } : {}), family: skills ?? (readable ? skillFolders(config.skillsDir) : []) };
+  return { ...(skills ? { skills } : {}), family: skills ?? (readable ? skillFolders(fromFolder(loaded.cwd, config.skillsDir)) : []) };
 }
 
 /**
@@ -39,7 +39,7 @@ export function checkSkills(loaded: LoadedConfig, problems: ProblemList): { skil
 export function checkNeighbours(loaded: LoadedConfig, family: readonly FamilyMember[], problems: ProblemList): Skill[] {
   const { config, fellBack } = loaded;
   if (config.neighbours === undefined || fellBack.has('neighbours')) return [];
-  const notFolder = wrongEntry(config.neighbours, 'folder');
+  const notFolder = wrongEntry(config.neighbours, 'folder', loaded.cwd);
   if (notFolder) {
     problems.add({
       ...placeOf(loaded, 'neighbours'),
@@ -48,7 +48,7 @@ export function checkNeighbours(loaded: LoadedConfig, family: readonly FamilyMem
     });
     return [];
   }
-  return problems.collect(() => loadNeighbours(config.neighbours!, family)) ?? [];
+  return problems.collect(() => loadNeighbours(config.neighbours!, family, loaded.cwd)) ?? [];
 }
 
 /**
@@ -57,11 +57,12 @@ export function checkNeighbours(loaded: LoadedConfig, family: readonly FamilyMem
  */
 export function checkSuiteFixtures(loaded: LoadedConfig, seal: FixtureSeal, problems: ProblemList): SuiteFixtures {
   const { config } = loaded;
-  const base = loaded.file === undefined ? '.' : dirname(loaded.file);
-  const roots = ['.', base];
+  const base = fromFolder(loaded.cwd, loaded.file === undefined ? '.' : dirname(loaded.file));
+  const roots = [loaded.cwd, base];
   const place = (key: 'workspace' | 'instructions') => ({
     base,
     roots,
+    cwd: loaded.cwd,
     seal,
     locate: (entry?: string) => loaded.where(entry === undefined ? [key] : [key, entry]) ?? placeOf(loaded, key),
   });
@@ -73,6 +74,7 @@ export function checkSuiteFixtures(loaded: LoadedConfig, seal: FixtureSeal, prob
       ...(instructions ? { instructions } : {}),
     },
     roots,
+    cwd: loaded.cwd,
     seal,
   };
 }
@@ -90,13 +92,14 @@ export function checkCases(
 ): CaseSuite | undefined {
   const { config, fellBack } = loaded;
   if (!family.length || fellBack.has('cases')) return undefined;
-  return problems.collect(() => loadCases(config.cases, family, config.decision, fixtures, neighbours));
+  return problems.collect(() => loadCases(config.cases, family, config.decision, fixtures, neighbours, loaded.cwd));
 }
 
 /** With `run`: the transcripts folder each run creates its folder in must be writable. True when it is not. */
 export function checkTranscriptsFolder(loaded: LoadedConfig, run: boolean, problems: ProblemList): boolean {
   const { config, fellBack } = loaded;
-  const unwritable = run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false }) : undefined;
+  const unwritable =
+    run && !fellBack.has('transcriptsDir') ? unwritableFolder(config.transcriptsDir, { mustExist: false, cwd: loaded.cwd }) : undefined;
   if (unwritable)
     problems.add({
       ...placeOf(loaded, 'transcriptsDir'),

@@ -4,7 +4,7 @@
  * must not fire (a near miss a sibling may rightly take: `expect: { not: <skill> }`). Keys other than those two are
  * ignored: both are required, so a misspelt one is still reported.
  */
-import { basename, resolve } from 'node:path';
+import { basename } from 'node:path';
 import { InputError, ProblemList, type InputProblem } from '../util/input-error.js';
 import { isWithin } from '../util/paths.js';
 import type { Skill } from './skills.js';
@@ -129,9 +129,10 @@ export const repeatText = (r: RepeatedEval, y: LocatedYaml) =>
 
 /**
  * The skill an eval set is for: the one whose folder holds the file (`skills/<name>/evals/evals.json`), else the one
- * the file's name before its first dot names (`cases/<name>.json`, `cases/<name>.evals.json`).
+ * the file's name before its first dot names (`cases/<name>.json`, `cases/<name>.evals.json`). `file` is the name
+ * messages show, `path` where it is.
  */
-export function triggerEvalSkill(file: string, skills: readonly FamilyMember[], path = resolve(file)): string {
+export function triggerEvalSkill(file: string, skills: readonly FamilyMember[], path: string): string {
   const holder = skills.find((s) => s.path !== undefined && isWithin(path, s.path));
   if (holder) return holder.dir;
   const stem = basename(file).split('.')[0]!;

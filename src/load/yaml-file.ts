@@ -2,6 +2,7 @@ import { readFileSync, statSync, type Stats } from 'node:fs';
 import { Document, isAlias, isCollection, isMap, isNode, isPair, LineCounter, parseDocument, visit, type Alias, type Node } from 'yaml';
 import { ZodArray as zArray, ZodObject as zObject, type z } from 'zod';
 import { InputError, type InputProblem } from '../util/input-error.js';
+import { fromFolder } from '../util/paths.js';
 import { nearestName } from '../util/text.js';
 import { firstInvalidUtf8 } from '../util/utf8.js';
 
@@ -91,10 +92,19 @@ export function notUtf8Problem(file: string, bytes: Buffer, what: string): Input
   };
 }
 
-export function readTextFile(file: string, what: string, { utf8 = 'replace' }: { utf8?: 'replace' | 'strict' } = {}): string {
+/**
+ * The text of the user's `file`, named as given in every problem; a relative name is taken from `cwd` (their working
+ * folder), an absolute one needs none.
+ */
+export function readTextFile(
+  file: string,
+  what: string,
+  { utf8 = 'replace', cwd }: { utf8?: 'replace' | 'strict'; cwd?: string } = {},
+): string {
+  const path = fromFolder(cwd, file);
   let stats: Stats;
   try {
-    stats = statSync(file);
+    stats = statSync(path);
   } catch (e) {
     throw unreadable(file, what, e);
   }
@@ -104,7 +114,7 @@ export function readTextFile(file: string, what: string, { utf8 = 'replace' }: {
   }
   let bytes: Buffer;
   try {
-    bytes = readFileSync(file);
+    bytes = readFileSync(path);
   } catch (e) {
     throw unreadable(file, what, e);
   }
@@ -299,7 +309,12 @@ export function validateYaml<S extends z.ZodTypeAny>(y: LocatedYaml, schema: S, 
   );
 }
 
-export function loadYamlFile<S extends z.ZodTypeAny>(file: string, schema: S, what: string): { value: z.output<S>; yaml: LocatedYaml } {
-  const y = parseYamlText(file, readTextFile(file, what));
+export function loadYamlFile<S extends z.ZodTypeAny>(
+  file: string,
+  schema: S,
+  what: string,
+  cwd?: string,
+): { value: z.output<S>; yaml: LocatedYaml } {
+  const y = parseYamlText(file, readTextFile(file, what, { cwd }));
   return { value: validateYaml(y, schema), yaml: y };
 }

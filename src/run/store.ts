@@ -22,6 +22,7 @@ import {
 } from './schema.js';
 import { writeAllSync, writeFileWhole, writeFileWholeSync } from '../util/atomic-file.js';
 import { fileLines } from '../util/file-lines.js';
+import { fromFolder } from '../util/paths.js';
 import { processAlive } from '../util/process-group.js';
 
 /**
@@ -202,23 +203,25 @@ export class RunStore {
   }
 
   /** An existing run folder with its validated manifest (its status corrected when its writer is gone). */
-  static async open(dir: string): Promise<{ store: RunStore; manifest: RunManifest }> {
+  /** The run folder `dir`, named as given; a relative one is taken from `cwd`, the user's working folder. */
+  static async open(dir: string, cwd?: string): Promise<{ store: RunStore; manifest: RunManifest }> {
     const file = join(dir, 'run.json');
-    const kind = await stat(dir).then(
+    const at = fromFolder(cwd, dir);
+    const kind = await stat(at).then(
       (s) => (s.isDirectory() ? 'folder' : 'file'),
       () => 'missing',
     );
     const pass = 'pass a folder under transcripts/, e.g. transcripts/<run-id>';
     if (kind !== 'folder') throw new RunFolderError(dir, kind === 'file' ? 'a file, not a run folder' : 'no such run folder', pass);
-    const r = await readValidated(file, runManifestSchema);
+    const r = await readValidated(join(at, 'run.json'), runManifestSchema);
     if (!r.ok) {
-      if (r.problem === 'missing') throw severalRuns(dir) ?? new RunFolderError(dir, 'not a run folder (no run.json)', pass);
+      if (r.problem === 'missing') throw severalRuns(dir, at) ?? new RunFolderError(dir, 'not a run folder (no run.json)', pass);
       const todo = r.problem.includes('newer than')
         ? 'read it with the skillprobe version that wrote it, or a newer one'
         : 'restore run.json (the transcripts under trials/ are intact, but cannot be graded without it), or run the suite again';
       throw new RunFolderError(file, `run.json ${r.problem}`, todo);
     }
-    return { store: new RunStore(dir), manifest: { ...r.value, status: effectiveStatus(r.value) } };
+    return { store: new RunStore(at), manifest: { ...r.value, status: effectiveStatus(r.value) } };
   }
 
   async writeManifest(m: RunManifest): Promise<void> {
@@ -437,8 +440,8 @@ export class RunStore {
 }
 
 /** A folder of several runs (agents.json: one per agent, or one per context) named where one run is read. */
-function severalRuns(dir: string): RunFolderError | undefined {
-  const record = readAgentRunsSync(dir);
+function severalRuns(dir: string, at: string): RunFolderError | undefined {
+  const record = readAgentRunsSync(at);
   if (!record.ok || record.value.agents.length === 0) return undefined;
   const { agents, by = 'agent' } = record.value;
   return new RunFolderError(

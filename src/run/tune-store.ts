@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { writeFileWhole } from '../util/atomic-file.js';
 import { RunFolderError } from './store.js';
 import { TUNE_FILE, TUNE_FORMAT_VERSION, tuneRecordSchema, type TuneRecord } from './tune-schema.js';
+import { fromFolder } from '../util/paths.js';
 
 /** Writes tune.json whole or not at all: a kill mid-write leaves the previous record. */
 export async function writeTuneRecord(dir: string, record: TuneRecord): Promise<void> {
@@ -10,9 +11,9 @@ export async function writeTuneRecord(dir: string, record: TuneRecord): Promise<
 }
 
 /** A tune folder's record, or one clear message when the folder holds none or a damaged one. */
-export async function readTuneRecord(dir: string): Promise<TuneRecord> {
+export async function readTuneRecord(dir: string, cwd?: string): Promise<TuneRecord> {
   const file = join(dir, TUNE_FILE);
-  const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => {
+  const text = await readFile(fromFolder(cwd, file), 'utf8').catch((e: NodeJS.ErrnoException) => {
     throw new RunFolderError(
       file,
       e.code === 'ENOENT' ? 'no tune.json here: not a tune folder' : `cannot be read (${e.code})`,

@@ -11,6 +11,7 @@ import { changedSinceStart, resumeChanges } from './resume.js';
 import { loadResults } from './stored-results.js';
 import type { MissingAgent } from '../report/reporter.js';
 import { CONTEXTS, type Context } from '../run/config-schema.js';
+import { fromFolder } from '../util/paths.js';
 
 export interface AgentsRun {
   dir: string;
@@ -62,9 +63,10 @@ export function contextsToResume(record: AgentRuns, named: { contexts?: readonly
 }
 
 /** A folder's record of a run of several agents, refused in one line when damaged; undefined when it is not one. */
-export async function readAgentsRecord(dir: string): Promise<AgentRuns | undefined> {
-  if (!existsSync(join(dir, AGENT_RUNS_FILE))) return undefined;
-  const record = await readAgentRuns(dir);
+export async function readAgentsRecord(dir: string, cwd?: string): Promise<AgentRuns | undefined> {
+  const at = fromFolder(cwd, dir);
+  if (!existsSync(join(at, AGENT_RUNS_FILE))) return undefined;
+  const record = await readAgentRuns(at);
   if (!record.ok)
     throw new RunFolderError(
       join(dir, AGENT_RUNS_FILE),
@@ -91,14 +93,15 @@ export async function runAgents(
   const kind = by ? 'context' : 'agent';
   // Every agent's machine checks first: a problem with the last agent must not wait for the first one's trials.
   for (const suite of suites) await checkRunnable(suite, opts);
-  const dir = opts.resume ?? join(suites[0]!.config.transcriptsDir, newRunId());
+  const named = opts.resume ?? join(suites[0]!.config.transcriptsDir, newRunId());
+  const dir = fromFolder(opts.cwd, named);
   if (opts.resume === undefined) await mkdir(dir, { recursive: true });
   // Taken before the record is read: of two resumes started together, the second is refused here.
   const lock = lockRunFolder(dir, opts.resume === undefined ? 'run' : 'run --resume');
   const resumed =
     opts.resume === undefined
       ? undefined
-      : await readAgentsRecord(opts.resume).catch((e: unknown) => {
+      : await readAgentsRecord(opts.resume, opts.cwd).catch((e: unknown) => {
           lock.release();
           throw e;
         });
@@ -136,7 +139,7 @@ export async function runAgents(
         status: 'running',
       });
       const run = await runPipeline(
-        { ...suite, config: { ...suite.config, transcriptsDir: dir } },
+        { ...suite, config: { ...suite.config, transcriptsDir: named } },
         { ...opts, runId: basename(agentDir), resume: again ? agentDir : undefined, ...(by?.canaries ? { canary: by.canaries[i] } : {}) },
         { checked: true },
       );
@@ -205,14 +208,15 @@ function missingAgents(record: AgentRuns, runs: readonly FinishedRun[]): Missing
  */
 export async function readStoredAgents(
   dir: string,
+  cwd?: string,
 ): Promise<{ runs: FinishedRun[]; missing: MissingAgent[]; by?: AgentRuns['by'] } | undefined> {
   // Anything else (a run folder, a file, nothing) is the single-run report's to read or refuse.
-  const record = await readAgentsRecord(dir);
+  const record = await readAgentsRecord(dir, cwd);
   if (!record) return undefined;
   const read = await Promise.all(
     record.agents.map(async (a) => {
       try {
-        return await loadResults(join(dir, a.dir));
+        return await loadResults(join(dir, a.dir), cwd);
       } catch (e) {
         // Killed before its run.json was written, or damaged: named as missing, never the end of the others' report.
         if (e instanceof RunFolderError) return undefined;

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { valueHash } from '../util/json.js';
 import { freshDrawSeed } from '../util/random.js';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import type { AgentAdapter, SkillListing, TrialRole } from '../agents/types.js';
 import type { JudgeCli } from './judge-check.js';
 import { judgeSample } from '../grade/judge-answers.js';
@@ -13,6 +13,7 @@ import { gradeTrial } from '../grade/outcome.js';
 import { gradeOptions } from './stored-grades.js';
 import type { CaseSuite } from '../load/cases.js';
 import { InputError } from '../util/input-error.js';
+import { fromFolder, namedAs } from '../util/paths.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import { cutFromListing, listingChars } from '../lint/listing.js';
 import { explainJudgeSample, explainOutcome } from '../report/explain.js';
@@ -64,6 +65,8 @@ export interface SuiteToRun {
 
 /** Where and how a run goes, beyond the suite. */
 export interface RunPlace {
+  /** The user's working folder (the command's `io.cwd`): every relative path they gave is taken from it. */
+  cwd: string;
   sim?: string;
   workdir?: string;
   keepWorkspaces?: boolean;
@@ -81,8 +84,8 @@ export interface RunPlace {
   drawSeed?: number;
   /** `--resume --add-trials N`: trials every case of a finished run takes after its design stopped it. */
   addTrials?: number;
-  /** The environment the run was started from, whose allowlisted variables reach the agent (this process's by default). */
-  callerEnv?: NodeJS.ProcessEnv;
+  /** The environment the run was started from (the command's `io.env`), whose allowlisted variables reach the agent. */
+  callerEnv: NodeJS.ProcessEnv;
   /** Where progress and the run's own notices go (this process's stderr by default). */
   stderr?: ProgressStream;
 }
@@ -158,7 +161,7 @@ function storedCase(c: CaseSuite['cases'][number], s: SuiteToRun): GradableCase 
 }
 
 /** The manifest of a new run of `s`. Pure but for the run id, the clock, the owner it records and a fresh draw seed. */
-export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
+export function newManifest(s: SuiteToRun, place: Pick<RunPlace, 'runId' | 'sim' | 'drawSeed' | 'canary'>): RunManifest {
   const defs = s.suite.cases.map((c) => storedCase(c, s));
   return {
     runId: place.runId ?? newRunId(),
@@ -197,13 +200,13 @@ export function newManifest(s: SuiteToRun, place: RunPlace): RunManifest {
  * the agent would load into every trial, and the agent's lock-down working here (exit 2 otherwise).
  */
 export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<void> {
-  const workRoot = place.workdir ? resolve(place.workdir) : undefined;
+  const workRoot = place.workdir ? fromFolder(place.cwd, place.workdir) : undefined;
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
-  const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env);
+  const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
   // Fails closed: a field run starts only where the CLI was just seen refusing a command and a write.
   const field = (s.role ?? 'trial') === 'trial' && s.suite.cases.some((c) => contextOf(c, s.config) === 'field');
-  const acting = field ? await fieldProbeProblem(s.adapter, s.binary, workRoot ?? tmpdir(), place.callerEnv ?? process.env) : undefined;
+  const acting = field ? await fieldProbeProblem(s.adapter, s.binary, workRoot ?? tmpdir(), place.callerEnv) : undefined;
   if (acting) throw new InputError({ file: s.adapter.id, ...acting });
   // The neighbours are installed beside the family: a CLI that would hide one fails every trial's listing check.
   const hidden = s.adapter.familyProblem?.(
@@ -218,11 +221,12 @@ export async function prepareRun(s: SuiteToRun, place: RunPlace): Promise<RunTar
   const fresh = newManifest(s, place);
   if (place.resume !== undefined)
     return reopenRun(place.resume, fresh, () => s.adapter.cliVersion(s.binary), {
+      cwd: place.cwd,
       force: place.force === true,
       addTrials: place.addTrials,
       canaryMaxTrials: place.canaryMaxTrials,
     });
-  const store = await RunStore.create(s.config.transcriptsDir, fresh.runId);
+  const store = await RunStore.create(fromFolder(place.cwd, s.config.transcriptsDir), fresh.runId);
   const lock = lockRunFolder(store.dir, 'run');
   await store.writeManifest(fresh).catch((e: unknown) => {
     lock.release();
@@ -311,7 +315,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
 
   let sim: RunningSimulator | undefined;
   const abort = new AbortController();
-  const workRoot = place.workdir ? resolve(place.workdir) : undefined;
+  const workRoot = place.workdir ? fromFolder(place.cwd, place.workdir) : undefined;
   const workspaces = new WorkspacePool({
     root: workRoot,
     skills,
@@ -326,8 +330,9 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const finished = () => replay.replayed.length + storedHere;
   const stderr = place.stderr ?? process.stderr;
   // npm sets npm_command for what it runs (`npx`, `npm run`, `npm exec`).
-  const watchParent = (place.callerEnv ?? process.env).npm_command !== undefined;
-  const guard = await guardRun({ abort, workspaces, store, manifest, finished, stderr, watchParent });
+  const watchParent = place.callerEnv.npm_command !== undefined;
+  const named = namedAs(s.config.transcriptsDir, place.cwd, store.dir);
+  const guard = await guardRun({ abort, workspaces, store, named, manifest, finished, stderr, watchParent });
   try {
     if (profile) sim = await startSimulator(profile);
     const defById = new Map(defs.map((c) => [c.id, c]));
@@ -338,7 +343,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       skills,
       neighbours: neighbours.map((k) => k.dir),
       store,
-      callerEnv: place.callerEnv ?? process.env,
+      callerEnv: place.callerEnv,
       simulatorUrl: sim?.url,
       keepWorkspaces: place.keepWorkspaces ?? false,
       workspaces,

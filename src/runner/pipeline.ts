@@ -12,6 +12,7 @@ import { judgeOf, readJudgeSteps } from './judge-steps.js';
 import type { NestedRun, NestedRunRequest } from './nested-run.js';
 import { gradeStored, type StoredGrades } from './stored-grades.js';
 import { loadResults } from './stored-results.js';
+import { namedAs } from '../util/paths.js';
 
 /**
  * A run, as the stages it goes through, each a named function handing its output to the next:
@@ -120,7 +121,7 @@ export async function startNestedRun(parent: SuiteToRun, place: RunPlace, reques
   const resume = existsSync(manifestFile) ? request.dir : undefined;
   const suite: SuiteToRun = {
     ...parent,
-    config: { ...request.config, transcriptsDir: dirname(request.dir) },
+    config: { ...request.config, transcriptsDir: namedAs(parent.config.transcriptsDir, place.cwd, dirname(request.dir)) },
     skills: request.skills,
     // A judge or a proposer answers from its request alone: no skill of the user's is offered to it.
     neighbours: request.role === 'trial' ? parent.neighbours : undefined,

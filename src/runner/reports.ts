@@ -1,14 +1,13 @@
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import pMap from 'p-map';
 import { InvalidArgumentError } from 'commander';
 import { adapterFor } from '../agents/registry.js';
 import { readStoredTranscript } from './stored-grades.js';
 import type { FinishedRun } from './pipeline.js';
 import { agentMatrix } from '../verdict/agent-matrix.js';
-import { describeRunDir } from '../util/paths.js';
+import { describeRunDir, fromFolder, unwritableFolder, wrongEntry } from '../util/paths.js';
 import { InputError, ProblemList } from '../util/input-error.js';
-import { unwritableFolder, wrongEntry } from '../util/paths.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
 import type { AgentNotes, ContextsReportInput, MissingAgent, Reporter, ReportInput } from '../report/reporter.js';
 import type { Context } from '../run/config-schema.js';
@@ -75,7 +74,11 @@ const destination = (c: ReporterChoice, env: NodeJS.ProcessEnv): { file?: string
  * stdout, and every file can be written. A file adds to the terminal report: unless a reporter (or `none`) takes
  * stdout, the terminal report prints there, first. A mistake here is the user's (exit 2).
  */
-export function chooseReporters(flags: { reporter?: ReporterChoice[]; json?: boolean }, env: NodeJS.ProcessEnv): ReporterChoice[] {
+export function chooseReporters(
+  flags: { reporter?: ReporterChoice[]; json?: boolean },
+  io: Pick<ReportIo, 'env' | 'cwd'>,
+): ReporterChoice[] {
+  const { env, cwd } = io;
   const chosen: ReporterChoice[] = [...(flags.reporter ?? []), ...(flags.json ? [{ name: 'json' as const }] : [])];
   const problems = new ProblemList();
   const toStdout = chosen.filter((c) => destination(c, env).file === undefined);
@@ -99,11 +102,12 @@ export function chooseReporters(flags: { reporter?: ReporterChoice[]; json?: boo
   for (const c of choices) {
     const { file } = destination(c, env);
     if (file === undefined) continue;
-    const same = files.get(resolve(file));
+    const path = fromFolder(cwd, file);
+    const same = files.get(path);
     if (same)
       problems.add({ file: '--reporter', what: `${same} and ${c.name} would both write ${file}`, todo: 'give each reporter its own file' });
-    files.set(resolve(file), c.name);
-    const why = existsSync(file) ? wrongEntry(file, 'file') : unwritableFolder(dirname(file), { mustExist: false });
+    files.set(path, c.name);
+    const why = existsSync(path) ? wrongEntry(file, 'file', cwd) : unwritableFolder(dirname(file), { mustExist: false, cwd });
     if (why) problems.add({ file: `--reporter ${c.name}=${file}`, what: why, todo: 'name a file in a folder you can write to' });
   }
   problems.throwIfAny();
@@ -164,9 +168,10 @@ export async function writeReports(
       const text = render(reporter);
       if (file === undefined) io.stdout.write(text);
       else {
-        mkdirSync(dirname(resolve(file)), { recursive: true });
-        if (append) appendFileSync(file, text);
-        else await writeFileWhole(file, text);
+        const path = fromFolder(io.cwd, file);
+        mkdirSync(dirname(path), { recursive: true });
+        if (append) appendFileSync(path, text);
+        else await writeFileWhole(path, text);
         human.write(`${append ? 'appended to' : 'wrote'} ${file} (${c.name})\n`);
       }
     } catch (e) {

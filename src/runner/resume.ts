@@ -128,9 +128,9 @@ export function resumeChanges(
  * Whether `dir` holds a canary's run (`run --baseline`), read before the suite is loaded: its `--max-trials` is the
  * canary's cap. False where it holds no readable run: resuming it names why.
  */
-export async function holdsCanary(dir: string): Promise<boolean> {
+export async function holdsCanary(dir: string, cwd: string): Promise<boolean> {
   try {
-    return (await RunStore.open(dir)).manifest.canary !== undefined;
+    return (await RunStore.open(dir, cwd)).manifest.canary !== undefined;
   } catch (e) {
     if (e instanceof RunFolderError) return false;
     throw e;
@@ -194,6 +194,8 @@ export interface ResumedRun {
  * `canaryMaxTrials`: the `--max-trials` given now, when the run is a canary.
  */
 export interface ResumeOptions {
+  /** The user's working folder: a relative `dir` is taken from it. */
+  cwd: string;
   force: boolean;
   addTrials?: number;
   canaryMaxTrials?: number;
@@ -205,9 +207,9 @@ export async function reopenRun(
   cliVersionNow: () => Promise<string | undefined>,
   o: ResumeOptions,
 ): Promise<ResumedRun> {
-  await RunStore.open(dir);
+  const { store } = await RunStore.open(dir, o.cwd);
   // Taken before the manifest is read for good: of two resumes started together, the second is refused here.
-  const lock = lockRunFolder(dir, 'run --resume');
+  const lock = lockRunFolder(store.dir, 'run --resume');
   try {
     return await reopenLocked(dir, lock, fresh, cliVersionNow, o);
   } catch (e) {
@@ -238,7 +240,7 @@ async function reopenLocked(
   cliVersionNow: () => Promise<string | undefined>,
   o: ResumeOptions,
 ): Promise<ResumedRun> {
-  const { store, manifest: stored } = await RunStore.open(dir);
+  const { store, manifest: stored } = await RunStore.open(dir, o.cwd);
   const file = join(dir, 'run.json');
   const { force, addTrials } = o;
   if (stored.status === 'running') {

@@ -33,6 +33,8 @@ export async function guardRun(run: {
   abort: AbortController;
   workspaces: WorkspacePool;
   store: RunStore;
+  /** The run folder as the user names it. */
+  named: string;
   manifest: RunManifest;
   finished: () => number;
   stderr: NodeJS.WritableStream;
@@ -59,7 +61,7 @@ export async function guardRun(run: {
     }
     stderr.write(
       trialsOver
-        ? `exiting before results.json was written: \`skillprobe grade ${store.dir}\` writes it from the stored trials\n`
+        ? `exiting before results.json was written: \`skillprobe grade ${run.named}\` writes it from the stored trials\n`
         : 'forced stop: running trials killed; trials stored so far are kept\n',
     );
     process.exit(EXIT.interrupted);

@@ -6,9 +6,13 @@ import { RunFolderError, RunStore } from '../run/store.js';
 import { buildResults } from '../verdict/results.js';
 
 /** Regrades every stored transcript with the current graders and rewrites results.json. Runs nothing. */
-export async function gradeRun(dir: string, now = new Date()): Promise<{ store: RunStore; manifest: RunManifest; results: Results }> {
-  const { store, manifest } = await RunStore.open(dir);
-  const lock = lockRunFolder(dir, 'grade');
+export async function gradeRun(
+  dir: string,
+  cwd?: string,
+  now = new Date(),
+): Promise<{ store: RunStore; manifest: RunManifest; results: Results }> {
+  const { store, manifest } = await RunStore.open(dir, cwd);
+  const lock = lockRunFolder(store.dir, 'grade');
   try {
     const { outcomes, damaged, judge } = await gradeStoredJudged(store, manifest);
     const results = buildResults(manifest, outcomes, damaged, now, judge);
@@ -68,8 +72,11 @@ export function resultsDisagreement(
  * or live run) or unusable, the stored transcripts graded in memory, with why in `regraded`. Writes nothing: `skillprobe
  * grade` stores them.
  */
-export async function loadResults(dir: string): Promise<{ store: RunStore; manifest: RunManifest; results: Results; regraded?: string }> {
-  const { store, manifest } = await RunStore.open(dir);
+export async function loadResults(
+  dir: string,
+  cwd?: string,
+): Promise<{ store: RunStore; manifest: RunManifest; results: Results; regraded?: string }> {
+  const { store, manifest } = await RunStore.open(dir, cwd);
   const stored = await store.readResults();
   const { outcomes, damaged, judge } = await gradeStoredJudged(store, manifest);
   const regraded = buildResults(manifest, outcomes, damaged, new Date(), judge);

@@ -9,6 +9,7 @@ import { readAgentRunsSync, readManifestSync } from '../run/store.js';
 import { loadProfile, loadProfileForSuite, type Profile } from '../sim/profile.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { InputError, type InputProblem, type ProblemList } from '../util/input-error.js';
+import { fromFolder } from '../util/paths.js';
 import { judgeProblems, type JudgeCli } from './judge-check.js';
 
 /**
@@ -28,13 +29,11 @@ export function checkProfile(
   all: CaseSuite | undefined,
   caseFilesChosen: boolean,
   problems: ProblemList,
+  cwd: string,
 ): Profile | undefined {
   if (sim === undefined) return undefined;
-  return problems.collect(() =>
-    family.length
-      ? loadProfileForSuite(sim, { skills: family.map((s) => s.dir), caseIds: caseFilesChosen ? undefined : all?.cases.map((c) => c.id) })
-      : loadProfile(sim),
-  );
+  const targets = { skills: family.map((s) => s.dir), caseIds: caseFilesChosen ? undefined : all?.cases.map((c) => c.id) };
+  return problems.collect(() => (family.length ? loadProfileForSuite(sim, targets, cwd) : loadProfile(sim, cwd)));
 }
 
 /** A sequential design decides on the skill arm, which the arms must then include. */
@@ -146,15 +145,22 @@ export function settleAgent(loaded: LoadedConfig, adapter: AgentAdapter | undefi
 
 /** The agent's CLI binary: the pinned one, or the one the config or `--agent-binary` names. */
 export function checkBinary(loaded: LoadedConfig, adapter: AgentAdapter, problems: ProblemList): string | undefined {
-  return problems.collect(() => checkValueAt(loaded, 'agentBinary', () => adapter.resolveBinary(loaded.config.agentBinary)));
+  const override = loaded.config.agentBinary;
+  const binary = override === undefined ? undefined : fromFolder(loaded.cwd, override);
+  return problems.collect(() => checkValueAt(loaded, 'agentBinary', () => adapter.resolveBinary(binary)));
 }
 
 /**
  * A simulated run resumed without `--sim` would ask for credentials it never needed: the flag is named instead.
  * Returns the profile the resumed run ran with, if it did.
  */
-export function checkSimulatedResume(resume: string | undefined, sim: string | undefined, problems: ProblemList): string | undefined {
-  const simulated = resume !== undefined && sim === undefined ? simulatedRun(resume) : undefined;
+export function checkSimulatedResume(
+  resume: string | undefined,
+  sim: string | undefined,
+  problems: ProblemList,
+  cwd: string,
+): string | undefined {
+  const simulated = resume !== undefined && sim === undefined ? simulatedRun(fromFolder(cwd, resume)) : undefined;
   if (simulated)
     problems.add({
       file: '--sim',

@@ -18,6 +18,7 @@ import { derivedDrawSeed, freshDrawSeed } from '../util/random.js';
 import { checkRunnable, type RunPlace, type SuiteToRun } from './execute.js';
 import type { NestedRun, NestedRunRequest } from './nested-run.js';
 import { candidateProblem, skillFile } from './tune-family.js';
+import { fromFolder, namedAs } from '../util/paths.js';
 
 export interface TuneOptions extends TuneChoices {
   /** The skill's folder or frontmatter name; read from tune.json on a resume. */
@@ -31,6 +32,8 @@ export interface TuneOptions extends TuneChoices {
   resume?: string;
   /** Where sealed workspaces are made (the system temp folder by default). */
   workdir?: string;
+  /** The user's working folder (the command's `io.cwd`): every relative path they gave is taken from it. */
+  cwd: string;
   callerEnv: NodeJS.ProcessEnv;
   stderr: NonNullable<RunPlace['stderr']>;
 }
@@ -78,8 +81,8 @@ export async function runTune<S extends SuiteToRun>(
   nested: NestedRunner<S>,
 ): Promise<{ dir: string; record: TuneRecord }> {
   const { loaded } = p;
-  const dir = o.resume ?? join(loaded.config.transcriptsDir, `tune-${newRunId()}`);
-  await checkRunnable(loaded, { callerEnv: o.callerEnv, workdir: o.workdir });
+  const dir = fromFolder(o.cwd, o.resume ?? join(fromFolder(o.cwd, loaded.config.transcriptsDir), `tune-${newRunId()}`));
+  await checkRunnable(loaded, { cwd: o.cwd, callerEnv: o.callerEnv, workdir: o.workdir });
   await mkdir(dir, { recursive: true });
   const lock = lockRunFolder(dir, o.resume === undefined ? 'tune' : 'tune --resume');
   const record = startingRecord(p, o, dir);
@@ -129,7 +132,7 @@ async function drive<S extends SuiteToRun>(p: PreparedTune<S>, o: TuneOptions, d
     Object.assign(d.record, recordOf(state));
     const answer: RunAnswer | CheckAnswer =
       action.kind === 'check'
-        ? await checkCandidate(p, d.dir, action, families)
+        ? await checkCandidate(p, d.dir, o.cwd, action, families)
         : await run(action as Exclude<TuneAction, { kind: 'done' | 'check' }>);
     const learnt = learn(state, action, answer);
     state = learnt.state;
@@ -143,11 +146,12 @@ async function drive<S extends SuiteToRun>(p: PreparedTune<S>, o: TuneOptions, d
 async function checkCandidate(
   p: PreparedTune,
   dir: string,
+  cwd: string,
   action: Extract<TuneAction, { kind: 'check' }>,
   families: Map<number, Skill[]>,
 ): Promise<CheckAnswer> {
   const into = join(dir, `iterations/${action.candidate}/skills`);
-  const checked = await candidateProblem(p.loaded.skills, p.tuned, action.description, into, p.loaded.adapter, p.loaded.neighbours);
+  const checked = await candidateProblem(p.loaded.skills, p.tuned, action.description, into, cwd, p.loaded.adapter, p.loaded.neighbours);
   if ('problem' in checked) return checked;
   families.set(action.candidate, checked.skills);
   return { ok: true };
@@ -158,7 +162,7 @@ export function startingRecord(p: PreparedTune, o: TuneOptions, dir: string): Tu
   const { loaded, tuned } = p;
   return {
     version: TUNE_FORMAT_VERSION,
-    tuneId: p.stored?.tuneId ?? relative(loaded.config.transcriptsDir, dir),
+    tuneId: p.stored?.tuneId ?? relative(fromFolder(o.cwd, loaded.config.transcriptsDir), dir),
     status: 'running',
     startedAt: p.stored?.startedAt ?? new Date().toISOString(),
     skill: tuned.dir,
@@ -184,7 +188,7 @@ export function startingRecord(p: PreparedTune, o: TuneOptions, dir: string): Tu
 /** The one place a tune starts a nested run: each kind's cases and config, its own draw seed, and its status read. */
 function nestedRun<S extends SuiteToRun>(p: PreparedTune<S>, o: TuneOptions, d: Drive<S>, families: Map<number, Skill[]>) {
   const configs = stepConfigs(p.loaded.config, o, p.options.holdoutTrials);
-  const place: RunPlace = { sim: o.sim, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr };
+  const place: RunPlace = { cwd: o.cwd, sim: o.sim, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr };
   const casesOf = (split: SplitName) => p.splits[split].map((id) => p.cases.get(id)!);
   return async (action: Exclude<TuneAction, { kind: 'done' | 'check' }>): Promise<RunAnswer> => {
     const [cases, config] =
@@ -211,7 +215,7 @@ function nestedRun<S extends SuiteToRun>(p: PreparedTune<S>, o: TuneOptions, d: 
     const status = result.manifest.status;
     if (status === 'isolation_stopped')
       throw new InputError({
-        file: result.dir,
+        file: namedAs(p.loaded.config.transcriptsDir, o.cwd, result.dir),
         what: `the step's first trials all failed the isolation check (${result.manifest.stoppedBecause})`,
         todo: 'fix what it names (`skillprobe lint` checks the family), then tune again',
       });

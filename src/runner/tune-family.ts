@@ -13,8 +13,15 @@ export const skillFile = (s: Pick<Skill, 'path'>) => join(s.path, 'SKILL.md');
  * The family with one skill's description replaced, as real folders under `into` (a trial copies skills from disk, and
  * the run records their hashes): every other byte of every skill is the original's. Written under a temporary name and
  * renamed, so a kill leaves either the whole family or none; a family already there (a resumed tune) is read back.
+ * Its problems name paths from `cwd`, the user's working folder.
  */
-export async function candidateFamily(family: readonly Skill[], tuned: Skill, description: string, into: string): Promise<Skill[]> {
+export async function candidateFamily(
+  family: readonly Skill[],
+  tuned: Skill,
+  description: string,
+  into: string,
+  cwd: string,
+): Promise<Skill[]> {
   if (!existsSync(into)) {
     const partial = `${into}.partial`;
     await rm(partial, { recursive: true, force: true });
@@ -23,7 +30,7 @@ export async function candidateFamily(family: readonly Skill[], tuned: Skill, de
     await writeFile(file, rewriteDescriptionBytes(await readFile(file), skillFile(tuned), description));
     await rename(partial, into);
   }
-  return loadSkills(into);
+  return loadSkills(into, cwd);
 }
 
 /**
@@ -36,12 +43,13 @@ export async function candidateProblem(
   tuned: Skill,
   description: string,
   into: string,
+  cwd: string,
   adapter: AgentAdapter,
   neighbours: readonly Skill[] = [],
 ): Promise<{ skills: Skill[] } | { problem: string }> {
   let skills: Skill[];
   try {
-    skills = await candidateFamily(family, tuned, description, into);
+    skills = await candidateFamily(family, tuned, description, into, cwd);
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     return { problem: e.problems.map((p) => p.what).join('; ') };

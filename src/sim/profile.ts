@@ -220,9 +220,12 @@ export interface LoadedProfile {
   yaml: LocatedYaml;
 }
 
-/** Reads a profile on its own (schema, prompt patterns, weights); every mistake is reported with file:line:col. */
-export function readProfile(file: string): LoadedProfile {
-  const { value, yaml } = loadYamlFile(file, profileSchema, 'simulator profile');
+/**
+ * Reads a profile on its own (schema, prompt patterns, weights); every mistake is reported with file:line:col. A
+ * relative `file` is taken from `cwd`, the user's working folder.
+ */
+export function readProfile(file: string, cwd?: string): LoadedProfile {
+  const { value, yaml } = loadYamlFile(file, profileSchema, 'simulator profile', cwd);
   const problems = new ProblemList();
   value.rules.forEach((r, i) => {
     if (r.prompt === undefined) return;
@@ -235,8 +238,8 @@ export function readProfile(file: string): LoadedProfile {
   return { profile: value, yaml };
 }
 
-export function loadProfile(file: string): Profile {
-  return readProfile(file).profile;
+export function loadProfile(file: string, cwd?: string): Profile {
+  return readProfile(file, cwd).profile;
 }
 
 /** What a profile's rules may point at. */
@@ -295,8 +298,8 @@ export function profileReferenceProblems({ profile, yaml }: LoadedProfile, targe
 }
 
 /** Reads a profile and checks it against the suite it will play: what `run --sim` uses. */
-export function loadProfileForSuite(file: string, targets: ProfileTargets): Profile {
-  const loaded = readProfile(file);
+export function loadProfileForSuite(file: string, targets: ProfileTargets, cwd?: string): Profile {
+  const loaded = readProfile(file, cwd);
   const problems = profileReferenceProblems(loaded, targets);
   if (problems.length) throw new InputError(problems);
   return loaded.profile;

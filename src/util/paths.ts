@@ -1,22 +1,38 @@
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve } from 'node:path';
 
 /**
  * What is at `path`: its stats; undefined for nothing (or a file where a folder should be above it); or, as
  * "<path> …", why it cannot be looked at.
  */
-function entryAt(path: string): Stats | undefined | string {
+function entryAt(path: string, shown = path): Stats | undefined | string {
   try {
     return statSync(path);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : `${path} cannot be reached (${code ?? String(e)})`;
+    return code === 'ENOENT' || code === 'ENOTDIR' ? undefined : `${shown} cannot be reached (${code ?? String(e)})`;
   }
 }
 
-/** Why `path` is not an existing entry of `kind`, as "<path> …", or undefined. */
-export function wrongEntry(path: string, kind: 'file' | 'folder'): string | undefined {
-  const entry = entryAt(path);
+/**
+ * Where the user's `path` is: a relative one is taken from `cwd`, their working folder (a command's `io.cwd`), never
+ * from this process's; an absolute one needs no `cwd`.
+ */
+export const fromFolder = (cwd: string | undefined, path: string): string => (cwd === undefined ? path : resolve(cwd, path));
+
+/** `path` as the user would name it from `cwd`, their working folder: what messages show (whole, with no `cwd`). */
+export const shownFrom = (cwd: string | undefined, path: string): string => (cwd === undefined ? path : relative(cwd, path) || path);
+
+/**
+ * `path` (absolute, at or below a folder the user named `given`) as they would name it: relative to `cwd`, their
+ * working folder, when they named `given` relative to it; whole when they named it absolute. What run folders record
+ * and messages show.
+ */
+export const namedAs = (given: string, cwd: string, path: string): string => (isAbsolute(given) ? path : shownFrom(cwd, path));
+
+/** Why `path` (taken from `cwd`) is not an existing entry of `kind`, as "<path> …" with the path as given, or undefined. */
+export function wrongEntry(path: string, kind: 'file' | 'folder', cwd?: string): string | undefined {
+  const entry = entryAt(fromFolder(cwd, path), path);
   if (typeof entry === 'string') return entry;
   if (!entry) return `${path} does not exist`;
   if (kind === 'folder' && !entry.isDirectory()) return `${path} is not a folder`;
@@ -28,8 +44,8 @@ export function wrongEntry(path: string, kind: 'file' | 'folder'): string | unde
  * Why nothing can be written in the folder `path`, as "<path> …", or undefined. Creates nothing: a folder that may be
  * created later (unless `mustExist`) is judged by its nearest existing ancestor, the folder it would be created in.
  */
-export function unwritableFolder(path: string, opts: { mustExist: boolean }): string | undefined {
-  const target = resolve(path);
+export function unwritableFolder(path: string, opts: { mustExist: boolean; cwd?: string }): string | undefined {
+  const target = fromFolder(opts.cwd, path);
   let at = target;
   let entry = entryAt(at);
   if (entry === undefined && opts.mustExist) return `${path} does not exist`;
@@ -48,7 +64,7 @@ export function unwritableFolder(path: string, opts: { mustExist: boolean }): st
   return undefined;
 }
 
-/** Why `path` is not an executable file, as "<path> …", or undefined. */
+/** Why the file at the absolute `path` is not executable, as "<path> …", or undefined. */
 export function notExecutable(path: string): string | undefined {
   const wrong = wrongEntry(path, 'file');
   if (wrong) return wrong;
@@ -65,5 +81,5 @@ export const isWithin = (path: string, folder: string): boolean => !/^\.\.(?:[\\
 
 /** A run folder as the user would name it from `cwd`, their working folder. */
 export function describeRunDir(run: { dir: string }, cwd: string): string {
-  return relative(cwd, run.dir) || run.dir;
+  return shownFrom(cwd, fromFolder(cwd, run.dir));
 }
