@@ -1,0 +1,15 @@
+#!/usr/bin/env node
+// The tests' type-check and the format check at once: each tool runs on one core, and `npm test` has two.
+// Prints what each said, in order; fails when either does.
+import { execa } from 'execa';
+
+const checks = [
+  ['tsc', ['-p', 'tsconfig.test.json']],
+  ['prettier', ['--check', '.']],
+];
+const results = await Promise.all(checks.map(([cmd, args]) => execa(cmd, args, { preferLocal: true, reject: false, all: true })));
+for (const [i, r] of results.entries()) {
+  if (r.all) console.log(r.all);
+  if (r.exitCode !== 0) console.error(`${checks[i][0]} ${checks[i][1].join(' ')} failed (exit ${r.exitCode ?? r.signal})`);
+}
+process.exitCode = results.some((r) => r.exitCode !== 0) ? 1 : 0;
