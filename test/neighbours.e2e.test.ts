@@ -1,27 +1,25 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeInitOf } from './claude-stream.js';
 import type { Results, RunManifest } from '../src/run/schema.js';
-import { baseProject, cleanup, makeProject, runCli, skillMd } from './helpers.js';
+import { baseProject, projectsRemovedAfterAll, runCli, skillMd } from './helpers.js';
 
 describe('neighbours through the real Claude Code CLI against the simulator', () => {
-  const dirs: string[] = [];
-  afterAll(() => cleanup(...dirs));
+  const newProject = projectsRemovedAfterAll(() => ({
+    ...baseProject(),
+    'others/pdf-tool/SKILL.md': skillMd('pdf-tool', 'Read, split, merge and fill PDF files and their pages.'),
+    'skillprobe.config.yaml': 'neighbours: others\ntrials: 1\ndecision: { mode: fixed }\nablation: always\n',
+    'more/form-filler/SKILL.md': skillMd('form-filler', 'Fill in tax forms, application forms and survey forms field by field.'),
+    'cases/main.yaml':
+      '- id: merge-pdfs\n  prompt: "merge the PDF files report.pdf and annex.pdf into one PDF"\n  expect: { skill: alpha }\n' +
+      '- id: tax-form\n  prompt: "fill in the tax form field by field"\n  expect: { skill: alpha }\n  neighbours: ../more\n',
+    // The description router alone, decisive: the prompt's words are the neighbour's, so it takes the call.
+    'sim.yaml': 'seed: 1\nrouter: { temperature: 0.05 }\n',
+  }));
 
   it("lists the neighbour beside the family, routes a prompt matching it there, grades the trial as going to it, and the ablation arm lists it without the family; a case's own neighbour is listed and graded in that case's trials only", async () => {
-    const project = makeProject({
-      ...baseProject(),
-      'others/pdf-tool/SKILL.md': skillMd('pdf-tool', 'Read, split, merge and fill PDF files and their pages.'),
-      'skillprobe.config.yaml': 'neighbours: others\ntrials: 1\ndecision: { mode: fixed }\nablation: always\n',
-      'more/form-filler/SKILL.md': skillMd('form-filler', 'Fill in tax forms, application forms and survey forms field by field.'),
-      'cases/main.yaml':
-        '- id: merge-pdfs\n  prompt: "merge the PDF files report.pdf and annex.pdf into one PDF"\n  expect: { skill: alpha }\n' +
-        '- id: tax-form\n  prompt: "fill in the tax form field by field"\n  expect: { skill: alpha }\n  neighbours: ../more\n',
-      // The description router alone, decisive: the prompt's words are the neighbour's, so it takes the call.
-      'sim.yaml': 'seed: 1\nrouter: { temperature: 0.05 }\n',
-    });
-    dirs.push(project);
+    const project = newProject();
     const r = await runCli(['run', '--sim', 'sim.yaml', '--draw-seed', '1', '--transcripts', 'runs'], { cwd: project });
     // One failed trial decides nothing (INCONCLUSIVE, exit 3): a verdict, never an input error (2).
     expect(r.exitCode, r.stderr).toBe(3);

@@ -30,19 +30,12 @@ describe('the skills a run tests are the bytes it started with, through a real r
     }
     const [stdout, stderr] = [new Captured(), new EditingOnFirstTrial()];
     const args = ['run', '--sim', 'sim.yaml', '--grep', 'pos-alpha', '--arms', 'skill', '--trials', '4', '--concurrency', '1'];
-    const before = process.cwd();
-    process.chdir(dir);
-    let exitCode: number;
-    try {
-      exitCode = await main([...args, '--keep-workspaces', '--workdir', 'work', '--transcripts', 'runs'], {
-        stdout,
-        stderr,
-        env: testEnv(),
-        cwd: dir,
-      });
-    } finally {
-      process.chdir(before);
-    }
+    const exitCode = await main([...args, '--keep-workspaces', '--workdir', 'work', '--transcripts', 'runs'], {
+      stdout,
+      stderr,
+      env: testEnv(),
+      cwd: dir,
+    });
     expect(stderr.text).toContain(EDIT);
     const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
     const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8')) as RunManifest;
