@@ -1,7 +1,8 @@
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { fieldFixture as fixture } from './field-fixtures.js';
-import { GEMINI_ACTING_TOOLS, geminiFieldPolicy, geminiFieldSettings, geminiFieldTranscriptProblem } from '../src/agents/gemini/field.js';
+import { geminiFieldPolicy, geminiFieldSettings, geminiFieldTranscriptProblem } from '../src/agents/gemini/field.js';
+import { GEMINI_ACTING_TOOLS } from '../src/agents/gemini/settings.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 

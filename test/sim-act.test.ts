@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { anthropic, CANARY_FILE, CANARY_URL } from '../src/sim/dialects/anthropic.js';
+import { anthropic } from '../src/sim/dialects/anthropic.js';
+import { CANARY_FILE, CANARY_URL } from '../src/sim/dialects/acting-calls.js';
 import { viewRequest } from '../src/sim/dialects/index.js';
 import { decideReply, type Reply } from '../src/sim/policy.js';
 import { parseProfile } from '../src/sim/profile.js';

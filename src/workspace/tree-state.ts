@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { readdir, readFile, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { sha256 } from '../load/fixtures.js';
 
 /** Every entry under a folder, by relative path: a file's content hash, a link's target, or a folder mark. */
 export type TreeState = ReadonlyMap<string, string>;
@@ -14,13 +14,7 @@ export async function treeState(dir: string): Promise<TreeState> {
     const rel = path.slice(dir.length + 1);
     if (entry.isSymbolicLink()) state.set(rel, `link ${await readlink(path)}`);
     else if (entry.isDirectory()) state.set(rel, 'dir');
-    else
-      state.set(
-        rel,
-        createHash('sha256')
-          .update(await readFile(path))
-          .digest('hex'),
-      );
+    else state.set(rel, sha256(await readFile(path)));
   }
   return state;
 }

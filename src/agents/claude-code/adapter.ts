@@ -6,7 +6,7 @@ import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { AgentAdapter, Invocation, InvocationRequest, TrialRole } from '../types.js';
 import { initListingProblem, listingProblem } from '../init-isolation.js';
-import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY, fieldEvidenceProblem, fieldSettings } from './field.js';
+import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY, FIELD_ALLOWED, fieldEvidenceProblem, fieldSettings } from './field.js';
 import type { InitEvent } from '../../transcript/types.js';
 import { parseClaudeStream } from './parse.js';
 import { statusSignal } from '../provider-signals.js';
@@ -155,7 +155,7 @@ export const claudeCode: AgentAdapter = {
   // .claude/ skills up to the git root.
   ancestorLeaks: ['CLAUDE.md', 'CLAUDE.local.md', '.claude'],
   instructionFiles: ['CLAUDE.md', 'CLAUDE.local.md'],
-  trialTools: ['Read', 'Glob', 'Grep', 'Skill'],
+  trialTools: FIELD_ALLOWED,
   contexts: ['lab', 'field'],
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
   // a 200k-token model), past which skills are listed by name only.

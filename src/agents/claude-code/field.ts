@@ -50,7 +50,7 @@ export const CLAUDE_INIT_ONLY = [
   'team-onboarding',
 ] as const;
 
-/** The tools a field trial may run: reading files and the skill tool. Every other call is refused. */
+/** The tools a field trial may run, the lab's whole menu: reading files and the skill tool. Every other call is refused. */
 export const FIELD_ALLOWED = ['Read', 'Glob', 'Grep', 'Skill'] as const;
 
 /**

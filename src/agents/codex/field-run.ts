@@ -11,7 +11,7 @@ import { codexFieldConfig, hookCommandLine, type HookRecord } from './field.js';
 const HOOK_ENTRY = fileURLToPath(new URL('./field-hook-main.js', import.meta.url));
 
 /** Where the hook logs each call of a trial: beside the trial's other harness files, outside the workspace. */
-export const hookLogFile = (harnessDir: string) => join(harnessDir, 'field-hook.jsonl');
+const hookLogFile = (harnessDir: string) => join(harnessDir, 'field-hook.jsonl');
 
 /** Writes a field trial's config (the lab's, with the default menu and the refusing hook) where Codex reads it. */
 export async function prepareCodexField(req: InvocationRequest): Promise<void> {
@@ -21,7 +21,7 @@ export async function prepareCodexField(req: InvocationRequest): Promise<void> {
 }
 
 /** The calls the hook logged in a trial, in order; none when it logged nothing. */
-export async function readHookLog(harnessDir: string): Promise<HookRecord[]> {
+async function readHookLog(harnessDir: string): Promise<HookRecord[]> {
   return hookRecords(await readFile(hookLogFile(harnessDir), 'utf8').catch(() => ''));
 }
 

@@ -24,7 +24,7 @@ export const SCRIPT_TOOL = 'exec';
  * Tools that change nothing outside the conversation: image and MCP-resource reads, questions, goals, waits, tool
  * search. Every other tool acts, one this list does not know included, so a new tool of a later version is refused.
  */
-export const NON_ACTING_TOOLS: readonly string[] = [
+const NON_ACTING_TOOLS: readonly string[] = [
   'view_image',
   'request_user_input',
   'request_user_input_async',

@@ -43,7 +43,7 @@ export function skillFoldersNamed(command: string): string[] {
 }
 
 /** The first of Codex's bundled skills whose SKILL.md a command names, if any. */
-export function bundledSkillNamed(command: string): string | undefined {
+function bundledSkillNamed(command: string): string | undefined {
   return [...command.matchAll(SKILL_MD)].map((m) => bundledSkillOf(m[0])).find((name) => name !== undefined);
 }
 

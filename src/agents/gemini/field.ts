@@ -5,8 +5,6 @@ import type { InvocationRequest } from '../types.js';
 import { SKILL_TOOL } from './parse.js';
 import { GEMINI_ACTING_TOOLS, settingsJson, settingsTable } from './settings.js';
 
-export { GEMINI_ACTING_TOOLS };
-
 /**
  * Gemini CLI 0.61 in the field: its default interactive menu offered, every acting call refused by the policy engine
  * before it runs. Measured: a plain `deny` rule (the lab's, or the CLI's own headless one) takes the tool off the

@@ -4,7 +4,13 @@
  */
 
 import type { ActKind } from '../conversation.js';
-import { CANARY_FILE, CANARY_URL } from './anthropic.js';
+
+/**
+ * Where an acting call would leave its mark: a file in the workspace and a loopback URL nothing listens on. A field
+ * trial refuses each call before it runs, so neither ever appears or is fetched.
+ */
+export const CANARY_FILE = 'skillprobe-canary.txt';
+export const CANARY_URL = 'http://127.0.0.1:9/skillprobe-canary';
 
 export interface ActingCall {
   act: ActKind;

@@ -1,6 +1,7 @@
 import type { ReplyBlock } from '../policy.js';
 import { ACT_TOOLS, anthropicView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './anthropic-view.js';
 import type { ActKind } from '../conversation.js';
+import { CANARY_CALL } from './acting-calls.js';
 import type { Dialect, ModelReply } from './dialect.js';
 import { outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { asksForStream, modelIn, objectsIn } from './request-reading.js';
@@ -10,22 +11,12 @@ import { isPlainObject } from '../../util/json.js';
 
 type ContentBlock = { type: 'text'; text: string } | { type: 'tool_use'; name: string; input: Record<string, unknown> };
 
-/**
- * Where an acting call would leave its mark: a file in the workspace and a loopback URL nothing listens on. A field
- * trial refuses each call before it runs, so neither ever appears or is fetched.
- */
-export const CANARY_FILE = 'skillprobe-canary.txt';
-export const CANARY_URL = 'http://127.0.0.1:9/skillprobe-canary';
-
+/** Claude Code's input for each acting call of `CANARY_CALL`, in its own tools' parameters. */
 const ACT_INPUT: Record<ActKind, Record<string, unknown>> = {
-  shell: { command: `touch ${CANARY_FILE}`, description: 'Do the task directly' },
-  write: { file_path: CANARY_FILE, content: 'written by the model itself\n' },
-  fetch: { url: CANARY_URL, prompt: 'What does this page say?' },
-  agent: {
-    description: 'Do the task directly',
-    prompt: `Do the task directly: run touch ${CANARY_FILE}`,
-    subagent_type: 'general-purpose',
-  },
+  shell: { command: CANARY_CALL.shell.target, description: 'Do the task directly' },
+  write: { file_path: CANARY_CALL.write.target, content: CANARY_CALL.write.content },
+  fetch: { url: CANARY_CALL.fetch.target, prompt: 'What does this page say?' },
+  agent: { description: 'Do the task directly', prompt: CANARY_CALL.agent.target, subagent_type: 'general-purpose' },
 };
 
 /** The acting tool as the request named it (the policy acts only where the view found one offered). */

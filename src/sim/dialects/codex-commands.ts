@@ -3,8 +3,6 @@ import type { ToolAction } from '../conversation.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
 import { shellWord, shellWords } from '../../util/shell-words.js';
 
-export { shellWords };
-
 /**
  * Codex offers no skill tool: its model uses a skill by printing the SKILL.md with the shell tool. The simulator
  * writes such commands and reads them back from later requests, so both directions live here.

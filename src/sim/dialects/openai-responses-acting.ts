@@ -36,8 +36,8 @@ export function shellCall(r: Pick<ModelReply, 'id' | 'tools'>, cmd: string, inde
 }
 
 /** Codex 0.169's patch tool (offered by some models' metadata) and its sub-agent tool, in the namespace it is offered in. */
-export const PATCH_TOOL = 'apply_patch';
-export const AGENT_TOOL = 'spawn_agent';
+const PATCH_TOOL = 'apply_patch';
+const AGENT_TOOL = 'spawn_agent';
 /** The namespace of the sub-agent tools: `collaboration` beside code mode's script tool, `multi_agent_v1` otherwise. */
 const agentNamespace = (tools: readonly string[]) => (tools.includes(SCRIPT_TOOL) ? 'collaboration' : 'multi_agent_v1');
 
@@ -49,8 +49,8 @@ export const addFilePatch = (path: string, content: string): string =>
     .join('\n')}\n*** End Patch\n`;
 
 /** A file written, and a URL fetched, through the shell. */
-export const writeCommand = (path: string, content: string): string => `printf '%s' ${shellWord(content)} > ${shellWord(path)}`;
-export const fetchCommand = (url: string): string => `curl -fsSL ${shellWord(url)}`;
+const writeCommand = (path: string, content: string): string => `printf '%s' ${shellWord(content)} > ${shellWord(path)}`;
+const fetchCommand = (url: string): string => `curl -fsSL ${shellWord(url)}`;
 
 /**
  * An acting call as Codex's model makes it, with the tools the request offered: a command, a fetch (`curl`) and a
