@@ -5,6 +5,8 @@ import { codexConfig } from '../src/agents/codex/config.js';
 import { gemini } from '../src/agents/gemini/adapter.js';
 import { geminiPolicy } from '../src/agents/gemini/settings.js';
 import type { InvocationRequest, TrialRole } from '../src/agents/types.js';
+import type { Context } from '../src/run/config-schema.js';
+import { requestContext } from '../src/runner/trial.js';
 
 /**
  * Each adapter maps a trial's role to what its CLI offers: a trial under test its tool menu and the skill tool; a
@@ -54,5 +56,22 @@ describe('trial roles: what each CLI offers each role', () => {
     expect(allowed).toEqual(offered === 'menu' ? ['activate_skill'] : []);
     // With no tool offered, every tool a trial could use is denied, the skill tool among them.
     expect(gemini.trialTools.every((t) => denied.includes(t))).toBe(offered === 'none');
+  });
+});
+
+describe('where each role runs', () => {
+  // A judge's or a proposer's request has no tools to refuse: a field suite's nested requests run in the lab, and the
+  // listing a CLI is probed for (per arm and context) is the one those requests then look up.
+  it.each<[TrialRole, Context | undefined, Context | undefined, Context]>([
+    ['trial', undefined, undefined, 'lab'],
+    ['trial', 'field', undefined, 'field'],
+    ['trial', undefined, 'field', 'field'],
+    ['trial', 'lab', 'field', 'field'],
+    ['trial', 'field', 'lab', 'lab'],
+    ['judge', 'field', 'field', 'lab'],
+    ['judge', undefined, 'field', 'lab'],
+    ['proposer', 'field', undefined, 'lab'],
+  ])('%s, config %s, case %s: %s', (role, configContext, caseContext, expected) => {
+    expect(requestContext({ context: caseContext }, { context: configContext }, role)).toBe(expected);
   });
 });

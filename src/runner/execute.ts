@@ -1,5 +1,4 @@
 import type { TopUpPrice } from './resume.js';
-import { contextOf } from '../trials/stored-case.js';
 import { fieldProbeProblem } from './field-probe.js';
 import { createRequire } from 'node:module';
 import { valueHash } from '../util/json.js';
@@ -38,7 +37,7 @@ import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun, type RunGuard } from './run-guard.js';
 import { runSuite, type SuiteRun } from './run-suite.js';
-import { probeArmListings, probeCaseListings, type TrialContext } from './trial.js';
+import { probeArmListings, probeCaseListings, requestContext, type TrialContext } from './trial.js';
 import { caseNeighbourSkills } from '../load/neighbours.js';
 
 const require = createRequire(import.meta.url);
@@ -205,7 +204,7 @@ export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<voi
   const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv);
   if (unlocked) throw new InputError({ file: s.adapter.id, ...unlocked });
   // Fails closed: a field run starts only where the CLI was just seen refusing a command and a write.
-  const field = (s.role ?? 'trial') === 'trial' && s.suite.cases.some((c) => contextOf(c, s.config) === 'field');
+  const field = s.suite.cases.some((c) => requestContext(c, s.config, s.role ?? 'trial') === 'field');
   const acting = field ? await fieldProbeProblem(s.adapter, s.binary, workRoot ?? tmpdir(), place.callerEnv) : undefined;
   if (acting) throw new InputError({ file: s.adapter.id, ...acting });
   // The neighbours are installed beside the family: a CLI that would hide one fails every trial's listing check.
@@ -351,7 +350,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       role: s.role ?? 'trial',
       drawSeed: manifest.simulator?.draws?.seed,
     };
-    const contexts = [...new Set(cases.map((c) => contextOf(c, config)))];
+    const contexts = [...new Set(cases.map((c) => requestContext(c, config, trialCtx.role)))];
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms, contexts);
     trialCtx.caseListings = await probeCaseListings(trialCtx, config.arms, contexts, cases);
     const result = await runSuite(

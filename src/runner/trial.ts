@@ -54,6 +54,13 @@ export interface TrialRecord {
   meta: TrialMeta;
 }
 
+/**
+ * Where a request of `role` for case `c` runs: a trial under test in its case's context; a judge's or a proposer's
+ * request has no tools to refuse, so always the lab.
+ */
+export const requestContext = (c: Pick<Case, 'context'>, config: Pick<Config, 'context'>, role: TrialRole): Context =>
+  role === 'trial' ? contextOf(c, config) : 'lab';
+
 /** What the adapter is asked to run in workspace `ws`; `identity` tells the simulator which trial is asking. */
 function invocationRequest(
   ctx: TrialContext,
@@ -76,8 +83,7 @@ function invocationRequest(
     callerEnv: ctx.callerEnv,
     binary: ctx.binary,
     role: ctx.role,
-    // A judge's or a proposer's request has no tools to refuse: only a trial under test runs in the field.
-    ...(context === 'field' && ctx.role === 'trial' ? { context } : {}),
+    ...(context === 'field' ? { context } : {}),
     simulator: url
       ? {
           url,
@@ -156,7 +162,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
     try {
       await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
       await installCaseNeighbours(ctx, ws, c.neighbourSkills ?? []);
-      const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id }, contextOf(c, ctx.config));
+      const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id }, requestContext(c, ctx.config, ctx.role));
       const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
       // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
       const before = req.context === 'field' ? await treeState(ws.dir) : undefined;
