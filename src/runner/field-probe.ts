@@ -6,6 +6,7 @@ import type { Transcript } from '../transcript/types.js';
 import { parseProfile } from '../sim/profile.js';
 import { startSimulator } from '../sim/server.js';
 import { treeChanges, treeState } from '../workspace/tree-state.js';
+import { initGitRoot } from '../workspace/sealed.js';
 
 /** What the probe's stand-in model does: each prompt one acting call a field trial must refuse. */
 const PROBES = [
@@ -67,7 +68,7 @@ export async function fieldProbeProblem(
       };
       for (const d of [req.workspace, req.home, req.tmp, req.harnessDir]) await mkdir(d, { recursive: true });
       // A git root, as every trial's workspace is, so the CLI reads nothing from the folders above it.
-      await mkdir(join(req.workspace, '.git'));
+      await initGitRoot(req.workspace);
       const prepared = (await adapter.prepareTrial?.(req)) ?? {};
       // A CLI whose trials do not record the skills it listed is measured as a run measures each arm.
       const listing = await adapter.probeListing?.(req);
