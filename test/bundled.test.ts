@@ -349,4 +349,12 @@ describe('a skill named like one the agent bundles, in a field run: refused at i
     const field = await runInProcess(['plan'], { cwd: fielded });
     expect([inLab.stderr, field.exitCode, field.stderr]).toEqual(['', 2, expect.stringContaining('bundled skill verify')]);
   });
+
+  it('a config in the field whose every case runs in the lab runs no field trial, so the name is free', async () => {
+    const labCases = '- id: a\n  prompt: "x"\n  expect: { skill: alpha }\n  context: lab\n';
+    const dir = makeProject({ ...baseProject(), ...VERIFY, 'cases/main.yaml': labCases, 'skillprobe.config.yaml': 'context: field\n' });
+    dirs.push(dir);
+    const r = await runInProcess(['plan'], { cwd: dir });
+    expect([r.exitCode, r.stderr]).toEqual([0, '']);
+  });
 });

@@ -3,7 +3,8 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { resumeCommand, shellWord } from '../src/cli/resume-command.js';
+import { resumeCommand } from '../src/cli/resume-command.js';
+import { shellWord } from '../src/util/shell-words.js';
 import type { RunManifest } from '../src/run/schema.js';
 import { baseProject, CLI, cleanup, makeProject, processesUnder, testEnv } from './helpers.js';
 

@@ -1,3 +1,5 @@
+import { shellWord } from '../util/shell-words.js';
+
 /** Flags a resume must not repeat, each with whether a value follows it: the resume names its run folder itself, a
  * resumed canary keeps its base, and a top-up or a forced resume is for the user to ask for. */
 const NOT_REPEATED: ReadonlyMap<string, boolean> = new Map([
@@ -6,11 +8,6 @@ const NOT_REPEATED: ReadonlyMap<string, boolean> = new Map([
   ['--baseline', true],
   ['--force', false],
 ]);
-
-/** A word as a POSIX shell reads it back: as is when it holds nothing the shell treats specially, else single-quoted. */
-export function shellWord(word: string): string {
-  return /^[\w./:=@%+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
-}
 
 /**
  * The command line that goes on with the run in `runDir`: the one the user typed (`argv`, after the program's name:

@@ -10,6 +10,7 @@ import { loadProfile, loadProfileForSuite, type Profile } from '../sim/profile.j
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { InputError, type InputProblem, type ProblemList } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
+import { contextOf } from '../trials/stored-case.js';
 import { judgeProblems, type JudgeCli } from './judge-check.js';
 
 /**
@@ -54,7 +55,7 @@ export function checkArms(loaded: LoadedConfig, problems: ProblemList): void {
 export function checkContext(loaded: LoadedConfig, adapter: AgentAdapter, all: CaseSuite, problems: ProblemList): void {
   const { config } = loaded;
   if (adapter.contexts.includes('field')) return;
-  const asked = all.cases.find((c) => (c.context ?? config.context) === 'field');
+  const asked = all.cases.find((c) => contextOf(c, config) === 'field');
   if (!asked) return;
   const where = asked.context === 'field' ? { file: asked.source.file, line: asked.source.line } : placeOf(loaded, 'context');
   problems.add({
@@ -76,7 +77,7 @@ export function checkBundledNames(
   installed: readonly Skill[],
   problems: ProblemList,
 ): void {
-  const field = loaded.config.context === 'field' || all.cases.some((c) => c.context === 'field');
+  const field = all.cases.some((c) => contextOf(c, loaded.config) === 'field');
   if (!field || !adapter.contexts.includes('field')) return;
   for (const skill of installed) {
     const twin = adapter.grading.bundledSkills.find((b) => b === skill.name || b === skill.dir);
