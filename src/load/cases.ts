@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { z } from 'zod';
 import { authoredChecksSchema, authoredExpectFields, checkProblems } from '../checks/registry.js';
@@ -313,7 +313,7 @@ export function loadCases(
       c.neighbours === undefined
         ? undefined
         : caseNeighbours(
-            join(dirname(fromFolder(cwd, file)), c.neighbours),
+            dirname(fromFolder(cwd, file)),
             { file, ...y.locate([i, 'neighbours']), given: c.neighbours },
             { family: skills, suite: suiteNeighbours },
             neighbourFolders,

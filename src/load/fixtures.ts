@@ -17,7 +17,7 @@ import { scanCopiedFolder, type CopiedFolder, type FolderScan } from './skills.j
  * a CSV, a package.json, a few sources), and small enough that copying it into every workspace stays a few
  * milliseconds of a trial that takes seconds; a folder past it is most often a `node_modules` or a build named by mistake.
  */
-export const FIXTURE_CAP_BYTES = 10 * 1024 * 1024;
+const FIXTURE_CAP_BYTES = 10 * 1024 * 1024;
 
 /** Where a fixture's bytes are: a file (absolute path), or text written inline. */
 export type FixtureSource = { file: string } | { text: string };
@@ -97,7 +97,7 @@ function sourcePath(given: string, kind: 'file' | 'folder', place: DeclarationPl
       `keep the ${kind} inside the project, and name it relative to ${at.file}`,
     );
   // Named as the user wrote it, not as resolved.
-  const wrong = wrongEntry(path, kind)?.replace(path, given);
+  const wrong = wrongEntry(given, kind, place.base);
   if (wrong) return refuse(wrong, `create the ${kind}, or fix the path`);
   // A folder or file that is itself a link out of the project would hand what it names to every trial.
   const real = realpathSync(path);

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join } from 'node:path';
 import { valueHash } from '../util/json.js';
 import { ProblemList, type InputProblem } from '../util/input-error.js';
 import type { FamilyMember } from '../run/schema.js';
@@ -74,20 +74,21 @@ export const loadNeighbours = (dir: string, family: readonly FamilyMember[], cwd
  * A case's own neighbours (`neighbours:` in a case, a folder relative to its case file): listed in that case's trials
  * beside the suite's, never instead of them, since a user's other skills do not leave when one prompt brings more.
  * Each folder is loaded once however many cases name it (`loaded`, by resolved path); its problems are added to
- * `problems` once. `declared`: the case's `neighbours` line, and the folder as written there.
+ * `problems` once. `base`: the case file's folder; `declared`: the case's `neighbours` line, and the folder as written
+ * there.
  */
 export function caseNeighbours(
-  folder: string,
+  base: string,
   declared: Pick<InputProblem, 'file' | 'line' | 'col'> & { given: string },
   taken: Required<Omit<Taken, 'others'>>,
   loaded: Map<string, Skill[] | undefined>,
   problems: ProblemList,
   cwd?: string,
 ): Skill[] | undefined {
-  const path = resolve(folder);
-  if (loaded.has(path)) return loaded.get(path);
   const { given, ...at } = declared;
-  const notFolder = wrongEntry(path, 'folder')?.replace(path, given);
+  const path = join(base, given);
+  if (loaded.has(path)) return loaded.get(path);
+  const notFolder = wrongEntry(given, 'folder', base);
   const skills = notFolder
     ? void problems.add({
         ...at,

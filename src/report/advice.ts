@@ -2,6 +2,9 @@ import type { CaseArmSummary, CaseVerdict, RefusedStatus, TrialCount } from '../
 import type { RefusalFixes } from './reporter.js';
 import { noEvidence } from './wording.js';
 
+/** What to change when the model did a case's work by hand, in every report that says so. */
+export const byHandAdvice = (skill: string) => `say in ${skill}'s description what the skill adds over doing it by hand`;
+
 /** What to change per refusal, in any CLI's terms; an adapter names its own cause where it has one. */
 const REFUSED_FIX: Record<RefusedStatus, (asked: string) => string> = {
   invalid: (asked) => `the agent will not let the model call ${asked}: remove what in its SKILL.md frontmatter reserves it for the user`,
@@ -56,7 +59,7 @@ export function advice(
     [f.didNotFire, `make ${s.expect}'s description name this request (its words and its intent)`],
     [
       f.wentAround ?? { trials: 0 },
-      `the model did it by hand in ${Math.round((100 * (f.wentAround?.trials ?? 0)) / Math.max(1, s.rate.n))}% of trials: say in ${s.expect}'s description what the skill adds over doing it by hand`,
+      `the model did it by hand in ${Math.round(100 * (s.wentAround?.p ?? 0))}% of trials: ${byHandAdvice(s.expect)}`,
     ],
     [
       f.planWrong,

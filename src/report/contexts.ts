@@ -2,6 +2,7 @@ import type pc from 'picocolors';
 import { largestDrops, type ContextDifferenceRow } from '../verdict/context-difference.js';
 import { fmt, interval, paragraph, plural, table } from './format.js';
 import type { ContextsReportInput, ReportInput } from './reporter.js';
+import { byHandAdvice } from './advice.js';
 
 /** One agent's suite run in the lab and in the field (`--context lab,field`): each run, and each case's difference. */
 
@@ -12,9 +13,7 @@ const rateCell = (r: ContextDifferenceRow['lab']) => `${r.successes}/${r.n} ${fm
 
 /** What the model did by hand in a case's field trials, and what to change. */
 const byHand = (d: ContextDifferenceRow) =>
-  d.byHand
-    ? `; the model did it by hand in ${d.byHand} of ${d.field.n} field trials: say in ${d.expect}'s description what the skill adds over doing it by hand`
-    : '';
+  d.byHand ? `; the model did it by hand in ${d.byHand} of ${d.field.n} field trials: ${byHandAdvice(d.expect)}` : '';
 
 /** The contexts' runs, each as its own report, then the lab→field section and the contexts missing. */
 export function contextsTerminal(input: ContextsReportInput, c: Colors, render: (r: ReportInput) => string): string {

@@ -202,8 +202,10 @@ export class RunStore {
     return new RunStore(dir);
   }
 
-  /** An existing run folder with its validated manifest (its status corrected when its writer is gone). */
-  /** The run folder `dir`, named as given; a relative one is taken from `cwd`, the user's working folder. */
+  /**
+   * An existing run folder with its validated manifest (its status corrected when its writer is gone): `dir`, named as
+   * given; a relative one is taken from `cwd`, the user's working folder.
+   */
   static async open(dir: string, cwd?: string): Promise<{ store: RunStore; manifest: RunManifest }> {
     const file = join(dir, 'run.json');
     const at = fromFolder(cwd, dir);

@@ -58,7 +58,7 @@ function casesWhose(a: RunManifest, b: RunManifest, key: (c: GradableCase) => st
  * The cases whose fixtures (the user's files, the instruction file) differ between two runs, in words, or undefined;
  * a case without fixtures in either (or a run before format 5) has none.
  */
-export function fixtureChanges(a: RunManifest, b: RunManifest): string | undefined {
+function fixtureChanges(a: RunManifest, b: RunManifest): string | undefined {
   const listed = casesWhose(a, b, (c) => c.fixtures?.hash ?? 'none');
   return listed && `fixtures (the user's files of ${listed}: ${short(a.fixturesHash ?? 'none')} → ${short(b.fixturesHash ?? 'none')})`;
 }
@@ -67,7 +67,7 @@ export function fixtureChanges(a: RunManifest, b: RunManifest): string | undefin
  * The cases whose own neighbours (`neighbours:` in a case) were added, removed or edited between two runs, in words,
  * or undefined; a case without them in either (or a run before format 6) has none.
  */
-export function caseNeighbourChanges(a: RunManifest, b: RunManifest): string | undefined {
+function caseNeighbourChanges(a: RunManifest, b: RunManifest): string | undefined {
   const listed = casesWhose(a, b, (c) => (c.neighbours ? valueHash(c.neighbours) : 'none'));
   return (
     listed && `a case's neighbours (of ${listed}: ${short(a.caseNeighboursHash ?? 'none')} → ${short(b.caseNeighboursHash ?? 'none')})`
