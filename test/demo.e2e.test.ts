@@ -102,7 +102,7 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
   const steps = workflow.jobs.canary.steps as { name?: string; run?: string; if?: string; uses?: string; with?: Record<string, unknown> }[];
   const step = (name: string) => steps.find((x) => x.name === name)!;
   const CANARY = 'Run the canary against the last accepted run';
-  const CANARY_CASES = ['csv-summary', 'jira-move-done', 'confluence-meeting-notes', 'neg-csv-meaning'];
+  const CANARY_CASES = ['jira-move-done', 'confluence-meeting-notes', 'neg-csv-meaning'];
   const project = demoProject();
   const bare = demoProject();
   afterAll(() => cleanup(project, bare));
@@ -121,8 +121,9 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
   beforeAll(async () => {
     // What "Fetch the last accepted run" leaves: the baseline's run folder under baseline/.
     cpSync(demoRun(), join(project, 'baseline', 'demo'), { recursive: true });
-    // The skill arm alone (the canary and the gate read nothing else), and four of the cases: two the halved profile
-    // moves most, one it moves less, one it leaves alone (a negative case).
+    // The skill arm alone (the canary and the gate read nothing else), and three of the cases: two the halved profile
+    // moves most, one it leaves alone (a negative case). A case it moves less runs to its cap and ends UNDECIDED, bound
+    // by the base (68 trials, as many as the three together): canary.test.ts and canary-topup.test.ts hold that claim.
     canary = await bash(project, step(CANARY).run!, {
       SKILLPROBE_RUN_FLAGS: `--sim sim/demo-halved.profile.yaml --draw-seed 2 --arms skill --grep ^(${CANARY_CASES.join('|')})$`,
     });
@@ -154,7 +155,7 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
 
   it('its canary step: REGRESSED, named in the log, the step summary and JUnit, exit 1, so the baseline stays', async () => {
     expect(canary.exitCode, canary.stderr).toBe(1);
-    expect(canary.stderr).toMatch(/canary against \S+: 4 cases, each REGRESSED at α 0\.013 \(0\.05 across them\)/);
+    expect(canary.stderr).toMatch(/canary against \S+: 3 cases, each REGRESSED at α 0\.017 \(0\.05 across them\)/);
     expect(canary.stdout).toMatch(/^skillprobe compare · suite REGRESSED · [1-9]\d* REGRESSED · /);
     expect(readFileSync(join(project, 'summary.md'), 'utf8')).toMatch(/#### Suite · .*REGRESSED/);
     expect(readFileSync(join(project, 'skillprobe-canary-junit.xml'), 'utf8')).toMatch(/<testcase name="suite"[^>]*>\s*<failure/);
@@ -174,7 +175,7 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     expect(r.stdout).toMatch(/^skillprobe compare · suite REGRESSED · /);
     // The terminal wraps at 100 columns: read it as one line.
     expect(r.stdout.replace(/\s+/g, ' ')).toMatch(
-      /SUITE · REGRESSED · (\S+(, \S+)* REGRESSED; )?pass rates dropped in the suite \(in one case or more\): combined p <?0\.\d+ ≤ 0\.05 over 4 cases/,
+      /SUITE · REGRESSED · (\S+(, \S+)* REGRESSED; )?pass rates dropped in the suite \(in one case or more\): combined p <?0\.\d+ ≤ 0\.05 over 3 cases/,
     );
     expect(r.stdout).toMatch(/trigger recall\s+-0\.\d\d \[-0\.\d\d, -0\.\d\d\]/);
     const json = JSON.parse(

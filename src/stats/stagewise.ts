@@ -30,26 +30,40 @@ function compare(a: readonly number[], b: readonly number[]): number {
   return 0;
 }
 
+/**
+ * Where the design can stop, stage by stage, and how each stopping outcome ranks against `at`: the part of `tails`
+ * that does not depend on the rate, worked out once for the many rates a search tries. Each stage lists its
+ * stopping pass counts in rising order, each with the sign of its rank against `at`.
+ */
+function stopsAgainst(d: SequentialDesign, at: [number, number, number]): { k: number; order: number }[][] {
+  const stops: { k: number; order: number }[][] = [[]];
+  for (let n = 1; n <= d.maxTrials; n++) {
+    const stage: { k: number; order: number }[] = [];
+    for (let k = 0; k <= n; k++)
+      if (n >= d.maxTrials || stateAt(d, n, k) !== 'continue') stage.push({ k, order: Math.sign(compare(rank(d, n, k), at)) });
+    stops.push(stage);
+  }
+  return stops;
+}
+
 /** P(outcome ranks at or above `at`) and P(at or below it) when the true rate is p. */
-function tails(d: SequentialDesign, p: number, at: [number, number, number]): { above: number; below: number } {
-  let alive = [1];
+function tails(stops: ReturnType<typeof stopsAgainst>, p: number): { above: number; below: number } {
+  // One array updated in place from the top down: alive[k] is the chance of k passes so far, not yet stopped.
+  const alive = new Float64Array(stops.length);
+  alive[0] = 1;
   let above = 0;
   let below = 0;
-  for (let n = 1; n <= d.maxTrials; n++) {
-    const next = new Array<number>(n + 1).fill(0);
-    for (let k = 0; k < alive.length; k++) {
-      next[k + 1]! += alive[k]! * p;
-      next[k]! += alive[k]! * (1 - p);
-    }
-    for (let k = 0; k <= n; k++) {
-      const mass = next[k]!;
-      if (mass === 0 || (n < d.maxTrials && stateAt(d, n, k) === 'continue')) continue;
-      const order = compare(rank(d, n, k), at);
+  for (let n = 1; n < stops.length; n++) {
+    alive[n] = alive[n - 1]! * p;
+    for (let k = n - 1; k > 0; k--) alive[k] = alive[k]! * (1 - p) + alive[k - 1]! * p;
+    alive[0] = alive[0]! * (1 - p);
+    for (const { k, order } of stops[n]!) {
+      const mass = alive[k]!;
+      if (mass === 0) continue;
       if (order >= 0) above += mass;
       if (order <= 0) below += mass;
-      next[k] = 0;
+      alive[k] = 0;
     }
-    alive = next;
   }
   return { above, below };
 }
@@ -67,8 +81,8 @@ function solve(tail: (p: number) => number, target: number, rising: boolean): nu
 
 /** The upper end alone of `stagewiseEstimate`'s interval: one search instead of four. */
 export function stagewiseUpper(d: SequentialDesign, trials: number, passes: number, level: number): number {
-  const at = rank(d, trials, passes);
-  const below = (p: number) => tails(d, p, at).below;
+  const stops = stopsAgainst(d, rank(d, trials, passes));
+  const below = (p: number) => tails(stops, p).below;
   const tail = (1 - level) / 2;
   return below(1) >= tail ? 1 : solve(below, tail, false);
 }
@@ -78,9 +92,9 @@ export function stagewiseUpper(d: SequentialDesign, trials: number, passes: numb
  * the outcome the design stopped at: `trials` scored trials with `passes` passes.
  */
 export function stagewiseEstimate(d: SequentialDesign, trials: number, passes: number, level = 0.95): SequentialEstimate {
-  const at = rank(d, trials, passes);
-  const above = (p: number) => tails(d, p, at).above;
-  const below = (p: number) => tails(d, p, at).below;
+  const stops = stopsAgainst(d, rank(d, trials, passes));
+  const above = (p: number) => tails(stops, p).above;
+  const below = (p: number) => tails(stops, p).below;
   const tail = (1 - level) / 2;
   // P(at or above) rises with p: the lower limit is where it reaches the tail; the upper limit mirrors it.
   const lower = above(0) >= tail ? 0 : solve(above, tail, true);
