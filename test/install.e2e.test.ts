@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, ROOT, skillMd, testEnv, writeFiles } from './helpers.js';
-import { SCHEMA_NAMES, schemaFileName } from '../src/schema/json-schemas.js';
+import { SCHEMA_NAMES } from '../src/schema/json-schemas.js';
+import { schemaFileName } from '../src/schema/schema-files.js';
 
 /**
  * skillprobe as a user gets it: `npm pack`, installed into an empty project by npm itself, then `npx skillprobe

@@ -9,7 +9,7 @@ import { checkEvalSetCases } from '../load/cases.js';
 import { readTextFile } from '../load/yaml-file.js';
 import { yamlScalar } from '../load/yaml-scalar.js';
 import { EXIT } from '../run/exit-codes.js';
-import { schemaFileName, SCHEMAS_DIR } from '../schema/json-schemas.js';
+import { schemaFileName, SCHEMAS_DIR } from '../schema/schema-files.js';
 import { nearestName, plural } from '../util/text.js';
 
 export interface ImportOptions {

@@ -7,7 +7,7 @@ import { configSchema } from '../run/config-schema.js';
 import { fromFolder } from '../util/paths.js';
 import { InputError } from '../util/input-error.js';
 import { loadSkills } from '../load/skills.js';
-import { schemaFileName, SCHEMAS_DIR } from '../schema/json-schemas.js';
+import { schemaFileName, SCHEMAS_DIR } from '../schema/schema-files.js';
 import { DEFAULT_PROFILE_FILE } from '../sim/profile.js';
 
 /** Where authors keep skills, in the order `init` looks: the default agent's own folder, every other agent's, then a plain `skills/`. */

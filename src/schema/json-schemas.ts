@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { zodToJsonSchema } from 'zod-to-json-schema';
 import { casesFileSchema } from '../load/cases.js';
@@ -24,11 +23,6 @@ const SOURCES: Record<string, { schema: z.ZodTypeAny; title: string }> = {
 };
 
 export const SCHEMA_NAMES = Object.keys(SOURCES);
-
-export const schemaFileName = (name: string) => `${name}.schema.json`;
-
-/** The schemas folder of the skillprobe that is running (in a project: node_modules/skillprobe/schemas). */
-export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas', import.meta.url));
 
 /**
  * JSON Schemas generated from the zod schemas the loaders and the run store validate with, so an editor or a tool checks
