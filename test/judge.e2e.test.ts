@@ -75,9 +75,9 @@ async function judgedRun(o: { judgeBlock: string; config: string; cases?: string
 
 const BASE = 'arms: [skill]\ndecision: { mode: fixed }\n';
 /**
- * The judge's logic (stopping and resuming it, calibration, stability, unreadable replies) is the harness's own, so
- * those scenarios run through the real CLI that starts cheapest (Codex: about a third of Claude Code's CPU a request);
- * the honest judge and the cost cap below go through Claude Code.
+ * The judge's logic (sampling, stability, a rejudge, stopping and resuming it, calibration, unreadable replies) is the
+ * harness's own, so those scenarios run through the real CLI that starts cheapest (Codex: about a third of Claude
+ * Code's CPU a request); the cost cap below judges through Claude Code, and a Codex judge judges a Claude Code run.
  */
 const CODEX = 'agent: codex\n';
 
@@ -87,7 +87,7 @@ describe('judge: an honest judge, three samples an item', () => {
   let results: Results;
 
   beforeAll(async () => {
-    run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 2\njudge: { model: sim-judge, samples: 3 }\n` });
+    run = await judgedRun({ judgeBlock: '', config: `${CODEX}${BASE}trials: 2\njudge: { model: sim-judge, samples: 3 }\n` });
     dir = onlyRun(run.project);
     results = resultsOf(dir);
   }, 260_000);
@@ -95,7 +95,7 @@ describe('judge: an honest judge, three samples an item', () => {
 
   it('judges every item of every trial by the strict majority of its samples, and scores the verdicts', () => {
     expect(results.judge).toMatchObject({
-      agent: 'claude-code',
+      agent: 'codex',
       model: 'sim-judge',
       self: false,
       samples: 3,
@@ -123,7 +123,7 @@ describe('judge: an honest judge, three samples an item', () => {
   });
 
   it("progress shows each judge trial's answer, never as a trial left unscored", () => {
-    expect(run.r.stderr).toMatch(/judge: claude-code sim-judge asks 17 requests \(0 answered before\), 3 samples each: 51 judge trials/);
+    expect(run.r.stderr).toMatch(/judge: codex sim-judge asks 17 requests \(0 answered before\), 3 samples each: 51 judge trials/);
     expect(run.r.stderr.match(/: judge answered (YES|NO) ·/g)).toHaveLength(51);
     expect(run.r.stderr).not.toContain('nothing to score without the skill');
   });
