@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// The tests' type-check and the format check at once: each tool runs on one core, and `npm test` has two.
-// Prints what each said, in order; fails when either does.
+// Before the tests: the build, the tests' type-check and the format check at once. The first two run on one core each,
+// the format check on what is left, and `npm test` has two; none reads what another writes.
+// Prints what each said, in order; fails when any does.
 import { execa } from 'execa';
 
 const checks = [
+  ['npm', ['run', '--silent', 'build']],
   ['tsc', ['-p', 'tsconfig.test.json']],
   ['prettier', ['--check', '.']],
 ];
