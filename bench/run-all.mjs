@@ -18,6 +18,7 @@ import { benchIsolationStop, printIsolationStop } from './isolation-stop.mjs';
 import { benchNeighbours, printNeighbours } from './neighbours.mjs';
 import { benchField, printField } from './field.mjs';
 import { benchLabField, printLabField } from './lab-field.mjs';
+import { benchStartup, printStartup } from './startup.mjs';
 
 printSequential(benchSequential());
 const compared = benchCompare();
@@ -35,6 +36,7 @@ printNeighbours(benchNeighbours());
 printField(benchField());
 printLabField(benchLabField());
 printConcurrencyReal(await benchConcurrencyReal());
+printStartup(await benchStartup());
 printRegrade(await benchRegrade());
 printTranscriptMemory(await benchTranscriptMemory());
 printOverhead(await benchOverhead());

@@ -170,6 +170,13 @@ describe('architecture: pure folders touch nothing, and folders form no cycle', 
     expect(outside.flatMap((f) => processMembers(f, read(join('src', f)), ['cwd', 'chdir']))).toEqual([]);
   });
 
+  it("no module finds a file by its own URL (in the bundled dist/cli.js every module's URL is the bundle's): util/package-root.ts does", () => {
+    const byOwnUrl = sourceFiles(SRC).filter(
+      (f) => f !== 'util/package-root.ts' && /\bimport\.meta\.(url|dirname|filename)\b/.test(read(join('src', f))),
+    );
+    expect(byOwnUrl).toEqual([]);
+  });
+
   it("the process's environment is read at the edge (src/cli.ts) and only where listed with a reason", () => {
     const outside = sourceFiles(SRC).filter((f) => f !== 'cli.ts');
     const readers = new Set(outside.filter((f) => processMembers(f, read(join('src', f)), ['env']).length));

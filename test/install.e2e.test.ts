@@ -153,7 +153,7 @@ describe('installed from a git checkout', () => {
   it("npm's prepare hook (what a git install runs after cloning) builds dist/ from the sources, and packs it", async () => {
     // What a clone holds: the sources, never dist/; its dependencies as npm installs them before `prepare`.
     for (const f of ['package.json', 'tsconfig.json', 'README.md']) cpSync(join(ROOT, f), join(work, f));
-    for (const d of ['src', 'examples']) cpSync(join(ROOT, d), join(work, d), { recursive: true });
+    for (const d of ['src', 'examples', 'scripts']) cpSync(join(ROOT, d), join(work, d), { recursive: true });
     symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
     expect(existsSync(join(work, 'dist'))).toBe(false);
     const env = {

@@ -1,18 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError } from '../util/input-error.js';
+import { OWN_MANIFEST, requireFromPackage } from '../util/package-root.js';
 import { notExecutable } from '../util/paths.js';
 import { runAgentCommand } from './spawn.js';
 
-const require = createRequire(import.meta.url);
-
 /** The version of `pkg` skillprobe depends on (and its tests measured), from its own package.json. */
 export function pinnedVersion(pkg: string): string {
-  const own = require('../../package.json') as { dependencies?: Record<string, string> };
-  return own.dependencies?.[pkg] ?? 'latest';
+  return OWN_MANIFEST.dependencies?.[pkg] ?? 'latest';
 }
 
 /** An installed package's own package.json (where it is, and what it says), or undefined when it is not installed. */
@@ -28,7 +25,7 @@ export function installedManifest(
 /** `require.resolve` that answers undefined for a package that is not installed. */
 export function installedFile(specifier: string): string | undefined {
   try {
-    return require.resolve(specifier);
+    return requireFromPackage.resolve(specifier);
   } catch {
     return undefined;
   }

@@ -1,6 +1,6 @@
 import type { TopUpPrice } from './resume.js';
 import { fieldProbeProblem } from './field-probe.js';
-import { createRequire } from 'node:module';
+import { OWN_MANIFEST } from '../util/package-root.js';
 import { valueHash } from '../util/json.js';
 import { freshDrawSeed } from '../util/random.js';
 import { tmpdir } from 'node:os';
@@ -40,8 +40,7 @@ import { runSuite, type SuiteRun } from './run-suite.js';
 import { probeArmListings, probeCaseListings, requestContext, type TrialContext } from './trial.js';
 import { caseNeighbourSkills } from '../load/neighbours.js';
 
-const require = createRequire(import.meta.url);
-export const HARNESS_VERSION: string = (require('../../package.json') as { version: string }).version;
+export const HARNESS_VERSION: string = OWN_MANIFEST.version;
 
 /** A loaded, checked suite: everything a run needs from the user's files and flags. */
 export interface SuiteToRun {

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../util/package-root.js';
 
 /** What the harness writes when it cleaned up itself, so the watchdog leaves without reaping. */
 export const STAND_DOWN = 'stand-down\n';
 
-// Compiled beside this module (dist/runner/), so it is found from an installed package too.
-const ENTRY = fileURLToPath(new URL('./watchdog-main.js', import.meta.url));
+// An entry of its own in the package's compiled modules, found from the command's bundle as from any module.
+const ENTRY = packageFile('dist', 'runner', 'watchdog-main.js');
 
 export interface Watchdog {
   /** This process cleaned up after itself: the watchdog exits without touching anything. */

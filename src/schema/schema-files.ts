@@ -1,4 +1,4 @@
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../util/package-root.js';
 
 /**
  * Where the JSON schemas live, apart from how they are made (json-schemas.ts): the commands that point a user's file at
@@ -7,4 +7,4 @@ import { fileURLToPath } from 'node:url';
 export const schemaFileName = (name: string) => `${name}.schema.json`;
 
 /** The schemas folder of the skillprobe that is running (in a project: node_modules/skillprobe/schemas). */
-export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas', import.meta.url));
+export const SCHEMAS_DIR = packageFile('schemas');

@@ -1,14 +1,14 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageFile } from '../../util/package-root.js';
 import type { TrialEvidence } from '../../run/schema.js';
 import type { InvocationRequest } from '../types.js';
 import { codexHome } from './config.js';
 import { hookRecords, sessionFieldProblem } from './field-evidence.js';
 import { codexFieldConfig, hookCommandLine, type HookRecord } from './field.js';
 
-// Compiled beside this module (dist/agents/codex/), so it is found from an installed package too.
-const HOOK_ENTRY = fileURLToPath(new URL('./field-hook-main.js', import.meta.url));
+// An entry of its own in the package's compiled modules, found from the command's bundle as from any module.
+const HOOK_ENTRY = packageFile('dist', 'agents', 'codex', 'field-hook-main.js');
 
 /** Where the hook logs each call of a trial: beside the trial's other harness files, outside the workspace. */
 const hookLogFile = (harnessDir: string) => join(harnessDir, 'field-hook.jsonl');

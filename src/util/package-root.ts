@@ -1,0 +1,31 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * The running skillprobe's own folder: the nearest folder above this module whose package.json names skillprobe.
+ * Found by walking up rather than by a fixed `../..`, because the same code runs from `src/` (tests), from `dist/<folder>/`
+ * (the compiled modules that run as entries of their own) and from `dist/cli.js` (the command, bundled into one file).
+ */
+function findPackageRoot(from: string): string {
+  for (let dir = from; ; dir = dirname(dir)) {
+    const manifest = join(dir, 'package.json');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'skillprobe') return dir;
+    if (dirname(dir) === dir) throw new Error(`no skillprobe package.json above ${from}`);
+  }
+}
+
+export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+
+/** A file of the running skillprobe's package (`dist/runner/watchdog-main.js`, `schemas`). */
+export const packageFile = (...parts: string[]) => join(PACKAGE_ROOT, ...parts);
+
+/** skillprobe's own package.json. */
+export const OWN_MANIFEST = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
+  version: string;
+  dependencies?: Record<string, string>;
+};
+
+/** `require` resolving from skillprobe's own folder: where the agent CLIs it pins are installed. */
+export const requireFromPackage = createRequire(packageFile('package.json'));
