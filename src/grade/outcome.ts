@@ -104,6 +104,10 @@ export function offeredNeighbours(
   return [...declared, ...bundled];
 }
 
+/** Whether the expected skill's first firing came by user turn `by` (any turn when the case sets none). */
+export const firedInTime = (first: Pick<Firing, 'turn'> | undefined, by: number | undefined): boolean =>
+  by === undefined || (first !== undefined && (first.turn ?? 1) <= by);
+
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
   const declared = declaredNeighbours(c, opts);
@@ -114,6 +118,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     neighbours: declared.map((m) => m.dir),
     instructions: c.fixtures?.instructions,
     ...(c.context ? { context: c.context } : {}),
+    ...((c.conversation?.history ?? 0) > 0 ? { history: true } : {}),
     isolationProblem: opts.conventions.isolationProblem,
   });
   const all = firings(t, opts.family, opts.skillsFolder, opts.conventions, neighbours);
@@ -152,6 +157,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     firedColumn,
     fired,
     readOnly: expected.length > 0 && expected.every((f) => f.via === 'read'),
+    ...(expected[0]?.turn !== undefined ? { firedTurn: expected[0].turn } : {}),
     flags: behaviourFlags(t),
     parseWarnings: t.warnings.length,
     wallMs: meta.wallMs,
@@ -193,6 +199,6 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);
   // In the field, the expected skill must fire before any acting call: acting first is going around it.
   const firedFirst = expected.length > 0 && (actedAt === undefined || expected[0]!.at < actedAt);
-  const passed = verdict.status === 'ok' && firedFirst && exclusiveOk && (plan?.pass ?? true);
+  const passed = verdict.status === 'ok' && firedFirst && firedInTime(expected[0], c.by) && exclusiveOk && (plan?.pass ?? true);
   return { ...out, plan, passed };
 }

@@ -215,6 +215,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         instructions: c.fixtures?.instructions !== undefined,
         neighbours: [...(ctx.neighbours ?? []), ...(c.neighbourSkills ?? []).map((k) => k.dir)],
         ...(req.context ? { context: req.context } : {}),
+        ...(c.history ? { history: true } : {}),
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;
