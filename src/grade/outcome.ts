@@ -4,6 +4,7 @@ import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../tran
 import { extractPlans, gradePlans } from './plan.js';
 import { trialStatus } from './status.js';
 import { firings } from './trigger.js';
+import { isConversation } from './turns.js';
 import { falselyFired } from '../run/expectation.js';
 import {
   BUDGET_STOPS,
@@ -50,16 +51,28 @@ function behaviourFlags(t: Transcript): TrialOutcome['flags'] {
   };
 }
 
-/** What the CLI says the trial cost, when it says: the budget `--max-cost` spends. */
+/** What the CLI says the trial cost, when it says: the budget `--max-cost` spends (a conversation's last result carries its sum). */
 function costOf(t: Transcript): { costUsd?: number } {
-  const result = t.events.find((e): e is ResultEvent => e.kind === 'result');
+  const result = t.events.findLast((e): e is ResultEvent => e.kind === 'result');
   return result?.costUsd !== undefined ? { costUsd: result.costUsd } : {};
 }
 
-/** What the CLI says the trial's model calls used, when it says: its last result carries the session's sum. */
+/**
+ * What the CLI says the trial's model calls used, when it says: its last result carries the session's sum, and in a
+ * conversation each user turn's result its own turn's, so those are added up.
+ */
 function usageOf(t: Transcript): { usage?: TrialUsage } {
-  const u = t.events.filter((e): e is ResultEvent => e.kind === 'result' && e.usage !== undefined).at(-1)?.usage;
-  if (!u) return {};
+  const results = t.events.filter((e): e is ResultEvent => e.kind === 'result' && e.usage !== undefined).map((e) => e.usage!);
+  const counted = isConversation(t) ? results : results.slice(-1);
+  if (!counted.length) return {};
+  const u = counted.reduce((a, b) => ({
+    inputTokens: a.inputTokens + b.inputTokens,
+    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+    ...(a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined
+      ? { cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0) }
+      : {}),
+    outputTokens: a.outputTokens + b.outputTokens,
+  }));
   return {
     usage: {
       input: u.inputTokens,

@@ -46,7 +46,8 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
       detail: `the agent printed more than ${meta.outputBytes ?? '?'} bytes: stored up to the cap and stopped`,
     };
   const init = t.events.find((e): e is InitEvent => e.kind === 'init');
-  const result = t.events.find((e): e is ResultEvent => e.kind === 'result');
+  // A conversation has a result per user turn: how it ended is the last one's.
+  const result = t.events.findLast((e): e is ResultEvent => e.kind === 'result');
   if (!init && !meta.timedOut) {
     return { status: 'agent_error', detail: meta.stderrTail.trim().split('\n').at(-1) || `exit ${meta.exitCode ?? meta.signal}` };
   }

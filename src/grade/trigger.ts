@@ -1,7 +1,7 @@
 import type { GradingConventions } from '../agents/types.js';
 import type { Transcript } from '../transcript/types.js';
 import type { FamilyMember, Firing, SkillLoadStatus } from '../run/schema.js';
-import { hasLaterTurns, userTurnOfEvents } from './turns.js';
+import { isConversation, userTurnOfEvents } from './turns.js';
 
 /**
  * Exact match on folder or frontmatter name of the name the CLI resolves the request to; substrings never match
@@ -37,7 +37,7 @@ export function firings(
   neighbours: FamilyMember[] = [],
 ): Firing[] {
   const out: Firing[] = [];
-  const turns = hasLaterTurns(t) ? userTurnOfEvents(t) : undefined;
+  const turns = isConversation(t) ? userTurnOfEvents(t) : undefined;
   const turnAt = (at: number) => (turns ? { turn: turns[at]! } : {});
   const loads = new Map<string, SkillLoadStatus>();
   for (const e of t.events) if (e.kind === 'skill_load') loads.set(e.callId, e.status);

@@ -12,8 +12,8 @@ export function userTurnOfEvents(t: Pick<Transcript, 'events'>): number[] {
   });
 }
 
-/** Whether a trial's conversation has more than its first user turn. */
-export const hasLaterTurns = (t: Pick<Transcript, 'events'>): boolean => t.events.some((e) => e.kind === 'user_turn' && e.turn > 1);
+/** Whether a trial was a conversation: its CLI marked where the user's turns start. */
+export const isConversation = (t: Pick<Transcript, 'events'>): boolean => t.events.some((e) => e.kind === 'user_turn');
 
 /**
  * Whether the assistant's last turn ended without acting, so a scripted user reply is due: it finished (a result,

@@ -65,6 +65,25 @@ export function checkContext(loaded: LoadedConfig, adapter: AgentAdapter, all: C
   });
 }
 
+/** The agents whose trials take a case's conversation. */
+const conversationAgents = () => AGENT_IDS.filter((id) => adapterFor(id).conversation !== undefined);
+
+/**
+ * A case with a conversation (`history:`, `followUps:`) for an agent that cannot take one yet: refused at the first
+ * such case.
+ */
+export function checkConversation(adapter: AgentAdapter, all: CaseSuite, problems: ProblemList): void {
+  if (adapter.conversation) return;
+  const asked = all.cases.find((c) => c.history || c.followUps);
+  if (!asked) return;
+  problems.add({
+    file: asked.source.file,
+    line: asked.source.line,
+    what: `case "${asked.id}" has ${asked.history ? '`history`' : '`followUps`'}, but ${adapter.skillListing.cli} cannot take a conversation yet`,
+    todo: `run it with an agent that can (${conversationAgents().join(', ')}), or remove \`history\` and \`followUps\``,
+  });
+}
+
 /**
  * A skill of the family or a neighbour named like one the agent bundles, when any trial runs in the field (where the
  * CLI lists its bundled skills beside the installed ones): refused at its `name`. The CLIs settle such a tie each their

@@ -37,6 +37,9 @@ function resultText(content: unknown): string {
   return '';
 }
 
+/** The text of a user message's `content`, a string or a list of text blocks. */
+const userText = (content: unknown): string => (typeof content === 'string' ? content : resultText(content));
+
 function errorKindOf(tag: string | undefined, status: number | undefined): ErrorKind {
   switch (tag) {
     case 'rate_limit':
@@ -139,11 +142,19 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
   let awaitingBody: SkillLoadEvent | undefined;
   /** The tools the init event says the model was offered: only a call of one of them is a choice to act. */
   let offered: readonly string[] = [];
+  /** User turns sent on stdin so far (a conversation's, each echoed back as it starts). */
+  let userTurns = 0;
 
   const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
     const subtype = str(ev.subtype);
 
+    // A conversation starts each user turn with an init of its own: the session's first one says what it offered.
+    if (type === 'system' && subtype === 'init' && events.some((e) => e.kind === 'init')) {
+      offered = strings(ev.tools);
+      pushOther(events, { source: 'system', type: 'system/init' });
+      return;
+    }
     if (type === 'system' && subtype === 'init') {
       offered = strings(ev.tools);
       events.push({
@@ -203,6 +214,11 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
           pushOther(events, { source: 'assistant', type: str(block.type) ?? 'unknown' });
         }
       }
+      return;
+    }
+    // A user turn sent on stdin, echoed back where the CLI took it (`--replay-user-messages`).
+    if (type === 'user' && ev.isReplay === true && isPlainObject(ev.message)) {
+      events.push({ kind: 'user_turn', source: 'harness', turn: ++userTurns, text: userText(ev.message.content) });
       return;
     }
     if (type === 'user' && isPlainObject(ev.message)) {

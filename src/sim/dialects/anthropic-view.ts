@@ -90,7 +90,21 @@ export function anthropicView(body: unknown): ConversationView {
   const offeredSkills = [...skillDescriptions.keys()];
   const canAct = ACT_KINDS.filter((k) => ACT_TOOLS[k].some((t) => tools.includes(t)));
 
-  const { turns, lastTurn, after } = splitTurns(messages, (m) => m.role === 'assistant');
+  // The user's own turns: their messages that answer no tool call and are more than what the CLI injects.
+  const userWords = (m: Json) =>
+    m.role !== 'user' || blocksOf(m).some((b) => b.type === 'tool_result')
+      ? ''
+      : promptAmong(
+          textsOf(m).filter((t) => !t.startsWith(BODY_PREFIX)),
+          ['<system-reminder>'],
+        );
+  const userAt = messages.flatMap((m, i) => (userWords(m) !== '' ? [i] : []));
+  const latest = userAt.at(-1) ?? 0;
+  const earlier = messages.slice(0, latest).flatMap((m) => {
+    const text = m.role === 'assistant' ? textsOf(m).join('\n') : userWords(m);
+    return text === '' ? [] : [{ role: m.role === 'assistant' ? ('assistant' as const) : ('user' as const), text }];
+  });
+  const { turns, lastTurn, after } = splitTurns(messages.slice(latest), (m) => m.role === 'assistant');
   const calls = new Map(
     lastTurn
       .flatMap(blocksOf)
@@ -116,6 +130,8 @@ export function anthropicView(body: unknown): ConversationView {
     tools,
     prompt: promptAmong(textsOf(messages.find((m) => m.role === 'user')), ['<system-reminder>']),
     turn: turns,
+    userTurn: Math.max(1, userAt.length),
+    earlier,
     lastResults,
     skillBody,
   };
