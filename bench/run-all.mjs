@@ -16,6 +16,7 @@ import { benchConcurrency, printConcurrency } from './concurrency.mjs';
 import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.mjs';
 import { benchIsolationStop, printIsolationStop } from './isolation-stop.mjs';
 import { benchNeighbours, printNeighbours } from './neighbours.mjs';
+import { benchFiringTurns, printFiringTurns } from './firing-turns.mjs';
 import { benchField, printField } from './field.mjs';
 import { benchLabField, printLabField } from './lab-field.mjs';
 
@@ -32,6 +33,7 @@ printJudgeReal(await benchJudgeReal());
 printConcurrency(benchConcurrency());
 printIsolationStop(benchIsolationStop());
 printNeighbours(benchNeighbours());
+printFiringTurns(benchFiringTurns());
 printField(benchField());
 printLabField(benchLabField());
 printConcurrencyReal(await benchConcurrencyReal());

@@ -10,6 +10,8 @@ import { adapterFor } from '../src/agents/registry.js';
 import { firedInTime } from '../src/grade/outcome.js';
 import { followUpDue, userTurnOfEvents } from '../src/grade/turns.js';
 import { firings } from '../src/grade/trigger.js';
+import { firingTurns } from '../src/stats/firing-turns.js';
+import { clopperPearsonInterval } from '../src/stats/clopper-pearson.js';
 import { conversationProblems, type HistoryTurn } from '../src/load/conversation.js';
 import type { CaseSuite } from '../src/load/cases.js';
 import { checkConversation } from '../src/runner/suite-checks.js';
@@ -89,6 +91,25 @@ describe('`by:` gates a pass on the turn the expected skill first fired', () => 
       firings(transcript(events), family, '.claude/skills', claudeCode.grading).map((f) => [f.skill, f.turn]);
     expect(fire([turn(1), text('Which?'), turn(2), call('skill')])).toEqual([['alpha', 2]]);
     expect(fire([call('skill')])).toEqual([['alpha', undefined]]);
+  });
+});
+
+describe('the distribution of the firing turn', () => {
+  it.each<[string, (number | undefined)[], number, number[], number[]]>([
+    ['all on turn 1', [1, 1, 1, 1], 2, [4, 0], [4, 4]],
+    ['asks first', [2, 2, 1, undefined], 2, [1, 2], [1, 3]],
+    ['never', [undefined, undefined], 3, [0, 0, 0], [0, 0, 0]],
+    ['three turns', [3, 1, 2, 3, undefined], 3, [1, 1, 2], [1, 2, 4]],
+  ])('%s', (_, first, turns, counts, byTurn) => {
+    const d = firingTurns(first, turns, 0.95);
+    expect(d.counts).toEqual(counts);
+    expect(d.byTurn.map((r) => [r.successes, r.n])).toEqual(byTurn.map((k) => [k, first.length]));
+  });
+  it('each interval at the Bonferroni level, so the curve holds jointly at the level asked', () => {
+    const d = firingTurns([1, 2, 2, undefined, 2, 1, 1, 2, 2, 2], 2, 0.9);
+    expect(d.pointwiseConfidence).toBeCloseTo(0.95, 12);
+    expect(d.byTurn[1]).toEqual(clopperPearsonInterval(8, 10, d.pointwiseConfidence));
+    expect(d.byTurn[1]!.lo).toBeLessThan(clopperPearsonInterval(8, 10, 0.9).lo);
   });
 });
 

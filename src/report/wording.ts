@@ -309,6 +309,10 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
       `went around the skill in ${of(f.wentAround.trials)} (rate ${fmt(s.wentAround.p)} ${interval(s.wentAround)}): the model acted by itself (a command, a write, a fetch or a sub-agent) before any skill fired, ${f.wentAround.trials} of the ${failed} failures`,
     );
   }
+  if (s.firingTurns) {
+    const byTurn = s.firingTurns.byTurn.map((r, k) => `turn ${k + 1} ${fmt(r.p)} ${interval(r)}`).join(', ');
+    say(`fired by ${byTurn} (first fired on each turn: ${s.firingTurns.counts.join(', ')}; the intervals hold together)`);
+  }
   if (f.planWrong.trials) {
     const checks = f.planChecks.map(
       (k) =>

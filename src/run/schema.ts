@@ -572,6 +572,12 @@ export const caseArmSummarySchema = z.object({
   }),
   /** The rate of `fired.self` among the usable trials, with its interval; absent when none. */
   wentAround: rateSchema.optional(),
+  /**
+   * A case with follow-ups, in the skill arm: of the usable trials, how many first fired the expected skill on each user
+   * turn (`counts[k - 1]`), and the share that had by turn k (`byTurn[k - 1]`), its intervals holding jointly over every
+   * k (each at `pointwiseConfidence`). Absent otherwise.
+   */
+  firingTurns: z.object({ counts: z.array(z.number().int()), byTurn: z.array(rateSchema), pointwiseConfidence: z.number() }).optional(),
   statuses: z.record(trialStatusSchema, z.number()),
   excluded: z.number().int(),
   flags: z.object({ noop: z.number(), clarifying: z.number() }),
