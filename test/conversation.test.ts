@@ -106,7 +106,7 @@ describe('the distribution of the firing turn', () => {
     expect(d.byTurn.map((r) => [r.successes, r.n])).toEqual(byTurn.map((k) => [k, first.length]));
   });
   it('each interval at the Bonferroni level, so the curve holds jointly at the level asked', () => {
-    const d = firingTurns([1, 2, 2, undefined, 2, 1, 1, 2, 2, 2], 2, 0.9);
+    const d = firingTurns([1, 2, 2, undefined, 2, 1, 1, 2, undefined, 2], 2, 0.9);
     expect(d.pointwiseConfidence).toBeCloseTo(0.95, 12);
     expect(d.byTurn[1]).toEqual(clopperPearsonInterval(8, 10, d.pointwiseConfidence));
     expect(d.byTurn[1]!.lo).toBeLessThan(clopperPearsonInterval(8, 10, 0.9).lo);
