@@ -306,6 +306,13 @@ describe('the simulator reads the conversation from the request and asks first',
       blocks: [expect.anything(), { type: 'skill', name: 'alpha', args: 'x' }],
     });
   });
+  it('answers at once where the skill it asks for is not offered (the ablation arm)', () => {
+    const ablation = (body: { tools: object[] }) => ({ ...body, tools: [{ name: 'Read' }] });
+    expect(reply(ablation(request(first)))).toEqual({
+      type: 'message',
+      blocks: [{ type: 'text', text: expect.not.stringMatching(/Which one/) }],
+    });
+  });
   it('refuses `ask` without `onTurn`', () => {
     expect(() => parseProfile({ rules: [{ case: 'c', do: [{ answer: true, ask: 'Which?' }] }] })).toThrow(/give the behaviour `onTurn`/);
   });

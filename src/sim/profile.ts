@@ -40,7 +40,8 @@ const behaviourSchema = z
     /**
      * The user turn the action plays on, counted in the request as the CLI sent it (a resumed history's user turns
      * included): on each turn before it the model asks first (`ask`, else a generic clarifying question) and ends its
-     * turn. Absent: on the first. Without a default, so a profile without it keeps its hash.
+     * turn (a `skill` behaviour only where that skill is offered: without it, the ablation arm, it answers at once).
+     * Absent: on the first. Without a default, so a profile without it keeps its hash.
      */
     onTurn: z.number().int().min(1).max(100).optional(),
     ask: z.string().min(1).optional(),
