@@ -236,7 +236,7 @@ describe("Claude Code's conversation: the seeded session, its record, the stream
     for (const a of hasNot) expect(args).not.toContain(a);
   });
 
-  it('marks each user turn where the CLI echoes it, keeps one init, and ends turns at their result lines', () => {
+  it('marks each user turn where it starts (its echo, or a later init), keeps one init, and ends turns at their result lines', () => {
     const init = { type: 'system', subtype: 'init', cwd: '/ws', tools: ['Skill'], skills: ['alpha'], slash_commands: [] };
     const replay = (content: string) => ({ type: 'user', message: { role: 'user', content }, isReplay: true });
     const answer = (t: string) => ({
@@ -260,6 +260,12 @@ describe("Claude Code's conversation: the seeded session, its record, the stream
       'result',
     ]);
     expect(lines.filter((l) => claudeCode.conversation!.endsTurn(l))).toHaveLength(2);
+    // A turn whose model stalls before answering: the CLI has not echoed it yet, but its init opened it.
+    const stalled = parseClaudeStream(lines.slice(0, 5).join('\n'));
+    expect(stalled.events.filter((e) => e.kind === 'user_turn')).toEqual([
+      { kind: 'user_turn', source: 'harness', turn: 1, text: 'handle it' },
+      { kind: 'user_turn', source: 'harness', turn: 2, text: '' },
+    ]);
     expect(JSON.parse(claudeCode.conversation!.userLine('the demo one'))).toEqual({
       type: 'user',
       message: { role: 'user', content: 'the demo one' },

@@ -8,6 +8,7 @@ import type {
   ToolCallEvent,
   Transcript,
   TranscriptEvent,
+  UserTurnEvent,
 } from '../../transcript/types.js';
 import { num, pushOther, readJsonLines, str, strings, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
@@ -142,17 +143,21 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
   let awaitingBody: SkillLoadEvent | undefined;
   /** The tools the init event says the model was offered: only a call of one of them is a choice to act. */
   let offered: readonly string[] = [];
-  /** User turns sent on stdin so far (a conversation's, each echoed back as it starts). */
+  /** User turns sent on stdin so far (a conversation's), and the one a later init opened, until its echo names it. */
   let userTurns = 0;
+  let opened: UserTurnEvent | undefined;
 
   const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
     const subtype = str(ev.subtype);
 
-    // A conversation starts each user turn with an init of its own: the session's first one says what it offered.
+    // A conversation starts each later user turn with an init of its own (the session's first one says what it
+    // offered): the turn starts there, its words come with the echo, which the CLI may print only once the model answers.
     if (type === 'system' && subtype === 'init' && events.some((e) => e.kind === 'init')) {
       offered = strings(ev.tools);
       pushOther(events, { source: 'system', type: 'system/init' });
+      opened = { kind: 'user_turn', source: 'harness', turn: ++userTurns, text: '' };
+      events.push(opened);
       return;
     }
     if (type === 'system' && subtype === 'init') {
@@ -218,7 +223,10 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
     }
     // A user turn sent on stdin, echoed back where the CLI took it (`--replay-user-messages`).
     if (type === 'user' && ev.isReplay === true && isPlainObject(ev.message)) {
-      events.push({ kind: 'user_turn', source: 'harness', turn: ++userTurns, text: userText(ev.message.content) });
+      const text = userText(ev.message.content);
+      if (opened) opened.text = text;
+      else events.push({ kind: 'user_turn', source: 'harness', turn: ++userTurns, text });
+      opened = undefined;
       return;
     }
     if (type === 'user' && isPlainObject(ev.message)) {
