@@ -20,10 +20,6 @@ import { decideReply } from '../src/sim/policy.js';
 import { parseProfile } from '../src/sim/profile.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import { ProblemList } from '../src/util/input-error.js';
-import { gradeTrial } from '../src/grade/outcome.js';
-import type { GradableCase } from '../src/run/schema.js';
-import { ClaudeStream } from './claude-stream.js';
-import { trialMeta } from './run-fixtures.js';
 
 const text = (t: string): TranscriptEvent => ({ kind: 'text', source: 'assistant', text: t });
 const turn = (n: number): TranscriptEvent => ({ kind: 'user_turn', source: 'harness', turn: n, text: `turn ${n}` });
@@ -325,54 +321,5 @@ describe('the simulator reads the conversation from the request and asks first',
   });
   it('refuses `ask` without `onTurn`', () => {
     expect(() => parseProfile({ rules: [{ case: 'c', do: [{ answer: true, ask: 'Which?' }] }] })).toThrow(/give the behaviour `onTurn`/);
-  });
-});
-
-describe('grading across the conversation', () => {
-  const c = (more: Partial<GradableCase> = {}): GradableCase => ({
-    id: 'c',
-    expect: 'atl-jira',
-    exclusive: false,
-    tags: [],
-    command: 'atl jira',
-    plan: { matches: ['--project OPS'], mustNot: [], verb: 'create-issue' },
-    decision: { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 },
-    conversation: { hash: 'h', history: 0, followUps: 1 },
-    ...more,
-  });
-  const body = 'Run:\n```bash\natl jira $ARGUMENTS\n```';
-  const asksThenFires = () =>
-    new ClaudeStream()
-      .userTurn('file the login bug')
-      .text('Which project?')
-      .result()
-      .userTurn('OPS')
-      .skill('atl-jira', 'create-issue --project OPS', { body })
-      .text('Plan:\n```bash\natl jira create-issue --project OPS\n```')
-      .result();
-  const firesAtOnce = () =>
-    new ClaudeStream()
-      .userTurn('file the login bug in OPS')
-      .skill('atl-jira', 'create-issue --project OPS', { body })
-      .text('Plan:\n```bash\natl jira create-issue --project OPS\n```')
-      .result();
-  const grade = (s: ClaudeStream, k: GradableCase) =>
-    gradeTrial(parseClaudeStream(s.raw()), trialMeta(), k, 'skill', 1, {
-      family: [{ dir: 'atl-jira', name: 'atl-jira' }],
-      skillsFolder: '.claude/skills',
-      readCountsAsFiring: true,
-      budgetStopsFail: true,
-      conventions: claudeCode.grading,
-    });
-  it.each([
-    ['asks once, then fires: passes with no `by`', asksThenFires, {}, { passed: true, firedTurn: 2 }],
-    ['asks once, then fires: passes by turn 2', asksThenFires, { by: 2 }, { passed: true, firedTurn: 2 }],
-    ['asks once, then fires: fails by turn 1', asksThenFires, { by: 1 }, { passed: false, fired: 'expected', firedTurn: 2 }],
-    ['fires at once: passes by turn 1', firesAtOnce, { by: 1 }, { passed: true, firedTurn: 1 }],
-  ])('%s', (_, stream, more, want) => {
-    const o = grade(stream(), c(more));
-    expect(o).toMatchObject(want);
-    // The plan checks read what the assistant wrote after the skill loaded, on whichever turn that was.
-    expect(o.plan).toMatchObject({ pass: true, plans: expect.arrayContaining(['atl jira create-issue --project OPS']) });
   });
 });
