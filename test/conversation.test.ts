@@ -300,6 +300,15 @@ describe('the simulator reads the conversation from the request and asks first',
       },
     ],
     ['a tool result is no user turn', request(first, asked, followUp, skillCall, skillResult), { userTurn: 2, turn: 1 }],
+    [
+      "the CLI's nudge after an empty answer is no user turn",
+      request(
+        first,
+        { role: 'assistant', content: [] },
+        { role: 'user', content: '[Your previous response had no visible output. Continue.]' },
+      ),
+      { userTurn: 1, turn: 1 },
+    ],
   ])('%s', (_, body, want) => {
     expect(anthropicView(body)).toMatchObject(want);
   });

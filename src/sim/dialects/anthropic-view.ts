@@ -8,6 +8,8 @@ import { isSkillFile, skillOfFile } from './skill-files.js';
 const LISTING_HEAD = 'The following skills are available for use with the Skill tool:';
 /** How Claude Code starts the skill body it injects after a Skill call. */
 const BODY_PREFIX = 'Base directory for this skill: ';
+/** What Claude Code writes as the user after an empty answer: its own nudge, never a turn of the user's. */
+const EMPTY_NUDGE = '[Your previous response had no visible output.';
 export const SKILL_TOOL = 'Skill';
 export const READ_TOOL = 'Read';
 export const SEARCH_TOOL = 'Glob';
@@ -95,7 +97,7 @@ export function anthropicView(body: unknown): ConversationView {
     m.role !== 'user' || blocksOf(m).some((b) => b.type === 'tool_result')
       ? ''
       : promptAmong(
-          textsOf(m).filter((t) => !t.startsWith(BODY_PREFIX)),
+          textsOf(m).filter((t) => !t.startsWith(BODY_PREFIX) && !t.startsWith(EMPTY_NUDGE)),
           ['<system-reminder>'],
         );
   const userAt = messages.flatMap((m, i) => (userWords(m) !== '' ? [i] : []));
