@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { historyHeld, seededSession, sessionIdFor } from '../src/agents/claude-code/session.js';
+import { historyHeldIn, seededChat } from '../src/agents/gemini/session.js';
 import type { InvocationRequest } from '../src/agents/types.js';
 import { adapterFor } from '../src/agents/registry.js';
 import { firedInTime } from '../src/grade/outcome.js';
@@ -150,20 +151,69 @@ describe("a case's conversation as it loads", () => {
   });
 });
 
-describe('an agent that cannot take a conversation refuses such a case before anything starts', () => {
+describe('an agent that cannot take a history or follow-ups refuses such a case before anything starts', () => {
   const suite = (c: object) => ({ cases: [{ id: 'c', source: { file: 'cases/main.yaml', line: 3 }, ...c }] }) as unknown as CaseSuite;
+  const history = [{ user: 'a' }, { assistant: 'b' }];
   it.each([
-    ['codex', { followUps: ['x'] }, /case "c" has `followUps`, but Codex CLI cannot take a conversation yet/],
-    ['gemini', { history: [{ user: 'a' }, { assistant: 'b' }] }, /case "c" has `history`, but Gemini CLI cannot take a conversation yet/],
-  ])('%s', (id, c, says) => {
+    [
+      'codex',
+      { followUps: ['x'] },
+      /case "c" has `followUps`, but Codex CLI cannot take follow-ups yet — run it with an agent that can \(claude-code\)/,
+    ],
+    [
+      'codex',
+      { history },
+      /case "c" has `history`, but Codex CLI cannot take a history yet — run it with an agent that can \(claude-code, gemini\)/,
+    ],
+    ['gemini', { history, followUps: ['x'] }, /case "c" has `followUps`, but Gemini CLI cannot take follow-ups yet/],
+    ['gemini', { history }, undefined],
+    ['claude-code', { history, followUps: ['x'] }, undefined],
+  ])('%s, %j', (id, c, says) => {
     const problems = new ProblemList();
     checkConversation(adapterFor(id), suite(c), problems);
-    expect(() => problems.throwIfAny()).toThrow(says);
+    if (says) expect(() => problems.throwIfAny()).toThrow(says);
+    else expect(() => problems.throwIfAny()).not.toThrow();
   });
-  it('Claude Code takes it', () => {
-    const problems = new ProblemList();
-    checkConversation(claudeCode, suite({ followUps: ['x'] }), problems);
-    expect(() => problems.throwIfAny()).not.toThrow();
+});
+
+describe("the Gemini CLI's history: the seeded chat and the record it imports it into", () => {
+  const history = [
+    { role: 'user' as const, text: 'I keep alpha records.' },
+    { role: 'assistant' as const, text: 'Understood.' },
+  ];
+  const seeded = '/h/history.jsonl';
+  it('seeds a chat record of the turns, the assistant as the model', () => {
+    const lines = seededChat(history)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.slice(1).map((l) => [l.type, l.content])).toEqual([
+      ['user', [{ text: 'I keep alpha records.' }]],
+      ['gemini', 'Understood.'],
+    ]);
+  });
+  const record = (messages: string[], withImport = true, userAfter = true) =>
+    [
+      { sessionId: 's', kind: 'main' },
+      ...(withImport ? [{ id: 'i', type: 'info', content: `Imported session from ${seeded}` }] : []),
+      { $set: { messages: messages.map((id) => ({ id })) } },
+      ...(userAfter ? [{ id: 'new', type: 'user', content: [{ text: 'now create it' }] }] : []),
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+  it.each([
+    ['the history before the first new user turn', record(['ctx', 'skillprobe-history-0', 'skillprobe-history-1']), { held: true }],
+    ['only part of it', record(['ctx', 'skillprobe-history-1']), { held: false }],
+    [
+      'no new user turn',
+      record(['ctx', 'skillprobe-history-0', 'skillprobe-history-1'], true, false),
+      { held: false, detail: expect.stringMatching(/no user turn/) },
+    ],
+    ['a record of another session', record(['ctx'], false), undefined],
+  ])('%s', (_, text, want) => {
+    const found = historyHeldIn(text, history, seeded);
+    if (want === undefined) expect(found).toBeUndefined();
+    else expect(found).toMatchObject(want);
   });
 });
 
@@ -259,14 +309,14 @@ describe("Claude Code's conversation: the seeded session, its record, the stream
       'text',
       'result',
     ]);
-    expect(lines.filter((l) => claudeCode.conversation!.endsTurn(l))).toHaveLength(2);
+    expect(lines.filter((l) => claudeCode.conversation!.followUps!.endsTurn(l))).toHaveLength(2);
     // A turn whose model stalls before answering: the CLI has not echoed it yet, but its init opened it.
     const stalled = parseClaudeStream(lines.slice(0, 5).join('\n'));
     expect(stalled.events.filter((e) => e.kind === 'user_turn')).toEqual([
       { kind: 'user_turn', source: 'harness', turn: 1, text: 'handle it' },
       { kind: 'user_turn', source: 'harness', turn: 2, text: '' },
     ]);
-    expect(JSON.parse(claudeCode.conversation!.userLine('the demo one'))).toEqual({
+    expect(JSON.parse(claudeCode.conversation!.followUps!.userLine('the demo one'))).toEqual({
       type: 'user',
       message: { role: 'user', content: 'the demo one' },
     });

@@ -10,32 +10,42 @@ import { baseProject, cleanup, makeProject, processesUnder, runCli } from './hel
 export const SCENARIO_IDS = ['fires', 'quiet', 'sibling', 'reads', 'limited', 'loops'];
 
 /**
- * The conversation scenarios, for an agent that takes conversations: `history` starts from two earlier turns and its
- * skill fires only on the request's user turn 2 (so it fires only if the history reached the model); `asks` asks first,
+ * The conversation scenarios, for an agent that takes them: `history` starts from two earlier turns and its skill
+ * fires only on the request's user turn 2 (so it fires only if the history reached the model); `asks` asks first,
  * gets its follow-up, and fires on turn 2.
  */
-export const CONVERSATION_CASES = [
-  '- id: history',
-  '  prompt: "scenario history: now create it"',
-  '  history:',
-  '    - user: "I keep alpha records for the demo project."',
-  '    - assistant: "Understood: alpha records for the demo project."',
-  '  expect: { skill: alpha, by: 1 }',
-  '- id: asks',
-  '  prompt: "scenario asks: please handle an alpha record"',
-  '  followUps: ["the demo one, please"]',
-  '  expect: { skill: alpha, by: 2 }',
-  '',
-].join('\n');
-const CONVERSATION_RULES = `
-  - { case: history, do: [{ skill: alpha, args: "create --name demo", onTurn: 2 }] }
-  - { case: asks, do: [{ skill: alpha, args: "create --name demo", onTurn: 2, ask: "Which alpha record do you mean?" }] }`;
+const CONVERSATION_SCENARIOS = {
+  history: {
+    cases: [
+      '- id: history',
+      '  prompt: "scenario history: now create it"',
+      '  history:',
+      '    - user: "I keep alpha records for the demo project."',
+      '    - assistant: "Understood: alpha records for the demo project."',
+      '  expect: { skill: alpha, by: 1 }',
+      '',
+    ],
+    rule: '  - { case: history, do: [{ skill: alpha, args: "create --name demo", onTurn: 2 }] }',
+  },
+  followUps: {
+    cases: [
+      '- id: asks',
+      '  prompt: "scenario asks: please handle an alpha record"',
+      '  followUps: ["the demo one, please"]',
+      '  expect: { skill: alpha, by: 2 }',
+      '',
+    ],
+    rule: '  - { case: asks, do: [{ skill: alpha, args: "create --name demo", onTurn: 2, ask: "Which alpha record do you mean?" }] }',
+  },
+};
+/** Which conversation scenarios a run holds: those its agent takes. */
+export type ConversationParts = readonly (keyof typeof CONVERSATION_SCENARIOS)[];
 
-export function scenarioProfile(name: string, conversation = false): string {
+export function scenarioProfile(name: string, conversation: ConversationParts = []): string {
   return `
 name: ${name}
 seed: 7
-rules:${conversation ? CONVERSATION_RULES : ''}
+rules:${conversation.map((part) => `\n${CONVERSATION_SCENARIOS[part].rule}`).join('')}
   - { case: fires, do: [{ skill: alpha, args: "create --name demo" }] }
   - { case: quiet, do: [{ answer: "Just an answer." }] }
   - { case: sibling, do: [{ sibling: alpha, args: "beta-thing" }] }
@@ -162,13 +172,13 @@ export function describeStalledTrial(
 
 /**
  * Every scenario in one run (one trial each, skill arm, concurrency 3, max turns 3) with `config` (none: the defaults),
- * and the conversation scenarios with `conversation`: the project, the workspace folder and the run folder for the
+ * and the conversation scenarios `conversation` names: the project, the workspace folder and the run folder for the
  * caller to check and remove, and what the run printed.
  */
-export async function scenarioRun(name: string, config: string | undefined, deadlineS: number, conversation = false) {
+export async function scenarioRun(name: string, config: string | undefined, deadlineS: number, conversation: ConversationParts = []) {
   const project = makeProject({
     ...baseProject(),
-    'cases/main.yaml': casesFor(SCENARIO_IDS) + (conversation ? CONVERSATION_CASES : ''),
+    'cases/main.yaml': casesFor(SCENARIO_IDS) + conversation.map((part) => CONVERSATION_SCENARIOS[part].cases.join('\n')).join(''),
     'sim.yaml': scenarioProfile(name, conversation),
     ...(config === undefined ? {} : { 'skillprobe.config.yaml': config }),
   });

@@ -33,21 +33,25 @@ export interface InvocationRequest {
   context?: 'field';
   /**
    * A trial of a conversation (its case has `history:` or `followUps:`), for a CLI that takes one
-   * (`AgentAdapter.conversation`): the earlier turns it starts from; the prompt then goes in as the first user line
-   * on its stdin, and each follow-up after it, never in its arguments.
+   * (`AgentAdapter.conversation`): the earlier turns it starts from. For a CLI that takes follow-ups the prompt then
+   * goes in as the first user line on its stdin, and each follow-up after it, never in its arguments.
    */
   conversation?: { history: readonly EarlierTurn[] };
 }
 
 /**
- * How a CLI takes a conversation while it runs: user turns as lines on its stdin, each answered by a turn of the
- * assistant that ends with a line the harness recognises; closing stdin ends the process.
+ * How a CLI takes a case's conversation: the earlier turns it starts from (`history`), and user turns sent while it
+ * runs (`followUps`: as lines on its stdin, each answered by a turn of the assistant that ends with a line the harness
+ * recognises; closing stdin ends the process). A case asking for what its CLI cannot take is refused before anything starts.
  */
-export interface ConversationDelivery {
-  /** The stdin line that sends `text` as the user's next turn. */
-  userLine(text: string): string;
-  /** Whether a line of the CLI's stdout ends the assistant's turn (then it waits for the next user line). */
-  endsTurn(line: string): boolean;
+export interface ConversationSupport {
+  history: boolean;
+  followUps?: {
+    /** The stdin line that sends `text` as the user's next turn. */
+    userLine(text: string): string;
+    /** Whether a line of the CLI's stdout ends the assistant's turn (then it waits for the next user line). */
+    endsTurn(line: string): boolean;
+  };
 }
 
 /**
@@ -134,8 +138,8 @@ export interface AgentAdapter {
   readonly trialTools: readonly string[];
   /** The contexts this CLI's trials can run in; without `field`, a field run is refused before anything starts. */
   readonly contexts: readonly Context[];
-  /** How it takes a case's conversation (`history:`, `followUps:`); without it, such a case is refused before anything starts. */
-  readonly conversation?: ConversationDelivery;
+  /** What of a case's conversation (`history:`, `followUps:`) it takes; without it, neither. */
+  readonly conversation?: ConversationSupport;
   invocation(req: InvocationRequest): Invocation;
   /** How a user points this CLI at a simulator serving on `url`, in one line (`skillprobe sim` prints it). */
   simulatorHint(url: string): string;

@@ -157,16 +157,16 @@ export async function probeCaseListings(
   return listings;
 }
 
-/** A case's conversation as the adapter takes it, when it has one and the CLI takes conversations (else it was refused). */
+/** A case's conversation as the adapter takes it, when it has one and the CLI takes it (else it was refused). */
 const conversationOf = (adapter: AgentAdapter, c: Case): InvocationRequest['conversation'] =>
   adapter.conversation && (c.history || c.followUps) ? { history: earlierTurns(c.history) } : undefined;
 
 /**
- * The user turns of a case's conversation, fed to the CLI: its prompt, then each follow-up in order while the
- * assistant's last turn ended without acting (`followUpDue`), until they run out.
+ * The user turns of a case's conversation, fed to a CLI that takes them on its stdin: its prompt, then each follow-up
+ * in order while the assistant's last turn ended without acting (`followUpDue`), until they run out.
  */
 function conversationInput(adapter: AgentAdapter, c: Case): ConversationInput | undefined {
-  const take = adapter.conversation;
+  const take = adapter.conversation?.followUps;
   if (!take) return undefined;
   const followUps = [...(c.followUps ?? [])];
   return {
@@ -213,7 +213,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         ...(ctx.adapter.providerSignal && ctx.onProviderSignal
           ? { provider: { read: ctx.adapter.providerSignal, signal: ctx.onProviderSignal } }
           : {}),
-        ...(conversation ? { conversation: conversationInput(ctx.adapter, c) } : {}),
+        ...(conversation && ctx.adapter.conversation?.followUps ? { conversation: conversationInput(ctx.adapter, c) } : {}),
       });
       // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial.
       const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);

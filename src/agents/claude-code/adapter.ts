@@ -232,10 +232,14 @@ export const claudeCode: AgentAdapter = {
 
   simulatorHint: (url) => `ANTHROPIC_BASE_URL=${url}`,
 
-  // Each user turn is a stream-JSON user message on stdin; a turn ends with its `result` line.
+  // A history is a seeded session it resumes; each user turn is a stream-JSON user message on stdin, and a turn ends
+  // with its `result` line.
   conversation: {
-    userLine: (text) => JSON.stringify({ type: 'user', message: { role: 'user', content: text } }),
-    endsTurn: (line) => line.startsWith('{"type":"result"'),
+    history: true,
+    followUps: {
+      userLine: (text) => JSON.stringify({ type: 'user', message: { role: 'user', content: text } }),
+      endsTurn: (line) => line.startsWith('{"type":"result"'),
+    },
   },
 
   async prepareTrial(req) {

@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../util/json.js';
 import { ACT_KINDS, type ActKind, type ConversationView, type SkillBody, type ToolOutcome } from '../conversation.js';
-import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
+import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
 
 /** Claude Code's Anthropic Messages request, as the simulated model reads it. */
@@ -100,12 +100,7 @@ export function anthropicView(body: unknown): ConversationView {
           textsOf(m).filter((t) => !t.startsWith(BODY_PREFIX) && !t.startsWith(EMPTY_NUDGE)),
           ['<system-reminder>'],
         );
-  const userAt = messages.flatMap((m, i) => (userWords(m) !== '' ? [i] : []));
-  const latest = userAt.at(-1) ?? 0;
-  const earlier = messages.slice(0, latest).flatMap((m) => {
-    const text = m.role === 'assistant' ? textsOf(m).join('\n') : userWords(m);
-    return text === '' ? [] : [{ role: m.role === 'assistant' ? ('assistant' as const) : ('user' as const), text }];
-  });
+  const { userTurn, latest, earlier } = userTurns(messages, userWords, (m) => (m.role === 'assistant' ? textsOf(m).join('\n') : undefined));
   const { turns, lastTurn, after } = splitTurns(messages.slice(latest), (m) => m.role === 'assistant');
   const calls = new Map(
     lastTurn
@@ -132,7 +127,7 @@ export function anthropicView(body: unknown): ConversationView {
     tools,
     prompt: promptAmong(textsOf(messages.find((m) => m.role === 'user')), ['<system-reminder>']),
     turn: turns,
-    userTurn: Math.max(1, userAt.length),
+    userTurn,
     earlier,
     lastResults,
     skillBody,

@@ -122,7 +122,7 @@ export function openaiResponsesView(body: unknown): ConversationView {
     tools,
     prompt: promptAmong(userTexts, INJECTED),
     turn: turns,
-    // Codex and the Gemini CLI take no conversation yet (such a case is refused): every request is the user's first turn.
+    // Codex takes no conversation yet (such a case is refused): every request it sends is the user's first turn.
     userTurn: 1,
     earlier: [],
     lastResults,
