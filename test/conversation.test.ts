@@ -6,6 +6,7 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { historyHeld, seededSession, sessionIdFor } from '../src/agents/claude-code/session.js';
 import { historyHeldIn, seededChat } from '../src/agents/gemini/session.js';
+import { historyHeldInRollout, seededRollout, threadIdFor } from '../src/agents/codex/session.js';
 import type { InvocationRequest } from '../src/agents/types.js';
 import { adapterFor } from '../src/agents/registry.js';
 import { firedInTime } from '../src/grade/outcome.js';
@@ -160,11 +161,7 @@ describe('an agent that cannot take a history or follow-ups refuses such a case 
       { followUps: ['x'] },
       /case "c" has `followUps`, but Codex CLI cannot take follow-ups yet — run it with an agent that can \(claude-code\)/,
     ],
-    [
-      'codex',
-      { history },
-      /case "c" has `history`, but Codex CLI cannot take a history yet — run it with an agent that can \(claude-code, gemini\)/,
-    ],
+    ['codex', { history }, undefined],
     ['gemini', { history, followUps: ['x'] }, /case "c" has `followUps`, but Gemini CLI cannot take follow-ups yet/],
     ['gemini', { history }, undefined],
     ['claude-code', { history, followUps: ['x'] }, undefined],
@@ -173,6 +170,44 @@ describe('an agent that cannot take a history or follow-ups refuses such a case 
     checkConversation(adapterFor(id), suite(c), problems);
     if (says) expect(() => problems.throwIfAny()).toThrow(says);
     else expect(() => problems.throwIfAny()).not.toThrow();
+  });
+});
+
+describe("Codex's history: the seeded thread and its session record", () => {
+  const history = [
+    { role: 'user' as const, text: 'I keep alpha records.' },
+    { role: 'assistant' as const, text: 'Understood.' },
+  ];
+  const message = (role: string, text: string) =>
+    JSON.stringify({ type: 'response_item', payload: { type: 'message', role, content: [{ type: 'input_text', text }] } });
+  const seeded = seededRollout(history, '/ws');
+  it('seeds the thread a trial in the workspace resumes, the turns as its messages', () => {
+    const lines = seeded
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; payload: Record<string, unknown> });
+    expect(lines[0]).toMatchObject({ type: 'session_meta', payload: { id: threadIdFor('/ws'), cwd: '/ws' } });
+    expect(lines.slice(1).map((l) => l.payload.role)).toEqual(['user', 'assistant']);
+  });
+  it.each([
+    [
+      'the prompt after the history',
+      seeded + [message('developer', 'x'), message('user', '<environment_context>…'), message('user', 'now create it')].join('\n'),
+      { held: true },
+    ],
+    [
+      'only what Codex injects after it',
+      seeded + message('user', '<environment_context>…'),
+      { held: false, detail: expect.stringMatching(/no user turn/) },
+    ],
+    [
+      'a record that does not start with it',
+      message('user', 'now create it'),
+      { held: false, detail: expect.stringMatching(/does not start/) },
+    ],
+    ['no single record', undefined, { held: false, detail: expect.stringMatching(/not exactly one/) }],
+  ])('%s', (_, rollout, want) => {
+    expect(historyHeldInRollout(rollout, history)).toMatchObject(want);
   });
 });
 

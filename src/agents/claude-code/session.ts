@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EarlierTurn } from '../../load/conversation.js';
 import type { TrialEvidence } from '../../run/schema.js';
 import { readJsonLines, str } from '../json-lines.js';
+import { uuidOf } from '../session-id.js';
 
 /**
  * A case's history as a Claude Code session the trial resumes (`--resume <id>`): the CLI loads the seeded turns from
@@ -15,13 +15,7 @@ import { readJsonLines, str } from '../json-lines.js';
 /** Where the evidence came from, as reports name it. */
 export const SESSION_RECORD = 'Claude Code session record';
 
-/** A UUID-shaped id, the same for the same parts: the session and its turns are named by the trial's workspace. */
-function uuidOf(...parts: string[]): string {
-  const h = createHash('sha256').update(parts.join('\0')).digest('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
-}
-
-/** The session a trial in `workspace` resumes. */
+/** The session a trial in `workspace` resumes (the session and its turns are named by the trial's workspace). */
 export const sessionIdFor = (workspace: string): string => uuidOf('session', workspace);
 
 const turnId = (session: string, index: number) => uuidOf(session, String(index));
