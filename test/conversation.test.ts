@@ -22,6 +22,8 @@ import { decideReply } from '../src/sim/policy.js';
 import { parseProfile } from '../src/sim/profile.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import { ProblemList } from '../src/util/input-error.js';
+import { firingTurnTable } from '../src/report/wording.js';
+import type { CaseArmSummary } from '../src/run/schema.js';
 
 const text = (t: string): TranscriptEvent => ({ kind: 'text', source: 'assistant', text: t });
 const turn = (n: number): TranscriptEvent => ({ kind: 'user_turn', source: 'harness', turn: n, text: `turn ${n}` });
@@ -112,6 +114,24 @@ describe('the distribution of the firing turn', () => {
     expect(d.pointwiseConfidence).toBeCloseTo(0.95, 12);
     expect(d.byTurn[1]).toEqual(clopperPearsonInterval(8, 10, d.pointwiseConfidence));
     expect(d.byTurn[1]!.lo).toBeLessThan(clopperPearsonInterval(8, 10, 0.9).lo);
+  });
+});
+
+describe('the firing-turn table every reporter shows', () => {
+  const row = (caseId: string, first?: (number | undefined)[], turns = 2) =>
+    ({ caseId, ...(first ? { firingTurns: firingTurns(first, turns, 0.95) } : {}) }) as unknown as CaseArmSummary;
+  it('a row per case with follow-ups, a column per turn of the longest', () => {
+    const t = firingTurnTable([row('a', [1, 2, 2, undefined]), row('b'), row('c', [3], 3)], (r) => `${r.successes}/${r.n}`);
+    expect(t).toEqual({
+      head: ['case', 'n', 'by turn 1', 'by turn 2', 'by turn 3'],
+      body: [
+        ['a', '4', '1/4', '3/4', '—'],
+        ['c', '1', '0/1', '0/1', '1/1'],
+      ],
+    });
+  });
+  it('none without a case with follow-ups', () => {
+    expect(firingTurnTable([row('b')], () => '')).toBeUndefined();
   });
 });
 

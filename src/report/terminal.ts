@@ -45,6 +45,8 @@ import {
   untrustedJudgeNotes,
   verdictCounts,
   verdictRate,
+  FIRING_TURN_NOTE,
+  firingTurnTable,
 } from './wording.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
@@ -249,28 +251,12 @@ function passKSection(rows: CaseArmSummary[], c: Colors): string[] {
 
 /** The cases with follow-ups: the share of usable trials whose skill had fired by each user turn, with joint intervals. */
 function firingTurnSection(rows: CaseArmSummary[], c: Colors): string[] {
-  const shown = rows.filter((s) => s.firingTurns);
-  if (shown.length === 0) return [];
-  const turns = Math.max(...shown.map((s) => s.firingTurns!.byTurn.length));
-  const body = shown.map((s) => [
-    s.caseId,
-    String(s.firingTurns!.byTurn[0]?.n ?? 0),
-    ...Array.from({ length: turns }, (_, k) => {
-      const r = s.firingTurns!.byTurn[k];
-      return r ? `${short(r.p)} ${interval(r)}` : c.dim('—');
-    }),
-  ]);
+  const t = firingTurnTable(rows, (r) => `${short(r.p)} ${interval(r)}`);
+  if (!t) return [];
   return [
     paragraph(c.bold('FIRING TURN · skill arm · share of usable trials whose skill had fired by each user turn')),
-    fit(
-      [['case', 'n', ...Array.from({ length: turns }, (_, k) => `by turn ${k + 1}`)].map((h) => c.bold(h)), ...body],
-      ['l', 'r', ...Array.from({ length: turns }, () => 'r' as const)],
-    ),
-    paragraph(
-      c.dim(
-        "each case's intervals hold together over its turns (Clopper–Pearson, Bonferroni) · the prompt is turn 1, each follow-up sent the next",
-      ),
-    ),
+    fit([t.head.map((h) => c.bold(h)), ...t.body], ['l', ...t.head.slice(1).map(() => 'r' as const)]),
+    paragraph(c.dim(FIRING_TURN_NOTE)),
   ];
 }
 
