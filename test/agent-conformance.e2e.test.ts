@@ -4,11 +4,22 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { parseCodexStream } from '../src/agents/codex/parse.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
-import { AGENT_IDS } from '../src/agents/registry.js';
+import { adapterFor, AGENT_IDS } from '../src/agents/registry.js';
 import type { TrialMeta } from '../src/run/schema.js';
 import type { Transcript } from '../src/transcript/types.js';
 import { cleanup } from './helpers.js';
-import { describeStalledTrial, leftBehind, of, resultsOf, scenarioRun, stalledRun, storedTrial, type StalledRun } from './e2e-scenarios.js';
+import {
+  describeStalledTrial,
+  leftBehind,
+  of,
+  resultsOf,
+  SCENARIO_IDS,
+  scenarioRun,
+  stalledRun,
+  storedTrial,
+  type ConversationParts,
+  type StalledRun,
+} from './e2e-scenarios.js';
 
 /**
  * The agent conformance suite: every agent in the registry through its real pinned CLI against the simulator, one
@@ -170,10 +181,16 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
   let stdout: string;
   const trial = (caseId: string, suffix = '') => storedTrial(row.parse, runDir, caseId, 'skill', 1, suffix);
   const outcome = (caseId: string) => resultsOf(runDir).outcomes.find((o) => o.caseId === caseId);
+  const takes = adapterFor(id).conversation;
+  const conversation: ConversationParts = [
+    ...(takes?.history ? ['history' as const] : []),
+    ...(takes?.followUps ? ['followUps' as const] : []),
+  ];
+  const planned = SCENARIO_IDS.length + conversation.length;
 
   beforeAll(async () => {
     let stderr: string;
-    ({ project, workdir, runDir, exitCode, stdout, stderr } = await scenarioRun(`e2e-${id}`, row.config, NORMAL_DEADLINE_S));
+    ({ project, workdir, runDir, exitCode, stdout, stderr } = await scenarioRun(`e2e-${id}`, row.config, NORMAL_DEADLINE_S, conversation));
     expect(stderr).not.toMatch(/at .*\.js:\d+/);
     expect(readdirSync(join(project, 'runs'))).toHaveLength(1);
   }, 240_000);
@@ -187,7 +204,7 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
     expect(manifest).toMatchObject({
       status: 'completed',
       simulator: { name: `e2e-${id}`, seed: 7 },
-      trials: { planned: 6, finished: 6 },
+      trials: { planned, finished: planned },
       ...row.manifest,
     });
     expect(manifest.skills.map((s: { dir: string }) => s.dir)).toEqual(['alpha', 'alpha-beta']);
@@ -261,6 +278,25 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
     row.loops(trial('loops'));
     expect(outcome('loops')).toMatchObject({ status: 'max_turns', passed: false });
   });
+
+  if (conversation.includes('history')) {
+    it('a two-turn history reaches the model: the skill meant for the request’s user turn 2 fires on the case’s turn 1', () => {
+      const { meta } = trial('history');
+      expect(meta.evidence?.history).toMatchObject({ held: true });
+      expect(outcome('history')).toMatchObject({ status: 'ok', fired: 'expected', passed: true });
+    });
+  }
+  if (conversation.includes('followUps')) {
+    it('a follow-up goes in after a clarifying question, and the skill fires on turn 2', () => {
+      const { t, meta } = trial('asks');
+      expect(meta.exitCode).toBe(0);
+      expect(of(t, 'user_turn').map((e) => e.turn)).toEqual([1, 2]);
+      expect(of(t, 'text').find((e) => e.source === 'assistant')?.text).toBe('Which alpha record do you mean?');
+      expect(of(t, 'result').map((r) => r.status)).toEqual(['success', 'success']);
+      expect(outcome('asks')).toMatchObject({ status: 'ok', fired: 'expected', firedTurn: 2, passed: true });
+      expect(outcome('asks')?.firings).toEqual([expect.objectContaining({ skill: 'alpha', turn: 2 })]);
+    });
+  }
 
   const { shown } = row;
   if (shown) {

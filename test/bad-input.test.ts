@@ -105,6 +105,51 @@ const BAD: BadInput[] = [
     says: /expects skill "gamma", which is not in the skills folder/,
   },
   {
+    name: 'case history whose turns do not alternate from the user',
+    change: cases('- id: a\n  prompt: do alpha\n  history:\n    - assistant: hello\n    - user: hi\n  expect: { skill: alpha }\n'),
+    where: /cases\/main\.yaml:4:7:/,
+    says: /history turn 1 is the assistant's, but turns alternate starting with the user/,
+  },
+  {
+    name: 'case history ending with the user',
+    change: cases('- id: a\n  prompt: do alpha\n  history:\n    - user: hi\n  expect: { skill: alpha }\n'),
+    where: /cases\/main\.yaml:4:7:/,
+    says: /history ends with the user's turn/,
+  },
+  {
+    name: 'case history turn with empty text',
+    change: cases('- id: a\n  prompt: do alpha\n  history:\n    - user: hi\n    - assistant: "  "\n  expect: { skill: alpha }\n'),
+    where: /cases\/main\.yaml:5:18:/,
+    says: /history turn 2 is empty/,
+  },
+  {
+    name: 'case follow-up with empty text',
+    change: cases('- id: a\n  prompt: do alpha\n  followUps: ["production", ""]\n  expect: { skill: alpha }\n'),
+    where: /cases\/main\.yaml:3:29:/,
+    says: /follow-up 2 is empty/,
+  },
+  {
+    name: 'case follow-ups above maxTurns',
+    change: (f) => {
+      f['skillprobe.config.yaml'] = 'maxTurns: 2\n';
+      f['cases/main.yaml'] = '- id: a\n  prompt: do alpha\n  followUps: [one, two]\n  expect: { skill: alpha }\n';
+    },
+    where: /cases\/main\.yaml:3:14:/,
+    says: /can take 3 user turns .* above maxTurns \(2\)/,
+  },
+  {
+    name: 'case expect.by beyond the turns it can have',
+    change: cases('- id: a\n  prompt: do alpha\n  followUps: [production]\n  expect: { skill: alpha, by: 3 }\n'),
+    where: /cases\/main\.yaml:4:31:/,
+    says: /`by: 3` is past its last user turn \(2/,
+  },
+  {
+    name: 'negative case with expect.by',
+    change: cases('- id: a\n  prompt: weather\n  expect: { skill: none, by: 1 }\n'),
+    where: /cases\/main\.yaml:3:30:/,
+    says: /is negative, so no turn is one its skill must fire by/,
+  },
+  {
     name: 'substring of a real skill is not a skill',
     change: cases('- id: a\n  prompt: do alpha\n  expect: { skill: alph }\n'),
     where: /cases\/main\.yaml:3:20:/,

@@ -45,6 +45,15 @@ export class ClaudeStream {
     return this;
   }
 
+  /**
+   * A user turn of a conversation, as the CLI echoes it (`--replay-user-messages`): the first where the stream starts,
+   * a later one after the init line that starts it.
+   */
+  userTurn(text: string): this {
+    if (this.lines.some((l) => (l as { isReplay?: boolean }).isReplay)) this.lines.push({ ...(this.lines[0] as object) });
+    return this.user([{ type: 'text', text }], { isReplay: true });
+  }
+
   text(...texts: string[]): this {
     return this.assistant(texts.map((text) => ({ type: 'text', text })));
   }

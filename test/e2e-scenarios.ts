@@ -9,11 +9,43 @@ import { baseProject, cleanup, makeProject, processesUnder, runCli } from './hel
 /** The scenarios every agent's end-to-end test runs, one case each, all in one run against the simulator. */
 export const SCENARIO_IDS = ['fires', 'quiet', 'sibling', 'reads', 'limited', 'loops'];
 
-export function scenarioProfile(name: string): string {
+/**
+ * The conversation scenarios, for an agent that takes them: `history` starts from two earlier turns and its skill
+ * fires only on the request's user turn 2 (so it fires only if the history reached the model); `asks` asks first,
+ * gets its follow-up, and fires on turn 2.
+ */
+const CONVERSATION_SCENARIOS = {
+  history: {
+    cases: [
+      '- id: history',
+      '  prompt: "scenario history: now create it"',
+      '  history:',
+      '    - user: "I keep alpha records for the demo project."',
+      '    - assistant: "Understood: alpha records for the demo project."',
+      '  expect: { skill: alpha, by: 1 }',
+      '',
+    ],
+    rule: '  - { case: history, do: [{ skill: alpha, args: "create --name demo", onTurn: 2 }] }',
+  },
+  followUps: {
+    cases: [
+      '- id: asks',
+      '  prompt: "scenario asks: please handle an alpha record"',
+      '  followUps: ["the demo one, please"]',
+      '  expect: { skill: alpha, by: 2 }',
+      '',
+    ],
+    rule: '  - { case: asks, do: [{ skill: alpha, args: "create --name demo", onTurn: 2, ask: "Which alpha record do you mean?" }] }',
+  },
+};
+/** Which conversation scenarios a run holds: those its agent takes. */
+export type ConversationParts = readonly (keyof typeof CONVERSATION_SCENARIOS)[];
+
+export function scenarioProfile(name: string, conversation: ConversationParts = []): string {
   return `
 name: ${name}
 seed: 7
-rules:
+rules:${conversation.map((part) => `\n${CONVERSATION_SCENARIOS[part].rule}`).join('')}
   - { case: fires, do: [{ skill: alpha, args: "create --name demo" }] }
   - { case: quiet, do: [{ answer: "Just an answer." }] }
   - { case: sibling, do: [{ sibling: alpha, args: "beta-thing" }] }
@@ -139,14 +171,15 @@ export function describeStalledTrial(
 }
 
 /**
- * Every scenario in one run (one trial each, skill arm, concurrency 3, max turns 3) with `config` (none: the defaults): the project, the
- * workspace folder and the run folder for the caller to check and remove, and what the run printed.
+ * Every scenario in one run (one trial each, skill arm, concurrency 3, max turns 3) with `config` (none: the defaults),
+ * and the conversation scenarios `conversation` names: the project, the workspace folder and the run folder for the
+ * caller to check and remove, and what the run printed.
  */
-export async function scenarioRun(name: string, config: string | undefined, deadlineS: number) {
+export async function scenarioRun(name: string, config: string | undefined, deadlineS: number, conversation: ConversationParts = []) {
   const project = makeProject({
     ...baseProject(),
-    'cases/main.yaml': casesFor(SCENARIO_IDS),
-    'sim.yaml': scenarioProfile(name),
+    'cases/main.yaml': casesFor(SCENARIO_IDS) + conversation.map((part) => CONVERSATION_SCENARIOS[part].cases.join('\n')).join(''),
+    'sim.yaml': scenarioProfile(name, conversation),
     ...(config === undefined ? {} : { 'skillprobe.config.yaml': config }),
   });
   const workdir = mkdtempSync(join(tmpdir(), 'sp-work-'));

@@ -499,3 +499,38 @@ describe('skill name resolution', () => {
     expect(resolveMember('/atl-jira', FAMILY, { ...claudeCode.grading, skillName: (s) => s })).toBeUndefined();
   });
 });
+
+describe('grading across the conversation', () => {
+  const inConversation = (by?: number): GradableCase => ({
+    ...jiraCreate,
+    conversation: { hash: 'h', history: 0, followUps: 1 },
+    ...(by !== undefined ? { by } : {}),
+  });
+  const plan = 'Plan:\n```bash\natl jira create-issue --project OPS\n```';
+  const asksThenFires = () =>
+    new ClaudeStream()
+      .userTurn('file the login bug')
+      .text('Which project?')
+      .result()
+      .userTurn('OPS')
+      .skill('atl-jira', 'create-issue --project OPS', { body: BODY })
+      .text(plan)
+      .result();
+  const firesAtOnce = () =>
+    new ClaudeStream()
+      .userTurn('file the login bug in OPS')
+      .skill('atl-jira', 'create-issue --project OPS', { body: BODY })
+      .text(plan)
+      .result();
+  it.each([
+    ['asks once, then fires: passes with no `by`', asksThenFires, undefined, { passed: true, firedTurn: 2 }],
+    ['asks once, then fires: passes by turn 2', asksThenFires, 2, { passed: true, firedTurn: 2 }],
+    ['asks once, then fires: fails by turn 1', asksThenFires, 1, { passed: false, fired: 'expected', firedTurn: 2 }],
+    ['fires at once: passes by turn 1', firesAtOnce, 1, { passed: true, firedTurn: 1 }],
+  ] as const)('%s', (_, stream, by, want) => {
+    const o = grade(stream(), inConversation(by));
+    expect(o).toMatchObject(want);
+    // The plan checks read what the assistant wrote after the skill loaded, on whichever turn that was.
+    expect(o.plan).toMatchObject({ pass: true, plans: expect.arrayContaining(['atl jira create-issue --project OPS']) });
+  });
+});

@@ -78,6 +78,11 @@ export async function spawnAgent(
     toolCallLimit?: { startsToolCall: (line: string) => boolean; max: number };
     /** Reads each line the CLI prints for what it says of the provider, and passes it on as it comes. */
     provider?: { read: (line: string, from: 'stdout' | 'stderr') => ProviderSignal | undefined; signal: (s: ProviderSignal) => void };
+    /**
+     * A conversation: user turns as lines on stdin, `first` at once; when a line of stdout ends the assistant's turn,
+     * `next` is handed that turn's stdout and gives the next user line, or undefined to close stdin (the CLI then ends).
+     */
+    conversation?: ConversationInput;
   },
 ): Promise<TrialMeta> {
   const startedAt = new Date();
@@ -104,7 +109,8 @@ export async function spawnAgent(
     cwd: opts.cwd,
     env: inv.env,
     extendEnv: false,
-    stdin: 'ignore', // with an open stdin the CLI waits 3 s for piped input
+    // With an open stdin the CLI waits 3 s for piped input; a conversation's turns come that way.
+    stdin: opts.conversation ? 'pipe' : 'ignore',
     encoding: 'buffer',
     buffer: false,
     detached: true,
@@ -116,6 +122,7 @@ export async function spawnAgent(
     groupStarted?.(pid, opts.cwd);
   }
 
+  const talk = opts.conversation && child.stdin ? converse(child.stdin, opts.conversation) : undefined;
   let graceTimer: NodeJS.Timeout | undefined;
   const stop = () => {
     if (pid === undefined || graceTimer) return;
@@ -138,6 +145,7 @@ export async function spawnAgent(
     outputBytes += chunk.length;
     if (chunk.length) out.write(chunk);
     watchOut?.(chunk);
+    talk?.(chunk);
     if (countToolCalls && !turnLimitHit && countToolCalls(chunk) > opts.toolCallLimit!.max) {
       turnLimitHit = true;
       stop();
@@ -190,6 +198,28 @@ export async function spawnAgent(
     ...(outputTruncated ? { outputTruncated } : {}),
     ...(turnLimitHit ? { turnLimitHit } : {}),
   };
+}
+
+export interface ConversationInput {
+  first: string;
+  endsTurn(line: string): boolean;
+  next(turn: string): string | undefined;
+}
+
+/** Feeds a conversation's user lines to `stdin` as the CLI's turns end; the returned reader takes its stdout chunks. */
+function converse(stdin: NodeJS.WritableStream, c: ConversationInput): (chunk: Buffer) => void {
+  // A CLI that dies mid-conversation closes its stdin: the write fails, and the trial's end says why.
+  stdin.on('error', () => {});
+  stdin.write(`${c.first}\n`);
+  let turn: string[] = [];
+  return lineReader((line) => {
+    turn.push(line);
+    if (!c.endsTurn(line)) return;
+    const next = c.next(turn.join('\n'));
+    turn = [];
+    if (next === undefined) stdin.end();
+    else stdin.write(`${next}\n`);
+  });
 }
 
 /** Calls `onLine` with each whole line of a stream arriving in chunks that may split lines and characters. */

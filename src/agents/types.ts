@@ -2,6 +2,7 @@ import type { TranscriptLines } from './json-lines.js';
 import type { Arm, Context } from '../run/config-schema.js';
 import type { RefusedStatus, ShownEvidence, TrialEvidence, TrialMeta } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
+import type { EarlierTurn } from '../load/conversation.js';
 
 /** Everything an adapter needs to build one headless invocation. */
 export interface InvocationRequest {
@@ -30,6 +31,27 @@ export interface InvocationRequest {
   role: TrialRole;
   /** `field`: a trial (role `trial`) offered the CLI's default tools, every acting call refused; absent: the lab. */
   context?: 'field';
+  /**
+   * A trial of a conversation (its case has `history:` or `followUps:`), for a CLI that takes one
+   * (`AgentAdapter.conversation`): the earlier turns it starts from. For a CLI that takes follow-ups the prompt then
+   * goes in as the first user line on its stdin, and each follow-up after it, never in its arguments.
+   */
+  conversation?: { history: readonly EarlierTurn[] };
+}
+
+/**
+ * How a CLI takes a case's conversation: the earlier turns it starts from (`history`), and user turns sent while it
+ * runs (`followUps`: as lines on its stdin, each answered by a turn of the assistant that ends with a line the harness
+ * recognises; closing stdin ends the process). A case asking for what its CLI cannot take is refused before anything starts.
+ */
+export interface ConversationSupport {
+  history: boolean;
+  followUps?: {
+    /** The stdin line that sends `text` as the user's next turn. */
+    userLine(text: string): string;
+    /** Whether a line of the CLI's stdout ends the assistant's turn (then it waits for the next user line). */
+    endsTurn(line: string): boolean;
+  };
 }
 
 /**
@@ -116,6 +138,8 @@ export interface AgentAdapter {
   readonly trialTools: readonly string[];
   /** The contexts this CLI's trials can run in; without `field`, a field run is refused before anything starts. */
   readonly contexts: readonly Context[];
+  /** What of a case's conversation (`history:`, `followUps:`) it takes; without it, neither. */
+  readonly conversation?: ConversationSupport;
   invocation(req: InvocationRequest): Invocation;
   /** How a user points this CLI at a simulator serving on `url`, in one line (`skillprobe sim` prints it). */
   simulatorHint(url: string): string;

@@ -89,7 +89,7 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     // The user's other skills share the listing with the family (the budget is measured with them), and a profile may play them.
     const neighbours = (config.neighbours !== undefined && attempt(() => loadNeighbours(config.neighbours!, family, env.cwd))) || [];
     const suite = family.length
-      ? attempt(() => loadCases(config.cases, family, config.decision, undefined, neighbours, env.cwd))
+      ? attempt(() => loadCases(config.cases, family, config.decision, undefined, neighbours, env.cwd, config.maxTurns))
       : undefined;
     const sim = opts.sim ?? (existsSync(inCwd(DEFAULT_PROFILE_FILE)) ? DEFAULT_PROFILE_FILE : undefined);
     if (sim !== undefined) {

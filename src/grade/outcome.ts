@@ -4,6 +4,7 @@ import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../tran
 import { extractPlans, gradePlans } from './plan.js';
 import { trialStatus } from './status.js';
 import { firings } from './trigger.js';
+import { isConversation } from './turns.js';
 import { falselyFired } from '../run/expectation.js';
 import {
   BUDGET_STOPS,
@@ -50,16 +51,28 @@ function behaviourFlags(t: Transcript): TrialOutcome['flags'] {
   };
 }
 
-/** What the CLI says the trial cost, when it says: the budget `--max-cost` spends. */
+/** What the CLI says the trial cost, when it says: the budget `--max-cost` spends (a conversation's last result carries its sum). */
 function costOf(t: Transcript): { costUsd?: number } {
-  const result = t.events.find((e): e is ResultEvent => e.kind === 'result');
+  const result = t.events.findLast((e): e is ResultEvent => e.kind === 'result');
   return result?.costUsd !== undefined ? { costUsd: result.costUsd } : {};
 }
 
-/** What the CLI says the trial's model calls used, when it says: its last result carries the session's sum. */
+/**
+ * What the CLI says the trial's model calls used, when it says: its last result carries the session's sum, and in a
+ * conversation each user turn's result its own turn's, so those are added up.
+ */
 function usageOf(t: Transcript): { usage?: TrialUsage } {
-  const u = t.events.filter((e): e is ResultEvent => e.kind === 'result' && e.usage !== undefined).at(-1)?.usage;
-  if (!u) return {};
+  const results = t.events.filter((e): e is ResultEvent => e.kind === 'result' && e.usage !== undefined).map((e) => e.usage!);
+  const counted = isConversation(t) ? results : results.slice(-1);
+  if (!counted.length) return {};
+  const u = counted.reduce((a, b) => ({
+    inputTokens: a.inputTokens + b.inputTokens,
+    cachedInputTokens: a.cachedInputTokens + b.cachedInputTokens,
+    ...(a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined
+      ? { cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0) }
+      : {}),
+    outputTokens: a.outputTokens + b.outputTokens,
+  }));
   return {
     usage: {
       input: u.inputTokens,
@@ -104,6 +117,10 @@ export function offeredNeighbours(
   return [...declared, ...bundled];
 }
 
+/** Whether the expected skill's first firing came by user turn `by` (any turn when the case sets none). */
+export const firedInTime = (first: Pick<Firing, 'turn'> | undefined, by: number | undefined): boolean =>
+  by === undefined || (first !== undefined && (first.turn ?? 1) <= by);
+
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
   const declared = declaredNeighbours(c, opts);
@@ -114,6 +131,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     neighbours: declared.map((m) => m.dir),
     instructions: c.fixtures?.instructions,
     ...(c.context ? { context: c.context } : {}),
+    ...((c.conversation?.history ?? 0) > 0 ? { history: true } : {}),
     isolationProblem: opts.conventions.isolationProblem,
   });
   const all = firings(t, opts.family, opts.skillsFolder, opts.conventions, neighbours);
@@ -152,6 +170,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     firedColumn,
     fired,
     readOnly: expected.length > 0 && expected.every((f) => f.via === 'read'),
+    ...(expected[0]?.turn !== undefined ? { firedTurn: expected[0].turn } : {}),
     flags: behaviourFlags(t),
     parseWarnings: t.warnings.length,
     wallMs: meta.wallMs,
@@ -193,6 +212,6 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);
   // In the field, the expected skill must fire before any acting call: acting first is going around it.
   const firedFirst = expected.length > 0 && (actedAt === undefined || expected[0]!.at < actedAt);
-  const passed = verdict.status === 'ok' && firedFirst && exclusiveOk && (plan?.pass ?? true);
+  const passed = verdict.status === 'ok' && firedFirst && firedInTime(expected[0], c.by) && exclusiveOk && (plan?.pass ?? true);
   return { ...out, plan, passed };
 }

@@ -13,6 +13,8 @@ export interface IsolationContext {
   neighbours?: string[];
   /** `field` when the trial ran in the field (its case's stored context); absent: the lab. */
   context?: 'field';
+  /** The case started from earlier turns (`history:`): the trial's evidence must show its first request held them. */
+  history?: boolean;
   /** The agent's own isolation check (its adapter's): the graders know no CLI's evidence. */
   isolationProblem: GradingConventions['isolationProblem'];
 }
@@ -44,12 +46,19 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
       detail: `the agent printed more than ${meta.outputBytes ?? '?'} bytes: stored up to the cap and stopped`,
     };
   const init = t.events.find((e): e is InitEvent => e.kind === 'init');
-  const result = t.events.find((e): e is ResultEvent => e.kind === 'result');
+  // A conversation has a result per user turn: how it ended is the last one's.
+  const result = t.events.findLast((e): e is ResultEvent => e.kind === 'result');
   if (!init && !meta.timedOut) {
     return { status: 'agent_error', detail: meta.stderrTail.trim().split('\n').at(-1) || `exit ${meta.exitCode ?? meta.signal}` };
   }
   const leak = ctx.isolationProblem(t, { ...ctx, workspaceChanged: meta.evidence?.workspaceChanged });
   if (leak && init) return { status: 'isolation_error', detail: leak };
+  const history = meta.evidence?.history;
+  if (ctx.history && init && history?.held !== true)
+    return {
+      status: 'isolation_error',
+      detail: `the first request did not hold the case's history (${history ? `${history.source}: ${history.detail ?? 'not found'}` : 'no record of it'})`,
+    };
   // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
   const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');
   // A CLI that finished in the same breath as its last allowed call has its own result, which stands.

@@ -16,6 +16,7 @@ import { InputError, ProblemList } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
 import { caseFixtures, readFixtureFiles, readInstructions, suiteFixturesHash, type CaseFixtures, type SuiteFixtures } from './fixtures.js';
 import { caseNeighbours, caseNeighboursHash } from './neighbours.js';
+import { conversationProblems, followUpsSchema, historySchema } from './conversation.js';
 import { NO_SKILL, type Skill } from './skills.js';
 import {
   isTriggerEvalFile,
@@ -58,7 +59,13 @@ export type TuneSplit = (typeof TUNE_SPLITS)[number];
  * `skill` and `not`; a `not` case is negative, so it reads as `skill: none` with `not` beside it.
  */
 const expectSchema = z
-  .object({ skill: z.string().min(1).optional(), not: z.string().min(1).optional(), ...authoredExpectFields })
+  .object({
+    skill: z.string().min(1).optional(),
+    not: z.string().min(1).optional(),
+    /** The user turn the skill must fire by (the prompt is turn 1, each follow-up sent the next). */
+    by: z.number().int().min(1, 'by is a user turn, 1 or more (the prompt is turn 1)').optional(),
+    ...authoredExpectFields,
+  })
   .strict()
   .superRefine((e, ctx) => {
     const todo = `write \`skill: <skill>\` (it should fire), \`skill: ${NO_SKILL}\` (no skill may) or \`not: <skill>\` (that one must not, its siblings may)`;
@@ -98,6 +105,10 @@ export const caseSchema = z
     instructions: instructionsSchema.optional(),
     /** A folder of more of the user's other skills (relative to the case file), listed in this case's trials beside the suite's. */
     neighbours: z.string().min(1).optional(),
+    /** Earlier turns the trial starts from (`- user: …`, `- assistant: …`): context the model sees, never graded. */
+    history: historySchema.optional(),
+    /** Scripted user replies, sent in order when the assistant ends a turn without a skill firing or acting. */
+    followUps: followUpsSchema.optional(),
   })
   .strict();
 
@@ -155,6 +166,7 @@ function checkCase(
   skills: FamilyNames,
   decision: DecisionConfig,
   problems: ProblemList,
+  maxTurns?: number,
 ): void {
   const bad = decisionProblem(resolveDecision(decision, c.tags, c.decision), decision.mode);
   if (bad) {
@@ -238,6 +250,8 @@ function checkCase(
     problems.add(y.problem([index, 'plan'], `case "${c.id}" is negative but has plan checks`, 'remove `plan`, or expect a skill'));
   }
   if (c.plan) for (const p of checkProblems(c.plan)) problems.add(y.problem([index, 'plan', ...p.at], p.what, p.todo));
+  for (const p of conversationProblems(c, c.expect.skill === NO_SKILL, maxTurns, (at, what, todo) => y.problem([index, ...at], what, todo)))
+    problems.add(p);
 }
 
 /** Each of an eval set's cases as a case file's, located at its entry; a case whose id the schema refuses is a problem. */
@@ -275,7 +289,7 @@ export function checkEvalSetCases(
  * files are read too (the suite's, then its own); without, they are left unread (import). A case's own `neighbours`
  * are loaded and kept apart from the family and from `suiteNeighbours`. Relative patterns are taken from `cwd`, the
  * user's working folder, and the files named relative to it; without it, patterns must be absolute and the files are
- * named absolute.
+ * named absolute. With `maxTurns`, a case whose conversation can take more user turns is refused.
  */
 export function loadCases(
   patterns: string | string[],
@@ -284,6 +298,7 @@ export function loadCases(
   fixtures?: SuiteFixtures,
   suiteNeighbours: readonly Skill[] = [],
   cwd?: string,
+  maxTurns?: number,
 ): CaseSuite {
   const list = Array.isArray(patterns) ? patterns : [patterns];
   const files = globSync(list, { cwd, absolute: cwd === undefined, onlyFiles: true, expandDirectories: false }).sort();
@@ -307,7 +322,7 @@ export function loadCases(
     } else {
       seen.set(c.id, `${file}:${pos.line}`);
     }
-    checkCase(c, i, y, skills, decision, problems);
+    checkCase(c, i, y, skills, decision, problems, maxTurns);
     const own = fixtures && fixturesOf(c, i, { name: file, path: fromFolder(cwd, file) }, y, fixtures, problems);
     const neighbourSkills =
       c.neighbours === undefined

@@ -92,7 +92,7 @@ export function checkCases(
 ): CaseSuite | undefined {
   const { config, fellBack } = loaded;
   if (!family.length || fellBack.has('cases')) return undefined;
-  return problems.collect(() => loadCases(config.cases, family, config.decision, fixtures, neighbours, loaded.cwd));
+  return problems.collect(() => loadCases(config.cases, family, config.decision, fixtures, neighbours, loaded.cwd, config.maxTurns));
 }
 
 /** With `run`: the transcripts folder each run creates its folder in must be writable. True when it is not. */

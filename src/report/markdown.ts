@@ -3,7 +3,7 @@ import { rejudgeMarkdown } from './rejudge.js';
 import { join } from 'node:path';
 import { advice } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
-import { plural, usd } from './format.js';
+import { interval, plural, short, usd } from './format.js';
 import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
@@ -46,6 +46,8 @@ import {
   untrustedJudgeMark,
   untrustedJudgeNotes,
   unchangedLegend,
+  FIRING_TURN_NOTE,
+  firingTurnTable,
 } from './wording.js';
 
 /** A GitHub comment holds 65,536 characters; the rest is room for what a workflow wraps around the report. */
@@ -219,6 +221,26 @@ function judgeBlock({ results, manifest }: ReportInput): string[] {
   ];
 }
 
+/** The cases with follow-ups: the share of usable trials whose skill had fired by each user turn, with joint intervals. */
+function firingTurnBlock({ results }: ReportInput): string[] {
+  const t = firingTurnTable(
+    results.summary.cases.filter((r) => r.arm === 'skill'),
+    (r) => `${short(r.p)} ${interval(r)}`,
+  );
+  if (!t) return [];
+  return [
+    '#### Firing turn · share of usable trials whose skill had fired by each user turn',
+    '',
+    ...table(
+      t.head,
+      t.body.map(([id, ...cells]) => [inline(id!), ...cells]),
+      ['l', ...t.head.slice(1).map(() => 'r' as const)],
+    ),
+    '',
+    inline(FIRING_TURN_NOTE),
+  ];
+}
+
 function render(input: ReportInput): string {
   const { results, runDir } = input;
   const skillRow = new Map(results.summary.cases.filter((r) => r.arm === 'skill').map((s) => [s.caseId, s]));
@@ -227,7 +249,7 @@ function render(input: ReportInput): string {
     header(input),
     verdictTable(input, skillRow),
     ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir, input.agentNotes.refusalFixes, results.run.simulated)]),
-    ...[judgeBlock(input), costDetails(input)].filter((block) => block.length),
+    ...[firingTurnBlock(input), judgeBlock(input), costDetails(input)].filter((block) => block.length),
   ]);
 }
 

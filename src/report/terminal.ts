@@ -45,6 +45,8 @@ import {
   untrustedJudgeNotes,
   verdictCounts,
   verdictRate,
+  FIRING_TURN_NOTE,
+  firingTurnTable,
 } from './wording.js';
 
 type Colors = ReturnType<typeof pc.createColors>;
@@ -244,6 +246,17 @@ function passKSection(rows: CaseArmSummary[], c: Colors): string[] {
     paragraph(
       c.dim('each cell: pass@k (at least one of k passes) / pass^k (all k pass); k=1 is the pass rate · every k ≤ n is in results.json'),
     ),
+  ];
+}
+
+/** The cases with follow-ups: the share of usable trials whose skill had fired by each user turn, with joint intervals. */
+function firingTurnSection(rows: CaseArmSummary[], c: Colors): string[] {
+  const t = firingTurnTable(rows, (r) => `${short(r.p)} ${interval(r)}`);
+  if (!t) return [];
+  return [
+    paragraph(c.bold('FIRING TURN · skill arm · share of usable trials whose skill had fired by each user turn')),
+    fit([t.head.map((h) => c.bold(h)), ...t.body], ['l', ...t.head.slice(1).map(() => 'r' as const)]),
+    paragraph(c.dim(FIRING_TURN_NOTE)),
   ];
 }
 
@@ -466,6 +479,7 @@ export function terminalReporter(colour: boolean): Reporter {
           : [],
         judgeSection(input, c),
         passKSection(skillRows, c),
+        firingTurnSection(skillRows, c),
         confusionSection(results, c),
         ablationSection(results, c),
         aggregateSection(results, c),

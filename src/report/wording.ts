@@ -309,6 +309,10 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
       `went around the skill in ${of(f.wentAround.trials)} (rate ${fmt(s.wentAround.p)} ${interval(s.wentAround)}): the model acted by itself (a command, a write, a fetch or a sub-agent) before any skill fired, ${f.wentAround.trials} of the ${failed} failures`,
     );
   }
+  if (s.firingTurns) {
+    const byTurn = s.firingTurns.byTurn.map((r, k) => `turn ${k + 1} ${fmt(r.p)} ${interval(r)}`).join(', ');
+    say(`fired by ${byTurn} (first fired on each turn: ${s.firingTurns.counts.join(', ')}; the intervals hold together)`);
+  }
   if (f.planWrong.trials) {
     const checks = f.planChecks.map(
       (k) =>
@@ -496,3 +500,32 @@ export const AGENT_MATRIX_NOTE =
 /** What a run says of skill folders edited while it went (run.json `skillsChangedDuringRun`). */
 export const skillsEditedNote = (dirs: readonly string[]) =>
   `skills edited during the run: ${dirs.join(', ')} — every trial got them as they were at its start (kept in the run folder's skills/); \`run --resume\` refuses the edited ones`;
+
+/** What the firing-turn table says under it, in every reporter. */
+export const FIRING_TURN_NOTE =
+  "each case's intervals hold together over its turns (Clopper–Pearson, Bonferroni) · the prompt is turn 1, each follow-up sent the next";
+
+/**
+ * The cases with follow-ups as the firing-turn table shows them: the head (case, n, by turn k…) and one row each of
+ * the share of usable trials whose skill had fired by each turn, with its interval; none when no case has follow-ups.
+ */
+export function firingTurnTable(
+  rows: readonly CaseArmSummary[],
+  rate: (r: Rate) => string,
+): { head: string[]; body: string[][] } | undefined {
+  const shown = rows.filter((s) => s.firingTurns);
+  if (shown.length === 0) return undefined;
+  const turns = Math.max(...shown.map((s) => s.firingTurns!.byTurn.length));
+  const each = Array.from({ length: turns }, (_, k) => k);
+  return {
+    head: ['case', 'n', ...each.map((k) => `by turn ${k + 1}`)],
+    body: shown.map((s) => [
+      s.caseId,
+      String(s.firingTurns!.byTurn[0]?.n ?? 0),
+      ...each.map((k) => {
+        const r = s.firingTurns!.byTurn[k];
+        return r ? rate(r) : '—';
+      }),
+    ]),
+  };
+}

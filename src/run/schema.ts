@@ -115,6 +115,13 @@ export const storedCaseSchema = z.object({
   listing: z.object({ chars: z.number().int(), byNameOnly: z.array(z.string()) }).optional(),
   /** `field` when its trials ran in the field (the case's or the config's context); absent: the lab. */
   context: z.literal('field').optional(),
+  /** The user turn the expected skill must fire by (`expect.by`); absent: any turn of the conversation. */
+  by: z.number().int().min(1).optional(),
+  /**
+   * The case's conversation (`history:`, `followUps:`): its hash, the earlier turns its trials started from and the
+   * follow-ups they could send. Absent: one user message, as every run before conversations.
+   */
+  conversation: z.object({ hash: z.string(), history: z.number().int().min(0), followUps: z.number().int().min(0) }).optional(),
   /** Absent in format 0. */
   prompt: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number().int() }).optional(),
@@ -263,6 +270,11 @@ export const trialEvidenceSchema = z.object({
       sessionProblem: z.string().optional(),
     })
     .optional(),
+  /**
+   * A trial started from its case's history: whether the CLI's own record shows the first request it answered built
+   * on the seeded turns (`source`: where that was read; `detail`: what it showed instead).
+   */
+  history: z.object({ source: z.string(), held: z.boolean(), detail: z.string().optional() }).optional(),
   /** What the CLI itself says the model was shown, for a CLI whose event stream does not say. */
   shown: z
     .object({
@@ -409,6 +421,8 @@ export const firingSchema = z.object({
   callId: z.string(),
   /** Position of the call among all events, for ordering. */
   at: z.number().int(),
+  /** The user turn it came in (the case's prompt is 1); absent: a trial of one user message. */
+  turn: z.number().int().min(1).optional(),
 });
 export type Firing = z.output<typeof firingSchema>;
 
@@ -464,6 +478,8 @@ export const trialOutcomeSchema = z.object({
   firedColumn: z.string(),
   fired: z.enum(FIRED_CATEGORIES),
   readOnly: z.boolean(),
+  /** The user turn the expected skill first fired in, in a trial of a conversation (`followUps:`); absent otherwise. */
+  firedTurn: z.number().int().min(1).optional(),
   flags: z.object({ noop: z.boolean(), clarifying: z.boolean() }),
   plan: planGradeSchema.optional(),
   parseWarnings: z.number().int(),
@@ -556,6 +572,12 @@ export const caseArmSummarySchema = z.object({
   }),
   /** The rate of `fired.self` among the usable trials, with its interval; absent when none. */
   wentAround: rateSchema.optional(),
+  /**
+   * A case with follow-ups, in the skill arm: of the usable trials, how many first fired the expected skill on each user
+   * turn (`counts[k - 1]`), and the share that had by turn k (`byTurn[k - 1]`), its intervals holding jointly over every
+   * k (each at `pointwiseConfidence`). Absent otherwise.
+   */
+  firingTurns: z.object({ counts: z.array(z.number().int()), byTurn: z.array(rateSchema), pointwiseConfidence: z.number() }).optional(),
   statuses: z.record(trialStatusSchema, z.number()),
   excluded: z.number().int(),
   flags: z.object({ noop: z.number(), clarifying: z.number() }),

@@ -74,6 +74,12 @@ function caseNeighbourChanges(a: RunManifest, b: RunManifest): string | undefine
   );
 }
 
+/** The cases whose conversation (`history:`, `followUps:`) was added, removed or edited between two runs, in words, or undefined. */
+function conversationChanges(a: RunManifest, b: RunManifest): string | undefined {
+  const listed = casesWhose(a, b, (c) => c.conversation?.hash ?? 'none');
+  return listed && `a case's conversation (history or follow-ups of ${listed})`;
+}
+
 const shardText = (m: RunManifest) => (m.shard ? `${m.shard.index}/${m.shard.total}` : 'none');
 
 /** Which skills of a set (the family, the neighbours) were added, removed or edited, with the set's hash before and after. */
@@ -106,6 +112,8 @@ export function resumeChanges(
   if (fixtures) changes.push(fixtures);
   const caseNeighbours = caseNeighbourChanges(stored, now);
   if (caseNeighbours) changes.push(caseNeighbours);
+  const conversation = conversationChanges(stored, now);
+  if (conversation) changes.push(conversation);
   const ids = (m: RunManifest) => m.cases.defs.map((c) => c.id).join(',');
   if (shardText(stored) !== shardText(now)) changes.push(`the shard (--shard ${shardText(stored)} → ${shardText(now)})`);
   else if (ids(stored) !== ids(now)) changes.push('the selected cases (--grep, --tag, --last-failed)');

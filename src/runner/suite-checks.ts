@@ -65,6 +65,31 @@ export function checkContext(loaded: LoadedConfig, adapter: AgentAdapter, all: C
   });
 }
 
+/** The agents whose trials take a case's history (`history`) or its follow-ups (`followUps`). */
+const conversationAgents = (part: 'history' | 'followUps') =>
+  AGENT_IDS.filter((id) => (part === 'history' ? adapterFor(id).conversation?.history : adapterFor(id).conversation?.followUps));
+
+/**
+ * A case with a history (`history:`) or follow-ups (`followUps:`) for an agent that cannot take them yet: refused
+ * at the first such case.
+ */
+export function checkConversation(adapter: AgentAdapter, all: CaseSuite, problems: ProblemList): void {
+  const parts = (['history', 'followUps'] as const).filter((part) =>
+    part === 'history' ? !adapter.conversation?.history : !adapter.conversation?.followUps,
+  );
+  for (const part of parts) {
+    const asked = all.cases.find((c) => c[part]);
+    if (!asked) continue;
+    problems.add({
+      file: asked.source.file,
+      line: asked.source.line,
+      what: `case "${asked.id}" has \`${part}\`, but ${adapter.skillListing.cli} cannot take ${part === 'history' ? 'a history' : 'follow-ups'} yet`,
+      todo: `run it with an agent that can (${conversationAgents(part).join(', ')}), or remove \`${part}\``,
+    });
+    return;
+  }
+}
+
 /**
  * A skill of the family or a neighbour named like one the agent bundles, when any trial runs in the field (where the
  * CLI lists its bundled skills beside the installed ones): refused at its `name`. The CLIs settle such a tie each their

@@ -1,5 +1,7 @@
 import { fileLines } from '../util/file-lines.js';
-import { spawnAgent } from '../agents/spawn.js';
+import { spawnAgent, type ConversationInput } from '../agents/spawn.js';
+import { earlierTurns } from '../load/conversation.js';
+import { followUpDue } from '../grade/turns.js';
 import type { AgentAdapter, InvocationRequest, ProviderSignal, TrialRole } from '../agents/types.js';
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
@@ -68,6 +70,7 @@ function invocationRequest(
   prompt: string,
   identity: { key: string; caseId: string },
   context: Context = 'lab',
+  conversation?: InvocationRequest['conversation'],
 ): InvocationRequest {
   const url = ctx.simulatorUrl;
   return {
@@ -84,6 +87,7 @@ function invocationRequest(
     binary: ctx.binary,
     role: ctx.role,
     ...(context === 'field' ? { context } : {}),
+    ...(conversation ? { conversation } : {}),
     simulator: url
       ? {
           url,
@@ -153,6 +157,28 @@ export async function probeCaseListings(
   return listings;
 }
 
+/** A case's conversation as the adapter takes it, when it has one and the CLI takes it (else it was refused). */
+const conversationOf = (adapter: AgentAdapter, c: Case): InvocationRequest['conversation'] =>
+  adapter.conversation && (c.history || c.followUps) ? { history: earlierTurns(c.history) } : undefined;
+
+/**
+ * The user turns of a case's conversation, fed to a CLI that takes them on its stdin: its prompt, then each follow-up
+ * in order while the assistant's last turn ended without acting (`followUpDue`), until they run out.
+ */
+function conversationInput(adapter: AgentAdapter, c: Case): ConversationInput | undefined {
+  const take = adapter.conversation?.followUps;
+  if (!take) return undefined;
+  const followUps = [...(c.followUps ?? [])];
+  return {
+    first: take.userLine(c.prompt),
+    endsTurn: (line) => take.endsTurn(line),
+    next: (turn) => {
+      const reply = followUps.length > 0 && followUpDue(adapter.parse(turn), adapter.skillsFolder) ? followUps.shift() : undefined;
+      return reply === undefined ? undefined : take.userLine(reply);
+    },
+  };
+}
+
 /** Runs one trial: sealed workspace → agent → raw transcript on disk; infra errors retried as configured. */
 export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promise<TrialRecord> {
   const maxAttempts = 1 + ctx.config.retries.infra;
@@ -162,7 +188,15 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
     try {
       await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
       await installCaseNeighbours(ctx, ws, c.neighbourSkills ?? []);
-      const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id }, requestContext(c, ctx.config, ctx.role));
+      const conversation = conversationOf(ctx.adapter, c);
+      const req = invocationRequest(
+        ctx,
+        ws,
+        c.prompt,
+        { key: drawKey(ctx, ref), caseId: c.id },
+        requestContext(c, ctx.config, ctx.role),
+        conversation,
+      );
       const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
       // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
       const before = req.context === 'field' ? await treeState(ws.dir) : undefined;
@@ -179,6 +213,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         ...(ctx.adapter.providerSignal && ctx.onProviderSignal
           ? { provider: { read: ctx.adapter.providerSignal, signal: ctx.onProviderSignal } }
           : {}),
+        ...(conversation && ctx.adapter.conversation?.followUps ? { conversation: conversationInput(ctx.adapter, c) } : {}),
       });
       // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial.
       const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);
@@ -215,6 +250,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         instructions: c.fixtures?.instructions !== undefined,
         neighbours: [...(ctx.neighbours ?? []), ...(c.neighbourSkills ?? []).map((k) => k.dir)],
         ...(req.context ? { context: req.context } : {}),
+        ...(c.history ? { history: true } : {}),
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;

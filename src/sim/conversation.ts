@@ -52,8 +52,15 @@ export interface ConversationView {
   tools: string[];
   /** The user's own prompt, without the context the CLI injects around it. */
   prompt: string;
-  /** Assistant turns already taken (0 on the first request). */
+  /** Assistant turns already taken since the user's latest turn (0 on the request that carries it). */
   turn: number;
+  /**
+   * The user turn this request answers: how many turns the user has written in it, those of a history the CLI resumed
+   * included (1 without one). A CLI that cannot take a conversation (refused before any trial) always sends 1.
+   */
+  userTurn: number;
+  /** The conversation before the user's latest turn, text only, as the CLI sent it (empty on a first turn). */
+  earlier: { role: 'user' | 'assistant'; text: string }[];
   /** Results of the tool calls of the previous assistant turn. */
   lastResults: ToolOutcome[];
   /** The skill instructions those results gave the model, if any. */

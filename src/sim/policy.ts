@@ -108,6 +108,10 @@ function callSkill(name: string, args: string | undefined): Reply {
 function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity): Reply {
   const { behaviour: b, unskilled } = firstBehaviour(profile, view, id);
   const offered = (name: string) => view.canInvokeSkill && view.offeredSkills.includes(name);
+  // Asks first: a clarifying question ends each user turn before the one the action plays on. Asking is the skill's
+  // way (its description says to), so where that skill is not offered (the ablation arm) the model answers at once.
+  const asks = b.onTurn !== undefined && view.userTurn < b.onTurn && (b.skill === undefined || offered(b.skill));
+  if (asks) return answer(b.ask, DEFAULT_CLARIFY);
   // A model cannot call what it was not shown: such behaviours degrade to a plain answer (the ablation arm).
   if (b.skill !== undefined) return offered(b.skill) ? callSkill(b.skill, b.args) : answer(unskilled, DEFAULT_ANSWER);
   if (b.sibling !== undefined) {

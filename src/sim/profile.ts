@@ -37,10 +37,21 @@ const behaviourSchema = z
     retryAfter: z.number().min(0).max(60).optional(),
     stall: z.literal(true).optional(),
     loop: z.literal(true).optional(),
+    /**
+     * The user turn the action plays on, counted in the request as the CLI sent it (a resumed history's user turns
+     * included): on each turn before it the model asks first (`ask`, else a generic clarifying question) and ends its
+     * turn (a `skill` behaviour only where that skill is offered: without it, the ablation arm, it answers at once).
+     * Absent: on the first. Without a default, so a profile without it keeps its hash.
+     */
+    onTurn: z.number().int().min(1).max(100).optional(),
+    ask: z.string().min(1).optional(),
   })
   .strict()
   .refine((b) => ACTIONS.filter((a) => b[a] !== undefined).length === 1, {
     message: `a behaviour needs exactly one action — use one of ${ACTIONS.join(', ')}`,
+  })
+  .refine((b) => b.ask === undefined || b.onTurn !== undefined, {
+    message: '`ask` is what the model asks before the turn its action plays on — give the behaviour `onTurn`, or drop `ask`',
   })
   .refine((b) => b.otherwise === undefined || b.act !== undefined, {
     message: '`otherwise` names the skill an `act` behaviour calls when it cannot act — give the behaviour `act`, or drop `otherwise`',

@@ -2,6 +2,7 @@ import type { Arm } from '../run/config-schema.js';
 import { mcnemarExact, pairCounts, pairedDifference } from './mcnemar.js';
 import { passKTable } from './pass-k.js';
 import { wilsonInterval } from './wilson.js';
+import { firingTurns } from './firing-turns.js';
 import { expectLabel, falselyFired } from '../run/expectation.js';
 import {
   BUDGET_STOPS,
@@ -87,6 +88,15 @@ export function summariseCaseArm(
       ...(self ? { self } : {}),
     },
     ...(self ? { wentAround: wilsonInterval(self, ev.length, confidence) } : {}),
+    ...(arm === 'skill' && c.conversation?.followUps
+      ? {
+          firingTurns: firingTurns(
+            ev.map((o) => (o.fired === 'expected' ? (o.firedTurn ?? 1) : undefined)),
+            1 + c.conversation.followUps,
+            confidence,
+          ),
+        }
+      : {}),
     statuses,
     excluded: outcomes.length - scored.length,
     flags: { noop: outcomes.filter((o) => o.flags.noop).length, clarifying: outcomes.filter((o) => o.flags.clarifying).length },

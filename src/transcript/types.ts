@@ -138,8 +138,19 @@ export interface OtherEvent {
   repeats?: number;
 }
 
+/**
+ * Where a user turn of the trial's conversation starts: the case's prompt is turn 1, each follow-up sent the next. The
+ * events after it, up to the next, belong to that turn; a transcript without any is all turn 1.
+ */
+export interface UserTurnEvent {
+  kind: 'user_turn';
+  source: 'harness';
+  turn: number;
+  text: string;
+}
+
 export type TranscriptEvent =
-  InitEvent | TextEvent | ToolCallEvent | ToolResultEvent | SkillLoadEvent | ErrorEvent | ResultEvent | OtherEvent;
+  InitEvent | UserTurnEvent | TextEvent | ToolCallEvent | ToolResultEvent | SkillLoadEvent | ErrorEvent | ResultEvent | OtherEvent;
 
 export interface ParseWarning {
   line: number;

@@ -3,9 +3,16 @@ import { storedContext, type Config, type Context } from '../run/config-schema.j
 import type { GradableCase } from '../run/schema.js';
 import { resolveDecision } from '../load/decision.js';
 import { storedDecision } from '../stats/case-design.js';
+import { conversationHash } from '../load/conversation.js';
 
 /** Where a case's trials run: its own context, else the config's, else the lab. */
 export const contextOf = (c: Pick<Case, 'context'>, config: Pick<Config, 'context'>): Context => c.context ?? config.context ?? 'lab';
+
+/** A case's conversation as run.json stores it; nothing for a case of one user message. */
+function storedConversation(c: Pick<Case, 'history' | 'followUps'>): Pick<GradableCase, 'conversation'> {
+  const hash = conversationHash(c);
+  return hash === undefined ? {} : { conversation: { hash, history: c.history?.length ?? 0, followUps: c.followUps?.length ?? 0 } };
+}
 
 /** The case as run.json stores it: what graders need, its prompt and where it was written, so a regrade needs nothing but the run folder. */
 export function gradableCase(c: Case, config: Config): GradableCase {
@@ -22,6 +29,8 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     ...(c.fixtures ? { fixtures: { hash: c.fixtures.hash, instructions: c.fixtures.instructions !== undefined } } : {}),
     ...(c.neighbourSkills?.length ? { neighbours: c.neighbourSkills.map(({ dir, name, hash }) => ({ dir, name, hash })) } : {}),
     ...storedContext(contextOf(c, config)),
+    ...(c.expect.by !== undefined ? { by: c.expect.by } : {}),
+    ...storedConversation(c),
     prompt: c.prompt,
     source: { file: c.source.file, line: c.source.line },
   };

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { attemptTimeoutMs } from '../attempt-timeout.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
@@ -10,6 +10,7 @@ import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY, FIELD_ALLOWED, fieldEvidencePr
 import type { InitEvent } from '../../transcript/types.js';
 import { parseClaudeStream } from './parse.js';
 import { statusSignal } from '../provider-signals.js';
+import { historyHeld, seededSession, sessionFile, sessionIdFor, SESSION_RECORD } from './session.js';
 
 /** First-party credentials: any one lets a trial reach the real model. */
 const FIRST_PARTY_CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
@@ -146,6 +147,17 @@ const toolArgs = (trialTools: readonly string[], req: InvocationRequest): Record
   proposer: ['--tools='],
 });
 
+/**
+ * A conversation's flags: user turns as stream-JSON lines on stdin, each echoed back on stdout (`isReplay`) where its
+ * turn starts; with a history, the seeded session resumed and kept (its record is the evidence the history was sent).
+ * Without a conversation, the prompt as the last argument and no session kept.
+ */
+function promptArgs(req: InvocationRequest): string[] {
+  if (!req.conversation) return ['--no-session-persistence', '--', req.prompt];
+  const resume = req.conversation.history.length ? ['--resume', sessionIdFor(req.workspace)] : ['--no-session-persistence'];
+  return [...resume, '--input-format', 'stream-json', '--replay-user-messages'];
+}
+
 export const claudeCode: AgentAdapter = {
   id: 'claude-code',
   defaultModel: 'sonnet',
@@ -220,9 +232,37 @@ export const claudeCode: AgentAdapter = {
 
   simulatorHint: (url) => `ANTHROPIC_BASE_URL=${url}`,
 
+  // A history is a seeded session it resumes; each user turn is a stream-JSON user message on stdin, and a turn ends
+  // with its `result` line.
+  conversation: {
+    history: true,
+    followUps: {
+      userLine: (text) => JSON.stringify({ type: 'user', message: { role: 'user', content: text } }),
+      endsTurn: (line) => line.startsWith('{"type":"result"'),
+    },
+  },
+
   async prepareTrial(req) {
     if (req.context === 'field' && req.role === 'trial') await writeFile(fieldSettingsFile(req), fieldSettings());
+    const history = req.conversation?.history;
+    if (history?.length) {
+      const file = sessionFile(req.home, req.workspace);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, seededSession(history, req.workspace));
+    }
     return {};
+  },
+
+  async collectEvidence(req) {
+    const history = req.conversation?.history;
+    if (!history?.length) return {};
+    const record = await readFile(sessionFile(req.home, req.workspace), 'utf8').catch(() => undefined);
+    return {
+      history:
+        record === undefined
+          ? { source: SESSION_RECORD, held: false, detail: 'the session file is gone' }
+          : historyHeld(record, history, req.workspace),
+    };
   },
 
   invocation(req: InvocationRequest): Invocation {
@@ -234,14 +274,12 @@ export const claudeCode: AgentAdapter = {
       '--setting-sources',
       'project',
       '--strict-mcp-config',
-      '--no-session-persistence',
       ...toolArgs(this.trialTools, req)[req.role],
       '--max-turns',
       String(req.maxTurns),
       '--model',
       req.model,
-      '--',
-      req.prompt,
+      ...promptArgs(req),
     ];
     // The run resolved and checked its binary once, before any trial: a binary that vanishes mid-run fails the
     // trials that spawn it (agent errors), not the whole run.

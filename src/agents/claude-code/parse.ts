@@ -8,6 +8,7 @@ import type {
   ToolCallEvent,
   Transcript,
   TranscriptEvent,
+  UserTurnEvent,
 } from '../../transcript/types.js';
 import { num, pushOther, readJsonLines, str, strings, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
@@ -36,6 +37,9 @@ function resultText(content: unknown): string {
   }
   return '';
 }
+
+/** The text of a user message's `content`, a string or a list of text blocks. */
+const userText = (content: unknown): string => (typeof content === 'string' ? content : resultText(content));
 
 function errorKindOf(tag: string | undefined, status: number | undefined): ErrorKind {
   switch (tag) {
@@ -139,11 +143,23 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
   let awaitingBody: SkillLoadEvent | undefined;
   /** The tools the init event says the model was offered: only a call of one of them is a choice to act. */
   let offered: readonly string[] = [];
+  /** User turns sent on stdin so far (a conversation's), and the one a later init opened, until its echo names it. */
+  let userTurns = 0;
+  let opened: UserTurnEvent | undefined;
 
   const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
     const subtype = str(ev.subtype);
 
+    // A conversation starts each later user turn with an init of its own (the session's first one says what it
+    // offered): the turn starts there, its words come with the echo, which the CLI may print only once the model answers.
+    if (type === 'system' && subtype === 'init' && events.some((e) => e.kind === 'init')) {
+      offered = strings(ev.tools);
+      pushOther(events, { source: 'system', type: 'system/init' });
+      opened = { kind: 'user_turn', source: 'harness', turn: ++userTurns, text: '' };
+      events.push(opened);
+      return;
+    }
     if (type === 'system' && subtype === 'init') {
       offered = strings(ev.tools);
       events.push({
@@ -203,6 +219,14 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
           pushOther(events, { source: 'assistant', type: str(block.type) ?? 'unknown' });
         }
       }
+      return;
+    }
+    // A user turn sent on stdin, echoed back where the CLI took it (`--replay-user-messages`).
+    if (type === 'user' && ev.isReplay === true && isPlainObject(ev.message)) {
+      const text = userText(ev.message.content);
+      if (opened) opened.text = text;
+      else events.push({ kind: 'user_turn', source: 'harness', turn: ++userTurns, text });
+      opened = undefined;
       return;
     }
     if (type === 'user' && isPlainObject(ev.message)) {

@@ -14,7 +14,7 @@ import { withFieldRecord } from './field-evidence.js';
 import { collectFieldEvidence, prepareCodexField } from './field-run.js';
 import { withFieldFlags } from './field.js';
 import { CODEX_BUNDLED_SKILLS } from './bundled.js';
-import { readSessionRecord, shownInSession } from './session.js';
+import { historyHeldInRollout, readSessionRecord, seededRollout, seededRolloutFile, shownInSession, threadIdFor } from './session.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 
@@ -123,9 +123,18 @@ export const codex: AgentAdapter = {
     return `no credentials for the Codex CLI in the environment — export ${REAL_KEY_VARIABLE} (and OPENAI_BASE_URL for another endpoint), or run against the simulator with --sim PROFILE`;
   },
 
+  // A history is a seeded thread it resumes (`exec resume <id>`); it takes no follow-ups yet.
+  conversation: { history: true },
+
   async prepareTrial(req) {
     if (req.context === 'field' && req.role === 'trial') await prepareCodexField(req);
     else await writeConfig(req);
+    const history = req.conversation?.history;
+    if (history?.length) {
+      const file = seededRolloutFile(codexHome(req.home), req.workspace);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, seededRollout(history, req.workspace));
+    }
     return { skillNonces: await plantNonces(join(req.workspace, this.skillsFolder)) };
   },
 
@@ -133,7 +142,8 @@ export const codex: AgentAdapter = {
     const rollout = await readSessionRecord(codexHome(req.home));
     const shown = rollout === undefined ? undefined : shownInSession(rollout);
     const field = req.context === 'field' && req.role === 'trial' ? await collectFieldEvidence(req.harnessDir, rollout) : undefined;
-    return { ...(shown ? { shown } : {}), ...(field ? { field } : {}) };
+    const history = req.conversation?.history.length ? historyHeldInRollout(rollout, req.conversation.history) : undefined;
+    return { ...(shown ? { shown } : {}), ...(field ? { field } : {}), ...(history ? { history } : {}) };
   },
 
   // Codex has no turn limit: the harness counts the commands it starts and stops it past the limit.
@@ -190,7 +200,11 @@ export const codex: AgentAdapter = {
 
   invocation(req: InvocationRequest): Invocation {
     // --strict-config: a key this version does not know fails the trial rather than leaving a lock unset.
-    const lab = ['exec', '--json', '--strict-config', '--skip-git-repo-check', '--ignore-rules', '--', req.prompt];
+    const flags = ['--json', '--strict-config', '--skip-git-repo-check', '--ignore-rules'];
+    // A history: the seeded thread resumed, the prompt its next turn.
+    const lab = req.conversation?.history.length
+      ? ['exec', 'resume', ...flags, '--', threadIdFor(req.workspace), req.prompt]
+      : ['exec', ...flags, '--', req.prompt];
     const args = req.context === 'field' && req.role === 'trial' ? withFieldFlags(lab) : lab;
     return { file: req.binary ?? this.resolveBinary(), args, env: trialEnv(req) };
   },

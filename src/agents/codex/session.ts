@@ -3,6 +3,10 @@ import { glob } from 'tinyglobby';
 import type { ShownEvidence } from '../../run/schema.js';
 import { isPlainObject } from '../../util/json.js';
 import { readJsonLines, str, type Json } from '../json-lines.js';
+import { join } from 'node:path';
+import type { EarlierTurn } from '../../load/conversation.js';
+import type { TrialEvidence } from '../../run/schema.js';
+import { uuidOf } from '../session-id.js';
 
 /** Where the evidence came from, as reports name it. */
 export const SESSION_SOURCE = 'Codex session record';
@@ -65,3 +69,61 @@ export async function readSessionRecord(codexHome: string): Promise<string | und
   if (files.length !== 1) return undefined;
   return readFile(files[0]!, 'utf8').catch(() => undefined);
 }
+
+/** Where a seeded history's evidence came from, as reports name it. */
+export const HISTORY_RECORD = 'Codex session record';
+
+/** The thread a trial in `workspace` resumes when its case has a history. */
+export const threadIdFor = (workspace: string): string => uuidOf('codex-thread', workspace);
+
+/** Where the seeded thread is written under `$CODEX_HOME`: where Codex keeps its own, so `exec resume <id>` finds it. */
+export const seededRolloutFile = (codexHome: string, workspace: string): string =>
+  join(codexHome, 'sessions', '2000', '01', '01', `rollout-2000-01-01T00-00-00-${threadIdFor(workspace)}.jsonl`);
+
+/**
+ * A case's history as a Codex thread the trial resumes (`codex exec resume <id>`): its session record's first line and
+ * the turns as the record's messages. Codex sends them as the request's earlier input and appends the new turn to
+ * the same record (docs/cli-facts.md).
+ */
+export function seededRollout(history: readonly EarlierTurn[], workspace: string): string {
+  const id = threadIdFor(workspace);
+  const at = (i: number) => new Date(Date.UTC(2000, 0, 1, 0, 0, i)).toISOString();
+  const meta = { id, session_id: id, timestamp: at(0), cwd: workspace, originator: 'codex_exec', cli_version: 'skillprobe', source: 'exec' };
+  const lines = [
+    { timestamp: at(0), type: 'session_meta', payload: meta },
+    ...history.map((t, i) => ({
+      timestamp: at(i + 1),
+      type: 'response_item',
+      payload: {
+        type: 'message',
+        role: t.role,
+        content: [{ type: t.role === 'user' ? 'input_text' : 'output_text', text: t.text }],
+      },
+    })),
+  ];
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}
+
+/**
+ * Whether the session record shows the trial's prompt sent on the seeded thread: the record's first messages are the
+ * history's turns, in order, and a message of the user's (beyond what Codex injects) follows them. Pure: the
+ * record's text (the trial's only one) in, or undefined when there was not exactly one.
+ */
+export function historyHeldInRollout(rollout: string | undefined, history: readonly EarlierTurn[]): NonNullable<TrialEvidence['history']> {
+  if (rollout === undefined) return { source: HISTORY_RECORD, held: false, detail: 'not exactly one session record' };
+  const messages: { role: string; text: string }[] = [];
+  readJsonLines(rollout, (e) => {
+    const p = e.payload;
+    if (e.type !== 'response_item' || !isPlainObject(p) || p.type !== 'message') return;
+    messages.push({ role: str(p.role) ?? '', text: texts(p).join('\n') });
+  });
+  const seeded = history.every((t, i) => messages[i]?.role === t.role && messages[i]?.text === t.text);
+  if (!seeded) return { source: HISTORY_RECORD, held: false, detail: 'the record does not start with the history' };
+  const next = messages.slice(history.length).some((m) => m.role === 'user' && !INJECTED_USER.some((p) => m.text.startsWith(p)));
+  return next
+    ? { source: HISTORY_RECORD, held: true }
+    : { source: HISTORY_RECORD, held: false, detail: 'no user turn was recorded after the history' };
+}
+
+/** How the messages Codex writes as the user's begin, beyond the user's own words. */
+const INJECTED_USER = ['<environment_context>', '# AGENTS.md instructions', '<skill>'];

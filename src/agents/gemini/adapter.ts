@@ -10,6 +10,7 @@ import { runAgentCommand } from '../spawn.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
 import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
+import { historyEvidence, historyFile, seededChat } from './session.js';
 import {
   builtinSkills,
   builtinsToHide,
@@ -172,7 +173,12 @@ export const gemini: AgentAdapter = {
     return `no credentials for the Gemini CLI in the environment — export ${KEY_VARIABLE} (and ${BASE_URL_VARIABLE} for another endpoint), or run against the simulator with --sim PROFILE`;
   },
 
+  // A history is a seeded chat it loads (`--session-file`); it takes no follow-ups yet.
+  conversation: { history: true },
+
   async prepareTrial(req) {
+    const history = req.conversation?.history;
+    if (history?.length) await writeFile(historyFile(req.harnessDir), seededChat(history));
     if (req.context === 'field' && req.role === 'trial') {
       await prepareGeminiField(req);
       return {};
@@ -184,6 +190,11 @@ export const gemini: AgentAdapter = {
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
+  },
+
+  async collectEvidence(req) {
+    const history = req.conversation?.history;
+    return history?.length ? { history: await historyEvidence(req.home, history, historyFile(req.harnessDir)) } : {};
   },
 
   async probeListing(req): Promise<ShownEvidence> {
@@ -233,6 +244,7 @@ export const gemini: AgentAdapter = {
       'stream-json',
       '--model',
       req.model,
+      ...(req.conversation?.history.length ? ['--session-file', historyFile(req.harnessDir)] : []),
       `--prompt=${req.prompt}`,
     ];
     return { file, args: [...args, ...flags], env: trialEnv(req) };

@@ -97,6 +97,8 @@ function event(e: TranscriptEvent, ctx: { steps: Map<string, number>; cwd?: stri
         html`<span class="what">session start</span><span class="facts">model ${e.model} · CLI ${e.cliVersion} · tools ${e.tools.join(', ') || 'none'} · ${listingText(e.skills, ctx.evidence.family)}</span>`,
         '',
       );
+    case 'user_turn':
+      return block('harness', html`<span class="what">user turn ${e.turn}</span>`, pre(clip(e.text)));
     case 'text':
       if (e.source === 'harness') {
         return block(

@@ -1,6 +1,6 @@
 import { isPlainObject } from '../../util/json.js';
 import { ACT_KINDS, type ActKind, type ConversationView, type SkillBody, type ToolOutcome } from '../conversation.js';
-import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
+import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
 
 /** Claude Code's Anthropic Messages request, as the simulated model reads it. */
@@ -8,6 +8,8 @@ import { isSkillFile, skillOfFile } from './skill-files.js';
 const LISTING_HEAD = 'The following skills are available for use with the Skill tool:';
 /** How Claude Code starts the skill body it injects after a Skill call. */
 const BODY_PREFIX = 'Base directory for this skill: ';
+/** What Claude Code writes as the user after an empty answer: its own nudge, never a turn of the user's. */
+const EMPTY_NUDGE = '[Your previous response had no visible output.';
 export const SKILL_TOOL = 'Skill';
 export const READ_TOOL = 'Read';
 export const SEARCH_TOOL = 'Glob';
@@ -90,7 +92,16 @@ export function anthropicView(body: unknown): ConversationView {
   const offeredSkills = [...skillDescriptions.keys()];
   const canAct = ACT_KINDS.filter((k) => ACT_TOOLS[k].some((t) => tools.includes(t)));
 
-  const { turns, lastTurn, after } = splitTurns(messages, (m) => m.role === 'assistant');
+  // The user's own turns: their messages that answer no tool call and are more than what the CLI injects.
+  const userWords = (m: Json) =>
+    m.role !== 'user' || blocksOf(m).some((b) => b.type === 'tool_result')
+      ? ''
+      : promptAmong(
+          textsOf(m).filter((t) => !t.startsWith(BODY_PREFIX) && !t.startsWith(EMPTY_NUDGE)),
+          ['<system-reminder>'],
+        );
+  const { userTurn, latest, earlier } = userTurns(messages, userWords, (m) => (m.role === 'assistant' ? textsOf(m).join('\n') : undefined));
+  const { turns, lastTurn, after } = splitTurns(messages.slice(latest), (m) => m.role === 'assistant');
   const calls = new Map(
     lastTurn
       .flatMap(blocksOf)
@@ -116,6 +127,8 @@ export function anthropicView(body: unknown): ConversationView {
     tools,
     prompt: promptAmong(textsOf(messages.find((m) => m.role === 'user')), ['<system-reminder>']),
     turn: turns,
+    userTurn,
+    earlier,
     lastResults,
     skillBody,
   };

@@ -2,7 +2,7 @@ import { isPlainObject } from '../../util/json.js';
 import type { ConversationView, ToolOutcome } from '../conversation.js';
 import { GEMINI_FIELD_REFUSAL } from '../../agents/gemini/field.js';
 import { geminiActs } from './gemini-acting.js';
-import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
+import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
 
 /** The Gemini CLI's generateContent request, as the simulated model reads it. */
@@ -102,7 +102,11 @@ export function geminiView(body: unknown): ConversationView {
   const firstModel = contents.findIndex(byModel);
   const userTexts = contents.slice(0, firstModel < 0 ? contents.length : firstModel).flatMap((c) => (c.role === 'user' ? textsOf(c) : []));
 
-  const { turns, lastTurn, after } = splitTurns(contents, byModel);
+  // The user's own turns: their contents that answer no function call, beyond the context the CLI injects.
+  const userWords = (c: Json) =>
+    c.role !== 'user' || partsOf(c).some((p) => isPlainObject(p.functionResponse)) ? '' : promptAmong(textsOf(c), INJECTED);
+  const { userTurn, latest, earlier } = userTurns(contents, userWords, (c) => (byModel(c) ? textsOf(c).join('\n') : undefined));
+  const { turns, lastTurn, after } = splitTurns(contents.slice(latest), byModel);
   const calls = lastTurn
     .flatMap(partsOf)
     .flatMap((p) => (isPlainObject(p.functionCall) ? [p.functionCall] : []))
@@ -123,6 +127,8 @@ export function geminiView(body: unknown): ConversationView {
     tools,
     prompt: promptAmong(userTexts, INJECTED),
     turn: turns,
+    userTurn,
+    earlier,
     lastResults,
     skillBody: shown && { text: shown.action === 'skill' ? activatedInstructions(shown.text) : shown.text, argumentsFilled: false },
   };

@@ -12,7 +12,7 @@ import {
 } from './codex-commands.js';
 import { isCodexFieldRefusal } from '../../agents/codex/field-evidence.js';
 import { codexActs } from './openai-responses-acting.js';
-import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
+import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 
 /** Codex's OpenAI Responses request, as the simulated model reads it. */
 
@@ -102,7 +102,11 @@ export function openaiResponsesView(body: unknown): ConversationView {
     .slice(0, firstModelItem < 0 ? input.length : firstModelItem)
     .flatMap((item) => (isMessage(item, 'user') ? textsIn(item.content) : []));
 
-  const { turns, lastTurn, after } = splitTurns(input, byModel);
+  // The user's own turns: their messages beyond what Codex injects (its environment, AGENTS.md, a skill's body).
+  const userWords = (item: Json) => (isMessage(item, 'user') ? promptAmong(textsIn(item.content), INJECTED) : '');
+  const modelText = (item: Json) => (byModel(item) ? (isMessage(item, 'assistant') ? textsIn(item.content).join('\n') : '') : undefined);
+  const { userTurn, latest, earlier } = userTurns(input, userWords, modelText);
+  const { turns, lastTurn, after } = splitTurns(input.slice(latest), byModel);
   const calls = new Map(lastTurn.filter((item) => stringIn(item.call_id) !== '').map((item) => [stringIn(item.call_id), item]));
   const lastResults = after
     .filter((item) => stringIn(item.type).endsWith('_output'))
@@ -122,6 +126,8 @@ export function openaiResponsesView(body: unknown): ConversationView {
     tools,
     prompt: promptAmong(userTexts, INJECTED),
     turn: turns,
+    userTurn,
+    earlier,
     lastResults,
     skillBody: shown && { text: shown.text, argumentsFilled: false },
   };

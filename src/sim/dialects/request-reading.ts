@@ -52,3 +52,29 @@ export function splitTurns<T>(items: readonly T[], byModel: (item: T) => boolean
   });
   return start < 0 ? { turns, lastTurn: [], after: [] } : { turns, lastTurn: items.slice(start, end), after: items.slice(end) };
 }
+
+/** Where the user's latest turn starts among a request's items, how many turns the user has written, and what came before. */
+export interface UserTurns {
+  /** The user turn the request answers (1 without any earlier one). */
+  userTurn: number;
+  /** The index of the item that carries the user's latest turn (0 without any). */
+  latest: number;
+  /** The conversation before it, text only. */
+  earlier: { role: 'user' | 'assistant'; text: string }[];
+}
+
+/**
+ * The user's own turns among a request's items: `userWords` gives an item's words when it is a turn of the user's
+ * (not a tool result, not what the CLI injects), else ''; `modelText` the text of an item the model wrote, else undefined.
+ */
+export function userTurns<T>(items: readonly T[], userWords: (item: T) => string, modelText: (item: T) => string | undefined): UserTurns {
+  const at = items.flatMap((item, i) => (userWords(item) !== '' ? [i] : []));
+  const latest = at.at(-1) ?? 0;
+  const earlier = items.slice(0, latest).flatMap((item): UserTurns['earlier'] => {
+    const model = modelText(item);
+    if (model !== undefined) return model === '' ? [] : [{ role: 'assistant', text: model }];
+    const words = userWords(item);
+    return words === '' ? [] : [{ role: 'user', text: words }];
+  });
+  return { userTurn: Math.max(1, at.length), latest, earlier };
+}
