@@ -2,6 +2,7 @@ import type { TranscriptLines } from './json-lines.js';
 import type { Arm, Context } from '../run/config-schema.js';
 import type { RefusedStatus, ShownEvidence, TrialEvidence, TrialMeta } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
+import type { McpServer } from '../load/mcp.js';
 
 /** Everything an adapter needs to build one headless invocation. */
 export interface InvocationRequest {
@@ -30,6 +31,8 @@ export interface InvocationRequest {
   role: TrialRole;
   /** `field`: a trial (role `trial`) offered the CLI's default tools, every acting call refused; absent: the lab. */
   context?: 'field';
+  /** The MCP servers the trial is offered (the config's and its case's); absent: none. */
+  mcp?: readonly McpServer[];
 }
 
 /**
@@ -71,6 +74,8 @@ export interface IsolationExpectation extends ListingExpectation {
   context?: 'field';
   /** What changed in the workspace while the trial ran (the field's evidence; absent when not looked at). */
   workspaceChanged?: readonly string[];
+  /** The stub MCP servers' tools the CLI must list to the model, by server (absent: none). */
+  mcpStubs?: readonly { name: string; tools: readonly string[] }[];
 }
 
 /** How a CLI names and echoes what the graders read through: the graders see only the canonical transcript. */

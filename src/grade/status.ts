@@ -13,6 +13,8 @@ export interface IsolationContext {
   neighbours?: string[];
   /** `field` when the trial ran in the field (its case's stored context); absent: the lab. */
   context?: 'field';
+  /** The stub MCP servers the trial was offered and their tools (the case's stored `mcp`); absent: none. */
+  mcpStubs?: readonly { name: string; tools: readonly string[] }[];
   /** The agent's own isolation check (its adapter's): the graders know no CLI's evidence. */
   isolationProblem: GradingConventions['isolationProblem'];
 }
@@ -34,6 +36,29 @@ function toolStillRunning(t: Transcript): boolean {
   return last?.kind === 'tool_call' && !t.events.some((e) => e.kind === 'tool_result' && e.id === last.id);
 }
 
+/**
+ * Why the trial's stub MCP servers did not answer every call the model made of them that came back, or undefined: a
+ * stub killed mid-trial answers nothing more, and the CLI hands the model an error in its place. The stubs' records
+ * (the trial's evidence) hold every call they answered; a run stored without them is taken as it was graded.
+ */
+export function unansweredStubCalls(t: Transcript, meta: Pick<TrialMeta, 'evidence'>, stubs: IsolationContext['mcpStubs']): string | undefined {
+  const records = meta.evidence?.mcp;
+  if (!records || !stubs?.length) return undefined;
+  const resulted = new Set(t.events.flatMap((e) => (e.kind === 'tool_result' ? [e.id] : [])));
+  for (const stub of stubs) {
+    const made = t.events.filter(
+      (e) => e.kind === 'tool_call' && e.intent === 'mcp' && e.mcp?.server === stub.name && resulted.has(e.id),
+    ).length;
+    const record = records.find((r) => r.server === stub.name);
+    const answered = record?.calls.length ?? 0;
+    if (made > answered)
+      return record?.started
+        ? `the MCP stub server "${stub.name}" answered ${answered} of the model's ${made} calls: it stopped mid-trial`
+        : `the MCP stub server "${stub.name}" never started, yet the model's calls of it came back`;
+  }
+  return undefined;
+}
+
 /** Classifies how a trial ended. Pure: the transcript and process facts in, a status out. */
 export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContext): StatusVerdict {
   if (meta.interrupted) return { status: 'killed', detail: 'stopped by the user' };
@@ -50,6 +75,8 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   }
   const leak = ctx.isolationProblem(t, { ...ctx, workspaceChanged: meta.evidence?.workspaceChanged });
   if (leak && init) return { status: 'isolation_error', detail: leak };
+  const unanswered = unansweredStubCalls(t, meta, ctx.mcpStubs);
+  if (unanswered) return { status: 'infra_error', detail: unanswered };
   // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
   const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');
   // A CLI that finished in the same breath as its last allowed call has its own result, which stands.

@@ -115,6 +115,11 @@ export const storedCaseSchema = z.object({
   listing: z.object({ chars: z.number().int(), byNameOnly: z.array(z.string()) }).optional(),
   /** `field` when its trials ran in the field (the case's or the config's context); absent: the lab. */
   context: z.literal('field').optional(),
+  /**
+   * The MCP servers its trials were offered (the config's and its own), each with its hash; a stub's tools by name (the
+   * listing its trials must show). Absent: none (and in runs made before MCP servers).
+   */
+  mcp: z.array(z.object({ name: z.string(), hash: z.string(), stubTools: z.array(z.string()).optional() })).optional(),
   /** Absent in format 0. */
   prompt: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number().int() }).optional(),
@@ -262,6 +267,19 @@ export const trialEvidenceSchema = z.object({
       hook: z.array(z.object({ tool: z.string(), input: z.record(z.unknown()), refused: z.boolean() })),
       sessionProblem: z.string().optional(),
     })
+    .optional(),
+  /**
+   * Per stub MCP server of the trial: whether it started, and every call it answered (tool, arguments, an error or
+   * not, when), as it recorded them outside anything the model can read. Absent: no stub server.
+   */
+  mcp: z
+    .array(
+      z.object({
+        server: z.string(),
+        started: z.boolean(),
+        calls: z.array(z.object({ tool: z.string(), args: z.record(z.unknown()), isError: z.boolean(), at: z.string() })),
+      }),
+    )
     .optional(),
   /** What the CLI itself says the model was shown, for a CLI whose event stream does not say. */
   shown: z
@@ -420,9 +438,10 @@ export type PlanGrade = z.output<typeof planGradeSchema>;
  * false trigger); `neighbour`, a skill offered beside the family, never under test: one of the user's other skills
  * (`neighbours:`) or, in the field, one the CLI bundles; `other`, only names nothing installed or listed, or members a "not this skill" case leaves free; `none`; `self`, the model
  * went around the skills: its first acting call (a command, a write, a fetch, a sub-agent) came before any skill
- * fired (only a field trial offers such calls).
+ * fired (only a field trial offers such calls); `tool`, the model used an MCP tool the trial offered before any skill
+ * fired (results before MCP servers: never).
  */
-export const FIRED_CATEGORIES = ['expected', 'sibling', 'neighbour', 'other', 'none', 'self'] as const;
+export const FIRED_CATEGORIES = ['expected', 'sibling', 'neighbour', 'other', 'none', 'self', 'tool'] as const;
 export type FiredCategory = (typeof FIRED_CATEGORIES)[number];
 
 /** No skill: a negative case's `expect`, and the confusion-matrix column of a trial where none fired. */
@@ -438,6 +457,10 @@ export const OTHER = 'other';
 export const neighbourColumn = (dir: string): string => `neighbour:${dir}`;
 /** The confusion-matrix column of a trial where the model acted by itself before any skill fired. */
 export const SELF = 'self';
+/** The confusion-matrix column of a trial where the model used the MCP tool `<server>/<tool>` before any skill fired. */
+export const toolColumn = (tool: string): string => `tool:${tool}`;
+/** Whether a confusion-matrix column is an MCP tool's (`toolColumn`). */
+export const isToolColumn = (column: string): boolean => column.startsWith('tool:');
 
 /** The tokens a trial's model calls used, as its CLI reported them; `input` is all input, cached or not. */
 export const trialUsageSchema = z.object({

@@ -3,6 +3,7 @@ import { spawnAgent } from '../agents/spawn.js';
 import type { AgentAdapter, InvocationRequest, ProviderSignal, TrialRole } from '../agents/types.js';
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
+import type { McpServer } from '../load/mcp.js';
 import type { Arm, Config, Context } from '../run/config-schema.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import { join } from 'node:path';
@@ -12,7 +13,8 @@ import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
 import { copySkill, type SealedWorkspace } from '../workspace/sealed.js';
 import { furnishWorkspace } from '../workspace/fixtures.js';
-import { contextOf } from '../trials/stored-case.js';
+import { contextOf, storedMcp } from '../trials/stored-case.js';
+import { storedStubs } from '../grade/outcome.js';
 import { treeChanges, treeState } from '../workspace/tree-state.js';
 import { trialKey, type ShownEvidence, type TrialEvidence, type TrialMeta, type TrialRef } from '../run/schema.js';
 
@@ -68,6 +70,7 @@ function invocationRequest(
   prompt: string,
   identity: { key: string; caseId: string },
   context: Context = 'lab',
+  mcp?: readonly McpServer[],
 ): InvocationRequest {
   const url = ctx.simulatorUrl;
   return {
@@ -84,6 +87,7 @@ function invocationRequest(
     binary: ctx.binary,
     role: ctx.role,
     ...(context === 'field' ? { context } : {}),
+    ...(mcp?.length ? { mcp } : {}),
     simulator: url
       ? {
           url,
@@ -162,7 +166,14 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
     try {
       await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
       await installCaseNeighbours(ctx, ws, c.neighbourSkills ?? []);
-      const req = invocationRequest(ctx, ws, c.prompt, { key: drawKey(ctx, ref), caseId: c.id }, requestContext(c, ctx.config, ctx.role));
+      const req = invocationRequest(
+        ctx,
+        ws,
+        c.prompt,
+        { key: drawKey(ctx, ref), caseId: c.id },
+        requestContext(c, ctx.config, ctx.role),
+        ctx.role === 'trial' ? c.mcpServers : undefined,
+      );
       const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
       // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
       const before = req.context === 'field' ? await treeState(ws.dir) : undefined;
@@ -215,6 +226,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         instructions: c.fixtures?.instructions !== undefined,
         neighbours: [...(ctx.neighbours ?? []), ...(c.neighbourSkills ?? []).map((k) => k.dir)],
         ...(req.context ? { context: req.context } : {}),
+        ...storedStubs({ mcp: storedMcp(req.mcp) }),
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;

@@ -21,7 +21,8 @@ export type ReplyBlock =
   | { type: 'read'; name: string }
   | { type: 'read_file'; path: string }
   | { type: 'search'; pattern: string }
-  | { type: 'act'; act: ActKind };
+  | { type: 'act'; act: ActKind }
+  | { type: 'mcp'; wireName: string; input: Record<string, unknown> };
 
 export type Reply =
   | { type: 'message'; blocks: ReplyBlock[] }
@@ -139,6 +140,17 @@ function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity):
   if (b.act !== undefined) {
     if (view.canAct?.includes(b.act)) return actOnce(b.act);
     return b.otherwise !== undefined && offered(b.otherwise) ? callSkill(b.otherwise, b.args) : answer(unskilled, DEFAULT_ANSWER);
+  }
+  if (b.mcp !== undefined) {
+    const offeredTool = view.mcpTools?.find((t) => `${t.server}/${t.tool}` === b.mcp);
+    if (!offeredTool) return answer(unskilled, DEFAULT_ANSWER);
+    return {
+      type: 'message',
+      blocks: [
+        { type: 'text', text: `I'll use the ${b.mcp} tool for this.` },
+        { type: 'mcp', wireName: offeredTool.wireName, input: b.input ?? {} },
+      ],
+    };
   }
   if (b.clarify !== undefined) return answer(b.clarify, DEFAULT_CLARIFY);
   if (b.http !== undefined) return { type: 'http_error', status: b.http, message: `simulated HTTP ${b.http}`, retryAfter: b.retryAfter };
@@ -263,6 +275,8 @@ export function decideReply(profile: Profile, view: ConversationView, id: TrialI
   const { behaviour, plan } = firstBehaviour(profile, view, id);
   if (behaviour.loop) return loopStep(view.turn);
   if (view.lastResults.some((r) => r.action === 'act')) return answer(`${AFTER_ACTING}${DEFAULT_ANSWER}`, '');
+  const toolResult = view.lastResults.find((r) => r.action === 'mcp');
+  if (toolResult) return answer(`${toolResult.isError ? 'The tool failed' : 'The tool answered'}: ${toolResult.text.slice(0, 200)}`, '');
   const skillResult = view.lastResults.find((r) => r.action === 'skill');
   if (skillResult) {
     if (skillResult.isError || view.skillBody === undefined) {

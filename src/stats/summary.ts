@@ -11,6 +11,7 @@ import {
   OTHER,
   neighbourColumn,
   SELF,
+  isToolColumn,
   type AblationRow,
   type Aggregates,
   type CaseArmSummary,
@@ -222,7 +223,18 @@ export function confusionMatrix(
   const brought = [...new Set(ev.map((o) => o.firedColumn))]
     .filter((col) => col.startsWith(neighbourColumn('')) && !declared.includes(col))
     .sort();
-  const columns = [...family, ...declared, ...brought, NONE, ...(ev.some((o) => o.firedColumn === SELF) ? [SELF] : []), MULTIPLE, OTHER];
+  // An MCP tool's column only where the model used one instead of the skills ("used the tool").
+  const tools = [...new Set(ev.map((o) => o.firedColumn))].filter(isToolColumn).sort();
+  const columns = [
+    ...family,
+    ...declared,
+    ...brought,
+    ...tools,
+    NONE,
+    ...(ev.some((o) => o.firedColumn === SELF) ? [SELF] : []),
+    MULTIPLE,
+    OTHER,
+  ];
   const cells: ConfusionMatrix['cells'] = {};
   for (const row of rows) {
     const inRow = ev.filter((o) => expectOf.get(o.caseId) === row);

@@ -1,8 +1,13 @@
 import type { Case } from '../load/cases.js';
+import type { McpServer } from '../load/mcp.js';
 import { storedContext, type Config, type Context } from '../run/config-schema.js';
 import type { GradableCase } from '../run/schema.js';
 import { resolveDecision } from '../load/decision.js';
 import { storedDecision } from '../stats/case-design.js';
+
+/** MCP servers as run.json stores them: its name and hash, and a stub's tools (what its trials must list). */
+export const storedMcp = (servers: readonly McpServer[] = []) =>
+  servers.map((s) => ({ name: s.name, hash: s.hash, ...(s.kind === 'stub' ? { stubTools: s.stub.tools.map((t) => t.name) } : {}) }));
 
 /** Where a case's trials run: its own context, else the config's, else the lab. */
 export const contextOf = (c: Pick<Case, 'context'>, config: Pick<Config, 'context'>): Context => c.context ?? config.context ?? 'lab';
@@ -22,6 +27,7 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     ...(c.fixtures ? { fixtures: { hash: c.fixtures.hash, instructions: c.fixtures.instructions !== undefined } } : {}),
     ...(c.neighbourSkills?.length ? { neighbours: c.neighbourSkills.map(({ dir, name, hash }) => ({ dir, name, hash })) } : {}),
     ...storedContext(contextOf(c, config)),
+    ...(c.mcpServers?.length ? { mcp: storedMcp(c.mcpServers) } : {}),
     prompt: c.prompt,
     source: { file: c.source.file, line: c.source.line },
   };

@@ -2,6 +2,10 @@ import { isPlainObject } from '../../util/json.js';
 import { ACT_KINDS, type ActKind, type ConversationView, type SkillBody, type ToolOutcome } from '../conversation.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
+import { splitMcpName } from '../../mcp/names.js';
+
+/** Claude Code names an MCP server's tool `mcp__<server>__<tool>` on the wire. */
+const claudeMcpTool = (name: string) => splitMcpName(name, 'mcp__');
 
 /** Claude Code's Anthropic Messages request, as the simulated model reads it. */
 
@@ -74,6 +78,7 @@ function outcome(call: Json | undefined, result: Json): ToolOutcome {
     case SEARCH_TOOL:
       return { action: 'search', ...seen };
     default:
+      if (claudeMcpTool(stringIn(call?.name))) return { action: 'mcp', ...seen };
       return { action: ACTING_TOOLS.has(stringIn(call?.name)) ? 'act' : 'other', ...seen };
   }
 }
@@ -82,6 +87,10 @@ export function anthropicView(body: unknown): ConversationView {
   const req = isPlainObject(body) ? body : {};
   const messages = objectsIn(req.messages);
   const tools = objectsIn(req.tools).map((t) => String(t.name ?? ''));
+  const mcpTools = objectsIn(req.tools).flatMap((t) => {
+    const named = claudeMcpTool(stringIn(t.name));
+    return named ? [{ wireName: stringIn(t.name), ...named, description: stringIn(t.description) }] : [];
+  });
   // Older models get the listing as a reminder in the first user message; newer ones as a `system`-role message.
   const skillDescriptions = new Map<string, string>();
   for (const [name, description] of messages.flatMap((m) => textsOf(m).flatMap(parseListing))) {
@@ -114,6 +123,7 @@ export function anthropicView(body: unknown): ConversationView {
     canReadFile: tools.includes(READ_TOOL),
     ...(canAct.length > 0 ? { canAct } : {}),
     tools,
+    ...(mcpTools.length ? { mcpTools } : {}),
     prompt: promptAmong(textsOf(messages.find((m) => m.role === 'user')), ['<system-reminder>']),
     turn: turns,
     lastResults,

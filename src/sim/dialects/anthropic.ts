@@ -37,6 +37,8 @@ function contentBlock(block: ReplyBlock, tools: readonly string[]): ContentBlock
       return { type: 'tool_use', name: SEARCH_TOOL, input: { pattern: block.pattern } };
     case 'act':
       return { type: 'tool_use', name: actTool(block.act, tools), input: ACT_INPUT[block.act] };
+    case 'mcp':
+      return { type: 'tool_use', name: block.wireName, input: block.input };
   }
 }
 

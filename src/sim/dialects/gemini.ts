@@ -30,6 +30,8 @@ function part(block: ReplyBlock, r: Pick<ModelReply, 'skillFiles' | 'tools'>): P
     case 'act':
       // An act the request offered no tool for is said in words (the policy asks for one only where `canAct` has it).
       return geminiActingCall(CANARY_CALL[block.act], r.tools) ?? { text: actInText(block.act) };
+    case 'mcp':
+      return { functionCall: { name: block.wireName, args: block.input } };
   }
 }
 

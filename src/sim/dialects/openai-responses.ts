@@ -20,7 +20,7 @@ interface MessageItem {
 }
 
 type OutputItem = MessageItem | CallItem;
-type ToolBlock = Exclude<ReplyBlock, { type: 'text' } | { type: 'act' }>;
+type ToolBlock = Exclude<ReplyBlock, { type: 'text' } | { type: 'act' } | { type: 'mcp' }>;
 
 /** Every skill action is a shell command here: Codex has no other way to a file. */
 function command(block: ToolBlock, skillFiles: ReadonlyMap<string, string>): string {
@@ -48,6 +48,10 @@ const outputItem = (r: ModelReply, block: ReplyBlock, index: number): OutputItem
   if (block.type === 'text') return messageItem(r, index, block.text);
   // An act the request offered no tool for is said in words (the policy asks for one only where `canAct` has it).
   if (block.type === 'act') return codexActingCall(r, CANARY_CALL[block.act], index) ?? messageItem(r, index, actInText(block.act));
+  if (block.type === 'mcp') {
+    const arguments_ = JSON.stringify(block.input);
+    return { type: 'function_call', id: `fc_${r.id}_${index}`, call_id: `call_${r.id}_${index}`, name: block.wireName, arguments: arguments_, status: 'completed' };
+  }
   return shellCall(r, command(block, r.skillFiles), index);
 };
 

@@ -1,0 +1,42 @@
+import { z } from 'zod';
+
+/**
+ * What a stub MCP server writes while a trial runs, one JSON line per event, to a file outside anything the model can
+ * read: that it started, and every call it answered (tool, arguments, whether its answer was an error, when).
+ */
+export const stubRecordLineSchema = z.discriminatedUnion('event', [
+  z.object({ event: z.literal('start'), at: z.string() }),
+  z.object({
+    event: z.literal('call'),
+    tool: z.string(),
+    args: z.record(z.unknown()),
+    isError: z.boolean(),
+    at: z.string(),
+  }),
+]);
+export type StubRecordLine = z.output<typeof stubRecordLineSchema>;
+
+/** One stub server's record of a trial: whether it started, and the calls it answered, in order. */
+export interface StubRecord {
+  started: boolean;
+  calls: { tool: string; args: Record<string, unknown>; isError: boolean; at: string }[];
+}
+
+/** A record file's text read back; a line cut short by a kill, or not of this shape, is left out. */
+export function readStubRecord(text: string): StubRecord {
+  const record: StubRecord = { started: false, calls: [] };
+  for (const line of text.split('\n')) {
+    if (!line.trim()) continue;
+    let parsed: z.SafeParseReturnType<unknown, StubRecordLine>;
+    try {
+      parsed = stubRecordLineSchema.safeParse(JSON.parse(line));
+    } catch {
+      continue;
+    }
+    if (!parsed.success) continue;
+    const e = parsed.data;
+    if (e.event === 'start') record.started = true;
+    else record.calls.push({ tool: e.tool, args: e.args, isError: e.isError, at: e.at });
+  }
+  return record;
+}
