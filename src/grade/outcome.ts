@@ -154,14 +154,14 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     : usedTool
       ? 'tool'
       : counted.length === 0
-      ? 'none'
-      : expected.length
-        ? 'expected'
-        : (positive ? family.length : falseTriggers.length)
-          ? 'sibling'
-          : wentToNeighbour
-            ? 'neighbour'
-            : 'other';
+        ? 'none'
+        : expected.length
+          ? 'expected'
+          : (positive ? family.length : falseTriggers.length)
+            ? 'sibling'
+            : wentToNeighbour
+              ? 'neighbour'
+              : 'other';
   const out: TrialOutcome = {
     caseId: c.id,
     arm,

@@ -41,7 +41,11 @@ function toolStillRunning(t: Transcript): boolean {
  * stub killed mid-trial answers nothing more, and the CLI hands the model an error in its place. The stubs' records
  * (the trial's evidence) hold every call they answered; a run stored without them is taken as it was graded.
  */
-export function unansweredStubCalls(t: Transcript, meta: Pick<TrialMeta, 'evidence'>, stubs: IsolationContext['mcpStubs']): string | undefined {
+export function unansweredStubCalls(
+  t: Transcript,
+  meta: Pick<TrialMeta, 'evidence'>,
+  stubs: IsolationContext['mcpStubs'],
+): string | undefined {
   const records = meta.evidence?.mcp;
   if (!records || !stubs?.length) return undefined;
   const resulted = new Set(t.events.flatMap((e) => (e.kind === 'tool_result' ? [e.id] : [])));

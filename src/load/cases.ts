@@ -338,7 +338,12 @@ export function loadCases(
         ? []
         : loadMcpServers(
             c.mcp,
-            { base: dirname(fromFolder(cwd, file)), cwd, searchPath: mcp.searchPath, locate: (at) => ({ file, ...y.locate([i, 'mcp', ...at]) }) },
+            {
+              base: dirname(fromFolder(cwd, file)),
+              cwd,
+              searchPath: mcp.searchPath,
+              locate: (at) => ({ file, ...y.locate([i, 'mcp', ...at]) }),
+            },
             problems,
             mcp.servers,
           );

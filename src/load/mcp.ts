@@ -2,16 +2,15 @@ import { createHash } from 'node:crypto';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { McpServersConfig } from '../run/config-schema.js';
 import type { InputProblem, ProblemList } from '../util/input-error.js';
-import { notExecutable } from '../util/paths.js';
+import { notExecutable, shownFrom } from '../util/paths.js';
 import { stubFileSchema, stubProblems, type StubFile } from '../mcp/stub-spec.js';
 import { parseYamlText, readTextFile, validateYaml } from './yaml-file.js';
 
-/** A stub server, loaded: its tools and canned answers, and the file they came from (for messages). */
+/** A stub server, loaded: its tools and canned answers. */
 export interface StubServer {
   name: string;
   kind: 'stub';
   stub: StubFile;
-  file: string;
   /** sha256 over its name and tools: part of each case's identity. */
   hash: string;
 }
@@ -45,13 +44,14 @@ export interface McpPlace {
 const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
 
 function loadStub(name: string, given: string, place: McpPlace, problems: ProblemList): StubServer | undefined {
-  const file = resolve(place.base, given);
+  // Named from the working folder, as every message names a path.
+  const file = shownFrom(place.cwd, resolve(place.base, given));
   return problems.collect(() => {
     const y = parseYamlText(file, readTextFile(file, 'MCP stub file', { utf8: 'strict', cwd: place.cwd }));
     const stub = validateYaml(y, stubFileSchema);
     const wrong = stubProblems(stub);
     for (const p of wrong) problems.add(y.problem(p.at, `MCP stub "${name}": ${p.what}`, p.todo));
-    return wrong.length ? undefined : { name, kind: 'stub' as const, stub, file, hash: hashOf({ name, stub }) };
+    return wrong.length ? undefined : { name, kind: 'stub' as const, stub, hash: hashOf({ name, stub }) };
   });
 }
 

@@ -265,7 +265,7 @@ export const configSchema = z
     mcp: mcpServersSchema
       .optional()
       .describe(
-        'MCP servers offered to every trial (both arms), by name: `{ stub: tools.yaml }` (the built-in stub, its tools and canned answers), or a real server `{ command, args, env, readOnly }`; a case\'s `mcp` adds to them.',
+        "MCP servers offered to every trial (both arms), by name: `{ stub: tools.yaml }` (the built-in stub, its tools and canned answers), or a real server `{ command, args, env, readOnly }`; a case's `mcp` adds to them.",
       ),
     /** Command prefix per skill, prepended to bare Skill args when canonicalising plans (`atl-jira: atl jira`). */
     commands: z.record(z.string(), z.string().min(1)).default({}),

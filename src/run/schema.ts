@@ -576,6 +576,8 @@ export const caseArmSummarySchema = z.object({
     readOnly: z.number(),
     /** Usable trials where the model acted by itself before any skill fired; absent when none (and in the lab). */
     self: z.number().optional(),
+    /** Usable trials where the model used an MCP tool before any skill fired; absent when none (and without MCP servers). */
+    tool: z.number().optional(),
   }),
   /** The rate of `fired.self` among the usable trials, with its interval; absent when none. */
   wentAround: rateSchema.optional(),

@@ -62,18 +62,23 @@ function answer(text: string | true | undefined, fallback: string): Reply {
   return { type: 'message', blocks: [{ type: 'text', text: typeof text === 'string' ? text : fallback }] };
 }
 
+/** How the router names an MCP tool among the skills it weighs (no skill name holds a colon). */
+const TOOL_CHOICE = 'mcp:';
+
 /**
- * The router's draw for a prompt no rule matched: a skill in proportion to how well its listed description matches,
- * or no skill: then, with the router's `act` chance, an acting call of its own (so acting falls as a description
+ * The router's draw for a prompt no rule matched: a skill, or an MCP tool the request offers, in proportion to how well
+ * its description as the CLI sent it matches (the tool is then called without arguments), or neither: then, with the router's `act` chance, an acting call of its own (so acting falls as a description
  * matches better), else a plain answer. Without a way to invoke a skill (the ablation arm) only no skill is left.
  */
 function routedBehaviour(router: NonNullable<Profile['router']>, seed: number, view: ConversationView, id: TrialIdentity): Behaviour {
   const offered = view.canInvokeSkill
     ? view.offeredSkills.map((name) => ({ name, description: view.skillDescriptions.get(name) ?? '' }))
     : [];
-  const chances = routerChances(view.prompt, offered, router);
+  const tools = (view.mcpTools ?? []).map((t) => ({ name: `${TOOL_CHOICE}${t.server}/${t.tool}`, description: t.description }));
+  const chances = routerChances(view.prompt, [...offered, ...tools], router);
   const options: { name?: string; p: number }[] = [...chances.skills, { p: chances.none }];
   const { name } = pickWeighted(options, seededUniform(seed, id.key, 'router'));
+  if (name?.startsWith(TOOL_CHOICE)) return { p: 1, mcp: name.slice(TOOL_CHOICE.length) };
   if (name !== undefined) return { p: 1, skill: name };
   // Its own draw, taken only when acting can happen: a router without `act` draws as it always did.
   const acts = (router.act ?? 0) > 0 && seededUniform(seed, id.key, 'router-act') < router.act!;

@@ -35,7 +35,10 @@ const behaviourSchema = z
      * Calls an MCP tool the request offers, `<server>/<tool>`, with `input` as its arguments, then answers from its
      * result; a tool the request does not offer is no choice: it answers instead.
      */
-    mcp: z.string().regex(/^[^/]+\/[^/]+$/, 'mcp names a tool as `<server>/<tool>`').optional(),
+    mcp: z
+      .string()
+      .regex(/^[^/]+\/[^/]+$/, 'mcp names a tool as `<server>/<tool>`')
+      .optional(),
     input: z.record(z.unknown()).optional(),
     answer: z.union([z.string(), z.literal(true)]).optional(),
     clarify: z.union([z.string(), z.literal(true)]).optional(),

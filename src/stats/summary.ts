@@ -66,6 +66,7 @@ export function summariseCaseArm(
   const passes = scored.filter((o) => o.passed).length;
   const ev = outcomes.filter(usable);
   const self = ev.filter((o) => o.fired === 'self').length;
+  const tool = ev.filter((o) => o.fired === 'tool').length;
   const statuses: Partial<Record<TrialStatus, number>> = {};
   for (const o of outcomes) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
   return {
@@ -86,6 +87,7 @@ export function summariseCaseArm(
       readOnly: ev.filter((o) => o.readOnly).length,
       // Only where it happened: a lab run's results read as they always did.
       ...(self ? { self } : {}),
+      ...(tool ? { tool } : {}),
     },
     ...(self ? { wentAround: wilsonInterval(self, ev.length, confidence) } : {}),
     statuses,

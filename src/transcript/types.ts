@@ -73,7 +73,6 @@ export interface ToolCallEvent {
   mcp?: McpToolName;
 }
 
-
 export interface ToolResultEvent {
   kind: 'tool_result';
   source: 'tool';

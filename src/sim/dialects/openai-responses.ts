@@ -50,7 +50,14 @@ const outputItem = (r: ModelReply, block: ReplyBlock, index: number): OutputItem
   if (block.type === 'act') return codexActingCall(r, CANARY_CALL[block.act], index) ?? messageItem(r, index, actInText(block.act));
   if (block.type === 'mcp') {
     const arguments_ = JSON.stringify(block.input);
-    return { type: 'function_call', id: `fc_${r.id}_${index}`, call_id: `call_${r.id}_${index}`, name: block.wireName, arguments: arguments_, status: 'completed' };
+    return {
+      type: 'function_call',
+      id: `fc_${r.id}_${index}`,
+      call_id: `call_${r.id}_${index}`,
+      name: block.wireName,
+      arguments: arguments_,
+      status: 'completed',
+    };
   }
   return shellCall(r, command(block, r.skillFiles), index);
 };

@@ -1,0 +1,73 @@
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
+import { EXIT } from '../src/run/exit-codes.js';
+import type { RunManifest, TrialMeta, TrialOutcome } from '../src/run/schema.js';
+import { resultsOf } from './e2e-scenarios.js';
+import { cleanup, ROOT, runCli } from './helpers.js';
+
+/**
+ * examples/mcp through the real pinned Claude Code against the simulator: the stub MCP server's tools are listed to
+ * the model, a call is answered with its canned result and recorded beside the trial, and a trial where the model
+ * chose the tool grades as its own column. Draws pinned; one positive case and the negative one, four trials each.
+ */
+const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
+
+describe('run with a stub MCP server (Claude Code, simulator, examples/mcp)', () => {
+  const transcripts = mkdtempSync(join(tmpdir(), 'sp-mcp-e2e-'));
+  afterAll(() => cleanup(transcripts));
+  const example = join(ROOT, 'examples', 'mcp');
+
+  it('lists the stub tools, answers and records each call, and grades the tool chosen as its own column', async () => {
+    const run = await runCli(
+      ['run', '--sim', 'sim.yaml', '--draw-seed', '1', '--trials', '4', '--grep', 'file-bug|jira-history', '--transcripts', transcripts],
+      { cwd: example, timeoutMs: 300_000 },
+    );
+    // Four trials cannot decide file-bug against its threshold: INCONCLUSIVE, exit 3.
+    expect(run.exitCode, run.stderr).toBe(EXIT.inconclusive);
+    const dir = join(transcripts, readdirSync(transcripts)[0]!);
+    const manifest = readJson<RunManifest>(join(dir, 'run.json'));
+    expect(manifest.cases.defs.find((c) => c.id === 'file-bug')?.mcp).toEqual([
+      { name: 'jira', hash: expect.stringMatching(/^[0-9a-f]{64}$/), stubTools: ['create_issue', 'search_issues'] },
+    ]);
+
+    const results = resultsOf(dir);
+    const outcomes = results.outcomes as TrialOutcome[];
+    // Every trial was offered the stub's tools (else isolation_error) and ran to its end.
+    expect(outcomes.map((o) => o.status)).toEqual(outcomes.map(() => 'ok'));
+    const fileBug = outcomes.filter((o) => o.caseId === 'file-bug');
+    const byTool = fileBug.filter((o) => o.fired === 'tool');
+    expect(byTool.map((o) => o.firedColumn)).toEqual(byTool.map(() => 'tool:jira/create_issue'));
+    expect(byTool.length).toBe(3);
+    expect(fileBug.filter((o) => o.fired === 'expected').length).toBe(1);
+    expect(results.summary.cases.find((c) => c.caseId === 'file-bug')!.fired).toMatchObject({ expected: 1, tool: 3 });
+
+    for (const o of fileBug) {
+      const base = join(dir, 'trials', 'file-bug', 'skill', String(o.n));
+      const meta = readJson<TrialMeta>(`${base}.meta.json`);
+      const t = parseClaudeStream(readFileSync(`${base}.jsonl`, 'utf8'));
+      const init = t.events.find((e) => e.kind === 'init');
+      expect(init).toMatchObject({ tools: expect.arrayContaining(['mcp__jira__create_issue', 'mcp__jira__search_issues']) });
+      expect(init).toMatchObject({ mcpServers: [{ name: 'jira', status: 'connected' }] });
+      const calls = meta.evidence?.mcp?.[0];
+      expect(calls?.started).toBe(true);
+      if (o.fired === 'tool') {
+        // The call as the model made it, answered with the canned result, on the stub's record.
+        expect(calls?.calls).toEqual([
+          {
+            tool: 'create_issue',
+            args: { project: 'OPS', summary: 'Login page returns 500 since deploy', type: 'Bug' },
+            isError: false,
+            at: expect.any(String),
+          },
+        ]);
+        expect(t.events.some((e) => e.kind === 'tool_result' && e.text === 'Created OPS-1234.')).toBe(true);
+      } else expect(calls?.calls).toEqual([]);
+    }
+
+    expect(run.stdout).toMatch(/expected \\ fired +atl-jira +tool:jira\/create_issue +none/);
+    expect(run.stdout).toMatch(/atl-jira +1\/4 \.25 +3\/4 \.75 +0/);
+  });
+});

@@ -1,0 +1,305 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
+import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
+import { splitMcpName } from '../src/mcp/names.js';
+import { readStubRecord } from '../src/mcp/record.js';
+import { answerCall, MAX_ANSWER_BYTES, stubFileSchema, stubProblems, type StubFile } from '../src/mcp/stub-spec.js';
+import type { GradableCase, TrialMeta, TrialOutcome } from '../src/run/schema.js';
+import { ClaudeStream } from './claude-stream.js';
+import { cleanup } from './helpers.js';
+import { trialMeta } from './run-fixtures.js';
+
+const JIRA: StubFile = stubFileSchema.parse({
+  tools: [
+    {
+      name: 'create_issue',
+      description: 'Create a Jira issue.',
+      inputSchema: { type: 'object', properties: { project: { type: 'string' }, summary: { type: 'string' } }, required: ['project'] },
+      answers: [
+        { when: { project: '^SEC$' }, error: 'SEC is read-only' },
+        { when: { project: '^OPS$', summary: 'login' }, result: 'Created OPS-1' },
+        { when: { project: '^OPS$' }, result: { key: 'OPS-2' } },
+      ],
+    },
+  ],
+});
+
+describe('the stub file: what loading refuses (pure)', () => {
+  const tool = (over: Record<string, unknown>) =>
+    stubFileSchema.parse({ tools: [{ name: 't', description: 'd', answers: [{ result: 'ok' }], ...over }] });
+  const ROWS: { name: string; stub: StubFile; at?: (string | number)[]; says?: RegExp }[] = [
+    { name: 'a valid stub', stub: JIRA },
+    { name: 'no input schema (an object of no arguments)', stub: tool({}) },
+    {
+      name: 'a schema not of an object',
+      stub: tool({ inputSchema: { type: 'string' } }),
+      at: ['tools', 0, 'inputSchema', 'type'],
+      says: /not `type: object`/,
+    },
+    {
+      name: 'properties that are not a map',
+      stub: tool({ inputSchema: { type: 'object', properties: ['a'] } }),
+      at: ['tools', 0, 'inputSchema', 'properties'],
+      says: /not a map/,
+    },
+    {
+      name: 'an argument of no JSON Schema type',
+      stub: tool({ inputSchema: { type: 'object', properties: { a: { type: 'text' } } } }),
+      at: ['tools', 0, 'inputSchema', 'properties', 'a', 'type'],
+      says: /"text", no JSON Schema type/,
+    },
+    {
+      name: 'a required argument not declared',
+      stub: tool({ inputSchema: { type: 'object', properties: {}, required: ['a'] } }),
+      at: ['tools', 0, 'inputSchema', 'required'],
+      says: /names "a"/,
+    },
+    {
+      name: 'an answer with both result and error',
+      stub: tool({ answers: [{ result: 'x', error: 'y' }] }),
+      at: ['tools', 0, 'answers', 0],
+      says: /exactly one/,
+    },
+    {
+      name: 'an answer with neither',
+      stub: tool({ answers: [{ when: { a: 'x' } }] }),
+      at: ['tools', 0, 'answers', 0],
+      says: /exactly one/,
+    },
+    {
+      name: 'a result one byte over the cap',
+      stub: tool({ answers: [{ result: 'x'.repeat(MAX_ANSWER_BYTES + 1) }] }),
+      at: ['tools', 0, 'answers', 0, 'result'],
+      says: /over the 65536-byte cap/,
+    },
+    { name: 'a result at the cap', stub: tool({ answers: [{ result: 'x'.repeat(MAX_ANSWER_BYTES) }] }) },
+    {
+      name: 'a pattern RE2 cannot run',
+      stub: tool({ answers: [{ when: { a: '(x)\\1' }, result: 'x' }] }),
+      at: ['tools', 0, 'answers', 0, 'when', 'a'],
+      says: /linear-time engine/,
+    },
+    {
+      name: 'a tool declared twice',
+      stub: stubFileSchema.parse({ tools: [0, 1].map(() => ({ name: 't', description: 'd', answers: [{ result: 'x' }] })) }),
+      at: ['tools', 1, 'name'],
+      says: /declared twice/,
+    },
+  ];
+  it.each(ROWS)('$name', ({ stub, at, says }) => {
+    const problems = stubProblems(stub);
+    if (!says) return expect(problems).toEqual([]);
+    expect(problems).toHaveLength(1);
+    expect(problems[0]!.at).toEqual(at);
+    expect(problems[0]!.what).toMatch(says);
+  });
+
+  it('refuses a tool name no CLI can carry to the model', () => {
+    expect(stubFileSchema.safeParse({ tools: [{ name: 'create issue', description: 'd', answers: [{ result: 'x' }] }] }).success).toBe(
+      false,
+    );
+  });
+});
+
+describe('the stub answers each call from its canned answers (pure)', () => {
+  const ROWS: { args: Record<string, unknown>; tool?: string; text: string; isError: boolean }[] = [
+    { args: { project: 'SEC' }, text: 'SEC is read-only', isError: true },
+    { args: { project: 'OPS', summary: 'the login page fails' }, text: 'Created OPS-1', isError: false },
+    // The first answer whose patterns all match: OPS without a login summary falls to the third, sent as JSON.
+    { args: { project: 'OPS', summary: 'rotate certs' }, text: '{"key":"OPS-2"}', isError: false },
+    { args: { project: 'OPS' }, text: '{"key":"OPS-2"}', isError: false },
+    { args: { project: 'DEV' }, text: 'no canned answer of "create_issue" matches these arguments', isError: true },
+    // A value that is no string is matched as JSON.
+    { args: { project: ['OPS'] }, text: 'no canned answer of "create_issue" matches these arguments', isError: true },
+    { args: {}, tool: 'delete_issue', text: 'unknown tool "delete_issue"', isError: true },
+  ];
+  it.each(ROWS)('$tool $args', ({ args, tool, text, isError }) => {
+    expect(answerCall(JIRA, tool ?? 'create_issue', args)).toEqual({ text, isError });
+  });
+});
+
+describe('MCP names and records (pure)', () => {
+  it.each([
+    ['mcp__jira__create_issue', { server: 'jira', tool: 'create_issue' }],
+    ['mcp__my_jira__create__issue', { server: 'my_jira', tool: 'create__issue' }],
+    ['mcp__jira__', undefined],
+    ['mcp____x', undefined],
+    ['Read', undefined],
+  ])('%s', (name, parsed) => expect(splitMcpName(name, 'mcp__')).toEqual(parsed));
+
+  it('reads a record back, a line cut short by a kill left out', () => {
+    const text = [
+      '{"event":"start","at":"t0"}',
+      '{"event":"call","tool":"create_issue","args":{"project":"OPS"},"isError":false,"at":"t1"}',
+      '{"event":"call","tool":"create_issue","args":{"proj',
+    ].join('\n');
+    expect(readStubRecord(text)).toEqual({
+      started: true,
+      calls: [{ tool: 'create_issue', args: { project: 'OPS' }, isError: false, at: 't1' }],
+    });
+    expect(readStubRecord('')).toEqual({ started: false, calls: [] });
+  });
+});
+
+describe('the stub server process (dist/mcp/stub-main.js over stdio)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-'));
+  afterAll(() => cleanup(dir));
+  const spec = join(dir, 'jira.stub.json');
+  writeFileSync(spec, JSON.stringify({ server: 'jira', stub: JIRA }));
+  const main = join(import.meta.dirname, '..', 'dist', 'mcp', 'stub-main.js');
+
+  it('lists the declared tools, answers each call with its canned answer and records it', async () => {
+    const record = join(dir, 'a.record.jsonl');
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [main, spec, record] }));
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => [t.name, t.description, t.inputSchema.required])).toEqual([
+        ['create_issue', 'Create a Jira issue.', ['project']],
+      ]);
+      const ok = await client.callTool({ name: 'create_issue', arguments: { project: 'OPS', summary: 'login fails' } });
+      expect(ok).toMatchObject({ content: [{ type: 'text', text: 'Created OPS-1' }] });
+      expect(ok.isError).toBeFalsy();
+      const refused = await client.callTool({ name: 'create_issue', arguments: { project: 'SEC' } });
+      expect(refused).toMatchObject({ content: [{ type: 'text', text: 'SEC is read-only' }], isError: true });
+    } finally {
+      await client.close();
+    }
+    expect(readStubRecord(readFileSync(record, 'utf8'))).toMatchObject({
+      started: true,
+      calls: [
+        { tool: 'create_issue', args: { project: 'OPS', summary: 'login fails' }, isError: false },
+        { tool: 'create_issue', args: { project: 'SEC' }, isError: true },
+      ],
+    });
+  });
+
+  it('killed -9, it leaves its record of the calls it answered', async () => {
+    const record = join(dir, 'b.record.jsonl');
+    const child = spawn(process.execPath, [main, spec, record], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const reply = new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
+    const send = (m: object) => child.stdin.write(JSON.stringify({ jsonrpc: '2.0', ...m }) + '\n');
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
+    await reply;
+    const answered = new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'create_issue', arguments: { project: 'OPS' } } });
+    expect(await answered).toContain('OPS-2');
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    expect(readStubRecord(readFileSync(record, 'utf8'))).toMatchObject({ started: true, calls: [{ tool: 'create_issue' }] });
+  });
+});
+
+describe('grading a trial offered a stub MCP server (pure)', () => {
+  const DECISION = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 };
+  const mcp = [{ name: 'jira', hash: 'h', stubTools: ['create_issue'] }];
+  const positive: GradableCase = { id: 'c', expect: 'atl-jira', exclusive: false, tags: [], decision: DECISION, mcp };
+  const withPlan: GradableCase = { ...positive, plan: { matches: ['^jira/create_issue .*"project":"OPS"'], mustNot: [], verb: undefined } };
+  const OPTS: GradeOptions = {
+    family: [{ dir: 'atl-jira', name: 'atl-jira' }],
+    skillsFolder: claudeCode.skillsFolder,
+    readCountsAsFiring: true,
+    budgetStopsFail: true,
+    conventions: claudeCode.grading,
+  };
+  const TOOLS = ['Glob', 'Grep', 'Read', 'Skill', 'mcp__jira__create_issue'];
+  const stream = () => new ClaudeStream('/ws', ['atl-jira'], TOOLS);
+  const call = (s: ClaudeStream) => s.answeredCall('mcp__jira__create_issue', { summary: 'x', project: 'OPS' }, 'Created OPS-1', false);
+  const recorded = (calls: number, started = true): Partial<TrialMeta> => ({
+    evidence: {
+      mcp: [
+        {
+          server: 'jira',
+          started,
+          calls: Array.from({ length: calls }, () => ({ tool: 'create_issue', args: { project: 'OPS' }, isError: false, at: 't' })),
+        },
+      ],
+    },
+  });
+  const grade = (s: ClaudeStream, c: GradableCase, meta: Partial<TrialMeta>) =>
+    gradeTrial(parseClaudeStream(s.raw()), trialMeta(meta), c, 'skill', 1, OPTS);
+
+  const ROWS: {
+    name: string;
+    build: () => ClaudeStream;
+    c?: GradableCase;
+    meta?: Partial<TrialMeta>;
+    expect: Partial<Pick<TrialOutcome, 'passed' | 'status' | 'fired' | 'firedColumn'>> & { plans?: string[] };
+  }[] = [
+    {
+      name: 'the tool used instead of the skill is its own column',
+      build: () => call(stream()).text('Created OPS-1.').result(),
+      meta: recorded(1),
+      expect: { status: 'ok', passed: false, fired: 'tool', firedColumn: 'tool:jira/create_issue' },
+    },
+    {
+      name: 'the tool used first, then the skill: the tool was the choice',
+      build: () => call(stream()).skill('atl-jira').text('Done.').result(),
+      meta: recorded(1),
+      expect: { passed: false, fired: 'tool', firedColumn: 'tool:jira/create_issue' },
+    },
+    {
+      name: "the skill first, then the tool its plan calls: the skill's, and the plan check reads the call",
+      build: () => call(stream().skill('atl-jira')).text('Done.').result(),
+      c: withPlan,
+      meta: recorded(1),
+      expect: { passed: true, fired: 'expected', firedColumn: 'atl-jira', plans: ['jira/create_issue {"project":"OPS","summary":"x"}'] },
+    },
+    {
+      name: 'a call of the stub the stub has no record of answering: it was killed, missing data',
+      build: () =>
+        stream()
+          .answeredCall('mcp__jira__create_issue', { project: 'OPS' }, 'MCP error -32000: Connection closed')
+          .text('It failed.')
+          .result(),
+      meta: recorded(0),
+      expect: { status: 'infra_error', passed: null },
+    },
+    {
+      name: 'a stub that never started yet answered: missing data',
+      build: () => call(stream()).result(),
+      meta: recorded(0, false),
+      expect: { status: 'infra_error', passed: null },
+    },
+    {
+      name: 'a stub tool missing from the listing: isolation error',
+      build: () => new ClaudeStream('/ws', ['atl-jira'], ['Glob', 'Grep', 'Read', 'Skill']).skill('atl-jira').result(),
+      meta: recorded(0),
+      expect: { status: 'isolation_error', passed: null },
+    },
+    {
+      name: 'the skill alone, the tool listed and never called: passes',
+      build: () => stream().skill('atl-jira').text('Done.').result(),
+      meta: recorded(0),
+      expect: { status: 'ok', passed: true, fired: 'expected', firedColumn: 'atl-jira' },
+    },
+  ];
+  it.each(ROWS)('$name', (row) => {
+    const o = grade(row.build(), row.c ?? positive, row.meta ?? {});
+    const { plans, ...fields } = row.expect;
+    expect(o).toMatchObject(fields);
+    if (plans) expect(o.plan?.plans).toEqual(plans);
+  });
+
+  it('a trial offered no stub is graded as before: a call named like an MCP tool the CLI never listed is no choice', () => {
+    const s = new ClaudeStream('/ws', ['atl-jira'])
+      .answeredCall('mcp__jira__create_issue', {}, 'No such tool', true)
+      .skill('atl-jira')
+      .result();
+    const o = gradeTrial(parseClaudeStream(s.raw()), trialMeta({}), { ...positive, mcp: undefined }, 'skill', 1, OPTS);
+    expect(o).toMatchObject({ status: 'ok', fired: 'expected', passed: true });
+  });
+});
