@@ -6,6 +6,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { fieldEvidenceProblem, fieldSettings } from '../src/agents/claude-code/field.js';
+import { mcpReadOnlyPatterns } from '../src/agents/claude-code/mcp.js';
+import type { McpServer } from '../src/load/mcp.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { splitMcpName } from '../src/mcp/names.js';
@@ -301,5 +304,52 @@ describe('grading a trial offered a stub MCP server (pure)', () => {
       .result();
     const o = gradeTrial(parseClaudeStream(s.raw()), trialMeta({}), { ...positive, mcp: undefined }, 'skill', 1, OPTS);
     expect(o).toMatchObject({ status: 'ok', fired: 'expected', passed: true });
+  });
+});
+
+describe('Claude Code in the field with MCP servers (pure)', () => {
+  const req = {
+    mcp: [
+      { name: 'jira', kind: 'stub', stub: JIRA, hash: 'h' },
+      { name: 'gh', kind: 'command', command: '/bin/gh-mcp', args: [], env: [], readOnly: ['get_issue'], hash: 'g' },
+    ] as McpServer[],
+  };
+  const matcher = () => {
+    const settings = JSON.parse(fieldSettings(mcpReadOnlyPatterns(req))) as { hooks: { PreToolUse: { matcher: string }[] } };
+    return new RegExp(settings.hooks.PreToolUse[0]!.matcher);
+  };
+  it.each([
+    ['mcp__jira__create_issue', false],
+    ['mcp__gh__get_issue', false],
+    ['mcp__gh__create_issue', true],
+    ['mcp__jirax__create_issue', true],
+    ['Read', false],
+    ['Bash', true],
+  ])('the refusing hook matches %s: %s', (tool, refused) => expect(matcher().test(tool)).toBe(refused));
+
+  it('lets a read-only MCP tool run and flags an acting one that was not refused', () => {
+    const tools = [
+      'Bash',
+      'Edit',
+      'Write',
+      'NotebookEdit',
+      'WebFetch',
+      'WebSearch',
+      'Task',
+      'Read',
+      'Skill',
+      'mcp__jira__create_issue',
+      'mcp__gh__create_issue',
+    ];
+    const mcp = [
+      { name: 'jira', hash: 'h', stubTools: ['create_issue'] },
+      { name: 'gh', hash: 'g', readOnly: ['get_issue'] },
+    ];
+    const stubCall = new ClaudeStream('/ws', ['atl-jira'], tools).answeredCall('mcp__jira__create_issue', {}, 'Created', false).result();
+    expect(fieldEvidenceProblem(parseClaudeStream(stubCall.raw()), { workspaceChanged: [], mcp })).toBeUndefined();
+    const acted = new ClaudeStream('/ws', ['atl-jira'], tools).answeredCall('mcp__gh__create_issue', {}, 'Created', false).result();
+    expect(fieldEvidenceProblem(parseClaudeStream(acted.raw()), { workspaceChanged: [], mcp })).toMatch(
+      /mcp__gh__create_issue not answered by a refusal/,
+    );
   });
 });

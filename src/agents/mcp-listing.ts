@@ -8,12 +8,12 @@ import type { IsolationExpectation } from './types.js';
  */
 export function mcpListingProblem(
   offered: readonly string[],
-  expected: Pick<IsolationExpectation, 'mcpStubs'>,
+  expected: Pick<IsolationExpectation, 'mcp'>,
   nameOf: (t: McpToolName) => string,
 ): string | undefined {
   const listed = new Set(offered);
-  const missing = (expected.mcpStubs ?? []).flatMap((s) =>
-    s.tools.filter((tool) => !listed.has(nameOf({ server: s.name, tool }))).map((tool) => `${s.name}/${tool}`),
+  const missing = (expected.mcp ?? []).flatMap((s) =>
+    (s.stubTools ?? []).filter((tool) => !listed.has(nameOf({ server: s.name, tool }))).map((tool) => `${s.name}/${tool}`),
   );
   return missing.length ? `MCP stub tools not offered to the model: ${missing.join(', ')}` : undefined;
 }

@@ -1,6 +1,6 @@
 import type { TranscriptLines } from './json-lines.js';
 import type { Arm, Context } from '../run/config-schema.js';
-import type { RefusedStatus, ShownEvidence, TrialEvidence, TrialMeta } from '../run/schema.js';
+import type { RefusedStatus, ShownEvidence, StoredMcpServer, TrialEvidence, TrialMeta } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { McpServer } from '../load/mcp.js';
 
@@ -74,8 +74,8 @@ export interface IsolationExpectation extends ListingExpectation {
   context?: 'field';
   /** What changed in the workspace while the trial ran (the field's evidence; absent when not looked at). */
   workspaceChanged?: readonly string[];
-  /** The stub MCP servers' tools the CLI must list to the model, by server (absent: none). */
-  mcpStubs?: readonly { name: string; tools: readonly string[] }[];
+  /** The MCP servers the trial was offered, as its case stores them: a stub's tools must be listed (absent: none). */
+  mcp?: readonly StoredMcpServer[];
 }
 
 /** How a CLI names and echoes what the graders read through: the graders see only the canonical transcript. */

@@ -112,12 +112,6 @@ export function offeredNeighbours(
   return [...declared, ...bundled];
 }
 
-/** The stub MCP servers a stored case's trials were offered, with their tools; none for a case without. */
-export const storedStubs = (c: Pick<GradableCase, 'mcp'>) => {
-  const stubs = (c.mcp ?? []).flatMap((s) => (s.stubTools ? [{ name: s.name, tools: s.stubTools }] : []));
-  return stubs.length ? { mcpStubs: stubs } : {};
-};
-
 /** Grades one trial. Pure: transcript, process facts, case and options in; an outcome out. */
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
   const declared = declaredNeighbours(c, opts);
@@ -128,7 +122,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     neighbours: declared.map((m) => m.dir),
     instructions: c.fixtures?.instructions,
     ...(c.context ? { context: c.context } : {}),
-    ...storedStubs(c),
+    ...(c.mcp ? { mcp: c.mcp } : {}),
     isolationProblem: opts.conventions.isolationProblem,
   });
   const all = firings(t, opts.family, opts.skillsFolder, opts.conventions, neighbours);

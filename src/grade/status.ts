@@ -1,7 +1,7 @@
 import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
 import type { ErrorEvent, InitEvent, ResultEvent, Transcript } from '../transcript/types.js';
-import type { TrialMeta, TrialStatus } from '../run/schema.js';
+import type { StoredMcpServer, TrialMeta, TrialStatus } from '../run/schema.js';
 
 export interface IsolationContext {
   arm: Arm;
@@ -14,7 +14,7 @@ export interface IsolationContext {
   /** `field` when the trial ran in the field (its case's stored context); absent: the lab. */
   context?: 'field';
   /** The stub MCP servers the trial was offered and their tools (the case's stored `mcp`); absent: none. */
-  mcpStubs?: readonly { name: string; tools: readonly string[] }[];
+  mcp?: readonly StoredMcpServer[];
   /** The agent's own isolation check (its adapter's): the graders know no CLI's evidence. */
   isolationProblem: GradingConventions['isolationProblem'];
 }
@@ -44,10 +44,11 @@ function toolStillRunning(t: Transcript): boolean {
 export function unansweredStubCalls(
   t: Transcript,
   meta: Pick<TrialMeta, 'evidence'>,
-  stubs: IsolationContext['mcpStubs'],
+  servers: IsolationContext['mcp'],
 ): string | undefined {
   const records = meta.evidence?.mcp;
-  if (!records || !stubs?.length) return undefined;
+  const stubs = (servers ?? []).filter((s) => s.stubTools !== undefined);
+  if (!records || !stubs.length) return undefined;
   const resulted = new Set(t.events.flatMap((e) => (e.kind === 'tool_result' ? [e.id] : [])));
   for (const stub of stubs) {
     const made = t.events.filter(
@@ -79,7 +80,7 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   }
   const leak = ctx.isolationProblem(t, { ...ctx, workspaceChanged: meta.evidence?.workspaceChanged });
   if (leak && init) return { status: 'isolation_error', detail: leak };
-  const unanswered = unansweredStubCalls(t, meta, ctx.mcpStubs);
+  const unanswered = unansweredStubCalls(t, meta, ctx.mcp);
   if (unanswered) return { status: 'infra_error', detail: unanswered };
   // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
   const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');

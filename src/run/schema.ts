@@ -85,6 +85,22 @@ export const storedDesignSchema = storedDesignFields.superRefine((d, ctx) => {
 });
 export type StoredDesign = z.output<typeof storedDesignSchema>;
 
+/**
+ * An MCP server a case's trials were offered, as run.json stores it: its name and hash; a stub's tools by name (the
+ * listing its trials must show, every one of them only reading); a real server's tools that only read (`true`: all).
+ */
+export const storedMcpServerSchema = z.object({
+  name: z.string(),
+  hash: z.string(),
+  stubTools: z.array(z.string()).optional(),
+  readOnly: z.union([z.boolean(), z.array(z.string())]).optional(),
+});
+export type StoredMcpServer = z.output<typeof storedMcpServerSchema>;
+
+/** Whether the tool `tool` of a stored server only reads: a stub's all do, a real server's as the suite marked them. */
+export const readsOnly = (s: StoredMcpServer, tool: string): boolean =>
+  s.stubTools !== undefined || s.readOnly === true || (Array.isArray(s.readOnly) && s.readOnly.includes(tool));
+
 /** A case as run.json stores it: what graders need, plus the prompt and where it was written. */
 export const storedCaseSchema = z.object({
   id: z.string().min(1),
@@ -119,7 +135,7 @@ export const storedCaseSchema = z.object({
    * The MCP servers its trials were offered (the config's and its own), each with its hash; a stub's tools by name (the
    * listing its trials must show). Absent: none (and in runs made before MCP servers).
    */
-  mcp: z.array(z.object({ name: z.string(), hash: z.string(), stubTools: z.array(z.string()).optional() })).optional(),
+  mcp: z.array(storedMcpServerSchema).optional(),
   /** Absent in format 0. */
   prompt: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number().int() }).optional(),

@@ -14,7 +14,6 @@ import type { WorkspacePool } from '../workspace/pool.js';
 import { copySkill, type SealedWorkspace } from '../workspace/sealed.js';
 import { furnishWorkspace } from '../workspace/fixtures.js';
 import { contextOf, storedMcp } from '../trials/stored-case.js';
-import { storedStubs } from '../grade/outcome.js';
 import { treeChanges, treeState } from '../workspace/tree-state.js';
 import { trialKey, type ShownEvidence, type TrialEvidence, type TrialMeta, type TrialRef } from '../run/schema.js';
 
@@ -226,7 +225,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         instructions: c.fixtures?.instructions !== undefined,
         neighbours: [...(ctx.neighbours ?? []), ...(c.neighbourSkills ?? []).map((k) => k.dir)],
         ...(req.context ? { context: req.context } : {}),
-        ...storedStubs({ mcp: storedMcp(req.mcp) }),
+        ...(req.mcp ? { mcp: storedMcp(req.mcp) } : {}),
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;

@@ -12,7 +12,7 @@ import { parseClaudeStream } from './parse.js';
 import { statusSignal } from '../provider-signals.js';
 import { collectMcpEvidence } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
-import { claudeMcpName, mcpAllowedTools, mcpConfigFile, writeMcpConfig } from './mcp.js';
+import { claudeMcpName, mcpAllowedTools, mcpConfigFile, mcpReadOnlyPatterns, writeMcpConfig } from './mcp.js';
 
 /** First-party credentials: any one lets a trial reach the real model. */
 const FIRST_PARTY_CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
@@ -230,7 +230,7 @@ export const claudeCode: AgentAdapter = {
   simulatorHint: (url) => `ANTHROPIC_BASE_URL=${url}`,
 
   async prepareTrial(req) {
-    if (req.context === 'field' && req.role === 'trial') await writeFile(fieldSettingsFile(req), fieldSettings());
+    if (req.context === 'field' && req.role === 'trial') await writeFile(fieldSettingsFile(req), fieldSettings(mcpReadOnlyPatterns(req)));
     await writeMcpConfig(req);
     return {};
   },

@@ -37,3 +37,7 @@ export function mcpAllowedTools(req: Pick<InvocationRequest, 'mcp'>): string[] {
     return tools === 'all' ? [`${PREFIX}${s.name}`] : tools.map((tool) => claudeMcpName({ server: s.name, tool }));
   });
 }
+
+/** The same tools as the field's refusing hook matches names (a whole server: every name it prefixes). */
+export const mcpReadOnlyPatterns = (req: Pick<InvocationRequest, 'mcp'>): string[] =>
+  mcpAllowedTools(req).map((rule) => (rule.split('__').length === 2 ? `${rule}__.*` : rule));
