@@ -638,10 +638,10 @@ const BAD: BadInput[] = [
     says: /MCP server "jira" is already offered/,
   },
   {
-    name: 'MCP server name holding __',
-    change: (f) => void (f['skillprobe.config.yaml'] = 'mcp:\n  my__jira: { stub: jira.yaml }\n'),
+    name: 'MCP server name holding _ (the CLIs join names with it)',
+    change: (f) => void (f['skillprobe.config.yaml'] = 'mcp:\n  my_jira: { stub: jira.yaml }\n'),
     where: /skillprobe\.config\.yaml:\d+:\d+:/,
-    says: /MCP server name holds letters/,
+    says: /MCP server name holds only letters/,
   },
 ];
 

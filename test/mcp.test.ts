@@ -131,11 +131,17 @@ describe('the stub answers each call from its canned answers (pure)', () => {
 describe('MCP names and records (pure)', () => {
   it.each([
     ['mcp__jira__create_issue', { server: 'jira', tool: 'create_issue' }],
-    ['mcp__my_jira__create__issue', { server: 'my_jira', tool: 'create__issue' }],
+    ['mcp__my-jira__create__issue', { server: 'my-jira', tool: 'create__issue' }],
     ['mcp__jira__', undefined],
     ['mcp____x', undefined],
     ['Read', undefined],
-  ])('%s', (name, parsed) => expect(splitMcpName(name, 'mcp__')).toEqual(parsed));
+  ])('%s', (name, parsed) => expect(splitMcpName(name, 'mcp__', '__')).toEqual(parsed));
+
+  it.each([
+    ['mcp_jira_create_issue', { server: 'jira', tool: 'create_issue' }],
+    ['mcp_my-jira_x', { server: 'my-jira', tool: 'x' }],
+    ['read_file', undefined],
+  ])("Gemini's %s", (name, parsed) => expect(splitMcpName(name, 'mcp_', '_')).toEqual(parsed));
 
   it('reads a record back, a line cut short by a kill left out', () => {
     const text = [

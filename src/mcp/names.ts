@@ -5,14 +5,14 @@ export interface McpToolName {
 }
 
 /**
- * A model-wire tool name read back as an MCP tool, for a CLI that writes `<prefix><server>__<tool>`: server names
- * never hold `__` (the config refuses them), so the first `__` after the prefix ends the server's name.
+ * A model-wire tool name read back as an MCP tool, for a CLI that writes `<prefix><server><join><tool>`: server names
+ * never hold `_` (the config refuses them), so the first `join` after the prefix ends the server's name.
  */
-export function splitMcpName(name: string, prefix: string): McpToolName | undefined {
+export function splitMcpName(name: string, prefix: string, join: string): McpToolName | undefined {
   if (!name.startsWith(prefix)) return undefined;
   const rest = name.slice(prefix.length);
-  const at = rest.indexOf('__');
-  return at > 0 && at + 2 < rest.length ? { server: rest.slice(0, at), tool: rest.slice(at + 2) } : undefined;
+  const at = rest.indexOf(join);
+  return at > 0 && at + join.length < rest.length ? { server: rest.slice(0, at), tool: rest.slice(at + join.length) } : undefined;
 }
 
 /** How a suite and its reports write an MCP tool: `<server>/<tool>`. */

@@ -6,6 +6,7 @@ import { z } from 'zod';
  */
 export const stubRecordLineSchema = z.discriminatedUnion('event', [
   z.object({ event: z.literal('start'), at: z.string() }),
+  z.object({ event: z.literal('listed'), tools: z.array(z.string()), at: z.string() }),
   z.object({
     event: z.literal('call'),
     tool: z.string(),
@@ -16,9 +17,11 @@ export const stubRecordLineSchema = z.discriminatedUnion('event', [
 ]);
 export type StubRecordLine = z.output<typeof stubRecordLineSchema>;
 
-/** One stub server's record of a trial: whether it started, and the calls it answered, in order. */
+/** One stub server's record of a trial: whether it started, the tools the CLI was given when it asked, the calls it answered. */
 export interface StubRecord {
   started: boolean;
+  /** The tools it listed to the CLI (absent: the CLI never asked). */
+  listed?: string[];
   calls: { tool: string; args: Record<string, unknown>; isError: boolean; at: string }[];
 }
 
@@ -36,6 +39,7 @@ export function readStubRecord(text: string): StubRecord {
     if (!parsed.success) continue;
     const e = parsed.data;
     if (e.event === 'start') record.started = true;
+    else if (e.event === 'listed') record.listed = e.tools;
     else record.calls.push({ tool: e.tool, args: e.args, isError: e.isError, at: e.at });
   }
   return record;

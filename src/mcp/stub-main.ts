@@ -22,9 +22,10 @@ const stub = stubFileSchema.parse(raw);
 const record = (line: StubRecordLine) => appendFileSync(recordFile, JSON.stringify(line) + '\n');
 
 const server = new Server({ name, version: '1.0.0' }, { capabilities: { tools: {} } });
-server.setRequestHandler(ListToolsRequestSchema, () => ({
-  tools: stub.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as { type: 'object' } })),
-}));
+server.setRequestHandler(ListToolsRequestSchema, () => {
+  record({ event: 'listed', tools: stub.tools.map((t) => t.name), at: new Date().toISOString() });
+  return { tools: stub.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema as { type: 'object' } })) };
+});
 server.setRequestHandler(CallToolRequestSchema, (request) => {
   const args = request.params.arguments ?? {};
   const answer = answerCall(stub, request.params.name, args);

@@ -129,8 +129,11 @@ export const fixtureFilesSchema = z.union([z.string().min(1), z.record(z.string(
 /** The project's instruction file (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`): a file (relative to the file naming it), or `{ text }`. */
 export const instructionsSchema = z.union([z.string().min(1), z.object({ text: z.string() }).strict()]);
 
-/** An MCP server's name as a trial offers it: the CLIs join it to each tool's name with `__`, so it never holds `__`. */
-export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
+/**
+ * An MCP server's name as a trial offers it: the CLIs join it to each tool's name with `__` (Claude Code) or `_`
+ * (Gemini CLI), so it holds no `_` and the tool's name is always what follows the first join.
+ */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+$/;
 
 /**
  * MCP servers offered to a trial, by name: the built-in stub (`stub:` a YAML file of its tools and canned answers,
@@ -138,7 +141,7 @@ export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+(?:_[A-Za-z0-9-]+)*$/;
  * variables it may see; `readOnly`: all its tools, or the listed ones, only read, so the field may let them run).
  */
 export const mcpServersSchema = z.record(
-  z.string().regex(MCP_SERVER_NAME, 'an MCP server name holds letters, digits, `-` and single `_` — rename it'),
+  z.string().regex(MCP_SERVER_NAME, 'an MCP server name holds only letters, digits and `-` — rename it'),
   z.union([
     z.object({ stub: z.string().min(1) }).strict(),
     z

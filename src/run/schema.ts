@@ -293,6 +293,8 @@ export const trialEvidenceSchema = z.object({
       z.object({
         server: z.string(),
         started: z.boolean(),
+        /** The tools it listed when the CLI asked (absent: the CLI never asked, or a run before it was recorded). */
+        listed: z.array(z.string()).optional(),
         calls: z.array(z.object({ tool: z.string(), args: z.record(z.unknown()), isError: z.boolean(), at: z.string() })),
       }),
     )

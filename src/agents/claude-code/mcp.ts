@@ -13,7 +13,7 @@ import type { InvocationRequest } from '../types.js';
 const PREFIX = 'mcp__';
 
 export const claudeMcpName = (t: McpToolName): string => `${PREFIX}${t.server}__${t.tool}`;
-export const claudeMcpTool = (name: string): McpToolName | undefined => splitMcpName(name, PREFIX);
+export const claudeMcpTool = (name: string): McpToolName | undefined => splitMcpName(name, PREFIX, '__');
 
 /** Where a trial's MCP config is written: outside the workspace. */
 export const mcpConfigFile = (req: Pick<InvocationRequest, 'harnessDir'>) => join(req.harnessDir, 'mcp-config.json');

@@ -2,10 +2,7 @@ import { isPlainObject } from '../../util/json.js';
 import { ACT_KINDS, type ActKind, type ConversationView, type SkillBody, type ToolOutcome } from '../conversation.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
-import { splitMcpName } from '../../mcp/names.js';
-
-/** Claude Code names an MCP server's tool `mcp__<server>__<tool>` on the wire. */
-const claudeMcpTool = (name: string) => splitMcpName(name, 'mcp__');
+import { claudeMcpTool } from '../../agents/claude-code/mcp.js';
 
 /** Claude Code's Anthropic Messages request, as the simulated model reads it. */
 
