@@ -2,27 +2,48 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
+import { adapterFor } from '../src/agents/registry.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { RunManifest, TrialMeta, TrialOutcome } from '../src/run/schema.js';
 import { resultsOf } from './e2e-scenarios.js';
 import { cleanup, ROOT, runCli } from './helpers.js';
 
 /**
- * examples/mcp through the real pinned Claude Code against the simulator: the stub MCP server's tools are listed to
- * the model, a call is answered with its canned result and recorded beside the trial, and a trial where the model
- * chose the tool grades as its own column. Draws pinned; one positive case and the negative one, four trials each.
+ * examples/mcp through each real pinned CLI that offers MCP servers against the simulator: the stub MCP server's tools
+ * are listed to the model, a call is answered with its canned result and recorded beside the trial, and a trial where
+ * the model chose the tool grades as its own column. Draws pinned; one positive case and the negative one, four
+ * trials each.
  */
 const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
-describe('run with a stub MCP server (Claude Code, simulator, examples/mcp)', () => {
-  const transcripts = mkdtempSync(join(tmpdir(), 'sp-mcp-e2e-'));
+/** Each CLI's name for the stub's tools on its model wire, and what its init event says of the server. */
+const AGENTS = [
+  { id: 'claude-code', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: [{ name: 'jira', status: 'connected' }] },
+  { id: 'gemini', tools: ['mcp_jira_create_issue', 'mcp_jira_search_issues'], servers: undefined },
+];
+
+describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)', (agent) => {
+  const transcripts = mkdtempSync(join(tmpdir(), `sp-mcp-e2e-${agent.id}-`));
   afterAll(() => cleanup(transcripts));
   const example = join(ROOT, 'examples', 'mcp');
 
   it('lists the stub tools, answers and records each call, and grades the tool chosen as its own column', async () => {
     const run = await runCli(
-      ['run', '--sim', 'sim.yaml', '--draw-seed', '1', '--trials', '4', '--grep', 'file-bug|jira-history', '--transcripts', transcripts],
+      [
+        'run',
+        '--agent',
+        agent.id,
+        '--sim',
+        'sim.yaml',
+        '--draw-seed',
+        '1',
+        '--trials',
+        '4',
+        '--grep',
+        'file-bug|jira-history',
+        '--transcripts',
+        transcripts,
+      ],
       { cwd: example, timeoutMs: 300_000 },
     );
     // Four trials cannot decide file-bug against its threshold: INCONCLUSIVE, exit 3.
@@ -47,10 +68,10 @@ describe('run with a stub MCP server (Claude Code, simulator, examples/mcp)', ()
     for (const o of fileBug) {
       const base = join(dir, 'trials', 'file-bug', 'skill', String(o.n));
       const meta = readJson<TrialMeta>(`${base}.meta.json`);
-      const t = parseClaudeStream(readFileSync(`${base}.jsonl`, 'utf8'));
+      const t = adapterFor(agent.id).parse(readFileSync(`${base}.jsonl`, 'utf8'), meta);
       const init = t.events.find((e) => e.kind === 'init');
-      expect(init).toMatchObject({ tools: expect.arrayContaining(['mcp__jira__create_issue', 'mcp__jira__search_issues']) });
-      expect(init).toMatchObject({ mcpServers: [{ name: 'jira', status: 'connected' }] });
+      expect(init).toMatchObject({ tools: expect.arrayContaining(agent.tools) });
+      if (agent.servers) expect(init).toMatchObject({ mcpServers: agent.servers });
       const calls = meta.evidence?.mcp?.[0];
       expect(calls?.started).toBe(true);
       if (o.fired === 'tool') {
@@ -64,6 +85,9 @@ describe('run with a stub MCP server (Claude Code, simulator, examples/mcp)', ()
           },
         ]);
         expect(t.events.some((e) => e.kind === 'tool_result' && e.text === 'Created OPS-1234.')).toBe(true);
+        expect(t.events.find((e) => e.kind === 'tool_call' && e.intent === 'mcp')).toMatchObject({
+          mcp: { server: 'jira', tool: 'create_issue' },
+        });
       } else expect(calls?.calls).toEqual([]);
     }
 

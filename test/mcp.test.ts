@@ -8,6 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { fieldEvidenceProblem, fieldSettings } from '../src/agents/claude-code/field.js';
 import { mcpReadOnlyPatterns } from '../src/agents/claude-code/mcp.js';
+import { geminiCoreMcpTools, geminiMcpName, geminiMcpServers } from '../src/agents/gemini/mcp.js';
+import { parseGeminiStream } from '../src/agents/gemini/parse.js';
+import { mcpListingProblem } from '../src/agents/mcp-listing.js';
 import type { McpServer } from '../src/load/mcp.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
@@ -183,6 +186,7 @@ describe('the stub server process (dist/mcp/stub-main.js over stdio)', () => {
     }
     expect(readStubRecord(readFileSync(record, 'utf8'))).toMatchObject({
       started: true,
+      listed: ['create_issue'],
       calls: [
         { tool: 'create_issue', args: { project: 'OPS', summary: 'login fails' }, isError: false },
         { tool: 'create_issue', args: { project: 'SEC' }, isError: true },
@@ -357,5 +361,58 @@ describe('Claude Code in the field with MCP servers (pure)', () => {
     expect(fieldEvidenceProblem(parseClaudeStream(acted.raw()), { workspaceChanged: [], mcp })).toMatch(
       /mcp__gh__create_issue not answered by a refusal/,
     );
+  });
+});
+
+describe('the Gemini CLI with a stub MCP server (pure)', () => {
+  const servers = [
+    { name: 'jira', kind: 'stub', stub: JIRA, hash: 'h' },
+    { name: 'gh', kind: 'command', command: '/bin/gh-mcp', args: ['--stdio'], env: [], readOnly: ['get_issue'], hash: 'g' },
+  ] as McpServer[];
+
+  it('names a stub’s tools and a real server’s read-only ones in the allowlist, and trusts only a server that only reads', () => {
+    expect(geminiCoreMcpTools(servers)).toEqual(['mcp_jira_create_issue', 'mcp_gh_get_issue']);
+    const launches = servers.map((s) => ({ name: s.name, command: 'node', args: [], env: {} }));
+    expect(geminiMcpServers(launches, servers)).toEqual({
+      jira: { command: 'node', args: [], env: {}, trust: true },
+      gh: { command: 'node', args: [], env: {}, trust: false },
+    });
+  });
+
+  const stream = [
+    '{"type":"init","session_id":"s","model":"gemini-2.5-pro"}',
+    '{"type":"tool_use","tool_name":"mcp_jira_create_issue","tool_id":"t1","parameters":{"project":"OPS"}}',
+    '{"type":"tool_result","tool_id":"t1","status":"success","output":"Created OPS-1"}',
+    '{"type":"result","status":"success","stats":{}}',
+  ].join('\n');
+  const evidence = (listed?: string[]) => ({
+    mcp: [
+      {
+        server: 'jira',
+        started: true,
+        ...(listed ? { listed } : {}),
+        calls: [{ tool: 'create_issue', args: {}, isError: false, at: 't' }],
+      },
+    ],
+  });
+
+  it('reads the call as an MCP call, and the tools the stub listed as the ones offered', () => {
+    const t = parseGeminiStream(stream, { evidence: evidence(['create_issue']), exitCode: 0 });
+    expect(t.events.find((e) => e.kind === 'tool_call')).toMatchObject({ intent: 'mcp', mcp: { server: 'jira', tool: 'create_issue' } });
+    expect(t.events.find((e) => e.kind === 'init')).toMatchObject({ tools: ['mcp_jira_create_issue'] });
+  });
+
+  it.each([
+    ['listed', ['create_issue'], undefined],
+    ['never asked for its tools', undefined, /MCP stub tools not offered to the model: jira\/create_issue/],
+  ])('a stub that the CLI %s', (_, listed, problem) => {
+    const t = parseGeminiStream(stream, { evidence: evidence(listed), exitCode: 0 });
+    const found = mcpListingProblem(
+      t.events.find((e) => e.kind === 'init')?.tools ?? [],
+      { mcp: [{ name: 'jira', hash: 'h', stubTools: ['create_issue'] }] },
+      geminiMcpName,
+    );
+    if (problem) expect(found).toMatch(problem);
+    else expect(found).toBeUndefined();
   });
 });
