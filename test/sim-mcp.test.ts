@@ -5,6 +5,7 @@ import type { ModelReply } from '../src/sim/dialects/dialect.js';
 import { decideReply, type Reply } from '../src/sim/policy.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { DEFAULT_ROUTER, routerChances } from '../src/sim/router.js';
+import { claudeListing } from './claude-request.js';
 
 const SKILLS = [{ name: 'atl-jira', description: 'Run the atl CLI for Confluence pages and spaces.' }];
 const TOOL = {
@@ -17,16 +18,7 @@ const TOOLS = [{ name: 'Read' }, { name: 'Skill' }, TOOL];
 const firstUser = (prompt: string) => ({
   role: 'user',
   content: [
-    {
-      type: 'text',
-      text: [
-        '<system-reminder>',
-        'The following skills are available for use with the Skill tool:',
-        '',
-        ...SKILLS.map((s) => `- ${s.name}: ${s.description}`),
-        '</system-reminder>',
-      ].join('\n'),
-    },
+    { type: 'text', text: claudeListing(SKILLS) },
     { type: 'text', text: prompt },
   ],
 });
