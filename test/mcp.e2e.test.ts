@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,7 +6,8 @@ import { adapterFor } from '../src/agents/registry.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { RunManifest, TrialMeta, TrialOutcome } from '../src/run/schema.js';
 import { resultsOf } from './e2e-scenarios.js';
-import { cleanup, ROOT, runCli } from './helpers.js';
+import { cleanup, ROOT, runCli, testEnv } from './helpers.js';
+import { readStubRecord } from '../src/mcp/record.js';
 
 /**
  * examples/mcp through each real pinned CLI that offers MCP servers against the simulator: the stub MCP server's tools
@@ -93,5 +94,59 @@ describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)
 
     expect(run.stdout).toMatch(/expected \\ fired +atl-jira +tool:jira\/create_issue +none/);
     expect(run.stdout).toMatch(/atl-jira +1\/4 \.25 +3\/4 \.75 +0/);
+  });
+});
+
+/** The stub's record files of the trials running under `tmp` (each trial's harness folder, outside its workspace). */
+const stubRecords = (tmp: string): string[] =>
+  readdirSync(tmp)
+    .filter((d) => d.startsWith('skillprobe-'))
+    .map((d) => join(tmp, d, 'harness', 'mcp', 'jira.record.jsonl'))
+    .filter((f) => existsSync(f));
+
+describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-kill-'));
+  afterAll(() => cleanup(dir));
+
+  it('is missing data (infra_error), never "did not trigger"', async () => {
+    const project = join(dir, 'project');
+    cpSync(join(ROOT, 'examples', 'mcp'), project, { recursive: true });
+    // One attempt: the killed trial stays as it ended. The model's first answer waits 3 s, time to kill the stub
+    // once the CLI has listed its tools.
+    writeFileSync(
+      join(project, 'skillprobe.config.yaml'),
+      'cases: cases/*.yaml\nmcp:\n  jira: { stub: jira-stub.yaml }\narms: [skill]\nretries: { infra: 0 }\n',
+    );
+    writeFileSync(
+      join(project, 'sim.yaml'),
+      'name: slow\nseed: 1\nprovider: { latency: { medianMs: 3000 } }\nrules:\n  - case: file-bug\n    do: [{ mcp: jira/create_issue, input: { project: OPS, summary: x } }]\n',
+    );
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    const run = runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--grep', 'file-bug', '--transcripts', join(dir, 'runs')], {
+      cwd: project,
+      env: testEnv({ TMPDIR: tmp }),
+      timeoutMs: 120_000,
+    });
+    let killed: number | undefined;
+    for (let waited = 0; killed === undefined && waited < 60_000; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+      for (const file of stubRecords(tmp)) {
+        const text = readFileSync(file, 'utf8');
+        const pid = /"event":"start","pid":(\d+)/.exec(text)?.[1];
+        if (pid && readStubRecord(text).listed) {
+          process.kill(Number(pid), 'SIGKILL');
+          killed = Number(pid);
+        }
+      }
+    }
+    expect(killed, 'the stub was seen listing its tools').toBeDefined();
+    const r = await run;
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+    const [outcome] = resultsOf(runDir).outcomes as TrialOutcome[];
+    expect(outcome, r.stdout + r.stderr).toMatchObject({ status: 'infra_error', passed: null, excludedBecause: 'infra_error' });
+    expect(outcome!.statusDetail).toMatch(/MCP stub server "jira"/);
+    // Nothing left behind: the trial's folders went with it.
+    expect(readdirSync(tmp).filter((d) => d.startsWith('skillprobe-'))).toEqual([]);
   });
 });

@@ -148,15 +148,21 @@ describe('MCP names and records (pure)', () => {
 
   it('reads a record back, a line cut short by a kill left out', () => {
     const text = [
-      '{"event":"start","at":"t0"}',
+      '{"event":"start","pid":7,"at":"t0"}',
       '{"event":"call","tool":"create_issue","args":{"project":"OPS"},"isError":false,"at":"t1"}',
       '{"event":"call","tool":"create_issue","args":{"proj',
     ].join('\n');
     expect(readStubRecord(text)).toEqual({
       started: true,
+      ended: false,
       calls: [{ tool: 'create_issue', args: { project: 'OPS' }, isError: false, at: 't1' }],
     });
-    expect(readStubRecord('')).toEqual({ started: false, calls: [] });
+    expect(readStubRecord('')).toEqual({ started: false, ended: false, calls: [] });
+    const lines = (...l: string[]) => l.map((x) => `{${x},"at":"t"}`).join('\n');
+    expect(readStubRecord(lines('"event":"start","pid":7', '"event":"end","pid":7'))).toMatchObject({ started: true, ended: true });
+    // Killed, then started again by the CLI, which ended the second: the first never ended.
+    const restarted = lines('"event":"start","pid":7', '"event":"start","pid":8', '"event":"end","pid":8');
+    expect(readStubRecord(restarted)).toMatchObject({ started: true, ended: false });
   });
 });
 
@@ -187,6 +193,8 @@ describe('the stub server process (dist/mcp/stub-main.js over stdio)', () => {
     expect(readStubRecord(readFileSync(record, 'utf8'))).toMatchObject({
       started: true,
       listed: ['create_issue'],
+      // Its stdin closed with the client: a clean end, on record.
+      ended: true,
       calls: [
         { tool: 'create_issue', args: { project: 'OPS', summary: 'login fails' }, isError: false },
         { tool: 'create_issue', args: { project: 'SEC' }, isError: true },
@@ -212,7 +220,7 @@ describe('the stub server process (dist/mcp/stub-main.js over stdio)', () => {
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.kill('SIGKILL');
     await exited;
-    expect(readStubRecord(readFileSync(record, 'utf8'))).toMatchObject({ started: true, calls: [{ tool: 'create_issue' }] });
+    expect(readStubRecord(readFileSync(record, 'utf8'))).toMatchObject({ started: true, ended: false, calls: [{ tool: 'create_issue' }] });
   });
 });
 
@@ -231,12 +239,13 @@ describe('grading a trial offered a stub MCP server (pure)', () => {
   const TOOLS = ['Glob', 'Grep', 'Read', 'Skill', 'mcp__jira__create_issue'];
   const stream = () => new ClaudeStream('/ws', ['atl-jira'], TOOLS);
   const call = (s: ClaudeStream) => s.answeredCall('mcp__jira__create_issue', { summary: 'x', project: 'OPS' }, 'Created OPS-1', false);
-  const recorded = (calls: number, started = true): Partial<TrialMeta> => ({
+  const recorded = (calls: number, started = true, ended = started): Partial<TrialMeta> => ({
     evidence: {
       mcp: [
         {
           server: 'jira',
           started,
+          ended,
           calls: Array.from({ length: calls }, () => ({ tool: 'create_issue', args: { project: 'OPS' }, isError: false, at: 't' })),
         },
       ],
@@ -250,7 +259,7 @@ describe('grading a trial offered a stub MCP server (pure)', () => {
     build: () => ClaudeStream;
     c?: GradableCase;
     meta?: Partial<TrialMeta>;
-    expect: Partial<Pick<TrialOutcome, 'passed' | 'status' | 'fired' | 'firedColumn'>> & { plans?: string[] };
+    expect: Partial<Pick<TrialOutcome, 'passed' | 'status' | 'statusDetail' | 'fired' | 'firedColumn'>> & { plans?: string[] };
   }[] = [
     {
       name: 'the tool used instead of the skill is its own column',
@@ -280,6 +289,12 @@ describe('grading a trial offered a stub MCP server (pure)', () => {
           .result(),
       meta: recorded(0),
       expect: { status: 'infra_error', passed: null },
+    },
+    {
+      name: 'a stub killed while the trial ran, its tool never called: missing data, never "did not trigger"',
+      build: () => stream().text('I can answer that without a tool.').result(),
+      meta: recorded(0, true, false),
+      expect: { status: 'infra_error', passed: null, statusDetail: expect.stringMatching(/stopped while the trial ran/) },
     },
     {
       name: 'a stub that never started yet answered: missing data',

@@ -37,15 +37,13 @@ function toolStillRunning(t: Transcript): boolean {
 }
 
 /**
- * Why the trial's stub MCP servers did not answer every call the model made of them that came back, or undefined: a
- * stub killed mid-trial answers nothing more, and the CLI hands the model an error in its place. The stubs' records
- * (the trial's evidence) hold every call they answered; a run stored without them is taken as it was graded.
+ * Why the trial's stub MCP servers are missing data, or undefined: one was killed while the trial ran (the CLI ends
+ * each, and the stub records that), or did not answer every call the model made of it that came back (the CLI hands
+ * the model an error in its place, or drops its tools from the next request). Either way the model did not choose
+ * among what the trial offered. The stubs' records (the trial's evidence) say; a run stored without them is taken as
+ * it was graded.
  */
-export function unansweredStubCalls(
-  t: Transcript,
-  meta: Pick<TrialMeta, 'evidence'>,
-  servers: IsolationContext['mcp'],
-): string | undefined {
+export function stubServerProblem(t: Transcript, meta: Pick<TrialMeta, 'evidence'>, servers: IsolationContext['mcp']): string | undefined {
   const records = meta.evidence?.mcp;
   const stubs = (servers ?? []).filter((s) => s.stubTools !== undefined);
   if (!records || !stubs.length) return undefined;
@@ -55,6 +53,8 @@ export function unansweredStubCalls(
       (e) => e.kind === 'tool_call' && e.intent === 'mcp' && e.mcp?.server === stub.name && resulted.has(e.id),
     ).length;
     const record = records.find((r) => r.server === stub.name);
+    if (record?.started && record.ended === false)
+      return `the MCP stub server "${stub.name}" was stopped while the trial ran (the CLI never ended it): the trial's tools were disturbed`;
     const answered = record?.calls.length ?? 0;
     if (made > answered)
       return record?.started
@@ -80,8 +80,6 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   }
   const leak = ctx.isolationProblem(t, { ...ctx, workspaceChanged: meta.evidence?.workspaceChanged });
   if (leak && init) return { status: 'isolation_error', detail: leak };
-  const unanswered = unansweredStubCalls(t, meta, ctx.mcp);
-  if (unanswered) return { status: 'infra_error', detail: unanswered };
   // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
   const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');
   // A CLI that finished in the same breath as its last allowed call has its own result, which stands.
@@ -103,6 +101,8 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
     }
     return { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` };
   }
+  const stubFault = stubServerProblem(t, meta, ctx.mcp);
+  if (stubFault) return { status: 'infra_error', detail: stubFault };
   const finalError = [...t.events].reverse().find((e): e is ErrorEvent => e.kind === 'error' && !e.retrying);
   if (!result) {
     if (finalError && INFRA_KINDS.has(finalError.errorKind)) return { status: 'infra_error', detail: finalError.message };

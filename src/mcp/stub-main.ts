@@ -32,8 +32,13 @@ server.setRequestHandler(CallToolRequestSchema, (request) => {
   record({ event: 'call', tool: request.params.name, args, isError: answer.isError, at: new Date().toISOString() });
   return { content: [{ type: 'text' as const, text: answer.text }], ...(answer.isError ? { isError: true } : {}) };
 });
-// The CLI ends its servers with SIGINT or SIGTERM, or by closing stdin: each is a clean end.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0));
-process.stdin.on('end', () => process.exit(0));
+// The CLI ends its servers with SIGINT or SIGTERM, or by closing stdin: each is a clean end, on record before the
+// harness takes down what the CLI left (a stub with no end on record was killed while the trial ran).
+const end = () => {
+  record({ event: 'end', pid: process.pid, at: new Date().toISOString() });
+  process.exit(0);
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, end);
+process.stdin.on('end', end);
 await server.connect(new StdioServerTransport());
-record({ event: 'start', at: new Date().toISOString() });
+record({ event: 'start', pid: process.pid, at: new Date().toISOString() });

@@ -295,6 +295,8 @@ export const trialEvidenceSchema = z.object({
         started: z.boolean(),
         /** The tools it listed when the CLI asked (absent: the CLI never asked, or a run before it was recorded). */
         listed: z.array(z.string()).optional(),
+        /** Whether the CLI ended it; false: it was killed while the trial ran (absent: a run before it was recorded). */
+        ended: z.boolean().optional(),
         calls: z.array(z.object({ tool: z.string(), args: z.record(z.unknown()), isError: z.boolean(), at: z.string() })),
       }),
     )
