@@ -7,7 +7,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { fieldEvidenceProblem, fieldSettings } from '../src/agents/claude-code/field.js';
-import { mcpReadOnlyPatterns } from '../src/agents/claude-code/mcp.js';
+import { mcpAllowedTools, mcpReadOnlyPatterns } from '../src/agents/claude-code/mcp.js';
+import { collectMcpEvidence, prepareMcpServers, stubRecordFile } from '../src/agents/mcp-servers.js';
+import { STUB_MAIN } from '../src/mcp/stub-entry.js';
 import { geminiCoreMcpTools, geminiMcpName, geminiMcpServers } from '../src/agents/gemini/mcp.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { mcpListingProblem } from '../src/agents/mcp-listing.js';
@@ -429,5 +431,39 @@ describe('the Gemini CLI with a stub MCP server (pure)', () => {
     );
     if (problem) expect(found).toMatch(problem);
     else expect(found).toBeUndefined();
+  });
+});
+
+describe("a trial's MCP servers as every CLI starts them", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-launch-'));
+  afterAll(() => cleanup(dir));
+  const servers = [
+    { name: 'jira', kind: 'stub', stub: JIRA, hash: 'h' },
+    { name: 'gh', kind: 'command', command: '/usr/bin/gh-mcp', args: ['--stdio'], env: ['GH_TOKEN', 'UNSET'], readOnly: false, hash: 'g' },
+  ] as McpServer[];
+
+  it("starts the stub with this Node from the package's entry, and a real server with only its allowlisted variables", async () => {
+    const callerEnv = { GH_TOKEN: 'token', OTHER_SECRET: 'no', PATH: '/bin' };
+    const launches = await prepareMcpServers({ harnessDir: dir, callerEnv, mcp: servers });
+    expect(launches).toEqual([
+      {
+        name: 'jira',
+        command: process.execPath,
+        args: [STUB_MAIN, join(dir, 'mcp', 'jira.stub.json'), stubRecordFile({ harnessDir: dir }, 'jira')],
+        env: {},
+      },
+      { name: 'gh', command: '/usr/bin/gh-mcp', args: ['--stdio'], env: { GH_TOKEN: 'token' } },
+    ]);
+    expect(JSON.parse(readFileSync(join(dir, 'mcp', 'jira.stub.json'), 'utf8'))).toEqual({ server: 'jira', stub: JIRA });
+    // Only the stubs leave a record; one the CLI never started reads as not started.
+    expect(await collectMcpEvidence({ harnessDir: dir, mcp: servers })).toEqual({
+      mcp: [{ server: 'jira', started: false, ended: false, calls: [] }],
+    });
+  });
+
+  it('offers Claude Code only the read-only tools to run without asking', () => {
+    expect(mcpAllowedTools({ mcp: servers })).toEqual(['mcp__jira']);
+    const marked = [{ ...servers[1]!, readOnly: ['get_issue'] } as McpServer];
+    expect(mcpAllowedTools({ mcp: marked })).toEqual(['mcp__gh__get_issue']);
   });
 });
