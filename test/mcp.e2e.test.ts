@@ -150,3 +150,64 @@ describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () =>
     expect(readdirSync(tmp).filter((d) => d.startsWith('skillprobe-'))).toEqual([]);
   });
 });
+
+describe('a real MCP server in the field (Claude Code, simulator)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-real-'));
+  afterAll(() => cleanup(dir));
+
+  it('runs its read-only tool, refuses its acting one, and passes it only its allowlisted variables', async () => {
+    const project = join(dir, 'project');
+    cpSync(join(ROOT, 'examples', 'mcp'), project, { recursive: true });
+    const log = join(dir, 'calls.log');
+    const server = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
+    writeFileSync(
+      join(project, 'skillprobe.config.yaml'),
+      [
+        'cases: cases/*.yaml',
+        'context: field',
+        'arms: [skill]',
+        'mcp:',
+        '  issues:',
+        `    command: ${process.execPath}`,
+        `    args: [${JSON.stringify(server)}]`,
+        '    env: [MCP_LOG]',
+        '    readOnly: [get_issue]',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(project, 'sim.yaml'),
+      [
+        'name: real-server',
+        'seed: 1',
+        'rules:',
+        '  - case: file-bug',
+        '    do: [{ mcp: issues/create_issue, input: { key: OPS-1 } }]',
+        '  - case: open-ticket',
+        '    do: [{ mcp: issues/get_issue, input: { key: OPS-2 } }]',
+        '',
+      ].join('\n'),
+    );
+    const run = await runCli(
+      ['run', '--sim', 'sim.yaml', '--trials', '1', '--grep', 'file-bug|open-ticket', '--transcripts', join(dir, 'runs')],
+      {
+        cwd: project,
+        env: testEnv({ MCP_LOG: log, SP_SECRET: 'never passed on' }),
+        timeoutMs: 120_000,
+      },
+    );
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+    const outcomes = resultsOf(runDir).outcomes as TrialOutcome[];
+    // Both trials are evidence: the field refused the acting call, and let the read run.
+    expect(
+      outcomes.map((o) => [o.caseId, o.status, o.fired, o.firedColumn]),
+      run.stdout + run.stderr,
+    ).toEqual([
+      ['file-bug', 'ok', 'tool', 'tool:issues/create_issue'],
+      ['open-ticket', 'ok', 'tool', 'tool:issues/get_issue'],
+    ]);
+    expect(readFileSync(log, 'utf8')).toBe('get_issue clean\n');
+    const refused = readFileSync(join(runDir, 'trials', 'file-bug', 'skill', '1.jsonl'), 'utf8');
+    expect(refused).toContain('Not permitted in this session; the call was not run');
+  });
+});
