@@ -21,6 +21,7 @@ const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as 
 const AGENTS = [
   { id: 'claude-code', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: [{ name: 'jira', status: 'connected' }] },
   { id: 'gemini', tools: ['mcp_jira_create_issue', 'mcp_jira_search_issues'], servers: undefined },
+  { id: 'codex', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: undefined },
 ];
 
 describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)', (agent) => {

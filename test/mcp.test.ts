@@ -12,6 +12,8 @@ import { collectMcpEvidence, prepareMcpServers, stubRecordFile } from '../src/ag
 import { STUB_MAIN } from '../src/mcp/stub-entry.js';
 import { geminiCoreMcpTools, geminiMcpName, geminiMcpServers } from '../src/agents/gemini/mcp.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
+import { codexMcpServers } from '../src/agents/codex/mcp.js';
+import { parseCodexStream } from '../src/agents/codex/parse.js';
 import { mcpListingProblem } from '../src/agents/mcp-listing.js';
 import type { McpServer } from '../src/load/mcp.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
@@ -465,5 +467,53 @@ describe("a trial's MCP servers as every CLI starts them", () => {
     expect(mcpAllowedTools({ mcp: servers })).toEqual(['mcp__jira']);
     const marked = [{ ...servers[1]!, readOnly: ['get_issue'] } as McpServer];
     expect(mcpAllowedTools({ mcp: marked })).toEqual(['mcp__gh__get_issue']);
+  });
+});
+
+describe('the Codex CLI with a stub MCP server (pure)', () => {
+  it('approves the calls of a server that only reads, and no other', () => {
+    const servers = [
+      { name: 'jira', kind: 'stub', stub: JIRA, hash: 'h' },
+      { name: 'gh', kind: 'command', command: '/bin/gh-mcp', args: [], env: [], readOnly: ['get_issue'], hash: 'g' },
+    ] as McpServer[];
+    const launches = servers.map((s) => ({ name: s.name, command: 'node', args: ['x'], env: {} }));
+    expect(codexMcpServers(launches, servers)).toEqual({
+      jira: { command: 'node', args: ['x'], env: {}, default_tools_approval_mode: 'approve' },
+      gh: { command: 'node', args: ['x'], env: {} },
+    });
+  });
+
+  it('reads an mcp_tool_call item as an MCP call and its result, and the tools the stub listed as offered', () => {
+    const item = (status: string, extra: object) =>
+      JSON.stringify({
+        id: 'item_1',
+        type: 'mcp_tool_call',
+        server: 'jira',
+        tool: 'create_issue',
+        arguments: { project: 'OPS' },
+        status,
+        ...extra,
+      });
+    const stream = [
+      '{"type":"thread.started","thread_id":"t"}',
+      `{"type":"item.started","item":${item('in_progress', { result: null, error: null })}}`,
+      `{"type":"item.completed","item":${item('completed', { result: { content: [{ type: 'text', text: 'Created OPS-1' }] }, error: null })}}`,
+      '{"type":"turn.completed","usage":{}}',
+    ].join('\n');
+    const evidence = { mcp: [{ server: 'jira', started: true, ended: true, listed: ['create_issue'], calls: [] }] };
+    const t = parseCodexStream(stream, { evidence, exitCode: 0 });
+    expect(t.events.filter((e) => e.kind === 'tool_call')).toMatchObject([
+      { intent: 'mcp', name: 'mcp__jira__create_issue', mcp: { server: 'jira', tool: 'create_issue' }, input: { project: 'OPS' } },
+    ]);
+    expect(t.events.find((e) => e.kind === 'tool_result')).toMatchObject({ id: 'item_1', isError: false, text: 'Created OPS-1' });
+    expect(t.events.find((e) => e.kind === 'init')).toMatchObject({ tools: ['mcp__jira__create_issue'] });
+    const refused = stream.replace(
+      /\{"type":"item\.completed".*\n/,
+      `{"type":"item.completed","item":${item('failed', { result: null, error: { message: 'MCP tool call requires approval' } })}}\n`,
+    );
+    expect(parseCodexStream(refused, { evidence, exitCode: 0 }).events.find((e) => e.kind === 'tool_result')).toMatchObject({
+      isError: true,
+      text: 'MCP tool call requires approval',
+    });
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { anthropic } from '../src/sim/dialects/anthropic.js';
+import { openaiResponses } from '../src/sim/dialects/openai-responses.js';
 import { viewRequest } from '../src/sim/dialects/index.js';
 import type { ModelReply } from '../src/sim/dialects/dialect.js';
 import { decideReply, type Reply } from '../src/sim/policy.js';
@@ -41,7 +42,9 @@ describe('the simulated model and MCP tools (Anthropic wire)', () => {
   it('a profile action calls the tool with its arguments, written as a tool_use of its wire name', () => {
     const v = viewRequest('anthropic', first('file a bug'));
     const reply = decideReply(profile, v, { key: 't' });
-    expect(mcpCalls(reply)).toEqual([{ type: 'mcp', wireName: TOOL.name, input: { project: 'OPS' } }]);
+    expect(mcpCalls(reply)).toEqual([
+      { type: 'mcp', server: 'jira', tool: 'create_issue', wireName: TOOL.name, input: { project: 'OPS' } },
+    ]);
     if (reply.type !== 'message') throw new Error('no message');
     const r: ModelReply = {
       id: '1',
@@ -100,5 +103,60 @@ describe('the simulated model and MCP tools (Anthropic wire)', () => {
   it('refuses `input` without `mcp`, and an mcp name not of `<server>/<tool>`', () => {
     expect(() => parseProfile({ rules: [{ prompt: 'x', do: [{ answer: true, input: {} }] }] })).toThrow(/`input` holds the arguments/);
     expect(() => parseProfile({ rules: [{ prompt: 'x', do: [{ mcp: 'create_issue' }] }] })).toThrow(/`<server>\/<tool>`/);
+  });
+});
+
+describe('the simulated model and MCP tools Codex defers (OpenAI Responses wire)', () => {
+  /** Codex's first request: its script tool, and the MCP namespace it defers named in a developer message. */
+  const codexRequest = (deferred: string[]) => ({
+    model: 'm',
+    input: [
+      {
+        type: 'additional_tools',
+        role: 'developer',
+        tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }] }],
+      },
+      {
+        type: 'message',
+        role: 'developer',
+        content: [
+          { type: 'input_text', text: `<tools>\nDeferred tool namespaces:\n${deferred.map((d) => `- ${d}`).join('\n')}\n</tools>` },
+        ],
+      },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'file a bug' }] },
+    ],
+  });
+  const profile = parseProfile({ rules: [{ prompt: 'bug', do: [{ mcp: 'jira/create_issue', input: { project: 'OPS' } }] }] });
+
+  it("reads the deferred servers, and calls a tool of one from code mode's script by its full name", () => {
+    const v = viewRequest('openai-responses', codexRequest(['mcp__jira']));
+    expect(v.mcpDeferred).toEqual(['jira']);
+    const reply = decideReply(profile, v, { key: 't' });
+    if (reply.type !== 'message') throw new Error('no message');
+    const r: ModelReply = {
+      id: '1',
+      model: 'm',
+      blocks: reply.blocks,
+      tools: v.tools,
+      skillFiles: new Map(),
+      inputTokens: 0,
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+    };
+    expect(openaiResponses.json(r)).toMatchObject({
+      output: [
+        { type: 'message' },
+        {
+          type: 'custom_tool_call',
+          name: 'exec',
+          input: 'const r = await tools.mcp__jira__create_issue({"project":"OPS"});\ntext(JSON.stringify(r));',
+        },
+      ],
+    });
+  });
+
+  it('a server the request does not defer is no choice: it answers instead', () => {
+    const reply = decideReply(profile, viewRequest('openai-responses', codexRequest(['mcp__github'])), { key: 't' });
+    expect(mcpCalls(reply)).toEqual([]);
   });
 });

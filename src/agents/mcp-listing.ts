@@ -17,3 +17,12 @@ export function mcpListingProblem(
   );
   return missing.length ? `MCP stub tools not offered to the model: ${missing.join(', ')}` : undefined;
 }
+
+/**
+ * For a CLI whose stream names no tool it offered: the tools the trial's stubs listed when the CLI asked for them, as
+ * the CLI names them to the model (the stubs' records, the trial's evidence).
+ */
+export const listedStubTools = (
+  records: readonly { server: string; listed?: string[] }[] = [],
+  nameOf: (t: McpToolName) => string,
+): string[] => records.flatMap((r) => (r.listed ?? []).map((tool) => nameOf({ server: r.server, tool })));

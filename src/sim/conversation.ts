@@ -60,6 +60,11 @@ export interface ConversationView {
   tools: string[];
   /** The MCP tools among them, read from the request (absent: none). */
   mcpTools?: readonly OfferedMcpTool[];
+  /**
+   * MCP servers whose tools the request defers (Codex names only `mcp__<server>`, its tools found by searching): a
+   * profile may call a tool of one by name; the router, which has no description of them, never does.
+   */
+  mcpDeferred?: readonly string[];
   /** The user's own prompt, without the context the CLI injects around it. */
   prompt: string;
   /** Assistant turns already taken (0 on the first request). */

@@ -22,7 +22,7 @@ export type ReplyBlock =
   | { type: 'read_file'; path: string }
   | { type: 'search'; pattern: string }
   | { type: 'act'; act: ActKind }
-  | { type: 'mcp'; wireName: string; input: Record<string, unknown> };
+  | { type: 'mcp'; server: string; tool: string; input: Record<string, unknown>; wireName?: string };
 
 export type Reply =
   | { type: 'message'; blocks: ReplyBlock[] }
@@ -147,13 +147,15 @@ function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity):
     return b.otherwise !== undefined && offered(b.otherwise) ? callSkill(b.otherwise, b.args) : answer(unskilled, DEFAULT_ANSWER);
   }
   if (b.mcp !== undefined) {
-    const offeredTool = view.mcpTools?.find((t) => `${t.server}/${t.tool}` === b.mcp);
-    if (!offeredTool) return answer(unskilled, DEFAULT_ANSWER);
+    const [server, tool] = b.mcp.split('/') as [string, string];
+    const offeredTool = view.mcpTools?.find((t) => t.server === server && t.tool === tool);
+    const deferred = view.mcpDeferred?.includes(server);
+    if (!offeredTool && !deferred) return answer(unskilled, DEFAULT_ANSWER);
     return {
       type: 'message',
       blocks: [
         { type: 'text', text: `I'll use the ${b.mcp} tool for this.` },
-        { type: 'mcp', wireName: offeredTool.wireName, input: b.input ?? {} },
+        { type: 'mcp', wireName: offeredTool?.wireName, server, tool, input: b.input ?? {} },
       ],
     };
   }

@@ -17,6 +17,9 @@ import { CODEX_BUNDLED_SKILLS } from './bundled.js';
 import { readSessionRecord, shownInSession } from './session.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
+import { collectMcpEvidence, prepareMcpServers } from '../mcp-servers.js';
+import { mcpListingProblem } from '../mcp-listing.js';
+import { codexMcpName, codexMcpServers } from './mcp.js';
 
 const PINNED_PACKAGE = '@openai/codex';
 
@@ -72,7 +75,8 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
   if (init.sandbox !== 'read-only') return `tools ran in the "${init.sandbox ?? 'unknown'}" sandbox, not read-only`;
   // The session record lists exactly what the model was shown: any skill beyond the family and neighbours leaked in.
   const field = expected.context === 'field';
-  const listing = listingProblem(init.skills, expected, true, field ? CODEX_BUNDLED_SKILLS : []);
+  const listing =
+    listingProblem(init.skills, expected, true, field ? CODEX_BUNDLED_SKILLS : []) ?? mcpListingProblem(init.tools, expected, codexMcpName);
   if (listing || !field) return listing;
   // The field: nothing but a skill read ran, every acting call in the session record was refused, the workspace unchanged.
   if (!init.fieldRecord) return 'field: no record of the refusing hook: cannot verify that every acting call was refused';
@@ -124,8 +128,9 @@ export const codex: AgentAdapter = {
   },
 
   async prepareTrial(req) {
-    if (req.context === 'field' && req.role === 'trial') await prepareCodexField(req);
-    else await writeConfig(req);
+    const mcpServers = codexMcpServers(await prepareMcpServers(req), req.mcp ?? []);
+    if (req.context === 'field' && req.role === 'trial') await prepareCodexField({ ...req, mcpServers });
+    else await writeConfig({ ...req, mcpServers });
     return { skillNonces: await plantNonces(join(req.workspace, this.skillsFolder)) };
   },
 
@@ -133,7 +138,7 @@ export const codex: AgentAdapter = {
     const rollout = await readSessionRecord(codexHome(req.home));
     const shown = rollout === undefined ? undefined : shownInSession(rollout);
     const field = req.context === 'field' && req.role === 'trial' ? await collectFieldEvidence(req.harnessDir, rollout) : undefined;
-    return { ...(shown ? { shown } : {}), ...(field ? { field } : {}) };
+    return { ...(shown ? { shown } : {}), ...(field ? { field } : {}), ...(await collectMcpEvidence(req)) };
   },
 
   // Codex has no turn limit: the harness counts the commands it starts and stops it past the limit.

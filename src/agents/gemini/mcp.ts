@@ -31,7 +31,3 @@ export const geminiCoreMcpTools = (servers: readonly McpServer[]): string[] =>
     const tools = s.kind === 'stub' ? s.stub.tools.map((t) => t.name) : readOnlyTools(s);
     return tools === 'all' ? [] : tools.map((tool) => geminiMcpName({ server: s.name, tool }));
   });
-
-/** The MCP tools the trial's stubs listed when the CLI asked, as the model saw them named (the stubs' records). */
-export const listedStubTools = (records: readonly { server: string; listed?: string[] }[] = []): string[] =>
-  records.flatMap((r) => (r.listed ?? []).map((tool) => geminiMcpName({ server: r.server, tool })));

@@ -16,7 +16,8 @@ import type {
 import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { GEMINI_ACTING_TOOLS } from './settings.js';
-import { geminiMcpTool, listedStubTools } from './mcp.js';
+import { geminiMcpName, geminiMcpTool } from './mcp.js';
+import { listedStubTools } from '../mcp-listing.js';
 
 /**
  * Gemini CLI `--output-format stream-json` (0.61) → canonical transcript. The stream says nothing of the skills
@@ -228,7 +229,7 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
         cliVersion: shown?.cliVersion ?? '',
         cwd: shown?.cwd ?? '',
         // The stream names no tool: the stubs' records name those the CLI asked for and its allowlist offered.
-        tools: listedStubTools(trial?.evidence?.mcp),
+        tools: listedStubTools(trial?.evidence?.mcp, geminiMcpName),
         skills: shown?.skills ?? [],
       };
       if (shown) Object.assign(init, { skillsFrom: shown.source, contextFiles: shown.contextFiles });
