@@ -105,22 +105,33 @@ const stubRecords = (tmp: string): string[] =>
     .map((d) => join(tmp, d, 'harness', 'mcp', 'jira.record.jsonl'))
     .filter((f) => existsSync(f));
 
+/** examples/mcp copied into `dir`, with `config` and `profile` (lines) in place of its own; returns its folder. */
+function exampleWith(dir: string, config: string[], profile: string[]): string {
+  const project = join(dir, 'project');
+  cpSync(join(ROOT, 'examples', 'mcp'), project, { recursive: true });
+  writeFileSync(join(project, 'skillprobe.config.yaml'), [...config, ''].join('\n'));
+  writeFileSync(join(project, 'sim.yaml'), [...profile, ''].join('\n'));
+  return project;
+}
+
 describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-kill-'));
   afterAll(() => cleanup(dir));
 
   it('is missing data (infra_error), never "did not trigger"', async () => {
-    const project = join(dir, 'project');
-    cpSync(join(ROOT, 'examples', 'mcp'), project, { recursive: true });
     // One attempt: the killed trial stays as it ended. The model's first answer waits 3 s, time to kill the stub
     // once the CLI has listed its tools.
-    writeFileSync(
-      join(project, 'skillprobe.config.yaml'),
-      'cases: cases/*.yaml\nmcp:\n  jira: { stub: jira-stub.yaml }\narms: [skill]\nretries: { infra: 0 }\n',
-    );
-    writeFileSync(
-      join(project, 'sim.yaml'),
-      'name: slow\nseed: 1\nprovider: { latency: { medianMs: 3000 } }\nrules:\n  - case: file-bug\n    do: [{ mcp: jira/create_issue, input: { project: OPS, summary: x } }]\n',
+    const project = exampleWith(
+      dir,
+      ['cases: cases/*.yaml', 'mcp:', '  jira: { stub: jira-stub.yaml }', 'arms: [skill]', 'retries: { infra: 0 }'],
+      [
+        'name: slow',
+        'seed: 1',
+        'provider: { latency: { medianMs: 3000 } }',
+        'rules:',
+        '  - case: file-bug',
+        '    do: [{ mcp: jira/create_issue, input: { project: OPS, summary: x } }]',
+      ],
     );
     const tmp = join(dir, 'tmp');
     mkdirSync(tmp);
@@ -157,12 +168,10 @@ describe('a real MCP server in the field (Claude Code, simulator)', () => {
   afterAll(() => cleanup(dir));
 
   it('runs its read-only tool, refuses its acting one, and passes it only its allowlisted variables', async () => {
-    const project = join(dir, 'project');
-    cpSync(join(ROOT, 'examples', 'mcp'), project, { recursive: true });
     const log = join(dir, 'calls.log');
     const server = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
-    writeFileSync(
-      join(project, 'skillprobe.config.yaml'),
+    const project = exampleWith(
+      dir,
       [
         'cases: cases/*.yaml',
         'context: field',
@@ -173,11 +182,7 @@ describe('a real MCP server in the field (Claude Code, simulator)', () => {
         `    args: [${JSON.stringify(server)}]`,
         '    env: [MCP_LOG]',
         '    readOnly: [get_issue]',
-        '',
-      ].join('\n'),
-    );
-    writeFileSync(
-      join(project, 'sim.yaml'),
+      ],
       [
         'name: real-server',
         'seed: 1',
@@ -186,8 +191,7 @@ describe('a real MCP server in the field (Claude Code, simulator)', () => {
         '    do: [{ mcp: issues/create_issue, input: { key: OPS-1 } }]',
         '  - case: open-ticket',
         '    do: [{ mcp: issues/get_issue, input: { key: OPS-2 } }]',
-        '',
-      ].join('\n'),
+      ],
     );
     const run = await runCli(
       ['run', '--sim', 'sim.yaml', '--trials', '1', '--grep', 'file-bug|open-ticket', '--transcripts', join(dir, 'runs')],

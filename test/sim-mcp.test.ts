@@ -27,6 +27,12 @@ const firstUser = (prompt: string) => ({
 /** Claude Code's first request, offering `tools`. */
 const first = (prompt: string, tools: object[] = TOOLS) => ({ model: 'm', tools, messages: [firstUser(prompt)] });
 
+/** The reply as a dialect writes it, for a request that offered `tools`. */
+function modelReply(reply: Reply, tools: readonly string[]): ModelReply {
+  if (reply.type !== 'message') throw new Error(`no message: ${reply.type}`);
+  return { id: '1', model: 'm', blocks: reply.blocks, tools, skillFiles: new Map(), inputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0 };
+}
+
 const mcpCalls = (r: Reply) => (r.type === 'message' ? r.blocks.flatMap((b) => (b.type === 'mcp' ? [b] : [])) : []);
 const textOf = (r: Reply) => (r.type === 'message' ? r.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ') : '');
 
@@ -45,17 +51,7 @@ describe('the simulated model and MCP tools (Anthropic wire)', () => {
     expect(mcpCalls(reply)).toEqual([
       { type: 'mcp', server: 'jira', tool: 'create_issue', wireName: TOOL.name, input: { project: 'OPS' } },
     ]);
-    if (reply.type !== 'message') throw new Error('no message');
-    const r: ModelReply = {
-      id: '1',
-      model: 'm',
-      blocks: reply.blocks,
-      tools: v.tools,
-      skillFiles: new Map(),
-      inputTokens: 0,
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-    };
+    const r = modelReply(reply, v.tools);
     const written = anthropic.json(r);
     expect(written).toMatchObject({
       content: [{ type: 'text' }, { type: 'tool_use', name: TOOL.name, input: { project: 'OPS' } }],
@@ -132,17 +128,7 @@ describe('the simulated model and MCP tools Codex defers (OpenAI Responses wire)
     const v = viewRequest('openai-responses', codexRequest(['mcp__jira']));
     expect(v.mcpDeferred).toEqual(['jira']);
     const reply = decideReply(profile, v, { key: 't' });
-    if (reply.type !== 'message') throw new Error('no message');
-    const r: ModelReply = {
-      id: '1',
-      model: 'm',
-      blocks: reply.blocks,
-      tools: v.tools,
-      skillFiles: new Map(),
-      inputTokens: 0,
-      cachedTokens: 0,
-      cacheWriteTokens: 0,
-    };
+    const r = modelReply(reply, v.tools);
     expect(openaiResponses.json(r)).toMatchObject({
       output: [
         { type: 'message' },

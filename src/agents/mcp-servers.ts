@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { McpServer } from '../load/mcp.js';
+import { readOnlyTools, type McpServer } from '../load/mcp.js';
 import { readStubRecord } from '../mcp/record.js';
 import { STUB_MAIN } from '../mcp/stub-entry.js';
 import type { TrialEvidence } from '../run/schema.js';
@@ -57,3 +57,22 @@ export async function collectMcpEvidence(req: Pick<InvocationRequest, 'harnessDi
   );
   return { mcp: records };
 }
+
+/**
+ * Each server as a CLI's config names one (`command`, `args`, `env`), with what that CLI adds to a server whose tools
+ * all only read (`onlyReads(true)`: trusted, approved) or to any other (`onlyReads(false)`).
+ */
+export const serverEntries = (
+  launches: readonly McpLaunch[],
+  servers: readonly McpServer[],
+  onlyReads: (readsOnly: boolean) => Record<string, unknown>,
+): Record<string, Record<string, unknown>> =>
+  Object.fromEntries(
+    launches.map((l) => {
+      const server = servers.find((s) => s.name === l.name);
+      return [
+        l.name,
+        { command: l.command, args: l.args, env: l.env, ...onlyReads(server !== undefined && readOnlyTools(server) === 'all') },
+      ];
+    }),
+  );

@@ -2,7 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readOnlyTools } from '../../load/mcp.js';
 import { splitMcpName, type McpToolName } from '../../mcp/names.js';
-import { prepareMcpServers } from '../mcp-servers.js';
+import { prepareMcpServers, serverEntries } from '../mcp-servers.js';
 import type { InvocationRequest } from '../types.js';
 
 /**
@@ -22,7 +22,7 @@ export const mcpConfigFile = (req: Pick<InvocationRequest, 'harnessDir'>) => joi
 export async function writeMcpConfig(req: InvocationRequest): Promise<void> {
   const launches = await prepareMcpServers(req);
   if (launches.length === 0) return;
-  const mcpServers = Object.fromEntries(launches.map((l) => [l.name, { type: 'stdio', command: l.command, args: l.args, env: l.env }]));
+  const mcpServers = serverEntries(launches, req.mcp ?? [], () => ({ type: 'stdio' }));
   await writeFile(mcpConfigFile(req), JSON.stringify({ mcpServers }, null, 2) + '\n');
 }
 

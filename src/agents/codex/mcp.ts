@@ -1,6 +1,6 @@
-import { readOnlyTools, type McpServer } from '../../load/mcp.js';
+import type { McpServer } from '../../load/mcp.js';
 import { splitMcpName, type McpToolName } from '../../mcp/names.js';
-import type { McpLaunch } from '../mcp-servers.js';
+import { serverEntries, type McpLaunch } from '../mcp-servers.js';
 
 /**
  * Codex CLI's MCP servers (measured on 0.169, docs/cli-facts.md): `[mcp_servers.<name>]` in its config.toml; its
@@ -16,10 +16,4 @@ export const codexMcpTool = (name: string): McpToolName | undefined => splitMcpN
 
 /** The config's `mcp_servers` table: a server that only reads runs its tools unasked; any other's calls fail unrun. */
 export const codexMcpServers = (launches: readonly McpLaunch[], servers: readonly McpServer[]) =>
-  Object.fromEntries(
-    launches.map((l) => {
-      const server = servers.find((s) => s.name === l.name);
-      const approved = server !== undefined && readOnlyTools(server) === 'all';
-      return [l.name, { command: l.command, args: l.args, env: l.env, ...(approved ? { default_tools_approval_mode: 'approve' } : {}) }];
-    }),
-  );
+  serverEntries(launches, servers, (approved) => (approved ? { default_tools_approval_mode: 'approve' } : {}));

@@ -1,6 +1,6 @@
 import { readOnlyTools, type McpServer } from '../../load/mcp.js';
 import { splitMcpName, type McpToolName } from '../../mcp/names.js';
-import type { McpLaunch } from '../mcp-servers.js';
+import { serverEntries, type McpLaunch } from '../mcp-servers.js';
 
 /**
  * Gemini CLI's MCP servers (measured on 0.61, docs/cli-facts.md): `mcpServers` in its settings; each tool reaches the
@@ -15,12 +15,7 @@ export const geminiMcpTool = (name: string): McpToolName | undefined => splitMcp
 
 /** The settings' `mcpServers`: a server that only reads is trusted, so its calls run headless; any other's are refused. */
 export const geminiMcpServers = (launches: readonly McpLaunch[], servers: readonly McpServer[]) =>
-  Object.fromEntries(
-    launches.map((l) => {
-      const server = servers.find((s) => s.name === l.name);
-      return [l.name, { command: l.command, args: l.args, env: l.env, trust: server !== undefined && readOnlyTools(server) === 'all' }];
-    }),
-  );
+  serverEntries(launches, servers, (trust) => ({ trust }));
 
 /**
  * The MCP tools a lab trial's `tools.core` allowlist names: a stub's all, a real server's that the suite marked
