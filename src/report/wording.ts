@@ -309,6 +309,10 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
       `went around the skill in ${of(f.wentAround.trials)} (rate ${fmt(s.wentAround.p)} ${interval(s.wentAround)}): the model acted by itself (a command, a write, a fetch or a sub-agent) before any skill fired, ${f.wentAround.trials} of the ${failed} failures`,
     );
   }
+  if (f.usedTool?.trials) {
+    const tools = f.usedTool.tools.map((t) => (f.usedTool!.tools.length > 1 ? `${t.tool} ×${t.trials}` : t.tool));
+    say(`used an MCP tool instead in ${of(f.usedTool.trials)} (${tools.join(', ')}): the model chose the tool before any skill fired`);
+  }
   if (f.planWrong.trials) {
     const checks = f.planChecks.map(
       (k) =>

@@ -478,9 +478,12 @@ export const neighbourColumn = (dir: string): string => `neighbour:${dir}`;
 /** The confusion-matrix column of a trial where the model acted by itself before any skill fired. */
 export const SELF = 'self';
 /** The confusion-matrix column of a trial where the model used the MCP tool `<server>/<tool>` before any skill fired. */
-export const toolColumn = (tool: string): string => `tool:${tool}`;
+export const toolColumn = (tool: string): string => `${TOOL_COLUMN}${tool}`;
+const TOOL_COLUMN = 'tool:';
 /** Whether a confusion-matrix column is an MCP tool's (`toolColumn`). */
-export const isToolColumn = (column: string): boolean => column.startsWith('tool:');
+export const isToolColumn = (column: string): boolean => column.startsWith(TOOL_COLUMN);
+/** The MCP tool (`<server>/<tool>`) a tool's column names. */
+export const toolOfColumn = (column: string): string => column.slice(TOOL_COLUMN.length);
 
 /** The tokens a trial's model calls used, as its CLI reported them; `input` is all input, cached or not. */
 export const trialUsageSchema = z.object({
@@ -569,6 +572,11 @@ export const failureBreakdownSchema = z.object({
   judgeNo: trialCountSchema.default({ trials: 0 }),
   /** Scored trials of a positive case where the model acted by itself before any skill fired; absent when none. */
   wentAround: trialCountSchema.optional(),
+  /**
+   * Scored trials of a positive case where the model used an MCP tool before any skill fired, and which tools, most
+   * often first; absent when none.
+   */
+  usedTool: z.object({ ...trialCountShape, tools: z.array(z.object({ tool: z.string(), trials: z.number().int() })) }).optional(),
   /**
    * Per judged item, in rubric order: the scored trials the judge said no to, and the trials it gave no verdict on
    * (left out of n while it is calibrated); `scored` false while it is uncalibrated, when its verdicts are only shown.

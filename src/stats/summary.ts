@@ -12,6 +12,7 @@ import {
   neighbourColumn,
   SELF,
   isToolColumn,
+  toolOfColumn,
   type AblationRow,
   type Aggregates,
   type CaseArmSummary,
@@ -138,8 +139,11 @@ export function failureBreakdown(
   ];
   const refusedCalls = scored.flatMap(refusedIn);
   const wentAround = positive && arm === 'skill' ? scored.filter((o) => o.fired === 'self' && !stopped(o)) : [];
+  const usedTool = positive && arm === 'skill' ? scored.filter((o) => o.fired === 'tool' && !stopped(o)) : [];
+  const tools = tally(usedTool, (o) => toolOfColumn(o.firedColumn)).map(({ key, count }) => ({ tool: key, trials: count }));
   return {
     ...(wentAround.length ? { wentAround: trialCount(wentAround) } : {}),
+    ...(usedTool.length ? { usedTool: { ...trialCount(usedTool), tools } } : {}),
     didNotFire: trialCount(
       positive && arm === 'skill' ? scored.filter((o) => (o.fired === 'none' || o.fired === 'other') && !stopped(o)) : [],
     ),
