@@ -30,13 +30,15 @@ import { ROOT } from './helpers.js';
  * The folder list is the data path. A module may import its own folder and any folder before it, never one after
  * it. `util` and `run` (the run folder's contract) come first because every stage uses them; `checks` (the plan-check
  * kinds: schemas and pure graders) sits between them, because the run folder stores each case's checks; `transcript`
- * is the adapters' output type, so it comes before `agents`; `schema`, `lint`, `init`, `runner`, `commands` and the
+ * is the adapters' output type, so it comes before `agents`; `mcp` (the stub MCP server: its file's schema, answers and
+ * record) sits after `run`, because loading checks a stub's file and every stage after reads what its record holds; `schema`, `lint`, `init`, `runner`, `commands` and the
  * CLI put the stages together and come last.
  */
 const ORDER = [
   'util',
   'checks',
   'run',
+  'mcp',
   'load',
   'trials',
   'workspace',

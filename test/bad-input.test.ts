@@ -31,6 +31,12 @@ const cases = (text: string) => (f: Files) => {
   f['cases/main.yaml'] = text;
 };
 
+/** A config offering the stub MCP server `jira` of one tool, whose lines after its name and description are `tool`. */
+const mcpStub = (tool: string[]) => (f: Files) => {
+  f['skillprobe.config.yaml'] = 'mcp:\n  jira: { stub: jira.yaml }\n';
+  f['jira.yaml'] = ['tools:', '  - name: create_issue', '    description: Create an issue.', ...tool, ''].join('\n');
+};
+
 const BAD: BadInput[] = [
   {
     name: 'SKILL.md without frontmatter',
@@ -627,6 +633,61 @@ const BAD: BadInput[] = [
   { name: '--max-cost not a number', args: ['--max-cost', 'lots'], commanderText: true, where: /--max-cost/, says: /positive number/ },
   { name: 'init in a folder that is a file', argv: ['init', '--dir', 'cases/main.yaml'], where: /cases\/main\.yaml/, says: /--dir/ },
   { name: 'init with an empty folder', argv: ['init', '--dir', ''], where: /--dir/, says: /empty/ },
+  {
+    name: 'MCP stub tool whose input schema does not parse',
+    change: mcpStub(['    inputSchema: { type: string }', '    answers: [{ result: done }]']),
+    where: /^skillprobe: jira\.yaml:4:26:/,
+    says: /input schema is not `type: object`/,
+  },
+  {
+    name: 'MCP stub tool requiring an argument it does not declare',
+    change: mcpStub([
+      '    inputSchema: { type: object, properties: { key: { type: string } }, required: [summary] }',
+      '    answers: [{ result: done }]',
+    ]),
+    where: /jira\.yaml:4:\d+:/,
+    says: /`required` names "summary"/,
+  },
+  {
+    name: 'MCP stub result over the size cap',
+    change: mcpStub([`    answers: [{ result: "${'x'.repeat(70_000)}" }]`]),
+    where: /jira\.yaml:4:\d+:/,
+    says: /over the 65536-byte cap/,
+  },
+  {
+    name: 'MCP stub answer pattern that does not compile',
+    change: mcpStub(['    answers: [{ when: { key: "(" }, result: done }]']),
+    where: /jira\.yaml:4:\d+:/,
+    says: /invalid regular expression/,
+  },
+  {
+    name: 'MCP stub file that is not there',
+    change: (f) => void (f['skillprobe.config.yaml'] = 'mcp:\n  jira: { stub: nowhere.yaml }\n'),
+    where: /^skillprobe: nowhere\.yaml:/,
+    says: /MCP stub file not found/,
+  },
+  {
+    name: 'MCP real server whose command is missing',
+    change: (f) => void (f['skillprobe.config.yaml'] = 'mcp:\n  gh:\n    command: no-such-mcp-server\n'),
+    where: /skillprobe\.config\.yaml:3:\d+:/,
+    says: /"no-such-mcp-server" is not an executable file on the PATH/,
+  },
+  {
+    name: 'MCP server named twice (config and case)',
+    change: (f) => {
+      mcpStub(['    answers: [{ result: done }]'])(f);
+      f['cases/main.yaml'] +=
+        '- id: also-jira\n  prompt: "file a bug"\n  expect: { skill: alpha }\n  mcp:\n    jira: { stub: ../jira.yaml }\n';
+    },
+    where: /cases\/main\.yaml:12:\d+:/,
+    says: /MCP server "jira" is already offered/,
+  },
+  {
+    name: 'MCP server name holding _ (the CLIs join names with it)',
+    change: (f) => void (f['skillprobe.config.yaml'] = 'mcp:\n  my_jira: { stub: jira.yaml }\n'),
+    where: /skillprobe\.config\.yaml:\d+:\d+:/,
+    says: /MCP server name holds only letters/,
+  },
 ];
 
 /** A port something is listening on, for the busy-port case. */

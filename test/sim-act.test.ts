@@ -7,19 +7,13 @@ import { parseProfile } from '../src/sim/profile.js';
 import { routerChances, DEFAULT_ROUTER } from '../src/sim/router.js';
 import { seededUniform } from '../src/util/random.js';
 import type { ModelReply } from '../src/sim/dialects/dialect.js';
+import { claudeListing } from './claude-request.js';
 
 const LAB_TOOLS = ['Read', 'Glob', 'Grep', 'Skill'];
 const FIELD_TOOLS = ['Agent', 'Bash', 'Edit', 'NotebookEdit', 'Read', 'Skill', 'WebFetch', 'WebSearch', 'Write'];
 const FAMILY = [{ name: 'csv-chart', description: 'Chart a CSV file as a PNG picture.' }];
 
-const listing = (family = FAMILY) =>
-  [
-    '<system-reminder>',
-    'The following skills are available for use with the Skill tool:',
-    '',
-    ...family.map((s) => `- ${s.name}: ${s.description}`),
-    '</system-reminder>',
-  ].join('\n');
+const listing = (family = FAMILY) => claudeListing(family);
 
 const firstUser = (prompt: string, family = FAMILY) => ({
   role: 'user',

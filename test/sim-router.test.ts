@@ -10,6 +10,7 @@ import { loadProfile, parseProfile, readProfile } from '../src/sim/profile.js';
 import { proposeDescription } from '../src/sim/proposer.js';
 import { bm25Scores, DEFAULT_ROUTER, routerChances, terms } from '../src/sim/router.js';
 import { cleanup, ROOT } from './helpers.js';
+import { claudeListing } from './claude-request.js';
 
 const FAMILY = [
   { name: 'atl-jira', description: 'Create and update Jira issues, tickets and bugs.' },
@@ -24,16 +25,7 @@ const claudeRequest = (prompt: string, family = FAMILY, tools = ['Skill', 'Read'
     {
       role: 'user',
       content: [
-        {
-          type: 'text',
-          text: [
-            '<system-reminder>',
-            'The following skills are available for use with the Skill tool:',
-            '',
-            ...family.map((s) => `- ${s.name}: ${s.description}`),
-            '</system-reminder>',
-          ].join('\n'),
-        },
+        { type: 'text', text: claudeListing(family) },
         { type: 'text', text: prompt },
       ],
     },

@@ -1,8 +1,9 @@
 import type { TranscriptLines } from './json-lines.js';
 import type { Arm, Context } from '../run/config-schema.js';
-import type { RefusedStatus, ShownEvidence, TrialEvidence, TrialMeta } from '../run/schema.js';
+import type { RefusedStatus, ShownEvidence, StoredMcpServer, TrialEvidence, TrialMeta } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { EarlierTurn } from '../load/conversation.js';
+import type { McpServer } from '../load/mcp.js';
 
 /** Everything an adapter needs to build one headless invocation. */
 export interface InvocationRequest {
@@ -31,6 +32,8 @@ export interface InvocationRequest {
   role: TrialRole;
   /** `field`: a trial (role `trial`) offered the CLI's default tools, every acting call refused; absent: the lab. */
   context?: 'field';
+  /** The MCP servers the trial is offered (the config's and its case's); absent: none. */
+  mcp?: readonly McpServer[];
   /**
    * A trial of a conversation (its case has `history:` or `followUps:`), for a CLI that takes one
    * (`AgentAdapter.conversation`): the earlier turns it starts from. For a CLI that takes follow-ups the prompt then
@@ -93,6 +96,8 @@ export interface IsolationExpectation extends ListingExpectation {
   context?: 'field';
   /** What changed in the workspace while the trial ran (the field's evidence; absent when not looked at). */
   workspaceChanged?: readonly string[];
+  /** The MCP servers the trial was offered, as its case stores them: a stub's tools must be listed (absent: none). */
+  mcp?: readonly StoredMcpServer[];
 }
 
 /** How a CLI names and echoes what the graders read through: the graders see only the canonical transcript. */

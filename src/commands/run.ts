@@ -4,7 +4,7 @@ import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { adapterFor, fixtureSeal } from '../agents/registry.js';
 import { checkValueAt, collectConfig } from '../load/config.js';
 import { caseNeighbourSkills } from '../load/neighbours.js';
-import { checkCases, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
+import { checkCases, checkMcp, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
 import type { Config, Context } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../util/input-error.js';
@@ -61,7 +61,8 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const { config } = loaded;
   const { skills, family } = checkSkills(loaded, problems);
   const neighbours = checkNeighbours(loaded, family, problems);
-  const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems, neighbours);
+  const mcp = checkMcp(loaded, opts.callerEnv?.PATH, problems);
+  const all = checkCases(loaded, family, checkSuiteFixtures(loaded, fixtureSeal(), problems), problems, neighbours, mcp);
   // A profile may play a neighbour (the suite's or a case's) as it plays a family skill: all are installed.
   const installed = [...family, ...neighbours, ...caseNeighbourSkills(all?.cases ?? [])];
   const profile = checkProfile(opts.sim, installed, all, opts.overrides?.cases !== undefined, problems, opts.cwd);

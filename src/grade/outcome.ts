@@ -3,6 +3,7 @@ import type { Arm } from '../run/config-schema.js';
 import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../transcript/types.js';
 import { extractPlans, gradePlans } from './plan.js';
 import { trialStatus } from './status.js';
+import { mcpToolText } from '../mcp/names.js';
 import { firings } from './trigger.js';
 import { isConversation } from './turns.js';
 import { falselyFired } from '../run/expectation.js';
@@ -15,6 +16,7 @@ import {
   OTHER,
   neighbourColumn,
   SELF,
+  toolColumn,
   type ExclusionReason,
   type FamilyMember,
   type FiredCategory,
@@ -83,10 +85,16 @@ function usageOf(t: Transcript): { usage?: TrialUsage } {
   };
 }
 
-/** Where the model's first acting call is in the transcript (a command, a write, a fetch, a sub-agent), if any. */
-const firstActAt = (t: Transcript): number | undefined => {
-  const at = t.events.findIndex((e) => e.kind === 'tool_call' && e.source === 'assistant' && e.intent === 'act');
+/** Where the model's first call of `intent` is in the transcript (`act`: a command, a write, a fetch, a sub-agent), if any. */
+const firstCallAt = (t: Transcript, intent: 'act' | 'mcp'): number | undefined => {
+  const at = t.events.findIndex((e) => e.kind === 'tool_call' && e.source === 'assistant' && e.intent === intent);
   return at < 0 ? undefined : at;
+};
+
+/** The MCP tool the model's call at `at` used, if it is one. */
+const mcpToolAt = (t: Transcript, at: number | undefined) => {
+  const e = at === undefined ? undefined : t.events[at];
+  return e?.kind === 'tool_call' ? e.mcp : undefined;
 };
 
 function column(counted: Firing[]): string {
@@ -132,6 +140,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     instructions: c.fixtures?.instructions,
     ...(c.context ? { context: c.context } : {}),
     ...((c.conversation?.history ?? 0) > 0 ? { history: true } : {}),
+    ...(c.mcp ? { mcp: c.mcp } : {}),
     isolationProblem: opts.conventions.isolationProblem,
   });
   const all = firings(t, opts.family, opts.skillsFolder, opts.conventions, neighbours);
@@ -140,25 +149,31 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   const expected = counted.filter((f) => f.skill === c.expect);
   const positive = c.expect !== NONE;
   const falseTriggers = falselyFired(c, [...new Set(family.map((f) => f.skill!))]);
-  // The model's first choice was to act by itself, before any skill fired: it went around the skills.
-  const actedAt = firstActAt(t);
-  const wentAround = actedAt !== undefined && (counted[0]?.at ?? Infinity) > actedAt;
-  const firedColumn = wentAround ? SELF : column(counted);
+  // The model's first choice was to act by itself, before any skill fired: it went around the skills; or to use an
+  // MCP tool the trial offered: it chose the tool over the skills.
+  const actedAt = firstCallAt(t, 'act');
+  const toolAt = firstCallAt(t, 'mcp');
+  const firstFiring = counted[0]?.at ?? Infinity;
+  const wentAround = actedAt !== undefined && firstFiring > actedAt && (toolAt === undefined || toolAt > actedAt);
+  const usedTool = mcpToolAt(t, !wentAround && toolAt !== undefined && firstFiring > toolAt ? toolAt : undefined);
+  const firedColumn = wentAround ? SELF : usedTool ? toolColumn(mcpToolText(usedTool)) : column(counted);
   // `sibling`: another family member fired (for a negative case, a member it forbids: a false trigger); `neighbour`:
   // a neighbour took it, the user's or, in the field, one the CLI bundles (the model went elsewhere); `other`: only
   // names nothing installed or listed (made-up skills), or members a "not this skill" case leaves free.
   const wentToNeighbour = counted.some((f) => f.neighbour !== undefined);
   const fired: FiredCategory = wentAround
     ? 'self'
-    : counted.length === 0
-      ? 'none'
-      : expected.length
-        ? 'expected'
-        : (positive ? family.length : falseTriggers.length)
-          ? 'sibling'
-          : wentToNeighbour
-            ? 'neighbour'
-            : 'other';
+    : usedTool
+      ? 'tool'
+      : counted.length === 0
+        ? 'none'
+        : expected.length
+          ? 'expected'
+          : (positive ? family.length : falseTriggers.length)
+            ? 'sibling'
+            : wentToNeighbour
+              ? 'neighbour'
+              : 'other';
   const out: TrialOutcome = {
     caseId: c.id,
     arm,
@@ -210,8 +225,9 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
 
   const plan = c.plan ? gradePlans(extractPlans(t, expected, planCtx, expected[0]?.at ?? t.events.length), c.plan, c.command) : undefined;
   const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);
-  // In the field, the expected skill must fire before any acting call: acting first is going around it.
-  const firedFirst = expected.length > 0 && (actedAt === undefined || expected[0]!.at < actedAt);
+  // In the field, the expected skill must fire before any acting call: acting first is going around it; and before
+  // any MCP tool: using one first is choosing the tool over the skill.
+  const firedFirst = expected.length > 0 && expected[0]!.at < Math.min(actedAt ?? Infinity, toolAt ?? Infinity);
   const passed = verdict.status === 'ok' && firedFirst && firedInTime(expected[0], c.by) && exclusiveOk && (plan?.pass ?? true);
   return { ...out, plan, passed };
 }

@@ -1,4 +1,6 @@
 import type { Transcript } from '../transcript/types.js';
+import { mcpToolText, type McpToolName } from '../mcp/names.js';
+import { canonicalJson } from '../util/json.js';
 import { gradeChecks, type StoredChecks } from '../checks/registry.js';
 import { asCommand, markdownLines } from '../util/markdown.js';
 import type { Firing, PlanGrade } from '../run/schema.js';
@@ -46,8 +48,14 @@ export function commandLines(text: string): string[] {
 }
 
 /**
+ * An MCP call as a planned call: `<server>/<tool>` and its arguments as JSON with sorted keys, so a check can name
+ * the tool and any argument whatever order the model wrote them in (`jira/create_issue .*"project":"OPS"`).
+ */
+export const mcpPlan = (t: McpToolName, args: Record<string, unknown>): string => `${mcpToolText(t)} ${canonicalJson(args)}`;
+
+/**
  * Planned calls, from assistant-authored content only: the skill tool's args for the expected skill (with its
- * prefix), and the assistant's text from event `textFrom` on (after the skill fired; from the start in the
+ * prefix), and the assistant's text and MCP calls from event `textFrom` on (after the skill fired; from the start in the
  * ablation arm, where no skill can fire). Tool results and injected bodies echo
  * SKILL.md, so they are never read here.
  */
@@ -61,6 +69,7 @@ export function extractPlans(t: Transcript, expected: Firing[], ctx: PlanContext
   }
   for (const e of t.events.slice(textFrom)) {
     if (e.kind === 'text' && e.source === 'assistant') plans.push(...commandLines(e.text));
+    if (e.kind === 'tool_call' && e.source === 'assistant' && e.mcp) plans.push(mcpPlan(e.mcp, e.input));
   }
   return [...new Set(plans.map((p) => canonicalPlan(p, ctx)).filter(Boolean))];
 }

@@ -1,7 +1,7 @@
 import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
 import type { ErrorEvent, InitEvent, ResultEvent, Transcript } from '../transcript/types.js';
-import type { TrialMeta, TrialStatus } from '../run/schema.js';
+import type { StoredMcpServer, TrialMeta, TrialStatus } from '../run/schema.js';
 
 export interface IsolationContext {
   arm: Arm;
@@ -15,6 +15,8 @@ export interface IsolationContext {
   context?: 'field';
   /** The case started from earlier turns (`history:`): the trial's evidence must show its first request held them. */
   history?: boolean;
+  /** The stub MCP servers the trial was offered and their tools (the case's stored `mcp`); absent: none. */
+  mcp?: readonly StoredMcpServer[];
   /** The agent's own isolation check (its adapter's): the graders know no CLI's evidence. */
   isolationProblem: GradingConventions['isolationProblem'];
 }
@@ -34,6 +36,34 @@ function toolStillRunning(t: Transcript): boolean {
   const calls = t.events.filter((e) => e.kind === 'tool_call' && e.source === 'assistant');
   const last = calls.at(-1);
   return last?.kind === 'tool_call' && !t.events.some((e) => e.kind === 'tool_result' && e.id === last.id);
+}
+
+/**
+ * Why the trial's stub MCP servers are missing data, or undefined: one was killed while the trial ran (the CLI ends
+ * each, and the stub records that), or did not answer every call the model made of it that came back (the CLI hands
+ * the model an error in its place, or drops its tools from the next request). Either way the model did not choose
+ * among what the trial offered. The stubs' records (the trial's evidence) say; a run stored without them is taken as
+ * it was graded.
+ */
+export function stubServerProblem(t: Transcript, meta: Pick<TrialMeta, 'evidence'>, servers: IsolationContext['mcp']): string | undefined {
+  const records = meta.evidence?.mcp;
+  const stubs = (servers ?? []).filter((s) => s.stubTools !== undefined);
+  if (!records || !stubs.length) return undefined;
+  const resulted = new Set(t.events.flatMap((e) => (e.kind === 'tool_result' ? [e.id] : [])));
+  for (const stub of stubs) {
+    const made = t.events.filter(
+      (e) => e.kind === 'tool_call' && e.intent === 'mcp' && e.mcp?.server === stub.name && resulted.has(e.id),
+    ).length;
+    const record = records.find((r) => r.server === stub.name);
+    if (record?.started && record.ended === false)
+      return `the MCP stub server "${stub.name}" was stopped while the trial ran (the CLI never ended it): the trial's tools were disturbed`;
+    const answered = record?.calls.length ?? 0;
+    if (made > answered)
+      return record?.started
+        ? `the MCP stub server "${stub.name}" answered ${answered} of the model's ${made} calls: it stopped mid-trial`
+        : `the MCP stub server "${stub.name}" never started, yet the model's calls of it came back`;
+  }
+  return undefined;
 }
 
 /** Classifies how a trial ended. Pure: the transcript and process facts in, a status out. */
@@ -80,6 +110,8 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
     }
     return { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` };
   }
+  const stubFault = stubServerProblem(t, meta, ctx.mcp);
+  if (stubFault) return { status: 'infra_error', detail: stubFault };
   const finalError = [...t.events].reverse().find((e): e is ErrorEvent => e.kind === 'error' && !e.retrying);
   if (!result) {
     if (finalError && INFRA_KINDS.has(finalError.errorKind)) return { status: 'infra_error', detail: finalError.message };

@@ -9,6 +9,7 @@ import {
   decisionParamsSchema,
   fixtureFilesSchema,
   instructionsSchema,
+  mcpServersSchema,
   type DecisionConfig,
 } from '../run/config-schema.js';
 import { splitProblem } from './config.js';
@@ -17,6 +18,7 @@ import { fromFolder } from '../util/paths.js';
 import { caseFixtures, readFixtureFiles, readInstructions, suiteFixturesHash, type CaseFixtures, type SuiteFixtures } from './fixtures.js';
 import { caseNeighbours, caseNeighboursHash } from './neighbours.js';
 import { conversationProblems, followUpsSchema, historySchema } from './conversation.js';
+import { loadMcpServers, type McpServer } from './mcp.js';
 import { NO_SKILL, type Skill } from './skills.js';
 import {
   isTriggerEvalFile,
@@ -109,6 +111,8 @@ export const caseSchema = z
     history: historySchema.optional(),
     /** Scripted user replies, sent in order when the assistant ends a turn without a skill firing or acting. */
     followUps: followUpsSchema.optional(),
+    /** MCP servers offered in this case's trials beside the config's (relative paths: to the case file). */
+    mcp: mcpServersSchema.optional(),
   })
   .strict();
 
@@ -123,7 +127,15 @@ export type Case = z.output<typeof caseSchema> & {
   fixtures?: CaseFixtures;
   /** The skills of its own `neighbours` folder, loaded: installed in its trials beside the suite's neighbours. */
   neighbourSkills?: Skill[];
+  /** The MCP servers its trials are offered: the config's, then its own; absent when none. */
+  mcpServers?: McpServer[];
 };
+
+/** The config's MCP servers, which every case's trials are offered, and the PATH a real server's command is found on. */
+export interface SuiteMcp {
+  servers: readonly McpServer[];
+  searchPath?: string;
+}
 
 export interface CaseSuite {
   cases: Case[];
@@ -299,6 +311,7 @@ export function loadCases(
   suiteNeighbours: readonly Skill[] = [],
   cwd?: string,
   maxTurns?: number,
+  mcp: SuiteMcp = { servers: [] },
 ): CaseSuite {
   const list = Array.isArray(patterns) ? patterns : [patterns];
   const files = globSync(list, { cwd, absolute: cwd === undefined, onlyFiles: true, expandDirectories: false }).sort();
@@ -335,11 +348,27 @@ export function loadCases(
             problems,
             cwd,
           );
+    const ownMcp =
+      c.mcp === undefined
+        ? []
+        : loadMcpServers(
+            c.mcp,
+            {
+              base: dirname(fromFolder(cwd, file)),
+              cwd,
+              searchPath: mcp.searchPath,
+              locate: (at) => ({ file, ...y.locate([i, 'mcp', ...at]) }),
+            },
+            problems,
+            mcp.servers,
+          );
+    const mcpServers = [...mcp.servers, ...ownMcp];
     cases.push({
       ...c,
       source: { file, line: pos.line, at: { id: y.locate([i, 'id']), prompt: y.locate([i, 'prompt']) } },
       ...(own ? { fixtures: own } : {}),
       ...(neighbourSkills?.length ? { neighbourSkills } : {}),
+      ...(mcpServers.length ? { mcpServers } : {}),
     });
   };
   for (const file of files) {

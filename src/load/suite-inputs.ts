@@ -2,7 +2,8 @@ import { dirname } from 'node:path';
 import type { Config } from '../run/config-schema.js';
 import type { ProblemList } from '../util/input-error.js';
 import { fromFolder, unwritableFolder, wrongEntry } from '../util/paths.js';
-import { loadCases, type CaseSuite } from './cases.js';
+import { loadCases, type CaseSuite, type SuiteMcp } from './cases.js';
+import { loadMcpServers } from './mcp.js';
 import { readFixtureFiles, readInstructions, type FixtureSeal, type SuiteFixtures } from './fixtures.js';
 import type { LoadedConfig } from './config.js';
 import { skillFolders } from './family.js';
@@ -89,10 +90,11 @@ export function checkCases(
   fixtures: SuiteFixtures,
   problems: ProblemList,
   neighbours: readonly Skill[] = [],
+  mcp?: SuiteMcp,
 ): CaseSuite | undefined {
   const { config, fellBack } = loaded;
   if (!family.length || fellBack.has('cases')) return undefined;
-  return problems.collect(() => loadCases(config.cases, family, config.decision, fixtures, neighbours, loaded.cwd, config.maxTurns));
+  return problems.collect(() => loadCases(config.cases, family, config.decision, fixtures, neighbours, loaded.cwd, config.maxTurns, mcp));
 }
 
 /** With `run`: the transcripts folder each run creates its folder in must be writable. True when it is not. */
@@ -107,4 +109,16 @@ export function checkTranscriptsFolder(loaded: LoadedConfig, run: boolean, probl
       todo: 'point it at a folder you can write to (each run creates its folder there)',
     });
   return unwritable !== undefined;
+}
+
+/**
+ * The config's MCP servers (`mcp:`, paths relative to the config file), each checked; a real server's bare command is
+ * looked up on `searchPath` (the caller's PATH).
+ */
+export function checkMcp(loaded: LoadedConfig, searchPath: string | undefined, problems: ProblemList): SuiteMcp {
+  const { config } = loaded;
+  if (config.mcp === undefined) return { servers: [], searchPath };
+  const base = fromFolder(loaded.cwd, loaded.file === undefined ? '.' : dirname(loaded.file));
+  const locate = (at: readonly (string | number)[]) => loaded.where(['mcp', ...at]) ?? placeOf(loaded, 'mcp');
+  return { servers: loadMcpServers(config.mcp, { base, cwd: loaded.cwd, searchPath, locate }, problems), searchPath };
 }

@@ -62,6 +62,10 @@ export function advice(
       `the model did it by hand in ${Math.round(100 * (s.wentAround?.p ?? 0))}% of trials: ${byHandAdvice(s.expect)}`,
     ],
     [
+      f.usedTool ?? { trials: 0 },
+      `the model used the MCP tool ${f.usedTool?.tools[0]?.tool ?? 'a tool'} instead: say in ${s.expect}'s description what it adds over that tool (or expect the tool here)`,
+    ],
+    [
       f.planWrong,
       `make SKILL.md's command for this unambiguous${check ? ` (${check.check}: ${check.details[0]?.detail || 'failed'})` : ''}`,
     ],

@@ -7,6 +7,7 @@ function failure(o: TrialOutcome, c: Pick<GradableCase, 'expect' | 'not' | 'excl
   if (BUDGET_STOPS.has(o.status)) return `${o.status.replace('_', ' ')}${o.statusDetail ? ` (${o.statusDetail})` : ''}`;
   if (o.arm === 'skill' && c.expect === NONE) return `false trigger: ${c.not ?? o.firedColumn} fired`;
   if (o.arm === 'skill' && o.fired === 'self') return 'went around the skill: acted by itself before any skill fired';
+  if (o.arm === 'skill' && o.fired === 'tool') return `used the tool instead: ${o.firedColumn} before any skill fired`;
   if (o.arm === 'skill' && o.fired === 'none') return o.flags.clarifying ? 'did not fire (asked a question)' : 'did not fire';
   if (o.arm === 'skill' && o.fired === 'sibling') return `sibling fired: ${o.firedColumn}`;
   if (o.arm === 'skill' && o.fired === 'neighbour')

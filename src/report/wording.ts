@@ -313,6 +313,10 @@ export function caseFacts(s: CaseArmSummary): CaseFact[] {
     const byTurn = s.firingTurns.byTurn.map((r, k) => `turn ${k + 1} ${fmt(r.p)} ${interval(r)}`).join(', ');
     say(`fired by ${byTurn} (first fired on each turn: ${s.firingTurns.counts.join(', ')}; the intervals hold together)`);
   }
+  if (f.usedTool?.trials) {
+    const tools = f.usedTool.tools.map((t) => (f.usedTool!.tools.length > 1 ? `${t.tool} ×${t.trials}` : t.tool));
+    say(`used an MCP tool instead in ${of(f.usedTool.trials)} (${tools.join(', ')}): the model chose the tool before any skill fired`);
+  }
   if (f.planWrong.trials) {
     const checks = f.planChecks.map(
       (k) =>

@@ -129,6 +129,33 @@ export const fixtureFilesSchema = z.union([z.string().min(1), z.record(z.string(
 /** The project's instruction file (`CLAUDE.md`, `AGENTS.md`, `GEMINI.md`): a file (relative to the file naming it), or `{ text }`. */
 export const instructionsSchema = z.union([z.string().min(1), z.object({ text: z.string() }).strict()]);
 
+/**
+ * An MCP server's name as a trial offers it: the CLIs join it to each tool's name with `__` (Claude Code) or `_`
+ * (Gemini CLI), so it holds no `_` and the tool's name is always what follows the first join.
+ */
+export const MCP_SERVER_NAME = /^[A-Za-z0-9-]+$/;
+
+/**
+ * MCP servers offered to a trial, by name: the built-in stub (`stub:` a YAML file of its tools and canned answers,
+ * relative to the file naming it), or a real server (opt-in: its command, arguments and the caller's environment
+ * variables it may see; `readOnly`: all its tools, or the listed ones, only read, so the field may let them run).
+ */
+export const mcpServersSchema = z.record(
+  z.string().regex(MCP_SERVER_NAME, 'an MCP server name holds only letters, digits and `-` — rename it'),
+  z.union([
+    z.object({ stub: z.string().min(1) }).strict(),
+    z
+      .object({
+        command: z.string().min(1),
+        args: z.array(z.string()).default([]),
+        env: z.array(z.string().min(1)).default([]),
+        readOnly: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
+      })
+      .strict(),
+  ]),
+);
+export type McpServersConfig = z.output<typeof mcpServersSchema>;
+
 export const configSchema = z
   .object({
     /** An agent id of the agents registry, its only list (checked where the config is loaded). */
@@ -238,6 +265,11 @@ export const configSchema = z
     instructions: instructionsSchema
       .optional()
       .describe("The project's instruction file, written as each CLI's own (CLAUDE.md, AGENTS.md, GEMINI.md): a file, or `{ text: … }`."),
+    mcp: mcpServersSchema
+      .optional()
+      .describe(
+        "MCP servers offered to every trial (both arms), by name: `{ stub: tools.yaml }` (the built-in stub, its tools and canned answers), or a real server `{ command, args, env, readOnly }`; a case's `mcp` adds to them.",
+      ),
     /** Command prefix per skill, prepended to bare Skill args when canonicalising plans (`atl-jira: atl jira`). */
     commands: z.record(z.string(), z.string().min(1)).default({}),
   })

@@ -20,9 +20,11 @@ import { ARMS, configSchema, tokenPriceSchema, type Arm } from './config-schema.
  * room) and whose declared instruction file it would grade as a leak, and the neighbours (`neighbours`, the fired
  * value `neighbour`, `neighbour:<dir>` columns), which it would read as names outside the family; format 6 adds a
  * case's own neighbours (a stored case's `neighbours`), which an older harness would resume without and grade as names
- * outside the family.
+ * outside the family; format 7 adds conversations (a stored case's `conversation` and `by`) and MCP servers (`mcp`,
+ * the fired value `tool`, `tool:<server>/<tool>` columns), which an older harness would resume as one-message,
+ * tool-less trials and could not read as outcomes.
  */
-export const RUN_FORMAT_VERSION = 6;
+export const RUN_FORMAT_VERSION = 7;
 
 // Stamped by the store on every write; absent in format 0.
 const version = z.number().int().min(0).optional();
@@ -85,6 +87,22 @@ export const storedDesignSchema = storedDesignFields.superRefine((d, ctx) => {
 });
 export type StoredDesign = z.output<typeof storedDesignSchema>;
 
+/**
+ * An MCP server a case's trials were offered, as run.json stores it: its name and hash; a stub's tools by name (the
+ * listing its trials must show, every one of them only reading); a real server's tools that only read (`true`: all).
+ */
+export const storedMcpServerSchema = z.object({
+  name: z.string(),
+  hash: z.string(),
+  stubTools: z.array(z.string()).optional(),
+  readOnly: z.union([z.boolean(), z.array(z.string())]).optional(),
+});
+export type StoredMcpServer = z.output<typeof storedMcpServerSchema>;
+
+/** Whether the tool `tool` of a stored server only reads: a stub's all do, a real server's as the suite marked them. */
+export const readsOnly = (s: StoredMcpServer, tool: string): boolean =>
+  s.stubTools !== undefined || s.readOnly === true || (Array.isArray(s.readOnly) && s.readOnly.includes(tool));
+
 /** A case as run.json stores it: what graders need, plus the prompt and where it was written. */
 export const storedCaseSchema = z.object({
   id: z.string().min(1),
@@ -122,6 +140,11 @@ export const storedCaseSchema = z.object({
    * follow-ups they could send. Absent: one user message, as every run before conversations.
    */
   conversation: z.object({ hash: z.string(), history: z.number().int().min(0), followUps: z.number().int().min(0) }).optional(),
+  /**
+   * The MCP servers its trials were offered (the config's and its own), each with its hash; a stub's tools by name (the
+   * listing its trials must show). Absent: none (and in runs made before MCP servers).
+   */
+  mcp: z.array(storedMcpServerSchema).optional(),
   /** Absent in format 0. */
   prompt: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number().int() }).optional(),
@@ -275,6 +298,23 @@ export const trialEvidenceSchema = z.object({
    * on the seeded turns (`source`: where that was read; `detail`: what it showed instead).
    */
   history: z.object({ source: z.string(), held: z.boolean(), detail: z.string().optional() }).optional(),
+  /**
+   * Per stub MCP server of the trial: whether it started, and every call it answered (tool, arguments, an error or
+   * not, when), as it recorded them outside anything the model can read. Absent: no stub server.
+   */
+  mcp: z
+    .array(
+      z.object({
+        server: z.string(),
+        started: z.boolean(),
+        /** The tools it listed when the CLI asked (absent: the CLI never asked, or a run before it was recorded). */
+        listed: z.array(z.string()).optional(),
+        /** Whether the CLI ended it; false: it was killed while the trial ran (absent: a run before it was recorded). */
+        ended: z.boolean().optional(),
+        calls: z.array(z.object({ tool: z.string(), args: z.record(z.unknown()), isError: z.boolean(), at: z.string() })),
+      }),
+    )
+    .optional(),
   /** What the CLI itself says the model was shown, for a CLI whose event stream does not say. */
   shown: z
     .object({
@@ -434,9 +474,10 @@ export type PlanGrade = z.output<typeof planGradeSchema>;
  * false trigger); `neighbour`, a skill offered beside the family, never under test: one of the user's other skills
  * (`neighbours:`) or, in the field, one the CLI bundles; `other`, only names nothing installed or listed, or members a "not this skill" case leaves free; `none`; `self`, the model
  * went around the skills: its first acting call (a command, a write, a fetch, a sub-agent) came before any skill
- * fired (only a field trial offers such calls).
+ * fired (only a field trial offers such calls); `tool`, the model used an MCP tool the trial offered before any skill
+ * fired (results before MCP servers: never).
  */
-export const FIRED_CATEGORIES = ['expected', 'sibling', 'neighbour', 'other', 'none', 'self'] as const;
+export const FIRED_CATEGORIES = ['expected', 'sibling', 'neighbour', 'other', 'none', 'self', 'tool'] as const;
 export type FiredCategory = (typeof FIRED_CATEGORIES)[number];
 
 /** No skill: a negative case's `expect`, and the confusion-matrix column of a trial where none fired. */
@@ -452,6 +493,13 @@ export const OTHER = 'other';
 export const neighbourColumn = (dir: string): string => `neighbour:${dir}`;
 /** The confusion-matrix column of a trial where the model acted by itself before any skill fired. */
 export const SELF = 'self';
+/** The confusion-matrix column of a trial where the model used the MCP tool `<server>/<tool>` before any skill fired. */
+export const toolColumn = (tool: string): string => `${TOOL_COLUMN}${tool}`;
+const TOOL_COLUMN = 'tool:';
+/** Whether a confusion-matrix column is an MCP tool's (`toolColumn`). */
+export const isToolColumn = (column: string): boolean => column.startsWith(TOOL_COLUMN);
+/** The MCP tool (`<server>/<tool>`) a tool's column names. */
+export const toolOfColumn = (column: string): string => column.slice(TOOL_COLUMN.length);
 
 /** The tokens a trial's model calls used, as its CLI reported them; `input` is all input, cached or not. */
 export const trialUsageSchema = z.object({
@@ -543,6 +591,11 @@ export const failureBreakdownSchema = z.object({
   /** Scored trials of a positive case where the model acted by itself before any skill fired; absent when none. */
   wentAround: trialCountSchema.optional(),
   /**
+   * Scored trials of a positive case where the model used an MCP tool before any skill fired, and which tools, most
+   * often first; absent when none.
+   */
+  usedTool: z.object({ ...trialCountShape, tools: z.array(z.object({ tool: z.string(), trials: z.number().int() })) }).optional(),
+  /**
    * Per judged item, in rubric order: the scored trials the judge said no to, and the trials it gave no verdict on
    * (left out of n while it is calibrated); `scored` false while it is uncalibrated, when its verdicts are only shown.
    */
@@ -569,6 +622,8 @@ export const caseArmSummarySchema = z.object({
     readOnly: z.number(),
     /** Usable trials where the model acted by itself before any skill fired; absent when none (and in the lab). */
     self: z.number().optional(),
+    /** Usable trials where the model used an MCP tool before any skill fired; absent when none (and without MCP servers). */
+    tool: z.number().optional(),
   }),
   /** The rate of `fired.self` among the usable trials, with its interval; absent when none. */
   wentAround: rateSchema.optional(),

@@ -80,6 +80,15 @@ function conversationChanges(a: RunManifest, b: RunManifest): string | undefined
   return listed && `a case's conversation (history or follow-ups of ${listed})`;
 }
 
+/**
+ * The cases whose MCP servers (the config's `mcp`, a case's own) were added, removed or edited between two runs, in
+ * words, or undefined; a case offered none in either (or a run before MCP servers) has none.
+ */
+function mcpChanges(a: RunManifest, b: RunManifest): string | undefined {
+  const listed = casesWhose(a, b, (c) => (c.mcp ? valueHash(c.mcp) : 'none'));
+  return listed && `MCP servers (of ${listed})`;
+}
+
 const shardText = (m: RunManifest) => (m.shard ? `${m.shard.index}/${m.shard.total}` : 'none');
 
 /** Which skills of a set (the family, the neighbours) were added, removed or edited, with the set's hash before and after. */
@@ -114,6 +123,8 @@ export function resumeChanges(
   if (caseNeighbours) changes.push(caseNeighbours);
   const conversation = conversationChanges(stored, now);
   if (conversation) changes.push(conversation);
+  const mcp = mcpChanges(stored, now);
+  if (mcp) changes.push(mcp);
   const ids = (m: RunManifest) => m.cases.defs.map((c) => c.id).join(',');
   if (shardText(stored) !== shardText(now)) changes.push(`the shard (--shard ${shardText(stored)} → ${shardText(now)})`);
   else if (ids(stored) !== ids(now)) changes.push('the selected cases (--grep, --tag, --last-failed)');

@@ -5,6 +5,7 @@ import { followUpDue } from '../grade/turns.js';
 import type { AgentAdapter, InvocationRequest, ProviderSignal, TrialRole } from '../agents/types.js';
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
+import type { McpServer } from '../load/mcp.js';
 import type { Arm, Config, Context } from '../run/config-schema.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import { join } from 'node:path';
@@ -14,7 +15,7 @@ import type { Transcript } from '../transcript/types.js';
 import type { WorkspacePool } from '../workspace/pool.js';
 import { copySkill, type SealedWorkspace } from '../workspace/sealed.js';
 import { furnishWorkspace } from '../workspace/fixtures.js';
-import { contextOf } from '../trials/stored-case.js';
+import { contextOf, storedMcp } from '../trials/stored-case.js';
 import { treeChanges, treeState } from '../workspace/tree-state.js';
 import { trialKey, type ShownEvidence, type TrialEvidence, type TrialMeta, type TrialRef } from '../run/schema.js';
 
@@ -71,6 +72,7 @@ function invocationRequest(
   identity: { key: string; caseId: string },
   context: Context = 'lab',
   conversation?: InvocationRequest['conversation'],
+  mcp?: readonly McpServer[],
 ): InvocationRequest {
   const url = ctx.simulatorUrl;
   return {
@@ -88,6 +90,7 @@ function invocationRequest(
     role: ctx.role,
     ...(context === 'field' ? { context } : {}),
     ...(conversation ? { conversation } : {}),
+    ...(mcp?.length ? { mcp } : {}),
     simulator: url
       ? {
           url,
@@ -196,6 +199,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         { key: drawKey(ctx, ref), caseId: c.id },
         requestContext(c, ctx.config, ctx.role),
         conversation,
+        ctx.role === 'trial' ? c.mcpServers : undefined,
       );
       const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
       // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
@@ -251,6 +255,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         neighbours: [...(ctx.neighbours ?? []), ...(c.neighbourSkills ?? []).map((k) => k.dir)],
         ...(req.context ? { context: req.context } : {}),
         ...(c.history ? { history: true } : {}),
+        ...(req.mcp ? { mcp: storedMcp(req.mcp) } : {}),
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
       const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;

@@ -13,8 +13,16 @@ export type Wire = 'anthropic' | 'openai-responses' | 'gemini';
 export const ACT_KINDS = ['shell', 'write', 'fetch', 'agent'] as const;
 export type ActKind = (typeof ACT_KINDS)[number];
 
-/** What a tool call did, in terms every CLI shares (`act`: one of the acting calls above). */
-export type ToolAction = 'skill' | 'read' | 'search' | 'act' | 'other';
+/** What a tool call did, in terms every CLI shares (`act`: one of the acting calls above; `mcp`: an MCP tool's call). */
+export type ToolAction = 'skill' | 'read' | 'search' | 'act' | 'mcp' | 'other';
+
+/** An MCP tool the request offers, as the CLI sent it: its name on the wire, its server and tool, its description. */
+export interface OfferedMcpTool {
+  wireName: string;
+  server: string;
+  tool: string;
+  description: string;
+}
 
 export interface ToolOutcome {
   action: ToolAction;
@@ -50,6 +58,13 @@ export interface ConversationView {
   canAct?: readonly ActKind[];
   /** Tool names the request offers. */
   tools: string[];
+  /** The MCP tools among them, read from the request (absent: none). */
+  mcpTools?: readonly OfferedMcpTool[];
+  /**
+   * MCP servers whose tools the request defers (Codex names only `mcp__<server>`, its tools found by searching): a
+   * profile may call a tool of one by name; the router, which has no description of them, never does.
+   */
+  mcpDeferred?: readonly string[];
   /** The user's own prompt, without the context the CLI injects around it. */
   prompt: string;
   /** Assistant turns already taken since the user's latest turn (0 on the request that carries it). */

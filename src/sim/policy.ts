@@ -21,7 +21,8 @@ export type ReplyBlock =
   | { type: 'read'; name: string }
   | { type: 'read_file'; path: string }
   | { type: 'search'; pattern: string }
-  | { type: 'act'; act: ActKind };
+  | { type: 'act'; act: ActKind }
+  | { type: 'mcp'; server: string; tool: string; input: Record<string, unknown>; wireName?: string };
 
 export type Reply =
   | { type: 'message'; blocks: ReplyBlock[] }
@@ -61,18 +62,23 @@ function answer(text: string | true | undefined, fallback: string): Reply {
   return { type: 'message', blocks: [{ type: 'text', text: typeof text === 'string' ? text : fallback }] };
 }
 
+/** How the router names an MCP tool among the skills it weighs (no skill name holds a colon). */
+const TOOL_CHOICE = 'mcp:';
+
 /**
- * The router's draw for a prompt no rule matched: a skill in proportion to how well its listed description matches,
- * or no skill: then, with the router's `act` chance, an acting call of its own (so acting falls as a description
+ * The router's draw for a prompt no rule matched: a skill, or an MCP tool the request offers, in proportion to how well
+ * its description as the CLI sent it matches (the tool is then called without arguments), or neither: then, with the router's `act` chance, an acting call of its own (so acting falls as a description
  * matches better), else a plain answer. Without a way to invoke a skill (the ablation arm) only no skill is left.
  */
 function routedBehaviour(router: NonNullable<Profile['router']>, seed: number, view: ConversationView, id: TrialIdentity): Behaviour {
   const offered = view.canInvokeSkill
     ? view.offeredSkills.map((name) => ({ name, description: view.skillDescriptions.get(name) ?? '' }))
     : [];
-  const chances = routerChances(view.prompt, offered, router);
+  const tools = (view.mcpTools ?? []).map((t) => ({ name: `${TOOL_CHOICE}${t.server}/${t.tool}`, description: t.description }));
+  const chances = routerChances(view.prompt, [...offered, ...tools], router);
   const options: { name?: string; p: number }[] = [...chances.skills, { p: chances.none }];
   const { name } = pickWeighted(options, seededUniform(seed, id.key, 'router'));
+  if (name?.startsWith(TOOL_CHOICE)) return { p: 1, mcp: name.slice(TOOL_CHOICE.length) };
   if (name !== undefined) return { p: 1, skill: name };
   // Its own draw, taken only when acting can happen: a router without `act` draws as it always did.
   const acts = (router.act ?? 0) > 0 && seededUniform(seed, id.key, 'router-act') < router.act!;
@@ -143,6 +149,19 @@ function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity):
   if (b.act !== undefined) {
     if (view.canAct?.includes(b.act)) return actOnce(b.act);
     return b.otherwise !== undefined && offered(b.otherwise) ? callSkill(b.otherwise, b.args) : answer(unskilled, DEFAULT_ANSWER);
+  }
+  if (b.mcp !== undefined) {
+    const [server, tool] = b.mcp.split('/') as [string, string];
+    const offeredTool = view.mcpTools?.find((t) => t.server === server && t.tool === tool);
+    const deferred = view.mcpDeferred?.includes(server);
+    if (!offeredTool && !deferred) return answer(unskilled, DEFAULT_ANSWER);
+    return {
+      type: 'message',
+      blocks: [
+        { type: 'text', text: `I'll use the ${b.mcp} tool for this.` },
+        { type: 'mcp', wireName: offeredTool?.wireName, server, tool, input: b.input ?? {} },
+      ],
+    };
   }
   if (b.clarify !== undefined) return answer(b.clarify, DEFAULT_CLARIFY);
   if (b.http !== undefined) return { type: 'http_error', status: b.http, message: `simulated HTTP ${b.http}`, retryAfter: b.retryAfter };
@@ -267,6 +286,8 @@ export function decideReply(profile: Profile, view: ConversationView, id: TrialI
   const { behaviour, plan } = firstBehaviour(profile, view, id);
   if (behaviour.loop) return loopStep(view.turn);
   if (view.lastResults.some((r) => r.action === 'act')) return answer(`${AFTER_ACTING}${DEFAULT_ANSWER}`, '');
+  const toolResult = view.lastResults.find((r) => r.action === 'mcp');
+  if (toolResult) return answer(`${toolResult.isError ? 'The tool failed' : 'The tool answered'}: ${toolResult.text.slice(0, 200)}`, '');
   const skillResult = view.lastResults.find((r) => r.action === 'skill');
   if (skillResult) {
     if (skillResult.isError || view.skillBody === undefined) {

@@ -11,7 +11,7 @@ import { ACT_KINDS } from './conversation.js';
  * A simulator profile: how the fake model behaves, per case or prompt pattern, as a seeded distribution.
  * Each behaviour names exactly one action.
  */
-const ACTIONS = ['skill', 'read', 'sibling', 'act', 'answer', 'clarify', 'http', 'stall', 'loop'] as const;
+const ACTIONS = ['skill', 'read', 'sibling', 'act', 'mcp', 'answer', 'clarify', 'http', 'stall', 'loop'] as const;
 
 const actKind = z.enum(ACT_KINDS, { message: `act must be one of ${ACT_KINDS.join(', ')}` });
 
@@ -31,6 +31,15 @@ const behaviourSchema = z
      * work by hand); without it, it answers. Absent: a profile plays as it did before.
      */
     otherwise: z.string().min(1).optional(),
+    /**
+     * Calls an MCP tool the request offers, `<server>/<tool>`, with `input` as its arguments, then answers from its
+     * result; a tool the request does not offer is no choice: it answers instead.
+     */
+    mcp: z
+      .string()
+      .regex(/^[^/]+\/[^/]+$/, 'mcp names a tool as `<server>/<tool>`')
+      .optional(),
+    input: z.record(z.unknown()).optional(),
     answer: z.union([z.string(), z.literal(true)]).optional(),
     clarify: z.union([z.string(), z.literal(true)]).optional(),
     http: z.number().int().min(400).max(599).optional(),
@@ -52,6 +61,9 @@ const behaviourSchema = z
   })
   .refine((b) => b.ask === undefined || b.onTurn !== undefined, {
     message: '`ask` is what the model asks before the turn its action plays on — give the behaviour `onTurn`, or drop `ask`',
+  })
+  .refine((b) => b.input === undefined || b.mcp !== undefined, {
+    message: '`input` holds the arguments of an `mcp` call — give the behaviour `mcp`, or drop `input`',
   })
   .refine((b) => b.otherwise === undefined || b.act !== undefined, {
     message: '`otherwise` names the skill an `act` behaviour calls when it cannot act — give the behaviour `act`, or drop `otherwise`',

@@ -12,6 +12,8 @@ import {
   OTHER,
   neighbourColumn,
   SELF,
+  isToolColumn,
+  toolOfColumn,
   type AblationRow,
   type Aggregates,
   type CaseArmSummary,
@@ -66,6 +68,7 @@ export function summariseCaseArm(
   const passes = scored.filter((o) => o.passed).length;
   const ev = outcomes.filter(usable);
   const self = ev.filter((o) => o.fired === 'self').length;
+  const tool = ev.filter((o) => o.fired === 'tool').length;
   const statuses: Partial<Record<TrialStatus, number>> = {};
   for (const o of outcomes) statuses[o.status] = (statuses[o.status] ?? 0) + 1;
   return {
@@ -86,6 +89,7 @@ export function summariseCaseArm(
       readOnly: ev.filter((o) => o.readOnly).length,
       // Only where it happened: a lab run's results read as they always did.
       ...(self ? { self } : {}),
+      ...(tool ? { tool } : {}),
     },
     ...(self ? { wentAround: wilsonInterval(self, ev.length, confidence) } : {}),
     ...(arm === 'skill' && c.conversation?.followUps
@@ -145,8 +149,11 @@ export function failureBreakdown(
   ];
   const refusedCalls = scored.flatMap(refusedIn);
   const wentAround = positive && arm === 'skill' ? scored.filter((o) => o.fired === 'self' && !stopped(o)) : [];
+  const usedTool = positive && arm === 'skill' ? scored.filter((o) => o.fired === 'tool' && !stopped(o)) : [];
+  const tools = tally(usedTool, (o) => toolOfColumn(o.firedColumn)).map(({ key, count }) => ({ tool: key, trials: count }));
   return {
     ...(wentAround.length ? { wentAround: trialCount(wentAround) } : {}),
+    ...(usedTool.length ? { usedTool: { ...trialCount(usedTool), tools } } : {}),
     didNotFire: trialCount(
       positive && arm === 'skill' ? scored.filter((o) => (o.fired === 'none' || o.fired === 'other') && !stopped(o)) : [],
     ),
@@ -232,7 +239,18 @@ export function confusionMatrix(
   const brought = [...new Set(ev.map((o) => o.firedColumn))]
     .filter((col) => col.startsWith(neighbourColumn('')) && !declared.includes(col))
     .sort();
-  const columns = [...family, ...declared, ...brought, NONE, ...(ev.some((o) => o.firedColumn === SELF) ? [SELF] : []), MULTIPLE, OTHER];
+  // An MCP tool's column only where the model used one instead of the skills ("used the tool").
+  const tools = [...new Set(ev.map((o) => o.firedColumn))].filter(isToolColumn).sort();
+  const columns = [
+    ...family,
+    ...declared,
+    ...brought,
+    ...tools,
+    NONE,
+    ...(ev.some((o) => o.firedColumn === SELF) ? [SELF] : []),
+    MULTIPLE,
+    OTHER,
+  ];
   const cells: ConfusionMatrix['cells'] = {};
   for (const row of rows) {
     const inRow = ev.filter((o) => expectOf.get(o.caseId) === row);

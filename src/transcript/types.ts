@@ -1,3 +1,5 @@
+import type { McpToolName } from '../mcp/names.js';
+
 /**
  * The canonical, adapter-neutral transcript. Every agent adapter turns its raw stream into this shape;
  * graders only ever see this. `source` says who authored an event: only `assistant` text and `assistant`
@@ -30,6 +32,8 @@ export interface InitEvent {
   contextFiles?: string[];
   /** The sandbox the CLI runs tools in, when it says. */
   sandbox?: string;
+  /** The MCP servers the CLI says it started for the model, with their state (`connected`, `failed`, …), when it says. */
+  mcpServers?: { name: string; status: string }[];
   /**
    * A field trial's record beside the stream, for a CLI whose stream never shows a refused call (Codex's hook log and
    * session record): absent without one; `problem` when it, with the stream, shows a call that ran or went unrefused.
@@ -59,12 +63,14 @@ export interface ToolCallEvent {
    * What the adapter recognised the call as, so graders never need CLI tool names:
    * `skill` (the agent's skill tool: `skill` is the requested name, `args` its arguments),
    * `read` (a file read: `path` is the file asked for), `act` (a call that would act: run a command, write or edit
-   * a file, fetch, start a sub-agent; only a tool the CLI offered counts, a call to one it never offered is no choice).
+   * a file, fetch, start a sub-agent; only a tool the CLI offered counts, a call to one it never offered is no choice),
+   * `mcp` (a tool of an MCP server the trial was offered: `mcp` names it, `input` holds its arguments).
    */
-  intent: 'skill' | 'read' | 'act' | 'other';
+  intent: 'skill' | 'read' | 'act' | 'mcp' | 'other';
   skill?: string;
   args?: string;
   path?: string;
+  mcp?: McpToolName;
 }
 
 export interface ToolResultEvent {

@@ -1,9 +1,18 @@
 import type { Case } from '../load/cases.js';
+import type { McpServer } from '../load/mcp.js';
 import { storedContext, type Config, type Context } from '../run/config-schema.js';
-import type { GradableCase } from '../run/schema.js';
+import type { GradableCase, StoredMcpServer } from '../run/schema.js';
 import { resolveDecision } from '../load/decision.js';
 import { storedDecision } from '../stats/case-design.js';
 import { conversationHash } from '../load/conversation.js';
+
+/** MCP servers as run.json stores them: its name and hash, and a stub's tools (what its trials must list). */
+export const storedMcp = (servers: readonly McpServer[] = []): StoredMcpServer[] =>
+  servers.map((s) => ({
+    name: s.name,
+    hash: s.hash,
+    ...(s.kind === 'stub' ? { stubTools: s.stub.tools.map((t) => t.name) } : s.readOnly === false ? {} : { readOnly: s.readOnly }),
+  }));
 
 /** Where a case's trials run: its own context, else the config's, else the lab. */
 export const contextOf = (c: Pick<Case, 'context'>, config: Pick<Config, 'context'>): Context => c.context ?? config.context ?? 'lab';
@@ -31,6 +40,7 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     ...storedContext(contextOf(c, config)),
     ...(c.expect.by !== undefined ? { by: c.expect.by } : {}),
     ...storedConversation(c),
+    ...(c.mcpServers?.length ? { mcp: storedMcp(c.mcpServers) } : {}),
     prompt: c.prompt,
     source: { file: c.source.file, line: c.source.line },
   };

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** JSON with every object's keys sorted, so two equal values always read the same. */
-function canonicalJson(v: unknown): string {
+export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (isPlainObject(v)) {
     const keys = Object.keys(v)

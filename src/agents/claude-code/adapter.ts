@@ -11,6 +11,9 @@ import type { InitEvent } from '../../transcript/types.js';
 import { parseClaudeStream } from './parse.js';
 import { statusSignal } from '../provider-signals.js';
 import { historyHeld, seededSession, sessionFile, sessionIdFor, SESSION_RECORD } from './session.js';
+import { collectMcpEvidence } from '../mcp-servers.js';
+import { mcpListingProblem } from '../mcp-listing.js';
+import { claudeMcpName, mcpAllowedTools, mcpConfigFile, mcpReadOnlyPatterns, writeMcpConfig } from './mcp.js';
 
 /** First-party credentials: any one lets a trial reach the real model. */
 const FIRST_PARTY_CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];
@@ -142,7 +145,11 @@ const fieldSettingsFile = (req: Pick<InvocationRequest, 'harnessDir'>) => join(r
  * started with the settings whose hook refuses every acting call (`field.ts`).
  */
 const toolArgs = (trialTools: readonly string[], req: InvocationRequest): Record<TrialRole, string[]> => ({
-  trial: [req.context === 'field' ? `--settings=${fieldSettingsFile(req)}` : `--tools=${trialTools.join(',')}`, '--allowedTools=Skill'],
+  trial: [
+    req.context === 'field' ? `--settings=${fieldSettingsFile(req)}` : `--tools=${trialTools.join(',')}`,
+    `--allowedTools=${['Skill', ...mcpAllowedTools(req)].join(',')}`,
+    ...(req.mcp?.length ? [`--mcp-config=${mcpConfigFile(req)}`] : []),
+  ],
   judge: ['--tools='],
   proposer: ['--tools='],
 });
@@ -200,10 +207,12 @@ export const claudeCode: AgentAdapter = {
     // the installed skills, the bundled ones and the built-in commands, the default tools offered and every acting
     // call refused, the workspace left as it was.
     isolationProblem(t, expected) {
-      if (expected.context !== 'field') return initListingProblem(t, expected, DENIED_TOOLS);
       const init = t.events.find((e): e is InitEvent => e.kind === 'init');
+      const mcp = init && mcpListingProblem(init.tools, expected, claudeMcpName);
+      if (expected.context !== 'field') return initListingProblem(t, expected, DENIED_TOOLS) ?? mcp;
       return (
         (init && listingProblem(init.skills, expected, true, [...CLAUDE_BUNDLED_SKILLS, ...CLAUDE_INIT_ONLY])) ??
+        mcp ??
         fieldEvidenceProblem(t, expected)
       );
     },
@@ -243,7 +252,8 @@ export const claudeCode: AgentAdapter = {
   },
 
   async prepareTrial(req) {
-    if (req.context === 'field' && req.role === 'trial') await writeFile(fieldSettingsFile(req), fieldSettings());
+    if (req.context === 'field' && req.role === 'trial') await writeFile(fieldSettingsFile(req), fieldSettings(mcpReadOnlyPatterns(req)));
+    await writeMcpConfig(req);
     const history = req.conversation?.history;
     if (history?.length) {
       const file = sessionFile(req.home, req.workspace);
@@ -254,10 +264,12 @@ export const claudeCode: AgentAdapter = {
   },
 
   async collectEvidence(req) {
+    const mcp = await collectMcpEvidence(req);
     const history = req.conversation?.history;
-    if (!history?.length) return {};
+    if (!history?.length) return mcp;
     const record = await readFile(sessionFile(req.home, req.workspace), 'utf8').catch(() => undefined);
     return {
+      ...mcp,
       history:
         record === undefined
           ? { source: SESSION_RECORD, held: false, detail: 'the session file is gone' }

@@ -1,5 +1,7 @@
 import { FIELD_REFUSAL, fieldWorkspaceProblem } from '../field-refusal.js';
 import type { IsolationExpectation } from '../types.js';
+import { readsOnly } from '../../run/schema.js';
+import { claudeMcpTool } from './mcp.js';
 import type { InitEvent, ToolCallEvent, ToolResultEvent, Transcript } from '../../transcript/types.js';
 
 /**
@@ -67,11 +69,17 @@ export function isOfferedActingCall(name: string, offered: readonly string[]): b
   return FIELD_ACTING_TOOLS.some((tool) => (ALIASES[tool] ?? [tool]).includes(name) && offered.includes(tool));
 }
 
-/** The hook's matcher (a regular expression over tool names): every tool but the allowed ones. */
-const REFUSED_TOOLS = `^(?!(${FIELD_ALLOWED.join('|')})$).*`;
+/**
+ * The hook's matcher (a regular expression over tool names): every tool but the allowed ones and the trial's MCP tools
+ * that only read (`readOnlyMcp`, tool names or `<name>.*` patterns of the names' safe characters).
+ */
+const refusedTools = (readOnlyMcp: readonly string[]) => `^(?!(${[...FIELD_ALLOWED, ...readOnlyMcp].join('|')})$).*`;
 
-/** The settings file a field trial is started with (`--settings`), kept outside the workspace the model can read. */
-export function fieldSettings(): string {
+/**
+ * The settings file a field trial is started with (`--settings`), kept outside the workspace the model can read: the
+ * trial's MCP tools that only read (`readOnlyMcp`) run as reads do, any other MCP tool's call is refused as acting.
+ */
+export function fieldSettings(readOnlyMcp: readonly string[] = []): string {
   const decision = {
     hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: FIELD_REFUSAL },
   };
@@ -79,7 +87,10 @@ export function fieldSettings(): string {
   const command = `printf '%s' '${JSON.stringify(decision)}'`;
   // A project's `.claude/settings.json` that sets `disableAllHooks` would switch the hook off (measured): these
   // settings, given on the command line, win over it.
-  const settings = { disableAllHooks: false, hooks: { PreToolUse: [{ matcher: REFUSED_TOOLS, hooks: [{ type: 'command', command }] }] } };
+  const settings = {
+    disableAllHooks: false,
+    hooks: { PreToolUse: [{ matcher: refusedTools(readOnlyMcp), hooks: [{ type: 'command', command }] }] },
+  };
   return JSON.stringify(settings, null, 2) + '\n';
 }
 
@@ -93,15 +104,21 @@ const VALIDATION_ERROR = /^<tool_use_error>/;
  * Why a field trial's evidence does not prove that nothing ran, or undefined: the default menu listed, every call but
  * a read or the skill tool answered by a refusal (or refused by the CLI's own input check), the workspace unchanged.
  */
-export function fieldEvidenceProblem(t: Transcript, expected: Pick<IsolationExpectation, 'workspaceChanged'>): string | undefined {
+export function fieldEvidenceProblem(t: Transcript, expected: Pick<IsolationExpectation, 'workspaceChanged' | 'mcp'>): string | undefined {
   const init = t.events.find((e): e is InitEvent => e.kind === 'init');
   if (!init) return 'no init event: cannot verify the tools the agent offered';
   const missing = FIELD_ACTING_TOOLS.filter((tool) => !init.tools.includes(tool));
   if (missing.length) return `field: the default tools are not all offered (missing ${missing.join(', ')})`;
   const results = new Map(t.events.filter((e): e is ToolResultEvent => e.kind === 'tool_result').map((e) => [e.id, e]));
   const allowed: readonly string[] = FIELD_ALLOWED;
+  // An MCP tool that only reads runs in the field as a read does.
+  const readOnlyMcp = (name: string) => {
+    const named = claudeMcpTool(name);
+    const server = named && expected.mcp?.find((s) => s.name === named.server);
+    return server !== undefined && readsOnly(server, named!.tool);
+  };
   const ran = t.events
-    .filter((e): e is ToolCallEvent => e.kind === 'tool_call' && !allowed.includes(e.name))
+    .filter((e): e is ToolCallEvent => e.kind === 'tool_call' && !allowed.includes(e.name) && !readOnlyMcp(e.name))
     .filter((call) => {
       const result = results.get(call.id);
       // Fails closed: a call with no answer recorded may have been running when the trial ended.

@@ -13,6 +13,7 @@ import type {
 import { num, pushOther, readJsonLines, str, strings, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { isOfferedActingCall } from './field.js';
+import { claudeMcpTool } from './mcp.js';
 
 /**
  * Claude Code stream-JSON (2.1.x, `-p --output-format stream-json --verbose`) → canonical transcript.
@@ -93,6 +94,7 @@ function resultStatus(subtype: string | undefined, isError: boolean): ResultStat
 function toolCall(block: Json, messageId: string | undefined, offered: readonly string[]): ToolCallEvent {
   const name = str(block.name) ?? '';
   const input = isPlainObject(block.input) ? block.input : {};
+  const mcp = claudeMcpTool(name);
   const call: ToolCallEvent = {
     kind: 'tool_call',
     source: 'assistant',
@@ -112,6 +114,9 @@ function toolCall(block: Json, messageId: string | undefined, offered: readonly 
     call.path = str(input.file_path) ?? '';
   } else if (isOfferedActingCall(name, offered)) {
     call.intent = 'act';
+  } else if (mcp !== undefined && offered.includes(name)) {
+    call.intent = 'mcp';
+    call.mcp = mcp;
   }
   return call;
 }
@@ -135,6 +140,14 @@ function usageOf(u: unknown): TokenUsage | undefined {
     ...(write !== undefined ? { cacheWriteTokens: write } : {}),
     outputTokens: output ?? 0,
   };
+}
+
+/** The init event's `mcp_servers` (`[{ name, status }]`), when it lists any. */
+function mcpServersOf(v: unknown): { mcpServers?: { name: string; status: string }[] } {
+  const servers = (Array.isArray(v) ? v : []).flatMap((s) =>
+    isPlainObject(s) && typeof s.name === 'string' ? [{ name: s.name, status: str(s.status) ?? '' }] : [],
+  );
+  return servers.length ? { mcpServers: servers } : {};
 }
 
 export function parseClaudeStream(raw: TranscriptLines): Transcript {
@@ -170,6 +183,7 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
         cwd: str(ev.cwd) ?? '',
         tools: strings(ev.tools),
         skills: [...new Set([...strings(ev.skills), ...strings(ev.slash_commands)])],
+        ...mcpServersOf(ev.mcp_servers),
       });
       return;
     }

@@ -17,6 +17,9 @@ import { CODEX_BUNDLED_SKILLS } from './bundled.js';
 import { historyHeldInRollout, readSessionRecord, seededRollout, seededRolloutFile, shownInSession, threadIdFor } from './session.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
+import { collectMcpEvidence, prepareMcpServers } from '../mcp-servers.js';
+import { mcpListingProblem } from '../mcp-listing.js';
+import { codexMcpName, codexMcpServers } from './mcp.js';
 
 const PINNED_PACKAGE = '@openai/codex';
 
@@ -72,7 +75,8 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
   if (init.sandbox !== 'read-only') return `tools ran in the "${init.sandbox ?? 'unknown'}" sandbox, not read-only`;
   // The session record lists exactly what the model was shown: any skill beyond the family and neighbours leaked in.
   const field = expected.context === 'field';
-  const listing = listingProblem(init.skills, expected, true, field ? CODEX_BUNDLED_SKILLS : []);
+  const listing =
+    listingProblem(init.skills, expected, true, field ? CODEX_BUNDLED_SKILLS : []) ?? mcpListingProblem(init.tools, expected, codexMcpName);
   if (listing || !field) return listing;
   // The field: nothing but a skill read ran, every acting call in the session record was refused, the workspace unchanged.
   if (!init.fieldRecord) return 'field: no record of the refusing hook: cannot verify that every acting call was refused';
@@ -127,8 +131,9 @@ export const codex: AgentAdapter = {
   conversation: { history: true },
 
   async prepareTrial(req) {
-    if (req.context === 'field' && req.role === 'trial') await prepareCodexField(req);
-    else await writeConfig(req);
+    const mcpServers = codexMcpServers(await prepareMcpServers(req), req.mcp ?? []);
+    if (req.context === 'field' && req.role === 'trial') await prepareCodexField({ ...req, mcpServers });
+    else await writeConfig({ ...req, mcpServers });
     const history = req.conversation?.history;
     if (history?.length) {
       const file = seededRolloutFile(codexHome(req.home), req.workspace);
@@ -143,7 +148,12 @@ export const codex: AgentAdapter = {
     const shown = rollout === undefined ? undefined : shownInSession(rollout);
     const field = req.context === 'field' && req.role === 'trial' ? await collectFieldEvidence(req.harnessDir, rollout) : undefined;
     const history = req.conversation?.history.length ? historyHeldInRollout(rollout, req.conversation.history) : undefined;
-    return { ...(shown ? { shown } : {}), ...(field ? { field } : {}), ...(history ? { history } : {}) };
+    return {
+      ...(shown ? { shown } : {}),
+      ...(field ? { field } : {}),
+      ...(history ? { history } : {}),
+      ...(await collectMcpEvidence(req)),
+    };
   },
 
   // Codex has no turn limit: the harness counts the commands it starts and stops it past the limit.

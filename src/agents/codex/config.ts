@@ -9,7 +9,10 @@ export const REAL_KEY_VARIABLE = 'OPENAI_API_KEY';
 const REAL_BASE_URL = 'https://api.openai.com/v1';
 const PROVIDER = 'skillprobe';
 
-export type ConfigRequest = Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'role'>;
+export type ConfigRequest = Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'role'> & {
+  /** The trial's MCP servers as the config names them (`mcp_servers`); absent: none. */
+  mcpServers?: Record<string, unknown>;
+};
 
 /** No shell (so nothing can be read), no image viewer: the judge and the proposer answer from their request alone. */
 const NO_TOOLS = { shell_tool: false, unified_exec: false, view_image: false };
@@ -48,6 +51,7 @@ export function codexConfigTable(req: ConfigRequest): Record<string, unknown> {
       ...ROLE_FEATURES[req.role],
     },
     skills: { bundled: { enabled: false } },
+    ...(req.mcpServers && Object.keys(req.mcpServers).length ? { mcp_servers: req.mcpServers } : {}),
     model_providers: {
       [PROVIDER]: {
         name: req.simulator ? 'skillprobe simulator' : 'OpenAI',

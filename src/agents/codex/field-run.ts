@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { packageFile } from '../../util/package-root.js';
 import type { TrialEvidence } from '../../run/schema.js';
 import type { InvocationRequest } from '../types.js';
-import { codexHome } from './config.js';
+import { codexHome, type ConfigRequest } from './config.js';
 import { hookRecords, sessionFieldProblem } from './field-evidence.js';
 import { codexFieldConfig, hookCommandLine, type HookRecord } from './field.js';
 
@@ -14,7 +14,7 @@ const HOOK_ENTRY = packageFile('dist', 'agents', 'codex', 'field-hook-main.js');
 const hookLogFile = (harnessDir: string) => join(harnessDir, 'field-hook.jsonl');
 
 /** Writes a field trial's config (the lab's, with the default menu and the refusing hook) where Codex reads it. */
-export async function prepareCodexField(req: InvocationRequest): Promise<void> {
+export async function prepareCodexField(req: InvocationRequest & Pick<ConfigRequest, 'mcpServers'>): Promise<void> {
   await mkdir(codexHome(req.home), { recursive: true });
   const hook = hookCommandLine(process.execPath, HOOK_ENTRY, hookLogFile(req.harnessDir));
   await writeFile(join(codexHome(req.home), 'config.toml'), codexFieldConfig(req, hook));

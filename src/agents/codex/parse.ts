@@ -13,6 +13,8 @@ import type {
 import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { bundledSkillOf } from './bundled.js';
+import { codexMcpName } from './mcp.js';
+import { listedStubTools } from '../mcp-listing.js';
 
 /**
  * Codex CLI `exec --json` events → canonical transcript. Codex has no skill tool: a model uses a skill by reading
@@ -182,6 +184,25 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
     }
   };
 
+  /** An MCP tool's call (started, then completed with its result or error), as the call and, once done, its result. */
+  const mcpToolCall = (item: Json, done: boolean) => {
+    const id = str(item.id) ?? '';
+    let call = open.get(id);
+    if (!call) {
+      const mcp = { server: str(item.server) ?? '', tool: str(item.tool) ?? '' };
+      const input = isPlainObject(item.arguments) ? item.arguments : {};
+      call = { kind: 'tool_call', source: 'assistant', id, name: codexMcpName(mcp), input, intent: 'mcp', mcp };
+      open.set(id, call);
+      events.push(call);
+    }
+    if (!done) return;
+    open.delete(id);
+    const error = isPlainObject(item.error) ? str(item.error.message) : undefined;
+    const content = isPlainObject(item.result) && Array.isArray(item.result.content) ? item.result.content : [];
+    const text = error ?? content.flatMap((c) => (isPlainObject(c) && typeof c.text === 'string' ? [c.text] : [])).join('\n');
+    events.push({ kind: 'tool_result', source: 'tool', id, isError: error !== undefined || item.status === 'failed', ...shownBlock(text) });
+  };
+
   const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
     const item = isPlainObject(ev.item) ? ev.item : undefined;
@@ -193,7 +214,8 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
         model: shown?.model ?? '',
         cliVersion: shown?.cliVersion ?? '',
         cwd: shown?.cwd ?? '',
-        tools: [],
+        // The stream names no tool: the stubs' records name those the CLI asked for (its request defers them).
+        tools: listedStubTools(trial?.evidence?.mcp, codexMcpName),
         skills: shown?.skills ?? [],
       };
       if (shown)
@@ -209,6 +231,8 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
       events.push(call);
     } else if (type === 'item.completed' && item && itemType === 'command_execution') {
       completeCommand(item);
+    } else if ((type === 'item.started' || type === 'item.completed') && item && itemType === 'mcp_tool_call') {
+      mcpToolCall(item, type === 'item.completed');
     } else if (type === 'item.completed' && item && itemType === 'agent_message') {
       events.push({ kind: 'text', source: 'assistant', text: str(item.text) ?? '', messageId: str(item.id) });
     } else if (type === 'error') {

@@ -20,6 +20,9 @@ import {
   policyFile,
   skillNamesIn,
 } from './settings.js';
+import { collectMcpEvidence, prepareMcpServers } from '../mcp-servers.js';
+import { mcpListingProblem } from '../mcp-listing.js';
+import { geminiCoreMcpTools, geminiMcpName, geminiMcpServers } from './mcp.js';
 import { geminiFieldTranscriptProblem } from './field.js';
 import { prepareGeminiField } from './field-run.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
@@ -119,7 +122,9 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
   if (init.skillsFrom === undefined) return 'no skill listing for this arm: cannot verify which skills the model was shown';
   if (t.events.some((e) => e.kind === 'skill_load' && notRegistered(e))) return `${SKILL_TOOL} was not offered: the tool lock is wrong`;
   const field = expected.context === 'field';
-  const listing = listingProblem(init.skills, expected, true, field ? GEMINI_BUILTIN_SKILLS : []);
+  const listing =
+    listingProblem(init.skills, expected, true, field ? GEMINI_BUILTIN_SKILLS : []) ??
+    mcpListingProblem(init.tools, expected, geminiMcpName);
   if (listing || !field) return listing;
   // The field: every acting call answered by the policy's refusal (the menu offered each), the workspace unchanged.
   const refusals = geminiFieldTranscriptProblem(t);
@@ -186,15 +191,17 @@ export const gemini: AgentAdapter = {
     // A built-in no family skill replaces is hidden (one that would hide a family skill too refused the run already).
     const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
     await mkdir(join(req.home, '.gemini'), { recursive: true });
-    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide));
+    const mcp = { servers: geminiMcpServers(await prepareMcpServers(req), req.mcp ?? []), tools: geminiCoreMcpTools(req.mcp ?? []) };
+    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide, mcp));
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
   },
 
   async collectEvidence(req) {
+    const mcp = await collectMcpEvidence(req);
     const history = req.conversation?.history;
-    return history?.length ? { history: await historyEvidence(req.home, history, historyFile(req.harnessDir)) } : {};
+    return history?.length ? { ...mcp, history: await historyEvidence(req.home, history, historyFile(req.harnessDir)) } : mcp;
   },
 
   async probeListing(req): Promise<ShownEvidence> {

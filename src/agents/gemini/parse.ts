@@ -16,6 +16,8 @@ import type {
 import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { GEMINI_ACTING_TOOLS } from './settings.js';
+import { geminiMcpName, geminiMcpTool } from './mcp.js';
+import { listedStubTools } from '../mcp-listing.js';
 
 /**
  * Gemini CLI `--output-format stream-json` (0.61) → canonical transcript. The stream says nothing of the skills
@@ -103,6 +105,7 @@ function skillLoadStatus(errorType: string | undefined): SkillLoadEvent['status'
 function toolCall(ev: Json): ToolCallEvent {
   const name = str(ev.tool_name) ?? '';
   const input = isPlainObject(ev.parameters) ? ev.parameters : {};
+  const mcp = geminiMcpTool(name);
   const call: ToolCallEvent = { kind: 'tool_call', source: 'assistant', id: str(ev.tool_id) ?? '', name, input, intent: 'other' };
   if (name === SKILL_TOOL) {
     call.intent = 'skill';
@@ -112,6 +115,9 @@ function toolCall(ev: Json): ToolCallEvent {
     call.path = str(input.file_path) ?? str(input.absolute_path) ?? '';
   } else if (GEMINI_ACTING_TOOLS.includes(name)) {
     call.intent = 'act';
+  } else if (mcp) {
+    call.intent = 'mcp';
+    call.mcp = mcp;
   }
   return call;
 }
@@ -222,7 +228,8 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
         model: str(ev.model) ?? shown?.model ?? '',
         cliVersion: shown?.cliVersion ?? '',
         cwd: shown?.cwd ?? '',
-        tools: [],
+        // The stream names no tool: the stubs' records name those the CLI asked for and its allowlist offered.
+        tools: listedStubTools(trial?.evidence?.mcp, geminiMcpName),
         skills: shown?.skills ?? [],
       };
       if (shown) Object.assign(init, { skillsFrom: shown.source, contextFiles: shown.contextFiles });

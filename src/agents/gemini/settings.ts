@@ -99,9 +99,16 @@ export function geminiSettings(
   req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>,
   tools: readonly string[],
   hiddenBuiltins: readonly string[],
+  mcp: { servers: Record<string, unknown>; tools: readonly string[] } = { servers: {}, tools: [] },
 ): string {
-  // An allowlist: the CLI allows these and denies every other tool, so no other tool is even offered.
-  return settingsJson({ ...settingsTable(req, hiddenBuiltins), tools: { core: tools }, experimental: { enableAgents: false } });
+  // An allowlist: the CLI allows these and denies every other tool, so no other tool is even offered (an MCP server's
+  // tools too: those the trial offers are named in it).
+  return settingsJson({
+    ...settingsTable(req, hiddenBuiltins),
+    tools: { core: [...tools, ...mcp.tools] },
+    experimental: { enableAgents: false },
+    ...(Object.keys(mcp.servers).length ? { mcpServers: mcp.servers } : {}),
+  });
 }
 
 /**

@@ -2,6 +2,7 @@ import { isPlainObject } from '../../util/json.js';
 import { ACT_KINDS, type ActKind, type ConversationView, type SkillBody, type ToolOutcome } from '../conversation.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
+import { claudeMcpTool } from '../../agents/claude-code/mcp.js';
 
 /** Claude Code's Anthropic Messages request, as the simulated model reads it. */
 
@@ -76,6 +77,7 @@ function outcome(call: Json | undefined, result: Json): ToolOutcome {
     case SEARCH_TOOL:
       return { action: 'search', ...seen };
     default:
+      if (claudeMcpTool(stringIn(call?.name))) return { action: 'mcp', ...seen };
       return { action: ACTING_TOOLS.has(stringIn(call?.name)) ? 'act' : 'other', ...seen };
   }
 }
@@ -84,6 +86,10 @@ export function anthropicView(body: unknown): ConversationView {
   const req = isPlainObject(body) ? body : {};
   const messages = objectsIn(req.messages);
   const tools = objectsIn(req.tools).map((t) => String(t.name ?? ''));
+  const mcpTools = objectsIn(req.tools).flatMap((t) => {
+    const named = claudeMcpTool(stringIn(t.name));
+    return named ? [{ wireName: stringIn(t.name), ...named, description: stringIn(t.description) }] : [];
+  });
   // Older models get the listing as a reminder in the first user message; newer ones as a `system`-role message.
   const skillDescriptions = new Map<string, string>();
   for (const [name, description] of messages.flatMap((m) => textsOf(m).flatMap(parseListing))) {
@@ -125,6 +131,7 @@ export function anthropicView(body: unknown): ConversationView {
     canReadFile: tools.includes(READ_TOOL),
     ...(canAct.length > 0 ? { canAct } : {}),
     tools,
+    ...(mcpTools.length ? { mcpTools } : {}),
     prompt: promptAmong(textsOf(messages.find((m) => m.role === 'user')), ['<system-reminder>']),
     turn: turns,
     userTurn,

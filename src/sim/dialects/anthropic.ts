@@ -6,6 +6,7 @@ import type { Dialect, ModelReply } from './dialect.js';
 import { outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { asksForStream, modelIn, objectsIn } from './request-reading.js';
 import { isPlainObject } from '../../util/json.js';
+import { claudeMcpName } from '../../agents/claude-code/mcp.js';
 
 /** Claude Code's Anthropic Messages API: SSE events for streaming, one JSON message otherwise. */
 
@@ -37,6 +38,8 @@ function contentBlock(block: ReplyBlock, tools: readonly string[]): ContentBlock
       return { type: 'tool_use', name: SEARCH_TOOL, input: { pattern: block.pattern } };
     case 'act':
       return { type: 'tool_use', name: actTool(block.act, tools), input: ACT_INPUT[block.act] };
+    case 'mcp':
+      return { type: 'tool_use', name: block.wireName ?? claudeMcpName(block), input: block.input };
   }
 }
 

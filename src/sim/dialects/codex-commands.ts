@@ -34,6 +34,13 @@ export const execScript = (command: string): string =>
   // A JSON string is also a valid JavaScript string literal, whatever the command holds.
   `const r = await tools.exec_command({cmd: ${JSON.stringify(command)}});\ntext(r);`;
 
+/** An `exec` script that calls the MCP tool `name` (its full name) with `input` and hands back what it answered. */
+export const mcpScript = (name: string, input: Record<string, unknown>): string =>
+  `const r = await tools.${name}(${JSON.stringify(input)});\ntext(JSON.stringify(r));`;
+
+/** Whether an `exec` script calls an MCP tool (`tools.mcp__…`). */
+export const callsMcpTool = (script: string): boolean => /\btools\.mcp__/.test(script);
+
 /** What a shell command did in skill terms: printed a SKILL.md with `cat` (invoked it), read one otherwise, or searched. */
 export function commandAction(command: string, skillFiles: ReadonlyMap<string, string>): { action: ToolAction; skill?: string } {
   const [program, ...args] = shellWords(command);

@@ -4,6 +4,7 @@ import { GEMINI_FIELD_REFUSAL } from '../../agents/gemini/field.js';
 import { geminiActs } from './gemini-acting.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
+import { geminiMcpTool } from '../../agents/gemini/mcp.js';
 
 /** The Gemini CLI's generateContent request, as the simulated model reads it. */
 
@@ -75,7 +76,7 @@ function outcome(call: Call | undefined, response: Json, skillFiles: ReadonlyMap
     case SEARCH_TOOL:
       return { action: 'search', ...seen };
     default:
-      return { action: 'other', ...seen };
+      return { action: geminiMcpTool(call?.name ?? '') ? 'mcp' : 'other', ...seen };
   }
 }
 
@@ -93,9 +94,12 @@ function results(calls: Call[], responses: Json[], skillFiles: ReadonlyMap<strin
 export function geminiView(body: unknown): ConversationView {
   const req = isPlainObject(body) ? body : {};
   const contents = objectsIn(req.contents);
-  const tools = objectsIn(req.tools)
-    .flatMap((t) => objectsIn(t.functionDeclarations))
-    .map((d) => stringIn(d.name));
+  const declarations = objectsIn(req.tools).flatMap((t) => objectsIn(t.functionDeclarations));
+  const tools = declarations.map((d) => stringIn(d.name));
+  const mcpTools = declarations.flatMap((d) => {
+    const named = geminiMcpTool(stringIn(d.name));
+    return named ? [{ wireName: stringIn(d.name), ...named, description: stringIn(d.description) }] : [];
+  });
   const listing = parseGeminiListing(textsOf(req.systemInstruction).join('\n'));
 
   const byModel = (c: Json) => c.role === 'model';
@@ -125,6 +129,7 @@ export function geminiView(body: unknown): ConversationView {
     canReadFile: tools.includes(READ_TOOL),
     ...(canAct.length > 0 ? { canAct } : {}),
     tools,
+    ...(mcpTools.length ? { mcpTools } : {}),
     prompt: promptAmong(userTexts, INJECTED),
     turn: turns,
     userTurn,

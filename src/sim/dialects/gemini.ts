@@ -5,6 +5,7 @@ import { geminiActingCall, type Part } from './gemini-acting.js';
 import { geminiView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './gemini-view.js';
 import { actInText, outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { decodedSegment, objectsIn } from './request-reading.js';
+import { geminiMcpName } from '../../agents/gemini/mcp.js';
 import { isPlainObject } from '../../util/json.js';
 import { skillFileOf } from './skill-files.js';
 
@@ -30,6 +31,8 @@ function part(block: ReplyBlock, r: Pick<ModelReply, 'skillFiles' | 'tools'>): P
     case 'act':
       // An act the request offered no tool for is said in words (the policy asks for one only where `canAct` has it).
       return geminiActingCall(CANARY_CALL[block.act], r.tools) ?? { text: actInText(block.act) };
+    case 'mcp':
+      return { functionCall: { name: block.wireName ?? geminiMcpName(block), args: block.input } };
   }
 }
 

@@ -27,11 +27,21 @@ interface CustomToolCallItem {
 
 export type CallItem = FunctionCallItem | CustomToolCallItem;
 
+/** Code mode's script tool running `script`. */
+export const scriptCall = (r: Pick<ModelReply, 'id'>, script: string, index: number): CallItem => ({
+  type: 'custom_tool_call',
+  id: `ct_${r.id}_${index}`,
+  call_id: `call_${r.id}_${index}`,
+  name: SCRIPT_TOOL,
+  input: script,
+  status: 'completed',
+});
+
 /** A shell command, run the way the request offered the shell. */
 export function shellCall(r: Pick<ModelReply, 'id' | 'tools'>, cmd: string, index: number): CallItem {
   const call_id = `call_${r.id}_${index}`;
   return shellOnlyThroughScripts(r.tools)
-    ? { type: 'custom_tool_call', id: `ct_${r.id}_${index}`, call_id, name: SCRIPT_TOOL, input: execScript(cmd), status: 'completed' }
+    ? scriptCall(r, execScript(cmd), index)
     : { type: 'function_call', id: `fc_${r.id}_${index}`, call_id, name: SHELL_TOOL, arguments: shellArguments(cmd), status: 'completed' };
 }
 

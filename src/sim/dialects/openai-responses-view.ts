@@ -4,6 +4,7 @@ import {
   commandAction,
   commandInArguments,
   commandInScript,
+  callsMcpTool,
   commandResult,
   offersShell,
   SCRIPT_TOOL,
@@ -77,6 +78,12 @@ const offeredTools = (body: Json, input: Json[]): string[] => [
   ...input.flatMap((item) => (item.type === 'additional_tools' ? toolNames(item.tools) : [])),
 ];
 
+/** The MCP servers whose tools Codex defers: a `Deferred tool namespaces:` list of `- mcp__<server>` lines. */
+const deferredMcpServers = (text: string): string[] => {
+  const list = /Deferred tool namespaces:\n((?:- .*\n?)*)/.exec(text)?.[1] ?? '';
+  return [...list.matchAll(/^- mcp__([A-Za-z0-9-]+)$/gm)].map((m) => m[1]!);
+};
+
 /** A shell command read in skill terms, with Codex's report of it, for either way of running one; any other call is `other`. */
 function outcome(call: Json | undefined, result: Json, skillFiles: ReadonlyMap<string, string>): ToolOutcome {
   const output = textsIn(result.output);
@@ -84,6 +91,9 @@ function outcome(call: Json | undefined, result: Json, skillFiles: ReadonlyMap<s
   if (isCodexFieldRefusal(output.join('\n'))) return { action: 'act', isError: true, text: output.join('\n') };
   if (call?.type === 'function_call' && call.name === SHELL_TOOL) {
     return { ...commandAction(commandInArguments(stringIn(call.arguments)), skillFiles), ...commandResult(output.join('\n')) };
+  }
+  if (call?.type === 'custom_tool_call' && call.name === SCRIPT_TOOL && callsMcpTool(stringIn(call.input))) {
+    return { action: 'mcp', isError: false, text: output.join('\n') };
   }
   if (call?.type === 'custom_tool_call' && call.name === SCRIPT_TOOL) {
     return { ...commandAction(commandInScript(stringIn(call.input)), skillFiles), ...scriptResult(output) };
@@ -114,6 +124,7 @@ export function openaiResponsesView(body: unknown): ConversationView {
   const shown = lastResults.find((r) => (r.action === 'skill' || r.action === 'read') && !r.isError);
 
   const canShell = offersShell(tools);
+  const deferred = deferredMcpServers(input.flatMap((item) => (item.type === 'message' ? textsIn(item.content) : [])).join('\n'));
   const canAct = codexActs(tools);
   return {
     wire: 'openai-responses',
@@ -124,6 +135,7 @@ export function openaiResponsesView(body: unknown): ConversationView {
     canReadFile: canShell,
     ...(canAct.length > 0 ? { canAct } : {}),
     tools,
+    ...(deferred.length ? { mcpDeferred: deferred } : {}),
     prompt: promptAmong(userTexts, INJECTED),
     turn: turns,
     userTurn,

@@ -2,7 +2,9 @@ import type { ReplyBlock } from '../policy.js';
 import { CANARY_CALL } from './acting-calls.js';
 import { invokeCommand, readCommand, searchCommand } from './codex-commands.js';
 import type { Dialect, ModelReply } from './dialect.js';
-import { codexActingCall, shellCall, type CallItem } from './openai-responses-acting.js';
+import { codexActingCall, scriptCall, shellCall, type CallItem } from './openai-responses-acting.js';
+import { mcpScript } from './codex-commands.js';
+import { codexMcpName } from '../../agents/codex/mcp.js';
 import { openaiResponsesView } from './openai-responses-view.js';
 import { actInText, outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { asksForStream, modelIn, objectsIn } from './request-reading.js';
@@ -20,7 +22,7 @@ interface MessageItem {
 }
 
 type OutputItem = MessageItem | CallItem;
-type ToolBlock = Exclude<ReplyBlock, { type: 'text' } | { type: 'act' }>;
+type ToolBlock = Exclude<ReplyBlock, { type: 'text' } | { type: 'act' } | { type: 'mcp' }>;
 
 /** Every skill action is a shell command here: Codex has no other way to a file. */
 function command(block: ToolBlock, skillFiles: ReadonlyMap<string, string>): string {
@@ -48,6 +50,8 @@ const outputItem = (r: ModelReply, block: ReplyBlock, index: number): OutputItem
   if (block.type === 'text') return messageItem(r, index, block.text);
   // An act the request offered no tool for is said in words (the policy asks for one only where `canAct` has it).
   if (block.type === 'act') return codexActingCall(r, CANARY_CALL[block.act], index) ?? messageItem(r, index, actInText(block.act));
+  // Codex defers MCP tools: code mode's script calls one by its full name (`tools.mcp__<server>__<tool>(…)`).
+  if (block.type === 'mcp') return scriptCall(r, mcpScript(block.wireName ?? codexMcpName(block), block.input), index);
   return shellCall(r, command(block, r.skillFiles), index);
 };
 

@@ -1,0 +1,78 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { readOnlyTools, type McpServer } from '../load/mcp.js';
+import { readStubRecord } from '../mcp/record.js';
+import { STUB_MAIN } from '../mcp/stub-entry.js';
+import type { TrialEvidence } from '../run/schema.js';
+import type { InvocationRequest } from './types.js';
+
+/**
+ * The MCP servers of a trial as every CLI starts them over stdio: the built-in stub with this Node (`process.execPath`)
+ * from the package's own entry, reading its tools from a file beside the trial and recording each call to another,
+ * both in the trial's harness folder, outside anything the model can read; a real server as the suite named it.
+ */
+export interface McpLaunch {
+  name: string;
+  command: string;
+  args: string[];
+  /** Variables the server gets beyond what the CLI passes on: a real server's allowlisted ones, from the caller. */
+  env: Record<string, string>;
+}
+
+const folder = (req: Pick<InvocationRequest, 'harnessDir'>) => join(req.harnessDir, 'mcp');
+/** Where a stub server records the calls it answered, read back after the trial. */
+export const stubRecordFile = (req: Pick<InvocationRequest, 'harnessDir'>, server: string) => join(folder(req), `${server}.record.jsonl`);
+
+/** The caller's values of the variables a real server may see (a name the caller does not set is left out). */
+const allowlisted = (names: readonly string[], callerEnv: NodeJS.ProcessEnv): Record<string, string> =>
+  Object.fromEntries(names.flatMap((n) => (callerEnv[n] ? [[n, callerEnv[n]!]] : [])));
+
+/** Writes each stub's tools where its server will read them; returns how the CLI starts every server. */
+export async function prepareMcpServers(req: Pick<InvocationRequest, 'harnessDir' | 'callerEnv' | 'mcp'>): Promise<McpLaunch[]> {
+  const servers = req.mcp ?? [];
+  if (servers.length === 0) return [];
+  await mkdir(folder(req), { recursive: true });
+  return Promise.all(
+    servers.map(async (s: McpServer): Promise<McpLaunch> => {
+      if (s.kind === 'command') return { name: s.name, command: s.command, args: s.args, env: allowlisted(s.env, req.callerEnv) };
+      const spec = join(folder(req), `${s.name}.stub.json`);
+      await writeFile(spec, JSON.stringify({ server: s.name, stub: s.stub }));
+      return { name: s.name, command: process.execPath, args: [STUB_MAIN, spec, stubRecordFile(req, s.name)], env: {} };
+    }),
+  );
+}
+
+/**
+ * What each stub server recorded (started, and every call it answered): the trial's evidence of what its tools did.
+ * A stub that left no record never started; a record cut short by a kill keeps its whole lines.
+ */
+export async function collectMcpEvidence(req: Pick<InvocationRequest, 'harnessDir' | 'mcp'>): Promise<TrialEvidence> {
+  const stubs = (req.mcp ?? []).filter((s) => s.kind === 'stub');
+  if (stubs.length === 0) return {};
+  const records = await Promise.all(
+    stubs.map(async (s) => {
+      const text = await readFile(stubRecordFile(req, s.name), 'utf8').catch(() => '');
+      return { server: s.name, ...readStubRecord(text) };
+    }),
+  );
+  return { mcp: records };
+}
+
+/**
+ * Each server as a CLI's config names one (`command`, `args`, `env`), with what that CLI adds to a server whose tools
+ * all only read (`onlyReads(true)`: trusted, approved) or to any other (`onlyReads(false)`).
+ */
+export const serverEntries = (
+  launches: readonly McpLaunch[],
+  servers: readonly McpServer[],
+  onlyReads: (readsOnly: boolean) => Record<string, unknown>,
+): Record<string, Record<string, unknown>> =>
+  Object.fromEntries(
+    launches.map((l) => {
+      const server = servers.find((s) => s.name === l.name);
+      return [
+        l.name,
+        { command: l.command, args: l.args, env: l.env, ...onlyReads(server !== undefined && readOnlyTools(server) === 'all') },
+      ];
+    }),
+  );

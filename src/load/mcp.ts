@@ -1,0 +1,108 @@
+import { createHash } from 'node:crypto';
+import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import type { McpServersConfig } from '../run/config-schema.js';
+import type { InputProblem, ProblemList } from '../util/input-error.js';
+import { notExecutable, shownFrom } from '../util/paths.js';
+import { stubFileSchema, stubProblems, type StubFile } from '../mcp/stub-spec.js';
+import { parseYamlText, readTextFile, validateYaml } from './yaml-file.js';
+
+/** A stub server, loaded: its tools and canned answers. */
+export interface StubServer {
+  name: string;
+  kind: 'stub';
+  stub: StubFile;
+  /** sha256 over its name and tools: part of each case's identity. */
+  hash: string;
+}
+
+/** A real server (opt-in): the command found, its arguments, the caller's variables it may see, which tools only read. */
+export interface CommandServer {
+  name: string;
+  kind: 'command';
+  command: string;
+  args: string[];
+  env: string[];
+  readOnly: boolean | string[];
+  hash: string;
+}
+
+export type McpServer = StubServer | CommandServer;
+
+/** The tools a server offers that only read (a stub's all of them): a field trial may let these run. */
+export const readOnlyTools = (s: McpServer): 'all' | readonly string[] =>
+  s.kind === 'stub' || s.readOnly === true ? 'all' : s.readOnly === false ? [] : s.readOnly;
+
+/** Where a file's `mcp:` is read: paths relative to `base`; `locate` places a problem at a key of it. */
+export interface McpPlace {
+  base: string;
+  cwd?: string;
+  /** The PATH a bare command name is looked up on (the caller's). */
+  searchPath?: string;
+  locate(path: readonly (string | number)[]): Pick<InputProblem, 'file' | 'line' | 'col'>;
+}
+
+const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
+
+function loadStub(name: string, given: string, place: McpPlace, problems: ProblemList): StubServer | undefined {
+  // Named from the working folder, as every message names a path.
+  const file = shownFrom(place.cwd, resolve(place.base, given));
+  return problems.collect(() => {
+    const y = parseYamlText(file, readTextFile(file, 'MCP stub file', { utf8: 'strict', cwd: place.cwd }));
+    const stub = validateYaml(y, stubFileSchema);
+    const wrong = stubProblems(stub);
+    for (const p of wrong) problems.add(y.problem(p.at, `MCP stub "${name}": ${p.what}`, p.todo));
+    return wrong.length ? undefined : { name, kind: 'stub' as const, stub, hash: hashOf({ name, stub }) };
+  });
+}
+
+/** The executable a command names: a path (relative to `base`), or a bare name found on the search path. */
+function findCommand(command: string, place: McpPlace): string | undefined {
+  if (command.includes('/') || isAbsolute(command)) {
+    const path = resolve(place.base, command);
+    return notExecutable(path) ? undefined : path;
+  }
+  for (const dir of (place.searchPath ?? '').split(delimiter).filter(Boolean)) {
+    const path = join(dir, command);
+    if (!notExecutable(path)) return path;
+  }
+  return undefined;
+}
+
+/**
+ * The servers a file's `mcp:` names, each checked: a stub's file parsed (every tool's schema, pattern and answer), a
+ * real server's command found. `taken`: names already offered (the suite's, for a case), which may not be named again.
+ */
+export function loadMcpServers(
+  given: McpServersConfig,
+  place: McpPlace,
+  problems: ProblemList,
+  taken: readonly McpServer[] = [],
+): McpServer[] {
+  const out: McpServer[] = [];
+  for (const [name, spec] of Object.entries(given)) {
+    if (taken.some((s) => s.name === name)) {
+      problems.add({
+        ...place.locate([name]),
+        what: `MCP server "${name}" is already offered by the config's \`mcp\``,
+        todo: 'give this one another name, or remove one of them',
+      });
+      continue;
+    }
+    if ('stub' in spec) {
+      const stub = loadStub(name, spec.stub, place, problems);
+      if (stub) out.push(stub);
+      continue;
+    }
+    const command = findCommand(spec.command, place);
+    if (command === undefined) {
+      problems.add({
+        ...place.locate([name, 'command']),
+        what: `MCP server "${name}": command "${spec.command}" is not an executable file${spec.command.includes('/') ? '' : ' on the PATH'}`,
+        todo: 'install it, or give the path of its executable',
+      });
+      continue;
+    }
+    out.push({ name, kind: 'command', command, args: spec.args, env: spec.env, readOnly: spec.readOnly, hash: hashOf({ name, ...spec }) });
+  }
+  return out;
+}

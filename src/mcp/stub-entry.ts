@@ -1,0 +1,4 @@
+import { packageFile } from '../util/package-root.js';
+
+/** The stub server's entry in the built package, which a CLI starts with `process.execPath` (see stub-main.ts). */
+export const STUB_MAIN = packageFile('dist', 'mcp', 'stub-main.js');

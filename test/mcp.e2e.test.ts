@@ -1,0 +1,218 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { adapterFor } from '../src/agents/registry.js';
+import { EXIT } from '../src/run/exit-codes.js';
+import type { RunManifest, TrialMeta, TrialOutcome } from '../src/run/schema.js';
+import { resultsOf } from './e2e-scenarios.js';
+import { cleanup, ROOT, runCli, testEnv } from './helpers.js';
+import { readStubRecord } from '../src/mcp/record.js';
+
+/**
+ * examples/mcp through each real pinned CLI that offers MCP servers against the simulator: the stub MCP server's tools
+ * are listed to the model, a call is answered with its canned result and recorded beside the trial, and a trial where
+ * the model chose the tool grades as its own column. Draws pinned; one positive case and the negative one, four
+ * trials each.
+ */
+const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
+
+/** Each CLI's name for the stub's tools on its model wire, and what its init event says of the server. */
+const AGENTS = [
+  { id: 'claude-code', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: [{ name: 'jira', status: 'connected' }] },
+  { id: 'gemini', tools: ['mcp_jira_create_issue', 'mcp_jira_search_issues'], servers: undefined },
+  { id: 'codex', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: undefined },
+];
+
+describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)', (agent) => {
+  const transcripts = mkdtempSync(join(tmpdir(), `sp-mcp-e2e-${agent.id}-`));
+  afterAll(() => cleanup(transcripts));
+  const example = join(ROOT, 'examples', 'mcp');
+
+  it('lists the stub tools, answers and records each call, and grades the tool chosen as its own column', async () => {
+    const run = await runCli(
+      [
+        'run',
+        '--agent',
+        agent.id,
+        '--sim',
+        'sim.yaml',
+        '--draw-seed',
+        '1',
+        '--trials',
+        '4',
+        '--grep',
+        'file-bug|jira-history',
+        '--transcripts',
+        transcripts,
+      ],
+      { cwd: example, timeoutMs: 300_000 },
+    );
+    // Four trials cannot decide file-bug against its threshold: INCONCLUSIVE, exit 3.
+    expect(run.exitCode, run.stderr).toBe(EXIT.inconclusive);
+    const dir = join(transcripts, readdirSync(transcripts)[0]!);
+    const manifest = readJson<RunManifest>(join(dir, 'run.json'));
+    expect(manifest.cases.defs.find((c) => c.id === 'file-bug')?.mcp).toEqual([
+      { name: 'jira', hash: expect.stringMatching(/^[0-9a-f]{64}$/), stubTools: ['create_issue', 'search_issues'] },
+    ]);
+
+    const results = resultsOf(dir);
+    const outcomes = results.outcomes as TrialOutcome[];
+    // Every trial was offered the stub's tools (else isolation_error) and ran to its end.
+    expect(outcomes.map((o) => o.status)).toEqual(outcomes.map(() => 'ok'));
+    const fileBug = outcomes.filter((o) => o.caseId === 'file-bug');
+    const byTool = fileBug.filter((o) => o.fired === 'tool');
+    expect(byTool.map((o) => o.firedColumn)).toEqual(byTool.map(() => 'tool:jira/create_issue'));
+    expect(byTool.length).toBe(3);
+    expect(fileBug.filter((o) => o.fired === 'expected').length).toBe(1);
+    expect(results.summary.cases.find((c) => c.caseId === 'file-bug')!.fired).toMatchObject({ expected: 1, tool: 3 });
+
+    for (const o of fileBug) {
+      const base = join(dir, 'trials', 'file-bug', 'skill', String(o.n));
+      const meta = readJson<TrialMeta>(`${base}.meta.json`);
+      const t = adapterFor(agent.id).parse(readFileSync(`${base}.jsonl`, 'utf8'), meta);
+      const init = t.events.find((e) => e.kind === 'init');
+      expect(init).toMatchObject({ tools: expect.arrayContaining(agent.tools) });
+      if (agent.servers) expect(init).toMatchObject({ mcpServers: agent.servers });
+      const calls = meta.evidence?.mcp?.[0];
+      expect(calls?.started).toBe(true);
+      if (o.fired === 'tool') {
+        // The call as the model made it, answered with the canned result, on the stub's record.
+        expect(calls?.calls).toEqual([
+          {
+            tool: 'create_issue',
+            args: { project: 'OPS', summary: 'Login page returns 500 since deploy', type: 'Bug' },
+            isError: false,
+            at: expect.any(String),
+          },
+        ]);
+        expect(t.events.some((e) => e.kind === 'tool_result' && e.text === 'Created OPS-1234.')).toBe(true);
+        expect(t.events.find((e) => e.kind === 'tool_call' && e.intent === 'mcp')).toMatchObject({
+          mcp: { server: 'jira', tool: 'create_issue' },
+        });
+      } else expect(calls?.calls).toEqual([]);
+    }
+
+    expect(run.stdout).toMatch(/expected \\ fired +atl-jira +tool:jira\/create_issue +none/);
+    expect(run.stdout).toMatch(/atl-jira +1\/4 \.25 +3\/4 \.75 +0/);
+  });
+});
+
+/** The stub's record files of the trials running under `tmp` (each trial's harness folder, outside its workspace). */
+const stubRecords = (tmp: string): string[] =>
+  readdirSync(tmp)
+    .filter((d) => d.startsWith('skillprobe-'))
+    .map((d) => join(tmp, d, 'harness', 'mcp', 'jira.record.jsonl'))
+    .filter((f) => existsSync(f));
+
+/** examples/mcp copied into `dir`, with `config` and `profile` (lines) in place of its own; returns its folder. */
+function exampleWith(dir: string, config: string[], profile: string[]): string {
+  const project = join(dir, 'project');
+  cpSync(join(ROOT, 'examples', 'mcp'), project, { recursive: true });
+  writeFileSync(join(project, 'skillprobe.config.yaml'), [...config, ''].join('\n'));
+  writeFileSync(join(project, 'sim.yaml'), [...profile, ''].join('\n'));
+  return project;
+}
+
+describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-kill-'));
+  afterAll(() => cleanup(dir));
+
+  it('is missing data (infra_error), never "did not trigger"', async () => {
+    // One attempt: the killed trial stays as it ended. The model's first answer waits 3 s, time to kill the stub
+    // once the CLI has listed its tools.
+    const project = exampleWith(
+      dir,
+      ['cases: cases/*.yaml', 'mcp:', '  jira: { stub: jira-stub.yaml }', 'arms: [skill]', 'retries: { infra: 0 }'],
+      [
+        'name: slow',
+        'seed: 1',
+        'provider: { latency: { medianMs: 3000 } }',
+        'rules:',
+        '  - case: file-bug',
+        '    do: [{ mcp: jira/create_issue, input: { project: OPS, summary: x } }]',
+      ],
+    );
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    const run = runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--grep', 'file-bug', '--transcripts', join(dir, 'runs')], {
+      cwd: project,
+      env: testEnv({ TMPDIR: tmp }),
+      timeoutMs: 120_000,
+    });
+    let killed: number | undefined;
+    for (let waited = 0; killed === undefined && waited < 60_000; waited += 50) {
+      await new Promise((r) => setTimeout(r, 50));
+      for (const file of stubRecords(tmp)) {
+        const text = readFileSync(file, 'utf8');
+        const pid = /"event":"start","pid":(\d+)/.exec(text)?.[1];
+        if (pid && readStubRecord(text).listed) {
+          process.kill(Number(pid), 'SIGKILL');
+          killed = Number(pid);
+        }
+      }
+    }
+    expect(killed, 'the stub was seen listing its tools').toBeDefined();
+    const r = await run;
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+    const [outcome] = resultsOf(runDir).outcomes as TrialOutcome[];
+    expect(outcome, r.stdout + r.stderr).toMatchObject({ status: 'infra_error', passed: null, excludedBecause: 'infra_error' });
+    expect(outcome!.statusDetail).toMatch(/MCP stub server "jira"/);
+    // Nothing left behind: the trial's folders went with it.
+    expect(readdirSync(tmp).filter((d) => d.startsWith('skillprobe-'))).toEqual([]);
+  });
+});
+
+describe('a real MCP server in the field (Claude Code, simulator)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-real-'));
+  afterAll(() => cleanup(dir));
+
+  it('runs its read-only tool, refuses its acting one, and passes it only its allowlisted variables', async () => {
+    const log = join(dir, 'calls.log');
+    const server = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
+    const project = exampleWith(
+      dir,
+      [
+        'cases: cases/*.yaml',
+        'context: field',
+        'arms: [skill]',
+        'mcp:',
+        '  issues:',
+        `    command: ${process.execPath}`,
+        `    args: [${JSON.stringify(server)}]`,
+        '    env: [MCP_LOG]',
+        '    readOnly: [get_issue]',
+      ],
+      [
+        'name: real-server',
+        'seed: 1',
+        'rules:',
+        '  - case: file-bug',
+        '    do: [{ mcp: issues/create_issue, input: { key: OPS-1 } }]',
+        '  - case: open-ticket',
+        '    do: [{ mcp: issues/get_issue, input: { key: OPS-2 } }]',
+      ],
+    );
+    const run = await runCli(
+      ['run', '--sim', 'sim.yaml', '--trials', '1', '--grep', 'file-bug|open-ticket', '--transcripts', join(dir, 'runs')],
+      {
+        cwd: project,
+        env: testEnv({ MCP_LOG: log, SP_SECRET: 'never passed on' }),
+        timeoutMs: 120_000,
+      },
+    );
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+    const outcomes = resultsOf(runDir).outcomes as TrialOutcome[];
+    // Both trials are evidence: the field refused the acting call, and let the read run.
+    expect(
+      outcomes.map((o) => [o.caseId, o.status, o.fired, o.firedColumn]),
+      run.stdout + run.stderr,
+    ).toEqual([
+      ['file-bug', 'ok', 'tool', 'tool:issues/create_issue'],
+      ['open-ticket', 'ok', 'tool', 'tool:issues/get_issue'],
+    ]);
+    expect(readFileSync(log, 'utf8')).toBe('get_issue clean\n');
+    const refused = readFileSync(join(runDir, 'trials', 'file-bug', 'skill', '1.jsonl'), 'utf8');
+    expect(refused).toContain('Not permitted in this session; the call was not run');
+  });
+});

@@ -1,0 +1,148 @@
+import { describe, expect, it } from 'vitest';
+import { anthropic } from '../src/sim/dialects/anthropic.js';
+import { openaiResponses } from '../src/sim/dialects/openai-responses.js';
+import { viewRequest } from '../src/sim/dialects/index.js';
+import type { ModelReply } from '../src/sim/dialects/dialect.js';
+import { decideReply, type Reply } from '../src/sim/policy.js';
+import { parseProfile } from '../src/sim/profile.js';
+import { DEFAULT_ROUTER, routerChances } from '../src/sim/router.js';
+import { claudeListing } from './claude-request.js';
+
+const SKILLS = [{ name: 'atl-jira', description: 'Run the atl CLI for Confluence pages and spaces.' }];
+const TOOL = {
+  name: 'mcp__jira__create_issue',
+  description: 'Create a Jira issue: file a bug or a ticket in a project.',
+  input_schema: { type: 'object', properties: { project: { type: 'string' } } },
+};
+const TOOLS = [{ name: 'Read' }, { name: 'Skill' }, TOOL];
+
+const firstUser = (prompt: string) => ({
+  role: 'user',
+  content: [
+    { type: 'text', text: claudeListing(SKILLS) },
+    { type: 'text', text: prompt },
+  ],
+});
+
+/** Claude Code's first request, offering `tools`. */
+const first = (prompt: string, tools: object[] = TOOLS) => ({ model: 'm', tools, messages: [firstUser(prompt)] });
+
+/** The reply as a dialect writes it, for a request that offered `tools`. */
+function modelReply(reply: Reply, tools: readonly string[]): ModelReply {
+  if (reply.type !== 'message') throw new Error(`no message: ${reply.type}`);
+  return { id: '1', model: 'm', blocks: reply.blocks, tools, skillFiles: new Map(), inputTokens: 0, cachedTokens: 0, cacheWriteTokens: 0 };
+}
+
+const mcpCalls = (r: Reply) => (r.type === 'message' ? r.blocks.flatMap((b) => (b.type === 'mcp' ? [b] : [])) : []);
+const textOf = (r: Reply) => (r.type === 'message' ? r.blocks.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join(' ') : '');
+
+describe('the simulated model and MCP tools (Anthropic wire)', () => {
+  it('reads the MCP tools from the request as Claude Code sent them', () => {
+    const v = viewRequest('anthropic', first('file a bug'));
+    expect(v.mcpTools).toEqual([{ wireName: TOOL.name, server: 'jira', tool: 'create_issue', description: TOOL.description }]);
+    expect(viewRequest('anthropic', first('file a bug', [{ name: 'Read' }])).mcpTools).toBeUndefined();
+  });
+
+  const profile = parseProfile({ rules: [{ prompt: 'bug', do: [{ mcp: 'jira/create_issue', input: { project: 'OPS' } }] }] });
+
+  it('a profile action calls the tool with its arguments, written as a tool_use of its wire name', () => {
+    const v = viewRequest('anthropic', first('file a bug'));
+    const reply = decideReply(profile, v, { key: 't' });
+    expect(mcpCalls(reply)).toEqual([
+      { type: 'mcp', server: 'jira', tool: 'create_issue', wireName: TOOL.name, input: { project: 'OPS' } },
+    ]);
+    const r = modelReply(reply, v.tools);
+    const written = anthropic.json(r);
+    expect(written).toMatchObject({
+      content: [{ type: 'text' }, { type: 'tool_use', name: TOOL.name, input: { project: 'OPS' } }],
+      stop_reason: 'tool_use',
+    });
+  });
+
+  it('a tool the request does not offer is no choice: it answers instead', () => {
+    const reply = decideReply(profile, viewRequest('anthropic', first('file a bug', [{ name: 'Read' }, { name: 'Skill' }])), { key: 't' });
+    expect(mcpCalls(reply)).toEqual([]);
+    expect(textOf(reply)).not.toBe('');
+  });
+
+  it("answers from the tool's result on the next turn", () => {
+    const v = viewRequest('anthropic', {
+      ...first('file a bug'),
+      messages: [
+        firstUser('file a bug'),
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: TOOL.name, input: { project: 'OPS' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'Created OPS-1' }] }] },
+      ],
+    });
+    expect(v.lastResults).toEqual([{ action: 'mcp', isError: false, text: 'Created OPS-1' }]);
+    expect(textOf(decideReply(profile, v, { key: 't' }))).toBe('The tool answered: Created OPS-1');
+  });
+
+  it("the router weighs the tool's description beside the skills' (2000 seeded draws, ±4 points)", () => {
+    const routed = parseProfile({ seed: 5, router: {} });
+    const prompt = 'file a bug ticket in the OPS project';
+    const v = viewRequest('anthropic', first(prompt));
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 2000; i++) {
+      const reply = decideReply(routed, v, { key: `trial-${i}` });
+      const chosen = reply.type === 'message' ? reply.blocks.find((b) => b.type === 'skill' || b.type === 'mcp') : undefined;
+      const name = chosen?.type === 'skill' ? chosen.name : chosen?.type === 'mcp' ? `mcp:jira/create_issue` : 'none';
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+    const c = routerChances(prompt, [...SKILLS, { name: 'mcp:jira/create_issue', description: TOOL.description }], DEFAULT_ROUTER);
+    // The tool's description matches this prompt best: it takes most draws, which a skills-only router never gives it.
+    expect(c.skills[1]!.p).toBeGreaterThan(0.5);
+    for (const { name, p } of [...c.skills, { name: 'none', p: c.none }])
+      expect(Math.abs((counts.get(name) ?? 0) / 2000 - p)).toBeLessThan(0.04);
+  });
+
+  it('refuses `input` without `mcp`, and an mcp name not of `<server>/<tool>`', () => {
+    expect(() => parseProfile({ rules: [{ prompt: 'x', do: [{ answer: true, input: {} }] }] })).toThrow(/`input` holds the arguments/);
+    expect(() => parseProfile({ rules: [{ prompt: 'x', do: [{ mcp: 'create_issue' }] }] })).toThrow(/`<server>\/<tool>`/);
+  });
+});
+
+describe('the simulated model and MCP tools Codex defers (OpenAI Responses wire)', () => {
+  /** Codex's first request: its script tool, and the MCP namespace it defers named in a developer message. */
+  const codexRequest = (deferred: string[]) => ({
+    model: 'm',
+    input: [
+      {
+        type: 'additional_tools',
+        role: 'developer',
+        tools: [{ type: 'namespace', name: 'functions', tools: [{ type: 'custom', name: 'exec' }] }],
+      },
+      {
+        type: 'message',
+        role: 'developer',
+        content: [
+          { type: 'input_text', text: `<tools>\nDeferred tool namespaces:\n${deferred.map((d) => `- ${d}`).join('\n')}\n</tools>` },
+        ],
+      },
+      { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'file a bug' }] },
+    ],
+  });
+  const profile = parseProfile({ rules: [{ prompt: 'bug', do: [{ mcp: 'jira/create_issue', input: { project: 'OPS' } }] }] });
+
+  it("reads the deferred servers, and calls a tool of one from code mode's script by its full name", () => {
+    const v = viewRequest('openai-responses', codexRequest(['mcp__jira']));
+    expect(v.mcpDeferred).toEqual(['jira']);
+    const reply = decideReply(profile, v, { key: 't' });
+    const r = modelReply(reply, v.tools);
+    expect(openaiResponses.json(r)).toMatchObject({
+      output: [
+        { type: 'message' },
+        {
+          type: 'custom_tool_call',
+          name: 'exec',
+          input: 'const r = await tools.mcp__jira__create_issue({"project":"OPS"});\ntext(JSON.stringify(r));',
+        },
+      ],
+    });
+  });
+
+  it('a server the request does not defer is no choice: it answers instead', () => {
+    const reply = decideReply(profile, viewRequest('openai-responses', codexRequest(['mcp__github'])), { key: 't' });
+    expect(mcpCalls(reply)).toEqual([]);
+  });
+});
