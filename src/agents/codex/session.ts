@@ -88,7 +88,15 @@ export const seededRolloutFile = (codexHome: string, workspace: string): string 
 export function seededRollout(history: readonly EarlierTurn[], workspace: string): string {
   const id = threadIdFor(workspace);
   const at = (i: number) => new Date(Date.UTC(2000, 0, 1, 0, 0, i)).toISOString();
-  const meta = { id, session_id: id, timestamp: at(0), cwd: workspace, originator: 'codex_exec', cli_version: 'skillprobe', source: 'exec' };
+  const meta = {
+    id,
+    session_id: id,
+    timestamp: at(0),
+    cwd: workspace,
+    originator: 'codex_exec',
+    cli_version: 'skillprobe',
+    source: 'exec',
+  };
   const lines = [
     { timestamp: at(0), type: 'session_meta', payload: meta },
     ...history.map((t, i) => ({
