@@ -14,7 +14,9 @@ import { followUpDue, userTurnOfEvents } from '../src/grade/turns.js';
 import { firings } from '../src/grade/trigger.js';
 import { firingTurns } from '../src/stats/firing-turns.js';
 import { clopperPearsonInterval } from '../src/stats/clopper-pearson.js';
-import { conversationProblems, type HistoryTurn } from '../src/load/conversation.js';
+import { conversationHash, conversationProblems, type HistoryTurn } from '../src/load/conversation.js';
+import { resumeChanges } from '../src/runner/resume.js';
+import { handMadeManifest } from './run-fixtures.js';
 import type { CaseSuite } from '../src/load/cases.js';
 import { checkConversation } from '../src/runner/suite-checks.js';
 import { anthropicView } from '../src/sim/dialects/anthropic-view.js';
@@ -23,7 +25,7 @@ import { parseProfile } from '../src/sim/profile.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import { ProblemList } from '../src/util/input-error.js';
 import { firingTurnTable } from '../src/report/wording.js';
-import type { CaseArmSummary } from '../src/run/schema.js';
+import type { CaseArmSummary, GradableCase } from '../src/run/schema.js';
 
 const text = (t: string): TranscriptEvent => ({ kind: 'text', source: 'assistant', text: t });
 const turn = (n: number): TranscriptEvent => ({ kind: 'user_turn', source: 'harness', turn: n, text: `turn ${n}` });
@@ -114,6 +116,42 @@ describe('the distribution of the firing turn', () => {
     expect(d.pointwiseConfidence).toBeCloseTo(0.95, 12);
     expect(d.byTurn[1]).toEqual(clopperPearsonInterval(8, 10, d.pointwiseConfidence));
     expect(d.byTurn[1]!.lo).toBeLessThan(clopperPearsonInterval(8, 10, 0.9).lo);
+  });
+});
+
+describe("a case's conversation is part of its identity", () => {
+  const c = (conversation?: { history?: HistoryTurn[]; followUps?: string[] }): GradableCase => ({
+    id: 'ship',
+    expect: 'deploy',
+    exclusive: false,
+    tags: [],
+    decision: { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 },
+    ...(conversation ? { conversation: { hash: conversationHash(conversation)!, history: 0, followUps: 0 } } : {}),
+  });
+  const run = (k: GradableCase) => handMadeManifest([k], 0);
+  it.each<[string, GradableCase, GradableCase, string[]]>([
+    [
+      'a follow-up edited',
+      c({ followUps: ['production'] }),
+      c({ followUps: ['staging'] }),
+      ["a case's conversation (history or follow-ups of ship)"],
+    ],
+    [
+      'a history added',
+      c(),
+      c({ history: [{ user: 'a' }, { assistant: 'b' }] }),
+      ["a case's conversation (history or follow-ups of ship)"],
+    ],
+    ['the same conversation', c({ followUps: ['production'] }), c({ followUps: ['production'] }), []],
+    ['none in either', c(), c(), []],
+  ])('resume names %s', (_, stored, now, want) => {
+    expect(resumeChanges(run(stored), run(now), undefined)).toEqual(want);
+  });
+  it('a changed history is a changed hash; none without a conversation', () => {
+    expect(conversationHash({ history: [{ user: 'a' }, { assistant: 'b' }] })).not.toBe(
+      conversationHash({ history: [{ user: 'a' }, { assistant: 'c' }] }),
+    );
+    expect(conversationHash({})).toBeUndefined();
   });
 });
 
