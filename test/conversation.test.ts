@@ -9,7 +9,7 @@ import { historyHeldIn, seededChat } from '../src/agents/gemini/session.js';
 import { historyHeldInRollout, seededRollout, threadIdFor } from '../src/agents/codex/session.js';
 import type { InvocationRequest } from '../src/agents/types.js';
 import { adapterFor } from '../src/agents/registry.js';
-import { firedInTime } from '../src/grade/outcome.js';
+import { firedInTime, trialCostUsd } from '../src/grade/outcome.js';
 import { followUpDue, userTurnOfEvents } from '../src/grade/turns.js';
 import { firings } from '../src/grade/trigger.js';
 import { firingTurns } from '../src/stats/firing-turns.js';
@@ -45,6 +45,21 @@ const result = (status: 'success' | 'api_error' | 'max_turns' = 'success'): Tran
   status,
 });
 const transcript = (events: TranscriptEvent[]): Transcript => ({ agent: 'claude-code', events, warnings: [] });
+
+describe("a conversation's cost: its last result's running total, the one progress and the cap read", () => {
+  const priced = (costUsd: number): TranscriptEvent => ({ ...result(), costUsd }) as TranscriptEvent;
+  it.each([
+    ['one turn', [turn(1), text('a'), priced(0.034)], 0.034],
+    [
+      'two turns: the second result holds the session total',
+      [turn(1), text('q?'), priced(0.034), turn(2), call('skill'), priced(0.0377)],
+      0.0377,
+    ],
+    ['no result (a killed trial)', [turn(1), text('a')], undefined],
+  ])('%s', (_, events, cost) => {
+    expect(trialCostUsd(transcript(events as TranscriptEvent[]))).toBe(cost);
+  });
+});
 
 describe('the user turn each event belongs to', () => {
   it.each([

@@ -54,9 +54,12 @@ function behaviourFlags(t: Transcript): TrialOutcome['flags'] {
 }
 
 /** What the CLI says the trial cost, when it says: the budget `--max-cost` spends (a conversation's last result carries its sum). */
+/** What the CLI says a trial cost: its last result's, which in a conversation is the session's running total. */
+export const trialCostUsd = (t: Transcript): number | undefined => t.events.findLast((e): e is ResultEvent => e.kind === 'result')?.costUsd;
+
 function costOf(t: Transcript): { costUsd?: number } {
-  const result = t.events.findLast((e): e is ResultEvent => e.kind === 'result');
-  return result?.costUsd !== undefined ? { costUsd: result.costUsd } : {};
+  const costUsd = trialCostUsd(t);
+  return costUsd !== undefined ? { costUsd } : {};
 }
 
 /**

@@ -51,7 +51,7 @@ export function commandLines(text: string): string[] {
  * An MCP call as a planned call: `<server>/<tool>` and its arguments as JSON with sorted keys, so a check can name
  * the tool and any argument whatever order the model wrote them in (`jira/create_issue .*"project":"OPS"`).
  */
-export const mcpPlan = (t: McpToolName, args: Record<string, unknown>): string => `${mcpToolText(t)} ${canonicalJson(args)}`;
+const mcpPlan = (t: McpToolName, args: Record<string, unknown>): string => `${mcpToolText(t)} ${canonicalJson(args)}`;
 
 /**
  * Planned calls, from assistant-authored content only: the skill tool's args for the expected skill (with its

@@ -27,7 +27,7 @@ export const earlierTurns = (history: readonly HistoryTurn[] | undefined): Earli
   (history ?? []).map((t) => ('user' in t ? { role: 'user', text: t.user } : { role: 'assistant', text: t.assistant }));
 
 /** The user turns a case's conversation can have: its prompt and each follow-up. */
-export const userTurnsOf = (c: { followUps?: readonly string[] }): number => 1 + (c.followUps?.length ?? 0);
+const userTurnsOf = (c: { followUps?: readonly string[] }): number => 1 + (c.followUps?.length ?? 0);
 
 /** What a case's conversation is, hashed: a changed history or follow-up is a changed case. */
 export const conversationHash = (c: { history?: readonly HistoryTurn[]; followUps?: readonly string[] }): string | undefined =>

@@ -4,7 +4,7 @@ import { z } from 'zod';
  * What a stub MCP server writes while a trial runs, one JSON line per event, to a file outside anything the model can
  * read: that it started, and every call it answered (tool, arguments, whether its answer was an error, when).
  */
-export const stubRecordLineSchema = z.discriminatedUnion('event', [
+const stubRecordLineSchema = z.discriminatedUnion('event', [
   /** `pid`: the stub's process (the CLI may start it again after it died), so each start is matched with its end. */
   z.object({ event: z.literal('start'), pid: z.number().int(), at: z.string() }),
   z.object({ event: z.literal('end'), pid: z.number().int(), at: z.string() }),

@@ -10,7 +10,7 @@ import { compileLinearRegex } from '../util/linear-regex.js';
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** A name the CLIs carry into the model's tool name unchanged (`mcp__<server>__<tool>`, `<server>__<tool>`). */
-export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** JSON Schema's types, the only words `type` may hold. */
 const JSON_TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'] as const;
@@ -119,13 +119,21 @@ export function stubProblems(stub: StubFile): StubProblem[] {
 /** An argument's value as a pattern reads it: a string as it is, anything else as JSON (absent: the empty string). */
 const argText = (value: unknown): string => (value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value));
 
+/** Each `when` pattern compiled once per stub process, not on every call (the loader already checked they compile). */
+const compiledPatterns = new Map<string, ReturnType<typeof compileLinearRegex>>();
+function compiledPattern(pattern: string): ReturnType<typeof compileLinearRegex> {
+  let compiled = compiledPatterns.get(pattern);
+  if (!compiled) compiledPatterns.set(pattern, (compiled = compileLinearRegex(pattern)));
+  return compiled;
+}
+
 /** What the stub answers a call: the first answer whose patterns all match, as text, and whether it is an error. */
 export function answerCall(stub: StubFile, tool: string, args: Record<string, unknown>): { text: string; isError: boolean } {
   const declared = stub.tools.find((t) => t.name === tool);
   if (!declared) return { text: `unknown tool "${tool}"`, isError: true };
   const answer = declared.answers.find((a) =>
     Object.entries(a.when ?? {}).every(([arg, pattern]) => {
-      const compiled = compileLinearRegex(pattern);
+      const compiled = compiledPattern(pattern);
       return compiled.ok && compiled.regex.test(argText(args[arg]));
     }),
   );

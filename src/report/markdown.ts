@@ -3,7 +3,7 @@ import { rejudgeMarkdown } from './rejudge.js';
 import { join } from 'node:path';
 import { advice } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
-import { interval, plural, short, usd } from './format.js';
+import { plural, usd } from './format.js';
 import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
@@ -223,10 +223,7 @@ function judgeBlock({ results, manifest }: ReportInput): string[] {
 
 /** The cases with follow-ups: the share of usable trials whose skill had fired by each user turn, with joint intervals. */
 function firingTurnBlock({ results }: ReportInput): string[] {
-  const t = firingTurnTable(
-    results.summary.cases.filter((r) => r.arm === 'skill'),
-    (r) => `${short(r.p)} ${interval(r)}`,
-  );
+  const t = firingTurnTable(results.summary.cases.filter((r) => r.arm === 'skill'));
   if (!t) return [];
   return [
     '#### Firing turn · share of usable trials whose skill had fired by each user turn',

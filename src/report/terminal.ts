@@ -251,7 +251,7 @@ function passKSection(rows: CaseArmSummary[], c: Colors): string[] {
 
 /** The cases with follow-ups: the share of usable trials whose skill had fired by each user turn, with joint intervals. */
 function firingTurnSection(rows: CaseArmSummary[], c: Colors): string[] {
-  const t = firingTurnTable(rows, (r) => `${short(r.p)} ${interval(r)}`);
+  const t = firingTurnTable(rows);
   if (!t) return [];
   return [
     paragraph(c.bold('FIRING TURN · skill arm · share of usable trials whose skill had fired by each user turn')),

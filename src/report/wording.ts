@@ -1,5 +1,5 @@
 import type { MissingAgent } from './reporter.js';
-import { fmt, interval, plural, usd } from './format.js';
+import { fmt, interval, plural, short, usd } from './format.js';
 import { tokenCost } from './cost.js';
 import type { TokenPrice } from '../run/config-schema.js';
 import {
@@ -515,7 +515,7 @@ export const FIRING_TURN_NOTE =
  */
 export function firingTurnTable(
   rows: readonly CaseArmSummary[],
-  rate: (r: Rate) => string,
+  rate: (r: Rate) => string = (r) => `${short(r.p)} ${interval(r)}`,
 ): { head: string[]; body: string[][] } | undefined {
   const shown = rows.filter((s) => s.firingTurns);
   if (shown.length === 0) return undefined;

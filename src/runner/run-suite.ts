@@ -6,6 +6,7 @@ import { costProjection, etaSeconds } from './eta.js';
 import { fixedPace, type Pace } from './pace.js';
 import type { Progress, ProgressState } from './progress.js';
 import { runTrial, type TrialContext, type TrialRecord } from './trial.js';
+import { trialCostUsd } from '../grade/outcome.js';
 
 export interface SuiteRun {
   /** Trials run here. Their transcripts are dropped once graded, so a run holds those of its running trials only. */
@@ -118,7 +119,7 @@ export async function runSuite(
         if (first?.kind === 'init') init = first;
       }
       wallTimes.push(r.meta.wallMs);
-      const cost = r.transcript.events.find((e) => e.kind === 'result')?.costUsd;
+      const cost = trialCostUsd(r.transcript);
       if (cost !== undefined) spentUsd = (spentUsd ?? 0) + cost;
       const { passed, verdict } = judge(r);
       if (passed === false && ref.arm === 'skill') failures++;

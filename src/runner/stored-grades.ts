@@ -11,7 +11,7 @@ import {
 } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { RunStore } from '../run/store.js';
-import { gradeTrial, type GradeOptions } from '../grade/outcome.js';
+import { gradeTrial, trialCostUsd, type GradeOptions } from '../grade/outcome.js';
 import type { JudgedText } from '../grade/judge-asks.js';
 import { assistantText, judgeSample, type JudgeTrialRead } from '../grade/judge-answers.js';
 
@@ -111,10 +111,9 @@ function judgeRead(
   isolationProblem: GradeOptions['conventions']['isolationProblem'],
 ): JudgeTrialRead {
   if (!t.ok) return { ref, sample: 'error', costUsd: undefined, damaged: t.damaged };
-  const result = t.transcript.events.find((e) => e.kind === 'result');
   return {
     ref,
     sample: judgeSample(t.transcript, t.meta, isolationProblem),
-    costUsd: result?.kind === 'result' ? result.costUsd : undefined,
+    costUsd: trialCostUsd(t.transcript),
   };
 }

@@ -4,7 +4,7 @@ import { clopperPearsonInterval } from './clopper-pearson.js';
 /**
  * When a skill fires in a conversation: of the usable trials, how many first fired it on each user turn, and the share
  * that had fired it by turn k for every k, each with an interval. The intervals hold jointly over every k at the
- * level asked (Wilson's, each at the Bonferroni level 1 − (1 − confidence)/K): a reader scans the whole curve for
+ * level asked (Clopper–Pearson's, each at the Bonferroni level 1 − (1 − confidence)/K): a reader scans the whole curve for
  * the turn it reaches a rate, and pointwise intervals would then miss more often than their level says
  * (bench/firing-turns.mjs). Pure.
  */
