@@ -1,0 +1,149 @@
+/**
+ * What an importer is: one eval format written for another tool, recognised by its shape and read into the
+ * project's cases, with what it could not carry named entry by entry. `registry.ts` holds the only list of them.
+ */
+import { basename, dirname } from 'node:path';
+import { InputError, type InputProblem } from '../../util/input-error.js';
+import { isWithin } from '../../util/paths.js';
+import type { Skill } from '../skills.js';
+
+/** A family member as case loading knows it; `path` (its folder) when its SKILL.md loaded. */
+export type FamilyMember = Pick<Skill, 'dir' | 'name'> & { path?: string };
+
+export type SourcePath = readonly (string | number)[];
+
+/** A parsed source that can say where any path in it was written (a YAML/JSON tree, or a CSV's rows). */
+export interface Located {
+  locate(path: SourcePath): { line: number; col: number };
+  problem(path: SourcePath, what: string, todo: string): InputProblem;
+}
+
+/** A case of an imported file, as a case file would write it, and where its entry and fields were written. */
+export interface ImportedCase {
+  /** The entry it came from. */
+  at: SourcePath;
+  /** Where a field of the case was written, when not at the entry itself. */
+  fields: Partial<Record<'id' | 'prompt' | 'expect' | 'judge' | 'files', SourcePath>>;
+  id: string;
+  prompt: string;
+  expect: { skill: string; judge?: string[] } | { not: string };
+  tags: string[];
+  /** The user's files the prompt needs, as absolute paths: each lands at the workspace root under its own name. */
+  files?: string[];
+}
+
+/** Something the file says that the cases do not carry, or an entry dropped as a repeat: where, and what. */
+export interface ImportNote {
+  at: SourcePath;
+  what: string;
+}
+
+export interface ImportedSet {
+  /** The importer's name. */
+  format: string;
+  cases: ImportedCase[];
+  /** Entries asking an earlier entry's prompt again with the same answer: `import` drops them, loading refuses them. */
+  repeats: ImportNote[];
+  /** What the file holds that the cases do not carry. */
+  uncarried: ImportNote[];
+  src: Located;
+}
+
+/** What an importer is handed besides the parsed file: where it is, and the skills it may name. */
+export interface ImportContext {
+  /** The file as messages name it. */
+  file: string;
+  /** Where it is. */
+  path: string;
+  skills: readonly FamilyMember[];
+  /** The skill `--skill` names, over what the file or its place says. */
+  skill?: string;
+}
+
+export interface Importer<Parsed = unknown> {
+  name: string;
+  /** The format in a few words, as refusals name it (`skill-creator's evals.json object {skill_name, evals: […]}`). */
+  shape: string;
+  /** How its files are parsed: a JSON or YAML tree, or CSV rows. */
+  reads: 'tree' | 'csv';
+  /** Whether a parsed file has this format's shape: decided on the shape alone, the file's name aside. */
+  recognises(value: Parsed): boolean;
+  read(value: Parsed, src: Located, ctx: ImportContext): ImportedSet;
+}
+
+export const kindOf = (v: unknown) =>
+  v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The skill a file is for: `--skill`, else the one whose folder holds the file (`skills/<name>/evals/evals.json`),
+ * else the one the file's name before its first dot names (`cases/<name>.json`, `cases/<name>.evals.json`).
+ */
+export function placeSkill(ctx: ImportContext, format: string): string {
+  if (ctx.skill !== undefined) return ctx.skill;
+  const holder = ctx.skills.find((s) => s.path !== undefined && isWithin(ctx.path, s.path));
+  if (holder) return holder.dir;
+  const stem = basename(ctx.file).split('.')[0]!;
+  const named = ctx.skills.find((s) => s.dir === stem || s.name === stem);
+  if (named) return named.dir;
+  throw new InputError({
+    file: ctx.file,
+    what: `cannot tell which skill this ${format} is for (its name "${stem}" names no skill, and no skill folder holds it)`,
+    todo: `name it after its skill (cases/<skill>.json), or move it into the skill's folder; skills: ${ctx.skills.map((s) => s.dir).join(', ')}`,
+  });
+}
+
+/** A skill a file names (frontmatter name or folder) as its folder name; an unknown name is kept, for the case check to name. */
+export const skillNamed = (ctx: ImportContext, name: string) =>
+  ctx.skill ?? ctx.skills.find((s) => s.dir === name || s.name === name)?.dir ?? name;
+
+/** The folder a skill's own relative paths start from: its folder when it loaded and holds the file, else the file's folder's parent. */
+export function skillRoot(ctx: ImportContext, skill: string): string {
+  const own = ctx.skills.find((s) => s.dir === skill)?.path;
+  return own !== undefined && isWithin(ctx.path, own) ? own : dirname(dirname(ctx.path));
+}
+
+/** Text a case id may hold: letters, digits, `.`, `_` and `-`. */
+export const idPart = (v: string | number) => String(v).replace(/[^A-Za-z0-9._-]+/g, '-');
+
+/**
+ * Repeated prompts: the same request (spaces around it aside) is one request, and measured twice it would weigh
+ * double. With the same answer it is a repeat (`import` drops it, loading refuses it); with opposite answers, a
+ * problem naming both entries. `noun` is what the format calls the prompt, `answer` what its `field` says of an entry.
+ */
+export function withoutRepeats(
+  cases: readonly ImportedCase[],
+  src: Located,
+  { noun, field, answer }: { noun: string; field: string; answer: (c: ImportedCase) => string },
+): { kept: ImportedCase[]; repeats: ImportNote[]; conflicts: InputProblem[] } {
+  const firstOf = new Map<string, ImportedCase>();
+  const kept: ImportedCase[] = [];
+  const repeats: ImportNote[] = [];
+  const conflicts: InputProblem[] = [];
+  const name = (c: ImportedCase) => `entry ${entryName(c.at)}`;
+  for (const c of cases) {
+    const first = firstOf.get(c.prompt.trim());
+    const line = first && src.locate(first.at).line;
+    if (!first) {
+      firstOf.set(c.prompt.trim(), c);
+      kept.push(c);
+    } else if (answer(first) === answer(c))
+      repeats.push({ at: c.at, what: `${name(c)} repeats the ${noun} of ${name(first)} (line ${line})` });
+    else
+      conflicts.push(
+        src.problem(
+          c.fields.expect ?? c.at,
+          `${name(c)} asks ${name(first)}'s ${noun} again (line ${line}) with ${field} ${answer(c)}, where ${name(first)} says ${answer(first)}`,
+          'keep the entry that is right and remove the other',
+        ),
+      );
+  }
+  return { kept, repeats, conflicts };
+}
+
+/** An entry's name in messages: its place in its list, from 1. */
+export const entryName = (at: SourcePath) => {
+  const last = [...at].reverse().find((p) => typeof p === 'number');
+  return last === undefined ? String(at.at(-1)) : String(last + 1);
+};

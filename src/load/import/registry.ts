@@ -1,0 +1,113 @@
+/**
+ * The only list of eval formats skillprobe imports: case loading (a `.json`, `.csv` or non-list YAML case file in
+ * `cases:`) and `skillprobe import` both read through it. A format is recognised by its shape; the file's extension
+ * says only how to parse it.
+ */
+import { extname } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { InputError } from '../../util/input-error.js';
+import { parseYamlText, type LocatedYaml } from '../yaml-file.js';
+import { evalsObject } from './evals-object.js';
+import { isObject, kindOf, type ImportContext, type ImportedSet, type Importer } from './format.js';
+import { csvLocated, promptsCsv, type CsvTable } from './prompts-csv.js';
+import { triggerList } from './trigger-list.js';
+import { triggerListsObject } from './trigger-lists-object.js';
+
+export const IMPORTERS: readonly Importer<never>[] = [triggerList, evalsObject, triggerListsObject, promptsCsv];
+
+/** Whether a case file is an eval set of another tool, parsed as JSON or CSV (YAML is a case file unless it is not a list). */
+export const isImportFile = (file: string) => /\.(json|csv)$/i.test(file);
+
+/** Where a JSON syntax error is, from the parser's "at position N" (the end of the text for "unexpected end"). */
+function jsonErrorAt(text: string, message: string): { line: number; col: number } {
+  const pos = Number(/position (\d+)/.exec(message)?.[1] ?? (/end of JSON/i.test(message) ? text.length : 0));
+  const before = text.slice(0, pos).split('\n');
+  return { line: before.length, col: before.at(-1)!.length + 1 };
+}
+
+const shapes = (reads: Importer['reads']) =>
+  IMPORTERS.filter((i) => i.reads === reads)
+    .map((i) => i.shape)
+    .join('; or ');
+
+function readCsv(file: string, text: string): CsvTable {
+  let records: { record: string[]; info: { lines: number }; raw: string }[];
+  try {
+    records = parse(text, { info: true, raw: true, skip_empty_lines: true, relax_column_count: false }) as never;
+  } catch (e) {
+    const err = e as Error & { lines?: number };
+    throw new InputError({
+      file,
+      ...(err.lines ? { line: err.lines, col: 1 } : {}),
+      what: `not valid CSV: ${err.message}`,
+      todo: `fix the CSV: ${shapes('csv')}`,
+    });
+  }
+  if (records.length === 0) throw new InputError({ file, what: 'the CSV is empty', todo: `write ${shapes('csv')}` });
+  const [header, ...rows] = records;
+  const columns = header!.record.map((c) => c.trim());
+  const twice = columns.find((c, i) => columns.indexOf(c) !== i);
+  if (twice !== undefined)
+    throw new InputError({
+      file,
+      line: 1,
+      col: 1,
+      what: `the header names the column "${twice}" twice`,
+      todo: 'give every column its own name',
+    });
+  return {
+    columns,
+    rows: rows.map(({ record, info, raw }) => ({
+      cells: Object.fromEntries(columns.map((c, i) => [c, record[i]!])),
+      line: info.lines - (raw.replace(/\r?\n$/, '').match(/\n/g)?.length ?? 0),
+    })),
+  };
+}
+
+/**
+ * Reads a file of another tool's eval format: the first importer recognising its shape reads it. Refused: text that
+ * does not parse, and a shape no importer knows (the refusal names what it saw and the formats there are).
+ */
+export function readImport(text: string, ctx: ImportContext, parsed?: LocatedYaml): ImportedSet {
+  const { file } = ctx;
+  if (/\.csv$/i.test(file)) {
+    const table = readCsv(file, text);
+    const importer = IMPORTERS.find((i) => i.reads === 'csv' && i.recognises(table as never));
+    if (!importer)
+      throw new InputError({
+        file,
+        line: 1,
+        col: 1,
+        what: `a CSV of columns ${table.columns.join(',')}, which is no format skillprobe imports`,
+        todo: `write ${shapes('csv')}`,
+      });
+    return importer.read(table as never, csvLocated(file, table), ctx);
+  }
+  if (!parsed && extname(file).toLowerCase() === '.json') {
+    try {
+      JSON.parse(text);
+    } catch (e) {
+      const message = (e as Error).message;
+      throw new InputError({
+        file,
+        ...jsonErrorAt(text, message),
+        what: `not valid JSON: ${message.split('\n')[0]}`,
+        todo: `write it as ${shapes('tree')}`,
+      });
+    }
+  }
+  // JSON is YAML: the YAML parser reads it again, keeping where each value was written.
+  const y = parsed ?? parseYamlText(file, text);
+  const importer = IMPORTERS.find((i) => i.reads === 'tree' && i.recognises(y.value as never));
+  if (!importer) {
+    const keys = isObject(y.value) ? ` (keys ${Object.keys(y.value).join(', ') || 'none'})` : '';
+    throw new InputError(
+      y.problem([], `the file is ${kindOf(y.value)}${keys}, which is no format skillprobe imports`, `write it as ${shapes('tree')}`),
+    );
+  }
+  return importer.read(y.value as never, y, ctx);
+}
+
+/** Whether a parsed YAML case file is rather another tool's format (an object an importer recognises). */
+export const isImportTree = (value: unknown) =>
+  !Array.isArray(value) && IMPORTERS.some((i) => i.reads === 'tree' && i.recognises(value as never));
