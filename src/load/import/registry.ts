@@ -92,7 +92,7 @@ export function readImport(text: string, ctx: ImportContext, parsed?: LocatedYam
         file,
         ...jsonErrorAt(text, message),
         what: `not valid JSON: ${message.split('\n')[0]}`,
-        todo: `write it as ${shapes('tree')}`,
+        todo: 'fix the JSON there (a quote, comma or bracket)',
       });
     }
   }
