@@ -84,7 +84,7 @@ export const promptsCsv: Importer<CsvTable> = {
     const { kept, repeats, conflicts } = withoutRepeats(cases, src, {
       noun: 'prompt',
       field: 'should_trigger',
-    answer: (c) => String('skill' in c.expect),
+      answer: (c) => String('skill' in c.expect),
     });
     conflicts.forEach((p) => problems.add(p));
     problems.throwIfAny();

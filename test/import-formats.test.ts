@@ -1,0 +1,132 @@
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSuite } from '../src/commands/run.js';
+import { baseProject, projectsRemovedAfterAll, ROOT, runInProcess } from './helpers.js';
+
+/** Each format's real-shaped file (test/fixtures/import/), kept where authors keep it: in the skill's evals folder. */
+const FIXTURES = join(ROOT, 'test/fixtures/import');
+const project = projectsRemovedAfterAll(() => ({
+  ...baseProject(),
+  'skillprobe.config.yaml': 'cases: [cases/*.yaml]\njudge:\n  allowSelf: true\n',
+}));
+const withFixtures = () => {
+  const dir = project();
+  cpSync(join(FIXTURES, 'alpha/evals'), join(dir, 'skills/alpha/evals'), { recursive: true });
+  for (const f of ['trigger-eval.json', 'eval_set.json', 'alpha.prompts.csv', 'alpha.triggers.json'])
+    cpSync(join(FIXTURES, f), join(dir, 'skills/alpha/evals', f));
+  return dir;
+};
+
+/** The suite as `run` loads it from `cases`, each case as the run sees it (its fixtures by landing path and bytes' hash). */
+async function loaded(dir: string, cases: string) {
+  const suite = loadSuite({ cwd: dir, overrides: { cases } }, { run: false });
+  return {
+    cases: suite.suite.cases.map((c) => ({
+      id: c.id,
+      prompt: c.prompt,
+      expect: c.expect,
+      tags: c.tags,
+      ...(c.fixtures ? { files: c.fixtures.files.map((f) => [f.path, f.sha256.slice(0, 8)]) } : {}),
+    })),
+    uncarried: suite.suite.uncarried?.map((n) => n.what) ?? [],
+  };
+}
+
+const FORMATS: {
+  format: string;
+  file: string;
+  cases: { id: string; expect: Record<string, unknown>; tags?: string[]; files?: string[] }[];
+  uncarried?: RegExp[];
+}[] = [
+  {
+    format: "skill-creator's evals.json object",
+    file: 'evals.json',
+    cases: [
+      {
+        id: 'alpha-eval-1',
+        expect: {
+          skill: 'alpha',
+          judge: ['The reply says how many alpha records were created', 'The reply names the file it read the rows from'],
+        },
+        files: ['board.csv'],
+      },
+      { id: 'alpha-eval-2', expect: { skill: 'alpha', judge: ['The records are listed newest first'] } },
+      { id: 'alpha-beta-eval-3', expect: { skill: 'alpha-beta' } },
+    ],
+    uncarried: [/^eval 1: "expected_output" \(a description of success/, /^eval 2: "expected_output"/, /^eval 3: "expected_output"/],
+  },
+  {
+    format: "skill-creator's trigger eval list",
+    file: 'trigger-eval.json',
+    cases: [
+      { id: 'alpha-trigger-1', expect: { skill: 'alpha' } },
+      { id: 'alpha-trigger-2', expect: { skill: 'alpha' } },
+      { id: 'alpha-quiet-1', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+      { id: 'alpha-quiet-2', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+  },
+  {
+    format: "skill-creator's trigger list under `evals` (eval_set.json)",
+    file: 'eval_set.json',
+    cases: [
+      { id: 'alpha-trigger-1', expect: { skill: 'alpha' } },
+      { id: 'alpha-quiet-1', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+  },
+  {
+    format: "the prompts CSV of OpenAI's Codex skill evals",
+    file: 'alpha.prompts.csv',
+    cases: [
+      { id: 'test-01', expect: { skill: 'alpha' }, tags: ['category:explicit'] },
+      { id: 'test-02', expect: { skill: 'alpha' }, tags: ['category:implicit'] },
+      { id: 'test-03', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss', 'category:negative'] },
+      { id: 'test-04', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+  },
+  {
+    format: '{should_trigger, should_not_trigger} lists',
+    file: 'alpha.triggers.json',
+    cases: [
+      { id: 'alpha-trigger-1', expect: { skill: 'alpha' } },
+      { id: 'alpha-trigger-2', expect: { skill: 'alpha' } },
+      { id: 'alpha-quiet-1', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+      { id: 'alpha-quiet-2', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+  },
+];
+
+describe('every imported format loads as cases in place, and `skillprobe import` writes the same cases as YAML', () => {
+  it.each(FORMATS)('$format ($file)', async ({ file, cases, uncarried = [] }) => {
+    const dir = withFixtures();
+    const source = `skills/alpha/evals/${file}`;
+    const inPlace = await loaded(dir, source);
+    expect(inPlace.cases.map(({ id, expect, tags, files }) => ({ id, expect, tags, files }))).toEqual(
+      cases.map((c) => ({
+        id: c.id,
+        expect: c.expect,
+        tags: c.tags ?? [],
+        files: c.files?.map((f) => [f, expect.any(String)]),
+      })),
+    );
+    expect(inPlace.uncarried).toHaveLength(uncarried.length);
+    uncarried.forEach((what, i) => expect(inPlace.uncarried[i]).toMatch(what));
+
+    const r = await runInProcess(['import', source, '--out', 'cases/imported.yaml'], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^wrote cases/imported\\.yaml: ${cases.length} cases for `));
+    // What is not carried is said on stderr, each at its line, and noted in the written file.
+    expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(uncarried.length);
+    const written = readFileSync(join(dir, 'cases/imported.yaml'), 'utf8');
+    expect(written.match(/^# Not carried: /gm) ?? []).toHaveLength(uncarried.length);
+    expect(await loaded(dir, 'cases/imported.yaml')).toEqual({ ...inPlace, uncarried: [] });
+  });
+
+  it("an evals.json object's `files` land in the workspace under their own names, the bytes the skill's folder holds", async () => {
+    const dir = withFixtures();
+    const suite = loadSuite({ cwd: dir, overrides: { cases: 'skills/alpha/evals/evals.json' } }, { run: false });
+    const [file] = suite.suite.cases[0]!.fixtures!.files;
+    expect(file).toMatchObject({ path: 'board.csv', from: { file: join(dir, 'skills/alpha/evals/files/board.csv') } });
+    expect(suite.suite.cases[0]!.source).toMatchObject({ file: 'skills/alpha/evals/evals.json', line: 4 });
+  });
+});
