@@ -13,7 +13,7 @@ const project = projectsRemovedAfterAll(() => ({
 const withFixtures = () => {
   const dir = project();
   cpSync(join(FIXTURES, 'alpha/evals'), join(dir, 'skills/alpha/evals'), { recursive: true });
-  for (const f of ['trigger-eval.json', 'eval_set.json', 'alpha.prompts.csv', 'alpha.triggers.json'])
+  for (const f of ['trigger-eval.json', 'eval_set.json', 'alpha.prompts.csv', 'alpha.triggers.json', 'promptfooconfig.yaml'])
     cpSync(join(FIXTURES, f), join(dir, 'skills/alpha/evals', f));
   return dir;
 };
@@ -93,6 +93,19 @@ const FORMATS: {
       { id: 'alpha-quiet-1', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
       { id: 'alpha-quiet-2', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
     ],
+  },
+  {
+    format: 'a promptfoo config asserting skill-used / not-skill-used',
+    file: 'promptfooconfig.yaml',
+    cases: [
+      {
+        id: 'creates-an-alpha-record',
+        expect: { skill: 'alpha', judge: ['Does the reply confirm the record was assigned to Dana?'] },
+      },
+      { id: 'greek-letter-question', expect: { skill: 'none', not: 'alpha' } },
+      { id: 'beta-in-alpha', expect: { skill: 'alpha-beta' } },
+    ],
+    uncarried: [/^test 3: the latency assertion: not carried/, /^test 4: it asserts neither skill-used nor not-skill-used/],
   },
 ];
 

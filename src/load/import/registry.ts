@@ -8,12 +8,13 @@ import { parse } from 'csv-parse/sync';
 import { InputError } from '../../util/input-error.js';
 import { parseYamlText, type LocatedYaml } from '../yaml-file.js';
 import { evalsObject } from './evals-object.js';
+import { promptfooConfig } from './promptfoo.js';
 import { isObject, kindOf, type ImportContext, type ImportedSet, type Importer } from './format.js';
 import { csvLocated, promptsCsv, type CsvTable } from './prompts-csv.js';
 import { triggerList } from './trigger-list.js';
 import { triggerListsObject } from './trigger-lists-object.js';
 
-export const IMPORTERS: readonly Importer<never>[] = [triggerList, evalsObject, triggerListsObject, promptsCsv];
+export const IMPORTERS: readonly Importer<never>[] = [triggerList, evalsObject, triggerListsObject, promptfooConfig, promptsCsv];
 
 /** Whether a case file is an eval set of another tool, parsed as JSON or CSV (YAML is a case file unless it is not a list). */
 export const isImportFile = (file: string) => /\.(json|csv)$/i.test(file);
