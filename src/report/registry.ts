@@ -1,3 +1,4 @@
+import { benchmarkReporter } from './benchmark.js';
 import { htmlReporter } from './html.js';
 import { jsonReporter } from './json.js';
 import { junitReporter } from './junit.js';
@@ -11,7 +12,7 @@ export interface ReporterTarget {
 }
 
 /** The only list of reporter names: `--reporter` takes these, `--help` lists them. */
-export const REPORTER_NAMES = ['terminal', 'json', 'junit', 'markdown', 'html'] as const;
+export const REPORTER_NAMES = ['terminal', 'json', 'junit', 'markdown', 'html', 'benchmark'] as const;
 export type ReporterName = (typeof REPORTER_NAMES)[number];
 
 export const REPORTERS: Record<ReporterName, (t: ReporterTarget) => Reporter> = {
@@ -20,6 +21,7 @@ export const REPORTERS: Record<ReporterName, (t: ReporterTarget) => Reporter> = 
   junit: () => junitReporter,
   markdown: () => markdownReporter,
   html: () => htmlReporter,
+  benchmark: () => benchmarkReporter,
 };
 
 export const isReporterName = (name: string): name is ReporterName => Object.hasOwn(REPORTERS, name);
