@@ -121,7 +121,7 @@ export function withoutRepeats(
   const kept: ImportedCase[] = [];
   const repeats: ImportNote[] = [];
   const conflicts: InputProblem[] = [];
-  const name = (c: ImportedCase) => `entry ${entryName(c.at)}`;
+  const name = (c: ImportedCase) => entryName(c.at);
   for (const c of cases) {
     const first = firstOf.get(c.prompt.trim());
     const line = first && src.locate(first.at).line;
@@ -142,8 +142,10 @@ export function withoutRepeats(
   return { kept, repeats, conflicts };
 }
 
-/** An entry's name in messages: its place in its list, from 1. */
+/** An entry's name in messages: `entry N` in a file's one list (`[i]`, `evals[i]`, `tests[i]`), else `"list" item N`; from 1. */
 export const entryName = (at: SourcePath) => {
-  const last = [...at].reverse().find((p) => typeof p === 'number');
-  return last === undefined ? String(at.at(-1)) : String(last + 1);
+  const n = at.at(-1);
+  if (typeof n !== 'number') return String(n);
+  const list = at.at(-2);
+  return list === undefined || list === 'evals' || list === 'tests' ? `entry ${n + 1}` : `"${list}" item ${n + 1}`;
 };

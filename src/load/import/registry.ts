@@ -16,12 +16,32 @@ import { triggerListsObject } from './trigger-lists-object.js';
 
 export const IMPORTERS: readonly Importer<never>[] = [triggerList, evalsObject, triggerListsObject, promptfooConfig, promptsCsv];
 
+/**
+ * The largest eval file read, 10 MB: thousands of requests of a few hundred words each; past it, the file is most
+ * likely a data file or a log named by mistake, and parsing it would take the time and memory of one.
+ */
+const MAX_IMPORT_BYTES = 10 * 2 ** 20;
+
 /** Whether a case file is an eval set of another tool, parsed as JSON or CSV (YAML is a case file unless it is not a list). */
 export const isImportFile = (file: string) => /\.(json|csv)$/i.test(file);
 
-/** Where a JSON syntax error is, from the parser's "at position N" (the end of the text for "unexpected end"). */
-function jsonErrorAt(text: string, message: string): { line: number; col: number } {
-  const pos = Number(/position (\d+)/.exec(message)?.[1] ?? (/end of JSON/i.test(message) ? text.length : 0));
+/**
+ * Where a JSON syntax error is, from the parser's "at position N" (the end of the text for "unexpected end"), or from
+ * the text it quotes around an unexpected token (`..."<10 before><token><10 after>"...`), which names no position.
+ */
+export function jsonErrorAt(text: string, message: string): { line: number; col: number } {
+  const quoted = /^Unexpected token '(.)', (\.\.\.)?"([\s\S]*?)"(?:\.\.\.)? is not valid JSON$/.exec(message);
+  let pos = Number(/position (\d+)/.exec(message)?.[1] ?? (/end of JSON/i.test(message) ? text.length : 0));
+  if (quoted) {
+    const [, token, cut, around] = quoted as unknown as [string, string, string | undefined, string];
+    if (!cut) pos = around.indexOf(token);
+    else
+      for (let at = text.indexOf(around); at >= 0; at = text.indexOf(around, at + 1))
+        if (text[at + 10] === token) {
+          pos = at + 10;
+          break;
+        }
+  }
   const before = text.slice(0, pos).split('\n');
   return { line: before.length, col: before.at(-1)!.length + 1 };
 }
@@ -71,6 +91,13 @@ function readCsv(file: string, text: string): CsvTable {
  */
 export function readImport(text: string, ctx: ImportContext, parsed?: LocatedYaml): ImportedSet {
   const { file } = ctx;
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_IMPORT_BYTES)
+    throw new InputError({
+      file,
+      what: `the file is ${(bytes / 2 ** 20).toFixed(1)} MB, over the ${MAX_IMPORT_BYTES / 2 ** 20} MB an eval file may hold`,
+      todo: 'check it is the eval file you meant, or split it into files of one skill each',
+    });
   if (/\.csv$/i.test(file)) {
     const table = readCsv(file, text);
     const importer = IMPORTERS.find((i) => i.reads === 'csv' && i.recognises(table as never));
