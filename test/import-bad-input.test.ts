@@ -121,6 +121,58 @@ const TABLE: Record<string, { file: string; rows: Row[] }> = {
       ],
     ],
   },
+  'waza-trigger-tests': {
+    file: 'evals/trigger_tests.yaml',
+    rows: [
+      ['malformed', 'skill: alpha\nshould_trigger_prompts:\n  - prompt: "do alpha\n', /trigger_tests\.yaml:\d+:\d+: YAML syntax error/],
+      [
+        'wrong-shape',
+        'skill: alpha\nshould_trigger_prompts:\n  - reason: no prompt here\n',
+        /:3:5: "should_trigger_prompts" item 1 has no prompt — write - prompt:/,
+      ],
+      [
+        'empty',
+        'skill: alpha\nshould_trigger_prompts: []\nshould_not_trigger_prompts: []\n',
+        /:1:1: both lists of prompts are empty — add a prompt to one/,
+      ],
+      ['huge', `skill: alpha\nshould_trigger_prompts:\n  - prompt: ${HUGE}\n`, /over the 10 MB/],
+      ['non-UTF-8', latin1('skill: alpha\nshould_trigger_prompts:\n  - prompt: café\n'), /:3:16: byte 0xE9/],
+      [
+        'duplicate-entry',
+        'skill: alpha\nshould_trigger_prompts:\n  - prompt: do alpha\nshould_not_trigger_prompts:\n  - prompt: do alpha\n',
+        /:5:5: "should_not_trigger_prompts" item 1 asks "should_trigger_prompts" item 1's prompt again \(line 3\) with should_trigger false/,
+      ],
+    ],
+  },
+  'waza-eval': {
+    file: 'evals/eval.yaml',
+    rows: [
+      ['malformed', 'name: x\nskill: alpha\ntasks: ["tasks/*.yaml"\n', /eval\.yaml:\d+:\d+: YAML syntax error/],
+      ['wrong-shape', 'name: x\nskill: [alpha]\ntasks: ["tasks/*.yaml"]\n', /:2:8: "skill" is a list — name the skill the suite is for/],
+      [
+        'empty',
+        'name: x\nskill: alpha\ntasks: ["tasks/*.yaml"]\n',
+        /:3:9: the task pattern "tasks\/\*\.yaml" matches no file \(beside cases\/eval\.yaml\) — fix the pattern/,
+      ],
+      ['huge', `name: x\nskill: alpha\ndescription: ${HUGE}\ntasks: ["tasks/*.yaml"]\n`, /over the 10 MB/],
+      ['non-UTF-8', latin1('name: café\nskill: alpha\ntasks: ["tasks/*.yaml"]\n'), /:1:10: byte 0xE9/],
+    ],
+  },
+  skillgrade: {
+    file: 'evals/eval.yaml',
+    rows: [
+      ['malformed', 'tasks:\n  - name: a\n    instruction: "do alpha\n', /eval\.yaml:\d+:\d+: YAML syntax error/],
+      ['wrong-shape', 'tasks:\n  - instruction: do alpha\n', /:2:5: task 1 has no name — give it name: a short id/],
+      ['empty', 'tasks:\n  - name: a\n    instruction: "  "\n', /:2:5: task 1 has no instruction — write instruction:/],
+      ['huge', `tasks:\n  - name: a\n    instruction: ${HUGE}\n`, /over the 10 MB/],
+      ['non-UTF-8', latin1('tasks:\n  - name: a\n    instruction: café\n'), /:3:21: byte 0xE9/],
+      [
+        'duplicate-entry',
+        'tasks:\n  - name: a\n    instruction: do alpha\n  - name: a\n    instruction: list alpha\n',
+        /:4:11: task 2 has the name of task 1 \(line 2\) — give every task its own name/,
+      ],
+    ],
+  },
   'prompts-csv': {
     file: 'evals/alpha.prompts.csv',
     rows: [

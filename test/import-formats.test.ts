@@ -15,6 +15,8 @@ const withFixtures = () => {
   cpSync(join(FIXTURES, 'alpha/evals'), join(dir, 'skills/alpha/evals'), { recursive: true });
   for (const f of ['trigger-eval.json', 'eval_set.json', 'alpha.prompts.csv', 'alpha.triggers.json', 'promptfooconfig.yaml'])
     cpSync(join(FIXTURES, f), join(dir, 'skills/alpha/evals', f));
+  cpSync(join(FIXTURES, 'waza'), join(dir, 'skills/alpha/evals/waza'), { recursive: true });
+  cpSync(join(FIXTURES, 'skillgrade'), join(dir, 'skills/alpha/evals/skillgrade'), { recursive: true });
   return dir;
 };
 
@@ -106,6 +108,39 @@ const FORMATS: {
       { id: 'beta-in-alpha', expect: { skill: 'alpha-beta' } },
     ],
     uncarried: [/^test 3: the latency assertion: not carried/, /^test 4: it asserts neither skill-used nor not-skill-used/],
+  },
+  {
+    format: "waza's eval.yaml and its task files",
+    file: 'waza/eval.yaml',
+    cases: [
+      { id: 'alpha-create-record-001', expect: { skill: 'alpha' } },
+      { id: 'alpha-list-records-001', expect: { skill: 'alpha' } },
+    ],
+    uncarried: [
+      /^"config"/,
+      /^"graders" \(waza's graders run its own checks\)/,
+      /^tasks\/create-record\.yaml: "tags"/,
+      /^tasks\/create-record\.yaml: "expected"/,
+    ],
+  },
+  {
+    format: "waza's trigger_tests.yaml",
+    file: 'waza/trigger_tests.yaml',
+    cases: [
+      { id: 'alpha-trigger-1', expect: { skill: 'alpha' } },
+      { id: 'alpha-trigger-2', expect: { skill: 'alpha' } },
+      { id: 'alpha-quiet-1', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+    uncarried: [/"confidence"/, /"confidence"/, /"confidence"/],
+  },
+  {
+    format: "Skillgrade's eval.yaml",
+    file: 'skillgrade/eval.yaml',
+    cases: [
+      { id: 'close-shipped-record', expect: { skill: 'alpha', judge: ['Did the agent confirm that record 31 was closed?'] } },
+      { id: 'weekly-summary', expect: { skill: 'alpha', judge: ['Is the summary exactly three bullet points?'] } },
+    ],
+    uncarried: [/^task 1: its deterministic grader/, /^task 1: "workspace"/],
   },
 ];
 

@@ -9,12 +9,23 @@ import { InputError } from '../../util/input-error.js';
 import { parseYamlText, type LocatedYaml } from '../yaml-file.js';
 import { evalsObject } from './evals-object.js';
 import { promptfooConfig } from './promptfoo.js';
+import { skillgradeEval } from './skillgrade.js';
+import { wazaEval, wazaTriggerTests } from './waza.js';
 import { isObject, kindOf, type ImportContext, type ImportedSet, type Importer } from './format.js';
 import { csvLocated, promptsCsv, type CsvTable } from './prompts-csv.js';
 import { triggerList } from './trigger-list.js';
 import { triggerListsObject } from './trigger-lists-object.js';
 
-export const IMPORTERS: readonly Importer<never>[] = [triggerList, evalsObject, triggerListsObject, promptfooConfig, promptsCsv];
+export const IMPORTERS: readonly Importer<never>[] = [
+  triggerList,
+  evalsObject,
+  triggerListsObject,
+  promptfooConfig,
+  wazaEval,
+  wazaTriggerTests,
+  skillgradeEval,
+  promptsCsv,
+];
 
 /**
  * The largest eval file read, 10 MB: thousands of requests of a few hundred words each; past it, the file is most
