@@ -173,6 +173,29 @@ const TABLE: Record<string, { file: string; rows: Row[] }> = {
       ],
     ],
   },
+  'plugin-eval': {
+    file: 'evals/case.yaml',
+    rows: [
+      ['malformed', 'name: a\ngraders: [\n', /case\.yaml:\d+:\d+: YAML syntax error/],
+      [
+        'wrong-shape',
+        'name: a\nprompt: do alpha\ngraders:\n  - type: tool_used\n    tool: Skill\n    input_match: zeta\n',
+        /:4:5: grader 1: input_match "zeta" matches no skill of the family — make it name one skill: alpha, alpha-beta/,
+      ],
+      [
+        'empty',
+        'name: a\nprompt: ""\ngraders:\n  - type: tool_used\n    tool: Skill\n',
+        /:2:9: case "a" has no prompt — write the request as a user would type it/,
+      ],
+      ['huge', `name: a\nprompt: ${HUGE}\ngraders:\n  - type: tool_used\n    tool: Skill\n`, /over the 10 MB/],
+      ['non-UTF-8', latin1('name: a\nprompt: café\ngraders:\n  - type: tool_used\n    tool: Skill\n'), /:2:12: byte 0xE9/],
+      [
+        'duplicate-entry',
+        'name: a\nprompt: do alpha\ngraders:\n  - type: tool_used\n    tool: Skill\n  - type: tool_used\n    tool: Skill\n',
+        /:4:3: case "a" has 2 tool_used Skill graders, where a trigger case has one — keep one/,
+      ],
+    ],
+  },
   'prompts-csv': {
     file: 'evals/alpha.prompts.csv',
     rows: [

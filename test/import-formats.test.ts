@@ -16,6 +16,7 @@ const withFixtures = () => {
   for (const f of ['trigger-eval.json', 'eval_set.json', 'alpha.prompts.csv', 'alpha.triggers.json', 'promptfooconfig.yaml'])
     cpSync(join(FIXTURES, f), join(dir, 'skills/alpha/evals', f));
   cpSync(join(FIXTURES, 'waza'), join(dir, 'skills/alpha/evals/waza'), { recursive: true });
+  cpSync(join(FIXTURES, 'plugin-eval'), join(dir, 'skills/alpha/evals/plugin-eval'), { recursive: true });
   cpSync(join(FIXTURES, 'skillgrade'), join(dir, 'skills/alpha/evals/skillgrade'), { recursive: true });
   return dir;
 };
@@ -142,6 +143,20 @@ const FORMATS: {
     ],
     uncarried: [/^task 1: its deterministic grader/, /^task 1: "workspace"/],
   },
+  {
+    format: 'a `claude plugin eval` case.yaml (a tool_used Skill grader: a trigger case)',
+    file: 'plugin-eval/files-new-record/case.yaml',
+    cases: [
+      { id: 'files-new-record', expect: { skill: 'alpha', judge: ['Does the reply say that a record was filed for the failed export?'] } },
+    ],
+    uncarried: [/^grader 3: a regex grader/, /^"runs"/],
+  },
+  {
+    format: 'a `claude plugin eval` prompt.md with graders/*.md (max: 0, a negative)',
+    file: 'plugin-eval/greek-alpha/prompt.md',
+    cases: [{ id: 'greek-alpha', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] }],
+    uncarried: [/^"tags"/, /^its llm graders \(a case the skill must leave/],
+  },
 ];
 
 describe('every imported format loads as cases in place, and `skillprobe import` writes the same cases as YAML', () => {
@@ -162,7 +177,7 @@ describe('every imported format loads as cases in place, and `skillprobe import`
 
     const r = await runInProcess(['import', source, '--out', 'cases/imported.yaml'], { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(new RegExp(`^wrote cases/imported\\.yaml: ${cases.length} cases for `));
+    expect(r.stdout).toMatch(new RegExp(`^wrote cases/imported\\.yaml: ${cases.length} cases? for `));
     // What is not carried is said on stderr, each at its line, and noted in the written file.
     expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(uncarried.length);
     const written = readFileSync(join(dir, 'cases/imported.yaml'), 'utf8');

@@ -342,8 +342,9 @@ export function loadCases(
     const text = readTextFile(file, 'case file', { utf8: 'strict', cwd });
     hash.update(file).update('\0').update(text).update('\0');
     problems.collect(() => {
+      const ctx = { file, path: fromFolder(cwd, file), skills };
       const imported = (parsed?: LocatedYaml) => {
-        const set = readImport(text, { file, path: fromFolder(cwd, file), skills }, parsed);
+        const set = readImport(text, ctx, parsed);
         for (const r of set.repeats)
           problems.add(set.src.problem(r.at, r.what, 'remove it (`skillprobe import` drops repeats as it writes the cases)'));
         eachImportedCase(set, dirname(fromFolder(cwd, file)), problems, (c, at) => add(c, 0, file, at));
@@ -352,7 +353,7 @@ export function loadCases(
       if (isImportFile(file)) return imported();
       const y = parseYamlText(file, text);
       // A YAML case file is a list; an object of a format another tool writes (promptfoo, waza) is imported.
-      if (isImportTree(y.value)) return imported(y);
+      if (isImportTree(y.value, ctx)) return imported(y);
       validateYaml(y, casesFileSchema, 'case').forEach((c, i) => add(c, i, file, y));
     });
   }

@@ -117,7 +117,7 @@ function evalCase(
 export const evalsObject: Importer = {
   name: 'evals-json',
   shape: SHAPE,
-  reads: 'tree',
+  reads: ['tree'],
   recognises: (value) => isObject(value) && 'evals' in value,
   read(value, src, ctx) {
     const y = src as LocatedYaml;

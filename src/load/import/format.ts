@@ -64,10 +64,10 @@ export interface Importer<Parsed = unknown> {
   name: string;
   /** The format in a few words, as refusals name it (`skill-creator's evals.json object {skill_name, evals: […]}`). */
   shape: string;
-  /** How its files are parsed: a JSON or YAML tree, or CSV rows. */
-  reads: 'tree' | 'csv';
-  /** Whether a parsed file has this format's shape: decided on the shape alone, the file's name aside. */
-  recognises(value: Parsed): boolean;
+  /** How its files are parsed: a JSON or YAML tree, CSV rows, or Markdown (its frontmatter's fields, `prompt` its body). */
+  reads: readonly ('tree' | 'csv' | 'markdown')[];
+  /** Whether a parsed file has this format's shape (and the files beside it): decided on the shape, the file's name aside. */
+  recognises(value: Parsed, ctx: ImportContext): boolean;
   read(value: Parsed, src: Located, ctx: ImportContext): ImportedSet;
 }
 

@@ -43,7 +43,7 @@ function filled(template: string, vars: Record<string, unknown>): { text: string
 export const promptfooConfig: Importer = {
   name: 'promptfoo',
   shape: SHAPE,
-  reads: 'tree',
+  reads: ['tree'],
   recognises: (value) =>
     isObject(value) &&
     Array.isArray(value.tests) &&

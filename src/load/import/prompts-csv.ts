@@ -30,7 +30,7 @@ const BOOLEAN: Record<string, boolean> = { true: true, false: false, yes: true, 
 export const promptsCsv: Importer<CsvTable> = {
   name: 'prompts-csv',
   shape: SHAPE,
-  reads: 'csv',
+  reads: ['csv'],
   recognises: (table) => REQUIRED.every((c) => table.columns.includes(c)),
   read(table, src, ctx) {
     if (table.rows.length === 0)

@@ -1,5 +1,5 @@
 /**
- * The only list of eval formats skillprobe imports: case loading (a `.json`, `.csv` or non-list YAML case file in
+ * The only list of eval formats skillprobe imports: case loading (a `.json`, `.csv`, `.md` or non-list YAML case file in
  * `cases:`) and `skillprobe import` both read through it. A format is recognised by its shape; the file's extension
  * says only how to parse it.
  */
@@ -8,6 +8,7 @@ import { parse } from 'csv-parse/sync';
 import { InputError } from '../../util/input-error.js';
 import { parseYamlText, type LocatedYaml } from '../yaml-file.js';
 import { evalsObject } from './evals-object.js';
+import { markdownWithFrontmatter, pluginEvalCase } from './plugin-eval.js';
 import { promptfooConfig } from './promptfoo.js';
 import { skillgradeEval } from './skillgrade.js';
 import { wazaEval, wazaTriggerTests } from './waza.js';
@@ -24,6 +25,7 @@ export const IMPORTERS: readonly Importer<never>[] = [
   wazaEval,
   wazaTriggerTests,
   skillgradeEval,
+  pluginEvalCase,
   promptsCsv,
 ];
 
@@ -34,7 +36,7 @@ export const IMPORTERS: readonly Importer<never>[] = [
 const MAX_IMPORT_BYTES = 10 * 2 ** 20;
 
 /** Whether a case file is an eval set of another tool, parsed as JSON or CSV (YAML is a case file unless it is not a list). */
-export const isImportFile = (file: string) => /\.(json|csv)$/i.test(file);
+export const isImportFile = (file: string) => /\.(json|csv|md)$/i.test(file);
 
 /**
  * Where a JSON syntax error is, from the parser's "at position N" (the end of the text for "unexpected end"), or from
@@ -57,8 +59,8 @@ export function jsonErrorAt(text: string, message: string): { line: number; col:
   return { line: before.length, col: before.at(-1)!.length + 1 };
 }
 
-const shapes = (reads: Importer['reads']) =>
-  IMPORTERS.filter((i) => i.reads === reads)
+const shapes = (reads: Importer['reads'][number]) =>
+  IMPORTERS.filter((i) => i.reads.includes(reads))
     .map((i) => i.shape)
     .join('; or ');
 
@@ -111,7 +113,7 @@ export function readImport(text: string, ctx: ImportContext, parsed?: LocatedYam
     });
   if (/\.csv$/i.test(file)) {
     const table = readCsv(file, text);
-    const importer = IMPORTERS.find((i) => i.reads === 'csv' && i.recognises(table as never));
+    const importer = IMPORTERS.find((i) => i.reads.includes('csv') && i.recognises(table as never, ctx));
     if (!importer)
       throw new InputError({
         file,
@@ -121,6 +123,14 @@ export function readImport(text: string, ctx: ImportContext, parsed?: LocatedYam
         todo: `write ${shapes('csv')}`,
       });
     return importer.read(table as never, csvLocated(file, table), ctx);
+  }
+  if (/\.md$/i.test(file)) {
+    const { value, body, src } = markdownWithFrontmatter(file, text);
+    const fields = { ...value, prompt: body };
+    const importer = IMPORTERS.find((i) => i.reads.includes('markdown') && i.recognises(fields as never, ctx));
+    if (!importer)
+      throw new InputError({ file, what: 'a Markdown file that is no case skillprobe imports', todo: `write ${shapes('markdown')}` });
+    return importer.read(fields as never, src, ctx);
   }
   if (!parsed && extname(file).toLowerCase() === '.json') {
     try {
@@ -137,7 +147,7 @@ export function readImport(text: string, ctx: ImportContext, parsed?: LocatedYam
   }
   // JSON is YAML: the YAML parser reads it again, keeping where each value was written.
   const y = parsed ?? parseYamlText(file, text);
-  const importer = IMPORTERS.find((i) => i.reads === 'tree' && i.recognises(y.value as never));
+  const importer = IMPORTERS.find((i) => i.reads.includes('tree') && i.recognises(y.value as never, ctx));
   if (!importer) {
     const keys = isObject(y.value) ? ` (keys ${Object.keys(y.value).join(', ') || 'none'})` : '';
     throw new InputError(
@@ -148,5 +158,5 @@ export function readImport(text: string, ctx: ImportContext, parsed?: LocatedYam
 }
 
 /** Whether a parsed YAML case file is rather another tool's format (an object an importer recognises). */
-export const isImportTree = (value: unknown) =>
-  !Array.isArray(value) && IMPORTERS.some((i) => i.reads === 'tree' && i.recognises(value as never));
+export const isImportTree = (value: unknown, ctx: ImportContext) =>
+  !Array.isArray(value) && IMPORTERS.some((i) => i.reads.includes('tree') && i.recognises(value as never, ctx));

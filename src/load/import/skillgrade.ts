@@ -14,7 +14,7 @@ const KEPT = new Set(['name', 'instruction', 'graders']);
 export const skillgradeEval: Importer = {
   name: 'skillgrade',
   shape: SHAPE,
-  reads: 'tree',
+  reads: ['tree'],
   recognises: (value) =>
     isObject(value) && Array.isArray(value.tasks) && value.tasks.some((t) => isObject(t) && ('instruction' in t || 'conversation' in t)),
   read(value, src, ctx) {

@@ -105,7 +105,7 @@ const SHAPE = 'skill-creator\'s trigger eval list, a JSON array of {"query": "â€
 export const triggerList: Importer = {
   name: 'trigger-list',
   shape: SHAPE,
-  reads: 'tree',
+  reads: ['tree'],
   recognises: (value) => Array.isArray(value),
   read(_value, src, ctx: ImportContext) {
     const y = src as LocatedYaml;

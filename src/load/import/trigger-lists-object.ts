@@ -13,7 +13,7 @@ const SHAPE = 'two lists of requests, {"should_trigger": ["…"], "should_not_tr
 export const triggerListsObject: Importer = {
   name: 'trigger-lists',
   shape: SHAPE,
-  reads: 'tree',
+  reads: ['tree'],
   recognises: (value) => isObject(value) && KEYS.some((k) => k in value) && !('evals' in value),
   read(value, src, ctx) {
     const y = src as LocatedYaml;

@@ -36,7 +36,7 @@ const TRIGGER_SHAPE = "waza's trigger_tests.yaml, {skill, should_trigger_prompts
 export const wazaTriggerTests: Importer = {
   name: 'waza-trigger-tests',
   shape: TRIGGER_SHAPE,
-  reads: 'tree',
+  reads: ['tree'],
   recognises: (value) => isObject(value) && TRIGGER_KEYS.some((k) => k in value),
   read(value, src, ctx) {
     const y = src as LocatedYaml;
@@ -77,7 +77,7 @@ const EVAL_SHAPE = 'waza\'s eval.yaml, {name, skill, tasks: ["tasks/*.yaml"]}, e
 export const wazaEval: Importer = {
   name: 'waza-eval',
   shape: EVAL_SHAPE,
-  reads: 'tree',
+  reads: ['tree'],
   recognises: (value) =>
     isObject(value) && Array.isArray(value.tasks) && value.tasks.length > 0 && value.tasks.every((t) => typeof t === 'string'),
   read(value, src, ctx) {
