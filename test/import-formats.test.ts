@@ -193,3 +193,13 @@ describe('every imported format loads as cases in place, and `skillprobe import`
     expect(suite.suite.cases[0]!.source).toMatchObject({ file: 'skills/alpha/evals/evals.json', line: 4 });
   });
 });
+
+describe('what an eval file loaded in place does not carry is said by lint, never silently dropped', () => {
+  it("names each evals.json eval's expected_output at its line", async () => {
+    const dir = withFixtures();
+    const r = await runInProcess(['lint', '--cases', 'skills/alpha/evals/evals.json'], { cwd: dir });
+    const lines = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.includes('"expected_output"'));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/skills\/alpha\/evals\/evals\.json:7:26: .*eval 1: "expected_output" .*: not carried into the cases/);
+  });
+});
