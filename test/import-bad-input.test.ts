@@ -211,7 +211,7 @@ const TABLE: Record<string, { file: string; rows: Row[] }> = {
       [
         'duplicate-entry',
         'id,should_trigger,prompt\ntest-01,true,do alpha\ntest-01,false,list alpha\n',
-        /:3:1: row 2 has the id "test-01" of row 1 \(line 2\) — give every row its own id/,
+        /:3:1: row 2 has the id of row 1 \(line 2\) — give every row its own id/,
       ],
     ],
   },

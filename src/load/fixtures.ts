@@ -177,6 +177,20 @@ function folderOf(decl: string, place: DeclarationPlace, problems: ProblemList):
   return folder === undefined ? [] : folderFiles(folder, place.locate(), place.cwd, problems);
 }
 
+/** A file's content as a fixture, or undefined (a problem added) past the cap a trial may be handed. */
+function fileContent(file: string, given: string, declared: Declared, problems: ProblemList, todo: string): FixtureContent | undefined {
+  const stats = statSync(file);
+  if (stats.size > FIXTURE_CAP_BYTES) {
+    problems.add({
+      ...declared,
+      what: `${given} is ${megabytes(stats.size)}, over the ${megabytes(FIXTURE_CAP_BYTES)} a trial may be handed`,
+      todo,
+    });
+    return undefined;
+  }
+  return { from: { file }, executable: (stats.mode & 0o111) !== 0, bytes: stats.size, sha256: sha256(readFileSync(file)), declared };
+}
+
 /** A list of files (each relative to the file naming it), each landing at the workspace root under its own name. */
 function listedFiles(decl: readonly string[], place: DeclarationPlace, problems: ProblemList): FixtureFile[] {
   const byName = new Map<string, string>();
@@ -191,25 +205,8 @@ function listedFiles(decl: readonly string[], place: DeclarationPlace, problems:
       return [];
     }
     byName.set(path, given);
-    const stats = statSync(file);
-    if (stats.size > FIXTURE_CAP_BYTES) {
-      problems.add({
-        ...at.locate(),
-        what: `${given} is ${megabytes(stats.size)}, over the ${megabytes(FIXTURE_CAP_BYTES)} a trial may be handed`,
-        todo: 'list a smaller file',
-      });
-      return [];
-    }
-    return [
-      {
-        path,
-        from: { file },
-        executable: (stats.mode & 0o111) !== 0,
-        bytes: stats.size,
-        sha256: sha256(readFileSync(file)),
-        declared: at.locate(),
-      },
-    ];
+    const content = fileContent(file, given, at.locate(), problems, 'list a smaller file');
+    return content ? [{ path, ...content }] : [];
   });
 }
 
@@ -232,17 +229,9 @@ export function readInstructions(
 ): FixtureContent | undefined {
   if (typeof decl !== 'string') return inline(decl.text, place.locate());
   const file = sourcePath(decl, 'file', place, problems);
-  if (file === undefined) return undefined;
-  const stats = statSync(file);
-  if (stats.size > FIXTURE_CAP_BYTES) {
-    problems.add({
-      ...place.locate(),
-      what: `${decl} is ${megabytes(stats.size)}, over the ${megabytes(FIXTURE_CAP_BYTES)} a trial may be handed`,
-      todo: 'shorten it',
-    });
-    return undefined;
-  }
-  return { from: { file }, executable: false, bytes: stats.size, sha256: sha256(readFileSync(file)), declared: place.locate() };
+  const content = file === undefined ? undefined : fileContent(file, decl, place.locate(), problems, 'shorten it');
+  // An instruction file is read, never run: its mode bit is not kept.
+  return content && { ...content, executable: false };
 }
 
 /** The hash of a case's fixtures: each file's path, mode bit and bytes' hash in path order, then the instruction file's. */

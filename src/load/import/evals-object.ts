@@ -19,6 +19,7 @@ import {
   type ImportedCase,
   type Importer,
   type ImportNote,
+  sameIds,
 } from './format.js';
 import { triggerCases, triggerEntry, type TriggerEntry } from './trigger-list.js';
 
@@ -150,20 +151,7 @@ export const evalsObject: Importer = {
       if (c) tasks.push(c);
     });
     problems.throwIfAny();
-    // Two evals of one id are one eval written twice: its case id would be taken twice.
-    const byId = new Map<string, ImportedCase>();
-    for (const c of tasks) {
-      const first = byId.get(c.id);
-      if (first)
-        problems.add(
-          y.problem(
-            c.fields.id!,
-            `eval ${(c.at[1] as number) + 1} has the id of eval ${(first.at[1] as number) + 1} (line ${y.locate(first.at).line})`,
-            'give every eval its own id',
-          ),
-        );
-      else byId.set(c.id, c);
-    }
+    sameIds(tasks, y, { entry: 'eval', key: 'id' }).forEach((p) => problems.add(p));
     const { kept, repeats } = triggers.length ? triggerCases(triggers, skill(), y, problems) : { kept: [], repeats: [] };
     problems.throwIfAny();
     return { format: 'evals-json', cases: [...tasks, ...kept], repeats, uncarried, src: y };

@@ -3,7 +3,7 @@
  * project's cases, with what it could not carry named entry by entry. `registry.ts` holds the only list of them.
  */
 import { basename, dirname } from 'node:path';
-import { InputError, type InputProblem } from '../../util/input-error.js';
+import { InputError, type InputProblem, type ProblemList } from '../../util/input-error.js';
 import { isWithin } from '../../util/paths.js';
 import type { Skill } from '../skills.js';
 
@@ -149,3 +149,43 @@ export const entryName = (at: SourcePath) => {
   const list = at.at(-2);
   return list === undefined || list === 'evals' || list === 'tests' ? `entry ${n + 1}` : `"${list}" item ${n + 1}`;
 };
+
+/**
+ * Entries that give the same case id: one entry written twice, whose case id would be taken twice. `entry` is what
+ * the format calls an entry (`eval`, `test`, `row`), `key` the field the id comes from.
+ */
+export function sameIds(cases: readonly ImportedCase[], src: Located, { entry, key }: { entry: string; key: string }): InputProblem[] {
+  const byId = new Map<string, ImportedCase>();
+  const number = (c: ImportedCase) => ([...c.at].reverse().find((p) => typeof p === 'number') as number) + 1;
+  return cases.flatMap((c) => {
+    const first = byId.get(c.id);
+    if (!first) {
+      byId.set(c.id, c);
+      return [];
+    }
+    return [
+      src.problem(
+        c.fields.id ?? c.at,
+        `${entry} ${number(c)} has the ${key} of ${entry} ${number(first)} (line ${src.locate(first.at).line})`,
+        `give every ${entry} its own ${key}`,
+      ),
+    ];
+  });
+}
+
+/**
+ * An importer's cases once every entry is read: refused when two give one id or ask one prompt with opposite answers
+ * (with every problem found before), else those kept and the repeats set apart.
+ */
+export function settledCases(
+  cases: readonly ImportedCase[],
+  src: Located,
+  problems: ProblemList,
+  { ids, repeats }: { ids: Parameters<typeof sameIds>[2]; repeats: Parameters<typeof withoutRepeats>[2] },
+): { kept: ImportedCase[]; repeats: ImportNote[] } {
+  sameIds(cases, src, ids).forEach((p) => problems.add(p));
+  const settled = withoutRepeats(cases, src, repeats);
+  settled.conflicts.forEach((p) => problems.add(p));
+  problems.throwIfAny();
+  return { kept: settled.kept, repeats: settled.repeats };
+}

@@ -11,11 +11,11 @@ import {
   isObject,
   kindOf,
   skillNamed,
-  withoutRepeats,
   type ImportContext,
   type ImportedCase,
   type Importer,
   type ImportNote,
+  settledCases,
 } from './format.js';
 
 const SKILL_ASSERTIONS = ['skill-used', 'not-skill-used'];
@@ -137,26 +137,14 @@ export const promptfooConfig: Importer = {
     });
     problems.throwIfAny();
     if (cases.length === 0) throw new InputError(y.problem(['tests'], 'no test asserts skill-used or not-skill-used', `write ${SHAPE}`));
-    const byId = new Map<string, ImportedCase>();
-    for (const c of cases) {
-      const first = byId.get(c.id);
-      if (first)
-        problems.add(
-          y.problem(
-            c.fields.id!,
-            `test ${(c.at[1] as number) + 1} has the description of test ${(first.at[1] as number) + 1} (line ${y.locate(first.at).line})`,
-            'give every test its own description',
-          ),
-        );
-      else byId.set(c.id, c);
-    }
-    const { kept, repeats, conflicts } = withoutRepeats(cases, y, {
-      noun: 'prompt',
-      field: 'expectation',
-      answer: (c) => ('skill' in c.expect ? `skill-used ${c.expect.skill}` : `not-skill-used ${c.expect.not}`),
+    const { kept, repeats } = settledCases(cases, y, problems, {
+      ids: { entry: 'test', key: 'description' },
+      repeats: {
+        noun: 'prompt',
+        field: 'expectation',
+        answer: (c) => ('skill' in c.expect ? `skill-used ${c.expect.skill}` : `not-skill-used ${c.expect.not}`),
+      },
     });
-    conflicts.forEach((p) => problems.add(p));
-    problems.throwIfAny();
     return { format: 'promptfoo', cases: kept, repeats, uncarried, src: y };
   },
 };

@@ -4,7 +4,7 @@
  * must leave; every further column is kept as a tag `<column>:<value>` (an empty cell adds none).
  */
 import { InputError, ProblemList } from '../../util/input-error.js';
-import { idPart, placeSkill, withoutRepeats, type ImportedCase, type Importer, type Located } from './format.js';
+import { idPart, placeSkill, type ImportedCase, type Importer, type Located, settledCases } from './format.js';
 import { NEAR_MISS_TAG } from './trigger-list.js';
 
 /** A CSV file read by header: each row's cells by column, and the line it starts on. */
@@ -68,26 +68,10 @@ export const promptsCsv: Importer<CsvTable> = {
       });
     });
     problems.throwIfAny();
-    const byId = new Map<string, number>();
-    cases.forEach((c, i) => {
-      const first = byId.get(c.id);
-      if (first === undefined) byId.set(c.id, i);
-      else
-        problems.add(
-          src.problem(
-            c.at,
-            `row ${(c.at[0] as number) + 1} has the id "${c.id}" of row ${first + 1} (line ${src.locate([first]).line})`,
-            'give every row its own id',
-          ),
-        );
+    const { kept, repeats } = settledCases(cases, src, problems, {
+      ids: { entry: 'row', key: 'id' },
+      repeats: { noun: 'prompt', field: 'should_trigger', answer: (c) => String('skill' in c.expect) },
     });
-    const { kept, repeats, conflicts } = withoutRepeats(cases, src, {
-      noun: 'prompt',
-      field: 'should_trigger',
-      answer: (c) => String('skill' in c.expect),
-    });
-    conflicts.forEach((p) => problems.add(p));
-    problems.throwIfAny();
     return { format: 'prompts-csv', cases: kept, repeats, uncarried: [], src };
   },
 };

@@ -6,7 +6,7 @@
 import { InputError, ProblemList } from '../../util/input-error.js';
 import { MAX_ITEM_CHARS } from '../../checks/judge.js';
 import type { LocatedYaml } from '../yaml-file.js';
-import { idPart, isObject, kindOf, placeSkill, withoutRepeats, type ImportedCase, type Importer, type ImportNote } from './format.js';
+import { idPart, isObject, kindOf, placeSkill, type ImportedCase, type Importer, type ImportNote, settledCases } from './format.js';
 
 const SHAPE = "Skillgrade's eval.yaml, {tasks: [{name, instruction, graders: […]}]}";
 const KEPT = new Set(['name', 'instruction', 'graders']);
@@ -58,26 +58,10 @@ export const skillgradeEval: Importer = {
     });
     problems.throwIfAny();
     if (cases.length === 0) throw new InputError(y.problem(['tasks'], 'no task has an instruction', `write ${SHAPE}`));
-    const byId = new Map<string, ImportedCase>();
-    for (const c of cases) {
-      const first = byId.get(c.id);
-      if (first)
-        problems.add(
-          y.problem(
-            c.fields.id!,
-            `task ${(c.at[1] as number) + 1} has the name of task ${(first.at[1] as number) + 1} (line ${y.locate(first.at).line})`,
-            'give every task its own name',
-          ),
-        );
-      else byId.set(c.id, c);
-    }
-    const { kept, repeats, conflicts } = withoutRepeats(cases, y, {
-      noun: 'instruction',
-      field: 'skill',
-      answer: (c) => ('skill' in c.expect ? c.expect.skill : ''),
+    const { kept, repeats } = settledCases(cases, y, problems, {
+      ids: { entry: 'task', key: 'name' },
+      repeats: { noun: 'instruction', field: 'skill', answer: (c) => ('skill' in c.expect ? c.expect.skill : '') },
     });
-    conflicts.forEach((p) => problems.add(p));
-    problems.throwIfAny();
     return { format: 'skillgrade', cases: kept, repeats, uncarried, src: y };
   },
 };

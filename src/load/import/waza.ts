@@ -19,7 +19,8 @@ import {
   type Importer,
   type ImportNote,
 } from './format.js';
-import { triggerCases, type TriggerEntry } from './trigger-list.js';
+import { triggerCases } from './trigger-list.js';
+import { twoListsEntries } from './trigger-lists-object.js';
 
 /** The suite's skill: `skill:` when it names one of the family, else the one the file's place names. */
 function suiteSkill(ctx: ImportContext, y: LocatedYaml, named: unknown, format: string): string {
@@ -42,26 +43,16 @@ export const wazaTriggerTests: Importer = {
     const y = src as LocatedYaml;
     const object = value as Record<string, unknown>;
     const problems = new ProblemList();
-    const entries: TriggerEntry[] = [];
     const uncarried: ImportNote[] = [];
-    for (const key of TRIGGER_KEYS) {
-      const list = object[key] ?? [];
-      if (!Array.isArray(list)) {
-        problems.add(y.problem([key], `"${key}" is ${kindOf(list)}, not a list`, `write it as ${TRIGGER_SHAPE}`));
-        continue;
-      }
-      list.forEach((item: unknown, i) => {
-        const prompt = isObject(item) ? item.prompt : item;
-        if (typeof prompt !== 'string' || prompt.trim() === '')
-          return problems.add(
-            y.problem([key, i], `"${key}" item ${i + 1} has no prompt`, 'write - prompt: the request as a user would type it'),
-          );
-        entries.push({ at: [key, i], key, prompt, shouldTrigger: key === 'should_trigger_prompts' });
-        if (isObject(item))
-          for (const k of Object.keys(item).filter((k) => k !== 'prompt' && k !== 'reason'))
-            uncarried.push({ at: [key, i, k], what: `"${key}" item ${i + 1}: "${k}"` });
-      });
-    }
+    const entries = twoListsEntries(y, object, TRIGGER_KEYS, TRIGGER_SHAPE, problems, (item, key, i) => {
+      const prompt = isObject(item) ? item.prompt : item;
+      if (typeof prompt !== 'string' || prompt.trim() === '')
+        return y.problem([key, i], `"${key}" item ${i + 1} has no prompt`, 'write - prompt: the request as a user would type it');
+      if (isObject(item))
+        for (const k of Object.keys(item).filter((k) => k !== 'prompt' && k !== 'reason'))
+          uncarried.push({ at: [key, i, k], what: `"${key}" item ${i + 1}: "${k}"` });
+      return prompt;
+    });
     problems.throwIfAny();
     if (entries.length === 0)
       throw new InputError(y.problem([], 'both lists of prompts are empty', `add a prompt to one: ${TRIGGER_SHAPE}`));
