@@ -1,4 +1,4 @@
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSuite } from '../src/commands/run.js';
@@ -201,5 +201,22 @@ describe('what an eval file loaded in place does not carry is said by lint, neve
     const lines = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.includes('"expected_output"'));
     expect(lines).toHaveLength(3);
     expect(lines[0]).toMatch(/skills\/alpha\/evals\/evals\.json:7:26: .*eval 1: "expected_output" .*: not carried into the cases/);
+  });
+});
+
+describe('the suite hash covers the files an eval file reads besides itself', () => {
+  it.each([
+    ['waza task file', 'skills/alpha/evals/waza/eval.yaml', 'skills/alpha/evals/waza/tasks/list-records.yaml'],
+    [
+      'plugin eval grader file',
+      'skills/alpha/evals/plugin-eval/greek-alpha/prompt.md',
+      'skills/alpha/evals/plugin-eval/greek-alpha/graders/explains.md',
+    ],
+  ])('an edit to a %s changes it', (_, cases, other) => {
+    const dir = withFixtures();
+    const hash = () => loadSuite({ cwd: dir, overrides: { cases } }, { run: false }).suite.hash;
+    const before = hash();
+    writeFileSync(join(dir, other), readFileSync(join(dir, other), 'utf8') + '\n# edited\n');
+    expect(hash()).not.toBe(before);
   });
 });

@@ -345,6 +345,8 @@ export function loadCases(
       const ctx = { file, path: fromFolder(cwd, file), skills };
       const imported = (parsed?: LocatedYaml) => {
         const set = readImport(text, ctx, parsed);
+        // A change to a task or grader file is a change of the suite, as one of the file itself is.
+        for (const other of set.alsoRead ?? []) hash.update(other.file).update('\0').update(other.text).update('\0');
         for (const r of set.repeats)
           problems.add(set.src.problem(r.at, r.what, 'remove it (`skillprobe import` drops repeats as it writes the cases)'));
         eachImportedCase(set, dirname(fromFolder(cwd, file)), problems, (c, at) => add(c, 0, file, at));

@@ -47,6 +47,8 @@ export interface ImportedSet {
   /** What the file holds that the cases do not carry. */
   uncarried: ImportNote[];
   src: Located;
+  /** The other files its cases were read from (a suite's task files, a case's graders), by name and text: hashed with it. */
+  alsoRead?: { file: string; text: string }[];
 }
 
 /** What an importer is handed besides the parsed file: where it is, and the skills it may name. */

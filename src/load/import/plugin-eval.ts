@@ -53,29 +53,36 @@ function matchedSkills(ctx: ImportContext, pattern: string): string[] {
     .map((s) => s.dir);
 }
 
-/** The graders/*.md beside a case file, read (or only named, `namesOnly`, to recognise the folder). */
-function graderFiles(folder: string, file: string, namesOnly = false): Grader[] {
-  let names: string[];
+/** The Markdown graders in a case's graders/ folder, by name; none when it has no such folder. */
+function graderNames(folder: string): string[] {
   try {
-    names = readdirSync(join(folder, 'graders'))
+    return readdirSync(join(folder, 'graders'))
       .filter((n) => n.endsWith('.md'))
       .sort();
   } catch {
     return [];
   }
-  if (namesOnly) return names.map((n) => ({ fields: {}, body: '', name: n, problem: () => ({ file, what: '', todo: '' }) }));
-  return names.map((n) => {
+}
+
+/** The graders/*.md beside a case file, read, each with its file's name and text. */
+function graderFiles(folder: string, file: string): (Grader & { file: string; text: string })[] {
+  return graderNames(folder).map((n) => {
     const shown = join(dirname(file), 'graders', n);
-    const { value, body, src } = markdownWithFrontmatter(
-      shown,
-      readTextFile(join(folder, 'graders', n), 'grader file', { utf8: 'strict' }),
-    );
-    return { fields: value, body, name: `grader graders/${n}`, problem: (what, todo) => src.problem(['type'], what, todo) };
+    const text = readTextFile(join(folder, 'graders', n), 'grader file', { utf8: 'strict' });
+    const { value, body, src } = markdownWithFrontmatter(shown, text);
+    return {
+      fields: value,
+      body,
+      name: `grader graders/${n}`,
+      problem: (what, todo) => src.problem(['type'], what, todo),
+      file: shown,
+      text,
+    };
   });
 }
 
 /** Whether the case's folder holds a graders/ folder of Markdown graders. */
-const hasGraderFiles = (ctx: ImportContext) => graderFiles(dirname(ctx.path), ctx.file, true).length > 0;
+const hasGraderFiles = (ctx: ImportContext) => graderNames(dirname(ctx.path)).length > 0;
 
 export const pluginEvalCase: Importer<Record<string, unknown>> = {
   name: 'plugin-eval',
@@ -104,7 +111,8 @@ export const pluginEvalCase: Importer<Record<string, unknown>> = {
       name: `grader ${j + 1}`,
       problem: (what, todo) => src.problem(['graders', j], what, todo),
     }));
-    const graders = [...inline, ...graderFiles(folder, ctx.file)];
+    const files = graderFiles(folder, ctx.file);
+    const graders = [...inline, ...files];
     const problems = new ProblemList();
     const uncarried: ImportNote[] = [];
     const triggers: { skill: string; negative: boolean }[] = [];
@@ -156,6 +164,6 @@ export const pluginEvalCase: Importer<Record<string, unknown>> = {
       expect: negative ? { not: skill } : { skill, ...(judge.length ? { judge } : {}) },
       tags: negative ? ['near-miss'] : [],
     };
-    return { format: 'plugin-eval', cases: [c], repeats: [], uncarried, src };
+    return { format: 'plugin-eval', cases: [c], repeats: [], uncarried, src, alsoRead: files.map(({ file, text }) => ({ file, text })) };
   },
 };

@@ -80,6 +80,7 @@ export const wazaEval: Importer = {
       .filter((k) => !['name', 'description', 'skill', 'version', 'tasks'].includes(k))
       .map((k) => ({ at: [k], what: `"${k}" (waza's ${k === 'graders' ? 'graders run its own checks' : 'setting'})` }));
     const cases: ImportedCase[] = [];
+    const alsoRead: { file: string; text: string }[] = [];
     (suite.tasks as string[]).forEach((pattern, i) => {
       const files = globSync(pattern, { cwd: folder, onlyFiles: true, absolute: true }).sort();
       if (files.length === 0)
@@ -93,7 +94,9 @@ export const wazaEval: Importer = {
       for (const path of files) {
         const shown = relative(dirname(ctx.path), path);
         const file = `${dirname(ctx.file)}/${shown}`.replace(/^\.\//, '');
-        const task = parseYamlText(file, readTextFile(path, 'waza task file', { utf8: 'strict' }));
+        const text = readTextFile(path, 'waza task file', { utf8: 'strict' });
+        alsoRead.push({ file, text });
+        const task = parseYamlText(file, text);
         const t = task.value;
         const prompt = isObject(t) && isObject(t.inputs) ? t.inputs.prompt : undefined;
         if (typeof prompt !== 'string' || prompt.trim() === '')
@@ -116,6 +119,6 @@ export const wazaEval: Importer = {
       if (byId.has(c.id)) throw new InputError(y.problem(c.at, `two task files have the id "${c.id}"`, 'give every task its own id'));
       byId.set(c.id, c);
     }
-    return { format: 'waza-eval', cases, repeats: [], uncarried, src: y };
+    return { format: 'waza-eval', cases, repeats: [], uncarried, src: y, alsoRead };
   },
 };
