@@ -16,7 +16,7 @@ import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
 
 const CONFIGURATION: Record<Arm, string> = { skill: 'with_skill', ablation: 'without_skill' };
 
-interface Expectation {
+export interface Expectation {
   text: string;
   passed: boolean;
   evidence: string;
@@ -48,7 +48,7 @@ interface Spread {
   max: number;
 }
 
-const round = (x: number, places = 4) => Number(x.toFixed(places));
+export const round = (x: number, places = 4) => Number(x.toFixed(places));
 
 /** Mean, sample standard deviation (0 for one value), min and max; undefined for no values. */
 export function spread(values: readonly number[]): Spread | undefined {
@@ -60,11 +60,11 @@ export function spread(values: readonly number[]): Spread | undefined {
 
 const signed = (x: number, places: number) => `${x >= 0 ? '+' : ''}${x.toFixed(places)}`;
 
-/** A scored trial as a benchmark run: its trigger check and its judged items as expectations. */
-function benchmarkRun(o: TrialOutcome, evalId: number, label: string): BenchmarkRun {
+/** What a scored trial was checked for: its routing (and plan), then each judged item; each passed or not, and why. */
+export function trialChecks(o: TrialOutcome, label: string): Expectation[] {
   const fired = o.firings.length ? o.firings.map((f) => f.skill).join(', ') : 'no skill';
   // A judged trial's own pass needs its items too; its routing (and plan) alone is `passedWithoutItems`.
-  const trigger: Expectation = {
+  const routing: Expectation = {
     text: `routes as the case expects (${label})${o.plan ? ', its plan checks pass' : ''}`,
     passed: o.judge?.passedWithoutItems ?? o.passed === true,
     evidence: `fired: ${fired}`,
@@ -74,7 +74,12 @@ function benchmarkRun(o: TrialOutcome, evalId: number, label: string): Benchmark
     passed: i.verdict === 'yes',
     evidence: `judge: ${i.verdict} (samples ${i.samples.join(', ')})`,
   }));
-  const expectations = [trigger, ...items];
+  return [routing, ...items];
+}
+
+/** A scored trial as a benchmark run: its checks as expectations. */
+function benchmarkRun(o: TrialOutcome, evalId: number, label: string): BenchmarkRun {
+  const expectations = trialChecks(o, label);
   const passed = expectations.filter((e) => e.passed).length;
   return {
     eval_id: evalId,

@@ -3,6 +3,7 @@ import { htmlReporter } from './html.js';
 import { jsonReporter } from './json.js';
 import { junitReporter } from './junit.js';
 import { markdownReporter } from './markdown.js';
+import { pluginEvalReporter } from './plugin-eval-result.js';
 import type { Reporter } from './reporter.js';
 import { terminalReporter } from './terminal.js';
 
@@ -12,7 +13,7 @@ export interface ReporterTarget {
 }
 
 /** The only list of reporter names: `--reporter` takes these, `--help` lists them. */
-export const REPORTER_NAMES = ['terminal', 'json', 'junit', 'markdown', 'html', 'benchmark'] as const;
+export const REPORTER_NAMES = ['terminal', 'json', 'junit', 'markdown', 'html', 'benchmark', 'plugin-eval'] as const;
 export type ReporterName = (typeof REPORTER_NAMES)[number];
 
 export const REPORTERS: Record<ReporterName, (t: ReporterTarget) => Reporter> = {
@@ -22,6 +23,7 @@ export const REPORTERS: Record<ReporterName, (t: ReporterTarget) => Reporter> = 
   markdown: () => markdownReporter,
   html: () => htmlReporter,
   benchmark: () => benchmarkReporter,
+  'plugin-eval': () => pluginEvalReporter,
 };
 
 export const isReporterName = (name: string): name is ReporterName => Object.hasOwn(REPORTERS, name);

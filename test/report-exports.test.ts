@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { benchmarkOf, benchmarkReporter, spread } from '../src/report/benchmark.js';
+import { pluginEvalReporter, pluginEvalResultOf } from '../src/report/plugin-eval-result.js';
 import { REPORTER_NAMES } from '../src/report/registry.js';
 import type { RunManifest, TrialOutcome } from '../src/run/schema.js';
 import { buildResults } from '../src/verdict/results.js';
@@ -88,4 +89,49 @@ describe("the benchmark reporter: a run as skill-creator's benchmark.json", () =
     [[0, 1], { mean: 0.5, stddev: 0.7071, min: 0, max: 1 }],
     [[2, 4, 4, 4, 5, 5, 7, 9], { mean: 5, stddev: 2.1381, min: 2, max: 9 }],
   ])('spread(%j)', (values, want) => expect(spread(values)).toEqual(want));
+});
+
+describe("the plugin-eval reporter: a run as claude plugin eval's aggregate-result.json", () => {
+  const results = buildResults(manifest, enriched(), [], NOW);
+  const r = pluginEvalResultOf(manifest, results);
+
+  it('is a reporter of the registry, and a pure function of the run', () => {
+    expect(REPORTER_NAMES).toContain('plugin-eval');
+    const input = { manifest, results, agentNotes: { refusalFixes: {} }, runDir: 'runs/x' };
+    expect(JSON.parse(pluginEvalReporter.render(input))).toEqual(JSON.parse(JSON.stringify(r)));
+  });
+
+  it("has every case with its skill arm's runs under `with` and its ablation arm's under `without`; a trial without evidence left out", () => {
+    expect(r.schemaVersion).toBe(1);
+    expect(r.cases.map((c) => c.name)).toEqual(manifest.cases.defs.map((d) => d.id));
+    const runs = r.cases.flatMap((c) => [...c.arms.with, ...(c.arms.without ?? [])]);
+    expect(runs).toHaveLength(outcomes.length - 1);
+    expect(r.skipped).toBe(1);
+    for (const c of r.cases) {
+      const scoreOf = (xs: { score: number }[]) => xs.reduce((a, x) => a + x.score, 0) / xs.length;
+      expect(c.aggregates.score).toBeCloseTo(scoreOf(c.arms.with), 4);
+      // A case whose ablation arm did not run has no delta.
+      if (c.arms.without!.length) expect(c.aggregates.delta).toBeCloseTo(scoreOf(c.arms.with) - scoreOf(c.arms.without!), 4);
+      else expect(c.aggregates.delta).toBeNull();
+    }
+  });
+
+  it("counts a case passed by skillprobe's verdict, and averages the case scores and deltas", () => {
+    expect(r.aggregates.casesTotal).toBe(manifest.cases.defs.length);
+    expect(r.aggregates.casesPassed).toBe(results.verdicts.filter((v) => v.verdict === 'PASS').length);
+    const scores = r.cases.map((c) => c.aggregates.score!);
+    expect(r.aggregates.overallScore).toBeCloseTo(scores.reduce((a, b) => a + b, 0) / scores.length, 4);
+  });
+
+  it("a judged run's graders are its routing check and its items", () => {
+    const judged = enriched()[1]!;
+    const c = r.cases.find((x) => x.name === judged.caseId)!;
+    const run = (judged.arm === 'skill' ? c.arms.with : c.arms.without!).find((x) => x.run === judged.n)!;
+    expect(run.graders.map((g) => [g.type, g.passed])).toEqual([
+      ['tool_used', true],
+      ['llm', true],
+      ['llm', false],
+    ]);
+    expect(run.score).toBe(0.6667);
+  });
 });
