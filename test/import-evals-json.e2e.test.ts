@@ -15,7 +15,7 @@ describe("end to end: skill-creator's evals/evals.json runs in place", () => {
   const dirs: string[] = [];
   afterAll(() => cleanup(...dirs));
 
-  it('runs every eval as a case, judges its expectations, hands it its files, and exports benchmark.json', async () => {
+  it('runs every eval as a case, judges its expectations, hands it its files, and exports benchmark.json and aggregate-result.json', async () => {
     const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CONFIG });
     dirs.push(project);
     cpSync(join(ROOT, 'test/fixtures/import/alpha/evals'), join(project, 'skills/alpha/evals'), { recursive: true });
@@ -34,10 +34,16 @@ describe("end to end: skill-creator's evals/evals.json runs in place", () => {
     expect(manifest.cases.defs.find((d: { id: string }) => d.id === 'alpha-eval-1').fixtures).toBeDefined();
     expect(readdirSync(join(runDir, 'fixtures'))).toHaveLength(1);
 
-    const exported = await runCli(['report', runDir, '--reporter', 'benchmark=benchmark.json'], { cwd: project, env: testEnv() });
+    const exported = await runCli(
+      ['report', runDir, '--reporter', 'benchmark=benchmark.json', '--reporter', 'plugin-eval=aggregate-result.json'],
+      { cwd: project, env: testEnv() },
+    );
     expect(exported.exitCode, exported.stderr).not.toBe(2);
     const benchmark = JSON.parse(readFileSync(join(project, 'benchmark.json'), 'utf8'));
     expect(benchmark.runs.filter((x: { configuration: string }) => x.configuration === 'with_skill')).toHaveLength(3);
     expect(Object.keys(benchmark.run_summary)).toEqual(expect.arrayContaining(['with_skill', 'without_skill', 'delta']));
+    const aggregate = JSON.parse(readFileSync(join(project, 'aggregate-result.json'), 'utf8'));
+    expect(aggregate.cases.map((c: { name: string }) => c.name).sort()).toEqual(['alpha-beta-eval-3', 'alpha-eval-1', 'alpha-eval-2']);
+    expect(aggregate.aggregates.casesTotal).toBe(3);
   }, 180_000);
 });
