@@ -114,7 +114,8 @@ describe('skillprobe import: a skill-creator trigger eval set as a case file', (
       name: 'no format skillprobe imports',
       files: { 'evals/alpha.json': json({ queries: EVALS }) },
       args: ['evals/alpha.json'],
-      message: /^skillprobe: evals\/alpha\.json:1:1: the file is an object \(keys queries\), which is no format skillprobe imports — write it as skill-creator's trigger eval list, a JSON array of \{"query"/,
+      message:
+        /^skillprobe: evals\/alpha\.json:1:1: the file is an object \(keys queries\), which is no format skillprobe imports — write it as skill-creator's trigger eval list, a JSON array of \{"query"/,
     },
     {
       name: 'an empty array',
