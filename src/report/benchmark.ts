@@ -3,6 +3,7 @@ import { expectLabel } from '../run/expectation.js';
 import type { Arm } from '../run/config-schema.js';
 import type { Comparison } from '../verdict/comparison.js';
 import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
+import { missingAgentText } from './wording.js';
 
 /*
  * A run as skill-creator's `benchmark.json`, the file its review viewer opens: `metadata`, one `runs` entry per scored
@@ -215,5 +216,6 @@ export const benchmarkReporter: Reporter = {
   description: "skill-creator's benchmark.json (its review viewer opens it; with_skill / without_skill are the two arms)",
   render: ({ manifest, results }: ReportInput) => json(benchmarkOf(manifest, results)),
   renderComparison: (comparison) => json(comparisonBenchmark(comparison)),
-  renderAgents: ({ runs }: AgentsReportInput) => json({ agents: runs.map((r) => benchmarkOf(r.manifest, r.results)) }),
+  renderAgents: ({ runs, missing, runDir }: AgentsReportInput) =>
+    json({ agents: runs.map((r) => benchmarkOf(r.manifest, r.results)), missing: missing.map((m) => missingAgentText(m, runDir)) }),
 };

@@ -3,6 +3,7 @@ import { expectLabel } from '../run/expectation.js';
 import type { Comparison } from '../verdict/comparison.js';
 import { round, trialChecks } from './benchmark.js';
 import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
+import { missingAgentText } from './wording.js';
 
 /*
  * A run as `claude plugin eval`'s aggregate result (`aggregate-result.json`, schema version 1): `cases[]`, each with
@@ -47,6 +48,7 @@ export function pluginEvalResultOf(manifest: RunManifest, results: Results) {
     const [score, baseline] = [mean(withRuns.map((r) => r.score)), mean(withoutRuns.map((r) => r.score))];
     return {
       name: d.id,
+      expect: expectLabel(d),
       verdict: verdicts.get(d.id) ?? null,
       aggregates: { score, delta: score !== null && baseline !== null ? round(score - baseline) : null },
       arms: { with: withRuns, ...(manifest.config.arms.includes('ablation') ? { without: withoutRuns } : {}) },
@@ -115,5 +117,6 @@ export const pluginEvalReporter: Reporter = {
   description: "claude plugin eval's aggregate-result.json (arms with / without are the skill and ablation arms)",
   render: ({ manifest, results }: ReportInput) => json(pluginEvalResultOf(manifest, results)),
   renderComparison: (comparison) => json(comparisonResult(comparison)),
-  renderAgents: ({ runs }: AgentsReportInput) => json({ agents: runs.map((r) => pluginEvalResultOf(r.manifest, r.results)) }),
+  renderAgents: ({ runs, missing, runDir }: AgentsReportInput) =>
+    json({ agents: runs.map((r) => pluginEvalResultOf(r.manifest, r.results)), missing: missing.map((m) => missingAgentText(m, runDir)) }),
 };
