@@ -3,7 +3,7 @@ import { expectLabel } from '../run/expectation.js';
 import type { Arm } from '../run/config-schema.js';
 import type { Comparison } from '../verdict/comparison.js';
 import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
-import { missingAgentText } from './wording.js';
+import { caseFacts, missingAgentText } from './wording.js';
 
 /*
  * A run as skill-creator's `benchmark.json`, the file its review viewer opens: `metadata`, one `runs` entry per scored
@@ -159,6 +159,8 @@ export function benchmarkOf(manifest: RunManifest, results: Results) {
       ...results.verdicts.map(
         (v) => `skillprobe verdict for ${v.caseId}: ${v.verdict} (${v.passes}/${v.scored} trials passed; ${v.reason})`,
       ),
+      // Why each case's trials passed or failed, as every report says it (what fired, what the model did instead).
+      ...results.summary.cases.filter((c) => c.arm === 'skill').flatMap((c) => caseFacts(c).map((f) => `${c.caseId}: ${f.text}`)),
     ],
   };
 }

@@ -3,7 +3,7 @@ import { expectLabel } from '../run/expectation.js';
 import type { Comparison } from '../verdict/comparison.js';
 import { round, trialChecks } from './benchmark.js';
 import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
-import { missingAgentText } from './wording.js';
+import { caseFacts, missingAgentText } from './wording.js';
 
 /*
  * A run as `claude plugin eval`'s aggregate result (`aggregate-result.json`, schema version 1): `cases[]`, each with
@@ -37,6 +37,7 @@ function pluginEvalRun(o: TrialOutcome, label: string) {
 /** One run of skillprobe as plugin eval's aggregate result: a pure function of the manifest and the results. */
 export function pluginEvalResultOf(manifest: RunManifest, results: Results) {
   const verdicts = new Map(results.verdicts.map((v) => [v.caseId, v.verdict]));
+  const skillArm = new Map(results.summary.cases.filter((c) => c.arm === 'skill').map((c) => [c.caseId, c]));
   const scored = results.outcomes.filter((o) => o.passed !== null);
   const cases = manifest.cases.defs.map((d) => {
     const runsOf = (arm: TrialOutcome['arm']) =>
@@ -50,6 +51,8 @@ export function pluginEvalResultOf(manifest: RunManifest, results: Results) {
       name: d.id,
       expect: expectLabel(d),
       verdict: verdicts.get(d.id) ?? null,
+      // Why its trials passed or failed, as every report says it (what fired, what the model did instead).
+      facts: skillArm.has(d.id) ? caseFacts(skillArm.get(d.id)!).map((f) => f.text) : [],
       aggregates: { score, delta: score !== null && baseline !== null ? round(score - baseline) : null },
       arms: { with: withRuns, ...(manifest.config.arms.includes('ablation') ? { without: withoutRuns } : {}) },
     };
