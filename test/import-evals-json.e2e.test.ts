@@ -21,6 +21,10 @@ describe("end to end: skill-creator's evals/evals.json runs in place", () => {
     cpSync(join(ROOT, 'test/fixtures/import/alpha/evals'), join(project, 'skills/alpha/evals'), { recursive: true });
     const r = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--transcripts', 'runs'], { cwd: project, env: testEnv() });
     expect(r.exitCode, r.stderr).not.toBe(2);
+    // What the cases do not carry is said before anything is spent.
+    expect(
+      r.stderr.split('\n').filter((l) => /^warning: skills\/alpha\/evals\/evals\.json:\d+:\d+: eval \d: "expected_output"/.test(l)),
+    ).toHaveLength(3);
     const runDir = onlyRun(project);
     const results = resultsOf(runDir);
     expect(results.verdicts.map((v) => v.caseId).sort()).toEqual(['alpha-beta-eval-3', 'alpha-eval-1', 'alpha-eval-2']);
