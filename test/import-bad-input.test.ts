@@ -147,6 +147,11 @@ const TABLE: Record<string, { file: string; rows: Row[] }> = {
   'waza-eval': {
     file: 'evals/eval.yaml',
     rows: [
+      [
+        'wrong-shape (a task pattern out of the suite)',
+        'name: x\nskill: alpha\ntasks: ["../skills/alpha/*.md"]\n',
+        /:3:9: the task pattern "\.\.\/skills\/alpha\/\*\.md" reaches outside the suite's folder — keep the task files beside eval\.yaml/,
+      ],
       ['malformed', 'name: x\nskill: alpha\ntasks: ["tasks/*.yaml"\n', /eval\.yaml:\d+:\d+: YAML syntax error/],
       ['wrong-shape', 'name: x\nskill: [alpha]\ntasks: ["tasks/*.yaml"]\n', /:2:8: "skill" is a list — name the skill the suite is for/],
       [
@@ -176,6 +181,11 @@ const TABLE: Record<string, { file: string; rows: Row[] }> = {
   'plugin-eval': {
     file: 'evals/case.yaml',
     rows: [
+      [
+        'wrong-shape (a pattern that is no regular expression)',
+        'name: a\nprompt: do alpha\ngraders:\n  - type: tool_used\n    tool: Skill\n    input_match: "alpha("\n',
+        /:4:5: grader 1: input_match "alpha\(" is no regular expression — fix the pattern/,
+      ],
       ['malformed', 'name: a\ngraders: [\n', /case\.yaml:\d+:\d+: YAML syntax error/],
       [
         'wrong-shape',

@@ -43,14 +43,16 @@ interface Grader {
   problem(what: string, todo: string): ReturnType<Located['problem']>;
 }
 
-/** The family skill an `input_match` pattern names (tried on the Skill call's input, plain and plugin-qualified). */
-function matchedSkills(ctx: ImportContext, pattern: string): string[] {
-  const re = new RegExp(pattern);
-  return ctx.skills
-    .filter((s) =>
-      [s.dir, s.name].some((n) => re.test(`{"skill": "${n}"}`) || re.test(`{"skill": "plugin:${n}"}`) || re.test(`{"skill":"${n}"}`)),
-    )
-    .map((s) => s.dir);
+/** The family skills an `input_match` pattern names (tried on the Skill call's input, plain and plugin-qualified); undefined when it is no regular expression. */
+function matchedSkills(ctx: ImportContext, pattern: string): string[] | undefined {
+  let re: RegExp;
+  try {
+    re = new RegExp(pattern);
+  } catch {
+    return undefined;
+  }
+  const inputs = (n: string) => [`{"skill": "${n}"}`, `{"skill":"${n}"}`, `{"skill": "plugin:${n}"}`];
+  return ctx.skills.filter((s) => [s.dir, s.name].some((n) => inputs(n).some((input) => re.test(input)))).map((s) => s.dir);
 }
 
 /** The Markdown graders in a case's graders/ folder, by name; none when it has no such folder. */
@@ -125,6 +127,10 @@ export const pluginEvalCase: Importer<Record<string, unknown>> = {
           continue;
         }
         const named = match === undefined ? [placeSkill(ctx, 'plugin eval case')] : matchedSkills(ctx, match);
+        if (named === undefined) {
+          problems.add(g.problem(`${g.name}: input_match ${JSON.stringify(match)} is no regular expression`, 'fix the pattern'));
+          continue;
+        }
         if (named.length !== 1) {
           problems.add(
             g.problem(

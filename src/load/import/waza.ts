@@ -7,6 +7,7 @@
 import { dirname, relative } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { InputError, ProblemList } from '../../util/input-error.js';
+import { isWithin } from '../../util/paths.js';
 import { parseYamlText, readTextFile, type LocatedYaml } from '../yaml-file.js';
 import {
   idPart,
@@ -83,6 +84,15 @@ export const wazaEval: Importer = {
     const alsoRead: { file: string; text: string }[] = [];
     (suite.tasks as string[]).forEach((pattern, i) => {
       const files = globSync(pattern, { cwd: folder, onlyFiles: true, absolute: true }).sort();
+      // A task file is the suite's own: a pattern reaching out of its folder would read whatever it names into prompts.
+      if (files.some((f) => !isWithin(f, folder)))
+        throw new InputError(
+          y.problem(
+            ['tasks', i],
+            `the task pattern "${pattern}" reaches outside the suite's folder`,
+            'keep the task files beside eval.yaml',
+          ),
+        );
       if (files.length === 0)
         throw new InputError(
           y.problem(
