@@ -14,7 +14,7 @@ const json = (v: unknown) => JSON.stringify(v, null, 2);
 const HUGE = 'x'.repeat(10 * 2 ** 20 + 1);
 const latin1 = (text: string) => Buffer.from(text, 'latin1');
 
-type Row = [kind: string, content: string | Buffer, message: RegExp];
+type Row = [kind: string, content: string | Buffer, message: RegExp, file?: string];
 const TABLE: Record<string, { file: string; rows: Row[] }> = {
   'trigger-list': {
     file: 'evals/alpha.json',
@@ -182,6 +182,12 @@ const TABLE: Record<string, { file: string; rows: Row[] }> = {
     file: 'evals/case.yaml',
     rows: [
       [
+        'malformed (prompt.md frontmatter)',
+        '---\nname: a\ntags: [x\n---\nDo alpha\n',
+        /prompt\.md:3:9: YAML syntax error/,
+        'evals/prompt.md',
+      ],
+      [
         'wrong-shape (a pattern that is no regular expression)',
         'name: a\nprompt: do alpha\ngraders:\n  - type: tool_used\n    tool: Skill\n    input_match: "alpha("\n',
         /:4:5: grader 1: input_match "alpha\(" is no regular expression — fix the pattern/,
@@ -231,7 +237,7 @@ describe('skillprobe import refuses bad input to every importer: one line, file:
   it('covers every importer of the registry', () => expect(Object.keys(TABLE).sort()).toEqual(IMPORTERS.map((i) => i.name).sort()));
 
   const rows = Object.entries(TABLE).flatMap(([format, { file, rows }]) =>
-    rows.map(([kind, content, message]) => ({ format, kind, file, content, message })),
+    rows.map(([kind, content, message, own]) => ({ format, kind, file: own ?? file, content, message })),
   );
   it.each(rows)('$format: $kind', async ({ file, content, message }) => {
     const dir = project();

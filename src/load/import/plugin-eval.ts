@@ -29,7 +29,14 @@ const SHAPE = 'a `claude plugin eval` case (case.yaml, or prompt.md with frontma
 /** A Markdown file's YAML frontmatter and body, its lines counted from the file's first. */
 export function markdownWithFrontmatter(file: string, text: string): { value: Record<string, unknown>; body: string; src: Located } {
   const m = /^---\r?\n([\s\S]*?)\r?\n---\r?\n?([\s\S]*)$/.exec(text);
-  const y = parseYamlText(file, m ? m[1]! : '');
+  let y: ReturnType<typeof parseYamlText>;
+  try {
+    y = parseYamlText(file, m ? m[1]! : '');
+  } catch (e) {
+    // Its lines counted from the file's, past the opening `---`.
+    if (!(e instanceof InputError) || !m) throw e;
+    throw new InputError(e.problems.map((p) => (p.line === undefined ? p : { ...p, line: p.line + 1 })));
+  }
   const shift = (at: { line: number; col: number }) => ({ line: at.line + (m ? 1 : 0), col: at.col });
   const src: Located = { locate: (p) => shift(y.locate(p)), problem: (p, what, todo) => ({ file, ...shift(y.locate(p)), what, todo }) };
   return { value: isObject(y.value) ? y.value : {}, body: (m ? m[2]! : text).trim(), src };
