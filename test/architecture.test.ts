@@ -1,3 +1,4 @@
+import { IMPORTERS } from '../src/load/import/registry.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -202,6 +203,7 @@ const REGISTRIES: { name: string; file: string; members: () => readonly string[]
   { name: 'DECISION_MODE_REGISTRY', file: 'src/stats/decision-modes/registry.ts', members: () => Object.keys(DECISION_MODE_REGISTRY) },
   { name: 'DESIGN_KINDS', file: 'src/stats/decision-modes/registry.ts', members: () => DESIGN_KINDS.map((d) => d.kind) },
   { name: 'COMMANDS', file: 'src/cli/registry.ts', members: () => COMMANDS.map((c) => c.name) },
+  { name: 'IMPORTERS', file: 'src/load/import/registry.ts', members: () => IMPORTERS.map((i) => i.name) },
   { name: 'CheckId', file: 'src/lint/types.ts', members: () => unionLiterals('src/lint/types.ts', read('src/lint/types.ts'), 'CheckId') },
 ];
 

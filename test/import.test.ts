@@ -102,19 +102,20 @@ describe('skillprobe import: a skill-creator trigger eval set as a case file', (
     {
       name: 'a missing file',
       args: ['evals/nothing.json'],
-      message: /^skillprobe: evals\/nothing\.json: trigger eval set not found — check the path/,
+      message: /^skillprobe: evals\/nothing\.json: eval file not found — check the path/,
     },
     {
       name: 'not JSON',
       files: { 'evals/alpha.json': '[\n  {"query": "a", "should_trigger": true},\n  {query: "b"}\n]\n' },
       args: ['evals/alpha.json'],
-      message: /^skillprobe: evals\/alpha\.json:3:4: not valid JSON: .* — write the eval set as a JSON array of \{"query"/,
+      message: /^skillprobe: evals\/alpha\.json:3:4: not valid JSON: .* — fix the JSON there/,
     },
     {
-      name: 'not an array',
-      files: { 'evals/alpha.json': json({ evals: EVALS }) },
+      name: 'no format skillprobe imports',
+      files: { 'evals/alpha.json': json({ queries: EVALS }) },
       args: ['evals/alpha.json'],
-      message: /^skillprobe: evals\/alpha\.json:1:1: the eval set is an object, not a JSON array — write it as a JSON array/,
+      message:
+        /^skillprobe: evals\/alpha\.json:1:1: the file is an object \(keys queries\), which is no format skillprobe imports — write it as skill-creator's trigger eval list, a JSON array of \{"query"/,
     },
     {
       name: 'an empty array',

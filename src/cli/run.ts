@@ -40,6 +40,11 @@ function warnCaps(loaded: LoadedSuite, io: CliIo): void {
   for (const w of capWarnings(plan)) io.stderr.write(`warning: ${w}\n`);
 }
 
+/** Before anything is spent: what an imported eval file holds that its cases do not carry, each at its line. */
+function warnUncarried(loaded: LoadedSuite, io: CliIo): void {
+  for (const n of loaded.suite.uncarried ?? []) io.stderr.write(`warning: ${n.file}:${n.line}:${n.col}: ${n.what}\n`);
+}
+
 const simulatorNotice = (loaded: LoadedSuite, io: CliIo, drawSeed: number | undefined) => {
   if (loaded.profile)
     io.stderr.write(
@@ -249,6 +254,7 @@ export const runCommand = defineCommand({
       });
     }
     warnCaps(suites[0]!, io);
+    warnUncarried(suites[0]!, io);
     return suites.length > 1 || outer || o.contexts ? runSeveral(suites, o, reporters, io) : runOne(suites[0]!, o, reporters, io);
   },
 });

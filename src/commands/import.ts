@@ -4,8 +4,9 @@ import { escapePath, globSync } from 'tinyglobby';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
 import { InputError } from '../util/input-error.js';
 import { loadSkills, type Skill } from '../load/skills.js';
-import { readTriggerEvals, repeatText, triggerEvalCases, triggerEvalSkill, type ImportedCase } from '../load/trigger-evals.js';
-import { checkEvalSetCases } from '../load/cases.js';
+import { checkImportedCases, importedCaseFields } from '../load/cases.js';
+import type { ImportedSet } from '../load/import/format.js';
+import { IMPORTERS, readImport } from '../load/import/registry.js';
 import { readTextFile } from '../load/yaml-file.js';
 import { yamlScalar } from '../load/yaml-scalar.js';
 import { EXIT } from '../run/exit-codes.js';
@@ -42,38 +43,38 @@ function namedSkill(name: string, skills: readonly Skill[], skillsDir: string): 
   });
 }
 
-/** The skill the eval set's place says, or a mistake that offers --skill. */
-function skillOf(file: string, skills: readonly Skill[], path: string): string {
-  try {
-    return triggerEvalSkill(file, skills, path);
-  } catch (e) {
-    if (!(e instanceof InputError)) throw e;
-    throw new InputError({ ...e.problems[0]!, todo: `pass --skill with one of ${skills.map((s) => s.dir).join(', ')}` });
-  }
-}
-
-/** A YAML case file holding `cases`, with the schema header editors read, and where they came from. */
-export function caseFileText(cases: readonly ImportedCase[], opts: { schema: string; from: string; skill: string }): string {
-  const positives = cases.filter((c) => c.tags.length === 0).length;
+/** A YAML case file holding an imported file's cases (files relative to `folder`), with the schema header editors read. */
+export function caseFileText(set: ImportedSet, opts: { schema: string; from: string; folder: string }): string {
+  const { cases } = set;
+  const positives = cases.filter((c) => 'skill' in c.expect).length;
+  const shape = IMPORTERS.find((i) => i.name === set.format)!.shape;
   const lines = [
     `# yaml-language-server: $schema=${opts.schema}`,
-    `# Imported by \`skillprobe import\` from ${opts.from.replace(/[\r\n]+/g, ' ')}, a skill-creator trigger eval set for ${opts.skill}:`,
-    `# ${plural(positives, 'request')} that should trigger it, ${plural(cases.length - positives, 'near miss', 'near misses')} it must not take (\`not:\`, where a sibling may).`,
+    `# Imported by \`skillprobe import\` from ${opts.from.replace(/[\r\n]+/g, ' ')}, ${shape}:`,
+    `# ${plural(positives, 'request')} that should trigger a skill, ${plural(cases.length - positives, 'near miss', 'near misses')} one must not take (\`not:\`, where a sibling may).`,
+    ...set.uncarried.map((n) => `# Not carried: ${n.what.replace(/[\r\n]+/g, ' ')}.`),
     '# Edit freely: tags, `against:` traps, plan checks, `split:`.',
   ];
   for (const c of cases) {
+    const { files } = importedCaseFields(c, opts.folder);
+    const expect = c.expect;
     lines.push(
       `- id: ${c.id}`,
       `  prompt: ${yamlScalar(c.prompt)}`,
-      `  expect: { ${'skill' in c.expect ? `skill: ${c.expect.skill}` : `not: ${c.expect.not}`} }`,
-      ...(c.tags.length ? [`  tags: [${c.tags.join(', ')}]`] : []),
+      'not' in expect
+        ? `  expect: { not: ${expect.not} }`
+        : expect.judge
+          ? ['  expect:', `    skill: ${expect.skill}`, '    judge:', ...expect.judge.map((j) => `      - ${yamlScalar(j)}`)].join('\n')
+          : `  expect: { skill: ${expect.skill} }`,
+      ...(c.tags.length ? [`  tags: [${c.tags.map((t) => yamlScalar(t, true)).join(', ')}]`] : []),
+      ...(files ? ['  files:', ...files.map((f) => `    - ${yamlScalar(f)}`)] : []),
       '',
     );
   }
   return lines.join('\n');
 }
 
-/** Writes a skill-creator trigger eval set (JSON) as a YAML case file to edit; nothing is written on any mistake. */
+/** Writes an eval file of another tool (any format of the import registry) as a YAML case file to edit; nothing is written on any mistake. */
 export function importEvalSet(file: string, opts: ImportOptions, env: ImportEnv): number {
   const inCwd = (p: string) => resolve(env.cwd, p);
   const shown = (p: string) => relative(env.cwd, p) || p;
@@ -82,25 +83,29 @@ export function importEvalSet(file: string, opts: ImportOptions, env: ImportEnv)
   const { config } = loadConfig(configFile, { skillsDir: opts.skills }, env.cwd);
   const skills = loadSkills(config.skillsDir, env.cwd);
   const input = inCwd(file);
+  const shownInput = shown(input);
   let text: string;
   try {
-    text = readTextFile(input, 'trigger eval set', { utf8: 'strict' });
+    text = readTextFile(input, 'eval file', { utf8: 'strict' });
   } catch (e) {
     // Named as the user gave it, not by its absolute path.
-    throw e instanceof InputError ? new InputError(e.problems.map((p) => ({ ...p, file: shown(input) }))) : e;
+    throw e instanceof InputError ? new InputError(e.problems.map((p) => ({ ...p, file: shownInput }))) : e;
   }
-  const skill = opts.skill !== undefined ? namedSkill(opts.skill, skills, config.skillsDir) : skillOf(shown(input), skills, input);
-  const { entries, repeats, y } = readTriggerEvals(shown(input), text);
-  // A repeat is dropped, not refused: the written cases are the set's requests, each once, and the warning says which.
-  const repeated = new Set(repeats.map((r) => r.entry));
-  const cases = triggerEvalCases(
-    entries.filter((e) => !repeated.has(e)),
-    skill,
-  );
-  // Every problem loading the written file would find, found now and named in the eval set.
-  checkEvalSetCases(cases, y, skill, skills, config.decision);
+  const skill = opts.skill !== undefined ? namedSkill(opts.skill, skills, config.skillsDir) : undefined;
+  let set: ImportedSet;
+  try {
+    set = readImport(text, { file: shownInput, path: input, skills, ...(skill !== undefined ? { skill } : {}) });
+  } catch (e) {
+    // The skill the file's place names is the one mistake --skill mends: offered.
+    if (!(e instanceof InputError) || !/cannot tell which skill/.test(e.problems[0]!.what)) throw e;
+    throw new InputError({ ...e.problems[0]!, todo: `pass --skill with one of ${skills.map((s) => s.dir).join(', ')}` });
+  }
+  const written = set.cases.map((c) => ('skill' in c.expect ? c.expect.skill : c.expect.not));
+  const named = [...new Set(written)].join(', ');
 
-  const out = inCwd(opts.out ?? join('cases', `${skill}.yaml`));
+  const out = inCwd(opts.out ?? join('cases', `${written[0]}.yaml`));
+  // Every problem loading the written file would find, found now and named in the file imported.
+  checkImportedCases(set, dirname(out), skills, config.decision);
   if (existsSync(out) && statSync(out).isDirectory())
     throw new InputError({ file: shown(out), what: 'a folder where the case file belongs', todo: 'give --out the path of a file' });
   if (existsSync(out) && !opts.force)
@@ -115,7 +120,7 @@ export function importEvalSet(file: string, opts: ImportOptions, env: ImportEnv)
       todo: 'create the folder first, or pass --out a path in a folder that exists',
     });
   const schema = relative(dirname(out), join(realpathSync(SCHEMAS_DIR), schemaFileName('cases')));
-  const yaml = caseFileText(cases, { schema, from: shown(input), skill });
+  const yaml = caseFileText(set, { schema, from: shownInput, folder: dirname(out) });
   try {
     if (makeFolder) mkdirSync(folder);
     writeFileSync(out, yaml, { flag: opts.force ? 'w' : 'wx' });
@@ -129,14 +134,17 @@ export function importEvalSet(file: string, opts: ImportOptions, env: ImportEnv)
     });
   }
 
-  for (const r of repeats) {
-    const { line, col } = y.locate([r.entry.entry]);
-    env.err.write(`warning: ${shown(input)}:${line}:${col}: ${repeatText(r, y)}: dropped, so the request counts once\n`);
-  }
+  const warn = (at: ImportedSet['repeats'][number]['at'], what: string) => {
+    const { line, col } = set.src.locate(at);
+    env.err.write(`warning: ${shownInput}:${line}:${col}: ${what}\n`);
+  };
+  for (const r of set.repeats) warn(r.at, `${r.what}: dropped, so the request counts once`);
+  for (const n of set.uncarried) warn(n.at, `${n.what}: not carried into the cases (noted in ${shown(out)})`);
+  const { cases, repeats } = set;
   const positives = cases.filter((c) => 'skill' in c.expect).length;
   const dropped = repeats.length ? `; ${plural(repeats.length, 'repeated entry', 'repeated entries')} dropped` : '';
   const lines = [
-    `wrote ${shown(out)}: ${plural(cases.length, 'case')} for ${skill} from ${shown(input)} (${positives} should trigger, ${plural(cases.length - positives, 'near miss', 'near misses')}${dropped})`,
+    `wrote ${shown(out)}: ${plural(cases.length, 'case')} for ${named} from ${shownInput} (${positives} should trigger, ${plural(cases.length - positives, 'near miss', 'near misses')}${dropped})`,
     ...(makeFolder ? [`note: made the folder ${shown(folder)}`] : []),
   ];
   // The cases load from the config's `cases`: say so when they will not, or when the eval set itself would load beside them.
@@ -147,7 +155,12 @@ export function importEvalSet(file: string, opts: ImportOptions, env: ImportEnv)
   if (!matched.has(out))
     lines.push(`note: the config's \`cases\` (${[config.cases].flat().join(', ')}) does not take ${shown(out)}: add it`);
   if (matched.has(input)) lines.push(`note: ${shown(input)} is a case file too: remove it, or the same cases load twice (duplicate ids)`);
-  lines.push('', 'next: edit the cases (tags, `against:` traps, plan checks), then', '  skillprobe lint', `  skillprobe tune ${skill}`);
+  lines.push(
+    '',
+    'next: edit the cases (tags, `against:` traps, plan checks), then',
+    '  skillprobe lint',
+    `  skillprobe tune ${written[0]}`,
+  );
   env.out.write(lines.join('\n') + '\n');
   return EXIT.pass;
 }

@@ -133,6 +133,15 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
         ...symlinkFindings(checkedSkills),
       );
     } else skipped.push('description length', 'listing budget', 'sibling overlap', 'allowed-tools');
+    // What an imported eval file holds that its cases do not carry: said, never silently dropped.
+    findings.push(
+      ...(suite?.uncarried ?? []).map((n): Finding => ({
+        ...n,
+        severity: 'warning',
+        check: 'load',
+        todo: 'add it to the cases by hand if it matters (`skillprobe import` writes them as YAML to edit)',
+      })),
+    );
     if (checkedCases) findings.push(...todoPromptFindings(checkedCases));
     else skipped.push(family.length ? 'TODO prompts' : 'cases');
     if (checkedSkills && checkedCases) findings.push(...balanceFindings(checkedSkills, checkedCases));

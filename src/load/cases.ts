@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { dirname } from 'node:path';
+import { dirname, relative, sep } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { z } from 'zod';
 import { authoredChecksSchema, authoredExpectFields, checkProblems } from '../checks/registry.js';
@@ -13,35 +13,33 @@ import {
   type DecisionConfig,
 } from '../run/config-schema.js';
 import { splitProblem } from './config.js';
-import { InputError, ProblemList } from '../util/input-error.js';
+import { InputError, ProblemList, type InputProblem } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
 import { caseFixtures, readFixtureFiles, readInstructions, suiteFixturesHash, type CaseFixtures, type SuiteFixtures } from './fixtures.js';
 import { caseNeighbours, caseNeighboursHash } from './neighbours.js';
 import { conversationProblems, followUpsSchema, historySchema } from './conversation.js';
 import { loadMcpServers, type McpServer } from './mcp.js';
 import { NO_SKILL, type Skill } from './skills.js';
-import {
-  isTriggerEvalFile,
-  readTriggerEvals,
-  repeatText,
-  triggerEvalCases,
-  triggerEvalSkill,
-  type FamilyMember,
-  type ImportedCase,
-} from './trigger-evals.js';
+import type { FamilyMember, ImportedCase, ImportedSet, Located } from './import/format.js';
+import { isImportFile, isImportTree, readImport } from './import/registry.js';
 import { parseYamlText, readTextFile, validateYaml, type LocatedYaml } from './yaml-file.js';
 
 /** What cases are checked against: each skill's folder and frontmatter name (and its folder's path, when it loaded). */
 type FamilyNames = readonly FamilyMember[];
 
-/** Where a case's fields were written: a YAML case file's own paths, or an eval set's entry. */
-type CaseLocator = Pick<LocatedYaml, 'problem' | 'locate'>;
+/** A note on an imported file, where it was written. */
+export type ImportNoteAt = Pick<InputProblem, 'file' | 'line' | 'col' | 'what'>;
 
-/** A trigger eval set's entry as a case: `prompt` was its `query`, `expect` its `should_trigger`, the rest the entry. */
-function evalSetLocator(y: LocatedYaml): CaseLocator {
-  const inJson = (path: readonly (string | number)[]) =>
-    path.length < 2 ? path : [path[0]!, ...(path[1] === 'prompt' ? ['query'] : path[1] === 'expect' ? ['should_trigger'] : [])];
-  return { problem: (path, what, todo) => y.problem(inJson(path), what, todo), locate: (path) => y.locate(inJson(path)) };
+/** Where a case's fields were written: a YAML case file's own paths, or an imported file's entry. */
+type CaseLocator = Located;
+
+/** An imported case's locator: `[_, field, …]` is where the entry wrote that field, else the entry itself. */
+function importedLocator(src: Located, c: ImportedCase): CaseLocator {
+  const inSource = (path: readonly (string | number)[]) => {
+    const field = path[1] as keyof ImportedCase['fields'] | 'expect' | undefined;
+    return (field !== undefined && c.fields[field as keyof ImportedCase['fields']]) || c.at;
+  };
+  return { problem: (path, what, todo) => src.problem(inSource(path), what, todo), locate: (path) => src.locate(inSource(path)) };
 }
 
 export { NO_SKILL };
@@ -102,7 +100,7 @@ export const caseSchema = z
     /** Pins the case to one of `tune`'s splits (else `tune` assigns it). */
     split: z.enum(TUNE_SPLITS).optional(),
     /** The user's files this case's workspace holds besides the suite's `workspace` (one of the same path replaces it). */
-    files: fixtureFilesSchema.optional(),
+    files: z.union([fixtureFilesSchema, z.array(z.string().min(1)).min(1)]).optional(),
     /** The project's instruction file for this case, in place of the suite's. */
     instructions: instructionsSchema.optional(),
     /** A folder of more of the user's other skills (relative to the case file), listed in this case's trials beside the suite's. */
@@ -144,6 +142,8 @@ export interface CaseSuite {
   hash: string;
   /** sha256 over every case's fixtures (`suiteFixturesHash`); absent when no case has any. */
   fixturesHash?: string;
+  /** What imported files (an evals.json object, …) hold that their cases do not carry, each where it was written. */
+  uncarried?: ImportNoteAt[];
   /** sha256 over every case's own neighbours (`suiteNeighboursHash`); absent when no case has any. */
   neighboursHash?: string;
 }
@@ -266,33 +266,43 @@ function checkCase(
     problems.add(p);
 }
 
-/** Each of an eval set's cases as a case file's, located at its entry; a case whose id the schema refuses is a problem. */
-function eachEvalSetCase(
-  cases: readonly ImportedCase[],
-  y: LocatedYaml,
-  skill: string,
+/**
+ * Each of an imported file's cases as a case file's, its `files` relative to `folder` (where the case file would be),
+ * located at its entry; a case the schema refuses is a problem there.
+ */
+function eachImportedCase(
+  set: ImportedSet,
+  folder: string,
   problems: ProblemList,
-  use: (c: z.output<typeof caseSchema>, entry: number, at: CaseLocator) => void,
+  use: (c: z.output<typeof caseSchema>, at: CaseLocator) => void,
 ): void {
-  const at = evalSetLocator(y);
-  for (const { entry, ...c } of cases) {
-    const parsed = caseSchema.safeParse(c);
-    if (parsed.success) use(parsed.data, entry, at);
+  for (const c of set.cases) {
+    const at = importedLocator(set.src, c);
+    const parsed = caseSchema.safeParse(importedCaseFields(c, folder));
+    if (parsed.success) use(parsed.data, at);
     else
-      problems.add(at.problem([entry], `case id "${c.id}" is no valid id`, `rename the skill folder "${skill}" to letters, digits and -`));
+      for (const issue of parsed.error.issues)
+        problems.add(
+          at.problem([0, ...issue.path.slice(issue.path[0] === 'expect' ? 1 : 0)], `case "${c.id}": ${issue.message}`, 'fix the entry'),
+        );
   }
 }
 
-/** Refuses an eval set's cases (for `import`) with every problem loading them as a case file would find, located in the set. */
-export function checkEvalSetCases(
-  cases: readonly ImportedCase[],
-  y: LocatedYaml,
-  skill: string,
-  skills: FamilyNames,
-  decision: DecisionConfig,
-): void {
+/** An imported case as a case file writes it: its files relative to `folder`. */
+export function importedCaseFields(c: ImportedCase, folder: string) {
+  return {
+    id: c.id,
+    prompt: c.prompt,
+    expect: c.expect,
+    tags: c.tags,
+    ...(c.files ? { files: c.files.map((f) => relative(folder, f).split(sep).join('/')) } : {}),
+  };
+}
+
+/** Refuses an imported file's cases (for `import`) with every problem loading them from `folder` would find, located in the file. */
+export function checkImportedCases(set: ImportedSet, folder: string, skills: FamilyNames, decision: DecisionConfig): void {
   const problems = new ProblemList();
-  eachEvalSetCase(cases, y, skill, problems, (c, entry, at) => checkCase(c, entry, at, skills, decision, problems));
+  eachImportedCase(set, folder, problems, (c, at) => checkCase(c, 0, at, skills, decision, problems));
   problems.throwIfAny();
 }
 
@@ -325,6 +335,7 @@ export function loadCases(
   const problems = new ProblemList();
   const cases: Case[] = [];
   const seen = new Map<string, string>();
+  const uncarried: ImportNoteAt[] = [];
   const hash = createHash('sha256');
   const neighbourFolders = new Map<string, Skill[] | undefined>();
   const add = (c: z.output<typeof caseSchema>, i: number, file: string, y: CaseLocator) => {
@@ -375,17 +386,20 @@ export function loadCases(
     const text = readTextFile(file, 'case file', { utf8: 'strict', cwd });
     hash.update(file).update('\0').update(text).update('\0');
     problems.collect(() => {
-      if (isTriggerEvalFile(file)) {
-        const skill = triggerEvalSkill(file, skills, fromFolder(cwd, file));
-        const { entries, repeats, y } = readTriggerEvals(file, text);
-        for (const r of repeats)
-          problems.add(
-            y.problem([r.entry.entry], repeatText(r, y), 'remove it (`skillprobe import` drops repeats as it writes the cases)'),
-          );
-        eachEvalSetCase(triggerEvalCases(entries, skill), y, skill, problems, (c, i, at) => add(c, i, file, at));
-        return;
-      }
+      const ctx = { file, path: fromFolder(cwd, file), skills };
+      const imported = (parsed?: LocatedYaml) => {
+        const set = readImport(text, ctx, parsed);
+        // A change to a task or grader file is a change of the suite, as one of the file itself is.
+        for (const other of set.alsoRead ?? []) hash.update(other.file).update('\0').update(other.text).update('\0');
+        for (const r of set.repeats)
+          problems.add(set.src.problem(r.at, r.what, 'remove it (`skillprobe import` drops repeats as it writes the cases)'));
+        eachImportedCase(set, dirname(fromFolder(cwd, file)), problems, (c, at) => add(c, 0, file, at));
+        uncarried.push(...set.uncarried.map((n) => ({ ...set.src.locate(n.at), file, what: `${n.what}: not carried into the cases` })));
+      };
+      if (isImportFile(file)) return imported();
       const y = parseYamlText(file, text);
+      // A YAML case file is a list; an object of a format another tool writes (promptfoo, waza) is imported.
+      if (isImportTree(y.value, ctx)) return imported(y);
       validateYaml(y, casesFileSchema, 'case').forEach((c, i) => add(c, i, file, y));
     });
   }
@@ -397,6 +411,7 @@ export function loadCases(
     files,
     hash: hash.digest('hex'),
     ...(fixturesHash ? { fixturesHash } : {}),
+    ...(uncarried.length ? { uncarried } : {}),
     ...(neighboursHash ? { neighboursHash } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, realpathSync, statSync } from 'node:fs';
-import { isAbsolute, posix, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, posix, relative, resolve, sep } from 'node:path';
 import type { InputProblem, ProblemList } from '../util/input-error.js';
 import { valueHash } from '../util/json.js';
 import { isWithin, wrongEntry } from '../util/paths.js';
@@ -148,9 +148,18 @@ const inline = (text: string, declared: Declared): FixtureContent => {
   return { from: { text }, executable: false, bytes: bytes.length, sha256: sha256(bytes), declared };
 };
 
-/** A `workspace:` or `files:` declaration's files: a folder's, or an inline map's; each problem added to `problems`. */
-export function readFixtureFiles(decl: string | Record<string, string>, place: DeclarationPlace, problems: ProblemList): FixtureFile[] {
-  const files = typeof decl === 'string' ? folderOf(decl, place, problems) : inlineFiles(decl, place, problems);
+/** A `workspace:` or `files:` declaration's files: a folder's, a list of files', or an inline map's; each problem added to `problems`. */
+export function readFixtureFiles(
+  decl: string | readonly string[] | Record<string, string>,
+  place: DeclarationPlace,
+  problems: ProblemList,
+): FixtureFile[] {
+  const files =
+    typeof decl === 'string'
+      ? folderOf(decl, place, problems)
+      : Array.isArray(decl)
+        ? listedFiles(decl, place, problems)
+        : inlineFiles(decl as Record<string, string>, place, problems);
   return files.filter((f) => {
     const broken = sealProblem(f.path, place.seal);
     if (broken)
@@ -166,6 +175,39 @@ export function readFixtureFiles(decl: string | Record<string, string>, place: D
 function folderOf(decl: string, place: DeclarationPlace, problems: ProblemList): FixtureFile[] {
   const folder = sourcePath(decl, 'folder', place, problems);
   return folder === undefined ? [] : folderFiles(folder, place.locate(), place.cwd, problems);
+}
+
+/** A file's content as a fixture, or undefined (a problem added) past the cap a trial may be handed. */
+function fileContent(file: string, given: string, declared: Declared, problems: ProblemList, todo: string): FixtureContent | undefined {
+  const stats = statSync(file);
+  if (stats.size > FIXTURE_CAP_BYTES) {
+    problems.add({
+      ...declared,
+      what: `${given} is ${megabytes(stats.size)}, over the ${megabytes(FIXTURE_CAP_BYTES)} a trial may be handed`,
+      todo,
+    });
+    return undefined;
+  }
+  return { from: { file }, executable: (stats.mode & 0o111) !== 0, bytes: stats.size, sha256: sha256(readFileSync(file)), declared };
+}
+
+/** A list of files (each relative to the file naming it), each landing at the workspace root under its own name. */
+function listedFiles(decl: readonly string[], place: DeclarationPlace, problems: ProblemList): FixtureFile[] {
+  const byName = new Map<string, string>();
+  return decl.flatMap((given, i) => {
+    const at = { ...place, locate: () => place.locate(String(i)) };
+    const file = sourcePath(given, 'file', at, problems);
+    if (file === undefined) return [];
+    const path = basename(file);
+    const first = byName.get(path);
+    if (first !== undefined) {
+      problems.add({ ...at.locate(), what: `${given} and ${first} would both land at ${path}`, todo: 'rename one of them, or list one' });
+      return [];
+    }
+    byName.set(path, given);
+    const content = fileContent(file, given, at.locate(), problems, 'list a smaller file');
+    return content ? [{ path, ...content }] : [];
+  });
 }
 
 function inlineFiles(decl: Record<string, string>, place: DeclarationPlace, problems: ProblemList): FixtureFile[] {
@@ -187,17 +229,9 @@ export function readInstructions(
 ): FixtureContent | undefined {
   if (typeof decl !== 'string') return inline(decl.text, place.locate());
   const file = sourcePath(decl, 'file', place, problems);
-  if (file === undefined) return undefined;
-  const stats = statSync(file);
-  if (stats.size > FIXTURE_CAP_BYTES) {
-    problems.add({
-      ...place.locate(),
-      what: `${decl} is ${megabytes(stats.size)}, over the ${megabytes(FIXTURE_CAP_BYTES)} a trial may be handed`,
-      todo: 'shorten it',
-    });
-    return undefined;
-  }
-  return { from: { file }, executable: false, bytes: stats.size, sha256: sha256(readFileSync(file)), declared: place.locate() };
+  const content = file === undefined ? undefined : fileContent(file, decl, place.locate(), problems, 'shorten it');
+  // An instruction file is read, never run: its mode bit is not kept.
+  return content && { ...content, executable: false };
 }
 
 /** The hash of a case's fixtures: each file's path, mode bit and bytes' hash in path order, then the instruction file's. */

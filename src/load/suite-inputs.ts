@@ -9,7 +9,7 @@ import type { LoadedConfig } from './config.js';
 import { skillFolders } from './family.js';
 import { loadNeighbours } from './neighbours.js';
 import { loadSkills, type Skill } from './skills.js';
-import type { FamilyMember } from './trigger-evals.js';
+import type { FamilyMember } from './import/format.js';
 
 /**
  * The checkers of a suite's own files, one per input, each adding what is wrong with it to `problems` and returning

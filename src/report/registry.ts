@@ -1,7 +1,9 @@
+import { benchmarkReporter } from './benchmark.js';
 import { htmlReporter } from './html.js';
 import { jsonReporter } from './json.js';
 import { junitReporter } from './junit.js';
 import { markdownReporter } from './markdown.js';
+import { pluginEvalReporter } from './plugin-eval-result.js';
 import type { Reporter } from './reporter.js';
 import { terminalReporter } from './terminal.js';
 
@@ -11,7 +13,7 @@ export interface ReporterTarget {
 }
 
 /** The only list of reporter names: `--reporter` takes these, `--help` lists them. */
-export const REPORTER_NAMES = ['terminal', 'json', 'junit', 'markdown', 'html'] as const;
+export const REPORTER_NAMES = ['terminal', 'json', 'junit', 'markdown', 'html', 'benchmark', 'plugin-eval'] as const;
 export type ReporterName = (typeof REPORTER_NAMES)[number];
 
 export const REPORTERS: Record<ReporterName, (t: ReporterTarget) => Reporter> = {
@@ -20,6 +22,8 @@ export const REPORTERS: Record<ReporterName, (t: ReporterTarget) => Reporter> = 
   junit: () => junitReporter,
   markdown: () => markdownReporter,
   html: () => htmlReporter,
+  benchmark: () => benchmarkReporter,
+  'plugin-eval': () => pluginEvalReporter,
 };
 
 export const isReporterName = (name: string): name is ReporterName => Object.hasOwn(REPORTERS, name);

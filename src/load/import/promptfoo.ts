@@ -1,0 +1,150 @@
+/**
+ * promptfoo configs that test a skill: `tests: [{description, vars, assert: [{type: skill-used, value: <skill>}]}]`
+ * (or `not-skill-used`), the prompt one inline template (`prompts: ['{{request}}']`) filled from each test's vars.
+ * A `skill-used` test expects the skill, a `not-skill-used` one says it must not fire; `llm-rubric` assertions become
+ * `expect.judge` items; a test with neither skill assertion, and every other assertion, is named as not carried.
+ */
+import { InputError, ProblemList } from '../../util/input-error.js';
+import type { LocatedYaml } from '../yaml-file.js';
+import {
+  idPart,
+  isObject,
+  kindOf,
+  skillNamed,
+  type ImportContext,
+  type ImportedCase,
+  type Importer,
+  type ImportNote,
+  settledCases,
+} from './format.js';
+
+const SKILL_ASSERTIONS = ['skill-used', 'not-skill-used'];
+const SHAPE = 'a promptfoo config whose tests assert skill-used or not-skill-used, with one inline prompt template';
+
+const asList = (v: unknown): unknown[] => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** The skill an assertion names, as its folder name: `plugin:skill` names its last part when the whole names no skill. */
+function assertedSkill(ctx: ImportContext, value: string): string {
+  const whole = skillNamed(ctx, value);
+  return whole !== value || !value.includes(':') ? whole : skillNamed(ctx, value.split(':').at(-1)!);
+}
+
+/** The template filled from `vars`, or the name of a variable it uses that `vars` lacks. */
+function filled(template: string, vars: Record<string, unknown>): { text: string } | { missing: string } {
+  let missing: string | undefined;
+  const text = template.replace(/\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g, (_, name: string) => {
+    const v = vars[name];
+    if (v === undefined || isObject(v) || Array.isArray(v)) missing ??= name;
+    return String(v ?? '');
+  });
+  return missing === undefined ? { text } : { missing };
+}
+
+export const promptfooConfig: Importer = {
+  name: 'promptfoo',
+  shape: SHAPE,
+  reads: ['tree'],
+  recognises: (value) =>
+    isObject(value) &&
+    Array.isArray(value.tests) &&
+    [...value.tests, value.defaultTest].some(
+      (t) => isObject(t) && asList(t.assert).some((a) => isObject(a) && SKILL_ASSERTIONS.includes(a.type as string)),
+    ),
+  read(value, src, ctx) {
+    const y = src as LocatedYaml;
+    const config = value as Record<string, unknown>;
+    const prompts = asList(config.prompts);
+    const template = prompts.length === 1 && typeof prompts[0] === 'string' && !prompts[0].startsWith('file://') ? prompts[0] : undefined;
+    if (template === undefined)
+      throw new InputError(
+        y.problem(
+          ['prompts'],
+          `"prompts" is ${prompts.length === 1 ? `${kindOf(prompts[0])}${typeof prompts[0] === 'string' ? ' naming a file' : ''}` : `${prompts.length} prompts`}, where skillprobe reads one inline template`,
+          "write the request's template inline, like prompts: ['{{request}}'], and each request in its test's vars",
+        ),
+      );
+    const defaults = isObject(config.defaultTest) ? config.defaultTest : {};
+    const defaultVars = isObject(defaults.vars) ? defaults.vars : {};
+    const problems = new ProblemList();
+    const uncarried: ImportNote[] = [];
+    const cases: ImportedCase[] = [];
+    (config.tests as unknown[]).forEach((t, i) => {
+      const at = ['tests', i];
+      const name = `test ${i + 1}`;
+      if (!isObject(t))
+        return problems.add(
+          y.problem(at, `${name} is ${kindOf(t)}, not an object`, 'write {vars: {…}, assert: [{type: skill-used, value: <skill>}]}'),
+        );
+      const asserts = [
+        ...asList(defaults.assert).map((a, j) => ({ a, at: ['defaultTest', 'assert', j] })),
+        ...asList(t.assert).map((a, j) => ({ a, at: [...at, 'assert', j] })),
+      ];
+      const skillAsserts = asserts.filter(({ a }) => isObject(a) && SKILL_ASSERTIONS.includes(a.type as string));
+      if (skillAsserts.length !== 1) {
+        if (skillAsserts.length === 0)
+          uncarried.push({ at, what: `${name}: it asserts neither skill-used nor not-skill-used, so it is no trigger case` });
+        else
+          problems.add(
+            y.problem(
+              skillAsserts[1]!.at,
+              `${name} asserts which skill is used ${skillAsserts.length} times`,
+              'keep one skill-used or not-skill-used assertion a test',
+            ),
+          );
+        return;
+      }
+      const { a, at: assertAt } = skillAsserts[0]! as { a: Record<string, unknown>; at: (string | number)[] };
+      if (typeof a.value !== 'string' || a.value.trim() === '')
+        return problems.add(
+          y.problem(
+            [...assertAt, 'value'],
+            `${name}: the ${a.type as string} assertion names ${kindOf(a.value)}`,
+            'name one skill, like value: my-skill',
+          ),
+        );
+      const prompt = filled(template, { ...defaultVars, ...(isObject(t.vars) ? t.vars : {}) });
+      if ('missing' in prompt)
+        return problems.add(
+          y.problem(
+            [...at, 'vars'],
+            `${name}: the prompt template uses {{${prompt.missing}}}, which its vars do not give as text`,
+            `add ${prompt.missing}: the request, to its vars`,
+          ),
+        );
+      if (prompt.text.trim() === '')
+        return problems.add(y.problem([...at, 'vars'], `${name}: the prompt is empty`, 'write the request in its vars'));
+      const judge: string[] = [];
+      for (const { a: other, at: otherAt } of asserts.filter((x) => x !== skillAsserts[0])) {
+        if (isObject(other) && other.type === 'llm-rubric' && typeof other.value === 'string' && other.value.trim() !== '')
+          judge.push(other.value.trim());
+        else uncarried.push({ at: otherAt, what: `${name}: the ${isObject(other) ? String(other.type) : kindOf(other)} assertion` });
+      }
+      const skill = assertedSkill(ctx, a.value);
+      const positive = a.type === 'skill-used';
+      cases.push({
+        at,
+        fields: { expect: [...assertAt, 'value'], prompt: [...at, 'vars'], id: [...at, 'description'] },
+        id:
+          typeof t.description === 'string' && idPart(t.description).replace(/-/g, '') !== ''
+            ? idPart(t.description)
+            : `${skill}-test-${i + 1}`,
+        prompt: prompt.text,
+        expect: positive ? { skill, ...(judge.length ? { judge } : {}) } : { not: skill },
+        tags: [],
+      });
+      if (!positive && judge.length)
+        uncarried.push({ at, what: `${name}: its llm-rubric assertions (a not-skill-used case is judged on triggering only)` });
+    });
+    problems.throwIfAny();
+    if (cases.length === 0) throw new InputError(y.problem(['tests'], 'no test asserts skill-used or not-skill-used', `write ${SHAPE}`));
+    const { kept, repeats } = settledCases(cases, y, problems, {
+      ids: { entry: 'test', key: 'description' },
+      repeats: {
+        noun: 'prompt',
+        field: 'expectation',
+        answer: (c) => ('skill' in c.expect ? `skill-used ${c.expect.skill}` : `not-skill-used ${c.expect.not}`),
+      },
+    });
+    return { format: 'promptfoo', cases: kept, repeats, uncarried, src: y };
+  },
+};

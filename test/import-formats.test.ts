@@ -1,0 +1,222 @@
+import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadSuite } from '../src/commands/run.js';
+import { baseProject, projectsRemovedAfterAll, ROOT, runInProcess } from './helpers.js';
+
+/** Each format's real-shaped file (test/fixtures/import/), kept where authors keep it: in the skill's evals folder. */
+const FIXTURES = join(ROOT, 'test/fixtures/import');
+const project = projectsRemovedAfterAll(() => ({
+  ...baseProject(),
+  'skillprobe.config.yaml': 'cases: [cases/*.yaml]\njudge:\n  allowSelf: true\n',
+}));
+const withFixtures = () => {
+  const dir = project();
+  cpSync(join(FIXTURES, 'alpha/evals'), join(dir, 'skills/alpha/evals'), { recursive: true });
+  for (const f of ['trigger-eval.json', 'eval_set.json', 'alpha.prompts.csv', 'alpha.triggers.json', 'promptfooconfig.yaml'])
+    cpSync(join(FIXTURES, f), join(dir, 'skills/alpha/evals', f));
+  cpSync(join(FIXTURES, 'waza'), join(dir, 'skills/alpha/evals/waza'), { recursive: true });
+  cpSync(join(FIXTURES, 'plugin-eval'), join(dir, 'skills/alpha/evals/plugin-eval'), { recursive: true });
+  cpSync(join(FIXTURES, 'skillgrade'), join(dir, 'skills/alpha/evals/skillgrade'), { recursive: true });
+  return dir;
+};
+
+/** The suite as `run` loads it from `cases`, each case as the run sees it (its fixtures by landing path and bytes' hash). */
+async function loaded(dir: string, cases: string) {
+  const suite = loadSuite({ cwd: dir, overrides: { cases } }, { run: false });
+  return {
+    cases: suite.suite.cases.map((c) => ({
+      id: c.id,
+      prompt: c.prompt,
+      expect: c.expect,
+      tags: c.tags,
+      ...(c.fixtures ? { files: c.fixtures.files.map((f) => [f.path, f.sha256.slice(0, 8)]) } : {}),
+    })),
+    uncarried: suite.suite.uncarried?.map((n) => n.what) ?? [],
+  };
+}
+
+const FORMATS: {
+  format: string;
+  file: string;
+  cases: { id: string; expect: Record<string, unknown>; tags?: string[]; files?: string[] }[];
+  uncarried?: RegExp[];
+}[] = [
+  {
+    format: "skill-creator's evals.json object",
+    file: 'evals.json',
+    cases: [
+      {
+        id: 'alpha-eval-1',
+        expect: {
+          skill: 'alpha',
+          judge: ['The reply says how many alpha records were created', 'The reply names the file it read the rows from'],
+        },
+        files: ['board.csv'],
+      },
+      { id: 'alpha-eval-2', expect: { skill: 'alpha', judge: ['The records are listed newest first'] } },
+      { id: 'alpha-beta-eval-3', expect: { skill: 'alpha-beta' } },
+    ],
+    uncarried: [/^eval 1: "expected_output" \(a description of success/, /^eval 2: "expected_output"/, /^eval 3: "expected_output"/],
+  },
+  {
+    format: "skill-creator's trigger eval list",
+    file: 'trigger-eval.json',
+    cases: [
+      { id: 'alpha-trigger-1', expect: { skill: 'alpha' } },
+      { id: 'alpha-trigger-2', expect: { skill: 'alpha' } },
+      { id: 'alpha-quiet-1', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+      { id: 'alpha-quiet-2', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+  },
+  {
+    format: "skill-creator's trigger list under `evals` (eval_set.json)",
+    file: 'eval_set.json',
+    cases: [
+      { id: 'alpha-trigger-1', expect: { skill: 'alpha' } },
+      { id: 'alpha-quiet-1', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+  },
+  {
+    format: "the prompts CSV of OpenAI's Codex skill evals",
+    file: 'alpha.prompts.csv',
+    cases: [
+      { id: 'test-01', expect: { skill: 'alpha' }, tags: ['category:explicit'] },
+      { id: 'test-02', expect: { skill: 'alpha' }, tags: ['category:implicit'] },
+      { id: 'test-03', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss', 'category:negative'] },
+      { id: 'test-04', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+  },
+  {
+    format: '{should_trigger, should_not_trigger} lists',
+    file: 'alpha.triggers.json',
+    cases: [
+      { id: 'alpha-trigger-1', expect: { skill: 'alpha' } },
+      { id: 'alpha-trigger-2', expect: { skill: 'alpha' } },
+      { id: 'alpha-quiet-1', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+      { id: 'alpha-quiet-2', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+  },
+  {
+    format: 'a promptfoo config asserting skill-used / not-skill-used',
+    file: 'promptfooconfig.yaml',
+    cases: [
+      {
+        id: 'creates-an-alpha-record',
+        expect: { skill: 'alpha', judge: ['Does the reply confirm the record was assigned to Dana?'] },
+      },
+      { id: 'greek-letter-question', expect: { skill: 'none', not: 'alpha' } },
+      { id: 'beta-in-alpha', expect: { skill: 'alpha-beta' } },
+    ],
+    uncarried: [/^test 3: the latency assertion: not carried/, /^test 4: it asserts neither skill-used nor not-skill-used/],
+  },
+  {
+    format: "waza's eval.yaml and its task files",
+    file: 'waza/eval.yaml',
+    cases: [
+      { id: 'alpha-create-record-001', expect: { skill: 'alpha' } },
+      { id: 'alpha-list-records-001', expect: { skill: 'alpha' } },
+    ],
+    uncarried: [
+      /^"config"/,
+      /^"graders" \(waza's graders run its own checks\)/,
+      /^tasks\/create-record\.yaml: "tags"/,
+      /^tasks\/create-record\.yaml: "expected"/,
+    ],
+  },
+  {
+    format: "waza's trigger_tests.yaml",
+    file: 'waza/trigger_tests.yaml',
+    cases: [
+      { id: 'alpha-trigger-1', expect: { skill: 'alpha' } },
+      { id: 'alpha-trigger-2', expect: { skill: 'alpha' } },
+      { id: 'alpha-quiet-1', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] },
+    ],
+    uncarried: [/"confidence"/, /"confidence"/, /"confidence"/],
+  },
+  {
+    format: "Skillgrade's eval.yaml",
+    file: 'skillgrade/eval.yaml',
+    cases: [
+      { id: 'close-shipped-record', expect: { skill: 'alpha', judge: ['Did the agent confirm that record 31 was closed?'] } },
+      { id: 'weekly-summary', expect: { skill: 'alpha', judge: ['Is the summary exactly three bullet points?'] } },
+    ],
+    uncarried: [/^task 1: its deterministic grader/, /^task 1: "workspace"/],
+  },
+  {
+    format: 'a `claude plugin eval` case.yaml (a tool_used Skill grader: a trigger case)',
+    file: 'plugin-eval/files-new-record/case.yaml',
+    cases: [
+      { id: 'files-new-record', expect: { skill: 'alpha', judge: ['Does the reply say that a record was filed for the failed export?'] } },
+    ],
+    uncarried: [/^grader 3: a regex grader/, /^"runs"/],
+  },
+  {
+    format: 'a `claude plugin eval` prompt.md with graders/*.md (max: 0, a negative)',
+    file: 'plugin-eval/greek-alpha/prompt.md',
+    cases: [{ id: 'greek-alpha', expect: { skill: 'none', not: 'alpha' }, tags: ['near-miss'] }],
+    uncarried: [/^"tags"/, /^its llm graders \(a case the skill must leave/],
+  },
+];
+
+describe('every imported format loads as cases in place, and `skillprobe import` writes the same cases as YAML', () => {
+  it.each(FORMATS)('$format ($file)', async ({ file, cases, uncarried = [] }) => {
+    const dir = withFixtures();
+    const source = `skills/alpha/evals/${file}`;
+    const inPlace = await loaded(dir, source);
+    expect(inPlace.cases.map(({ id, expect, tags, files }) => ({ id, expect, tags, files }))).toEqual(
+      cases.map((c) => ({
+        id: c.id,
+        expect: c.expect,
+        tags: c.tags ?? [],
+        files: c.files?.map((f) => [f, expect.any(String)]),
+      })),
+    );
+    expect(inPlace.uncarried).toHaveLength(uncarried.length);
+    uncarried.forEach((what, i) => expect(inPlace.uncarried[i]).toMatch(what));
+
+    const r = await runInProcess(['import', source, '--out', 'cases/imported.yaml'], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(new RegExp(`^wrote cases/imported\\.yaml: ${cases.length} cases? for `));
+    // What is not carried is said on stderr, each at its line, and noted in the written file.
+    expect(r.stderr.split('\n').filter(Boolean)).toHaveLength(uncarried.length);
+    const written = readFileSync(join(dir, 'cases/imported.yaml'), 'utf8');
+    expect(written.match(/^# Not carried: /gm) ?? []).toHaveLength(uncarried.length);
+    expect(await loaded(dir, 'cases/imported.yaml')).toEqual({ ...inPlace, uncarried: [] });
+  });
+
+  it("an evals.json object's `files` land in the workspace under their own names, the bytes the skill's folder holds", async () => {
+    const dir = withFixtures();
+    const suite = loadSuite({ cwd: dir, overrides: { cases: 'skills/alpha/evals/evals.json' } }, { run: false });
+    const [file] = suite.suite.cases[0]!.fixtures!.files;
+    expect(file).toMatchObject({ path: 'board.csv', from: { file: join(dir, 'skills/alpha/evals/files/board.csv') } });
+    expect(suite.suite.cases[0]!.source).toMatchObject({ file: 'skills/alpha/evals/evals.json', line: 4 });
+  });
+});
+
+describe('what an eval file loaded in place does not carry is said by lint, never silently dropped', () => {
+  it("names each evals.json eval's expected_output at its line", async () => {
+    const dir = withFixtures();
+    const r = await runInProcess(['lint', '--cases', 'skills/alpha/evals/evals.json'], { cwd: dir });
+    const lines = `${r.stdout}\n${r.stderr}`.split('\n').filter((l) => l.includes('"expected_output"'));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatch(/skills\/alpha\/evals\/evals\.json:7:26: .*eval 1: "expected_output" .*: not carried into the cases/);
+  });
+});
+
+describe('the suite hash covers the files an eval file reads besides itself', () => {
+  it.each([
+    ['waza task file', 'skills/alpha/evals/waza/eval.yaml', 'skills/alpha/evals/waza/tasks/list-records.yaml'],
+    [
+      'plugin eval grader file',
+      'skills/alpha/evals/plugin-eval/greek-alpha/prompt.md',
+      'skills/alpha/evals/plugin-eval/greek-alpha/graders/explains.md',
+    ],
+  ])('an edit to a %s changes it', (_, cases, other) => {
+    const dir = withFixtures();
+    const hash = () => loadSuite({ cwd: dir, overrides: { cases } }, { run: false }).suite.hash;
+    const before = hash();
+    writeFileSync(join(dir, other), readFileSync(join(dir, other), 'utf8') + '\n# edited\n');
+    expect(hash()).not.toBe(before);
+  });
+});
