@@ -141,6 +141,23 @@ describe('the simulated model and MCP tools Codex defers (OpenAI Responses wire)
     });
   });
 
+  it.each([
+    ['an answer', '{"content":[{"type":"text","text":"OPS-1 created"}]}', false],
+    ['an error', '{"content":[{"type":"text","text":"no such project"}],"isError":true}', true],
+  ])('reads the tool result the script printed, %s, as the tool said it', (_, printed, isError) => {
+    const first = codexRequest(['mcp__jira']);
+    const script = 'const r = await tools.mcp__jira__create_issue({"project":"OPS"});\ntext(JSON.stringify(r));';
+    const v = viewRequest('openai-responses', {
+      ...first,
+      input: [
+        ...first.input,
+        { type: 'custom_tool_call', call_id: 'c1', name: 'exec', input: script },
+        { type: 'custom_tool_call_output', call_id: 'c1', output: printed },
+      ],
+    });
+    expect(v.lastResults).toEqual([expect.objectContaining({ action: 'mcp', isError })]);
+  });
+
   it('a server the request does not defer is no choice: it answers instead', () => {
     const reply = decideReply(profile, viewRequest('openai-responses', codexRequest(['mcp__github'])), { key: 't' });
     expect(mcpCalls(reply)).toEqual([]);

@@ -1,6 +1,6 @@
 import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
-import type { InitEvent, ResultEvent, SkillLoadEvent, Transcript } from '../transcript/types.js';
+import type { InitEvent, ResultEvent, SkillLoadEvent, ToolCallEvent, Transcript } from '../transcript/types.js';
 import { extractPlans, gradePlans } from './plan.js';
 import { trialStatus } from './status.js';
 import { mcpToolText } from '../mcp/names.js';
@@ -88,16 +88,13 @@ function usageOf(t: Transcript): { usage?: TrialUsage } {
   };
 }
 
-/** Where the model's first call of `intent` is in the transcript (`act`: a command, a write, a fetch, a sub-agent), if any. */
-const firstCallAt = (t: Transcript, intent: 'act' | 'mcp'): number | undefined => {
+/**
+ * The model's first call of `intent` (`act`: a command, a write, a fetch, a sub-agent; `mcp`: an MCP tool) and where it
+ * is in the transcript (Infinity when there is none, so that "before" reads as a plain comparison).
+ */
+const firstCall = (t: Transcript, intent: 'act' | 'mcp'): { at: number; call?: ToolCallEvent } => {
   const at = t.events.findIndex((e) => e.kind === 'tool_call' && e.source === 'assistant' && e.intent === intent);
-  return at < 0 ? undefined : at;
-};
-
-/** The MCP tool the model's call at `at` used, if it is one. */
-const mcpToolAt = (t: Transcript, at: number | undefined) => {
-  const e = at === undefined ? undefined : t.events[at];
-  return e?.kind === 'tool_call' ? e.mcp : undefined;
+  return at < 0 ? { at: Infinity } : { at, call: t.events[at] as ToolCallEvent };
 };
 
 function column(counted: Firing[]): string {
@@ -154,11 +151,10 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   const falseTriggers = falselyFired(c, [...new Set(family.map((f) => f.skill!))]);
   // The model's first choice was to act by itself, before any skill fired: it went around the skills; or to use an
   // MCP tool the trial offered: it chose the tool over the skills.
-  const actedAt = firstCallAt(t, 'act');
-  const toolAt = firstCallAt(t, 'mcp');
+  const [acted, tool] = [firstCall(t, 'act'), firstCall(t, 'mcp')];
   const firstFiring = counted[0]?.at ?? Infinity;
-  const wentAround = actedAt !== undefined && firstFiring > actedAt && (toolAt === undefined || toolAt > actedAt);
-  const usedTool = mcpToolAt(t, !wentAround && toolAt !== undefined && firstFiring > toolAt ? toolAt : undefined);
+  const wentAround = acted.at < firstFiring && acted.at < tool.at;
+  const usedTool = !wentAround && tool.at < firstFiring ? tool.call?.mcp : undefined;
   const firedColumn = wentAround ? SELF : usedTool ? toolColumn(mcpToolText(usedTool)) : column(counted);
   // `sibling`: another family member fired (for a negative case, a member it forbids: a false trigger); `neighbour`:
   // a neighbour took it, the user's or, in the field, one the CLI bundles (the model went elsewhere); `other`: only
@@ -230,7 +226,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
   const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);
   // In the field, the expected skill must fire before any acting call: acting first is going around it; and before
   // any MCP tool: using one first is choosing the tool over the skill.
-  const firedFirst = expected.length > 0 && expected[0]!.at < Math.min(actedAt ?? Infinity, toolAt ?? Infinity);
+  const firedFirst = expected.length > 0 && expected[0]!.at < Math.min(acted.at, tool.at);
   const passed = verdict.status === 'ok' && firedFirst && firedInTime(expected[0], c.by) && exclusiveOk && (plan?.pass ?? true);
   return { ...out, plan, passed };
 }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { valueHash } from '../util/json.js';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { McpServersConfig } from '../run/config-schema.js';
 import type { InputProblem, ProblemList } from '../util/input-error.js';
@@ -41,8 +41,6 @@ export interface McpPlace {
   locate(path: readonly (string | number)[]): Pick<InputProblem, 'file' | 'line' | 'col'>;
 }
 
-const hashOf = (value: unknown) => createHash('sha256').update(JSON.stringify(value)).digest('hex');
-
 function loadStub(name: string, given: string, place: McpPlace, problems: ProblemList): StubServer | undefined {
   // Named from the working folder, as every message names a path.
   const file = shownFrom(place.cwd, resolve(place.base, given));
@@ -51,7 +49,7 @@ function loadStub(name: string, given: string, place: McpPlace, problems: Proble
     const stub = validateYaml(y, stubFileSchema);
     const wrong = stubProblems(stub);
     for (const p of wrong) problems.add(y.problem(p.at, `MCP stub "${name}": ${p.what}`, p.todo));
-    return wrong.length ? undefined : { name, kind: 'stub' as const, stub, hash: hashOf({ name, stub }) };
+    return wrong.length ? undefined : { name, kind: 'stub' as const, stub, hash: valueHash({ name, stub }) };
   });
 }
 
@@ -102,7 +100,15 @@ export function loadMcpServers(
       });
       continue;
     }
-    out.push({ name, kind: 'command', command, args: spec.args, env: spec.env, readOnly: spec.readOnly, hash: hashOf({ name, ...spec }) });
+    out.push({
+      name,
+      kind: 'command',
+      command,
+      args: spec.args,
+      env: spec.env,
+      readOnly: spec.readOnly,
+      hash: valueHash({ name, ...spec }),
+    });
   }
   return out;
 }

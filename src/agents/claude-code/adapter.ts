@@ -13,7 +13,8 @@ import { statusSignal } from '../provider-signals.js';
 import { historyHeld, seededSession, sessionFile, sessionIdFor, SESSION_RECORD } from './session.js';
 import { collectMcpEvidence } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
-import { claudeMcpName, mcpAllowedTools, mcpConfigFile, mcpReadOnlyPatterns, writeMcpConfig } from './mcp.js';
+import { mcpAllowedTools, mcpConfigFile, mcpReadOnlyPatterns, writeMcpConfig } from './mcp.js';
+import { claudeMcpName } from './mcp-names.js';
 
 /** First-party credentials: any one lets a trial reach the real model. */
 const FIRST_PARTY_CREDENTIALS = ['ANTHROPIC_API_KEY', 'ANTHROPIC_AUTH_TOKEN', 'CLAUDE_CODE_OAUTH_TOKEN'];

@@ -1,7 +1,7 @@
 import { FIELD_REFUSAL, fieldWorkspaceProblem } from '../field-refusal.js';
 import type { IsolationExpectation } from '../types.js';
 import { readsOnly } from '../../run/schema.js';
-import { claudeMcpTool } from './mcp.js';
+import { claudeMcpTool } from './mcp-names.js';
 import type { InitEvent, ToolCallEvent, ToolResultEvent, Transcript } from '../../transcript/types.js';
 
 /**

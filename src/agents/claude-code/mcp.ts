@@ -1,19 +1,16 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readOnlyTools } from '../../load/mcp.js';
-import { splitMcpName, type McpToolName } from '../../mcp/names.js';
 import { prepareMcpServers, serverEntries } from '../mcp-servers.js';
 import type { InvocationRequest } from '../types.js';
+import { claudeMcpName, CLAUDE_MCP_PREFIX as PREFIX } from './mcp-names.js';
 
 /**
  * Claude Code's MCP servers (measured on 2.1.197, docs/cli-facts.md): `--mcp-config` names a JSON file of
  * `mcpServers`, and with `--strict-mcp-config` no other server is read; each tool reaches the model, and the init
- * event's `tools`, as `mcp__<server>__<tool>`, the init event's `mcp_servers` says whether each server connected.
+ * event's `tools`, as `mcp__<server>__<tool>` (mcp-names.ts), the init event's `mcp_servers` says whether each server
+ * connected.
  */
-const PREFIX = 'mcp__';
-
-export const claudeMcpName = (t: McpToolName): string => `${PREFIX}${t.server}__${t.tool}`;
-export const claudeMcpTool = (name: string): McpToolName | undefined => splitMcpName(name, PREFIX, '__');
 
 /** Where a trial's MCP config is written: outside the workspace. */
 export const mcpConfigFile = (req: Pick<InvocationRequest, 'harnessDir'>) => join(req.harnessDir, 'mcp-config.json');
@@ -26,18 +23,21 @@ export async function writeMcpConfig(req: InvocationRequest): Promise<void> {
   await writeFile(mcpConfigFile(req), JSON.stringify({ mcpServers }, null, 2) + '\n');
 }
 
+/** Each read-only MCP tool of the trial as a rule: a whole server (a stub's all, `readOnly: true`), or one tool. */
+const readOnlyRules = (req: Pick<InvocationRequest, 'mcp'>): { server: string; tool?: string }[] =>
+  (req.mcp ?? []).flatMap((s) => {
+    const tools = readOnlyTools(s);
+    return tools === 'all' ? [{ server: s.name }] : tools.map((tool) => ({ server: s.name, tool }));
+  });
+
 /**
  * The permission rules that let the model's calls of the trial's read-only MCP tools run without asking (a stub's all,
  * a real server's those the suite marked read-only): in `-p` any other tool's call is refused, as the field refuses
  * acting calls.
  */
-export function mcpAllowedTools(req: Pick<InvocationRequest, 'mcp'>): string[] {
-  return (req.mcp ?? []).flatMap((s) => {
-    const tools = readOnlyTools(s);
-    return tools === 'all' ? [`${PREFIX}${s.name}`] : tools.map((tool) => claudeMcpName({ server: s.name, tool }));
-  });
-}
+export const mcpAllowedTools = (req: Pick<InvocationRequest, 'mcp'>): string[] =>
+  readOnlyRules(req).map((r) => (r.tool === undefined ? `${PREFIX}${r.server}` : claudeMcpName({ server: r.server, tool: r.tool })));
 
 /** The same tools as the field's refusing hook matches names (a whole server: every name it prefixes). */
 export const mcpReadOnlyPatterns = (req: Pick<InvocationRequest, 'mcp'>): string[] =>
-  mcpAllowedTools(req).map((rule) => (rule.split('__').length === 2 ? `${rule}__.*` : rule));
+  readOnlyRules(req).map((r) => (r.tool === undefined ? `${PREFIX}${r.server}__.*` : claudeMcpName({ server: r.server, tool: r.tool })));

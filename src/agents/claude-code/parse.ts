@@ -13,7 +13,7 @@ import type {
 import { num, pushOther, readJsonLines, str, strings, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { isOfferedActingCall } from './field.js';
-import { claudeMcpTool } from './mcp.js';
+import { claudeMcpTool } from './mcp-names.js';
 
 /**
  * Claude Code stream-JSON (2.1.x, `-p --output-format stream-json --verbose`) → canonical transcript.

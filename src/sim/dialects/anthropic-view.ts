@@ -1,8 +1,8 @@
 import { isPlainObject } from '../../util/json.js';
 import { ACT_KINDS, type ActKind, type ConversationView, type SkillBody, type ToolOutcome } from '../conversation.js';
-import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
+import { objectsIn, offeredMcpTools, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
-import { claudeMcpTool } from '../../agents/claude-code/mcp.js';
+import { claudeMcpTool } from '../../agents/claude-code/mcp-names.js';
 
 /** Claude Code's Anthropic Messages request, as the simulated model reads it. */
 
@@ -85,11 +85,9 @@ function outcome(call: Json | undefined, result: Json): ToolOutcome {
 export function anthropicView(body: unknown): ConversationView {
   const req = isPlainObject(body) ? body : {};
   const messages = objectsIn(req.messages);
-  const tools = objectsIn(req.tools).map((t) => String(t.name ?? ''));
-  const mcpTools = objectsIn(req.tools).flatMap((t) => {
-    const named = claudeMcpTool(stringIn(t.name));
-    return named ? [{ wireName: stringIn(t.name), ...named, description: stringIn(t.description) }] : [];
-  });
+  const declared = objectsIn(req.tools);
+  const tools = declared.map((t) => String(t.name ?? ''));
+  const mcpTools = offeredMcpTools(declared, claudeMcpTool);
   // Older models get the listing as a reminder in the first user message; newer ones as a `system`-role message.
   const skillDescriptions = new Map<string, string>();
   for (const [name, description] of messages.flatMap((m) => textsOf(m).flatMap(parseListing))) {

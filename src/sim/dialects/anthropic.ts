@@ -6,7 +6,7 @@ import type { Dialect, ModelReply } from './dialect.js';
 import { outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { asksForStream, modelIn, objectsIn } from './request-reading.js';
 import { isPlainObject } from '../../util/json.js';
-import { claudeMcpName } from '../../agents/claude-code/mcp.js';
+import { claudeMcpName } from '../../agents/claude-code/mcp-names.js';
 
 /** Claude Code's Anthropic Messages API: SSE events for streaming, one JSON message otherwise. */
 

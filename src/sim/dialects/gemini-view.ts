@@ -2,7 +2,7 @@ import { isPlainObject } from '../../util/json.js';
 import type { ConversationView, ToolOutcome } from '../conversation.js';
 import { GEMINI_FIELD_REFUSAL } from '../../agents/gemini/field.js';
 import { geminiActs } from './gemini-acting.js';
-import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
+import { objectsIn, offeredMcpTools, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
 import { geminiMcpTool } from '../../agents/gemini/mcp.js';
 
@@ -96,10 +96,7 @@ export function geminiView(body: unknown): ConversationView {
   const contents = objectsIn(req.contents);
   const declarations = objectsIn(req.tools).flatMap((t) => objectsIn(t.functionDeclarations));
   const tools = declarations.map((d) => stringIn(d.name));
-  const mcpTools = declarations.flatMap((d) => {
-    const named = geminiMcpTool(stringIn(d.name));
-    return named ? [{ wireName: stringIn(d.name), ...named, description: stringIn(d.description) }] : [];
-  });
+  const mcpTools = offeredMcpTools(declarations, geminiMcpTool);
   const listing = parseGeminiListing(textsOf(req.systemInstruction).join('\n'));
 
   const byModel = (c: Json) => c.role === 'model';

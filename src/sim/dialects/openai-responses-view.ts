@@ -84,6 +84,16 @@ const deferredMcpServers = (text: string): string[] => {
   return [...list.matchAll(/^- mcp__([A-Za-z0-9-]+)$/gm)].map((m) => m[1]!);
 };
 
+/** Whether a line of an MCP script's output is the tool's result marked as an error. */
+const saysToolError = (line: string): boolean => {
+  try {
+    const r: unknown = JSON.parse(line);
+    return isPlainObject(r) && r.isError === true;
+  } catch {
+    return false;
+  }
+};
+
 /** A shell command read in skill terms, with Codex's report of it, for either way of running one; any other call is `other`. */
 function outcome(call: Json | undefined, result: Json, skillFiles: ReadonlyMap<string, string>): ToolOutcome {
   const output = textsIn(result.output);
@@ -93,7 +103,8 @@ function outcome(call: Json | undefined, result: Json, skillFiles: ReadonlyMap<s
     return { ...commandAction(commandInArguments(stringIn(call.arguments)), skillFiles), ...commandResult(output.join('\n')) };
   }
   if (call?.type === 'custom_tool_call' && call.name === SCRIPT_TOOL && callsMcpTool(stringIn(call.input))) {
-    return { action: 'mcp', isError: false, text: output.join('\n') };
+    // The script prints the tool's whole result as JSON (mcpScript), its `isError` with it.
+    return { action: 'mcp', isError: output.some(saysToolError), text: output.join('\n') };
   }
   if (call?.type === 'custom_tool_call' && call.name === SCRIPT_TOOL) {
     return { ...commandAction(commandInScript(stringIn(call.input)), skillFiles), ...scriptResult(output) };

@@ -1,4 +1,6 @@
 import { isPlainObject } from '../../util/json.js';
+import type { McpToolName } from '../../mcp/names.js';
+import type { OfferedMcpTool } from '../conversation.js';
 
 /** Small readers the dialects share for requests that arrive as untrusted JSON. */
 
@@ -78,3 +80,10 @@ export function userTurns<T>(items: readonly T[], userWords: (item: T) => string
   });
   return { userTurn: Math.max(1, at.length), latest, earlier };
 }
+
+/** The MCP tools among a request's tool declarations (`name`, `description`), by the CLI's way of naming them. */
+export const offeredMcpTools = (declarations: readonly Json[], toolOf: (name: string) => McpToolName | undefined): OfferedMcpTool[] =>
+  declarations.flatMap((d) => {
+    const named = toolOf(stringIn(d.name));
+    return named ? [{ wireName: stringIn(d.name), ...named, description: stringIn(d.description) }] : [];
+  });
