@@ -17,6 +17,7 @@ import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.m
 import { benchIsolationStop, printIsolationStop } from './isolation-stop.mjs';
 import { benchNeighbours, printNeighbours } from './neighbours.mjs';
 import { benchFiringTurns, printFiringTurns } from './firing-turns.mjs';
+import { benchFollowUpFaults, printFollowUpFaults } from './follow-up-faults.mjs';
 import { benchField, printField } from './field.mjs';
 import { benchLabField, printLabField } from './lab-field.mjs';
 import { benchStartup, printStartup } from './startup.mjs';
@@ -35,6 +36,7 @@ printConcurrency(benchConcurrency());
 printIsolationStop(benchIsolationStop());
 printNeighbours(benchNeighbours());
 printFiringTurns(benchFiringTurns());
+printFollowUpFaults(benchFollowUpFaults());
 printField(benchField());
 printLabField(benchLabField());
 printConcurrencyReal(await benchConcurrencyReal());

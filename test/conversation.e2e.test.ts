@@ -42,11 +42,21 @@ describe('examples/conversation (Claude Code, simulator)', () => {
 });
 
 /**
+ * Where each CLI's follow-up turn has started in a trial's partial transcript: Claude Code printed its second init
+ * (it echoes the follow-up only once the model answers); for Codex the harness marked turn 2 before its resumed process.
+ */
+const TURN_TWO_STARTED = {
+  'claude-code': { config: '', started: (raw: string) => raw.split('"subtype":"init"').length > 2 },
+  codex: { config: 'agent: codex\n', started: (raw: string) => raw.includes('"type":"skillprobe.user_turn","turn":2') },
+};
+
+/**
  * A conversation stopped while its follow-up turn streams (the model asked, the reply went in, the model's answer to
  * it stalls), by Ctrl-C and by kill -9 of skillprobe: no agent and no workspace left (after a kill -9, its watchdog's
  * doing), and `--resume` finishes the run, the interrupted trial run again (stalled again: missing data, never a miss).
+ * Claude Code takes the follow-up on the same process's stdin; Codex in a resumed process of its own.
  */
-describe('a conversation interrupted mid-way (Claude Code, simulator)', () => {
+describe.each(Object.entries(TURN_TWO_STARTED))('a conversation interrupted mid-way (%s, simulator)', (agent, turnTwo) => {
   const project = makeProject({
     ...baseProject(),
     'cases/main.yaml': [
@@ -68,7 +78,7 @@ describe('a conversation interrupted mid-way (Claude Code, simulator)', () => {
       '',
     ].join('\n'),
     // One attempt: the stalled trial is missing data either way, and a retry would wait out its deadline again.
-    'skillprobe.config.yaml': 'retries: { infra: 0 }\n',
+    'skillprobe.config.yaml': `${turnTwo.config}retries: { infra: 0 }\n`,
   });
   const dirs = [project];
   afterAll(() => cleanup(...dirs));
@@ -79,7 +89,7 @@ describe('a conversation interrupted mid-way (Claude Code, simulator)', () => {
     async (signal) => {
       const workdir = mkdtempSync(join(tmpdir(), 'sp-conv-work-'));
       dirs.push(workdir);
-      const runs = join(project, `runs-${signal}`);
+      const runs = join(project, `runs-${agent}-${signal}`);
       const child = execa('node', [CLI, ...args, '--transcripts', runs, '--workdir', workdir], {
         cwd: project,
         env: testEnv(),
@@ -90,8 +100,7 @@ describe('a conversation interrupted mid-way (Claude Code, simulator)', () => {
       });
       const runDir = () => join(runs, existsSync(runs) ? (readdirSync(runs)[0] ?? 'none') : 'none');
       const partial = () => join(runDir(), 'trials', 'stalls', 'skill', '1.jsonl.part');
-      // Turn 2 has started once the CLI printed its second init (it echoes the follow-up only once the model answers).
-      const inTurnTwo = () => existsSync(partial()) && readFileSync(partial(), 'utf8').split('"subtype":"init"').length > 2;
+      const inTurnTwo = () => existsSync(partial()) && turnTwo.started(readFileSync(partial(), 'utf8'));
       const deadline = Date.now() + 30_000;
       while (!inTurnTwo() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(inTurnTwo()).toBe(true);

@@ -7,8 +7,9 @@ import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { historyHeld, seededSession, sessionIdFor } from '../src/agents/claude-code/session.js';
 import { historyHeldIn, seededChat } from '../src/agents/gemini/session.js';
 import { historyHeldInRollout, seededRollout, threadIdFor } from '../src/agents/codex/session.js';
-import type { InvocationRequest } from '../src/agents/types.js';
-import { adapterFor } from '../src/agents/registry.js';
+import type { AgentAdapter, InvocationRequest } from '../src/agents/types.js';
+import { codex } from '../src/agents/codex/adapter.js';
+import { gemini } from '../src/agents/gemini/adapter.js';
 import { firedInTime, trialCostUsd } from '../src/grade/outcome.js';
 import { followUpDue, userTurnOfEvents } from '../src/grade/turns.js';
 import { firings } from '../src/grade/trigger.js';
@@ -26,6 +27,13 @@ import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 import { ProblemList } from '../src/util/input-error.js';
 import { firingTurnTable } from '../src/report/wording.js';
 import type { CaseArmSummary, GradableCase } from '../src/run/schema.js';
+
+/** Claude Code's follow-ups: stream-JSON lines on its stdin. */
+const claudeStdin = (() => {
+  const take = claudeCode.conversation?.followUps;
+  if (take?.via !== 'stdin') throw new Error('Claude Code takes follow-ups on its stdin');
+  return take;
+})();
 
 const text = (t: string): TranscriptEvent => ({ kind: 'text', source: 'assistant', text: t });
 const turn = (n: number): TranscriptEvent => ({ kind: 'user_turn', source: 'harness', turn: n, text: `turn ${n}` });
@@ -228,19 +236,24 @@ describe("a case's conversation as it loads", () => {
 describe('an agent that cannot take a history or follow-ups refuses such a case before anything starts', () => {
   const suite = (c: object) => ({ cases: [{ id: 'c', source: { file: 'cases/main.yaml', line: 3 }, ...c }] }) as unknown as CaseSuite;
   const history = [{ user: 'a' }, { assistant: 'b' }];
+  /** An agent like Codex that would take a history only: what is still refused, and where to run it instead. */
+  const historyOnly: AgentAdapter = { ...codex, conversation: { history: true } };
+  const neither: AgentAdapter = { ...gemini, conversation: undefined };
   it.each([
     [
-      'codex',
+      'history only',
       { followUps: ['x'] },
-      /case "c" has `followUps`, but Codex CLI cannot take follow-ups yet — run it with an agent that can \(claude-code\)/,
+      historyOnly,
+      /^cases\/main\.yaml:3:1: case "c" has `followUps`, but Codex CLI cannot take follow-ups yet — run it with an agent that can \(claude-code, codex, gemini\), or remove `followUps`$/,
     ],
-    ['codex', { history }, undefined],
-    ['gemini', { history, followUps: ['x'] }, /case "c" has `followUps`, but Gemini CLI cannot take follow-ups yet/],
-    ['gemini', { history }, undefined],
-    ['claude-code', { history, followUps: ['x'] }, undefined],
-  ])('%s, %j', (id, c, says) => {
+    ['history only', { history }, historyOnly, undefined],
+    ['neither', { history, followUps: ['x'] }, neither, /case "c" has `history`, but Gemini CLI cannot take a history yet/],
+    ['codex', { history, followUps: ['x'] }, codex, undefined],
+    ['gemini', { history, followUps: ['x'] }, gemini, undefined],
+    ['claude-code', { history, followUps: ['x'] }, claudeCode, undefined],
+  ] as const)('%s: %j', (_, c, adapter, says) => {
     const problems = new ProblemList();
-    checkConversation(adapterFor(id), suite(c), problems);
+    checkConversation(adapter, suite(c), problems);
     if (says) expect(() => problems.throwIfAny()).toThrow(says);
     else expect(() => problems.throwIfAny()).not.toThrow();
   });
@@ -417,14 +430,14 @@ describe("Claude Code's conversation: the seeded session, its record, the stream
       'text',
       'result',
     ]);
-    expect(lines.filter((l) => claudeCode.conversation!.followUps!.endsTurn(l))).toHaveLength(2);
+    expect(lines.filter((l) => claudeStdin.endsTurn(l))).toHaveLength(2);
     // A turn whose model stalls before answering: the CLI has not echoed it yet, but its init opened it.
     const stalled = parseClaudeStream(lines.slice(0, 5).join('\n'));
     expect(stalled.events.filter((e) => e.kind === 'user_turn')).toEqual([
       { kind: 'user_turn', source: 'harness', turn: 1, text: 'handle it' },
       { kind: 'user_turn', source: 'harness', turn: 2, text: '' },
     ]);
-    expect(JSON.parse(claudeCode.conversation!.followUps!.userLine('the demo one'))).toEqual({
+    expect(JSON.parse(claudeStdin.userLine('the demo one'))).toEqual({
       type: 'user',
       message: { role: 'user', content: 'the demo one' },
     });

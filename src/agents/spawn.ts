@@ -73,6 +73,8 @@ export async function spawnAgent(
     signal?: AbortSignal;
     attempt: number;
     stdoutFile: string;
+    /** Add to `stdoutFile` rather than start it afresh (a later process of the same trial). */
+    append?: boolean;
     maxOutputBytes: number;
     /** For a CLI with no turn limit of its own: stop it once more than `max` tool calls have started. */
     toolCallLimit?: { startsToolCall: (line: string) => boolean; max: number };
@@ -104,7 +106,7 @@ export async function spawnAgent(
   const [watchOut, watchErr] = [watch('stdout'), watch('stderr')];
   let writeError: Error | undefined;
   let stderrTail = '';
-  const out = createWriteStream(opts.stdoutFile, { flags: 'w' });
+  const out = createWriteStream(opts.stdoutFile, { flags: opts.append ? 'a' : 'w' });
   const child = execa(inv.file, inv.args, {
     cwd: opts.cwd,
     env: inv.env,

@@ -36,25 +36,43 @@ export interface InvocationRequest {
   mcp?: readonly McpServer[];
   /**
    * A trial of a conversation (its case has `history:` or `followUps:`), for a CLI that takes one
-   * (`AgentAdapter.conversation`): the earlier turns it starts from. For a CLI that takes follow-ups the prompt then
-   * goes in as the first user line on its stdin, and each follow-up after it, never in its arguments.
+   * (`AgentAdapter.conversation`): the earlier turns it starts from. For a CLI that takes follow-ups on its stdin the
+   * prompt then goes in as the first user line there, and each follow-up after it, never in its arguments.
    */
   conversation?: { history: readonly EarlierTurn[] };
 }
 
 /**
- * How a CLI takes a case's conversation: the earlier turns it starts from (`history`), and user turns sent while it
- * runs (`followUps`: as lines on its stdin, each answered by a turn of the assistant that ends with a line the harness
- * recognises; closing stdin ends the process). A case asking for what its CLI cannot take is refused before anything starts.
+ * How a CLI takes a case's conversation: the earlier turns it starts from (`history`), and the user turns that follow
+ * the prompt (`followUps`), its own way. A case asking for what its CLI cannot take is refused before anything starts.
  */
 export interface ConversationSupport {
   history: boolean;
-  followUps?: {
-    /** The stdin line that sends `text` as the user's next turn. */
-    userLine(text: string): string;
-    /** Whether a line of the CLI's stdout ends the assistant's turn (then it waits for the next user line). */
-    endsTurn(line: string): boolean;
-  };
+  followUps?: StdinFollowUps | ResumedFollowUps;
+}
+
+/**
+ * Follow-ups as lines on the running CLI's stdin, each answered by a turn of the assistant that ends with a line the
+ * harness recognises; closing stdin ends the process.
+ */
+export interface StdinFollowUps {
+  via: 'stdin';
+  /** The stdin line that sends `text` as the user's next turn. */
+  userLine(text: string): string;
+  /** Whether a line of the CLI's stdout ends the assistant's turn (then it waits for the next user line). */
+  endsTurn(line: string): boolean;
+}
+
+/**
+ * Follow-ups for a CLI that answers once and ends: each is a process of its own that resumes the trial's session,
+ * with the first turn's workspace, HOME and lock.
+ */
+export interface ResumedFollowUps {
+  via: 'resume';
+  /** The session a turn's stdout says it ran in (what the next turn resumes), or undefined when it names none. */
+  sessionOf(turnStdout: string): string | undefined;
+  /** The process that sends `text` as the user's next turn of `session`. */
+  resumeInvocation(req: InvocationRequest, session: string, text: string): Invocation;
 }
 
 /**

@@ -66,6 +66,13 @@ export function stubServerProblem(t: Transcript, meta: Pick<TrialMeta, 'evidence
   return undefined;
 }
 
+/** The follow-up (a user turn after the first) that no result came after, or undefined when each was answered. */
+function unansweredFollowUp(t: Transcript): number | undefined {
+  const turn = t.events.findLast((e) => e.kind === 'user_turn');
+  if (turn?.kind !== 'user_turn' || turn.turn < 2) return undefined;
+  return t.events.slice(t.events.lastIndexOf(turn)).some((e) => e.kind === 'result') ? undefined : turn.turn;
+}
+
 /** Classifies how a trial ended. Pure: the transcript and process facts in, a status out. */
 export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContext): StatusVerdict {
   if (meta.interrupted) return { status: 'killed', detail: 'stopped by the user' };
@@ -94,6 +101,14 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   // A CLI that finished in the same breath as its last allowed call has its own result, which stands.
   if (meta.turnLimitHit && !result)
     return { status: 'max_turns', detail: 'stopped by the harness at the turn limit (the CLI has none of its own)' };
+  // A follow-up sent and never answered (its process crashed, hung or was killed): how the conversation would have
+  // gone is unknown, never a miss.
+  const unanswered = unansweredFollowUp(t);
+  if (unanswered !== undefined && !meta.turnLimitHit)
+    return {
+      status: 'infra_error',
+      detail: `user turn ${unanswered} got no answer (${meta.timedOut ? `deadline after ${meta.wallMs} ms` : `exit ${meta.exitCode ?? meta.signal}`})`,
+    };
   if (meta.timedOut) {
     if (!acted)
       return {

@@ -2,7 +2,8 @@ import { fileLines } from '../util/file-lines.js';
 import { spawnAgent, type ConversationInput } from '../agents/spawn.js';
 import { earlierTurns } from '../load/conversation.js';
 import { followUpDue } from '../grade/turns.js';
-import type { AgentAdapter, InvocationRequest, ProviderSignal, TrialRole } from '../agents/types.js';
+import type { AgentAdapter, InvocationRequest, ProviderSignal, StdinFollowUps, TrialRole } from '../agents/types.js';
+import { runResumedTurns } from './resumed-turns.js';
 import { trialStatus } from '../grade/status.js';
 import type { Case } from '../load/cases.js';
 import type { McpServer } from '../load/mcp.js';
@@ -168,19 +169,23 @@ const conversationOf = (adapter: AgentAdapter, c: Case): InvocationRequest['conv
  * The user turns of a case's conversation, fed to a CLI that takes them on its stdin: its prompt, then each follow-up
  * in order while the assistant's last turn ended without acting (`followUpDue`), until they run out.
  */
-function conversationInput(adapter: AgentAdapter, c: Case): ConversationInput | undefined {
-  const take = adapter.conversation?.followUps;
-  if (!take) return undefined;
+function conversationInput(take: StdinFollowUps, c: Case, due: (turn: string) => boolean): ConversationInput {
   const followUps = [...(c.followUps ?? [])];
   return {
     first: take.userLine(c.prompt),
     endsTurn: (line) => take.endsTurn(line),
     next: (turn) => {
-      const reply = followUps.length > 0 && followUpDue(adapter.parse(turn), adapter.skillsFolder) ? followUps.shift() : undefined;
+      const reply = followUps.length > 0 && due(turn) ? followUps.shift() : undefined;
       return reply === undefined ? undefined : take.userLine(reply);
     },
   };
 }
+
+/** Whether a turn's stdout, read with what preparing the trial planted (a skill read's proof), leaves a follow-up due. */
+const followUpDueIn =
+  (adapter: AgentAdapter, evidence: TrialEvidence) =>
+  (turn: string): boolean =>
+    followUpDue(adapter.parse(turn, { evidence, exitCode: null }), adapter.skillsFolder);
 
 /** Runs one trial: sealed workspace → agent → raw transcript on disk; infra errors retried as configured. */
 export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promise<TrialRecord> {
@@ -206,7 +211,10 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       const before = req.context === 'field' ? await treeState(ws.dir) : undefined;
       const inv = ctx.adapter.invocation(req);
       const files = await ctx.store.prepareTrial(ref);
-      const spawned = await spawnAgent(inv, {
+      // Over stdin, every turn of a conversation goes in that way (the prompt too); resumed, only follow-ups need more.
+      const takes = conversation ? ctx.adapter.conversation?.followUps : undefined;
+      const due = followUpDueIn(ctx.adapter, prepared);
+      const spawnOptions = {
         cwd: ws.dir,
         deadlineMs,
         signal: ctx.signal,
@@ -217,8 +225,14 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         ...(ctx.adapter.providerSignal && ctx.onProviderSignal
           ? { provider: { read: ctx.adapter.providerSignal, signal: ctx.onProviderSignal } }
           : {}),
-        ...(conversation && ctx.adapter.conversation?.followUps ? { conversation: conversationInput(ctx.adapter, c) } : {}),
-      });
+      };
+      const spawned =
+        takes?.via === 'resume' && c.followUps?.length
+          ? await runResumedTurns({ take: takes, req, first: inv, followUps: c.followUps ?? [], due }, spawnOptions)
+          : await spawnAgent(inv, {
+              ...spawnOptions,
+              ...(takes?.via === 'stdin' ? { conversation: conversationInput(takes, c, due) } : {}),
+            });
       // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial.
       const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);
       const changed =

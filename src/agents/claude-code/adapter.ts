@@ -247,6 +247,7 @@ export const claudeCode: AgentAdapter = {
   conversation: {
     history: true,
     followUps: {
+      via: 'stdin',
       userLine: (text) => JSON.stringify({ type: 'user', message: { role: 'user', content: text } }),
       endsTurn: (line) => line.startsWith('{"type":"result"'),
     },

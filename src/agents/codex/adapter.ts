@@ -9,7 +9,7 @@ import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
 import { codexConfig, codexHome, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
 import { plantNonces } from './nonce.js';
-import { parseCodexStream, SHELL_TOOL, SKILLS_FOLDER } from './parse.js';
+import { parseCodexStream, SHELL_TOOL, SKILLS_FOLDER, threadStartedIn } from './parse.js';
 import { withFieldRecord } from './field-evidence.js';
 import { collectFieldEvidence, prepareCodexField } from './field-run.js';
 import { withFieldFlags } from './field.js';
@@ -83,6 +83,13 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
   return init.fieldRecord.problem ?? fieldWorkspaceProblem(expected);
 }
 
+/** `codex exec [sub] <flags> -- <positional>` with the trial's locks (and in the field, the refusing hook's flags). */
+function execArgs(req: InvocationRequest, sub: readonly string[], positional: readonly string[]): string[] {
+  // --strict-config: a key this version does not know fails the trial rather than leaving a lock unset.
+  const lab = ['exec', ...sub, '--json', '--strict-config', '--skip-git-repo-check', '--ignore-rules', '--', ...positional];
+  return req.context === 'field' && req.role === 'trial' ? withFieldFlags(lab) : lab;
+}
+
 /** Where the write probe writes: it must not exist afterwards. */
 const PROBE_FILE = 'skillprobe-write-probe';
 const PROBE_READ = 'readable';
@@ -127,8 +134,18 @@ export const codex: AgentAdapter = {
     return `no credentials for the Codex CLI in the environment — export ${REAL_KEY_VARIABLE} (and OPENAI_BASE_URL for another endpoint), or run against the simulator with --sim PROFILE`;
   },
 
-  // A history is a seeded thread it resumes (`exec resume <id>`); it takes no follow-ups yet.
-  conversation: { history: true },
+  // A history is a seeded thread it resumes (`exec resume <id>`); `exec` answers once and ends, so each follow-up is
+  // a process of its own resuming the trial's thread, named by the first process's `thread.started`.
+  conversation: {
+    history: true,
+    followUps: {
+      via: 'resume',
+      sessionOf: threadStartedIn,
+      resumeInvocation(req, thread, text) {
+        return { file: req.binary ?? codex.resolveBinary(), args: execArgs(req, ['resume'], [thread, text]), env: trialEnv(req) };
+      },
+    },
+  },
 
   async prepareTrial(req) {
     const mcpServers = codexMcpServers(await prepareMcpServers(req), req.mcp ?? []);
@@ -209,13 +226,10 @@ export const codex: AgentAdapter = {
   simulatorHint: (url) => `a model provider with base_url = "${url}/v1" and wire_api = "responses"`,
 
   invocation(req: InvocationRequest): Invocation {
-    // --strict-config: a key this version does not know fails the trial rather than leaving a lock unset.
-    const flags = ['--json', '--strict-config', '--skip-git-repo-check', '--ignore-rules'];
     // A history: the seeded thread resumed, the prompt its next turn.
-    const lab = req.conversation?.history.length
-      ? ['exec', 'resume', ...flags, '--', threadIdFor(req.workspace), req.prompt]
-      : ['exec', ...flags, '--', req.prompt];
-    const args = req.context === 'field' && req.role === 'trial' ? withFieldFlags(lab) : lab;
+    const args = req.conversation?.history.length
+      ? execArgs(req, ['resume'], [threadIdFor(req.workspace), req.prompt])
+      : execArgs(req, [], [req.prompt]);
     return { file: req.binary ?? this.resolveBinary(), args, env: trialEnv(req) };
   },
 

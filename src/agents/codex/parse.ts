@@ -15,6 +15,7 @@ import { isPlainObject } from '../../util/json.js';
 import { bundledSkillOf } from './bundled.js';
 import { codexMcpName } from './mcp.js';
 import { listedStubTools } from '../mcp-listing.js';
+import { userTurnMark } from '../turn-mark.js';
 
 /**
  * Codex CLI `exec --json` events → canonical transcript. Codex has no skill tool: a model uses a skill by reading
@@ -127,6 +128,9 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
   let turns = 0;
   /** The session's usage so far: each turn reports its own, and each result carries the sum, as `turns` counts. */
   let usage: TokenUsage | undefined;
+  /** Each process of a conversation numbers its items from `item_0`: a later user turn's ids carry its number. */
+  let idPrefix = '';
+  const itemId = (item: Json) => idPrefix + (str(item.id) ?? '');
 
   const commandCall = (id: string, command: string): ToolCallEvent => ({
     kind: 'tool_call',
@@ -138,7 +142,7 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
   });
 
   const completeCommand = (item: Json) => {
-    const id = str(item.id) ?? '';
+    const id = itemId(item);
     const command = str(item.command) ?? '';
     const output = str(item.aggregated_output) ?? '';
     const exitCode = num(item.exit_code);
@@ -186,7 +190,7 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
 
   /** An MCP tool's call (started, then completed with its result or error), as the call and, once done, its result. */
   const mcpToolCall = (item: Json, done: boolean) => {
-    const id = str(item.id) ?? '';
+    const id = itemId(item);
     let call = open.get(id);
     if (!call) {
       const mcp = { server: str(item.server) ?? '', tool: str(item.tool) ?? '' };
@@ -207,7 +211,14 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
     const type = str(ev.type) ?? '';
     const item = isPlainObject(ev.item) ? ev.item : undefined;
     const itemType = str(item?.type);
-    if (type === 'thread.started') {
+    const mark = userTurnMark(ev);
+    if (mark) {
+      events.push(mark);
+      idPrefix = mark.turn > 1 ? `${mark.turn}/` : '';
+    } else if (type === 'thread.started' && events.some((e) => e.kind === 'init')) {
+      // A later user turn's process resumes the same thread: what the model was shown is the first one's.
+      pushOther(events, { source: 'system', type });
+    } else if (type === 'thread.started') {
       const init: InitEvent = {
         kind: 'init',
         source: 'system',
@@ -226,7 +237,7 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
         });
       events.push(init);
     } else if (type === 'item.started' && item && itemType === 'command_execution') {
-      const call = commandCall(str(item.id) ?? '', str(item.command) ?? '');
+      const call = commandCall(itemId(item), str(item.command) ?? '');
       open.set(call.id, call);
       events.push(call);
     } else if (type === 'item.completed' && item && itemType === 'command_execution') {
@@ -234,7 +245,12 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
     } else if ((type === 'item.started' || type === 'item.completed') && item && itemType === 'mcp_tool_call') {
       mcpToolCall(item, type === 'item.completed');
     } else if (type === 'item.completed' && item && itemType === 'agent_message') {
-      events.push({ kind: 'text', source: 'assistant', text: str(item.text) ?? '', messageId: str(item.id) });
+      events.push({
+        kind: 'text',
+        source: 'assistant',
+        text: str(item.text) ?? '',
+        messageId: str(item.id) === undefined ? undefined : itemId(item),
+      });
     } else if (type === 'error') {
       // Top-level errors are Codex retrying ("Reconnecting... 2/5"), or the last one before `turn.failed`.
       const message = str(ev.message) ?? '';
@@ -263,4 +279,13 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
     }
   });
   return { agent: 'codex', events, warnings };
+}
+
+/** The thread a process's stream says it ran (its `thread.started`): what a later user turn resumes. */
+export function threadStartedIn(stdout: string): string | undefined {
+  let thread: string | undefined;
+  readJsonLines(stdout, (ev) => {
+    if (ev.type === 'thread.started') thread ??= str(ev.thread_id);
+  });
+  return thread;
 }

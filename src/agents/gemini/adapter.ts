@@ -9,7 +9,7 @@ import { installedManifest, notInstalled, overrideBinary, printedVersion } from 
 import { runAgentCommand } from '../spawn.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
-import { notRegistered, parseGeminiStream, SKILL_TOOL } from './parse.js';
+import { notRegistered, parseGeminiStream, sessionStartedIn, SKILL_TOOL } from './parse.js';
 import { historyEvidence, historyFile, seededChat } from './session.js';
 import {
   builtinSkills,
@@ -178,8 +178,17 @@ export const gemini: AgentAdapter = {
     return `no credentials for the Gemini CLI in the environment — export ${KEY_VARIABLE} (and ${BASE_URL_VARIABLE} for another endpoint), or run against the simulator with --sim PROFILE`;
   },
 
-  // A history is a seeded chat it loads (`--session-file`); it takes no follow-ups yet.
-  conversation: { history: true },
+  // A history is a seeded chat it loads (`--session-file`); the CLI answers once and ends, so each follow-up is a
+  // process of its own resuming the first one's session (`--resume <id>`, which the CLI refuses beside
+  // `--session-file`: the resumed session already holds the history).
+  conversation: {
+    history: true,
+    followUps: {
+      via: 'resume',
+      sessionOf: sessionStartedIn,
+      resumeInvocation: (req, session, text) => geminiInvocation({ ...req, prompt: text }, ['--resume', session]),
+    },
+  },
 
   async prepareTrial(req) {
     const history = req.conversation?.history;
@@ -240,22 +249,25 @@ export const gemini: AgentAdapter = {
 
   simulatorHint: (url) => `${BASE_URL_VARIABLE}=${url} with security.auth.selectedType "gemini-api-key"`,
 
-  invocation(req: InvocationRequest): Invocation {
-    const { file, args } = command(req.binary ?? this.resolveBinary());
-    // `--prompt=`: a prompt starting with `-` stays the prompt, not an option.
-    const flags = [
-      '--skip-trust',
-      '--admin-policy',
-      policyFile(req.harnessDir),
-      '--output-format',
-      'stream-json',
-      '--model',
-      req.model,
-      ...(req.conversation?.history.length ? ['--session-file', historyFile(req.harnessDir)] : []),
-      `--prompt=${req.prompt}`,
-    ];
-    return { file, args: [...args, ...flags], env: trialEnv(req) };
-  },
+  invocation: (req) => geminiInvocation(req, req.conversation?.history.length ? ['--session-file', historyFile(req.harnessDir)] : []),
 
   parse: parseGeminiStream,
 };
+
+/** The trial's process, sending `req.prompt`, in the session `session` names (a seeded file, a resumed id, or none). */
+function geminiInvocation(req: InvocationRequest, session: readonly string[]): Invocation {
+  const { file, args } = command(req.binary ?? gemini.resolveBinary());
+  // `--prompt=`: a prompt starting with `-` stays the prompt, not an option.
+  const flags = [
+    '--skip-trust',
+    '--admin-policy',
+    policyFile(req.harnessDir),
+    '--output-format',
+    'stream-json',
+    '--model',
+    req.model,
+    ...session,
+    `--prompt=${req.prompt}`,
+  ];
+  return { file, args: [...args, ...flags], env: trialEnv(req) };
+}

@@ -18,6 +18,7 @@ import { isPlainObject } from '../../util/json.js';
 import { GEMINI_ACTING_TOOLS } from './settings.js';
 import { geminiMcpName, geminiMcpTool } from './mcp.js';
 import { listedStubTools } from '../mcp-listing.js';
+import { userTurnMark } from '../turn-mark.js';
 
 /**
  * Gemini CLI `--output-format stream-json` (0.61) → canonical transcript. The stream says nothing of the skills
@@ -144,6 +145,8 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
   const calls = new Map<string, ToolCallEvent>();
   /** The assistant text of the deltas arriving now, one event until anything else arrives. */
   let text: TextEvent | undefined;
+  /** A later user turn is a process of its own, which may number its tool calls afresh: its ids carry its number. */
+  let idPrefix = '';
   let turnLimitSaid = false;
 
   const push = (e: TranscriptEvent) => {
@@ -156,7 +159,7 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
   };
 
   const toolResult = (ev: Json) => {
-    const id = str(ev.tool_id) ?? '';
+    const id = idPrefix + (str(ev.tool_id) ?? '');
     const error = ev.status === 'error' ? (isPlainObject(ev.error) ? ev.error : {}) : undefined;
     const errorType = error && (str(error.type) ?? 'unknown');
     const output = str(ev.output) ?? '';
@@ -221,7 +224,14 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
 
   const warnings = readJsonLines(raw, (ev) => {
     const type = str(ev.type) ?? '';
-    if (type === 'init') {
+    const mark = userTurnMark(ev);
+    if (mark) {
+      push(mark);
+      idPrefix = mark.turn > 1 ? `${mark.turn}/` : '';
+    } else if (type === 'init' && events.some((e) => e.kind === 'init')) {
+      // A later user turn's process resumes the same session: what the model was shown is the first one's.
+      other({ source: 'system', type });
+    } else if (type === 'init') {
       const init: InitEvent = {
         kind: 'init',
         source: 'system',
@@ -246,6 +256,7 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
       other({ source: 'harness', type: `message/${str(ev.role) ?? 'unknown'}` });
     } else if (type === 'tool_use') {
       const call = toolCall(ev);
+      call.id = idPrefix + call.id;
       calls.set(call.id, call);
       push(call);
     } else if (type === 'tool_result') {
@@ -269,4 +280,13 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
   // first words of a reply that never came.
   if (text) events[events.lastIndexOf(text)] = { kind: 'other', source: 'assistant', type: 'unfinished_text' };
   return { agent: 'gemini', events, warnings };
+}
+
+/** The session a process's stream says it ran (its `init`): what a later user turn resumes. */
+export function sessionStartedIn(stdout: string): string | undefined {
+  let session: string | undefined;
+  readJsonLines(stdout, (ev) => {
+    if (ev.type === 'init') session ??= str(ev.session_id);
+  });
+  return session;
 }
