@@ -37,7 +37,7 @@ const claudeStdin = (() => {
 
 const text = (t: string): TranscriptEvent => ({ kind: 'text', source: 'assistant', text: t });
 const turn = (n: number): TranscriptEvent => ({ kind: 'user_turn', source: 'harness', turn: n, text: `turn ${n}` });
-const call = (intent: 'skill' | 'read' | 'act' | 'other', path?: string): TranscriptEvent => ({
+const call = (intent: 'skill' | 'read' | 'act' | 'mcp' | 'other', path?: string): TranscriptEvent => ({
   kind: 'tool_call',
   source: 'assistant',
   id: `c-${intent}`,
@@ -92,6 +92,13 @@ describe('a follow-up is due when the assistant ended its turn without acting', 
     ['a skill fired', [call('skill'), text('plan'), result()], false],
     ['an acting call', [call('act'), text('done'), result()], false],
     ['a read of a skill file', [call('read', '/ws/.claude/skills/alpha/SKILL.md'), result()], false],
+    ['a read of a skill file, Windows slashes', [call('read', 'C:\\ws\\.claude\\skills\\alpha\\SKILL.md'), result()], false],
+    [
+      'a read of a folder that only ends like the skills folder',
+      [call('read', '/ws/my.claude/skills/notes.md'), text('I see.'), result()],
+      true,
+    ],
+    ['an MCP tool used (graded as the tool already)', [call('mcp'), text('filed'), result()], false],
     ['the turn failed', [text('x'), result('api_error')], false],
     ['a budget stop', [text('x'), result('max_turns')], false],
     ['no result yet', [text('Which one?')], false],

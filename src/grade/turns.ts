@@ -1,4 +1,5 @@
 import type { Transcript } from '../transcript/types.js';
+import { readsSkillsFolder } from './trigger.js';
 
 /**
  * The user turn each event of a transcript belongs to: the turn of the last `user_turn` marker before it, and turn 1
@@ -18,7 +19,7 @@ export const isConversation = (t: Pick<Transcript, 'events'>): boolean => t.even
 /**
  * Whether the assistant's last turn ended without acting, so a scripted user reply is due: it finished (a result,
  * neither an error nor a stop) with no skill fired (a skill call, or a read of an installed skill's files under
- * `skillsFolder`) and no acting call: a question or a plain answer.
+ * `skillsFolder`), no acting call and no MCP tool used (the trial is graded already): a question or a plain answer.
  */
 export function followUpDue(turn: Pick<Transcript, 'events'>, skillsFolder: string): boolean {
   const result = turn.events.findLast((e) => e.kind === 'result');
@@ -27,8 +28,6 @@ export function followUpDue(turn: Pick<Transcript, 'events'>, skillsFolder: stri
     (e) =>
       e.kind === 'tool_call' &&
       e.source === 'assistant' &&
-      (e.intent === 'skill' ||
-        e.intent === 'act' ||
-        (e.intent === 'read' && (e.path ?? '').replace(/\\/g, '/').includes(`${skillsFolder}/`))),
+      (e.intent === 'skill' || e.intent === 'act' || e.intent === 'mcp' || (e.intent === 'read' && readsSkillsFolder(e.path ?? '', skillsFolder))),
   );
 }

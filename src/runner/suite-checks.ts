@@ -66,17 +66,14 @@ export function checkContext(loaded: LoadedConfig, adapter: AgentAdapter, all: C
 }
 
 /** The agents whose trials take a case's history (`history`) or its follow-ups (`followUps`). */
-const conversationAgents = (part: 'history' | 'followUps') =>
-  AGENT_IDS.filter((id) => (part === 'history' ? adapterFor(id).conversation?.history : adapterFor(id).conversation?.followUps));
+const conversationAgents = (part: 'history' | 'followUps') => AGENT_IDS.filter((id) => adapterFor(id).conversation?.[part]);
 
 /**
  * A case with a history (`history:`) or follow-ups (`followUps:`) for an agent that cannot take them yet: refused
  * at the first such case.
  */
 export function checkConversation(adapter: AgentAdapter, all: CaseSuite, problems: ProblemList): void {
-  const parts = (['history', 'followUps'] as const).filter((part) =>
-    part === 'history' ? !adapter.conversation?.history : !adapter.conversation?.followUps,
-  );
+  const parts = (['history', 'followUps'] as const).filter((part) => !adapter.conversation?.[part]);
   for (const part of parts) {
     const asked = all.cases.find((c) => c[part]);
     if (!asked) continue;

@@ -173,7 +173,7 @@ function conversationInput(take: StdinFollowUps, c: Case, due: (turn: string) =>
   const followUps = [...(c.followUps ?? [])];
   return {
     first: take.userLine(c.prompt),
-    endsTurn: (line) => take.endsTurn(line),
+    endsTurn: take.endsTurn,
     next: (turn) => {
       const reply = followUps.length > 0 && due(turn) ? followUps.shift() : undefined;
       return reply === undefined ? undefined : take.userLine(reply);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { EarlierTurn } from '../../load/conversation.js';
 import type { TrialEvidence } from '../../run/schema.js';
 import { readJsonLines, str } from '../json-lines.js';
-import { uuidOf } from '../session-id.js';
+import { seededAt, uuidOf } from '../session-id.js';
 
 /**
  * A case's history as a Claude Code session the trial resumes (`--resume <id>`): the CLI loads the seeded turns from
@@ -53,7 +53,7 @@ export function seededSession(history: readonly EarlierTurn[], workspace: string
         type: t.role,
         message,
         uuid: turnId(session, i),
-        timestamp: new Date(Date.UTC(2000, 0, 1, 0, 0, i)).toISOString(),
+        timestamp: seededAt(i),
       });
     })
     .join('\n')

@@ -6,7 +6,7 @@ import { readJsonLines, str, type Json } from '../json-lines.js';
 import { join } from 'node:path';
 import type { EarlierTurn } from '../../load/conversation.js';
 import type { TrialEvidence } from '../../run/schema.js';
-import { uuidOf } from '../session-id.js';
+import { seededAt, uuidOf } from '../session-id.js';
 
 /** Where the evidence came from, as reports name it. */
 export const SESSION_SOURCE = 'Codex session record';
@@ -71,7 +71,6 @@ export async function readSessionRecord(codexHome: string): Promise<string | und
 }
 
 /** Where a seeded history's evidence came from, as reports name it. */
-export const HISTORY_RECORD = 'Codex session record';
 
 /** The thread a trial in `workspace` resumes when its case has a history. */
 export const threadIdFor = (workspace: string): string => uuidOf('codex-thread', workspace);
@@ -87,20 +86,19 @@ export const seededRolloutFile = (codexHome: string, workspace: string): string 
  */
 export function seededRollout(history: readonly EarlierTurn[], workspace: string): string {
   const id = threadIdFor(workspace);
-  const at = (i: number) => new Date(Date.UTC(2000, 0, 1, 0, 0, i)).toISOString();
   const meta = {
     id,
     session_id: id,
-    timestamp: at(0),
+    timestamp: seededAt(0),
     cwd: workspace,
     originator: 'codex_exec',
     cli_version: 'skillprobe',
     source: 'exec',
   };
   const lines = [
-    { timestamp: at(0), type: 'session_meta', payload: meta },
+    { timestamp: seededAt(0), type: 'session_meta', payload: meta },
     ...history.map((t, i) => ({
-      timestamp: at(i + 1),
+      timestamp: seededAt(i + 1),
       type: 'response_item',
       payload: {
         type: 'message',
@@ -118,7 +116,7 @@ export function seededRollout(history: readonly EarlierTurn[], workspace: string
  * record's text (the trial's only one) in, or undefined when there was not exactly one.
  */
 export function historyHeldInRollout(rollout: string | undefined, history: readonly EarlierTurn[]): NonNullable<TrialEvidence['history']> {
-  if (rollout === undefined) return { source: HISTORY_RECORD, held: false, detail: 'not exactly one session record' };
+  if (rollout === undefined) return { source: SESSION_SOURCE, held: false, detail: 'not exactly one session record' };
   const messages: { role: string; text: string }[] = [];
   readJsonLines(rollout, (e) => {
     const p = e.payload;
@@ -126,11 +124,11 @@ export function historyHeldInRollout(rollout: string | undefined, history: reado
     messages.push({ role: str(p.role) ?? '', text: texts(p).join('\n') });
   });
   const seeded = history.every((t, i) => messages[i]?.role === t.role && messages[i]?.text === t.text);
-  if (!seeded) return { source: HISTORY_RECORD, held: false, detail: 'the record does not start with the history' };
+  if (!seeded) return { source: SESSION_SOURCE, held: false, detail: 'the record does not start with the history' };
   const next = messages.slice(history.length).some((m) => m.role === 'user' && !INJECTED_USER.some((p) => m.text.startsWith(p)));
   return next
-    ? { source: HISTORY_RECORD, held: true }
-    : { source: HISTORY_RECORD, held: false, detail: 'no user turn was recorded after the history' };
+    ? { source: SESSION_SOURCE, held: true }
+    : { source: SESSION_SOURCE, held: false, detail: 'no user turn was recorded after the history' };
 }
 
 /** How the messages Codex writes as the user's begin, beyond the user's own words. */

@@ -4,6 +4,7 @@ import type { EarlierTurn } from '../../load/conversation.js';
 import type { TrialEvidence } from '../../run/schema.js';
 import { isPlainObject } from '../../util/json.js';
 import { readJsonLines, str } from '../json-lines.js';
+import { seededAt } from '../session-id.js';
 
 /**
  * A case's history as a Gemini CLI session the trial loads (`--session-file`): the CLI imports the seeded turns into a
@@ -21,17 +22,16 @@ const turnId = (i: number) => `skillprobe-history-${i}`;
 
 /** The session file's lines for `history`, as the pinned CLI writes its chat records. */
 export function seededChat(history: readonly EarlierTurn[]): string {
-  const at = (i: number) => new Date(Date.UTC(2000, 0, 1, 0, 0, i)).toISOString();
   const head = {
     sessionId: 'skillprobe-history',
     projectHash: 'skillprobe',
-    startTime: at(0),
-    lastUpdated: at(history.length),
+    startTime: seededAt(0),
+    lastUpdated: seededAt(history.length),
     kind: 'main',
   };
   const turns = history.map((t, i) => ({
     id: turnId(i),
-    timestamp: at(i),
+    timestamp: seededAt(i),
     type: t.role === 'user' ? 'user' : 'gemini',
     content: t.role === 'user' ? [{ text: t.text }] : t.text,
   }));
