@@ -1,5 +1,6 @@
 import type { GradingConventions } from '../agents/types.js';
 import type { Transcript } from '../transcript/types.js';
+import { holdsFolder } from './skill-paths.js';
 import type { FamilyMember, Firing, SkillLoadStatus } from '../run/schema.js';
 import { isConversation, userTurnOfEvents } from './turns.js';
 
@@ -12,20 +13,10 @@ export function resolveMember(requested: string, family: FamilyMember[], convent
   return family.find((m) => m.dir === n || m.name === n)?.dir;
 }
 
-/** Whether a path holds `<folder>/` as whole path segments (at its start, or after a `/`), either slash. */
-function holdsFolder(path: string, folder: string): boolean {
-  const p = path.replace(/\\/g, '/');
-  const at = p.indexOf(`${folder}/`);
-  return at === 0 || (at > 0 && p[at - 1] === '/');
-}
-
 /** The member whose folder a read path points into (`…/<skillsFolder>/<dir>/…`), if any. */
 export function memberReadBy(path: string, family: FamilyMember[], skillsFolder: string): string | undefined {
   return family.find((m) => holdsFolder(path, `${skillsFolder}/${m.dir}`))?.dir;
 }
-
-/** Whether a read path points into any installed skill's folder (`…/<skillsFolder>/…`). */
-export const readsSkillsFolder = (path: string, skillsFolder: string): boolean => holdsFolder(path, skillsFolder);
 
 /**
  * Every firing in the whole run, in order: skill-tool invocations (with their load status, denied still counting

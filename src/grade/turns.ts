@@ -1,5 +1,5 @@
 import type { Transcript } from '../transcript/types.js';
-import { readsSkillsFolder } from './trigger.js';
+import { readsSkillsFolder } from './skill-paths.js';
 
 /**
  * The user turn each event of a transcript belongs to: the turn of the last `user_turn` marker before it, and turn 1
@@ -28,6 +28,9 @@ export function followUpDue(turn: Pick<Transcript, 'events'>, skillsFolder: stri
     (e) =>
       e.kind === 'tool_call' &&
       e.source === 'assistant' &&
-      (e.intent === 'skill' || e.intent === 'act' || e.intent === 'mcp' || (e.intent === 'read' && readsSkillsFolder(e.path ?? '', skillsFolder))),
+      (e.intent === 'skill' ||
+        e.intent === 'act' ||
+        e.intent === 'mcp' ||
+        (e.intent === 'read' && readsSkillsFolder(e.path ?? '', skillsFolder))),
   );
 }
