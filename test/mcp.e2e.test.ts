@@ -163,9 +163,9 @@ describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () =>
   });
 });
 
-describe('a real MCP server in the field (Claude Code, simulator)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-real-'));
-  afterAll(() => cleanup(dir));
+describe.each(AGENTS)('a real MCP server in the field ($id, simulator)', (agent) => {
+  const dir = mkdtempSync(join(tmpdir(), `sp-mcp-real-${agent.id}-`));
+  afterAll(() => console.log("KEEP", dir));
 
   it('runs its read-only tool, refuses its acting one, and passes it only its allowlisted variables', async () => {
     const log = join(dir, 'calls.log');
@@ -194,7 +194,7 @@ describe('a real MCP server in the field (Claude Code, simulator)', () => {
       ],
     );
     const run = await runCli(
-      ['run', '--sim', 'sim.yaml', '--trials', '1', '--grep', 'file-bug|open-ticket', '--transcripts', join(dir, 'runs')],
+      ['run', '--agent', agent.id, '--sim', 'sim.yaml', '--trials', '1', '--grep', 'file-bug|open-ticket', '--transcripts', join(dir, 'runs')],
       {
         cwd: project,
         env: testEnv({ MCP_LOG: log, SP_SECRET: 'never passed on' }),
@@ -212,7 +212,14 @@ describe('a real MCP server in the field (Claude Code, simulator)', () => {
       ['open-ticket', 'ok', 'tool', 'tool:issues/get_issue'],
     ]);
     expect(readFileSync(log, 'utf8')).toBe('get_issue clean\n');
-    const refused = readFileSync(join(runDir, 'trials', 'file-bug', 'skill', '1.jsonl'), 'utf8');
-    expect(refused).toContain('Not permitted in this session; the call was not run');
+    // The acting call, answered by the field refusal (Codex's stream never shows a refused call: its hook's log does).
+    const base = join(runDir, 'trials', 'file-bug', 'skill', '1');
+    const t = adapterFor(agent.id).parse(readFileSync(`${base}.jsonl`, 'utf8'), readJson<TrialMeta>(`${base}.meta.json`));
+    const call = t.events.find((e) => e.kind === 'tool_call' && e.intent === 'mcp');
+    expect(call).toMatchObject({ mcp: { server: 'issues', tool: 'create_issue' } });
+    expect(t.events.find((e) => e.kind === 'tool_result' && e.id === call!.id)).toMatchObject({
+      isError: true,
+      text: expect.stringContaining('Not permitted in this session; the call was not run'),
+    });
   });
 });

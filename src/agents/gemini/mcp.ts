@@ -15,7 +15,7 @@ export const geminiMcpTool = (name: string): McpToolName | undefined => splitMcp
 
 /** The settings' `mcpServers`: a server that only reads is trusted, so its calls run headless; any other's are refused. */
 export const geminiMcpServers = (launches: readonly McpLaunch[], servers: readonly McpServer[]) =>
-  serverEntries(launches, servers, (trust) => ({ trust }));
+  serverEntries(launches, servers, (tools) => ({ trust: tools === 'all' }));
 
 /**
  * The MCP tools a lab trial's `tools.core` allowlist names: a stub's all, a real server's that the suite marked
