@@ -8,6 +8,7 @@ import type { RunManifest, TrialMeta, TrialOutcome } from '../src/run/schema.js'
 import { resultsOf } from './e2e-scenarios.js';
 import { cleanup, ROOT, runCli, testEnv } from './helpers.js';
 import { readStubRecord } from '../src/mcp/record.js';
+import type { ToolCallEvent } from '../src/transcript/types.js';
 
 /**
  * examples/mcp through each real pinned CLI that offers MCP servers against the simulator: the stub MCP server's tools
@@ -163,11 +164,11 @@ describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () =>
   });
 });
 
-describe.each(AGENTS)('a real MCP server in the field ($id, simulator)', (agent) => {
+describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator)', (agent) => {
   const dir = mkdtempSync(join(tmpdir(), `sp-mcp-real-${agent.id}-`));
-  afterAll(() => console.log("KEEP", dir));
+  afterAll(() => cleanup(dir));
 
-  it('runs its read-only tool, refuses its acting one, and passes it only its allowlisted variables', async () => {
+  it('runs the read-only tools (the stub’s, the real one marked), refuses the acting one, and passes only allowlisted variables', async () => {
     const log = join(dir, 'calls.log');
     const server = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
     const project = exampleWith(
@@ -182,6 +183,7 @@ describe.each(AGENTS)('a real MCP server in the field ($id, simulator)', (agent)
         `    args: [${JSON.stringify(server)}]`,
         '    env: [MCP_LOG]',
         '    readOnly: [get_issue]',
+        '  jira: { stub: jira-stub.yaml }',
       ],
       [
         'name: real-server',
@@ -191,10 +193,24 @@ describe.each(AGENTS)('a real MCP server in the field ($id, simulator)', (agent)
         '    do: [{ mcp: issues/create_issue, input: { key: OPS-1 } }]',
         '  - case: open-ticket',
         '    do: [{ mcp: issues/get_issue, input: { key: OPS-2 } }]',
+        '  - case: jira-history',
+        '    do: [{ mcp: jira/search_issues, input: { jql: "project = OPS" } }]',
       ],
     );
     const run = await runCli(
-      ['run', '--agent', agent.id, '--sim', 'sim.yaml', '--trials', '1', '--grep', 'file-bug|open-ticket', '--transcripts', join(dir, 'runs')],
+      [
+        'run',
+        '--agent',
+        agent.id,
+        '--sim',
+        'sim.yaml',
+        '--trials',
+        '1',
+        '--grep',
+        'file-bug|open-ticket|jira-history',
+        '--transcripts',
+        join(dir, 'runs'),
+      ],
       {
         cwd: project,
         env: testEnv({ MCP_LOG: log, SP_SECRET: 'never passed on' }),
@@ -203,19 +219,24 @@ describe.each(AGENTS)('a real MCP server in the field ($id, simulator)', (agent)
     );
     const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
     const outcomes = resultsOf(runDir).outcomes as TrialOutcome[];
-    // Both trials are evidence: the field refused the acting call, and let the read run.
+    // Every trial is evidence: the field refused the acting call, and let the reads run (the stub's listed, its call recorded).
     expect(
-      outcomes.map((o) => [o.caseId, o.status, o.fired, o.firedColumn]),
+      outcomes.map((o) => [o.caseId, o.status, o.fired, o.firedColumn]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
       run.stdout + run.stderr,
     ).toEqual([
       ['file-bug', 'ok', 'tool', 'tool:issues/create_issue'],
+      ['jira-history', 'ok', 'tool', 'tool:jira/search_issues'],
       ['open-ticket', 'ok', 'tool', 'tool:issues/get_issue'],
+    ]);
+    const stubCalls = readJson<TrialMeta>(join(runDir, 'trials', 'jira-history', 'skill', '1.meta.json')).evidence?.mcp;
+    expect(stubCalls?.[0]?.calls).toEqual([
+      { tool: 'search_issues', args: { jql: 'project = OPS' }, isError: false, at: expect.any(String) },
     ]);
     expect(readFileSync(log, 'utf8')).toBe('get_issue clean\n');
     // The acting call, answered by the field refusal (Codex's stream never shows a refused call: its hook's log does).
     const base = join(runDir, 'trials', 'file-bug', 'skill', '1');
     const t = adapterFor(agent.id).parse(readFileSync(`${base}.jsonl`, 'utf8'), readJson<TrialMeta>(`${base}.meta.json`));
-    const call = t.events.find((e) => e.kind === 'tool_call' && e.intent === 'mcp');
+    const call = t.events.find((e) => e.kind === 'tool_call' && e.intent === 'mcp') as ToolCallEvent | undefined;
     expect(call).toMatchObject({ mcp: { server: 'issues', tool: 'create_issue' } });
     expect(t.events.find((e) => e.kind === 'tool_result' && e.id === call!.id)).toMatchObject({
       isError: true,

@@ -122,7 +122,14 @@ function refusedEvents(record: HookRecord, n: number): TranscriptEvent[] {
   const id = `field-hook-${n}`;
   const mcp = codexMcpTool(record.tool);
   return [
-    { kind: 'tool_call', source: 'assistant', id, name: record.tool, input: record.input, ...(mcp ? { intent: 'mcp', mcp } : { intent: 'act' }) },
+    {
+      kind: 'tool_call',
+      source: 'assistant',
+      id,
+      name: record.tool,
+      input: record.input,
+      ...(mcp ? { intent: 'mcp', mcp } : { intent: 'act' }),
+    },
     { kind: 'tool_result', source: 'tool', id, isError: true, text: FIELD_REFUSAL },
   ];
 }

@@ -26,6 +26,7 @@ import { geminiCoreMcpTools, geminiMcpName, geminiMcpServers } from './mcp.js';
 import { geminiFieldTranscriptProblem } from './field.js';
 import { prepareGeminiField } from './field-run.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
+import { fieldMcpProblem } from '../field-mcp.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 
 const PINNED_PACKAGE = '@google/gemini-cli';
@@ -126,9 +127,9 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
     listingProblem(init.skills, expected, true, field ? GEMINI_BUILTIN_SKILLS : []) ??
     mcpListingProblem(init.tools, expected, geminiMcpName);
   if (listing || !field) return listing;
-  // The field: every acting call answered by the policy's refusal (the menu offered each), the workspace unchanged.
+  // The field: every acting call (an MCP tool's that may act too) answered by the policy's refusal, the workspace unchanged.
   const refusals = geminiFieldTranscriptProblem(t);
-  return refusals ? `field: ${refusals}` : fieldWorkspaceProblem(expected);
+  return refusals ? `field: ${refusals}` : (fieldMcpProblem(t, expected.mcp) ?? fieldWorkspaceProblem(expected));
 }
 
 export const gemini: AgentAdapter = {

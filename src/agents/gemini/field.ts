@@ -1,4 +1,5 @@
 import { stringify } from 'smol-toml';
+import { readOnlyTools, type McpServer } from '../../load/mcp.js';
 import { FIELD_REFUSAL } from '../field-refusal.js';
 import type { ToolResultEvent, Transcript } from '../../transcript/types.js';
 import type { InvocationRequest } from '../types.js';
@@ -20,26 +21,50 @@ export const GEMINI_FIELD_REFUSAL = `Tool execution denied by policy. ${FIELD_RE
 /** Any arguments at all, newlines included (the engine matches the arguments' JSON text). */
 const ANY_ARGUMENTS = '[\\s\\S]*';
 
+/** The refusal of every call whose arguments match (any), which leaves the tool on the menu. */
+const refuseEveryCall = { argsPattern: ANY_ARGUMENTS, decision: 'deny', priority: 200, denyMessage: FIELD_REFUSAL };
+
+/**
+ * A field trial's rules for its MCP servers' tools, by server (`mcpName`, `toolName = "*"` naming every tool of it, no
+ * name needed before the server lists them): each kept on the menu (an allow, which outranks the CLI's headless
+ * refusal of an untrusted server's tools, which would take them off it); every call of a tool that may act refused,
+ * the tools marked read-only allowed above that refusal.
+ */
+function mcpFieldRules(servers: readonly McpServer[]): object[] {
+  return servers.flatMap((s) => {
+    const tools = readOnlyTools(s);
+    const offered = { mcpName: s.name, toolName: '*', decision: 'allow', priority: 100 };
+    if (tools === 'all') return [offered];
+    const reads = tools.map((toolName) => ({ mcpName: s.name, toolName, decision: 'allow', priority: 300 }));
+    return [offered, { mcpName: s.name, toolName: '*', ...refuseEveryCall }, ...reads];
+  });
+}
+
 /**
  * The admin-tier policy (`--admin-policy`) of a field trial: the skill tool allowed (the CLI denies it headless), each
- * acting tool kept on the menu and every call of it refused with the field refusal.
+ * acting tool kept on the menu and every call of it refused with the field refusal; the MCP servers' likewise, but for
+ * the tools that only read (`mcpFieldRules`).
  */
-export function geminiFieldPolicy(): string {
+export function geminiFieldPolicy(servers: readonly McpServer[] = []): string {
   return stringify({
     rule: [
       { toolName: SKILL_TOOL, decision: 'allow', priority: 100 },
       { toolName: [...GEMINI_ACTING_TOOLS], decision: 'allow', priority: 100 },
-      { toolName: [...GEMINI_ACTING_TOOLS], argsPattern: ANY_ARGUMENTS, decision: 'deny', priority: 200, denyMessage: FIELD_REFUSAL },
+      { toolName: [...GEMINI_ACTING_TOOLS], ...refuseEveryCall },
+      ...mcpFieldRules(servers),
     ],
   });
 }
 
 /**
  * A field trial's user settings: every trial's (`settingsTable`) with the default tools and sub-agents left as they
- * are, and no built-in skill hidden: the model sees them beside the family, as a default session lists them.
+ * are, and no built-in skill hidden: the model sees them beside the family, as a default session lists them; the
+ * trial's MCP servers (`mcpServers`, as `geminiMcpServers` writes them) offered with all their tools.
  */
-export const geminiFieldSettings = (req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>) =>
-  settingsJson(settingsTable(req, []));
+export const geminiFieldSettings = (
+  req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>,
+  mcpServers: Record<string, unknown> = {},
+) => settingsJson({ ...settingsTable(req, []), ...(Object.keys(mcpServers).length ? { mcpServers } : {}) });
 
 /** The CLI's answer to a call of a tool it had not registered (its stream's `tool_not_registered`). */
 const NOT_REGISTERED_TEXT = /^Tool "[^"]+" not found/;
