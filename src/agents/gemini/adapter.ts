@@ -22,7 +22,7 @@ import {
 } from './settings.js';
 import { collectMcpEvidence, prepareMcpServers } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
-import { geminiCoreMcpTools, geminiMcpName, geminiMcpServers } from './mcp.js';
+import { geminiMcpName, geminiMcpRules, geminiMcpServers } from './mcp.js';
 import { geminiFieldTranscriptProblem } from './field.js';
 import { prepareGeminiField } from './field-run.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
@@ -192,9 +192,9 @@ export const gemini: AgentAdapter = {
     // A built-in no family skill replaces is hidden (one that would hide a family skill too refused the run already).
     const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
     await mkdir(join(req.home, '.gemini'), { recursive: true });
-    const mcp = { servers: geminiMcpServers(await prepareMcpServers(req), req.mcp ?? []), tools: geminiCoreMcpTools(req.mcp ?? []) };
-    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide, mcp));
-    await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools));
+    const servers = geminiMcpServers(await prepareMcpServers(req), req.mcp ?? []);
+    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide, servers));
+    await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools, geminiMcpRules(req.mcp ?? [])));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
   },

@@ -1,8 +1,9 @@
 import { stringify } from 'smol-toml';
-import { readOnlyTools, type McpServer } from '../../load/mcp.js';
+import type { McpServer } from '../../load/mcp.js';
 import { FIELD_REFUSAL } from '../field-refusal.js';
 import type { ToolResultEvent, Transcript } from '../../transcript/types.js';
 import type { InvocationRequest } from '../types.js';
+import { geminiMcpRules, REFUSE_EVERY_CALL } from './mcp.js';
 import { SKILL_TOOL } from './parse.js';
 import { GEMINI_ACTING_TOOLS, settingsJson, settingsTable } from './settings.js';
 
@@ -18,40 +19,18 @@ import { GEMINI_ACTING_TOOLS, settingsJson, settingsTable } from './settings.js'
 /** What the model is sent for a refused call (`functionResponse.response.error`), and the stream's `tool_result.output`. */
 export const GEMINI_FIELD_REFUSAL = `Tool execution denied by policy. ${FIELD_REFUSAL}`;
 
-/** Any arguments at all, newlines included (the engine matches the arguments' JSON text). */
-const ANY_ARGUMENTS = '[\\s\\S]*';
-
-/** The refusal of every call whose arguments match (any), which leaves the tool on the menu. */
-const refuseEveryCall = { argsPattern: ANY_ARGUMENTS, decision: 'deny', priority: 200, denyMessage: FIELD_REFUSAL };
-
-/**
- * A field trial's rules for its MCP servers' tools, by server (`mcpName`, `toolName = "*"` naming every tool of it, no
- * name needed before the server lists them): each kept on the menu (an allow, which outranks the CLI's headless
- * refusal of an untrusted server's tools, which would take them off it); every call of a tool that may act refused,
- * the tools marked read-only allowed above that refusal.
- */
-function mcpFieldRules(servers: readonly McpServer[]): object[] {
-  return servers.flatMap((s) => {
-    const tools = readOnlyTools(s);
-    const offered = { mcpName: s.name, toolName: '*', decision: 'allow', priority: 100 };
-    if (tools === 'all') return [offered];
-    const reads = tools.map((toolName) => ({ mcpName: s.name, toolName, decision: 'allow', priority: 300 }));
-    return [offered, { mcpName: s.name, toolName: '*', ...refuseEveryCall }, ...reads];
-  });
-}
-
 /**
  * The admin-tier policy (`--admin-policy`) of a field trial: the skill tool allowed (the CLI denies it headless), each
  * acting tool kept on the menu and every call of it refused with the field refusal; the MCP servers' likewise, but for
- * the tools that only read (`mcpFieldRules`).
+ * the tools that only read (`geminiMcpRules`).
  */
 export function geminiFieldPolicy(servers: readonly McpServer[] = []): string {
   return stringify({
     rule: [
       { toolName: SKILL_TOOL, decision: 'allow', priority: 100 },
       { toolName: [...GEMINI_ACTING_TOOLS], decision: 'allow', priority: 100 },
-      { toolName: [...GEMINI_ACTING_TOOLS], ...refuseEveryCall },
-      ...mcpFieldRules(servers),
+      { toolName: [...GEMINI_ACTING_TOOLS], ...REFUSE_EVERY_CALL },
+      ...geminiMcpRules(servers),
     ],
   });
 }
