@@ -673,6 +673,12 @@ const BAD: BadInput[] = [
     says: /"no-such-mcp-server" is not an executable file on the PATH/,
   },
   {
+    name: 'MCP real server whose read-only tool is no tool name (the field refusal would match it as a pattern)',
+    change: (f) => void (f['skillprobe.config.yaml'] = `mcp:\n  gh:\n    command: ${process.execPath}\n    readOnly: [get_issue, ".*"]\n`),
+    where: /skillprobe\.config\.yaml:4:\d+:/,
+    says: /a read-only tool is named by 1 to 64 letters/,
+  },
+  {
     name: 'MCP server named twice (config and case)',
     change: (f) => {
       mcpStub(['    answers: [{ result: done }]'])(f);
