@@ -676,7 +676,7 @@ const BAD: BadInput[] = [
     name: 'MCP real server whose read-only tool is no tool name (the field refusal would match it as a pattern)',
     change: (f) => void (f['skillprobe.config.yaml'] = `mcp:\n  gh:\n    command: ${process.execPath}\n    readOnly: [get_issue, ".*"]\n`),
     where: /skillprobe\.config\.yaml:4:\d+:/,
-    says: /a read-only tool is named by 1 to 64 letters/,
+    says: /MCP server "gh": read-only tool "\.\*" is no tool name/,
   },
   {
     name: 'MCP server named twice (config and case)',

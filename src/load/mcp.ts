@@ -3,7 +3,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { McpServersConfig } from '../run/config-schema.js';
 import type { InputProblem, ProblemList } from '../util/input-error.js';
 import { notExecutable, shownFrom } from '../util/paths.js';
-import { stubFileSchema, stubProblems, type StubFile } from '../mcp/stub-spec.js';
+import { stubFileSchema, stubProblems, TOOL_NAME, type StubFile } from '../mcp/stub-spec.js';
 import { parseYamlText, readTextFile, validateYaml } from './yaml-file.js';
 
 /** A stub server, loaded: its tools and canned answers. */
@@ -99,6 +99,16 @@ export function loadMcpServers(
         ...place.locate([name, 'command']),
         what: `MCP server "${name}": command "${spec.command}" is not an executable file${spec.command.includes('/') ? '' : ' on the PATH'}`,
         todo: 'install it, or give the path of its executable',
+      });
+      continue;
+    }
+    // Each CLI's field refusal names these tools (a hook's pattern, a policy's rule): only a name it carries unchanged.
+    const unnamed = Array.isArray(spec.readOnly) ? spec.readOnly.findIndex((tool) => !TOOL_NAME.test(tool)) : -1;
+    if (unnamed >= 0) {
+      problems.add({
+        ...place.locate([name, 'readOnly', unnamed]),
+        what: `MCP server "${name}": read-only tool ${JSON.stringify((spec.readOnly as string[])[unnamed])} is no tool name`,
+        todo: 'name each tool as its server lists it: 1 to 64 letters, digits, `_` or `-`',
       });
       continue;
     }

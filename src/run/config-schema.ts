@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { TOOL_NAME } from '../mcp/stub-spec.js';
 
 /**
  * The config file's schema. It lives with the run folder's contract because every run.json stores the resolved
@@ -150,15 +149,7 @@ export const mcpServersSchema = z.record(
         command: z.string().min(1),
         args: z.array(z.string()).default([]),
         env: z.array(z.string().min(1)).default([]),
-        // Each CLI's refusing layer names these tools (a hook's pattern, a policy's rule): only a name it carries unchanged.
-        readOnly: z
-          .union([
-            z.boolean(),
-            z.array(
-              z.string().regex(TOOL_NAME, 'a read-only tool is named by 1 to 64 letters, digits, `_` or `-`, as its server lists it'),
-            ),
-          ])
-          .default(false),
+        readOnly: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
       })
       .strict(),
   ]),
