@@ -1,7 +1,7 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapterFor } from '../src/agents/registry.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { RunManifest, TrialMeta, TrialOutcome } from '../src/run/schema.js';
@@ -26,7 +26,9 @@ const AGENTS = [
 ];
 
 describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)', (agent) => {
-  const transcripts = mkdtempSync(join(tmpdir(), `sp-mcp-e2e-${agent.id}-`));
+  // Made when a test of the block runs: a folder made at collection stays behind when `-t` skips the block.
+  let transcripts = '';
+  beforeAll(() => void (transcripts = mkdtempSync(join(tmpdir(), `sp-mcp-e2e-${agent.id}-`))));
   afterAll(() => cleanup(transcripts));
   const example = join(ROOT, 'examples', 'mcp');
 
@@ -116,7 +118,8 @@ function exampleWith(dir: string, config: string[], profile: string[]): string {
 }
 
 describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-kill-'));
+  let dir = '';
+  beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'sp-mcp-kill-'))));
   afterAll(() => cleanup(dir));
 
   it('is missing data (infra_error), never "did not trigger"', async () => {
@@ -165,7 +168,8 @@ describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () =>
 });
 
 describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator)', (agent) => {
-  const dir = mkdtempSync(join(tmpdir(), `sp-mcp-real-${agent.id}-`));
+  let dir = '';
+  beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), `sp-mcp-real-${agent.id}-`))));
   afterAll(() => cleanup(dir));
 
   it('runs the read-only tools (the stub’s, the real one marked), refuses the acting one, and passes only allowlisted variables', async () => {
