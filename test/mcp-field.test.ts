@@ -21,10 +21,19 @@ import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
 const STUB = stubFileSchema.parse({
   tools: [{ name: 'create_issue', description: 'Create an issue.', inputSchema: { type: 'object' }, answers: [{ result: 'Created' }] }],
 });
-const real = (name: string, readOnly: boolean | string[]) =>
-  ({ name, kind: 'command', command: '/bin/srv', args: [], env: [], readOnly, hash: name }) as McpServer;
+const AT = { file: 'skillprobe.config.yaml', line: 2 };
+const real = (name: string, readOnly: boolean | string[]): McpServer => ({
+  name,
+  kind: 'command',
+  command: '/bin/srv',
+  args: [],
+  env: [],
+  readOnly,
+  hash: name,
+  at: AT,
+});
 const SERVERS: McpServer[] = [
-  { name: 'jira', kind: 'stub', stub: STUB, hash: 'j' },
+  { name: 'jira', kind: 'stub', stub: STUB, hash: 'j', at: AT },
   real('gh', ['get_issue']),
   real('docs', true),
   real('ops', false),

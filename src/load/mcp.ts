@@ -13,6 +13,8 @@ export interface StubServer {
   stub: StubFile;
   /** sha256 over its name and tools: part of each case's identity. */
   hash: string;
+  /** Where the suite names it. */
+  at: Pick<InputProblem, 'file' | 'line' | 'col'>;
 }
 
 /** A real server (opt-in): the command found, its arguments, the caller's variables it may see, which tools only read. */
@@ -24,9 +26,14 @@ export interface CommandServer {
   env: string[];
   readOnly: boolean | string[];
   hash: string;
+  at: Pick<InputProblem, 'file' | 'line' | 'col'>;
 }
 
 export type McpServer = StubServer | CommandServer;
+
+/** The tools of a server a suite names: a stub's, and a real server's it marked read-only (it names no other). */
+export const namedTools = (s: McpServer): readonly string[] =>
+  s.kind === 'stub' ? s.stub.tools.map((t) => t.name) : Array.isArray(s.readOnly) ? s.readOnly : [];
 
 /** The tools a server offers that only read (a stub's all of them): a field trial may let these run. */
 export const readOnlyTools = (s: McpServer): 'all' | readonly string[] =>
@@ -51,7 +58,7 @@ function loadStub(name: string, given: string, place: McpPlace, problems: Proble
     const stub = validateYaml(y, stubFileSchema);
     const wrong = stubProblems(stub);
     for (const p of wrong) problems.add(y.problem(p.at, `MCP stub "${name}": ${p.what}`, p.todo));
-    return wrong.length ? undefined : { name, kind: 'stub' as const, stub, hash: hashOf({ name, stub }) };
+    return wrong.length ? undefined : { name, kind: 'stub' as const, stub, hash: hashOf({ name, stub }), at: place.locate([name]) };
   });
 }
 
@@ -112,7 +119,8 @@ export function loadMcpServers(
       });
       continue;
     }
-    out.push({ name, kind: 'command', command, args: spec.args, env: spec.env, readOnly: spec.readOnly, hash: hashOf({ name, ...spec }) });
+    const { args, env, readOnly } = spec;
+    out.push({ name, kind: 'command', command, args, env, readOnly, hash: hashOf({ name, ...spec }), at: place.locate([name]) });
   }
   return out;
 }

@@ -179,6 +179,9 @@ export const gemini: AgentAdapter = {
     return `no credentials for the Gemini CLI in the environment — export ${KEY_VARIABLE} (and ${BASE_URL_VARIABLE} for another endpoint), or run against the simulator with --sim PROFILE`;
   },
 
+  // It shortens a longer `mcp_<server>_<tool>` to its first and last 30 characters (generateValidName in its bundle).
+  mcpToolNames: { nameOf: geminiMcpName, maxLength: 63 },
+
   // A history is a seeded chat it loads (`--session-file`); it takes no follow-ups yet.
   conversation: { history: true },
 
