@@ -117,7 +117,7 @@ export function hookRecords(log: string): HookRecord[] {
   return records;
 }
 
-/** A refused call as the canonical transcript holds it: an acting call (an MCP tool's, the model's choice of it), answered by the refusal. */
+/** A refused call as the canonical transcript holds it: an acting call (an MCP tool's: the model chose it), answered by the refusal. */
 function refusedEvents(record: HookRecord, n: number): TranscriptEvent[] {
   const id = `field-hook-${n}`;
   const mcp = codexMcpTool(record.tool);

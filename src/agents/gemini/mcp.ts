@@ -6,8 +6,8 @@ import { serverEntries, type McpLaunch } from '../mcp-servers.js';
 /**
  * Gemini CLI's MCP servers (measured on 0.61, docs/cli-facts.md): `mcpServers` in its settings; each tool reaches the
  * model as a function `mcp_<server>_<tool>`, and only when the settings' `tools.core` allowlist or an admin-policy
- * allow rule names it; a server marked `trust` runs its tools without asking, any other's call is refused headless. Its stream names no tool
- * offered: a stub's record of the tools it listed when the CLI asked is the evidence.
+ * allow rule names it; a server marked `trust` runs its tools without asking, any other's call is refused headless.
+ * Its stream names no tool offered: a stub's record of the tools it listed when the CLI asked is the evidence.
  */
 const PREFIX = 'mcp_';
 
