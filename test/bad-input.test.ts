@@ -673,6 +673,23 @@ const BAD: BadInput[] = [
     says: /"no-such-mcp-server" is not an executable file on the PATH/,
   },
   {
+    name: 'MCP real server whose read-only tool is no tool name (the field refusal would match it as a pattern)',
+    change: (f) => void (f['skillprobe.config.yaml'] = `mcp:\n  gh:\n    command: ${process.execPath}\n    readOnly: [get_issue, ".*"]\n`),
+    where: /skillprobe\.config\.yaml:4:\d+:/,
+    says: /MCP server "gh": read-only tool "\.\*" is no tool name/,
+  },
+  {
+    name: 'MCP stub tool the Gemini CLI would name with more than 63 characters (it shortens such a name)',
+    change: (f) => {
+      f['skillprobe.config.yaml'] = 'mcp:\n  jira: { stub: jira.yaml }\n';
+      f['jira.yaml'] = `tools:\n  - name: ${'x'.repeat(60)}\n    description: d\n    answers: [{ result: done }]\n`;
+    },
+    args: ['--agent', 'gemini'],
+    env: { GEMINI_API_KEY: 'dummy' },
+    where: /skillprobe\.config\.yaml:2:\d+:/,
+    says: /names it "mcp_jira_x+", over the 63 characters it keeps whole/,
+  },
+  {
     name: 'MCP server named twice (config and case)',
     change: (f) => {
       mcpStub(['    answers: [{ result: done }]'])(f);

@@ -1,13 +1,14 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adapterFor } from '../src/agents/registry.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { RunManifest, TrialMeta, TrialOutcome } from '../src/run/schema.js';
 import { resultsOf } from './e2e-scenarios.js';
 import { cleanup, ROOT, runCli, testEnv } from './helpers.js';
 import { readStubRecord } from '../src/mcp/record.js';
+import type { ToolCallEvent } from '../src/transcript/types.js';
 
 /**
  * examples/mcp through each real pinned CLI that offers MCP servers against the simulator: the stub MCP server's tools
@@ -25,7 +26,9 @@ const AGENTS = [
 ];
 
 describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)', (agent) => {
-  const transcripts = mkdtempSync(join(tmpdir(), `sp-mcp-e2e-${agent.id}-`));
+  // Made when a test of the block runs: a folder made at collection stays behind when `-t` skips the block.
+  let transcripts = '';
+  beforeAll(() => void (transcripts = mkdtempSync(join(tmpdir(), `sp-mcp-e2e-${agent.id}-`))));
   afterAll(() => cleanup(transcripts));
   const example = join(ROOT, 'examples', 'mcp');
 
@@ -115,7 +118,8 @@ function exampleWith(dir: string, config: string[], profile: string[]): string {
 }
 
 describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-kill-'));
+  let dir = '';
+  beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'sp-mcp-kill-'))));
   afterAll(() => cleanup(dir));
 
   it('is missing data (infra_error), never "did not trigger"', async () => {
@@ -163,11 +167,12 @@ describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () =>
   });
 });
 
-describe('a real MCP server in the field (Claude Code, simulator)', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-real-'));
+describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator)', (agent) => {
+  let dir = '';
+  beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), `sp-mcp-real-${agent.id}-`))));
   afterAll(() => cleanup(dir));
 
-  it('runs its read-only tool, refuses its acting one, and passes it only its allowlisted variables', async () => {
+  it('runs the read-only tools (the stub’s, the real one marked), refuses the acting one, and passes only allowlisted variables', async () => {
     const log = join(dir, 'calls.log');
     const server = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
     const project = exampleWith(
@@ -182,6 +187,7 @@ describe('a real MCP server in the field (Claude Code, simulator)', () => {
         `    args: [${JSON.stringify(server)}]`,
         '    env: [MCP_LOG]',
         '    readOnly: [get_issue]',
+        '  jira: { stub: jira-stub.yaml }',
       ],
       [
         'name: real-server',
@@ -191,10 +197,24 @@ describe('a real MCP server in the field (Claude Code, simulator)', () => {
         '    do: [{ mcp: issues/create_issue, input: { key: OPS-1 } }]',
         '  - case: open-ticket',
         '    do: [{ mcp: issues/get_issue, input: { key: OPS-2 } }]',
+        '  - case: jira-history',
+        '    do: [{ mcp: jira/search_issues, input: { jql: "project = OPS" } }]',
       ],
     );
     const run = await runCli(
-      ['run', '--sim', 'sim.yaml', '--trials', '1', '--grep', 'file-bug|open-ticket', '--transcripts', join(dir, 'runs')],
+      [
+        'run',
+        '--agent',
+        agent.id,
+        '--sim',
+        'sim.yaml',
+        '--trials',
+        '1',
+        '--grep',
+        'file-bug|open-ticket|jira-history',
+        '--transcripts',
+        join(dir, 'runs'),
+      ],
       {
         cwd: project,
         env: testEnv({ MCP_LOG: log, SP_SECRET: 'never passed on' }),
@@ -203,16 +223,28 @@ describe('a real MCP server in the field (Claude Code, simulator)', () => {
     );
     const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
     const outcomes = resultsOf(runDir).outcomes as TrialOutcome[];
-    // Both trials are evidence: the field refused the acting call, and let the read run.
+    // Every trial is evidence: the field refused the acting call, and let the reads run (the stub's listed, its call recorded).
     expect(
-      outcomes.map((o) => [o.caseId, o.status, o.fired, o.firedColumn]),
+      outcomes.map((o) => [o.caseId, o.status, o.fired, o.firedColumn]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
       run.stdout + run.stderr,
     ).toEqual([
       ['file-bug', 'ok', 'tool', 'tool:issues/create_issue'],
+      ['jira-history', 'ok', 'tool', 'tool:jira/search_issues'],
       ['open-ticket', 'ok', 'tool', 'tool:issues/get_issue'],
     ]);
+    const stubCalls = readJson<TrialMeta>(join(runDir, 'trials', 'jira-history', 'skill', '1.meta.json')).evidence?.mcp;
+    expect(stubCalls?.[0]?.calls).toEqual([
+      { tool: 'search_issues', args: { jql: 'project = OPS' }, isError: false, at: expect.any(String) },
+    ]);
     expect(readFileSync(log, 'utf8')).toBe('get_issue clean\n');
-    const refused = readFileSync(join(runDir, 'trials', 'file-bug', 'skill', '1.jsonl'), 'utf8');
-    expect(refused).toContain('Not permitted in this session; the call was not run');
+    // The acting call, answered by the field refusal (Codex's stream never shows a refused call: its hook's log does).
+    const base = join(runDir, 'trials', 'file-bug', 'skill', '1');
+    const t = adapterFor(agent.id).parse(readFileSync(`${base}.jsonl`, 'utf8'), readJson<TrialMeta>(`${base}.meta.json`));
+    const call = t.events.find((e) => e.kind === 'tool_call' && e.intent === 'mcp') as ToolCallEvent | undefined;
+    expect(call).toMatchObject({ mcp: { server: 'issues', tool: 'create_issue' } });
+    expect(t.events.find((e) => e.kind === 'tool_result' && e.id === call!.id)).toMatchObject({
+      isError: true,
+      text: expect.stringContaining('Not permitted in this session; the call was not run'),
+    });
   });
 });

@@ -10,7 +10,7 @@ import { fieldEvidenceProblem, fieldSettings } from '../src/agents/claude-code/f
 import { mcpAllowedTools, mcpReadOnlyPatterns } from '../src/agents/claude-code/mcp.js';
 import { collectMcpEvidence, prepareMcpServers, stubRecordFile } from '../src/agents/mcp-servers.js';
 import { STUB_MAIN } from '../src/mcp/stub-entry.js';
-import { geminiCoreMcpTools, geminiMcpName, geminiMcpServers } from '../src/agents/gemini/mcp.js';
+import { geminiMcpName, geminiMcpServers } from '../src/agents/gemini/mcp.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { codexMcpServers } from '../src/agents/codex/mcp.js';
 import { parseCodexStream } from '../src/agents/codex/parse.js';
@@ -389,8 +389,7 @@ describe('the Gemini CLI with a stub MCP server (pure)', () => {
     { name: 'gh', kind: 'command', command: '/bin/gh-mcp', args: ['--stdio'], env: [], readOnly: ['get_issue'], hash: 'g' },
   ] as McpServer[];
 
-  it('names a stub’s tools and a real server’s read-only ones in the allowlist, and trusts only a server that only reads', () => {
-    expect(geminiCoreMcpTools(servers)).toEqual(['mcp_jira_create_issue', 'mcp_gh_get_issue']);
+  it('trusts only a server that only reads', () => {
     const launches = servers.map((s) => ({ name: s.name, command: 'node', args: [], env: {} }));
     expect(geminiMcpServers(launches, servers)).toEqual({
       jira: { command: 'node', args: [], env: {}, trust: true },
@@ -471,7 +470,7 @@ describe("a trial's MCP servers as every CLI starts them", () => {
 });
 
 describe('the Codex CLI with a stub MCP server (pure)', () => {
-  it('approves the calls of a server that only reads, and no other', () => {
+  it('approves the calls of a server that only reads, and of a real server’s tools marked read-only', () => {
     const servers = [
       { name: 'jira', kind: 'stub', stub: JIRA, hash: 'h' },
       { name: 'gh', kind: 'command', command: '/bin/gh-mcp', args: [], env: [], readOnly: ['get_issue'], hash: 'g' },
@@ -479,7 +478,7 @@ describe('the Codex CLI with a stub MCP server (pure)', () => {
     const launches = servers.map((s) => ({ name: s.name, command: 'node', args: ['x'], env: {} }));
     expect(codexMcpServers(launches, servers)).toEqual({
       jira: { command: 'node', args: ['x'], env: {}, default_tools_approval_mode: 'approve' },
-      gh: { command: 'node', args: ['x'], env: {} },
+      gh: { command: 'node', args: ['x'], env: {}, tools: { get_issue: { approval_mode: 'approve' } } },
     });
   });
 

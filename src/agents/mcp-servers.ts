@@ -59,20 +59,17 @@ export async function collectMcpEvidence(req: Pick<InvocationRequest, 'harnessDi
 }
 
 /**
- * Each server as a CLI's config names one (`command`, `args`, `env`), with what that CLI adds to a server whose tools
- * all only read (`onlyReads(true)`: trusted, approved) or to any other (`onlyReads(false)`).
+ * Each server as a CLI's config names one (`command`, `args`, `env`), with what that CLI adds given the server's tools
+ * that only read (`onlyReads('all')`: trusted, approved; else the tools by name, none for a server the suite did not mark).
  */
 export const serverEntries = (
   launches: readonly McpLaunch[],
   servers: readonly McpServer[],
-  onlyReads: (readsOnly: boolean) => Record<string, unknown>,
+  onlyReads: (tools: 'all' | readonly string[]) => Record<string, unknown>,
 ): Record<string, Record<string, unknown>> =>
   Object.fromEntries(
     launches.map((l) => {
       const server = servers.find((s) => s.name === l.name);
-      return [
-        l.name,
-        { command: l.command, args: l.args, env: l.env, ...onlyReads(server !== undefined && readOnlyTools(server) === 'all') },
-      ];
+      return [l.name, { command: l.command, args: l.args, env: l.env, ...onlyReads(server ? readOnlyTools(server) : []) }];
     }),
   );

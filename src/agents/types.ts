@@ -4,6 +4,7 @@ import type { RefusedStatus, ShownEvidence, StoredMcpServer, TrialEvidence, Tria
 import type { Transcript } from '../transcript/types.js';
 import type { EarlierTurn } from '../load/conversation.js';
 import type { McpServer } from '../load/mcp.js';
+import type { McpToolName } from '../mcp/names.js';
 
 /** Everything an adapter needs to build one headless invocation. */
 export interface InvocationRequest {
@@ -163,6 +164,11 @@ export interface AgentAdapter {
   readonly contexts: readonly Context[];
   /** What of a case's conversation (`history:`, `followUps:`) it takes; without it, neither. */
   readonly conversation?: ConversationSupport;
+  /**
+   * How the CLI names an MCP tool on its model wire, and the longest such name it keeps whole (a longer one it shortens,
+   * so neither its listing of a stub nor its rules for a read-only tool can name it); absent: no limit measured.
+   */
+  readonly mcpToolNames?: { nameOf(t: McpToolName): string; maxLength: number };
   invocation(req: InvocationRequest): Invocation;
   /** How a user points this CLI at a simulator serving on `url`, in one line (`skillprobe sim` prints it). */
   simulatorHint(url: string): string;

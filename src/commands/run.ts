@@ -21,6 +21,7 @@ import {
   checkBundledNames,
   checkContext,
   checkConversation,
+  checkMcpToolNames,
 } from '../runner/suite-checks.js';
 import { casesOfShard, type Shard } from '../trials/shard.js';
 import { gradableCase } from '../trials/stored-case.js';
@@ -76,6 +77,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   settleAgent(loaded, adapter, opts.sim !== undefined);
   if (adapter && all) checkContext(loaded, adapter, all, problems);
   if (adapter && all) checkConversation(adapter, all, problems);
+  if (adapter && all) checkMcpToolNames(adapter, all, problems);
   if (adapter && all) checkBundledNames(loaded, adapter, all, [...(skills ?? []), ...neighbours], problems);
   // Nothing left to run (--last-failed, nothing failed): no binary or credentials are needed to say so.
   const runs = need.run && selected?.nothingFailedIn === undefined && adapter !== undefined;

@@ -3,7 +3,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { McpServersConfig } from '../run/config-schema.js';
 import type { InputProblem, ProblemList } from '../util/input-error.js';
 import { notExecutable, shownFrom } from '../util/paths.js';
-import { stubFileSchema, stubProblems, type StubFile } from '../mcp/stub-spec.js';
+import { stubFileSchema, stubProblems, TOOL_NAME, type StubFile } from '../mcp/stub-spec.js';
 import { parseYamlText, readTextFile, validateYaml } from './yaml-file.js';
 
 /** A stub server, loaded: its tools and canned answers. */
@@ -13,6 +13,8 @@ export interface StubServer {
   stub: StubFile;
   /** sha256 over its name and tools: part of each case's identity. */
   hash: string;
+  /** Where the suite names it. */
+  at: Pick<InputProblem, 'file' | 'line' | 'col'>;
 }
 
 /** A real server (opt-in): the command found, its arguments, the caller's variables it may see, which tools only read. */
@@ -24,9 +26,14 @@ export interface CommandServer {
   env: string[];
   readOnly: boolean | string[];
   hash: string;
+  at: Pick<InputProblem, 'file' | 'line' | 'col'>;
 }
 
 export type McpServer = StubServer | CommandServer;
+
+/** The tools of a server a suite names: a stub's, and a real server's it marked read-only (it names no other). */
+export const namedTools = (s: McpServer): readonly string[] =>
+  s.kind === 'stub' ? s.stub.tools.map((t) => t.name) : Array.isArray(s.readOnly) ? s.readOnly : [];
 
 /** The tools a server offers that only read (a stub's all of them): a field trial may let these run. */
 export const readOnlyTools = (s: McpServer): 'all' | readonly string[] =>
@@ -49,7 +56,7 @@ function loadStub(name: string, given: string, place: McpPlace, problems: Proble
     const stub = validateYaml(y, stubFileSchema);
     const wrong = stubProblems(stub);
     for (const p of wrong) problems.add(y.problem(p.at, `MCP stub "${name}": ${p.what}`, p.todo));
-    return wrong.length ? undefined : { name, kind: 'stub' as const, stub, hash: valueHash({ name, stub }) };
+    return wrong.length ? undefined : { name, kind: 'stub' as const, stub, hash: valueHash({ name, stub }), at: place.locate([name]) };
   });
 }
 
@@ -100,15 +107,18 @@ export function loadMcpServers(
       });
       continue;
     }
-    out.push({
-      name,
-      kind: 'command',
-      command,
-      args: spec.args,
-      env: spec.env,
-      readOnly: spec.readOnly,
-      hash: valueHash({ name, ...spec }),
-    });
+    // Each CLI's field refusal names these tools (a hook's pattern, a policy's rule): only a name it carries unchanged.
+    const unnamed = Array.isArray(spec.readOnly) ? spec.readOnly.findIndex((tool) => !TOOL_NAME.test(tool)) : -1;
+    if (unnamed >= 0) {
+      problems.add({
+        ...place.locate([name, 'readOnly', unnamed]),
+        what: `MCP server "${name}": read-only tool ${JSON.stringify((spec.readOnly as string[])[unnamed])} is no tool name`,
+        todo: 'name each tool as its server lists it: 1 to 64 letters, digits, `_` or `-`',
+      });
+      continue;
+    }
+    const { args, env, readOnly } = spec;
+    out.push({ name, kind: 'command', command, args, env, readOnly, hash: valueHash({ name, ...spec }), at: place.locate([name]) });
   }
   return out;
 }

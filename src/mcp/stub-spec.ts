@@ -10,7 +10,7 @@ import { compileLinearRegex } from '../util/linear-regex.js';
 export const MAX_ANSWER_BYTES = 64 * 1024;
 
 /** A name the CLIs carry into the model's tool name unchanged (`mcp__<server>__<tool>`, `<server>__<tool>`). */
-const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** JSON Schema's types, the only words `type` may hold. */
 const JSON_TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'] as const;

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import type { CaseSuite } from '../load/cases.js';
+import { namedTools } from '../load/mcp.js';
 import { checkValueAt, splitProblem, type LoadedConfig } from '../load/config.js';
 import type { Skill } from '../load/skills.js';
 import { placeOf } from '../load/suite-inputs.js';
@@ -84,6 +85,26 @@ export function checkConversation(adapter: AgentAdapter, all: CaseSuite, problem
       todo: `run it with an agent that can (${conversationAgents(part).join(', ')}), or remove \`${part}\``,
     });
     return;
+  }
+}
+
+/**
+ * An MCP tool the suite names (a stub's, a real server's marked read-only) that the agent would rename on its model
+ * wire (`AgentAdapter.mcpToolNames`): its stub could never be seen listed (every trial an `isolation_error`), its
+ * read-only mark never matched. Refused at the server's name, once a server.
+ */
+export function checkMcpToolNames(adapter: AgentAdapter, all: CaseSuite, problems: ProblemList): void {
+  const limit = adapter.mcpToolNames;
+  if (!limit) return;
+  const servers = new Set(all.cases.flatMap((c) => c.mcpServers ?? []));
+  for (const server of servers) {
+    const long = namedTools(server).find((tool) => limit.nameOf({ server: server.name, tool }).length > limit.maxLength);
+    if (long === undefined) continue;
+    problems.add({
+      ...server.at,
+      what: `MCP tool ${server.name}/${long}: ${adapter.skillListing.cli} names it "${limit.nameOf({ server: server.name, tool: long })}", over the ${limit.maxLength} characters it keeps whole (it shortens the name, so the tool could not be told apart)`,
+      todo: "shorten the server's or the tool's name",
+    });
   }
 }
 

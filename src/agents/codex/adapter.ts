@@ -16,6 +16,7 @@ import { withFieldFlags } from './field.js';
 import { CODEX_BUNDLED_SKILLS } from './bundled.js';
 import { historyHeldInRollout, readSessionRecord, seededRollout, seededRolloutFile, shownInSession, threadIdFor } from './session.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
+import { fieldMcpProblem } from '../field-mcp.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 import { collectMcpEvidence, prepareMcpServers } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
@@ -78,9 +79,9 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
   const listing =
     listingProblem(init.skills, expected, true, field ? CODEX_BUNDLED_SKILLS : []) ?? mcpListingProblem(init.tools, expected, codexMcpName);
   if (listing || !field) return listing;
-  // The field: nothing but a skill read ran, every acting call in the session record was refused, the workspace unchanged.
+  // The field: nothing but a skill read or a read-only MCP tool ran, every acting call refused, the workspace unchanged.
   if (!init.fieldRecord) return 'field: no record of the refusing hook: cannot verify that every acting call was refused';
-  return init.fieldRecord.problem ?? fieldWorkspaceProblem(expected);
+  return init.fieldRecord.problem ?? fieldMcpProblem(t, expected.mcp) ?? fieldWorkspaceProblem(expected);
 }
 
 /** `codex exec [sub] <flags> -- <positional>` with the trial's locks (and in the field, the refusing hook's flags). */

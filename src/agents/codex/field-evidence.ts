@@ -5,6 +5,7 @@ import { shellWords } from '../../util/shell-words.js';
 import { FIELD_REFUSAL } from '../field-refusal.js';
 import { readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { HOOK_SHELL_TOOL, isActingCall, isSkillRead, SCRIPT_TOOL, type HookCall, type HookRecord } from './field.js';
+import { codexMcpTool } from './mcp.js';
 import { SHELL_TOOL } from './parse.js';
 
 /**
@@ -27,8 +28,11 @@ export function unwrappedCommand(command: string): string {
   return words.length === 3 && /^(\/bin\/|\/usr\/bin\/)?(ba)?sh$/.test(words[0]!) && words[1] === '-lc' ? words[2]! : command;
 }
 
-/** Stream items that mean a tool ran: a command, a patch, a sub-agent, an MCP tool, a web search. */
-const RAN = new Set(['command_execution', 'file_change', 'collab_tool_call', 'mcp_tool_call', 'web_search']);
+/**
+ * Stream items that mean a tool ran: a command, a patch, a sub-agent, a web search. An MCP tool's call may run when
+ * the tool only reads: the transcript holds each (`mcp_tool_call`), checked against the trial's servers (`fieldMcpProblem`).
+ */
+const RAN = new Set(['command_execution', 'file_change', 'collab_tool_call', 'web_search']);
 
 const outputText = (output: unknown): string =>
   typeof output === 'string'
@@ -88,7 +92,7 @@ export function sessionFieldProblem(rollout: string): { cwd: string; problem?: s
 
 /**
  * What a field trial's stream (`codex exec --json`) shows ran, if anything did but a skill read: a command (run in
- * `cwd`), a patch, a sub-agent, an MCP tool, a web search. Refused calls never show there. Pure: the stream's text in.
+ * `cwd`), a patch, a sub-agent, a web search. Refused calls never show there. Pure: the stream's text in.
  */
 export function ranInStream(stream: TranscriptLines, cwd: string): string | undefined {
   let ran: string | undefined;
@@ -113,11 +117,19 @@ export function hookRecords(log: string): HookRecord[] {
   return records;
 }
 
-/** A refused call as the canonical transcript holds it: an acting call, answered by the refusal. */
+/** A refused call as the canonical transcript holds it: an acting call (an MCP tool's: the model chose it), answered by the refusal. */
 function refusedEvents(record: HookRecord, n: number): TranscriptEvent[] {
   const id = `field-hook-${n}`;
+  const mcp = codexMcpTool(record.tool);
   return [
-    { kind: 'tool_call', source: 'assistant', id, name: record.tool, input: record.input, intent: 'act' },
+    {
+      kind: 'tool_call',
+      source: 'assistant',
+      id,
+      name: record.tool,
+      input: record.input,
+      ...(mcp ? { intent: 'mcp', mcp } : { intent: 'act' }),
+    },
     { kind: 'tool_result', source: 'tool', id, isError: true, text: FIELD_REFUSAL },
   ];
 }

@@ -4,6 +4,7 @@ import { packageFile } from '../../util/package-root.js';
 import type { TrialEvidence } from '../../run/schema.js';
 import type { InvocationRequest } from '../types.js';
 import { codexHome, type ConfigRequest } from './config.js';
+import { codexReadOnlyMcp } from './mcp.js';
 import { hookRecords, sessionFieldProblem } from './field-evidence.js';
 import { codexFieldConfig, hookCommandLine, type HookRecord } from './field.js';
 
@@ -16,7 +17,7 @@ const hookLogFile = (harnessDir: string) => join(harnessDir, 'field-hook.jsonl')
 /** Writes a field trial's config (the lab's, with the default menu and the refusing hook) where Codex reads it. */
 export async function prepareCodexField(req: InvocationRequest & Pick<ConfigRequest, 'mcpServers'>): Promise<void> {
   await mkdir(codexHome(req.home), { recursive: true });
-  const hook = hookCommandLine(process.execPath, HOOK_ENTRY, hookLogFile(req.harnessDir));
+  const hook = hookCommandLine(process.execPath, HOOK_ENTRY, hookLogFile(req.harnessDir), codexReadOnlyMcp(req.mcp));
   await writeFile(join(codexHome(req.home), 'config.toml'), codexFieldConfig(req, hook));
 }
 

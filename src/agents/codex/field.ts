@@ -94,14 +94,24 @@ export interface HookCall {
   cwd: string;
 }
 
-/** Whether a call acts (and is refused in the field): anything but a skill read through the shell and the non-acting tools. */
-export function isActingCall(call: HookCall): boolean {
+/**
+ * Whether a call's tool is one of the trial's MCP tools that only read: `readOnlyMcp` holds tool names as the hook is
+ * handed them (`mcp__<server>__<tool>`), or a whole server's `mcp__<server>__*`.
+ */
+export const isReadOnlyMcpCall = (tool: string, readOnlyMcp: readonly string[]): boolean =>
+  readOnlyMcp.some((name) => (name.endsWith('*') ? tool.startsWith(name.slice(0, -1)) : tool === name));
+
+/**
+ * Whether a call acts (and is refused in the field): anything but a skill read through the shell, the non-acting
+ * tools, and the trial's MCP tools that only read (`readOnlyMcp`, see `isReadOnlyMcpCall`).
+ */
+export function isActingCall(call: HookCall, readOnlyMcp: readonly string[] = []): boolean {
   if (call.tool === HOOK_SHELL_TOOL) return !isSkillRead(str(call.input.command) ?? '', call.cwd);
-  return !NON_ACTING_TOOLS.includes(call.tool);
+  return !NON_ACTING_TOOLS.includes(call.tool) && !isReadOnlyMcpCall(call.tool, readOnlyMcp);
 }
 
 /** What the hook answers the JSON it reads on stdin: nothing (the call goes on), or the refusal, for any input it cannot read too. */
-export function hookDecision(stdin: string): { refuse: boolean } {
+export function hookDecision(stdin: string, readOnlyMcp: readonly string[] = []): { refuse: boolean } {
   let input: unknown;
   try {
     input = JSON.parse(stdin);
@@ -110,7 +120,7 @@ export function hookDecision(stdin: string): { refuse: boolean } {
   }
   if (!isPlainObject(input) || typeof input.tool_name !== 'string') return { refuse: true };
   const call = { tool: input.tool_name, input: isPlainObject(input.tool_input) ? input.tool_input : {}, cwd: str(input.cwd) ?? '' };
-  return { refuse: isActingCall(call) };
+  return { refuse: isActingCall(call, readOnlyMcp) };
 }
 
 /**
@@ -130,8 +140,12 @@ export function codexFieldConfig(req: ConfigRequest, hookCommand: string): strin
   });
 }
 
-/** The hook's command line: this Node running the compiled hook entry, which appends each call to `log`. */
-export const hookCommandLine = (node: string, entry: string, log: string): string => [node, entry, log].map(shellWord).join(' ');
+/**
+ * The hook's command line: this Node running the compiled hook entry, which appends each call to `log` and lets the
+ * trial's read-only MCP tools (`readOnlyMcp`, see `isReadOnlyMcpCall`) run.
+ */
+export const hookCommandLine = (node: string, entry: string, log: string, readOnlyMcp: readonly string[] = []): string =>
+  [node, entry, log, ...readOnlyMcp].map(shellWord).join(' ');
 
 /** One line of the hook's log: a call the model made (a code-mode script's nested calls each their own), in order. */
 export interface HookRecord {

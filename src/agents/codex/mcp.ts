@@ -1,4 +1,4 @@
-import type { McpServer } from '../../load/mcp.js';
+import { readOnlyTools, type McpServer } from '../../load/mcp.js';
 import { splitMcpName, type McpToolName } from '../../mcp/names.js';
 import { serverEntries, type McpLaunch } from '../mcp-servers.js';
 
@@ -7,13 +7,31 @@ import { serverEntries, type McpLaunch } from '../mcp-servers.js';
  * request names only the deferred namespace `mcp__<server>`, and the model calls a tool from code mode's `exec`
  * script as `tools.mcp__<server>__<tool>(…)`; the stream shows the call as an `mcp_tool_call` item (server, tool,
  * arguments, result or error). Under `approval_policy = "never"` a call needs the server's
- * `default_tools_approval_mode = "approve"`, else it fails unrun: only a server that only reads gets it.
+ * `default_tools_approval_mode = "approve"`, or its tool's `tools.<tool>.approval_mode = "approve"`, else it fails
+ * unrun: only the tools that only read get it. Its field hook is handed a call as `mcp__<server>__<tool>` with the
+ * call's arguments as `tool_input`.
  */
 const PREFIX = 'mcp__';
 
 export const codexMcpName = (t: McpToolName): string => `${PREFIX}${t.server}__${t.tool}`;
 export const codexMcpTool = (name: string): McpToolName | undefined => splitMcpName(name, PREFIX, '__');
 
-/** The config's `mcp_servers` table: a server that only reads runs its tools unasked; any other's calls fail unrun. */
+/** The config's `mcp_servers` table: the tools that only read run unasked; any other's calls fail unrun. */
 export const codexMcpServers = (launches: readonly McpLaunch[], servers: readonly McpServer[]) =>
-  serverEntries(launches, servers, (approved) => (approved ? { default_tools_approval_mode: 'approve' } : {}));
+  serverEntries(launches, servers, (tools) =>
+    tools === 'all'
+      ? { default_tools_approval_mode: 'approve' }
+      : tools.length
+        ? { tools: Object.fromEntries(tools.map((tool) => [tool, { approval_mode: 'approve' }])) }
+        : {},
+  );
+
+/**
+ * The trial's MCP tools that only read, as the field's hook matches a call's name: a tool's own name, or a whole
+ * server's prefix ending in `*` (see `isReadOnlyMcpCall`).
+ */
+export const codexReadOnlyMcp = (servers: readonly McpServer[] = []): string[] =>
+  servers.flatMap((s) => {
+    const tools = readOnlyTools(s);
+    return tools === 'all' ? [`${PREFIX}${s.name}__*`] : tools.map((tool) => codexMcpName({ server: s.name, tool }));
+  });

@@ -22,10 +22,11 @@ import {
 } from './settings.js';
 import { collectMcpEvidence, prepareMcpServers } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
-import { geminiCoreMcpTools, geminiMcpName, geminiMcpServers } from './mcp.js';
+import { geminiMcpName, geminiMcpRules, geminiMcpServers } from './mcp.js';
 import { geminiFieldTranscriptProblem } from './field.js';
 import { prepareGeminiField } from './field-run.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
+import { fieldMcpProblem } from '../field-mcp.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 
 const PINNED_PACKAGE = '@google/gemini-cli';
@@ -126,9 +127,9 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
     listingProblem(init.skills, expected, true, field ? GEMINI_BUILTIN_SKILLS : []) ??
     mcpListingProblem(init.tools, expected, geminiMcpName);
   if (listing || !field) return listing;
-  // The field: every acting call answered by the policy's refusal (the menu offered each), the workspace unchanged.
+  // The field: every acting call (an MCP tool's that may act too) answered by the policy's refusal, the workspace unchanged.
   const refusals = geminiFieldTranscriptProblem(t);
-  return refusals ? `field: ${refusals}` : fieldWorkspaceProblem(expected);
+  return refusals ? `field: ${refusals}` : (fieldMcpProblem(t, expected.mcp) ?? fieldWorkspaceProblem(expected));
 }
 
 export const gemini: AgentAdapter = {
@@ -178,6 +179,9 @@ export const gemini: AgentAdapter = {
     return `no credentials for the Gemini CLI in the environment — export ${KEY_VARIABLE} (and ${BASE_URL_VARIABLE} for another endpoint), or run against the simulator with --sim PROFILE`;
   },
 
+  // It shortens a longer `mcp_<server>_<tool>` to its first and last 30 characters (generateValidName in its bundle).
+  mcpToolNames: { nameOf: geminiMcpName, maxLength: 63 },
+
   // A history is a seeded chat it loads (`--session-file`); the CLI answers once and ends, so each follow-up is a
   // process of its own resuming the first one's session (`--resume <id>`, which the CLI refuses beside
   // `--session-file`: the resumed session already holds the history).
@@ -200,9 +204,9 @@ export const gemini: AgentAdapter = {
     // A built-in no family skill replaces is hidden (one that would hide a family skill too refused the run already).
     const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
     await mkdir(join(req.home, '.gemini'), { recursive: true });
-    const mcp = { servers: geminiMcpServers(await prepareMcpServers(req), req.mcp ?? []), tools: geminiCoreMcpTools(req.mcp ?? []) };
-    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide, mcp));
-    await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools));
+    const servers = geminiMcpServers(await prepareMcpServers(req), req.mcp ?? []);
+    await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide, servers));
+    await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools, geminiMcpRules(req.mcp ?? [])));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.
     return {};
   },

@@ -1,7 +1,9 @@
 import { stringify } from 'smol-toml';
+import type { McpServer } from '../../load/mcp.js';
 import { FIELD_REFUSAL } from '../field-refusal.js';
 import type { ToolResultEvent, Transcript } from '../../transcript/types.js';
 import type { InvocationRequest } from '../types.js';
+import { geminiMcpRules, REFUSE_EVERY_CALL } from './mcp.js';
 import { SKILL_TOOL } from './parse.js';
 import { GEMINI_ACTING_TOOLS, settingsJson, settingsTable } from './settings.js';
 
@@ -17,29 +19,31 @@ import { GEMINI_ACTING_TOOLS, settingsJson, settingsTable } from './settings.js'
 /** What the model is sent for a refused call (`functionResponse.response.error`), and the stream's `tool_result.output`. */
 export const GEMINI_FIELD_REFUSAL = `Tool execution denied by policy. ${FIELD_REFUSAL}`;
 
-/** Any arguments at all, newlines included (the engine matches the arguments' JSON text). */
-const ANY_ARGUMENTS = '[\\s\\S]*';
-
 /**
  * The admin-tier policy (`--admin-policy`) of a field trial: the skill tool allowed (the CLI denies it headless), each
- * acting tool kept on the menu and every call of it refused with the field refusal.
+ * acting tool kept on the menu and every call of it refused with the field refusal; the MCP servers' likewise, but for
+ * the tools that only read (`geminiMcpRules`).
  */
-export function geminiFieldPolicy(): string {
+export function geminiFieldPolicy(servers: readonly McpServer[] = []): string {
   return stringify({
     rule: [
       { toolName: SKILL_TOOL, decision: 'allow', priority: 100 },
       { toolName: [...GEMINI_ACTING_TOOLS], decision: 'allow', priority: 100 },
-      { toolName: [...GEMINI_ACTING_TOOLS], argsPattern: ANY_ARGUMENTS, decision: 'deny', priority: 200, denyMessage: FIELD_REFUSAL },
+      { toolName: [...GEMINI_ACTING_TOOLS], ...REFUSE_EVERY_CALL },
+      ...geminiMcpRules(servers),
     ],
   });
 }
 
 /**
  * A field trial's user settings: every trial's (`settingsTable`) with the default tools and sub-agents left as they
- * are, and no built-in skill hidden: the model sees them beside the family, as a default session lists them.
+ * are, and no built-in skill hidden: the model sees them beside the family, as a default session lists them; the
+ * trial's MCP servers (`mcpServers`, as `geminiMcpServers` writes them) offered with all their tools.
  */
-export const geminiFieldSettings = (req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>) =>
-  settingsJson(settingsTable(req, []));
+export const geminiFieldSettings = (
+  req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>,
+  mcpServers: Record<string, unknown> = {},
+) => settingsJson({ ...settingsTable(req, []), ...(Object.keys(mcpServers).length ? { mcpServers } : {}) });
 
 /** The CLI's answer to a call of a tool it had not registered (its stream's `tool_not_registered`). */
 const NOT_REGISTERED_TEXT = /^Tool "[^"]+" not found/;

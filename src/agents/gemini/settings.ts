@@ -99,30 +99,32 @@ export function geminiSettings(
   req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>,
   tools: readonly string[],
   hiddenBuiltins: readonly string[],
-  mcp: { servers: Record<string, unknown>; tools: readonly string[] } = { servers: {}, tools: [] },
+  mcpServers: Record<string, unknown> = {},
 ): string {
   // An allowlist: the CLI allows these and denies every other tool, so no other tool is even offered (an MCP server's
-  // tools too: those the trial offers are named in it).
+  // tools too: the admin policy's rules for the trial's servers outrank it, `geminiMcpRules`).
   return settingsJson({
     ...settingsTable(req, hiddenBuiltins),
-    tools: { core: [...tools, ...mcp.tools] },
+    tools: { core: [...tools] },
     experimental: { enableAgents: false },
-    ...(Object.keys(mcp.servers).length ? { mcpServers: mcp.servers } : {}),
+    ...(Object.keys(mcpServers).length ? { mcpServers } : {}),
   });
 }
 
 /**
  * The admin-tier policy (`--admin-policy`), which outranks workspace and user policies: the skill tool allowed
- * (the CLI's own headless policy denies it), everything in DENIED_TOOLS denied; for a judge's or a proposer's trial,
- * the trial's own tools denied too, so the model is offered none.
+ * (the CLI's own headless policy denies it), everything in DENIED_TOOLS denied, the trial's MCP servers' tools offered
+ * with every call of one that may act refused (`mcpRules`, `geminiMcpRules`); for a judge's or a proposer's trial, the
+ * trial's own tools denied too, so the model is offered none.
  */
-export function geminiPolicy(skillTool: string, role: TrialRole, trialTools: readonly string[]): string {
+export function geminiPolicy(skillTool: string, role: TrialRole, trialTools: readonly string[], mcpRules: readonly object[] = []): string {
   const none = { rule: [{ toolName: [...DENIED_TOOLS, ...trialTools], decision: 'deny', priority: 100 }] };
   const byRole: Record<TrialRole, object> = {
     trial: {
       rule: [
         { toolName: skillTool, decision: 'allow', priority: 100 },
         { toolName: DENIED_TOOLS, decision: 'deny', priority: 100 },
+        ...mcpRules,
       ],
     },
     judge: none,
