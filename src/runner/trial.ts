@@ -1,5 +1,6 @@
 import { fileLines } from '../util/file-lines.js';
 import { spawnAgent, type ConversationInput } from '../agents/spawn.js';
+import { collectMcpEvidence } from '../agents/mcp-servers.js';
 import { earlierTurns } from '../load/conversation.js';
 import { followUpDue } from '../grade/turns.js';
 import type { AgentAdapter, InvocationRequest, ProviderSignal, StdinFollowUps, TrialRole } from '../agents/types.js';
@@ -233,8 +234,12 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
               ...spawnOptions,
               ...(takes?.via === 'stdin' ? { conversation: conversationInput(takes, c, due) } : {}),
             });
-      // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial.
-      const collected = await Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined);
+      // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial. The
+      // stub MCP servers' records are the harness's own, whichever CLI ran.
+      const [collected, stubs] = await Promise.all([
+        Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined),
+        collectMcpEvidence(req).catch(() => undefined),
+      ]);
       const changed =
         before &&
         (await treeState(ws.dir)
@@ -242,7 +247,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
           .catch(() => undefined));
       const evidence = trialEvidence(
         { ...prepared, ...(changed ? { workspaceChanged: changed } : {}) },
-        collected,
+        { ...collected, ...stubs },
         (c.neighbourSkills ? ctx.caseListings?.get(neighbourSetKey(c.neighbourSkills)) : ctx.armListings)?.[
           listingKey(ref.arm, req.context ?? 'lab')
         ],

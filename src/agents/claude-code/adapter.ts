@@ -11,7 +11,6 @@ import type { InitEvent } from '../../transcript/types.js';
 import { parseClaudeStream } from './parse.js';
 import { statusSignal } from '../provider-signals.js';
 import { historyHeld, seededSession, sessionFile, sessionIdFor, SESSION_RECORD } from './session.js';
-import { collectMcpEvidence } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
 import { mcpAllowedTools, mcpConfigFile, mcpReadOnlyPatterns, writeMcpConfig } from './mcp.js';
 import { claudeMcpName } from './mcp-names.js';
@@ -266,12 +265,10 @@ export const claudeCode: AgentAdapter = {
   },
 
   async collectEvidence(req) {
-    const mcp = await collectMcpEvidence(req);
     const history = req.conversation?.history;
-    if (!history?.length) return mcp;
+    if (!history?.length) return {};
     const record = await readFile(sessionFile(req.home, req.workspace), 'utf8').catch(() => undefined);
     return {
-      ...mcp,
       history:
         record === undefined
           ? { source: SESSION_RECORD, held: false, detail: 'the session file is gone' }

@@ -18,7 +18,7 @@ import { historyHeldInRollout, readSessionRecord, seededRollout, seededRolloutFi
 import { fieldWorkspaceProblem } from '../field-refusal.js';
 import { fieldMcpProblem } from '../field-mcp.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
-import { collectMcpEvidence, prepareMcpServers } from '../mcp-servers.js';
+import { prepareMcpServers } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
 import { codexMcpName, codexMcpServers } from './mcp.js';
 
@@ -170,7 +170,6 @@ export const codex: AgentAdapter = {
       ...(shown ? { shown } : {}),
       ...(field ? { field } : {}),
       ...(history ? { history } : {}),
-      ...(await collectMcpEvidence(req)),
     };
   },
 

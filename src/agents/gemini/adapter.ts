@@ -20,7 +20,7 @@ import {
   policyFile,
   skillNamesIn,
 } from './settings.js';
-import { collectMcpEvidence, prepareMcpServers } from '../mcp-servers.js';
+import { prepareMcpServers } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
 import { geminiMcpName, geminiMcpRules, geminiMcpServers } from './mcp.js';
 import { geminiFieldTranscriptProblem } from './field.js';
@@ -212,9 +212,8 @@ export const gemini: AgentAdapter = {
   },
 
   async collectEvidence(req) {
-    const mcp = await collectMcpEvidence(req);
     const history = req.conversation?.history;
-    return history?.length ? { ...mcp, history: await historyEvidence(req.home, history, historyFile(req.harnessDir)) } : mcp;
+    return history?.length ? { history: await historyEvidence(req.home, history, historyFile(req.harnessDir)) } : {};
   },
 
   async probeListing(req): Promise<ShownEvidence> {
