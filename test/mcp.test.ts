@@ -10,7 +10,7 @@ import { fieldEvidenceProblem, fieldSettings } from '../src/agents/claude-code/f
 import { mcpAllowedTools, mcpReadOnlyPatterns } from '../src/agents/claude-code/mcp.js';
 import { collectMcpEvidence, prepareMcpServers, stubRecordFile } from '../src/agents/mcp-servers.js';
 import { STUB_MAIN } from '../src/mcp/stub-entry.js';
-import { geminiMcpName, geminiMcpServers } from '../src/agents/gemini/mcp.js';
+import { geminiMcpServers } from '../src/agents/gemini/mcp.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { codexMcpServers } from '../src/agents/codex/mcp.js';
 import { parseCodexStream } from '../src/agents/codex/parse.js';
@@ -25,6 +25,7 @@ import type { GradableCase, TrialMeta, TrialOutcome } from '../src/run/schema.js
 import { ClaudeStream } from './claude-stream.js';
 import { cleanup } from './helpers.js';
 import { trialMeta } from './run-fixtures.js';
+import { geminiMcpName } from '../src/agents/gemini/mcp-names.js';
 
 const JIRA: StubFile = stubFileSchema.parse({
   tools: [

@@ -20,7 +20,8 @@ import { fieldMcpProblem } from '../field-mcp.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 import { prepareMcpServers } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
-import { codexMcpName, codexMcpServers } from './mcp.js';
+import { codexMcpServers } from './mcp.js';
+import { codexMcpName } from './mcp-names.js';
 
 const PINNED_PACKAGE = '@openai/codex';
 

@@ -5,8 +5,8 @@ import { shellWords } from '../../util/shell-words.js';
 import { FIELD_REFUSAL } from '../field-refusal.js';
 import { readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { HOOK_SHELL_TOOL, isActingCall, isSkillRead, SCRIPT_TOOL, type HookCall, type HookRecord } from './field.js';
-import { codexMcpTool } from './mcp.js';
 import { SHELL_TOOL } from './parse.js';
+import { codexMcpTool } from './mcp-names.js';
 
 /**
  * What a Codex field trial leaves to check that nothing ran: its `--json` stream shows what ran (a refused call shows

@@ -1,6 +1,6 @@
 import { readOnlyTools, type McpServer } from '../../load/mcp.js';
-import { splitMcpName, type McpToolName } from '../../mcp/names.js';
 import { serverEntries, type McpLaunch } from '../mcp-servers.js';
+import { codexMcpName } from './mcp-names.js';
 
 /**
  * Codex CLI's MCP servers (measured on 0.169, docs/cli-facts.md): `[mcp_servers.<name>]` in its config.toml; its
@@ -11,10 +11,6 @@ import { serverEntries, type McpLaunch } from '../mcp-servers.js';
  * unrun: only the tools that only read get it. Its field hook is handed a call as `mcp__<server>__<tool>` with the
  * call's arguments as `tool_input`.
  */
-const PREFIX = 'mcp__';
-
-export const codexMcpName = (t: McpToolName): string => `${PREFIX}${t.server}__${t.tool}`;
-export const codexMcpTool = (name: string): McpToolName | undefined => splitMcpName(name, PREFIX, '__');
 
 /** The config's `mcp_servers` table: the tools that only read run unasked; any other's calls fail unrun. */
 export const codexMcpServers = (launches: readonly McpLaunch[], servers: readonly McpServer[]) =>
@@ -33,5 +29,5 @@ export const codexMcpServers = (launches: readonly McpLaunch[], servers: readonl
 export const codexReadOnlyMcp = (servers: readonly McpServer[] = []): string[] =>
   servers.flatMap((s) => {
     const tools = readOnlyTools(s);
-    return tools === 'all' ? [`${PREFIX}${s.name}__*`] : tools.map((tool) => codexMcpName({ server: s.name, tool }));
+    return tools === 'all' ? [`mcp__${s.name}__*`] : tools.map((tool) => codexMcpName({ server: s.name, tool }));
   });

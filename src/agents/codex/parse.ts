@@ -13,9 +13,9 @@ import type {
 import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { bundledSkillOf } from './bundled.js';
-import { codexMcpName } from './mcp.js';
 import { listedStubTools } from '../mcp-listing.js';
 import { userTurnMark } from '../turn-mark.js';
+import { codexMcpName } from './mcp-names.js';
 
 /**
  * Codex CLI `exec --json` events → canonical transcript. Codex has no skill tool: a model uses a skill by reading

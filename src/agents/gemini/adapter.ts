@@ -22,12 +22,13 @@ import {
 } from './settings.js';
 import { prepareMcpServers } from '../mcp-servers.js';
 import { mcpListingProblem } from '../mcp-listing.js';
-import { geminiMcpName, geminiMcpRules, geminiMcpServers } from './mcp.js';
+import { geminiMcpRules, geminiMcpServers } from './mcp.js';
 import { geminiFieldTranscriptProblem } from './field.js';
 import { prepareGeminiField } from './field-run.js';
 import { fieldWorkspaceProblem } from '../field-refusal.js';
 import { fieldMcpProblem } from '../field-mcp.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
+import { geminiMcpName } from './mcp-names.js';
 
 const PINNED_PACKAGE = '@google/gemini-cli';
 

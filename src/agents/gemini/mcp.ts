@@ -1,5 +1,4 @@
 import { readOnlyTools, type McpServer } from '../../load/mcp.js';
-import { splitMcpName, type McpToolName } from '../../mcp/names.js';
 import { FIELD_REFUSAL } from '../field-refusal.js';
 import { serverEntries, type McpLaunch } from '../mcp-servers.js';
 
@@ -9,10 +8,6 @@ import { serverEntries, type McpLaunch } from '../mcp-servers.js';
  * allow rule names it; a server marked `trust` runs its tools without asking, any other's call is refused headless.
  * Its stream names no tool offered: a stub's record of the tools it listed when the CLI asked is the evidence.
  */
-const PREFIX = 'mcp_';
-
-export const geminiMcpName = (t: McpToolName): string => `${PREFIX}${t.server}_${t.tool}`;
-export const geminiMcpTool = (name: string): McpToolName | undefined => splitMcpName(name, PREFIX, '_');
 
 /** The settings' `mcpServers`: a server that only reads is trusted, so its calls run headless; any other's are refused. */
 export const geminiMcpServers = (launches: readonly McpLaunch[], servers: readonly McpServer[]) =>

@@ -16,9 +16,9 @@ import type {
 import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { GEMINI_ACTING_TOOLS } from './settings.js';
-import { geminiMcpName, geminiMcpTool } from './mcp.js';
 import { listedStubTools } from '../mcp-listing.js';
 import { userTurnMark } from '../turn-mark.js';
+import { geminiMcpName, geminiMcpTool } from './mcp-names.js';
 
 /**
  * Gemini CLI `--output-format stream-json` (0.61) → canonical transcript. The stream says nothing of the skills

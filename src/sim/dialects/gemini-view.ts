@@ -4,7 +4,7 @@ import { GEMINI_FIELD_REFUSAL } from '../../agents/gemini/field.js';
 import { geminiActs } from './gemini-acting.js';
 import { objectsIn, offeredMcpTools, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 import { isSkillFile, skillOfFile } from './skill-files.js';
-import { geminiMcpTool } from '../../agents/gemini/mcp.js';
+import { geminiMcpTool } from '../../agents/gemini/mcp-names.js';
 
 /** The Gemini CLI's generateContent request, as the simulated model reads it. */
 

@@ -5,9 +5,10 @@ import { geminiActingCall, type Part } from './gemini-acting.js';
 import { geminiView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './gemini-view.js';
 import { actInText, outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { decodedSegment, objectsIn } from './request-reading.js';
-import { geminiMcpName } from '../../agents/gemini/mcp.js';
+
 import { isPlainObject } from '../../util/json.js';
 import { skillFileOf } from './skill-files.js';
+import { geminiMcpName } from '../../agents/gemini/mcp-names.js';
 
 /**
  * The Gemini API as the Gemini CLI calls it: `models/<model>:streamGenerateContent?alt=sse` streams `data:` chunks,

@@ -4,12 +4,13 @@ import { invokeCommand, readCommand, searchCommand } from './codex-commands.js';
 import type { Dialect, ModelReply } from './dialect.js';
 import { codexActingCall, scriptCall, shellCall, type CallItem } from './openai-responses-acting.js';
 import { mcpScript } from './codex-commands.js';
-import { codexMcpName } from '../../agents/codex/mcp.js';
+
 import { openaiResponsesView } from './openai-responses-view.js';
 import { actInText, outputTokens, pieces, sseEvent } from './reply-writing.js';
 import { asksForStream, modelIn, objectsIn } from './request-reading.js';
 import { isPlainObject } from '../../util/json.js';
 import { skillFileOf } from './skill-files.js';
+import { codexMcpName } from '../../agents/codex/mcp-names.js';
 
 /** Codex's OpenAI Responses API: output items streamed as SSE, ending in `response.completed` with the usage. */
 
