@@ -1,5 +1,5 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSuite } from '../src/commands/run.js';
 import { baseProject, projectsRemovedAfterAll, ROOT, runInProcess } from './helpers.js';
@@ -13,7 +13,14 @@ const project = projectsRemovedAfterAll(() => ({
 const withFixtures = () => {
   const dir = project();
   cpSync(join(FIXTURES, 'alpha/evals'), join(dir, 'skills/alpha/evals'), { recursive: true });
-  for (const f of ['trigger-eval.json', 'eval_set.json', 'alpha.prompts.csv', 'alpha.triggers.json', 'promptfooconfig.yaml'])
+  for (const f of [
+    'trigger-eval.json',
+    'eval_set.json',
+    'alpha.prompts.csv',
+    'alpha.triggers.json',
+    'promptfooconfig.yaml',
+    'promptfoo-conversation.yaml',
+  ])
     cpSync(join(FIXTURES, f), join(dir, 'skills/alpha/evals', f));
   cpSync(join(FIXTURES, 'waza'), join(dir, 'skills/alpha/evals/waza'), { recursive: true });
   cpSync(join(FIXTURES, 'plugin-eval'), join(dir, 'skills/alpha/evals/plugin-eval'), { recursive: true });
@@ -23,7 +30,8 @@ const withFixtures = () => {
 
 /** The suite as `run` loads it from `cases`, each case as the run sees it (its fixtures by landing path and bytes' hash). */
 async function loaded(dir: string, cases: string) {
-  const suite = loadSuite({ cwd: dir, overrides: { cases } }, { run: false });
+  // The caller's PATH holds node, the command a real-shaped MCP grant starts.
+  const suite = loadSuite({ cwd: dir, overrides: { cases }, callerEnv: { PATH: dirname(process.execPath) } }, { run: false });
   return {
     cases: suite.suite.cases.map((c) => ({
       id: c.id,
@@ -31,6 +39,9 @@ async function loaded(dir: string, cases: string) {
       expect: c.expect,
       tags: c.tags,
       ...(c.fixtures ? { files: c.fixtures.files.map((f) => [f.path, f.sha256.slice(0, 8)]) } : {}),
+      ...(c.history ? { history: c.history } : {}),
+      // A real server by its name, the executable found (its folder is the machine's) and its arguments.
+      ...(c.mcpServers ? { mcp: c.mcpServers.map((m) => (m.kind === 'command' ? [m.name, basename(m.command), m.args] : [m.name])) } : {}),
     })),
     uncarried: suite.suite.uncarried?.map((n) => n.what) ?? [],
   };
@@ -39,7 +50,7 @@ async function loaded(dir: string, cases: string) {
 const FORMATS: {
   format: string;
   file: string;
-  cases: { id: string; expect: Record<string, unknown>; tags?: string[]; files?: string[] }[];
+  cases: { id: string; expect: Record<string, unknown>; tags?: string[]; files?: string[]; history?: object[]; mcp?: unknown[] }[];
   uncarried?: RegExp[];
 }[] = [
   {
@@ -111,6 +122,32 @@ const FORMATS: {
     uncarried: [/^test 3: the latency assertion: not carried/, /^test 4: it asserts neither skill-used nor not-skill-used/],
   },
   {
+    format: 'a promptfoo chat config (its messages a history) whose provider is granted MCP servers',
+    file: 'promptfoo-conversation.yaml',
+    cases: [
+      {
+        id: 'files-after-showing-the-log',
+        expect: { skill: 'alpha' },
+        history: [
+          { user: 'Here is the deploy log from last night, the export job failed twice.' },
+          { assistant: 'I see two failures of the export job, at 02:10 and 02:40, both timeouts.' },
+        ],
+        mcp: [['records', 'node', ['mcp/records-server.js', '--read-only']]],
+      },
+      {
+        id: 'question-after-a-chat',
+        expect: { skill: 'none', not: 'alpha' },
+        history: [{ user: 'Which letter comes first in the greek alphabet?' }, { assistant: 'Alpha.' }],
+        mcp: [['records', 'node', ['mcp/records-server.js', '--read-only']]],
+      },
+    ],
+    uncarried: [
+      /^MCP server "records": its env values \(a case's server sees only the caller's variables/,
+      /^MCP server "tracker": a remote server at https:\/\/tracker\.example\.com\/mcp/,
+      /^test 1: a system message/,
+    ],
+  },
+  {
     format: "waza's eval.yaml and its task files",
     file: 'waza/eval.yaml',
     cases: [
@@ -164,12 +201,14 @@ describe('every imported format loads as cases in place, and `skillprobe import`
     const dir = withFixtures();
     const source = `skills/alpha/evals/${file}`;
     const inPlace = await loaded(dir, source);
-    expect(inPlace.cases.map(({ id, expect, tags, files }) => ({ id, expect, tags, files }))).toEqual(
+    expect(inPlace.cases.map(({ id, expect, tags, files, history, mcp }) => ({ id, expect, tags, files, history, mcp }))).toEqual(
       cases.map((c) => ({
         id: c.id,
         expect: c.expect,
         tags: c.tags ?? [],
         files: c.files?.map((f) => [f, expect.any(String)]),
+        history: c.history,
+        mcp: c.mcp,
       })),
     );
     expect(inPlace.uncarried).toHaveLength(uncarried.length);
