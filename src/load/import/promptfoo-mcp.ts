@@ -41,7 +41,11 @@ function providerServers(y: LocatedYaml, at: SourcePath, mcp: Record<string, unk
     const args = s.args ?? [];
     if (!Array.isArray(args) || args.some((a) => typeof a !== 'string'))
       return problems.add(
-        y.problem([...sAt, 'args'], `MCP server "${name}": args is ${kindOf(args)} of other than text`, 'write a list of strings'),
+        y.problem(
+          [...sAt, 'args'],
+          `MCP server "${name}": args is ${Array.isArray(args) ? 'a list holding other than text' : kindOf(args)}`,
+          'write a list of strings',
+        ),
       );
     if (servers[name]) return problems.add(y.problem(sAt, `two MCP servers are named "${name}"`, 'give every server its own name'));
     servers[name] = { command: s.command, args };
