@@ -186,6 +186,16 @@ const TABLE: Record<string, { file: string; rows: Row[] }> = {
       ],
       ['huge', `name: x\nskill: alpha\ndescription: ${HUGE}\ntasks: ["tasks/*.yaml"]\n`, /over the 10 MB/],
       ['non-UTF-8', latin1('name: café\nskill: alpha\ntasks: ["tasks/*.yaml"]\n'), /:1:10: byte 0xE9/],
+      [
+        'mcp-servers-not-by-name',
+        'name: x\nskill: alpha\nconfig:\n  mcp_servers: [{ command: node }]\ntasks: ["tasks/*.yaml"]\n',
+        /:4:16: "mcp_servers" is a list — write each server by name: \{<name>: \{command, args\}\}/,
+      ],
+      [
+        'mcp-server-not-an-object',
+        'name: x\nskill: alpha\nconfig:\n  mcp_servers:\n    records: node mcp/records-server.js\ntasks: ["tasks/*.yaml"]\n',
+        /:5:14: an MCP server is a string, not an object — write the server as \{command, args\}/,
+      ],
     ],
   },
   skillgrade: {

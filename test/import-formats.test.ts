@@ -23,6 +23,7 @@ const withFixtures = () => {
   ])
     cpSync(join(FIXTURES, f), join(dir, 'skills/alpha/evals', f));
   cpSync(join(FIXTURES, 'waza'), join(dir, 'skills/alpha/evals/waza'), { recursive: true });
+  cpSync(join(FIXTURES, 'waza-mcp'), join(dir, 'skills/alpha/evals/waza-mcp'), { recursive: true });
   cpSync(join(FIXTURES, 'plugin-eval'), join(dir, 'skills/alpha/evals/plugin-eval'), { recursive: true });
   cpSync(join(FIXTURES, 'skillgrade'), join(dir, 'skills/alpha/evals/skillgrade'), { recursive: true });
   return dir;
@@ -159,6 +160,15 @@ const FORMATS: {
       /^"graders" \(waza's graders run its own checks\)/,
       /^tasks\/create-record\.yaml: "tags"/,
       /^tasks\/create-record\.yaml: "expected"/,
+    ],
+  },
+  {
+    format: "waza's eval.yaml granting MCP servers (config.mcp_servers)",
+    file: 'waza-mcp/eval.yaml',
+    cases: [{ id: 'alpha-close-record-001', expect: { skill: 'alpha' }, mcp: [['records', 'node', ['mcp/records-server.js', '--stdio']]] }],
+    uncarried: [
+      /^"config" \(waza's settings besides mcp_servers\)/,
+      /^MCP server "docs": a remote server at https:\/\/docs\.example\.com\/mcp/,
     ],
   },
   {
