@@ -141,6 +141,16 @@ const FORMATS: {
         history: [{ user: 'Which letter comes first in the greek alphabet?' }, { assistant: 'Alpha.' }],
         mcp: [['records', 'node', ['mcp/records-server.js', '--read-only']]],
       },
+      // The same last request after other earlier turns is another case, not a repeat.
+      {
+        id: 'question-after-a-stats-chat',
+        expect: { skill: 'none', not: 'alpha' },
+        history: [
+          { user: 'I am reading about p-values in the release metrics.' },
+          { assistant: 'A p-value is compared against a significance level, often written as the greek letter alpha.' },
+        ],
+        mcp: [['records', 'node', ['mcp/records-server.js', '--read-only']]],
+      },
     ],
     uncarried: [
       /^MCP server "records": its env values \(a case's server sees only the caller's variables/,
