@@ -48,6 +48,9 @@ async function loaded(dir: string, cases: string) {
   };
 }
 
+/** The real server promptfoo-conversation.yaml grants its provider, as each of its cases offers it. */
+const RECORDS_MCP = [['records', 'node', ['mcp/records-server.js', '--read-only']]];
+
 const FORMATS: {
   format: string;
   file: string;
@@ -133,13 +136,13 @@ const FORMATS: {
           { user: 'Here is the deploy log from last night, the export job failed twice.' },
           { assistant: 'I see two failures of the export job, at 02:10 and 02:40, both timeouts.' },
         ],
-        mcp: [['records', 'node', ['mcp/records-server.js', '--read-only']]],
+        mcp: RECORDS_MCP,
       },
       {
         id: 'question-after-a-chat',
         expect: { skill: 'none', not: 'alpha' },
         history: [{ user: 'Which letter comes first in the greek alphabet?' }, { assistant: 'Alpha.' }],
-        mcp: [['records', 'node', ['mcp/records-server.js', '--read-only']]],
+        mcp: RECORDS_MCP,
       },
       // The same last request after other earlier turns is another case, not a repeat.
       {
@@ -149,7 +152,7 @@ const FORMATS: {
           { user: 'I am reading about p-values in the release metrics.' },
           { assistant: 'A p-value is compared against a significance level, often written as the greek letter alpha.' },
         ],
-        mcp: [['records', 'node', ['mcp/records-server.js', '--read-only']]],
+        mcp: RECORDS_MCP,
       },
     ],
     uncarried: [
