@@ -20,6 +20,7 @@ const withFixtures = () => {
     'alpha.triggers.json',
     'promptfooconfig.yaml',
     'promptfoo-conversation.yaml',
+    'promptfoo-threads.yaml',
   ])
     cpSync(join(FIXTURES, f), join(dir, 'skills/alpha/evals', f));
   cpSync(join(FIXTURES, 'waza'), join(dir, 'skills/alpha/evals/waza'), { recursive: true });
@@ -162,6 +163,15 @@ const FORMATS: {
     ],
   },
   {
+    format: 'a promptfoo config replaying its threads (`_conversation`): the first test of each',
+    file: 'promptfoo-threads.yaml',
+    cases: [
+      { id: 'opens-a-record', expect: { skill: 'alpha' } },
+      { id: 'greek-letters', expect: { skill: 'none', not: 'alpha' } },
+    ],
+    uncarried: [/^test 2: a later turn of conversation "deploy-failure" \(after test 1, through `_conversation`\): the replies before it/],
+  },
+  {
     format: "waza's eval.yaml and its task files",
     file: 'waza/eval.yaml',
     cases: [
@@ -245,6 +255,14 @@ describe('every imported format loads as cases in place, and `skillprobe import`
     const written = readFileSync(join(dir, 'cases/imported.yaml'), 'utf8');
     expect(written.match(/^# Not carried: /gm) ?? []).toHaveLength(uncarried.length);
     expect(await loaded(dir, 'cases/imported.yaml')).toEqual({ ...inPlace, uncarried: [] });
+  });
+
+  it("a thread's first test is its request alone, as promptfoo renders `_conversation` with no earlier turn", async () => {
+    const { cases } = await loaded(withFixtures(), 'skills/alpha/evals/promptfoo-threads.yaml');
+    expect(cases.map((c) => c.prompt)).toEqual([
+      'Open an alpha record for the failed deploy',
+      'Which letter comes after alpha in the greek alphabet?',
+    ]);
   });
 
   it("an evals.json object's `files` land in the workspace under their own names, the bytes the skill's folder holds", async () => {

@@ -5,7 +5,8 @@
  * `expect.judge` items; a test with neither skill assertion, and every other assertion, is named as not carried.
  * A template that dumps a list of chat messages (`{{ messages | dump }}`, each `{role, content}` or `{user: …}`) is a
  * conversation: its last message, the user's, is the prompt, the turns before it the case's `history`. The MCP servers
- * its provider is granted (`config.mcp`) are each case's `mcp`.
+ * its provider is granted (`config.mcp`) are each case's `mcp`. A template replaying its thread (`_conversation`) is
+ * read for each thread's first test, with no earlier turn; a later test of a thread is named as not carried.
  */
 import { InputError, ProblemList } from '../../util/input-error.js';
 import type { HistoryTurn } from '../conversation.js';
@@ -48,6 +49,24 @@ function filled(template: string, vars: Record<string, unknown>): { text: string
 
 /** The variable a template dumps whole (`{{ messages | dump }}`): a chat template, filled with a list of messages. */
 const dumpedVariable = (template: string) => /^\s*\{\{\s*([A-Za-z_]\w*)\s*\|\s*dump\s*\}\}\s*$/.exec(template)?.[1];
+
+/**
+ * A template that replays the earlier turns of its thread (`{% for turn in _conversation %}…{% endfor %}`, or
+ * `{{ _conversation }}`), as promptfoo renders it for a thread's first test: with no earlier turn.
+ */
+function firstTurnTemplate(template: string): string | undefined {
+  if (!/\b_conversation\b/.test(template)) return undefined;
+  return template
+    .replace(/\{%-?\s*for\s+\w+\s+in\s+_conversation\s*-?%\}[\s\S]*?\{%-?\s*endfor\s*-?%\}/g, '')
+    .replace(/\{\{[^}]*\b_conversation\b[^}]*\}\}/g, '')
+    .trim();
+}
+
+/** The thread a test belongs to: its `metadata.conversationId`, else the one thread of every test without one. */
+const threadOf = (t: Record<string, unknown>) =>
+  isObject(t.metadata) && (typeof t.metadata.conversationId === 'string' || typeof t.metadata.conversationId === 'number')
+    ? String(t.metadata.conversationId)
+    : undefined;
 
 /** A chat message as promptfoo writes it, `{role, content}` or `{<role>: content}`: its role and text, or undefined. */
 function message(m: unknown): { role: string; text: string } | undefined {
@@ -123,6 +142,9 @@ export const promptfooConfig: Importer = {
     const cases: ImportedCase[] = [];
     const mcp = promptfooMcp(y, asList(config.providers), uncarried, problems);
     const chat = dumpedVariable(template);
+    const firstTurn = firstTurnTemplate(template);
+    // A thread's first test, by thread: its later tests answer replies the model gave, which no case can write down.
+    const threads = new Map<string | undefined, number>();
     (config.tests as unknown[]).forEach((t, i) => {
       const at = ['tests', i];
       const name = `test ${i + 1}`;
@@ -130,6 +152,16 @@ export const promptfooConfig: Importer = {
         return problems.add(
           y.problem(at, `${name} is ${kindOf(t)}, not an object`, 'write {vars: {…}, assert: [{type: skill-used, value: <skill>}]}'),
         );
+      if (firstTurn !== undefined) {
+        const thread = threadOf(t);
+        const first = threads.get(thread);
+        if (first !== undefined)
+          return uncarried.push({
+            at,
+            what: `${name}: a later turn of ${thread === undefined ? 'its thread' : `conversation "${thread}"`} (after test ${first + 1}, through \`_conversation\`): the replies before it are the model's own, where a case's history is written down, and promptfoo sends it whatever the model did, where a follow-up is sent only after a turn that did not act`,
+          });
+        threads.set(thread, i);
+      }
       const asserts = [
         ...asList(defaults.assert).map((a, j) => ({ a, at: ['defaultTest', 'assert', j] })),
         ...asList(t.assert).map((a, j) => ({ a, at: [...at, 'assert', j] })),
@@ -163,7 +195,7 @@ export const promptfooConfig: Importer = {
       const messagesAt = isObject(t.vars) && chat! in t.vars ? [...at, 'vars', chat!] : ['defaultTest', 'vars', chat!];
       const talk = Array.isArray(messages) ? conversation(y, messagesAt, messages, name, uncarried, problems) : undefined;
       if (Array.isArray(messages) && !talk) return;
-      const prompt = talk ? { text: talk.prompt } : filled(template, vars);
+      const prompt = talk ? { text: talk.prompt } : filled(firstTurn ?? template, vars);
       if ('missing' in prompt)
         return problems.add(
           y.problem(
