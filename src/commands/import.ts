@@ -77,9 +77,10 @@ export function caseFileText(set: ImportedSet, opts: { schema: string; from: str
       ...(c.mcp
         ? [
             '  mcp:',
-            ...Object.entries(c.mcp).flatMap(([name, s]) => [
-              `    ${name}: { command: ${yamlScalar(s.command, true)}, args: [${s.args.map((a) => yamlScalar(a, true)).join(', ')}] }`,
-            ]),
+            ...Object.entries(c.mcp).map(
+              ([name, s]) =>
+                `    ${name}: { command: ${yamlScalar(s.command, true)}, args: [${s.args.map((a) => yamlScalar(a, true)).join(', ')}] }`,
+            ),
           ]
         : []),
       '',
