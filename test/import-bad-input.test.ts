@@ -119,6 +119,31 @@ const TABLE: Record<string, { file: string; rows: Row[] }> = {
         "prompts: ['{{request}}']\ntests:\n  - description: one\n    vars: { request: do alpha }\n    assert: [{ type: skill-used, value: alpha }]\n  - description: one\n    vars: { request: list alpha }\n    assert: [{ type: skill-used, value: alpha }]\n",
         /:6:18: test 2 has the description of test 1 \(line 3\) — give every test its own description/,
       ],
+      [
+        'conversation-not-ending-with-the-user',
+        "prompts: ['{{ messages | dump }}']\ntests:\n  - vars:\n      messages:\n        - user: do alpha\n        - assistant: done\n    assert: [{ type: skill-used, value: alpha }]\n",
+        /:6:11: test 1: the conversation does not end with the user's message — end it with the user's request/,
+      ],
+      [
+        'conversation-wrong-message',
+        "prompts: ['{{ messages | dump }}']\ntests:\n  - vars:\n      messages:\n        - { role: tool, content: '42' }\n        - user: do alpha\n    assert: [{ type: skill-used, value: alpha }]\n",
+        /:5:11: test 1: a message is not \{role: user\|assistant\|system, content: text\}/,
+      ],
+      [
+        'history-out-of-order',
+        "prompts: ['{{ messages | dump }}']\ntests:\n  - vars:\n      messages:\n        - assistant: hello\n        - user: do alpha\n    assert: [{ type: skill-used, value: alpha }]\n",
+        /:5:9: case "alpha-test-1": history turn 1 is the assistant's, but turns alternate starting with the user/,
+      ],
+      [
+        'mcp-server-without-command',
+        "prompts: ['{{request}}']\nproviders:\n  - id: anthropic:claude-agent-sdk\n    config:\n      mcp:\n        enabled: true\n        server: { name: records }\ntests:\n  - vars: { request: do alpha }\n    assert: [{ type: skill-used, value: alpha }]\n",
+        /:7:17: MCP server "records" has neither a command nor a url — write command: \(and args:\) to start it/,
+      ],
+      [
+        'mcp-args-not-text',
+        "prompts: ['{{request}}']\nproviders:\n  - id: anthropic:claude-agent-sdk\n    config:\n      mcp:\n        server: { name: records, command: node, args: [--port, 80] }\ntests:\n  - vars: { request: do alpha }\n    assert: [{ type: skill-used, value: alpha }]\n",
+        /:6:55: MCP server "records": args is a list holding other than text — write a list of strings/,
+      ],
     ],
   },
   'waza-trigger-tests': {
@@ -161,6 +186,16 @@ const TABLE: Record<string, { file: string; rows: Row[] }> = {
       ],
       ['huge', `name: x\nskill: alpha\ndescription: ${HUGE}\ntasks: ["tasks/*.yaml"]\n`, /over the 10 MB/],
       ['non-UTF-8', latin1('name: café\nskill: alpha\ntasks: ["tasks/*.yaml"]\n'), /:1:10: byte 0xE9/],
+      [
+        'mcp-servers-not-by-name',
+        'name: x\nskill: alpha\nconfig:\n  mcp_servers: [{ command: node }]\ntasks: ["tasks/*.yaml"]\n',
+        /:4:16: "mcp_servers" is a list — write each server by name: \{<name>: \{command, args\}\}/,
+      ],
+      [
+        'mcp-server-not-an-object',
+        'name: x\nskill: alpha\nconfig:\n  mcp_servers:\n    records: node mcp/records-server.js\ntasks: ["tasks/*.yaml"]\n',
+        /:5:14: an MCP server is a string, not an object — write the server as \{command, args\}/,
+      ],
     ],
   },
   skillgrade: {

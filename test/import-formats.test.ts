@@ -1,5 +1,5 @@
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSuite } from '../src/commands/run.js';
 import { baseProject, projectsRemovedAfterAll, ROOT, runInProcess } from './helpers.js';
@@ -13,9 +13,18 @@ const project = projectsRemovedAfterAll(() => ({
 const withFixtures = () => {
   const dir = project();
   cpSync(join(FIXTURES, 'alpha/evals'), join(dir, 'skills/alpha/evals'), { recursive: true });
-  for (const f of ['trigger-eval.json', 'eval_set.json', 'alpha.prompts.csv', 'alpha.triggers.json', 'promptfooconfig.yaml'])
+  for (const f of [
+    'trigger-eval.json',
+    'eval_set.json',
+    'alpha.prompts.csv',
+    'alpha.triggers.json',
+    'promptfooconfig.yaml',
+    'promptfoo-conversation.yaml',
+    'promptfoo-threads.yaml',
+  ])
     cpSync(join(FIXTURES, f), join(dir, 'skills/alpha/evals', f));
   cpSync(join(FIXTURES, 'waza'), join(dir, 'skills/alpha/evals/waza'), { recursive: true });
+  cpSync(join(FIXTURES, 'waza-mcp'), join(dir, 'skills/alpha/evals/waza-mcp'), { recursive: true });
   cpSync(join(FIXTURES, 'plugin-eval'), join(dir, 'skills/alpha/evals/plugin-eval'), { recursive: true });
   cpSync(join(FIXTURES, 'skillgrade'), join(dir, 'skills/alpha/evals/skillgrade'), { recursive: true });
   return dir;
@@ -23,7 +32,8 @@ const withFixtures = () => {
 
 /** The suite as `run` loads it from `cases`, each case as the run sees it (its fixtures by landing path and bytes' hash). */
 async function loaded(dir: string, cases: string) {
-  const suite = loadSuite({ cwd: dir, overrides: { cases } }, { run: false });
+  // The caller's PATH holds node, the command a real-shaped MCP grant starts.
+  const suite = loadSuite({ cwd: dir, overrides: { cases }, callerEnv: { PATH: dirname(process.execPath) } }, { run: false });
   return {
     cases: suite.suite.cases.map((c) => ({
       id: c.id,
@@ -31,15 +41,21 @@ async function loaded(dir: string, cases: string) {
       expect: c.expect,
       tags: c.tags,
       ...(c.fixtures ? { files: c.fixtures.files.map((f) => [f.path, f.sha256.slice(0, 8)]) } : {}),
+      ...(c.history ? { history: c.history } : {}),
+      // A real server by its name, the executable found (its folder is the machine's) and its arguments.
+      ...(c.mcpServers ? { mcp: c.mcpServers.map((m) => (m.kind === 'command' ? [m.name, basename(m.command), m.args] : [m.name])) } : {}),
     })),
     uncarried: suite.suite.uncarried?.map((n) => n.what) ?? [],
   };
 }
 
+/** The real server promptfoo-conversation.yaml grants its provider, as each of its cases offers it. */
+const RECORDS_MCP = [['records', 'node', ['mcp/records-server.js', '--read-only']]];
+
 const FORMATS: {
   format: string;
   file: string;
-  cases: { id: string; expect: Record<string, unknown>; tags?: string[]; files?: string[] }[];
+  cases: { id: string; expect: Record<string, unknown>; tags?: string[]; files?: string[]; history?: object[]; mcp?: unknown[] }[];
   uncarried?: RegExp[];
 }[] = [
   {
@@ -111,6 +127,51 @@ const FORMATS: {
     uncarried: [/^test 3: the latency assertion: not carried/, /^test 4: it asserts neither skill-used nor not-skill-used/],
   },
   {
+    format: 'a promptfoo chat config (its messages a history) whose provider is granted MCP servers',
+    file: 'promptfoo-conversation.yaml',
+    cases: [
+      {
+        id: 'files-after-showing-the-log',
+        expect: { skill: 'alpha' },
+        history: [
+          { user: 'Here is the deploy log from last night, the export job failed twice.' },
+          { assistant: 'I see two failures of the export job, at 02:10 and 02:40, both timeouts.' },
+        ],
+        mcp: RECORDS_MCP,
+      },
+      {
+        id: 'question-after-a-chat',
+        expect: { skill: 'none', not: 'alpha' },
+        history: [{ user: 'Which letter comes first in the greek alphabet?' }, { assistant: 'Alpha.' }],
+        mcp: RECORDS_MCP,
+      },
+      // The same last request after other earlier turns is another case, not a repeat.
+      {
+        id: 'question-after-a-stats-chat',
+        expect: { skill: 'none', not: 'alpha' },
+        history: [
+          { user: 'I am reading about p-values in the release metrics.' },
+          { assistant: 'A p-value is compared against a significance level, often written as the greek letter alpha.' },
+        ],
+        mcp: RECORDS_MCP,
+      },
+    ],
+    uncarried: [
+      /^MCP server "records": its env values \(a case's server sees only the caller's variables/,
+      /^MCP server "tracker": a remote server at https:\/\/tracker\.example\.com\/mcp/,
+      /^test 1: a system message/,
+    ],
+  },
+  {
+    format: 'a promptfoo config replaying its threads (`_conversation`): the first test of each',
+    file: 'promptfoo-threads.yaml',
+    cases: [
+      { id: 'opens-a-record', expect: { skill: 'alpha' } },
+      { id: 'greek-letters', expect: { skill: 'none', not: 'alpha' } },
+    ],
+    uncarried: [/^test 2: a later turn of conversation "deploy-failure" \(after test 1, through `_conversation`\): the replies before it/],
+  },
+  {
     format: "waza's eval.yaml and its task files",
     file: 'waza/eval.yaml',
     cases: [
@@ -122,6 +183,15 @@ const FORMATS: {
       /^"graders" \(waza's graders run its own checks\)/,
       /^tasks\/create-record\.yaml: "tags"/,
       /^tasks\/create-record\.yaml: "expected"/,
+    ],
+  },
+  {
+    format: "waza's eval.yaml granting MCP servers (config.mcp_servers)",
+    file: 'waza-mcp/eval.yaml',
+    cases: [{ id: 'alpha-close-record-001', expect: { skill: 'alpha' }, mcp: [['records', 'node', ['mcp/records-server.js', '--stdio']]] }],
+    uncarried: [
+      /^"config" \(waza's settings besides mcp_servers\)/,
+      /^MCP server "docs": a remote server at https:\/\/docs\.example\.com\/mcp/,
     ],
   },
   {
@@ -164,12 +234,14 @@ describe('every imported format loads as cases in place, and `skillprobe import`
     const dir = withFixtures();
     const source = `skills/alpha/evals/${file}`;
     const inPlace = await loaded(dir, source);
-    expect(inPlace.cases.map(({ id, expect, tags, files }) => ({ id, expect, tags, files }))).toEqual(
+    expect(inPlace.cases.map(({ id, expect, tags, files, history, mcp }) => ({ id, expect, tags, files, history, mcp }))).toEqual(
       cases.map((c) => ({
         id: c.id,
         expect: c.expect,
         tags: c.tags ?? [],
         files: c.files?.map((f) => [f, expect.any(String)]),
+        history: c.history,
+        mcp: c.mcp,
       })),
     );
     expect(inPlace.uncarried).toHaveLength(uncarried.length);
@@ -183,6 +255,14 @@ describe('every imported format loads as cases in place, and `skillprobe import`
     const written = readFileSync(join(dir, 'cases/imported.yaml'), 'utf8');
     expect(written.match(/^# Not carried: /gm) ?? []).toHaveLength(uncarried.length);
     expect(await loaded(dir, 'cases/imported.yaml')).toEqual({ ...inPlace, uncarried: [] });
+  });
+
+  it("a thread's first test is its request alone, as promptfoo renders `_conversation` with no earlier turn", async () => {
+    const { cases } = await loaded(withFixtures(), 'skills/alpha/evals/promptfoo-threads.yaml');
+    expect(cases.map((c) => c.prompt)).toEqual([
+      'Open an alpha record for the failed deploy',
+      'Which letter comes after alpha in the greek alphabet?',
+    ]);
   });
 
   it("an evals.json object's `files` land in the workspace under their own names, the bytes the skill's folder holds", async () => {

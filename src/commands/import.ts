@@ -68,6 +68,21 @@ export function caseFileText(set: ImportedSet, opts: { schema: string; from: str
           : `  expect: { skill: ${expect.skill} }`,
       ...(c.tags.length ? [`  tags: [${c.tags.map((t) => yamlScalar(t, true)).join(', ')}]`] : []),
       ...(files ? ['  files:', ...files.map((f) => `    - ${yamlScalar(f)}`)] : []),
+      ...(c.history
+        ? [
+            '  history:',
+            ...c.history.map((t) => ('user' in t ? `    - user: ${yamlScalar(t.user)}` : `    - assistant: ${yamlScalar(t.assistant)}`)),
+          ]
+        : []),
+      ...(c.mcp
+        ? [
+            '  mcp:',
+            ...Object.entries(c.mcp).map(
+              ([name, s]) =>
+                `    ${name}: { command: ${yamlScalar(s.command, true)}, args: [${s.args.map((a) => yamlScalar(a, true)).join(', ')}] }`,
+            ),
+          ]
+        : []),
       '',
     );
   }

@@ -296,6 +296,8 @@ export function importedCaseFields(c: ImportedCase, folder: string) {
     expect: c.expect,
     tags: c.tags,
     ...(c.files ? { files: c.files.map((f) => relative(folder, f).split(sep).join('/')) } : {}),
+    ...(c.history ? { history: c.history } : {}),
+    ...(c.mcp ? { mcp: c.mcp } : {}),
   };
 }
 

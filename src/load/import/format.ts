@@ -4,7 +4,9 @@
  */
 import { basename, dirname } from 'node:path';
 import { InputError, type InputProblem, type ProblemList } from '../../util/input-error.js';
+import { valueHash } from '../../util/json.js';
 import { isWithin } from '../../util/paths.js';
+import type { HistoryTurn } from '../conversation.js';
 import type { Skill } from '../skills.js';
 
 /** A family member as case loading knows it; `path` (its folder) when its SKILL.md loaded. */
@@ -23,13 +25,17 @@ export interface ImportedCase {
   /** The entry it came from. */
   at: SourcePath;
   /** Where a field of the case was written, when not at the entry itself. */
-  fields: Partial<Record<'id' | 'prompt' | 'expect' | 'judge' | 'files', SourcePath>>;
+  fields: Partial<Record<'id' | 'prompt' | 'expect' | 'judge' | 'files' | 'history' | 'mcp', SourcePath>>;
   id: string;
   prompt: string;
   expect: { skill: string; judge?: string[] } | { not: string };
   tags: string[];
   /** The user's files the prompt needs, as absolute paths: each lands at the workspace root under its own name. */
   files?: string[];
+  /** The earlier turns of the file's conversation the request follows (`history:`). */
+  history?: HistoryTurn[];
+  /** The real MCP servers the file offers the agent, by name (`mcp:`): each started by its command. */
+  mcp?: Record<string, { command: string; args: string[] }>;
 }
 
 /** Something the file says that the cases do not carry, or an entry dropped as a repeat: where, and what. */
@@ -110,7 +116,7 @@ export function skillRoot(ctx: ImportContext, skill: string): string {
 export const idPart = (v: string | number) => String(v).replace(/[^A-Za-z0-9._-]+/g, '-');
 
 /**
- * Repeated prompts: the same request (spaces around it aside) is one request, and measured twice it would weigh
+ * Repeated prompts: the same request (spaces around it aside) after the same earlier turns is one request, and measured twice it would weigh
  * double. With the same answer it is a repeat (`import` drops it, loading refuses it); with opposite answers, a
  * problem naming both entries. `noun` is what the format calls the prompt, `answer` what its `field` says of an entry.
  */
@@ -124,11 +130,12 @@ export function withoutRepeats(
   const repeats: ImportNote[] = [];
   const conflicts: InputProblem[] = [];
   const name = (c: ImportedCase) => entryName(c.at);
+  const request = (c: ImportedCase) => (c.history ? valueHash({ history: c.history, prompt: c.prompt.trim() }) : c.prompt.trim());
   for (const c of cases) {
-    const first = firstOf.get(c.prompt.trim());
+    const first = firstOf.get(request(c));
     const line = first && src.locate(first.at).line;
     if (!first) {
-      firstOf.set(c.prompt.trim(), c);
+      firstOf.set(request(c), c);
       kept.push(c);
     } else if (answer(first) === answer(c))
       repeats.push({ at: c.at, what: `${name(c)} repeats the ${noun} of ${name(first)} (line ${line})` });

@@ -3,9 +3,15 @@
  * (or `not-skill-used`), the prompt one inline template (`prompts: ['{{request}}']`) filled from each test's vars.
  * A `skill-used` test expects the skill, a `not-skill-used` one says it must not fire; `llm-rubric` assertions become
  * `expect.judge` items; a test with neither skill assertion, and every other assertion, is named as not carried.
+ * A template that dumps a list of chat messages (`{{ messages | dump }}`, each `{role, content}` or `{user: …}`) is a
+ * conversation: its last message, the user's, is the prompt, the turns before it the case's `history`. The MCP servers
+ * its provider is granted (`config.mcp`) are each case's `mcp`. A template replaying its thread (`_conversation`) is
+ * read for each thread's first test, with no earlier turn; a later test of a thread is named as not carried.
  */
 import { InputError, ProblemList } from '../../util/input-error.js';
+import type { HistoryTurn } from '../conversation.js';
 import type { LocatedYaml } from '../yaml-file.js';
+import { promptfooMcp } from './promptfoo-mcp.js';
 import {
   idPart,
   isObject,
@@ -15,6 +21,7 @@ import {
   type ImportedCase,
   type Importer,
   type ImportNote,
+  type SourcePath,
   settledCases,
 } from './format.js';
 
@@ -38,6 +45,71 @@ function filled(template: string, vars: Record<string, unknown>): { text: string
     return String(v ?? '');
   });
   return missing === undefined ? { text } : { missing };
+}
+
+/** The variable a template dumps whole (`{{ messages | dump }}`): a chat template, filled with a list of messages. */
+const dumpedVariable = (template: string) => /^\s*\{\{\s*([A-Za-z_]\w*)\s*\|\s*dump\s*\}\}\s*$/.exec(template)?.[1];
+
+/**
+ * A template that replays the earlier turns of its thread (`{% for turn in _conversation %}…{% endfor %}`, or
+ * `{{ _conversation }}`), as promptfoo renders it for a thread's first test: with no earlier turn.
+ */
+function firstTurnTemplate(template: string): string | undefined {
+  if (!/\b_conversation\b/.test(template)) return undefined;
+  return template
+    .replace(/\{%-?\s*for\s+\w+\s+in\s+_conversation\s*-?%\}[\s\S]*?\{%-?\s*endfor\s*-?%\}/g, '')
+    .replace(/\{\{[^}]*\b_conversation\b[^}]*\}\}/g, '')
+    .trim();
+}
+
+/** The thread a test belongs to: its `metadata.conversationId`, else the one thread of every test without one. */
+const threadOf = (t: Record<string, unknown>) =>
+  isObject(t.metadata) && (typeof t.metadata.conversationId === 'string' || typeof t.metadata.conversationId === 'number')
+    ? String(t.metadata.conversationId)
+    : undefined;
+
+/** A chat message as promptfoo writes it, `{role, content}` or `{<role>: content}`: its role and text, or undefined. */
+function message(m: unknown): { role: string; text: string } | undefined {
+  if (!isObject(m)) return undefined;
+  if (typeof m.role === 'string' && typeof m.content === 'string') return { role: m.role, text: m.content };
+  const [entry, ...more] = Object.entries(m);
+  return entry && more.length === 0 && typeof entry[1] === 'string' ? { role: entry[0], text: entry[1] } : undefined;
+}
+
+/**
+ * A test's conversation: its last message, the user's, the prompt; the user's and assistant's turns before it the
+ * history (a system message is named as not carried). Undefined with the problem added when a message is of another shape.
+ */
+function conversation(
+  y: LocatedYaml,
+  at: SourcePath,
+  messages: unknown[],
+  name: string,
+  uncarried: ImportNote[],
+  problems: ProblemList,
+): { prompt: string; promptAt: SourcePath; history: HistoryTurn[] } | undefined {
+  const history: HistoryTurn[] = [];
+  const read = messages.map((m, j) => ({ m: message(m), at: [...at, j] }));
+  const wrong = read.find((r) => !r.m || !['user', 'assistant', 'system'].includes(r.m.role));
+  if (wrong) {
+    problems.add(
+      y.problem(wrong.at, `${name}: a message is not {role: user|assistant|system, content: text}`, 'write it as {role: user, content: …}'),
+    );
+    return undefined;
+  }
+  const last = read.at(-1);
+  if (!last || last.m!.role !== 'user') {
+    problems.add(
+      y.problem(last?.at ?? at, `${name}: the conversation does not end with the user's message`, "end it with the user's request"),
+    );
+    return undefined;
+  }
+  for (const { m, at: mAt } of read.slice(0, -1)) {
+    if (m!.role === 'system')
+      uncarried.push({ at: mAt, what: `${name}: a system message (a case's history holds the user's and assistant's turns)` });
+    else history.push(m!.role === 'user' ? { user: m!.text } : { assistant: m!.text });
+  }
+  return { prompt: last.m!.text, promptAt: last.at, history };
 }
 
 export const promptfooConfig: Importer = {
@@ -68,6 +140,11 @@ export const promptfooConfig: Importer = {
     const problems = new ProblemList();
     const uncarried: ImportNote[] = [];
     const cases: ImportedCase[] = [];
+    const mcp = promptfooMcp(y, asList(config.providers), uncarried, problems);
+    const chat = dumpedVariable(template);
+    const firstTurn = firstTurnTemplate(template);
+    // A thread's first test, by thread: its later tests answer replies the model gave, which no case can write down.
+    const threads = new Map<string | undefined, number>();
     (config.tests as unknown[]).forEach((t, i) => {
       const at = ['tests', i];
       const name = `test ${i + 1}`;
@@ -75,6 +152,16 @@ export const promptfooConfig: Importer = {
         return problems.add(
           y.problem(at, `${name} is ${kindOf(t)}, not an object`, 'write {vars: {…}, assert: [{type: skill-used, value: <skill>}]}'),
         );
+      if (firstTurn !== undefined) {
+        const thread = threadOf(t);
+        const first = threads.get(thread);
+        if (first !== undefined)
+          return uncarried.push({
+            at,
+            what: `${name}: a later turn of ${thread === undefined ? 'its thread' : `conversation "${thread}"`} (after test ${first + 1}, through \`_conversation\`): the replies before it are the model's own, where a case's history is written down, and promptfoo sends it whatever the model did, where a follow-up is sent only after a turn that did not act`,
+          });
+        threads.set(thread, i);
+      }
       const asserts = [
         ...asList(defaults.assert).map((a, j) => ({ a, at: ['defaultTest', 'assert', j] })),
         ...asList(t.assert).map((a, j) => ({ a, at: [...at, 'assert', j] })),
@@ -102,7 +189,13 @@ export const promptfooConfig: Importer = {
             'name one skill, like value: my-skill',
           ),
         );
-      const prompt = filled(template, { ...defaultVars, ...(isObject(t.vars) ? t.vars : {}) });
+      const vars = { ...defaultVars, ...(isObject(t.vars) ? t.vars : {}) };
+      // A chat template's list of messages is a conversation; any other value fills the template as text.
+      const messages = chat === undefined ? undefined : vars[chat];
+      const messagesAt = isObject(t.vars) && chat! in t.vars ? [...at, 'vars', chat!] : ['defaultTest', 'vars', chat!];
+      const talk = Array.isArray(messages) ? conversation(y, messagesAt, messages, name, uncarried, problems) : undefined;
+      if (Array.isArray(messages) && !talk) return;
+      const prompt = talk ? { text: talk.prompt } : filled(firstTurn ?? template, vars);
       if ('missing' in prompt)
         return problems.add(
           y.problem(
@@ -123,7 +216,13 @@ export const promptfooConfig: Importer = {
       const positive = a.type === 'skill-used';
       cases.push({
         at,
-        fields: { expect: [...assertAt, 'value'], prompt: [...at, 'vars'], id: [...at, 'description'] },
+        fields: {
+          expect: [...assertAt, 'value'],
+          prompt: talk?.promptAt ?? [...at, 'vars'],
+          id: [...at, 'description'],
+          ...(talk?.history.length ? { history: messagesAt } : {}),
+          ...(mcp ? { mcp: mcp.at } : {}),
+        },
         id:
           typeof t.description === 'string' && idPart(t.description).replace(/-/g, '') !== ''
             ? idPart(t.description)
@@ -131,6 +230,8 @@ export const promptfooConfig: Importer = {
         prompt: prompt.text,
         expect: positive ? { skill, ...(judge.length ? { judge } : {}) } : { not: skill },
         tags: [],
+        ...(talk?.history.length ? { history: talk.history } : {}),
+        ...(mcp ? { mcp: mcp.servers } : {}),
       });
       if (!positive && judge.length)
         uncarried.push({ at, what: `${name}: its llm-rubric assertions (a not-skill-used case is judged on triggering only)` });

@@ -1,6 +1,7 @@
 /**
  * waza's eval suites: `eval.yaml` (`{name, skill, tasks: ["tasks/*.yaml"], graders}`) whose task files each hold
- * `{id, inputs: {prompt}}`, a task the skill should do (a positive case); and its sibling `trigger_tests.yaml`
+ * `{id, inputs: {prompt}}`, a task the skill should do (a positive case), offered the MCP servers its
+ * `config.mcp_servers` starts by command; and its sibling `trigger_tests.yaml`
  * (`{skill, should_trigger_prompts: [{prompt}], should_not_trigger_prompts: [{prompt}]}`). Graders, expected outcomes
  * and confidence levels are named as not carried.
  */
@@ -20,6 +21,7 @@ import {
   type Importer,
   type ImportNote,
 } from './format.js';
+import { grantedServers } from './mcp-grants.js';
 import { triggerCases } from './trigger-list.js';
 import { twoListsEntries } from './trigger-lists-object.js';
 
@@ -77,9 +79,30 @@ export const wazaEval: Importer = {
     const suite = value as Record<string, unknown>;
     const skill = suiteSkill(ctx, y, suite.skill, 'waza eval suite');
     const folder = dirname(ctx.path);
+    const config = isObject(suite.config) ? suite.config : {};
+    // Its MCP servers are carried; its other settings (trials, timeouts, executor) are the run's, named.
+    const mcpOnly = isObject(suite.config) && Object.keys(config).every((k) => k === 'mcp_servers');
     const uncarried: ImportNote[] = Object.keys(suite)
-      .filter((k) => !['name', 'description', 'skill', 'version', 'tasks'].includes(k))
-      .map((k) => ({ at: [k], what: `"${k}" (waza's ${k === 'graders' ? 'graders run its own checks' : 'setting'})` }));
+      .filter((k) => !['name', 'description', 'skill', 'version', 'tasks'].includes(k) && !(k === 'config' && mcpOnly))
+      .map((k) => ({
+        at: [k],
+        what: `"${k}" (waza's ${k === 'graders' ? 'graders run its own checks' : k === 'config' && 'mcp_servers' in config ? 'settings besides mcp_servers' : 'setting'})`,
+      }));
+    const problems = new ProblemList();
+    if (config.mcp_servers !== undefined && !isObject(config.mcp_servers))
+      problems.add(
+        y.problem(
+          ['config', 'mcp_servers'],
+          `"mcp_servers" is ${kindOf(config.mcp_servers)}`,
+          'write each server by name: {<name>: {command, args}}',
+        ),
+      );
+    const given = isObject(config.mcp_servers)
+      ? Object.entries(config.mcp_servers).map(([name, s]) => ({ name, s, at: ['config', 'mcp_servers', name] }))
+      : [];
+    const servers = grantedServers(y, given, uncarried, problems);
+    problems.throwIfAny();
+    const mcp = Object.keys(servers).length ? { mcp: servers } : {};
     const cases: ImportedCase[] = [];
     const alsoRead: { file: string; text: string }[] = [];
     (suite.tasks as string[]).forEach((pattern, i) => {
@@ -119,7 +142,15 @@ export const wazaEval: Importer = {
           );
         const id =
           isObject(t) && (typeof t.id === 'string' || typeof t.id === 'number') ? idPart(t.id) : idPart(shown.replace(/\.ya?ml$/i, ''));
-        cases.push({ at: ['tasks', i], fields: {}, id: `${skill}-${id}`, prompt, expect: { skill }, tags: [] });
+        cases.push({
+          at: ['tasks', i],
+          fields: mcp.mcp ? { mcp: ['config', 'mcp_servers'] } : {},
+          id: `${skill}-${id}`,
+          prompt,
+          expect: { skill },
+          tags: [],
+          ...mcp,
+        });
         for (const k of Object.keys(t as object).filter((k) => !['id', 'name', 'description', 'inputs'].includes(k)))
           uncarried.push({ at: ['tasks', i], what: `${shown}: "${k}"` });
       }
