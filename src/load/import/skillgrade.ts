@@ -15,8 +15,7 @@ export const skillgradeEval: Importer = {
   name: 'skillgrade',
   shape: SHAPE,
   reads: ['tree'],
-  recognises: (value) =>
-    isObject(value) && Array.isArray(value.tasks) && value.tasks.some((t) => isObject(t) && ('instruction' in t || 'conversation' in t)),
+  recognises: (value) => isObject(value) && Array.isArray(value.tasks) && value.tasks.some((t) => isObject(t) && 'instruction' in t),
   read(value, src, ctx) {
     const y = src as LocatedYaml;
     const tasks = (value as { tasks: unknown[] }).tasks;
@@ -28,12 +27,8 @@ export const skillgradeEval: Importer = {
       const at = ['tasks', i];
       const name = `task ${i + 1}`;
       if (!isObject(t)) return problems.add(y.problem(at, `${name} is ${kindOf(t)}, not an object`, 'write {name, instruction, graders}'));
-      if (typeof t.instruction !== 'string' || t.instruction.trim() === '') {
-        if ('conversation' in t)
-          uncarried.push({ at, what: `${name}: a conversation (several turns), which a case of one prompt cannot hold` });
-        else problems.add(y.problem(at, `${name} has no instruction`, 'write instruction: the task as a user would ask it'));
-        return;
-      }
+      if (typeof t.instruction !== 'string' || t.instruction.trim() === '')
+        return problems.add(y.problem(at, `${name} has no instruction`, 'write instruction: the task as a user would ask it'));
       if (typeof t.name !== 'string' || idPart(t.name).replace(/-/g, '') === '')
         return problems.add(y.problem(at, `${name} has no name`, 'give it name: a short id, like fix-linting'));
       const judge: string[] = [];
