@@ -1,6 +1,7 @@
 import { valueHash } from '../util/json.js';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { McpServersConfig } from '../run/config-schema.js';
+import { readOnlyToolsOf } from '../run/schema.js';
 import type { InputProblem, ProblemList } from '../util/input-error.js';
 import { notExecutable, shownFrom } from '../util/paths.js';
 import { stubFileSchema, stubProblems, TOOL_NAME, type StubFile } from '../mcp/stub-spec.js';
@@ -37,7 +38,7 @@ export const namedTools = (s: McpServer): readonly string[] =>
 
 /** The tools a server offers that only read (a stub's all of them): a field trial may let these run. */
 export const readOnlyTools = (s: McpServer): 'all' | readonly string[] =>
-  s.kind === 'stub' || s.readOnly === true ? 'all' : s.readOnly === false ? [] : s.readOnly;
+  readOnlyToolsOf(s.kind === 'stub' ? { stubTools: [] } : { readOnly: s.readOnly });
 
 /** Where a file's `mcp:` is read: paths relative to `base`; `locate` places a problem at a key of it. */
 export interface McpPlace {

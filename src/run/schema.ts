@@ -99,9 +99,15 @@ export const storedMcpServerSchema = z.object({
 });
 export type StoredMcpServer = z.output<typeof storedMcpServerSchema>;
 
-/** Whether the tool `tool` of a stored server only reads: a stub's all do, a real server's as the suite marked them. */
-export const readsOnly = (s: StoredMcpServer, tool: string): boolean =>
-  s.stubTools !== undefined || s.readOnly === true || (Array.isArray(s.readOnly) && s.readOnly.includes(tool));
+/** The tools of a server that only read: a stub's all, a real server's as the suite marked them (`true`: all). */
+export const readOnlyToolsOf = (s: Pick<StoredMcpServer, 'stubTools' | 'readOnly'>): 'all' | readonly string[] =>
+  s.stubTools !== undefined || s.readOnly === true ? 'all' : Array.isArray(s.readOnly) ? s.readOnly : [];
+
+/** Whether the tool `tool` of a stored server only reads. */
+export const readsOnly = (s: StoredMcpServer, tool: string): boolean => {
+  const tools = readOnlyToolsOf(s);
+  return tools === 'all' || tools.includes(tool);
+};
 
 /** A case as run.json stores it: what graders need, plus the prompt and where it was written. */
 export const storedCaseSchema = z.object({

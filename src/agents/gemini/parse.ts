@@ -238,7 +238,8 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
         model: str(ev.model) ?? shown?.model ?? '',
         cliVersion: shown?.cliVersion ?? '',
         cwd: shown?.cwd ?? '',
-        // The stream names no tool: the stubs' records name those the CLI asked for and its allowlist offered.
+        // The stream names no tool: the stubs' records name those the CLI asked each stub for, the evidence that it started
+        // them (what it then offered the model, the stream cannot show).
         tools: listedStubTools(trial?.evidence?.mcp, geminiMcpName),
         skills: shown?.skills ?? [],
       };
