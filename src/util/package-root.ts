@@ -8,24 +8,28 @@ import { fileURLToPath } from 'node:url';
  * Found by walking up rather than by a fixed `../..`, because the same code runs from `src/` (tests), from `dist/<folder>/`
  * (the compiled modules that run as entries of their own) and from `dist/cli.js` (the command, bundled into one file).
  */
-function findPackageRoot(from: string): string {
+function findPackageRoot(from: string): { root: string; manifest: OwnManifest } {
   for (let dir = from; ; dir = dirname(dir)) {
-    const manifest = join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'skillprobe') return dir;
+    const file = join(dir, 'package.json');
+    const manifest = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as OwnManifest) : undefined;
+    if (manifest?.name === 'skillprobe') return { root: dir, manifest };
     if (dirname(dir) === dir) throw new Error(`no skillprobe package.json above ${from}`);
   }
 }
 
-export const PACKAGE_ROOT = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
-
-/** A file of the running skillprobe's package (`dist/runner/watchdog-main.js`, `schemas`). */
-export const packageFile = (...parts: string[]) => join(PACKAGE_ROOT, ...parts);
-
-/** skillprobe's own package.json. */
-export const OWN_MANIFEST = JSON.parse(readFileSync(packageFile('package.json'), 'utf8')) as {
+interface OwnManifest {
+  name?: string;
   version: string;
   dependencies?: Record<string, string>;
-};
+}
+
+const found = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
+
+/** A file of the running skillprobe's package (`dist/runner/watchdog-main.js`, `schemas`). */
+export const packageFile = (...parts: string[]) => join(found.root, ...parts);
+
+/** skillprobe's own package.json. */
+export const OWN_MANIFEST: OwnManifest = found.manifest;
 
 /** `require` resolving from skillprobe's own folder: where the agent CLIs it pins are installed. */
 export const requireFromPackage = createRequire(packageFile('package.json'));
