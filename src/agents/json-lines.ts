@@ -46,3 +46,12 @@ export function pushOther(events: TranscriptEvent[], ev: Omit<OtherEvent, 'kind'
   if (last?.kind === 'other' && last.type === ev.type && last.source === ev.source) last.repeats = (last.repeats ?? 1) + 1;
   else events.push({ kind: 'other', ...ev });
 }
+
+/** The first `key` (a string) of a line of type `type` in a stream: the session a CLI says it started, say. */
+export function firstValueOf(input: TranscriptLines, type: string, key: string): string | undefined {
+  let value: string | undefined;
+  readJsonLines(input, (ev) => {
+    if (ev.type === type) value ??= str(ev[key]);
+  });
+  return value;
+}

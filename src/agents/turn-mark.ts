@@ -17,3 +17,6 @@ export function userTurnMark(ev: Json): UserTurnEvent | undefined {
   if (ev.type !== TURN_MARK || turn === undefined) return undefined;
   return { kind: 'user_turn', source: 'harness', turn, text: str(ev.text) ?? '' };
 }
+
+/** What a turn's item ids are prefixed with, so that each process's afresh numbering stays apart (`2/item_0`). */
+export const turnIdPrefix = (mark: UserTurnEvent): string => (mark.turn > 1 ? `${mark.turn}/` : '');

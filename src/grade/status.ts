@@ -68,9 +68,10 @@ export function stubServerProblem(t: Transcript, meta: Pick<TrialMeta, 'evidence
 
 /** The follow-up (a user turn after the first) that no result came after, or undefined when each was answered. */
 function unansweredFollowUp(t: Transcript): number | undefined {
-  const turn = t.events.findLast((e) => e.kind === 'user_turn');
+  const at = t.events.findLastIndex((e) => e.kind === 'user_turn');
+  const turn = t.events[at];
   if (turn?.kind !== 'user_turn' || turn.turn < 2) return undefined;
-  return t.events.slice(t.events.lastIndexOf(turn)).some((e) => e.kind === 'result') ? undefined : turn.turn;
+  return t.events.slice(at).some((e) => e.kind === 'result') ? undefined : turn.turn;
 }
 
 /** Classifies how a trial ended. Pure: the transcript and process facts in, a status out. */

@@ -91,7 +91,7 @@ export type StoredDesign = z.output<typeof storedDesignSchema>;
  * An MCP server a case's trials were offered, as run.json stores it: its name and hash; a stub's tools by name (the
  * listing its trials must show, every one of them only reading); a real server's tools that only read (`true`: all).
  */
-export const storedMcpServerSchema = z.object({
+const storedMcpServerSchema = z.object({
   name: z.string(),
   hash: z.string(),
   stubTools: z.array(z.string()).optional(),

@@ -29,5 +29,5 @@ export const codexMcpServers = (launches: readonly McpLaunch[], servers: readonl
 export const codexReadOnlyMcp = (servers: readonly McpServer[] = []): string[] =>
   servers.flatMap((s) => {
     const tools = readOnlyTools(s);
-    return tools === 'all' ? [`mcp__${s.name}__*`] : tools.map((tool) => codexMcpName({ server: s.name, tool }));
+    return tools === 'all' ? [codexMcpName({ server: s.name, tool: '*' })] : tools.map((tool) => codexMcpName({ server: s.name, tool }));
   });

@@ -10,11 +10,11 @@ import type {
   Transcript,
   TranscriptEvent,
 } from '../../transcript/types.js';
-import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
+import { firstValueOf, num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { bundledSkillOf } from './bundled.js';
 import { listedStubTools } from '../mcp-listing.js';
-import { userTurnMark } from '../turn-mark.js';
+import { turnIdPrefix, userTurnMark } from '../turn-mark.js';
 import { codexMcpName } from './mcp-names.js';
 
 /**
@@ -214,7 +214,7 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
     const mark = userTurnMark(ev);
     if (mark) {
       events.push(mark);
-      idPrefix = mark.turn > 1 ? `${mark.turn}/` : '';
+      idPrefix = turnIdPrefix(mark);
     } else if (type === 'thread.started' && events.some((e) => e.kind === 'init')) {
       // A later user turn's process resumes the same thread: what the model was shown is the first one's.
       pushOther(events, { source: 'system', type });
@@ -282,10 +282,4 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
 }
 
 /** The thread a process's stream says it ran (its `thread.started`): what a later user turn resumes. */
-export function threadStartedIn(stdout: string): string | undefined {
-  let thread: string | undefined;
-  readJsonLines(stdout, (ev) => {
-    if (ev.type === 'thread.started') thread ??= str(ev.thread_id);
-  });
-  return thread;
-}
+export const threadStartedIn = (stdout: string): string | undefined => firstValueOf(stdout, 'thread.started', 'thread_id');

@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { glob } from 'tinyglobby';
-import type { ShownEvidence } from '../../run/schema.js';
+import type { ShownEvidence, TrialEvidence } from '../../run/schema.js';
 import { isPlainObject } from '../../util/json.js';
 import { readJsonLines, str, type Json } from '../json-lines.js';
 import { join } from 'node:path';
 import type { EarlierTurn } from '../../load/conversation.js';
-import type { TrialEvidence } from '../../run/schema.js';
 import { seededAt, uuidOf } from '../session-id.js';
 
 /** Where the evidence came from, as reports name it. */
@@ -69,8 +68,6 @@ export async function readSessionRecord(codexHome: string): Promise<string | und
   if (files.length !== 1) return undefined;
   return readFile(files[0]!, 'utf8').catch(() => undefined);
 }
-
-/** Where a seeded history's evidence came from, as reports name it. */
 
 /** The thread a trial in `workspace` resumes when its case has a history. */
 export const threadIdFor = (workspace: string): string => uuidOf('codex-thread', workspace);

@@ -198,14 +198,14 @@ export const gemini: AgentAdapter = {
   async prepareTrial(req) {
     const history = req.conversation?.history;
     if (history?.length) await writeFile(historyFile(req.harnessDir), seededChat(history));
+    const servers = geminiMcpServers(await prepareMcpServers(req), req.mcp ?? []);
     if (req.context === 'field' && req.role === 'trial') {
-      await prepareGeminiField(req);
+      await prepareGeminiField(req, servers);
       return {};
     }
     // A built-in no family skill replaces is hidden (one that would hide a family skill too refused the run already).
     const { hide } = builtinsToHide(builtinsOf(req.binary ?? this.resolveBinary()), skillNamesIn(join(req.workspace, this.skillsFolder)));
     await mkdir(join(req.home, '.gemini'), { recursive: true });
-    const servers = geminiMcpServers(await prepareMcpServers(req), req.mcp ?? []);
     await writeFile(join(req.home, '.gemini', 'settings.json'), geminiSettings(req, this.trialTools, hide, servers));
     await writeFile(policyFile(req.harnessDir), geminiPolicy(SKILL_TOOL, req.role, this.trialTools, geminiMcpRules(req.mcp ?? [])));
     // Gemini has a skill tool: the stream shows every skill call, so no secret needs planting.

@@ -13,11 +13,11 @@ import type {
   Transcript,
   TranscriptEvent,
 } from '../../transcript/types.js';
-import { num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
+import { firstValueOf, num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { GEMINI_ACTING_TOOLS } from './settings.js';
 import { listedStubTools } from '../mcp-listing.js';
-import { userTurnMark } from '../turn-mark.js';
+import { turnIdPrefix, userTurnMark } from '../turn-mark.js';
 import { geminiMcpName, geminiMcpTool } from './mcp-names.js';
 
 /**
@@ -227,7 +227,7 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
     const mark = userTurnMark(ev);
     if (mark) {
       push(mark);
-      idPrefix = mark.turn > 1 ? `${mark.turn}/` : '';
+      idPrefix = turnIdPrefix(mark);
     } else if (type === 'init' && events.some((e) => e.kind === 'init')) {
       // A later user turn's process resumes the same session: what the model was shown is the first one's.
       other({ source: 'system', type });
@@ -284,10 +284,4 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
 }
 
 /** The session a process's stream says it ran (its `init`): what a later user turn resumes. */
-export function sessionStartedIn(stdout: string): string | undefined {
-  let session: string | undefined;
-  readJsonLines(stdout, (ev) => {
-    if (ev.type === 'init') session ??= str(ev.session_id);
-  });
-  return session;
-}
+export const sessionStartedIn = (stdout: string): string | undefined => firstValueOf(stdout, 'init', 'session_id');

@@ -13,7 +13,7 @@ import { seededAt } from '../session-id.js';
  */
 
 /** Where the evidence came from, as reports name it. */
-export const CHAT_RECORD = 'Gemini CLI chat record';
+const CHAT_RECORD = 'Gemini CLI chat record';
 
 /** The seeded file: outside the workspace, where the model cannot read it. */
 export const historyFile = (harnessDir: string): string => join(harnessDir, 'history.jsonl');
