@@ -2,8 +2,8 @@ import type { Results, RunManifest, TrialOutcome } from '../run/schema.js';
 import { expectLabel } from '../run/expectation.js';
 import type { Arm } from '../run/config-schema.js';
 import type { Comparison } from '../verdict/comparison.js';
-import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
-import { caseFacts, missingAgentText } from './wording.js';
+import { jsonFormatReporter } from './json.js';
+import { caseFacts, SIMULATED_NOTE } from './wording.js';
 
 /*
  * A run as skill-creator's `benchmark.json`, the file its review viewer opens: `metadata`, one `runs` entry per scored
@@ -154,7 +154,7 @@ export function benchmarkOf(manifest: RunManifest, results: Results) {
     runs,
     run_summary: runSummary(runs, configurations),
     notes: [
-      ...(results.run.simulated ? ["skillprobe's model simulator answered these trials, not a model: the numbers echo its profile"] : []),
+      ...(results.run.simulated ? [SIMULATED_NOTE] : []),
       ...(unscored ? [`${unscored} trial(s) carried no evidence (infrastructure, isolation) and are left out`] : []),
       ...results.verdicts.map(
         (v) => `skillprobe verdict for ${v.caseId}: ${v.verdict} (${v.passes}/${v.scored} trials passed; ${v.reason})`,
@@ -164,8 +164,6 @@ export function benchmarkOf(manifest: RunManifest, results: Results) {
     ],
   };
 }
-
-const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
 
 /** A comparison of two runs: each run's skill arm one configuration, named by its run id, a case one run of it. */
 function comparisonBenchmark(c: Comparison) {
@@ -213,11 +211,9 @@ function comparisonBenchmark(c: Comparison) {
 }
 
 /** skill-creator's benchmark.json, for its review viewer: a run, each agent's run of several, or a comparison. */
-export const benchmarkReporter: Reporter = {
+export const benchmarkReporter = jsonFormatReporter({
   name: 'benchmark',
   description: "skill-creator's benchmark.json (its review viewer opens it; with_skill / without_skill are the two arms)",
-  render: ({ manifest, results }: ReportInput) => json(benchmarkOf(manifest, results)),
-  renderComparison: (comparison) => json(comparisonBenchmark(comparison)),
-  renderAgents: ({ runs, missing, runDir }: AgentsReportInput) =>
-    json({ agents: runs.map((r) => benchmarkOf(r.manifest, r.results)), missing: missing.map((m) => missingAgentText(m, runDir)) }),
-};
+  ofRun: benchmarkOf,
+  ofComparison: comparisonBenchmark,
+});

@@ -1,9 +1,9 @@
 import type { Results, RunManifest, TrialOutcome } from '../run/schema.js';
 import { expectLabel } from '../run/expectation.js';
 import type { Comparison } from '../verdict/comparison.js';
-import { round, trialChecks } from './benchmark.js';
-import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
-import { caseFacts, missingAgentText } from './wording.js';
+import { round, spread, trialChecks } from './benchmark.js';
+import { jsonFormatReporter } from './json.js';
+import { caseFacts } from './wording.js';
 
 /*
  * A run as `claude plugin eval`'s aggregate result (`aggregate-result.json`, schema version 1): `cases[]`, each with
@@ -14,7 +14,7 @@ import { caseFacts, missingAgentText } from './wording.js';
  * that carried no evidence is left out (it measures nothing) and counted in `skipped`.
  */
 
-const mean = (xs: readonly number[]) => (xs.length ? round(xs.reduce((a, b) => a + b, 0) / xs.length) : null);
+const mean = (xs: readonly number[]) => spread(xs)?.mean ?? null;
 
 function pluginEvalRun(o: TrialOutcome, label: string) {
   const graders = trialChecks(o, label).map((c, i) => ({
@@ -65,7 +65,8 @@ export function pluginEvalResultOf(manifest: RunManifest, results: Results) {
     schemaVersion: 1,
     harness: `skillprobe ${results.harnessVersion}`,
     runId: results.runId,
-    claudeVersion: results.run.agent.id === 'claude-code' ? (results.run.agent.cliVersion ?? null) : null,
+    // The format knows one CLI; `agent` beside it names which one ran, so a reporter needs no agent's name.
+    claudeVersion: results.run.agent.cliVersion ?? null,
     agent: results.run.agent,
     model: results.run.model.reported ?? results.run.model.requested,
     judgeModel: results.judge?.model ?? null,
@@ -83,8 +84,6 @@ export function pluginEvalResultOf(manifest: RunManifest, results: Results) {
     cases,
   };
 }
-
-const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
 
 /** Two runs compared: the candidate's cases, each scored by its skill-arm rate, its delta the change from the base. */
 function comparisonResult(c: Comparison) {
@@ -115,11 +114,9 @@ function comparisonResult(c: Comparison) {
 }
 
 /** `claude plugin eval`'s aggregate-result.json: a run, each agent's run of several, or a comparison. */
-export const pluginEvalReporter: Reporter = {
+export const pluginEvalReporter = jsonFormatReporter({
   name: 'plugin-eval',
   description: "claude plugin eval's aggregate-result.json (arms with / without are the skill and ablation arms)",
-  render: ({ manifest, results }: ReportInput) => json(pluginEvalResultOf(manifest, results)),
-  renderComparison: (comparison) => json(comparisonResult(comparison)),
-  renderAgents: ({ runs, missing, runDir }: AgentsReportInput) =>
-    json({ agents: runs.map((r) => pluginEvalResultOf(r.manifest, r.results)), missing: missing.map((m) => missingAgentText(m, runDir)) }),
-};
+  ofRun: pluginEvalResultOf,
+  ofComparison: comparisonResult,
+});
