@@ -107,14 +107,14 @@ export function importEvalSet(file: string, opts: ImportOptions, env: ImportEnv)
     throw e instanceof InputError ? new InputError(e.problems.map((p) => ({ ...p, file: shownInput }))) : e;
   }
   const skill = opts.skill !== undefined ? namedSkill(opts.skill, skills, config.skillsDir) : undefined;
-  let set: ImportedSet;
-  try {
-    set = readImport(text, { file: shownInput, path: input, skills, ...(skill !== undefined ? { skill } : {}) });
-  } catch (e) {
-    // The skill the file's place names is the one mistake --skill mends: offered.
-    if (!(e instanceof InputError) || !/cannot tell which skill/.test(e.problems[0]!.what)) throw e;
-    throw new InputError({ ...e.problems[0]!, todo: `pass --skill with one of ${skills.map((s) => s.dir).join(', ')}` });
-  }
+  // The skill the file's place names is the one mistake --skill mends: offered.
+  const set: ImportedSet = readImport(text, {
+    file: shownInput,
+    path: input,
+    skills,
+    ...(skill !== undefined ? { skill } : {}),
+    noSkillTodo: `pass --skill with one of ${skills.map((s) => s.dir).join(', ')}`,
+  });
   const written = set.cases.map((c) => ('skill' in c.expect ? c.expect.skill : c.expect.not));
   const named = [...new Set(written)].join(', ');
 

@@ -17,7 +17,7 @@ import { caseFacts, SIMULATED_NOTE } from './wording.js';
 
 const CONFIGURATION: Record<Arm, string> = { skill: 'with_skill', ablation: 'without_skill' };
 
-export interface Expectation {
+export interface BenchmarkExpectation {
   text: string;
   passed: boolean;
   evidence: string;
@@ -38,7 +38,7 @@ interface BenchmarkRun {
     tool_calls: number | null;
     errors: number;
   };
-  expectations: Expectation[];
+  expectations: BenchmarkExpectation[];
   notes: string[];
 }
 
@@ -62,15 +62,15 @@ export function spread(values: readonly number[]): Spread | undefined {
 const signed = (x: number, places: number) => `${x >= 0 ? '+' : ''}${x.toFixed(places)}`;
 
 /** What a scored trial was checked for: its routing (and plan), then each judged item; each passed or not, and why. */
-export function trialChecks(o: TrialOutcome, label: string): Expectation[] {
+export function trialChecks(o: TrialOutcome, label: string): BenchmarkExpectation[] {
   const fired = o.firings.length ? o.firings.map((f) => f.skill).join(', ') : 'no skill';
   // A judged trial's own pass needs its items too; its routing (and plan) alone is `passedWithoutItems`.
-  const routing: Expectation = {
+  const routing: BenchmarkExpectation = {
     text: `routes as the case expects (${label})${o.plan ? ', its plan checks pass' : ''}`,
     passed: o.judge?.passedWithoutItems ?? o.passed === true,
     evidence: `fired: ${fired}`,
   };
-  const items: Expectation[] = (o.judge?.items ?? []).map((i) => ({
+  const items: BenchmarkExpectation[] = (o.judge?.items ?? []).map((i) => ({
     text: i.item,
     passed: i.verdict === 'yes',
     evidence: `judge: ${i.verdict} (samples ${i.samples.join(', ')})`,

@@ -5,12 +5,12 @@
  * the skill's folder) the case's files, its `expectations` `expect.judge` items. An eval written as a trigger entry
  * (`{prompt|query, should_trigger}`, skill-creator's other layout of a trigger list) is read as one.
  */
+import { isPlainObject } from '../../util/json.js';
 import { resolve } from 'node:path';
 import { InputError, ProblemList } from '../../util/input-error.js';
 import type { LocatedYaml } from '../yaml-file.js';
 import {
   idPart,
-  isObject,
   kindOf,
   placeSkill,
   skillNamed,
@@ -119,7 +119,7 @@ export const evalsObject: Importer = {
   name: 'evals-json',
   shape: SHAPE,
   reads: ['tree'],
-  recognises: (value) => isObject(value) && 'evals' in value,
+  recognises: (value) => isPlainObject(value) && 'evals' in value,
   read(value, src, ctx) {
     const y = src as LocatedYaml;
     const { evals, skill_name: skillName } = value as Record<string, unknown>;
@@ -138,7 +138,7 @@ export const evalsObject: Importer = {
     const tasks: ImportedCase[] = [];
     const triggers: TriggerEntry[] = [];
     evals.forEach((e: unknown, i) => {
-      if (!isObject(e))
+      if (!isPlainObject(e))
         return problems.add(
           y.problem(['evals', i], `eval ${i + 1} is ${kindOf(e)}, not an object`, 'write {"id": …, "prompt": "…", "expectations": […]}'),
         );

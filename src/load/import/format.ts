@@ -66,6 +66,8 @@ export interface ImportContext {
   skills: readonly FamilyMember[];
   /** The skill `--skill` names, over what the file or its place says. */
   skill?: string;
+  /** What to do when neither the file nor its place names its skill (`skillprobe import`: pass --skill). */
+  noSkillTodo?: string;
 }
 
 export interface Importer<Parsed = unknown> {
@@ -82,8 +84,6 @@ export interface Importer<Parsed = unknown> {
 export const kindOf = (v: unknown) =>
   v === null ? 'null' : Array.isArray(v) ? 'a list' : typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /**
  * The skill a file is for: `--skill`, else the one whose folder holds the file (`skills/<name>/evals/evals.json`),
  * else the one the file's name before its first dot names (`cases/<name>.json`, `cases/<name>.evals.json`).
@@ -98,7 +98,9 @@ export function placeSkill(ctx: ImportContext, format: string): string {
   throw new InputError({
     file: ctx.file,
     what: `cannot tell which skill this ${format} is for (its name "${stem}" names no skill, and no skill folder holds it)`,
-    todo: `name it after its skill (cases/<skill>.json), or move it into the skill's folder; skills: ${ctx.skills.map((s) => s.dir).join(', ')}`,
+    todo:
+      ctx.noSkillTodo ??
+      `name it after its skill (cases/<skill>.json), or move it into the skill's folder; skills: ${ctx.skills.map((s) => s.dir).join(', ')}`,
   });
 }
 

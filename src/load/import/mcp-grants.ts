@@ -5,9 +5,10 @@
  * (`{enabled, server, servers: [{name, command, args, url}]}`), waza in its `config.mcp_servers` (`{<name>: {type,
  * command, args, env, url}}`).
  */
+import { isPlainObject } from '../../util/json.js';
 import type { ProblemList } from '../../util/input-error.js';
 import type { LocatedYaml } from '../yaml-file.js';
-import { isObject, kindOf, type ImportedCase, type ImportNote, type SourcePath } from './format.js';
+import { kindOf, type ImportedCase, type ImportNote, type SourcePath } from './format.js';
 
 type Servers = NonNullable<ImportedCase['mcp']>;
 
@@ -28,7 +29,7 @@ export interface GivenServer {
 export function grantedServers(y: LocatedYaml, given: readonly GivenServer[], uncarried: ImportNote[], problems: ProblemList): Servers {
   const servers: Servers = {};
   given.forEach(({ name: named, s, at: sAt }, j) => {
-    if (!isObject(s))
+    if (!isPlainObject(s))
       return problems.add(y.problem(sAt, `an MCP server is ${kindOf(s)}, not an object`, 'write the server as {command, args}'));
     const name = serverName(named, j + 1);
     if (typeof s.command !== 'string' || s.command.trim() === '') {

@@ -6,6 +6,7 @@
  * with `max: 0`, must not. An `llm` grader's body becomes an `expect.judge` item; every other grader is named as not
  * carried.
  */
+import { isPlainObject } from '../../util/json.js';
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { InputError, ProblemList } from '../../util/input-error.js';
@@ -13,7 +14,6 @@ import { MAX_ITEM_CHARS } from '../../checks/judge.js';
 import { parseYamlText, readTextFile } from '../yaml-file.js';
 import {
   idPart,
-  isObject,
   kindOf,
   placeSkill,
   type ImportContext,
@@ -22,6 +22,7 @@ import {
   type ImportNote,
   type Located,
 } from './format.js';
+import { NEAR_MISS_TAG } from './trigger-list.js';
 
 const GRADER_TYPES = new Set(['regex', 'tool_used', 'tool_order', 'file_exists', 'llm', 'baseline']);
 const SHAPE = 'a `claude plugin eval` case (case.yaml, or prompt.md with frontmatter), its graders inline or in graders/*.md';
@@ -39,7 +40,7 @@ export function markdownWithFrontmatter(file: string, text: string): { value: Re
   }
   const shift = (at: { line: number; col: number }) => ({ line: at.line + (m ? 1 : 0), col: at.col });
   const src: Located = { locate: (p) => shift(y.locate(p)), problem: (p, what, todo) => ({ file, ...shift(y.locate(p)), what, todo }) };
-  return { value: isObject(y.value) ? y.value : {}, body: (m ? m[2]! : text).trim(), src };
+  return { value: isPlainObject(y.value) ? y.value : {}, body: (m ? m[2]! : text).trim(), src };
 }
 
 /** A grader as read, and where to name it: inline (`[graders, j]` of the case file), or a file of its own. */
@@ -98,10 +99,11 @@ export const pluginEvalCase: Importer<Record<string, unknown>> = {
   shape: SHAPE,
   reads: ['tree', 'markdown'],
   recognises: (value, ctx) =>
-    isObject(value) &&
+    isPlainObject(value) &&
     !('tests' in value) &&
     !('evals' in value) &&
-    ((Array.isArray(value.graders) && value.graders.some((g) => isObject(g) && GRADER_TYPES.has(g.type as string))) || hasGraderFiles(ctx)),
+    ((Array.isArray(value.graders) && value.graders.some((g) => isPlainObject(g) && GRADER_TYPES.has(g.type as string))) ||
+      hasGraderFiles(ctx)),
   read(value, src, ctx) {
     const folder = dirname(ctx.path);
     const caseName = typeof value.name === 'string' && value.name.trim() !== '' ? value.name : basename(folder);
@@ -115,8 +117,13 @@ export const pluginEvalCase: Importer<Record<string, unknown>> = {
         ),
       );
     const inline: Grader[] = (Array.isArray(value.graders) ? value.graders : []).map((g: unknown, j) => ({
-      fields: isObject(g) ? g : {},
-      body: isObject(g) && typeof g.description === 'string' ? g.description : isObject(g) && typeof g.rubric === 'string' ? g.rubric : '',
+      fields: isPlainObject(g) ? g : {},
+      body:
+        isPlainObject(g) && typeof g.description === 'string'
+          ? g.description
+          : isPlainObject(g) && typeof g.rubric === 'string'
+            ? g.rubric
+            : '',
       name: `grader ${j + 1}`,
       problem: (what, todo) => src.problem(['graders', j], what, todo),
     }));
@@ -175,7 +182,7 @@ export const pluginEvalCase: Importer<Record<string, unknown>> = {
       id: idPart(caseName),
       prompt,
       expect: negative ? { not: skill } : { skill, ...(judge.length ? { judge } : {}) },
-      tags: negative ? ['near-miss'] : [],
+      tags: negative ? [NEAR_MISS_TAG] : [],
     };
     return { format: 'plugin-eval', cases: [c], repeats: [], uncarried, src, alsoRead: files.map(({ file, text }) => ({ file, text })) };
   },

@@ -2,10 +2,11 @@
  * The MCP servers a promptfoo config grants its provider (`providers: [{id, config: {mcp: {enabled, server, servers}}}]`),
  * as each case's `mcp`.
  */
+import { isPlainObject } from '../../util/json.js';
 import type { ProblemList } from '../../util/input-error.js';
 import { valueHash } from '../../util/json.js';
 import type { LocatedYaml } from '../yaml-file.js';
-import { isObject, type ImportedCase, type ImportNote, type SourcePath } from './format.js';
+import { type ImportedCase, type ImportNote, type SourcePath } from './format.js';
 import { grantedServers } from './mcp-grants.js';
 
 /**
@@ -20,15 +21,15 @@ export function promptfooMcp(
   problems: ProblemList,
 ): { servers: NonNullable<ImportedCase['mcp']>; at: SourcePath } | undefined {
   const grants = providers.flatMap((p, i) => {
-    const mcp = isObject(p) && isObject(p.config) ? p.config.mcp : undefined;
-    if (!isObject(mcp) || mcp.enabled === false) return [];
+    const mcp = isPlainObject(p) && isPlainObject(p.config) ? p.config.mcp : undefined;
+    if (!isPlainObject(mcp) || mcp.enabled === false) return [];
     const at = ['providers', i, 'config', 'mcp'];
     for (const k of Object.keys(mcp).filter((k) => !['enabled', 'server', 'servers'].includes(k)))
       uncarried.push({ at: [...at, k], what: `its MCP setting "${k}"` });
     const given = [
       ...(mcp.server === undefined ? [] : [{ s: mcp.server, at: [...at, 'server'] }]),
       ...(Array.isArray(mcp.servers) ? mcp.servers.map((s, j) => ({ s, at: [...at, 'servers', j] })) : []),
-    ].map((g) => ({ ...g, name: isObject(g.s) ? g.s.name : undefined }));
+    ].map((g) => ({ ...g, name: isPlainObject(g.s) ? g.s.name : undefined }));
     return [{ at, servers: grantedServers(y, given, uncarried, problems) }];
   });
   const granting = grants.filter((g) => Object.keys(g.servers).length > 0);

@@ -8,13 +8,13 @@
  * its provider is granted (`config.mcp`) are each case's `mcp`. A template replaying its thread (`_conversation`) is
  * read for each thread's first test, with no earlier turn; a later test of a thread is named as not carried.
  */
+import { isPlainObject } from '../../util/json.js';
 import { InputError, ProblemList } from '../../util/input-error.js';
 import type { HistoryTurn } from '../conversation.js';
 import type { LocatedYaml } from '../yaml-file.js';
 import { promptfooMcp } from './promptfoo-mcp.js';
 import {
   idPart,
-  isObject,
   kindOf,
   skillNamed,
   type ImportContext,
@@ -41,7 +41,7 @@ function filled(template: string, vars: Record<string, unknown>): { text: string
   let missing: string | undefined;
   const text = template.replace(/\{\{\s*([A-Za-z_][\w.]*)\s*\}\}/g, (_, name: string) => {
     const v = vars[name];
-    if (v === undefined || isObject(v) || Array.isArray(v)) missing ??= name;
+    if (v === undefined || isPlainObject(v) || Array.isArray(v)) missing ??= name;
     return String(v ?? '');
   });
   return missing === undefined ? { text } : { missing };
@@ -64,13 +64,13 @@ function firstTurnTemplate(template: string): string | undefined {
 
 /** The thread a test belongs to: its `metadata.conversationId`, else the one thread of every test without one. */
 const threadOf = (t: Record<string, unknown>) =>
-  isObject(t.metadata) && (typeof t.metadata.conversationId === 'string' || typeof t.metadata.conversationId === 'number')
+  isPlainObject(t.metadata) && (typeof t.metadata.conversationId === 'string' || typeof t.metadata.conversationId === 'number')
     ? String(t.metadata.conversationId)
     : undefined;
 
 /** A chat message as promptfoo writes it, `{role, content}` or `{<role>: content}`: its role and text, or undefined. */
 function message(m: unknown): { role: string; text: string } | undefined {
-  if (!isObject(m)) return undefined;
+  if (!isPlainObject(m)) return undefined;
   if (typeof m.role === 'string' && typeof m.content === 'string') return { role: m.role, text: m.content };
   const [entry, ...more] = Object.entries(m);
   return entry && more.length === 0 && typeof entry[1] === 'string' ? { role: entry[0], text: entry[1] } : undefined;
@@ -117,10 +117,10 @@ export const promptfooConfig: Importer = {
   shape: SHAPE,
   reads: ['tree'],
   recognises: (value) =>
-    isObject(value) &&
+    isPlainObject(value) &&
     Array.isArray(value.tests) &&
     [...value.tests, value.defaultTest].some(
-      (t) => isObject(t) && asList(t.assert).some((a) => isObject(a) && SKILL_ASSERTIONS.includes(a.type as string)),
+      (t) => isPlainObject(t) && asList(t.assert).some((a) => isPlainObject(a) && SKILL_ASSERTIONS.includes(a.type as string)),
     ),
   read(value, src, ctx) {
     const y = src as LocatedYaml;
@@ -135,8 +135,8 @@ export const promptfooConfig: Importer = {
           "write the request's template inline, like prompts: ['{{request}}'], and each request in its test's vars",
         ),
       );
-    const defaults = isObject(config.defaultTest) ? config.defaultTest : {};
-    const defaultVars = isObject(defaults.vars) ? defaults.vars : {};
+    const defaults = isPlainObject(config.defaultTest) ? config.defaultTest : {};
+    const defaultVars = isPlainObject(defaults.vars) ? defaults.vars : {};
     const problems = new ProblemList();
     const uncarried: ImportNote[] = [];
     const cases: ImportedCase[] = [];
@@ -148,7 +148,7 @@ export const promptfooConfig: Importer = {
     (config.tests as unknown[]).forEach((t, i) => {
       const at = ['tests', i];
       const name = `test ${i + 1}`;
-      if (!isObject(t))
+      if (!isPlainObject(t))
         return problems.add(
           y.problem(at, `${name} is ${kindOf(t)}, not an object`, 'write {vars: {…}, assert: [{type: skill-used, value: <skill>}]}'),
         );
@@ -166,7 +166,7 @@ export const promptfooConfig: Importer = {
         ...asList(defaults.assert).map((a, j) => ({ a, at: ['defaultTest', 'assert', j] })),
         ...asList(t.assert).map((a, j) => ({ a, at: [...at, 'assert', j] })),
       ];
-      const skillAsserts = asserts.filter(({ a }) => isObject(a) && SKILL_ASSERTIONS.includes(a.type as string));
+      const skillAsserts = asserts.filter(({ a }) => isPlainObject(a) && SKILL_ASSERTIONS.includes(a.type as string));
       if (skillAsserts.length !== 1) {
         if (skillAsserts.length === 0)
           uncarried.push({ at, what: `${name}: it asserts neither skill-used nor not-skill-used, so it is no trigger case` });
@@ -189,10 +189,10 @@ export const promptfooConfig: Importer = {
             'name one skill, like value: my-skill',
           ),
         );
-      const vars = { ...defaultVars, ...(isObject(t.vars) ? t.vars : {}) };
+      const vars = { ...defaultVars, ...(isPlainObject(t.vars) ? t.vars : {}) };
       // A chat template's list of messages is a conversation; any other value fills the template as text.
       const messages = chat === undefined ? undefined : vars[chat];
-      const messagesAt = isObject(t.vars) && chat! in t.vars ? [...at, 'vars', chat!] : ['defaultTest', 'vars', chat!];
+      const messagesAt = isPlainObject(t.vars) && chat! in t.vars ? [...at, 'vars', chat!] : ['defaultTest', 'vars', chat!];
       const talk = Array.isArray(messages) ? conversation(y, messagesAt, messages, name, uncarried, problems) : undefined;
       if (Array.isArray(messages) && !talk) return;
       const prompt = talk ? { text: talk.prompt } : filled(firstTurn ?? template, vars);
@@ -208,9 +208,9 @@ export const promptfooConfig: Importer = {
         return problems.add(y.problem([...at, 'vars'], `${name}: the prompt is empty`, 'write the request in its vars'));
       const judge: string[] = [];
       for (const { a: other, at: otherAt } of asserts.filter((x) => x !== skillAsserts[0])) {
-        if (isObject(other) && other.type === 'llm-rubric' && typeof other.value === 'string' && other.value.trim() !== '')
+        if (isPlainObject(other) && other.type === 'llm-rubric' && typeof other.value === 'string' && other.value.trim() !== '')
           judge.push(other.value.trim());
-        else uncarried.push({ at: otherAt, what: `${name}: the ${isObject(other) ? String(other.type) : kindOf(other)} assertion` });
+        else uncarried.push({ at: otherAt, what: `${name}: the ${isPlainObject(other) ? String(other.type) : kindOf(other)} assertion` });
       }
       const skill = assertedSkill(ctx, a.value);
       const positive = a.type === 'skill-used';

@@ -3,6 +3,7 @@
  * `cases:`) and `skillprobe import` both read through it. A format is recognised by its shape; the file's extension
  * says only how to parse it.
  */
+import { isPlainObject } from '../../util/json.js';
 import { extname } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { InputError } from '../../util/input-error.js';
@@ -12,7 +13,7 @@ import { markdownWithFrontmatter, pluginEvalCase } from './plugin-eval.js';
 import { promptfooConfig } from './promptfoo.js';
 import { skillgradeEval } from './skillgrade.js';
 import { wazaEval, wazaTriggerTests } from './waza.js';
-import { isObject, kindOf, type ImportContext, type ImportedSet, type Importer } from './format.js';
+import { kindOf, type ImportContext, type ImportedSet, type Importer } from './format.js';
 import { csvLocated, promptsCsv, type CsvTable } from './prompts-csv.js';
 import { triggerList } from './trigger-list.js';
 import { triggerListsObject } from './trigger-lists-object.js';
@@ -149,7 +150,7 @@ export function readImport(text: string, ctx: ImportContext, parsed?: LocatedYam
   const y = parsed ?? parseYamlText(file, text);
   const importer = IMPORTERS.find((i) => i.reads.includes('tree') && i.recognises(y.value as never, ctx));
   if (!importer) {
-    const keys = isObject(y.value) ? ` (keys ${Object.keys(y.value).join(', ') || 'none'})` : '';
+    const keys = isPlainObject(y.value) ? ` (keys ${Object.keys(y.value).join(', ') || 'none'})` : '';
     throw new InputError(
       y.problem([], `the file is ${kindOf(y.value)}${keys}, which is no format skillprobe imports`, `write it as ${shapes('tree')}`),
     );

@@ -4,18 +4,10 @@
  * skill; `false` says the skill must not fire (a near miss a sibling may rightly take: `expect: { not: <skill> }`).
  * Other keys are ignored: both are required, so a misspelt one is still reported.
  */
+import { isPlainObject } from '../../util/json.js';
 import { InputError, ProblemList, type InputProblem } from '../../util/input-error.js';
 import type { LocatedYaml } from '../yaml-file.js';
-import {
-  kindOf,
-  isObject,
-  placeSkill,
-  withoutRepeats,
-  type ImportContext,
-  type ImportedCase,
-  type Importer,
-  type Located,
-} from './format.js';
+import { kindOf, placeSkill, withoutRepeats, type ImportContext, type ImportedCase, type Importer, type Located } from './format.js';
 
 export const NEAR_MISS_TAG = 'near-miss';
 
@@ -41,7 +33,7 @@ export function triggerEntry(
 ): TriggerEntry | undefined {
   const n = at.at(-1) as number;
   const name = `entry ${n + 1}`;
-  if (!isObject(value)) {
+  if (!isPlainObject(value)) {
     problems.add(y.problem(at, `${name} is ${kindOf(value)}, not an object`, `write {"${keys[0]}": "…", "should_trigger": true or false}`));
     return undefined;
   }

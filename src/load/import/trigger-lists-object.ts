@@ -2,9 +2,10 @@
  * Two lists of requests in one object, `{"should_trigger": ["…"], "should_not_trigger": ["…"]}`: the first expect
  * the skill, the second are near misses it must leave (as a trigger list's `should_trigger: false`).
  */
+import { isPlainObject } from '../../util/json.js';
 import { InputError, ProblemList, type InputProblem } from '../../util/input-error.js';
 import type { LocatedYaml } from '../yaml-file.js';
-import { isObject, kindOf, placeSkill, type ImportNote, type Importer } from './format.js';
+import { kindOf, placeSkill, type ImportNote, type Importer } from './format.js';
 import { triggerCases, type TriggerEntry } from './trigger-list.js';
 
 const KEYS = ['should_trigger', 'should_not_trigger'] as const;
@@ -42,7 +43,7 @@ export const triggerListsObject: Importer = {
   name: 'trigger-lists',
   shape: SHAPE,
   reads: ['tree'],
-  recognises: (value) => isObject(value) && KEYS.some((k) => k in value) && !('evals' in value),
+  recognises: (value) => isPlainObject(value) && KEYS.some((k) => k in value) && !('evals' in value),
   read(value, src, ctx) {
     const y = src as LocatedYaml;
     const object = value as Record<string, unknown>;

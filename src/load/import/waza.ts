@@ -5,22 +5,13 @@
  * (`{skill, should_trigger_prompts: [{prompt}], should_not_trigger_prompts: [{prompt}]}`). Graders, expected outcomes
  * and confidence levels are named as not carried.
  */
+import { isPlainObject } from '../../util/json.js';
 import { dirname, relative } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { InputError, ProblemList } from '../../util/input-error.js';
 import { isWithin } from '../../util/paths.js';
 import { parseYamlText, readTextFile, type LocatedYaml } from '../yaml-file.js';
-import {
-  idPart,
-  isObject,
-  kindOf,
-  placeSkill,
-  skillNamed,
-  type ImportContext,
-  type ImportedCase,
-  type Importer,
-  type ImportNote,
-} from './format.js';
+import { idPart, kindOf, placeSkill, skillNamed, type ImportContext, type ImportedCase, type Importer, type ImportNote } from './format.js';
 import { grantedServers } from './mcp-grants.js';
 import { triggerCases } from './trigger-list.js';
 import { twoListsEntries } from './trigger-lists-object.js';
@@ -41,17 +32,17 @@ export const wazaTriggerTests: Importer = {
   name: 'waza-trigger-tests',
   shape: TRIGGER_SHAPE,
   reads: ['tree'],
-  recognises: (value) => isObject(value) && TRIGGER_KEYS.some((k) => k in value),
+  recognises: (value) => isPlainObject(value) && TRIGGER_KEYS.some((k) => k in value),
   read(value, src, ctx) {
     const y = src as LocatedYaml;
     const object = value as Record<string, unknown>;
     const problems = new ProblemList();
     const uncarried: ImportNote[] = [];
     const entries = twoListsEntries(y, object, TRIGGER_KEYS, TRIGGER_SHAPE, problems, (item, key, i) => {
-      const prompt = isObject(item) ? item.prompt : item;
+      const prompt = isPlainObject(item) ? item.prompt : item;
       if (typeof prompt !== 'string' || prompt.trim() === '')
         return y.problem([key, i], `"${key}" item ${i + 1} has no prompt`, 'write - prompt: the request as a user would type it');
-      if (isObject(item))
+      if (isPlainObject(item))
         for (const k of Object.keys(item).filter((k) => k !== 'prompt' && k !== 'reason'))
           uncarried.push({ at: [key, i, k], what: `"${key}" item ${i + 1}: "${k}"` });
       return prompt;
@@ -73,15 +64,15 @@ export const wazaEval: Importer = {
   shape: EVAL_SHAPE,
   reads: ['tree'],
   recognises: (value) =>
-    isObject(value) && Array.isArray(value.tasks) && value.tasks.length > 0 && value.tasks.every((t) => typeof t === 'string'),
+    isPlainObject(value) && Array.isArray(value.tasks) && value.tasks.length > 0 && value.tasks.every((t) => typeof t === 'string'),
   read(value, src, ctx) {
     const y = src as LocatedYaml;
     const suite = value as Record<string, unknown>;
     const skill = suiteSkill(ctx, y, suite.skill, 'waza eval suite');
     const folder = dirname(ctx.path);
-    const config = isObject(suite.config) ? suite.config : {};
+    const config = isPlainObject(suite.config) ? suite.config : {};
     // Its MCP servers are carried; its other settings (trials, timeouts, executor) are the run's, named.
-    const mcpOnly = isObject(suite.config) && Object.keys(config).every((k) => k === 'mcp_servers');
+    const mcpOnly = isPlainObject(suite.config) && Object.keys(config).every((k) => k === 'mcp_servers');
     const uncarried: ImportNote[] = Object.keys(suite)
       .filter((k) => !['name', 'description', 'skill', 'version', 'tasks'].includes(k) && !(k === 'config' && mcpOnly))
       .map((k) => ({
@@ -89,7 +80,7 @@ export const wazaEval: Importer = {
         what: `"${k}" (waza's ${k === 'graders' ? 'graders run its own checks' : k === 'config' && 'mcp_servers' in config ? 'settings besides mcp_servers' : 'setting'})`,
       }));
     const problems = new ProblemList();
-    if (config.mcp_servers !== undefined && !isObject(config.mcp_servers))
+    if (config.mcp_servers !== undefined && !isPlainObject(config.mcp_servers))
       problems.add(
         y.problem(
           ['config', 'mcp_servers'],
@@ -97,7 +88,7 @@ export const wazaEval: Importer = {
           'write each server by name: {<name>: {command, args}}',
         ),
       );
-    const given = isObject(config.mcp_servers)
+    const given = isPlainObject(config.mcp_servers)
       ? Object.entries(config.mcp_servers).map(([name, s]) => ({ name, s, at: ['config', 'mcp_servers', name] }))
       : [];
     const servers = grantedServers(y, given, uncarried, problems);
@@ -131,17 +122,19 @@ export const wazaEval: Importer = {
         alsoRead.push({ file, text });
         const task = parseYamlText(file, text);
         const t = task.value;
-        const prompt = isObject(t) && isObject(t.inputs) ? t.inputs.prompt : undefined;
+        const prompt = isPlainObject(t) && isPlainObject(t.inputs) ? t.inputs.prompt : undefined;
         if (typeof prompt !== 'string' || prompt.trim() === '')
           throw new InputError(
             task.problem(
-              isObject(t) && isObject(t.inputs) ? ['inputs'] : [],
+              isPlainObject(t) && isPlainObject(t.inputs) ? ['inputs'] : [],
               'the task has no inputs.prompt',
               'write inputs: { prompt: the task as a user would ask it }',
             ),
           );
         const id =
-          isObject(t) && (typeof t.id === 'string' || typeof t.id === 'number') ? idPart(t.id) : idPart(shown.replace(/\.ya?ml$/i, ''));
+          isPlainObject(t) && (typeof t.id === 'string' || typeof t.id === 'number')
+            ? idPart(t.id)
+            : idPart(shown.replace(/\.ya?ml$/i, ''));
         cases.push({
           at: ['tasks', i],
           fields: mcp.mcp ? { mcp: ['config', 'mcp_servers'] } : {},
