@@ -5,6 +5,7 @@ import type { Transcript } from '../transcript/types.js';
 import type { EarlierTurn } from '../load/conversation.js';
 import type { McpServer } from '../load/mcp.js';
 import type { McpToolName } from '../mcp/names.js';
+import type { CliLogin } from './login.js';
 
 /** Everything an adapter needs to build one headless invocation. */
 export interface InvocationRequest {
@@ -27,6 +28,11 @@ export interface InvocationRequest {
    * send headers) as a base URL whose path carries it.
    */
   simulator?: { url: string; headers: Record<string, string>; identityUrl: string };
+  /**
+   * The trial runs on the caller's subscription login (`auth: login`): its credential file was copied into `home`,
+   * and no API key reaches the CLI. Absent: an API key (or cloud provider) from the caller's environment.
+   */
+  login?: boolean;
   /** The binary the run resolved, once, before any trial; by default the pinned one. */
   binary?: string;
   /** What the trial is for, which decides the tools the CLI offers (each adapter maps it to its argv and files). */
@@ -207,6 +213,8 @@ export interface AgentAdapter {
    * evidence and exit code where the stream alone does not say enough.
    */
   parse(raw: TranscriptLines, trial?: Pick<TrialMeta, 'evidence' | 'exitCode'>): Transcript;
+  /** The CLI's subscription login (`auth: login`): the credential files a trial gets; absent: it has none. */
+  readonly login?: CliLogin;
   /** Why the caller's environment cannot reach a real model (no credentials), or undefined. */
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined;
   /** Resolves the binary that will run (for the manifest and for errors before any trial). */

@@ -42,6 +42,7 @@ export const rejudgeCommand = defineCommand({
         drawSeed: o.drawSeed,
         labels: o.labels,
         maxCostUsd: o.maxCost,
+        login: o.login === true,
         concurrency: o.concurrency,
         trialSeconds: o.timeout,
         workdir: o.workdir,

@@ -138,6 +138,7 @@ export function runOptionsFrom(o: RunFlagValues): RunFlagOptions {
       agents: o.agent,
       agentBinary: o.agentBinary,
       maxCostUsd: o.maxCost,
+      auth: o.login ? 'login' : undefined,
       context: contexts ? undefined : o.context,
       ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
       decision: {

@@ -1,6 +1,6 @@
 import { EXIT } from '../run/exit-codes.js';
 import { CONTEXTS } from '../run/config-schema.js';
-import { choice, valued } from './flags.js';
+import { choice, toggle, valued } from './flags.js';
 import { concurrency, int, positive, text } from './parsers.js';
 
 /**
@@ -30,6 +30,10 @@ export const TRIAL_FLAGS = {
   ),
   timeout: valued('--timeout <seconds>', 'harness deadline per trial', positive('--timeout')),
   workdir: valued('--workdir <dir>', 'where sealed workspaces are created (default: the system temp folder)', text('--workdir')),
+  login: toggle(
+    '--login',
+    "use the agent CLI's own subscription login (only its credential file is copied into each trial) instead of an API key; the same as `auth: login`",
+  ),
   maxCost: valued(
     '--max-cost <usd>',
     `stop scheduling once the trials' reported costs reach this many USD (what ran is kept, a partial run: exit ${EXIT.costCapped})`,

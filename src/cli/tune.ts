@@ -85,6 +85,7 @@ export const tuneCommand = defineCommand({
         transcriptsDir: o.transcripts,
         concurrency: o.concurrency,
         context: o.context,
+        auth: o.login ? 'login' : undefined,
         ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
       },
       proposerModel: o.proposerModel,

@@ -8,7 +8,7 @@ import { gradeStoredJudged, judgeOf, JUDGE_DIR, readJudgeStep, readJudgeSteps } 
 import { trialAskId, type JudgeAsk } from '../grade/judge-asks.js';
 import { hasJudgedCases, runJudgeAsks } from '../grade/judged.js';
 import { gradeStored } from '../runner/stored-grades.js';
-import { splitProblem } from '../load/config.js';
+import { credentialProblem } from '../runner/suite-checks.js';
 import { InputError } from '../util/input-error.js';
 import { loadYamlFile } from '../load/yaml-file.js';
 import { ARMS } from '../run/config-schema.js';
@@ -46,6 +46,8 @@ export interface RejudgeOptions {
   /** `--timeout`: the harness deadline per judge request (default: the run's own). */
   trialSeconds?: number;
   workdir?: string;
+  /** `--login`: the judge's CLI on its subscription login (default: the run's own auth). */
+  login?: boolean;
   /** The user's working folder (the command's `io.cwd`): every relative path they gave is taken from it. */
   cwd: string;
   callerEnv: NodeJS.ProcessEnv;
@@ -89,11 +91,12 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
   const judge = judgeOf(manifest);
   const adapter = adapterFor(judge.agent, 'judge.agent');
   const profile = o.sim === undefined ? undefined : loadProfile(o.sim, o.cwd);
-  const missing = o.sim === undefined ? adapter.credentialProblem(o.callerEnv) : undefined;
-  if (missing) {
-    const [what, todo] = splitProblem(missing);
-    throw new InputError({ file: 'environment', what, todo });
-  }
+  const auth = o.login ? 'login' : manifest.config.auth;
+  const missing =
+    auth === 'login' || o.sim === undefined
+      ? credentialProblem(adapter, o.callerEnv, undefined, auth === 'login' ? { simulated: o.sim !== undefined, where: { file: '--login' } } : undefined)
+      : undefined;
+  if (missing) throw new InputError(missing);
   const labels = o.labels === undefined ? undefined : loadYamlFile(o.labels, labelsSchema, 'labels file', o.cwd).value;
   const binary = adapter.resolveBinary(undefined);
   const named = join(dir, REJUDGE_DIR);
@@ -127,7 +130,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
       skills: [],
       cases: again.map((a) => askCase({ id: `again.${a.id}`, prompt: a.prompt })),
       config: {
-        ...judgeConfig(manifest.config, judge.agent, judge.model, judge.config.samples, o.maxCostUsd),
+        ...judgeConfig({ ...manifest.config, auth }, judge.agent, judge.model, judge.config.samples, o.maxCostUsd),
         ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
         ...(o.trialSeconds !== undefined ? { timeouts: { trialSeconds: o.trialSeconds } } : {}),
       },

@@ -4,7 +4,7 @@ import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { adapterFor, fixtureSeal } from '../agents/registry.js';
 import { checkValueAt, collectConfig } from '../load/config.js';
 import { caseNeighbourSkills } from '../load/neighbours.js';
-import { checkCases, checkMcp, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder } from '../load/suite-inputs.js';
+import { checkCases, checkMcp, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder, placeOf } from '../load/suite-inputs.js';
 import type { Config, Context } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../util/input-error.js';
@@ -85,10 +85,13 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const simulated = checkSimulatedResume(opts.resume, opts.sim, problems, opts.cwd);
   // A run that will reach a real model; with no environment given, it has no credentials.
   const real = runs && opts.sim === undefined && !simulated ? (opts.callerEnv ?? {}) : undefined;
-  const noCredentials = real && credentialProblem(adapter!, real);
+  // A login's files are copied into every trial, a simulated one's too: they must be there either way.
+  const login = config.auth === 'login' ? { simulated: real === undefined, where: placeOf(loaded, 'auth') } : undefined;
+  const env = login && runs ? (opts.callerEnv ?? {}) : real;
+  const noCredentials = env && credentialProblem(adapter!, env, undefined, login);
   if (noCredentials) problems.add(noCredentials);
   const judgeCli =
-    need.judge !== false && adapter && all ? checkJudge(loaded, adapter, all, runs ? { real } : undefined, problems) : undefined;
+    need.judge !== false && adapter && all ? checkJudge(loaded, adapter, all, runs ? { real: env, login } : undefined, problems) : undefined;
   problems.throwIfAny();
   // No problem was found, so every input loaded.
   const loadedSuite = {

@@ -42,6 +42,7 @@ const FLAG_NAMES: Record<string, string> = {
   transcriptsDir: '--transcripts',
   'timeouts.trialSeconds': '--timeout',
   maxCostUsd: '--max-cost',
+  auth: '--login',
 };
 
 /** The flag that sets the config value at `path` (a path into a list names the list's flag). */

@@ -149,6 +149,7 @@ export function benchmarkOf(manifest: RunManifest, results: Results) {
       runs_per_configuration: Math.max(0, ...runs.map((r) => r.run_number)),
       harness: `skillprobe ${results.harnessVersion}`,
       agent: results.run.agent.id,
+      ...(results.run.auth ? { auth: results.run.auth } : {}),
       run_id: results.runId,
     },
     runs,

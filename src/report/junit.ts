@@ -26,6 +26,7 @@ import {
   REFUSED_AS,
   signedDifference,
   SIMULATED_NOTE,
+  AUTH_TEXT,
   simulatedRuns,
   simulatedRunsText,
   simulatorText,
@@ -281,6 +282,7 @@ function suitesOf({ manifest, results, runDir, agentNotes }: ReportInput, agent?
       design: verdictArm ? designText(v) : undefined,
       threshold: v.params.threshold,
       'left out': s.excluded,
+      auth: results.run.auth && AUTH_TEXT[results.run.auth],
       ...(simulated ? { simulated: 'true', simulator: simulated } : {}),
     };
     // A CI view lists suites by name: a simulated run's say so there, and in the output it shows beside them.

@@ -71,6 +71,7 @@ export function pluginEvalResultOf(manifest: RunManifest, results: Results) {
     model: results.run.model.reported ?? results.run.model.requested,
     judgeModel: results.judge?.model ?? null,
     simulated: results.run.simulated,
+    ...(results.run.auth ? { auth: results.run.auth } : {}),
     costUsd: results.run.costUsd ?? null,
     durationSeconds: Number.isFinite(ended - started) ? round((ended - started) / 1000, 1) : null,
     stopReason: results.run.status,

@@ -1,7 +1,7 @@
 import type { MissingAgent } from './reporter.js';
 import { fmt, interval, plural, short, usd } from './format.js';
 import { tokenCost } from './cost.js';
-import type { TokenPrice } from '../run/config-schema.js';
+import type { Auth, TokenPrice } from '../run/config-schema.js';
 import {
   BUDGET_STOPS,
   NO_EVIDENCE,
@@ -208,8 +208,11 @@ export function movedText(s: SuiteChange): string {
 /** `model X`, and what the agent reported when it differs. */
 export function modelText(run: RunFacts): string {
   const reported = run.model.reported && run.model.reported !== run.model.requested ? ` (the agent reported ${run.model.reported})` : '';
-  return `model ${run.model.requested}${reported}`;
+  return `model ${run.model.requested}${reported}${run.auth ? ` · ${AUTH_TEXT[run.auth]}` : ''}`;
 }
+
+/** How the trials reached the model, as a report's header says it. */
+export const AUTH_TEXT: Record<Auth, string> = { key: 'API key', login: 'subscription login' };
 
 export const simulatorText = (sim: NonNullable<RunFacts['simulator']>) =>
   `skillprobe's model simulator answered, profile "${sim.name}" (${sim.profile}, seed ${sim.seed}).`;

@@ -156,6 +156,13 @@ export const mcpServersSchema = z.record(
 );
 export type McpServersConfig = z.output<typeof mcpServersSchema>;
 
+/**
+ * How trials reach a real model: `key`, the API key (or cloud provider) in the caller's environment; `login`, the
+ * subscription login the caller's CLI stored, its credential file copied alone into each trial's fresh HOME.
+ */
+export const AUTHS = ['key', 'login'] as const;
+export type Auth = (typeof AUTHS)[number];
+
 export const configSchema = z
   .object({
     /** An agent id of the agents registry, its only list (checked where the config is loaded). */
@@ -166,6 +173,12 @@ export const configSchema = z
       .record(z.string().min(1))
       .optional()
       .describe("A model per agent id (`codex: gpt-5.5`); an agent not named here asks for its CLI's own default model."),
+    auth: z
+      .enum(AUTHS)
+      .default('key')
+      .describe(
+        "`key` (the default): the API key in the environment; `login` (as --login): the CLI's stored subscription login, only its credential file copied into each trial.",
+      ),
     /** Path to the agent binary; by default the pinned one from node_modules. */
     agentBinary: z.string().min(1).optional(),
     // No default here: a model belongs to one CLI, so the agent's own default is filled in where the agent is known.

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { checkResultSchema } from '../checks/kind.js';
 import { storedChecksSchema, storedExpectFields } from '../checks/registry.js';
-import { ARMS, configSchema, tokenPriceSchema, type Arm } from './config-schema.js';
+import { ARMS, AUTHS, configSchema, tokenPriceSchema, type Arm } from './config-schema.js';
 
 /**
  * The run folder's contract: what run.json, <n>.meta.json and results.json hold. Every stage takes its
@@ -721,6 +721,8 @@ export const runFactsSchema = z.object({
   /** A skillprobe model simulator answered, not a model: the numbers echo its profile. */
   simulated: z.boolean(),
   simulator: runManifestSchema.shape.simulator,
+  /** How the trials reached the model (the config's `auth`); absent in results made before it was recorded. */
+  auth: z.enum(AUTHS).optional(),
   status: runStatusSchema,
   startedAt: z.string(),
   endedAt: z.string().optional(),

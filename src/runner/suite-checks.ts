@@ -3,7 +3,8 @@ import { adapterFor, AGENT_IDS } from '../agents/registry.js';
 import type { AgentAdapter } from '../agents/types.js';
 import type { CaseSuite } from '../load/cases.js';
 import { namedTools } from '../load/mcp.js';
-import { checkValueAt, splitProblem, type LoadedConfig } from '../load/config.js';
+import { checkValueAt, splitProblem, type LoadedConfig, type ValueLocation } from '../load/config.js';
+import { loginProblem } from '../agents/login.js';
 import type { Skill } from '../load/skills.js';
 import { placeOf } from '../load/suite-inputs.js';
 import { readAgentRunsSync, readManifestSync } from '../run/store.js';
@@ -222,12 +223,20 @@ function simulatedRun(dir: string): string | undefined {
   return m.ok ? m.value.simulator?.profile : undefined;
 }
 
-/** What the agent's CLI lacks in the caller's environment to reach a real model (`whose` names a CLI other than the run's). */
-export function credentialProblem(adapter: AgentAdapter, env: NodeJS.ProcessEnv, whose?: string): InputProblem | undefined {
-  const missing = adapter.credentialProblem(env);
+/**
+ * What the agent's CLI lacks in the caller's environment to reach a real model (`whose` names a CLI other than the
+ * run's); with `login` (`auth: login`), what its stored login lacks, against the simulator too (its file is copied).
+ */
+export function credentialProblem(
+  adapter: AgentAdapter,
+  env: NodeJS.ProcessEnv,
+  whose?: string,
+  login?: { simulated: boolean; where: ValueLocation },
+): InputProblem | undefined {
+  const missing = login ? loginProblem(adapter, env, login.simulated) : adapter.credentialProblem(env);
   if (!missing) return undefined;
   const [what, todo] = splitProblem(missing);
-  return { file: 'environment', what: whose ? `${whose}: ${what}` : what, todo };
+  return { ...(login?.where ?? { file: 'environment' }), what: whose ? `${whose}: ${what}` : what, todo };
 }
 
 /**
@@ -238,7 +247,7 @@ export function checkJudge(
   loaded: LoadedConfig,
   adapter: AgentAdapter,
   all: CaseSuite,
-  run: { real?: NodeJS.ProcessEnv } | undefined,
+  run: { real?: NodeJS.ProcessEnv; login?: { simulated: boolean; where: ValueLocation } } | undefined,
   problems: ProblemList,
 ): JudgeCli | undefined {
   if (!all.cases.some((c) => c.expect.judge?.length)) return undefined;
@@ -248,7 +257,7 @@ export function checkJudge(
   // A judge of another CLI needs its own binary and credentials, checked with the run's.
   return problems.collect(() => {
     const judgeAdapter = adapterFor(judgeAgent, 'judge.agent');
-    const missing = run.real && credentialProblem(judgeAdapter, run.real, `the judge (${judgeAgent})`);
+    const missing = run.real && credentialProblem(judgeAdapter, run.real, `the judge (${judgeAgent})`, run.login);
     if (missing) throw new InputError(missing);
     return { adapter: judgeAdapter, binary: judgeAdapter.resolveBinary(undefined) };
   });

@@ -1,5 +1,6 @@
 import { fileLines } from '../util/file-lines.js';
 import { spawnAgent, type ConversationInput } from '../agents/spawn.js';
+import { copyLogin } from '../agents/login.js';
 import { collectMcpEvidence } from '../agents/mcp-servers.js';
 import { earlierTurns } from '../load/conversation.js';
 import { followUpDue } from '../grade/turns.js';
@@ -88,6 +89,7 @@ function invocationRequest(
     tmp: ws.tmp,
     harnessDir: ws.harnessDir,
     callerEnv: ctx.callerEnv,
+    ...(ctx.config.auth === 'login' ? { login: true } : {}),
     binary: ctx.binary,
     role: ctx.role,
     ...(context === 'field' ? { context } : {}),
@@ -101,6 +103,15 @@ function invocationRequest(
         }
       : undefined,
   };
+}
+
+/**
+ * Writes what the trial needs beyond its workspace before the CLI starts: the caller's login (its credential files
+ * alone) into the fresh HOME, then the adapter's own files. Returns what the parser will need.
+ */
+async function prepareRequest(adapter: AgentAdapter, req: InvocationRequest): Promise<TrialEvidence> {
+  if (req.login && adapter.login) await copyLogin(adapter.login, req.callerEnv, req.home);
+  return (await adapter.prepareTrial?.(req)) ?? {};
 }
 
 /** Where an arm's listing in a context is kept (`armListings`). */
@@ -134,7 +145,7 @@ export async function probeArmListings(
       try {
         await installCaseNeighbours(ctx, ws, caseNeighbours);
         const req = invocationRequest(ctx, ws, '', { key: `listing/${arm}`, caseId: '' }, context);
-        await ctx.adapter.prepareTrial?.(req);
+        await prepareRequest(ctx.adapter, req);
         listings[listingKey(arm, context)] = await probe(req);
       } finally {
         ctx.workspaces.release(ws);
@@ -207,7 +218,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         conversation,
         ctx.role === 'trial' ? c.mcpServers : undefined,
       );
-      const prepared = (await ctx.adapter.prepareTrial?.(req)) ?? {};
+      const prepared = await prepareRequest(ctx.adapter, req);
       // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
       const before = req.context === 'field' ? await treeState(ws.dir) : undefined;
       const inv = ctx.adapter.invocation(req);

@@ -28,6 +28,11 @@ export interface SimulatorStats {
   overloaded: number;
   /** The most admitted model calls in flight at once, over every credential. */
   maxInFlight: number;
+  /**
+   * Tunnels (CONNECT) refused: a CLI on a login, given the simulator as its proxy, tries its vendor's own hosts (account
+   * and token calls); none goes anywhere.
+   */
+  refusedTunnels: number;
 }
 
 /** A model call as it arrived, kept when the simulator records (for isolation tests). */
@@ -108,7 +113,7 @@ function providerMessage(d: Exclude<GateDecision, { type: 'admit' }>, profile: P
 }
 
 export async function startSimulator(profile: Profile, opts: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const stats: SimulatorStats = { requests: 0, messages: 0, errors: 0, stalls: 0, rateLimited: 0, overloaded: 0, maxInFlight: 0 };
+  const stats: SimulatorStats = { requests: 0, messages: 0, errors: 0, stalls: 0, rateLimited: 0, overloaded: 0, maxInFlight: 0, refusedTunnels: 0 };
   // Only with a `provider` block: a profile without one answers at once, as it always did.
   const provider: ProviderState | undefined = profile.provider && newProviderState(Date.now());
   /** Each trial's model calls so far: the provider's draws are per (trial, request number). */
@@ -199,6 +204,11 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
     } else {
       sendJson(res, 200, dialect.json(reply), requestId);
     }
+  });
+  // As a proxy it serves plain HTTP as any request and opens no tunnel: nothing reaches beyond loopback.
+  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+    stats.refusedTunnels++;
+    socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
   });
   server.on('connection', (s) => {
     sockets.add(s);

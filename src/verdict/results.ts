@@ -42,6 +42,7 @@ export function runFacts(m: RunManifest, outcomes: readonly TrialOutcome[]): Run
     model: { requested: m.model, reported: m.reportedModel },
     simulated: m.simulator !== null,
     simulator: m.simulator,
+    auth: m.config.auth,
     status: m.status,
     startedAt: m.startedAt,
     endedAt: m.endedAt,

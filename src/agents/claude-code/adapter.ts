@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { attemptTimeoutMs } from '../attempt-timeout.js';
-import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
+import { cliFolderFile } from '../login.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { AgentAdapter, Invocation, InvocationRequest, TrialRole } from '../types.js';
 import { initListingProblem, listingProblem } from '../init-isolation.js';
@@ -80,17 +81,22 @@ const readBy = (p: Provider, name: string) => name === p.switch || p.names.inclu
  * only for the selected provider. Against the simulator no credential, provider switch or proxy is kept, so nothing
  * can send a simulated trial anywhere but the simulator.
  */
-function realModelVariable(callerEnv: NodeJS.ProcessEnv, simulated: boolean): (name: string) => boolean {
-  const realApi = simulated ? [] : REAL_API;
-  const providers = simulated ? [] : selectedProviders(callerEnv);
+function realModelVariable(callerEnv: NodeJS.ProcessEnv, simulated: boolean, login: boolean): (name: string) => boolean {
+  // Under a login no key or provider switch may win over the copied credentials file.
+  const realApi = simulated ? [] : login ? REAL_API.filter((n) => !FIRST_PARTY_CREDENTIALS.includes(n)) : REAL_API;
+  const providers = simulated || login ? [] : selectedProviders(callerEnv);
   return (name) => realApi.includes(name) || providers.some((p) => readBy(p, name));
 }
 
-/** Points the CLI at the simulator: its URL, a placeholder key, the trial's identity headers, no proxy for loopback. */
-function simulatorVariables(simulator: NonNullable<InvocationRequest['simulator']>): Record<string, string> {
+/**
+ * Points the CLI at the simulator: its URL, the trial's identity headers, no proxy for loopback; a placeholder key,
+ * or under a login the simulator as the proxy of every other host (a login also calls the vendor's own hosts, and
+ * the simulator refuses those tunnels).
+ */
+function simulatorVariables(simulator: NonNullable<InvocationRequest['simulator']>, login: boolean): Record<string, string> {
   return {
     ANTHROPIC_BASE_URL: simulator.url,
-    ANTHROPIC_API_KEY: 'skillprobe-simulator',
+    ...(login ? simulatorProxy(simulator.url) : { ANTHROPIC_API_KEY: 'skillprobe-simulator' }),
     ANTHROPIC_CUSTOM_HEADERS: Object.entries(simulator.headers)
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n'),
@@ -100,10 +106,11 @@ function simulatorVariables(simulator: NonNullable<InvocationRequest['simulator'
 
 /** A trial's whole environment: the caller's variables it keeps, then the harness's own settings. */
 export function trialEnv(
-  req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'context'>,
+  req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'context' | 'login'>,
 ): Record<string, string> {
+  const login = req.login === true;
   return {
-    ...baseTrialEnv(req, realModelVariable(req.callerEnv, req.simulator !== undefined)),
+    ...baseTrialEnv(req, realModelVariable(req.callerEnv, req.simulator !== undefined, login)),
     // Stops every connection but the API calls (telemetry, update checks).
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_TELEMETRY: '1',
@@ -114,7 +121,7 @@ export function trialEnv(
     // In the lab only the skills under test compete for the model's attention; a field trial lists the bundled ones
     // beside them, as a default session does.
     ...(req.context === 'field' ? {} : { CLAUDE_CODE_DISABLE_BUNDLED_SKILLS: '1' }),
-    ...(req.simulator && simulatorVariables(req.simulator)),
+    ...(req.simulator && simulatorVariables(req.simulator, login)),
   };
 }
 
@@ -237,6 +244,14 @@ export const claudeCode: AgentAdapter = {
     // Every trial has a fresh HOME, so a login stored in ~/.claude cannot be used.
     const switches = PROVIDERS.map((p) => `${p.switch}=1`).join(', ');
     return `no credentials for Claude Code in the environment — export ${FIRST_PARTY_CREDENTIALS.join(' or ')}, or select a cloud provider (${switches}) with its credentials, or run against the simulator with --sim PROFILE`;
+  },
+
+  // Linux keeps the login in this file; macOS keeps it in the Keychain, where a trial's HOME cannot reach it.
+  login: {
+    what: 'Claude subscription',
+    files: [{ from: cliFolderFile('CLAUDE_CONFIG_DIR', '.claude', '.credentials.json'), to: '.claude/.credentials.json' }],
+    logIn:
+      'log in with `claude` and its /login (on macOS the login is kept in the Keychain: export CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token` instead of --login)',
   },
 
   simulatorHint: (url) => `ANTHROPIC_BASE_URL=${url}`,

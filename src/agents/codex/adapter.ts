@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Transcript } from '../../transcript/types.js';
-import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
+import { cliFolderFile } from '../login.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { runAgentCommand } from '../spawn.js';
 import { listingProblem } from '../init-isolation.js';
@@ -46,13 +47,14 @@ function pinnedBinary(): string | undefined {
 }
 
 /** Every variable a trial runs with: the caller's locale (and for a real model its key and proxies), then ours. */
-export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'simulator'>): Record<string, string> {
-  const real = req.simulator ? [] : [REAL_KEY_VARIABLE, ...NETWORK];
+export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'simulator' | 'login'>): Record<string, string> {
+  // Under a login the key stays out: the copied auth.json is the only credential.
+  const real = req.simulator ? [] : req.login ? NETWORK : [REAL_KEY_VARIABLE, ...NETWORK];
   return {
     // Codex puts its daemon and sandbox mount folders in TMPDIR: per trial, never shared.
     ...baseTrialEnv(req, (name) => real.includes(name)),
     CODEX_HOME: codexHome(req.home),
-    ...(req.simulator ? { [SIM_KEY_VARIABLE]: 'skillprobe-simulator', ...NO_PROXY_LOOPBACK } : {}),
+    ...(req.simulator && (req.login ? simulatorProxy(req.simulator.url) : { [SIM_KEY_VARIABLE]: 'skillprobe-simulator', ...NO_PROXY_LOOPBACK })),
   };
 }
 
@@ -134,6 +136,13 @@ export const codex: AgentAdapter = {
     if ((env[REAL_KEY_VARIABLE] ?? '') !== '') return undefined;
     // Every trial has a fresh CODEX_HOME, so a stored `codex login` cannot be used.
     return `no credentials for the Codex CLI in the environment — export ${REAL_KEY_VARIABLE} (and OPENAI_BASE_URL for another endpoint), or run against the simulator with --sim PROFILE`;
+  },
+
+  // A ChatGPT login (`codex login`), kept in auth.json unless the user chose the keyring.
+  login: {
+    what: 'ChatGPT',
+    files: [{ from: cliFolderFile('CODEX_HOME', '.codex', 'auth.json'), to: '.codex/auth.json' }],
+    logIn: 'log in with `codex login`, keeping it in a file (`cli_auth_credentials_store = "file"` in ~/.codex/config.toml)',
   },
 
   // A history is a seeded thread it resumes (`exec resume <id>`); `exec` answers once and ends, so each follow-up is

@@ -7,9 +7,11 @@ import type { InvocationRequest, TrialRole } from '../types.js';
 export const SIM_KEY_VARIABLE = 'SKILLPROBE_SIMULATOR_KEY';
 export const REAL_KEY_VARIABLE = 'OPENAI_API_KEY';
 const REAL_BASE_URL = 'https://api.openai.com/v1';
+/** Where the CLI's own provider sends a ChatGPT login's requests. */
+const LOGIN_BASE_URL = 'https://chatgpt.com/backend-api/codex';
 const PROVIDER = 'skillprobe';
 
-export type ConfigRequest = Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'role'> & {
+export type ConfigRequest = Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'role' | 'login'> & {
   /** The trial's MCP servers as the config names them (`mcp_servers`); absent: none. */
   mcpServers?: Record<string, unknown>;
 };
@@ -26,10 +28,16 @@ const ROLE_FEATURES: Record<TrialRole, Record<string, boolean>> = { trial: {}, j
  * tools, skills, context or network traffic switched off.
  */
 export function codexConfigTable(req: ConfigRequest): Record<string, unknown> {
-  const baseUrl = req.simulator ? `${req.simulator.identityUrl}/v1` : req.callerEnv.OPENAI_BASE_URL || REAL_BASE_URL;
+  const realBaseUrl = req.login ? LOGIN_BASE_URL : req.callerEnv.OPENAI_BASE_URL || REAL_BASE_URL;
+  const baseUrl = req.simulator ? `${req.simulator.identityUrl}/v1` : realBaseUrl;
+  // A login's tokens come from auth.json (`requires_openai_auth`), which the trial reads from its file, never a keyring.
+  const auth = req.login
+    ? { requires_openai_auth: true }
+    : { env_key: req.simulator ? SIM_KEY_VARIABLE : REAL_KEY_VARIABLE };
   return {
     model: req.model,
     model_provider: PROVIDER,
+    ...(req.login ? { cli_auth_credentials_store: 'file' } : {}),
     approval_policy: 'never',
     sandbox_mode: 'read-only',
     web_search: 'disabled',
@@ -56,7 +64,7 @@ export function codexConfigTable(req: ConfigRequest): Record<string, unknown> {
       [PROVIDER]: {
         name: req.simulator ? 'skillprobe simulator' : 'OpenAI',
         base_url: baseUrl,
-        env_key: req.simulator ? SIM_KEY_VARIABLE : REAL_KEY_VARIABLE,
+        ...auth,
         wire_api: 'responses',
         request_max_retries: req.cliRetries,
         stream_max_retries: req.cliRetries,

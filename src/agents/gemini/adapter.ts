@@ -5,6 +5,7 @@ import { InputError } from '../../util/input-error.js';
 import type { ShownEvidence } from '../../run/schema.js';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { cliFolderFile } from '../login.js';
 import { installedManifest, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import { runAgentCommand } from '../spawn.js';
 import { listingProblem } from '../init-isolation.js';
@@ -64,8 +65,9 @@ function builtinsOf(binary: string): string[] {
 }
 
 /** Every variable a trial runs with: the caller's locale (and for a real model its key, endpoint, proxies), then ours. */
-function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'harnessDir' | 'simulator'>): Record<string, string> {
-  const real = req.simulator ? [] : [KEY_VARIABLE, BASE_URL_VARIABLE, ...NETWORK];
+function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'harnessDir' | 'simulator' | 'login'>): Record<string, string> {
+  // Under a login the key stays out: the copied oauth_creds.json is the only credential.
+  const real = req.simulator ? [] : req.login ? NETWORK : [KEY_VARIABLE, BASE_URL_VARIABLE, ...NETWORK];
   return {
     // The CLI writes crash reports to TMPDIR: per trial, never shared.
     ...baseTrialEnv(req, (name) => real.includes(name)),
@@ -249,6 +251,18 @@ export const gemini: AgentAdapter = {
       what: `this Gemini CLI ships a built-in skill ${clash.join(', ')}, which its settings can hide only by a name that also hides the family's skill of that name (they differ only in case)`,
       todo: 'rename that skill of the family (folder and `name`), or run the pinned Gemini CLI (drop agentBinary)',
     };
+  },
+
+  // A Google account login ("Login with Google"): its tokens, and the account list beside them.
+  login: {
+    what: 'Google account',
+    files: [
+      { from: cliFolderFile('GEMINI_CLI_HOME', '.gemini', 'oauth_creds.json'), to: '.gemini/oauth_creds.json' },
+      { from: cliFolderFile('GEMINI_CLI_HOME', '.gemini', 'google_accounts.json'), to: '.gemini/google_accounts.json', optional: true },
+    ],
+    logIn: 'log in with `gemini` and its "Login with Google"',
+    // A login talks to Code Assist (its own setup calls and request envelope), which the simulator does not play.
+    simulatorProblem: "the Gemini CLI's Google login speaks the Code Assist API, which the simulator does not play",
   },
 
   simulatorHint: (url) => `${BASE_URL_VARIABLE}=${url} with security.auth.selectedType "gemini-api-key"`,

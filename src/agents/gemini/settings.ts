@@ -69,12 +69,13 @@ export function builtinsToHide(builtins: readonly string[], workspaceSkills: rea
 
 /**
  * What every trial's user settings (`<home>/.gemini/settings.json`) hold: the API-key auth (without it a custom
- * endpoint is refused), the model and turn limit, the CLI's own retries, the built-ins hidden (`builtinsToHide`), and
+ * endpoint is refused) or the Google login, the model and turn limit, the CLI's own retries, the built-ins hidden (`builtinsToHide`), and
  * everything that phones home, updates, checkpoints or reads an IDE switched off.
  */
-export function settingsTable(req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries'>, hiddenBuiltins: readonly string[]) {
+export function settingsTable(req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries' | 'login'>, hiddenBuiltins: readonly string[]) {
   return {
-    security: { auth: { selectedType: 'gemini-api-key' }, disableYoloMode: true },
+    // A login is the Google account's (its copied oauth_creds.json), never a key.
+    security: { auth: { selectedType: req.login ? 'oauth-personal' : 'gemini-api-key' }, disableYoloMode: true },
     model: { name: req.model, maxSessionTurns: req.maxTurns },
     general: {
       enableAutoUpdate: false,

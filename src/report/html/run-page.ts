@@ -25,6 +25,7 @@ import {
   passBelowThreshold,
   rateNotes,
   SIMULATED_COST,
+  AUTH_TEXT,
   cacheText,
   neighboursNote,
   listingCutsFamily,
@@ -86,6 +87,7 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
 <ul class="meta">
 <li>agent <b>${run.agent.id} ${run.agent.cliVersion ?? '(version unknown)'}</b></li>
 <li>model <b>${run.model.requested}</b>${reported}</li>
+${run.auth ? html`<li>auth <b>${AUTH_TEXT[run.auth]}</b></li>` : ''}
 <li>${decisionMode(run.decision.mode).label}</li>
 <li>${results.outcomes.length} trials</li>
 ${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${judgeCostText(results.judge)}${run.simulated ? ' (simulated)' : ''}</li>` : ''}
