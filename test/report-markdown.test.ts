@@ -38,7 +38,7 @@ describe('markdown reporter: one run', () => {
   const block = (caseId: string) => details(md).find((d) => d.summary.startsWith(`<b>${caseId}</b>`))!;
 
   it('opens with one line naming the run, agent, CLI version, model and status, then the counts and cost', () => {
-    expect(lines[0]).toBe('### skillprobe run r1 · claude-code 2.1.197 · model claude-sonnet-4-5 · completed');
+    expect(lines[0]).toBe('### skillprobe run r1 · claude-code 2.1.197 · model claude-sonnet-4-5 · API key · completed');
     expect(md).toContain(
       '**1 PASS · 1 FAIL · 1 INCONCLUSIVE · 1 ERROR** · exit code 1 · 13 trials run · total cost $0.13 (as the agent CLI reported it)',
     );

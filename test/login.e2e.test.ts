@@ -1,0 +1,86 @@
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { codex } from '../src/agents/codex/adapter.js';
+import type { AgentAdapter } from '../src/agents/types.js';
+import { baseProject, cleanup, makeProject, runCli, testEnv } from './helpers.js';
+import { onlyRun, resultsOf } from './e2e-scenarios.js';
+import { fakeLoginHome } from './login-fixtures.js';
+
+/**
+ * `--login` through each CLI with a login the simulator can play, against the simulator: a trial's HOME holds the
+ * caller's credential file and nothing else of theirs, the CLI runs on it (no API key is set), and what it sends to
+ * its vendor's own hosts is refused by the simulator as a proxy.
+ */
+
+/**
+ * A wrapper around the real CLI that lists the HOME a trial starts it with (files and their modes), then runs it.
+ * Only trials' HOMEs (`<workspace root>/home`) are listed, not the caller's (a version probe) nor Codex's sandbox probe's.
+ */
+function listingWrapper(dir: string, real: string): { path: string; listings: () => string[][] } {
+  const out = join(dir, 'listings');
+  const path = join(dir, 'listing-cli.sh');
+  writeFileSync(
+    path,
+    `#!/bin/sh\ncase "$1 $HOME" in sandbox*) ;; */home) mkdir -p '${out}'; (cd "$HOME" && find . -type f -printf '%m %P\\n' | sort) > '${out}'/$$.txt;; esac\nexec '${real}' "$@"\n`,
+  );
+  chmodSync(path, 0o755);
+  const listings = () => {
+    const files = (() => {
+      try {
+        return readdirSync(out);
+      } catch {
+        return [];
+      }
+    })();
+    return files.map((f) => readFileSync(join(out, f), 'utf8').split('\n').filter(Boolean));
+  };
+  return { path, listings };
+}
+
+const CASES: Array<{ adapter: AgentAdapter; config: string; credential: string; harnessFiles: string[] }> = [
+  { adapter: claudeCode, config: 'agent: claude-code\nmodel: sim-model\n', credential: '.claude/.credentials.json', harnessFiles: [] },
+  // The harness writes the trial's own config.toml beside the copied login.
+  { adapter: codex, config: 'agent: codex\nmodel: sim-model\n', credential: '.codex/auth.json', harnessFiles: ['.codex/config.toml'] },
+];
+
+describe('end to end: --login against the simulator', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+
+  for (const { adapter, config, credential, harnessFiles } of CASES) {
+    it(`${adapter.id}: the trial HOME holds the credential file alone (mode 600), and the CLI runs on it`, async () => {
+      const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': config });
+      const home = mkdtempSync(join(tmpdir(), 'sp-loginhome-'));
+      dirs.push(project, home);
+      const caller = fakeLoginHome(home);
+      const cli = listingWrapper(project, adapter.resolveBinary());
+      const r = await runCli(
+        ['run', '--sim', 'sim.yaml', '--login', '--trials', '1', '--grep', 'pos-alpha', '--agent-binary', cli.path, '--transcripts', 'runs'],
+        { cwd: project, env: testEnv({ HOME: home }) },
+      );
+      expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+      const outcomes = resultsOf(onlyRun(project)).outcomes;
+      expect(outcomes.map((o) => o.status)).toEqual(['ok']);
+      const listings = cli.listings();
+      expect(listings.length).toBeGreaterThan(0);
+      for (const listing of listings) expect(listing).toEqual([`600 ${credential}`, ...harnessFiles.map((f) => expect.stringMatching(` ${f}$`))].sort());
+      // The copy is the caller's file, byte for byte; nothing else of theirs (settings, skills, history) is named.
+      expect(readFileSync(join(home, credential), 'utf8')).toBe(caller.files[credential]);
+      const run = JSON.parse(readFileSync(join(onlyRun(project), 'run.json'), 'utf8')) as { config: { auth: string } };
+      expect(run.config.auth).toBe('login');
+      expect(r.stdout).toContain('subscription login');
+    }, 120_000);
+  }
+
+  it('a login missing from the caller: exit 2 naming the file and how to log in, nothing spawned', async () => {
+    const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CASES[0]!.config });
+    dirs.push(project);
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--login', '--transcripts', 'runs'], { cwd: project, env: testEnv() });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(/--login: no Claude subscription login stored for Claude Code: .*\.claude\/\.credentials\.json not found/);
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+  }, 60_000);
+});
