@@ -83,6 +83,7 @@ describe('flags as data', () => {
       'compare',
       'merge',
       'history',
+      'view',
       'plan',
       'tune',
       'init',

@@ -62,7 +62,7 @@ beforeAll(async () => {
   writeFiles(project, { 'evals.json': JSON.stringify([{ query: 'make an alpha record', should_trigger: true }]) });
 });
 
-/** Runs a command line through main with `cwd` as its io's working folder only; `sim` stops as soon as it serves. */
+/** Runs a command line through main with `cwd` as its io's working folder only; `sim` and `view` stop as soon as they serve. */
 async function mainIn(cwd: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   const [stdout, stderr] = [new Captured(), new Captured()];
   const code = await main(args, { stdout, stderr, env: testEnv(), cwd, untilStopped: async () => undefined });
@@ -71,7 +71,7 @@ async function mainIn(cwd: string, args: string[]): Promise<{ code: number; stdo
 
 /** Runs a command line in this process from `cwd`. */
 async function exitOf(args: string[], cwd: string): Promise<{ code: number; stderr: string }> {
-  if (args[0] === 'sim') return mainIn(cwd, args);
+  if (args[0] === 'sim' || args[0] === 'view') return mainIn(cwd, args);
   const r = await runInProcess(args, { cwd });
   return { code: r.exitCode, stderr: r.stderr };
 }
@@ -100,6 +100,7 @@ const COMMAND_EXITS: Row[] = [
   { args: ['compare', 'judged', 'judged'], code: EXIT.inconclusive },
   { args: ['merge', 'shards/judged', '--transcripts', 'merged'], code: EXIT.inconclusive },
   { args: ['history', '--transcripts', '.'], code: EXIT.pass },
+  { args: ['view', '.'], code: EXIT.pass },
   { args: ['plan'], code: EXIT.pass },
   { args: ['tune', 'csv-report', '--plan', '--sim', 'sim.yaml'], code: EXIT.pass, cwd: tuned },
   { args: ['init', '--dir', elsewhere], code: EXIT.pass },

@@ -1,7 +1,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JudgeSample } from '../src/checks/judge-prompt.js';
-import { agreementTable, cohenKappa, kappaWaldInterval, type AgreementTable } from '../src/stats/cohen-kappa.js';
+import {
+  agreementTable,
+  cohenKappa,
+  KAPPA_TARGET_HALF_WIDTH,
+  kappaWaldInterval,
+  labelsMoreNeeded,
+  type AgreementTable,
+} from '../src/stats/cohen-kappa.js';
 import { DEFAULT_STABILITY_RULE, judgeStability, stabilityDecision, type TrialJudgeSamples } from '../src/stats/judge-stability.js';
 import { flipRateFromChanged, rejudgeFlip } from '../src/stats/rejudge-flip.js';
 import { wilsonInterval } from '../src/stats/wilson.js';
@@ -245,5 +252,50 @@ describe("Cohen's κ of judge verdicts against human labels", () => {
         { judge: 'yes', human: 'no' },
       ]),
     ).toEqual(table(1, 2, 1, 1));
+  });
+});
+
+describe('labelsMoreNeeded: the labels more that bring κ to ±0.1', () => {
+  const table = (yesYes: number, yesNo: number, noYes: number, noNo: number) => ({ yesYes, yesNo, noYes, noNo });
+  const half = (t: ReturnType<typeof table>) => {
+    const i = kappaWaldInterval(t)!;
+    return (i.hi - i.lo) / 2;
+  };
+  const scaled = (t: ReturnType<typeof table>, m: number) => {
+    const n = t.yesYes + t.yesNo + t.noYes + t.noNo;
+    const f = (n + m) / n;
+    return table(t.yesYes * f, t.yesNo * f, t.noYes * f, t.noNo * f);
+  };
+
+  it.each([
+    ['no labels', table(0, 0, 0, 0)],
+    ['human labels all yes', table(5, 0, 3, 0)],
+    ['human labels all no', table(0, 4, 0, 6)],
+  ])('cannot say with %s', (_, t) => {
+    expect(labelsMoreNeeded(t)).toBeUndefined();
+  });
+
+  it('needs none once the interval is that narrow', () => {
+    const t = table(400, 20, 20, 400);
+    expect(half(t)).toBeLessThanOrEqual(KAPPA_TARGET_HALF_WIDTH);
+    expect(labelsMoreNeeded(t)).toBe(0);
+  });
+
+  it.each([table(8, 2, 1, 9), table(15, 3, 4, 8), table(3, 1, 1, 1), table(30, 10, 5, 5)])(
+    'gives the smallest count that reaches the width, the labels falling as before (%o)',
+    (t) => {
+      const m = labelsMoreNeeded(t)!;
+      expect(m).toBeGreaterThan(0);
+      expect(half(scaled(t, m))).toBeLessThanOrEqual(KAPPA_TARGET_HALF_WIDTH);
+      expect(half(scaled(t, m - 1))).toBeGreaterThan(KAPPA_TARGET_HALF_WIDTH);
+    },
+  );
+
+  it('asks fewer more of a table that already holds more of the same', () => {
+    expect(labelsMoreNeeded(table(16, 4, 2, 18))!).toBeLessThan(labelsMoreNeeded(table(8, 2, 1, 9))!);
+  });
+
+  it('a wider target asks fewer', () => {
+    expect(labelsMoreNeeded(table(8, 2, 1, 9), 0.95, 0.2)!).toBeLessThan(labelsMoreNeeded(table(8, 2, 1, 9))!);
   });
 });

@@ -2,7 +2,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import type { ReportInput } from '../src/report/reporter.js';
 import { terminalReporter } from '../src/report/terminal.js';
-import { renderCaseHistory } from '../src/commands/history.js';
+import { renderCaseHistory, summariseRun } from '../src/report/runs.js';
 import { advice } from '../src/report/advice.js';
 import { paragraph } from '../src/report/format.js';
 import { caseFacts, designText, judgeRequestsText, judgeWhoText, verdictRate } from '../src/report/wording.js';
@@ -115,7 +115,7 @@ describe("history --case: the rate each run's verdict stands on, as its report s
   it.each(table)('%s', (_, input, cells, note) => {
     const verdict = new Map(input.results.verdicts.map((v) => [v.caseId, v]));
     for (const [id, cell] of Object.entries(cells)) {
-      const text = renderCaseHistory([{ runId: 'r1', manifest: input.manifest, results: input.results }], id);
+      const text = renderCaseHistory([summariseRun('r1', input.manifest, input.results)], id);
       const row = text.split('\n').find((l) => l.startsWith('r1 '))!;
       const expected = cell === 'adjusted' ? `${adjustedText(verdict.get(id)!)}†` : cell;
       expect(row, text).toMatch(new RegExp(`\\s${expected.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s`));

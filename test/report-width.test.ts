@@ -1,6 +1,6 @@
 import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
-import { renderCaseHistory, renderHistory, type HistoryRow } from '../src/commands/history.js';
+import { renderCaseHistory, renderHistory, summariseRun, type RunSummary } from '../src/report/runs.js';
 import { agentNotes } from '../src/runner/reports.js';
 import { planComparison, renderComparisonPlan } from '../src/commands/plan-compare.js';
 import { planSuite } from '../src/verdict/suite-plan.js';
@@ -174,15 +174,15 @@ describe('text reports at 100 columns, with long realistic ids', () => {
     expectFits(comparisonText(long, pc.createColors(true)));
   });
 
-  const agentRun = (agent: string): HistoryRow => {
+  const agentRun = (agent: string): RunSummary => {
     const r = longInput({ id: agent, binary: agent, cliVersion: agent === 'codex' ? '0.169.0' : '2.1.197' });
     const simulator = { profile: 'sim/skillprobe.profile.yaml', name: 'starter', seed: 7 };
-    return { runId: `${RUN}/${RUN}-${agent}`, manifest: { ...r.manifest, simulator }, results: r.results };
+    return summariseRun(`${RUN}/${RUN}-${agent}`, { ...r.manifest, simulator }, r.results);
   };
-  const rows: HistoryRow[] = [
+  const rows: RunSummary[] = [
     agentRun('claude-code'),
     agentRun('codex'),
-    { runId: OLDER, manifest: longInput().manifest, problem: `results.json is missing: \`skillprobe grade transcripts/${OLDER}\`` },
+    summariseRun(OLDER, longInput().manifest, undefined, `results.json is missing: \`skillprobe grade transcripts/${OLDER}\``),
   ];
 
   it('history: every line fits, each run id whole', () => {

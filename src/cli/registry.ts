@@ -12,6 +12,7 @@ import { reportCommand } from './report.js';
 import { runCommand } from './run.js';
 import { simCommand } from './sim.js';
 import { tuneCommand } from './tune.js';
+import { viewCommand } from './view.js';
 
 /** Every command, in the order help lists them: the only list of their names. */
 export const COMMANDS: readonly RegisteredCommand[] = [
@@ -22,6 +23,7 @@ export const COMMANDS: readonly RegisteredCommand[] = [
   compareCommand,
   mergeCommand,
   historyCommand,
+  viewCommand,
   planCommand,
   tuneCommand,
   initCommand,

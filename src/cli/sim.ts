@@ -1,5 +1,4 @@
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
-import { InputError } from '../util/input-error.js';
 import { loadProfile } from '../sim/profile.js';
 import { startSimulator } from '../sim/server.js';
 import { EXIT } from '../run/exit-codes.js';
@@ -7,24 +6,7 @@ import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
 import { valued } from './flags.js';
 import { int } from './parsers.js';
-
-/** A port the simulator cannot listen on is the user's to fix (exit 2), not a harness fault. */
-function listenProblem(e: unknown, port: number | undefined): unknown {
-  const code = (e as NodeJS.ErrnoException).code;
-  if (port === undefined || (code !== 'EADDRINUSE' && code !== 'EACCES')) return e;
-  return new InputError({
-    file: '--port',
-    what: code === 'EADDRINUSE' ? `port ${port} is already in use` : `port ${port} needs privileges this process lacks`,
-    todo: 'pick another port, or leave --port out for a free one',
-  });
-}
-
-/** Resolves at the first Ctrl-C or SIGTERM: the simulator serves until then. */
-const stopSignal = () =>
-  new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
-  });
+import { listenProblem, untilStopped } from './serving.js';
 
 export const simCommand = defineCommand({
   name: 'sim',
@@ -40,7 +22,7 @@ export const simCommand = defineCommand({
       `skillprobe model SIMULATOR listening on ${sim.url} (not a real model); Ctrl-C stops\n` +
         AGENT_IDS.map((id) => `  ${adapterFor(id).skillListing.cli}: ${adapterFor(id).simulatorHint(sim.url)}\n`).join(''),
     );
-    await (io.untilStopped ?? stopSignal)();
+    await untilStopped(io);
     await sim.stop();
     return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   },

@@ -1,6 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { z } from 'zod';
 import { adapterFor } from '../agents/registry.js';
 import type { JudgeSample } from '../checks/judge-prompt.js';
 import { judgeAnswers } from '../grade/judge-answers.js';
@@ -11,12 +10,11 @@ import { gradeStored } from '../runner/stored-grades.js';
 import { credentialProblem } from '../runner/suite-checks.js';
 import { InputError } from '../util/input-error.js';
 import { loadYamlFile } from '../load/yaml-file.js';
-import { ARMS } from '../run/config-schema.js';
 import type { TrialOutcome } from '../run/schema.js';
 import { newRunId, RunStore } from '../run/store.js';
 import type { ProgressStream } from '../runner/progress.js';
 import { loadProfile } from '../sim/profile.js';
-import { agreementTable, cohenKappa, type LabelPair } from '../stats/cohen-kappa.js';
+import { labelAgreement, labelsOfRun, labelsSchema } from './labels.js';
 import type { TrialJudgeSamples } from '../stats/judge-stability.js';
 import { rejudgeFlip } from '../stats/rejudge-flip.js';
 import type { RejudgeReportInput } from '../report/rejudge.js';
@@ -54,21 +52,6 @@ export interface RejudgeOptions {
   stderr?: ProgressStream;
 }
 
-/** A human verdict on one judged item of one stored trial. */
-const labelsSchema = z
-  .array(
-    z
-      .object({
-        case: z.string().min(1),
-        arm: z.enum(ARMS).default('skill'),
-        n: z.number().int().min(1),
-        item: z.string().min(1),
-        label: z.enum(['yes', 'no']),
-      })
-      .strict(),
-  )
-  .min(1, 'the labels file holds no labels — list `- { case, n, item, label: yes|no }` entries');
-
 /** Each judged trial's samples per item, in one order, from a map of request answers. */
 function trialSamples(
   outcomes: readonly TrialOutcome[],
@@ -94,10 +77,16 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
   const auth = o.login ? 'login' : manifest.config.auth;
   const missing =
     auth === 'login' || o.sim === undefined
-      ? credentialProblem(adapter, o.callerEnv, undefined, auth === 'login' ? { simulated: o.sim !== undefined, where: { file: '--login' } } : undefined)
+      ? credentialProblem(
+          adapter,
+          o.callerEnv,
+          undefined,
+          auth === 'login' ? { simulated: o.sim !== undefined, where: { file: '--login' } } : undefined,
+        )
       : undefined;
   if (missing) throw new InputError(missing);
-  const labels = o.labels === undefined ? undefined : loadYamlFile(o.labels, labelsSchema, 'labels file', o.cwd).value;
+  const labels =
+    o.labels === undefined ? undefined : labelsOfRun(loadYamlFile(o.labels, labelsSchema, 'labels file', o.cwd).value, manifest.runId);
   const binary = adapter.resolveBinary(undefined);
   const named = join(dir, REJUDGE_DIR);
   const root = join(store.dir, REJUDGE_DIR);
@@ -155,7 +144,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
     samples: judge.config.samples,
     flip,
     status: step.manifest.status,
-    ...(labels && o.labels ? { labels: labelAgreement(labels, judged, o.labels, confidence) } : {}),
+    ...(labels && o.labels ? { labels: { ...labelAgreement(labels, judged, confidence), file: o.labels } } : {}),
   };
 }
 
@@ -190,17 +179,4 @@ async function storedAnswers(dir: string, at: string, asks: readonly JudgeAsk[],
       todo: "read the judge's replies in its trials there, fix what kept it from answering, and run the suite again",
     });
   return stored;
-}
-
-/** The stored verdicts against human labels: κ over the items both gave a yes/no verdict on. */
-function labelAgreement(labels: z.output<typeof labelsSchema>, outcomes: readonly TrialOutcome[], file: string, confidence: number) {
-  const verdict = new Map(
-    outcomes.flatMap((o) => o.judge!.items.map((i) => [`${o.caseId}\u0000${o.arm}\u0000${o.n}\u0000${i.item}`, i.verdict])),
-  );
-  const pairs: LabelPair[] = [];
-  for (const l of labels) {
-    const v = verdict.get(`${l.case}\u0000${l.arm}\u0000${l.n}\u0000${l.item}`);
-    if (v === 'yes' || v === 'no') pairs.push({ judge: v, human: l.label });
-  }
-  return { kappa: cohenKappa(agreementTable(pairs), confidence), pairs: pairs.length, unmatched: labels.length - pairs.length, file };
 }

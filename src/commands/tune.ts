@@ -1,3 +1,4 @@
+import type { TuneReportInput } from '../report/tune/view.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -148,6 +149,13 @@ async function resultDiff(r: TuneRecord, cwd: string): Promise<string> {
 
 export const isTuneFolder = (dir: string, cwd: string) => existsSync(join(fromFolder(cwd, dir), TUNE_FILE));
 
+/** What a tune's reports are rendered from: its record, its folder as the user named it, the description's diff. */
+export const tuneReportInput = async (dir: string, record: TuneRecord, cwd: string): Promise<TuneReportInput> => ({
+  record,
+  dir: describeRunDir({ dir }, cwd),
+  diff: await resultDiff(record, cwd),
+});
+
 /** Every chosen report of a tune. */
 export async function reportTune(
   dir: string,
@@ -155,6 +163,6 @@ export async function reportTune(
   choices: readonly ReporterChoice[],
   io: ReportIo & { cwd: string },
 ): Promise<{ failed: string[] }> {
-  const input = { record, dir: describeRunDir({ dir }, io.cwd), diff: await resultDiff(record, io.cwd) };
+  const input = await tuneReportInput(dir, record, io.cwd);
   return writeReports(choices, (r) => r.renderTune!(input), io);
 }

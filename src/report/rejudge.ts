@@ -1,5 +1,5 @@
 import type { CohenKappa } from '../stats/cohen-kappa.js';
-import { MIN_LABELS } from '../stats/cohen-kappa.js';
+import { KAPPA_TARGET_HALF_WIDTH, MIN_LABELS } from '../stats/cohen-kappa.js';
 import type { RejudgeFlip } from '../stats/rejudge-flip.js';
 import type { RunStatus } from '../run/schema.js';
 
@@ -15,10 +15,33 @@ export interface RejudgeReportInput {
   /** How the rejudge's run of judge requests ended. */
   status: RunStatus;
   /** With `--labels`: the stored verdicts against the human ones. */
-  labels?: { kappa: CohenKappa; pairs: number; unmatched: number; file: string };
+  labels?: { file: string } & LabelAgreement;
+}
+
+/** The judge's verdicts against human labels, and how many labels more κ's interval needs (undefined: cannot say). */
+export interface LabelAgreement {
+  kappa: CohenKappa;
+  pairs: number;
+  unmatched: number;
+  moreNeeded: number | undefined;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+/** κ with its interval and raw agreement, or why κ is undefined; and the labels its interval still needs. Pure. */
+export function agreementText(a: LabelAgreement): string {
+  const k = a.kappa;
+  const unmatched = a.unmatched ? ` · ${a.unmatched} labels matched no judged verdict` : '';
+  const more =
+    a.moreNeeded === undefined || a.moreNeeded === 0
+      ? ''
+      : ` · about ${a.moreNeeded} labels more for an interval of ±${KAPPA_TARGET_HALF_WIDTH}`;
+  return k.kappa === null
+    ? `${a.pairs} matched · κ undefined: ${k.reason}${unmatched}`
+    : `Cohen's κ ${k.kappa.toFixed(2)} [${k.lo.toFixed(2)}, ${k.hi.toFixed(2)}] over ${a.pairs} items, ` +
+        `raw agreement ${pct(k.agreement.p)}${unmatched}${more}` +
+        (k.fewLabels ? ` · WARNING: fewer than ${MIN_LABELS} labels, the interval is wide` : '');
+}
 
 /** The title and the lines of figures every rejudge report says, in one wording. Pure. */
 function rejudgeFindings(r: RejudgeReportInput): { title: string; lines: string[] } {
@@ -33,17 +56,7 @@ function rejudgeFindings(r: RejudgeReportInput): { title: string; lines: string[
     `verdicts changed: ${f.verdicts.successes} of ${f.verdicts.n} items, ${share(f.verdicts.n, f.verdicts.p, f.verdicts)}` +
       (f.verdictErrors ? ` · ${f.verdictErrors} judge_error verdicts left out` : ''),
   ];
-  if (r.labels) {
-    const k = r.labels.kappa;
-    const unmatched = r.labels.unmatched ? ` · ${r.labels.unmatched} labels matched no judged verdict` : '';
-    lines.push(
-      k.kappa === null
-        ? `labels (${r.labels.file}): ${r.labels.pairs} matched · κ undefined: ${k.reason}${unmatched}`
-        : `labels (${r.labels.file}): Cohen's κ ${k.kappa.toFixed(2)} [${k.lo.toFixed(2)}, ${k.hi.toFixed(2)}] over ${r.labels.pairs} items, ` +
-            `raw agreement ${pct(k.agreement.p)}${unmatched}` +
-            (k.fewLabels ? ` · WARNING: fewer than ${MIN_LABELS} labels, the interval is wide` : ''),
-    );
-  }
+  if (r.labels) lines.push(`labels (${r.labels.file}): ${agreementText(r.labels)}`);
   return {
     title: `REJUDGE · ${r.requests} stored judge requests asked again, ${r.samples} samples each (${r.status}) → ${r.dir}`,
     lines,

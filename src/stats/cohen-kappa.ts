@@ -106,3 +106,40 @@ export function cohenKappa(t: AgreementTable, confidence = 0.95): CohenKappa {
   // it, so it is widened to hold κ̂ (which only adds coverage).
   return { ...base, kappa, lo: Math.min(lo, kappa), hi: Math.max(hi, kappa) };
 }
+
+/** The half-width of κ's interval a labelling aims at: κ known to ±0.1 tells a fair judge (0.4) from a good one (0.6). */
+export const KAPPA_TARGET_HALF_WIDTH = 0.1;
+
+/** Past this many labels more, the count is reported as out of reach rather than searched further. */
+const MOST_LABELS_ASKED = 100_000;
+
+const halfWidth = (t: AgreementTable, confidence: number) => {
+  const i = kappaWaldInterval(t, confidence);
+  return i ? (i.hi - i.lo) / 2 : Infinity;
+};
+
+/**
+ * How many labels more κ's interval needs to be no wider than ±`target`, if the labels to come fall in the cells as
+ * the ones so far did (the table scaled up; the interval is `kappaWaldInterval`'s, as the reports give it): 0 when it
+ * already is; undefined while κ cannot be estimated (no labels, or human labels of one answer only), or when no number
+ * of labels up to MOST_LABELS_ASKED gets there. bench/labels.mjs measures what labelling that many more gives.
+ */
+export function labelsMoreNeeded(t: AgreementTable, confidence = 0.95, target = KAPPA_TARGET_HALF_WIDTH): number | undefined {
+  const n = labelsIn(t);
+  const humanYes = t.yesYes + t.noYes;
+  if (n === 0 || humanYes === 0 || humanYes === n) return undefined;
+  const scaled = (m: number): AgreementTable => {
+    const f = (n + m) / n;
+    return { yesYes: t.yesYes * f, yesNo: t.yesNo * f, noYes: t.noYes * f, noNo: t.noNo * f };
+  };
+  if (halfWidth(t, confidence) <= target) return 0;
+  if (halfWidth(scaled(MOST_LABELS_ASKED), confidence) > target) return undefined;
+  // The width falls as the labels grow (as 1/√n, the pseudo-counts' pull fading too): the smallest count is bisected.
+  let [lo, hi] = [0, MOST_LABELS_ASKED];
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (halfWidth(scaled(mid), confidence) <= target) hi = mid;
+    else lo = mid;
+  }
+  return hi;
+}

@@ -216,15 +216,20 @@ footer { margin-top: 28px; color: var(--faint); font-size: 12px; text-align: cen
 `);
 
 export function standalonePage(title: string, body: Html): string {
+  return pageDocument(title, body, CSP);
+}
+
+/** A page of the report's look under another content security policy (a served page's), with the scripts it names. */
+export function pageDocument(title: string, body: Html, csp: string, scripts: readonly string[] = [], style = ''): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${CSP}">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="generator" content="skillprobe">
 <title>${title}</title>
-<style>${STYLE}</style>
+<style>${STYLE}${trusted(style)}</style>${scripts.map((src) => html`\n<script src="${src}" defer></script>`)}
 </head>
 <body>
 <main>

@@ -102,7 +102,8 @@ function judgeList(judge: TrialJudge): Html {
   return html`<h4>Judge · ${judgedYes(judge)} of ${judge.items.length} yes · ${judge.scored ? 'scored' : JUDGE_SHOWN}</h4><ul class="checks">${items}</ul>`;
 }
 
-function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: ReportInput): Html {
+/** One trial's evidence: what fired, its plan checks and judge, and its transcript; `open` shows it unfolded. */
+export function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: ReportInput, open = false): Html {
   const transcript = input.transcripts?.get(trialKey(o));
   const file = inRunDir(input, o);
   const checks = o.plan?.checks ?? [];
@@ -143,7 +144,7 @@ function trialDetails(o: TrialOutcome, c: GradableCase | undefined, input: Repor
     ? html`<h4>Transcript</h4>${transcriptView(transcript, evidence)}`
     : html`<p class="note">The transcript was not loaded into this page; it is at <code>${file}</code>.</p>`;
   const summary = html`<span class="trial-n">#${o.n}</span><span class="verdict tone-${resultTone(o)}"${scoredInAblation(o) ? html` title="${ABLATION_CONTEXT}"` : ''}>${resultWord(o)}</span><span>${o.status}</span><span class="muted">${firedText(o)}</span>${o.plan ? html`<span class="muted">plan ${passedChecks}/${checks.length}</span>` : ''}${o.judge ? html`<span class="muted">judge ${judgedYes(o.judge)}/${o.judge.items.length}</span>` : ''}`;
-  return html`<details class="trial tone-${resultTone(o)}" data-trial="${trialKey(o)}"><summary>${summary}</summary><div class="trial-body"><ul class="facts-list">${facts}</ul>${firings}${plan}${judge}${body}</div></details>`;
+  return html`<details class="trial tone-${resultTone(o)}" data-trial="${trialKey(o)}"${open ? html` open` : ''}><summary>${summary}</summary><div class="trial-body"><ul class="facts-list">${facts}</ul>${firings}${plan}${judge}${body}</div></details>`;
 }
 
 function armBlock(arm: Arm, trials: readonly TrialOutcome[], c: GradableCase | undefined, input: ReportInput): Html {

@@ -1,0 +1,404 @@
+import { open, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { htmlReporter } from '../report/html.js';
+import { trialDetails } from '../report/html/trials.js';
+import {
+  casePage,
+  framedPage,
+  href,
+  problemPage,
+  runShellPage,
+  runsPage,
+  trialPage,
+  VIEW_CSP,
+  VIEW_SCRIPT,
+  VIEW_SCRIPT_PATH,
+  type TrialLabels,
+} from '../report/html/view-pages.js';
+import type { RunSummary } from '../report/runs.js';
+import { filterRuns } from '../report/runs.js';
+import { ARMS, type Arm } from '../run/config-schema.js';
+import { trialKey, type Results, type RunManifest, type TrialRef } from '../run/schema.js';
+import { RunFolderError, type RunStore } from '../run/store.js';
+import { readTuneRecord } from '../run/tune-store.js';
+import { agentNotes, readTranscripts } from '../runner/reports.js';
+import { readStoredTranscript } from '../runner/stored-grades.js';
+import { loadResults } from '../runner/stored-results.js';
+import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
+import { compareRuns } from '../verdict/compare.js';
+import { InputError } from '../util/input-error.js';
+import { fromFolder } from '../util/paths.js';
+import { listRunFolders, readRunSummary } from './history.js';
+import { labelAgreement, labelsOfRun, LABELS_FILE, readLabels, writeLabels, type Label } from './labels.js';
+import { tuneReportInput } from './tune.js';
+import type { Transcript } from '../transcript/types.js';
+
+/**
+ * `skillprobe view`: the transcripts folder served on loopback, read through the run store and the reporters. It
+ * writes one file only, the labels (LABELS_FILE) beside the run folders; the run folders it only reads.
+ */
+
+export interface ViewOptions {
+  transcriptsDir: string;
+  cwd: string;
+  /** Who labels, unless the form says otherwise (the user's login name). */
+  labeller: string;
+  /** The port served: the one Host and Origin a request may name (DNS rebinding, cross-site posts). */
+  port: () => number;
+  now?: () => Date;
+}
+
+/** Runs listed per page: the newest are read first, so a folder of thousands lists at once. */
+export const RUNS_PER_PAGE = 100;
+/** A trial's timeline is shown this many events at a time, its raw stream this many bytes. */
+export const EVENTS_PER_PAGE = 400;
+export const RAW_PAGE_BYTES = 256 * 1024;
+
+/** A file's change stamp: its size and time, or that it is missing. */
+const fileStamp = (file: string) =>
+  stat(file).then(
+    (s) => `${s.size}:${s.mtimeMs}`,
+    () => '-',
+  );
+
+/**
+ * Each run's summary kept while its run.json and results.json are unchanged: a page lists the newest runs reading
+ * only theirs, and a filter reads each run once.
+ */
+class RunIndex {
+  private readonly summaries = new Map<string, { stamp: string; summary: RunSummary }>();
+
+  constructor(
+    private readonly transcriptsDir: string,
+    private readonly cwd: string,
+  ) {}
+
+  ids(): string[] {
+    return listRunFolders(this.transcriptsDir, this.cwd);
+  }
+
+  /** The run folder as the user would name it, or undefined for an id the folder does not hold (refusing `..` and the like). */
+  dirOf(id: string): string | undefined {
+    return this.ids().includes(id) ? join(this.transcriptsDir, id) : undefined;
+  }
+
+  async summary(id: string): Promise<RunSummary> {
+    const at = fromFolder(this.cwd, join(this.transcriptsDir, id));
+    const stamp = (await Promise.all(['run.json', 'results.json', 'tune.json'].map((f) => fileStamp(join(at, f))))).join(' ');
+    const kept = this.summaries.get(id);
+    if (kept?.stamp === stamp) return kept.summary;
+    const summary = await readRunSummary(this.transcriptsDir, id, this.cwd);
+    this.summaries.set(id, { stamp, summary });
+    return summary;
+  }
+
+  all(ids: readonly string[]): Promise<RunSummary[]> {
+    return Promise.all(ids.map((id) => this.summary(id)));
+  }
+}
+
+/** A stored run read once per change: its results (graded in memory while it has none) and its stamp. */
+interface LoadedRun {
+  stamp: string;
+  store: RunStore;
+  manifest: RunManifest;
+  results: Results;
+  /** Its html report, once asked for. */
+  report?: string;
+}
+
+/** What changes as a run goes: its stored trials (each meta.json is written last) and its run.json and results.json. */
+async function runStamp(dir: string): Promise<string> {
+  const entries = await readdir(join(dir, 'trials'), { recursive: true }).catch(() => []);
+  const stored = entries.filter((e) => e.endsWith('.meta.json')).length;
+  return `${stored} ${await fileStamp(join(dir, 'run.json'))} ${await fileStamp(join(dir, 'results.json'))}`;
+}
+
+const asArm = (v: string | undefined): Arm | undefined => ARMS.find((a) => a === v);
+
+const positiveInt = (v: string | undefined): number | undefined => (v !== undefined && /^\d{1,9}$/.test(v) ? Number(v) : undefined);
+
+/** A request the view refuses: its status and one line saying why. */
+class Refused extends Error {
+  constructor(
+    readonly status: 400 | 403 | 404 | 422,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export function viewApp(o: ViewOptions): Hono {
+  const index = new RunIndex(o.transcriptsDir, o.cwd);
+  const loaded = new Map<string, LoadedRun>();
+  let parsed: { key: string; transcript: Transcript } | undefined;
+  const labelsFile = join(o.transcriptsDir, LABELS_FILE);
+  const now = o.now ?? (() => new Date());
+
+  const runDir = (id: string | undefined): string => {
+    const dir = id === undefined ? undefined : index.dirOf(id);
+    if (!dir) throw new Refused(404, `no run ${JSON.stringify(id ?? '')} in ${o.transcriptsDir}: pick one from the list`);
+    return dir;
+  };
+
+  async function loadRun(id: string): Promise<LoadedRun> {
+    const dir = runDir(id);
+    const stamp = await runStamp(fromFolder(o.cwd, dir));
+    const kept = loaded.get(id);
+    if (kept?.stamp === stamp) return kept;
+    const read = { stamp, ...(await loadResults(dir, o.cwd)) };
+    loaded.set(id, read);
+    return read;
+  }
+
+  /** The trial a query names, if the run holds it: its case, arm and number are taken from the store's own listing. */
+  async function trialOf(run: LoadedRun, q: Record<string, string | undefined>): Promise<TrialRef> {
+    const arm = asArm(q.arm);
+    const n = positiveInt(q.n);
+    const { trials } = await run.store.listTrials();
+    const ref = trials.find((t) => t.caseId === q.case && t.arm === arm && t.n === n);
+    if (!ref) throw new Refused(404, `the run holds no trial ${q.case ?? '?'} · ${q.arm ?? '?'} · #${q.n ?? '?'}`);
+    return ref;
+  }
+
+  const allowedHosts = () => [`127.0.0.1:${o.port()}`, `localhost:${o.port()}`];
+
+  const app = new Hono();
+  app.onError((e, c) => {
+    if (e instanceof Refused) return c.html(problemPage('Refused', e.message), e.status);
+    if (e instanceof RunFolderError || e instanceof InputError) return c.html(problemPage('Cannot be read', e.message), 422);
+    return c.html(problemPage('Failed', `the view could not show this page: ${e.message}`), 500);
+  });
+  // A page of another site may not reach this server by a name it resolves to 127.0.0.1, nor post to it.
+  app.use('*', async (c, next) => {
+    const host = c.req.header('host');
+    if (!host || !allowedHosts().includes(host)) return c.text(`refused: Host ${host ?? '(none)'} is not this server's`, 403);
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const origin = c.req.header('origin');
+      if (!origin || !allowedHosts().some((h) => origin === `http://${h}`))
+        return c.text(`refused: a ${c.req.method} from ${origin ?? 'no origin'}, not from this server's pages`, 403);
+    }
+    await next();
+    c.header('Content-Security-Policy', VIEW_CSP);
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('Cache-Control', 'no-store');
+  });
+
+  app.get(VIEW_SCRIPT_PATH, (c) => c.body(VIEW_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+
+  app.get('/', async (c) => {
+    const query = c.req.query('q')?.trim() ?? '';
+    const ids = index.ids();
+    // Without a filter only the page shown is read; a filter reads every run (once: the index keeps them).
+    const matching = query ? filterRuns(await index.all(ids), query).map((r) => r.runId) : ids;
+    const pages = Math.max(1, Math.ceil(matching.length / RUNS_PER_PAGE));
+    const page = Math.min(pages, positiveInt(c.req.query('page')) || 1);
+    const rows = await index.all(matching.slice((page - 1) * RUNS_PER_PAGE, page * RUNS_PER_PAGE));
+    return c.html(runsPage({ rows, query, page, pages, matching: matching.length }));
+  });
+
+  app.get('/run', async (c) => {
+    const id = c.req.query('id')!;
+    runDir(id);
+    const summary = await index.summary(id);
+    if (summary.problem && !summary.run) throw new Refused(422, `${id}: ${summary.problem}`);
+    const run = await loadRun(id);
+    const running = run.manifest.status === 'running';
+    return c.html(
+      runShellPage({
+        runId: id,
+        title: `${id} · ${run.manifest.agent.id} · ${run.manifest.reportedModel ?? run.manifest.model} · ${run.manifest.status}`,
+        report: href('/run/report', { id }),
+        ...(running ? { live: { stampUrl: href('/run/stamp', { id }), stamp: run.stamp } } : {}),
+        cases: run.manifest.cases.defs.map((d) => d.id),
+        trials: run.results.outcomes.map((t) => ({
+          caseId: t.caseId,
+          arm: t.arm,
+          n: t.n,
+          word: t.passed === null ? `not scored (${t.status})` : t.passed ? 'pass' : 'fail',
+          judged: t.judge !== undefined,
+        })),
+      }),
+    );
+  });
+
+  app.get('/run/stamp', async (c) => c.text(await runStamp(fromFolder(o.cwd, runDir(c.req.query('id'))))));
+
+  app.get('/run/report', async (c) => {
+    const id = c.req.query('id')!;
+    const run = await loadRun(id);
+    // Rendered once per change of the run: a page polled while it runs does not parse every transcript each time.
+    run.report ??= htmlReporter.render({
+      manifest: run.manifest,
+      results: run.results,
+      runDir: runDir(id),
+      agentNotes: agentNotes(run.manifest),
+      transcripts: await readTranscripts(run.store, run.manifest, run.results.outcomes),
+    });
+    return c.html(run.report);
+  });
+
+  app.get('/tune', async (c) => {
+    const id = c.req.query('id')!;
+    runDir(id);
+    return c.html(framedPage(`tune ${id}`, href('/tune/report', { id })));
+  });
+
+  app.get('/tune/report', async (c) => {
+    const dir = runDir(c.req.query('id'));
+    return c.html(htmlReporter.renderTune!(await tuneReportInput(dir, await readTuneRecord(dir, o.cwd), o.cwd)));
+  });
+
+  app.get('/case', async (c) => {
+    const caseId = c.req.query('id') ?? '';
+    return c.html(casePage(caseId, await index.all(index.ids())));
+  });
+
+  app.get('/compare', async (c) => {
+    const [base, candidate] = [c.req.query('base'), c.req.query('candidate')];
+    if (!base || !candidate) throw new Refused(400, 'pick two runs in the list: a base and a candidate');
+    runDir(base);
+    runDir(candidate);
+    return c.html(framedPage(`${base} → ${candidate}`, href('/compare/report', { base, candidate })));
+  });
+
+  app.get('/compare/report', async (c) => {
+    const [base, candidate] = [c.req.query('base')!, c.req.query('candidate')!];
+    const [b, k] = await Promise.all([loadRun(base), loadRun(candidate)]);
+    const comparison = compareRuns({ dir: runDir(base), ...b }, { dir: runDir(candidate), ...k }, COMPARE_DEFAULTS);
+    return c.html(htmlReporter.renderComparison(comparison));
+  });
+
+  app.get('/trial', async (c) => {
+    const q = c.req.query();
+    const run = await loadRun(q.id!);
+    const ref = await trialOf(run, q);
+    const outcome = run.results.outcomes.find((t) => trialKey(t) === trialKey(ref));
+    if (!outcome)
+      throw new Refused(
+        404,
+        `trial ${trialKey(ref)} is stored but not graded: ${run.results.damaged.find((d) => d.path.includes(ref.caseId))?.problem ?? 'see the run'}`,
+      );
+    const key = `${q.id}\u0000${run.stamp}\u0000${trialKey(ref)}`;
+    if (parsed?.key !== key) {
+      const read = await readStoredTranscript(run.store, run.manifest, ref);
+      if (!read.ok) throw new Refused(422, `${read.damaged.path}: ${read.damaged.problem}`);
+      parsed = { key, transcript: read.transcript };
+    }
+    const total = parsed.transcript.events.length;
+    const from = Math.min(positiveInt(q.from) ?? 0, Math.max(0, total - 1));
+    const to = Math.min(total, from + EVENTS_PER_PAGE);
+    const shown = { ...parsed.transcript, events: parsed.transcript.events.slice(from, to) };
+    const input = {
+      manifest: run.manifest,
+      results: run.results,
+      runDir: runDir(q.id),
+      agentNotes: agentNotes(run.manifest),
+      transcripts: new Map([[trialKey(ref), shown]]),
+    };
+    const c0 = run.manifest.cases.defs.find((d) => d.id === ref.caseId);
+    const raw = await rawPage(join(run.store.dir, 'trials', ref.caseId, ref.arm, `${ref.n}.jsonl`), positiveInt(q.offset) ?? 0);
+    const labels = outcome.judge ? trialLabels(run, outcome) : undefined;
+    return c.html(
+      trialPage({
+        runId: q.id!,
+        title: `${ref.caseId} · ${ref.arm} · trial ${ref.n}`,
+        evidence: trialDetails(outcome, c0, input, true),
+        events: { from, to, total, pageSize: EVENTS_PER_PAGE },
+        raw,
+        ...(labels ? { labels } : {}),
+        query: { id: q.id!, case: ref.caseId, arm: ref.arm, n: ref.n },
+      }),
+    );
+  });
+
+  function storedLabels(): { labels: Label[]; problem?: string } {
+    try {
+      return { labels: readLabels(labelsFile, o.cwd) };
+    } catch (e) {
+      if (e instanceof InputError) return { labels: [], problem: e.message };
+      throw e;
+    }
+  }
+
+  function trialLabels(run: LoadedRun, t: Results['outcomes'][number]): TrialLabels {
+    const { labels, problem } = storedLabels();
+    const mine = labelsOfRun(labels, run.manifest.runId);
+    const given = (item: string) => mine.find((l) => l.case === t.caseId && l.arm === t.arm && l.n === t.n && l.item === item);
+    return {
+      run: run.manifest.runId,
+      items: t.judge!.items.map((i) => {
+        const l = given(i.item);
+        return { item: i.item, verdict: i.verdict, ...(l ? { label: l.label, ...(l.note ? { note: l.note } : {}) } : {}) };
+      }),
+      by: o.labeller,
+      agreement: labelAgreement(mine, run.results.outcomes, run.manifest.config.grading.confidence),
+      file: labelsFile,
+      ...(problem ? { problem } : {}),
+    };
+  }
+
+  app.post('/labels', async (c) => {
+    const form = await c.req.parseBody();
+    const field = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : undefined);
+    const q = { id: field('id'), case: field('case'), arm: field('arm'), n: field('n') };
+    const run = await loadRun(q.id ?? '');
+    const ref = await trialOf(run, q);
+    const outcome = run.results.outcomes.find((t) => trialKey(t) === trialKey(ref));
+    if (!outcome?.judge) throw new Refused(422, `trial ${trialKey(ref)} was not judged: it has nothing to label`);
+    const { problem } = storedLabels();
+    if (problem) throw new Refused(422, `${problem} (the labels file is left as it is)`);
+    const by = field('by')?.trim() || o.labeller;
+    const at = now().toISOString();
+    const given = outcome.judge.items.flatMap((i, k): Label[] => {
+      const label = field(`label${k}`);
+      if (label !== 'yes' && label !== 'no') return [];
+      const note = field(`note${k}`)?.trim();
+      return [
+        { run: run.manifest.runId, case: ref.caseId, arm: ref.arm, n: ref.n, item: i.item, label, ...(note ? { note } : {}), by, at },
+      ];
+    });
+    if (given.length) await writeLabels(o.transcriptsDir, o.cwd, given);
+    return c.redirect(href('/trial', { id: q.id, case: ref.caseId, arm: ref.arm, n: ref.n }), 303);
+  });
+
+  return app;
+}
+
+/** One page of a raw transcript from byte `offset`, ending at a line's end where one falls inside it. */
+async function rawPage(file: string, offset: number): Promise<{ text: string; offset: number; end: number; size: number }> {
+  const f = await open(file, 'r');
+  try {
+    const { size } = await f.stat();
+    const start = Math.min(offset, size);
+    const buf = Buffer.alloc(Math.min(RAW_PAGE_BYTES, size - start));
+    const { bytesRead } = await f.read(buf, 0, buf.length, start);
+    let used = bytesRead;
+    if (start + used < size) {
+      const lineEnd = buf.lastIndexOf(0x0a, used - 1);
+      if (lineEnd >= 0) used = lineEnd + 1;
+    }
+    return { text: buf.subarray(0, used).toString('utf8'), offset: start, end: start + used, size };
+  } finally {
+    await f.close();
+  }
+}
+
+/** A view server on 127.0.0.1 only; `port` 0 takes a free one. */
+export function startView(o: Omit<ViewOptions, 'port'>, port: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  let bound = port;
+  const app = viewApp({ ...o, port: () => bound });
+  return new Promise((resolve, reject) => {
+    const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, (info) => {
+      bound = info.port;
+      resolve({
+        url: `http://127.0.0.1:${bound}/`,
+        stop: () => new Promise<void>((done) => server.close(() => done())),
+      });
+    });
+    server.once('error', reject);
+  });
+}

@@ -1,0 +1,223 @@
+import type { Context } from '../run/config-schema.js';
+import type { CaseArmSummary, CaseVerdict, Results, RunManifest, RunStatus } from '../run/schema.js';
+import type { TuneRecord } from '../run/tune-schema.js';
+import { fmt, interval, paragraph, REPORT_WIDTH, table, usd } from './format.js';
+import { rateNotes, verdictCounts, verdictRate } from './wording.js';
+import { InputError } from '../util/input-error.js';
+
+/**
+ * The runs of a transcripts folder and a case's trend across them: one reading of each run's run.json and results.json
+ * into a small summary, and its renderings (`history`'s text, `view`'s pages, the html report's runs of several agents).
+ */
+
+/** What made a run other than a plain one, as the list names it. */
+export type RunKind = 'several agents' | 'canary' | 'judged' | 'shard' | 'merged' | 'resumed' | 'tune';
+
+/** One case of a run: its verdict, the skill arm's rate behind it, and what its trials cost. */
+export interface CaseLine {
+  verdict: CaseVerdict;
+  skill?: CaseArmSummary;
+  costUsd?: number;
+}
+
+/** A run folder as the list shows it: small enough to keep for a thousand runs. */
+export interface RunSummary {
+  /** The run folder under the transcripts folder (`<run>/<agent's run>` inside a run of several agents). */
+  runId: string;
+  run?: {
+    agent: string;
+    cliVersion?: string;
+    /** The model the CLI reported, else the one asked for. */
+    model: string;
+    /** The simulator's profile, when the run was simulated. */
+    profile?: string;
+    profileHash?: string;
+    status: RunStatus;
+    startedAt: string;
+    context: Context;
+    skillsHash: string;
+    kinds: RunKind[];
+    finished: number;
+  };
+  results?: { cases: CaseLine[]; trials: number; costUsd?: number };
+  /** Why the folder could not be read, or why it has no results. */
+  problem?: string;
+}
+
+function kindsOf(runId: string, m: RunManifest): RunKind[] {
+  const kinds: [RunKind, boolean][] = [
+    ['several agents', runId.includes('/')],
+    ['canary', m.canary !== undefined],
+    ['judged', m.cases.defs.some((d) => (d.judge?.length ?? 0) > 0)],
+    ['shard', m.shard !== undefined],
+    ['merged', m.mergedFrom !== undefined],
+    ['resumed', (m.resumedAt?.length ?? 0) > 0],
+  ];
+  return kinds.flatMap(([k, on]) => (on ? [k] : []));
+}
+
+/** A run's summary from what its folder holds; `problem` says what could not be read. Pure. */
+export function summariseRun(runId: string, manifest?: RunManifest, results?: Results, problem?: string): RunSummary {
+  const m = manifest;
+  const run: RunSummary['run'] = m && {
+    agent: m.agent.id,
+    ...(m.agent.cliVersion !== undefined ? { cliVersion: m.agent.cliVersion } : {}),
+    model: m.reportedModel ?? m.model,
+    ...(m.simulator
+      ? { profile: m.simulator.profile, ...(m.simulator.behaviourHash ? { profileHash: m.simulator.behaviourHash } : {}) }
+      : {}),
+    status: m.status,
+    startedAt: m.startedAt,
+    context: m.config.context ?? 'lab',
+    skillsHash: m.skillsHash,
+    kinds: kindsOf(runId, m),
+    finished: m.trials.finished,
+  };
+  const cost = new Map<string, number>();
+  for (const o of results?.outcomes ?? []) if (o.costUsd !== undefined) cost.set(o.caseId, (cost.get(o.caseId) ?? 0) + o.costUsd);
+  const summary: RunSummary = { runId, ...(run ? { run } : {}), ...(problem ? { problem } : {}) };
+  if (!results) return summary;
+  const cases = results.verdicts.map((verdict) => {
+    const skill = results.summary.cases.find((s) => s.caseId === verdict.caseId && s.arm === 'skill');
+    const c = cost.get(verdict.caseId);
+    return { verdict, ...(skill ? { skill } : {}), ...(c !== undefined ? { costUsd: c } : {}) };
+  });
+  return {
+    ...summary,
+    results: { cases, trials: results.outcomes.length, ...(results.run.costUsd !== undefined ? { costUsd: results.run.costUsd } : {}) },
+  };
+}
+
+/** A tune folder as a row of the list: its skill, agent and status; its candidates' runs are inside it. Pure. */
+export function summariseTune(runId: string, t: TuneRecord): RunSummary {
+  return {
+    runId,
+    run: {
+      agent: t.agent,
+      model: t.model ?? '?',
+      ...(t.simulator ? { profile: t.simulator.profile } : {}),
+      status: t.status,
+      startedAt: t.startedAt,
+      context: t.context ?? 'lab',
+      skillsHash: t.familyHash ?? '',
+      kinds: ['tune'],
+      finished: 0,
+    },
+  };
+}
+
+/** `claude-sonnet-4-5 (SIM)`: the model, marked when the simulator stood in for it. */
+export const modelText = (run: NonNullable<RunSummary['run']>) => `${run.model}${run.profile !== undefined ? ' (SIM)' : ''}`;
+
+/** Who ran a run and how it went, in the list's words. */
+export function runFacts(s: RunSummary): string[] {
+  const r = s.run;
+  if (!r) return ['?'];
+  return [`${r.agent} ${r.cliVersion ?? '?'}`, modelText(r), r.status, ...(r.context === 'field' ? ['field'] : []), ...r.kinds];
+}
+
+export const verdictText = (s: RunSummary) => (s.results ? verdictCounts(s.results.cases.map((c) => c.verdict)) : '');
+export const trialsOf = (s: RunSummary) => s.results?.trials ?? s.run?.finished;
+
+/** The runs whose id, agent, model, status or kind holds every word of `query` (any case). Pure. */
+export function filterRuns(rows: readonly RunSummary[], query: string): RunSummary[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  if (!words.length) return [...rows];
+  return rows.filter((r) => {
+    const hay = [r.runId, ...runFacts(r), verdictText(r), r.problem ?? ''].join(' ').toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+}
+
+/** The runs, newest first: who ran them, what came out, what they cost; a run that could not be read, why, below. Pure. */
+export function renderHistory(rows: readonly RunSummary[]): string {
+  if (rows.length === 0) return 'no runs in this transcripts folder\n';
+  const body = rows.map((r) => [
+    `${r.runId}\n  ${runFacts(r).slice(0, 3).join(' · ')}`,
+    r.results ? verdictText(r) : r.problem ? 'see below' : '—',
+    String(trialsOf(r) ?? '?'),
+    usd(r.results?.costUsd),
+  ]);
+  const problems = rows.flatMap((r) => (r.problem && !r.results ? [paragraph(`${r.runId}: ${r.problem}`)] : []));
+  const head = ['run\n  agent · model · status', 'verdicts', 'trials', 'cost'];
+  const runs = table([head, ...body], ['l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word'] });
+  return [runs, ...(problems.length ? ['', ...problems] : [])].join('\n') + '\n';
+}
+
+/** What changed from one run to the next that could move a case's rate. */
+export type TrendChange = 'model' | 'CLI' | 'agent' | 'skills' | 'profile' | 'context';
+
+/** One run's point of a case's trend: its rate and interval (adjusted for stopping early where the design stopped it). */
+export interface TrendPoint {
+  runId: string;
+  startedAt: string;
+  line: CaseLine;
+  rate?: { p: number; lo: number; hi: number; adjusted: boolean };
+  /** What differs from the run before it (the oldest point: nothing), each as `what: before → after`. */
+  changed: { what: TrendChange; from: string; to: string }[];
+}
+
+/** A case across the runs that measured it, oldest first, each point with what changed since the one before. Pure. */
+export function caseTrend(rows: readonly RunSummary[], caseId: string): TrendPoint[] {
+  // The rows come newest first; runs started at once keep their order (the sort is stable).
+  const seen = [...rows]
+    .reverse()
+    .flatMap((r) => {
+      const line = r.results?.cases.find((c) => c.verdict.caseId === caseId);
+      return line && r.run ? [{ r, run: r.run, line }] : [];
+    })
+    .sort((a, b) => a.run.startedAt.localeCompare(b.run.startedAt));
+  return seen.map(({ r, run, line }, i) => {
+    const before = seen[i - 1]?.run;
+    const facts = (x: typeof run): [TrendChange, string][] => [
+      ['agent', x.agent],
+      ['CLI', x.cliVersion ?? '?'],
+      ['model', modelText(x)],
+      ['skills', x.skillsHash.slice(0, 8)],
+      ['profile', x.profile === undefined ? 'none' : `${x.profile}${x.profileHash ? ` ${x.profileHash.slice(0, 8)}` : ''}`],
+      ['context', x.context],
+    ];
+    const was = before ? new Map(facts(before)) : undefined;
+    const changed = was ? facts(run).flatMap(([what, to]) => (was.get(what) !== to ? [{ what, from: was.get(what)!, to }] : [])) : [];
+    const e = line.verdict.estimate;
+    const s = line.skill?.rate;
+    const rate = e
+      ? { p: e.rate, lo: e.lower, hi: e.upper, adjusted: true }
+      : s && s.n
+        ? { p: s.p, lo: s.lo, hi: s.hi, adjusted: false }
+        : undefined;
+    return { runId: r.runId, startedAt: run.startedAt, line, ...(rate ? { rate } : {}), changed };
+  });
+}
+
+export const changeText = (c: TrendPoint['changed'][number]) => `${c.what} ${c.from} → ${c.to}`;
+
+/** One case across runs, newest first: its verdict and the rate it stands on, as each run's report shows it. Pure. */
+export function renderCaseHistory(rows: readonly RunSummary[], caseId: string): string {
+  const points = caseTrend(rows, caseId).reverse();
+  if (points.length === 0)
+    throw new InputError({
+      file: '--case',
+      what: `no graded run has a case "${caseId}"`,
+      todo: 'check the case id (skillprobe history lists the runs)',
+    });
+  const byId = new Map(rows.map((r) => [r.runId, r]));
+  const body = points.map((p) => {
+    const { verdict: v, skill: s, costUsd } = p.line;
+    const changed = p.changed.length ? `\n  ${p.changed.map(changeText).join(', ')}` : '';
+    return [
+      `${p.runId}\n  ${modelText(byId.get(p.runId)!.run!)}${changed}`,
+      v.verdict,
+      verdictRate(v, s),
+      s ? `${s.rate.successes}/${s.rate.n}` : '—',
+      usd(costUsd),
+    ];
+  });
+  const notes = rateNotes(points.map((p) => p.line.verdict)).map((n) => paragraph(n));
+  const head = ['run\n  model\n  changed since the run before', 'verdict', 'rate [CI]', 'passes', 'cost'];
+  const runs = table([head, ...body], ['l', 'l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word', 'word'] });
+  return [paragraph(`case ${caseId}, newest first (skill arm)`), runs, ...notes].join('\n') + '\n';
+}
+
+/** `0.83 [0.64, 0.93]`: a trend point's rate, or a dash. */
+export const pointRate = (p: TrendPoint) => (p.rate ? `${fmt(p.rate.p)} ${interval(p.rate)}` : '—');

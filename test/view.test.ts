@@ -1,0 +1,265 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { viewApp, RAW_PAGE_BYTES, EVENTS_PER_PAGE } from '../src/commands/view.js';
+import { LABELS_FILE, labelsSchema } from '../src/commands/labels.js';
+import { href } from '../src/report/html/view-pages.js';
+import { cleanup, runInProcess, testEnv } from './helpers.js';
+import { JUDGED_ITEM } from './judged-run-fixture.js';
+import { INJECTION, landTrial, VIEW_RUNS, viewTranscripts } from './view-fixture.js';
+
+const PORT = 4321;
+const HOST = `127.0.0.1:${PORT}`;
+const ORIGIN = `http://${HOST}`;
+const HUGE = 50 * 1024 * 1024;
+
+let root: string;
+let dir: string;
+let app: ReturnType<typeof viewApp>;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'sp-view-'));
+  dir = await viewTranscripts(root, { hugeBytes: HUGE });
+  app = viewApp({
+    transcriptsDir: 'transcripts',
+    cwd: root,
+    labeller: 'ada',
+    port: () => PORT,
+    now: () => new Date('2026-12-04T10:00:00Z'),
+  });
+}, 60_000);
+afterAll(() => cleanup(root));
+
+const get = (path: string, headers: Record<string, string> = {}) => app.request(path, { headers: { host: HOST, ...headers } });
+const page = async (path: string) => {
+  const r = await get(path);
+  return { status: r.status, text: await r.text() };
+};
+const q = href;
+const post = (form: Record<string, string>, headers: Record<string, string> = { origin: ORIGIN }) =>
+  app.request('/labels', {
+    method: 'POST',
+    body: new URLSearchParams(form),
+    headers: { host: HOST, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+  });
+
+describe('the runs list', () => {
+  it('lists every run newest first with agent, model, status and verdicts, and names the damaged one and why', async () => {
+    const { status, text } = await page('/');
+    expect(status).toBe(200);
+    const order = [VIEW_RUNS.judged, VIEW_RUNS.running, VIEW_RUNS.damaged, VIEW_RUNS.newer, VIEW_RUNS.older, VIEW_RUNS.huge].map((id) =>
+      text.indexOf(`data-run="${id}"`),
+    );
+    expect(order.every((at) => at > 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(text).toMatch(/claude-code 2\.1\.197 · claude-opus-4-1/);
+    expect(text).toContain('running');
+    expect(text).toMatch(/run\.json: run\.json not valid JSON/);
+    expect(text).toContain('judged');
+  });
+
+  it('filters by any word of a run: a model, a status, a kind', async () => {
+    const opus = await page('/?q=opus');
+    expect(opus.text).toContain(`data-run="${VIEW_RUNS.newer}"`);
+    expect(opus.text).not.toContain(`data-run="${VIEW_RUNS.older}"`);
+    const judged = await page('/?q=judged');
+    expect(judged.text).toContain(`data-run="${VIEW_RUNS.judged}"`);
+    expect(judged.text).not.toContain(`data-run="${VIEW_RUNS.newer}"`);
+    expect((await page('/?q=running')).text).toContain(`data-run="${VIEW_RUNS.running}"`);
+  });
+
+  it('serves its one script and a content security policy that allows only its own scripts', async () => {
+    const r = await get('/view.js');
+    expect(r.headers.get('content-type')).toMatch(/javascript/);
+    expect((await get('/')).headers.get('content-security-policy')).toMatch(/script-src 'self'/);
+  });
+});
+
+describe('refusals: another Host, a post from elsewhere, a path outside the folder', () => {
+  it.each([['evil.example:4321'], ['127.0.0.1:9999'], ['']])('refuses Host %j (DNS rebinding)', async (host) => {
+    const r = await app.request('/', { headers: host ? { host } : {} });
+    expect(r.status).toBe(403);
+  });
+
+  it('accepts localhost by its name', async () => {
+    expect((await get('/', { host: `localhost:${PORT}` })).status).toBe(200);
+  });
+
+  it.each([[{}], [{ origin: 'http://evil.example' }], [{ origin: `http://127.0.0.1:${PORT + 1}` }]])(
+    'refuses a label post with origin %j (CSRF), writing nothing',
+    async (headers) => {
+      const r = await post({ id: VIEW_RUNS.judged, case: 'judged', arm: 'skill', n: '1', label0: 'no' }, headers);
+      expect(r.status).toBe(403);
+    },
+  );
+
+  it.each([
+    ['/run', { id: '../../etc' }],
+    ['/run', { id: '/etc' }],
+    ['/run/report', { id: '..' }],
+    ['/trial', { id: VIEW_RUNS.newer, case: '../../..', arm: 'skill', n: 1 }],
+    ['/trial', { id: VIEW_RUNS.newer, case: 'login', arm: '../skill', n: 1 }],
+    ['/trial', { id: VIEW_RUNS.newer, case: 'login', arm: 'skill', n: '1/../../2' }],
+    ['/compare', { base: VIEW_RUNS.newer, candidate: '../x' }],
+    ['/tune', { id: '../transcripts' }],
+  ])('refuses %s %j: not a run or trial the folder holds', async (path, query) => {
+    const { status, text } = await page(q(path, query));
+    expect(status).toBe(404);
+    expect(text).toContain('data-problem');
+  });
+});
+
+describe('a run', () => {
+  it("frames today's html report of the run", async () => {
+    const shell = await page(q('/run', { id: VIEW_RUNS.newer }));
+    expect(shell.text).toContain(`src="/run/report?id=${VIEW_RUNS.newer}"`);
+    expect(shell.text).not.toContain('data-stamp-url');
+    const report = await page(q('/run/report', { id: VIEW_RUNS.newer }));
+    expect(report.text).toMatch(/class="tile[^"]*"[^>]*data-verdict="FAIL"/);
+    expect(report.text).toContain('claude-opus-4-1');
+  });
+
+  it('names a damaged run folder and what to do, and keeps serving', async () => {
+    const { status, text } = await page(q('/run', { id: VIEW_RUNS.damaged }));
+    expect(status).toBe(422);
+    expect(text).toMatch(/run\.json not valid JSON .* restore run\.json/);
+    expect((await page('/')).status).toBe(200);
+  });
+
+  it('follows a running run: its stamp changes when a trial lands', async () => {
+    const shell = await page(q('/run', { id: VIEW_RUNS.running }));
+    expect(shell.text).toContain('data-stamp-url');
+    const before = await (await get(q('/run/stamp', { id: VIEW_RUNS.running }))).text();
+    expect(before).toMatch(/^1 /);
+    await landTrial(dir, 2);
+    const after = await (await get(q('/run/stamp', { id: VIEW_RUNS.running }))).text();
+    expect(after).toMatch(/^2 /);
+    expect((await page(q('/run/report', { id: VIEW_RUNS.running }))).text).toMatch(/2 trials|trial-n">#2/);
+  });
+});
+
+describe('a trial', () => {
+  it('shows what a transcript holds as text, never as markup', async () => {
+    const { text } = await page(q('/trial', { id: VIEW_RUNS.newer, case: 'login', arm: 'skill', n: 1 }));
+    expect(text).not.toContain(INJECTION);
+    expect(text).not.toContain('<img');
+    expect(text).toContain('&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;');
+    expect(text).toContain('Raw stream');
+  });
+
+  it(`pages a ${HUGE / 1024 / 1024} MB transcript: the raw stream ${RAW_PAGE_BYTES / 1024} KiB at a time, the timeline by events`, async () => {
+    const at = { id: VIEW_RUNS.huge, case: 'huge', arm: 'skill', n: 1 };
+    const first = await page(q('/trial', at));
+    expect(first.status).toBe(200);
+    expect(first.text.length).toBeLessThan(3 * RAW_PAGE_BYTES + EVENTS_PER_PAGE * 6000);
+    const next = /href="([^"]*offset=(\d+)[^"]*)" rel="next"/.exec(first.text)!;
+    expect(Number(next[2])).toBeGreaterThan(RAW_PAGE_BYTES - 5000);
+    expect(Number(next[2])).toBeLessThanOrEqual(RAW_PAGE_BYTES);
+    expect(first.text).toMatch(new RegExp(`events 1–${EVENTS_PER_PAGE} of \\d+`));
+    const second = await page(q('/trial', { ...at, offset: next[2]! }));
+    expect(second.text).toContain(`bytes ${next[2]}–`);
+  }, 60_000);
+});
+
+describe('a case across runs', () => {
+  it('gives its rate in each run with an interval, annotated with what changed', async () => {
+    const { text } = await page(q('/case', { id: 'login' }));
+    expect(text).toContain('across 2 runs');
+    expect(text).toContain('model claude-sonnet-4-5 → claude-opus-4-1');
+    expect(text).toMatch(/0\.90 \[0\.\d\d, 0\.\d\d\]/);
+    expect(text).toContain('<svg class="chart trend"');
+  });
+
+  it('says so for a case no run has', async () => {
+    expect((await page(q('/case', { id: 'nope<b>' }))).text).toContain('no graded run has a case of this id');
+  });
+});
+
+describe('compare', () => {
+  it("frames compare's page for the pair picked", async () => {
+    const shell = await page(q('/compare', { base: VIEW_RUNS.older, candidate: VIEW_RUNS.newer }));
+    expect(shell.text).toContain('/compare/report?');
+    const report = await page(q('/compare/report', { base: VIEW_RUNS.older, candidate: VIEW_RUNS.newer }));
+    expect(report.text).toMatch(/data-change="REGRESSED"/);
+  });
+
+  it('asks for two runs when one is missing', async () => {
+    expect((await page(q('/compare', { base: VIEW_RUNS.older }))).status).toBe(400);
+  });
+});
+
+describe('labels', () => {
+  it('writes labels in the format rejudge --labels reads, with who and when, and shows the agreement so far', async () => {
+    const at = { id: VIEW_RUNS.judged, case: 'judged', arm: 'skill', n: 1 };
+    const before = await page(q('/trial', at));
+    expect(before.text).toContain(JUDGED_ITEM);
+    expect(before.text).toContain('0 matched · κ undefined: no labels');
+    for (const [n, label] of [
+      [1, 'yes'],
+      [2, 'no'],
+      [3, 'yes'],
+    ] as const) {
+      const r = await post({
+        ...at,
+        n: String(n),
+        label0: label,
+        note0: n === 2 ? 'it never said <done>' : '',
+        by: n === 3 ? 'grace' : '',
+      });
+      expect(r.status).toBe(303);
+      expect(r.headers.get('location')).toBe(q('/trial', { ...at, n }));
+    }
+    const file = join(dir, LABELS_FILE);
+    const labels = labelsSchema.parse(parse(readFileSync(file, 'utf8')));
+    expect(labels).toHaveLength(3);
+    expect(labels[1]).toEqual({
+      run: 'judged',
+      case: 'judged',
+      arm: 'skill',
+      n: 2,
+      item: JUDGED_ITEM,
+      label: 'no',
+      note: 'it never said <done>',
+      by: 'ada',
+      at: '2026-12-04T10:00:00.000Z',
+    });
+    expect(labels[2]!.by).toBe('grace');
+    // The judge said yes to all three: a person saying no once leaves κ undefined only if all labels agree in class.
+    const after = await page(q('/trial', { ...at, n: 2 }));
+    expect(after.text).toMatch(/Cohen&#39;s κ|Cohen's κ/);
+    expect(after.text).toMatch(/value="no" checked/);
+    expect(after.text).toContain('it never said &lt;done&gt;');
+  });
+
+  it('changes a label in place when a person changes their mind', async () => {
+    await post({ id: VIEW_RUNS.judged, case: 'judged', arm: 'skill', n: '2', label0: 'yes' });
+    const labels = labelsSchema.parse(parse(readFileSync(join(dir, LABELS_FILE), 'utf8')));
+    expect(labels.filter((l) => l.n === 2).map((l) => l.label)).toEqual(['yes']);
+  });
+
+  it('refuses to label a trial with no judge, and leaves a damaged labels file as it is', async () => {
+    const r = await post({ id: VIEW_RUNS.newer, case: 'login', arm: 'skill', n: '1', label0: 'yes' });
+    expect(r.status).toBe(422);
+    const file = join(dir, LABELS_FILE);
+    const kept = readFileSync(file, 'utf8');
+    writeFileSync(file, '- { case: judged, n: 1\n');
+    const refused = await post({ id: VIEW_RUNS.judged, case: 'judged', arm: 'skill', n: '1', label0: 'yes' });
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toMatch(/labels\.yaml:\d+:\d+/);
+    expect(readFileSync(file, 'utf8')).toBe('- { case: judged, n: 1\n');
+    writeFileSync(file, kept);
+  });
+});
+
+describe('history shares the summaries', () => {
+  it('prints the runs and a case across them, with what changed', async () => {
+    const all = await runInProcess(['history', '--transcripts', 'transcripts'], { cwd: root, env: testEnv() });
+    expect(all.exitCode).toBe(0);
+    expect(all.stdout).toContain(VIEW_RUNS.older);
+    expect(all.stdout).toMatch(/20261203-000000-dddddd: .*run\.json not valid JSON/);
+    const login = await runInProcess(['history', '--transcripts', 'transcripts', '--case', 'login'], { cwd: root, env: testEnv() });
+    expect(login.stdout).toContain('model claude-sonnet-4-5 → claude-opus-4-1');
+  });
+});
