@@ -12,7 +12,7 @@ import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
 import { judgedRunFolder } from './judged-run-fixture.js';
 
 /**
- * 13 of 13 commands exit through `exitCodeFor`: each command is run in this process along a path that ends in its own
+ * 15 of 15 commands exit through `exitCodeFor`: each command is run in this process along a path that ends in its own
  * `run` (never a thrown error), and the code main returns must be the one `exitCodeFor` made last, for every command
  * the registry lists. A command that returned a number of its own would leave `exitCodeFor` uncalled.
  */
@@ -70,9 +70,9 @@ async function mainIn(cwd: string, args: string[]): Promise<{ code: number; stdo
 }
 
 /** Runs a command line in this process from `cwd`. */
-async function exitOf(args: string[], cwd: string): Promise<{ code: number; stderr: string }> {
+async function exitOf(args: string[], cwd: string, env?: Record<string, string>): Promise<{ code: number; stderr: string }> {
   if (args[0] === 'sim' || args[0] === 'view') return mainIn(cwd, args);
-  const r = await runInProcess(args, { cwd });
+  const r = await runInProcess(args, { cwd, env: testEnv(env) });
   return { code: r.exitCode, stderr: r.stderr };
 }
 
@@ -83,6 +83,8 @@ interface Row {
   cwd?: string;
   /** How rejudge's judge step ends. */
   rejudge?: RunStatus;
+  /** The command's environment beyond the test's own. */
+  env?: Record<string, string>;
 }
 
 const rejudgeEnding = (rejudge: RunStatus, code: number): Row => ({ args: ['rejudge', 'judged'], code, rejudge });
@@ -107,6 +109,8 @@ const COMMAND_EXITS: Row[] = [
   { args: ['import', 'evals.json', '--skill', 'alpha', '--out', 'imported/alpha.yaml'], code: EXIT.pass },
   { args: ['lint'], code: EXIT.pass },
   { args: ['sim', join(project, 'sim.yaml')], code: EXIT.pass },
+  // The installed CLIs' versions come from their manifests: nothing is spawned; a PATH holding none of them.
+  { args: ['doctor'], code: EXIT.pass, env: { PATH: '/nonexistent' } },
 ];
 
 describe('every command exits through exitCodeFor', () => {
@@ -114,10 +118,10 @@ describe('every command exits through exitCodeFor', () => {
     expect(new Set(COMMAND_EXITS.map((row) => row.args[0]))).toEqual(new Set(COMMANDS.map((c) => c.name)));
   });
 
-  it.each(COMMAND_EXITS)('$args.0 exits $code by the rule ($args)', async ({ args, code, cwd, rejudge }) => {
+  it.each(COMMAND_EXITS)('$args.0 exits $code by the rule ($args)', async ({ args, code, cwd, rejudge, env }) => {
     if (rejudge) rejudgeEnds.status = rejudge;
     made.length = 0;
-    const r = await exitOf(args, cwd ?? project);
+    const r = await exitOf(args, cwd ?? project, env);
     expect(r.code, r.stderr).toBe(code);
     expect(made.at(-1), 'the exit code exitCodeFor made').toBe(r.code);
   });

@@ -5,12 +5,19 @@ import { join } from 'node:path';
 import { InputError } from '../util/input-error.js';
 import { OWN_MANIFEST, requireFromPackage } from '../util/package-root.js';
 import { notExecutable } from '../util/paths.js';
+import type { CliPackage } from './conformance.js';
 import { runAgentCommand } from './spawn.js';
 
-/** The version of `pkg` skillprobe depends on (and its tests measured), from its own package.json. */
+/**
+ * The version of the CLI package `pkg` skillprobe pins (its tests and the demo run it), from its own package.json: the
+ * CLIs are optional peers a user installs beside skillprobe, pinned exactly among its devDependencies.
+ */
 export function pinnedVersion(pkg: string): string {
-  return OWN_MANIFEST.dependencies?.[pkg] ?? 'latest';
+  return OWN_MANIFEST.devDependencies?.[pkg] ?? 'latest';
 }
+
+/** The command that adds the pinned CLI to the project that has skillprobe. */
+export const installCommand = (pkg: string): string => `npm install -D ${pkg}@${pinnedVersion(pkg)}`;
 
 /** An installed package's own package.json (where it is, and what it says), or undefined when it is not installed. */
 export function installedManifest(
@@ -35,7 +42,7 @@ export function installedFile(specifier: string): string | undefined {
  * An `--agent-binary` override, absolute (the loader took it from the user's working folder: trials run in their own
  * workspaces, where a relative path would name nothing), checked to be an executable file.
  */
-export function overrideBinary(bin: string, command: string): string {
+export function overrideBinary(bin: string, { command }: CliPackage): string {
   const unusable = notExecutable(bin);
   if (unusable) {
     throw new InputError({
@@ -47,12 +54,12 @@ export function overrideBinary(bin: string, command: string): string {
   return bin;
 }
 
-/** The pinned CLI is missing: how to install it where skillprobe is installed. */
-export function notInstalled(pkg: string, cli: string): InputError {
+/** The CLI is not installed beside skillprobe: the package to add (skillprobe installs none itself). */
+export function notInstalled({ name }: CliPackage, cli: string): InputError {
   return new InputError({
-    file: pkg,
-    what: `the pinned ${cli} is not installed`,
-    todo: `install it where skillprobe is installed: npm install ${pkg}@${pinnedVersion(pkg)} (or pass --agent-binary)`,
+    file: name,
+    what: `the ${cli} is not installed beside skillprobe`,
+    todo: `add it to the project that has skillprobe: ${installCommand(name)} (or pass --agent-binary PATH; \`npx skillprobe doctor\` lists the CLIs found)`,
   });
 }
 

@@ -6,6 +6,7 @@ import type { EarlierTurn } from '../load/conversation.js';
 import type { McpServer } from '../load/mcp.js';
 import type { McpToolName } from '../mcp/names.js';
 import type { CliLogin } from './login.js';
+import type { CliPackage, ConformanceRecord } from './conformance.js';
 
 /** Everything an adapter needs to build one headless invocation. */
 export interface InvocationRequest {
@@ -147,6 +148,10 @@ export interface GradingConventions {
 /** One agent CLI. Everything CLI-specific (flags, env, skill folder, stream format) lives behind this. */
 export interface AgentAdapter {
   readonly id: string;
+  /** The npm package the CLI comes in (installed beside skillprobe by default) and the command it puts on PATH. */
+  readonly package: CliPackage;
+  /** The versions skillprobe's conformance suite ran against (`<cli>/conformance.ts`), what `doctor` tells a user. */
+  readonly conformance: readonly ConformanceRecord[];
   /** The model a trial asks for when the config names none: the pinned CLI's own default. */
   readonly defaultModel: string;
   /** Whether the CLI reports what a trial cost (what `--max-cost` spends); without it the cap could never stop a run. */

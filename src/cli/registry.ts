@@ -1,5 +1,6 @@
 import type { RegisteredCommand } from './command.js';
 import { compareCommand } from './compare.js';
+import { doctorCommand } from './doctor.js';
 import { gradeCommand } from './grade.js';
 import { historyCommand } from './history.js';
 import { importCommand } from './import.js';
@@ -30,4 +31,5 @@ export const COMMANDS: readonly RegisteredCommand[] = [
   importCommand,
   lintCommand,
   simCommand,
+  doctorCommand,
 ];

@@ -1,9 +1,9 @@
 import { valueHash } from '../util/json.js';
-import { delimiter, isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import type { McpServersConfig } from '../run/config-schema.js';
 import { readOnlyToolsOf } from '../run/schema.js';
 import type { InputProblem, ProblemList } from '../util/input-error.js';
-import { notExecutable, shownFrom } from '../util/paths.js';
+import { notExecutable, onSearchPath, shownFrom } from '../util/paths.js';
 import { stubFileSchema, stubProblems, TOOL_NAME, type StubFile } from '../mcp/stub-spec.js';
 import { parseYamlText, readTextFile, validateYaml } from './yaml-file.js';
 
@@ -67,11 +67,7 @@ function findCommand(command: string, place: McpPlace): string | undefined {
     const path = resolve(place.base, command);
     return notExecutable(path) ? undefined : path;
   }
-  for (const dir of (place.searchPath ?? '').split(delimiter).filter(Boolean)) {
-    const path = join(dir, command);
-    if (!notExecutable(path)) return path;
-  }
-  return undefined;
+  return onSearchPath(command, place.searchPath);
 }
 
 /**

@@ -21,6 +21,7 @@ interface OwnManifest {
   name?: string;
   version: string;
   dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
 }
 
 const found = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
@@ -31,5 +32,5 @@ export const packageFile = (...parts: string[]) => join(found.root, ...parts);
 /** skillprobe's own package.json. */
 export const OWN_MANIFEST: OwnManifest = found.manifest;
 
-/** `require` resolving from skillprobe's own folder: where the agent CLIs it pins are installed. */
+/** `require` resolving from skillprobe's own folder: where the agent CLIs installed beside it are found. */
 export const requireFromPackage = createRequire(packageFile('package.json'));

@@ -1,5 +1,5 @@
 import { accessSync, constants, statSync, type Stats } from 'node:fs';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 
 /**
  * What is at `path`: its stats; undefined for nothing (or a file where a folder should be above it); or, as
@@ -72,6 +72,15 @@ export function notExecutable(path: string): string | undefined {
     accessSync(path, constants.X_OK);
   } catch {
     return `${path} is not executable`;
+  }
+  return undefined;
+}
+
+/** The first executable file named `command` in the folders of `searchPath` (a PATH value), as a shell would find it. */
+export function onSearchPath(command: string, searchPath: string | undefined): string | undefined {
+  for (const dir of (searchPath ?? '').split(delimiter).filter(Boolean)) {
+    const path = join(dir, command);
+    if (!notExecutable(path)) return path;
   }
   return undefined;
 }

@@ -5,6 +5,8 @@ import { attemptTimeoutMs } from '../attempt-timeout.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
 import { cliFolderFile } from '../login.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import type { CliPackage } from '../conformance.js';
+import { CONFORMANCE } from './conformance.js';
 import type { AgentAdapter, Invocation, InvocationRequest, TrialRole } from '../types.js';
 import { initListingProblem, listingProblem } from '../init-isolation.js';
 import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY, FIELD_ALLOWED, fieldEvidenceProblem, fieldSettings } from './field.js';
@@ -129,13 +131,14 @@ export function trialEnv(
 export const apiTimeoutMs = (deadlineMs: number, cliRetries: number): number =>
   attemptTimeoutMs(deadlineMs, cliRetries, { min: 1, max: 120_000 });
 
-const PINNED_PACKAGE = '@anthropic-ai/claude-code';
+/** The CLI's package, installed beside skillprobe by the user (an optional peer). */
+const CLI_PACKAGE: CliPackage = { name: '@anthropic-ai/claude-code', command: 'claude' };
 
 function pinnedBinary(): string | undefined {
   // The platform package holds the native binary itself; the wrapper's bin is only a copy made by a postinstall
   // script that package managers may skip.
   const platform = installedFile(`@anthropic-ai/claude-code-${process.platform}-${process.arch}/package.json`);
-  const wrapper = installedFile(`${PINNED_PACKAGE}/package.json`);
+  const wrapper = installedFile(`${CLI_PACKAGE.name}/package.json`);
   const candidates = [platform && join(dirname(platform), 'claude'), wrapper && join(dirname(wrapper), 'bin', 'claude.exe')];
   return candidates.find((p): p is string => p !== undefined && existsSync(p));
 }
@@ -174,6 +177,8 @@ function promptArgs(req: InvocationRequest): string[] {
 
 export const claudeCode: AgentAdapter = {
   id: 'claude-code',
+  package: CLI_PACKAGE,
+  conformance: CONFORMANCE,
   defaultModel: 'sonnet',
   reportsCost: true,
   skillsFolder: '.claude/skills',
@@ -227,9 +232,9 @@ export const claudeCode: AgentAdapter = {
   },
 
   resolveBinary(override?: string): string {
-    if (override !== undefined) return overrideBinary(override, 'claude');
+    if (override !== undefined) return overrideBinary(override, CLI_PACKAGE);
     const bin = pinnedBinary();
-    if (!bin) throw notInstalled(PINNED_PACKAGE, 'Claude Code CLI');
+    if (!bin) throw notInstalled(CLI_PACKAGE, 'Claude Code CLI');
     return bin;
   },
 

@@ -5,6 +5,8 @@ import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
 import { cliFolderFile } from '../login.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import type { CliPackage } from '../conformance.js';
+import { CONFORMANCE } from './conformance.js';
 import { runAgentCommand } from '../spawn.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
@@ -24,7 +26,8 @@ import { mcpListingProblem } from '../mcp-listing.js';
 import { codexMcpServers } from './mcp.js';
 import { codexMcpName } from './mcp-names.js';
 
-const PINNED_PACKAGE = '@openai/codex';
+/** The CLI's package, installed beside skillprobe by the user (an optional peer). */
+const CLI_PACKAGE: CliPackage = { name: '@openai/codex', command: 'codex' };
 
 /** The project instruction file Codex reads, from the git root down to its working folder. */
 const INSTRUCTION_FILE = 'AGENTS.md';
@@ -100,6 +103,8 @@ const PROBE_READ = 'readable';
 
 export const codex: AgentAdapter = {
   id: 'codex',
+  package: CLI_PACKAGE,
+  conformance: CONFORMANCE,
   // What the pinned CLI requests when its config names no model.
   defaultModel: 'gpt-6.1-sol',
   // Codex reports tokens, never a price.
@@ -123,9 +128,9 @@ export const codex: AgentAdapter = {
   },
 
   resolveBinary(override?: string): string {
-    if (override !== undefined) return overrideBinary(override, 'codex');
+    if (override !== undefined) return overrideBinary(override, CLI_PACKAGE);
     const bin = pinnedBinary();
-    if (!bin) throw notInstalled(PINNED_PACKAGE, 'Codex CLI');
+    if (!bin) throw notInstalled(CLI_PACKAGE, 'Codex CLI');
     return bin;
   },
 

@@ -7,6 +7,8 @@ import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
 import { cliFolderFile } from '../login.js';
 import { installedManifest, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
+import type { CliPackage } from '../conformance.js';
+import { CONFORMANCE } from './conformance.js';
 import { runAgentCommand } from '../spawn.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
@@ -31,7 +33,8 @@ import { fieldMcpProblem } from '../field-mcp.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 import { geminiMcpName } from './mcp-names.js';
 
-const PINNED_PACKAGE = '@google/gemini-cli';
+/** The CLI's package, installed beside skillprobe by the user (an optional peer). */
+const CLI_PACKAGE: CliPackage = { name: '@google/gemini-cli', command: 'gemini' };
 
 /** The key the API-key auth reads (GOOGLE_API_KEY is Vertex AI's, which the trial's settings never select). */
 const KEY_VARIABLE = 'GEMINI_API_KEY';
@@ -40,7 +43,7 @@ const BASE_URL_VARIABLE = 'GOOGLE_GEMINI_BASE_URL';
 
 /** The pinned CLI's entry point: the JavaScript file its package.json names as `bin`. */
 function pinnedScript(): string | undefined {
-  const manifest = installedManifest(PINNED_PACKAGE);
+  const manifest = installedManifest(CLI_PACKAGE.name);
   const bin = manifest?.json.bin;
   const script = typeof bin === 'string' ? bin : bin?.gemini;
   return manifest && script !== undefined ? join(dirname(manifest.path), script) : undefined;
@@ -137,6 +140,8 @@ function isolationProblem(t: Transcript, expected: IsolationExpectation): string
 
 export const gemini: AgentAdapter = {
   id: 'gemini',
+  package: CLI_PACKAGE,
+  conformance: CONFORMANCE,
   // The CLI's own default is `auto`, which routes every turn through an extra model call to a model it picks; a
   // trial needs one model, so this is the model the CLI names its default (DEFAULT_GEMINI_MODEL in its bundle).
   defaultModel: 'gemini-2.5-pro',
@@ -163,15 +168,15 @@ export const gemini: AgentAdapter = {
   },
 
   resolveBinary(override?: string): string {
-    if (override !== undefined) return overrideBinary(override, 'gemini');
-    if (!PINNED_SCRIPT || !existsSync(PINNED_SCRIPT)) throw notInstalled(PINNED_PACKAGE, 'Gemini CLI');
+    if (override !== undefined) return overrideBinary(override, CLI_PACKAGE);
+    if (!PINNED_SCRIPT || !existsSync(PINNED_SCRIPT)) throw notInstalled(CLI_PACKAGE, 'Gemini CLI');
     return PINNED_SCRIPT;
   },
 
   // The pinned CLI's version is its package's; any other binary is asked (`gemini --version` prints "0.61.0",
   // offline, in about 0.8 s, writing into the HOME it is given).
   async cliVersion(binary) {
-    if (binary === PINNED_SCRIPT) return installedManifest(PINNED_PACKAGE)?.json.version;
+    if (binary === PINNED_SCRIPT) return installedManifest(CLI_PACKAGE.name)?.json.version;
     const { file, args } = command(binary);
     return printedVersion(file, [...args, '--version'], (home) => ({ GEMINI_CLI_HOME: home, GEMINI_CLI_NO_RELAUNCH: 'true' }));
   },
