@@ -1,40 +1,53 @@
 import { execa } from 'execa';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, ROOT, skillMd, testEnv, writeFiles } from './helpers.js';
 import { SCHEMA_NAMES } from '../src/schema/json-schemas.js';
 import { schemaFileName } from '../src/schema/schema-files.js';
 
 /**
- * skillprobe as a user gets it: `npm pack`, installed into an empty project by npm itself, then `npx skillprobe
- * init` and a short simulated run there. npm runs offline from the local cache that `npm ci` filled, against a
- * lockfile made from this repo's (the exact tree the tests ran), so nothing leaves the machine.
+ * skillprobe as a user gets it: `npm pack`, installed into an empty project by npm itself beside the one CLI the user
+ * has (Claude Code; the CLIs are optional peers), then `npx skillprobe doctor`, `init` and a short simulated run
+ * there. npm runs offline from the local cache that `npm ci` filled, against a lockfile made from this repo's (the
+ * exact tree the tests ran), so nothing leaves the machine.
  */
 const run = (cmd: string, args: string[], cwd: string, env: Record<string, string>) =>
   execa(cmd, args, { cwd, env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 180_000, all: true });
 
-/** A lockfile for a project that depends only on the packed tarball, with this repo's production tree. */
+const OWN = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  peerDependenciesMeta: Record<string, unknown>;
+  bin: unknown;
+};
+const CLAUDE = '@anthropic-ai/claude-code';
+/** The author's project: skillprobe, and the one CLI they use at the version skillprobe pins. */
+const projectDependencies = (tarball: string) => ({ skillprobe: `file:${tarball}`, [CLAUDE]: OWN.devDependencies[CLAUDE]! });
+
+/** A lockfile for a project of the packed tarball and Claude Code, with this repo's production tree and that CLI's. */
 function projectLock(tarball: string, registry: string): object {
   const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as { packages: Record<string, Record<string, unknown>> };
-  const own = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-    version: string;
-    dependencies: Record<string, string>;
-    bin: unknown;
-  };
   const packages: Record<string, unknown> = {
-    '': { name: 'author-project', version: '1.0.0', devDependencies: { skillprobe: `file:${tarball}` } },
+    '': { name: 'author-project', version: '1.0.0', devDependencies: projectDependencies(tarball) },
     'node_modules/skillprobe': {
-      version: own.version,
+      version: OWN.version,
       resolved: `file:${tarball}`,
       dev: true,
-      dependencies: own.dependencies,
-      bin: own.bin,
+      dependencies: OWN.dependencies,
+      peerDependencies: OWN.peerDependencies,
+      peerDependenciesMeta: OWN.peerDependenciesMeta,
+      bin: OWN.bin,
     },
   };
+  const claude = lock.packages[`node_modules/${CLAUDE}`]!;
+  const claudeTree = [CLAUDE, ...Object.keys(claude.optionalDependencies ?? {})].map((name) => `node_modules/${name}`);
   for (const [path, entry] of Object.entries(lock.packages)) {
-    if (!path.startsWith('node_modules/') || entry.dev === true) continue;
+    // The tests' own Node builds are links into this repo (`scripts/node-builds/`): never the author's.
+    if (!path.startsWith('node_modules/') || entry.link === true || (entry.dev === true && !claudeTree.includes(path))) continue;
     // This repo's lockfile records no download addresses; npm needs one per package even when it reads the cache.
     const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
     packages[path] = {
@@ -70,7 +83,7 @@ describe('installed from a packed tarball into an empty project', () => {
     });
     writeFiles(project, {
       'package.json': JSON.stringify(
-        { name: 'author-project', version: '1.0.0', private: true, devDependencies: { skillprobe: `file:${tarball}` } },
+        { name: 'author-project', version: '1.0.0', private: true, devDependencies: projectDependencies(tarball) },
         null,
         2,
       ),
@@ -80,7 +93,7 @@ describe('installed from a packed tarball into an empty project', () => {
     writeFileSync(join(project, 'package-lock.json'), JSON.stringify(projectLock(tarball, registry), null, 2));
     const installed = await run('npm', ['ci'], project, env);
     expect(installed.all).not.toMatch(/ENOTCACHED/);
-    expect(installed.exitCode).toBe(0);
+    expect(installed.exitCode, installed.all).toBe(0);
   }, 240_000);
 
   afterAll(() => cleanup(work));
@@ -96,6 +109,23 @@ describe('installed from a packed tarball into an empty project', () => {
     expect(readdirSync(join(pkg, 'schemas')).sort()).toEqual(SCHEMA_NAMES.map(schemaFileName).sort());
     // The watchdog runs as its own process: its entry must ship beside the CLI.
     expect(existsSync(join(pkg, 'dist', 'runner', 'watchdog-main.js'))).toBe(true);
+  });
+
+  it('holds only the CLI the author installed; `npx skillprobe doctor` finds it and names the package to add for each other', async () => {
+    expect(readdirSync(join(project, 'node_modules', '@anthropic-ai'))).toContain('claude-code');
+    expect(existsSync(join(project, 'node_modules', '@openai'))).toBe(false);
+    expect(existsSync(join(project, 'node_modules', '@google', 'gemini-cli'))).toBe(false);
+    const doctor = await run('npx', ['--no', 'skillprobe', 'doctor'], project, env);
+    expect(doctor.exitCode, doctor.all).toBe(0);
+    expect(doctor.stdout).toContain(`  installed: ${OWN.devDependencies[CLAUDE]}, passed skillprobe's conformance checks`);
+    for (const pkg of ['@openai/codex', '@google/gemini-cli'])
+      expect(doctor.stdout).toContain(
+        `not installed beside skillprobe; to run it without --agent-binary: npm install -D ${pkg}@${OWN.devDependencies[pkg]}`,
+      );
+    // A run of a CLI the author lacks is refused before anything starts, naming the package.
+    const codex = await run('npx', ['--no', 'skillprobe', 'run', '--agent', 'codex', '--sim', 'none.yaml'], project, env);
+    expect(codex.exitCode).toBe(2);
+    expect(codex.stderr).toContain(`npm install -D @openai/codex@${OWN.devDependencies['@openai/codex']}`);
   });
 
   it('`npx skillprobe init` scaffolds the suite, then a short simulated run works with the installed Claude Code CLI', async () => {
@@ -137,9 +167,7 @@ describe('installed from a packed tarball into an empty project', () => {
     };
     expect(manifest.status).toBe('completed');
     expect(manifest.agent.binary.startsWith(join(project, 'node_modules'))).toBe(true); // the project's own install, not this repo's
-    expect(manifest.agent.cliVersion).toBe(
-      JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies['@anthropic-ai/claude-code'],
-    );
+    expect(manifest.agent.cliVersion).toBe(OWN.devDependencies[CLAUDE]);
     const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as { outcomes: { status: string }[] };
     expect(results.outcomes.length).toBeGreaterThan(0);
     expect(results.outcomes.every((o) => o.status === 'ok')).toBe(true);
@@ -153,7 +181,9 @@ describe('installed from a git checkout', () => {
   it("npm's prepare hook (what a git install runs after cloning) builds dist/ from the sources, and packs it", async () => {
     // What a clone holds: the sources, never dist/; its dependencies as npm installs them before `prepare`.
     for (const f of ['package.json', 'tsconfig.json', 'README.md']) cpSync(join(ROOT, f), join(work, f));
-    for (const d of ['src', 'examples', 'scripts']) cpSync(join(ROOT, d), join(work, d), { recursive: true });
+    // The tests' Node builds installed under scripts/ are no part of a clone.
+    for (const d of ['src', 'examples', 'scripts'])
+      cpSync(join(ROOT, d), join(work, d), { recursive: true, filter: (from) => basename(from) !== 'node_modules' });
     symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
     expect(existsSync(join(work, 'dist'))).toBe(false);
     const env = {
