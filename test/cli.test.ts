@@ -90,6 +90,7 @@ describe('flags as data', () => {
       'import',
       'lint',
       'sim',
+      'doctor',
     ]);
   });
 });
