@@ -10,22 +10,38 @@ export function workerMs(m: TestModule): number {
   return d.environmentSetupDuration + d.prepareDuration + d.collectDuration + d.setupDuration + d.duration;
 }
 
-/** The report's lines: the `shown` slowest files, then each pass (project) with its wall time and summed worker time. */
+/** A file's time in its worker, and the CPU time it cost (unknown for a file that failed to load). */
+export interface FileTime {
+  file: string;
+  pass: string;
+  ms: number;
+  cpuMs: number | undefined;
+}
+
+/**
+ * The report's lines: the `shown` slowest files, then each pass (project) with its wall time, summed worker time and
+ * CPU time. On a shared machine the wall and worker times say how loaded it was; the CPU times what the files cost.
+ */
 export function slowestFilesLines(
-  files: ReadonlyArray<{ file: string; pass: string; ms: number }>,
+  files: ReadonlyArray<FileTime>,
   passes: ReadonlyArray<{ pass: string; wallMs: number }>,
   shown = SHOWN,
 ): string[] {
-  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+  const s = (ms: number | undefined) => (ms === undefined ? '?' : `${(ms / 1000).toFixed(1)} s`);
   const slowest = [...files].sort((a, b) => b.ms - a.ms || a.file.localeCompare(b.file)).slice(0, shown);
-  const width = Math.max(0, ...slowest.map((f) => s(f.ms).length));
-  const passWidth = Math.max(0, ...slowest.map((f) => f.pass.length));
+  const width = (texts: string[]) => Math.max(0, ...texts.map((t) => t.length));
+  const [timeWidth, cpuWidth, passWidth] = [
+    width(slowest.map((f) => s(f.ms))),
+    width(slowest.map((f) => s(f.cpuMs))),
+    width(slowest.map((f) => f.pass)),
+  ];
   return [
-    `${slowest.length} slowest test files (time in their worker):`,
-    ...slowest.map((f) => `  ${s(f.ms).padStart(width)}  ${f.pass.padEnd(passWidth)}  ${f.file}`),
+    `${slowest.length} slowest test files (time in their worker, CPU time):`,
+    ...slowest.map((f) => `  ${s(f.ms).padStart(timeWidth)}  ${s(f.cpuMs).padStart(cpuWidth)} CPU  ${f.pass.padEnd(passWidth)}  ${f.file}`),
     ...passes.map((p) => {
       const own = files.filter((f) => f.pass === p.pass);
-      return `pass ${p.pass}: ${s(p.wallMs)} wall, ${own.length} files, ${s(own.reduce((sum, f) => sum + f.ms, 0))} in workers`;
+      const sum = (ms: (f: FileTime) => number) => own.reduce((total, f) => total + ms(f), 0);
+      return `pass ${p.pass}: ${s(p.wallMs)} wall, ${own.length} files, ${s(sum((f) => f.ms))} in workers, ${s(sum((f) => f.cpuMs ?? 0))} CPU`;
     }),
   ];
 }
@@ -54,7 +70,12 @@ export default class SlowestFilesReporter implements Reporter {
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>): void {
     if (!modules.length) return;
-    const files = modules.map((m) => ({ file: relative(this.root, m.moduleId), pass: m.project.name, ms: workerMs(m) }));
+    const files = modules.map((m) => ({
+      file: relative(this.root, m.moduleId),
+      pass: m.project.name,
+      ms: workerMs(m),
+      cpuMs: m.task.meta.cpuMs,
+    }));
     const passes = [...this.spans].map(([pass, span]) => ({ pass, wallMs: span.end - span.start }));
     writeSync(1, `\n${slowestFilesLines(files, passes).join('\n')}\n`);
   }
