@@ -74,7 +74,7 @@ export default class SlowestFilesReporter implements Reporter {
       file: relative(this.root, m.moduleId),
       pass: m.project.name,
       ms: workerMs(m),
-      cpuMs: m.task.meta.cpuMs,
+      cpuMs: m.meta().cpuMs,
     }));
     const passes = [...this.spans].map(([pass, span]) => ({ pass, wallMs: span.end - span.start }));
     writeSync(1, `\n${slowestFilesLines(files, passes).join('\n')}\n`);
