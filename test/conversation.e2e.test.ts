@@ -9,16 +9,18 @@ import { baseProject, CLI, cleanup, makeProject, processesUnder, ROOT, runCli, t
 import { resultsOf } from './e2e-scenarios.js';
 
 /**
- * examples/conversation through the real pinned Claude Code against the simulator: a skill that rightly asks which
- * environment first passes when the case declares the user's reply, fails when it does not, and its ablation
- * comparison is below the no-skill arm only without the reply.
+ * examples/conversation through a real pinned CLI against the simulator: a skill that rightly asks which environment
+ * first passes when the case declares the user's reply, fails when it does not, and its ablation comparison is below
+ * the no-skill arm only without the reply. The verdicts are the harness's whatever the CLI, so the run goes through the
+ * one that starts cheapest (Codex, a third of Claude Code's CPU a trial); that each CLI takes the follow-up is its
+ * conformance row (agent-conformance.e2e.test.ts).
  */
-describe('examples/conversation (Claude Code, simulator)', () => {
+describe('examples/conversation (Codex, simulator)', () => {
   const transcripts = mkdtempSync(join(tmpdir(), 'sp-conversation-'));
   afterAll(() => cleanup(transcripts));
 
   it('passes with a follow-up declared, fails without one, and is no longer below the no-skill arm with it', async () => {
-    const run = await runCli(['run', '--sim', 'sim.yaml', '--draw-seed', '3', '--transcripts', transcripts], {
+    const run = await runCli(['run', '--sim', 'sim.yaml', '--agent', 'codex', '--draw-seed', '3', '--transcripts', transcripts], {
       cwd: join(ROOT, 'examples', 'conversation'),
       timeoutMs: 300_000,
     });
@@ -54,10 +56,11 @@ const TURN_TWO_STARTED = {
  * A conversation stopped while its follow-up turn streams (the model asked, the reply went in, the model's answer to
  * it stalls), by Ctrl-C and by kill -9 of skillprobe: no agent and no workspace left (after a kill -9, its watchdog's
  * doing), and `--resume` finishes the run, the interrupted trial run again (stalled again: missing data, never a miss).
- * Claude Code takes the follow-up on the same process's stdin; Codex in a resumed process of its own.
+ * Claude Code takes the follow-up on the same process's stdin; Codex in a resumed process of its own. The four rows
+ * mostly wait (for turn 2, then for the stalled trial's deadline), so they run at once.
  */
-describe.each(Object.entries(TURN_TWO_STARTED))('a conversation interrupted mid-way (%s, simulator)', (agent, turnTwo) => {
-  const project = makeProject({
+const projectFor = (config: string) =>
+  makeProject({
     ...baseProject(),
     'cases/main.yaml': [
       '- id: asks',
@@ -78,15 +81,22 @@ describe.each(Object.entries(TURN_TWO_STARTED))('a conversation interrupted mid-
       '',
     ].join('\n'),
     // One attempt: the stalled trial is missing data either way, and a retry would wait out its deadline again.
-    'skillprobe.config.yaml': `${turnTwo.config}retries: { infra: 0 }\n`,
+    'skillprobe.config.yaml': `${config}retries: { infra: 0 }\n`,
   });
-  const dirs = [project];
+
+describe('a conversation interrupted mid-way (simulator)', () => {
+  const projects = Object.fromEntries(Object.entries(TURN_TWO_STARTED).map(([agent, { config }]) => [agent, projectFor(config)]));
+  const dirs = Object.values(projects);
   afterAll(() => cleanup(...dirs));
   const args = ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '1', '--timeout', '8', '--concurrency', '2'];
+  const rows = Object.entries(TURN_TWO_STARTED).flatMap(([agent, turnTwo]) =>
+    (['SIGINT', 'SIGKILL'] as const).map((signal) => [agent, signal, turnTwo] as const),
+  );
 
-  it.each(['SIGINT', 'SIGKILL'] as const)(
-    '%s while the follow-up turn streams: nothing left behind, and --resume finishes',
-    async (signal) => {
+  it.concurrent.each(rows)(
+    '%s: %s while the follow-up turn streams: nothing left behind, and --resume finishes',
+    async (agent, signal, turnTwo) => {
+      const project = projects[agent]!;
       const workdir = mkdtempSync(join(tmpdir(), 'sp-conv-work-'));
       dirs.push(workdir);
       const runs = join(project, `runs-${agent}-${signal}`);
