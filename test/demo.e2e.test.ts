@@ -13,8 +13,8 @@ import type { Comparison } from '../src/verdict/comparison.js';
  * `npm run demo` as a newcomer runs it (without the build): the repo's example suite through a real CLI against the
  * simulator. Its report must show every kind of finding the product makes, so the demo stays worth watching. What the
  * report finds is the simulator's and the harness's doing, whatever the CLI: these runs go through the CLI that starts
- * cheapest (Codex, a third of the CPU a trial of the demo's own agent, Claude Code), and plans.e2e.test.ts checks that every
- * demo trial comes out the same through each CLI.
+ * cheapest (Codex, a third of the CPU a trial of the demo's own agent, Claude Code), and plans.e2e.test.ts checks that
+ * every demo trial comes out the same through each CLI.
  */
 const AGENT = ['--agent', 'codex'];
 const out = mkdtempSync(join(tmpdir(), 'sp-demo-'));
