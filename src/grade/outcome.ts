@@ -3,6 +3,7 @@ import type { Arm } from '../run/config-schema.js';
 import type { InitEvent, ResultEvent, SkillLoadEvent, ToolCallEvent, Transcript } from '../transcript/types.js';
 import { extractPlans, gradePlans } from './plan.js';
 import { trialStatus } from './status.js';
+import { modelRequests } from './model-requests.js';
 import { mcpToolText } from '../mcp/names.js';
 import { firings } from './trigger.js';
 import { isConversation } from './turns.js';
@@ -191,6 +192,7 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     attempt: meta.attempt,
     ...costOf(t),
     ...usageOf(t),
+    requests: modelRequests(t),
   };
 
   // In the ablation arm the expected skill cannot be installed: if it loaded, or a read of its files returned them,

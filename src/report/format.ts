@@ -20,6 +20,10 @@ export const visibleWidth = (s: string) => Math.max(0, ...s.split('\n').map((lin
 export const REPORT_WIDTH = 100;
 
 /** Money as every report shows it: a trial costs cents (three decimals), a run dollars; unknown is a dash. */
+// Digits grouped by hand: toLocaleString and Intl would load the ICU data at every start of the CLI.
+/** A whole number with its thousands grouped: 12,340. */
+export const grouped = (x: number): string => String(Math.round(x)).replace(/\B(?=(\d{3})+$)/g, ',');
+
 export const usd = (x: number | undefined): string => (x === undefined ? '—' : `$${x.toFixed(x < 1 ? 3 : 2)}`);
 
 const GAP = '  ';

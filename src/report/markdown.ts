@@ -3,7 +3,8 @@ import { rejudgeMarkdown } from './rejudge.js';
 import { join } from 'node:path';
 import { advice } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
-import { plural, usd } from './format.js';
+import { listingText, PER_ARM_NOTE, perArmHeader, perArmRows, worthLines } from './arm-cost.js';
+import { grouped, plural, usd } from './format.js';
 import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
 import { transcriptPath, type CaseArmSummary, type CaseVerdict, type Verdict } from '../run/schema.js';
@@ -103,8 +104,7 @@ const CHANGE_MARK: Record<Change, string> = {
   UNDECIDED: '⚠️ UNDECIDED',
 };
 
-// Digits grouped by hand: toLocaleString would load the ICU data at every start of the CLI.
-const CUT_NOTE = `\n\n> ✂️ **Cut here** to fit a GitHub comment (${String(MARKDOWN_LIMIT).replace(/\B(?=(\d{3})+$)/g, ',')} characters): the terminal reporter prints it whole.\n`;
+const CUT_NOTE = `\n\n> ✂️ **Cut here** to fit a GitHub comment (${grouped(MARKDOWN_LIMIT)} characters): the terminal reporter prints it whole.\n`;
 
 /**
  * Blocks (lists of lines) joined into one document; past the limit, whole lines are kept while they fit, then a note.
@@ -203,6 +203,33 @@ function costDetails({ results }: ReportInput): string[] {
   ];
 }
 
+/** What a trial spends per arm: a "worth its tokens" line per skill in view, the per-case table folded away. */
+function perArmBlock({ results }: ReportInput): string[] {
+  const costs = results.armCosts;
+  if (!costs || !costs.cases.some((k) => k.arms.some((a) => Object.keys(a.metrics).length))) return [];
+  const pct = Math.round(costs.confidence * 100);
+  const header = perArmHeader(costs);
+  const listing = listingText(costs);
+  return [
+    `#### Per arm · what a trial spends with the family installed (skill) and without it (ablation) · [${pct}% CI]`,
+    '',
+    ...worthLines(costs).map((line) => `- ${inline(line)}`),
+    ...(listing ? [`- ${inline(listing)}`] : []),
+    '',
+    '<details><summary>Per case and arm</summary>',
+    '',
+    ...table(
+      header,
+      perArmRows(costs).map((row) => row.map(inline)),
+      header.map((_, i) => (i < 1 ? 'l' : 'r')),
+    ),
+    '',
+    inline(PER_ARM_NOTE),
+    '',
+    '</details>',
+  ];
+}
+
 /** The model judge: who judged, whether it earned trust (each miss named), and how often its samples split per case. */
 function judgeBlock({ results, manifest }: ReportInput): string[] {
   const j = results.judge;
@@ -246,7 +273,7 @@ function render(input: ReportInput): string {
     header(input),
     verdictTable(input, skillRow),
     ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir, input.agentNotes.refusalFixes, results.run.simulated)]),
-    ...[firingTurnBlock(input), judgeBlock(input), costDetails(input)].filter((block) => block.length),
+    ...[firingTurnBlock(input), judgeBlock(input), costDetails(input), perArmBlock(input)].filter((block) => block.length),
   ]);
 }
 

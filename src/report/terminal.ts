@@ -5,10 +5,11 @@ import pc from 'picocolors';
 import { advice } from './advice.js';
 import { comparisonText, contextComparisonsText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
+import { listingText, PER_ARM_NOTE, perArmHeader, perArmRows, worthLines } from './arm-cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
 import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
-import { NONE, NOTHING_TO_SCORE, transcriptPath, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
+import { NONE, NOTHING_TO_SCORE, transcriptPath, type ArmCostMetric, type CaseArmSummary, type CaseVerdict } from '../run/schema.js';
 import { expectLabel, routeRight } from '../run/expectation.js';
 import {
   ADJUSTED_MARK,
@@ -392,6 +393,29 @@ function costSection(results: Results, c: Colors): string[] {
   ];
 }
 
+/** The per-arm columns whose interval a terminal has room for; results.json and the page have every one. */
+const TERMINAL_INTERVALS: ReadonlySet<ArmCostMetric> = new Set(['input', 'output', 'wallMs']);
+
+/** What a trial spends per case and arm, skill − ablation with intervals, and one "worth its tokens" line per skill. */
+function perArmSection(results: Results, c: Colors): string[] {
+  const costs = results.armCosts;
+  if (!costs || !costs.cases.some((k) => k.arms.some((a) => Object.keys(a.metrics).length))) return [];
+  const pct = Math.round(costs.confidence * 100);
+  const header = perArmHeader(costs);
+  const listing = listingText(costs);
+  return [
+    paragraph(c.bold(`PER ARM · what a trial spends with the family installed (skill) and without it (ablation) · [${pct}% CI]`)),
+    ...worthLines(costs).map((line) => paragraph(line, '  ')),
+    ...(listing ? [paragraph(listing, '  ')] : []),
+    fit(
+      [header.map((h) => c.bold(h)), ...perArmRows(costs, TERMINAL_INTERVALS, '\n')],
+      header.map((_, i) => (i < 1 ? 'l' : 'r')),
+      ['id'],
+    ),
+    paragraph(c.dim(PER_ARM_NOTE)),
+  ];
+}
+
 /** The model judge: who judged, whether it earned trust, and how often its samples split per judged case. */
 function judgeSection({ results, manifest }: ReportInput, c: Colors): string[] {
   const j = results.judge;
@@ -484,6 +508,7 @@ export function terminalReporter(colour: boolean): Reporter {
         ablationSection(results, c),
         aggregateSection(results, c),
         costSection(results, c),
+        perArmSection(results, c),
         leftOutSection(results, c),
       ];
       return (

@@ -230,6 +230,11 @@ export const runManifestSchema = z.object({
   listing: z
     .object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int(), byNameOnly: z.array(z.string()) })
     .optional(),
+  /**
+   * The family's own entries in the CLI's skill listing, in characters, against the CLI's budget for the whole listing:
+   * its share of what every trial of the skill arm lists (absent in runs made before it was kept).
+   */
+  familyListing: z.object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int() }).optional(),
   cases: z.object({ files: z.array(z.string()), hash: z.string(), defs: z.array(storedCaseSchema) }),
   /** A hash of every case's fixtures (format 5), over the whole suite a shard split; absent when no case has any. */
   fixturesHash: z.string().optional(),
@@ -544,6 +549,8 @@ export const trialOutcomeSchema = z.object({
   costUsd: z.number().optional(),
   /** The tokens the CLI says the trial used, when it says (absent in folders written before it was kept). */
   usage: trialUsageSchema.optional(),
+  /** The model requests its transcript shows (`grade/model-requests.ts`); absent in results graded before they were counted. */
+  requests: z.number().int().optional(),
   /** The judge's verdict on each `expect.judge` item, from its samples; `scored` false while the judge is uncalibrated. */
   judge: z
     .object({
@@ -791,6 +798,53 @@ export type JudgeFindings = z.output<typeof judgeFindingsSchema>;
 /** The judge's findings as grading knows them; stability is measured where the verdicts are (`buildResults`). */
 export type JudgeGrading = Omit<JudgeFindings, 'stability'>;
 
+/** What a trial spends, per arm: all input tokens, the cached share of them, output tokens, USD, wall time, model requests. */
+export const ARM_COST_METRICS = ['input', 'cached', 'output', 'costUsd', 'wallMs', 'requests'] as const;
+export type ArmCostMetric = (typeof ARM_COST_METRICS)[number];
+const armCostMetricSchema = z.enum(ARM_COST_METRICS);
+/** Skill − ablation per trial, with Welch's interval; `ratio`, skill over ablation with Fieller's, when it is bounded. */
+const costDifferenceSchema = z.object({
+  diff: z.number(),
+  lo: estimate,
+  hi: estimate,
+  ratio: z.object({ estimate: z.number(), lo: z.number(), hi: z.number() }).optional(),
+});
+export type CostDifference = z.output<typeof costDifferenceSchema>;
+export const armCostsSchema = z.object({
+  confidence: z.number(),
+  /** The family's entries in the CLI's skill listing, and their share of its budget (run.json's `familyListing`). */
+  listing: z.object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int(), share: z.number() }).optional(),
+  cases: z.array(
+    z.object({
+      caseId: z.string(),
+      expect: z.string(),
+      arms: z.array(
+        z.object({
+          arm: armSchema,
+          /** Trials that carry evidence (a fault's spending says nothing of the skill): each metric is over those that report it. */
+          trials: z.number().int(),
+          metrics: z.record(armCostMetricSchema, z.object({ n: z.number().int(), mean: z.number(), sd: estimate })),
+        }),
+      ),
+      /** Per metric both arms measured: skill − ablation. */
+      difference: z.record(armCostMetricSchema, costDifferenceSchema),
+    }),
+  ),
+  /**
+   * Per family skill, over its positive cases with both arms measured (each case weighs the same): skill − ablation per
+   * trial, and the pass rate's difference (the ablation table's, averaged) where those cases have one.
+   */
+  skills: z.array(
+    z.object({
+      skill: z.string(),
+      cases: z.array(z.string()),
+      difference: z.record(armCostMetricSchema, costDifferenceSchema),
+      passRate: z.object({ diff: z.number(), cases: z.number().int() }).optional(),
+    }),
+  ),
+});
+export type ArmCosts = z.output<typeof armCostsSchema>;
+
 export const resultsSchema = z.object({
   version,
   runId: z.string(),
@@ -804,6 +858,8 @@ export const resultsSchema = z.object({
   damaged: z.array(damagedTrialSchema).default([]),
   /** The model judge: who judged, whether it passed calibration, and each judged case's stability. */
   judge: judgeFindingsSchema.optional(),
+  /** What a trial costs per case and arm, and per skill, skill − ablation (results before it was measured: absent). */
+  armCosts: armCostsSchema.optional(),
   /** The exit code these results give under the run's inconclusive policy. */
   exitCode: z.number().int(),
 });

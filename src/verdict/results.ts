@@ -1,5 +1,6 @@
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { summarise } from '../stats/summary.js';
+import { armCosts } from '../stats/arm-cost.js';
 import {
   JUDGE_ERROR,
   RUN_FORMAT_VERSION,
@@ -88,6 +89,13 @@ export function buildResults(
     : decided;
   const readCountsAsFiring = grading.readTriggers === 'fire';
   const verdictCode = resultsExitCode(exitCode(verdicts, decision.inconclusive), damaged.length);
+  const summary = summarise(
+    defs,
+    outcomes,
+    manifest.family.map((m) => m.dir),
+    manifest.config.arms,
+    { confidence: grading.confidence, readCountsAsFiring, neighbours: neighbourColumns(manifest) },
+  );
   return {
     version: RUN_FORMAT_VERSION,
     runId: manifest.runId,
@@ -96,16 +104,11 @@ export function buildResults(
     gradedAt: now.toISOString(),
     options: { readCountsAsFiring, budgetStopsFail: grading.budgetStops === 'fail' },
     outcomes,
-    summary: summarise(
-      defs,
-      outcomes,
-      manifest.family.map((m) => m.dir),
-      manifest.config.arms,
-      { confidence: grading.confidence, readCountsAsFiring, neighbours: neighbourColumns(manifest) },
-    ),
+    summary,
     verdicts,
     damaged: [...damaged],
     ...(judge ? { judge } : {}),
+    armCosts: armCosts(defs, outcomes, summary.ablation, manifest.familyListing, grading.confidence),
     exitCode: verdictCode,
   };
 }

@@ -36,6 +36,7 @@ import {
 } from '../wording.js';
 import { advice } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
+import { DIFFERENCE_ROW, listingText, PER_ARM_NOTE, perArmHeader, perArmRows, worthLines } from '../arm-cost.js';
 import { caseDesign, caseDesignKind } from '../../stats/case-design.js';
 import type { CaseDesignKind } from '../../stats/decision-modes/decision-mode.js';
 import { decisionMode, DESIGN_KINDS } from '../../stats/decision-modes/registry.js';
@@ -300,6 +301,26 @@ function costSection(results: Results): Html | '' {
   );
 }
 
+/** What a trial spends per case and arm, skill − ablation with its interval, and a "worth its tokens" line per skill. */
+function perArmSection(results: Results): Html | '' {
+  const costs = results.armCosts;
+  if (!costs || !costs.cases.some((k) => k.arms.some((a) => Object.keys(a.metrics).length))) return '';
+  const header = perArmHeader(costs);
+  const listing = listingText(costs);
+  const lines = [...worthLines(costs), ...(listing ? [listing] : [])];
+  const rows = perArmRows(costs).map(([label, ...cells]) =>
+    cells.length === 0
+      ? html`<tr><th scope="rowgroup" colspan="${header.length}"><span class="case-id">${label}</span></th></tr>`
+      : html`<tr${label!.trim() === DIFFERENCE_ROW ? html` class="difference"` : ''}><th scope="row">${label!.trim()}</th>${cells.map((cell) => html`<td class="num">${cell}</td>`)}</tr>`,
+  );
+  return section(
+    'per-arm',
+    'Per arm',
+    `What a trial spends with the family installed (skill) and without it (ablation), ${percent(costs.confidence)} intervals.`,
+    html`<ul class="worth">${lines.map((l) => html`<li>${l}</li>`)}</ul><div class="table-wrap"><table><thead><tr>${header.map((h, i) => html`<th scope="col"${i >= 1 ? html` class="num"` : ''}>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div><p class="note">${PER_ARM_NOTE}</p>`,
+  );
+}
+
 /** The model judge: who judged, whether it earned trust (each miss named), and how often its samples split per case. */
 function judgeSection({ results, manifest }: ReportInput): Html | '' {
   const j = results.judge;
@@ -339,6 +360,7 @@ export function runPage(input: ReportInput): string {
     ['ablation', 'Ablation', ablationSection(results)],
     ['judge', 'Judge', judgeSection(input)],
     ['cost', 'Cost', costSection(results)],
+    ['per-arm', 'Per arm', perArmSection(results)],
     ['trials', 'Trials', trialsSection(input)],
   ];
   const shown = parts.filter(([, , body]) => body !== '');
