@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CLI, cleanup, demoProject, ROOT, runCli, runInProcess, testEnv } from './helpers.js';
 import type { Results, RunManifest } from '../src/run/schema.js';
+import { expectArmCostsRecalculated } from './arm-cost-recalculation.js';
 import { loadProfile, type Profile } from '../src/sim/profile.js';
 import type { Comparison } from '../src/verdict/comparison.js';
 
@@ -81,6 +82,13 @@ describe('the demo', () => {
 
   it('shows an ablation difference that McNemar’s test calls significant', () => {
     expect(results.summary.ablation.some((a) => a.difference.diff > 0 && a.pValue < 0.05)).toBe(true);
+  });
+
+  it('its per-arm table agrees with a recalculation from its own trials: the skill costs input tokens, a worth line per skill', () => {
+    expect(expectArmCostsRecalculated(results)).toBeGreaterThan(50);
+    expect(results.armCosts!.skills.every((s) => s.difference.input!.lo > 0)).toBe(true);
+    expect(results.armCosts!.listing!.share).toBeGreaterThan(0);
+    for (const s of results.armCosts!.skills) expect(stdout).toContain(`${s.skill}: +`);
   });
 });
 

@@ -119,6 +119,19 @@ function passFailTrials(caseId: string, expect: string, t: CaseTrials): TrialOut
   });
 }
 
+/** A graded trial where nothing fired, its identity, status and anything else from `over`. */
+export const quietOutcome = (
+  over: Pick<TrialOutcome, 'caseId' | 'arm' | 'n' | 'status' | 'passed'> & Partial<TrialOutcome>,
+): TrialOutcome => ({
+  firings: [],
+  firedColumn: 'none',
+  fired: 'none',
+  readOnly: false,
+  flags: { noop: false, clarifying: false },
+  parseWarnings: 0,
+  ...over,
+});
+
 /** A finished run of hand-made outcomes, for comparisons: each case expects `atl-jira`. */
 export function syntheticRun(
   cases: Record<string, CaseTrials>,

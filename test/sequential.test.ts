@@ -17,6 +17,7 @@ import { exitCode, fixedVerdicts, sequentialVerdict } from '../src/verdict/verdi
 import { buildDesign } from '../src/stats/case-design.js';
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import type { CaseVerdict, GradableCase, SprtParams, TrialOutcome } from '../src/run/schema.js';
+import { quietOutcome } from './run-fixtures.js';
 
 const P: SprtParams = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 1, maxTrials: 1000 };
 const seq = (s: string) => [...s].map((ch) => ch === 'P');
@@ -178,19 +179,7 @@ describe('decision parameters', () => {
 });
 
 function outcome(caseId: string, n: number, passed: boolean | null, arm: 'skill' | 'ablation' = 'skill'): TrialOutcome {
-  return {
-    caseId,
-    arm,
-    n,
-    status: passed === null ? 'infra_error' : 'ok',
-    passed,
-    firings: [],
-    firedColumn: 'none',
-    fired: 'none',
-    readOnly: false,
-    flags: { noop: false, clarifying: false },
-    parseWarnings: 0,
-  };
+  return quietOutcome({ caseId, arm, n, status: passed === null ? 'infra_error' : 'ok', passed });
 }
 const caseWith = (id: string, decision: Partial<SprtParams> = {}): GradableCase => ({
   id,

@@ -1,8 +1,12 @@
 import { grouped } from './format.js';
 import type { ArmCostMetric, ArmCosts, CostDifference } from '../run/schema.js';
 
+/** Whether a run has a per-arm section: some case measured in both arms (with the skill arm alone, COST says it all). */
+export const hasPerArm = (costs: ArmCosts | undefined): costs is ArmCosts =>
+  costs !== undefined && costs.cases.some((c) => Object.keys(c.difference).length > 0);
+
 /** The metrics the per-arm table shows, in its column order, with their headers. */
-export const PER_ARM_COLUMNS: readonly { metric: ArmCostMetric; header: string }[] = [
+const PER_ARM_COLUMNS: readonly { metric: ArmCostMetric; header: string }[] = [
   { metric: 'input', header: 'input' },
   { metric: 'cached', header: 'cached' },
   { metric: 'output', header: 'output' },
@@ -12,7 +16,7 @@ export const PER_ARM_COLUMNS: readonly { metric: ArmCostMetric; header: string }
 ];
 
 /** A metric's value per trial as the reports show it: tokens whole, seconds and requests to a tenth, dollars to 4 places. */
-export function metricValue(metric: ArmCostMetric, x: number, signed = false): string {
+function metricValue(metric: ArmCostMetric, x: number, signed = false): string {
   if (!Number.isFinite(x)) return '—';
   const sign = signed && x > 0 ? '+' : '';
   switch (metric) {
@@ -31,13 +35,13 @@ export function metricValue(metric: ArmCostMetric, x: number, signed = false): s
  * Skill − ablation with its interval: `+1,840 [+1,610, +2,070]`, `+0.9 s [+0.4, +1.4]`; `unit` goes between them
  * (`+1,840 input tokens/trial [+1,610, +2,070]`).
  */
-export function differenceText(metric: ArmCostMetric, d: Pick<CostDifference, 'diff' | 'lo' | 'hi'>, unit = ''): string {
+function differenceText(metric: ArmCostMetric, d: Pick<CostDifference, 'diff' | 'lo' | 'hi'>, unit = ''): string {
   const bare = (x: number) => (metric === 'wallMs' ? metricValue(metric, x, true).replace(/ s$/, '') : metricValue(metric, x, true));
   return `${metricValue(metric, d.diff, true)}${unit} [${bare(d.lo)}, ${bare(d.hi)}]`;
 }
 
 /** The columns a run has: a metric no trial reported (cost, where the CLI names none) has none. */
-export const shownColumns = (costs: ArmCosts) =>
+const shownColumns = (costs: ArmCosts) =>
   PER_ARM_COLUMNS.filter(({ metric }) => costs.cases.some((c) => c.arms.some((a) => a.metrics[metric] !== undefined)));
 
 /** The label of a case's skill − ablation row. */
@@ -77,7 +81,7 @@ export function perArmRows(costs: ArmCosts, intervals: ReadonlySet<ArmCostMetric
   ]);
 }
 
-export const perArmHeader = (costs: ArmCosts): string[] => ['case, arm', 'trials', ...shownColumns(costs).map((c) => c.header)];
+const perArmHeader = (costs: ArmCosts): string[] => ['case, arm', 'trials', ...shownColumns(costs).map((c) => c.header)];
 
 /** What the table counts, said once under it. */
 export const PER_ARM_NOTE =
@@ -86,10 +90,20 @@ export const PER_ARM_NOTE =
   'Difference: skill − ablation per trial, with Welch intervals; per skill, each of its cases weighs the same.';
 
 /** The family's share of the CLI's skill listing: what every skill-arm trial carries before the model answers. */
-export function listingText(costs: ArmCosts): string | undefined {
+function listingText(costs: ArmCosts): string | undefined {
   const l = costs.listing;
   if (!l) return undefined;
   return `the family's listing entries take ${grouped(l.chars)} of the ~${grouped(l.budgetChars)} characters ${l.cli} gives the whole skill listing (${Math.round(l.share * 100)}%)`;
+}
+
+/** What every report's per-arm section shows above its table: the title, the worth lines and the listing's share. */
+export function perArmView(costs: ArmCosts): { title: string; lines: string[]; header: string[] } {
+  const listing = listingText(costs);
+  return {
+    title: `what a trial spends with the family installed (skill) and without it (ablation) · [${Math.round(costs.confidence * 100)}% CI]`,
+    lines: [...worthLines(costs), ...(listing ? [listing] : [])],
+    header: perArmHeader(costs),
+  };
 }
 
 /**

@@ -3,7 +3,7 @@ import { rejudgeMarkdown } from './rejudge.js';
 import { join } from 'node:path';
 import { advice } from './advice.js';
 import { costBreakdown, type CostLine } from './cost.js';
-import { listingText, PER_ARM_NOTE, perArmHeader, perArmRows, worthLines } from './arm-cost.js';
+import { hasPerArm, PER_ARM_NOTE, perArmRows, perArmView } from './arm-cost.js';
 import { grouped, plural, usd } from './format.js';
 import type { AgentsReportInput, RefusalFixes, ReportInput, Reporter } from './reporter.js';
 import { pValueText } from '../util/text.js';
@@ -206,15 +206,12 @@ function costDetails({ results }: ReportInput): string[] {
 /** What a trial spends per arm: a "worth its tokens" line per skill in view, the per-case table folded away. */
 function perArmBlock({ results }: ReportInput): string[] {
   const costs = results.armCosts;
-  if (!costs || !costs.cases.some((k) => k.arms.some((a) => Object.keys(a.metrics).length))) return [];
-  const pct = Math.round(costs.confidence * 100);
-  const header = perArmHeader(costs);
-  const listing = listingText(costs);
+  if (!hasPerArm(costs)) return [];
+  const { title, lines, header } = perArmView(costs);
   return [
-    `#### Per arm · what a trial spends with the family installed (skill) and without it (ablation) · [${pct}% CI]`,
+    `#### Per arm · ${title}`,
     '',
-    ...worthLines(costs).map((line) => `- ${inline(line)}`),
-    ...(listing ? [`- ${inline(listing)}`] : []),
+    ...lines.map((line) => `- ${inline(line)}`),
     '',
     '<details><summary>Per case and arm</summary>',
     '',
@@ -273,7 +270,7 @@ function render(input: ReportInput): string {
     header(input),
     verdictTable(input, skillRow),
     ...explained.map((v) => [caseDetails(skillRow.get(v.caseId)!, v, runDir, input.agentNotes.refusalFixes, results.run.simulated)]),
-    ...[firingTurnBlock(input), judgeBlock(input), costDetails(input), perArmBlock(input)].filter((block) => block.length),
+    ...[firingTurnBlock(input), judgeBlock(input), perArmBlock(input), costDetails(input)].filter((block) => block.length),
   ]);
 }
 

@@ -5,7 +5,7 @@ import pc from 'picocolors';
 import { advice } from './advice.js';
 import { comparisonText, contextComparisonsText } from './compare-terminal.js';
 import { costBreakdown } from './cost.js';
-import { listingText, PER_ARM_NOTE, perArmHeader, perArmRows, worthLines } from './arm-cost.js';
+import { hasPerArm, PER_ARM_NOTE, perArmRows, perArmView } from './arm-cost.js';
 import { fmt, interval, paragraph, plural, REPORT_WIDTH, short, table, usd, visibleWidth, type Wrap } from './format.js';
 import type { AgentsReportInput, ReportInput, Reporter } from './reporter.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
@@ -399,14 +399,11 @@ const TERMINAL_INTERVALS: ReadonlySet<ArmCostMetric> = new Set(['input', 'output
 /** What a trial spends per case and arm, skill − ablation with intervals, and one "worth its tokens" line per skill. */
 function perArmSection(results: Results, c: Colors): string[] {
   const costs = results.armCosts;
-  if (!costs || !costs.cases.some((k) => k.arms.some((a) => Object.keys(a.metrics).length))) return [];
-  const pct = Math.round(costs.confidence * 100);
-  const header = perArmHeader(costs);
-  const listing = listingText(costs);
+  if (!hasPerArm(costs)) return [];
+  const { title, lines, header } = perArmView(costs);
   return [
-    paragraph(c.bold(`PER ARM · what a trial spends with the family installed (skill) and without it (ablation) · [${pct}% CI]`)),
-    ...worthLines(costs).map((line) => paragraph(line, '  ')),
-    ...(listing ? [paragraph(listing, '  ')] : []),
+    paragraph(c.bold(`PER ARM · ${title}`)),
+    ...lines.map((line) => paragraph(line, '  ')),
     fit(
       [header.map((h) => c.bold(h)), ...perArmRows(costs, TERMINAL_INTERVALS, '\n')],
       header.map((_, i) => (i < 1 ? 'l' : 'r')),

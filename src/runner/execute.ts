@@ -174,7 +174,11 @@ export function newManifest(s: SuiteToRun, place: Pick<RunPlace, 'runId' | 'sim'
     skills: s.skills.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
     skillsHash: familyHash(s.skills),
     ...neighboursRecord(s),
-    familyListing: { cli: s.adapter.skillListing.cli, chars: listingChars(s.skills, s.adapter.skillListing), budgetChars: s.adapter.skillListing.budgetChars },
+    familyListing: {
+      cli: s.adapter.skillListing.cli,
+      chars: listingChars(s.skills, s.adapter.skillListing),
+      budgetChars: s.adapter.skillListing.budgetChars,
+    },
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
     ...(s.suite.fixturesHash ? { fixturesHash: s.suite.fixturesHash } : {}),
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),

@@ -68,13 +68,15 @@ export function armCosts(
   confidence: number,
 ): ArmCosts {
   const measured = outcomes.filter((o) => !NO_EVIDENCE.has(o.status));
-  const perCase = cases.map((c) => {
-    const byArm = (['skill', 'ablation'] as const satisfies readonly Arm[])
-      .map((arm) => ({ arm, trials: measured.filter((o) => o.caseId === c.id && o.arm === arm) }))
-      .filter((a) => a.trials.length > 0)
-      .map((a) => ({ ...a, samples: armSamples(a.trials) }));
-    return { c, byArm };
-  });
+  const perCase = cases
+    .map((c) => {
+      const byArm = (['skill', 'ablation'] as const satisfies readonly Arm[])
+        .map((arm) => ({ arm, trials: measured.filter((o) => o.caseId === c.id && o.arm === arm) }))
+        .filter((a) => a.trials.length > 0)
+        .map((a) => ({ ...a, samples: armSamples(a.trials) }));
+      return { c, byArm };
+    })
+    .filter((p) => p.byArm.length > 0);
   const samplesOf = (caseId: string, arm: Arm) => perCase.find((p) => p.c.id === caseId)?.byArm.find((a) => a.arm === arm)?.samples;
   // A metric both arms measured twice or more: the fewest a variance, and so an interval, needs.
   const paired = (caseId: string, metric: ArmCostMetric) => {

@@ -36,7 +36,7 @@ import {
 } from '../wording.js';
 import { advice } from '../advice.js';
 import { costBreakdown, type CostLine } from '../cost.js';
-import { DIFFERENCE_ROW, listingText, PER_ARM_NOTE, perArmHeader, perArmRows, worthLines } from '../arm-cost.js';
+import { DIFFERENCE_ROW, hasPerArm, PER_ARM_NOTE, perArmRows, perArmView } from '../arm-cost.js';
 import { caseDesign, caseDesignKind } from '../../stats/case-design.js';
 import type { CaseDesignKind } from '../../stats/decision-modes/decision-mode.js';
 import { decisionMode, DESIGN_KINDS } from '../../stats/decision-modes/registry.js';
@@ -304,10 +304,8 @@ function costSection(results: Results): Html | '' {
 /** What a trial spends per case and arm, skill − ablation with its interval, and a "worth its tokens" line per skill. */
 function perArmSection(results: Results): Html | '' {
   const costs = results.armCosts;
-  if (!costs || !costs.cases.some((k) => k.arms.some((a) => Object.keys(a.metrics).length))) return '';
-  const header = perArmHeader(costs);
-  const listing = listingText(costs);
-  const lines = [...worthLines(costs), ...(listing ? [listing] : [])];
+  if (!hasPerArm(costs)) return '';
+  const { title, lines, header } = perArmView(costs);
   const rows = perArmRows(costs).map(([label, ...cells]) =>
     cells.length === 0
       ? html`<tr><th scope="rowgroup" colspan="${header.length}"><span class="case-id">${label}</span></th></tr>`
@@ -316,7 +314,7 @@ function perArmSection(results: Results): Html | '' {
   return section(
     'per-arm',
     'Per arm',
-    `What a trial spends with the family installed (skill) and without it (ablation), ${percent(costs.confidence)} intervals.`,
+    `${title[0]!.toUpperCase()}${title.slice(1)}.`,
     html`<ul class="worth">${lines.map((l) => html`<li>${l}</li>`)}</ul><div class="table-wrap"><table><thead><tr>${header.map((h, i) => html`<th scope="col"${i >= 1 ? html` class="num"` : ''}>${h}</th>`)}</tr></thead><tbody>${rows}</tbody></table></div><p class="note">${PER_ARM_NOTE}</p>`,
   );
 }
