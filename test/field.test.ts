@@ -220,7 +220,7 @@ describe("Claude Code's field invocation", () => {
   it('the field changes one argument of the lab argv: the tool list becomes the settings holding the refusing hook', () => {
     const lab = claudeCode.invocation(req()).args;
     expect(claudeCode.invocation(req({ context: 'field' })).args).toEqual(
-      lab.map((a) => (a.startsWith('--tools=') ? '--settings=/w/harness/field-settings.json' : a)),
+      lab.map((a) => (a.startsWith('--tools=') ? '--settings=/w/harness/trial-settings.json' : a)),
     );
     expect(lab).toContain('--tools=Read,Glob,Grep,Skill');
   });

@@ -85,6 +85,12 @@ export async function spawnAgent(
      * `next` is handed that turn's stdout and gives the next user line, or undefined to close stdin (the CLI then ends).
      */
     conversation?: ConversationInput;
+    /**
+     * Whether the trial's outcome is settled once a line of its stdout arrived, and how long the CLI may take to end by
+     * itself then (it stops itself, and its last lines say what it used); after that, or at once, the whole group is
+     * killed (nothing more of it is graded). The trial is recorded as `settled`.
+     */
+    settledBy?: (line: string) => { endsWithinMs: number } | undefined;
   },
 ): Promise<TrialMeta> {
   const startedAt = new Date();
@@ -104,6 +110,19 @@ export async function spawnAgent(
       if (s) provider.signal(s);
     });
   const [watchOut, watchErr] = [watch('stdout'), watch('stderr')];
+  let settled = false;
+  const settledBy = opts.settledBy;
+  const watchSettle =
+    settledBy &&
+    lineReader((line) => {
+      const settling = settled ? undefined : settledBy(line);
+      if (!settling || pid === undefined) return;
+      settled = true;
+      clearTimeout(deadline);
+      if (settling.endsWithinMs > 0) settleTimer = setTimeout(() => killGroup(pid, 'SIGKILL'), settling.endsWithinMs);
+      else killGroup(pid, 'SIGKILL');
+    });
+  let settleTimer: NodeJS.Timeout | undefined;
   let writeError: Error | undefined;
   let stderrTail = '';
   const out = createWriteStream(opts.stdoutFile, { flags: opts.append ? 'a' : 'w' });
@@ -148,6 +167,7 @@ export async function spawnAgent(
     if (chunk.length) out.write(chunk);
     watchOut?.(chunk);
     talk?.(chunk);
+    watchSettle?.(chunk);
     if (countToolCalls && !turnLimitHit && countToolCalls(chunk) > opts.toolCallLimit!.max) {
       turnLimitHit = true;
       stop();
@@ -170,6 +190,7 @@ export async function spawnAgent(
 
   const r = await child;
   clearTimeout(deadline);
+  clearTimeout(settleTimer);
   clearTimeout(graceTimer);
   opts.signal?.removeEventListener('abort', onAbort);
   if (pid !== undefined) {
@@ -199,6 +220,7 @@ export async function spawnAgent(
     outputBytes,
     ...(outputTruncated ? { outputTruncated } : {}),
     ...(turnLimitHit ? { turnLimitHit } : {}),
+    ...(settled ? { settled } : {}),
   };
 }
 

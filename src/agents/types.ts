@@ -48,6 +48,11 @@ export interface InvocationRequest {
    * prompt then goes in as the first user line there, and each follow-up after it, never in its arguments.
    */
   conversation?: { history: readonly EarlierTurn[] };
+  /**
+   * A trial whose outcome a call of one of `skills` settles (`settlingSkills`): a CLI that can stop itself before its
+   * next model request does so; every CLI is stopped anyway once the harness reads the settling event in its stream.
+   */
+  settle?: { skills: readonly string[] };
 }
 
 /**
@@ -205,6 +210,12 @@ export interface AgentAdapter {
    * measured before anything is created; undefined when it can.
    */
   familyProblem?(binary: string, family: readonly string[]): { what: string; todo: string } | undefined;
+  /**
+   * Whether the CLI stops itself, before its next model request, once a call of one of `InvocationRequest.settle`'s
+   * skills loaded (a hook of its own): the harness then lets it end and write its last lines (what it used and cost).
+   * Without it, the harness kills a settled trial's CLI as soon as it reads the settling event.
+   */
+  readonly stopsWhenSettled?: boolean;
   /** For a CLI with no turn limit of its own: whether a line of its stdout starts a tool call (the harness counts). */
   startsToolCall?(line: string): boolean;
   /**

@@ -56,6 +56,10 @@ export const RUN_FLAGS = {
   correction: choice('--correction <method>', 'fixed mode: multiple-testing correction across cases', ['bh', 'bonferroni', 'none']),
   inconclusive: choice('--inconclusive <policy>', 'what INCONCLUSIVE does to the exit code', ['fail', 'warn', 'pass']),
   gate: toggle('--no-gate', 'report the verdicts but exit 0 (exploring, not gating CI); input errors still exit 2'),
+  settle: toggle(
+    '--no-settle',
+    "run every trial to the end of its turn (default: a trigger-only trial stops once its outcome is settled: the skill's call and its load status)",
+  ),
   resume: valued(
     '--resume <run>',
     'finish an interrupted run folder: replay its stored trials, run only the missing ones (same inputs required)',

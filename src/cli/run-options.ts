@@ -139,6 +139,7 @@ export function runOptionsFrom(o: RunFlagValues): RunFlagOptions {
       agentBinary: o.agentBinary,
       maxCostUsd: o.maxCost,
       auth: o.login ? 'login' : undefined,
+      settle: o.settle === false ? false : undefined,
       context: contexts ? undefined : o.context,
       ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
       decision: {

@@ -2,7 +2,8 @@ import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
 import type { InitEvent, ResultEvent, SkillLoadEvent, ToolCallEvent, Transcript } from '../transcript/types.js';
 import { extractPlans, gradePlans } from './plan.js';
-import { trialStatus } from './status.js';
+import { trialStatus, type StatusVerdict } from './status.js';
+import { settledAt } from './settle.js';
 import { modelRequests } from './model-requests.js';
 import { mcpToolText } from '../mcp/names.js';
 import { firings } from './trigger.js';
@@ -26,6 +27,7 @@ import {
   type TrialMeta,
   type TrialOutcome,
   type TrialUsage,
+  outcomeStands,
 } from '../run/schema.js';
 
 export interface GradeOptions {
@@ -134,7 +136,7 @@ export const firedInTime = (first: Pick<Firing, 'turn'> | undefined, by: number 
 export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm: Arm, n: number, opts: GradeOptions): TrialOutcome {
   const declared = declaredNeighbours(c, opts);
   const neighbours = offeredNeighbours(c, opts);
-  const verdict = trialStatus(t, meta, {
+  const status = trialStatus(t, meta, {
     arm,
     family: opts.family.map((m) => m.dir),
     neighbours: declared.map((m) => m.dir),
@@ -144,6 +146,11 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     ...(c.mcp ? { mcp: c.mcp } : {}),
     isolationProblem: opts.conventions.isolationProblem,
   });
+  // A trial the harness stopped as settled stands only where its transcript shows the settled outcome.
+  const verdict: StatusVerdict =
+    status.status === 'settled' && settledAt(t, c, arm, opts) === undefined
+      ? { status: 'agent_error', detail: 'stopped as settled, but its transcript shows no settled outcome' }
+      : status;
   const all = firings(t, opts.family, opts.skillsFolder, opts.conventions, neighbours);
   const counted = all.filter((f) => f.via === 'invoke' || opts.readCountsAsFiring);
   const family = counted.filter((f) => f.skill !== undefined);
@@ -219,16 +226,16 @@ export function gradeTrial(t: Transcript, meta: TrialMeta, c: GradableCase, arm:
     // Without the skill, only the answer itself can be judged: do the plan checks pass anyway?
     if (!positive || !c.plan) return { ...out, excludedBecause: NOTHING_TO_SCORE };
     const plan = gradePlans(extractPlans(t, [], planCtx, 0), c.plan, c.command);
-    return { ...out, plan, passed: verdict.status === 'ok' && plan.pass };
+    return { ...out, plan, passed: outcomeStands(verdict.status) && plan.pass };
   }
 
-  if (!positive) return { ...out, passed: verdict.status === 'ok' && falseTriggers.length === 0 };
+  if (!positive) return { ...out, passed: outcomeStands(verdict.status) && falseTriggers.length === 0 };
 
   const plan = c.plan ? gradePlans(extractPlans(t, expected, planCtx, expected[0]?.at ?? t.events.length), c.plan, c.command) : undefined;
   const exclusiveOk = !c.exclusive || family.every((f) => f.skill === c.expect);
   // In the field, the expected skill must fire before any acting call: acting first is going around it; and before
   // any MCP tool: using one first is choosing the tool over the skill.
   const firedFirst = expected.length > 0 && expected[0]!.at < Math.min(acted.at, tool.at);
-  const passed = verdict.status === 'ok' && firedFirst && firedInTime(expected[0], c.by) && exclusiveOk && (plan?.pass ?? true);
+  const passed = outcomeStands(verdict.status) && firedFirst && firedInTime(expected[0], c.by) && exclusiveOk && (plan?.pass ?? true);
   return { ...out, plan, passed };
 }

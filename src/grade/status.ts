@@ -97,6 +97,8 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
       status: 'isolation_error',
       detail: `the first request did not hold the case's history (${history ? `${history.source}: ${history.detail ?? 'not found'}` : 'no record of it'})`,
     };
+  // Stopped by the harness once no later event could change its outcome: neither missing data nor a fault.
+  if (meta.settled) return { status: 'settled', detail: 'stopped once its outcome was settled' };
   // Before the model has written or called anything, a stop says nothing about the skill: missing data, never a miss.
   const acted = t.events.some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant');
   // A CLI that finished in the same breath as its last allowed call has its own result, which stands.

@@ -90,6 +90,8 @@ export const caseSchema = z
       .optional(),
     /** A positive case passes only if no other family member fired as well. */
     exclusive: z.boolean().default(false),
+    /** `false`: this case's trials run to the end of their turn, though their outcome was settled before (over the config's `settle`). */
+    settle: z.boolean().optional(),
     /** Command prefix for this case's plans (overrides the config's `commands`). */
     command: z.string().min(1).optional(),
     /** Decision overrides for this case (threshold, delta, alpha, beta, minTrials, maxTrials). */

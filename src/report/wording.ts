@@ -54,6 +54,7 @@ const STATUS_NAME: Record<TrialStatus, [string, string]> = {
   killed: ['killed', 'killed'],
   isolation_error: ['isolation error', 'isolation errors'],
   output_too_large: ['output too large', 'outputs too large'],
+  settled: ['settled', 'settled'],
 };
 
 function statusCounts(s: CaseArmSummary, which: (t: TrialStatus) => boolean): { total: number; text: string } {

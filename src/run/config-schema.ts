@@ -218,6 +218,12 @@ export const configSchema = z
     maxTurns: positiveInt(200).default(8),
     /** Stop scheduling trials once their reported costs reach this many USD (`--max-cost`); the run is then partial. */
     maxCostUsd: z.number().positive().optional(),
+    /**
+     * Stop a trial once no later event can change its graded outcome (a trigger-only case: the expected skill's call and
+     * its load status, a forbidden one's, an acting call in the field), recorded as `settled`; `false` (`--no-settle`):
+     * every trial runs to the end of its turn.
+     */
+    settle: z.boolean().default(true),
     /** What one trial may print before it is stopped and recorded as `output_too_large` (MB). */
     maxOutputMB: z.number().positive().max(4096).default(64),
     retries: z

@@ -22,9 +22,10 @@ import { ARMS, AUTHS, configSchema, tokenPriceSchema, type Arm } from './config-
  * case's own neighbours (a stored case's `neighbours`), which an older harness would resume without and grade as names
  * outside the family; format 7 adds conversations (a stored case's `conversation` and `by`) and MCP servers (`mcp`,
  * the fired value `tool`, `tool:<server>/<tool>` columns), which an older harness would resume as one-message,
- * tool-less trials and could not read as outcomes.
+ * tool-less trials and could not read as outcomes; format 8 adds trials stopped once their outcome was settled (the status
+ * `settled`, a meta's `settled`, a stored case's `settle`), which an older harness would grade as crashes.
  */
-export const RUN_FORMAT_VERSION = 7;
+export const RUN_FORMAT_VERSION = 8;
 
 // Stamped by the store on every write; absent in format 0.
 const version = z.number().int().min(0).optional();
@@ -151,6 +152,8 @@ export const storedCaseSchema = z.object({
    * listing its trials must show). Absent: none (and in runs made before MCP servers).
    */
   mcp: z.array(storedMcpServerSchema).optional(),
+  /** `false` when the case's trials run to their end (the case's or the run's `settle: false`); absent: settled early where they can be. */
+  settle: z.literal(false).optional(),
   /** Absent in format 0. */
   prompt: z.string().optional(),
   source: z.object({ file: z.string(), line: z.number().int() }).optional(),
@@ -399,6 +402,8 @@ export const trialMetaSchema = z.object({
   outputTruncated: z.boolean().optional(),
   /** The harness stopped the agent at the turn limit, for a CLI that has no limit of its own. */
   turnLimitHit: z.boolean().optional(),
+  /** The agent was stopped once no later event could change the trial's outcome (`settledAt`): the transcript ends there. */
+  settled: z.boolean().optional(),
   /** The agent CLI that wrote the transcript (its id), so it is never read with another CLI's parser. */
   agent: z.string().optional(),
   /** The hash of the skills the trial's workspace got (`familyHash`; format 3 and before: not recorded; none without skills). */
@@ -419,6 +424,7 @@ export const TRIAL_STATUSES = [
   'killed',
   'isolation_error',
   'output_too_large',
+  'settled',
 ] as const;
 export const trialStatusSchema = z.enum(TRIAL_STATUSES);
 export type TrialStatus = z.output<typeof trialStatusSchema>;
@@ -432,6 +438,9 @@ const NO_EVIDENCE_STATUSES = [
   'output_too_large',
 ] as const satisfies readonly TrialStatus[];
 export const NO_EVIDENCE: ReadonlySet<TrialStatus> = new Set(NO_EVIDENCE_STATUSES);
+
+/** Statuses whose trial shows the model's choice whole: it ran to its end, or was stopped once its outcome was settled. */
+export const outcomeStands = (s: TrialStatus): boolean => s === 'ok' || s === 'settled';
 
 /** Stops under the budget given (time, turns, money) after the model acted: failures unless `budgetStops: exclude`. */
 const BUDGET_STOP_STATUSES = ['timeout', 'max_turns', 'max_budget'] as const satisfies readonly TrialStatus[];

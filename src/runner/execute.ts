@@ -353,6 +353,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       signal: abort.signal,
       role: s.role ?? 'trial',
       drawSeed: manifest.simulator?.draws?.seed,
+      settle: { cases: defById, grading: gradeOpts },
     };
     const contexts = [...new Set(cases.map((c) => requestContext(c, config, trialCtx.role)))];
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms, contexts);

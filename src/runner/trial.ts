@@ -20,7 +20,8 @@ import { copySkill, type SealedWorkspace } from '../workspace/sealed.js';
 import { furnishWorkspace } from '../workspace/fixtures.js';
 import { contextOf, storedMcp } from '../trials/stored-case.js';
 import { treeChanges, treeState } from '../workspace/tree-state.js';
-import { trialKey, type ShownEvidence, type TrialEvidence, type TrialMeta, type TrialRef } from '../run/schema.js';
+import { trialKey, type GradableCase, type ShownEvidence, type TrialEvidence, type TrialMeta, type TrialRef } from '../run/schema.js';
+import { settledAt, settles, settlingSkills, type SettleOptions } from '../grade/settle.js';
 
 export interface TrialContext {
   adapter: AgentAdapter;
@@ -48,6 +49,8 @@ export interface TrialContext {
   role: TrialRole;
   /** The run's draw seed (run.json), mixed into the key the simulator draws from; absent in runs made before it. */
   drawSeed?: number;
+  /** The run's stored cases and how it grades, for trials stopped once their outcome is settled (absent: none is). */
+  settle?: { cases: ReadonlyMap<string, GradableCase>; grading: SettleOptions };
 }
 
 /** The key the simulator draws a trial from: the run's draw seed and the trial, so runs draw independently unless they share a seed. */
@@ -199,6 +202,38 @@ const followUpDueIn =
   (turn: string): boolean =>
     followUpDue(adapter.parse(turn, { evidence, exitCode: null }), adapter.skillsFolder);
 
+/** The most of a trial's stream read for its settling moment: past it, a trial runs to its end (reading it again at each line costs). */
+const SETTLE_WATCH = { lines: 400, bytes: 512 * 1024 };
+
+/** How long a CLI that stops itself once settled (`stopsWhenSettled`) may take to write its last lines and end. */
+const SELF_STOP_MS = 5000;
+
+/**
+ * Whether a trial's outcome is settled once each line of its stream arrived: its stream so far, read with what
+ * preparing the trial planted, as the grader reads the stored one (`settledAt`); and whether the CLI ends by itself
+ * then (a loaded call of a skill its hook stops on: `req.settle`).
+ */
+function settleWatch(
+  adapter: AgentAdapter,
+  req: InvocationRequest,
+  evidence: TrialEvidence,
+  settling: { def: GradableCase; arm: Arm; grading: SettleOptions },
+): (line: string) => { endsWithinMs: number } | undefined {
+  const lines: string[] = [];
+  let bytes = 0;
+  return (line) => {
+    lines.push(line);
+    bytes += line.length;
+    if (lines.length > SETTLE_WATCH.lines || bytes > SETTLE_WATCH.bytes || !line.trim()) return undefined;
+    const t = adapter.parse(lines.join('\n'), { evidence, exitCode: null });
+    const at = settledAt(t, settling.def, settling.arm, settling.grading);
+    if (at === undefined) return undefined;
+    const e = t.events[at];
+    const stopsItself = adapter.stopsWhenSettled && req.settle !== undefined && e?.kind === 'skill_load' && e.status === 'loaded';
+    return { endsWithinMs: stopsItself ? SELF_STOP_MS : 0 };
+  };
+}
+
 /** Runs one trial: sealed workspace → agent → raw transcript on disk; infra errors retried as configured. */
 export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promise<TrialRecord> {
   const maxAttempts = 1 + ctx.config.retries.infra;
@@ -209,7 +244,10 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
       await installCaseNeighbours(ctx, ws, c.neighbourSkills ?? []);
       const conversation = conversationOf(ctx.adapter, c);
-      const req = invocationRequest(
+      const def = ctx.role === 'trial' ? ctx.settle?.cases.get(c.id) : undefined;
+      const settling = def && settles(def, ref.arm) ? { def, arm: ref.arm, grading: ctx.settle!.grading } : undefined;
+      const settlingNames = settling ? settlingSkills(settling.def, ref.arm, settling.grading.family) : [];
+      const asked = invocationRequest(
         ctx,
         ws,
         c.prompt,
@@ -218,6 +256,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         conversation,
         ctx.role === 'trial' ? c.mcpServers : undefined,
       );
+      const req: InvocationRequest = settlingNames.length ? { ...asked, settle: { skills: settlingNames } } : asked;
       const prepared = await prepareRequest(ctx.adapter, req);
       // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
       const before = req.context === 'field' ? await treeState(ws.dir) : undefined;
@@ -243,6 +282,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
           ? await runResumedTurns({ take: takes, req, first: inv, followUps: c.followUps ?? [], due }, spawnOptions)
           : await spawnAgent(inv, {
               ...spawnOptions,
+              ...(settling ? { settledBy: settleWatch(ctx.adapter, req, prepared, settling) } : {}),
               ...(takes?.via === 'stdin' ? { conversation: conversationInput(takes, c, due) } : {}),
             });
       // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial. The

@@ -41,6 +41,7 @@ export function gradableCase(c: Case, config: Config): GradableCase {
     ...(c.expect.by !== undefined ? { by: c.expect.by } : {}),
     ...storedConversation(c),
     ...(c.mcpServers?.length ? { mcp: storedMcp(c.mcpServers) } : {}),
+    ...((c.settle ?? config.settle) ? {} : { settle: false as const }),
     prompt: c.prompt,
     source: { file: c.source.file, line: c.source.line },
   };

@@ -9,7 +9,8 @@ import type { CliPackage } from '../conformance.js';
 import { CONFORMANCE } from './conformance.js';
 import type { AgentAdapter, Invocation, InvocationRequest, TrialRole } from '../types.js';
 import { initListingProblem, listingProblem } from '../init-isolation.js';
-import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY, FIELD_ALLOWED, fieldEvidenceProblem, fieldSettings } from './field.js';
+import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY, FIELD_ALLOWED, fieldEvidenceProblem, fieldHooks, trialSettings } from './field.js';
+import { settleHooks } from './settle-hook.js';
 import type { InitEvent } from '../../transcript/types.js';
 import { parseClaudeStream } from './parse.js';
 import { statusSignal } from '../provider-signals.js';
@@ -145,18 +146,29 @@ function pinnedBinary(): string | undefined {
 
 const DENIED_TOOLS = ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'];
 
-/** Where a field trial's settings (the hook that refuses every acting call) are written: outside the workspace. */
-const fieldSettingsFile = (req: Pick<InvocationRequest, 'harnessDir'>) => join(req.harnessDir, 'field-settings.json');
+/**
+ * Where a trial's settings are written, outside the workspace: in the field the hook that refuses every acting call,
+ * and the hook that stops the CLI once the trial's outcome is settled (`req.settle`).
+ */
+const settingsFile = (req: Pick<InvocationRequest, 'harnessDir'>) => join(req.harnessDir, 'trial-settings.json');
+
+/** The hooks a trial under test is started with (none: no settings file). */
+const trialHooks = (req: InvocationRequest) => ({
+  ...(req.context === 'field' ? fieldHooks(mcpReadOnlyPatterns(req)) : {}),
+  ...(req.settle ? settleHooks(req.settle.skills) : {}),
+});
 
 /**
  * The tools each role is offered. `=` forms: the variadic options would otherwise swallow what follows, even the
  * prompt. An empty list offers no tool at all (and lists no skill): the judge answers from the text it is shown, the
  * proposer writes a description from what its request shows it. A field trial keeps the default tools and is
- * started with the settings whose hook refuses every acting call (`field.ts`).
+ * started with the settings whose hook refuses every acting call (`field.ts`); a trial that settles early, with the
+ * hook that stops the CLI then (`settle-hook.ts`).
  */
 const toolArgs = (trialTools: readonly string[], req: InvocationRequest): Record<TrialRole, string[]> => ({
   trial: [
-    req.context === 'field' ? `--settings=${fieldSettingsFile(req)}` : `--tools=${trialTools.join(',')}`,
+    ...(req.context === 'field' ? [] : [`--tools=${trialTools.join(',')}`]),
+    ...(Object.keys(trialHooks(req)).length ? [`--settings=${settingsFile(req)}`] : []),
     `--allowedTools=${['Skill', ...mcpAllowedTools(req)].join(',')}`,
     ...(req.mcp?.length ? [`--mcp-config=${mcpConfigFile(req)}`] : []),
   ],
@@ -181,6 +193,8 @@ export const claudeCode: AgentAdapter = {
   conformance: CONFORMANCE,
   defaultModel: 'sonnet',
   reportsCost: true,
+  // A PostToolUse hook answering `{"continue":false}` ends the turn after the skill's call (settle-hook.ts).
+  stopsWhenSettled: true,
   skillsFolder: '.claude/skills',
   // CLAUDE.md (and CLAUDE.local.md, the personal one beside it) is loaded from every ancestor even inside a git root;
   // .claude/ skills up to the git root.
@@ -273,7 +287,8 @@ export const claudeCode: AgentAdapter = {
   },
 
   async prepareTrial(req) {
-    if (req.context === 'field' && req.role === 'trial') await writeFile(fieldSettingsFile(req), fieldSettings(mcpReadOnlyPatterns(req)));
+    const hooks = trialHooks(req);
+    if (req.role === 'trial' && Object.keys(hooks).length) await writeFile(settingsFile(req), trialSettings(hooks));
     await writeMcpConfig(req);
     const history = req.conversation?.history;
     if (history?.length) {

@@ -76,23 +76,27 @@ export function isOfferedActingCall(name: string, offered: readonly string[]): b
 const refusedTools = (readOnlyMcp: readonly string[]) => `^(?!(${[...FIELD_ALLOWED, ...readOnlyMcp].join('|')})$).*`;
 
 /**
- * The settings file a field trial is started with (`--settings`), kept outside the workspace the model can read: the
- * trial's MCP tools that only read (`readOnlyMcp`) run as reads do, any other MCP tool's call is refused as acting.
+ * The hooks a field trial is started with: the trial's MCP tools that only read (`readOnlyMcp`) run as reads do, any
+ * other MCP tool's call is refused as acting.
  */
-export function fieldSettings(readOnlyMcp: readonly string[] = []): string {
+export function fieldHooks(readOnlyMcp: readonly string[] = []): { PreToolUse: unknown[] } {
   const decision = {
     hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: FIELD_REFUSAL },
   };
   // printf prints its argument as given; the JSON holds no single quote, so the shell passes it whole.
   const command = `printf '%s' '${JSON.stringify(decision)}'`;
-  // A project's `.claude/settings.json` that sets `disableAllHooks` would switch the hook off (measured): these
-  // settings, given on the command line, win over it.
-  const settings = {
-    disableAllHooks: false,
-    hooks: { PreToolUse: [{ matcher: refusedTools(readOnlyMcp), hooks: [{ type: 'command', command }] }] },
-  };
-  return JSON.stringify(settings, null, 2) + '\n';
+  return { PreToolUse: [{ matcher: refusedTools(readOnlyMcp), hooks: [{ type: 'command', command }] }] };
 }
+
+/** The settings file a trial is started with (`--settings`), holding `hooks`; kept outside the workspace the model can read. */
+export function trialSettings(hooks: Record<string, unknown[] | undefined>): string {
+  // A project's `.claude/settings.json` that sets `disableAllHooks` would switch the hooks off (measured): these
+  // settings, given on the command line, win over it.
+  return JSON.stringify({ disableAllHooks: false, hooks }, null, 2) + '\n';
+}
+
+/** The settings of a field trial with no other hook. */
+export const fieldSettings = (readOnlyMcp: readonly string[] = []): string => trialSettings(fieldHooks(readOnlyMcp));
 
 /** Claude Code's refusal before every CLI shared one: a run stored then holds it, and is graded again as it was. */
 const EARLIER_REFUSAL = 'skillprobe field trial: this tool call was refused before it ran; nothing was executed.';
