@@ -85,6 +85,10 @@ export function settledAt(t: Transcript, c: SettleCase, arm: Arm, opts: SettleOp
 export function settlingSkills(c: SettleCase, arm: Arm, family: readonly FamilyMember[]): string[] {
   if (!settles(c, arm)) return [];
   const members =
-    c.expect === NONE ? family.filter((m) => falselyFired(c, [m.dir]).length > 0) : c.exclusive ? [] : family.filter((m) => m.dir === c.expect);
+    c.expect === NONE
+      ? family.filter((m) => falselyFired(c, [m.dir]).length > 0)
+      : c.exclusive
+        ? []
+        : family.filter((m) => m.dir === c.expect);
   return [...new Set(members.flatMap((m) => [m.dir, m.name]))];
 }
