@@ -36,6 +36,7 @@ import {
   signedDifference,
   SIMULATED_COST,
   cacheText,
+  settledText,
   SIMULATED_NOTE,
   simulatorText,
   neighboursNote,
@@ -141,6 +142,8 @@ function header({ results, manifest }: ReportInput): string[] {
   );
   const cache = cacheText({ ...run, trials: results.outcomes.length });
   if (cache) lines.push('', inline(cache));
+  const settled = settledText(results.outcomes);
+  if (settled) lines.push('', inline(settled));
   return lines;
 }
 

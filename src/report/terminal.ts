@@ -34,6 +34,7 @@ import {
   signedDifference,
   SIMULATED_COST,
   cacheText,
+  settledText,
   neighboursNote,
   listingCutsFamily,
   SIMULATED_NOTE,
@@ -364,6 +365,12 @@ function leftOutSection(results: Results, c: Colors): string[] {
   return out;
 }
 
+/** The trials stopped once their outcome was settled, and what that saved. */
+function settledSection(results: Results, c: Colors): string[] {
+  const text = settledText(results.outcomes);
+  return text ? [paragraph(c.bold(text))] : [];
+}
+
 /** Money and trial time, when the CLI reported costs: in all, per verdict, and the costliest cases with their verdicts. */
 function costSection(results: Results, c: Colors): string[] {
   const cost = costBreakdown(results);
@@ -506,6 +513,7 @@ export function terminalReporter(colour: boolean): Reporter {
         aggregateSection(results, c),
         costSection(results, c),
         perArmSection(results, c),
+        settledSection(results, c),
         leftOutSection(results, c),
       ];
       return (

@@ -17,9 +17,11 @@ import {
   type RefusedStatus,
   type RunFacts,
   type RunManifest,
+  type TrialOutcome,
   type TrialStatus,
 } from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
+import { settledSavings } from '../verdict/settled-savings.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 import {
   SUITE_RATES,
@@ -270,6 +272,25 @@ export function cacheText(run: {
   return (
     `CACHE · ${pct}% of ${tokenCount(t.input)} input tokens${over} came from ${which} ` +
     `(${tokenCount(t.cached)} cached, ${tokenCount(t.input - t.cached)} not${written}) · ${cost}`
+  );
+}
+
+/**
+ * The SETTLED line: the trials stopped once their outcome was settled, and what that saved where a trial of the same
+ * case, arm and choice ran to its end to compare with (`settledSavings`). Undefined when none was stopped early.
+ */
+export function settledText(outcomes: readonly TrialOutcome[]): string | undefined {
+  const s = settledSavings(outcomes);
+  if (!s) return undefined;
+  const head = `SETTLED · ${s.settled} of ${plural(outcomes.length, 'trial')} stopped once their outcome was settled (\`--no-settle\` runs each to its end)`;
+  if (!s.estimated) return `${head} · none has a trial of the same case and choice run to its end, to estimate what it saved from`;
+  const { inputTokens, outputTokens, wallMs, costUsd } = s.saved;
+  const cost = costUsd === undefined ? '' : `, ${usd(costUsd)}`;
+  const rest = s.settled - s.estimated;
+  return (
+    `${head} · saved about ${tokenCount(inputTokens)} input and ${tokenCount(outputTokens)} output tokens, ` +
+    `${(wallMs / 1000).toFixed(1)} s of trial time${cost} in the ${s.estimated} with a trial of the same case and choice run to its end` +
+    (rest ? `; ${rest} had none to estimate from` : '')
   );
 }
 

@@ -27,6 +27,7 @@ import {
   SIMULATED_COST,
   AUTH_TEXT,
   cacheText,
+  settledText,
   neighboursNote,
   listingCutsFamily,
   stabilityNote,
@@ -278,8 +279,9 @@ function ablationSection(results: Results): Html | '' {
 function costSection(results: Results): Html | '' {
   const cost = costBreakdown(results);
   const cache = cacheText({ ...results.run, trials: cost.total.trials });
-  const cacheNote = cache ? html`<p class="cache-line">${cache}</p>` : '';
-  if (cost.total.costUsd === undefined) return cacheNote ? section('cost', 'Cost', 'The CLI reported no cost.', cacheNote) : '';
+  const settled = settledText(results.outcomes);
+  const cacheNote = html`${cache ? html`<p class="cache-line">${cache}</p>` : ''}${settled ? html`<p class="cache-line">${settled}</p>` : ''}`;
+  if (cost.total.costUsd === undefined) return cache || settled ? section('cost', 'Cost', 'The CLI reported no cost.', cacheNote) : '';
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const numbers = (l: CostLine) =>
     html`<td class="num">${l.trials}</td><td class="num">${usd(l.costUsd)}</td><td class="num">${secs(l.wallMs)}</td>`;
