@@ -170,7 +170,8 @@ describe('installed from a packed tarball into an empty project', () => {
     expect(manifest.agent.cliVersion).toBe(OWN.devDependencies[CLAUDE]);
     const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as { outcomes: { status: string }[] };
     expect(results.outcomes.length).toBeGreaterThan(0);
-    expect(results.outcomes.every((o) => o.status === 'ok')).toBe(true);
+    // A trial stops once its outcome was settled (a trigger-only case's skill loaded): its outcome stands too.
+    expect(results.outcomes.every((o) => ['ok', 'settled'].includes(o.status))).toBe(true);
   }, 300_000);
 });
 

@@ -202,6 +202,7 @@ describe('a trial stopped as settled grades as the whole trial would', () => {
 
   // Any trial, cut where settledAt says, grades as the trial left to its end: settling never precedes an event that
   // changes the outcome, and the watch of the stream finds the same moment on the stream so far.
+  type Step = typeof step extends fc.Arbitrary<infer S> ? S : never;
   const step = fc.oneof(
     fc.record({
       kind: fc.constant('skill' as const),
@@ -212,11 +213,9 @@ describe('a trial stopped as settled grades as the whole trial would', () => {
     fc.record({ kind: fc.constant('act' as const) }),
     fc.record({ kind: fc.constant('text' as const) }),
   );
-  const build = (steps: fc.RecordValue<unknown>[]): Events => {
+  const build = (steps: readonly Step[]): Events => {
     const e = new Events();
-    for (const s of steps as (
-      { kind: 'skill'; name: string; status: SkillLoadStatus } | { kind: 'read'; dir: string } | { kind: 'act' } | { kind: 'text' }
-    )[]) {
+    for (const s of steps) {
       if (s.kind === 'skill') e.skill(s.name, s.status);
       else if (s.kind === 'read') e.read(read(s.dir));
       else if (s.kind === 'act') e.act();
