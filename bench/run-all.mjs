@@ -21,6 +21,7 @@ import { benchFollowUpFaults, printFollowUpFaults } from './follow-up-faults.mjs
 import { benchField, printField } from './field.mjs';
 import { benchLabField, printLabField } from './lab-field.mjs';
 import { benchStartup, printStartup } from './startup.mjs';
+import { benchSettle, printSettle } from './settle.mjs';
 
 printSequential(benchSequential());
 const compared = benchCompare();
@@ -45,3 +46,4 @@ printRegrade(await benchRegrade());
 printTranscriptMemory(await benchTranscriptMemory());
 printOverhead(await benchOverhead());
 printDemo(await benchDemo());
+printSettle(await benchSettle());
