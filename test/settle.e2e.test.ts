@@ -14,29 +14,25 @@ import { baseProject, CLI, cleanup, makeProject, runCli, testEnv } from './helpe
  * Then Ctrl-C and kill -9 while trials settle (Codex, the cheapest CLI to start): nothing lost, nothing left, and
  * `--resume` reaches the uninterrupted run's verdicts.
  */
+const RULES = [
+  'rules:',
+  '  - { case: pos-alpha, do: [{ skill: alpha, args: "create" }] }',
+  '  - { case: neg-weather, do: [{ answer: "sunny" }] }',
+  '  - { case: neg-trap, do: [{ skill: alpha, args: "list" }] }',
+  '',
+];
 const project = makeProject({
   ...baseProject(),
   'cases/trap.yaml': '- id: neg-trap\n  prompt: "tell me about the alphabet"\n  expect: { skill: none }\n',
-  'sim/settle.yaml': [
-    'seed: 1',
-    'rules:',
-    '  - { case: pos-alpha, do: [{ skill: alpha, args: "create" }] }',
-    '  - { case: neg-weather, do: [{ answer: "sunny" }] }',
-    '  - { case: neg-trap, do: [{ skill: alpha, args: "list" }] }',
-    '',
-  ].join('\n'),
+  'sim/settle.yaml': ['seed: 1', ...RULES].join('\n'),
   // A request takes a while: a fault lands while trials are in flight, around their settling.
-  'sim/slow.yaml': [
-    'seed: 1',
-    'provider: { latency: { medianMs: 700 } }',
-    'rules:',
-    '  - { case: pos-alpha, do: [{ skill: alpha, args: "create" }] }',
-    '  - { case: neg-weather, do: [{ answer: "sunny" }] }',
-    '  - { case: neg-trap, do: [{ skill: alpha, args: "list" }] }',
-    '',
-  ].join('\n'),
+  'sim/slow.yaml': ['seed: 1', 'provider: { latency: { medianMs: 700 } }', ...RULES].join('\n'),
 });
-afterAll(() => cleanup(project));
+afterAll(() => {
+  // Whatever a failed row left running in its workspaces (agents this file started, by their ids).
+  for (const pid of processesIn(join(project, 'work'))) process.kill(pid, 'SIGKILL');
+  cleanup(project);
+});
 
 const results = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
 const onlyRun = (transcripts: string) => join(transcripts, readdirSync(transcripts)[0]!);
@@ -131,7 +127,9 @@ describe('faults while trials settle (Codex)', () => {
     for (let i = 0; i < 600; i++) {
       const t = join(project, 'runs', name);
       const dir = existsSync(t) && readdirSync(t)[0] ? onlyRun(t) : undefined;
-      const stored = dir ? readdirSync(join(dir, 'trials'), { recursive: true }).filter((f) => String(f).endsWith('.meta.json')) : [];
+      const trials = dir && join(dir, 'trials');
+      const stored =
+        trials && existsSync(trials) ? readdirSync(trials, { recursive: true }).filter((f) => String(f).endsWith('.meta.json')) : [];
       if (dir && stored.length >= 1) return dir;
       await sleep(100);
     }
