@@ -14,6 +14,8 @@ export const doctorCommand = defineCommand({
     probe: toggle('--probe', 'run a short live check against the simulator on every version the conformance checks never ran on'),
     json: toggle('--json', 'print the findings as JSON'),
   },
+  helpAfter:
+    '\nExit 0: every CLI found passed (its version recorded as passing, or the live check); 1: one failed; 3: one was never checked; 4: none was found.',
   optionsFrom: (o) => ({ ...o, probe: o.probe === true, json: o.json === true }),
   async run(_args, o, io) {
     const { examineClis } = await import('../commands/doctor.js');
