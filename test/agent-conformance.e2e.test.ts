@@ -7,6 +7,7 @@ import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { adapterFor, AGENT_IDS } from '../src/agents/registry.js';
 import type { TrialMeta } from '../src/run/schema.js';
 import type { Transcript } from '../src/transcript/types.js';
+import { testedVersion } from './agent-binaries.js';
 import { cleanup } from './helpers.js';
 import {
   describeStalledTrial,
@@ -23,7 +24,8 @@ import {
 
 /**
  * The agent conformance suite: every agent in the registry through its real pinned CLI against the simulator, one
- * case per scenario, all in one run. Every assertion reads the stored transcript and meta, as a regrade would. What
+ * case per scenario, all in one run; `SKILLPROBE_TEST_BINARY_<AGENT>` runs another installed version instead
+ * (test/agent-binaries.ts). Every assertion reads the stored transcript and meta, as a regrade would. What
  * differs between the CLIs is a row of AGENTS; adding an agent adds a row.
  */
 type Trial = { t: Transcript; meta: TrialMeta };
@@ -32,7 +34,9 @@ interface AgentRow {
   /** The config the run is given (none: the defaults). */
   config: string | undefined;
   parse: (raw: string, meta: TrialMeta) => Transcript;
-  /** What run.json says of the agent and its model. */
+  /** The pinned CLI's version, which run.json names (the knob's binary names its own: test/agent-binaries.ts). */
+  cliVersion: string;
+  /** What else run.json says of the agent's model. */
   manifest: Record<string, unknown>;
   /** Where the workspace keeps the family, as the loaded skill's path shows it. */
   skillsFolder: string;
@@ -60,7 +64,8 @@ const AGENTS: Record<string, AgentRow> = {
   'claude-code': {
     config: undefined,
     parse: parseClaudeStream,
-    manifest: { agent: { id: 'claude-code', cliVersion: '2.1.197' } },
+    cliVersion: '2.1.197',
+    manifest: {},
     skillsFolder: '.claude/skills',
     fires: ({ t }) =>
       expect(
@@ -90,7 +95,8 @@ const AGENTS: Record<string, AgentRow> = {
   codex: {
     config: `${CODEX}retries:\n  cli: 1\n`,
     parse: parseCodexStream,
-    manifest: { agent: { id: 'codex', cliVersion: '0.169.0' }, model: 'sim-model' },
+    cliVersion: '0.169.0',
+    manifest: { model: 'sim-model' },
     skillsFolder: '.agents/skills',
     // Codex has no skill tool: the shell read of a SKILL.md is the firing, made unforgeable by a planted nonce.
     fires: ({ meta }) => expect(Object.keys(meta.evidence?.skillNonces ?? {}).sort()).toEqual(['alpha', 'alpha-beta']),
@@ -126,7 +132,8 @@ const AGENTS: Record<string, AgentRow> = {
     // One CLI retry: a 429 then costs one backoff (about 5 s), not the default two.
     config: `${GEMINI}retries:\n  cli: 1\n`,
     parse: parseGeminiStream,
-    manifest: { agent: { id: 'gemini', cliVersion: '0.61.0' }, model: GEMINI_MODEL, reportedModel: GEMINI_MODEL },
+    cliVersion: '0.61.0',
+    manifest: { model: GEMINI_MODEL, reportedModel: GEMINI_MODEL },
     skillsFolder: '.agents/skills',
     fires: ({ t }) => expect(of(t, 'tool_call').map((c) => [c.name, c.intent, c.skill])).toEqual([['activate_skill', 'skill', 'alpha']]),
     reads: (trial) => {
@@ -179,6 +186,7 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
   let runDir: string;
   let exitCode: number | undefined;
   let stdout: string;
+  let cliVersion: string;
   const trial = (caseId: string, suffix = '') => storedTrial(row.parse, runDir, caseId, 'skill', 1, suffix);
   const outcome = (caseId: string) => resultsOf(runDir).outcomes.find((o) => o.caseId === caseId);
   const takes = adapterFor(id).conversation;
@@ -190,7 +198,8 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
 
   beforeAll(async () => {
     let stderr: string;
-    ({ project, workdir, runDir, exitCode, stdout, stderr } = await scenarioRun(`e2e-${id}`, row.config, NORMAL_DEADLINE_S, conversation));
+    cliVersion = await testedVersion(id, row.cliVersion);
+    ({ project, workdir, runDir, exitCode, stdout, stderr } = await scenarioRun(id, row.config, NORMAL_DEADLINE_S, conversation));
     expect(stderr).not.toMatch(/at .*\.js:\d+/);
     expect(readdirSync(join(project, 'runs'))).toHaveLength(1);
   }, 240_000);
@@ -205,6 +214,7 @@ describe.each(Object.entries(AGENTS))('end to end: the real %s CLI against the s
       status: 'completed',
       simulator: { name: `e2e-${id}`, seed: 7 },
       trials: { planned, finished: planned },
+      agent: { id, cliVersion },
       ...row.manifest,
     });
     expect(manifest.skills.map((s: { dir: string }) => s.dir)).toEqual(['alpha', 'alpha-beta']);
@@ -327,7 +337,7 @@ let stalled: Record<string, Promise<StalledRun>> | undefined;
 const stalledRunOf = (id: string): Promise<StalledRun> => {
   stalled ??= Object.fromEntries(
     Object.entries(AGENTS).map(([agent, row]) => {
-      const run = stalledRun(row.stall.agentConfig, row.stall.deadlineS);
+      const run = stalledRun(agent, row.stall.agentConfig, row.stall.deadlineS);
       run.catch(() => {}); // its own describe awaits it and reports a failure
       return [agent, run];
     }),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Results, TrialMeta } from '../src/run/schema.js';
 import type { Transcript, TranscriptEvent } from '../src/transcript/types.js';
+import { testBinaryArgs } from './agent-binaries.js';
 import { baseProject, cleanup, makeProject, processesUnder, runCli } from './helpers.js';
 
 /** The scenarios every agent's end-to-end test runs, one case each, all in one run against the simulator. */
@@ -65,10 +66,12 @@ export const onlyRun = (project: string) => join(project, 'runs', readdirSync(jo
 
 /**
  * Two cases whose model stream stalls, with one attempt each (a stall is missing data and would otherwise be re-run),
- * run at `deadlineS`: `stalls` before the model acts, `stalls-after` once the expected skill loaded. The project,
- * the workspace folder and the run folder, for the caller to check and remove.
+ * run at `deadlineS` by `agent` (the knob's binary where one is set): `stalls` before the model acts, `stalls-after`
+ * once the expected skill loaded. The project, the workspace folder and the run folder, for the caller to check and
+ * remove.
  */
 export async function stalledRun(
+  agent: string,
   config: string,
   deadlineS: number,
 ): Promise<{ project: string; workdir: string; dir: string; exitCode: number | undefined }> {
@@ -101,6 +104,7 @@ export async function stalledRun(
       'runs',
       '--workdir',
       workdir,
+      ...testBinaryArgs(agent),
     ],
     { cwd: project, timeoutMs: 120_000 },
   );
@@ -171,11 +175,17 @@ export function describeStalledTrial(
 }
 
 /**
- * Every scenario in one run (one trial each, skill arm, concurrency 3, max turns 3) with `config` (none: the defaults),
- * and the conversation scenarios `conversation` names: the project, the workspace folder and the run folder for the
- * caller to check and remove, and what the run printed.
+ * Every scenario in one run of `agent` (one trial each, skill arm, concurrency 3, max turns 3; the knob's binary where
+ * one is set) with `config` (none: the defaults), and the conversation scenarios `conversation` names: the project,
+ * the workspace folder and the run folder for the caller to check and remove, and what the run printed.
  */
-export async function scenarioRun(name: string, config: string | undefined, deadlineS: number, conversation: ConversationParts = []) {
+export async function scenarioRun(
+  agent: string,
+  config: string | undefined,
+  deadlineS: number,
+  conversation: ConversationParts = [],
+) {
+  const name = `e2e-${agent}`;
   const project = makeProject({
     ...baseProject(),
     'cases/main.yaml': casesFor(SCENARIO_IDS) + conversation.map((part) => CONVERSATION_SCENARIOS[part].cases.join('\n')).join(''),
@@ -201,6 +211,7 @@ export async function scenarioRun(name: string, config: string | undefined, dead
     'runs',
     '--workdir',
     workdir,
+    ...testBinaryArgs(agent),
   ];
   const r = await runCli(args, { cwd: project, timeoutMs: 240_000 });
   return { project, workdir, runDir: onlyRun(project), exitCode: r.exitCode, stdout: r.stdout, stderr: r.stderr };
