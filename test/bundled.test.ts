@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode, trialEnv as claudeEnv } from '../src/agents/claude-code/adapter.js';
-import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY } from '../src/agents/claude-code/field.js';
+import { CLAUDE_BUNDLED_BY_VERSION, CLAUDE_BUNDLED_SKILLS } from '../src/agents/claude-code/field.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { codex } from '../src/agents/codex/adapter.js';
 import { CODEX_BUNDLED_SKILLS } from '../src/agents/codex/bundled.js';
@@ -71,7 +71,9 @@ describe('the skills a trial offered beside the family: declared neighbours, and
 
 /** A Claude Code field trial: the default menu, the listing with the bundled skills, nothing changed in the workspace. */
 const FIELD_MENU = ['Task', 'Bash', 'Edit', 'NotebookEdit', 'Read', 'Skill', 'WebFetch', 'WebSearch', 'Write'];
-const FIELD_INIT = ['csv-chart', 'pdf-tool', ...CLAUDE_BUNDLED_SKILLS.filter((s) => s !== 'keybindings-help'), ...CLAUDE_INIT_ONLY];
+/** What the init event of the version the stream names (ClaudeStream's) says beside the installed skills. */
+const BUNDLED = CLAUDE_BUNDLED_BY_VERSION['2.1.197']!;
+const FIELD_INIT = ['csv-chart', 'pdf-tool', ...BUNDLED.listed.filter((s) => s !== 'keybindings-help'), ...BUNDLED.initOnly];
 const claudeField = (skills = FIELD_INIT) => new ClaudeStream('/ws', skills, FIELD_MENU);
 const claudeLab = () => new ClaudeStream('/ws', ['csv-chart', 'pdf-tool', 'clear', 'init'], ['Glob', 'Grep', 'Read', 'Skill']);
 const FIELD_META = trialMeta({ evidence: { workspaceChanged: [] } });

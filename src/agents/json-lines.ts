@@ -55,3 +55,18 @@ export function firstValueOf(input: TranscriptLines, type: string, key: string):
   });
   return value;
 }
+
+/**
+ * Whether one line of a stream is a JSON object of type `type`, read as JSON: a CLI's key order is no contract
+ * (Claude Code 2.1.332 prints `type` late in its `result` line).
+ */
+export function isLineOfType(line: string, type: string): boolean {
+  // Most lines are not the one sought: only a line naming the type is parsed.
+  if (!line.includes(`"${type}"`)) return false;
+  try {
+    const ev: unknown = JSON.parse(line);
+    return isPlainObject(ev) && ev.type === type;
+  } catch {
+    return false;
+  }
+}

@@ -34,6 +34,8 @@ export interface InitEvent {
   sandbox?: string;
   /** The MCP servers the CLI says it started for the model, with their state (`connected`, `failed`, …), when it says. */
   mcpServers?: { name: string; status: string }[];
+  /** The plugins the CLI says it loaded (their ids), when it loaded any. */
+  plugins?: string[];
   /**
    * A field trial's record beside the stream, for a CLI whose stream never shows a refused call (Codex's hook log and
    * session record): absent without one; `problem` when it, with the stream, shows a call that ran or went unrefused.

@@ -9,10 +9,19 @@ import type { CliPackage } from '../conformance.js';
 import { CONFORMANCE } from './conformance.js';
 import type { AgentAdapter, Invocation, InvocationRequest, TrialRole } from '../types.js';
 import { initListingProblem, listingProblem } from '../init-isolation.js';
-import { CLAUDE_BUNDLED_SKILLS, CLAUDE_INIT_ONLY, FIELD_ALLOWED, fieldEvidenceProblem, fieldHooks, trialSettings } from './field.js';
+import {
+  CLAUDE_BUNDLED_SKILLS,
+  claudeBundled,
+  FIELD_ALLOWED,
+  fieldEvidenceProblem,
+  fieldHooks,
+  pluginProblem,
+  trialSettings,
+} from './field.js';
 import { settleHooks } from './settle-hook.js';
 import type { InitEvent } from '../../transcript/types.js';
 import { parseClaudeStream } from './parse.js';
+import { isLineOfType } from '../json-lines.js';
 import { statusSignal } from '../provider-signals.js';
 import { historyHeld, seededSession, sessionFile, sessionIdFor, SESSION_RECORD } from './session.js';
 import { mcpListingProblem } from '../mcp-listing.js';
@@ -146,15 +155,19 @@ function pinnedBinary(): string | undefined {
 
 const DENIED_TOOLS = ['Bash', 'Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'WebFetch', 'WebSearch', 'Task', 'Agent'];
 
+/** Whether a trial runs in the field: a trial role's in the field context (the judge and proposer never do). */
+const inField = (req: Pick<InvocationRequest, 'context' | 'role'>) => req.context === 'field' && req.role === 'trial';
+
 /**
  * Where a trial's settings are written, outside the workspace: in the field the hook that refuses every acting call,
- * and the hook that stops the CLI once the trial's outcome is settled (`req.settle`).
+ * elsewhere the built-in plugins off, and the hook that stops the CLI once the trial's outcome is settled
+ * (`req.settle`).
  */
 const settingsFile = (req: Pick<InvocationRequest, 'harnessDir'>) => join(req.harnessDir, 'trial-settings.json');
 
-/** The hooks a trial under test is started with (none: no settings file). */
+/** The hooks a trial is started with. */
 const trialHooks = (req: InvocationRequest) => ({
-  ...(req.context === 'field' ? fieldHooks(mcpReadOnlyPatterns(req)) : {}),
+  ...(inField(req) ? fieldHooks(mcpReadOnlyPatterns(req)) : {}),
   ...(req.settle ? settleHooks(req.settle.skills) : {}),
 });
 
@@ -168,7 +181,6 @@ const trialHooks = (req: InvocationRequest) => ({
 const toolArgs = (trialTools: readonly string[], req: InvocationRequest): Record<TrialRole, string[]> => ({
   trial: [
     ...(req.context === 'field' ? [] : [`--tools=${trialTools.join(',')}`]),
-    ...(Object.keys(trialHooks(req)).length ? [`--settings=${settingsFile(req)}`] : []),
     `--allowedTools=${['Skill', ...mcpAllowedTools(req)].join(',')}`,
     ...(req.mcp?.length ? [`--mcp-config=${mcpConfigFile(req)}`] : []),
   ],
@@ -235,9 +247,10 @@ export const claudeCode: AgentAdapter = {
     isolationProblem(t, expected) {
       const init = t.events.find((e): e is InitEvent => e.kind === 'init');
       const mcp = init && mcpListingProblem(init.tools, expected, claudeMcpName);
-      if (expected.context !== 'field') return initListingProblem(t, expected, DENIED_TOOLS) ?? mcp;
+      if (expected.context !== 'field') return initListingProblem(t, expected, DENIED_TOOLS) ?? (init && pluginProblem(init)) ?? mcp;
+      const bundled = claudeBundled(init?.cliVersion);
       return (
-        (init && listingProblem(init.skills, expected, true, [...CLAUDE_BUNDLED_SKILLS, ...CLAUDE_INIT_ONLY])) ??
+        (init && listingProblem(init.skills, expected, true, [...bundled.listed, ...bundled.initOnly])) ??
         mcp ??
         fieldEvidenceProblem(t, expected)
       );
@@ -282,13 +295,12 @@ export const claudeCode: AgentAdapter = {
     followUps: {
       via: 'stdin',
       userLine: (text) => JSON.stringify({ type: 'user', message: { role: 'user', content: text } }),
-      endsTurn: (line) => line.startsWith('{"type":"result"'),
+      endsTurn: (line) => isLineOfType(line, 'result'),
     },
   },
 
   async prepareTrial(req) {
-    const hooks = trialHooks(req);
-    if (req.role === 'trial' && Object.keys(hooks).length) await writeFile(settingsFile(req), trialSettings(hooks));
+    await writeFile(settingsFile(req), trialSettings(trialHooks(req), inField(req)));
     await writeMcpConfig(req);
     const history = req.conversation?.history;
     if (history?.length) {
@@ -320,6 +332,7 @@ export const claudeCode: AgentAdapter = {
       '--setting-sources',
       'project',
       '--strict-mcp-config',
+      `--settings=${settingsFile(req)}`,
       ...toolArgs(this.trialTools, req)[req.role],
       '--max-turns',
       String(req.maxTurns),

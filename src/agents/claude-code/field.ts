@@ -11,46 +11,137 @@ import type { InitEvent, ToolCallEvent, ToolResultEvent, Transcript } from '../.
  * every tool listed and refuses each call, `ls` and sub-agents included, with the model told why and going on.
  */
 
-/**
- * The skills Claude Code 2.1.197 lists to the model in a field trial beside the installed ones, in its order: its
- * bundled skills and the built-in prompt commands it offers the model (measured: docs/cli-facts.md). A lab trial
- * hides them (`CLAUDE_CODE_DISABLE_BUNDLED_SKILLS`).
- */
-export const CLAUDE_BUNDLED_SKILLS = [
-  'deep-research',
-  'update-config',
-  'keybindings-help',
-  'verify',
-  'code-review',
-  'simplify',
-  'fewer-permission-prompts',
-  'loop',
-  'claude-api',
-  'run',
-  'init',
-  'review',
-  'security-review',
-] as const;
+/** What one Claude Code version brings beside the installed skills, each list in its init event's or listing's order. */
+export interface ClaudeBundled {
+  /** Listed to the model in a field trial: its bundled skills and the built-in prompt commands it offers the model. */
+  listed: readonly string[];
+  /**
+   * Named by its init event beyond the installed and listed skills, in the lab and the field alike: bundled skills only
+   * a person may call and built-in commands, none of them listed to the model.
+   */
+  initOnly: readonly string[];
+  /** Its built-in plugins on by default (the init event's `plugins`, `<name>@builtin`): a lab trial turns them off. */
+  plugins: readonly string[];
+}
 
 /**
- * What its init event names beyond the installed and bundled skills, in the lab and the field alike: bundled skills
- * only a person may call and built-in commands, none of them listed to the model.
+ * What each measured Claude Code version bundles (docs/cli-facts.md): the one place its versions differ in what a
+ * session lists. A lab trial hides the bundled skills (`CLAUDE_CODE_DISABLE_BUNDLED_SKILLS`) and the plugins
+ * (`labSettings`); a field trial lists them beside the installed ones, as a default session does.
  */
-export const CLAUDE_INIT_ONLY = [
-  'debug',
-  'batch',
-  'run-skill-generator',
-  'clear',
-  'compact',
-  'config',
-  'context',
-  'heapdump',
-  'reload-skills',
-  'usage',
-  'insights',
-  'goal',
-  'team-onboarding',
-] as const;
+export const CLAUDE_BUNDLED_BY_VERSION: Readonly<Record<string, ClaudeBundled>> = {
+  '2.1.197': {
+    listed: [
+      'deep-research',
+      'update-config',
+      'keybindings-help',
+      'verify',
+      'code-review',
+      'simplify',
+      'fewer-permission-prompts',
+      'loop',
+      'claude-api',
+      'run',
+      'init',
+      'review',
+      'security-review',
+    ],
+    initOnly: [
+      'debug',
+      'batch',
+      'run-skill-generator',
+      'clear',
+      'compact',
+      'config',
+      'context',
+      'heapdump',
+      'reload-skills',
+      'usage',
+      'insights',
+      'goal',
+      'team-onboarding',
+    ],
+    plugins: [],
+  },
+  '2.1.332': {
+    listed: [
+      'dataviz',
+      'update-config',
+      'keybindings-help',
+      'code-review',
+      'simplify',
+      'fewer-permission-prompts',
+      'loop',
+      'claude-api',
+      'workflow-authoring',
+      'run',
+      'plugin-authoring',
+      'init',
+      'security-review',
+    ],
+    initOnly: [
+      'deep-research',
+      'verify',
+      'debug',
+      'batch',
+      'doctor',
+      'run-skill-generator',
+      'agents',
+      'auto-mode-setup',
+      'autocompact',
+      'clear',
+      'color',
+      'compact',
+      'config',
+      'output-style',
+      'context',
+      'effort',
+      'fast',
+      'focus',
+      'heapdump',
+      'mcp',
+      'model',
+      '__remote-workflow',
+      'workflow-launch-exec',
+      'reload-plugins',
+      'reload-skills',
+      'rename',
+      'usage',
+      'insights',
+      'recap',
+      'goal',
+      'list-agents',
+      'team-onboarding',
+    ],
+    plugins: ['cc-plugin-agents-md', 'cc-plugin-privacy', 'cc-plugin-plugin-authoring'],
+  },
+};
+
+const MEASURED = Object.values(CLAUDE_BUNDLED_BY_VERSION);
+
+/** What `version` bundles; a version not measured is taken as the newest measured one (the listing check shows a difference). */
+export function claudeBundled(version: string | undefined): ClaudeBundled {
+  return CLAUDE_BUNDLED_BY_VERSION[version ?? ''] ?? MEASURED.at(-1)!;
+}
+
+/**
+ * Every skill a measured version lists beside the installed ones in the field: the names a user's skill must not take,
+ * and the bundled columns a field trial can fire.
+ */
+export const CLAUDE_BUNDLED_SKILLS: readonly string[] = [...new Set(MEASURED.flatMap((b) => b.listed))];
+
+/** Every built-in plugin a measured version turns on, turned off (`enabledPlugins`). */
+const BUILTIN_PLUGINS_OFF = Object.fromEntries(
+  [...new Set(MEASURED.flatMap((b) => b.plugins))].map((plugin) => [`${plugin}@builtin`, false]),
+);
+
+/** Why a trial outside the field loaded plugins, or undefined: its listing would hold their skills. */
+export function pluginProblem(init: InitEvent): string | undefined {
+  const loaded = init.plugins ?? [];
+  return loaded.length
+    ? `plugins loaded: ${loaded.join(', ')} (a Claude Code version skillprobe has not measured; see docs/cli-facts.md)`
+    : undefined;
+}
 
 /** The tools a field trial may run, the lab's whole menu: reading files and the skill tool. Every other call is refused. */
 export const FIELD_ALLOWED = ['Read', 'Glob', 'Grep', 'Skill'] as const;
@@ -88,15 +179,23 @@ export function fieldHooks(readOnlyMcp: readonly string[] = []): { PreToolUse: u
   return { PreToolUse: [{ matcher: refusedTools(readOnlyMcp), hooks: [{ type: 'command', command }] }] };
 }
 
-/** The settings file a trial is started with (`--settings`), holding `hooks`; kept outside the workspace the model can read. */
-export function trialSettings(hooks: Record<string, unknown[] | undefined>): string {
-  // A project's `.claude/settings.json` that sets `disableAllHooks` would switch the hooks off (measured): these
-  // settings, given on the command line, win over it.
-  return JSON.stringify({ disableAllHooks: false, hooks }, null, 2) + '\n';
+/**
+ * The settings file a trial is started with (`--settings`): its hooks, and outside the field the built-in plugins
+ * turned off, so that only the skills under test are listed (a version's plugins bring skills that
+ * `CLAUDE_CODE_DISABLE_BUNDLED_SKILLS` leaves listed).
+ */
+export function trialSettings(hooks: Record<string, unknown[] | undefined>, field: boolean): string {
+  const settings = {
+    // A project's `.claude/settings.json` that sets `disableAllHooks` would switch the hooks off (measured): these
+    // settings, given on the command line, win over it.
+    ...(Object.keys(hooks).length ? { disableAllHooks: false, hooks } : {}),
+    ...(field ? {} : { enabledPlugins: BUILTIN_PLUGINS_OFF }),
+  };
+  return JSON.stringify(settings, null, 2) + '\n';
 }
 
 /** The settings of a field trial with no other hook. */
-export const fieldSettings = (readOnlyMcp: readonly string[] = []): string => trialSettings(fieldHooks(readOnlyMcp));
+export const fieldSettings = (readOnlyMcp: readonly string[] = []): string => trialSettings(fieldHooks(readOnlyMcp), true);
 
 /** Claude Code's refusal before every CLI shared one: a run stored then holds it, and is graded again as it was. */
 const EARLIER_REFUSAL = 'skillprobe field trial: this tool call was refused before it ran; nothing was executed.';

@@ -150,6 +150,12 @@ function mcpServersOf(v: unknown): { mcpServers?: { name: string; status: string
   return servers.length ? { mcpServers: servers } : {};
 }
 
+/** The init event's `plugins` (`[{ name, source }]`, the source `<name>@builtin` for a built-in one), when it lists any. */
+function pluginsOf(v: unknown): { plugins?: string[] } {
+  const plugins = (Array.isArray(v) ? v : []).flatMap((p) => (isPlainObject(p) ? (str(p.source) ?? str(p.name) ?? []) : []));
+  return plugins.length ? { plugins } : {};
+}
+
 export function parseClaudeStream(raw: TranscriptLines): Transcript {
   const events: TranscriptEvent[] = [];
   const skillCalls = new Map<string, ToolCallEvent>();
@@ -184,6 +190,7 @@ export function parseClaudeStream(raw: TranscriptLines): Transcript {
         tools: strings(ev.tools),
         skills: [...new Set([...strings(ev.skills), ...strings(ev.slash_commands)])],
         ...mcpServersOf(ev.mcp_servers),
+        ...pluginsOf(ev.plugins),
       });
       return;
     }
