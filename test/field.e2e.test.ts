@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
+import { claudeBundled } from '../src/agents/claude-code/field.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 import type { AgentAdapter } from '../src/agents/types.js';
 import { gradeTrial } from '../src/grade/outcome.js';
@@ -12,6 +13,7 @@ import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 import { viewRequest } from '../src/sim/dialects/index.js';
 import type { ToolCallEvent, ToolResultEvent } from '../src/transcript/types.js';
+import { testBinary } from './agent-binaries.js';
 import { cleanup, makeProject, ROOT, skillMd, testEnv } from './helpers.js';
 import { runTrials } from './trial-runner.js';
 
@@ -24,7 +26,7 @@ import { runTrials } from './trial-runner.js';
 const CASE_IDS = ['do-shell', 'do-write', 'do-fetch'] as const;
 
 /** Per agent, a case its simulated model answers with one of the CLI's bundled skills, listed in the field. */
-const BUNDLED_CASES = { 'claude-code': 'verify', codex: 'imagegen', gemini: 'skill-creator' } as const;
+const BUNDLED_CASES = { 'claude-code': 'simplify', codex: 'imagegen', gemini: 'skill-creator' } as const;
 
 const FILES = {
   'skills/chart/SKILL.md': skillMd('chart', 'Chart a CSV file as a PNG picture.'),
@@ -60,6 +62,8 @@ const AGENTS = [
 ] as const;
 
 const callsOf = (r: TrialRecord) => r.transcript.events.filter((e): e is ToolCallEvent => e.kind === 'tool_call');
+/** A trial's first acting call (Claude Code 2.1.332 loads a deferred tool with ToolSearch, a lookup, before it). */
+const actingCallOf = (r: TrialRecord) => callsOf(r).find((c) => c.intent === 'act');
 const gradeOf = (adapter: AgentAdapter, r: TrialRecord, context?: 'field') =>
   gradeTrial(
     r.transcript,
@@ -93,7 +97,7 @@ describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, mode
   it('the probe before a field run passes on the pinned CLI', async () => {
     const scratch = mkdtempSync(join(tmpdir(), 'sp-probe-'));
     dirs.push(scratch);
-    expect(await fieldProbeProblem(adapter, adapter.resolveBinary(), scratch, testEnv())).toBeUndefined();
+    expect(await fieldProbeProblem(adapter, adapter.resolveBinary(testBinary(name)), scratch, testEnv())).toBeUndefined();
   });
 
   it('a command, a write and a fetch are each refused before they run; the model goes on; each trial grades self', async () => {
@@ -106,8 +110,11 @@ describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, mode
     });
     dirs.push(workdir);
     for (const r of records) {
-      const [call] = callsOf(r);
-      expect(call, r.ref.caseId).toMatchObject({ intent: 'act' });
+      const call = actingCallOf(r);
+      expect(call, r.ref.caseId).toBeDefined();
+      // Only a lookup goes before it, and it ran.
+      const before = callsOf(r).slice(0, callsOf(r).indexOf(call!));
+      expect(before.filter((c) => c.name !== 'ToolSearch')).toEqual([]);
       const answer = r.transcript.events.find((e): e is ToolResultEvent => e.kind === 'tool_result' && e.id === call!.id);
       expect(answer?.isError).toBe(true);
       expect(answer?.text).toContain(FIELD_REFUSAL);
@@ -120,7 +127,7 @@ describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, mode
       expect(after.some((e) => e.kind === 'text' && e.source === 'assistant' && /by hand/.test(e.text))).toBe(true);
       expect(gradeOf(adapter, r, 'field')).toMatchObject({ status: 'ok', fired: 'self', firedColumn: 'self', passed: false });
     }
-    expect(records.map((r) => callsOf(r)[0]?.name)).toEqual(tools);
+    expect(records.map((r) => actingCallOf(r)?.name)).toEqual(tools);
   });
 
   it("lists the CLI's bundled skills beside the family, and a trial that goes to one grades as going to that neighbour", async () => {
@@ -133,9 +140,11 @@ describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, mode
       context: 'field',
     });
     dirs.push(workdir);
-    // The model was offered exactly the family and the measured bundled skills.
+    // The model was offered exactly the family and the bundled skills measured on the CLI's version.
     const first = sim.received.find((q) => q.caseId === `to-${bundled}`)!;
-    expect(viewRequest(first.wire, first.body).offeredSkills.toSorted()).toEqual(['chart', ...adapter.grading.bundledSkills].toSorted());
+    const init = records[0]!.transcript.events.find((e) => e.kind === 'init');
+    const measured = name === 'claude-code' ? claudeBundled(init?.cliVersion).listed : adapter.grading.bundledSkills;
+    expect(viewRequest(first.wire, first.body).offeredSkills.toSorted()).toEqual(['chart', ...measured].toSorted());
     expect(gradeOf(adapter, records[0]!, 'field')).toMatchObject({
       status: 'ok',
       fired: 'neighbour',

@@ -8,6 +8,7 @@ import { configSchema, type Arm, type Context } from '../src/run/config-schema.j
 import { RunStore } from '../src/run/store.js';
 import { probeArmListings, runTrial, type TrialContext, type TrialRecord } from '../src/runner/trial.js';
 import { WorkspacePool } from '../src/workspace/pool.js';
+import { testBinary } from './agent-binaries.js';
 
 /**
  * skillprobe's own runner (the arm listings, then one trial at a time) against a model server of the test's, with
@@ -36,7 +37,7 @@ export async function runTrials(
   const workspaces = new WorkspacePool({ root: workdir, skills, skillsFolder: adapter.skillsFolder, keep: false, prefetch: 0 });
   const ctx: TrialContext = {
     adapter,
-    binary: adapter.resolveBinary(),
+    binary: adapter.resolveBinary(testBinary(adapter.id)),
     config,
     skills,
     store: await RunStore.create(join(project, 'runs'), 'run'),

@@ -13,8 +13,11 @@ export type Wire = 'anthropic' | 'openai-responses' | 'gemini';
 export const ACT_KINDS = ['shell', 'write', 'fetch', 'agent'] as const;
 export type ActKind = (typeof ACT_KINDS)[number];
 
-/** What a tool call did, in terms every CLI shares (`act`: one of the acting calls above; `mcp`: an MCP tool's call). */
-export type ToolAction = 'skill' | 'read' | 'search' | 'act' | 'mcp' | 'other';
+/**
+ * What a tool call did, in terms every CLI shares (`act`: one of the acting calls above; `mcp`: an MCP tool's call;
+ * `load`: a lookup that loaded a deferred tool's schema, Claude Code's ToolSearch).
+ */
+export type ToolAction = 'skill' | 'read' | 'search' | 'act' | 'mcp' | 'load' | 'other';
 
 /** An MCP tool the request offers, as the CLI sent it: its name on the wire, its server and tool, its description. */
 export interface OfferedMcpTool {
@@ -56,6 +59,11 @@ export interface ConversationView {
   canReadFile: boolean;
   /** The acting calls the request offers a tool for, as this dialect writes them; absent when it offers none. */
   canAct?: readonly ActKind[];
+  /**
+   * Those of them whose tool the request names but defers (Claude Code 2.1.332's ToolSearch): the model loads the
+   * tool's schema with a lookup first, and calls it on its next turn.
+   */
+  deferredActs?: readonly ActKind[];
   /** Tool names the request offers. */
   tools: string[];
   /** The MCP tools among them, read from the request (absent: none). */

@@ -13,7 +13,7 @@ import { compileLinearRegex } from '../util/linear-regex.js';
  * What the simulated model does with one request, in terms every CLI shares; each dialect writes these its CLI's way.
  * `skill` invokes a skill, `read` reads its SKILL.md with a file read, `read_file` reads a file of the workspace (a
  * user's file, by its path there), `search` is a harmless tool call, `act` goes around the skills with the CLI's own
- * acting call of that kind.
+ * acting call of that kind (with `load`: the lookup that loads that call's deferred tool, made the turn before it).
  */
 export type ReplyBlock =
   | { type: 'text'; text: string }
@@ -21,7 +21,7 @@ export type ReplyBlock =
   | { type: 'read'; name: string }
   | { type: 'read_file'; path: string }
   | { type: 'search'; pattern: string }
-  | { type: 'act'; act: ActKind }
+  | { type: 'act'; act: ActKind; load?: true }
   | { type: 'mcp'; server: string; tool: string; input: Record<string, unknown>; wireName?: string };
 
 export type Reply =
@@ -147,7 +147,7 @@ function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity):
     };
   }
   if (b.act !== undefined) {
-    if (view.canAct?.includes(b.act)) return actOnce(b.act);
+    if (view.canAct?.includes(b.act)) return view.deferredActs?.includes(b.act) ? loadForAct(b.act) : actOnce(b.act);
     return b.otherwise !== undefined && offered(b.otherwise) ? callSkill(b.otherwise, b.args) : answer(unskilled, DEFAULT_ANSWER);
   }
   if (b.mcp !== undefined) {
@@ -184,6 +184,17 @@ function actOnce(act: ActKind): Reply {
     blocks: [
       { type: 'text', text: ACT_INTENT[act] },
       { type: 'act', act },
+    ],
+  };
+}
+
+/** The lookup that loads a deferred acting tool; the acting call follows on the next turn. */
+function loadForAct(act: ActKind): Reply {
+  return {
+    type: 'message',
+    blocks: [
+      { type: 'text', text: 'Let me load the tool I need.' },
+      { type: 'act', act, load: true },
     ],
   };
 }
@@ -286,6 +297,12 @@ export function decideReply(profile: Profile, view: ConversationView, id: TrialI
   const { behaviour, plan } = firstBehaviour(profile, view, id);
   if (behaviour.loop) return loopStep(view.turn);
   if (view.lastResults.some((r) => r.action === 'act')) return answer(`${AFTER_ACTING}${DEFAULT_ANSWER}`, '');
+  // The deferred tool loaded: now the acting call; a lookup that loaded nothing leaves it deferred, and the model answers.
+  if (behaviour.act !== undefined && view.lastResults.some((r) => r.action === 'load' && !r.isError)) {
+    return view.canAct?.includes(behaviour.act) && !view.deferredActs?.includes(behaviour.act)
+      ? actOnce(behaviour.act)
+      : answer(`${AFTER_ACTING}${DEFAULT_ANSWER}`, '');
+  }
   const toolResult = view.lastResults.find((r) => r.action === 'mcp');
   if (toolResult) return answer(`${toolResult.isError ? 'The tool failed' : 'The tool answered'}: ${toolResult.text.slice(0, 200)}`, '');
   const skillResult = view.lastResults.find((r) => r.action === 'skill');

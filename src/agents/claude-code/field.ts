@@ -143,8 +143,15 @@ export function pluginProblem(init: InitEvent): string | undefined {
     : undefined;
 }
 
-/** The tools a field trial may run, the lab's whole menu: reading files and the skill tool. Every other call is refused. */
+/** The lab's whole menu, and tools a field trial may run: reading files and the skill tool. */
 export const FIELD_ALLOWED = ['Read', 'Glob', 'Grep', 'Skill'] as const;
+
+/**
+ * The tools a field trial runs: the lab's menu and the lookup that loads a deferred tool's schema (ToolSearch, from
+ * 2.1.332: it reads the CLI's own tool list, and the tool it loads is refused like any other). Every other call is
+ * refused.
+ */
+export const FIELD_RUNS: readonly string[] = [...FIELD_ALLOWED, 'ToolSearch'];
 
 /**
  * The acting tools of the default menu, as its init event lists them (a sub-agent is `Task` there, `Agent` in the
@@ -164,7 +171,7 @@ export function isOfferedActingCall(name: string, offered: readonly string[]): b
  * The hook's matcher (a regular expression over tool names): every tool but the allowed ones and the trial's MCP tools
  * that only read (`readOnlyMcp`, tool names or `<name>.*` patterns of the names' safe characters).
  */
-const refusedTools = (readOnlyMcp: readonly string[]) => `^(?!(${[...FIELD_ALLOWED, ...readOnlyMcp].join('|')})$).*`;
+const refusedTools = (readOnlyMcp: readonly string[]) => `^(?!(${[...FIELD_RUNS, ...readOnlyMcp].join('|')})$).*`;
 
 /**
  * The hooks a field trial is started with: the trial's MCP tools that only read (`readOnlyMcp`) run as reads do, any
@@ -213,7 +220,6 @@ export function fieldEvidenceProblem(t: Transcript, expected: Pick<IsolationExpe
   const missing = FIELD_ACTING_TOOLS.filter((tool) => !init.tools.includes(tool));
   if (missing.length) return `field: the default tools are not all offered (missing ${missing.join(', ')})`;
   const results = new Map(t.events.filter((e): e is ToolResultEvent => e.kind === 'tool_result').map((e) => [e.id, e]));
-  const allowed: readonly string[] = FIELD_ALLOWED;
   // An MCP tool that only reads runs in the field as a read does.
   const readOnlyMcp = (name: string) => {
     const named = claudeMcpTool(name);
@@ -221,7 +227,7 @@ export function fieldEvidenceProblem(t: Transcript, expected: Pick<IsolationExpe
     return server !== undefined && readsOnly(server, named!.tool);
   };
   const ran = t.events
-    .filter((e): e is ToolCallEvent => e.kind === 'tool_call' && !allowed.includes(e.name) && !readOnlyMcp(e.name))
+    .filter((e): e is ToolCallEvent => e.kind === 'tool_call' && !FIELD_RUNS.includes(e.name) && !readOnlyMcp(e.name))
     .filter((call) => {
       const result = results.get(call.id);
       // Fails closed: a call with no answer recorded may have been running when the trial ended.

@@ -14,6 +14,10 @@ const EMPTY_NUDGE = '[Your previous response had no visible output.';
 export const SKILL_TOOL = 'Skill';
 export const READ_TOOL = 'Read';
 export const SEARCH_TOOL = 'Glob';
+/** The lookup that loads a deferred tool's schema (Claude Code 2.1.332). */
+export const TOOL_SEARCH = 'ToolSearch';
+/** How the CLI names the tools it defers, one a line after this head, in a message of its own. */
+const DEFERRED_HEAD = 'The following deferred tools are now available via ToolSearch.';
 /** Claude Code's acting tools, by what they do; a sub-agent is `Agent` in the request (`Task` in older builds). */
 export const ACT_TOOLS: Record<ActKind, readonly string[]> = {
   shell: ['Bash'],
@@ -58,6 +62,15 @@ function parseListing(text: string): [name: string, description: string][] {
   return listed;
 }
 
+/** The tool names listed after the deferred tools' head, up to the first blank line. */
+function parseDeferred(text: string): string[] {
+  const at = text.indexOf(DEFERRED_HEAD);
+  if (at < 0) return [];
+  const lines = text.slice(at).split('\n').slice(1);
+  const end = lines.findIndex((l) => l.trim() === '' || l.startsWith('<'));
+  return (end < 0 ? lines : lines.slice(0, end)).map((l) => l.trim());
+}
+
 /** Read prefixes every line with its number and a tab. */
 const withoutLineNumbers = (text: string): string =>
   text
@@ -76,6 +89,8 @@ function outcome(call: Json | undefined, result: Json): ToolOutcome {
       return isSkillFile(filePath) ? { action: 'read', skill: skillOfFile(filePath, NO_FILES), ...seen } : { action: 'other', ...seen };
     case SEARCH_TOOL:
       return { action: 'search', ...seen };
+    case TOOL_SEARCH:
+      return { action: 'load', ...seen };
     default:
       if (claudeMcpTool(stringIn(call?.name))) return { action: 'mcp', ...seen };
       return { action: ACTING_TOOLS.has(stringIn(call?.name)) ? 'act' : 'other', ...seen };
@@ -94,7 +109,13 @@ export function anthropicView(body: unknown): ConversationView {
     if (!skillDescriptions.has(name)) skillDescriptions.set(name, description);
   }
   const offeredSkills = [...skillDescriptions.keys()];
-  const canAct = ACT_KINDS.filter((k) => ACT_TOOLS[k].some((t) => tools.includes(t)));
+  // A deferred tool is named in a message, its schema kept back until the lookup loads it; from then on the request
+  // offers it among its tools.
+  const deferred = tools.includes(TOOL_SEARCH) ? messages.flatMap((m) => textsOf(m).flatMap(parseDeferred)) : [];
+  const offers = (k: ActKind) => ACT_TOOLS[k].some((t) => tools.includes(t));
+  const defers = (k: ActKind) => !offers(k) && ACT_TOOLS[k].some((t) => deferred.includes(t));
+  const deferredActs = ACT_KINDS.filter(defers);
+  const canAct = ACT_KINDS.filter((k) => offers(k) || defers(k));
 
   // The user's own turns: their messages that answer no tool call and are more than what the CLI injects.
   const userWords = (m: Json) =>
@@ -128,6 +149,7 @@ export function anthropicView(body: unknown): ConversationView {
     canInvokeSkill: tools.includes(SKILL_TOOL),
     canReadFile: tools.includes(READ_TOOL),
     ...(canAct.length > 0 ? { canAct } : {}),
+    ...(deferredActs.length > 0 ? { deferredActs } : {}),
     tools,
     ...(mcpTools.length ? { mcpTools } : {}),
     prompt: promptAmong(textsOf(messages.find((m) => m.role === 'user')), ['<system-reminder>']),

@@ -1,5 +1,5 @@
 import type { ReplyBlock } from '../policy.js';
-import { ACT_TOOLS, anthropicView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL } from './anthropic-view.js';
+import { ACT_TOOLS, anthropicView, READ_TOOL, SEARCH_TOOL, SKILL_TOOL, TOOL_SEARCH } from './anthropic-view.js';
 import type { ActKind } from '../conversation.js';
 import { CANARY_CALL } from './acting-calls.js';
 import type { Dialect, ModelReply } from './dialect.js';
@@ -37,7 +37,9 @@ function contentBlock(block: ReplyBlock, tools: readonly string[]): ContentBlock
     case 'search':
       return { type: 'tool_use', name: SEARCH_TOOL, input: { pattern: block.pattern } };
     case 'act':
-      return { type: 'tool_use', name: actTool(block.act, tools), input: ACT_INPUT[block.act] };
+      return block.load
+        ? { type: 'tool_use', name: TOOL_SEARCH, input: { query: `select:${ACT_TOOLS[block.act][0]}` } }
+        : { type: 'tool_use', name: actTool(block.act, tools), input: ACT_INPUT[block.act] };
     case 'mcp':
       return { type: 'tool_use', name: block.wireName ?? claudeMcpName(block), input: block.input };
   }
