@@ -102,6 +102,69 @@ describe('the simulated model acts by itself', () => {
   });
 });
 
+/**
+ * Claude Code 2.1.332's field request: some tools deferred, named in a `system`-role message after the prompt and
+ * loaded with ToolSearch (its result a `tool_reference`; the next request offers the loaded tool among its tools).
+ */
+describe('a deferred acting tool is loaded with ToolSearch before it is called', () => {
+  const NOW = ['Agent', 'Bash', 'Edit', 'Read', 'Skill', 'ToolSearch', 'Write'];
+  const deferredNote = [
+    'The following deferred tools are now available via ToolSearch. Their schemas are NOT loaded — calling them directly will fail with InputValidationError. Use ToolSearch with query "select:<name>[,<name>...]" to load tool schemas before calling them:',
+    'NotebookEdit',
+    'WebFetch',
+    'WebSearch',
+    '',
+    'Available agent types for the Agent tool:',
+  ].join('\n');
+  const request = (tools: string[], after: object[] = []) => ({
+    model: 'm',
+    tools: tools.map((name) => ({ name })),
+    messages: [firstUser('chart sales.csv'), { role: 'system', content: [{ type: 'text', text: deferredNote }] }, ...after],
+  });
+  const lookedUp = [
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:WebFetch' } }] },
+    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }] }] },
+  ];
+  const toolUses = (r: Reply, tools: string[]) =>
+    (anthropic.json(modelReply(r, tools)) as { content: { type: string; name?: string; input?: unknown }[] }).content.filter(
+      (b) => b.type === 'tool_use',
+    );
+
+  it('the view names the acts whose tool is deferred, and still offers them', () => {
+    const view = viewRequest('anthropic', request(NOW));
+    expect(view.canAct).toEqual(['shell', 'write', 'fetch', 'agent']);
+    expect(view.deferredActs).toEqual(['fetch']);
+  });
+
+  it('`act: fetch` first loads WebFetch with a ToolSearch lookup; a tool offered at once is called at once', () => {
+    const load = decideReply(actingProfile('fetch'), viewRequest('anthropic', request(NOW)), { key: 't' });
+    expect(toolUses(load, NOW)).toEqual([expect.objectContaining({ name: 'ToolSearch', input: { query: 'select:WebFetch' } })]);
+    const shell = decideReply(actingProfile('shell'), viewRequest('anthropic', request(NOW)), { key: 't' });
+    expect(toolUses(shell, NOW).map((b) => b.name)).toEqual(['Bash']);
+  });
+
+  it('once loaded, the next turn calls it', () => {
+    const tools = [...NOW, 'WebFetch'];
+    const view = viewRequest('anthropic', request(tools, lookedUp));
+    expect(view.lastResults.map((r) => r.action)).toEqual(['load']);
+    expect(view.deferredActs).toBeUndefined();
+    expect(toolUses(decideReply(actingProfile('fetch'), view, { key: 't' }), tools).map((b) => b.name)).toEqual(['WebFetch']);
+  });
+
+  it('a lookup that loaded nothing ends in text, never another lookup', () => {
+    const reply = decideReply(actingProfile('fetch'), viewRequest('anthropic', request(NOW, lookedUp)), { key: 't' });
+    expect(toolUses(reply, NOW)).toEqual([]);
+    expect(textOf(reply)).toMatch(/by hand/);
+  });
+
+  it('without ToolSearch among the tools, a deferred tool is not offered: a plain answer', () => {
+    const tools = NOW.filter((t) => t !== 'ToolSearch');
+    const view = viewRequest('anthropic', request(tools));
+    expect(view.canAct).toEqual(['shell', 'write', 'agent']);
+    expect(textOf(decideReply(actingProfile('fetch'), view, { key: 't' }))).toMatch(/without using any skill/);
+  });
+});
+
 describe("the router's chance of acting", () => {
   const prompt = 'chart the sales numbers';
   const router = (extra: Record<string, unknown>) => parseProfile({ router: { ...extra } });
