@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { CLAUDE_BUNDLED_BY_VERSION, CLAUDE_BUNDLED_SKILLS, claudeBundled, labSettings } from '../src/agents/claude-code/field.js';
+import { CLAUDE_BUNDLED_BY_VERSION, CLAUDE_BUNDLED_SKILLS, claudeBundled, fieldSettings, trialSettings } from '../src/agents/claude-code/field.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { isLineOfType } from '../src/agents/json-lines.js';
 import type { IsolationExpectation } from '../src/agents/types.js';
@@ -67,9 +67,10 @@ describe('isolation on 2.1.332', () => {
     );
   });
 
-  it('the lab settings turn off every built-in plugin a measured version turns on', () => {
+  it('a trial outside the field turns off every built-in plugin a measured version turns on; a field trial keeps them', () => {
     const plugins = of(stream('plugins-loaded.jsonl'), 'init')[0]!.plugins!;
-    expect(JSON.parse(labSettings())).toEqual({ enabledPlugins: Object.fromEntries(plugins.map((p) => [p, false])) });
+    expect(JSON.parse(trialSettings({}, false))).toEqual({ enabledPlugins: Object.fromEntries(plugins.map((p) => [p, false])) });
+    expect(JSON.parse(fieldSettings())).not.toHaveProperty('enabledPlugins');
   });
 
   it('a field trial: the lookup ran, the deferred WebFetch it loaded was refused, the listing is the version’s own', () => {

@@ -27,7 +27,7 @@ export interface ClaudeBundled {
 /**
  * What each measured Claude Code version bundles (docs/cli-facts.md): the one place its versions differ in what a
  * session lists. A lab trial hides the bundled skills (`CLAUDE_CODE_DISABLE_BUNDLED_SKILLS`) and the plugins
- * (`labSettings`); a field trial lists them beside the installed ones, as a default session does.
+ * (`trialSettings`); a field trial lists them beside the installed ones, as a default session does.
  */
 export const CLAUDE_BUNDLED_BY_VERSION: Readonly<Record<string, ClaudeBundled>> = {
   '2.1.197': {
