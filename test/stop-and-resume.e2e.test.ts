@@ -35,6 +35,8 @@ describe('a run npm started, stopped by a SIGTERM to npm, then resumed with the 
       ...baseProject(),
       'sim.yaml':
         'seed: 1\nrules:\n  - { case: pos-alpha, do: [{ skill: alpha }] }\n  - { case: neg-weather, do: [{ answer: "sunny" }] }\n',
+      // Stopping and resuming is the harness's own: through the real CLI that starts cheapest (Codex).
+      'skillprobe.config.yaml': 'agent: codex\n',
     });
     const workdir = mkdtempSync(join(tmpdir(), 'sp-npm-work-'));
     const bin = mkdtempSync(join(tmpdir(), 'sp-npm-bin-'));
