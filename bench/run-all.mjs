@@ -17,6 +17,7 @@ import { benchConcurrencyReal, printConcurrencyReal } from './concurrency-real.m
 import { benchIsolationStop, printIsolationStop } from './isolation-stop.mjs';
 import { benchNeighbours, printNeighbours } from './neighbours.mjs';
 import { benchFiringTurns, printFiringTurns } from './firing-turns.mjs';
+import { benchArmCost, printArmCost } from './arm-cost.mjs';
 import { benchFollowUpFaults, printFollowUpFaults } from './follow-up-faults.mjs';
 import { benchField, printField } from './field.mjs';
 import { benchLabField, printLabField } from './lab-field.mjs';
@@ -37,6 +38,7 @@ printConcurrency(benchConcurrency());
 printIsolationStop(benchIsolationStop());
 printNeighbours(benchNeighbours());
 printFiringTurns(benchFiringTurns());
+printArmCost(benchArmCost());
 printFollowUpFaults(benchFollowUpFaults());
 printField(benchField());
 printLabField(benchLabField());
