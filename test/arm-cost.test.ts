@@ -229,6 +229,8 @@ describe('armCosts: per case and arm, skill − ablation, per skill', () => {
     // Confluence's one case has no difference: no line.
     expect(costs.skills.map((s) => s.skill)).toEqual(['atl-jira']);
     expect(costs.listing).toEqual({ cli: 'Claude Code', chars: 600, budgetChars: 8000, share: 0.075 });
+    // A CLI that lists every skill whole has no budget to share.
+    expect(armCosts(CASES, outcomes, ablation, { cli: 'Codex CLI', chars: 600 }, 0.95).listing).toEqual({ cli: 'Codex CLI', chars: 600 });
   });
 
   it('the worth-its-tokens line says what a trial spends more and what that buys', () => {
@@ -263,7 +265,7 @@ describe('the PER ARM section in every report for people', () => {
     // Lines wrapped to the terminal's width joined again.
     const text = section(REPORTERS[name]({ colour: false }).render(input))!.replace(/\s+/g, ' ');
     expect(text).toContain('atl-jira: +110 input tokens/trial [');
-    expect(text).toContain('600 of the ~8,000 characters Claude Code gives the whole skill listing (8%)');
+    expect(text).toContain('listing entries take 600 characters of the ~8,000 Claude Code gives the whole skill listing (8%)');
     expect(text).toMatch(/ablation[^]*difference/);
   });
 

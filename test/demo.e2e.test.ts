@@ -87,7 +87,7 @@ describe('the demo', () => {
   it('its per-arm table agrees with a recalculation from its own trials: the skill costs input tokens, a worth line per skill', () => {
     expect(expectArmCostsRecalculated(results)).toBeGreaterThan(50);
     expect(results.armCosts!.skills.every((s) => s.difference.input!.lo > 0)).toBe(true);
-    expect(results.armCosts!.listing!.share).toBeGreaterThan(0);
+    expect(results.armCosts!.listing!.chars).toBeGreaterThan(0);
     for (const s of results.armCosts!.skills) expect(stdout).toContain(`${s.skill}: +`);
   });
 });

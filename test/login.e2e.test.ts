@@ -58,7 +58,20 @@ describe('end to end: --login against the simulator', () => {
       const caller = fakeLoginHome(home);
       const cli = listingWrapper(project, adapter.resolveBinary());
       const r = await runCli(
-        ['run', '--sim', 'sim.yaml', '--login', '--trials', '1', '--grep', 'pos-alpha', '--agent-binary', cli.path, '--transcripts', 'runs'],
+        [
+          'run',
+          '--sim',
+          'sim.yaml',
+          '--login',
+          '--trials',
+          '1',
+          '--grep',
+          'pos-alpha',
+          '--agent-binary',
+          cli.path,
+          '--transcripts',
+          'runs',
+        ],
         { cwd: project, env: testEnv({ HOME: home }) },
       );
       expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
@@ -66,7 +79,8 @@ describe('end to end: --login against the simulator', () => {
       expect(outcomes.map((o) => o.status)).toEqual(['ok']);
       const listings = cli.listings();
       expect(listings.length).toBeGreaterThan(0);
-      for (const listing of listings) expect(listing).toEqual([`600 ${credential}`, ...harnessFiles.map((f) => expect.stringMatching(` ${f}$`))].sort());
+      for (const listing of listings)
+        expect(listing).toEqual([`600 ${credential}`, ...harnessFiles.map((f) => expect.stringMatching(` ${f}$`))].sort());
       // The copy is the caller's file, byte for byte; nothing else of theirs (settings, skills, history) is named.
       expect(readFileSync(join(home, credential), 'utf8')).toBe(caller.files[credential]);
       const run = JSON.parse(readFileSync(join(onlyRun(project), 'run.json'), 'utf8')) as { config: { auth: string } };

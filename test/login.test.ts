@@ -36,14 +36,35 @@ describe('where a login is read from', () => {
 });
 
 describe('why a login cannot be used (exit 2 before anything starts)', () => {
-  const present = (...paths: string[]) => (p: string) => paths.includes(p);
+  const present =
+    (...paths: string[]) =>
+    (p: string) =>
+      paths.includes(p);
   it.each([
     ['stored', claudeCode, false, present('/u/.claude/.credentials.json'), undefined],
-    ['missing', claudeCode, false, present(), /^no Claude subscription login stored for Claude Code: \/u\/\.claude\/\.credentials\.json not found — log in with `claude`/],
+    [
+      'missing',
+      claudeCode,
+      false,
+      present(),
+      /^no Claude subscription login stored for Claude Code: \/u\/\.claude\/\.credentials\.json not found — log in with `claude`/,
+    ],
     ['Codex stored', codex, true, present('/u/.codex/auth.json'), undefined],
-    ['Codex missing', codex, true, present(), /ChatGPT login stored for Codex CLI: \/u\/\.codex\/auth\.json not found — log in with `codex login`/],
+    [
+      'Codex missing',
+      codex,
+      true,
+      present(),
+      /ChatGPT login stored for Codex CLI: \/u\/\.codex\/auth\.json not found — log in with `codex login`/,
+    ],
     ['Gemini: the account list is optional', gemini, false, present('/u/.gemini/oauth_creds.json'), undefined],
-    ['Gemini against the simulator', gemini, true, present('/u/.gemini/oauth_creds.json'), /Code Assist API, which the simulator does not play — drop --login/],
+    [
+      'Gemini against the simulator',
+      gemini,
+      true,
+      present('/u/.gemini/oauth_creds.json'),
+      /Code Assist API, which the simulator does not play — drop --login/,
+    ],
   ] as const)('%s', (_, adapter, simulated, exists, expected) => {
     const problem = loginProblem(adapter, { HOME: '/u' }, simulated, exists);
     if (expected === undefined) expect(problem).toBeUndefined();

@@ -16,7 +16,13 @@ export const NO_PROXY_LOOPBACK = { NO_PROXY: LOOPBACK_HOSTS, no_proxy: LOOPBACK_
  * The simulator as the proxy of every host but loopback: what a CLI sends to a vendor's own host (a login's account
  * and token calls) reaches the simulator, which serves plain HTTP and refuses every tunnel, never the network.
  */
-export const simulatorProxy = (url: string) => ({ HTTPS_PROXY: url, https_proxy: url, HTTP_PROXY: url, http_proxy: url, ...NO_PROXY_LOOPBACK });
+export const simulatorProxy = (url: string) => ({
+  HTTPS_PROXY: url,
+  https_proxy: url,
+  HTTP_PROXY: url,
+  http_proxy: url,
+  ...NO_PROXY_LOOPBACK,
+});
 
 /** The caller's non-empty variables that `kept` accepts: a trial never inherits the whole environment. */
 function keptVariables(callerEnv: NodeJS.ProcessEnv, kept: (name: string) => boolean): Record<string, string> {

@@ -4,7 +4,15 @@ import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { adapterFor, fixtureSeal } from '../agents/registry.js';
 import { checkValueAt, collectConfig } from '../load/config.js';
 import { caseNeighbourSkills } from '../load/neighbours.js';
-import { checkCases, checkMcp, checkNeighbours, checkSkills, checkSuiteFixtures, checkTranscriptsFolder, placeOf } from '../load/suite-inputs.js';
+import {
+  checkCases,
+  checkMcp,
+  checkNeighbours,
+  checkSkills,
+  checkSuiteFixtures,
+  checkTranscriptsFolder,
+  placeOf,
+} from '../load/suite-inputs.js';
 import type { Config, Context } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../util/input-error.js';
@@ -91,7 +99,9 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   const noCredentials = env && credentialProblem(adapter!, env, undefined, login);
   if (noCredentials) problems.add(noCredentials);
   const judgeCli =
-    need.judge !== false && adapter && all ? checkJudge(loaded, adapter, all, runs ? { real: env, login } : undefined, problems) : undefined;
+    need.judge !== false && adapter && all
+      ? checkJudge(loaded, adapter, all, runs ? { real: env, login } : undefined, problems)
+      : undefined;
   problems.throwIfAny();
   // No problem was found, so every input loaded.
   const loadedSuite = {

@@ -93,7 +93,9 @@ export const PER_ARM_NOTE =
 function listingText(costs: ArmCosts): string | undefined {
   const l = costs.listing;
   if (!l) return undefined;
-  return `the family's listing entries take ${grouped(l.chars)} of the ~${grouped(l.budgetChars)} characters ${l.cli} gives the whole skill listing (${Math.round(l.share * 100)}%)`;
+  const entries = `the family's listing entries take ${grouped(l.chars)} characters`;
+  if (l.budgetChars === undefined || l.share === undefined) return `${entries}: ${l.cli} lists every skill whole, with no budget to share`;
+  return `${entries} of the ~${grouped(l.budgetChars)} ${l.cli} gives the whole skill listing (${Math.round(l.share * 100)}%)`;
 }
 
 /** What every report's per-arm section shows above its table: the title, the worth lines and the listing's share. */

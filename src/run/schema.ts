@@ -234,10 +234,11 @@ export const runManifestSchema = z.object({
     .object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int(), byNameOnly: z.array(z.string()) })
     .optional(),
   /**
-   * The family's own entries in the CLI's skill listing, in characters, against the CLI's budget for the whole listing:
-   * its share of what every trial of the skill arm lists (absent in runs made before it was kept).
+   * The family's own entries in the CLI's skill listing, in characters, and the CLI's budget for the whole listing
+   * (absent for a CLI that lists every skill whole): what every trial of the skill arm lists (absent in runs made
+   * before it was kept).
    */
-  familyListing: z.object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int() }).optional(),
+  familyListing: z.object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int().optional() }).optional(),
   cases: z.object({ files: z.array(z.string()), hash: z.string(), defs: z.array(storedCaseSchema) }),
   /** A hash of every case's fixtures (format 5), over the whole suite a shard split; absent when no case has any. */
   fixturesHash: z.string().optional(),
@@ -821,8 +822,13 @@ const costDifferenceSchema = z.object({
 export type CostDifference = z.output<typeof costDifferenceSchema>;
 export const armCostsSchema = z.object({
   confidence: z.number(),
-  /** The family's entries in the CLI's skill listing, and their share of its budget (run.json's `familyListing`). */
-  listing: z.object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int(), share: z.number() }).optional(),
+  /**
+   * The family's entries in the CLI's skill listing, and their share of its budget (run.json's `familyListing`; a CLI
+   * that lists every skill whole has neither budget nor share).
+   */
+  listing: z
+    .object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int().optional(), share: z.number().optional() })
+    .optional(),
   cases: z.array(
     z.object({
       caseId: z.string(),

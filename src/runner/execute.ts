@@ -158,6 +158,12 @@ function storedCase(c: CaseSuite['cases'][number], s: SuiteToRun): GradableCase 
   return { ...def, listing: listingWith(s.skills, [...(s.neighbours ?? []), ...c.neighbourSkills], s.adapter.skillListing) };
 }
 
+/** The family's entries in the CLI's skill listing, and the CLI's budget for the listing where it has one. */
+function familyListing(s: SuiteToRun): NonNullable<RunManifest['familyListing']> {
+  const { cli, budgetChars } = s.adapter.skillListing;
+  return { cli, chars: listingChars(s.skills, s.adapter.skillListing), ...(Number.isFinite(budgetChars) ? { budgetChars } : {}) };
+}
+
 /** The manifest of a new run of `s`. Pure but for the run id, the clock, the owner it records and a fresh draw seed. */
 export function newManifest(s: SuiteToRun, place: Pick<RunPlace, 'runId' | 'sim' | 'drawSeed' | 'canary'>): RunManifest {
   const defs = s.suite.cases.map((c) => storedCase(c, s));
@@ -174,11 +180,7 @@ export function newManifest(s: SuiteToRun, place: Pick<RunPlace, 'runId' | 'sim'
     skills: s.skills.map((k) => ({ dir: k.dir, name: k.name, hash: k.hash })),
     skillsHash: familyHash(s.skills),
     ...neighboursRecord(s),
-    familyListing: {
-      cli: s.adapter.skillListing.cli,
-      chars: listingChars(s.skills, s.adapter.skillListing),
-      budgetChars: s.adapter.skillListing.budgetChars,
-    },
+    familyListing: familyListing(s),
     cases: { files: s.suite.files, hash: s.suite.hash, defs },
     ...(s.suite.fixturesHash ? { fixturesHash: s.suite.fixturesHash } : {}),
     family: s.skills.map((k) => ({ dir: k.dir, name: k.name })),

@@ -113,7 +113,16 @@ function providerMessage(d: Exclude<GateDecision, { type: 'admit' }>, profile: P
 }
 
 export async function startSimulator(profile: Profile, opts: SimulatorOptions = {}): Promise<RunningSimulator> {
-  const stats: SimulatorStats = { requests: 0, messages: 0, errors: 0, stalls: 0, rateLimited: 0, overloaded: 0, maxInFlight: 0, refusedTunnels: 0 };
+  const stats: SimulatorStats = {
+    requests: 0,
+    messages: 0,
+    errors: 0,
+    stalls: 0,
+    rateLimited: 0,
+    overloaded: 0,
+    maxInFlight: 0,
+    refusedTunnels: 0,
+  };
   // Only with a `provider` block: a profile without one answers at once, as it always did.
   const provider: ProviderState | undefined = profile.provider && newProviderState(Date.now());
   /** Each trial's model calls so far: the provider's draws are per (trial, request number). */

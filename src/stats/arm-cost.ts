@@ -129,7 +129,14 @@ export function armCosts(
 
   return {
     confidence,
-    ...(familyListing ? { listing: { ...familyListing, share: familyListing.chars / familyListing.budgetChars } } : {}),
+    ...(familyListing
+      ? {
+          listing: {
+            ...familyListing,
+            ...(familyListing.budgetChars ? { share: familyListing.chars / familyListing.budgetChars } : {}),
+          },
+        }
+      : {}),
     cases: caseRows,
     skills,
   };

@@ -57,7 +57,8 @@ export function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tm
     // Codex puts its daemon and sandbox mount folders in TMPDIR: per trial, never shared.
     ...baseTrialEnv(req, (name) => real.includes(name)),
     CODEX_HOME: codexHome(req.home),
-    ...(req.simulator && (req.login ? simulatorProxy(req.simulator.url) : { [SIM_KEY_VARIABLE]: 'skillprobe-simulator', ...NO_PROXY_LOOPBACK })),
+    ...(req.simulator &&
+      (req.login ? simulatorProxy(req.simulator.url) : { [SIM_KEY_VARIABLE]: 'skillprobe-simulator', ...NO_PROXY_LOOPBACK })),
   };
 }
 

@@ -11,7 +11,10 @@ const REAL_BASE_URL = 'https://api.openai.com/v1';
 const LOGIN_BASE_URL = 'https://chatgpt.com/backend-api/codex';
 const PROVIDER = 'skillprobe';
 
-export type ConfigRequest = Pick<InvocationRequest, 'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'role' | 'login'> & {
+export type ConfigRequest = Pick<
+  InvocationRequest,
+  'model' | 'cliRetries' | 'deadlineMs' | 'simulator' | 'callerEnv' | 'role' | 'login'
+> & {
   /** The trial's MCP servers as the config names them (`mcp_servers`); absent: none. */
   mcpServers?: Record<string, unknown>;
 };
@@ -31,9 +34,7 @@ export function codexConfigTable(req: ConfigRequest): Record<string, unknown> {
   const realBaseUrl = req.login ? LOGIN_BASE_URL : req.callerEnv.OPENAI_BASE_URL || REAL_BASE_URL;
   const baseUrl = req.simulator ? `${req.simulator.identityUrl}/v1` : realBaseUrl;
   // A login's tokens come from auth.json (`requires_openai_auth`), which the trial reads from its file, never a keyring.
-  const auth = req.login
-    ? { requires_openai_auth: true }
-    : { env_key: req.simulator ? SIM_KEY_VARIABLE : REAL_KEY_VARIABLE };
+  const auth = req.login ? { requires_openai_auth: true } : { env_key: req.simulator ? SIM_KEY_VARIABLE : REAL_KEY_VARIABLE };
   return {
     model: req.model,
     model_provider: PROVIDER,

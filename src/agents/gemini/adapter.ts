@@ -68,7 +68,9 @@ function builtinsOf(binary: string): string[] {
 }
 
 /** Every variable a trial runs with: the caller's locale (and for a real model its key, endpoint, proxies), then ours. */
-function trialEnv(req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'harnessDir' | 'simulator' | 'login'>): Record<string, string> {
+function trialEnv(
+  req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'harnessDir' | 'simulator' | 'login'>,
+): Record<string, string> {
   // Under a login the key stays out: the copied oauth_creds.json is the only credential.
   const real = req.simulator ? [] : req.login ? NETWORK : [KEY_VARIABLE, BASE_URL_VARIABLE, ...NETWORK];
   return {

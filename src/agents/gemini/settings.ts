@@ -72,7 +72,10 @@ export function builtinsToHide(builtins: readonly string[], workspaceSkills: rea
  * endpoint is refused) or the Google login, the model and turn limit, the CLI's own retries, the built-ins hidden (`builtinsToHide`), and
  * everything that phones home, updates, checkpoints or reads an IDE switched off.
  */
-export function settingsTable(req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries' | 'login'>, hiddenBuiltins: readonly string[]) {
+export function settingsTable(
+  req: Pick<InvocationRequest, 'model' | 'maxTurns' | 'cliRetries' | 'login'>,
+  hiddenBuiltins: readonly string[],
+) {
   return {
     // A login is the Google account's (its copied oauth_creds.json), never a key.
     security: { auth: { selectedType: req.login ? 'oauth-personal' : 'gemini-api-key' }, disableYoloMode: true },
