@@ -7,6 +7,7 @@ import { importCommand } from './import.js';
 import { initCommand } from './init.js';
 import { lintCommand } from './lint.js';
 import { mergeCommand } from './merge.js';
+import { mutateCommand } from './mutate.js';
 import { planCommand } from './plan.js';
 import { rejudgeCommand } from './rejudge.js';
 import { reportCommand } from './report.js';
@@ -27,6 +28,7 @@ export const COMMANDS: readonly RegisteredCommand[] = [
   viewCommand,
   planCommand,
   tuneCommand,
+  mutateCommand,
   initCommand,
   importCommand,
   lintCommand,

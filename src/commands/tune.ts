@@ -11,11 +11,10 @@ import { readTuneRecord } from '../run/tune-store.js';
 import { TUNE_FILE, type TuneRecord } from '../run/tune-schema.js';
 import { runTune as driveTune, type PreparedTune, type TuneOptions } from '../runner/tune-driver.js';
 import { skillFile } from '../runner/tune-family.js';
-import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { refuse, tuneOptions, tuneSplits } from '../tune/options.js';
 import type { SplitName } from '../tune/splits.js';
-import { planSuite } from '../verdict/suite-plan.js';
+import { plannedTrials } from '../verdict/suite-plan.js';
 import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 import { startNestedRun } from '../runner/pipeline.js';
 import { loadSuite, type LoadedSuite } from './run.js';
@@ -86,21 +85,12 @@ export async function prepareTune(o: TuneOptions, need: { run: boolean } = { run
 /** Runs a tune to its answer, each nested run through the run pipeline. */
 export const runTune = (p: PreparedTune<LoadedSuite>, o: TuneOptions, say: (text: string) => void) => driveTune(p, o, say, startNestedRun);
 
-/** Trials per case a nested run's design expects (at the rate where it needs most) and at most. */
-function splitTrials(config: Config, p: PreparedTune, split: SplitName): { expected: number; worst: number } {
-  const plan = planSuite(
+/** Trials a nested run on one split takes: expected and at most. */
+const splitTrials = (config: Config, p: PreparedTune, split: SplitName) =>
+  plannedTrials(
     config,
     p.splits[split].map((id) => gradableCase(p.cases.get(id)!, config)),
   );
-  const sequential = decisionMode(plan.mode).sequential;
-  return plan.cases.reduce(
-    (sum, c) => ({
-      expected: sum.expected + (sequential ? c.worst.expectedTrials : c.configuredFixed),
-      worst: sum.worst + (sequential ? Math.min(c.design.maxTrials, c.params.maxTrials) : c.configuredFixed),
-    }),
-    { expected: 0, worst: 0 },
-  );
-}
 
 /**
  * What a tune may spend before anything runs, pure: the original on the tune and select cases, each iteration's

@@ -128,3 +128,14 @@ export function rewriteDescriptionBytes(bytes: Buffer, file: string, description
   const rewritten = rewriteDescription(bytes.subarray(bom).toString('latin1'), file, description);
   return Buffer.concat([bytes.subarray(0, bom), Buffer.from(rewritten, 'latin1')]);
 }
+
+/**
+ * The SKILL.md bytes with the body (everything after the frontmatter) replaced by `body`, the frontmatter's bytes kept
+ * as they were whatever the encoding: read as Latin-1, each byte is one character, so offsets are byte offsets.
+ */
+export function rewriteBodyBytes(bytes: Buffer, file: string, body: string): Buffer {
+  const bom = bytes.subarray(0, 3).equals(Buffer.from(BOM, 'utf8')) ? 3 : 0;
+  const m = FRONTMATTER.exec(bytes.subarray(bom).toString('latin1'));
+  if (!m) throw noFrontmatter(file, 'SKILL.md has no YAML frontmatter, so its body cannot be told apart');
+  return Buffer.concat([bytes.subarray(0, bom + m[0].length), Buffer.from(body, 'utf8')]);
+}

@@ -1,3 +1,4 @@
+import { mutatePage } from './html/mutate-page.js';
 import { tunePage } from './html/tune-page.js';
 import { agentsPage } from './html/agents-page.js';
 import { comparePage } from './html/compare-page.js';
@@ -13,4 +14,5 @@ export const htmlReporter: Reporter = {
   renderComparison: comparePage,
   renderAgents: agentsPage,
   renderTune: tunePage,
+  renderMutate: mutatePage,
 };

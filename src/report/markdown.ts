@@ -1,3 +1,4 @@
+import { mutateMarkdown } from './mutate/text.js';
 import { tuneMarkdown } from './tune/text.js';
 import { rejudgeMarkdown } from './rejudge.js';
 import { join } from 'node:path';
@@ -436,5 +437,6 @@ export const markdownReporter: Reporter = {
   renderComparison,
   renderAgents,
   renderTune: tuneMarkdown,
+  renderMutate: mutateMarkdown,
   renderRejudge: rejudgeMarkdown,
 };

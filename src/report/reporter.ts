@@ -6,6 +6,7 @@ import type { ContextDifferenceRow } from '../verdict/context-difference.js';
 import type { Context } from '../run/config-schema.js';
 import type { RejudgeReportInput } from './rejudge.js';
 import type { TuneReportInput } from './tune/view.js';
+import type { MutateReportInput } from './mutate/view.js';
 
 /** What to change per refused skill call, where an agent names a cause of its own (else the generic advice). */
 export type RefusalFixes = Partial<Record<RefusedStatus, (asked: string) => string>>;
@@ -59,6 +60,8 @@ export interface Reporter {
   renderAgents(input: AgentsReportInput): string;
   /** A tune (`skillprobe tune`): its iterations, the holdout verdict and the diff; absent where a format has no place for it. */
   renderTune?(input: TuneReportInput): string;
+  /** A mutate (`skillprobe mutate`): mutants × outcome and the kill rate per operator; absent where a format has no place for it. */
+  renderMutate?(input: MutateReportInput): string;
   /** A rejudge (`skillprobe rejudge`): how often the judge's answers change; absent where a format has no place for it. */
   renderRejudge?(input: RejudgeReportInput): string;
   /** One agent's run in the lab and in the field side by side (`--context lab,field`); absent where a format has no place for it. */

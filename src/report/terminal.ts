@@ -1,3 +1,4 @@
+import { mutateTerminal } from './mutate/text.js';
 import { tuneTerminal } from './tune/text.js';
 import { rejudgeTerminal } from './rejudge.js';
 import { contextsTerminal } from './contexts.js';
@@ -474,6 +475,7 @@ export function terminalReporter(colour: boolean): Reporter {
     renderComparison: (comparison) => comparisonText(comparison, c),
     renderContextComparisons: (input) => contextComparisonsText(input, c),
     renderTune: tuneTerminal,
+    renderMutate: mutateTerminal,
     renderRejudge: rejudgeTerminal,
     renderContexts: (input) => contextsTerminal(input, c, (r) => reporter.render(r)),
     renderAgents(input: AgentsReportInput): string {

@@ -187,7 +187,7 @@ export async function writeReports(
 /** Refuses, before anything runs, a chosen reporter that has no report of this kind (`renderTune`, `renderRejudge`). */
 export function refuseReportersWithout(
   choices: readonly ReporterChoice[],
-  render: 'renderTune' | 'renderRejudge' | 'renderContexts' | 'renderContextComparisons',
+  render: 'renderTune' | 'renderMutate' | 'renderRejudge' | 'renderContexts' | 'renderContextComparisons',
   what: string,
 ): void {
   const able = REPORTER_NAMES.filter((name) => REPORTERS[name]({ colour: false })[render]);

@@ -1,33 +1,42 @@
 import { existsSync } from 'node:fs';
-import { cp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentAdapter } from '../agents/types.js';
 import { InputError } from '../util/input-error.js';
-import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
+import { rewriteBodyBytes, rewriteDescriptionBytes } from '../load/rewrite-description.js';
+import type { SkillEdit } from '../mutate/operator.js';
 import { loadSkills, type Skill } from '../load/skills.js';
 import { listingChars } from '../lint/listing.js';
 
 export const skillFile = (s: Pick<Skill, 'path'>) => join(s.path, 'SKILL.md');
 
 /**
- * The family with one skill's description replaced, as real folders under `into` (a trial copies skills from disk, and
- * the run records their hashes): every other byte of every skill is the original's. Written under a temporary name and
- * renamed, so a kill leaves either the whole family or none; a family already there (a resumed tune) is read back.
- * Its problems name paths from `cwd`, the user's working folder.
+ * The family with each skill's edit applied (a new description, a new body, or the skill left out), as real folders
+ * under `into` (a trial copies skills from disk, and the run records their hashes): every other byte of every skill is
+ * the original's. Written under a temporary name and renamed, so a kill leaves either the whole family or none; a
+ * family already there (a resumed tune or mutate) is read back. Its problems name paths from `cwd`, the user's
+ * working folder.
  */
-export async function candidateFamily(
+export async function editedFamily(
   family: readonly Skill[],
-  tuned: Skill,
-  description: string,
+  edits: Readonly<Record<string, SkillEdit>>,
   into: string,
   cwd: string,
 ): Promise<Skill[]> {
   if (!existsSync(into)) {
     const partial = `${into}.partial`;
     await rm(partial, { recursive: true, force: true });
-    for (const s of family) await cp(s.path, join(partial, s.dir), { recursive: true, verbatimSymlinks: true });
-    const file = join(partial, tuned.dir, 'SKILL.md');
-    await writeFile(file, rewriteDescriptionBytes(await readFile(file), skillFile(tuned), description));
+    await mkdir(partial, { recursive: true });
+    for (const s of family) {
+      const edit = edits[s.dir];
+      if (edit === 'removed') continue;
+      await cp(s.path, join(partial, s.dir), { recursive: true, verbatimSymlinks: true });
+      const file = join(partial, s.dir, 'SKILL.md');
+      let bytes: Buffer = await readFile(file);
+      if (edit?.description !== undefined) bytes = rewriteDescriptionBytes(bytes, skillFile(s), edit.description);
+      if (edit?.body !== undefined) bytes = rewriteBodyBytes(bytes, skillFile(s), edit.body);
+      await writeFile(file, bytes);
+    }
     await rename(partial, into);
   }
   return loadSkills(into, cwd);
@@ -38,10 +47,9 @@ export async function candidateFamily(
  * characters, frontmatter), and a listing past the CLI's budget (its skills would be listed by name only), counted
  * with the user's other skills the trials list beside it (`neighbours`).
  */
-export async function candidateProblem(
+export async function familyProblem(
   family: readonly Skill[],
-  tuned: Skill,
-  description: string,
+  edits: Readonly<Record<string, SkillEdit>>,
   into: string,
   cwd: string,
   adapter: AgentAdapter,
@@ -49,7 +57,7 @@ export async function candidateProblem(
 ): Promise<{ skills: Skill[] } | { problem: string }> {
   let skills: Skill[];
   try {
-    skills = await candidateFamily(family, tuned, description, into, cwd);
+    skills = await editedFamily(family, edits, into, cwd);
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
     return { problem: e.problems.map((p) => p.what).join('; ') };
@@ -62,3 +70,14 @@ export async function candidateProblem(
     };
   return { skills };
 }
+
+/** A tune's candidate: the family with the tuned skill's description replaced, checked as `familyProblem` checks it. */
+export const candidateProblem = (
+  family: readonly Skill[],
+  tuned: Skill,
+  description: string,
+  into: string,
+  cwd: string,
+  adapter: AgentAdapter,
+  neighbours: readonly Skill[] = [],
+) => familyProblem(family, { [tuned.dir]: { description } }, into, cwd, adapter, neighbours);

@@ -117,3 +117,19 @@ export function planSuite(config: Config, cases: GradableCase[]): SuitePlan {
     }),
   };
 }
+
+/**
+ * Trials a suite's runs take, summed over its cases: expected (each case at the rate where its design needs most),
+ * and at most (each design's maximum, or the fixed count).
+ */
+export function plannedTrials(config: Config, cases: GradableCase[]): { expected: number; worst: number } {
+  const plan = planSuite(config, cases);
+  const sequential = decisionMode(plan.mode).sequential;
+  return plan.cases.reduce(
+    (sum, c) => ({
+      expected: sum.expected + (sequential ? c.worst.expectedTrials : c.configuredFixed),
+      worst: sum.worst + (sequential ? Math.min(c.design.maxTrials, c.params.maxTrials) : c.configuredFixed),
+    }),
+    { expected: 0, worst: 0 },
+  );
+}

@@ -1,0 +1,32 @@
+import { fmt, interval } from '../format.js';
+import { aaFlipText, headText, killRates, mutantRows, statusText, type MutateReportInput } from '../mutate/view.js';
+import { html } from './markup.js';
+import { standalonePage } from './page.js';
+import { section, simulatedBanner } from './parts.js';
+
+/** The mutate as one self-contained page: mutants × outcome, and the kill rate per operator. */
+export function mutatePage({ record: r, dir }: MutateReportInput): string {
+  const rows = mutantRows(r).map(
+    (x) =>
+      html`<tr><td>${x.skill}</td><th scope="row">${x.operator}</th><td>${x.outcome}</td><td class="num">${x.power}</td><td class="num">${x.flipped}</td><td>${x.reading}</td></tr>`,
+  );
+  const rates = killRates(r).map(
+    (k) => html`<tr><th scope="row">${k.operator}</th><td class="num">${k.killed}/${k.ran}</td><td class="num">${fmt(k.rate.p)}</td><td>${interval(k.rate)}</td></tr>`,
+  );
+  const body = html`<header class="top"><div class="title-row"><h1>mutate <code>${r.skills.join(', ')}</code></h1></div>
+<ul class="meta"><li>${headText(r)}</li><li>${statusText(r, dir)}</li></ul>
+${r.simulator ? simulatedBanner(`model simulator, profile "${r.simulator.name}": no real model answered`) : ''}</header>
+${section(
+  'mutants',
+  'Mutants',
+  aaFlipText(r),
+  html`<div class="table-wrap"><table><thead><tr><th scope="col">Skill</th><th scope="col">Operator</th><th scope="col">Outcome</th><th scope="col" class="num">Power</th><th scope="col" class="num">Flips</th><th scope="col">Why</th></tr></thead><tbody>${rows}</tbody></table></div>`,
+)}
+${section(
+  'kill-rates',
+  'Kill rate per operator',
+  'Killed of the mutants that ran to an answer, with the exact (Clopper–Pearson) 95% interval.',
+  html`<div class="table-wrap"><table><thead><tr><th scope="col">Operator</th><th scope="col" class="num">Killed</th><th scope="col" class="num">Kill rate</th><th scope="col">95% interval</th></tr></thead><tbody>${rates}</tbody></table></div>`,
+)}`;
+  return standalonePage(`skillprobe mutate ${r.skills.join(', ')}`, body);
+}

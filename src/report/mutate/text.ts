@@ -1,0 +1,47 @@
+import { fmt, interval, paragraph, table } from '../format.js';
+import { aaFlipText, headText, killRates, mutantRows, statusText, type MutateReportInput } from './view.js';
+
+/** The mutate for a terminal: mutants × outcome, then the kill rate per operator. */
+export function mutateTerminal({ record: r, dir }: MutateReportInput): string {
+  const rows = mutantRows(r).map((x) => [x.skill, x.operator, x.outcome, x.power, x.flipped, x.reading]);
+  const rates = killRates(r).map((k) => [k.operator, `${k.killed}/${k.ran}`, fmt(k.rate.p), interval(k.rate)]);
+  return (
+    [
+      headText(r),
+      '',
+      table([['skill', 'operator', 'outcome', 'power', 'flips', 'why'], ...rows], ['l', 'l', 'l', 'r', 'r', 'l'], {
+        maxWidth: 140,
+        wrap: [undefined, undefined, undefined, undefined, undefined, 'word'],
+      }),
+      paragraph(`${aaFlipText(r)}; power: the exact chance the design had to notice the mutant, from the simulator's rates`).trimEnd(),
+      '',
+      table([['operator', 'killed', 'kill rate', '95% interval'], ...rates], ['l', 'r', 'r', 'l']),
+      '',
+      statusText(r, dir),
+    ].join('\n') + '\n'
+  );
+}
+
+const cell = (s: string) => s.replace(/\|/g, '\\|');
+
+/** The mutate as Markdown (a pull request comment, a job summary). */
+export function mutateMarkdown({ record: r, dir }: MutateReportInput): string {
+  const rows = mutantRows(r).map((x) => `| ${x.skill} | ${x.operator} | ${x.outcome} | ${x.power} | ${x.flipped} | ${cell(x.reading)} |`);
+  const rates = killRates(r).map((k) => `| ${k.operator} | ${k.killed}/${k.ran} | ${fmt(k.rate.p)} | ${interval(k.rate)} |`);
+  return [
+    `## ${headText(r)}`,
+    '',
+    '| skill | operator | outcome | power | flips | why |',
+    '| --- | --- | --- | ---: | ---: | --- |',
+    ...rows,
+    '',
+    `${aaFlipText(r)}.`,
+    '',
+    '| operator | killed | kill rate | 95% interval |',
+    '| --- | ---: | ---: | --- |',
+    ...rates,
+    '',
+    statusText(r, dir),
+    '',
+  ].join('\n');
+}

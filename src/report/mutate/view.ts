@@ -1,0 +1,87 @@
+import { NO_MOVE, type MutateRecord, type StoredMutant } from '../../run/mutate-schema.js';
+import type { Rate } from '../../run/schema.js';
+import { clopperPearsonInterval } from '../../stats/clopper-pearson.js';
+import { pct } from '../../util/text.js';
+
+/** What every mutate report shows, in words and figures, so the four reporters say the same thing. Pure. */
+export interface MutateReportInput {
+  record: MutateRecord;
+  /** The mutate folder as the user named it. */
+  dir: string;
+}
+
+/** What became of a mutant, in one word. */
+export type MutantOutcome = 'killed' | 'survived' | 'not run' | 'refused' | 'inapplicable';
+
+export const outcomeOf = (m: StoredMutant): MutantOutcome =>
+  m.inapplicable !== undefined
+    ? 'inapplicable'
+    : m.refused !== undefined
+      ? 'refused'
+      : m.noticed === undefined
+        ? 'not run'
+        : m.noticed
+          ? 'killed'
+          : 'survived';
+
+/** The cases whose pass rate the mutant moves: predicted by the simulator where it was, else observed. */
+const movedCases = (m: StoredMutant) =>
+  (m.moves ?? m.observed ?? []).filter((c) => Math.abs(c.to - c.from) >= NO_MOVE).sort((a, b) => a.to - a.from - (b.to - b.from));
+
+/** Why a mutant survived, or what stopped it: "no case for this" or "too few trials", with what would kill it. */
+export function readingOf(m: StoredMutant): string {
+  const outcome = outcomeOf(m);
+  if (outcome === 'inapplicable') return m.inapplicable!;
+  if (outcome === 'refused') return `fails the checks a shipped skill passes: ${m.refused}`;
+  if (outcome === 'not run') return m.status ? `its run ended ${m.status}` : 'not run yet';
+  const moved = movedCases(m);
+  const power = m.power === undefined ? '' : ` (power ${pct(m.power)})`;
+  if (outcome === 'killed') return `noticed${power}`;
+  if (moved.length === 0) return `no case for this: no case's pass rate moved; add ${m.killedBy ?? 'a case that this defect would fail'}`;
+  const named = moved
+    .slice(0, 3)
+    .map((c) => `${c.caseId} ${pct(c.from)}→${pct(c.to)}`)
+    .join(', ');
+  const needed =
+    m.trialsNeeded === undefined ? '' : m.trialsNeeded === null ? '; more than 400 trials per case would be needed' : `; ${m.trialsNeeded} trials per case in each run would notice it`;
+  return `too few trials${power}: ${named}${moved.length > 3 ? ` and ${moved.length - 3} more` : ''} moved${needed}`;
+}
+
+/** One row per mutant. */
+export function mutantRows(r: MutateRecord): { skill: string; operator: string; outcome: MutantOutcome; power: string; flipped: string; reading: string }[] {
+  return r.mutants.map((m) => ({
+    skill: m.skill,
+    operator: m.operator,
+    outcome: outcomeOf(m),
+    power: m.power === undefined ? '—' : pct(m.power),
+    flipped: m.noticed === undefined ? '—' : String(m.flipped.length),
+    reading: readingOf(m),
+  }));
+}
+
+/** Kill rate per operator and overall, with the exact 95% interval, over the mutants that ran to an answer. */
+export function killRates(r: MutateRecord): { operator: string; killed: number; ran: number; rate: Rate }[] {
+  const rate = (ms: StoredMutant[]) => {
+    const ran = ms.filter((m) => m.noticed !== undefined);
+    const killed = ran.filter((m) => m.noticed).length;
+    return { killed, ran: ran.length, rate: clopperPearsonInterval(killed, ran.length) };
+  };
+  return [
+    ...r.operators.map((operator) => ({ operator, ...rate(r.mutants.filter((m) => m.operator === operator)) })),
+    { operator: 'overall', ...rate(r.mutants) },
+  ];
+}
+
+/** The literal rule's false alarms, said beside the counted rule. */
+export const aaFlipText = (r: MutateRecord) =>
+  r.aaFlipRate === undefined
+    ? 'noticed = the suite-level canary against the unmutated run says REGRESSED (false alarms at most α)'
+    : `noticed = the suite-level canary against the unmutated run says REGRESSED (false alarms at most ${pct(r.alpha)}); a case's verdict changing from PASS is shown, not counted: two runs of the same skill change one ${pct(r.aaFlipRate)} of the time at this design`;
+
+export const headText = (r: MutateRecord) =>
+  `skillprobe mutate ${r.skills.join(', ')} — ${r.agent}${r.model ? ` (${r.model})` : ''}${r.simulator ? ` — model SIMULATOR, profile "${r.simulator.name}": no real model answered` : ''}`;
+
+export const statusText = (r: MutateRecord, dir: string) =>
+  r.status === 'completed'
+    ? `spent ${r.trials} trials${r.costUsd !== undefined ? `, $${r.costUsd.toFixed(2)}` : ''}; mutate folder: ${dir} (each mutant's run: <skill>/<operator>/run, the unmutated: ${r.base.dir})`
+    : `the mutate is ${r.status.replace('_', ' ')} after ${r.trials} trials: \`skillprobe mutate --resume ${dir}\` goes on`;
