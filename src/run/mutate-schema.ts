@@ -32,7 +32,7 @@ const mutantSchema = z.object({
   moves: z.array(caseMoveSchema).optional(),
   /** Exact power of the suite-level test to notice it, at the suite's design (from `moves`). */
   power: z.number().optional(),
-  /** Trials per case (both runs fixed-N) that would notice it with power 0.8; null: more than the search looks at. */
+  /** Trials per case (both runs fixed-N) that would notice it with power 0.8; null: more than MOST_TRIALS (100). */
   trialsNeeded: z.number().int().nullable().optional(),
   /** Its run, once it ran. */
   status: runStatusSchema.optional(),
