@@ -1,3 +1,4 @@
+import { OPERATOR_NAMES } from '../src/mutate/registry.js';
 import { IMPORTERS } from '../src/load/import/registry.js';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -51,6 +52,7 @@ const ORDER = [
   'tune',
   'report',
   'sim',
+  'mutate',
   'schema',
   'lint',
   'init',
@@ -91,7 +93,7 @@ const ALLOWED_ENV_READS: Record<string, string> = {
 };
 
 /** The folders whose modules are pure functions: no disk, no process, no clock, no unseeded randomness. */
-const PURE_FOLDERS = ['checks', 'transcript', 'grade', 'stats', 'verdict', 'tune', 'lint'];
+const PURE_FOLDERS = ['checks', 'transcript', 'grade', 'stats', 'verdict', 'tune', 'mutate', 'lint'];
 
 const SRC = join(ROOT, 'src');
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
@@ -204,6 +206,7 @@ const REGISTRIES: { name: string; file: string; members: () => readonly string[]
   { name: 'DESIGN_KINDS', file: 'src/stats/decision-modes/registry.ts', members: () => DESIGN_KINDS.map((d) => d.kind) },
   { name: 'COMMANDS', file: 'src/cli/registry.ts', members: () => COMMANDS.map((c) => c.name) },
   { name: 'IMPORTERS', file: 'src/load/import/registry.ts', members: () => IMPORTERS.map((i) => i.name) },
+  { name: 'OPERATORS', file: 'src/mutate/registry.ts', members: () => OPERATOR_NAMES },
   { name: 'CheckId', file: 'src/lint/types.ts', members: () => unionLiterals('src/lint/types.ts', read('src/lint/types.ts'), 'CheckId') },
 ];
 

@@ -110,7 +110,12 @@ describe('mutation operators: each a realistic defect of one skill, the rest of 
 
 describe("passChance: a case's pass chance under a family, as the simulator plays it", () => {
   const router = profileSchema.parse({ router: {} });
-  const positive: RatedCase = { id: 'c', prompt: 'file a jira bug in the OPS project', expect: 'atl-jira', plan: { verb: true, any: true } };
+  const positive: RatedCase = {
+    id: 'c',
+    prompt: 'file a jira bug in the OPS project',
+    expect: 'atl-jira',
+    plan: { verb: true, any: true },
+  };
   const offered = (family: ReturnType<typeof mutatedFamily<MutableSkill>>) =>
     family.map((s) => ({ name: s.dir, description: s.description, body: s.bodyState }));
   const original = offered(mutatedFamily(FAMILY, {}));
@@ -121,13 +126,23 @@ describe("passChance: a case's pass chance under a family, as the simulator play
     expect(passChance(router, positive, offered(mutatedFamily(FAMILY, edit('skill-removed'))))).toBe(0);
     expect(passChance(router, positive, offered(mutatedFamily(FAMILY, edit('empty-body'))))).toBe(0);
     expect(passChance(router, positive, offered(mutatedFamily(FAMILY, edit('wrong-subcommand'))))).toBe(0);
-    expect(passChance(router, { ...positive, plan: { verb: false, any: true } }, offered(mutatedFamily(FAMILY, edit('wrong-subcommand'))))).toBe(before);
+    expect(
+      passChance(router, { ...positive, plan: { verb: false, any: true } }, offered(mutatedFamily(FAMILY, edit('wrong-subcommand')))),
+    ).toBe(before);
   });
 
   it('a rule-played case: its behaviours weighted, a removed skill answering plainly, plan.wrong garbling a verb', () => {
     const rules = profileSchema.parse({
       plan: { wrong: 0.1 },
-      rules: [{ case: 'c', do: [{ p: 0.8, skill: 'atl-jira' }, { p: 0.2, answer: true }] }],
+      rules: [
+        {
+          case: 'c',
+          do: [
+            { p: 0.8, skill: 'atl-jira' },
+            { p: 0.2, answer: true },
+          ],
+        },
+      ],
     });
     expect(passChance(rules, positive, original)).toBeCloseTo(0.8 * 0.9);
     expect(passChance(rules, positive, offered(mutatedFamily(FAMILY, edit('drop-use-when'))))).toBeCloseTo(0.72);

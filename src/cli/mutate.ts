@@ -28,7 +28,11 @@ const MUTATE_FLAGS = {
     'a stored run of the unmutated family (its skill arm, the whole suite) to compare each mutant with, instead of running one',
     text('--base'),
   ),
-  pricePerTrial: valued('--price-per-trial <usd>', 'what one trial costs, for --plan and the --max-cost check', positive('--price-per-trial')),
+  pricePerTrial: valued(
+    '--price-per-trial <usd>',
+    'what one trial costs, for --plan and the --max-cost check',
+    positive('--price-per-trial'),
+  ),
   plan: toggle('--plan', "print each mutant's power and the expected and worst-case trials and cost, and run nothing"),
   resume: valued('--resume <folder>', 'finish an interrupted mutate: its finished runs are read back, the rest run', text('--resume')),
   transcripts: valued('--transcripts <dir>', 'where the mutate folder is written', text('--transcripts')),
@@ -37,7 +41,12 @@ const MUTATE_FLAGS = {
 export const mutateCommand = defineCommand({
   name: 'mutate',
   description: 'break each skill on purpose, one realistic defect at a time, and count how often the suite notices',
-  args: [['[skills...]', 'the skills to mutate (folder or frontmatter name; default: every skill a case expects); read from the folder with --resume']],
+  args: [
+    [
+      '[skills...]',
+      'the skills to mutate (folder or frontmatter name; default: every skill a case expects); read from the folder with --resume',
+    ],
+  ],
   flags: MUTATE_FLAGS,
   optionsFrom: (o) => ({
     mutate: {

@@ -47,9 +47,17 @@ const mutantConfig = (config: Config): Config => ({ ...config, arms: ['skill'], 
 export async function prepareMutate(o: MutateOptions, need: { run: boolean } = { run: true }): Promise<PreparedMutate<LoadedSuite>> {
   const stored = o.resume === undefined ? undefined : await readMutateRecord(o.resume, o.cwd);
   if (stored?.simulator && o.sim === undefined)
-    refuse('--sim', `mutate ${stored.mutateId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`, `add --sim ${stored.simulator.profile}`);
+    refuse(
+      '--sim',
+      `mutate ${stored.mutateId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`,
+      `add --sim ${stored.simulator.profile}`,
+    );
   if (o.drawSeed !== undefined && o.sim === undefined)
-    refuse('--draw-seed', "seeds the model simulator's draws, and this mutate has no simulator", 'add --sim <profile>, or drop --draw-seed');
+    refuse(
+      '--draw-seed',
+      "seeds the model simulator's draws, and this mutate has no simulator",
+      'add --sim <profile>, or drop --draw-seed',
+    );
   const unknown = (o.operators ?? []).filter((name) => !isOperatorName(name));
   if (unknown.length) refuse('--operator', `no operator named ${unknown.join(', ')}`, `name one of ${OPERATOR_NAMES.join(', ')}`);
   const operators = (stored?.operators ?? o.operators ?? OPERATOR_NAMES) as OperatorName[];
@@ -61,15 +69,29 @@ export async function prepareMutate(o: MutateOptions, need: { run: boolean } = {
   const targets = named.length
     ? named.map((name) => {
         const skill = loaded.skills.find((s) => s.dir === name || s.name === name);
-        if (!skill) return refuse(name, 'no skill of that name in the skills folder', `name one of ${loaded.skills.map((s) => s.dir).join(', ')}`);
+        if (!skill)
+          return refuse(name, 'no skill of that name in the skills folder', `name one of ${loaded.skills.map((s) => s.dir).join(', ')}`);
         if (!positiveFor(cases, skill.dir).length)
-          refuse(name, 'no case expects this skill, so the suite could notice none of its mutants', `add a positive case (\`expect: { skill: ${skill.dir} }\`), then mutate`);
+          refuse(
+            name,
+            'no case expects this skill, so the suite could notice none of its mutants',
+            `add a positive case (\`expect: { skill: ${skill.dir} }\`), then mutate`,
+          );
         return skill.dir;
       })
     : loaded.skills.filter((s) => positiveFor(cases, s.dir).length).map((s) => s.dir);
-  if (!targets.length) refuse([loaded.config.cases].flat().join(', '), 'no case expects a skill of the family: no mutant could be noticed', 'add positive cases, then mutate');
+  if (!targets.length)
+    refuse(
+      [loaded.config.cases].flat().join(', '),
+      'no case expects a skill of the family: no mutant could be noticed',
+      'add positive cases, then mutate',
+    );
   if (stored && stored.familyHash !== familyHash(loaded.skills))
-    refuse(loaded.config.skillsDir, 'a skill of the family changed since the mutate began', 'put the skills back as they were, or start a new mutate');
+    refuse(
+      loaded.config.skillsDir,
+      'a skill of the family changed since the mutate began',
+      'put the skills back as they were, or start a new mutate',
+    );
   const config = mutantConfig(loaded.config);
   const base = o.base === undefined ? undefined : await storedBase(o.base, o.cwd, loaded);
   const planned = planMutants(loaded.skills, targets, operators, (dir) => positiveFor(cases, dir).map((c) => c.prompt));
@@ -81,9 +103,17 @@ export async function prepareMutate(o: MutateOptions, need: { run: boolean } = {
 async function storedBase(dir: string, cwd: string, loaded: LoadedSuite) {
   const stored = await loadResults(fromFolder(cwd, dir));
   if (stored.manifest.status !== 'completed')
-    refuse(dir, `the run ended ${stored.manifest.status}, so it is no whole base`, `finish it (\`skillprobe run --resume ${dir}\`) or drop --base`);
+    refuse(
+      dir,
+      `the run ended ${stored.manifest.status}, so it is no whole base`,
+      `finish it (\`skillprobe run --resume ${dir}\`) or drop --base`,
+    );
   if (stored.manifest.skillsHash !== familyHash(loaded.skills))
-    refuse(dir, 'the run was made with other skills than the skills folder holds now', 'pass a run of the current skills, or drop --base to run one');
+    refuse(
+      dir,
+      'the run was made with other skills than the skills folder holds now',
+      'pass a run of the current skills, or drop --base to run one',
+    );
   const ids = new Set(stored.manifest.cases.defs.map((d) => d.id));
   const missing = loaded.suite.cases.filter((c) => !ids.has(c.id)).map((c) => c.id);
   if (missing.length) refuse(dir, `the run holds no trials of ${missing.join(', ')}`, 'pass a run of the whole suite, or drop --base');
@@ -118,7 +148,12 @@ function predictions(loaded: LoadedSuite, planned: readonly PlannedMutant[], con
     mutants: planned.map((m): Partial<StoredMutant> => {
       if (!('edits' in m)) return {};
       const family = offered(mutatedFamily(loaded.skills, m.edits));
-      const cases: MovedCase[] = rated.map((c, i) => ({ caseId: c.id, design: c.design, from: before[i]!, to: passChance(profile, c, family) }));
+      const cases: MovedCase[] = rated.map((c, i) => ({
+        caseId: c.id,
+        design: c.design,
+        from: before[i]!,
+        to: passChance(profile, c, family),
+      }));
       const power = sequential ? noticePower(cases, alpha) : fixedNoticePower(cases, config.trials, alpha);
       const moved = cases.some((c) => Math.abs(c.to - c.from) >= NO_MOVE);
       return {

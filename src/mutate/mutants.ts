@@ -13,12 +13,19 @@ export function planMutants(
 ): PlannedMutant[] {
   return skills.flatMap((dir) => {
     const skill = family.find((s) => s.dir === dir)!;
-    return operators.map((operator) => ({ skill: dir, operator, ...OPERATORS[operator].mutate({ family, skill, prompts: promptsOf(dir) }) }));
+    return operators.map((operator) => ({
+      skill: dir,
+      operator,
+      ...OPERATORS[operator].mutate({ family, skill, prompts: promptsOf(dir) }),
+    }));
   });
 }
 
 /** The family a mutation leaves, as the rates read it: each skill's description and whether its body still plans. */
-export function mutatedFamily<S extends MutableSkill>(family: readonly S[], edits: Mutation['edits']): (S & { bodyState: 'intact' | 'wrong-command' | 'empty' })[] {
+export function mutatedFamily<S extends MutableSkill>(
+  family: readonly S[],
+  edits: Mutation['edits'],
+): (S & { bodyState: 'intact' | 'wrong-command' | 'empty' })[] {
   return family.flatMap((s) => {
     const edit = edits[s.dir];
     if (edit === 'removed') return [];

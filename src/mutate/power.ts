@@ -127,22 +127,46 @@ function boschlooLower(n: number): number[][] {
 const criticals = new Map<string, number>();
 
 /**
- * The smallest statistic whose truncated-product p-value over `k` uniform p-values is at most α, by bisection on
- * `truncatedProduct` itself (so the rule is `compare`'s): the same for every mutant of a suite, computed once.
+ * The exact p-value of the truncated product's statistic `w` over `k` uniform p-values (Zaykin et al.): given j of them
+ * at most τ, each such term is −2 ln τ plus an exponential of mean 2, so their sum past j·(−2 ln τ) is χ² on 2j degrees.
+ */
+function uniformTruncatedP(w: number, k: number, tau: number): number {
+  const c = -2 * Math.log(tau);
+  let p = 0;
+  let choose = 1;
+  for (let j = 1; j <= k; j++) {
+    choose = (choose * (k - j + 1)) / j;
+    const x = Math.max(0, w - j * c) / 2;
+    // P(χ²_{2j} ≥ 2x) = e^{−x} Σ_{i<j} x^i / i!
+    let sum = 0;
+    let term = 1;
+    for (let i = 0; i < j; i++) {
+      sum += term;
+      term = (term * x) / (i + 1);
+    }
+    p += choose * tau ** j * (1 - tau) ** (k - j) * Math.exp(-x) * sum;
+  }
+  return p;
+}
+
+/**
+ * The smallest statistic `compare` rejects at level α when it combines `k` cases' p-values as uniform: found on the
+ * exact formula, then stepped up until `truncatedProduct` itself (which rounds the tail up) agrees, so the power is
+ * never overstated. The same for every mutant of a suite: computed once.
  */
 function criticalStatistic(k: number, alpha: number): number {
   const key = `${k}:${alpha}`;
   const known = criticals.get(key);
   if (known !== undefined) return known;
-  const ones = Array.from({ length: k - 1 }, () => ({ p: 1 }));
-  const rejects = (w: number) => truncatedProduct([{ p: Math.exp(-w / 2) }, ...ones], SUITE_TRUNCATION) <= alpha;
-  let [lo, hi] = [-2 * Math.log(SUITE_TRUNCATION), 16];
-  while (!rejects(hi)) [lo, hi] = [hi, 2 * hi];
-  while (hi - lo > 1e-3) {
+  let [lo, hi] = [0, 16];
+  while (uniformTruncatedP(hi, k, SUITE_TRUNCATION) > alpha) [lo, hi] = [hi, 2 * hi];
+  while (hi - lo > 1e-6 * hi) {
     const mid = (lo + hi) / 2;
-    if (rejects(mid)) hi = mid;
+    if (uniformTruncatedP(mid, k, SUITE_TRUNCATION) <= alpha) hi = mid;
     else lo = mid;
   }
+  const ones = Array.from({ length: k - 1 }, () => ({ p: 1 }));
+  while (truncatedProduct([{ p: Math.exp(-hi / 2) }, ...ones], SUITE_TRUNCATION) > alpha) hi *= 1.001;
   criticals.set(key, hi);
   return hi;
 }

@@ -89,13 +89,17 @@ async function drive<S extends SuiteToRun>(
   const left = () => (o.maxCostUsd === undefined ? undefined : Math.max(0, o.maxCostUsd - spent()));
   const run = async (name: string, skills: Skill[]) => {
     const draws = record.draws && { drawSeed: derivedDrawSeed(record.draws.seed, name) };
-    const result = await nested(loaded, { ...place, ...draws }, {
-      dir: join(dir, name),
-      skills,
-      cases: loaded.suite.cases,
-      config: { ...p.config, maxCostUsd: left() },
-      role: 'trial',
-    });
+    const result = await nested(
+      loaded,
+      { ...place, ...draws },
+      {
+        dir: join(dir, name),
+        skills,
+        cases: loaded.suite.cases,
+        config: { ...p.config, maxCostUsd: left() },
+        role: 'trial',
+      },
+    );
     record.trials += result.trials;
     if (result.costUsd !== undefined) record.costUsd = spent() + result.costUsd;
     if (result.manifest.status === 'isolation_stopped')

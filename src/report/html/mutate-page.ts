@@ -11,7 +11,8 @@ export function mutatePage({ record: r, dir }: MutateReportInput): string {
       html`<tr><td>${x.skill}</td><th scope="row">${x.operator}</th><td>${x.outcome}</td><td class="num">${x.power}</td><td class="num">${x.flipped}</td><td>${x.reading}</td></tr>`,
   );
   const rates = killRates(r).map(
-    (k) => html`<tr><th scope="row">${k.operator}</th><td class="num">${k.killed}/${k.ran}</td><td class="num">${fmt(k.rate.p)}</td><td>${interval(k.rate)}</td></tr>`,
+    (k) =>
+      html`<tr><th scope="row">${k.operator}</th><td class="num">${k.killed}/${k.ran}</td><td class="num">${fmt(k.rate.p)}</td><td>${interval(k.rate)}</td></tr>`,
   );
   const body = html`<header class="top"><div class="title-row"><h1>mutate <code>${r.skills.join(', ')}</code></h1></div>
 <ul class="meta"><li>${headText(r)}</li><li>${statusText(r, dir)}</li></ul>

@@ -23,14 +23,21 @@ export function renderMutatePlan(
   const mutants = table(
     [
       ['skill', 'operator', 'power', 'what it can see'],
-      ...r.mutants.map((m) => [m.skill, m.operator, m.power === undefined ? '—' : pct(m.power), m.inapplicable ?? (m.power === undefined ? m.what ?? '' : planReading(m))]),
+      ...r.mutants.map((m) => [
+        m.skill,
+        m.operator,
+        m.power === undefined ? '—' : pct(m.power),
+        m.inapplicable ?? (m.power === undefined ? (m.what ?? '') : planReading(m)),
+      ]),
     ],
     ['l', 'l', 'r', 'l'],
     { maxWidth: 140, wrap: [undefined, undefined, undefined, 'word'] },
   );
   const notes = [
     'Each run is the skill arm at the suite’s design; expected counts take each case at the rate where its design needs most trials.',
-    r.simulator ? 'power: the exact chance the suite-level test notices the mutant, from the simulator’s rates before and after.' : 'power needs the rates a simulator profile gives (--sim); without it each mutant’s observed rates are reported after its run.',
+    r.simulator
+      ? 'power: the exact chance the suite-level test notices the mutant, from the simulator’s rates before and after.'
+      : 'power needs the rates a simulator profile gives (--sim); without it each mutant’s observed rates are reported after its run.',
     pricePerTrial === undefined ? 'Pass --price-per-trial for costs.' : `At $${pricePerTrial} per trial.`,
     ...(maxCostUsd !== undefined ? [`--max-cost ${maxCostUsd} USD stops the mutate there (--resume goes on).`] : []),
   ];

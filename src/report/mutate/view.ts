@@ -43,12 +43,18 @@ export function readingOf(m: StoredMutant): string {
     .map((c) => `${c.caseId} ${pct(c.from)}→${pct(c.to)}`)
     .join(', ');
   const needed =
-    m.trialsNeeded === undefined ? '' : m.trialsNeeded === null ? '; more than 100 trials per case would be needed' : `; ${m.trialsNeeded} trials per case in each run would notice it`;
+    m.trialsNeeded === undefined
+      ? ''
+      : m.trialsNeeded === null
+        ? '; more than 100 trials per case would be needed'
+        : `; ${m.trialsNeeded} trials per case in each run would notice it`;
   return `too few trials${power}: ${named}${moved.length > 3 ? ` and ${moved.length - 3} more` : ''} moved${needed}`;
 }
 
 /** One row per mutant. */
-export function mutantRows(r: MutateRecord): { skill: string; operator: string; outcome: MutantOutcome; power: string; flipped: string; reading: string }[] {
+export function mutantRows(
+  r: MutateRecord,
+): { skill: string; operator: string; outcome: MutantOutcome; power: string; flipped: string; reading: string }[] {
   return r.mutants.map((m) => ({
     skill: m.skill,
     operator: m.operator,
