@@ -86,6 +86,7 @@ describe('flags as data', () => {
       'view',
       'plan',
       'tune',
+      'mutate',
       'init',
       'import',
       'lint',

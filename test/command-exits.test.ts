@@ -105,6 +105,7 @@ const COMMAND_EXITS: Row[] = [
   { args: ['view', '.'], code: EXIT.pass },
   { args: ['plan'], code: EXIT.pass },
   { args: ['tune', 'csv-report', '--plan', '--sim', 'sim.yaml'], code: EXIT.pass, cwd: tuned },
+  { args: ['mutate', 'csv-report', '--plan', '--sim', 'sim.yaml', '--operator', 'skill-removed'], code: EXIT.pass, cwd: tuned },
   { args: ['init', '--dir', elsewhere], code: EXIT.pass },
   { args: ['import', 'evals.json', '--skill', 'alpha', '--out', 'imported/alpha.yaml'], code: EXIT.pass },
   { args: ['lint'], code: EXIT.pass },
