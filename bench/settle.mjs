@@ -16,21 +16,6 @@ const AGENTS = (process.env.SETTLE_AGENTS ?? 'claude-code,codex,gemini').split('
 const LATENCY_MS = Number(process.env.SETTLE_LATENCY_MS ?? 1500);
 const TARGETS = { requests: 0.55, output: 0.5, verdictTime: 0.7 };
 
-/** Model requests a transcript shows: each answer is the model's text and calls up to what the CLI sends back. */
-function requestsIn(t) {
-  let requests = 0;
-  let open = false;
-  let last;
-  for (const e of t.events) {
-    if (e.kind === 'tool_result' || e.kind === 'skill_load' || e.kind === 'user_turn') open = false;
-    if ((e.kind !== 'text' && e.kind !== 'tool_call') || e.source !== 'assistant') continue;
-    if (!open && !(e.messageId !== undefined && e.messageId === last)) requests++;
-    open = true;
-    last = e.messageId;
-  }
-  return requests;
-}
-
 /** One run of the demo; every trial with what it spent, read back from the run folder. */
 async function demoRun(agent, settle, profile) {
   const work = mkdtempSync(join(tmpdir(), 'sp-bench-settle-'));
@@ -54,7 +39,7 @@ async function demoRun(agent, settle, profile) {
         status: o.status,
         passed: o.passed,
         fired: o.fired,
-        requests: requestsIn(t),
+        requests: o.requests,
         output: o.usage?.output,
         wallMs: o.wallMs,
         // The CLI's own time from its start of work to its result line: the rest of the trial is its start and exit.
@@ -98,6 +83,8 @@ function compare(agent, label, off, on) {
     settled: settled.length,
     requests: { all: ratio(trigger, (t) => t.requests), settled: ratio(settled, (t) => t.requests) },
     perTrial: { off: mean(trigger.map(([a]) => a.requests)), on: mean(trigger.map(([, b]) => b.requests)) },
+    // No trial makes fewer than one request: the least any stopping rule could reach on this mix of trials.
+    floor: trigger.length / sum(trigger.map(([a]) => a.requests)),
     output: { all: ratio(trigger, (t) => t.output), settled: ratio(settled, (t) => t.output) },
     trialTime: { all: ratio(trigger, (t) => t.wallMs), settled: ratio(settled, (t) => t.wallMs) },
     verdictTime: on.seconds / on.verdicts.length / (off.seconds / off.verdicts.length),
@@ -136,7 +123,8 @@ export function printSettle(rows) {
     console.log(`  ${r.agent} · ${r.label} · ${r.trials} trials, ${r.triggerOnly} trigger-only, ${r.settled} of them settled`);
     console.log(
       `    model requests per trigger-only trial ${x(r.requests.all)} (${r.perTrial.off.toFixed(2)} → ${r.perTrial.on.toFixed(2)}; ` +
-        `the settled alone ${x(r.requests.settled)}; ${r.plainAnswers} of ${r.triggerOnly} are one plain answer either way) · target ≤ ${TARGETS.requests}×`,
+        `the settled alone ${x(r.requests.settled)}; ${r.plainAnswers} of ${r.triggerOnly} make one request either way, so no stop reaches below ` +
+        `${r.floor.toFixed(2)}×) · target ≤ ${TARGETS.requests}×`,
     );
     console.log(
       `    output tokens per trigger-only trial ${x(r.output.all)} (the settled alone ${x(r.output.settled)}) · target ≤ ${TARGETS.output}×`,
