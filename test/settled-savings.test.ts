@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { settledSavings } from '../src/verdict/settled-savings.js';
 import { settledText } from '../src/report/wording.js';
+
+const line = (os: TrialOutcome[]) => settledText(settledSavings(os), os.length);
 import type { TrialOutcome } from '../src/run/schema.js';
 
 const outcome = (over: Partial<TrialOutcome>): TrialOutcome => ({
@@ -39,7 +41,7 @@ describe('what settling saved, from the unsettled trials alike', () => {
   it('a settled trial with nothing alike is counted, never estimated', () => {
     const s = settledSavings([outcome({ status: 'settled' }), outcome({ n: 2, fired: 'none' })]);
     expect(s).toEqual({ settled: 1, estimated: 0, saved: { inputTokens: 0, outputTokens: 0, wallMs: 0 } });
-    expect(settledText([outcome({ status: 'settled' }), outcome({ n: 2, fired: 'none' })])).toContain(
+    expect(line([outcome({ status: 'settled' }), outcome({ n: 2, fired: 'none' })])).toContain(
       'none has a trial of the same case and choice',
     );
   });
@@ -47,11 +49,11 @@ describe('what settling saved, from the unsettled trials alike', () => {
   it('no cost where a trial alike reported none; no line without a settled trial', () => {
     expect(settledSavings([outcome({ status: 'settled', costUsd: 0.01 }), outcome({ n: 2 })])!.saved.costUsd).toBeUndefined();
     expect(settledSavings([outcome({})])).toBeUndefined();
-    expect(settledText([outcome({})])).toBeUndefined();
+    expect(line([outcome({})])).toBeUndefined();
   });
 
   it('the SETTLED line names the count and the estimate', () => {
-    const text = settledText([
+    const text = line([
       outcome({ status: 'settled', wallMs: 3000, ...usage(9000, 20) }),
       outcome({ status: 'settled', caseId: 'b', wallMs: 3000 }),
       outcome({ n: 2, wallMs: 4000, ...usage(20000, 100) }),

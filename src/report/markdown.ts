@@ -143,7 +143,7 @@ function header({ results, manifest }: ReportInput): string[] {
   );
   const cache = cacheText({ ...run, trials: results.outcomes.length });
   if (cache) lines.push('', inline(cache));
-  const settled = settledText(results.outcomes);
+  const settled = settledText(results.settled, results.outcomes.length);
   if (settled) lines.push('', inline(settled));
   return lines;
 }

@@ -368,7 +368,7 @@ function leftOutSection(results: Results, c: Colors): string[] {
 
 /** The trials stopped once their outcome was settled, and what that saved. */
 function settledSection(results: Results, c: Colors): string[] {
-  const text = settledText(results.outcomes);
+  const text = settledText(results.settled, results.outcomes.length);
   return text ? [paragraph(c.bold(text))] : [];
 }
 

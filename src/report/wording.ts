@@ -17,11 +17,10 @@ import {
   type RefusedStatus,
   type RunFacts,
   type RunManifest,
-  type TrialOutcome,
+  type SettledSavings,
   type TrialStatus,
 } from '../run/schema.js';
 import type { AgentCell } from '../verdict/agent-matrix.js';
-import { settledSavings } from '../verdict/settled-savings.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
 import {
   SUITE_RATES,
@@ -276,13 +275,12 @@ export function cacheText(run: {
 }
 
 /**
- * The SETTLED line: the trials stopped once their outcome was settled, and what that saved where a trial of the same
- * case, arm and choice ran to its end to compare with (`settledSavings`). Undefined when none was stopped early.
+ * The SETTLED line: the trials stopped once their outcome was settled, of a run's `trials`, and what that saved where a
+ * trial of the same case, arm and choice ran to its end to compare with. Undefined when none was stopped early.
  */
-export function settledText(outcomes: readonly TrialOutcome[]): string | undefined {
-  const s = settledSavings(outcomes);
+export function settledText(s: SettledSavings | undefined, trials: number): string | undefined {
   if (!s) return undefined;
-  const head = `SETTLED · ${s.settled} of ${plural(outcomes.length, 'trial')} stopped once their outcome was settled (\`--no-settle\` runs each to its end)`;
+  const head = `SETTLED · ${s.settled} of ${plural(trials, 'trial')} stopped once their outcome was settled (\`--no-settle\` runs each to its end)`;
   if (!s.estimated) return `${head} · none has a trial of the same case and choice run to its end, to estimate what it saved from`;
   const { inputTokens, outputTokens, wallMs, costUsd } = s.saved;
   const cost = costUsd === undefined ? '' : `, ${usd(costUsd)}`;

@@ -860,6 +860,17 @@ export const armCostsSchema = z.object({
 });
 export type ArmCosts = z.output<typeof armCostsSchema>;
 
+/** What the trials stopped once settled left unspent, as far as the run can tell (`verdict/settled-savings.ts`). */
+export const settledSavingsSchema = z.object({
+  /** Trials stopped once their outcome was settled. */
+  settled: z.number().int(),
+  /** Of them, those with a trial alike to estimate from (same case, arm and choice, run to its end). */
+  estimated: z.number().int(),
+  /** Per estimated trial, summed: the trials alike's mean less its own (tokens where the CLI reported them). */
+  saved: z.object({ inputTokens: z.number(), outputTokens: z.number(), wallMs: z.number(), costUsd: z.number().optional() }),
+});
+export type SettledSavings = z.output<typeof settledSavingsSchema>;
+
 export const resultsSchema = z.object({
   version,
   runId: z.string(),
@@ -875,6 +886,8 @@ export const resultsSchema = z.object({
   judge: judgeFindingsSchema.optional(),
   /** What a trial costs per case and arm, and per skill, skill − ablation (results before it was measured: absent). */
   armCosts: armCostsSchema.optional(),
+  /** The trials stopped once their outcome was settled and what that saved (absent: none was). */
+  settled: settledSavingsSchema.optional(),
   /** The exit code these results give under the run's inconclusive policy. */
   exitCode: z.number().int(),
 });

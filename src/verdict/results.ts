@@ -1,6 +1,7 @@
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { summarise } from '../stats/summary.js';
 import { armCosts } from '../stats/arm-cost.js';
+import { settledSavings } from './settled-savings.js';
 import {
   JUDGE_ERROR,
   RUN_FORMAT_VERSION,
@@ -79,6 +80,7 @@ export function buildResults(
   const outcomes = [...graded].sort((a, b) => a.caseId.localeCompare(b.caseId) || a.arm.localeCompare(b.arm) || a.n - b.n);
   const defs = manifest.cases.defs;
   const judge = judgeGrading && judgeFindings(judgeGrading, outcomes, manifest);
+  const settled = settledSavings(outcomes);
   const decide = (trials: TrialOutcome[]) =>
     decisionMode(decision.mode).sequential
       ? defs.map((c) => sequentialVerdict(c, trials))
@@ -109,6 +111,7 @@ export function buildResults(
     damaged: [...damaged],
     ...(judge ? { judge } : {}),
     armCosts: armCosts(defs, outcomes, summary.ablation, manifest.familyListing, grading.confidence),
+    ...(settled ? { settled } : {}),
     exitCode: verdictCode,
   };
 }

@@ -1,14 +1,4 @@
-import type { TrialOutcome } from '../run/schema.js';
-
-/** What the trials stopped once settled left unspent, as far as the run can tell. */
-export interface SettledSavings {
-  /** Trials stopped once their outcome was settled. */
-  settled: number;
-  /** Of them, those with an unsettled trial alike to estimate from (same case, arm and choice, run to its end). */
-  estimated: number;
-  /** Per estimated trial, summed: the unsettled trials' mean less its own (tokens where the CLI reported them). */
-  saved: { inputTokens: number; outputTokens: number; wallMs: number; costUsd?: number };
-}
+import type { SettledSavings, TrialOutcome } from '../run/schema.js';
 
 const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 

@@ -279,7 +279,7 @@ function ablationSection(results: Results): Html | '' {
 function costSection(results: Results): Html | '' {
   const cost = costBreakdown(results);
   const cache = cacheText({ ...results.run, trials: cost.total.trials });
-  const settled = settledText(results.outcomes);
+  const settled = settledText(results.settled, results.outcomes.length);
   const cacheNote = html`${cache ? html`<p class="cache-line">${cache}</p>` : ''}${settled ? html`<p class="cache-line">${settled}</p>` : ''}`;
   if (cost.total.costUsd === undefined) return cache || settled ? section('cost', 'Cost', 'The CLI reported no cost.', cacheNote) : '';
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
