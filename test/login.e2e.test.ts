@@ -98,3 +98,56 @@ describe('end to end: --login against the simulator', () => {
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
   }, 60_000);
 });
+
+describe('end to end: a usage limit pauses a --login run, never scores', () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+  /** The simulator refuses every request after the first as the CLI's usage limit, until `resetSeconds` pass. */
+  const limitedProfile = (resetSeconds: number) => `seed: 1\nprovider:\n  usageLimit: { afterRequests: 1, resetSeconds: ${resetSeconds} }\n`;
+  const args = ['run', '--sim', 'sim.yaml', '--login', '--trials', '2', '-j', '1', '--grep', 'pos-alpha', '--transcripts', 'runs'];
+
+  // Codex names its reset to the minute (so waiting for it takes up to a minute): it is the one stopped and resumed;
+  // Claude Code names the second, and is the one that waits.
+  it('Codex: the run stops interrupted (130) naming the reset and --resume; the resume completes it, no trial scored from the limit', async () => {
+    const project = makeProject({ ...baseProject(), 'sim.yaml': limitedProfile(3600), 'skillprobe.config.yaml': CASES[1]!.config });
+    const home = mkdtempSync(join(tmpdir(), 'sp-loginhome-'));
+    dirs.push(project, home);
+    fakeLoginHome(home);
+    const env = testEnv({ HOME: home });
+    const first = await runCli(args, { cwd: project, env });
+    expect(first.exitCode).toBe(130);
+    expect(first.stderr).toMatch(/stopped at the subscription's usage limit \(You.ve hit your usage limit\..*; resets \d{4}-\d\d-\d\dT/);
+    expect(first.stdout + first.stderr).toMatch(/interrupted: `.*--resume /);
+    const dir = onlyRun(project);
+    const stopped = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { status: string; stoppedBecause?: string };
+    expect(stopped).toMatchObject({ status: 'interrupted', stoppedBecause: expect.stringContaining('usage limit') });
+    const limited = JSON.parse(readFileSync(join(dir, 'trials/pos-alpha/skill/2.meta.json'), 'utf8')) as { usageLimit?: object };
+    expect(limited.usageLimit).toMatchObject({ resetAt: expect.any(String) });
+
+    // A fresh simulator has the quota back, as the real one has after the reset.
+    const resumed = await runCli([...args, '--resume', dir], { cwd: project, env });
+    expect(resumed.exitCode).not.toBe(130);
+    const outcomes = resultsOf(dir).outcomes;
+    expect(outcomes.map((o) => [o.n, o.status])).toEqual([
+      [1, 'ok'],
+      [2, 'ok'],
+    ]);
+  }, 180_000);
+
+  it('Claude Code with --wait-for-reset: the limited trial sleeps until the reset and runs again; the run completes in one go', async () => {
+    const project = makeProject({ ...baseProject(), 'sim.yaml': limitedProfile(2), 'skillprobe.config.yaml': CASES[0]!.config });
+    const home = mkdtempSync(join(tmpdir(), 'sp-loginhome-'));
+    dirs.push(project, home);
+    fakeLoginHome(home);
+    const r = await runCli([...args, '--wait-for-reset'], { cwd: project, env: testEnv({ HOME: home }) });
+    expect(r.exitCode).not.toBe(130);
+    const dir = onlyRun(project);
+    expect(resultsOf(dir).outcomes.map((o) => [o.n, o.status])).toEqual([
+      [1, 'ok'],
+      [2, 'ok'],
+    ]);
+    // The refused attempt is kept beside the trial, never scored.
+    const attempt = JSON.parse(readFileSync(join(dir, 'trials/pos-alpha/skill/2.a1.meta.json'), 'utf8')) as { usageLimit?: { message: string } };
+    expect(attempt.usageLimit?.message).toBe('Claude usage limit reached (five_hour)');
+  }, 180_000);
+});

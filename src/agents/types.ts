@@ -1,6 +1,6 @@
 import type { TranscriptLines } from './json-lines.js';
 import type { Arm, Context } from '../run/config-schema.js';
-import type { RefusedStatus, ShownEvidence, StoredMcpServer, TrialEvidence, TrialMeta } from '../run/schema.js';
+import type { RefusedStatus, ShownEvidence, StoredMcpServer, TrialEvidence, TrialMeta, UsageLimit } from '../run/schema.js';
 import type { Transcript } from '../transcript/types.js';
 import type { EarlierTurn } from '../load/conversation.js';
 import type { McpServer } from '../load/mcp.js';
@@ -224,6 +224,11 @@ export interface AgentAdapter {
    * burns its own retries.
    */
   providerSignal?(line: string, from: 'stdout' | 'stderr'): ProviderSignal | undefined;
+  /**
+   * What a line of the CLI's stdout says of a subscription's usage limit: reached (its words, and when it resets where
+   * it says; `now` dates a reset given as a time of day), or undefined. A trial that met it is missing data.
+   */
+  usageLimit?(line: string, now: Date): UsageLimit | undefined;
   /**
    * The raw stream (its text, or its lines as they are read) → the canonical transcript, reading the trial's
    * evidence and exit code where the stream alone does not say enough.

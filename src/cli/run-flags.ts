@@ -41,6 +41,10 @@ export const RUN_FLAGS = {
   ),
   agentBinary: valued('--agent-binary <path>', 'agent CLI binary (default: the pinned one)', text('--agent-binary')),
   keepWorkspaces: toggle('--keep-workspaces', 'leave workspaces on disk for inspection'),
+  waitForReset: toggle(
+    '--wait-for-reset',
+    "at a subscription's usage limit (--login), sleep until it resets (at most 6 h) and go on, instead of stopping the run to resume later",
+  ),
   mode: choice(
     '--mode <mode>',
     "sequential: stop each case as soon as it is decided, every case decided by the design's maximum; sprt: Wald's test; fixed: --trials per case",

@@ -118,6 +118,7 @@ export function runOptionsFrom(o: RunFlagValues): RunFlagOptions {
     sim: o.sim,
     drawSeed: o.drawSeed,
     keepWorkspaces: o.keepWorkspaces === true,
+    waitForReset: o.waitForReset === true,
     workdir: o.workdir,
     resume: o.resume,
     force: o.force === true,

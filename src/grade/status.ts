@@ -77,6 +77,12 @@ function unansweredFollowUp(t: Transcript): number | undefined {
 /** Classifies how a trial ended. Pure: the transcript and process facts in, a status out. */
 export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContext): StatusVerdict {
   if (meta.interrupted) return { status: 'killed', detail: 'stopped by the user' };
+  // Refused by the subscription's quota before the model said anything: missing data, run again once it resets.
+  if (meta.usageLimit)
+    return {
+      status: 'killed',
+      detail: `stopped at the subscription's usage limit (${meta.usageLimit.message}${meta.usageLimit.resetAt ? `; resets ${meta.usageLimit.resetAt}` : ''})`,
+    };
   if (meta.spawnError) return { status: 'agent_error', detail: meta.spawnError };
   if (meta.outputTruncated)
     return {

@@ -275,7 +275,10 @@ export const runManifestSchema = z.object({
   /** A run joined from shard folders (`skillprobe merge`): where its trials came from. */
   mergedFrom: z.array(z.object({ runId: z.string(), dir: z.string(), shard: z.string() })).optional(),
   canary: canarySchema.optional(),
-  /** `isolation_stopped`: what the isolation check found in the run's first trials, which all failed it. */
+  /**
+   * `isolation_stopped`: what the isolation check found in the run's first trials, which all failed it;
+   * `interrupted` at a subscription's usage limit: the CLI's words and when it resets.
+   */
   stoppedBecause: z.string().optional(),
   /** `run --resume --add-trials N`: trials added to every case after its design stopped it, oldest first. */
   topUps: z.array(z.number().int().positive()).optional(),
@@ -412,8 +415,14 @@ export const trialMetaSchema = z.object({
   /** How long the agent had printed nothing when it ended, in ms: a stream that stalled shows as a long quiet. */
   quietMs: z.number().int().min(0).optional(),
   evidence: trialEvidenceSchema.optional(),
+  /**
+   * The CLI said the subscription's usage limit was reached (`auth: login`): the trial is missing data, never a
+   * miss, and runs again once the limit resets. `resetAt`: when it resets (ISO), where the CLI said.
+   */
+  usageLimit: z.object({ message: z.string(), resetAt: z.string().optional() }).optional(),
 });
 export type TrialMeta = z.output<typeof trialMetaSchema>;
+export type UsageLimit = NonNullable<TrialMeta['usageLimit']>;
 
 export const TRIAL_STATUSES = [
   'ok',

@@ -82,6 +82,8 @@ export interface RunPlace {
   drawSeed?: number;
   /** `--resume --add-trials N`: trials every case of a finished run takes after its design stopped it. */
   addTrials?: number;
+  /** `--wait-for-reset`: at a subscription's usage limit, sleep until it resets (capped) instead of stopping. */
+  waitForReset?: boolean;
   /** The environment the run was started from (the command's `io.env`), whose allowlisted variables reach the agent. */
   callerEnv: NodeJS.ProcessEnv;
   /** Where progress and the run's own notices go (this process's stderr by default). */
@@ -356,6 +358,16 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       role: s.role ?? 'trial',
       drawSeed: manifest.simulator?.draws?.seed,
       settle: { cases: defById, grading: gradeOpts },
+      usageLimit: {
+        waitForReset: place.waitForReset === true,
+        // The first trial to meet it stops the run; those still running are killed and run again on resume.
+        stop(why) {
+          if (abort.signal.aborted) return;
+          manifest.stoppedBecause = `the subscription's usage limit: ${why}`;
+          stderr.write(`stopped at the subscription's usage limit (${why}): resume once it resets, or run with --wait-for-reset\n`);
+          abort.abort();
+        },
+      },
     };
     const contexts = [...new Set(cases.map((c) => requestContext(c, config, trialCtx.role)))];
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms, contexts);

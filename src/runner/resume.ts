@@ -289,6 +289,8 @@ async function reopenLocked(
     endedAt: undefined,
     agent: { ...(force ? fresh : stored).agent, cliVersion: stored.agent.cliVersion },
     resumedAt: [...(stored.resumedAt ?? []), new Date().toISOString()],
+    // Why it stopped last time is over once it goes on.
+    stoppedBecause: undefined,
     // What stops each case is the stored run's, whatever was forced; so are its draws, unless a seed was given.
     canary: stored.canary,
     ...(force && fresh.simulator && stored.simulator?.draws && !fresh.simulator.draws?.given

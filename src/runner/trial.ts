@@ -1,6 +1,8 @@
 import { fileLines } from '../util/file-lines.js';
 import { spawnAgent, type ConversationInput } from '../agents/spawn.js';
 import { copyLogin } from '../agents/login.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pauseDecision, usageLimitIn } from './usage-limit.js';
 import { collectMcpEvidence } from '../agents/mcp-servers.js';
 import { earlierTurns } from '../load/conversation.js';
 import { followUpDue } from '../grade/turns.js';
@@ -51,6 +53,11 @@ export interface TrialContext {
   drawSeed?: number;
   /** The run's stored cases and how it grades, for trials stopped once their outcome is settled (absent: none is). */
   settle?: { cases: ReadonlyMap<string, GradableCase>; grading: SettleOptions };
+  /**
+   * A subscription's usage limit met by a trial: with `waitForReset` the trial sleeps until it resets (capped) and
+   * runs again; else `stop` ends the run, interrupted and resumable, saying why.
+   */
+  usageLimit?: { waitForReset: boolean; stop(why: string): void };
 }
 
 /** The key the simulator draws a trial from: the run's draw seed and the trial, so runs draw independently unless they share a seed. */
@@ -303,8 +310,10 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
           listingKey(ref.arm, req.context ?? 'lab')
         ],
       );
+      const limit = ctx.adapter.usageLimit && usageLimitIn(fileLines(files.partial), ctx.adapter.usageLimit, new Date());
       const meta: TrialMeta = {
         ...spawned,
+        ...(limit ? { usageLimit: limit } : {}),
         agent: ctx.adapter.id,
         ...(ws.skillsHash ? { skillsHash: ws.skillsHash } : {}),
         ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}),
@@ -328,15 +337,29 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         ...(req.mcp ? { mcp: storedMcp(req.mcp) } : {}),
         isolationProblem: ctx.adapter.grading.isolationProblem,
       });
-      const retry = verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted;
+      const pause = limit && pauseDecision(limit, Date.now(), ctx.usageLimit?.waitForReset === true);
+      // Slept through to the reset: this attempt is kept and the trial runs again; a stop meanwhile keeps it as the trial.
+      const waited = pause?.kind === 'wait' && (await sleptUnlessStopped(pause.ms, ctx.signal));
+      const retry = waited || (verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted);
       // A failed attempt is kept beside the trial (`<n>.a1.jsonl`), never overwritten or lost.
       await ctx.store.commitTrial(ref, meta, retry ? attempt : undefined);
       if (!retry) {
+        if (pause?.kind === 'stop') ctx.usageLimit?.stop(pause.why);
         return { ref, transcript, meta };
       }
     } finally {
       ctx.workspaces.release(ws);
     }
+  }
+}
+
+/** Sleeps `ms`; false when the run was stopped first. */
+async function sleptUnlessStopped(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -196,6 +196,17 @@ const providerSchema = z
     rpm: z.number().int().min(1, 'provider rpm must be at least 1').max(10_000_000).optional(),
     /** What Retry-After says; without it, the seconds until a slot frees or the window allows. */
     retryAfterSeconds: z.number().int().min(0).max(3600).optional(),
+    /**
+     * A subscription's usage limit: after `afterRequests` admitted requests of one credential, every request is refused
+     * as its CLI's usage limit until `resetSeconds` after the first refusal; then the count starts again.
+     */
+    usageLimit: z
+      .object({
+        afterRequests: z.number().int().min(0).max(10_000_000),
+        resetSeconds: z.number().int().min(0).max(30 * 86_400),
+      })
+      .strict()
+      .optional(),
     /** A burst of overloaded answers (529 Anthropic, 503 Gemini and OpenAI): that share of requests in the window. */
     overloaded: z
       .object({

@@ -21,6 +21,9 @@ interface CredentialState {
   inFlight: Map<number, number>;
   /** Arrivals (ms) that passed the limits in the last minute, oldest first. */
   recent: number[];
+  /** Requests admitted since the usage limit last reset (`usageLimit`), and until when it refuses (ms), once reached. */
+  used: number;
+  limitedUntil?: number;
 }
 
 export interface ProviderState {
@@ -49,7 +52,9 @@ export interface GateRequest {
 export type GateDecision =
   | { type: 'admit'; latencyMs: number }
   | { type: 'rate_limited'; limit: 'concurrency' | 'rpm'; retryAfter: number }
-  | { type: 'overloaded'; retryAfter: number };
+  | { type: 'overloaded'; retryAfter: number }
+  /** The subscription's usage limit: refused until `resetAt` (ms). */
+  | { type: 'usage_limited'; resetAt: number };
 
 /** A seeded lognormal draw with the given median and 95th percentile (the median alone: always the median). */
 export function drawLatency(latency: ProviderLimits['latency'], seed: number, trialKey: string, n: number): number {
@@ -83,20 +88,29 @@ const secondsUntil = (at: number, now: number) => Math.max(1, Math.ceil((at - no
 function credentialState(state: ProviderState, credential: string): CredentialState {
   let c = state.credentials.get(credential);
   if (c === undefined) {
-    c = { inFlight: new Map(), recent: [] };
+    c = { inFlight: new Map(), recent: [], used: 0 };
     state.credentials.set(credential, c);
   }
   return c;
 }
 
 /**
- * The gate's answer to one request, in this order: 429 when the credential's requests in flight reach `concurrency`,
+ * The gate's answer to one request, in this order: the usage limit's refusal while it holds (`usageLimit`), 429 when the credential's requests in flight reach `concurrency`,
  * 429 when its arrivals in the last 60 s reach `rpm`, 529 when the request falls in the overload burst's share, else
  * admitted after a latency. An arrival that passes the limits counts against rpm (an overloaded one too); only an
  * admitted one takes a slot, until `release`. A rate-limited request counts against nothing.
  */
 export function gate(limits: ProviderLimits, state: ProviderState, req: GateRequest): GateDecision {
   const c = credentialState(state, req.credential);
+  const quota = limits.usageLimit;
+  if (quota !== undefined) {
+    if (c.limitedUntil !== undefined && req.now >= c.limitedUntil) {
+      c.limitedUntil = undefined;
+      c.used = 0;
+    }
+    if (c.limitedUntil === undefined && c.used >= quota.afterRequests) c.limitedUntil = req.now + quota.resetSeconds * 1000;
+    if (c.limitedUntil !== undefined) return { type: 'usage_limited', resetAt: c.limitedUntil };
+  }
   while (c.recent.length > 0 && c.recent[0]! <= req.now - WINDOW_MS) c.recent.shift();
   if (limits.concurrency !== undefined && c.inFlight.size >= limits.concurrency) {
     const frees = Math.min(...c.inFlight.values());
@@ -110,6 +124,7 @@ export function gate(limits: ProviderLimits, state: ProviderState, req: GateRequ
   if (drawOverloaded(limits, state.startedAt, req)) return { type: 'overloaded', retryAfter: limits.retryAfterSeconds ?? 1 };
   const latencyMs = drawLatency(limits.latency, req.seed, req.trialKey, req.n);
   c.inFlight.set(req.id, req.now + latencyMs);
+  c.used++;
   return { type: 'admit', latencyMs };
 }
 
@@ -117,7 +132,8 @@ export function gate(limits: ProviderLimits, state: ProviderState, req: GateRequ
 export function release(state: ProviderState, credential: string, id: number): void {
   const c = state.credentials.get(credential);
   c?.inFlight.delete(id);
-  if (c && c.inFlight.size === 0 && c.recent.length === 0) state.credentials.delete(credential);
+  // A credential's state goes once nothing of it is left to count (its quota's use included).
+  if (c && c.inFlight.size === 0 && c.recent.length === 0 && c.used === 0 && c.limitedUntil === undefined) state.credentials.delete(credential);
 }
 
 /** Admitted requests in flight over every credential. */

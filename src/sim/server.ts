@@ -26,6 +26,8 @@ export interface SimulatorStats {
   rateLimited: number;
   /** Answered overloaded (529 Anthropic, 503 Gemini and OpenAI) by the profile's `provider` burst. */
   overloaded: number;
+  /** Refused at the profile's `provider.usageLimit` (as each CLI's usage-limit reply). */
+  usageLimited: number;
   /** The most admitted model calls in flight at once, over every credential. */
   maxInFlight: number;
   /**
@@ -105,7 +107,7 @@ const delay = (ms: number) =>
     else resolve();
   });
 
-function providerMessage(d: Exclude<GateDecision, { type: 'admit' }>, profile: Profile): string {
+function providerMessage(d: Exclude<GateDecision, { type: 'admit' } | { type: 'usage_limited' }>, profile: Profile): string {
   const limits = profile.provider!;
   if (d.type === 'overloaded') return 'simulator: the provider is overloaded (profile provider.overloaded); please try again later';
   const what = d.limit === 'concurrency' ? `${limits.concurrency} requests in flight` : `${limits.rpm} requests per minute`;
@@ -122,6 +124,7 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
     overloaded: 0,
     maxInFlight: 0,
     refusedTunnels: 0,
+    usageLimited: 0,
   };
   // Only with a `provider` block: a profile without one answers at once, as it always did.
   const provider: ProviderState | undefined = profile.provider && newProviderState(Date.now());
@@ -162,6 +165,12 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
       const credential = credentialOf((name) => header(req, name), url.searchParams);
       const gateId = ++gated;
       const at = gate(profile.provider!, provider, { id: gateId, credential, now: Date.now(), seed: profile.seed, trialKey: id.key, n });
+      if (at.type === 'usage_limited') {
+        stats.usageLimited++;
+        const reply = dialect.usageLimitReply(Math.ceil(at.resetAt / 1000), Date.now());
+        sendJson(res, reply.status, reply.body, reply.headers);
+        return;
+      }
       if (at.type !== 'admit') {
         const status = at.type === 'overloaded' ? dialect.overloadedStatus : 429;
         if (at.type === 'overloaded') stats.overloaded++;

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { attemptTimeoutMs } from '../attempt-timeout.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
 import { cliFolderFile } from '../login.js';
+import { claudeUsageLimit } from './usage-limit.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { CliPackage } from '../conformance.js';
 import { CONFORMANCE } from './conformance.js';
@@ -230,6 +231,7 @@ export const claudeCode: AgentAdapter = {
       return undefined;
     }
   },
+  usageLimit: claudeUsageLimit,
   // Claude Code refuses a model's call to a skill whose frontmatter sets disable-model-invocation.
   refusalFixes: { invalid: (asked) => `the model may not call ${asked}: remove disable-model-invocation from its SKILL.md frontmatter` },
   grading: {

@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
 import { cliFolderFile } from '../login.js';
+import { codexUsageLimit } from './usage-limit.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { CliPackage } from '../conformance.js';
 import { CONFORMANCE } from './conformance.js';
@@ -143,6 +144,8 @@ export const codex: AgentAdapter = {
     // Every trial has a fresh CODEX_HOME, so a stored `codex login` cannot be used.
     return `no credentials for the Codex CLI in the environment — export ${REAL_KEY_VARIABLE} (and OPENAI_BASE_URL for another endpoint), or run against the simulator with --sim PROFILE`;
   },
+
+  usageLimit: codexUsageLimit,
 
   // A ChatGPT login (`codex login`), kept in auth.json unless the user chose the keyring.
   login: {

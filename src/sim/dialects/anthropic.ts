@@ -164,6 +164,16 @@ export const anthropic: Dialect = {
   },
   stalledStart: (r, partialText) => messageStart(r) + openTextBlock(partialText, 0),
   errorBody,
+  // A subscription's refusal: a 429 whose unified rate-limit headers say `rejected` and when the window resets.
+  usageLimitReply: (resetAt) => ({
+    status: 429,
+    headers: {
+      'anthropic-ratelimit-unified-status': 'rejected',
+      'anthropic-ratelimit-unified-representative-claim': 'five_hour',
+      'anthropic-ratelimit-unified-reset': String(resetAt),
+    },
+    body: errorBody(429, 'simulator: usage limit reached (profile provider.usageLimit)'),
+  }),
   // Anthropic says `overloaded_error` with its own 529.
   overloadedStatus: 529,
 };

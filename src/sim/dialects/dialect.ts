@@ -46,4 +46,9 @@ export interface Dialect {
   errorBody(status: number, message: string): unknown;
   /** The status this API answers when the provider is overloaded (the simulator's `provider.overloaded`). */
   overloadedStatus: number;
+  /**
+   * This API's refusal at a subscription's usage limit (the simulator's `provider.usageLimit`), resetting at
+   * `resetAt` (epoch seconds): what its CLI reads as a usage limit, not as a rate limit to retry.
+   */
+  usageLimitReply(resetAt: number, now: number): { status: number; headers: Record<string, string>; body: unknown };
 }

@@ -102,4 +102,16 @@ export const gemini: Dialect = {
   errorBody: (status, message) => ({
     error: { code: status, message, status: STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION') },
   }),
+  // A quota's refusal, as Google words one (no reset time on this wire).
+  usageLimitReply: (resetAt) => ({
+    status: 429,
+    headers: {},
+    body: {
+      error: {
+        code: 429,
+        message: `simulator: quota exhausted (profile provider.usageLimit) until ${new Date(resetAt * 1000).toISOString()}`,
+        status: 'RESOURCE_EXHAUSTED',
+      },
+    },
+  }),
 };

@@ -143,6 +143,20 @@ export const openaiResponses: Dialect = {
     return created(r) + added(item, 0) + textDeltas(item, 0, partialText);
   },
   errorBody,
+  // A ChatGPT plan's refusal: a 429 whose type names the usage limit (not retried), with when it resets.
+  usageLimitReply: (resetAt, now) => ({
+    status: 429,
+    headers: {},
+    body: {
+      error: {
+        type: 'usage_limit_reached',
+        message: 'simulator: usage limit reached (profile provider.usageLimit)',
+        plan_type: 'plus',
+        resets_at: resetAt,
+        resets_in_seconds: Math.max(0, resetAt - Math.floor(now / 1000)),
+      },
+    },
+  }),
   // OpenAI has no 529: an overloaded engine answers 503, which Codex retries as any 5xx.
   overloadedStatus: 503,
 };
