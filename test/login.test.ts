@@ -8,6 +8,9 @@ import { codexConfigTable } from '../src/agents/codex/config.js';
 import { gemini } from '../src/agents/gemini/adapter.js';
 import { settingsTable } from '../src/agents/gemini/settings.js';
 import { copyLogin, loginProblem, loginSources } from '../src/agents/login.js';
+import { pauseDecision } from '../src/runner/usage-limit.js';
+import { gate, newProviderState, release } from '../src/sim/provider.js';
+import { dialectFor } from '../src/sim/dialects/index.js';
 import { cleanup } from './helpers.js';
 import { fakeLoginHome } from './login-fixtures.js';
 
@@ -142,5 +145,94 @@ describe('a trial on a login carries no key, and against the simulator has it as
     [undefined, 'gemini-api-key'],
   ])("Gemini's settings select the Google login (login %s → %s)", (login, selected) => {
     expect(settingsTable({ model: 'm', maxTurns: 4, cliRetries: 1, login }, []).security.auth.selectedType).toBe(selected);
+  });
+});
+
+describe("each CLI's usage-limit words", () => {
+  const claudeLine = (info: object) => JSON.stringify({ type: 'rate_limit_event', rate_limit_info: info, session_id: 's' });
+  it.each([
+    [
+      'rejected, with its reset and kind',
+      claudeLine({ status: 'rejected', resetsAt: 1796410734, rateLimitType: 'five_hour', isUsingOverage: false }),
+      { message: 'Claude usage limit reached (five_hour)', resetAt: '2026-12-04T18:58:54.000Z' },
+    ],
+    ['rejected, no reset said', claudeLine({ status: 'rejected' }), { message: 'Claude usage limit reached' }],
+    ['allowed: no limit', claudeLine({ status: 'allowed', isUsingOverage: false }), undefined],
+    ['a warning: no limit yet', claudeLine({ status: 'allowed_warning', resetsAt: 1796410734 }), undefined],
+    ['the result line alone is not read', JSON.stringify({ type: 'result', is_error: true, result: "You've hit your session limit" }), undefined],
+    ['not JSON', '{"type":"rate_limit_event", broken', undefined],
+  ])('Claude Code: %s', (_, line, expected) => {
+    expect(claudeCode.usageLimit!(line, new Date())).toEqual(expected);
+  });
+
+  // Local times, as the CLI prints them in the trial's time zone (the harness's own).
+  const now = new Date(2026, 11, 4, 15, 30, 0);
+  const local = (month: number, day: number, h: number, m: number) => new Date(2026, month, day, h, m, 59).toISOString();
+  const said = (tail: string) =>
+    `You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again ${tail}`;
+  it.each([
+    ['later today', JSON.stringify({ type: 'error', message: said('at 6:59 PM.') }), local(11, 4, 18, 59)],
+    ['a time already past: tomorrow', JSON.stringify({ type: 'error', message: said('at 9:05 AM.') }), local(11, 5, 9, 5)],
+    ['noon and midnight', JSON.stringify({ type: 'error', message: said('at 12:10 AM.') }), local(11, 5, 0, 10)],
+    ['another day', JSON.stringify({ type: 'error', message: said('at Dec 9 12:15 PM.') }), local(11, 9, 12, 15)],
+    ['another year', JSON.stringify({ type: 'error', message: said('at Jan 2, 2027 8:00 AM.') }), new Date(2027, 0, 2, 8, 0, 59).toISOString()],
+    ['turn.failed says it too', JSON.stringify({ type: 'turn.failed', error: { message: said('at 6:59 PM.') } }), local(11, 4, 18, 59)],
+    ['no time named', JSON.stringify({ type: 'error', message: said('later.') }), undefined],
+  ])('Codex: %s', (_, line, resetAt) => {
+    const limit = codex.usageLimit!(line, now);
+    expect(limit?.message).toMatch(/^You’ve hit your usage limit\./);
+    expect(limit?.resetAt).toBe(resetAt);
+  });
+
+  it.each([
+    ['a rate limit it retries', JSON.stringify({ type: 'error', message: 'Reconnecting... 1/5 (unexpected status 429 Too Many Requests)' })],
+    ['an agent message quoting the words', JSON.stringify({ type: 'item.completed', item: { type: 'agent_message', text: 'you hit your usage limit' } })],
+  ])('Codex: %s is no limit', (_, line) => {
+    expect(codex.usageLimit!(line, now)).toBeUndefined();
+  });
+});
+
+describe('at a usage limit: wait for the reset, or stop the run (pauseDecision)', () => {
+  const NOW = Date.parse('2026-12-04T15:00:00Z');
+  const limit = (resetAt?: string) => ({ message: 'Claude usage limit reached (five_hour)', ...(resetAt ? { resetAt } : {}) });
+  it.each([
+    ['no --wait-for-reset: stop, naming the reset', limit('2026-12-04T18:00:00Z'), false, { kind: 'stop', why: 'Claude usage limit reached (five_hour); resets 2026-12-04T18:00:00Z' }],
+    ['wait: until a second past the reset', limit('2026-12-04T18:00:00Z'), true, { kind: 'wait', ms: 3 * 3_600_000 + 1000 }],
+    ['wait: a reset already past, a second', limit('2026-12-04T14:00:00Z'), true, { kind: 'wait', ms: 1000 }],
+    ['wait: no reset named, stop', limit(), true, { kind: 'stop', why: expect.stringContaining('named no reset time') }],
+    ['wait: a weekly reset past the cap, stop', limit('2026-12-09T15:00:00Z'), true, { kind: 'stop', why: expect.stringContaining('more than --wait-for-reset waits (6 h)') }],
+  ] as const)('%s', (_, l, wait, expected) => {
+    expect(pauseDecision(l, NOW, wait)).toEqual(expected);
+  });
+});
+
+describe("the simulator's usage limit (provider.usageLimit)", () => {
+  const request = (id: number, now: number, credential = 'k') => ({ id, now, credential, seed: 1, trialKey: `t${id}`, n: 0 });
+  it('admits afterRequests per credential, refuses until the reset, then counts again', () => {
+    const state = newProviderState(0);
+    const limits = { usageLimit: { afterRequests: 2, resetSeconds: 10 } };
+    const at = (id: number, now: number, credential?: string) => {
+      const d = gate(limits, state, request(id, now, credential));
+      release(state, credential ?? 'k', id);
+      return d.type === 'usage_limited' ? `limited until ${d.resetAt}` : d.type;
+    };
+    expect([at(1, 0), at(2, 1000), at(3, 2000), at(4, 5000), at(5, 2500, 'other')]).toEqual([
+      'admit',
+      'admit',
+      'limited until 12000',
+      'limited until 12000',
+      'admit',
+    ]);
+    expect([at(6, 12_000), at(7, 12_001), at(8, 12_002)]).toEqual(['admit', 'admit', 'limited until 22002']);
+  });
+
+  it.each([
+    ['anthropic', '/v1/messages', { 'anthropic-ratelimit-unified-status': 'rejected', 'anthropic-ratelimit-unified-reset': '1796410734' }],
+    ['openai-responses', '/v1/responses', {}],
+  ])("%s replies as its CLI's usage limit", (_, path, headers) => {
+    const reply = dialectFor(path)!.usageLimitReply(1796410734, 1796410734000 - 60_000);
+    expect(reply.status).toBe(429);
+    expect(reply.headers).toMatchObject(headers);
+    if (path === '/v1/responses') expect(reply.body).toMatchObject({ error: { type: 'usage_limit_reached', resets_at: 1796410734, resets_in_seconds: 60 } });
   });
 });
