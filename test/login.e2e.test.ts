@@ -106,32 +106,41 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
   const limitedProfile = (resetSeconds: number) => `seed: 1\nprovider:\n  usageLimit: { afterRequests: 1, resetSeconds: ${resetSeconds} }\n`;
   const args = ['run', '--sim', 'sim.yaml', '--login', '--trials', '2', '-j', '1', '--grep', 'pos-alpha', '--transcripts', 'runs'];
 
-  // Codex names its reset to the minute (so waiting for it takes up to a minute): it is the one stopped and resumed;
-  // Claude Code names the second, and is the one that waits.
-  it('Codex: the run stops interrupted (130) naming the reset and --resume; the resume completes it, no trial scored from the limit', async () => {
-    const project = makeProject({ ...baseProject(), 'sim.yaml': limitedProfile(3600), 'skillprobe.config.yaml': CASES[1]!.config });
+  /** A first run that meets the limit at its second trial: stopped interrupted (130), naming the reset and --resume. */
+  async function stoppedAtLimit(config: string, said: RegExp) {
+    const project = makeProject({ ...baseProject(), 'sim.yaml': limitedProfile(3600), 'skillprobe.config.yaml': config });
     const home = mkdtempSync(join(tmpdir(), 'sp-loginhome-'));
     dirs.push(project, home);
     fakeLoginHome(home);
     const env = testEnv({ HOME: home });
     const first = await runCli(args, { cwd: project, env });
     expect(first.exitCode).toBe(130);
-    expect(first.stderr).toMatch(/stopped at the subscription's usage limit \(You.ve hit your usage limit\..*; resets \d{4}-\d\d-\d\dT/);
+    expect(first.stderr).toMatch(said);
     expect(first.stdout + first.stderr).toMatch(/interrupted: `.*--resume /);
     const dir = onlyRun(project);
     const stopped = JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')) as { status: string; stoppedBecause?: string };
     expect(stopped).toMatchObject({ status: 'interrupted', stoppedBecause: expect.stringContaining('usage limit') });
     const limited = JSON.parse(readFileSync(join(dir, 'trials/pos-alpha/skill/2.meta.json'), 'utf8')) as { usageLimit?: object };
     expect(limited.usageLimit).toMatchObject({ resetAt: expect.any(String) });
+    return { project, env, dir };
+  }
 
+  it('Claude Code: the run stops interrupted (130) naming the reset and --resume; the resume completes it, no trial scored from the limit', async () => {
+    const { project, env, dir } = await stoppedAtLimit(
+      CASES[0]!.config,
+      /stopped at the subscription's usage limit \(Claude usage limit reached \(five_hour\); resets \d{4}-\d\d-\d\dT/,
+    );
     // A fresh simulator has the quota back, as the real one has after the reset.
     const resumed = await runCli([...args, '--resume', dir], { cwd: project, env });
     expect(resumed.exitCode).not.toBe(130);
-    const outcomes = resultsOf(dir).outcomes;
-    expect(outcomes.map((o) => [o.n, o.status])).toEqual([
+    expect(resultsOf(dir).outcomes.map((o) => [o.n, o.status])).toEqual([
       [1, 'ok'],
       [2, 'ok'],
     ]);
+  }, 180_000);
+
+  it('Codex: its usage-limit error stops the run the same way', async () => {
+    await stoppedAtLimit(CASES[1]!.config, /stopped at the subscription's usage limit \(You.ve hit your usage limit\..*; resets \d{4}-\d\d-\d\dT/);
   }, 180_000);
 
   it('Claude Code with --wait-for-reset: the limited trial sleeps until the reset and runs again; the run completes in one go', async () => {

@@ -11,6 +11,9 @@ import { copyLogin, loginProblem, loginSources } from '../src/agents/login.js';
 import { pauseDecision } from '../src/runner/usage-limit.js';
 import { gate, newProviderState, release } from '../src/sim/provider.js';
 import { dialectFor } from '../src/sim/dialects/index.js';
+import { parseProfile } from '../src/sim/profile.js';
+import { startSimulator } from '../src/sim/server.js';
+import { connect } from 'node:net';
 import { cleanup } from './helpers.js';
 import { fakeLoginHome } from './login-fixtures.js';
 
@@ -234,5 +237,34 @@ describe("the simulator's usage limit (provider.usageLimit)", () => {
     expect(reply.status).toBe(429);
     expect(reply.headers).toMatchObject(headers);
     if (path === '/v1/responses') expect(reply.body).toMatchObject({ error: { type: 'usage_limit_reached', resets_at: 1796410734, resets_in_seconds: 60 } });
+  });
+});
+
+describe('the simulator as a login trial’s proxy', () => {
+  it('refuses a tunnel (403), counts it, and outlives a client that resets it', async () => {
+    const sim = await startSimulator(parseProfile({ seed: 1 }));
+    try {
+      const refused = await new Promise<string>((resolve) => {
+        const socket = connect(sim.port, '127.0.0.1', () => socket.write('CONNECT api.anthropic.com:443 HTTP/1.1\r\nhost: api.anthropic.com:443\r\n\r\n'));
+        socket.once('data', (d) => {
+          resolve(d.toString().split('\r\n')[0]!);
+          socket.resetAndDestroy();
+        });
+      });
+      expect(refused).toBe('HTTP/1.1 403 Forbidden');
+      // Another tunnel reset before its answer: the simulator keeps serving.
+      await new Promise<void>((resolve) => {
+        const socket = connect(sim.port, '127.0.0.1', () => {
+          socket.write('CONNECT chatgpt.com:443 HTTP/1.1\r\n\r\n');
+          socket.resetAndDestroy();
+          resolve();
+        });
+      });
+      await new Promise((r) => setTimeout(r, 50));
+      expect((await fetch(`${sim.url}/`)).status).toBe(200);
+      expect(sim.stats.refusedTunnels).toBeGreaterThanOrEqual(1);
+    } finally {
+      await sim.stop();
+    }
   });
 });

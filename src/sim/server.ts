@@ -226,6 +226,8 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
   // As a proxy it serves plain HTTP as any request and opens no tunnel: nothing reaches beyond loopback.
   server.on('connect', (_req: IncomingMessage, socket: Socket) => {
     stats.refusedTunnels++;
+    // A client that drops the refused tunnel at once resets the socket: nothing for the simulator to do.
+    socket.on('error', () => undefined);
     socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
   });
   server.on('connection', (s) => {
