@@ -103,7 +103,8 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
   const dirs: string[] = [];
   afterAll(() => cleanup(...dirs));
   /** The simulator refuses every request after the first as the CLI's usage limit, until `resetSeconds` pass. */
-  const limitedProfile = (resetSeconds: number) => `seed: 1\nprovider:\n  usageLimit: { afterRequests: 1, resetSeconds: ${resetSeconds} }\n`;
+  const limitedProfile = (resetSeconds: number) =>
+    `seed: 1\nprovider:\n  usageLimit: { afterRequests: 1, resetSeconds: ${resetSeconds} }\n`;
   const args = ['run', '--sim', 'sim.yaml', '--login', '--trials', '2', '-j', '1', '--grep', 'pos-alpha', '--transcripts', 'runs'];
 
   /** A first run that meets the limit at its second trial: stopped interrupted (130), naming the reset and --resume. */
@@ -140,7 +141,10 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
   }, 180_000);
 
   it('Codex: its usage-limit error stops the run the same way', async () => {
-    await stoppedAtLimit(CASES[1]!.config, /stopped at the subscription's usage limit \(You.ve hit your usage limit\..*; resets \d{4}-\d\d-\d\dT/);
+    await stoppedAtLimit(
+      CASES[1]!.config,
+      /stopped at the subscription's usage limit \(You.ve hit your usage limit\..*; resets \d{4}-\d\d-\d\dT/,
+    );
   }, 180_000);
 
   it('Claude Code with --wait-for-reset: the limited trial sleeps until the reset and runs again; the run completes in one go', async () => {
@@ -156,7 +160,9 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
       [2, 'ok'],
     ]);
     // The refused attempt is kept beside the trial, never scored.
-    const attempt = JSON.parse(readFileSync(join(dir, 'trials/pos-alpha/skill/2.a1.meta.json'), 'utf8')) as { usageLimit?: { message: string } };
+    const attempt = JSON.parse(readFileSync(join(dir, 'trials/pos-alpha/skill/2.a1.meta.json'), 'utf8')) as {
+      usageLimit?: { message: string };
+    };
     expect(attempt.usageLimit?.message).toBe('Claude usage limit reached (five_hour)');
   }, 180_000);
 });

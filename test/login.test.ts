@@ -162,7 +162,11 @@ describe("each CLI's usage-limit words", () => {
     ['rejected, no reset said', claudeLine({ status: 'rejected' }), { message: 'Claude usage limit reached' }],
     ['allowed: no limit', claudeLine({ status: 'allowed', isUsingOverage: false }), undefined],
     ['a warning: no limit yet', claudeLine({ status: 'allowed_warning', resetsAt: 1796410734 }), undefined],
-    ['the result line alone is not read', JSON.stringify({ type: 'result', is_error: true, result: "You've hit your session limit" }), undefined],
+    [
+      'the result line alone is not read',
+      JSON.stringify({ type: 'result', is_error: true, result: "You've hit your session limit" }),
+      undefined,
+    ],
     ['not JSON', '{"type":"rate_limit_event", broken', undefined],
   ])('Claude Code: %s', (_, line, expected) => {
     expect(claudeCode.usageLimit!(line, new Date())).toEqual(expected);
@@ -178,7 +182,11 @@ describe("each CLI's usage-limit words", () => {
     ['a time already past: tomorrow', JSON.stringify({ type: 'error', message: said('at 9:05 AM.') }), local(11, 5, 9, 5)],
     ['noon and midnight', JSON.stringify({ type: 'error', message: said('at 12:10 AM.') }), local(11, 5, 0, 10)],
     ['another day', JSON.stringify({ type: 'error', message: said('at Dec 9 12:15 PM.') }), local(11, 9, 12, 15)],
-    ['another year', JSON.stringify({ type: 'error', message: said('at Jan 2, 2027 8:00 AM.') }), new Date(2027, 0, 2, 8, 0, 59).toISOString()],
+    [
+      'another year',
+      JSON.stringify({ type: 'error', message: said('at Jan 2, 2027 8:00 AM.') }),
+      new Date(2027, 0, 2, 8, 0, 59).toISOString(),
+    ],
     ['turn.failed says it too', JSON.stringify({ type: 'turn.failed', error: { message: said('at 6:59 PM.') } }), local(11, 4, 18, 59)],
     ['no time named', JSON.stringify({ type: 'error', message: said('later.') }), undefined],
   ])('Codex: %s', (_, line, resetAt) => {
@@ -188,8 +196,14 @@ describe("each CLI's usage-limit words", () => {
   });
 
   it.each([
-    ['a rate limit it retries', JSON.stringify({ type: 'error', message: 'Reconnecting... 1/5 (unexpected status 429 Too Many Requests)' })],
-    ['an agent message quoting the words', JSON.stringify({ type: 'item.completed', item: { type: 'agent_message', text: 'you hit your usage limit' } })],
+    [
+      'a rate limit it retries',
+      JSON.stringify({ type: 'error', message: 'Reconnecting... 1/5 (unexpected status 429 Too Many Requests)' }),
+    ],
+    [
+      'an agent message quoting the words',
+      JSON.stringify({ type: 'item.completed', item: { type: 'agent_message', text: 'you hit your usage limit' } }),
+    ],
   ])('Codex: %s is no limit', (_, line) => {
     expect(codex.usageLimit!(line, now)).toBeUndefined();
   });
@@ -199,11 +213,21 @@ describe('at a usage limit: wait for the reset, or stop the run (pauseDecision)'
   const NOW = Date.parse('2026-12-04T15:00:00Z');
   const limit = (resetAt?: string) => ({ message: 'Claude usage limit reached (five_hour)', ...(resetAt ? { resetAt } : {}) });
   it.each([
-    ['no --wait-for-reset: stop, naming the reset', limit('2026-12-04T18:00:00Z'), false, { kind: 'stop', why: 'Claude usage limit reached (five_hour); resets 2026-12-04T18:00:00Z' }],
+    [
+      'no --wait-for-reset: stop, naming the reset',
+      limit('2026-12-04T18:00:00Z'),
+      false,
+      { kind: 'stop', why: 'Claude usage limit reached (five_hour); resets 2026-12-04T18:00:00Z' },
+    ],
     ['wait: until a second past the reset', limit('2026-12-04T18:00:00Z'), true, { kind: 'wait', ms: 3 * 3_600_000 + 1000 }],
     ['wait: a reset already past, a second', limit('2026-12-04T14:00:00Z'), true, { kind: 'wait', ms: 1000 }],
     ['wait: no reset named, stop', limit(), true, { kind: 'stop', why: expect.stringContaining('named no reset time') }],
-    ['wait: a weekly reset past the cap, stop', limit('2026-12-09T15:00:00Z'), true, { kind: 'stop', why: expect.stringContaining('more than --wait-for-reset waits (6 h)') }],
+    [
+      'wait: a weekly reset past the cap, stop',
+      limit('2026-12-09T15:00:00Z'),
+      true,
+      { kind: 'stop', why: expect.stringContaining('more than --wait-for-reset waits (6 h)') },
+    ],
   ] as const)('%s', (_, l, wait, expected) => {
     expect(pauseDecision(l, NOW, wait)).toEqual(expected);
   });
@@ -236,7 +260,8 @@ describe("the simulator's usage limit (provider.usageLimit)", () => {
     const reply = dialectFor(path)!.usageLimitReply(1796410734, 1796410734000 - 60_000);
     expect(reply.status).toBe(429);
     expect(reply.headers).toMatchObject(headers);
-    if (path === '/v1/responses') expect(reply.body).toMatchObject({ error: { type: 'usage_limit_reached', resets_at: 1796410734, resets_in_seconds: 60 } });
+    if (path === '/v1/responses')
+      expect(reply.body).toMatchObject({ error: { type: 'usage_limit_reached', resets_at: 1796410734, resets_in_seconds: 60 } });
   });
 });
 
@@ -245,7 +270,9 @@ describe('the simulator as a login trial’s proxy', () => {
     const sim = await startSimulator(parseProfile({ seed: 1 }));
     try {
       const refused = await new Promise<string>((resolve) => {
-        const socket = connect(sim.port, '127.0.0.1', () => socket.write('CONNECT api.anthropic.com:443 HTTP/1.1\r\nhost: api.anthropic.com:443\r\n\r\n'));
+        const socket = connect(sim.port, '127.0.0.1', () =>
+          socket.write('CONNECT api.anthropic.com:443 HTTP/1.1\r\nhost: api.anthropic.com:443\r\n\r\n'),
+        );
         socket.once('data', (d) => {
           resolve(d.toString().split('\r\n')[0]!);
           socket.resetAndDestroy();

@@ -26,7 +26,11 @@ export function pauseDecision(limit: UsageLimit, nowMs: number, waitForReset: bo
 }
 
 /** The usage limit the first line of a stored transcript that names one says, or undefined. */
-export function usageLimitIn(lines: Iterable<string>, read: (line: string, now: Date) => UsageLimit | undefined, now: Date): UsageLimit | undefined {
+export function usageLimitIn(
+  lines: Iterable<string>,
+  read: (line: string, now: Date) => UsageLimit | undefined,
+  now: Date,
+): UsageLimit | undefined {
   for (const line of lines) {
     const limit = read(line, now);
     if (limit) return limit;

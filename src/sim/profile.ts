@@ -203,7 +203,11 @@ const providerSchema = z
     usageLimit: z
       .object({
         afterRequests: z.number().int().min(0).max(10_000_000),
-        resetSeconds: z.number().int().min(0).max(30 * 86_400),
+        resetSeconds: z
+          .number()
+          .int()
+          .min(0)
+          .max(30 * 86_400),
       })
       .strict()
       .optional(),

@@ -133,7 +133,8 @@ export function release(state: ProviderState, credential: string, id: number): v
   const c = state.credentials.get(credential);
   c?.inFlight.delete(id);
   // A credential's state goes once nothing of it is left to count (its quota's use included).
-  if (c && c.inFlight.size === 0 && c.recent.length === 0 && c.used === 0 && c.limitedUntil === undefined) state.credentials.delete(credential);
+  if (c && c.inFlight.size === 0 && c.recent.length === 0 && c.used === 0 && c.limitedUntil === undefined)
+    state.credentials.delete(credential);
 }
 
 /** Admitted requests in flight over every credential. */
