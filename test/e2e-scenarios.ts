@@ -104,6 +104,8 @@ export async function stalledRun(
       'runs',
       '--workdir',
       workdir,
+      // A stall after the firing is the point here: the trial must run on past its settled outcome.
+      '--no-settle',
       ...testBinaryArgs(agent),
     ],
     { cwd: project, timeoutMs: 120_000 },
@@ -211,6 +213,8 @@ export async function scenarioRun(
     'runs',
     '--workdir',
     workdir,
+    // The scenarios check what the model does after a firing (its plan): each trial runs to the end of its turn.
+    '--no-settle',
     ...testBinaryArgs(agent),
   ];
   const r = await runCli(args, { cwd: project, timeoutMs: 240_000 });
