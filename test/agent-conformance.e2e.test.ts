@@ -64,7 +64,7 @@ const AGENTS: Record<string, AgentRow> = {
   'claude-code': {
     config: undefined,
     parse: parseClaudeStream,
-    cliVersion: '2.1.197',
+    cliVersion: '2.1.332',
     manifest: {},
     skillsFolder: '.claude/skills',
     fires: ({ t }) =>
@@ -95,7 +95,7 @@ const AGENTS: Record<string, AgentRow> = {
   codex: {
     config: `${CODEX}retries:\n  cli: 1\n`,
     parse: parseCodexStream,
-    cliVersion: '0.169.0',
+    cliVersion: '0.171.0',
     manifest: { model: 'sim-model' },
     skillsFolder: '.agents/skills',
     // Codex has no skill tool: the shell read of a SKILL.md is the firing, made unforgeable by a planted nonce.

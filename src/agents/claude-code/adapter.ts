@@ -267,7 +267,7 @@ export const claudeCode: AgentAdapter = {
     return bin;
   },
 
-  // `claude --version` prints "2.1.197 (Claude Code)": offline, in about 0.2 s.
+  // `claude --version` prints "2.1.332 (Claude Code)": offline.
   cliVersion: (binary) => printedVersion(binary, ['--version']),
 
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined {

@@ -136,7 +136,7 @@ export const codex: AgentAdapter = {
     return bin;
   },
 
-  // `codex --version` prints "codex-cli 0.169.0".
+  // `codex --version` prints "codex-cli 0.171.0".
   cliVersion: (binary) => printedVersion(binary, ['--version']),
 
   credentialProblem(env: NodeJS.ProcessEnv): string | undefined {
