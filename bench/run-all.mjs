@@ -23,6 +23,7 @@ import { benchField, printField } from './field.mjs';
 import { benchLabField, printLabField } from './lab-field.mjs';
 import { benchStartup, printStartup } from './startup.mjs';
 import { benchSettle, printSettle } from './settle.mjs';
+import { benchView, printView } from './view.mjs';
 
 printSequential(benchSequential());
 const compared = benchCompare();
@@ -46,6 +47,7 @@ printConcurrencyReal(await benchConcurrencyReal());
 printStartup(await benchStartup());
 printRegrade(await benchRegrade());
 printTranscriptMemory(await benchTranscriptMemory());
+printView(await benchView());
 printOverhead(await benchOverhead());
 printDemo(await benchDemo());
 printSettle(await benchSettle());

@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { agentNotes, readTranscripts } from '../src/runner/reports.js';
@@ -38,8 +38,8 @@ import {
   withoutEstimates,
 } from './report-inputs.js';
 import { handMadeManifest, storeTrial } from './run-fixtures.js';
+import { CHROMIUM, hasBrowser, launchChromium, watchPage } from './headless-chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(import.meta.dirname, 'artifacts');
 const INJECTION = '</script><img src=x onerror=alert(1)>';
 const META: TrialMeta = {
@@ -611,7 +611,6 @@ describe('html report: sequential paths against the boundaries of the design eac
   });
 });
 
-const hasBrowser = existsSync(CHROMIUM);
 if (!hasBrowser)
   console.warn(`report-html: ${CHROMIUM} is missing, so the real-browser test of the html report is skipped (apt-get install chromium)`);
 
@@ -624,19 +623,7 @@ describe.skipIf(!hasBrowser)('html report in a real headless browser', () => {
     root = mkdtempSync(join(tmpdir(), 'sp-html-'));
     input = await handMadeRun(root);
     mkdirSync(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   }, 120_000);
   afterAll(async () => {
     await browser?.close();
@@ -648,19 +635,7 @@ describe.skipIf(!hasBrowser)('html report in a real headless browser', () => {
     const file = join(root, name);
     writeFileSync(file, html);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error' || m.type() === 'warning') problems.push(`console ${m.type()}: ${m.text()}`);
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('dialog', (d) => {
-      problems.push(`dialog: ${d.message()}`);
-      void d.dismiss();
-    });
-    page.on('request', (r) => {
-      if (!/^(file|data):/.test(r.url())) problems.push(`request: ${r.url()}`);
-    });
-    page.on('requestfailed', (r) => problems.push(`failed request: ${r.url()}`));
+    const problems = watchPage(page, (url) => /^(file|data):/.test(url));
     await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
     return { page, problems };
   }

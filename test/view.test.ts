@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { viewApp, RAW_PAGE_BYTES, EVENTS_PER_PAGE } from '../src/commands/view.js';
+import { EVENTS_PER_PAGE, RAW_PAGE_BYTES, VIEW_INDEX_FILE, viewApp } from '../src/commands/view.js';
 import { LABELS_FILE, labelsSchema } from '../src/commands/labels.js';
 import { href } from '../src/report/html/view-pages.js';
 import { cleanup, runInProcess, testEnv } from './helpers.js';
@@ -261,5 +261,24 @@ describe('history shares the summaries', () => {
     expect(all.stdout).toMatch(/20261203-000000-dddddd: .*run\.json not valid JSON/);
     const login = await runInProcess(['history', '--transcripts', 'transcripts', '--case', 'login'], { cwd: root, env: testEnv() });
     expect(login.stdout).toContain('model claude-sonnet-4-5 → claude-opus-4-1');
+  });
+});
+
+describe('the index kept beside the runs', () => {
+  it('keeps the summaries read for the next start, and reads a run again once it changed', async () => {
+    const file = join(dir, VIEW_INDEX_FILE);
+    await page('/');
+    const kept = JSON.parse(readFileSync(file, 'utf8'));
+    expect(Object.keys(kept.runs)).toContain(VIEW_RUNS.newer);
+    // A next start reads the newer run from the index: a summary planted there is what it lists.
+    kept.runs[VIEW_RUNS.newer].summary.run.model = 'planted-model';
+    writeFileSync(file, JSON.stringify(kept));
+    const next = viewApp({ transcriptsDir: 'transcripts', cwd: root, labeller: 'ada', port: () => PORT });
+    const listed = async () => (await next.request('/', { headers: { host: HOST } })).text();
+    expect(await listed()).toContain('planted-model');
+    // results.json rewritten: the stamp differs, so the run is read again.
+    const results = join(dir, VIEW_RUNS.newer, 'results.json');
+    writeFileSync(results, readFileSync(results, 'utf8') + '\n');
+    expect(await listed()).not.toContain('planted-model');
   });
 });

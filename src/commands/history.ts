@@ -1,6 +1,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { readResultsSync, RunFolderError, RunStore } from '../run/store.js';
+import pMap from 'p-map';
+import { readResultsHeadSync, RunFolderError, RunStore } from '../run/store.js';
 import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { TUNE_FILE } from '../run/tune-schema.js';
 import { readTuneRecord } from '../run/tune-store.js';
@@ -38,7 +39,7 @@ export async function readRunSummary(transcriptsDir: string, runId: string, cwd:
   try {
     if (existsSync(join(fromFolder(cwd, dir), TUNE_FILE))) return summariseTune(runId, await readTuneRecord(dir, cwd));
     const { store, manifest } = await RunStore.open(dir, cwd);
-    const stored = readResultsSync(store.dir);
+    const stored = readResultsHeadSync(store.dir);
     if (stored.ok) return summariseRun(runId, manifest, stored.value);
     // A run still going writes its results when it ends: their absence is no problem yet.
     if (manifest.status === 'running' && stored.problem === 'missing') return summariseRun(runId, manifest);
@@ -49,7 +50,10 @@ export async function readRunSummary(transcriptsDir: string, runId: string, cwd:
   }
 }
 
+/** Run folders read at once: enough to overlap the disk, few enough that a thousand never sit in memory together. */
+export const READ_AT_ONCE = 8;
+
 /** Every run folder in `transcriptsDir`, newest first, each as its summary. */
 export async function readHistory(transcriptsDir: string, cwd: string): Promise<RunSummary[]> {
-  return Promise.all(listRunFolders(transcriptsDir, cwd).map((id) => readRunSummary(transcriptsDir, id, cwd)));
+  return pMap(listRunFolders(transcriptsDir, cwd), (id) => readRunSummary(transcriptsDir, id, cwd), { concurrency: READ_AT_ONCE });
 }

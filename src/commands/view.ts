@@ -1,7 +1,9 @@
+import { existsSync, readFileSync } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
+import pMap from 'p-map';
 import { htmlReporter } from '../report/html.js';
 import { trialDetails } from '../report/html/trials.js';
 import {
@@ -30,7 +32,8 @@ import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { compareRuns } from '../verdict/compare.js';
 import { InputError } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
-import { listRunFolders, readRunSummary } from './history.js';
+import { writeFileWhole } from '../util/atomic-file.js';
+import { listRunFolders, READ_AT_ONCE, readRunSummary } from './history.js';
 import { labelAgreement, labelsOfRun, LABELS_FILE, readLabels, writeLabels, type Label } from './labels.js';
 import { tuneReportInput } from './tune.js';
 import type { Transcript } from '../transcript/types.js';
@@ -48,10 +51,15 @@ export interface ViewOptions {
   /** The port served: the one Host and Origin a request may name (DNS rebinding, cross-site posts). */
   port: () => number;
   now?: () => Date;
+  /** Read every run's summary soon after the start, so a filter or a case's trend finds them read. */
+  warm?: boolean;
 }
 
+/** How long the warming waits: the first page a browser asks for is read before it. */
+const WARM_AFTER_MS = 1500;
+
 /** Runs listed per page: the newest are read first, so a folder of thousands lists at once. */
-export const RUNS_PER_PAGE = 100;
+export const RUNS_PER_PAGE = 50;
 /** A trial's timeline is shown this many events at a time, its raw stream this many bytes. */
 export const EVENTS_PER_PAGE = 400;
 export const RAW_PAGE_BYTES = 256 * 1024;
@@ -63,17 +71,36 @@ const fileStamp = (file: string) =>
     () => '-',
   );
 
+/** The summaries kept beside the run folders between two starts of the view, each with the stamp it was read at. */
+export const VIEW_INDEX_FILE = '.skillprobe-view-index.json';
+const VIEW_INDEX_VERSION = 1;
+
 /**
  * Each run's summary kept while its run.json and results.json are unchanged: a page lists the newest runs reading
- * only theirs, and a filter reads each run once.
+ * only theirs, a filter reads each run once, and the next start reads them from VIEW_INDEX_FILE.
  */
 class RunIndex {
   private readonly summaries = new Map<string, { stamp: string; summary: RunSummary }>();
+  private changed = false;
 
   constructor(
     private readonly transcriptsDir: string,
     private readonly cwd: string,
-  ) {}
+  ) {
+    try {
+      const kept = JSON.parse(readFileSync(this.indexFile(), 'utf8')) as {
+        version?: number;
+        runs?: Record<string, { stamp: string; summary: RunSummary }>;
+      };
+      if (kept.version === VIEW_INDEX_VERSION) for (const [id, entry] of Object.entries(kept.runs ?? {})) this.summaries.set(id, entry);
+    } catch {
+      // None yet, or not ours to read: every summary is read from its run folder.
+    }
+  }
+
+  private indexFile(): string {
+    return fromFolder(this.cwd, join(this.transcriptsDir, VIEW_INDEX_FILE));
+  }
 
   ids(): string[] {
     return listRunFolders(this.transcriptsDir, this.cwd);
@@ -91,11 +118,20 @@ class RunIndex {
     if (kept?.stamp === stamp) return kept.summary;
     const summary = await readRunSummary(this.transcriptsDir, id, this.cwd);
     this.summaries.set(id, { stamp, summary });
+    this.changed = true;
     return summary;
   }
 
   all(ids: readonly string[]): Promise<RunSummary[]> {
-    return Promise.all(ids.map((id) => this.summary(id)));
+    return pMap(ids, (id) => this.summary(id), { concurrency: READ_AT_ONCE });
+  }
+
+  /** Keeps the summaries read for the next start; a folder that cannot be written keeps none, and loses nothing else. */
+  async save(): Promise<void> {
+    if (!this.changed) return;
+    this.changed = false;
+    const runs = Object.fromEntries([...this.summaries].filter(([id]) => existsSync(join(fromFolder(this.cwd, this.transcriptsDir), id))));
+    await writeFileWhole(this.indexFile(), JSON.stringify({ version: VIEW_INDEX_VERSION, runs })).catch(() => undefined);
   }
 }
 
@@ -136,6 +172,14 @@ export function viewApp(o: ViewOptions): Hono {
   let parsed: { key: string; transcript: Transcript } | undefined;
   const labelsFile = join(o.transcriptsDir, LABELS_FILE);
   const now = o.now ?? (() => new Date());
+  if (o.warm)
+    // Nothing it meets stops the view (the folder gone meanwhile, a run unreadable): a page that needs it says so.
+    setTimeout(() => {
+      Promise.resolve()
+        .then(() => index.all(index.ids()))
+        .then(() => index.save())
+        .catch(() => undefined);
+    }, WARM_AFTER_MS).unref();
 
   const runDir = (id: string | undefined): string => {
     const dir = id === undefined ? undefined : index.dirOf(id);
@@ -181,11 +225,16 @@ export function viewApp(o: ViewOptions): Hono {
         return c.text(`refused: a ${c.req.method} from ${origin ?? 'no origin'}, not from this server's pages`, 403);
     }
     await next();
-    c.header('Content-Security-Policy', VIEW_CSP);
+    // Who may frame a page is said only in a header (a <meta> policy cannot say it).
+    c.header('Content-Security-Policy', `${VIEW_CSP}; frame-ancestors 'self'`);
     c.header('X-Content-Type-Options', 'nosniff');
-    c.header('Referrer-Policy', 'no-referrer');
+    // `no-referrer` would make a browser post its forms from origin `null`, which the check above refuses.
+    c.header('Referrer-Policy', 'same-origin');
     c.header('Cache-Control', 'no-store');
   });
+
+  // A browser asks for it by itself; the pages have none.
+  app.get('/favicon.ico', (c) => c.body(null, 204));
 
   app.get(VIEW_SCRIPT_PATH, (c) => c.body(VIEW_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
 
@@ -197,6 +246,7 @@ export function viewApp(o: ViewOptions): Hono {
     const pages = Math.max(1, Math.ceil(matching.length / RUNS_PER_PAGE));
     const page = Math.min(pages, positiveInt(c.req.query('page')) || 1);
     const rows = await index.all(matching.slice((page - 1) * RUNS_PER_PAGE, page * RUNS_PER_PAGE));
+    await index.save();
     return c.html(runsPage({ rows, query, page, pages, matching: matching.length }));
   });
 
@@ -254,7 +304,9 @@ export function viewApp(o: ViewOptions): Hono {
 
   app.get('/case', async (c) => {
     const caseId = c.req.query('id') ?? '';
-    return c.html(casePage(caseId, await index.all(index.ids())));
+    const rows = await index.all(index.ids());
+    await index.save();
+    return c.html(casePage(caseId, rows));
   });
 
   app.get('/compare', async (c) => {
@@ -390,7 +442,7 @@ async function rawPage(file: string, offset: number): Promise<{ text: string; of
 /** A view server on 127.0.0.1 only; `port` 0 takes a free one. */
 export function startView(o: Omit<ViewOptions, 'port'>, port: number): Promise<{ url: string; stop: () => Promise<void> }> {
   let bound = port;
-  const app = viewApp({ ...o, port: () => bound });
+  const app = viewApp({ ...o, port: () => bound, warm: true });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, (info) => {
       bound = info.port;

@@ -1,5 +1,5 @@
 import type { Context } from '../run/config-schema.js';
-import type { CaseArmSummary, CaseVerdict, Results, RunManifest, RunStatus } from '../run/schema.js';
+import type { CaseArmSummary, CaseVerdict, Results, ResultsHead, RunManifest, RunStatus } from '../run/schema.js';
 import type { TuneRecord } from '../run/tune-schema.js';
 import { fmt, interval, paragraph, REPORT_WIDTH, table, usd } from './format.js';
 import { rateNotes, verdictCounts, verdictRate } from './wording.js';
@@ -16,7 +16,8 @@ export type RunKind = 'several agents' | 'canary' | 'judged' | 'shard' | 'merged
 /** One case of a run: its verdict, the skill arm's rate behind it, and what its trials cost. */
 export interface CaseLine {
   verdict: CaseVerdict;
-  skill?: CaseArmSummary;
+  /** The skill arm's pass rate. */
+  skill?: Pick<CaseArmSummary, 'rate'>;
   costUsd?: number;
 }
 
@@ -57,7 +58,7 @@ function kindsOf(runId: string, m: RunManifest): RunKind[] {
 }
 
 /** A run's summary from what its folder holds; `problem` says what could not be read. Pure. */
-export function summariseRun(runId: string, manifest?: RunManifest, results?: Results, problem?: string): RunSummary {
+export function summariseRun(runId: string, manifest?: RunManifest, results?: Results | ResultsHead, problem?: string): RunSummary {
   const m = manifest;
   const run: RunSummary['run'] = m && {
     agent: m.agent.id,
@@ -80,7 +81,7 @@ export function summariseRun(runId: string, manifest?: RunManifest, results?: Re
   const cases = results.verdicts.map((verdict) => {
     const skill = results.summary.cases.find((s) => s.caseId === verdict.caseId && s.arm === 'skill');
     const c = cost.get(verdict.caseId);
-    return { verdict, ...(skill ? { skill } : {}), ...(c !== undefined ? { costUsd: c } : {}) };
+    return { verdict, ...(skill ? { skill: { rate: skill.rate } } : {}), ...(c !== undefined ? { costUsd: c } : {}) };
   });
   return {
     ...summary,

@@ -112,7 +112,7 @@ export const estimateText = (e: RateEstimate) => `${fmt(e.rate)} ${interval({ lo
  * Wilson interval, marked `*` when that interval is descriptive only (a sequential stop without an adjusted rate,
  * as results.json files written before designs had).
  */
-export function verdictRate(v: CaseVerdict, s: CaseArmSummary | undefined): string {
+export function verdictRate(v: CaseVerdict, s: Pick<CaseArmSummary, 'rate'> | undefined): string {
   if (v.estimate) return `${estimateText(v.estimate)}${ADJUSTED_MARK}`;
   return s && s.rate.n ? `${fmt(s.rate.p)} ${interval(s.rate)}${v.descriptiveInterval ? DESCRIPTIVE_MARK : ''}` : '—';
 }

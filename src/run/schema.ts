@@ -901,3 +901,12 @@ export const resultsSchema = z.object({
   exitCode: z.number().int(),
 });
 export type Results = z.output<typeof resultsSchema>;
+
+/**
+ * results.json as a list of runs reads it: all but the trials' outcomes, of which only each one's case and cost. A
+ * tenth of the checking a whole read does, for a folder of a thousand runs.
+ */
+export const resultsHeadSchema = resultsSchema.omit({ outcomes: true }).extend({
+  outcomes: z.array(z.object({ caseId: z.string(), costUsd: z.number().optional() })),
+});
+export type ResultsHead = z.output<typeof resultsHeadSchema>;

@@ -10,12 +10,14 @@ import {
   AGENT_RUNS_FILE,
   agentRunsSchema,
   RUN_FORMAT_VERSION,
+  resultsHeadSchema,
   resultsSchema,
   runManifestSchema,
   trialMetaSchema,
   type AgentRuns,
   type DamagedTrial,
   type Results,
+  type ResultsHead,
   type RunManifest,
   type TrialMeta,
   type TrialRef,
@@ -125,6 +127,10 @@ function readValidatedSync<S extends z.ZodTypeAny>(file: string, schema: S): Par
 
 /** A run folder's stored results, read synchronously for loaders that run before anything async (`--last-failed`). */
 export const readResultsSync = (runDir: string): Parsed<Results> => readValidatedSync(join(runDir, 'results.json'), resultsSchema);
+
+/** results.json as a list of runs reads it (resultsHeadSchema). */
+export const readResultsHeadSync = (runDir: string): Parsed<ResultsHead> =>
+  readValidatedSync(join(runDir, 'results.json'), resultsHeadSchema);
 
 /** A folder's record of a run of several agents, read synchronously (missing: not such a run). */
 export const readAgentRunsSync = (dir: string): Parsed<AgentRuns> => readValidatedSync(join(dir, AGENT_RUNS_FILE), agentRunsSchema);

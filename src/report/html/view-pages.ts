@@ -14,7 +14,7 @@ import { section, verdictBadge } from './parts.js';
 
 /** Scripts from this server only (the live run's poll), frames of its own pages, forms posted back to it. */
 export const VIEW_CSP =
-  "default-src 'none'; script-src 'self'; connect-src 'self'; frame-src 'self'; frame-ancestors 'self'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'self'";
+  "default-src 'none'; script-src 'self'; connect-src 'self'; frame-src 'self'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'self'";
 
 /** The one script: a live run's frame reloaded when its stamp changes (a trial landed, the status moved). */
 export const VIEW_SCRIPT = `'use strict';
