@@ -149,7 +149,7 @@ function trial(
     arm,
     n,
     status: spent.status ?? 'ok',
-    passed: spent.status && spent.status !== 'ok' ? null : (spent.passed ?? true),
+    passed: spent.status === 'infra_error' ? null : (spent.passed ?? true),
     ...(spent.wallMs !== undefined ? { wallMs: spent.wallMs } : {}),
     ...(spent.input !== undefined ? { usage: { input: spent.input, cached: spent.input / 2, output: spent.output ?? 0 } } : {}),
     ...(spent.requests !== undefined ? { requests: spent.requests } : {}),
@@ -178,6 +178,8 @@ describe('armCosts: per case and arm, skill − ablation, per skill', () => {
     // Case c: one ablation trial, no interval (and so no difference) for it.
     ...series('c', 'skill', [300, 320]),
     ...series('c', 'ablation', [150]),
+    // A trial stopped once settled spends what it spent: counted, and marked.
+    trial('a', 'skill', 4, { input: 220, output: 22, wallMs: 1220, requests: 1, status: 'settled' }),
     // A negative case, skill arm only; one trial of it reported no usage.
     ...series('neg', 'skill', [90, 95]),
     trial('neg', 'skill', 3, { wallMs: 900 }),
@@ -190,19 +192,26 @@ describe('armCosts: per case and arm, skill − ablation, per skill', () => {
   const row = (id: string) => costs.cases.find((c) => c.caseId === id)!;
 
   it.each([
-    ['a', 'skill', 3, 'input', 3, 220],
+    ['a', 'skill', 4, 'input', 4, 220],
     ['a', 'ablation', 3, 'input', 3, 110],
     ['b', 'ablation', 6, 'output', 6, 45],
     ['c', 'ablation', 1, 'wallMs', 1, 1150],
     ['neg', 'skill', 3, 'input', 2, 92.5],
     ['neg', 'skill', 3, 'wallMs', 3, (1090 + 1095 + 900) / 3],
-    ['a', 'skill', 3, 'cached', 3, 110],
-    ['a', 'skill', 3, 'requests', 3, 1],
+    ['a', 'skill', 4, 'cached', 4, 110],
+    ['a', 'skill', 4, 'requests', 4, 1],
   ] as const)('%s/%s: %d trials, %s over %d of them, mean %d', (id, arm, trials, metric, n, mean) => {
     const a = row(id).arms.find((x) => x.arm === arm)!;
     expect(a.trials).toBe(trials);
     expect(a.metrics[metric]!.n).toBe(n);
     expect(a.metrics[metric]!.mean).toBeCloseTo(mean, 10);
+  });
+
+  it('counts the settled trials it spent on', () => {
+    expect(row('a').arms.map((x) => [x.arm, x.settled])).toEqual([
+      ['skill', 1],
+      ['ablation', 0],
+    ]);
   });
 
   it('no metric a CLI never reported (cost here), no arm that never ran', () => {
@@ -212,7 +221,7 @@ describe('armCosts: per case and arm, skill − ablation, per skill', () => {
 
   it('the difference, where both arms measured it twice or more, is Welch’s with Fieller’s ratio', () => {
     const d = row('a').difference.input!;
-    const welch = welchDifference(moments(200, 220, 240), moments(100, 110, 120));
+    const welch = welchDifference(moments(200, 220, 240, 220), moments(100, 110, 120));
     expect([d.diff, d.lo, d.hi]).toEqual([welch.estimate, welch.lo, welch.hi]);
     expect(d.ratio!.estimate).toBeCloseTo(2, 10);
     expect(d.ratio!.lo).toBeLessThan(2);

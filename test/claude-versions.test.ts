@@ -2,7 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
-import { CLAUDE_BUNDLED_BY_VERSION, CLAUDE_BUNDLED_SKILLS, claudeBundled, fieldSettings, trialSettings } from '../src/agents/claude-code/field.js';
+import {
+  CLAUDE_BUNDLED_BY_VERSION,
+  CLAUDE_BUNDLED_SKILLS,
+  claudeBundled,
+  fieldSettings,
+  trialSettings,
+} from '../src/agents/claude-code/field.js';
 import { parseClaudeStream } from '../src/agents/claude-code/parse.js';
 import { isLineOfType } from '../src/agents/json-lines.js';
 import type { IsolationExpectation } from '../src/agents/types.js';
@@ -102,7 +108,8 @@ describe('what each Claude Code version bundles', () => {
   });
 
   it('within a version, a name is listed or init-only, never both', () => {
-    for (const { listed, initOnly } of Object.values(CLAUDE_BUNDLED_BY_VERSION)) expect(listed.filter((s) => initOnly.includes(s))).toEqual([]);
+    for (const { listed, initOnly } of Object.values(CLAUDE_BUNDLED_BY_VERSION))
+      expect(listed.filter((s) => initOnly.includes(s))).toEqual([]);
   });
 });
 

@@ -181,12 +181,7 @@ export function describeStalledTrial(
  * one is set) with `config` (none: the defaults), and the conversation scenarios `conversation` names: the project,
  * the workspace folder and the run folder for the caller to check and remove, and what the run printed.
  */
-export async function scenarioRun(
-  agent: string,
-  config: string | undefined,
-  deadlineS: number,
-  conversation: ConversationParts = [],
-) {
+export async function scenarioRun(agent: string, config: string | undefined, deadlineS: number, conversation: ConversationParts = []) {
   const name = `e2e-${agent}`;
   const project = makeProject({
     ...baseProject(),

@@ -123,7 +123,10 @@ describe('a deferred acting tool is loaded with ToolSearch before it is called',
   });
   const lookedUp = [
     { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'ToolSearch', input: { query: 'select:WebFetch' } }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }] }] },
+    {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'tool_reference', tool_name: 'WebFetch' }] }],
+    },
   ];
   const toolUses = (r: Reply, tools: string[]) =>
     (anthropic.json(modelReply(r, tools)) as { content: { type: string; name?: string; input?: unknown }[] }).content.filter(

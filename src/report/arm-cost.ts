@@ -59,7 +59,7 @@ export function perArmRows(costs: ArmCosts, intervals: ReadonlySet<ArmCostMetric
     [c.caseId],
     ...c.arms.map((a) => [
       `  ${a.arm}`,
-      String(a.trials),
+      a.settled ? `${a.trials} (${a.settled} settled)` : String(a.trials),
       ...columns.map(({ metric }) => {
         const m = a.metrics[metric];
         return m ? metricValue(metric, m.mean) : '—';
@@ -86,7 +86,8 @@ const perArmHeader = (costs: ArmCosts): string[] => ['case, arm', 'trials', ...s
 /** What the table counts, said once under it. */
 export const PER_ARM_NOTE =
   'Means per trial over the trials that carry evidence (faults left out); input counts every input token, cached or not; ' +
-  'time is the trial wall time; requests are the model requests its transcript shows. ' +
+  'time is the trial wall time; requests are the model requests its transcript shows; settled trials, stopped once their ' +
+  'outcome was settled, count as spent. ' +
   'Difference: skill − ablation per trial, with Welch intervals; per skill, each of its cases weighs the same.';
 
 /** The family's share of the CLI's skill listing: what every skill-arm trial carries before the model answers. */

@@ -847,6 +847,8 @@ export const armCostsSchema = z.object({
           arm: armSchema,
           /** Trials that carry evidence (a fault's spending says nothing of the skill): each metric is over those that report it. */
           trials: z.number().int(),
+          /** Of them, trials stopped once their outcome was settled: counted as spent, so the means are what a run that settles spends. */
+          settled: z.number().int().default(0),
           metrics: z.record(armCostMetricSchema, z.object({ n: z.number().int(), mean: z.number(), sd: estimate })),
         }),
       ),

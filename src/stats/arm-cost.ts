@@ -90,6 +90,7 @@ export function armCosts(
     arms: byArm.map(({ arm, trials, samples }) => ({
       arm,
       trials: trials.length,
+      settled: trials.filter((o) => o.status === 'settled').length,
       metrics: Object.fromEntries(
         Object.entries(samples).map(([metric, s]) => [metric, { n: s.n, mean: s.mean, sd: Math.sqrt(s.variance) }]),
       ),
