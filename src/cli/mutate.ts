@@ -1,5 +1,5 @@
 import { chooseReporters, humanStream, refuseReportersWithout, writeReports } from '../runner/reports.js';
-import { checkCap, planMutate, prepareMutate, runMutate, type MutateOptions } from '../commands/mutate.js';
+import { planMutate, prepareMutate, runMutate, type MutateOptions } from '../commands/mutate.js';
 import { renderMutatePlan } from '../report/mutate/plan.js';
 import { EXIT } from '../run/exit-codes.js';
 import { AGENT_IDS } from '../agents/registry.js';
@@ -78,14 +78,12 @@ export const mutateCommand = defineCommand({
     const opts: MutateOptions = { ...o.mutate, skills: [...args], cwd: io.cwd, callerEnv: io.env, stderr: io.stderr };
     if (o.plan) {
       const p = await prepareMutate(opts, { run: false });
-      checkCap(p, opts.maxCostUsd, opts.pricePerTrial);
       io.stdout.write(renderMutatePlan(p.record, planMutate(p), opts.pricePerTrial, opts.maxCostUsd));
       return exitCodeFor({ verdicts: [EXIT.pass] }, io);
     }
     const reporters = chooseReporters(o, io);
     refuseReportersWithout(reporters, 'renderMutate', 'mutate');
     const prepared = await prepareMutate(opts);
-    checkCap(prepared, opts.maxCostUsd, opts.pricePerTrial);
     if (prepared.loaded.profile)
       io.stderr.write(`skillprobe model SIMULATOR, profile "${prepared.loaded.profile.name}": no real model answers\n`);
     const say = (t: string) => humanStream(reporters, io).write(t);

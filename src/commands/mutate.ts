@@ -95,6 +95,7 @@ export async function prepareMutate(o: MutateOptions, need: { run: boolean } = {
   const config = mutantConfig(loaded.config);
   const base = o.base === undefined ? undefined : await storedBase(o.base, o.cwd, loaded);
   const planned = planMutants(loaded.skills, targets, operators, (dir) => positiveFor(cases, dir).map((c) => c.prompt));
+  checkCap(loaded, config, base !== undefined, maxCostUsd, o.pricePerTrial);
   const record = stored ?? startingRecord(loaded, o, { targets, operators, planned, config, base: o.base, maxCostUsd });
   return { loaded, config, planned, record, ...(base ? { base } : {}) };
 }
@@ -216,17 +217,23 @@ export function planMutate(p: PreparedMutate<LoadedSuite>): { what: string; expe
 }
 
 /** Refuses a cap that could not pay for one mutant's run at the price given: it would stop before telling anything. */
-export function checkCap(p: PreparedMutate<LoadedSuite>, maxCostUsd: number | undefined, pricePerTrial: number | undefined): void {
+function checkCap(
+  loaded: LoadedSuite,
+  config: Config,
+  hasBase: boolean,
+  maxCostUsd: number | undefined,
+  pricePerTrial: number | undefined,
+): void {
   if (maxCostUsd === undefined || pricePerTrial === undefined) return;
   const one = plannedTrials(
-    p.config,
-    p.loaded.suite.cases.map((c) => gradableCase(c, p.config)),
+    config,
+    loaded.suite.cases.map((c) => gradableCase(c, config)),
   );
-  const needed = (p.base ? 1 : 2) * one.expected * pricePerTrial;
+  const needed = (hasBase ? 1 : 2) * one.expected * pricePerTrial;
   if (maxCostUsd < needed)
     refuse(
       '--max-cost',
-      `${maxCostUsd} USD is below one mutant: the unmutated run${p.base ? ' is given, yet one mutant' : ' and one mutant'} take about ${Math.round((p.base ? 1 : 2) * one.expected)} trials, ${needed.toFixed(2)} USD at ${pricePerTrial} per trial`,
+      `${maxCostUsd} USD is below one mutant: the unmutated run${hasBase ? ' is given, yet one mutant' : ' and one mutant'} take about ${Math.round((hasBase ? 1 : 2) * one.expected)} trials, ${needed.toFixed(2)} USD at ${pricePerTrial} per trial`,
       `raise --max-cost to at least ${Math.ceil(needed * 100) / 100}, or run fewer operators (--operator)`,
     );
 }
