@@ -8,7 +8,7 @@ import { symlinkFindings } from '../lint/links.js';
 import { balanceFindings } from '../lint/balance.js';
 import { caseListingFindings, listingBudgetFindings } from '../lint/listing.js';
 import { overlapFindings, overlapTable } from '../lint/overlap.js';
-import { todoPromptFindings } from '../lint/prompts.js';
+import { namedSkillFindings, todoPromptFindings } from '../lint/prompts.js';
 import { hasErrors, renderFindings, renderFindingsJson, sortFindings } from '../lint/render.js';
 import type { CheckId, Finding, LintCase, LintSkill } from '../lint/types.js';
 import { loadCases, type Case } from '../load/cases.js';
@@ -144,7 +144,8 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     );
     if (checkedCases) findings.push(...todoPromptFindings(checkedCases));
     else skipped.push(family.length ? 'TODO prompts' : 'cases');
-    if (checkedSkills && checkedCases) findings.push(...balanceFindings(checkedSkills, checkedCases));
+    if (checkedSkills && checkedCases)
+      findings.push(...balanceFindings(checkedSkills, checkedCases), ...namedSkillFindings(checkedSkills, checkedCases));
     else skipped.push('suite balance');
   }
 
