@@ -14,6 +14,9 @@ import { dialectFor } from '../src/sim/dialects/index.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator } from '../src/sim/server.js';
 import { connect } from 'node:net';
+import { configSchema } from '../src/run/config-schema.js';
+import { renderPlan } from '../src/report/plan.js';
+import { planSuite } from '../src/verdict/suite-plan.js';
 import { cleanup } from './helpers.js';
 import { fakeLoginHome } from './login-fixtures.js';
 
@@ -293,5 +296,21 @@ describe('the simulator as a login trial’s proxy', () => {
     } finally {
       await sim.stop();
     }
+  });
+});
+
+describe('plan under a login: the quota in trials, no dollars', () => {
+  const decision = { threshold: 0.9, delta: 0.1, alpha: 0.05, beta: 0.2, minTrials: 5, maxTrials: 50 };
+  const c = (id: string) => ({ id, expect: 'x', exclusive: false, tags: [], decision });
+  it.each([
+    ['sequential: at most each design’s maximum', {}, /at most 100 in all arms .*~\d+ expected/],
+    ['fixed: exactly the trials it runs', { trials: 7, decision: { mode: 'fixed' } }, /at most 14 in all arms .*~14 expected/],
+  ])('%s', (_, overrides, expected) => {
+    const config = configSchema.parse({ arms: ['skill'], decision: { minTrials: 5, maxTrials: 50 }, ...overrides });
+    const plan = planSuite(config, [c('a'), c('b')]);
+    const text = renderPlan(plan, undefined, 'login').replace(/\s+/g, ' ');
+    expect(text).toMatch(/subscription login: the plan's quota pays, in trials/);
+    expect(text).toMatch(expected);
+    expect(renderPlan(plan)).not.toContain('subscription login');
   });
 });

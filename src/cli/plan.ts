@@ -10,6 +10,7 @@ import { defineCommand, type CliIo } from './command.js';
 import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { fraction, positive, probability } from './parsers.js';
+import { TRIAL_FLAGS } from './trial-flags.js';
 import { caseSelection, nothingToRun } from './suite-flags.js';
 
 interface CanaryToPlan {
@@ -56,6 +57,7 @@ export const planCommand = defineCommand({
     cases: SUITE_FLAGS.cases,
     skills: SUITE_FLAGS.skills,
     pricePerTrial: valued('--price-per-trial <usd>', 'what one trial costs, in USD', positive('--price-per-trial')),
+    login: TRIAL_FLAGS.login,
     compare: toggle('--compare', 'plan a model-update canary instead: trials per case to catch a drop --from → --to'),
     from: valued('--from <p>', 'with --compare: the pass rate before (default 0.9)', probability('--from')),
     to: valued('--to <p>', 'with --compare: the pass rate a regression drops to (default 0.75)', probability('--to')),
@@ -74,7 +76,11 @@ export const planCommand = defineCommand({
       ? { from: o.from ?? 0.9, to: o.to ?? 0.75, alpha: o.alpha ?? COMPARE_DEFAULTS.alpha, power: o.power ?? COMPARE_DEFAULTS.power }
       : undefined;
     return {
-      suite: { config: o.config, overrides: { cases: o.cases, skillsDir: o.skills }, select: caseSelection(o) },
+      suite: {
+        config: o.config,
+        overrides: { cases: o.cases, skillsDir: o.skills, auth: o.login ? 'login' : undefined },
+        select: caseSelection(o),
+      },
       pricePerTrial: o.pricePerTrial,
       canary,
     };
@@ -91,6 +97,7 @@ export const planCommand = defineCommand({
             loaded.suite.cases.map((c) => gradableCase(c, loaded.config)),
           ),
           o.pricePerTrial,
+          loaded.config.auth,
         ),
       );
     return exitCodeFor({ verdicts: [EXIT.pass] }, io);

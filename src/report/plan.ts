@@ -2,6 +2,7 @@ import { fmt, paragraph, REPORT_WIDTH, table } from './format.js';
 import { FIXED_N_LIMIT } from '../stats/binomial-test.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import type { CasePlan, SuitePlan } from '../verdict/suite-plan.js';
+import type { Auth } from '../run/config-schema.js';
 
 const pct = (x: number) => `${fmt(x * 100, 0)}%`;
 
@@ -23,7 +24,7 @@ export function capWarnings(plan: SuitePlan): string[] {
   });
 }
 
-export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
+export function renderPlan(plan: SuitePlan, pricePerTrial?: number, auth: Auth = 'key'): string {
   const price = (trials: number) => (pricePerTrial === undefined ? '—' : `$${(trials * pricePerTrial).toFixed(2)}`);
   // A case's trials run in each of its arms: the ablation arm only where it scores.
   const worstSequential = (c: CasePlan) => c.worst.expectedTrials * c.arms;
@@ -81,6 +82,15 @@ export function renderPlan(plan: SuitePlan, pricePerTrial?: number): string {
         (mode.sequential ? '' : `; this config's ${plan.mode} mode runs ${configured}`),
     ),
     paragraph(`total: sequential ${price(sequentialTotal)} vs fixed N ${beyond}${price(fixedTotal)}`),
+    // A login spends no dollars: what a run takes of the subscription's quota is its trials (and their requests).
+    ...(auth === 'login'
+      ? [
+          paragraph(
+            `subscription login: the plan's quota pays, in trials: at most ${mode.sequential ? sum((c) => c.params.maxTrials * c.arms) : configured} in all arms ` +
+              `(each case at its design's maximum), ~${fmt(mode.sequential ? sequentialTotal : configured, 0)} expected; --max-trials N caps each case's`,
+          ),
+        ]
+      : []),
     ...(plan.judge
       ? [
           paragraph(
