@@ -17,6 +17,7 @@ import { connect } from 'node:net';
 import { configSchema } from '../src/run/config-schema.js';
 import { renderPlan } from '../src/report/plan.js';
 import { planSuite } from '../src/verdict/suite-plan.js';
+import { nestedRunOverrides } from '../src/cli/trial-flags.js';
 import { cleanup } from './helpers.js';
 import { fakeLoginHome } from './login-fixtures.js';
 
@@ -312,5 +313,22 @@ describe('plan under a login: the quota in trials, no dollars', () => {
     expect(text).toMatch(/subscription login: the plan's quota pays, in trials/);
     expect(text).toMatch(expected);
     expect(renderPlan(plan)).not.toContain('subscription login');
+  });
+});
+
+describe('--login on the commands that start nested runs (tune, mutate)', () => {
+  it.each([
+    [{ login: true }, 'login'],
+    [{}, undefined],
+  ] as const)('%o gives auth %s', (flags, auth) => {
+    expect(nestedRunOverrides(flags).auth).toBe(auth);
+  });
+
+  it('keeps the trial deadline beside the suite flags', () => {
+    expect(nestedRunOverrides({ timeout: 30, skills: 's', agent: 'codex' })).toMatchObject({
+      timeouts: { trialSeconds: 30 },
+      skillsDir: 's',
+      agent: 'codex',
+    });
   });
 });

@@ -9,7 +9,7 @@ import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { positive, text } from './parsers.js';
-import { TRIAL_FLAGS } from './trial-flags.js';
+import { nestedRunOverrides, TRIAL_FLAGS } from './trial-flags.js';
 
 const MUTATE_FLAGS = {
   ...CONFIG_FLAGS,
@@ -52,16 +52,7 @@ export const mutateCommand = defineCommand({
     mutate: {
       config: o.config,
       sim: o.sim,
-      overrides: {
-        agent: o.agent,
-        model: o.model,
-        skillsDir: o.skills,
-        cases: o.cases,
-        transcriptsDir: o.transcripts,
-        concurrency: o.concurrency,
-        context: o.context,
-        ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
-      },
+      overrides: nestedRunOverrides(o),
       operators: o.operator,
       drawSeed: o.drawSeed,
       base: o.base,

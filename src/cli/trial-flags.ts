@@ -1,6 +1,6 @@
 import { EXIT } from '../run/exit-codes.js';
 import { CONTEXTS } from '../run/config-schema.js';
-import { choice, toggle, valued } from './flags.js';
+import { choice, toggle, valued, type FlagValues, type SUITE_FLAGS } from './flags.js';
 import { concurrency, int, positive, text } from './parsers.js';
 
 /**
@@ -40,3 +40,23 @@ export const TRIAL_FLAGS = {
     positive('--max-cost'),
   ),
 };
+
+/**
+ * The config overrides of a command that starts nested runs (`tune`, `mutate`): the same trial and suite flags mean
+ * the same settings in both, `--login` among them.
+ */
+export function nestedRunOverrides(
+  o: FlagValues<typeof TRIAL_FLAGS & typeof SUITE_FLAGS> & { agent?: string; model?: string; transcripts?: string },
+) {
+  return {
+    agent: o.agent,
+    model: o.model,
+    skillsDir: o.skills,
+    cases: o.cases,
+    transcriptsDir: o.transcripts,
+    concurrency: o.concurrency,
+    context: o.context,
+    auth: o.login ? ('login' as const) : undefined,
+    ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
+  };
+}

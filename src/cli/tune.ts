@@ -11,7 +11,7 @@ import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { fraction, int, positive, text } from './parsers.js';
-import { TRIAL_FLAGS } from './trial-flags.js';
+import { nestedRunOverrides, TRIAL_FLAGS } from './trial-flags.js';
 
 const TUNE_FLAGS = {
   ...CONFIG_FLAGS,
@@ -77,17 +77,7 @@ export const tuneCommand = defineCommand({
     tune: {
       config: o.config,
       sim: o.sim,
-      overrides: {
-        agent: o.agent,
-        model: o.model,
-        skillsDir: o.skills,
-        cases: o.cases,
-        transcriptsDir: o.transcripts,
-        concurrency: o.concurrency,
-        context: o.context,
-        auth: o.login ? 'login' : undefined,
-        ...(o.timeout !== undefined ? { timeouts: { trialSeconds: o.timeout } } : {}),
-      },
+      overrides: nestedRunOverrides(o),
       proposerModel: o.proposerModel,
       iterations: o.iterations,
       holdoutTrials: o.holdoutTrials,
