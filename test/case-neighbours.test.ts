@@ -10,7 +10,9 @@ import { gradeTrial, type GradeOptions } from '../src/grade/outcome.js';
 import { loadCases } from '../src/load/cases.js';
 import { loadSkills } from '../src/load/skills.js';
 import { configSchema } from '../src/run/config-schema.js';
-import type { GradableCase, RunManifest, ShownEvidence } from '../src/run/schema.js';
+import { runManifestSchema, type GradableCase, type RunManifest, type ShownEvidence } from '../src/run/schema.js';
+import { codex } from '../src/agents/codex/adapter.js';
+import { listingBudget } from '../src/runner/execute.js';
 import { listingCutsFamily, neighboursNote } from '../src/report/wording.js';
 import { resumeChanges } from '../src/runner/resume.js';
 import { gradableCase } from '../src/trials/stored-case.js';
@@ -295,5 +297,21 @@ describe('a CLI whose trials do not record their listing is probed once per set 
     } finally {
       await workspaces.drain();
     }
+  });
+});
+
+describe('a listing with no budget (Codex, Gemini list every skill whole)', () => {
+  it('is stored without one, so run.json reads back, and the report says the CLI lists every skill whole', () => {
+    const budget = listingBudget(codex.skillListing);
+    expect(budget).toEqual({ cli: 'Codex CLI' });
+    expect(listingBudget(claudeCode.skillListing)).toEqual({ cli: 'Claude Code', budgetChars: 8000 });
+    const manifest = handMadeManifest([], 1, {
+      neighbours: [{ dir: 'form-filler', name: 'form-filler', hash: 'f' }],
+      listing: { ...budget, chars: 700, byNameOnly: [] },
+      familyListing: { ...budget, chars: 500 },
+    });
+    const stored = JSON.parse(JSON.stringify(manifest)) as unknown;
+    expect(runManifestSchema.safeParse(stored).success).toBe(true);
+    expect(neighboursNote(manifest)).toContain('the skill listing takes 700 characters (Codex CLI lists every skill whole)');
   });
 });

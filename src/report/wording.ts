@@ -380,7 +380,7 @@ export function neighboursNote(manifest: Pick<RunManifest, 'neighbours' | 'listi
   if ((!neighbours?.length && !own.length) || !listing) return undefined;
   const suite = neighbours?.length
     ? [
-        `neighbours: ${plural(neighbours.length, 'skill')} of the user's listed beside the family in both arms (${neighbours.map((n) => n.dir).join(', ')}); the skill listing takes ${listing.chars} of the ~${listing.budgetChars} characters ${listing.cli} gives it${cutText(listing.byNameOnly)}`,
+        `neighbours: ${plural(neighbours.length, 'skill')} of the user's listed beside the family in both arms (${neighbours.map((n) => n.dir).join(', ')}); the skill listing takes ${listing.chars}${listing.budgetChars === undefined ? ` characters (${listing.cli} lists every skill whole)` : ` of the ~${listing.budgetChars} characters ${listing.cli} gives it`}${cutText(listing.byNameOnly)}`,
       ]
     : [];
   const cases = own.map(

@@ -228,10 +228,10 @@ export const runManifestSchema = z.object({
   neighboursHash: z.string().optional(),
   /**
    * With neighbours: the skill listing the CLI shows the model (the family and the neighbours), its size against the
-   * CLI's budget, and the family's skills it lists by name only, their descriptions cut.
+   * CLI's budget (absent for a CLI that lists every skill whole), and the family's skills it lists by name only.
    */
   listing: z
-    .object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int(), byNameOnly: z.array(z.string()) })
+    .object({ cli: z.string(), chars: z.number().int(), budgetChars: z.number().int().optional(), byNameOnly: z.array(z.string()) })
     .optional(),
   /**
    * The family's own entries in the CLI's skill listing, in characters, and the CLI's budget for the whole listing

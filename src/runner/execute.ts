@@ -148,7 +148,7 @@ function neighboursRecord(s: SuiteToRun) {
       : {}),
     ...(s.suite.neighboursHash ? { caseNeighboursHash: s.suite.neighboursHash } : {}),
     ...(neighbours.length || anyOwn
-      ? { listing: { cli: skillListing.cli, budgetChars: skillListing.budgetChars, ...listingWith(s.skills, neighbours, skillListing) } }
+      ? { listing: { ...listingBudget(skillListing), ...listingWith(s.skills, neighbours, skillListing) } }
       : {}),
   };
 }
@@ -162,8 +162,12 @@ function storedCase(c: CaseSuite['cases'][number], s: SuiteToRun): GradableCase 
 
 /** The family's entries in the CLI's skill listing, and the CLI's budget for the listing where it has one. */
 function familyListing(s: SuiteToRun): NonNullable<RunManifest['familyListing']> {
-  const { cli, budgetChars } = s.adapter.skillListing;
-  return { cli, chars: listingChars(s.skills, s.adapter.skillListing), ...(Number.isFinite(budgetChars) ? { budgetChars } : {}) };
+  return { ...listingBudget(s.adapter.skillListing), chars: listingChars(s.skills, s.adapter.skillListing) };
+}
+
+/** The CLI's name and its listing budget where it has one: a CLI that lists every skill whole has none (JSON holds no Infinity). */
+export function listingBudget({ cli, budgetChars }: SuiteToRun['adapter']['skillListing']) {
+  return { cli, ...(Number.isFinite(budgetChars) ? { budgetChars } : {}) };
 }
 
 /** The manifest of a new run of `s`. Pure but for the run id, the clock, the owner it records and a fresh draw seed. */
