@@ -156,7 +156,7 @@ function benchRejudge() {
 }
 
 /** The cell chances of (judge, human): the judge says yes to a yes-item with `sensitivity`, no to a no-item with `specificity`. */
-function cellChances({ humanYes, sensitivity, specificity }) {
+export function cellChances({ humanYes, sensitivity, specificity }) {
   const cells = {
     yesYes: humanYes * sensitivity,
     noYes: humanYes * (1 - sensitivity),

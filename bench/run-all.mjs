@@ -24,6 +24,7 @@ import { benchLabField, printLabField } from './lab-field.mjs';
 import { benchStartup, printStartup } from './startup.mjs';
 import { benchSettle, printSettle } from './settle.mjs';
 import { benchView, printView } from './view.mjs';
+import { benchLabels, printLabels } from './labels.mjs';
 
 printSequential(benchSequential());
 const compared = benchCompare();
@@ -34,6 +35,7 @@ printBaselineCanary(benchBaselineCanary());
 printPartialBreak(benchPartialBreak());
 printTune(benchTune());
 printJudge(benchJudge());
+printLabels(benchLabels());
 printJudgeReal(await benchJudgeReal());
 printConcurrency(benchConcurrency());
 printIsolationStop(benchIsolationStop());
