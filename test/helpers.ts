@@ -1,9 +1,21 @@
 import { execa } from 'execa';
 import { afterAll, expect } from 'vitest';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+  chmodSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const ROOT = join(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
@@ -106,6 +118,28 @@ export function processesUnder(prefix: string): number[] {
     }
   }
   return out;
+}
+
+/** Live processes working in `dir` or naming it: an agent, a watchdog, skillprobe itself. */
+export function processesIn(dir: string): number[] {
+  return readdirSync('/proc').flatMap((entry) => {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return [];
+    try {
+      const cwd = readlinkSync(`/proc/${entry}/cwd`);
+      return cwd.startsWith(dir) || readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir) ? [Number(entry)] : [];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Waits, polling, until `ok` holds; throws after `ms`. */
+export async function until(ok: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`gave up after ${ms} ms`);
+    await sleep(50);
+  }
 }
 
 export function cleanup(...dirs: string[]): void {

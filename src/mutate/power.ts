@@ -27,8 +27,9 @@ export const TARGET_POWER = 0.8;
 export const MOST_TRIALS = 100;
 
 /**
- * Exact power of the suite-level test at level α to notice the mutant, both runs stopped by each case's design; `bins`
- * fewer than the default for a search, which understates it a little (never overstates).
+ * Exact power of the suite-level combined test at level α to notice the mutant, both runs stopped by each case's design;
+ * `bins` fewer than the default for a search, which understates it a little (never overstates). `noticed` also counts a
+ * case REGRESSED on its own test, so the chance of noticing is at least this.
  */
 export const noticePower = (cases: readonly MovedCase[], alpha: number, bins?: number): number =>
   suiteCanaryPower(

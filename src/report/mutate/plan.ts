@@ -36,7 +36,7 @@ export function renderMutatePlan(
   const notes = [
     'Each run is the skill arm at the suite’s design; expected counts take each case at the rate where its design needs most trials.',
     r.simulator
-      ? 'power: the exact chance the suite-level test notices the mutant, from the simulator’s rates before and after.'
+      ? 'power: the exact chance the suite-level combined test notices the mutant, from the simulator’s rates before and after (a case REGRESSED on its own test notices it too: the chance is at least this).'
       : 'power needs the rates a simulator profile gives (--sim); without it each mutant’s observed rates are reported after its run.',
     pricePerTrial === undefined ? 'Pass --price-per-trial for costs.' : `At $${pricePerTrial} per trial.`,
     ...(maxCostUsd !== undefined ? [`--max-cost ${maxCostUsd} USD stops the mutate there (--resume goes on).`] : []),

@@ -13,7 +13,9 @@ export function mutateTerminal({ record: r, dir }: MutateReportInput): string {
         maxWidth: 140,
         wrap: [undefined, undefined, undefined, undefined, undefined, 'word'],
       }),
-      paragraph(`${aaFlipText(r)}; power: the exact chance the design had to notice the mutant, from the simulator's rates`).trimEnd(),
+      paragraph(
+        `${aaFlipText(r)}; power: the exact chance the suite-level combined test notices the mutant, from the simulator's rates (a case REGRESSED on its own test notices it too: the chance is at least this)`,
+      ).trimEnd(),
       '',
       table([['operator', 'killed', 'kill rate', '95% interval'], ...rates], ['l', 'r', 'r', 'l']),
       '',
