@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
+import { EXIT } from '../src/run/exit-codes.js';
 import { mutateRecordSchema, type MutateRecord } from '../src/run/mutate-schema.js';
 import { CLI, cleanup, processesIn, projectsRemovedAfterAll, runCli, runInProcess, testEnv, until } from './helpers.js';
 import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
@@ -34,12 +35,14 @@ const mutateFolders = (project: string) => readdirSync(join(project, 'transcript
 const readRecord = (project: string, folder: string): MutateRecord =>
   mutateRecordSchema.parse(JSON.parse(readFileSync(join(project, 'transcripts', folder, 'mutate.json'), 'utf8')));
 
-/** What a mutant's run decided, without where and when: a resumed mutate must decide exactly the same. */
+/**
+ * What a mutant's run decided, without where, when and what it spent (a trial Ctrl-C cut short is run again, and
+ * counted twice): a resumed mutate must decide exactly the same.
+ */
 const decided = (r: MutateRecord) =>
   r.mutants.map((m) => ({
     operator: m.operator,
     status: m.status,
-    trials: m.trials,
     noticed: m.noticed,
     pValue: m.pValue,
     flipped: m.flipped,
@@ -81,7 +84,8 @@ describe('mutate through Claude Code', () => {
 
     for (const run of ['original', 'csv-report/skill-removed/run', 'csv-report/near-synonym/run']) {
       const shown = await runInProcess(['report', join('transcripts', folder!, run), '--reporter', 'markdown'], { cwd: dir });
-      expect(shown.exitCode, `${run}: ${shown.stderr}`).toBe(0);
+      // The run's own exit: three trials a case leave some verdicts open (3), never a refusal or an error.
+      expect([EXIT.pass, EXIT.fail, EXIT.inconclusive], `${run}: ${shown.stderr}`).toContain(shown.exitCode);
       expect(shown.stdout).toContain('csv-totals');
     }
     const again = await runInProcess(['report', join('transcripts', folder!), '--reporter', 'markdown'], { cwd: dir });

@@ -1,10 +1,9 @@
-import { chooseReporters, humanStream, refuseReportersWithout, writeReports } from '../runner/reports.js';
-import { planMutate, prepareMutate, runMutate, type MutateOptions } from '../commands/mutate.js';
+import { chooseReporters, humanStream, refuseReportersWithout } from '../runner/reports.js';
+import { planMutate, prepareMutate, reportMutate, runMutate, type MutateOptions } from '../commands/mutate.js';
 import { renderMutatePlan } from '../report/mutate/plan.js';
 import { EXIT } from '../run/exit-codes.js';
 import { AGENT_IDS } from '../agents/registry.js';
 import { OPERATOR_NAMES } from '../mutate/registry.js';
-import { describeRunDir } from '../util/paths.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
 import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
@@ -79,8 +78,7 @@ export const mutateCommand = defineCommand({
       io.stderr.write(`skillprobe model SIMULATOR, profile "${prepared.loaded.profile.name}": no real model answers\n`);
     const say = (t: string) => humanStream(reporters, io).write(t);
     const { dir, record } = await runMutate(prepared, opts, say);
-    const input = { record, dir: describeRunDir({ dir }, io.cwd) };
-    const { failed } = await writeReports(reporters, (r) => r.renderMutate!(input), io);
+    const { failed } = await reportMutate(dir, record, reporters, io);
     return exitCodeFor({ verdicts: [EXIT.pass], statuses: [record.status], failedReporters: failed }, io);
   },
 });

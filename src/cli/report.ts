@@ -5,6 +5,8 @@ import { readStoredAgents } from '../runner/agents-run.js';
 import { EXIT } from '../run/exit-codes.js';
 import { isTuneFolder, reportTune } from '../commands/tune.js';
 import { readTuneRecord } from '../run/tune-store.js';
+import { isMutateFolder, reportMutate } from '../commands/mutate.js';
+import { readMutateRecord } from '../run/mutate-store.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor, reportDamaged } from './exit.js';
 import { CONFIG_FLAGS, reporterFlags, REPORTERS_HELP, valued } from './flags.js';
@@ -34,7 +36,7 @@ export const reportCommand = defineCommand({
   args: [
     [
       '[run]',
-      'run folder, e.g. transcripts/<run-id> (a run of several agents: all of them, with the matrix; a tune folder: the tune); default: the newest run in the transcripts folder',
+      'run folder, e.g. transcripts/<run-id> (a run of several agents: all of them, with the matrix; a tune folder: the tune; a mutate folder: the mutants); default: the newest run in the transcripts folder',
     ],
   ],
   flags: {
@@ -55,6 +57,12 @@ export const reportCommand = defineCommand({
       refuseReportersWithout(reporters, 'renderTune', 'tune');
       const record = await readTuneRecord(dir, io.cwd);
       const { failed } = await reportTune(dir, record, reporters, io);
+      return exitCodeFor({ verdicts: [EXIT.pass], statuses: [record.status], failedReporters: failed }, io);
+    }
+    if (isMutateFolder(dir, io.cwd)) {
+      refuseReportersWithout(reporters, 'renderMutate', 'mutate');
+      const record = await readMutateRecord(dir, io.cwd);
+      const { failed } = await reportMutate(dir, record, reporters, io);
       return exitCodeFor({ verdicts: [EXIT.pass], statuses: [record.status], failedReporters: failed }, io);
     }
     const stored = await readStoredAgents(dir, io.cwd);

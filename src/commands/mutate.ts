@@ -1,7 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { familyHash, type Skill } from '../load/skills.js';
 import type { Case } from '../load/cases.js';
 import type { Config } from '../run/config-schema.js';
-import { MUTATE_FORMAT_VERSION, NO_MOVE, type MutateRecord, type StoredMutant } from '../run/mutate-schema.js';
+import { MUTATE_FILE, MUTATE_FORMAT_VERSION, NO_MOVE, type MutateRecord, type StoredMutant } from '../run/mutate-schema.js';
 import { readMutateRecord } from '../run/mutate-store.js';
 import { planMutants, mutatedFamily, type PlannedMutant } from '../mutate/mutants.js';
 import { aaVerdictFlipRate, fixedNoticePower, noticePower, TARGET_POWER, trialsToNotice, type MovedCase } from '../mutate/power.js';
@@ -16,7 +18,8 @@ import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { refuse } from '../tune/options.js';
 import { freshDrawSeed } from '../util/random.js';
-import { fromFolder } from '../util/paths.js';
+import { describeRunDir, fromFolder } from '../util/paths.js';
+import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plannedTrials } from '../verdict/suite-plan.js';
 import { loadSuite, type LoadedSuite } from './run.js';
@@ -93,7 +96,9 @@ export async function prepareMutate(o: MutateOptions, need: { run: boolean } = {
       'put the skills back as they were, or start a new mutate',
     );
   const config = mutantConfig(loaded.config);
-  const base = o.base === undefined ? undefined : await storedBase(o.base, o.cwd, loaded);
+  // A resumed mutate compares with the base it began with: the stored run it named, or its own unmutated run.
+  const baseDir = stored ? (stored.base.given ? stored.base.dir : undefined) : o.base;
+  const base = baseDir === undefined ? undefined : await storedBase(baseDir, o.cwd, loaded);
   const planned = planMutants(loaded.skills, targets, operators, (dir) => positiveFor(cases, dir).map((c) => c.prompt));
   checkCap(loaded, config, base !== undefined, maxCostUsd, o.pricePerTrial);
   const record = stored ?? startingRecord(loaded, o, { targets, operators, planned, config, base: o.base, maxCostUsd });
@@ -241,3 +246,11 @@ function checkCap(
 /** Runs a mutate to its end, each run through the run pipeline. */
 export const runMutate = (p: PreparedMutate<LoadedSuite>, o: MutateOptions, say: (text: string) => void) =>
   driveMutate(p, o, say, startNestedRun);
+
+export const isMutateFolder = (dir: string, cwd: string) => existsSync(join(fromFolder(cwd, dir), MUTATE_FILE));
+
+/** Every chosen report of a mutate, from its record and its folder as the user named it. */
+export function reportMutate(dir: string, record: MutateRecord, choices: readonly ReporterChoice[], io: ReportIo & { cwd: string }) {
+  const input = { record, dir: describeRunDir({ dir }, io.cwd) };
+  return writeReports(choices, (r) => r.renderMutate!(input), io);
+}
