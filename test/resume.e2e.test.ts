@@ -255,21 +255,22 @@ describe('run --resume: what it must never do', () => {
 describe('run --max-cost: a partial run, stopped at the cap, that --resume can finish', () => {
   it('stops scheduling at the cap with exit 5, then resumes to the end under a higher cap', async () => {
     const dir = project();
-    // Six trials planned (3 cases × 2), about 0.03 USD each: the cap stops the run after two or three of them.
+    // Six trials planned (3 cases × 2), about 0.007 USD each at Claude Code 2.1.332's prices: the cap stops the run
+    // after two or three of them.
     const fixed = ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--concurrency', '1', '--trials', '2', '--transcripts', 'runs'];
-    const capped = await runCli([...fixed, '--max-cost', '0.08'], { cwd: dir, env, timeoutMs: 240_000 });
+    const capped = await runCli([...fixed, '--max-cost', '0.016'], { cwd: dir, env, timeoutMs: 240_000 });
     expect(capped.stderr).not.toMatch(/internal error/);
     expect(capped.exitCode).toBe(5);
-    expect(capped.stdout).toMatch(/stopped at --max-cost 0\.08 USD: a partial run/);
+    expect(capped.stdout).toMatch(/stopped at --max-cost 0\.016 USD: a partial run/);
     const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
     const m = read<RunManifest>(join(runDir, 'run.json'));
     expect(m.status).toBe('cost_capped');
     const results = read<Results>(join(runDir, 'results.json'));
     const spent = results.run.costUsd!;
-    expect(spent).toBeGreaterThanOrEqual(0.08);
+    expect(spent).toBeGreaterThanOrEqual(0.016);
     // One trial at a time: the cap is passed by at most the one trial that crossed it.
     const perTrial = spent / results.outcomes.length;
-    expect(spent - perTrial).toBeLessThan(0.08);
+    expect(spent - perTrial).toBeLessThan(0.016);
     expect(results.outcomes.length).toBeLessThan(6);
     expect(m.trials.notStarted).toBe(6 - results.outcomes.length);
 

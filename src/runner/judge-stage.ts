@@ -93,8 +93,9 @@ export function judgeNestedRun(
     .digest('hex')
     .slice(0, 12);
   const cli = suite.judgeCli ?? { adapter: suite.adapter, binary: suite.binary };
-  // The cap in force now (a resume may raise it), less what the trials under test spent.
-  const cap = suite.config.maxCostUsd === undefined ? undefined : Math.max(0, suite.config.maxCostUsd - spentUsd);
+  // The cap in force now (a resume may raise it), less what the trials under test spent (the caller starts no step
+  // once they spent it all).
+  const cap = suite.config.maxCostUsd === undefined ? undefined : suite.config.maxCostUsd - spentUsd;
   return {
     suite: { ...suite, adapter: cli.adapter, binary: cli.binary },
     place: { ...place, resume: undefined, runId: undefined, canary: undefined, canaryMaxTrials: undefined, addTrials: undefined },

@@ -80,6 +80,10 @@ async function askJudge(
   const spent = trials.outcomes.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
   const ask = judgeNestedRun(suite, place, { dir: store.dir, manifest }, trials, steps, judge, spent);
   if (!ask) return { manifest, judgeSteps: steps };
+  const cap = suite.config.maxCostUsd;
+  // The trials under test spent the whole cap: no judge request is sent, and the run stops capped (a resume with a
+  // higher cap asks them).
+  if (cap !== undefined && spent >= cap) return { manifest: await stopAs(store, manifest, 'cost_capped'), judgeSteps: steps };
   (place.stderr ?? process.stderr).write(
     `judge: ${judge.agent} ${judge.model} asks ${ask.needed} requests (${ask.asks - ask.needed} answered before), ` +
       `${judge.config.samples} samples each: ${ask.needed * judge.config.samples} judge trials\n`,
@@ -87,9 +91,14 @@ async function askJudge(
   const step = await startNestedRun(ask.suite, ask.place, ask.request);
   const judgeSteps = step.judgeStep ? withJudgeStep(steps, step.judgeStep) : steps;
   if (step.manifest.status === 'completed') return { manifest, judgeSteps };
-  const stopped = { ...manifest, status: step.manifest.status };
+  return { manifest: await stopAs(store, manifest, step.manifest.status), judgeSteps };
+}
+
+/** The run's manifest with the status the judge stopped it at, stored. */
+async function stopAs(store: RunStore, manifest: RunManifest, status: RunManifest['status']): Promise<RunManifest> {
+  const stopped = { ...manifest, status };
   await store.writeManifest(stopped);
-  return { manifest: stopped, judgeSteps };
+  return stopped;
 }
 
 /** Grades the trials read (the judge's answers applied), and stores the results. */

@@ -310,7 +310,17 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
           listingKey(ref.arm, req.context ?? 'lab')
         ],
       );
-      const limit = ctx.adapter.usageLimit && usageLimitIn(fileLines(files.partial), ctx.adapter.usageLimit, new Date());
+      // The transcript just written, read back: an errno here means the folder is gone or broken, not the agent.
+      const readBack = <T>(read: () => T): T => {
+        try {
+          return read();
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== undefined) throw new StoreWriteError(files.partial, e as Error);
+          throw e;
+        }
+      };
+      const { usageLimit } = ctx.adapter;
+      const limit = usageLimit && readBack(() => usageLimitIn(fileLines(files.partial), usageLimit, new Date()));
       const meta: TrialMeta = {
         ...spawned,
         ...(limit ? { usageLimit: limit } : {}),
@@ -319,14 +329,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}),
         ...(evidence ? { evidence } : {}),
       };
-      let transcript: Transcript;
-      try {
-        transcript = ctx.adapter.parse(fileLines(files.partial), meta);
-      } catch (e) {
-        // The transcript just written cannot be read back: the folder is gone or broken, not the agent.
-        if ((e as NodeJS.ErrnoException).code !== undefined) throw new StoreWriteError(files.partial, e as Error);
-        throw e;
-      }
+      const transcript = readBack(() => ctx.adapter.parse(fileLines(files.partial), meta));
       const verdict = trialStatus(transcript, meta, {
         arm: ref.arm,
         family: ctx.skills.map((s) => s.dir),
