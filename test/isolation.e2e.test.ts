@@ -1,3 +1,4 @@
+import type { InvocationRequest } from '../src/agents/types.js';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,7 +87,7 @@ describe('isolation: only the family under test is visible', () => {
       const skills = loadSkills(join(project, 'skills'));
       const ws = await createSealedWorkspace({ root: join(ancestor, 'sub'), skills, skillsFolder: claudeCode.skillsFolder });
       try {
-        const inv = claudeCode.invocation({
+        const req: InvocationRequest = {
           prompt: 'hello',
           role: 'trial',
           model: 'claude-sonnet-4-5',
@@ -99,7 +100,10 @@ describe('isolation: only the family under test is visible', () => {
           harnessDir: ws.harnessDir,
           callerEnv: testEnv(),
           simulator: { url: sim.url, headers: {}, identityUrl: sim.url },
-        });
+        };
+        // The trial's settings file (its hooks, the plugins off) is written before the CLI starts, as the runner does.
+        await claudeCode.prepareTrial!(req);
+        const inv = claudeCode.invocation(req);
         const stdoutFile = join(ws.root, 'stdout.jsonl');
         await spawnAgent(inv, { cwd: ws.dir, deadlineMs: 60_000, attempt: 1, stdoutFile, maxOutputBytes: 1 << 24 });
         const init = claudeInitOf(readFileSync(stdoutFile, 'utf8'));
