@@ -96,6 +96,12 @@ describe('the live check’s grading of one scenario', () => {
   const outcome = (o: Partial<TrialOutcome>) => ({ status: 'ok', firedColumn: 'alpha', ...o }) as TrialOutcome;
   it.each<[string, TrialOutcome | undefined, string | undefined]>([
     ['as the model did', outcome({}), undefined],
+    ['stopped once settled', outcome({ status: 'settled' }), undefined],
+    [
+      'settled on the wrong column',
+      outcome({ status: 'settled', firedColumn: 'none' }),
+      'fires: graded as none firing, where the model made alpha fire',
+    ],
     ['no trial', undefined, 'fires: no trial was graded'],
     [
       'an isolation error',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { AgentAdapter } from '../agents/types.js';
-import type { TrialOutcome } from '../run/schema.js';
+import { outcomeStands, type TrialOutcome } from '../run/schema.js';
 import { runPipeline } from '../runner/pipeline.js';
 import { InputError } from '../util/input-error.js';
 import { loadSuite } from './run.js';
@@ -57,10 +57,14 @@ function probeProject(adapter: AgentAdapter, binary: string): Record<string, str
 /** The probe's run speaks of a folder removed afterwards: its progress and notices go nowhere. */
 const DISCARDED = new Writable({ write: (_chunk, _encoding, done) => done() });
 
-/** How one scenario's trial differs from what it must be, or undefined when it is as it must be. Pure. */
+/**
+ * How one scenario's trial differs from what it must be, or undefined when it is as it must be. A trial stopped once
+ * its outcome was settled shows the model's choice as whole as one run to its end (the probe runs as a run does). Pure.
+ */
 export function scenarioDifference(id: string, column: string, outcome: TrialOutcome | undefined): string | undefined {
   if (!outcome) return `${id}: no trial was graded`;
-  if (outcome.status !== 'ok') return `${id}: the trial ended ${outcome.status}${outcome.statusDetail ? ` (${outcome.statusDetail})` : ''}`;
+  if (!outcomeStands(outcome.status))
+    return `${id}: the trial ended ${outcome.status}${outcome.statusDetail ? ` (${outcome.statusDetail})` : ''}`;
   if (outcome.firedColumn !== column) return `${id}: graded as ${outcome.firedColumn} firing, where the model made ${column} fire`;
   return undefined;
 }
