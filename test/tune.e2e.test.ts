@@ -1,12 +1,11 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { execa } from 'execa';
 import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunManifest } from '../src/run/schema.js';
 import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
-import { CLI, cleanup, projectsRemovedAfterAll, runCli, runInProcess, testEnv } from './helpers.js';
+import { CLI, cleanup, processesIn, projectsRemovedAfterAll, runCli, runInProcess, testEnv, until } from './helpers.js';
 import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
 
 /**
@@ -95,27 +94,6 @@ const answer = (t: TuneRecord) => ({
   result: t.result,
   trials: t.trials,
 });
-
-/** Live processes working in `dir` or naming it: an agent, a watchdog, skillprobe itself. */
-function processesIn(dir: string): number[] {
-  return readdirSync('/proc').flatMap((entry) => {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) return [];
-    try {
-      const cwd = readlinkSync(`/proc/${entry}/cwd`);
-      return cwd.startsWith(dir) || readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir) ? [Number(entry)] : [];
-    } catch {
-      return [];
-    }
-  });
-}
-
-async function until(ok: () => boolean, ms: number): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`gave up after ${ms} ms`);
-    await sleep(50);
-  }
-}
 
 /** A project of its own for one stopped tune, its workspace root, and what a test reads of the tune while it runs. */
 function stoppableTune(dir: string, roots: string[]) {
