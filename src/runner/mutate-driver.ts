@@ -86,7 +86,9 @@ async function drive<S extends SuiteToRun>(
   const { loaded, record } = p;
   const place: RunPlace = { cwd: o.cwd, sim: o.sim, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr };
   const spent = () => record.costUsd ?? 0;
-  const left = () => (o.maxCostUsd === undefined ? undefined : Math.max(0, o.maxCostUsd - spent()));
+  const left = () => (o.maxCostUsd === undefined ? undefined : o.maxCostUsd - spent());
+  // A run started with nothing left would store a cap of 0, which no run folder may hold: the mutate stops capped.
+  const capSpent = () => (left() ?? 1) <= 0;
   const run = async (name: string, skills: Skill[]) => {
     const draws = record.draws && { drawSeed: derivedDrawSeed(record.draws.seed, name) };
     const result = await nested(
@@ -114,6 +116,7 @@ async function drive<S extends SuiteToRun>(
   let base = p.base;
   if (!base) {
     say(`original: ${loaded.suite.cases.length} cases, the family unmutated\n`);
+    if (capSpent()) return 'cost_capped';
     const result = await run('original', loaded.skills);
     record.base.status = result.manifest.status;
     await writeMutateRecord(dir, record);
@@ -133,6 +136,7 @@ async function drive<S extends SuiteToRun>(
       continue;
     }
     say(`${at}: ${planned.what}\n`);
+    if (capSpent()) return 'cost_capped';
     const result = await run(join(at, 'run'), checked.skills);
     Object.assign(stored, mutantResult(base, result, at, stored));
     await writeMutateRecord(dir, record);
