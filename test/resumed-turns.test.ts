@@ -252,10 +252,14 @@ describe('the runner’s turns, with stand-in processes', () => {
     },
   };
   let n = 0;
-  const run = async (followUps: string[], opts: { first?: Invocation; deadlineMs?: number; signal?: AbortSignal } = {}) => {
+  const asked = (s: string) => s.includes('"ask"');
+  const run = async (
+    followUps: string[],
+    opts: { first?: Invocation; deadlineMs?: number; signal?: AbortSignal; due?: (s: string) => boolean } = {},
+  ) => {
     const file = join(dir, `${++n}.jsonl`);
     const m = await runResumedTurns(
-      { take, req: req({ prompt: 'handle it' }), first: opts.first ?? proc(asks, 'exit 0'), followUps, due: (s) => s.includes('"ask"') },
+      { take, req: req({ prompt: 'handle it' }), first: opts.first ?? proc(asks, 'exit 0'), followUps, due: opts.due ?? asked },
       {
         cwd: dir,
         deadlineMs: opts.deadlineMs ?? 20_000,
@@ -312,6 +316,24 @@ describe('the runner’s turns, with stand-in processes', () => {
     const { meta: m, raw } = await run(['fire now'], { first: proc(asks, 'hang'), signal: ctl.signal });
     expect(m.interrupted).toBe(true);
     expect(raw).toBe(turnMarkLine(1, 'handle it') + asks);
+  });
+
+  it('Ctrl-C once the first turn ended cleanly, a follow-up due: none starts, and the trial is interrupted, not ended', async () => {
+    const ctl = new AbortController();
+    // The user's Ctrl-C lands as the harness reads the finished turn, before the follow-up's process starts.
+    const due = (s: string) => (ctl.abort(), asked(s));
+    const { meta: m, raw } = await run(['fire now'], { signal: ctl.signal, due });
+    expect(m).toMatchObject({ interrupted: true, exitCode: 0 });
+    expect(raw).toBe(turnMarkLine(1, 'handle it') + asks);
+  });
+
+  it('Ctrl-C after the last turn the model needed: the conversation ended, nothing interrupted', async () => {
+    const ctl = new AbortController();
+    const { meta: m } = await run(['fire now', 'never sent'], {
+      signal: ctl.signal,
+      due: (s) => (s.includes('"fired"') && ctl.abort(), asked(s)),
+    });
+    expect(m.interrupted).toBe(false);
   });
 
   it('a first turn that names no session: the follow-up cannot go, which is missing data', async () => {

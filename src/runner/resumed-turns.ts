@@ -47,7 +47,13 @@ export async function runResumedTurns(c: ResumedConversation, opts: SpawnOptions
     const stdout = await readFrom(opts.stdoutFile, from);
     if (limit) toolCalls += stdout.split('\n').filter(limit.startsToolCall).length;
     const next = texts[turn];
-    if (next === undefined || !endedCleanly(meta) || opts.signal?.aborted || !c.due(stdout)) break;
+    if (next === undefined || !endedCleanly(meta) || !c.due(stdout)) break;
+    if (opts.signal?.aborted) {
+      // Stopped by the user between turns, a follow-up due: the conversation was cut short, not ended by the model, so
+      // the trial is interrupted (run again on --resume), never graded as a conversation that stopped at this turn.
+      metas.push({ ...meta, wallMs: 0, outputBytes: 0, interrupted: true });
+      break;
+    }
     session ??= c.take.sessionOf(stdout);
     if (session === undefined) {
       // Without its session the follow-up cannot be sent: the conversation is cut short, which is missing data.
