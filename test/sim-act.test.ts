@@ -113,6 +113,7 @@ describe('a deferred acting tool is loaded with ToolSearch before it is called',
     'NotebookEdit',
     'WebFetch',
     'WebSearch',
+    'mcp__issues__get_issue',
     '',
     'Available agent types for the Agent tool:',
   ].join('\n');
@@ -158,6 +159,20 @@ describe('a deferred acting tool is loaded with ToolSearch before it is called',
     const reply = decideReply(actingProfile('fetch'), viewRequest('anthropic', request(NOW, lookedUp)), { key: 't' });
     expect(toolUses(reply, NOW)).toEqual([]);
     expect(textOf(reply)).toMatch(/by hand/);
+  });
+
+  it('an MCP tool deferred so (2.1.332 defers every one) is loaded first, then called with its input on the next turn', () => {
+    const profile = parseProfile({ rules: [{ prompt: 'chart', do: [{ mcp: 'issues/get_issue', input: { key: 'OPS-2' } }] }] });
+    const view = viewRequest('anthropic', request(NOW));
+    expect(view.mcpLoadable).toEqual([{ server: 'issues', tool: 'get_issue' }]);
+    const load = toolUses(decideReply(profile, view, { key: 't' }), NOW);
+    expect(load).toEqual([expect.objectContaining({ name: 'ToolSearch', input: { query: 'select:mcp__issues__get_issue' } })]);
+    const tools = [...NOW, 'mcp__issues__get_issue'];
+    const loaded = viewRequest('anthropic', request(tools, lookedUp));
+    const call = toolUses(decideReply(profile, loaded, { key: 't' }), tools);
+    expect(call).toEqual([expect.objectContaining({ name: 'mcp__issues__get_issue', input: { key: 'OPS-2' } })]);
+    // A lookup that loaded nothing: the model answers without the tool, never looking it up again.
+    expect(toolUses(decideReply(profile, viewRequest('anthropic', request(NOW, lookedUp)), { key: 't' }), NOW)).toEqual([]);
   });
 
   it('without ToolSearch among the tools, a deferred tool is not offered: a plain answer', () => {

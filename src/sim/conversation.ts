@@ -1,3 +1,5 @@
+import type { McpToolName } from '../mcp/names.js';
+
 /**
  * What the simulated model reads from one request, whichever CLI sent it. Each dialect parses its own API's request
  * into this view statelessly: the whole conversation travels in every request, so nothing is remembered between them.
@@ -73,6 +75,11 @@ export interface ConversationView {
    * profile may call a tool of one by name; the router, which has no description of them, never does.
    */
   mcpDeferred?: readonly string[];
+  /**
+   * MCP tools the request names but defers behind its lookup (Claude Code 2.1.332's ToolSearch): as with a deferred
+   * acting tool, the model loads one's schema first and calls it on its next turn, once the request offers it.
+   */
+  mcpLoadable?: readonly McpToolName[];
   /** The user's own prompt, without the context the CLI injects around it. */
   prompt: string;
   /** Assistant turns already taken since the user's latest turn (0 on the request that carries it). */

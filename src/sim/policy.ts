@@ -22,7 +22,7 @@ export type ReplyBlock =
   | { type: 'read_file'; path: string }
   | { type: 'search'; pattern: string }
   | { type: 'act'; act: ActKind; load?: true }
-  | { type: 'mcp'; server: string; tool: string; input: Record<string, unknown>; wireName?: string };
+  | { type: 'mcp'; server: string; tool: string; input: Record<string, unknown>; wireName?: string; load?: true };
 
 export type Reply =
   | { type: 'message'; blocks: ReplyBlock[] }
@@ -150,19 +150,7 @@ function firstTurn(profile: Profile, view: ConversationView, id: TrialIdentity):
     if (view.canAct?.includes(b.act)) return view.deferredActs?.includes(b.act) ? loadForAct(b.act) : actOnce(b.act);
     return b.otherwise !== undefined && offered(b.otherwise) ? callSkill(b.otherwise, b.args) : answer(unskilled, DEFAULT_ANSWER);
   }
-  if (b.mcp !== undefined) {
-    const [server, tool] = b.mcp.split('/') as [string, string];
-    const offeredTool = view.mcpTools?.find((t) => t.server === server && t.tool === tool);
-    const deferred = view.mcpDeferred?.includes(server);
-    if (!offeredTool && !deferred) return answer(unskilled, DEFAULT_ANSWER);
-    return {
-      type: 'message',
-      blocks: [
-        { type: 'text', text: `I'll use the ${b.mcp} tool for this.` },
-        { type: 'mcp', wireName: offeredTool?.wireName, server, tool, input: b.input ?? {} },
-      ],
-    };
-  }
+  if (b.mcp !== undefined) return mcpCall(b.mcp, b.input, view, true) ?? answer(unskilled, DEFAULT_ANSWER);
   if (b.clarify !== undefined) return answer(b.clarify, DEFAULT_CLARIFY);
   if (b.http !== undefined) return { type: 'http_error', status: b.http, message: `simulated HTTP ${b.http}`, retryAfter: b.retryAfter };
   if (b.stall) return { type: 'stall', partialText: 'Let me think about' };
@@ -195,6 +183,32 @@ function loadForAct(act: ActKind): Reply {
     blocks: [
       { type: 'text', text: 'Let me load the tool I need.' },
       { type: 'act', act, load: true },
+    ],
+  };
+}
+
+/**
+ * The call of an MCP tool (`server/tool`) the request offers, or may call by name where it defers the server; with
+ * `mayLoad`, the lookup that loads the tool's schema where the request defers that tool; undefined where neither.
+ */
+function mcpCall(name: string, input: Record<string, unknown> | undefined, view: ConversationView, mayLoad: boolean): Reply | undefined {
+  const [server, tool] = name.split('/') as [string, string];
+  const offeredTool = view.mcpTools?.find((t) => t.server === server && t.tool === tool);
+  if (!offeredTool && mayLoad && view.mcpLoadable?.some((t) => t.server === server && t.tool === tool)) {
+    return {
+      type: 'message',
+      blocks: [
+        { type: 'text', text: 'Let me load the tool I need.' },
+        { type: 'mcp', server, tool, input: {}, load: true },
+      ],
+    };
+  }
+  if (!offeredTool && !view.mcpDeferred?.includes(server)) return undefined;
+  return {
+    type: 'message',
+    blocks: [
+      { type: 'text', text: `I'll use the ${name} tool for this.` },
+      { type: 'mcp', wireName: offeredTool?.wireName, server, tool, input: input ?? {} },
     ],
   };
 }
@@ -302,6 +316,10 @@ export function decideReply(profile: Profile, view: ConversationView, id: TrialI
     return view.canAct?.includes(behaviour.act) && !view.deferredActs?.includes(behaviour.act)
       ? actOnce(behaviour.act)
       : answer(`${AFTER_ACTING}${DEFAULT_ANSWER}`, '');
+  }
+  // The deferred MCP tool loaded: now its call; a lookup that loaded nothing leaves the model answering without it.
+  if (behaviour.mcp !== undefined && view.lastResults.some((r) => r.action === 'load' && !r.isError)) {
+    return mcpCall(behaviour.mcp, behaviour.input, view, false) ?? answer(undefined, DEFAULT_ANSWER);
   }
   const toolResult = view.lastResults.find((r) => r.action === 'mcp');
   if (toolResult) return answer(`${toolResult.isError ? 'The tool failed' : 'The tool answered'}: ${toolResult.text.slice(0, 200)}`, '');

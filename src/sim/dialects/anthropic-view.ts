@@ -116,6 +116,7 @@ export function anthropicView(body: unknown): ConversationView {
   const defers = (k: ActKind) => !offers(k) && ACT_TOOLS[k].some((t) => deferred.includes(t));
   const deferredActs = ACT_KINDS.filter(defers);
   const canAct = ACT_KINDS.filter((k) => offers(k) || defers(k));
+  const mcpLoadable = deferred.map(claudeMcpTool).filter((t) => t !== undefined);
 
   // The user's own turns: their messages that answer no tool call and are more than what the CLI injects.
   const userWords = (m: Json) =>
@@ -152,6 +153,7 @@ export function anthropicView(body: unknown): ConversationView {
     ...(deferredActs.length > 0 ? { deferredActs } : {}),
     tools,
     ...(mcpTools.length ? { mcpTools } : {}),
+    ...(mcpLoadable.length ? { mcpLoadable } : {}),
     prompt: promptAmong(textsOf(messages.find((m) => m.role === 'user')), ['<system-reminder>']),
     turn: turns,
     userTurn,

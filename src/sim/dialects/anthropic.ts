@@ -41,7 +41,9 @@ function contentBlock(block: ReplyBlock, tools: readonly string[]): ContentBlock
         ? { type: 'tool_use', name: TOOL_SEARCH, input: { query: `select:${ACT_TOOLS[block.act][0]}` } }
         : { type: 'tool_use', name: actTool(block.act, tools), input: ACT_INPUT[block.act] };
     case 'mcp':
-      return { type: 'tool_use', name: block.wireName ?? claudeMcpName(block), input: block.input };
+      return block.load
+        ? { type: 'tool_use', name: TOOL_SEARCH, input: { query: `select:${claudeMcpName(block)}` } }
+        : { type: 'tool_use', name: block.wireName ?? claudeMcpName(block), input: block.input };
   }
 }
 
