@@ -57,15 +57,14 @@ describe('end to end: the real Claude Code CLI over a concurrency cap of 1', () 
     const retries = trials.flatMap((t) => of(t.t, 'error').filter((e) => e.retrying));
     expect(retries.length).toBeGreaterThan(0);
     expect(retries.every((e) => e.errorKind === 'rate_limit' && e.httpStatus === 429)).toBe(true);
-    // Claude Code waits what Retry-After says (here 1 s), or its own backoff when that is longer (1.1 s with jitter on a
-    // second attempt): never less.
+    // Claude Code waits what Retry-After says (here 1 s) plus up to 25% jitter (2.1.332; 2.1.197 waited exactly 1 s), or
+    // its own backoff when that is longer (at most 1.25 s on a second attempt): never less, never more.
     const raw = refs.flatMap((f) => readFileSync(f, 'utf8').split('\n'));
     const waits = raw
       .filter((l) => l.includes('"api_retry"'))
       .map((l) => JSON.parse(l) as { retry_delay_ms: number; error_status: number });
     expect(waits.length).toBe(retries.length);
-    expect(waits.every((w) => w.error_status === 429 && w.retry_delay_ms >= 1000)).toBe(true);
-    expect(waits.some((w) => w.retry_delay_ms === 1000)).toBe(true);
+    expect(waits.every((w) => w.error_status === 429 && w.retry_delay_ms >= 1000 && w.retry_delay_ms <= 1250)).toBe(true);
     // Each api_retry answers one 429; a trial whose CLI spent its retries was re-run by the harness (retries.infra), and
     // only its last attempt is stored, so the simulator may have counted more.
     const [sim] = started;
