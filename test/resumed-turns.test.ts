@@ -212,6 +212,17 @@ describe('a follow-up sent and never answered is missing data, never a miss', ()
       'infra_error',
       /user turn 2 got no answer \(deadline/,
     ],
+    [
+      'its process failed as the deadline struck, the model silent since the follow-up',
+      events(
+        turn2,
+        { kind: 'error', source: 'system', errorKind: 'connection', message: 'idle timeout waiting for SSE', retrying: false },
+        { kind: 'result', source: 'system', status: 'api_error', turns: 2 },
+      ),
+      meta({ timedOut: true, quietMs: 60, wallMs: 8000 }),
+      'infra_error',
+      /the model sent nothing before the harness deadline/,
+    ],
     ['Ctrl-C', events(turn2), meta({ interrupted: true }), 'killed', /stopped by the user/],
     ['answered', events(turn2, { kind: 'result', source: 'system', status: 'success', turns: 2 }), meta(), 'ok', undefined],
     ['no follow-up was due', events(), meta(), 'ok', undefined],

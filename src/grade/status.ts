@@ -119,7 +119,12 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
       detail: `user turn ${unanswered} got no answer (${meta.timedOut ? `deadline after ${meta.wallMs} ms` : `exit ${meta.exitCode ?? meta.signal}`})`,
     };
   if (meta.timedOut) {
-    if (!acted)
+    // In a conversation, what the model did before the last user turn says nothing of whether it answered that one.
+    const turnStart = Math.max(
+      0,
+      t.events.findLastIndex((e) => e.kind === 'user_turn'),
+    );
+    if (!t.events.slice(turnStart).some((e) => (e.kind === 'text' || e.kind === 'tool_call') && e.source === 'assistant'))
       return {
         status: 'infra_error',
         detail: `the model sent nothing before the harness deadline (${meta.wallMs} ms): a hung or stalled API`,
