@@ -1,8 +1,8 @@
-import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectsRemovedAfterAll, runInProcess, spyBinary, type Files } from './helpers.js';
-import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
+import { projectsRemovedAfterAll, runInProcess, type Files } from './helpers.js';
+import { MISSING_CLASS, refusedNothingSpent, tuneProject } from './tune-fixture.js';
 
 /**
  * Every mistake in a mutate's input is one line naming the skill, flag or file and what to do, exit 2, and nothing
@@ -63,22 +63,9 @@ describe('mutate: bad input is one clear message, exit 2, nothing spent', () => 
   const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS));
 
   it.each(ROWS)('$name', async (row) => {
-    const dir = project();
-    const spy = spyBinary(dir);
-    const files: Files = tuneProject(MISSING_CLASS);
-    row.change?.(files);
-    for (const [rel, text] of Object.entries(files)) {
-      mkdirSync(join(dir, rel, '..'), { recursive: true });
-      writeFileSync(join(dir, rel), rel === 'skillprobe.config.yaml' ? `agentBinary: ${spy.path}\n${text}` : text);
-    }
-    const r = await runInProcess(row.args, { cwd: dir });
-    expect(r.exitCode, r.stderr).toBe(2);
-    const lines = r.stderr.split('\n').filter((l) => l.trim() !== '');
-    expect(lines.length, r.stderr).toBe(1);
-    expect(row.where.test(lines[0]!) && row.says.test(lines[0]!), r.stderr).toBe(true);
-    expect(r.stderr).not.toMatch(/\n\s+at /);
-    expect(existsSync(spy.marker)).toBe(false);
-    expect(existsSync(join(dir, 'transcripts')) ? readdirSync(join(dir, 'transcripts')) : []).toEqual([]);
+    const lines = await refusedNothingSpent(project(), row.change, row.args);
+    expect(lines, lines.join('\n')).toHaveLength(1);
+    expect(row.where.test(lines[0]!) && row.says.test(lines[0]!), lines[0]).toBe(true);
   });
 });
 

@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { expect } from 'vitest';
 import { join, relative } from 'node:path';
-import { ROOT, type Files } from './helpers.js';
+import { ROOT, runInProcess, spyBinary, type Files } from './helpers.js';
 
 /**
  * The `tune` example (examples/tune): csv-report's description says nothing of Excel workbooks and spreadsheets, a
@@ -33,4 +34,25 @@ export function tuneProject(description: string, config = '', trials?: number): 
   const example = files['skillprobe.config.yaml']!;
   files['skillprobe.config.yaml'] = config + (trials === undefined ? example : example.replace(/^trials: \d+$/m, `trials: ${trials}`));
   return files;
+}
+
+/**
+ * Runs `args` in `dir` over the tune example changed by `change`, its agent binary a spy that marks the folder if it is
+ * ever started: a refusal is exit 2, no stack trace, nothing started and nothing written under transcripts/. Returns
+ * the refusal's non-empty lines, for the caller to check what they name.
+ */
+export async function refusedNothingSpent(dir: string, change: ((f: Files) => void) | undefined, args: string[]): Promise<string[]> {
+  const spy = spyBinary(dir);
+  const files: Files = tuneProject(MISSING_CLASS);
+  change?.(files);
+  for (const [rel, text] of Object.entries(files)) {
+    mkdirSync(join(dir, rel, '..'), { recursive: true });
+    writeFileSync(join(dir, rel), rel === 'skillprobe.config.yaml' ? `agentBinary: ${spy.path}\n${text}` : text);
+  }
+  const r = await runInProcess(args, { cwd: dir });
+  expect(r.exitCode, r.stderr).toBe(2);
+  expect(r.stderr).not.toMatch(/\n\s+at /);
+  expect(existsSync(spy.marker)).toBe(false);
+  expect(existsSync(join(dir, 'transcripts')) ? readdirSync(join(dir, 'transcripts')) : []).toEqual([]);
+  return r.stderr.split('\n').filter((l) => l.trim() !== '');
 }
