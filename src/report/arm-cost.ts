@@ -86,7 +86,8 @@ const perArmHeader = (costs: ArmCosts): string[] => ['case, arm', 'trials', ...s
 /** What the table counts, said once under it. */
 export const PER_ARM_NOTE =
   'Means per trial over the trials that carry evidence (faults left out); input counts every input token, cached or not; ' +
-  'time is the trial wall time; requests are the model requests its transcript shows; settled trials, stopped once their ' +
+  'time is the trial wall time; requests are the model requests its transcript shows (the agent turns other tools count: ' +
+  'a turn here is a user turn of a conversation); settled trials, stopped once their ' +
   'outcome was settled, count as spent. ' +
   'Difference: skill − ablation per trial, with Welch intervals; per skill, each of its cases weighs the same.';
 
