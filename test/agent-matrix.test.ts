@@ -97,6 +97,15 @@ describe('every reporter renders a run of several agents', () => {
     }
   });
 
+  it("html lists each agent's run as history and the view list runs: who ran it, its verdicts, trials and cost", () => {
+    const page = REPORTERS.html({ colour: false }).renderAgents(input);
+    const rows = [...page.matchAll(/<tr data-run="([^"]+)">(.*?)<\/tr>/g)].map((m) => [m[1], m[2]!.replace(/<[^>]+>/g, '|')]);
+    expect(rows.map((r) => r[0])).toEqual(input.runs.map((r) => r.runDir));
+    expect(rows[1]![1]).toMatch(
+      /codex 0\.169\.0 · [^|]+\|+lab\|+completed, several agents\|+1 PASS · 2 INCONCLUSIVE · 1 ERROR\|+13\|+\$0\.130/,
+    );
+  });
+
   it('terminal and markdown show the matrix with its legend', () => {
     for (const name of ['terminal', 'markdown'] as const) {
       const text = REPORTERS[name]({ colour: false }).renderAgents(input);

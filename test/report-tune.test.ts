@@ -2,73 +2,9 @@ import { HOLDOUT_DESIGN_DEFAULTS, plannedPower } from '../src/tune/holdout-desig
 import { describe, expect, it } from 'vitest';
 import { REPORTER_NAMES, REPORTERS } from '../src/report/registry.js';
 import type { TuneReportInput } from '../src/report/tune/view.js';
-import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
+import { tuneRecordSchema } from '../src/run/tune-schema.js';
 import { projectsRemovedAfterAll, runInProcess } from './helpers.js';
-import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
-
-const comparison = (original: number, winner: number, p: number) => ({
-  original,
-  winner,
-  diff: winner - original,
-  lo: winner - original - 0.2,
-  hi: Math.min(1, winner - original + 0.2),
-  pValue: p,
-  pairs: 12,
-  discordant: 9,
-});
-
-/** A finished tune: the original, a candidate refused by lint, and a winner proved on the holdout. */
-const RECORD: TuneRecord = tuneRecordSchema.parse({
-  version: 1,
-  tuneId: 'tune-1',
-  status: 'completed',
-  startedAt: '2026-12-02T10:00:00Z',
-  endedAt: '2026-12-02T10:05:00Z',
-  skill: 'csv-report',
-  skillFile: '/nowhere/skills/csv-report/SKILL.md',
-  agent: 'claude-code',
-  model: 'sonnet',
-  simulator: { profile: 'sim.yaml', name: 'tune-router' },
-  options: { seed: 1, iterations: 2, holdoutTrials: 4, alpha: 0.05 },
-  splits: { tune: ['a', 'b'], select: ['c', 'd'], holdout: ['e', 'f'] },
-  original: MISSING_CLASS,
-  iterations: [
-    {
-      index: 0,
-      description: MISSING_CLASS,
-      tune: { dir: 'iterations/0/tune', score: { recall: 0.4, siblings: 1, negatives: 1 }, trials: 16, costUsd: 0.5 },
-      select: { dir: 'iterations/0/select', score: { recall: 0.33, siblings: 1, negatives: null }, trials: 10 },
-    },
-    {
-      index: 1,
-      description: 'Use <this> & that',
-      proposer: { dir: 'iterations/1/proposer', trials: 1 },
-      dropped: 'lint',
-      detail: 'angle brackets',
-    },
-    {
-      index: 2,
-      description: `${MISSING_CLASS} Also excel workbooks.`,
-      proposer: { dir: 'iterations/2/proposer', trials: 1 },
-      tune: { dir: 'iterations/2/tune', score: { recall: 1, siblings: 1, negatives: 1 }, trials: 16 },
-      select: { dir: 'iterations/2/select', score: { recall: 0.83, siblings: 1, negatives: null }, trials: 10 },
-    },
-  ],
-  winner: 2,
-  holdout: {
-    original: { dir: 'holdout/original', trials: 20 },
-    winner: { dir: 'holdout/winner', trials: 20 },
-    recall: comparison(0.08, 0.92, 0.004),
-    siblings: comparison(1, 1, 1),
-    negatives: comparison(0.75, 0.75, 1),
-    leftOut: 1,
-  },
-  verdict: 'IMPROVED',
-  result: `${MISSING_CLASS} Also excel workbooks.`,
-  written: false,
-  trials: 94,
-  costUsd: 4.2,
-});
+import { MISSING_CLASS, TUNE_RECORD as RECORD, tuneProject } from './tune-fixture.js';
 
 const INPUT: TuneReportInput = { record: RECORD, dir: 'transcripts/tune-1', diff: '--- a\n+++ b\n-old\n+new\n' };
 

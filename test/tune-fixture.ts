@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { expect } from 'vitest';
 import { join, relative } from 'node:path';
 import { ROOT, runInProcess, spyBinary, type Files } from './helpers.js';
+import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
 
 /**
  * The `tune` example (examples/tune): csv-report's description says nothing of Excel workbooks and spreadsheets, a
@@ -56,3 +57,67 @@ export async function refusedNothingSpent(dir: string, change: ((f: Files) => vo
   expect(existsSync(join(dir, 'transcripts')) ? readdirSync(join(dir, 'transcripts')) : []).toEqual([]);
   return r.stderr.split('\n').filter((l) => l.trim() !== '');
 }
+
+const comparison = (original: number, winner: number, p: number) => ({
+  original,
+  winner,
+  diff: winner - original,
+  lo: winner - original - 0.2,
+  hi: Math.min(1, winner - original + 0.2),
+  pValue: p,
+  pairs: 12,
+  discordant: 9,
+});
+
+/** A finished tune: the original, a candidate refused by lint, and a winner proved on the holdout. */
+export const TUNE_RECORD: TuneRecord = tuneRecordSchema.parse({
+  version: 1,
+  tuneId: 'tune-1',
+  status: 'completed',
+  startedAt: '2026-12-02T10:00:00Z',
+  endedAt: '2026-12-02T10:05:00Z',
+  skill: 'csv-report',
+  skillFile: '/nowhere/skills/csv-report/SKILL.md',
+  agent: 'claude-code',
+  model: 'sonnet',
+  simulator: { profile: 'sim.yaml', name: 'tune-router' },
+  options: { seed: 1, iterations: 2, holdoutTrials: 4, alpha: 0.05 },
+  splits: { tune: ['a', 'b'], select: ['c', 'd'], holdout: ['e', 'f'] },
+  original: MISSING_CLASS,
+  iterations: [
+    {
+      index: 0,
+      description: MISSING_CLASS,
+      tune: { dir: 'iterations/0/tune', score: { recall: 0.4, siblings: 1, negatives: 1 }, trials: 16, costUsd: 0.5 },
+      select: { dir: 'iterations/0/select', score: { recall: 0.33, siblings: 1, negatives: null }, trials: 10 },
+    },
+    {
+      index: 1,
+      description: 'Use <this> & that',
+      proposer: { dir: 'iterations/1/proposer', trials: 1 },
+      dropped: 'lint',
+      detail: 'angle brackets',
+    },
+    {
+      index: 2,
+      description: `${MISSING_CLASS} Also excel workbooks.`,
+      proposer: { dir: 'iterations/2/proposer', trials: 1 },
+      tune: { dir: 'iterations/2/tune', score: { recall: 1, siblings: 1, negatives: 1 }, trials: 16 },
+      select: { dir: 'iterations/2/select', score: { recall: 0.83, siblings: 1, negatives: null }, trials: 10 },
+    },
+  ],
+  winner: 2,
+  holdout: {
+    original: { dir: 'holdout/original', trials: 20 },
+    winner: { dir: 'holdout/winner', trials: 20 },
+    recall: comparison(0.08, 0.92, 0.004),
+    siblings: comparison(1, 1, 1),
+    negatives: comparison(0.75, 0.75, 1),
+    leftOut: 1,
+  },
+  verdict: 'IMPROVED',
+  result: `${MISSING_CLASS} Also excel workbooks.`,
+  written: false,
+  trials: 94,
+  costUsd: 4.2,
+});

@@ -2,8 +2,11 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { RunStore } from '../src/run/store.js';
+import { MUTATE_FILE, mutateRecordSchema } from '../src/run/mutate-schema.js';
+import { TUNE_FILE } from '../src/run/tune-schema.js';
 import { ClaudeStream } from './claude-stream.js';
 import { judgedRunFolder } from './judged-run-fixture.js';
+import { TUNE_RECORD } from './tune-fixture.js';
 import { storeSyntheticRun, storeTrial, syntheticRun, trialMeta } from './run-fixtures.js';
 
 /** Text a transcript may hold that must reach a page as text, never as markup. */
@@ -17,15 +20,72 @@ export const VIEW_RUNS = {
   running: '20261204-000000-eeeeee',
   judged: 'judged',
   huge: '20261130-000000-ffffff',
+  tune: 'tune-20261202-100000-aaaaaa',
+  mutate: 'mutate-20261203-100000-bbbbbb',
 } as const;
+
+/** A mutant's folder its mutate.json names that climbs out of the transcripts folder: never linked nor served. */
+export const CLIMBING_MUTANT = '../../../etc';
+
+/**
+ * A tune folder and a mutate folder as their commands leave them, each beside the runs it made (regular run folders
+ * inside it): the runs TUNE_RECORD names but the proposer of the candidate lint refused; the mutate's unmutated run,
+ * a mutant it ran, one the checks refused, one not run yet, and one whose recorded folder climbs out (CLIMBING_MUTANT).
+ */
+export async function recordFolders(dir: string): Promise<void> {
+  const run = (passes: number) => syntheticRun({ login: { passes, n: 4 } });
+  const at = async (folder: string, rel: string, passes: number) => {
+    const parts = rel.split('/');
+    await storeSyntheticRun(join(dir, folder, ...parts.slice(0, -1)), parts.at(-1)!, run(passes));
+  };
+  const tune = { ...TUNE_RECORD, tuneId: VIEW_RUNS.tune };
+  for (const [rel, passes] of [
+    ['iterations/0/tune', 2],
+    ['iterations/0/select', 2],
+    ['iterations/2/proposer', 1],
+    ['iterations/2/tune', 4],
+    ['iterations/2/select', 4],
+    ['holdout/original', 2],
+    ['holdout/winner', 4],
+  ] as const)
+    await at(VIEW_RUNS.tune, rel, passes);
+  writeFileSync(join(dir, VIEW_RUNS.tune, TUNE_FILE), JSON.stringify(tune));
+
+  const mutant = (operator: string, over: object) => ({ skill: 'atl-jira', operator, ...over });
+  const mutate = mutateRecordSchema.parse({
+    version: 1,
+    mutateId: VIEW_RUNS.mutate,
+    status: 'completed',
+    startedAt: '2026-12-03T10:00:00Z',
+    agent: 'claude-code',
+    model: 'sonnet',
+    simulator: null,
+    skills: ['atl-jira'],
+    operators: ['empty-body', 'drop-use-when', 'skill-removed', 'first-clause'],
+    familyHash: 'f',
+    alpha: 0.05,
+    base: { dir: 'original', given: false, status: 'completed' },
+    mutants: [
+      mutant('skill-removed', { dir: 'atl-jira/skill-removed', status: 'completed', trials: 4, noticed: true, pValue: 0.01 }),
+      mutant('drop-use-when', { refused: 'description: empty' }),
+      mutant('empty-body', {}),
+      mutant('first-clause', { dir: CLIMBING_MUTANT, status: 'completed', trials: 4, noticed: false, pValue: 0.5 }),
+    ],
+    trials: 8,
+  });
+  await at(VIEW_RUNS.mutate, 'original', 4);
+  await at(VIEW_RUNS.mutate, 'atl-jira/skill-removed/run', 0);
+  writeFileSync(join(dir, VIEW_RUNS.mutate, MUTATE_FILE), JSON.stringify(mutate));
+}
 
 /**
  * A transcripts folder written by hand under `root` (nothing spawned): two runs of cases `login` and `search` by
  * different models (login's rate falls), a damaged one (run.json cut off), one still running (this process its
  * writer, no results.json), and a judged run as if simulated (`sim.yaml` beside it). The newer run's first login
- * trial says INJECTION; with `hugeBytes`, the oldest run, of case `huge`, has one trial of that many bytes of text.
+ * trial says INJECTION; with `hugeBytes`, the oldest run, of case `huge`, has one trial of that many bytes of text;
+ * with `records`, a tune and a mutate (recordFolders).
  */
-export async function viewTranscripts(root: string, o: { hugeBytes?: number } = {}): Promise<string> {
+export async function viewTranscripts(root: string, o: { hugeBytes?: number; records?: boolean } = {}): Promise<string> {
   const dir = join(root, 'transcripts');
   const dated = (day: number, run: ReturnType<typeof syntheticRun>) => ({
     ...run,
@@ -69,6 +129,7 @@ export async function viewTranscripts(root: string, o: { hugeBytes?: number } = 
     trialMeta(),
   );
   await judgedRunFolder(dir, { trials: 3 });
+  if (o.records) await recordFolders(dir);
   return dir;
 }
 

@@ -8,7 +8,7 @@ import { LABELS_FILE, labelsSchema } from '../src/commands/labels.js';
 import { href } from '../src/report/html/view-pages.js';
 import { cleanup, runInProcess, testEnv } from './helpers.js';
 import { JUDGED_ITEM } from './judged-run-fixture.js';
-import { INJECTION, landTrial, VIEW_RUNS, viewTranscripts } from './view-fixture.js';
+import { CLIMBING_MUTANT, INJECTION, landTrial, VIEW_RUNS, viewTranscripts } from './view-fixture.js';
 
 const PORT = 4321;
 const HOST = `127.0.0.1:${PORT}`;
@@ -21,7 +21,7 @@ let app: ReturnType<typeof viewApp>;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'sp-view-'));
-  dir = await viewTranscripts(root, { hugeBytes: HUGE });
+  dir = await viewTranscripts(root, { hugeBytes: HUGE, records: true });
   app = viewApp({
     transcriptsDir: 'transcripts',
     cwd: root,
@@ -172,6 +172,16 @@ describe('a case across runs', () => {
     expect(text).toContain('<svg class="chart trend"');
   });
 
+  it("gives each run's rate in the words history --case prints", async () => {
+    const cells = (await page(q('/case', { id: 'search' }))).text.match(/<tr data-run="[^"]+">.*?<\/tr>/g)!;
+    const printed = await runInProcess(['history', '--transcripts', 'transcripts', '--case', 'search'], { cwd: root, env: testEnv() });
+    for (const row of cells) {
+      const rate = /<td>(\d\.\d\d \[[^<]*)<\/td>/.exec(row)![1]!;
+      expect(printed.stdout).toContain(rate);
+    }
+    expect(cells).toHaveLength(2);
+  });
+
   it('says so for a case no run has', async () => {
     expect((await page(q('/case', { id: 'nope<b>' }))).text).toContain('no graded run has a case of this id');
   });
@@ -253,12 +263,80 @@ describe('labels', () => {
   });
 });
 
+describe('a tune and a mutate in the folder', () => {
+  it('lists each as one row: its kind, what came out, its trials and cost, linked to its own page', async () => {
+    const { text } = await page('/');
+    const row = (id: string) => new RegExp(`<tr data-run="${id}">.*?</tr>`).exec(text)?.[0] ?? '';
+    expect(row(VIEW_RUNS.tune)).toContain(`href="/tune?id=${VIEW_RUNS.tune}"`);
+    expect(row(VIEW_RUNS.tune)).toMatch(/completed, tune.*csv-report: IMPROVED.*>94<.*\$4\.20/);
+    expect(row(VIEW_RUNS.mutate)).toContain(`href="/mutate?id=${VIEW_RUNS.mutate}"`);
+    expect(row(VIEW_RUNS.mutate)).toMatch(/completed, mutate.*atl-jira: killed 1\/2.*>8</);
+    // Neither is a run compare can take.
+    expect(row(VIEW_RUNS.tune)).not.toContain('type="radio"');
+    expect((await page('/?q=mutate')).text).toContain(`data-run="${VIEW_RUNS.mutate}"`);
+  });
+
+  it("a tune's page frames its report and links each step's run, which the view serves", async () => {
+    const { status, text } = await page(q('/tune', { id: VIEW_RUNS.tune }));
+    expect(status).toBe(200);
+    const runs = [...text.matchAll(/href="\/run\?id=([^"]+)"/g)].map((m) => decodeURIComponent(m[1]!.replaceAll('&amp;', '&')));
+    expect(runs).toEqual(
+      [
+        'iterations/0/tune',
+        'iterations/0/select',
+        'iterations/1/proposer',
+        'iterations/2/proposer',
+        'iterations/2/tune',
+        'iterations/2/select',
+        'holdout/original',
+        'holdout/winner',
+      ].map((d) => `${VIEW_RUNS.tune}/${d}`),
+    );
+    expect(text).toContain('candidate 2: select cases');
+    const step = await page(q('/run', { id: `${VIEW_RUNS.tune}/holdout/winner` }));
+    expect(step.status).toBe(200);
+    expect((await page(q('/run/report', { id: `${VIEW_RUNS.tune}/holdout/winner` }))).text).toMatch(/data-verdict="PASS"/);
+    // A step the tune never ran (refused by lint before its proposer's run was stored) is named, not a crash.
+    const missing = await page(q('/run', { id: `${VIEW_RUNS.tune}/iterations/1/proposer` }));
+    expect(missing.status).toBe(422);
+    expect(missing.text).toContain('data-problem');
+    expect((await page(q('/tune/report', { id: VIEW_RUNS.tune }))).text).toContain('Use &lt;this&gt; &amp; that');
+  });
+
+  it("a mutate's page frames its report and links the unmutated run and each mutant's, with a compare against the unmutated", async () => {
+    const { status, text } = await page(q('/mutate', { id: VIEW_RUNS.mutate }));
+    expect(status).toBe(200);
+    expect(text).toContain(`href="/run?id=${encodeURIComponent(`${VIEW_RUNS.mutate}/original`)}"`);
+    expect(text).toContain('atl-jira · skill-removed');
+    expect(text).not.toContain('etc');
+    const compare = /href="(\/compare\?[^"]+)">against the unmutated/.exec(text)![1]!.replaceAll('&amp;', '&');
+    expect((await page(compare)).status).toBe(200);
+    const report = await page(compare.replace('/compare?', '/compare/report?'));
+    expect(report.text).toMatch(/data-change="REGRESSED"/);
+    expect((await page(q('/mutate/report', { id: VIEW_RUNS.mutate }))).text).toMatch(/skill-removed.*killed/s);
+  });
+
+  it('refuses a run its record names outside its folder, and a tune or mutate page for a run that is neither', async () => {
+    expect((await page(q('/run', { id: `${VIEW_RUNS.mutate}/${CLIMBING_MUTANT}/run` }))).status).toBe(404);
+    expect((await page(q('/run', { id: `${VIEW_RUNS.mutate}/atl-jira` }))).status).toBe(404);
+    expect((await page(q('/mutate', { id: VIEW_RUNS.tune }))).status).toBe(404);
+    expect((await page(q('/tune', { id: VIEW_RUNS.newer }))).status).toBe(404);
+    expect((await page('/')).status).toBe(200);
+  });
+
+  it("keeps their runs out of a case's trend (their skills were changed on purpose)", async () => {
+    expect((await page(q('/case', { id: 'login' }))).text).toContain('across 2 runs');
+  });
+});
+
 describe('history shares the summaries', () => {
   it('prints the runs and a case across them, with what changed', async () => {
     const all = await runInProcess(['history', '--transcripts', 'transcripts'], { cwd: root, env: testEnv() });
     expect(all.exitCode).toBe(0);
     expect(all.stdout).toContain(VIEW_RUNS.older);
     expect(all.stdout).toMatch(/20261203-000000-dddddd: .*run\.json not valid JSON/);
+    expect(all.stdout).toMatch(new RegExp(`${VIEW_RUNS.mutate}\\s+atl-jira: killed 1/2\\s+8\\s.*\\n.*completed, mutate`));
+    expect(all.stdout).toMatch(new RegExp(`${VIEW_RUNS.tune}\\s+csv-report: IMPROVED\\s+94\\s+\\$4\\.20\\n.*completed, tune`));
     const login = await runInProcess(['history', '--transcripts', 'transcripts', '--case', 'login'], { cwd: root, env: testEnv() });
     expect(login.stdout).toContain('model claude-sonnet-4-5 → claude-opus-4-1');
   });

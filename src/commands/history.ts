@@ -5,13 +5,15 @@ import { readResultsHeadSync, RunFolderError, RunStore } from '../run/store.js';
 import { AGENT_RUNS_FILE } from '../run/schema.js';
 import { TUNE_FILE } from '../run/tune-schema.js';
 import { readTuneRecord } from '../run/tune-store.js';
-import { summariseRun, summariseTune, type RunSummary } from '../report/runs.js';
+import { MUTATE_FILE } from '../run/mutate-schema.js';
+import { readMutateRecord } from '../run/mutate-store.js';
+import { summariseMutate, summariseRun, summariseTune, type RunSummary } from '../report/runs.js';
 import { InputError } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
 
 /**
  * Every run folder in `transcriptsDir`, newest first by name: a run of several agents gives one id per agent's run
- * (`<run>/<agent's run>`), a tune folder its own.
+ * (`<run>/<agent's run>`), a tune or a mutate folder its own (the runs inside it are its record's).
  */
 export function listRunFolders(transcriptsDir: string, cwd: string): string[] {
   if (!existsSync(fromFolder(cwd, transcriptsDir)))
@@ -28,7 +30,7 @@ export function listRunFolders(transcriptsDir: string, cwd: string): string[] {
         if (existsSync(join(at, 'run.json'))) return [prefix + d.name];
         if (prefix) return [];
         if (existsSync(join(at, AGENT_RUNS_FILE))) return runsIn(at, `${d.name}/`);
-        return existsSync(join(at, TUNE_FILE)) ? [d.name] : [];
+        return existsSync(join(at, TUNE_FILE)) || existsSync(join(at, MUTATE_FILE)) ? [d.name] : [];
       });
   return runsIn(fromFolder(cwd, transcriptsDir)).sort().reverse();
 }
@@ -38,6 +40,7 @@ export async function readRunSummary(transcriptsDir: string, runId: string, cwd:
   const dir = join(transcriptsDir, runId);
   try {
     if (existsSync(join(fromFolder(cwd, dir), TUNE_FILE))) return summariseTune(runId, await readTuneRecord(dir, cwd));
+    if (existsSync(join(fromFolder(cwd, dir), MUTATE_FILE))) return summariseMutate(runId, await readMutateRecord(dir, cwd));
     const { store, manifest } = await RunStore.open(dir, cwd);
     const stored = readResultsHeadSync(store.dir);
     if (stored.ok) return summariseRun(runId, manifest, stored.value);

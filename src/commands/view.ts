@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { open, readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import pMap from 'p-map';
@@ -25,6 +25,7 @@ import { ARMS, type Arm } from '../run/config-schema.js';
 import { trialKey, type Results, type RunManifest, type TrialRef } from '../run/schema.js';
 import { RunFolderError, type RunStore } from '../run/store.js';
 import { readTuneRecord } from '../run/tune-store.js';
+import { readMutateRecord } from '../run/mutate-store.js';
 import { agentNotes, readTranscripts } from '../runner/reports.js';
 import { readStoredTranscript } from '../runner/stored-grades.js';
 import { loadResults } from '../runner/stored-results.js';
@@ -73,7 +74,7 @@ const fileStamp = (file: string) =>
 
 /** The summaries kept beside the run folders between two starts of the view, each with the stamp it was read at. */
 export const VIEW_INDEX_FILE = '.skillprobe-view-index.json';
-const VIEW_INDEX_VERSION = 1;
+const VIEW_INDEX_VERSION = 2;
 
 /**
  * Each run's summary kept while its run.json and results.json are unchanged: a page lists the newest runs reading
@@ -106,9 +107,18 @@ class RunIndex {
     return listRunFolders(this.transcriptsDir, this.cwd);
   }
 
-  /** The run folder as the user would name it, or undefined for an id the folder does not hold (refusing `..` and the like). */
-  dirOf(id: string): string | undefined {
-    return this.ids().includes(id) ? join(this.transcriptsDir, id) : undefined;
+  /**
+   * The run folder as the user would name it, or undefined for an id the folder does not hold (refusing `..` and the
+   * like): a listed run, or a run a listed tune or mutate names in its record (`<tune>/<its run's folder>`).
+   */
+  async dirOf(id: string): Promise<string | undefined> {
+    const ids = this.ids();
+    if (ids.includes(id)) return join(this.transcriptsDir, id);
+    for (const holder of ids.filter((h) => id.startsWith(`${h}/`))) {
+      const { record } = await this.summary(holder);
+      if (record?.runs.some((r) => `${holder}/${r.dir}` === id)) return join(this.transcriptsDir, id);
+    }
+    return undefined;
   }
 
   async summary(id: string): Promise<RunSummary> {
@@ -181,14 +191,14 @@ export function viewApp(o: ViewOptions): Hono {
         .catch(() => undefined);
     }, WARM_AFTER_MS).unref();
 
-  const runDir = (id: string | undefined): string => {
-    const dir = id === undefined ? undefined : index.dirOf(id);
+  const runDir = async (id: string | undefined): Promise<string> => {
+    const dir = id === undefined ? undefined : await index.dirOf(id);
     if (!dir) throw new Refused(404, `no run ${JSON.stringify(id ?? '')} in ${o.transcriptsDir}: pick one from the list`);
     return dir;
   };
 
   async function loadRun(id: string): Promise<LoadedRun> {
-    const dir = runDir(id);
+    const dir = await runDir(id);
     const stamp = await runStamp(fromFolder(o.cwd, dir));
     const kept = loaded.get(id);
     if (kept?.stamp === stamp) return kept;
@@ -252,7 +262,7 @@ export function viewApp(o: ViewOptions): Hono {
 
   app.get('/run', async (c) => {
     const id = c.req.query('id')!;
-    runDir(id);
+    await runDir(id);
     const summary = await index.summary(id);
     if (summary.problem && !summary.run) throw new Refused(422, `${id}: ${summary.problem}`);
     const run = await loadRun(id);
@@ -275,7 +285,7 @@ export function viewApp(o: ViewOptions): Hono {
     );
   });
 
-  app.get('/run/stamp', async (c) => c.text(await runStamp(fromFolder(o.cwd, runDir(c.req.query('id'))))));
+  app.get('/run/stamp', async (c) => c.text(await runStamp(fromFolder(o.cwd, await runDir(c.req.query('id'))))));
 
   app.get('/run/report', async (c) => {
     const id = c.req.query('id')!;
@@ -284,23 +294,50 @@ export function viewApp(o: ViewOptions): Hono {
     run.report ??= htmlReporter.render({
       manifest: run.manifest,
       results: run.results,
-      runDir: runDir(id),
+      runDir: await runDir(id),
       agentNotes: agentNotes(run.manifest),
       transcripts: await readTranscripts(run.store, run.manifest, run.results.outcomes),
     });
     return c.html(run.report);
   });
 
+  /** A tune's or a mutate's folder: its id in the list and its summary, which names its runs. */
+  async function recordOf(id: string | undefined, kind: 'tune' | 'mutate'): Promise<{ id: string; dir: string; summary: RunSummary }> {
+    const dir = await runDir(id);
+    const summary = await index.summary(id!);
+    if (!summary.run?.kinds.includes(kind)) throw new Refused(404, `${id} is no ${kind} folder: pick one from the list`);
+    return { id: id!, dir, summary };
+  }
+
   app.get('/tune', async (c) => {
-    const id = c.req.query('id')!;
-    runDir(id);
-    return c.html(framedPage(`tune ${id}`, href('/tune/report', { id })));
+    const { id, summary } = await recordOf(c.req.query('id'), 'tune');
+    return c.html(framedPage(`tune ${id}`, href('/tune/report', { id }), { id, runs: summary.record?.runs ?? [] }));
   });
 
   app.get('/tune/report', async (c) => {
-    const dir = runDir(c.req.query('id'));
+    const { dir } = await recordOf(c.req.query('id'), 'tune');
     return c.html(htmlReporter.renderTune!(await tuneReportInput(dir, await readTuneRecord(dir, o.cwd), o.cwd)));
   });
+
+  app.get('/mutate', async (c) => {
+    const { id, summary } = await recordOf(c.req.query('id'), 'mutate');
+    const runs = summary.record?.runs ?? [];
+    const base = await mutateBase(id, o.cwd);
+    return c.html(framedPage(`mutate ${id}`, href('/mutate/report', { id }), { id, runs, ...(base ? { base } : {}) }));
+  });
+
+  app.get('/mutate/report', async (c) => {
+    const { dir } = await recordOf(c.req.query('id'), 'mutate');
+    return c.html(htmlReporter.renderMutate!({ record: await readMutateRecord(dir, o.cwd), dir }));
+  });
+
+  /** The unmutated run a mutate compared its mutants with, as an id of this view: its own `original`, or a listed run `--base` named. */
+  async function mutateBase(id: string, cwd: string): Promise<string | undefined> {
+    const record = await readMutateRecord(join(o.transcriptsDir, id), cwd);
+    if (!record.base.given) return `${id}/${record.base.dir}`;
+    const named = relative(fromFolder(cwd, o.transcriptsDir), fromFolder(cwd, record.base.dir));
+    return index.ids().includes(named) ? named : undefined;
+  }
 
   app.get('/case', async (c) => {
     const caseId = c.req.query('id') ?? '';
@@ -312,15 +349,15 @@ export function viewApp(o: ViewOptions): Hono {
   app.get('/compare', async (c) => {
     const [base, candidate] = [c.req.query('base'), c.req.query('candidate')];
     if (!base || !candidate) throw new Refused(400, 'pick two runs in the list: a base and a candidate');
-    runDir(base);
-    runDir(candidate);
+    await runDir(base);
+    await runDir(candidate);
     return c.html(framedPage(`${base} → ${candidate}`, href('/compare/report', { base, candidate })));
   });
 
   app.get('/compare/report', async (c) => {
     const [base, candidate] = [c.req.query('base')!, c.req.query('candidate')!];
     const [b, k] = await Promise.all([loadRun(base), loadRun(candidate)]);
-    const comparison = compareRuns({ dir: runDir(base), ...b }, { dir: runDir(candidate), ...k }, COMPARE_DEFAULTS);
+    const comparison = compareRuns({ dir: await runDir(base), ...b }, { dir: await runDir(candidate), ...k }, COMPARE_DEFAULTS);
     return c.html(htmlReporter.renderComparison(comparison));
   });
 
@@ -347,7 +384,7 @@ export function viewApp(o: ViewOptions): Hono {
     const input = {
       manifest: run.manifest,
       results: run.results,
-      runDir: runDir(q.id),
+      runDir: await runDir(q.id),
       agentNotes: agentNotes(run.manifest),
       transcripts: new Map([[trialKey(ref), shown]]),
     };

@@ -1,17 +1,27 @@
 import type { Context } from '../run/config-schema.js';
 import type { CaseArmSummary, CaseVerdict, Results, ResultsHead, RunManifest, RunStatus } from '../run/schema.js';
+import type { MutateRecord } from '../run/mutate-schema.js';
 import type { TuneRecord } from '../run/tune-schema.js';
-import { fmt, interval, paragraph, REPORT_WIDTH, table, usd } from './format.js';
+import { isAbsolute } from 'node:path';
+import { paragraph, REPORT_WIDTH, table, usd } from './format.js';
+import { killRates } from './mutate/view.js';
 import { rateNotes, verdictCounts, verdictRate } from './wording.js';
 import { InputError } from '../util/input-error.js';
 
 /**
  * The runs of a transcripts folder and a case's trend across them: one reading of each run's run.json and results.json
- * into a small summary, and its renderings (`history`'s text, `view`'s pages, the html report's runs of several agents).
+ * into a small summary, and the words every rendering of them uses (`history`'s text, `view`'s pages, the html
+ * report's runs of several agents: runCells, trendCells).
  */
 
 /** What made a run other than a plain one, as the list names it. */
-export type RunKind = 'several agents' | 'canary' | 'judged' | 'shard' | 'merged' | 'resumed' | 'tune';
+export type RunKind = 'several agents' | 'canary' | 'judged' | 'shard' | 'merged' | 'resumed' | 'tune' | 'mutate';
+
+/** One of the runs a tune or a mutate made: its folder (relative to theirs) and what it was for. */
+export interface NestedRun {
+  dir: string;
+  what: string;
+}
 
 /** One case of a run: its verdict, the skill arm's rate behind it, and what its trials cost. */
 export interface CaseLine {
@@ -41,6 +51,8 @@ export interface RunSummary {
     finished: number;
   };
   results?: { cases: CaseLine[]; trials: number; costUsd?: number };
+  /** A folder of several runs (a tune, a mutate): what came out, what it spent, and its runs. */
+  record?: { outcome: string; trials: number; costUsd?: number; runs: NestedRun[] };
   /** Why the folder could not be read, or why it has no results. */
   problem?: string;
 }
@@ -89,22 +101,60 @@ export function summariseRun(runId: string, manifest?: RunManifest, results?: Re
   };
 }
 
-/** A tune folder as a row of the list: its skill, agent and status; its candidates' runs are inside it. Pure. */
-export function summariseTune(runId: string, t: TuneRecord): RunSummary {
+/** A record's run folders that stay inside its folder: a path climbing out of it is never served nor linked. */
+const inside = (runs: NestedRun[]): NestedRun[] => runs.filter((r) => !isAbsolute(r.dir) && !r.dir.split(/[\\/]/).includes('..'));
+
+/** A tune's or a mutate's folder as a row of the list, from what both records keep. */
+function recordSummary(
+  runId: string,
+  kind: 'tune' | 'mutate',
+  r: TuneRecord | MutateRecord,
+  outcome: string,
+  runs: NestedRun[],
+): RunSummary {
   return {
     runId,
     run: {
-      agent: t.agent,
-      model: t.model ?? '?',
-      ...(t.simulator ? { profile: t.simulator.profile } : {}),
-      status: t.status,
-      startedAt: t.startedAt,
-      context: t.context ?? 'lab',
-      skillsHash: t.familyHash ?? '',
-      kinds: ['tune'],
-      finished: 0,
+      agent: r.agent,
+      model: r.model ?? '?',
+      ...(r.simulator ? { profile: r.simulator.profile } : {}),
+      status: r.status,
+      startedAt: r.startedAt,
+      context: r.context ?? 'lab',
+      skillsHash: r.familyHash ?? '',
+      kinds: [kind],
+      finished: r.trials,
     },
+    record: { outcome, trials: r.trials, ...(r.costUsd !== undefined ? { costUsd: r.costUsd } : {}), runs: inside(runs) },
   };
+}
+
+/** A tune folder as a row of the list: its skill, agent, status and verdict, and each step's run. Pure. */
+export function summariseTune(runId: string, t: TuneRecord): RunSummary {
+  const runs = t.iterations.flatMap((it) => {
+    const name = it.index === 0 ? 'original' : `candidate ${it.index}`;
+    return [
+      ...(it.proposer ? [{ dir: it.proposer.dir, what: `${name}: proposer` }] : []),
+      ...(it.tune ? [{ dir: it.tune.dir, what: `${name}: tune cases` }] : []),
+      ...(it.select ? [{ dir: it.select.dir, what: `${name}: select cases` }] : []),
+    ];
+  });
+  if (t.holdout)
+    runs.push({ dir: t.holdout.original.dir, what: 'holdout: original' }, { dir: t.holdout.winner.dir, what: 'holdout: winner' });
+  return recordSummary(runId, 'tune', t, `${t.skill}: ${t.verdict ?? t.status}`, runs);
+}
+
+/**
+ * A mutate folder as a row of the list: its skills, agent, status and kill rate, the unmutated run (when it ran
+ * here) and each mutant's run. Pure.
+ */
+export function summariseMutate(runId: string, m: MutateRecord): RunSummary {
+  const overall = killRates(m).at(-1)!;
+  const runs = [
+    ...(m.base.given ? [] : [{ dir: m.base.dir, what: 'original (unmutated)' }]),
+    ...m.mutants.flatMap((x) => (x.dir ? [{ dir: `${x.dir}/run`, what: `${x.skill} · ${x.operator}` }] : [])),
+  ];
+  return recordSummary(runId, 'mutate', m, `${m.skills.join(', ')}: killed ${overall.killed}/${overall.ran}`, runs);
 }
 
 /** `claude-sonnet-4-5 (SIM)`: the model, marked when the simulator stood in for it. */
@@ -117,8 +167,10 @@ export function runFacts(s: RunSummary): string[] {
   return [`${r.agent} ${r.cliVersion ?? '?'}`, modelText(r), r.status, ...(r.context === 'field' ? ['field'] : []), ...r.kinds];
 }
 
-export const verdictText = (s: RunSummary) => (s.results ? verdictCounts(s.results.cases.map((c) => c.verdict)) : '');
-export const trialsOf = (s: RunSummary) => s.results?.trials ?? s.run?.finished;
+/** What came out of a run: its verdicts, or a tune's or a mutate's outcome. */
+export const verdictText = (s: RunSummary) =>
+  s.results ? verdictCounts(s.results.cases.map((c) => c.verdict)) : (s.record?.outcome ?? '');
+export const trialsOf = (s: RunSummary) => s.results?.trials ?? s.record?.trials ?? s.run?.finished;
 
 /** The runs whose id, agent, model, status or kind holds every word of `query` (any case). Pure. */
 export function filterRuns(rows: readonly RunSummary[], query: string): RunSummary[] {
@@ -130,15 +182,39 @@ export function filterRuns(rows: readonly RunSummary[], query: string): RunSumma
   });
 }
 
+/** A run in the words of every list of runs: `history`, the view's list, the html report's runs of several agents. */
+export interface RunCells {
+  /** `claude-code 2.1.197 · claude-sonnet-4-5 (SIM)` */
+  who: string;
+  context: string;
+  /** Its status and what made it other than a plain run: `completed, canary`. */
+  status: string;
+  verdicts: string;
+  trials: string;
+  cost: string;
+}
+
+/** A run's cells; an unreadable folder has its problem for verdicts. Pure. */
+export function runCells(s: RunSummary): RunCells {
+  const facts = runFacts(s);
+  return {
+    who: s.run ? facts.slice(0, 2).join(' · ') : '?',
+    context: s.run?.context ?? '',
+    status: s.run ? [s.run.status, ...s.run.kinds].join(', ') : '',
+    verdicts: s.results || s.record ? verdictText(s) : (s.problem ?? '—'),
+    trials: String(trialsOf(s) ?? '?'),
+    cost: usd(s.results?.costUsd ?? s.record?.costUsd),
+  };
+}
+
 /** The runs, newest first: who ran them, what came out, what they cost; a run that could not be read, why, below. Pure. */
 export function renderHistory(rows: readonly RunSummary[]): string {
   if (rows.length === 0) return 'no runs in this transcripts folder\n';
-  const body = rows.map((r) => [
-    `${r.runId}\n  ${runFacts(r).slice(0, 3).join(' · ')}`,
-    r.results ? verdictText(r) : r.problem ? 'see below' : '—',
-    String(trialsOf(r) ?? '?'),
-    usd(r.results?.costUsd),
-  ]);
+  const body = rows.map((r) => {
+    const c = runCells(r);
+    const facts = [c.who, c.status, c.context === 'field' ? 'field' : ''].filter(Boolean).join(' · ');
+    return [`${r.runId}\n  ${facts}`, r.problem && !r.results ? 'see below' : c.verdicts, c.trials, c.cost];
+  });
   const problems = rows.flatMap((r) => (r.problem && !r.results ? [paragraph(`${r.runId}: ${r.problem}`)] : []));
   const head = ['run\n  agent · model · status', 'verdicts', 'trials', 'cost'];
   const runs = table([head, ...body], ['l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word'] });
@@ -193,6 +269,31 @@ export function caseTrend(rows: readonly RunSummary[], caseId: string): TrendPoi
 
 export const changeText = (c: TrendPoint['changed'][number]) => `${c.what} ${c.from} → ${c.to}`;
 
+/** A trend point in the words of every rendering of a trend: `history --case` and the view's case page. */
+export interface TrendCells {
+  verdict: CaseVerdict['verdict'];
+  /** The rate its verdict stands on, as its run's report shows it (marked † or * as the notes under it say). */
+  rate: string;
+  passes: string;
+  cost: string;
+  changed: string[];
+}
+
+/** A point's cells. Pure. */
+export function trendCells(p: TrendPoint): TrendCells {
+  const { verdict: v, skill: s, costUsd } = p.line;
+  return {
+    verdict: v.verdict,
+    rate: verdictRate(v, s),
+    passes: s ? `${s.rate.successes}/${s.rate.n}` : '—',
+    cost: usd(costUsd),
+    changed: p.changed.map(changeText),
+  };
+}
+
+/** What the marks of a trend's rates mean, one note each. */
+export const trendNotes = (points: readonly TrendPoint[]) => rateNotes(points.map((p) => p.line.verdict));
+
 /** One case across runs, newest first: its verdict and the rate it stands on, as each run's report shows it. Pure. */
 export function renderCaseHistory(rows: readonly RunSummary[], caseId: string): string {
   const points = caseTrend(rows, caseId).reverse();
@@ -204,21 +305,11 @@ export function renderCaseHistory(rows: readonly RunSummary[], caseId: string): 
     });
   const byId = new Map(rows.map((r) => [r.runId, r]));
   const body = points.map((p) => {
-    const { verdict: v, skill: s, costUsd } = p.line;
-    const changed = p.changed.length ? `\n  ${p.changed.map(changeText).join(', ')}` : '';
-    return [
-      `${p.runId}\n  ${modelText(byId.get(p.runId)!.run!)}${changed}`,
-      v.verdict,
-      verdictRate(v, s),
-      s ? `${s.rate.successes}/${s.rate.n}` : '—',
-      usd(costUsd),
-    ];
+    const c = trendCells(p);
+    const changed = c.changed.length ? `\n  ${c.changed.join(', ')}` : '';
+    return [`${p.runId}\n  ${modelText(byId.get(p.runId)!.run!)}${changed}`, c.verdict, c.rate, c.passes, c.cost];
   });
-  const notes = rateNotes(points.map((p) => p.line.verdict)).map((n) => paragraph(n));
   const head = ['run\n  model\n  changed since the run before', 'verdict', 'rate [CI]', 'passes', 'cost'];
   const runs = table([head, ...body], ['l', 'l', 'l', 'r', 'r'], { maxWidth: REPORT_WIDTH, wrap: ['id', 'word', 'word'] });
-  return [paragraph(`case ${caseId}, newest first (skill arm)`), runs, ...notes].join('\n') + '\n';
+  return [paragraph(`case ${caseId}, newest first (skill arm)`), runs, ...trendNotes(points).map((n) => paragraph(n))].join('\n') + '\n';
 }
-
-/** `0.83 [0.64, 0.93]`: a trend point's rate, or a dash. */
-export const pointRate = (p: TrendPoint) => (p.rate ? `${fmt(p.rate.p)} ${interval(p.rate)}` : '—');

@@ -97,6 +97,8 @@ svg .est { fill: var(--tone); stroke: #fff; stroke-width: 1.2; }
 svg .threshold { stroke: var(--fg); stroke-width: 2; }
 svg .zero { stroke: #8c959f; stroke-width: 1; }
 svg .band { fill: #d0d7de; opacity: .55; }
+svg.trend .changed { stroke: #bc4c00; stroke-dasharray: 3 3; }
+svg.trend text.changed { fill: #bc4c00; stroke: none; font-size: 10px; }
 svg polyline { fill: none; stroke-width: 2; stroke-linejoin: round; }
 svg polyline.at { stroke: #0969da; }
 svg polyline.hat { stroke: #bc4c00; stroke-dasharray: 5 3; }

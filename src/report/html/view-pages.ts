@@ -1,10 +1,10 @@
 import type { LabelAgreement } from '../rejudge.js';
 import { agreementText } from '../rejudge.js';
-import { fmt, usd } from '../format.js';
-import { caseTrend, changeText, pointRate, runFacts, trialsOf, verdictText, type RunSummary, type TrendPoint } from '../runs.js';
+import { caseTrend, type NestedRun, type RunSummary } from '../runs.js';
 import { html, type Html } from './markup.js';
 import { pageDocument } from './page.js';
-import { section, verdictBadge } from './parts.js';
+import { section } from './parts.js';
+import { runsTable, trendSections } from './runs.js';
 
 /**
  * The pages `skillprobe view` serves: the runs, a run (its html report framed, live while it runs), a case across
@@ -50,8 +50,6 @@ pre.raw { white-space: pre-wrap; word-break: break-all; font-size: 11.5px; backg
 .problem { color: var(--fail); }
 fieldset.label { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; padding: 6px 12px; }
 fieldset.label input[type=text] { width: 60%; }
-svg.trend .changed { stroke: #bc4c00; stroke-dasharray: 3 3; }
-svg.trend text.changed { fill: #bc4c00; stroke: none; font-size: 10px; }
 `;
 
 /** A served page: the report's look, the view's navigation above it, the live script where a frame asks for it. */
@@ -77,21 +75,24 @@ export interface RunsListing {
   matching: number;
 }
 
+/** Where a run of the list links to: a tune's or a mutate's page, else the run's. */
+const runLink = (r: RunSummary) =>
+  r.run?.kinds.includes('tune')
+    ? href('/tune', { id: r.runId })
+    : r.run?.kinds.includes('mutate')
+      ? href('/mutate', { id: r.runId })
+      : href('/run', { id: r.runId });
+
 /** The runs, newest first, filterable, each a link; two picked for `compare`. */
 export function runsPage(l: RunsListing): string {
-  const rows = l.rows.map((r) => {
-    const facts = runFacts(r);
-    const link = r.run?.kinds.includes('tune') ? href('/tune', { id: r.runId }) : href('/run', { id: r.runId });
-    const comparable = r.run && !r.run.kinds.includes('tune');
-    return html`<tr data-run="${r.runId}"><td>${comparable ? html`<input type="radio" name="base" value="${r.runId}" aria-label="base ${r.runId}"> <input type="radio" name="candidate" value="${r.runId}" aria-label="candidate ${r.runId}">` : ''}</td><th scope="row"><a href="${link}"><code>${r.runId}</code></a></th><td>${facts.slice(0, 2).join(' · ')}</td><td>${r.run?.context ?? ''}</td><td>${facts.slice(2).join(', ')}</td><td>${r.results ? verdictText(r) : html`<span class="problem">${r.problem ?? ''}</span>`}</td><td class="num">${trialsOf(r) ?? '?'}</td><td class="num">${usd(r.results?.costUsd)}</td></tr>`;
-  });
+  const table = runsTable(l.rows, { link: runLink, pick: (r) => r.run !== undefined && r.record === undefined });
   const pager = l.pages > 1 ? pagerLinks('/', { q: l.query || undefined }, l.page, l.pages) : '';
   const body = html`<h1>Runs</h1>
-<form class="filter" method="get" action="/"><input type="search" name="q" value="${l.query}" placeholder="filter: agent, model, status, kind (canary, judged, tune, interrupted…)" aria-label="filter runs"><button>filter</button></form>
+<form class="filter" method="get" action="/"><input type="search" name="q" value="${l.query}" placeholder="filter: agent, model, status, kind (canary, judged, tune, mutate, interrupted…)" aria-label="filter runs"><button>filter</button></form>
 <form class="filter" method="get" action="/case"><input type="search" name="id" placeholder="a case id: its rate across the runs" aria-label="case id"><button>case trend</button></form>
 <form method="get" action="/compare">
 <p class="note">${l.matching} runs${l.query ? ' match' : ''}; pick a base (left) and a candidate (right) to compare them. <button>compare</button></p>
-<div class="table-wrap"><table class="runs"><thead><tr><th>base · cand.</th><th>run</th><th>agent · model</th><th>context</th><th>status</th><th>verdicts</th><th class="num">trials</th><th class="num">cost</th></tr></thead><tbody>${rows}</tbody></table></div>
+${table}
 </form>${pager}`;
   return viewPage('skillprobe view · runs', body);
 }
@@ -130,50 +131,45 @@ ${section('trials', 'Trials', 'each trial as a timeline beside its raw stream; a
   return viewPage(`skillprobe view · ${s.runId}`, body);
 }
 
-/** A framed page of a report (a comparison, a tune), with a title above it. */
-export function framedPage(title: string, report: string): string {
+/** A framed page of a report (a comparison, a tune, a mutate), with a title above it and, for a tune or a mutate, its runs. */
+export function framedPage(title: string, report: string, runs?: RecordRuns): string {
   return viewPage(
     `skillprobe view · ${title}`,
-    html`<h1>${title}</h1><p class="note"><a href="${report}">open the report alone</a></p><iframe class="report" title="report" src="${report}"></iframe>`,
+    html`<h1>${title}</h1><p class="note"><a href="${report}">open the report alone</a></p><iframe class="report" title="report" src="${report}"></iframe>${runs ? recordRuns(runs) : ''}`,
   );
 }
 
-const CHART = { w: 720, h: 220, left: 40, right: 16, top: 16, bottom: 28 };
+/** The runs a tune or a mutate made, each a run folder inside its own; a mutant's with a compare against the unmutated. */
+export interface RecordRuns {
+  id: string;
+  runs: NestedRun[];
+  /** The unmutated run, as an id of this view, when the view holds it. */
+  base?: string;
+}
 
-/** The trend as a chart: each run's rate and interval, oldest on the left; a dashed line where something changed. */
-function trendChart(points: readonly TrendPoint[]): Html {
-  const { w, h, left, right, top, bottom } = CHART;
-  const step = points.length > 1 ? (w - left - right) / (points.length - 1) : 0;
-  const x = (i: number) => left + (points.length > 1 ? i * step : (w - left - right) / 2);
-  const y = (p: number) => top + (1 - p) * (h - top - bottom);
-  const grid = [0, 0.25, 0.5, 0.75, 1].map(
-    (p) =>
-      html`<line class="grid" x1="${left}" x2="${w - right}" y1="${y(p)}" y2="${y(p)}"></line><text class="label" x="${left - 6}" y="${y(p) + 3}" text-anchor="end">${fmt(p)}</text>`,
-  );
-  const marks = points.map((p, i) => {
-    const tone = p.line.verdict.verdict.toLowerCase();
-    const change = p.changed.length
-      ? html`<line class="changed" x1="${x(i) - step / 2}" x2="${x(i) - step / 2}" y1="${top}" y2="${h - bottom}"></line><text class="changed" x="${x(i) - step / 2 + 3}" y="${top + 9}">${p.changed.map((c) => c.what).join(', ')}</text>`
-      : '';
-    const rate = p.rate
-      ? html`<g class="tone-${tone}"><title>${p.runId}: ${pointRate(p)}</title><line class="ci" x1="${x(i)}" x2="${x(i)}" y1="${y(p.rate.lo)}" y2="${y(p.rate.hi)}"></line><circle class="est" cx="${x(i)}" cy="${y(p.rate.p)}" r="4"></circle></g>`
-      : '';
-    return html`${change}${rate}`;
+function recordRuns(r: RecordRuns): Html {
+  const items = r.runs.map((run) => {
+    const id = `${r.id}/${run.dir}`;
+    const compare =
+      r.base !== undefined && id !== r.base
+        ? html` · <a href="${href('/compare', { base: r.base, candidate: id })}">against the unmutated</a>`
+        : '';
+    return html`<li><a href="${href('/run', { id })}">${run.what}</a> <code>${run.dir}</code>${compare}</li>`;
   });
-  return html`<svg class="chart trend" viewBox="0 0 ${w} ${h}" role="img" aria-label="rate per run with its interval"><line class="axis" x1="${left}" x2="${w - right}" y1="${h - bottom}" y2="${h - bottom}"></line>${grid}${marks}</svg>`;
+  return section(
+    'record-runs',
+    'Its runs',
+    'each a run folder of its own, with its report and trials; they stay out of the list and of a case’s trend, which their changed skills would mislead',
+    items.length ? html`<ul>${items}</ul>` : html`<p class="note">none yet</p>`,
+  );
 }
 
 /** A case across the runs that measured it: the chart, then each run's verdict, rate and what changed before it. */
 export function casePage(caseId: string, rows: readonly RunSummary[]): string {
   const points = caseTrend(rows, caseId);
-  const table = points.map(
-    (p) =>
-      html`<tr data-run="${p.runId}"><th scope="row"><a href="${href('/run', { id: p.runId })}"><code>${p.runId}</code></a></th><td>${p.startedAt}</td><td>${verdictBadge(p.line.verdict.verdict)}</td><td>${pointRate(p)}${p.rate?.adjusted ? ' †' : ''}</td><td>${p.line.skill ? `${p.line.skill.rate.successes}/${p.line.skill.rate.n}` : '—'}</td><td class="changes">${p.changed.map(changeText).join('; ')}</td></tr>`,
-  );
   const body = points.length
     ? html`<h1>Case <code>${caseId}</code> across ${points.length} runs</h1>
-${section('trend', 'Rate per run', 'skill arm, oldest first; † adjusted for stopping early (its exact interval); a dashed line marks a change of model, CLI, skills, profile or context', trendChart(points))}
-${section('runs', 'Runs', '', html`<div class="table-wrap"><table class="trend"><thead><tr><th>run</th><th>started</th><th>verdict</th><th>rate [CI]</th><th>passes</th><th>changed since the run before</th></tr></thead><tbody>${table}</tbody></table></div>`)}`
+${trendSections(points, (id) => href('/run', { id }))}`
     : html`<h1>Case <code>${caseId}</code></h1><p class="problem">no graded run has a case of this id</p>`;
   return viewPage(`skillprobe view · ${caseId}`, body);
 }
