@@ -1,0 +1,2 @@
+export function buildInputsHash(root: string): string;
+export function distIsCurrent(root: string): boolean;
