@@ -1,11 +1,12 @@
 import { defineConfig } from 'vitest/config';
 
-/** Test files that start real agent CLIs (~0.5 s of CPU each): the second pass, timed apart from the in-process one. */
+/** Test files that start real agent CLIs (~0.5 s of CPU a trial): the e2e pass, timed apart from the in-process one. */
 const E2E = 'test/**/*.e2e.test.ts';
 
 export default defineConfig({
   test: {
-    // Two cores: files run two at a time.
+    // Two cores: files run two at a time. The two passes share them: one queue, longest file first (the last run's
+    // durations, else the largest file), so an e2e file waiting on a CLI or a deadline leaves its core to another file.
     fileParallelism: true,
     maxWorkers: 2,
     testTimeout: 60_000,
@@ -22,12 +23,11 @@ export default defineConfig({
           exclude: [E2E],
           // Fails any test here that starts an agent CLI, in process or through a spawned skillprobe.
           setupFiles: ['./test/setup/unit-pass.ts'],
-          sequence: { groupOrder: 0 },
         },
       },
       {
         extends: true,
-        test: { name: 'e2e', include: [E2E], sequence: { groupOrder: 1 } },
+        test: { name: 'e2e', include: [E2E] },
       },
     ],
   },
