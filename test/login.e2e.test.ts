@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { codex } from '../src/agents/codex/adapter.js';
+import { gemini } from '../src/agents/gemini/adapter.js';
 import type { AgentAdapter } from '../src/agents/types.js';
 import { baseProject, cleanup, makeProject, runCli, testEnv } from './helpers.js';
 import { onlyRun, resultsOf } from './e2e-scenarios.js';
@@ -44,6 +45,13 @@ const CASES: Array<{ adapter: AgentAdapter; config: string; credential: string; 
   { adapter: claudeCode, config: 'agent: claude-code\nmodel: sim-model\n', credential: '.claude/.credentials.json', harnessFiles: [] },
   // The harness writes the trial's own config.toml beside the copied login.
   { adapter: codex, config: 'agent: codex\nmodel: sim-model\n', credential: '.codex/auth.json', harnessFiles: ['.codex/config.toml'] },
+  // The harness writes the trial's own settings beside the copied login (the caller's account list is not there to copy).
+  {
+    adapter: gemini,
+    config: 'agent: gemini\nmodel: sim-model\n',
+    credential: '.gemini/oauth_creds.json',
+    harnessFiles: ['.gemini/settings.json'],
+  },
 ];
 
 describe('end to end: --login against the simulator', () => {
@@ -126,24 +134,38 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
     return { project, env, dir };
   }
 
-  it('Claude Code: the run stops interrupted (130) naming the reset and --resume; the resume completes it, no trial scored from the limit', async () => {
-    const { project, env, dir } = await stoppedAtLimit(
-      CASES[0]!.config,
-      /stopped at the subscription's usage limit \(Claude usage limit reached \(five_hour\); resets \d{4}-\d\d-\d\dT/,
-    );
-    // A fresh simulator has the quota back, as the real one has after the reset.
+  /** The resume of a run stopped at the limit: a fresh simulator has the quota back, as the real one has after the reset. */
+  async function resumedToTheEnd({ project, env, dir }: Awaited<ReturnType<typeof stoppedAtLimit>>) {
     const resumed = await runCli([...args, '--resume', dir], { cwd: project, env });
     expect(resumed.exitCode).not.toBe(130);
     expect(resultsOf(dir).outcomes.map((o) => [o.n, o.status])).toEqual([
       [1, 'ok'],
       [2, 'ok'],
     ]);
+  }
+
+  it('Claude Code: the run stops interrupted (130) naming the reset and --resume; the resume completes it, no trial scored from the limit', async () => {
+    await resumedToTheEnd(
+      await stoppedAtLimit(
+        CASES[0]!.config,
+        /stopped at the subscription's usage limit \(Claude usage limit reached \(five_hour\); resets \d{4}-\d\d-\d\dT/,
+      ),
+    );
   }, 180_000);
 
   it('Codex: its usage-limit error stops the run the same way', async () => {
     await stoppedAtLimit(
       CASES[1]!.config,
       /stopped at the subscription's usage limit \(You.ve hit your usage limit\..*; resets \d{4}-\d\d-\d\dT/,
+    );
+  }, 180_000);
+
+  it('Gemini: Code Assist refusing at the quota (the CLI would sleep until the reset) stops the run at once; the resume completes it', async () => {
+    await resumedToTheEnd(
+      await stoppedAtLimit(
+        CASES[2]!.config,
+        /stopped at the subscription's usage limit \(You have exhausted your capacity on this model\. Your quota will reset after (?:1h0m\d+s|59m\d+s)\.; resets \d{4}-\d\d-\d\dT/,
+      ),
     );
   }, 180_000);
 

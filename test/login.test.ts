@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode, trialEnv as claudeEnv } from '../src/agents/claude-code/adapter.js';
 import { codex, trialEnv as codexEnv } from '../src/agents/codex/adapter.js';
 import { codexConfigTable } from '../src/agents/codex/config.js';
-import { gemini } from '../src/agents/gemini/adapter.js';
+import { gemini, trialEnv as geminiEnv } from '../src/agents/gemini/adapter.js';
 import { settingsTable } from '../src/agents/gemini/settings.js';
 import { copyLogin, loginProblem, loginSources } from '../src/agents/login.js';
 import { pauseDecision } from '../src/runner/usage-limit.js';
@@ -51,38 +51,29 @@ describe('why a login cannot be used (exit 2 before anything starts)', () => {
     (p: string) =>
       paths.includes(p);
   it.each([
-    ['stored', claudeCode, false, present('/u/.claude/.credentials.json'), undefined],
+    ['stored', claudeCode, present('/u/.claude/.credentials.json'), undefined],
     [
       'missing',
       claudeCode,
-      false,
       present(),
       /^no Claude subscription login stored for Claude Code: \/u\/\.claude\/\.credentials\.json not found — log in with `claude`/,
     ],
-    ['Codex stored', codex, true, present('/u/.codex/auth.json'), undefined],
+    ['Codex stored', codex, present('/u/.codex/auth.json'), undefined],
     [
       'Codex missing',
       codex,
-      true,
       present(),
       /ChatGPT login stored for Codex CLI: \/u\/\.codex\/auth\.json not found — log in with `codex login`/,
     ],
-    ['Gemini: the account list is optional', gemini, false, present('/u/.gemini/oauth_creds.json'), undefined],
-    [
-      'Gemini against the simulator',
-      gemini,
-      true,
-      present('/u/.gemini/oauth_creds.json'),
-      /Code Assist API, which the simulator does not play — drop --login/,
-    ],
-  ] as const)('%s', (_, adapter, simulated, exists, expected) => {
-    const problem = loginProblem(adapter, { HOME: '/u' }, simulated, exists);
+    ['Gemini: the account list is optional', gemini, present('/u/.gemini/oauth_creds.json'), undefined],
+  ] as const)('%s', (_, adapter, exists, expected) => {
+    const problem = loginProblem(adapter, { HOME: '/u' }, exists);
     if (expected === undefined) expect(problem).toBeUndefined();
     else expect(problem).toMatch(expected);
   });
 
   it('a CLI without a login says so', () => {
-    expect(loginProblem({ skillListing: { cli: 'Some CLI' } }, { HOME: '/u' }, false)).toMatch(/Some CLI has no subscription login/);
+    expect(loginProblem({ skillListing: { cli: 'Some CLI' } }, { HOME: '/u' })).toMatch(/Some CLI has no subscription login/);
   });
 });
 
@@ -116,6 +107,7 @@ describe('a trial on a login carries no key, and against the simulator has it as
   it.each([
     ['Claude Code, real', claudeEnv({ ...base, callerEnv: { ...KEYS, HTTPS_PROXY: 'http://corp:3128' } })],
     ['Codex, real', codexEnv({ ...base, callerEnv: { ...KEYS, HTTPS_PROXY: 'http://corp:3128' } })],
+    ['Gemini, real', geminiEnv({ ...base, harnessDir: '/tmp/x', callerEnv: { ...KEYS, HTTPS_PROXY: 'http://corp:3128' } })],
   ])('%s: no key, the proxy kept', (_, env) => {
     for (const k of Object.keys(KEYS)) expect(env).not.toHaveProperty(k);
     expect(env.HTTPS_PROXY).toBe('http://corp:3128');
@@ -124,10 +116,23 @@ describe('a trial on a login carries no key, and against the simulator has it as
   it.each([
     ['Claude Code', claudeEnv({ ...base, callerEnv: KEYS, simulator: SIMULATOR })],
     ['Codex', codexEnv({ ...base, callerEnv: KEYS, simulator: SIMULATOR })],
+    ['Gemini', geminiEnv({ ...base, harnessDir: '/tmp/x', callerEnv: KEYS, simulator: SIMULATOR })],
   ])('%s, simulated: no key, not even the placeholder; every proxy variable is the simulator; loopback exempt', (_, env) => {
     for (const k of [...Object.keys(KEYS), 'SKILLPROBE_SIMULATOR_KEY']) expect(env).not.toHaveProperty(k);
     for (const k of ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy']) expect(env[k]).toBe(SIMULATOR.url);
     expect(env.NO_PROXY).toContain('127.0.0.1');
+  });
+
+  it("Gemini, simulated: Code Assist is the trial's simulator, and the Google account hosts it plays are trusted by their certificate", () => {
+    const env = geminiEnv({
+      ...base,
+      harnessDir: '/tmp/x',
+      callerEnv: { ...KEYS, CODE_ASSIST_ENDPOINT: 'https://corp', GOOGLE_CLOUD_PROJECT: 'p' },
+      simulator: SIMULATOR,
+    });
+    expect(env).toMatchObject({ CODE_ASSIST_ENDPOINT: SIMULATOR.identityUrl, NODE_EXTRA_CA_CERTS: '/tmp/x/simulator-google.pem' });
+    expect(env).not.toHaveProperty('GOOGLE_GEMINI_BASE_URL');
+    expect(env).not.toHaveProperty('GOOGLE_CLOUD_PROJECT');
   });
 
   it('without a login the simulated key is the placeholder and no proxy is set', () => {
@@ -173,7 +178,7 @@ describe("each CLI's usage-limit words", () => {
     ],
     ['not JSON', '{"type":"rate_limit_event", broken', undefined],
   ])('Claude Code: %s', (_, line, expected) => {
-    expect(claudeCode.usageLimit!(line, new Date())).toEqual(expected);
+    expect(claudeCode.usageLimit!(line, new Date(), 'stdout')).toEqual(expected);
   });
 
   // Local times, as the CLI prints them in the trial's time zone (the harness's own).
@@ -194,7 +199,7 @@ describe("each CLI's usage-limit words", () => {
     ['turn.failed says it too', JSON.stringify({ type: 'turn.failed', error: { message: said('at 6:59 PM.') } }), local(11, 4, 18, 59)],
     ['no time named', JSON.stringify({ type: 'error', message: said('later.') }), undefined],
   ])('Codex: %s', (_, line, resetAt) => {
-    const limit = codex.usageLimit!(line, now);
+    const limit = codex.usageLimit!(line, now, 'stdout');
     expect(limit?.message).toMatch(/^You’ve hit your usage limit\./);
     expect(limit?.resetAt).toBe(resetAt);
   });
@@ -209,7 +214,56 @@ describe("each CLI's usage-limit words", () => {
       JSON.stringify({ type: 'item.completed', item: { type: 'agent_message', text: 'you hit your usage limit' } }),
     ],
   ])('Codex: %s is no limit', (_, line) => {
-    expect(codex.usageLimit!(line, now)).toBeUndefined();
+    expect(codex.usageLimit!(line, now, 'stdout')).toBeUndefined();
+  });
+
+  /** Gemini CLI 0.61.0's last line when Code Assist refused the model call at the account's quota (measured). */
+  const geminiResult = (message: string) =>
+    JSON.stringify({
+      type: 'result',
+      timestamp: '2026-12-04T18:15:48.891Z',
+      status: 'error',
+      error: { type: 'unknown', message },
+      stats: {},
+    });
+  const capacity = (reset: string) =>
+    `[API Error: You have exhausted your capacity on this model. Your quota will reset after ${reset}.\n\n💡 Tip: The shared Google Cloud project is experiencing high traffic and has hit its quota limits.]\nPossible quota limitations in place or slow response times detected. Switching to the gemini-3.5-flash model for the rest of this session.`;
+  it.each([
+    ['hours, minutes, seconds', geminiResult(capacity('2h3m4s')), 7384],
+    ['seconds alone', geminiResult(capacity('5s')), 5],
+    ['minutes and a fraction', geminiResult(capacity('1m0.5s')), 60.5],
+    ['the daily quota: no reset said', geminiResult('[API Error: You have exhausted your daily quota on this model.]'), undefined],
+  ])('Gemini: %s', (_, line, seconds) => {
+    const limit = gemini.usageLimit!(line, now, 'stdout');
+    expect(limit?.message).toMatch(/^You have exhausted your (capacity|daily quota) on this model\./);
+    expect(limit?.resetAt).toBe(seconds === undefined ? undefined : new Date(now.getTime() + seconds * 1000).toISOString());
+  });
+
+  /** Its stderr between the retries of a refused call: run headless, it sleeps until the reset (measured, 0.61.0). */
+  const notice = (reset: string, ms: number) =>
+    `Attempt 1 failed: You have exhausted your capacity on this model. Your quota will reset after ${reset}.. Retrying after ${ms}ms...`;
+  it.each([
+    ['an hour off: a usage limit, counted from now', notice('1h0m1s', 3733124), 3601],
+    ['five minutes off: the CLI waits it out itself', notice('5m0s', 312000), undefined],
+    ['seconds off: the same', notice('5s', 6173), undefined],
+    ['another failed attempt', 'Attempt 1 failed with status 429. Retrying with backoff...', undefined],
+  ])('Gemini on stderr: %s', (_, line, seconds) => {
+    const limit = gemini.usageLimit!(line, now, 'stderr');
+    expect(limit?.resetAt).toBe(seconds === undefined ? undefined : new Date(now.getTime() + seconds * 1000).toISOString());
+    if (seconds !== undefined)
+      expect(limit?.message).toBe('You have exhausted your capacity on this model. Your quota will reset after 1h0m1s.');
+  });
+
+  it.each([
+    [
+      'a model answer quoting the words',
+      JSON.stringify({ type: 'message', role: 'assistant', content: 'You have exhausted your capacity on this model.' }),
+    ],
+    ['another API error', geminiResult('[API Error: Resource has been exhausted (e.g. check quota).]')],
+    ['a successful result', JSON.stringify({ type: 'result', status: 'success', stats: {} })],
+    ['not JSON', 'exhausted your capacity on this model'],
+  ])('Gemini: %s is no limit', (_, line) => {
+    expect(gemini.usageLimit!(line, now, 'stdout')).toBeUndefined();
   });
 });
 

@@ -19,8 +19,6 @@ export interface CliLogin {
   files: readonly LoginFile[];
   /** How a user stores a login where `files` read it, as advice ("log in with `codex login`"). */
   logIn: string;
-  /** Why a trial against the simulator cannot use this login (the CLI then speaks a wire the simulator lacks); undefined: it can. */
-  simulatorProblem?: string;
 }
 
 /** A file under the CLI's own folder: `variable` when the caller set it, else `~/<folder>`. */
@@ -39,18 +37,16 @@ export function loginSources(login: CliLogin, env: NodeJS.ProcessEnv): { from: s
 
 /**
  * Why a run with `auth: login` cannot use this CLI's login ("what — what to do"), or undefined: the CLI has none,
- * the simulator cannot speak its wire, or a required file is missing from the caller's folder.
+ * or a required file is missing from the caller's folder.
  */
 export function loginProblem(
   adapter: { login?: CliLogin; skillListing: { cli: string } },
   env: NodeJS.ProcessEnv,
-  simulated: boolean,
   exists: (path: string) => boolean = existsSync,
 ): string | undefined {
   const cli = adapter.skillListing.cli;
   const login = adapter.login;
   if (!login) return `${cli} has no subscription login skillprobe can use — drop --login (auth: login) and export its API key`;
-  if (simulated && login.simulatorProblem) return `${login.simulatorProblem} — drop --login to run against the simulator, or drop --sim`;
   const missing = loginSources(login, env).filter((s) => !s.optional && (s.from === undefined || !exists(s.from)));
   if (missing.length === 0) return undefined;
   const where = missing.map((s) => s.from ?? `~/${s.to} (no HOME is set)`).join(', ');

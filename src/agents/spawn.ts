@@ -3,7 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
 import type { Invocation, ProviderSignal } from './types.js';
-import type { TrialMeta } from '../run/schema.js';
+import type { TrialMeta, UsageLimit } from '../run/schema.js';
 import { killGroup } from '../util/process-group.js';
 import { StoreWriteError } from '../run/store.js';
 
@@ -80,6 +80,8 @@ export async function spawnAgent(
     toolCallLimit?: { startsToolCall: (line: string) => boolean; max: number };
     /** Reads each line the CLI prints for what it says of the provider, and passes it on as it comes. */
     provider?: { read: (line: string, from: 'stdout' | 'stderr') => ProviderSignal | undefined; signal: (s: ProviderSignal) => void };
+    /** Reads each line the CLI prints for a subscription's usage limit: the first one found stops the CLI and is recorded. */
+    usageLimit?: (line: string, now: Date, from: 'stdout' | 'stderr') => UsageLimit | undefined;
     /**
      * A conversation: user turns as lines on stdin, `first` at once; when a line of stdout ends the assistant's turn,
      * `next` is handed that turn's stdout and gives the next user line, or undefined to close stdin (the CLI then ends).
@@ -103,11 +105,16 @@ export async function spawnAgent(
   let turnLimitHit = false;
   const countToolCalls = opts.toolCallLimit && lineCounter(opts.toolCallLimit.startsToolCall);
   const provider = opts.provider;
+  const readLimit = opts.usageLimit;
+  let usageLimit: UsageLimit | undefined;
   const watch = (from: 'stdout' | 'stderr') =>
-    provider &&
+    (provider || readLimit) &&
     lineReader((line) => {
-      const s = provider.read(line, from);
-      if (s) provider.signal(s);
+      const s = provider?.read(line, from);
+      if (s) provider!.signal(s);
+      if (usageLimit || !readLimit) return;
+      usageLimit = readLimit(line, new Date(), from);
+      if (usageLimit) stop();
     });
   const [watchOut, watchErr] = [watch('stdout'), watch('stderr')];
   let settled = false;
@@ -221,6 +228,7 @@ export async function spawnAgent(
     ...(outputTruncated ? { outputTruncated } : {}),
     ...(turnLimitHit ? { turnLimitHit } : {}),
     ...(settled ? { settled } : {}),
+    ...(usageLimit ? { usageLimit } : {}),
   };
 }
 

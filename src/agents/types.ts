@@ -225,10 +225,11 @@ export interface AgentAdapter {
    */
   providerSignal?(line: string, from: 'stdout' | 'stderr'): ProviderSignal | undefined;
   /**
-   * What a line of the CLI's stdout says of a subscription's usage limit: reached (its words, and when it resets where
-   * it says; `now` dates a reset given as a time of day), or undefined. A trial that met it is missing data.
+   * What a line the CLI prints says of a subscription's usage limit: reached (its words, and when it resets where it
+   * says; `now` dates a reset given as a time of day or a delay), or undefined. Read as the trial runs: the first one
+   * stops the CLI (one may sleep until the reset by itself), and the trial is missing data.
    */
-  usageLimit?(line: string, now: Date): UsageLimit | undefined;
+  usageLimit?(line: string, now: Date, from: 'stdout' | 'stderr'): UsageLimit | undefined;
   /**
    * The raw stream (its text, or its lines as they are read) → the canonical transcript, reading the trial's
    * evidence and exit code where the stream alone does not say enough.

@@ -81,7 +81,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
           adapter,
           o.callerEnv,
           undefined,
-          auth === 'login' ? { simulated: o.sim !== undefined, where: { file: '--login' } } : undefined,
+          auth === 'login' ? { where: { file: '--login' } } : undefined,
         )
       : undefined;
   if (missing) throw new InputError(missing);

@@ -94,7 +94,7 @@ export function loadSuite(opts: SuiteInputs, need: { run: boolean; judge?: boole
   // A run that will reach a real model; with no environment given, it has no credentials.
   const real = runs && opts.sim === undefined && !simulated ? (opts.callerEnv ?? {}) : undefined;
   // A login's files are copied into every trial, a simulated one's too: they must be there either way.
-  const login = config.auth === 'login' ? { simulated: real === undefined, where: placeOf(loaded, 'auth') } : undefined;
+  const login = config.auth === 'login' ? { where: placeOf(loaded, 'auth') } : undefined;
   const env = login && runs ? (opts.callerEnv ?? {}) : real;
   const noCredentials = env && credentialProblem(adapter!, env, undefined, login);
   if (noCredentials) problems.add(noCredentials);

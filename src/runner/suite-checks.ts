@@ -231,9 +231,9 @@ export function credentialProblem(
   adapter: AgentAdapter,
   env: NodeJS.ProcessEnv,
   whose?: string,
-  login?: { simulated: boolean; where: ValueLocation },
+  login?: { where: ValueLocation },
 ): InputProblem | undefined {
-  const missing = login ? loginProblem(adapter, env, login.simulated) : adapter.credentialProblem(env);
+  const missing = login ? loginProblem(adapter, env) : adapter.credentialProblem(env);
   if (!missing) return undefined;
   const [what, todo] = splitProblem(missing);
   return { ...(login?.where ?? { file: 'environment' }), what: whose ? `${whose}: ${what}` : what, todo };
@@ -247,7 +247,7 @@ export function checkJudge(
   loaded: LoadedConfig,
   adapter: AgentAdapter,
   all: CaseSuite,
-  run: { real?: NodeJS.ProcessEnv; login?: { simulated: boolean; where: ValueLocation } } | undefined,
+  run: { real?: NodeJS.ProcessEnv; login?: { where: ValueLocation } } | undefined,
   problems: ProblemList,
 ): JudgeCli | undefined {
   if (!all.cases.some((c) => c.expect.judge?.length)) return undefined;

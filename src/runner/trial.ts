@@ -2,7 +2,7 @@ import { fileLines } from '../util/file-lines.js';
 import { spawnAgent, type ConversationInput } from '../agents/spawn.js';
 import { copyLogin } from '../agents/login.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pauseDecision, usageLimitIn } from './usage-limit.js';
+import { pauseDecision } from './usage-limit.js';
 import { collectMcpEvidence } from '../agents/mcp-servers.js';
 import { earlierTurns } from '../load/conversation.js';
 import { followUpDue } from '../grade/turns.js';
@@ -283,6 +283,7 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
         ...(ctx.adapter.providerSignal && ctx.onProviderSignal
           ? { provider: { read: ctx.adapter.providerSignal, signal: ctx.onProviderSignal } }
           : {}),
+        ...(ctx.adapter.usageLimit ? { usageLimit: ctx.adapter.usageLimit } : {}),
       };
       const spawned =
         takes?.via === 'resume' && c.followUps?.length
@@ -319,11 +320,9 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
           throw e;
         }
       };
-      const { usageLimit } = ctx.adapter;
-      const limit = usageLimit && readBack(() => usageLimitIn(fileLines(files.partial), usageLimit, new Date()));
+      const limit = spawned.usageLimit;
       const meta: TrialMeta = {
         ...spawned,
-        ...(limit ? { usageLimit: limit } : {}),
         agent: ctx.adapter.id,
         ...(ws.skillsHash ? { skillsHash: ws.skillsHash } : {}),
         ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}),

@@ -24,16 +24,3 @@ export function pauseDecision(limit: UsageLimit, nowMs: number, waitForReset: bo
     return { kind: 'stop', why: `${text}; that is more than --wait-for-reset waits (${Math.round(maxWaitMs / 3_600_000)} h)` };
   return { kind: 'wait', ms };
 }
-
-/** The usage limit the first line of a stored transcript that names one says, or undefined. */
-export function usageLimitIn(
-  lines: Iterable<string>,
-  read: (line: string, now: Date) => UsageLimit | undefined,
-  now: Date,
-): UsageLimit | undefined {
-  for (const line of lines) {
-    const limit = read(line, now);
-    if (limit) return limit;
-  }
-  return undefined;
-}

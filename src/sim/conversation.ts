@@ -6,7 +6,7 @@ import type { McpToolName } from '../mcp/names.js';
  */
 
 /** The model APIs the simulator speaks: Claude Code's, Codex's and the Gemini CLI's. */
-export type Wire = 'anthropic' | 'openai-responses' | 'gemini';
+export type Wire = 'anthropic' | 'openai-responses' | 'gemini' | 'code-assist';
 
 /**
  * How a model goes around a skill by acting itself: a shell command, a file write, a web fetch, a sub-agent. Each

@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { createSecureContext, TLSSocket } from 'node:tls';
+import { SIMULATED_GOOGLE_CERT, SIMULATED_GOOGLE_KEY } from '../agents/gemini/simulated-google.js';
 import type { Wire } from './conversation.js';
 import type { Dialect, ModelReply } from './dialects/dialect.js';
-import { dialectFor } from './dialects/index.js';
+import { dialectFor, setupReplyFor } from './dialects/index.js';
+import { googleAccountReply, playsTunnelTo } from './google-account.js';
 import { CASE_HEADER, splitTrialPrefix, TRIAL_HEADER } from './identity.js';
 import { decideReply, type TrialIdentity } from './policy.js';
 import type { Profile } from './profile.js';
@@ -35,6 +38,8 @@ export interface SimulatorStats {
    * and token calls); none goes anywhere.
    */
   refusedTunnels: number;
+  /** Tunnels to the Google account hosts a Gemini login calls, answered by the simulator itself (`google-account.ts`). */
+  playedTunnels: number;
 }
 
 /** A model call as it arrived, kept when the simulator records (for isolation tests). */
@@ -82,6 +87,15 @@ function readBody(req: IncomingMessage): Promise<string> {
   });
 }
 
+/** A body as JSON, or undefined when it is none. */
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
@@ -124,6 +138,7 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
     overloaded: 0,
     maxInFlight: 0,
     refusedTunnels: 0,
+    playedTunnels: 0,
     usageLimited: 0,
   };
   // Only with a `provider` block: a profile without one answers at once, as it always did.
@@ -140,10 +155,16 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
     stats.requests++;
     const url = new URL(req.url ?? '/', 'http://sim');
     const { path, trial: trialInPath, caseId: caseInPath } = splitTrialPrefix(url.pathname);
+    if (req.socket instanceof TLSSocket) {
+      const played = googleAccountReply(header(req, 'host') ?? '', req.method ?? 'GET', url.pathname);
+      sendJson(res, played.status, played.body);
+      return;
+    }
     const dialect = req.method === 'POST' ? dialectFor(path) : undefined;
     if (!dialect) {
-      // A CLI's connectivity probe (HEAD on the base URL) and anything else: a plain 200.
-      sendJson(res, 200, { simulator: 'skillprobe', profile: profile.name });
+      // An account's setup call (Code Assist's), a CLI's connectivity probe (HEAD on the base URL), anything else: 200.
+      const setup = req.method === 'POST' ? setupReplyFor(path, parsedOrUndefined(await readBody(req))) : undefined;
+      sendJson(res, 200, setup ?? { simulator: 'skillprobe', profile: profile.name });
       return;
     }
     let body: unknown;
@@ -223,12 +244,22 @@ export async function startSimulator(profile: Profile, opts: SimulatorOptions = 
       sendJson(res, 200, dialect.json(reply), requestId);
     }
   });
-  // As a proxy it serves plain HTTP as any request and opens no tunnel: nothing reaches beyond loopback.
-  server.on('connect', (_req: IncomingMessage, socket: Socket) => {
-    stats.refusedTunnels++;
-    // A client that drops the refused tunnel at once resets the socket: nothing for the simulator to do.
+  // As a proxy it serves plain HTTP as any request and opens no tunnel: nothing reaches beyond loopback. The Google
+  // account hosts a Gemini login checks its token with it answers itself, over TLS that a trial alone trusts.
+  const googleTls = createSecureContext({ cert: SIMULATED_GOOGLE_CERT, key: SIMULATED_GOOGLE_KEY });
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    // A client that drops the tunnel at once resets the socket: nothing for the simulator to do.
     socket.on('error', () => undefined);
-    socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
+    if (!playsTunnelTo(req.url ?? '')) {
+      stats.refusedTunnels++;
+      socket.end('HTTP/1.1 403 Forbidden\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    stats.playedTunnels++;
+    socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+    const tls = new TLSSocket(socket, { isServer: true, secureContext: googleTls });
+    tls.on('error', () => undefined);
+    server.emit('connection', tls);
   });
   server.on('connection', (s) => {
     sockets.add(s);

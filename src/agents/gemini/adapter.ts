@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { InputError } from '../../util/input-error.js';
 import type { ShownEvidence } from '../../run/schema.js';
 import type { Transcript } from '../../transcript/types.js';
-import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK } from '../caller-env.js';
+import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
 import { cliFolderFile } from '../login.js';
 import { installedManifest, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { CliPackage } from '../conformance.js';
@@ -32,6 +32,8 @@ import { fieldWorkspaceProblem } from '../field-refusal.js';
 import { fieldMcpProblem } from '../field-mcp.js';
 import { statusIn, statusSignal } from '../provider-signals.js';
 import { geminiMcpName } from './mcp-names.js';
+import { SIMULATED_GOOGLE_CERT } from './simulated-google.js';
+import { geminiUsageLimit } from './usage-limit.js';
 
 /** The CLI's package, installed beside skillprobe by the user (an optional peer). */
 const CLI_PACKAGE: CliPackage = { name: '@google/gemini-cli', command: 'gemini' };
@@ -40,6 +42,25 @@ const CLI_PACKAGE: CliPackage = { name: '@google/gemini-cli', command: 'gemini' 
 const KEY_VARIABLE = 'GEMINI_API_KEY';
 /** Where the CLI sends its requests (it appends `/v1beta/models/…`): the simulator, or the caller's own endpoint. */
 const BASE_URL_VARIABLE = 'GOOGLE_GEMINI_BASE_URL';
+/** Where the CLI sends a Google login's requests (it appends `/v1internal:<method>`). */
+const CODE_ASSIST_VARIABLE = 'CODE_ASSIST_ENDPOINT';
+
+/** The certificate a trial against the simulator trusts for the Google account hosts the simulator plays. */
+const simulatorCertFile = (harnessDir: string) => join(harnessDir, 'simulator-google.pem');
+
+/**
+ * What points a trial at the simulator: the API key and base URL, or under a login Code Assist's endpoint, the
+ * simulator as the proxy of every other host, and the certificate of the Google account hosts it plays.
+ */
+function simulatorVariables(req: Pick<InvocationRequest, 'harnessDir' | 'simulator' | 'login'>): Record<string, string> {
+  if (!req.simulator) return {};
+  if (!req.login) return { [KEY_VARIABLE]: 'skillprobe-simulator', [BASE_URL_VARIABLE]: req.simulator.identityUrl, ...NO_PROXY_LOOPBACK };
+  return {
+    [CODE_ASSIST_VARIABLE]: req.simulator.identityUrl,
+    ...simulatorProxy(req.simulator.url),
+    NODE_EXTRA_CA_CERTS: simulatorCertFile(req.harnessDir),
+  };
+}
 
 /** The pinned CLI's entry point: the JavaScript file its package.json names as `bin`. */
 function pinnedScript(): string | undefined {
@@ -68,7 +89,7 @@ function builtinsOf(binary: string): string[] {
 }
 
 /** Every variable a trial runs with: the caller's locale (and for a real model its key, endpoint, proxies), then ours. */
-function trialEnv(
+export function trialEnv(
   req: Pick<InvocationRequest, 'callerEnv' | 'home' | 'tmp' | 'harnessDir' | 'simulator' | 'login'>,
 ): Record<string, string> {
   // Under a login the key stays out: the copied oauth_creds.json is the only credential.
@@ -84,9 +105,7 @@ function trialEnv(
     // Machine-wide settings (and the defaults read beside them) override the trial's own: pointed at a file that
     // does not exist, none apply.
     GEMINI_CLI_SYSTEM_SETTINGS_PATH: join(req.harnessDir, 'system-settings.json'),
-    ...(req.simulator
-      ? { [KEY_VARIABLE]: 'skillprobe-simulator', [BASE_URL_VARIABLE]: req.simulator.identityUrl, ...NO_PROXY_LOOPBACK }
-      : {}),
+    ...simulatorVariables(req),
   };
 }
 
@@ -205,6 +224,7 @@ export const gemini: AgentAdapter = {
   },
 
   async prepareTrial(req) {
+    if (req.login && req.simulator) await writeFile(simulatorCertFile(req.harnessDir), SIMULATED_GOOGLE_CERT);
     const history = req.conversation?.history;
     if (history?.length) await writeFile(historyFile(req.harnessDir), seededChat(history));
     const servers = geminiMcpServers(await prepareMcpServers(req), req.mcp ?? []);
@@ -268,9 +288,8 @@ export const gemini: AgentAdapter = {
       { from: cliFolderFile('GEMINI_CLI_HOME', '.gemini', 'google_accounts.json'), to: '.gemini/google_accounts.json', optional: true },
     ],
     logIn: 'log in with `gemini` and its "Login with Google"',
-    // A login talks to Code Assist (its own setup calls and request envelope), which the simulator does not play.
-    simulatorProblem: "the Gemini CLI's Google login speaks the Code Assist API, which the simulator does not play",
   },
+  usageLimit: geminiUsageLimit,
 
   simulatorHint: (url) => `${BASE_URL_VARIABLE}=${url} with security.auth.selectedType "gemini-api-key"`,
 

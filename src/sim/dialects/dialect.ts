@@ -51,4 +51,6 @@ export interface Dialect {
    * `resetAt` (epoch seconds): what its CLI reads as a usage limit, not as a rate limit to retry.
    */
   usageLimitReply(resetAt: number, now: number): { status: number; headers: Record<string, string>; body: unknown };
+  /** The reply to a call of this API that is no model call (an account's setup), or undefined: not one of its calls. */
+  setupReply?(path: string, body: unknown): unknown;
 }

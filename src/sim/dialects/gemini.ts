@@ -55,7 +55,7 @@ function usageMetadata(r: ModelReply) {
 }
 
 /** One response chunk; the final one says why the model stopped and what it used. */
-function chunk(r: ModelReply, chunkParts: Part[], final: boolean) {
+export function geminiChunk(r: ModelReply, chunkParts: Part[], final: boolean) {
   return {
     candidates: [{ content: { role: 'model', parts: chunkParts }, index: 0, ...(final ? { finishReason: 'STOP' } : {}) }],
     ...(final ? { usageMetadata: usageMetadata(r) } : {}),
@@ -67,6 +67,18 @@ function chunk(r: ModelReply, chunkParts: Part[], final: boolean) {
 /** Text arrives in pieces, each call whole. */
 const streamedParts = (r: ModelReply): Part[] =>
   parts(r).flatMap((p): Part[] => ('text' in p ? pieces(p.text).map((text) => ({ text })) : [p]));
+
+/** The chunks a streamed reply sends, in order; the last one final. */
+export function geminiChunks(r: ModelReply): ReturnType<typeof geminiChunk>[] {
+  const streamed = streamedParts(r);
+  return streamed.map((p, i) => geminiChunk(r, [p], i === streamed.length - 1));
+}
+
+/** The whole reply as one response (`:generateContent`). */
+export const geminiResponse = (r: ModelReply) => geminiChunk(r, parts(r), true);
+
+/** What a stream that stalls has sent: one piece of text, not final. */
+export const geminiStalledChunk = (r: ModelReply, partialText: string) => geminiChunk(r, [{ text: partialText }], false);
 
 const STATUS_NAMES: Record<number, string> = {
   400: 'INVALID_ARGUMENT',
@@ -91,12 +103,12 @@ export const gemini: Dialect = {
   cacheSegments: (body) => (isPlainObject(body) ? [body.tools ?? [], body.systemInstruction ?? '', ...objectsIn(body.contents)] : []),
   model: ({ path }) => decodedSegment(MODEL_CALL.exec(path)?.[1] ?? 'simulated'),
   streams: ({ path }) => path.endsWith(':streamGenerateContent'),
-  stream(r) {
-    const streamed = streamedParts(r);
-    return streamed.map((p, i) => sseEvent(chunk(r, [p], i === streamed.length - 1))).join('');
-  },
-  json: (r) => chunk(r, parts(r), true),
-  stalledStart: (r, partialText) => sseEvent(chunk(r, [{ text: partialText }], false)),
+  stream: (r) =>
+    geminiChunks(r)
+      .map((c) => sseEvent(c))
+      .join(''),
+  json: geminiResponse,
+  stalledStart: (r, partialText) => sseEvent(geminiStalledChunk(r, partialText)),
   // Google says UNAVAILABLE (503).
   overloadedStatus: 503,
   errorBody: (status, message) => ({
