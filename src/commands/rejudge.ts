@@ -77,12 +77,7 @@ export async function rejudgeRun(dir: string, o: RejudgeOptions): Promise<Rejudg
   const auth = o.login ? 'login' : manifest.config.auth;
   const missing =
     auth === 'login' || o.sim === undefined
-      ? credentialProblem(
-          adapter,
-          o.callerEnv,
-          undefined,
-          auth === 'login' ? { where: { file: '--login' } } : undefined,
-        )
+      ? credentialProblem(adapter, o.callerEnv, undefined, auth === 'login' ? { where: { file: '--login' } } : undefined)
       : undefined;
   if (missing) throw new InputError(missing);
   const labels =
