@@ -1,7 +1,9 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { projectsRemovedAfterAll, runInProcess, type Files } from './helpers.js';
+import { familyHash, loadSkills } from '../src/load/skills.js';
+import { mutateRecordSchema, type MutateRecord } from '../src/run/mutate-schema.js';
+import { projectsRemovedAfterAll, runInProcess, spyBinary, type Files } from './helpers.js';
 import { MISSING_CLASS, refusedNothingSpent, tuneProject } from './tune-fixture.js';
 
 /**
@@ -86,5 +88,79 @@ describe('mutate --plan: what each mutant can see and what it costs, nothing spe
     expect(r.stdout).toMatch(/drop-use-when\s+—\s+its description has no "use when" sentence/);
     expect(r.stdout).toMatch(/2 mutants\s+72\s+72\s+\$0\.72/);
     expect(existsSync(join(dir, 'transcripts'))).toBe(false);
+  });
+});
+
+/** An interrupted mutate's folder, as the command stores it when it starts, with `over` over its fields. */
+async function startedMutate(dir: string, over: Partial<MutateRecord> = {}): Promise<string> {
+  const folder = join(dir, 'transcripts', 'mutate-x');
+  mkdirSync(folder, { recursive: true });
+  const started = mutateRecordSchema.parse({
+    version: 1,
+    mutateId: 'mutate-x',
+    status: 'interrupted',
+    startedAt: new Date(0).toISOString(),
+    agent: 'claude-code',
+    context: 'lab',
+    simulator: { profile: 'sim.yaml', name: 'tune-router' },
+    draws: { seed: 1, given: true },
+    skills: ['csv-report'],
+    operators: ['empty-body', 'skill-removed'],
+    familyHash: familyHash(await loadSkills(join(dir, 'skills'))),
+    alpha: 0.05,
+    base: { dir: 'original', given: false },
+    mutants: [],
+    trials: 0,
+    ...over,
+  });
+  writeFileSync(join(folder, 'mutate.json'), JSON.stringify(started));
+  return folder;
+}
+
+describe('mutate --resume refuses a flag that would change the mutate it resumes, never ignores it', () => {
+  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS));
+  const RESUME = ['mutate', '--resume', 'transcripts/mutate-x', '--sim', 'sim.yaml'];
+
+  it.each<[string[], RegExp, Partial<MutateRecord>?]>([
+    [
+      ['--base', 'transcripts/run-1'],
+      /^skillprobe: --base: mutate mutate-x runs with its own unmutated run as base, and its resume must too .* — drop --base$/,
+    ],
+    [
+      ['--base', 'transcripts/run-2'],
+      /^skillprobe: --base: mutate mutate-x runs with base transcripts\/run-1, and its resume must too .* — drop --base$/,
+      { base: { dir: 'transcripts/run-1', given: true } },
+    ],
+    [
+      ['--operator', 'empty-body'],
+      /^skillprobe: --operator: mutate mutate-x runs with operators empty-body,skill-removed, .* — drop --operator$/,
+    ],
+    [['--draw-seed', '9'], /^skillprobe: --draw-seed: mutate mutate-x runs with draw seed 1, .* — drop --draw-seed$/],
+    [['--agent', 'codex'], /^skillprobe: --agent: mutate mutate-x runs with agent claude-code, .* — drop --agent$/],
+    [['--model', 'other-model'], /^skillprobe: --model: mutate mutate-x runs with model the agent's default, .* — drop --model$/],
+    [['--context', 'field'], /^skillprobe: --context: mutate mutate-x runs with the lab context, .* — drop --context$/],
+    [['pdf-tools'], /^skillprobe: --resume: mutate mutate-x mutates csv-report, not pdf-tools — leave the skills out/],
+  ])('%o: refused in one line, exit 2, nothing spent', async (args, says, over) => {
+    const dir = project();
+    const spy = spyBinary(dir);
+    writeFileSync(
+      join(dir, 'skillprobe.config.yaml'),
+      `agentBinary: ${spy.path}\n${readFileSync(join(dir, 'skillprobe.config.yaml'), 'utf8')}`,
+    );
+    const folder = await startedMutate(dir, over);
+    const r = await runInProcess([...RESUME, ...args], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr.trim().split('\n'), r.stderr).toHaveLength(1);
+    expect(r.stderr.trim()).toMatch(says);
+    expect(existsSync(spy.marker)).toBe(false);
+    expect(readdirSync(folder)).toEqual(['mutate.json']);
+  });
+
+  it('--sim on a mutate that ran against the real model is refused', async () => {
+    const dir = project();
+    await startedMutate(dir, { simulator: null, draws: undefined });
+    const r = await runInProcess(RESUME, { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^skillprobe: --sim: mutate mutate-x ran against the real model, and its resume must too — drop --sim/);
   });
 });

@@ -38,6 +38,7 @@ export interface MutateOptions extends MutateRunOptions {
   drawSeed?: number;
   /** A stored run of the unmutated family to compare against, instead of running one. */
   base?: string;
+  maxCostUsd?: number;
   pricePerTrial?: number;
 }
 
@@ -49,12 +50,7 @@ const mutantConfig = (config: Config): Config => ({ ...config, arms: ['skill'], 
 /** Everything that can be wrong with a mutate's input, found before anything is spent. */
 export async function prepareMutate(o: MutateOptions, need: { run: boolean } = { run: true }): Promise<PreparedMutate<LoadedSuite>> {
   const stored = o.resume === undefined ? undefined : await readMutateRecord(o.resume, o.cwd);
-  if (stored?.simulator && o.sim === undefined)
-    refuse(
-      '--sim',
-      `mutate ${stored.mutateId} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`,
-      `add --sim ${stored.simulator.profile}`,
-    );
+  if (stored) refuseResumeChanges(stored, o);
   if (o.drawSeed !== undefined && o.sim === undefined)
     refuse(
       '--draw-seed',
@@ -65,7 +61,13 @@ export async function prepareMutate(o: MutateOptions, need: { run: boolean } = {
   if (unknown.length) refuse('--operator', `no operator named ${unknown.join(', ')}`, `name one of ${OPERATOR_NAMES.join(', ')}`);
   const operators = (stored?.operators ?? o.operators ?? OPERATOR_NAMES) as OperatorName[];
   const maxCostUsd = o.maxCostUsd ?? stored?.maxCostUsd;
-  const overrides = { ...o.overrides, ...(stored ? { agent: stored.agent } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
+  const overrides = {
+    ...o.overrides,
+    ...(stored
+      ? { agent: stored.agent, context: stored.context ?? 'lab', ...(stored.model !== undefined ? { model: stored.model } : {}) }
+      : {}),
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+  };
   const loaded = loadSuite({ cwd: o.cwd, config: o.config, sim: o.sim, overrides, callerEnv: o.callerEnv }, need);
   const cases = loaded.suite.cases;
   const named = stored?.skills ?? o.skills;
@@ -101,8 +103,49 @@ export async function prepareMutate(o: MutateOptions, need: { run: boolean } = {
   const base = baseDir === undefined ? undefined : await storedBase(baseDir, o.cwd, loaded);
   const planned = planMutants(loaded.skills, targets, operators, (dir) => positiveFor(cases, dir).map((c) => c.prompt));
   checkCap(loaded, config, base !== undefined, maxCostUsd, o.pricePerTrial);
-  const record = stored ?? startingRecord(loaded, o, { targets, operators, planned, config, base: o.base, maxCostUsd });
-  return { loaded, config, planned, record, ...(base ? { base } : {}) };
+  const record = stored
+    ? { ...stored, ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) }
+    : startingRecord(loaded, o, { targets, operators, planned, config, base: o.base, maxCostUsd });
+  return { loaded, config, planned, record, ...(base ? { base } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
+}
+
+/**
+ * A resume finishes the mutate it began: every mutant compared with the same base, run by the same agent, model, context,
+ * simulator and draws, over the same skills and operators. A flag that would change one of these is refused, never
+ * ignored; `--max-cost` may change (a new cap on the whole mutate, as `tune --resume` takes it).
+ */
+function refuseResumeChanges(stored: MutateRecord, o: MutateOptions): void {
+  const id = `mutate ${stored.mutateId}`;
+  if (stored.simulator && o.sim === undefined)
+    refuse(
+      '--sim',
+      `${id} ran against the model simulator (profile ${stored.simulator.profile}), and its resume must too`,
+      `add --sim ${stored.simulator.profile}`,
+    );
+  if (!stored.simulator && o.sim !== undefined) refuse('--sim', `${id} ran against the real model, and its resume must too`, 'drop --sim');
+  const same = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+  const changes: [flag: string, given: unknown, differs: boolean, storedAs: string][] = [
+    [
+      '--base',
+      o.base,
+      o.base !== (stored.base.given ? stored.base.dir : undefined),
+      stored.base.given ? `base ${stored.base.dir}` : 'its own unmutated run as base',
+    ],
+    ['--operator', o.operators, !same(o.operators ?? [], stored.operators), `operators ${stored.operators.join(',')}`],
+    ['--draw-seed', o.drawSeed, o.drawSeed !== stored.draws?.seed, `draw seed ${stored.draws?.seed ?? 'none'}`],
+    ['--agent', o.overrides.agent, o.overrides.agent !== stored.agent, `agent ${stored.agent}`],
+    ['--model', o.overrides.model, o.overrides.model !== stored.model, `model ${stored.model ?? "the agent's default"}`],
+    ['--context', o.overrides.context, o.overrides.context !== (stored.context ?? 'lab'), `the ${stored.context ?? 'lab'} context`],
+  ];
+  for (const [flag, given, differs, storedAs] of changes)
+    if (given !== undefined && differs)
+      refuse(flag, `${id} runs with ${storedAs}, and its resume must too (every mutant is compared alike)`, `drop ${flag}`);
+  if (o.skills.length && !same(o.skills, stored.skills))
+    refuse(
+      '--resume',
+      `${id} mutates ${stored.skills.join(', ')}, not ${o.skills.join(', ')}`,
+      'leave the skills out: the resume reads them from its folder',
+    );
 }
 
 /** A stored unmutated run `--base` names, refused when it is not this suite's skill arm on this very family. */

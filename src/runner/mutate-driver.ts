@@ -30,7 +30,6 @@ export interface MutateRunOptions {
   callerEnv: NodeJS.ProcessEnv;
   stderr: NonNullable<RunPlace['stderr']>;
   resume?: string;
-  maxCostUsd?: number;
 }
 
 /** A mutate run ready to go: every input checked, the mutants planned, nothing spent. */
@@ -43,6 +42,8 @@ export interface PreparedMutate<S extends SuiteToRun = SuiteToRun> {
   record: MutateRecord;
   /** A stored unmutated run (`--base`), read back. */
   base?: RunToCompare;
+  /** The cap on the whole mutate: `--max-cost`, else on a resume the one it began with. */
+  maxCostUsd?: number;
 }
 
 const STOPPING = new Set<RunStatus>(['interrupted', 'cost_capped', 'failed', 'isolation_stopped']);
@@ -86,7 +87,7 @@ async function drive<S extends SuiteToRun>(
   const { loaded, record } = p;
   const place: RunPlace = { cwd: o.cwd, sim: o.sim, workdir: o.workdir, callerEnv: o.callerEnv, stderr: o.stderr };
   const spent = () => record.costUsd ?? 0;
-  const left = () => (o.maxCostUsd === undefined ? undefined : o.maxCostUsd - spent());
+  const left = () => (p.maxCostUsd === undefined ? undefined : p.maxCostUsd - spent());
   // A run started with nothing left would store a cap of 0, which no run folder may hold: the mutate stops capped.
   const capSpent = () => (left() ?? 1) <= 0;
   const run = async (name: string, skills: Skill[]) => {
