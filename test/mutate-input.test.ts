@@ -87,7 +87,23 @@ describe('mutate --plan: what each mutant can see and what it costs, nothing spe
     expect(r.stdout).toMatch(/skill-removed\s+0%\s+moves cases \(power 0%\): csv-totals 99%→0%/);
     expect(r.stdout).toMatch(/drop-use-when\s+—\s+its description has no "use when" sentence/);
     expect(r.stdout).toMatch(/2 mutants\s+72\s+72\s+\$0\.72/);
+    expect(r.stdout).toMatch(/suite health\n  no warning: no case names the skill it expects/);
     expect(existsSync(join(dir, 'transcripts'))).toBe(false);
+  });
+
+  it("names in its suite-health section a case whose prompt gives the skill's name away", async () => {
+    const dir = project();
+    const cases = join(dir, 'cases/tune.yaml');
+    writeFileSync(
+      cases,
+      readFileSync(cases, 'utf8').replace(
+        /prompt: "([^"]*)"\n  expect: \{ skill: csv-report \}/,
+        'prompt: "use csv-report: $1"\n  expect: { skill: csv-report }',
+      ),
+    );
+    const r = await runInProcess([...MUTATE, '--plan', '--operator', 'empty-body'], { cwd: dir });
+    expect(r.exitCode, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/suite health\n  cases\/tune\.yaml:\d+:\d+: case "[^"]+" names the skill it expects \(csv-report\)/);
   });
 });
 

@@ -26,7 +26,7 @@ export const lintCommand = defineCommand({
     json: toggle('--json', 'print the findings as a JSON array'),
   },
   optionsFrom: (o) => o,
-  run(_args, o, io) {
+  async run(_args, o, io) {
     checkFlagPaths(
       [
         ['--config', o.config, 'file'],
@@ -36,6 +36,6 @@ export const lintCommand = defineCommand({
       io.cwd,
     );
     // Its findings are its verdicts: an error among them fails.
-    return exitCodeFor({ verdicts: [lintProject(o, { cwd: io.cwd, out: io.stdout })] }, io);
+    return exitCodeFor({ verdicts: [await lintProject(o, { cwd: io.cwd, out: io.stdout })] }, io);
   },
 });

@@ -19,6 +19,13 @@ import { caseNeighbourSkills, loadNeighbours } from '../load/neighbours.js';
 import { DEFAULT_PROFILE_FILE, profileReferenceProblems, readProfile } from '../sim/profile.js';
 import { EXIT } from '../run/exit-codes.js';
 import { skillFolders } from '../load/family.js';
+import type { Config } from '../run/config-schema.js';
+import { aaFlipFindings, aaFlips, storedCases, stuckCaseFindings } from '../lint/suite-health.js';
+import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
+import { readHistory } from './history.js';
+import { caseDesign } from '../stats/case-design.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
+import { gradableCase } from '../trials/stored-case.js';
 
 export interface LintOptions {
   config?: string;
@@ -38,7 +45,7 @@ export interface LintEnv {
 const asErrors = (check: CheckId, problems: readonly InputProblem[]): Finding[] =>
   problems.map((p) => ({ ...p, severity: 'error', check }));
 
-const lintSkill = (s: Skill): LintSkill => {
+export const lintSkill = (s: Skill): LintSkill => {
   const at = (key: keyof Skill['source']['at']) => ({ file: s.source.file, ...s.source.at[key] });
   return {
     dir: s.dir,
@@ -50,7 +57,7 @@ const lintSkill = (s: Skill): LintSkill => {
   };
 };
 
-const lintCase = (c: Case): LintCase => {
+export const lintCase = (c: Case): LintCase => {
   const at = (key: keyof Case['source']['at']) => ({ file: c.source.file, ...c.source.at[key] });
   return {
     id: c.id,
@@ -62,8 +69,31 @@ const lintCase = (c: Case): LintCase => {
   };
 };
 
+/** A finding as the user reads it: loaders name files relative to the working folder (or absolute); flags (`--cases`) are not files. */
+export const shownIn =
+  (cwd: string) =>
+  (f: Finding): Finding => ({ ...f, file: f.file.startsWith('--') ? f.file : shownFrom(cwd, fromFolder(cwd, f.file)) });
+
+/** The sequential design a case stops by in a run of `config`; undefined in a fixed-N suite. */
+export const sequentialDesignOf = (c: Case, config: Config) =>
+  decisionMode(config.decision.mode).sequential ? caseDesign(gradableCase(c, config)) : undefined;
+
+/** The suite's health as the transcripts folder's stored runs show it (no stored run: nothing to say). */
+export async function suiteHealthFindings(
+  cases: readonly Case[],
+  checked: readonly LintCase[],
+  config: Config,
+  cwd: string,
+): Promise<Finding[]> {
+  if (!existsSync(fromFolder(cwd, config.transcriptsDir))) return [];
+  const stored = storedCases(await readHistory(config.transcriptsDir, cwd));
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const flips = aaFlips(checked, stored, (id) => sequentialDesignOf(byId.get(id)!, config));
+  return [...stuckCaseFindings(checked, stored), ...aaFlipFindings(checked, flips, COMPARE_DEFAULTS.alpha)];
+}
+
 /** Checks a skill family and its suite without running anything; returns the exit code (1 if any error). */
-export function lintProject(opts: LintOptions, env: LintEnv): number {
+export async function lintProject(opts: LintOptions, env: LintEnv): Promise<number> {
   const findings: Finding[] = [];
   const skipped: string[] = [];
   const attempt = <T>(fn: () => T): T | undefined => {
@@ -147,11 +177,10 @@ export function lintProject(opts: LintOptions, env: LintEnv): number {
     if (checkedSkills && checkedCases)
       findings.push(...balanceFindings(checkedSkills, checkedCases), ...namedSkillFindings(checkedSkills, checkedCases));
     else skipped.push('suite balance');
+    if (suite && checkedCases) findings.push(...(await suiteHealthFindings(suite.cases, checkedCases, config, env.cwd)));
   }
 
-  // Loaders name files relative to the working folder (or absolute); flags (`--cases`) are not files.
-  const shown = (file: string) => (file.startsWith('--') ? file : shownFrom(env.cwd, fromFolder(env.cwd, file)));
-  const sorted = sortFindings(findings.map((f) => ({ ...f, file: shown(f.file) })));
+  const sorted = sortFindings(findings.map(shownIn(env.cwd)));
   env.out.write(
     opts.json ? renderFindingsJson(sorted) : renderFindings(sorted, skipped) + (checkedSkills ? overlapTable(checkedSkills) : ''),
   );

@@ -12,7 +12,6 @@ import { isOperatorName, OPERATOR_NAMES, OPERATORS, type OperatorName } from '..
 import { runMutate as driveMutate, type MutateRunOptions, type PreparedMutate } from '../runner/mutate-driver.js';
 import { startNestedRun } from '../runner/pipeline.js';
 import { loadResults } from '../runner/stored-results.js';
-import { caseDesign } from '../stats/case-design.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
 import { gradableCase } from '../trials/stored-case.js';
@@ -23,6 +22,9 @@ import { writeReports, type ReporterChoice, type ReportIo } from '../runner/repo
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plannedTrials } from '../verdict/suite-plan.js';
 import { loadSuite, type LoadedSuite } from './run.js';
+import { lintCase, lintSkill, sequentialDesignOf, shownIn, suiteHealthFindings } from './lint.js';
+import { namedSkillFindings } from '../lint/prompts.js';
+import { sortFindings } from '../lint/render.js';
 
 /**
  * `skillprobe mutate`: its input checked and its mutants planned (prepareMutate), what each mutant's run can see
@@ -105,8 +107,26 @@ export async function prepareMutate(o: MutateOptions, need: { run: boolean } = {
   checkCap(loaded, config, base !== undefined, maxCostUsd, o.pricePerTrial);
   const record = stored
     ? { ...stored, ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) }
-    : startingRecord(loaded, o, { targets, operators, planned, config, base: o.base, maxCostUsd });
+    : startingRecord(loaded, o, {
+        targets,
+        operators,
+        planned,
+        config,
+        base: o.base,
+        maxCostUsd,
+        health: await suiteHealth(loaded, o.cwd),
+      });
   return { loaded, config, planned, record, ...(base ? { base } : {}), ...(maxCostUsd !== undefined ? { maxCostUsd } : {}) };
+}
+
+/** Lint's word on the suite as the mutate begins: cases that give the answer away, and what the stored runs show. */
+async function suiteHealth(loaded: LoadedSuite, cwd: string): Promise<MutateRecord['health']> {
+  const cases = loaded.suite.cases.map(lintCase);
+  const found = [
+    ...namedSkillFindings(loaded.skills.map(lintSkill), cases),
+    ...(await suiteHealthFindings(loaded.suite.cases, cases, loaded.config, cwd)),
+  ];
+  return sortFindings(found.map(shownIn(cwd))).map(({ file, line, col, what, todo }) => ({ file, line, col, what, todo }));
 }
 
 /**
@@ -171,8 +191,7 @@ async function storedBase(dir: string, cwd: string, loaded: LoadedSuite) {
 }
 
 /** Each case's design in a run of `config`: the sequential design it stops by, or its fixed count. */
-const designOf = (c: Case, config: Config) =>
-  decisionMode(config.decision.mode).sequential ? caseDesign(gradableCase(c, config)) : fixedTrialsDesign(config.trials);
+const designOf = (c: Case, config: Config) => sequentialDesignOf(c, config) ?? fixedTrialsDesign(config.trials);
 
 /** What each mutant's run can see, from the simulator's exact rates (none without a simulator). */
 function predictions(loaded: LoadedSuite, planned: readonly PlannedMutant[], config: Config, alpha: number) {
@@ -217,7 +236,15 @@ function predictions(loaded: LoadedSuite, planned: readonly PlannedMutant[], con
 function startingRecord(
   loaded: LoadedSuite,
   o: MutateOptions,
-  s: { targets: string[]; operators: OperatorName[]; planned: PlannedMutant[]; config: Config; base?: string; maxCostUsd?: number },
+  s: {
+    targets: string[];
+    operators: OperatorName[];
+    planned: PlannedMutant[];
+    config: Config;
+    base?: string;
+    maxCostUsd?: number;
+    health: MutateRecord['health'];
+  },
 ): MutateRecord {
   const alpha = COMPARE_DEFAULTS.alpha;
   const predicted = predictions(loaded, s.planned, s.config, alpha);
@@ -238,6 +265,7 @@ function startingRecord(
     ...(s.maxCostUsd !== undefined ? { maxCostUsd: s.maxCostUsd } : {}),
     base: { dir: s.base ?? 'original', given: s.base !== undefined },
     ...(predicted.aaFlipRate !== undefined ? { aaFlipRate: predicted.aaFlipRate } : {}),
+    health: s.health,
     mutants: s.planned.map((m, i) => ({
       skill: m.skill,
       operator: m.operator,

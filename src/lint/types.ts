@@ -5,7 +5,16 @@ export type Severity = 'error' | 'warning';
 
 /** Which check produced a finding (kept in --json so tools can filter). */
 export type CheckId =
-  'load' | 'description-length' | 'listing-budget' | 'overlap' | 'balance' | 'prompt' | 'allowed-tools' | 'profile' | 'symlink';
+  | 'load'
+  | 'description-length'
+  | 'listing-budget'
+  | 'overlap'
+  | 'balance'
+  | 'prompt'
+  | 'allowed-tools'
+  | 'profile'
+  | 'symlink'
+  | 'suite-health';
 
 export interface Finding extends InputProblem {
   severity: Severity;

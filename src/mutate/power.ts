@@ -73,12 +73,13 @@ export function trialsToNotice(cases: readonly MovedCase[], alpha: number): numb
  * The literal rule's false alarms: the chance that some case's verdict changes from PASS between two runs of the very
  * same skill (A/A), at each case's pass chance, exact from each design's operating characteristics.
  */
-export function aaVerdictFlipRate(cases: readonly { design: SequentialDesign; rate: number }[]): number {
-  const stays = cases.reduce((keep, c) => {
-    const pass = designOperating(c.design, c.rate).accept;
-    return keep * (1 - pass * (1 - pass));
-  }, 1);
-  return 1 - stays;
+export const aaVerdictFlipRate = (cases: readonly { design: SequentialDesign; rate: number }[]): number =>
+  1 - cases.reduce((keep, c) => keep * (1 - aaVerdictFlipChance(c.design, c.rate)), 1);
+
+/** One case's share of it: PASS in the first run (the design accepts), not in the second. */
+export function aaVerdictFlipChance(design: SequentialDesign, rate: number): number {
+  const pass = designOperating(design, rate).accept;
+  return pass * (1 - pass);
 }
 
 /** The largest fixed count whose Boschloo table is worth computing for a plan: (n + 1)² exact tests. */

@@ -1,4 +1,4 @@
-import type { Context } from '../run/config-schema.js';
+import type { Arm, Context } from '../run/config-schema.js';
 import type { CaseArmSummary, CaseVerdict, Results, ResultsHead, RunManifest, RunStatus } from '../run/schema.js';
 import type { MutateRecord } from '../run/mutate-schema.js';
 import type { TuneRecord } from '../run/tune-schema.js';
@@ -28,6 +28,8 @@ export interface CaseLine {
   verdict: CaseVerdict;
   /** The skill arm's pass rate. */
   skill?: Pick<CaseArmSummary, 'rate'>;
+  /** The ablation arm's (the family removed), where the run had one for the case. */
+  ablation?: Pick<CaseArmSummary, 'rate'>;
   costUsd?: number;
 }
 
@@ -91,9 +93,15 @@ export function summariseRun(runId: string, manifest?: RunManifest, results?: Re
   const summary: RunSummary = { runId, ...(run ? { run } : {}), ...(problem ? { problem } : {}) };
   if (!results) return summary;
   const cases = results.verdicts.map((verdict) => {
-    const skill = results.summary.cases.find((s) => s.caseId === verdict.caseId && s.arm === 'skill');
+    const arm = (a: Arm) => results.summary.cases.find((s) => s.caseId === verdict.caseId && s.arm === a);
+    const [skill, ablation] = [arm('skill'), arm('ablation')];
     const c = cost.get(verdict.caseId);
-    return { verdict, ...(skill ? { skill: { rate: skill.rate } } : {}), ...(c !== undefined ? { costUsd: c } : {}) };
+    return {
+      verdict,
+      ...(skill ? { skill: { rate: skill.rate } } : {}),
+      ...(ablation ? { ablation: { rate: ablation.rate } } : {}),
+      ...(c !== undefined ? { costUsd: c } : {}),
+    };
   });
   return {
     ...summary,

@@ -68,6 +68,21 @@ export const mutateRecordSchema = z.object({
   base: z.object({ dir: z.string(), given: z.boolean(), status: runStatusSchema.optional() }),
   /** The literal rule's A/A false-flip rate at the suite's design and the unmutated run's rates (sequential designs only). */
   aaFlipRate: z.number().optional(),
+  /**
+   * The suite's health as the mutate began, lint's warnings of it: cases whose prompt names the skill they expect,
+   * cases the stored runs show cannot move, the A/A false-flip rate at the stored rates. Where each was found.
+   */
+  health: z
+    .array(
+      z.object({
+        file: z.string(),
+        line: z.number().int().optional(),
+        col: z.number().int().optional(),
+        what: z.string(),
+        todo: z.string(),
+      }),
+    )
+    .default([]),
   mutants: z.array(mutantSchema),
   trials: z.number().int(),
   costUsd: z.number().optional(),

@@ -1,5 +1,5 @@
 import { fmt, interval } from '../format.js';
-import { aaFlipText, headText, killRates, mutantRows, statusText, type MutateReportInput } from '../mutate/view.js';
+import { aaFlipText, headText, healthLines, killRates, mutantRows, statusText, type MutateReportInput } from '../mutate/view.js';
 import { html } from './markup.js';
 import { standalonePage } from './page.js';
 import { section, simulatedBanner } from './parts.js';
@@ -28,6 +28,12 @@ ${section(
   'Kill rate per operator',
   'Killed of the mutants that ran to an answer, with the exact (Clopper–Pearson) 95% interval.',
   html`<div class="table-wrap"><table><thead><tr><th scope="col">Operator</th><th scope="col" class="num">Killed</th><th scope="col" class="num">Kill rate</th><th scope="col">95% interval</th></tr></thead><tbody>${rates}</tbody></table></div>`,
+)}
+${section(
+  'suite-health',
+  'Suite health',
+  'What lint says of the suite as the mutate began: cases that give the answer away, cases the stored runs show cannot move, the A/A false-flip rate.',
+  html`<ul>${healthLines(r).map((l) => html`<li>${l}</li>`)}</ul>`,
 )}`;
   return standalonePage(`skillprobe mutate ${r.skills.join(', ')}`, body);
 }

@@ -1,7 +1,7 @@
 import type { MutateRecord } from '../../run/mutate-schema.js';
 import { pct } from '../../util/text.js';
-import { table, usd } from '../format.js';
-import { readingOf } from './view.js';
+import { paragraph, table, usd } from '../format.js';
+import { healthLines, readingOf } from './view.js';
 
 /** What a mutate will spend and what each mutant's run can see, before anything runs. */
 export function renderMutatePlan(
@@ -41,7 +41,8 @@ export function renderMutatePlan(
     pricePerTrial === undefined ? 'Pass --price-per-trial for costs.' : `At $${pricePerTrial} per trial.`,
     ...(maxCostUsd !== undefined ? [`--max-cost ${maxCostUsd} USD stops the mutate there (--resume goes on).`] : []),
   ];
-  return `${mutants}\n\n${spend}\n${notes.join('\n')}\n`;
+  const health = ['suite health', ...healthLines(r).map((l) => paragraph(l, '  ').trimEnd())].join('\n');
+  return `${mutants}\n\n${spend}\n${notes.join('\n')}\n\n${health}\n`;
 }
 
 /** A planned mutant's reading: as a survivor would read, the power said first. */

@@ -1,5 +1,5 @@
 import { fmt, interval, paragraph, table } from '../format.js';
-import { aaFlipText, headText, killRates, mutantRows, statusText, type MutateReportInput } from './view.js';
+import { aaFlipText, headText, healthLines, killRates, mutantRows, statusText, type MutateReportInput } from './view.js';
 
 /** The mutate for a terminal: mutants × outcome, then the kill rate per operator. */
 export function mutateTerminal({ record: r, dir }: MutateReportInput): string {
@@ -18,6 +18,9 @@ export function mutateTerminal({ record: r, dir }: MutateReportInput): string {
       ).trimEnd(),
       '',
       table([['operator', 'killed', 'kill rate', '95% interval'], ...rates], ['l', 'r', 'r', 'l']),
+      '',
+      'suite health',
+      ...healthLines(r).map((l) => paragraph(l, '  ').trimEnd()),
       '',
       statusText(r, dir),
     ].join('\n') + '\n'
@@ -42,6 +45,10 @@ export function mutateMarkdown({ record: r, dir }: MutateReportInput): string {
     '| operator | killed | kill rate | 95% interval |',
     '| --- | ---: | ---: | --- |',
     ...rates,
+    '',
+    '### Suite health',
+    '',
+    ...healthLines(r).map((l) => `- ${l}`),
     '',
     statusText(r, dir),
     '',

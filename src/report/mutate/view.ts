@@ -1,6 +1,7 @@
 import { NO_MOVE, type MutateRecord, type StoredMutant } from '../../run/mutate-schema.js';
 import type { Rate } from '../../run/schema.js';
 import { clopperPearsonInterval } from '../../stats/clopper-pearson.js';
+import { formatProblem } from '../../util/input-error.js';
 import { pct } from '../../util/text.js';
 
 /** What every mutate report shows, in words and figures, so the four reporters say the same thing. Pure. */
@@ -91,3 +92,9 @@ export const statusText = (r: MutateRecord, dir: string) =>
   r.status === 'completed'
     ? `spent ${r.trials} trials${r.costUsd !== undefined ? `, $${r.costUsd.toFixed(2)}` : ''}; mutate folder: ${dir} (each mutant's run: <skill>/<operator>/run, the unmutated: ${r.base.dir})`
     : `the mutate is ${r.status.replace('_', ' ')} after ${r.trials} trials: \`skillprobe mutate --resume ${dir}\` goes on`;
+
+/** The suite-health section: lint's warnings as the mutate began, each `file:line:col: what — what to do`, or why none. */
+export const healthLines = (r: MutateRecord): string[] =>
+  r.health.length
+    ? r.health.map(formatProblem)
+    : ['no warning: no case names the skill it expects, and no stored run shows a case that cannot move'];
