@@ -29,8 +29,8 @@ export const viewCommand = defineCommand({
   async run([dir], o, io) {
     const { startView } = await import('../commands/view.js');
     const transcriptsDir = dir ?? transcriptsFolder(o, io.cwd);
-    const { listRunFolders } = await import('../commands/history.js');
-    listRunFolders(transcriptsDir, io.cwd);
+    const { checkTranscriptsFolder } = await import('../commands/history.js');
+    checkTranscriptsFolder(transcriptsDir, io.cwd);
     const view = await startView({ transcriptsDir, cwd: io.cwd, labeller: io.env.USER ?? io.env.USERNAME ?? 'someone' }, o.port ?? 0).catch(
       (e: unknown) => {
         throw listenProblem(e, o.port);

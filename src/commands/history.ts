@@ -11,17 +11,22 @@ import { summariseMutate, summariseRun, summariseTune, type RunSummary } from '.
 import { InputError } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
 
-/**
- * Every run folder in `transcriptsDir`, newest first by name: a run of several agents gives one id per agent's run
- * (`<run>/<agent's run>`), a tune or a mutate folder its own (the runs inside it are its record's).
- */
-export function listRunFolders(transcriptsDir: string, cwd: string): string[] {
+/** Refuses a transcripts folder that is not there (exit 2), before anything is served or read. */
+export function checkTranscriptsFolder(transcriptsDir: string, cwd: string): void {
   if (!existsSync(fromFolder(cwd, transcriptsDir)))
     throw new InputError({
       file: transcriptsDir,
       what: 'no such transcripts folder',
       todo: 'run the suite first, or point --transcripts at the folder that holds run folders',
     });
+}
+
+/**
+ * Every run folder in `transcriptsDir`, newest first by name: a run of several agents gives one id per agent's run
+ * (`<run>/<agent's run>`), a tune or a mutate folder its own (the runs inside it are its record's).
+ */
+export function listRunFolders(transcriptsDir: string, cwd: string): string[] {
+  checkTranscriptsFolder(transcriptsDir, cwd);
   const runsIn = (dir: string, prefix = ''): string[] =>
     readdirSync(dir, { withFileTypes: true })
       .filter((d) => d.isDirectory())

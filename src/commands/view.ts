@@ -52,12 +52,12 @@ export interface ViewOptions {
   /** The port served: the one Host and Origin a request may name (DNS rebinding, cross-site posts). */
   port: () => number;
   now?: () => Date;
-  /** Read every run's summary soon after the start, so a filter or a case's trend finds them read. */
+  /** Read every run's summary soon after the first page, so a filter or a case's trend finds them read. */
   warm?: boolean;
 }
 
-/** How long the warming waits: the first page a browser asks for is read before it. */
-const WARM_AFTER_MS = 1500;
+/** How long after the first page the warming begins: the browser's next asks (its frame, a link) come first. */
+const WARM_AFTER_MS = 1000;
 
 /** Runs listed per page: the newest are read first, so a folder of thousands lists at once. */
 export const RUNS_PER_PAGE = 50;
@@ -182,7 +182,11 @@ export function viewApp(o: ViewOptions): Hono {
   let parsed: { key: string; transcript: Transcript } | undefined;
   const labelsFile = join(o.transcriptsDir, LABELS_FILE);
   const now = o.now ?? (() => new Date());
-  if (o.warm)
+  // Started once the first page is served, so that a cold start's first page never waits behind it.
+  let warming = !o.warm;
+  const warmSoon = () => {
+    if (warming) return;
+    warming = true;
     // Nothing it meets stops the view (the folder gone meanwhile, a run unreadable): a page that needs it says so.
     setTimeout(() => {
       Promise.resolve()
@@ -190,6 +194,7 @@ export function viewApp(o: ViewOptions): Hono {
         .then(() => index.save())
         .catch(() => undefined);
     }, WARM_AFTER_MS).unref();
+  };
 
   const runDir = async (id: string | undefined): Promise<string> => {
     const dir = id === undefined ? undefined : await index.dirOf(id);
@@ -241,6 +246,7 @@ export function viewApp(o: ViewOptions): Hono {
     // `no-referrer` would make a browser post its forms from origin `null`, which the check above refuses.
     c.header('Referrer-Policy', 'same-origin');
     c.header('Cache-Control', 'no-store');
+    warmSoon();
   });
 
   // A browser asks for it by itself; the pages have none.

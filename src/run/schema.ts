@@ -905,10 +905,14 @@ export const resultsSchema = z.object({
 export type Results = z.output<typeof resultsSchema>;
 
 /**
- * results.json as a list of runs reads it: all but the trials' outcomes, of which only each one's case and cost. A
- * tenth of the checking a whole read does, for a folder of a thousand runs.
+ * results.json as a list of runs reads it: the verdicts, each case's skill-arm rate, each trial's case and cost and
+ * the run's cost, checked; the rest is left unread. The checking is most of a read's time, and a list of runs reads
+ * fifty at a cold start (a thousand for a filter).
  */
-export const resultsHeadSchema = resultsSchema.omit({ outcomes: true }).extend({
+export const resultsHeadSchema = z.object({
+  run: runFactsSchema.pick({ costUsd: true }),
+  verdicts: z.array(caseVerdictSchema),
+  summary: z.object({ cases: z.array(caseArmSummarySchema.pick({ caseId: true, arm: true, rate: true })) }),
   outcomes: z.array(z.object({ caseId: z.string(), costUsd: z.number().optional() })),
 });
 export type ResultsHead = z.output<typeof resultsHeadSchema>;
