@@ -3,11 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENTS_PER_PAGE, RAW_PAGE_BYTES, VIEW_INDEX_FILE, viewApp } from '../src/commands/view.js';
+import { EVENTS_PER_PAGE, RAW_PAGE_BYTES, startView, VIEW_INDEX_FILE, viewApp } from '../src/commands/view.js';
 import { LABELS_FILE, labelsSchema } from '../src/commands/labels.js';
 import { href } from '../src/report/html/view-pages.js';
 import { cleanup, runInProcess, testEnv } from './helpers.js';
 import { JUDGED_ITEM } from './judged-run-fixture.js';
+import { storeSyntheticRun, syntheticRun } from './run-fixtures.js';
 import { CLIMBING_MUTANT, INJECTION, landTrial, VIEW_RUNS, viewTranscripts } from './view-fixture.js';
 
 const PORT = 4321;
@@ -327,6 +328,47 @@ describe('a tune and a mutate in the folder', () => {
   it("keeps their runs out of a case's trend (their skills were changed on purpose)", async () => {
     expect((await page(q('/case', { id: 'login' }))).text).toContain('across 2 runs');
   });
+});
+
+describe('bad input over HTTP: each named, escaped, paged or refused, and the server serves on', () => {
+  it('a transcript holding HTML, a 50 MB transcript, damaged folders and paths outside the folder', async () => {
+    // One more damaged run: its results.json cut off, a trial's meta.json cut off, another's transcript not JSON lines.
+    const cut = await storeSyntheticRun(dir, 'cut', syntheticRun({ login: { passes: 2, n: 2 } }));
+    writeFileSync(join(cut, 'results.json'), '{"version": 1, "verd');
+    writeFileSync(join(cut, 'trials/login/skill/1.meta.json'), '{"cut');
+    writeFileSync(join(cut, 'trials/login/skill/2.jsonl'), 'not json <b>\n{"type":');
+    const view = await startView({ transcriptsDir: 'transcripts', cwd: root, labeller: 'ada' }, 0);
+    try {
+      const asked: [string, number, RegExp][] = [
+        [
+          q('/trial', { id: VIEW_RUNS.newer, case: 'login', arm: 'skill', n: 1 }),
+          200,
+          /&lt;\/script&gt;&lt;img src=x onerror=alert\(1\)&gt;/,
+        ],
+        [q('/trial', { id: VIEW_RUNS.huge, case: 'huge', arm: 'skill', n: 1 }), 200, /next page →/],
+        [q('/run', { id: VIEW_RUNS.damaged }), 422, /run\.json not valid JSON/],
+        [q('/run/report', { id: 'cut' }), 200, /trial-n/],
+        [q('/trial', { id: 'cut', case: 'login', arm: 'skill', n: 1 }), 404, /stored but not graded: .*meta/],
+        [q('/trial', { id: 'cut', case: 'login', arm: 'skill', n: 2 }), 200, /not json &lt;b&gt;/],
+        [q('/run', { id: '../../etc' }), 404, /no run/],
+        ['/run?id=..%2F..%2Fetc%2Fpasswd', 404, /no run/],
+        [q('/run', { id: `${VIEW_RUNS.mutate}/${CLIMBING_MUTANT}/run` }), 404, /no run/],
+      ];
+      for (const [path, status, shown] of asked) {
+        const r = await fetch(new URL(path, view.url));
+        const text = await r.text();
+        expect([path, r.status]).toEqual([path, status]);
+        expect(text).toMatch(shown);
+        expect(text).not.toMatch(/<img|\n\s+at /);
+      }
+      // A path outside the folder as the browser's own path, not a query: no such page.
+      expect((await fetch(new URL('/../../etc/passwd', view.url))).status).toBe(404);
+      const list = await (await fetch(view.url)).text();
+      expect(list).toMatch(/data-run="cut".*results\.json not valid JSON/);
+    } finally {
+      await view.stop();
+    }
+  }, 60_000);
 });
 
 describe('history shares the summaries', () => {

@@ -372,11 +372,13 @@ export function viewApp(o: ViewOptions): Hono {
     const run = await loadRun(q.id!);
     const ref = await trialOf(run, q);
     const outcome = run.results.outcomes.find((t) => trialKey(t) === trialKey(ref));
-    if (!outcome)
+    if (!outcome) {
+      const damaged = run.results.damaged.find((d) => d.path.includes(`${ref.caseId}/${ref.arm}/${ref.n}.`));
       throw new Refused(
         404,
-        `trial ${trialKey(ref)} is stored but not graded: ${run.results.damaged.find((d) => d.path.includes(ref.caseId))?.problem ?? 'see the run'}`,
+        `trial ${trialKey(ref)} is stored but not graded: ${damaged ? `${damaged.path}: ${damaged.problem}` : 'see the run'}`,
       );
+    }
     const key = `${q.id}\u0000${run.stamp}\u0000${trialKey(ref)}`;
     if (parsed?.key !== key) {
       const read = await readStoredTranscript(run.store, run.manifest, ref);
