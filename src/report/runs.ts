@@ -172,7 +172,9 @@ export const modelText = (run: NonNullable<RunSummary['run']>) => `${run.model}$
 export function runFacts(s: RunSummary): string[] {
   const r = s.run;
   if (!r) return ['?'];
-  return [`${r.agent} ${r.cliVersion ?? '?'}`, modelText(r), r.status, ...(r.context === 'field' ? ['field'] : []), ...r.kinds];
+  // A tune's or a mutate's record names no CLI version; its runs do.
+  const version = r.cliVersion ?? (r.kinds.includes('tune') || r.kinds.includes('mutate') ? undefined : '?');
+  return [version ? `${r.agent} ${version}` : r.agent, modelText(r), r.status, ...(r.context === 'field' ? ['field'] : []), ...r.kinds];
 }
 
 /** What came out of a run: its verdicts, or a tune's or a mutate's outcome. */

@@ -2,13 +2,13 @@ import { fmt, interval } from '../format.js';
 import { aaFlipText, headText, healthLines, killRates, mutantRows, statusText, type MutateReportInput } from '../mutate/view.js';
 import { html } from './markup.js';
 import { standalonePage } from './page.js';
-import { section, simulatedBanner } from './parts.js';
+import { prose, section, simulatedBanner } from './parts.js';
 
 /** The mutate as one self-contained page: mutants × outcome, and the kill rate per operator. */
 export function mutatePage({ record: r, dir }: MutateReportInput): string {
   const rows = mutantRows(r).map(
     (x) =>
-      html`<tr><td>${x.skill}</td><th scope="row">${x.operator}</th><td>${x.outcome}</td><td class="num">${x.power}</td><td class="num">${x.flipped}</td><td>${x.reading}</td></tr>`,
+      html`<tr><td>${x.skill}</td><th scope="row">${x.operator}</th><td>${x.outcome}</td><td class="num">${x.power}</td><td class="num">${x.flipped}</td><td>${prose(x.reading)}</td></tr>`,
   );
   const rates = killRates(r).map(
     (k) =>

@@ -3,7 +3,7 @@ import { agreementText } from '../rejudge.js';
 import { caseTrend, type NestedRun, type RunSummary } from '../runs.js';
 import { html, type Html } from './markup.js';
 import { pageDocument } from './page.js';
-import { section } from './parts.js';
+import { prose, section } from './parts.js';
 import { runsTable, trendSections } from './runs.js';
 
 /**
@@ -48,6 +48,7 @@ form.filter input[type=search] { flex: 1; padding: 5px 8px; font: inherit; }
 pre.raw { white-space: pre-wrap; word-break: break-all; font-size: 11.5px; background: var(--card); border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; max-height: 80vh; overflow: auto; }
 .pager { display: flex; gap: 14px; font-size: 13px; margin: 6px 0; }
 .problem { color: var(--fail); }
+table.runs th code, table.trend th code { white-space: nowrap; }
 fieldset.label { border: 1px solid var(--line); border-radius: 6px; margin: 8px 0; padding: 6px 12px; }
 fieldset.label input[type=text] { width: 60%; }
 `;
@@ -124,7 +125,7 @@ export function runShellPage(s: RunShell): string {
     ? html`<iframe class="report" title="report" src="${s.report}" data-stamp-url="${s.live.stampUrl}" data-stamp="${s.live.stamp}"></iframe>`
     : html`<iframe class="report" title="report" src="${s.report}"></iframe>`;
   const body = html`<h1>${s.title}</h1>
-<p class="note">${s.live ? html`<b>running</b> · this page follows it: <span data-live>waiting for trials</span>` : 'the report as `skillprobe report` writes it'} · <a href="${s.report}">open the report alone</a></p>
+<p class="note">${s.live ? html`<b>running</b> · this page follows it: <span data-live>waiting for trials</span>` : prose('the report as `skillprobe report` writes it')} · <a href="${s.report}">open the report alone</a></p>
 ${frame}
 ${section('cases', 'Each case across the runs', 'its rate in every run that measured it, beside what changed', html`<ul>${caseLinks}</ul>`)}
 ${section('trials', 'Trials', 'each trial as a timeline beside its raw stream; a judged trial takes your labels', html`<details><summary>${s.trials.length} trials</summary><ul>${trialLinks}</ul></details>`)}`;
