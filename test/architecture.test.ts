@@ -84,6 +84,7 @@ const ASSEMBLY = ORDER.slice(ORDER.indexOf('schema'));
  */
 const ALLOWED_INTO_GRADE: Record<string, string> = {
   'report/html/transcript.ts -> grade/plan.ts': "the transcript view marks the grader's planned calls, in the grader's canonical form",
+  'mutate/rates.ts -> grade/plan.ts': "a mutant's predicted pass chance is what the grader says of the plans the simulator would write",
 };
 
 /** The modules that read `process.env` beside the edge, each with its reason; everything else has the command's `io.env`. */

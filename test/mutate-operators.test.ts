@@ -108,47 +108,67 @@ describe('mutation operators: each a realistic defect of one skill, the rest of 
   });
 });
 
-describe("passChance: a case's pass chance under a family, as the simulator plays it", () => {
+describe("passChance: a case's pass chance under a family, as the simulator plays it and the grader scores it", () => {
+  const CLAUDE = { carriesArgs: true };
+  const CODEX = { carriesArgs: false };
   const router = profileSchema.parse({ router: {} });
-  const positive: RatedCase = {
-    id: 'c',
-    prompt: 'file a jira bug in the OPS project',
-    expect: 'atl-jira',
-    plan: { verb: true, any: true },
-  };
+  const triggerOnly: RatedCase = { id: 'c', prompt: 'file a jira bug in the OPS project', expect: 'atl-jira' };
+  const planned: RatedCase = { ...triggerOnly, plan: { verb: 'create-issue', matches: [], mustNot: [] }, command: 'atl jira' };
   const offered = (family: ReturnType<typeof mutatedFamily<MutableSkill>>) =>
-    family.map((s) => ({ name: s.dir, description: s.description, body: s.bodyState }));
+    family.map((s) => ({ name: s.dir, description: s.description, body: s.body }));
   const original = offered(mutatedFamily(FAMILY, {}));
+  const mutant = (operator: keyof typeof OPERATORS) => offered(mutatedFamily(FAMILY, edit(operator)));
 
-  it("the router's chance of the expected skill; zero once it is removed, or its body no longer plans", () => {
-    const before = passChance(router, positive, original);
+  it("the router's chance of the expected skill; zero once it is removed; a body edit moves no trigger-only case", () => {
+    const before = passChance(router, triggerOnly, original, CLAUDE);
     expect(before).toBeGreaterThan(0.5);
-    expect(passChance(router, positive, offered(mutatedFamily(FAMILY, edit('skill-removed'))))).toBe(0);
-    expect(passChance(router, positive, offered(mutatedFamily(FAMILY, edit('empty-body'))))).toBe(0);
-    expect(passChance(router, positive, offered(mutatedFamily(FAMILY, edit('wrong-subcommand'))))).toBe(0);
-    expect(
-      passChance(router, { ...positive, plan: { verb: false, any: true } }, offered(mutatedFamily(FAMILY, edit('wrong-subcommand')))),
-    ).toBe(before);
+    expect(passChance(router, triggerOnly, mutant('skill-removed'), CLAUDE)).toBe(0);
+    expect(passChance(router, triggerOnly, mutant('empty-body'), CLAUDE)).toBe(before);
+    expect(passChance(router, triggerOnly, mutant('wrong-subcommand'), CLAUDE)).toBe(before);
   });
 
-  it('a rule-played case: its behaviours weighted, a removed skill answering plainly, plan.wrong garbling a verb', () => {
-    const rules = profileSchema.parse({
-      plan: { wrong: 0.1 },
-      rules: [
-        {
-          case: 'c',
-          do: [
-            { p: 0.8, skill: 'atl-jira' },
-            { p: 0.2, answer: true },
-          ],
-        },
-      ],
-    });
-    expect(passChance(rules, positive, original)).toBeCloseTo(0.8 * 0.9);
-    expect(passChance(rules, positive, offered(mutatedFamily(FAMILY, edit('drop-use-when'))))).toBeCloseTo(0.72);
-    expect(passChance(rules, positive, offered(mutatedFamily(FAMILY, edit('skill-removed'))))).toBe(0);
-    const negative: RatedCase = { id: 'c', prompt: 'x', expect: 'none', plan: { verb: false, any: false } };
-    expect(passChance(rules, negative, original)).toBeCloseTo(0.2);
-    expect(passChance(rules, negative, offered(mutatedFamily(FAMILY, edit('skill-removed'))))).toBe(1);
+  it("the router's call carries no args: a verb check fails on the body's bare `atl jira $ARGUMENTS`, mutated or not", () => {
+    expect(passChance(router, planned, original, CLAUDE)).toBe(0);
+    expect(passChance(router, planned, mutant('empty-body'), CLAUDE)).toBe(0);
+  });
+
+  const rules = profileSchema.parse({
+    plan: { wrong: 0.1, mutate: 'abbreviate' },
+    rules: [
+      {
+        case: 'c',
+        do: [
+          { p: 0.8, skill: 'atl-jira', args: 'create-issue --project OPS' },
+          { p: 0.2, answer: true },
+        ],
+      },
+    ],
+  });
+
+  it('a rule-played case: its behaviours weighted, plan.wrong garbling the written verb, a removed skill answering plainly', () => {
+    for (const shape of [CLAUDE, CODEX]) {
+      expect(passChance(rules, planned, original, shape)).toBeCloseTo(0.8 * 0.9);
+      expect(passChance(rules, planned, mutant('drop-use-when'), shape)).toBeCloseTo(0.72);
+      expect(passChance(rules, planned, mutant('skill-removed'), shape)).toBe(0);
+    }
+    const negative: RatedCase = { id: 'c', prompt: 'x', expect: 'none' };
+    expect(passChance(rules, negative, original, CLAUDE)).toBeCloseTo(0.2);
+    expect(passChance(rules, negative, mutant('skill-removed'), CLAUDE)).toBe(1);
+  });
+
+  it("a body edit, as the grader sees it: Claude Code's skill call carries the args, planned behind the prefix, so it passes", () => {
+    // The empty body writes no call; the wrong one writes `atl auth create-issue …`, outside the prefix the verb reads:
+    // the args' plan alone passes, and no garbled written call fails it any more.
+    expect(passChance(rules, planned, mutant('empty-body'), CLAUDE)).toBeCloseTo(0.8);
+    expect(passChance(rules, planned, mutant('wrong-subcommand'), CLAUDE)).toBeCloseTo(0.8);
+    // A CLI that loads the skill by reading its file has only the written call: the same edits fail the case.
+    expect(passChance(rules, planned, mutant('empty-body'), CODEX)).toBe(0);
+    expect(passChance(rules, planned, mutant('wrong-subcommand'), CODEX)).toBe(0);
+  });
+
+  it('a skill read instead of called has no args to plan from, under any CLI', () => {
+    const reads = profileSchema.parse({ rules: [{ case: 'c', do: [{ p: 1, read: 'atl-jira', args: 'create-issue --project OPS' }] }] });
+    expect(passChance(reads, planned, original, CLAUDE)).toBe(1);
+    expect(passChance(reads, planned, mutant('empty-body'), CLAUDE)).toBe(0);
   });
 });

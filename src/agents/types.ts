@@ -162,6 +162,11 @@ export interface AgentAdapter {
   /** Whether the CLI reports what a trial cost (what `--max-cost` spends); without it the cap could never stop a run. */
   readonly reportsCost: boolean;
   readonly skillListing: SkillListing;
+  /**
+   * Whether the CLI's skill call carries the model's arguments (a skill tool with an args field): the grader then reads
+   * them as a planned call behind the skill's command prefix. A CLI that loads a skill by reading its file has none.
+   */
+  readonly skillCallArgs: boolean;
   readonly grading: GradingConventions;
   /** What to change when this CLI refuses to load a skill for a cause of its own (else the generic advice). */
   readonly refusalFixes?: Partial<Record<RefusedStatus, (asked: string) => string>>;

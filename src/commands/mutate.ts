@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { familyHash, type Skill } from '../load/skills.js';
 import type { Case } from '../load/cases.js';
 import type { Config } from '../run/config-schema.js';
-import { MUTATE_FILE, MUTATE_FORMAT_VERSION, NO_MOVE, type MutateRecord, type StoredMutant } from '../run/mutate-schema.js';
+import { MUTATE_FILE, MUTATE_FORMAT_VERSION, fell, type MutateRecord, type StoredMutant } from '../run/mutate-schema.js';
 import { readMutateRecord } from '../run/mutate-store.js';
 import { planMutants, mutatedFamily, type PlannedMutant } from '../mutate/mutants.js';
 import { aaVerdictFlipRate, fixedNoticePower, noticePower, TARGET_POWER, trialsToNotice, type MovedCase } from '../mutate/power.js';
@@ -199,17 +199,22 @@ function predictions(loaded: LoadedSuite, planned: readonly PlannedMutant[], con
   if (!profile) return { mutants: planned.map(() => ({})), aaFlipRate: undefined };
   const cap = loaded.adapter.skillListing.descriptionCap;
   const offered = (family: ReturnType<typeof mutatedFamily<Skill>>) =>
-    family.map((s) => ({ name: s.dir, description: s.description.slice(0, cap), body: s.bodyState }));
-  const rated: (RatedCase & { design: MovedCase['design'] })[] = loaded.suite.cases.map((c) => ({
-    id: c.id,
-    prompt: c.prompt,
-    expect: c.expect.skill,
-    ...(c.expect.not !== undefined ? { not: c.expect.not } : {}),
-    plan: { verb: c.plan?.verb !== undefined, any: c.plan !== undefined && Object.keys(c.plan).length > 0 },
-    design: designOf(c, config),
-  }));
+    family.map((s) => ({ name: s.dir, description: s.description.slice(0, cap), body: s.body }));
+  const shape = { carriesArgs: loaded.adapter.skillCallArgs };
+  const rated: (RatedCase & { design: MovedCase['design'] })[] = loaded.suite.cases.map((c) => {
+    const { id, expect, not, plan, command } = gradableCase(c, config);
+    return {
+      id,
+      prompt: c.prompt,
+      expect,
+      ...(not !== undefined ? { not } : {}),
+      ...(plan !== undefined ? { plan } : {}),
+      ...(command !== undefined ? { command } : {}),
+      design: designOf(c, config),
+    };
+  });
   const original = offered(mutatedFamily(loaded.skills, {}));
-  const before = rated.map((c) => passChance(profile, c, original));
+  const before = rated.map((c) => passChance(profile, c, original, shape));
   const sequential = decisionMode(config.decision.mode).sequential;
   return {
     aaFlipRate: sequential ? aaVerdictFlipRate(rated.map((c, i) => ({ design: c.design, rate: before[i]! }))) : undefined,
@@ -220,10 +225,10 @@ function predictions(loaded: LoadedSuite, planned: readonly PlannedMutant[], con
         caseId: c.id,
         design: c.design,
         from: before[i]!,
-        to: passChance(profile, c, family),
+        to: passChance(profile, c, family, shape),
       }));
       const power = sequential ? noticePower(cases, alpha) : fixedNoticePower(cases, config.trials, alpha);
-      const moved = cases.some((c) => Math.abs(c.to - c.from) >= NO_MOVE);
+      const moved = cases.some(fell);
       return {
         moves: cases.map(({ caseId, from, to }) => ({ caseId, from, to })),
         ...(power !== undefined ? { power } : {}),

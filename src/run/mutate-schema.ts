@@ -16,6 +16,11 @@ export const NO_MOVE = 0.005;
 const caseMoveSchema = z.object({ caseId: z.string(), from: z.number(), to: z.number() });
 export type CaseMove = z.output<typeof caseMoveSchema>;
 
+/** Whether a mutant lowers a case's pass rate: the only move a regression test can notice. */
+export const fell = (c: CaseMove): boolean => c.from - c.to >= NO_MOVE;
+/** Whether it raises one (a plan the args carry no longer garbled by a body that wrote it, say): nothing to notice. */
+export const rose = (c: CaseMove): boolean => c.to - c.from >= NO_MOVE;
+
 const mutantSchema = z.object({
   skill: z.string(),
   operator: z.string(),

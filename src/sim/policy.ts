@@ -247,7 +247,7 @@ export function mutateCommand(cmd: string, how: PlanPolicy['mutate']): string {
 }
 
 /** The instructions as the model follows them: a SKILL.md as stored loses its frontmatter and gets `$ARGUMENTS` filled. */
-function instructions(body: SkillBody, args: string): string {
+export function instructions(body: SkillBody, args: string): string {
   if (body.argumentsFilled) return body.text;
   return body.text.replace(/^---\n[\s\S]*?\n---\n/, '').replace(/\$ARGUMENTS/g, args);
 }
@@ -277,14 +277,21 @@ export function plannedCall(body: string, args: string | undefined): string | un
   return prefix === undefined ? cmds[0] : `${prefix} ${given}`;
 }
 
+/**
+ * The answer a model following a loaded skill writes: its planned call (`garbled`: as the profile's `plan.wrong`
+ * garbles it), or that the skill gives no command. `body` is the skill's instructions as loaded (`instructions`).
+ */
+export function planAnswer(body: string, args: string | undefined, policy: PlanPolicy, garbled: boolean): string {
+  const cmd = plannedCall(body, args);
+  if (cmd === undefined) return 'I loaded the skill, but it gives no command to run for this request.';
+  return `Here is the plan:\n\n\`\`\`bash\n${garbled ? mutateCommand(cmd, policy.mutate) : cmd}\n\`\`\`\n\nI can't run commands in this session, so run it yourself.`;
+}
+
 function planReply(profile: Profile, id: TrialIdentity, body: SkillBody, args: string | undefined, policy: PlanPolicy): Reply {
   // The service failing after the model chose its skill: what a trial cut short with its trigger settled looks like.
   if (seededUniform(profile.seed, id.key, 'plan-stall') < policy.stall) return { type: 'stall', partialText: 'Here is the plan' };
-  let cmd = plannedCall(instructions(body, args ?? ''), args);
-  if (cmd === undefined) return answer('I loaded the skill, but it gives no command to run for this request.', '');
-  if (seededUniform(profile.seed, id.key, 'plan') < policy.wrong) cmd = mutateCommand(cmd, policy.mutate);
-  const text = `Here is the plan:\n\n\`\`\`bash\n${cmd}\n\`\`\`\n\nI can't run commands in this session, so run it yourself.`;
-  return { type: 'message', blocks: [{ type: 'text', text }] };
+  const garbled = seededUniform(profile.seed, id.key, 'plan') < policy.wrong;
+  return answer(planAnswer(instructions(body, args ?? ''), args, policy, garbled), '');
 }
 
 /** `tune`'s request for a description, answered by the proposer stand-in whatever the rules say; undefined for any other prompt. */

@@ -218,6 +218,7 @@ export const claudeCode: AgentAdapter = {
   // Descriptions are cut at 1536 characters; the listing gets about 1% of the context window (~8,000 characters on
   // a 200k-token model), past which skills are listed by name only.
   skillListing: { cli: 'Claude Code', descriptionCap: 1536, budgetChars: 8000 },
+  skillCallArgs: true,
   // Each retry of a failed API call is an `api_retry` event naming the status and the delay it will wait (which
   // honours Retry-After).
   providerSignal(line, from) {

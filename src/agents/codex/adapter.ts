@@ -122,6 +122,7 @@ export const codex: AgentAdapter = {
   contexts: ['lab', 'field'],
   // Codex lists every skill's full description on one line; it sets no budget of its own.
   skillListing: { cli: 'Codex CLI', descriptionCap: 1024, budgetChars: Number.POSITIVE_INFINITY },
+  skillCallArgs: false,
   grading: {
     // The skill is the folder whose planted secret the read showed: already a member's exact name.
     skillName: (requested) => requested.trim(),

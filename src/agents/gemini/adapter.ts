@@ -179,6 +179,7 @@ export const gemini: AgentAdapter = {
   // The pinned CLI lists every enabled skill with its whole description (skillLoader.ts, renderAgentSkills in its
   // bundle): no cap and no budget of its own.
   skillListing: { cli: 'Gemini CLI', descriptionCap: Number.POSITIVE_INFINITY, budgetChars: Number.POSITIVE_INFINITY },
+  skillCallArgs: false,
   // It retries silently on stdout; stderr says `Attempt N failed with status 429. Retrying with backoff...`.
   providerSignal: (line, from) => (from === 'stderr' && /failed with status/.test(line) ? statusSignal(statusIn(line)) : undefined),
   grading: {

@@ -14,7 +14,11 @@ const isWord = (token: string | undefined): token is string => token !== undefin
  */
 export const wrongSubcommand: MutationOperator = {
   title: 'the command in the body changed to a wrong subcommand',
-  killedBy: 'a plan check naming the subcommand (`expect.plan.verb`) on a positive case',
+  // A verb check reads only calls behind the skill's command prefix, and Claude Code's skill call carries args that the
+  // grader plans behind that prefix: there the wrong call the body leads to is seen only by a check against it.
+  killedBy:
+    'a plan check naming the subcommand (`expect.plan.verb`) on a positive case, and where the skill call carries args ' +
+    "(Claude Code) a check against the wrong call itself (`expect.plan.mustNot`) or a judge item on the answer",
   mutate(t) {
     const words = firstCommand(t.skill);
     const [program, sub] = [words?.[0], words?.[1]];

@@ -1,4 +1,4 @@
-import { NO_MOVE, type MutateRecord, type StoredMutant } from '../../run/mutate-schema.js';
+import { fell, rose, type CaseMove, type MutateRecord, type StoredMutant } from '../../run/mutate-schema.js';
 import type { Rate } from '../../run/schema.js';
 import { clopperPearsonInterval } from '../../stats/clopper-pearson.js';
 import { formatProblem } from '../../util/input-error.js';
@@ -25,9 +25,11 @@ export const outcomeOf = (m: StoredMutant): MutantOutcome =>
           ? 'killed'
           : 'survived';
 
-/** The cases whose pass rate the mutant moves: predicted by the simulator where it was, else observed. */
-const movedCases = (m: StoredMutant) =>
-  (m.moves ?? m.observed ?? []).filter((c) => Math.abs(c.to - c.from) >= NO_MOVE).sort((a, b) => a.to - a.from - (b.to - b.from));
+/** The cases whose pass rate the mutant lowers (predicted by the simulator where it was, else observed), most first. */
+const movedCases = (m: StoredMutant) => (m.moves ?? m.observed ?? []).filter(fell).sort((a, b) => a.to - a.from - (b.to - b.from));
+
+/** `jira-create-bug 60%→92%`. */
+const moveText = (c: CaseMove) => `${c.caseId} ${pct(c.from)}→${pct(c.to)}`;
 
 /** Why a mutant survived, or what stopped it: "no case for this" or "too few trials", with what would kill it. */
 export function readingOf(m: StoredMutant): string {
@@ -38,11 +40,12 @@ export function readingOf(m: StoredMutant): string {
   const moved = movedCases(m);
   const power = m.power === undefined ? '' : ` (power ${pct(m.power)})`;
   if (outcome === 'killed') return `noticed${power}`;
-  if (moved.length === 0) return `no case for this: no case's pass rate moved; add ${m.killedBy ?? 'a case that this defect would fail'}`;
-  const named = moved
-    .slice(0, 3)
-    .map((c) => `${c.caseId} ${pct(c.from)}→${pct(c.to)}`)
-    .join(', ');
+  if (moved.length === 0) {
+    const raised = (m.moves ?? m.observed ?? []).filter(rose).map(moveText);
+    const why = raised.length ? `no case's pass rate fell (${raised.slice(0, 3).join(', ')} rose)` : "no case's pass rate moved";
+    return `no case for this: ${why}; add ${m.killedBy ?? 'a case that this defect would fail'}`;
+  }
+  const named = moved.slice(0, 3).map(moveText).join(', ');
   const needed =
     m.trialsNeeded === undefined
       ? ''
