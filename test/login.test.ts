@@ -15,10 +15,13 @@ import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator } from '../src/sim/server.js';
 import { connect } from 'node:net';
 import { configSchema } from '../src/run/config-schema.js';
+import { costNote, LOGIN_COST, SIMULATED_COST } from '../src/report/wording.js';
+import { REPORTERS } from '../src/report/registry.js';
+import { reportInput } from './report-inputs.js';
 import { renderPlan } from '../src/report/plan.js';
 import { planSuite } from '../src/verdict/suite-plan.js';
 import { nestedRunOverrides } from '../src/cli/trial-flags.js';
-import { cleanup } from './helpers.js';
+import { baseProject, cleanup, loadedSuite, makeProject } from './helpers.js';
 import { fakeLoginHome } from './login-fixtures.js';
 
 const SIMULATOR = { url: 'http://127.0.0.1:4567', headers: {}, identityUrl: 'http://127.0.0.1:4567/t/x/c' };
@@ -384,5 +387,46 @@ describe('--login on the commands that start nested runs (tune, mutate)', () => 
       skillsDir: 's',
       agent: 'codex',
     });
+  });
+});
+
+describe("a login's cost is notional: labelled in every reporter, never a cap in dollars", () => {
+  const dirs: string[] = [];
+  afterAll(() => cleanup(...dirs));
+  const input = (auth: 'login' | 'key') => reportInput({ config: configSchema.parse({ arms: ['skill', 'ablation'], auth }) });
+  it.each([
+    ['a login', 'login', true],
+    ['an API key', 'key', undefined],
+  ] as const)('%s: results.json says costNotional %s', (_, auth, notional) => {
+    const { results } = input(auth);
+    expect(results.run.costUsd).toBeGreaterThan(0);
+    expect(results.run.costNotional).toBe(notional);
+    expect(JSON.parse(REPORTERS.json!({ colour: false }).render(input(auth))).run.costNotional).toBe(notional);
+  });
+
+  it.each([
+    [{ simulated: false }, undefined],
+    [{ simulated: false, costNotional: true as const }, LOGIN_COST],
+    [{ simulated: true, costNotional: true as const }, SIMULATED_COST],
+  ])('the note beside the dollars of %o: %s', (run, note) => {
+    expect(costNote(run)).toBe(note);
+  });
+
+  it.each(['terminal', 'markdown', 'html'] as const)('%s: a login run says its dollars are notional; a key run does not', (name) => {
+    const render = (auth: 'login' | 'key') => REPORTERS[name]!({ colour: false }).render(input(auth)).replace(/\s+/g, ' ');
+    expect(render('login')).toContain('price of the tokens at API rates; a subscription login spends its quota, not these dollars');
+    expect(render('key')).not.toContain('notional');
+  });
+
+  it.each([
+    ['--max-cost with a login: refused, naming the quota', 'auth: login\nmaxCostUsd: 5\n', /spends its quota, not dollars.*--max-trials/],
+    ['--max-cost with a key', 'maxCostUsd: 5\n', undefined],
+    ['a login without a cap', 'auth: login\n', undefined],
+  ])('%s', async (_, config, refused) => {
+    const dir = makeProject({ ...baseProject(), 'skillprobe.config.yaml': `agent: claude-code\n${config}` });
+    dirs.push(dir);
+    const loading = loadedSuite(dir);
+    if (refused) await expect(loading).rejects.toThrow(refused);
+    else await expect(loading).resolves.toBeDefined();
   });
 });

@@ -35,7 +35,7 @@ import {
   rateNotes,
   rateText,
   signedDifference,
-  SIMULATED_COST,
+  costNote,
   cacheText,
   settledText,
   SIMULATED_NOTE,
@@ -134,7 +134,7 @@ function header({ results, manifest }: ReportInput): string[] {
   if (run.simulator) lines.push('', `> ⚠️ **SIMULATED** · ${inline(simulatorText(run.simulator))} ${inline(SIMULATED_NOTE)}`);
   const neighbours = neighboursNote(manifest);
   if (neighbours) lines.push('', `> ${inline(neighbours)}`);
-  const whose = run.simulated ? SIMULATED_COST : 'as the agent CLI reported it';
+  const whose = costNote(run) ?? 'as the agent CLI reported it';
   const cost =
     run.costUsd === undefined ? '' : ` · total cost $${run.costUsd.toFixed(2)}${judgeCostText(results.judge)} (${inline(whose)})`;
   lines.push(
@@ -188,7 +188,8 @@ function costDetails({ results }: ReportInput): string[] {
   if (cost.total.costUsd === undefined) return [];
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const numbers = (l: CostLine) => [String(l.trials), usd(l.costUsd), secs(l.wallMs)];
-  const simulated = results.run.simulated ? ` (${html(SIMULATED_COST)})` : '';
+  const note = costNote(results.run);
+  const simulated = note ? ` (${html(note)})` : '';
   const byCase = cost.byCase.map((k) => [inline(k.caseId), k.verdict ?? '—', ...numbers(k)]);
   return [
     `<details><summary>Cost: ${usd(cost.total.costUsd)} for ${plural(cost.total.trials, 'trial')}${judgeCostText(results.judge)}, ` +

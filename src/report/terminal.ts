@@ -33,7 +33,7 @@ import {
   passNotes,
   rateNotes,
   signedDifference,
-  SIMULATED_COST,
+  costNote,
   cacheText,
   settledText,
   neighboursNote,
@@ -381,6 +381,7 @@ function costSection(results: Results, c: Colors): string[] {
   const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
   const byVerdict = cost.byVerdict.map((v) => [v.verdict, String(v.trials), usd(v.costUsd), secs(v.wallMs)]);
   const costliest = [...cost.byCase].sort((a, b) => (b.costUsd ?? 0) - (a.costUsd ?? 0)).slice(0, 5);
+  const note = costNote(results.run);
   return [
     paragraph(
       c.bold(
@@ -389,7 +390,7 @@ function costSection(results: Results, c: Colors): string[] {
       ),
     ),
     ...cacheLine,
-    ...(results.run.simulated ? [paragraph(c.magenta(SIMULATED_COST))] : []),
+    ...(note ? [paragraph(c.magenta(note))] : []),
     fit([['verdict', 'trials', 'cost', 'trial time'].map((h) => c.bold(h)), ...byVerdict], ['l', 'r', 'r', 'r']),
     fit(
       [

@@ -234,6 +234,13 @@ export const simulatedRuns = (c: { base: { simulated: boolean }; candidate: { si
 /** Beside a simulated run's dollars: the CLI prices the token counts the simulator reports, as if a model had answered. */
 export const SIMULATED_COST = "simulated: the CLI priced the simulator's token counts, and no model was paid";
 
+/** Beside a login's dollars: the CLI prices its tokens as the API would, but a subscription pays with its quota. */
+export const LOGIN_COST = "notional: the CLI's price of the tokens at API rates; a subscription login spends its quota, not these dollars";
+
+/** What a run's dollars are when they are not money paid (simulated, or a login's notional price); undefined: billed. */
+export const costNote = (run: { simulated: boolean; costNotional?: true }): string | undefined =>
+  run.simulated ? SIMULATED_COST : run.costNotional ? LOGIN_COST : undefined;
+
 /** A token count in a few characters: 950, 9.5k, 970k, 1.2M. */
 export function tokenCount(n: number): string {
   if (n < 1000) return String(Math.round(n));

@@ -757,6 +757,11 @@ export const runFactsSchema = z.object({
   grading: configSchema.shape.grading.removeDefault(),
   /** Sum of the trials' reported costs, in USD (absent when the CLI reported none). */
   costUsd: z.number().optional(),
+  /**
+   * `costUsd` is notional: the CLI's price of its tokens, not money spent, since a subscription login (`auth: login`)
+   * pays with its quota. Absent when the cost is billed, or there is none.
+   */
+  costNotional: z.literal(true).optional(),
   /** Sum of the trials' reported token usage, over the `trials` that reported it (absent when none did). */
   tokens: trialUsageSchema.extend({ trials: z.number().int() }).optional(),
   /** The configured price of the model the run asked for (`prices`), when there is one. */

@@ -154,6 +154,13 @@ export function checkAgent(loaded: LoadedConfig, agentId: string | undefined, pr
       what: `the ${adapter.skillListing.cli} reports no cost, so the cap could never stop the run`,
       todo: 'drop --max-cost for this agent, and bound the spend with --trials or decision.maxTrials (`skillprobe plan` prices them)',
     });
+  // The cost a CLI reports on a subscription is its price of the tokens at API rates: no money is spent to cap.
+  else if (config.maxCostUsd !== undefined && config.auth === 'login')
+    problems.add({
+      ...placeOf(loaded, 'maxCostUsd'),
+      what: 'a subscription login spends its quota, not dollars: the cost the CLI reports under it is notional, so --max-cost would cap no money',
+      todo: 'drop --max-cost, and bound the quota with --max-trials or --trials (`skillprobe plan --login` counts the trials)',
+    });
   if (agentId !== undefined && config.agentBinary !== undefined)
     problems.add({
       ...placeOf(loaded, 'agentBinary'),

@@ -52,6 +52,7 @@ export function runFacts(m: RunManifest, outcomes: readonly TrialOutcome[]): Run
     decision: m.config.decision,
     grading: m.config.grading,
     ...(costs.length ? { costUsd: costs.reduce((a, b) => a + b, 0) } : {}),
+    ...(costs.length && m.config.auth === 'login' ? { costNotional: true as const } : {}),
     ...(tokens ? { tokens } : {}),
     ...(price ? { tokenPrice: { ...price, model: m.model } } : {}),
     ...(m.concurrency ? { concurrency: m.concurrency } : {}),

@@ -24,7 +24,7 @@ import {
   needsExplaining,
   passBelowThreshold,
   rateNotes,
-  SIMULATED_COST,
+  costNote,
   AUTH_TEXT,
   cacheText,
   settledText,
@@ -92,7 +92,7 @@ function header({ results, manifest }: ReportInput, sections: { id: string; titl
 ${run.auth ? html`<li>auth <b>${AUTH_TEXT[run.auth]}</b></li>` : ''}
 <li>${decisionMode(run.decision.mode).label}</li>
 <li>${results.outcomes.length} trials</li>
-${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${judgeCostText(results.judge)}${run.simulated ? ' (simulated)' : ''}</li>` : ''}
+${run.costUsd !== undefined ? html`<li>total cost <b>${usd(run.costUsd)}</b>${judgeCostText(results.judge)}${run.simulated ? ' (simulated)' : run.costNotional ? ' (notional)' : ''}</li>` : ''}
 <li>started ${run.startedAt}</li>
 <li>exit code <b>${results.exitCode}</b></li>
 </ul>
@@ -293,7 +293,8 @@ function costSection(results: Results): Html | '' {
     (k) =>
       html`<tr><th scope="row"><span class="case-id">${k.caseId}</span></th><td>${k.verdict ? verdictBadge(k.verdict) : '—'}</td>${numbers(k)}</tr>`,
   );
-  const simulated = results.run.simulated ? html` · <strong>${SIMULATED_COST}</strong>` : '';
+  const note = costNote(results.run);
+  const simulated = note ? html` · <strong>${note}</strong>` : '';
   const lead = html`${usd(cost.total.costUsd)} for ${cost.total.trials} trials${judgeCostText(results.judge)}, ${secs(cost.total.wallMs)} of trial time (each trial's own wall time, summed).${simulated}`;
   return section(
     'cost',
