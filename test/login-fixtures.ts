@@ -1,7 +1,7 @@
 import { writeFiles, type Files } from './helpers.js';
 
 /** An unsigned JWT with these claims: what Codex reads its ChatGPT plan and account from (it never verifies it). */
-const jwt = (claims: object) =>
+export const jwt = (claims: object) =>
   ['{"alg":"none","typ":"JWT"}', JSON.stringify(claims)].map((p) => Buffer.from(p).toString('base64url')).join('.') + '.c2ln';
 
 /** A year from the fixed moment below: no CLI sees these tokens as expired, so none tries to refresh them. */

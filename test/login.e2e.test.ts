@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -96,6 +96,25 @@ describe('end to end: --login against the simulator', () => {
       expect(r.stdout).toContain('subscription login');
     }, 120_000);
   }
+
+  it('an expired login: exit 2 naming the file, when it expired and how to renew it, nothing spawned', async () => {
+    const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CASES[0]!.config });
+    const home = mkdtempSync(join(tmpdir(), 'sp-loginhome-'));
+    dirs.push(project, home);
+    const credentials = { claudeAiOauth: { accessToken: 'a', refreshToken: 'r', expiresAt: Date.UTC(2020, 0, 1) } };
+    mkdirSync(join(home, '.claude'));
+    writeFileSync(join(home, '.claude/.credentials.json'), JSON.stringify(credentials));
+    const r = await runCli(['run', '--sim', 'sim.yaml', '--login', '--transcripts', 'runs'], {
+      cwd: project,
+      env: testEnv({ HOME: home }),
+    });
+    expect(r.exitCode).toBe(2);
+    expect(r.stderr).toMatch(
+      /--login: the Claude subscription login stored for Claude Code in .*\.credentials\.json expired at 2020-01-01T00:00:00\.000Z, and a trial never renews it/,
+    );
+    expect(r.stderr).toMatch(/start `claude` once/);
+    expect(existsSync(join(project, 'runs'))).toBe(false);
+  }, 60_000);
 
   it('a login missing from the caller: exit 2 naming the file and how to log in, nothing spawned', async () => {
     const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CASES[0]!.config });

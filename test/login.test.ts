@@ -22,7 +22,7 @@ import { renderPlan } from '../src/report/plan.js';
 import { planSuite } from '../src/verdict/suite-plan.js';
 import { nestedRunOverrides } from '../src/cli/trial-flags.js';
 import { baseProject, cleanup, loadedSuite, makeProject } from './helpers.js';
-import { fakeLoginHome } from './login-fixtures.js';
+import { fakeLoginHome, jwt } from './login-fixtures.js';
 
 const SIMULATOR = { url: 'http://127.0.0.1:4567', headers: {}, identityUrl: 'http://127.0.0.1:4567/t/x/c' };
 const KEYS = { ANTHROPIC_API_KEY: 'k', ANTHROPIC_AUTH_TOKEN: 't', CLAUDE_CODE_OAUTH_TOKEN: 'o', OPENAI_API_KEY: 'k', GEMINI_API_KEY: 'k' };
@@ -49,34 +49,54 @@ describe('where a login is read from', () => {
 });
 
 describe('why a login cannot be used (exit 2 before anything starts)', () => {
-  const present =
-    (...paths: string[]) =>
-    (p: string) =>
-      paths.includes(p);
+  const NOW = new Date('2026-12-04T18:00:00Z');
+  const [EARLIER, LATER] = [NOW.getTime() - 60_000, NOW.getTime() + 3_600_000];
+  /** The caller's files, by path: what `loginProblem` may read. */
+  const holding = (files: Record<string, string>) => ({
+    exists: (p: string) => p in files,
+    read: (p: string) => files[p]!,
+  });
+  const claude = (expiresAt: number) => JSON.stringify({ claudeAiOauth: { accessToken: 'a', refreshToken: 'r', expiresAt } });
+  const codexAuth = (exp: number) => JSON.stringify({ tokens: { access_token: jwt({ exp: exp / 1000 }), refresh_token: 'r' } });
+  const google = (expiry: number, refresh = true) =>
+    JSON.stringify({ access_token: 'a', expiry_date: expiry, ...(refresh ? { refresh_token: 'r' } : {}) });
+  const [CLAUDE, CODEX, GEMINI] = ['/u/.claude/.credentials.json', '/u/.codex/auth.json', '/u/.gemini/oauth_creds.json'];
   it.each([
-    ['stored', claudeCode, present('/u/.claude/.credentials.json'), undefined],
+    ['stored', claudeCode, { [CLAUDE]: claude(LATER) }, undefined],
     [
       'missing',
       claudeCode,
-      present(),
+      {},
       /^no Claude subscription login stored for Claude Code: \/u\/\.claude\/\.credentials\.json not found — log in with `claude`/,
     ],
-    ['Codex stored', codex, present('/u/.codex/auth.json'), undefined],
     [
-      'Codex missing',
-      codex,
-      present(),
-      /ChatGPT login stored for Codex CLI: \/u\/\.codex\/auth\.json not found — log in with `codex login`/,
+      'Claude: expired',
+      claudeCode,
+      { [CLAUDE]: claude(EARLIER) },
+      /^the Claude subscription login stored for Claude Code in \/u\/\.claude\/\.credentials\.json expired at 2026-12-04T17:59:00\.000Z, and a trial never renews it — start `claude` once/,
     ],
-    ['Gemini: the account list is optional', gemini, present('/u/.gemini/oauth_creds.json'), undefined],
-  ] as const)('%s', (_, adapter, exists, expected) => {
-    const problem = loginProblem(adapter, { HOME: '/u' }, exists);
+    ['Claude: a file that says no expiry is left to the CLI', claudeCode, { [CLAUDE]: '{"claudeAiOauth":{}}' }, undefined],
+    ['Claude: not JSON, left to the CLI', claudeCode, { [CLAUDE]: 'not json' }, undefined],
+    ['Codex stored', codex, { [CODEX]: codexAuth(LATER) }, undefined],
+    ['Codex missing', codex, {}, /ChatGPT login stored for Codex CLI: \/u\/\.codex\/auth\.json not found — log in with `codex login`/],
+    ['Codex: its access token expired', codex, { [CODEX]: codexAuth(EARLIER) }, /ChatGPT login .* expired at .*start `codex` once/],
+    ['Codex: an API key stored instead says no expiry', codex, { [CODEX]: '{"OPENAI_API_KEY":"k","tokens":null}' }, undefined],
+    ['Gemini: the account list is optional', gemini, { [GEMINI]: google(LATER) }, undefined],
+    ['Gemini: an hour-old access token the CLI renews with its refresh token', gemini, { [GEMINI]: google(EARLIER) }, undefined],
+    [
+      'Gemini: expired, no refresh token',
+      gemini,
+      { [GEMINI]: google(EARLIER, false) },
+      /Google account login .* expired at .*log in again with `gemini`/,
+    ],
+  ] as const)('%s', (_, adapter, files, expected) => {
+    const problem = loginProblem(adapter, { HOME: '/u' }, NOW, holding(files));
     if (expected === undefined) expect(problem).toBeUndefined();
     else expect(problem).toMatch(expected);
   });
 
   it('a CLI without a login says so', () => {
-    expect(loginProblem({ skillListing: { cli: 'Some CLI' } }, { HOME: '/u' })).toMatch(/Some CLI has no subscription login/);
+    expect(loginProblem({ skillListing: { cli: 'Some CLI' } }, { HOME: '/u' }, new Date())).toMatch(/Some CLI has no subscription login/);
   });
 });
 

@@ -1,5 +1,6 @@
 import { chmod, copyFile, mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { isPlainObject } from '../util/json.js';
 import { dirname, join } from 'node:path';
 
 /** One file of a CLI's stored login: where the caller keeps it, and where a trial's copy goes. */
@@ -10,6 +11,12 @@ export interface LoginFile {
   to: string;
   /** The login works without it (an account list beside the tokens). */
   optional?: boolean;
+  /**
+   * When the login this file holds can no longer be used without the CLI renewing it (ms since the epoch), read from
+   * its text; undefined when the file does not say. A trial must never renew it: the new tokens would go to the
+   * trial's copy, and where the provider spends a refresh token once, the caller's own would stop working.
+   */
+  expiresAt?(text: string): number | undefined;
 }
 
 /** A CLI's subscription login (`auth: login`): its credential files, and nothing else of the caller's. */
@@ -19,7 +26,29 @@ export interface CliLogin {
   files: readonly LoginFile[];
   /** How a user stores a login where `files` read it, as advice ("log in with `codex login`"). */
   logIn: string;
+  /** How a user renews an expired login, as advice ("start `codex` once, which renews it"). */
+  renew: string;
 }
+
+/** A credential file's JSON object, or undefined when it holds none (the CLI then says what is wrong with it). */
+export function credentialJson(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return isPlainObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A JWT's `exp` claim in ms since the epoch, read without verifying the token; undefined when it has none. */
+export function jwtExpiry(token: unknown): number | undefined {
+  if (typeof token !== 'string') return undefined;
+  const claims = credentialJson(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8'));
+  return typeof claims?.exp === 'number' ? claims.exp * 1000 : undefined;
+}
+
+/** A number of ms since the epoch, or undefined. */
+export const epochMs = (value: unknown): number | undefined => (typeof value === 'number' && Number.isFinite(value) ? value : undefined);
 
 /** A file under the CLI's own folder: `variable` when the caller set it, else `~/<folder>`. */
 export const cliFolderFile =
@@ -35,22 +64,41 @@ export function loginSources(login: CliLogin, env: NodeJS.ProcessEnv): { from: s
   return login.files.map((f) => ({ from: f.from(env), to: f.to, optional: f.optional === true }));
 }
 
+/** How `loginProblem` reads the caller's files: the real file system, or a table in tests. */
+export interface CallerFiles {
+  exists(path: string): boolean;
+  read(path: string): string;
+}
+
+const CALLER_FILES: CallerFiles = { exists: existsSync, read: (path) => readFileSync(path, 'utf8') };
+
 /**
  * Why a run with `auth: login` cannot use this CLI's login ("what — what to do"), or undefined: the CLI has none,
- * or a required file is missing from the caller's folder.
+ * a required file is missing from the caller's folder, or one says its login expired before `now`.
  */
 export function loginProblem(
   adapter: { login?: CliLogin; skillListing: { cli: string } },
   env: NodeJS.ProcessEnv,
-  exists: (path: string) => boolean = existsSync,
+  now: Date,
+  files: CallerFiles = CALLER_FILES,
 ): string | undefined {
   const cli = adapter.skillListing.cli;
   const login = adapter.login;
   if (!login) return `${cli} has no subscription login skillprobe can use — drop --login (auth: login) and export its API key`;
-  const missing = loginSources(login, env).filter((s) => !s.optional && (s.from === undefined || !exists(s.from)));
-  if (missing.length === 0) return undefined;
-  const where = missing.map((s) => s.from ?? `~/${s.to} (no HOME is set)`).join(', ');
-  return `no ${login.what} login stored for ${cli}: ${where} not found — ${login.logIn}, or drop --login and export an API key`;
+  const sources = loginSources(login, env);
+  const missing = sources.filter((s) => !s.optional && (s.from === undefined || !files.exists(s.from)));
+  if (missing.length > 0) {
+    const where = missing.map((s) => s.from ?? `~/${s.to} (no HOME is set)`).join(', ');
+    return `no ${login.what} login stored for ${cli}: ${where} not found — ${login.logIn}, or drop --login and export an API key`;
+  }
+  for (const [i, s] of sources.entries()) {
+    const expiresAt = login.files[i]!.expiresAt;
+    if (!expiresAt || s.from === undefined || !files.exists(s.from)) continue;
+    const at = expiresAt(files.read(s.from));
+    if (at !== undefined && at <= now.getTime())
+      return `the ${login.what} login stored for ${cli} in ${s.from} expired at ${new Date(at).toISOString()}, and a trial never renews it — ${login.renew}, then run again`;
+  }
+  return undefined;
 }
 
 /**

@@ -240,7 +240,7 @@ export function credentialProblem(
   whose?: string,
   login?: { where: ValueLocation },
 ): InputProblem | undefined {
-  const missing = login ? loginProblem(adapter, env) : adapter.credentialProblem(env);
+  const missing = login ? loginProblem(adapter, env, new Date()) : adapter.credentialProblem(env);
   if (!missing) return undefined;
   const [what, todo] = splitProblem(missing);
   return { ...(login?.where ?? { file: 'environment' }), what: whose ? `${whose}: ${what}` : what, todo };

@@ -3,7 +3,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { attemptTimeoutMs } from '../attempt-timeout.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
-import { cliFolderFile } from '../login.js';
+import { cliFolderFile, credentialJson, epochMs } from '../login.js';
+import { isPlainObject } from '../../util/json.js';
 import { claudeUsageLimit } from './usage-limit.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { CliPackage } from '../conformance.js';
@@ -284,9 +285,20 @@ export const claudeCode: AgentAdapter = {
   // Linux keeps the login in this file; macOS keeps it in the Keychain, where a trial's HOME cannot reach it.
   login: {
     what: 'Claude subscription',
-    files: [{ from: cliFolderFile('CLAUDE_CONFIG_DIR', '.claude', '.credentials.json'), to: '.claude/.credentials.json' }],
+    files: [
+      {
+        from: cliFolderFile('CLAUDE_CONFIG_DIR', '.claude', '.credentials.json'),
+        to: '.claude/.credentials.json',
+        // The access token's expiry; the CLI renews it with the refresh token beside it.
+        expiresAt: (text) => {
+          const oauth = credentialJson(text)?.claudeAiOauth;
+          return isPlainObject(oauth) ? epochMs(oauth.expiresAt) : undefined;
+        },
+      },
+    ],
     logIn:
       'log in with `claude` and its /login (on macOS the login is kept in the Keychain: export CLAUDE_CODE_OAUTH_TOKEN from `claude setup-token` instead of --login)',
+    renew: 'start `claude` once, which renews it in your own folder, or log in again with its /login',
   },
 
   simulatorHint: (url) => `ANTHROPIC_BASE_URL=${url}`,

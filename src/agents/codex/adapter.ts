@@ -3,7 +3,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
-import { cliFolderFile } from '../login.js';
+import { cliFolderFile, credentialJson, jwtExpiry } from '../login.js';
+import { isPlainObject } from '../../util/json.js';
 import { codexUsageLimit } from './usage-limit.js';
 import { installedFile, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { CliPackage } from '../conformance.js';
@@ -151,8 +152,19 @@ export const codex: AgentAdapter = {
   // A ChatGPT login (`codex login`), kept in auth.json unless the user chose the keyring.
   login: {
     what: 'ChatGPT',
-    files: [{ from: cliFolderFile('CODEX_HOME', '.codex', 'auth.json'), to: '.codex/auth.json' }],
+    files: [
+      {
+        from: cliFolderFile('CODEX_HOME', '.codex', 'auth.json'),
+        to: '.codex/auth.json',
+        // The access token's own expiry (its JWT `exp`); an API key stored there instead has none.
+        expiresAt: (text) => {
+          const tokens = credentialJson(text)?.tokens;
+          return isPlainObject(tokens) ? jwtExpiry(tokens.access_token) : undefined;
+        },
+      },
+    ],
     logIn: 'log in with `codex login`, keeping it in a file (`cli_auth_credentials_store = "file"` in ~/.codex/config.toml)',
+    renew: 'start `codex` once, which renews it in your own folder, or log in again with `codex login`',
   },
 
   // A history is a seeded thread it resumes (`exec resume <id>`); `exec` answers once and ends, so each follow-up is

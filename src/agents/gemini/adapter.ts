@@ -5,7 +5,7 @@ import { InputError } from '../../util/input-error.js';
 import type { ShownEvidence } from '../../run/schema.js';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
-import { cliFolderFile } from '../login.js';
+import { cliFolderFile, credentialJson, epochMs } from '../login.js';
 import { installedManifest, notInstalled, overrideBinary, printedVersion } from '../cli-binary.js';
 import type { CliPackage } from '../conformance.js';
 import { CONFORMANCE } from './conformance.js';
@@ -285,10 +285,20 @@ export const gemini: AgentAdapter = {
   login: {
     what: 'Google account',
     files: [
-      { from: cliFolderFile('GEMINI_CLI_HOME', '.gemini', 'oauth_creds.json'), to: '.gemini/oauth_creds.json' },
+      {
+        from: cliFolderFile('GEMINI_CLI_HOME', '.gemini', 'oauth_creds.json'),
+        to: '.gemini/oauth_creds.json',
+        // The access token lasts an hour and the CLI renews it with the refresh token, which Google does not spend: a
+        // trial renewing its copy leaves the caller's login working. Without a refresh token, its expiry ends the login.
+        expiresAt: (text) => {
+          const creds = credentialJson(text);
+          return creds && creds.refresh_token === undefined ? epochMs(creds.expiry_date) : undefined;
+        },
+      },
       { from: cliFolderFile('GEMINI_CLI_HOME', '.gemini', 'google_accounts.json'), to: '.gemini/google_accounts.json', optional: true },
     ],
     logIn: 'log in with `gemini` and its "Login with Google"',
+    renew: 'log in again with `gemini` and its "Login with Google"',
   },
   usageLimit: geminiUsageLimit,
 
