@@ -11,6 +11,7 @@ import { benchBaselineCanary, printBaselineCanary } from './baseline-canary.mjs'
 import { benchPartialBreak, printPartialBreak } from './partial-break.mjs';
 import { benchTune, printTune } from './tune.mjs';
 import { benchMutate, printMutate } from './mutate.mjs';
+import { benchSuiteHealth, printSuiteHealth } from './suite-health.mjs';
 import { benchJudge, printJudge } from './judge.mjs';
 import { benchJudgeReal, printJudgeReal } from './judge-real.mjs';
 import { benchConcurrency, printConcurrency } from './concurrency.mjs';
@@ -36,6 +37,7 @@ printBaselineCanary(benchBaselineCanary());
 printPartialBreak(benchPartialBreak());
 printTune(benchTune());
 printMutate(benchMutate());
+printSuiteHealth(benchSuiteHealth());
 printJudge(benchJudge());
 printLabels(benchLabels());
 printJudgeReal(await benchJudgeReal());

@@ -5,6 +5,7 @@ import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
 import { designOperating, type SequentialDesign } from '../stats/sequential-design.js';
 import { suiteCanaryPower } from '../stats/suite-power.js';
 import { SUITE_TRUNCATION } from '../verdict/compare-defaults.js';
+import { TARGET_POWER } from '../run/mutate-schema.js';
 
 /**
  * What the suite's design can see of a mutant, exactly and before any trial: the chance that `compare`'s suite-level
@@ -21,8 +22,7 @@ export interface MovedCase {
   to: number;
 }
 
-/** The power the report states, and the trials per case it aims for when a mutant survives. */
-export const TARGET_POWER = 0.8;
+export { TARGET_POWER };
 /** The most trials per case the search for a deciding size looks at: beyond it, the change is named too small to chase. */
 export const MOST_TRIALS = 100;
 

@@ -10,6 +10,9 @@ import { runStatusSchema } from './schema.js';
 export const MUTATE_FILE = 'mutate.json';
 export const MUTATE_FORMAT_VERSION = 1;
 
+/** The power a mutate aims for: below it, a mutant's trials needed are named; a survivor above it defied its prediction. */
+export const TARGET_POWER = 0.8;
+
 /** A pass-rate change smaller than this is no change: a mutant moving no case by more has no case in the suite for it. */
 export const NO_MOVE = 0.005;
 
@@ -75,7 +78,8 @@ export const mutateRecordSchema = z.object({
   aaFlipRate: z.number().optional(),
   /**
    * The suite's health as the mutate began, lint's warnings of it: cases whose prompt names the skill they expect,
-   * cases the stored runs show cannot move, the A/A false-flip rate at the stored rates. Where each was found.
+   * cases the stored runs show cannot move, the A/A false-flip rate at the stored rates. Where each was found. Absent in
+   * a mutate begun before it was kept.
    */
   health: z
     .array(
@@ -87,7 +91,7 @@ export const mutateRecordSchema = z.object({
         todo: z.string(),
       }),
     )
-    .default([]),
+    .optional(),
   mutants: z.array(mutantSchema),
   trials: z.number().int(),
   costUsd: z.number().optional(),

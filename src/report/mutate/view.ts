@@ -1,4 +1,4 @@
-import { fell, rose, type CaseMove, type MutateRecord, type StoredMutant } from '../../run/mutate-schema.js';
+import { fell, rose, TARGET_POWER, type CaseMove, type MutateRecord, type StoredMutant } from '../../run/mutate-schema.js';
 import type { Rate } from '../../run/schema.js';
 import { clopperPearsonInterval } from '../../stats/clopper-pearson.js';
 import { formatProblem } from '../../util/input-error.js';
@@ -39,20 +39,26 @@ export function readingOf(m: StoredMutant): string {
   if (outcome === 'not run') return m.status ? `its run ended ${m.status}` : 'not run yet';
   const moved = movedCases(m);
   const power = m.power === undefined ? '' : ` (power ${pct(m.power)})`;
-  if (outcome === 'killed') return `noticed${power}`;
-  if (moved.length === 0) {
-    const raised = (m.moves ?? m.observed ?? []).filter(rose).map(moveText);
-    const why = raised.length ? `no case's pass rate fell (${raised.slice(0, 3).join(', ')} rose)` : "no case's pass rate moved";
-    return `no case for this: ${why}; add ${m.killedBy ?? 'a case that this defect would fail'}`;
-  }
-  const named = moved.slice(0, 3).map(moveText).join(', ');
   const needed =
     m.trialsNeeded === undefined
       ? ''
       : m.trialsNeeded === null
         ? '; more than 100 trials per case would be needed'
-        : `; ${m.trialsNeeded} trials per case in each run would notice it`;
-  return `too few trials${power}: ${named}${moved.length > 3 ? ` and ${moved.length - 3} more` : ''} moved${needed}`;
+        : `; ${m.trialsNeeded} trials per case in each run would notice it ${pct(TARGET_POWER)} of the time`;
+  // A kill the design had little chance of is luck: the trials that would make it the rule are named.
+  if (outcome === 'killed') return `noticed${power}${needed}`;
+  if (moved.length === 0) {
+    const raised = (m.moves ?? m.observed ?? []).filter(rose).map(moveText);
+    const why = raised.length ? `no case's pass rate fell (${raised.slice(0, 3).join(', ')} rose)` : "no case's pass rate moved";
+    return `no case for this: ${why}; add ${m.killedBy ?? 'a case that this defect would fail'}`;
+  }
+  const named = (cs: readonly CaseMove[]) => cs.slice(0, 3).map(moveText).join(', ') + (cs.length > 3 ? ` and ${cs.length - 3} more` : '');
+  if (m.moves && m.power !== undefined && m.power >= TARGET_POWER) {
+    // The simulator's rates said the suite would see it: what the runs saw of those cases says where they differ.
+    const seen = moved.flatMap((c) => m.observed?.find((o) => o.caseId === c.caseId) ?? []);
+    return `survived though its power was ${pct(m.power)}: predicted ${named(moved)}; the runs saw ${seen.length ? named(seen) : 'no rates'}: a rate the simulator plays otherwise than predicted, or the ${pct(1 - m.power)} chance of missing`;
+  }
+  return `too few trials${power}: ${named(moved)} moved${needed}`;
 }
 
 /** One row per mutant. */
@@ -98,6 +104,8 @@ export const statusText = (r: MutateRecord, dir: string) =>
 
 /** The suite-health section: lint's warnings as the mutate began, each `file:line:col: what — what to do`, or why none. */
 export const healthLines = (r: MutateRecord): string[] =>
-  r.health.length
-    ? r.health.map(formatProblem)
-    : ['no warning: no case names the skill it expects, and no stored run shows a case that cannot move'];
+  r.health === undefined
+    ? ['not kept: this mutate began before its record kept the suite’s health; `skillprobe lint` says it now']
+    : r.health.length
+      ? r.health.map(formatProblem)
+      : ['no warning: no case names the skill it expects, and no stored run shows a case that cannot move'];
