@@ -1,12 +1,9 @@
-import { mkdir } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import type { Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
-import { lockRunFolder } from '../run/lock.js';
 import type { MutateRecord, StoredMutant } from '../run/mutate-schema.js';
 import { writeMutateRecord } from '../run/mutate-store.js';
 import type { RunStatus } from '../run/schema.js';
-import { newRunId } from '../run/store.js';
 import type { PlannedMutant } from '../mutate/mutants.js';
 import { flippedFromPass, noticed } from '../mutate/outcome.js';
 import { compareRuns } from '../verdict/compare.js';
@@ -14,7 +11,8 @@ import type { RunToCompare } from '../verdict/comparison.js';
 import { derivedDrawSeed } from '../util/random.js';
 import { fromFolder, namedAs } from '../util/paths.js';
 import { InputError } from '../util/input-error.js';
-import { checkRunnable, type RunPlace, type SuiteToRun } from './execute.js';
+import type { RunPlace, SuiteToRun } from './execute.js';
+import { inRecordFolder } from './record-folder.js';
 import type { NestedRunner } from './tune-driver.js';
 import { familyProblem } from './tune-family.js';
 
@@ -51,31 +49,19 @@ const STOPPING = new Set<RunStatus>(['interrupted', 'cost_capped', 'failed', 'is
 /** Where a mutant's folder is, relative to the mutate folder: its family in `skills/`, its run in `run/`. */
 export const mutantDir = (m: Pick<PlannedMutant, 'skill' | 'operator'>) => join(m.skill, m.operator);
 
-export async function runMutate<S extends SuiteToRun>(
+export const runMutate = <S extends SuiteToRun>(
   p: PreparedMutate<S>,
   o: MutateRunOptions,
   say: (text: string) => void,
   nested: NestedRunner<S>,
-): Promise<{ dir: string; record: MutateRecord }> {
-  const { loaded, record } = p;
-  const dir = fromFolder(o.cwd, o.resume ?? join(fromFolder(o.cwd, loaded.config.transcriptsDir), `mutate-${newRunId()}`));
-  await checkRunnable(loaded, { cwd: o.cwd, callerEnv: o.callerEnv, workdir: o.workdir });
-  await mkdir(dir, { recursive: true });
-  const lock = lockRunFolder(dir, o.resume === undefined ? 'mutate' : 'mutate --resume');
-  record.mutateId = relative(fromFolder(o.cwd, loaded.config.transcriptsDir), dir);
-  record.status = 'running';
-  try {
-    await writeMutateRecord(dir, record);
-    record.status = await drive(p, o, dir, say, nested);
-  } catch (e) {
-    record.status = 'failed';
-    throw e;
-  } finally {
-    record.endedAt = new Date().toISOString();
-    await writeMutateRecord(dir, record).finally(() => lock.release());
-  }
-  return { dir, record };
-}
+): Promise<{ dir: string; record: MutateRecord }> =>
+  inRecordFolder(p.loaded, o, {
+    kind: 'mutate',
+    start: (dir) =>
+      Object.assign(p.record, { mutateId: relative(fromFolder(o.cwd, p.loaded.config.transcriptsDir), dir), status: 'running' as const }),
+    write: writeMutateRecord,
+    drive: (dir) => drive(p, o, dir, say, nested),
+  });
 
 async function drive<S extends SuiteToRun>(
   p: PreparedMutate<S>,

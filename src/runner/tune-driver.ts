@@ -1,4 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { assistantText } from '../grade/judge-answers.js';
 import { readStoredTranscript } from './stored-grades.js';
@@ -6,8 +6,7 @@ import type { Case } from '../load/cases.js';
 import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import { familyHash, type Skill } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
-import { lockRunFolder } from '../run/lock.js';
-import { newRunId, RunStore } from '../run/store.js';
+import { RunStore } from '../run/store.js';
 import { TUNE_FORMAT_VERSION, type TuneRecord } from '../run/tune-schema.js';
 import { writeTuneRecord } from '../run/tune-store.js';
 import { learn, next, recordOf, startTune, type CheckAnswer, type EndStatus, type RunAnswer, type TuneAction } from '../tune/machine.js';
@@ -15,7 +14,8 @@ import { MAX_DESCRIPTION, type TuneChoices } from '../tune/options.js';
 import type { CaseRole, SplitName } from '../tune/splits.js';
 import { InputError } from '../util/input-error.js';
 import { derivedDrawSeed, freshDrawSeed } from '../util/random.js';
-import { checkRunnable, type RunPlace, type SuiteToRun } from './execute.js';
+import type { RunPlace, SuiteToRun } from './execute.js';
+import { inRecordFolder } from './record-folder.js';
 import type { NestedRun, NestedRunRequest } from './nested-run.js';
 import { candidateProblem, skillFile } from './tune-family.js';
 import { fromFolder, namedAs } from '../util/paths.js';
@@ -74,30 +74,18 @@ export function stepConfigs(config: Config, o: Pick<TuneOptions, 'proposerModel'
  * Runs a tune to its answer (tune/machine.ts decides, this does what it asks). Every nested run is a run folder under
  * `dir`, so a resumed tune reads its finished runs back and reaches the same answer. Returns the record as stored.
  */
-export async function runTune<S extends SuiteToRun>(
+export const runTune = <S extends SuiteToRun>(
   p: PreparedTune<S>,
   o: TuneOptions,
   say: (text: string) => void,
   nested: NestedRunner<S>,
-): Promise<{ dir: string; record: TuneRecord }> {
-  const { loaded } = p;
-  const dir = fromFolder(o.cwd, o.resume ?? join(fromFolder(o.cwd, loaded.config.transcriptsDir), `tune-${newRunId()}`));
-  await checkRunnable(loaded, { cwd: o.cwd, callerEnv: o.callerEnv, workdir: o.workdir });
-  await mkdir(dir, { recursive: true });
-  const lock = lockRunFolder(dir, o.resume === undefined ? 'tune' : 'tune --resume');
-  const record = startingRecord(p, o, dir);
-  try {
-    await writeTuneRecord(dir, record);
-    record.status = await drive(p, o, { dir, record, say, nested });
-  } catch (e) {
-    record.status = 'failed';
-    throw e;
-  } finally {
-    record.endedAt = new Date().toISOString();
-    await writeTuneRecord(dir, record).finally(() => lock.release());
-  }
-  return { dir, record };
-}
+): Promise<{ dir: string; record: TuneRecord }> =>
+  inRecordFolder(p.loaded, o, {
+    kind: 'tune',
+    start: (dir) => startingRecord(p, o, dir),
+    write: writeTuneRecord,
+    drive: (dir, record) => drive(p, o, { dir, record, say, nested }),
+  });
 
 interface Drive<S extends SuiteToRun> {
   dir: string;
