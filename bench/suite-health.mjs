@@ -26,14 +26,15 @@ const ALPHA = 0.05;
 const FAILING = [0.8, 0.9, 0.95, 0.99, 1];
 const RUNS = [1, 2, 3, 5];
 
-/** One run of a case at its design: its passes and trials. */
+/** One run of a case at its design: its passes and trials, and whether the design accepted (the verdict PASS). */
 function oneRun(design, p, draw) {
   const seq = [];
-  for (let n = 1; n <= design.maxTrials; n++) {
+  let state = 'continue';
+  for (let n = 1; n <= design.maxTrials && state === 'continue'; n++) {
     seq.push(draw() < p);
-    if (decideSequential(seq, design).state !== 'continue') break;
+    state = decideSequential(seq, design).state;
   }
-  return { successes: seq.filter(Boolean).length, n: seq.length };
+  return { successes: seq.filter(Boolean).length, n: seq.length, accepted: state === 'accept' };
 }
 
 function benchStuck() {
@@ -89,17 +90,12 @@ function benchAaFlips() {
   const one = read(Array.from({ length: reps }, () => estimate(1)));
   const three = read(Array.from({ length: reps }, () => estimate(3)));
   // Whether two stored runs changed some case's verdict from PASS: the design accepted in the first, not the second.
-  const accepted = (design, run) =>
-    decideSequential(
-      Array.from({ length: run.n }, (_, j) => j < run.successes),
-      design,
-    ).state === 'accept';
   const observed = read(
     Array.from({ length: reps }, () =>
       Number(
         DEFS.some((c, i) => {
-          const p = rates.get(c.id);
-          return accepted(designs[i], pass(designs[i], p)) && !accepted(designs[i], pass(designs[i], p));
+          const [first, second] = [pass(designs[i], rates.get(c.id)), pass(designs[i], rates.get(c.id))];
+          return first.accepted && !second.accepted;
         }),
       ),
     ),
