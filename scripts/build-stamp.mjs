@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A hash of everything `npm run build` reads: the sources, the compiler's settings, the bundler step and the locked
-// dependencies. The build writes it into dist/ as its last step; `scripts/checks.mjs` builds again only when the
-// inputs' hash differs from it, so `npm test` right after `npm ci` (whose `prepare` built) does not build twice.
+// dependencies. The build writes it into dist/ as its last step; `scripts/checks.mjs`, `npm run test:unit` and
+// `test:e2e` build again only when the inputs' hash differs from it, so `npm test` right after `npm ci` (whose
+// `prepare` built) does not build twice.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -32,4 +33,9 @@ export function distIsCurrent(root) {
   return existsSync(stamp) && readFileSync(stamp, 'utf8') === buildInputsHash(root);
 }
 
+// `write`: the build's last step. `build-if-stale`: builds unless dist/ is current.
 if (process.argv[2] === 'write') writeFileSync(STAMP, buildInputsHash(process.cwd()));
+if (process.argv[2] === 'build-if-stale' && !distIsCurrent(process.cwd())) {
+  const { execa } = await import('execa');
+  await execa('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+}
