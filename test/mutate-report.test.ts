@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { StoredMutant } from '../src/run/mutate-schema.js';
+import { mutateRecordSchema, type MutateRecord, type StoredMutant } from '../src/run/mutate-schema.js';
 import { readingOf } from '../src/report/mutate/view.js';
+import { htmlReporter } from '../src/report/html.js';
+import { jsonReporter } from '../src/report/json.js';
+import { markdownReporter } from '../src/report/markdown.js';
+import { terminalReporter } from '../src/report/terminal.js';
 
 /** A mutant of atl-jira as its run left it, `over` its fields. */
 const mutant = (over: Partial<StoredMutant>): StoredMutant => ({
@@ -44,5 +48,55 @@ describe("a mutant's reading: what its outcome means against the power its desig
     ],
   ])('%s', (_name, over, reads) => {
     expect(readingOf(mutant(over))).toMatch(reads);
+  });
+});
+
+describe('every mutate reporter says the same: mutants × outcome, the kill rate per operator, the suite health', () => {
+  const record: MutateRecord = mutateRecordSchema.parse({
+    version: 1,
+    mutateId: 'mutate-x',
+    status: 'completed',
+    startedAt: new Date(0).toISOString(),
+    agent: 'claude-code',
+    simulator: { profile: 'sim.yaml', name: 'demo' },
+    skills: ['atl-jira'],
+    operators: ['empty-body', 'skill-removed'],
+    familyHash: 'h',
+    alpha: 0.05,
+    base: { dir: 'original', given: false },
+    health: [
+      {
+        file: 'cases/atl.yaml',
+        line: 3,
+        col: 11,
+        what: 'case "c" names the skill it expects (atl-jira) in its prompt',
+        todo: 'drop the name',
+      },
+    ],
+    mutants: [
+      mutant({ noticed: false, power: 0.3, trialsNeeded: 24, moves: [{ caseId: 'csv', from: 0.9, to: 0.5 }] }),
+      mutant({ operator: 'skill-removed', noticed: true, power: 0.99, moves: [{ caseId: 'csv', from: 0.9, to: 0 }] }),
+    ],
+    trials: 160,
+  });
+  const input = { record, dir: 'transcripts/mutate-x' };
+
+  it.each([
+    ['terminal', terminalReporter(false)],
+    ['markdown', markdownReporter],
+    ['html', htmlReporter],
+    ['json', jsonReporter],
+  ] as const)('%s', (_name, reporter) => {
+    const text = reporter.renderMutate!(input);
+    for (const said of ['empty-body', 'survived', 'skill-removed', 'killed', 'too few trials', 'names the skill it expects'])
+      expect(text).toContain(said);
+    if (reporter === jsonReporter) {
+      const parsed = JSON.parse(text) as { killRates: { operator: string; killed: number; ran: number }[] };
+      expect(parsed.killRates.map((k) => [k.operator, k.killed, k.ran])).toEqual([
+        ['empty-body', 0, 1],
+        ['skill-removed', 1, 1],
+        ['overall', 1, 2],
+      ]);
+    } else expect(text).toMatch(/overall[^\n]*1\/2/);
   });
 });

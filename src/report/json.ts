@@ -1,4 +1,4 @@
-import { killRates } from './mutate/view.js';
+import { killRates, mutantRows } from './mutate/view.js';
 import type { Results, RunManifest } from '../run/schema.js';
 import type { Comparison } from '../verdict/comparison.js';
 import type { Reporter } from './reporter.js';
@@ -34,7 +34,7 @@ export const jsonReporter: Reporter = {
   renderComparison: (comparison) => json(comparison),
   renderAgents: ({ runs, matrix, missing }) => json({ agents: runs.map((r) => r.results), matrix, missing }),
   renderTune: ({ record, diff }) => json({ ...record, diff }),
-  renderMutate: ({ record }) => json({ ...record, killRates: killRates(record) }),
+  renderMutate: ({ record }) => json({ ...record, outcomes: mutantRows(record), killRates: killRates(record) }),
   renderRejudge: (rejudge) => json(rejudge),
   renderContextComparisons: ({ comparisons, missing }) => json({ contexts: comparisons, missing }),
 };
