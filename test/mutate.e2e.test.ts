@@ -11,7 +11,7 @@ import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
 /**
  * `skillprobe mutate` end to end through Claude Code against the simulator's description router: the mutants ×
  * outcome table, the nested run folders `report` reads, then a mutate against a stored unmutated run (`--base`)
- * stopped by Ctrl-C and resumed to the same records, and one stopped by its cost cap. Every decision of the loop is
+ * stopped by Ctrl-C, its resume by kill -9, and resumed to the same records, and one stopped by its cost cap. Every decision of the loop is
  * tested in process (mutate-operators, mutate-input); this file is the wiring, kept to 3 cases × 3 trials a run.
  */
 const CASES = `- id: csv-totals
@@ -88,6 +88,12 @@ describe('mutate through Claude Code', () => {
       expect([EXIT.pass, EXIT.fail, EXIT.inconclusive], `${run}: ${shown.stderr}`).toContain(shown.exitCode);
       expect(shown.stdout).toContain('csv-totals');
     }
+    // compare reads a mutant's run against the unmutated one as the mutate did: the same suite-level REGRESSED.
+    const compared = await runInProcess(
+      ['compare', join('transcripts', folder!, 'original'), join('transcripts', folder!, 'csv-report/skill-removed/run')],
+      { cwd: dir },
+    );
+    expect(compared.stdout, compared.stderr).toMatch(/REGRESSED/);
     const again = await runInProcess(['report', join('transcripts', folder!), '--reporter', 'markdown'], { cwd: dir });
     expect(again.exitCode, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/\| csv-report \| skill-removed \| killed \|/);
@@ -112,7 +118,7 @@ describe('mutate through Claude Code', () => {
     return { child, clean };
   };
 
-  it('against the stored unmutated run: Ctrl-C in a mutant exits 130, no process or workspace left; --resume reaches the same records', async () => {
+  it('against the stored unmutated run: Ctrl-C in a mutant exits 130, kill -9 of its resume, no process or workspace left; --resume reaches the same records', async () => {
     expect(uninterrupted, 'the uninterrupted mutate ran first in this file').toBeDefined();
     const dir = uninterrupted!.dir;
     const base = join('transcripts', uninterrupted!.folder, 'original');
@@ -130,6 +136,14 @@ describe('mutate through Claude Code', () => {
     expect(interrupted.exitCode, interrupted.stderr).toBe(130);
     expect(readRecord(dir, folder()!).status).toBe('interrupted');
     await first.clean();
+
+    // kill -9 once the resume has stored a trial more: nothing is cleaned by it, the watchdog reaps, the record stays.
+    const stored = trials();
+    const second = start(dir, ['mutate', '--resume', join('transcripts', folder()!), '--sim', 'sim.yaml']);
+    await until(() => trials() > stored, 120_000);
+    second.child.kill('SIGKILL');
+    await second.child;
+    await second.clean();
 
     const last = start(dir, ['mutate', '--resume', join('transcripts', folder()!), '--sim', 'sim.yaml']);
     const resumed = await last.child;
