@@ -4,7 +4,7 @@ import { basename, dirname, join } from 'node:path';
 import { judgeStepOf, type StoredJudgeStep } from '../grade/judge-answers.js';
 import { gradeJudged, hasJudgedCases } from '../grade/judged.js';
 import type { Results, RunManifest } from '../run/schema.js';
-import { ORPHAN_TRANSCRIPT, type RunStore } from '../run/store.js';
+import { ORPHAN_TRANSCRIPT, readManifestSync, type RunStore } from '../run/store.js';
 import { buildResults } from '../verdict/results.js';
 import { checkRunnable, executeRun, prepareRun, type RunOutcome, type RunPlace, type RunTarget, type SuiteToRun } from './execute.js';
 import { judgeNestedRun, withJudgeStep } from './judge-stage.js';
@@ -118,14 +118,15 @@ async function storeResults(
 /**
  * Starts a nested run (see runner/nested-run.ts), or reads it back: a finished nested run is never run again (a
  * resumed tune replays its finished ones and gets the same answers), an interrupted one is resumed, and a folder a kill
- * left without its run.json (it holds no trial yet) is made anew.
+ * left without its run.json (it holds no trial yet) is made anew. Only a completed run's results are read back: an
+ * interrupted run's results.json is stale once a resume killed with -9 has stored trials past it, and the resume
+ * regrades them all anyway.
  */
 export async function startNestedRun(parent: SuiteToRun, place: RunPlace, request: NestedRunRequest): Promise<NestedRun> {
   const manifestFile = join(request.dir, 'run.json');
-  if (existsSync(join(request.dir, 'results.json')) && existsSync(manifestFile)) {
-    const stored = await loadResults(request.dir);
-    if (stored.manifest.status === 'completed') return nestedRun(request.dir, stored);
-  }
+  const stored = existsSync(manifestFile) ? readManifestSync(request.dir) : undefined;
+  if (stored?.ok && stored.value.status === 'completed' && existsSync(join(request.dir, 'results.json')))
+    return nestedRun(request.dir, await loadResults(request.dir));
   if (existsSync(request.dir) && !existsSync(manifestFile)) await rm(request.dir, { recursive: true, force: true });
   const resume = existsSync(manifestFile) ? request.dir : undefined;
   const suite: SuiteToRun = {
