@@ -45,12 +45,36 @@ const META = {
   stderrTail: '',
   evidence: { workspaceChanged: [] },
 };
-const MENU = ['Task', 'Bash', 'Edit', 'NotebookEdit', 'Read', 'Skill', 'WebFetch', 'WebSearch', 'Write'];
+// The pinned Claude Code's (2.1.332) default menu, as its init event lists it in a fresh HOME (measured).
+const MENU = [
+  'Task',
+  'Bash',
+  'CronCreate',
+  'CronDelete',
+  'CronList',
+  'Edit',
+  'EnterWorktree',
+  'ExitWorktree',
+  'ListAgents',
+  'Monitor',
+  'NotebookEdit',
+  'Read',
+  'ReportFindings',
+  'ScheduleWakeup',
+  'SendMessage',
+  'Skill',
+  'TaskStop',
+  'ToolSearch',
+  'WebFetch',
+  'WebSearch',
+  'Workflow',
+  'Write',
+];
 const REFUSAL = 'Not permitted in this session; the call was not run';
 
 /** One field trial's canonical transcript: the acting call refused, then maybe the skill; or the skill first. */
 function transcript(actsFirst, skillAfter) {
-  const init = { kind: 'init', source: 'system', model: 'm', cliVersion: '2.1.197', cwd: '/ws', tools: MENU, skills: ['chart'] };
+  const init = { kind: 'init', source: 'system', model: 'm', cliVersion: '2.1.332', cwd: '/ws', tools: MENU, skills: ['chart'] };
   const act = [
     { kind: 'tool_call', source: 'assistant', id: 'a', name: 'Bash', input: { command: 'python chart.py' }, intent: 'act' },
     { kind: 'tool_result', source: 'tool', id: 'a', isError: true, text: REFUSAL },

@@ -6,9 +6,10 @@ import type { InitEvent, ToolCallEvent, ToolResultEvent, Transcript } from '../.
 
 /**
  * Claude Code in the field: its default tool menu, and every call but a read or the skill tool refused before it
- * runs. Measured on 2.1.197 (docs/cli-facts.md): deny rules and `--disallowedTools` drop the tools from the menu,
- * and `dontAsk` and `plan` still run read-only commands and sub-agents; only a PreToolUse hook that denies keeps
- * every tool listed and refuses each call, `ls` and sub-agents included, with the model told why and going on.
+ * runs. Deny rules and `--disallowedTools` drop the tools from the menu (measured on 2.1.197 and 2.1.332), and
+ * `dontAsk` and `plan` still run read-only commands and sub-agents (measured on 2.1.197, docs/cli-facts.md); only a
+ * PreToolUse hook that denies keeps every tool listed and refuses each call, `ls` and sub-agents included, with the
+ * model told why and going on (on 2.1.332 too: test/field.e2e.test.ts).
  */
 
 /** What one Claude Code version brings beside the installed skills, each list in its init event's or listing's order. */

@@ -6,10 +6,11 @@ import type { InvocationRequest } from '../types.js';
 import { claudeMcpName, CLAUDE_MCP_PREFIX as PREFIX } from './mcp-names.js';
 
 /**
- * Claude Code's MCP servers (measured on 2.1.197, docs/cli-facts.md): `--mcp-config` names a JSON file of
- * `mcpServers`, and with `--strict-mcp-config` no other server is read; each tool reaches the model, and the init
- * event's `tools`, as `mcp__<server>__<tool>` (mcp-names.ts), the init event's `mcp_servers` says whether each server
- * connected.
+ * Claude Code's MCP servers (measured on 2.1.197 and 2.1.332, docs/cli-facts.md, test/mcp.e2e.test.ts): `--mcp-config`
+ * names a JSON file of `mcpServers`, and with `--strict-mcp-config` no other server is read; each tool is named
+ * `mcp__<server>__<tool>` (mcp-names.ts) in the init event's `tools`, whose `mcp_servers` says whether each server
+ * connected. 2.1.197 offers each tool among a request's tools; 2.1.332 defers it: the request names it in a
+ * system-role message, and the model loads it with ToolSearch before it calls it.
  */
 
 /** Where a trial's MCP config is written: outside the workspace. */
