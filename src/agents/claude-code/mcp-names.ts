@@ -1,8 +1,8 @@
 import { splitMcpName, type McpToolName } from '../../mcp/names.js';
 
 /**
- * How Claude Code names an MCP tool to the model and in its init event's `tools` (measured on 2.1.197,
- * docs/cli-facts.md): `mcp__<server>__<tool>`. Names only, so the simulator and the parser read them without the
+ * How Claude Code names an MCP tool to the model and in its init event's `tools` (measured on 2.1.197 and
+ * 2.1.332, docs/cli-facts.md, test/mcp.e2e.test.ts): `mcp__<server>__<tool>`. Names only, so the simulator and the parser read them without the
  * adapter's file writing.
  */
 export const CLAUDE_MCP_PREFIX = 'mcp__';

@@ -2,8 +2,9 @@
  * Claude Code stopping itself once a trial's outcome is settled: a PostToolUse hook on the skill tool that answers
  * `{"continue":false}` when the call named one of the settling skills. Measured on 2.1.197 and 2.1.332: the CLI then
  * prints the tool's result and the skill's body, writes its result line and exits without another model request
- * (2.1.197's result is `error_during_execution`; 2.1.332's is `success` with `terminal_reason: "hook_stopped"`). The hook is a shell `grep` over the call's JSON on its stdin (compact, `"tool_input":{"skill":"…"}`), so it
- * adds no process start of its own beyond the shell; the harness's watch of the stream is what records the trial as settled.
+ * (2.1.197's result is `error_during_execution`; 2.1.332's is `success` with `terminal_reason: "hook_stopped"`). The
+ * hook is a shell `grep` over the call's JSON on its stdin (compact, `"tool_input":{"skill":"…"}`), so it adds no
+ * process start of its own beyond the shell; the harness's watch of the stream is what records the trial as settled.
  */
 
 const STOP = JSON.stringify({ continue: false, stopReason: 'skillprobe: the trial outcome is settled' });
