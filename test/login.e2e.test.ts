@@ -172,10 +172,12 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
     );
   }, 180_000);
 
-  it('Codex: its usage-limit error stops the run the same way', async () => {
-    await stoppedAtLimit(
-      CASES[1]!.config,
-      /stopped at the subscription's usage limit \(You.ve hit your usage limit\..*; resets \d{4}-\d\d-\d\dT/,
+  it('Codex: its usage-limit error stops the run the same way; the resume completes it', async () => {
+    await resumedToTheEnd(
+      await stoppedAtLimit(
+        CASES[1]!.config,
+        /stopped at the subscription's usage limit \(You.ve hit your usage limit\..*; resets \d{4}-\d\d-\d\dT/,
+      ),
     );
   }, 180_000);
 
