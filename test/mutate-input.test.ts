@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { familyHash, loadSkills } from '../src/load/skills.js';
-import { mutateRecordSchema, type MutateRecord } from '../src/run/mutate-schema.js';
+import type { MutateRecord } from '../src/run/mutate-schema.js';
 import { projectsRemovedAfterAll, runInProcess, spyBinary, type Files } from './helpers.js';
-import { MISSING_CLASS, refusedNothingSpent, tuneProject } from './tune-fixture.js';
+import { MISSING_CLASS, mutateRecord, refusedNothingSpent, tuneProject } from './tune-fixture.js';
 
 /**
  * Every mistake in a mutate's input is one line naming the skill, flag or file and what to do, exit 2, and nothing
@@ -111,24 +111,7 @@ describe('mutate --plan: what each mutant can see and what it costs, nothing spe
 async function startedMutate(dir: string, over: Partial<MutateRecord> = {}): Promise<string> {
   const folder = join(dir, 'transcripts', 'mutate-x');
   mkdirSync(folder, { recursive: true });
-  const started = mutateRecordSchema.parse({
-    version: 1,
-    mutateId: 'mutate-x',
-    status: 'interrupted',
-    startedAt: new Date(0).toISOString(),
-    agent: 'claude-code',
-    context: 'lab',
-    simulator: { profile: 'sim.yaml', name: 'tune-router' },
-    draws: { seed: 1, given: true },
-    skills: ['csv-report'],
-    operators: ['empty-body', 'skill-removed'],
-    familyHash: familyHash(await loadSkills(join(dir, 'skills'))),
-    alpha: 0.05,
-    base: { dir: 'original', given: false },
-    mutants: [],
-    trials: 0,
-    ...over,
-  });
+  const started = mutateRecord({ familyHash: familyHash(await loadSkills(join(dir, 'skills'))), ...over });
   writeFileSync(join(folder, 'mutate.json'), JSON.stringify(started));
   return folder;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { mutateRecordSchema, type MutateRecord, type StoredMutant } from '../src/run/mutate-schema.js';
+import type { StoredMutant } from '../src/run/mutate-schema.js';
+import { mutateRecord } from './tune-fixture.js';
 import { readingOf } from '../src/report/mutate/view.js';
 import { htmlReporter } from '../src/report/html.js';
 import { jsonReporter } from '../src/report/json.js';
@@ -52,18 +53,9 @@ describe("a mutant's reading: what its outcome means against the power its desig
 });
 
 describe('every mutate reporter says the same: mutants × outcome, the kill rate per operator, the suite health', () => {
-  const record: MutateRecord = mutateRecordSchema.parse({
-    version: 1,
-    mutateId: 'mutate-x',
+  const record = mutateRecord({
     status: 'completed',
-    startedAt: new Date(0).toISOString(),
-    agent: 'claude-code',
-    simulator: { profile: 'sim.yaml', name: 'demo' },
     skills: ['atl-jira'],
-    operators: ['empty-body', 'skill-removed'],
-    familyHash: 'h',
-    alpha: 0.05,
-    base: { dir: 'original', given: false },
     health: [
       {
         file: 'cases/atl.yaml',

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { expect } from 'vitest';
 import { join, relative } from 'node:path';
 import { ROOT, runInProcess, spyBinary, type Files } from './helpers.js';
+import { mutateRecordSchema, type MutateRecord } from '../src/run/mutate-schema.js';
 import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
 
 /**
@@ -121,3 +122,24 @@ export const TUNE_RECORD: TuneRecord = tuneRecordSchema.parse({
   trials: 94,
   costUsd: 4.2,
 });
+
+/** A mutate's record of csv-report under the simulator, interrupted before any mutant ran, `over` its fields. */
+export const mutateRecord = (over: Partial<MutateRecord> = {}): MutateRecord =>
+  mutateRecordSchema.parse({
+    version: 1,
+    mutateId: 'mutate-x',
+    status: 'interrupted',
+    startedAt: new Date(0).toISOString(),
+    agent: 'claude-code',
+    context: 'lab',
+    simulator: { profile: 'sim.yaml', name: 'tune-router' },
+    draws: { seed: 1, given: true },
+    skills: ['csv-report'],
+    operators: ['empty-body', 'skill-removed'],
+    familyHash: 'h',
+    alpha: 0.05,
+    base: { dir: 'original', given: false },
+    mutants: [],
+    trials: 0,
+    ...over,
+  });
