@@ -49,7 +49,10 @@ interface Fired {
 
 /** Whether the grader passes a case's plan checks on the plans a trial holds when the model writes `answer`. */
 function plansPass(c: RatedCase, fired: Fired, answer: string, shape: SkillCallShape): boolean {
-  const called = fired.via === 'invoke' && shape.carriesArgs && fired.args?.trim() ? [c.command ? `${c.command} ${fired.args.trim()}` : fired.args.trim()] : [];
+  const called =
+    fired.via === 'invoke' && shape.carriesArgs && fired.args?.trim()
+      ? [c.command ? `${c.command} ${fired.args.trim()}` : fired.args.trim()]
+      : [];
   const plans = [...new Set([...called, ...commandLines(answer)].map((p) => canonicalPlan(p, { skillPaths: [] })).filter(Boolean))];
   return gradePlans(plans, c.plan!, c.command).pass;
 }

@@ -18,7 +18,7 @@ export const wrongSubcommand: MutationOperator = {
   // grader plans behind that prefix: there the wrong call the body leads to is seen only by a check against it.
   killedBy:
     'a plan check naming the subcommand (`expect.plan.verb`) on a positive case, and where the skill call carries args ' +
-    "(Claude Code) a check against the wrong call itself (`expect.plan.mustNot`) or a judge item on the answer",
+    '(Claude Code) a check against the wrong call itself (`expect.plan.mustNot`) or a judge item on the answer',
   mutate(t) {
     const words = firstCommand(t.skill);
     const [program, sub] = [words?.[0], words?.[1]];
