@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { familyHash, loadSkills } from '../src/load/skills.js';
 import type { MutateRecord } from '../src/run/mutate-schema.js';
+import { prepareMutate } from '../src/commands/mutate.js';
 import { projectsRemovedAfterAll, runInProcess, spyBinary, type Files } from './helpers.js';
 import { MISSING_CLASS, mutateRecord, refusedNothingSpent, tuneProject } from './tune-fixture.js';
 
@@ -161,5 +162,20 @@ describe('mutate --resume refuses a flag that would change the mutate it resumes
     const r = await runInProcess(RESUME, { cwd: dir });
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/^skillprobe: --sim: mutate mutate-x ran against the real model, and its resume must too — drop --sim/);
+  });
+});
+
+describe('mutate in the field: every run takes the configured context', () => {
+  const project = projectsRemovedAfterAll(() => tuneProject(MISSING_CLASS, 'context: field\n'));
+
+  it('the unmutated and each mutant run in the field, and the record keeps it for the resume', async () => {
+    const dir = project();
+    const p = await prepareMutate(
+      { skills: ['csv-report'], sim: 'sim.yaml', overrides: {}, cwd: dir, callerEnv: {}, stderr: process.stderr },
+      { run: false },
+    );
+    expect(p.config.context).toBe('field');
+    expect(p.config.arms).toEqual(['skill']);
+    expect(p.record.context).toBe('field');
   });
 });
