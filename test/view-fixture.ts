@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { RunStore } from '../src/run/store.js';
+import { RunStore, writeAgentRuns } from '../src/run/store.js';
 import { MUTATE_FILE, mutateRecordSchema } from '../src/run/mutate-schema.js';
 import { TUNE_FILE } from '../src/run/tune-schema.js';
 import { ClaudeStream } from './claude-stream.js';
@@ -22,6 +22,7 @@ export const VIEW_RUNS = {
   huge: '20261130-000000-ffffff',
   tune: 'tune-20261202-100000-aaaaaa',
   mutate: 'mutate-20261203-100000-bbbbbb',
+  agents: '20261202-120000-cccccc',
 } as const;
 
 /** A mutant's folder its mutate.json names that climbs out of the transcripts folder: never linked nor served. */
@@ -30,7 +31,8 @@ export const CLIMBING_MUTANT = '../../../etc';
 /**
  * A tune folder and a mutate folder as their commands leave them, each beside the runs it made (regular run folders
  * inside it): the runs TUNE_RECORD names but the proposer of the candidate lint refused; the mutate's unmutated run,
- * a mutant it ran, one the checks refused, one not run yet, and one whose recorded folder climbs out (CLIMBING_MUTANT).
+ * a mutant it ran, one the checks refused, one not run yet, and one whose recorded folder climbs out (CLIMBING_MUTANT);
+ * and a run of two agents.
  */
 export async function recordFolders(dir: string): Promise<void> {
   const run = (passes: number) => syntheticRun({ login: { passes, n: 4 } });
@@ -76,6 +78,22 @@ export async function recordFolders(dir: string): Promise<void> {
   await at(VIEW_RUNS.mutate, 'original', 4);
   await at(VIEW_RUNS.mutate, 'atl-jira/skill-removed/run', 0);
   writeFileSync(join(dir, VIEW_RUNS.mutate, MUTATE_FILE), JSON.stringify(mutate));
+
+  const agents = join(dir, VIEW_RUNS.agents);
+  for (const id of ['claude-code', 'codex'])
+    await storeSyntheticRun(agents, `${VIEW_RUNS.agents}-${id}`, syntheticRun({ review: { passes: id === 'codex' ? 4 : 3, n: 4 } }));
+  await writeAgentRuns(agents, {
+    version: 1,
+    runId: VIEW_RUNS.agents,
+    startedAt: '2026-12-02T12:00:00Z',
+    agents: ['claude-code', 'codex'].map((id) => ({
+      id,
+      dir: `${VIEW_RUNS.agents}-${id}`,
+      binary: id,
+      model: 'claude-sonnet-4-5',
+      status: 'completed' as const,
+    })),
+  });
 }
 
 /**

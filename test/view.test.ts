@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -325,21 +325,47 @@ describe('a tune and a mutate in the folder', () => {
     expect((await page('/')).status).toBe(200);
   });
 
+  it("lists a run of several agents as each agent's run, each served", async () => {
+    const { text } = await page('/');
+    for (const id of ['claude-code', 'codex']) {
+      const runId = `${VIEW_RUNS.agents}/${VIEW_RUNS.agents}-${id}`;
+      expect(new RegExp(`<tr data-run="${runId}">.*?completed, several agents.*?</tr>`).test(text)).toBe(true);
+      expect((await page(q('/run/report', { id: runId }))).status).toBe(200);
+    }
+  });
+
   it("keeps their runs out of a case's trend (their skills were changed on purpose)", async () => {
     expect((await page(q('/case', { id: 'login' }))).text).toContain('across 2 runs');
   });
 });
 
-describe('bad input over HTTP: each named, escaped, paged or refused, and the server serves on', () => {
+/** Every file under the transcripts folder but the view's own two, with its size and time. */
+const runFolderFiles = (at: string) =>
+  readdirSync(at, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name !== LABELS_FILE && e.name !== VIEW_INDEX_FILE)
+    .map((e) => {
+      const s = statSync(join(e.parentPath, e.name));
+      return `${join(e.parentPath, e.name)} ${s.size} ${s.mtimeMs}`;
+    })
+    .sort();
+
+describe('over HTTP: bad input named, escaped, paged or refused, the server serving on, the run folders never written', () => {
   it('a transcript holding HTML, a 50 MB transcript, damaged folders and paths outside the folder', async () => {
     // One more damaged run: its results.json cut off, a trial's meta.json cut off, another's transcript not JSON lines.
     const cut = await storeSyntheticRun(dir, 'cut', syntheticRun({ login: { passes: 2, n: 2 } }));
     writeFileSync(join(cut, 'results.json'), '{"version": 1, "verd');
     writeFileSync(join(cut, 'trials/login/skill/1.meta.json'), '{"cut');
     writeFileSync(join(cut, 'trials/login/skill/2.jsonl'), 'not json <b>\n{"type":');
+    const before = runFolderFiles(dir);
     const view = await startView({ transcriptsDir: 'transcripts', cwd: root, labeller: 'ada' }, 0);
     try {
       const asked: [string, number, RegExp][] = [
+        ['/?q=claude', 200, /data-run/],
+        [q('/run/report', { id: VIEW_RUNS.newer }), 200, /data-verdict/],
+        [q('/compare/report', { base: VIEW_RUNS.older, candidate: VIEW_RUNS.newer }), 200, /REGRESSED/],
+        [q('/case', { id: 'login' }), 200, /svg/],
+        [q('/tune/report', { id: VIEW_RUNS.tune }), 200, /IMPROVED/],
+        [q('/mutate/report', { id: VIEW_RUNS.mutate }), 200, /killed/],
         [
           q('/trial', { id: VIEW_RUNS.newer, case: 'login', arm: 'skill', n: 1 }),
           200,
@@ -368,6 +394,8 @@ describe('bad input over HTTP: each named, escaped, paged or refused, and the se
     } finally {
       await view.stop();
     }
+    // Every page above read the run folders; none wrote in them (the labels and the index are beside them).
+    expect(runFolderFiles(dir)).toEqual(before);
   }, 60_000);
 });
 
