@@ -1,9 +1,9 @@
-import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVENTS_PER_PAGE, RAW_PAGE_BYTES, startView, VIEW_INDEX_FILE, viewApp } from '../src/commands/view.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EVENTS_PER_PAGE, RAW_PAGE_BYTES, RUNS_PER_PAGE, startView, VIEW_INDEX_FILE, viewApp } from '../src/commands/view.js';
 import { LABELS_FILE, labelsSchema } from '../src/commands/labels.js';
 import { href } from '../src/report/html/view-pages.js';
 import { cleanup, runInProcess, testEnv } from './helpers.js';
@@ -429,4 +429,28 @@ describe('the index kept beside the runs', () => {
     writeFileSync(results, readFileSync(results, 'utf8') + '\n');
     expect(await listed()).not.toContain('planted-model');
   });
+});
+
+describe('warming', () => {
+  it('reads every run a second after the first page, so a filter finds them read; never once the server stopped', async () => {
+    // More runs than a page lists: copies of one run.
+    const many = join(root, 'many');
+    for (let i = 0; i < RUNS_PER_PAGE + 5; i++)
+      cpSync(join(dir, VIEW_RUNS.older), join(many, `20261201-0000${String(i).padStart(2, '0')}-aaaaaa`), { recursive: true });
+    const file = join(many, VIEW_INDEX_FILE);
+    const kept = () => Object.keys(JSON.parse(readFileSync(file, 'utf8')).runs as object).length;
+    const firstPage = (signal: AbortSignal) =>
+      viewApp({ transcriptsDir: 'many', cwd: root, labeller: 'ada', port: () => PORT, warm: signal }).request('/', {
+        headers: { host: HOST },
+      });
+    const stopped = new AbortController();
+    await firstPage(stopped.signal);
+    stopped.abort();
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(kept()).toBe(RUNS_PER_PAGE);
+    const going = new AbortController();
+    await firstPage(going.signal);
+    await vi.waitFor(() => expect(kept()).toBe(RUNS_PER_PAGE + 5), { timeout: 15_000, interval: 200 });
+    going.abort();
+  }, 30_000);
 });

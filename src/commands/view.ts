@@ -52,8 +52,11 @@ export interface ViewOptions {
   /** The port served: the one Host and Origin a request may name (DNS rebinding, cross-site posts). */
   port: () => number;
   now?: () => Date;
-  /** Read every run's summary soon after the first page, so a filter or a case's trend finds them read. */
-  warm?: boolean;
+  /**
+   * Read every run's summary soon after the first page, so a filter or a case's trend finds them read; until this
+   * signal aborts (the server stopped).
+   */
+  warm?: AbortSignal;
 }
 
 /** How long after the first page the warming begins: the browser's next asks (its frame, a link) come first. */
@@ -132,8 +135,8 @@ class RunIndex {
     return summary;
   }
 
-  all(ids: readonly string[]): Promise<RunSummary[]> {
-    return pMap(ids, (id) => this.summary(id), { concurrency: READ_AT_ONCE });
+  all(ids: readonly string[], signal?: AbortSignal): Promise<RunSummary[]> {
+    return pMap(ids, (id) => this.summary(id), { concurrency: READ_AT_ONCE, ...(signal ? { signal } : {}) });
   }
 
   /** Keeps the summaries read for the next start; a folder that cannot be written keeps none, and loses nothing else. */
@@ -183,17 +186,19 @@ export function viewApp(o: ViewOptions): Hono {
   const labelsFile = join(o.transcriptsDir, LABELS_FILE);
   const now = o.now ?? (() => new Date());
   // Started once the first page is served, so that a cold start's first page never waits behind it.
-  let warming = !o.warm;
+  let warming = false;
   const warmSoon = () => {
-    if (warming) return;
+    const stopped = o.warm;
+    if (warming || !stopped || stopped.aborted) return;
     warming = true;
     // Nothing it meets stops the view (the folder gone meanwhile, a run unreadable): a page that needs it says so.
-    setTimeout(() => {
+    const timer = setTimeout(() => {
       Promise.resolve()
-        .then(() => index.all(index.ids()))
-        .then(() => index.save())
+        .then(() => index.all(index.ids(), stopped))
+        .then(() => (stopped.aborted ? undefined : index.save()))
         .catch(() => undefined);
-    }, WARM_AFTER_MS).unref();
+    }, WARM_AFTER_MS);
+    stopped.addEventListener('abort', () => clearTimeout(timer), { once: true });
   };
 
   const runDir = async (id: string | undefined): Promise<string> => {
@@ -487,13 +492,17 @@ async function rawPage(file: string, offset: number): Promise<{ text: string; of
 /** A view server on 127.0.0.1 only; `port` 0 takes a free one. */
 export function startView(o: Omit<ViewOptions, 'port'>, port: number): Promise<{ url: string; stop: () => Promise<void> }> {
   let bound = port;
-  const app = viewApp({ ...o, port: () => bound, warm: true });
+  const stopped = new AbortController();
+  const app = viewApp({ ...o, port: () => bound, warm: stopped.signal });
   return new Promise((resolve, reject) => {
     const server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port }, (info) => {
       bound = info.port;
       resolve({
         url: `http://127.0.0.1:${bound}/`,
-        stop: () => new Promise<void>((done) => server.close(() => done())),
+        stop: () => {
+          stopped.abort();
+          return new Promise<void>((done) => server.close(() => done()));
+        },
       });
     });
     server.once('error', reject);
