@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENTS_PER_PAGE, RAW_PAGE_BYTES, RUNS_PER_PAGE, startView, VIEW_INDEX_FILE, viewApp } from '../src/commands/view.js';
 import { LABELS_FILE, labelsSchema } from '../src/commands/labels.js';
 import { href } from '../src/report/html/view-pages.js';
-import { cleanup, runInProcess, testEnv } from './helpers.js';
+import { execa } from 'execa';
+import { CLI, cleanup, runInProcess, testEnv } from './helpers.js';
 import { JUDGED_ITEM } from './judged-run-fixture.js';
 import { storeSyntheticRun, syntheticRun } from './run-fixtures.js';
 import { CLIMBING_MUTANT, INJECTION, landTrial, VIEW_RUNS, viewTranscripts } from './view-fixture.js';
@@ -429,6 +430,45 @@ describe('the index kept beside the runs', () => {
     writeFileSync(results, readFileSync(results, 'utf8') + '\n');
     expect(await listed()).not.toContain('planted-model');
   });
+});
+
+describe('the command', () => {
+  it.each([
+    ['no browser without --open', [], false],
+    ['the desktop browser on its address with --open', ['--open'], true],
+  ])(
+    'prints its 127.0.0.1 address, serves until Ctrl-C, exits 0; %s',
+    async (_, flags, opens) => {
+      const bin = mkdtempSync(join(tmpdir(), 'sp-opener-'));
+      const opened = join(bin, 'OPENED');
+      writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\necho "$@" > '${opened}'\n`, { mode: 0o755 });
+      const view = execa('node', [CLI, 'view', 'transcripts', ...flags], {
+        cwd: root,
+        env: testEnv({ PATH: `${bin}:${process.env.PATH}` }),
+        extendEnv: false,
+        reject: false,
+      });
+      try {
+        let out = '';
+        const url = await new Promise<string>((resolve) =>
+          view.stdout!.on('data', (d: Buffer) => {
+            out += d.toString();
+            const m = /http:\/\/[^/\s]+\//.exec(out);
+            if (m) resolve(m[0]);
+          }),
+        );
+        expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+        expect((await fetch(url)).status).toBe(200);
+        if (opens) await vi.waitFor(() => expect(readFileSync(opened, 'utf8').trim()).toBe(url), { timeout: 10_000 });
+        else expect(existsSync(opened)).toBe(false);
+      } finally {
+        view.kill('SIGINT');
+      }
+      expect((await view).exitCode).toBe(0);
+      cleanup(bin);
+    },
+    60_000,
+  );
 });
 
 describe('warming', () => {
