@@ -10,9 +10,12 @@ import { join } from 'node:path';
 const INPUTS = ['src', 'tsconfig.json', 'package.json', 'package-lock.json', 'scripts/bundle.mjs', 'scripts/build-stamp.mjs'];
 const STAMP = join('dist', 'build-inputs.sha256');
 
-/** The hash of the build's inputs under `root`: each file's path and bytes, in path order. */
+/**
+ * The hash of the build's inputs under `root`: each file's path and bytes, in path order. An input that is not there
+ * counts as absent (a git install's `prepare` builds in a checkout without package-lock.json).
+ */
 export function buildInputsHash(root) {
-  const files = INPUTS.flatMap((input) =>
+  const files = INPUTS.filter((input) => existsSync(join(root, input))).flatMap((input) =>
     statSync(join(root, input)).isDirectory()
       ? readdirSync(join(root, input), { recursive: true })
           .map((file) => join(input, file))

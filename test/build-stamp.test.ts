@@ -40,11 +40,24 @@ describe("the build's stamp: checks.mjs builds again exactly when an input chang
     ['the locked dependencies changed', (root) => writeFileSync(join(root, 'package-lock.json'), '{"x":1}\n'), false],
     ['the bundler step changed', (root) => writeFileSync(join(root, 'scripts', 'bundle.mjs'), '//\n'), false],
     ['dist/ is gone', (root) => rmSync(join(root, 'dist'), { recursive: true }), false],
+    ['the lock file was removed', (root) => rmSync(join(root, 'package-lock.json')), false],
   ])('%s: dist is current %s', (_, change, current) => {
     const root = builtProject();
     made.push(root);
     expect(distIsCurrent(root)).toBe(true);
     change(root);
     expect(distIsCurrent(root)).toBe(current);
+  });
+});
+
+describe("the build's stamp where an input is absent", () => {
+  it("a checkout without package-lock.json (a git install's prepare) hashes what is there, and its stamp holds", () => {
+    const root = builtProject();
+    made.push(root);
+    rmSync(join(root, 'package-lock.json'));
+    writeFileSync(join(root, 'dist', 'build-inputs.sha256'), buildInputsHash(root));
+    expect(distIsCurrent(root)).toBe(true);
+    writeFileSync(join(root, 'package-lock.json'), '{}\n');
+    expect(distIsCurrent(root)).toBe(false);
   });
 });
