@@ -39,9 +39,15 @@ export function testEnv(extra: Record<string, string> = {}): Record<string, stri
   };
 }
 
+/**
+ * The Node that runs the built CLI: `SKILLPROBE_TEST_NODE` (an absolute path, e.g. a build under scripts/node-builds/)
+ * or the `node` on PATH. The Gemini CLI runs under that Node too, so the real-CLI suites check both on another release.
+ */
+export const testNode = (): string => process.env.SKILLPROBE_TEST_NODE || 'node';
+
 export async function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; timeoutMs?: number }) {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` (npm test does it)`);
-  return execa('node', [CLI, ...args], {
+  return execa(testNode(), [CLI, ...args], {
     cwd: opts.cwd,
     env: opts.env ?? testEnv(),
     extendEnv: false,
