@@ -288,7 +288,7 @@ export function cacheText(run: {
 export function settledText(s: SettledSavings | undefined, trials: number): string | undefined {
   if (!s) return undefined;
   const head = `SETTLED · ${s.settled} of ${plural(trials, 'trial')} stopped once their outcome was settled (\`--no-settle\` runs each to its end)`;
-  if (!s.estimated) return `${head} · none has a trial of the same case and choice run to its end, to estimate what it saved from`;
+  if (!s.estimated) return `${head} · no trial of the same case and choice ran to its end, so what settling saved is not estimated`;
   const { inputTokens, outputTokens, wallMs, costUsd } = s.saved;
   const cost = costUsd === undefined ? '' : `, ${usd(costUsd)}`;
   const rest = s.settled - s.estimated;
