@@ -42,7 +42,7 @@ describe('what settling saved, from the unsettled trials alike', () => {
     const s = settledSavings([outcome({ status: 'settled' }), outcome({ n: 2, fired: 'none' })]);
     expect(s).toEqual({ settled: 1, estimated: 0, saved: { inputTokens: 0, outputTokens: 0, wallMs: 0 } });
     expect(line([outcome({ status: 'settled' }), outcome({ n: 2, fired: 'none' })])).toContain(
-      'none has a trial of the same case and choice',
+      'no trial of the same case and choice ran to its end',
     );
   });
 
