@@ -35,7 +35,9 @@ describe('end to end: the real Claude Code CLI over a concurrency cap of 1', () 
         '    do: [{ skill: alpha, args: create }]',
         'provider:',
         '  concurrency: 1',
-        '  latency: { medianMs: 700 }',
+        // A second long enough that CLIs started a moment apart on a loaded machine still overlap, and short enough
+        // that Retry-After (the seconds until the slot frees) stays 1.
+        '  latency: { medianMs: 1000 }',
         '',
       ].join('\n'),
     });
