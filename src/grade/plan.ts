@@ -64,15 +64,27 @@ export function extractPlans(t: Transcript, expected: Firing[], ctx: PlanContext
   for (const f of expected) {
     if (f.via !== 'invoke') continue;
     const call = t.events[f.at];
-    const args = call?.kind === 'tool_call' ? call.args?.trim() : undefined;
-    if (args) plans.push(ctx.command ? `${ctx.command} ${args}` : args);
+    const args = call?.kind === 'tool_call' ? call.args : undefined;
+    plans.push(...argsPlan(args, ctx.command));
   }
   for (const e of t.events.slice(textFrom)) {
     if (e.kind === 'text' && e.source === 'assistant') plans.push(...commandLines(e.text));
     if (e.kind === 'tool_call' && e.source === 'assistant' && e.mcp) plans.push(mcpPlan(e.mcp, e.input));
   }
-  return [...new Set(plans.map((p) => canonicalPlan(p, ctx)).filter(Boolean))];
+  return canonicalPlans(plans, ctx);
 }
+
+/** A skill call's args as a planned call, behind the skill's command prefix; none when it carries no args. */
+export function argsPlan(args: string | undefined, command: string | undefined): string[] {
+  const given = args?.trim();
+  if (!given) return [];
+  return [command ? `${command} ${given}` : given];
+}
+
+/** Planned calls as the checks read them: each canonical, once, empty ones dropped. */
+export const canonicalPlans = (plans: readonly string[], ctx: Pick<PlanContext, 'workspace' | 'skillPaths' | 'echoPrefix'>): string[] => [
+  ...new Set(plans.map((p) => canonicalPlan(p, ctx)).filter(Boolean)),
+];
 
 /** Grades the plans against each check, the case's command prefix made canonical as the plans are. */
 export function gradePlans(plans: string[], checks: StoredChecks, command?: string): PlanGrade {

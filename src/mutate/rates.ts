@@ -1,5 +1,5 @@
 import type { StoredChecks } from '../checks/registry.js';
-import { canonicalPlan, commandLines, gradePlans } from '../grade/plan.js';
+import { argsPlan, canonicalPlans, commandLines, gradePlans } from '../grade/plan.js';
 import { NONE as NO_SKILL } from '../run/schema.js';
 import { instructions, matchingRule, planAnswer } from '../sim/policy.js';
 import type { Behaviour, PlanPolicy, Profile } from '../sim/profile.js';
@@ -49,12 +49,8 @@ interface Fired {
 
 /** Whether the grader passes a case's plan checks on the plans a trial holds when the model writes `answer`. */
 function plansPass(c: RatedCase, fired: Fired, answer: string, shape: SkillCallShape): boolean {
-  const called =
-    fired.via === 'invoke' && shape.carriesArgs && fired.args?.trim()
-      ? [c.command ? `${c.command} ${fired.args.trim()}` : fired.args.trim()]
-      : [];
-  const plans = [...new Set([...called, ...commandLines(answer)].map((p) => canonicalPlan(p, { skillPaths: [] })).filter(Boolean))];
-  return gradePlans(plans, c.plan!, c.command).pass;
+  const called = fired.via === 'invoke' && shape.carriesArgs ? argsPlan(fired.args, c.command) : [];
+  return gradePlans(canonicalPlans([...called, ...commandLines(answer)], { skillPaths: [] }), c.plan!, c.command).pass;
 }
 
 /** The chance a trial passes, given which skill it fires and how (`none` for no skill). */
