@@ -84,8 +84,10 @@ describe('mutate --plan: what each mutant can see and what it costs, nothing spe
       },
     );
     expect(r.exitCode, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/empty-body\s+0%\s+no case for this: .*plan check/);
-    expect(r.stdout).toMatch(/skill-removed\s+0%\s+moves cases \(power 0%\): csv-totals 99%→0%/);
+    expect(r.stdout).toMatch(/empty-body\s+0% \(≥0%\)\s+no case for this: .*plan check/);
+    expect(r.stdout).toMatch(
+      /skill-removed\s+0% \(≥0%\)\s+moves cases \(power at least 0% exactly; 0% \[0%, 0%\] simulated\): csv-totals 99%→0%/,
+    );
     expect(r.stdout).toMatch(/drop-use-when\s+—\s+its description has no "use when" sentence/);
     expect(r.stdout).toMatch(/2 mutants\s+72\s+72\s+\$0\.72/);
     expect(r.stdout).toMatch(/suite health\n  no warning: no case names the skill it expects/);

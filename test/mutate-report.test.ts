@@ -23,14 +23,41 @@ describe("a mutant's reading: what its outcome means against the power its desig
   it.each<[string, Partial<StoredMutant>, RegExp]>([
     [
       'a kill the design had little chance of names the trials that would make it the rule',
-      { noticed: true, power: 0.18, trialsNeeded: 10, moves: [{ caseId: 'csv', from: 0.95, to: 0 }] },
-      /^noticed \(power 18%\); 10 trials per case in each run would notice it 80% of the time$/,
+      {
+        noticed: true,
+        power: 0.18,
+        rulePower: { p: 0.23, lo: 0.21, hi: 0.24, draws: 4000 },
+        trialsNeeded: 10,
+        moves: [{ caseId: 'csv', from: 0.95, to: 0 }],
+      },
+      /^noticed \(power at least 18% exactly; 23% \[21%, 24%\] simulated\); 10 trials per case in each run would notice it at least 80% of the time$/,
     ],
-    ['a kill at high power', { noticed: true, power: 0.99, moves: [{ caseId: 'csv', from: 0.95, to: 0 }] }, /^noticed \(power 99%\)$/],
+    [
+      'a kill at high power, in a record begun before the whole rule was simulated: its floor alone',
+      { noticed: true, power: 0.99, moves: [{ caseId: 'csv', from: 0.95, to: 0 }] },
+      /^noticed \(power at least 99%\)$/,
+    ],
     [
       'a survivor at low power: too few trials, and how many would do',
-      { noticed: false, power: 0.3, trialsNeeded: 24, moves: [{ caseId: 'csv', from: 0.9, to: 0.5 }] },
-      /^too few trials \(power 30%\): csv 90%→50% moved; 24 trials per case in each run would notice it 80% of the time$/,
+      {
+        noticed: false,
+        power: 0.3,
+        rulePower: { p: 0.41, lo: 0.39, hi: 0.43, draws: 4000 },
+        trialsNeeded: 24,
+        moves: [{ caseId: 'csv', from: 0.9, to: 0.5 }],
+      },
+      /^too few trials \(power at least 30% exactly; 41% \[39%, 43%\] simulated\): csv 90%→50% moved; 24 trials per case in each run would notice it at least 80% of the time$/,
+    ],
+    [
+      'a survivor whose floor is low but whose whole rule was likely to see it: the simulated chance decides how it reads',
+      {
+        noticed: false,
+        power: 0.55,
+        rulePower: { p: 0.86, lo: 0.85, hi: 0.87, draws: 4000 },
+        moves: [{ caseId: 'csv', from: 0.9, to: 0.2 }],
+        observed: [{ caseId: 'csv', from: 0.9, to: 0.8 }],
+      },
+      /^survived though its power was at least 55% exactly; 86% \[85%, 87%\] simulated: predicted csv 90%→20%; the runs saw csv 90%→80%: .*the 14% chance of missing$/,
     ],
     [
       'a survivor its power said would be seen: the prediction and what the runs saw, side by side',
@@ -40,7 +67,7 @@ describe("a mutant's reading: what its outcome means against the power its desig
         moves: [{ caseId: 'notes', from: 0.93, to: 0 }],
         observed: [{ caseId: 'notes', from: 1, to: 1 }],
       },
-      /^survived though its power was 99%: predicted notes 93%→0%; the runs saw notes 100%→100%: a rate the simulator plays otherwise than predicted, or the 1% chance of missing$/,
+      /^survived though its power was at least 99%: predicted notes 93%→0%; the runs saw notes 100%→100%: a rate the simulator plays otherwise than predicted, or the 1% chance of missing$/,
     ],
     [
       'a survivor that moved no case: no case for this',

@@ -6,7 +6,16 @@ import type { Config } from '../run/config-schema.js';
 import { MUTATE_FILE, MUTATE_FORMAT_VERSION, fell, type MutateRecord, type StoredMutant } from '../run/mutate-schema.js';
 import { readMutateRecord } from '../run/mutate-store.js';
 import { planMutants, mutatedFamily, type PlannedMutant } from '../mutate/mutants.js';
-import { aaVerdictFlipRate, fixedNoticePower, noticePower, TARGET_POWER, trialsToNotice, type MovedCase } from '../mutate/power.js';
+import {
+  aaVerdictFlipRate,
+  fixedNoticePower,
+  NOTICE_SEED,
+  noticePower,
+  simulatedNoticePower,
+  TARGET_POWER,
+  trialsToNotice,
+  type MovedCase,
+} from '../mutate/power.js';
 import { passChance, type RatedCase } from '../mutate/rates.js';
 import { isOperatorName, OPERATOR_NAMES, OPERATORS, type OperatorName } from '../mutate/registry.js';
 import { runMutate as driveMutate, type MutateRunOptions, type PreparedMutate } from '../runner/mutate-driver.js';
@@ -228,11 +237,14 @@ function predictions(loaded: LoadedSuite, planned: readonly PlannedMutant[], con
         to: passChance(profile, c, family, shape),
       }));
       const power = sequential ? noticePower(cases, alpha) : fixedNoticePower(cases, config.trials, alpha);
+      // The whole rule's chance where the floor is computed: a fixed count past it would take Boschloo's test too often.
+      const rulePower = power === undefined ? undefined : simulatedNoticePower(cases, alpha, { seed: NOTICE_SEED, fixed: !sequential });
       const moved = cases.some(fell);
       return {
         moves: cases.map(({ caseId, from, to }) => ({ caseId, from, to })),
         ...(power !== undefined ? { power } : {}),
-        ...(moved && (power ?? 0) < TARGET_POWER ? { trialsNeeded: trialsToNotice(cases, alpha) ?? null } : {}),
+        ...(rulePower !== undefined ? { rulePower: { p: rulePower.p, lo: rulePower.lo, hi: rulePower.hi, draws: rulePower.n } } : {}),
+        ...(moved && (rulePower?.p ?? 0) < TARGET_POWER ? { trialsNeeded: trialsToNotice(cases, alpha) ?? null } : {}),
       };
     }),
   };

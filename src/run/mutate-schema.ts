@@ -19,6 +19,9 @@ export const NO_MOVE = 0.005;
 const caseMoveSchema = z.object({ caseId: z.string(), from: z.number(), to: z.number() });
 export type CaseMove = z.output<typeof caseMoveSchema>;
 
+/** The chance a mutant's run notices it, as its reading weighs it: the whole rule's where simulated, else the floor's. */
+export const powerOf = (m: { power?: number; rulePower?: { p: number } }): number | undefined => m.rulePower?.p ?? m.power;
+
 /** Whether a mutant lowers a case's pass rate: the only move a regression test can notice. */
 export const fell = (c: CaseMove): boolean => c.from - c.to >= NO_MOVE;
 /** Whether it raises one (a plan the args carry no longer garbled by a body that wrote it, say): nothing to notice. */
@@ -38,9 +41,20 @@ const mutantSchema = z.object({
   dir: z.string().optional(),
   /** Each case's pass chance before and after, as the simulator plays it (absent without a simulator profile). */
   moves: z.array(caseMoveSchema).optional(),
-  /** Exact power of the suite-level test to notice it, at the suite's design (from `moves`). */
+  /**
+   * Exact power of the suite-level combined test alone to notice it, at the suite's design (from `moves`): the floor of
+   * `rulePower`, which counts a case REGRESSED on its own test too.
+   */
   power: z.number().optional(),
-  /** Trials per case (both runs fixed-N) that would notice it with power 0.8; null: more than MOST_TRIALS (100). */
+  /**
+   * The chance the suite notices it by the whole rule `noticed` counts, simulated from `moves` (seeded draws of both
+   * runs at the suite's design), with its 95% Clopper–Pearson interval. Absent in a mutate begun before it was kept.
+   */
+  rulePower: z.object({ p: z.number(), lo: z.number(), hi: z.number(), draws: z.number().int() }).optional(),
+  /**
+   * Trials per case (both runs fixed-N) at which the combined test alone, and so the whole rule at least as often,
+   * would notice it with power 0.8; null: more than MOST_TRIALS (100).
+   */
   trialsNeeded: z.number().int().nullable().optional(),
   /** Its run, once it ran. */
   status: runStatusSchema.optional(),

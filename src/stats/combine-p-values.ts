@@ -18,8 +18,12 @@ export interface CombinedEvidence {
   nullValues?: readonly number[];
 }
 
-/** Bins the statistic is rounded up to: the tail is over-, never under-stated, by at most cases × X / BINS. */
-const BINS = 2000;
+/**
+ * Bins the statistic is rounded up to: the tail is over-, never under-stated, and by no more than the tail at
+ * X · (1 − cases / BINS).
+ */
+export const COMBINATION_BINS = 2000;
+const BINS = COMBINATION_BINS;
 
 /** The combined p-value: P(X ≥ X_observed) under the staircase (or uniform) nulls, p-values above τ left out. */
 export function truncatedProduct(evidence: readonly CombinedEvidence[], tau: number): number {

@@ -91,25 +91,33 @@ function testDifference(base: Sample, candidate: Sample, method: ChangeMethod, c
       direction: -1,
     };
   }
-  if (method === 'design') {
-    const test = stoppedTwoSampleTest(base.stopped!, candidate.stopped!);
-    return {
-      difference: stoppedDifference(base, candidate, confidence),
-      pValue: test.twoSided,
-      worse: { p: test.lowerNull.observed, nullValues: test.lowerNull.values },
-      better: { p: test.upperNull.observed, nullValues: test.upperNull.values },
-      direction: directionOf(test.lower, test.upper),
-    };
-  }
-  const test = boschlooTest(x1, n1, x2, n2);
+  if (method === 'design')
+    return { difference: stoppedDifference(base, candidate, confidence), ...designEvidence(base.stopped!, candidate.stopped!) };
+  return { difference: newcombeDifference(x1, n1, x2, n2, confidence), ...fixedEvidence(x1, n1, x2, n2) };
+}
+
+/** A case's evidence, apart from its interval: what decides whether it REGRESSED and what the suite-level test combines. */
+export type TestEvidence = Omit<Tested, 'difference'>;
+
+/** Both runs stopped by a known rule: the exact test under both stopping rules, each tail with its staircase null. */
+export function designEvidence(base: StoppedSample, candidate: StoppedSample): TestEvidence {
+  const test = stoppedTwoSampleTest(base, candidate);
   return {
-    difference: newcombeDifference(x1, n1, x2, n2, confidence),
     pValue: test.twoSided,
-    worse: { p: test.lower },
-    better: { p: test.upper },
+    worse: { p: test.lowerNull.observed, nullValues: test.lowerNull.values },
+    better: { p: test.upperNull.observed, nullValues: test.upperNull.values },
     direction: directionOf(test.lower, test.upper),
   };
 }
+
+/** Both runs fixed-N: Boschloo's exact test, its one-sided p-values combined as uniform. */
+export function fixedEvidence(x1: number, n1: number, x2: number, n2: number): TestEvidence {
+  const test = boschlooTest(x1, n1, x2, n2);
+  return { pValue: test.twoSided, worse: { p: test.lower }, better: { p: test.upper }, direction: directionOf(test.lower, test.upper) };
+}
+
+/** A case `compare` calls REGRESSED: its p-value, adjusted across the arm's cases, at most α, its test favouring the base. */
+export const regressedCase = (pAdjusted: number, direction: number, alpha: number): boolean => pAdjusted <= alpha && direction < 0;
 
 /**
  * The test a row gets. The ablation arm's trials run beside the skill arm's, so how many there are is set by the
@@ -278,7 +286,7 @@ function caseChange(
     return { ...common, change: 'UNDECIDED', reason: `no scored trials in the ${base.n === 0 ? 'base' : 'candidate'} run` };
   }
   if (pAdjusted <= o.alpha && direction !== 0) {
-    const change = direction < 0 ? 'REGRESSED' : 'IMPROVED';
+    const change = regressedCase(pAdjusted, direction, o.alpha) ? 'REGRESSED' : 'IMPROVED';
     const paired =
       method === 'anytime'
         ? ' (paired trials)'

@@ -1,5 +1,14 @@
 import { fmt, interval } from '../format.js';
-import { aaFlipText, headText, healthLines, killRates, mutantRows, statusText, type MutateReportInput } from '../mutate/view.js';
+import {
+  aaFlipText,
+  headText,
+  healthLines,
+  killRates,
+  mutantRows,
+  POWER_NOTE,
+  statusText,
+  type MutateReportInput,
+} from '../mutate/view.js';
 import { html } from './markup.js';
 import { standalonePage } from './page.js';
 import { prose, section, simulatedBanner } from './parts.js';
@@ -20,7 +29,7 @@ ${r.simulator ? simulatedBanner(`model simulator, profile "${r.simulator.name}":
 ${section(
   'mutants',
   'Mutants',
-  aaFlipText(r),
+  `${aaFlipText(r)}; ${POWER_NOTE}.`,
   html`<div class="table-wrap"><table><thead><tr><th scope="col">Skill</th><th scope="col">Operator</th><th scope="col">Outcome</th><th scope="col" class="num">Power</th><th scope="col" class="num">Flips</th><th scope="col">Why</th></tr></thead><tbody>${rows}</tbody></table></div>`,
 )}
 ${section(

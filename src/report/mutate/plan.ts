@@ -1,7 +1,6 @@
 import type { MutateRecord } from '../../run/mutate-schema.js';
-import { pct } from '../../util/text.js';
 import { paragraph, table, usd } from '../format.js';
-import { healthLines, readingOf } from './view.js';
+import { healthLines, POWER_NOTE, powerCell, readingOf } from './view.js';
 
 /** What a mutate will spend and what each mutant's run can see, before anything runs. */
 export function renderMutatePlan(
@@ -26,7 +25,7 @@ export function renderMutatePlan(
       ...r.mutants.map((m) => [
         m.skill,
         m.operator,
-        m.power === undefined ? '—' : pct(m.power),
+        powerCell(m),
         m.inapplicable ?? (m.power === undefined ? (m.what ?? '') : planReading(m)),
       ]),
     ],
@@ -36,7 +35,7 @@ export function renderMutatePlan(
   const notes = [
     'Each run is the skill arm at the suite’s design; expected counts take each case at the rate where its design needs most trials.',
     r.simulator
-      ? 'power: the exact chance the suite-level combined test notices the mutant, from the simulator’s rates before and after (a case REGRESSED on its own test notices it too: the chance is at least this).'
+      ? `${POWER_NOTE}.`
       : 'power needs the rates a simulator profile gives (--sim); without it each mutant’s observed rates are reported after its run.',
     pricePerTrial === undefined ? 'Pass --price-per-trial for costs.' : `At $${pricePerTrial} per trial.`,
     ...(maxCostUsd !== undefined ? [`--max-cost ${maxCostUsd} USD stops the mutate there (--resume goes on).`] : []),

@@ -1,5 +1,5 @@
 import { fmt, interval, paragraph, table } from '../format.js';
-import { aaFlipText, headText, healthLines, killRates, mutantRows, statusText, type MutateReportInput } from './view.js';
+import { aaFlipText, headText, healthLines, killRates, mutantRows, POWER_NOTE, statusText, type MutateReportInput } from './view.js';
 
 /** The mutate for a terminal: mutants × outcome, then the kill rate per operator. */
 export function mutateTerminal({ record: r, dir }: MutateReportInput): string {
@@ -13,9 +13,7 @@ export function mutateTerminal({ record: r, dir }: MutateReportInput): string {
         maxWidth: 140,
         wrap: [undefined, undefined, undefined, undefined, undefined, 'word'],
       }),
-      paragraph(
-        `${aaFlipText(r)}; power: the exact chance the suite-level combined test notices the mutant, from the simulator's rates (a case REGRESSED on its own test notices it too: the chance is at least this)`,
-      ).trimEnd(),
+      paragraph(`${aaFlipText(r)}; ${POWER_NOTE}`).trimEnd(),
       '',
       table([['operator', 'killed', 'kill rate', '95% interval'], ...rates], ['l', 'r', 'r', 'l']),
       '',
@@ -40,7 +38,7 @@ export function mutateMarkdown({ record: r, dir }: MutateReportInput): string {
     '| --- | --- | --- | ---: | ---: | --- |',
     ...rows,
     '',
-    `${aaFlipText(r)}.`,
+    `${aaFlipText(r)}; ${POWER_NOTE}.`,
     '',
     '| operator | killed | kill rate | 95% interval |',
     '| --- | ---: | ---: | --- |',

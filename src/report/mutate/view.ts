@@ -1,4 +1,4 @@
-import { fell, rose, TARGET_POWER, type CaseMove, type MutateRecord, type StoredMutant } from '../../run/mutate-schema.js';
+import { fell, powerOf, rose, TARGET_POWER, type CaseMove, type MutateRecord, type StoredMutant } from '../../run/mutate-schema.js';
 import type { Rate } from '../../run/schema.js';
 import { clopperPearsonInterval } from '../../stats/clopper-pearson.js';
 import { formatProblem } from '../../util/input-error.js';
@@ -31,6 +31,21 @@ const movedCases = (m: StoredMutant) => (m.moves ?? m.observed ?? []).filter(fel
 /** `jira-create-bug 60%→92%`. */
 const moveText = (c: CaseMove) => `${c.caseId} ${pct(c.from)}→${pct(c.to)}`;
 
+/**
+ * The power a mutant's design had, in words: the exact floor (the combined test alone) and the whole rule's chance,
+ * simulated, with its interval; a record begun before the latter was kept has the floor alone.
+ */
+export const powerText = (m: StoredMutant): string =>
+  m.power === undefined
+    ? '—'
+    : m.rulePower === undefined
+      ? `at least ${pct(m.power)}`
+      : `at least ${pct(m.power)} exactly; ${pct(m.rulePower.p)} [${pct(m.rulePower.lo)}, ${pct(m.rulePower.hi)}] simulated`;
+
+/** The power column: the whole rule's chance where simulated, its exact floor beside it. */
+export const powerCell = (m: StoredMutant): string =>
+  m.power === undefined ? '—' : m.rulePower === undefined ? `≥${pct(m.power)}` : `${pct(m.rulePower.p)} (≥${pct(m.power)})`;
+
 /** Why a mutant survived, or what stopped it: "no case for this" or "too few trials", with what would kill it. */
 export function readingOf(m: StoredMutant): string {
   const outcome = outcomeOf(m);
@@ -38,13 +53,14 @@ export function readingOf(m: StoredMutant): string {
   if (outcome === 'refused') return `fails the checks a shipped skill passes: ${m.refused}`;
   if (outcome === 'not run') return m.status ? `its run ended ${m.status}` : 'not run yet';
   const moved = movedCases(m);
-  const power = m.power === undefined ? '' : ` (power ${pct(m.power)})`;
+  const chance = powerOf(m);
+  const power = m.power === undefined ? '' : ` (power ${powerText(m)})`;
   const needed =
     m.trialsNeeded === undefined
       ? ''
       : m.trialsNeeded === null
         ? '; more than 100 trials per case would be needed'
-        : `; ${m.trialsNeeded} trials per case in each run would notice it ${pct(TARGET_POWER)} of the time`;
+        : `; ${m.trialsNeeded} trials per case in each run would notice it at least ${pct(TARGET_POWER)} of the time`;
   // A kill the design had little chance of is luck: the trials that would make it the rule are named.
   if (outcome === 'killed') return `noticed${power}${needed}`;
   if (moved.length === 0) {
@@ -53,10 +69,10 @@ export function readingOf(m: StoredMutant): string {
     return `no case for this: ${why}; add ${m.killedBy ?? 'a case that this defect would fail'}`;
   }
   const named = (cs: readonly CaseMove[]) => cs.slice(0, 3).map(moveText).join(', ') + (cs.length > 3 ? ` and ${cs.length - 3} more` : '');
-  if (m.moves && m.power !== undefined && m.power >= TARGET_POWER) {
+  if (m.moves && chance !== undefined && chance >= TARGET_POWER) {
     // The simulator's rates said the suite would see it: what the runs saw of those cases says where they differ.
     const seen = moved.flatMap((c) => m.observed?.find((o) => o.caseId === c.caseId) ?? []);
-    return `survived though its power was ${pct(m.power)}: predicted ${named(moved)}; the runs saw ${seen.length ? named(seen) : 'no rates'}: a rate the simulator plays otherwise than predicted, or the ${pct(1 - m.power)} chance of missing`;
+    return `survived though its power was ${powerText(m)}: predicted ${named(moved)}; the runs saw ${seen.length ? named(seen) : 'no rates'}: a rate the simulator plays otherwise than predicted, or the ${pct(1 - chance)} chance of missing`;
   }
   return `too few trials${power}: ${named(moved)} moved${needed}`;
 }
@@ -69,7 +85,7 @@ export function mutantRows(
     skill: m.skill,
     operator: m.operator,
     outcome: outcomeOf(m),
-    power: m.power === undefined ? '—' : pct(m.power),
+    power: powerCell(m),
     flipped: m.noticed === undefined ? '—' : String(m.flipped.length),
     reading: readingOf(m),
   }));
@@ -87,6 +103,10 @@ export function killRates(r: MutateRecord): { operator: string; killed: number; 
     { operator: 'overall', ...rate(r.mutants) },
   ];
 }
+
+/** What the power column means, in every report of a mutate and its plan. */
+export const POWER_NOTE =
+  "power: the chance the suite notices the mutant by the rule it counts (a case REGRESSED on its own test, or the suite-level combined test), from the simulator's rates before and after, simulated on seeded draws of both runs at the suite's design; in brackets the exact chance of the combined test alone, its floor";
 
 /** The literal rule's false alarms, said beside the counted rule. */
 export const aaFlipText = (r: MutateRecord) =>
