@@ -19,6 +19,7 @@ import {
 import { passChance, type RatedCase } from '../mutate/rates.js';
 import { isOperatorName, OPERATOR_NAMES, OPERATORS, type OperatorName } from '../mutate/registry.js';
 import { runMutate as driveMutate, type MutateRunOptions, type PreparedMutate } from '../runner/mutate-driver.js';
+import { editsProblem } from '../runner/tune-family.js';
 import { startNestedRun } from '../runner/pipeline.js';
 import { loadResults } from '../runner/stored-results.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
@@ -27,6 +28,7 @@ import { gradableCase } from '../trials/stored-case.js';
 import { refuse } from '../tune/options.js';
 import { freshDrawSeed } from '../util/random.js';
 import { describeRunDir, fromFolder } from '../util/paths.js';
+import { plural } from '../util/text.js';
 import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plannedTrials } from '../verdict/suite-plan.js';
@@ -203,7 +205,13 @@ async function storedBase(dir: string, cwd: string, loaded: LoadedSuite) {
 const designOf = (c: Case, config: Config) => sequentialDesignOf(c, config) ?? fixedTrialsDesign(config.trials);
 
 /** What each mutant's run can see, from the simulator's exact rates (none without a simulator). */
-function predictions(loaded: LoadedSuite, planned: readonly PlannedMutant[], config: Config, alpha: number) {
+function predictions(
+  loaded: LoadedSuite,
+  planned: readonly PlannedMutant[],
+  refused: readonly (string | undefined)[],
+  config: Config,
+  alpha: number,
+) {
   const profile = loaded.profile;
   if (!profile) return { mutants: planned.map(() => ({})), aaFlipRate: undefined };
   const cap = loaded.adapter.skillListing.descriptionCap;
@@ -227,8 +235,8 @@ function predictions(loaded: LoadedSuite, planned: readonly PlannedMutant[], con
   const sequential = decisionMode(config.decision.mode).sequential;
   return {
     aaFlipRate: sequential ? aaVerdictFlipRate(rated.map((c, i) => ({ design: c.design, rate: before[i]! }))) : undefined,
-    mutants: planned.map((m): Partial<StoredMutant> => {
-      if (!('edits' in m)) return {};
+    mutants: planned.map((m, i): Partial<StoredMutant> => {
+      if (!('edits' in m) || refused[i] !== undefined) return {};
       const family = offered(mutatedFamily(loaded.skills, m.edits));
       const cases: MovedCase[] = rated.map((c, i) => ({
         caseId: c.id,
@@ -264,7 +272,11 @@ function startingRecord(
   },
 ): MutateRecord {
   const alpha = COMPARE_DEFAULTS.alpha;
-  const predicted = predictions(loaded, s.planned, s.config, alpha);
+  // A mutant no author could ship is refused as it is planned: neither priced nor run.
+  const refused = s.planned.map((m) =>
+    'edits' in m ? editsProblem(loaded.skills, m.edits, loaded.adapter.skillListing, loaded.neighbours) : undefined,
+  );
+  const predicted = predictions(loaded, s.planned, refused, s.config, alpha);
   return {
     version: MUTATE_FORMAT_VERSION,
     mutateId: '',
@@ -287,6 +299,7 @@ function startingRecord(
       skill: m.skill,
       operator: m.operator,
       ...('edits' in m ? { what: m.what } : { inapplicable: m.inapplicable }),
+      ...(refused[i] !== undefined ? { refused: refused[i] } : {}),
       killedBy: OPERATORS[m.operator].killedBy,
       ...predicted.mutants[i],
       trials: 0,
@@ -302,10 +315,10 @@ export function planMutate(p: PreparedMutate<LoadedSuite>): { what: string; expe
     p.config,
     p.loaded.suite.cases.map((c) => gradableCase(c, p.config)),
   );
-  const runnable = p.planned.filter((m) => 'edits' in m).length;
+  const runnable = p.record.mutants.filter((m) => m.what !== undefined && m.refused === undefined).length;
   return [
     ...(p.base ? [] : [{ what: 'the unmutated family', ...one }]),
-    { what: `${runnable} mutants`, expected: runnable * one.expected, worst: runnable * one.worst },
+    { what: plural(runnable, 'mutant'), expected: runnable * one.expected, worst: runnable * one.worst },
   ];
 }
 

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { cp, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { AgentAdapter } from '../agents/types.js';
+import type { AgentAdapter, SkillListing } from '../agents/types.js';
 import { InputError } from '../util/input-error.js';
-import { rewriteBodyBytes, rewriteDescriptionBytes } from '../load/rewrite-description.js';
-import type { SkillEdit } from '../mutate/operator.js';
+import { descriptionProblems, rewriteBodyBytes, rewriteDescriptionBytes } from '../load/rewrite-description.js';
+import { mutatedFamily } from '../mutate/mutants.js';
+import type { MutableSkill, SkillEdit } from '../mutate/operator.js';
 import { loadSkills, type Skill } from '../load/skills.js';
 import { listingChars } from '../lint/listing.js';
 
@@ -62,13 +63,41 @@ export async function familyProblem(
     if (!(e instanceof InputError)) throw e;
     return { problem: e.problems.map((p) => p.what).join('; ') };
   }
-  const chars = listingChars([...skills, ...neighbours], adapter.skillListing);
+  const listing = listingProblem(skills, neighbours, adapter.skillListing);
+  return listing === undefined ? { skills } : { problem: listing };
+}
+
+/** A skill as the listing shows it. */
+type Listed = Pick<Skill, 'dir' | 'description'>;
+
+/** A listing past the CLI's budget (its skills would be listed by name only), counted with the user's other skills. */
+function listingProblem(skills: readonly Listed[], neighbours: readonly Listed[], listing: SkillListing): string | undefined {
+  const chars = listingChars([...skills, ...neighbours], listing);
   const whose = neighbours.length ? `the family's listing with its ${neighbours.length} neighbours` : "the family's listing";
-  if (chars > adapter.skillListing.budgetChars)
-    return {
-      problem: `${whose} would take ${chars} of the ${adapter.skillListing.budgetChars} characters ${adapter.skillListing.cli} gives it`,
-    };
-  return { skills };
+  return chars > listing.budgetChars
+    ? `${whose} would take ${chars} of the ${listing.budgetChars} characters ${listing.cli} gives it`
+    : undefined;
+}
+
+/**
+ * Why the family `edits` would leave could not be shipped, found before anything is written: a description the Agent
+ * Skills spec or a skill upload refuses (empty, past 1,024 characters, angle brackets; the loader lets a long one the
+ * user wrote load, a description skillprobe writes must keep the limit), no skill left, or a listing past the CLI's
+ * budget. A mutate checks each mutant with it as it plans, so one refused is neither priced nor run. Pure.
+ */
+export function editsProblem(
+  family: readonly MutableSkill[],
+  edits: Readonly<Record<string, SkillEdit>>,
+  listing: SkillListing,
+  neighbours: readonly Listed[] = [],
+): string | undefined {
+  const described = Object.entries(edits).flatMap(([dir, edit]) =>
+    edit !== 'removed' && edit.description !== undefined ? descriptionProblems(edit.description).map((p) => `${dir}: ${p.what}`) : [],
+  );
+  if (described.length) return described.join('; ');
+  const left = mutatedFamily(family, edits);
+  if (!left.length) return 'no skill of the family would be left';
+  return listingProblem(left, neighbours, listing);
 }
 
 /** A tune's candidate: the family with the tuned skill's description replaced, checked as `familyProblem` checks it. */

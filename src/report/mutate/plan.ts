@@ -26,7 +26,7 @@ export function renderMutatePlan(
         m.skill,
         m.operator,
         powerCell(m),
-        m.inapplicable ?? (m.power === undefined ? (m.what ?? '') : planReading(m)),
+        m.inapplicable ?? (m.power === undefined && m.refused === undefined ? (m.what ?? '') : planReading(m)),
       ]),
     ],
     ['l', 'l', 'r', 'l'],

@@ -50,7 +50,7 @@ export const powerCell = (m: StoredMutant): string =>
 export function readingOf(m: StoredMutant): string {
   const outcome = outcomeOf(m);
   if (outcome === 'inapplicable') return m.inapplicable!;
-  if (outcome === 'refused') return `fails the checks a shipped skill passes: ${m.refused}`;
+  if (outcome === 'refused') return `not run: it fails the checks a shipped skill passes (${m.refused})`;
   if (outcome === 'not run') return m.status ? `its run ended ${m.status}` : 'not run yet';
   const moved = movedCases(m);
   const chance = powerOf(m);
