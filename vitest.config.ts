@@ -5,10 +5,10 @@ const E2E = 'test/**/*.e2e.test.ts';
 
 export default defineConfig({
   test: {
-    // Two cores, three files at a time: a file keeps about 0.85 of a core busy (an e2e file waits on CLIs starting,
-    // simulated latency and deadlines; an in-process one on its own child processes), so two leave a sixth of the
-    // machine idle. The two passes share one queue, longest file first (the last run's durations, else the largest
-    // file), so in-process files fill the e2e files' waits instead of running after them.
+    // `npm test` runs the two passes as two vitest processes at once (scripts/test-passes.mjs): the e2e files three at
+    // a time (one keeps about 0.85 of a core busy: it waits on CLIs starting, simulated latency and deadlines), the
+    // in-process ones two at a time without per-file isolation, filling the cores while the e2e files wait. Each pass
+    // runs its longest files first (the last run's durations, else the largest file).
     fileParallelism: true,
     maxWorkers: 3,
     testTimeout: 60_000,

@@ -17,7 +17,14 @@ import { judgedRunFolder } from './judged-run-fixture.js';
  * the registry lists. A command that returned a number of its own would leave `exitCodeFor` uncalled.
  */
 
-const made = vi.hoisted(() => [] as number[]);
+// This file replaces two modules that main imports. The unit pass shares its workers' modules between files, so main
+// may already be loaded, bound to the real ones: it is loaded afresh here (before the imports above run), and after
+// this file the next one loads it afresh again rather than bound to these replacements.
+const made = vi.hoisted(() => {
+  vi.resetModules();
+  return [] as number[];
+});
+afterAll(() => vi.resetModules());
 vi.mock('../src/cli/exit.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../src/cli/exit.js')>();
   return {

@@ -1,0 +1,78 @@
+#!/usr/bin/env node
+// The test passes, each a vitest process of its own, side by side: `unit` (the in-process files) and `e2e` (the
+// *.e2e.test.ts files, which start real agent CLIs). The unit pass runs its files without per-file isolation: a worker
+// loads the modules once for all the files it runs, which halves the pass's CPU time (each file still gets fresh setup
+// files, and `vi.mock` a fresh copy of what it replaces); vitest can only switch isolation off for the whole of one
+// process, hence two. Running them at once lets the in-process files fill the cores while the e2e files wait on their
+// CLIs and deadlines.
+// Prints the first pass's output as it comes and each later one's after it, each ending with its slowest files, then
+// one line adding up their counts. Fails when any pass fails.
+// Usage: node scripts/test-passes.mjs [unit] [e2e] [vitest arguments, e.g. files]   (no pass named: both)
+import { execa } from 'execa';
+
+const PASSES = {
+  // As many workers from the start as at most: vitest 3.2 ends a non-isolated worker it finds idle, and with it, at
+  // times, the file it has just been given ("Terminating worker thread").
+  unit: ['--project', 'unit', '--no-isolate', '--maxWorkers=2', '--minWorkers=2'],
+  e2e: ['--project', 'e2e'],
+};
+/** The plain-summary reporter's closing line. */
+const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/m;
+
+const args = process.argv.slice(2);
+const namedCount = args.findIndex((a) => !Object.hasOwn(PASSES, a));
+const named = namedCount === -1 ? args : args.slice(0, namedCount);
+const passes = named.length ? [...new Set(named)] : Object.keys(PASSES);
+const vitestArgs = args.slice(named.length);
+
+const runs = passes.map((pass) =>
+  // Files named on the command line may all belong to the other pass.
+  execa('vitest', ['run', ...PASSES[pass], ...(vitestArgs.length ? ['--passWithNoTests'] : []), ...vitestArgs], {
+    preferLocal: true,
+    reject: false,
+    all: true,
+    buffer: false,
+    // Piped, vitest would drop its colours; a terminal keeps them.
+    env: process.stdout.isTTY ? { FORCE_COLOR: '1' } : {},
+  }),
+);
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => runs.forEach((run) => run.kill(signal)));
+
+// Each pass's output waits in its buffer until the passes before it have ended, then flows straight through.
+const outputs = runs.map(() => ({ chunks: [], text: '', ended: false }));
+let shown = 0;
+const showReady = () => {
+  while (shown < runs.length) {
+    const output = outputs[shown];
+    for (const chunk of output.chunks.splice(0)) process.stdout.write(chunk);
+    if (!output.ended) return;
+    shown++;
+  }
+};
+const results = await Promise.all(
+  runs.map(async (run, i) => {
+    run.all.setEncoding('utf8');
+    for await (const chunk of run.all) {
+      outputs[i].chunks.push(chunk);
+      outputs[i].text += chunk;
+      showReady();
+    }
+    const result = await run;
+    outputs[i].ended = true;
+    showReady();
+    return result;
+  }),
+);
+
+const counts = results.map((result, i) => {
+  const summary = SUMMARY.exec(outputs[i].text);
+  if (summary) return summary.slice(1).map(Number);
+  // A pass that ended without its summary (it crashed, or was stopped) counts as one failure.
+  console.log(`the ${passes[i]} pass ended without its summary (exit ${result.exitCode ?? result.signal})`);
+  return [0, 1, 0];
+});
+if (runs.length > 1) {
+  const [passed, failed, skipped] = [0, 1, 2].map((k) => counts.reduce((sum, c) => sum + c[k], 0));
+  console.log(`\nall passes (${passes.join(', ')}):\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+}
+process.exitCode = results.every((r) => r.exitCode === 0) ? 0 : 1;
