@@ -104,14 +104,18 @@ describe('Gemini adapter: the invocation', () => {
 
 describe('Gemini adapter: the trial’s settings and policy', () => {
   let root: string;
-  beforeAll(() => {
+  let prepared: unknown;
+  // One trial's files, which each test reads (in any order).
+  beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'sp-gemini-'));
+    prepared = await gemini.prepareTrial!(
+      request({ home: join(root, 'home'), harnessDir: root, model: 'gemini-x', maxTurns: 7, cliRetries: 2 }),
+    );
   });
   afterAll(() => cleanup(root));
 
-  it('writes the verified locked settings, with the trial’s model, turn limit and retries', async () => {
-    const req = request({ home: join(root, 'home'), harnessDir: root, model: 'gemini-x', maxTurns: 7, cliRetries: 2 });
-    expect(await gemini.prepareTrial!(req)).toEqual({});
+  it('writes the verified locked settings, with the trial’s model, turn limit and retries', () => {
+    expect(prepared).toEqual({});
     const written = JSON.parse(readFileSync(join(root, 'home/.gemini/settings.json'), 'utf8'));
     const verified = JSON.parse(readFileSync(join(FIXTURES, 'gemini-locked2.json'), 'utf8'));
     // Folder trust is only consulted without --skip-trust; the trial sets a model, turns and attempts of its own.
@@ -130,8 +134,9 @@ describe('Gemini adapter: the trial’s settings and policy', () => {
   });
 
   it('caps the CLI’s attempts where the CLI does', async () => {
-    await gemini.prepareTrial!(request({ home: join(root, 'home'), harnessDir: root, cliRetries: 10 }));
-    expect(JSON.parse(readFileSync(join(root, 'home/.gemini/settings.json'), 'utf8')).general.maxAttempts).toBe(10);
+    const capped = join(root, 'capped');
+    await gemini.prepareTrial!(request({ home: join(capped, 'home'), harnessDir: capped, cliRetries: 10 }));
+    expect(JSON.parse(readFileSync(join(capped, 'home/.gemini/settings.json'), 'utf8')).general.maxAttempts).toBe(10);
   });
 
   it('hides the built-in skills the pinned bundle ships, by the names they declare', () => {
