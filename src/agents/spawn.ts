@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { StringDecoder } from 'node:string_decoder';
 import type { Invocation, ProviderSignal } from './types.js';
 import type { TrialMeta, UsageLimit } from '../run/schema.js';
+import { MAX_LINE_CHARS } from '../util/file-lines.js';
 import { killGroup } from '../util/process-group.js';
 import { StoreWriteError } from '../run/store.js';
 
@@ -254,14 +255,28 @@ function converse(stdin: NodeJS.WritableStream, c: ConversationInput): (chunk: B
   });
 }
 
-/** Calls `onLine` with each whole line of a stream arriving in chunks that may split lines and characters. */
-function lineReader(onLine: (line: string) => void): (chunk: Buffer) => void {
+/**
+ * Calls `onLine` with each whole line of a stream arriving in chunks that may split lines and characters. Each chunk
+ * is read once, so a line arriving in many chunks costs its length, not its length times its chunks (a CLI printing
+ * megabytes on a line); a line past MAX_LINE_CHARS is cut, as a stored transcript's is when read back.
+ */
+export function lineReader(onLine: (line: string) => void): (chunk: Buffer) => void {
   const decoder = new StringDecoder('utf8');
-  let partial = '';
+  let pieces: string[] = [];
+  let length = 0;
+  const add = (piece: string) => {
+    if (length < MAX_LINE_CHARS) pieces.push(piece.slice(0, MAX_LINE_CHARS - length));
+    length += piece.length;
+  };
   return (chunk) => {
-    const lines = (partial + decoder.write(chunk)).split('\n');
-    partial = lines.pop() ?? '';
-    for (const line of lines) onLine(line);
+    const text = decoder.write(chunk);
+    let start = 0;
+    for (let end = text.indexOf('\n'); end !== -1; end = text.indexOf('\n', start)) {
+      add(text.slice(start, end));
+      onLine(pieces.join(''));
+      [pieces, length, start] = [[], 0, end + 1];
+    }
+    if (start < text.length) add(text.slice(start));
   };
 }
 
