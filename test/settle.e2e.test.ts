@@ -5,14 +5,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adapterFor } from '../src/agents/registry.js';
 import type { Results, TrialMeta } from '../src/run/schema.js';
-import { baseProject, CLI, cleanup, makeProject, runCli, testEnv } from './helpers.js';
+import { baseProject, CLI, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
 
 /**
  * Trials stopped once their outcome is settled, through each real CLI: the firing trial and the false trigger stop at
  * the skill's load status (Claude Code by its own hook, writing its result line; Codex and Gemini killed by the harness),
  * the plain answer runs to its end; nothing is left running or on disk; `grade` of the folder gives the same outcomes.
  * Then Ctrl-C and kill -9 while trials settle (Codex, the cheapest CLI to start): nothing lost, nothing left, and
- * `--resume` reaches the uninterrupted run's verdicts.
+ * `--resume` reaches the uninterrupted run's verdicts. skillprobe runs in this process, but where a signal stops it.
  */
 const RULES = [
   'rules:',
@@ -82,7 +82,7 @@ const workdir = (name: string) => {
 
 describe.each(['claude-code', 'codex', 'gemini'])('%s: a trial stops once its outcome is settled', (agent) => {
   it('the firing and the false trigger stop at the load status, the answer runs on; nothing left; grade agrees', async () => {
-    const r = await runCli(runArgs(agent, 'sim/settle.yaml', agent), { cwd: project, env: testEnv(), timeoutMs: 240_000 });
+    const r = await runInProcess(runArgs(agent, 'sim/settle.yaml', agent), { cwd: project });
     expect(r.exitCode, r.stderr).toBe(1);
     const dir = onlyRun(join(project, 'runs', agent));
     const got = outcomes(dir);
@@ -106,7 +106,7 @@ describe.each(['claude-code', 'codex', 'gemini'])('%s: a trial stops once its ou
     else expect(meta.signal).toBe('SIGKILL');
     expect(processesIn(workdir(agent))).toEqual([]);
     expect(readdirSync(workdir(agent))).toEqual([]);
-    const graded = await runCli(['grade', dir], { cwd: project });
+    const graded = await runInProcess(['grade', dir], { cwd: project });
     expect(graded.exitCode, graded.stderr).toBe(1);
     expect(outcomes(dir)).toEqual(got);
   }, 300_000);
@@ -138,7 +138,7 @@ describe('faults while trials settle (Codex)', () => {
 
   let reference: ReturnType<typeof outcomes>;
   it('the uninterrupted run', async () => {
-    const r = await start('whole');
+    const r = await runInProcess(runArgs('codex', 'sim/slow.yaml', 'whole'), { cwd: project });
     expect(r.exitCode, r.stderr).toBe(1);
     reference = outcomes(onlyRun(join(project, 'runs', 'whole')));
     expect(reference.filter((o) => o.status === 'settled')).toHaveLength(4);
@@ -158,7 +158,7 @@ describe('faults while trials settle (Codex)', () => {
       if (exit !== undefined) expect(cut.exitCode, cut.stderr).toBe(exit);
       else expect(cut.signal).toBe('SIGKILL');
       // A resume starts by taking down what the killed run left (its watchdog does it at once after Ctrl-C).
-      const resumed = await runCli([...runArgs('codex', 'sim/slow.yaml', name), '--resume', dir], { cwd: project, timeoutMs: 240_000 });
+      const resumed = await runInProcess([...runArgs('codex', 'sim/slow.yaml', name), '--resume', dir], { cwd: project });
       expect(resumed.exitCode, resumed.stderr).toBe(1);
       expect(outcomes(dir)).toEqual(reference);
       expect(processesIn(workdir(name))).toEqual([]);
