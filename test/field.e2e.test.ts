@@ -85,6 +85,24 @@ describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, mode
   let adapter: AgentAdapter;
   const dirs: string[] = [];
   const plan = CASE_IDS.map((id) => [id, 'skill'] as [string, 'skill']);
+  const bundled = BUNDLED_CASES[name];
+  /**
+   * The field's trials, the acting cases' and the bundled skill's in one run of the runner (its listing probed once),
+   * started by the first test that reads them.
+   */
+  let field: Promise<TrialRecord[]> | undefined;
+  const fieldTrials = () =>
+    (field ??= (async () => {
+      const project = makeProject(FILES);
+      dirs.push(project);
+      const { records, workdir } = await runTrials(adapter, project, sim.url, testEnv(), [...plan, [`to-${bundled}`, 'skill']], {
+        model,
+        deadlineSeconds: 90,
+        context: 'field',
+      });
+      dirs.push(workdir);
+      return records;
+    })());
   beforeAll(async () => {
     adapter = await load();
     sim = await startSimulator(PROFILE, { record: true });
@@ -101,14 +119,7 @@ describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, mode
   });
 
   it('a command, a write and a fetch are each refused before they run; the model goes on; each trial grades self', async () => {
-    const project = makeProject(FILES);
-    dirs.push(project);
-    const { records, workdir } = await runTrials(adapter, project, sim.url, testEnv(), plan, {
-      model,
-      deadlineSeconds: 90,
-      context: 'field',
-    });
-    dirs.push(workdir);
+    const records = (await fieldTrials()).filter((r) => r.ref.caseId !== `to-${bundled}`);
     for (const r of records) {
       const call = actingCallOf(r);
       expect(call, r.ref.caseId).toBeDefined();
@@ -131,21 +142,13 @@ describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, mode
   });
 
   it("lists the CLI's bundled skills beside the family, and a trial that goes to one grades as going to that neighbour", async () => {
-    const project = makeProject(FILES);
-    dirs.push(project);
-    const bundled = BUNDLED_CASES[name];
-    const { records, workdir } = await runTrials(adapter, project, sim.url, testEnv(), [[`to-${bundled}`, 'skill']], {
-      model,
-      deadlineSeconds: 90,
-      context: 'field',
-    });
-    dirs.push(workdir);
+    const record = (await fieldTrials()).find((r) => r.ref.caseId === `to-${bundled}`)!;
     // The model was offered exactly the family and the bundled skills measured on the CLI's version.
     const first = sim.received.find((q) => q.caseId === `to-${bundled}`)!;
-    const init = records[0]!.transcript.events.find((e) => e.kind === 'init');
+    const init = record.transcript.events.find((e) => e.kind === 'init');
     const measured = name === 'claude-code' ? claudeBundled(init?.cliVersion).listed : adapter.grading.bundledSkills;
     expect(viewRequest(first.wire, first.body).offeredSkills.toSorted()).toEqual(['chart', ...measured].toSorted());
-    expect(gradeOf(adapter, records[0]!, 'field')).toMatchObject({
+    expect(gradeOf(adapter, record, 'field')).toMatchObject({
       status: 'ok',
       fired: 'neighbour',
       firedColumn: `neighbour:${bundled}`,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseProject, cleanup, makeProject, runCli, testEnv } from './helpers.js';
+import { baseProject, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
 import { onlyRun, resultsOf } from './e2e-scenarios.js';
 import { copyImportFixtures, FORMATS } from './import-fixtures.js';
 
@@ -11,7 +11,8 @@ import { copyImportFixtures, FORMATS } from './import-fixtures.js';
  * Formats that reuse case ids (the trigger lists) cannot share a suite, so the formats are packed into as few runs
  * as keep ids unique; one trial of the skill arm each.
  */
-const CONFIG = 'agent: codex\nmodel: sim-model\ncases: cases/*.yaml\njudge:\n  allowSelf: true\nretries:\n  cli: 1\n';
+// The judged items the imports carry are judged once each: what they say is not exported, only that their cases ran.
+const CONFIG = 'agent: codex\nmodel: sim-model\ncases: cases/*.yaml\njudge:\n  allowSelf: true\n  samples: 1\nretries:\n  cli: 1\n';
 
 /** The formats in groups whose case ids do not collide, first fit. */
 function runGroups(): (typeof FORMATS)[] {
@@ -43,12 +44,13 @@ describe('end to end: every imported format runs in place and exports', () => {
       const glob = formats.length === 1 ? formats[0]!.file : `{${formats.map((f) => f.file).join(',')}}`;
       const env = testEnv();
       const flags = '--sim sim.yaml --trials 1 --arms skill --no-gate --transcripts runs'.split(' ');
-      const r = await runCli(['run', '--cases', `skills/alpha/evals/${glob}`, ...flags], { cwd: project, env });
+      // In this process: the importers and exporters are under test, not skillprobe's own process.
+      const r = await runInProcess(['run', '--cases', `skills/alpha/evals/${glob}`, ...flags], { cwd: project, env });
       expect(r.exitCode, r.stderr).toBe(0);
       const runDir = onlyRun(project);
       const manifest = JSON.parse(readFileSync(join(runDir, 'run.json'), 'utf8'));
       const ran = new Set(resultsOf(runDir).outcomes.map((o) => o.caseId));
-      const exported = await runCli(
+      const exported = await runInProcess(
         ['report', runDir, '--reporter', 'benchmark=benchmark.json', '--reporter', 'plugin-eval=aggregate-result.json'],
         { cwd: project, env },
       );

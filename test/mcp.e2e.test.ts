@@ -13,8 +13,10 @@ import type { ToolCallEvent } from '../src/transcript/types.js';
 /**
  * examples/mcp through each real pinned CLI that offers MCP servers against the simulator: the stub MCP server's tools
  * are listed to the model, a call is answered with its canned result and recorded beside the trial, and a trial where
- * the model chose the tool grades as its own column. Draws pinned; one positive case and the negative one, four
- * trials each.
+ * the model chose the tool grades as its own column. Draws pinned. How a run counts and tabulates the tool's column is
+ * the harness's own whatever the CLI: Codex, the cheapest to start, runs the positive case and the negative one, four
+ * trials each; Claude Code and Gemini run the positive case alone, three trials (the draws give two tool calls and one
+ * skill call, the fewest trials that show both).
  */
 const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
@@ -25,7 +27,23 @@ const AGENTS = [
   { id: 'codex', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: undefined },
 ];
 
+/**
+ * Per CLI, the stub run's cases and trials, its tool calls of file-bug, and the confusion table's columns and
+ * file-bug's row (see the top): the negative case adds the column of no skill.
+ */
+const STUB_RUNS: Record<string, { grep: string; trials: number; byTool: number; table: RegExp }> = {
+  'claude-code': { grep: 'file-bug', trials: 3, byTool: 2, table: /tool:jira\/create_issue *\n+atl-jira +1\/3 \.33 +2\/3 \.67 *\n/ },
+  gemini: { grep: 'file-bug', trials: 3, byTool: 2, table: /tool:jira\/create_issue *\n+atl-jira +1\/3 \.33 +2\/3 \.67 *\n/ },
+  codex: {
+    grep: 'file-bug|jira-history',
+    trials: 4,
+    byTool: 3,
+    table: /tool:jira\/create_issue +none *\n+atl-jira +1\/4 \.25 +3\/4 \.75 +0 *\n/,
+  },
+};
+
 describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)', (agent) => {
+  const stubRun = STUB_RUNS[agent.id]!;
   // Made when a test of the block runs: a folder made at collection stays behind when `-t` skips the block.
   let transcripts = '';
   beforeAll(() => void (transcripts = mkdtempSync(join(tmpdir(), `sp-mcp-e2e-${agent.id}-`))));
@@ -43,15 +61,15 @@ describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)
         '--draw-seed',
         '1',
         '--trials',
-        '4',
+        String(stubRun.trials),
         '--grep',
-        'file-bug|jira-history',
+        stubRun.grep,
         '--transcripts',
         transcripts,
       ],
       { cwd: example, timeoutMs: 300_000 },
     );
-    // Four trials cannot decide file-bug against its threshold: INCONCLUSIVE, exit 3.
+    // Three or four trials cannot decide file-bug against its threshold: INCONCLUSIVE, exit 3.
     expect(run.exitCode, run.stderr).toBe(EXIT.inconclusive);
     const dir = join(transcripts, readdirSync(transcripts)[0]!);
     const manifest = readJson<RunManifest>(join(dir, 'run.json'));
@@ -66,9 +84,9 @@ describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)
     const fileBug = outcomes.filter((o) => o.caseId === 'file-bug');
     const byTool = fileBug.filter((o) => o.fired === 'tool');
     expect(byTool.map((o) => o.firedColumn)).toEqual(byTool.map(() => 'tool:jira/create_issue'));
-    expect(byTool.length).toBe(3);
+    expect(byTool.length).toBe(stubRun.byTool);
     expect(fileBug.filter((o) => o.fired === 'expected').length).toBe(1);
-    expect(results.summary.cases.find((c) => c.caseId === 'file-bug')!.fired).toMatchObject({ expected: 1, tool: 3 });
+    expect(results.summary.cases.find((c) => c.caseId === 'file-bug')!.fired).toMatchObject({ expected: 1, tool: stubRun.byTool });
 
     for (const o of fileBug) {
       const base = join(dir, 'trials', 'file-bug', 'skill', String(o.n));
@@ -96,8 +114,8 @@ describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)
       } else expect(calls?.calls).toEqual([]);
     }
 
-    expect(run.stdout).toMatch(/expected \\ fired +atl-jira +tool:jira\/create_issue +none/);
-    expect(run.stdout).toMatch(/atl-jira +1\/4 \.25 +3\/4 \.75 +0/);
+    expect(run.stdout).toMatch(/expected \\ fired +atl-jira +tool:jira\/create_issue/);
+    expect(run.stdout).toMatch(stubRun.table);
   });
 });
 
