@@ -86,6 +86,8 @@ export function benchMutate() {
     { name: 'halving one near-certain case (csv-summary)', to: halving(rates, (c) => c.id === 'csv-summary') },
     { name: "halving atl-jira's 4 cases", to: halving(rates, (c) => c.expect === 'atl-jira') },
     { name: 'halving every positive case', to: halving(rates, (c) => c.expect !== 'none') },
+    // The demo's own csv-report mutants (body emptied, skill removed): one near-certain case falls to nothing.
+    { name: 'csv-summary falls to 0', to: new Map([...rates].map(([id, p]) => [id, id === 'csv-summary' ? 0 : p])) },
   ];
   // The first call builds each design's null and the combined test's critical value: timed apart from the rest.
   const first = stated(moved(rates, scenarios[1].to)).seconds;
@@ -137,6 +139,16 @@ export function benchMutate() {
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 const interval = (r) => `${pct(r.p)} [${pct(r.lo)}, ${pct(r.hi)}]`;
 const within = (r, x) => (r.lo <= x && x <= r.hi ? 'inside' : 'OUTSIDE');
+/**
+ * Whether two estimates of one chance agree: the two-proportion z-test (pooled) of their counts at 5%. The stated figure
+ * has 4,000 draws of its own, so "inside" one way can fail by its noise alone.
+ */
+function agree(a, b) {
+  const pooled = (a.successes + b.successes) / (a.n + b.n);
+  const se = Math.sqrt(pooled * (1 - pooled) * (1 / a.n + 1 / b.n));
+  const z = se === 0 ? 0 : (a.p - b.p) / se;
+  return `${Math.abs(z) <= 1.96 ? 'agree' : 'DIFFER'}, z ${z.toFixed(1)}`;
+}
 
 export function printMutate({ reps, combinedReps, cases, rows, flipExact, first, seconds }) {
   console.log(
@@ -144,7 +156,7 @@ export function printMutate({ reps, combinedReps, cases, rows, flipExact, first,
   );
   for (const m of rows)
     console.log(
-      `          ${m.name}: stated ${interval(m.rule)} simulated, at least ${pct(m.floor)} exactly · noticed ${interval(m.noticed)} over ${reps} (stated ${within(m.noticed, m.rule.p)}), ${interval(m.noticedMany)} over ${combinedReps} (stated ${within(m.noticedMany, m.rule.p)}; observed ${within(m.rule, m.noticedMany.p)} the stated interval) · the combined test alone ${interval(m.combinedMany)} over ${combinedReps} (the exact floor ${within(m.combinedMany, m.floor)}) · a verdict changed from PASS ${interval(m.flipped)}`,
+      `          ${m.name}: stated ${interval(m.rule)} simulated, at least ${pct(m.floor)} exactly · noticed ${interval(m.noticed)} over ${reps} (stated ${within(m.noticed, m.rule.p)}), ${interval(m.noticedMany)} over ${combinedReps} (stated ${within(m.noticedMany, m.rule.p)}; observed ${within(m.rule, m.noticedMany.p)} the stated interval; ${agree(m.rule, m.noticedMany)}) · the combined test alone ${interval(m.combinedMany)} over ${combinedReps} (the exact floor ${within(m.combinedMany, m.floor)}) · a verdict changed from PASS ${interval(m.flipped)}`,
     );
   const [aa] = rows;
   console.log(

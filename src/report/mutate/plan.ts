@@ -1,6 +1,6 @@
 import type { MutateRecord } from '../../run/mutate-schema.js';
 import { paragraph, table, usd } from '../format.js';
-import { healthLines, POWER_NOTE, powerCell, readingOf } from './view.js';
+import { healthLines, plannedReadingOf, POWER_NOTE, powerCell } from './view.js';
 
 /** What a mutate will spend and what each mutant's run can see, before anything runs. */
 export function renderMutatePlan(
@@ -26,7 +26,7 @@ export function renderMutatePlan(
         m.skill,
         m.operator,
         powerCell(m),
-        m.inapplicable ?? (m.power === undefined && m.refused === undefined ? (m.what ?? '') : planReading(m)),
+        m.inapplicable ?? (m.power === undefined && m.refused === undefined ? (m.what ?? '') : plannedReadingOf(m)),
       ]),
     ],
     ['l', 'l', 'r', 'l'],
@@ -43,6 +43,3 @@ export function renderMutatePlan(
   const health = ['suite health', ...healthLines(r).map((l) => paragraph(l, '  ').trimEnd())].join('\n');
   return `${mutants}\n\n${spend}\n${notes.join('\n')}\n\n${health}\n`;
 }
-
-/** A planned mutant's reading: as a survivor would read, the power said first. */
-const planReading = (m: MutateRecord['mutants'][number]) => readingOf({ ...m, noticed: false }).replace(/^too few trials /, 'moves cases ');

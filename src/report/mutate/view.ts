@@ -46,6 +46,24 @@ export const powerText = (m: StoredMutant): string =>
 export const powerCell = (m: StoredMutant): string =>
   m.power === undefined ? '—' : m.rulePower === undefined ? `≥${pct(m.power)}` : `${pct(m.rulePower.p)} (≥${pct(m.power)})`;
 
+/** The first three cases, and how many more. */
+const named = (cs: readonly CaseMove[]) => cs.slice(0, 3).map(moveText).join(', ') + (cs.length > 3 ? ` and ${cs.length - 3} more` : '');
+
+/** The trials per case that would notice a mutant, where its power fell short. */
+const neededText = (m: StoredMutant) =>
+  m.trialsNeeded === undefined
+    ? ''
+    : m.trialsNeeded === null
+      ? '; more than 100 trials per case would be needed'
+      : `; ${m.trialsNeeded} trials per case in each run would notice it at least ${pct(TARGET_POWER)} of the time`;
+
+/** What a planned mutant's run can see: the cases it moves with the power to notice them, or why none can be seen. */
+export function plannedReadingOf(m: StoredMutant): string {
+  const moved = movedCases(m);
+  if (m.refused !== undefined || m.power === undefined || moved.length === 0) return readingOf({ ...m, noticed: false });
+  return `moves cases (power ${powerText(m)}): ${named(moved)}${neededText(m)}`;
+}
+
 /** Why a mutant survived, or what stopped it: "no case for this" or "too few trials", with what would kill it. */
 export function readingOf(m: StoredMutant): string {
   const outcome = outcomeOf(m);
@@ -55,12 +73,7 @@ export function readingOf(m: StoredMutant): string {
   const moved = movedCases(m);
   const chance = powerOf(m);
   const power = m.power === undefined ? '' : ` (power ${powerText(m)})`;
-  const needed =
-    m.trialsNeeded === undefined
-      ? ''
-      : m.trialsNeeded === null
-        ? '; more than 100 trials per case would be needed'
-        : `; ${m.trialsNeeded} trials per case in each run would notice it at least ${pct(TARGET_POWER)} of the time`;
+  const needed = neededText(m);
   // A kill the design had little chance of is luck: the trials that would make it the rule are named.
   if (outcome === 'killed') return `noticed${power}${needed}`;
   if (moved.length === 0) {
@@ -68,7 +81,6 @@ export function readingOf(m: StoredMutant): string {
     const why = raised.length ? `no case's pass rate fell (${raised.slice(0, 3).join(', ')} rose)` : "no case's pass rate moved";
     return `no case for this: ${why}; add ${m.killedBy ?? 'a case that this defect would fail'}`;
   }
-  const named = (cs: readonly CaseMove[]) => cs.slice(0, 3).map(moveText).join(', ') + (cs.length > 3 ? ` and ${cs.length - 3} more` : '');
   if (m.moves && chance !== undefined && chance >= TARGET_POWER) {
     // The simulator's rates said the suite would see it: what the runs saw of those cases says where they differ.
     const seen = moved.flatMap((c) => m.observed?.find((o) => o.caseId === c.caseId) ?? []);
@@ -106,7 +118,7 @@ export function killRates(r: MutateRecord): { operator: string; killed: number; 
 
 /** What the power column means, in every report of a mutate and its plan. */
 export const POWER_NOTE =
-  "power: the chance the suite notices the mutant by the rule it counts (a case REGRESSED on its own test, or the suite-level combined test), from the simulator's rates before and after, simulated on seeded draws of both runs at the suite's design; in brackets the exact chance of the combined test alone, its floor";
+  "power: the chance the suite notices the mutant by the rule it counts (a case REGRESSED on its own test, or the suite-level combined test), from the simulator's rates before and after, simulated on seeded draws of both runs at the suite's design; after ≥, the exact chance of the combined test alone, its floor";
 
 /** The literal rule's false alarms, said beside the counted rule. */
 export const aaFlipText = (r: MutateRecord) =>
