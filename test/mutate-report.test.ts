@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredMutant } from '../src/run/mutate-schema.js';
 import { mutateRecord } from './tune-fixture.js';
-import { readingOf } from '../src/report/mutate/view.js';
+import { plannedReadingOf, readingOf } from '../src/report/mutate/view.js';
 import { htmlReporter } from '../src/report/html.js';
 import { jsonReporter } from '../src/report/json.js';
 import { markdownReporter } from '../src/report/markdown.js';
@@ -76,6 +76,31 @@ describe("a mutant's reading: what its outcome means against the power its desig
     ],
   ])('%s', (_name, over, reads) => {
     expect(readingOf(mutant(over))).toMatch(reads);
+  });
+});
+
+describe("a planned mutant's reading: what its run can see, before it runs", () => {
+  const planned = (over: Partial<StoredMutant>): StoredMutant => mutant({ status: undefined, trials: 0, ...over });
+  it.each<[string, Partial<StoredMutant>, RegExp]>([
+    [
+      'a mutant its design is likely to notice reads as the cases it moves, never as a survivor',
+      { power: 0.18, rulePower: { p: 0.99, lo: 0.99, hi: 1, draws: 4000 }, moves: [{ caseId: 'csv', from: 0.95, to: 0 }] },
+      /^moves cases \(power at least 18% exactly; 99% \[99%, 100%\] simulated\): csv 95%→0%$/,
+    ],
+    [
+      'one it is not names the trials that would',
+      {
+        power: 0.1,
+        rulePower: { p: 0.2, lo: 0.19, hi: 0.21, draws: 4000 },
+        trialsNeeded: 30,
+        moves: [{ caseId: 'csv', from: 0.9, to: 0.6 }],
+      },
+      /^moves cases \(power at least 10% exactly; 20% \[19%, 21%\] simulated\): csv 90%→60%; 30 trials per case/,
+    ],
+    ['one that moves no case: no case for this', { power: 0, moves: [{ caseId: 'csv', from: 0.9, to: 0.9 }] }, /^no case for this: /],
+    ['one refused: not run, with the reason', { refused: 'csv-report: description is 1031 characters' }, /^not run: .*1031 characters\)$/],
+  ])('%s', (_name, over, reads) => {
+    expect(plannedReadingOf(planned(over))).toMatch(reads);
   });
 });
 
