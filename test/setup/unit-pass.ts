@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
 import { SPAWN_LOG_VARIABLE } from './agent-spawn-guard.mjs';
+import { processState, stateLeftBehind } from './process-state.js';
 
 // The unit pass's setup: every process of this test file, and any Node process it starts (a spawned skillprobe),
 // refuses to start an agent CLI and writes it down; the test that did so fails here, whatever it caught.
@@ -26,8 +27,14 @@ function failOnAgentSpawns(): void {
     );
 }
 
+// The unit pass runs its files one after another in shared workers: a file that changed the process fails here,
+// rather than some later file in the same worker.
+const found = processState();
+
 afterEach(failOnAgentSpawns);
 afterAll(() => {
   failOnAgentSpawns();
   rmSync(logDir, { recursive: true, force: true });
+  const left = stateLeftBehind(found, processState());
+  if (left.length) throw new Error(`this file left its process changed (${left.join('; ')}): undo it in an afterAll`);
 });
