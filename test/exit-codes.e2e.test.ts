@@ -161,6 +161,8 @@ describe('the output and the run folder going away under a run', () => {
     ...baseProject(),
     'cases/main.yaml': CASES,
     'sim.yaml': 'seed: 3\nrules:\n  - case: c\n    do:\n      - { p: 1, skill: alpha, args: "create" }\n',
+    // The output and the run folder are the harness's own: through Codex, the real CLI that starts cheapest.
+    'skillprobe.config.yaml': 'agent: codex\n',
   }));
 
   it(
@@ -192,10 +194,12 @@ describe('the output and the run folder going away under a run', () => {
     'the transcripts folder deleted mid-run: the storage error, named (exit 70), never an internal one',
     async () => {
       const dir = project();
-      const child = execa(
-        'node',
-        [CLI, 'run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '12', '--concurrency', '1', '--transcripts', 'runs'],
-        { cwd: dir, env: testEnv(), extendEnv: false, reject: false, stdin: 'ignore' },
+      // In this process: the folder going away is the claim, not the process.
+      const child = runInProcess(
+        ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--trials', '12', '--concurrency', '1', '--transcripts', 'runs'],
+        {
+          cwd: dir,
+        },
       );
       const stored = () =>
         existsSync(join(dir, 'runs'))

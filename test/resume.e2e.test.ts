@@ -45,7 +45,8 @@ function project(): string {
 // One draw seed for every run here: a resumed run is compared with a separate uninterrupted one, so they must share
 // their draws trial for trial (each run's draws are otherwise its own). Resuming is the harness's own logic, so these
 // runs go through the real CLI that starts cheapest (Codex: about a third of Claude Code's CPU a trial); resuming
-// through Claude Code is the --max-cost test's below.
+// through Claude Code is the --max-cost test's below. skillprobe runs in this process where its process is not the
+// point: a spawned one only where a signal stops it or two of them contend for a run folder.
 const RUN = [
   'run',
   '--agent',
@@ -86,7 +87,7 @@ let shortProject: Promise<string> | undefined;
 async function shortRun(): Promise<{ dir: string; runDir: string }> {
   shortProject ??= (async () => {
     const base = project();
-    const r = await runCli([...SHORT, '--transcripts', 'runs'], { cwd: base, env, timeoutMs: 240_000 });
+    const r = await runInProcess([...SHORT, '--transcripts', 'runs'], { cwd: base, env });
     expect(r.stderr).not.toMatch(/internal error/);
     return base;
   })();
@@ -100,11 +101,11 @@ async function shortRun(): Promise<{ dir: string; runDir: string }> {
  * The uninterrupted run of RUN, made once: the Ctrl-C test compares its resumed run with it. The project holds it in
  * `whole`; each test writes its own transcripts folder beside it.
  */
-let wholeProject: Promise<{ dir: string; whole: Awaited<ReturnType<typeof runCli>> }> | undefined;
+let wholeProject: Promise<{ dir: string; whole: Awaited<ReturnType<typeof runInProcess>> }> | undefined;
 const wholeRun = () =>
   (wholeProject ??= (async () => {
     const dir = project();
-    const whole = await runCli([...RUN, '--transcripts', 'whole', '--json'], { cwd: dir, env, timeoutMs: 240_000 });
+    const whole = await runInProcess([...RUN, '--transcripts', 'whole', '--json'], { cwd: dir, env });
     expect(whole.stderr).not.toMatch(/internal error/);
     return { dir, whole };
   })());
@@ -131,7 +132,7 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
     expect(before).toBeLessThan(baseline.outcomes.length);
     expect(read<RunManifest>(join(runDir(), 'run.json')).status).toBe('interrupted');
 
-    const resumed = await runCli([...RUN, '--resume', runDir(), '--json'], { cwd: dir, env, timeoutMs: 240_000 });
+    const resumed = await runInProcess([...RUN, '--resume', runDir(), '--json'], { cwd: dir, env });
     expect(resumed.stderr).not.toMatch(/internal error/);
     const results = JSON.parse(resumed.stdout) as Results;
     expect(decisions(results)).toEqual(decisions(baseline));
@@ -151,10 +152,9 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/run\.json: changed since this run started: skills \(alpha:/);
     expect(refused.stderr).toMatch(/--force/);
-    const changedFlag = await runCli([...RUN, '--max-trials', '4', '--min-trials', '3', '--resume', runDir, '--force'], {
+    const changedFlag = await runInProcess([...RUN, '--max-trials', '4', '--min-trials', '3', '--resume', runDir, '--force'], {
       cwd: dir,
       env,
-      timeoutMs: 240_000,
     });
     expect(changedFlag.stderr).not.toMatch(/internal error/);
     const manifest = read<RunManifest>(join(runDir, 'run.json'));
@@ -206,7 +206,7 @@ describe('run --resume: what it must never do', () => {
     const before = readFileSync(join(arm, '2.jsonl'));
     rmSync(join(arm, '2.meta.json'));
     markInterrupted(runDir);
-    const r = await runCli([...SHORT, '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    const r = await runInProcess([...SHORT, '--resume', runDir], { cwd: dir, env });
     expect(r.stderr).not.toMatch(/internal error/);
     expect(r.stderr).toMatch(/a transcript without its meta\.json, kept as trials\/pos-alpha\/skill\/2\.s1\.jsonl: its trial runs again/);
     expect(readFileSync(join(arm, '2.s1.jsonl'))).toEqual(before);
@@ -232,7 +232,7 @@ describe('run --resume: what it must never do', () => {
     markInterrupted(runDir);
     const profile = readFileSync(join(dir, 'sim.yaml'), 'utf8');
     writeFileSync(join(dir, 'sim.yaml'), `# a comment changes nothing\n${profile}`);
-    const comment = await runCli([...SHORT, '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    const comment = await runInProcess([...SHORT, '--resume', runDir], { cwd: dir, env });
     expect(comment.exitCode, comment.stderr).not.toBe(2);
     markInterrupted(runDir);
     // Two behaviour weights, and nothing else.
@@ -258,7 +258,7 @@ describe('run --max-cost: a partial run, stopped at the cap, that --resume can f
     // Six trials planned (3 cases × 2), about 0.007 USD each at Claude Code 2.1.332's prices: the cap stops the run
     // after two or three of them.
     const fixed = ['run', '--sim', 'sim.yaml', '--arms', 'skill', '--concurrency', '1', '--trials', '2', '--transcripts', 'runs'];
-    const capped = await runCli([...fixed, '--max-cost', '0.016'], { cwd: dir, env, timeoutMs: 240_000 });
+    const capped = await runInProcess([...fixed, '--max-cost', '0.016'], { cwd: dir, env });
     expect(capped.stderr).not.toMatch(/internal error/);
     expect(capped.exitCode).toBe(5);
     expect(capped.stdout).toMatch(/stopped at --max-cost 0\.016 USD: a partial run/);
@@ -274,7 +274,7 @@ describe('run --max-cost: a partial run, stopped at the cap, that --resume can f
     expect(results.outcomes.length).toBeLessThan(6);
     expect(m.trials.notStarted).toBe(6 - results.outcomes.length);
 
-    const rest = await runCli([...fixed, '--max-cost', '100', '--resume', runDir], { cwd: dir, env, timeoutMs: 240_000 });
+    const rest = await runInProcess([...fixed, '--max-cost', '100', '--resume', runDir], { cwd: dir, env });
     expect(rest.stderr).not.toMatch(/internal error/);
     expect(rest.exitCode).not.toBe(5);
     const all = read<Results>(join(runDir, 'results.json'));
@@ -286,15 +286,14 @@ describe('run --max-cost: a partial run, stopped at the cap, that --resume can f
 describe('--resume --add-trials: a finished run topped up, as a canary base the base is the bottleneck of', () => {
   it('a sequential run gets that many trials per case after its design stopped it; compare reads the topped-up rule; an unfinished run is refused', async () => {
     const dir = project();
-    const first = await runCli([...RUN, '--grep', '^pos-alpha$', '--transcripts', 'runs'], { cwd: dir, env, timeoutMs: 240_000 });
+    const first = await runInProcess([...RUN, '--grep', '^pos-alpha$', '--transcripts', 'runs'], { cwd: dir, env });
     expect([0, 1, 3]).toContain(first.exitCode);
     const runDir = join(dir, 'runs', runsIn(join(dir, 'runs'))[0]!);
     const before = read<Results>(join(runDir, 'results.json'));
     const decidedAt = before.verdicts[0]!.decidedAt!;
-    const topped = await runCli([...RUN, '--grep', '^pos-alpha$', '--transcripts', 'runs', '--resume', runDir, '--add-trials', '3'], {
+    const topped = await runInProcess([...RUN, '--grep', '^pos-alpha$', '--transcripts', 'runs', '--resume', runDir, '--add-trials', '3'], {
       cwd: dir,
       env,
-      timeoutMs: 240_000,
     });
     expect(topped.stderr).not.toMatch(/internal error|input error/);
     const manifest = read<RunManifest>(join(runDir, 'run.json'));
@@ -305,13 +304,13 @@ describe('--resume --add-trials: a finished run topped up, as a canary base the 
     expect(after.outcomes.length).toBeGreaterThanOrEqual(decidedAt + 3);
     expect(after.outcomes.length).toBeLessThanOrEqual(Math.max(before.outcomes.length, decidedAt + 3) + 1);
     expect(after.verdicts[0]!.decidedAt).toBe(decidedAt);
-    const json = JSON.parse((await runCli(['compare', runDir, runDir, '--reporter', 'json'], { cwd: dir, env })).stdout) as {
+    const json = JSON.parse((await runInProcess(['compare', runDir, runDir, '--reporter', 'json'], { cwd: dir, env })).stdout) as {
       cases: { method: string; base: { n: number } }[];
     };
     expect(json.cases[0]).toMatchObject({ method: 'design', base: { n: decidedAt + 3 } });
     // A run that did not finish is refused, naming what to do, before any trial.
     writeFileSync(join(runDir, 'run.json'), JSON.stringify({ ...manifest, status: 'interrupted' }));
-    const refused = await runCli([...RUN, '--grep', '^pos-alpha$', '--resume', runDir, '--add-trials', '2'], { cwd: dir, env });
+    const refused = await runInProcess([...RUN, '--grep', '^pos-alpha$', '--resume', runDir, '--add-trials', '2'], { cwd: dir, env });
     expect(refused.exitCode).toBe(2);
     expect(refused.stderr).toMatch(/the run is interrupted: --add-trials tops up a finished run — finish it first/);
     expect(read<Results>(join(runDir, 'results.json')).outcomes).toHaveLength(after.outcomes.length);
@@ -320,26 +319,24 @@ describe('--resume --add-trials: a finished run topped up, as a canary base the 
 
 describe('run --resume of a canary (`--baseline`): the comparison an uninterrupted canary reports', () => {
   it('reports against the base it was drawn against, with the exit code `compare` gives the same two runs', async () => {
-    // The three-trial run as the base; RUN's --max-trials caps the canary, and the resume passes it again, as a user
-    // repeating the command would (the claim is the resumed report, whatever the size).
+    // The three-trial run as the base; --max-trials caps the canary (four: the claim is the resumed report, whatever
+    // the size), and the resume passes it again, as a user repeating the command would.
     const { dir } = await shortRun();
     const baseDir = join('runs', runsIn(join(dir, 'runs'))[0]!);
-    const canary = await runCli([...RUN, '--baseline', baseDir, '--transcripts', 'canary'], { cwd: dir, env, timeoutMs: 240_000 });
+    const capped = (cap: number) => [...RUN, '--max-trials', String(cap)];
+    const canary = await runInProcess([...capped(4), '--baseline', baseDir, '--transcripts', 'canary'], { cwd: dir, env });
     expect(canary.stdout).toMatch(/skillprobe compare · suite/);
     const canaryDir = join(dir, 'canary', runsIn(join(dir, 'canary'))[0]!);
-    expect(read<RunManifest>(join(canaryDir, 'run.json')).canary?.maxTrials).toBe(8);
+    expect(read<RunManifest>(join(canaryDir, 'run.json')).canary?.maxTrials).toBe(4);
     markInterrupted(canaryDir);
     // Another cap is a change, named; nothing is run.
-    const changed = await runCli([...RUN.map((a, i) => (RUN[i - 1] === '--max-trials' ? '9' : a)), '--resume', canaryDir], {
-      cwd: dir,
-      env,
-    });
+    const changed = await runInProcess([...capped(5), '--resume', canaryDir], { cwd: dir, env });
     expect(changed.exitCode).toBe(2);
-    expect(changed.stderr).toMatch(/changed since this run started: the canary's cap \(--max-trials 8 → 9\)/);
-    const resumed = await runCli([...RUN, '--resume', canaryDir], { cwd: dir, env, timeoutMs: 240_000 });
+    expect(changed.stderr).toMatch(/changed since this run started: the canary's cap \(--max-trials 4 → 5\)/);
+    const resumed = await runInProcess([...capped(4), '--resume', canaryDir], { cwd: dir, env });
     expect(resumed.stderr).not.toMatch(/internal error|input error/);
     expect(resumed.stdout).toMatch(/skillprobe compare · suite/);
-    const compared = await runCli(['compare', baseDir, canaryDir], { cwd: dir, env });
+    const compared = await runInProcess(['compare', baseDir, canaryDir], { cwd: dir, env });
     expect(resumed.exitCode).toBe(compared.exitCode);
     expect(resumed.exitCode).toBe(canary.exitCode);
   }, 600_000);
