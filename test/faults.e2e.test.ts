@@ -61,7 +61,7 @@ const project = makeProject({
 });
 
 /**
- * The flags of the rows whose folders are resumed at the end, with `more`: three trials a case, the stalled case's
+ * The flags of the rows whose folders are resumed at the end, with `more`: two trials a case, the stalled case's
  * running until the 15 s deadline. Every resume is compared with one uninterrupted run of these flags (the deadline
  * only says when the stalled case's trials end, which are missing data either way; a wrapper script as the agent
  * binary execs the pinned CLI). A quick trial must never meet the deadline on a busy machine: 6 s did with twelve CLIs
@@ -73,7 +73,7 @@ const resumable = (...more: string[]) => [
   '--sim',
   'sim/steady.yaml',
   '--trials',
-  '3',
+  '2',
   '--timeout',
   '15',
   ...more,
@@ -83,7 +83,7 @@ const resumable = (...more: string[]) => [
 /** The steady profile on the two cases the rows share (one fires a skill, one should not), `trials` each. */
 const twoCases = (trials: number) => ['--sim', 'sim/steady.yaml', '--grep', '^(pos-alpha|neg-weather)$', '--trials', String(trials)];
 
-const runFolders = new Map<string, { dir: string; args: string[] }[]>();
+const runFolders = new Map<string, { dir: string; args: string[] }>();
 
 afterAll(() => {
   // Whatever a failed row left running in its workspaces (agents this file started, by their ids).
@@ -141,45 +141,41 @@ const left = (workdir: string) => ({ processes: processesIn(workdir), workspaces
 const spawnCli = (args: string[], timeoutMs = 120_000) =>
   execa('node', [CLI, ...args], { cwd: project, env: testEnv(), extendEnv: false, reject: false, stdin: 'ignore', timeout: timeoutMs });
 
-/** One row of the matrix: its own workspace root and transcripts folder. */
+/** One row of the matrix, one run: its own workspace root and transcripts folder. */
 class Row {
   readonly workdir: string;
+  readonly transcripts: string;
+  private args: string[] = [];
   constructor(readonly name: string) {
     this.workdir = join(root, `work-${name}`);
+    this.transcripts = join(project, 'runs', name);
     mkdirSync(this.workdir);
   }
 
-  transcripts(i = 0): string {
-    return join(project, 'runs', `${this.name}-${i}`);
+  /** The run folder the row's run wrote, if it got that far. */
+  runDir(): string | undefined {
+    const id = existsSync(this.transcripts) ? readdirSync(this.transcripts)[0] : undefined;
+    return id === undefined ? undefined : join(this.transcripts, id);
   }
 
-  /** The run folder the i-th run of this row wrote, if it got that far. */
-  runDir(i = 0): string | undefined {
-    const t = this.transcripts(i);
-    const id = existsSync(t) ? readdirSync(t)[0] : undefined;
-    return id === undefined ? undefined : join(t, id);
-  }
-
-  private readonly args = new Map<number, string[]>();
-
-  /** A trial of the stalled case is streaming into the i-th run's folder: an agent surely running when a fault lands. */
-  stalling(i = 0): boolean {
-    const arm = join(this.runDir(i) ?? root, 'trials', 'slow', 'skill');
+  /** A trial of the stalled case is streaming into the run's folder: an agent surely running when a fault lands. */
+  stalling(): boolean {
+    const arm = join(this.runDir() ?? root, 'trials', 'slow', 'skill');
     return existsSync(arm) && readdirSync(arm).some((f) => f.endsWith('.jsonl.part'));
   }
 
-  start(args: string[], i = 0, timeoutMs?: number): Harness {
-    this.args.set(i, args);
+  start(args: string[], timeoutMs?: number): Harness {
+    this.args = args;
     return new Harness(
       spawnCli(
-        ['run', '--arms', 'skill', '--concurrency', '2', '--transcripts', this.transcripts(i), '--workdir', this.workdir, ...args],
+        ['run', '--arms', 'skill', '--concurrency', '2', '--transcripts', this.transcripts, '--workdir', this.workdir, ...args],
         timeoutMs,
       ),
     );
   }
 
-  keep(runDir: string | undefined, i = 0): void {
-    if (runDir) runFolders.set(this.name, [...(runFolders.get(this.name) ?? []), { dir: runDir, args: this.args.get(i)! }]);
+  keep(runDir: string | undefined): void {
+    if (runDir) runFolders.set(this.name, { dir: runDir, args: this.args });
   }
 }
 
@@ -274,31 +270,33 @@ const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as 
 
 describe('faults: every fault survived, nothing lost, nothing left behind', () => {
   it('kill -9 of skillprobe at 4 seeded points: its watchdog reaps every agent and workspace within seconds', async () => {
-    const row = new Row('kill9');
     // Points after the run began (run.json written, the watchdog started): how long the CLI takes to get there varies
     // with the machine's load, and a kill before it leaves nothing to reap or resume. One seeded point in each second
     // of the first four: the kill lands at every stage of the run (agents starting, quick trials storing, stalled).
     const points = [0, 1, 2, 3].map(
       (k) => fc.sample(fc.integer({ min: 500 + 1000 * k, max: 1500 + 1000 * k }), { seed: 8 + k, numRuns: 1 })[0]!,
     );
-    for (const [i, at] of points.entries()) {
-      const h = row.start(resumable(), i);
-      const began = () => row.runDir(i) !== undefined && existsSync(join(row.runDir(i)!, 'run.json'));
-      expect(await until(began, 30_000), `run ${i} wrote its run.json`).toBe(true);
-      await sleep(at);
-      h.child.kill('SIGKILL');
-      await h.child;
-      const killedAt = Date.now();
-      const finished = h.finished();
-      // A SIGKILLed process cleans nothing: all of this is the watchdog's doing.
-      await until(() => processesIn(row.workdir).length === 0 && readdirSync(row.workdir).length === 0, 8000);
-      expect(left(row.workdir), `killed at ${at} ms`).toEqual({ processes: [], workspaces: [] });
-      expect(Date.now() - killedAt, `killed at ${at} ms: reaped within seconds`).toBeLessThan(5000);
-      expectStored(row.runDir(i), finished);
-      row.keep(row.runDir(i), i);
-    }
-    await expectNothingLeftAfterNextStart(row);
-    for (const { dir } of runFolders.get(row.name) ?? []) await expectGradable(dir);
+    // The four runs at once, each its own row (workspace root, transcripts): their waits overlap.
+    await Promise.all(
+      points.map(async (at, i) => {
+        const row = new Row(`kill9-${i}`);
+        const h = row.start(resumable());
+        const began = () => row.runDir() !== undefined && existsSync(join(row.runDir()!, 'run.json'));
+        expect(await until(began, 30_000), `run ${i} wrote its run.json`).toBe(true);
+        await sleep(at);
+        h.child.kill('SIGKILL');
+        await h.child;
+        const killedAt = Date.now();
+        const finished = h.finished();
+        // A SIGKILLed process cleans nothing: all of this is the watchdog's doing.
+        await until(() => processesIn(row.workdir).length === 0 && readdirSync(row.workdir).length === 0, 8000);
+        expect(left(row.workdir), `killed at ${at} ms`).toEqual({ processes: [], workspaces: [] });
+        expect(Date.now() - killedAt, `killed at ${at} ms: reaped within seconds`).toBeLessThan(5000);
+        expectStored(row.runDir(), finished);
+        row.keep(row.runDir());
+        await expectGradable(row.runDir());
+      }),
+    );
   }, 150_000);
 
   it('kill -9 of skillprobe and its watchdog: the next start kills the agents still running and removes their workspaces', async () => {
@@ -477,12 +475,10 @@ describe('faults: every fault survived, nothing lost, nothing left behind', () =
 
   it('the disk filling up mid-run: exit 70 within seconds naming ENOSPC, stored trials kept', async () => {
     const row = new Row('disk-full');
-    // The trials still to come stream into /dev/full, which fails every write with ENOSPC, as a full disk does.
+    // The trial still to come streams into /dev/full, which fails every write with ENOSPC, as a full disk does.
     const fill = (dir: string) => {
-      for (let n = 2; n <= 3; n++) {
-        const part = join(dir, `${n}.jsonl.part`);
-        if (!existsSync(part) && !existsSync(join(dir, `${n}.jsonl`))) symlinkSync('/dev/full', part);
-      }
+      const part = join(dir, '2.jsonl.part');
+      if (!existsSync(part) && !existsSync(join(dir, '2.jsonl'))) symlinkSync('/dev/full', part);
     };
     await expectStopsOnWriteFault(row, fill, () => {}, /skillprobe: cannot write .*neg-weather\/skill\/\d+\.jsonl\.part: ENOSPC/);
   }, 60_000);
@@ -558,7 +554,7 @@ describe('a transcript longer than any JavaScript string', () => {
         'huge-agent.sh',
         `case "$*" in *weather*) line="$(mktemp)"; printf '{"type":"noise","pad":"%s"}\\n' "$(head -c 1048000 /dev/zero | tr '\\0' x)" > "$line"; i=0; while [ $i -lt 600 ]; do cat "$line"; i=$((i+1)); done; rm -f "$line" ;; esac\nexec '${PINNED}' "$@"`,
       );
-      const h = row.start([...twoCases(1), '--max-output-mb', '700', '--agent-binary', agent], 0, HUGE_MS);
+      const h = row.start([...twoCases(1), '--max-output-mb', '700', '--agent-binary', agent], HUGE_MS);
       const r = await h.child;
       expect(r.stderr).not.toMatch(/Invalid string length|internal error/);
       expect(r.stdout).toMatch(/run \S+ completed: 2 trials/);
@@ -583,29 +579,23 @@ describe('a transcript longer than any JavaScript string', () => {
 
 describe('--resume after each fault reaches the verdicts of the uninterrupted run', () => {
   const verdictsOf = (stdout: string) => (JSON.parse(stdout) as Results).verdicts.map((v) => [v.caseId, v.verdict, v.scored, v.passes]);
-  // Concurrency may differ on a resume. Nine starts every trial of a row at once (3 a case, 3 cases): its quick
+  // Concurrency may differ on a resume. Six starts every trial of a row at once (2 a case, 3 cases): its quick
   // trials take a few seconds of CPU, then it only waits out its stalled trials' deadline. In this process: what a
   // resume reaches is the claim, not the process (the faults above were to real processes).
   const run = (args: string[], transcripts: string, workdir: string) =>
-    runInProcess(['run', '--arms', 'skill', '--concurrency', '9', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], {
+    runInProcess(['run', '--arms', 'skill', '--concurrency', '6', '--transcripts', transcripts, '--workdir', workdir, '--json', ...args], {
       cwd: project,
     });
 
   /**
-   * Starts the runs one every `gapMs`, at most `atOnce` running: each run's quick trials have the cores to themselves
-   * (a quick trial must never meet its deadline), while the runs before it only wait on stalled streams. Their
-   * results, in the order given.
+   * Starts the runs one every `gapMs`: each run's quick trials have the cores to themselves (a quick trial must never
+   * meet its deadline), while the runs before it only wait on stalled streams. Their results, in the order given.
    */
-  async function staggered<T>(starts: (() => Promise<T>)[], atOnce: number, gapMs: number): Promise<T[]> {
+  async function staggered<T>(starts: (() => Promise<T>)[], gapMs: number): Promise<T[]> {
     const results: Promise<T>[] = [];
-    const running = new Set<Promise<unknown>>();
     for (const [i, start] of starts.entries()) {
       if (i > 0) await sleep(gapMs);
-      while (running.size >= atOnce) await Promise.race(running);
-      const result = start();
-      results.push(result);
-      const tracked: Promise<unknown> = result.finally(() => running.delete(tracked));
-      running.add(tracked);
+      results.push(start());
     }
     return Promise.all(results);
   }
@@ -615,16 +605,15 @@ describe('--resume after each fault reaches the verdicts of the uninterrupted ru
     // Rows killed before run.json existed have no run to resume (and nothing was stored). Completed: nothing to do.
     // Of the kill -9 points, the earliest and the latest: each waits out the stalled case's deadline, and more say
     // nothing new.
-    const interrupted = [...runFolders].flatMap(([row, kept]) =>
-      kept
-        .filter(({ dir }) => existsSync(join(dir, 'run.json')) && readJson<RunManifest>(join(dir, 'run.json')).status !== 'completed')
-        .filter((_, i, all) => row !== 'kill9' || i === 0 || i === all.length - 1)
-        .map((k) => ({ row, ...k, cases: readJson<RunManifest>(join(k.dir, 'run.json')).cases.defs.map((c) => c.id) })),
-    );
+    const interrupted = [...runFolders]
+      .filter(([, { dir }]) => existsSync(join(dir, 'run.json')) && readJson<RunManifest>(join(dir, 'run.json')).status !== 'completed')
+      .filter(([row]) => !['kill9-1', 'kill9-2'].includes(row))
+      .map(([row, k]) => ({ row, ...k, cases: readJson<RunManifest>(join(k.dir, 'run.json')).cases.defs.map((c) => c.id) }));
     // The double kill, SIGHUP, double Ctrl-C, read-only (arm and run folder) and disk full, and the kill -9 points (each
     // lands after run.json was written, before the stalled case's deadline ends the run).
-    expect(interrupted.filter((k) => k.row !== 'kill9').length).toBe(6);
-    expect(interrupted.filter((k) => k.row === 'kill9').length).toBe(2);
+    const killed = interrupted.filter((k) => /^kill9-\d$/.test(k.row));
+    expect(interrupted.length - killed.length).toBe(6);
+    expect(killed.map((k) => k.row).sort()).toEqual(['kill9-0', 'kill9-3']);
     // One uninterrupted run of every case, with the flags every row shares: a row's verdicts are its cases' verdicts there.
     const runs = [
       () => run(resumable(), join(project, 'runs-baseline'), workdir),
@@ -634,8 +623,8 @@ describe('--resume after each fault reaches the verdicts of the uninterrupted ru
             run([...args, '--resume', dir], join(project, 'runs-unused'), workdir),
       ),
     ];
-    // Mostly waiting on stalled streams: at most two runs' quick trials overlap.
-    const [whole, ...resumes] = await staggered(runs, 6, 3000);
+    // Mostly waiting on stalled streams: a run's four quick trials are over before the next but one starts.
+    const [whole, ...resumes] = await staggered(runs, 2000);
     expect(whole!.stderr).not.toMatch(/internal error/);
     const baseline = verdictsOf(whole!.stdout);
     interrupted.forEach(({ row, dir, cases }, i) => {
