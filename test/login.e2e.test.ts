@@ -6,14 +6,15 @@ import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { codex } from '../src/agents/codex/adapter.js';
 import { gemini } from '../src/agents/gemini/adapter.js';
 import type { AgentAdapter } from '../src/agents/types.js';
-import { baseProject, cleanup, makeProject, runCli, testEnv } from './helpers.js';
+import { baseProject, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
 import { onlyRun, resultsOf } from './e2e-scenarios.js';
 import { fakeLoginHome } from './login-fixtures.js';
 
 /**
  * `--login` through each CLI with a login the simulator can play, against the simulator: a trial's HOME holds the
  * caller's credential file and nothing else of theirs, the CLI runs on it (no API key is set), and what it sends to
- * its vendor's own hosts is refused by the simulator as a proxy.
+ * its vendor's own hosts is refused by the simulator as a proxy. skillprobe runs in this process (the caller's HOME is
+ * the environment handed to it); the CLIs are real.
  */
 
 /**
@@ -65,7 +66,7 @@ describe('end to end: --login against the simulator', () => {
       dirs.push(project, home);
       const caller = fakeLoginHome(home);
       const cli = listingWrapper(project, adapter.resolveBinary());
-      const r = await runCli(
+      const r = await runInProcess(
         [
           'run',
           '--sim',
@@ -104,7 +105,7 @@ describe('end to end: --login against the simulator', () => {
     const credentials = { claudeAiOauth: { accessToken: 'a', refreshToken: 'r', expiresAt: Date.UTC(2020, 0, 1) } };
     mkdirSync(join(home, '.claude'));
     writeFileSync(join(home, '.claude/.credentials.json'), JSON.stringify(credentials));
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--login', '--transcripts', 'runs'], {
+    const r = await runInProcess(['run', '--sim', 'sim.yaml', '--login', '--transcripts', 'runs'], {
       cwd: project,
       env: testEnv({ HOME: home }),
     });
@@ -119,7 +120,7 @@ describe('end to end: --login against the simulator', () => {
   it('a login missing from the caller: exit 2 naming the file and how to log in, nothing spawned', async () => {
     const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CASES[0]!.config });
     dirs.push(project);
-    const r = await runCli(['run', '--sim', 'sim.yaml', '--login', '--transcripts', 'runs'], { cwd: project, env: testEnv() });
+    const r = await runInProcess(['run', '--sim', 'sim.yaml', '--login', '--transcripts', 'runs'], { cwd: project, env: testEnv() });
     expect(r.exitCode).toBe(2);
     expect(r.stderr).toMatch(/--login: no Claude subscription login stored for Claude Code: .*\.claude\/\.credentials\.json not found/);
     expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
@@ -141,7 +142,7 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
     dirs.push(project, home);
     fakeLoginHome(home);
     const env = testEnv({ HOME: home });
-    const first = await runCli(args, { cwd: project, env });
+    const first = await runInProcess(args, { cwd: project, env });
     expect(first.exitCode).toBe(130);
     expect(first.stderr).toMatch(said);
     expect(first.stdout + first.stderr).toMatch(/interrupted: `.*--resume /);
@@ -155,7 +156,7 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
 
   /** The resume of a run stopped at the limit: a fresh simulator has the quota back, as the real one has after the reset. */
   async function resumedToTheEnd({ project, env, dir }: Awaited<ReturnType<typeof stoppedAtLimit>>) {
-    const resumed = await runCli([...args, '--resume', dir], { cwd: project, env });
+    const resumed = await runInProcess([...args, '--resume', dir], { cwd: project, env });
     expect(resumed.exitCode).not.toBe(130);
     expect(resultsOf(dir).outcomes.map((o) => [o.n, o.status])).toEqual([
       [1, 'ok'],
@@ -195,7 +196,7 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
     const home = mkdtempSync(join(tmpdir(), 'sp-loginhome-'));
     dirs.push(project, home);
     fakeLoginHome(home);
-    const r = await runCli([...args, '--wait-for-reset'], { cwd: project, env: testEnv({ HOME: home }) });
+    const r = await runInProcess([...args, '--wait-for-reset'], { cwd: project, env: testEnv({ HOME: home }) });
     expect(r.exitCode).not.toBe(130);
     const dir = onlyRun(project);
     expect(resultsOf(dir).outcomes.map((o) => [o.n, o.status])).toEqual([
