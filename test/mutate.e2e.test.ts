@@ -9,10 +9,12 @@ import { CLI, cleanup, processesIn, projectsRemovedAfterAll, runCli, runInProces
 import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
 
 /**
- * `skillprobe mutate` end to end through Claude Code against the simulator's description router: the mutants ×
- * outcome table, the nested run folders `report` reads, then a mutate against a stored unmutated run (`--base`)
- * stopped by Ctrl-C, its resume by kill -9, and resumed to the same records, and one stopped by its cost cap. Every decision of the loop is
- * tested in process (mutate-operators, mutate-input); this file is the wiring, kept to 3 cases × 3 trials a run.
+ * `skillprobe mutate` end to end against the simulator's description router: the mutants × outcome table, the nested
+ * run folders `report` reads, then a mutate against a stored unmutated run (`--base`) stopped by Ctrl-C, its resume by
+ * kill -9, and resumed to the same records, and one stopped by its cost cap. Every decision of the loop is tested in
+ * process (mutate-operators, mutate-input); this file is the wiring, kept to 3 cases × 3 trials a run. The loop is the
+ * harness's own whatever the CLI, so it runs through the one that starts cheapest (Codex: about half of Claude Code's
+ * CPU a trial); the cost cap through Claude Code, which reports what a trial cost.
  */
 const CASES = `- id: csv-totals
   prompt: "summarise sales.csv into a report with totals"
@@ -25,8 +27,8 @@ const CASES = `- id: csv-totals
   expect: { skill: none }
 `;
 
-/** The tune example cut to three cases, three trials each: a mutant's run is nine trials. */
-const smallProject = () => ({ ...tuneProject(MISSING_CLASS, '', 3), 'cases/tune.yaml': CASES });
+/** The tune example cut to three cases, three trials each, run by the agent `config` names: a mutant's run is nine trials. */
+const smallProject = (config: string) => ({ ...tuneProject(MISSING_CLASS, config, 3), 'cases/tune.yaml': CASES });
 
 // One draw seed for every mutate: a stopped and resumed mutate must reach the uninterrupted one's records.
 const MUTATE = ['mutate', 'csv-report', '--sim', 'sim.yaml', '--draw-seed', '1', '--operator', 'skill-removed,near-synonym'];
@@ -52,8 +54,8 @@ const decided = (r: MutateRecord) =>
 /** The uninterrupted mutate: its project, its folder and its record; the later tests reuse all three. */
 let uninterrupted: { dir: string; folder: string; record: MutateRecord } | undefined;
 
-describe('mutate through Claude Code', () => {
-  const project = projectsRemovedAfterAll(smallProject);
+describe('mutate through Codex', () => {
+  const project = projectsRemovedAfterAll(() => smallProject('agent: codex\n'));
 
   it('prints the plan, then the mutants × outcome table; each run is a run folder report reads', async () => {
     const dir = project();
@@ -157,18 +159,17 @@ describe('mutate through Claude Code', () => {
     expect(decided(record)).toEqual(decided(uninterrupted!.record));
   }, 300_000);
 
-  // Claude Code reports each trial's cost: a cap below the unmutated run's stops it within a few trials.
+  // Codex reports no cost, so the cap is Claude Code's: a cap below the unmutated run's stops it within a few trials.
+  const priced = projectsRemovedAfterAll(() => smallProject(''));
+
   it('--max-cost below the spend stops it with the cost-capped exit, the record saying so', async () => {
-    const dir = uninterrupted!.dir;
-    const before = new Set(mutateFolders(dir));
+    const dir = priced();
     const capped = start(dir, [...MUTATE, '--max-cost', '0.01']);
     const r = await capped.child;
     expect(r.exitCode, r.stderr).toBe(5);
     await capped.clean();
-    const record = readRecord(
-      dir,
-      mutateFolders(dir).find((f) => !before.has(f))!,
-    );
+    const [folder] = mutateFolders(dir);
+    const record = readRecord(dir, folder!);
     expect(record.status).toBe('cost_capped');
     expect(record.costUsd).toBeGreaterThanOrEqual(0.01);
     expect(record.mutants.every((m) => m.status === undefined)).toBe(true);

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { RunManifest } from '../src/run/schema.js';
 import { tuneRecordSchema, type TuneRecord } from '../src/run/tune-schema.js';
-import { CLI, cleanup, processesIn, projectsRemovedAfterAll, runCli, runInProcess, testEnv, until } from './helpers.js';
+import { CLI, cleanup, processesIn, projectsRemovedAfterAll, runInProcess, testEnv, until } from './helpers.js';
 import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
 
 /**
@@ -40,7 +40,8 @@ describe('tune through Codex', () => {
 
   it('a description that misses a class of requests is tuned to a significantly better holdout recall, siblings and negatives no worse', async () => {
     const project = improvable();
-    const r = await runCli([...TUNE, '--write'], { cwd: project, timeoutMs: 600_000 });
+    // In this process: the stopped tunes below are spawned, as a user starts one.
+    const r = await runInProcess([...TUNE, '--write'], { cwd: project });
     expect(r.stderr).toContain('SIMULATOR');
     expect(r.exitCode).toBe(0);
     const { record: t } = record(project);
