@@ -113,6 +113,8 @@ function stoppableTune(dir: string, roots: string[]) {
         stdin: 'ignore',
         timeout: 300_000,
       }),
+    /** The same, to its end in this process (no signal stops it). */
+    finish: (args: string[]) => runInProcess([...args, '--workdir', workdir], { cwd: dir, env }),
     /** The tune folder, relative to the project. */
     folder: () => join('transcripts', tuneDir()!),
     /** How many cases of one of the tune's runs have a trial begun. */
@@ -133,7 +135,7 @@ describe('tune: Ctrl-C and kill -9 mid-tune lose nothing, and --resume reaches t
 
   it('Ctrl-C during the first candidate, kill -9 during the holdout, then --resume: the uninterrupted answer, no process or workspace left', async () => {
     const dir = project();
-    const { workdir, start, folder, trialsIn, clean } = stoppableTune(dir, roots);
+    const { workdir, start, finish, folder, trialsIn, clean } = stoppableTune(dir, roots);
 
     const first = start(TUNE);
     await until(() => trialsIn('iterations/1/tune') >= 1, 120_000);
@@ -150,7 +152,7 @@ describe('tune: Ctrl-C and kill -9 mid-tune lose nothing, and --resume reaches t
     // A SIGKILLed tune cleans nothing: its agents and workspaces are the watchdog's to reap.
     await clean();
 
-    const last = await start(['tune', '--resume', folder(), '--sim', 'sim.yaml']);
+    const last = await finish(['tune', '--resume', folder(), '--sim', 'sim.yaml']);
     expect(last.exitCode, last.stderr).toBe(0);
     const resumed = record(dir).record;
     expect(resumed.status).toBe('completed');
@@ -165,9 +167,9 @@ describe('tune: Ctrl-C and kill -9 mid-tune lose nothing, and --resume reaches t
 
   it('--max-cost stops it (exit 5, no verdict), a higher cap resumes it until Ctrl-C (exit 130), no process or workspace left', async () => {
     const dir = priced();
-    const { start, folder, trialsIn, clean } = stoppableTune(dir, roots);
+    const { start, finish, folder, trialsIn, clean } = stoppableTune(dir, roots);
 
-    const capped = await start([...TUNE, '--max-cost', '0.01']);
+    const capped = await finish([...TUNE, '--max-cost', '0.01']);
     expect(capped.exitCode, capped.stderr).toBe(5);
     const stoppedByCap = record(dir).record;
     expect(stoppedByCap.status).toBe('cost_capped');
