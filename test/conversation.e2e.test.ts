@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { RunManifest } from '../src/run/schema.js';
-import { baseProject, CLI, cleanup, makeProject, processesUnder, ROOT, runInProcess, testEnv } from './helpers.js';
+import { baseProject, CLI, cleanup, makeProject, processesUnder, ROOT, runCli, testEnv } from './helpers.js';
 import { resultsOf } from './e2e-scenarios.js';
 
 /**
@@ -20,9 +20,9 @@ describe('examples/conversation (Codex, simulator)', () => {
   afterAll(() => cleanup(transcripts));
 
   it('passes with a follow-up declared, fails without one, and is no longer below the no-skill arm with it', async () => {
-    // In this process: the verdicts are under test, not skillprobe's own process (the interrupted runs below are spawned).
-    const run = await runInProcess(['run', '--sim', 'sim.yaml', '--agent', 'codex', '--draw-seed', '3', '--transcripts', transcripts], {
+    const run = await runCli(['run', '--sim', 'sim.yaml', '--agent', 'codex', '--draw-seed', '3', '--transcripts', transcripts], {
       cwd: join(ROOT, 'examples', 'conversation'),
+      timeoutMs: 300_000,
     });
     expect(run.exitCode, run.stderr).toBe(EXIT.fail);
     const results = resultsOf(join(transcripts, readdirSync(transcripts)[0]!));
@@ -122,7 +122,10 @@ describe('a conversation interrupted mid-way (simulator)', () => {
         await new Promise((r) => setTimeout(r, 100));
       expect({ processes: processesUnder(workdir), workspaces: readdirSync(workdir) }).toEqual({ processes: [], workspaces: [] });
 
-      const resumed = await runInProcess([...args, '--transcripts', runs, '--workdir', workdir, '--resume', runDir()], { cwd: project });
+      const resumed = await runCli([...args, '--transcripts', runs, '--workdir', workdir, '--resume', runDir()], {
+        cwd: project,
+        timeoutMs: 120_000,
+      });
       expect(resumed.stderr).not.toMatch(/input problem|skillprobe: /);
       const manifest = JSON.parse(readFileSync(join(runDir(), 'run.json'), 'utf8')) as RunManifest;
       expect([manifest.status, manifest.trials.finished]).toEqual(['completed', 2]);
