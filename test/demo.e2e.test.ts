@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { CLI, cleanup, demoProject, ROOT, runInProcess, testEnv } from './helpers.js';
+import { CLI, cleanup, demoProject, ROOT, runCli, runInProcess, testEnv } from './helpers.js';
 import type { Results, RunManifest } from '../src/run/schema.js';
 import { expectArmCostsRecalculated } from './arm-cost-recalculation.js';
 import { loadProfile, type Profile } from '../src/sim/profile.js';
@@ -29,10 +29,12 @@ describe('the demo', () => {
 
   beforeAll(async () => {
     // Runs draw afresh unless given a draw seed: the test pins one so that what it asserts is reproducible.
-    // In this process: the workflow's steps below start skillprobe as a user would.
-    const r = await runInProcess(
+    const r = await runCli(
       ['run', '--sim', 'sim/demo.profile.yaml', '--draw-seed', '1', ...AGENT, '--no-gate', '--transcripts', join(out, 'demo')],
-      { cwd: ROOT },
+      {
+        cwd: ROOT,
+        timeoutMs: 600_000,
+      },
     );
     exitCode = r.exitCode;
     stdout = r.stdout;
