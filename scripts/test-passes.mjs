@@ -8,6 +8,8 @@
 // Prints the first pass's output as it comes and each later one's after it, each ending with its slowest files, then
 // one line adding up their counts. Fails when any pass fails.
 // Usage: node scripts/test-passes.mjs [unit] [e2e] [vitest arguments, e.g. files]   (no pass named: both)
+import { realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 
 const PASSES = {
@@ -17,62 +19,76 @@ const PASSES = {
   e2e: ['--project', 'e2e'],
 };
 /** The plain-summary reporter's closing line. */
-const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/m;
+const SUMMARY = /^(\d+) passed, (\d+) failed, (\d+) skipped$/gm;
 
-const args = process.argv.slice(2);
-const namedCount = args.findIndex((a) => !Object.hasOwn(PASSES, a));
-const named = namedCount === -1 ? args : args.slice(0, namedCount);
-const passes = named.length ? [...new Set(named)] : Object.keys(PASSES);
-const vitestArgs = args.slice(named.length);
-
-const runs = passes.map((pass) =>
-  // Files named on the command line may all belong to the other pass.
-  execa('vitest', ['run', ...PASSES[pass], ...(vitestArgs.length ? ['--passWithNoTests'] : []), ...vitestArgs], {
-    preferLocal: true,
-    reject: false,
-    all: true,
-    buffer: false,
-    // Piped, vitest would drop its colours; a terminal keeps them.
-    env: process.stdout.isTTY ? { FORCE_COLOR: '1' } : {},
-  }),
-);
-for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => runs.forEach((run) => run.kill(signal)));
-
-// Each pass's output waits in its buffer until the passes before it have ended, then flows straight through.
-const outputs = runs.map(() => ({ chunks: [], text: '', ended: false }));
-let shown = 0;
-const showReady = () => {
-  while (shown < runs.length) {
-    const output = outputs[shown];
-    for (const chunk of output.chunks.splice(0)) process.stdout.write(chunk);
-    if (!output.ended) return;
-    shown++;
-  }
-};
-const results = await Promise.all(
-  runs.map(async (run, i) => {
-    run.all.setEncoding('utf8');
-    for await (const chunk of run.all) {
-      outputs[i].chunks.push(chunk);
-      outputs[i].text += chunk;
-      showReady();
-    }
-    const result = await run;
-    outputs[i].ended = true;
-    showReady();
-    return result;
-  }),
-);
-
-const counts = results.map((result, i) => {
-  const summary = SUMMARY.exec(outputs[i].text);
-  if (summary) return summary.slice(1).map(Number);
-  // A pass that ended without its summary (it crashed, or was stopped) counts as one failure.
-  console.log(`the ${passes[i]} pass ended without its summary (exit ${result.exitCode ?? result.signal})`);
-  return [0, 1, 0];
-});
-if (runs.length > 1) {
+/**
+ * The lines that end `npm test`, from each pass's name, output and exit code: a note for each pass that ended without
+ * its summary (it crashed, or was stopped: it counts as one failure), then, for more than one pass, the counts added up.
+ */
+export function closingLines(passes) {
+  const notes = [];
+  const counts = passes.map(({ name, output, exit }) => {
+    const summary = [...output.matchAll(SUMMARY)].at(-1);
+    if (summary) return summary.slice(1).map(Number);
+    notes.push(`the ${name} pass ended without its summary (exit ${exit})`);
+    return [0, 1, 0];
+  });
+  if (passes.length < 2) return notes;
   const [passed, failed, skipped] = [0, 1, 2].map((k) => counts.reduce((sum, c) => sum + c[k], 0));
-  console.log(`\nall passes (${passes.join(', ')}):\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+  return [...notes, '', `all passes (${passes.map((p) => p.name).join(', ')}):`, `${passed} passed, ${failed} failed, ${skipped} skipped`];
 }
-process.exitCode = results.every((r) => r.exitCode === 0) ? 0 : 1;
+
+async function main() {
+  const args = process.argv.slice(2);
+  const namedCount = args.findIndex((a) => !Object.hasOwn(PASSES, a));
+  const named = namedCount === -1 ? args : args.slice(0, namedCount);
+  const passes = named.length ? [...new Set(named)] : Object.keys(PASSES);
+  const vitestArgs = args.slice(named.length);
+
+  const runs = passes.map((pass) =>
+    // Files named on the command line may all belong to the other pass.
+    execa('vitest', ['run', ...PASSES[pass], ...(vitestArgs.length ? ['--passWithNoTests'] : []), ...vitestArgs], {
+      preferLocal: true,
+      reject: false,
+      all: true,
+      buffer: false,
+      // Piped, vitest would drop its colours; a terminal keeps them.
+      env: process.stdout.isTTY ? { FORCE_COLOR: '1' } : {},
+    }),
+  );
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => runs.forEach((run) => run.kill(signal)));
+
+  // Each pass's output waits in its buffer until the passes before it have ended, then flows straight through.
+  const outputs = runs.map(() => ({ chunks: [], text: '', ended: false }));
+  let shown = 0;
+  const showReady = () => {
+    while (shown < runs.length) {
+      const output = outputs[shown];
+      for (const chunk of output.chunks.splice(0)) process.stdout.write(chunk);
+      if (!output.ended) return;
+      shown++;
+    }
+  };
+  const results = await Promise.all(
+    runs.map(async (run, i) => {
+      run.all.setEncoding('utf8');
+      for await (const chunk of run.all) {
+        outputs[i].chunks.push(chunk);
+        outputs[i].text += chunk;
+        showReady();
+      }
+      const result = await run;
+      outputs[i].ended = true;
+      showReady();
+      return result;
+    }),
+  );
+
+  const closing = closingLines(
+    passes.map((name, i) => ({ name, output: outputs[i].text, exit: results[i].exitCode ?? results[i].signal })),
+  );
+  if (closing.length) console.log(closing.join('\n'));
+  process.exitCode = results.every((r) => r.exitCode === 0) ? 0 : 1;
+}
+
+if (process.argv[1] && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) await main();
