@@ -59,45 +59,6 @@ describe('end to end: --login against the simulator', () => {
   const dirs: string[] = [];
   afterAll(() => cleanup(...dirs));
 
-  for (const { adapter, config, credential, harnessFiles } of CASES) {
-    it(`${adapter.id}: the trial HOME holds the credential file alone (mode 600), and the CLI runs on it`, async () => {
-      const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': config });
-      const home = mkdtempSync(join(tmpdir(), 'sp-loginhome-'));
-      dirs.push(project, home);
-      const caller = fakeLoginHome(home);
-      const cli = listingWrapper(project, adapter.resolveBinary());
-      const r = await runInProcess(
-        [
-          'run',
-          '--sim',
-          'sim.yaml',
-          '--login',
-          '--trials',
-          '1',
-          '--grep',
-          'pos-alpha',
-          '--agent-binary',
-          cli.path,
-          '--transcripts',
-          'runs',
-        ],
-        { cwd: project, env: testEnv({ HOME: home }) },
-      );
-      expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
-      const outcomes = resultsOf(onlyRun(project)).outcomes;
-      expect(outcomes.map((o) => o.status)).toEqual(['ok']);
-      const listings = cli.listings();
-      expect(listings.length).toBeGreaterThan(0);
-      for (const listing of listings)
-        expect(listing).toEqual([`600 ${credential}`, ...harnessFiles.map((f) => expect.stringMatching(` ${f}$`))].sort());
-      // The copy is the caller's file, byte for byte; nothing else of theirs (settings, skills, history) is named.
-      expect(readFileSync(join(home, credential), 'utf8')).toBe(caller.files[credential]);
-      const run = JSON.parse(readFileSync(join(onlyRun(project), 'run.json'), 'utf8')) as { config: { auth: string } };
-      expect(run.config.auth).toBe('login');
-      expect(r.stdout).toContain('subscription login');
-    }, 120_000);
-  }
-
   it('an expired login: exit 2 naming the file, when it expired and how to renew it, nothing spawned', async () => {
     const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CASES[0]!.config });
     const home = mkdtempSync(join(tmpdir(), 'sp-loginhome-'));
@@ -127,7 +88,7 @@ describe('end to end: --login against the simulator', () => {
   }, 60_000);
 });
 
-describe('end to end: a usage limit pauses a --login run, never scores', () => {
+describe("end to end: a --login run on the caller's credential alone, paused by a usage limit, never scored from it", () => {
   const dirs: string[] = [];
   afterAll(() => cleanup(...dirs));
   /** The simulator refuses every request after the first as the CLI's usage limit, until `resetSeconds` pass. */
@@ -135,14 +96,28 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
     `seed: 1\nprovider:\n  usageLimit: { afterRequests: 1, resetSeconds: ${resetSeconds} }\n`;
   const args = ['run', '--sim', 'sim.yaml', '--login', '--trials', '2', '-j', '1', '--grep', 'pos-alpha', '--transcripts', 'runs'];
 
-  /** A first run that meets the limit at its second trial: stopped interrupted (130), naming the reset and --resume. */
-  async function stoppedAtLimit(config: string, said: RegExp) {
+  /**
+   * A first run through the CLI of `login` that meets the limit at its second trial: stopped interrupted (130), naming
+   * the reset and --resume. Its trials' HOMEs held the caller's credential file alone (mode 600), and the CLI ran on
+   * it (its first trial, before the limit; no API key is set).
+   */
+  async function stoppedAtLimit({ adapter, config, credential, harnessFiles }: (typeof CASES)[number], said: RegExp) {
     const project = makeProject({ ...baseProject(), 'sim.yaml': limitedProfile(3600), 'skillprobe.config.yaml': config });
     const home = mkdtempSync(join(tmpdir(), 'sp-loginhome-'));
     dirs.push(project, home);
-    fakeLoginHome(home);
+    const caller = fakeLoginHome(home);
     const env = testEnv({ HOME: home });
-    const first = await runInProcess(args, { cwd: project, env });
+    const cli = listingWrapper(project, adapter.resolveBinary());
+    const flags = [...args, '--agent-binary', cli.path];
+    const first = await runInProcess(flags, { cwd: project, env });
+    expect(first.stderr).not.toMatch(/at .*\.js:\d+/);
+    const listings = cli.listings();
+    expect(listings.length).toBeGreaterThan(0);
+    for (const listing of listings)
+      expect(listing).toEqual([`600 ${credential}`, ...harnessFiles.map((f) => expect.stringMatching(` ${f}$`))].sort());
+    // The copy is the caller's file, byte for byte; nothing else of theirs (settings, skills, history) is named.
+    expect(readFileSync(join(home, credential), 'utf8')).toBe(caller.files[credential]);
+    expect(first.stdout).toContain('subscription login');
     expect(first.exitCode).toBe(130);
     expect(first.stderr).toMatch(said);
     expect(first.stdout + first.stderr).toMatch(/interrupted: `.*--resume /);
@@ -151,12 +126,13 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
     expect(stopped).toMatchObject({ status: 'interrupted', stoppedBecause: expect.stringContaining('usage limit') });
     const limited = JSON.parse(readFileSync(join(dir, 'trials/pos-alpha/skill/2.meta.json'), 'utf8')) as { usageLimit?: object };
     expect(limited.usageLimit).toMatchObject({ resetAt: expect.any(String) });
-    return { project, env, dir };
+    expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8'))).toMatchObject({ config: { auth: 'login' } });
+    return { project, env, dir, flags };
   }
 
   /** The resume of a run stopped at the limit: a fresh simulator has the quota back, as the real one has after the reset. */
-  async function resumedToTheEnd({ project, env, dir }: Awaited<ReturnType<typeof stoppedAtLimit>>) {
-    const resumed = await runInProcess([...args, '--resume', dir], { cwd: project, env });
+  async function resumedToTheEnd({ project, env, dir, flags }: Awaited<ReturnType<typeof stoppedAtLimit>>) {
+    const resumed = await runInProcess([...flags, '--resume', dir], { cwd: project, env });
     expect(resumed.exitCode).not.toBe(130);
     expect(resultsOf(dir).outcomes.map((o) => [o.n, o.status])).toEqual([
       [1, 'ok'],
@@ -164,28 +140,28 @@ describe('end to end: a usage limit pauses a --login run, never scores', () => {
     ]);
   }
 
-  it('Claude Code: the run stops interrupted (130) naming the reset and --resume; the resume completes it, no trial scored from the limit', async () => {
+  it('Claude Code: the trial HOME holds the credential file alone (mode 600) and the CLI runs on it; at the limit the run stops interrupted (130) naming the reset and --resume; the resume completes it, no trial scored from the limit', async () => {
     await resumedToTheEnd(
       await stoppedAtLimit(
-        CASES[0]!.config,
+        CASES[0]!,
         /stopped at the subscription's usage limit \(Claude usage limit reached \(five_hour\); resets \d{4}-\d\d-\d\dT/,
       ),
     );
   }, 180_000);
 
-  it('Codex: its usage-limit error stops the run the same way; the resume completes it', async () => {
+  it('Codex: the trial HOME holds the credential file alone (mode 600) and the CLI runs on it; its usage-limit error stops the run the same way; the resume completes it', async () => {
     await resumedToTheEnd(
       await stoppedAtLimit(
-        CASES[1]!.config,
+        CASES[1]!,
         /stopped at the subscription's usage limit \(You.ve hit your usage limit\..*; resets \d{4}-\d\d-\d\dT/,
       ),
     );
   }, 180_000);
 
-  it('Gemini: Code Assist refusing at the quota (the CLI would sleep until the reset) stops the run at once; the resume completes it', async () => {
+  it('Gemini: the trial HOME holds the credential file alone (mode 600) and the CLI runs on it; Code Assist refusing at the quota (the CLI would sleep until the reset) stops the run at once; the resume completes it', async () => {
     await resumedToTheEnd(
       await stoppedAtLimit(
-        CASES[2]!.config,
+        CASES[2]!,
         /stopped at the subscription's usage limit \(You have exhausted your capacity on this model\. Your quota will reset after (?:1h0m\d+s|59m\d+s)\.; resets \d{4}-\d\d-\d\dT/,
       ),
     );
