@@ -214,6 +214,13 @@ describe("each CLI's usage-limit words", () => {
     ['a time already past: tomorrow', JSON.stringify({ type: 'error', message: said('at 9:05 AM.') }), local(11, 5, 9, 5)],
     ['noon and midnight', JSON.stringify({ type: 'error', message: said('at 12:10 AM.') }), local(11, 5, 0, 10)],
     ['another day', JSON.stringify({ type: 'error', message: said('at Dec 9 12:15 PM.') }), local(11, 9, 12, 15)],
+    // As Codex 0.171.0 printed a reset past midnight (login.e2e, run at 23:08).
+    ['another day, with its ordinal', JSON.stringify({ type: 'error', message: said('at Dec 5th, 2026 12:08 AM.') }), local(11, 5, 0, 8)],
+    [
+      'the 1st, 2nd and 3rd',
+      JSON.stringify({ type: 'error', message: said('at Jan 2nd, 2027 8:00 AM.') }),
+      new Date(2027, 0, 2, 8, 0, 59).toISOString(),
+    ],
     [
       'another year',
       JSON.stringify({ type: 'error', message: said('at Jan 2, 2027 8:00 AM.') }),

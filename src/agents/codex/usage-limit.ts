@@ -3,12 +3,13 @@ import type { UsageLimit } from '../../run/schema.js';
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /**
- * "try again at 6:59 PM", "… at Dec 5 6:59 PM" or "… at Dec 5, 2026 6:59 PM": the CLI's local time of day (its
- * `%-I:%M %p`, with `%b %-d` and `, %Y` when not today), read in the same time zone. The CLI cuts the reset to its
+ * "try again at 6:59 PM", "… at Dec 5 6:59 PM", "… at Dec 5, 2026 6:59 PM" or, as Codex 0.171.0 prints another day,
+ * "… at Dec 5th, 2026 12:08 AM": the CLI's local time of day (its `%-I:%M %p`, with the day, an ordinal suffix and
+ * `, %Y` when not today), read in the same time zone. The CLI cuts the reset to its
  * minute, so the reset is taken as that minute's end; a bare time already past is tomorrow's.
  */
 function resetFrom(text: string, now: Date): Date | undefined {
-  const m = /try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:, (\d{4}))? )?(\d{1,2}):(\d{2}) ([AP]M)/.exec(text);
+  const m = /try again at (?:([A-Z][a-z]{2}) (\d{1,2})(?:st|nd|rd|th)?(?:, (\d{4}))? )?(\d{1,2}):(\d{2}) ([AP]M)/.exec(text);
   if (!m) return undefined;
   const [, month, day, year, hour, minute, half] = m;
   const h = (Number(hour) % 12) + (half === 'PM' ? 12 : 0);
