@@ -2,7 +2,7 @@ import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { withFieldRecord } from '../src/agents/codex/field-evidence.js';
 import { hookDecision } from '../src/agents/codex/field.js';
-import { codexMcpServers, codexReadOnlyMcp } from '../src/agents/codex/mcp.js';
+import { CODEX_MCP_STARTUP_SECONDS, codexMcpServers, codexReadOnlyMcp } from '../src/agents/codex/mcp.js';
 import { parseCodexStream } from '../src/agents/codex/parse.js';
 import { fieldMcpProblem } from '../src/agents/field-mcp.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
@@ -62,8 +62,9 @@ describe('Codex in the field with MCP servers', () => {
     const entries = codexMcpServers(launches, SERVERS);
     expect(entries.jira).toMatchObject({ default_tools_approval_mode: 'approve' });
     expect(entries.docs).toMatchObject({ default_tools_approval_mode: 'approve' });
-    expect(entries.gh).toEqual({ command: 'node', args: [], env: {}, tools: { get_issue: { approval_mode: 'approve' } } });
-    expect(entries.ops).toEqual({ command: 'node', args: [], env: {} });
+    const waits = { startup_timeout_sec: CODEX_MCP_STARTUP_SECONDS };
+    expect(entries.gh).toEqual({ command: 'node', args: [], env: {}, ...waits, tools: { get_issue: { approval_mode: 'approve' } } });
+    expect(entries.ops).toEqual({ command: 'node', args: [], env: {}, ...waits });
   });
 
   const stream = (tool: string) =>

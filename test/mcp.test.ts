@@ -478,8 +478,8 @@ describe('the Codex CLI with a stub MCP server (pure)', () => {
     ] as McpServer[];
     const launches = servers.map((s) => ({ name: s.name, command: 'node', args: ['x'], env: {} }));
     expect(codexMcpServers(launches, servers)).toEqual({
-      jira: { command: 'node', args: ['x'], env: {}, default_tools_approval_mode: 'approve' },
-      gh: { command: 'node', args: ['x'], env: {}, tools: { get_issue: { approval_mode: 'approve' } } },
+      jira: { command: 'node', args: ['x'], env: {}, startup_timeout_sec: 60, default_tools_approval_mode: 'approve' },
+      gh: { command: 'node', args: ['x'], env: {}, startup_timeout_sec: 60, tools: { get_issue: { approval_mode: 'approve' } } },
     });
   });
 

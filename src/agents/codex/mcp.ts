@@ -12,15 +12,22 @@ import { codexMcpName } from './mcp-names.js';
  * call's arguments as `tool_input`.
  */
 
+/**
+ * How long Codex waits for a server to start. Past its default (10 s) it runs the turn without that server's tools, so
+ * a server slow to start on a loaded machine would read as a model that never called it.
+ */
+export const CODEX_MCP_STARTUP_SECONDS = 60;
+
 /** The config's `mcp_servers` table: the tools that only read run unasked; any other's calls fail unrun. */
 export const codexMcpServers = (launches: readonly McpLaunch[], servers: readonly McpServer[]) =>
-  serverEntries(launches, servers, (tools) =>
-    tools === 'all'
+  serverEntries(launches, servers, (tools) => ({
+    startup_timeout_sec: CODEX_MCP_STARTUP_SECONDS,
+    ...(tools === 'all'
       ? { default_tools_approval_mode: 'approve' }
       : tools.length
         ? { tools: Object.fromEntries(tools.map((tool) => [tool, { approval_mode: 'approve' }])) }
-        : {},
-  );
+        : {}),
+  }));
 
 /**
  * The trial's MCP tools that only read, as the field's hook matches a call's name: a tool's own name, or a whole
