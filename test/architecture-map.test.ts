@@ -6,6 +6,7 @@ import {
   folderGraph,
   importCycles,
   impureGlobals,
+  longFunctions,
   impureImports,
   mapProblems,
   markdownTables,
@@ -318,5 +319,24 @@ describe('the map against the tree', () => {
     expect(unlistedRegistries(['src/cli/registry.ts', 'src/cli/run.ts', 'src/sim/registry.ts'], registries)).toEqual([
       'src/sim/registry.ts',
     ]);
+  });
+});
+
+describe('functions stay short', () => {
+  const body = (n: number) => Array.from({ length: n }, (_, i) => `  const v${i} = ${i};`).join('\n');
+  it.each([
+    ['a declared function', (n: number) => `export function big() {\n${body(n)}\n}\n`, 'f.ts:1 big'],
+    ['an arrow bound to a variable', (n: number) => `// a comment\nconst big = () => {\n${body(n)}\n};\n`, 'f.ts:2 big'],
+    ['a method', (n: number) => `class C {\n  big() {\n${body(n)}\n  }\n}\n`, 'f.ts:2 big'],
+    ['a callback', (n: number) => `app.get('/', async (c) => {\n${body(n)}\n});\n`, 'f.ts:1 (anonymous)'],
+  ])('%s: over the limit is named with its line and length, at it is not', (_, source, where) => {
+    // The span counts the first and last lines: a body of 8 lines spans 10.
+    expect(longFunctions('f.ts', source(8), 9)).toEqual([`${where}: 10 lines`]);
+    expect(longFunctions('f.ts', source(8), 10)).toEqual([]);
+  });
+
+  it('a nested function too long counts, inside its parent', () => {
+    const text = `function outer() {\n  function inner() {\n${body(10)}\n  }\n}\n`;
+    expect(longFunctions('f.ts', text, 11)).toEqual(['f.ts:1 outer: 14 lines', 'f.ts:2 inner: 12 lines']);
   });
 });

@@ -169,6 +169,37 @@ export function processMembers(fileName: string, text: string, members: readonly
   return found;
 }
 
+/** A function's name as its source gives it: declared, a method's, or the variable or property an expression is bound to. */
+function functionName(node: ts.FunctionLikeDeclaration): string {
+  if (node.name && (ts.isIdentifier(node.name) || ts.isPrivateIdentifier(node.name) || ts.isStringLiteral(node.name)))
+    return node.name.text;
+  if (ts.isConstructorDeclaration(node)) return 'constructor';
+  const p = node.parent;
+  if ((ts.isVariableDeclaration(p) || ts.isPropertyAssignment(p) || ts.isPropertyDeclaration(p)) && ts.isIdentifier(p.name))
+    return p.name.text;
+  return '(anonymous)';
+}
+
+/**
+ * Each function of a file (declared, expression, arrow, method, accessor, constructor) whose span from its first line to
+ * its last is longer than `maxLines`, as `file:line name: N lines`; nested functions count inside their parent too.
+ */
+export function longFunctions(fileName: string, text: string, maxLines: number): string[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const found: string[] = [];
+  const lineOf = (pos: number) => source.getLineAndCharacterOfPosition(pos).line + 1;
+  const visit = (node: ts.Node): void => {
+    if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+      const first = lineOf(node.getStart(source));
+      const lines = lineOf(node.getEnd()) - first + 1;
+      if (lines > maxLines) found.push(`${fileName}:${first} ${functionName(node as ts.FunctionLikeDeclaration)}: ${lines} lines`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
 /** An identifier that refers to a binding, rather than naming a property, a member or a declaration. */
 function isReference(node: ts.Identifier): boolean {
   const p = node.parent;

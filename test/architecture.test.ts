@@ -15,6 +15,7 @@ import {
   folderOf,
   impureGlobals,
   impureImports,
+  longFunctions,
   mapProblems,
   processMembers,
   scanImports,
@@ -150,6 +151,18 @@ describe('architecture: the data path has no cycles and no import runs upstream'
       deps.filter((d) => ORDER.indexOf(folderOf(d)) > ORDER.indexOf(folderOf(f))).map((d) => `${f} -> ${d}`),
     );
     expect(upstream.sort()).toEqual(Object.keys(ALLOWED_UPSTREAM).sort());
+  });
+});
+
+/** The folders that put a run together, whose functions stay short enough to read at once (issue 33). */
+const SHORT_FUNCTION_FOLDERS = ['commands', 'runner', 'tune'];
+const MAX_FUNCTION_LINES = 100;
+
+describe('architecture: functions stay short where a run is put together', () => {
+  it(`no function in src/${SHORT_FUNCTION_FOLDERS.join(', src/')} spans more than ${MAX_FUNCTION_LINES} lines`, () => {
+    const files = sourceFiles(SRC).filter((f) => SHORT_FUNCTION_FOLDERS.includes(folderOf(f)));
+    expect(files.length).toBeGreaterThan(20);
+    expect(files.flatMap((f) => longFunctions(`src/${f}`, read(join('src', f)), MAX_FUNCTION_LINES))).toEqual([]);
   });
 });
 

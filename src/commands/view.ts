@@ -179,16 +179,40 @@ class Refused extends Error {
   }
 }
 
-export function viewApp(o: ViewOptions): Hono {
+/** What the view's pages share: its options, the run index and the runs read so far. */
+interface ViewState {
+  o: ViewOptions;
+  index: RunIndex;
+  /** A listed run's folder; a 404 for an id the list does not hold. */
+  runDir(id: string | undefined): Promise<string>;
+  /** A run's manifest and results, read again only once its folder has changed. */
+  loadRun(id: string): Promise<LoadedRun>;
+}
+
+function viewState(o: ViewOptions): ViewState {
   const index = new RunIndex(o.transcriptsDir, o.cwd);
   const loaded = new Map<string, LoadedRun>();
-  let parsed: { key: string; transcript: Transcript } | undefined;
-  const labelsFile = join(o.transcriptsDir, LABELS_FILE);
-  const now = o.now ?? (() => new Date());
-  // Started once the first page is served, so that a cold start's first page never waits behind it.
+  const runDir = async (id: string | undefined): Promise<string> => {
+    const dir = id === undefined ? undefined : await index.dirOf(id);
+    if (!dir) throw new Refused(404, `no run ${JSON.stringify(id ?? '')} in ${o.transcriptsDir}: pick one from the list`);
+    return dir;
+  };
+  async function loadRun(id: string): Promise<LoadedRun> {
+    const dir = await runDir(id);
+    const stamp = await runStamp(fromFolder(o.cwd, dir));
+    const kept = loaded.get(id);
+    if (kept?.stamp === stamp) return kept;
+    const read = { stamp, ...(await loadResults(dir, o.cwd)) };
+    loaded.set(id, read);
+    return read;
+  }
+  return { o, index, runDir, loadRun };
+}
+
+/** Reads every run's summary once, started by the first page served, so that a cold start's first page never waits behind it. */
+function warmer(index: RunIndex, stopped: AbortSignal | undefined): () => void {
   let warming = false;
-  const warmSoon = () => {
-    const stopped = o.warm;
+  return () => {
     if (warming || !stopped || stopped.aborted) return;
     warming = true;
     // Nothing it meets stops the view (the folder gone meanwhile, a run unreadable): a page that needs it says so.
@@ -200,42 +224,40 @@ export function viewApp(o: ViewOptions): Hono {
     }, WARM_AFTER_MS);
     stopped.addEventListener('abort', () => clearTimeout(timer), { once: true });
   };
+}
 
-  const runDir = async (id: string | undefined): Promise<string> => {
-    const dir = id === undefined ? undefined : await index.dirOf(id);
-    if (!dir) throw new Refused(404, `no run ${JSON.stringify(id ?? '')} in ${o.transcriptsDir}: pick one from the list`);
-    return dir;
-  };
+/** The trial a query names, if the run holds it: its case, arm and number are taken from the store's own listing. */
+async function trialOf(run: LoadedRun, q: Record<string, string | undefined>): Promise<TrialRef> {
+  const arm = asArm(q.arm);
+  const n = positiveInt(q.n);
+  const { trials } = await run.store.listTrials();
+  const ref = trials.find((t) => t.caseId === q.case && t.arm === arm && t.n === n);
+  if (!ref) throw new Refused(404, `the run holds no trial ${q.case ?? '?'} · ${q.arm ?? '?'} · #${q.n ?? '?'}`);
+  return ref;
+}
 
-  async function loadRun(id: string): Promise<LoadedRun> {
-    const dir = await runDir(id);
-    const stamp = await runStamp(fromFolder(o.cwd, dir));
-    const kept = loaded.get(id);
-    if (kept?.stamp === stamp) return kept;
-    const read = { stamp, ...(await loadResults(dir, o.cwd)) };
-    loaded.set(id, read);
-    return read;
-  }
-
-  /** The trial a query names, if the run holds it: its case, arm and number are taken from the store's own listing. */
-  async function trialOf(run: LoadedRun, q: Record<string, string | undefined>): Promise<TrialRef> {
-    const arm = asArm(q.arm);
-    const n = positiveInt(q.n);
-    const { trials } = await run.store.listTrials();
-    const ref = trials.find((t) => t.caseId === q.case && t.arm === arm && t.n === n);
-    if (!ref) throw new Refused(404, `the run holds no trial ${q.case ?? '?'} · ${q.arm ?? '?'} · #${q.n ?? '?'}`);
-    return ref;
-  }
-
-  const allowedHosts = () => [`127.0.0.1:${o.port()}`, `localhost:${o.port()}`];
-
+export function viewApp(o: ViewOptions): Hono {
+  const v = viewState(o);
   const app = new Hono();
   app.onError((e, c) => {
     if (e instanceof Refused) return c.html(problemPage('Refused', e.message), e.status);
     if (e instanceof RunFolderError || e instanceof InputError) return c.html(problemPage('Cannot be read', e.message), 422);
     return c.html(problemPage('Failed', `the view could not show this page: ${e.message}`), 500);
   });
-  // A page of another site may not reach this server by a name it resolves to 127.0.0.1, nor post to it.
+  guardRequests(app, o.port, warmer(v.index, o.warm));
+  // A browser asks for it by itself; the pages have none.
+  app.get('/favicon.ico', (c) => c.body(null, 204));
+  app.get(VIEW_SCRIPT_PATH, (c) => c.body(VIEW_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
+  runRoutes(app, v);
+  recordRoutes(app, v);
+  caseAndCompareRoutes(app, v);
+  trialRoutes(app, v);
+  return app;
+}
+
+/** A page of another site may not reach this server by a name it resolves to 127.0.0.1, nor post to it. */
+function guardRequests(app: Hono, port: () => number, afterPage: () => void): void {
+  const allowedHosts = () => [`127.0.0.1:${port()}`, `localhost:${port()}`];
   app.use('*', async (c, next) => {
     const host = c.req.header('host');
     if (!host || !allowedHosts().includes(host)) return c.text(`refused: Host ${host ?? '(none)'} is not this server's`, 403);
@@ -251,14 +273,12 @@ export function viewApp(o: ViewOptions): Hono {
     // `no-referrer` would make a browser post its forms from origin `null`, which the check above refuses.
     c.header('Referrer-Policy', 'same-origin');
     c.header('Cache-Control', 'no-store');
-    warmSoon();
+    afterPage();
   });
+}
 
-  // A browser asks for it by itself; the pages have none.
-  app.get('/favicon.ico', (c) => c.body(null, 204));
-
-  app.get(VIEW_SCRIPT_PATH, (c) => c.body(VIEW_SCRIPT, 200, { 'Content-Type': 'text/javascript; charset=utf-8' }));
-
+/** The list of runs, a run's page, its change stamp (polled while it runs) and its report. */
+function runRoutes(app: Hono, { o, index, runDir, loadRun }: ViewState): void {
   app.get('/', async (c) => {
     const query = c.req.query('q')?.trim() ?? '';
     const ids = index.ids();
@@ -311,45 +331,56 @@ export function viewApp(o: ViewOptions): Hono {
     });
     return c.html(run.report);
   });
+}
 
-  /** A tune's or a mutate's folder: its id in the list and its summary, which names its runs. */
-  async function recordOf(id: string | undefined, kind: 'tune' | 'mutate'): Promise<{ id: string; dir: string; summary: RunSummary }> {
-    const dir = await runDir(id);
-    const summary = await index.summary(id!);
-    if (!summary.run?.kinds.includes(kind)) throw new Refused(404, `${id} is no ${kind} folder: pick one from the list`);
-    return { id: id!, dir, summary };
-  }
+/** A tune's or a mutate's folder: its id in the list and its summary, which names its runs. */
+async function recordOf(
+  { index, runDir }: ViewState,
+  id: string | undefined,
+  kind: 'tune' | 'mutate',
+): Promise<{ id: string; dir: string; summary: RunSummary }> {
+  const dir = await runDir(id);
+  const summary = await index.summary(id!);
+  if (!summary.run?.kinds.includes(kind)) throw new Refused(404, `${id} is no ${kind} folder: pick one from the list`);
+  return { id: id!, dir, summary };
+}
 
+/** The unmutated run a mutate compared its mutants with, as an id of this view: its own `original`, or a listed run `--base` named. */
+async function mutateBase({ o, index }: ViewState, id: string): Promise<string | undefined> {
+  const record = await readMutateRecord(join(o.transcriptsDir, id), o.cwd);
+  if (!record.base.given) return `${id}/${record.base.dir}`;
+  const named = relative(fromFolder(o.cwd, o.transcriptsDir), fromFolder(o.cwd, record.base.dir));
+  return index.ids().includes(named) ? named : undefined;
+}
+
+/** A tune's and a mutate's pages: a frame naming their runs, and their reports. */
+function recordRoutes(app: Hono, v: ViewState): void {
+  const { o } = v;
   app.get('/tune', async (c) => {
-    const { id, summary } = await recordOf(c.req.query('id'), 'tune');
+    const { id, summary } = await recordOf(v, c.req.query('id'), 'tune');
     return c.html(framedPage(`tune ${id}`, href('/tune/report', { id }), { id, runs: summary.record?.runs ?? [] }));
   });
 
   app.get('/tune/report', async (c) => {
-    const { dir } = await recordOf(c.req.query('id'), 'tune');
+    const { dir } = await recordOf(v, c.req.query('id'), 'tune');
     return c.html(htmlReporter.renderTune!(await tuneReportInput(dir, await readTuneRecord(dir, o.cwd), o.cwd)));
   });
 
   app.get('/mutate', async (c) => {
-    const { id, summary } = await recordOf(c.req.query('id'), 'mutate');
+    const { id, summary } = await recordOf(v, c.req.query('id'), 'mutate');
     const runs = summary.record?.runs ?? [];
-    const base = await mutateBase(id, o.cwd);
+    const base = await mutateBase(v, id);
     return c.html(framedPage(`mutate ${id}`, href('/mutate/report', { id }), { id, runs, ...(base ? { base } : {}) }));
   });
 
   app.get('/mutate/report', async (c) => {
-    const { dir } = await recordOf(c.req.query('id'), 'mutate');
+    const { dir } = await recordOf(v, c.req.query('id'), 'mutate');
     return c.html(htmlReporter.renderMutate!({ record: await readMutateRecord(dir, o.cwd), dir }));
   });
+}
 
-  /** The unmutated run a mutate compared its mutants with, as an id of this view: its own `original`, or a listed run `--base` named. */
-  async function mutateBase(id: string, cwd: string): Promise<string | undefined> {
-    const record = await readMutateRecord(join(o.transcriptsDir, id), cwd);
-    if (!record.base.given) return `${id}/${record.base.dir}`;
-    const named = relative(fromFolder(cwd, o.transcriptsDir), fromFolder(cwd, record.base.dir));
-    return index.ids().includes(named) ? named : undefined;
-  }
-
+/** A case's trend across the runs, and two runs compared. */
+function caseAndCompareRoutes(app: Hono, { index, runDir, loadRun }: ViewState): void {
   app.get('/case', async (c) => {
     const caseId = c.req.query('id') ?? '';
     const rows = await index.all(index.ids());
@@ -371,7 +402,39 @@ export function viewApp(o: ViewOptions): Hono {
     const comparison = compareRuns({ dir: await runDir(base), ...b }, { dir: await runDir(candidate), ...k }, COMPARE_DEFAULTS);
     return c.html(htmlReporter.renderComparison(comparison));
   });
+}
 
+/** The labels file as stored, or why it cannot be read (a page shows that; a post refuses). */
+function storedLabels(o: ViewOptions): { labels: Label[]; problem?: string } {
+  try {
+    return { labels: readLabels(join(o.transcriptsDir, LABELS_FILE), o.cwd) };
+  } catch (e) {
+    if (e instanceof InputError) return { labels: [], problem: e.message };
+    throw e;
+  }
+}
+
+/** A judged trial's items beside the labels given to them, and how far the labels agree with the judge. */
+function trialLabels(o: ViewOptions, run: LoadedRun, t: Results['outcomes'][number]): TrialLabels {
+  const { labels, problem } = storedLabels(o);
+  const mine = labelsOfRun(labels, run.manifest.runId);
+  const given = (item: string) => mine.find((l) => l.case === t.caseId && l.arm === t.arm && l.n === t.n && l.item === item);
+  return {
+    run: run.manifest.runId,
+    items: t.judge!.items.map((i) => {
+      const l = given(i.item);
+      return { item: i.item, verdict: i.verdict, ...(l ? { label: l.label, ...(l.note ? { note: l.note } : {}) } : {}) };
+    }),
+    by: o.labeller,
+    agreement: labelAgreement(mine, run.results.outcomes, run.manifest.config.grading.confidence),
+    file: join(o.transcriptsDir, LABELS_FILE),
+    ...(problem ? { problem } : {}),
+  };
+}
+
+/** A trial's page (its timeline a page at a time, its raw stream, its labels) and the labels posted from it. */
+function trialRoutes(app: Hono, { o, runDir, loadRun }: ViewState): void {
+  let parsed: { key: string; transcript: Transcript } | undefined;
   app.get('/trial', async (c) => {
     const q = c.req.query();
     const run = await loadRun(q.id!);
@@ -403,7 +466,7 @@ export function viewApp(o: ViewOptions): Hono {
     };
     const c0 = run.manifest.cases.defs.find((d) => d.id === ref.caseId);
     const raw = await rawPage(join(run.store.dir, 'trials', ref.caseId, ref.arm, `${ref.n}.jsonl`), positiveInt(q.offset) ?? 0);
-    const labels = outcome.judge ? trialLabels(run, outcome) : undefined;
+    const labels = outcome.judge ? trialLabels(o, run, outcome) : undefined;
     return c.html(
       trialPage({
         runId: q.id!,
@@ -417,32 +480,7 @@ export function viewApp(o: ViewOptions): Hono {
     );
   });
 
-  function storedLabels(): { labels: Label[]; problem?: string } {
-    try {
-      return { labels: readLabels(labelsFile, o.cwd) };
-    } catch (e) {
-      if (e instanceof InputError) return { labels: [], problem: e.message };
-      throw e;
-    }
-  }
-
-  function trialLabels(run: LoadedRun, t: Results['outcomes'][number]): TrialLabels {
-    const { labels, problem } = storedLabels();
-    const mine = labelsOfRun(labels, run.manifest.runId);
-    const given = (item: string) => mine.find((l) => l.case === t.caseId && l.arm === t.arm && l.n === t.n && l.item === item);
-    return {
-      run: run.manifest.runId,
-      items: t.judge!.items.map((i) => {
-        const l = given(i.item);
-        return { item: i.item, verdict: i.verdict, ...(l ? { label: l.label, ...(l.note ? { note: l.note } : {}) } : {}) };
-      }),
-      by: o.labeller,
-      agreement: labelAgreement(mine, run.results.outcomes, run.manifest.config.grading.confidence),
-      file: labelsFile,
-      ...(problem ? { problem } : {}),
-    };
-  }
-
+  const now = o.now ?? (() => new Date());
   app.post('/labels', async (c) => {
     const form = await c.req.parseBody();
     const field = (k: string) => (typeof form[k] === 'string' ? (form[k] as string) : undefined);
@@ -451,7 +489,7 @@ export function viewApp(o: ViewOptions): Hono {
     const ref = await trialOf(run, q);
     const outcome = run.results.outcomes.find((t) => trialKey(t) === trialKey(ref));
     if (!outcome?.judge) throw new Refused(422, `trial ${trialKey(ref)} was not judged: it has nothing to label`);
-    const { problem } = storedLabels();
+    const { problem } = storedLabels(o);
     if (problem) throw new Refused(422, `${problem} (the labels file is left as it is)`);
     const by = field('by')?.trim() || o.labeller;
     const at = now().toISOString();
@@ -466,8 +504,6 @@ export function viewApp(o: ViewOptions): Hono {
     if (given.length) await writeLabels(o.transcriptsDir, o.cwd, given);
     return c.redirect(href('/trial', { id: q.id, case: ref.caseId, arm: ref.arm, n: ref.n }), 303);
   });
-
-  return app;
 }
 
 /** One page of a raw transcript from byte `offset`, ending at a line's end where one falls inside it. */

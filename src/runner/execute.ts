@@ -298,11 +298,11 @@ async function recordRunEnd(
   };
 }
 
-/** Runs the trials `target` still needs, through the real agent CLI, and records the run's end in run.json. */
-export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarget): Promise<RunOutcome> {
-  const { config, suite, adapter, binary, profile } = s;
-  const { store, manifest } = target;
-  // Every trial gets the skills and neighbours as they were now, kept in the run folder, whatever is edited while the run goes.
+/**
+ * Every trial gets the skills, neighbours and the user's files as they were now, kept in the run folder, whatever is
+ * edited while the run goes. A run whose snapshot fails is recorded as failed.
+ */
+async function snapshotInputs(s: SuiteToRun, { store, manifest }: RunTarget) {
   const failStart = async (e: unknown): Promise<never> => {
     await store.writeManifest({ ...manifest, status: 'failed', endedAt: new Date().toISOString() }).catch(() => undefined);
     throw e;
@@ -311,14 +311,62 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   const suiteNeighbours = s.neighbours ?? [];
   const [skills, allNeighbours] = await Promise.all([
     snapshotSkills(s.skills, join(store.dir, SKILLS_SNAPSHOT)),
-    snapshotSkills([...suiteNeighbours, ...caseNeighbourSkills(suite.cases)], join(store.dir, NEIGHBOURS_SNAPSHOT)),
+    snapshotSkills([...suiteNeighbours, ...caseNeighbourSkills(s.suite.cases)], join(store.dir, NEIGHBOURS_SNAPSHOT)),
   ]).catch(failStart);
   const neighbours = allNeighbours.slice(0, suiteNeighbours.length);
   const kept = new Map(allNeighbours.map((k) => [k.dir, k]));
-  // And the user's files as they were now, likewise.
-  const cases = (await snapshotFixtures(suite.cases, join(store.dir, FIXTURES_SNAPSHOT)).catch(failStart)).map((c) =>
+  const cases = (await snapshotFixtures(s.suite.cases, join(store.dir, FIXTURES_SNAPSHOT)).catch(failStart)).map((c) =>
     c.neighbourSkills ? { ...c, neighbourSkills: c.neighbourSkills.map((k) => kept.get(k.dir)!) } : c,
   );
+  return { skills, neighbours, cases };
+}
+
+/** What every trial of the run is given: the agent, its inputs, the store, the simulator and the run's stop. */
+function trialContext(
+  s: SuiteToRun,
+  place: RunPlace,
+  manifest: RunManifest,
+  run: Pick<TrialContext, 'skills' | 'workspaces' | 'simulatorUrl' | 'store'> & {
+    neighbours: Skill[];
+    abort: AbortController;
+    stderr: ProgressStream;
+    settle: NonNullable<TrialContext['settle']>;
+  },
+): TrialContext {
+  const { abort, stderr } = run;
+  return {
+    adapter: s.adapter,
+    binary: s.binary,
+    config: s.config,
+    skills: run.skills,
+    neighbours: run.neighbours.map((k) => k.dir),
+    store: run.store,
+    callerEnv: place.callerEnv,
+    simulatorUrl: run.simulatorUrl,
+    keepWorkspaces: place.keepWorkspaces ?? false,
+    workspaces: run.workspaces,
+    signal: abort.signal,
+    role: s.role ?? 'trial',
+    drawSeed: manifest.simulator?.draws?.seed,
+    settle: run.settle,
+    usageLimit: {
+      waitForReset: place.waitForReset === true,
+      // The first trial to meet it stops the run; those still running are killed and run again on resume.
+      stop(why) {
+        if (abort.signal.aborted) return;
+        manifest.stoppedBecause = `the subscription's usage limit: ${why}`;
+        stderr.write(`stopped at the subscription's usage limit (${why}): resume once it resets, or run with --wait-for-reset\n`);
+        abort.abort();
+      },
+    },
+  };
+}
+
+/** Runs the trials `target` still needs, through the real agent CLI, and records the run's end in run.json. */
+export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarget): Promise<RunOutcome> {
+  const { config, adapter, profile } = s;
+  const { store, manifest } = target;
+  const { skills, neighbours, cases } = await snapshotInputs(s, target);
   const defs = manifest.cases.defs;
   const gradeOpts = gradeOptions(manifest);
   const pace = config.concurrency === 'auto' ? adaptivePace() : fixedPace(config.concurrency);
@@ -347,32 +395,17 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
   try {
     if (profile) sim = await startSimulator(profile);
     const defById = new Map(defs.map((c) => [c.id, c]));
-    const trialCtx: TrialContext = {
-      adapter,
-      binary,
-      config,
+    const settle = { cases: defById, grading: gradeOpts };
+    const trialCtx = trialContext(s, place, manifest, {
       skills,
-      neighbours: neighbours.map((k) => k.dir),
-      store,
-      callerEnv: place.callerEnv,
-      simulatorUrl: sim?.url,
-      keepWorkspaces: place.keepWorkspaces ?? false,
+      neighbours,
       workspaces,
-      signal: abort.signal,
-      role: s.role ?? 'trial',
-      drawSeed: manifest.simulator?.draws?.seed,
-      settle: { cases: defById, grading: gradeOpts },
-      usageLimit: {
-        waitForReset: place.waitForReset === true,
-        // The first trial to meet it stops the run; those still running are killed and run again on resume.
-        stop(why) {
-          if (abort.signal.aborted) return;
-          manifest.stoppedBecause = `the subscription's usage limit: ${why}`;
-          stderr.write(`stopped at the subscription's usage limit (${why}): resume once it resets, or run with --wait-for-reset\n`);
-          abort.abort();
-        },
-      },
-    };
+      simulatorUrl: sim?.url,
+      store,
+      abort,
+      stderr,
+      settle,
+    });
     const contexts = [...new Set(cases.map((c) => requestContext(c, config, trialCtx.role)))];
     trialCtx.armListings = await probeArmListings(trialCtx, config.arms, contexts);
     trialCtx.caseListings = await probeCaseListings(trialCtx, config.arms, contexts, cases);
@@ -413,16 +446,25 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
     manifest.trials = { ...manifest.trials, finished: finished() };
     throw e;
   } finally {
-    await workspaces.drain();
-    await sim?.stop();
-    manifest.endedAt = new Date().toISOString();
-    // A run that failed because its folder cannot be written may not be able to say so: its first error is reported.
-    const unwritten = await store.writeManifest(manifest).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    // Handed to the caller only with a run that goes on to its results.
-    if (manifest.status === 'failed' || unwritten !== undefined) guard.release();
-    if (unwritten !== undefined && manifest.status !== 'failed') throw unwritten;
+    await closeRun(store, manifest, guard, async () => {
+      await workspaces.drain();
+      await sim?.stop();
+    });
   }
+}
+
+/**
+ * A run's last step, however it ended: its workspaces and simulator stopped (`stop`), its end time written. The guard
+ * is handed to the caller only with a run that goes on to its results.
+ */
+async function closeRun(store: RunStore, manifest: RunManifest, guard: RunGuard, stop: () => Promise<void>): Promise<void> {
+  await stop();
+  manifest.endedAt = new Date().toISOString();
+  // A run that failed because its folder cannot be written may not be able to say so: its first error is reported.
+  const unwritten = await store.writeManifest(manifest).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  if (manifest.status === 'failed' || unwritten !== undefined) guard.release();
+  if (unwritten !== undefined && manifest.status !== 'failed') throw unwritten;
 }

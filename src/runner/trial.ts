@@ -244,105 +244,14 @@ function settleWatch(
 /** Runs one trial: sealed workspace → agent → raw transcript on disk; infra errors retried as configured. */
 export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promise<TrialRecord> {
   const maxAttempts = 1 + ctx.config.retries.infra;
-  const deadlineMs = ctx.config.timeouts.trialSeconds * 1000;
   for (let attempt = 1; ; attempt++) {
     const ws = await ctx.workspaces.take(ref.arm);
     try {
-      await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
-      await installCaseNeighbours(ctx, ws, c.neighbourSkills ?? []);
-      const conversation = conversationOf(ctx.adapter, c);
-      const def = ctx.role === 'trial' ? ctx.settle?.cases.get(c.id) : undefined;
-      const settling = def && settles(def, ref.arm) ? { def, arm: ref.arm, grading: ctx.settle!.grading } : undefined;
-      const settlingNames = settling ? settlingSkills(settling.def, ref.arm, settling.grading.family) : [];
-      const asked = invocationRequest(
-        ctx,
-        ws,
-        c.prompt,
-        { key: drawKey(ctx, ref), caseId: c.id },
-        requestContext(c, ctx.config, ctx.role),
-        conversation,
-        ctx.role === 'trial' ? c.mcpServers : undefined,
-      );
-      const req: InvocationRequest = settlingNames.length ? { ...asked, settle: { skills: settlingNames } } : asked;
-      const prepared = await prepareRequest(ctx.adapter, req);
-      // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
-      const before = req.context === 'field' ? await treeState(ws.dir) : undefined;
-      const inv = ctx.adapter.invocation(req);
-      const files = await ctx.store.prepareTrial(ref);
-      // Over stdin, every turn of a conversation goes in that way (the prompt too); resumed, only follow-ups need more.
-      const takes = conversation ? ctx.adapter.conversation?.followUps : undefined;
-      const due = followUpDueIn(ctx.adapter, prepared);
-      const spawnOptions = {
-        cwd: ws.dir,
-        deadlineMs,
-        signal: ctx.signal,
-        attempt,
-        stdoutFile: files.partial,
-        maxOutputBytes: Math.round(ctx.config.maxOutputMB * 1024 * 1024),
-        ...(ctx.adapter.startsToolCall ? { toolCallLimit: { startsToolCall: ctx.adapter.startsToolCall, max: ctx.config.maxTurns } } : {}),
-        ...(ctx.adapter.providerSignal && ctx.onProviderSignal
-          ? { provider: { read: ctx.adapter.providerSignal, signal: ctx.onProviderSignal } }
-          : {}),
-        ...(ctx.adapter.usageLimit ? { usageLimit: ctx.adapter.usageLimit } : {}),
-      };
-      const spawned =
-        takes?.via === 'resume' && c.followUps?.length
-          ? await runResumedTurns({ take: takes, req, first: inv, followUps: c.followUps ?? [], due }, spawnOptions)
-          : await spawnAgent(inv, {
-              ...spawnOptions,
-              ...(settling ? { settledBy: settleWatch(ctx.adapter, req, prepared, settling) } : {}),
-              ...(takes?.via === 'stdin' ? { conversation: conversationInput(takes, c, due) } : {}),
-            });
-      // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial. The
-      // stub MCP servers' records are the harness's own, whichever CLI ran.
-      const [collected, stubs] = await Promise.all([
-        Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined),
-        collectMcpEvidence(req).catch(() => undefined),
-      ]);
-      const changed =
-        before &&
-        (await treeState(ws.dir)
-          .then((after) => treeChanges(before, after))
-          .catch(() => undefined));
-      const evidence = trialEvidence(
-        { ...prepared, ...(changed ? { workspaceChanged: changed } : {}) },
-        { ...collected, ...stubs },
-        (c.neighbourSkills ? ctx.caseListings?.get(neighbourSetKey(c.neighbourSkills)) : ctx.armListings)?.[
-          listingKey(ref.arm, req.context ?? 'lab')
-        ],
-      );
-      // The transcript just written, read back: an errno here means the folder is gone or broken, not the agent.
-      const readBack = <T>(read: () => T): T => {
-        try {
-          return read();
-        } catch (e) {
-          if ((e as NodeJS.ErrnoException).code !== undefined) throw new StoreWriteError(files.partial, e as Error);
-          throw e;
-        }
-      };
-      const limit = spawned.usageLimit;
-      const meta: TrialMeta = {
-        ...spawned,
-        agent: ctx.adapter.id,
-        ...(ws.skillsHash ? { skillsHash: ws.skillsHash } : {}),
-        ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}),
-        ...(evidence ? { evidence } : {}),
-      };
-      const transcript = readBack(() => ctx.adapter.parse(fileLines(files.partial), meta));
-      const verdict = trialStatus(transcript, meta, {
-        arm: ref.arm,
-        family: ctx.skills.map((s) => s.dir),
-        instructions: c.fixtures?.instructions !== undefined,
-        neighbours: [...(ctx.neighbours ?? []), ...(c.neighbourSkills ?? []).map((k) => k.dir)],
-        ...(req.context ? { context: req.context } : {}),
-        ...(c.history ? { history: true } : {}),
-        ...(req.mcp ? { mcp: storedMcp(req.mcp) } : {}),
-        isolationProblem: ctx.adapter.grading.isolationProblem,
-      });
+      const { transcript, meta, failed, limit } = await attemptTrial(ctx, c, ref, ws, attempt);
       const pause = limit && pauseDecision(limit, Date.now(), ctx.usageLimit?.waitForReset === true);
       // Slept through to the reset: this attempt is kept and the trial runs again; a stop meanwhile keeps it as the trial.
       const waited = pause?.kind === 'wait' && (await sleptUnlessStopped(pause.ms, ctx.signal));
-      const retry = waited || (verdict.status === 'infra_error' && attempt < maxAttempts && !ctx.signal.aborted);
+      const retry = waited || (failed && attempt < maxAttempts && !ctx.signal.aborted);
       // A failed attempt is kept beside the trial (`<n>.a1.jsonl`), never overwritten or lost.
       await ctx.store.commitTrial(ref, meta, retry ? attempt : undefined);
       if (!retry) {
@@ -353,6 +262,128 @@ export async function runTrial(ctx: TrialContext, c: Case, ref: TrialRef): Promi
       ctx.workspaces.release(ws);
     }
   }
+}
+
+/**
+ * One attempt of a trial in workspace `ws`, its stream written to the store's partial file: its transcript and meta,
+ * whether it failed for the infrastructure, and the usage limit it met.
+ */
+async function attemptTrial(ctx: TrialContext, c: Case, ref: TrialRef, ws: SealedWorkspace, attempt: number) {
+  await furnishWorkspace(ws.dir, c.fixtures, ctx.adapter.instructionFiles[0]!);
+  await installCaseNeighbours(ctx, ws, c.neighbourSkills ?? []);
+  const { req, conversation, settling } = trialRequest(ctx, c, ref, ws);
+  const prepared = await prepareRequest(ctx.adapter, req);
+  // The field's evidence that nothing ran: the workspace as the CLI found it, compared after it ends.
+  const before = req.context === 'field' ? await treeState(ws.dir) : undefined;
+  const inv = ctx.adapter.invocation(req);
+  const files = await ctx.store.prepareTrial(ref);
+  // Over stdin, every turn of a conversation goes in that way (the prompt too); resumed, only follow-ups need more.
+  const takes = conversation ? ctx.adapter.conversation?.followUps : undefined;
+  const due = followUpDueIn(ctx.adapter, prepared);
+  const spawnOptions = trialSpawnOptions(ctx, ws.dir, files.partial, attempt);
+  const spawned =
+    takes?.via === 'resume' && c.followUps?.length
+      ? await runResumedTurns({ take: takes, req, first: inv, followUps: c.followUps ?? [], due }, spawnOptions)
+      : await spawnAgent(inv, {
+          ...spawnOptions,
+          ...(settling ? { settledBy: settleWatch(ctx.adapter, req, prepared, settling) } : {}),
+          ...(takes?.via === 'stdin' ? { conversation: conversationInput(takes, c, due) } : {}),
+        });
+  const evidence = await evidenceAfter(ctx, c, ref, req, prepared, before && { dir: ws.dir, before });
+  const meta: TrialMeta = {
+    ...spawned,
+    agent: ctx.adapter.id,
+    ...(ws.skillsHash ? { skillsHash: ws.skillsHash } : {}),
+    ...(ctx.keepWorkspaces ? { workspace: ws.dir } : {}),
+    ...(evidence ? { evidence } : {}),
+  };
+  // The transcript just written, read back: an errno here means the folder is gone or broken, not the agent.
+  let transcript: Transcript;
+  try {
+    transcript = ctx.adapter.parse(fileLines(files.partial), meta);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== undefined) throw new StoreWriteError(files.partial, e as Error);
+    throw e;
+  }
+  const verdict = trialStatus(transcript, meta, {
+    arm: ref.arm,
+    family: ctx.skills.map((s) => s.dir),
+    instructions: c.fixtures?.instructions !== undefined,
+    neighbours: [...(ctx.neighbours ?? []), ...(c.neighbourSkills ?? []).map((k) => k.dir)],
+    ...(req.context ? { context: req.context } : {}),
+    ...(c.history ? { history: true } : {}),
+    ...(req.mcp ? { mcp: storedMcp(req.mcp) } : {}),
+    isolationProblem: ctx.adapter.grading.isolationProblem,
+  });
+  return { transcript, meta, failed: verdict.status === 'infra_error', limit: spawned.usageLimit };
+}
+
+/** A trial's request to the CLI, its conversation, and what settles it early (a trial whose outcome is decided). */
+function trialRequest(ctx: TrialContext, c: Case, ref: TrialRef, ws: SealedWorkspace) {
+  const conversation = conversationOf(ctx.adapter, c);
+  const def = ctx.role === 'trial' ? ctx.settle?.cases.get(c.id) : undefined;
+  const settling = def && settles(def, ref.arm) ? { def, arm: ref.arm, grading: ctx.settle!.grading } : undefined;
+  const settlingNames = settling ? settlingSkills(settling.def, ref.arm, settling.grading.family) : [];
+  const asked = invocationRequest(
+    ctx,
+    ws,
+    c.prompt,
+    { key: drawKey(ctx, ref), caseId: c.id },
+    requestContext(c, ctx.config, ctx.role),
+    conversation,
+    ctx.role === 'trial' ? c.mcpServers : undefined,
+  );
+  const req: InvocationRequest = settlingNames.length ? { ...asked, settle: { skills: settlingNames } } : asked;
+  return { req, conversation, settling };
+}
+
+/** How a trial's CLI is spawned: its folder, deadline, output file and limits, and what it reports as it goes. */
+function trialSpawnOptions(ctx: TrialContext, cwd: string, stdoutFile: string, attempt: number) {
+  return {
+    cwd,
+    deadlineMs: ctx.config.timeouts.trialSeconds * 1000,
+    signal: ctx.signal,
+    attempt,
+    stdoutFile,
+    maxOutputBytes: Math.round(ctx.config.maxOutputMB * 1024 * 1024),
+    ...(ctx.adapter.startsToolCall ? { toolCallLimit: { startsToolCall: ctx.adapter.startsToolCall, max: ctx.config.maxTurns } } : {}),
+    ...(ctx.adapter.providerSignal && ctx.onProviderSignal
+      ? { provider: { read: ctx.adapter.providerSignal, signal: ctx.onProviderSignal } }
+      : {}),
+    ...(ctx.adapter.usageLimit ? { usageLimit: ctx.adapter.usageLimit } : {}),
+  };
+}
+
+/**
+ * What a trial's CLI left as evidence once it ended, beside what preparing it planted and the listing measured for
+ * its arm; for a field trial (`field`), what changed in its workspace.
+ */
+async function evidenceAfter(
+  ctx: TrialContext,
+  c: Case,
+  ref: TrialRef,
+  req: InvocationRequest,
+  prepared: TrialEvidence,
+  field: { dir: string; before: Awaited<ReturnType<typeof treeState>> } | undefined,
+): Promise<TrialEvidence | undefined> {
+  // Evidence that cannot be read is evidence missing (the isolation check fails closed), never a lost trial. The
+  // stub MCP servers' records are the harness's own, whichever CLI ran.
+  const [collected, stubs] = await Promise.all([
+    Promise.resolve(ctx.adapter.collectEvidence?.(req)).catch(() => undefined),
+    collectMcpEvidence(req).catch(() => undefined),
+  ]);
+  const changed =
+    field &&
+    (await treeState(field.dir)
+      .then((after) => treeChanges(field.before, after))
+      .catch(() => undefined));
+  return trialEvidence(
+    { ...prepared, ...(changed ? { workspaceChanged: changed } : {}) },
+    { ...collected, ...stubs },
+    (c.neighbourSkills ? ctx.caseListings?.get(neighbourSetKey(c.neighbourSkills)) : ctx.armListings)?.[
+      listingKey(ref.arm, req.context ?? 'lab')
+    ],
+  );
 }
 
 /** Sleeps `ms`; false when the run was stopped first. */
