@@ -36,8 +36,8 @@ import { adaptivePace, fixedPace, type Pace } from './pace.js';
 import { createProgress, type ProgressStream } from './progress.js';
 import { reopenRun } from './resume.js';
 import { guardRun, type RunGuard } from './run-guard.js';
-import { runSuite, type SuiteRun } from './run-suite.js';
-import { probeArmListings, probeCaseListings, requestContext, type TrialContext } from './trial.js';
+import { runSuite, type SuiteRun, type TrialJudgement } from './run-suite.js';
+import { probeArmListings, probeCaseListings, requestContext, type TrialContext, type TrialRecord } from './trial.js';
 import { caseNeighbourSkills } from '../load/neighbours.js';
 
 export const HARNESS_VERSION: string = OWN_MANIFEST.version;
@@ -362,6 +362,31 @@ function trialContext(
   };
 }
 
+/**
+ * What the run does with each trial once stored (`stored` counts it): grades it, spends its cost against the cap,
+ * tells the isolation stop how it ended, and says its verdict.
+ */
+function judgeStored(
+  s: SuiteToRun,
+  { cases, grading }: { cases: ReadonlyMap<string, GradableCase>; grading: ReturnType<typeof gradeOptions> },
+  { budget, isolation }: Pick<ReturnType<typeof runSchedulers>, 'budget' | 'isolation'>,
+  stored: () => void,
+): (r: TrialRecord) => TrialJudgement {
+  return (r) => {
+    const def = cases.get(r.ref.caseId)!;
+    const o: TrialOutcome = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, grading);
+    stored();
+    budget?.spend(o.costUsd);
+    isolation.trialEnded(o.status, o.statusDetail);
+    // A judge's trial is an answer, not a trial to score.
+    const verdict =
+      s.role === 'judge'
+        ? explainJudgeSample(judgeSample(r.transcript, r.meta, s.adapter.grading.isolationProblem))
+        : explainOutcome(o, def);
+    return { passed: o.passed, verdict };
+  };
+}
+
 /** Runs the trials `target` still needs, through the real agent CLI, and records the run's end in run.json. */
 export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarget): Promise<RunOutcome> {
   const { config, adapter, profile } = s;
@@ -414,19 +439,7 @@ export async function executeRun(s: SuiteToRun, place: RunPlace, target: RunTarg
       cases,
       isolation,
       createProgress(stderr),
-      (r) => {
-        const def = defById.get(r.ref.caseId)!;
-        const o: TrialOutcome = gradeTrial(r.transcript, r.meta, def, r.ref.arm, r.ref.n, gradeOpts);
-        storedHere++;
-        budget?.spend(o.costUsd);
-        isolation.trialEnded(o.status, o.statusDetail);
-        // A judge's trial is an answer, not a trial to score.
-        const verdict =
-          s.role === 'judge'
-            ? explainJudgeSample(judgeSample(r.transcript, r.meta, adapter.grading.isolationProblem))
-            : explainOutcome(o, def);
-        return { passed: o.passed, verdict };
-      },
+      judgeStored(s, { cases: defById, grading: gradeOpts }, { budget, isolation }, () => storedHere++),
       () => replay.replayed.length,
       pace,
     );
