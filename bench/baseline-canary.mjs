@@ -13,7 +13,7 @@ import { fixedTrialsDesign } from '../dist/stats/stopped-binomial.js';
 import { sideLevel } from '../dist/verdict/stopped-sample.js';
 import { canaryFutilityLevel, planCanary, storedCanaryParams } from '../dist/verdict/canary.js';
 import { compareRuns } from '../dist/verdict/compare.js';
-import { planComparison } from '../dist/commands/plan-compare.js';
+import { planComparison } from '../dist/report/plan-compare.js';
 import { storedRun } from './canary.mjs';
 import { generator } from './lib.mjs';
 import { join } from 'node:path';

@@ -22,7 +22,7 @@ import { boschlooTest } from '../dist/stats/boschloo.js';
 import { suiteCanaryPower } from '../dist/stats/suite-power.js';
 import { gradableCase } from '../dist/trials/stored-case.js';
 import { SUITE_TRUNCATION } from '../dist/verdict/compare-defaults.js';
-import { planComparison } from '../dist/commands/plan-compare.js';
+import { planComparison } from '../dist/report/plan-compare.js';
 import { compareRuns } from '../dist/verdict/compare.js';
 import { buildResults } from '../dist/verdict/results.js';
 

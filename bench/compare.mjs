@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { planComparison } from '../dist/commands/plan-compare.js';
+import { planComparison } from '../dist/report/plan-compare.js';
 import { configSchema } from '../dist/run/config-schema.js';
 import { loadProfile } from '../dist/sim/profile.js';
 import { firstBehaviour } from '../dist/sim/policy.js';

@@ -4,7 +4,7 @@
 // 1 − (1 − a)² for a context's own rate a (bench/compare measures it on the simulator's seeded draws), at most 2α.
 // Beside it, the simpler alternative that caps the folder at α by construction (α/2 per context, Bonferroni), and
 // what it costs exactly: the trials per case `plan --compare` needs at α/2 for the same power.
-import { planComparison } from '../dist/commands/plan-compare.js';
+import { planComparison } from '../dist/report/plan-compare.js';
 import { COMPARE_DEFAULTS } from '../dist/verdict/compare-defaults.js';
 import { benchCompare, CASES, FROM, TO } from './compare.mjs';
 

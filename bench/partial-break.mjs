@@ -6,7 +6,7 @@
 // A/A pair (the candidate from the unbroken profile). Two bases: the default design (the run users make anyway) and
 // the fixed-N base `plan --compare` prescribes (`run --for-baseline`). Beside each: the old rule on the same runs
 // (the suite UNCHANGED when the mean change lies within the margin, an undecided case a clean exit 0).
-import { baseTrialsFor } from '../dist/commands/plan-compare.js';
+import { baseTrialsFor } from '../dist/report/plan-compare.js';
 import { boundedEnds, canaryOperating } from '../dist/stats/canary-design.js';
 import { fixedTrialsDesign } from '../dist/stats/stopped-binomial.js';
 import { sideLevel } from '../dist/verdict/stopped-sample.js';

@@ -19,7 +19,7 @@ import { planCanary, canaryTest, canaryFutilityLevel, storedCanaryParams } from 
 import { sideLevel } from '../src/verdict/stopped-sample.js';
 import { stagewiseEstimate } from '../src/stats/stagewise.js';
 import { blindCases } from '../src/commands/run-baseline.js';
-import { baseTrialsFor } from '../src/commands/plan-compare.js';
+import { baseTrialsFor } from '../src/report/plan-compare.js';
 import { priceTopUp } from '../src/runner/resume.js';
 import { compareRuns } from '../src/verdict/compare.js';
 import { COMPARE_DEFAULTS } from '../src/verdict/compare-defaults.js';

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { pairContexts, type ComparedFolder } from '../src/commands/context-pairs.js';
+import { pairContexts, type ComparedFolder } from '../src/runner/context-pairs.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { AgentRuns } from '../src/run/schema.js';
 import { writeAgentRuns } from '../src/run/store.js';

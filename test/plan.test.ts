@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { planSuite } from '../src/verdict/suite-plan.js';
 import { capWarnings, renderPlan } from '../src/report/plan.js';
-import { baseTrialsFor, planComparison } from '../src/commands/plan-compare.js';
+import { baseTrialsFor, planComparison } from '../src/report/plan-compare.js';
 import { gradableCase } from '../src/trials/stored-case.js';
 import type { Case } from '../src/load/cases.js';
 

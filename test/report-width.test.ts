@@ -2,7 +2,7 @@ import stringWidth from 'string-width';
 import { describe, expect, it } from 'vitest';
 import { renderCaseHistory, renderHistory, summariseRun, type RunSummary } from '../src/report/runs.js';
 import { agentNotes } from '../src/runner/reports.js';
-import { planComparison, renderComparisonPlan } from '../src/commands/plan-compare.js';
+import { planComparison, renderComparisonPlan } from '../src/report/plan-compare.js';
 import { planSuite } from '../src/verdict/suite-plan.js';
 import { renderPlan } from '../src/report/plan.js';
 import { comparisonText } from '../src/report/compare-terminal.js';

@@ -31,7 +31,7 @@ async function planCanary(loaded: LoadedSuite, drop: CanaryToPlan, pricePerTrial
   }
   const defs = loaded.suite.cases.map((c) => gradableCase(c, loaded.config));
   const arms = planSuite(loaded.config, defs).cases.map((c) => c.arms);
-  const { planComparison, renderComparisonPlan } = await import('../commands/plan-compare.js');
+  const { planComparison, renderComparisonPlan } = await import('../report/plan-compare.js');
   const { caseDesign } = await import('../stats/case-design.js');
   const designs = !decisionMode(loaded.config.decision.mode).sequential
     ? undefined

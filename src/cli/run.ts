@@ -173,7 +173,7 @@ async function runOne(loaded: LoadedSuite, o: RunCommandOptions, reporters: Repo
  * lets `run --baseline` see a drop of the margin from the threshold among the selected cases.
  */
 export async function sizedForBaseline(o: RunCommandOptions, io: CliIo): Promise<LoadedSuite[]> {
-  const { baseTrialsFor } = await import('../commands/plan-compare.js');
+  const { baseTrialsFor } = await import('../report/plan-compare.js');
   const [first] = loadSuites(o.run);
   const { threshold } = first!.config.decision;
   const { margin = COMPARE_DEFAULTS.margin, alpha = COMPARE_DEFAULTS.alpha } = o.forBaseline!;

@@ -6,7 +6,7 @@ import { refuseReportersWithout, writeReports, type ReporterChoice, type ReportI
 import type { ContextComparisons } from '../report/reporter.js';
 import { EXIT } from '../run/exit-codes.js';
 import { worstExitCode } from '../verdict/verdict.js';
-import { readContextRuns, type ContextPairs } from './context-pairs.js';
+import { readContextRuns, type ContextPairs } from '../runner/context-pairs.js';
 
 interface ComparedDirs {
   base: string;

@@ -1,4 +1,4 @@
-import { paragraph } from '../report/format.js';
+import { paragraph } from './format.js';
 import { trialsToDetect } from '../stats/sample-size.js';
 import { designOperating, type SequentialDesign } from '../stats/sequential-design.js';
 import { designKey } from '../stats/stopped-two-sample.js';

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { Context } from '../run/config-schema.js';
 import type { AgentRuns } from '../run/schema.js';
 import { readManifestSync } from '../run/store.js';
-import { plannedContexts, readAgentsRecord } from '../runner/agents-run.js';
+import { plannedContexts, readAgentsRecord } from './agents-run.js';
 import { InputError } from '../util/input-error.js';
 
 /** One folder named to `compare`: a lab,field folder's record, or the contexts a single run's cases ran in. */
