@@ -98,7 +98,7 @@ const cpuMs = (since) => {
 
 async function probeHistory(root) {
   const [t0, c0] = [performance.now(), process.cpuUsage()];
-  const { readHistory } = await import('../dist/commands/history.js');
+  const { readHistory } = await import('../dist/runner/history.js');
   const rows = await readHistory(root, root);
   console.log(JSON.stringify([{ path: 'history', rows: rows.length, ms: performance.now() - t0, cpu: cpuMs(c0) }]));
 }

@@ -15,7 +15,7 @@ export const historyCommand = defineCommand({
   },
   optionsFrom: (o) => o,
   async run(_args, o, io) {
-    const { readHistory } = await import('../commands/history.js');
+    const { readHistory } = await import('../runner/history.js');
     const { renderCaseHistory, renderHistory } = await import('../report/runs.js');
     const rows = await readHistory(transcriptsFolder(o, io.cwd), io.cwd);
     io.stdout.write(o.case === undefined ? renderHistory(rows) : renderCaseHistory(rows, o.case));

@@ -29,7 +29,7 @@ export const viewCommand = defineCommand({
   async run([dir], o, io) {
     const { startView } = await import('../commands/view.js');
     const transcriptsDir = dir ?? transcriptsFolder(o, io.cwd);
-    const { checkTranscriptsFolder } = await import('../commands/history.js');
+    const { checkTranscriptsFolder } = await import('../runner/history.js');
     checkTranscriptsFolder(transcriptsDir, io.cwd);
     const view = await startView({ transcriptsDir, cwd: io.cwd, labeller: io.env.USER ?? io.env.USERNAME ?? 'someone' }, o.port ?? 0).catch(
       (e: unknown) => {

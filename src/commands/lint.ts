@@ -22,7 +22,7 @@ import { skillFolders } from '../load/family.js';
 import type { Config } from '../run/config-schema.js';
 import { aaFlipFindings, aaFlips, storedCases, stuckCaseFindings } from '../lint/suite-health.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
-import { readHistory } from './history.js';
+import { readHistory } from '../runner/history.js';
 import { caseDesign } from '../stats/case-design.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';

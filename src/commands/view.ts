@@ -34,7 +34,7 @@ import { compareRuns } from '../verdict/compare.js';
 import { InputError } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
 import { writeFileWhole } from '../util/atomic-file.js';
-import { listRunFolders, READ_AT_ONCE, readRunSummary } from './history.js';
+import { listRunFolders, READ_AT_ONCE, readRunSummary } from '../runner/history.js';
 import { labelAgreement, labelsOfRun, LABELS_FILE, readLabels, writeLabels, type Label } from './labels.js';
 import { tuneReportInput } from './tune.js';
 import type { Transcript } from '../transcript/types.js';
