@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LABELS_FILE, labelsSchema } from '../src/commands/labels.js';
+import { LABELS_FILE, labelsSchema } from '../src/runner/labels.js';
 import { startView } from '../src/commands/view.js';
 import { cleanup, runInProcess, testEnv } from './helpers.js';
 import { CHROMIUM, hasBrowser, launchChromium, watchPage } from './headless-chromium.js';

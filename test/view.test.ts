@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENTS_PER_PAGE, RAW_PAGE_BYTES, RUNS_PER_PAGE, startView, VIEW_INDEX_FILE, viewApp } from '../src/commands/view.js';
-import { LABELS_FILE, labelsSchema } from '../src/commands/labels.js';
+import { LABELS_FILE, labelsSchema } from '../src/runner/labels.js';
 import { href } from '../src/report/html/view-pages.js';
 import { execa } from 'execa';
 import { CLI, cleanup, runInProcess, testEnv } from './helpers.js';

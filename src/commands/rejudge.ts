@@ -14,7 +14,7 @@ import type { TrialOutcome } from '../run/schema.js';
 import { newRunId, RunStore } from '../run/store.js';
 import type { ProgressStream } from '../runner/progress.js';
 import { loadProfile } from '../sim/profile.js';
-import { labelAgreement, labelsOfRun, labelsSchema } from './labels.js';
+import { labelAgreement, labelsOfRun, labelsSchema } from '../runner/labels.js';
 import type { TrialJudgeSamples } from '../stats/judge-stability.js';
 import { rejudgeFlip } from '../stats/rejudge-flip.js';
 import type { RejudgeReportInput } from '../report/rejudge.js';

@@ -35,7 +35,7 @@ import { InputError } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
 import { writeFileWhole } from '../util/atomic-file.js';
 import { listRunFolders, READ_AT_ONCE, readRunSummary } from '../runner/history.js';
-import { labelAgreement, labelsOfRun, LABELS_FILE, readLabels, writeLabels, type Label } from './labels.js';
+import { labelAgreement, labelsOfRun, LABELS_FILE, readLabels, writeLabels, type Label } from '../runner/labels.js';
 import { tuneReportInput } from './tune.js';
 import type { Transcript } from '../transcript/types.js';
 
