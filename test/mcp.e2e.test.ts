@@ -264,5 +264,6 @@ describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator
       isError: true,
       text: expect.stringContaining('Not permitted in this session; the call was not run'),
     });
-  });
+    // As long as the run itself may take: Gemini's row took 10 s idle and over 60 s beside the unit pass at load 10-15.
+  }, 150_000);
 });
