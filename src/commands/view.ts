@@ -35,7 +35,7 @@ import { InputError } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
 import { writeFileWhole } from '../util/atomic-file.js';
 import { listRunFolders, READ_AT_ONCE, readRunSummary } from '../runner/history.js';
-import { labelAgreement, labelsOfRun, LABELS_FILE, readLabels, writeLabels, type Label } from '../runner/labels.js';
+import { labelAgreement, labelsFile, labelsOfRun, readLabels, writeLabels, type Label } from '../runner/labels.js';
 import { tuneReportInput } from './tune.js';
 import type { Transcript } from '../transcript/types.js';
 
@@ -407,7 +407,7 @@ function caseAndCompareRoutes(app: Hono, { index, runDir, loadRun }: ViewState):
 /** The labels file as stored, or why it cannot be read (a page shows that; a post refuses). */
 function storedLabels(o: ViewOptions): { labels: Label[]; problem?: string } {
   try {
-    return { labels: readLabels(join(o.transcriptsDir, LABELS_FILE), o.cwd) };
+    return { labels: readLabels(labelsFile(o.transcriptsDir), o.cwd) };
   } catch (e) {
     if (e instanceof InputError) return { labels: [], problem: e.message };
     throw e;
@@ -427,7 +427,7 @@ function trialLabels(o: ViewOptions, run: LoadedRun, t: Results['outcomes'][numb
     }),
     by: o.labeller,
     agreement: labelAgreement(mine, run.results.outcomes, run.manifest.config.grading.confidence),
-    file: join(o.transcriptsDir, LABELS_FILE),
+    file: labelsFile(o.transcriptsDir),
     ...(problem ? { problem } : {}),
   };
 }

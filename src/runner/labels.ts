@@ -18,6 +18,9 @@ import { fromFolder } from '../util/paths.js';
 /** The labels file `view` keeps in the transcripts folder. */
 export const LABELS_FILE = 'labels.yaml';
 
+/** The labels file of a transcripts folder. */
+export const labelsFile = (transcriptsDir: string): string => join(transcriptsDir, LABELS_FILE);
+
 const labelSchema = z
   .object({
     /** The run the trial is of (its run.json `runId`); absent: whichever run the file is read with. */
@@ -56,7 +59,7 @@ let writing: Promise<unknown> = Promise.resolve();
 
 /** Adds `given` to the transcripts folder's labels file, whole or not at all. */
 export function writeLabels(transcriptsDir: string, cwd: string, given: readonly Label[]): Promise<void> {
-  const file = join(transcriptsDir, LABELS_FILE);
+  const file = labelsFile(transcriptsDir);
   const next = writing.then(() => writeFileWhole(fromFolder(cwd, file), stringify(withLabels(readLabels(file, cwd), given))));
   writing = next.catch(() => undefined);
   return next;
