@@ -478,6 +478,6 @@ async function closeRun(store: RunStore, manifest: RunManifest, guard: RunGuard,
     () => undefined,
     (e: unknown) => e,
   );
-  if (manifest.status === 'failed' || unwritten !== undefined) guard.release();
+  if (manifest.status === 'failed' || unwritten !== undefined) await guard.release();
   if (unwritten !== undefined && manifest.status !== 'failed') throw unwritten;
 }

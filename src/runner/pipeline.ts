@@ -49,7 +49,7 @@ export async function runPipeline(
       const { manifest, judgeSteps } = await askJudge(suite, place, ran, trials);
       return await storeResults(ran.store, manifest, trials, judgeSteps);
     } finally {
-      ran.guard.release();
+      await ran.guard.release();
     }
   } finally {
     target.lock.release();

@@ -16,8 +16,8 @@ export interface RunGuard {
    * the results later).
    */
   trialsDone(): void;
-  /** The run cleaned up after itself: signals back to their defaults, the watchdog stands down. */
-  release(): void;
+  /** The run cleaned up after itself: signals back to their defaults, the watchdog stands down and is gone. */
+  release(): Promise<void>;
 }
 
 /**
@@ -88,7 +88,7 @@ export async function guardRun(run: {
     release() {
       offSignals();
       listenToAgentGroups(undefined);
-      watchdog.standDown();
+      return watchdog.standDown();
     },
   };
 }

@@ -8,9 +8,15 @@ export const STAND_DOWN = 'stand-down\n';
 // An entry of its own in the package's compiled modules, found from the command's bundle as from any module.
 const ENTRY = packageFile('dist', 'runner', 'watchdog-main.js');
 
+/** How long a run waits for its watchdog to be gone after standing it down; it exits within milliseconds. */
+const STAND_DOWN_WAIT_MS = 2000;
+
 export interface Watchdog {
-  /** This process cleaned up after itself: the watchdog exits without touching anything. */
-  standDown(): void;
+  /**
+   * This process cleaned up after itself: the watchdog exits without touching anything. Resolves once it is gone (or
+   * after `STAND_DOWN_WAIT_MS`), so a run that returns has nothing of its own left running.
+   */
+  standDown(): Promise<void>;
 }
 
 /**
@@ -31,5 +37,21 @@ export function startWatchdog(base: string): Watchdog {
   // Neither the process nor the pipe keeps this one alive.
   child.unref();
   (child.stdin as Socket).unref();
-  return { standDown: () => child.stdin.end(STAND_DOWN) };
+  const gone = new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.once('error', () => resolve());
+  });
+  return {
+    standDown: () => {
+      if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
+      child.stdin.end(STAND_DOWN);
+      // Held again while it goes: a process with nothing else left to do would otherwise exit mid-wait.
+      child.ref();
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, STAND_DOWN_WAIT_MS);
+      });
+      return Promise.race([gone, late]).finally(() => clearTimeout(timer));
+    },
+  };
 }
