@@ -6,9 +6,9 @@ const E2E = 'test/**/*.e2e.test.ts';
 export default defineConfig({
   test: {
     // `npm test` runs the two passes as two vitest processes at once (scripts/test-passes.mjs): the e2e files three at
-    // a time (one keeps about 0.85 of a core busy: it waits on CLIs starting, simulated latency and deadlines), the
-    // in-process ones two at a time without per-file isolation, filling the cores while the e2e files wait. Each pass
-    // runs its longest files first (the last run's durations, else the largest file).
+    // a time (one keeps about half a core busy: it waits on CLIs starting, simulated latency and deadlines), the
+    // in-process ones two at a time without per-file isolation, then the type and format checks, filling the cores
+    // while the e2e files wait. Each pass runs its longest files first (the last run's durations, else the largest file).
     fileParallelism: true,
     maxWorkers: 3,
     testTimeout: 60_000,

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A hash of everything `npm run build` reads: the sources, the compiler's settings, the bundler step and the locked
-// dependencies. The build writes it into dist/ as its last step; `scripts/checks.mjs`, `npm run test:unit` and
-// `test:e2e` build again only when the inputs' hash differs from it, so `npm test` right after `npm ci` (whose
+// dependencies. The build writes it into dist/ as its last step; `npm test`, `npm run test:unit` and `test:e2e`
+// build again only when the inputs' hash differs from it, so `npm test` right after `npm ci` (whose
 // `prepare` built) does not build twice.
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';

@@ -28,7 +28,7 @@ function builtProject(): string {
 const made: string[] = [];
 afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-describe("the build's stamp: checks.mjs builds again exactly when an input changed", () => {
+describe("the build's stamp: npm test builds again exactly when an input changed", () => {
   it.each<[string, (root: string) => void, boolean]>([
     ['nothing changed', () => {}, true],
     ['a build output changed', (root) => writeFileSync(join(root, 'dist', 'cli.js'), 'x'), true],
