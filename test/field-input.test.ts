@@ -6,7 +6,7 @@ import { loadSkills } from '../src/load/skills.js';
 import { checkContext } from '../src/runner/suite-checks.js';
 import { ProblemList } from '../src/util/input-error.js';
 import { collectConfig, loadConfig } from '../src/load/config.js';
-import { configContexts, loadContextSuites } from '../src/commands/run.js';
+import { configContexts, loadContextSuites } from '../src/runner/load-suite.js';
 import { configSchema } from '../src/run/config-schema.js';
 import { resumeChanges } from '../src/runner/resume.js';
 import { baseProject, cleanup, makeProject, runInProcess, type Files } from './helpers.js';

@@ -165,7 +165,7 @@ export function projectsRemovedAfterAll(files: () => Files = baseProject): () =>
 
 /** The suite as `run` loads it (each case with its fixtures), from the project's folder as the working folder. */
 export async function loadedSuite(dir: string) {
-  const { loadSuite } = await import('../src/commands/run.js');
+  const { loadSuite } = await import('../src/runner/load-suite.js');
   return loadSuite({ cwd: dir, overrides: {} }, { run: false });
 }
 

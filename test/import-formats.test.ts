@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSuite } from '../src/commands/run.js';
+import { loadSuite } from '../src/runner/load-suite.js';
 import { baseProject, projectsRemovedAfterAll, runInProcess } from './helpers.js';
 import { copyImportFixtures, FORMATS } from './import-fixtures.js';
 

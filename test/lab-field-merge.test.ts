@@ -6,7 +6,7 @@ import type { Context } from '../src/run/config-schema.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { AgentRuns, Results } from '../src/run/schema.js';
 import { writeAgentRuns } from '../src/run/store.js';
-import { loadContextSuites } from '../src/commands/run.js';
+import { loadContextSuites } from '../src/runner/load-suite.js';
 import { runOptionsFrom } from '../src/cli/run-options.js';
 import { cleanup, ROOT, runInProcess } from './helpers.js';
 import { labFieldRecord, storeSyntheticRun, syntheticRun, type CaseTrials } from './run-fixtures.js';

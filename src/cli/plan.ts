@@ -1,6 +1,6 @@
 import { planSuite } from '../verdict/suite-plan.js';
 import { renderPlan } from '../report/plan.js';
-import { loadSuite, type LoadedSuite } from '../commands/run.js';
+import { loadSuite, type LoadedSuite } from '../runner/load-suite.js';
 import { InputError } from '../util/input-error.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { gradableCase } from '../trials/stored-case.js';

@@ -1,4 +1,4 @@
-import type { RunOptions } from '../commands/run.js';
+import type { RunOptions } from '../runner/load-suite.js';
 import type { BaselineFlags } from '../commands/run-baseline.js';
 import { InputError } from '../util/input-error.js';
 import type { Context } from '../run/config-schema.js';

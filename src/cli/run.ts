@@ -9,7 +9,7 @@ import {
   reportRun,
   type ReporterChoice,
 } from '../runner/reports.js';
-import { configContexts, loadContextSuites, loadSuites, type LoadedSuite } from '../commands/run.js';
+import { configContexts, loadContextSuites, loadSuites, type LoadedSuite } from '../runner/load-suite.js';
 import { join } from 'node:path';
 import { describeRunDir } from '../util/paths.js';
 import { agentsToResume, contextsToResume, readAgentsRecord, runAgents } from '../runner/agents-run.js';

@@ -1,7 +1,7 @@
 import { collectConfig } from '../load/config.js';
 import { ProblemList } from '../util/input-error.js';
 import type { CaseSelection } from '../load/select.js';
-import type { LoadedSuite } from '../commands/run.js';
+import type { LoadedSuite } from '../runner/load-suite.js';
 import type { CliIo } from './command.js';
 import type { FlagValues, SELECTION_FLAGS } from './flags.js';
 

@@ -18,7 +18,7 @@ import { plural } from '../util/text.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { prescribedBaseTrials, toppedUpCap } from '../verdict/canary.js';
 import { runPipeline } from '../runner/pipeline.js';
-import { loadSuite, type LoadedSuite, type RunOptions } from './run.js';
+import { loadSuite, type LoadedSuite, type RunOptions } from '../runner/load-suite.js';
 
 /** A case whose base bounds the canary, and the trials it lacks of the base's prescribed size. */
 export interface LackingCase {

@@ -6,7 +6,7 @@ import type { AgentAdapter } from '../agents/types.js';
 import { outcomeStands, type TrialOutcome } from '../run/schema.js';
 import { runPipeline } from '../runner/pipeline.js';
 import { InputError } from '../util/input-error.js';
-import { loadSuite } from './run.js';
+import { loadSuite } from '../runner/load-suite.js';
 
 /** What the short live check found: passed, or each way the CLI's trials differed from what they must be. */
 export interface ProbeResult {

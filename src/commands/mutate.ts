@@ -32,7 +32,7 @@ import { plural } from '../util/text.js';
 import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plannedTrials } from '../verdict/suite-plan.js';
-import { loadSuite, type LoadedSuite } from './run.js';
+import { loadSuite, type LoadedSuite } from '../runner/load-suite.js';
 import { lintCase, lintSkill, sequentialDesignOf, shownIn, suiteHealthFindings } from './lint.js';
 import { namedSkillFindings } from '../lint/prompts.js';
 import { sortFindings } from '../lint/render.js';

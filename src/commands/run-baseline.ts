@@ -23,7 +23,7 @@ import type { FinishedRun } from '../runner/pipeline.js';
 import type { ContextComparisons, MissingAgent } from '../report/reporter.js';
 import type { Context } from '../run/config-schema.js';
 import { describeRunDir } from '../util/paths.js';
-import type { LoadedSuite } from './run.js';
+import type { LoadedSuite } from '../runner/load-suite.js';
 
 export interface BaselineFlags {
   baseline: string;

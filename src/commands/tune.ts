@@ -17,7 +17,7 @@ import type { SplitName } from '../tune/splits.js';
 import { plannedTrials } from '../verdict/suite-plan.js';
 import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 import { startNestedRun } from '../runner/pipeline.js';
-import { loadSuite, type LoadedSuite } from './run.js';
+import { loadSuite, type LoadedSuite } from '../runner/load-suite.js';
 import { describeRunDir, fromFolder, shownFrom } from '../util/paths.js';
 
 /**

@@ -16,7 +16,7 @@ import {
 import type { Config, Context } from '../run/config-schema.js';
 import { selectSuite, type CaseSelection } from '../load/select.js';
 import { InputError, ProblemList } from '../util/input-error.js';
-import type { RunPlace, SuiteToRun } from '../runner/execute.js';
+import type { RunPlace, SuiteToRun } from './execute.js';
 import {
   checkAgent,
   checkArms,
@@ -30,7 +30,7 @@ import {
   checkContext,
   checkConversation,
   checkMcpToolNames,
-} from '../runner/suite-checks.js';
+} from './suite-checks.js';
 import { casesOfShard, type Shard } from '../trials/shard.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
