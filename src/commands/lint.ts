@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { adapterFor, AGENT_IDS } from '../agents/registry.js';
-import { fromFolder, shownFrom } from '../util/paths.js';
+import { fromFolder } from '../util/paths.js';
 import { descriptionLengthFindings } from '../lint/description.js';
 import { profileGapFindings } from '../lint/profile-gaps.js';
 import { allowedToolsFindings } from '../lint/tools.js';
@@ -9,23 +9,18 @@ import { balanceFindings } from '../lint/balance.js';
 import { caseListingFindings, listingBudgetFindings } from '../lint/listing.js';
 import { overlapFindings, overlapTable } from '../lint/overlap.js';
 import { namedSkillFindings, todoPromptFindings } from '../lint/prompts.js';
-import { hasErrors, renderFindings, renderFindingsJson, sortFindings } from '../lint/render.js';
-import type { CheckId, Finding, LintCase, LintSkill } from '../lint/types.js';
-import { loadCases, type Case } from '../load/cases.js';
+import { hasErrors, renderFindings, renderFindingsJson, shownIn, sortFindings } from '../lint/render.js';
+import { lintCase, lintSkill, type CheckId, type Finding, type LintSkill } from '../lint/types.js';
+import { loadCases } from '../load/cases.js';
 import { DEFAULT_CONFIG_FILE, loadConfig } from '../load/config.js';
 import { InputError, type InputProblem } from '../util/input-error.js';
-import { loadSkills, type Skill } from '../load/skills.js';
+import { loadSkills } from '../load/skills.js';
 import { caseNeighbourSkills, loadNeighbours } from '../load/neighbours.js';
 import { DEFAULT_PROFILE_FILE, profileReferenceProblems, readProfile } from '../sim/profile.js';
 import { EXIT } from '../run/exit-codes.js';
 import { skillFolders } from '../load/family.js';
-import type { Config } from '../run/config-schema.js';
-import { aaFlipFindings, aaFlips, storedCases, stuckCaseFindings } from '../lint/suite-health.js';
-import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
-import { readHistory } from '../runner/history.js';
-import { caseDesign } from '../stats/case-design.js';
-import { decisionMode } from '../stats/decision-modes/registry.js';
-import { gradableCase } from '../trials/stored-case.js';
+import { suiteHealthFindings } from '../lint/suite-health.js';
+import { storedSuiteCases } from '../runner/history.js';
 
 export interface LintOptions {
   config?: string;
@@ -44,53 +39,6 @@ export interface LintEnv {
 
 const asErrors = (check: CheckId, problems: readonly InputProblem[]): Finding[] =>
   problems.map((p) => ({ ...p, severity: 'error', check }));
-
-export const lintSkill = (s: Skill): LintSkill => {
-  const at = (key: keyof Skill['source']['at']) => ({ file: s.source.file, ...s.source.at[key] });
-  return {
-    dir: s.dir,
-    name: s.name,
-    description: s.description,
-    allowedTools: s.allowedTools,
-    links: s.links,
-    at: { name: at('name'), description: at('description'), allowedTools: at('allowedTools') },
-  };
-};
-
-export const lintCase = (c: Case): LintCase => {
-  const at = (key: keyof Case['source']['at']) => ({ file: c.source.file, ...c.source.at[key] });
-  return {
-    id: c.id,
-    prompt: c.prompt,
-    expect: c.expect.skill,
-    against: c.against ?? [],
-    tags: c.tags,
-    at: { id: at('id'), prompt: at('prompt') },
-  };
-};
-
-/** A finding as the user reads it: loaders name files relative to the working folder (or absolute); flags (`--cases`) are not files. */
-export const shownIn =
-  (cwd: string) =>
-  (f: Finding): Finding => ({ ...f, file: f.file.startsWith('--') ? f.file : shownFrom(cwd, fromFolder(cwd, f.file)) });
-
-/** The sequential design a case stops by in a run of `config`; undefined in a fixed-N suite. */
-export const sequentialDesignOf = (c: Case, config: Config) =>
-  decisionMode(config.decision.mode).sequential ? caseDesign(gradableCase(c, config)) : undefined;
-
-/** The suite's health as the transcripts folder's stored runs show it (no stored run: nothing to say). */
-export async function suiteHealthFindings(
-  cases: readonly Case[],
-  checked: readonly LintCase[],
-  config: Config,
-  cwd: string,
-): Promise<Finding[]> {
-  if (!existsSync(fromFolder(cwd, config.transcriptsDir))) return [];
-  const stored = storedCases(await readHistory(config.transcriptsDir, cwd));
-  const byId = new Map(cases.map((c) => [c.id, c]));
-  const flips = aaFlips(checked, stored, (id) => sequentialDesignOf(byId.get(id)!, config));
-  return [...stuckCaseFindings(checked, stored), ...aaFlipFindings(checked, flips, COMPARE_DEFAULTS.alpha)];
-}
 
 /** Checks a skill family and its suite without running anything; returns the exit code (1 if any error). */
 export async function lintProject(opts: LintOptions, env: LintEnv): Promise<number> {
@@ -177,7 +125,8 @@ export async function lintProject(opts: LintOptions, env: LintEnv): Promise<numb
     if (checkedSkills && checkedCases)
       findings.push(...balanceFindings(checkedSkills, checkedCases), ...namedSkillFindings(checkedSkills, checkedCases));
     else skipped.push('suite balance');
-    if (suite && checkedCases) findings.push(...(await suiteHealthFindings(suite.cases, checkedCases, config, env.cwd)));
+    if (suite && checkedCases)
+      findings.push(...suiteHealthFindings(suite.cases, checkedCases, await storedSuiteCases(config.transcriptsDir, env.cwd), config));
   }
 
   const sorted = sortFindings(findings.map(shownIn(env.cwd)));

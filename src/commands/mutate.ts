@@ -22,6 +22,7 @@ import { runMutate as driveMutate, type MutateRunOptions, type PreparedMutate } 
 import { editsProblem } from '../runner/tune-family.js';
 import { startNestedRun } from '../runner/pipeline.js';
 import { loadResults } from '../runner/stored-results.js';
+import { storedSuiteCases } from '../runner/history.js';
 import { decisionMode } from '../stats/decision-modes/registry.js';
 import { fixedTrialsDesign } from '../stats/stopped-binomial.js';
 import { gradableCase } from '../trials/stored-case.js';
@@ -33,9 +34,10 @@ import { writeReports, type ReporterChoice, type ReportIo } from '../runner/repo
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plannedTrials } from '../verdict/suite-plan.js';
 import { loadSuite, type LoadedSuite } from '../runner/load-suite.js';
-import { lintCase, lintSkill, sequentialDesignOf, shownIn, suiteHealthFindings } from './lint.js';
 import { namedSkillFindings } from '../lint/prompts.js';
-import { sortFindings } from '../lint/render.js';
+import { shownIn, sortFindings } from '../lint/render.js';
+import { sequentialDesignOf, suiteHealthFindings } from '../lint/suite-health.js';
+import { lintCase, lintSkill } from '../lint/types.js';
 
 /**
  * `skillprobe mutate`: its input checked and its mutants planned (prepareMutate), what each mutant's run can see
@@ -135,7 +137,7 @@ async function suiteHealth(loaded: LoadedSuite, cwd: string): Promise<MutateReco
   const cases = loaded.suite.cases.map(lintCase);
   const found = [
     ...namedSkillFindings(loaded.skills.map(lintSkill), cases),
-    ...(await suiteHealthFindings(loaded.suite.cases, cases, loaded.config, cwd)),
+    ...suiteHealthFindings(loaded.suite.cases, cases, await storedSuiteCases(loaded.config.transcriptsDir, cwd), loaded.config),
   ];
   return sortFindings(found.map(shownIn(cwd))).map(({ file, line, col, what, todo }) => ({ file, line, col, what, todo }));
 }

@@ -1,4 +1,5 @@
 import { formatProblem } from '../util/input-error.js';
+import { fromFolder, shownFrom } from '../util/paths.js';
 import { plural } from '../util/text.js';
 import type { Finding } from './types.js';
 
@@ -27,3 +28,8 @@ export function renderFindingsJson(findings: readonly Finding[]): string {
 }
 
 export const hasErrors = (findings: readonly Finding[]) => findings.some((f) => f.severity === 'error');
+
+/** A finding as the user reads it: loaders name files relative to the working folder (or absolute); flags (`--cases`) are not files. */
+export const shownIn =
+  (cwd: string) =>
+  (f: Finding): Finding => ({ ...f, file: f.file.startsWith('--') ? f.file : shownFrom(cwd, fromFolder(cwd, f.file)) });

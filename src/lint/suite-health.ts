@@ -1,7 +1,13 @@
+import type { Case } from '../load/cases.js';
 import { aaVerdictFlipChance } from '../mutate/power.js';
 import type { RunSummary } from '../report/runs.js';
 import { NONE } from '../run/schema.js';
+import type { Config } from '../run/config-schema.js';
+import { caseDesign } from '../stats/case-design.js';
+import { decisionMode } from '../stats/decision-modes/registry.js';
 import type { SequentialDesign } from '../stats/sequential-design.js';
+import { gradableCase } from '../trials/stored-case.js';
+import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { pct, plural } from '../util/text.js';
 import { finding, type Finding, type LintCase } from './types.js';
 
@@ -128,4 +134,20 @@ export function aaFlipFindings(cases: readonly LintCase[], flips: ReturnType<typ
       'judge a change by `skillprobe compare` (its suite-level test holds false alarms at α), never by a verdict that moved; a case near its threshold settles with more trials or a clearer prompt',
     ),
   ];
+}
+
+/** The sequential design a case stops by in a run of `config`; undefined in a fixed-N suite. Pure. */
+export const sequentialDesignOf = (c: Case, config: Config) =>
+  decisionMode(config.decision.mode).sequential ? caseDesign(gradableCase(c, config)) : undefined;
+
+/** The suite's health as its stored runs show it (`stored`: each case's trials over them; none, nothing to say). Pure. */
+export function suiteHealthFindings(
+  cases: readonly Case[],
+  checked: readonly LintCase[],
+  stored: ReadonlyMap<string, StoredCase>,
+  config: Config,
+): Finding[] {
+  const byId = new Map(cases.map((c) => [c.id, c]));
+  const flips = aaFlips(checked, stored, (id) => sequentialDesignOf(byId.get(id)!, config));
+  return [...stuckCaseFindings(checked, stored), ...aaFlipFindings(checked, flips, COMPARE_DEFAULTS.alpha)];
 }

@@ -1,5 +1,6 @@
 import type { InputProblem } from '../util/input-error.js';
-import type { SkillLink } from '../load/skills.js';
+import type { Skill, SkillLink } from '../load/skills.js';
+import type { Case } from '../load/cases.js';
 
 export type Severity = 'error' | 'warning';
 
@@ -48,6 +49,32 @@ export interface LintCase {
   tags: string[];
   at: { id: Position; prompt: Position };
 }
+
+/** A loaded skill as the rules read it. */
+export const lintSkill = (s: Skill): LintSkill => {
+  const at = (key: keyof Skill['source']['at']) => ({ file: s.source.file, ...s.source.at[key] });
+  return {
+    dir: s.dir,
+    name: s.name,
+    description: s.description,
+    allowedTools: s.allowedTools,
+    links: s.links,
+    at: { name: at('name'), description: at('description'), allowedTools: at('allowedTools') },
+  };
+};
+
+/** A loaded case as the rules read it. */
+export const lintCase = (c: Case): LintCase => {
+  const at = (key: keyof Case['source']['at']) => ({ file: c.source.file, ...c.source.at[key] });
+  return {
+    id: c.id,
+    prompt: c.prompt,
+    expect: c.expect.skill,
+    against: c.against ?? [],
+    tags: c.tags,
+    at: { id: at('id'), prompt: at('prompt') },
+  };
+};
 
 export function finding(check: CheckId, severity: Severity, at: Position, what: string, todo: string): Finding {
   return { severity, check, ...at, what, todo };

@@ -8,6 +8,7 @@ import { readTuneRecord } from '../run/tune-store.js';
 import { MUTATE_FILE } from '../run/mutate-schema.js';
 import { readMutateRecord } from '../run/mutate-store.js';
 import { summariseMutate, summariseRun, summariseTune, type RunSummary } from '../report/runs.js';
+import { storedCases, type StoredCase } from '../lint/suite-health.js';
 import { InputError } from '../util/input-error.js';
 import { fromFolder } from '../util/paths.js';
 
@@ -64,4 +65,10 @@ export const READ_AT_ONCE = 8;
 /** Every run folder in `transcriptsDir`, newest first, each as its summary. */
 export async function readHistory(transcriptsDir: string, cwd: string): Promise<RunSummary[]> {
   return pMap(listRunFolders(transcriptsDir, cwd), (id) => readRunSummary(transcriptsDir, id, cwd), { concurrency: READ_AT_ONCE });
+}
+
+/** Each case's stored trials over the runs in the transcripts folder (none before its first run): what lint and mutate weigh a suite's health by. */
+export async function storedSuiteCases(transcriptsDir: string, cwd: string): Promise<Map<string, StoredCase>> {
+  if (!existsSync(fromFolder(cwd, transcriptsDir))) return new Map();
+  return storedCases(await readHistory(transcriptsDir, cwd));
 }
