@@ -5,7 +5,7 @@ import { installCommand, notInstalled, pinnedVersion } from '../src/agents/cli-b
 import { conformanceOf, type Conformance, type ConformanceRecord } from '../src/agents/conformance.js';
 import { adapterFor, AGENT_IDS } from '../src/agents/registry.js';
 import { scenarioDifference } from '../src/commands/doctor-probe.js';
-import { conformanceWords, doctorVerdicts, renderDoctor } from '../src/commands/doctor-report.js';
+import { conformanceWords, doctorVerdicts, renderDoctor } from '../src/cli/doctor-report.js';
 import type { AgentCheck, FoundCli } from '../src/commands/doctor.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { TrialOutcome } from '../src/run/schema.js';

@@ -19,7 +19,7 @@ export const doctorCommand = defineCommand({
   optionsFrom: (o) => ({ ...o, probe: o.probe === true, json: o.json === true }),
   async run(_args, o, io) {
     const { examineClis } = await import('../commands/doctor.js');
-    const { doctorVerdicts, renderDoctor } = await import('../commands/doctor-report.js');
+    const { doctorVerdicts, renderDoctor } = await import('./doctor-report.js');
     const checks = await examineClis(o, io);
     io.stdout.write(o.json ? `${JSON.stringify({ agents: checks }, null, 2)}\n` : renderDoctor(checks));
     return exitCodeFor({ verdicts: doctorVerdicts(checks) }, io);

@@ -1,6 +1,6 @@
 import type { Conformance } from '../agents/conformance.js';
 import { EXIT } from '../run/exit-codes.js';
-import type { AgentCheck, FoundCli } from './doctor.js';
+import type { AgentCheck, FoundCli } from '../commands/doctor.js';
 
 /** What a version's record says, in a few words. Pure. */
 export function conformanceWords(c: Conformance): string {
