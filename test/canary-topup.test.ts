@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { configSchema } from '../src/run/config-schema.js';
 import type { GradableCase, RunManifest, TrialOutcome } from '../src/run/schema.js';
-import { baseModelChanges, planBaseTopUp, priceCanaryTopUp, priceText, type ConfiguredModel } from '../src/commands/base-top-up.js';
+import { baseModelChanges, planBaseTopUp, priceCanaryTopUp, priceText, type ConfiguredModel } from '../src/runner/base-top-up.js';
 import type { Profile } from '../src/sim/profile.js';
 import { valueHash } from '../src/util/json.js';
 import { decideSequential } from '../src/stats/sequential-design.js';

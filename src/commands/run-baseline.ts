@@ -15,7 +15,7 @@ import { compareRuns } from '../verdict/compare.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
 import { plural } from '../util/text.js';
 import { loadResults } from '../runner/stored-results.js';
-import { lackText, planBaseTopUp, topUpBase, type BaseTopUpPlan } from './base-top-up.js';
+import { lackText, planBaseTopUp, topUpBase, type BaseTopUpPlan } from '../runner/base-top-up.js';
 import { reportComparison, reportContextComparisons } from './compare.js';
 import type { ReporterChoice, ReportIo } from '../runner/reports.js';
 import { readAgentsRecord } from '../runner/agents-run.js';

@@ -7,18 +7,18 @@ import { join } from 'node:path';
 import { familyHash } from '../load/skills.js';
 import type { Config } from '../run/config-schema.js';
 import type { Results, RunManifest, StoredCanary, TrialOutcome } from '../run/schema.js';
-import { newManifest, type RunPlace } from '../runner/execute.js';
+import { newManifest, type RunPlace } from './execute.js';
 import { armsFor } from '../trials/schedule.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
-import { priceTopUp, resumeChanges, type TopUpPrice } from '../runner/resume.js';
+import { priceTopUp, resumeChanges, type TopUpPrice } from './resume.js';
 import type { Profile } from '../sim/profile.js';
 import { InputError } from '../util/input-error.js';
 import { valueHash } from '../util/json.js';
 import { plural } from '../util/text.js';
 import { gradableCase } from '../trials/stored-case.js';
 import { prescribedBaseTrials, toppedUpCap } from '../verdict/canary.js';
-import { runPipeline } from '../runner/pipeline.js';
-import { loadSuite, type LoadedSuite, type RunOptions } from '../runner/load-suite.js';
+import { runPipeline } from './pipeline.js';
+import { loadSuite, type LoadedSuite, type RunOptions } from './load-suite.js';
 
 /** A case whose base bounds the canary, and the trials it lacks of the base's prescribed size. */
 export interface LackingCase {
