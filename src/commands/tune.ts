@@ -1,9 +1,7 @@
-import type { TuneReportInput } from '../report/tune/view.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
-import { rewriteDescription, rewriteDescriptionBytes } from '../load/rewrite-description.js';
+import { rewriteDescriptionBytes } from '../load/rewrite-description.js';
 import { familyHash } from '../load/skills.js';
 import type { TunePlanRow } from '../report/tune/plan.js';
 import type { Config } from '../run/config-schema.js';
@@ -15,10 +13,10 @@ import { gradableCase } from '../trials/stored-case.js';
 import { refuse, tuneOptions, tuneSplits } from '../tune/options.js';
 import type { SplitName } from '../tune/splits.js';
 import { plannedTrials } from '../verdict/suite-plan.js';
-import { writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
+import { tuneReportInput, writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
 import { startNestedRun } from '../runner/pipeline.js';
 import { loadSuite, type LoadedSuite } from '../runner/load-suite.js';
-import { describeRunDir, fromFolder, shownFrom } from '../util/paths.js';
+import { fromFolder } from '../util/paths.js';
 
 /**
  * `skillprobe tune`: its input checked (prepareTune), its plan (planTune), the loop driven (runner/tune-driver.ts, the
@@ -125,26 +123,7 @@ export function planTune(p: PreparedTune, evaluate: Config): TunePlanRow[] {
   ];
 }
 
-/** The description's change as a unified diff of SKILL.md, or '' when the original stays (or the file is gone). */
-async function resultDiff(r: TuneRecord, cwd: string): Promise<string> {
-  if (r.result === undefined || r.result === r.original || !existsSync(r.skillFile)) return '';
-  const now = await readFile(r.skillFile, 'utf8');
-  const old = r.written ? rewriteDescription(now, r.skillFile, r.original) : now;
-  const tuned = r.written ? now : rewriteDescription(now, r.skillFile, r.result);
-  const shown = shownFrom(cwd, r.skillFile);
-  return createTwoFilesPatch(shown, shown, old, tuned, 'original', r.written ? 'written' : 'tuned (pass --write to write it)', {
-    headerOptions: FILE_HEADERS_ONLY,
-  });
-}
-
 export const isTuneFolder = (dir: string, cwd: string) => existsSync(join(fromFolder(cwd, dir), TUNE_FILE));
-
-/** What a tune's reports are rendered from: its record, its folder as the user named it, the description's diff. */
-export const tuneReportInput = async (dir: string, record: TuneRecord, cwd: string): Promise<TuneReportInput> => ({
-  record,
-  dir: describeRunDir({ dir }, cwd),
-  diff: await resultDiff(record, cwd),
-});
 
 /** Every chosen report of a tune. */
 export async function reportTune(

@@ -26,7 +26,7 @@ import { trialKey, type Results, type RunManifest, type TrialRef } from '../run/
 import { RunFolderError, type RunStore } from '../run/store.js';
 import { readTuneRecord } from '../run/tune-store.js';
 import { readMutateRecord } from '../run/mutate-store.js';
-import { agentNotes, readTranscripts } from '../runner/reports.js';
+import { agentNotes, readTranscripts, tuneReportInput } from '../runner/reports.js';
 import { readStoredTranscript } from '../runner/stored-grades.js';
 import { loadResults } from '../runner/stored-results.js';
 import { COMPARE_DEFAULTS } from '../verdict/compare-defaults.js';
@@ -36,7 +36,6 @@ import { fromFolder } from '../util/paths.js';
 import { writeFileWhole } from '../util/atomic-file.js';
 import { listRunFolders, READ_AT_ONCE, readRunSummary } from '../runner/history.js';
 import { labelAgreement, labelsFile, labelsOfRun, readLabels, writeLabels, type Label } from '../runner/labels.js';
-import { tuneReportInput } from './tune.js';
 import type { Transcript } from '../transcript/types.js';
 
 /**

@@ -1,16 +1,21 @@
 import { appendFileSync, existsSync, mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { createTwoFilesPatch, FILE_HEADERS_ONLY } from 'diff';
 import pMap from 'p-map';
 import { InvalidArgumentError } from 'commander';
 import { adapterFor } from '../agents/registry.js';
 import { readStoredTranscript } from './stored-grades.js';
 import type { FinishedRun } from './pipeline.js';
 import { agentMatrix } from '../verdict/agent-matrix.js';
-import { describeRunDir, fromFolder, unwritableFolder, wrongEntry } from '../util/paths.js';
+import { describeRunDir, fromFolder, shownFrom, unwritableFolder, wrongEntry } from '../util/paths.js';
 import { InputError, ProblemList } from '../util/input-error.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
 import type { AgentNotes, ContextsReportInput, MissingAgent, Reporter, ReportInput } from '../report/reporter.js';
 import type { Context } from '../run/config-schema.js';
+import type { TuneRecord } from '../run/tune-schema.js';
+import type { TuneReportInput } from '../report/tune/view.js';
+import { rewriteDescription } from '../load/rewrite-description.js';
 import { contextDifference } from '../verdict/context-difference.js';
 import { trialKey, type RunManifest, type TrialOutcome } from '../run/schema.js';
 import type { RunStore } from '../run/store.js';
@@ -268,3 +273,22 @@ export const reportAgents: ReportSeveral = (dir, runs, missing, reporters, io) =
   };
   return writeReports(reporters, (r) => r.renderAgents(input), io);
 };
+
+/** The description's change as a unified diff of SKILL.md, or '' when the original stays (or the file is gone). */
+async function resultDiff(r: TuneRecord, cwd: string): Promise<string> {
+  if (r.result === undefined || r.result === r.original || !existsSync(r.skillFile)) return '';
+  const now = await readFile(r.skillFile, 'utf8');
+  const old = r.written ? rewriteDescription(now, r.skillFile, r.original) : now;
+  const tuned = r.written ? now : rewriteDescription(now, r.skillFile, r.result);
+  const shown = shownFrom(cwd, r.skillFile);
+  return createTwoFilesPatch(shown, shown, old, tuned, 'original', r.written ? 'written' : 'tuned (pass --write to write it)', {
+    headerOptions: FILE_HEADERS_ONLY,
+  });
+}
+
+/** What a tune's reports are rendered from: its record, its folder as the user named it, the description's diff. */
+export const tuneReportInput = async (dir: string, record: TuneRecord, cwd: string): Promise<TuneReportInput> => ({
+  record,
+  dir: describeRunDir({ dir }, cwd),
+  diff: await resultDiff(record, cwd),
+});
