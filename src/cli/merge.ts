@@ -1,7 +1,7 @@
 import { InputError } from '../util/input-error.js';
 import { unwritableFolder } from '../util/paths.js';
 import { chooseReporters, humanStream, refuseReportersWithout, reportContexts, reportRun, type ReporterChoice } from '../runner/reports.js';
-import type { LabFieldShards } from '../commands/merge-contexts.js';
+import type { LabFieldShards } from '../commands/merge.js';
 import { describeRunDir } from '../util/paths.js';
 import { plural } from '../util/text.js';
 import { defineCommand, type CliIo, type ExitCode } from './command.js';
@@ -13,7 +13,7 @@ import { transcriptsFolder } from './suite-flags.js';
 /** The shards of a lab,field run merged context by context into one lab,field folder, reported as `run` reports one. */
 async function mergeLabField(shards: LabFieldShards, out: string, reporters: ReporterChoice[], io: CliIo): Promise<ExitCode> {
   refuseReportersWithout(reporters, 'renderContexts', 'lab,field');
-  const { mergeContextShards } = await import('../commands/merge-contexts.js');
+  const { mergeContextShards } = await import('../commands/merge.js');
   const { dir, merged } = await mergeContextShards(shards, out, io.cwd);
   const { failed } = await reportContexts(dir, merged, [], reporters, io);
   for (const m of merged) reportDamaged(m.results, io);
@@ -52,10 +52,9 @@ export const mergeCommand = defineCommand({
     const out = transcriptsFolder(o, io.cwd);
     const unwritable = unwritableFolder(out, { mustExist: false, cwd: io.cwd });
     if (unwritable) throw new InputError({ file: '--transcripts', what: unwritable, todo: 'point it at a folder you can write to' });
-    const { labFieldShards } = await import('../commands/merge-contexts.js');
+    const { labFieldShards, mergeShards } = await import('../commands/merge.js');
     const labField = await labFieldShards(dirs, io.cwd);
     if (labField) return mergeLabField(labField, out, reporters, io);
-    const { mergeShards } = await import('../commands/merge.js');
     const { store, manifest, results, unfinished } = await mergeShards(dirs, out, io.cwd);
     const runDir = describeRunDir(store, io.cwd);
     const { failed } = await reportRun(reporters, { manifest, results, runDir }, store, io);
