@@ -2,10 +2,14 @@ import { compareRuns } from '../verdict/compare.js';
 import type { Comparison } from '../verdict/comparison.js';
 import type { CompareOptions } from '../verdict/compare-defaults.js';
 import { loadResults } from '../runner/stored-results.js';
-import { refuseReportersWithout, writeReports, type ReporterChoice, type ReportIo } from '../runner/reports.js';
+import {
+  refuseReportersWithout,
+  reportComparison,
+  reportContextComparisons,
+  type ReporterChoice,
+  type ReportIo,
+} from '../runner/reports.js';
 import type { ContextComparisons } from '../report/reporter.js';
-import { EXIT } from '../run/exit-codes.js';
-import { worstExitCode } from '../verdict/verdict.js';
 import { readContextRuns, type ContextPairs } from '../runner/context-pairs.js';
 
 interface ComparedDirs {
@@ -64,34 +68,4 @@ async function compareContexts(
   const input: ContextComparisons = { comparisons: [], missing: pairs.missing };
   for (const { context, ...dirs } of pairs.pairs) input.comparisons.push({ context, comparison: await compareTwo(dirs, opts, io) });
   return reportContextComparisons(input, reporters, io);
-}
-
-/**
- * Comparisons context by context in every chosen reporter, what each lacks named on stderr; the exit code is the worst
- * of theirs, and a context one side has no run for is missing data (at least exit 4).
- */
-export async function reportContextComparisons(
-  input: ContextComparisons,
-  reporters: readonly ReporterChoice[],
-  io: ReportIo,
-): Promise<{ exitCode: number; failed: string[] }> {
-  const { failed } = await writeReports(reporters, (r) => r.renderContextComparisons!(input), io);
-  for (const { context, comparison } of input.comparisons)
-    for (const m of comparison.missingData) io.stderr.write(`missing data in ${context}: ${m}\n`);
-  for (const m of input.missing) io.stderr.write(`missing data: context ${m.context} not compared, ${m.why}\n`);
-  const incomplete = input.missing.length > 0 || input.comparisons.some((c) => c.comparison.missingData.length);
-  if (incomplete) io.stderr.write('the comparison is incomplete: finish the runs (`skillprobe run --resume DIR`), then compare again\n');
-  const exitCodes = input.comparisons.map((c) => c.comparison.exitCode);
-  return { exitCode: worstExitCode([EXIT.pass, ...exitCodes, ...(input.missing.length ? [EXIT.error] : [])]), failed };
-}
-
-/** A comparison in every chosen reporter, its missing data named on stderr; its exit code. */
-export async function reportComparison(
-  comparison: Comparison,
-  reporters: readonly ReporterChoice[],
-  io: ReportIo,
-): Promise<{ exitCode: number; failed: string[] }> {
-  const { failed } = await writeReports(reporters, (r) => r.renderComparison(comparison), io);
-  for (const m of comparison.missingData) io.stderr.write(`missing data: ${m}\n`);
-  return { exitCode: comparison.exitCode, failed };
 }

@@ -11,7 +11,10 @@ import { agentMatrix } from '../verdict/agent-matrix.js';
 import { describeRunDir, fromFolder, shownFrom, unwritableFolder, wrongEntry } from '../util/paths.js';
 import { InputError, ProblemList } from '../util/input-error.js';
 import { isReporterName, REPORTER_NAMES, REPORTERS, type ReporterName } from '../report/registry.js';
-import type { AgentNotes, ContextsReportInput, MissingAgent, Reporter, ReportInput } from '../report/reporter.js';
+import type { AgentNotes, ContextComparisons, ContextsReportInput, MissingAgent, Reporter, ReportInput } from '../report/reporter.js';
+import { EXIT } from '../run/exit-codes.js';
+import type { Comparison } from '../verdict/comparison.js';
+import { worstExitCode } from '../verdict/verdict.js';
 import type { Context } from '../run/config-schema.js';
 import type { TuneRecord } from '../run/tune-schema.js';
 import type { TuneReportInput } from '../report/tune/view.js';
@@ -284,6 +287,36 @@ async function resultDiff(r: TuneRecord, cwd: string): Promise<string> {
   return createTwoFilesPatch(shown, shown, old, tuned, 'original', r.written ? 'written' : 'tuned (pass --write to write it)', {
     headerOptions: FILE_HEADERS_ONLY,
   });
+}
+
+/**
+ * Comparisons context by context in every chosen reporter, what each lacks named on stderr; the exit code is the worst
+ * of theirs, and a context one side has no run for is missing data (at least exit 4).
+ */
+export async function reportContextComparisons(
+  input: ContextComparisons,
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+): Promise<{ exitCode: number; failed: string[] }> {
+  const { failed } = await writeReports(reporters, (r) => r.renderContextComparisons!(input), io);
+  for (const { context, comparison } of input.comparisons)
+    for (const m of comparison.missingData) io.stderr.write(`missing data in ${context}: ${m}\n`);
+  for (const m of input.missing) io.stderr.write(`missing data: context ${m.context} not compared, ${m.why}\n`);
+  const incomplete = input.missing.length > 0 || input.comparisons.some((c) => c.comparison.missingData.length);
+  if (incomplete) io.stderr.write('the comparison is incomplete: finish the runs (`skillprobe run --resume DIR`), then compare again\n');
+  const exitCodes = input.comparisons.map((c) => c.comparison.exitCode);
+  return { exitCode: worstExitCode([EXIT.pass, ...exitCodes, ...(input.missing.length ? [EXIT.error] : [])]), failed };
+}
+
+/** A comparison in every chosen reporter, its missing data named on stderr; its exit code. */
+export async function reportComparison(
+  comparison: Comparison,
+  reporters: readonly ReporterChoice[],
+  io: ReportIo,
+): Promise<{ exitCode: number; failed: string[] }> {
+  const { failed } = await writeReports(reporters, (r) => r.renderComparison(comparison), io);
+  for (const m of comparison.missingData) io.stderr.write(`missing data: ${m}\n`);
+  return { exitCode: comparison.exitCode, failed };
 }
 
 /** What a tune's reports are rendered from: its record, its folder as the user named it, the description's diff. */
