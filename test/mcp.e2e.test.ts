@@ -250,8 +250,11 @@ describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator
       ['jira-history', 'ok', 'tool', 'tool:jira/search_issues'],
       ['open-ticket', 'ok', 'tool', 'tool:issues/get_issue'],
     ]);
-    const stubCalls = readJson<TrialMeta>(join(runDir, 'trials', 'jira-history', 'skill', '1.meta.json')).evidence?.mcp;
-    expect(stubCalls?.[0]?.calls).toEqual([
+    const records = readJson<TrialMeta>(join(runDir, 'trials', 'jira-history', 'skill', '1.meta.json')).evidence?.mcp;
+    // The real server's watch saw it start, and it did not end by itself.
+    const watched = records?.find((r) => r.server === 'issues');
+    expect([watched?.started, watched?.exited]).toEqual([true, undefined]);
+    expect(records?.find((r) => r.server === 'jira')?.calls).toEqual([
       { tool: 'search_issues', args: { jql: 'project = OPS' }, isError: false, at: expect.any(String) },
     ]);
     expect(readFileSync(log, 'utf8')).toBe('get_issue clean\n');

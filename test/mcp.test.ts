@@ -8,8 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
 import { fieldEvidenceProblem, fieldSettings } from '../src/agents/claude-code/field.js';
 import { mcpAllowedTools, mcpReadOnlyPatterns } from '../src/agents/claude-code/mcp.js';
-import { collectMcpEvidence, prepareMcpServers, stubRecordFile } from '../src/agents/mcp-servers.js';
-import { STUB_MAIN } from '../src/mcp/stub-entry.js';
+import { collectMcpEvidence, mcpRecordFile, prepareMcpServers } from '../src/agents/mcp-servers.js';
+import { realServerProblem } from '../src/grade/status.js';
+import { STUB_MAIN, WATCH_MAIN } from '../src/mcp/stub-entry.js';
 import { geminiMcpServers } from '../src/agents/gemini/mcp.js';
 import { parseGeminiStream } from '../src/agents/gemini/parse.js';
 import { codexMcpServers } from '../src/agents/codex/mcp.js';
@@ -308,6 +309,13 @@ describe('grading a trial offered a stub MCP server (pure)', () => {
       expect: { status: 'infra_error', passed: null },
     },
     {
+      name: 'a real server that never started, the model answering without a tool: missing data, never "did not trigger"',
+      build: () => stream().text('I can answer that without a tool.').result(),
+      c: { ...positive, mcp: [{ name: 'issues', hash: 'i' }] },
+      meta: { evidence: { mcp: [{ server: 'issues', started: false, ended: false, calls: [], exited: { code: 3, signal: null } }] } },
+      expect: { status: 'infra_error', passed: null, statusDetail: expect.stringMatching(/"issues" never started \(exit code 3\)/) },
+    },
+    {
       name: 'a stub tool missing from the listing: isolation error',
       build: () => new ClaudeStream('/ws', ['atl-jira'], ['Glob', 'Grep', 'Read', 'Skill']).skill('atl-jira').result(),
       meta: recorded(0),
@@ -334,6 +342,91 @@ describe('grading a trial offered a stub MCP server (pure)', () => {
       .result();
     const o = gradeTrial(parseClaudeStream(s.raw()), trialMeta({}), { ...positive, mcp: undefined }, 'skill', 1, OPTS);
     expect(o).toMatchObject({ status: 'ok', fired: 'expected', passed: true });
+  });
+});
+
+describe("a real server's watch (dist/mcp/watch-main.js over stdio)", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-watch-'));
+  afterAll(() => cleanup(dir));
+  const server = join(import.meta.dirname, 'fixtures', 'mcp', 'issues-server.mjs');
+  const watched = (record: string, command: string, ...args: string[]) =>
+    new StdioClientTransport({ command: process.execPath, args: [WATCH_MAIN, record, command, ...args], stderr: 'ignore' });
+
+  it('passes the server through untouched, and records that it started and that the client ended it', async () => {
+    const record = join(dir, 'ok.record.jsonl');
+    const client = new Client({ name: 'test', version: '1' });
+    // A bare command name: found on the PATH the CLI passed on, as the CLI itself would.
+    await client.connect(watched(record, 'node', server));
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['get_issue', 'create_issue']);
+      expect(await client.callTool({ name: 'get_issue', arguments: { key: 'OPS-1' } })).toMatchObject({
+        content: [{ type: 'text', text: 'get_issue: done' }],
+      });
+    } finally {
+      await client.close();
+    }
+    await expect.poll(() => readStubRecord(readFileSync(record, 'utf8'))).toEqual({ started: true, ended: true, calls: [] });
+  });
+
+  it.each<[string, string[], { code: number | null; error?: unknown }]>([
+    ['exits before it answers', [process.execPath, '-e', 'process.exit(3)'], { code: 3 }],
+    ['cannot be run', [join(dir, 'no-such-server')], { code: null, error: expect.stringContaining('ENOENT') }],
+  ])('a server that %s is on record as never started, with how', async (_, [command, ...args], exited) => {
+    const record = join(dir, `${exited.code}.record.jsonl`);
+    const client = new Client({ name: 'test', version: '1' });
+    await expect(client.connect(watched(record, command!, ...args))).rejects.toThrow();
+    await expect.poll(() => readStubRecord(readFileSync(record, 'utf8').toString())).toMatchObject({ started: false, exited });
+  });
+
+  it('a server that ends by itself after it started is on record with its exit', async () => {
+    const record = join(dir, 'died.record.jsonl');
+    // Answers `initialize`, then exits 4 on the next message.
+    const script = [
+      "process.stdin.once('data', (d) => {",
+      '  const id = JSON.parse(String(d).split("\\n")[0]).id;',
+      "  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 'x', version: '1' } } }) + '\\n');",
+      "  process.stdin.once('data', () => process.exit(4));",
+      '});',
+    ].join('\n');
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(watched(record, process.execPath, '-e', script));
+    await expect(client.listTools()).rejects.toThrow();
+    await client.close();
+    await expect
+      .poll(() => readStubRecord(readFileSync(record, 'utf8')))
+      .toMatchObject({ started: true, exited: { code: 4, signal: null } });
+  });
+});
+
+describe('grading a trial offered a real MCP server (pure)', () => {
+  const servers = [
+    { name: 'issues', hash: 'i', readOnly: ['get_issue'] },
+    { name: 'jira', hash: 'h', stubTools: ['create_issue'] },
+  ];
+  const record = (fields: { started: boolean; exited?: { code: number | null; signal: string | null; error?: string } }) => ({
+    evidence: { mcp: [{ server: 'issues', ended: !fields.exited, calls: [], ...fields }] },
+  });
+  it.each<[string, Partial<TrialMeta>, string | undefined]>([
+    ['started, and ended by the CLI', record({ started: true }), undefined],
+    ['never answered the CLI', record({ started: false }), 'the MCP server "issues" never started: the trial ran without its tools'],
+    [
+      'exited before it answered',
+      record({ started: false, exited: { code: 3, signal: null } }),
+      'the MCP server "issues" never started (exit code 3): the trial ran without its tools',
+    ],
+    [
+      'could not be run',
+      record({ started: false, exited: { code: null, signal: null, error: 'spawn nope ENOENT' } }),
+      'the MCP server "issues" never started (spawn nope ENOENT): the trial ran without its tools',
+    ],
+    [
+      'ended by itself mid-trial',
+      record({ started: true, exited: { code: null, signal: 'SIGSEGV' } }),
+      'the MCP server "issues" ended by itself while the trial ran (killed by SIGSEGV): its tools went missing',
+    ],
+    ['a run stored before real servers were watched (no record)', { evidence: { mcp: [] } }, undefined],
+  ])('%s', (_, meta, problem) => {
+    expect(realServerProblem(trialMeta(meta), servers)).toBe(problem);
   });
 });
 
@@ -451,15 +544,23 @@ describe("a trial's MCP servers as every CLI starts them", () => {
       {
         name: 'jira',
         command: process.execPath,
-        args: [STUB_MAIN, join(dir, 'mcp', 'jira.stub.json'), stubRecordFile({ harnessDir: dir }, 'jira')],
+        args: [STUB_MAIN, join(dir, 'mcp', 'jira.stub.json'), mcpRecordFile({ harnessDir: dir }, 'jira')],
         env: {},
       },
-      { name: 'gh', command: '/usr/bin/gh-mcp', args: ['--stdio'], env: { GH_TOKEN: 'token' } },
+      {
+        name: 'gh',
+        command: process.execPath,
+        args: [WATCH_MAIN, mcpRecordFile({ harnessDir: dir }, 'gh'), '/usr/bin/gh-mcp', '--stdio'],
+        env: { GH_TOKEN: 'token' },
+      },
     ]);
     expect(JSON.parse(readFileSync(join(dir, 'mcp', 'jira.stub.json'), 'utf8'))).toEqual({ server: 'jira', stub: JIRA });
-    // Only the stubs leave a record; one the CLI never started reads as not started.
+    // A server the CLI never started left no record, and reads as not started.
     expect(await collectMcpEvidence({ harnessDir: dir, mcp: servers })).toEqual({
-      mcp: [{ server: 'jira', started: false, ended: false, calls: [] }],
+      mcp: [
+        { server: 'jira', started: false, ended: false, calls: [] },
+        { server: 'gh', started: false, ended: false, calls: [] },
+      ],
     });
   });
 

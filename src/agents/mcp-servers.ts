@@ -2,14 +2,15 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readOnlyTools, type McpServer } from '../load/mcp.js';
 import { readStubRecord } from '../mcp/record.js';
-import { STUB_MAIN } from '../mcp/stub-entry.js';
+import { STUB_MAIN, WATCH_MAIN } from '../mcp/stub-entry.js';
 import type { TrialEvidence } from '../run/schema.js';
 import type { InvocationRequest } from './types.js';
 
 /**
- * The MCP servers of a trial as every CLI starts them over stdio: the built-in stub with this Node (`process.execPath`)
- * from the package's own entry, reading its tools from a file beside the trial and recording each call to another,
- * both in the trial's harness folder, outside anything the model can read; a real server as the suite named it.
+ * The MCP servers of a trial as every CLI starts them over stdio, each with this Node (`process.execPath`) from an
+ * entry of the package's own: the built-in stub, reading its tools from a file beside the trial and recording each
+ * call to another, both in the trial's harness folder, outside anything the model can read; a real server as the suite
+ * named it, under a watch that records whether it started (the same folder).
  */
 export interface McpLaunch {
   name: string;
@@ -20,8 +21,8 @@ export interface McpLaunch {
 }
 
 const folder = (req: Pick<InvocationRequest, 'harnessDir'>) => join(req.harnessDir, 'mcp');
-/** Where a stub server records the calls it answered, read back after the trial. */
-export const stubRecordFile = (req: Pick<InvocationRequest, 'harnessDir'>, server: string) => join(folder(req), `${server}.record.jsonl`);
+/** Where a server's record goes (a stub's calls, a real server's start), read back after the trial. */
+export const mcpRecordFile = (req: Pick<InvocationRequest, 'harnessDir'>, server: string) => join(folder(req), `${server}.record.jsonl`);
 
 /** The caller's values of the variables a real server may see (a name the caller does not set is left out). */
 const allowlisted = (names: readonly string[], callerEnv: NodeJS.ProcessEnv): Record<string, string> =>
@@ -34,24 +35,32 @@ export async function prepareMcpServers(req: Pick<InvocationRequest, 'harnessDir
   await mkdir(folder(req), { recursive: true });
   return Promise.all(
     servers.map(async (s: McpServer): Promise<McpLaunch> => {
-      if (s.kind === 'command') return { name: s.name, command: s.command, args: s.args, env: allowlisted(s.env, req.callerEnv) };
+      const record = mcpRecordFile(req, s.name);
+      if (s.kind === 'command')
+        return {
+          name: s.name,
+          command: process.execPath,
+          args: [WATCH_MAIN, record, s.command, ...s.args],
+          env: allowlisted(s.env, req.callerEnv),
+        };
       const spec = join(folder(req), `${s.name}.stub.json`);
       await writeFile(spec, JSON.stringify({ server: s.name, stub: s.stub }));
-      return { name: s.name, command: process.execPath, args: [STUB_MAIN, spec, stubRecordFile(req, s.name)], env: {} };
+      return { name: s.name, command: process.execPath, args: [STUB_MAIN, spec, record], env: {} };
     }),
   );
 }
 
 /**
- * What each stub server recorded (started, and every call it answered): the trial's evidence of what its tools did.
- * A stub that left no record never started; a record cut short by a kill keeps its whole lines.
+ * What each server recorded (a stub: started, and every call it answered; a real server's watch: started, and how it
+ * ended by itself): the trial's evidence of what its tools did. A server that left no record never started; a record
+ * cut short by a kill keeps its whole lines.
  */
 export async function collectMcpEvidence(req: Pick<InvocationRequest, 'harnessDir' | 'mcp'>): Promise<TrialEvidence> {
-  const stubs = (req.mcp ?? []).filter((s) => s.kind === 'stub');
-  if (stubs.length === 0) return {};
+  const servers = req.mcp ?? [];
+  if (servers.length === 0) return {};
   const records = await Promise.all(
-    stubs.map(async (s) => {
-      const text = await readFile(stubRecordFile(req, s.name), 'utf8').catch(() => '');
+    servers.map(async (s) => {
+      const text = await readFile(mcpRecordFile(req, s.name), 'utf8').catch(() => '');
       return { server: s.name, ...readStubRecord(text) };
     }),
   );

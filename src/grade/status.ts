@@ -66,6 +66,24 @@ export function stubServerProblem(t: Transcript, meta: Pick<TrialMeta, 'evidence
   return undefined;
 }
 
+/**
+ * Why the trial's real MCP servers are missing data, or undefined: one never started (it did not answer the CLI's
+ * `initialize`, or could not be run) or ended by itself while the trial ran. Every CLI carries on without such a
+ * server, so the model chose among fewer tools than the trial offered. Their watches' records (the trial's evidence)
+ * say; a server with no record is from a run stored before real servers were watched, and taken as it was graded.
+ */
+export function realServerProblem(meta: Pick<TrialMeta, 'evidence'>, servers: IsolationContext['mcp']): string | undefined {
+  for (const server of (servers ?? []).filter((s) => s.stubTools === undefined)) {
+    const record = meta.evidence?.mcp?.find((r) => r.server === server.name);
+    if (!record) continue;
+    const exit = record.exited;
+    const how = exit && (exit.error ?? (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`));
+    if (!record.started) return `the MCP server "${server.name}" never started${how ? ` (${how})` : ''}: the trial ran without its tools`;
+    if (exit) return `the MCP server "${server.name}" ended by itself while the trial ran (${how}): its tools went missing`;
+  }
+  return undefined;
+}
+
 /** The follow-up (a user turn after the first) that no result came after, or undefined when each was answered. */
 function unansweredFollowUp(t: Transcript): number | undefined {
   const at = t.events.findLastIndex((e) => e.kind === 'user_turn');
@@ -139,8 +157,8 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
     }
     return { status: 'timeout', detail: `killed at the harness deadline after ${meta.wallMs} ms` };
   }
-  const stubFault = stubServerProblem(t, meta, ctx.mcp);
-  if (stubFault) return { status: 'infra_error', detail: stubFault };
+  const serverFault = realServerProblem(meta, ctx.mcp) ?? stubServerProblem(t, meta, ctx.mcp);
+  if (serverFault) return { status: 'infra_error', detail: serverFault };
   const finalError = [...t.events].reverse().find((e): e is ErrorEvent => e.kind === 'error' && !e.retrying);
   if (!result) {
     if (finalError && INFRA_KINDS.has(finalError.errorKind)) return { status: 'infra_error', detail: finalError.message };

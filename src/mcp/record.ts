@@ -1,13 +1,24 @@
 import { z } from 'zod';
 
 /**
- * What a stub MCP server writes while a trial runs, one JSON line per event, to a file outside anything the model can
- * read: that it started, and every call it answered (tool, arguments, whether its answer was an error, when).
+ * What a trial's MCP server leaves on record while the trial runs, one JSON line per event, in a file outside anything
+ * the model can read: a stub writes that it started, the tools it listed and every call it answered (tool, arguments,
+ * whether its answer was an error, when); a real server's watch (watch-main.ts) that it started and, when it ended by
+ * itself rather than by the CLI, how.
  */
 const stubRecordLineSchema = z.discriminatedUnion('event', [
   /** `pid`: the stub's process (the CLI may start it again after it died), so each start is matched with its end. */
   z.object({ event: z.literal('start'), pid: z.number().int(), at: z.string() }),
   z.object({ event: z.literal('end'), pid: z.number().int(), at: z.string() }),
+  /** A real server that ended by itself (the CLI did not end it), or could not be started (`error`). */
+  z.object({
+    event: z.literal('exit'),
+    pid: z.number().int(),
+    code: z.number().int().nullable(),
+    signal: z.string().nullable(),
+    error: z.string().optional(),
+    at: z.string(),
+  }),
   z.object({ event: z.literal('listed'), tools: z.array(z.string()), at: z.string() }),
   z.object({
     event: z.literal('call'),
@@ -19,7 +30,10 @@ const stubRecordLineSchema = z.discriminatedUnion('event', [
 ]);
 export type StubRecordLine = z.output<typeof stubRecordLineSchema>;
 
-/** One stub server's record of a trial: whether it started, the tools the CLI was given when it asked, the calls it answered. */
+/**
+ * One MCP server's record of a trial: whether it started, the tools the CLI was given when it asked and the calls it
+ * answered (a stub's), how it ended by itself (a real server's).
+ */
 export interface StubRecord {
   started: boolean;
   /** The tools it listed to the CLI (absent: the CLI never asked). */
@@ -30,6 +44,8 @@ export interface StubRecord {
    */
   ended: boolean;
   calls: { tool: string; args: Record<string, unknown>; isError: boolean; at: string }[];
+  /** A real server that ended by itself, or could not be started: its exit code or signal, or why it did not start. */
+  exited?: { code: number | null; signal: string | null; error?: string };
 }
 
 /** A record file's text read back; a line cut short by a kill, or not of this shape, is left out. */
@@ -50,7 +66,10 @@ export function readStubRecord(text: string): StubRecord {
       record.started = true;
       running.add(e.pid);
     } else if (e.event === 'end') running.delete(e.pid);
-    else if (e.event === 'listed') record.listed = e.tools;
+    else if (e.event === 'exit') {
+      running.delete(e.pid);
+      record.exited = { code: e.code, signal: e.signal, ...(e.error ? { error: e.error } : {}) };
+    } else if (e.event === 'listed') record.listed = e.tools;
     else record.calls.push({ tool: e.tool, args: e.args, isError: e.isError, at: e.at });
   }
   record.ended = record.started && running.size === 0;

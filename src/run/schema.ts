@@ -317,8 +317,9 @@ export const trialEvidenceSchema = z.object({
    */
   history: z.object({ source: z.string(), held: z.boolean(), detail: z.string().optional() }).optional(),
   /**
-   * Per stub MCP server of the trial: whether it started, and every call it answered (tool, arguments, an error or
-   * not, when), as it recorded them outside anything the model can read. Absent: no stub server.
+   * Per MCP server of the trial, as it recorded them outside anything the model can read: whether it started, and a
+   * stub's every call it answered (tool, arguments, an error or not, when), a real server's end by itself. Absent: no
+   * server. Runs stored before real servers were watched hold the stubs' records only.
    */
   mcp: z
     .array(
@@ -330,6 +331,8 @@ export const trialEvidenceSchema = z.object({
         /** Whether the CLI ended it; false: it was killed while the trial ran (absent: a run before it was recorded). */
         ended: z.boolean().optional(),
         calls: z.array(z.object({ tool: z.string(), args: z.record(z.unknown()), isError: z.boolean(), at: z.string() })),
+        /** A real server that ended by itself while the trial ran, or could not be started (absent: neither). */
+        exited: z.object({ code: z.number().int().nullable(), signal: z.string().nullable(), error: z.string().optional() }).optional(),
       }),
     )
     .optional(),

@@ -1,0 +1,65 @@
+/**
+ * A real MCP server's watch, which the agent CLI starts over stdio in the server's place (from the config its adapter
+ * wrote): `watch-main.js <record.jsonl> <command> [args…]`. It starts the server as the suite named it, with the
+ * environment the CLI gave, passes the bytes between them through untouched both ways, and records that the server
+ * started (it answered the CLI's `initialize`) and, should it end by itself while the CLI still needed it, how. Each
+ * CLI carries on without a server that fails (Codex and the Gemini CLI say nothing of it in their streams): the record
+ * lets the harness tell a trial without its tools from a model that chose none.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+import type { StubRecordLine } from './record.js';
+
+const [recordFile, command, ...args] = process.argv.slice(2);
+if (!recordFile || !command) {
+  process.stderr.write('usage: watch-main.js <record.jsonl> <command> [args…]\n');
+  process.exit(2);
+}
+const record = (line: StubRecordLine) => appendFileSync(recordFile, JSON.stringify(line) + '\n');
+const at = () => new Date().toISOString();
+
+const server = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+process.stdin.pipe(server.stdin);
+server.stdout.pipe(process.stdout);
+// A CLI that went away leaves pipes that fail on write: the server's end is what the record says.
+server.stdin.on('error', () => {});
+process.stdout.on('error', () => {});
+
+// Read only until the answer to `initialize` (a result naming its protocol version): after that, bytes only pass.
+let unread = '';
+const readAnswer = (chunk: Buffer) => {
+  unread += chunk.toString('utf8');
+  const lines = unread.split('\n');
+  unread = lines.pop()!.slice(-65_536);
+  const answered = lines.some((line) => {
+    try {
+      return (JSON.parse(line) as { result?: { protocolVersion?: unknown } })?.result?.protocolVersion !== undefined;
+    } catch {
+      return false;
+    }
+  });
+  if (!answered) return;
+  server.stdout.off('data', readAnswer);
+  record({ event: 'start', pid: server.pid!, at: at() });
+};
+server.stdout.on('data', readAnswer);
+
+// The CLI ends its servers with SIGINT or SIGTERM, or by closing stdin: passed on, and on record as an end.
+let endedByCli = false;
+const endBy = (how: () => void) => {
+  if (!endedByCli && server.pid !== undefined) record({ event: 'end', pid: server.pid, at: at() });
+  endedByCli = true;
+  how();
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => endBy(() => server.kill(signal)));
+process.stdin.on('end', () => endBy(() => server.stdin.end()));
+
+server.on('error', (e) => {
+  record({ event: 'exit', pid: process.pid, code: null, signal: null, error: e.message, at: at() });
+  process.exit(1);
+});
+// Once its output has all passed on.
+server.on('close', (code, signal) => {
+  if (!endedByCli) record({ event: 'exit', pid: server.pid!, code, signal, at: at() });
+  process.exit(code ?? 1);
+});

@@ -1,0 +1,46 @@
+import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Results } from '../src/run/schema.js';
+import { cleanup, ROOT, runInProcess, testEnv } from './helpers.js';
+
+/**
+ * A real MCP server that never starts, through each real CLI against the simulator. Each CLI carries on without it
+ * (Codex and the Gemini CLI say nothing of it in their streams), and the simulator, finding the server's tool missing
+ * from what the CLI offered, answers without any tool: without the server's watch these trials read "did not trigger".
+ */
+describe.each(['claude-code', 'codex', 'gemini'])('a real MCP server that never starts (%s, simulator)', (agent) => {
+  const dir = mkdtempSync(join(tmpdir(), `sp-mcp-down-${agent}-`));
+  afterAll(() => cleanup(dir));
+
+  it('is missing data (infra_error) naming the server and its exit, never "did not trigger"', async () => {
+    const project = join(dir, 'project');
+    cpSync(join(ROOT, 'examples', 'mcp'), project, { recursive: true });
+    const config = ['cases: cases/*.yaml', 'arms: [skill]', 'retries: { infra: 0 }', 'mcp:', '  issues:', '    command: node'];
+    writeFileSync(join(project, 'skillprobe.config.yaml'), [...config, '    args: ["-e", "process.exit(3)"]', ''].join('\n'));
+    const profile = [
+      'name: server-down',
+      'seed: 1',
+      'rules:',
+      '  - case: file-bug',
+      '    do: [{ mcp: issues/create_issue, input: { key: OPS-1 } }]',
+    ];
+    writeFileSync(join(project, 'sim.yaml'), [...profile, ''].join('\n'));
+    const r = await runInProcess(
+      ['run', '--agent', agent, '--sim', 'sim.yaml', '--trials', '1', '--grep', '^file-bug$', '--transcripts', join(dir, 'runs')],
+      { cwd: project, env: testEnv() },
+    );
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+    const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;
+    expect(results.outcomes, r.stdout + r.stderr).toMatchObject([
+      {
+        caseId: 'file-bug',
+        status: 'infra_error',
+        passed: null,
+        statusDetail: 'the MCP server "issues" never started (exit code 3): the trial ran without its tools',
+      },
+    ]);
+    expect(r.exitCode).toBe(4);
+  }, 120_000);
+});
