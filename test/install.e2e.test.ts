@@ -1,17 +1,20 @@
 import { execa } from 'execa';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanup, ROOT, skillMd, testEnv, writeFiles } from './helpers.js';
 import { SCHEMA_NAMES } from '../src/schema/json-schemas.js';
 import { schemaFileName } from '../src/schema/schema-files.js';
+import { buildInputsHash } from '../scripts/build-stamp.mjs';
 
 /**
  * skillprobe as a user gets it: `npm pack`, installed into an empty project by npm itself beside the one CLI the user
  * has (Claude Code; the CLIs are optional peers), then `npx skillprobe doctor`, `init` and a short simulated run
  * there. npm runs offline from the local cache that `npm ci` filled, against a lockfile made from this repo's (the
- * exact tree the tests ran), so nothing leaves the machine.
+ * exact tree the tests ran), so nothing leaves the machine. What is packed is dist/ as the `prepare` script builds it
+ * (the build a git install runs after cloning; in a fresh clone, `npm ci` ran that very hook): its stamp shows it was
+ * built from these sources, so no second build from a copy of them is needed here.
  */
 const run = (cmd: string, args: string[], cwd: string, env: Record<string, string>) =>
   execa(cmd, args, { cwd, env, extendEnv: false, reject: false, stdin: 'ignore', timeout: 180_000, all: true });
@@ -23,6 +26,7 @@ const OWN = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   peerDependencies: Record<string, string>;
   peerDependenciesMeta: Record<string, unknown>;
   bin: unknown;
+  scripts: Record<string, string>;
 };
 const CLAUDE = '@anthropic-ai/claude-code';
 /** The author's project: skillprobe, and the one CLI they use at the version skillprobe pins. */
@@ -70,7 +74,8 @@ describe('installed from a packed tarball into an empty project', () => {
     const registry = (await execa('npm', ['config', 'get', 'registry'], { env: callerEnv, extendEnv: false })).stdout
       .trim()
       .replace(/\/?$/, '/');
-    // dist/ is built by `npm test`; packing must not rebuild it under the test's feet.
+    // dist/ is built already (`npm ci`'s prepare, or `npm test` when a source changed): packing must not rebuild it
+    // under the test's feet.
     const packed = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', work], ROOT, callerEnv);
     expect(packed.exitCode).toBe(0);
     const tarball = join(work, (JSON.parse(packed.stdout) as { filename: string }[])[0]!.filename);
@@ -98,10 +103,15 @@ describe('installed from a packed tarball into an empty project', () => {
 
   afterAll(() => cleanup(work));
 
-  it('ships the built CLI, the JSON Schemas and the README, and no tests or sources', () => {
+  it('ships the CLI as a git install builds it, the JSON Schemas and the README, and no tests or sources', () => {
     const pkg = join(project, 'node_modules', 'skillprobe');
     const files = readdirSync(pkg);
     expect(files).toEqual(expect.arrayContaining(['dist', 'schemas', 'examples', 'docs', 'README.md', 'package.json']));
+    // npm runs `prepare` in a git checkout after installing its build tools: it is the build, and what ships is that
+    // build of exactly these sources (its last step stamps the hash of what it read).
+    expect(OWN.scripts.prepare).toBe('npm run build');
+    expect(existsSync(join(pkg, 'dist', 'cli.js'))).toBe(true);
+    expect(readFileSync(join(pkg, 'dist', 'build-inputs.sha256'), 'utf8'), 'dist/ is stale: npm run build').toBe(buildInputsHash(ROOT));
     // The README points at the example workflow: it ships.
     expect(existsSync(join(pkg, 'examples', 'github-actions', 'skillprobe-sharded.yml'))).toBe(true);
     expect(files).not.toContain('test');
@@ -173,40 +183,4 @@ describe('installed from a packed tarball into an empty project', () => {
     // A trial stops once its outcome was settled (a trigger-only case's skill loaded): its outcome stands too.
     expect(results.outcomes.every((o) => ['ok', 'settled'].includes(o.status))).toBe(true);
   }, 300_000);
-});
-
-describe('installed from a git checkout', () => {
-  const work = realpathSync(mkdtempSync(join(tmpdir(), 'sp-git-install-')));
-  afterAll(() => cleanup(work));
-
-  it("npm's prepare hook (what a git install runs after cloning) builds dist/ from the sources, and packs it", async () => {
-    // What a clone holds: the sources, never dist/; its dependencies as npm installs them before `prepare`.
-    for (const f of ['package.json', 'tsconfig.json', 'README.md']) cpSync(join(ROOT, f), join(work, f));
-    // The tests' Node builds installed under scripts/ are no part of a clone.
-    for (const d of ['src', 'examples', 'scripts'])
-      cpSync(join(ROOT, d), join(work, d), { recursive: true, filter: (from) => basename(from) !== 'node_modules' });
-    symlinkSync(join(ROOT, 'node_modules'), join(work, 'node_modules'));
-    expect(existsSync(join(work, 'dist'))).toBe(false);
-    const env = {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      HOME: process.env.HOME ?? '/root',
-      npm_config_offline: 'true',
-      npm_config_update_notifier: 'false',
-    };
-    const packed = await run('npm', ['pack', '--dry-run', '--json'], work, env);
-    expect(packed.exitCode, packed.all).toBe(0);
-    const listed = (JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { files: { path: string }[] }[])[0]!.files.map(
-      (f) => f.path,
-    );
-    expect(listed).toEqual(
-      expect.arrayContaining([
-        'dist/cli.js',
-        'dist/runner/watchdog-main.js',
-        'schemas/config.schema.json',
-        'examples/github-actions/skillprobe-sharded.yml',
-      ]),
-    );
-    const version = await run('node', [join(work, 'dist', 'cli.js'), '--version'], work, env);
-    expect(version.stdout.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
-  }, 240_000);
 });

@@ -113,6 +113,8 @@ describe('judge.gate turns into INCONCLUSIVE only what the judged items decide',
       'INCONCLUSIVE',
       EXIT.inconclusive,
     ],
+    // A calibrated, stable judge's no is the verdict: the skill fired every time, and the case FAILs on the judge alone.
+    ['calibrated and stable, its no, fired 5 of 5', { trials: 'FFFFF', samples: NO, calibrated: true, gate: true }, 'FAIL', EXIT.fail],
     // Ungated, the verdicts stand as graded.
     ['uncalibrated, no gate, fired 0 of 5', { trials: '-----', samples: YES, calibrated: false, gate: false }, 'FAIL', EXIT.fail],
     ['uncalibrated, no gate, fired 5 of 5', { trials: 'FFFFF', samples: YES, calibrated: false, gate: false }, 'PASS', EXIT.pass],

@@ -86,7 +86,9 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
   let results: Results;
 
   beforeAll(async () => {
-    run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 2\njudge: { agent: codex, model: sim-judge, samples: 3 }\n` });
+    // One trial a case: the samples and the items are the claim here, not a verdict (a calibrated judge's "no" that
+    // FAILs its case, in process: test/judge-verdicts.test.ts).
+    run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 1\njudge: { agent: codex, model: sim-judge, samples: 3 }\n` });
     dir = onlyRun(run.project);
     results = resultsOf(dir);
   }, 260_000);
@@ -101,9 +103,9 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
       calibrated: true,
       unanswered: 0,
     });
-    // 2 + 4 trial items; per item 2 controls, each case's first trial reworded, and confirms' two items reordered: 11.
+    // 1 + 2 trial items; per item 2 controls, each case's first trial reworded, and confirms' two items reordered: 11.
     expect(results.judge!.calibration).toEqual({ asked: 11, missed: [] });
-    expect(results.judge!.requests).toBe(17);
+    expect(results.judge!.requests).toBe(14);
     for (const o of results.outcomes) {
       const want =
         o.caseId === 'plans-call'
@@ -118,19 +120,22 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
       // The trigger and plan are right in every trial: only the judge's "no" fails confirms.
       expect(o).toMatchObject({ status: 'ok', fired: 'expected', passed: o.caseId === 'plans-call' });
     }
-    expect(results.verdicts.find((v) => v.caseId === 'confirms')?.verdict).toBe('FAIL');
+    expect(results.outcomes.map((o) => [o.caseId, o.n])).toEqual([
+      ['confirms', 1],
+      ['plans-call', 1],
+    ]);
   });
 
   it("progress shows each judge trial's answer, never as a trial left unscored", () => {
-    expect(run.r.stderr).toMatch(/judge: codex sim-judge asks 17 requests \(0 answered before\), 3 samples each: 51 judge trials/);
-    expect(run.r.stderr.match(/: judge answered (YES|NO) ·/g)).toHaveLength(51);
+    expect(run.r.stderr).toMatch(/judge: codex sim-judge asks 14 requests \(0 answered before\), 3 samples each: 42 judge trials/);
+    expect(run.r.stderr.match(/: judge answered (YES|NO) ·/g)).toHaveLength(42);
     expect(run.r.stderr).not.toContain('nothing to score without the skill');
   });
 
   it('measures stability on every judged case: no sample disagreed, nothing UNSTABLE', () => {
     expect(results.judge!.stability.map((s) => [s.caseId, s.comparable, s.disagreeing, s.unstable]).sort()).toEqual([
-      ['confirms', 4, 0, false],
-      ['plans-call', 2, 0, false],
+      ['confirms', 2, 0, false],
+      ['plans-call', 1, 0, false],
     ]);
   });
 
@@ -141,11 +146,12 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
     expect(JSON.parse(readFileSync(join(dir, 'judge', steps[0]!, 'run.json'), 'utf8')).agent.id).toBe('codex');
     // Each request is one case of the judge's run, asked `samples` times with none of the skills; each sample ok (a judge
     // that had called a tool would have given no verdict).
-    expect(step.outcomes).toHaveLength(17 * 3);
+    expect(step.outcomes).toHaveLength(14 * 3);
     expect(step.outcomes.every((o) => o.arm === 'ablation' && o.status === 'ok')).toBe(true);
     const regraded = await runInProcess(['grade', dir], { cwd: run.project });
     expect(regraded.exitCode).toBe(run.r.exitCode);
-    expect(run.r.exitCode).toBe(1);
+    // One trial a case decides nothing: INCONCLUSIVE.
+    expect(run.r.exitCode).toBe(3);
     expect(readdirSync(join(dir, 'judge'))).toEqual(steps);
     const again = resultsOf(dir);
     expect(again.outcomes.map((o) => [o.caseId, o.n, o.passed, o.judge])).toEqual(
@@ -158,7 +164,7 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
     const labels = [
       `- { case: plans-call, n: 1, item: "${YOURSELF}", label: yes }`,
       `- { case: confirms, n: 1, item: "${YOURSELF}", label: yes }`,
-      `- { case: confirms, n: 2, item: "${CONFIRM}", label: no }`,
+      `- { case: confirms, n: 1, item: "${CONFIRM}", label: no }`,
       `- { case: confirms, n: 9, item: "${CONFIRM}", label: no }`,
     ].join('\n');
     writeFileSync(join(run.project, 'labels.yaml'), labels);
@@ -170,9 +176,9 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
       cwd: run.project,
     });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain('REJUDGE · 6 stored judge requests asked again, 3 samples each (completed)');
-    expect(r.stdout).toContain('answers changed: 0 of 18 paired samples, 0.0%');
-    expect(r.stdout).toContain('verdicts changed: 0 of 6 items, 0.0%');
+    expect(r.stdout).toContain('REJUDGE · 3 stored judge requests asked again, 3 samples each (completed)');
+    expect(r.stdout).toContain('answers changed: 0 of 9 paired samples, 0.0%');
+    expect(r.stdout).toContain('verdicts changed: 0 of 3 items, 0.0%');
     expect(r.stdout).toMatch(
       /Cohen's κ 1\.00 \[-?\d\.\d\d, 1\.00\] over 3 items, raw agreement 100\.0% · 1 labels matched no judged verdict · about \d+ labels more for an interval of ±0\.1 · WARNING: fewer than 50 labels/,
     );
@@ -183,37 +189,41 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
 });
 
 describe('judge: --max-cost counts the judge', () => {
-  // The trial under test spends about $0.013 at Claude Code 2.1.332's prices.
-  it.each([
-    ["the judge's trials cross the cap: its step stops capped", '0.02', 1],
-    ['the trials under test spend it whole: no judge step starts (its run.json would hold a cap of 0)', '0.005', 0],
-  ] as const)(
-    '%s; the run is cost_capped (exit 5); resumed with more, it completes',
-    async (_name, cap, judgeSteps) => {
-      const run = await judgedRun({
-        judgeBlock: '',
-        config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
-        cases: CASES.slice(0, CASES.indexOf('- id: confirms')),
-        args: ['--max-cost', cap],
-      });
-      try {
-        const dir = onlyRun(run.project);
-        expect(run.r.exitCode, run.r.stderr).toBe(5);
-        expect(JSON.parse(readFileSync(join(dir, 'run.json'), 'utf8')).status).toBe('cost_capped');
-        const trialsSpent = resultsOf(dir).outcomes.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
-        expect(trialsSpent < Number(cap)).toBe(judgeSteps > 0);
-        expect(existsSync(join(dir, 'judge')) ? readdirSync(join(dir, 'judge')).length : 0).toBe(judgeSteps);
-        const resumed = await runInProcess(['run', '--sim', 'sim.yaml', '--resume', dir, '--max-cost', '5', '--workdir', run.workdir], {
-          cwd: run.project,
-        });
-        expect(resumed.exitCode, resumed.stderr).toBe(3);
-        expect(resultsOf(dir).judge).toMatchObject({ calibrated: true, unanswered: 0, requests: 4 });
-      } finally {
-        cleanup(run.project, run.workdir);
-      }
-    },
-    240_000,
-  );
+  // The trial under test spends about $0.013 at Claude Code 2.1.332's prices. One run, resumed under a cap the judge
+  // crosses, then under one that lets it finish.
+  it('the trials under test spend it whole: no judge step starts (its run.json would hold a cap of 0); resumed with a cap the judge\'s trials cross, its step stops capped; each stop is cost_capped (exit 5); resumed with more, it completes', async () => {
+    const run = await judgedRun({
+      judgeBlock: '',
+      config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
+      cases: CASES.slice(0, CASES.indexOf('- id: confirms')),
+      args: ['--max-cost', '0.005'],
+    });
+    try {
+      const dir = onlyRun(run.project);
+      const resume = (cap: string) =>
+        runInProcess(['run', '--sim', 'sim.yaml', '--resume', dir, '--max-cost', cap, '--workdir', run.workdir], { cwd: run.project });
+      const judgeSteps = () => (existsSync(join(dir, 'judge')) ? readdirSync(join(dir, 'judge')) : []);
+      const status = (folder: string) => JSON.parse(readFileSync(join(folder, 'run.json'), 'utf8')).status;
+      expect(run.r.exitCode, run.r.stderr).toBe(5);
+      expect(status(dir)).toBe('cost_capped');
+      const trialsSpent = resultsOf(dir).outcomes.reduce((sum, o) => sum + (o.costUsd ?? 0), 0);
+      expect(trialsSpent).toBeGreaterThanOrEqual(0.005);
+      expect(trialsSpent).toBeLessThan(0.02);
+      expect(judgeSteps()).toEqual([]);
+
+      const crossed = await resume('0.02');
+      expect(crossed.exitCode, crossed.stderr).toBe(5);
+      expect(status(dir)).toBe('cost_capped');
+      expect(judgeSteps()).toHaveLength(1);
+      expect(status(join(dir, 'judge', judgeSteps()[0]!))).toBe('cost_capped');
+
+      const resumed = await resume('5');
+      expect(resumed.exitCode, resumed.stderr).toBe(3);
+      expect(resultsOf(dir).judge).toMatchObject({ calibrated: true, unanswered: 0, requests: 4 });
+    } finally {
+      cleanup(run.project, run.workdir);
+    }
+  }, 240_000);
 });
 
 describe('judge: Ctrl-C while the judge asks, then --resume', () => {
