@@ -14,9 +14,9 @@ import type { ToolCallEvent } from '../src/transcript/types.js';
  * examples/mcp through each real pinned CLI that offers MCP servers against the simulator: the stub MCP server's tools
  * are listed to the model, a call is answered with its canned result and recorded beside the trial, and a trial where
  * the model chose the tool grades as its own column. Draws pinned. How a run counts and tabulates the tool's column is
- * the harness's own whatever the CLI: Codex, the cheapest to start, runs the positive case and the negative one, four
- * trials each; Claude Code and Gemini run the positive case alone, three trials (the draws give two tool calls and one
- * skill call, the fewest trials that show both).
+ * the harness's own whatever the CLI: Codex, the cheapest to start, runs the positive case and the negative one;
+ * Claude Code and Gemini run the positive case alone. Two trials a case: the draws give the positive case one tool call
+ * and one skill call, the fewest trials that show both.
  */
 const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
@@ -27,19 +27,18 @@ const AGENTS = [
   { id: 'codex', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: undefined },
 ];
 
+/** The stub run's draws: file-bug's first trial calls the tool, its second the skill (the profile's 6 in 10 and 4 in 10). */
+const STUB_DRAW_SEED = '12';
+const STUB_TRIALS = 2;
+
 /**
- * Per CLI, the stub run's cases and trials, its tool calls of file-bug, and the confusion table's columns and
- * file-bug's row (see the top): the negative case adds the column of no skill.
+ * Per CLI, the stub run's cases, and the confusion table's columns and file-bug's row (see the top): the negative case
+ * adds the column of no skill.
  */
-const STUB_RUNS: Record<string, { grep: string; trials: number; byTool: number; table: RegExp }> = {
-  'claude-code': { grep: 'file-bug', trials: 3, byTool: 2, table: /tool:jira\/create_issue *\n+atl-jira +1\/3 \.33 +2\/3 \.67 *\n/ },
-  gemini: { grep: 'file-bug', trials: 3, byTool: 2, table: /tool:jira\/create_issue *\n+atl-jira +1\/3 \.33 +2\/3 \.67 *\n/ },
-  codex: {
-    grep: 'file-bug|jira-history',
-    trials: 4,
-    byTool: 3,
-    table: /tool:jira\/create_issue +none *\n+atl-jira +1\/4 \.25 +3\/4 \.75 +0 *\n/,
-  },
+const STUB_RUNS: Record<string, { grep: string; table: RegExp }> = {
+  'claude-code': { grep: 'file-bug', table: /tool:jira\/create_issue *\n+atl-jira +1\/2 \.50 +1\/2 \.50 *\n/ },
+  gemini: { grep: 'file-bug', table: /tool:jira\/create_issue *\n+atl-jira +1\/2 \.50 +1\/2 \.50 *\n/ },
+  codex: { grep: 'file-bug|jira-history', table: /tool:jira\/create_issue +none *\n+atl-jira +1\/2 \.50 +1\/2 \.50 +0 *\n/ },
 };
 
 describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)', (agent) => {
@@ -59,9 +58,9 @@ describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)
         '--sim',
         'sim.yaml',
         '--draw-seed',
-        '1',
+        STUB_DRAW_SEED,
         '--trials',
-        String(stubRun.trials),
+        String(STUB_TRIALS),
         '--grep',
         stubRun.grep,
         '--transcripts',
@@ -69,7 +68,7 @@ describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)
       ],
       { cwd: example, timeoutMs: 300_000 },
     );
-    // Three or four trials cannot decide file-bug against its threshold: INCONCLUSIVE, exit 3.
+    // Two trials cannot decide file-bug against its threshold: INCONCLUSIVE, exit 3.
     expect(run.exitCode, run.stderr).toBe(EXIT.inconclusive);
     const dir = join(transcripts, readdirSync(transcripts)[0]!);
     const manifest = readJson<RunManifest>(join(dir, 'run.json'));
@@ -84,9 +83,11 @@ describe.each(AGENTS)('run with a stub MCP server ($id, simulator, examples/mcp)
     const fileBug = outcomes.filter((o) => o.caseId === 'file-bug');
     const byTool = fileBug.filter((o) => o.fired === 'tool');
     expect(byTool.map((o) => o.firedColumn)).toEqual(byTool.map(() => 'tool:jira/create_issue'));
-    expect(byTool.length).toBe(stubRun.byTool);
-    expect(fileBug.filter((o) => o.fired === 'expected').length).toBe(1);
-    expect(results.summary.cases.find((c) => c.caseId === 'file-bug')!.fired).toMatchObject({ expected: 1, tool: stubRun.byTool });
+    expect(fileBug.map((o) => [o.n, o.fired])).toEqual([
+      [1, 'tool'],
+      [2, 'expected'],
+    ]);
+    expect(results.summary.cases.find((c) => c.caseId === 'file-bug')!.fired).toMatchObject({ expected: 1, tool: 1 });
 
     for (const o of fileBug) {
       const base = join(dir, 'trials', 'file-bug', 'skill', String(o.n));
