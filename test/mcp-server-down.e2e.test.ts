@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -6,11 +6,17 @@ import type { Results } from '../src/run/schema.js';
 import { cleanup, ROOT, runInProcess, testEnv } from './helpers.js';
 
 /**
- * A real MCP server that never starts, through each real CLI against the simulator. Each CLI carries on without it
- * (Codex and the Gemini CLI say nothing of it in their streams), and the simulator, finding the server's tool missing
- * from what the CLI offered, answers without any tool: without the server's watch these trials read "did not trigger".
+ * A real MCP server that never starts in the trial, through each real CLI against the simulator. Each CLI carries on
+ * without it (Codex and the Gemini CLI say nothing of it in their streams), and the simulator, finding the server's tool
+ * missing from what the CLI offered, answers without any tool: without the server's watch these trials read "did not
+ * trigger". The server answers the run's own start of it before any trial (`checkMcpServersStart`, which refuses a
+ * server that cannot start with exit 2) and breaks after: it exits 3 once its mark, left by that first start, is there.
  */
-describe.each(['claude-code', 'codex', 'gemini'])('a real MCP server that never starts (%s, simulator)', (agent) => {
+const SERVER = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
+const breaksAfterFirstStart = (mark: string) =>
+  `const fs = require('node:fs'); if (fs.existsSync(${JSON.stringify(mark)})) process.exit(3); fs.writeFileSync(${JSON.stringify(mark)}, ''); import(${JSON.stringify(SERVER)});`;
+
+describe.each(['claude-code', 'codex', 'gemini'])('a real MCP server that never starts in the trial (%s, simulator)', (agent) => {
   const dir = mkdtempSync(join(tmpdir(), `sp-mcp-down-${agent}-`));
   afterAll(() => cleanup(dir));
 
@@ -18,7 +24,9 @@ describe.each(['claude-code', 'codex', 'gemini'])('a real MCP server that never 
     const project = join(dir, 'project');
     cpSync(join(ROOT, 'examples', 'mcp'), project, { recursive: true });
     const config = ['cases: cases/*.yaml', 'arms: [skill]', 'retries: { infra: 0 }', 'mcp:', '  issues:', '    command: node'];
-    writeFileSync(join(project, 'skillprobe.config.yaml'), [...config, '    args: ["-e", "process.exit(3)"]', ''].join('\n'));
+    const mark = join(dir, 'started-once');
+    const args = `    args: ["-e", ${JSON.stringify(breaksAfterFirstStart(mark))}]`;
+    writeFileSync(join(project, 'skillprobe.config.yaml'), [...config, args, ''].join('\n'));
     const profile = [
       'name: server-down',
       'seed: 1',
@@ -42,5 +50,7 @@ describe.each(['claude-code', 'codex', 'gemini'])('a real MCP server that never 
       },
     ]);
     expect(r.exitCode).toBe(4);
+    // The run's check started it, and it answered.
+    expect(existsSync(mark)).toBe(true);
   }, 120_000);
 });

@@ -25,7 +25,7 @@ const folder = (req: Pick<InvocationRequest, 'harnessDir'>) => join(req.harnessD
 export const mcpRecordFile = (req: Pick<InvocationRequest, 'harnessDir'>, server: string) => join(folder(req), `${server}.record.jsonl`);
 
 /** The caller's values of the variables a real server may see (a name the caller does not set is left out). */
-const allowlisted = (names: readonly string[], callerEnv: NodeJS.ProcessEnv): Record<string, string> =>
+export const allowlistedEnv = (names: readonly string[], callerEnv: NodeJS.ProcessEnv): Record<string, string> =>
   Object.fromEntries(names.flatMap((n) => (callerEnv[n] ? [[n, callerEnv[n]!]] : [])));
 
 /** Writes each stub's tools where its server will read them; returns how the CLI starts every server. */
@@ -41,7 +41,7 @@ export async function prepareMcpServers(req: Pick<InvocationRequest, 'harnessDir
           name: s.name,
           command: process.execPath,
           args: [WATCH_MAIN, record, s.command, ...s.args],
-          env: allowlisted(s.env, req.callerEnv),
+          env: allowlistedEnv(s.env, req.callerEnv),
         };
       const spec = join(folder(req), `${s.name}.stub.json`);
       await writeFile(spec, JSON.stringify({ server: s.name, stub: s.stub }));

@@ -2,6 +2,7 @@ import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
 import type { ErrorEvent, InitEvent, ResultEvent, Transcript } from '../transcript/types.js';
 import type { StoredMcpServer, TrialMeta, TrialStatus } from '../run/schema.js';
+import { exitText } from '../mcp/record.js';
 
 export interface IsolationContext {
   arm: Arm;
@@ -77,7 +78,7 @@ export function realServerProblem(meta: Pick<TrialMeta, 'evidence'>, servers: Is
     const record = meta.evidence?.mcp?.find((r) => r.server === server.name);
     if (!record) continue;
     const exit = record.exited;
-    const how = exit && (exit.error ?? (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`));
+    const how = exit && exitText(exit);
     if (!record.started) return `the MCP server "${server.name}" never started${how ? ` (${how})` : ''}: the trial ran without its tools`;
     if (exit) return `the MCP server "${server.name}" ended by itself while the trial ran (${how}): its tools went missing`;
   }

@@ -45,8 +45,18 @@ export interface StubRecord {
   ended: boolean;
   calls: { tool: string; args: Record<string, unknown>; isError: boolean; at: string }[];
   /** A real server that ended by itself, or could not be started: its exit code or signal, or why it did not start. */
-  exited?: { code: number | null; signal: string | null; error?: string };
+  exited?: ServerExit;
 }
+
+/** How a real server's process ended by itself: its exit code or signal, or why it could not be started (`error`). */
+export interface ServerExit {
+  code: number | null;
+  signal: string | null;
+  error?: string;
+}
+
+/** A server's end in words: `exit code 3`, `killed by SIGSEGV`, or why it could not be started. */
+export const exitText = (exit: ServerExit): string => exit.error ?? (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`);
 
 /** A record file's text read back; a line cut short by a kill, or not of this shape, is left out. */
 export function readStubRecord(text: string): StubRecord {

@@ -92,7 +92,7 @@ export async function runAgents(
   const idOf = (i: number) => by?.contexts[i] ?? suites[i]!.adapter.id;
   const kind = by ? 'context' : 'agent';
   // Every agent's machine checks first: a problem with the last agent must not wait for the first one's trials.
-  for (const suite of suites) await checkRunnable(suite, opts);
+  await checkRunnable(suites, opts);
   const named = opts.resume ?? join(suites[0]!.config.transcriptsDir, newRunId());
   const dir = fromFolder(opts.cwd, named);
   if (opts.resume === undefined) await mkdir(dir, { recursive: true });

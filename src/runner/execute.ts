@@ -1,5 +1,6 @@
 import type { TopUpPrice } from './resume.js';
 import { fieldProbeProblem } from './field-probe.js';
+import { checkMcpServersStart } from './mcp-check.js';
 import { OWN_MANIFEST } from '../util/package-root.js';
 import { valueHash } from '../util/json.js';
 import { freshDrawSeed } from '../util/random.js';
@@ -207,10 +208,23 @@ export function newManifest(s: SuiteToRun, place: Pick<RunPlace, 'runId' | 'sim'
 }
 
 /**
- * What must hold on this machine before a run of `s` creates anything: no ancestor of the workspace root holding what
- * the agent would load into every trial, and the agent's lock-down working here (exit 2 otherwise).
+ * What must hold on this machine before a run of these suites (one agent's, or each agent's or context's of one run)
+ * creates anything: each real MCP server their trials offer answering when started (checked once, however many suites
+ * name it, and first, so a server that cannot start is refused before any agent CLI is spawned for a probe); for each
+ * suite, no ancestor of the workspace root holding what the agent would load into every trial, and the agent's
+ * lock-down working here (exit 2 otherwise).
  */
-export async function checkRunnable(s: SuiteToRun, place: RunPlace): Promise<void> {
+export async function checkRunnable(suites: readonly SuiteToRun[], place: RunPlace): Promise<void> {
+  // A judge or a proposer is offered no MCP server (see trial.ts `trialRequest`).
+  const trials = suites.filter((s) => (s.role ?? 'trial') === 'trial');
+  await checkMcpServersStart(
+    trials.flatMap((s) => s.suite.cases.flatMap((c) => c.mcpServers ?? [])),
+    place,
+  );
+  for (const s of suites) await checkMachine(s, place);
+}
+
+async function checkMachine(s: SuiteToRun, place: RunPlace): Promise<void> {
   const workRoot = place.workdir ? fromFolder(place.cwd, place.workdir) : undefined;
   await checkWorkspaceRoot(workRoot, s.adapter.ancestorLeaks);
   const unlocked = await s.adapter.lockdownProblem?.(s.binary, workRoot ?? tmpdir(), place.callerEnv);

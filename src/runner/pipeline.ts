@@ -39,7 +39,7 @@ export async function runPipeline(
   place: RunPlace,
   hooks: { checked?: boolean; onPrepared?: (target: RunTarget) => void } = {},
 ): Promise<FinishedRun> {
-  if (!hooks.checked) await checkRunnable(suite, place);
+  if (!hooks.checked) await checkRunnable([suite], place);
   const target = await prepareRun(suite, place);
   try {
     hooks.onPrepared?.(target);

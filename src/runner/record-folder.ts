@@ -28,7 +28,7 @@ export async function inRecordFolder<R extends { status: RunStatus; endedAt?: st
   f: RecordFolder<R>,
 ): Promise<{ dir: string; record: R }> {
   const dir = fromFolder(o.cwd, o.resume ?? join(fromFolder(o.cwd, loaded.config.transcriptsDir), `${f.kind}-${newRunId()}`));
-  await checkRunnable(loaded, { cwd: o.cwd, callerEnv: o.callerEnv, workdir: o.workdir });
+  await checkRunnable([loaded], { cwd: o.cwd, callerEnv: o.callerEnv, workdir: o.workdir });
   await mkdir(dir, { recursive: true });
   const lock = lockRunFolder(dir, o.resume === undefined ? f.kind : `${f.kind} --resume`);
   const record = f.start(dir);

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /** Processes and process groups by id (an agent runs as the leader of its own group: its pid is the group's id). */
 
 export function killGroup(group: number, signal: NodeJS.Signals): void {
@@ -20,3 +22,11 @@ export function processAlive(pid: number): boolean {
 
 /** Whether any process of the group is still there. */
 export const groupAlive = (group: number): boolean => processAlive(-group);
+
+/** Ends whole process groups: SIGTERM, then SIGKILL to any of them still there after `graceMs`. */
+export async function endGroups(groups: readonly number[], graceMs: number): Promise<void> {
+  for (const g of groups) killGroup(g, 'SIGTERM');
+  const until = Date.now() + graceMs;
+  while (groups.some(groupAlive) && Date.now() < until) await sleep(100);
+  for (const g of groups) killGroup(g, 'SIGKILL');
+}

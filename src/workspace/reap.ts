@@ -2,8 +2,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { sep } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { groupAlive, killGroup, processAlive } from '../util/process-group.js';
+import { endGroups, groupAlive, processAlive } from '../util/process-group.js';
 import { listWorkspaces, workspacePrefix, type OwnedWorkspace } from './owner.js';
 
 /** How long reaped agents get to exit on SIGTERM before SIGKILL. */
@@ -73,10 +72,7 @@ function agentGroupsIn(list: OwnedWorkspace[]): number[] {
  */
 async function reapWorkspaces(list: OwnedWorkspace[]): Promise<number> {
   const groups = agentGroupsIn(list);
-  for (const g of groups) killGroup(g, 'SIGTERM');
-  const until = Date.now() + KILL_GRACE_MS;
-  while (groups.some(groupAlive) && Date.now() < until) await sleep(100);
-  for (const g of groups) killGroup(g, 'SIGKILL');
+  await endGroups(groups, KILL_GRACE_MS);
   const removed = await Promise.all(
     list.map((w) =>
       rm(w.root, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 }).then(

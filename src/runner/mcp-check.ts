@@ -1,0 +1,118 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { baseTrialEnv } from '../agents/caller-env.js';
+import { allowlistedEnv } from '../agents/mcp-servers.js';
+import type { CommandServer, McpServer } from '../load/mcp.js';
+import { exitText, type ServerExit } from '../mcp/record.js';
+import { InputError, type InputProblem } from '../util/input-error.js';
+import { OWN_MANIFEST } from '../util/package-root.js';
+import { endGroups } from '../util/process-group.js';
+
+/**
+ * How long a real server gets to answer `initialize` before a run: a working one answers within a second (the tests'
+ * Node server is started, answers and is ended in about 0.25 s at load 6), a slow one (fetched by `npx`, say) has room,
+ * and one that hangs costs this wait once rather than every trial.
+ */
+export const MCP_START_BOUND_MS = 30_000;
+
+/** How long a server gets to end on its own once its stdin is closed, and then on SIGTERM, before SIGKILL. */
+const END_GRACE_MS = 1000;
+/** What of a server's stderr the message quotes: its last lines, at most this many characters. */
+const STDERR_LINES = 3;
+const STDERR_CHARS = 400;
+
+/**
+ * Each real MCP server the suites offer their trials, started once as a trial's CLI would start it (its command,
+ * arguments and allowlisted variables, the trial's PATH and locale, a fresh HOME) from the user's folder and asked
+ * MCP's `initialize`: one that does not answer is refused with exit 2 (`InputError`) before anything else is spawned or
+ * spent. Every CLI carries on without a server that fails, so each trial would be a model call with nothing to choose
+ * and missing data after. A server named twice (by two agents' or contexts' suites) is started once; stubs are the
+ * harness's own and not checked.
+ */
+export async function checkMcpServersStart(
+  servers: readonly McpServer[],
+  place: { cwd: string; callerEnv: NodeJS.ProcessEnv },
+  boundMs = MCP_START_BOUND_MS,
+): Promise<void> {
+  const distinct = new Map<string, CommandServer>();
+  for (const s of servers) if (s.kind === 'command') distinct.set(JSON.stringify([s.command, s.args, s.env]), s);
+  if (distinct.size === 0) return;
+  const home = await mkdtemp(join(tmpdir(), 'skillprobe-mcp-check-'));
+  try {
+    const env = baseTrialEnv({ callerEnv: place.callerEnv, home, tmp: home }, () => false);
+    const problems = await Promise.all(
+      [...distinct.values()].map((s) => startProblem(s, place.cwd, { ...env, ...allowlistedEnv(s.env, place.callerEnv) }, boundMs)),
+    );
+    const found = problems.filter((p): p is InputProblem => p !== undefined);
+    if (found.length) throw new InputError(found);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
+}
+
+/** Why `server` cannot serve a trial, or undefined once it answered `initialize`; it is ended either way. */
+async function startProblem(server: CommandServer, cwd: string, env: Record<string, string>, boundMs: number): Promise<InputProblem | undefined> {
+  // A group of its own, so whatever the server started (a wrapper's child, say) ends with it.
+  const child = spawn(server.command, server.args, { cwd, env, stdio: 'pipe', detached: true });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4 * STDERR_CHARS)));
+  // A server that died leaves a pipe that fails on write: how it ended is what is reported.
+  child.stdin.on('error', () => {});
+  const ended = new Promise<ServerExit>((resolve) => {
+    child.once('error', (e) => resolve({ code: null, signal: null, error: e.message }));
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  const client = new Client({ name: 'skillprobe', version: OWN_MANIFEST.version });
+  // The SDK's stdio transport over the server's pipes: its client transport would start the server in this process's
+  // group, which could not be ended whole.
+  const answer = client.connect(new StdioServerTransport(child.stdout, child.stdin), { timeout: boundMs }).then(
+    () => ({ answered: true as const }),
+    (error: unknown) => ({ error }),
+  );
+  try {
+    const outcome = await Promise.race([answer, ended.then((exit) => ({ exit }))]);
+    if ('answered' in outcome) return undefined;
+    const what =
+      'exit' in outcome
+        ? outcome.exit.error !== undefined
+          ? `could not be started (${outcome.exit.error})`
+          : `ended before it answered MCP's \`initialize\` (${exitText(outcome.exit)})`
+        : outcome.error instanceof McpError && outcome.error.code === ErrorCode.RequestTimeout
+          ? `did not answer MCP's \`initialize\` within ${boundMs / 1000} s`
+          : `answered MCP's \`initialize\` with an error (${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)})`;
+    const said = lastLines(stderr);
+    return {
+      ...server.at,
+      what: `MCP server "${server.name}" ${what}${said ? `; its stderr ended: ${said}` : ''}: every trial would run without its tools`,
+      todo: `run its command in ${cwd} to see why, and fix its \`command\`, \`args\` or \`env\` (or remove the server); nothing was run`,
+    };
+  } finally {
+    await client.close();
+    await endServer(child, ended);
+  }
+}
+
+/** MCP's stdio shutdown, of the server's whole group: its stdin closed, then SIGTERM, then SIGKILL. */
+async function endServer(child: ChildProcessWithoutNullStreams, ended: Promise<ServerExit>): Promise<void> {
+  if (child.pid === undefined) return;
+  // Its exit, not its pipes' close: a process it started that left the group may hold them open.
+  const exited = child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, 'exit');
+  child.stdin.end();
+  await Promise.race([ended, sleep(END_GRACE_MS, undefined, { ref: false })]);
+  await endGroups([child.pid], END_GRACE_MS);
+  await exited;
+}
+
+/** A server's last stderr lines, on one line. */
+function lastLines(text: string): string {
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const tail = lines.slice(-STDERR_LINES).join(' | ');
+  return tail.length > STDERR_CHARS ? `…${tail.slice(-STDERR_CHARS)}` : tail;
+}
