@@ -12,7 +12,15 @@ const ISSUES_SERVER = join(import.meta.dirname, 'fixtures', 'mcp', 'issues-serve
 
 /** A config naming one real server `node -e <script>` (its entry at line 5). */
 const configWith = (script: string) =>
-  ['cases: cases/*.yaml', 'arms: [skill]', 'mcp:', '  issues:', '    command: node', `    args: ["-e", ${JSON.stringify(script)}]`, ''].join('\n');
+  [
+    'cases: cases/*.yaml',
+    'arms: [skill]',
+    'mcp:',
+    '  issues:',
+    '    command: node',
+    `    args: ["-e", ${JSON.stringify(script)}]`,
+    '',
+  ].join('\n');
 
 /** A real server as the config loads it: `node` with these arguments, named at the config's line 5. */
 const server = (args: string[], name = 'issues'): CommandServer => ({
@@ -60,7 +68,7 @@ describe('a real MCP server is started once before any trial (in process)', () =
     writeFiles(dir, { 'skillprobe.config.yaml': configWith("console.error('boom: no token'); process.exit(3)") });
     await expectRunRefused(
       dir,
-      "skillprobe.config.yaml:5:5: MCP server \"issues\" ended before it answered MCP's `initialize` (exit code 3); its stderr ended: boom: no token: every trial would run without its tools",
+      'skillprobe.config.yaml:5:5: MCP server "issues" ended before it answered MCP\'s `initialize` (exit code 3); its stderr ended: boom: no token: every trial would run without its tools',
     );
   });
 
@@ -69,7 +77,9 @@ describe('a real MCP server is started once before any trial (in process)', () =
     const pids = join(dir, 'pids');
     const started = Date.now();
     const message = await checked([server(['-e', withPids(pids, 'setInterval(() => {}, 1000)')])], dir, 500);
-    expect(message).toMatch(/^skillprobe.config.yaml:5:5: MCP server "issues" did not answer MCP's `initialize` within 0.5 s: every trial would run without its tools — run its command in .+ to see why/);
+    expect(message).toMatch(
+      /^skillprobe.config.yaml:5:5: MCP server "issues" did not answer MCP's `initialize` within 0.5 s: every trial would run without its tools — run its command in .+ to see why/,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     await allGone(pids);
   });
@@ -89,6 +99,22 @@ describe('a real MCP server is started once before any trial (in process)', () =
     const message = await checked([{ ...server([]), command: script }], dir);
     expect(message).toContain('MCP server "issues" could not be started (spawn');
     expect(message).toContain('ENOENT');
+  });
+
+  it('a server that answers `initialize` with an error is refused with its words, on one line', async () => {
+    const dir = project();
+    const script = [
+      "process.stdin.once('data', (d) => {",
+      '  const id = JSON.parse(String(d).split("\\n")[0]).id;',
+      "  console.error('loading config\\nGH_TOKEN is not set');",
+      "  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32603, message: 'no token:\\nset GH_TOKEN' } }) + '\\n');",
+      '});',
+    ].join('\n');
+    const message = await checked([server(['-e', script])], dir);
+    expect(message).toMatch(
+      /MCP server "issues" answered MCP's `initialize` with an error \(MCP error -32603: no token: set GH_TOKEN\); its stderr ended: loading config \| GH_TOKEN is not set: every/,
+    );
+    expect(message?.split('\n')).toHaveLength(1);
   });
 
   it('checks each distinct server once, however many suites name it, and never a stub', async () => {
@@ -126,14 +152,21 @@ describe('a real MCP server is started once before any trial (in process)', () =
     const mcp = configWith('process.exit(3)').split('\n').slice(2).join('\n');
     const lines = await refusedNothingSpent(dir, (f) => void (f['skillprobe.config.yaml'] += mcp), args);
     // After the simulator's notice, the one problem.
-    expect(lines.slice(1)).toEqual([expect.stringMatching(/^skillprobe: skillprobe.config.yaml:\d+:5: MCP server "issues" ended before it answered MCP's `initialize` \(exit code 3\)/)]);
+    expect(lines.slice(1)).toEqual([
+      expect.stringMatching(
+        /^skillprobe: skillprobe.config.yaml:\d+:5: MCP server "issues" ended before it answered MCP's `initialize` \(exit code 3\)/,
+      ),
+    ]);
   });
 
   it('run --resume refuses a server that broke since, before the run folder is touched', async () => {
     const dir = project();
     writeFiles(dir, { 'skillprobe.config.yaml': configWith('process.exit(3)') });
     const before = readdirSync(dir, { recursive: true }).sort();
-    const r = await runInProcess(['run', '--resume', 'runs/r1', '--transcripts', 'runs'], { cwd: dir, env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }) });
+    const r = await runInProcess(['run', '--resume', 'runs/r1', '--transcripts', 'runs'], {
+      cwd: dir,
+      env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }),
+    });
     expect(r.exitCode, r.stderr).toBe(2);
     expect(r.stderr).toContain('MCP server "issues" ended before it answered');
     expect(readdirSync(dir, { recursive: true }).sort()).toEqual(before);

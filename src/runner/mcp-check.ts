@@ -58,7 +58,12 @@ export async function checkMcpServersStart(
 }
 
 /** Why `server` cannot serve a trial, or undefined once it answered `initialize`; it is ended either way. */
-async function startProblem(server: CommandServer, cwd: string, env: Record<string, string>, boundMs: number): Promise<InputProblem | undefined> {
+async function startProblem(
+  server: CommandServer,
+  cwd: string,
+  env: Record<string, string>,
+  boundMs: number,
+): Promise<InputProblem | undefined> {
   // A group of its own, so whatever the server started (a wrapper's child, say) ends with it.
   const child = spawn(server.command, server.args, { cwd, env, stdio: 'pipe', detached: true });
   let stderr = '';
@@ -86,7 +91,7 @@ async function startProblem(server: CommandServer, cwd: string, env: Record<stri
           : `ended before it answered MCP's \`initialize\` (${exitText(outcome.exit)})`
         : outcome.error instanceof McpError && outcome.error.code === ErrorCode.RequestTimeout
           ? `did not answer MCP's \`initialize\` within ${boundMs / 1000} s`
-          : `answered MCP's \`initialize\` with an error (${outcome.error instanceof Error ? outcome.error.message : String(outcome.error)})`;
+          : `answered MCP's \`initialize\` with an error (${oneLine(outcome.error instanceof Error ? outcome.error.message : String(outcome.error))})`;
     const said = lastLines(stderr);
     return {
       ...server.at,
@@ -112,7 +117,15 @@ async function endServer(child: ChildProcessWithoutNullStreams, ended: Promise<S
 
 /** A server's last stderr lines, on one line. */
 function lastLines(text: string): string {
-  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
-  const tail = lines.slice(-STDERR_LINES).join(' | ');
+  const tail = oneLine(
+    text
+      .split('\n')
+      .filter((l) => l.trim())
+      .slice(-STDERR_LINES)
+      .join(' | '),
+  );
   return tail.length > STDERR_CHARS ? `…${tail.slice(-STDERR_CHARS)}` : tail;
 }
+
+/** A server's words, inside the one-line message. */
+const oneLine = (text: string) => text.replace(/\s+/g, ' ').trim();
