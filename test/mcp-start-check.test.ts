@@ -6,7 +6,18 @@ import { checkMcpServersStart } from '../src/runner/mcp-check.js';
 import { InputError } from '../src/util/input-error.js';
 import { processAlive } from '../src/util/process-group.js';
 import { refusedNothingSpent } from './tune-fixture.js';
-import { expectRunRefused, projectsRemovedAfterAll, runInProcess, spyBinary, testEnv, writeFiles } from './helpers.js';
+import { execa } from 'execa';
+import {
+  CLI,
+  expectRunRefused,
+  projectsRemovedAfterAll,
+  runInProcess,
+  spyBinary,
+  testEnv,
+  testNode,
+  until,
+  writeFiles,
+} from './helpers.js';
 
 const ISSUES_SERVER = join(import.meta.dirname, 'fixtures', 'mcp', 'issues-server.mjs');
 
@@ -82,6 +93,28 @@ describe('a real MCP server is started once before any trial (in process)', () =
     );
     expect(Date.now() - started).toBeLessThan(10_000);
     await allGone(pids);
+  });
+
+  it('Ctrl-C while a server hangs ends it and whatever it started, and exits 130 with nothing made', async () => {
+    const dir = project();
+    const pids = join(dir, 'pids');
+    writeFiles(dir, { 'skillprobe.config.yaml': configWith(withPids(pids, 'setInterval(() => {}, 1000)')) });
+    const spy = spyBinary(dir);
+    const cli = execa(testNode(), [CLI, 'run', '--agent-binary', spy.path, '--transcripts', 'runs'], {
+      cwd: dir,
+      env: testEnv({ ANTHROPIC_API_KEY: 'dummy' }),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
+    await until(() => existsSync(pids) && readFileSync(pids, 'utf8').includes(' '), 20_000);
+    cli.kill('SIGINT');
+    const r = await cli;
+    expect(r.exitCode, r.stderr).toBe(130);
+    expect(r.stderr).toContain('stopped while the MCP servers were being started');
+    await allGone(pids);
+    expect(existsSync(spy.marker)).toBe(false);
+    expect(existsSync(join(dir, 'runs'))).toBe(false);
   });
 
   it('a server that answers passes, and leaves no process behind (its own nor one it started)', async () => {

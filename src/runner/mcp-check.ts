@@ -1,5 +1,6 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +12,11 @@ import { baseTrialEnv } from '../agents/caller-env.js';
 import { allowlistedEnv } from '../agents/mcp-servers.js';
 import type { CommandServer, McpServer } from '../load/mcp.js';
 import { exitText, type ServerExit } from '../mcp/record.js';
+import { EXIT } from '../run/exit-codes.js';
 import { InputError, type InputProblem } from '../util/input-error.js';
 import { OWN_MANIFEST } from '../util/package-root.js';
-import { endGroups } from '../util/process-group.js';
+import { endGroups, killGroup } from '../util/process-group.js';
+import { onStopSignals } from './signals.js';
 
 /**
  * How long a real server gets to answer `initialize` before a run: a working one answers within a second (the tests'
@@ -45,14 +48,26 @@ export async function checkMcpServersStart(
   for (const s of servers) if (s.kind === 'command') distinct.set(JSON.stringify([s.command, s.args, s.env]), s);
   if (distinct.size === 0) return;
   const home = await mkdtemp(join(tmpdir(), 'skillprobe-mcp-check-'));
+  const groups = new Set<number>();
+  // Stopped meanwhile (a server that hangs is when Ctrl-C comes): the servers end with it, and nothing else was made.
+  const stop = (): never => {
+    for (const g of groups) killGroup(g, 'SIGKILL');
+    rmSync(home, { recursive: true, force: true });
+    process.stderr.write('\nstopped while the MCP servers were being started: they were ended, and nothing was run\n');
+    process.exit(EXIT.interrupted);
+  };
+  const offSignals = onStopSignals(stop, stop);
   try {
     const env = baseTrialEnv({ callerEnv: place.callerEnv, home, tmp: home }, () => false);
     const problems = await Promise.all(
-      [...distinct.values()].map((s) => startProblem(s, place.cwd, { ...env, ...allowlistedEnv(s.env, place.callerEnv) }, boundMs)),
+      [...distinct.values()].map((s) =>
+        startProblem(s, { cwd: place.cwd, env: { ...env, ...allowlistedEnv(s.env, place.callerEnv) }, boundMs, groups }),
+      ),
     );
     const found = problems.filter((p): p is InputProblem => p !== undefined);
     if (found.length) throw new InputError(found);
   } finally {
+    offSignals();
     await rm(home, { recursive: true, force: true });
   }
 }
@@ -60,12 +75,12 @@ export async function checkMcpServersStart(
 /** Why `server` cannot serve a trial, or undefined once it answered `initialize`; it is ended either way. */
 async function startProblem(
   server: CommandServer,
-  cwd: string,
-  env: Record<string, string>,
-  boundMs: number,
+  how: { cwd: string; env: Record<string, string>; boundMs: number; groups: Set<number> },
 ): Promise<InputProblem | undefined> {
+  const { cwd, boundMs } = how;
   // A group of its own, so whatever the server started (a wrapper's child, say) ends with it.
-  const child = spawn(server.command, server.args, { cwd, env, stdio: 'pipe', detached: true });
+  const child = spawn(server.command, server.args, { cwd, env: how.env, stdio: 'pipe', detached: true });
+  if (child.pid !== undefined) how.groups.add(child.pid);
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-4 * STDERR_CHARS)));
   // A server that died leaves a pipe that fails on write: how it ended is what is reported.
@@ -101,6 +116,7 @@ async function startProblem(
   } finally {
     await client.close();
     await endServer(child, ended);
+    if (child.pid !== undefined) how.groups.delete(child.pid);
   }
 }
 
