@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CLI, cleanup, demoProject, ROOT, runCli, runInProcess, testEnv } from './helpers.js';
+import { resultsByAgent, resultsOf } from './e2e-scenarios.js';
 import type { Results, RunManifest } from '../src/run/schema.js';
 import { expectArmCostsRecalculated } from './arm-cost-recalculation.js';
 import { loadProfile, type Profile } from '../src/sim/profile.js';
@@ -14,8 +15,8 @@ import type { Comparison } from '../src/verdict/comparison.js';
  * `npm run demo` as a newcomer runs it (without the build): the repo's example suite through a real CLI against the
  * simulator. Its report must show every kind of finding the product makes, so the demo stays worth watching. What the
  * report finds is the simulator's and the harness's doing, whatever the CLI: these runs go through the CLI that starts
- * cheapest (Codex, a third of the CPU a trial of the demo's own agent, Claude Code), and plans.e2e.test.ts checks that
- * every demo trial comes out the same through each CLI.
+ * cheapest (Codex, a third of the CPU a trial of the demo's own agent, Claude Code), and one trial of every case
+ * through each other CLI must come out as the Codex run's first trial of that case did.
  */
 const AGENT = ['--agent', 'codex'];
 const out = mkdtempSync(join(tmpdir(), 'sp-demo-'));
@@ -92,6 +93,38 @@ describe('the demo', () => {
   });
 });
 
+describe('the demo through every agent', () => {
+  const OTHERS = ['claude-code', 'gemini'];
+  const agentsOut = mkdtempSync(join(tmpdir(), 'sp-demo-agents-'));
+  afterAll(() => cleanup(agentsOut));
+  let byAgent: Record<string, Results>;
+
+  beforeAll(async () => {
+    // One trial of every case, skill arm, with the demo run's draw seed: the simulator draws per trial, so each trial
+    // must come out as that trial did in the Codex demo run, which says more than the verdicts would, at a fraction
+    // of the demo's trials.
+    const args = ['run', '--sim', 'sim/demo.profile.yaml', '--draw-seed', '1', '--agent', OTHERS.join(',')];
+    args.push('--arms', 'skill', '--trials', '1', '--concurrency', '3', '--no-gate', '--transcripts', agentsOut);
+    const r = await runCli(args, { cwd: ROOT, timeoutMs: 600_000 });
+    expect(r.stderr).not.toMatch(/at .*\.js:\d+/);
+    byAgent = resultsByAgent(agentsOut, OTHERS);
+  }, 660_000);
+
+  it('Claude Code and Gemini grade every trial as Codex did in the demo, plan-check cases included', () => {
+    const trials = (r: Results) =>
+      r.outcomes
+        .filter((o) => o.arm === 'skill' && o.n === 1)
+        .map((o) => ({ trial: `${o.caseId}#${o.n}`, passed: o.passed, fired: o.fired, planPass: o.plan?.pass }))
+        .sort((a, b) => a.trial.localeCompare(b.trial));
+    const codex = trials(resultsOf(demoRun()));
+    const planChecked = codex.filter((t) => t.planPass !== undefined);
+    expect(planChecked.length).toBeGreaterThanOrEqual(5);
+    expect(codex).toHaveLength(11);
+    expect(codex.some((t) => t.passed === true) && codex.some((t) => t.planPass === false)).toBe(true);
+    for (const id of OTHERS) expect(trials(byAgent[id]!), id).toEqual(codex);
+  });
+});
+
 /** The demo profile after a model update that broke routing: every rule keeps half its skill-calling mass. */
 function halvedRouting(demo: Profile): Profile {
   const answer = 'Here is how I would go about that, in plain text: no tool needed.';
@@ -117,7 +150,7 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
   const steps = workflow.jobs.canary.steps as { name?: string; run?: string; if?: string; uses?: string; with?: Record<string, unknown> }[];
   const step = (name: string) => steps.find((x) => x.name === name)!;
   const CANARY = 'Run the canary against the last accepted run';
-  const CANARY_CASES = ['jira-move-done', 'confluence-meeting-notes', 'neg-csv-meaning'];
+  const CANARY_CASES = ['jira-move-done', 'confluence-meeting-notes'];
   const project = demoProject();
   const bare = demoProject();
   afterAll(() => cleanup(project, bare));
@@ -132,13 +165,19 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     });
   const runOf = (dir: string) => join(dir, readdirSync(dir)[0]!);
   let canary: Awaited<ReturnType<typeof bash>>;
+  /** `compare demo halved --reporter json`, run once for the tests that read it. */
+  let halvedJson: Promise<Comparison> | undefined;
+  const comparedAsJson = () =>
+    (halvedJson ??= runInProcess(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT }).then(
+      (r) => JSON.parse(r.stdout) as Comparison,
+    ));
 
   beforeAll(async () => {
     // What "Fetch the last accepted run" leaves: the baseline's run folder under baseline/.
     cpSync(demoRun(), join(project, 'baseline', 'demo'), { recursive: true });
-    // The skill arm alone (the canary and the gate read nothing else), and three of the cases: two the halved profile
-    // moves most, one it leaves alone (a negative case). A case it moves less runs to its cap and ends UNDECIDED, bound
-    // by the base (68 trials, as many as the three together): canary.test.ts and canary-topup.test.ts hold that claim.
+    // The skill arm alone (the canary and the gate read nothing else), and two of the cases the halved profile moves
+    // most (21 trials). A case it leaves alone runs until the margin is ruled out (a negative case took 30 trials) and
+    // one it moves less to its cap, UNDECIDED, bound by the base: canary.test.ts and canary-topup.test.ts hold those.
     canary = await bash(project, step(CANARY).run!, {
       SKILLPROBE_RUN_FLAGS: `--sim sim/demo-halved.profile.yaml --draw-seed 2 ${AGENT.join(' ')} --arms skill --grep ^(${CANARY_CASES.join('|')})$`,
     });
@@ -170,14 +209,12 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
 
   it('its canary step: REGRESSED, named in the log, the step summary and JUnit, exit 1, so the baseline stays', async () => {
     expect(canary.exitCode, canary.stderr).toBe(1);
-    expect(canary.stderr).toMatch(/canary against \S+: 3 cases, each REGRESSED at α 0\.017 \(0\.05 across them\)/);
+    expect(canary.stderr).toMatch(/canary against \S+: 2 cases, each REGRESSED at α 0\.025 \(0\.05 across them\)/);
     expect(canary.stdout).toMatch(/^skillprobe compare · suite REGRESSED · [1-9]\d* REGRESSED · /);
     expect(readFileSync(join(project, 'summary.md'), 'utf8')).toMatch(/#### Suite · .*REGRESSED/);
     expect(readFileSync(join(project, 'skillprobe-canary-junit.xml'), 'utf8')).toMatch(/<testcase name="suite"[^>]*>\s*<failure/);
     // Every skill-arm row was the canary's own test, and no case ran past its cap.
-    const json = JSON.parse(
-      (await runInProcess(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout,
-    ) as Comparison;
+    const json = await comparedAsJson();
     expect(json.cases.every((c) => c.method === 'canary')).toBe(true);
     const manifest = JSON.parse(readFileSync(join(runOf(join(project, 'candidate')), 'run.json'), 'utf8')) as RunManifest;
     expect(manifest.canary!.cases.map((c) => c.caseId).sort()).toEqual([...CANARY_CASES].sort());
@@ -190,13 +227,10 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     expect(r.stdout).toMatch(/^skillprobe compare · suite REGRESSED · /);
     // The terminal wraps at 100 columns: read it as one line.
     expect(r.stdout.replace(/\s+/g, ' ')).toMatch(
-      /SUITE · REGRESSED · (\S+(, \S+)* REGRESSED; )?pass rates dropped in the suite \(in one case or more\): combined p <?0\.\d+ ≤ 0\.05 over 3 cases/,
+      /SUITE · REGRESSED · (\S+(, \S+)* REGRESSED; )?pass rates dropped in the suite \(in one case or more\): combined p <?0\.\d+ ≤ 0\.05 over 2 cases/,
     );
     expect(r.stdout).toMatch(/trigger recall\s+-0\.\d\d \[-0\.\d\d, -0\.\d\d\]/);
-    const json = JSON.parse(
-      (await runInProcess(['compare', demoRun(), runOf(join(project, 'candidate')), '--reporter', 'json'], { cwd: ROOT })).stdout,
-    ) as Comparison;
-    expect(json.suite.rates.passRate.hi).toBeLessThan(0);
+    expect((await comparedAsJson()).suite.rates.passRate.hi).toBeLessThan(0);
   });
 
   it('compare demo demo: nothing moved, yet a default-design run rules out no drop of the margin in every case: exit 3', async () => {
@@ -208,9 +242,9 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
   });
 
   it('the first run has no base: it makes one with run --for-baseline under baseline/, says so, and is accepted', async () => {
-    // A wide margin keeps the base small here (13 trials); the workflow's own default sizes it for a drop of 0.15.
+    // A wide margin keeps the base small here (8 trials); the workflow's own default sizes it for a drop of 0.15.
     const r = await bash(bare, step(CANARY).run!, {
-      SKILLPROBE_RUN_FLAGS: `--sim sim/demo.profile.yaml --draw-seed 3 ${AGENT.join(' ')} --arms skill --grep csv-summary --margin 0.7`,
+      SKILLPROBE_RUN_FLAGS: `--sim sim/demo.profile.yaml --draw-seed 3 ${AGENT.join(' ')} --arms skill --grep csv-summary --margin 0.9`,
     });
     expect(r.exitCode, r.stderr).toBe(0);
     expect(readFileSync(join(bare, 'summary.md'), 'utf8')).toContain('no base to compare with: this run makes one');
@@ -219,6 +253,6 @@ describe('the demo as a canary base, through the example scheduled workflow', ()
     const manifest = JSON.parse(readFileSync(join(base, 'run.json'), 'utf8')) as RunManifest;
     expect(manifest.canary).toBeUndefined();
     const results = JSON.parse(readFileSync(join(base, 'results.json'), 'utf8')) as { outcomes: unknown[] };
-    expect(results.outcomes).toHaveLength(13);
+    expect(results.outcomes).toHaveLength(8);
   }, 300_000);
 });

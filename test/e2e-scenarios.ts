@@ -64,6 +64,17 @@ export const of = <K extends TranscriptEvent['kind']>(t: Transcript, kind: K) =>
 export const resultsOf = (dir: string) => JSON.parse(readFileSync(join(dir, 'results.json'), 'utf8')) as Results;
 export const onlyRun = (project: string) => join(project, 'runs', readdirSync(join(project, 'runs'))[0]!);
 
+/** Each agent's results in the one run of several agents under `transcripts`, by agent id. */
+export function resultsByAgent(transcripts: string, agents: readonly string[]): Record<string, Results> {
+  const run = join(transcripts, readdirSync(transcripts)[0]!);
+  const runOf = (id: string) =>
+    join(
+      run,
+      readdirSync(run).find((d) => d.endsWith(`-${id}`))!,
+    );
+  return Object.fromEntries(agents.map((id) => [id, resultsOf(runOf(id))]));
+}
+
 /**
  * Two cases whose model stream stalls, with one attempt each (a stall is missing data and would otherwise be re-run),
  * run at `deadlineS` by `agent` (the knob's binary where one is set): `stalls` before the model acts, `stalls-after`
