@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claudeCode } from '../src/agents/claude-code/adapter.js';
@@ -7,13 +6,11 @@ import { claudeBundled } from '../src/agents/claude-code/field.js';
 import { FIELD_REFUSAL } from '../src/agents/field-refusal.js';
 import type { AgentAdapter } from '../src/agents/types.js';
 import { gradeTrial } from '../src/grade/outcome.js';
-import { fieldProbeProblem } from '../src/runner/field-probe.js';
 import type { TrialRecord } from '../src/runner/trial.js';
 import { parseProfile } from '../src/sim/profile.js';
 import { startSimulator, type RunningSimulator } from '../src/sim/server.js';
 import { viewRequest } from '../src/sim/dialects/index.js';
 import type { ToolCallEvent, ToolResultEvent } from '../src/transcript/types.js';
-import { testBinary } from './agent-binaries.js';
 import { cleanup, makeProject, ROOT, skillMd, testEnv } from './helpers.js';
 import { runTrials } from './trial-runner.js';
 
@@ -21,7 +18,9 @@ import { runTrials } from './trial-runner.js';
  * Each CLI in the field, through the real pinned CLI against the simulator: a command, a write and a fetch are each
  * refused before they run (the workspace is unchanged: the canary file the command and the write aim at never
  * appears), the refusal reaches the model, the model goes on, and the trial grades as going around the skill.
- * Claude Code's same cases in the lab offer no acting tool, so the model answers in text.
+ * Claude Code's same cases in the lab offer no acting tool, so the model answers in text. That the probe before a field
+ * run passes on each pinned CLI is every field run's: a run refuses (exit 2, no trial) unless it does, and
+ * mcp.e2e.test.ts runs one in the field through each CLI.
  */
 const CASE_IDS = ['do-shell', 'do-write', 'do-fetch'] as const;
 
@@ -110,12 +109,6 @@ describe.each(AGENTS)('%s in the field (real CLI, simulator)', (name, load, mode
   afterAll(async () => {
     await sim.stop();
     cleanup(...dirs);
-  });
-
-  it('the probe before a field run passes on the pinned CLI', async () => {
-    const scratch = mkdtempSync(join(tmpdir(), 'sp-probe-'));
-    dirs.push(scratch);
-    expect(await fieldProbeProblem(adapter, adapter.resolveBinary(testBinary(name)), scratch, testEnv())).toBeUndefined();
   });
 
   it('a command, a write and a fetch are each refused before they run; the model goes on; each trial grades self', async () => {
