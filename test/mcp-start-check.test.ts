@@ -192,7 +192,7 @@ describe('a real MCP server is started once before any trial (in process)', () =
     ]);
   });
 
-  it('run --resume refuses a server that broke since, before the run folder is touched', async () => {
+  it('run --resume starts the server again (it may have broken since), before the run folder is read', async () => {
     const dir = project();
     writeFiles(dir, { 'skillprobe.config.yaml': configWith('process.exit(3)') });
     const before = readdirSync(dir, { recursive: true }).sort();
