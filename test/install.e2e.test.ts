@@ -148,7 +148,8 @@ describe('installed from a packed tarball into an empty project', () => {
       /^# yaml-language-server: \$schema=node_modules\/skillprobe\/schemas\/config\.schema\.json/,
     );
 
-    // One trial a case is the fewest that shows the installed CLIs working together: the verdicts are not the claim.
+    // Each skill's happy case, one trial each, is the fewest that shows the installed CLIs working together on every
+    // scaffolded skill: the verdicts are not the claim.
     const r = await run(
       'npx',
       [
@@ -161,6 +162,8 @@ describe('installed from a packed tarball into an empty project', () => {
         '1',
         '--max-trials',
         '1',
+        '--grep',
+        '-happy$',
         '--no-gate',
         '--transcripts',
         'runs',
@@ -178,8 +181,8 @@ describe('installed from a packed tarball into an empty project', () => {
     expect(manifest.status).toBe('completed');
     expect(manifest.agent.binary.startsWith(join(project, 'node_modules'))).toBe(true); // the project's own install, not this repo's
     expect(manifest.agent.cliVersion).toBe(OWN.devDependencies[CLAUDE]);
-    const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as { outcomes: { status: string }[] };
-    expect(results.outcomes.length).toBeGreaterThan(0);
+    const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as { outcomes: { caseId: string; status: string }[] };
+    expect(results.outcomes.map((o) => o.caseId).sort()).toEqual(['notes-search-happy', 'notes-write-happy']);
     // A trial stops once its outcome was settled (a trigger-only case's skill loaded): its outcome stands too.
     expect(results.outcomes.every((o) => ['ok', 'settled'].includes(o.status))).toBe(true);
   }, 300_000);
