@@ -113,7 +113,9 @@ describe('judge.gate turns into INCONCLUSIVE only what the judged items decide',
       'INCONCLUSIVE',
       EXIT.inconclusive,
     ],
-    // A calibrated, stable judge's no is the verdict: the skill fired every time, and the case FAILs on the judge alone.
+    // A calibrated, stable judge's answers are the verdict: the skill fired every time, and its yes PASSes the case, its
+    // no FAILs it alone.
+    ['calibrated and stable, its yes, fired 5 of 5', { trials: 'FFFFF', samples: YES, calibrated: true, gate: true }, 'PASS', EXIT.pass],
     ['calibrated and stable, its no, fired 5 of 5', { trials: 'FFFFF', samples: NO, calibrated: true, gate: true }, 'FAIL', EXIT.fail],
     // Ungated, the verdicts stand as graded.
     ['uncalibrated, no gate, fired 0 of 5', { trials: '-----', samples: YES, calibrated: false, gate: false }, 'FAIL', EXIT.fail],

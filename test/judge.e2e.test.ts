@@ -79,6 +79,8 @@ const BASE = 'arms: [skill]\ndecision: { mode: fixed }\n';
  * cap below judges through Claude Code. test/sim-judge.e2e.test.ts asks each CLI's judge, offered no tool.
  */
 const CODEX = 'agent: codex\n';
+/** The case with an item that holds and one that does not. */
+const ONLY_CONFIRMS = CASES.slice(CASES.indexOf('- id: confirms'));
 
 describe('judge: an honest judge on another CLI (Codex) than the run (Claude Code), three samples an item', () => {
   let run: Awaited<ReturnType<typeof judgedRun>>;
@@ -86,9 +88,13 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
   let results: Results;
 
   beforeAll(async () => {
-    // One trial a case: the samples and the items are the claim here, not a verdict (a calibrated judge's "no" that
-    // FAILs its case, in process: test/judge-verdicts.test.ts).
-    run = await judgedRun({ judgeBlock: '', config: `${BASE}trials: 1\njudge: { agent: codex, model: sim-judge, samples: 3 }\n` });
+    // One trial of the case whose items the judge answers yes and no: the samples and the items are the claim here, not
+    // a verdict (a calibrated judge's yes that passes a trial, its no that FAILs a case: test/judge-verdicts.test.ts).
+    run = await judgedRun({
+      judgeBlock: '',
+      config: `${BASE}trials: 1\njudge: { agent: codex, model: sim-judge, samples: 3 }\n`,
+      cases: ONLY_CONFIRMS,
+    });
     dir = onlyRun(run.project);
     results = resultsOf(dir);
   }, 260_000);
@@ -103,40 +109,29 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
       calibrated: true,
       unanswered: 0,
     });
-    // 1 + 2 trial items; per item 2 controls, each case's first trial reworded, and confirms' two items reordered: 11.
-    expect(results.judge!.calibration).toEqual({ asked: 11, missed: [] });
-    expect(results.judge!.requests).toBe(14);
-    for (const o of results.outcomes) {
-      const want =
-        o.caseId === 'plans-call'
-          ? [['yes', 'yes']]
-          : [
-              ['yes', 'yes'],
-              ['no', 'no'],
-            ];
-      expect(o.judge?.scored).toBe(true);
-      expect(o.judge?.items.map((i) => [i.verdict, i.samples.every((s) => s === i.verdict) ? i.verdict : 'mixed'])).toEqual(want);
-      expect(o.judge?.items.every((i) => i.samples.length === 3)).toBe(true);
-      // The trigger and plan are right in every trial: only the judge's "no" fails confirms.
-      expect(o).toMatchObject({ status: 'ok', fired: 'expected', passed: o.caseId === 'plans-call' });
-    }
-    expect(results.outcomes.map((o) => [o.caseId, o.n])).toEqual([
-      ['confirms', 1],
-      ['plans-call', 1],
+    // 2 trial items; per item 2 controls, the first trial's items reworded, and the two items reordered: 8.
+    expect(results.judge!.calibration).toEqual({ asked: 8, missed: [] });
+    expect(results.judge!.requests).toBe(10);
+    const [o, ...others] = results.outcomes;
+    expect(others).toEqual([]);
+    expect(o!.judge?.scored).toBe(true);
+    expect(o!.judge?.items.map((i) => [i.verdict, i.samples.every((s) => s === i.verdict) ? i.verdict : 'mixed'])).toEqual([
+      ['yes', 'yes'],
+      ['no', 'no'],
     ]);
+    expect(o!.judge?.items.every((i) => i.samples.length === 3)).toBe(true);
+    // The trigger and plan are right: only the judge's "no" fails the trial.
+    expect(o).toMatchObject({ caseId: 'confirms', n: 1, status: 'ok', fired: 'expected', passed: false });
   });
 
   it("progress shows each judge trial's answer, never as a trial left unscored", () => {
-    expect(run.r.stderr).toMatch(/judge: codex sim-judge asks 14 requests \(0 answered before\), 3 samples each: 42 judge trials/);
-    expect(run.r.stderr.match(/: judge answered (YES|NO) ·/g)).toHaveLength(42);
+    expect(run.r.stderr).toMatch(/judge: codex sim-judge asks 10 requests \(0 answered before\), 3 samples each: 30 judge trials/);
+    expect(run.r.stderr.match(/: judge answered (YES|NO) ·/g)).toHaveLength(30);
     expect(run.r.stderr).not.toContain('nothing to score without the skill');
   });
 
-  it('measures stability on every judged case: no sample disagreed, nothing UNSTABLE', () => {
-    expect(results.judge!.stability.map((s) => [s.caseId, s.comparable, s.disagreeing, s.unstable]).sort()).toEqual([
-      ['confirms', 2, 0, false],
-      ['plans-call', 1, 0, false],
-    ]);
+  it('measures stability on the judged case: no sample disagreed, nothing UNSTABLE', () => {
+    expect(results.judge!.stability.map((s) => [s.caseId, s.comparable, s.disagreeing, s.unstable])).toEqual([['confirms', 2, 0, false]]);
   });
 
   it("keeps every judge prompt and raw reply in the judge's own run folder, and a regrade reuses them without asking", async () => {
@@ -146,11 +141,11 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
     expect(JSON.parse(readFileSync(join(dir, 'judge', steps[0]!, 'run.json'), 'utf8')).agent.id).toBe('codex');
     // Each request is one case of the judge's run, asked `samples` times with none of the skills; each sample ok (a judge
     // that had called a tool would have given no verdict).
-    expect(step.outcomes).toHaveLength(14 * 3);
+    expect(step.outcomes).toHaveLength(10 * 3);
     expect(step.outcomes.every((o) => o.arm === 'ablation' && o.status === 'ok')).toBe(true);
     const regraded = await runInProcess(['grade', dir], { cwd: run.project });
     expect(regraded.exitCode).toBe(run.r.exitCode);
-    // One trial a case decides nothing: INCONCLUSIVE.
+    // One trial decides nothing: INCONCLUSIVE.
     expect(run.r.exitCode).toBe(3);
     expect(readdirSync(join(dir, 'judge'))).toEqual(steps);
     const again = resultsOf(dir);
@@ -162,7 +157,6 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
 
   it('rejudge asks every stored judged item again: an honest judge changes no answer; labels give κ, warned below 50', async () => {
     const labels = [
-      `- { case: plans-call, n: 1, item: "${YOURSELF}", label: yes }`,
       `- { case: confirms, n: 1, item: "${YOURSELF}", label: yes }`,
       `- { case: confirms, n: 1, item: "${CONFIRM}", label: no }`,
       `- { case: confirms, n: 9, item: "${CONFIRM}", label: no }`,
@@ -176,11 +170,11 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
       cwd: run.project,
     });
     expect(r.exitCode).toBe(0);
-    expect(r.stdout).toContain('REJUDGE · 3 stored judge requests asked again, 3 samples each (completed)');
-    expect(r.stdout).toContain('answers changed: 0 of 9 paired samples, 0.0%');
-    expect(r.stdout).toContain('verdicts changed: 0 of 3 items, 0.0%');
+    expect(r.stdout).toContain('REJUDGE · 2 stored judge requests asked again, 3 samples each (completed)');
+    expect(r.stdout).toContain('answers changed: 0 of 6 paired samples, 0.0%');
+    expect(r.stdout).toContain('verdicts changed: 0 of 2 items, 0.0%');
     expect(r.stdout).toMatch(
-      /Cohen's κ 1\.00 \[-?\d\.\d\d, 1\.00\] over 3 items, raw agreement 100\.0% · 1 labels matched no judged verdict · about \d+ labels more for an interval of ±0\.1 · WARNING: fewer than 50 labels/,
+      /Cohen's κ 1\.00 \[-?\d\.\d\d, 1\.00\] over 2 items, raw agreement 100\.0% · 1 labels matched no judged verdict · about \d+ labels more for an interval of ±0\.1 · WARNING: fewer than 50 labels/,
     );
     // Asked in a folder of its own: the stored answers, and the run's results, are untouched.
     expect(readdirSync(join(dir, 'rejudge'))).toHaveLength(1);
@@ -191,7 +185,7 @@ describe('judge: an honest judge on another CLI (Codex) than the run (Claude Cod
 describe('judge: --max-cost counts the judge', () => {
   // The trial under test spends about $0.013 at Claude Code 2.1.332's prices. One run, resumed under a cap the judge
   // crosses, then under one that lets it finish.
-  it('the trials under test spend it whole: no judge step starts (its run.json would hold a cap of 0); resumed with a cap the judge\'s trials cross, its step stops capped; each stop is cost_capped (exit 5); resumed with more, it completes', async () => {
+  it("the trials under test spend it whole: no judge step starts (its run.json would hold a cap of 0); resumed with a cap the judge's trials cross, its step stops capped; each stop is cost_capped (exit 5); resumed with more, it completes", async () => {
     const run = await judgedRun({
       judgeBlock: '',
       config: `${BASE}trials: 1\njudge: { model: sim-judge, samples: 1 }\n`,
@@ -285,7 +279,6 @@ describe('judge: Ctrl-C while the judge asks, then --resume', () => {
 
 describe('judge: a judge that must not be trusted is UNCALIBRATED, and none of its verdicts is scored', () => {
   // One case, one trial, one sample: the controls are what is under test here.
-  const ONLY_CONFIRMS = CASES.slice(CASES.indexOf('- id: confirms'));
   const scenario = async (behaviour: string) => {
     const run = await judgedRun({
       judgeBlock: `judge: { behaviour: ${behaviour} }\n`,

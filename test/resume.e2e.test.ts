@@ -114,7 +114,13 @@ describe('run --resume: an interrupted run finishes with the decisions of an uni
       ['neg-weather', 'PASS', 7],
     ]);
 
-    const child = execa('node', [CLI, ...cases, '--transcripts', 'cut'], { cwd: dir, env, extendEnv: false, reject: false, stdin: 'ignore' });
+    const child = execa('node', [CLI, ...cases, '--transcripts', 'cut'], {
+      cwd: dir,
+      env,
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
     const deadline = Date.now() + 120_000;
     const runDir = () => join(dir, 'cut', runsIn(join(dir, 'cut'))[0] ?? 'none');
     while (storedTrials(runDir()).length < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
