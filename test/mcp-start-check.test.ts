@@ -1,6 +1,6 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { CommandServer, McpServer } from '../src/load/mcp.js';
 import { checkMcpServersStart } from '../src/runner/mcp-check.js';
 import { InputError } from '../src/util/input-error.js';
@@ -63,9 +63,24 @@ const checked = (servers: McpServer[], cwd: string, boundMs?: number) =>
     },
   );
 
+/** The pids a server wrote to `file` (none yet: none). */
+const pidsIn = (file: string) => (existsSync(file) ? readFileSync(file, 'utf8').split(' ').map(Number) : []);
+
+/**
+ * A file for a server's pids, whose processes are killed once the test is over should one still be there (the test then
+ * failed), so a failing run leaves nothing behind either.
+ */
+const pidsFile = (dir: string) => {
+  const file = join(dir, 'pids');
+  onTestFinished(() => {
+    for (const pid of pidsIn(file).filter(processAlive)) process.kill(pid, 'SIGKILL');
+  });
+  return file;
+};
+
 /** Each pid `file` names is gone (polled: a killed process is reaped a moment later). */
 const allGone = async (file: string) => {
-  const pids = readFileSync(file, 'utf8').split(' ').map(Number);
+  const pids = pidsIn(file);
   expect(pids).toHaveLength(2);
   await expect.poll(() => pids.filter(processAlive), { timeout: 3000 }).toEqual([]);
 };
@@ -85,7 +100,7 @@ describe('a real MCP server is started once before any trial (in process)', () =
 
   it('a server that never answers is refused once the bound passes, and its whole group is ended', async () => {
     const dir = project();
-    const pids = join(dir, 'pids');
+    const pids = pidsFile(dir);
     const started = Date.now();
     const message = await checked([server(['-e', withPids(pids, 'setInterval(() => {}, 1000)')])], dir, 500);
     expect(message).toMatch(
@@ -97,7 +112,7 @@ describe('a real MCP server is started once before any trial (in process)', () =
 
   it('Ctrl-C while a server hangs ends it and whatever it started, and exits 130 with nothing made', async () => {
     const dir = project();
-    const pids = join(dir, 'pids');
+    const pids = pidsFile(dir);
     writeFiles(dir, { 'skillprobe.config.yaml': configWith(withPids(pids, 'setInterval(() => {}, 1000)')) });
     const spy = spyBinary(dir);
     const cli = execa(testNode(), [CLI, 'run', '--agent-binary', spy.path, '--transcripts', 'runs'], {
@@ -119,7 +134,7 @@ describe('a real MCP server is started once before any trial (in process)', () =
 
   it('a server that answers passes, and leaves no process behind (its own nor one it started)', async () => {
     const dir = project();
-    const pids = join(dir, 'pids');
+    const pids = pidsFile(dir);
     expect(await checked([server(['-e', withPids(pids, `import(${JSON.stringify(ISSUES_SERVER)})`)])], dir)).toBeUndefined();
     await allGone(pids);
   });
