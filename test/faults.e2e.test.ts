@@ -548,11 +548,11 @@ describe('a transcript longer than any JavaScript string', () => {
     'a trial printing 600 MB (past the ~512 MB a string can hold) under --max-output-mb 700: stored whole, graded, the run goes on',
     async () => {
       const row = new Row('huge');
-      // About 1 MB a line, 600 lines (one line printed once, then copied: a shell loop printing it costs 5 s of CPU), then
-      // the real CLI's run: a transcript the size of the one that crashed the run.
+      // About 1 MB a line, 600 lines (one line printed once, then copied by one cat: a shell loop printing it costs 5 s of
+      // CPU, a cat per copy 1 s), then the real CLI's run: a transcript the size of the one that crashed the run.
       const agent = agentScript(
         'huge-agent.sh',
-        `case "$*" in *weather*) line="$(mktemp)"; printf '{"type":"noise","pad":"%s"}\\n' "$(head -c 1048000 /dev/zero | tr '\\0' x)" > "$line"; i=0; while [ $i -lt 600 ]; do cat "$line"; i=$((i+1)); done; rm -f "$line" ;; esac\nexec '${PINNED}' "$@"`,
+        `case "$*" in *weather*) line="$(mktemp)"; printf '{"type":"noise","pad":"%s"}\\n' "$(head -c 1048000 /dev/zero | tr '\\0' x)" > "$line"; i=0; copies=; while [ $i -lt 600 ]; do copies="$copies $line"; i=$((i+1)); done; cat $copies; rm -f "$line" ;; esac\nexec '${PINNED}' "$@"`,
       );
       const h = row.start([...twoCases(1), '--max-output-mb', '700', '--agent-binary', agent], HUGE_MS);
       const r = await h.child;
