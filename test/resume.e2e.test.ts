@@ -320,21 +320,21 @@ describe('--resume --add-trials: a finished run topped up, as a canary base the 
 
 describe('run --resume of a canary (`--baseline`): the comparison an uninterrupted canary reports', () => {
   it('reports against the base it was drawn against, with the exit code `compare` gives the same two runs', async () => {
-    // The three-trial run as the base; --max-trials caps the canary (four: the claim is the resumed report, whatever
+    // The three-trial run as the base; --max-trials caps the canary (three: the claim is the resumed report, whatever
     // the size), and the resume passes it again, as a user repeating the command would.
     const { dir } = await shortRun();
     const baseDir = join('runs', runsIn(join(dir, 'runs'))[0]!);
     const capped = (cap: number) => [...RUN, '--max-trials', String(cap)];
-    const canary = await runInProcess([...capped(4), '--baseline', baseDir, '--transcripts', 'canary'], { cwd: dir, env });
+    const canary = await runInProcess([...capped(3), '--baseline', baseDir, '--transcripts', 'canary'], { cwd: dir, env });
     expect(canary.stdout).toMatch(/skillprobe compare · suite/);
     const canaryDir = join(dir, 'canary', runsIn(join(dir, 'canary'))[0]!);
-    expect(read<RunManifest>(join(canaryDir, 'run.json')).canary?.maxTrials).toBe(4);
+    expect(read<RunManifest>(join(canaryDir, 'run.json')).canary?.maxTrials).toBe(3);
     markInterrupted(canaryDir);
     // Another cap is a change, named; nothing is run.
-    const changed = await runInProcess([...capped(5), '--resume', canaryDir], { cwd: dir, env });
+    const changed = await runInProcess([...capped(4), '--resume', canaryDir], { cwd: dir, env });
     expect(changed.exitCode).toBe(2);
-    expect(changed.stderr).toMatch(/changed since this run started: the canary's cap \(--max-trials 4 → 5\)/);
-    const resumed = await runInProcess([...capped(4), '--resume', canaryDir], { cwd: dir, env });
+    expect(changed.stderr).toMatch(/changed since this run started: the canary's cap \(--max-trials 3 → 4\)/);
+    const resumed = await runInProcess([...capped(3), '--resume', canaryDir], { cwd: dir, env });
     expect(resumed.stderr).not.toMatch(/internal error|input error/);
     expect(resumed.stdout).toMatch(/skillprobe compare · suite/);
     const compared = await runInProcess(['compare', baseDir, canaryDir], { cwd: dir, env });
