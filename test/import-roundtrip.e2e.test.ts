@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseProject, cleanup, makeProject, runInProcess, testEnv } from './helpers.js';
+import { baseProject, cleanup, makeProject, ROOT, runInProcess, testEnv } from './helpers.js';
 import { onlyRun, resultsOf } from './e2e-scenarios.js';
 import { copyImportFixtures, FORMATS } from './import-fixtures.js';
 
@@ -28,6 +29,13 @@ function runGroups(): (typeof FORMATS)[] {
   return groups.map((g) => g.formats);
 }
 
+/**
+ * The real MCP server the imported formats name (`node mcp/records-server.js`, beside the file naming it): every run
+ * first starts each real server once and refuses one that does not answer, so the project holds one that does (the
+ * tests' issues server).
+ */
+const RECORDS = `import(${JSON.stringify(pathToFileURL(join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs')).href)});\n`;
+
 /** What an exporter writes as a case's expectation: the skill, or `not <skill>` for a negative. */
 const label = (e: Record<string, unknown>) => (e.not === undefined ? String(e.skill) : `not ${String(e.not)}`);
 
@@ -38,7 +46,13 @@ describe('end to end: every imported format runs in place and exports', () => {
   it.each(runGroups().map((formats) => ({ formats, names: formats.map((f) => f.file).join(', ') })))(
     'runs $names and exports their cases',
     async ({ formats }) => {
-      const project = makeProject({ ...baseProject(), 'sim.yaml': 'seed: 1\n', 'skillprobe.config.yaml': CONFIG });
+      const project = makeProject({
+        ...baseProject(),
+        'sim.yaml': 'seed: 1\n',
+        'skillprobe.config.yaml': CONFIG,
+        'skills/alpha/evals/mcp/records-server.js': RECORDS,
+        'skills/alpha/evals/waza-mcp/mcp/records-server.js': RECORDS,
+      });
       dirs.push(project);
       copyImportFixtures(project);
       const glob = formats.length === 1 ? formats[0]!.file : `{${formats.map((f) => f.file).join(',')}}`;

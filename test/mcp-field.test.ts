@@ -27,6 +27,7 @@ const real = (name: string, readOnly: boolean | string[]): McpServer => ({
   kind: 'command',
   command: '/bin/srv',
   args: [],
+  cwd: '/',
   env: [],
   readOnly,
   hash: name,

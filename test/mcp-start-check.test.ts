@@ -39,6 +39,7 @@ const server = (args: string[], name = 'issues'): CommandServer => ({
   kind: 'command',
   command: process.execPath,
   args,
+  cwd: '/',
   env: [],
   readOnly: false,
   hash: name,
@@ -54,8 +55,13 @@ const withPids = (file: string, then: string) =>
     then,
   ].join('\n');
 
+/** The check of `servers`, each real one named in a file in `cwd`. */
 const checked = (servers: McpServer[], cwd: string, boundMs?: number) =>
-  checkMcpServersStart(servers, { cwd, callerEnv: testEnv() }, boundMs).then(
+  checkMcpServersStart(
+    servers.map((s) => (s.kind === 'command' ? { ...s, cwd } : s)),
+    { callerEnv: testEnv() },
+    boundMs,
+  ).then(
     () => undefined,
     (e: unknown) => {
       if (e instanceof InputError) return e.message;

@@ -348,15 +348,16 @@ describe('grading a trial offered a stub MCP server (pure)', () => {
 describe("a real server's watch (dist/mcp/watch-main.js over stdio)", () => {
   const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-watch-'));
   afterAll(() => cleanup(dir));
-  const server = join(import.meta.dirname, 'fixtures', 'mcp', 'issues-server.mjs');
+  const folder = join(import.meta.dirname, 'fixtures', 'mcp');
   const watched = (record: string, command: string, ...args: string[]) =>
-    new StdioClientTransport({ command: process.execPath, args: [WATCH_MAIN, record, command, ...args], stderr: 'ignore' });
+    new StdioClientTransport({ command: process.execPath, args: [WATCH_MAIN, record, folder, command, ...args], stderr: 'ignore' });
 
   it('passes the server through untouched, and records that it started and that the client ended it', async () => {
     const record = join(dir, 'ok.record.jsonl');
     const client = new Client({ name: 'test', version: '1' });
-    // A bare command name: found on the PATH the CLI passed on, as the CLI itself would.
-    await client.connect(watched(record, 'node', server));
+    // A bare command name, found on the PATH the CLI passed on as the CLI itself would, and a path relative to the
+    // folder of the file that named the server.
+    await client.connect(watched(record, 'node', 'issues-server.mjs'));
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['get_issue', 'create_issue']);
       expect(await client.callTool({ name: 'get_issue', arguments: { key: 'OPS-1' } })).toMatchObject({
@@ -534,7 +535,16 @@ describe("a trial's MCP servers as every CLI starts them", () => {
   afterAll(() => cleanup(dir));
   const servers = [
     { name: 'jira', kind: 'stub', stub: JIRA, hash: 'h' },
-    { name: 'gh', kind: 'command', command: '/usr/bin/gh-mcp', args: ['--stdio'], env: ['GH_TOKEN', 'UNSET'], readOnly: false, hash: 'g' },
+    {
+      name: 'gh',
+      kind: 'command',
+      command: '/usr/bin/gh-mcp',
+      args: ['--stdio'],
+      cwd: '/project',
+      env: ['GH_TOKEN', 'UNSET'],
+      readOnly: false,
+      hash: 'g',
+    },
   ] as McpServer[];
 
   it("starts the stub with this Node from the package's entry, and a real server with only its allowlisted variables", async () => {
@@ -550,7 +560,7 @@ describe("a trial's MCP servers as every CLI starts them", () => {
       {
         name: 'gh',
         command: process.execPath,
-        args: [WATCH_MAIN, mcpRecordFile({ harnessDir: dir }, 'gh'), '/usr/bin/gh-mcp', '--stdio'],
+        args: [WATCH_MAIN, mcpRecordFile({ harnessDir: dir }, 'gh'), '/project', '/usr/bin/gh-mcp', '--stdio'],
         env: { GH_TOKEN: 'token' },
       },
     ]);

@@ -40,7 +40,7 @@ export async function prepareMcpServers(req: Pick<InvocationRequest, 'harnessDir
         return {
           name: s.name,
           command: process.execPath,
-          args: [WATCH_MAIN, record, s.command, ...s.args],
+          args: [WATCH_MAIN, record, s.cwd, s.command, ...s.args],
           env: allowlistedEnv(s.env, req.callerEnv),
         };
       const spec = join(folder(req), `${s.name}.stub.json`);

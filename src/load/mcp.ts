@@ -24,6 +24,11 @@ export interface CommandServer {
   kind: 'command';
   command: string;
   args: string[];
+  /**
+   * The folder it runs in: that of the file naming it, against which its command was found, so a relative path among
+   * its arguments means what it meant there (a trial's CLI would otherwise start it in the trial's workspace).
+   */
+  cwd: string;
   env: string[];
   readOnly: boolean | string[];
   hash: string;
@@ -115,7 +120,8 @@ export function loadMcpServers(
       continue;
     }
     const { args, env, readOnly } = spec;
-    out.push({ name, kind: 'command', command, args, env, readOnly, hash: valueHash({ name, ...spec }), at: place.locate([name]) });
+    const server = { name, kind: 'command' as const, command, args, cwd: place.base, env, readOnly };
+    out.push({ ...server, hash: valueHash({ name, ...spec }), at: place.locate([name]) });
   }
   return out;
 }

@@ -1,7 +1,7 @@
 /**
  * A real MCP server's watch, which the agent CLI starts over stdio in the server's place (from the config its adapter
- * wrote): `watch-main.js <record.jsonl> <command> [args…]`. It starts the server as the suite named it, with the
- * environment the CLI gave, passes the bytes between them through untouched both ways, and records that the server
+ * wrote): `watch-main.js <record.jsonl> <folder> <command> [args…]`. It starts the server as the suite named it, in the
+ * folder of the file that names it (as the run's start check did), with the environment the CLI gave, passes the bytes between them through untouched both ways, and records that the server
  * started (it answered the CLI's `initialize`) and, should it end by itself while the CLI still needed it, how. Each
  * CLI carries on without a server that fails (Codex and the Gemini CLI say nothing of it in their streams): the record
  * lets the harness tell a trial without its tools from a model that chose none.
@@ -10,15 +10,15 @@ import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import type { StubRecordLine } from './record.js';
 
-const [recordFile, command, ...args] = process.argv.slice(2);
-if (!recordFile || !command) {
-  process.stderr.write('usage: watch-main.js <record.jsonl> <command> [args…]\n');
+const [recordFile, folder, command, ...args] = process.argv.slice(2);
+if (!recordFile || !folder || !command) {
+  process.stderr.write('usage: watch-main.js <record.jsonl> <folder> <command> [args…]\n');
   process.exit(2);
 }
 const record = (line: StubRecordLine) => appendFileSync(recordFile, JSON.stringify(line) + '\n');
 const at = () => new Date().toISOString();
 
-const server = spawn(command, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+const server = spawn(command, args, { cwd: folder, stdio: ['pipe', 'pipe', 'inherit'] });
 process.stdin.pipe(server.stdin);
 server.stdout.pipe(process.stdout);
 // A CLI that went away leaves pipes that fail on write: the server's end is what the record says.

@@ -33,7 +33,7 @@ const STDERR_CHARS = 400;
 
 /**
  * Each real MCP server the suites offer their trials, started once as a trial's CLI would start it (its command,
- * arguments and allowlisted variables, the trial's PATH and locale, a fresh HOME) from the user's folder and asked
+ * arguments and allowlisted variables, the trial's PATH and locale, a fresh HOME) from the folder of the file naming it and asked
  * MCP's `initialize`: one that does not answer is refused with exit 2 (`InputError`) before anything else is spawned or
  * spent. Every CLI carries on without a server that fails, so each trial would be a model call with nothing to choose
  * and missing data after. A server named twice (by two agents' or contexts' suites) is started once; stubs are the
@@ -41,11 +41,11 @@ const STDERR_CHARS = 400;
  */
 export async function checkMcpServersStart(
   servers: readonly McpServer[],
-  place: { cwd: string; callerEnv: NodeJS.ProcessEnv },
+  place: { callerEnv: NodeJS.ProcessEnv },
   boundMs = MCP_START_BOUND_MS,
 ): Promise<void> {
   const distinct = new Map<string, CommandServer>();
-  for (const s of servers) if (s.kind === 'command') distinct.set(JSON.stringify([s.command, s.args, s.env]), s);
+  for (const s of servers) if (s.kind === 'command') distinct.set(JSON.stringify([s.command, s.args, s.env, s.cwd]), s);
   if (distinct.size === 0) return;
   const home = await mkdtemp(join(tmpdir(), 'skillprobe-mcp-check-'));
   const groups = new Set<number>();
@@ -61,7 +61,7 @@ export async function checkMcpServersStart(
     const env = baseTrialEnv({ callerEnv: place.callerEnv, home, tmp: home }, () => false);
     const problems = await Promise.all(
       [...distinct.values()].map((s) =>
-        startProblem(s, { cwd: place.cwd, env: { ...env, ...allowlistedEnv(s.env, place.callerEnv) }, boundMs, groups }),
+        startProblem(s, { cwd: s.cwd, env: { ...env, ...allowlistedEnv(s.env, place.callerEnv) }, boundMs, groups }),
       ),
     );
     const found = problems.filter((p): p is InputProblem => p !== undefined);
