@@ -14,8 +14,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './test/slowest-files-reporter.ts', './test/plain-summary-reporter.ts'],
-    // Measures each file's CPU time for the slowest-files report.
-    setupFiles: ['./test/setup/cpu-time.ts'],
+    // Measures each file's CPU time for the slowest-files report; removes the temp folders shared test modules made for it.
+    setupFiles: ['./test/setup/cpu-time.ts', './test/setup/temp-folders.ts'],
     projects: [
       {
         extends: true,

@@ -7,7 +7,7 @@ import { COMMANDS } from '../src/cli/registry.js';
 import type { RejudgeReportInput } from '../src/report/rejudge.js';
 import { EXIT } from '../src/run/exit-codes.js';
 import type { RunStatus } from '../src/run/schema.js';
-import { baseProject, Captured, cleanup, makeProject, ROOT, runInProcess, testEnv, writeFiles } from './helpers.js';
+import { baseProject, Captured, cleanup, makeProject, removeFoldersOfFile, ROOT, runInProcess, testEnv, writeFiles } from './helpers.js';
 import { MISSING_CLASS, tuneProject } from './tune-fixture.js';
 import { judgedRunFolder } from './judged-run-fixture.js';
 
@@ -24,7 +24,11 @@ const made = vi.hoisted(() => {
   vi.resetModules();
   return [] as number[];
 });
-afterAll(() => vi.resetModules());
+afterAll(() => {
+  // The helpers loaded afresh too: their temp folders are this copy's, not the one the setup file clears.
+  removeFoldersOfFile();
+  vi.resetModules();
+});
 vi.mock('../src/cli/exit.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../src/cli/exit.js')>();
   return {

@@ -20,16 +20,26 @@ import { setTimeout as sleep } from 'node:timers/promises';
 export const ROOT = join(import.meta.dirname, '..');
 export const CLI = join(ROOT, 'dist', 'cli.js');
 
-/** Fresh HOMEs handed out by testEnv, removed after the test file that asked for them. */
-const homes: string[] = [];
-afterAll(() => {
-  for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
-});
+/**
+ * Temp folders a shared test module made (testEnv's HOMEs, a fixture's run folders), removed after the test file that
+ * was running then: `test/setup/temp-folders.ts` calls `removeFoldersOfFile` after each file. An `afterAll` here would
+ * be bound to the first file only, since the unit pass loads this module once for every file of a worker.
+ */
+const foldersOfFile: string[] = [];
+
+/** `dir`, to be removed once the test file now running has ended. */
+export function removedAfterFile(dir: string): string {
+  foldersOfFile.push(dir);
+  return dir;
+}
+
+export function removeFoldersOfFile(): void {
+  for (const d of foldersOfFile.splice(0)) rmSync(d, { recursive: true, force: true });
+}
 
 /** The environment every spawned CLI gets in tests: offline variables set, nothing pointing off loopback. */
 export function testEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const home = mkdtempSync(join(tmpdir(), 'sp-home-'));
-  homes.push(home);
+  const home = removedAfterFile(mkdtempSync(join(tmpdir(), 'sp-home-')));
   return {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
     HOME: home,
