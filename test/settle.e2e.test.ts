@@ -55,6 +55,17 @@ function processesIn(dir: string): number[] {
     .map(Number);
 }
 
+/** A process as a failed assertion names it: its id, command line and parent. */
+const described = (pid: number): string => {
+  try {
+    const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+    const ppid = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1];
+    return `${pid} (parent ${ppid}): ${cmd}`;
+  } catch {
+    return `${pid} (gone)`;
+  }
+};
+
 const runArgs = (agent: string, sim: string, name: string) => [
   'run',
   '--sim',
@@ -104,7 +115,7 @@ describe.each(['claude-code', 'codex', 'gemini'])('%s: a trial stops once its ou
     // Claude Code stops itself and says what it used; the others are killed at once.
     if (agent === 'claude-code') expect(t.events.at(-1)).toMatchObject({ kind: 'result', usage: expect.any(Object) });
     else expect(meta.signal).toBe('SIGKILL');
-    expect(processesIn(workdir(agent))).toEqual([]);
+    expect(processesIn(workdir(agent)).map(described)).toEqual([]);
     expect(readdirSync(workdir(agent))).toEqual([]);
     const graded = await runInProcess(['grade', dir], { cwd: project });
     expect(graded.exitCode, graded.stderr).toBe(1);
@@ -158,9 +169,10 @@ describe('faults while trials settle (Codex)', () => {
       expect(resumed.exitCode, resumed.stderr).toBe(1);
       expect(outcomes(dir)).toEqual(reference());
       // A CLI the run killed may take a moment to be gone from /proc on a loaded machine (a fresh clone at load 10-15
-      // saw two just after the resume returned); one still there after a few seconds is an orphan.
-      await until(() => processesIn(workdir(name)).length === 0, 5_000).catch(() => undefined);
-      expect(processesIn(workdir(name))).toEqual([]);
+      // saw two just after the resume returned, another one still there 5 s on at load 8); one still there after 15 s
+      // is an orphan, named with its command line.
+      await until(() => processesIn(workdir(name)).length === 0, 15_000).catch(() => undefined);
+      expect(processesIn(workdir(name)).map(described)).toEqual([]);
       expect(readdirSync(workdir(name))).toEqual([]);
     },
     300_000,
