@@ -191,83 +191,92 @@ describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator
   beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), `sp-mcp-real-${agent.id}-`))));
   afterAll(() => cleanup(dir));
 
-  it('runs the read-only tools (the stub’s, the real one marked), refuses the acting one, and passes only allowlisted variables', async () => {
-    const log = join(dir, 'calls.log');
-    const server = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
-    const project = exampleWith(
-      dir,
-      [
-        'cases: cases/*.yaml',
-        'context: field',
-        'arms: [skill]',
-        'mcp:',
-        '  issues:',
-        `    command: ${process.execPath}`,
-        `    args: [${JSON.stringify(server)}]`,
-        '    env: [MCP_LOG]',
-        '    readOnly: [get_issue]',
-        '  jira: { stub: jira-stub.yaml }',
-      ],
-      [
-        'name: real-server',
-        'seed: 1',
-        'rules:',
-        '  - case: file-bug',
-        '    do: [{ mcp: issues/create_issue, input: { key: OPS-1 } }]',
-        '  - case: open-ticket',
-        '    do: [{ mcp: issues/get_issue, input: { key: OPS-2 } }]',
-        '  - case: jira-history',
-        '    do: [{ mcp: jira/search_issues, input: { jql: "project = OPS" } }]',
-      ],
-    );
-    const run = await runCli(
-      [
-        'run',
-        '--agent',
-        agent.id,
-        '--sim',
-        'sim.yaml',
-        '--trials',
-        '1',
-        '--grep',
-        'file-bug|open-ticket|jira-history',
-        '--transcripts',
-        join(dir, 'runs'),
-      ],
-      {
-        cwd: project,
-        env: testEnv({ MCP_LOG: log, SP_SECRET: 'never passed on' }),
-        timeoutMs: 120_000,
-      },
-    );
-    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
-    const outcomes = resultsOf(runDir).outcomes as TrialOutcome[];
-    // Every trial is evidence: the field refused the acting call, and let the reads run (the stub's listed, its call recorded).
-    expect(
-      outcomes.map((o) => [o.caseId, o.status, o.fired, o.firedColumn]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
-      run.stdout + run.stderr,
-    ).toEqual([
-      ['file-bug', 'ok', 'tool', 'tool:issues/create_issue'],
-      ['jira-history', 'ok', 'tool', 'tool:jira/search_issues'],
-      ['open-ticket', 'ok', 'tool', 'tool:issues/get_issue'],
-    ]);
-    const records = readJson<TrialMeta>(join(runDir, 'trials', 'jira-history', 'skill', '1.meta.json')).evidence?.mcp;
-    // The real server's watch saw it start, and it did not end by itself.
-    const watched = records?.find((r) => r.server === 'issues');
-    expect([watched?.started, watched?.exited]).toEqual([true, undefined]);
-    expect(records?.find((r) => r.server === 'jira')?.calls).toEqual([
-      { tool: 'search_issues', args: { jql: 'project = OPS' }, isError: false, at: expect.any(String) },
-    ]);
-    expect(readFileSync(log, 'utf8')).toBe('get_issue clean\n');
-    // The acting call, answered by the field refusal (Codex's stream never shows a refused call: its hook's log does).
-    const base = join(runDir, 'trials', 'file-bug', 'skill', '1');
-    const t = adapterFor(agent.id).parse(readFileSync(`${base}.jsonl`, 'utf8'), readJson<TrialMeta>(`${base}.meta.json`));
-    const call = t.events.find((e) => e.kind === 'tool_call' && e.intent === 'mcp') as ToolCallEvent | undefined;
-    expect(call).toMatchObject({ mcp: { server: 'issues', tool: 'create_issue' } });
-    expect(t.events.find((e) => e.kind === 'tool_result' && e.id === call!.id)).toMatchObject({
-      isError: true,
-      text: expect.stringContaining('Not permitted in this session; the call was not run'),
-    });
+  // Tried twice: Codex 0.171.0, on a loaded machine, has sent a trial's request without a server's tools although the
+  // server had answered `initialize` (the simulator then answers without a tool); each attempt has folders of its own.
+  let attempt = 0;
+  it(
+    'runs the read-only tools (the stub’s, the real one marked), refuses the acting one, and passes only allowlisted variables',
     // As long as the run itself may take: Gemini's row took 10 s idle and over 60 s beside the unit pass at load 10-15.
-  }, 150_000);
+    { retry: 1, timeout: 150_000 },
+    async () => {
+      const tries = join(dir, `attempt-${++attempt}`);
+      mkdirSync(tries, { recursive: true });
+      const log = join(tries, 'calls.log');
+      const server = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
+      const project = exampleWith(
+        tries,
+        [
+          'cases: cases/*.yaml',
+          'context: field',
+          'arms: [skill]',
+          'mcp:',
+          '  issues:',
+          `    command: ${process.execPath}`,
+          `    args: [${JSON.stringify(server)}]`,
+          '    env: [MCP_LOG]',
+          '    readOnly: [get_issue]',
+          '  jira: { stub: jira-stub.yaml }',
+        ],
+        [
+          'name: real-server',
+          'seed: 1',
+          'rules:',
+          '  - case: file-bug',
+          '    do: [{ mcp: issues/create_issue, input: { key: OPS-1 } }]',
+          '  - case: open-ticket',
+          '    do: [{ mcp: issues/get_issue, input: { key: OPS-2 } }]',
+          '  - case: jira-history',
+          '    do: [{ mcp: jira/search_issues, input: { jql: "project = OPS" } }]',
+        ],
+      );
+      const run = await runCli(
+        [
+          'run',
+          '--agent',
+          agent.id,
+          '--sim',
+          'sim.yaml',
+          '--trials',
+          '1',
+          '--grep',
+          'file-bug|open-ticket|jira-history',
+          '--transcripts',
+          join(tries, 'runs'),
+        ],
+        {
+          cwd: project,
+          env: testEnv({ MCP_LOG: log, SP_SECRET: 'never passed on' }),
+          timeoutMs: 120_000,
+        },
+      );
+      const runDir = join(tries, 'runs', readdirSync(join(tries, 'runs'))[0]!);
+      const outcomes = resultsOf(runDir).outcomes as TrialOutcome[];
+      // Every trial is evidence: the field refused the acting call, and let the reads run (the stub's listed, its call recorded).
+      expect(
+        outcomes.map((o) => [o.caseId, o.status, o.fired, o.firedColumn]).sort((a, b) => String(a[0]).localeCompare(String(b[0]))),
+        run.stdout + run.stderr,
+      ).toEqual([
+        ['file-bug', 'ok', 'tool', 'tool:issues/create_issue'],
+        ['jira-history', 'ok', 'tool', 'tool:jira/search_issues'],
+        ['open-ticket', 'ok', 'tool', 'tool:issues/get_issue'],
+      ]);
+      const records = readJson<TrialMeta>(join(runDir, 'trials', 'jira-history', 'skill', '1.meta.json')).evidence?.mcp;
+      // The real server's watch saw it start, and it did not end by itself.
+      const watched = records?.find((r) => r.server === 'issues');
+      expect([watched?.started, watched?.exited]).toEqual([true, undefined]);
+      expect(records?.find((r) => r.server === 'jira')?.calls).toEqual([
+        { tool: 'search_issues', args: { jql: 'project = OPS' }, isError: false, at: expect.any(String) },
+      ]);
+      expect(readFileSync(log, 'utf8')).toBe('get_issue clean\n');
+      // The acting call, answered by the field refusal (Codex's stream never shows a refused call: its hook's log does).
+      const base = join(runDir, 'trials', 'file-bug', 'skill', '1');
+      const t = adapterFor(agent.id).parse(readFileSync(`${base}.jsonl`, 'utf8'), readJson<TrialMeta>(`${base}.meta.json`));
+      const call = t.events.find((e) => e.kind === 'tool_call' && e.intent === 'mcp') as ToolCallEvent | undefined;
+      expect(call).toMatchObject({ mcp: { server: 'issues', tool: 'create_issue' } });
+      expect(t.events.find((e) => e.kind === 'tool_result' && e.id === call!.id)).toMatchObject({
+        isError: true,
+        text: expect.stringContaining('Not permitted in this session; the call was not run'),
+      });
+    },
+  );
 });
