@@ -99,14 +99,7 @@ async function startProblem(
   try {
     const outcome = await Promise.race([answer, ended.then((exit) => ({ exit }))]);
     if ('answered' in outcome) return undefined;
-    const what =
-      'exit' in outcome
-        ? outcome.exit.error !== undefined
-          ? `could not be started (${outcome.exit.error})`
-          : `ended before it answered MCP's \`initialize\` (${exitText(outcome.exit)})`
-        : outcome.error instanceof McpError && outcome.error.code === ErrorCode.RequestTimeout
-          ? `did not answer MCP's \`initialize\` within ${boundMs / 1000} s`
-          : `answered MCP's \`initialize\` with an error (${oneLine(outcome.error instanceof Error ? outcome.error.message : String(outcome.error))})`;
+    const what = 'exit' in outcome ? endedUnanswered(outcome.exit) : unanswered(outcome.error, boundMs);
     const said = lastLines(stderr);
     return {
       ...server.at,
@@ -118,6 +111,17 @@ async function startProblem(
     await endServer(child, ended);
     if (child.pid !== undefined) how.groups.delete(child.pid);
   }
+}
+
+/** How a server that ended before it answered `initialize` ended. */
+const endedUnanswered = (exit: ServerExit): string =>
+  exit.error !== undefined ? `could not be started (${exit.error})` : `ended before it answered MCP's \`initialize\` (${exitText(exit)})`;
+
+/** Why a running server's `initialize` failed: no answer in time, or an error answer. */
+function unanswered(error: unknown, boundMs: number): string {
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+    return `did not answer MCP's \`initialize\` within ${boundMs / 1000} s`;
+  return `answered MCP's \`initialize\` with an error (${oneLine(error instanceof Error ? error.message : String(error))})`;
 }
 
 /** MCP's stdio shutdown, of the server's whole group: its stdin closed, then SIGTERM, then SIGKILL. */
