@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { CommandServer, McpServer } from '../src/load/mcp.js';
@@ -84,11 +84,11 @@ const pidsFile = (dir: string) => {
   return file;
 };
 
-/** Each pid `file` names is gone (polled: a killed process is reaped a moment later). */
-const allGone = async (file: string) => {
+/** Each pid `file` names is gone (polled: a killed process is reaped a moment later; a watchdog's grace is 2 s). */
+const allGone = async (file: string, timeout = 3000) => {
   const pids = pidsIn(file);
   expect(pids).toHaveLength(2);
-  await expect.poll(() => pids.filter(processAlive), { timeout: 3000 }).toEqual([]);
+  await expect.poll(() => pids.filter(processAlive), { timeout }).toEqual([]);
 };
 
 describe('a real MCP server is started once before any trial (in process)', () => {
@@ -136,6 +136,30 @@ describe('a real MCP server is started once before any trial (in process)', () =
     await allGone(pids);
     expect(existsSync(spy.marker)).toBe(false);
     expect(existsSync(join(dir, 'runs'))).toBe(false);
+  });
+
+  it('kill -9 while a server hangs: the watchdog ends it and whatever it started, and removes its HOME', async () => {
+    const dir = project();
+    const pids = pidsFile(dir);
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
+    writeFiles(dir, { 'skillprobe.config.yaml': configWith(withPids(pids, 'setInterval(() => {}, 1000)')) });
+    const spy = spyBinary(dir);
+    const cli = execa(testNode(), [CLI, 'run', '--agent-binary', spy.path, '--transcripts', 'runs'], {
+      cwd: dir,
+      env: testEnv({ ANTHROPIC_API_KEY: 'dummy', TMPDIR: tmp }),
+      extendEnv: false,
+      reject: false,
+      stdin: 'ignore',
+    });
+    await until(() => existsSync(pids) && readFileSync(pids, 'utf8').includes(' '), 20_000);
+    // The servers' HOME is a folder the run owns, its pid in the name.
+    expect(readdirSync(tmp)).toEqual([expect.stringMatching(new RegExp(`^skillprobe-${cli.pid}-mcp-check-`))]);
+    cli.kill('SIGKILL');
+    expect((await cli).signal).toBe('SIGKILL');
+    await allGone(pids, 15_000);
+    await expect.poll(() => readdirSync(tmp), { timeout: 5000 }).toEqual([]);
+    expect(existsSync(spy.marker)).toBe(false);
   });
 
   it('a server that answers passes, and leaves no process behind (its own nor one it started)', async () => {

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,7 +16,9 @@ import { EXIT } from '../run/exit-codes.js';
 import { InputError, type InputProblem } from '../util/input-error.js';
 import { OWN_MANIFEST } from '../util/package-root.js';
 import { endGroups, killGroup } from '../util/process-group.js';
+import { createOwnedFolder } from '../workspace/owner.js';
 import { onStopSignals } from './signals.js';
+import { startWatchdog } from './watchdog.js';
 
 /**
  * How long a real server gets to answer `initialize` before a run: a working one answers within a second (the tests'
@@ -31,6 +33,13 @@ const END_GRACE_MS = 1000;
 const STDERR_LINES = 3;
 const STDERR_CHARS = 400;
 
+/** A real server's start check: how long it took, and why the server cannot serve a trial (undefined: it answered). */
+export interface ServerStart {
+  server: CommandServer;
+  problem?: InputProblem;
+  ms: number;
+}
+
 /**
  * Each real MCP server the suites offer their trials, started once as a trial's CLI would start it (its command,
  * arguments and allowlisted variables, the trial's PATH and locale, a fresh HOME) from the folder of the file naming it and asked
@@ -44,31 +53,51 @@ export async function checkMcpServersStart(
   place: { callerEnv: NodeJS.ProcessEnv },
   boundMs = MCP_START_BOUND_MS,
 ): Promise<void> {
+  const found = (await startMcpServers(servers, place, boundMs)).flatMap((s) => s.problem ?? []);
+  if (found.length) throw new InputError(found);
+}
+
+/**
+ * The start check of each distinct real server (`doctor` reports it; a run refuses one that failed). Their HOME is a
+ * folder this process owns (owner.ts), watched by a watchdog of its own while they run: this process killed outright
+ * (SIGKILL runs no handler), the watchdog ends every server living in that HOME, their groups whole, and removes it.
+ */
+export async function startMcpServers(
+  servers: readonly McpServer[],
+  place: { callerEnv: NodeJS.ProcessEnv },
+  boundMs = MCP_START_BOUND_MS,
+): Promise<ServerStart[]> {
   const distinct = new Map<string, CommandServer>();
   for (const s of servers) if (s.kind === 'command') distinct.set(JSON.stringify([s.command, s.args, s.env, s.cwd]), s);
-  if (distinct.size === 0) return;
-  const home = await mkdtemp(join(tmpdir(), 'skillprobe-mcp-check-'));
+  if (distinct.size === 0) return [];
+  // Watching before the folder exists: no moment where a kill leaves it unwatched.
+  const watchdog = startWatchdog(tmpdir());
+  const root = await createOwnedFolder(tmpdir(), 'mcp-check-');
   const groups = new Set<number>();
   // Stopped meanwhile (a server that hangs is when Ctrl-C comes): the servers end with it, and nothing else was made.
   const stop = (): never => {
     for (const g of groups) killGroup(g, 'SIGKILL');
-    rmSync(home, { recursive: true, force: true });
+    rmSync(root, { recursive: true, force: true });
     process.stderr.write('\nstopped while the MCP servers were being started: they were ended, and nothing was run\n');
     process.exit(EXIT.interrupted);
   };
   const offSignals = onStopSignals(stop, stop);
   try {
+    const home = join(root, 'home');
+    await mkdir(home);
     const env = baseTrialEnv({ callerEnv: place.callerEnv, home, tmp: home }, () => false);
-    const problems = await Promise.all(
-      [...distinct.values()].map((s) =>
-        startProblem(s, { cwd: s.cwd, env: { ...env, ...allowlistedEnv(s.env, place.callerEnv) }, boundMs, groups }),
-      ),
+    return await Promise.all(
+      [...distinct.values()].map(async (server) => {
+        const started = performance.now();
+        const own = { ...env, ...allowlistedEnv(server.env, place.callerEnv) };
+        const problem = await startProblem(server, { cwd: server.cwd, env: own, boundMs, groups });
+        return { server, ...(problem ? { problem } : {}), ms: Math.round(performance.now() - started) };
+      }),
     );
-    const found = problems.filter((p): p is InputProblem => p !== undefined);
-    if (found.length) throw new InputError(found);
   } finally {
     offSignals();
-    await rm(home, { recursive: true, force: true });
+    await rm(root, { recursive: true, force: true });
+    await watchdog.standDown();
   }
 }
 

@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -37,8 +37,24 @@ export function workspacePrefix(pid = process.pid): string {
 
 const self = (): WorkspaceOwner => ({ pid: process.pid, host: hostname() });
 
-export async function writeOwner(root: string): Promise<void> {
+async function writeOwner(root: string): Promise<void> {
   await writeFile(join(root, MARKER), JSON.stringify(self()));
+}
+
+/**
+ * A new folder in `base` this process owns (`skillprobe-<pid>-<label>XXXXXX`), its marker written at once: a harness
+ * that dies leaves nothing its watchdog or the next run cannot attribute. Node's own mkdtemp: a temp-folder package
+ * would read TMPDIR when imported, failing every command if it is missing.
+ */
+export async function createOwnedFolder(base: string, label = ''): Promise<string> {
+  const root = await mkdtemp(join(base, `${workspacePrefix()}${label}`));
+  try {
+    await writeOwner(root);
+  } catch (e) {
+    await rm(root, { recursive: true, force: true });
+    throw e;
+  }
+  return root;
 }
 
 /**

@@ -1,10 +1,10 @@
-import { cp, mkdir, mkdtemp, realpath, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, mkdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { InputError } from '../util/input-error.js';
 import { isWithin, unwritableFolder } from '../util/paths.js';
 import { familyHash, type Skill } from '../load/skills.js';
-import { workspacePrefix, writeOwner } from './owner.js';
+import { createOwnedFolder } from './owner.js';
 
 export interface SealedWorkspace {
   /** The agent's working directory: a fresh git root holding the family (skill arm only) and the declared neighbours. */
@@ -104,13 +104,9 @@ export async function createSealedWorkspace(opts: {
   neighbours?: Skill[];
   skillsFolder: string;
 }): Promise<SealedWorkspace> {
-  // Node's own mkdtemp: a temp-folder package would read TMPDIR when imported, failing every command if it is missing.
-  // The owner's pid is in the name from the start, and the marker follows at once (owner.ts): a harness that dies
-  // leaves nothing its watchdog or the next run cannot attribute.
-  const root = await mkdtemp(join(opts.root ?? tmpdir(), workspacePrefix()));
+  const root = await createOwnedFolder(opts.root ?? tmpdir());
   const cleanup = () => rm(root, { recursive: true, force: true });
   try {
-    await writeOwner(root);
     const dir = join(root, 'ws');
     const home = join(root, 'home');
     const tmp = join(root, 'tmp');
