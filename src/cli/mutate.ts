@@ -6,6 +6,7 @@ import { AGENT_IDS } from '../agents/registry.js';
 import { OPERATOR_NAMES } from '../mutate/registry.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
+import { unstartedServersNote } from './unstarted-servers.js';
 import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { positive, text } from './parsers.js';
 import { nestedRunOverrides, TRIAL_FLAGS } from './trial-flags.js';
@@ -68,7 +69,9 @@ export const mutateCommand = defineCommand({
     const opts: MutateOptions = { ...o.mutate, skills: [...args], cwd: io.cwd, callerEnv: io.env, stderr: io.stderr };
     if (o.plan) {
       const p = await prepareMutate(opts, { run: false });
-      io.stdout.write(renderMutatePlan(p.record, planMutate(p), opts.pricePerTrial, opts.maxCostUsd));
+      io.stdout.write(
+        renderMutatePlan(p.record, planMutate(p), opts.pricePerTrial, opts.maxCostUsd) + unstartedServersNote(p.loaded.suite.cases),
+      );
       return exitCodeFor({ verdicts: [EXIT.pass] }, io);
     }
     const reporters = chooseReporters(o, io);

@@ -12,6 +12,7 @@ import { CONFIG_FLAGS, SELECTION_FLAGS, SUITE_FLAGS, toggle, valued } from './fl
 import { fraction, positive, probability } from './parsers.js';
 import { TRIAL_FLAGS } from './trial-flags.js';
 import { caseSelection, nothingToRun } from './suite-flags.js';
+import { unstartedServersNote } from './unstarted-servers.js';
 
 interface CanaryToPlan {
   from: number;
@@ -86,7 +87,8 @@ export const planCommand = defineCommand({
     };
   },
   async run(_args, o, io) {
-    const loaded = loadSuite({ ...o.suite, cwd: io.cwd }, { run: false });
+    // The environment for the PATH a real MCP server's command is found on (no credentials are checked: nothing runs).
+    const loaded = loadSuite({ ...o.suite, cwd: io.cwd, callerEnv: io.env }, { run: false });
     if (nothingToRun(loaded, io)) return exitCodeFor({ verdicts: [EXIT.pass] }, io);
     if (o.canary) await planCanary(loaded, o.canary, o.pricePerTrial, io);
     else
@@ -100,6 +102,7 @@ export const planCommand = defineCommand({
           loaded.config.auth,
         ),
       );
+    io.stdout.write(unstartedServersNote(loaded.suite.cases));
     return exitCodeFor({ verdicts: [EXIT.pass] }, io);
   },
 });

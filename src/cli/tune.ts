@@ -9,6 +9,7 @@ import { AGENT_IDS } from '../agents/registry.js';
 import { HOLDOUT_DESIGN_DEFAULTS } from '../tune/holdout-design.js';
 import { defineCommand } from './command.js';
 import { exitCodeFor } from './exit.js';
+import { unstartedServersNote } from './unstarted-servers.js';
 import { CONFIG_FLAGS, reporterFlags, SUITE_FLAGS, toggle, valued } from './flags.js';
 import { fraction, int, positive, text } from './parsers.js';
 import { nestedRunOverrides, TRIAL_FLAGS } from './trial-flags.js';
@@ -104,7 +105,9 @@ export const tuneCommand = defineCommand({
           planTune(p, stepConfigs(p.loaded.config, opts, p.options.holdoutTrials).evaluate),
           opts.pricePerTrial,
           p.options.maxCostUsd,
-        ) + holdoutPlanText(p),
+        ) +
+          holdoutPlanText(p) +
+          unstartedServersNote(p.loaded.suite.cases),
       );
       return exitCodeFor({ verdicts: [EXIT.pass] }, io);
     }

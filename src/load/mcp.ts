@@ -37,6 +37,19 @@ export interface CommandServer {
 
 export type McpServer = StubServer | CommandServer;
 
+/** The servers these cases offer their trials, each case's own (a server several name is listed for each). */
+export const serversOf = (cases: readonly { mcpServers?: readonly McpServer[] }[]): McpServer[] => cases.flatMap((c) => c.mcpServers ?? []);
+
+/**
+ * The real servers among these, each once: one named by several cases or suites (the same command, arguments,
+ * variables and folder) is one process to start. Stubs are the harness's own.
+ */
+export function distinctCommandServers(servers: readonly McpServer[]): CommandServer[] {
+  const distinct = new Map<string, CommandServer>();
+  for (const s of servers) if (s.kind === 'command') distinct.set(JSON.stringify([s.command, s.args, s.env, s.cwd]), s);
+  return [...distinct.values()];
+}
+
 /** The tools of a server a suite names: a stub's, and a real server's it marked read-only (it names no other). */
 export const namedTools = (s: McpServer): readonly string[] =>
   s.kind === 'stub' ? s.stub.tools.map((t) => t.name) : Array.isArray(s.readOnly) ? s.readOnly : [];

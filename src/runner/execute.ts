@@ -1,6 +1,7 @@
 import type { TopUpPrice } from './resume.js';
 import { fieldProbeProblem } from './field-probe.js';
 import { checkMcpServersStart } from './mcp-check.js';
+import { serversOf } from '../load/mcp.js';
 import { OWN_MANIFEST } from '../util/package-root.js';
 import { valueHash } from '../util/json.js';
 import { freshDrawSeed } from '../util/random.js';
@@ -218,7 +219,7 @@ export async function checkRunnable(suites: readonly SuiteToRun[], place: RunPla
   // A judge or a proposer is offered no MCP server (see trial.ts `trialRequest`).
   const trials = suites.filter((s) => (s.role ?? 'trial') === 'trial');
   await checkMcpServersStart(
-    trials.flatMap((s) => s.suite.cases.flatMap((c) => c.mcpServers ?? [])),
+    trials.flatMap((s) => serversOf(s.suite.cases)),
     place,
   );
   for (const s of suites) await checkMachine(s, place);

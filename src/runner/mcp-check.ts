@@ -10,7 +10,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { baseTrialEnv } from '../agents/caller-env.js';
 import { allowlistedEnv } from '../agents/mcp-servers.js';
-import type { CommandServer, McpServer } from '../load/mcp.js';
+import { distinctCommandServers, type CommandServer, type McpServer } from '../load/mcp.js';
 import { exitText, type ServerExit } from '../mcp/record.js';
 import { EXIT } from '../run/exit-codes.js';
 import { InputError, type InputProblem } from '../util/input-error.js';
@@ -54,7 +54,7 @@ export async function checkMcpServersStart(
   boundMs = MCP_START_BOUND_MS,
 ): Promise<void> {
   const found = (await startMcpServers(servers, place, boundMs)).flatMap((s) => s.problem ?? []);
-  if (found.length) throw new InputError(found);
+  if (found.length) throw new InputError(found.map((p) => ({ ...p, todo: `${p.todo}; nothing was run` })));
 }
 
 /**
@@ -67,9 +67,8 @@ export async function startMcpServers(
   place: { callerEnv: NodeJS.ProcessEnv },
   boundMs = MCP_START_BOUND_MS,
 ): Promise<ServerStart[]> {
-  const distinct = new Map<string, CommandServer>();
-  for (const s of servers) if (s.kind === 'command') distinct.set(JSON.stringify([s.command, s.args, s.env, s.cwd]), s);
-  if (distinct.size === 0) return [];
+  const distinct = distinctCommandServers(servers);
+  if (distinct.length === 0) return [];
   // Watching before the folder exists: no moment where a kill leaves it unwatched.
   const watchdog = startWatchdog(tmpdir());
   const root = await createOwnedFolder(tmpdir(), 'mcp-check-');
@@ -87,7 +86,7 @@ export async function startMcpServers(
     await mkdir(home);
     const env = baseTrialEnv({ callerEnv: place.callerEnv, home, tmp: home }, () => false);
     return await Promise.all(
-      [...distinct.values()].map(async (server) => {
+      distinct.map(async (server) => {
         const started = performance.now();
         const own = { ...env, ...allowlistedEnv(server.env, place.callerEnv) };
         const problem = await startProblem(server, { cwd: server.cwd, env: own, boundMs, groups });
@@ -133,7 +132,7 @@ async function startProblem(
     return {
       ...server.at,
       what: `MCP server "${server.name}" ${what}${said ? `; its stderr ended: ${said}` : ''}: every trial would run without its tools`,
-      todo: `run its command in ${cwd} to see why, and fix its \`command\`, \`args\` or \`env\` (or remove the server); nothing was run`,
+      todo: `run its command in ${cwd} to see why, and fix its \`command\`, \`args\` or \`env\` (or remove the server)`,
     };
   } finally {
     await client.close();

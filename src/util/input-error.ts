@@ -22,9 +22,12 @@ export class InputError extends Error {
 }
 
 export function formatProblem(p: InputProblem): string {
-  const where = p.line !== undefined ? `${p.file}:${p.line}:${p.col ?? 1}` : p.file;
-  return `${where}: ${p.what} — ${p.todo}`;
+  return `${placeText(p)}: ${p.what} — ${p.todo}`;
 }
+
+/** Where a problem (or what it is about) is: `file:line:col`, or the file (or flag) alone. */
+export const placeText = (p: Pick<InputProblem, 'file' | 'line' | 'col'>): string =>
+  p.line !== undefined ? `${p.file}:${p.line}:${p.col ?? 1}` : p.file;
 
 /** Collects problems across many files so the user sees all of them in one go. */
 export class ProblemList {
