@@ -63,7 +63,7 @@ describe('Codex in the field with MCP servers', () => {
     const entries = codexMcpServers(launches, SERVERS);
     expect(entries.jira).toMatchObject({ default_tools_approval_mode: 'approve' });
     expect(entries.docs).toMatchObject({ default_tools_approval_mode: 'approve' });
-    const waits = { startup_timeout_sec: CODEX_MCP_STARTUP_SECONDS };
+    const waits = { startup_timeout_sec: CODEX_MCP_STARTUP_SECONDS, required: true };
     expect(entries.gh).toEqual({ command: 'node', args: [], env: {}, ...waits, tools: { get_issue: { approval_mode: 'approve' } } });
     expect(entries.ops).toEqual({ command: 'node', args: [], env: {}, ...waits });
   });

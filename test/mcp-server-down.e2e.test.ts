@@ -2,14 +2,14 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Results } from '../src/run/schema.js';
+import type { Results, TrialMeta } from '../src/run/schema.js';
 import { cleanup, ROOT, runInProcess, testEnv } from './helpers.js';
 
 /**
- * A real MCP server that never starts in the trial, through each real CLI against the simulator. Each CLI carries on
- * without it (Codex and the Gemini CLI say nothing of it in their streams), and the simulator, finding the server's tool
- * missing from what the CLI offered, answers without any tool: without the server's watch these trials read "did not
- * trigger". The server answers the run's own start of it before any trial (`checkMcpServersStart`, which refuses a
+ * A real MCP server that never starts in the trial, through each real CLI against the simulator. Claude Code and the
+ * Gemini CLI carry on without it (the Gemini CLI saying nothing of it in its stream), and the simulator, finding the
+ * server's tool missing from what the CLI offered, answers without any tool: without the server's watch these trials
+ * read "did not trigger". Codex, told the server is required, ends before any request, which reads as its own error. The server answers the run's own start of it before any trial (`checkMcpServersStart`, which refuses a
  * server that cannot start with exit 2) and breaks after: it exits 3 once its mark, left by that first start, is there.
  */
 const SERVER = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
@@ -52,5 +52,43 @@ describe.each(['claude-code', 'codex', 'gemini'])('a real MCP server that never 
     expect(r.exitCode).toBe(4);
     // The run's check started it, and it answered.
     expect(existsSync(mark)).toBe(true);
+  }, 120_000);
+});
+
+/**
+ * A real MCP server whose tool listing comes 2 s after it answered `initialize`, through Codex against the simulator:
+ * Codex 0.171.0 made its request without such a server's tools (the model then answered without one, read "did not
+ * trigger") until a trial's servers were `required`, which makes it wait for the listing (docs/cli-facts.md).
+ */
+describe('a real MCP server slow to list its tools (codex, simulator)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sp-mcp-slow-'));
+  afterAll(() => cleanup(dir));
+
+  it("is offered to the model: the trial's request names it and the model calls its tool", async () => {
+    const project = join(dir, 'project');
+    cpSync(join(ROOT, 'examples', 'mcp'), project, { recursive: true });
+    const config = ['cases: cases/*.yaml', 'arms: [skill]', 'retries: { infra: 0 }', 'mcp:', '  issues:', '    command: node'];
+    const server = [`    args: [${JSON.stringify(SERVER)}]`, '    env: [LIST_DELAY_MS]', '    readOnly: true'];
+    writeFileSync(join(project, 'skillprobe.config.yaml'), [...config, ...server, ''].join('\n'));
+    const profile = [
+      'name: slow-listing',
+      'seed: 1',
+      'rules:',
+      '  - case: open-ticket',
+      '    do: [{ mcp: issues/get_issue, input: { key: OPS-2 } }]',
+    ];
+    writeFileSync(join(project, 'sim.yaml'), [...profile, ''].join('\n'));
+    const r = await runInProcess(
+      ['run', '--agent', 'codex', '--sim', 'sim.yaml', '--trials', '1', '--grep', '^open-ticket$', '--transcripts', join(dir, 'runs')],
+      { cwd: project, env: testEnv({ LIST_DELAY_MS: '2000' }) },
+    );
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+    const results = JSON.parse(readFileSync(join(runDir, 'results.json'), 'utf8')) as Results;
+    expect(results.outcomes, r.stdout + r.stderr).toMatchObject([
+      { caseId: 'open-ticket', status: 'ok', fired: 'tool', firedColumn: 'tool:issues/get_issue' },
+    ]);
+    const meta = JSON.parse(readFileSync(join(runDir, 'trials', 'open-ticket', 'skill', '1.meta.json'), 'utf8')) as TrialMeta;
+    expect(meta.evidence?.shown?.mcpServers).toEqual(['issues']);
+    expect(meta.evidence?.mcp).toMatchObject([{ server: 'issues', started: true, listed: ['get_issue', 'create_issue'] }]);
   }, 120_000);
 });

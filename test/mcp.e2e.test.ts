@@ -20,11 +20,14 @@ import type { ToolCallEvent } from '../src/transcript/types.js';
  */
 const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as T;
 
-/** Each CLI's name for the stub's tools on its model wire, and what its init event says of the server. */
+/**
+ * Each CLI's name for the stub's tools on its model wire, and what its init event says of the server (Codex's: the
+ * servers its session record says the request named).
+ */
 const AGENTS = [
   { id: 'claude-code', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: [{ name: 'jira', status: 'connected' }] },
   { id: 'gemini', tools: ['mcp_jira_create_issue', 'mcp_jira_search_issues'], servers: undefined },
-  { id: 'codex', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: undefined },
+  { id: 'codex', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: [{ name: 'jira', status: 'connected' }] },
 ];
 
 /** The stub run's draws: file-bug's first trial calls the tool, its second the skill (the profile's 6 in 10 and 4 in 10). */
@@ -191,20 +194,17 @@ describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator
   beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), `sp-mcp-real-${agent.id}-`))));
   afterAll(() => cleanup(dir));
 
-  // Tried twice: Codex 0.171.0, on a loaded machine, has sent a trial's request without a server's tools although the
-  // server had answered `initialize` (the simulator then answers without a tool); each attempt has folders of its own.
-  let attempt = 0;
+  // Codex 0.171.0 on a loaded machine has sent a trial's request without a server whose listing came late: that trial
+  // is missing data (infra_error), which the run tries again (`retries.infra`, 1 by default), so the row stands.
   it(
     'runs the read-only tools (the stub’s, the real one marked), refuses the acting one, and passes only allowlisted variables',
     // As long as the run itself may take: Gemini's row took 10 s idle and over 60 s beside the unit pass at load 10-15.
-    { retry: 1, timeout: 150_000 },
+    { timeout: 150_000 },
     async () => {
-      const tries = join(dir, `attempt-${++attempt}`);
-      mkdirSync(tries, { recursive: true });
-      const log = join(tries, 'calls.log');
+      const log = join(dir, 'calls.log');
       const server = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
       const project = exampleWith(
-        tries,
+        dir,
         [
           'cases: cases/*.yaml',
           'context: field',
@@ -241,7 +241,7 @@ describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator
           '--grep',
           'file-bug|open-ticket|jira-history',
           '--transcripts',
-          join(tries, 'runs'),
+          join(dir, 'runs'),
         ],
         {
           cwd: project,
@@ -249,7 +249,7 @@ describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator
           timeoutMs: 120_000,
         },
       );
-      const runDir = join(tries, 'runs', readdirSync(join(tries, 'runs'))[0]!);
+      const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
       const outcomes = resultsOf(runDir).outcomes as TrialOutcome[];
       // Every trial is evidence: the field refused the acting call, and let the reads run (the stub's listed, its call recorded).
       expect(

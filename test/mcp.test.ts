@@ -352,7 +352,7 @@ describe("a real server's watch (dist/mcp/watch-main.js over stdio)", () => {
   const watched = (record: string, command: string, ...args: string[]) =>
     new StdioClientTransport({ command: process.execPath, args: [WATCH_MAIN, record, folder, command, ...args], stderr: 'ignore' });
 
-  it('passes the server through untouched, and records that it started and that the client ended it', async () => {
+  it('passes the server through untouched, and records that it started, the tools it listed and that the client ended it', async () => {
     const record = join(dir, 'ok.record.jsonl');
     const client = new Client({ name: 'test', version: '1' });
     // A bare command name, found on the PATH the CLI passed on as the CLI itself would, and a path relative to the
@@ -366,7 +366,9 @@ describe("a real server's watch (dist/mcp/watch-main.js over stdio)", () => {
     } finally {
       await client.close();
     }
-    await expect.poll(() => readStubRecord(readFileSync(record, 'utf8'))).toEqual({ started: true, ended: true, calls: [] });
+    await expect
+      .poll(() => readStubRecord(readFileSync(record, 'utf8')))
+      .toEqual({ started: true, ended: true, listed: ['get_issue', 'create_issue'], calls: [] });
   });
 
   it.each<[string, string[], { code: number | null; error?: unknown }]>([
@@ -589,8 +591,15 @@ describe('the Codex CLI with a stub MCP server (pure)', () => {
     ] as McpServer[];
     const launches = servers.map((s) => ({ name: s.name, command: 'node', args: ['x'], env: {} }));
     expect(codexMcpServers(launches, servers)).toEqual({
-      jira: { command: 'node', args: ['x'], env: {}, startup_timeout_sec: 60, default_tools_approval_mode: 'approve' },
-      gh: { command: 'node', args: ['x'], env: {}, startup_timeout_sec: 60, tools: { get_issue: { approval_mode: 'approve' } } },
+      jira: { command: 'node', args: ['x'], env: {}, startup_timeout_sec: 60, required: true, default_tools_approval_mode: 'approve' },
+      gh: {
+        command: 'node',
+        args: ['x'],
+        env: {},
+        startup_timeout_sec: 60,
+        required: true,
+        tools: { get_issue: { approval_mode: 'approve' } },
+      },
     });
   });
 

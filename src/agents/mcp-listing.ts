@@ -19,10 +19,15 @@ export function mcpListingProblem(
 }
 
 /**
- * For a CLI whose stream names no tool it offered: the tools the trial's stubs listed when the CLI asked for them, as
- * the CLI names them to the model (the stubs' records, the trial's evidence).
+ * For a CLI whose stream names no tool it offered: the tools the trial's MCP servers listed when the CLI asked for them
+ * (a stub's record, a real server's watch), as the CLI names them to the model; with `offered`, only those of the
+ * servers the CLI's own record says its request offered (Codex names a server, never its tools).
  */
-export const listedStubTools = (
+export const listedMcpTools = (
   records: readonly { server: string; listed?: string[] }[] = [],
   nameOf: (t: McpToolName) => string,
-): string[] => records.flatMap((r) => (r.listed ?? []).map((tool) => nameOf({ server: r.server, tool })));
+  offered?: readonly string[],
+): string[] =>
+  records
+    .filter((r) => offered === undefined || offered.includes(r.server))
+    .flatMap((r) => (r.listed ?? []).map((tool) => nameOf({ server: r.server, tool })));

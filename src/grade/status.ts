@@ -85,6 +85,28 @@ export function realServerProblem(meta: Pick<TrialMeta, 'evidence'>, servers: Is
   return undefined;
 }
 
+/**
+ * Why the trial's MCP servers are missing data though they started, or undefined: the CLI's own word (its init's
+ * servers) leaves out one whose record says it started, or names it otherwise than connected. The CLI made its
+ * request without that server's tools (Codex 0.171 does when a server's listing comes back after the request is made),
+ * so the model chose among fewer tools than the trial offered: a fault of the moment, never a model that chose none.
+ * A CLI that names no servers (the Gemini CLI), or a run stored before Codex's were read, is taken as it was graded.
+ */
+export function unofferedServerProblem(
+  init: Pick<InitEvent, 'mcpServers'>,
+  meta: Pick<TrialMeta, 'evidence'>,
+  servers: IsolationContext['mcp'],
+): string | undefined {
+  if (!init.mcpServers) return undefined;
+  for (const server of servers ?? []) {
+    if (!meta.evidence?.mcp?.find((r) => r.server === server.name)?.started) continue;
+    const said = init.mcpServers.find((s) => s.name === server.name)?.status;
+    if (said !== 'connected')
+      return `the MCP server "${server.name}" started, yet the CLI did not offer the model its tools (${said ? `it says "${said}"` : 'it names no such server'}): the trial ran without them`;
+  }
+  return undefined;
+}
+
 /** The follow-up (a user turn after the first) that no result came after, or undefined when each was answered. */
 function unansweredFollowUp(t: Transcript): number | undefined {
   const at = t.events.findLastIndex((e) => e.kind === 'user_turn');
@@ -112,8 +134,14 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   // A conversation has a result per user turn: how it ended is the last one's.
   const result = t.events.findLast((e): e is ResultEvent => e.kind === 'result');
   if (!init && !meta.timedOut) {
+    // A CLI that will not start without its servers (Codex's `required`): the server failed, not the CLI.
+    const down = realServerProblem(meta, ctx.mcp);
+    if (down) return { status: 'infra_error', detail: down };
     return { status: 'agent_error', detail: meta.stderrTail.trim().split('\n').at(-1) || `exit ${meta.exitCode ?? meta.signal}` };
   }
+  // Before the isolation check, which would take the missing tools for a trial set up wrong: a retry may well get them.
+  const unoffered = init && unofferedServerProblem(init, meta, ctx.mcp);
+  if (unoffered) return { status: 'infra_error', detail: unoffered };
   const leak = ctx.isolationProblem(t, { ...ctx, workspaceChanged: meta.evidence?.workspaceChanged });
   if (leak && init) return { status: 'isolation_error', detail: leak };
   const history = meta.evidence?.history;

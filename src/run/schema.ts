@@ -350,6 +350,11 @@ export const trialEvidenceSchema = z.object({
       model: z.string().optional(),
       cwd: z.string().optional(),
       cliVersion: z.string().optional(),
+      /**
+       * The MCP servers whose tools the CLI's first request offered the model (Codex: its deferred tool namespaces);
+       * absent where the CLI's record does not say, or was read before this was.
+       */
+      mcpServers: z.array(z.string()).optional(),
     })
     .optional(),
 });

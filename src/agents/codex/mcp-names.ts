@@ -8,3 +8,13 @@ const PREFIX = 'mcp__';
 
 export const codexMcpName = (t: McpToolName): string => `${PREFIX}${t.server}__${t.tool}`;
 export const codexMcpTool = (name: string): McpToolName | undefined => splitMcpName(name, PREFIX, '__');
+
+/**
+ * The MCP servers whose tools a Codex request offers, from its `<tools>` developer text: `Deferred tool namespaces:`
+ * then a `- mcp__<server>` line each (measured on 0.171: the tools themselves are never sent, and a server whose
+ * listing had not come back when the request was made is not named). Its session record holds the same text.
+ */
+export function deferredMcpServers(text: string): string[] {
+  const list = /Deferred tool namespaces:\n((?:- .*\n?)*)/.exec(text)?.[1] ?? '';
+  return [...list.matchAll(/^- mcp__([A-Za-z0-9-]+)$/gm)].map((m) => m[1]!);
+}

@@ -18,10 +18,16 @@ import { codexMcpName } from './mcp-names.js';
  */
 export const CODEX_MCP_STARTUP_SECONDS = 60;
 
-/** The config's `mcp_servers` table: the tools that only read run unasked; any other's calls fail unrun. */
+/**
+ * The config's `mcp_servers` table: the tools that only read run unasked; any other's calls fail unrun. Each server is
+ * `required`: Codex then waits for its listing before the first request, and ends before any request when one fails
+ * to start (measured on 0.171.0: without it, a server whose listing came back 2 s after its start was left out of the
+ * request, the model offered none of its tools).
+ */
 export const codexMcpServers = (launches: readonly McpLaunch[], servers: readonly McpServer[]) =>
   serverEntries(launches, servers, (tools) => ({
     startup_timeout_sec: CODEX_MCP_STARTUP_SECONDS,
+    required: true,
     ...(tools === 'all'
       ? { default_tools_approval_mode: 'approve' }
       : tools.length

@@ -13,7 +13,7 @@ import type {
 import { firstValueOf, num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { bundledSkillOf } from './bundled.js';
-import { listedStubTools } from '../mcp-listing.js';
+import { listedMcpTools } from '../mcp-listing.js';
 import { turnIdPrefix, userTurnMark } from '../turn-mark.js';
 import { codexMcpName } from './mcp-names.js';
 
@@ -24,6 +24,8 @@ import { codexMcpName } from './mcp-names.js';
  */
 
 export const SHELL_TOOL = 'exec_command';
+/** A server its request named (its tools' namespace), as the init event says it: Claude Code's word for one it offered. */
+const OFFERED = 'connected';
 /** Where Codex lists skills from, in every folder from the git root down to its working directory. */
 export const SKILLS_FOLDER = '.agents/skills';
 const SKILLS_PATH = `${SKILLS_FOLDER}/`;
@@ -225,8 +227,11 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
         model: shown?.model ?? '',
         cliVersion: shown?.cliVersion ?? '',
         cwd: shown?.cwd ?? '',
-        // The stream names no tool: the stubs' records name those the CLI asked for (its request defers them).
-        tools: listedStubTools(trial?.evidence?.mcp, codexMcpName),
+        // The stream names no tool, and the request only the servers whose tools it defers (its session record says
+        // which): their tools are those each listed when the CLI asked (their records). A record read before it named
+        // the servers offered leaves every listed tool offered, as it was graded.
+        tools: listedMcpTools(trial?.evidence?.mcp, codexMcpName, shown?.mcpServers),
+        ...(shown?.mcpServers && { mcpServers: shown.mcpServers.map((name) => ({ name, status: OFFERED })) }),
         skills: shown?.skills ?? [],
       };
       if (shown)

@@ -6,6 +6,7 @@ import { readJsonLines, str, type Json } from '../json-lines.js';
 import { join } from 'node:path';
 import type { EarlierTurn } from '../../load/conversation.js';
 import { seededAt, uuidOf } from '../session-id.js';
+import { deferredMcpServers } from './mcp-names.js';
 
 /** Where the evidence came from, as reports name it. */
 export const SESSION_SOURCE = 'Codex session record';
@@ -36,10 +37,12 @@ function texts(message: Json): string[] {
 
 /**
  * What a Codex session record (the rollout JSONL it writes under `$CODEX_HOME/sessions`) says the model was shown:
- * the skills listed, the instruction files injected, the sandbox its tools ran in. Pure: the file's text in.
+ * the skills listed, the instruction files injected, the sandbox its tools ran in, the MCP servers whose tools its
+ * first request offered. Pure: the file's text in.
  */
 export function shownInSession(rollout: string): ShownEvidence {
-  const shown: ShownEvidence = { source: SESSION_SOURCE, skills: [], contextFiles: [] };
+  const shown: ShownEvidence = { source: SESSION_SOURCE, skills: [], contextFiles: [], mcpServers: [] };
+  let toolsSeen = false;
   // A line the reader cannot take is left out: what it would have shown stays unverified, which fails closed.
   readJsonLines(rollout, (entry) => {
     if (!isPlainObject(entry.payload)) return;
@@ -53,6 +56,11 @@ export function shownInSession(rollout: string): ShownEvidence {
     } else if (entry.type === 'response_item' && p.type === 'message') {
       for (const text of texts(p)) {
         if (p.role === 'developer' && text.includes('<skills_instructions>')) shown.skills.push(...listedSkills(text));
+        // A later turn's request may name more: the first one's is what the model chose among.
+        if (p.role === 'developer' && text.startsWith('<tools>') && !toolsSeen) {
+          toolsSeen = true;
+          shown.mcpServers = deferredMcpServers(text);
+        }
         const context = p.role === 'user' ? CONTEXT_FILE.exec(text) : null;
         if (context) shown.contextFiles.push(`${context[1]} (${context[2]!.trim()})`);
       }

@@ -16,7 +16,7 @@ import type {
 import { firstValueOf, num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
 import { GEMINI_ACTING_TOOLS } from './settings.js';
-import { listedStubTools } from '../mcp-listing.js';
+import { listedMcpTools } from '../mcp-listing.js';
 import { turnIdPrefix, userTurnMark } from '../turn-mark.js';
 import { geminiMcpName, geminiMcpTool } from './mcp-names.js';
 
@@ -238,9 +238,9 @@ export function parseGeminiStream(raw: TranscriptLines, trial?: Pick<TrialMeta, 
         model: str(ev.model) ?? shown?.model ?? '',
         cliVersion: shown?.cliVersion ?? '',
         cwd: shown?.cwd ?? '',
-        // The stream names no tool: the stubs' records name those the CLI asked each stub for, the evidence that it started
+        // The stream names no tool: the servers' records name those the CLI asked each for, the evidence that it started
         // them (what it then offered the model, the stream cannot show).
-        tools: listedStubTools(trial?.evidence?.mcp, geminiMcpName),
+        tools: listedMcpTools(trial?.evidence?.mcp, geminiMcpName),
         skills: shown?.skills ?? [],
       };
       if (shown) Object.assign(init, { skillsFrom: shown.source, contextFiles: shown.contextFiles });

@@ -12,6 +12,7 @@ import {
   SHELL_TOOL,
 } from './codex-commands.js';
 import { isCodexFieldRefusal } from '../../agents/codex/field-evidence.js';
+import { deferredMcpServers } from '../../agents/codex/mcp-names.js';
 import { codexActs } from './openai-responses-acting.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 
@@ -77,12 +78,6 @@ const offeredTools = (body: Json, input: Json[]): string[] => [
   ...toolNames(body.tools),
   ...input.flatMap((item) => (item.type === 'additional_tools' ? toolNames(item.tools) : [])),
 ];
-
-/** The MCP servers whose tools Codex defers: a `Deferred tool namespaces:` list of `- mcp__<server>` lines. */
-const deferredMcpServers = (text: string): string[] => {
-  const list = /Deferred tool namespaces:\n((?:- .*\n?)*)/.exec(text)?.[1] ?? '';
-  return [...list.matchAll(/^- mcp__([A-Za-z0-9-]+)$/gm)].map((m) => m[1]!);
-};
 
 /** Whether a line of an MCP script's output is the tool's result marked as an error. */
 const saysToolError = (line: string): boolean => {
