@@ -113,7 +113,7 @@ describe('grading a Codex trial by the MCP servers its request offered (pure)', 
     [
       'the stub never started: a trial set up wrong (its tools not offered)',
       { shown: shown(['issues']), mcp: [RECORDS[0]!, { server: 'jira', started: false, ended: false, calls: [] }] },
-      { status: 'isolation_error', detail: 'MCP stub tools not offered to the model: jira/create_issue, jira/search_issues' },
+      { status: 'isolation_error', detail: 'MCP tools not offered to the model: jira/create_issue, jira/search_issues' },
     ],
     ['a record read before the offered servers were: graded as it was', { shown: shown(), mcp: RECORDS }, { status: 'ok' }],
   ])('%s', (_, evidence, verdict) => {

@@ -25,9 +25,24 @@ const readJson = <T>(file: string) => JSON.parse(readFileSync(file, 'utf8')) as 
  * servers its session record says the request named).
  */
 const AGENTS = [
-  { id: 'claude-code', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: [{ name: 'jira', status: 'connected' }] },
-  { id: 'gemini', tools: ['mcp_jira_create_issue', 'mcp_jira_search_issues'], servers: undefined },
-  { id: 'codex', tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'], servers: [{ name: 'jira', status: 'connected' }] },
+  {
+    id: 'claude-code',
+    tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'],
+    servers: [{ name: 'jira', status: 'connected' }],
+    realTools: ['mcp__issues__get_issue', 'mcp__issues__create_issue'],
+  },
+  {
+    id: 'gemini',
+    tools: ['mcp_jira_create_issue', 'mcp_jira_search_issues'],
+    servers: undefined,
+    realTools: ['mcp_issues_get_issue', 'mcp_issues_create_issue'],
+  },
+  {
+    id: 'codex',
+    tools: ['mcp__jira__create_issue', 'mcp__jira__search_issues'],
+    servers: [{ name: 'jira', status: 'connected' }],
+    realTools: ['mcp__issues__get_issue', 'mcp__issues__create_issue'],
+  },
 ];
 
 /** The stub run's draws: file-bug's first trial calls the tool, its second the skill (the profile's 6 in 10 and 4 in 10). */
@@ -261,9 +276,9 @@ describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator
         ['open-ticket', 'ok', 'tool', 'tool:issues/get_issue'],
       ]);
       const records = readJson<TrialMeta>(join(runDir, 'trials', 'jira-history', 'skill', '1.meta.json')).evidence?.mcp;
-      // The real server's watch saw it start, and it did not end by itself.
+      // The real server's watch saw it start and list its tools, and it did not end by itself.
       const watched = records?.find((r) => r.server === 'issues');
-      expect([watched?.started, watched?.exited]).toEqual([true, undefined]);
+      expect([watched?.started, watched?.listed, watched?.exited]).toEqual([true, ['get_issue', 'create_issue'], undefined]);
       expect(records?.find((r) => r.server === 'jira')?.calls).toEqual([
         { tool: 'search_issues', args: { jql: 'project = OPS' }, isError: false, at: expect.any(String) },
       ]);
@@ -271,6 +286,8 @@ describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator
       // The acting call, answered by the field refusal (Codex's stream never shows a refused call: its hook's log does).
       const base = join(runDir, 'trials', 'file-bug', 'skill', '1');
       const t = adapterFor(agent.id).parse(readFileSync(`${base}.jsonl`, 'utf8'), readJson<TrialMeta>(`${base}.meta.json`));
+      // The real server's tools among those offered (as the CLI says, or for the Gemini CLI as the watch saw them listed).
+      expect(t.events.find((e) => e.kind === 'init')).toMatchObject({ tools: expect.arrayContaining(agent.realTools) });
       const call = t.events.find((e) => e.kind === 'tool_call' && e.intent === 'mcp') as ToolCallEvent | undefined;
       expect(call).toMatchObject({ mcp: { server: 'issues', tool: 'create_issue' } });
       expect(t.events.find((e) => e.kind === 'tool_result' && e.id === call!.id)).toMatchObject({

@@ -519,7 +519,7 @@ describe('the Gemini CLI with a stub MCP server (pure)', () => {
 
   it.each([
     ['listed', ['create_issue'], undefined],
-    ['never asked for its tools', undefined, /MCP stub tools not offered to the model: jira\/create_issue/],
+    ['never asked for its tools', undefined, /MCP tools not offered to the model: jira\/create_issue/],
   ])('a stub that the CLI %s', (_, listed, problem) => {
     const t = parseGeminiStream(stream, { evidence: evidence(listed), exitCode: 0 });
     const found = mcpListingProblem(
@@ -635,5 +635,39 @@ describe('the Codex CLI with a stub MCP server (pure)', () => {
       isError: true,
       text: 'MCP tool call requires approval',
     });
+  });
+});
+
+describe('the MCP tools a CLI must offer the model (pure)', () => {
+  const SERVERS = [
+    { name: 'issues', hash: 'i', readOnly: ['get_issue'] },
+    { name: 'jira', hash: 'j', stubTools: ['create_issue'] },
+  ];
+  const claude = (...tools: string[]) => tools.map((t) => `mcp__${t.replace('/', '__')}`);
+  it.each<[string, string[], { server: string; listed?: string[] }[] | undefined, string | undefined]>([
+    [
+      'every tool offered',
+      claude('issues/get_issue', 'issues/create_issue', 'jira/create_issue'),
+      [{ server: 'issues', listed: ['get_issue', 'create_issue'] }],
+      undefined,
+    ],
+    [
+      "a real server's listed tool left out",
+      claude('issues/get_issue', 'jira/create_issue'),
+      [{ server: 'issues', listed: ['get_issue', 'create_issue'] }],
+      'MCP tools not offered to the model: issues/create_issue',
+    ],
+    [
+      "a stub's declared tool left out",
+      claude('issues/get_issue', 'issues/create_issue'),
+      [{ server: 'issues', listed: ['get_issue', 'create_issue'] }],
+      'MCP tools not offered to the model: jira/create_issue',
+    ],
+    ['a real server never asked for its tools: left to what started', claude('jira/create_issue'), [{ server: 'issues' }], undefined],
+    ['a run stored before real servers listed on record', claude('jira/create_issue'), undefined, undefined],
+  ])('%s', (_, offered, mcpRecords, problem) => {
+    expect(mcpListingProblem(offered, { mcp: SERVERS, ...(mcpRecords ? { mcpRecords } : {}) }, (t) => `mcp__${t.server}__${t.tool}`)).toBe(
+      problem,
+    );
   });
 });

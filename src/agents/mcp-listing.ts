@@ -2,20 +2,26 @@ import type { McpToolName } from '../mcp/names.js';
 import type { IsolationExpectation } from './types.js';
 
 /**
- * Why the tools a CLI offered the model lack a stub MCP server's tool, or undefined: a stub the CLI did not start or
- * list is a trial in another room (`isolation_error`), never one where the model chose not to use it. `nameOf` is the
- * CLI's name for a server's tool on its model wire.
+ * Why the tools a CLI offered the model lack one of the trial's MCP servers' tools, or undefined: a stub's (as the
+ * suite declares them) or a real server's (as its watch saw it list them to the CLI; a server that listed nothing is
+ * checked by what started, `unofferedServerProblem`). A tool the CLI did not list is a trial in another room
+ * (`isolation_error`), never one where the model chose not to use it. `nameOf` is the CLI's name for a server's tool
+ * on its model wire.
  */
 export function mcpListingProblem(
   offered: readonly string[],
-  expected: Pick<IsolationExpectation, 'mcp'>,
+  expected: Pick<IsolationExpectation, 'mcp' | 'mcpRecords'>,
   nameOf: (t: McpToolName) => string,
 ): string | undefined {
   const listed = new Set(offered);
+  const toolsOf = (server: string, stubTools?: readonly string[]) =>
+    stubTools ?? expected.mcpRecords?.find((r) => r.server === server)?.listed ?? [];
   const missing = (expected.mcp ?? []).flatMap((s) =>
-    (s.stubTools ?? []).filter((tool) => !listed.has(nameOf({ server: s.name, tool }))).map((tool) => `${s.name}/${tool}`),
+    toolsOf(s.name, s.stubTools)
+      .filter((tool) => !listed.has(nameOf({ server: s.name, tool })))
+      .map((tool) => `${s.name}/${tool}`),
   );
-  return missing.length ? `MCP stub tools not offered to the model: ${missing.join(', ')}` : undefined;
+  return missing.length ? `MCP tools not offered to the model: ${missing.join(', ')}` : undefined;
 }
 
 /**

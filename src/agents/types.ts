@@ -129,6 +129,8 @@ export interface IsolationExpectation extends ListingExpectation {
   workspaceChanged?: readonly string[];
   /** The MCP servers the trial was offered, as its case stores them: a stub's tools must be listed (absent: none). */
   mcp?: readonly StoredMcpServer[];
+  /** The servers' records of the trial (its evidence): the tools a real server listed must be offered too. */
+  mcpRecords?: readonly { server: string; listed?: string[] }[];
 }
 
 /** How a CLI names and echoes what the graders read through: the graders see only the canonical transcript. */

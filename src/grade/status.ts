@@ -142,7 +142,7 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   // Before the isolation check, which would take the missing tools for a trial set up wrong: a retry may well get them.
   const unoffered = init && unofferedServerProblem(init, meta, ctx.mcp);
   if (unoffered) return { status: 'infra_error', detail: unoffered };
-  const leak = ctx.isolationProblem(t, { ...ctx, workspaceChanged: meta.evidence?.workspaceChanged });
+  const leak = ctx.isolationProblem(t, { ...ctx, workspaceChanged: meta.evidence?.workspaceChanged, mcpRecords: meta.evidence?.mcp });
   if (leak && init) return { status: 'isolation_error', detail: leak };
   const history = meta.evidence?.history;
   if (ctx.history && init && history?.held !== true)
