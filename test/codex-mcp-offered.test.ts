@@ -19,27 +19,38 @@ const developer = (...texts: string[]) => ({
 const tools = (...servers: string[]) => `<tools>\nDeferred tool namespaces:\n${servers.map((s) => `- mcp__${s}\n`).join('')}</tools>`;
 
 describe('the MCP servers a Codex session record says its request offered', () => {
-  it.each<[string, string, string[]]>([
+  /** Code mode's tools, sent as input (the record then holds the request's `<tools>` part too). */
+  const TOOLS_AS_INPUT = { type: 'response_item', payload: { type: 'additional_tools', role: 'developer', tools: [] } };
+  const TURN = { type: 'turn_context', payload: { model: 'sim' } };
+  const user = (text: string) => ({
+    type: 'response_item',
+    payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text }] },
+  });
+  it.each<[string, string, string[] | undefined]>([
     [
       'both servers named',
-      rollout(developer('<permissions instructions>…</permissions instructions>', tools('issues', 'jira'))),
+      rollout(TOOLS_AS_INPUT, developer('<permissions instructions>…</permissions instructions>', tools('issues', 'jira')), TURN),
       ['issues', 'jira'],
     ],
-    ['one left out (its listing came late)', rollout(developer(tools('jira'))), ['jira']],
-    ['no `<tools>` part: none', rollout(developer('You are Codex.')), []],
+    ['one left out (its listing came late)', rollout(TOOLS_AS_INPUT, developer(tools('jira')), TURN), ['jira']],
+    ['no `<tools>` part: none offered', rollout(TOOLS_AS_INPUT, developer('You are Codex.'), TURN), []],
     [
       'a later turn naming more: the first request is what the model chose among',
-      rollout(developer(tools('jira')), developer(tools('issues', 'jira'))),
+      rollout(TOOLS_AS_INPUT, developer(tools('jira')), TURN, developer(tools('issues', 'jira')), TURN),
       ['jira'],
     ],
     [
-      'a user message with the same words offers nothing',
-      rollout({
-        type: 'response_item',
-        payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: tools('issues') }] },
-      }),
+      'a later turn naming one the first did not: still none',
+      rollout(TOOLS_AS_INPUT, developer('You are Codex.'), TURN, developer(tools('issues')), TURN),
       [],
     ],
+    // A resumed thread's request sends its tools in its body, which the record leaves out: nothing to read.
+    [
+      'tools not sent as input (a resumed thread): the record cannot say',
+      rollout(user('earlier'), developer('<skills_instructions>…'), TURN),
+      undefined,
+    ],
+    ['a user message with the same words offers nothing', rollout(TOOLS_AS_INPUT, user(tools('issues')), TURN), []],
   ])('%s', (_, text, servers) => {
     expect(shownInSession(text).mcpServers).toEqual(servers);
   });
@@ -115,7 +126,11 @@ describe('grading a Codex trial by the MCP servers its request offered (pure)', 
       { shown: shown(['issues']), mcp: [RECORDS[0]!, { server: 'jira', started: false, ended: false, calls: [] }] },
       { status: 'isolation_error', detail: 'MCP tools not offered to the model: jira/create_issue, jira/search_issues' },
     ],
-    ['a record read before the offered servers were: graded as it was', { shown: shown(), mcp: RECORDS }, { status: 'ok' }],
+    [
+      "a record that cannot say (a resumed thread's, or one read before this was): graded as it was",
+      { shown: shown(), mcp: RECORDS },
+      { status: 'ok' },
+    ],
   ])('%s', (_, evidence, verdict) => {
     expect(grade(evidence)).toEqual(verdict);
   });

@@ -296,7 +296,6 @@ describe('what the Codex session record shows', () => {
       model: 'sim',
       cwd: '/ws',
       cliVersion: '0.169.0',
-      mcpServers: [],
     });
   });
 

@@ -37,12 +37,18 @@ function texts(message: Json): string[] {
 
 /**
  * What a Codex session record (the rollout JSONL it writes under `$CODEX_HOME/sessions`) says the model was shown:
- * the skills listed, the instruction files injected, the sandbox its tools ran in, the MCP servers whose tools its
- * first request offered. Pure: the file's text in.
+ * the skills listed, the instruction files injected, the sandbox its tools ran in, and the MCP servers whose tools its
+ * first request offered where the record can say. It can when the request sent its tools as input (an
+ * `additional_tools` item, code mode's shape, with a `<tools>` part naming the servers' deferred namespaces); a
+ * resumed thread's request sends them in its body (each server's tools a namespace `mcp__<server>`), which the record
+ * leaves out (measured on 0.171.0). Pure: the file's text in.
  */
 export function shownInSession(rollout: string): ShownEvidence {
-  const shown: ShownEvidence = { source: SESSION_SOURCE, skills: [], contextFiles: [], mcpServers: [] };
-  let toolsSeen = false;
+  const shown: ShownEvidence = { source: SESSION_SOURCE, skills: [], contextFiles: [] };
+  // The first request's items come before its turn's context: what a later turn offered is not what the model chose among.
+  let firstTurn = true;
+  let toolsAsInput = false;
+  let deferred: string[] | undefined;
   // A line the reader cannot take is left out: what it would have shown stays unverified, which fails closed.
   readJsonLines(rollout, (entry) => {
     if (!isPlainObject(entry.payload)) return;
@@ -51,21 +57,21 @@ export function shownInSession(rollout: string): ShownEvidence {
       shown.cwd = str(p.cwd);
       shown.cliVersion = str(p.cli_version);
     } else if (entry.type === 'turn_context') {
+      firstTurn = false;
       shown.model = str(p.model);
       shown.sandbox = isPlainObject(p.sandbox_policy) ? str(p.sandbox_policy.type) : undefined;
+    } else if (entry.type === 'response_item' && p.type === 'additional_tools') {
+      toolsAsInput ||= firstTurn;
     } else if (entry.type === 'response_item' && p.type === 'message') {
       for (const text of texts(p)) {
         if (p.role === 'developer' && text.includes('<skills_instructions>')) shown.skills.push(...listedSkills(text));
-        // A later turn's request may name more: the first one's is what the model chose among.
-        if (p.role === 'developer' && text.startsWith('<tools>') && !toolsSeen) {
-          toolsSeen = true;
-          shown.mcpServers = deferredMcpServers(text);
-        }
+        if (firstTurn && p.role === 'developer' && text.startsWith('<tools>')) deferred = deferredMcpServers(text);
         const context = p.role === 'user' ? CONTEXT_FILE.exec(text) : null;
         if (context) shown.contextFiles.push(`${context[1]} (${context[2]!.trim()})`);
       }
     }
   });
+  if (toolsAsInput) shown.mcpServers = deferred ?? [];
   return shown;
 }
 
