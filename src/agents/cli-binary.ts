@@ -1,10 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { InputError } from '../util/input-error.js';
 import { OWN_MANIFEST, requireFromPackage } from '../util/package-root.js';
 import { notExecutable } from '../util/paths.js';
+import { inWatchedFolder } from '../workspace/watched.js';
 import type { CliPackage } from './conformance.js';
 import { runAgentCommand } from './spawn.js';
 
@@ -65,18 +64,16 @@ export function notInstalled({ name }: CliPackage, cli: string): InputError {
 
 /**
  * The first version number a CLI prints for `args` (offline), or undefined when it will not say. It runs with a
- * HOME of its own, since some CLIs write state there even to print their version; `env` adds what the CLI needs.
+ * HOME of its own (a watched folder: killed meanwhile, this process leaves no CLI behind), since some CLIs write state
+ * there even to print their version; `env` adds what the CLI needs.
  */
 export async function printedVersion(
   file: string,
   args: readonly string[],
   env: (home: string) => Record<string, string> = () => ({}),
 ): Promise<string | undefined> {
-  const home = await mkdtemp(join(tmpdir(), 'skillprobe-version-'));
-  try {
+  return inWatchedFolder(tmpdir(), 'version-', async (home) => {
     const r = await runAgentCommand(file, args, { timeoutMs: 30_000, env: { PATH: process.env.PATH ?? '', HOME: home, ...env(home) } });
     return /\d+\.\d+\.\d+\S*/.exec(String(r.stdout ?? ''))?.[0];
-  } finally {
-    await rm(home, { recursive: true, force: true });
-  }
+  });
 }

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -7,6 +7,7 @@ import { outcomeStands, type TrialOutcome } from '../run/schema.js';
 import { runPipeline } from '../runner/pipeline.js';
 import { InputError } from '../util/input-error.js';
 import { loadSuite } from '../runner/load-suite.js';
+import { inWatchedFolder } from '../workspace/watched.js';
 
 /** What the short live check found: passed, or each way the CLI's trials differed from what they must be. */
 export interface ProbeResult {
@@ -71,33 +72,33 @@ export function scenarioDifference(id: string, column: string, outcome: TrialOut
 
 /**
  * The short live check of one binary: the scenarios through it against the simulator on 127.0.0.1 (no credential
- * passed, nothing leaves the machine), in a temp project removed afterwards.
+ * passed, nothing leaves the machine), in a temp project removed afterwards (a watched folder, watched.ts: killed
+ * meanwhile, this process leaves neither it nor a CLI behind).
  */
 export async function probeCli(adapter: AgentAdapter, binary: string, callerEnv: NodeJS.ProcessEnv): Promise<ProbeResult> {
-  const root = await mkdtemp(join(tmpdir(), 'skillprobe-doctor-'));
-  try {
-    for (const [path, text] of Object.entries(probeProject(adapter, binary))) {
-      await mkdir(dirname(join(root, 'project', path)), { recursive: true });
-      await writeFile(join(root, 'project', path), text);
+  return inWatchedFolder(tmpdir(), 'doctor-', async (root) => {
+    try {
+      for (const [path, text] of Object.entries(probeProject(adapter, binary))) {
+        await mkdir(dirname(join(root, 'project', path)), { recursive: true });
+        await writeFile(join(root, 'project', path), text);
+      }
+      await mkdir(join(root, 'work'));
+      const cwd = join(root, 'project');
+      const suite = loadSuite({ cwd, sim: 'sim.yaml', overrides: {}, callerEnv });
+      const { results } = await runPipeline(suite, { cwd, sim: 'sim.yaml', workdir: join(root, 'work'), callerEnv, stderr: DISCARDED });
+      const differs = SCENARIOS.flatMap(
+        (s) =>
+          scenarioDifference(
+            s.id,
+            s.column,
+            results.outcomes.find((o) => o.caseId === s.id),
+          ) ?? [],
+      );
+      return { passed: differs.length === 0, differs };
+    } catch (e) {
+      // The machine check refused the binary (it would not lock down, or hid a skill): that is what differs.
+      if (e instanceof InputError) return { passed: false, differs: e.problems.map((p) => `${p.what}: ${p.todo}`) };
+      throw e;
     }
-    await mkdir(join(root, 'work'));
-    const cwd = join(root, 'project');
-    const suite = loadSuite({ cwd, sim: 'sim.yaml', overrides: {}, callerEnv });
-    const { results } = await runPipeline(suite, { cwd, sim: 'sim.yaml', workdir: join(root, 'work'), callerEnv, stderr: DISCARDED });
-    const differs = SCENARIOS.flatMap(
-      (s) =>
-        scenarioDifference(
-          s.id,
-          s.column,
-          results.outcomes.find((o) => o.caseId === s.id),
-        ) ?? [],
-    );
-    return { passed: differs.length === 0, differs };
-  } catch (e) {
-    // The machine check refused the binary (it would not lock down, or hid a skill): that is what differs.
-    if (e instanceof InputError) return { passed: false, differs: e.problems.map((p) => `${p.what}: ${p.todo}`) };
-    throw e;
-  } finally {
-    await rm(root, { recursive: true, force: true });
-  }
+  });
 }

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { rmSync } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,9 +16,8 @@ import { EXIT } from '../run/exit-codes.js';
 import { InputError, type InputProblem } from '../util/input-error.js';
 import { OWN_MANIFEST } from '../util/package-root.js';
 import { endGroups, killGroup } from '../util/process-group.js';
-import { createOwnedFolder } from '../workspace/owner.js';
+import { inWatchedFolder } from '../workspace/watched.js';
 import { onStopSignals } from './signals.js';
-import { startWatchdog } from './watchdog.js';
 
 /**
  * How long a real server gets to answer `initialize` before a run: a working one answers within a second (the tests'
@@ -58,9 +57,9 @@ export async function checkMcpServersStart(
 }
 
 /**
- * The start check of each distinct real server (`doctor` reports it; a run refuses one that failed). Their HOME is a
- * folder this process owns (owner.ts), watched by a watchdog of its own while they run: this process killed outright
- * (SIGKILL runs no handler), the watchdog ends every server living in that HOME, their groups whole, and removes it.
+ * The start check of each distinct real server (`doctor` reports it; a run refuses one that failed). Their HOME is in
+ * a watched folder (watched.ts): this process killed outright, every server living there is ended and the folder
+ * removed.
  */
 export async function startMcpServers(
   servers: readonly McpServer[],
@@ -69,35 +68,32 @@ export async function startMcpServers(
 ): Promise<ServerStart[]> {
   const distinct = distinctCommandServers(servers);
   if (distinct.length === 0) return [];
-  // Watching before the folder exists: no moment where a kill leaves it unwatched.
-  const watchdog = startWatchdog(tmpdir());
-  const root = await createOwnedFolder(tmpdir(), 'mcp-check-');
-  const groups = new Set<number>();
-  // Stopped meanwhile (a server that hangs is when Ctrl-C comes): the servers end with it, and nothing else was made.
-  const stop = (): never => {
-    for (const g of groups) killGroup(g, 'SIGKILL');
-    rmSync(root, { recursive: true, force: true });
-    process.stderr.write('\nstopped while the MCP servers were being started: they were ended, and nothing was run\n');
-    process.exit(EXIT.interrupted);
-  };
-  const offSignals = onStopSignals(stop, stop);
-  try {
-    const home = join(root, 'home');
-    await mkdir(home);
-    const env = baseTrialEnv({ callerEnv: place.callerEnv, home, tmp: home }, () => false);
-    return await Promise.all(
-      distinct.map(async (server) => {
-        const started = performance.now();
-        const own = { ...env, ...allowlistedEnv(server.env, place.callerEnv) };
-        const problem = await startProblem(server, { cwd: server.cwd, env: own, boundMs, groups });
-        return { server, ...(problem ? { problem } : {}), ms: Math.round(performance.now() - started) };
-      }),
-    );
-  } finally {
-    offSignals();
-    await rm(root, { recursive: true, force: true });
-    await watchdog.standDown();
-  }
+  return inWatchedFolder(tmpdir(), 'mcp-check-', async (root) => {
+    const groups = new Set<number>();
+    // Stopped meanwhile (a server that hangs is when Ctrl-C comes): the servers end with it, and nothing else was made.
+    const stop = (): never => {
+      for (const g of groups) killGroup(g, 'SIGKILL');
+      rmSync(root, { recursive: true, force: true });
+      process.stderr.write('\nstopped while the MCP servers were being started: they were ended, and nothing was run\n');
+      process.exit(EXIT.interrupted);
+    };
+    const offSignals = onStopSignals(stop, stop);
+    try {
+      const home = join(root, 'home');
+      await mkdir(home);
+      const env = baseTrialEnv({ callerEnv: place.callerEnv, home, tmp: home }, () => false);
+      return await Promise.all(
+        distinct.map(async (server) => {
+          const started = performance.now();
+          const own = { ...env, ...allowlistedEnv(server.env, place.callerEnv) };
+          const problem = await startProblem(server, { cwd: server.cwd, env: own, boundMs, groups });
+          return { server, ...(problem ? { problem } : {}), ms: Math.round(performance.now() - started) };
+        }),
+      );
+    } finally {
+      offSignals();
+    }
+  });
 }
 
 /** Why `server` cannot serve a trial, or undefined once it answered `initialize`; it is ended either way. */

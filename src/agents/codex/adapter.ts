@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Transcript } from '../../transcript/types.js';
 import { baseTrialEnv, NETWORK, NO_PROXY_LOOPBACK, simulatorProxy } from '../caller-env.js';
@@ -10,6 +10,7 @@ import { installedFile, notInstalled, overrideBinary, printedVersion } from '../
 import type { CliPackage } from '../conformance.js';
 import { CONFORMANCE } from './conformance.js';
 import { runAgentCommand } from '../spawn.js';
+import { inWatchedFolder } from '../../workspace/watched.js';
 import { listingProblem } from '../init-isolation.js';
 import type { AgentAdapter, Invocation, InvocationRequest, IsolationExpectation } from '../types.js';
 import { codexConfig, codexHome, REAL_KEY_VARIABLE, SIM_KEY_VARIABLE } from './config.js';
@@ -213,8 +214,7 @@ export const codex: AgentAdapter = {
   async lockdownProblem(binary, scratch, callerEnv) {
     // Codex's sandbox needs kernel features a container may lack; then it may run commands unconfined. Measured
     // with the trial's own config, by the CLI's own sandbox command, before anything else is created.
-    const root = await mkdtemp(join(scratch, 'skillprobe-sandbox-'));
-    try {
+    return inWatchedFolder(scratch, 'sandbox-', async (root) => {
       // Only PATH of the caller's: the probe runs one local command and must carry no credential.
       const req = {
         home: join(root, 'home'),
@@ -250,9 +250,7 @@ export const codex: AgentAdapter = {
         };
       }
       return undefined;
-    } finally {
-      await rm(root, { recursive: true, force: true });
-    }
+    });
   },
 
   simulatorHint: (url) => `a model provider with base_url = "${url}/v1" and wire_api = "responses"`,
