@@ -2,9 +2,6 @@ import { spawn } from 'node:child_process';
 import type { Socket } from 'node:net';
 import { packageFile } from '../util/package-root.js';
 
-/** What the harness writes when it cleaned up itself, so the watchdog leaves without reaping. */
-export const STAND_DOWN = 'stand-down\n';
-
 // An entry of its own in the package's compiled modules, found from the command's bundle as from any module.
 const ENTRY = packageFile('dist', 'runner', 'watchdog-main.js');
 
@@ -23,7 +20,7 @@ export interface Watchdog {
  * Starts the run's watchdog: a small process of its own (own session, so a terminal's signals do not reach it)
  * holding a pipe from this one. A process killed with SIGKILL runs no handler, but the kernel closes its end of the
  * pipe; the watchdog then reaps the workspaces this process owned in `base`, with their agents (watchdog-main.ts).
- * One per run, idle until then: a trial costs it nothing.
+ * One per run, and one per probe's folder (watched.ts), idle until then: a trial costs it nothing.
  */
 export function startWatchdog(base: string): Watchdog {
   const child = spawn(process.execPath, [ENTRY, String(process.pid), base], {
@@ -44,7 +41,9 @@ export function startWatchdog(base: string): Watchdog {
   return {
     standDown: () => {
       if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return Promise.resolve();
-      child.stdin.end(STAND_DOWN);
+      // Killed, not told: idle while this process lives (it reaps only once the pipe closes), it has nothing to finish,
+      // and a probe shorter than a Node start does not wait for its start.
+      child.kill('SIGKILL');
       // Held again while it goes: a process with nothing else left to do would otherwise exit mid-wait.
       child.ref();
       let timer: NodeJS.Timeout | undefined;
