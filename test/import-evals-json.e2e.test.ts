@@ -9,7 +9,8 @@ import { onlyRun, resultsOf } from './e2e-scenarios.js';
  * against the simulator: the object is read, not refused, its expectations judged, its file in the trial's
  * workspace; and the run exports as skill-creator's benchmark.json.
  */
-const CONFIG = 'agent: codex\nmodel: sim-model\ncases: skills/*/evals/evals.json\njudge:\n  allowSelf: true\nretries:\n  cli: 1\n';
+const CONFIG =
+  'agent: codex\nmodel: sim-model\ncases: skills/*/evals/evals.json\njudge:\n  allowSelf: true\n  samples: 1\nretries:\n  cli: 1\n';
 
 describe("end to end: skill-creator's evals/evals.json runs in place", () => {
   const dirs: string[] = [];
