@@ -4,6 +4,7 @@ import { parseCodexStream } from '../src/agents/codex/parse.js';
 import { SESSION_SOURCE, shownInSession } from '../src/agents/codex/session.js';
 import { trialStatus, unofferedServerProblem } from '../src/grade/status.js';
 import type { StoredMcpServer, TrialEvidence, TrialMeta } from '../src/run/schema.js';
+import { trialMeta } from './run-fixtures.js';
 
 /**
  * What a Codex trial's model was offered of its MCP servers: its request names a server's deferred namespace, never
@@ -63,17 +64,7 @@ describe('grading a Codex trial by the MCP servers its request offered (pure)', 
   ];
   const started = (server: string, listed?: string[]) => ({ server, started: true, ended: true, calls: [], ...(listed ? { listed } : {}) });
   const RECORDS = [started('issues', ['get_issue', 'create_issue']), started('jira', ['create_issue', 'search_issues'])];
-  const meta = (evidence: TrialEvidence): TrialMeta => ({
-    exitCode: 0,
-    signal: null,
-    wallMs: 400,
-    timedOut: false,
-    interrupted: false,
-    stderrTail: '',
-    attempt: 1,
-    startedAt: '2026-12-05T00:00:00.000Z',
-    evidence,
-  });
+  const meta = (evidence: TrialEvidence): TrialMeta => trialMeta({ evidence });
   const shown = (mcpServers?: string[]) => ({
     source: SESSION_SOURCE,
     skills: ['atl-jira'],
