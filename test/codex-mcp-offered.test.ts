@@ -45,9 +45,9 @@ describe('the MCP servers a Codex session record says its request offered', () =
       rollout(TOOLS_AS_INPUT, developer('You are Codex.'), TURN, developer(tools('issues')), TURN),
       [],
     ],
-    // A resumed thread's request sends its tools in its body, which the record leaves out: nothing to read.
+    // A model outside Codex's catalog gets no code mode: the request sends its tools in its body, which the record leaves out.
     [
-      'tools not sent as input (a resumed thread): the record cannot say',
+      'tools not sent as input (a model outside the catalog): the record cannot say',
       rollout(user('earlier'), developer('<skills_instructions>…'), TURN),
       undefined,
     ],
@@ -118,7 +118,7 @@ describe('grading a Codex trial by the MCP servers its request offered (pure)', 
       { status: 'isolation_error', detail: 'MCP tools not offered to the model: jira/create_issue, jira/search_issues' },
     ],
     [
-      "a record that cannot say (a resumed thread's, or one read before this was): graded as it was",
+      'a record that cannot say (a model outside the catalog, or one read before this was): graded as it was',
       { shown: shown(), mcp: RECORDS },
       { status: 'ok' },
     ],
@@ -148,7 +148,7 @@ describe('grading a Codex trial by the MCP servers its request offered (pure)', 
     });
     expect(verdict).toEqual({
       status: 'infra_error',
-      detail: 'the MCP server "issues" never started (exit code 3): the trial ran without its tools',
+      detail: 'the MCP server "issues" never started (exit code 3), and the CLI ended before any model call: nothing ran',
     });
   });
 

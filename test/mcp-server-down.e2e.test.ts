@@ -9,14 +9,22 @@ import { cleanup, ROOT, runInProcess, testEnv } from './helpers.js';
  * A real MCP server that never starts in the trial, through each real CLI against the simulator. Claude Code and the
  * Gemini CLI carry on without it (the Gemini CLI saying nothing of it in its stream), and the simulator, finding the
  * server's tool missing from what the CLI offered, answers without any tool: without the server's watch these trials
- * read "did not trigger". Codex, told the server is required, ends before any request, which reads as its own error. The server answers the run's own start of it before any trial (`checkMcpServersStart`, which refuses a
+ * read "did not trigger". Codex, told the server is required, ends before any request, which the trial says. The server answers the run's own start of it before any trial (`checkMcpServersStart`, which refuses a
  * server that cannot start with exit 2) and breaks after: it exits 3 once its mark, left by that first start, is there.
  */
 const SERVER = join(ROOT, 'test', 'fixtures', 'mcp', 'issues-server.mjs');
 const breaksAfterFirstStart = (mark: string) =>
   `const fs = require('node:fs'); if (fs.existsSync(${JSON.stringify(mark)})) process.exit(3); fs.writeFileSync(${JSON.stringify(mark)}, ''); import(${JSON.stringify(SERVER)});`;
 
-describe.each(['claude-code', 'codex', 'gemini'])('a real MCP server that never starts in the trial (%s, simulator)', (agent) => {
+/** What each CLI's trial says: Claude Code and the Gemini CLI ran the turn without the tools; Codex ran none. */
+const DOWN = 'the MCP server "issues" never started (exit code 3)';
+const AGENTS = [
+  ['claude-code', `${DOWN}: the trial ran without its tools`],
+  ['codex', `${DOWN}, and the CLI ended before any model call: nothing ran`],
+  ['gemini', `${DOWN}: the trial ran without its tools`],
+];
+
+describe.each(AGENTS)('a real MCP server that never starts in the trial (%s, simulator)', (agent, detail) => {
   const dir = mkdtempSync(join(tmpdir(), `sp-mcp-down-${agent}-`));
   afterAll(() => cleanup(dir));
 
@@ -46,7 +54,7 @@ describe.each(['claude-code', 'codex', 'gemini'])('a real MCP server that never 
         caseId: 'file-bug',
         status: 'infra_error',
         passed: null,
-        statusDetail: 'the MCP server "issues" never started (exit code 3): the trial ran without its tools',
+        statusDetail: detail,
       },
     ]);
     expect(r.exitCode).toBe(4);

@@ -204,6 +204,60 @@ describe('a stub MCP server killed -9 mid-trial (Claude Code, simulator)', () =>
   });
 });
 
+/**
+ * Codex with a model outside its catalog (`sim-model`, as import-roundtrip's runs use) sends no code mode: each server's
+ * tools come in the request's body as a namespace `mcp__<server>`, and the model calls one by its name there
+ * (docs/cli-facts.md). A case with a history (a resumed thread) whose profile calls the stub's tool: the call goes
+ * through, the stub answers, and the trial grades as the tool's column.
+ */
+describe("a history case calling an MCP tool offered in the request's body (codex, simulator)", () => {
+  let dir = '';
+  beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), 'sp-mcp-body-'))));
+  afterAll(() => cleanup(dir));
+
+  it('calls the tool in its namespace, and grades the tool chosen as its own column', async () => {
+    const project = exampleWith(
+      dir,
+      ['cases: cases/history.yaml', 'agent: codex', 'model: sim-model', 'arms: [skill]', 'mcp:', '  jira: { stub: jira-stub.yaml }'],
+      [
+        'name: body-tools',
+        'seed: 1',
+        'rules:',
+        '  - case: file-it',
+        '    do: [{ mcp: jira/create_issue, input: { project: OPS, summary: x } }]',
+      ],
+    );
+    writeFileSync(
+      join(project, 'cases', 'history.yaml'),
+      [
+        '- id: file-it',
+        '  prompt: "now file it"',
+        '  history:',
+        '    - user: "The login page returns 500 since the deploy, in OPS."',
+        '    - assistant: "Understood: a bug in OPS about the login page."',
+        '  expect: { skill: atl-jira }',
+        '',
+      ].join('\n'),
+    );
+    const run = await runCli(['run', '--sim', 'sim.yaml', '--trials', '1', '--transcripts', join(dir, 'runs')], {
+      cwd: project,
+      timeoutMs: 120_000,
+    });
+    const runDir = join(dir, 'runs', readdirSync(join(dir, 'runs'))[0]!);
+    const outcomes = resultsOf(runDir).outcomes as TrialOutcome[];
+    expect(
+      outcomes.map((o) => [o.status, o.fired, o.firedColumn]),
+      run.stdout + run.stderr,
+    ).toEqual([['ok', 'tool', 'tool:jira/create_issue']]);
+    const meta = readJson<TrialMeta>(join(runDir, 'trials', 'file-it', 'skill', '1.meta.json'));
+    // The history was resumed, and the stub answered the call the model made.
+    expect(meta.evidence?.history).toMatchObject({ held: true });
+    expect(meta.evidence?.mcp?.[0]?.calls).toEqual([
+      { tool: 'create_issue', args: { project: 'OPS', summary: 'x' }, isError: false, at: expect.any(String) },
+    ]);
+  });
+});
+
 describe.each(AGENTS)('a real MCP server and a stub in the field ($id, simulator)', (agent) => {
   let dir = '';
   beforeAll(() => void (dir = mkdtempSync(join(tmpdir(), `sp-mcp-real-${agent.id}-`))));

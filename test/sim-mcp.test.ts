@@ -163,3 +163,111 @@ describe('the simulated model and MCP tools Codex defers (OpenAI Responses wire)
     expect(mcpCalls(reply)).toEqual([]);
   });
 });
+
+describe('the simulated model and MCP tools Codex sends in the body (OpenAI Responses wire, a model outside its catalog)', () => {
+  /** A function tool as Codex's body declares one. */
+  const fn = (name: string, description = '') => ({ type: 'function', name, description, strict: false, parameters: { type: 'object' } });
+  const JIRA = {
+    type: 'namespace',
+    name: 'mcp__jira',
+    description: 'Tools in the mcp__jira namespace.',
+    tools: [fn('create_issue', 'Create a Jira issue.'), fn('search_issues', 'Search Jira issues.')],
+  };
+  /** Codex 0.171.0's request with such a model (measured): the shell, the MCP resource tools, each server's namespace. */
+  const codexRequest = (tools: object[], after: object[] = []) => ({
+    model: 'sim-model',
+    tools: [fn('exec_command'), fn('list_mcp_resources'), ...tools],
+    input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'file a bug' }] }, ...after],
+  });
+  const jiraTool = (tool: string, description: string) => ({ wireName: tool, namespace: 'mcp__jira', server: 'jira', tool, description });
+
+  it.each<[string, object[], unknown[] | undefined]>([
+    [
+      "a server's namespace: each of its functions",
+      [JIRA],
+      [jiraTool('create_issue', 'Create a Jira issue.'), jiraTool('search_issues', 'Search Jira issues.')],
+    ],
+    [
+      'two servers',
+      [JIRA, { ...JIRA, name: 'mcp__gh', tools: [fn('get_pr')] }],
+      [expect.anything(), expect.anything(), expect.objectContaining({ server: 'gh', tool: 'get_pr' })],
+    ],
+    ["the sub-agent tools' namespace: none", [{ type: 'namespace', name: 'multi_agent_v1', tools: [fn('spawn_agent')] }], undefined],
+    [
+      'a namespace that is no server’s name (`mcp__` alone, an underscore)',
+      [
+        { ...JIRA, name: 'mcp__' },
+        { ...JIRA, name: 'mcp__my_jira' },
+      ],
+      undefined,
+    ],
+    ['a top-level function named as an MCP tool: none', [fn('mcp__jira__create_issue')], undefined],
+  ])('reads %s', (_, tools, mcpTools) => {
+    const v = viewRequest('openai-responses', codexRequest(tools));
+    expect(v.mcpTools).toEqual(mcpTools);
+    expect(v.mcpDeferred).toBeUndefined();
+  });
+
+  it("calls a tool by its name in its server's namespace", () => {
+    const v = viewRequest('openai-responses', codexRequest([JIRA]));
+    const profile = parseProfile({ rules: [{ prompt: 'bug', do: [{ mcp: 'jira/create_issue', input: { project: 'OPS' } }] }] });
+    const r = modelReply(decideReply(profile, v, { key: 't' }), v.tools);
+    expect(openaiResponses.json(r)).toMatchObject({
+      output: [
+        { type: 'message' },
+        { type: 'function_call', name: 'create_issue', namespace: 'mcp__jira', arguments: '{"project":"OPS"}', call_id: 'call_1_1' },
+      ],
+    });
+  });
+
+  it('the router weighs the tools by their descriptions, as the body sent them', () => {
+    const routed = parseProfile({ seed: 5, router: {} });
+    const v = viewRequest('openai-responses', {
+      ...codexRequest([JIRA]),
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'create a jira issue' }] }],
+    });
+    const called = Array.from({ length: 200 }, (_, i) => mcpCalls(decideReply(routed, v, { key: `trial-${i}` }))).flat();
+    expect(called.length).toBeGreaterThan(0);
+    expect(new Set(called.map((b) => `${b.namespace} ${b.wireName}`))).toEqual(
+      new Set(['mcp__jira create_issue', 'mcp__jira search_issues']),
+    );
+  });
+
+  /** Codex 0.171.0's report of a namespaced MCP call (measured): the call's time, then the tool's content. */
+  const report = (text: string) => [
+    { type: 'input_text', text: 'Wall time: 0.0087 seconds\nOutput:' },
+    { type: 'input_text', text },
+  ];
+  it.each<[string, object, unknown]>([
+    [
+      'an MCP tool, answered',
+      { type: 'function_call', call_id: 'c1', name: 'create_issue', namespace: 'mcp__jira', arguments: '{}' },
+      { action: 'mcp', isError: false, text: 'Created OPS-1234.' },
+    ],
+    [
+      'the shell, not namespaced',
+      { type: 'function_call', call_id: 'c1', name: 'exec_command', arguments: '{"cmd":"ls"}' },
+      expect.objectContaining({ action: 'search' }),
+    ],
+    [
+      'a sub-agent, in a namespace that is no server’s',
+      { type: 'function_call', call_id: 'c1', name: 'spawn_agent', namespace: 'multi_agent_v1', arguments: '{}' },
+      expect.objectContaining({ action: 'other' }),
+    ],
+  ])('reads the result of %s', (_, call, outcome) => {
+    const v = viewRequest(
+      'openai-responses',
+      codexRequest([JIRA], [call, { type: 'function_call_output', call_id: 'c1', output: report('Created OPS-1234.') }]),
+    );
+    expect(v.lastResults).toEqual([outcome]);
+  });
+
+  it('a result the tool marked as an error reads as an answer: Codex reports both alike (measured)', () => {
+    const call = { type: 'function_call', call_id: 'c1', name: 'create_issue', namespace: 'mcp__jira', arguments: '{}' };
+    const v = viewRequest(
+      'openai-responses',
+      codexRequest([JIRA], [call, { type: 'function_call_output', call_id: 'c1', output: report('Project SEC does not accept issues.') }]),
+    );
+    expect(v.lastResults).toEqual([{ action: 'mcp', isError: false, text: 'Project SEC does not accept issues.' }]);
+  });
+});

@@ -68,21 +68,32 @@ export function stubServerProblem(t: Transcript, meta: Pick<TrialMeta, 'evidence
 }
 
 /**
- * Why the trial's real MCP servers are missing data, or undefined: one never started (it did not answer the CLI's
- * `initialize`, or could not be run) or ended by itself while the trial ran. Every CLI carries on without such a
- * server, so the model chose among fewer tools than the trial offered. Their watches' records (the trial's evidence)
- * say; a server with no record is from a run stored before real servers were watched, and taken as it was graded.
+ * What went wrong with the trial's real MCP servers, or undefined: one never started (it did not answer the CLI's
+ * `initialize`, or could not be run) or ended by itself while the trial ran; and what that cost a CLI that carried on
+ * without it. Their watches' records (the trial's evidence) say; a server with no record is from a run stored before
+ * real servers were watched, and taken as it was graded.
  */
-export function realServerProblem(meta: Pick<TrialMeta, 'evidence'>, servers: IsolationContext['mcp']): string | undefined {
+function realServerFault(meta: Pick<TrialMeta, 'evidence'>, servers: IsolationContext['mcp']): { cause: string; cost: string } | undefined {
   for (const server of (servers ?? []).filter((s) => s.stubTools === undefined)) {
     const record = meta.evidence?.mcp?.find((r) => r.server === server.name);
     if (!record) continue;
     const exit = record.exited;
     const how = exit && exitText(exit);
-    if (!record.started) return `the MCP server "${server.name}" never started${how ? ` (${how})` : ''}: the trial ran without its tools`;
-    if (exit) return `the MCP server "${server.name}" ended by itself while the trial ran (${how}): its tools went missing`;
+    if (!record.started)
+      return { cause: `the MCP server "${server.name}" never started${how ? ` (${how})` : ''}`, cost: 'the trial ran without its tools' };
+    if (exit)
+      return { cause: `the MCP server "${server.name}" ended by itself while the trial ran (${how})`, cost: 'its tools went missing' };
   }
   return undefined;
+}
+
+/**
+ * Why the trial's real MCP servers are missing data, or undefined: every CLI carries on without a server that never
+ * started or ended by itself, so the model chose among fewer tools than the trial offered.
+ */
+export function realServerProblem(meta: Pick<TrialMeta, 'evidence'>, servers: IsolationContext['mcp']): string | undefined {
+  const fault = realServerFault(meta, servers);
+  return fault && `${fault.cause}: ${fault.cost}`;
 }
 
 /**
@@ -134,9 +145,10 @@ export function trialStatus(t: Transcript, meta: TrialMeta, ctx: IsolationContex
   // A conversation has a result per user turn: how it ended is the last one's.
   const result = t.events.findLast((e): e is ResultEvent => e.kind === 'result');
   if (!init && !meta.timedOut) {
-    // A CLI that will not start without its servers (Codex's `required`): the server failed, not the CLI.
-    const down = realServerProblem(meta, ctx.mcp);
-    if (down) return { status: 'infra_error', detail: down };
+    // A CLI that will not start without its servers (Codex's `required`) ends before any model call: the server
+    // failed, not the CLI, and nothing ran.
+    const down = realServerFault(meta, ctx.mcp);
+    if (down) return { status: 'infra_error', detail: `${down.cause}, and the CLI ended before any model call: nothing ran` };
     return { status: 'agent_error', detail: meta.stderrTail.trim().split('\n').at(-1) || `exit ${meta.exitCode ?? meta.signal}` };
   }
   // Before the isolation check, which would take the missing tools for a trial set up wrong: a retry may well get them.

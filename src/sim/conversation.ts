@@ -24,6 +24,8 @@ export type ToolAction = 'skill' | 'read' | 'search' | 'act' | 'mcp' | 'load' | 
 /** An MCP tool the request offers, as the CLI sent it: its name on the wire, its server and tool, its description. */
 export interface OfferedMcpTool {
   wireName: string;
+  /** The namespace the request offered it in (Codex's `mcp__<server>`), where the call names it beside `wireName`. */
+  namespace?: string;
   server: string;
   tool: string;
   description: string;

@@ -22,7 +22,7 @@ export type ReplyBlock =
   | { type: 'read_file'; path: string }
   | { type: 'search'; pattern: string }
   | { type: 'act'; act: ActKind; load?: true }
-  | { type: 'mcp'; server: string; tool: string; input: Record<string, unknown>; wireName?: string; load?: true };
+  | { type: 'mcp'; server: string; tool: string; input: Record<string, unknown>; wireName?: string; namespace?: string; load?: true };
 
 export type Reply =
   | { type: 'message'; blocks: ReplyBlock[] }
@@ -208,7 +208,7 @@ function mcpCall(name: string, input: Record<string, unknown> | undefined, view:
     type: 'message',
     blocks: [
       { type: 'text', text: `I'll use the ${name} tool for this.` },
-      { type: 'mcp', wireName: offeredTool?.wireName, server, tool, input: input ?? {} },
+      { type: 'mcp', wireName: offeredTool?.wireName, namespace: offeredTool?.namespace, server, tool, input: input ?? {} },
     ],
   };
 }

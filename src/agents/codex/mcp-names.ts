@@ -9,6 +9,12 @@ const PREFIX = 'mcp__';
 export const codexMcpName = (t: McpToolName): string => `${PREFIX}${t.server}__${t.tool}`;
 export const codexMcpTool = (name: string): McpToolName | undefined => splitMcpName(name, PREFIX, '__');
 
+/** A server's namespace, `mcp__<server>` (server names hold no `_`, as the config requires). */
+const NAMESPACE = /^mcp__([A-Za-z0-9-]+)$/;
+
+/** The server whose namespace `name` is, if it is one: its tools as a deferred list names it, or as a request body sends it. */
+export const codexMcpServer = (name: string): string | undefined => NAMESPACE.exec(name)?.[1];
+
 /**
  * The MCP servers whose tools a Codex request offers, from its `<tools>` developer text: `Deferred tool namespaces:`
  * then a `- mcp__<server>` line each (measured on 0.171: the tools themselves are never sent, and a server whose
@@ -16,5 +22,5 @@ export const codexMcpTool = (name: string): McpToolName | undefined => splitMcpN
  */
 export function deferredMcpServers(text: string): string[] {
   const list = /Deferred tool namespaces:\n((?:- .*\n?)*)/.exec(text)?.[1] ?? '';
-  return [...list.matchAll(/^- mcp__([A-Za-z0-9-]+)$/gm)].map((m) => m[1]!);
+  return list.split('\n').flatMap((line) => codexMcpServer(line.replace(/^- /, '')) ?? []);
 }

@@ -39,9 +39,9 @@ function texts(message: Json): string[] {
  * What a Codex session record (the rollout JSONL it writes under `$CODEX_HOME/sessions`) says the model was shown:
  * the skills listed, the instruction files injected, the sandbox its tools ran in, and the MCP servers whose tools its
  * first request offered where the record can say. It can when the request sent its tools as input (an
- * `additional_tools` item, code mode's shape, with a `<tools>` part naming the servers' deferred namespaces); a
- * resumed thread's request sends them in its body (each server's tools a namespace `mcp__<server>`), which the record
- * leaves out (measured on 0.171.0). Pure: the file's text in.
+ * `additional_tools` item, code mode's shape, with a `<tools>` part naming the servers' deferred namespaces); with a
+ * model outside Codex's catalog there is no code mode, the request sends its tools in its body (each server's tools a
+ * namespace `mcp__<server>`), and nothing Codex writes names them (measured on 0.171.0). Pure: the file's text in.
  */
 export function shownInSession(rollout: string): ShownEvidence {
   const shown: ShownEvidence = { source: SESSION_SOURCE, skills: [], contextFiles: [] };

@@ -10,7 +10,7 @@ interface FunctionCallItem {
   id: string;
   call_id: string;
   name: string;
-  /** The namespace a namespaced tool (Codex's sub-agent tools) was offered in. */
+  /** The namespace a namespaced tool (an MCP server's, the sub-agent tools) was offered in. */
   namespace?: string;
   arguments: string;
   status: 'completed';
@@ -34,6 +34,23 @@ export const scriptCall = (r: Pick<ModelReply, 'id'>, script: string, index: num
   call_id: `call_${r.id}_${index}`,
   name: SCRIPT_TOOL,
   input: script,
+  status: 'completed',
+});
+
+/** A function of a namespace the request offered (an MCP server's `mcp__<server>`, the sub-agent tools), called by its name in it. */
+export const namespacedCall = (
+  r: Pick<ModelReply, 'id'>,
+  namespace: string,
+  name: string,
+  args: Record<string, unknown>,
+  index: number,
+): CallItem => ({
+  type: 'function_call',
+  id: `fc_${r.id}_${index}`,
+  call_id: `call_${r.id}_${index}`,
+  name,
+  namespace,
+  arguments: JSON.stringify(args),
   status: 'completed',
 });
 
@@ -87,15 +104,7 @@ export function codexActingCall(r: Pick<ModelReply, 'id' | 'tools'>, call: Actin
       };
     case 'agent':
       if (!r.tools.includes(AGENT_TOOL)) return undefined;
-      return {
-        type: 'function_call',
-        id: `fc_${r.id}_${index}`,
-        call_id,
-        name: AGENT_TOOL,
-        namespace: agentNamespace(r.tools),
-        arguments: JSON.stringify({ message: call.target }),
-        status: 'completed',
-      };
+      return namespacedCall(r, agentNamespace(r.tools), AGENT_TOOL, { message: call.target }, index);
   }
 }
 

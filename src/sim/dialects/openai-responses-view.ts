@@ -1,5 +1,5 @@
 import { isPlainObject } from '../../util/json.js';
-import type { ConversationView, ToolOutcome } from '../conversation.js';
+import type { ConversationView, OfferedMcpTool, ToolOutcome } from '../conversation.js';
 import {
   commandAction,
   commandInArguments,
@@ -12,7 +12,7 @@ import {
   SHELL_TOOL,
 } from './codex-commands.js';
 import { isCodexFieldRefusal } from '../../agents/codex/field-evidence.js';
-import { deferredMcpServers } from '../../agents/codex/mcp-names.js';
+import { codexMcpServer, deferredMcpServers } from '../../agents/codex/mcp-names.js';
 import { codexActs } from './openai-responses-acting.js';
 import { objectsIn, promptAmong, splitTurns, stringIn, userTurns, type Json } from './request-reading.js';
 
@@ -79,6 +79,23 @@ const offeredTools = (body: Json, input: Json[]): string[] => [
   ...input.flatMap((item) => (item.type === 'additional_tools' ? toolNames(item.tools) : [])),
 ];
 
+/**
+ * The MCP tools the body offers (Codex's menu without code mode, measured on 0.171.0): each server's a namespace
+ * `mcp__<server>` of functions, which the model calls by their names in it.
+ */
+export const bodyMcpTools = (tools: unknown): OfferedMcpTool[] =>
+  objectsIn(tools).flatMap((ns) => {
+    const server = ns.type === 'namespace' ? codexMcpServer(stringIn(ns.name)) : undefined;
+    if (server === undefined) return [];
+    return objectsIn(ns.tools).map((t) => ({
+      wireName: stringIn(t.name),
+      namespace: stringIn(ns.name),
+      server,
+      tool: stringIn(t.name),
+      description: stringIn(t.description),
+    }));
+  });
+
 /** Whether a line of an MCP script's output is the tool's result marked as an error. */
 const saysToolError = (line: string): boolean => {
   try {
@@ -94,6 +111,10 @@ function outcome(call: Json | undefined, result: Json, skillFiles: ReadonlyMap<s
   const output = textsIn(result.output);
   // A field trial's refusal answers an acting call of any tool: the model acted, and nothing ran.
   if (isCodexFieldRefusal(output.join('\n'))) return { action: 'act', isError: true, text: output.join('\n') };
+  if (call?.type === 'function_call' && codexMcpServer(stringIn(call.namespace)) !== undefined) {
+    // Codex reports the call's time, then the tool's content; a result marked as an error reads the same (measured).
+    return { action: 'mcp', isError: false, text: output.join('\n').replace(/^Wall time: [^\n]*\nOutput:\n?/, '') };
+  }
   if (call?.type === 'function_call' && call.name === SHELL_TOOL) {
     return { ...commandAction(commandInArguments(stringIn(call.arguments)), skillFiles), ...commandResult(output.join('\n')) };
   }
@@ -132,6 +153,7 @@ export function openaiResponsesView(body: unknown): ConversationView {
   const canShell = offersShell(tools);
   const deferred = deferredMcpServers(input.flatMap((item) => (item.type === 'message' ? textsIn(item.content) : [])).join('\n'));
   const canAct = codexActs(tools);
+  const mcpTools = bodyMcpTools(req.tools);
   return {
     wire: 'openai-responses',
     offeredSkills: listing.names,
@@ -141,6 +163,7 @@ export function openaiResponsesView(body: unknown): ConversationView {
     canReadFile: canShell,
     ...(canAct.length > 0 ? { canAct } : {}),
     tools,
+    ...(mcpTools.length ? { mcpTools } : {}),
     ...(deferred.length ? { mcpDeferred: deferred } : {}),
     prompt: promptAmong(userTexts, INJECTED),
     turn: turns,

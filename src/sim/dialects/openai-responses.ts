@@ -2,7 +2,7 @@ import type { ReplyBlock } from '../policy.js';
 import { CANARY_CALL } from './acting-calls.js';
 import { invokeCommand, readCommand, searchCommand } from './codex-commands.js';
 import type { Dialect, ModelReply } from './dialect.js';
-import { codexActingCall, scriptCall, shellCall, type CallItem } from './openai-responses-acting.js';
+import { codexActingCall, namespacedCall, scriptCall, shellCall, type CallItem } from './openai-responses-acting.js';
 import { mcpScript } from './codex-commands.js';
 
 import { openaiResponsesView } from './openai-responses-view.js';
@@ -51,8 +51,13 @@ const outputItem = (r: ModelReply, block: ReplyBlock, index: number): OutputItem
   if (block.type === 'text') return messageItem(r, index, block.text);
   // An act the request offered no tool for is said in words (the policy asks for one only where `canAct` has it).
   if (block.type === 'act') return codexActingCall(r, CANARY_CALL[block.act], index) ?? messageItem(r, index, actInText(block.act));
-  // Codex defers MCP tools: code mode's script calls one by its full name (`tools.mcp__<server>__<tool>(…)`).
-  if (block.type === 'mcp') return scriptCall(r, mcpScript(block.wireName ?? codexMcpName(block), block.input), index);
+  if (block.type === 'mcp') {
+    // A tool the body offered is called in its server's namespace; code mode defers them, and its script calls one by
+    // its full name (`tools.mcp__<server>__<tool>(…)`).
+    return block.namespace !== undefined
+      ? namespacedCall(r, block.namespace, block.wireName ?? block.tool, block.input, index)
+      : scriptCall(r, mcpScript(codexMcpName(block), block.input), index);
+  }
   return shellCall(r, command(block, r.skillFiles), index);
 };
 
