@@ -73,7 +73,7 @@ export interface ConversationView {
   /** The MCP tools among them, read from the request (absent: none). */
   mcpTools?: readonly OfferedMcpTool[];
   /**
-   * MCP servers whose tools the request defers (Codex names only `mcp__<server>`, its tools found by searching): a
+   * MCP servers whose tools the request defers (Codex's code mode names only `mcp__<server>`, its tools found by searching): a
    * profile may call a tool of one by name; the router, which has no description of them, never does.
    */
   mcpDeferred?: readonly string[];
