@@ -161,6 +161,32 @@ describe("a Codex field trial's evidence, from recorded runs of the pinned CLI",
   });
 });
 
+describe("a field trial's MCP call in its server's namespace (a model outside Codex's catalog)", () => {
+  /** A session record holding one call and its answer (Codex 0.171.0's shape, measured). */
+  const rollout = (call: object, answer: string) =>
+    [
+      { type: 'session_meta', payload: { cwd: WS } },
+      { type: 'response_item', payload: { type: 'function_call', call_id: 'c1', arguments: '{"project":"SEC"}', ...call } },
+      { type: 'response_item', payload: { type: 'function_call_output', call_id: 'c1', output: [{ type: 'input_text', text: answer }] } },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join('\n');
+  const refused = `Tool call blocked by PreToolUse hook: ${FIELD_REFUSAL}. Tool: mcp__jira__create_issue`;
+  it.each<[string, object, string, string | undefined]>([
+    // Whether it may run is the trial's servers' to say (`fieldMcpProblem`, from the stream), not the record's.
+    ['an MCP tool, answered', { name: 'create_issue', namespace: 'mcp__jira' }, 'Created OPS-1234.', undefined],
+    ['an MCP tool, refused', { name: 'create_issue', namespace: 'mcp__jira' }, refused, undefined],
+    [
+      'a sub-agent, in a namespace that is no server’s, answered: it acted',
+      { name: 'spawn_agent', namespace: 'multi_agent_v1' },
+      'spawned',
+      'the acting call spawn_agent was not refused: spawned',
+    ],
+  ])('%s', (_, call, answer, problem) => {
+    expect(sessionFieldProblem(rollout(call, answer))).toEqual({ cwd: WS, ...(problem ? { problem } : {}) });
+  });
+});
+
 describe('a call of a tool Codex did not offer ran nothing', () => {
   it('is not an unrefused acting call (the recorded run called apply_patch, which the fallback metadata does not offer)', () => {
     const rollout = fixture('codex-direct-rollout.jsonl');

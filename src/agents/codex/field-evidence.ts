@@ -6,7 +6,7 @@ import { FIELD_REFUSAL } from '../field-refusal.js';
 import { readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { HOOK_SHELL_TOOL, isActingCall, isSkillRead, SCRIPT_TOOL, type HookCall, type HookRecord } from './field.js';
 import { SHELL_TOOL } from './parse.js';
-import { codexMcpTool } from './mcp-names.js';
+import { codexMcpServer, codexMcpTool } from './mcp-names.js';
 
 /**
  * What a Codex field trial leaves to check that nothing ran: its `--json` stream shows what ran (a refused call shows
@@ -41,9 +41,14 @@ const outputText = (output: unknown): string =>
       ? output.map((p) => (isPlainObject(p) ? (str(p.text) ?? '') : '')).join('\n')
       : '';
 
-/** A call the model made, as the session record holds it, named as the hook names it. */
+/**
+ * A call the model made, as the session record holds it, named as the hook names it. An MCP tool's call, in its
+ * server's namespace (a model outside Codex's catalog), may run when the tool only reads: the stream shows it
+ * (`mcp_tool_call`), checked against the trial's servers (`fieldMcpProblem`), as a script's is.
+ */
 function recordedCall(p: Json, cwd: string): HookCall | undefined {
   const name = str(p.name) ?? '';
+  if (p.type === 'function_call' && codexMcpServer(str(p.namespace) ?? '') !== undefined) return undefined;
   if (p.type === 'function_call') {
     let args: unknown;
     try {
