@@ -118,7 +118,7 @@ describe('installed from a packed tarball into an empty project', () => {
     expect(files).not.toContain('src');
     expect(readdirSync(join(pkg, 'schemas')).sort()).toEqual(SCHEMA_NAMES.map(schemaFileName).sort());
     // The watchdog runs as its own process: its entry must ship beside the CLI.
-    expect(existsSync(join(pkg, 'dist', 'runner', 'watchdog-main.js'))).toBe(true);
+    expect(existsSync(join(pkg, 'dist', 'workspace', 'watchdog-main.js'))).toBe(true);
   });
 
   it('holds only the CLI the author installed; `npx skillprobe doctor` finds it and names the package to add for each other', async () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startWatchdog } from '../src/runner/watchdog.js';
+import { startWatchdog } from '../src/workspace/watchdog.js';
 import { execa } from 'execa';
 import { processesIn, ROOT } from './helpers.js';
 
@@ -20,7 +20,7 @@ describe('the run watchdog stood down', () => {
   });
 
   it('holds a process with nothing else to do until the watchdog is gone, so the run goes on past it', async () => {
-    const module = JSON.stringify(join(ROOT, 'dist', 'runner', 'watchdog.js'));
+    const module = JSON.stringify(join(ROOT, 'dist', 'workspace', 'watchdog.js'));
     const script = `const { startWatchdog } = await import(${module}); await startWatchdog(${JSON.stringify(base)}).standDown(); console.log('went on');`;
     const r = await execa('node', ['--input-type=module', '-e', script], { reject: false });
     expect(r.stdout).toBe('went on');

@@ -7,7 +7,7 @@ import { recordAgentGroup } from '../workspace/owner.js';
 import type { WorkspacePool } from '../workspace/pool.js';
 import { sweepStaleWorkspaces } from '../workspace/reap.js';
 import { onStopSignals } from './signals.js';
-import { startWatchdog } from './watchdog.js';
+import { startWatchdog } from '../workspace/watchdog.js';
 
 export interface RunGuard {
   /**

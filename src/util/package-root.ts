@@ -26,7 +26,7 @@ interface OwnManifest {
 
 const found = findPackageRoot(dirname(fileURLToPath(import.meta.url)));
 
-/** A file of the running skillprobe's package (`dist/runner/watchdog-main.js`, `schemas`). */
+/** A file of the running skillprobe's package (`dist/workspace/watchdog-main.js`, `schemas`). */
 export const packageFile = (...parts: string[]) => join(found.root, ...parts);
 
 /** skillprobe's own package.json. */

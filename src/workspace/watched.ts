@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { startWatchdog } from '../runner/watchdog.js';
+import { startWatchdog } from './watchdog.js';
 import { createOwnedFolder } from './owner.js';
 
 /**

@@ -10,6 +10,6 @@ process.stdin.resume();
 process.stdin.on('error', () => {});
 process.stdin.once('close', async () => {
   // Loaded only now: waiting costs no more than a bare Node process.
-  if (pid && base) await (await import('../workspace/reap.js')).reapWorkspacesOf(base, Number(pid));
+  if (pid && base) await (await import('./reap.js')).reapWorkspacesOf(base, Number(pid));
   process.exit(0);
 });

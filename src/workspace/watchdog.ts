@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import { packageFile } from '../util/package-root.js';
 
 // An entry of its own in the package's compiled modules, found from the command's bundle as from any module.
-const ENTRY = packageFile('dist', 'runner', 'watchdog-main.js');
+const ENTRY = packageFile('dist', 'workspace', 'watchdog-main.js');
 
 /** How long a run waits for its watchdog to be gone after standing it down; it exits within milliseconds. */
 const STAND_DOWN_WAIT_MS = 2000;
