@@ -57,7 +57,16 @@ const PROBES = [
   },
 ];
 
-describe('kill -9 during a probe: its CLI and its folder are gone', () => {
+/**
+ * How each stop ends skillprobe. kill -9 runs none of its code: its watchdog reaps. Ctrl-C during a probe ends it by
+ * the signal (no handler is set yet; a shell reads 130), or through doctor's own handler: the watchdog reaps too.
+ */
+const STOPS = [
+  { stop: 'kill -9', signal: 'SIGKILL' as const, ended: { signal: 'SIGKILL' } },
+  { stop: 'Ctrl-C', signal: 'SIGINT' as const, ended: undefined },
+];
+
+describe.each(STOPS)('$stop during a probe: its CLI and its folder are gone', ({ signal, ended }) => {
   const project = projectsRemovedAfterAll();
 
   it.each(PROBES)('$probe', async ({ label, version, config, args }) => {
@@ -76,8 +85,9 @@ describe('kill -9 during a probe: its CLI and its folder are gone', () => {
     await until(() => pidsIn(agent.pids).length >= 2, 20_000);
     // The probe's folder is one the run owns, its pid in the name.
     expect(readdirSync(tmp)).toEqual([expect.stringMatching(new RegExp(`^skillprobe-${cli.pid}-${label}`))]);
-    cli.kill('SIGKILL');
-    expect((await cli).signal).toBe('SIGKILL');
+    cli.kill(signal);
+    const r = await cli;
+    if (ended) expect(r).toMatchObject(ended);
     const pids = pidsIn(agent.pids);
     // A watchdog's grace is 2 s.
     await expect.poll(() => pids.filter(processAlive), { timeout: 15_000 }).toEqual([]);
