@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -266,9 +266,23 @@ describe('the runner’s turns, with stand-in processes', () => {
   const asked = (s: string) => s.includes('"ask"');
   const run = async (
     followUps: string[],
-    opts: { first?: Invocation; deadlineMs?: number; signal?: AbortSignal; due?: (s: string) => boolean } = {},
+    opts: {
+      first?: Invocation;
+      deadlineMs?: number;
+      signal?: AbortSignal;
+      due?: (s: string) => boolean;
+      /** Aborted (Ctrl-C) once the transcript holds the first turn's ask, whatever the machine's load. */
+      stopOnceAsked?: AbortController;
+    } = {},
   ) => {
     const file = join(dir, `${++n}.jsonl`);
+    const stop = opts.stopOnceAsked;
+    const watch =
+      stop &&
+      setInterval(() => {
+        if (existsSync(file) && asked(readFileSync(file, 'utf8'))) stop.abort();
+      }, 20);
+    const signal = stop?.signal ?? opts.signal;
     const m = await runResumedTurns(
       { take, req: req({ prompt: 'handle it' }), first: opts.first ?? proc(asks, 'exit 0'), followUps, due: opts.due ?? asked },
       {
@@ -277,9 +291,9 @@ describe('the runner’s turns, with stand-in processes', () => {
         attempt: 1,
         stdoutFile: file,
         maxOutputBytes: 1 << 20,
-        ...(opts.signal ? { signal: opts.signal } : {}),
+        ...(signal ? { signal } : {}),
       },
-    );
+    ).finally(() => clearInterval(watch));
     return { meta: m, raw: readFileSync(file, 'utf8') };
   };
 
@@ -322,9 +336,8 @@ describe('the runner’s turns, with stand-in processes', () => {
   });
 
   it('Ctrl-C during the first turn starts no follow-up', async () => {
-    const ctl = new AbortController();
-    setTimeout(() => ctl.abort(), 300).unref();
-    const { meta: m, raw } = await run(['fire now'], { first: proc(asks, 'hang'), signal: ctl.signal });
+    // Once the hanging first turn has asked: a fixed 300 ms came before a loaded machine's Node had printed anything.
+    const { meta: m, raw } = await run(['fire now'], { first: proc(asks, 'hang'), stopOnceAsked: new AbortController() });
     expect(m.interrupted).toBe(true);
     expect(raw).toBe(turnMarkLine(1, 'handle it') + asks);
   });
