@@ -1,6 +1,6 @@
 import type { GradingConventions } from '../agents/types.js';
 import type { Arm } from '../run/config-schema.js';
-import type { ErrorEvent, InitEvent, ResultEvent, Transcript } from '../transcript/types.js';
+import { MCP_CONNECTED, type ErrorEvent, type InitEvent, type ResultEvent, type Transcript } from '../transcript/types.js';
 import type { StoredMcpServer, TrialMeta, TrialStatus } from '../run/schema.js';
 import { exitText } from '../mcp/record.js';
 
@@ -112,7 +112,7 @@ export function unofferedServerProblem(
   for (const server of servers ?? []) {
     if (!meta.evidence?.mcp?.find((r) => r.server === server.name)?.started) continue;
     const said = init.mcpServers.find((s) => s.name === server.name)?.status;
-    if (said !== 'connected')
+    if (said !== MCP_CONNECTED)
       return `the MCP server "${server.name}" started, yet the CLI did not offer the model its tools (${said ? `it says "${said}"` : 'it names no such server'}): the trial ran without them`;
   }
   return undefined;

@@ -17,6 +17,9 @@ export type SkillLoadStatus = 'loaded' | 'denied' | 'unknown' | 'invalid';
 export type ErrorKind =
   'rate_limit' | 'server_error' | 'overloaded' | 'authentication_failed' | 'model_not_found' | 'connection' | 'timeout' | 'unknown';
 
+/** An init's MCP server state for one whose tools the CLI offered the model (Claude Code's own word; Codex's adapter says it too). */
+export const MCP_CONNECTED = 'connected';
+
 export interface InitEvent {
   kind: 'init';
   source: 'system';
@@ -32,7 +35,7 @@ export interface InitEvent {
   contextFiles?: string[];
   /** The sandbox the CLI runs tools in, when it says. */
   sandbox?: string;
-  /** The MCP servers the CLI says it started for the model, with their state (`connected`, `failed`, …), when it says. */
+  /** The MCP servers the CLI says it started for the model, with their state (`MCP_CONNECTED`, `failed`, …), when it says. */
   mcpServers?: { name: string; status: string }[];
   /** The plugins the CLI says it loaded (their ids), when it loaded any. */
   plugins?: string[];

@@ -1,14 +1,15 @@
 import { shownBlock } from '../../util/shown-text.js';
 import type { TrialMeta } from '../../run/schema.js';
-import type {
-  ErrorEvent,
-  ErrorKind,
-  InitEvent,
-  SkillLoadEvent,
-  TokenUsage,
-  ToolCallEvent,
-  Transcript,
-  TranscriptEvent,
+import {
+  MCP_CONNECTED,
+  type ErrorEvent,
+  type ErrorKind,
+  type InitEvent,
+  type SkillLoadEvent,
+  type TokenUsage,
+  type ToolCallEvent,
+  type Transcript,
+  type TranscriptEvent,
 } from '../../transcript/types.js';
 import { firstValueOf, num, pushOther, readJsonLines, str, type Json, type TranscriptLines } from '../json-lines.js';
 import { isPlainObject } from '../../util/json.js';
@@ -24,8 +25,6 @@ import { codexMcpName } from './mcp-names.js';
  */
 
 export const SHELL_TOOL = 'exec_command';
-/** A server its request named (its tools' namespace), as the init event says it: Claude Code's word for one it offered. */
-const OFFERED = 'connected';
 /** Where Codex lists skills from, in every folder from the git root down to its working directory. */
 export const SKILLS_FOLDER = '.agents/skills';
 const SKILLS_PATH = `${SKILLS_FOLDER}/`;
@@ -231,7 +230,7 @@ export function parseCodexStream(raw: TranscriptLines, trial?: Pick<TrialMeta, '
         // which): their tools are those each listed when the CLI asked (their records). A record read before it named
         // the servers offered leaves every listed tool offered, as it was graded.
         tools: listedMcpTools(trial?.evidence?.mcp, codexMcpName, shown?.mcpServers),
-        ...(shown?.mcpServers && { mcpServers: shown.mcpServers.map((name) => ({ name, status: OFFERED })) }),
+        ...(shown?.mcpServers && { mcpServers: shown.mcpServers.map((name) => ({ name, status: MCP_CONNECTED })) }),
         skills: shown?.skills ?? [],
       };
       if (shown)
